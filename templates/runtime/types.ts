@@ -1,0 +1,80 @@
+/**
+ * Shapes shared by the generated tool table (`tools.gen.ts`) and the runtime.
+ * This file is copied verbatim into every generated project.
+ */
+import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+
+/** A JSON Schema object, published to clients as given. */
+export type JsonSchema = { readonly [key: string]: unknown };
+
+/** Where an operation parameter travels. */
+export type ParamLocation = 'path' | 'query' | 'header' | 'cookie';
+
+/** OpenAPI serialisation style of a parameter. */
+export type ParamStyle = 'simple' | 'label' | 'matrix' | 'form' | 'spaceDelimited' | 'pipeDelimited' | 'deepObject';
+
+/** One operation parameter: which tool argument carries it and how it goes on the wire. */
+export type HttpParam = {
+  /** Property name in the tool's arguments. */
+  readonly arg: string;
+  /** Parameter name on the wire. */
+  readonly name: string;
+  /** Where the parameter goes. */
+  readonly in: ParamLocation;
+  /** Serialisation style (defaults: `simple` for path/header, `form` for query/cookie). */
+  readonly style?: ParamStyle;
+  /** Whether arrays/objects explode (defaults: true for `form`, false otherwise). */
+  readonly explode?: boolean;
+};
+
+/** The request body of an operation. */
+export type HttpBody = {
+  /** Property name in the tool's arguments that carries the body. */
+  readonly arg: string;
+  /** Media type sent as `Content-Type`. */
+  readonly contentType: string;
+};
+
+/** HTTP method, upper case. */
+export type HttpMethod = 'GET' | 'PUT' | 'POST' | 'DELETE' | 'OPTIONS' | 'HEAD' | 'PATCH' | 'TRACE';
+
+/** How to turn a tool call into one HTTP request. */
+export type HttpOperation = {
+  readonly method: HttpMethod;
+  /** Path template relative to the base URL, e.g. `/pets/{petId}`. */
+  readonly path: string;
+  readonly params: readonly HttpParam[];
+  readonly body?: HttpBody;
+};
+
+/** A tool generated from an OpenAPI operation. `Args` is the tool's argument type. */
+export type OperationTool<Args = unknown> = {
+  readonly kind: 'operation';
+  readonly name: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly inputSchema: JsonSchema;
+  readonly outputSchema?: JsonSchema;
+  readonly annotations?: ToolAnnotations;
+  readonly http: HttpOperation;
+  /** Type-level only: never set at run time. Carries `Args` so typed helpers can infer it. */
+  readonly __args?: Args;
+};
+
+/** Static settings of a generated server (from the manifest), overridable by environment variables. */
+export type ServerConfig = {
+  /** `serverInfo.name`. */
+  readonly name: string;
+  /** `serverInfo.version`. */
+  readonly version: string;
+  /** Sent as the initialize result's `instructions`. */
+  readonly instructions?: string;
+  /** Base URL the API is called at, unless `<envPrefix>_BASE_URL` is set. */
+  readonly baseUrl?: string;
+  /** Prefix of the environment variables the server reads. */
+  readonly envPrefix: string;
+  /** Request timeout in ms, unless `<envPrefix>_TIMEOUT_MS` is set. */
+  readonly timeoutMs: number;
+  /** Largest response body passed back, unless `<envPrefix>_MAX_RESPONSE_BYTES` is set. */
+  readonly maxResponseBytes: number;
+};
