@@ -1,0 +1,58 @@
+/**
+ * The `build` and `validate` commands.
+ */
+import { compile } from '../compile.js';
+import { writeTree } from '../write/tree.js';
+import { formatDiagnostics } from './format.js';
+
+/** Where the commands read and write. */
+export type Io = { stdout: (s: string) => void; stderr: (s: string) => void; cwd: string };
+
+/** Diagnostics output formats. */
+export type Format = 'text' | 'json' | 'github';
+
+function report(io: Io, format: Format, list: Parameters<typeof formatDiagnostics>[0]): void {
+  if (format === 'json') io.stdout(formatDiagnostics(list, 'json'));
+  else if (list.length) io.stderr(formatDiagnostics(list, format));
+}
+
+/** `mcpgen validate`: every check, nothing written. */
+export async function runValidate(opts: { manifest: string; format: Format }, io: Io): Promise<number> {
+  const res = await compile({ manifestPath: opts.manifest, cwd: io.cwd, emit: false });
+  const list = res.diagnostics.sorted();
+  report(io, opts.format, list);
+  if (res.diagnostics.hasErrors) return 1;
+  if (opts.format === 'text') io.stdout(`${opts.manifest}: valid (${res.ir?.tools.length ?? 0} tools)\n`);
+  return 0;
+}
+
+/** `mcpgen build [--check]`. */
+export async function runBuild(opts: { manifest: string; out?: string; check: boolean; format: Format }, io: Io): Promise<number> {
+  const started = performance.now();
+  const res = await compile({ manifestPath: opts.manifest, cwd: io.cwd, emit: true, ...(opts.out !== undefined ? { out: opts.out } : {}) });
+  if (!res.files || !res.outDir || !res.ir) {
+    report(io, opts.format, res.diagnostics.sorted());
+    return 1;
+  }
+  const written = await writeTree({ outDir: res.outDir, displayDir: res.displayOut ?? res.outDir, files: res.files, check: opts.check, diagnostics: res.diagnostics });
+  report(io, opts.format, res.diagnostics.sorted());
+  if (!written) return 1;
+  const out = res.displayOut ?? res.outDir;
+  if (opts.check) {
+    const drift = [...written.added.map((f) => `  added    ${out}/${f}`), ...written.changed.map((f) => `  changed  ${out}/${f}`), ...written.removed.map((f) => `  removed  ${out}/${f}`)];
+    if (drift.length === 0) {
+      if (opts.format === 'text') io.stdout(`${out}: up to date (${res.files.size} files)\n`);
+      return 0;
+    }
+    io.stderr(`${out} is out of date with ${opts.manifest}; ${drift.length} file(s) would change:\n${drift.join('\n')}\nRun \`mcpgen build ${opts.manifest}\` and commit the result.\n`);
+    return 1;
+  }
+  if (opts.format === 'text') {
+    const ms = Math.round(performance.now() - started);
+    io.stdout(
+      `Built ${res.ir.name} into ${out}: ${res.ir.tools.length} tools, 0 prompts, 0 resources; ` +
+        `${written.added.length} added, ${written.changed.length} changed, ${written.removed.length} removed, ${written.unchanged.length} unchanged (${ms} ms)\n`,
+    );
+  }
+  return 0;
+}

@@ -1,0 +1,72 @@
+/**
+ * The pipeline, load → validate → model → emit, shared by `build` and `validate`.
+ * Stages after a failed one still run when they can, so one run reports every problem;
+ * nothing is emitted when any error was found.
+ */
+import path from 'node:path';
+import { Diagnostics } from './diagnostics.js';
+import { emitProject } from './emit/index.js';
+import { buildIr } from './ir/build.js';
+import type { IrServer } from './ir/types.js';
+import { loadManifest, resolveManifest } from './manifest/load.js';
+import { loadSpec } from './openapi/load.js';
+import { checkOutputDir, withLockFile } from './write/tree.js';
+
+/** Options of {@link compile}. */
+export type CompileOptions = {
+  manifestPath: string;
+  /** Directory paths in diagnostics are shown relative to. */
+  cwd: string;
+  /** `--out`: output directory overriding the manifest's `output`. */
+  out?: string;
+  /** Emit the file tree (build) or stop after the model (validate). */
+  emit: boolean;
+};
+
+/** What {@link compile} produced. */
+export type CompileResult = {
+  diagnostics: Diagnostics;
+  ir?: IrServer;
+  /** The generated files (with the lock file), when `emit` and there were no errors. */
+  files?: Map<string, string>;
+  /** Absolute output directory. */
+  outDir?: string;
+  /** Output directory as shown to the user. */
+  displayOut?: string;
+};
+
+const display = (cwd: string, p: string) => path.relative(cwd, p).split(path.sep).join('/') || '.';
+
+/** Runs the pipeline up to emission. */
+export async function compile(opts: CompileOptions): Promise<CompileResult> {
+  const diagnostics = new Diagnostics();
+  const loaded = await loadManifest(opts.manifestPath, diagnostics, { cwd: opts.cwd });
+  if (!loaded) return { diagnostics };
+  const m = loadedManifestOrUndefined(loaded);
+  if (!m) return { diagnostics };
+  const outDir = opts.out !== undefined ? path.resolve(opts.cwd, opts.out) : m.outputDir;
+  const displayOut = display(opts.cwd, outDir);
+  const unsafe = checkOutputDir(outDir, [loaded.dir, opts.cwd]);
+  if (unsafe) {
+    diagnostics.error('MCPGEN_OUTPUT_UNSAFE', `output directory ${displayOut} is ${unsafe}`, 'use a dedicated folder for the generated project, e.g. `output: ./server`', opts.out !== undefined ? { file: '--out', pointer: '', line: 0, col: 0 } : loaded.source.locate('/output'));
+  }
+  const spec = await loadSpec({
+    file: m.openapiPath,
+    displayPath: display(opts.cwd, m.openapiPath),
+    rootDir: loaded.dir,
+    allowRemoteRefs: m.allowRemoteRefs ?? [],
+    diagnostics,
+  });
+  if (!spec || !loaded.valid) return { diagnostics, outDir, displayOut };
+  const ir = buildIr({ manifest: m, locateManifest: (p, o) => loaded.source.locate(p, o), spec, diagnostics });
+  if (diagnostics.hasErrors || !opts.emit) return { diagnostics, ir, outDir, displayOut };
+  return { diagnostics, ir, files: withLockFile(emitProject(ir)), outDir, displayOut };
+}
+
+function loadedManifestOrUndefined(loaded: NonNullable<Awaited<ReturnType<typeof loadManifest>>>): ReturnType<typeof resolveManifest> | undefined {
+  // a manifest that failed its schema may still name a readable spec: load it too, so spec
+  // problems are reported in the same run, but only when the fields we need are usable
+  const raw = loaded.manifest as { openapi?: unknown };
+  if (typeof raw.openapi !== 'string') return undefined;
+  return resolveManifest(loaded);
+}

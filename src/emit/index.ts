@@ -1,0 +1,29 @@
+/**
+ * Stage 4 (emit): IR → virtual file tree (relative POSIX path → content). Pure: no I/O
+ * besides reading mcpgen's own templates, and the same IR always gives the same bytes.
+ */
+import type { IrServer } from '../ir/types.js';
+import { emitGitignore, emitPackageJson, emitReadme, emitTsconfig } from './project/files.js';
+import { runtimeFiles } from './runtime.js';
+import { emitConfigFile, emitServerEntry } from './ts/entry.js';
+import { emitToolsFile } from './ts/tools.js';
+
+/** Renders every generated file of the project, sorted by path. */
+export function emitProject(ir: IrServer): Map<string, string> {
+  const files = new Map<string, string>([
+    ['.gitignore', emitGitignore()],
+    ['README.md', emitReadme(ir)],
+    ['package.json', emitPackageJson(ir)],
+    ['tsconfig.json', emitTsconfig()],
+    ['src/config.gen.ts', emitConfigFile(ir)],
+    ['src/server.ts', emitServerEntry()],
+    ['src/tools.gen.ts', emitToolsFile(ir)],
+    ...runtimeFiles(),
+  ]);
+  const sorted = [...files.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return new Map(sorted.map((k) => [k, normalizeNewlines(files.get(k)!)]));
+}
+
+function normalizeNewlines(text: string): string {
+  return text.replace(/\r\n?/g, '\n').replace(/\n*$/, '\n');
+}

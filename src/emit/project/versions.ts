@@ -1,0 +1,15 @@
+/**
+ * Versions the generated project depends on. They are the versions mcpgen's own runtime shims
+ * are type-checked and tested against (a unit test keeps them equal to mcpgen's package.json).
+ */
+export const GENERATED_DEPENDENCIES = {
+  '@modelcontextprotocol/sdk': '1.32.2',
+  ajv: '8.20.0',
+  'ajv-formats': '3.0.1',
+} as const;
+
+/** Dev dependencies of the generated project. */
+export const GENERATED_DEV_DEPENDENCIES = {
+  '@types/node': '20.19.43',
+  typescript: '7.0.2',
+} as const;

@@ -1,0 +1,99 @@
+/**
+ * The only place where text from a spec or a manifest is turned into TypeScript source.
+ *
+ * Every string that reaches generated code goes through one of these helpers; nothing else
+ * in mcpgen concatenates spec text into code. What each helper guards against:
+ * - {@link tsString} / {@link tsLiteral}: quotes, backslashes, `${`, U+2028/U+2029 and `</script>`
+ *   can never end the literal or start code — output is JSON with the line separators escaped.
+ * - {@link docText}: `*\/` can never close the doc comment; line terminators are normalised.
+ * - {@link identifier}: the result is always a valid, non-reserved identifier.
+ * - {@link propKey}: a property name is an identifier or a string literal, never raw text.
+ */
+
+const RESERVED = new Set([
+  // ECMAScript keywords, future reserved words and literals
+  'break', 'case', 'catch', 'class', 'const', 'continue', 'debugger', 'default', 'delete', 'do', 'else', 'enum', 'export',
+  'extends', 'false', 'finally', 'for', 'function', 'if', 'import', 'in', 'instanceof', 'new', 'null', 'return', 'super',
+  'switch', 'this', 'throw', 'true', 'try', 'typeof', 'var', 'void', 'while', 'with', 'yield', 'let', 'static',
+  'implements', 'interface', 'package', 'private', 'protected', 'public', 'await', 'arguments', 'eval', 'undefined',
+  'NaN', 'Infinity',
+  // TypeScript type keywords that cannot name a type
+  'any', 'boolean', 'never', 'number', 'object', 'string', 'symbol', 'unknown', 'bigint', 'type', 'as', 'is', 'keyof',
+  'readonly', 'declare', 'namespace', 'module', 'require', 'global', 'infer', 'satisfies', 'asserts', 'accessor',
+  // names the generated files import or declare themselves
+  'OperationTool', 'JsonSchema', 'ServerConfig', 'tools', 'config', 'runStdio', 'createServer',
+]);
+
+/** A TypeScript string literal for any string (double-quoted JSON with U+2028/U+2029 and `<` escaped). */
+export function tsString(value: string): string {
+  return tsLiteral(value);
+}
+
+/**
+ * A TypeScript expression for a JSON value (object, array, string, number, boolean, null).
+ * Output is JSON, which is valid TS expression syntax; `<`, U+2028 and U+2029 are escaped so the
+ * text is also safe in HTML/script contexts and in older parsers.
+ */
+export function tsLiteral(value: unknown, indent?: number): string {
+  const json = JSON.stringify(value, null, indent);
+  if (json === undefined) throw new TypeError('tsLiteral: value is not JSON-serialisable');
+  return json.replace(/[\u2028\u2029<]/g, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
+}
+
+/**
+ * Text for a JSDoc comment body: `*\/` is broken up, every line terminator (CR, LF, CRLF,
+ * U+2028, U+2029) becomes `\n`, trailing spaces are trimmed and leading/trailing blank lines dropped.
+ */
+export function docText(value: string): string {
+  return value
+    .replace(/\r\n?|[\u2028\u2029\u0085]/g, '\n')
+    .replace(/\*\//g, '*\\/')
+    .replace(/[^\S\n]+$/gm, '')
+    .replace(/^\n+|\n+$/g, '');
+}
+
+/** A JSDoc block (`/** … *\/`) for a text, or `''` when the text is empty. */
+export function docComment(value: string | undefined, indent = ''): string {
+  const text = value === undefined ? '' : docText(value);
+  if (text === '') return '';
+  const lines = text.split('\n');
+  if (lines.length === 1) return `${indent}/** ${lines[0]} */\n`;
+  return `${indent}/**\n${lines.map((l) => `${indent} *${l ? ' ' + l : ''}`).join('\n')}\n${indent} */\n`;
+}
+
+/**
+ * A valid TS identifier from any text: characters outside `[A-Za-z0-9_$]` become `_`, a leading
+ * digit gets a `_` prefix, and reserved words (and mcpgen's own imported names) get a `_` suffix.
+ */
+export function identifier(value: string): string {
+  let id = value.replace(/[^A-Za-z0-9_$]/g, '_');
+  if (id === '') id = '_';
+  if (/^[0-9]/.test(id)) id = '_' + id;
+  if (RESERVED.has(id)) id += '_';
+  return id;
+}
+
+/** True when `value` can be used as an unquoted property name. */
+export function isIdentifierName(value: string): boolean {
+  return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(value);
+}
+
+/** A property key: bare when it is an identifier name, otherwise a string literal. */
+export function propKey(value: string): string {
+  return isIdentifierName(value) ? value : tsString(value);
+}
+
+/** PascalCase words of a name: `get-pet_byID` → `GetPetByID`. Non-alphanumerics split words. */
+export function pascalCase(value: string): string {
+  return value
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((w) => w[0]!.toUpperCase() + w.slice(1))
+    .join('');
+}
+
+/** camelCase form of {@link pascalCase}. */
+export function camelCase(value: string): string {
+  const p = pascalCase(value);
+  return p ? p[0]!.toLowerCase() + p.slice(1) : p;
+}

@@ -1,0 +1,197 @@
+/**
+ * Stage 3 (model): OpenAPI document + manifest → IR. The only stage that reads both.
+ */
+import type { Diagnostics, Location } from '../diagnostics.js';
+import { isObject } from '../json.js';
+import type { LoadedSpec } from '../openapi/load.js';
+import { knownTags, listOperations, type RawOperation } from '../openapi/operations.js';
+import { SchemaConverter } from '../openapi/schema.js';
+import { suggest } from '../suggest.js';
+import { assignIdentifiers, assignToolNames, type NameRequest } from './names.js';
+import { operationParts } from './operation-tool.js';
+import { selectOperations, type SelectorInput } from './select.js';
+import type { IrOperationTool, IrServer, ToolAnnotations } from './types.js';
+
+/** A per-operation override from the manifest. */
+export type OverrideInput = { name?: string; title?: string; description?: string; annotations?: ToolAnnotations };
+
+/** The manifest settings the IR builder reads (defaults already applied). */
+export type BuildManifest = {
+  name: string;
+  version: string;
+  description?: string;
+  baseUrl?: string;
+  envPrefix: string;
+  maxToolNameLength: number;
+  timeoutMs: number;
+  maxResponseBytes: number;
+  include?: SelectorInput[];
+  exclude?: SelectorInput[];
+  overrides?: Record<string, OverrideInput>;
+};
+
+/** Inputs of {@link buildIr}. */
+export type BuildInput = {
+  manifest: BuildManifest;
+  /** Locates a pointer in the manifest (`key: true` for the key of a mapping entry). */
+  locateManifest: (pointer: string, opts?: { key?: boolean }) => Location;
+  spec: LoadedSpec;
+  diagnostics: Diagnostics;
+};
+
+/** Builds the IR; problems go to `diagnostics` (the IR is still returned for reporting). */
+export function buildIr(input: BuildInput): IrServer {
+  const { manifest, spec, diagnostics, locateManifest } = input;
+  const doc = spec.document;
+  const file = spec.source.file;
+  const ops = listOperations(doc);
+
+  checkDuplicateOperationIds(ops, input);
+  const selected = selectOperations({
+    ops,
+    tags: knownTags(doc, ops),
+    ...(manifest.include ? { include: manifest.include } : {}),
+    ...(manifest.exclude ? { exclude: manifest.exclude } : {}),
+    locate: (p) => locateManifest(p),
+    diagnostics,
+  });
+  if (selected.length === 0) {
+    diagnostics.error('MCPGEN_NO_TOOLS', 'no operation is left to become a tool', ops.length ? 'loosen `include` or `exclude` in the manifest' : 'the OpenAPI document has no operations', locateManifest(manifest.include ? '/include' : manifest.exclude ? '/exclude' : ''));
+  }
+
+  const overrides = resolveOverrides(ops, input);
+  const requests: NameRequest[] = selected.map((op) => {
+    const r: NameRequest = { key: `${op.httpMethod} ${op.path}`, derived: op.operationId ?? `${op.method}_${op.path}` };
+    const ov = overrides.get(op);
+    if (ov?.override.name !== undefined) r.explicit = ov.override.name;
+    return r;
+  });
+  const { names, problems } = assignToolNames(requests, manifest.maxToolNameLength);
+  const locateKey = (key: string): Location => {
+    const op = selected.find((o) => `${o.httpMethod} ${o.path}` === key)!;
+    const ov = overrides.get(op);
+    return ov ? locateManifest(`/overrides/${escape(ov.key)}/name`) : spec.source.locate(op.pointer);
+  };
+  for (const p of problems) {
+    if (p.kind === 'too-long') {
+      diagnostics.error('MCPGEN_INVALID_TOOL_NAME', `tool name "${p.name}" is ${p.name.length} characters, longer than maxToolNameLength ${p.max}`, `shorten the name or raise \`maxToolNameLength\` (at most 128)`, locateKey(p.key));
+    } else {
+      for (const key of p.keys) {
+        const others = p.keys.filter((k) => k !== key);
+        diagnostics.error('MCPGEN_DUPLICATE_TOOL_NAME', `tool name "${p.name}" of ${key} is also used by ${others.join(', ')}`, 'give one of them a different `name` in `overrides`', locateKey(key));
+      }
+    }
+  }
+  const ids = assignIdentifiers(names);
+  const conv = new SchemaConverter(doc);
+  const tools: IrOperationTool[] = selected.map((op, i) => {
+    const parts = operationParts({ op, doc, version: spec.version, conv, file });
+    const ov = overrides.get(op)?.override;
+    const tool: IrOperationTool = {
+      kind: 'operation-tool',
+      name: names[i]!,
+      argsTypeName: ids[i]!.argsTypeName,
+      constName: ids[i]!.constName,
+      resultTypeName: ids[i]!.resultTypeName,
+      inputSchema: parts.inputSchema,
+      annotations: { ...parts.annotations, ...(ov?.annotations ?? {}) },
+      method: op.httpMethod,
+      path: op.path,
+      params: parts.params,
+      tags: op.tags,
+      origin: { file, pointer: op.pointer },
+    };
+    const title = ov?.title ?? parts.title;
+    const description = ov?.description ?? parts.description;
+    if (title !== undefined) tool.title = title;
+    if (description !== undefined) tool.description = description;
+    if (parts.outputSchema) tool.outputSchema = parts.outputSchema;
+    if (parts.body) tool.body = parts.body;
+    if (op.operationId) tool.operationId = op.operationId;
+    return tool;
+  });
+
+  const server: IrServer = {
+    kind: 'server',
+    name: manifest.name,
+    version: manifest.version,
+    envPrefix: manifest.envPrefix,
+    timeoutMs: manifest.timeoutMs,
+    maxResponseBytes: manifest.maxResponseBytes,
+    tools,
+  };
+  if (manifest.description !== undefined) server.description = manifest.description;
+  const baseUrl = manifest.baseUrl ?? specBaseUrl(doc, spec.version);
+  if (baseUrl !== undefined) server.baseUrl = baseUrl;
+  else {
+    diagnostics.warn('MCPGEN_NO_BASE_URL', 'the spec gives no absolute server URL and the manifest sets no `baseUrl`', `set \`baseUrl\` in the manifest, or ${manifest.envPrefix}_BASE_URL when running the server`, locateManifest(''));
+  }
+  return server;
+}
+
+function escape(token: string): string {
+  return token.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+function checkDuplicateOperationIds(ops: readonly RawOperation[], input: BuildInput): void {
+  const byId = new Map<string, RawOperation[]>();
+  for (const op of ops) if (op.operationId) byId.set(op.operationId, [...(byId.get(op.operationId) ?? []), op]);
+  for (const [id, list] of byId) {
+    if (list.length < 2) continue;
+    for (const op of list) {
+      const others = list.filter((o) => o !== op).map((o) => `${o.httpMethod} ${o.path}`);
+      input.diagnostics.error('MCPGEN_DUPLICATE_OPERATION_ID', `operationId "${id}" of ${op.httpMethod} ${op.path} is also used by ${others.join(', ')}`, 'operationIds must be unique: rename one in the OpenAPI document', input.spec.source.locate(op.pointer + '/operationId'));
+    }
+  }
+}
+
+function resolveOverrides(ops: readonly RawOperation[], input: BuildInput): Map<RawOperation, { key: string; override: OverrideInput }> {
+  const out = new Map<RawOperation, { key: string; override: OverrideInput }>();
+  const overrides = input.manifest.overrides ?? {};
+  for (const key of Object.keys(overrides).sort()) {
+    const m = /^([A-Za-z]+)\s+(\/.*)$/.exec(key);
+    const op = m ? ops.find((o) => o.method === m[1]!.toLowerCase() && o.path === m[2]) : ops.find((o) => o.operationId === key);
+    if (!op) {
+      const near = suggest(key, ops.flatMap((o) => (o.operationId ? [o.operationId] : [`${o.httpMethod} ${o.path}`])));
+      input.diagnostics.error('MCPGEN_UNKNOWN_OPERATION', `override "${key}" matches no operation`, near ? `did you mean "${near}"?` : 'key overrides by operationId or by `METHOD /path`', input.locateManifest(`/overrides/${escape(key)}`, { key: true }));
+      continue;
+    }
+    if (out.has(op)) {
+      input.diagnostics.error('MCPGEN_DUPLICATE_TOOL_NAME', `overrides "${out.get(op)!.key}" and "${key}" both target ${op.httpMethod} ${op.path}`, 'merge them into one override', input.locateManifest(`/overrides/${escape(key)}`, { key: true }));
+      continue;
+    }
+    out.set(op, { key, override: overrides[key]! });
+  }
+  return out;
+}
+
+/** The spec's own absolute base URL, when it has one. */
+export function specBaseUrl(doc: Record<string, unknown>, version: string): string | undefined {
+  if (version === '2.0') {
+    if (typeof doc.host !== 'string' || doc.host === '') return undefined;
+    const schemes = Array.isArray(doc.schemes) ? doc.schemes : [];
+    const scheme = schemes.includes('https') ? 'https' : schemes.includes('http') ? 'http' : 'https';
+    const basePath = typeof doc.basePath === 'string' ? doc.basePath : '';
+    return absolute(`${scheme}://${doc.host}${basePath}`);
+  }
+  const first = Array.isArray(doc.servers) ? doc.servers[0] : undefined;
+  if (!isObject(first) || typeof first.url !== 'string') return undefined;
+  let url = first.url;
+  const vars = isObject(first.variables) ? first.variables : {};
+  url = url.replace(/\{([^}]+)\}/g, (whole, name: string) => {
+    const v = vars[name];
+    return isObject(v) && typeof v.default === 'string' ? v.default : whole;
+  });
+  return absolute(url);
+}
+
+function absolute(url: string): string | undefined {
+  if (/[{}\s]/.test(url)) return undefined;
+  try {
+    const u = new URL(url);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') return undefined;
+    return url.replace(/\/+$/, '');
+  } catch {
+    return undefined;
+  }
+}

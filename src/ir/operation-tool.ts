@@ -1,0 +1,264 @@
+/**
+ * One OpenAPI operation → the request mapping and schemas of its tool (names are decided later,
+ * in `names.ts`, once every tool is known).
+ */
+import { pointer } from '../diagnostics.js';
+import { isObject } from '../json.js';
+import type { RawOperation } from '../openapi/operations.js';
+import type { SchemaConverter, SpecSchema } from '../openapi/schema.js';
+import type { SpecVersion } from '../openapi/load.js';
+import type { IrBody, IrParam, JsonSchema, ParamLocation, ParamStyle, ToolAnnotations } from './types.js';
+
+/** The parts of a tool that come from its operation. */
+export type OperationParts = {
+  inputSchema: JsonSchema;
+  outputSchema?: JsonSchema;
+  params: IrParam[];
+  body?: IrBody;
+  annotations: ToolAnnotations;
+  title?: string;
+  description?: string;
+};
+
+/** Inputs of {@link operationParts}. */
+export type PartsContext = {
+  op: RawOperation;
+  doc: Record<string, unknown>;
+  version: SpecVersion;
+  conv: SchemaConverter;
+  /** Display path of the spec, for origins. */
+  file: string;
+};
+
+const LOCATIONS: readonly ParamLocation[] = ['path', 'query', 'header', 'cookie'];
+const COLLECTION_FORMATS: Record<string, { style?: ParamStyle; explode: boolean }> = {
+  csv: { explode: false },
+  multi: { style: 'form', explode: true },
+  ssv: { style: 'spaceDelimited', explode: false },
+  pipes: { style: 'pipeDelimited', explode: false },
+  tsv: { explode: false },
+};
+const NOT_SCHEMA_2 = new Set(['name', 'in', 'required', 'description', 'collectionFormat', 'allowEmptyValue']);
+
+/** Builds the request mapping and the input/output schemas of one operation. */
+export function operationParts(ctx: PartsContext): OperationParts {
+  const { op, conv } = ctx;
+  const input = conv.scope('input');
+  const properties: Record<string, unknown> = {};
+  const required: string[] = [];
+  const used = new Set<string>();
+
+  // parameters: path-level merged with operation-level (operation wins on name + location)
+  const merged = new Map<string, { node: Record<string, unknown>; ptr: string }>();
+  const collect = (list: unknown, base: string) => {
+    if (!Array.isArray(list)) return;
+    list.forEach((p, i) => {
+      const node = conv.deref(p);
+      if (isObject(node) && typeof node.name === 'string' && typeof node.in === 'string') merged.set(`${node.in}\u0000${node.name}`, { node, ptr: `${base}/parameters/${i}` });
+    });
+  };
+  collect(op.pathItem.parameters, pointer(['paths', op.path]));
+  collect(op.node.parameters, op.pointer);
+  const all = [...merged.values()];
+
+  const params: IrParam[] = [];
+  // arguments are named in location priority order so that a path `id` keeps the plain name
+  for (const loc of LOCATIONS) {
+    for (const { node, ptr } of all.filter((p) => p.node.in === loc)) {
+      const name = node.name as string;
+      const arg = uniqueArg(name, loc, used);
+      const req = loc === 'path' || node.required === true;
+      const schema = paramSchema(node, ctx.version);
+      let converted = input.convert(schema);
+      if (typeof node.description === 'string' && isObject(converted)) converted = { ...converted, description: node.description };
+      if (node.deprecated === true && isObject(converted)) converted = { ...converted, deprecated: true };
+      properties[arg] = converted;
+      if (req) required.push(arg);
+      const p: IrParam = { kind: 'param', arg, name, in: loc, required: req, origin: { file: ctx.file, pointer: ptr } };
+      Object.assign(p, styleOf(node, loc, ctx.version));
+      params.push(p);
+    }
+  }
+
+  const bodyInfo = requestBody(ctx, all);
+  let body: IrBody | undefined;
+  if (bodyInfo) {
+    const arg = uniqueArg('body', 'body', used, ['requestBody']);
+    let converted = input.convert(bodyInfo.schema);
+    if (bodyInfo.description && isObject(converted) && converted.description === undefined) converted = { ...converted, description: bodyInfo.description };
+    properties[arg] = converted;
+    if (bodyInfo.required) required.push(arg);
+    body = { kind: 'body', arg, contentType: bodyInfo.contentType, required: bodyInfo.required, origin: { file: ctx.file, pointer: bodyInfo.pointer } };
+  }
+
+  const root: JsonSchema = { type: 'object', properties };
+  if (required.length) root.required = required;
+  root.additionalProperties = false;
+  const parts: OperationParts = { inputSchema: input.finish(root), params, annotations: annotationsFor(op) };
+  if (body) parts.body = body;
+  const out = outputSchema(ctx);
+  if (out) parts.outputSchema = out;
+  if (op.summary) parts.title = op.summary;
+  const description = describe(op);
+  if (description) parts.description = description;
+  return parts;
+}
+
+function uniqueArg(name: string, loc: string, used: Set<string>, alternatives: string[] = []): string {
+  const clean = (s: string) => s.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 64) || '_';
+  const candidates = [clean(name), ...alternatives.map(clean), clean(`${loc}_${name}`)];
+  for (const c of candidates) {
+    if (!used.has(c)) {
+      used.add(c);
+      return c;
+    }
+  }
+  for (let i = 2; ; i++) {
+    const c = clean(`${loc}_${name}`).slice(0, 60) + `_${i}`;
+    if (!used.has(c)) {
+      used.add(c);
+      return c;
+    }
+  }
+}
+
+function paramSchema(node: Record<string, unknown>, version: SpecVersion): SpecSchema {
+  if (version === '2.0') return Object.fromEntries(Object.entries(node).filter(([k]) => !NOT_SCHEMA_2.has(k)));
+  if (node.schema !== undefined) return node.schema as SpecSchema;
+  if (isObject(node.content)) {
+    const first = Object.values(node.content)[0];
+    if (isObject(first) && first.schema !== undefined) return first.schema as SpecSchema;
+  }
+  return {};
+}
+
+function styleOf(node: Record<string, unknown>, loc: ParamLocation, version: SpecVersion): Partial<IrParam> {
+  if (version === '2.0') {
+    const cf = typeof node.collectionFormat === 'string' ? COLLECTION_FORMATS[node.collectionFormat] : undefined;
+    if (node.type !== 'array') return {};
+    const f = cf ?? COLLECTION_FORMATS.csv!;
+    const res: Partial<IrParam> = {};
+    if (f.style && !(f.style === 'form' && loc === 'query')) res.style = f.style;
+    const defaultExplode = (f.style ?? (loc === 'query' || loc === 'cookie' ? 'form' : 'simple')) === 'form';
+    if (f.explode !== defaultExplode) res.explode = f.explode;
+    return res;
+  }
+  const res: Partial<IrParam> = {};
+  const style = typeof node.style === 'string' ? (node.style as ParamStyle) : undefined;
+  const defaultStyle = loc === 'query' || loc === 'cookie' ? 'form' : 'simple';
+  if (style && style !== defaultStyle) res.style = style;
+  if (typeof node.explode === 'boolean' && node.explode !== ((style ?? defaultStyle) === 'form')) res.explode = node.explode;
+  return res;
+}
+
+const BODY_PREFERENCE = ['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data', 'text/plain', 'application/octet-stream'];
+
+/** Picks the media type the tool sends: JSON first, then form, multipart, text, binary, else the first listed. */
+export function pickMediaType(types: readonly string[]): string | undefined {
+  const base = (t: string) => t.split(';')[0]!.trim().toLowerCase();
+  for (const pref of BODY_PREFERENCE) {
+    const hit = types.find((t) => base(t) === pref);
+    if (hit) return hit;
+    if (pref === 'application/json') {
+      const plus = types.find((t) => /\+json$/.test(base(t)) || base(t) === '*/*');
+      if (plus) return plus;
+    }
+  }
+  return types[0];
+}
+
+type BodyInfo = { schema: SpecSchema; contentType: string; required: boolean; description?: string; pointer: string };
+
+function requestBody(ctx: PartsContext, params: Array<{ node: Record<string, unknown>; ptr: string }>): BodyInfo | undefined {
+  const { op, conv, doc } = ctx;
+  if (ctx.version === '2.0') {
+    const consumes = (Array.isArray(op.node.consumes) ? op.node.consumes : Array.isArray(doc.consumes) ? doc.consumes : []).filter((c): c is string => typeof c === 'string');
+    const bodyParam = params.find((p) => p.node.in === 'body');
+    if (bodyParam) {
+      const ct = pickMediaType(consumes.filter((c) => !/form/.test(c))) ?? 'application/json';
+      const out: BodyInfo = { schema: (bodyParam.node.schema ?? {}) as SpecSchema, contentType: ct === '*/*' ? 'application/json' : ct, required: bodyParam.node.required === true, pointer: bodyParam.ptr };
+      if (typeof bodyParam.node.description === 'string') out.description = bodyParam.node.description;
+      return out;
+    }
+    const form = params.filter((p) => p.node.in === 'formData');
+    if (form.length === 0) return undefined;
+    const properties: Record<string, unknown> = {};
+    const required: string[] = [];
+    for (const { node } of form) {
+      const s = paramSchema(node, '2.0') as Record<string, unknown>;
+      properties[node.name as string] = typeof node.description === 'string' ? { ...s, description: node.description } : s;
+      if (node.required === true) required.push(node.name as string);
+    }
+    const multipart = consumes.some((c) => c.startsWith('multipart/form-data')) || form.some((p) => p.node.type === 'file');
+    const schema: Record<string, unknown> = { type: 'object', properties };
+    if (required.length) schema.required = required;
+    return { schema, contentType: multipart ? 'multipart/form-data' : 'application/x-www-form-urlencoded', required: required.length > 0, pointer: form[0]!.ptr };
+  }
+  const rb = conv.deref(op.node.requestBody);
+  if (!isObject(rb) || !isObject(rb.content)) return undefined;
+  const ct = pickMediaType(Object.keys(rb.content));
+  if (!ct) return undefined;
+  const media = rb.content[ct];
+  const schema = isObject(media) && media.schema !== undefined ? (media.schema as SpecSchema) : {};
+  const out: BodyInfo = {
+    schema,
+    contentType: ct === '*/*' ? 'application/json' : ct,
+    required: rb.required === true,
+    pointer: pointer(['paths', op.path, op.method, 'requestBody', 'content', ct]),
+  };
+  if (typeof rb.description === 'string') out.description = rb.description;
+  return out;
+}
+
+function isJson(ct: string): boolean {
+  const b = ct.split(';')[0]!.trim().toLowerCase();
+  return b === 'application/json' || b.endsWith('+json') || b === '*/*';
+}
+
+function outputSchema(ctx: PartsContext): JsonSchema | undefined {
+  const { op, conv, doc } = ctx;
+  const responses = isObject(op.node.responses) ? op.node.responses : {};
+  const codes = Object.keys(responses)
+    .filter((c) => /^2(\d\d|XX)$/i.test(c))
+    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  for (const code of codes) {
+    const res = conv.deref(responses[code]);
+    if (!isObject(res)) continue;
+    let schema: unknown;
+    if (ctx.version === '2.0') {
+      const produces = (Array.isArray(op.node.produces) ? op.node.produces : Array.isArray(doc.produces) ? doc.produces : ['application/json']) as string[];
+      if (res.schema !== undefined && produces.some((p) => typeof p === 'string' && isJson(p))) schema = res.schema;
+    } else if (isObject(res.content)) {
+      const ct = Object.keys(res.content).find(isJson);
+      const media = ct ? res.content[ct] : undefined;
+      if (isObject(media)) schema = media.schema;
+    }
+    if (schema === undefined) return undefined;
+    const scope = conv.scope('output');
+    const value = scope.convert(schema);
+    if (!isObject(value) || value.type !== 'object') return undefined;
+    return scope.finish(value);
+  }
+  return undefined;
+}
+
+function annotationsFor(op: RawOperation): ToolAnnotations {
+  switch (op.method) {
+    case 'get':
+    case 'head':
+      return { readOnlyHint: true };
+    case 'delete':
+      return { destructiveHint: true };
+    case 'put':
+      return { idempotentHint: true };
+    default:
+      return {};
+  }
+}
+
+function describe(op: RawOperation): string | undefined {
+  const { summary, description } = op;
+  let text = description && summary && !description.startsWith(summary) ? `${summary}\n\n${description}` : (description ?? summary);
+  if (op.deprecated && text) text = `[deprecated] ${text}`;
+  return text?.trim() || undefined;
+}

@@ -1,0 +1,108 @@
+/**
+ * The intermediate representation: everything the emitters need, fully resolved.
+ *
+ * Only `ir/build.ts` looks at both the manifest and the OpenAPI document; emitters read the IR
+ * alone. The IR is data, never code: it holds no TypeScript source. Every name (tool names,
+ * TS identifiers, file paths) is final here; emitters never invent or de-duplicate names.
+ */
+
+/** A JSON Schema object as published to clients. */
+export type JsonSchema = Record<string, unknown>;
+
+/** Where an IR node came from, for diagnostics. */
+export type Origin = {
+  /** File the node was read from (display path). */
+  file: string;
+  /** RFC 6901 pointer inside that file. */
+  pointer: string;
+};
+
+/** Where an operation parameter travels. */
+export type ParamLocation = 'path' | 'query' | 'header' | 'cookie';
+
+/** OpenAPI serialisation style. */
+export type ParamStyle = 'simple' | 'label' | 'matrix' | 'form' | 'spaceDelimited' | 'pipeDelimited' | 'deepObject';
+
+/** One operation parameter mapped to a tool argument. */
+export type IrParam = {
+  kind: 'param';
+  /** Tool argument (input schema property) name; unique within the tool. */
+  arg: string;
+  /** Name on the wire. */
+  name: string;
+  in: ParamLocation;
+  required: boolean;
+  /** Serialisation style, when not the location's default. */
+  style?: ParamStyle;
+  /** Explode flag, when not the style's default. */
+  explode?: boolean;
+  origin: Origin;
+};
+
+/** The request body mapped to one tool argument. */
+export type IrBody = {
+  kind: 'body';
+  /** Tool argument that carries the body. */
+  arg: string;
+  /** Media type sent as Content-Type. */
+  contentType: string;
+  required: boolean;
+  origin: Origin;
+};
+
+/** HTTP method, upper case. */
+export type HttpMethod = 'GET' | 'PUT' | 'POST' | 'DELETE' | 'OPTIONS' | 'HEAD' | 'PATCH' | 'TRACE';
+
+/** MCP tool annotations. */
+export type ToolAnnotations = {
+  title?: string;
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+};
+
+/** A tool generated from one OpenAPI operation. */
+export type IrOperationTool = {
+  kind: 'operation-tool';
+  /** Final MCP tool name (legal, unique, within the length limit). */
+  name: string;
+  /** TS identifier of the exported argument type, e.g. `GetPetByIdArgs`. */
+  argsTypeName: string;
+  /** TS identifier of the exported result type (used when there is an output schema), e.g. `GetPetByIdResult`. */
+  resultTypeName: string;
+  /** TS identifier of the exported tool constant, e.g. `getPetByIdTool`. */
+  constName: string;
+  title?: string;
+  description?: string;
+  /** Object-rooted JSON Schema 2020-12 for the arguments (with `$defs` when recursive). */
+  inputSchema: JsonSchema;
+  /** Object-rooted JSON Schema of the 2xx JSON response, when there is one. */
+  outputSchema?: JsonSchema;
+  annotations: ToolAnnotations;
+  method: HttpMethod;
+  /** Path template, e.g. `/pets/{petId}`. */
+  path: string;
+  params: IrParam[];
+  body?: IrBody;
+  operationId?: string;
+  tags: string[];
+  origin: Origin;
+};
+
+/** The whole generated server. */
+export type IrServer = {
+  kind: 'server';
+  /** npm package / bin / serverInfo name. */
+  name: string;
+  version: string;
+  description?: string;
+  /** Prefix of the environment variables the server reads. */
+  envPrefix: string;
+  /** Default API base URL; absent when neither manifest nor spec gives an absolute one. */
+  baseUrl?: string;
+  timeoutMs: number;
+  maxResponseBytes: number;
+  /** Tools in spec order (paths in document order, methods in a fixed order). */
+  tools: IrOperationTool[];
+};

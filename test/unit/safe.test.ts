@@ -1,0 +1,92 @@
+import { Project } from 'ts-morph';
+import { describe, expect, it } from 'vitest';
+import { camelCase, docComment, docText, identifier, pascalCase, propKey, tsLiteral, tsString } from '../../src/emit/safe.js';
+
+const HOSTILE = [
+  'plain',
+  'quote " and \' and `backtick`',
+  '${process.exit(7)}',
+  '*/ process.exit(7) /*',
+  'line\u2028separator\u2029paragraph',
+  '</script><script>alert(1)</script>',
+  'back\\slash\\',
+  'new\nline\r\nand\rcr',
+  'emoji 🐶 and ünïcödé',
+  '"; process.exit(7); "',
+];
+
+/** Parses a TS snippet and returns its syntax errors. */
+function syntaxErrors(code: string): string[] {
+  const project = new Project({ useInMemoryFileSystem: true });
+  const file = project.createSourceFile('x.ts', code);
+  return file.getPreEmitDiagnostics().filter((d) => d.getCode() < 2000).map((d) => String(d.getMessageText()));
+}
+
+describe('tsString / tsLiteral', () => {
+  it.each(HOSTILE)('round-trips %j as a single string literal', (value) => {
+    const lit = tsString(value);
+    expect(lit).not.toMatch(/[\u2028\u2029<]/);
+    expect(syntaxErrors(`export const x = ${lit};`)).toEqual([]);
+    // evaluating the literal as JSON gives the original value back
+    expect(JSON.parse(lit)).toBe(value);
+  });
+
+  it('renders nested JSON values with hostile keys and values as data', () => {
+    const value = { [HOSTILE[3]!]: HOSTILE.slice(0, 5), n: 1, nested: { 'a"b': null, t: true } };
+    const lit = tsLiteral(value, 2);
+    expect(syntaxErrors(`export const x = ${lit};`)).toEqual([]);
+    expect(JSON.parse(lit)).toEqual(value);
+  });
+
+  it('refuses values that are not JSON', () => {
+    expect(() => tsLiteral(undefined)).toThrow(TypeError);
+  });
+});
+
+describe('docText / docComment', () => {
+  it.each(HOSTILE)('keeps %j inside one comment', (value) => {
+    const code = `${docComment(value)}export const x = 1;`;
+    expect(syntaxErrors(code)).toEqual([]);
+    // the only statement is the declaration: nothing escaped the comment
+    const project = new Project({ useInMemoryFileSystem: true });
+    expect(project.createSourceFile('x.ts', code).getStatements()).toHaveLength(1);
+  });
+
+  it('normalises line terminators and trims trailing spaces', () => {
+    expect(docText('a  \r\nb\rc\u2028d\u2029e  ')).toBe('a\nb\nc\nd\ne');
+    expect(docText('x */ y')).toBe('x *\\/ y');
+  });
+
+  it('returns nothing for empty text', () => {
+    expect(docComment('  \n ')).toBe('');
+    expect(docComment(undefined)).toBe('');
+  });
+});
+
+describe('identifier / propKey / case helpers', () => {
+  it.each([
+    ['get-pet', 'get_pet'],
+    ['123abc', '_123abc'],
+    ['class', 'class_'],
+    ['tools', 'tools_'],
+    ['OperationTool', 'OperationTool_'],
+    ['', '_'],
+    ['ünï', '_n_'],
+    ['a$b', 'a$b'],
+  ])('identifier(%j) = %j', (input, want) => {
+    expect(identifier(input)).toBe(want);
+  });
+
+  it('quotes property keys that are not identifier names', () => {
+    expect(propKey('name')).toBe('name');
+    expect(propKey('X-Request-Id')).toBe('"X-Request-Id"');
+    expect(propKey('a"b')).toBe('"a\\"b"');
+    expect(propKey('1x')).toBe('"1x"');
+  });
+
+  it('splits words on non-alphanumerics', () => {
+    expect(pascalCase('get-pet_byID')).toBe('GetPetByID');
+    expect(camelCase('store.inventory')).toBe('storeInventory');
+    expect(pascalCase('---')).toBe('');
+  });
+});
