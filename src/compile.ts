@@ -53,7 +53,7 @@ export async function compile(opts: CompileOptions): Promise<CompileResult> {
   const spec = await loadSpec({
     file: m.openapiPath,
     displayPath: display(opts.cwd, m.openapiPath),
-    rootDir: loaded.dir,
+    rootDirs: [loaded.dir, path.dirname(m.openapiPath)],
     allowRemoteRefs: m.allowRemoteRefs ?? [],
     diagnostics,
   });

@@ -45,7 +45,7 @@ export const CATALOG = {
   MCPGEN_SPEC_UNSUPPORTED_VERSION: 'The document is not Swagger 2.0, OpenAPI 3.0 or OpenAPI 3.1.',
   MCPGEN_SPEC_REF_UNRESOLVED: 'A `$ref` points at something that does not exist.',
   MCPGEN_SPEC_REMOTE_REF: 'A `$ref` points at a remote URL and remote references are not allowed.',
-  MCPGEN_SPEC_REF_OUTSIDE: 'A `$ref` points at a local file outside the directory tree of the manifest.',
+  MCPGEN_SPEC_REF_OUTSIDE: 'A `$ref` points at a local file outside the directory trees of the manifest and of the spec.',
   MCPGEN_DUPLICATE_OPERATION_ID: 'Two operations share one operationId.',
   MCPGEN_UNKNOWN_TAG: 'An include/exclude selector names a tag no operation has.',
   MCPGEN_UNKNOWN_OPERATION: 'An include/exclude selector or an override names an operation the spec does not have.',

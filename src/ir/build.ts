@@ -61,7 +61,7 @@ export function buildIr(input: BuildInput): IrServer {
 
   const overrides = resolveOverrides(ops, input);
   const requests: NameRequest[] = selected.map((op) => {
-    const r: NameRequest = { key: `${op.httpMethod} ${op.path}`, derived: op.operationId ?? `${op.method}_${op.path}` };
+    const r: NameRequest = { key: `${op.httpMethod} ${op.path}`, derived: op.operationId ?? `${op.method} ${op.path}` };
     const ov = overrides.get(op);
     if (ov?.override.name !== undefined) r.explicit = ov.override.name;
     return r;

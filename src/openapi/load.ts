@@ -40,8 +40,8 @@ export type LoadSpecOptions = {
   file: string;
   /** Path shown in diagnostics. */
   displayPath: string;
-  /** Local `$ref`s must stay inside this directory. */
-  rootDir: string;
+  /** Local `$ref`s must stay inside one of these directories. */
+  rootDirs: readonly string[];
   /** URL prefixes remote `$ref`s may start with. */
   allowRemoteRefs: readonly string[];
   diagnostics: Diagnostics;
@@ -132,9 +132,9 @@ function checkSchema(doc: Record<string, unknown>, source: YamlSource, diagnosti
 
 /** Bundles external references into the document, enforcing the reference policy. */
 async function bundle(doc: Record<string, unknown>, opts: LoadSpecOptions, source: YamlSource): Promise<Record<string, unknown> | undefined> {
-  const { diagnostics, rootDir, allowRemoteRefs } = opts;
+  const { diagnostics, rootDirs, allowRemoteRefs } = opts;
   const refusals: string[] = [];
-  const root = path.resolve(rootDir) + path.sep;
+  const roots = rootDirs.map((d) => path.resolve(d) + path.sep);
   const options = {
     continueOnError: true,
     resolve: {
@@ -145,9 +145,9 @@ async function bundle(doc: Record<string, unknown>, opts: LoadSpecOptions, sourc
         read: async (f: { url: string }) => {
           const p = f.url.startsWith('file:') ? new URL(f.url).pathname : f.url;
           const abs = path.resolve(decodeURIComponent(p));
-          if (!(abs + path.sep).startsWith(root) && abs !== path.resolve(opts.file)) {
+          if (!roots.some((root) => (abs + path.sep).startsWith(root)) && abs !== path.resolve(opts.file)) {
             refusals.push(`outside:${abs}`);
-            throw new Error(`refused: ${abs} is outside ${rootDir}`);
+            throw new Error(`refused: ${abs} is outside ${rootDirs.join(' and ')}`);
           }
           return readFile(abs);
         },
@@ -184,7 +184,7 @@ async function bundle(doc: Record<string, unknown>, opts: LoadSpecOptions, sourc
       if (remote || /refused remote reference/.test(msg)) {
         diagnostics.error('MCPGEN_SPEC_REMOTE_REF', `remote $ref refused: ${msg}`, 'add the URL prefix to `allowRemoteRefs` in the manifest, or vendor the file locally', loc);
       } else if (outside || /^refused: /.test(msg) || /outside/.test(msg)) {
-        diagnostics.error('MCPGEN_SPEC_REF_OUTSIDE', `local $ref refused: ${msg}`, 'keep every referenced file inside the manifest directory tree', loc);
+        diagnostics.error('MCPGEN_SPEC_REF_OUTSIDE', `local $ref refused: ${msg}`, 'keep every referenced file inside the directory of the manifest or of the spec', loc);
       } else {
         diagnostics.error('MCPGEN_SPEC_REF_UNRESOLVED', `cannot resolve $ref: ${msg}`, 'fix the $ref so that it points at an existing file and JSON pointer', loc);
       }

@@ -1,0 +1,22 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { CATALOG } from '../../src/diagnostics.js';
+import { GENERATED_DEPENDENCIES, GENERATED_DEV_DEPENDENCIES } from '../../src/emit/project/versions.js';
+
+describe('docs and pins stay in step with the code', () => {
+  it('documents every diagnostic code, and only those', () => {
+    const doc = readFileSync(new URL('../../docs/diagnostics.md', import.meta.url), 'utf8');
+    const documented = [...doc.matchAll(/^\| `(MCPGEN_[A-Z_]+)`/gm)].map((m) => m[1]).sort();
+    expect(documented).toEqual(Object.keys(CATALOG).sort());
+  });
+
+  it('generates projects against the versions the runtime is tested with', () => {
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as Record<string, Record<string, string>>;
+    const lock = JSON.parse(readFileSync(new URL('../../package-lock.json', import.meta.url), 'utf8')) as { packages: Record<string, { version: string }> };
+    const installed = (name: string) => lock.packages[`node_modules/${name}`]?.version;
+    for (const [name, version] of Object.entries({ ...GENERATED_DEPENDENCIES, ...GENERATED_DEV_DEPENDENCIES })) {
+      expect(installed(name), name).toBe(version);
+    }
+    expect(pkg.devDependencies!['@modelcontextprotocol/sdk']).toBe(GENERATED_DEPENDENCIES['@modelcontextprotocol/sdk']);
+  });
+});
