@@ -1,0 +1,200 @@
+/**
+ * Executes one tool call: validate the arguments, build and send the HTTP request, and turn
+ * the response (or the failure) into a `CallToolResult`. Every expected failure becomes an
+ * `isError` result the model can read; nothing here throws for bad input or a broken network.
+ */
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { bodyKind, decodeText, readBounded, truncationNote } from './body.js';
+import type { BoundedBody } from './body.js';
+import { log } from './log.js';
+import { buildRequest, RequestBuildError } from './request.js';
+import type { BuiltRequest } from './request.js';
+import { settingsVariables } from './settings.js';
+import type { Settings } from './settings.js';
+import type { OperationTool } from './types.js';
+import { validateArguments, validateOutput } from './validate.js';
+import { STATUS_CODES } from 'node:http';
+
+/** Options of `callOperation`. */
+export type CallOptions = {
+  /** The fetch implementation (default: global `fetch`). */
+  fetch?: typeof fetch;
+  /** Aborts the request, e.g. when the client cancels the call. */
+  signal?: AbortSignal;
+};
+
+/** An `isError` result with one text block. */
+export function errorResult(text: string): CallToolResult {
+  return { isError: true, content: [{ type: 'text', text }] };
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** `host` and `path` of a URL (never its query, which may hold secrets). */
+function target(url: string): { host: string; path: string; noQuery: string } {
+  try {
+    const u = new URL(url);
+    return { host: u.host, path: u.pathname, noQuery: `${u.origin}${u.pathname}` };
+  } catch {
+    const noQuery = url.replace(/[?#].*$/s, '');
+    return { host: noQuery, path: '', noQuery };
+  }
+}
+
+/** Finds an error code (`ECONNREFUSED`, `UND_ERR_…`) in an error's cause chain. */
+function errorCode(err: unknown): { code?: string; message?: string } {
+  let cur: unknown = err;
+  for (let depth = 0; depth < 6 && cur instanceof Error; depth++) {
+    const code = (cur as { code?: unknown }).code;
+    if (typeof code === 'string') return { code, message: cur.message };
+    if (cur instanceof AggregateError && cur.errors.length > 0) cur = cur.errors[0];
+    else cur = cur.cause;
+  }
+  return err instanceof Error ? { message: (err.cause instanceof Error ? err.cause : err).message } : {};
+}
+
+/** Replaces the full URL and its query in `text` with the query-less URL. */
+function redact(text: string, req: BuiltRequest): string {
+  let out = text.split(req.url).join(target(req.url).noQuery);
+  const search = /\?[^#]*/.exec(req.url)?.[0];
+  if (search !== undefined && search.length > 1) out = out.split(search).join('?…');
+  return out;
+}
+
+/** Text of the `HTTP <status> <text>` line. */
+function statusLine(response: Response): string {
+  return `HTTP ${response.status} ${response.statusText || STATUS_CODES[response.status] || ''}`.trimEnd();
+}
+
+/** Name of a settings variable for messages. */
+function variable(settings: Settings, which: 'baseUrl' | 'maxResponseBytes' | 'timeoutMs'): string {
+  return settings.envPrefix !== undefined ? settingsVariables(settings.envPrefix)[which] : `the ${which} setting`;
+}
+
+/** Body as readable text (binary bodies are described, not shown), with the truncation marker. */
+function bodyText(body: BoundedBody, contentType: string | null): string {
+  const kind = bodyKind(contentType, body.bytes);
+  const text =
+    kind === 'json' || kind === 'text'
+      ? decodeText(body.bytes, contentType, body.truncated)
+      : `[${body.totalBytes ?? body.bytes.byteLength} bytes of ${contentType ?? 'binary data'}]`;
+  return body.truncated && (kind === 'json' || kind === 'text') ? `${text}\n${truncationNote(body)}` : text;
+}
+
+/**
+ * Converts a 2xx response. When the tool declares an output schema, a result without matching
+ * `structuredContent` is returned as `isError` with the data and an explanation, because the
+ * SDK client rejects such results otherwise and the data must never be hidden.
+ */
+function successResult(tool: OperationTool, req: BuiltRequest, response: Response, body: BoundedBody, settings: Settings): CallToolResult {
+  const contentType = response.headers.get('content-type');
+  const withSchema = tool.outputSchema !== undefined;
+  const problem = (text: string, note: string): CallToolResult =>
+    withSchema ? errorResult(`${text}\n\n[note: ${note}]`) : { content: [{ type: 'text', text }] };
+  const raise = `; raise ${variable(settings, 'maxResponseBytes')} to receive it`;
+
+  if (body.bytes.byteLength === 0 && !body.truncated) {
+    const line = response.status === 204 ? statusLine(response) : `${statusLine(response)} (empty body)`;
+    return problem(line, 'the tool declares an output schema but the response has no body');
+  }
+  const kind = bodyKind(contentType, body.bytes);
+  if (kind === 'json') {
+    const text = bodyText(body, contentType);
+    if (body.truncated) return problem(text, `the response exceeds the limit of ${settings.maxResponseBytes} bytes, so it was not parsed${raise}`);
+    if (!withSchema) return { content: [{ type: 'text', text }] };
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      return problem(text, 'the response is not valid JSON, so it cannot be checked against the output schema');
+    }
+    if (!isPlainObject(parsed)) return problem(text, 'the response is not a JSON object, as the output schema requires');
+    let mismatches: string[];
+    try {
+      mismatches = validateOutput(tool, parsed);
+    } catch (err) {
+      return problem(text, err instanceof Error ? err.message : String(err));
+    }
+    if (mismatches.length > 0) {
+      return problem(text, `the response does not match the tool's output schema:\n${mismatches.map((m) => `- ${m}`).join('\n')}`);
+    }
+    return { content: [{ type: 'text', text }], structuredContent: parsed };
+  }
+  if (kind === 'text') return problem(bodyText(body, contentType), 'the response is not JSON, so it has no structured content');
+  const mimeType = (contentType ?? 'application/octet-stream').split(';')[0]!.trim() || 'application/octet-stream';
+  if (body.truncated) {
+    return errorResult(`${statusLine(response)}: the ${mimeType} response is larger than the limit of ${settings.maxResponseBytes} bytes (${truncationNote(body)})${raise}`);
+  }
+  const data = Buffer.from(body.bytes).toString('base64');
+  const result: CallToolResult =
+    kind === 'image'
+      ? { content: [{ type: 'image', data, mimeType }] }
+      : { content: [{ type: 'resource', resource: { uri: target(req.url).noQuery, mimeType, blob: data } }] };
+  if (!withSchema) return result;
+  return { ...result, isError: true, content: [...result.content, { type: 'text', text: `[note: the tool declares an output schema but the response is ${mimeType}]` }] };
+}
+
+/** Describes a failed fetch (timeout, cancellation, network error) without the URL's query. */
+function failureText(err: unknown, req: BuiltRequest, settings: Settings, timeout: AbortSignal, caller?: AbortSignal): string {
+  const { host, path } = target(req.url);
+  const where = `(${req.method} ${path})`;
+  if (caller?.aborted) return `Request to ${host} was cancelled ${where}`;
+  if (timeout.aborted) return `Request to ${host} timed out after ${settings.timeoutMs} ms ${where}; raise ${variable(settings, 'timeoutMs')} if the API is slow`;
+  const { code, message } = errorCode(err);
+  const detail = message ? redact(message, req) : 'unknown error';
+  return `Request to ${host} failed ${where}: ${code ? `${code} (${detail})` : detail}`;
+}
+
+/**
+ * Runs tool `tool` with `args`: validates them (invalid ⇒ `isError` listing every problem, no
+ * request sent), sends the request within `settings.timeoutMs` (combined with `opts.signal`),
+ * reads at most `settings.maxResponseBytes` and returns the response as MCP content.
+ */
+export async function callOperation(tool: OperationTool, args: unknown, settings: Settings, opts: CallOptions = {}): Promise<CallToolResult> {
+  const input = args ?? {};
+  let problems: string[];
+  try {
+    problems = validateArguments(tool, input);
+  } catch (err) {
+    log('error', `cannot validate arguments of ${tool.name}`, err);
+    return errorResult(`Tool ${tool.name} cannot check its arguments: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  if (problems.length === 0 && !isPlainObject(input)) problems = ['arguments: must be object'];
+  if (problems.length > 0) return errorResult(`Invalid arguments for tool ${tool.name}:\n${problems.map((p) => `- ${p}`).join('\n')}`);
+  if (settings.baseUrl === undefined) {
+    return errorResult(`Tool ${tool.name} cannot run: no API base URL is configured. Set the environment variable ${variable(settings, 'baseUrl')} to the API's URL (e.g. https://api.example.com).`);
+  }
+
+  let req: BuiltRequest;
+  try {
+    req = buildRequest(tool.http, input as Record<string, unknown>, settings.baseUrl);
+  } catch (err) {
+    if (err instanceof RequestBuildError) return errorResult(`Invalid arguments for tool ${tool.name}: ${err.message}`);
+    log('error', `cannot build request for ${tool.name}`, err);
+    return errorResult(`Tool ${tool.name} cannot build its request: ${err instanceof Error ? err.message : String(err)}`);
+  }
+
+  const timeout = AbortSignal.timeout(settings.timeoutMs);
+  const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
+  const doFetch = opts.fetch ?? fetch;
+  const started = Date.now();
+  const init: RequestInit = { method: req.method, headers: req.headers, signal, redirect: 'follow' };
+  if (req.body !== undefined) init.body = typeof req.body === 'string' ? req.body : new Uint8Array(req.body);
+  try {
+    const response = await doFetch(req.url, init);
+    const body = await readBounded(response, settings.maxResponseBytes);
+    const { host, path } = target(req.url);
+    log('debug', 'tool call', { tool: tool.name, method: req.method, host, path, status: response.status, bytes: body.seenBytes, ms: Date.now() - started });
+    if (!response.ok) {
+      const text = body.bytes.byteLength > 0 || body.truncated ? `${statusLine(response)}\n${bodyText(body, response.headers.get('content-type'))}` : statusLine(response);
+      return errorResult(text);
+    }
+    return successResult(tool, req, response, body, settings);
+  } catch (err) {
+    const text = failureText(err, req, settings, timeout, opts.signal);
+    log('warn', `tool ${tool.name}: ${text}`);
+    return errorResult(text);
+  }
+}

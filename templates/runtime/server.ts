@@ -1,0 +1,103 @@
+/**
+ * The MCP server: publishes the generated tools with their JSON Schemas verbatim (low-level
+ * `Server`, so draft 2020-12 schemas with `$defs` are not rewritten) and runs tool calls.
+ */
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { callOperation } from './call.js';
+import type { CallOptions } from './call.js';
+import { log, parseLogLevel, setLogLevel } from './log.js';
+import { resolveSettings, settingsVariables } from './settings.js';
+import type { Settings } from './settings.js';
+import type { OperationTool, ServerConfig } from './types.js';
+
+/** Extra options of `createServer` (tests and embedding). */
+export type CreateServerOptions = {
+  /** Settings to use instead of resolving them from `config` and the environment. */
+  settings?: Settings;
+  /** fetch implementation passed to every call. */
+  fetch?: CallOptions['fetch'];
+};
+
+/** The `tools/list` entry of a tool: its metadata and schemas, as generated. */
+export function toolDescriptor(tool: OperationTool): Tool {
+  const out: Tool = { name: tool.name, inputSchema: tool.inputSchema as Tool['inputSchema'] };
+  if (tool.title !== undefined) out.title = tool.title;
+  if (tool.description !== undefined) out.description = tool.description;
+  if (tool.outputSchema !== undefined) out.outputSchema = tool.outputSchema as NonNullable<Tool['outputSchema']>;
+  if (tool.annotations !== undefined) out.annotations = tool.annotations;
+  return out;
+}
+
+/**
+ * Creates the MCP server for `tools` (not yet connected). Settings come from `config`,
+ * overridden by `<envPrefix>_*` variables in `env`; a malformed variable throws `SettingsError`.
+ * `tools/call` for an unknown name fails with JSON-RPC error -32602 (InvalidParams).
+ */
+export function createServer(config: ServerConfig, tools: readonly OperationTool[], env: NodeJS.ProcessEnv = process.env, options: CreateServerOptions = {}): Server {
+  const settings = options.settings ?? resolveSettings(config, env);
+  const byName = new Map<string, OperationTool>();
+  for (const tool of tools) {
+    if (byName.has(tool.name)) throw new Error(`Duplicate tool name: ${tool.name}`);
+    byName.set(tool.name, tool);
+  }
+  const serverOptions: ConstructorParameters<typeof Server>[1] = { capabilities: { tools: {} } };
+  if (config.instructions !== undefined) serverOptions.instructions = config.instructions;
+  const server = new Server({ name: config.name, version: config.version }, serverOptions);
+  server.onerror = (err) => log('warn', 'MCP protocol error', err);
+
+  let listed: Tool[] | undefined;
+  server.setRequestHandler(ListToolsRequestSchema, () => {
+    listed ??= tools.map(toolDescriptor);
+    return { tools: listed };
+  });
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+    const tool = byName.get(request.params.name);
+    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+    const callOptions: CallOptions = { signal: extra.signal };
+    if (options.fetch) callOptions.fetch = options.fetch;
+    return callOperation(tool, request.params.arguments, settings, callOptions);
+  });
+  return server;
+}
+
+/**
+ * Serves `tools` over stdio: logs one start-up line to stderr, then runs until stdin closes or
+ * SIGINT/SIGTERM arrives, and exits with code 0. Bad settings are logged and exit with code 1.
+ */
+export async function runStdio(config: ServerConfig, tools: readonly OperationTool[], env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const vars = settingsVariables(config.envPrefix);
+  const level = parseLogLevel(env[vars.logLevel]);
+  if (level) setLogLevel(level);
+  let settings: Settings;
+  let server: Server;
+  try {
+    settings = resolveSettings(config, env);
+    server = createServer(config, tools, env, { settings });
+  } catch (err) {
+    log('error', `${config.name}: cannot start: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(1);
+  }
+
+  let closing = false;
+  const shutdown = (reason: string): void => {
+    if (closing) return;
+    closing = true;
+    log('info', `${config.name}: shutting down (${reason})`);
+    server.close().then(
+      () => process.exit(0),
+      () => process.exit(0),
+    );
+  };
+  process.stdin.once('end', () => shutdown('stdin closed'));
+  process.stdin.once('close', () => shutdown('stdin closed'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.stdout.on('error', () => shutdown('stdout closed'));
+
+  await server.connect(new StdioServerTransport());
+  const where = settings.baseUrl !== undefined ? `base URL ${settings.baseUrl}` : `WARNING: ${vars.baseUrl} is not set, tool calls will fail until it is`;
+  log(settings.baseUrl !== undefined ? 'info' : 'warn', `${config.name} ${config.version}: MCP server on stdio with ${tools.length} tools; ${where}`);
+}

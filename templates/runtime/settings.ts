@@ -1,0 +1,112 @@
+/**
+ * Run-time settings: the manifest's values (`ServerConfig`) overridden by
+ * `<envPrefix>_BASE_URL`, `<envPrefix>_TIMEOUT_MS` and `<envPrefix>_MAX_RESPONSE_BYTES`.
+ */
+import type { ServerConfig } from './types.js';
+
+/** Effective settings a server calls its API with. */
+export type Settings = {
+  /** Base URL without trailing `/`; `undefined` when neither the manifest nor the environment sets one. */
+  baseUrl?: string;
+  /** Per-request timeout in milliseconds (covers connecting and reading the body). */
+  timeoutMs: number;
+  /** Largest response body, in bytes, passed back to the client. */
+  maxResponseBytes: number;
+  /** Prefix of the environment variables (e.g. `PETSTORE`), so messages can name them; optional. */
+  envPrefix?: string;
+};
+
+/** A setting (environment variable or manifest value) that has an unusable value. */
+export class SettingsError extends Error {
+  /** Name of the offending variable or setting. */
+  readonly variable: string;
+  /** Creates the error; `variable` is the name of the offending variable. */
+  constructor(variable: string, message: string) {
+    super(message);
+    this.name = 'SettingsError';
+    this.variable = variable;
+  }
+}
+
+/** Names of the environment variables read for `envPrefix`. */
+export function settingsVariables(envPrefix: string): { baseUrl: string; timeoutMs: string; maxResponseBytes: string; logLevel: string } {
+  return {
+    baseUrl: `${envPrefix}_BASE_URL`,
+    timeoutMs: `${envPrefix}_TIMEOUT_MS`,
+    maxResponseBytes: `${envPrefix}_MAX_RESPONSE_BYTES`,
+    logLevel: `${envPrefix}_LOG_LEVEL`,
+  };
+}
+
+/**
+ * Checks that `value` is an absolute http(s) URL without query, fragment or credentials, and
+ * returns it without trailing slashes. Throws `SettingsError` naming `variable` otherwise.
+ */
+export function parseBaseUrl(variable: string, value: string): string {
+  const expected = `${variable} must be an absolute http:// or https:// URL such as https://api.example.com/v1`;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new SettingsError(variable, `${expected} (got ${JSON.stringify(value)})`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new SettingsError(variable, `${expected} (got scheme ${JSON.stringify(url.protocol.slice(0, -1))})`);
+  }
+  if (url.username !== '' || url.password !== '') {
+    throw new SettingsError(variable, `${expected}, without user name or password in it`);
+  }
+  if (url.search !== '' || url.hash !== '' || value.includes('?') || value.includes('#')) {
+    throw new SettingsError(variable, `${expected}, without a query (?) or fragment (#)`);
+  }
+  return url.href.replace(/\/+$/, '');
+}
+
+/** Parses a positive whole number; throws `SettingsError` naming `variable` otherwise. */
+export function parsePositiveInteger(variable: string, value: string, unit: string): number {
+  const text = value.trim();
+  const n = /^\d+$/.test(text) ? Number(text) : NaN;
+  if (!Number.isSafeInteger(n) || n <= 0) {
+    throw new SettingsError(variable, `${variable} must be a positive whole number of ${unit}, e.g. 30000 (got ${JSON.stringify(value)})`);
+  }
+  return n;
+}
+
+/** Value of an environment variable, `undefined` when unset or blank. */
+function read(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const v = env[name];
+  return v === undefined || v.trim() === '' ? undefined : v.trim();
+}
+
+/**
+ * Resolves the effective settings: environment variables win over the manifest values.
+ * Blank variables count as unset. Throws `SettingsError` (naming the variable and the expected
+ * form) for a malformed value.
+ */
+export function resolveSettings(config: ServerConfig, env: NodeJS.ProcessEnv): Settings {
+  const vars = settingsVariables(config.envPrefix);
+  const envBase = read(env, vars.baseUrl);
+  const envTimeout = read(env, vars.timeoutMs);
+  const envMax = read(env, vars.maxResponseBytes);
+  const settings: Settings = {
+    timeoutMs:
+      envTimeout !== undefined
+        ? parsePositiveInteger(vars.timeoutMs, envTimeout, 'milliseconds')
+        : parsePositiveInteger('timeoutMs (manifest)', String(config.timeoutMs), 'milliseconds'),
+    maxResponseBytes:
+      envMax !== undefined
+        ? parsePositiveInteger(vars.maxResponseBytes, envMax, 'bytes')
+        : parsePositiveInteger('maxResponseBytes (manifest)', String(config.maxResponseBytes), 'bytes'),
+    envPrefix: config.envPrefix,
+  };
+  if (envBase !== undefined) settings.baseUrl = parseBaseUrl(vars.baseUrl, envBase);
+  else if (config.baseUrl !== undefined && config.baseUrl.trim() !== '') {
+    try {
+      settings.baseUrl = parseBaseUrl('baseUrl', config.baseUrl.trim());
+    } catch (err) {
+      const why = err instanceof Error ? err.message : String(err);
+      throw new SettingsError(vars.baseUrl, `The built-in ${why}; set ${vars.baseUrl} to the API's absolute URL instead`);
+    }
+  }
+  return settings;
+}

@@ -1,0 +1,287 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { setLogSink } from '../../../templates/runtime/log.js';
+import { createServer } from '../../../templates/runtime/server.js';
+import { SettingsError } from '../../../templates/runtime/settings.js';
+import type { OperationTool, ServerConfig } from '../../../templates/runtime/types.js';
+import { compiledValidatorCount } from '../../../templates/runtime/validate.js';
+
+const ROOT = path.resolve(import.meta.dirname, '../../..');
+
+const config: ServerConfig = { name: 'petstore', version: '1.2.3', instructions: 'Use the pet tools.', envPrefix: 'PETSTORE', timeoutMs: 5000, maxResponseBytes: 100_000 };
+
+const getPet: OperationTool = {
+  kind: 'operation',
+  name: 'getPetById',
+  title: 'Find pet by ID',
+  description: 'Returns a single pet.',
+  inputSchema: {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    type: 'object',
+    properties: { petId: { type: 'integer', description: 'ID of pet' } },
+    required: ['petId'],
+    additionalProperties: false,
+  },
+  outputSchema: {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    type: 'object',
+    properties: { id: { type: 'integer' }, name: { type: 'string' }, category: { $ref: '#/$defs/Category' } },
+    required: ['id', 'name'],
+    $defs: { Category: { type: 'object', properties: { id: { type: 'integer' }, parent: { $ref: '#/$defs/Category' } } } },
+  },
+  annotations: { readOnlyHint: true },
+  http: { method: 'GET', path: '/pet/{petId}', params: [{ arg: 'petId', name: 'petId', in: 'path' }] },
+};
+
+const addPet: OperationTool = {
+  kind: 'operation',
+  name: 'addPet',
+  inputSchema: { type: 'object', properties: { body: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } }, required: ['body'] },
+  http: { method: 'POST', path: '/pet', params: [], body: { arg: 'body', contentType: 'application/json' } },
+};
+
+const slow: OperationTool = { kind: 'operation', name: 'slow', inputSchema: { type: 'object' }, http: { method: 'GET', path: '/slow', params: [] } };
+
+const tools = [getPet, addPet, slow];
+
+type Seen = { method: string; url: string; body: string };
+const seen: Seen[] = [];
+let slowClosed: Promise<void> = Promise.resolve();
+let signalSlowClosed: () => void = () => undefined;
+const http = createHttpServer((req, res) => {
+  let body = '';
+  req.on('data', (c: Buffer) => (body += c.toString()));
+  req.on('end', () => {
+    seen.push({ method: req.method ?? '', url: req.url ?? '', body });
+    if (req.url === '/v1/pet/7') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"id":7,"name":"Rex","category":{"id":1}}');
+    } else if (req.url === '/v1/pet/8') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"id":"eight"}');
+    } else if (req.url === '/v1/pet' && req.method === 'POST') {
+      res.writeHead(201, { 'content-type': 'application/json' });
+      res.end(body);
+    } else if (req.url === '/v1/slow') {
+      res.on('close', () => signalSlowClosed());
+    } else {
+      res.writeHead(404, { 'content-type': 'text/plain' });
+      res.end('nope');
+    }
+  });
+});
+let baseUrl = '';
+
+beforeAll(async () => {
+  setLogSink(() => undefined);
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  baseUrl = `http://127.0.0.1:${(http.address() as AddressInfo).port}/v1`;
+});
+afterAll(async () => {
+  http.closeAllConnections();
+  await new Promise<void>((resolve) => http.close(() => resolve()));
+});
+
+const clients: Client[] = [];
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((c) => c.close()));
+  seen.length = 0;
+});
+
+async function connect(env: NodeJS.ProcessEnv = { PETSTORE_BASE_URL: baseUrl }): Promise<Client> {
+  const server = createServer(config, tools, env);
+  const [clientT, serverT] = InMemoryTransport.createLinkedPair();
+  const client = new Client({ name: 'test', version: '1' });
+  await Promise.all([server.connect(serverT), client.connect(clientT)]);
+  clients.push(client);
+  return client;
+}
+
+describe('createServer (in memory)', () => {
+  it('identifies itself and sends the instructions', async () => {
+    const client = await connect();
+    expect(client.getServerVersion()).toEqual({ name: 'petstore', version: '1.2.3' });
+    expect(client.getInstructions()).toBe('Use the pet tools.');
+    expect(client.getServerCapabilities()?.tools).toEqual({});
+  });
+
+  it('lists every tool with its schemas verbatim, without compiling validators', async () => {
+    const before = compiledValidatorCount();
+    const client = await connect();
+    const { tools: listed } = await client.listTools();
+    expect(listed).toEqual([
+      { name: 'getPetById', title: 'Find pet by ID', description: 'Returns a single pet.', inputSchema: getPet.inputSchema, outputSchema: getPet.outputSchema, annotations: { readOnlyHint: true } },
+      { name: 'addPet', inputSchema: addPet.inputSchema },
+      { name: 'slow', inputSchema: { type: 'object' } },
+    ]);
+    expect(Object.keys(listed[1]!).sort()).toEqual(['inputSchema', 'name']);
+    expect(compiledValidatorCount()).toBe(before);
+  });
+
+  it('calls a tool end to end and returns structuredContent', async () => {
+    const client = await connect();
+    const result = await client.callTool({ name: 'getPetById', arguments: { petId: 7 } });
+    expect(result).toEqual({ content: [{ type: 'text', text: '{"id":7,"name":"Rex","category":{"id":1}}' }], structuredContent: { id: 7, name: 'Rex', category: { id: 1 } } });
+    expect(seen).toEqual([{ method: 'GET', url: '/v1/pet/7', body: '' }]);
+  });
+
+  it('sends bodies end to end', async () => {
+    const client = await connect();
+    const result = await client.callTool({ name: 'addPet', arguments: { body: { name: 'Tom' } } });
+    expect(result.isError).toBeUndefined();
+    expect(seen).toEqual([{ method: 'POST', url: '/v1/pet', body: '{"name":"Tom"}' }]);
+  });
+
+  it('returns a schema mismatch as an isError result the client accepts', async () => {
+    const client = await connect();
+    const result = await client.callTool({ name: 'getPetById', arguments: { petId: 8 } });
+    expect(result.isError).toBe(true);
+    expect(result.content).toEqual([{ type: 'text', text: expect.stringContaining('{"id":"eight"}') }]);
+  });
+
+  it('returns invalid arguments as an isError result and sends nothing', async () => {
+    const client = await connect();
+    const result = await client.callTool({ name: 'getPetById', arguments: { petId: 'seven' } });
+    expect(result).toEqual({ isError: true, content: [{ type: 'text', text: 'Invalid arguments for tool getPetById:\n- petId: must be integer' }] });
+    expect(seen).toEqual([]);
+  });
+
+  it('rejects an unknown tool with JSON-RPC error -32602', async () => {
+    const client = await connect();
+    const err = await client.callTool({ name: 'nope', arguments: {} }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(McpError);
+    expect((err as McpError).code).toBe(ErrorCode.InvalidParams);
+    expect((err as McpError).code).toBe(-32602);
+    expect((err as McpError).message).toMatch(/Unknown tool: nope/);
+  });
+
+  it('tells which variable to set when there is no base URL', async () => {
+    const client = await connect({});
+    const result = await client.callTool({ name: 'getPetById', arguments: { petId: 7 } });
+    expect(result.isError).toBe(true);
+    expect(result.content).toEqual([{ type: 'text', text: expect.stringContaining('PETSTORE_BASE_URL') }]);
+  });
+
+  it('aborts the HTTP request when the client cancels the call', async () => {
+    slowClosed = new Promise<void>((resolve) => (signalSlowClosed = resolve));
+    const client = await connect();
+    const controller = new AbortController();
+    const call = client.callTool({ name: 'slow', arguments: {} }, undefined, { signal: controller.signal });
+    await new Promise((r) => setTimeout(r, 100));
+    expect(seen.map((s) => s.url)).toEqual(['/v1/slow']);
+    controller.abort();
+    await expect(call).rejects.toThrow();
+    await slowClosed; // the server-side fetch was aborted, closing the connection
+  });
+
+  it('throws SettingsError for a malformed environment variable', () => {
+    expect(() => createServer(config, tools, { PETSTORE_TIMEOUT_MS: 'soon' })).toThrow(SettingsError);
+    expect(() => createServer(config, tools, { PETSTORE_TIMEOUT_MS: 'soon' })).toThrow(/PETSTORE_TIMEOUT_MS/);
+  });
+
+  it('refuses duplicate tool names', () => {
+    expect(() => createServer(config, [getPet, getPet], {})).toThrow(/Duplicate tool name: getPetById/);
+  });
+});
+
+describe('runStdio (child process)', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'mcpgen-runtime-'));
+  const script = path.join(dir, 'main.mts');
+  writeFileSync(
+    script,
+    `import { runStdio } from ${JSON.stringify(pathToFileURL(path.join(ROOT, 'templates/runtime/server.ts')).href)};\n` +
+      `await runStdio(${JSON.stringify(config)}, ${JSON.stringify(tools)});\n`,
+  );
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  type Child = { stdout: string[]; stderr: () => string; exit: Promise<number | null>; send: (msg: unknown) => void; end: () => void; kill: (s: NodeJS.Signals) => void; waitStderr: (re: RegExp) => Promise<void> };
+
+  function start(env: NodeJS.ProcessEnv): Child {
+    const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: ROOT, env: { PATH: process.env.PATH, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let err = '';
+    let out = '';
+    const lines: string[] = [];
+    const waiters: Array<() => void> = [];
+    child.stderr.on('data', (c: Buffer) => {
+      err += c.toString();
+      waiters.forEach((w) => w());
+    });
+    child.stdout.on('data', (c: Buffer) => {
+      out += c.toString();
+      const parts = out.split('\n');
+      out = parts.pop() ?? '';
+      lines.push(...parts);
+      waiters.forEach((w) => w());
+    });
+    const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    return {
+      stdout: lines,
+      stderr: () => err,
+      exit,
+      send: (msg) => child.stdin.write(JSON.stringify(msg) + '\n'),
+      end: () => child.stdin.end(),
+      kill: (s) => child.kill(s),
+      waitStderr: (re) =>
+        new Promise<void>((resolve, reject) => {
+          const timer = setTimeout(() => reject(new Error(`timed out waiting for ${re} in stderr: ${err}`)), 20_000);
+          const check = (): void => {
+            if (re.test(err)) {
+              clearTimeout(timer);
+              resolve();
+            }
+          };
+          waiters.push(check);
+          check();
+        }),
+    };
+  }
+
+  it('serves over stdio, logs one start-up line to stderr only, and exits 0 when stdin closes', async () => {
+    const child = start({ PETSTORE_BASE_URL: baseUrl });
+    await child.waitStderr(/MCP server on stdio/);
+    child.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+    child.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    child.send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+    child.send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'getPetById', arguments: { petId: 7 } } });
+    const deadline = Date.now() + 20_000;
+    while (child.stdout.length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    child.end();
+    expect(await child.exit).toBe(0);
+    const messages = child.stdout.map((l) => JSON.parse(l) as { id: number; result: Record<string, unknown> });
+    expect(messages.map((m) => m.id)).toEqual([1, 2, 3]);
+    expect(messages[0]!.result.serverInfo).toEqual({ name: 'petstore', version: '1.2.3' });
+    expect((messages[1]!.result.tools as unknown[]).length).toBe(3);
+    expect(messages[2]!.result.structuredContent).toEqual({ id: 7, name: 'Rex', category: { id: 1 } });
+    const startup = child.stderr().split('\n').filter((l) => l.includes('MCP server on stdio'));
+    expect(startup).toHaveLength(1);
+    expect(startup[0]).toContain(`petstore 1.2.3: MCP server on stdio with 3 tools; base URL ${baseUrl}`);
+  });
+
+  it('warns when the base URL is unset and exits 0 on SIGTERM', async () => {
+    const child = start({});
+    await child.waitStderr(/MCP server on stdio/);
+    expect(child.stderr()).toMatch(/WARN .*PETSTORE_BASE_URL is not set/);
+    child.kill('SIGTERM');
+    expect(await child.exit).toBe(0);
+    expect(child.stdout).toEqual([]);
+  });
+
+  it('exits 1 with a message naming the variable when a setting is malformed', async () => {
+    const child = start({ PETSTORE_BASE_URL: 'not a url' });
+    expect(await child.exit).toBe(1);
+    expect(child.stderr()).toMatch(/ERROR petstore: cannot start: PETSTORE_BASE_URL must be an absolute http:\/\/ or https:\/\/ URL/);
+    expect(child.stdout).toEqual([]);
+  });
+});
