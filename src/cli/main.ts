@@ -25,6 +25,7 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
           .option('check', { type: 'boolean', default: false, describe: 'Write nothing; exit 1 listing every file that would be added, changed or removed' })
           .option('format', { choices: ['text', 'json', 'github'] as const, default: 'text' as const, describe: 'Diagnostics format' }),
       async (a) => {
+        if (usageError !== undefined) return;
         code = await runBuild({ manifest: a.manifest, check: a.check, format: a.format, ...(a.out !== undefined ? { out: a.out } : {}) }, io);
       },
     )
@@ -36,6 +37,7 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
           .positional('manifest', { type: 'string', demandOption: true, describe: 'Path of the manifest (mcpgen.yaml)' })
           .option('format', { choices: ['text', 'json', 'github'] as const, default: 'text' as const, describe: 'Diagnostics format' }),
       async (a) => {
+        if (usageError !== undefined) return;
         code = await runValidate({ manifest: a.manifest, format: a.format }, io);
       },
     )

@@ -31,13 +31,38 @@ export function tsString(value: string): string {
 
 /**
  * A TypeScript expression for a JSON value (object, array, string, number, boolean, null).
- * Output is JSON, which is valid TS expression syntax; `<`, U+2028 and U+2029 are escaped so the
- * text is also safe in HTML/script contexts and in older parsers.
+ * Output is JSON-shaped, which is valid TS expression syntax, with two differences that make
+ * it mean exactly what `JSON.parse` would: a `__proto__` key is written as a computed key
+ * (`["__proto__"]`), because a plain `"__proto__":` in an object literal sets the prototype
+ * instead of creating a property; and `<`, U+2028 and U+2029 are escaped so the text is also
+ * safe in HTML/script contexts and in older parsers.
  */
 export function tsLiteral(value: unknown, indent?: number): string {
-  const json = JSON.stringify(value, null, indent);
-  if (json === undefined) throw new TypeError('tsLiteral: value is not JSON-serialisable');
-  return json.replace(/[\u2028\u2029<]/g, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
+  const pad = indent ? ' '.repeat(indent) : '';
+  const str = (v: string) => JSON.stringify(v).replace(/[\u2028\u2029<]/g, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
+  const print = (v: unknown, depth: string): string => {
+    if (v === null || typeof v === 'boolean') return String(v);
+    if (typeof v === 'number') {
+      if (!Number.isFinite(v)) throw new TypeError('tsLiteral: non-finite number');
+      return JSON.stringify(v);
+    }
+    if (typeof v === 'string') return str(v);
+    const inner = depth + pad;
+    const nl = pad ? '\n' : '';
+    const sep = pad ? ': ' : ':';
+    if (Array.isArray(v)) {
+      if (v.length === 0) return '[]';
+      return `[${nl}${v.map((x) => inner + print(x === undefined ? null : x, inner)).join(',' + nl)}${nl}${depth}]`;
+    }
+    if (typeof v === 'object') {
+      const entries = Object.entries(v as Record<string, unknown>).filter(([, x]) => x !== undefined);
+      if (entries.length === 0) return '{}';
+      const key = (k: string) => (k === '__proto__' ? `[${str(k)}]` : str(k));
+      return `{${nl}${entries.map(([k, x]) => inner + key(k) + sep + print(x, inner)).join(',' + nl)}${nl}${depth}}`;
+    }
+    throw new TypeError('tsLiteral: value is not JSON-serialisable');
+  };
+  return print(value, '');
 }
 
 /**

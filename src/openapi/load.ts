@@ -11,7 +11,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
-import { Diagnostics, pointer } from '../diagnostics.js';
+import { Diagnostics, pointer, type Location } from '../diagnostics.js';
 import { isObject } from '../json.js';
 import { parseYamlSource, type YamlSource } from '../manifest/source.js';
 
@@ -42,6 +42,8 @@ export type LoadSpecOptions = {
   displayPath: string;
   /** Local `$ref`s must stay inside one of these directories. */
   rootDirs: readonly string[];
+  /** Where the manifest names the spec (a missing spec file is reported there). */
+  referencedAt: Location;
   /** URL prefixes remote `$ref`s may start with. */
   allowRemoteRefs: readonly string[];
   diagnostics: Diagnostics;
@@ -50,7 +52,7 @@ export type LoadSpecOptions = {
 /** Loads, validates and bundles an OpenAPI description; `undefined` when it cannot be used. */
 export async function loadSpec(opts: LoadSpecOptions): Promise<LoadedSpec | undefined> {
   const { file, displayPath, diagnostics } = opts;
-  const at = { file: displayPath, pointer: '', line: 0, col: 0 };
+  const at: Location = { file: displayPath, pointer: '', line: 1, col: 1 };
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -59,7 +61,7 @@ export async function loadSpec(opts: LoadSpecOptions): Promise<LoadedSpec | unde
       'MCPGEN_SPEC_NOT_FOUND',
       `cannot read OpenAPI file ${displayPath}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`,
       'check the `openapi` path in the manifest; it is relative to the manifest file',
-      at,
+      opts.referencedAt,
     );
     return undefined;
   }

@@ -24,7 +24,9 @@ let ajv: Ajv2020 | undefined;
 function getAjv(): Ajv2020 {
   if (!ajv) {
     // addUsedSchema: false keeps tools whose schemas share an `$id` from clashing in Ajv's registry.
-    ajv = new Ajv2020({ allErrors: true, strict: false, logger: false, addUsedSchema: false });
+    // ownProperties: a schema property named `constructor` or `toString` must not be checked
+    // against what every object inherits from Object.prototype
+    ajv = new Ajv2020({ allErrors: true, strict: false, logger: false, addUsedSchema: false, ownProperties: true });
     addFormats(ajv);
   }
   return ajv;

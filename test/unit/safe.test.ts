@@ -90,3 +90,23 @@ describe('identifier / propKey / case helpers', () => {
     expect(pascalCase('---')).toBe('');
   });
 });
+
+describe('tsLiteral keeps JSON semantics', () => {
+  it('writes __proto__ keys as computed keys so they stay own properties', () => {
+    const value = JSON.parse('{"properties":{"__proto__":{"type":"string"},"a":1}}') as unknown;
+    const lit = tsLiteral(value, 2);
+    expect(lit).toContain('["__proto__"]');
+    expect(syntaxErrors(`export const x = ${lit};`)).toEqual([]);
+    // evaluate the literal the way generated code would be evaluated
+    const evaluated = new Function(`return (${lit});`)() as { properties: object };
+    expect(Object.getPrototypeOf(evaluated.properties)).toBe(Object.prototype);
+    expect(Object.keys(evaluated.properties)).toEqual(['__proto__', 'a']);
+    expect(JSON.stringify(evaluated)).toBe(JSON.stringify(value));
+  });
+
+  it('prints the same text as JSON.stringify apart from the escapes', () => {
+    const value = { a: [1, 'two', { b: null, c: true }], d: {}, e: [] };
+    expect(tsLiteral(value, 2)).toBe(JSON.stringify(value, null, 2));
+    expect(tsLiteral(value)).toBe(JSON.stringify(value));
+  });
+});

@@ -130,3 +130,17 @@ describe('validateOutput', () => {
     expect(validateOutput(petTool, 'whatever')).toEqual([]);
   });
 });
+
+describe('inherited properties', () => {
+  it('does not mistake Object.prototype members for arguments', async () => {
+    const { validateArguments } = await import('../../../templates/runtime/validate.js');
+    const tool = {
+      kind: 'operation' as const,
+      name: 'protoProps',
+      inputSchema: { type: 'object', properties: { constructor: { type: 'string' }, toString: { type: 'string' } }, required: [] },
+      http: { method: 'GET' as const, path: '/', params: [] },
+    };
+    expect(validateArguments(tool, {})).toEqual([]);
+    expect(validateArguments(tool, { constructor: 1 })).toEqual(['constructor: must be string']);
+  });
+});

@@ -1,0 +1,87 @@
+/**
+ * Renders diagnostics for people (`text`), for tools (`json`) and for GitHub Actions
+ * (`github`: workflow commands that annotate the files of a pull request).
+ */
+import type { Diagnostic } from '../diagnostics.js';
+
+/** Output formats of {@link formatDiagnostics}. */
+export type DiagnosticsFormat = 'text' | 'json' | 'github';
+
+/**
+ * Formats diagnostics, in the order given (pass `Diagnostics.sorted()` for a stable order).
+ * Every format ends with a newline.
+ *
+ * @example
+ * formatDiagnostics(list, 'text');
+ * // mcpgen.yaml:3:1 error MCPGEN_MANIFEST_UNKNOWN_KEY unknown key "nmae"
+ * //   at /nmae
+ * //   help: did you mean "name"?
+ * // 1 error, 0 warnings
+ */
+export function formatDiagnostics(list: Diagnostic[], format: DiagnosticsFormat): string {
+  switch (format) {
+    case 'json':
+      return formatJson(list);
+    case 'github':
+      return list.map(formatGithub).join('');
+    default:
+      return formatText(list);
+  }
+}
+
+/** `file:line:col`, leaving out the parts that are unknown (0). */
+function position(d: Diagnostic): string {
+  const { file, line, col } = d.location;
+  if (line <= 0) return file;
+  return col > 0 ? `${file}:${line}:${col}` : `${file}:${line}`;
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+function formatText(list: Diagnostic[]): string {
+  const lines: string[] = [];
+  for (const d of list) {
+    lines.push(`${position(d)} ${d.severity} ${d.code} ${oneLine(d.message)}`);
+    if (d.location.pointer !== '') lines.push(`  at ${d.location.pointer}`);
+    if (d.help !== '') lines.push(`  help: ${oneLine(d.help)}`);
+  }
+  const errors = list.filter((d) => d.severity === 'error').length;
+  lines.push(`${plural(errors, 'error')}, ${plural(list.length - errors, 'warning')}`);
+  return lines.join('\n') + '\n';
+}
+
+/** Keeps a text diagnostic on its own lines even if a message ever carried a line break. */
+function oneLine(s: string): string {
+  return s.replace(/\r?\n/g, ' ');
+}
+
+function formatJson(list: Diagnostic[]): string {
+  // Rebuilt field by field so the key order is fixed whatever order the objects were made in.
+  const out = list.map((d) => ({
+    code: d.code,
+    severity: d.severity,
+    message: d.message,
+    help: d.help,
+    location: { file: d.location.file, pointer: d.location.pointer, line: d.location.line, col: d.location.col },
+  }));
+  return JSON.stringify(out, null, 2) + '\n';
+}
+
+/** Escapes the message part of a workflow command (what follows `::`). */
+export function escapeGithubData(s: string): string {
+  return s.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+}
+
+/** Escapes a property value of a workflow command (`file=…`, `title=…`). */
+export function escapeGithubProperty(s: string): string {
+  return escapeGithubData(s).replace(/:/g, '%3A').replace(/,/g, '%2C');
+}
+
+function formatGithub(d: Diagnostic): string {
+  const props = [`file=${escapeGithubProperty(d.location.file)}`];
+  if (d.location.line > 0) props.push(`line=${d.location.line}`);
+  if (d.location.line > 0 && d.location.col > 0) props.push(`col=${d.location.col}`);
+  props.push(`title=${escapeGithubProperty(d.code)}`);
+  const text = d.help !== '' ? `${d.message} (help: ${d.help})` : d.message;
+  return `::${d.severity} ${props.join(',')}::${escapeGithubData(text)}\n`;
+}

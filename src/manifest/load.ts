@@ -1,0 +1,181 @@
+/**
+ * Stage 1 (load) for the manifest: read mcpgen.yaml, parse it with positions, validate it
+ * against the schema, and resolve defaults and paths.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Diagnostics } from '../diagnostics.js';
+import { isRecord, manifestSchema } from './schema.js';
+import { parseYamlSource, type YamlSource } from './source.js';
+import type { Manifest, Method, Override } from './types.gen.js';
+import { validateManifest } from './validate.js';
+
+/** A manifest as read from disk. */
+export type LoadedManifest = {
+  source: YamlSource;
+  /**
+   * The parsed manifest. Only trustworthy when `valid`; otherwise it is whatever the file held
+   * (an empty object when that was not a mapping), and readers must check types themselves.
+   */
+  manifest: Manifest;
+  /** True when the manifest passed schema validation. */
+  valid: boolean;
+  /** Absolute directory of the manifest file; relative paths in the manifest start here. */
+  dir: string;
+  /** Manifest path relative to the working directory, with `/` separators (used in diagnostics). */
+  displayPath: string;
+};
+
+/** A selector with every field normalized to a list. */
+export type ResolvedSelector = {
+  tag?: string[];
+  operationId?: string[];
+  path?: string[];
+  method?: Method[];
+};
+
+/** A manifest with the schema's defaults applied and its paths made absolute. */
+export type ResolvedManifest = {
+  name: string;
+  version: string;
+  description?: string;
+  /** `openapi` as written. */
+  openapi: string;
+  /** Absolute path of the OpenAPI description. */
+  openapiPath: string;
+  /** `output` as written (or its default). */
+  output: string;
+  /** Absolute output directory. */
+  outputDir: string;
+  baseUrl?: string;
+  envPrefix: string;
+  allowRemoteRefs: string[];
+  maxToolNameLength: number;
+  timeoutMs: number;
+  maxResponseBytes: number;
+  include?: ResolvedSelector[];
+  exclude?: ResolvedSelector[];
+  overrides?: Record<string, Override>;
+};
+
+/** Options of {@link loadManifest}. */
+export type LoadManifestOptions = {
+  /** Directory `path` and display paths are relative to; defaults to `process.cwd()`. */
+  cwd?: string;
+};
+
+/**
+ * Reads, parses and validates a manifest. Returns undefined when the file cannot be read or is
+ * not well-formed YAML; schema problems are reported and give `valid: false`.
+ */
+export async function loadManifest(manifestPath: string, diagnostics: Diagnostics, opts: LoadManifestOptions = {}): Promise<LoadedManifest | undefined> {
+  const cwd = path.resolve(opts.cwd ?? process.cwd());
+  const abs = path.resolve(cwd, manifestPath);
+  const displayPath = toDisplayPath(cwd, abs);
+  let text: string;
+  try {
+    text = await readFile(abs, 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    const at = { file: displayPath, pointer: '', line: 0, col: 0 };
+    if (code === 'ENOENT') {
+      diagnostics.error('MCPGEN_MANIFEST_NOT_FOUND', `manifest ${displayPath} not found`, 'check the path; the manifest is usually named mcpgen.yaml', at);
+    } else if (code === 'EISDIR') {
+      diagnostics.error('MCPGEN_MANIFEST_NOT_FOUND', `${displayPath} is a directory, not a manifest file`, 'pass the manifest file itself, e.g. `mcpgen build mcpgen.yaml`', at);
+    } else {
+      diagnostics.error('MCPGEN_MANIFEST_NOT_FOUND', `cannot read manifest ${displayPath}: ${code ?? String(e)}`, 'check that the file exists and is readable', at);
+    }
+    return undefined;
+  }
+  const source = parseYamlSource({ file: displayPath, text, diagnostics, syntaxCode: 'MCPGEN_MANIFEST_SYNTAX' });
+  if (!source) return undefined;
+  const valid = validateManifest(source, diagnostics);
+  const manifest = (isRecord(source.value) ? source.value : {}) as Manifest;
+  return { source, manifest, valid, dir: path.dirname(abs), displayPath };
+}
+
+/** `abs` relative to `cwd` with `/` separators (absolute when there is no relative path). */
+export function toDisplayPath(cwd: string, abs: string): string {
+  const rel = path.relative(cwd, abs);
+  if (rel === '' || path.isAbsolute(rel)) return abs.split(path.sep).join('/');
+  return rel.split(path.sep).join('/');
+}
+
+/**
+ * The default `envPrefix` for a server name: upper-cased, every character outside `[A-Z0-9]`
+ * replaced by `_`, and `MCP_` in front when it would not start with a letter (`MCP` for an
+ * empty name).
+ *
+ * @example
+ * deriveEnvPrefix('pet-store.v2'); // 'PET_STORE_V2'
+ * deriveEnvPrefix('123abc');       // 'MCP_123ABC'
+ */
+export function deriveEnvPrefix(name: string): string {
+  const prefix = name.toUpperCase().replace(/[^A-Z0-9]/g, '_');
+  if (prefix === '') return 'MCP';
+  return /^[A-Z]/.test(prefix) ? prefix : `MCP_${prefix}`;
+}
+
+/** The schema's `default` of a top-level manifest property. */
+function schemaDefault<T>(key: string, check: (v: unknown) => v is T): T {
+  const props = manifestSchema().properties;
+  const value = isRecord(props) && isRecord(props[key]) ? props[key].default : undefined;
+  if (!check(value)) throw new Error(`schemas/manifest.schema.json: no usable default for "${key}"`);
+  return value;
+}
+
+const isString = (v: unknown): v is string => typeof v === 'string';
+const isInteger = (v: unknown): v is number => Number.isInteger(v);
+
+/**
+ * Applies the schema's defaults (version, output, maxToolNameLength, timeoutMs,
+ * maxResponseBytes; envPrefix derived from name), resolves `openapi` and `output` against the
+ * manifest directory and turns every selector field into a list. Fields of the wrong type (an
+ * invalid manifest) are treated as absent, so this never throws on user input.
+ */
+export function resolveManifest(loaded: LoadedManifest): ResolvedManifest {
+  const m: Record<string, unknown> = isRecord(loaded.manifest) ? loaded.manifest : {};
+  const str = (k: string) => (isString(m[k]) ? m[k] : undefined);
+  const int = (k: string) => (isInteger(m[k]) ? m[k] : undefined);
+  const name = str('name') ?? '';
+  const openapi = str('openapi') ?? '';
+  const output = str('output') ?? schemaDefault('output', isString);
+  const out: ResolvedManifest = {
+    name,
+    version: str('version') ?? schemaDefault('version', isString),
+    openapi,
+    openapiPath: path.resolve(loaded.dir, openapi),
+    output,
+    outputDir: path.resolve(loaded.dir, output),
+    envPrefix: str('envPrefix') ?? deriveEnvPrefix(name),
+    allowRemoteRefs: Array.isArray(m.allowRemoteRefs) ? m.allowRemoteRefs.filter(isString) : [],
+    maxToolNameLength: int('maxToolNameLength') ?? schemaDefault('maxToolNameLength', isInteger),
+    timeoutMs: int('timeoutMs') ?? schemaDefault('timeoutMs', isInteger),
+    maxResponseBytes: int('maxResponseBytes') ?? schemaDefault('maxResponseBytes', isInteger),
+  };
+  const description = str('description');
+  if (description !== undefined) out.description = description;
+  const baseUrl = str('baseUrl');
+  if (baseUrl !== undefined) out.baseUrl = baseUrl;
+  if (Array.isArray(m.include)) out.include = m.include.filter(isRecord).map(normalizeSelector);
+  if (Array.isArray(m.exclude)) out.exclude = m.exclude.filter(isRecord).map(normalizeSelector);
+  if (isRecord(m.overrides)) {
+    out.overrides = Object.fromEntries(Object.entries(m.overrides).filter(([, v]) => isRecord(v))) as Record<string, Override>;
+  }
+  return out;
+}
+
+function normalizeSelector(s: Record<string, unknown>): ResolvedSelector {
+  const list = (v: unknown): string[] | undefined => (isString(v) ? [v] : Array.isArray(v) ? v.filter(isString) : undefined);
+  const out: ResolvedSelector = {};
+  const tag = list(s.tag);
+  if (tag) out.tag = tag;
+  const operationId = list(s.operationId);
+  if (operationId) out.operationId = operationId;
+  const p = list(s.path);
+  if (p) out.path = p;
+  const method = list(s.method);
+  // a valid manifest only holds the schema's methods; an invalid one never reaches the IR
+  if (method) out.method = method as Method[];
+  return out;
+}
