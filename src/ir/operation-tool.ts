@@ -236,8 +236,12 @@ function outputSchema(ctx: PartsContext): JsonSchema | undefined {
     if (schema === undefined) return undefined;
     const scope = conv.scope('output');
     const value = scope.convert(schema);
-    if (!isObject(value) || value.type !== 'object') return undefined;
-    return scope.finish(value);
+    if (!isObject(value)) return undefined;
+    let root = scope.finish(value);
+    // a response that is itself a recursive definition: publish that definition as the root
+    const only = /^#\/\$defs\/(.+)$/.exec(typeof value.$ref === 'string' && Object.keys(value).length === 1 ? value.$ref : '');
+    if (only && isObject(root.$defs) && isObject(root.$defs[only[1]!])) root = { ...(root.$defs[only[1]!] as Record<string, unknown>), $defs: root.$defs };
+    return root.type === 'object' ? root : undefined;
   }
   return undefined;
 }

@@ -63,8 +63,7 @@ export class SchemaConverter {
     // depend on which tool happens to reach a definition first
     const taken = new Set<string>();
     for (const ref of [...refs].sort()) {
-      const tokens = parsePointer(ref);
-      const base = (tokens[tokens.length - 1] ?? 'Def').replace(/[^A-Za-z0-9_.-]/g, '_') || 'Def';
+      const base = defBaseName(ref);
       let name = base;
       for (let i = 2; taken.has(name); i++) name = `${base}_${i}`;
       taken.add(name);
@@ -264,6 +263,22 @@ function validPattern(p: string): boolean {
   } catch {
     return false;
   }
+}
+
+const GENERIC_TOKENS = new Set(['paths', 'content', 'schema', 'schemas', 'responses', 'requestBody', 'properties', 'items', 'parameters', 'components', 'definitions', 'additionalProperties', 'allOf', 'anyOf', 'oneOf']);
+
+/**
+ * A readable `$defs` name for a reference: the schema name for `#/components/schemas/X` and
+ * `#/definitions/X`, else the meaningful tail of the pointer (references into other places,
+ * such as a multi-file spec's bundled schemas, end in generic tokens like `schema`).
+ */
+function defBaseName(ref: string): string {
+  const tokens = parsePointer(ref);
+  const clean = (t: string) => t.replace(/[^A-Za-z0-9_.-]+/g, '_').replace(/^_+|_+$/g, '');
+  const isComponent = (tokens[0] === 'components' && tokens.length === 3) || (tokens[0] === 'definitions' && tokens.length === 2);
+  if (isComponent) return clean(tokens[tokens.length - 1]!) || 'Def';
+  const meaningful = tokens.filter((t) => !GENERIC_TOKENS.has(t) && !t.includes('/json')).map(clean).filter(Boolean);
+  return meaningful.slice(-3).join('_') || 'Def';
 }
 
 /**

@@ -139,6 +139,9 @@ describe('mcpgen CLI', () => {
     ['bad-builds/duplicate-names', ['MCPGEN_DUPLICATE_TOOL_NAME']],
     ['bad-builds/unknown-tag', ['MCPGEN_UNKNOWN_TAG']],
     ['bad-builds/duplicate-operation-id', ['MCPGEN_DUPLICATE_OPERATION_ID']],
+    ['bad-builds/remote-ref', ['MCPGEN_SPEC_REMOTE_REF']],
+    ['bad-builds/ref-outside', ['MCPGEN_SPEC_REF_OUTSIDE']],
+    ['bad-builds/missing-ref', ['MCPGEN_SPEC_REF_UNRESOLVED']],
   ])('%s: located errors, exit 1, nothing written', async (name, codes) => {
     const src = path.join(ROOT, 'test/fixtures', name);
     for (const cmd of ['validate', 'build']) {
