@@ -59,7 +59,9 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
       helpText = output;
     });
   } catch (e) {
-    io.stderr(`mcpgen: internal error: ${(e as Error).stack ?? String(e)}\n`);
+    // a bug in mcpgen, not in the user's input: say so plainly; the stack only on request
+    const detail = process.env.MCPGEN_DEBUG ? ((e as Error).stack ?? String(e)) : ((e as Error).message ?? String(e));
+    io.stderr(`mcpgen: internal error: ${detail}\nThis is a bug in mcpgen; run again with MCPGEN_DEBUG=1 for details and report it.\n`);
     return 70;
   }
   if (usageError !== undefined) {

@@ -240,8 +240,16 @@ function outputSchema(ctx: PartsContext): JsonSchema | undefined {
     let root = scope.finish(value);
     // a response that is itself a recursive definition: publish that definition as the root
     const only = /^#\/\$defs\/(.+)$/.exec(typeof value.$ref === 'string' && Object.keys(value).length === 1 ? value.$ref : '');
-    if (only && isObject(root.$defs) && isObject(root.$defs[only[1]!])) root = { ...(root.$defs[only[1]!] as Record<string, unknown>), $defs: root.$defs };
-    return root.type === 'object' ? root : undefined;
+    if (only && isObject(root.$defs) && isObject(root.$defs[only[1]!])) {
+      const name = only[1]!;
+      const { [name]: body, ...rest } = root.$defs;
+      root = { ...(body as Record<string, unknown>), $defs: rest };
+      // keep the definition only when something still refers to it (a recursive schema)
+      if (JSON.stringify(root).includes(JSON.stringify(`#/$defs/${name}`))) root.$defs = sortKeys({ ...rest, [name]: body });
+      if (Object.keys(root.$defs as object).length === 0) delete root.$defs;
+    }
+    // portable output schemas are plain objects at the root (no top-level combinators)
+    return root.type === 'object' && !('anyOf' in root || 'oneOf' in root || 'allOf' in root) ? root : undefined;
   }
   return undefined;
 }
@@ -265,4 +273,8 @@ function describe(op: RawOperation): string | undefined {
   let text = description && summary && !description.startsWith(summary) ? `${summary}\n\n${description}` : (description ?? summary);
   if (op.deprecated && text) text = `[deprecated] ${text}`;
   return text?.trim() || undefined;
+}
+
+function sortKeys(o: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }

@@ -24,7 +24,7 @@ describe('spec loading', () => {
     expect(portabilityProblems(putNode!.inputSchema)).toEqual([]);
     // the generated type is recursive too, not expanded
     const tools = res.files!.get('src/tools.gen.ts')!;
-    expect(tools).toMatch(new RegExp(`children\\?: Array<GetNodeResult\\$${defName}>;`));
+    expect(tools).toMatch(new RegExp(`children\\?: Array<OutputDef\\$${defName}>;`));
   });
 
   it('gives the same bytes when the spec lists its paths, components and properties in another order', async () => {

@@ -12,6 +12,7 @@ import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBackend } from '../../examples/petstore/backend.mjs';
+import { compile } from '../../src/compile.js';
 import { copyToTemp, installAndBuild, ROOT } from '../helpers/project.js';
 
 type Backend = Awaited<ReturnType<typeof startBackend>>;
@@ -64,6 +65,12 @@ describe('generated Petstore server', () => {
     // the recursive Category schema is published as $defs + $ref, not expanded forever
     expect(JSON.stringify(byName.createPet!.inputSchema)).toContain('"$ref":"#/$defs/Category"');
     expect(byName.getPetById!.outputSchema?.type).toBe('object');
+    // what the server publishes is exactly the compiler's IR (shared $defs reassembled at run time)
+    const { ir } = await compile({ manifestPath: path.join(ROOT, 'examples/petstore/mcpgen.yaml'), cwd: ROOT, emit: false });
+    for (const t of ir!.tools) {
+      expect(byName[t.name]!.inputSchema, t.name).toEqual(t.inputSchema);
+      expect(byName[t.name]!.outputSchema, t.name).toEqual(t.outputSchema);
+    }
   });
 
   it('sends a GET with path and query parameters and returns structured content', async () => {

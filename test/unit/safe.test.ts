@@ -110,3 +110,12 @@ describe('tsLiteral keeps JSON semantics', () => {
     expect(tsLiteral(value)).toBe(JSON.stringify(value));
   });
 });
+
+describe('generated README helpers', () => {
+  it('quotes shell words and escapes markdown so spec text stays text', async () => {
+    const { mdText, shellQuote } = await import('../../src/emit/project/files.js');
+    expect(shellQuote('https://api.example.com/v1')).toBe('https://api.example.com/v1');
+    expect(shellQuote("http://x/$(rm -rf ~)'")).toBe(`'http://x/$(rm -rf ~)'\\'''`);
+    expect(mdText('a|b `c` <script>\nnext')).toBe('a\\|b \\`c\\` \\<script\\> next');
+  });
+});

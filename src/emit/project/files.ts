@@ -61,6 +61,11 @@ export function mdText(value: unknown): string {
     .trim();
 }
 
+/** A POSIX shell word for any text (single-quoted unless it is plainly safe). */
+export function shellQuote(value: string): string {
+  return /^[A-Za-z0-9_./:@%+=,-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
 let readme: Handlebars.TemplateDelegate | undefined;
 
 /** Renders the generated README.md. */
@@ -69,6 +74,7 @@ export function emitReadme(ir: IrServer): string {
     const hb = Handlebars.create();
     hb.registerHelper('md', (v: unknown) => mdText(v));
     hb.registerHelper('json', (v: unknown) => JSON.stringify(v, null, 2));
+    hb.registerHelper('sh', (v: unknown) => shellQuote(String(v)));
     const src = readFileSync(new URL('../../../templates/project/README.md.hbs', import.meta.url), 'utf8');
     readme = hb.compile(src, { noEscape: true, strict: true });
   }
