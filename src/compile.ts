@@ -59,10 +59,7 @@ export async function compile(opts: CompileOptions): Promise<CompileResult> {
     diagnostics,
   });
   if (!spec || !loaded.valid) return { diagnostics, outDir, displayOut };
-  // selectors as written (not normalised to lists), so diagnostics point at the exact value
-  const raw = loaded.manifest as { include?: typeof m.include; exclude?: typeof m.exclude };
-  const manifest = { ...m, include: raw.include, exclude: raw.exclude };
-  const ir = buildIr({ manifest, locateManifest: (p, o) => loaded.source.locate(p, o), spec, diagnostics });
+  const ir = buildIr({ manifest: m, locateManifest: (p, o) => loaded.source.locate(p, o), spec, diagnostics });
   if (diagnostics.hasErrors || !opts.emit) return { diagnostics, ir, outDir, displayOut };
   return { diagnostics, ir, files: withLockFile(emitProject(ir)), outDir, displayOut };
 }

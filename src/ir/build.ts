@@ -3,6 +3,7 @@
  */
 import type { Diagnostics, Location } from '../diagnostics.js';
 import { isObject } from '../json.js';
+import type { ResolvedManifest } from '../manifest/load.js';
 import type { LoadedSpec } from '../openapi/load.js';
 import { knownTags, listOperations, type RawOperation } from '../openapi/operations.js';
 import { SchemaConverter } from '../openapi/schema.js';
@@ -15,16 +16,11 @@ import type { IrOperationTool, IrServer, ToolAnnotations } from './types.js';
 /** A per-operation override from the manifest. */
 export type OverrideInput = { name?: string; title?: string; description?: string; annotations?: ToolAnnotations };
 
-/** The manifest settings the IR builder reads (defaults already applied). */
-export type BuildManifest = {
-  name: string;
-  version: string;
-  description?: string;
-  baseUrl?: string;
-  envPrefix: string;
-  maxToolNameLength: number;
-  timeoutMs: number;
-  maxResponseBytes: number;
+/**
+ * The manifest settings the IR builder reads (defaults applied); selectors as written, so that
+ * diagnostics point at the exact value.
+ */
+export type BuildManifest = Pick<ResolvedManifest, 'name' | 'version' | 'description' | 'baseUrl' | 'envPrefix' | 'maxToolNameLength' | 'maxDescriptionLength' | 'timeoutMs' | 'maxResponseBytes'> & {
   include?: SelectorInput[];
   exclude?: SelectorInput[];
   overrides?: Record<string, OverrideInput>;
@@ -102,7 +98,7 @@ export function buildIr(input: BuildInput): IrServer {
       origin: { file, pointer: op.pointer },
     };
     const title = ov?.title ?? parts.title;
-    const description = ov?.description ?? parts.description;
+    const description = ov?.description ?? (parts.description === undefined ? undefined : truncateDescription(parts.description, manifest.maxDescriptionLength));
     if (title !== undefined) tool.title = title;
     if (description !== undefined) tool.description = description;
     if (parts.outputSchema) tool.outputSchema = parts.outputSchema;
@@ -127,6 +123,20 @@ export function buildIr(input: BuildInput): IrServer {
     diagnostics.warn('MCPGEN_NO_BASE_URL', 'the spec gives no absolute server URL and the manifest sets no `baseUrl`', `set \`baseUrl\` in the manifest, or ${manifest.envPrefix}_BASE_URL when running the server`, locateManifest(''));
   }
   return server;
+}
+
+/**
+ * Cuts a description to `max` characters at the last sentence end, else word boundary, in the
+ * second half of the allowed length, and marks the cut with `…`. An override's description is
+ * the user's own choice and is never cut.
+ */
+export function truncateDescription(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const room = text.slice(0, max - 1);
+  const sentence = Math.max(room.lastIndexOf('. '), room.lastIndexOf('.\n'), room.lastIndexOf('\n\n'));
+  const word = room.search(/\s\S*$/);
+  const cut = sentence >= max / 2 ? sentence + 1 : word >= max / 2 ? word : room.length;
+  return room.slice(0, cut).trimEnd() + '…';
 }
 
 function escape(token: string): string {

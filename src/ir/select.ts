@@ -2,7 +2,7 @@
  * include / exclude: which operations become tools.
  *
  * A selector matches an operation when every field it gives matches (AND); a field with a list
- * matches when any value does (OR). An operation is kept when `include` is absent or one of its
+ * matches when any value does (OR); `deprecated: true|false` matches on the operation's flag. An operation is kept when `include` is absent or one of its
  * selectors matches, and no `exclude` selector matches (exclude wins). Selectors that name a
  * tag or operationId the spec does not have are errors; path globs that match nothing warn.
  */
@@ -17,6 +17,7 @@ export type SelectorInput = {
   operationId?: string | string[];
   path?: string | string[];
   method?: string | string[];
+  deprecated?: boolean;
 };
 
 /** Inputs of {@link selectOperations}. */
@@ -32,7 +33,7 @@ export type SelectOptions = {
 
 const list = (v: string | string[] | undefined): string[] | undefined => (v === undefined ? undefined : Array.isArray(v) ? v : [v]);
 
-type Compiled = { tag?: string[]; operationId?: string[]; path?: Array<(p: string) => boolean>; method?: string[] };
+type Compiled = { tag?: string[]; operationId?: string[]; path?: Array<(p: string) => boolean>; method?: string[]; deprecated?: boolean };
 
 function compile(s: SelectorInput): Compiled {
   const c: Compiled = {};
@@ -45,6 +46,7 @@ function compile(s: SelectorInput): Compiled {
   // braces are literal in OpenAPI path templates, so brace expansion is off
   if (path) c.path = path.map((g) => picomatch(g, { nobrace: true, dot: true }));
   if (method) c.method = method.map((m) => m.toLowerCase());
+  if (typeof s.deprecated === 'boolean') c.deprecated = s.deprecated;
   return c;
 }
 
@@ -53,6 +55,7 @@ function matches(c: Compiled, op: RawOperation): boolean {
   if (c.operationId && !(op.operationId !== undefined && c.operationId.includes(op.operationId))) return false;
   if (c.path && !c.path.some((m) => m(op.path))) return false;
   if (c.method && !c.method.includes(op.method)) return false;
+  if (c.deprecated !== undefined && c.deprecated !== op.deprecated) return false;
   return true;
 }
 
@@ -62,7 +65,7 @@ export function selectOperations(opts: SelectOptions): RawOperation[] {
   const operationIds = new Set(ops.flatMap((o) => (o.operationId ? [o.operationId] : [])));
   const check = (key: 'include' | 'exclude', selectors: readonly SelectorInput[]) => {
     selectors.forEach((s, i) => {
-      const each = (field: keyof SelectorInput, fn: (value: string, ptr: string) => void) => {
+      const each = (field: 'tag' | 'operationId' | 'path', fn: (value: string, ptr: string) => void) => {
         const raw = s[field];
         if (raw === undefined) return;
         if (Array.isArray(raw)) raw.forEach((v, j) => fn(v, `/${key}/${i}/${field}/${j}`));

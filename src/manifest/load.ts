@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { Diagnostics } from '../diagnostics.js';
 import { isRecord, manifestSchema } from './schema.js';
 import { parseYamlSource, type YamlSource } from './source.js';
-import type { Manifest, Method, Override } from './types.gen.js';
+import type { Manifest, Override, Selector } from './types.gen.js';
 import { validateManifest } from './validate.js';
 
 /** A manifest as read from disk. */
@@ -26,13 +26,6 @@ export type LoadedManifest = {
   displayPath: string;
 };
 
-/** A selector with every field normalized to a list. */
-export type ResolvedSelector = {
-  tag?: string[];
-  operationId?: string[];
-  path?: string[];
-  method?: Method[];
-};
 
 /** A manifest with the schema's defaults applied and its paths made absolute. */
 export type ResolvedManifest = {
@@ -51,10 +44,12 @@ export type ResolvedManifest = {
   envPrefix: string;
   allowRemoteRefs: string[];
   maxToolNameLength: number;
+  maxDescriptionLength: number;
   timeoutMs: number;
   maxResponseBytes: number;
-  include?: ResolvedSelector[];
-  exclude?: ResolvedSelector[];
+  /** Selectors as written (a field may be one value or a list), so diagnostics can point at them. */
+  include?: Selector[];
+  exclude?: Selector[];
   overrides?: Record<string, Override>;
 };
 
@@ -130,7 +125,7 @@ const isInteger = (v: unknown): v is number => Number.isInteger(v);
 /**
  * Applies the schema's defaults (version, output, maxToolNameLength, timeoutMs,
  * maxResponseBytes; envPrefix derived from name), resolves `openapi` and `output` against the
- * manifest directory and turns every selector field into a list. Fields of the wrong type (an
+ * manifest directory. Fields of the wrong type (an
  * invalid manifest) are treated as absent, so this never throws on user input.
  */
 export function resolveManifest(loaded: LoadedManifest): ResolvedManifest {
@@ -150,6 +145,7 @@ export function resolveManifest(loaded: LoadedManifest): ResolvedManifest {
     envPrefix: str('envPrefix') ?? deriveEnvPrefix(name),
     allowRemoteRefs: Array.isArray(m.allowRemoteRefs) ? m.allowRemoteRefs.filter(isString) : [],
     maxToolNameLength: int('maxToolNameLength') ?? schemaDefault('maxToolNameLength', isInteger),
+    maxDescriptionLength: int('maxDescriptionLength') ?? schemaDefault('maxDescriptionLength', isInteger),
     timeoutMs: int('timeoutMs') ?? schemaDefault('timeoutMs', isInteger),
     maxResponseBytes: int('maxResponseBytes') ?? schemaDefault('maxResponseBytes', isInteger),
   };
@@ -157,25 +153,10 @@ export function resolveManifest(loaded: LoadedManifest): ResolvedManifest {
   if (description !== undefined) out.description = description;
   const baseUrl = str('baseUrl');
   if (baseUrl !== undefined) out.baseUrl = baseUrl;
-  if (Array.isArray(m.include)) out.include = m.include.filter(isRecord).map(normalizeSelector);
-  if (Array.isArray(m.exclude)) out.exclude = m.exclude.filter(isRecord).map(normalizeSelector);
+  if (Array.isArray(m.include)) out.include = m.include.filter(isRecord) as Selector[];
+  if (Array.isArray(m.exclude)) out.exclude = m.exclude.filter(isRecord) as Selector[];
   if (isRecord(m.overrides)) {
     out.overrides = Object.fromEntries(Object.entries(m.overrides).filter(([, v]) => isRecord(v))) as Record<string, Override>;
   }
-  return out;
-}
-
-function normalizeSelector(s: Record<string, unknown>): ResolvedSelector {
-  const list = (v: unknown): string[] | undefined => (isString(v) ? [v] : Array.isArray(v) ? v.filter(isString) : undefined);
-  const out: ResolvedSelector = {};
-  const tag = list(s.tag);
-  if (tag) out.tag = tag;
-  const operationId = list(s.operationId);
-  if (operationId) out.operationId = operationId;
-  const p = list(s.path);
-  if (p) out.path = p;
-  const method = list(s.method);
-  // a valid manifest only holds the schema's methods; an invalid one never reaches the IR
-  if (method) out.method = method as Method[];
   return out;
 }

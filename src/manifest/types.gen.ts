@@ -56,6 +56,12 @@ export type Manifest = {
    */
   maxToolNameLength?: number;
   /**
+   * Longest tool description to emit, in characters; longer descriptions are cut at a sentence or word
+   * boundary and end in `…`. Defaults to 1024.
+   * @default 1024
+   */
+  maxDescriptionLength?: number;
+  /**
    * Default timeout of one API request in milliseconds (overridable at run time with
    * `<ENV_PREFIX>_TIMEOUT_MS`). Defaults to 30000.
    * @default 30000
@@ -100,6 +106,11 @@ export type Selector = {
   path?: StringOrList;
   /** HTTP method(s), lower case. */
   method?: Method | Method[];
+  /**
+   * Matches operations by their `deprecated` flag: `exclude: [{ deprecated: true }]` leaves deprecated
+   * operations out.
+   */
+  deprecated?: boolean;
 };
 
 /** An HTTP method, lower case. */

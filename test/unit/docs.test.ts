@@ -20,3 +20,15 @@ describe('docs and pins stay in step with the code', () => {
     expect(pkg.devDependencies!['@modelcontextprotocol/sdk']).toBe(GENERATED_DEPENDENCIES['@modelcontextprotocol/sdk']);
   });
 });
+
+describe('manifest reference', () => {
+  it('documents every manifest key and selector field the schema defines', () => {
+    const doc = readFileSync(new URL('../../docs/manifest.md', import.meta.url), 'utf8');
+    const schema = JSON.parse(readFileSync(new URL('../../schemas/manifest.schema.json', import.meta.url), 'utf8')) as {
+      properties: Record<string, unknown>;
+      $defs: { selector: { properties: Record<string, unknown> }; override: { properties: Record<string, unknown> } };
+    };
+    const keys = [...Object.keys(schema.properties), ...Object.keys(schema.$defs.selector.properties), ...Object.keys(schema.$defs.override.properties)];
+    for (const key of keys) expect(doc, key).toContain(`| \`${key}\` |`);
+  });
+});

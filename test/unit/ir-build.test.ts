@@ -133,3 +133,26 @@ describe('buildIr', () => {
     expect(specBaseUrl({ servers: [{ url: 'javascript:alert(1)' }] }, '3.0')).toBeUndefined();
   });
 });
+
+describe('tool surface controls', () => {
+  it('excludes deprecated operations with a `deprecated: true` selector', () => {
+    const spec = SPEC.replace('      operationId: listOrders\n', '      operationId: listOrders\n      deprecated: true\n');
+    const { ir } = setup('exclude:\n  - deprecated: true\n', spec);
+    expect(ir.tools.map((t) => t.name)).not.toContain('listOrders');
+    expect(ir.tools).toHaveLength(4);
+    expect(setup('include:\n  - deprecated: true\n', spec).ir.tools.map((t) => t.name)).toEqual(['listOrders']);
+  });
+
+  it('cuts long descriptions at a sentence or word boundary, but never an override', async () => {
+    const { truncateDescription } = await import('../../src/ir/build.js');
+    const text = 'First sentence here. Second sentence is a little longer than the first one. Third.';
+    expect(truncateDescription(text, 200)).toBe(text);
+    expect(truncateDescription(text, 70)).toBe('First sentence here. Second sentence is a little longer than the…');
+    expect(truncateDescription(text, 30)).toBe('First sentence here.…');
+    expect(truncateDescription('x'.repeat(100), 64)).toBe('x'.repeat(63) + '…');
+    const long = 'A word. '.repeat(40);
+    const { ir } = setup(`maxDescriptionLength: 64\noverrides:\n  getPet:\n    description: ${JSON.stringify(long)}\n`, SPEC.replace('operationId: listPets', `operationId: listPets\n      description: ${JSON.stringify(long)}`));
+    expect(ir.tools.find((t) => t.name === 'listPets')!.description!.length).toBeLessThanOrEqual(64);
+    expect(ir.tools.find((t) => t.name === 'getPet')!.description).toBe(long);
+  });
+});

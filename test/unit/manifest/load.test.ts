@@ -101,6 +101,7 @@ describe('resolveManifest', () => {
       envPrefix: 'PET_STORE_V2',
       allowRemoteRefs: [],
       maxToolNameLength: 64,
+      maxDescriptionLength: 1024,
       timeoutMs: 30000,
       maxResponseBytes: 1000000,
     });
@@ -139,10 +140,8 @@ describe('resolveManifest', () => {
       maxToolNameLength: 40,
       timeoutMs: 1000,
       maxResponseBytes: 2048,
-      include: [
-        { tag: ['pets'], method: ['get', 'post'] },
-        { operationId: ['a', 'b'], path: ['/store/*'], method: ['delete'] },
-      ],
+      maxDescriptionLength: 1024,
+      include: [{ tag: 'pets', method: ['get', 'post'] }, { operationId: ['a', 'b'], path: '/store/*', method: 'delete' }],
       exclude: [{ tag: ['internal'] }],
       overrides: { listPets: { name: 'list' } },
     });

@@ -104,7 +104,7 @@ describe('validateManifest', () => {
 
   test('an unknown key without a near match lists the allowed keys', () => {
     expect(validate(`${BASE}include:\n  - colour: red\n`).rows).toStrictEqual([
-      [4, 5, 'MCPGEN_MANIFEST_UNKNOWN_KEY', '/include/0/colour', 'unknown key "colour"', 'allowed keys: tag, operationId, path, method'],
+      [4, 5, 'MCPGEN_MANIFEST_UNKNOWN_KEY', '/include/0/colour', 'unknown key "colour"', 'allowed keys: tag, operationId, path, method, deprecated'],
     ]);
   });
 
@@ -175,7 +175,7 @@ describe('validateManifest', () => {
       [3, 20, 'MCPGEN_MANIFEST_INVALID', '/maxToolNameLength', '"maxToolNameLength" must be at most 128, got 500', DESC.maxToolNameLength],
       [4, 12, 'MCPGEN_MANIFEST_INVALID', '/timeoutMs', '"timeoutMs" must be integer, got string "5000"', 'remove the quotes: 5000'],
       [5, 31, 'MCPGEN_MANIFEST_INVALID', '/allowRemoteRefs/1', '"allowRemoteRefs" lists "https://a/" more than once', 'remove the repeated entry'],
-      [7, 5, 'MCPGEN_MANIFEST_INVALID', '/include/0', '"include[0]" must not be empty', 'give at least one of: tag, operationId, path, method'],
+      [7, 5, 'MCPGEN_MANIFEST_INVALID', '/include/0', '"include[0]" must not be empty', 'give at least one of: tag, operationId, path, method, deprecated'],
       [
         11,
         21,
