@@ -10,6 +10,7 @@ import { SchemaConverter } from '../openapi/schema.js';
 import { suggest } from '../suggest.js';
 import { assignIdentifiers, assignToolNames, type NameRequest } from './names.js';
 import { operationParts } from './operation-tool.js';
+import { buildSecurity } from './security.js';
 import { selectOperations, type SelectorInput } from './select.js';
 import type { IrOperationTool, IrServer, ToolAnnotations } from './types.js';
 
@@ -20,7 +21,7 @@ export type OverrideInput = { name?: string; title?: string; description?: strin
  * The manifest settings the IR builder reads (defaults applied); selectors as written, so that
  * diagnostics point at the exact value.
  */
-export type BuildManifest = Pick<ResolvedManifest, 'name' | 'version' | 'description' | 'baseUrl' | 'envPrefix' | 'maxToolNameLength' | 'maxDescriptionLength' | 'timeoutMs' | 'maxResponseBytes'> & {
+export type BuildManifest = Pick<ResolvedManifest, 'name' | 'version' | 'description' | 'baseUrl' | 'envPrefix' | 'maxToolNameLength' | 'maxDescriptionLength' | 'timeoutMs' | 'maxResponseBytes' | 'auth'> & {
   include?: SelectorInput[];
   exclude?: SelectorInput[];
   overrides?: Record<string, OverrideInput>;
@@ -80,6 +81,15 @@ export function buildIr(input: BuildInput): IrServer {
   }
   const ids = assignIdentifiers(names);
   const conv = new SchemaConverter(doc);
+  const security = buildSecurity({
+    spec,
+    ops: selected,
+    ...(manifest.auth ? { auth: manifest.auth } : {}),
+    envPrefix: manifest.envPrefix,
+    deref: (n) => conv.deref(n),
+    locateManifest,
+    diagnostics,
+  });
   const tools: IrOperationTool[] = selected.map((op, i) => {
     const parts = operationParts({ op, doc, version: spec.version, conv, file });
     const ov = overrides.get(op)?.override;
@@ -95,6 +105,7 @@ export function buildIr(input: BuildInput): IrServer {
       path: op.path,
       params: parts.params,
       tags: op.tags,
+      security: security.requirements.get(op) ?? [],
       origin: { file, pointer: op.pointer },
     };
     const title = ov?.title ?? parts.title;
@@ -115,6 +126,7 @@ export function buildIr(input: BuildInput): IrServer {
     timeoutMs: manifest.timeoutMs,
     maxResponseBytes: manifest.maxResponseBytes,
     tools,
+    securitySchemes: security.schemes,
   };
   if (manifest.description !== undefined) server.description = manifest.description;
   const baseUrl = manifest.baseUrl ?? specBaseUrl(doc, spec.version);

@@ -87,8 +87,72 @@ export type IrOperationTool = {
   body?: IrBody;
   operationId?: string;
   tags: string[];
+  /**
+   * Security requirement alternatives, from the operation's `security` or else the document's:
+   * the tool may use any one alternative (OR), and needs every scheme of that alternative
+   * (AND). `[]` means no authentication; an empty alternative (`[]` inside) means
+   * authentication is optional. Every name is a scheme of {@link IrServer.securitySchemes}.
+   */
+  security: string[][];
   origin: Origin;
 };
+
+/** Where an apiKey scheme puts its key. */
+export type ApiKeyLocation = 'header' | 'query' | 'cookie';
+
+/** Fields every security scheme has. */
+type IrSchemeBase = {
+  /** Scheme name, as in the spec's `securitySchemes` / `securityDefinitions`. */
+  name: string;
+  /**
+   * Set when the spec's scheme cannot be applied as described (openIdConnect, mutualTLS,
+   * oauth2 without a client-credentials flow, an unknown http scheme) and a static bearer token
+   * is sent instead: the spec's type, e.g. `oauth2 (implicit)`.
+   */
+  fallbackFrom?: string;
+  /** The scheme's definition in the spec. */
+  origin: Origin;
+};
+
+/**
+ * A security scheme the included tools use, resolved to how the server applies it. `env` holds
+ * the NAMES of the environment variables the secrets are read from at run time, never values.
+ */
+export type IrSecurityScheme = IrSchemeBase &
+  (
+    | {
+        /** An API key in a header, query parameter or cookie. */
+        kind: 'apiKey';
+        /** Where the key travels. */
+        in: ApiKeyLocation;
+        /** Header, query parameter or cookie name. */
+        paramName: string;
+        /** Variable holding the key. */
+        env: { apiKey: string };
+      }
+    | {
+        /** A token sent as `Authorization: Bearer` (http bearer, or a fallback, see `fallbackFrom`). */
+        kind: 'bearer';
+        /** Variable holding the token. */
+        env: { token: string };
+      }
+    | {
+        /** HTTP basic authentication. */
+        kind: 'basic';
+        /** Variables holding the user name and the password. */
+        env: { username: string; password: string };
+      }
+    | {
+        /** OAuth 2.0 client credentials: a token fetched from `tokenUrl`, sent as a bearer token. */
+        kind: 'oauth2ClientCredentials';
+        /** Token endpoint (manifest override, else the spec's); may be relative to the API base URL. */
+        tokenUrl: string;
+        /** Scopes requested with each token (none ⇒ no `scope` parameter). */
+        scopes: string[];
+        /** Variables holding the client id and the client secret. */
+        env: { clientId: string; clientSecret: string };
+      }
+  );
 
 /** The whole generated server. */
 export type IrServer = {
@@ -105,4 +169,6 @@ export type IrServer = {
   maxResponseBytes: number;
   /** Tools in spec order (paths in document order, methods in a fixed order). */
   tools: IrOperationTool[];
+  /** The security schemes the tools use, sorted by name. */
+  securitySchemes: IrSecurityScheme[];
 };

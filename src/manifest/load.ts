@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { Diagnostics } from '../diagnostics.js';
 import { isRecord, manifestSchema } from './schema.js';
 import { parseYamlSource, type YamlSource } from './source.js';
-import type { Manifest, Override, Selector } from './types.gen.js';
+import type { AuthScheme, Manifest, Override, Selector } from './types.gen.js';
 import { validateManifest } from './validate.js';
 
 /** A manifest as read from disk. */
@@ -51,6 +51,8 @@ export type ResolvedManifest = {
   include?: Selector[];
   exclude?: Selector[];
   overrides?: Record<string, Override>;
+  /** Environment variable names per security scheme, as written (entries that are not objects dropped). */
+  auth?: Record<string, AuthScheme>;
 };
 
 /** Options of {@link loadManifest}. */
@@ -157,6 +159,9 @@ export function resolveManifest(loaded: LoadedManifest): ResolvedManifest {
   if (Array.isArray(m.exclude)) out.exclude = m.exclude.filter(isRecord) as Selector[];
   if (isRecord(m.overrides)) {
     out.overrides = Object.fromEntries(Object.entries(m.overrides).filter(([, v]) => isRecord(v))) as Record<string, Override>;
+  }
+  if (isRecord(m.auth)) {
+    out.auth = Object.fromEntries(Object.entries(m.auth).filter(([, v]) => isRecord(v))) as Record<string, AuthScheme>;
   }
   return out;
 }

@@ -85,6 +85,16 @@ export type Manifest = {
   exclude?: Selector[];
   /** Per-operation changes, keyed by operationId or by `METHOD /path` (e.g. `GET /pets/{petId}`). */
   overrides?: Record<string, Override>;
+  /**
+   * Credentials for the API's security schemes: maps a scheme name (from `components.securitySchemes`, or
+   * `securityDefinitions` in Swagger 2.0) to the environment variables the generated server reads the secrets
+   * from at run time. Only variable names go here, never secrets. A scheme that is not listed reads
+   * `<ENV_PREFIX>_<SCHEME>_API_KEY` (apiKey), `_TOKEN` (http bearer; oauth2 flows other than client
+   * credentials, openIdConnect), `_USERNAME` and `_PASSWORD` (http basic), or `_CLIENT_ID` and
+   * `_CLIENT_SECRET` (oauth2 client credentials), where `<SCHEME>` is the scheme name upper-cased with
+   * non-alphanumerics replaced by `_`.
+   */
+  auth?: Record<string, AuthScheme>;
 };
 
 /** One value or a list of values; a list matches when any value matches. */
@@ -144,3 +154,33 @@ export type Override = {
     openWorldHint?: boolean;
   };
 };
+
+/**
+ * Environment variables of one security scheme. Which fields apply depends on the scheme's type; the others
+ * are errors. Omitted fields keep their default variable names.
+ */
+export type AuthScheme = {
+  /**
+   * Variable holding the API key (apiKey schemes) or the token sent as `Authorization: Bearer` (http bearer;
+   * oauth2 without a client-credentials flow; openIdConnect).
+   */
+  env?: EnvName;
+  /** Variable holding the user name (http basic). */
+  username?: EnvName;
+  /** Variable holding the password (http basic). */
+  password?: EnvName;
+  /** Variable holding the OAuth client id (oauth2 client credentials). */
+  clientId?: EnvName;
+  /** Variable holding the OAuth client secret (oauth2 client credentials). */
+  clientSecret?: EnvName;
+  /** Token endpoint to use instead of the spec's `tokenUrl` (oauth2 client credentials). */
+  tokenUrl?: string;
+  /**
+   * Scopes to request with the token (oauth2 client credentials). Defaults to every scope the included
+   * operations require; `[]` requests none.
+   */
+  scopes?: string[];
+};
+
+/** Name of an environment variable: upper-case letters, digits and `_`, not starting with a digit. */
+export type EnvName = string;

@@ -4,11 +4,14 @@
  * `isError` result the model can read; nothing here throws for bad input or a broken network.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { AuthError, Authenticator, scrub } from './auth.js';
 import { bodyKind, decodeText, readBounded, truncationNote } from './body.js';
 import type { BoundedBody } from './body.js';
 import { log } from './log.js';
 import { buildRequest, RequestBuildError } from './request.js';
 import type { BuiltRequest } from './request.js';
+import { send } from './send.js';
+import type { SendOptions } from './send.js';
 import { settingsVariables } from './settings.js';
 import type { Settings } from './settings.js';
 import type { OperationTool } from './types.js';
@@ -21,7 +24,15 @@ export type CallOptions = {
   fetch?: typeof fetch;
   /** Aborts the request, e.g. when the client cancels the call. */
   signal?: AbortSignal;
+  /**
+   * Credentials of the server (one instance per server, so OAuth tokens are shared). Without
+   * it, tools that need credentials are refused as not configured.
+   */
+  auth?: Authenticator;
 };
+
+/** The authenticator of calls made without one: it knows no scheme. */
+const NO_AUTH = new Authenticator([], {});
 
 /** An `isError` result with one text block. */
 export function errorResult(text: string): CallToolResult {
@@ -147,12 +158,26 @@ function failureText(err: unknown, req: BuiltRequest, settings: Settings, timeou
   return `Request to ${host} failed ${where}: ${code ? `${code} (${detail})` : detail}`;
 }
 
+/** `result` with every secret removed from its text when it is an error (success data is the API's answer, kept as is). */
+function scrubbed(result: CallToolResult, secrets: readonly string[]): CallToolResult {
+  if (!result.isError || secrets.length === 0) return result;
+  return { ...result, content: result.content.map((c) => (c.type === 'text' ? { ...c, text: scrub(c.text, secrets) } : c)) };
+}
+
 /**
  * Runs tool `tool` with `args`: validates them (invalid ⇒ `isError` listing every problem, no
- * request sent), sends the request within `settings.timeoutMs` (combined with `opts.signal`),
- * reads at most `settings.maxResponseBytes` and returns the response as MCP content.
+ * request sent), picks its credentials (missing ⇒ `isError` naming the variables, no request
+ * sent), sends the request within `settings.timeoutMs` (combined with `opts.signal`), reads at
+ * most `settings.maxResponseBytes` and returns the response as MCP content.
  */
 export async function callOperation(tool: OperationTool, args: unknown, settings: Settings, opts: CallOptions = {}): Promise<CallToolResult> {
+  const secrets: string[] = [];
+  const result = await run(tool, args, settings, opts, secrets);
+  return scrubbed(result, secrets);
+}
+
+/** {@link callOperation}; `secrets` collects the credential values sent, to scrub the result. */
+async function run(tool: OperationTool, args: unknown, settings: Settings, opts: CallOptions, secrets: string[]): Promise<CallToolResult> {
   const input = args ?? {};
   let problems: string[];
   try {
@@ -167,6 +192,10 @@ export async function callOperation(tool: OperationTool, args: unknown, settings
     return errorResult(`Tool ${tool.name} cannot run: no API base URL is configured. Set the environment variable ${variable(settings, 'baseUrl')} to the API's URL (e.g. https://api.example.com).`);
   }
 
+  const auth = opts.auth ?? NO_AUTH;
+  const selection = auth.select(tool.security);
+  if (!selection.ok) return errorResult(`Tool ${tool.name} cannot run: ${selection.message}, then restart the server.`);
+
   let req: BuiltRequest;
   try {
     req = buildRequest(tool.http, input as Record<string, unknown>, settings.baseUrl);
@@ -180,10 +209,20 @@ export async function callOperation(tool: OperationTool, args: unknown, settings
   const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
   const doFetch = opts.fetch ?? fetch;
   const started = Date.now();
-  const init: RequestInit = { method: req.method, headers: req.headers, signal, redirect: 'follow' };
-  if (req.body !== undefined) init.body = typeof req.body === 'string' ? req.body : new Uint8Array(req.body);
+  const sendOptions: SendOptions = {
+    signal,
+    auth,
+    fetch: doFetch,
+    timeoutMs: settings.timeoutMs,
+    baseUrl: settings.baseUrl,
+    // messages describe the request as sent, and never show the credentials in it
+    onApplied: (applied) => {
+      req = applied.request;
+      secrets.push(...applied.secrets);
+    },
+  };
   try {
-    const response = await doFetch(req.url, init);
+    const response = await send(req, selection.schemes, sendOptions);
     const body = await readBounded(response, settings.maxResponseBytes);
     const { host, path } = target(req.url);
     log('debug', 'tool call', { tool: tool.name, method: req.method, host, path, status: response.status, bytes: body.seenBytes, ms: Date.now() - started });
@@ -193,7 +232,12 @@ export async function callOperation(tool: OperationTool, args: unknown, settings
     }
     return successResult(tool, req, response, body, settings);
   } catch (err) {
-    const text = failureText(err, req, settings, timeout, opts.signal);
+    if (err instanceof AuthError) {
+      const text = scrub(`Tool ${tool.name} cannot authenticate: ${err.message}`, secrets);
+      log('warn', text);
+      return errorResult(text);
+    }
+    const text = scrub(failureText(err, req, settings, timeout, opts.signal), secrets);
     log('warn', `tool ${tool.name}: ${text}`);
     return errorResult(text);
   }

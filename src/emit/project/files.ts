@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import Handlebars from 'handlebars';
-import type { IrServer } from '../../ir/types.js';
+import type { IrOperationTool, IrSecurityScheme, IrServer } from '../../ir/types.js';
 import { HASH_HEADER, MD_HEADER } from '../header.js';
 import { GENERATED_DEPENDENCIES, GENERATED_DEV_DEPENDENCIES } from './versions.js';
 
@@ -68,6 +68,37 @@ export function shellQuote(value: string): string {
 
 let readme: Handlebars.TemplateDelegate | undefined;
 
+/** How a scheme's credentials travel, as Markdown (spec text escaped with {@link mdText}). */
+function schemeHow(s: IrSecurityScheme): string {
+  switch (s.kind) {
+    case 'apiKey':
+      return `API key in the ${mdText(s.paramName)} ${s.in === 'header' ? 'header' : s.in === 'query' ? 'query parameter' : 'cookie'}`;
+    case 'basic':
+      return 'HTTP basic authentication';
+    case 'bearer':
+      return s.fallbackFrom !== undefined ? `static \`Authorization: Bearer\` token (the spec's ${mdText(s.fallbackFrom)} is not performed by the server: obtain a token yourself)` : '`Authorization: Bearer` token';
+    case 'oauth2ClientCredentials': {
+      const scopes = s.scopes.length > 0 ? `, scopes ${s.scopes.map(mdText).join(', ')}` : '';
+      const relative = /^https?:\/\//i.test(s.tokenUrl) ? '' : ' (relative to the base URL)';
+      return `OAuth 2.0 client credentials: a token from ${mdText(s.tokenUrl)}${relative}${scopes}, sent as \`Authorization: Bearer\`, cached until it expires and renewed once when the API answers 401`;
+    }
+  }
+}
+
+/** The variables of a scheme, as inline code. */
+function schemeVars(s: IrSecurityScheme): string {
+  return Object.values(s.env)
+    .map((v) => `\`${v}\``)
+    .join(', ');
+}
+
+/** The credentials a tool needs, as Markdown. */
+function toolAuth(t: IrOperationTool): string {
+  if (t.security.length === 0) return 'none';
+  const alternatives = t.security.filter((a) => a.length > 0).map((a) => a.map(mdText).join(' + '));
+  return alternatives.join(' or ') + (t.security.some((a) => a.length === 0) ? ' (optional)' : '');
+}
+
 /** Renders the generated README.md. */
 export function emitReadme(ir: IrServer): string {
   if (!readme) {
@@ -91,7 +122,9 @@ export function emitReadme(ir: IrServer): string {
       timeoutMs: ir.timeoutMs,
       maxResponseBytes: ir.maxResponseBytes,
       toolCount: ir.tools.length,
-      tools: ir.tools.map((t) => ({ name: t.name, method: t.method, path: t.path, title: t.title ?? '' })),
+      tools: ir.tools.map((t) => ({ name: t.name, method: t.method, path: t.path, title: t.title ?? '', auth: toolAuth(t) })),
+      hasAuth: ir.securitySchemes.length > 0,
+      schemes: ir.securitySchemes.map((s) => ({ name: s.name, how: schemeHow(s), vars: schemeVars(s) })),
       clientConfig,
     })
   );

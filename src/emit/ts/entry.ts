@@ -13,6 +13,25 @@ export function emitConfigFile(ir: IrServer): string {
   config.envPrefix = ir.envPrefix;
   config.timeoutMs = ir.timeoutMs;
   config.maxResponseBytes = ir.maxResponseBytes;
+  if (ir.securitySchemes.length > 0) {
+    // variable NAMES only: secret values exist in the server's environment, never in its source
+    config.securitySchemes = ir.securitySchemes.map((s) => {
+      switch (s.kind) {
+        case 'apiKey':
+          return { kind: s.kind, name: s.name, in: s.in, paramName: s.paramName, env: { apiKey: s.env.apiKey } };
+        case 'bearer':
+          return { kind: s.kind, name: s.name, env: { token: s.env.token } };
+        case 'basic':
+          return { kind: s.kind, name: s.name, env: { username: s.env.username, password: s.env.password } };
+        case 'oauth2ClientCredentials': {
+          const o: Record<string, unknown> = { kind: s.kind, name: s.name, tokenUrl: s.tokenUrl };
+          if (s.scopes.length > 0) o.scopes = s.scopes;
+          o.env = { clientId: s.env.clientId, clientSecret: s.env.clientSecret };
+          return o;
+        }
+      }
+    });
+  }
   return (
     TS_HEADER +
     "\nimport type { ServerConfig } from './runtime/types.js';\n\n" +

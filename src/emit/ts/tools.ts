@@ -134,6 +134,7 @@ function toolExpr(t: IrOperationTool, schemaExpr: (s: JsonSchema) => string): st
   if (t.outputSchema) fields.push(['outputSchema', schemaExpr(t.outputSchema)]);
   if (Object.keys(t.annotations).length) fields.push(['annotations', tsLiteral(t.annotations, 2)]);
   fields.push(['http', tsLiteral(http, 2)]);
+  if (t.security.length > 0) fields.push(['security', tsLiteral(t.security)]);
   const indent = (expr: string) => expr.replace(/\n/g, '\n  ');
   return `{\n${fields.map(([k, v]) => `  ${tsString(k)}: ${indent(v)}`).join(',\n')}\n}`;
 }

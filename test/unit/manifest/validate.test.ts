@@ -201,4 +201,16 @@ describe('validateManifest', () => {
       [3, 1, 'MCPGEN_MANIFEST_UNKNOWN_KEY'],
     ]);
   });
+
+  test('auth: variable names, https token URLs and known fields only', () => {
+    expect(validate(`${BASE}auth:\n  api_key: { env: PETSTORE_KEY }\n  oauth: { clientId: ID, clientSecret: _SECRET, tokenUrl: 'https://a.example.com/t', scopes: [read] }\n`).valid).toBe(true);
+    const { rows: r } = validate(`${BASE}auth:\n  bearer:\n    env: my_token\n    usrname: X\n  oauth:\n    tokenUrl: http://a.example.com/t\n  basic: 7\n`);
+    expect(r.map(([line, col, code, pointer]) => [line, col, code, pointer])).toStrictEqual([
+      [5, 10, 'MCPGEN_MANIFEST_INVALID', '/auth/bearer/env'],
+      [6, 5, 'MCPGEN_MANIFEST_UNKNOWN_KEY', '/auth/bearer/usrname'],
+      [8, 15, 'MCPGEN_MANIFEST_INVALID', '/auth/oauth/tokenUrl'],
+      [9, 10, 'MCPGEN_MANIFEST_INVALID', '/auth/basic'],
+    ]);
+    expect(r[1]![5]).toBe('did you mean "username"?');
+  });
 });

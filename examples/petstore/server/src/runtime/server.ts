@@ -9,6 +9,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { Authenticator, missingCredentials } from './auth.js';
 import { callOperation } from './call.js';
 import type { CallOptions } from './call.js';
 import { log, parseLogLevel, setLogLevel } from './log.js';
@@ -22,6 +23,8 @@ export type CreateServerOptions = {
   settings?: Settings;
   /** fetch implementation passed to every call. */
   fetch?: CallOptions['fetch'];
+  /** Credentials to use instead of `config.securitySchemes` with secrets from `env`. */
+  auth?: Authenticator;
 };
 
 /** The `tools/list` entry of a tool: its metadata and schemas, as generated. */
@@ -41,6 +44,7 @@ export function toolDescriptor(tool: OperationTool): Tool {
  */
 export function createServer(config: ServerConfig, tools: readonly OperationTool[], env: NodeJS.ProcessEnv = process.env, options: CreateServerOptions = {}): Server {
   const settings = options.settings ?? resolveSettings(config, env);
+  const auth = options.auth ?? new Authenticator(config.securitySchemes ?? [], env);
   const byName = new Map<string, OperationTool>();
   for (const tool of tools) {
     if (byName.has(tool.name)) throw new Error(`Duplicate tool name: ${tool.name}`);
@@ -59,7 +63,9 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
   server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
     const tool = byName.get(request.params.name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
-    const callOptions: CallOptions = { signal: extra.signal };
+    // only the cancellation signal is taken from `extra`: the MCP client's own request headers
+    // (`extra.requestInfo`, e.g. its Authorization) are never forwarded to the API
+    const callOptions: CallOptions = { signal: extra.signal, auth };
     if (options.fetch) callOptions.fetch = options.fetch;
     return callOperation(tool, request.params.arguments, settings, callOptions);
   });
@@ -103,4 +109,7 @@ export async function runStdio(config: ServerConfig, tools: readonly OperationTo
   await server.connect(new StdioServerTransport());
   const where = settings.baseUrl !== undefined ? `base URL ${settings.baseUrl}` : `WARNING: ${vars.baseUrl} is not set, tool calls will fail until it is`;
   log(settings.baseUrl !== undefined ? 'info' : 'warn', `${config.name} ${config.version}: MCP server on stdio with ${tools.length} tools; ${where}`);
+  for (const m of missingCredentials(config.securitySchemes ?? [], env)) {
+    log('warn', `${config.name}: credentials of security scheme ${JSON.stringify(m.scheme)} are not set (${m.variables.join(', ')}); tools that need them will fail until they are`);
+  }
 }

@@ -50,6 +50,50 @@ export type HttpOperation = {
   readonly body?: HttpBody;
 };
 
+/**
+ * Security requirement alternatives of a tool (OpenAPI `security`): the tool may use any one
+ * alternative (OR) and needs every scheme named in it (AND). An empty alternative means the
+ * call may go without credentials.
+ */
+export type SecurityRequirements = readonly (readonly string[])[];
+
+/** Where an apiKey scheme puts its key. */
+export type ApiKeyLocation = 'header' | 'query' | 'cookie';
+
+/**
+ * A security scheme and the NAMES of the environment variables its secrets are read from at
+ * run time. Generated files hold variable names only, never secret values.
+ */
+export type SecurityScheme =
+  | {
+      readonly kind: 'apiKey';
+      /** Scheme name in the OpenAPI document. */
+      readonly name: string;
+      readonly in: ApiKeyLocation;
+      /** Header, query parameter or cookie name the key is sent as. */
+      readonly paramName: string;
+      readonly env: { readonly apiKey: string };
+    }
+  | {
+      readonly kind: 'bearer';
+      readonly name: string;
+      readonly env: { readonly token: string };
+    }
+  | {
+      readonly kind: 'basic';
+      readonly name: string;
+      readonly env: { readonly username: string; readonly password: string };
+    }
+  | {
+      readonly kind: 'oauth2ClientCredentials';
+      readonly name: string;
+      /** Token endpoint, absolute or relative to the API base URL. */
+      readonly tokenUrl: string;
+      /** Scopes requested with each token; none ⇒ no `scope` parameter. */
+      readonly scopes?: readonly string[];
+      readonly env: { readonly clientId: string; readonly clientSecret: string };
+    };
+
 /** A tool generated from an OpenAPI operation. `Args` is the tool's argument type. */
 export type OperationTool<Args = unknown> = {
   readonly kind: 'operation';
@@ -60,6 +104,8 @@ export type OperationTool<Args = unknown> = {
   readonly outputSchema?: JsonSchema;
   readonly annotations?: ToolAnnotations;
   readonly http: HttpOperation;
+  /** Credentials the call needs; absent or empty ⇒ none. Names refer to `ServerConfig.securitySchemes`. */
+  readonly security?: SecurityRequirements;
   /** Type-level only: never set at run time. Carries `Args` so typed helpers can infer it. */
   readonly __args?: Args;
 };
@@ -80,4 +126,6 @@ export type ServerConfig = {
   readonly timeoutMs: number;
   /** Largest response body passed back, unless `<envPrefix>_MAX_RESPONSE_BYTES` is set. */
   readonly maxResponseBytes: number;
+  /** The security schemes the tools use (names of their environment variables only). */
+  readonly securitySchemes?: readonly SecurityScheme[];
 };

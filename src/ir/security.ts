@@ -1,0 +1,260 @@
+/**
+ * Authentication in the model stage: the spec's security schemes (`components.securitySchemes`,
+ * or `securityDefinitions` in Swagger 2.0) and the manifest's `auth` map → the schemes the
+ * included tools use, each with the NAMES of the environment variables its secrets come from,
+ * and every tool's security requirement alternatives (the operation's `security`, else the
+ * document's). No secret value ever passes through here: the manifest only holds variable names.
+ */
+import { escapePointerToken, pointer, type Diagnostics, type Location } from '../diagnostics.js';
+import { isObject } from '../json.js';
+import type { AuthScheme } from '../manifest/types.gen.js';
+import type { LoadedSpec } from '../openapi/load.js';
+import type { RawOperation } from '../openapi/operations.js';
+import { suggest } from '../suggest.js';
+import type { ApiKeyLocation, IrSecurityScheme } from './types.js';
+
+/** Inputs of {@link buildSecurity}. */
+export type SecurityInput = {
+  spec: LoadedSpec;
+  /** The operations that become tools. */
+  ops: readonly RawOperation[];
+  /** The manifest's `auth` map, as written. */
+  auth?: Record<string, AuthScheme>;
+  envPrefix: string;
+  /** Resolves internal `$ref`s of the bundled document. */
+  deref: (node: unknown) => unknown;
+  locateManifest: (pointer: string, opts?: { key?: boolean }) => Location;
+  diagnostics: Diagnostics;
+};
+
+/** What {@link buildSecurity} decides. */
+export type SecurityResult = {
+  /** The schemes some tool uses, sorted by name. */
+  schemes: IrSecurityScheme[];
+  /** Requirement alternatives per operation (OR of AND); `[]` means no authentication. */
+  requirements: Map<RawOperation, string[][]>;
+};
+
+/** A scheme as the spec defines it. */
+type SpecScheme = { name: string; node: Record<string, unknown>; pointer: string };
+
+/** How a spec scheme is applied. */
+type Classified =
+  | { kind: 'apiKey'; in: ApiKeyLocation; paramName: string }
+  | { kind: 'bearer'; fallbackFrom?: string }
+  | { kind: 'basic' }
+  | { kind: 'oauth2ClientCredentials'; tokenUrl: string };
+
+/** Manifest fields that apply to each kind of scheme. */
+const FIELDS: Record<Classified['kind'], readonly (keyof AuthScheme)[]> = {
+  apiKey: ['env'],
+  bearer: ['env'],
+  basic: ['username', 'password'],
+  oauth2ClientCredentials: ['clientId', 'clientSecret', 'tokenUrl', 'scopes'],
+};
+
+/** Variables the generated server reads for its own settings; a secret must not use them. */
+const SETTINGS_SUFFIXES = ['BASE_URL', 'TIMEOUT_MS', 'MAX_RESPONSE_BYTES', 'LOG_LEVEL'];
+
+const byCodeUnit = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** The default variable-name stem of a scheme: `<ENV_PREFIX>_<SCHEME>`. */
+export function schemeEnvStem(envPrefix: string, scheme: string): string {
+  return `${envPrefix}_${scheme.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
+}
+
+/** Resolves the security schemes and requirements of the included operations. */
+export function buildSecurity(input: SecurityInput): SecurityResult {
+  const defined = specSchemes(input);
+  const classified = new Map<string, Classified>();
+  for (const [name, s] of defined) classified.set(name, classify(s));
+  checkManifest(input, defined, classified);
+
+  const requirements = new Map<RawOperation, string[][]>();
+  const scopes = new Map<string, Set<string>>();
+  const warned = new Set<string>();
+  for (const op of input.ops) {
+    const own = Array.isArray(op.node.security);
+    const list = own ? op.node.security : input.spec.document.security;
+    const base = own ? `${op.pointer}/security` : '/security';
+    const alternatives: string[][] = [];
+    const seen = new Set<string>();
+    (Array.isArray(list) ? list : []).forEach((alt, i) => {
+      if (!isObject(alt)) return;
+      const names = Object.keys(alt);
+      const undefinedName = names.find((n) => !defined.has(n));
+      if (undefinedName !== undefined) {
+        const at = `${base}/${i}/${escapePointerToken(undefinedName)}`;
+        if (!warned.has(at)) {
+          warned.add(at);
+          const near = suggest(undefinedName, defined.keys());
+          input.diagnostics.warn(
+            'MCPGEN_SPEC_UNDEFINED_SECURITY_SCHEME',
+            `security requirement names scheme "${undefinedName}", which the spec does not define; this alternative is ignored`,
+            near ? `did you mean "${near}"?` : `define "${undefinedName}" under ${input.spec.version === '2.0' ? '`securityDefinitions`' : '`components.securitySchemes`'}`,
+            input.spec.source.locate(at, { key: true }),
+          );
+        }
+        return;
+      }
+      for (const n of names) {
+        const wanted = alt[n];
+        if (!Array.isArray(wanted)) continue;
+        const set = scopes.get(n) ?? new Set<string>();
+        for (const s of wanted) if (typeof s === 'string' && s !== '') set.add(s);
+        scopes.set(n, set);
+      }
+      // the schemes of one alternative are unordered (all of them apply): sorted, for stable output
+      const sorted = [...names].sort(byCodeUnit);
+      const key = JSON.stringify(sorted);
+      if (seen.has(key)) return;
+      seen.add(key);
+      alternatives.push(sorted);
+    });
+    // `[{}]` (only the empty alternative) is the same as no authentication
+    requirements.set(op, alternatives.every((a) => a.length === 0) ? [] : alternatives);
+  }
+
+  const used = new Set([...requirements.values()].flat(2));
+  const schemes: IrSecurityScheme[] = [];
+  for (const name of [...used].sort(byCodeUnit)) {
+    const s = defined.get(name)!;
+    const c = classified.get(name)!;
+    const m = input.auth && Object.hasOwn(input.auth, name) ? input.auth[name]! : {};
+    const stem = schemeEnvStem(input.envPrefix, name);
+    const origin = { file: input.spec.source.file, pointer: s.pointer };
+    switch (c.kind) {
+      case 'apiKey':
+        schemes.push({ name, kind: 'apiKey', in: c.in, paramName: c.paramName, env: { apiKey: m.env ?? `${stem}_API_KEY` }, origin });
+        break;
+      case 'basic':
+        schemes.push({ name, kind: 'basic', env: { username: m.username ?? `${stem}_USERNAME`, password: m.password ?? `${stem}_PASSWORD` }, origin });
+        break;
+      case 'oauth2ClientCredentials':
+        schemes.push({
+          name,
+          kind: 'oauth2ClientCredentials',
+          tokenUrl: m.tokenUrl ?? c.tokenUrl,
+          scopes: m.scopes ? [...m.scopes] : [...(scopes.get(name) ?? [])].sort(byCodeUnit),
+          env: { clientId: m.clientId ?? `${stem}_CLIENT_ID`, clientSecret: m.clientSecret ?? `${stem}_CLIENT_SECRET` },
+          origin,
+        });
+        break;
+      case 'bearer': {
+        const scheme: IrSecurityScheme = { name, kind: 'bearer', env: { token: m.env ?? `${stem}_TOKEN` }, origin };
+        if (c.fallbackFrom !== undefined) {
+          scheme.fallbackFrom = c.fallbackFrom;
+          input.diagnostics.warn(
+            'MCPGEN_AUTH_UNSUPPORTED_SCHEME',
+            `security scheme "${name}" is ${c.fallbackFrom}, which the generated server cannot perform; it sends a static token from ${scheme.env.token} as \`Authorization: Bearer\` instead`,
+            'obtain a token yourself and set the variable, or map the scheme to another variable with `auth.<scheme>.env` in the manifest',
+            input.spec.source.locate(s.pointer, { key: true }),
+          );
+        }
+        schemes.push(scheme);
+        break;
+      }
+    }
+  }
+  return { schemes, requirements };
+}
+
+/** The schemes the spec defines, by name. */
+function specSchemes(input: SecurityInput): Map<string, SpecScheme> {
+  const doc = input.spec.document;
+  const two = input.spec.version === '2.0';
+  const container = two ? doc.securityDefinitions : isObject(doc.components) ? doc.components.securitySchemes : undefined;
+  const base = two ? ['securityDefinitions'] : ['components', 'securitySchemes'];
+  const out = new Map<string, SpecScheme>();
+  if (!isObject(container)) return out;
+  for (const [name, raw] of Object.entries(container)) {
+    const node = input.deref(raw);
+    if (isObject(node)) out.set(name, { name, node, pointer: pointer([...base, name]) });
+  }
+  return out;
+}
+
+/** Decides how a spec scheme is applied; anything the server cannot perform becomes a static bearer token. */
+function classify(s: SpecScheme): Classified {
+  const n = s.node;
+  const type = typeof n.type === 'string' ? n.type : '';
+  if (type === 'apiKey') {
+    const where = n.in;
+    if ((where === 'header' || where === 'query' || where === 'cookie') && typeof n.name === 'string' && n.name !== '') return { kind: 'apiKey', in: where, paramName: n.name };
+    return { kind: 'bearer', fallbackFrom: `an apiKey scheme without a usable \`in\`/\`name\`` };
+  }
+  if (type === 'basic') return { kind: 'basic' };
+  if (type === 'http') {
+    const scheme = typeof n.scheme === 'string' ? n.scheme.toLowerCase() : '';
+    if (scheme === 'basic') return { kind: 'basic' };
+    if (scheme === 'bearer') return { kind: 'bearer' };
+    return { kind: 'bearer', fallbackFrom: `http scheme "${String(n.scheme)}"` };
+  }
+  if (type === 'oauth2') {
+    if (isObject(n.flows)) {
+      const cc = n.flows.clientCredentials;
+      if (isObject(cc) && typeof cc.tokenUrl === 'string' && cc.tokenUrl !== '') return { kind: 'oauth2ClientCredentials', tokenUrl: cc.tokenUrl };
+      return { kind: 'bearer', fallbackFrom: `oauth2 (${Object.keys(n.flows).sort(byCodeUnit).join(', ') || 'no flows'})` };
+    }
+    if (n.flow === 'application' && typeof n.tokenUrl === 'string' && n.tokenUrl !== '') return { kind: 'oauth2ClientCredentials', tokenUrl: n.tokenUrl };
+    return { kind: 'bearer', fallbackFrom: `oauth2 (${typeof n.flow === 'string' ? n.flow : 'no flow'})` };
+  }
+  return { kind: 'bearer', fallbackFrom: type || 'a scheme without a type' };
+}
+
+/** A short description of a scheme for messages. */
+function describe(c: Classified): string {
+  switch (c.kind) {
+    case 'apiKey':
+      return `an apiKey scheme (in ${c.in})`;
+    case 'basic':
+      return 'an http basic scheme';
+    case 'oauth2ClientCredentials':
+      return 'an oauth2 client-credentials scheme';
+    case 'bearer':
+      return c.fallbackFrom ? `${c.fallbackFrom}, used as a static bearer token` : 'an http bearer scheme';
+  }
+}
+
+/** Checks the manifest's `auth` map against the spec's schemes. */
+function checkManifest(input: SecurityInput, defined: Map<string, SpecScheme>, classified: Map<string, Classified>): void {
+  const auth = input.auth ?? {};
+  const reserved = new Set(SETTINGS_SUFFIXES.map((s) => `${input.envPrefix}_${s}`));
+  for (const name of Object.keys(auth).sort(byCodeUnit)) {
+    const at = `/auth/${escapePointerToken(name)}`;
+    const c = classified.get(name);
+    if (!defined.has(name) || !c) {
+      const near = suggest(name, defined.keys());
+      const known = [...defined.keys()].sort(byCodeUnit);
+      input.diagnostics.error(
+        'MCPGEN_UNKNOWN_AUTH_SCHEME',
+        `auth entry "${name}" names no security scheme of the spec`,
+        near ? `did you mean "${near}"?` : known.length ? `the spec defines: ${known.join(', ')}` : 'the spec defines no security schemes; remove the entry',
+        input.locateManifest(at, { key: true }),
+      );
+      continue;
+    }
+    const entry = auth[name]!;
+    const allowed = FIELDS[c.kind];
+    for (const field of Object.keys(entry) as (keyof AuthScheme)[]) {
+      if (!allowed.includes(field)) {
+        input.diagnostics.error(
+          'MCPGEN_AUTH_INVALID_FIELD',
+          `\`${field}\` does not apply to "${name}", which is ${describe(c)}`,
+          `"${name}" takes ${allowed.map((f) => `\`${f}\``).join(', ')}`,
+          input.locateManifest(`${at}/${escapePointerToken(field)}`, { key: true }),
+        );
+        continue;
+      }
+      const value = entry[field];
+      if (typeof value === 'string' && reserved.has(value)) {
+        input.diagnostics.error(
+          'MCPGEN_AUTH_INVALID_FIELD',
+          `${value} is one of the server's own settings variables and cannot hold a secret`,
+          'choose another variable name',
+          input.locateManifest(`${at}/${escapePointerToken(field)}`),
+        );
+      }
+    }
+  }
+}

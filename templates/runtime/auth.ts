@@ -1,0 +1,250 @@
+/**
+ * Credentials for API calls: the OpenAPI security schemes of the generated config, with their
+ * secrets read from environment variables when a tool is called.
+ *
+ * - A tool lists requirement alternatives (OR of AND). The first alternative whose variables
+ *   are all set is used; an empty alternative (auth optional) is used only when no other one
+ *   can be. When none can, the call is refused with a message naming the missing variables, and
+ *   nothing is sent: a credential is never sent empty (blank variables count as unset).
+ * - apiKey goes in a header, the query or a cookie (merged with cookie parameters); bearer and
+ *   OAuth tokens as `Authorization: Bearer`; basic as `Authorization: Basic`.
+ * - Values are never logged or put into messages; {@link scrub} removes them from error texts
+ *   (an API may echo a rejected key back in its error body).
+ */
+import { AuthError, TokenCache } from './oauth.js';
+import { encodeRfc3986 } from './request.js';
+import type { BuiltRequest } from './request.js';
+import type { SecurityRequirements, SecurityScheme } from './types.js';
+
+export { AuthError } from './oauth.js';
+
+/** Options of {@link Authenticator}. */
+export type AuthOptions = {
+  /** Clock for token expiry (tests). */
+  now?: () => number;
+};
+
+/** The credentials chosen for one call, or why there are none. */
+export type Selection =
+  | { readonly ok: true; readonly schemes: readonly SecurityScheme[] }
+  | { readonly ok: false; readonly message: string };
+
+/** What the server needs to fetch OAuth tokens for a call. */
+export type ApplyContext = {
+  baseUrl?: string;
+  timeoutMs: number;
+  fetch: typeof fetch;
+};
+
+/** A request with credentials applied, and what a caller needs to handle it safely. */
+export type Applied = {
+  readonly request: BuiltRequest;
+  /** Secret values sent (and their encoded forms), to scrub from any error text. */
+  readonly secrets: readonly string[];
+  /** Names of the headers that carry credentials (dropped on a redirect to another origin). */
+  readonly headers: readonly string[];
+  /** OAuth tokens used, by scheme name, so that a 401 can drop exactly these. */
+  readonly tokens: ReadonlyMap<string, string>;
+};
+
+/** A scheme's variables that are missing in `env`. */
+export type MissingCredentials = { readonly scheme: string; readonly variables: readonly string[] };
+
+/** Value of a variable, trimmed; `undefined` when unset or blank. */
+function read(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const v = env[name];
+  return v === undefined || v.trim() === '' ? undefined : v.trim();
+}
+
+/** The variables of a scheme, in a fixed order. */
+export function schemeVariables(scheme: SecurityScheme): string[] {
+  switch (scheme.kind) {
+    case 'apiKey':
+      return [scheme.env.apiKey];
+    case 'bearer':
+      return [scheme.env.token];
+    case 'basic':
+      return [scheme.env.username, scheme.env.password];
+    case 'oauth2ClientCredentials':
+      return [scheme.env.clientId, scheme.env.clientSecret];
+  }
+}
+
+/** Every scheme whose variables are not all set, with the missing names (for the start-up warning). */
+export function missingCredentials(schemes: readonly SecurityScheme[], env: NodeJS.ProcessEnv): MissingCredentials[] {
+  return schemes.flatMap((s) => {
+    const variables = schemeVariables(s).filter((v) => read(env, v) === undefined);
+    return variables.length > 0 ? [{ scheme: s.name, variables }] : [];
+  });
+}
+
+/** Sets a header, replacing any of the same name in another letter case. */
+function setHeader(headers: Record<string, string>, name: string, value: string): void {
+  for (const h of Object.keys(headers)) if (h.toLowerCase() === name.toLowerCase()) delete headers[h];
+  headers[name] = value;
+}
+
+/** Refuses values that HTTP headers cannot carry; the message names the variable, not the value. */
+function headerSafe(variable: string, value: string): string {
+  if (/[^\t\x20-\x7e\x80-\xff]/.test(value)) throw new AuthError(`the value of ${variable} cannot be sent in an HTTP header (it contains line breaks, control or non-Latin-1 characters)`);
+  return value;
+}
+
+/** Adds `name=value` to the query, replacing a parameter of the same name. */
+function withQueryParam(url: string, name: string, value: string): string {
+  const at = url.indexOf('?');
+  const base = at === -1 ? url : url.slice(0, at);
+  const decode = (s: string) => {
+    try {
+      return decodeURIComponent(s.replace(/\+/g, ' '));
+    } catch {
+      return s;
+    }
+  };
+  const pairs = at === -1 ? [] : url.slice(at + 1).split('&').filter((p) => p !== '' && decode(p.split('=')[0] ?? '') !== name);
+  pairs.push(`${encodeRfc3986(name)}=${encodeRfc3986(value)}`);
+  return `${base}?${pairs.join('&')}`;
+}
+
+/** A cookie value: characters outside RFC 6265's cookie-octet are percent-encoded, so `;` cannot add cookies. */
+function cookieValue(value: string): string {
+  return value.replace(/[^\x21\x23-\x2b\x2d-\x3a\x3c-\x5b\x5d-\x7e]/gu, (c) => encodeURIComponent(c));
+}
+
+/** `text` with every secret replaced by `[redacted]` (secrets shorter than 4 characters are left: they would mangle text). */
+export function scrub(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const s of [...secrets].filter((x) => x.length >= 4).sort((a, b) => b.length - a.length)) out = out.split(s).join('[redacted]');
+  return out;
+}
+
+/**
+ * Chooses and applies credentials. One instance serves a whole server, so OAuth tokens are
+ * shared by all calls; secrets are read from `env` at each call and never stored elsewhere.
+ */
+export class Authenticator {
+  private readonly schemes = new Map<string, SecurityScheme>();
+  private readonly env: NodeJS.ProcessEnv;
+  private readonly tokens: TokenCache;
+
+  /** `schemes` come from the generated config; `env` holds the secrets. */
+  constructor(schemes: readonly SecurityScheme[], env: NodeJS.ProcessEnv, options: AuthOptions = {}) {
+    for (const s of schemes) this.schemes.set(s.name, s);
+    this.env = env;
+    this.tokens = new TokenCache(options.now);
+  }
+
+  /**
+   * Picks the credentials for a call with these requirements: the first alternative whose
+   * variables are all set; else an empty alternative (auth optional); else a refusal naming, per
+   * alternative, the variables to set.
+   */
+  select(requirements: SecurityRequirements | undefined): Selection {
+    if (requirements === undefined || requirements.length === 0) return { ok: true, schemes: [] };
+    const wants: string[] = [];
+    for (const alternative of requirements) {
+      if (alternative.length === 0) continue;
+      const schemes: SecurityScheme[] = [];
+      const missing: string[] = [];
+      const unknown: string[] = [];
+      for (const name of alternative) {
+        const scheme = this.schemes.get(name);
+        if (scheme === undefined) unknown.push(name);
+        else {
+          schemes.push(scheme);
+          missing.push(...schemeVariables(scheme).filter((v) => read(this.env, v) === undefined));
+        }
+      }
+      if (unknown.length === 0 && missing.length === 0) return { ok: true, schemes };
+      const names = alternative.map((n) => JSON.stringify(n)).join(' + ');
+      if (unknown.length > 0) wants.push(`scheme ${names} (not configured in this server)`);
+      else wants.push(`${[...new Set(missing)].join(' and ')} (${alternative.length > 1 ? 'schemes' : 'scheme'} ${names})`);
+    }
+    if (requirements.some((a) => a.length === 0)) return { ok: true, schemes: [] };
+    return { ok: false, message: `missing credentials: set ${wants.join(', or ')} in the server's environment` };
+  }
+
+  /**
+   * Returns `request` with the credentials of `schemes` added (fetching OAuth tokens as needed).
+   * Throws `AuthError` when a value is missing or cannot be sent; the request is not modified.
+   */
+  async apply(request: BuiltRequest, schemes: readonly SecurityScheme[], ctx: ApplyContext): Promise<Applied> {
+    const headers = { ...request.headers };
+    const secrets: string[] = [];
+    const credentialHeaders = new Set<string>();
+    const tokens = new Map<string, string>();
+    let url = request.url;
+    const secret = (variable: string): string => {
+      const v = read(this.env, variable);
+      if (v === undefined) throw new AuthError(`missing credentials: set ${variable} in the server's environment`);
+      return v;
+    };
+    const bearer = (variable: string, token: string) => {
+      setHeader(headers, 'Authorization', `Bearer ${headerSafe(variable, token)}`);
+      credentialHeaders.add('authorization');
+      secrets.push(token);
+    };
+    for (const s of schemes) {
+      switch (s.kind) {
+        case 'apiKey': {
+          const key = secret(s.env.apiKey);
+          secrets.push(key, encodeRfc3986(key));
+          if (s.in === 'header') {
+            setHeader(headers, s.paramName, headerSafe(s.env.apiKey, key));
+            credentialHeaders.add(s.paramName.toLowerCase());
+          } else if (s.in === 'query') {
+            url = withQueryParam(url, s.paramName, key);
+          } else {
+            const value = cookieValue(key);
+            secrets.push(value);
+            const pair = `${encodeRfc3986(s.paramName)}=${value}`;
+            const existing = Object.entries(headers).find(([h]) => h.toLowerCase() === 'cookie')?.[1];
+            setHeader(headers, 'Cookie', existing ? `${existing}; ${pair}` : pair);
+            credentialHeaders.add('cookie');
+          }
+          break;
+        }
+        case 'bearer':
+          bearer(s.env.token, secret(s.env.token));
+          break;
+        case 'basic': {
+          const user = secret(s.env.username);
+          const password = secret(s.env.password);
+          if (user.includes(':')) throw new AuthError(`the value of ${s.env.username} must not contain ":" (HTTP basic authentication cannot carry it)`);
+          const encoded = Buffer.from(`${user}:${password}`, 'utf8').toString('base64');
+          setHeader(headers, 'Authorization', `Basic ${encoded}`);
+          credentialHeaders.add('authorization');
+          secrets.push(password, encoded);
+          break;
+        }
+        case 'oauth2ClientCredentials': {
+          const clientSecret = secret(s.env.clientSecret);
+          secrets.push(clientSecret);
+          const req = { tokenUrl: s.tokenUrl, scopes: s.scopes ?? [], clientId: secret(s.env.clientId), clientSecret, timeoutMs: ctx.timeoutMs, fetch: ctx.fetch };
+          let token: string;
+          try {
+            token = await this.tokens.token(s.name, ctx.baseUrl !== undefined ? { ...req, baseUrl: ctx.baseUrl } : req);
+          } catch (err) {
+            if (err instanceof AuthError) throw new AuthError(`cannot get an OAuth token for scheme ${JSON.stringify(s.name)}: ${err.message}`);
+            throw err;
+          }
+          bearer(`the OAuth token of scheme ${JSON.stringify(s.name)}`, token);
+          tokens.set(s.name, token);
+          break;
+        }
+      }
+    }
+    const out: BuiltRequest = { url, method: request.method, headers };
+    if (request.body !== undefined) out.body = request.body;
+    return { request: out, secrets, headers: [...credentialHeaders], tokens };
+  }
+
+  /**
+   * After the API answered 401 to `applied`: drops the OAuth tokens it carried so the next
+   * `apply` fetches new ones. True when there were any, i.e. when one retry may succeed.
+   */
+  invalidate(applied: Applied): boolean {
+    for (const [scheme, token] of applied.tokens) this.tokens.invalidate(scheme, token);
+    return applied.tokens.size > 0;
+  }
+}

@@ -1,0 +1,211 @@
+/**
+ * Security schemes and requirements in the IR: Swagger 2.0 and OpenAPI 3.x schemes, default and
+ * mapped variable names, operation-level overrides, and located manifest diagnostics.
+ */
+import { describe, expect, it } from 'vitest';
+import { Diagnostics } from '../../src/diagnostics.js';
+import { emitProject } from '../../src/emit/index.js';
+import { buildIr, type BuildManifest } from '../../src/ir/build.js';
+import { parseYamlSource } from '../../src/manifest/source.js';
+import type { LoadedSpec, SpecVersion } from '../../src/openapi/load.js';
+
+const SPEC3 = `openapi: 3.1.0
+info: { title: t, version: '1' }
+servers: [{ url: 'https://api.example.com' }]
+security:
+  - api_key: []
+components:
+  securitySchemes:
+    api_key: { type: apiKey, in: header, name: X-API-Key }
+    query-key: { type: apiKey, in: query, name: key }
+    cookieKey: { type: apiKey, in: cookie, name: sid }
+    bearer: { type: http, scheme: Bearer }
+    basic: { type: http, scheme: basic }
+    cc:
+      type: oauth2
+      flows:
+        clientCredentials: { tokenUrl: 'https://auth.example.com/token', scopes: { read: r, write: w, admin: a } }
+    implicit:
+      type: oauth2
+      flows:
+        implicit: { authorizationUrl: 'https://auth.example.com/authorize', scopes: {} }
+    oidc: { type: openIdConnect, openIdConnectUrl: 'https://auth.example.com/.well-known/openid-configuration' }
+    unused: { type: http, scheme: bearer }
+paths:
+  /default:
+    get: { operationId: usesDefault, responses: { '200': { description: ok } } }
+  /public:
+    get: { operationId: isPublic, security: [], responses: { '200': { description: ok } } }
+  /optional:
+    get: { operationId: isOptional, security: [{}, { bearer: [] }], responses: { '200': { description: ok } } }
+  /only-empty:
+    get: { operationId: onlyEmpty, security: [{}], responses: { '200': { description: ok } } }
+  /both:
+    get: { operationId: needsBoth, security: [{ query-key: [], cookieKey: [] }, { basic: [] }], responses: { '200': { description: ok } } }
+  /cc:
+    get: { operationId: usesCc, security: [{ cc: [write, read] }], responses: { '200': { description: ok } } }
+    post: { operationId: usesCc2, security: [{ cc: [read] }], responses: { '200': { description: ok } } }
+  /fallback:
+    get: { operationId: usesFallback, security: [{ implicit: [] }, { oidc: [] }], responses: { '200': { description: ok } } }
+  /undefined:
+    get: { operationId: usesUndefined, security: [{ nope: [] }, { bearer: [] }], responses: { '200': { description: ok } } }
+`;
+
+const SPEC2 = `swagger: '2.0'
+info: { title: t, version: '1' }
+host: api.example.com
+securityDefinitions:
+  basicAuth: { type: basic }
+  key: { type: apiKey, in: query, name: api_key }
+  app: { type: oauth2, flow: application, tokenUrl: 'https://auth.example.com/token', scopes: { 'pets:read': r } }
+  implicitAuth: { type: oauth2, flow: implicit, authorizationUrl: 'https://auth.example.com/a', scopes: {} }
+security:
+  - basicAuth: []
+paths:
+  /a:
+    get: { operationId: a, responses: { '200': { description: ok } } }
+  /b:
+    get: { operationId: b, security: [{ key: [] }, { app: ['pets:read'] }], responses: { '200': { description: ok } } }
+  /c:
+    get: { operationId: c, security: [{ implicitAuth: [] }], responses: { '200': { description: ok } } }
+  /d:
+    get: { operationId: d, security: [], responses: { '200': { description: ok } } }
+`;
+
+function setup(manifestYaml: string, specYaml = SPEC3, version: SpecVersion = '3.1') {
+  const diagnostics = new Diagnostics();
+  const spec = parseYamlSource({ file: 'openapi.yaml', text: specYaml, diagnostics, syntaxCode: 'MCPGEN_SPEC_SYNTAX' })!;
+  const mf = parseYamlSource({ file: 'mcpgen.yaml', text: manifestYaml || '{}', diagnostics, syntaxCode: 'MCPGEN_MANIFEST_SYNTAX' })!;
+  const manifest: BuildManifest = { name: 'x', version: '1.0.0', envPrefix: 'PETS', maxToolNameLength: 64, maxDescriptionLength: 1024, timeoutMs: 1000, maxResponseBytes: 10_000, ...(mf.value as object) };
+  const loaded: LoadedSpec = { version, document: spec.value as Record<string, unknown>, source: spec };
+  const ir = buildIr({ manifest, locateManifest: (p, o) => mf.locate(p, o), spec: loaded, diagnostics });
+  return { ir, diagnostics };
+}
+
+const security = (ir: ReturnType<typeof setup>['ir']) => Object.fromEntries(ir.tools.map((t) => [t.name, t.security]));
+
+describe('security requirements (OpenAPI 3.x)', () => {
+  it('takes the operation\'s security, else the document\'s; `[]` and `[{}]` mean none, `{}` among others means optional', () => {
+    const { ir } = setup('');
+    expect(security(ir)).toEqual({
+      usesDefault: [['api_key']],
+      isPublic: [],
+      isOptional: [[], ['bearer']],
+      onlyEmpty: [],
+      needsBoth: [['cookieKey', 'query-key'], ['basic']],
+      usesCc: [['cc']],
+      usesCc2: [['cc']],
+      usesFallback: [['implicit'], ['oidc']],
+      usesUndefined: [['bearer']],
+    });
+  });
+
+  it('resolves every used scheme with default variable names, sorted, leaving unused ones out', () => {
+    const { ir } = setup('');
+    expect(ir.securitySchemes.map((s) => s.name)).toEqual(['api_key', 'basic', 'bearer', 'cc', 'cookieKey', 'implicit', 'oidc', 'query-key']);
+    const byName = Object.fromEntries(ir.securitySchemes.map(({ origin: _o, ...s }) => [s.name, s]));
+    expect(byName).toEqual({
+      api_key: { name: 'api_key', kind: 'apiKey', in: 'header', paramName: 'X-API-Key', env: { apiKey: 'PETS_API_KEY_API_KEY' } },
+      'query-key': { name: 'query-key', kind: 'apiKey', in: 'query', paramName: 'key', env: { apiKey: 'PETS_QUERY_KEY_API_KEY' } },
+      cookieKey: { name: 'cookieKey', kind: 'apiKey', in: 'cookie', paramName: 'sid', env: { apiKey: 'PETS_COOKIEKEY_API_KEY' } },
+      bearer: { name: 'bearer', kind: 'bearer', env: { token: 'PETS_BEARER_TOKEN' } },
+      basic: { name: 'basic', kind: 'basic', env: { username: 'PETS_BASIC_USERNAME', password: 'PETS_BASIC_PASSWORD' } },
+      cc: { name: 'cc', kind: 'oauth2ClientCredentials', tokenUrl: 'https://auth.example.com/token', scopes: ['read', 'write'], env: { clientId: 'PETS_CC_CLIENT_ID', clientSecret: 'PETS_CC_CLIENT_SECRET' } },
+      implicit: { name: 'implicit', kind: 'bearer', fallbackFrom: 'oauth2 (implicit)', env: { token: 'PETS_IMPLICIT_TOKEN' } },
+      oidc: { name: 'oidc', kind: 'bearer', fallbackFrom: 'openIdConnect', env: { token: 'PETS_OIDC_TOKEN' } },
+    });
+    expect(ir.securitySchemes.find((s) => s.name === 'cc')!.origin).toEqual({ file: 'openapi.yaml', pointer: '/components/securitySchemes/cc' });
+  });
+
+  it('warns about schemes it sends as static tokens and about requirements naming undefined schemes', () => {
+    const { diagnostics } = setup('');
+    expect(diagnostics.sorted().map((d) => [d.code, d.severity, d.location.pointer, d.location.line])).toEqual([
+      ['MCPGEN_AUTH_UNSUPPORTED_SCHEME', 'warning', '/components/securitySchemes/implicit', 17],
+      ['MCPGEN_AUTH_UNSUPPORTED_SCHEME', 'warning', '/components/securitySchemes/oidc', 21],
+      ['MCPGEN_SPEC_UNDEFINED_SECURITY_SCHEME', 'warning', '/paths/~1undefined/get/security/0/nope', 40],
+    ]);
+    expect(diagnostics.items.find((d) => d.location.pointer.endsWith('/oidc'))!.message).toContain('PETS_OIDC_TOKEN');
+  });
+
+  it('uses the manifest\'s variable names, token URL and scopes', () => {
+    const { ir, diagnostics } = setup(`auth:
+  api_key: { env: MY_KEY }
+  basic: { username: U, password: P }
+  cc: { clientId: CID, clientSecret: CSECRET, tokenUrl: 'https://other.example.com/token', scopes: [] }
+  implicit: { env: IMPLICIT_TOKEN }
+  unused: { env: NOT_USED }
+`);
+    expect(diagnostics.hasErrors).toBe(false);
+    const byName = Object.fromEntries(ir.securitySchemes.map((s) => [s.name, s]));
+    expect(byName.api_key!.env).toEqual({ apiKey: 'MY_KEY' });
+    expect(byName.basic!.env).toEqual({ username: 'U', password: 'P' });
+    expect(byName.cc).toMatchObject({ tokenUrl: 'https://other.example.com/token', scopes: [], env: { clientId: 'CID', clientSecret: 'CSECRET' } });
+    expect(byName.implicit!.env).toEqual({ token: 'IMPLICIT_TOKEN' });
+    expect(byName.unused).toBeUndefined();
+  });
+
+  it('reports an unknown scheme at its manifest key, with a suggestion', () => {
+    const { diagnostics } = setup(`auth:\n  api-key:\n    env: MY_KEY\n  zzz: {}\n`);
+    const errors = diagnostics.sorted().filter((d) => d.severity === 'error');
+    expect(errors.map((d) => [d.code, d.location.file, d.location.pointer, d.location.line, d.location.col, d.help])).toEqual([
+      ['MCPGEN_UNKNOWN_AUTH_SCHEME', 'mcpgen.yaml', '/auth/api-key', 2, 3, 'did you mean "api_key"?'],
+      ['MCPGEN_UNKNOWN_AUTH_SCHEME', 'mcpgen.yaml', '/auth/zzz', 4, 3, 'the spec defines: api_key, basic, bearer, cc, cookieKey, implicit, oidc, query-key, unused'],
+    ]);
+  });
+
+  it('reports fields that do not fit the scheme type, and settings variables, at the field', () => {
+    const { diagnostics } = setup(`auth:\n  api_key:\n    username: U\n  cc:\n    env: T\n  bearer:\n    env: PETS_BASE_URL\n`);
+    expect(diagnostics.sorted().filter((d) => d.severity === 'error').map((d) => [d.code, d.location.pointer, d.location.line, d.location.col, d.help])).toEqual([
+      ['MCPGEN_AUTH_INVALID_FIELD', '/auth/api_key/username', 3, 5, '"api_key" takes `env`'],
+      ['MCPGEN_AUTH_INVALID_FIELD', '/auth/cc/env', 5, 5, '"cc" takes `clientId`, `clientSecret`, `tokenUrl`, `scopes`'],
+      ['MCPGEN_AUTH_INVALID_FIELD', '/auth/bearer/env', 7, 10, 'choose another variable name'],
+    ]);
+  });
+});
+
+describe('security (Swagger 2.0)', () => {
+  it('reads securityDefinitions: basic, apiKey, oauth2 application, and implicit as a static token', () => {
+    const { ir, diagnostics } = setup('auth:\n  app: { scopes: [extra] }\n', SPEC2, '2.0');
+    expect(security(ir)).toEqual({ a: [['basicAuth']], b: [['key'], ['app']], c: [['implicitAuth']], d: [] });
+    expect(ir.securitySchemes.map(({ origin: _o, ...s }) => s)).toEqual([
+      { name: 'app', kind: 'oauth2ClientCredentials', tokenUrl: 'https://auth.example.com/token', scopes: ['extra'], env: { clientId: 'PETS_APP_CLIENT_ID', clientSecret: 'PETS_APP_CLIENT_SECRET' } },
+      { name: 'basicAuth', kind: 'basic', env: { username: 'PETS_BASICAUTH_USERNAME', password: 'PETS_BASICAUTH_PASSWORD' } },
+      { name: 'implicitAuth', kind: 'bearer', fallbackFrom: 'oauth2 (implicit)', env: { token: 'PETS_IMPLICITAUTH_TOKEN' } },
+      { name: 'key', kind: 'apiKey', in: 'query', paramName: 'api_key', env: { apiKey: 'PETS_KEY_API_KEY' } },
+    ]);
+    expect(diagnostics.items.map((d) => [d.code, d.location.pointer])).toEqual([['MCPGEN_AUTH_UNSUPPORTED_SCHEME', '/securityDefinitions/implicitAuth']]);
+  });
+
+  it('defaults oauth2 scopes to those the included operations require', () => {
+    const { ir } = setup('', SPEC2, '2.0');
+    expect(ir.securitySchemes.find((s) => s.name === 'app')).toMatchObject({ scopes: ['pets:read'] });
+  });
+});
+
+describe('emitted files', () => {
+  it('carry variable names and requirements, never values, and the README lists every variable', () => {
+    const { ir } = setup('auth:\n  bearer: { env: MY_TOKEN }\n');
+    const files = emitProject(ir);
+    const config = files.get('src/config.gen.ts')!;
+    expect(config).toContain('"securitySchemes": [');
+    expect(config).toContain('"token": "MY_TOKEN"');
+    expect(config).toContain('"tokenUrl": "https://auth.example.com/token"');
+    const tools = files.get('src/tools.gen.ts')!;
+    expect(tools).toContain('"security": [[],["bearer"]]');
+    expect(tools).toContain('"security": [["cookieKey","query-key"],["basic"]]');
+    const readme = files.get('README.md')!;
+    expect(readme).toContain('## Authentication');
+    for (const s of ir.securitySchemes) for (const v of Object.values(s.env)) expect(readme).toContain(`\`${v}\``);
+    expect(readme).toContain('| `isOptional` | `GET /optional` |  | bearer (optional) |');
+    expect(readme).toContain('| `needsBoth` | `GET /both` |  | cookieKey + query-key or basic |');
+  });
+
+  it('leave servers without security unchanged: no schemes in config, no Authentication section', () => {
+    const { ir } = setup('', SPEC3.replace(/security:\n {2}- api_key: \[\]\n/, '').replace(/ security: \[[^\n]*\], responses/g, ' responses'));
+    expect(ir.securitySchemes).toEqual([]);
+    const files = emitProject(ir);
+    expect(files.get('src/config.gen.ts')).not.toContain('securitySchemes');
+    expect(files.get('src/tools.gen.ts')).not.toContain('"security"');
+    expect(files.get('README.md')).not.toContain('Authentication');
+  });
+});
