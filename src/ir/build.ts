@@ -21,7 +21,7 @@ export type OverrideInput = { name?: string; title?: string; description?: strin
  * The manifest settings the IR builder reads (defaults applied); selectors as written, so that
  * diagnostics point at the exact value.
  */
-export type BuildManifest = Pick<ResolvedManifest, 'name' | 'version' | 'description' | 'baseUrl' | 'envPrefix' | 'maxToolNameLength' | 'maxDescriptionLength' | 'timeoutMs' | 'maxResponseBytes' | 'auth'> & {
+export type BuildManifest = Pick<ResolvedManifest, 'name' | 'version' | 'description' | 'baseUrl' | 'envPrefix' | 'maxToolNameLength' | 'maxDescriptionLength' | 'timeoutMs' | 'maxResponseBytes' | 'auth' | 'uploads'> & {
   include?: SelectorInput[];
   exclude?: SelectorInput[];
   overrides?: Record<string, OverrideInput>;
@@ -91,7 +91,7 @@ export function buildIr(input: BuildInput): IrServer {
     diagnostics,
   });
   const tools: IrOperationTool[] = selected.map((op, i) => {
-    const parts = operationParts({ op, doc, version: spec.version, conv, file });
+    const parts = operationParts({ op, doc, version: spec.version, conv, file, localFiles: manifest.uploads?.localFiles === true });
     const ov = overrides.get(op)?.override;
     const tool: IrOperationTool = {
       kind: 'operation-tool',
@@ -125,6 +125,7 @@ export function buildIr(input: BuildInput): IrServer {
     envPrefix: manifest.envPrefix,
     timeoutMs: manifest.timeoutMs,
     maxResponseBytes: manifest.maxResponseBytes,
+    ...(manifest.uploads?.localFiles ? { uploads: { root: manifest.uploads.root ?? '.' } } : {}),
     tools,
     securitySchemes: security.schemes,
   };

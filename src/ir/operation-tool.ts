@@ -28,6 +28,8 @@ export type PartsContext = {
   conv: SchemaConverter;
   /** Display path of the spec, for origins. */
   file: string;
+  /** Whether file arguments may name local files (manifest `uploads.localFiles`). */
+  localFiles: boolean;
 };
 
 const LOCATIONS: readonly ParamLocation[] = ['path', 'query', 'header', 'cookie'];
@@ -85,10 +87,14 @@ export function operationParts(ctx: PartsContext): OperationParts {
   if (bodyInfo) {
     const arg = uniqueArg('body', 'body', used, ['requestBody']);
     let converted = input.convert(bodyInfo.schema);
+    const files = bodyFiles(bodyInfo.contentType, converted, ctx.localFiles);
+    converted = files.schema;
     if (bodyInfo.description && isObject(converted) && converted.description === undefined) converted = { ...converted, description: bodyInfo.description };
     properties[arg] = converted;
     if (bodyInfo.required) required.push(arg);
     body = { kind: 'body', arg, contentType: bodyInfo.contentType, required: bodyInfo.required, origin: { file: ctx.file, pointer: bodyInfo.pointer } };
+    if (files.fields.length) body.files = files.fields;
+    if (files.binary) body.binary = true;
   }
 
   const root: JsonSchema = { type: 'object', properties };
@@ -277,4 +283,55 @@ function describe(op: RawOperation): string | undefined {
 
 function sortKeys(o: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+const BINARY_TYPES = /^(application\/octet-stream|image\/|audio\/|video\/|application\/pdf$|application\/zip$)/;
+
+/** The input schema of a file argument: base64 content, or `{ path }` when local files are allowed. */
+export function fileArgSchema(description: string | undefined, localFiles: boolean): JsonSchema {
+  const base64: JsonSchema = { type: 'string', contentEncoding: 'base64', description: 'File content, base64-encoded.' };
+  const out: JsonSchema = localFiles
+    ? {
+        anyOf: [
+          base64,
+          {
+            type: 'object',
+            description: 'A local file for the server to read (inside its upload directory).',
+            properties: { path: { type: 'string', minLength: 1 }, filename: { type: 'string' }, contentType: { type: 'string' } },
+            required: ['path'],
+            additionalProperties: false,
+          },
+        ],
+      }
+    : { ...base64 };
+  if (description) out.description = localFiles ? description : `${description} (base64-encoded)`;
+  return out;
+}
+
+function isBinarySchema(s: unknown): boolean {
+  return isObject(s) && (s.format === 'binary' || typeof s.contentMediaType === 'string' || s.contentEncoding === 'base64');
+}
+
+/**
+ * Finds the file parts of a body: the whole body for binary media types, or the top-level
+ * properties of a multipart body whose schema is binary (also arrays of them), and rewrites
+ * their schemas to {@link fileArgSchema}.
+ */
+function bodyFiles(contentType: string, schema: unknown, localFiles: boolean): { schema: unknown; fields: string[]; binary: boolean } {
+  const type = contentType.split(';')[0]!.trim().toLowerCase();
+  const desc = (s: unknown) => (isObject(s) && typeof s.description === 'string' ? s.description : undefined);
+  if (BINARY_TYPES.test(type)) return { schema: fileArgSchema(desc(schema), localFiles), fields: [], binary: true };
+  if (type !== 'multipart/form-data' || !isObject(schema) || !isObject(schema.properties)) return { schema, fields: [], binary: false };
+  const fields: string[] = [];
+  const properties: Record<string, unknown> = {};
+  for (const [name, prop] of Object.entries(schema.properties)) {
+    if (isBinarySchema(prop)) {
+      fields.push(name);
+      properties[name] = fileArgSchema(desc(prop), localFiles);
+    } else if (isObject(prop) && prop.type === 'array' && isBinarySchema(prop.items)) {
+      fields.push(name);
+      properties[name] = { ...prop, items: fileArgSchema(desc(prop.items), localFiles) };
+    } else properties[name] = prop;
+  }
+  return { schema: { ...schema, properties }, fields, binary: false };
 }

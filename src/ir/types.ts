@@ -47,6 +47,10 @@ export type IrBody = {
   /** Media type sent as Content-Type. */
   contentType: string;
   required: boolean;
+  /** Multipart: top-level body properties that are files (binary), sent as file parts. */
+  files?: string[];
+  /** The whole body is a file (octet-stream, image, …). */
+  binary?: boolean;
   origin: Origin;
 };
 
@@ -167,6 +171,8 @@ export type IrServer = {
   baseUrl?: string;
   timeoutMs: number;
   maxResponseBytes: number;
+  /** Local file uploads, when the manifest enables them: the root relative to the server's cwd. */
+  uploads?: { root: string };
   /** Tools in spec order (paths in document order, methods in a fixed order). */
   tools: IrOperationTool[];
   /** The security schemes the tools use, sorted by name. */

@@ -8,6 +8,9 @@ import type { Diagnostics } from '../diagnostics.js';
 import { isRecord, manifestSchema } from './schema.js';
 import { parseYamlSource, type YamlSource } from './source.js';
 import type { AuthScheme, Manifest, Override, Selector } from './types.gen.js';
+
+/** The manifest's `uploads` settings. */
+export type Uploads = NonNullable<Manifest['uploads']>;
 import { validateManifest } from './validate.js';
 
 /** A manifest as read from disk. */
@@ -53,6 +56,7 @@ export type ResolvedManifest = {
   overrides?: Record<string, Override>;
   /** Environment variable names per security scheme, as written (entries that are not objects dropped). */
   auth?: Record<string, AuthScheme>;
+  uploads?: Uploads;
 };
 
 /** Options of {@link loadManifest}. */
@@ -160,6 +164,7 @@ export function resolveManifest(loaded: LoadedManifest): ResolvedManifest {
   if (isRecord(m.overrides)) {
     out.overrides = Object.fromEntries(Object.entries(m.overrides).filter(([, v]) => isRecord(v))) as Record<string, Override>;
   }
+  if (isRecord(m.uploads)) out.uploads = m.uploads as Uploads;
   if (isRecord(m.auth)) {
     out.auth = Object.fromEntries(Object.entries(m.auth).filter(([, v]) => isRecord(v))) as Record<string, AuthScheme>;
   }

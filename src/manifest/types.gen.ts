@@ -74,6 +74,24 @@ export type Manifest = {
    */
   maxResponseBytes?: number;
   /**
+   * File uploads (multipart file fields and binary request bodies). A file argument is always accepted as
+   * base64 content; with `localFiles: true` it may also be `{ path }` of a file the server reads itself.
+   */
+  uploads?: {
+    /**
+     * Let file arguments name a local file (`{ path, filename?, contentType? }`) instead of carrying its
+     * content. Off by default: a model could otherwise ask the server to send any readable file to the API.
+     * @default false
+     */
+    localFiles?: boolean;
+    /**
+     * Directory local files must be inside (symlinks resolved), relative to the server's working directory at
+     * run time; `<ENV_PREFIX>_UPLOAD_ROOT` overrides it. Defaults to `.`.
+     * @default "."
+     */
+    root?: string;
+  };
+  /**
    * Which operations become tools. An operation is included when it matches at least one selector. Omit to
    * include every operation.
    */

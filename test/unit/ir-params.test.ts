@@ -11,12 +11,12 @@ import { parseYamlSource } from '../../src/manifest/source.js';
 import { buildRequest } from '../../templates/runtime/request.js';
 import { validateArguments } from '../../templates/runtime/validate.js';
 
-function tools(specYaml: string, version: '2.0' | '3.0' | '3.1'): IrOperationTool[] {
+function tools(specYaml: string, version: '2.0' | '3.0' | '3.1', localFiles = false): IrOperationTool[] {
   const diagnostics = new Diagnostics();
   const spec = parseYamlSource({ file: 'openapi.yaml', text: specYaml, diagnostics, syntaxCode: 'MCPGEN_SPEC_SYNTAX' })!;
   const loc = { file: 'mcpgen.yaml', pointer: '', line: 1, col: 1 };
   const ir = buildIr({
-    manifest: { name: 'x', version: '1.0.0', envPrefix: 'X', maxToolNameLength: 64, maxDescriptionLength: 1024, timeoutMs: 1000, maxResponseBytes: 10_000, baseUrl: 'http://127.0.0.1:1' },
+    manifest: { name: 'x', version: '1.0.0', envPrefix: 'X', maxToolNameLength: 64, maxDescriptionLength: 1024, timeoutMs: 1000, maxResponseBytes: 10_000, baseUrl: 'http://127.0.0.1:1', uploads: { localFiles } },
     locateManifest: () => loc,
     spec: { version, document: spec.value as Record<string, unknown>, source: spec },
     diagnostics,
@@ -128,8 +128,10 @@ paths:
 
   it('turns formData into a multipart or form-encoded body object', () => {
     const [, upload, form] = tools(spec, '2.0');
-    expect(upload!.body).toMatchObject({ contentType: 'multipart/form-data', required: true });
-    expect(upload!.inputSchema.properties).toMatchObject({ body: { type: 'object', properties: { file: { type: 'string', format: 'binary' }, note: { type: 'string' } }, required: ['file'] } });
+    expect(upload!.body).toMatchObject({ contentType: 'multipart/form-data', required: true, files: ['file'] });
+    expect(upload!.inputSchema.properties).toMatchObject({
+      body: { type: 'object', properties: { file: { type: 'string', contentEncoding: 'base64' }, note: { type: 'string' } }, required: ['file'] },
+    });
     expect(form!.body).toMatchObject({ contentType: 'application/x-www-form-urlencoded' });
     expect(buildRequest(http(form!), { body: { a: 'x y' } }, 'http://h').body).toBe('a=x+y');
   });
@@ -157,5 +159,49 @@ ${types}
     const [t] = tools(body(types), '3.1');
     expect(t!.body?.contentType).toBe(want);
     expect(t!.body?.required).toBe(false);
+  });
+});
+
+describe('file arguments', () => {
+  const spec = `openapi: 3.1.0
+info: { title: t, version: '1' }
+paths:
+  /docs:
+    post:
+      operationId: addDocs
+      requestBody:
+        content:
+          multipart/form-data:
+            schema:
+              type: object
+              properties:
+                title: { type: string }
+                file: { type: string, format: binary, description: The document. }
+                attachments: { type: array, items: { type: string, contentMediaType: application/pdf } }
+      responses: { '204': { description: ok } }
+  /raw:
+    put:
+      operationId: putRaw
+      requestBody:
+        content:
+          application/octet-stream: { schema: { type: string, format: binary } }
+      responses: { '204': { description: ok } }
+`;
+  it('marks multipart file fields and binary bodies, with base64 schemas', () => {
+    const [docs, raw] = tools(spec, '3.1');
+    expect(docs!.body).toMatchObject({ files: ['file', 'attachments'] });
+    const props = (docs!.inputSchema.properties as Record<string, { properties: Record<string, unknown> }>).body!.properties;
+    expect(props.title).toEqual({ type: 'string' });
+    expect(props.file).toEqual({ type: 'string', contentEncoding: 'base64', description: 'The document. (base64-encoded)' });
+    expect(props.attachments).toEqual({ type: 'array', items: { type: 'string', contentEncoding: 'base64', description: 'File content, base64-encoded.' } });
+    expect(raw!.body).toMatchObject({ binary: true, contentType: 'application/octet-stream' });
+    expect((raw!.inputSchema.properties as Record<string, unknown>).body).toEqual({ type: 'string', contentEncoding: 'base64', description: 'File content, base64-encoded.' });
+  });
+
+  it('also accepts { path } when the manifest enables local files', () => {
+    const [docs] = tools(spec, '3.1', true);
+    const file = (docs!.inputSchema.properties as Record<string, { properties: Record<string, { anyOf?: Array<Record<string, unknown>> }> }>).body!.properties.file!;
+    expect(file.anyOf!.map((a) => a.type)).toEqual(['string', 'object']);
+    expect(file.anyOf![1]!.required).toEqual(['path']);
   });
 });

@@ -13,6 +13,7 @@ export function emitConfigFile(ir: IrServer): string {
   config.envPrefix = ir.envPrefix;
   config.timeoutMs = ir.timeoutMs;
   config.maxResponseBytes = ir.maxResponseBytes;
+  if (ir.uploads) config.uploads = ir.uploads;
   if (ir.securitySchemes.length > 0) {
     // variable NAMES only: secret values exist in the server's environment, never in its source
     config.securitySchemes = ir.securitySchemes.map((s) => {

@@ -123,7 +123,12 @@ function toolExpr(t: IrOperationTool, schemaExpr: (s: JsonSchema) => string): st
       return o;
     }),
   };
-  if (t.body) http.body = { arg: t.body.arg, contentType: t.body.contentType };
+  if (t.body) {
+    const body: Record<string, unknown> = { arg: t.body.arg, contentType: t.body.contentType };
+    if (t.body.files) body.files = t.body.files;
+    if (t.body.binary) body.binary = true;
+    http.body = body;
+  }
   const fields: Array<[string, string]> = [
     ['kind', tsLiteral('operation')],
     ['name', tsLiteral(t.name)],
