@@ -18,8 +18,8 @@ export function emitProject(ir: IrServer): Map<string, string> {
     ['src/config.gen.ts', emitConfigFile(ir)],
     ['src/server.ts', emitServerEntry()],
     ['src/tools.gen.ts', emitToolsFile(ir)],
-    ...runtimeFiles(),
   ]);
+  for (const [file, content] of runtimeFiles([...files.values()])) files.set(file, content);
   const sorted = [...files.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   return new Map(sorted.map((k) => [k, normalizeNewlines(files.get(k)!)]));
 }

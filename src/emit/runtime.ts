@@ -1,7 +1,9 @@
 /**
  * The runtime shims: real TypeScript modules of mcpgen (templates/runtime, type-checked and
  * unit-tested here) copied verbatim into `src/runtime/` of every generated project, with the
- * generated-file header put in front.
+ * generated-file header put in front. Only the modules a project needs are copied: those its
+ * generated files import, and everything they import in turn, so a server without prompts
+ * carries no prompt code (and no dependency it would need).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { TS_HEADER } from './header.js';
@@ -10,14 +12,39 @@ const RUNTIME_DIR = new URL('../../templates/runtime/', import.meta.url);
 
 let cache: Map<string, string> | undefined;
 
-/** Runtime files keyed by their path in the generated project (`src/runtime/<file>.ts`). */
-export function runtimeFiles(): Map<string, string> {
+/** Every runtime module by name (`server.ts`), as source. */
+function modules(): Map<string, string> {
   if (!cache) {
     cache = new Map();
     const names = readdirSync(RUNTIME_DIR)
       .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts') && !f.endsWith('.d.ts'))
       .sort();
-    for (const name of names) cache.set(`src/runtime/${name}`, TS_HEADER + '\n' + readFileSync(new URL(name, RUNTIME_DIR), 'utf8'));
+    for (const name of names) cache.set(name, readFileSync(new URL(name, RUNTIME_DIR), 'utf8'));
   }
   return cache;
+}
+
+/** Relative `./x.js` module names a source file imports or re-exports (type-only imports included). */
+function localImports(source: string, prefix: string): string[] {
+  const re = new RegExp(`from\\s+['"]${prefix.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}([A-Za-z0-9_-]+)\\.js['"]`, 'g');
+  return [...source.matchAll(re)].map((m) => `${m[1]}.ts`);
+}
+
+/**
+ * Runtime files for a project whose generated sources are `generated`, keyed by their path in
+ * the project (`src/runtime/<file>.ts`), in name order.
+ */
+export function runtimeFiles(generated: Iterable<string>): Map<string, string> {
+  const all = modules();
+  const needed = new Set<string>();
+  const queue = [...generated].flatMap((src) => localImports(src, './runtime/'));
+  while (queue.length) {
+    const name = queue.pop()!;
+    if (needed.has(name)) continue;
+    const source = all.get(name);
+    if (source === undefined) throw new Error(`generated code imports runtime module ${name}, which templates/runtime does not have`);
+    needed.add(name);
+    queue.push(...localImports(source, './'));
+  }
+  return new Map([...needed].sort().map((name) => [`src/runtime/${name}`, TS_HEADER + '\n' + all.get(name)!]));
 }

@@ -65,7 +65,9 @@ async function startPrism(spec: string): Promise<{ url: string; log: () => strin
 function verdicts(log: string): Array<{ request: string; ok: boolean; detail: string }> {
   const plain = log.replace(/\u001b\[[0-9;]*m/g, '');
   return plain
-    .split(/(?=\[HTTP SERVER\] \S+ \S+ ℹ\s+info\s+Request received)/)
+    // one segment per request: Prism opens each with an info line (usually "Request received";
+    // for a binary multipart body the text after "info" is empty)
+    .split(/(?=\[HTTP SERVER\] \S+ \S+ ℹ\s+info)/)
     .slice(1)
     .map((seg) => {
       const request = /\[HTTP SERVER\] (\S+ \S+)/.exec(seg)?.[1] ?? '?';

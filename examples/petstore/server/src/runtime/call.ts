@@ -12,6 +12,7 @@ import { bodyKind, decodeText, readBounded, truncationNote } from './body.js';
 import type { BoundedBody } from './body.js';
 import { log } from './log.js';
 import { buildRequest, RequestBuildError } from './request.js';
+import { resolveUploads } from './uploads.js';
 import type { BuiltRequest } from './request.js';
 import { send } from './send.js';
 import type { SendOptions } from './send.js';
@@ -201,7 +202,8 @@ async function run(tool: OperationTool, args: unknown, settings: Settings, opts:
 
   let req: BuiltRequest;
   try {
-    req = buildRequest(tool.http, input as Record<string, unknown>, settings.baseUrl);
+    const withFiles = await resolveUploads(tool.http, input as Record<string, unknown>, settings);
+    req = buildRequest(tool.http, withFiles, settings.baseUrl);
   } catch (err) {
     if (err instanceof RequestBuildError) return errorResult(`Invalid arguments for tool ${tool.name}: ${err.message}`);
     log('error', `cannot build request for ${tool.name}`, err);

@@ -188,12 +188,22 @@ export function isJsonType(contentType: string): boolean {
   return t === 'application/json' || t.endsWith('+json');
 }
 
-/** Decodes standard or URL-safe base64; throws `RequestBuildError` for anything else. */
-function decodeBase64(arg: string, value: unknown): Uint8Array {
-  if (typeof value !== 'string') throw new RequestBuildError(arg, `Body ${arg} must be a base64-encoded string`);
+/** A file ready to be sent: its bytes, and the file name and media type of its part. */
+export type FilePart = { readonly kind: 'file'; readonly bytes: Uint8Array; readonly filename: string; readonly contentType: string };
+
+/** True for a {@link FilePart}. */
+export function isFilePart(v: unknown): v is FilePart {
+  return typeof v === 'object' && v !== null && (v as { kind?: unknown }).kind === 'file' && (v as { bytes?: unknown }).bytes instanceof Uint8Array;
+}
+
+/** Decodes standard or URL-safe base64; throws `RequestBuildError` naming `arg` for anything else. */
+export function decodeBase64(arg: string, value: unknown): Uint8Array {
+  if (isFilePart(value)) return value.bytes;
+  const problem = `${arg} must be base64-encoded content`;
+  if (typeof value !== 'string') throw new RequestBuildError(arg, problem);
   const text = value.replace(/\s+/g, '');
   if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(text) || text.replace(/=+$/, '').length % 4 === 1) {
-    throw new RequestBuildError(arg, `Body ${arg} must be a base64-encoded string`);
+    throw new RequestBuildError(arg, problem);
   }
   return new Uint8Array(Buffer.from(text, text.includes('-') || text.includes('_') ? 'base64url' : 'base64'));
 }
@@ -209,14 +219,23 @@ function formBody(value: unknown): string {
   return form.toString();
 }
 
-/** `multipart/form-data` body with one text part per field (arrays give one part per item). */
-function multipartBody(value: unknown): { body: string; contentType: string } {
+/**
+ * `multipart/form-data` body: one part per field (arrays give one part per item); file fields
+ * (already {@link FilePart}s, see uploads.ts) become file parts with their name and bytes.
+ */
+function multipartBody(value: unknown): { body: string | Uint8Array; contentType: string } {
   const boundary = `mcpgen-${randomBytes(12).toString('hex')}`;
   const quote = (s: string) => s.replace(/[\r\n"\\]/g, (c) => encodeURIComponent(c));
-  const parts: string[] = [];
+  const parts: Array<string | Uint8Array> = [];
+  let binary = false;
   const fields = isRecord(value) ? entries(value) : [['value', value] as [string, unknown]];
   for (const [k, v] of fields) {
     for (const item of Array.isArray(v) ? v : [v]) {
+      if (isFilePart(item)) {
+        binary = true;
+        parts.push(`--${boundary}\r\nContent-Disposition: form-data; name="${quote(k)}"; filename="${quote(item.filename)}"\r\nContent-Type: ${item.contentType.replace(/[\r\n]/g, '')}\r\n\r\n`, item.bytes, '\r\n');
+        continue;
+      }
       const json = typeof item === 'object' && item !== null;
       parts.push(
         `--${boundary}\r\nContent-Disposition: form-data; name="${quote(k)}"\r\n` +
@@ -225,7 +244,10 @@ function multipartBody(value: unknown): { body: string; contentType: string } {
       );
     }
   }
-  return { body: parts.join('') + `--${boundary}--\r\n`, contentType: `multipart/form-data; boundary=${boundary}` };
+  parts.push(`--${boundary}--\r\n`);
+  const contentType = `multipart/form-data; boundary=${boundary}`;
+  if (!binary) return { body: parts.join(''), contentType };
+  return { body: new Uint8Array(Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : p)))), contentType };
 }
 
 /** Encodes the body for its media type; returns the body and the `Content-Type` to send. */

@@ -3,8 +3,10 @@
 
 /**
  * Run-time settings: the manifest's values (`ServerConfig`) overridden by
- * `<envPrefix>_BASE_URL`, `<envPrefix>_TIMEOUT_MS` and `<envPrefix>_MAX_RESPONSE_BYTES`.
+ * `<envPrefix>_BASE_URL`, `<envPrefix>_TIMEOUT_MS`, `<envPrefix>_MAX_RESPONSE_BYTES` and (when the
+ * manifest enables local uploads) `<envPrefix>_UPLOAD_ROOT`.
  */
+import path from 'node:path';
 import type { ServerConfig } from './types.js';
 
 /** Effective settings a server calls its API with. */
@@ -17,6 +19,8 @@ export type Settings = {
   maxResponseBytes: number;
   /** Prefix of the environment variables (e.g. `PETSTORE`), so messages can name them; optional. */
   envPrefix?: string;
+  /** Absolute directory local file uploads may be read from; `undefined` ⇒ local uploads disabled. */
+  uploadRoot?: string;
 };
 
 /** A setting (environment variable or manifest value) that has an unusable value. */
@@ -32,8 +36,9 @@ export class SettingsError extends Error {
 }
 
 /** Names of the environment variables read for `envPrefix`. */
-export function settingsVariables(envPrefix: string): { baseUrl: string; timeoutMs: string; maxResponseBytes: string; logLevel: string } {
+export function settingsVariables(envPrefix: string): { baseUrl: string; timeoutMs: string; maxResponseBytes: string; logLevel: string; uploadRoot: string } {
   return {
+    uploadRoot: `${envPrefix}_UPLOAD_ROOT`,
     baseUrl: `${envPrefix}_BASE_URL`,
     timeoutMs: `${envPrefix}_TIMEOUT_MS`,
     maxResponseBytes: `${envPrefix}_MAX_RESPONSE_BYTES`,
@@ -102,6 +107,7 @@ export function resolveSettings(config: ServerConfig, env: NodeJS.ProcessEnv): S
         : parsePositiveInteger('maxResponseBytes (manifest)', String(config.maxResponseBytes), 'bytes'),
     envPrefix: config.envPrefix,
   };
+  if (config.uploads) settings.uploadRoot = path.resolve(read(env, vars.uploadRoot) ?? config.uploads.root);
   if (envBase !== undefined) settings.baseUrl = parseBaseUrl(vars.baseUrl, envBase);
   else if (config.baseUrl !== undefined && config.baseUrl.trim() !== '') {
     try {

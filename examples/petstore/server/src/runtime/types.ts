@@ -36,6 +36,13 @@ export type HttpBody = {
   readonly arg: string;
   /** Media type sent as `Content-Type`. */
   readonly contentType: string;
+  /**
+   * For `multipart/form-data`: body properties that are files (sent as file parts). Their
+   * argument is base64 content, or `{ path }` of a local file when uploads are enabled.
+   */
+  readonly files?: readonly string[];
+  /** The whole body is a file (`application/octet-stream` and other binary types). */
+  readonly binary?: boolean;
 };
 
 /** HTTP method, upper case. */
@@ -128,4 +135,10 @@ export type ServerConfig = {
   readonly maxResponseBytes: number;
   /** The security schemes the tools use (names of their environment variables only). */
   readonly securitySchemes?: readonly SecurityScheme[];
+  /**
+   * Local file uploads, when the manifest allows them: file arguments may then be `{ path }`
+   * of a file inside `root` (relative to the server's working directory, unless
+   * `<envPrefix>_UPLOAD_ROOT` is set).
+   */
+  readonly uploads?: { readonly root: string };
 };

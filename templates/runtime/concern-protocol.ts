@@ -1,0 +1,227 @@
+/**
+ * Concern filtering, the protocol part (DESIGN §4). `installConcerns` wires one `Server` (= one
+ * session) so a client can set its preferences by any of:
+ *  1. the initialize request: `capabilities.experimental.concerns` = `{ <concern>: <value> }`;
+ *  2. the `notifications/initialized` params: `{ concerns: {...}, preset?: <name> }`;
+ *  3. the `concerns/update` request: `{ concerns?: {...}, preset?: <name> }` (partial, idempotent;
+ *     `null` unsets a concern; a preset replaces all preferences before `concerns` is applied);
+ *  4. a per-request `_meta` entry (`_meta["io.mcpgen/concerns"]` = `{ <concern>: <value> }`),
+ *     which overlays the session's preferences for that request only.
+ * Later channels override earlier ones. `concerns/list` returns the declarations. Invalid
+ * preferences in a request (3, 4) fail with JSON-RPC -32602 naming the allowed values; in the
+ * initialize/initialized channels (1, 2), which cannot answer, valid entries are applied and the
+ * problems logged. After `concerns/update` changes what a kind of primitive shows, the matching
+ * `notifications/<kind>/list_changed` is sent.
+ *
+ * This module owns the `notifications/initialized` handler of the server (the SDK's drops
+ * unknown params); it still calls `server.oninitialized` afterwards, so set that as usual.
+ *
+ * This file is copied verbatim into every generated project.
+ */
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import * as z from 'zod/v4';
+import { ConcernSession, applyPatch, isRecord, matches, validatePreferences } from './concerns.js';
+import type { ConcernDeclaration, ConcernMapping, ConcernPatch, ConcernPreferences, ConcernPresets } from './concerns.js';
+import { log } from './log.js';
+import { PRIMITIVE_KINDS } from './primitives.js';
+import type { PrimitiveGate, PrimitiveKind, RequestExtra } from './primitives.js';
+
+/** Default `_meta` key carrying per-request preferences. */
+export const DEFAULT_CONCERNS_META_KEY = 'io.mcpgen/concerns';
+
+/** The custom JSON-RPC methods this module answers. */
+export const CONCERN_METHODS = ['concerns/list', 'concerns/update'] as const;
+
+/** Concern mappings per primitive kind: id (tool/prompt name, resource URI, URI template) ⇒ mapping. */
+export type ConcernMappings = { readonly [K in PrimitiveKind]?: { readonly [id: string]: ConcernMapping } };
+
+/** What the server publishes under `capabilities.experimental.concerns`. */
+export type ConcernCapability = {
+  declarations: ConcernDeclaration[];
+  methods: string[];
+  metaKey: string;
+  /** Names of the presets `concerns/update` accepts, when any are declared. */
+  presets?: string[];
+};
+
+/** The value to put under `capabilities.experimental.concerns` of the server's constructor options. */
+export function concernCapability(declarations: readonly ConcernDeclaration[], metaKey: string = DEFAULT_CONCERNS_META_KEY, presets?: ConcernPresets): ConcernCapability {
+  const out: ConcernCapability = { declarations: declarations.map((d) => ({ ...d, values: [...d.values] })), methods: [...CONCERN_METHODS], metaKey };
+  if (presets !== undefined && Object.keys(presets).length > 0) out.presets = Object.keys(presets);
+  return out;
+}
+
+/** Options of `installConcerns`. */
+export type InstallConcernsOptions = {
+  readonly declarations: readonly ConcernDeclaration[];
+  readonly mappings: ConcernMappings;
+  /** Add `_meta.concerns` (the mapping) to published list entries (`decorate`). */
+  readonly exposeInMeta: boolean;
+  /** Refuse calls/gets/reads of filtered-out primitives (`assertAllowed`). */
+  readonly enforce: boolean;
+  /** `_meta` key for per-request preferences; default `io.mcpgen/concerns`. */
+  readonly metaKey?: string;
+  /** Named preference sets a client may select with `{ preset }`. */
+  readonly presets?: ConcernPresets;
+  /**
+   * The capabilities the server was constructed with: list_changed notifications are sent only
+   * for kinds declared with `listChanged: true`. Omitted ⇒ sent for every affected kind, and a
+   * failure (capability not declared) is logged at debug level.
+   */
+  readonly capabilities?: ServerCapabilities;
+};
+
+/** Concern state and filtering of one session, returned by `installConcerns`. */
+export type ConcernControl = PrimitiveGate & {
+  /** The session's preferences (set through channels 1–3). */
+  readonly session: ConcernSession;
+  /** Whether `assertAllowed` refuses hidden primitives. */
+  readonly enforce: boolean;
+  /** Preferences that apply to a request: the session's overlaid by its `_meta` entry. Throws -32602 when that entry is invalid. */
+  preferencesFor(extra?: RequestExtra): ConcernPreferences;
+};
+
+const LooseParams = z.looseObject({}).optional();
+const InitializedNotification = z.object({ method: z.literal('notifications/initialized'), params: LooseParams });
+const ListConcernsRequest = z.object({ method: z.literal('concerns/list'), params: LooseParams });
+const UpdateConcernsRequest = z.object({ method: z.literal('concerns/update'), params: LooseParams });
+
+const LABEL: Record<PrimitiveKind, string> = { tools: 'Tool', prompts: 'Prompt', resources: 'Resource', resourceTemplates: 'Resource template' };
+
+/** Registers the concern channels and methods on `server` and returns the session's gate. */
+export function installConcerns(server: Server, opts: InstallConcernsOptions): ConcernControl {
+  const { declarations, mappings, presets = {} } = opts;
+  const metaKey = opts.metaKey ?? DEFAULT_CONCERNS_META_KEY;
+  const session = new ConcernSession();
+  const metaCache = new WeakMap<object, ConcernPatch>();
+  let seeded = false;
+
+  const invalid = (where: string, problems: readonly string[]): McpError =>
+    new McpError(ErrorCode.InvalidParams, `Invalid concern preferences in ${where}: ${problems.join('; ')}`, { problems });
+
+  /** Applies the initialize request's `capabilities.experimental.concerns`, once, when known. */
+  const ensureSeeded = (): void => {
+    if (seeded) return;
+    const caps = server.getClientCapabilities();
+    if (caps === undefined) return;
+    seeded = true;
+    const raw = caps.experimental?.concerns;
+    if (raw !== undefined) applyLenient('the initialize request (capabilities.experimental.concerns)', raw);
+  };
+
+  /** Applies what is valid of `raw` to the session and logs the rest (notification channels). */
+  const applyLenient = (where: string, raw: unknown, preset?: unknown): void => {
+    if (preset !== undefined) {
+      if (typeof preset === 'string' && Object.hasOwn(presets, preset)) session.setAll(presets[preset] ?? {});
+      else log('warn', `concerns: unknown preset ${JSON.stringify(preset)} in ${where} ignored (presets: ${Object.keys(presets).join(', ') || 'none'})`);
+    }
+    if (raw === undefined) return;
+    const check = validatePreferences(declarations, raw);
+    if (check.problems.length > 0) log('warn', `concerns: ignoring invalid preferences in ${where}: ${check.problems.join('; ')}`);
+    session.update(check.preferences);
+  };
+
+  const preferencesFor = (extra?: RequestExtra): ConcernPreferences => {
+    ensureSeeded();
+    const raw: unknown = extra?._meta?.[metaKey];
+    if (raw === undefined) return session.effective();
+    let patch = isRecord(raw) ? metaCache.get(raw) : undefined;
+    if (patch === undefined) {
+      const check = validatePreferences(declarations, raw);
+      if (check.problems.length > 0) throw invalid(`_meta[${JSON.stringify(metaKey)}]`, check.problems);
+      patch = check.preferences;
+      if (isRecord(raw)) metaCache.set(raw, patch);
+    }
+    return session.effective(patch);
+  };
+
+  const visibleWith = (kind: PrimitiveKind, id: string, prefs: ConcernPreferences): boolean => matches(mappings[kind]?.[id], prefs);
+
+  const gate: ConcernControl = {
+    session,
+    enforce: opts.enforce,
+    preferencesFor,
+    visible: (kind, id, extra) => visibleWith(kind, id, preferencesFor(extra)),
+    assertAllowed: (kind, id, extra) => {
+      if (!opts.enforce) return;
+      const prefs = preferencesFor(extra);
+      if (visibleWith(kind, id, prefs)) return;
+      const mapping = mappings[kind]?.[id] ?? {};
+      const clash = Object.keys(prefs)
+        .filter((c) => Object.hasOwn(mapping, c) && !matches({ [c]: mapping[c] ?? [] }, prefs))
+        .map((c) => `${c}=${prefs[c]}`);
+      throw new McpError(ErrorCode.InvalidParams, `${LABEL[kind]} ${id} is not available with the current concern preferences (${clash.join(', ')})`, { kind, id });
+    },
+    decorate: <T extends object>(kind: PrimitiveKind, id: string, item: T): T => {
+      const mapping = mappings[kind]?.[id];
+      if (!opts.exposeInMeta || mapping === undefined || Object.keys(mapping).length === 0) return item;
+      const meta: unknown = (item as { _meta?: unknown })._meta;
+      return { ...item, _meta: { ...(isRecord(meta) ? meta : {}), concerns: mapping } };
+    },
+  };
+
+  /** Ids of mapped primitives of `kind` visible with `prefs` (unmapped ones never change). */
+  const visibleIds = (kind: PrimitiveKind, prefs: ConcernPreferences): string =>
+    Object.keys(mappings[kind] ?? {})
+      .filter((id) => visibleWith(kind, id, prefs))
+      .join('\n');
+
+  const notifyChanges = async (before: ConcernPreferences, after: ConcernPreferences): Promise<void> => {
+    const changed = new Set(PRIMITIVE_KINDS.filter((k) => visibleIds(k, before) !== visibleIds(k, after)));
+    const sends: [keyof ServerCapabilities & ('tools' | 'prompts' | 'resources'), () => Promise<void>][] = [];
+    if (changed.has('tools')) sends.push(['tools', () => server.sendToolListChanged()]);
+    if (changed.has('prompts')) sends.push(['prompts', () => server.sendPromptListChanged()]);
+    if (changed.has('resources') || changed.has('resourceTemplates')) sends.push(['resources', () => server.sendResourceListChanged()]);
+    for (const [cap, send] of sends) {
+      if (opts.capabilities !== undefined && opts.capabilities[cap]?.listChanged !== true) continue;
+      try {
+        await send();
+      } catch (err) {
+        log('debug', `concerns: cannot send ${cap} list_changed`, err);
+      }
+    }
+  };
+
+  server.setNotificationHandler(InitializedNotification, (notification) => {
+    ensureSeeded();
+    const params = notification.params ?? {};
+    if (params.concerns !== undefined || params.preset !== undefined) applyLenient('the initialized notification', params.concerns, params.preset);
+    server.oninitialized?.();
+  });
+
+  server.setRequestHandler(ListConcernsRequest, () => {
+    const out: { concerns: ConcernDeclaration[]; presets?: ConcernPresets } = { concerns: [...declarations] };
+    if (Object.keys(presets).length > 0) out.presets = presets;
+    return out;
+  });
+
+  server.setRequestHandler(UpdateConcernsRequest, async (request) => {
+    ensureSeeded();
+    const params = request.params ?? {};
+    const { concerns, preset } = params;
+    if (concerns === undefined && preset === undefined) {
+      throw new McpError(ErrorCode.InvalidParams, 'concerns/update needs "concerns" (an object mapping concern names to values) or "preset"');
+    }
+    let next = session.preferences();
+    if (preset !== undefined) {
+      if (typeof preset !== 'string' || !Object.hasOwn(presets, preset)) {
+        const names = Object.keys(presets);
+        throw new McpError(ErrorCode.InvalidParams, `Unknown concern preset ${JSON.stringify(preset)} (${names.length > 0 ? `presets: ${names.map((n) => JSON.stringify(n)).join(', ')}` : 'this server declares no presets'})`);
+      }
+      next = { ...(presets[preset] ?? {}) };
+    }
+    if (concerns !== undefined) {
+      const check = validatePreferences(declarations, concerns);
+      if (check.problems.length > 0) throw invalid('concerns/update', check.problems);
+      next = applyPatch(next, check.preferences);
+    }
+    const before = session.preferences();
+    const changed = session.setAll(next);
+    if (changed) await notifyChanges(before, session.preferences());
+    return { concerns: session.preferences(), changed };
+  });
+
+  return gate;
+}

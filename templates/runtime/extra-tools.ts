@@ -1,0 +1,135 @@
+/**
+ * Extra tools (manifest `extraTools`, seed 004): tools implemented by a user handler instead of
+ * an HTTP operation. `callExtraTool` validates the arguments against the tool's input schema
+ * (invalid ⇒ `isError` naming each field, handler not called), runs the handler and converts
+ * what it returns into a `CallToolResult`; it never throws.
+ *
+ * Handler results: an object with a `content` array is taken as a `CallToolResult` and returned
+ * as is. Anything else becomes one text block (strings as they are, other values as JSON);
+ * `undefined` becomes an empty `content`. When the tool declares an `outputSchema` the value
+ * must be an object matching it and is also returned as `structuredContent`; otherwise the
+ * result is `isError` with the data and an explanation (the SDK client rejects a result without
+ * `structuredContent` for such a tool, and the data must never be hidden).
+ *
+ * This file is copied verbatim into every generated project.
+ */
+import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import { log } from './log.js';
+import type { LogLevel } from './log.js';
+import { errorMessage } from './primitives.js';
+import type { JsonSchema, OperationTool } from './types.js';
+import { validateArguments, validateOutput } from './validate.js';
+
+/** What a handler gets besides its arguments. */
+export type ExtraToolContext = {
+  /** Aborted when the client cancels the call. */
+  readonly signal: AbortSignal;
+  /** Logs to stderr, prefixed with the tool name. */
+  readonly log: (level: LogLevel, message: string, data?: unknown) => void;
+};
+
+/** A tool implemented by a handler. `Args` is its argument type, `Result` what the handler returns. */
+export type ExtraTool<Args = Record<string, unknown>, Result = unknown> = {
+  readonly kind: 'extra';
+  readonly name: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly inputSchema: JsonSchema;
+  readonly outputSchema?: JsonSchema;
+  readonly annotations?: ToolAnnotations;
+  readonly handler: (args: Args, ctx: ExtraToolContext) => Promise<Result> | Result;
+};
+
+/** Any extra tool, whatever its argument and result types (for tool tables). */
+export type AnyExtraTool = ExtraTool<never, unknown>;
+
+/**
+ * Identity helper that types an extra tool: with `defineTool<Args, Result>({...})` the handler's
+ * parameters are inferred, and a handler of the wrong signature fails to type-check.
+ */
+export function defineTool<Args = Record<string, unknown>, Result = unknown>(tool: ExtraTool<Args, Result>): ExtraTool<Args, Result> {
+  return tool;
+}
+
+/** An `isError` result with one text block. */
+function failure(text: string): CallToolResult {
+  return { isError: true, content: [{ type: 'text', text }] };
+}
+
+/** Whether `value` looks like a `CallToolResult` (an object with a `content` array). */
+export function isCallToolResult(value: unknown): value is CallToolResult {
+  return typeof value === 'object' && value !== null && Array.isArray((value as { content?: unknown }).content);
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The fields of an extra tool that validation and result conversion read. */
+export type ToolSchemas = Pick<AnyExtraTool, 'name' | 'inputSchema' | 'outputSchema'>;
+
+/** `validate.ts` works on the schema fields of an `OperationTool`; this is a structural stand-in per extra tool. */
+const shims = new WeakMap<ToolSchemas, OperationTool>();
+function validationShim(tool: ToolSchemas): OperationTool {
+  let shim = shims.get(tool);
+  if (shim === undefined) {
+    const base = { kind: 'operation' as const, name: tool.name, inputSchema: tool.inputSchema, http: { method: 'POST' as const, path: '', params: [] } };
+    shim = tool.outputSchema === undefined ? base : { ...base, outputSchema: tool.outputSchema };
+    shims.set(tool, shim);
+  }
+  return shim;
+}
+
+/** Converts a handler's return value (see the module comment). */
+export function toToolResult(tool: ToolSchemas, value: unknown): CallToolResult {
+  if (isCallToolResult(value)) return value;
+  if (value === undefined && tool.outputSchema === undefined) return { content: [] };
+  let text: string;
+  try {
+    text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
+  } catch (err) {
+    return failure(`Tool ${tool.name} returned a value that cannot be serialised: ${errorMessage(err)}`);
+  }
+  if (tool.outputSchema === undefined) return { content: [{ type: 'text', text }] };
+  const problem = (note: string): CallToolResult => failure(`${text}\n\n[note: ${note}]`);
+  if (!isPlainObject(value)) return problem(`the tool declares an output schema but returned ${value === undefined ? 'nothing' : value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`}, not an object`);
+  let mismatches: string[];
+  try {
+    mismatches = validateOutput(validationShim(tool), value);
+  } catch (err) {
+    return problem(errorMessage(err));
+  }
+  if (mismatches.length > 0) return problem(`the result does not match the tool's output schema:\n${mismatches.map((m) => `- ${m}`).join('\n')}`);
+  return { content: [{ type: 'text', text }], structuredContent: value };
+}
+
+/**
+ * Runs extra tool `tool` with `args` (`undefined` ⇒ `{}`): invalid arguments ⇒ `isError` listing
+ * every problem; a thrown error ⇒ `isError` with its message (stack logged to stderr).
+ * Never throws.
+ */
+export async function callExtraTool<Args, Result>(tool: ExtraTool<Args, Result>, args: unknown, signal: AbortSignal): Promise<CallToolResult> {
+  const input = args ?? {};
+  let problems: string[];
+  try {
+    problems = validateArguments(validationShim(tool), input);
+  } catch (err) {
+    log('error', `cannot validate arguments of ${tool.name}`, err);
+    return failure(`Tool ${tool.name} cannot check its arguments: ${errorMessage(err)}`);
+  }
+  if (problems.length === 0 && !isPlainObject(input)) problems = ['arguments: must be object'];
+  if (problems.length > 0) return failure(`Invalid arguments for tool ${tool.name}:\n${problems.map((p) => `- ${p}`).join('\n')}`);
+
+  const ctx: ExtraToolContext = {
+    signal,
+    log: (level, message, data) => log(level, `${tool.name}: ${message}`, data),
+  };
+  let value: Result;
+  try {
+    value = await tool.handler(input as Args, ctx);
+  } catch (err) {
+    log('error', `tool ${tool.name} failed`, { error: err, stack: err instanceof Error ? err.stack : undefined });
+    return failure(`Tool ${tool.name} failed: ${errorMessage(err)}`);
+  }
+  return toToolResult(tool, value);
+}
