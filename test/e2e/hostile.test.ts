@@ -57,7 +57,13 @@ describe('hostile spec', () => {
     expect(client.getServerVersion()).toEqual({ name: 'hostile', version: '1.0.0' });
     expect(client.getInstructions()).toBe('"; process.exit(7); " */ /* ${process.exit(7)} `backtick` </script> \u2028');
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(['class', 'delete']);
+    expect(tools.map((t) => t.name).slice(0, 2)).toEqual(['class', 'delete']);
+    // a 300-character operationId is cut to 64 with a hash; a 30 kB description to 1024
+    const long = tools[2]!;
+    expect(long.name).toMatch(/^veryLongOperationIdX+_[0-9a-f]{8}$/);
+    expect(long.name.length).toBeLessThanOrEqual(64);
+    expect(long.description!.length).toBeLessThanOrEqual(1024);
+    expect(long.title).toMatch(/^日本語のサマリー — ünïcödé 🐶 é+$/);
     expect(tools[0]!.title).toBe('*/ process.exit(7); /*');
     expect(tools[0]!.description).toContain('${process.exit(7)} and \u2028 and </script>');
     const props = tools[0]!.inputSchema.properties as Record<string, { enum?: unknown[] }>;
