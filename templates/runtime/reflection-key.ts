@@ -1,0 +1,153 @@
+/**
+ * Reflection gate keys (seed 001, DESIGN §4 "Reflection gate"): pure functions, no I/O.
+ *
+ * The key of one gate is the sha256 (64 lower-case hex digits) of the canonical JSON of
+ *   { args: normalizeArgs(promptArgs), domain, template: templateHash(templateText), tool? }
+ * where `tool` is present only for `scope: tool` gates. So the same justification is found again
+ * whatever the key order or incidental whitespace of the arguments, and a changed prompt template
+ * gives a new key (stale justifications are never hit).
+ *
+ * Normalisation rule (`normalizeArgs`), applied recursively:
+ *  - object keys are sorted (by UTF-16 code unit, as `Array.prototype.sort`); a key whose value is
+ *    `undefined`, a function or a symbol is dropped;
+ *  - strings are Unicode NFC-normalised, trimmed, and every internal run of whitespace (spaces,
+ *    tabs, line breaks, any `\s`) becomes one space;
+ *  - numbers, booleans and `null` stay as they are (a non-finite number becomes `null`, `-0` is
+ *    `0`, as JSON has it); bigints become their decimal string;
+ *  - arrays keep their order; an `undefined` element becomes `null` (as JSON has it);
+ *  - anything with a `toJSON` (e.g. a `Date`) is replaced by what it returns first.
+ * Object keys themselves are not altered.
+ *
+ * This file is copied verbatim into every generated project.
+ */
+import { createHash } from 'node:crypto';
+
+/** A JSON value. */
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+
+/** What identifies one gate's justification; see the module comment. */
+export type GateKeyInput = {
+  /** Reflection domain of the gate. */
+  readonly domain: string;
+  /** The gate's prompt template text, exactly as configured. */
+  readonly templateText: string;
+  /** The prompt arguments the template is rendered with (already rendered from the tool's arguments). */
+  readonly promptArgs: unknown;
+  /** The tool name; set only for `scope: tool` gates, so the key is not shared across tools. */
+  readonly tool?: string;
+};
+
+/** `undefined` when `value` is dropped (object member) or becomes `null` (array element). */
+function normalize(value: unknown, seen: Set<object>): JsonValue | undefined {
+  if (value === null) return null;
+  switch (typeof value) {
+    case 'string':
+      return value.normalize('NFC').trim().replace(/\s+/g, ' ');
+    case 'number':
+      return Number.isFinite(value) ? (Object.is(value, -0) ? 0 : value) : null;
+    case 'boolean':
+      return value;
+    case 'bigint':
+      return value.toString();
+    case 'object':
+      break;
+    default:
+      return undefined;
+  }
+  const obj = value as object;
+  const toJSON: unknown = (obj as { toJSON?: unknown }).toJSON;
+  if (typeof toJSON === 'function') return normalize((toJSON as () => unknown).call(obj), seen);
+  if (seen.has(obj)) throw new TypeError('normalizeArgs: circular structure');
+  seen.add(obj);
+  try {
+    if (Array.isArray(obj)) return obj.map((item: unknown) => normalize(item, seen) ?? null);
+    const out: { [key: string]: JsonValue } = {};
+    for (const key of Object.keys(obj).sort()) {
+      const v = normalize((obj as Record<string, unknown>)[key], seen);
+      if (v !== undefined) out[key] = v;
+    }
+    return out;
+  } finally {
+    seen.delete(obj);
+  }
+}
+
+/**
+ * Normalises prompt arguments for hashing (rule in the module comment). Returns `null` for a
+ * top-level value that JSON cannot represent (`undefined`, a function). Throws on cycles.
+ */
+export function normalizeArgs(value: unknown): JsonValue {
+  return normalize(value, new Set()) ?? null;
+}
+
+/** Serialises a value that is already JSON-safe, with object keys sorted. */
+function serialize(value: JsonValue): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map(serialize).join(',')}]`;
+  const keys = Object.keys(value).sort();
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${serialize(value[k] ?? null)}`).join(',')}}`;
+}
+
+/** Brings any value to JSON-safe form like `JSON.stringify` would, without touching strings. */
+function jsonSafe(value: unknown, seen: Set<object>): JsonValue | undefined {
+  if (value === null) return null;
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return value;
+    case 'number':
+      return Number.isFinite(value) ? value : null;
+    case 'bigint':
+      return value.toString();
+    case 'object':
+      break;
+    default:
+      return undefined;
+  }
+  const obj = value as object;
+  const toJSON: unknown = (obj as { toJSON?: unknown }).toJSON;
+  if (typeof toJSON === 'function') return jsonSafe((toJSON as () => unknown).call(obj), seen);
+  if (seen.has(obj)) throw new TypeError('canonicalJson: circular structure');
+  seen.add(obj);
+  try {
+    if (Array.isArray(obj)) return obj.map((item: unknown) => jsonSafe(item, seen) ?? null);
+    const out: { [key: string]: JsonValue } = {};
+    for (const key of Object.keys(obj)) {
+      const v = jsonSafe((obj as Record<string, unknown>)[key], seen);
+      if (v !== undefined) out[key] = v;
+    }
+    return out;
+  } finally {
+    seen.delete(obj);
+  }
+}
+
+/**
+ * Canonical JSON: object keys sorted recursively, no whitespace between tokens, strings and
+ * numbers as `JSON.stringify` writes them (strings are NOT normalised; see `normalizeArgs`).
+ * `undefined` members are dropped as in `JSON.stringify`. Throws on cycles.
+ */
+export function canonicalJson(value: unknown): string {
+  return serialize(jsonSafe(value, new Set()) ?? null);
+}
+
+/** sha256 (lower-case hex) of `text` as UTF-8, exactly as given (no normalisation). */
+export function templateHash(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+/** The 64-hex key of one gate (see the module comment). */
+export function gateKey(input: GateKeyInput): string {
+  const material: { [key: string]: JsonValue } = {
+    args: normalizeArgs(input.promptArgs),
+    domain: input.domain,
+    template: templateHash(input.templateText),
+  };
+  if (input.tool !== undefined) material.tool = input.tool;
+  return createHash('sha256').update(canonicalJson(material), 'utf8').digest('hex');
+}
+
+/** Whether `value` has the shape of a gate key (64 lower-case hex digits). */
+export function isGateKey(value: unknown): value is string {
+  return typeof value === 'string' && /^[0-9a-f]{64}$/.test(value);
+}

@@ -1,0 +1,216 @@
+/**
+ * The justification store of the reflection gate: one JSON file per justification at
+ * `<dir>/<domain>/<hash>.json`.
+ *
+ * Safety rules, checked before the file system is touched:
+ *  - `domain` must be one of the declared domains and match `^[A-Za-z0-9_.-]{1,64}$` (not `.` or
+ *    `..`); `hash` must be 64 lower-case hex digits. So a path never leaves `<dir>`.
+ *  - A domain directory that is a symbolic link is refused, and the target file is opened with
+ *    `O_NOFOLLOW`, so no link can redirect a read or write outside `<dir>`.
+ *  - The JSON of a justification is capped (default 32 KiB).
+ *
+ * Writes are atomic: the record goes to `<file>.<pid>.<random>.tmp` (created exclusively),
+ * which is fsynced, renamed over the target, and then the directory is fsynced. Readers
+ * therefore see the old file or the complete new one, never a partial file, even if the process
+ * dies mid-write or several writers race on the same key (the last rename wins). Temp files left
+ * behind by a crash are never read (`get` opens only `<hash>.json`).
+ *
+ * This file is copied verbatim into every generated project.
+ */
+import { randomBytes } from 'node:crypto';
+import { constants } from 'node:fs';
+import { lstat, mkdir, open, rename, unlink } from 'node:fs/promises';
+import path from 'node:path';
+import { isGateKey } from './reflection-key.js';
+
+/** Default cap on the JSON size of one justification, in bytes (UTF-8). */
+export const DEFAULT_MAX_JUSTIFICATION_BYTES = 32 * 1024;
+
+/** Largest record file `get` reads; anything bigger is treated as absent. */
+const MAX_RECORD_BYTES = 1024 * 1024;
+
+const DOMAIN_RE = /^[A-Za-z0-9_.-]{1,64}$/;
+
+/** One stored justification. */
+export type JustificationRecord = {
+  /** The gate key. */
+  readonly hash: string;
+  readonly domain: string;
+  /** The tool whose call issued the key. */
+  readonly tool?: string;
+  /** Name of the gate prompt. */
+  readonly prompt: string;
+  /** The prompt arguments the key was computed from. */
+  readonly promptArgs: Readonly<Record<string, string>>;
+  /** The justification JSON the model wrote. */
+  readonly justification: unknown;
+  /** How it was obtained: by the server through sampling, or by the host via `persist_justification`. */
+  readonly source?: 'sampling' | 'host';
+  /** ISO time of writing. */
+  readonly createdAt?: string;
+};
+
+/** A refused store operation (bad domain or hash, oversize, symbolic link). */
+export class StoreError extends Error {
+  /** Machine-readable reason. */
+  readonly reason: 'domain' | 'hash' | 'size' | 'link';
+  constructor(reason: StoreError['reason'], message: string) {
+    super(message);
+    this.name = 'StoreError';
+    this.reason = reason;
+  }
+}
+
+/** Options of `JustificationStore`. */
+export type JustificationStoreOptions = {
+  /** Cap on the JSON size of a justification (default 32 KiB). */
+  readonly maxJustificationBytes?: number;
+  /** Test hook: runs after the temp file is written and fsynced, before the rename. */
+  readonly beforeRename?: (tempPath: string) => Promise<void> | void;
+};
+
+/** Whether `domain` is a syntactically valid domain name (the store also requires it declared). */
+export function isValidDomainName(domain: unknown): domain is string {
+  return typeof domain === 'string' && DOMAIN_RE.test(domain) && domain !== '.' && domain !== '..';
+}
+
+/** Size in bytes of the JSON of `value` (UTF-8); `Infinity` when it cannot be serialised. */
+export function jsonByteLength(value: unknown): number {
+  try {
+    const text = JSON.stringify(value);
+    return text === undefined ? 0 : Buffer.byteLength(text, 'utf8');
+  } catch {
+    return Number.POSITIVE_INFINITY;
+  }
+}
+
+function hasCode(err: unknown, ...codes: string[]): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && codes.includes(code);
+}
+
+/** Justifications under one directory, one file per (domain, hash). */
+export class JustificationStore {
+  /** Absolute store directory. */
+  readonly dir: string;
+  /** Cap on the JSON size of one justification. */
+  readonly maxJustificationBytes: number;
+  private readonly domains: ReadonlySet<string>;
+  private readonly beforeRename: JustificationStoreOptions['beforeRename'];
+
+  /** `dir` is resolved against the working directory; `domains` are the declared domains. */
+  constructor(dir: string, domains: Iterable<string>, opts: JustificationStoreOptions = {}) {
+    this.dir = path.resolve(dir);
+    this.domains = new Set(domains);
+    for (const d of this.domains) if (!isValidDomainName(d)) throw new StoreError('domain', `Invalid reflection domain name ${JSON.stringify(d)}: use 1-64 of A-Z a-z 0-9 _ . -`);
+    this.maxJustificationBytes = opts.maxJustificationBytes ?? DEFAULT_MAX_JUSTIFICATION_BYTES;
+    this.beforeRename = opts.beforeRename;
+  }
+
+  /** Whether `domain` is declared (and valid). */
+  hasDomain(domain: unknown): domain is string {
+    return isValidDomainName(domain) && this.domains.has(domain);
+  }
+
+  /** The file of (domain, hash); throws `StoreError` for an undeclared domain or a malformed hash. */
+  pathFor(domain: string, hash: string): string {
+    if (!this.hasDomain(domain)) throw new StoreError('domain', `Unknown reflection domain ${JSON.stringify(domain)}`);
+    if (!isGateKey(hash)) throw new StoreError('hash', 'A justification hash must be 64 lower-case hex digits');
+    return path.join(this.dir, domain, `${hash}.json`);
+  }
+
+  /** Refuses a domain directory that is a symbolic link (or not a directory). */
+  private async checkDomainDir(domain: string): Promise<'ok' | 'absent'> {
+    try {
+      const st = await lstat(path.join(this.dir, domain));
+      if (st.isSymbolicLink() || !st.isDirectory()) throw new StoreError('link', `Reflection store directory for domain ${JSON.stringify(domain)} is not a plain directory`);
+      return 'ok';
+    } catch (err) {
+      if (hasCode(err, 'ENOENT')) return 'absent';
+      throw err;
+    }
+  }
+
+  /**
+   * The stored record of (domain, hash), or `undefined` when there is none or the file is not a
+   * valid record for that key (unreadable, not JSON, another hash or domain, too big).
+   * Throws `StoreError` for a bad domain or hash.
+   */
+  async get(domain: string, hash: string): Promise<JustificationRecord | undefined> {
+    const file = this.pathFor(domain, hash);
+    if ((await this.checkDomainDir(domain)) === 'absent') return undefined;
+    let text: string;
+    try {
+      const handle = await open(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+      try {
+        const st = await handle.stat();
+        if (!st.isFile() || st.size > MAX_RECORD_BYTES) return undefined;
+        text = await handle.readFile('utf8');
+      } finally {
+        await handle.close();
+      }
+    } catch (err) {
+      if (hasCode(err, 'ENOENT', 'ELOOP', 'EISDIR', 'EMLINK')) return undefined;
+      throw err;
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      return undefined;
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return undefined;
+    const rec = parsed as Partial<JustificationRecord>;
+    if (rec.hash !== hash || rec.domain !== domain || rec.justification === undefined) return undefined;
+    return rec as JustificationRecord;
+  }
+
+  /**
+   * Writes `record` as the justification of (domain, hash), atomically (module comment), and
+   * returns the file path. `record.hash`/`record.domain` are forced to the key's. Throws
+   * `StoreError` for a bad domain/hash or an oversized justification, before writing anything.
+   */
+  async put(domain: string, hash: string, record: Omit<JustificationRecord, 'hash' | 'domain'>): Promise<string> {
+    const file = this.pathFor(domain, hash);
+    const size = jsonByteLength(record.justification);
+    if (size > this.maxJustificationBytes) {
+      throw new StoreError('size', `The justification is ${Number.isFinite(size) ? `${size} bytes of JSON` : 'not serialisable'}; the limit is ${this.maxJustificationBytes} bytes`);
+    }
+    const full: JustificationRecord = Object.assign({ hash, domain }, record, { hash, domain });
+    const body = JSON.stringify(full, null, 2) + '\n';
+    const dirPath = path.dirname(file);
+    await mkdir(dirPath, { recursive: true });
+    await this.checkDomainDir(domain);
+    const temp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+    const handle = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), 0o644);
+    let renamed = false;
+    try {
+      try {
+        await handle.writeFile(body, 'utf8');
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      if (this.beforeRename) await this.beforeRename(temp);
+      await rename(temp, file);
+      renamed = true;
+    } finally {
+      if (!renamed) await unlink(temp).catch(() => undefined);
+    }
+    await syncDir(dirPath);
+    return file;
+  }
+}
+
+/** fsyncs a directory so a rename in it is durable; platforms that cannot are ignored. */
+async function syncDir(dir: string): Promise<void> {
+  let handle;
+  try {
+    handle = await open(dir, constants.O_RDONLY);
+    await handle.sync();
+  } catch (err) {
+    if (!hasCode(err, 'EISDIR', 'EPERM', 'EINVAL', 'EBADF', 'EACCES')) throw err;
+  } finally {
+    await handle?.close();
+  }
+}
