@@ -10,6 +10,7 @@ import { buildIr } from './ir/build.js';
 import type { IrServer } from './ir/types.js';
 import { loadManifest, resolveManifest } from './manifest/load.js';
 import { loadSpec } from './openapi/load.js';
+import { checkHandlers } from './write/handlers.js';
 import { checkOutputDir, withLockFile } from './write/tree.js';
 
 /** Options of {@link compile}. */
@@ -29,6 +30,8 @@ export type CompileResult = {
   ir?: IrServer;
   /** The generated files (with the lock file), when `emit` and there were no errors. */
   files?: Map<string, string>;
+  /** Stubs of handler files that do not exist yet (project path ⇒ content); written once, never listed as generated. */
+  stubs?: Map<string, string>;
   /** Absolute output directory. */
   outDir?: string;
   /** Output directory as shown to the user. */
@@ -60,8 +63,9 @@ export async function compile(opts: CompileOptions): Promise<CompileResult> {
   });
   if (!spec || !loaded.valid) return { diagnostics, outDir, displayOut };
   const ir = buildIr({ manifest: m, locateManifest: (p, o) => loaded.source.locate(p, o), spec, diagnostics });
+  const stubs = await checkHandlers({ ir, outDir, displayOut, locateManifest: (p) => loaded.source.locate(p), diagnostics });
   if (diagnostics.hasErrors || !opts.emit) return { diagnostics, ir, outDir, displayOut };
-  return { diagnostics, ir, files: withLockFile(emitProject(ir)), outDir, displayOut };
+  return { diagnostics, ir, files: withLockFile(emitProject(ir)), stubs, outDir, displayOut };
 }
 
 function loadedManifestOrUndefined(loaded: NonNullable<Awaited<ReturnType<typeof loadManifest>>>): ReturnType<typeof resolveManifest> | undefined {

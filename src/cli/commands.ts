@@ -2,6 +2,7 @@
  * The `build` and `validate` commands.
  */
 import { compile } from '../compile.js';
+import type { IrServer } from '../ir/types.js';
 import { writeTree } from '../write/tree.js';
 import { formatDiagnostics } from './format.js';
 
@@ -16,13 +17,22 @@ function report(io: Io, format: Format, list: Parameters<typeof formatDiagnostic
   else if (list.length) io.stderr(formatDiagnostics(list, format));
 }
 
+/** `12 tools, 2 prompts, 3 resources, 1 resource template, 2 concerns` (templates and concerns only when there are any). */
+function summary(ir: IrServer): string {
+  const n = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
+  const parts = [n(ir.tools.length + ir.extraTools.length, 'tool'), n(ir.prompts.length, 'prompt'), n(ir.resources.length, 'resource')];
+  if (ir.resourceTemplates.length > 0) parts.push(n(ir.resourceTemplates.length, 'resource template'));
+  if (ir.concerns) parts.push(n(ir.concerns.declarations.length, 'concern'));
+  return parts.join(', ');
+}
+
 /** `mcpgen validate`: every check, nothing written. */
 export async function runValidate(opts: { manifest: string; format: Format }, io: Io): Promise<number> {
   const res = await compile({ manifestPath: opts.manifest, cwd: io.cwd, emit: false });
   const list = res.diagnostics.sorted();
   report(io, opts.format, list);
   if (res.diagnostics.hasErrors) return 1;
-  if (opts.format === 'text') io.stdout(`${opts.manifest}: valid (${res.ir?.tools.length ?? 0} tools)\n`);
+  if (opts.format === 'text') io.stdout(`${opts.manifest}: valid (${res.ir ? summary(res.ir) : '0 tools'})\n`);
   return 0;
 }
 
@@ -34,12 +44,18 @@ export async function runBuild(opts: { manifest: string; out?: string; check: bo
     report(io, opts.format, res.diagnostics.sorted());
     return 1;
   }
-  const written = await writeTree({ outDir: res.outDir, displayDir: res.displayOut ?? res.outDir, files: res.files, check: opts.check, diagnostics: res.diagnostics });
+  const written = await writeTree({ outDir: res.outDir, displayDir: res.displayOut ?? res.outDir, files: res.files, ...(res.stubs ? { stubs: res.stubs } : {}), check: opts.check, diagnostics: res.diagnostics });
   report(io, opts.format, res.diagnostics.sorted());
   if (!written) return 1;
   const out = res.displayOut ?? res.outDir;
   if (opts.check) {
-    const drift = [...written.added.map((f) => `  added    ${out}/${f}`), ...written.changed.map((f) => `  changed  ${out}/${f}`), ...written.removed.map((f) => `  removed  ${out}/${f}`)];
+    const drift = [
+      ...written.added.map((f) => `  added    ${out}/${f}`),
+      ...written.changed.map((f) => `  changed  ${out}/${f}`),
+      ...written.removed.map((f) => `  removed  ${out}/${f}`),
+      // a missing handler file fails the project's own build: CI should hear of it here
+      ...written.stubs.map((f) => `  missing  ${out}/${f} (handler file; \`mcpgen build\` writes a stub)`),
+    ];
     if (drift.length === 0) {
       if (opts.format === 'text') io.stdout(`${out}: up to date (${res.files.size} files)\n`);
       return 0;
@@ -50,9 +66,10 @@ export async function runBuild(opts: { manifest: string; out?: string; check: bo
   if (opts.format === 'text') {
     const ms = Math.round(performance.now() - started);
     io.stdout(
-      `Built ${res.ir.name} into ${out}: ${res.ir.tools.length} tools, 0 prompts, 0 resources; ` +
+      `Built ${res.ir.name} into ${out}: ${summary(res.ir)}; ` +
         `${written.added.length} added, ${written.changed.length} changed, ${written.removed.length} removed, ${written.unchanged.length} unchanged (${ms} ms)\n`,
     );
+    for (const f of written.stubs) io.stdout(`Wrote handler stub ${out}/${f}: implement its functions (mcpgen will not overwrite it).\n`);
   }
   return 0;
 }

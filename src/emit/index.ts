@@ -5,7 +5,9 @@
 import type { IrServer } from '../ir/types.js';
 import { emitGitignore, emitPackageJson, emitReadme, emitTsconfig } from './project/files.js';
 import { runtimeFiles } from './runtime.js';
+import { emitConcernsFile } from './ts/concerns.js';
 import { emitConfigFile, emitServerEntry } from './ts/entry.js';
+import { emitExtraToolsFile, emitPromptsFile, emitResourcesFile } from './ts/primitives.js';
 import { emitToolsFile } from './ts/tools.js';
 
 /** Renders every generated file of the project, sorted by path. */
@@ -16,9 +18,13 @@ export function emitProject(ir: IrServer): Map<string, string> {
     ['package.json', emitPackageJson(ir)],
     ['tsconfig.json', emitTsconfig()],
     ['src/config.gen.ts', emitConfigFile(ir)],
-    ['src/server.ts', emitServerEntry()],
+    ['src/server.ts', emitServerEntry(ir)],
     ['src/tools.gen.ts', emitToolsFile(ir)],
   ]);
+  if (ir.extraTools.length > 0) files.set('src/extra-tools.gen.ts', emitExtraToolsFile(ir));
+  if (ir.prompts.length > 0) files.set('src/prompts.gen.ts', emitPromptsFile(ir));
+  if (ir.resources.length + ir.resourceTemplates.length > 0) files.set('src/resources.gen.ts', emitResourcesFile(ir));
+  if (ir.concerns !== undefined) files.set('src/concerns.gen.ts', emitConcernsFile(ir));
   for (const [file, content] of runtimeFiles([...files.values()])) files.set(file, content);
   const sorted = [...files.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   return new Map(sorted.map((k) => [k, normalizeNewlines(files.get(k)!)]));

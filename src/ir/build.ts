@@ -8,8 +8,10 @@ import type { LoadedSpec } from '../openapi/load.js';
 import { knownTags, listOperations, type RawOperation } from '../openapi/operations.js';
 import { SchemaConverter } from '../openapi/schema.js';
 import { suggest } from '../suggest.js';
+import { buildConcerns } from './concerns.js';
 import { assignIdentifiers, assignToolNames, type NameRequest } from './names.js';
 import { operationParts } from './operation-tool.js';
+import { buildPrimitives } from './primitives.js';
 import { buildSecurity } from './security.js';
 import { selectOperations, type SelectorInput } from './select.js';
 import type { IrOperationTool, IrServer, ToolAnnotations } from './types.js';
@@ -21,7 +23,11 @@ export type OverrideInput = { name?: string; title?: string; description?: strin
  * The manifest settings the IR builder reads (defaults applied); selectors as written, so that
  * diagnostics point at the exact value.
  */
-export type BuildManifest = Pick<ResolvedManifest, 'name' | 'version' | 'description' | 'baseUrl' | 'envPrefix' | 'maxToolNameLength' | 'maxDescriptionLength' | 'timeoutMs' | 'maxResponseBytes' | 'auth' | 'uploads'> & {
+export type BuildManifest = Pick<
+  ResolvedManifest,
+  'name' | 'version' | 'description' | 'baseUrl' | 'envPrefix' | 'maxToolNameLength' | 'maxDescriptionLength' | 'timeoutMs' | 'maxResponseBytes' | 'auth' | 'uploads'
+> &
+  Partial<Pick<ResolvedManifest, 'dir' | 'extraTools' | 'prompts' | 'resources' | 'resourceTemplates' | 'concerns' | 'concernMappings' | 'concernPresets' | 'exposeInMeta' | 'enforce'>> & {
   include?: SelectorInput[];
   exclude?: SelectorInput[];
   overrides?: Record<string, OverrideInput>;
@@ -53,7 +59,10 @@ export function buildIr(input: BuildInput): IrServer {
     diagnostics,
   });
   if (selected.length === 0) {
-    diagnostics.error('MCPGEN_NO_TOOLS', 'no operation is left to become a tool', ops.length ? 'loosen `include` or `exclude` in the manifest' : 'the OpenAPI document has no operations', locateManifest(manifest.include ? '/include' : manifest.exclude ? '/exclude' : ''));
+    // with custom primitives a server without operation tools is legitimate, but likely a slip
+    const others = [manifest.extraTools, manifest.prompts, manifest.resources, manifest.resourceTemplates].some((l) => (l?.length ?? 0) > 0);
+    const report = others ? diagnostics.warn.bind(diagnostics) : diagnostics.error.bind(diagnostics);
+    report('MCPGEN_NO_TOOLS', 'no operation is left to become a tool', ops.length ? 'loosen `include` or `exclude` in the manifest' : 'the OpenAPI document has no operations', locateManifest(manifest.include ? '/include' : manifest.exclude ? '/exclude' : ''));
   }
 
   const overrides = resolveOverrides(ops, input);
@@ -63,8 +72,13 @@ export function buildIr(input: BuildInput): IrServer {
     if (ov?.override.name !== undefined) r.explicit = ov.override.name;
     return r;
   });
+  const extras = manifest.extraTools ?? [];
+  // extra tools take part in naming as explicit names: a clash with any other tool is an error
+  for (const [i, t] of extras.entries()) requests.push({ key: `extraTools[${i}]`, derived: t.name, explicit: t.name });
   const { names, problems } = assignToolNames(requests, manifest.maxToolNameLength);
   const locateKey = (key: string): Location => {
+    const extra = /^extraTools\[(\d+)\]$/.exec(key);
+    if (extra) return locateManifest(`/extraTools/${extra[1]}/name`);
     const op = selected.find((o) => `${o.httpMethod} ${o.path}` === key)!;
     const ov = overrides.get(op);
     return ov ? locateManifest(`/overrides/${escape(ov.key)}/name`) : spec.source.locate(op.pointer);
@@ -75,7 +89,8 @@ export function buildIr(input: BuildInput): IrServer {
     } else {
       for (const key of p.keys) {
         const others = p.keys.filter((k) => k !== key);
-        diagnostics.error('MCPGEN_DUPLICATE_TOOL_NAME', `tool name "${p.name}" of ${key} is also used by ${others.join(', ')}`, 'give one of them a different `name` in `overrides`', locateKey(key));
+        const help = key.startsWith('extraTools[') ? 'give the extra tool another `name`' : 'give one of them a different `name` in `overrides`';
+        diagnostics.error('MCPGEN_DUPLICATE_TOOL_NAME', `tool name "${p.name}" of ${key} is also used by ${others.join(', ')}`, help, locateKey(key));
       }
     }
   }
@@ -118,6 +133,25 @@ export function buildIr(input: BuildInput): IrServer {
     return tool;
   });
 
+  const primitives = buildPrimitives({
+    manifest: { ...manifest, dir: manifest.dir ?? '.' },
+    extraToolIds: extras.map((_, i) => ({ name: names[selected.length + i]!, ...ids[selected.length + i]! })),
+    locateManifest,
+    diagnostics,
+  });
+  const concerns = buildConcerns({
+    manifest: { ...manifest, exposeInMeta: manifest.exposeInMeta === true, enforce: manifest.enforce === true },
+    known: {
+      tools: names,
+      // from the manifest, so an entry that failed its own checks does not also fail its mapping
+      prompts: (manifest.prompts ?? []).map((p) => p.name),
+      resources: (manifest.resources ?? []).map((r) => r.uri),
+      resourceTemplates: (manifest.resourceTemplates ?? []).map((t) => t.uriTemplate),
+    },
+    locateManifest,
+    diagnostics,
+  });
+
   const server: IrServer = {
     kind: 'server',
     name: manifest.name,
@@ -128,7 +162,9 @@ export function buildIr(input: BuildInput): IrServer {
     ...(manifest.uploads?.localFiles ? { uploads: { root: manifest.uploads.root ?? '.' } } : {}),
     tools,
     securitySchemes: security.schemes,
+    ...primitives,
   };
+  if (concerns !== undefined) server.concerns = concerns;
   if (manifest.description !== undefined) server.description = manifest.description;
   const baseUrl = manifest.baseUrl ?? specBaseUrl(doc, spec.version);
   if (baseUrl !== undefined) server.baseUrl = baseUrl;

@@ -177,4 +177,115 @@ export type IrServer = {
   tools: IrOperationTool[];
   /** The security schemes the tools use, sorted by name. */
   securitySchemes: IrSecurityScheme[];
+  /** Tools implemented by user handlers (manifest `extraTools`), in manifest order. */
+  extraTools: IrExtraTool[];
+  /** Prompts, in manifest order. */
+  prompts: IrPrompt[];
+  /** Fixed-URI resources, in manifest order. */
+  resources: IrResource[];
+  /** Resource templates, in manifest order. */
+  resourceTemplates: IrResourceTemplate[];
+  /** Concern filtering, when the manifest declares concerns. */
+  concerns?: IrConcerns;
+};
+
+/** A function of the generated project named by a manifest `handler: <file>#<export>`. */
+export type IrHandlerRef = {
+  /** Path relative to the project's `src/` folder, POSIX separators, e.g. `handlers/pets.ts`. */
+  file: string;
+  /** Name of the exported function. */
+  exportName: string;
+  /** Identifier generated files import the module as (`import * as <alias>`); one per file, unique. */
+  moduleAlias: string;
+  /** Module specifier of the file relative to `src/`, e.g. `./handlers/pets.js`. */
+  importPath: string;
+  /** The manifest's `handler` value. */
+  origin: Origin;
+};
+
+/** A tool implemented by a user handler (manifest `extraTools`). */
+export type IrExtraTool = {
+  kind: 'extra-tool';
+  /** Final MCP tool name (unique among all tools). */
+  name: string;
+  /** TS identifier of the exported argument type. */
+  argsTypeName: string;
+  /** TS identifier of the exported result type. */
+  resultTypeName: string;
+  /** TS identifier of the exported tool constant. */
+  constName: string;
+  title?: string;
+  description?: string;
+  /** Object-rooted JSON Schema of the arguments, as written in the manifest. */
+  inputSchema: JsonSchema;
+  /** Object-rooted JSON Schema of the structured result, when given. */
+  outputSchema?: JsonSchema;
+  annotations: ToolAnnotations;
+  handler: IrHandlerRef;
+  origin: Origin;
+};
+
+/** One declared prompt argument. */
+export type IrPromptArgument = { name: string; description?: string; required: boolean };
+
+/** A prompt whose messages are Handlebars templates (checked at build time). */
+export type IrPrompt = {
+  kind: 'prompt';
+  /** Prompt name, unique among prompts. */
+  name: string;
+  title?: string;
+  description?: string;
+  arguments: IrPromptArgument[];
+  /** Messages in order; `text` is the template source. */
+  messages: Array<{ role: 'user' | 'assistant'; text: string }>;
+  origin: Origin;
+};
+
+/** Where a fixed-URI resource's content comes from. */
+export type IrResourceContent =
+  | { kind: 'text'; text: string }
+  | { /** An embedded file that is not text (base64). */ kind: 'blob'; blob: string }
+  | { kind: 'handler'; handler: IrHandlerRef };
+
+/** A resource with a fixed URI. */
+export type IrResource = {
+  kind: 'resource';
+  /** Unique among resources. */
+  uri: string;
+  name: string;
+  title?: string;
+  description?: string;
+  /** Declared, or guessed from an embedded file's extension. */
+  mimeType?: string;
+  content: IrResourceContent;
+  origin: Origin;
+};
+
+/** A family of resources named by an RFC 6570 URI template. */
+export type IrResourceTemplate = {
+  kind: 'resource-template';
+  /** Unique among templates. */
+  uriTemplate: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  /** Variable names of the template, in order of first appearance. */
+  variables: string[];
+  handler: IrHandlerRef;
+  origin: Origin;
+};
+
+/** The kinds of primitive concern mappings apply to. */
+export type IrPrimitiveKind = 'tools' | 'prompts' | 'resources' | 'resourceTemplates';
+
+/** Concern declarations, mappings and options (manifest `concerns`, `concernMappings`, …). */
+export type IrConcerns = {
+  declarations: Array<{ name: string; description?: string; values: string[]; default?: string }>;
+  /** Per kind: primitive id ⇒ concern ⇒ value(s); ids and concerns in manifest order. */
+  mappings: Partial<Record<IrPrimitiveKind, Record<string, Record<string, string | string[]>>>>;
+  /** Preset name ⇒ preferences. */
+  presets: Record<string, Record<string, string>>;
+  exposeInMeta: boolean;
+  enforce: boolean;
 };

@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { Diagnostics } from '../diagnostics.js';
 import { isRecord, manifestSchema } from './schema.js';
 import { parseYamlSource, type YamlSource } from './source.js';
-import type { AuthScheme, Manifest, Override, Selector } from './types.gen.js';
+import type { AuthScheme, ConcernMapping, Concern, ExtraTool, Manifest, Override, Prompt, Resource, ResourceTemplate, Selector } from './types.gen.js';
 
 /** The manifest's `uploads` settings. */
 export type Uploads = NonNullable<Manifest['uploads']>;
@@ -57,7 +57,23 @@ export type ResolvedManifest = {
   /** Environment variable names per security scheme, as written (entries that are not objects dropped). */
   auth?: Record<string, AuthScheme>;
   uploads?: Uploads;
+  /** Absolute directory of the manifest (`file` resources are read relative to it). */
+  dir: string;
+  /** Custom primitives as written (entries that are not objects dropped). */
+  extraTools?: ExtraTool[];
+  prompts?: Prompt[];
+  resources?: Resource[];
+  resourceTemplates?: ResourceTemplate[];
+  /** Concern declarations, mappings per primitive kind and presets, as written. */
+  concerns?: Concern[];
+  concernMappings?: Partial<Record<ConcernKind, Record<string, ConcernMapping>>>;
+  concernPresets?: Record<string, Record<string, string>>;
+  exposeInMeta: boolean;
+  enforce: boolean;
 };
+
+/** The primitive kinds `concernMappings` has a table for. */
+export type ConcernKind = 'tools' | 'prompts' | 'resources' | 'resourceTemplates';
 
 /** Options of {@link loadManifest}. */
 export type LoadManifestOptions = {
@@ -154,6 +170,9 @@ export function resolveManifest(loaded: LoadedManifest): ResolvedManifest {
     maxDescriptionLength: int('maxDescriptionLength') ?? schemaDefault('maxDescriptionLength', isInteger),
     timeoutMs: int('timeoutMs') ?? schemaDefault('timeoutMs', isInteger),
     maxResponseBytes: int('maxResponseBytes') ?? schemaDefault('maxResponseBytes', isInteger),
+    dir: loaded.dir,
+    exposeInMeta: m.exposeInMeta === true,
+    enforce: m.enforce === true,
   };
   const description = str('description');
   if (description !== undefined) out.description = description;
@@ -168,5 +187,18 @@ export function resolveManifest(loaded: LoadedManifest): ResolvedManifest {
   if (isRecord(m.auth)) {
     out.auth = Object.fromEntries(Object.entries(m.auth).filter(([, v]) => isRecord(v))) as Record<string, AuthScheme>;
   }
+  const records = <T>(k: string): T[] | undefined => (Array.isArray(m[k]) ? (m[k].filter(isRecord) as T[]) : undefined);
+  const extraTools = records<ExtraTool>('extraTools');
+  if (extraTools) out.extraTools = extraTools;
+  const prompts = records<Prompt>('prompts');
+  if (prompts) out.prompts = prompts;
+  const resources = records<Resource>('resources');
+  if (resources) out.resources = resources;
+  const resourceTemplates = records<ResourceTemplate>('resourceTemplates');
+  if (resourceTemplates) out.resourceTemplates = resourceTemplates;
+  const concerns = records<Concern>('concerns');
+  if (concerns) out.concerns = concerns;
+  if (isRecord(m.concernMappings)) out.concernMappings = m.concernMappings as NonNullable<ResolvedManifest['concernMappings']>;
+  if (isRecord(m.concernPresets)) out.concernPresets = m.concernPresets as NonNullable<ResolvedManifest['concernPresets']>;
   return out;
 }

@@ -113,6 +113,64 @@ export type Manifest = {
    * non-alphanumerics replaced by `_`.
    */
   auth?: Record<string, AuthScheme>;
+  /**
+   * Tools implemented by your own TypeScript functions instead of an API operation, served beside the
+   * operation tools. Arguments are validated against `inputSchema` before the handler runs; a thrown error
+   * becomes an `isError` result.
+   */
+  extraTools?: ExtraTool[];
+  /**
+   * Prompts (user-invoked message templates) the server offers. Message texts are Handlebars templates over
+   * the prompt's arguments, checked when the project is built.
+   */
+  prompts?: Prompt[];
+  /**
+   * Resources with a fixed URI: static `text`, a `file` embedded at build time, or a `handler` that produces
+   * the content when it is read.
+   */
+  resources?: Resource[];
+  /**
+   * Families of resources named by an RFC 6570 URI template (e.g. `pets://{petId}`), read by a handler that
+   * receives the template's variables.
+   */
+  resourceTemplates?: ResourceTemplate[];
+  /**
+   * Concerns (seed 002) clients can filter the server's tools, prompts, resources and resource templates by,
+   * e.g. `risk: [low, high]`. Published in `capabilities.experimental.concerns`.
+   */
+  concerns?: Concern[];
+  /**
+   * Which concern values each primitive matches, per kind: tools by final tool name, prompts by name,
+   * resources by URI, resource templates by URI template. A primitive or concern that is not mapped matches
+   * every value.
+   */
+  concernMappings?: {
+    /** Tool name (operation or extra tool) ⇒ concern values. */
+    tools?: ConcernMappingTable;
+    /** Prompt name ⇒ concern values. */
+    prompts?: ConcernMappingTable;
+    /** Resource URI ⇒ concern values. */
+    resources?: ConcernMappingTable;
+    /** Resource URI template ⇒ concern values. */
+    resourceTemplates?: ConcernMappingTable;
+  };
+  /**
+   * Named sets of concern preferences a client can select with `concerns/update { preset }` (or in the
+   * initialized notification), e.g. `cautious: { risk: low }`.
+   */
+  concernPresets?: Record<string, ConcernPreferences>;
+  /**
+   * Publish each primitive's concern mapping in its list entry as `_meta.concerns`, for concern-aware clients
+   * and debugging. Defaults to false.
+   * @default false
+   */
+  exposeInMeta?: boolean;
+  /**
+   * Refuse calls, `prompts/get` and `resources/read` of primitives the session's concern preferences filter
+   * out (JSON-RPC error -32602). Defaults to false: filtering then only shapes the lists.
+   * @default false
+   */
+  enforce?: boolean;
 };
 
 /** One value or a list of values; a list matches when any value matches. */
@@ -202,3 +260,171 @@ export type AuthScheme = {
 
 /** Name of an environment variable: upper-case letters, digits and `_`, not starting with a digit. */
 export type EnvName = string;
+
+/**
+ * A TypeScript function of the generated project: `<file>#<export>`, the file relative to the project's
+ * `src/` folder (e.g. `handlers/pets.ts#summarizePets`). A file that does not exist yet is created by `mcpgen
+ * build` as a typed stub, once; mcpgen never overwrites it.
+ */
+export type HandlerRef = string;
+
+/** A JSON Schema (draft 2020-12) whose root is an object schema (`type: object`). */
+export type JsonSchemaObject = Record<string, unknown>;
+
+/** A tool implemented by a handler function. */
+export type ExtraTool = {
+  /**
+   * Tool name: `[A-Za-z0-9_.-]`, at most `maxToolNameLength`, unique among all tools (operation tools
+   * included).
+   */
+  name: string;
+  /** Human-readable title shown by clients. */
+  title?: string;
+  /** What the tool does, for the model. */
+  description?: string;
+  /**
+   * JSON Schema of the arguments; the root must be `type: object`. The handler's argument type is generated
+   * from it.
+   */
+  inputSchema: JsonSchemaObject;
+  /**
+   * JSON Schema of the structured result (root `type: object`). When given, the handler must return a
+   * matching object, which is sent as `structuredContent` too.
+   */
+  outputSchema?: JsonSchemaObject;
+  /**
+   * Tool annotations, merged over the derived ones (GET ⇒ readOnlyHint, DELETE ⇒ destructiveHint, PUT ⇒
+   * idempotentHint).
+   */
+  annotations?: {
+    /** Display title. */
+    title?: string;
+    /** The tool does not modify its environment. */
+    readOnlyHint?: boolean;
+    /** The tool may perform destructive updates. */
+    destructiveHint?: boolean;
+    /** Repeated calls with the same arguments have no additional effect. */
+    idempotentHint?: boolean;
+    /** The tool interacts with an open world of external entities. */
+    openWorldHint?: boolean;
+  };
+  /**
+   * The function that runs the tool: `<file>#<export>`, relative to the generated project's `src/`. It
+   * receives the validated arguments and a context (`signal`, `log`).
+   */
+  handler: HandlerRef;
+};
+
+/** One argument of a prompt (clients send argument values as strings). */
+export type PromptArgument = {
+  /** Argument name, usable in templates as `{{name}}`. */
+  name: string;
+  /** What the argument means. */
+  description?: string;
+  /**
+   * Whether the client must send it; a missing required argument is an invalid-params error. Defaults to
+   * false.
+   * @default false
+   */
+  required?: boolean;
+};
+
+/** One message of a prompt. */
+export type PromptMessage = {
+  /**
+   * Who says it. Defaults to `user`.
+   * @default "user"
+   */
+  role?: 'user' | 'assistant';
+  /**
+   * The message text: a Handlebars template over the prompt's arguments (`{{species}}`, `{{#if
+   * budget}}…{{/if}}`), rendered without HTML escaping.
+   */
+  text: string;
+};
+
+/** A prompt: metadata, arguments and message templates. */
+export type Prompt = {
+  /** Prompt name, unique among prompts. */
+  name: string;
+  /** Human-readable title shown by clients. */
+  title?: string;
+  /** What the prompt is for. */
+  description?: string;
+  /** The prompt's arguments. */
+  arguments?: PromptArgument[];
+  /** The messages the prompt returns, in order. */
+  messages: PromptMessage[];
+};
+
+/** An absolute URI with a scheme, e.g. `petstore://docs/handbook`. */
+export type ResourceUri = string;
+
+/** A resource with a fixed URI. Give exactly one of `text`, `file` and `handler`. */
+export type Resource = {
+  /** The resource URI, unique among resources. */
+  uri: ResourceUri;
+  /** Short name of the resource. */
+  name: string;
+  /** Human-readable title shown by clients. */
+  title?: string;
+  /** What the resource holds. */
+  description?: string;
+  /** MIME type of the content. For `file`, defaults to a guess from the file extension. */
+  mimeType?: string;
+  /** Static text content. */
+  text?: string;
+  /**
+   * A file embedded into the generated server at build time, relative to this manifest and inside its folder.
+   * Served as text when it is UTF-8 and its MIME type is textual, otherwise as a base64 blob.
+   */
+  file?: string;
+  /**
+   * A function producing the content when the resource is read: `<file>#<export>`, relative to the generated
+   * project's `src/`.
+   */
+  handler?: HandlerRef;
+};
+
+/** A family of resources named by an RFC 6570 URI template, read by a handler. */
+export type ResourceTemplate = {
+  /** RFC 6570 URI template, e.g. `petstore://species/{species}/care`; unique among templates. */
+  uriTemplate: string;
+  /** Short name of the template. */
+  name: string;
+  /** Human-readable title shown by clients. */
+  title?: string;
+  /** What the resources hold. */
+  description?: string;
+  /** MIME type of the content. */
+  mimeType?: string;
+  /**
+   * The function that reads a resource: `<file>#<export>`, relative to the generated project's `src/`; it
+   * receives the URI and the template's variables.
+   */
+  handler: HandlerRef;
+};
+
+/** A concern clients may set a preference for. */
+export type Concern = {
+  /** Concern name, unique. */
+  name: string;
+  /** What the concern means, for hosts to show users. */
+  description?: string;
+  /** The values a client may choose from. */
+  values: string[];
+  /**
+   * Suggested value, published to clients. It is not applied to filtering: a client that sets nothing sees
+   * everything.
+   */
+  default?: string;
+};
+
+/** Primitive id ⇒ the concern values it matches. */
+export type ConcernMappingTable = Record<string, ConcernMapping>;
+
+/** Concern name ⇒ the value (or values) the primitive matches. Concerns not named here match every value. */
+export type ConcernMapping = Record<string, StringOrList>;
+
+/** Concern name ⇒ chosen value. */
+export type ConcernPreferences = Record<string, string>;

@@ -17,8 +17,8 @@ import { GENERATED_MARKER } from '../emit/header.js';
 /** Name of the file that lists the generated files. */
 export const LOCK_FILE = '.mcpgen.json';
 
-/** What a write (or a check) found. */
-export type WriteReport = { added: string[]; changed: string[]; removed: string[]; unchanged: string[] };
+/** What a write (or a check) found. `stubs` are handler stubs written (or, with `check`, that would be). */
+export type WriteReport = { added: string[]; changed: string[]; removed: string[]; unchanged: string[]; stubs: string[] };
 
 /** Options of {@link writeTree}. */
 export type WriteOptions = {
@@ -27,6 +27,11 @@ export type WriteOptions = {
   /** Display form of `outDir` for messages. */
   displayDir: string;
   files: ReadonlyMap<string, string>;
+  /**
+   * User-owned files to create only where nothing exists yet (handler stubs): never overwritten,
+   * never listed in the lock file, never removed.
+   */
+  stubs?: ReadonlyMap<string, string>;
   /** Compare only; write nothing. */
   check: boolean;
   diagnostics: Diagnostics;
@@ -82,7 +87,7 @@ async function previousFiles(outDir: string): Promise<Set<string>> {
 export async function writeTree(opts: WriteOptions): Promise<WriteReport | undefined> {
   const { outDir, files, check, diagnostics } = opts;
   const previous = await previousFiles(outDir);
-  const report: WriteReport = { added: [], changed: [], removed: [], unchanged: [] };
+  const report: WriteReport = { added: [], changed: [], removed: [], unchanged: [], stubs: [] };
   const pending: Array<[string, string]> = [];
   for (const [rel, content] of files) {
     const abs = assertInside(outDir, rel);
@@ -102,6 +107,13 @@ export async function writeTree(opts: WriteOptions): Promise<WriteReport | undef
     if (files.has(rel)) continue;
     const abs = assertInside(outDir, rel);
     if ((await readText(abs)) !== undefined) report.removed.push(rel);
+  }
+  for (const [rel, content] of opts.stubs ?? []) {
+    if (files.has(rel)) continue;
+    const abs = assertInside(outDir, rel);
+    if ((await readText(abs)) !== undefined) continue;
+    report.stubs.push(rel);
+    pending.push([abs, content]);
   }
   if (diagnostics.hasErrors) return undefined;
   if (check) return report;

@@ -17,7 +17,7 @@ import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/
 import { log } from './log.js';
 import type { LogLevel } from './log.js';
 import { errorMessage } from './primitives.js';
-import type { JsonSchema, OperationTool } from './types.js';
+import type { JsonSchema } from './types.js';
 import { validateArguments, validateOutput } from './validate.js';
 
 /** What a handler gets besides its arguments. */
@@ -68,18 +68,6 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 /** The fields of an extra tool that validation and result conversion read. */
 export type ToolSchemas = Pick<AnyExtraTool, 'name' | 'inputSchema' | 'outputSchema'>;
 
-/** `validate.ts` works on the schema fields of an `OperationTool`; this is a structural stand-in per extra tool. */
-const shims = new WeakMap<ToolSchemas, OperationTool>();
-function validationShim(tool: ToolSchemas): OperationTool {
-  let shim = shims.get(tool);
-  if (shim === undefined) {
-    const base = { kind: 'operation' as const, name: tool.name, inputSchema: tool.inputSchema, http: { method: 'POST' as const, path: '', params: [] } };
-    shim = tool.outputSchema === undefined ? base : { ...base, outputSchema: tool.outputSchema };
-    shims.set(tool, shim);
-  }
-  return shim;
-}
-
 /** Converts a handler's return value (see the module comment). */
 export function toToolResult(tool: ToolSchemas, value: unknown): CallToolResult {
   if (isCallToolResult(value)) return value;
@@ -95,7 +83,7 @@ export function toToolResult(tool: ToolSchemas, value: unknown): CallToolResult 
   if (!isPlainObject(value)) return problem(`the tool declares an output schema but returned ${value === undefined ? 'nothing' : value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`}, not an object`);
   let mismatches: string[];
   try {
-    mismatches = validateOutput(validationShim(tool), value);
+    mismatches = validateOutput(tool, value);
   } catch (err) {
     return problem(errorMessage(err));
   }
@@ -112,7 +100,7 @@ export async function callExtraTool<Args, Result>(tool: ExtraTool<Args, Result>,
   const input = args ?? {};
   let problems: string[];
   try {
-    problems = validateArguments(validationShim(tool), input);
+    problems = validateArguments(tool, input);
   } catch (err) {
     log('error', `cannot validate arguments of ${tool.name}`, err);
     return failure(`Tool ${tool.name} cannot check its arguments: ${errorMessage(err)}`);

@@ -87,6 +87,21 @@ describe('hostile spec', () => {
     const dots = await client.callTool({ name: 'delete', arguments: { path: '..' } });
     expect(dots.isError).toBe(true);
     expect(seen.at(-1)!.url).toBe('/echo/a%2Fb%3Fc'); // refused before any request
+
+    // custom primitives and concerns carry the same hostile text through the build
+    const evil = (await client.listTools()).tools.find((t) => t.name === 'evil_tool')!;
+    expect(evil.title).toBe('*/ process.exit(7); /*');
+    expect(Object.keys(evil.inputSchema.properties!)).toEqual(['x"\'`${process.exit(7)}', 'constructor']);
+    // its handler is the stub mcpgen wrote (hostile text stays inside string literals there too)
+    const stub = await client.callTool({ name: 'evil_tool', arguments: { constructor: '*/' } });
+    expect(stub).toEqual({ isError: true, content: [{ type: 'text', text: 'Tool evil_tool failed: the evil_tool tool is not implemented yet: edit src/handlers/evil.ts' }] });
+    const prompt = await client.getPrompt({ name: 'evil_prompt', arguments: { arg: '{{arg}} ${x}' } });
+    expect(prompt.messages[0]!.content).toEqual({ type: 'text', text: '{{arg}} ${x} "; process.exit(7); " */ ${process.exit(7)} `backtick` \u2028' });
+    const uri = 'evil://x"\'`${process.exit(7)}*/';
+    expect((await client.readResource({ uri })).contents).toEqual([{ uri, text: '"; process.exit(7); " */ ${process.exit(7)} </script> \u2028' }]);
+    expect((await client.listResourceTemplates()).resourceTemplates[0]!.description).toBe('*/ process.exit(7); /*');
+    const concerns = (client.getServerCapabilities()!.experimental as { concerns: { declarations: unknown[] } }).concerns;
+    expect(concerns.declarations).toEqual([{ name: 'danger', description: '*/ process.exit(7); /* ${process.exit(7)}', values: ['"\'`${process.exit(7)}', '*/'] }]);
     expect(exitCode).toBeNull();
   });
 });

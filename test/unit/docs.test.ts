@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { CATALOG } from '../../src/diagnostics.js';
-import { GENERATED_DEPENDENCIES, GENERATED_DEV_DEPENDENCIES } from '../../src/emit/project/versions.js';
+import { GENERATED_DEPENDENCIES, GENERATED_DEV_DEPENDENCIES, OPTIONAL_DEPENDENCIES } from '../../src/emit/project/versions.js';
 
 describe('docs and pins stay in step with the code', () => {
   it('documents every diagnostic code, and only those', () => {
@@ -14,10 +14,13 @@ describe('docs and pins stay in step with the code', () => {
     const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as Record<string, Record<string, string>>;
     const lock = JSON.parse(readFileSync(new URL('../../package-lock.json', import.meta.url), 'utf8')) as { packages: Record<string, { version: string }> };
     const installed = (name: string) => lock.packages[`node_modules/${name}`]?.version;
-    for (const [name, version] of Object.entries({ ...GENERATED_DEPENDENCIES, ...GENERATED_DEV_DEPENDENCIES })) {
+    for (const [name, version] of Object.entries({ ...GENERATED_DEPENDENCIES, ...OPTIONAL_DEPENDENCIES, ...GENERATED_DEV_DEPENDENCIES })) {
       expect(installed(name), name).toBe(version);
     }
     expect(pkg.devDependencies!['@modelcontextprotocol/sdk']).toBe(GENERATED_DEPENDENCIES['@modelcontextprotocol/sdk']);
+    // the pins mcpgen itself declares (and tests the runtime with)
+    expect(pkg.dependencies!.handlebars).toBe(OPTIONAL_DEPENDENCIES.handlebars);
+    expect(pkg.devDependencies!.zod).toBe(OPTIONAL_DEPENDENCIES.zod);
   });
 });
 
@@ -26,9 +29,10 @@ describe('manifest reference', () => {
     const doc = readFileSync(new URL('../../docs/manifest.md', import.meta.url), 'utf8');
     const schema = JSON.parse(readFileSync(new URL('../../schemas/manifest.schema.json', import.meta.url), 'utf8')) as {
       properties: Record<string, unknown>;
-      $defs: { selector: { properties: Record<string, unknown> }; override: { properties: Record<string, unknown> } };
+      $defs: Record<string, { properties: Record<string, unknown> }>;
     };
-    const keys = [...Object.keys(schema.properties), ...Object.keys(schema.$defs.selector.properties), ...Object.keys(schema.$defs.override.properties)];
+    const fieldsOf = (...defs: string[]) => defs.flatMap((d) => Object.keys(schema.$defs[d]!.properties));
+    const keys = [...Object.keys(schema.properties), ...fieldsOf('selector', 'override', 'extraTool', 'prompt', 'resource', 'resourceTemplate', 'concern')];
     for (const key of keys) expect(doc, key).toContain(`| \`${key}\` |`);
   });
 });

@@ -118,4 +118,13 @@ describe('generated README helpers', () => {
     expect(shellQuote("http://x/$(rm -rf ~)'")).toBe(`'http://x/$(rm -rf ~)'\\'''`);
     expect(mdText('a|b `c` <script>\nnext')).toBe('a\\|b \\`c\\` \\<script\\> next');
   });
+
+  it('puts any text into one inline code span that a table cell cannot lose', async () => {
+    const { mdCode } = await import('../../src/emit/project/files.js');
+    expect(mdCode('petstore://species/{species}/care')).toBe('`petstore://species/{species}/care`');
+    expect(mdCode('a|b')).toBe('`a\\|b`');
+    expect(mdCode('x`y')).toBe('``x`y``');
+    expect(mdCode('`start')).toBe('`` `start ``');
+    expect(mdCode('a``b`\nnext')).toBe('```a``b` next```');
+  });
 });

@@ -5,9 +5,9 @@
  */
 import { readFileSync } from 'node:fs';
 import Handlebars from 'handlebars';
-import type { IrOperationTool, IrSecurityScheme, IrServer } from '../../ir/types.js';
+import type { IrHandlerRef, IrOperationTool, IrResource, IrSecurityScheme, IrServer } from '../../ir/types.js';
 import { HASH_HEADER, MD_HEADER } from '../header.js';
-import { GENERATED_DEPENDENCIES, GENERATED_DEV_DEPENDENCIES } from './versions.js';
+import { GENERATED_DEPENDENCIES, GENERATED_DEV_DEPENDENCIES, OPTIONAL_DEPENDENCIES } from './versions.js';
 
 const json = (v: unknown) => JSON.stringify(v, null, 2) + '\n';
 
@@ -23,10 +23,18 @@ export function emitPackageJson(ir: IrServer): string {
     files: ['dist'],
     engines: { node: '>=20.19.0' },
     scripts: { build: 'tsc -p tsconfig.json', start: 'node dist/server.js' },
-    dependencies: { ...GENERATED_DEPENDENCIES },
+    dependencies: dependencies(ir),
     devDependencies: { ...GENERATED_DEV_DEPENDENCIES },
   };
   return json(pkg);
+}
+
+/** Runtime dependencies, sorted: the fixed ones plus handlebars for prompts and zod for concerns. */
+function dependencies(ir: IrServer): Record<string, string> {
+  const deps: Record<string, string> = { ...GENERATED_DEPENDENCIES };
+  if (ir.prompts.length > 0) deps.handlebars = OPTIONAL_DEPENDENCIES.handlebars;
+  if (ir.concerns !== undefined) deps.zod = OPTIONAL_DEPENDENCIES.zod;
+  return Object.fromEntries(Object.entries(deps).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
 /** Renders the generated tsconfig.json (strict; avoids options TypeScript 7 removed). */
@@ -59,6 +67,18 @@ export function mdText(value: unknown): string {
     .replace(/\r\n?|[\n\u2028\u2029\u0085]/g, ' ')
     .replace(/[\\`*_[\]<>|#]/g, (c) => '\\' + c)
     .trim();
+}
+
+/**
+ * Inline code for any text: one line, table pipes escaped (GFM tables split on `|` even inside
+ * code), and fenced with more backticks than any run of them in the text.
+ */
+export function mdCode(value: string): string {
+  const line = value.replace(/\r\n?|[\n\u2028\u2029\u0085]/g, ' ').replace(/\|/g, '\\|');
+  const longest = Math.max(0, ...[...line.matchAll(/`+/g)].map((m) => m[0].length));
+  const fence = '`'.repeat(longest + 1);
+  const pad = line.startsWith('`') || line.endsWith('`') ? ' ' : '';
+  return `${fence}${pad}${line}${pad}${fence}`;
 }
 
 /** A POSIX shell word for any text (single-quoted unless it is plainly safe). */
@@ -99,6 +119,16 @@ function toolAuth(t: IrOperationTool): string {
   return alternatives.join(' or ') + (t.security.some((a) => a.length === 0) ? ' (optional)' : '');
 }
 
+/** `handler \`src/handlers/x.ts\` (\`fn\`)` for a handler reference. */
+function handlerText(h: IrHandlerRef): string {
+  return `handler ${mdCode(`src/${h.file}`)} (${mdCode(h.exportName)})`;
+}
+
+/** Where a resource's content comes from, as Markdown. */
+function resourceText(r: IrResource): string {
+  return r.content.kind === 'handler' ? handlerText(r.content.handler) : r.content.kind === 'blob' ? 'embedded (binary)' : 'embedded text';
+}
+
 /** Renders the generated README.md. */
 export function emitReadme(ir: IrServer): string {
   if (!readme) {
@@ -121,8 +151,18 @@ export function emitReadme(ir: IrServer): string {
       envPrefix: p,
       timeoutMs: ir.timeoutMs,
       maxResponseBytes: ir.maxResponseBytes,
-      toolCount: ir.tools.length,
-      tools: ir.tools.map((t) => ({ name: t.name, method: t.method, path: t.path, title: t.title ?? '', auth: toolAuth(t) })),
+      toolCount: ir.tools.length + ir.extraTools.length,
+      tools: [
+        ...ir.tools.map((t) => ({ name: t.name, request: `\`${t.method} ${mdText(t.path)}\``, title: t.title ?? '', auth: toolAuth(t) })),
+        ...ir.extraTools.map((t) => ({ name: t.name, request: handlerText(t.handler), title: t.title ?? '', auth: 'none' })),
+      ],
+      hasHandlers: ir.extraTools.length > 0 || ir.resourceTemplates.length > 0 || ir.resources.some((r) => r.content.kind === 'handler'),
+      prompts: ir.prompts.map((p) => ({ name: mdCode(p.name), title: p.title ?? '', args: p.arguments.map((a) => `${mdCode(a.name)}${a.required ? '*' : ''}`).join(', ') })),
+      resources: [
+        ...ir.resources.map((r) => ({ uri: mdCode(r.uri), name: r.name, mimeType: r.mimeType ?? '', content: resourceText(r) })),
+        ...ir.resourceTemplates.map((t) => ({ uri: mdCode(t.uriTemplate), name: t.name, mimeType: t.mimeType ?? '', content: `template, ${handlerText(t.handler)}` })),
+      ],
+      concerns: ir.concerns && { enforce: ir.concerns.enforce, declarations: ir.concerns.declarations.map((c) => ({ name: mdCode(c.name), values: c.values.map(mdCode).join(', '), default: c.default ?? '', description: c.description ?? '' })) },
       hasAuth: ir.securitySchemes.length > 0,
       schemes: ir.securitySchemes.map((s) => ({ name: s.name, how: schemeHow(s), vars: schemeVars(s) })),
       clientConfig,

@@ -8,6 +8,14 @@ export const GENERATED_DEPENDENCIES = {
   'ajv-formats': '3.0.1',
 } as const;
 
+/** Dependencies a generated project has only when its manifest uses the feature that needs them. */
+export const OPTIONAL_DEPENDENCIES = {
+  /** Prompt templates (runtime/prompts.ts). */
+  handlebars: '4.7.10',
+  /** The concern protocol's request schemas (runtime/concern-protocol.ts). */
+  zod: '4.6.7',
+} as const;
+
 /** Dev dependencies of the generated project. */
 export const GENERATED_DEV_DEPENDENCIES = {
   '@types/node': '20.19.43',

@@ -1,5 +1,7 @@
 /**
- * Emits the server entry (`src/server.ts`) and its settings (`src/config.gen.ts`).
+ * Emits the server entry (`src/server.ts`) and its settings (`src/config.gen.ts`). The entry
+ * wires up what the manifest uses (extra tools, prompts, resources, concerns) and nothing else,
+ * so a project copies only the runtime modules, and needs only the dependencies, it uses.
  */
 import type { IrServer } from '../../ir/types.js';
 import { TS_HEADER } from '../header.js';
@@ -41,14 +43,65 @@ export function emitConfigFile(ir: IrServer): string {
   );
 }
 
+/** Which optional parts a server has, as the entry and package.json need to know. */
+export type ServerParts = { extraTools: boolean; prompts: boolean; resources: boolean; templates: boolean; concerns: boolean; tools: boolean };
+
+/** The optional parts of `ir`. */
+export function serverParts(ir: IrServer): ServerParts {
+  return {
+    extraTools: ir.extraTools.length > 0,
+    prompts: ir.prompts.length > 0,
+    resources: ir.resources.length > 0,
+    templates: ir.resourceTemplates.length > 0,
+    concerns: ir.concerns !== undefined,
+    tools: ir.tools.length + ir.extraTools.length > 0,
+  };
+}
+
 /** Renders `src/server.ts`, the stdio entry point (`bin` of the generated package). */
-export function emitServerEntry(): string {
+export function emitServerEntry(ir: IrServer): string {
+  const p = serverParts(ir);
+  const hasResources = p.resources || p.templates;
+  const plain = !p.extraTools && !p.prompts && !hasResources && !p.concerns;
+  const imports: string[] = [];
+  if (!plain) imports.push("import type { ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';");
+  if (p.concerns) imports.push("import { concerns } from './concerns.gen.js';");
+  imports.push("import { config } from './config.gen.js';");
+  if (p.extraTools) imports.push("import { extraTools } from './extra-tools.gen.js';");
+  if (p.prompts) imports.push("import { prompts } from './prompts.gen.js';");
+  if (hasResources) imports.push(`import { ${[p.resources ? 'resources' : '', p.templates ? 'resourceTemplates' : ''].filter(Boolean).join(', ')} } from './resources.gen.js';`);
+  if (p.concerns) imports.push("import { concernCapability, installConcerns } from './runtime/concern-protocol.js';");
+  if (p.prompts) imports.push("import { installPrompts } from './runtime/prompts.js';");
+  if (hasResources) imports.push("import { installResources } from './runtime/resources.js';");
+  imports.push("import { runStdio } from './runtime/server.js';");
+  imports.push("import { tools } from './tools.gen.js';");
+  const head = '#!/usr/bin/env node\n' + TS_HEADER + '\n' + imports.join('\n') + '\n\n';
+  if (plain) return head + 'await runStdio(config, tools);\n';
+
+  // list_changed is only ever sent after a concern update, so it is declared only with concerns
+  const changing = p.concerns ? '{ listChanged: true }' : '{}';
+  const caps: string[] = [];
+  if (p.tools) caps.push(`  tools: ${changing},`);
+  if (p.prompts) caps.push(`  prompts: ${changing},`);
+  if (hasResources) caps.push(`  resources: ${changing},`);
+  if (p.concerns) caps.push('  experimental: { concerns: concernCapability(concerns.declarations, concerns.metaKey, concerns.presets) },');
+  const gateArg = p.concerns ? ', { gate }' : '';
+  const install: string[] = [];
+  if (p.concerns) install.push('    const gate = installConcerns(server, { ...concerns, capabilities });');
+  if (p.prompts) install.push(`    installPrompts(server, prompts${gateArg});`);
+  if (hasResources) {
+    const defs = [p.resources ? 'resources' : '', p.templates ? 'templates: resourceTemplates' : ''].filter(Boolean).join(', ');
+    install.push(`    installResources(server, { ${defs} }${gateArg});`);
+  }
+  if (p.concerns) install.push('    return gate;');
+  const ext: string[] = [];
+  if (p.extraTools) ext.push('  extraTools,');
+  ext.push('  capabilities,');
+  if (install.length > 0) ext.push(`  install: (server) => {\n${install.join('\n')}\n  },`);
   return (
-    '#!/usr/bin/env node\n' +
-    TS_HEADER +
-    "\nimport { config } from './config.gen.js';\n" +
-    "import { runStdio } from './runtime/server.js';\n" +
-    "import { tools } from './tools.gen.js';\n\n" +
-    'await runStdio(config, tools);\n'
+    head +
+    '/** What this server declares: only the primitive kinds it has, and concern filtering when it has concerns. */\n' +
+    `const capabilities: ServerCapabilities = {\n${caps.join('\n')}\n};\n\n` +
+    `await runStdio(config, tools, process.env, {\n${ext.join('\n')}\n});\n`
   );
 }

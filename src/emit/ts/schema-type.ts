@@ -15,6 +15,35 @@ export type TypeContext = {
 
 const MAX_DEPTH = 12;
 
+/** The `$defs` of a schema, when it has any. */
+export function defsOf(schema: Record<string, unknown>): Record<string, unknown> | undefined {
+  const defs = schema.$defs;
+  return typeof defs === 'object' && defs !== null && !Array.isArray(defs) ? (defs as Record<string, unknown>) : undefined;
+}
+
+/** Options of {@link declareSchemaType}. */
+export type DeclareTypeOptions = {
+  /** Exported type name (an identifier decided in the IR). */
+  name: string;
+  schema: Record<string, unknown>;
+  /** Doc comment text. */
+  doc: string;
+  /** Resolves `#/$defs/…` to shared aliases; without it, the schema's own `$defs` get aliases `<name>$<def>`. */
+  shared?: TypeContext;
+};
+
+/** `export type <name> = …;` for a schema, plus one exported alias per own `$defs` entry. */
+export function declareSchemaType(opts: DeclareTypeOptions): string {
+  const { name, schema } = opts;
+  const local = new Map<string, string>();
+  const defs = opts.shared ? undefined : defsOf(schema);
+  if (defs) for (const d of Object.keys(defs)) local.set(d, `${name}$${d.replace(/[^A-Za-z0-9_$]/g, '_')}`);
+  const ctx: TypeContext = opts.shared ?? { defType: (d) => local.get(d) ?? 'unknown' };
+  let out = `${docComment(opts.doc)}export type ${name} = ${schemaType(schema, ctx)};\n`;
+  for (const [d, alias] of local) out += `\nexport type ${alias} = ${schemaType(defs![d], ctx)};\n`;
+  return out;
+}
+
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The TS type for a JSON Schema. `indent` is the indentation of the line the type starts on. */

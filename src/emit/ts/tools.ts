@@ -14,8 +14,9 @@
  */
 import type { IrOperationTool, IrServer, JsonSchema } from '../../ir/types.js';
 import { TS_HEADER } from '../header.js';
-import { docComment, tsLiteral, tsString } from '../safe.js';
-import { schemaType, type TypeContext } from './schema-type.js';
+import { docComment, tsLiteral } from '../safe.js';
+import { objectExpr } from './literal.js';
+import { declareSchemaType, defsOf, schemaType, type TypeContext } from './schema-type.js';
 
 type Mode = 'input' | 'output';
 
@@ -52,9 +53,6 @@ class DefTable {
   }
 }
 
-const defsOf = (schema: JsonSchema): Record<string, unknown> | undefined =>
-  typeof schema.$defs === 'object' && schema.$defs !== null && !Array.isArray(schema.$defs) ? (schema.$defs as Record<string, unknown>) : undefined;
-
 /** Renders `tools.gen.ts`. */
 export function emitToolsFile(ir: IrServer): string {
   const tables: Record<Mode, DefTable> = { input: new DefTable('InputDef'), output: new DefTable('OutputDef') };
@@ -83,13 +81,7 @@ export function emitToolsFile(ir: IrServer): string {
 
   const typeOf = (name: string, schema: JsonSchema, doc: string): string => {
     const mode = shared.get(schema);
-    const local = new Map<string, string>();
-    const defs = defsOf(schema);
-    if (!mode && defs) for (const d of Object.keys(defs)) local.set(d, `${name}$${d.replace(/[^A-Za-z0-9_$]/g, '_')}`);
-    const ctx: TypeContext = { defType: (d) => (mode ? tables[mode].alias(d) : local.get(d)) ?? 'unknown' };
-    let out = `${docComment(doc)}export type ${name} = ${schemaType(schema, ctx)};\n`;
-    for (const [d, alias] of local) out += `\nexport type ${alias} = ${schemaType(defs![d], ctx)};\n`;
-    return out;
+    return declareSchemaType({ name, schema, doc, ...(mode ? { shared: { defType: (d: string) => tables[mode].alias(d) ?? 'unknown' } } : {}) });
   };
 
   const schemaExpr = (schema: JsonSchema): string => {
@@ -140,6 +132,5 @@ function toolExpr(t: IrOperationTool, schemaExpr: (s: JsonSchema) => string): st
   if (Object.keys(t.annotations).length) fields.push(['annotations', tsLiteral(t.annotations, 2)]);
   fields.push(['http', tsLiteral(http, 2)]);
   if (t.security.length > 0) fields.push(['security', tsLiteral(t.security)]);
-  const indent = (expr: string) => expr.replace(/\n/g, '\n  ');
-  return `{\n${fields.map(([k, v]) => `  ${tsString(k)}: ${indent(v)}`).join(',\n')}\n}`;
+  return objectExpr(fields);
 }

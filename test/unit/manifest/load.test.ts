@@ -104,6 +104,9 @@ describe('resolveManifest', () => {
       maxDescriptionLength: 1024,
       timeoutMs: 30000,
       maxResponseBytes: 1000000,
+      dir: path.join(path.sep, 'work', 'proj'),
+      exposeInMeta: false,
+      enforce: false,
     });
   });
 
@@ -124,6 +127,10 @@ describe('resolveManifest', () => {
         include: [{ tag: 'pets', method: ['get', 'post'] }, { operationId: ['a', 'b'], path: '/store/*', method: 'delete' }],
         exclude: [{ tag: ['internal'] }],
         overrides: { listPets: { name: 'list' } },
+        prompts: [{ name: 'p', messages: [{ text: 't' }] }, 'not an object'],
+        concerns: [{ name: 'risk', values: ['low'] }],
+        concernMappings: { tools: { list: { risk: 'low' } } },
+        exposeInMeta: true,
       }),
     );
     expect(r).toStrictEqual({
@@ -144,6 +151,12 @@ describe('resolveManifest', () => {
       include: [{ tag: 'pets', method: ['get', 'post'] }, { operationId: ['a', 'b'], path: '/store/*', method: 'delete' }],
       exclude: [{ tag: ['internal'] }],
       overrides: { listPets: { name: 'list' } },
+      dir: path.join(path.sep, 'work', 'proj'),
+      prompts: [{ name: 'p', messages: [{ text: 't' }] }],
+      concerns: [{ name: 'risk', values: ['low'] }],
+      concernMappings: { tools: { list: { risk: 'low' } } },
+      exposeInMeta: true,
+      enforce: false,
     });
   });
 

@@ -10,7 +10,10 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { setLogSink } from '../../../templates/runtime/log.js';
+import { defineTool } from '../../../templates/runtime/extra-tools.js';
+import type { PrimitiveGate } from '../../../templates/runtime/primitives.js';
 import { createServer } from '../../../templates/runtime/server.js';
+import type { CreateServerOptions } from '../../../templates/runtime/server.js';
 import { SettingsError } from '../../../templates/runtime/settings.js';
 import type { OperationTool, ServerConfig } from '../../../templates/runtime/types.js';
 import { compiledValidatorCount } from '../../../templates/runtime/validate.js';
@@ -193,6 +196,67 @@ describe('createServer (in memory)', () => {
 
   it('refuses duplicate tool names', () => {
     expect(() => createServer(config, [getPet, getPet], {})).toThrow(/Duplicate tool name: getPetById/);
+    expect(() => createServer(config, [getPet], {}, { extraTools: [defineTool({ ...echo, name: 'getPetById' })] })).toThrow(/Duplicate tool name: getPetById/);
+  });
+});
+
+const echo = defineTool<{ text: string }, unknown>({
+  kind: 'extra',
+  name: 'echo',
+  inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+  handler: (args) => args.text,
+});
+
+async function connectWith(options: CreateServerOptions, operationTools: readonly OperationTool[] = tools): Promise<Client> {
+  const server = createServer(config, operationTools, { PETSTORE_BASE_URL: baseUrl }, options);
+  const [clientT, serverT] = InMemoryTransport.createLinkedPair();
+  const client = new Client({ name: 'test', version: '1' });
+  await Promise.all([server.connect(serverT), client.connect(clientT)]);
+  clients.push(client);
+  return client;
+}
+
+describe('createServer with extensions', () => {
+  it('lists extra tools after the operation tools and runs them through callExtraTool', async () => {
+    const client = await connectWith({ extraTools: [echo] });
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['getPetById', 'addPet', 'slow', 'echo']);
+    expect(await client.callTool({ name: 'echo', arguments: { text: 'hi' } })).toEqual({ content: [{ type: 'text', text: 'hi' }] });
+    expect((await client.callTool({ name: 'echo', arguments: {} })).isError).toBe(true);
+    expect(seen).toEqual([]);
+  });
+
+  it('merges capabilities, runs install once per server and filters and guards tools with its gate', async () => {
+    let installs = 0;
+    const gate: PrimitiveGate = {
+      visible: (_kind, id) => id !== 'addPet',
+      assertAllowed: (_kind, id) => {
+        if (id === 'addPet') throw new McpError(ErrorCode.InvalidParams, 'addPet is hidden');
+      },
+      decorate: (_kind, id, item) => ({ ...item, _meta: { id } }),
+    };
+    const options: CreateServerOptions = { extraTools: [echo], capabilities: { tools: { listChanged: true }, prompts: {} }, install: () => (installs++, gate) };
+    const client = await connectWith(options);
+    expect(client.getServerCapabilities()).toMatchObject({ tools: { listChanged: true }, prompts: {} });
+    const listed = (await client.listTools()).tools;
+    expect(listed.map((t) => [t.name, t._meta])).toEqual([
+      ['getPetById', { id: 'getPetById' }],
+      ['slow', { id: 'slow' }],
+      ['echo', { id: 'echo' }],
+    ]);
+    const err = await client.callTool({ name: 'addPet', arguments: { body: { name: 'x' } } }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect((err as McpError).message).toContain('addPet is hidden');
+    expect(seen).toEqual([]);
+    await connectWith(options);
+    expect(installs).toBe(2);
+  });
+
+  it('declares no tools capability when there is no tool at all', async () => {
+    const client = await connectWith({ capabilities: { prompts: {} } }, []);
+    expect(client.getServerCapabilities()?.tools).toBeUndefined();
+    expect(client.getServerCapabilities()?.prompts).toEqual({});
   });
 });
 

@@ -1,0 +1,106 @@
+/**
+ * Emits the custom primitives of a manifest (seed 004):
+ * - `src/extra-tools.gen.ts`: per extra tool an exported `<Tool>Args` / `<Tool>Result` type
+ *   (from its JSON Schemas) and a `defineTool<Args, Result>({…, handler })` constant, so a user
+ *   handler with the wrong signature fails `tsc` right there;
+ * - `src/prompts.gen.ts`: the prompts as data (templates were checked at build time);
+ * - `src/resources.gen.ts`: resources (static text, embedded files, handlers) and templates.
+ * Handler modules are imported as namespaces under the aliases the IR decided.
+ */
+import type { IrExtraTool, IrHandlerRef, IrResource, IrResourceTemplate, IrServer } from '../../ir/types.js';
+import { TS_HEADER } from '../header.js';
+import { docComment, tsLiteral } from '../safe.js';
+import { arrayExpr, member, objectExpr } from './literal.js';
+import { declareSchemaType } from './schema-type.js';
+
+/** `import * as <alias> from '<path>';` lines for the handlers used, sorted by path. */
+function handlerImports(refs: readonly IrHandlerRef[]): string {
+  const byPath = new Map(refs.map((r) => [r.importPath, r.moduleAlias]));
+  return [...byPath.keys()]
+    .sort()
+    .map((p) => `import * as ${byPath.get(p)} from ${tsLiteral(p)};\n`)
+    .join('');
+}
+
+/** Renders `src/extra-tools.gen.ts`. */
+export function emitExtraToolsFile(ir: IrServer): string {
+  const parts = [TS_HEADER, '\n', "import { defineTool } from './runtime/extra-tools.js';\n", "import type { AnyExtraTool } from './runtime/extra-tools.js';\n", handlerImports(ir.extraTools.map((t) => t.handler))];
+  for (const t of ir.extraTools) {
+    parts.push('\n' + declareSchemaType({ name: t.argsTypeName, schema: t.inputSchema, doc: `Arguments of the \`${t.name}\` tool, as its handler receives them (validated against the input schema).` }));
+    if (t.outputSchema) {
+      parts.push('\n' + declareSchemaType({ name: t.resultTypeName, schema: t.outputSchema, doc: `What the \`${t.name}\` handler returns: an object matching the output schema (also sent as \`structuredContent\`).` }));
+    } else {
+      parts.push(`\n${docComment(`What the \`${t.name}\` handler returns: text, any JSON value (sent as JSON text), or a complete \`CallToolResult\`.`)}export type ${t.resultTypeName} = unknown;\n`);
+    }
+    parts.push(`\n${docComment(t.title ?? t.description ?? `The \`${t.name}\` tool.`)}export const ${t.constName} = defineTool<${t.argsTypeName}, ${t.resultTypeName}>(${extraToolExpr(t)});\n`);
+  }
+  parts.push(`\n/** Every extra tool of this server, in manifest order. */\nexport const extraTools: readonly AnyExtraTool[] = ${arrayExpr(ir.extraTools.map((t) => t.constName))};\n`);
+  return parts.join('');
+}
+
+function extraToolExpr(t: IrExtraTool): string {
+  const fields: Array<[string, string]> = [
+    ['kind', tsLiteral('extra')],
+    ['name', tsLiteral(t.name)],
+  ];
+  if (t.title !== undefined) fields.push(['title', tsLiteral(t.title)]);
+  if (t.description !== undefined) fields.push(['description', tsLiteral(t.description)]);
+  fields.push(['inputSchema', tsLiteral(t.inputSchema, 2)]);
+  if (t.outputSchema) fields.push(['outputSchema', tsLiteral(t.outputSchema, 2)]);
+  if (Object.keys(t.annotations).length > 0) fields.push(['annotations', tsLiteral(t.annotations, 2)]);
+  fields.push(['handler', member(t.handler.moduleAlias, t.handler.exportName)]);
+  return objectExpr(fields);
+}
+
+/** Renders `src/prompts.gen.ts`. */
+export function emitPromptsFile(ir: IrServer): string {
+  const prompts = ir.prompts.map((p) => {
+    const o: Record<string, unknown> = { name: p.name };
+    if (p.title !== undefined) o.title = p.title;
+    if (p.description !== undefined) o.description = p.description;
+    if (p.arguments.length > 0) o.arguments = p.arguments.map((a) => ({ name: a.name, ...(a.description !== undefined ? { description: a.description } : {}), required: a.required }));
+    o.messages = p.messages;
+    return o;
+  });
+  return (
+    TS_HEADER +
+    "\nimport type { PromptDefinition } from './runtime/prompts.js';\n\n" +
+    '/** The prompts of this server, in manifest order. Message texts are Handlebars templates over the arguments. */\n' +
+    `export const prompts: readonly PromptDefinition[] = ${tsLiteral(prompts, 2)};\n`
+  );
+}
+
+/** Renders `src/resources.gen.ts`. */
+export function emitResourcesFile(ir: IrServer): string {
+  const refs = [...ir.resources.flatMap((r) => (r.content.kind === 'handler' ? [r.content.handler] : [])), ...ir.resourceTemplates.map((t) => t.handler)];
+  const types = [ir.resources.length > 0 ? 'ResourceDefinition' : '', ir.resourceTemplates.length > 0 ? 'ResourceTemplateDefinition' : ''].filter(Boolean);
+  const parts = [TS_HEADER, '\n', `import type { ${types.join(', ')} } from './runtime/resources.js';\n`, handlerImports(refs)];
+  if (ir.resources.length > 0) {
+    parts.push(`\n/** Resources with a fixed URI, in manifest order (embedded files are inlined as text or base64). */\nexport const resources: readonly ResourceDefinition[] = ${arrayExpr(ir.resources.map(resourceExpr))};\n`);
+  }
+  if (ir.resourceTemplates.length > 0) {
+    parts.push(`\n/** Resource templates (RFC 6570), in manifest order. */\nexport const resourceTemplates: readonly ResourceTemplateDefinition[] = ${arrayExpr(ir.resourceTemplates.map(templateExpr))};\n`);
+  }
+  return parts.join('');
+}
+
+/** Fields every resource and template has. */
+function metadataFields(r: IrResource | IrResourceTemplate): Array<[string, string]> {
+  const fields: Array<[string, string]> = r.kind === 'resource' ? [['uri', tsLiteral(r.uri)]] : [['uriTemplate', tsLiteral(r.uriTemplate)]];
+  fields.push(['name', tsLiteral(r.name)]);
+  if (r.title !== undefined) fields.push(['title', tsLiteral(r.title)]);
+  if (r.description !== undefined) fields.push(['description', tsLiteral(r.description)]);
+  if (r.mimeType !== undefined) fields.push(['mimeType', tsLiteral(r.mimeType)]);
+  return fields;
+}
+
+function resourceExpr(r: IrResource): string {
+  const fields = metadataFields(r);
+  const c = r.content;
+  fields.push(c.kind === 'text' ? ['text', tsLiteral(c.text)] : c.kind === 'blob' ? ['blob', tsLiteral(c.blob)] : ['handler', member(c.handler.moduleAlias, c.handler.exportName)]);
+  return objectExpr(fields);
+}
+
+function templateExpr(t: IrResourceTemplate): string {
+  return objectExpr([...metadataFields(t), ['handler', member(t.handler.moduleAlias, t.handler.exportName)]]);
+}

@@ -1,0 +1,98 @@
+/**
+ * Handler stubs: for each handler file a manifest names, a TypeScript module with one typed
+ * function per export it must have, each throwing "not implemented". Stubs are not generated
+ * files: `mcpgen build` writes one only where no file exists yet and never touches it again,
+ * so they carry no generated header and are not listed in `.mcpgen.json`.
+ */
+import path from 'node:path';
+import type { IrHandlerRef, IrServer } from '../../ir/types.js';
+import { docComment, tsString } from '../safe.js';
+
+type Use =
+  | { kind: 'tool'; name: string; argsTypeName: string; resultTypeName: string }
+  | { kind: 'resource'; uri: string }
+  | { kind: 'template'; uriTemplate: string };
+
+/** Every handler reference of the server with what it serves, in manifest order. */
+function handlerUses(ir: IrServer): Array<{ ref: IrHandlerRef; use: Use }> {
+  return [
+    ...ir.extraTools.map((t) => ({ ref: t.handler, use: { kind: 'tool', name: t.name, argsTypeName: t.argsTypeName, resultTypeName: t.resultTypeName } as Use })),
+    ...ir.resources.flatMap((r) => (r.content.kind === 'handler' ? [{ ref: r.content.handler, use: { kind: 'resource', uri: r.uri } as Use }] : [])),
+    ...ir.resourceTemplates.map((t) => ({ ref: t.handler, use: { kind: 'template', uriTemplate: t.uriTemplate } as Use })),
+  ];
+}
+
+/**
+ * The handler files of `ir` (paths relative to the project, `src/…`) ⇒ the exports each must
+ * have, in manifest order (an export used twice is listed once).
+ */
+export function handlerExports(ir: IrServer): Map<string, Array<{ exportName: string; ref: IrHandlerRef }>> {
+  const out = new Map<string, Array<{ exportName: string; ref: IrHandlerRef }>>();
+  for (const { ref } of handlerUses(ir)) {
+    const file = `src/${ref.file}`;
+    const list = out.get(file) ?? [];
+    if (!list.some((e) => e.exportName === ref.exportName)) list.push({ exportName: ref.exportName, ref });
+    out.set(file, list);
+  }
+  return out;
+}
+
+/** Renders the stub of every handler file of `ir`, keyed by its path in the project (`src/…`). */
+export function emitHandlerStubs(ir: IrServer): Map<string, string> {
+  const byFile = new Map<string, Array<{ ref: IrHandlerRef; use: Use }>>();
+  for (const u of handlerUses(ir)) {
+    const list = byFile.get(u.ref.file) ?? [];
+    if (!list.some((e) => e.ref.exportName === u.ref.exportName)) list.push(u);
+    byFile.set(u.ref.file, list);
+  }
+  const out = new Map<string, string>();
+  for (const [file, uses] of [...byFile].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) out.set(`src/${file}`, stub(file, uses));
+  return out;
+}
+
+function stub(file: string, uses: ReadonlyArray<{ ref: IrHandlerRef; use: Use }>): string {
+  const up = path.posix.relative(path.posix.dirname(file), '.') || '.';
+  const types = new Set<string>();
+  const runtime = new Map<string, Set<string>>();
+  const need = (module: string, name: string) => runtime.set(module, (runtime.get(module) ?? new Set()).add(name));
+  const fns: string[] = [];
+  for (const { ref, use } of uses) {
+    const edit = `edit src/${file}`;
+    if (use.kind === 'tool') {
+      types.add(use.argsTypeName).add(use.resultTypeName);
+      need('extra-tools', 'ExtraToolContext');
+      fns.push(
+        docComment(`Handler of the \`${use.name}\` tool: gets the validated arguments, returns the result (a thrown error becomes an \`isError\` result).`) +
+          `export async function ${ref.exportName}(_args: ${use.argsTypeName}, _ctx: ExtraToolContext): Promise<${use.resultTypeName}> {\n` +
+          `  throw new Error(${tsString(`the ${use.name} tool is not implemented yet: ${edit}`)});\n}\n`,
+      );
+    } else if (use.kind === 'resource') {
+      need('primitives', 'RequestExtra');
+      need('resources', 'ResourceContent');
+      fns.push(
+        docComment(`Reads the resource \`${use.uri}\`: return text, bytes, or \`{ text | blob, mimeType }\`.`) +
+          `export async function ${ref.exportName}(_uri: URL, _extra: RequestExtra): Promise<ResourceContent> {\n` +
+          `  throw new Error(${tsString(`the resource ${use.uri} is not implemented yet: ${edit}`)});\n}\n`,
+      );
+    } else {
+      need('primitives', 'RequestExtra');
+      need('resources', 'ResourceContent');
+      fns.push(
+        docComment(`Reads a resource of the template \`${use.uriTemplate}\`; \`variables\` holds the template's variables.`) +
+          `export async function ${ref.exportName}(_uri: URL, _variables: Variables, _extra: RequestExtra): Promise<ResourceContent> {\n` +
+          `  throw new Error(${tsString(`the resource template ${use.uriTemplate} is not implemented yet: ${edit}`)});\n}\n`,
+      );
+    }
+  }
+  const imports: string[] = [];
+  if (uses.some((u) => u.use.kind === 'template')) imports.push('import type { Variables } from "@modelcontextprotocol/sdk/shared/uriTemplate.js";');
+  if (types.size > 0) imports.push(`import type { ${[...types].sort().join(', ')} } from ${tsString(`${up}/extra-tools.gen.js`)};`);
+  for (const module of [...runtime.keys()].sort()) imports.push(`import type { ${[...runtime.get(module)!].sort().join(', ')} } from ${tsString(`${up}/runtime/${module}.js`)};`);
+  return (
+    '// Handlers named in the mcpgen manifest. This file is yours: `mcpgen build` wrote it once,\n' +
+    '// because it did not exist, and will never change it. Replace the bodies below.\n' +
+    imports.join('\n') +
+    '\n\n' +
+    fns.join('\n')
+  );
+}

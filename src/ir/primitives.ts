@@ -1,0 +1,226 @@
+/**
+ * Custom primitives of the manifest (seed 004) → IR: extra tools, prompts, resources and
+ * resource templates, with their handler references resolved and every build-time check that
+ * needs no output directory (schemas, templates, URI templates, embedded files, uniqueness).
+ * Tool names are decided with the operation tools in `build.ts`.
+ */
+import { readFileSync, realpathSync } from 'node:fs';
+import path from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import formatsImport from 'ajv-formats';
+import type { FormatsPlugin } from 'ajv-formats';
+import type { Diagnostics, Location } from '../diagnostics.js';
+import { identifier } from '../emit/safe.js';
+import type { ResolvedManifest } from '../manifest/load.js';
+import type { HandlerRef } from '../manifest/types.gen.js';
+import { guessMimeType, isTextualMime } from './mime.js';
+import { checkPromptTemplate } from './prompt-template.js';
+import { checkUriTemplate } from './uri-template.js';
+import type { IrExtraTool, IrHandlerRef, IrPrompt, IrResource, IrResourceTemplate, IrServer, JsonSchema } from './types.js';
+
+/** Inputs of {@link buildPrimitives}. */
+export type PrimitivesInput = {
+  manifest: Pick<ResolvedManifest, 'extraTools' | 'prompts' | 'resources' | 'resourceTemplates' | 'dir'>;
+  /** Final name and identifiers of each extra tool, by manifest index. */
+  extraToolIds: ReadonlyArray<{ name: string; argsTypeName: string; constName: string; resultTypeName: string }>;
+  locateManifest: (pointer: string, opts?: { key?: boolean }) => Location;
+  diagnostics: Diagnostics;
+};
+
+/** The custom primitives, in manifest order. */
+export type Primitives = Pick<IrServer, 'extraTools' | 'prompts' | 'resources' | 'resourceTemplates'>;
+
+type FormatsImport = FormatsPlugin | { readonly default: FormatsPlugin };
+const formatsModule: FormatsImport = formatsImport;
+const addFormats: FormatsPlugin = typeof formatsModule === 'function' ? formatsModule : formatsModule.default;
+
+/** Builds the custom primitives; problems go to `diagnostics`. */
+export function buildPrimitives(input: PrimitivesInput): Primitives {
+  const { manifest: m, diagnostics, locateManifest } = input;
+  const file = locateManifest('').file;
+  const origin = (pointer: string) => ({ file, pointer });
+  const handlers = handlerResolver(input);
+
+  const ajv = new Ajv2020({ strict: false, allErrors: true, addUsedSchema: false, logger: false });
+  addFormats(ajv);
+  const checkSchema = (schema: JsonSchema, pointer: string, which: string) => {
+    if (schema.type !== 'object') {
+      diagnostics.error('MCPGEN_TOOL_SCHEMA_INVALID', `the ${which} of an MCP tool must be an object schema, got ${schema.type === undefined ? 'no `type`' : `type ${JSON.stringify(schema.type)}`}`, 'set `type: object` and describe the fields under `properties`', locateManifest(pointer));
+      return;
+    }
+    try {
+      ajv.compile(schema);
+    } catch (err) {
+      diagnostics.error('MCPGEN_TOOL_SCHEMA_INVALID', `the ${which} is not a valid JSON Schema: ${err instanceof Error ? err.message : String(err)}`, 'fix the schema (JSON Schema draft 2020-12)', locateManifest(pointer));
+    }
+  };
+
+  const extraTools: IrExtraTool[] = (m.extraTools ?? []).map((t, i) => {
+    const at = `/extraTools/${i}`;
+    checkSchema(t.inputSchema, `${at}/inputSchema`, 'input schema');
+    if (t.outputSchema) checkSchema(t.outputSchema, `${at}/outputSchema`, 'output schema');
+    const ids = input.extraToolIds[i]!;
+    const tool: IrExtraTool = { kind: 'extra-tool', ...ids, inputSchema: t.inputSchema, annotations: { ...(t.annotations ?? {}) }, handler: handlers.ref(t.handler, `${at}/handler`), origin: origin(at) };
+    if (t.title !== undefined) tool.title = t.title;
+    if (t.description !== undefined) tool.description = t.description;
+    if (t.outputSchema !== undefined) tool.outputSchema = t.outputSchema;
+    return tool;
+  });
+
+  const unique = (what: string, key: (i: number) => string, count: number, pointer: (i: number) => string) => {
+    const seen = new Map<string, number>();
+    for (let i = 0; i < count; i++) {
+      const k = key(i);
+      const first = seen.get(k);
+      if (first === undefined) seen.set(k, i);
+      else diagnostics.error('MCPGEN_DUPLICATE_PRIMITIVE', `${what} ${JSON.stringify(k)} is already used by entry ${first}`, `give each ${what} a different value`, locateManifest(pointer(i)));
+    }
+  };
+
+  const promptsIn = m.prompts ?? [];
+  unique('prompt name', (i) => promptsIn[i]!.name, promptsIn.length, (i) => `/prompts/${i}/name`);
+  const prompts: IrPrompt[] = promptsIn.map((p, i) => {
+    const at = `/prompts/${i}`;
+    const args = (p.arguments ?? []).map((a) => ({ name: a.name, required: a.required === true, ...(a.description !== undefined ? { description: a.description } : {}) }));
+    unique(`argument name of prompt ${JSON.stringify(p.name)}:`, (j) => args[j]!.name, args.length, (j) => `${at}/arguments/${j}/name`);
+    const messages = p.messages.map((msg, j) => {
+      const check = checkPromptTemplate(msg.text, args.map((a) => a.name));
+      const where = locateManifest(`${at}/messages/${j}/text`);
+      if (check.error !== undefined) {
+        diagnostics.error('MCPGEN_PROMPT_TEMPLATE_INVALID', `message ${j} of prompt ${JSON.stringify(p.name)} is not a valid template: ${check.error}`, 'fix the Handlebars template; use `{{argument}}` and the built-in `if`, `unless`, `each`, `with`, `lookup` helpers only', where);
+      }
+      for (const v of check.unknownVariables) {
+        const declared = args.length > 0 ? `declared arguments: ${args.map((a) => a.name).join(', ')}` : 'the prompt declares no arguments';
+        diagnostics.warn('MCPGEN_PROMPT_UNKNOWN_VARIABLE', `message ${j} of prompt ${JSON.stringify(p.name)} uses {{${v}}}, which is not an argument (${declared})`, `declare \`${v}\` under \`arguments\`, or fix the spelling`, where);
+      }
+      return { role: msg.role ?? 'user', text: msg.text };
+    });
+    const prompt: IrPrompt = { kind: 'prompt', name: p.name, arguments: args, messages, origin: origin(at) };
+    if (p.title !== undefined) prompt.title = p.title;
+    if (p.description !== undefined) prompt.description = p.description;
+    return prompt;
+  });
+
+  const resourcesIn = m.resources ?? [];
+  unique('resource URI', (i) => resourcesIn[i]!.uri, resourcesIn.length, (i) => `/resources/${i}/uri`);
+  const resources: IrResource[] = [];
+  resourcesIn.forEach((r, i) => {
+    const at = `/resources/${i}`;
+    const given = (['text', 'file', 'handler'] as const).filter((k) => r[k] !== undefined);
+    if (given.length !== 1) {
+      const message = given.length === 0 ? `resource ${JSON.stringify(r.uri)} has no content` : `resource ${JSON.stringify(r.uri)} gives ${given.map((k) => `\`${k}\``).join(' and ')}`;
+      diagnostics.error('MCPGEN_RESOURCE_CONTENT', message, 'give exactly one of `text` (static text), `file` (embedded at build time) and `handler` (read at run time)', locateManifest(at));
+      return;
+    }
+    let mimeType = r.mimeType;
+    let content: IrResource['content'];
+    if (r.text !== undefined) content = { kind: 'text', text: r.text };
+    else if (r.handler !== undefined) content = { kind: 'handler', handler: handlers.ref(r.handler, `${at}/handler`) };
+    else {
+      const bytes = readEmbedded(r.file!, m.dir, locateManifest(`${at}/file`), diagnostics);
+      if (bytes === undefined) return;
+      mimeType ??= guessMimeType(r.file!);
+      const text = isTextualMime(mimeType) ? utf8(bytes) : undefined;
+      content = text !== undefined ? { kind: 'text', text } : { kind: 'blob', blob: bytes.toString('base64') };
+    }
+    const res: IrResource = { kind: 'resource', uri: r.uri, name: r.name, content, origin: origin(at) };
+    if (r.title !== undefined) res.title = r.title;
+    if (r.description !== undefined) res.description = r.description;
+    if (mimeType !== undefined) res.mimeType = mimeType;
+    resources.push(res);
+  });
+
+  const templatesIn = m.resourceTemplates ?? [];
+  unique('resource template', (i) => templatesIn[i]!.uriTemplate, templatesIn.length, (i) => `/resourceTemplates/${i}/uriTemplate`);
+  const resourceTemplates: IrResourceTemplate[] = [];
+  templatesIn.forEach((t, i) => {
+    const at = `/resourceTemplates/${i}`;
+    const check = checkUriTemplate(t.uriTemplate);
+    if (check.error !== undefined) {
+      diagnostics.error('MCPGEN_INVALID_URI_TEMPLATE', `${JSON.stringify(t.uriTemplate)} is not a valid URI template: ${check.error}`, 'write variables as `{name}` (RFC 6570), e.g. `petstore://pets/{petId}`', locateManifest(`${at}/uriTemplate`));
+      return;
+    }
+    const tpl: IrResourceTemplate = { kind: 'resource-template', uriTemplate: t.uriTemplate, name: t.name, variables: check.variables, handler: handlers.ref(t.handler, `${at}/handler`), origin: origin(at) };
+    if (t.title !== undefined) tpl.title = t.title;
+    if (t.description !== undefined) tpl.description = t.description;
+    if (t.mimeType !== undefined) tpl.mimeType = t.mimeType;
+    resourceTemplates.push(tpl);
+  });
+
+  return { extraTools, prompts, resources, resourceTemplates };
+}
+
+/** Generated paths (relative to `src/`) a handler may not live at. */
+export function generatedPath(file: string): boolean {
+  return file === 'server.ts' || file.endsWith('.gen.ts') || file.endsWith('.d.ts') || file.startsWith('runtime/');
+}
+
+/**
+ * Parses `handler` values and gives each handler file one import alias (`$handlers_pets`).
+ * Tool-derived identifiers never contain `$`, so the aliases cannot clash with them; aliases are
+ * assigned in file-name order, so they do not depend on the order of the manifest.
+ */
+function handlerResolver(input: PrimitivesInput): { ref: (value: HandlerRef, pointer: string) => IrHandlerRef } {
+  const m = input.manifest;
+  const files = new Set<string>();
+  const split = (value: string) => {
+    const hash = value.lastIndexOf('#');
+    return { file: value.slice(0, hash).replace(/^\.\//, ''), exportName: value.slice(hash + 1) };
+  };
+  for (const v of [...(m.extraTools ?? []).map((t) => t.handler), ...(m.resources ?? []).map((r) => r.handler), ...(m.resourceTemplates ?? []).map((t) => t.handler)]) {
+    if (typeof v === 'string') files.add(split(v).file);
+  }
+  const aliases = new Map<string, string>();
+  const used = new Set<string>();
+  for (const f of [...files].sort()) {
+    const base = '$' + identifier(f.replace(/\.ts$/, '')).replace(/^_(?=\d)/, '');
+    let alias = base;
+    for (let n = 2; used.has(alias); n++) alias = `${base}${n}`;
+    used.add(alias);
+    aliases.set(f, alias);
+  }
+  const file = input.locateManifest('').file;
+  return {
+    ref(value, pointer) {
+      const { file: f, exportName } = split(value);
+      if (generatedPath(f)) {
+        input.diagnostics.error('MCPGEN_HANDLER_INVALID', `handler file src/${f} is a file mcpgen generates`, 'put handlers in a folder of their own, e.g. `handlers/tools.ts#myTool`', input.locateManifest(pointer));
+      } else if (identifier(exportName) !== exportName) {
+        input.diagnostics.error('MCPGEN_HANDLER_INVALID', `handler name "${exportName}" is a reserved word`, 'name the exported function differently', input.locateManifest(pointer));
+      }
+      return { file: f, exportName, moduleAlias: aliases.get(f)!, importPath: `./${f.replace(/\.ts$/, '.js')}`, origin: { file, pointer } };
+    },
+  };
+}
+
+/** Reads a `file` resource (relative to the manifest, inside its folder); reports and returns undefined on failure. */
+function readEmbedded(file: string, dir: string, at: Location, diagnostics: Diagnostics): Buffer | undefined {
+  const abs = path.resolve(dir, file);
+  let real: string;
+  try {
+    real = realpathSync(abs);
+  } catch {
+    diagnostics.error('MCPGEN_RESOURCE_FILE', `resource file ${file} does not exist`, "check the path; it is relative to the manifest's folder", at);
+    return undefined;
+  }
+  const root = realpathSync(dir);
+  if (!real.startsWith(root + path.sep)) {
+    diagnostics.error('MCPGEN_RESOURCE_FILE', `resource file ${file} is outside the manifest's folder`, "move the file into the manifest's folder (symlinks are followed)", at);
+    return undefined;
+  }
+  try {
+    return readFileSync(real);
+  } catch (err) {
+    diagnostics.error('MCPGEN_RESOURCE_FILE', `resource file ${file} cannot be read: ${(err as NodeJS.ErrnoException).code ?? String(err)}`, 'make it a readable regular file', at);
+    return undefined;
+  }
+}
+
+/** The bytes as text when they are valid UTF-8 (without a byte-order mark), else undefined. */
+function utf8(bytes: Buffer): string | undefined {
+  try {
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
+  } catch {
+    return undefined;
+  }
+}

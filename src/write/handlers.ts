@@ -1,0 +1,78 @@
+/**
+ * User handler files in the output directory: which exist, and whether they export what the
+ * manifest names. They are the user's files (never in `.mcpgen.json`): mcpgen only reads them,
+ * and writes a stub where one is missing (see `emit/ts/stubs.ts` and `writeTree`).
+ *
+ * The export check reads the source text, not a TypeScript program (cheap, and independent of
+ * whether the project compiles yet): `export [async] function NAME`, `export const|let|var NAME`
+ * and `export { …, x as NAME, … }` count. `tsc` then checks the signatures.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Diagnostics, Location } from '../diagnostics.js';
+import { emitHandlerStubs, handlerExports } from '../emit/ts/stubs.js';
+import { generatedPath } from '../ir/primitives.js';
+import type { IrServer } from '../ir/types.js';
+
+/** Options of {@link checkHandlers}. */
+export type CheckHandlersOptions = {
+  ir: IrServer;
+  /** Absolute output directory (the project root). */
+  outDir: string;
+  /** Output directory as shown to the user. */
+  displayOut: string;
+  locateManifest: (pointer: string) => Location;
+  diagnostics: Diagnostics;
+};
+
+/**
+ * Reports missing handler files (warning: build writes a stub) and missing exports (error,
+ * located at the manifest's `handler` value). Returns the stubs of the missing files, keyed by
+ * project path.
+ */
+export async function checkHandlers(opts: CheckHandlersOptions): Promise<Map<string, string>> {
+  const { ir, diagnostics } = opts;
+  const wanted = handlerExports(ir);
+  if (wanted.size === 0) return new Map();
+  const stubs = emitHandlerStubs(ir);
+  const missing = new Map<string, string>();
+  for (const [file, exports] of wanted) {
+    if (generatedPath(file.slice('src/'.length))) continue; // already an error (MCPGEN_HANDLER_INVALID)
+    const shown = path.posix.join(opts.displayOut, file);
+    let source: string;
+    try {
+      source = await readFile(path.join(opts.outDir, ...file.split('/')), 'utf8');
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT') {
+        diagnostics.error('MCPGEN_HANDLER_EXPORT_MISSING', `handler file ${shown} cannot be read: ${code ?? String(err)}`, 'make it a readable file', opts.locateManifest(exports[0]!.ref.origin.pointer));
+        continue;
+      }
+      diagnostics.warn('MCPGEN_HANDLER_MISSING', `handler file ${shown} does not exist yet; \`mcpgen build\` writes a typed stub there, once`, "implement the stub's functions (mcpgen never overwrites the file) and commit it", opts.locateManifest(exports[0]!.ref.origin.pointer));
+      missing.set(file, stubs.get(file)!);
+      continue;
+    }
+    const exported = exportedNames(source);
+    for (const { exportName, ref } of exports) {
+      if (exported.has(exportName)) continue;
+      diagnostics.error('MCPGEN_HANDLER_EXPORT_MISSING', `handler file ${shown} does not export "${exportName}"`, `add \`export async function ${exportName}(…)\` to the file, or fix the name after \`#\``, opts.locateManifest(ref.origin.pointer));
+    }
+  }
+  return missing;
+}
+
+/** Names a TypeScript module's source exports, by the patterns in the module comment. */
+export function exportedNames(source: string): Set<string> {
+  const names = new Set<string>();
+  const id = '[A-Za-z_$][A-Za-z0-9_$]*';
+  for (const m of source.matchAll(new RegExp(`\\bexport\\s+(?:declare\\s+)?(?:async\\s+)?function\\s*\\*?\\s*(${id})`, 'g'))) names.add(m[1]!);
+  for (const m of source.matchAll(new RegExp(`\\bexport\\s+(?:declare\\s+)?(?:const|let|var)\\s+(${id})`, 'g'))) names.add(m[1]!);
+  for (const m of source.matchAll(/\bexport\s*\{([^}]*)\}/g)) {
+    for (const spec of m[1]!.split(',')) {
+      const parts = spec.trim().replace(/^type\s+/, '').split(/\s+as\s+/);
+      const name = parts[parts.length - 1]!.trim();
+      if (name !== '') names.add(name);
+    }
+  }
+  return names;
+}
