@@ -4,21 +4,48 @@
 /**
  * The MCP server: publishes the generated tools with their JSON Schemas verbatim (low-level
  * `Server`, so draft 2020-12 schemas with `$defs` are not rewritten) and runs tool calls.
+ *
+ * Operation tools are built in; everything else a manifest can add comes in through
+ * {@link ServerExtensions}: extra tools, capabilities, and an `install` hook that registers
+ * prompts, resources and the concern methods and returns the gate the tool handlers filter and
+ * guard with. This module imports none of those modules itself, so a project copies only the
+ * runtime (and the dependencies) its manifest uses.
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { ServerCapabilities, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { Authenticator, missingCredentials } from './auth.js';
 import { callOperation } from './call.js';
 import type { CallOptions } from './call.js';
+import { callExtraTool } from './extra-tools.js';
+import type { AnyExtraTool } from './extra-tools.js';
 import { log, parseLogLevel, setLogLevel } from './log.js';
+import { OPEN_GATE } from './primitives.js';
+import type { PrimitiveGate } from './primitives.js';
 import { resolveSettings, settingsVariables } from './settings.js';
 import type { Settings } from './settings.js';
 import type { OperationTool, ServerConfig } from './types.js';
 
+/** What a generated entry adds to a server besides its operation tools. */
+export type ServerExtensions = {
+  /** Tools implemented by handlers, listed after the operation tools. */
+  extraTools?: readonly AnyExtraTool[];
+  /**
+   * Capabilities to declare besides `tools` (prompts, resources, `experimental`); a `tools`
+   * entry here replaces the default `{}` (e.g. `{ listChanged: true }`).
+   */
+  capabilities?: ServerCapabilities;
+  /**
+   * Called once for every new `Server`, before the tool handlers are registered: registers
+   * further handlers (prompts, resources, concern methods) and returns the gate that filters
+   * `tools/list` and guards `tools/call` for that server's session (none ⇒ everything open).
+   */
+  install?: (server: Server) => PrimitiveGate | void;
+};
+
 /** Extra options of `createServer` (tests and embedding). */
-export type CreateServerOptions = {
+export type CreateServerOptions = ServerExtensions & {
   /** Settings to use instead of resolving them from `config` and the environment. */
   settings?: Settings;
   /** fetch implementation passed to every call. */
@@ -27,8 +54,11 @@ export type CreateServerOptions = {
   auth?: Authenticator;
 };
 
+/** The fields of a tool (operation or extra) its `tools/list` entry is made of. */
+export type ToolMetadata = Pick<OperationTool, 'name' | 'title' | 'description' | 'inputSchema' | 'outputSchema' | 'annotations'>;
+
 /** The `tools/list` entry of a tool: its metadata and schemas, as generated. */
-export function toolDescriptor(tool: OperationTool): Tool {
+export function toolDescriptor(tool: ToolMetadata): Tool {
   const out: Tool = { name: tool.name, inputSchema: tool.inputSchema as Tool['inputSchema'] };
   if (tool.title !== undefined) out.title = tool.title;
   if (tool.description !== undefined) out.description = tool.description;
@@ -38,31 +68,41 @@ export function toolDescriptor(tool: OperationTool): Tool {
 }
 
 /**
- * Creates the MCP server for `tools` (not yet connected). Settings come from `config`,
- * overridden by `<envPrefix>_*` variables in `env`; a malformed variable throws `SettingsError`.
- * `tools/call` for an unknown name fails with JSON-RPC error -32602 (InvalidParams).
+ * Creates the MCP server for `tools` and `options.extraTools` (not yet connected). Settings come
+ * from `config`, overridden by `<envPrefix>_*` variables in `env`; a malformed variable throws
+ * `SettingsError`. `tools/call` for an unknown name fails with JSON-RPC error -32602
+ * (InvalidParams), as does a call the gate refuses. Without any tool, no `tools` capability is
+ * declared. Duplicate tool names throw.
  */
 export function createServer(config: ServerConfig, tools: readonly OperationTool[], env: NodeJS.ProcessEnv = process.env, options: CreateServerOptions = {}): Server {
   const settings = options.settings ?? resolveSettings(config, env);
   const auth = options.auth ?? new Authenticator(config.securitySchemes ?? [], env);
-  const byName = new Map<string, OperationTool>();
-  for (const tool of tools) {
+  const all: ReadonlyArray<OperationTool | AnyExtraTool> = [...tools, ...(options.extraTools ?? [])];
+  const byName = new Map<string, OperationTool | AnyExtraTool>();
+  for (const tool of all) {
     if (byName.has(tool.name)) throw new Error(`Duplicate tool name: ${tool.name}`);
     byName.set(tool.name, tool);
   }
-  const serverOptions: ConstructorParameters<typeof Server>[1] = { capabilities: { tools: {} } };
+  const { tools: toolsCapability, ...otherCapabilities } = options.capabilities ?? {};
+  const capabilities: ServerCapabilities = all.length > 0 ? { tools: toolsCapability ?? {}, ...otherCapabilities } : otherCapabilities;
+  const serverOptions: ConstructorParameters<typeof Server>[1] = { capabilities };
   if (config.instructions !== undefined) serverOptions.instructions = config.instructions;
   const server = new Server({ name: config.name, version: config.version }, serverOptions);
   server.onerror = (err) => log('warn', 'MCP protocol error', err);
+  const gate: PrimitiveGate = options.install?.(server) ?? OPEN_GATE;
+  if (all.length === 0) return server;
 
   let listed: Tool[] | undefined;
-  server.setRequestHandler(ListToolsRequestSchema, () => {
-    listed ??= tools.map(toolDescriptor);
-    return { tools: listed };
+  server.setRequestHandler(ListToolsRequestSchema, (_request, extra) => {
+    listed ??= all.map(toolDescriptor);
+    if (gate === OPEN_GATE) return { tools: listed };
+    return { tools: listed.filter((t) => gate.visible('tools', t.name, extra)).map((t) => gate.decorate('tools', t.name, t)) };
   });
   server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
     const tool = byName.get(request.params.name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+    gate.assertAllowed('tools', tool.name, extra);
+    if (tool.kind === 'extra') return callExtraTool(tool, request.params.arguments, extra.signal);
     // only the cancellation signal is taken from `extra`: the MCP client's own request headers
     // (`extra.requestInfo`, e.g. its Authorization) are never forwarded to the API
     const callOptions: CallOptions = { signal: extra.signal, auth };
@@ -73,10 +113,11 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
 }
 
 /**
- * Serves `tools` over stdio: logs one start-up line to stderr, then runs until stdin closes or
- * SIGINT/SIGTERM arrives, and exits with code 0. Bad settings are logged and exit with code 1.
+ * Serves `tools` (and what `extensions` adds) over stdio: logs one start-up line to stderr,
+ * then runs until stdin closes or SIGINT/SIGTERM arrives, and exits with code 0. Bad settings
+ * are logged and exit with code 1.
  */
-export async function runStdio(config: ServerConfig, tools: readonly OperationTool[], env: NodeJS.ProcessEnv = process.env): Promise<void> {
+export async function runStdio(config: ServerConfig, tools: readonly OperationTool[], env: NodeJS.ProcessEnv = process.env, extensions: ServerExtensions = {}): Promise<void> {
   const vars = settingsVariables(config.envPrefix);
   const level = parseLogLevel(env[vars.logLevel]);
   if (level) setLogLevel(level);
@@ -84,7 +125,7 @@ export async function runStdio(config: ServerConfig, tools: readonly OperationTo
   let server: Server;
   try {
     settings = resolveSettings(config, env);
-    server = createServer(config, tools, env, { settings });
+    server = createServer(config, tools, env, { ...extensions, settings });
   } catch (err) {
     log('error', `${config.name}: cannot start: ${err instanceof Error ? err.message : String(err)}`);
     process.exit(1);
@@ -108,7 +149,7 @@ export async function runStdio(config: ServerConfig, tools: readonly OperationTo
 
   await server.connect(new StdioServerTransport());
   const where = settings.baseUrl !== undefined ? `base URL ${settings.baseUrl}` : `WARNING: ${vars.baseUrl} is not set, tool calls will fail until it is`;
-  log(settings.baseUrl !== undefined ? 'info' : 'warn', `${config.name} ${config.version}: MCP server on stdio with ${tools.length} tools; ${where}`);
+  log(settings.baseUrl !== undefined ? 'info' : 'warn', `${config.name} ${config.version}: MCP server on stdio with ${tools.length + (extensions.extraTools?.length ?? 0)} tools; ${where}`);
   for (const m of missingCredentials(config.securitySchemes ?? [], env)) {
     log('warn', `${config.name}: credentials of security scheme ${JSON.stringify(m.scheme)} are not set (${m.variables.join(', ')}); tools that need them will fail until they are`);
   }

@@ -12,6 +12,9 @@ import formatsImport from 'ajv-formats';
 import type { FormatsPlugin } from 'ajv-formats';
 import type { JsonSchema, OperationTool } from './types.js';
 
+/** The fields of a tool (operation or extra) validation reads. */
+export type ValidatedTool = Pick<OperationTool, 'name' | 'inputSchema' | 'outputSchema'>;
+
 /** Most messages reported for one value; the rest are summarised. */
 export const MAX_MESSAGES = 20;
 
@@ -135,7 +138,7 @@ function describeErrors(errors: readonly ErrorObject[] | null | undefined, rootL
  * `body.name: is required`, `foo: is not an accepted argument`); an empty array means valid.
  * Throws only when the schema itself cannot be compiled.
  */
-export function validateArguments(tool: OperationTool, args: unknown): string[] {
+export function validateArguments(tool: ValidatedTool, args: unknown): string[] {
   const validate = validatorFor(inputCache, tool.name, tool.inputSchema, 'input');
   return validate(args) ? [] : describeErrors(validate.errors, 'arguments', 'argument');
 }
@@ -144,7 +147,7 @@ export function validateArguments(tool: OperationTool, args: unknown): string[] 
  * Validates a structured result against the tool's `outputSchema`, with the same message
  * format as `validateArguments`. Returns `[]` when valid or when the tool has no output schema.
  */
-export function validateOutput(tool: OperationTool, value: unknown): string[] {
+export function validateOutput(tool: ValidatedTool, value: unknown): string[] {
   if (tool.outputSchema === undefined) return [];
   const validate = validatorFor(outputCache, tool.name, tool.outputSchema, 'output');
   return validate(value) ? [] : describeErrors(validate.errors, 'result', 'property');
