@@ -11,7 +11,10 @@ import { suggest } from '../suggest.js';
 import { buildConcerns } from './concerns.js';
 import { assignIdentifiers, assignToolNames, type NameRequest } from './names.js';
 import { operationParts } from './operation-tool.js';
-import { buildPrimitives } from './primitives.js';
+import { handlerResolver } from './handlers.js';
+import { buildPreprocessors, WITH_CONTEXT_PROMPT } from './preprocessors.js';
+import { buildPrimitives, objectSchemaChecker } from './primitives.js';
+import { buildReflection } from './reflection.js';
 import { buildSecurity } from './security.js';
 import { selectOperations, type SelectorInput } from './select.js';
 import type { IrOperationTool, IrServer, ToolAnnotations } from './types.js';
@@ -27,7 +30,7 @@ export type BuildManifest = Pick<
   ResolvedManifest,
   'name' | 'version' | 'description' | 'baseUrl' | 'envPrefix' | 'maxToolNameLength' | 'maxDescriptionLength' | 'timeoutMs' | 'maxResponseBytes' | 'auth' | 'uploads'
 > &
-  Partial<Pick<ResolvedManifest, 'dir' | 'extraTools' | 'prompts' | 'resources' | 'resourceTemplates' | 'concerns' | 'concernMappings' | 'concernPresets' | 'exposeInMeta' | 'enforce'>> & {
+  Partial<Pick<ResolvedManifest, 'dir' | 'extraTools' | 'prompts' | 'resources' | 'resourceTemplates' | 'concerns' | 'concernMappings' | 'concernPresets' | 'exposeInMeta' | 'enforce' | 'preprocessors' | 'reflection'>> & {
   include?: SelectorInput[];
   exclude?: SelectorInput[];
   overrides?: Record<string, OverrideInput>;
@@ -133,18 +136,35 @@ export function buildIr(input: BuildInput): IrServer {
     return tool;
   });
 
+  const handlers = handlerResolver({ manifest, locateManifest, diagnostics });
   const primitives = buildPrimitives({
     manifest: { ...manifest, dir: manifest.dir ?? '.' },
+    handlers,
     extraToolIds: extras.map((_, i) => ({ name: names[selected.length + i]!, ...ids[selected.length + i]! })),
     locateManifest,
     diagnostics,
   });
+  const preprocessors = buildPreprocessors({ manifest, toolNames: names, handlers, locateManifest, diagnostics });
+  const manifestPrompts = (manifest.prompts ?? []).map((p) => p.name);
+  if (preprocessors.length > 0) {
+    const i = manifestPrompts.indexOf(WITH_CONTEXT_PROMPT);
+    if (i >= 0) diagnostics.error('MCPGEN_DUPLICATE_PRIMITIVE', `prompt name "${WITH_CONTEXT_PROMPT}" is taken by the preprocessors' prompt`, 'rename this prompt', locateManifest(`/prompts/${i}/name`));
+  }
+  const reflection = buildReflection({
+    manifest,
+    tools: [...tools, ...primitives.extraTools],
+    promptNames: [...manifestPrompts, ...(preprocessors.length > 0 ? [WITH_CONTEXT_PROMPT] : [])],
+    checkSchema: objectSchemaChecker(diagnostics, locateManifest),
+    locateManifest,
+    diagnostics,
+  });
+  const gatePrompts = reflection ? [...new Set(Object.values(reflection.gates).flatMap((gs) => gs.map((g) => g.prompt)))] : [];
   const concerns = buildConcerns({
     manifest: { ...manifest, exposeInMeta: manifest.exposeInMeta === true, enforce: manifest.enforce === true },
     known: {
       tools: names,
       // from the manifest, so an entry that failed its own checks does not also fail its mapping
-      prompts: (manifest.prompts ?? []).map((p) => p.name),
+      prompts: [...manifestPrompts, ...gatePrompts, ...(preprocessors.length > 0 ? [WITH_CONTEXT_PROMPT] : [])],
       resources: (manifest.resources ?? []).map((r) => r.uri),
       resourceTemplates: (manifest.resourceTemplates ?? []).map((t) => t.uriTemplate),
     },
@@ -163,8 +183,10 @@ export function buildIr(input: BuildInput): IrServer {
     tools,
     securitySchemes: security.schemes,
     ...primitives,
+    preprocessors,
   };
   if (concerns !== undefined) server.concerns = concerns;
+  if (reflection !== undefined) server.reflection = reflection;
   if (manifest.description !== undefined) server.description = manifest.description;
   const baseUrl = manifest.baseUrl ?? specBaseUrl(doc, spec.version);
   if (baseUrl !== undefined) server.baseUrl = baseUrl;

@@ -10,17 +10,18 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import formatsImport from 'ajv-formats';
 import type { FormatsPlugin } from 'ajv-formats';
 import type { Diagnostics, Location } from '../diagnostics.js';
-import { identifier } from '../emit/safe.js';
 import type { ResolvedManifest } from '../manifest/load.js';
-import type { HandlerRef } from '../manifest/types.gen.js';
+import type { HandlerResolver } from './handlers.js';
 import { guessMimeType, isTextualMime } from './mime.js';
 import { checkPromptTemplate } from './prompt-template.js';
 import { checkUriTemplate } from './uri-template.js';
-import type { IrExtraTool, IrHandlerRef, IrPrompt, IrResource, IrResourceTemplate, IrServer, JsonSchema } from './types.js';
+import type { IrExtraTool, IrPrompt, IrResource, IrResourceTemplate, IrServer, JsonSchema } from './types.js';
 
 /** Inputs of {@link buildPrimitives}. */
 export type PrimitivesInput = {
   manifest: Pick<ResolvedManifest, 'extraTools' | 'prompts' | 'resources' | 'resourceTemplates' | 'dir'>;
+  /** Resolves `handler` values (one resolver per build, so import aliases are shared). */
+  handlers: HandlerResolver;
   /** Final name and identifiers of each extra tool, by manifest index. */
   extraToolIds: ReadonlyArray<{ name: string; argsTypeName: string; constName: string; resultTypeName: string }>;
   locateManifest: (pointer: string, opts?: { key?: boolean }) => Location;
@@ -34,18 +35,16 @@ type FormatsImport = FormatsPlugin | { readonly default: FormatsPlugin };
 const formatsModule: FormatsImport = formatsImport;
 const addFormats: FormatsPlugin = typeof formatsModule === 'function' ? formatsModule : formatsModule.default;
 
-/** Builds the custom primitives; problems go to `diagnostics`. */
-export function buildPrimitives(input: PrimitivesInput): Primitives {
-  const { manifest: m, diagnostics, locateManifest } = input;
-  const file = locateManifest('').file;
-  const origin = (pointer: string) => ({ file, pointer });
-  const handlers = handlerResolver(input);
-
+/**
+ * A checker of object-rooted JSON Schemas written in the manifest (tool schemas, the
+ * justification schema): reports a root that is not `type: object` or a schema Ajv cannot compile.
+ */
+export function objectSchemaChecker(diagnostics: Diagnostics, locateManifest: (pointer: string) => Location): (schema: JsonSchema, pointer: string, which: string) => void {
   const ajv = new Ajv2020({ strict: false, allErrors: true, addUsedSchema: false, logger: false });
   addFormats(ajv);
-  const checkSchema = (schema: JsonSchema, pointer: string, which: string) => {
+  return (schema: JsonSchema, pointer: string, which: string) => {
     if (schema.type !== 'object') {
-      diagnostics.error('MCPGEN_TOOL_SCHEMA_INVALID', `the ${which} of an MCP tool must be an object schema, got ${schema.type === undefined ? 'no `type`' : `type ${JSON.stringify(schema.type)}`}`, 'set `type: object` and describe the fields under `properties`', locateManifest(pointer));
+      diagnostics.error('MCPGEN_TOOL_SCHEMA_INVALID', `the ${which} must be an object schema, got ${schema.type === undefined ? 'no `type`' : `type ${JSON.stringify(schema.type)}`}`, 'set `type: object` and describe the fields under `properties`', locateManifest(pointer));
       return;
     }
     try {
@@ -54,6 +53,16 @@ export function buildPrimitives(input: PrimitivesInput): Primitives {
       diagnostics.error('MCPGEN_TOOL_SCHEMA_INVALID', `the ${which} is not a valid JSON Schema: ${err instanceof Error ? err.message : String(err)}`, 'fix the schema (JSON Schema draft 2020-12)', locateManifest(pointer));
     }
   };
+}
+
+/** Builds the custom primitives; problems go to `diagnostics`. */
+export function buildPrimitives(input: PrimitivesInput): Primitives {
+  const { manifest: m, diagnostics, locateManifest } = input;
+  const file = locateManifest('').file;
+  const origin = (pointer: string) => ({ file, pointer });
+  const { handlers } = input;
+
+  const checkSchema = objectSchemaChecker(diagnostics, locateManifest);
 
   const extraTools: IrExtraTool[] = (m.extraTools ?? []).map((t, i) => {
     const at = `/extraTools/${i}`;
@@ -148,49 +157,6 @@ export function buildPrimitives(input: PrimitivesInput): Primitives {
   });
 
   return { extraTools, prompts, resources, resourceTemplates };
-}
-
-/** Generated paths (relative to `src/`) a handler may not live at. */
-export function generatedPath(file: string): boolean {
-  return file === 'server.ts' || file.endsWith('.gen.ts') || file.endsWith('.d.ts') || file.startsWith('runtime/');
-}
-
-/**
- * Parses `handler` values and gives each handler file one import alias (`$handlers_pets`).
- * Tool-derived identifiers never contain `$`, so the aliases cannot clash with them; aliases are
- * assigned in file-name order, so they do not depend on the order of the manifest.
- */
-function handlerResolver(input: PrimitivesInput): { ref: (value: HandlerRef, pointer: string) => IrHandlerRef } {
-  const m = input.manifest;
-  const files = new Set<string>();
-  const split = (value: string) => {
-    const hash = value.lastIndexOf('#');
-    return { file: value.slice(0, hash).replace(/^\.\//, ''), exportName: value.slice(hash + 1) };
-  };
-  for (const v of [...(m.extraTools ?? []).map((t) => t.handler), ...(m.resources ?? []).map((r) => r.handler), ...(m.resourceTemplates ?? []).map((t) => t.handler)]) {
-    if (typeof v === 'string') files.add(split(v).file);
-  }
-  const aliases = new Map<string, string>();
-  const used = new Set<string>();
-  for (const f of [...files].sort()) {
-    const base = '$' + identifier(f.replace(/\.ts$/, '')).replace(/^_(?=\d)/, '');
-    let alias = base;
-    for (let n = 2; used.has(alias); n++) alias = `${base}${n}`;
-    used.add(alias);
-    aliases.set(f, alias);
-  }
-  const file = input.locateManifest('').file;
-  return {
-    ref(value, pointer) {
-      const { file: f, exportName } = split(value);
-      if (generatedPath(f)) {
-        input.diagnostics.error('MCPGEN_HANDLER_INVALID', `handler file src/${f} is a file mcpgen generates`, 'put handlers in a folder of their own, e.g. `handlers/tools.ts#myTool`', input.locateManifest(pointer));
-      } else if (identifier(exportName) !== exportName) {
-        input.diagnostics.error('MCPGEN_HANDLER_INVALID', `handler name "${exportName}" is a reserved word`, 'name the exported function differently', input.locateManifest(pointer));
-      }
-      return { file: f, exportName, moduleAlias: aliases.get(f)!, importPath: `./${f.replace(/\.ts$/, '.js')}`, origin: { file, pointer } };
-    },
-  };
 }
 
 /** Reads a `file` resource (relative to the manifest, inside its folder); reports and returns undefined on failure. */

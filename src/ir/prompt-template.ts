@@ -23,8 +23,8 @@ const SAME_CONTEXT = new Set(['if', 'unless']);
 
 type Node = hbs.AST.Node;
 
-/** Checks one message template against the prompt's declared argument names. */
-export function checkPromptTemplate(text: string, argumentNames: readonly string[]): TemplateCheck {
+/** Checks one message template against the prompt's declared argument names (`inlineHelpers`: further helpers the renderer registers, e.g. `json`). */
+export function checkPromptTemplate(text: string, argumentNames: readonly string[], opts: { inlineHelpers?: readonly string[] } = {}): TemplateCheck {
   let program: hbs.AST.Program;
   try {
     program = Handlebars.parse(text);
@@ -32,6 +32,7 @@ export function checkPromptTemplate(text: string, argumentNames: readonly string
     return { error: syntaxMessage(err), unknownVariables: [] };
   }
   const declared = new Set(argumentNames);
+  const inline = new Set([...INLINE_HELPERS, ...(opts.inlineHelpers ?? [])]);
   const unknown = new Set<string>();
   let error: string | undefined;
   const fail = (message: string, node: Node) => {
@@ -49,7 +50,7 @@ export function checkPromptTemplate(text: string, argumentNames: readonly string
   };
   const call = (c: { path: Node; params: Node[]; hash: hbs.AST.Hash }, checkVars: boolean, block: boolean) => {
     const name = c.path.type === 'PathExpression' ? (c.path as hbs.AST.PathExpression).original : '';
-    const known = block ? BLOCK_HELPERS : INLINE_HELPERS;
+    const known = block ? BLOCK_HELPERS : inline;
     if (!known.has(name)) fail(`the helper "${name}" does not exist (available: ${[...known].join(', ')})`, c.path);
     for (const p of c.params) expression(p, checkVars);
     for (const pair of c.hash?.pairs ?? []) expression(pair.value, checkVars);

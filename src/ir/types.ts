@@ -187,6 +187,10 @@ export type IrServer = {
   resourceTemplates: IrResourceTemplate[];
   /** Concern filtering, when the manifest declares concerns. */
   concerns?: IrConcerns;
+  /** Preprocessors (manifest `preprocessors`), in manifest order (the server runs them in `after` order). */
+  preprocessors: IrPreprocessor[];
+  /** The reflection gate, when the manifest declares one. */
+  reflection?: IrReflection;
 };
 
 /** A function of the generated project named by a manifest `handler: <file>#<export>`. */
@@ -288,4 +292,49 @@ export type IrConcerns = {
   presets: Record<string, Record<string, string>>;
   exposeInMeta: boolean;
   enforce: boolean;
+};
+
+/** A preprocessor (manifest `preprocessors`, seed 000): a handler run on the user input, never a tool. */
+export type IrPreprocessor = {
+  kind: 'preprocessor';
+  /** Unique among preprocessors, and not a tool name. */
+  name: string;
+  title?: string;
+  description?: string;
+  /** Preprocessors that run before this one (checked: they exist, no cycle). */
+  after: string[];
+  timeoutMs?: number;
+  onError?: 'skip' | 'fail';
+  handler: IrHandlerRef;
+  origin: Origin;
+};
+
+/** One gate of a gated tool. */
+export type IrGate = {
+  domain: string;
+  /** Name of the gate's prompt (served by `prompts/get`). */
+  prompt: string;
+  /** Handlebars template of the prompt, over the prompt arguments. */
+  template: string;
+  /** Prompt argument ⇒ Handlebars template over the tool's arguments. */
+  promptArgs: Record<string, string>;
+  scope?: 'domain' | 'tool';
+  description?: string;
+  origin: Origin;
+};
+
+/** The reflection gate (manifest `reflection`, seed 001). */
+export type IrReflection = {
+  storeDir: string;
+  mode: 'auto' | 'sampling' | 'host';
+  scope: 'domain' | 'tool';
+  /** Declared domains (or those the gates use), in manifest order. */
+  domains: string[];
+  justificationSchema?: JsonSchema;
+  maxJustificationBytes?: number;
+  sampling?: { maxTokens?: number; timeoutMs?: number };
+  /** Gated tool name ⇒ its gates in order; tools in manifest order. */
+  gates: Record<string, IrGate[]>;
+  /** Gated tools that declare an output schema (their hint carries no `structuredContent`). */
+  toolsWithOutputSchema: string[];
 };

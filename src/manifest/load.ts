@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { Diagnostics } from '../diagnostics.js';
 import { isRecord, manifestSchema } from './schema.js';
 import { parseYamlSource, type YamlSource } from './source.js';
-import type { AuthScheme, ConcernMapping, Concern, ExtraTool, Manifest, Override, Prompt, Resource, ResourceTemplate, Selector } from './types.gen.js';
+import type { AuthScheme, ConcernMapping, Concern, ExtraTool, Manifest, Override, Preprocessor, Prompt, Reflection, Resource, ResourceTemplate, Selector } from './types.gen.js';
 
 /** The manifest's `uploads` settings. */
 export type Uploads = NonNullable<Manifest['uploads']>;
@@ -70,6 +70,10 @@ export type ResolvedManifest = {
   concernPresets?: Record<string, Record<string, string>>;
   exposeInMeta: boolean;
   enforce: boolean;
+  /** Preprocessors as written (entries that are not objects dropped). */
+  preprocessors?: Preprocessor[];
+  /** The reflection gate settings as written. */
+  reflection?: Reflection;
 };
 
 /** The primitive kinds `concernMappings` has a table for. */
@@ -200,5 +204,8 @@ export function resolveManifest(loaded: LoadedManifest): ResolvedManifest {
   if (concerns) out.concerns = concerns;
   if (isRecord(m.concernMappings)) out.concernMappings = m.concernMappings as NonNullable<ResolvedManifest['concernMappings']>;
   if (isRecord(m.concernPresets)) out.concernPresets = m.concernPresets as NonNullable<ResolvedManifest['concernPresets']>;
+  const preprocessors = records<Preprocessor>('preprocessors');
+  if (preprocessors) out.preprocessors = preprocessors;
+  if (isRecord(m.reflection)) out.reflection = m.reflection as Reflection;
   return out;
 }

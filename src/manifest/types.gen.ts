@@ -120,6 +120,14 @@ export type Manifest = {
    */
   extraTools?: ExtraTool[];
   /**
+   * Preprocessors (seed 000): your TypeScript functions a host runs on each user input before the model sees
+   * it, to gather context. They are not tools: they never appear in `tools/list` and `tools/call` refuses
+   * them. The server serves them on `preprocessors/list` and `preprocessors/run`, advertised in
+   * `capabilities.experimental.preprocessors`, and through the `with_context` prompt for hosts that speak
+   * only standard MCP.
+   */
+  preprocessors?: Preprocessor[];
+  /**
    * Prompts (user-invoked message templates) the server offers. Message texts are Handlebars templates over
    * the prompt's arguments, checked when the project is built.
    */
@@ -171,6 +179,14 @@ export type Manifest = {
    * @default false
    */
   enforce?: boolean;
+  /**
+   * The reflection gate (seed 001): tools that run only once the model has justified the call. Each gate has
+   * a prompt; its answer, a JSON justification, is validated and stored under `storeDir`, keyed by the gate's
+   * domain, prompt template and prompt arguments, so the same decision is justified once. With a client that
+   * supports MCP sampling the server asks the client's model itself inside the tool call; otherwise the call
+   * returns a hint and the host uses `prompts/get` and the `persist_justification` tool, then retries.
+   */
+  reflection?: Reflection;
 };
 
 /** One value or a list of values; a list matches when any value matches. */
@@ -428,3 +444,111 @@ export type ConcernMapping = Record<string, StringOrList>;
 
 /** Concern name ⇒ chosen value. */
 export type ConcernPreferences = Record<string, string>;
+
+/** A preprocessor: a handler that gets the user input and returns context for it. */
+export type Preprocessor = {
+  /** Preprocessor name: `[A-Za-z0-9_.-]`, unique among preprocessors and not the name of a tool. */
+  name: string;
+  /** Human-readable title. */
+  title?: string;
+  /** What context the preprocessor gathers (listed by `preprocessors/list`). */
+  description?: string;
+  /**
+   * The function that runs the preprocessor: `<file>#<export>`, relative to the generated project's `src/`.
+   * It receives `{ input }` (the user input) and a context (`signal`, `log`) and returns text, any JSON
+   * value, or a `CallToolResult`-like `{ content }`.
+   */
+  handler: HandlerRef;
+  /**
+   * Names of preprocessors that must run before this one. `after` orders runs; it does not pass one output to
+   * another. Cycles are errors.
+   */
+  after?: string[];
+  /**
+   * Milliseconds the preprocessor may take before it is cut off (its signal is aborted and its block has
+   * status `timeout`). Defaults to 10000.
+   */
+  timeoutMs?: number;
+  /**
+   * What an error or timeout does: `skip` (default) records the failed block and runs the rest; `fail` stops
+   * the run and reports it as failed.
+   */
+  onError?: 'skip' | 'fail';
+};
+
+/** Reflection gate settings. */
+export type Reflection = {
+  /**
+   * Directory of the stored justifications (`<storeDir>/<domain>/<hash>.json`), relative to the server's
+   * working directory; `<ENV_PREFIX>_REFLECTION_DIR` overrides it at run time.
+   * @default ".preflight/justifications"
+   */
+  storeDir?: string;
+  /**
+   * `auto` (default): ask the client's model through MCP sampling when the client supports it, else return
+   * the hint for the host flow; `sampling`: only sampling (a client without it cannot run gated tools);
+   * `host`: only the hint and `persist_justification`.
+   * @default "auto"
+   */
+  mode?: 'auto' | 'sampling' | 'host';
+  /**
+   * `domain` (default): a justification is shared by every tool whose gate has the same domain, prompt and
+   * prompt arguments; `tool`: each tool needs its own. A gate's own `scope` wins.
+   */
+  scope?: ReflectionScope;
+  /**
+   * The declared domains (directory names under `storeDir`: `[A-Za-z0-9_.-]`, at most 64 characters). Every
+   * gate's domain must be one of them; `persist_justification` accepts only these. Defaults to the domains
+   * the gates use.
+   */
+  domains?: string[];
+  /**
+   * JSON Schema (root `type: object`) every justification must match. Defaults to the four keys `intent`
+   * (string), `alternatives` (list of strings), `choice` (string) and `confidence` (number 0–1), all
+   * required.
+   */
+  justificationSchema?: JsonSchemaObject;
+  /** Largest justification accepted, in bytes of JSON. Defaults to 32768. */
+  maxJustificationBytes?: number;
+  /** Settings of the sampling requests sent to the client's model. */
+  sampling?: {
+    /** `maxTokens` of each request. Defaults to 800. */
+    maxTokens?: number;
+    /** Milliseconds to wait for the client's answer. Defaults to 60000 (the SDK's request timeout). */
+    timeoutMs?: number;
+  };
+  /**
+   * Gated tool (final tool name: an operation or extra tool) ⇒ its gate, or a list of gates satisfied one
+   * after another.
+   */
+  gates?: Record<string, ReflectionGate | ReflectionGate[]>;
+};
+
+/** How widely a justification is shared: `domain` or `tool`. */
+export type ReflectionScope = 'domain' | 'tool';
+
+/** One gate of a tool: the prompt the model answers, and the domain its justification is stored under. */
+export type ReflectionGate = {
+  /** Domain of the justification: one of `reflection.domains`. */
+  domain: string;
+  /**
+   * Name under which `prompts/get` serves the gate's prompt; gates that share a prompt name must share its
+   * template. Must not be the name of a manifest prompt.
+   */
+  prompt: string;
+  /** Description of the prompt in `prompts/list`. */
+  description?: string;
+  /**
+   * The prompt text: a Handlebars template over the prompt arguments (`{{petId}}`). Its hash is part of the
+   * justification key, so editing it invalidates the stored justifications.
+   */
+  template: string;
+  /**
+   * Prompt argument ⇒ Handlebars template over the TOOL's arguments, e.g. `petId: "{{petId}}"` (`{{json
+   * body}}` renders a value as JSON). The rendered values are part of the key, normalised (trimmed, inner
+   * whitespace collapsed).
+   */
+  promptArgs?: Record<string, string>;
+  /** Overrides `reflection.scope` for this gate. */
+  scope?: ReflectionScope;
+};
