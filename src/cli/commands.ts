@@ -17,12 +17,14 @@ function report(io: Io, format: Format, list: Parameters<typeof formatDiagnostic
   else if (list.length) io.stderr(formatDiagnostics(list, format));
 }
 
-/** `12 tools, 2 prompts, 3 resources, 1 resource template, 2 concerns` (templates and concerns only when there are any). */
+/** `12 tools, 2 prompts, 3 resources, 1 resource template, 2 concerns, 2 preprocessors, 1 gated tool` (the parts after resources only when there are any). */
 function summary(ir: IrServer): string {
   const n = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
   const parts = [n(ir.tools.length + ir.extraTools.length, 'tool'), n(ir.prompts.length, 'prompt'), n(ir.resources.length, 'resource')];
   if (ir.resourceTemplates.length > 0) parts.push(n(ir.resourceTemplates.length, 'resource template'));
   if (ir.concerns) parts.push(n(ir.concerns.declarations.length, 'concern'));
+  if (ir.preprocessors.length > 0) parts.push(n(ir.preprocessors.length, 'preprocessor'));
+  if (ir.reflection) parts.push(n(Object.keys(ir.reflection.gates).length, 'gated tool'));
   return parts.join(', ');
 }
 

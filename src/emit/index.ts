@@ -7,6 +7,7 @@ import { emitGitignore, emitPackageJson, emitReadme, emitTsconfig } from './proj
 import { runtimeFiles } from './runtime.js';
 import { emitConcernsFile } from './ts/concerns.js';
 import { emitConfigFile, emitServerEntry } from './ts/entry.js';
+import { emitPreprocessorsFile, emitReflectionFile } from './ts/gates.js';
 import { emitExtraToolsFile, emitPromptsFile, emitResourcesFile } from './ts/primitives.js';
 import { emitToolsFile } from './ts/tools.js';
 
@@ -25,7 +26,11 @@ export function emitProject(ir: IrServer): Map<string, string> {
   if (ir.prompts.length > 0) files.set('src/prompts.gen.ts', emitPromptsFile(ir));
   if (ir.resources.length + ir.resourceTemplates.length > 0) files.set('src/resources.gen.ts', emitResourcesFile(ir));
   if (ir.concerns !== undefined) files.set('src/concerns.gen.ts', emitConcernsFile(ir));
-  for (const [file, content] of runtimeFiles([...files.values()])) files.set(file, content);
+  if (ir.preprocessors.length > 0) files.set('src/preprocessors.gen.ts', emitPreprocessorsFile(ir));
+  if (ir.reflection !== undefined) files.set('src/reflection.gen.ts', emitReflectionFile(ir));
+  // the host-side helper is for the user's host, not the server: shipped, imported by nothing
+  const hostHelpers = ir.preprocessors.length > 0 ? ['preprocessors-host.ts'] : [];
+  for (const [file, content] of runtimeFiles([...files.values()], hostHelpers)) files.set(file, content);
   const sorted = [...files.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   return new Map(sorted.map((k) => [k, normalizeNewlines(files.get(k)!)]));
 }

@@ -32,12 +32,13 @@ function localImports(source: string, prefix: string): string[] {
 
 /**
  * Runtime files for a project whose generated sources are `generated`, keyed by their path in
- * the project (`src/runtime/<file>.ts`), in name order.
+ * the project (`src/runtime/<file>.ts`), in name order. `alsoShip` names modules to copy although
+ * nothing generated imports them (e.g. `preprocessors-host.ts`, for the user's host).
  */
-export function runtimeFiles(generated: Iterable<string>): Map<string, string> {
+export function runtimeFiles(generated: Iterable<string>, alsoShip: readonly string[] = []): Map<string, string> {
   const all = modules();
   const needed = new Set<string>();
-  const queue = [...generated].flatMap((src) => localImports(src, './runtime/'));
+  const queue = [...[...generated].flatMap((src) => localImports(src, './runtime/')), ...alsoShip];
   while (queue.length) {
     const name = queue.pop()!;
     if (needed.has(name)) continue;

@@ -11,7 +11,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Diagnostics, Location } from '../diagnostics.js';
 import { emitHandlerStubs, handlerExports } from '../emit/ts/stubs.js';
-import { generatedPath } from '../ir/primitives.js';
+import { generatedPath } from '../ir/handlers.js';
 import type { IrServer } from '../ir/types.js';
 
 /** Options of {@link checkHandlers}. */

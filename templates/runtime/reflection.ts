@@ -5,7 +5,7 @@
  * `check(tool, args, ctx)` walks the tool's gates in order. Each gate's key (reflection-key.ts)
  * is computed from its domain, its prompt template and its prompt arguments, which are
  * Handlebars templates over the tool's arguments (`{{petId}}`; `{{json body}}` renders a value as
- * JSON). A stored justification that still validates satisfies the gate. On a miss:
+ * canonical JSON, keys sorted). A stored justification that still validates satisfies the gate. On a miss:
  *  - mode `auto`/`sampling` and the client advertised `sampling`: the server asks the client's
  *    model (reflection-sampling.ts), persists the valid answer and goes on with the next gate;
  *  - otherwise (or when sampling failed, in `auto`): an `isError` hint
@@ -26,10 +26,11 @@ import { renderPrompt } from './prompts.js';
 import type { PromptDefinition, PromptMessageTemplate } from './prompts.js';
 import { PERSIST_TOOL_NAME, persistToolFor } from './reflection-config.js';
 import type { GateContext, GateDefinition, GateHint, GateOutcome, ReflectionConfig, ReflectionMode } from './reflection-config.js';
-import { gateKey, isGateKey } from './reflection-key.js';
+import { canonicalJson, gateKey, isGateKey } from './reflection-key.js';
 import { DEFAULT_JUSTIFICATION_SCHEMA, justificationChecker, sampleJustification } from './reflection-sampling.js';
 import type { JustificationCheck } from './reflection-sampling.js';
 import { JustificationStore, StoreError, jsonByteLength } from './reflection-store.js';
+import { settingsVariables } from './settings.js';
 import type { JsonSchema } from './types.js';
 
 export { PERSIST_TOOL, PERSIST_TOOL_NAME, persistToolFor } from './reflection-config.js';
@@ -37,6 +38,15 @@ export type { GateContext, GateDefinition, GateHint, GateOutcome, ReflectionConf
 export { DEFAULT_JUSTIFICATION_SCHEMA } from './reflection-sampling.js';
 export { JustificationStore } from './reflection-store.js';
 export type { JustificationRecord } from './reflection-store.js';
+
+/**
+ * `config` with `storeDir` taken from `<envPrefix>_REFLECTION_DIR` when that variable is set and
+ * not empty (relative paths are relative to the working directory, as in the manifest).
+ */
+export function reflectionConfigFromEnv(config: ReflectionConfig, envPrefix: string, env: NodeJS.ProcessEnv = process.env): ReflectionConfig {
+  const dir = env[settingsVariables(envPrefix).reflectionDir];
+  return dir !== undefined && dir !== '' ? { ...config, storeDir: dir } : config;
+}
 
 /** Most hint hashes remembered; the oldest are forgotten first. */
 const MAX_ISSUED = 10_000;
@@ -49,7 +59,8 @@ function failure(text: string): CallToolResult {
 }
 
 const hbs = Handlebars.create();
-hbs.registerHelper('json', (value: unknown) => JSON.stringify(value) ?? '');
+// canonical (keys sorted), so the same value gives the same prompt argument, and key, in any key order
+hbs.registerHelper('json', (value: unknown) => (value === undefined ? '' : canonicalJson(value)));
 
 /** Enforces gates for tool calls and serves their prompts and `persist_justification`. */
 export class ReflectionGate {
@@ -104,7 +115,17 @@ export class ReflectionGate {
 
   /** Names of the gated tools. */
   gatedTools(): string[] {
-    return Object.keys(this.config.gates).filter((t) => (this.config.gates[t] ?? []).length > 0);
+    return Object.keys(this.config.gates).filter((t) => this.gatesOf(t).length > 0);
+  }
+
+  /** Whether `tool` has at least one gate. */
+  isGated(tool: string): boolean {
+    return this.gatesOf(tool).length > 0;
+  }
+
+  /** The gates of `tool` (own entries only: a tool named `constructor` has none). */
+  private gatesOf(tool: string): readonly GateDefinition[] {
+    return Object.hasOwn(this.config.gates, tool) ? (this.config.gates[tool] ?? []) : [];
   }
 
   /** One prompt definition per distinct gate prompt, for `installPrompts` (arguments = the prompt-arg names). */
@@ -158,7 +179,7 @@ export class ReflectionGate {
    * for gate misses or store problems; a cancelled call rethrows the abort.
    */
   async check(tool: string, toolArgs: unknown, ctx: GateContext): Promise<GateOutcome> {
-    const gates = this.config.gates[tool] ?? [];
+    const gates = this.gatesOf(tool);
     if (gates.length === 0) return { ok: true };
     const args = typeof toolArgs === 'object' && toolArgs !== null && !Array.isArray(toolArgs) ? (toolArgs as Record<string, unknown>) : {};
     let resolved: Resolved[];
@@ -181,8 +202,8 @@ export class ReflectionGate {
       if (this.mode === 'sampling') {
         const why = sampling
           ? `no valid justification could be obtained from the client's model:\n${problems.map((p) => `- ${p}`).join('\n')}\nCalling the tool again asks again.`
-          : 'the client does not support MCP sampling, which this server requires for its reflection gates (reflection mode "sampling")';
-        return { ok: false, result: failure(`Tool ${tool} needs a justification (domain "${r.gate.domain}"), but ${why}.`) };
+          : 'the client does not support MCP sampling, which this server requires for its reflection gates (reflection mode "sampling").';
+        return { ok: false, result: failure(`Tool ${tool} needs a justification (domain "${r.gate.domain}"), but ${why}`) };
       }
       let remaining = 1;
       for (const later of resolved.slice(i + 1)) if (!(await this.satisfied(later))) remaining++;

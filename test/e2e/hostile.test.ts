@@ -9,6 +9,7 @@ import { cpSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import * as z from 'zod/v4';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { ROOT, run, typecheck } from '../helpers/project.js';
@@ -102,6 +103,20 @@ describe('hostile spec', () => {
     expect((await client.listResourceTemplates()).resourceTemplates[0]!.description).toBe('*/ process.exit(7); /*');
     const concerns = (client.getServerCapabilities()!.experimental as { concerns: { declarations: unknown[] } }).concerns;
     expect(concerns.declarations).toEqual([{ name: 'danger', description: '*/ process.exit(7); /* ${process.exit(7)}', values: ['"\'`${process.exit(7)}', '*/'] }]);
+
+    // the reflection gate renders hostile templates and arguments as text, never as code
+    const gated = await client.callTool({ name: 'evil_gated', arguments: { [queryName]: '*/ ${x}' } });
+    expect(gated.isError).toBe(true);
+    const hint = gated.structuredContent as { prompt: string; prompt_args: Record<string, string>; domain: string };
+    expect(hint).toMatchObject({ prompt: 'evil_gate', prompt_args: { arg: '*/ ${x}' }, domain: 'x.-_' });
+    const gatePrompt = await client.getPrompt({ name: 'evil_gate', arguments: hint.prompt_args });
+    expect(gatePrompt.messages[0]!.content).toEqual({ type: 'text', text: '*/ ${x} "; process.exit(7); " */ ${process.exit(7)} `backtick` \u2028' });
+    expect((await client.listPrompts()).prompts.find((p) => p.name === 'evil_gate')!.description).toBe('*/ process.exit(7); /* ${process.exit(7)}');
+    // so do preprocessors: listed with their hostile description, run as the stub mcpgen wrote
+    const listed = await client.request({ method: 'preprocessors/list' } as unknown as Parameters<Client['request']>[0], z.looseObject({ preprocessors: z.array(z.looseObject({ name: z.string(), description: z.string() })) }));
+    expect(listed.preprocessors).toMatchObject([{ name: 'evil_pre', description: '"; process.exit(7); " */ ${process.exit(7)} `backtick` </script> \u2028' }]);
+    const withContext = await client.getPrompt({ name: 'with_context', arguments: { input: '${process.exit(7)}' } });
+    expect(withContext.messages.map((m) => (m.content as { text: string }).text)).toEqual(['[preprocessor evil_pre: error] the evil_pre preprocessor is not implemented yet: edit src/handlers/evil.ts', '${process.exit(7)}']);
     expect(exitCode).toBeNull();
   });
 });

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import Handlebars from 'handlebars';
-import type { IrHandlerRef, IrOperationTool, IrResource, IrSecurityScheme, IrServer } from '../../ir/types.js';
+import type { IrHandlerRef, IrOperationTool, IrPreprocessor, IrResource, IrSecurityScheme, IrServer } from '../../ir/types.js';
 import { HASH_HEADER, MD_HEADER } from '../header.js';
 import { GENERATED_DEPENDENCIES, GENERATED_DEV_DEPENDENCIES, OPTIONAL_DEPENDENCIES } from './versions.js';
 
@@ -29,11 +29,14 @@ export function emitPackageJson(ir: IrServer): string {
   return json(pkg);
 }
 
-/** Runtime dependencies, sorted: the fixed ones plus handlebars for prompts and zod for concerns. */
+/**
+ * Runtime dependencies, sorted: the fixed ones plus handlebars for prompt templates (manifest
+ * prompts, gate prompts) and zod for the custom methods (concerns, preprocessors).
+ */
 function dependencies(ir: IrServer): Record<string, string> {
   const deps: Record<string, string> = { ...GENERATED_DEPENDENCIES };
-  if (ir.prompts.length > 0) deps.handlebars = OPTIONAL_DEPENDENCIES.handlebars;
-  if (ir.concerns !== undefined) deps.zod = OPTIONAL_DEPENDENCIES.zod;
+  if (ir.prompts.length > 0 || ir.reflection !== undefined) deps.handlebars = OPTIONAL_DEPENDENCIES.handlebars;
+  if (ir.concerns !== undefined || ir.preprocessors.length > 0) deps.zod = OPTIONAL_DEPENDENCIES.zod;
   return Object.fromEntries(Object.entries(deps).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
@@ -129,6 +132,21 @@ function resourceText(r: IrResource): string {
   return r.content.kind === 'handler' ? handlerText(r.content.handler) : r.content.kind === 'blob' ? 'embedded (binary)' : 'embedded text';
 }
 
+/** Timeout of a preprocessor that sets none (runtime/preprocessors.ts). */
+const DEFAULT_PREPROCESSOR_TIMEOUT_MS = 10_000;
+
+/** The preprocessors in run order: by `after`, ties in manifest order (as runtime/preprocessors.ts orders them). */
+function orderedPreprocessors(ir: IrServer): IrPreprocessor[] {
+  const out: IrPreprocessor[] = [];
+  const left = [...ir.preprocessors];
+  while (left.length > 0) {
+    const i = left.findIndex((p) => p.after.every((a) => out.some((o) => o.name === a)));
+    if (i < 0) return [...out, ...left]; // a cycle is a build error; never emitted
+    out.push(...left.splice(i, 1));
+  }
+  return out;
+}
+
 /** Renders the generated README.md. */
 export function emitReadme(ir: IrServer): string {
   if (!readme) {
@@ -136,6 +154,7 @@ export function emitReadme(ir: IrServer): string {
     hb.registerHelper('md', (v: unknown) => mdText(v));
     hb.registerHelper('json', (v: unknown) => JSON.stringify(v, null, 2));
     hb.registerHelper('sh', (v: unknown) => shellQuote(String(v)));
+    hb.registerHelper('mdcode', (v: unknown) => mdCode(String(v)));
     const src = readFileSync(new URL('../../../templates/project/README.md.hbs', import.meta.url), 'utf8');
     readme = hb.compile(src, { noEscape: true, strict: true });
   }
@@ -163,6 +182,21 @@ export function emitReadme(ir: IrServer): string {
         ...ir.resourceTemplates.map((t) => ({ uri: mdCode(t.uriTemplate), name: t.name, mimeType: t.mimeType ?? '', content: `template, ${handlerText(t.handler)}` })),
       ],
       concerns: ir.concerns && { enforce: ir.concerns.enforce, declarations: ir.concerns.declarations.map((c) => ({ name: mdCode(c.name), values: c.values.map(mdCode).join(', '), default: c.default ?? '', description: c.description ?? '' })) },
+      reflection: ir.reflection && {
+        storeDir: ir.reflection.storeDir,
+        mode: ir.reflection.mode,
+        sampling: ir.reflection.mode !== 'host',
+        host: ir.reflection.mode !== 'sampling',
+        gates: Object.entries(ir.reflection.gates).map(([tool, gates]) => ({ tool, gates: gates.map((g) => `${mdCode(g.domain)}: ${mdCode(g.prompt)}`).join(', ') })),
+      },
+      preprocessors: orderedPreprocessors(ir).map((p, i) => ({
+        order: i + 1,
+        name: p.name,
+        after: p.after.length > 0 ? p.after.map(mdCode).join(', ') : '',
+        timeout: `${p.timeoutMs ?? DEFAULT_PREPROCESSOR_TIMEOUT_MS} ms`,
+        onError: p.onError ?? 'skip',
+        handler: handlerText(p.handler),
+      })),
       hasAuth: ir.securitySchemes.length > 0,
       schemes: ir.securitySchemes.map((s) => ({ name: s.name, how: schemeHow(s), vars: schemeVars(s) })),
       clientConfig,

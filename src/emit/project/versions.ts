@@ -10,9 +10,9 @@ export const GENERATED_DEPENDENCIES = {
 
 /** Dependencies a generated project has only when its manifest uses the feature that needs them. */
 export const OPTIONAL_DEPENDENCIES = {
-  /** Prompt templates (runtime/prompts.ts). */
+  /** Prompt templates (runtime/prompts.ts; reflection.ts renders gate prompts and prompt arguments). */
   handlebars: '4.7.10',
-  /** The concern protocol's request schemas (runtime/concern-protocol.ts). */
+  /** Request schemas of the custom methods (runtime/concern-protocol.ts, preprocessors-protocol.ts). */
   zod: '4.6.7',
 } as const;
 

@@ -44,17 +44,34 @@ export function emitConfigFile(ir: IrServer): string {
 }
 
 /** Which optional parts a server has, as the entry and package.json need to know. */
-export type ServerParts = { extraTools: boolean; prompts: boolean; resources: boolean; templates: boolean; concerns: boolean; tools: boolean };
+export type ServerParts = {
+  extraTools: boolean;
+  prompts: boolean;
+  resources: boolean;
+  templates: boolean;
+  concerns: boolean;
+  tools: boolean;
+  preprocessors: boolean;
+  reflection: boolean;
+  /** Prompts of any origin: the manifest's, gate prompts, `with_context`. */
+  anyPrompts: boolean;
+};
 
 /** The optional parts of `ir`. */
 export function serverParts(ir: IrServer): ServerParts {
+  const preprocessors = ir.preprocessors.length > 0;
+  const reflection = ir.reflection !== undefined;
+  const gatePrompts = reflection && Object.keys(ir.reflection!.gates).length > 0;
   return {
     extraTools: ir.extraTools.length > 0,
     prompts: ir.prompts.length > 0,
     resources: ir.resources.length > 0,
     templates: ir.resourceTemplates.length > 0,
     concerns: ir.concerns !== undefined,
-    tools: ir.tools.length + ir.extraTools.length > 0,
+    tools: ir.tools.length + ir.extraTools.length > 0 || (reflection && ir.reflection!.mode !== 'sampling'),
+    preprocessors,
+    reflection,
+    anyPrompts: ir.prompts.length > 0 || gatePrompts || preprocessors,
   };
 }
 
@@ -62,16 +79,20 @@ export function serverParts(ir: IrServer): ServerParts {
 export function emitServerEntry(ir: IrServer): string {
   const p = serverParts(ir);
   const hasResources = p.resources || p.templates;
-  const plain = !p.extraTools && !p.prompts && !hasResources && !p.concerns;
+  const plain = !p.extraTools && !p.anyPrompts && !hasResources && !p.concerns && !p.reflection;
   const imports: string[] = [];
   if (!plain) imports.push("import type { ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';");
   if (p.concerns) imports.push("import { concerns } from './concerns.gen.js';");
   imports.push("import { config } from './config.gen.js';");
   if (p.extraTools) imports.push("import { extraTools } from './extra-tools.gen.js';");
+  if (p.preprocessors) imports.push("import { preprocessors } from './preprocessors.gen.js';");
   if (p.prompts) imports.push("import { prompts } from './prompts.gen.js';");
+  if (p.reflection) imports.push("import { reflection } from './reflection.gen.js';");
   if (hasResources) imports.push(`import { ${[p.resources ? 'resources' : '', p.templates ? 'resourceTemplates' : ''].filter(Boolean).join(', ')} } from './resources.gen.js';`);
   if (p.concerns) imports.push("import { concernCapability, installConcerns } from './runtime/concern-protocol.js';");
-  if (p.prompts) imports.push("import { installPrompts } from './runtime/prompts.js';");
+  if (p.preprocessors) imports.push("import { installPreprocessors, preprocessorCapability, withContextPrompt } from './runtime/preprocessors-protocol.js';");
+  if (p.anyPrompts) imports.push("import { installPrompts } from './runtime/prompts.js';");
+  if (p.reflection) imports.push("import { ReflectionGate, reflectionConfigFromEnv } from './runtime/reflection.js';");
   if (hasResources) imports.push("import { installResources } from './runtime/resources.js';");
   imports.push("import { runStdio } from './runtime/server.js';");
   imports.push("import { tools } from './tools.gen.js';");
@@ -82,25 +103,39 @@ export function emitServerEntry(ir: IrServer): string {
   const changing = p.concerns ? '{ listChanged: true }' : '{}';
   const caps: string[] = [];
   if (p.tools) caps.push(`  tools: ${changing},`);
-  if (p.prompts) caps.push(`  prompts: ${changing},`);
+  if (p.anyPrompts) caps.push(`  prompts: ${changing},`);
   if (hasResources) caps.push(`  resources: ${changing},`);
-  if (p.concerns) caps.push('  experimental: { concerns: concernCapability(concerns.declarations, concerns.metaKey, concerns.presets) },');
-  const gateArg = p.concerns ? ', { gate }' : '';
+  // preprocessor runs are reported as logging notifications (debug), so logging is declared with them
+  if (p.preprocessors) caps.push('  logging: {},');
+  const experimental: string[] = [];
+  if (p.concerns) experimental.push('concerns: concernCapability(concerns.declarations, concerns.metaKey, concerns.presets)');
+  if (p.preprocessors) experimental.push('preprocessors: preprocessorCapability(preprocessors)');
+  if (experimental.length > 0) caps.push(`  experimental: { ${experimental.join(', ')} },`);
+  const gateOpt = p.concerns ? ', { gate }' : '';
   const install: string[] = [];
   if (p.concerns) install.push('    const gate = installConcerns(server, { ...concerns, capabilities });');
-  if (p.prompts) install.push(`    installPrompts(server, prompts${gateArg});`);
+  if (p.preprocessors) install.push('    installPreprocessors(server, preprocessors);');
+  if (p.anyPrompts) {
+    const lists = [p.prompts ? '...prompts' : '', p.reflection ? '...reflectionGate.promptsFor()' : '', p.preprocessors ? 'withContextPrompt(preprocessors, { server })' : ''].filter(Boolean);
+    const all = lists.length === 1 && p.prompts ? 'prompts' : `[${lists.join(', ')}]`;
+    install.push(`    installPrompts(server, ${all}${gateOpt});`);
+  }
   if (hasResources) {
     const defs = [p.resources ? 'resources' : '', p.templates ? 'templates: resourceTemplates' : ''].filter(Boolean).join(', ');
-    install.push(`    installResources(server, { ${defs} }${gateArg});`);
+    install.push(`    installResources(server, { ${defs} }${gateOpt});`);
   }
   if (p.concerns) install.push('    return gate;');
   const ext: string[] = [];
   if (p.extraTools) ext.push('  extraTools,');
   ext.push('  capabilities,');
+  if (p.reflection) ext.push('  reflection: reflectionGate,');
+  if (p.preprocessors) ext.push('  preprocessorNames: preprocessors.map((p) => p.name),');
   if (install.length > 0) ext.push(`  install: (server) => {\n${install.join('\n')}\n  },`);
+  const gateDecl = p.reflection ? '/** The reflection gate, shared by every session of this process (it remembers the hashes it issued). */\nconst reflectionGate = new ReflectionGate(reflectionConfigFromEnv(reflection, config.envPrefix));\n\n' : '';
   return (
     head +
-    '/** What this server declares: only the primitive kinds it has, and concern filtering when it has concerns. */\n' +
+    gateDecl +
+    '/** What this server declares: only the primitive kinds it has, and its protocol extensions. */\n' +
     `const capabilities: ServerCapabilities = {\n${caps.join('\n')}\n};\n\n` +
     `await runStdio(config, tools, process.env, {\n${ext.join('\n')}\n});\n`
   );

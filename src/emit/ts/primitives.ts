@@ -14,7 +14,7 @@ import { arrayExpr, member, objectExpr } from './literal.js';
 import { declareSchemaType } from './schema-type.js';
 
 /** `import * as <alias> from '<path>';` lines for the handlers used, sorted by path. */
-function handlerImports(refs: readonly IrHandlerRef[]): string {
+export function handlerImports(refs: readonly IrHandlerRef[]): string {
   const byPath = new Map(refs.map((r) => [r.importPath, r.moduleAlias]));
   return [...byPath.keys()]
     .sort()

@@ -11,7 +11,8 @@ import { docComment, tsString } from '../safe.js';
 type Use =
   | { kind: 'tool'; name: string; argsTypeName: string; resultTypeName: string }
   | { kind: 'resource'; uri: string }
-  | { kind: 'template'; uriTemplate: string };
+  | { kind: 'template'; uriTemplate: string }
+  | { kind: 'preprocessor'; name: string };
 
 /** Every handler reference of the server with what it serves, in manifest order. */
 function handlerUses(ir: IrServer): Array<{ ref: IrHandlerRef; use: Use }> {
@@ -19,6 +20,7 @@ function handlerUses(ir: IrServer): Array<{ ref: IrHandlerRef; use: Use }> {
     ...ir.extraTools.map((t) => ({ ref: t.handler, use: { kind: 'tool', name: t.name, argsTypeName: t.argsTypeName, resultTypeName: t.resultTypeName } as Use })),
     ...ir.resources.flatMap((r) => (r.content.kind === 'handler' ? [{ ref: r.content.handler, use: { kind: 'resource', uri: r.uri } as Use }] : [])),
     ...ir.resourceTemplates.map((t) => ({ ref: t.handler, use: { kind: 'template', uriTemplate: t.uriTemplate } as Use })),
+    ...ir.preprocessors.map((p) => ({ ref: p.handler, use: { kind: 'preprocessor', name: p.name } as Use })),
   ];
 }
 
@@ -73,6 +75,13 @@ function stub(file: string, uses: ReadonlyArray<{ ref: IrHandlerRef; use: Use }>
         docComment(`Reads the resource \`${use.uri}\`: return text, bytes, or \`{ text | blob, mimeType }\`.`) +
           `export async function ${ref.exportName}(_uri: URL, _extra: RequestExtra): Promise<ResourceContent> {\n` +
           `  throw new Error(${tsString(`the resource ${use.uri} is not implemented yet: ${edit}`)});\n}\n`,
+      );
+    } else if (use.kind === 'preprocessor') {
+      need('preprocessors', 'PreprocessorContext');
+      fns.push(
+        docComment(`Preprocessor \`${use.name}\`: gets the user input, returns context for it (text, any JSON value, or \`{ content: [...] }\`); \`undefined\` adds nothing. Honour \`ctx.signal\`: it fires at the timeout.`) +
+          `export async function ${ref.exportName}(_request: { input: string }, _ctx: PreprocessorContext): Promise<unknown> {\n` +
+          `  throw new Error(${tsString(`the ${use.name} preprocessor is not implemented yet: ${edit}`)});\n}\n`,
       );
     } else {
       need('primitives', 'RequestExtra');

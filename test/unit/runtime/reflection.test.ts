@@ -342,12 +342,13 @@ describe('reflection gate: sampling (client with sampling)', () => {
     const r = await call(client, 'reproject');
     expect(r.isError).toBe(true);
     expect(r.structuredContent).toBeUndefined();
-    expect(textOf(r)).toContain('the client does not support MCP sampling');
+    expect(textOf(r)).toMatch(/the client does not support MCP sampling, which this server requires for its reflection gates \(reflection mode "sampling"\)\.$/);
 
     const withModel = await connect(gate, () => 'nope');
     const bad = await call(withModel.client, 'reproject');
     expect(bad.structuredContent).toBeUndefined();
     expect(textOf(bad)).toContain("no valid justification could be obtained from the client's model:\n- justification: the reply contained no JSON object");
+    expect(textOf(bad)).toMatch(/\nCalling the tool again asks again\.$/);
   });
 });
 
@@ -371,5 +372,20 @@ describe('reflection gate: configuration', () => {
     const { client } = await connect(gate);
     const hint = hintOf(await call(client, 't', { body: { crs: 'EPSG:2154', opts: { a: 1 } } }));
     expect(hint.prompt_args).toEqual({ source: 'EPSG:2154 {"a":1}' });
+  });
+
+  it('renders {{json}} canonically, so key order in the tool arguments does not change the key', async () => {
+    const gate = new ReflectionGate(baseConfig({ gates: { t: [{ ...datumGate, promptArgs: { source: '{{json body}}' } }] } }));
+    const { client } = await connect(gate);
+    const a = hintOf(await call(client, 't', { body: { b: [1, { y: 2, x: 1 }], a: 'z' } }));
+    const b = hintOf(await call(client, 't', { body: { a: 'z', b: [1, { x: 1, y: 2 }] } }));
+    expect(a.prompt_args).toEqual({ source: '{"a":"z","b":[1,{"x":1,"y":2}]}' });
+    expect(b.hash).toBe(a.hash);
+  });
+
+  it('gates only the tools it names: inherited property names are not gates', () => {
+    const gate = new ReflectionGate(baseConfig());
+    expect(['constructor', 'toString', '__proto__', 'plain'].map((t) => gate.isGated(t))).toEqual([false, false, false, false]);
+    expect(['reproject', 'transform'].map((t) => gate.isGated(t))).toEqual([true, true]);
   });
 });
