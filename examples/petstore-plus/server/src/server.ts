@@ -14,7 +14,7 @@ import { installResources } from './runtime/resources.js';
 import { runStdio } from './runtime/server.js';
 import { tools } from './tools.gen.js';
 
-/** What this server declares: only the primitive kinds it has, and concern filtering when it has concerns. */
+/** What this server declares: only the primitive kinds it has, and its protocol extensions. */
 const capabilities: ServerCapabilities = {
   tools: { listChanged: true },
   prompts: { listChanged: true },

@@ -14,7 +14,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
-import type { ServerCapabilities, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, RequestId, ServerCapabilities, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { Authenticator, missingCredentials } from './auth.js';
 import { callOperation } from './call.js';
 import type { CallOptions } from './call.js';
@@ -26,6 +26,24 @@ import type { PrimitiveGate } from './primitives.js';
 import { resolveSettings, settingsVariables } from './settings.js';
 import type { Settings } from './settings.js';
 import type { OperationTool, ServerConfig } from './types.js';
+import { validateArguments } from './validate.js';
+
+/**
+ * What the server needs of a reflection gate (`ReflectionGate` of reflection.ts is one; this
+ * module does not import it, so servers without gates carry none of its code).
+ */
+export interface ToolGuard {
+  /** Whether calls of `tool` are gated. */
+  isGated(tool: string): boolean;
+  /** Decides whether a gated tool may run now (after its arguments validated); else the result to return instead. */
+  check(tool: string, args: unknown, ctx: { readonly server: Server; readonly signal: AbortSignal; readonly requestId?: RequestId }): Promise<{ readonly ok: true } | { readonly ok: false; readonly result: CallToolResult }>;
+  /** Whether `persistTool` is listed and callable (the host flow exists). */
+  readonly exposesPersistTool: boolean;
+  /** The `persist_justification` tool. */
+  readonly persistTool: Tool;
+  /** Runs `persistTool`; never throws. */
+  persist(args: unknown): Promise<CallToolResult>;
+}
 
 /** What a generated entry adds to a server besides its operation tools. */
 export type ServerExtensions = {
@@ -42,6 +60,13 @@ export type ServerExtensions = {
    * `tools/list` and guards `tools/call` for that server's session (none ⇒ everything open).
    */
   install?: (server: Server) => PrimitiveGate | void;
+  /**
+   * The reflection gate, shared by every session: gated tools run only once it allows them (their
+   * arguments are validated first), and its `persist_justification` tool is listed after the others.
+   */
+  reflection?: ToolGuard;
+  /** Names of the preprocessors: `tools/call` refuses them with a pointer to `preprocessors/run`. */
+  preprocessorNames?: readonly string[];
 };
 
 /** Extra options of `createServer` (tests and embedding). */
@@ -71,43 +96,61 @@ export function toolDescriptor(tool: ToolMetadata): Tool {
  * Creates the MCP server for `tools` and `options.extraTools` (not yet connected). Settings come
  * from `config`, overridden by `<envPrefix>_*` variables in `env`; a malformed variable throws
  * `SettingsError`. `tools/call` for an unknown name fails with JSON-RPC error -32602
- * (InvalidParams), as does a call the gate refuses. Without any tool, no `tools` capability is
- * declared. Duplicate tool names throw.
+ * (InvalidParams), as does a call the gate refuses or of a preprocessor. Without any tool, no
+ * `tools` capability is declared. Duplicate tool names throw.
  */
 export function createServer(config: ServerConfig, tools: readonly OperationTool[], env: NodeJS.ProcessEnv = process.env, options: CreateServerOptions = {}): Server {
   const settings = options.settings ?? resolveSettings(config, env);
   const auth = options.auth ?? new Authenticator(config.securitySchemes ?? [], env);
+  const reflection = options.reflection;
+  const persistTool = reflection?.exposesPersistTool ? reflection.persistTool : undefined;
   const all: ReadonlyArray<OperationTool | AnyExtraTool> = [...tools, ...(options.extraTools ?? [])];
   const byName = new Map<string, OperationTool | AnyExtraTool>();
   for (const tool of all) {
     if (byName.has(tool.name)) throw new Error(`Duplicate tool name: ${tool.name}`);
     byName.set(tool.name, tool);
   }
+  if (persistTool && byName.has(persistTool.name)) throw new Error(`Duplicate tool name: ${persistTool.name} (the reflection gate's tool)`);
+  const preprocessors = new Set(options.preprocessorNames ?? []);
+  const hasTools = all.length > 0 || persistTool !== undefined;
   const { tools: toolsCapability, ...otherCapabilities } = options.capabilities ?? {};
-  const capabilities: ServerCapabilities = all.length > 0 ? { tools: toolsCapability ?? {}, ...otherCapabilities } : otherCapabilities;
+  const capabilities: ServerCapabilities = hasTools ? { tools: toolsCapability ?? {}, ...otherCapabilities } : otherCapabilities;
   const serverOptions: ConstructorParameters<typeof Server>[1] = { capabilities };
   if (config.instructions !== undefined) serverOptions.instructions = config.instructions;
   const server = new Server({ name: config.name, version: config.version }, serverOptions);
   server.onerror = (err) => log('warn', 'MCP protocol error', err);
   const gate: PrimitiveGate = options.install?.(server) ?? OPEN_GATE;
-  if (all.length === 0) return server;
+  if (!hasTools) return server;
 
   let listed: Tool[] | undefined;
   server.setRequestHandler(ListToolsRequestSchema, (_request, extra) => {
-    listed ??= all.map(toolDescriptor);
+    listed ??= [...all.map(toolDescriptor), ...(persistTool ? [persistTool] : [])];
     if (gate === OPEN_GATE) return { tools: listed };
     return { tools: listed.filter((t) => gate.visible('tools', t.name, extra)).map((t) => gate.decorate('tools', t.name, t)) };
   });
-  server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
-    const tool = byName.get(request.params.name);
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const { name, arguments: args } = request.params;
+    if (persistTool && reflection && name === persistTool.name) {
+      gate.assertAllowed('tools', name, extra);
+      return reflection.persist(args);
+    }
+    const tool = byName.get(name);
+    if (!tool) {
+      if (preprocessors.has(name)) throw new McpError(ErrorCode.InvalidParams, `${name} is a preprocessor, not a tool: a host runs preprocessors with preprocessors/run, or gets their context from the with_context prompt`);
+      throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    }
     gate.assertAllowed('tools', tool.name, extra);
-    if (tool.kind === 'extra') return callExtraTool(tool, request.params.arguments, extra.signal);
+    // invalid arguments are reported by the call itself, before any justification is asked for
+    if (reflection?.isGated(tool.name) && validateArguments(tool, args).length === 0) {
+      const verdict = await reflection.check(tool.name, args, { server, signal: extra.signal, requestId: extra.requestId });
+      if (!verdict.ok) return verdict.result;
+    }
+    if (tool.kind === 'extra') return callExtraTool(tool, args, extra.signal);
     // only the cancellation signal is taken from `extra`: the MCP client's own request headers
     // (`extra.requestInfo`, e.g. its Authorization) are never forwarded to the API
     const callOptions: CallOptions = { signal: extra.signal, auth };
     if (options.fetch) callOptions.fetch = options.fetch;
-    return callOperation(tool, request.params.arguments, settings, callOptions);
+    return callOperation(tool, args, settings, callOptions);
   });
   return server;
 }
@@ -149,7 +192,7 @@ export async function runStdio(config: ServerConfig, tools: readonly OperationTo
 
   await server.connect(new StdioServerTransport());
   const where = settings.baseUrl !== undefined ? `base URL ${settings.baseUrl}` : `WARNING: ${vars.baseUrl} is not set, tool calls will fail until it is`;
-  log(settings.baseUrl !== undefined ? 'info' : 'warn', `${config.name} ${config.version}: MCP server on stdio with ${tools.length + (extensions.extraTools?.length ?? 0)} tools; ${where}`);
+  log(settings.baseUrl !== undefined ? 'info' : 'warn', `${config.name} ${config.version}: MCP server on stdio with ${tools.length + (extensions.extraTools?.length ?? 0)} tools${extensions.reflection ? ` (${extensions.reflection.exposesPersistTool ? 'reflection gate with persist_justification' : 'reflection gate, sampling only'})` : ''}; ${where}`);
   for (const m of missingCredentials(config.securitySchemes ?? [], env)) {
     log('warn', `${config.name}: credentials of security scheme ${JSON.stringify(m.scheme)} are not set (${m.variables.join(', ')}); tools that need them will fail until they are`);
   }

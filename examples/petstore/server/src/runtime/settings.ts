@@ -36,8 +36,9 @@ export class SettingsError extends Error {
 }
 
 /** Names of the environment variables read for `envPrefix`. */
-export function settingsVariables(envPrefix: string): { baseUrl: string; timeoutMs: string; maxResponseBytes: string; logLevel: string; uploadRoot: string } {
+export function settingsVariables(envPrefix: string): { baseUrl: string; timeoutMs: string; maxResponseBytes: string; logLevel: string; uploadRoot: string; reflectionDir: string } {
   return {
+    reflectionDir: `${envPrefix}_REFLECTION_DIR`,
     uploadRoot: `${envPrefix}_UPLOAD_ROOT`,
     baseUrl: `${envPrefix}_BASE_URL`,
     timeoutMs: `${envPrefix}_TIMEOUT_MS`,
