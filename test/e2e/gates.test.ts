@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { CreateMessageRequestSchema, LoggingMessageNotificationSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { CreateMessageRequestSchema, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { CallToolResult, CreateMessageRequest, LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod/v4';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,6 +20,7 @@ import { main } from '../../src/cli/main.js';
 import { runPreprocessors, toSystemContext } from '../../templates/runtime/preprocessors-host.js';
 import { ROOT, run } from '../helpers/project.js';
 import { startBackend } from '../../examples/petstore/backend.mjs';
+import { rejection } from '../helpers/mcp.js';
 
 const EXAMPLE = path.join(ROOT, 'examples/petstore-guarded');
 const work = path.join(ROOT, '.cache/gates');
@@ -88,15 +89,6 @@ const samplingText = (req: CreateMessageRequest) => req.params.messages.map((m) 
 /** Justification files of a store: `<domain>/<hash>.json`, sorted. */
 const stored = (store: string) => (existsSync(store) ? readdirSync(store, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.json')).sort() : []);
 type Hint = { prompt: string; prompt_args: Record<string, string>; hash: string; domain: string; remaining: number };
-
-async function rejection(p: Promise<unknown>): Promise<McpError> {
-  const err: unknown = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(McpError);
-  return err as McpError;
-}
 
 describe('reflection gate', () => {
   it('(a) a client with sampling gets a doubly gated tool executed in one tools/call', async () => {

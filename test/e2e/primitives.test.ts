@@ -16,7 +16,6 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import {
   ListPromptsResultSchema,
   ListToolsResultSchema,
-  McpError,
   PromptListChangedNotificationSchema,
   ResourceListChangedNotificationSchema,
   ToolListChangedNotificationSchema,
@@ -27,6 +26,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { ROOT, run, typecheck } from '../helpers/project.js';
 import { startBackend } from '../../examples/petstore/backend.mjs';
+import { rejection } from '../helpers/mcp.js';
 
 const EXAMPLE = path.join(ROOT, 'examples/petstore-plus');
 const work = path.join(ROOT, '.cache/primitives');
@@ -100,15 +100,6 @@ const Listed = z.looseObject({ concerns: z.array(z.looseObject({ name: z.string(
 type AnyRequest = Parameters<Client['request']>[0];
 const update = (client: Client, params: Record<string, unknown>) => client.request({ method: 'concerns/update', params } as unknown as AnyRequest, Updated);
 const text = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
-
-async function rejection(p: Promise<unknown>): Promise<McpError> {
-  const err: unknown = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(McpError);
-  return err as McpError;
-}
 
 /** Waits until `check` holds (notifications arrive asynchronously), at most ~2 s. */
 async function eventually(check: () => boolean): Promise<void> {

@@ -7,7 +7,6 @@ import {
   ErrorCode,
   ListToolsRequestSchema,
   ListToolsResultSchema,
-  McpError,
   PromptListChangedNotificationSchema,
   ResourceListChangedNotificationSchema,
   ToolListChangedNotificationSchema,
@@ -21,6 +20,7 @@ import type { ConcernDeclaration, ConcernPresets } from '../../../templates/runt
 import { setLogSink } from '../../../templates/runtime/log.js';
 import { installPrompts } from '../../../templates/runtime/prompts.js';
 import { installResources } from '../../../templates/runtime/resources.js';
+import { rejection } from '../../helpers/mcp.js';
 
 const declarations: ConcernDeclaration[] = [
   { name: 'security', description: 'Security level', values: ['high', 'medium', 'low'], default: 'medium' },
@@ -143,15 +143,6 @@ const toolNames = async (client: Client, meta?: Record<string, unknown>): Promis
 const update = (client: Client, params: Record<string, unknown>) =>
   client.request({ method: 'concerns/update', params } as unknown as Parameters<Client['request']>[0], UpdateResult);
 const flush = () => new Promise((r) => setTimeout(r, 10));
-
-async function rejection(p: Promise<unknown>): Promise<McpError> {
-  const err: unknown = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(McpError);
-  return err as McpError;
-}
 
 describe('concern protocol', () => {
   it('publishes the capability and answers concerns/list', async () => {

@@ -1,12 +1,12 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { setLogSink } from '../../../templates/runtime/log.js';
 import type { PrimitiveGate } from '../../../templates/runtime/primitives.js';
 import { installPrompts, missingArguments, renderPrompt } from '../../../templates/runtime/prompts.js';
 import type { PromptDefinition } from '../../../templates/runtime/prompts.js';
+import { rejection } from '../../helpers/mcp.js';
 
 const review = {
   name: 'review',
@@ -58,15 +58,6 @@ async function connect(gate?: PrimitiveGate): Promise<Client> {
   await Promise.all([server.connect(serverT), client.connect(clientT)]);
   open.push(client);
   return client;
-}
-
-async function rejection(p: Promise<unknown>): Promise<McpError> {
-  const err: unknown = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(McpError);
-  return err as McpError;
 }
 
 describe('renderPrompt', () => {

@@ -7,6 +7,7 @@ import { setLogSink } from '../../../templates/runtime/log.js';
 import type { PrimitiveGate } from '../../../templates/runtime/primitives.js';
 import { RESOURCE_NOT_FOUND, installResources, toContents } from '../../../templates/runtime/resources.js';
 import type { ResourceDefinition, ResourceTemplateDefinition } from '../../../templates/runtime/resources.js';
+import { rejection } from '../../helpers/mcp.js';
 
 const seenVariables: unknown[] = [];
 const resources: ResourceDefinition[] = [
@@ -52,15 +53,6 @@ async function connect(gate?: PrimitiveGate): Promise<Client> {
   await Promise.all([server.connect(serverT), client.connect(clientT)]);
   open.push(client);
   return client;
-}
-
-async function rejection(p: Promise<unknown>): Promise<McpError> {
-  const err: unknown = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(McpError);
-  return err as McpError;
 }
 
 describe('toContents', () => {
