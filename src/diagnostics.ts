@@ -70,12 +70,13 @@ export const CATALOG = {
   MCPGEN_RESOURCE_CONTENT: 'A resource gives none, or more than one, of `text`, `file` and `handler`.',
   MCPGEN_RESOURCE_FILE: "A `file` resource is missing, unreadable, or outside the manifest's folder.",
   MCPGEN_INVALID_URI_TEMPLATE: 'A resource template is not a valid RFC 6570 URI template.',
-  MCPGEN_UNKNOWN_PRIMITIVE: 'A concern mapping names a tool, prompt, resource or resource template the server does not have, or a reflection gate names a tool it does not have.',
+  MCPGEN_UNKNOWN_PRIMITIVE: 'A concern mapping names a tool, prompt, resource or resource template the server does not have (or a gate prompt, which follows its tool), or a reflection gate names a tool it does not have.',
   MCPGEN_UNKNOWN_CONCERN: 'A concern mapping or preset names a concern `concerns` does not declare.',
   MCPGEN_UNKNOWN_CONCERN_VALUE: "A concern mapping, preset or `default` uses a value the concern's `values` do not list.",
   MCPGEN_UNKNOWN_PREPROCESSOR: "A preprocessor's `after` names a preprocessor that does not exist.",
   MCPGEN_PREPROCESSOR_CYCLE: 'Preprocessors wait for each other through `after` in a cycle (or one lists itself).',
   MCPGEN_REFLECTION_UNKNOWN_DOMAIN: 'A reflection gate uses a domain `reflection.domains` does not declare.',
+  MCPGEN_REFLECTION_NO_GATES: '`reflection` declares no gates, so it gates nothing (warning).',
   MCPGEN_REFLECTION_PROMPT_ARGUMENT: "A gate prompt's template uses a variable no gate gives it in `promptArgs`, or a `promptArgs` template reads something that is not an argument of the gated tool.",
 } as const;
 

@@ -17,10 +17,16 @@ function report(io: Io, format: Format, list: Parameters<typeof formatDiagnostic
   else if (list.length) io.stderr(formatDiagnostics(list, format));
 }
 
-/** `12 tools, 2 prompts, 3 resources, 1 resource template, 2 concerns, 2 preprocessors, 1 gated tool` (the parts after resources only when there are any). */
+/**
+ * `12 tools, 2 prompts, 3 resources, 1 resource template, 2 concerns, 2 preprocessors, 1 gated tool`
+ * (the parts after resources only when there are any). Prompts count every prompt the server
+ * serves: the manifest's, gate prompts and `with_context`.
+ */
 function summary(ir: IrServer): string {
   const n = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
-  const parts = [n(ir.tools.length + ir.extraTools.length, 'tool'), n(ir.prompts.length, 'prompt'), n(ir.resources.length, 'resource')];
+  const gatePrompts = new Set(Object.values(ir.reflection?.gates ?? {}).flatMap((gates) => gates.map((g) => g.prompt))).size;
+  const prompts = ir.prompts.length + gatePrompts + (ir.preprocessors.length > 0 ? 1 : 0);
+  const parts = [n(ir.tools.length + ir.extraTools.length, 'tool'), n(prompts, 'prompt'), n(ir.resources.length, 'resource')];
   if (ir.resourceTemplates.length > 0) parts.push(n(ir.resourceTemplates.length, 'resource template'));
   if (ir.concerns) parts.push(n(ir.concerns.declarations.length, 'concern'));
   if (ir.preprocessors.length > 0) parts.push(n(ir.preprocessors.length, 'preprocessor'));

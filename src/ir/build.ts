@@ -14,7 +14,7 @@ import { operationParts } from './operation-tool.js';
 import { handlerResolver } from './handlers.js';
 import { buildPreprocessors, WITH_CONTEXT_PROMPT } from './preprocessors.js';
 import { buildPrimitives, objectSchemaChecker } from './primitives.js';
-import { buildReflection } from './reflection.js';
+import { buildReflection, PERSIST_TOOL_NAME } from './reflection.js';
 import { buildSecurity } from './security.js';
 import { selectOperations, type SelectorInput } from './select.js';
 import type { IrOperationTool, IrServer, ToolAnnotations } from './types.js';
@@ -63,7 +63,7 @@ export function buildIr(input: BuildInput): IrServer {
   });
   if (selected.length === 0) {
     // with custom primitives a server without operation tools is legitimate, but likely a slip
-    const others = [manifest.extraTools, manifest.prompts, manifest.resources, manifest.resourceTemplates].some((l) => (l?.length ?? 0) > 0);
+    const others = [manifest.extraTools, manifest.prompts, manifest.resources, manifest.resourceTemplates, manifest.preprocessors].some((l) => (l?.length ?? 0) > 0);
     const report = others ? diagnostics.warn.bind(diagnostics) : diagnostics.error.bind(diagnostics);
     report('MCPGEN_NO_TOOLS', 'no operation is left to become a tool', ops.length ? 'loosen `include` or `exclude` in the manifest' : 'the OpenAPI document has no operations', locateManifest(manifest.include ? '/include' : manifest.exclude ? '/exclude' : ''));
   }
@@ -144,7 +144,9 @@ export function buildIr(input: BuildInput): IrServer {
     locateManifest,
     diagnostics,
   });
-  const preprocessors = buildPreprocessors({ manifest, toolNames: names, handlers, locateManifest, diagnostics });
+  // persist_justification is a tool too when the reflection gate has a host flow
+  const hostFlow = manifest.reflection !== undefined && manifest.reflection.mode !== 'sampling';
+  const preprocessors = buildPreprocessors({ manifest, toolNames: hostFlow ? [...names, PERSIST_TOOL_NAME] : names, handlers, locateManifest, diagnostics });
   const manifestPrompts = (manifest.prompts ?? []).map((p) => p.name);
   if (preprocessors.length > 0) {
     const i = manifestPrompts.indexOf(WITH_CONTEXT_PROMPT);
@@ -158,16 +160,17 @@ export function buildIr(input: BuildInput): IrServer {
     locateManifest,
     diagnostics,
   });
-  const gatePrompts = reflection ? [...new Set(Object.values(reflection.gates).flatMap((gs) => gs.map((g) => g.prompt)))] : [];
   const concerns = buildConcerns({
     manifest: { ...manifest, exposeInMeta: manifest.exposeInMeta === true, enforce: manifest.enforce === true },
     known: {
       tools: names,
       // from the manifest, so an entry that failed its own checks does not also fail its mapping
-      prompts: [...manifestPrompts, ...gatePrompts, ...(preprocessors.length > 0 ? [WITH_CONTEXT_PROMPT] : [])],
+      // gate prompts are not mappable: they follow their tools (a hint must never point at a hidden prompt)
+      prompts: [...manifestPrompts, ...(preprocessors.length > 0 ? [WITH_CONTEXT_PROMPT] : [])],
       resources: (manifest.resources ?? []).map((r) => r.uri),
       resourceTemplates: (manifest.resourceTemplates ?? []).map((t) => t.uriTemplate),
     },
+    unmappable: reflection ? Object.values(reflection.gates).flatMap((gates) => gates.map((g) => g.prompt)) : [],
     locateManifest,
     diagnostics,
   });
@@ -187,6 +190,7 @@ export function buildIr(input: BuildInput): IrServer {
   };
   if (concerns !== undefined) server.concerns = concerns;
   if (reflection !== undefined) server.reflection = reflection;
+  checkGatePromptMappings(server, input);
   if (manifest.description !== undefined) server.description = manifest.description;
   const baseUrl = manifest.baseUrl ?? specBaseUrl(doc, spec.version);
   if (baseUrl !== undefined) server.baseUrl = baseUrl;
@@ -194,6 +198,20 @@ export function buildIr(input: BuildInput): IrServer {
     diagnostics.warn('MCPGEN_NO_BASE_URL', 'the spec gives no absolute server URL and the manifest sets no `baseUrl`', `set \`baseUrl\` in the manifest, or ${manifest.envPrefix}_BASE_URL when running the server`, locateManifest(''));
   }
   return server;
+}
+
+/**
+ * Gate prompts are served with their gated tools and cannot be mapped to concerns on their own:
+ * with `enforce`, a hint would otherwise point at a prompt the session may not get.
+ */
+function checkGatePromptMappings(ir: IrServer, input: BuildInput): void {
+  const mapped = input.manifest.concernMappings?.prompts ?? {};
+  for (const [tool, gates] of Object.entries(ir.reflection?.gates ?? {})) {
+    for (const g of gates) {
+      if (!Object.hasOwn(mapped, g.prompt)) continue;
+      input.diagnostics.error('MCPGEN_UNKNOWN_PRIMITIVE', `prompt ${JSON.stringify(g.prompt)} is a reflection gate prompt, which follows its tool and cannot be mapped to concerns`, `map the gated tool instead: concernMappings.tools.${tool}`, input.locateManifest(`/concernMappings/prompts/${escape(g.prompt)}`, { key: true }));
+    }
+  }
 }
 
 /**

@@ -13,6 +13,8 @@ export type ConcernsInput = {
   manifest: Pick<ResolvedManifest, 'concerns' | 'concernMappings' | 'concernPresets' | 'exposeInMeta' | 'enforce'>;
   /** Ids of every primitive the server has, per kind. */
   known: Record<ConcernKind, readonly string[]>;
+  /** Prompts that exist but may not be mapped (gate prompts), reported elsewhere. */
+  unmappable?: readonly string[];
   locateManifest: (pointer: string, opts?: { key?: boolean }) => Location;
   diagnostics: Diagnostics;
 };
@@ -68,6 +70,7 @@ export function buildConcerns(input: ConcernsInput): IrConcerns | undefined {
     for (const [id, mapping] of Object.entries(table)) {
       const at = `/concernMappings/${kind}/${escapePointerToken(id)}`;
       if (!known.includes(id)) {
+        if (kind === 'prompts' && input.unmappable?.includes(id)) continue; // reported by the IR builder
         const near = suggest(id, known);
         const help = near ? `did you mean "${near}"?` : known.length > 0 ? `map one of the server's ${KIND_LABEL[kind]}s` : `the server has no ${KIND_LABEL[kind]}s`;
         diagnostics.error('MCPGEN_UNKNOWN_PRIMITIVE', `${KIND_LABEL[kind]} ${JSON.stringify(id)} does not exist`, help, locateManifest(at, { key: true }));

@@ -54,6 +54,9 @@ export function buildReflection(input: ReflectionInput): IrReflection | undefine
   const prompts = new Map<string, { template: string; args: Set<string>; at: string }>();
   const otherPrompts = new Set(input.promptNames);
   const gates: Record<string, IrGate[]> = {};
+  if (Object.keys(r.gates ?? {}).length === 0) {
+    diagnostics.warn('MCPGEN_REFLECTION_NO_GATES', 'the reflection gate has no gates, so it gates nothing', 'add `gates` (tool name ⇒ gate), or remove `reflection`', locateManifest('/reflection'));
+  }
 
   for (const [tool, value] of Object.entries(r.gates ?? {})) {
     const base = `/reflection/gates/${escapePointerToken(tool)}`;
@@ -65,6 +68,7 @@ export function buildReflection(input: ReflectionInput): IrReflection | undefine
     }
     const list: Array<[ReflectionGate, string]> = Array.isArray(value) ? value.map((g, k) => [g, `${base}/${k}`]) : [[value, base]];
     const toolArgs = topLevelProperties(target.inputSchema);
+    const report = toolArgs?.open ? diagnostics.warn.bind(diagnostics) : diagnostics.error.bind(diagnostics);
     gates[tool] = list.map(([g, at]) => {
       if (declared !== undefined && !declared.includes(g.domain)) {
         const near = suggest(g.domain, declared);
@@ -73,14 +77,16 @@ export function buildReflection(input: ReflectionInput): IrReflection | undefine
       if (!used.includes(g.domain)) used.push(g.domain);
       const promptArgs = g.promptArgs ?? {};
       for (const [name, src] of Object.entries(promptArgs)) {
-        const check = checkPromptTemplate(src, toolArgs ?? [], { inlineHelpers: ['json'] });
+        const check = checkPromptTemplate(src, toolArgs?.names ?? [], { inlineHelpers: ['json'] });
         const where = locateManifest(`${at}/promptArgs/${escapePointerToken(name)}`);
         if (check.error !== undefined) {
           diagnostics.error('MCPGEN_PROMPT_TEMPLATE_INVALID', `prompt argument ${JSON.stringify(name)} of a gate of ${tool} is not a valid template: ${check.error}`, 'write it as a Handlebars template over the tool arguments, e.g. `"{{petId}}"` or `"{{json body}}"`', where);
         } else if (toolArgs !== undefined) {
+          // an unknown variable renders empty: every call would share one key, so one justification would unlock them all
           for (const v of check.unknownVariables) {
-            const near = suggest(v, toolArgs);
-            diagnostics.error('MCPGEN_REFLECTION_PROMPT_ARGUMENT', `prompt argument ${JSON.stringify(name)} of a gate of ${tool} reads {{${v}}}, which is not an argument of ${tool}`, near ? `did you mean "${near}"?` : `arguments of ${tool}: ${toolArgs.join(', ') || 'none'}`, where);
+            const near = suggest(v, toolArgs.names);
+            const declared = `declared arguments of ${tool}: ${toolArgs.names.join(', ') || 'none'}`;
+            report('MCPGEN_REFLECTION_PROMPT_ARGUMENT', `prompt argument ${JSON.stringify(name)} of a gate of ${tool} reads {{${v}}}, which is not ${toolArgs.open ? 'a declared' : 'an'} argument of ${tool}`, near ? `did you mean "${near}"?` : declared, where);
           }
         }
       }
@@ -127,10 +133,13 @@ export function buildReflection(input: ReflectionInput): IrReflection | undefine
   return out;
 }
 
-/** Names of the root `properties` of an object schema; undefined when it has none to check against. */
-function topLevelProperties(schema: JsonSchema): string[] | undefined {
+/**
+ * Names of the root `properties` of an object schema (undefined when it has none), and whether
+ * it admits others (`additionalProperties` true or a schema): then an unknown name is only a
+ * warning, since the argument may exist.
+ */
+function topLevelProperties(schema: JsonSchema): { names: string[]; open: boolean } | undefined {
   const props = schema.properties;
   if (typeof props !== 'object' || props === null) return undefined;
-  if (schema.additionalProperties !== undefined && schema.additionalProperties !== false) return undefined;
-  return Object.keys(props);
+  return { names: Object.keys(props), open: schema.additionalProperties !== undefined && schema.additionalProperties !== false };
 }

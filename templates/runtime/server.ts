@@ -42,6 +42,15 @@ export interface ToolGuard {
   persist(args: unknown): Promise<CallToolResult>;
 }
 
+/** Whether `args` pass the tool's input schema (a schema that cannot compile counts as no: the call reports it). */
+function argumentsValid(tool: OperationTool | AnyExtraTool, args: unknown): boolean {
+  try {
+    return validateArguments(tool, args).length === 0;
+  } catch {
+    return false;
+  }
+}
+
 /** What a generated entry adds to a server besides its operation tools. */
 export type ServerExtensions = {
   /** Tools implemented by handlers, listed after the operation tools. */
@@ -126,7 +135,10 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
     return { tools: listed.filter((t) => gate.visible('tools', t.name, extra)).map((t) => gate.decorate('tools', t.name, t)) };
   });
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const { name, arguments: args } = request.params;
+    const { name } = request.params;
+    // one value for validation, the gate and the call: a missing `arguments` is `{}` everywhere,
+    // so leaving it out cannot skip the gate of a tool whose arguments are all optional
+    const args = request.params.arguments ?? {};
     if (persistTool && reflection && name === persistTool.name) {
       gate.assertAllowed('tools', name, extra);
       return reflection.persist(args);
@@ -138,7 +150,7 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
     }
     gate.assertAllowed('tools', tool.name, extra);
     // invalid arguments are reported by the call itself, before any justification is asked for
-    if (reflection?.isGated(tool.name) && validateArguments(tool, args).length === 0) {
+    if (reflection?.isGated(tool.name) && argumentsValid(tool, args)) {
       const verdict = await reflection.check(tool.name, args, { server, signal: extra.signal, requestId: extra.requestId });
       if (!verdict.ok) return verdict.result;
     }

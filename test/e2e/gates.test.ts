@@ -6,7 +6,7 @@
  * against the example's HTTP backend on 127.0.0.1. Each client gets its own justification store
  * (`PETSTORE_GUARDED_REFLECTION_DIR`).
  */
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -18,7 +18,7 @@ import * as z from 'zod/v4';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { runPreprocessors, toSystemContext } from '../../templates/runtime/preprocessors-host.js';
-import { ROOT, run } from '../helpers/project.js';
+import { ROOT, run, typecheck } from '../helpers/project.js';
 import { startBackend } from '../../examples/petstore/backend.mjs';
 import { rejection } from '../helpers/mcp.js';
 
@@ -168,6 +168,20 @@ describe('reflection gate', () => {
     expect(record.source).toBe('host');
   });
 
+  it('gives the hint of a tool with an output schema as JSON text (structuredContent must match that schema)', async () => {
+    const s = await connect();
+    const args = { petId: 1, body: { name: 'Rex', status: 'available' } };
+    const miss = await call(s, 'updatePet', args);
+    expect(miss.isError).toBe(true);
+    expect(miss.structuredContent).toBeUndefined();
+    const hint = JSON.parse((miss.content[1] as { text: string }).text) as Hint;
+    expect(hint).toMatchObject({ prompt: 'justify_pet_change', prompt_args: { petId: '1', change: '{"name":"Rex","status":"available"}' }, domain: 'pets', remaining: 1 });
+    await call(s, 'persist_justification', { hash: hint.hash, domain: hint.domain, justification: GOOD });
+    const done = await call(s, 'updatePet', args);
+    expect(done.isError, text(done)).toBeFalsy();
+    expect(done.structuredContent).toMatchObject({ id: 1, name: 'Rex' });
+  });
+
   it('(d) refuses a forged hash, a traversal domain and an invalid justification, each precisely', async () => {
     const s = await connect();
     const hint = (await call(s, 'deletePet', { petId: 1 })).structuredContent as Hint;
@@ -204,6 +218,21 @@ describe('reflection gate', () => {
     expect(bad.isError).toBe(true);
     expect(bad.structuredContent).toBeUndefined();
     expect(text(bad)).toMatch(/petId/);
+  });
+});
+
+describe('typed preprocessor handlers', () => {
+  it('a preprocessor handler with the wrong signature fails tsc where it is wired in', async () => {
+    const broken = path.join(work, 'broken-preprocessor');
+    cpSync(project, broken, { recursive: true, filter: (src) => !/[\\/](node_modules|dist|\.preflight)$/.test(src) && !/store-/.test(path.basename(src)) });
+    const source = readFileSync(path.join(broken, 'src/handlers/context.ts'), 'utf8').replace('export async function houseRules(request: { input: string }', 'export async function houseRules(request: { input: number }');
+    writeFileSync(path.join(broken, 'src/handlers/context.ts'), source);
+    const r = await typecheck(broken);
+    expect(r.ok).toBe(false);
+    // the generated table rejects it (the handler's own body may fail too)
+    const errors = r.output.split('\n').filter((l) => /src\/preprocessors\.gen\.ts\(\d+,\d+\): error TS\d+/.test(l));
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toContain("error TS2322: Type '(request: { input: number; }, _ctx: PreprocessorContext) => Promise<string | undefined>' is not assignable to type '(input: { input: string; }, ctx: PreprocessorContext) => unknown'");
   });
 });
 

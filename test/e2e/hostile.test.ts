@@ -109,6 +109,10 @@ describe('hostile spec', () => {
     expect(gated.isError).toBe(true);
     const hint = gated.structuredContent as { prompt: string; prompt_args: Record<string, string>; domain: string };
     expect(hint).toMatchObject({ prompt: 'evil_gate', prompt_args: { arg: '*/ ${x}' }, domain: 'x.-_' });
+    // leaving `arguments` out is `{}`: it cannot slip a tool with only optional arguments past its gate
+    const bare = await client.callTool({ name: 'evil_gated' });
+    expect(bare.isError).toBe(true);
+    expect(bare.structuredContent).toMatchObject({ prompt: 'evil_gate', prompt_args: { arg: '' } });
     const gatePrompt = await client.getPrompt({ name: 'evil_gate', arguments: hint.prompt_args });
     expect(gatePrompt.messages[0]!.content).toEqual({ type: 'text', text: '*/ ${x} "; process.exit(7); " */ ${process.exit(7)} `backtick` \u2028' });
     expect((await client.listPrompts()).prompts.find((p) => p.name === 'evil_gate')!.description).toBe('*/ process.exit(7); /* ${process.exit(7)}');

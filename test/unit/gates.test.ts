@@ -72,7 +72,18 @@ describe('preprocessors: build-time checks', () => {
     expect(files.has('src/runtime/preprocessors-host.ts')).toBe(true);
     expect(files.get('src/server.ts')).toContain("preprocessorNames: preprocessors.map((p) => p.name),");
     expect(files.get('src/server.ts')).toContain('experimental: { preprocessors: preprocessorCapability(preprocessors) }');
-    expect(JSON.parse(files.get('package.json')!).dependencies.zod).toBeDefined();
+    // with_context is a prompt: the project needs handlebars (runtime/prompts.ts) even without manifest prompts
+    expect(Object.keys(JSON.parse(files.get('package.json')!).dependencies)).toEqual(expect.arrayContaining(['handlebars', 'zod']));
+  });
+
+  it('makes a server of preprocessors alone legitimate (no operation left is then a warning)', async () => {
+    const d = await diagnose(`exclude: [{ path: '/**' }]\npreprocessors:\n${PRE('a', 'a')}`);
+    expect(d.map((x) => [x.code, x.severity])).toEqual([['MCPGEN_NO_TOOLS', 'warning']]);
+  });
+
+  it('reserves persist_justification when the reflection gate has a host flow', async () => {
+    const d = await diagnose(`preprocessors:\n${PRE('persist_justification', 'a')}reflection:\n  gates:\n    deletePet: ${GATE}\n`);
+    expect(d.map((x) => [x.code, x.message])).toEqual([['MCPGEN_DUPLICATE_PRIMITIVE', 'preprocessor name "persist_justification" is also the name of a tool']]);
   });
 });
 
@@ -123,6 +134,24 @@ describe('reflection gate: build-time checks', () => {
     // mode sampling has no host flow, so the name is free
     const sampling = await diagnose(`extraTools:\n  - { name: persist_justification, inputSchema: { type: object }, handler: 'handlers/pre.ts#a' }\nreflection:\n  mode: sampling\n  gates:\n    deletePet: ${GATE}\n`);
     expect(sampling).toEqual([]);
+  });
+
+  it('refuses concern mappings of gate prompts (they follow their tool), but not of with_context', async () => {
+    const d = await diagnose(
+      `concerns: [{ name: risk, values: [low, high] }]\nconcernMappings:\n  prompts: { why_delete: { risk: low }, with_context: { risk: low } }\npreprocessors:\n${PRE('a', 'a')}reflection:\n  gates:\n    deletePet: ${GATE}\n`,
+    );
+    expect(d.map((x) => [x.code, x.at, x.message, x.help])).toEqual([
+      ['MCPGEN_UNKNOWN_PRIMITIVE', '5:14 /concernMappings/prompts/why_delete', 'prompt "why_delete" is a reflection gate prompt, which follows its tool and cannot be mapped to concerns', 'map the gated tool instead: concernMappings.tools.deletePet'],
+    ]);
+  });
+
+  it('warns about gates that gate nothing, and about unknown arguments of tools that admit any', async () => {
+    const d = await diagnose(
+      `extraTools:\n  - { name: open, inputSchema: { type: object, properties: { a: { type: string } }, additionalProperties: true }, handler: 'handlers/pre.ts#a' }\nreflection:\n  gates:\n    open: { domain: d, prompt: p, promptArgs: { x: '{{b}}' }, template: '{{x}}' }\n`,
+    );
+    expect(d.map((x) => [x.code, x.severity, x.message])).toEqual([['MCPGEN_REFLECTION_PROMPT_ARGUMENT', 'warning', 'prompt argument "x" of a gate of open reads {{b}}, which is not a declared argument of open']]);
+    const none = await diagnose(`reflection:\n  mode: host\n`);
+    expect(none.map((x) => [x.code, x.severity, x.at])).toEqual([['MCPGEN_REFLECTION_NO_GATES', 'warning', '4:3 /reflection']]);
   });
 
   it('rejects traversal-shaped domains in the schema', async () => {

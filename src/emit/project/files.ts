@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import Handlebars from 'handlebars';
 import type { IrHandlerRef, IrOperationTool, IrPreprocessor, IrResource, IrSecurityScheme, IrServer } from '../../ir/types.js';
 import { HASH_HEADER, MD_HEADER } from '../header.js';
+import { serverParts } from '../ts/entry.js';
 import { GENERATED_DEPENDENCIES, GENERATED_DEV_DEPENDENCIES, OPTIONAL_DEPENDENCIES } from './versions.js';
 
 const json = (v: unknown) => JSON.stringify(v, null, 2) + '\n';
@@ -30,12 +31,13 @@ export function emitPackageJson(ir: IrServer): string {
 }
 
 /**
- * Runtime dependencies, sorted: the fixed ones plus handlebars for prompt templates (manifest
- * prompts, gate prompts) and zod for the custom methods (concerns, preprocessors).
+ * Runtime dependencies, sorted: the fixed ones plus handlebars for prompts of any kind (runtime/
+ * prompts.ts: manifest prompts, gate prompts, `with_context`) and gate prompt arguments, and zod
+ * for the custom methods (concerns, preprocessors).
  */
 function dependencies(ir: IrServer): Record<string, string> {
   const deps: Record<string, string> = { ...GENERATED_DEPENDENCIES };
-  if (ir.prompts.length > 0 || ir.reflection !== undefined) deps.handlebars = OPTIONAL_DEPENDENCIES.handlebars;
+  if (serverParts(ir).anyPrompts || ir.reflection !== undefined) deps.handlebars = OPTIONAL_DEPENDENCIES.handlebars;
   if (ir.concerns !== undefined || ir.preprocessors.length > 0) deps.zod = OPTIONAL_DEPENDENCIES.zod;
   return Object.fromEntries(Object.entries(deps).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
