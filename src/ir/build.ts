@@ -165,12 +165,12 @@ export function buildIr(input: BuildInput): IrServer {
     known: {
       tools: names,
       // from the manifest, so an entry that failed its own checks does not also fail its mapping
-      // gate prompts are not mappable: they follow their tools (a hint must never point at a hidden prompt)
       prompts: [...manifestPrompts, ...(preprocessors.length > 0 ? [WITH_CONTEXT_PROMPT] : [])],
       resources: (manifest.resources ?? []).map((r) => r.uri),
       resourceTemplates: (manifest.resourceTemplates ?? []).map((t) => t.uriTemplate),
     },
-    unmappable: reflection ? Object.values(reflection.gates).flatMap((gates) => gates.map((g) => g.prompt)) : [],
+    // gate prompts follow their tools: with `enforce`, a hint must never point at a prompt the session may not get
+    gatePrompts: new Map(Object.entries(reflection?.gates ?? {}).flatMap(([tool, gates]) => gates.map((g) => [g.prompt, tool] as const))),
     locateManifest,
     diagnostics,
   });
@@ -190,7 +190,6 @@ export function buildIr(input: BuildInput): IrServer {
   };
   if (concerns !== undefined) server.concerns = concerns;
   if (reflection !== undefined) server.reflection = reflection;
-  checkGatePromptMappings(server, input);
   if (manifest.description !== undefined) server.description = manifest.description;
   const baseUrl = manifest.baseUrl ?? specBaseUrl(doc, spec.version);
   if (baseUrl !== undefined) server.baseUrl = baseUrl;
@@ -198,20 +197,6 @@ export function buildIr(input: BuildInput): IrServer {
     diagnostics.warn('MCPGEN_NO_BASE_URL', 'the spec gives no absolute server URL and the manifest sets no `baseUrl`', `set \`baseUrl\` in the manifest, or ${manifest.envPrefix}_BASE_URL when running the server`, locateManifest(''));
   }
   return server;
-}
-
-/**
- * Gate prompts are served with their gated tools and cannot be mapped to concerns on their own:
- * with `enforce`, a hint would otherwise point at a prompt the session may not get.
- */
-function checkGatePromptMappings(ir: IrServer, input: BuildInput): void {
-  const mapped = input.manifest.concernMappings?.prompts ?? {};
-  for (const [tool, gates] of Object.entries(ir.reflection?.gates ?? {})) {
-    for (const g of gates) {
-      if (!Object.hasOwn(mapped, g.prompt)) continue;
-      input.diagnostics.error('MCPGEN_UNKNOWN_PRIMITIVE', `prompt ${JSON.stringify(g.prompt)} is a reflection gate prompt, which follows its tool and cannot be mapped to concerns`, `map the gated tool instead: concernMappings.tools.${tool}`, input.locateManifest(`/concernMappings/prompts/${escape(g.prompt)}`, { key: true }));
-    }
-  }
 }
 
 /**

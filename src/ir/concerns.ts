@@ -13,8 +13,8 @@ export type ConcernsInput = {
   manifest: Pick<ResolvedManifest, 'concerns' | 'concernMappings' | 'concernPresets' | 'exposeInMeta' | 'enforce'>;
   /** Ids of every primitive the server has, per kind. */
   known: Record<ConcernKind, readonly string[]>;
-  /** Prompts that exist but may not be mapped (gate prompts), reported elsewhere. */
-  unmappable?: readonly string[];
+  /** Reflection gate prompts ⇒ their gated tool: they exist but follow their tool, so they may not be mapped. */
+  gatePrompts?: ReadonlyMap<string, string>;
   locateManifest: (pointer: string, opts?: { key?: boolean }) => Location;
   diagnostics: Diagnostics;
 };
@@ -70,7 +70,11 @@ export function buildConcerns(input: ConcernsInput): IrConcerns | undefined {
     for (const [id, mapping] of Object.entries(table)) {
       const at = `/concernMappings/${kind}/${escapePointerToken(id)}`;
       if (!known.includes(id)) {
-        if (kind === 'prompts' && input.unmappable?.includes(id)) continue; // reported by the IR builder
+        const gated = kind === 'prompts' ? input.gatePrompts?.get(id) : undefined;
+        if (gated !== undefined) {
+          diagnostics.error('MCPGEN_UNKNOWN_PRIMITIVE', `prompt ${JSON.stringify(id)} is a reflection gate prompt, which follows its tool and cannot be mapped to concerns`, `map the gated tool instead: concernMappings.tools.${gated}`, locateManifest(at, { key: true }));
+          continue;
+        }
         const near = suggest(id, known);
         const help = near ? `did you mean "${near}"?` : known.length > 0 ? `map one of the server's ${KIND_LABEL[kind]}s` : `the server has no ${KIND_LABEL[kind]}s`;
         diagnostics.error('MCPGEN_UNKNOWN_PRIMITIVE', `${KIND_LABEL[kind]} ${JSON.stringify(id)} does not exist`, help, locateManifest(at, { key: true }));

@@ -12,6 +12,25 @@ import type { IrPreprocessor } from './types.js';
 /** Name of the prompt that returns the preprocessors' context followed by the input (runtime/preprocessors-protocol.ts). */
 export const WITH_CONTEXT_PROMPT = 'with_context';
 
+/** Timeout of a preprocessor that sets none (the runtime's default, runtime/preprocessors.ts). */
+export const DEFAULT_PREPROCESSOR_TIMEOUT_MS = 10_000;
+
+/**
+ * The preprocessors in the order the server runs them: by `after`, ties in manifest order (the
+ * rule of runtime/preprocessors.ts `orderPreprocessors`). Only for a graph without cycles (a
+ * cycle is a build error); anything left over is appended in manifest order.
+ */
+export function runOrder(list: readonly IrPreprocessor[]): IrPreprocessor[] {
+  const out: IrPreprocessor[] = [];
+  const left = [...list];
+  while (left.length > 0) {
+    const i = left.findIndex((p) => p.after.every((a) => out.some((o) => o.name === a)));
+    if (i < 0) return [...out, ...left];
+    out.push(...left.splice(i, 1));
+  }
+  return out;
+}
+
 /** Inputs of {@link buildPreprocessors}. */
 export type PreprocessorsInput = {
   manifest: Pick<ResolvedManifest, 'preprocessors'>;

@@ -5,7 +5,8 @@
  */
 import { readFileSync } from 'node:fs';
 import Handlebars from 'handlebars';
-import type { IrHandlerRef, IrOperationTool, IrPreprocessor, IrResource, IrSecurityScheme, IrServer } from '../../ir/types.js';
+import { DEFAULT_PREPROCESSOR_TIMEOUT_MS, runOrder } from '../../ir/preprocessors.js';
+import type { IrHandlerRef, IrOperationTool, IrResource, IrSecurityScheme, IrServer } from '../../ir/types.js';
 import { HASH_HEADER, MD_HEADER } from '../header.js';
 import { serverParts } from '../ts/entry.js';
 import { GENERATED_DEPENDENCIES, GENERATED_DEV_DEPENDENCIES, OPTIONAL_DEPENDENCIES } from './versions.js';
@@ -134,21 +135,6 @@ function resourceText(r: IrResource): string {
   return r.content.kind === 'handler' ? handlerText(r.content.handler) : r.content.kind === 'blob' ? 'embedded (binary)' : 'embedded text';
 }
 
-/** Timeout of a preprocessor that sets none (runtime/preprocessors.ts). */
-const DEFAULT_PREPROCESSOR_TIMEOUT_MS = 10_000;
-
-/** The preprocessors in run order: by `after`, ties in manifest order (as runtime/preprocessors.ts orders them). */
-function orderedPreprocessors(ir: IrServer): IrPreprocessor[] {
-  const out: IrPreprocessor[] = [];
-  const left = [...ir.preprocessors];
-  while (left.length > 0) {
-    const i = left.findIndex((p) => p.after.every((a) => out.some((o) => o.name === a)));
-    if (i < 0) return [...out, ...left]; // a cycle is a build error; never emitted
-    out.push(...left.splice(i, 1));
-  }
-  return out;
-}
-
 /** Renders the generated README.md. */
 export function emitReadme(ir: IrServer): string {
   if (!readme) {
@@ -191,7 +177,7 @@ export function emitReadme(ir: IrServer): string {
         host: ir.reflection.mode !== 'sampling',
         gates: Object.entries(ir.reflection.gates).map(([tool, gates]) => ({ tool, gates: gates.map((g) => `${mdCode(g.domain)}: ${mdCode(g.prompt)}`).join(', ') })),
       },
-      preprocessors: orderedPreprocessors(ir).map((p, i) => ({
+      preprocessors: runOrder(ir.preprocessors).map((p, i) => ({
         order: i + 1,
         name: p.name,
         after: p.after.length > 0 ? p.after.map(mdCode).join(', ') : '',
