@@ -53,6 +53,8 @@ export const CATALOG = {
   MCPGEN_NO_TOOLS: 'After include/exclude, no operation is left.',
   MCPGEN_DUPLICATE_TOOL_NAME: 'Two tools would have the same name.',
   MCPGEN_INVALID_TOOL_NAME: 'An explicit tool name is not a legal MCP tool name or is too long.',
+  MCPGEN_UNKNOWN_ARGUMENT: "An override's `arguments` names an argument the operation's tool does not have.",
+  MCPGEN_ARGUMENT_OVERRIDE_INVALID: 'An argument override is inconsistent: `hidden` without `value` or `env` (or with both, or with `default`/`description`/`name`), `value`/`env` without `hidden`, a rename that collides, or an unusable variable name.',
   MCPGEN_UNKNOWN_AUTH_SCHEME: 'An `auth` entry names a security scheme the spec does not define.',
   MCPGEN_AUTH_INVALID_FIELD: 'An `auth` entry has a field that does not fit its scheme type, or names a settings variable.',
   MCPGEN_AUTH_UNSUPPORTED_SCHEME: 'A security scheme the server cannot perform (openIdConnect, mutualTLS, oauth2 without client credentials, …) is sent as a static bearer token.',

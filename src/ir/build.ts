@@ -3,6 +3,7 @@
  */
 import type { Diagnostics, Location } from '../diagnostics.js';
 import { isObject } from '../json.js';
+import type { ArgumentOverride } from '../manifest/types.gen.js';
 import type { ResolvedManifest } from '../manifest/load.js';
 import type { LoadedSpec } from '../openapi/load.js';
 import { knownTags, listOperations, type RawOperation } from '../openapi/operations.js';
@@ -10,17 +11,18 @@ import { SchemaConverter } from '../openapi/schema.js';
 import { suggest } from '../suggest.js';
 import { buildConcerns } from './concerns.js';
 import { assignIdentifiers, assignToolNames, type NameRequest } from './names.js';
+import { applyArgumentOverrides } from './arguments.js';
 import { operationParts } from './operation-tool.js';
 import { handlerResolver } from './handlers.js';
 import { buildPreprocessors, WITH_CONTEXT_PROMPT } from './preprocessors.js';
 import { buildPrimitives, objectSchemaChecker } from './primitives.js';
 import { buildReflection, PERSIST_TOOL_NAME } from './reflection.js';
-import { buildSecurity } from './security.js';
+import { buildSecurity, SETTINGS_SUFFIXES } from './security.js';
 import { selectOperations, type SelectorInput } from './select.js';
 import type { IrOperationTool, IrServer, ToolAnnotations } from './types.js';
 
 /** A per-operation override from the manifest. */
-export type OverrideInput = { name?: string; title?: string; description?: string; annotations?: ToolAnnotations };
+export type OverrideInput = { name?: string; title?: string; description?: string; annotations?: ToolAnnotations; arguments?: Record<string, ArgumentOverride> };
 
 /**
  * The manifest settings the IR builder reads (defaults applied); selectors as written, so that
@@ -108,9 +110,14 @@ export function buildIr(input: BuildInput): IrServer {
     locateManifest,
     diagnostics,
   });
+  const reserved = new Set(SETTINGS_SUFFIXES.map((s) => `${manifest.envPrefix}_${s}`));
   const tools: IrOperationTool[] = selected.map((op, i) => {
-    const parts = operationParts({ op, doc, version: spec.version, conv, file, localFiles: manifest.uploads?.localFiles === true });
-    const ov = overrides.get(op)?.override;
+    let parts = operationParts({ op, doc, version: spec.version, conv, file, localFiles: manifest.uploads?.localFiles === true });
+    const entry = overrides.get(op);
+    const ov = entry?.override;
+    if (entry && isObject(ov?.arguments)) {
+      parts = applyArgumentOverrides({ parts, overrides: ov.arguments, operation: `${op.httpMethod} ${op.path}`, at: `/overrides/${escape(entry.key)}/arguments`, reserved, locateManifest, diagnostics });
+    }
     const tool: IrOperationTool = {
       kind: 'operation-tool',
       name: names[i]!,

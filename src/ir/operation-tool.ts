@@ -74,7 +74,8 @@ export function operationParts(ctx: PartsContext): OperationParts {
       let converted = input.convert(schema);
       if (typeof node.description === 'string' && isObject(converted)) converted = { ...converted, description: node.description };
       if (node.deprecated === true && isObject(converted)) converted = { ...converted, deprecated: true };
-      properties[arg] = converted;
+      // defineProperty: a parameter named `__proto__` must become a property, not the prototype
+      Object.defineProperty(properties, arg, { value: converted, enumerable: true, writable: true, configurable: true });
       if (req) required.push(arg);
       const p: IrParam = { kind: 'param', arg, name, in: loc, required: req, origin: { file: ctx.file, pointer: ptr } };
       Object.assign(p, styleOf(node, loc, ctx.version));

@@ -54,7 +54,7 @@ const FIELDS: Record<Classified['kind'], readonly (keyof AuthScheme)[]> = {
 };
 
 /** Variables the generated server reads for its own settings; a secret must not use them. */
-const SETTINGS_SUFFIXES = ['BASE_URL', 'TIMEOUT_MS', 'MAX_RESPONSE_BYTES', 'LOG_LEVEL'];
+export const SETTINGS_SUFFIXES = ['BASE_URL', 'TIMEOUT_MS', 'MAX_RESPONSE_BYTES', 'LOG_LEVEL'];
 
 const byCodeUnit = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 

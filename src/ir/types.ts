@@ -26,7 +26,7 @@ export type ParamStyle = 'simple' | 'label' | 'matrix' | 'form' | 'spaceDelimite
 /** One operation parameter mapped to a tool argument. */
 export type IrParam = {
   kind: 'param';
-  /** Tool argument (input schema property) name; unique within the tool. */
+  /** Tool argument (input schema property) name, after a manifest rename; unique within the tool (hidden ones included). */
   arg: string;
   /** Name on the wire. */
   name: string;
@@ -36,8 +36,24 @@ export type IrParam = {
   style?: ParamStyle;
   /** Explode flag, when not the style's default. */
   explode?: boolean;
+  /** Set when the argument is hidden from the model: what the server sends instead. */
+  fixed?: IrFixedValue;
+  /** Value the server sends when the model leaves the argument out (manifest `default`). */
+  default?: unknown;
   origin: Origin;
 };
+
+/** How the server fills an argument the model never sees (manifest `hidden`). */
+export type IrFixedValue =
+  | {
+      /** A constant, any JSON value. */
+      value: unknown;
+    }
+  | {
+      /** NAME of the environment variable the value is read from at start-up; the value is a secret. */
+      env: string;
+    };
+
 
 /** The request body mapped to one tool argument. */
 export type IrBody = {
@@ -51,6 +67,10 @@ export type IrBody = {
   files?: string[];
   /** The whole body is a file (octet-stream, image, …). */
   binary?: boolean;
+  /** Set when the body is hidden from the model: what the server sends instead. */
+  fixed?: IrFixedValue;
+  /** Body the server sends when the model leaves the argument out (manifest `default`). */
+  default?: unknown;
   origin: Origin;
 };
 

@@ -245,6 +245,44 @@ export type Override = {
     /** The tool interacts with an open world of external entities. */
     openWorldHint?: boolean;
   };
+  /**
+   * Changes to the tool's arguments, keyed by the argument name as generated (a parameter's argument name
+   * such as `petId` or `query_id`, or `body` for the request body): hide an argument and fill it from a
+   * constant or an environment variable, give it a default, another description or another name.
+   */
+  arguments?: Record<string, ArgumentOverride>;
+};
+
+/**
+ * Changes to one argument of an operation tool. A hidden argument takes exactly one of `value` and `env` and
+ * nothing else; `default`, `description` and `name` apply to arguments the model sees.
+ */
+export type ArgumentOverride = {
+  /**
+   * Leave the argument out of the tool's input schema and `Args` type: the model never sees it, and the
+   * server sends `value` or the value of `env` on every call.
+   */
+  hidden?: boolean;
+  /** The constant (any JSON value) the server sends for a hidden argument. */
+  value?: unknown;
+  /**
+   * Environment variable the server reads a hidden argument's value from at start-up. The value is treated
+   * like a credential: it never appears in generated files, error texts or logs; while it is unset, calls of
+   * the tool fail with a message naming the variable.
+   */
+  env?: EnvName;
+  /**
+   * Value the server sends when the model leaves the argument out (any JSON value). Published as the argument
+   * schema's `default`; the argument is then no longer required.
+   */
+  default?: unknown;
+  /** Description of the argument to publish instead of the spec's. */
+  description?: string;
+  /**
+   * Name the model sees for the argument instead of the generated one; the request still uses the parameter's
+   * own name. Must be unique within the tool, letters, digits, `_`, `.` and `-`, at most 64 characters.
+   */
+  name?: string;
 };
 
 /**

@@ -4,6 +4,8 @@
  * `isError` result the model can read; nothing here throws for bad input or a broken network.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { fillArguments } from './arguments.js';
+import type { ArgumentEnv } from './arguments.js';
 import { AuthError, Authenticator, scrub } from './auth.js';
 import { bodyKind, decodeText, readBounded, truncationNote } from './body.js';
 import type { BoundedBody } from './body.js';
@@ -30,6 +32,11 @@ export type CallOptions = {
    * it, tools that need credentials are refused as not configured.
    */
   auth?: Authenticator;
+  /**
+   * Values of the variables hidden arguments are read from, read once at start-up. Without it,
+   * tools with such arguments are refused as not configured.
+   */
+  argumentEnv?: ArgumentEnv;
 };
 
 /** The authenticator of calls made without one: it knows no scheme. */
@@ -193,13 +200,17 @@ async function run(tool: OperationTool, args: unknown, settings: Settings, opts:
     return errorResult(`Tool ${tool.name} cannot run: no API base URL is configured. Set the environment variable ${variable(settings, 'baseUrl')} to the API's URL (e.g. https://api.example.com).`);
   }
 
+  const filled = fillArguments(tool.http, input as Record<string, unknown>, opts.argumentEnv ?? new Map());
+  if (!filled.ok) return errorResult(`Tool ${tool.name} cannot run: ${filled.message}, then restart the server.`);
+  secrets.push(...filled.secrets);
+
   const auth = opts.auth ?? NO_AUTH;
   const selection = auth.select(tool.security);
   if (!selection.ok) return errorResult(`Tool ${tool.name} cannot run: ${selection.message}, then restart the server.`);
 
   let req: BuiltRequest;
   try {
-    const withFiles = await resolveUploads(tool.http, input as Record<string, unknown>, settings);
+    const withFiles = await resolveUploads(tool.http, filled.args, settings);
     req = buildRequest(tool.http, withFiles, settings.baseUrl);
   } catch (err) {
     if (err instanceof RequestBuildError) return errorResult(`Invalid arguments for tool ${tool.name}: ${err.message}`);
@@ -227,7 +238,8 @@ async function run(tool: OperationTool, args: unknown, settings: Settings, opts:
     const response = await send(req, selection.schemes, sendOptions);
     const body = await readBounded(response, settings.maxResponseBytes);
     const { host, path } = target(req.url);
-    log('debug', 'tool call', { tool: tool.name, method: req.method, host, path, status: response.status, bytes: body.seenBytes, ms: Date.now() - started });
+    // a hidden argument may be a path parameter: its value never reaches the log
+    log('debug', 'tool call', { tool: tool.name, method: req.method, host, path: scrub(path, secrets), status: response.status, bytes: body.seenBytes, ms: Date.now() - started });
     if (!response.ok) {
       const text = body.bytes.byteLength > 0 || body.truncated ? `${statusLine(response)}\n${bodyText(body, response.headers.get('content-type'))}` : statusLine(response);
       return errorResult(text);

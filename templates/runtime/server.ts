@@ -12,6 +12,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { CallToolResult, RequestId, ServerCapabilities, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { missingArgumentVariables, readArgumentEnv } from './arguments.js';
 import { Authenticator, missingCredentials } from './auth.js';
 import { callOperation } from './call.js';
 import type { CallOptions } from './call.js';
@@ -108,6 +109,8 @@ export function toolDescriptor(tool: ToolMetadata): Tool {
 export function createServer(config: ServerConfig, tools: readonly OperationTool[], env: NodeJS.ProcessEnv = process.env, options: CreateServerOptions = {}): Server {
   const settings = options.settings ?? resolveSettings(config, env);
   const auth = options.auth ?? new Authenticator(config.securitySchemes ?? [], env);
+  // read once, here: the values of hidden arguments are fixed for the life of the server
+  const argumentEnv = readArgumentEnv(tools, env);
   const reflection = options.reflection;
   const persistTool = reflection?.exposesPersistTool ? reflection.persistTool : undefined;
   const all: ReadonlyArray<OperationTool | AnyExtraTool> = [...tools, ...(options.extraTools ?? [])];
@@ -157,7 +160,7 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
     if (tool.kind === 'extra') return callExtraTool(tool, args, extra.signal);
     // only the cancellation signal is taken from `extra`: the MCP client's own request headers
     // (`extra.requestInfo`, e.g. its Authorization) are never forwarded to the API
-    const callOptions: CallOptions = { signal: extra.signal, auth };
+    const callOptions: CallOptions = { signal: extra.signal, auth, argumentEnv };
     if (options.fetch) callOptions.fetch = options.fetch;
     return callOperation(tool, args, settings, callOptions);
   });
@@ -204,5 +207,8 @@ export async function runStdio(config: ServerConfig, tools: readonly OperationTo
   log(settings.baseUrl !== undefined ? 'info' : 'warn', `${config.name} ${config.version}: MCP server on stdio with ${tools.length + (extensions.extraTools?.length ?? 0)} tools${extensions.reflection ? ` (${extensions.reflection.exposesPersistTool ? 'reflection gate with persist_justification' : 'reflection gate, sampling only'})` : ''}; ${where}`);
   for (const m of missingCredentials(config.securitySchemes ?? [], env)) {
     log('warn', `${config.name}: credentials of security scheme ${JSON.stringify(m.scheme)} are not set (${m.variables.join(', ')}); tools that need them will fail until they are`);
+  }
+  for (const m of missingArgumentVariables(tools, env)) {
+    log('warn', `${config.name}: ${m.variable} is not set, so hidden arguments of ${m.tools.join(', ')} have no value; those tools will fail until it is set and the server restarted`);
   }
 }

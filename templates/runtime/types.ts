@@ -15,7 +15,7 @@ export type ParamStyle = 'simple' | 'label' | 'matrix' | 'form' | 'spaceDelimite
 
 /** One operation parameter: which tool argument carries it and how it goes on the wire. */
 export type HttpParam = {
-  /** Property name in the tool's arguments. */
+  /** Property name in the tool's arguments (for a hidden argument, the name the server fills it under). */
   readonly arg: string;
   /** Parameter name on the wire. */
   readonly name: string;
@@ -25,7 +25,18 @@ export type HttpParam = {
   readonly style?: ParamStyle;
   /** Whether arrays/objects explode (defaults: true for `form`, false otherwise). */
   readonly explode?: boolean;
+  /** Set when the argument is hidden from the model: what the server sends instead. */
+  readonly fixed?: FixedArgument;
+  /** Sent when the model leaves the argument out. */
+  readonly default?: unknown;
 };
+
+/**
+ * How the server fills an argument the model never sees: a constant, or the value of an
+ * environment variable read at start-up (a secret, like a credential: only its NAME is here).
+ */
+export type FixedArgument = { readonly value: unknown } | { readonly env: string };
+
 
 /** The request body of an operation. */
 export type HttpBody = {
@@ -40,6 +51,10 @@ export type HttpBody = {
   readonly files?: readonly string[];
   /** The whole body is a file (`application/octet-stream` and other binary types). */
   readonly binary?: boolean;
+  /** Set when the body is hidden from the model: what the server sends instead. */
+  readonly fixed?: FixedArgument;
+  /** Sent when the model leaves the body out. */
+  readonly default?: unknown;
 };
 
 /** HTTP method, upper case. */

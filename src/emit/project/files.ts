@@ -118,6 +118,17 @@ function schemeVars(s: IrSecurityScheme): string {
     .join(', ');
 }
 
+/** The variables hidden arguments are read from, each with the tool arguments it fills, as Markdown. */
+function argumentVariables(ir: IrServer): Array<{ name: string; uses: string }> {
+  const uses = new Map<string, string[]>();
+  for (const t of ir.tools) {
+    for (const a of [...t.params, ...(t.body ? [t.body] : [])]) {
+      if (a.fixed && 'env' in a.fixed) uses.set(a.fixed.env, [...(uses.get(a.fixed.env) ?? []), `${mdCode(t.name)} (${mdCode(a.arg)})`]);
+    }
+  }
+  return [...uses].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)).map(([name, list]) => ({ name: mdCode(name), uses: list.join(', ') }));
+}
+
 /** The credentials a tool needs, as Markdown. */
 function toolAuth(t: IrOperationTool): string {
   if (t.security.length === 0) return 'none';
@@ -187,6 +198,7 @@ export function emitReadme(ir: IrServer): string {
       })),
       hasAuth: ir.securitySchemes.length > 0,
       schemes: ir.securitySchemes.map((s) => ({ name: s.name, how: schemeHow(s), vars: schemeVars(s) })),
+      argumentVariables: argumentVariables(ir),
       clientConfig,
     })
   );

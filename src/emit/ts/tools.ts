@@ -12,7 +12,7 @@
  * - The file is assembled from fragments that each come out of `safe.ts` (docComment,
  *   tsLiteral, identifiers decided in the IR, types from schema-type.ts); tests parse it.
  */
-import type { IrOperationTool, IrServer, JsonSchema } from '../../ir/types.js';
+import type { IrBody, IrOperationTool, IrParam, IrServer, JsonSchema } from '../../ir/types.js';
 import { TS_HEADER } from '../header.js';
 import { docComment, tsLiteral } from '../safe.js';
 import { objectExpr } from './literal.js';
@@ -112,6 +112,7 @@ function toolExpr(t: IrOperationTool, schemaExpr: (s: JsonSchema) => string): st
       const o: Record<string, unknown> = { arg: p.arg, name: p.name, in: p.in };
       if (p.style !== undefined) o.style = p.style;
       if (p.explode !== undefined) o.explode = p.explode;
+      Object.assign(o, argumentFill(p));
       return o;
     }),
   };
@@ -119,6 +120,7 @@ function toolExpr(t: IrOperationTool, schemaExpr: (s: JsonSchema) => string): st
     const body: Record<string, unknown> = { arg: t.body.arg, contentType: t.body.contentType };
     if (t.body.files) body.files = t.body.files;
     if (t.body.binary) body.binary = true;
+    Object.assign(body, argumentFill(t.body));
     http.body = body;
   }
   const fields: Array<[string, string]> = [
@@ -133,4 +135,15 @@ function toolExpr(t: IrOperationTool, schemaExpr: (s: JsonSchema) => string): st
   fields.push(['http', tsLiteral(http, 2)]);
   if (t.security.length > 0) fields.push(['security', tsLiteral(t.security)]);
   return objectExpr(fields);
+}
+
+/**
+ * What the server fills an argument with: a hidden argument's constant or the NAME of its
+ * variable (never a value read from the environment), and a default. Printed by `tsLiteral`.
+ */
+function argumentFill(a: IrParam | IrBody): Record<string, unknown> {
+  const o: Record<string, unknown> = {};
+  if (a.fixed) o.fixed = 'env' in a.fixed ? { env: a.fixed.env } : { value: a.fixed.value };
+  if (Object.hasOwn(a, 'default')) o.default = a.default;
+  return o;
 }

@@ -1,0 +1,140 @@
+/**
+ * Argument overrides (`overrides.<operation>.arguments.<name>`): hide an argument from the model
+ * and have the server fill it from a constant or an environment variable, or give a visible one a
+ * default, a description or another name. Applied to one operation's parts before its tool is
+ * assembled, so the published schema, the `Args` type and everything checked against the tool's
+ * arguments (gates, concern mappings) see the final arguments. The request keeps the wire names.
+ */
+import { escapePointerToken, type Diagnostics, type Location } from '../diagnostics.js';
+import { isObject } from '../json.js';
+import type { ArgumentOverride } from '../manifest/types.gen.js';
+import { suggest } from '../suggest.js';
+import type { OperationParts } from './operation-tool.js';
+import type { IrBody, IrParam, JsonSchema } from './types.js';
+
+/** Inputs of {@link applyArgumentOverrides}. */
+export type ArgumentsInput = {
+  parts: OperationParts;
+  /** The override's `arguments`, keyed by generated argument name. */
+  overrides: Record<string, ArgumentOverride>;
+  /** `METHOD /path` of the operation, for messages. */
+  operation: string;
+  /** Manifest pointer of the `arguments` mapping. */
+  at: string;
+  /** The server's own settings variables (`<PREFIX>_BASE_URL`, …), which cannot hold an argument. */
+  reserved: ReadonlySet<string>;
+  locateManifest: (pointer: string, opts?: { key?: boolean }) => Location;
+  diagnostics: Diagnostics;
+};
+
+const ENV_NAME = /^[A-Z_][A-Z0-9_]*$/;
+const ARG_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+const VISIBLE_ONLY = ['default', 'description', 'name'] as const;
+
+/** Returns `parts` with the argument overrides applied; problems go to `diagnostics`. */
+export function applyArgumentOverrides(input: ArgumentsInput): OperationParts {
+  const { parts, overrides, operation, diagnostics } = input;
+  const targets = new Map<string, IrParam | IrBody>([...parts.params, ...(parts.body ? [parts.body] : [])].map((t) => [t.arg, t]));
+  const locate = (arg: string, field?: string, key = false) => input.locateManifest(`${input.at}/${escapePointerToken(arg)}${field ? `/${field}` : ''}`, { key });
+  const fail = (arg: string, field: string, message: string, help: string, key = false) => diagnostics.error('MCPGEN_ARGUMENT_OVERRIDE_INVALID', message, help, locate(arg, field, key));
+
+  // per generated argument name: what changes (Maps, so a parameter named `__proto__` is data)
+  const fixed = new Map<string, NonNullable<IrParam['fixed']>>();
+  const defaults = new Map<string, unknown>();
+  const descriptions = new Map<string, string>();
+  const renames = new Map<string, string>();
+  for (const arg of Object.keys(overrides)) {
+    const o = overrides[arg];
+    if (!isObject(o)) continue;
+    const has = (k: keyof ArgumentOverride) => Object.hasOwn(o, k);
+    if (!targets.has(arg)) {
+      const near = suggest(arg, targets.keys());
+      const known = [...targets.keys()];
+      diagnostics.error(
+        'MCPGEN_UNKNOWN_ARGUMENT',
+        `${operation} has no argument "${arg}"`,
+        near ? `did you mean "${near}"?` : known.length ? `its arguments are ${known.map((k) => `"${k}"`).join(', ')}` : 'the operation has no arguments; remove the entry',
+        locate(arg, undefined, true),
+      );
+      continue;
+    }
+    if (o.hidden === true) {
+      for (const k of VISIBLE_ONLY.filter(has)) fail(arg, k, `\`${k}\` does not apply to argument "${arg}" of ${operation}, which is hidden from the model`, `remove \`${k}\``, true);
+      if (has('value') && has('env')) fail(arg, 'env', `hidden argument "${arg}" of ${operation} gives both \`value\` and \`env\``, 'keep one: `value` for a constant, `env` for a value read from the environment', true);
+      else if (has('value')) {
+        if (isJsonValue(o.value)) fixed.set(arg, { value: o.value });
+        else fail(arg, 'value', `\`value\` of argument "${arg}" of ${operation} is not a JSON value`, 'use a string, a finite number, a boolean, null, or lists and mappings of those');
+      } else if (has('env')) {
+        const env = o.env!;
+        if (!ENV_NAME.test(env)) fail(arg, 'env', `"${env}" is not a legal environment variable name`, 'use upper-case letters, digits and `_`, not starting with a digit, e.g. `ACME_ACCOUNT_ID`');
+        else if (input.reserved.has(env)) fail(arg, 'env', `${env} is one of the server's own settings variables and cannot hold an argument`, 'choose another variable name');
+        else fixed.set(arg, { env });
+      } else fail(arg, 'hidden', `hidden argument "${arg}" of ${operation} has neither \`value\` nor \`env\`, so the server has nothing to send`, 'add `value: <constant>`, or `env: <VARIABLE>` to read it from the environment', true);
+      continue;
+    }
+    for (const k of (['value', 'env'] as const).filter(has)) {
+      fail(arg, k, `\`${k}\` of argument "${arg}" of ${operation} applies only to a hidden argument`, 'add `hidden: true`, or use `default` for a value the model may change', true);
+    }
+    if (has('default')) {
+      if (isJsonValue(o.default)) defaults.set(arg, o.default);
+      else fail(arg, 'default', `\`default\` of argument "${arg}" of ${operation} is not a JSON value`, 'use a string, a finite number, a boolean, null, or lists and mappings of those');
+    }
+    if (o.description !== undefined) descriptions.set(arg, o.description);
+    if (o.name !== undefined && o.name !== arg) {
+      if (ARG_NAME.test(o.name)) renames.set(arg, o.name);
+      else fail(arg, 'name', `"${o.name}" is not a legal argument name`, 'use letters, digits, `_`, `.` and `-`, at most 64 characters');
+    }
+  }
+
+  // names must stay unique across every argument, hidden ones included: the server fills those under their own name
+  const finalName = (arg: string) => renames.get(arg) ?? arg;
+  for (const [arg, name] of renames) {
+    const others = [...targets.keys()].filter((a) => a !== arg && finalName(a) === name);
+    if (others.length > 0) {
+      const other = others[0]!;
+      fail(arg, 'name', `cannot rename argument "${arg}" of ${operation} to "${name}": argument "${other}" ${renames.has(other) ? 'is renamed to it too' : 'has that name'}`, 'choose another name, or rename that argument too');
+      renames.delete(arg);
+    }
+  }
+
+  const schema = parts.inputSchema;
+  const properties = isObject(schema.properties) ? schema.properties : {};
+  const entries: Array<[string, unknown]> = [];
+  for (const [arg, prop] of Object.entries(properties)) {
+    if (fixed.has(arg)) continue;
+    let s = prop;
+    if (descriptions.has(arg) || defaults.has(arg)) {
+      const patch: Record<string, unknown> = {};
+      if (descriptions.has(arg)) patch.description = descriptions.get(arg);
+      if (defaults.has(arg)) patch.default = defaults.get(arg);
+      s = isObject(prop) ? { ...prop, ...patch } : patch;
+    }
+    entries.push([finalName(arg), s]);
+  }
+  const required = (Array.isArray(schema.required) ? (schema.required as string[]) : []).filter((r) => !fixed.has(r) && !defaults.has(r)).map(finalName);
+  // same keywords in the same order; Object.fromEntries defines own properties, even for an argument named `__proto__`
+  const inputSchema: JsonSchema = {};
+  for (const k of Object.keys(schema)) {
+    if (k === 'properties') inputSchema.properties = Object.fromEntries(entries);
+    else if (k !== 'required') inputSchema[k] = schema[k];
+    else if (required.length > 0) inputSchema.required = required;
+  }
+
+  const apply = <T extends IrParam | IrBody>(t: T): T => {
+    const out: T = { ...t, arg: finalName(t.arg) };
+    if (fixed.has(t.arg)) out.fixed = fixed.get(t.arg)!;
+    if (defaults.has(t.arg)) out.default = defaults.get(t.arg);
+    return out;
+  };
+  const result: OperationParts = { ...parts, inputSchema, params: parts.params.map(apply) };
+  if (parts.body) result.body = apply(parts.body);
+  return result;
+}
+
+/** True for what JSON can carry (YAML also allows `.inf`, `.nan` and other values the server could not send). */
+function isJsonValue(v: unknown): boolean {
+  if (v === null || typeof v === 'string' || typeof v === 'boolean') return true;
+  if (typeof v === 'number') return Number.isFinite(v);
+  if (Array.isArray(v)) return v.every(isJsonValue);
+  return isObject(v) && Object.getPrototypeOf(v) === Object.prototype && Object.values(v).every(isJsonValue);
+}

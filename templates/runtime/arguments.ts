@@ -1,0 +1,100 @@
+/**
+ * Arguments the model never sees, and defaults. The manifest can hide an argument (the server
+ * sends a constant, or the value of an environment variable) and give others a default (sent
+ * when the model leaves the argument out). Both are filled into the validated arguments just
+ * before the request is built, under the argument names the request mapping uses.
+ *
+ * Variables are read once, at start-up, and their values are treated like credentials: a call
+ * returns them as secrets so that error texts and logs never show them, and a tool whose variable
+ * is unset is refused with a message naming the variable, without calling the API.
+ */
+import { encodeRfc3986 } from './request.js';
+import type { HttpBody, HttpOperation, HttpParam, OperationTool } from './types.js';
+
+/** Values of the variables hidden arguments are read from, by variable name (set ones only). */
+export type ArgumentEnv = ReadonlyMap<string, string>;
+
+/** Arguments ready for the request, with the secret values they carry; or why there are none. */
+export type FilledArguments =
+  | { readonly ok: true; readonly args: Record<string, unknown>; readonly secrets: readonly string[] }
+  | { readonly ok: false; readonly message: string };
+
+/** A variable and the tools that cannot run while it is unset. */
+export type MissingArgumentVariable = { readonly variable: string; readonly tools: readonly string[] };
+
+function fillable(op: HttpOperation): Array<HttpParam | HttpBody> {
+  return op.body ? [...op.params, op.body] : [...op.params];
+}
+
+/** Variable ⇒ the tools that read a hidden argument from it, in tool order. */
+function variablesOf(tools: readonly OperationTool[]): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const tool of tools) {
+    for (const a of fillable(tool.http)) {
+      if (a.fixed === undefined || !('env' in a.fixed)) continue;
+      const list = out.get(a.fixed.env) ?? [];
+      if (!list.includes(tool.name)) list.push(tool.name);
+      out.set(a.fixed.env, list);
+    }
+  }
+  return out;
+}
+
+/** Value of a variable, trimmed; `undefined` when unset or blank (as for credentials). */
+function read(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const v = env[name];
+  return v === undefined || v.trim() === '' ? undefined : v.trim();
+}
+
+/** Reads the variables the hidden arguments of `tools` come from; unset and blank ones are left out. */
+export function readArgumentEnv(tools: readonly OperationTool[], env: NodeJS.ProcessEnv): ArgumentEnv {
+  const out = new Map<string, string>();
+  for (const name of variablesOf(tools).keys()) {
+    const v = read(env, name);
+    if (v !== undefined) out.set(name, v);
+  }
+  return out;
+}
+
+/** Every variable of a hidden argument that is not set, with the tools that need it (for the start-up warning). */
+export function missingArgumentVariables(tools: readonly OperationTool[], env: NodeJS.ProcessEnv): MissingArgumentVariable[] {
+  return [...variablesOf(tools)].filter(([name]) => read(env, name) === undefined).map(([variable, names]) => ({ variable, tools: names }));
+}
+
+/** The forms a value may take in a request or an error text: as is, percent-encoded, form-encoded, inside a JSON string. */
+function secretForms(value: string): string[] {
+  const forms = [value, encodeRfc3986(value), encodeURIComponent(value), new URLSearchParams({ v: value }).toString().slice(2), JSON.stringify(value).slice(1, -1)];
+  return [...new Set(forms)];
+}
+
+/** Sets an own property, even one named `__proto__`. */
+function define(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/**
+ * `args` (already validated) with the hidden arguments of `op` filled in, and the defaults of
+ * arguments the model left out. Returns new arguments; `args` is not modified. Refuses, naming
+ * the variables, when a hidden argument's variable is not in `env`.
+ */
+export function fillArguments(op: HttpOperation, args: Record<string, unknown>, env: ArgumentEnv): FilledArguments {
+  const out: Record<string, unknown> = { ...args };
+  const secrets: string[] = [];
+  const missing: string[] = [];
+  for (const a of fillable(op)) {
+    if (a.fixed !== undefined) {
+      if ('env' in a.fixed) {
+        const value = env.get(a.fixed.env);
+        if (value === undefined) missing.push(`${a.fixed.env} (hidden argument ${JSON.stringify(a.arg)})`);
+        else {
+          secrets.push(...secretForms(value));
+          define(out, a.arg, value);
+        }
+      } else define(out, a.arg, a.fixed.value);
+    } else if (Object.hasOwn(a, 'default') && (!Object.hasOwn(out, a.arg) || out[a.arg] === undefined)) {
+      define(out, a.arg, a.default);
+    }
+  }
+  if (missing.length > 0) return { ok: false, message: `missing configuration: set ${missing.join(' and ')} in the server's environment` };
+  return { ok: true, args: out, secrets };
+}
