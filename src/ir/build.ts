@@ -10,6 +10,7 @@ import { knownTags, listOperations, type RawOperation } from '../openapi/operati
 import { SchemaConverter } from '../openapi/schema.js';
 import { suggest } from '../suggest.js';
 import { buildConcerns } from './concerns.js';
+import { assignDefTypes } from './def-types.js';
 import { assignIdentifiers, assignToolNames, type NameRequest } from './names.js';
 import { applyArgumentOverrides } from './arguments.js';
 import { operationParts } from './operation-tool.js';
@@ -191,6 +192,8 @@ export function buildIr(input: BuildInput): IrServer {
     maxResponseBytes: manifest.maxResponseBytes,
     ...(manifest.uploads?.localFiles ? { uploads: { root: manifest.uploads.root ?? '.' } } : {}),
     tools,
+    // after every schema is final: the TS names of all `$defs`, collision-free
+    sharedDefs: assignDefTypes({ tools, extraTools: primitives.extraTools }),
     securitySchemes: security.schemes,
     ...primitives,
     preprocessors,

@@ -118,8 +118,40 @@ export type IrOperationTool = {
    * authentication is optional. Every name is a scheme of {@link IrServer.securitySchemes}.
    */
   security: string[][];
+  /** TS type names of the input schema's `$defs`, when it has any. */
+  inputDefTypes?: IrDefTypes;
+  /** TS type names of the output schema's `$defs`, when it has any. */
+  outputDefTypes?: IrDefTypes;
   origin: Origin;
 };
+
+/**
+ * How the `$defs` of one tool schema are typed in the generated project (decided in
+ * `ir/def-types.ts`, never by an emitter).
+ */
+export type IrDefTypes = {
+  /**
+   * The definitions are stored once in the server's shared table of the schema's mode
+   * ({@link IrServer.sharedDefs}) and attached to the schema at start-up; otherwise the schema
+   * keeps its own `$defs`.
+   */
+  shared: boolean;
+  /** Definition name ⇒ TS identifier of its exported type (valid, unique in the generated file). */
+  names: Record<string, string>;
+};
+
+/** A schema definition stored once for every operation-tool schema that uses it. */
+export type IrSharedDef = {
+  /** Key in `$defs`. */
+  name: string;
+  /** TS identifier of its exported type. */
+  typeName: string;
+  schema: unknown;
+};
+
+/** The shared definition tables of the operation tools' input and output schemas, in first-use order. */
+export type IrSharedDefs = { input: IrSharedDef[]; output: IrSharedDef[] };
+
 
 /** Where an apiKey scheme puts its key. */
 export type ApiKeyLocation = 'header' | 'query' | 'cookie';
@@ -195,6 +227,8 @@ export type IrServer = {
   uploads?: { root: string };
   /** Tools in spec order (paths in document order, methods in a fixed order). */
   tools: IrOperationTool[];
+  /** Definitions shared by the tools' schemas (those with `inputDefTypes.shared` / `outputDefTypes.shared`). */
+  sharedDefs: IrSharedDefs;
   /** The security schemes the tools use, sorted by name. */
   securitySchemes: IrSecurityScheme[];
   /** Tools implemented by user handlers (manifest `extraTools`), in manifest order. */
@@ -244,6 +278,10 @@ export type IrExtraTool = {
   inputSchema: JsonSchema;
   /** Object-rooted JSON Schema of the structured result, when given. */
   outputSchema?: JsonSchema;
+  /** TS type names of the input schema's `$defs` (never shared), when it has any. */
+  inputDefTypes?: IrDefTypes;
+  /** TS type names of the output schema's `$defs` (never shared), when it has any. */
+  outputDefTypes?: IrDefTypes;
   annotations: ToolAnnotations;
   handler: IrHandlerRef;
   origin: Origin;

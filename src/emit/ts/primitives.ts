@@ -26,9 +26,9 @@ export function handlerImports(refs: readonly IrHandlerRef[]): string {
 export function emitExtraToolsFile(ir: IrServer): string {
   const parts = [TS_HEADER, '\n', "import { defineTool } from './runtime/extra-tools.js';\n", "import type { AnyExtraTool } from './runtime/extra-tools.js';\n", handlerImports(ir.extraTools.map((t) => t.handler))];
   for (const t of ir.extraTools) {
-    parts.push('\n' + declareSchemaType({ name: t.argsTypeName, schema: t.inputSchema, doc: `Arguments of the \`${t.name}\` tool, as its handler receives them (validated against the input schema).` }));
+    parts.push('\n' + declareSchemaType({ name: t.argsTypeName, schema: t.inputSchema, ...(t.inputDefTypes ? { defTypes: t.inputDefTypes } : {}), doc: `Arguments of the \`${t.name}\` tool, as its handler receives them (validated against the input schema).` }));
     if (t.outputSchema) {
-      parts.push('\n' + declareSchemaType({ name: t.resultTypeName, schema: t.outputSchema, doc: `What the \`${t.name}\` handler returns: an object matching the output schema (also sent as \`structuredContent\`).` }));
+      parts.push('\n' + declareSchemaType({ name: t.resultTypeName, schema: t.outputSchema, ...(t.outputDefTypes ? { defTypes: t.outputDefTypes } : {}), doc: `What the \`${t.name}\` handler returns: an object matching the output schema (also sent as \`structuredContent\`).` }));
     } else {
       parts.push(`\n${docComment(`What the \`${t.name}\` handler returns: text, any JSON value (sent as JSON text), or a complete \`CallToolResult\`.`)}export type ${t.resultTypeName} = unknown;\n`);
     }

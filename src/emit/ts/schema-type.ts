@@ -28,19 +28,24 @@ export type DeclareTypeOptions = {
   schema: Record<string, unknown>;
   /** Doc comment text. */
   doc: string;
-  /** Resolves `#/$defs/…` to shared aliases; without it, the schema's own `$defs` get aliases `<name>$<def>`. */
-  shared?: TypeContext;
+  /**
+   * TS type names of the schema's `$defs` as the IR decided them (`IrDefTypes`): `#/$defs/…`
+   * references become these names, and unless `shared`, every own definition is declared too.
+   */
+  defTypes?: { shared: boolean; names: Readonly<Record<string, string>> };
 };
 
 /** `export type <name> = …;` for a schema, plus one exported alias per own `$defs` entry. */
 export function declareSchemaType(opts: DeclareTypeOptions): string {
-  const { name, schema } = opts;
-  const local = new Map<string, string>();
-  const defs = opts.shared ? undefined : defsOf(schema);
-  if (defs) for (const d of Object.keys(defs)) local.set(d, `${name}$${d.replace(/[^A-Za-z0-9_$]/g, '_')}`);
-  const ctx: TypeContext = opts.shared ?? { defType: (d) => local.get(d) ?? 'unknown' };
+  const { name, schema, defTypes } = opts;
+  const names = defTypes?.names ?? {};
+  const ctx: TypeContext = { defType: (d) => (Object.hasOwn(names, d) ? names[d]! : 'unknown') };
   let out = `${docComment(opts.doc)}export type ${name} = ${schemaType(schema, ctx)};\n`;
-  for (const [d, alias] of local) out += `\nexport type ${alias} = ${schemaType(defs![d], ctx)};\n`;
+  const defs = defTypes?.shared ? undefined : defsOf(schema);
+  for (const [d, body] of Object.entries(defs ?? {})) {
+    if (!Object.hasOwn(names, d)) throw new Error(`the IR gives no type name for $defs entry ${JSON.stringify(d)} of ${name}`);
+    out += `\nexport type ${names[d]} = ${schemaType(body, ctx)};\n`;
+  }
   return out;
 }
 

@@ -2,12 +2,15 @@
  * Emits `src/tools.gen.ts`: one exported argument type, (optional) result type and tool constant
  * per tool, the `tools` table, and the schema definitions the tools share.
  *
- * - Every constant carries an explicit type annotation (`OperationTool<Args>`) and the table is
- *   an array of identifiers, so tsc never infers one giant literal type: a peer's single
- *   inferred `new Map([...])` fails with TS2590 at GitHub's 1,223 operations.
+ * - Every constant carries an explicit type annotation (`OperationTool<Args>`), and the table
+ *   lists them each widened to `OperationTool`, so tsc never infers one giant literal or union
+ *   type: a peer's single inferred `new Map([...])` fails with TS2590 at GitHub's 1,223
+ *   operations, and a plain array of the constants fails the same way from about 1,400 (the
+ *   union of their types is too complex to reduce). Tested with 5,000 operations.
  * - `$defs` entries are stored once per file (`inputDefs` / `outputDefs`) and attached to each
  *   tool's schema with `withDefs`, and their TS types are declared once (`InputDef$X`), so a
- *   definition used by 800 Kubernetes tools is written once, not 800 times. The published
+ *   definition used by 800 Kubernetes tools is written once, not 800 times. Which schemas share
+ *   the tables and every type name are decided in the IR (`ir/def-types.ts`). The published
  *   schemas are identical to the IR's.
  * - The file is assembled from fragments that each come out of `safe.ts` (docComment,
  *   tsLiteral, identifiers decided in the IR, types from schema-type.ts); tests parse it.
@@ -16,73 +19,34 @@ import type { IrBody, IrOperationTool, IrParam, IrServer, JsonSchema } from '../
 import { TS_HEADER } from '../header.js';
 import { docComment, tsLiteral } from '../safe.js';
 import { objectExpr } from './literal.js';
-import { declareSchemaType, defsOf, schemaType, type TypeContext } from './schema-type.js';
+import { declareSchemaType, schemaType, type TypeContext } from './schema-type.js';
 
 type Mode = 'input' | 'output';
 
-/** Definitions shared by the tools of one file, per mode. */
-class DefTable {
-  readonly entries = new Map<string, unknown>();
-  private readonly json = new Map<string, string>();
-  private readonly aliases = new Map<string, string>();
-
-  constructor(private readonly prefix: string) {}
-
-  /** Registers a schema's `$defs`; false when a name is already taken by a different body. */
-  add(defs: Record<string, unknown>): boolean {
-    for (const [name, body] of Object.entries(defs)) {
-      const j = JSON.stringify(body);
-      const known = this.json.get(name);
-      if (known !== undefined && known !== j) return false;
-    }
-    for (const [name, body] of Object.entries(defs)) {
-      if (!this.json.has(name)) {
-        this.json.set(name, JSON.stringify(body));
-        this.entries.set(name, body);
-        const base = `${this.prefix}$${name.replace(/[^A-Za-z0-9_$]/g, '_')}`;
-        let alias = base;
-        for (let i = 2; [...this.aliases.values()].includes(alias); i++) alias = `${base}${i}`;
-        this.aliases.set(name, alias);
-      }
-    }
-    return true;
-  }
-
-  alias(name: string): string | undefined {
-    return this.aliases.get(name);
-  }
-}
-
 /** Renders `tools.gen.ts`. */
 export function emitToolsFile(ir: IrServer): string {
-  const tables: Record<Mode, DefTable> = { input: new DefTable('InputDef'), output: new DefTable('OutputDef') };
-  // which tool schemas use the shared tables (a name clash keeps that schema self-contained)
+  // which tool schemas use the shared tables, as the IR decided (a clash keeps a schema self-contained)
   const shared = new Map<JsonSchema, Mode>();
   for (const t of ir.tools) {
-    for (const [schema, mode] of [[t.inputSchema, 'input'], [t.outputSchema, 'output']] as const) {
-      const defs = schema && defsOf(schema);
-      if (schema && defs && tables[mode].add(defs)) shared.set(schema, mode);
-    }
+    if (t.inputDefTypes?.shared) shared.set(t.inputSchema, 'input');
+    if (t.outputSchema && t.outputDefTypes?.shared) shared.set(t.outputSchema, 'output');
   }
 
   const parts: string[] = [TS_HEADER, '\n'];
-  const usesShared = tables.input.entries.size + tables.output.entries.size > 0;
+  const usesShared = ir.sharedDefs.input.length + ir.sharedDefs.output.length > 0;
   parts.push(usesShared ? "import { withDefs } from './runtime/defs.js';\nimport type { JsonSchema, OperationTool } from './runtime/types.js';\n" : "import type { OperationTool } from './runtime/types.js';\n");
   for (const mode of ['input', 'output'] as const) {
-    const table = tables[mode];
-    if (table.entries.size === 0) continue;
-    const ctx: TypeContext = { defType: (d) => table.alias(d) ?? 'unknown' };
-    for (const [name, body] of table.entries) {
+    const table = ir.sharedDefs[mode];
+    if (table.length === 0) continue;
+    const names = new Map(table.map((d) => [d.name, d.typeName]));
+    const ctx: TypeContext = { defType: (d) => names.get(d) ?? 'unknown' };
+    for (const { name, typeName, schema: body } of table) {
       const doc = typeof body === 'object' && body !== null && typeof (body as JsonSchema).description === 'string' ? ((body as JsonSchema).description as string) : `Schema definition \`${name}\`.`;
-      parts.push(`\n${docComment(doc)}export type ${table.alias(name)} = ${schemaType(body, ctx)};\n`);
+      parts.push(`\n${docComment(doc)}export type ${typeName} = ${schemaType(body, ctx)};\n`);
     }
-    parts.push(`\n/** Schema definitions shared by the tools' ${mode} schemas. */\nconst ${mode}Defs: Readonly<Record<string, JsonSchema>> = ${tsLiteral(Object.fromEntries(table.entries), 2)};\n`);
+    const entries = table.map((d): [string, unknown] => [d.name, d.schema]);
+    parts.push(`\n/** Schema definitions shared by the tools' ${mode} schemas. */\nconst ${mode}Defs: Readonly<Record<string, JsonSchema>> = ${tsLiteral(Object.fromEntries(entries), 2)};\n`);
   }
-
-  const typeOf = (name: string, schema: JsonSchema, doc: string): string => {
-    const mode = shared.get(schema);
-    return declareSchemaType({ name, schema, doc, ...(mode ? { shared: { defType: (d: string) => tables[mode].alias(d) ?? 'unknown' } } : {}) });
-  };
 
   const schemaExpr = (schema: JsonSchema): string => {
     const mode = shared.get(schema);
@@ -92,14 +56,16 @@ export function emitToolsFile(ir: IrServer): string {
   };
 
   for (const t of ir.tools) {
-    parts.push('\n' + typeOf(t.argsTypeName, t.inputSchema, `Arguments of the \`${t.name}\` tool.`));
-    if (t.outputSchema) parts.push('\n' + typeOf(t.resultTypeName, t.outputSchema, `Structured result of the \`${t.name}\` tool.`));
+    parts.push('\n' + declareSchemaType({ name: t.argsTypeName, schema: t.inputSchema, doc: `Arguments of the \`${t.name}\` tool.`, ...(t.inputDefTypes ? { defTypes: t.inputDefTypes } : {}) }));
+    if (t.outputSchema) parts.push('\n' + declareSchemaType({ name: t.resultTypeName, schema: t.outputSchema, doc: `Structured result of the \`${t.name}\` tool.`, ...(t.outputDefTypes ? { defTypes: t.outputDefTypes } : {}) }));
     parts.push(
       `\n${docComment(`${t.method} ${t.path}${t.title ? ` — ${t.title}` : ''}`)}` +
         `export const ${t.constName}: OperationTool<${t.argsTypeName}> = ${toolExpr(t, schemaExpr)};\n`,
     );
   }
-  parts.push(`\n/** Every tool of this server, in spec order. */\nexport const tools: readonly OperationTool[] = [\n${ir.tools.map((t) => `  ${t.constName},\n`).join('')}];\n`);
+  // each element widened to `OperationTool`: an array of 5,000 differently typed constants would
+  // otherwise be typed as their union, whose subtype reduction fails with TS2590 from ~1,400 tools
+  parts.push(`\n/** Every tool of this server, in spec order. */\nexport const tools: readonly OperationTool[] = [\n${ir.tools.map((t) => `  ${t.constName} as OperationTool,\n`).join('')}];\n`);
   return parts.join('');
 }
 

@@ -607,10 +607,10 @@ export const getInventoryTool: OperationTool<GetInventoryArgs> = {
 
 /** Every tool of this server, in spec order. */
 export const tools: readonly OperationTool[] = [
-  listPetsTool,
-  createPetTool,
-  getPetByIdTool,
-  updatePetTool,
-  deletePetTool,
-  getInventoryTool,
+  listPetsTool as OperationTool,
+  createPetTool as OperationTool,
+  getPetByIdTool as OperationTool,
+  updatePetTool as OperationTool,
+  deletePetTool as OperationTool,
+  getInventoryTool as OperationTool,
 ];

@@ -607,10 +607,10 @@ export const storeInventoryTool: OperationTool<StoreInventoryArgs> = {
 
 /** Every tool of this server, in spec order. */
 export const tools: readonly OperationTool[] = [
-  listPetsTool,
-  createPetTool,
-  getPetByIdTool,
-  updatePetTool,
-  deletePetTool,
-  storeInventoryTool,
+  listPetsTool as OperationTool,
+  createPetTool as OperationTool,
+  getPetByIdTool as OperationTool,
+  updatePetTool as OperationTool,
+  deletePetTool as OperationTool,
+  storeInventoryTool as OperationTool,
 ];
