@@ -11,6 +11,7 @@ import { SchemaConverter } from '../openapi/schema.js';
 import { suggest } from '../suggest.js';
 import { buildConcerns } from './concerns.js';
 import { assignDefTypes } from './def-types.js';
+import { synthesizeDescription } from './describe.js';
 import { assignIdentifiers, assignToolNames, type NameRequest } from './names.js';
 import { applyArgumentOverrides } from './arguments.js';
 import { operationParts } from './operation-tool.js';
@@ -143,6 +144,11 @@ export function buildIr(input: BuildInput): IrServer {
     if (op.operationId) tool.operationId = op.operationId;
     return tool;
   });
+
+  // an operation with neither summary nor description still tells the model what it does
+  for (const [i, t] of tools.entries()) {
+    if (t.description === undefined) t.description = synthesizeDescription({ ...t, deprecated: selected[i]!.deprecated, maxLength: manifest.maxDescriptionLength });
+  }
 
   const handlers = handlerResolver({ manifest, locateManifest, diagnostics });
   const primitives = buildPrimitives({
