@@ -2,6 +2,7 @@
  * The `build` and `validate` commands.
  */
 import { compile } from '../compile.js';
+import { largestTools } from '../ir/surface.js';
 import type { IrServer } from '../ir/types.js';
 import { writeTree } from '../write/tree.js';
 import { formatDiagnostics } from './format.js';
@@ -26,12 +27,35 @@ function summary(ir: IrServer): string {
   const n = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
   const gatePrompts = new Set(Object.values(ir.reflection?.gates ?? {}).flatMap((gates) => gates.map((g) => g.prompt))).size;
   const prompts = ir.prompts.length + gatePrompts + (ir.preprocessors.length > 0 ? 1 : 0);
-  const parts = [n(ir.tools.length + ir.extraTools.length, 'tool'), n(prompts, 'prompt'), n(ir.resources.length, 'resource')];
+  const parts = [n(ir.tools.length + ir.extraTools.length, 'tool') + surfaceNote(ir), n(prompts, 'prompt'), n(ir.resources.length, 'resource')];
   if (ir.resourceTemplates.length > 0) parts.push(n(ir.resourceTemplates.length, 'resource template'));
   if (ir.concerns) parts.push(n(ir.concerns.declarations.length, 'concern'));
   if (ir.preprocessors.length > 0) parts.push(n(ir.preprocessors.length, 'preprocessor'));
   if (ir.reflection) parts.push(n(Object.keys(ir.reflection.gates).length, 'gated tool'));
   return parts.join(', ');
+}
+
+/** `(tools/list 1,669,794 bytes, ~412,000 tokens; 729 with an output schema)`. */
+function surfaceNote(ir: IrServer): string {
+  const s = ir.surface;
+  if (!s) return '';
+  const tokens = s.tokens ? `, ${s.tokens.total.toLocaleString('en-US')} tokens` : '';
+  return ` (tools/list ${s.listBytes.toLocaleString('en-US')} bytes${tokens}; ${s.withOutputSchema} with an output schema)`;
+}
+
+/** The `--report` lines: the largest tools and what dominates each. */
+function surfaceReport(ir: IrServer): string {
+  const s = ir.surface;
+  if (!s) return '';
+  const tokens = new Map((s.tokens?.largest ?? []).map((t) => [t.name, t.tokens]));
+  const lines = [`Tool surface: ${s.tools.length} tools, tools/list ${s.listBytes.toLocaleString('en-US')} bytes${s.tokens ? `, ${s.tokens.total.toLocaleString('en-US')} tokens (o200k)` : ''}.`];
+  if (s.outputSchemasDropped.length) lines.push(`  ${s.outputSchemasDropped.length} output schema(s) dropped for size (outputSchemaMaxBytes); ${s.inputSchemasCut.length} input schema(s) cut (inputSchemaMaxBytes).`);
+  lines.push('  Largest tools:');
+  for (const line of largestTools(s)) {
+    const name = line.split(' ')[0]!;
+    lines.push(`    ${line}${tokens.has(name) ? ` [${tokens.get(name)} tokens]` : ''}`);
+  }
+  return lines.join('\n') + '\n';
 }
 
 /** `mcpgen validate`: every check, nothing written. */
@@ -45,9 +69,9 @@ export async function runValidate(opts: { manifest: string; format: Format }, io
 }
 
 /** `mcpgen build [--check]`. */
-export async function runBuild(opts: { manifest: string; out?: string; check: boolean; format: Format }, io: Io): Promise<number> {
+export async function runBuild(opts: { manifest: string; out?: string; check: boolean; format: Format; report?: boolean }, io: Io): Promise<number> {
   const started = performance.now();
-  const res = await compile({ manifestPath: opts.manifest, cwd: io.cwd, emit: true, ...(opts.out !== undefined ? { out: opts.out } : {}) });
+  const res = await compile({ manifestPath: opts.manifest, cwd: io.cwd, emit: true, tokens: opts.report === true, ...(opts.out !== undefined ? { out: opts.out } : {}) });
   if (!res.files || !res.outDir || !res.ir) {
     report(io, opts.format, res.diagnostics.sorted());
     return 1;
@@ -78,6 +102,7 @@ export async function runBuild(opts: { manifest: string; out?: string; check: bo
         `${written.added.length} added, ${written.changed.length} changed, ${written.removed.length} removed, ${written.unchanged.length} unchanged (${ms} ms)\n`,
     );
     for (const f of written.stubs) io.stdout(`Wrote handler stub ${out}/${f}: implement its functions (mcpgen will not overwrite it).\n`);
+    if (opts.report) io.stdout(surfaceReport(res.ir));
   }
   return 0;
 }

@@ -5,8 +5,9 @@
 import { readFileSync } from 'node:fs';
 import yargs from 'yargs';
 import { runBuild, runValidate, type Io } from './commands.js';
+import { packageFile } from '../paths.js';
 
-const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const VERSION = (JSON.parse(readFileSync(packageFile('package.json'), 'utf8')) as { version: string }).version;
 
 /** Runs the CLI with the given arguments; resolves to the exit code. */
 export async function main(argv: string[], io: Io = defaultIo()): Promise<number> {
@@ -23,10 +24,11 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
           .positional('manifest', { type: 'string', demandOption: true, describe: 'Path of the manifest (mcpgen.yaml)' })
           .option('out', { type: 'string', describe: 'Output directory (overrides the manifest\'s `output`)' })
           .option('check', { type: 'boolean', default: false, describe: 'Write nothing; exit 1 listing every file that would be added, changed or removed' })
-          .option('format', { choices: ['text', 'json', 'github'] as const, default: 'text' as const, describe: 'Diagnostics format' }),
+          .option('format', { choices: ['text', 'json', 'github'] as const, default: 'text' as const, describe: 'Diagnostics format' })
+          .option('report', { type: 'boolean', default: false, describe: 'Also count the tool surface\'s tokens (o200k) and list the largest tools' }),
       async (a) => {
         if (usageError !== undefined) return;
-        code = await runBuild({ manifest: a.manifest, check: a.check, format: a.format, ...(a.out !== undefined ? { out: a.out } : {}) }, io);
+        code = await runBuild({ manifest: a.manifest, check: a.check, format: a.format, report: a.report, ...(a.out !== undefined ? { out: a.out } : {}) }, io);
       },
     )
     .command(

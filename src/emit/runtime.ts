@@ -7,8 +7,9 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { TS_HEADER } from './header.js';
+import { packageFile } from '../paths.js';
 
-const RUNTIME_DIR = new URL('../../templates/runtime/', import.meta.url);
+const RUNTIME_DIR = packageFile('templates/runtime/');
 
 let cache: Map<string, string> | undefined;
 

@@ -21,10 +21,13 @@ import { buildPrimitives, objectSchemaChecker } from './primitives.js';
 import { buildReflection, PERSIST_TOOL_NAME } from './reflection.js';
 import { buildSecurity, SETTINGS_SUFFIXES } from './security.js';
 import { selectOperations, type SelectorInput } from './select.js';
+import { plainLinks, truncateDescription } from './text.js';
+import { checkBudget, DEFAULT_LIMITS, fitTools, measureSurface } from './surface.js';
+import type { OutputSchemaMode } from './output-schema.js';
 import type { IrOperationTool, IrServer, ToolAnnotations } from './types.js';
 
 /** A per-operation override from the manifest. */
-export type OverrideInput = { name?: string; title?: string; description?: string; annotations?: ToolAnnotations; arguments?: Record<string, ArgumentOverride> };
+export type OverrideInput = { name?: string; title?: string; description?: string; annotations?: ToolAnnotations; arguments?: Record<string, ArgumentOverride>; outputSchemas?: OutputSchemaMode };
 
 /**
  * The manifest settings the IR builder reads (defaults applied); selectors as written, so that
@@ -33,6 +36,8 @@ export type OverrideInput = { name?: string; title?: string; description?: strin
 export type BuildManifest = Pick<
   ResolvedManifest,
   'name' | 'version' | 'description' | 'baseUrl' | 'envPrefix' | 'maxToolNameLength' | 'maxDescriptionLength' | 'timeoutMs' | 'maxResponseBytes' | 'auth' | 'uploads'
+> &
+  Partial<Pick<ResolvedManifest, 'outputSchemas' | 'outputSchemaDepth' | 'outputSchemaMaxBytes' | 'inputSchemaMaxBytes' | 'maxArgumentDescriptionLength' | 'budget'>
 > &
   Partial<Pick<ResolvedManifest, 'dir' | 'extraTools' | 'prompts' | 'resources' | 'resourceTemplates' | 'concerns' | 'concernMappings' | 'concernPresets' | 'exposeInMeta' | 'enforce' | 'preprocessors' | 'reflection'>> & {
   include?: SelectorInput[];
@@ -114,7 +119,8 @@ export function buildIr(input: BuildInput): IrServer {
   });
   const reserved = new Set(SETTINGS_SUFFIXES.map((s) => `${manifest.envPrefix}_${s}`));
   const tools: IrOperationTool[] = selected.map((op, i) => {
-    let parts = operationParts({ op, doc, version: spec.version, conv, file, localFiles: manifest.uploads?.localFiles === true });
+    const outputSchemas = overrides.get(op)?.override.outputSchemas ?? manifest.outputSchemas ?? 'lenient';
+    let parts = operationParts({ op, doc, version: spec.version, conv, file, localFiles: manifest.uploads?.localFiles === true, outputSchemas, ...(manifest.outputSchemaDepth !== undefined ? { outputDepth: manifest.outputSchemaDepth } : {}) });
     const entry = overrides.get(op);
     const ov = entry?.override;
     if (entry && isObject(ov?.arguments)) {
@@ -127,6 +133,8 @@ export function buildIr(input: BuildInput): IrServer {
       constName: ids[i]!.constName,
       resultTypeName: ids[i]!.resultTypeName,
       inputSchema: parts.inputSchema,
+      resultShape: parts.resultShape,
+      outputMode: outputSchemas,
       annotations: { ...parts.annotations, ...(ov?.annotations ?? {}) },
       method: op.httpMethod,
       path: op.path,
@@ -136,13 +144,21 @@ export function buildIr(input: BuildInput): IrServer {
       origin: { file, pointer: op.pointer },
     };
     const title = ov?.title ?? parts.title;
-    const description = ov?.description ?? (parts.description === undefined ? undefined : truncateDescription(parts.description, manifest.maxDescriptionLength));
+    const description = ov?.description ?? (parts.description === undefined ? undefined : truncateDescription(plainLinks(parts.description), manifest.maxDescriptionLength));
     if (title !== undefined) tool.title = title;
     if (description !== undefined) tool.description = description;
     if (parts.outputSchema) tool.outputSchema = parts.outputSchema;
     if (parts.body) tool.body = parts.body;
     if (op.operationId) tool.operationId = op.operationId;
     return tool;
+  });
+
+  fitTools(tools, {
+    maxInputBytes: manifest.inputSchemaMaxBytes ?? DEFAULT_LIMITS.maxInputBytes,
+    maxArgumentDescriptionLength: manifest.maxArgumentDescriptionLength ?? DEFAULT_LIMITS.maxArgumentDescriptionLength,
+    maxOutputBytes: manifest.outputSchemaMaxBytes ?? DEFAULT_LIMITS.maxOutputBytes,
+    locate: () => locateManifest(manifest.outputSchemaMaxBytes !== undefined ? '/outputSchemaMaxBytes' : ''),
+    diagnostics,
   });
 
   // an operation with neither summary nor description still tells the model what it does
@@ -212,22 +228,12 @@ export function buildIr(input: BuildInput): IrServer {
   else {
     diagnostics.warn('MCPGEN_NO_BASE_URL', 'the spec gives no absolute server URL and the manifest sets no `baseUrl`', `set \`baseUrl\` in the manifest, or ${manifest.envPrefix}_BASE_URL when running the server`, locateManifest(''));
   }
+  server.surface = measureSurface(server);
+  checkBudget(server, manifest.budget ?? { maxListBytes: DEFAULT_LIMITS.maxListBytes }, { locate: locateManifest, diagnostics });
   return server;
 }
 
-/**
- * Cuts a description to `max` characters at the last sentence end, else word boundary, in the
- * second half of the allowed length, and marks the cut with `…`. An override's description is
- * the user's own choice and is never cut.
- */
-export function truncateDescription(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const room = text.slice(0, max - 1);
-  const sentence = Math.max(room.lastIndexOf('. '), room.lastIndexOf('.\n'), room.lastIndexOf('\n\n'));
-  const word = room.search(/\s\S*$/);
-  const cut = sentence >= max / 2 ? sentence + 1 : word >= max / 2 ? word : room.length;
-  return room.slice(0, cut).trimEnd() + '…';
-}
+export { truncateDescription } from './text.js';
 
 function escape(token: string): string {
   return token.replace(/~/g, '~0').replace(/\//g, '~1');

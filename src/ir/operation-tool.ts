@@ -7,12 +7,15 @@ import { isObject } from '../json.js';
 import type { RawOperation } from '../openapi/operations.js';
 import type { SchemaConverter, SpecSchema } from '../openapi/schema.js';
 import type { SpecVersion } from '../openapi/load.js';
+import { outputContract, type OutputSchemaMode, type ResultShape, type SuccessBody } from './output-schema.js';
 import type { IrBody, IrParam, JsonSchema, ParamLocation, ParamStyle, ToolAnnotations } from './types.js';
 
 /** The parts of a tool that come from its operation. */
 export type OperationParts = {
   inputSchema: JsonSchema;
   outputSchema?: JsonSchema;
+  /** How 2xx bodies become `structuredContent`. */
+  resultShape: ResultShape;
   params: IrParam[];
   body?: IrBody;
   annotations: ToolAnnotations;
@@ -30,6 +33,10 @@ export type PartsContext = {
   file: string;
   /** Whether file arguments may name local files (manifest `uploads.localFiles`). */
   localFiles: boolean;
+  /** How output schemas are published. */
+  outputSchemas: OutputSchemaMode;
+  /** Depth of lenient output schemas. */
+  outputDepth?: number;
 };
 
 const LOCATIONS: readonly ParamLocation[] = ['path', 'query', 'header', 'cookie'];
@@ -101,10 +108,10 @@ export function operationParts(ctx: PartsContext): OperationParts {
   const root: JsonSchema = { type: 'object', properties };
   if (required.length) root.required = required;
   root.additionalProperties = false;
-  const parts: OperationParts = { inputSchema: input.finish(root), params, annotations: annotationsFor(op) };
+  const contract = outputContract(successBodies(ctx), ctx.outputSchemas, ctx.outputDepth);
+  const parts: OperationParts = { inputSchema: input.finish(root), resultShape: contract.shape, params, annotations: annotationsFor(op) };
   if (body) parts.body = body;
-  const out = outputSchema(ctx);
-  if (out) parts.outputSchema = out;
+  if (contract.schema) parts.outputSchema = contract.schema;
   if (op.summary) parts.title = op.summary;
   const description = describe(op);
   if (description) parts.description = description;
@@ -222,28 +229,64 @@ function isJson(ct: string): boolean {
   return b === 'application/json' || b.endsWith('+json') || b === '*/*';
 }
 
-function outputSchema(ctx: PartsContext): JsonSchema | undefined {
+/**
+ * The 2xx responses of an operation, as the runtime may receive them: JSON (with its converted
+ * schema when the spec gives one, a recursive root published as the root), empty, or other
+ * media. No 2xx described at all gives an empty list.
+ */
+function successBodies(ctx: PartsContext): SuccessBody[] {
   const { op, conv, doc } = ctx;
   const responses = isObject(op.node.responses) ? op.node.responses : {};
   const codes = Object.keys(responses)
     .filter((c) => /^2(\d\d|XX)$/i.test(c))
     .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const out: SuccessBody[] = [];
   for (const code of codes) {
     const res = conv.deref(responses[code]);
-    if (!isObject(res)) continue;
+    if (!isObject(res)) {
+      out.push({ kind: 'other' });
+      continue;
+    }
     let schema: unknown;
+    if (code === '204' || code === '205') {
+      out.push({ kind: 'empty' });
+      continue;
+    }
     if (ctx.version === '2.0') {
       const produces = (Array.isArray(op.node.produces) ? op.node.produces : Array.isArray(doc.produces) ? doc.produces : ['application/json']) as string[];
-      if (res.schema !== undefined && produces.some((p) => typeof p === 'string' && isJson(p))) schema = res.schema;
-    } else if (isObject(res.content)) {
-      const ct = Object.keys(res.content).find(isJson);
-      const media = ct ? res.content[ct] : undefined;
-      if (isObject(media)) schema = media.schema;
+      if (res.schema === undefined) {
+        out.push({ kind: 'empty' });
+        continue;
+      }
+      if (!produces.some((p) => typeof p === 'string' && isJson(p))) {
+        out.push({ kind: 'other' });
+        continue;
+      }
+      schema = res.schema;
+    } else {
+      if (!isObject(res.content) || Object.keys(res.content).length === 0) {
+        out.push({ kind: 'empty' });
+        continue;
+      }
+      // the server asks for JSON first (Accept), so an API that offers JSON answers with it
+      const json = Object.keys(res.content).find(isJson);
+      if (json === undefined) {
+        out.push({ kind: 'other' });
+        continue;
+      }
+      const media = res.content[json];
+      schema = isObject(media) ? media.schema : undefined;
     }
-    if (schema === undefined) return undefined;
+    if (schema === undefined) {
+      out.push({ kind: 'json' });
+      continue;
+    }
     const scope = conv.scope('output');
     const value = scope.convert(schema);
-    if (!isObject(value)) return undefined;
+    if (!isObject(value)) {
+      out.push({ kind: 'json' });
+      continue;
+    }
     let root = scope.finish(value);
     // a response that is itself a recursive definition: publish that definition as the root
     const only = /^#\/\$defs\/(.+)$/.exec(typeof value.$ref === 'string' && Object.keys(value).length === 1 ? value.$ref : '');
@@ -255,10 +298,9 @@ function outputSchema(ctx: PartsContext): JsonSchema | undefined {
       if (JSON.stringify(root).includes(JSON.stringify(`#/$defs/${name}`))) root.$defs = sortKeys({ ...rest, [name]: body });
       if (Object.keys(root.$defs as object).length === 0) delete root.$defs;
     }
-    // portable output schemas are plain objects at the root (no top-level combinators)
-    return root.type === 'object' && !('anyOf' in root || 'oneOf' in root || 'allOf' in root) ? root : undefined;
+    out.push({ kind: 'json', schema: root });
   }
-  return undefined;
+  return out;
 }
 
 function annotationsFor(op: RawOperation): ToolAnnotations {

@@ -22,7 +22,7 @@ export const DEFAULT_STORE_DIR = '.preflight/justifications';
 export type ReflectionInput = {
   manifest: Pick<ResolvedManifest, 'reflection' | 'prompts'>;
   /** Every tool (operation and extra) by final name. */
-  tools: ReadonlyArray<{ name: string; inputSchema: JsonSchema; outputSchema?: JsonSchema }>;
+  tools: ReadonlyArray<{ name: string; kind: string; inputSchema: JsonSchema; outputSchema?: JsonSchema; outputMode?: string }>;
   /** Prompt names the server has besides gate prompts (manifest prompts, `with_context`). */
   promptNames: readonly string[];
   /** Checks an object-rooted JSON Schema at a manifest pointer, reporting problems. */
@@ -125,7 +125,7 @@ export function buildReflection(input: ReflectionInput): IrReflection | undefine
     scope: r.scope ?? 'domain',
     domains: declared !== undefined ? declared.filter((d, i) => declared.indexOf(d) === i) : used,
     gates,
-    toolsWithOutputSchema: Object.keys(gates).filter((t) => byName.get(t)?.outputSchema !== undefined),
+    toolsWithOutputSchema: Object.keys(gates).filter((t) => hintWouldBeRejected(byName.get(t))),
   };
   if (r.justificationSchema !== undefined) out.justificationSchema = r.justificationSchema;
   if (r.maxJustificationBytes !== undefined) out.maxJustificationBytes = r.maxJustificationBytes;
@@ -142,4 +142,19 @@ function topLevelProperties(schema: JsonSchema): { names: string[]; open: boolea
   const props = schema.properties;
   if (typeof props !== 'object' || props === null) return undefined;
   return { names: Object.keys(props), open: schema.additionalProperties !== undefined && schema.additionalProperties !== false };
+}
+
+const HINT_KEYS = ['prompt', 'prompt_args', 'hash', 'domain', 'remaining'];
+
+/**
+ * Whether a gate hint (`{prompt, prompt_args, hash, domain, remaining}`) as `structuredContent`
+ * could fail the tool's output schema, which clients check even on `isError` results: a strict or
+ * hand-written schema may require other fields; a lenient one (nothing required, anything else
+ * allowed) only when it types one of the hint's own keys.
+ */
+function hintWouldBeRejected(tool: { outputSchema?: Record<string, unknown>; kind: string; outputMode?: string } | undefined): boolean {
+  if (tool?.outputSchema === undefined) return false;
+  if (tool.kind !== 'operation-tool' || tool.outputMode !== 'lenient') return true;
+  const props = tool.outputSchema.properties;
+  return typeof props === 'object' && props !== null && HINT_KEYS.some((k) => Object.hasOwn(props, k));
 }

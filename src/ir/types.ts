@@ -54,7 +54,6 @@ export type IrFixedValue =
       env: string;
     };
 
-
 /** The request body mapped to one tool argument. */
 export type IrBody = {
   kind: 'body';
@@ -101,8 +100,15 @@ export type IrOperationTool = {
   description?: string;
   /** Object-rooted JSON Schema 2020-12 for the arguments (with `$defs` when recursive). */
   inputSchema: JsonSchema;
-  /** Object-rooted JSON Schema of the 2xx JSON response, when there is one. */
+  /**
+   * Published output schema (manifest `outputSchemas`): lenient by default, the spec's own with
+   * `strict`, none with `none` or when it was larger than `outputSchemaMaxBytes`.
+   */
   outputSchema?: JsonSchema;
+  /** How a 2xx body becomes `structuredContent`: the JSON object itself, or `{status, data}`. */
+  resultShape: 'object' | 'wrapped';
+  /** The manifest's `outputSchemas` for this tool. */
+  outputMode: 'lenient' | 'strict' | 'none';
   annotations: ToolAnnotations;
   method: HttpMethod;
   /** Path template, e.g. `/pets/{petId}`. */
@@ -151,7 +157,6 @@ export type IrSharedDef = {
 
 /** The shared definition tables of the operation tools' input and output schemas, in first-use order. */
 export type IrSharedDefs = { input: IrSharedDef[]; output: IrSharedDef[] };
-
 
 /** Where an apiKey scheme puts its key. */
 export type ApiKeyLocation = 'header' | 'query' | 'cookie';
@@ -245,6 +250,26 @@ export type IrServer = {
   preprocessors: IrPreprocessor[];
   /** The reflection gate, when the manifest declares one. */
   reflection?: IrReflection;
+  /** The published tool surface, measured once every tool is final. */
+  surface?: IrSurface;
+};
+
+/** The tool surface a client receives, computed with the generated server's own listing code. */
+export type IrSurface = {
+  /** The exact `tools/list` entries, unfiltered, in list order (operation tools, extra tools, `persist_justification`). */
+  tools: Array<{ name: string; bytes: number; inputBytes: number; outputBytes: number; descriptionBytes: number }>;
+  /** UTF-8 length of the JSON of the whole `tools` array. */
+  listBytes: number;
+  /** Tools that publish an output schema. */
+  withOutputSchema: number;
+  /** Operation tools whose 2xx body has a JSON schema in the spec. */
+  describedResults: number;
+  /** Operation tools whose 2xx has a JSON schema but whose output schema was dropped for size. */
+  outputSchemasDropped: string[];
+  /** Operation tools whose input schema was cut to fit `inputSchemaMaxBytes`. */
+  inputSchemasCut: string[];
+  /** Tokens (o200k) of the `tools` array, when counted (`--report`, or a token budget). */
+  tokens?: { total: number; largest: Array<{ name: string; tokens: number }> };
 };
 
 /** A function of the generated project named by a manifest `handler: <file>#<export>`. */

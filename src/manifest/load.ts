@@ -50,6 +50,14 @@ export type ResolvedManifest = {
   maxDescriptionLength: number;
   timeoutMs: number;
   maxResponseBytes: number;
+  /** How output schemas are published (default `lenient`). */
+  outputSchemas: 'lenient' | 'strict' | 'none';
+  outputSchemaDepth: number;
+  outputSchemaMaxBytes: number;
+  inputSchemaMaxBytes: number;
+  maxArgumentDescriptionLength: number;
+  /** Limits on the published surface (`maxListBytes` defaulted). */
+  budget: { maxListBytes: number; maxTools?: number; maxTokens?: number };
   /** Selectors as written (a field may be one value or a list), so diagnostics can point at them. */
   include?: Selector[];
   exclude?: Selector[];
@@ -148,6 +156,17 @@ function schemaDefault<T>(key: string, check: (v: unknown) => v is T): T {
 const isString = (v: unknown): v is string => typeof v === 'string';
 const isInteger = (v: unknown): v is number => Number.isInteger(v);
 
+function resolveBudget(raw: unknown): ResolvedManifest['budget'] {
+  const b: Record<string, unknown> = isRecord(raw) ? raw : {};
+  const props = manifestSchema().properties;
+  const budgetSchema = isRecord(props) && isRecord(props.budget) && isRecord(props.budget.properties) ? props.budget.properties : {};
+  const budgetDefault = isRecord(budgetSchema.maxListBytes) && isInteger(budgetSchema.maxListBytes.default) ? budgetSchema.maxListBytes.default : 10_485_760;
+  const out: ResolvedManifest['budget'] = { maxListBytes: isInteger(b.maxListBytes) ? b.maxListBytes : budgetDefault };
+  if (isInteger(b.maxTools)) out.maxTools = b.maxTools;
+  if (isInteger(b.maxTokens)) out.maxTokens = b.maxTokens;
+  return out;
+}
+
 /**
  * Applies the schema's defaults (version, output, maxToolNameLength, timeoutMs,
  * maxResponseBytes; envPrefix derived from name), resolves `openapi` and `output` against the
@@ -174,6 +193,12 @@ export function resolveManifest(loaded: LoadedManifest): ResolvedManifest {
     maxDescriptionLength: int('maxDescriptionLength') ?? schemaDefault('maxDescriptionLength', isInteger),
     timeoutMs: int('timeoutMs') ?? schemaDefault('timeoutMs', isInteger),
     maxResponseBytes: int('maxResponseBytes') ?? schemaDefault('maxResponseBytes', isInteger),
+    outputSchemas: m.outputSchemas === 'strict' || m.outputSchemas === 'none' ? m.outputSchemas : 'lenient',
+    outputSchemaDepth: int('outputSchemaDepth') ?? schemaDefault('outputSchemaDepth', isInteger),
+    outputSchemaMaxBytes: int('outputSchemaMaxBytes') ?? schemaDefault('outputSchemaMaxBytes', isInteger),
+    inputSchemaMaxBytes: int('inputSchemaMaxBytes') ?? schemaDefault('inputSchemaMaxBytes', isInteger),
+    maxArgumentDescriptionLength: int('maxArgumentDescriptionLength') ?? schemaDefault('maxArgumentDescriptionLength', isInteger),
+    budget: resolveBudget(m.budget),
     dir: loaded.dir,
     exposeInMeta: m.exposeInMeta === true,
     enforce: m.enforce === true,

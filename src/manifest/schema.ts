@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parsePointer } from '../diagnostics.js';
+import { packageFile } from '../paths.js';
 
 /** A JSON Schema node (an object; boolean schemas do not occur in the manifest schema). */
 export type SchemaNode = { [keyword: string]: unknown };
@@ -13,7 +14,7 @@ export type SchemaNode = { [keyword: string]: unknown };
  * Where the schema file lives. Resolved from this module, so it works from `src/manifest/`
  * (tests) and from `dist/manifest/` (the built package ships `schemas/` next to `dist/`).
  */
-export const MANIFEST_SCHEMA_URL = new URL('../../schemas/manifest.schema.json', import.meta.url);
+export const MANIFEST_SCHEMA_URL = packageFile('schemas/manifest.schema.json');
 
 let cached: SchemaNode | undefined;
 

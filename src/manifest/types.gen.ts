@@ -74,6 +74,63 @@ export type Manifest = {
    */
   maxResponseBytes?: number;
   /**
+   * How tools publish the shape of their 2xx results. `lenient` (default): a slim output schema every
+   * plausible body satisfies (nothing required, `null` accepted below the root, extra properties allowed, no
+   * formats, patterns or enums, cut below `outputSchemaDepth`), so a response that drifts from the spec is
+   * never reported as an error. `strict`: the spec's schema as written, for object results only, and a 2xx
+   * body that does not match it comes back as an error. `none`: no output schema and no `structuredContent`.
+   * Overridable per operation.
+   * @default "lenient"
+   */
+  outputSchemas?: 'lenient' | 'strict' | 'none';
+  /**
+   * How deep lenient output schemas describe a result (the result object's own properties are depth 1);
+   * deeper values are typed only, e.g. `{type: object}`. Defaults to 1.
+   * @default 1
+   */
+  outputSchemaDepth?: number;
+  /**
+   * Largest output schema, in bytes of JSON, a tool publishes; a larger one is dropped (the tool then returns
+   * its result as text only) with a build warning naming the tool. Defaults to 768.
+   * @default 768
+   */
+  outputSchemaMaxBytes?: number;
+  /**
+   * Size a tool's input schema is slimmed towards, in bytes of JSON. A larger schema first loses the
+   * descriptions of nested properties, then is cut from the deepest level up: a cut subtree is published (and
+   * validated) as its type only, e.g. `{type: object}`, and the API checks the rest. Arguments themselves are
+   * never removed. Defaults to 4096.
+   * @default 4096
+   */
+  inputSchemaMaxBytes?: number;
+  /**
+   * Longest description of an argument (a parameter, or a property of the request body), in characters;
+   * markdown links are reduced to their text, and longer ones are cut at a sentence or word boundary.
+   * Defaults to 160.
+   * @default 160
+   */
+  maxArgumentDescriptionLength?: number;
+  /**
+   * Limits on the tool surface the server publishes. Over a limit the build fails, naming the largest tools
+   * and what to do about each.
+   */
+  budget?: {
+    /**
+     * Largest `tools/list` answer, in bytes (UTF-8 length of the JSON of the `tools` array). Defaults to
+     * 10485760, the most the MCP SDK's stdio transport reads in one message; the build warns above a quarter
+     * of it.
+     * @default 10485760
+     */
+    maxListBytes?: number;
+    /** Most tools the server may publish. No limit by default. */
+    maxTools?: number;
+    /**
+     * Most tokens (o200k tokenizer) the `tools` array of `tools/list` may take. No limit by default; setting
+     * it makes every build count tokens.
+     */
+    maxTokens?: number;
+  };
+  /**
    * File uploads (multipart file fields and binary request bodies). A file argument is always accepted as
    * base64 content; with `localFiles: true` it may also be `{ path }` of a file the server reads itself.
    */
@@ -225,6 +282,8 @@ export type Override = {
    * than `maxToolNameLength`, and unique.
    */
   name?: string;
+  /** `lenient`, `strict` or `none` for this tool, instead of the top-level `outputSchemas`. */
+  outputSchemas?: 'lenient' | 'strict' | 'none';
   /** Human-readable title shown by clients (defaults to the operation's summary). */
   title?: string;
   /** Tool description to use instead of the operation's summary and description. */

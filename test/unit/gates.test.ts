@@ -96,7 +96,8 @@ describe('reflection gate: build-time checks', () => {
     });
     expect(res.diagnostics.items).toEqual([]);
     const r = res.ir!.reflection!;
-    expect(r).toMatchObject({ storeDir: '.preflight/justifications', mode: 'auto', scope: 'domain', domains: ['pets', 'audit'], toolsWithOutputSchema: ['updatePet'] });
+    // a lenient output schema (nothing required) accepts a hint as structuredContent
+    expect(r).toMatchObject({ storeDir: '.preflight/justifications', mode: 'auto', scope: 'domain', domains: ['pets', 'audit'], toolsWithOutputSchema: [] });
     expect(Object.entries(r.gates).map(([t, gs]) => [t, gs.map((g) => `${g.domain}/${g.prompt}${g.scope ? `/${g.scope}` : ''}`)])).toEqual([
       ['deletePet', ['pets/why_delete']],
       ['updatePet', ['pets/why_change/tool', 'audit/why_delete']],
@@ -106,6 +107,16 @@ describe('reflection gate: build-time checks', () => {
     expect(files.get('src/server.ts')).toContain('const reflectionGate = new ReflectionGate(reflectionConfigFromEnv(reflection, config.envPrefix));');
     expect(files.get('src/server.ts')).toContain('installPrompts(server, [...reflectionGate.promptsFor()]);');
     expect(JSON.parse(files.get('package.json')!).dependencies.handlebars).toBeDefined();
+  });
+
+  it('keeps the hint out of structuredContent of tools whose output schema could reject it', async () => {
+    const manifest = `reflection:\n  gates:\n    deletePet: ${GATE}\n    updatePet: ${GATE.replace('why_delete', 'why_update')}\n`;
+    const strict = await compile({ manifestPath: 'mcpgen.yaml', cwd: fixture(`outputSchemas: strict\n${manifest}`), emit: false });
+    expect(strict.ir!.reflection!.toolsWithOutputSchema).toEqual(['updatePet']);
+    const perTool = await compile({ manifestPath: 'mcpgen.yaml', cwd: fixture(`overrides:\n  updatePet: { outputSchemas: strict }\n${manifest}`), emit: false });
+    expect(perTool.ir!.reflection!.toolsWithOutputSchema).toEqual(['updatePet']);
+    const none = await compile({ manifestPath: 'mcpgen.yaml', cwd: fixture(`outputSchemas: none\n${manifest}`), emit: false });
+    expect(none.ir!.reflection!.toolsWithOutputSchema).toEqual([]);
   });
 
   it('reports unknown tools, undeclared domains, bad prompt arguments and template problems, each located', async () => {

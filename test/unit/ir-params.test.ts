@@ -113,7 +113,9 @@ paths:
       { arg: 'pipes', style: 'pipeDelimited', explode: undefined },
     ]);
     expect(t!.body).toMatchObject({ arg: 'body', contentType: 'application/json', required: true });
-    expect(t!.outputSchema).toEqual({ type: 'object', properties: { id: { type: 'integer' } } });
+    // lenient by default: nothing required, null accepted, one numeric type
+    expect(t!.outputSchema).toEqual({ type: 'object', properties: { id: { anyOf: [{ type: 'number' }, { type: 'null' }] } } });
+    expect(t!.resultShape).toBe('object');
     const req = buildRequest(http(t!), { id: 7, csv: ['a', 'b'], multi: ['x', 'y'], pipes: ['p', 'q'], body: {} }, 'http://h');
     expect(req.url).toBe('http://h/pets/7?csv=a,b&multi=x&multi=y&pipes=p|q');
   });

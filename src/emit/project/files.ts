@@ -10,6 +10,7 @@ import type { IrHandlerRef, IrOperationTool, IrResource, IrSecurityScheme, IrSer
 import { HASH_HEADER, MD_HEADER } from '../header.js';
 import { serverParts } from '../ts/entry.js';
 import { GENERATED_DEPENDENCIES, GENERATED_DEV_DEPENDENCIES, OPTIONAL_DEPENDENCIES } from './versions.js';
+import { packageFile } from '../../paths.js';
 
 const json = (v: unknown) => JSON.stringify(v, null, 2) + '\n';
 
@@ -154,7 +155,7 @@ export function emitReadme(ir: IrServer): string {
     hb.registerHelper('json', (v: unknown) => JSON.stringify(v, null, 2));
     hb.registerHelper('sh', (v: unknown) => shellQuote(String(v)));
     hb.registerHelper('mdcode', (v: unknown) => mdCode(String(v)));
-    const src = readFileSync(new URL('../../../templates/project/README.md.hbs', import.meta.url), 'utf8');
+    const src = readFileSync(packageFile('templates/project/README.md.hbs'), 'utf8');
     readme = hb.compile(src, { noEscape: true, strict: true });
   }
   const p = ir.envPrefix;

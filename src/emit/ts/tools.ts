@@ -97,6 +97,8 @@ function toolExpr(t: IrOperationTool, schemaExpr: (s: JsonSchema) => string): st
   if (t.description !== undefined) fields.push(['description', tsLiteral(t.description)]);
   fields.push(['inputSchema', schemaExpr(t.inputSchema)]);
   if (t.outputSchema) fields.push(['outputSchema', schemaExpr(t.outputSchema)]);
+  if (t.outputSchema && t.resultShape === 'wrapped') fields.push(['resultShape', tsLiteral('wrapped')]);
+  if (t.outputSchema && t.outputMode === 'strict') fields.push(['strictOutput', 'true']);
   if (Object.keys(t.annotations).length) fields.push(['annotations', tsLiteral(t.annotations, 2)]);
   fields.push(['http', tsLiteral(http, 2)]);
   if (t.security.length > 0) fields.push(['security', tsLiteral(t.security)]);

@@ -80,7 +80,14 @@ const getPet = tool(
 );
 
 const petSchema: JsonSchema = { type: 'object', required: ['id', 'name'], properties: { id: { type: 'integer' }, name: { type: 'string' } } };
-const getPetTyped: OperationTool = { ...getPet, outputSchema: petSchema };
+/** `outputSchemas: strict`: the spec's schema, and a mismatch is an error. */
+const getPetTyped: OperationTool = { ...getPet, outputSchema: petSchema, strictOutput: true };
+/** The default, `lenient`: what mcpgen publishes for the same response. */
+const nullable = (type: string): JsonSchema => ({ anyOf: [{ type }, { type: 'null' }] });
+const lenientPet: JsonSchema = { type: 'object', properties: { id: nullable('number'), name: nullable('string'), tags: { anyOf: [{ type: 'array', items: nullable('string') }, { type: 'null' }] } } };
+const getPetLenient: OperationTool = { ...getPet, name: 'getPetLenient', outputSchema: lenientPet };
+/** A lenient tool whose results are not always objects: `{status, data}`. */
+const listPets: OperationTool = { ...getPet, name: 'listPets', resultShape: 'wrapped', outputSchema: { type: 'object', properties: { status: { type: 'integer' }, data: { anyOf: [{ type: 'array', items: lenientPet }, { type: 'null' }] } } } };
 
 describe('validation and configuration', () => {
   it('refuses invalid arguments without sending a request', async () => {
@@ -289,10 +296,13 @@ describe('robustness', () => {
     expect(r1).toEqual({ isError: true, content: [{ type: 'text', text: 'Request to fake.test failed (GET /pets/1): unknown error' }] });
 
     const ok: typeof fetch = async () => new Response('{"id":1}', { headers: { 'content-type': 'application/json' } });
-    const broken: OperationTool = { ...getPet, name: 'brokenOut', outputSchema: { type: 'object', properties: { id: { $ref: '#/$defs/Nope' } } } };
+    const broken: OperationTool = { ...getPet, name: 'brokenOut', strictOutput: true, outputSchema: { type: 'object', properties: { id: { $ref: '#/$defs/Nope' } } } };
     const r2 = await callOperation(broken, { petId: 1 }, settings({ baseUrl: 'http://fake.test' }), { fetch: ok });
     expect(r2.isError).toBe(true);
     expect(text(r2)).toMatch(/^\{"id":1\}\n\n\[note: The output schema of tool brokenOut cannot be compiled/);
+    // lenient: still a success, the data in the text (the schema problem goes to the log)
+    const r3 = await callOperation({ ...broken, name: 'brokenLenient', strictOutput: undefined }, { petId: 1 }, settings({ baseUrl: 'http://fake.test' }), { fetch: ok });
+    expect(r3).toEqual({ content: [{ type: 'text', text: '{"id":1}' }], structuredContent: {} });
   });
 
   it('redacts the query from error causes that quote the URL', async () => {
@@ -384,3 +394,61 @@ describe('response size limit', () => {
     expect(text(result)).toBe('HTTP 500 Internal Server Error\n<h1>' + 'e'.repeat(16) + '\n[truncated: showing first 20 of 1004 bytes]');
   });
 });
+
+describe('a 2xx is a success (lenient output schemas)', () => {
+  it('accepts drift: extra properties, null in a non-null field, a missing field, a number sent as a string', async () => {
+    routes.set('/pets/40', reply(200, 'application/json', '{"id":"40","name":null,"extra":{"x":1},"tags":["a",7]}'));
+    const result = await callOperation(getPetLenient, { petId: 40 }, settings());
+    expect(result.isError).toBeUndefined();
+    // the text is the body as sent; structuredContent fits the published schema (what the schema
+    // does not accept is null there)
+    expect(text(result)).toBe('{"id":"40","name":null,"extra":{"x":1},"tags":["a",7]}');
+    expect(result.structuredContent).toEqual({ id: null, name: null, extra: { x: 1 }, tags: ['a', null] });
+    routes.set('/pets/41', reply(200, 'application/json', '{}'));
+    expect(await callOperation(getPetLenient, { petId: 41 }, settings())).toEqual({ content: [{ type: 'text', text: '{}' }], structuredContent: {} });
+  });
+
+  it('an object tool that gets something else still succeeds, with empty structuredContent', async () => {
+    routes.set('/pets/42', reply(200, 'application/json', '[1,2]'));
+    routes.set('/pets/43', reply(200, 'application/json', '{oops'));
+    routes.set('/pets/44', (_req, res) => {
+      res.writeHead(204);
+      res.end();
+    });
+    routes.set('/pets/45', reply(200, 'text/plain', 'fine'));
+    for (const [id, body] of [[42, '[1,2]'], [43, '{oops'], [44, 'HTTP 204 No Content'], [45, 'fine']] as const) {
+      expect(await callOperation(getPetLenient, { petId: id }, settings())).toEqual({ content: [{ type: 'text', text: body }], structuredContent: {} });
+    }
+  });
+
+  it('wraps results that are not always objects as {status, data}', async () => {
+    routes.set('/pets/50', reply(201, 'application/json', '[{"id":1,"name":"Rex"},{"id":"2"}]'));
+    expect(await callOperation(listPets, { petId: 50 }, settings())).toEqual({
+      content: [{ type: 'text', text: '[{"id":1,"name":"Rex"},{"id":"2"}]' }],
+      structuredContent: { status: 201, data: [{ id: 1, name: 'Rex' }, { id: null }] },
+    });
+    routes.set('/pets/51', (_req, res) => {
+      res.writeHead(204);
+      res.end();
+    });
+    expect(await callOperation(listPets, { petId: 51 }, settings())).toEqual({ content: [{ type: 'text', text: 'HTTP 204 No Content' }], structuredContent: { status: 204 } });
+    routes.set('/pets/52', reply(200, 'text/csv', 'id\n1'));
+    expect(await callOperation(listPets, { petId: 52 }, settings())).toEqual({ content: [{ type: 'text', text: 'id\n1' }], structuredContent: { status: 200 } });
+    routes.set('/pets/53', reply(200, 'application/json', '"just a string"'));
+    // a value of another type than the schema's: data is null, the text has it
+    expect(await callOperation(listPets, { petId: 53 }, settings())).toEqual({ content: [{ type: 'text', text: '"just a string"' }], structuredContent: { status: 200, data: null } });
+    const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+    routes.set('/pets/54', reply(200, 'image/png', png));
+    expect(await callOperation(listPets, { petId: 54 }, settings())).toEqual({ content: [{ type: 'image', data: png.toString('base64'), mimeType: 'image/png' }], structuredContent: { status: 200 } });
+  });
+
+  it('a truncated JSON body is a success with the text and no data', async () => {
+    const body = JSON.stringify([{ id: 1, name: 'n'.repeat(500) }]);
+    routes.set('/pets/55', reply(200, 'application/json', body));
+    const result = await callOperation(listPets, { petId: 55 }, settings({ maxResponseBytes: 50 }));
+    expect(result.isError).toBeUndefined();
+    expect(result.structuredContent).toEqual({ status: 200 });
+    expect(text(result)).toMatch(/\[truncated: showing first 50 of \d+ bytes\]$/);
+  });
+});
+

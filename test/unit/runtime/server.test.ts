@@ -43,6 +43,15 @@ const getPet: OperationTool = {
   },
   annotations: { readOnlyHint: true },
   http: { method: 'GET', path: '/pet/{petId}', params: [{ arg: 'petId', name: 'petId', in: 'path' }] },
+  strictOutput: true,
+};
+
+/** The same operation as mcpgen publishes it by default: a lenient output schema. */
+const getPetLenient: OperationTool = {
+  ...getPet,
+  name: 'getPetLenient',
+  strictOutput: undefined,
+  outputSchema: { type: 'object', properties: { id: { anyOf: [{ type: 'number' }, { type: 'null' }] }, name: { anyOf: [{ type: 'string' }, { type: 'null' }] }, category: { anyOf: [{ type: 'object' }, { type: 'null' }] } } },
 };
 
 const addPet: OperationTool = {
@@ -144,11 +153,19 @@ describe('createServer (in memory)', () => {
     expect(seen).toEqual([{ method: 'POST', url: '/v1/pet', body: '{"name":"Tom"}' }]);
   });
 
-  it('returns a schema mismatch as an isError result the client accepts', async () => {
+  it('strict: returns a schema mismatch as an isError result the client accepts', async () => {
     const client = await connect();
     const result = await client.callTool({ name: 'getPetById', arguments: { petId: 8 } });
     expect(result.isError).toBe(true);
     expect(result.content).toEqual([{ type: 'text', text: expect.stringContaining('{"id":"eight"}') }]);
+  });
+
+  it('lenient: the same drifting 2xx is a success the client accepts (it validates structuredContent)', async () => {
+    const client = await connectWith({}, [...tools, getPetLenient]);
+    const result = await client.callTool({ name: 'getPetLenient', arguments: { petId: 8 } });
+    expect(result.isError).toBeUndefined();
+    expect(result.content).toEqual([{ type: 'text', text: '{"id":"eight"}' }]);
+    expect(result.structuredContent).toEqual({ id: null });
   });
 
   it('returns invalid arguments as an isError result and sends nothing', async () => {

@@ -1,0 +1,69 @@
+/**
+ * Rewrites a published JSON Schema into its portable equivalent, the form the official MCP
+ * Inspector's schema lint (and clients that map schemas onto a single-`type` dialect) accept:
+ *
+ * - `type: [A, B]` becomes `anyOf: [{type: A}, {type: B}]` (other keywords stay beside it: JSON
+ *   Schema applies type-specific keywords only to values of that type, so the meaning is kept);
+ * - a schema with no validation keyword at all (`{}`, or only a description) becomes "any
+ *   value" spelled with keywords ({@link ANY_VALUE}), keeping its annotations;
+ * - a bare `true` / `false` where a schema object is expected becomes {@link ANY_VALUE} /
+ *   `{not: {}}` (they stay as the value of `additionalProperties` and its siblings, where they
+ *   are idiomatic).
+ *
+ * Validation semantics never change: the server validates against exactly what it publishes.
+ */
+import { ANY_VALUE } from './output-schema.js';
+import type { JsonSchema } from './types.js';
+
+const MAP_KEYWORDS = ['properties', 'patternProperties', 'dependentSchemas', 'dependencies', '$defs', 'definitions'] as const;
+const LIST_KEYWORDS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'] as const;
+const SINGLE_KEYWORDS = ['items', 'contains', 'not', 'propertyNames', 'if', 'then', 'else', 'additionalProperties', 'unevaluatedProperties', 'additionalItems', 'unevaluatedItems', 'contentSchema'] as const;
+/** Where a boolean schema is idiomatic and kept. */
+const BOOLEAN_OK = new Set(['additionalProperties', 'unevaluatedProperties', 'additionalItems', 'unevaluatedItems']);
+
+/** Keywords that constrain a value (a schema with none of them accepts anything). */
+const CONSTRAINING = new Set([
+  'type', 'enum', 'const', 'multipleOf', 'maximum', 'exclusiveMaximum', 'minimum', 'exclusiveMinimum', 'maxLength', 'minLength',
+  'pattern', 'maxItems', 'minItems', 'uniqueItems', 'maxContains', 'minContains', 'maxProperties', 'minProperties', 'required',
+  'dependentRequired', 'format', 'contentMediaType', 'contentEncoding', 'contentSchema', 'allOf', 'anyOf', 'oneOf', 'not', 'items',
+  'prefixItems', 'contains', 'properties', 'patternProperties', 'additionalProperties', 'propertyNames', 'dependentSchemas',
+  'dependencies', '$ref', '$dynamicRef', '$recursiveRef',
+]);
+
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The portable form of a root schema (a new object; the input is not changed). */
+export function portable(schema: JsonSchema): JsonSchema {
+  return node(schema, undefined) as JsonSchema;
+}
+
+function node(value: unknown, keyword: string | undefined): unknown {
+  if (typeof value === 'boolean') {
+    if (keyword !== undefined && BOOLEAN_OK.has(keyword)) return value;
+    return value ? ANY_VALUE : { not: {} };
+  }
+  if (!isObj(value)) return value;
+  // the body of `not` may be empty on purpose (`{not: {}}` is "nothing")
+  if (keyword === 'not' && Object.keys(value).length === 0) return value;
+  // built from entries, so a key named `__proto__` stays an own property
+  const out: Record<string, unknown> = Object.fromEntries(
+    Object.entries(value).map(([k, v]): [string, unknown] => {
+      if ((MAP_KEYWORDS as readonly string[]).includes(k) && isObj(v)) return [k, Object.fromEntries(Object.entries(v).map(([name, s]) => [name, node(s, k)]))];
+      if ((LIST_KEYWORDS as readonly string[]).includes(k) && Array.isArray(v)) return [k, v.map((s) => node(s, k))];
+      if ((SINGLE_KEYWORDS as readonly string[]).includes(k) && (isObj(v) || typeof v === 'boolean')) return [k, node(v, k)];
+      return [k, v];
+    }),
+  );
+  if (Array.isArray(out.type)) {
+    const types = [...new Set(out.type.filter((t): t is string => typeof t === 'string'))];
+    delete out.type;
+    if (types.length === 1) out.type = types[0];
+    else if (types.length > 1) {
+      const union = types.map((t) => ({ type: t }));
+      if (out.anyOf === undefined) out.anyOf = union;
+      else out.allOf = [...(Array.isArray(out.allOf) ? out.allOf : []), { anyOf: union }];
+    }
+  }
+  const constrained = Object.keys(out).some((k) => CONSTRAINING.has(k) && (k !== 'if' || 'then' in out || 'else' in out));
+  return constrained ? out : { ...out, ...ANY_VALUE };
+}

@@ -1,0 +1,153 @@
+/**
+ * The tool surface: every operation tool's schemas made to fit (portable, slimmed, output
+ * schemas under their cap), then the `tools/list` a client will receive measured with the
+ * generated server's own listing code (templates/runtime/surface.ts), and checked against the
+ * manifest's `budget`.
+ */
+import type { Diagnostics, Location } from '../diagnostics.js';
+import { DEFAULT_JUSTIFICATION_SCHEMA, listBytes, persistToolFor, toolEntry, withConcernMeta, type ToolEntry } from '../../templates/runtime/surface.js';
+import { portable } from './portable.js';
+import { slimInput } from './slim-input.js';
+import type { IrOperationTool, IrServer, IrSurface } from './types.js';
+
+/** Defaults of the size settings (the manifest schema documents the same values). */
+export const DEFAULT_LIMITS = {
+  maxInputBytes: 4096,
+  maxArgumentDescriptionLength: 160,
+  maxOutputBytes: 768,
+  maxListBytes: 10_485_760,
+} as const;
+
+/** Above this share of `budget.maxListBytes` the build warns. */
+export const SOFT_LIST_SHARE = 0.25;
+
+const bytes = (v: unknown): number => (v === undefined ? 0 : Buffer.byteLength(JSON.stringify(v)));
+
+/** What {@link fitTools} changed, for the surface report. */
+type FitReport = { dropped: string[]; cut: string[]; describedResults: number };
+
+const fitReports = new WeakMap<readonly IrOperationTool[], FitReport>();
+
+/**
+ * Makes every operation tool's schemas fit, in place: input schemas slimmed towards
+ * `maxInputBytes` and made portable; output schemas made portable and dropped (one warning
+ * naming the tools) when larger than `maxOutputBytes`.
+ */
+export function fitTools(
+  tools: IrOperationTool[],
+  opts: { maxInputBytes: number; maxArgumentDescriptionLength: number; maxOutputBytes: number; locate: () => Location; diagnostics: Diagnostics },
+): void {
+  const report: FitReport = { dropped: [], cut: [], describedResults: 0 };
+  for (const t of tools) {
+    const slim = slimInput(t.inputSchema, { maxBytes: opts.maxInputBytes, maxArgumentDescriptionLength: opts.maxArgumentDescriptionLength });
+    t.inputSchema = portable(slim.schema);
+    if (slim.cutAt !== undefined) report.cut.push(t.name);
+    if (t.outputSchema) {
+      // a JSON schema for the 2xx body: the object itself, or the wrapper's `data`
+      if (t.resultShape === 'object' || Object.hasOwn((t.outputSchema.properties ?? {}) as object, 'data')) report.describedResults++;
+      const out = portable(t.outputSchema);
+      if (bytes(out) > opts.maxOutputBytes && t.outputMode !== 'strict') {
+        delete t.outputSchema;
+        report.dropped.push(t.name);
+      } else t.outputSchema = out;
+    }
+  }
+  if (report.dropped.length > 0) {
+    const shown = report.dropped.slice(0, 20).join(', ') + (report.dropped.length > 20 ? ` and ${report.dropped.length - 20} more` : '');
+    opts.diagnostics.warn(
+      'MCPGEN_OUTPUT_SCHEMA_DROPPED',
+      `${report.dropped.length} tool(s) publish no output schema because theirs is larger than outputSchemaMaxBytes ${opts.maxOutputBytes}: ${shown}`,
+      'their results still come back as text; raise `outputSchemaMaxBytes`, lower `outputSchemaDepth`, or set `outputSchemas: none` on those tools to silence this',
+      opts.locate(),
+    );
+  }
+  fitReports.set(tools, report);
+}
+
+/** The `tools/list` entries of a server, unfiltered, in the order the server lists them. */
+export function toolEntries(ir: IrServer): ToolEntry[] {
+  const mappings = ir.concerns?.exposeInMeta ? (ir.concerns.mappings.tools ?? {}) : {};
+  const meta = (e: ToolEntry): ToolEntry => (Object.hasOwn(mappings, e.name) ? withConcernMeta(e, mappings[e.name]) : e);
+  const entries = [...ir.tools, ...ir.extraTools].map((t) => meta(toolEntry(t)));
+  const r = ir.reflection;
+  if (r && r.mode !== 'sampling') {
+    entries.push(meta(persistToolFor(r.justificationSchema ?? DEFAULT_JUSTIFICATION_SCHEMA, r.domains)));
+  }
+  return entries;
+}
+
+/** Measures the surface of a finished IR. */
+export function measureSurface(ir: IrServer): IrSurface {
+  const entries = toolEntries(ir);
+  const report = fitReports.get(ir.tools) ?? { dropped: [], cut: [], describedResults: 0 };
+  return {
+    tools: entries.map((e) => ({
+      name: e.name,
+      bytes: bytes(e),
+      inputBytes: bytes(e.inputSchema),
+      outputBytes: bytes(e.outputSchema),
+      descriptionBytes: e.description === undefined ? 0 : Buffer.byteLength(e.description),
+    })),
+    listBytes: listBytes(entries),
+    withOutputSchema: entries.filter((e) => e.outputSchema !== undefined).length,
+    describedResults: report.describedResults,
+    outputSchemasDropped: report.dropped,
+    inputSchemasCut: report.cut,
+  };
+}
+
+/** What would shrink a tool most, for the budget error. */
+function advice(t: IrSurface['tools'][number]): string {
+  const parts: Array<[number, string]> = [
+    [t.outputBytes, '`outputSchemas: none` (or a lower `outputSchemaMaxBytes`)'],
+    [t.inputBytes, 'a lower `inputSchemaMaxBytes`'],
+    [t.descriptionBytes, 'a shorter `description` override'],
+  ];
+  parts.sort((a, b) => b[0] - a[0]);
+  return `exclude it, or ${parts[0]![1]}`;
+}
+
+/** The largest tools, one line each. */
+export function largestTools(surface: IrSurface, count = 10): string[] {
+  return [...surface.tools]
+    .sort((a, b) => b.bytes - a.bytes || (a.name < b.name ? -1 : 1))
+    .slice(0, count)
+    .map((t) => `${t.name} ${t.bytes} bytes (input ${t.inputBytes}, output ${t.outputBytes}, description ${t.descriptionBytes}): ${advice(t)}`);
+}
+
+/** Checks the surface against `budget` (bytes and tool count; tokens are counted by the CLI when asked). */
+export function checkBudget(ir: IrServer, budget: { maxListBytes: number; maxTools?: number }, opts: { locate: (pointer: string) => Location; diagnostics: Diagnostics }): void {
+  const s = ir.surface;
+  if (!s) return;
+  const list = (lines: string[]) => lines.map((l) => `\n  - ${l}`).join('');
+  if (s.listBytes > budget.maxListBytes) {
+    opts.diagnostics.error(
+      'MCPGEN_OVER_BUDGET',
+      `tools/list is ${s.listBytes} bytes, over budget.maxListBytes ${budget.maxListBytes}; the largest tools:${list(largestTools(s))}`,
+      'trim the surface (`exclude` operations, `outputSchemas: none`, lower `inputSchemaMaxBytes`) or raise `budget.maxListBytes` if every client you serve reads more',
+      opts.locate('/budget/maxListBytes'),
+    );
+  } else if (s.listBytes > budget.maxListBytes * SOFT_LIST_SHARE) {
+    opts.diagnostics.warn(
+      'MCPGEN_LARGE_SURFACE',
+      `tools/list is ${s.listBytes} bytes, over a quarter of budget.maxListBytes ${budget.maxListBytes}: many clients truncate or refuse lists this large`,
+      'trim the surface with `exclude`, concerns or `outputSchemas: none`; the build summary lists the largest tools with --report',
+      opts.locate('/budget/maxListBytes'),
+    );
+  }
+  if (budget.maxTools !== undefined && s.tools.length > budget.maxTools) {
+    opts.diagnostics.error('MCPGEN_OVER_BUDGET', `the server publishes ${s.tools.length} tools, over budget.maxTools ${budget.maxTools}`, 'narrow `include` or add `exclude` selectors', opts.locate('/budget/maxTools'));
+  }
+}
+
+/**
+ * Counts the tokens of the `tools` array with the o200k tokenizer (loaded only here: it costs
+ * about a quarter of a second), and of each of the ten largest tools.
+ */
+export async function countTokens(ir: IrServer): Promise<{ total: number; largest: Array<{ name: string; tokens: number }> }> {
+  const { countTokens: count } = await import('gpt-tokenizer/encoding/o200k_base');
+  const entries = toolEntries(ir);
+  const total = count(JSON.stringify(entries));
+  const top = [...entries].sort((a, b) => bytes(b) - bytes(a) || (a.name < b.name ? -1 : 1)).slice(0, 10);
+  return { total, largest: top.map((e) => ({ name: e.name, tokens: count(JSON.stringify(e)) })) };
+}
