@@ -35,8 +35,11 @@ export type Manifest = {
    */
   output?: string;
   /**
-   * Base URL of the API the generated server calls. Overrides the spec's `servers`/`host`. Still overridable
-   * at run time with the `<ENV_PREFIX>_BASE_URL` environment variable.
+   * Base URL of the API the generated server calls: an absolute http(s) URL, or a local unix socket as
+   * `unix:<socket path>[:<base path>]` (e.g. `unix:/var/run/docker.sock:/v1.43`;
+   * `unix:///var/run/docker.sock` works too, and a `:` inside the socket path is written `%3A`). Overrides
+   * the spec's `servers`/`host`. Still overridable at run time with the `<ENV_PREFIX>_BASE_URL` environment
+   * variable.
    */
   baseUrl?: string;
   /**
@@ -84,9 +87,10 @@ export type Manifest = {
    */
   outputSchemas?: 'lenient' | 'strict' | 'none';
   /**
-   * How deep lenient output schemas describe a result (the result object's own properties are depth 1);
-   * deeper values are typed only, e.g. `{type: object}`. Defaults to 1.
-   * @default 1
+   * How deep lenient output schemas describe a result at most (the result object's own properties, or a
+   * listed object's, are depth 1); deeper values are typed only, e.g. `{type: object}`. A schema that would
+   * be larger than `outputSchemaMaxBytes` is described less deep. Defaults to 2.
+   * @default 2
    */
   outputSchemaDepth?: number;
   /**

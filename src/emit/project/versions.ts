@@ -6,6 +6,8 @@ export const GENERATED_DEPENDENCIES = {
   '@modelcontextprotocol/sdk': '1.32.2',
   ajv: '8.20.0',
   'ajv-formats': '3.0.1',
+  /** Requests over a unix socket (`unix:` base URLs, runtime/socket.ts); loaded only when one is used. 7.x supports Node 20.18.1+. */
+  undici: '7.30.2',
 } as const;
 
 /** Dependencies a generated project has only when its manifest uses the feature that needs them. */

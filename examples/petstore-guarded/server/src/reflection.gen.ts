@@ -46,8 +46,5 @@ export const reflection: ReflectionConfig = {
         "description": "Why pet petId should be changed as given."
       }
     ]
-  },
-  "toolsWithOutputSchema": [
-    "updatePet"
-  ]
+  }
 };

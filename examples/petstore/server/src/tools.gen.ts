@@ -30,32 +30,6 @@ const inputDefs: Readonly<Record<string, JsonSchema>> = {
   }
 };
 
-/** A category; categories nest. */
-export type OutputDef$Category = {
-  name: string;
-  parent?: OutputDef$Category;
-  [key: string]: unknown;
-};
-
-/** Schema definitions shared by the tools' output schemas. */
-const outputDefs: Readonly<Record<string, JsonSchema>> = {
-  "Category": {
-    "type": "object",
-    "description": "A category; categories nest.",
-    "required": [
-      "name"
-    ],
-    "properties": {
-      "name": {
-        "type": "string"
-      },
-      "parent": {
-        "$ref": "#/$defs/Category"
-      }
-    }
-  }
-};
-
 /** Arguments of the `listPets` tool. */
 export type ListPetsArgs = {
   /** How many pets to return at most. */
@@ -68,17 +42,10 @@ export type ListPetsArgs = {
 
 /** Structured result of the `listPets` tool. */
 export type ListPetsResult = {
-  items: Array<{
-    id?: number;
-    name: string;
-    tag?: string;
-    /** Where the pet is in the sales process. */
-    status?: "available" | "pending" | "sold";
-    category?: OutputDef$Category;
+  items?: (Array<({
     [key: string]: unknown;
-  }>;
-  /** Number of pets matching the filter. */
-  total: number;
+  } | null)> | null);
+  total?: (number | null);
   [key: string]: unknown;
 };
 
@@ -117,54 +84,41 @@ export const listPetsTool: OperationTool<ListPetsArgs> = {
     },
     "additionalProperties": false
   },
-  "outputSchema": withDefs({
+  "outputSchema": {
     "type": "object",
-    "required": [
-      "items",
-      "total"
-    ],
     "properties": {
       "items": {
-        "type": "array",
-        "items": {
-          "type": "object",
-          "required": [
-            "name"
-          ],
-          "properties": {
-            "id": {
-              "type": "integer",
-              "format": "int64"
-            },
-            "name": {
-              "type": "string",
-              "minLength": 1,
-              "maxLength": 100
-            },
-            "tag": {
-              "type": "string"
-            },
-            "status": {
-              "type": "string",
-              "description": "Where the pet is in the sales process.",
-              "enum": [
-                "available",
-                "pending",
-                "sold"
+        "anyOf": [
+          {
+            "type": "array",
+            "items": {
+              "anyOf": [
+                {
+                  "type": "object"
+                },
+                {
+                  "type": "null"
+                }
               ]
-            },
-            "category": {
-              "$ref": "#/$defs/Category"
             }
+          },
+          {
+            "type": "null"
           }
-        }
+        ]
       },
       "total": {
-        "type": "integer",
-        "description": "Number of pets matching the filter."
+        "anyOf": [
+          {
+            "type": "number"
+          },
+          {
+            "type": "null"
+          }
+        ]
       }
     }
-  }, outputDefs, ["Category"]),
+  },
   "annotations": {
     "readOnlyHint": true
   },
@@ -208,12 +162,13 @@ export type CreatePetArgs = {
 
 /** Structured result of the `createPet` tool. */
 export type CreatePetResult = {
-  id?: number;
-  name: string;
-  tag?: string;
-  /** Where the pet is in the sales process. */
-  status?: "available" | "pending" | "sold";
-  category?: OutputDef$Category;
+  id?: (number | null);
+  name?: (string | null);
+  tag?: (string | null);
+  status?: (string | null);
+  category?: ({
+    [key: string]: unknown;
+  } | null);
   [key: string]: unknown;
 };
 
@@ -265,38 +220,61 @@ export const createPetTool: OperationTool<CreatePetArgs> = {
     ],
     "additionalProperties": false
   }, inputDefs, ["Category"]),
-  "outputSchema": withDefs({
+  "outputSchema": {
     "type": "object",
-    "required": [
-      "name"
-    ],
     "properties": {
       "id": {
-        "type": "integer",
-        "format": "int64"
+        "anyOf": [
+          {
+            "type": "number"
+          },
+          {
+            "type": "null"
+          }
+        ]
       },
       "name": {
-        "type": "string",
-        "minLength": 1,
-        "maxLength": 100
+        "anyOf": [
+          {
+            "type": "string"
+          },
+          {
+            "type": "null"
+          }
+        ]
       },
       "tag": {
-        "type": "string"
+        "anyOf": [
+          {
+            "type": "string"
+          },
+          {
+            "type": "null"
+          }
+        ]
       },
       "status": {
-        "type": "string",
-        "description": "Where the pet is in the sales process.",
-        "enum": [
-          "available",
-          "pending",
-          "sold"
+        "anyOf": [
+          {
+            "type": "string"
+          },
+          {
+            "type": "null"
+          }
         ]
       },
       "category": {
-        "$ref": "#/$defs/Category"
+        "anyOf": [
+          {
+            "type": "object"
+          },
+          {
+            "type": "null"
+          }
+        ]
       }
     }
-  }, outputDefs, ["Category"]),
+  },
   "http": {
     "method": "POST",
     "path": "/pets",
@@ -322,12 +300,13 @@ export type GetPetByIdArgs = {
 
 /** Structured result of the `getPetById` tool. */
 export type GetPetByIdResult = {
-  id?: number;
-  name: string;
-  tag?: string;
-  /** Where the pet is in the sales process. */
-  status?: "available" | "pending" | "sold";
-  category?: OutputDef$Category;
+  id?: (number | null);
+  name?: (string | null);
+  tag?: (string | null);
+  status?: (string | null);
+  category?: ({
+    [key: string]: unknown;
+  } | null);
   [key: string]: unknown;
 };
 
@@ -352,38 +331,61 @@ export const getPetByIdTool: OperationTool<GetPetByIdArgs> = {
     ],
     "additionalProperties": false
   },
-  "outputSchema": withDefs({
+  "outputSchema": {
     "type": "object",
-    "required": [
-      "name"
-    ],
     "properties": {
       "id": {
-        "type": "integer",
-        "format": "int64"
+        "anyOf": [
+          {
+            "type": "number"
+          },
+          {
+            "type": "null"
+          }
+        ]
       },
       "name": {
-        "type": "string",
-        "minLength": 1,
-        "maxLength": 100
+        "anyOf": [
+          {
+            "type": "string"
+          },
+          {
+            "type": "null"
+          }
+        ]
       },
       "tag": {
-        "type": "string"
+        "anyOf": [
+          {
+            "type": "string"
+          },
+          {
+            "type": "null"
+          }
+        ]
       },
       "status": {
-        "type": "string",
-        "description": "Where the pet is in the sales process.",
-        "enum": [
-          "available",
-          "pending",
-          "sold"
+        "anyOf": [
+          {
+            "type": "string"
+          },
+          {
+            "type": "null"
+          }
         ]
       },
       "category": {
-        "$ref": "#/$defs/Category"
+        "anyOf": [
+          {
+            "type": "object"
+          },
+          {
+            "type": "null"
+          }
+        ]
       }
     }
-  }, outputDefs, ["Category"]),
+  },
   "annotations": {
     "readOnlyHint": true
   },
@@ -416,12 +418,13 @@ export type UpdatePetArgs = {
 
 /** Structured result of the `updatePet` tool. */
 export type UpdatePetResult = {
-  id?: number;
-  name: string;
-  tag?: string;
-  /** Where the pet is in the sales process. */
-  status?: "available" | "pending" | "sold";
-  category?: OutputDef$Category;
+  id?: (number | null);
+  name?: (string | null);
+  tag?: (string | null);
+  status?: (string | null);
+  category?: ({
+    [key: string]: unknown;
+  } | null);
   [key: string]: unknown;
 };
 
@@ -475,38 +478,61 @@ export const updatePetTool: OperationTool<UpdatePetArgs> = {
     ],
     "additionalProperties": false
   }, inputDefs, ["Category"]),
-  "outputSchema": withDefs({
+  "outputSchema": {
     "type": "object",
-    "required": [
-      "name"
-    ],
     "properties": {
       "id": {
-        "type": "integer",
-        "format": "int64"
+        "anyOf": [
+          {
+            "type": "number"
+          },
+          {
+            "type": "null"
+          }
+        ]
       },
       "name": {
-        "type": "string",
-        "minLength": 1,
-        "maxLength": 100
+        "anyOf": [
+          {
+            "type": "string"
+          },
+          {
+            "type": "null"
+          }
+        ]
       },
       "tag": {
-        "type": "string"
+        "anyOf": [
+          {
+            "type": "string"
+          },
+          {
+            "type": "null"
+          }
+        ]
       },
       "status": {
-        "type": "string",
-        "description": "Where the pet is in the sales process.",
-        "enum": [
-          "available",
-          "pending",
-          "sold"
+        "anyOf": [
+          {
+            "type": "string"
+          },
+          {
+            "type": "null"
+          }
         ]
       },
       "category": {
-        "$ref": "#/$defs/Category"
+        "anyOf": [
+          {
+            "type": "object"
+          },
+          {
+            "type": "null"
+          }
+        ]
       }
     }
-  }, outputDefs, ["Category"]),
+  },
   "annotations": {
     "idempotentHint": true
   },
@@ -533,6 +559,12 @@ export type DeletePetArgs = {
   petId: number;
 };
 
+/** Structured result of the `deletePet` tool. */
+export type DeletePetResult = {
+  status?: number;
+  [key: string]: unknown;
+};
+
 /** DELETE /pets/{petId} — Delete a pet */
 export const deletePetTool: OperationTool<DeletePetArgs> = {
   "kind": "operation",
@@ -554,6 +586,15 @@ export const deletePetTool: OperationTool<DeletePetArgs> = {
     ],
     "additionalProperties": false
   },
+  "outputSchema": {
+    "type": "object",
+    "properties": {
+      "status": {
+        "type": "integer"
+      }
+    }
+  },
+  "resultShape": "wrapped",
   "annotations": {
     "destructiveHint": true
   },
@@ -590,10 +631,7 @@ export const storeInventoryTool: OperationTool<StoreInventoryArgs> = {
     "additionalProperties": false
   },
   "outputSchema": {
-    "type": "object",
-    "additionalProperties": {
-      "type": "integer"
-    }
+    "type": "object"
   },
   "annotations": {
     "readOnlyHint": true

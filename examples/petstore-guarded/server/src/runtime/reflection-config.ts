@@ -8,8 +8,7 @@
  * This file is copied verbatim into every generated project.
  */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { CallToolResult, RequestId, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { embedJustificationSchema } from './reflection-sampling.js';
+import type { CallToolResult, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { JustificationStoreOptions } from './reflection-store.js';
 import type { JsonSchema } from './types.js';
 
@@ -70,32 +69,4 @@ export type GateOutcome = { readonly ok: true } | { readonly ok: false; readonly
 /** The structured hint of a miss (host flow). */
 export type GateHint = { prompt: string; prompt_args: Record<string, string>; hash: string; domain: string; remaining: number };
 
-/** Name of the tool that stores a host-written justification. */
-export const PERSIST_TOOL_NAME = 'persist_justification';
-
-const HASH_PROPERTY: JsonSchema = { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'The `hash` from the gate hint.' };
-
-/** The `persist_justification` tool with a generic schema; `ReflectionGate.persistTool` embeds the real domains and justification schema. */
-export const PERSIST_TOOL: Tool = {
-  name: PERSIST_TOOL_NAME,
-  title: 'Persist justification',
-  description:
-    'Stores the justification a reflection gate asked for. Call it with the hash and domain from the gate hint and the JSON object the model wrote for the gate prompt, then retry the gated tool with the same arguments.',
-  inputSchema: {
-    type: 'object',
-    properties: {
-      hash: HASH_PROPERTY,
-      domain: { type: 'string', description: 'The `domain` from the gate hint.' },
-      justification: { type: 'object', description: 'The JSON object answering the gate prompt.' },
-    },
-    required: ['hash', 'domain', 'justification'],
-    additionalProperties: false,
-  },
-  annotations: { title: 'Persist justification', readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-};
-
-/** `PERSIST_TOOL` with the declared `domains` as an enum and `schema` as the justification's schema. */
-export function persistToolFor(schema: JsonSchema, domains: readonly string[]): Tool {
-  const domain: JsonSchema = { type: 'string', enum: [...domains], description: 'The `domain` from the gate hint.' };
-  return { ...PERSIST_TOOL, inputSchema: embedJustificationSchema(schema, { hash: HASH_PROPERTY, domain }, ['hash', 'domain']) as Tool['inputSchema'] };
-}
+export { PERSIST_TOOL, PERSIST_TOOL_NAME, persistToolFor } from './surface.js';

@@ -11,45 +11,13 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { CreateMessageRequest, RequestId, SamplingMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { JsonSchema, OperationTool } from './types.js';
+import { embedJustificationSchema } from './surface.js';
 import { validateArguments } from './validate.js';
 
-/**
- * The default justification schema (seed 001's four keys): what the call intends, the
- * alternatives considered, the choice made, and a confidence between 0 and 1. All required,
- * nothing else allowed.
- */
-export const DEFAULT_JUSTIFICATION_SCHEMA: JsonSchema = {
-  type: 'object',
-  properties: {
-    intent: { type: 'string', minLength: 1, description: 'What the call is meant to achieve.' },
-    alternatives: { type: 'array', items: { type: 'string' }, description: 'Other options that were considered.' },
-    choice: { type: 'string', minLength: 1, description: 'The option chosen, and why.' },
-    confidence: { type: 'number', minimum: 0, maximum: 1, description: 'Confidence in the choice, from 0 to 1.' },
-  },
-  required: ['intent', 'alternatives', 'choice', 'confidence'],
-  additionalProperties: false,
-};
+export { DEFAULT_JUSTIFICATION_SCHEMA, embedJustificationSchema } from './surface.js';
 
 /** Checks a justification; returns field-level messages (`justification.confidence: must be <= 1`), `[]` when valid. */
 export type JustificationCheck = (justification: unknown) => string[];
-
-/**
- * Wraps `schema` as the `justification` property of an object schema, hoisting its `$defs` /
- * `definitions` so local `$ref`s still resolve. Used for validation (paths then start with
- * `justification.`) and as the `persist_justification` input schema.
- */
-export function embedJustificationSchema(schema: JsonSchema, extra: Record<string, JsonSchema> = {}, order: readonly string[] = []): JsonSchema {
-  const { $defs, definitions, $schema: _ignored, ...inner } = schema as Record<string, unknown>;
-  const out: Record<string, unknown> = {
-    type: 'object',
-    properties: { ...Object.fromEntries(order.filter((k) => Object.hasOwn(extra, k)).map((k) => [k, extra[k]])), justification: inner },
-    required: [...order.filter((k) => Object.hasOwn(extra, k)), 'justification'],
-    additionalProperties: false,
-  };
-  if ($defs !== undefined) out.$defs = $defs;
-  if (definitions !== undefined) out.definitions = definitions;
-  return out;
-}
 
 let checkers = 0;
 

@@ -22,12 +22,13 @@
  * This file is copied verbatim into every generated project.
  */
 import Handlebars from 'handlebars';
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { log } from './log.js';
 import { errorMessage } from './primitives.js';
 import { renderPrompt } from './prompts.js';
 import type { PromptDefinition, PromptMessageTemplate } from './prompts.js';
 import { PERSIST_TOOL_NAME, persistToolFor } from './reflection-config.js';
+import type { ToolEntry } from './surface.js';
 import type { GateContext, GateDefinition, GateHint, GateOutcome, ReflectionConfig, ReflectionMode } from './reflection-config.js';
 import { canonicalJson, gateKey, isGateKey } from './reflection-key.js';
 import { DEFAULT_JUSTIFICATION_SCHEMA, justificationChecker, sampleJustification } from './reflection-sampling.js';
@@ -74,7 +75,7 @@ export class ReflectionGate {
   /** Whether the host flow exists (`mode` is not `sampling`): list `persistTool` and route its calls to `persist`. */
   readonly exposesPersistTool: boolean;
   /** The `persist_justification` tool to list, with the declared domains and the justification schema. */
-  readonly persistTool: Tool;
+  readonly persistTool: ToolEntry;
   private readonly config: ReflectionConfig;
   private readonly validateJustification: JustificationCheck;
   private readonly prompts = new Map<string, PromptDefinition & { readonly messages: readonly PromptMessageTemplate[] }>();

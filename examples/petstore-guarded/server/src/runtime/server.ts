@@ -22,9 +22,11 @@ import type { CallOptions } from './call.js';
 import { callExtraTool } from './extra-tools.js';
 import type { AnyExtraTool } from './extra-tools.js';
 import { log, parseLogLevel, setLogLevel } from './log.js';
+import { toolEntry } from './surface.js';
+import type { ToolEntry } from './surface.js';
 import { OPEN_GATE } from './primitives.js';
 import type { PrimitiveGate } from './primitives.js';
-import { resolveSettings, settingsVariables } from './settings.js';
+import { describeBase, resolveSettings, settingsVariables } from './settings.js';
 import type { Settings } from './settings.js';
 import type { OperationTool, ServerConfig } from './types.js';
 import { validateArguments } from './validate.js';
@@ -41,7 +43,7 @@ export interface ToolGuard {
   /** Whether `persistTool` is listed and callable (the host flow exists). */
   readonly exposesPersistTool: boolean;
   /** The `persist_justification` tool. */
-  readonly persistTool: Tool;
+  readonly persistTool: ToolEntry;
   /** Runs `persistTool`; never throws. */
   persist(args: unknown): Promise<CallToolResult>;
 }
@@ -92,14 +94,9 @@ export type CreateServerOptions = ServerExtensions & {
 /** The fields of a tool (operation or extra) its `tools/list` entry is made of. */
 export type ToolMetadata = Pick<OperationTool, 'name' | 'title' | 'description' | 'inputSchema' | 'outputSchema' | 'annotations'>;
 
-/** The `tools/list` entry of a tool: its metadata and schemas, as generated. */
+/** The `tools/list` entry of a tool: its metadata and schemas, as generated (the same function the build measures with). */
 export function toolDescriptor(tool: ToolMetadata): Tool {
-  const out: Tool = { name: tool.name, inputSchema: tool.inputSchema as Tool['inputSchema'] };
-  if (tool.title !== undefined) out.title = tool.title;
-  if (tool.description !== undefined) out.description = tool.description;
-  if (tool.outputSchema !== undefined) out.outputSchema = tool.outputSchema as NonNullable<Tool['outputSchema']>;
-  if (tool.annotations !== undefined) out.annotations = tool.annotations;
-  return out;
+  return toolEntry(tool) as Tool;
 }
 
 /**
@@ -136,7 +133,7 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
 
   let listed: Tool[] | undefined;
   server.setRequestHandler(ListToolsRequestSchema, (_request, extra) => {
-    listed ??= [...all.map(toolDescriptor), ...(persistTool ? [persistTool] : [])];
+    listed ??= [...all.map(toolDescriptor), ...(persistTool ? [persistTool as Tool] : [])];
     if (gate === OPEN_GATE) return { tools: listed };
     return { tools: listed.filter((t) => gate.visible('tools', t.name, extra)).map((t) => gate.decorate('tools', t.name, t)) };
   });
@@ -206,7 +203,7 @@ export async function runStdio(config: ServerConfig, tools: readonly OperationTo
   process.stdout.on('error', () => shutdown('stdout closed'));
 
   await server.connect(new StdioServerTransport());
-  const where = settings.baseUrl !== undefined ? `base URL ${settings.baseUrl}` : `WARNING: ${vars.baseUrl} is not set, tool calls will fail until it is`;
+  const where = settings.baseUrl !== undefined ? describeBase(settings) : `WARNING: ${vars.baseUrl} is not set, tool calls will fail until it is`;
   log(settings.baseUrl !== undefined ? 'info' : 'warn', `${config.name} ${config.version}: MCP server on stdio with ${tools.length + (extensions.extraTools?.length ?? 0)} tools${extensions.reflection ? ` (${extensions.reflection.exposesPersistTool ? 'reflection gate with persist_justification' : 'reflection gate, sampling only'})` : ''}; ${where}`);
   for (const m of missingCredentials(config.securitySchemes ?? [], env)) {
     log('warn', `${config.name}: credentials of security scheme ${JSON.stringify(m.scheme)} are not set (${m.variables.join(', ')}); tools that need them will fail until they are`);

@@ -17,11 +17,12 @@ import { buildRequest, RequestBuildError } from './request.js';
 import { resolveUploads } from './uploads.js';
 import type { BuiltRequest } from './request.js';
 import { send } from './send.js';
+import { socketFetch } from './socket.js';
 import type { SendOptions } from './send.js';
-import { settingsVariables } from './settings.js';
+import { settingsVariables, SOCKET_ORIGIN } from './settings.js';
 import type { Settings } from './settings.js';
 import type { OperationTool } from './types.js';
-import { validateArguments, validateOutput } from './validate.js';
+import { conformOutput, validateArguments, validateOutput } from './validate.js';
 import { STATUS_CODES } from 'node:http';
 
 /** Options of `callOperation`. */
@@ -106,15 +107,77 @@ function bodyText(body: BoundedBody, contentType: string | null): string {
 }
 
 /**
- * Converts a 2xx response. When the tool declares an output schema, a result without matching
- * `structuredContent` is returned as `isError` with the data and an explanation, because the
- * SDK client rejects such results otherwise and the data must never be hidden.
+ * Converts a 2xx response. A 2xx is a success: its body goes back as text (or as an image or
+ * resource), plus `structuredContent` when the tool publishes an output schema — the JSON object
+ * itself, or `{status, data}` for tools whose results are not always objects. Under a lenient
+ * schema a body that drifts from the spec is never an error: the values the schema does not
+ * accept are `null` in `structuredContent` (logged at debug level) and complete in the text.
+ * Only `strict` tools report a mismatch, as an `isError` result that still carries the data.
  */
 function successResult(tool: OperationTool, req: BuiltRequest, response: Response, body: BoundedBody, settings: Settings): CallToolResult {
+  if (tool.strictOutput === true && tool.outputSchema !== undefined) return strictSuccessResult(tool, req, response, body, settings);
   const contentType = response.headers.get('content-type');
+  const wrapped = tool.resultShape === 'wrapped';
   const withSchema = tool.outputSchema !== undefined;
-  const problem = (text: string, note: string): CallToolResult =>
-    withSchema ? errorResult(`${text}\n\n[note: ${note}]`) : { content: [{ type: 'text', text }] };
+  const status = response.status;
+  /** `content` plus the structured form of `data` (absent: the body has no JSON value). */
+  const result = (content: CallToolResult['content'], data?: { value: unknown }): CallToolResult => {
+    if (!withSchema) return { content };
+    if (wrapped) return { content, structuredContent: structured(tool, data === undefined ? { status } : { status, data: data.value }) };
+    if (data !== undefined && isPlainObject(data.value)) return { content, structuredContent: structured(tool, data.value) };
+    log('debug', `tool ${tool.name}: the ${status} response is not a JSON object; structuredContent is empty, the body is in the text`);
+    return { content, structuredContent: {} };
+  };
+
+  if (body.bytes.byteLength === 0 && !body.truncated) {
+    return result([{ type: 'text', text: status === 204 ? statusLine(response) : `${statusLine(response)} (empty body)` }]);
+  }
+  const kind = bodyKind(contentType, body.bytes);
+  if (kind === 'json' || kind === 'text') {
+    const text = bodyText(body, contentType);
+    if (kind === 'text' || body.truncated) return result([{ type: 'text', text }]);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      log('debug', `tool ${tool.name}: the ${status} response is not valid JSON; it is returned as text`);
+      return result([{ type: 'text', text }]);
+    }
+    return result([{ type: 'text', text }], { value: parsed });
+  }
+  const mimeType = (contentType ?? 'application/octet-stream').split(';')[0]!.trim() || 'application/octet-stream';
+  if (body.truncated) {
+    return errorResult(`${statusLine(response)}: the ${mimeType} response is larger than the limit of ${settings.maxResponseBytes} bytes (${truncationNote(body)}); raise ${variable(settings, 'maxResponseBytes')} to receive it`);
+  }
+  const data = Buffer.from(body.bytes).toString('base64');
+  return result(kind === 'image' ? [{ type: 'image', data, mimeType }] : [{ type: 'resource', resource: { uri: target(req.url).noQuery, mimeType, blob: data } }]);
+}
+
+/** `value` made to fit the tool's lenient output schema (see `conformOutput`); `{}` when nothing fits. */
+function structured(tool: OperationTool, value: Record<string, unknown>): Record<string, unknown> {
+  let fitted: ReturnType<typeof conformOutput>;
+  try {
+    fitted = conformOutput(tool, value);
+  } catch (err) {
+    log('warn', `tool ${tool.name}: cannot check the result against its output schema`, err);
+    return {};
+  }
+  if (fitted === undefined) {
+    log('debug', `tool ${tool.name}: the response does not fit the output schema; structuredContent is empty, the body is in the text`);
+    return {};
+  }
+  if (fitted.nulled.length > 0) log('debug', `tool ${tool.name}: the response differs from the spec; null in structuredContent at ${fitted.nulled.join(', ')}`);
+  return fitted.value;
+}
+
+/**
+ * `outputSchemas: strict`: a result without matching `structuredContent` is returned as
+ * `isError` with the data and an explanation, because the SDK client rejects such results
+ * otherwise and the data must never be hidden.
+ */
+function strictSuccessResult(tool: OperationTool, req: BuiltRequest, response: Response, body: BoundedBody, settings: Settings): CallToolResult {
+  const contentType = response.headers.get('content-type');
+  const problem = (text: string, note: string): CallToolResult => errorResult(`${text}\n\n[note: ${note}]`);
   const raise = `; raise ${variable(settings, 'maxResponseBytes')} to receive it`;
 
   if (body.bytes.byteLength === 0 && !body.truncated) {
@@ -125,7 +188,6 @@ function successResult(tool: OperationTool, req: BuiltRequest, response: Respons
   if (kind === 'json') {
     const text = bodyText(body, contentType);
     if (body.truncated) return problem(text, `the response exceeds the limit of ${settings.maxResponseBytes} bytes, so it was not parsed${raise}`);
-    if (!withSchema) return { content: [{ type: 'text', text }] };
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
@@ -154,13 +216,14 @@ function successResult(tool: OperationTool, req: BuiltRequest, response: Respons
     kind === 'image'
       ? { content: [{ type: 'image', data, mimeType }] }
       : { content: [{ type: 'resource', resource: { uri: target(req.url).noQuery, mimeType, blob: data } }] };
-  if (!withSchema) return result;
   return { ...result, isError: true, content: [...result.content, { type: 'text', text: `[note: the tool declares an output schema but the response is ${mimeType}]` }] };
 }
 
 /** Describes a failed fetch (timeout, cancellation, network error) without the URL's query. */
 function failureText(err: unknown, req: BuiltRequest, settings: Settings, timeout: AbortSignal, caller?: AbortSignal): string {
-  const { host, path } = target(req.url);
+  const { host: urlHost, path } = target(req.url);
+  // over a unix socket the URL's host is a placeholder: name the socket instead
+  const host = settings.socketPath !== undefined && req.url.startsWith(`${SOCKET_ORIGIN}/`) ? `unix socket ${settings.socketPath}` : urlHost;
   const where = `(${req.method} ${path})`;
   if (caller?.aborted) return `Request to ${host} was cancelled ${where}`;
   if (timeout.aborted) return `Request to ${host} timed out after ${settings.timeoutMs} ms ${where}; raise ${variable(settings, 'timeoutMs')} if the API is slow`;
@@ -223,7 +286,7 @@ async function run(tool: OperationTool, args: unknown, settings: Settings, opts:
 
   const timeout = AbortSignal.timeout(settings.timeoutMs);
   const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
-  const doFetch = opts.fetch ?? fetch;
+  const doFetch = opts.fetch ?? (settings.socketPath !== undefined ? socketFetch(settings.socketPath) : fetch);
   const started = Date.now();
   const sendOptions: SendOptions = {
     signal,

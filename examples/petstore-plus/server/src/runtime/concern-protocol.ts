@@ -28,6 +28,7 @@ import * as z from 'zod/v4';
 import { ConcernSession, applyPatch, isRecord, matches, validatePreferences } from './concerns.js';
 import type { ConcernDeclaration, ConcernMapping, ConcernPatch, ConcernPreferences, ConcernPresets } from './concerns.js';
 import { log } from './log.js';
+import { withConcernMeta } from './surface.js';
 import { PRIMITIVE_KINDS } from './primitives.js';
 import type { PrimitiveGate, PrimitiveKind, RequestExtra } from './primitives.js';
 
@@ -157,12 +158,7 @@ export function installConcerns(server: Server, opts: InstallConcernsOptions): C
         .map((c) => `${c}=${prefs[c]}`);
       throw new McpError(ErrorCode.InvalidParams, `${LABEL[kind]} ${id} is not available with the current concern preferences (${clash.join(', ')})`, { kind, id });
     },
-    decorate: <T extends object>(kind: PrimitiveKind, id: string, item: T): T => {
-      const mapping = mappings[kind]?.[id];
-      if (!opts.exposeInMeta || mapping === undefined || Object.keys(mapping).length === 0) return item;
-      const meta: unknown = (item as { _meta?: unknown })._meta;
-      return { ...item, _meta: { ...(isRecord(meta) ? meta : {}), concerns: mapping } };
-    },
+    decorate: <T extends object>(kind: PrimitiveKind, id: string, item: T): T => (opts.exposeInMeta ? withConcernMeta(item, mappings[kind]?.[id]) : item),
   };
 
   /** Ids of mapped primitives of `kind` visible with `prefs` (unmapped ones never change). */

@@ -5,14 +5,25 @@
  * Run-time settings: the manifest's values (`ServerConfig`) overridden by
  * `<envPrefix>_BASE_URL`, `<envPrefix>_TIMEOUT_MS`, `<envPrefix>_MAX_RESPONSE_BYTES` and (when the
  * manifest enables local uploads) `<envPrefix>_UPLOAD_ROOT`.
+ *
+ * The base URL is an absolute http(s) URL, or a local (unix domain) socket as container engines
+ * serve their APIs: `unix:<socket path>` optionally followed by `:<base path>`, e.g.
+ * `unix:/var/run/docker.sock:/v1.43`. Docker's and Podman's own spelling `unix:///run/x.sock`
+ * works too. The socket path ends at the first `:` (write a `:` inside it as `%3A`), so the
+ * form is never ambiguous.
  */
 import path from 'node:path';
 import type { ServerConfig } from './types.js';
 
 /** Effective settings a server calls its API with. */
 export type Settings = {
-  /** Base URL without trailing `/`; `undefined` when neither the manifest nor the environment sets one. */
+  /**
+   * Base URL without trailing `/`; `undefined` when neither the manifest nor the environment sets
+   * one. With a socket it is {@link SOCKET_ORIGIN} plus the base path.
+   */
   baseUrl?: string;
+  /** Absolute path of the unix socket requests go through (base URL `unix:…`); `undefined` ⇒ TCP. */
+  socketPath?: string;
   /** Per-request timeout in milliseconds (covers connecting and reading the body). */
   timeoutMs: number;
   /** Largest response body, in bytes, passed back to the client. */
@@ -52,7 +63,7 @@ export function settingsVariables(envPrefix: string): { baseUrl: string; timeout
  * returns it without trailing slashes. Throws `SettingsError` naming `variable` otherwise.
  */
 export function parseBaseUrl(variable: string, value: string): string {
-  const expected = `${variable} must be an absolute http:// or https:// URL such as https://api.example.com/v1`;
+  const expected = `${variable} must be an absolute http:// or https:// URL such as https://api.example.com/v1 (or unix:<socket path>[:<base path>] for a local socket)`;
   let url: URL;
   try {
     url = new URL(value);
@@ -69,6 +80,54 @@ export function parseBaseUrl(variable: string, value: string): string {
     throw new SettingsError(variable, `${expected}, without a query (?) or fragment (#)`);
   }
   return url.href.replace(/\/+$/, '');
+}
+
+/** Origin of requests sent over a unix socket: the `Host` they carry (servers behind a socket rarely look at it). */
+export const SOCKET_ORIGIN = 'http://localhost';
+
+/** Where the API is: a base URL, and the unix socket to reach it through, if any. */
+export type ApiBase = { baseUrl: string; socketPath?: string };
+
+/**
+ * Parses a base URL setting: an http(s) URL (see {@link parseBaseUrl}) or
+ * `unix:<absolute socket path>[:<base path>]` (`unix:///path` accepted too). Throws
+ * `SettingsError` naming `variable`, with the expected forms, otherwise.
+ */
+export function parseApiBase(variable: string, value: string): ApiBase {
+  if (!/^unix:/i.test(value)) return { baseUrl: parseBaseUrl(variable, value) };
+  const expected = `${variable} must be unix:<absolute socket path>, optionally followed by :<base path>, such as unix:/var/run/docker.sock or unix:/var/run/docker.sock:/v1.43`;
+  let rest = value.slice('unix:'.length);
+  // Docker's and Podman's spelling (DOCKER_HOST=unix:///var/run/docker.sock): an empty authority
+  if (rest.startsWith('//')) rest = rest.slice(2);
+  const colon = rest.indexOf(':');
+  const rawSocket = colon < 0 ? rest : rest.slice(0, colon);
+  const basePath = colon < 0 ? '' : rest.slice(colon + 1);
+  if (!rawSocket.startsWith('/') || rawSocket.length < 2) throw new SettingsError(variable, `${expected}: the socket path must be absolute (got ${JSON.stringify(value)})`);
+  if (/[?#\s]/.test(rest)) throw new SettingsError(variable, `${expected}, without spaces, a query (?) or fragment (#)`);
+  let socketPath: string;
+  try {
+    socketPath = decodeURIComponent(rawSocket);
+  } catch {
+    throw new SettingsError(variable, `${expected}: the socket path has an invalid %-escape (got ${JSON.stringify(value)})`);
+  }
+  if (socketPath.includes('\0')) throw new SettingsError(variable, `${expected}: the socket path may not contain a NUL character`);
+  if (basePath !== '' && !basePath.startsWith('/')) {
+    throw new SettingsError(variable, `${expected}: the base path after the socket path must start with / (a : inside the socket path is written %3A) (got ${JSON.stringify(value)})`);
+  }
+  let url: URL;
+  try {
+    url = new URL(basePath, SOCKET_ORIGIN);
+  } catch {
+    throw new SettingsError(variable, `${expected}: the base path is not a valid URL path (got ${JSON.stringify(value)})`);
+  }
+  return { baseUrl: url.href.replace(/\/+$/, ''), socketPath };
+}
+
+/** How the settings reach the API, for messages: `base URL …`, or the socket and its base path. */
+export function describeBase(settings: Pick<Settings, 'baseUrl' | 'socketPath'>): string {
+  if (settings.socketPath === undefined) return settings.baseUrl !== undefined ? `base URL ${settings.baseUrl}` : 'no base URL';
+  const basePath = settings.baseUrl !== undefined ? new URL(settings.baseUrl).pathname.replace(/\/+$/, '') : '';
+  return `unix socket ${settings.socketPath}${basePath ? ` (base path ${basePath})` : ''}`;
 }
 
 /** Parses a positive whole number; throws `SettingsError` naming `variable` otherwise. */
@@ -109,10 +168,10 @@ export function resolveSettings(config: ServerConfig, env: NodeJS.ProcessEnv): S
     envPrefix: config.envPrefix,
   };
   if (config.uploads) settings.uploadRoot = path.resolve(read(env, vars.uploadRoot) ?? config.uploads.root);
-  if (envBase !== undefined) settings.baseUrl = parseBaseUrl(vars.baseUrl, envBase);
+  if (envBase !== undefined) Object.assign(settings, parseApiBase(vars.baseUrl, envBase));
   else if (config.baseUrl !== undefined && config.baseUrl.trim() !== '') {
     try {
-      settings.baseUrl = parseBaseUrl('baseUrl', config.baseUrl.trim());
+      Object.assign(settings, parseApiBase('baseUrl', config.baseUrl.trim()));
     } catch (err) {
       const why = err instanceof Error ? err.message : String(err);
       throw new SettingsError(vars.baseUrl, `The built-in ${why}; set ${vars.baseUrl} to the API's absolute URL instead`);

@@ -40,7 +40,6 @@ export type HttpParam = {
  */
 export type FixedArgument = { readonly value: unknown } | { readonly env: string };
 
-
 /** The request body of an operation. */
 export type HttpBody = {
   /** Property name in the tool's arguments that carries the body. */
@@ -124,6 +123,13 @@ export type OperationTool<Args = unknown> = {
   readonly description?: string;
   readonly inputSchema: JsonSchema;
   readonly outputSchema?: JsonSchema;
+  /**
+   * `wrapped`: `structuredContent` is `{status, data}` (results that are not always a JSON
+   * object); absent: it is the JSON object the API returned.
+   */
+  readonly resultShape?: 'wrapped';
+  /** `outputSchemas: strict`: a 2xx body that does not match `outputSchema` is an error. */
+  readonly strictOutput?: true;
   readonly annotations?: ToolAnnotations;
   readonly http: HttpOperation;
   /** Credentials the call needs; absent or empty ⇒ none. Names refer to `ServerConfig.securitySchemes`. */

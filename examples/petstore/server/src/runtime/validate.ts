@@ -152,3 +152,39 @@ export function validateOutput(tool: ValidatedTool, value: unknown): string[] {
   const validate = validatorFor(outputCache, tool.name, tool.outputSchema, 'output');
   return validate(value) ? [] : describeErrors(validate.errors, 'result', 'property');
 }
+
+/** A structured result made to fit a lenient output schema: `value`, and the paths set to `null`. */
+export type ConformedOutput = { readonly value: Record<string, unknown>; readonly nulled: readonly string[] };
+
+/**
+ * Makes `value` satisfy the tool's (lenient) output schema so that a client that checks
+ * `structuredContent` never rejects a real answer: every value the schema does not accept is
+ * replaced by `null`, which a lenient schema accepts at every level below the root. Returns
+ * `undefined` when the root itself does not fit (it is not an object) or nothing helps.
+ * `value` is not changed.
+ */
+export function conformOutput(tool: ValidatedTool, value: Record<string, unknown>): ConformedOutput | undefined {
+  if (tool.outputSchema === undefined) return { value, nulled: [] };
+  const validate = validatorFor(outputCache, tool.name, tool.outputSchema, 'output');
+  if (validate(value)) return { value, nulled: [] };
+  let current: Record<string, unknown> = structuredClone(value);
+  const nulled: string[] = [];
+  for (let round = 0; round < 8; round++) {
+    const paths = [...new Set((validate.errors ?? []).map((e) => e.instancePath))];
+    // the deepest paths only: nulling a leaf keeps the rest of its parent
+    const leaves = paths.filter((p) => p !== '' && !paths.some((q) => q !== p && q.startsWith(p + '/')));
+    if (leaves.length === 0) return undefined;
+    for (const p of leaves) {
+      const tokens = pointerTokens(p);
+      let parent: unknown = current;
+      for (const t of tokens.slice(0, -1)) parent = (parent as Record<string, unknown>)[t];
+      const last = tokens[tokens.length - 1]!;
+      if (typeof parent !== 'object' || parent === null) return undefined;
+      if (Array.isArray(parent)) parent[Number(last)] = null;
+      else Object.defineProperty(parent, last, { value: null, writable: true, enumerable: true, configurable: true });
+      nulled.push(formatPath(tokens));
+    }
+    if (validate(current)) return { value: current, nulled };
+  }
+  return undefined;
+}
