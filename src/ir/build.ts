@@ -120,7 +120,7 @@ export function buildIr(input: BuildInput): IrServer {
   const reserved = new Set(SETTINGS_SUFFIXES.map((s) => `${manifest.envPrefix}_${s}`));
   const tools: IrOperationTool[] = selected.map((op, i) => {
     const outputSchemas = overrides.get(op)?.override.outputSchemas ?? manifest.outputSchemas ?? 'lenient';
-    let parts = operationParts({ op, doc, version: spec.version, conv, file, localFiles: manifest.uploads?.localFiles === true, outputSchemas, ...(manifest.outputSchemaDepth !== undefined ? { outputDepth: manifest.outputSchemaDepth } : {}) });
+    let parts = operationParts({ op, doc, version: spec.version, conv, file, localFiles: manifest.uploads?.localFiles === true, outputSchemas, ...(manifest.outputSchemaDepth !== undefined ? { outputDepth: manifest.outputSchemaDepth } : {}), outputMaxBytes: manifest.outputSchemaMaxBytes ?? DEFAULT_LIMITS.maxOutputBytes });
     const entry = overrides.get(op);
     const ov = entry?.override;
     if (entry && isObject(ov?.arguments)) {

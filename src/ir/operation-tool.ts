@@ -35,8 +35,9 @@ export type PartsContext = {
   localFiles: boolean;
   /** How output schemas are published. */
   outputSchemas: OutputSchemaMode;
-  /** Depth of lenient output schemas. */
+  /** Deepest level lenient output schemas describe (less when that is larger than `outputMaxBytes`). */
   outputDepth?: number;
+  outputMaxBytes?: number;
 };
 
 const LOCATIONS: readonly ParamLocation[] = ['path', 'query', 'header', 'cookie'];
@@ -108,7 +109,7 @@ export function operationParts(ctx: PartsContext): OperationParts {
   const root: JsonSchema = { type: 'object', properties };
   if (required.length) root.required = required;
   root.additionalProperties = false;
-  const contract = outputContract(successBodies(ctx), ctx.outputSchemas, ctx.outputDepth);
+  const contract = outputContract(successBodies(ctx), ctx.outputSchemas, ctx.outputDepth, ctx.outputMaxBytes);
   const parts: OperationParts = { inputSchema: input.finish(root), resultShape: contract.shape, params, annotations: annotationsFor(op) };
   if (body) parts.body = body;
   if (contract.schema) parts.outputSchema = contract.schema;

@@ -25,7 +25,7 @@ export type SuccessBody =
   | { kind: 'other' };
 
 /** Default depth below which lenient output schemas are cut (the result object's properties, or a listed object's, are depth 1). */
-export const DEFAULT_OUTPUT_DEPTH = 1;
+export const DEFAULT_OUTPUT_DEPTH = 2;
 
 /**
  * A schema for "any JSON value" that portability checkers accept: neither an empty `{}` nor a
@@ -47,11 +47,25 @@ export type OutputContract = {
  * 2xx is a JSON object gets the object itself as `structuredContent`; any other (arrays,
  * scalars, empty or non-JSON bodies, or no 2xx described at all) gets `{status, data}`.
  */
-export function outputContract(bodies: readonly SuccessBody[], mode: OutputSchemaMode, depth = DEFAULT_OUTPUT_DEPTH): OutputContract {
-  const objectAlways = bodies.length > 0 && bodies.every((b) => b.kind === 'json' && b.schema !== undefined && isObjectRoot(b.schema));
+export function outputContract(bodies: readonly SuccessBody[], mode: OutputSchemaMode, depth = DEFAULT_OUTPUT_DEPTH, maxBytes = Infinity): OutputContract {
+  // the deepest description that fits the size cap (the cap itself is applied by the caller),
+  // tried from the top so that a large schema is never built deeper than needed
+  let best = contractAt(bodies, mode, 1);
+  for (let d = 2; d <= depth && best.schema !== undefined && mode === 'lenient'; d++) {
+    const c = contractAt(bodies, mode, d);
+    const size = Buffer.byteLength(JSON.stringify(c.schema));
+    if (size > maxBytes) break;
+    if (size === Buffer.byteLength(JSON.stringify(best.schema))) return c;
+    best = c;
+  }
+  return best;
+}
+
+function contractAt(bodies: readonly SuccessBody[], mode: OutputSchemaMode, depth: number): OutputContract {
+  const objectAlways = bodies.length > 0 && bodies.every((b) => b.kind === 'json' && b.schema !== undefined && lenientRoot(b.schema, 0).type === 'object');
   if (mode === 'none') return { shape: objectAlways ? 'object' : 'wrapped' };
   if (mode === 'strict') {
-    // strict keeps the spec's schema as it is, for object results only (as it always did)
+    // strict keeps the spec's schema as it is, for plain object roots only (as it always did)
     const first = bodies[0];
     return first?.kind === 'json' && first.schema !== undefined && isObjectRoot(first.schema) ? { shape: 'object', schema: first.schema } : { shape: objectAlways ? 'object' : 'wrapped' };
   }
@@ -62,15 +76,18 @@ export function outputContract(bodies: readonly SuccessBody[], mode: OutputSchem
   return { shape: 'wrapped', schema: { type: 'object', properties } };
 }
 
-/** Whether a converted schema's root is a plain object (no top-level combinators). */
+/** Whether a converted schema's root is a plain object (no top-level combinators), as strict schemas must be. */
 export function isObjectRoot(schema: JsonSchema): boolean {
   return schema.type === 'object' && !('anyOf' in schema || 'oneOf' in schema || 'allOf' in schema);
 }
 
-/** The lenient form of an object-rooted schema: the root stays a non-null object. */
+/**
+ * The lenient form of a result schema, without `null` at the root. For a schema whose values are
+ * always objects (an object, or `allOf`/`oneOf`/`anyOf` of objects) it is `{type: "object", …}`.
+ */
 export function lenientRoot(schema: JsonSchema, depth = DEFAULT_OUTPUT_DEPTH): JsonSchema {
-  const out = lenientObject(schema, schema, depth, 0, new Set());
-  return out;
+  const r = resolve(schema, schema, new Set());
+  return isObj(r.node) ? lenientInner(r.node, schema, depth, 0, r.seen) : ANY_VALUE;
 }
 
 type Defs = Record<string, unknown>;

@@ -168,7 +168,7 @@ describe('reflection gate', () => {
     expect(record.source).toBe('host');
   });
 
-  it('gives the hint of a tool with an output schema as JSON text (structuredContent must match that schema)', async () => {
+  it('gives the hint of a tool with a strict output schema as JSON text (structuredContent must match that schema)', async () => {
     const s = await connect();
     const args = { petId: 1, body: { name: 'Rex', status: 'available' } };
     const miss = await call(s, 'updatePet', args);

@@ -73,7 +73,7 @@ describe('custom primitives: IR and emitted files', () => {
     expect(files.get('src/extra-tools.gen.ts')).toContain('export const feeTool = defineTool<FeeArgs, FeeResult>({');
     // no concerns: no concern module, no zod, no listChanged, no experimental capability
     const pkg = JSON.parse(files.get('package.json')!) as { dependencies: Record<string, string> };
-    expect(Object.keys(pkg.dependencies)).toEqual(['@modelcontextprotocol/sdk', 'ajv', 'ajv-formats', 'handlebars']);
+    expect(Object.keys(pkg.dependencies)).toEqual(['@modelcontextprotocol/sdk', 'ajv', 'ajv-formats', 'handlebars', 'undici']);
     expect(files.has('src/runtime/concern-protocol.ts')).toBe(false);
     expect(files.get('src/server.ts')).toContain('const capabilities: ServerCapabilities = {\n  tools: {},\n  prompts: {},\n  resources: {},\n};');
     expect(files.get('src/server.ts')).toContain('installPrompts(server, prompts);\n    installResources(server, { resources, templates: resourceTemplates });');
@@ -84,7 +84,7 @@ describe('custom primitives: IR and emitted files', () => {
     const files = res.files!;
     expect(files.get('src/server.ts')).toMatch(/await runStdio\(config, tools\);\n$/);
     expect([...files.keys()].filter((f) => /prompts|resources|concern|extra-tools\.gen/.test(f))).toEqual([]);
-    expect(Object.keys((JSON.parse(files.get('package.json')!) as { dependencies: object }).dependencies)).toEqual(['@modelcontextprotocol/sdk', 'ajv', 'ajv-formats']);
+    expect(Object.keys((JSON.parse(files.get('package.json')!) as { dependencies: object }).dependencies)).toEqual(['@modelcontextprotocol/sdk', 'ajv', 'ajv-formats', 'undici']);
   });
 });
 

@@ -105,7 +105,7 @@ describe('resolveManifest', () => {
       timeoutMs: 30000,
       maxResponseBytes: 1000000,
       outputSchemas: 'lenient',
-      outputSchemaDepth: 1,
+      outputSchemaDepth: 2,
       outputSchemaMaxBytes: 768,
       inputSchemaMaxBytes: 4096,
       maxArgumentDescriptionLength: 160,

@@ -46,5 +46,8 @@ export const reflection: ReflectionConfig = {
         "description": "Why pet petId should be changed as given."
       }
     ]
-  }
+  },
+  "toolsWithOutputSchema": [
+    "updatePet"
+  ]
 };

@@ -30,6 +30,32 @@ const inputDefs: Readonly<Record<string, JsonSchema>> = {
   }
 };
 
+/** A category; categories nest. */
+export type OutputDef$Category = {
+  name: string;
+  parent?: OutputDef$Category;
+  [key: string]: unknown;
+};
+
+/** Schema definitions shared by the tools' output schemas. */
+const outputDefs: Readonly<Record<string, JsonSchema>> = {
+  "Category": {
+    "type": "object",
+    "description": "A category; categories nest.",
+    "required": [
+      "name"
+    ],
+    "properties": {
+      "name": {
+        "type": "string"
+      },
+      "parent": {
+        "$ref": "#/$defs/Category"
+      }
+    }
+  }
+};
+
 /** Arguments of the `listPets` tool. */
 export type ListPetsArgs = {
   /** How many pets to return at most. */
@@ -43,6 +69,13 @@ export type ListPetsArgs = {
 /** Structured result of the `listPets` tool. */
 export type ListPetsResult = {
   items?: (Array<({
+    id?: (number | null);
+    name?: (string | null);
+    tag?: (string | null);
+    status?: (string | null);
+    category?: ({
+      [key: string]: unknown;
+    } | null);
     [key: string]: unknown;
   } | null)> | null);
   total?: (number | null);
@@ -94,7 +127,59 @@ export const listPetsTool: OperationTool<ListPetsArgs> = {
             "items": {
               "anyOf": [
                 {
-                  "type": "object"
+                  "type": "object",
+                  "properties": {
+                    "id": {
+                      "anyOf": [
+                        {
+                          "type": "number"
+                        },
+                        {
+                          "type": "null"
+                        }
+                      ]
+                    },
+                    "name": {
+                      "anyOf": [
+                        {
+                          "type": "string"
+                        },
+                        {
+                          "type": "null"
+                        }
+                      ]
+                    },
+                    "tag": {
+                      "anyOf": [
+                        {
+                          "type": "string"
+                        },
+                        {
+                          "type": "null"
+                        }
+                      ]
+                    },
+                    "status": {
+                      "anyOf": [
+                        {
+                          "type": "string"
+                        },
+                        {
+                          "type": "null"
+                        }
+                      ]
+                    },
+                    "category": {
+                      "anyOf": [
+                        {
+                          "type": "object"
+                        },
+                        {
+                          "type": "null"
+                        }
+                      ]
+                    }
+                  }
                 },
                 {
                   "type": "null"
@@ -167,6 +252,8 @@ export type CreatePetResult = {
   tag?: (string | null);
   status?: (string | null);
   category?: ({
+    name?: (string | null);
+    parent?: unknown;
     [key: string]: unknown;
   } | null);
   [key: string]: unknown;
@@ -266,7 +353,31 @@ export const createPetTool: OperationTool<CreatePetArgs> = {
       "category": {
         "anyOf": [
           {
-            "type": "object"
+            "type": "object",
+            "properties": {
+              "name": {
+                "anyOf": [
+                  {
+                    "type": "string"
+                  },
+                  {
+                    "type": "null"
+                  }
+                ]
+              },
+              "parent": {
+                "anyOf": [
+                  {
+                    "type": "null"
+                  },
+                  {
+                    "not": {
+                      "type": "null"
+                    }
+                  }
+                ]
+              }
+            }
           },
           {
             "type": "null"
@@ -305,6 +416,8 @@ export type GetPetByIdResult = {
   tag?: (string | null);
   status?: (string | null);
   category?: ({
+    name?: (string | null);
+    parent?: unknown;
     [key: string]: unknown;
   } | null);
   [key: string]: unknown;
@@ -377,7 +490,31 @@ export const getPetByIdTool: OperationTool<GetPetByIdArgs> = {
       "category": {
         "anyOf": [
           {
-            "type": "object"
+            "type": "object",
+            "properties": {
+              "name": {
+                "anyOf": [
+                  {
+                    "type": "string"
+                  },
+                  {
+                    "type": "null"
+                  }
+                ]
+              },
+              "parent": {
+                "anyOf": [
+                  {
+                    "type": "null"
+                  },
+                  {
+                    "not": {
+                      "type": "null"
+                    }
+                  }
+                ]
+              }
+            }
           },
           {
             "type": "null"
@@ -418,13 +555,12 @@ export type UpdatePetArgs = {
 
 /** Structured result of the `updatePet` tool. */
 export type UpdatePetResult = {
-  id?: (number | null);
-  name?: (string | null);
-  tag?: (string | null);
-  status?: (string | null);
-  category?: ({
-    [key: string]: unknown;
-  } | null);
+  id?: number;
+  name: string;
+  tag?: string;
+  /** Where the pet is in the sales process. */
+  status?: "available" | "pending" | "sold";
+  category?: OutputDef$Category;
   [key: string]: unknown;
 };
 
@@ -478,61 +614,39 @@ export const updatePetTool: OperationTool<UpdatePetArgs> = {
     ],
     "additionalProperties": false
   }, inputDefs, ["Category"]),
-  "outputSchema": {
+  "outputSchema": withDefs({
     "type": "object",
+    "required": [
+      "name"
+    ],
     "properties": {
       "id": {
-        "anyOf": [
-          {
-            "type": "number"
-          },
-          {
-            "type": "null"
-          }
-        ]
+        "type": "integer",
+        "format": "int64"
       },
       "name": {
-        "anyOf": [
-          {
-            "type": "string"
-          },
-          {
-            "type": "null"
-          }
-        ]
+        "type": "string",
+        "minLength": 1,
+        "maxLength": 100
       },
       "tag": {
-        "anyOf": [
-          {
-            "type": "string"
-          },
-          {
-            "type": "null"
-          }
-        ]
+        "type": "string"
       },
       "status": {
-        "anyOf": [
-          {
-            "type": "string"
-          },
-          {
-            "type": "null"
-          }
+        "type": "string",
+        "description": "Where the pet is in the sales process.",
+        "enum": [
+          "available",
+          "pending",
+          "sold"
         ]
       },
       "category": {
-        "anyOf": [
-          {
-            "type": "object"
-          },
-          {
-            "type": "null"
-          }
-        ]
+        "$ref": "#/$defs/Category"
       }
     }
-  },
+  }, outputDefs, ["Category"]),
+  "strictOutput": true,
   "annotations": {
     "idempotentHint": true
   },

@@ -43,6 +43,13 @@ export type ListPetsArgs = {
 /** Structured result of the `listPets` tool. */
 export type ListPetsResult = {
   items?: (Array<({
+    id?: (number | null);
+    name?: (string | null);
+    tag?: (string | null);
+    status?: (string | null);
+    category?: ({
+      [key: string]: unknown;
+    } | null);
     [key: string]: unknown;
   } | null)> | null);
   total?: (number | null);
@@ -94,7 +101,59 @@ export const listPetsTool: OperationTool<ListPetsArgs> = {
             "items": {
               "anyOf": [
                 {
-                  "type": "object"
+                  "type": "object",
+                  "properties": {
+                    "id": {
+                      "anyOf": [
+                        {
+                          "type": "number"
+                        },
+                        {
+                          "type": "null"
+                        }
+                      ]
+                    },
+                    "name": {
+                      "anyOf": [
+                        {
+                          "type": "string"
+                        },
+                        {
+                          "type": "null"
+                        }
+                      ]
+                    },
+                    "tag": {
+                      "anyOf": [
+                        {
+                          "type": "string"
+                        },
+                        {
+                          "type": "null"
+                        }
+                      ]
+                    },
+                    "status": {
+                      "anyOf": [
+                        {
+                          "type": "string"
+                        },
+                        {
+                          "type": "null"
+                        }
+                      ]
+                    },
+                    "category": {
+                      "anyOf": [
+                        {
+                          "type": "object"
+                        },
+                        {
+                          "type": "null"
+                        }
+                      ]
+                    }
+                  }
                 },
                 {
                   "type": "null"
@@ -167,6 +226,8 @@ export type CreatePetResult = {
   tag?: (string | null);
   status?: (string | null);
   category?: ({
+    name?: (string | null);
+    parent?: unknown;
     [key: string]: unknown;
   } | null);
   [key: string]: unknown;
@@ -266,7 +327,31 @@ export const createPetTool: OperationTool<CreatePetArgs> = {
       "category": {
         "anyOf": [
           {
-            "type": "object"
+            "type": "object",
+            "properties": {
+              "name": {
+                "anyOf": [
+                  {
+                    "type": "string"
+                  },
+                  {
+                    "type": "null"
+                  }
+                ]
+              },
+              "parent": {
+                "anyOf": [
+                  {
+                    "type": "null"
+                  },
+                  {
+                    "not": {
+                      "type": "null"
+                    }
+                  }
+                ]
+              }
+            }
           },
           {
             "type": "null"
@@ -305,6 +390,8 @@ export type GetPetByIdResult = {
   tag?: (string | null);
   status?: (string | null);
   category?: ({
+    name?: (string | null);
+    parent?: unknown;
     [key: string]: unknown;
   } | null);
   [key: string]: unknown;
@@ -377,7 +464,31 @@ export const getPetByIdTool: OperationTool<GetPetByIdArgs> = {
       "category": {
         "anyOf": [
           {
-            "type": "object"
+            "type": "object",
+            "properties": {
+              "name": {
+                "anyOf": [
+                  {
+                    "type": "string"
+                  },
+                  {
+                    "type": "null"
+                  }
+                ]
+              },
+              "parent": {
+                "anyOf": [
+                  {
+                    "type": "null"
+                  },
+                  {
+                    "not": {
+                      "type": "null"
+                    }
+                  }
+                ]
+              }
+            }
           },
           {
             "type": "null"
@@ -423,6 +534,8 @@ export type UpdatePetResult = {
   tag?: (string | null);
   status?: (string | null);
   category?: ({
+    name?: (string | null);
+    parent?: unknown;
     [key: string]: unknown;
   } | null);
   [key: string]: unknown;
@@ -524,7 +637,31 @@ export const updatePetTool: OperationTool<UpdatePetArgs> = {
       "category": {
         "anyOf": [
           {
-            "type": "object"
+            "type": "object",
+            "properties": {
+              "name": {
+                "anyOf": [
+                  {
+                    "type": "string"
+                  },
+                  {
+                    "type": "null"
+                  }
+                ]
+              },
+              "parent": {
+                "anyOf": [
+                  {
+                    "type": "null"
+                  },
+                  {
+                    "not": {
+                      "type": "null"
+                    }
+                  }
+                ]
+              }
+            }
           },
           {
             "type": "null"
