@@ -5,61 +5,18 @@
  * log: every request must reach Prism and pass ("The request passed the validation rules");
  * a violation (missing or mistyped parameter, bad body, missing credentials) fails the test.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { main } from '../../src/cli/main.js';
-import { compile } from '../../src/compile.js';
-import { ROOT, run } from '../helpers/project.js';
+import { corpusSpec, specSlug } from '../helpers/corpus.js';
+import { buildContractProject, connectClient, serverEnv, startPrism, stopPrisms } from '../helpers/prism.js';
+import { ROOT } from '../helpers/project.js';
 import { sampleArguments } from './sample.js';
 
 const CASES = ['petstore-2.0.json', 'petstore-3.0.json', 'petstore-3.1.json', 'train-travel-3.1.yaml'];
-const CORPUS = path.join(ROOT, '.corpus');
-const available = CASES.every((f) => existsSync(path.join(CORPUS, f)));
-if (!available && process.env.CI) throw new Error('the corpus is missing in CI: run `node scripts/corpus.mjs`');
 
-const children: ChildProcess[] = [];
-afterAll(() => {
-  for (const c of children) c.kill('SIGTERM');
-});
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-/** Starts Prism on 127.0.0.1 (its own binary, so the PID we kill is the server); `log()` is its output so far. */
-async function startPrism(spec: string): Promise<{ url: string; log: () => string }> {
-  const port = await freePort();
-  const child = spawn(path.join(ROOT, 'node_modules/.bin/prism'), ['mock', spec, '-h', '127.0.0.1', '-p', String(port)], { stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  let log = '';
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`Prism did not start:\n${log}`)), 60_000);
-    const onData = (d: Buffer) => {
-      log += d.toString();
-      if (log.includes('Prism is listening')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`Prism exited with ${code}:\n${log}`)));
-  });
-  return { url: `http://127.0.0.1:${port}`, log: () => log };
-}
+afterAll(stopPrisms);
 
 /** Prism's verdict on each request it received, in order, read from its log. */
 function verdicts(log: string): Array<{ request: string; ok: boolean; detail: string }> {
@@ -91,30 +48,17 @@ function prismBlindSpots(doc: Record<string, any>): Set<string> {
   return out;
 }
 
-describe.skipIf(!available)('contract: requests accepted by Prism', () => {
+describe('contract: requests accepted by Prism', () => {
   it.each(CASES)('%s: every operation', async (file) => {
-    const slug = file.replace(/\.[^.]+$/, '').toLowerCase().replace(/[^a-z0-9]+/g, '-');
-    const work = path.join(ROOT, '.cache/contract', slug);
-    rmSync(work, { recursive: true, force: true });
-    mkdirSync(work, { recursive: true });
-    const spec = path.join(CORPUS, file);
-    writeFileSync(path.join(work, 'mcpgen.yaml'), `name: contract-${slug}\nopenapi: ${path.relative(work, spec)}\noutput: ./server\n`);
-    const io = { stdout: () => undefined, stderr: (s: string) => void process.stderr.write(s), cwd: work };
-    expect(await main(['build', 'mcpgen.yaml'], io)).toBe(0);
-    await run(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', path.join(work, 'server')]);
-    const { ir } = await compile({ manifestPath: path.join(work, 'mcpgen.yaml'), cwd: work, emit: false });
-
+    const spec = corpusSpec(file);
+    const slug = specSlug(file);
+    const { ir, serverJs } = await buildContractProject(spec, path.join(ROOT, '.cache/contract', slug), `contract-${slug}`);
     const prism = await startPrism(spec);
-    const env: Record<string, string> = { PATH: process.env.PATH ?? '', [`${ir!.envPrefix}_BASE_URL`]: prism.url };
-    // every credential the server could need, by the names the generated README lists
-    const schemes = (ir as unknown as { securitySchemes?: Array<{ env: Record<string, string> }> }).securitySchemes ?? [];
-    for (const s of schemes) for (const name of Object.values(s.env)) env[name] = 'contract-test-secret';
-    const client = new Client({ name: 'contract', version: '1' });
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: [path.join(work, 'server/dist/server.js')], env, stderr: 'pipe' }));
+    const { client } = await connectClient(serverJs, serverEnv(ir, prism.url));
     try {
       const { tools } = await client.listTools();
-      expect(tools.length).toBe(ir!.tools.length);
-      const blind = prismBlindSpots(ir!.tools.length ? (spec.endsWith('.json') ? JSON.parse(readFileSync(spec, 'utf8')) : parse(readFileSync(spec, 'utf8'))) : {});
+      expect(tools.length).toBe(ir.tools.length);
+      const blind = prismBlindSpots(ir.tools.length ? (spec.endsWith('.json') ? JSON.parse(readFileSync(spec, 'utf8')) : parse(readFileSync(spec, 'utf8'))) : {});
       const calls: Array<{ tool: string; args: unknown; text: string }> = [];
       const problems: string[] = [];
       for (const tool of tools) {
@@ -124,7 +68,7 @@ describe.skipIf(!available)('contract: requests accepted by Prism', () => {
         calls.push({ tool: tool.name, args, text });
         // the generated server itself refusing or failing to send is a failure too
         if (res.isError && /^(Invalid arguments|Request to|Missing)/.test(text)) problems.push(`${tool.name}: not sent: ${text.slice(0, 300)}`);
-        if (/stoplight\.io\/prism\/errors#/.test(text) && !blind.has(ir!.tools.find((t) => t.name === tool.name)?.operationId ?? '')) problems.push(`${tool.name}: Prism error: ${text.slice(0, 300)}`);
+        if (/stoplight\.io\/prism\/errors#/.test(text) && !blind.has(ir.tools.find((t) => t.name === tool.name)?.operationId ?? '')) problems.push(`${tool.name}: Prism error: ${text.slice(0, 300)}`);
       }
       await new Promise((r) => setTimeout(r, 500)); // let Prism flush its log
       const seen = verdicts(prism.log());
@@ -132,7 +76,7 @@ describe.skipIf(!available)('contract: requests accepted by Prism', () => {
       expect(seen.length, prism.log().slice(-2000)).toBe(sent.length);
       sent.forEach((c, i) => {
         const v = seen[i]!;
-        const opId = ir!.tools.find((t) => t.name === c.tool)?.operationId ?? '';
+        const opId = ir.tools.find((t) => t.name === c.tool)?.operationId ?? '';
         // the only complaint Prism may have about those is the media type it cannot know
         if (blind.has(opId)) expect(v.detail, `${c.tool} (Prism blind spot)`).toMatch(/No supported content types/);
         else if (!v.ok) problems.push(`${c.tool} ${JSON.stringify(c.args)} -> ${v.request}\n  ${v.detail}`);
@@ -140,6 +84,7 @@ describe.skipIf(!available)('contract: requests accepted by Prism', () => {
       expect(problems, problems.join('\n')).toEqual([]);
     } finally {
       await client.close();
+      prism.stop();
     }
   }, 180_000);
 });

@@ -1,8 +1,10 @@
 /**
  * Representative arguments for a tool, derived from its input schema: every required property
  * and every optional one whose value can be derived safely, with values that satisfy enums,
- * formats, bounds and lengths. Used to drive every operation against a validating mock.
+ * formats, patterns, bounds and lengths. Used to drive every operation against a validating mock.
  */
+
+import { samplePattern } from './sample-pattern.js';
 
 type Schema = Record<string, unknown>;
 const isObj = (v: unknown): v is Schema => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -43,10 +45,13 @@ export function sample(schema: unknown, root: Schema, depth = 0): unknown {
   const types = Array.isArray(schema.type) ? schema.type.filter((t) => t !== 'null') : [schema.type ?? (isObj(schema.properties) ? 'object' : undefined)];
   switch (types[0]) {
     case 'string': {
-      if (typeof schema.pattern === 'string') return undefined;
-      let s = (typeof schema.format === 'string' && FORMATS[schema.format]) || 'example';
       const min = typeof schema.minLength === 'number' ? schema.minLength : 0;
       const max = typeof schema.maxLength === 'number' ? schema.maxLength : Infinity;
+      if (typeof schema.pattern === 'string') {
+        const s = samplePattern(schema.pattern);
+        return s !== undefined && s.length >= min && s.length <= max ? s : undefined;
+      }
+      let s = (typeof schema.format === 'string' && FORMATS[schema.format]) || 'example';
       while (s.length < min) s += 'x';
       return s.slice(0, max);
     }

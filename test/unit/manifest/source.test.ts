@@ -1,8 +1,8 @@
-import { existsSync, readFileSync } from 'node:fs';
-import path from 'node:path';
+import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import { type Diagnostic, Diagnostics, pointer } from '../../../src/diagnostics.js';
 import { parseYamlSource, type YamlSource } from '../../../src/manifest/source.js';
+import { corpusSpec } from '../../helpers/corpus.js';
 
 function parse(text: string, file = 'doc.yaml'): { source: YamlSource | undefined; diagnostics: Diagnostic[] } {
   const diagnostics = new Diagnostics();
@@ -249,10 +249,8 @@ describe('parseYamlSource: the JSON fast path agrees with the YAML parser', () =
   }
 });
 
-const CORPUS = path.resolve(import.meta.dirname, '../../../.corpus/github-rest.json');
-
-test.skipIf(!existsSync(CORPUS))('a 13 MB JSON spec: fast path, exact positions', () => {
-  const text = readFileSync(CORPUS, 'utf8');
+test('a 13 MB JSON spec: fast path, exact positions', () => {
+  const text = readFileSync(corpusSpec('github-rest.json'), 'utf8');
   const s = must(text, '.corpus/github-rest.json');
   const lines = text.split('\n');
   const at = (ptr: string, key = false) => {

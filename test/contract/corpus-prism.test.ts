@@ -1,0 +1,140 @@
+/**
+ * Contract over the whole corpus, with made-up but schema-shaped responses: for every spec, the
+ * generated server runs against Prism in dynamic mode (`-d`, seeded, so each run sees the same
+ * bodies) and answers a deterministic sample of its operations (all of them for small specs),
+ * driven by the SDK `Client` over stdio. A recording proxy between the server and Prism tells
+ * what Prism answered to each call. The contract: a call whose upstream response was 2xx is a
+ * non-error result that the `Client` accepts (it validates `structuredContent` against the
+ * published output schema, so `callTool` would throw). Non-2xx answers are allowed (Prism
+ * rejects some sampled requests), but each spec must see a floor of 2xx answers, so the test
+ * cannot pass by having none.
+ *
+ * Cost control: each project is built once with mcpgen's tsc and resolves its (identical,
+ * pinned) dependencies from mcpgen's node_modules; specs run one after the other.
+ */
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CORPUS_SPECS, corpusSpec, specSlug } from '../helpers/corpus.js';
+import { buildContractProject, connectClient, dependencyMismatches, serverEnv, startPrism, stopPrisms } from '../helpers/prism.js';
+import { ROOT } from '../helpers/project.js';
+import { startRecordingProxy } from '../helpers/recording-proxy.js';
+import { sampleArguments } from './sample.js';
+
+/** Operations called per spec; specs with at most {@link ALL_UP_TO} operations have all of them called. */
+const SAMPLE = 24;
+const ALL_UP_TO = 30;
+const SEED = 'mcpgen-contract';
+/** At least this share of the sampled calls (and at least {@link MIN_2XX_CALLS}) must get a 2xx from Prism. */
+const MIN_2XX_SHARE = 0.25;
+const MIN_2XX_CALLS = 3;
+/** Beyond the SDK's 10 MiB default, only to keep checking calls when `tools/list` is too big (itself reported as a failure). */
+const LARGE_BUFFER = 512 * 1024 * 1024;
+
+/** `n` items spread evenly over `items` (the middle of each of `n` equal slices), or all of them when there are few. */
+function spreadSample<T>(items: readonly T[], n = SAMPLE, allUpTo = ALL_UP_TO): T[] {
+  if (items.length <= allUpTo) return [...items];
+  return Array.from({ length: n }, (_, i) => items[Math.floor(((i + 0.5) * items.length) / n)]!);
+}
+
+type Outcome = { tool: string; request?: string; status?: number; isError: boolean; threw?: string; text: string; outputSchema: boolean; structured: boolean };
+const is2xx = (s: number | undefined) => s !== undefined && s >= 200 && s < 300;
+
+afterAll(stopPrisms);
+
+describe('contract: Prism dynamic responses over the whole corpus', () => {
+  it.each(CORPUS_SPECS)('%s: every sampled call answered 2xx is a non-error result the SDK Client accepts', async (file) => {
+    const spec = corpusSpec(file);
+    const slug = specSlug(file);
+    const times: Record<string, number> = {};
+    let t = Date.now();
+    const lap = (name: string) => {
+      times[name] = Date.now() - t;
+      t = Date.now();
+    };
+    const project = await buildContractProject(spec, path.join(ROOT, '.cache/contract-corpus', slug), `contract-corpus-${slug}`);
+    expect(dependencyMismatches(project.serverDir)).toEqual([]);
+    lap('build');
+    const prism = await startPrism(spec, { dynamic: true, seed: SEED, startTimeoutMs: 180_000 });
+    lap('prism');
+    const proxy = await startRecordingProxy(prism.url);
+    const env = serverEnv(project.ir, proxy.url);
+    const problems: string[] = [];
+    let conn = await connectClient(project.serverJs, env);
+    try {
+      let tools: Tool[];
+      try {
+        tools = (await conn.client.listTools()).tools;
+      } catch (err) {
+        problems.push(`tools/list with the SDK Client's default settings failed: ${(err as Error).message}`);
+        await conn.client.close();
+        conn = await connectClient(project.serverJs, env, { maxBufferSize: LARGE_BUFFER });
+        tools = (await conn.client.listTools()).tools;
+      }
+      lap('listTools');
+      expect(tools.length).toBe(project.ir.tools.length);
+      const byName = new Map(tools.map((tool) => [tool.name, tool]));
+      const sampled = spreadSample(project.ir.tools).map((op) => byName.get(op.name)!);
+      expect(sampled.length).toBeGreaterThanOrEqual(Math.min(20, project.ir.tools.length));
+
+      const outcomes: Outcome[] = [];
+      for (const tool of sampled) outcomes.push(await callOnce(conn.client, tool, proxy.exchanges));
+      lap('calls');
+
+      const ok = outcomes.filter((o) => is2xx(o.status) && !o.isError && !o.threw);
+      const bad = outcomes.filter((o) => is2xx(o.status) && (o.isError || o.threw));
+      const other = outcomes.filter((o) => o.status !== undefined && !is2xx(o.status));
+      const notSent = outcomes.filter((o) => o.status === undefined);
+      const statuses = other.reduce<Record<number, number>>((acc, o) => ({ ...acc, [o.status!]: (acc[o.status!] ?? 0) + 1 }), {});
+      console.log(
+        `${file}: ${tools.length} tools, ${sampled.length} called: 2xx ok ${ok.length} (${ok.filter((o) => o.outputSchema).length} checked by the Client against an output schema), 2xx-but-error ${bad.length}, non-2xx ${other.length} ${JSON.stringify(statuses)}, not sent ${notSent.length}` +
+          ` | build+tsc ${times.build} ms, prism start ${times.prism} ms, listTools ${times.listTools} ms, calls ${times.calls} ms`,
+      );
+      writeFileSync(path.join(ROOT, '.cache/contract-corpus', slug, 'calls.json'), JSON.stringify(outcomes, null, 2));
+
+      for (const o of bad) problems.push(`${o.tool}: ${o.request} answered ${o.status}, but ${o.threw ? `the Client rejected the result: ${o.threw}` : `the result is isError: ${o.text}`}`.slice(0, 800));
+      // calls that never reached Prism: the sample's arguments were refused (a limit of the
+      // sampler, not of the server) — anything else means the server itself broke
+      for (const o of notSent) if (o.threw || !/^(Invalid arguments|Missing)/.test(o.text)) problems.push(`${o.tool}: no request reached Prism: ${(o.threw ?? o.text).slice(0, 300)}`);
+      for (const o of outcomes) if (o.status === 0) problems.push(`${o.tool}: the proxy could not reach Prism`);
+      const floor = Math.max(Math.min(MIN_2XX_CALLS, sampled.length), Math.ceil(sampled.length * MIN_2XX_SHARE));
+      if (ok.length + bad.length < floor) problems.push(`only ${ok.length + bad.length} of ${sampled.length} calls got a 2xx from Prism (at least ${floor} expected): ${JSON.stringify(statuses)}`);
+      expect(problems, `${file}:\n${problems.join('\n')}`).toEqual([]);
+    } finally {
+      await conn.client.close();
+      await proxy.close();
+      prism.stop();
+    }
+  }, 600_000);
+});
+
+/** Calls one tool with sample arguments and notes what Prism answered (the last upstream exchange of the call). */
+async function callOnce(client: Client, tool: Tool, exchanges: Array<{ method: string; path: string; status: number }>): Promise<Outcome> {
+  exchanges.length = 0;
+  const args = sampleArguments(tool.inputSchema as Record<string, unknown>);
+  let isError = false;
+  let text = '';
+  let threw: string | undefined;
+  let structured = false;
+  try {
+    const res = await client.callTool({ name: tool.name, arguments: args });
+    isError = res.isError === true;
+    structured = res.structuredContent !== undefined;
+    const full = (res.content as Array<{ type: string; text?: string }>).map((c) => c.text ?? `[${c.type}]`).join('\n');
+    // an error result carries the body first and the reason last, in a `[note: …]`
+    const note = full.lastIndexOf('\n\n[note: ');
+    text = note >= 0 ? `${full.slice(note + 2)} (body: ${full.slice(0, Math.min(note, 200))}…)` : full.slice(0, 1000);
+  } catch (err) {
+    threw = (err as Error).message;
+  }
+  const last = exchanges.at(-1);
+  const outcome: Outcome = { tool: tool.name, isError, text, outputSchema: tool.outputSchema !== undefined, structured };
+  if (last) {
+    outcome.request = `${last.method} ${last.path}`;
+    outcome.status = last.status;
+  }
+  if (threw !== undefined) outcome.threw = threw;
+  return outcome;
+}
