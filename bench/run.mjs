@@ -50,3 +50,32 @@ if (process.argv.includes('--record')) {
   writeFileSync(baselineFile, JSON.stringify({ recorded: 'mcpgen 0.1.0 on the 2-core development machine', cases: results }, null, 2) + '\n');
   console.log(`\nrecorded ${path.relative(root, baselineFile)}`);
 }
+
+// The client's side of a large surface: how long the MCP SDK `Client` takes to list the tools of
+// a generated server (it reads the whole list and compiles a validator for every output schema).
+const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
+const { writeTree } = await import('../dist/src/write/tree.js');
+const { execFileSync } = await import('node:child_process');
+console.log(`\nSDK Client listTools() against the generated server over stdio, median of ${RUNS} lists (goal: under 1 s for GitHub)\n`);
+for (const [name, manifest] of cases.filter(([n]) => n !== 'petstore-example' && n !== 'digitalocean')) {
+  const res = await compile({ manifestPath: manifest, cwd: root, emit: true });
+  await writeTree({ outDir: res.outDir, displayDir: res.outDir, files: res.files, check: false, diagnostics: res.diagnostics });
+  execFileSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', res.outDir], { stdio: 'inherit' });
+  const client = new Client({ name: 'bench', version: '1' });
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: [path.join(res.outDir, 'dist/server.js')], env: { PATH: process.env.PATH ?? '' }, stderr: 'ignore' }));
+  const times = [];
+  let bytes = 0;
+  let count = 0;
+  for (let i = 0; i < RUNS; i++) {
+    const t = performance.now();
+    const { tools } = await client.listTools();
+    times.push(performance.now() - t);
+    bytes = Buffer.byteLength(JSON.stringify(tools));
+    count = tools.length;
+  }
+  await client.close();
+  times.sort((a, b) => a - b);
+  const median = times[Math.floor(times.length / 2)];
+  console.log(`${name.padEnd(18)} ${String(Math.round(median)).padStart(6)} ms  ${count} tools, ${(bytes / 1e6).toFixed(2)} MB (build reported ${(res.ir.surface.listBytes / 1e6).toFixed(2)} MB)`);
+}

@@ -59,11 +59,25 @@ function node(value: unknown, keyword: string | undefined): unknown {
     delete out.type;
     if (types.length === 1) out.type = types[0];
     else if (types.length > 1) {
-      const union = types.map((t) => ({ type: t }));
+      // an array branch carries its own `items`, as portable schemas must
+      const union = types.map((t): Record<string, unknown> => (t === 'array' ? arrayBranch(out) : { type: t }));
       if (out.anyOf === undefined) out.anyOf = union;
       else out.allOf = [...(Array.isArray(out.allOf) ? out.allOf : []), { anyOf: union }];
     }
   }
   const constrained = Object.keys(out).some((k) => CONSTRAINING.has(k) && (k !== 'if' || 'then' in out || 'else' in out));
   return constrained ? out : { ...out, ...ANY_VALUE };
+}
+
+/** The array branch of a split `type` array: `items` / `prefixItems` move into it. */
+function arrayBranch(out: Record<string, unknown>): Record<string, unknown> {
+  const branch: Record<string, unknown> = { type: 'array' };
+  for (const k of ['items', 'prefixItems'] as const) {
+    if (out[k] !== undefined) {
+      branch[k] = out[k];
+      delete out[k];
+    }
+  }
+  if (branch.items === undefined && branch.prefixItems === undefined) branch.items = ANY_VALUE;
+  return branch;
 }

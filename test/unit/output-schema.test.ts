@@ -127,6 +127,7 @@ describe('portable schemas', () => {
         e: { type: 'array', items: {} },
         f: { type: 'object', additionalProperties: true },
         g: { not: {} },
+        h: { type: ['array', 'null'], items: { type: 'string' }, maxItems: 2 },
       },
       additionalProperties: false,
     };
@@ -139,9 +140,10 @@ describe('portable schemas', () => {
       e: { type: 'array', items: ANY_VALUE },
       f: { type: 'object', additionalProperties: true },
       g: { not: {} },
+      h: { anyOf: [{ type: 'array', items: { type: 'string' } }, { type: 'null' }], maxItems: 2 },
     });
     expect(portabilityProblems(out)).toEqual([]);
-    for (const v of [{ a: 'xy' }, { a: null }, { a: 'x' }, { b: [1], c: null, d: { x: 1 }, e: [1, 'a', null] }, { g: 1 }, { z: 1 }]) {
+    for (const v of [{ a: 'xy' }, { a: null }, { a: 'x' }, { b: [1], c: null, d: { x: 1 }, e: [1, 'a', null] }, { g: 1 }, { z: 1 }, { h: ['a'] }, { h: [1] }, { h: ['a', 'b', 'c'] }, { h: null }]) {
       expect(accepts(out, v), JSON.stringify(v)).toBe(accepts(input, v));
     }
   });
