@@ -9,6 +9,11 @@
  * rejects some sampled requests), but each spec must see a floor of 2xx answers, so the test
  * cannot pass by having none.
  *
+ * The same servers also go through the official MCP Inspector CLI's strict schema check (no
+ * finding, every tool seen), the SDK `Client` must read `tools/list` with its default settings,
+ * and the bytes it receives must be what the build reported; GitHub and Kubernetes must fit in
+ * what the leading peer generator publishes.
+ *
  * Cost control: each project is built once with mcpgen's tsc and resolves its (identical,
  * pinned) dependencies from mcpgen's node_modules; specs run one after the other.
  */
@@ -16,7 +21,9 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// @ts-expect-error a plain ES module script without type declarations
+import { ensureInspector, inspectTools } from '../../scripts/inspector.mjs';
 import { CORPUS_SPECS, corpusSpec, specSlug } from '../helpers/corpus.js';
 import { buildContractProject, connectClient, dependencyMismatches, serverEnv, startPrism, stopPrisms } from '../helpers/prism.js';
 import { ROOT } from '../helpers/project.js';
@@ -42,6 +49,12 @@ function spreadSample<T>(items: readonly T[], n = SAMPLE, allUpTo = ALL_UP_TO): 
 type Outcome = { tool: string; request?: string; status?: number; isError: boolean; threw?: string; text: string; outputSchema: boolean; structured: boolean };
 const is2xx = (s: number | undefined) => s !== undefined && s >= 200 && s < 300;
 
+/** Largest `tools/list` by default: what openapi-mcp-generator 4.0.1 publishes for the same spec (measured side by side). */
+const SIZE_LIMITS: Record<string, number> = { 'github-rest.json': 1_700_000, 'kubernetes.json': 2_900_000 };
+
+beforeAll(() => {
+  ensureInspector();
+}, 600_000);
 afterAll(stopPrisms);
 
 describe('contract: Prism dynamic responses over the whole corpus', () => {
@@ -75,6 +88,19 @@ describe('contract: Prism dynamic responses over the whole corpus', () => {
       }
       lap('listTools');
       expect(tools.length).toBe(project.ir.tools.length);
+      // the surface the build reported is, byte for byte, what the client received
+      expect(Buffer.byteLength(JSON.stringify(tools))).toBe(project.ir.surface!.listBytes);
+      const surface = project.ir.surface!;
+      if (SIZE_LIMITS[file]) {
+        // by default, at most what openapi-mcp-generator 4.0.1 publishes (with no output schemas)
+        expect(surface.listBytes, `${file} tools/list bytes`).toBeLessThanOrEqual(SIZE_LIMITS[file]!);
+        // slim, not dropped wholesale: at least half the tools whose 2xx has a JSON schema keep one
+        expect(surface.describedResults - surface.outputSchemasDropped.length, `${file} output schemas kept of ${surface.describedResults}`).toBeGreaterThanOrEqual(surface.describedResults / 2);
+      }
+      // the official MCP Inspector's strict schema check: no finding (warnings included), every tool seen
+      const inspected = inspectTools(process.execPath, [project.serverJs], env);
+      lap('inspector');
+      expect({ code: inspected.code, tools: inspected.tools.length, findings: inspected.findings.slice(0, 3) }, inspected.stderr).toEqual({ code: 0, tools: tools.length, findings: [] });
       const byName = new Map(tools.map((tool) => [tool.name, tool]));
       const sampled = spreadSample(project.ir.tools).map((op) => byName.get(op.name)!);
       expect(sampled.length).toBeGreaterThanOrEqual(Math.min(20, project.ir.tools.length));
@@ -90,7 +116,7 @@ describe('contract: Prism dynamic responses over the whole corpus', () => {
       const statuses = other.reduce<Record<number, number>>((acc, o) => ({ ...acc, [o.status!]: (acc[o.status!] ?? 0) + 1 }), {});
       console.log(
         `${file}: ${tools.length} tools, ${sampled.length} called: 2xx ok ${ok.length} (${ok.filter((o) => o.outputSchema).length} checked by the Client against an output schema), 2xx-but-error ${bad.length}, non-2xx ${other.length} ${JSON.stringify(statuses)}, not sent ${notSent.length}` +
-          ` | build+tsc ${times.build} ms, prism start ${times.prism} ms, listTools ${times.listTools} ms, calls ${times.calls} ms`,
+          ` | tools/list ${surface.listBytes} bytes, ${surface.withOutputSchema} output schemas | build+tsc ${times.build} ms, prism start ${times.prism} ms, listTools ${times.listTools} ms, inspector ${times.inspector} ms, calls ${times.calls} ms`,
       );
       writeFileSync(path.join(ROOT, '.cache/contract-corpus', slug, 'calls.json'), JSON.stringify(outcomes, null, 2));
 
