@@ -4,7 +4,7 @@
  * nothing is emitted when any error was found.
  */
 import path from 'node:path';
-import { Diagnostics } from './diagnostics.js';
+import { Diagnostics, type Location } from './diagnostics.js';
 import { emitProject } from './emit/index.js';
 import { buildIr } from './ir/build.js';
 import { countTokens } from './ir/surface.js';
@@ -39,6 +39,8 @@ export type CompileResult = {
   outDir?: string;
   /** Output directory as shown to the user. */
   displayOut?: string;
+  /** Where the output directory is chosen (the manifest's `output`, or `--out`): output conflicts are reported there. */
+  outputAt?: Location;
 };
 
 const display = (cwd: string, p: string) => path.relative(cwd, p).split(path.sep).join('/') || '.';
@@ -52,9 +54,10 @@ export async function compile(opts: CompileOptions): Promise<CompileResult> {
   if (!m) return { diagnostics };
   const outDir = opts.out !== undefined ? path.resolve(opts.cwd, opts.out) : m.outputDir;
   const displayOut = display(opts.cwd, outDir);
+  const outputAt: Location = opts.out !== undefined ? { file: '--out', pointer: '', line: 0, col: 0 } : loaded.source.locate('/output');
   const unsafe = checkOutputDir(outDir, [loaded.dir, opts.cwd]);
   if (unsafe) {
-    diagnostics.error('MCPGEN_OUTPUT_UNSAFE', `output directory ${displayOut} is ${unsafe}`, 'use a dedicated folder for the generated project, e.g. `output: ./server`', opts.out !== undefined ? { file: '--out', pointer: '', line: 0, col: 0 } : loaded.source.locate('/output'));
+    diagnostics.error('MCPGEN_OUTPUT_UNSAFE', `output directory ${displayOut} is ${unsafe}`, 'use a dedicated folder for the generated project, e.g. `output: ./server`', outputAt);
   }
   const spec = await loadSpec({
     file: m.openapiPath,
@@ -64,7 +67,7 @@ export async function compile(opts: CompileOptions): Promise<CompileResult> {
     allowRemoteRefs: m.allowRemoteRefs ?? [],
     diagnostics,
   });
-  if (!spec || !loaded.valid) return { diagnostics, outDir, displayOut };
+  if (!spec || !loaded.valid) return { diagnostics, outDir, displayOut, outputAt };
   const ir = buildIr({ manifest: m, locateManifest: (p, o) => loaded.source.locate(p, o), spec, diagnostics });
   const maxTokens = m.budget.maxTokens;
   if (ir.surface && !diagnostics.hasErrors && (opts.tokens === true || maxTokens !== undefined)) {
@@ -75,8 +78,8 @@ export async function compile(opts: CompileOptions): Promise<CompileResult> {
     }
   }
   const stubs = await checkHandlers({ ir, outDir, displayOut, locateManifest: (p) => loaded.source.locate(p), diagnostics });
-  if (diagnostics.hasErrors || !opts.emit) return { diagnostics, ir, outDir, displayOut };
-  return { diagnostics, ir, files: withLockFile(emitProject(ir)), stubs, outDir, displayOut };
+  if (diagnostics.hasErrors || !opts.emit) return { diagnostics, ir, outDir, displayOut, outputAt };
+  return { diagnostics, ir, files: withLockFile(emitProject(ir)), stubs, outDir, displayOut, outputAt };
 }
 
 function loadedManifestOrUndefined(loaded: NonNullable<Awaited<ReturnType<typeof loadManifest>>>): ReturnType<typeof resolveManifest> | undefined {

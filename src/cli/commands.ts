@@ -1,7 +1,8 @@
 /**
  * The `build` and `validate` commands.
  */
-import { compile } from '../compile.js';
+import { compile, type CompileResult } from '../compile.js';
+import { handlerExports } from '../emit/ts/stubs.js';
 import { largestTools } from '../ir/surface.js';
 import type { IrServer } from '../ir/types.js';
 import { writeTree } from '../write/tree.js';
@@ -58,9 +59,27 @@ function surfaceReport(ir: IrServer): string {
   return lines.join('\n') + '\n';
 }
 
-/** `mcpgen validate`: every check, nothing written. */
+/**
+ * Writes the compiled tree (or, with `check`, only compares it): every conflict with what is in
+ * the output folder is reported in `res.diagnostics`, and undefined returned.
+ */
+function writeCompiled(res: CompileResult & { files: Map<string, string>; outDir: string; ir: NonNullable<CompileResult['ir']> }, check: boolean) {
+  return writeTree({
+    outDir: res.outDir,
+    displayDir: res.displayOut ?? res.outDir,
+    files: res.files,
+    ...(res.stubs ? { stubs: res.stubs } : {}),
+    userFiles: handlerExports(res.ir).keys(),
+    check,
+    diagnostics: res.diagnostics,
+    ...(res.outputAt ? { at: res.outputAt } : {}),
+  });
+}
+
+/** `mcpgen validate`: every check `build` makes, including what is in the output folder; nothing written. */
 export async function runValidate(opts: { manifest: string; format: Format }, io: Io): Promise<number> {
-  const res = await compile({ manifestPath: opts.manifest, cwd: io.cwd, emit: false });
+  const res = await compile({ manifestPath: opts.manifest, cwd: io.cwd, emit: true });
+  if (res.files && res.outDir && res.ir) await writeCompiled({ ...res, files: res.files, outDir: res.outDir, ir: res.ir }, true);
   const list = res.diagnostics.sorted();
   report(io, opts.format, list);
   if (res.diagnostics.hasErrors) return 1;
@@ -76,7 +95,7 @@ export async function runBuild(opts: { manifest: string; out?: string; check: bo
     report(io, opts.format, res.diagnostics.sorted());
     return 1;
   }
-  const written = await writeTree({ outDir: res.outDir, displayDir: res.displayOut ?? res.outDir, files: res.files, ...(res.stubs ? { stubs: res.stubs } : {}), check: opts.check, diagnostics: res.diagnostics });
+  const written = await writeCompiled({ ...res, files: res.files, outDir: res.outDir, ir: res.ir }, opts.check);
   report(io, opts.format, res.diagnostics.sorted());
   if (!written) return 1;
   const out = res.displayOut ?? res.outDir;

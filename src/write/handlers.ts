@@ -7,7 +7,7 @@
  * whether the project compiles yet): `export [async] function NAME`, `export const|let|var NAME`
  * and `export { …, x as NAME, … }` count. `tsc` then checks the signatures.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Diagnostics, Location } from '../diagnostics.js';
 import { emitHandlerStubs, handlerExports } from '../emit/ts/stubs.js';
@@ -41,7 +41,10 @@ export async function checkHandlers(opts: CheckHandlersOptions): Promise<Map<str
     const shown = path.posix.join(opts.displayOut, file);
     let source: string;
     try {
-      source = await readFile(path.join(opts.outDir, ...file.split('/')), 'utf8');
+      const abs = path.join(opts.outDir, ...file.split('/'));
+      // a FIFO or device would block the read forever; a folder fails it
+      if (!(await stat(abs)).isFile()) throw Object.assign(new Error('not a regular file'), { code: 'not a regular file' });
+      source = await readFile(abs, 'utf8');
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code !== 'ENOENT') {

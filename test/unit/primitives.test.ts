@@ -196,8 +196,8 @@ describe('handler stubs', () => {
     expect(text).toContain('import type { FeeArgs, FeeResult } from "../extra-tools.gen.js";');
     expect(text).toContain('export async function fee(_args: FeeArgs, _ctx: ExtraToolContext): Promise<FeeResult> {');
     expect(text).toContain('export async function readIt(_uri: URL, _variables: Variables, _extra: RequestExtra): Promise<ResourceContent> {');
-    const lock = JSON.parse(readFileSync(path.join(dir, 'server/.mcpgen.json'), 'utf8')) as { files: string[] };
-    expect(lock.files).not.toContain('src/handlers/fee.ts');
+    const lock = JSON.parse(readFileSync(path.join(dir, 'server/.mcpgen.json'), 'utf8')) as { files: Record<string, string> };
+    expect(Object.keys(lock.files)).not.toContain('src/handlers/fee.ts');
 
     const edited = text.replace('throw new Error("the fee tool is not implemented yet: edit src/handlers/fee.ts");', 'return { fee: 2 };');
     writeFileSync(stub, edited);

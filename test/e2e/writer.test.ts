@@ -1,0 +1,202 @@
+/**
+ * The writer decides ownership by content (issue 10, items 8–10 and 13): `.mcpgen.json` records
+ * a sha256 per generated file; a file is overwritten or removed only when it still has that hash
+ * or begins with the generated header. Everything else is the user's and stops the build with a
+ * located error, with nothing written — for `build`, `build --check` and `validate` alike.
+ */
+import { createHash } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { mcpgen, snapshot } from '../helpers/cli.js';
+import { ROOT } from '../helpers/project.js';
+
+const temps: string[] = [];
+afterAll(() => {
+  for (const d of temps) rmSync(d, { recursive: true, force: true });
+});
+
+function petstore(manifestExtra = ''): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'mcpgen-writer-'));
+  temps.push(dir);
+  cpSync(path.join(ROOT, 'examples/petstore/openapi.yaml'), path.join(dir, 'openapi.yaml'));
+  writeFileSync(path.join(dir, 'mcpgen.yaml'), readFileSync(path.join(ROOT, 'examples/petstore/mcpgen.yaml'), 'utf8') + manifestExtra);
+  return dir;
+}
+
+const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
+const lockOf = (dir: string) => JSON.parse(readFileSync(path.join(dir, 'server/.mcpgen.json'), 'utf8')) as { files: Record<string, string> };
+const writeLock = (dir: string, lock: unknown) => writeFileSync(path.join(dir, 'server/.mcpgen.json'), JSON.stringify(lock, null, 2) + '\n');
+
+type Diag = { code: string; severity: string; message: string; location: { file: string; line: number; col: number } };
+const errorsOf = (stdout: string) => (JSON.parse(stdout) as Diag[]).filter((d) => d.severity === 'error');
+
+/** build, build --check and validate all refuse with these codes, exit 1, and change nothing. */
+async function expectRefused(dir: string, codes: string[], mention: RegExp[] = []): Promise<Diag[]> {
+  const before = snapshot(dir);
+  let last: Diag[] = [];
+  for (const args of [['build'], ['build', '--check'], ['validate']]) {
+    const res = await mcpgen([...args, 'mcpgen.yaml', '--format', 'json'], dir);
+    expect(res.code, `${args.join(' ')}: ${res.stderr}`).toBe(1);
+    expect(res.stderr).not.toMatch(/internal error|\n\s+at .*\.js:\d+/);
+    last = errorsOf(res.stdout);
+    expect([...new Set(last.map((d) => d.code))].sort(), args.join(' ')).toEqual([...codes].sort());
+    for (const d of last) expect(d.location.line, d.message).toBeGreaterThan(0);
+    for (const re of mention) expect(last.map((d) => d.message).join('\n')).toMatch(re);
+    expect(snapshot(dir), args.join(' ')).toEqual(before);
+  }
+  return last;
+}
+
+describe('ownership by content', () => {
+  it('records a sha256 for every generated file', async () => {
+    const dir = petstore();
+    expect((await mcpgen(['build', 'mcpgen.yaml'], dir)).code).toBe(0);
+    const lock = lockOf(dir);
+    expect(Object.keys(lock.files)).toContain('package.json');
+    for (const [file, hash] of Object.entries(lock.files)) expect(hash, file).toBe(sha256(readFileSync(path.join(dir, 'server', file), 'utf8')));
+  });
+
+  it('does not delete user files a lock file names (item 8)', async () => {
+    const dir = petstore();
+    expect((await mcpgen(['build', 'mcpgen.yaml'], dir)).code).toBe(0);
+    writeFileSync(path.join(dir, 'server/notes.txt'), 'my notes\n');
+    mkdirSync(path.join(dir, 'server/data'));
+    writeFileSync(path.join(dir, 'server/data/customers.csv'), 'id,name\n1,Ada\n');
+    const lock = lockOf(dir);
+    lock.files['notes.txt'] = sha256('something else');
+    lock.files['data/customers.csv'] = sha256('');
+    writeLock(dir, lock);
+    const errors = await expectRefused(dir, ['MCPGEN_OUTPUT_CONFLICT'], [/server\/notes\.txt/, /server\/data\/customers\.csv/]);
+    // located at the entry of the lock file that names them
+    expect(errors.map((d) => d.location.file)).toEqual(['server/.mcpgen.json', 'server/.mcpgen.json']);
+    expect(readFileSync(path.join(dir, 'server/notes.txt'), 'utf8')).toBe('my notes\n');
+  });
+
+  it('does not delete user files an old-format lock (a list of names) names', async () => {
+    const dir = petstore();
+    expect((await mcpgen(['build', 'mcpgen.yaml'], dir)).code).toBe(0);
+    writeFileSync(path.join(dir, 'server/notes.txt'), 'my notes\n');
+    writeLock(dir, { generator: 'mcpgen', files: [...Object.keys(lockOf(dir).files), 'notes.txt'] });
+    await expectRefused(dir, ['MCPGEN_OUTPUT_CONFLICT'], [/server\/notes\.txt/]);
+  });
+
+  it('does not overwrite a README.md or package.json that merely contains the header (item 9)', async () => {
+    for (const [file, text] of [
+      ['README.md', '# My server\n\nThis folder was <!-- @generated by mcpgen. DO NOT EDIT. --> once.\n'],
+      ['package.json', '{\n  "name": "mine",\n  "description": "// @generated by mcpgen. DO NOT EDIT."\n}\n'],
+    ] as const) {
+      const dir = petstore();
+      mkdirSync(path.join(dir, 'server'));
+      writeFileSync(path.join(dir, 'server', file), text);
+      const [err] = await expectRefused(dir, ['MCPGEN_OUTPUT_CONFLICT'], [new RegExp(`server/${file.replace('.', '\\.')}`)]);
+      // at the manifest's `output` key
+      expect(err!.location).toMatchObject({ file: 'mcpgen.yaml', line: 6 });
+    }
+  });
+
+  it('updates a generated JSON file by its hash, and refuses one the user edited', async () => {
+    const dir = petstore();
+    expect((await mcpgen(['build', 'mcpgen.yaml'], dir)).code).toBe(0);
+    // a new version changes package.json: unchanged on disk, so mcpgen still owns it
+    writeFileSync(path.join(dir, 'mcpgen.yaml'), readFileSync(path.join(dir, 'mcpgen.yaml'), 'utf8').replace(/^version: .*$/m, 'version: 2.0.0'));
+    const rebuilt = await mcpgen(['build', 'mcpgen.yaml'], dir);
+    expect(rebuilt.code, rebuilt.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(path.join(dir, 'server/package.json'), 'utf8')).version).toBe('2.0.0');
+    // the user edits it: now it is theirs
+    const edited = readFileSync(path.join(dir, 'server/package.json'), 'utf8').replace('"version"', '"private": true,\n  "version"');
+    writeFileSync(path.join(dir, 'server/package.json'), edited);
+    writeFileSync(path.join(dir, 'mcpgen.yaml'), readFileSync(path.join(dir, 'mcpgen.yaml'), 'utf8').replace(/^version: .*$/m, 'version: 3.0.0'));
+    await expectRefused(dir, ['MCPGEN_OUTPUT_CONFLICT'], [/server\/package\.json.*changed/]);
+    expect(readFileSync(path.join(dir, 'server/package.json'), 'utf8')).toBe(edited);
+  });
+
+  it('still overwrites and removes files that begin with the generated header', async () => {
+    const dir = petstore();
+    expect((await mcpgen(['build', 'mcpgen.yaml'], dir)).code).toBe(0);
+    const tools = path.join(dir, 'server/src/tools.gen.ts');
+    const original = readFileSync(tools, 'utf8');
+    writeFileSync(tools, original + '// edited\n');
+    writeFileSync(path.join(dir, 'server/src/old.gen.ts'), '// @generated by mcpgen. DO NOT EDIT.\nexport {};\n');
+    const lock = lockOf(dir);
+    lock.files['src/old.gen.ts'] = sha256('not what is on disk');
+    writeLock(dir, lock);
+    const check = await mcpgen(['build', 'mcpgen.yaml', '--check'], dir);
+    expect(check.code).toBe(1);
+    expect(check.stderr).toMatch(/changed\s+server\/src\/tools\.gen\.ts/);
+    expect(check.stderr).toMatch(/removed\s+server\/src\/old\.gen\.ts/);
+    expect((await mcpgen(['build', 'mcpgen.yaml'], dir)).code).toBe(0);
+    expect(readFileSync(tools, 'utf8')).toBe(original);
+    expect(existsSync(path.join(dir, 'server/src/old.gen.ts'))).toBe(false);
+  });
+
+  it('migrates an old-format lock: listed files that are unchanged or carry the header stay generated', async () => {
+    const dir = petstore();
+    expect((await mcpgen(['build', 'mcpgen.yaml'], dir)).code).toBe(0);
+    const files = Object.keys(lockOf(dir).files);
+    writeLock(dir, { '//': 'old', generator: 'mcpgen', files });
+    const res = await mcpgen(['build', 'mcpgen.yaml'], dir);
+    expect(res.code, res.stderr).toBe(0);
+    expect(Object.keys(lockOf(dir).files)).toEqual(files);
+  });
+
+  it('never touches a handler file, even one the lock file claims with its exact hash', async () => {
+    const top = mkdtempSync(path.join(os.tmpdir(), 'mcpgen-writer-'));
+    temps.push(top);
+    const dir = path.join(top, 'plus'); // its manifest reads ../petstore/openapi.yaml
+    cpSync(path.join(ROOT, 'examples/petstore-plus'), dir, { recursive: true, filter: (s) => !/[\\/](node_modules|dist|server)$/.test(s) });
+    cpSync(path.join(ROOT, 'examples/petstore/openapi.yaml'), path.join(top, 'petstore/openapi.yaml'));
+    expect((await mcpgen(['build', 'mcpgen.yaml'], dir)).code).toBe(0);
+    const handlers = Object.keys(snapshot(path.join(dir, 'server'))).filter((f) => !f.endsWith('/') && !(f in lockOf(dir).files) && f !== '.mcpgen.json');
+    expect(handlers.length).toBeGreaterThan(0);
+    const lock = lockOf(dir);
+    for (const h of handlers) lock.files[h] = sha256(readFileSync(path.join(dir, 'server', h), 'utf8'));
+    writeLock(dir, lock);
+    const before = snapshot(path.join(dir, 'server'));
+    const res = await mcpgen(['build', 'mcpgen.yaml'], dir);
+    expect(res.code, res.stderr).toBe(0);
+    for (const h of handlers) expect(readFileSync(path.join(dir, 'server', h), 'utf8')).toBe(before[h]);
+  });
+});
+
+describe('the output folder', () => {
+  it('refuses a symlinked output folder that resolves to the manifest folder (item 10)', async () => {
+    const dir = petstore();
+    symlinkSync('.', path.join(dir, 'server'));
+    await expectRefused(dir, ['MCPGEN_OUTPUT_UNSAFE']);
+  });
+
+  it('reports an `output` that is a file as a located error, in build and validate (item 13)', async () => {
+    const dir = petstore();
+    writeFileSync(path.join(dir, 'server'), 'a file\n');
+    const [err] = await expectRefused(dir, ['MCPGEN_OUTPUT_CONFLICT'], [/server is a file/]);
+    expect(err!.location).toMatchObject({ file: 'mcpgen.yaml', line: 6 });
+  });
+
+  it('reports a generated path blocked by a folder, a file or a FIFO (item 13)', async () => {
+    for (const block of ['folder', 'file', 'fifo'] as const) {
+      const dir = petstore();
+      mkdirSync(path.join(dir, 'server'));
+      if (block === 'folder') mkdirSync(path.join(dir, 'server/src/tools.gen.ts'), { recursive: true });
+      if (block === 'file') writeFileSync(path.join(dir, 'server/src'), 'not a folder\n');
+      if (block === 'fifo') {
+        mkdirSync(path.join(dir, 'server/src'));
+        execFileSync('mkfifo', [path.join(dir, 'server/src/tools.gen.ts')]);
+      }
+      const [err] = await expectRefused(dir, ['MCPGEN_OUTPUT_CONFLICT'], [block === 'file' ? /server\/src is a file/ : /server\/src\/tools\.gen\.ts/]);
+      expect(err!.location).toMatchObject({ file: 'mcpgen.yaml', line: 6 });
+    }
+  });
+
+  it('does not write through a symlink inside the output folder', async () => {
+    const dir = petstore();
+    const elsewhere = mkdtempSync(path.join(os.tmpdir(), 'mcpgen-elsewhere-'));
+    temps.push(elsewhere);
+    mkdirSync(path.join(dir, 'server'));
+    symlinkSync(elsewhere, path.join(dir, 'server/src'));
+    await expectRefused(dir, ['MCPGEN_OUTPUT_CONFLICT'], [/server\/src is a symbolic link/]);
+    expect(snapshot(elsewhere)).toEqual({});
+  });
+});
