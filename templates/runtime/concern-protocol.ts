@@ -1,5 +1,5 @@
 /**
- * Concern filtering, the protocol part (DESIGN §4). `installConcerns` wires one `Server` (= one
+ * Concern filtering, the protocol part. `installConcerns` wires one `Server` (= one
  * session) so a client can set its preferences by any of:
  *  1. the initialize request: `capabilities.experimental.concerns` = `{ <concern>: <value> }`;
  *  2. the `notifications/initialized` params: `{ concerns: {...}, preset?: <name> }`;
