@@ -61,6 +61,8 @@ export const CATALOG = {
   MCPGEN_SPEC_UNDEFINED_SECURITY_SCHEME: 'A security requirement names a scheme the spec does not define; that alternative is ignored.',
   MCPGEN_NO_BASE_URL: 'Neither the manifest nor the spec gives an absolute base URL.',
   MCPGEN_OUTPUT_SCHEMA_DROPPED: 'Output schemas larger than `outputSchemaMaxBytes` were left out of the tool list.',
+  MCPGEN_PATTERN_DROPPED: 'A schema `pattern` (or `patternProperties` key) the generated server cannot enforce in linear time, or that is not valid ECMAScript, is left out of the input schema.',
+  MCPGEN_SCHEMA_TOO_DEEP: 'A tool schema is nested deeper than 64 levels; the published schema is cut there to the type of each deeper value.',
   MCPGEN_OVER_BUDGET: 'The tool surface is over a `budget` limit (list bytes, tools or tokens).',
   MCPGEN_LARGE_SURFACE: 'The tool list is over a quarter of `budget.maxListBytes`.',
   MCPGEN_OUTPUT_UNSAFE: 'The output directory is unsafe to write into (the filesystem root, a parent of the manifest, …), as written or after following symbolic links.',

@@ -19,6 +19,7 @@ import { handlerResolver } from './handlers.js';
 import { buildPreprocessors, WITH_CONTEXT_PROMPT } from './preprocessors.js';
 import { buildPrimitives, objectSchemaChecker } from './primitives.js';
 import { buildReflection, PERSIST_TOOL_NAME } from './reflection.js';
+import { reportSchemaNotes, type ToolSchemaNotes } from './schema-notes.js';
 import { buildSecurity, SETTINGS_SUFFIXES } from './security.js';
 import { selectOperations, type SelectorInput } from './select.js';
 import { plainLinks, truncateDescription } from './text.js';
@@ -37,7 +38,7 @@ export type BuildManifest = Pick<
   ResolvedManifest,
   'name' | 'version' | 'description' | 'baseUrl' | 'envPrefix' | 'maxToolNameLength' | 'maxDescriptionLength' | 'timeoutMs' | 'maxResponseBytes' | 'auth' | 'uploads'
 > &
-  Partial<Pick<ResolvedManifest, 'outputSchemas' | 'outputSchemaDepth' | 'outputSchemaMaxBytes' | 'inputSchemaMaxBytes' | 'maxArgumentDescriptionLength' | 'budget'>
+  Partial<Pick<ResolvedManifest, 'package' | 'outputSchemas' | 'outputSchemaDepth' | 'outputSchemaMaxBytes' | 'inputSchemaMaxBytes' | 'maxArgumentDescriptionLength' | 'budget'>
 > &
   Partial<Pick<ResolvedManifest, 'dir' | 'extraTools' | 'prompts' | 'resources' | 'resourceTemplates' | 'concerns' | 'concernMappings' | 'concernPresets' | 'exposeInMeta' | 'enforce' | 'preprocessors' | 'reflection'>> & {
   include?: SelectorInput[];
@@ -118,9 +119,11 @@ export function buildIr(input: BuildInput): IrServer {
     diagnostics,
   });
   const reserved = new Set(SETTINGS_SUFFIXES.map((s) => `${manifest.envPrefix}_${s}`));
+  const schemaNotes: ToolSchemaNotes[] = [];
   const tools: IrOperationTool[] = selected.map((op, i) => {
     const outputSchemas = overrides.get(op)?.override.outputSchemas ?? manifest.outputSchemas ?? 'lenient';
     let parts = operationParts({ op, doc, version: spec.version, conv, file, localFiles: manifest.uploads?.localFiles === true, outputSchemas, ...(manifest.outputSchemaDepth !== undefined ? { outputDepth: manifest.outputSchemaDepth } : {}), outputMaxBytes: manifest.outputSchemaMaxBytes ?? DEFAULT_LIMITS.maxOutputBytes });
+    if (parts.schemaNotes) schemaNotes.push({ tool: names[i]!, notes: parts.schemaNotes, location: spec.source.locate(op.pointer) });
     const entry = overrides.get(op);
     const ov = entry?.override;
     if (entry && isObject(ov?.arguments)) {
@@ -153,6 +156,7 @@ export function buildIr(input: BuildInput): IrServer {
     return tool;
   });
 
+  reportSchemaNotes(schemaNotes, diagnostics);
   fitTools(tools, {
     maxInputBytes: manifest.inputSchemaMaxBytes ?? DEFAULT_LIMITS.maxInputBytes,
     maxArgumentDescriptionLength: manifest.maxArgumentDescriptionLength ?? DEFAULT_LIMITS.maxArgumentDescriptionLength,
@@ -223,6 +227,7 @@ export function buildIr(input: BuildInput): IrServer {
   if (concerns !== undefined) server.concerns = concerns;
   if (reflection !== undefined) server.reflection = reflection;
   if (manifest.description !== undefined) server.description = manifest.description;
+  if (manifest.package !== undefined) server.package = { ...manifest.package };
   const baseUrl = manifest.baseUrl ?? specBaseUrl(doc, spec.version);
   if (baseUrl !== undefined) server.baseUrl = baseUrl;
   else {

@@ -5,7 +5,8 @@
 import { pointer } from '../diagnostics.js';
 import { isObject } from '../json.js';
 import type { RawOperation } from '../openapi/operations.js';
-import type { SchemaConverter, SpecSchema } from '../openapi/schema.js';
+import type { ConversionNotes, SchemaConverter, SpecSchema } from '../openapi/schema.js';
+import { boundDepth } from '../openapi/schema-depth.js';
 import type { SpecVersion } from '../openapi/load.js';
 import { outputContract, type OutputSchemaMode, type ResultShape, type SuccessBody } from './output-schema.js';
 import type { IrBody, IrParam, JsonSchema, ParamLocation, ParamStyle, ToolAnnotations } from './types.js';
@@ -21,6 +22,11 @@ export type OperationParts = {
   annotations: ToolAnnotations;
   title?: string;
   description?: string;
+  /**
+   * What the published schemas leave out of the spec's: patterns the server cannot enforce
+   * (input schemas), and whether a schema was cut for depth (input or output).
+   */
+  schemaNotes?: ConversionNotes;
 };
 
 /** Inputs of {@link operationParts}. */
@@ -82,8 +88,8 @@ export function operationParts(ctx: PartsContext): OperationParts {
       let converted = input.convert(schema);
       if (typeof node.description === 'string' && isObject(converted)) converted = { ...converted, description: node.description };
       if (node.deprecated === true && isObject(converted)) converted = { ...converted, deprecated: true };
-      // defineProperty: a parameter named `__proto__` must become a property, not the prototype
-      Object.defineProperty(properties, arg, { value: converted, enumerable: true, writable: true, configurable: true });
+      // a parameter named `__proto__` must become a property, not the prototype
+      defineOwn(properties, arg, converted);
       if (req) required.push(arg);
       const p: IrParam = { kind: 'param', arg, name, in: loc, required: req, origin: { file: ctx.file, pointer: ptr } };
       Object.assign(p, styleOf(node, loc, ctx.version));
@@ -99,7 +105,7 @@ export function operationParts(ctx: PartsContext): OperationParts {
     const files = bodyFiles(bodyInfo.contentType, converted, ctx.localFiles);
     converted = files.schema;
     if (bodyInfo.description && isObject(converted) && converted.description === undefined) converted = { ...converted, description: bodyInfo.description };
-    properties[arg] = converted;
+    defineOwn(properties, arg, converted);
     if (bodyInfo.required) required.push(arg);
     body = { kind: 'body', arg, contentType: bodyInfo.contentType, required: bodyInfo.required, origin: { file: ctx.file, pointer: bodyInfo.pointer } };
     if (files.fields.length) body.files = files.fields;
@@ -110,13 +116,22 @@ export function operationParts(ctx: PartsContext): OperationParts {
   if (required.length) root.required = required;
   root.additionalProperties = false;
   const contract = outputContract(successBodies(ctx), ctx.outputSchemas, ctx.outputDepth, ctx.outputMaxBytes);
-  const parts: OperationParts = { inputSchema: input.finish(root), resultShape: contract.shape, params, annotations: annotationsFor(op) };
+  const inputSchema = boundDepth(input.finish(root));
+  const parts: OperationParts = { inputSchema: inputSchema.schema, resultShape: contract.shape, params, annotations: annotationsFor(op) };
   if (body) parts.body = body;
-  if (contract.schema) parts.outputSchema = contract.schema;
+  const outputSchema = contract.schema ? boundDepth(contract.schema) : undefined;
+  if (outputSchema) parts.outputSchema = outputSchema.schema;
+  const notes = input.notes;
+  if (notes.patterns.size > 0 || notes.cut || inputSchema.cut || outputSchema?.cut) parts.schemaNotes = { patterns: notes.patterns, cut: notes.cut || inputSchema.cut || outputSchema?.cut === true };
   if (op.summary) parts.title = op.summary;
   const description = describe(op);
   if (description) parts.description = description;
   return parts;
+}
+
+/** Sets an own property, even one named `__proto__` (a spec's property names are data, never the prototype). */
+function defineOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 function uniqueArg(name: string, loc: string, used: Set<string>, alternatives: string[] = []): string {
@@ -201,7 +216,7 @@ function requestBody(ctx: PartsContext, params: Array<{ node: Record<string, unk
     const required: string[] = [];
     for (const { node } of form) {
       const s = paramSchema(node, '2.0') as Record<string, unknown>;
-      properties[node.name as string] = typeof node.description === 'string' ? { ...s, description: node.description } : s;
+      defineOwn(properties, node.name as string, typeof node.description === 'string' ? { ...s, description: node.description } : s);
       if (node.required === true) required.push(node.name as string);
     }
     const multipart = consumes.some((c) => c.startsWith('multipart/form-data')) || form.some((p) => p.node.type === 'file');
@@ -371,11 +386,11 @@ function bodyFiles(contentType: string, schema: unknown, localFiles: boolean): {
   for (const [name, prop] of Object.entries(schema.properties)) {
     if (isBinarySchema(prop)) {
       fields.push(name);
-      properties[name] = fileArgSchema(desc(prop), localFiles);
+      defineOwn(properties, name, fileArgSchema(desc(prop), localFiles));
     } else if (isObject(prop) && prop.type === 'array' && isBinarySchema(prop.items)) {
       fields.push(name);
-      properties[name] = { ...prop, items: fileArgSchema(desc(prop.items), localFiles) };
-    } else properties[name] = prop;
+      defineOwn(properties, name, { ...prop, items: fileArgSchema(desc(prop.items), localFiles) });
+    } else defineOwn(properties, name, prop);
   }
   return { schema: { ...schema, properties }, fields, binary: false };
 }

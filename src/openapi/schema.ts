@@ -9,11 +9,16 @@
  *   reference (not per traversal path) keeps conversion linear and memoisable on specs the
  *   size of GitHub's, and can never recurse forever.
  * - Input schemas drop `readOnly` properties, output schemas drop `writeOnly` ones.
- * - Every array gets `items`, patterns that are not valid ECMAScript (`u` flag) are dropped
- *   (they would make the generated server's validator throw at run time).
+ * - Every array gets `items`. Patterns the generated server cannot enforce are dropped: those
+ *   that are not valid ECMAScript (`u` flag), and those its linear-time engine (RE2) cannot run,
+ *   such as lookaround and backreferences; each conversion reports what it dropped.
+ * - Conversion recurses at most {@link MAX_SCHEMA_DEPTH} × 2 schemas deep (a subtree below is
+ *   cut to its type and reported), so a spec nested thousands of levels cannot overflow the stack.
  */
 import { parsePointer } from '../diagnostics.js';
 import { isObject } from '../json.js';
+import { patternProblem } from '../../templates/runtime/pattern.js';
+import { MAX_SCHEMA_DEPTH, typeStandIn } from './schema-depth.js';
 
 /** A JSON Schema value (object or boolean schema). */
 export type JsonSchema = Record<string, unknown>;
@@ -43,10 +48,31 @@ const INLINE_LIMIT = 2000;
 
 const JSON_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'object', 'array', 'null']);
 
-/** A converted schema plus the cyclic references (by source `$ref`) it points at via `$defs`. */
-type Converted = { value: unknown; deps: ReadonlySet<string> };
+/** What a conversion left out: patterns (pattern ⇒ why) and whether a subtree was cut for depth. */
+export type ConversionNotes = { readonly patterns: ReadonlyMap<string, string>; readonly cut: boolean };
+
+/**
+ * A converted schema plus the cyclic references (by source `$ref`) it points at via `$defs`,
+ * and what was left out of it (absent: nothing).
+ */
+type Converted = { value: unknown; deps: ReadonlySet<string>; notes?: ConversionNotes };
 
 const NO_DEPS: ReadonlySet<string> = new Set();
+
+/** Deepest recursion of the converter, in schemas (twice the published depth: inlined references compose). */
+const MAX_CONVERT_DEPTH = MAX_SCHEMA_DEPTH * 2;
+
+/** Adds `from`'s notes to the accumulating `into`. */
+function addNotes(into: { patterns: Map<string, string>; cut: boolean }, from: ConversionNotes | undefined): void {
+  if (from === undefined) return;
+  for (const [p, why] of from.patterns) if (!into.patterns.has(p)) into.patterns.set(p, why);
+  if (from.cut) into.cut = true;
+}
+
+/** The notes to keep: `undefined` when nothing was left out. */
+function finalNotes(acc: { patterns: Map<string, string>; cut: boolean }): ConversionNotes | undefined {
+  return acc.patterns.size > 0 || acc.cut ? { patterns: acc.patterns, cut: acc.cut } : undefined;
+}
 
 /** Converts schemas of one bundled document. Create one per document; it memoises per reference. */
 export class SchemaConverter {
@@ -55,6 +81,8 @@ export class SchemaConverter {
 
   private readonly cyclic: ReadonlySet<string>;
   private readonly sizes = new Map<string, number>();
+  /** Schemas being converted right now (the recursion depth). */
+  private active = 0;
 
   constructor(private readonly doc: Record<string, unknown>) {
     const { cyclic, refs } = analyseRefs(doc);
@@ -117,8 +145,16 @@ export class SchemaConverter {
   convert(node: unknown, mode: SchemaMode): Converted {
     if (typeof node === 'boolean') return { value: node, deps: NO_DEPS };
     if (!isObject(node)) return { value: {}, deps: NO_DEPS };
-    if (typeof node.$ref === 'string') return this.ref(node, mode);
-    return this.keywords(node, mode);
+    if (this.active >= MAX_CONVERT_DEPTH) {
+      const target = typeof node.$ref === 'string' ? this.lookup(node.$ref) : node;
+      return { value: typeStandIn(target), deps: NO_DEPS, notes: { patterns: new Map(), cut: true } };
+    }
+    this.active++;
+    try {
+      return typeof node.$ref === 'string' ? this.ref(node, mode) : this.keywords(node, mode);
+    } finally {
+      this.active--;
+    }
   }
 
   /** Length of the converted target's JSON (not counting its own `$defs`). */
@@ -149,20 +185,23 @@ export class SchemaConverter {
     if (!this.defNames.has(ref)) target = this.defBody(ref, mode);
     else if (this.cyclic.has(ref) || this.size(ref, mode) > INLINE_LIMIT) target = { value: { $ref: '#/$defs/' + this.defName(ref) }, deps: new Set([ref]) };
     else target = this.defBody(ref, mode);
+    // a reference published through `$defs` reports its body's notes where the body is attached (SchemaScope.finish)
     const nullable = node.nullable === true || node['x-nullable'] === true;
     const description = typeof node.description === 'string' ? node.description : undefined;
     if (!nullable && description === undefined) return target;
     let value = target.value;
     if (description !== undefined) value = isObject(value) && !('$ref' in value) ? { ...value, description } : { allOf: [value], description };
-    return { value: nullableWrap(value, nullable), deps: target.deps };
+    return target.notes ? { value: nullableWrap(value, nullable), deps: target.deps, notes: target.notes } : { value: nullableWrap(value, nullable), deps: target.deps };
   }
 
   private keywords(node: Record<string, unknown>, mode: SchemaMode): Converted {
     const out: JsonSchema = {};
     const deps = new Set<string>();
+    const notes = { patterns: new Map<string, string>(), cut: false };
     const sub = (s: unknown): unknown => {
       const c = this.convert(s, mode);
       for (const d of c.deps) deps.add(d);
+      addNotes(notes, c.notes);
       return c.value;
     };
     const hide = mode === 'input' ? 'readOnly' : 'writeOnly';
@@ -185,19 +224,34 @@ export class SchemaConverter {
     }
     if (hidden.length && Array.isArray(out.required)) out.required = out.required.filter((r) => !hidden.includes(r as string));
     fixDialect(out);
-    if (typeof out.pattern === 'string' && !validPattern(out.pattern)) delete out.pattern;
+    if (typeof out.pattern === 'string') {
+      const problem = patternProblem(out.pattern);
+      if (problem !== undefined) {
+        notes.patterns.set(out.pattern, problem);
+        delete out.pattern;
+      }
+    } else delete out.pattern;
     if (isObject(out.patternProperties)) {
-      for (const p of Object.keys(out.patternProperties)) if (!validPattern(p)) delete out.patternProperties[p];
+      for (const p of Object.keys(out.patternProperties)) {
+        const problem = patternProblem(p);
+        if (problem === undefined) continue;
+        if (!notes.patterns.has(p)) notes.patterns.set(p, problem);
+        delete out.patternProperties[p];
+      }
     }
     const types = Array.isArray(out.type) ? out.type : [out.type];
     if (types.includes('array') && out.items === undefined && out.prefixItems === undefined) out.items = {};
-    return { value: nullableWrap(out, node.nullable === true || node['x-nullable'] === true), deps: deps.size ? deps : NO_DEPS };
+    const converted: Converted = { value: nullableWrap(out, node.nullable === true || node['x-nullable'] === true), deps: deps.size ? deps : NO_DEPS };
+    const kept = finalNotes(notes);
+    if (kept) converted.notes = kept;
+    return converted;
   }
 }
 
 /** One conversion scope, usually one tool's input or output schema: collects the `$defs` it needs. */
 export class SchemaScope {
   private readonly deps = new Set<string>();
+  private readonly acc = { patterns: new Map<string, string>(), cut: false };
 
   constructor(private readonly conv: SchemaConverter, private readonly mode: SchemaMode) {}
 
@@ -205,7 +259,13 @@ export class SchemaScope {
   convert(schema: unknown): unknown {
     const c = this.conv.convert(schema, this.mode);
     for (const d of c.deps) this.deps.add(d);
+    addNotes(this.acc, c.notes);
     return c.value;
+  }
+
+  /** What the schemas converted so far (and, after {@link finish}, their `$defs`) left out. */
+  get notes(): ConversionNotes {
+    return this.acc;
   }
 
   /** Attaches the `$defs` that the converted schemas need (transitively) to a root object schema. */
@@ -217,7 +277,9 @@ export class SchemaScope {
       const ref = queue.pop()!;
       if (all.has(ref)) continue;
       all.add(ref);
-      for (const d of this.conv.defBody(ref, this.mode).deps) if (!all.has(d)) queue.push(d);
+      const body = this.conv.defBody(ref, this.mode);
+      addNotes(this.acc, body.notes);
+      for (const d of body.deps) if (!all.has(d)) queue.push(d);
     }
     const entries = [...all].map((ref) => [this.conv.defName(ref), this.conv.defBody(ref, this.mode).value] as const);
     entries.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
@@ -256,15 +318,6 @@ function nullableWrap(out: unknown, nullable: boolean): unknown {
   return { anyOf: [out, { type: 'null' }] };
 }
 
-function validPattern(p: string): boolean {
-  try {
-    new RegExp(p, 'u');
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 const GENERIC_TOKENS = new Set(['paths', 'content', 'schema', 'schemas', 'responses', 'requestBody', 'properties', 'items', 'parameters', 'components', 'definitions', 'additionalProperties', 'allOf', 'anyOf', 'oneOf']);
 
 /**
@@ -296,11 +349,17 @@ export function analyseRefs(doc: Record<string, unknown>): { cyclic: Set<string>
     }
     return cur;
   };
-  const refsIn = (node: unknown, acc: string[]): string[] => {
-    if (Array.isArray(node)) for (const v of node) refsIn(v, acc);
-    else if (isObject(node)) {
-      if (typeof node.$ref === 'string' && node.$ref.startsWith('#')) acc.push(node.$ref);
-      for (const k of Object.keys(node)) if (k !== '$ref') refsIn(node[k], acc);
+  // iterative (in document order): a document nested thousands of levels deep must not overflow the stack
+  const refsIn = (root: unknown, acc: string[]): string[] => {
+    const stack: unknown[] = [root];
+    while (stack.length) {
+      const node = stack.pop();
+      if (Array.isArray(node)) for (let i = node.length - 1; i >= 0; i--) stack.push(node[i]);
+      else if (isObject(node)) {
+        if (typeof node.$ref === 'string' && node.$ref.startsWith('#')) acc.push(node.$ref);
+        const keys = Object.keys(node);
+        for (let i = keys.length - 1; i >= 0; i--) if (keys[i] !== '$ref') stack.push(node[keys[i]!]);
+      }
     }
     return acc;
   };

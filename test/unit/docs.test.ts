@@ -20,7 +20,8 @@ describe('docs and pins stay in step with the code', () => {
     expect(pkg.devDependencies!['@modelcontextprotocol/sdk']).toBe(GENERATED_DEPENDENCIES['@modelcontextprotocol/sdk']);
     // the pins mcpgen itself declares (and tests the runtime with)
     expect(pkg.dependencies!.handlebars).toBe(OPTIONAL_DEPENDENCIES.handlebars);
-    expect(pkg.devDependencies!.zod).toBe(OPTIONAL_DEPENDENCIES.zod);
+    expect(pkg.devDependencies!.zod).toBe(GENERATED_DEPENDENCIES.zod);
+    expect(pkg.dependencies!.re2js).toBe(GENERATED_DEPENDENCIES.re2js);
   });
 });
 

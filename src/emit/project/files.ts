@@ -34,13 +34,11 @@ export function emitPackageJson(ir: IrServer): string {
 
 /**
  * Runtime dependencies, sorted: the fixed ones plus handlebars for prompts of any kind (runtime/
- * prompts.ts: manifest prompts, gate prompts, `with_context`) and gate prompt arguments, and zod
- * for the custom methods (concerns, preprocessors).
+ * prompts.ts: manifest prompts, gate prompts, `with_context`) and gate prompt arguments.
  */
 function dependencies(ir: IrServer): Record<string, string> {
   const deps: Record<string, string> = { ...GENERATED_DEPENDENCIES };
   if (serverParts(ir).anyPrompts || ir.reflection !== undefined) deps.handlebars = OPTIONAL_DEPENDENCIES.handlebars;
-  if (ir.concerns !== undefined || ir.preprocessors.length > 0) deps.zod = OPTIONAL_DEPENDENCIES.zod;
   return Object.fromEntries(Object.entries(deps).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 

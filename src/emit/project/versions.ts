@@ -6,6 +6,13 @@ export const GENERATED_DEPENDENCIES = {
   '@modelcontextprotocol/sdk': '1.32.2',
   ajv: '8.20.0',
   'ajv-formats': '3.0.1',
+  /**
+   * Schema patterns matched in linear time (runtime/pattern.ts): pure JavaScript RE2, so one
+   * crafted argument cannot stall the server the way a backtracking `^(a+)+$` does. Node 20+.
+   */
+  re2js: '2.10.0',
+  /** Request schemas: tools/call params are checked by hand (runtime/server.ts), and the custom methods'. */
+  zod: '4.6.7',
   /** Requests over a unix socket (`unix:` base URLs, runtime/socket.ts); loaded only when one is used. 7.x supports Node 20.18.1+. */
   undici: '7.30.2',
 } as const;
@@ -14,8 +21,6 @@ export const GENERATED_DEPENDENCIES = {
 export const OPTIONAL_DEPENDENCIES = {
   /** Prompt templates (runtime/prompts.ts; reflection.ts renders gate prompts and prompt arguments). */
   handlebars: '4.7.10',
-  /** Request schemas of the custom methods (runtime/concern-protocol.ts, preprocessors-protocol.ts). */
-  zod: '4.6.7',
 } as const;
 
 /** Dev dependencies of the generated project. */
