@@ -2,7 +2,7 @@
 // Regenerate with `mcpgen build`; verify with `mcpgen build --check`.
 
 /**
- * Host-side helper for preprocessors (seed 000): for a HOST (chat application, agent) built on
+ * Host-side helper for preprocessors: for a HOST (chat application, agent) built on
  * the SDK `Client`, run the server's preprocessors before each user prompt and inject their
  * output as context. This module depends only on the SDK (and zod, which the SDK uses); copy it
  * into your host.

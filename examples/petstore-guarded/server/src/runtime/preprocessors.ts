@@ -2,7 +2,7 @@
 // Regenerate with `mcpgen build`; verify with `mcpgen build --check`.
 
 /**
- * Preprocessors (manifest `preprocessors`, seed 000, DESIGN §4): handlers a host runs before each
+ * Preprocessors (manifest `preprocessors`): handlers a host runs before each
  * user prompt to gather context. They are NOT tools: they never appear in `tools/list` and
  * `tools/call` refuses them (the server assembly keeps them out of its tool table; see
  * `preprocessorNames`). They are served on their own methods:

@@ -2,7 +2,7 @@
 // Regenerate with `mcpgen build`; verify with `mcpgen build --check`.
 
 /**
- * Reflection gate keys (seed 001, DESIGN §4 "Reflection gate"): pure functions, no I/O.
+ * Reflection gate keys: pure functions, no I/O.
  *
  * The key of one gate is the sha256 (64 lower-case hex digits) of the canonical JSON of
  *   { args: normalizeArgs(promptArgs), domain, template: templateHash(templateText), tool? }

@@ -2,7 +2,7 @@
 // Regenerate with `mcpgen build`; verify with `mcpgen build --check`.
 
 /**
- * Justification checking and the server-side ("Option A", DESIGN §5) way of obtaining one:
+ * Justification checking and the server-side way of obtaining one (the host flow is the other):
  * asking the client's model through MCP sampling (`sampling/createMessage`), which works over
  * stdio and stateful Streamable HTTP when the client advertised `capabilities.sampling`.
  *

@@ -2,7 +2,7 @@
 // Regenerate with `mcpgen build`; verify with `mcpgen build --check`.
 
 /**
- * The reflection gate (manifest `reflection`, seed 001, DESIGN §4): a gated tool runs only once a
+ * The reflection gate (manifest `reflection`): a gated tool runs only once a
  * justification exists for each of its gates.
  *
  * `check(tool, args, ctx)` walks the tool's gates in order. Each gate's key (reflection-key.ts)

@@ -54,6 +54,19 @@ function scalar(value: unknown): string {
   return JSON.stringify(value) ?? '';
 }
 
+/**
+ * An argument's value: own properties only, so an argument named `constructor` or `toString`
+ * that the caller left out is `undefined`, never the function every object inherits.
+ */
+function argument(args: Record<string, unknown>, name: string): unknown {
+  return Object.hasOwn(args, name) ? args[name] : undefined;
+}
+
+/** Sets an own property, even one named `__proto__` (a plain assignment would replace the prototype). */
+function define(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -117,7 +130,7 @@ function fillPath(op: HttpOperation, args: Record<string, unknown>): string {
     const filled = segment.replace(/\{([^{}]+)\}/g, (_m, name: string) => {
       const p = byName.get(name);
       if (!p) throw new RequestBuildError(name, `The path template ${op.path} uses {${name}}, which no parameter provides`);
-      const value = args[p.arg];
+      const value = argument(args, p.arg);
       if (value === undefined || value === null) throw new RequestBuildError(p.arg, `Missing value for path parameter ${p.arg}`);
       const text = pathValue(p, value, encodeRfc3986);
       if (text === '') throw new RequestBuildError(p.arg, `Path parameter ${p.arg} must not be empty`);
@@ -273,19 +286,20 @@ export function buildRequest(op: HttpOperation, args: Record<string, unknown>, b
   const cookies: string[] = [];
   const headers: Record<string, string> = {};
   for (const p of op.params) {
-    const value = args[p.arg];
+    const value = argument(args, p.arg);
     if (value === undefined) continue;
     if (p.in === 'query') query.push(...queryPairs(p, value));
     else if (p.in === 'cookie') cookies.push(...cookiePairs(p, value));
-    else if (p.in === 'header') headers[p.name] = headerValue(p, value);
+    else if (p.in === 'header') define(headers, p.name, headerValue(p, value));
   }
   if (!Object.keys(headers).some((h) => h.toLowerCase() === 'accept')) headers.Accept = DEFAULT_ACCEPT;
   if (cookies.length > 0) headers.Cookie = cookies.join('; ');
   let url = joinUrl(baseUrl, path);
   if (query.length > 0) url += (url.includes('?') ? '&' : '?') + query.join('&');
   const request: BuiltRequest = { url, method: op.method, headers };
-  if (op.body && args[op.body.arg] !== undefined) {
-    const { body, contentType } = encodeBody(op.body.arg, op.body.contentType, args[op.body.arg]);
+  const bodyValue = op.body ? argument(args, op.body.arg) : undefined;
+  if (op.body && bodyValue !== undefined) {
+    const { body, contentType } = encodeBody(op.body.arg, op.body.contentType, bodyValue);
     for (const h of Object.keys(headers)) if (h.toLowerCase() === 'content-type') delete headers[h];
     headers['Content-Type'] = contentType;
     request.body = body;

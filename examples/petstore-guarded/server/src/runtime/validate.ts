@@ -10,6 +10,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import formatsImport from 'ajv-formats';
 import type { FormatsPlugin } from 'ajv-formats';
+import { linearRegExp } from './pattern.js';
 import type { JsonSchema, OperationTool } from './types.js';
 
 /** The fields of a tool (operation or extra) validation reads. */
@@ -24,6 +25,12 @@ type FormatsImport = FormatsPlugin | { readonly default: FormatsPlugin };
 const formatsModule: FormatsImport = formatsImport;
 const addFormats: FormatsPlugin = typeof formatsModule === 'function' ? formatsModule : formatsModule.default;
 
+/**
+ * Decimal digits to which `multipleOf` is checked: a quotient within 1e-9 of a whole number
+ * counts as whole, so decimal steps (0.1, 0.01) accept the values people write.
+ */
+export const MULTIPLE_OF_PRECISION = 9;
+
 let ajv: Ajv2020 | undefined;
 
 /** The shared Ajv instance, created on first use. */
@@ -31,27 +38,83 @@ function getAjv(): Ajv2020 {
   if (!ajv) {
     // addUsedSchema: false keeps tools whose schemas share an `$id` from clashing in Ajv's registry.
     // ownProperties: a schema property named `constructor` or `toString` must not be checked
-    // against what every object inherits from Object.prototype
-    ajv = new Ajv2020({ allErrors: true, strict: false, logger: false, addUsedSchema: false, ownProperties: true });
+    // against what every object inherits from Object.prototype.
+    // code.regExp: patterns run on RE2, in linear time (pattern.ts), never on the backtracking engine.
+    // multipleOfPrecision: 0.3 is a multiple of 0.1 (in binary floating point 0.3 / 0.1 is 2.9999999999999996).
+    ajv = new Ajv2020({ allErrors: true, strict: false, logger: false, addUsedSchema: false, ownProperties: true, code: { regExp: linearRegExp }, multipleOfPrecision: MULTIPLE_OF_PRECISION });
     addFormats(ajv);
   }
   return ajv;
 }
 
-type Cache = Map<string, { schema: JsonSchema; validate: ValidateFunction }>;
+/**
+ * Ajv never reads a property named `__proto__` (it leaves that key out of `properties`, as a
+ * guard against prototype pollution), so a tool whose spec has an argument or property of that
+ * name could not be called. For such schemas, property names are escaped in the schema and in
+ * every value before Ajv sees them: `__proto__` becomes NUL + `__proto__`, and a name that
+ * begins with NUL gets one more NUL in front, so no two names meet. Messages unescape them.
+ */
+const ESCAPE = '\u0000';
+
+function escapeKey(key: string): string {
+  return key === '__proto__' || key.startsWith(ESCAPE) ? ESCAPE + key : key;
+}
+
+function unescapeKey(key: string): string {
+  return key.startsWith(ESCAPE) ? key.slice(1) : key;
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const escapeNames = (v: unknown): unknown => (Array.isArray(v) ? v.map((r) => (typeof r === 'string' ? escapeKey(r) : r)) : v);
+
+/** A value with every object key escaped (new objects, built from entries so `__proto__` stays a key). */
+function escapeValue(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(escapeValue);
+  if (!isRecord(value)) return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [escapeKey(k), escapeValue(v)]));
+}
+
+/** A schema with the property names it declares or requires escaped, and its literal values (`const`, `enum`) too. */
+function escapeSchema(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(escapeSchema);
+  if (!isRecord(schema)) return schema;
+  return Object.fromEntries(
+    Object.entries(schema).map(([k, v]): [string, unknown] => {
+      if ((k === 'properties' || k === 'dependentSchemas') && isRecord(v)) return [k, Object.fromEntries(Object.entries(v).map(([p, s]) => [escapeKey(p), escapeSchema(s)]))];
+      if (k === 'dependentRequired' && isRecord(v)) return [k, Object.fromEntries(Object.entries(v).map(([p, r]) => [escapeKey(p), escapeNames(r)]))];
+      if (k === 'required') return [k, escapeNames(v)];
+      if (k === 'const' || k === 'enum') return [k, escapeValue(v)];
+      return [k, escapeSchema(v)];
+    }),
+  );
+}
+
+/** A compiled schema: Ajv's function, with values escaped first when the schema names `__proto__`. */
+type Validator = ((value: unknown) => boolean) & { errors?: ErrorObject[] | null; escaped: boolean };
+
+type Cache = Map<string, { schema: JsonSchema; validate: Validator }>;
 const inputCache: Cache = new Map();
 const outputCache: Cache = new Map();
 
 /** Compiled validator for `schema`, cached under the tool name (recompiled if the schema object differs). */
-function validatorFor(cache: Cache, name: string, schema: JsonSchema, which: string): ValidateFunction {
+function validatorFor(cache: Cache, name: string, schema: JsonSchema, which: string): Validator {
   const hit = cache.get(name);
   if (hit && hit.schema === schema) return hit.validate;
-  let validate: ValidateFunction;
+  const escaped = JSON.stringify(schema).includes('"__proto__"');
+  let compiled: ValidateFunction;
   try {
-    validate = getAjv().compile(schema);
+    compiled = getAjv().compile((escaped ? escapeSchema(schema) : schema) as JsonSchema);
   } catch (err) {
     throw new Error(`The ${which} schema of tool ${name} cannot be compiled: ${err instanceof Error ? err.message : String(err)}`);
   }
+  const validate: Validator = Object.assign(
+    (value: unknown): boolean => {
+      const ok = compiled(escaped ? escapeValue(value) : value);
+      validate.errors = compiled.errors;
+      return ok;
+    },
+    { escaped },
+  );
   cache.set(name, { schema, validate });
   return validate;
 }
@@ -61,13 +124,14 @@ export function compiledValidatorCount(): number {
   return inputCache.size + outputCache.size;
 }
 
-/** Decodes a JSON pointer (`/body/items/0`) into its tokens. */
-function pointerTokens(pointer: string): string[] {
+/** Decodes a JSON pointer (`/body/items/0`) into its tokens (unescaping property names when `escaped`). */
+function pointerTokens(pointer: string, escaped = false): string[] {
   if (pointer === '') return [];
   return pointer
     .slice(1)
     .split('/')
-    .map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
+    .map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((t) => (escaped ? unescapeKey(t) : t));
 }
 
 /** Renders tokens as a readable path: `body.items[0]`, `["odd key"]`. */
@@ -88,22 +152,23 @@ function show(value: unknown): string {
 }
 
 /** Turns one Ajv error into `path: message`; `rootLabel` names the whole value. */
-function describeError(err: ErrorObject, rootLabel: string, unknownNoun: string): string {
-  const tokens = pointerTokens(err.instancePath);
+function describeError(err: ErrorObject, rootLabel: string, unknownNoun: string, escaped: boolean): string {
+  const tokens = pointerTokens(err.instancePath, escaped);
   const params = err.params as Record<string, unknown>;
+  const key = (k: unknown) => (escaped ? unescapeKey(String(k)) : String(k));
   let message = err.message ?? 'is invalid';
   switch (err.keyword) {
     case 'required':
     case 'dependentRequired':
-      tokens.push(String(params.missingProperty));
+      tokens.push(key(params.missingProperty));
       message = 'is required';
       break;
     case 'additionalProperties':
-      tokens.push(String(params.additionalProperty));
+      tokens.push(key(params.additionalProperty));
       message = `is not an accepted ${tokens.length === 1 ? unknownNoun : 'property'}`;
       break;
     case 'unevaluatedProperties':
-      tokens.push(String(params.unevaluatedProperty));
+      tokens.push(key(params.unevaluatedProperty));
       message = `is not an accepted ${tokens.length === 1 ? unknownNoun : 'property'}`;
       break;
     case 'enum': {
@@ -123,8 +188,8 @@ function describeError(err: ErrorObject, rootLabel: string, unknownNoun: string)
 }
 
 /** Formats Ajv errors as unique human-readable lines, capped at `MAX_MESSAGES`. */
-function describeErrors(errors: readonly ErrorObject[] | null | undefined, rootLabel: string, unknownNoun: string): string[] {
-  const lines = [...new Set((errors ?? []).map((e) => describeError(e, rootLabel, unknownNoun)))];
+function describeErrors(validate: Validator, rootLabel: string, unknownNoun: string): string[] {
+  const lines = [...new Set((validate.errors ?? []).map((e) => describeError(e, rootLabel, unknownNoun, validate.escaped)))];
   if (lines.length > MAX_MESSAGES) {
     const rest = lines.length - MAX_MESSAGES;
     return [...lines.slice(0, MAX_MESSAGES), `(${rest} more problem${rest === 1 ? '' : 's'} not shown)`];
@@ -140,7 +205,7 @@ function describeErrors(errors: readonly ErrorObject[] | null | undefined, rootL
  */
 export function validateArguments(tool: ValidatedTool, args: unknown): string[] {
   const validate = validatorFor(inputCache, tool.name, tool.inputSchema, 'input');
-  return validate(args) ? [] : describeErrors(validate.errors, 'arguments', 'argument');
+  return validate(args) ? [] : describeErrors(validate, 'arguments', 'argument');
 }
 
 /**
@@ -150,7 +215,7 @@ export function validateArguments(tool: ValidatedTool, args: unknown): string[] 
 export function validateOutput(tool: ValidatedTool, value: unknown): string[] {
   if (tool.outputSchema === undefined) return [];
   const validate = validatorFor(outputCache, tool.name, tool.outputSchema, 'output');
-  return validate(value) ? [] : describeErrors(validate.errors, 'result', 'property');
+  return validate(value) ? [] : describeErrors(validate, 'result', 'property');
 }
 
 /** A structured result made to fit a lenient output schema: `value`, and the paths set to `null`. */
@@ -175,7 +240,7 @@ export function conformOutput(tool: ValidatedTool, value: Record<string, unknown
     const leaves = paths.filter((p) => p !== '' && !paths.some((q) => q !== p && q.startsWith(p + '/')));
     if (leaves.length === 0) return undefined;
     for (const p of leaves) {
-      const tokens = pointerTokens(p);
+      const tokens = pointerTokens(p, validate.escaped);
       let parent: unknown = current;
       for (const t of tokens.slice(0, -1)) parent = (parent as Record<string, unknown>)[t];
       const last = tokens[tokens.length - 1]!;

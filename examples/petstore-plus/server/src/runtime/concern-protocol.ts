@@ -2,7 +2,7 @@
 // Regenerate with `mcpgen build`; verify with `mcpgen build --check`.
 
 /**
- * Concern filtering, the protocol part (DESIGN §4). `installConcerns` wires one `Server` (= one
+ * Concern filtering, the protocol part. `installConcerns` wires one `Server` (= one
  * session) so a client can set its preferences by any of:
  *  1. the initialize request: `capabilities.experimental.concerns` = `{ <concern>: <value> }`;
  *  2. the `notifications/initialized` params: `{ concerns: {...}, preset?: <name> }`;

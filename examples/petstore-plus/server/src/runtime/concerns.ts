@@ -2,14 +2,14 @@
 // Regenerate with `mcpgen build`; verify with `mcpgen build --check`.
 
 /**
- * Concern filtering, the pure part (seed 002, DESIGN §4): declarations, per-primitive mappings,
+ * Concern filtering, the pure part: declarations, per-primitive mappings,
  * the matching rule, validation of client preferences and one session's preference state.
  * The protocol side (methods, notifications, `_meta`) is in `concern-protocol.ts`.
  *
  * Defaults: a declaration's `default` is published (in the capability and `concerns/list`) so
- * hosts can offer it, but it is NOT applied to filtering. DESIGN §4 says a concern the host did
- * not set is ignored and that clients knowing nothing of concerns see everything; applying
- * defaults would hide primitives from exactly those clients. A host that wants the defaults
+ * hosts can offer it, but it is NOT applied to filtering: a concern the host did not set is
+ * ignored, and clients knowing nothing of concerns see everything; applying defaults would hide
+ * primitives from exactly those clients. A host that wants the defaults
  * sends them. Values are matched exactly (case-sensitive).
  *
  * This file is copied verbatim into every generated project.
@@ -49,7 +49,7 @@ export type PreferencesCheck = {
 };
 
 /**
- * The seed's rule: a primitive matches when, for every concern the host configured, the
+ * The matching rule: a primitive matches when, for every concern the host configured, the
  * primitive either does not map that concern or lists the configured value. Concerns the host
  * did not configure are ignored; an absent mapping matches everything.
  */

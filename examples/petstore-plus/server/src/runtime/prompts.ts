@@ -2,7 +2,7 @@
 // Regenerate with `mcpgen build`; verify with `mcpgen build --check`.
 
 /**
- * Prompts (manifest `prompts`, seed 004): `prompts/list` and `prompts/get` on a low-level
+ * Prompts (manifest `prompts`): `prompts/list` and `prompts/get` on a low-level
  * `Server`. A prompt is either a list of message templates (Handlebars over the prompt's
  * arguments) or a dynamic handler (for runtime-built prompts such as `with_context`).
  *

@@ -2,7 +2,7 @@
 // Regenerate with `mcpgen build`; verify with `mcpgen build --check`.
 
 /**
- * Resources and resource templates (manifest `resources` / `resourceTemplates`, seed 004):
+ * Resources and resource templates (manifest `resources` / `resourceTemplates`):
  * `resources/list`, `resources/templates/list` and `resources/read` on a low-level `Server`.
  * A resource has static `text`, an embedded file (the compiler inlines it as `text` or as a
  * base64 `blob`) or a dynamic `handler`; a template always has a handler, which receives the

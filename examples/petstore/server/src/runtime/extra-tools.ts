@@ -2,7 +2,7 @@
 // Regenerate with `mcpgen build`; verify with `mcpgen build --check`.
 
 /**
- * Extra tools (manifest `extraTools`, seed 004): tools implemented by a user handler instead of
+ * Extra tools (manifest `extraTools`): tools implemented by a user handler instead of
  * an HTTP operation. `callExtraTool` validates the arguments against the tool's input schema
  * (invalid ⇒ `isError` naming each field, handler not called), runs the handler and converts
  * what it returns into a `CallToolResult`; it never throws.

@@ -14,7 +14,8 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
-import type { CallToolResult, RequestId, ServerCapabilities, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolRequest, CallToolResult, RequestId, ServerCapabilities, Tool } from '@modelcontextprotocol/sdk/types.js';
+import * as z from 'zod/v4';
 import { missingArgumentVariables, readArgumentEnv } from './arguments.js';
 import { Authenticator, missingCredentials } from './auth.js';
 import { callOperation } from './call.js';
@@ -56,6 +57,39 @@ function argumentsValid(tool: OperationTool | AnyExtraTool, args: unknown): bool
     return false;
   }
 }
+
+/** `value`'s JSON type, for messages: `a string`, `an array`, `null`. */
+function jsonType(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+/**
+ * The params of a `tools/call` request, checked by hand: a malformed request is a JSON-RPC
+ * invalid-params error (-32602) with one readable line, where the SDK's own schema answers
+ * -32603 with a dump of its validation issues. The params object is passed on as received: the
+ * SDK's schema would also drop an argument named `__proto__` (it never copies that key).
+ */
+function toolCallParams(params: unknown): CallToolRequest['params'] {
+  const invalid = (why: string) => new InvalidParamsError(`Invalid tools/call request: ${why}`);
+  if (typeof params !== 'object' || params === null || Array.isArray(params)) throw invalid(`params must be an object, not ${jsonType(params)}`);
+  const { name, arguments: args } = params as { name?: unknown; arguments?: unknown };
+  if (typeof name !== 'string') throw invalid(name === undefined ? 'name is required' : `name must be a string, not ${jsonType(name)}`);
+  if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
+    throw new InvalidParamsError(`Invalid arguments for tool ${name}: arguments must be an object of argument values, not ${jsonType(args)}`);
+  }
+  return params as CallToolRequest['params'];
+}
+
+/** A JSON-RPC invalid-params error whose message is sent as is (`McpError` prefixes its own code to it). */
+class InvalidParamsError extends Error {
+  /** The JSON-RPC error code. */
+  readonly code = ErrorCode.InvalidParams;
+}
+
+/** `tools/call` with the params checked by {@link toolCallParams}. */
+const ToolCallRequestSchema = CallToolRequestSchema.extend({ params: z.unknown().transform(toolCallParams) });
 
 /** What a generated entry adds to a server besides its operation tools. */
 export type ServerExtensions = {
@@ -137,7 +171,7 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
     if (gate === OPEN_GATE) return { tools: listed };
     return { tools: listed.filter((t) => gate.visible('tools', t.name, extra)).map((t) => gate.decorate('tools', t.name, t)) };
   });
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+  server.setRequestHandler(ToolCallRequestSchema, async (request, extra) => {
     const { name } = request.params;
     // one value for validation, the gate and the call: a missing `arguments` is `{}` everywhere,
     // so leaving it out cannot skip the gate of a tool whose arguments are all optional

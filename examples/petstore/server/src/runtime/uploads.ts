@@ -60,16 +60,18 @@ async function toFilePart(arg: string, value: unknown, fallbackName: string, set
  */
 export async function resolveUploads(op: HttpOperation, args: Record<string, unknown>, settings: Settings): Promise<Record<string, unknown>> {
   const body = op.body;
-  if (!body || args[body.arg] === undefined) return args;
-  const value = args[body.arg];
+  const value = body && Object.hasOwn(args, body.arg) ? args[body.arg] : undefined;
+  if (!body || value === undefined) return args;
   if (body.binary) return { ...args, [body.arg]: await toFilePart(body.arg, value, body.arg, settings) };
   if (!body.files?.length || !isRecord(value)) return args;
   const out: Record<string, unknown> = { ...value };
   for (const field of body.files) {
-    const v = value[field];
+    const v = Object.hasOwn(value, field) ? value[field] : undefined;
     if (v === undefined) continue;
     const where = `${body.arg}.${field}`;
-    out[field] = Array.isArray(v) ? await Promise.all(v.map((item, i) => toFilePart(`${where}[${i}]`, item, field, settings))) : await toFilePart(where, v, field, settings);
+    const part = Array.isArray(v) ? await Promise.all(v.map((item, i) => toFilePart(`${where}[${i}]`, item, field, settings))) : await toFilePart(where, v, field, settings);
+    // defineProperty: a field named `__proto__` stays a field
+    Object.defineProperty(out, field, { value: part, enumerable: true, writable: true, configurable: true });
   }
   return { ...args, [body.arg]: out };
 }
