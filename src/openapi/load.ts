@@ -7,13 +7,15 @@
  * local files outside the manifest's directory tree are refused too (a spec is untrusted input
  * and must not read arbitrary files into the generated project).
  */
-import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
+import { realpathSync } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { Diagnostics, parsePointer, pointer, type Location } from '../diagnostics.js';
 import { isObject } from '../json.js';
 import { parseYamlSource, type YamlSource } from '../manifest/source.js';
+import { checkFiniteNumbers, checkRefCycles } from './check.js';
+import { metaSchemaIssues } from './meta-schema.js';
 
 /** Which OpenAPI generation a document belongs to. */
 export type SpecVersion = '2.0' | '3.0' | '3.1';
@@ -27,12 +29,6 @@ export type LoadedSpec = {
   source: YamlSource;
 };
 
-type AjvIssue = { instancePath: string; message?: string; keyword: string; params?: Record<string, unknown> };
-
-const require = createRequire(import.meta.url);
-// swagger-parser's own validator (the OpenAPI 2.0/3.0/3.1 meta-schemas with its Ajv set-up);
-// it has no public entry point, so it is loaded by file.
-const validateSchema = require('@apidevtools/swagger-parser/lib/validators/schema.js') as (api: unknown) => void;
 
 /** Options of {@link loadSpec}. */
 export type LoadSpecOptions = {
@@ -55,12 +51,12 @@ export async function loadSpec(opts: LoadSpecOptions): Promise<LoadedSpec | unde
   const at: Location = { file: displayPath, pointer: '', line: 1, col: 1 };
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    text = (await readRegularFile(file)).toString('utf8');
   } catch (e) {
     diagnostics.error(
       'MCPGEN_SPEC_NOT_FOUND',
       `cannot read OpenAPI file ${displayPath}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`,
-      'check the `openapi` path in the manifest; it is relative to the manifest file',
+      'check the `openapi` path in the manifest; it is relative to the manifest file, and must name a regular file',
       opts.referencedAt,
     );
     return undefined;
@@ -83,10 +79,39 @@ export async function loadSpec(opts: LoadSpecOptions): Promise<LoadedSpec | unde
     );
     return undefined;
   }
-  if (!checkSchema(doc, source, diagnostics)) return undefined;
+  // independent checks all run, so one run reports every problem; nothing after them sees a broken document
+  const errorsBefore = diagnostics.items.length;
+  const nonFinite = checkFiniteNumbers({ doc, source, diagnostics });
+  checkSchema(doc, version, source, diagnostics);
+  // on the document as written: bundling turns a cycle of bare $refs into self-references
+  const cycles = checkRefCycles({ doc, source, diagnostics });
   const bundled = await bundle(doc, opts, source);
-  if (!bundled) return undefined;
+  if (bundled) {
+    checkFiniteNumbers({ doc: bundled, source, diagnostics, skip: nonFinite });
+    // cycles through other files show only once they are bundled in
+    if (cycles === 0) checkRefCycles({ doc: bundled, source, diagnostics });
+  }
+  if (!bundled || diagnostics.items.slice(errorsBefore).some((d) => d.severity === 'error')) return undefined;
   return { version, document: bundled, source };
+}
+
+/**
+ * Reads a file that must be a regular file: a FIFO would block the read forever and a device
+ * such as /dev/zero never end, so anything else is refused before it is opened.
+ */
+async function readRegularFile(file: string): Promise<Buffer> {
+  const st = await stat(file);
+  if (!st.isFile()) throw Object.assign(new Error('not a regular file'), { code: st.isDirectory() ? 'a folder, not a file' : 'not a regular file (a FIFO, socket or device)' });
+  return readFile(file);
+}
+
+/** The real path of a directory, or the path itself when it does not exist. */
+function realDir(dir: string): string {
+  try {
+    return realpathSync(dir);
+  } catch {
+    return path.resolve(dir);
+  }
 }
 
 function detectVersion(doc: Record<string, unknown>): SpecVersion | undefined {
@@ -98,45 +123,24 @@ function detectVersion(doc: Record<string, unknown>): SpecVersion | undefined {
   return undefined;
 }
 
-const MAX_SCHEMA_ISSUES = 25;
+const MAX_SCHEMA_ISSUES = 50;
 
-/** Validates the raw root document against the OpenAPI meta-schema; issues point into the file. */
-function checkSchema(doc: Record<string, unknown>, source: YamlSource, diagnostics: Diagnostics): boolean {
-  try {
-    validateSchema(structuredClone(doc));
-    return true;
-  } catch (e) {
-    // a `$ref` object stands for what it references (validated where that is defined); the
-    // published 3.1 meta-schema does not even allow `$ref` on a Path Item, which 3.1 does
-    const isRef = (p: string) => {
-      const node = lookupPointer(doc, p);
-      return isObject(node) && typeof node.$ref === 'string';
-    };
-    const issues = ((e as { details?: AjvIssue[] }).details ?? []).filter((i) => i.keyword !== 'oneOf' && i.keyword !== 'anyOf' && !isRef(i.instancePath));
-    if (issues.length === 0 && ((e as { details?: AjvIssue[] }).details ?? []).length > 0) return true;
-    // The meta-schemas are full of oneOf branches; report the deepest issue per location only.
-    const byPath = new Map<string, AjvIssue>();
-    for (const i of issues) if (!byPath.has(i.instancePath)) byPath.set(i.instancePath, i);
-    const paths = [...byPath.keys()].filter((p) => ![...byPath.keys()].some((q) => q !== p && q.startsWith(p + '/')));
-    if (paths.length === 0) {
-      diagnostics.error('MCPGEN_SPEC_INVALID', `invalid OpenAPI document: ${(e as Error).message.split('\n')[0]}`, 'fix the document so that it validates against the OpenAPI schema', source.locate(''));
-      return false;
-    }
-    for (const p of paths.slice(0, MAX_SCHEMA_ISSUES)) {
-      const i = byPath.get(p)!;
-      const extra = i.params && 'additionalProperty' in i.params ? ` (${JSON.stringify(i.params.additionalProperty)})` : '';
-      diagnostics.error(
-        'MCPGEN_SPEC_INVALID',
-        `${p || '/'} ${i.message ?? 'is invalid'}${extra}`,
-        'fix the document so that it validates against the OpenAPI schema',
-        source.locate(p),
-      );
-    }
-    if (paths.length > MAX_SCHEMA_ISSUES) {
-      diagnostics.error('MCPGEN_SPEC_INVALID', `…and ${paths.length - MAX_SCHEMA_ISSUES} more schema problems`, 'fix the ones above and run again', source.locate(''));
-    }
-    return false;
+/** Validates the raw root document against the OpenAPI meta-schema; every issue points into the file. */
+function checkSchema(doc: Record<string, unknown>, version: SpecVersion, source: YamlSource, diagnostics: Diagnostics): boolean {
+  // a `$ref` object stands for what it references (validated where that is defined); the
+  // published 3.1 meta-schema does not even allow `$ref` on a Path Item, which 3.1 does
+  const isRef = (p: string) => {
+    const node = lookupPointer(doc, p);
+    return isObject(node) && typeof node.$ref === 'string';
+  };
+  const issues = metaSchemaIssues(doc, version).filter((i) => !isRef(i.pointer) && !isRef(i.pointer.slice(0, i.pointer.lastIndexOf('/'))));
+  for (const i of issues.slice(0, MAX_SCHEMA_ISSUES)) {
+    diagnostics.error('MCPGEN_SPEC_INVALID', i.message, 'fix the document so that it validates against the OpenAPI schema', source.locate(i.pointer, { key: i.key === true }));
   }
+  if (issues.length > MAX_SCHEMA_ISSUES) {
+    diagnostics.error('MCPGEN_SPEC_INVALID', `…and ${issues.length - MAX_SCHEMA_ISSUES} more schema problems`, 'fix the ones above and run again', source.locate(''));
+  }
+  return issues.length === 0;
 }
 
 function lookupPointer(doc: unknown, ptr: string): unknown {
@@ -153,7 +157,9 @@ function lookupPointer(doc: unknown, ptr: string): unknown {
 async function bundle(doc: Record<string, unknown>, opts: LoadSpecOptions, source: YamlSource): Promise<Record<string, unknown> | undefined> {
   const { diagnostics, rootDirs, allowRemoteRefs } = opts;
   const refusals: string[] = [];
-  const roots = rootDirs.map((d) => path.resolve(d) + path.sep);
+  // compared by real path, so a link inside the folders cannot lead out of them
+  const roots = rootDirs.map((d) => realDir(d) + path.sep);
+  const rootFile = realDir(opts.file);
   const options = {
     continueOnError: true,
     resolve: {
@@ -164,11 +170,23 @@ async function bundle(doc: Record<string, unknown>, opts: LoadSpecOptions, sourc
         read: async (f: { url: string }) => {
           const p = f.url.startsWith('file:') ? new URL(f.url).pathname : f.url;
           const abs = path.resolve(decodeURIComponent(p));
-          if (!roots.some((root) => (abs + path.sep).startsWith(root)) && abs !== path.resolve(opts.file)) {
+          let real: string;
+          try {
+            real = realpathSync(abs);
+          } catch (e) {
+            refusals.push(`unreadable:${abs}\0${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'does not exist' : `cannot be read (${(e as NodeJS.ErrnoException).code ?? String(e)})`}`);
+            throw e;
+          }
+          if (!roots.some((root) => (real + path.sep).startsWith(root)) && real !== rootFile) {
             refusals.push(`outside:${abs}`);
             throw new Error(`refused: ${path.relative(process.cwd(), abs)} is outside the directories of the manifest and the spec`);
           }
-          return readFile(abs);
+          try {
+            return await readRegularFile(real);
+          } catch (e) {
+            refusals.push(`unreadable:${abs}\0is ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+            throw e;
+          }
         },
       },
       http: {
@@ -200,11 +218,15 @@ async function bundle(doc: Record<string, unknown>, opts: LoadSpecOptions, sourc
       const msg = err.message.split('\n')[0] ?? '';
       const remote = refusals.find((r) => r.startsWith('remote:') && msg.includes(r.slice(7)));
       const outside = refusals.find((r) => r.startsWith('outside:') && msg.includes(r.slice(8)));
+      const unreadable = refusals.find((r) => r.startsWith('unreadable:') && msg.includes(r.slice(11, r.indexOf('\0'))));
       if (remote) {
         diagnostics.error('MCPGEN_SPEC_REMOTE_REF', `remote $ref to ${remote.slice(7)} refused`, 'add the URL prefix to `allowRemoteRefs` in the manifest, or vendor the file locally', loc);
       } else if (outside) {
         const rel = path.relative(process.cwd(), outside.slice(8)).split(path.sep).join('/');
         diagnostics.error('MCPGEN_SPEC_REF_OUTSIDE', `$ref to ${rel} refused: it is outside the directories of the manifest and the spec`, 'keep every referenced file inside the directory of the manifest or of the spec', loc);
+      } else if (unreadable) {
+        const rel = path.relative(process.cwd(), unreadable.slice(11, unreadable.indexOf('\0'))).split(path.sep).join('/');
+        diagnostics.error('MCPGEN_SPEC_REF_UNRESOLVED', `cannot resolve $ref: ${rel} ${unreadable.slice(unreadable.indexOf('\0') + 1)}`, 'point the $ref at an existing regular file', loc);
       } else {
         diagnostics.error('MCPGEN_SPEC_REF_UNRESOLVED', `cannot resolve $ref: ${msg}`, 'fix the $ref so that it points at an existing file and JSON pointer', loc);
       }
