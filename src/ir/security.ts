@@ -131,6 +131,7 @@ export function buildSecurity(input: SecurityInput): SecurityResult {
         schemes.push({ name, kind: 'basic', env: { username: m.username ?? `${stem}_USERNAME`, password: m.password ?? `${stem}_PASSWORD` }, origin });
         break;
       case 'oauth2ClientCredentials':
+        checkTokenUrl({ url: m.tokenUrl ?? c.tokenUrl, scheme: name, at: m.tokenUrl !== undefined ? input.locateManifest(`/auth/${escapePointerToken(name)}/tokenUrl`) : input.spec.source.locate(`${s.pointer}${s.node.flows !== undefined ? '/flows/clientCredentials' : ''}/tokenUrl`), diagnostics: input.diagnostics });
         schemes.push({
           name,
           kind: 'oauth2ClientCredentials',
@@ -157,6 +158,33 @@ export function buildSecurity(input: SecurityInput): SecurityResult {
     }
   }
   return { schemes, requirements };
+}
+
+/** Whether `host` (a URL's hostname) is this machine: `localhost`, 127.0.0.0/8 or `[::1]`. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.toLowerCase();
+  return h === 'localhost' || h.endsWith('.localhost') || h === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
+}
+
+/**
+ * Refuses an `http://` token URL: the client secret would cross the network in clear. Loopback
+ * hosts are allowed (the request never leaves the machine: local token servers, tests); a
+ * relative URL is checked by the server once it is resolved against the base URL.
+ */
+function checkTokenUrl(opts: { url: string; scheme: string; at: Location; diagnostics: Diagnostics }): void {
+  let url: URL;
+  try {
+    url = new URL(opts.url);
+  } catch {
+    return;
+  }
+  if (url.protocol !== 'http:' || isLoopbackHost(url.hostname)) return;
+  opts.diagnostics.error(
+    'MCPGEN_INSECURE_TOKEN_URL',
+    `the OAuth token URL of security scheme "${opts.scheme}" is ${opts.url}: plain http would send the client secret in clear`,
+    'use the https:// URL of the token endpoint (plain http is accepted for localhost and 127.0.0.1 only); set it with `auth.<scheme>.tokenUrl` in the manifest if the spec is wrong',
+    opts.at,
+  );
 }
 
 /** The schemes the spec defines, by name. */

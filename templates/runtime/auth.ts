@@ -214,7 +214,8 @@ export class Authenticator {
           const encoded = Buffer.from(`${user}:${password}`, 'utf8').toString('base64');
           setHeader(headers, 'Authorization', `Basic ${encoded}`);
           credentialHeaders.add('authorization');
-          secrets.push(password, encoded);
+          // an API may echo the user name back ("user … may not …"): it is as private as the password
+          secrets.push(user, encodeRfc3986(user), password, encoded);
           break;
         }
         case 'oauth2ClientCredentials': {

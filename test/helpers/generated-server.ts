@@ -8,10 +8,10 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { expect } from 'vitest';
-import { main } from '../../src/cli/main.js';
+import { compile } from '../../src/compile.js';
 import { ROOT, run } from './project.js';
 
-/** A built project: its folder, and what `mcpgen build` printed on stderr (warnings). */
+/** A built project: its folder, and its diagnostics (warnings) one per line as `file:line:col severity CODE message`. */
 export type BuiltServer = { dir: string; server: string; stderr: string };
 
 /** Builds `spec` + `manifest` into `.cache/<name>/server` and compiles it; fails the test on any error. */
@@ -21,11 +21,15 @@ export async function buildServer(name: string, spec: string, manifest: string):
   mkdirSync(dir, { recursive: true });
   writeFileSync(path.join(dir, 'openapi.yaml'), spec);
   writeFileSync(path.join(dir, 'mcpgen.yaml'), manifest);
-  let stderr = '';
-  const io = { stdout: () => undefined, stderr: (s: string) => void (stderr += s), cwd: dir };
-  const code = await main(['build', 'mcpgen.yaml'], io);
-  expect(code, stderr).toBe(0);
+  // the library, not the CLI: these tests are about the generated server, not about the command line
+  const res = await compile({ manifestPath: path.join(dir, 'mcpgen.yaml'), cwd: dir, emit: true });
+  const stderr = res.diagnostics.items.map((d) => `${d.location.file}:${d.location.line}:${d.location.col} ${d.severity} ${d.code} ${d.message}\n`).join('');
+  expect(res.diagnostics.items.filter((d) => d.severity === 'error'), stderr).toEqual([]);
   const server = path.join(dir, 'server');
+  for (const [file, content] of [...(res.files ?? []), ...(res.stubs ?? [])]) {
+    mkdirSync(path.dirname(path.join(res.outDir!, file)), { recursive: true });
+    writeFileSync(path.join(res.outDir!, file), content);
+  }
   await run(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', server], { maxBuffer: 16 * 1024 * 1024 }).catch((e: { stdout?: string }) => {
     throw new Error(`the generated project does not compile:\n${e.stdout ?? String(e)}`);
   });
