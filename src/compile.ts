@@ -10,6 +10,7 @@ import { buildIr } from './ir/build.js';
 import { countTokens } from './ir/surface.js';
 import type { IrServer } from './ir/types.js';
 import { loadManifest, resolveManifest } from './manifest/load.js';
+import { checkInvalidManifest } from './manifest/partial.js';
 import { loadSpec } from './openapi/load.js';
 import { checkHandlers } from './write/handlers.js';
 import { checkOutputDir, withLockFile } from './write/tree.js';
@@ -67,7 +68,13 @@ export async function compile(opts: CompileOptions): Promise<CompileResult> {
     allowRemoteRefs: m.allowRemoteRefs ?? [],
     diagnostics,
   });
-  if (!spec || !loaded.valid) return { diagnostics, outDir, displayOut, outputAt };
+  if (!spec) return { diagnostics, outDir, displayOut, outputAt };
+  if (!loaded.valid) {
+    // the semantic checks still run, on what the schema accepted, so one run reports both kinds
+    const locateManifest = (p: string, o?: { key?: boolean }) => loaded.source.locate(p, o);
+    checkInvalidManifest({ loaded, diagnostics, checks: (pruned, into) => void buildIr({ manifest: resolveManifest(pruned), locateManifest, spec, diagnostics: into }) });
+    return { diagnostics, outDir, displayOut, outputAt };
+  }
   const ir = buildIr({ manifest: m, locateManifest: (p, o) => loaded.source.locate(p, o), spec, diagnostics });
   const maxTokens = m.budget.maxTokens;
   if (ir.surface && !diagnostics.hasErrors && (opts.tokens === true || maxTokens !== undefined)) {

@@ -63,6 +63,7 @@ export function buildIr(input: BuildInput): IrServer {
   const ops = listOperations(doc);
 
   checkDuplicateOperationIds(ops, input);
+  const errorsBefore = diagnostics.items.filter((d) => d.severity === 'error').length;
   const selected = selectOperations({
     ops,
     tags: knownTags(doc, ops),
@@ -71,7 +72,9 @@ export function buildIr(input: BuildInput): IrServer {
     locate: (p) => locateManifest(p),
     diagnostics,
   });
-  if (selected.length === 0) {
+  // a selector naming a tag or operation that does not exist already explains an empty selection
+  const selectorErrors = diagnostics.items.filter((d) => d.severity === 'error').length > errorsBefore;
+  if (selected.length === 0 && !selectorErrors) {
     // with custom primitives a server without operation tools is legitimate, but likely a slip
     const others = [manifest.extraTools, manifest.prompts, manifest.resources, manifest.resourceTemplates, manifest.preprocessors].some((l) => (l?.length ?? 0) > 0);
     const report = others ? diagnostics.warn.bind(diagnostics) : diagnostics.error.bind(diagnostics);

@@ -131,7 +131,12 @@ function parseYaml(opts: ParseYamlSourceOptions, text: string): YamlSource | und
     if (warning) diagnostics.warn(syntaxCode, message, help, loc);
     else diagnostics.error(syntaxCode, message, help, loc);
   };
-  for (const e of doc.errors) report(e);
+  // After the first syntax error the parser's tree is a guess, and what it reports next is
+  // mostly that guess unravelling (one unclosed bracket gave dozens of errors): report errors up
+  // to the first one that is not a duplicate key (those are found on a sound tree).
+  const errors = [...doc.errors].sort((x, y) => x.pos[0] - y.pos[0]);
+  const first = errors.findIndex((e) => e.code !== 'DUPLICATE_KEY');
+  for (const e of first < 0 ? errors : errors.slice(0, first + 1)) report(e);
   for (const w of doc.warnings) report(w, true);
   if (doc.errors.length > 0) return undefined;
   const unresolved = unresolvedAliases(doc);

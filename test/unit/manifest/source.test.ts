@@ -178,14 +178,31 @@ describe('parseYamlSource: JSON', () => {
 });
 
 describe('parseYamlSource: syntax errors', () => {
-  test('every error is reported, with its position', () => {
+  test('the first error is reported, with its position, and not what the parser guessed after it', () => {
     const { source, diagnostics } = parse('name: petstore\n  openapi: ./petstore.yaml\n');
     expect(source).toBeUndefined();
-    expect(diagnostics.map((d) => [d.code, d.severity, d.location.line, d.location.col])).toStrictEqual([
-      ['MCPGEN_SPEC_SYNTAX', 'error', 1, 7],
-      ['MCPGEN_SPEC_SYNTAX', 'error', 1, 7],
+    expect(diagnostics.map((d) => [d.code, d.severity, d.location.line, d.location.col, d.message])).toStrictEqual([['MCPGEN_SPEC_SYNTAX', 'error', 1, 7, 'nested mappings are not allowed in compact mappings']]);
+  });
+
+  test('one unclosed bracket or quote in a large document is one error (issue 10, item 16)', () => {
+    const ops = (broken: (i: number) => boolean) =>
+      Array.from({ length: 30 }, (_, i) => `  /p${i}:\n    get:\n      operationId: op${i}\n      tags: [a${broken(i) ? '' : ']'}\n      responses:\n        '200': {description: ok}\n`).join('');
+    const yaml = parse(`openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths:\n${ops((i) => i === 3)}`);
+    // reported where the parser finds the bracket missing: the line after it
+    expect(yaml.diagnostics.map((d) => [d.location.line, d.message])).toStrictEqual([[4 + 3 * 6 + 4, expect.stringMatching(/end with a \]/)]]);
+    const json = JSON.stringify({ openapi: '3.0.3', paths: Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`/p${i}`, { get: { operationId: `op${i}`, responses: { 200: { description: 'ok' } } } }])) }, null, 2);
+    const unclosed = json.replace('"description": "ok"', '"description": "ok');
+    expect(parse(unclosed, 'spec.json').diagnostics).toHaveLength(1);
+    const noBracket = json.replace(/("\/p3": \{[^]*?)\n {4}\},/, '$1');
+    expect(parse(noBracket, 'spec.json').diagnostics).toHaveLength(1);
+  });
+
+  test('duplicate keys before the first other error are reported too', () => {
+    const { diagnostics } = parse('a: 1\na: 2\nb: [1\nc: 3\nc: 4\n');
+    expect(diagnostics.map((d) => [d.message, d.location.line])).toStrictEqual([
+      ['duplicate key "a"', 2],
+      [expect.stringMatching(/flow sequence/), 4],
     ]);
-    expect(diagnostics.map((d) => d.message)).toStrictEqual(['nested mappings are not allowed in compact mappings', 'implicit keys need to be on a single line']);
   });
 
   test('duplicate keys', () => {
