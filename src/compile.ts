@@ -26,6 +26,8 @@ export type CompileOptions = {
   emit: boolean;
   /** Count the surface's tokens (`--report`); a token budget counts them anyway. */
   tokens?: boolean;
+  /** Told when a stage starts (`reading the spec`, …), for a progress indicator. */
+  onStage?: (stage: string) => void;
 };
 
 /** What {@link compile} produced. */
@@ -60,6 +62,7 @@ export async function compile(opts: CompileOptions): Promise<CompileResult> {
   if (unsafe) {
     diagnostics.error('MCPGEN_OUTPUT_UNSAFE', `output directory ${displayOut} is ${unsafe}`, 'use a dedicated folder for the generated project, e.g. `output: ./server`', outputAt);
   }
+  opts.onStage?.('reading the spec');
   const spec = await loadSpec({
     file: m.openapiPath,
     displayPath: display(opts.cwd, m.openapiPath),
@@ -75,9 +78,11 @@ export async function compile(opts: CompileOptions): Promise<CompileResult> {
     checkInvalidManifest({ loaded, diagnostics, checks: (pruned, into) => void buildIr({ manifest: resolveManifest(pruned), locateManifest, spec, diagnostics: into }) });
     return { diagnostics, outDir, displayOut, outputAt };
   }
+  opts.onStage?.('modelling the tools');
   const ir = buildIr({ manifest: m, locateManifest: (p, o) => loaded.source.locate(p, o), spec, diagnostics });
   const maxTokens = m.budget.maxTokens;
   if (ir.surface && !diagnostics.hasErrors && (opts.tokens === true || maxTokens !== undefined)) {
+    opts.onStage?.('counting tokens');
     ir.surface.tokens = await countTokens(ir);
     if (maxTokens !== undefined && ir.surface.tokens.total > maxTokens) {
       const top = ir.surface.tokens.largest.map((t) => `\n  - ${t.name} ${t.tokens} tokens`).join('');
@@ -86,6 +91,7 @@ export async function compile(opts: CompileOptions): Promise<CompileResult> {
   }
   const stubs = await checkHandlers({ ir, outDir, displayOut, locateManifest: (p) => loaded.source.locate(p), diagnostics });
   if (diagnostics.hasErrors || !opts.emit) return { diagnostics, ir, outDir, displayOut, outputAt };
+  opts.onStage?.(`generating ${ir.tools.length + ir.extraTools.length} tools`);
   return { diagnostics, ir, files: withLockFile(emitProject(ir)), stubs, outDir, displayOut, outputAt };
 }
 

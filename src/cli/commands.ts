@@ -5,18 +5,43 @@ import { compile, type CompileResult } from '../compile.js';
 import { handlerExports } from '../emit/ts/stubs.js';
 import { largestTools } from '../ir/surface.js';
 import type { IrServer } from '../ir/types.js';
-import { writeTree } from '../write/tree.js';
+import { writeTree, type WriteReport } from '../write/tree.js';
 import { formatDiagnostics } from './format.js';
+import { driftOf, formatGithubDrift, formatJsonReport, formatTextDrift, servedPrompts, summarize, type DriftEntry, type Summary } from './report.js';
+import { NO_PROGRESS, paint, type Paint, type Progress } from './terminal.js';
 
-/** Where the commands read and write. */
-export type Io = { stdout: (s: string) => void; stderr: (s: string) => void; cwd: string };
+/**
+ * Where the commands read and write. `colors` (default: none) styles text output per stream;
+ * `progress` (default: none) starts a progress indicator for a long step.
+ */
+export type Io = {
+  stdout: (s: string) => void;
+  stderr: (s: string) => void;
+  cwd: string;
+  colors?: { stdout: Paint; stderr: Paint };
+  progress?: (label: string) => Progress;
+  /** Ends `build --watch` when aborted (default: SIGINT or SIGTERM). */
+  signal?: AbortSignal;
+};
 
 /** Diagnostics output formats. */
 export type Format = 'text' | 'json' | 'github';
 
-function report(io: Io, format: Format, list: Parameters<typeof formatDiagnostics>[0]): void {
-  if (format === 'json') io.stdout(formatDiagnostics(list, 'json'));
-  else if (list.length) io.stderr(formatDiagnostics(list, format));
+/** What a command found, printed once at its end in the chosen format. */
+type Outcome = { diagnostics: Parameters<typeof formatDiagnostics>[0]; summary: Summary | null; drift: DriftEntry[]; manifest: string; output?: string };
+
+/**
+ * `json`: one document on stdout (docs/cli.md). `text` and `github`: diagnostics on
+ * stderr, then the drift list (text) or one annotation per drifted file (github).
+ */
+function report(io: Io, format: Format, o: Outcome): void {
+  if (format === 'json') {
+    io.stdout(formatJsonReport(o.diagnostics, o.summary, o.drift));
+    return;
+  }
+  if (o.diagnostics.length) io.stderr(formatDiagnostics(o.diagnostics, format, io.colors?.stderr));
+  if (o.drift.length === 0) return;
+  io.stderr(format === 'github' ? formatGithubDrift(o.drift, o.manifest) : formatTextDrift(o.drift, o.output ?? '.', o.manifest));
 }
 
 /**
@@ -26,8 +51,7 @@ function report(io: Io, format: Format, list: Parameters<typeof formatDiagnostic
  */
 function summary(ir: IrServer): string {
   const n = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
-  const gatePrompts = new Set(Object.values(ir.reflection?.gates ?? {}).flatMap((gates) => gates.map((g) => g.prompt))).size;
-  const prompts = ir.prompts.length + gatePrompts + (ir.preprocessors.length > 0 ? 1 : 0);
+  const prompts = servedPrompts(ir);
   const parts = [n(ir.tools.length + ir.extraTools.length, 'tool') + surfaceNote(ir), n(prompts, 'prompt'), n(ir.resources.length, 'resource')];
   if (ir.resourceTemplates.length > 0) parts.push(n(ir.resourceTemplates.length, 'resource template'));
   if (ir.concerns) parts.push(n(ir.concerns.declarations.length, 'concern'));
@@ -77,51 +101,63 @@ function writeCompiled(res: CompileResult & { files: Map<string, string>; outDir
 }
 
 /** `mcpgen validate`: every check `build` makes, including what is in the output folder; nothing written. */
-export async function runValidate(opts: { manifest: string; format: Format }, io: Io): Promise<number> {
-  const res = await compile({ manifestPath: opts.manifest, cwd: io.cwd, emit: true });
-  if (res.files && res.outDir && res.ir) await writeCompiled({ ...res, files: res.files, outDir: res.outDir, ir: res.ir }, true);
+export async function runValidate(opts: { manifest: string; format: Format; quiet?: boolean }, io: Io): Promise<number> {
+  const progress = opts.quiet ? NO_PROGRESS : (io.progress?.(`Validating ${opts.manifest}`) ?? NO_PROGRESS);
+  let res: CompileResult;
+  try {
+    res = await compile({ manifestPath: opts.manifest, cwd: io.cwd, emit: true, onStage: progress.stage });
+    if (res.files && res.outDir && res.ir) {
+      progress.stage('checking the output folder');
+      await writeCompiled({ ...res, files: res.files, outDir: res.outDir, ir: res.ir }, true);
+    }
+  } finally {
+    progress.stop();
+  }
   const list = res.diagnostics.sorted();
-  report(io, opts.format, list);
+  const out = res.displayOut ?? res.outDir ?? '.';
+  report(io, opts.format, { diagnostics: list, summary: res.ir && !res.diagnostics.hasErrors ? summarize(res.ir, out) : null, drift: [], manifest: opts.manifest });
   if (res.diagnostics.hasErrors) return 1;
-  if (opts.format === 'text') io.stdout(`${opts.manifest}: valid (${res.ir ? summary(res.ir) : '0 tools'})\n`);
+  const c = io.colors?.stdout ?? paint(false);
+  if (opts.format === 'text' && !opts.quiet) io.stdout(`${opts.manifest}: ${c.green('valid')} (${res.ir ? summary(res.ir) : '0 tools'})\n`);
   return 0;
 }
 
 /** `mcpgen build [--check]`. */
-export async function runBuild(opts: { manifest: string; out?: string; check: boolean; format: Format; report?: boolean }, io: Io): Promise<number> {
+export async function runBuild(opts: { manifest: string; out?: string; check: boolean; format: Format; report?: boolean; quiet?: boolean }, io: Io): Promise<number> {
   const started = performance.now();
-  const res = await compile({ manifestPath: opts.manifest, cwd: io.cwd, emit: true, tokens: opts.report === true, ...(opts.out !== undefined ? { out: opts.out } : {}) });
-  if (!res.files || !res.outDir || !res.ir) {
-    report(io, opts.format, res.diagnostics.sorted());
-    return 1;
-  }
-  const written = await writeCompiled({ ...res, files: res.files, outDir: res.outDir, ir: res.ir }, opts.check);
-  report(io, opts.format, res.diagnostics.sorted());
-  if (!written) return 1;
-  const out = res.displayOut ?? res.outDir;
-  if (opts.check) {
-    const drift = [
-      ...written.added.map((f) => `  added    ${out}/${f}`),
-      ...written.changed.map((f) => `  changed  ${out}/${f}`),
-      ...written.removed.map((f) => `  removed  ${out}/${f}`),
-      // a missing handler file fails the project's own build: CI should hear of it here
-      ...written.stubs.map((f) => `  missing  ${out}/${f} (handler file; \`mcpgen build\` writes a stub)`),
-    ];
-    if (drift.length === 0) {
-      if (opts.format === 'text') io.stdout(`${out}: up to date (${res.files.size} files)\n`);
-      return 0;
+  const progress = opts.quiet ? NO_PROGRESS : (io.progress?.(`${opts.check ? 'Checking' : 'Building'} ${opts.manifest}`) ?? NO_PROGRESS);
+  let res: CompileResult;
+  let written: WriteReport | undefined;
+  try {
+    res = await compile({ manifestPath: opts.manifest, cwd: io.cwd, emit: true, onStage: progress.stage, tokens: opts.report === true, ...(opts.out !== undefined ? { out: opts.out } : {}) });
+    if (res.files && res.outDir && res.ir) {
+      progress.stage(opts.check ? `comparing ${res.files.size} files` : `writing ${res.files.size} files`);
+      written = await writeCompiled({ ...res, files: res.files, outDir: res.outDir, ir: res.ir }, opts.check);
     }
-    io.stderr(`${out} is out of date with ${opts.manifest}; ${drift.length} file(s) would change:\n${drift.join('\n')}\nRun \`mcpgen build ${opts.manifest}\` and commit the result.\n`);
+  } finally {
+    progress.stop();
+  }
+  const list = res.diagnostics.sorted();
+  const out = res.displayOut ?? res.outDir ?? '.';
+  if (!res.files || !res.ir || !written) {
+    report(io, opts.format, { diagnostics: list, summary: null, drift: [], manifest: opts.manifest });
     return 1;
   }
-  if (opts.format === 'text') {
-    const ms = Math.round(performance.now() - started);
-    io.stdout(
-      `Built ${res.ir.name} into ${out}: ${summary(res.ir)}; ` +
-        `${written.added.length} added, ${written.changed.length} changed, ${written.removed.length} removed, ${written.unchanged.length} unchanged (${ms} ms)\n`,
-    );
-    for (const f of written.stubs) io.stdout(`Wrote handler stub ${out}/${f}: implement its functions (mcpgen will not overwrite it).\n`);
-    if (opts.report) io.stdout(surfaceReport(res.ir));
+  const drift = opts.check ? driftOf(written, out) : [];
+  report(io, opts.format, { diagnostics: list, summary: summarize(res.ir, out, written, opts.check), drift, manifest: opts.manifest, output: out });
+  if (drift.length > 0) return 1;
+  if (opts.format !== 'text' || opts.quiet) return 0;
+  const c = io.colors?.stdout ?? paint(false);
+  if (opts.check) {
+    io.stdout(`${out}: ${c.green('up to date')} (${res.files.size} files)\n`);
+    return 0;
   }
+  const ms = Math.round(performance.now() - started);
+  io.stdout(
+    `${c.green('Built')} ${c.bold(res.ir.name)} into ${out}: ${summary(res.ir)}; ` +
+      `${written.added.length} added, ${written.changed.length} changed, ${written.removed.length} removed, ${written.unchanged.length} unchanged (${ms} ms)\n`,
+  );
+  for (const f of written.stubs) io.stdout(`Wrote handler stub ${out}/${f}: implement its functions (mcpgen will not overwrite it).\n`);
+  if (opts.report) io.stdout(surfaceReport(res.ir));
   return 0;
 }

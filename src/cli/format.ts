@@ -1,8 +1,10 @@
 /**
- * Renders diagnostics for people (`text`), for tools (`json`) and for GitHub Actions
- * (`github`: workflow commands that annotate the files of a pull request).
+ * Renders diagnostics for people (`text`), for tools (`json`: the document of
+ * docs/cli.md, here without summary and drift; `report.ts` adds them) and for GitHub
+ * Actions (`github`: workflow commands that annotate the files of a pull request).
  */
 import type { Diagnostic } from '../diagnostics.js';
+import { paint, type Paint } from './terminal.js';
 
 /** Output formats of {@link formatDiagnostics}. */
 export type DiagnosticsFormat = 'text' | 'json' | 'github';
@@ -18,14 +20,14 @@ export type DiagnosticsFormat = 'text' | 'json' | 'github';
  * //   help: did you mean "name"?
  * // 1 error, 0 warnings
  */
-export function formatDiagnostics(list: Diagnostic[], format: DiagnosticsFormat): string {
+export function formatDiagnostics(list: Diagnostic[], format: DiagnosticsFormat, colors: Paint = paint(false)): string {
   switch (format) {
     case 'json':
       return formatJson(list);
     case 'github':
       return list.map(formatGithub).join('');
     default:
-      return formatText(list);
+      return formatText(list, colors);
   }
 }
 
@@ -38,15 +40,18 @@ function position(d: Diagnostic): string {
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
-function formatText(list: Diagnostic[]): string {
+/** Plain text; with colours (a TTY), the severity is red or yellow and the location lines dim. */
+function formatText(list: Diagnostic[], c: Paint): string {
   const lines: string[] = [];
   for (const d of list) {
-    lines.push(`${position(d)} ${d.severity} ${d.code} ${oneLine(d.message)}`);
-    if (d.location.pointer !== '') lines.push(`  at ${d.location.pointer}`);
-    if (d.help !== '') lines.push(`  help: ${oneLine(d.help)}`);
+    const severity = d.severity === 'error' ? c.bold(c.red(d.severity)) : c.bold(c.yellow(d.severity));
+    lines.push(`${c.bold(position(d))} ${severity} ${c.dim(d.code)} ${oneLine(d.message)}`);
+    if (d.location.pointer !== '') lines.push(c.dim(`  at ${d.location.pointer}`));
+    if (d.help !== '') lines.push(`  ${c.cyan('help:')} ${oneLine(d.help)}`);
   }
   const errors = list.filter((d) => d.severity === 'error').length;
-  lines.push(`${plural(errors, 'error')}, ${plural(list.length - errors, 'warning')}`);
+  const counts = `${plural(errors, 'error')}, ${plural(list.length - errors, 'warning')}`;
+  lines.push(errors > 0 ? c.red(counts) : list.length > 0 ? c.yellow(counts) : counts);
   return lines.join('\n') + '\n';
 }
 
@@ -55,16 +60,23 @@ function oneLine(s: string): string {
   return s.replace(/\r?\n/g, ' ');
 }
 
-function formatJson(list: Diagnostic[]): string {
-  // Rebuilt field by field so the key order is fixed whatever order the objects were made in.
-  const out = list.map((d) => ({
+/** A diagnostic as `--format json` prints it. */
+export type DiagnosticJson = Pick<Diagnostic, 'code' | 'severity' | 'message' | 'help' | 'location'>;
+
+/** A diagnostic rebuilt field by field, so the key order is fixed whatever order the object was made in. */
+export function diagnosticJson(d: Diagnostic): DiagnosticJson {
+  return {
     code: d.code,
     severity: d.severity,
     message: d.message,
     help: d.help,
     location: { file: d.location.file, pointer: d.location.pointer, line: d.location.line, col: d.location.col },
-  }));
-  return JSON.stringify(out, null, 2) + '\n';
+  };
+}
+
+/** The `--format json` document with diagnostics only (no summary, no drift): the shape is in docs/cli.md. */
+function formatJson(list: Diagnostic[]): string {
+  return JSON.stringify({ diagnostics: list.map(diagnosticJson), summary: null, drift: [] }, null, 2) + '\n';
 }
 
 /** Escapes the message part of a workflow command (what follows `::`). */

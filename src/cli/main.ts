@@ -5,14 +5,47 @@
 import { readFileSync } from 'node:fs';
 import yargs from 'yargs';
 import { runBuild, runValidate, type Io } from './commands.js';
+import { runInit } from './init.js';
+import { paint, startProgress, useColor, useProgress, NO_PROGRESS } from './terminal.js';
+import { runWatch } from './watch.js';
 import { packageFile } from '../paths.js';
+import { suggest } from '../suggest.js';
 
 const VERSION = (JSON.parse(readFileSync(packageFile('package.json'), 'utf8')) as { version: string }).version;
+
+/** Every option of each command (and the global ones), for "did you mean" on an unknown one. */
+const OPTIONS: Record<string, readonly string[]> = {
+  build: ['out', 'check', 'format', 'report', 'quiet', 'watch'],
+  validate: ['format', 'quiet'],
+  init: ['out'],
+};
+const GLOBAL_OPTIONS = ['help', 'version'];
+
+/**
+ * Adds "did you mean --format?" to yargs' `Unknown argument(s): frmat, …` for every unknown name
+ * that was given as an option (`--frmat`, `--frmat=json`, `-frmat`) and is close to one of the
+ * command's options.
+ */
+export function suggestOptions(message: string, argv: readonly string[]): string[] {
+  const m = /^Unknown arguments?: (.*)$/.exec(message);
+  if (!m) return [];
+  const command = argv.find((a) => !a.startsWith('-'));
+  const known = [...(command !== undefined && Object.hasOwn(OPTIONS, command) ? OPTIONS[command]! : Object.values(OPTIONS).flat()), ...GLOBAL_OPTIONS];
+  const given = new Set(argv.filter((a) => a.startsWith('-')).map((a) => a.replace(/^-+/, '').split('=')[0]!));
+  const out: string[] = [];
+  for (const name of m[1]!.split(', ')) {
+    if (!given.has(name)) continue;
+    const near = suggest(name, new Set(known));
+    if (near !== undefined) out.push(`Did you mean --${near} (not --${name})?`);
+  }
+  return out;
+}
 
 /** Runs the CLI with the given arguments; resolves to the exit code. */
 export async function main(argv: string[], io: Io = defaultIo()): Promise<number> {
   let code = 0;
   let usageError: string | undefined;
+  const usageErrors: string[] = [];
   const parser = yargs(argv)
     .scriptName('mcpgen')
     .usage('$0 <command> [options]\n\nCompile an OpenAPI description and a YAML manifest into a typed TypeScript MCP server project.')
@@ -25,10 +58,15 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
           .option('out', { type: 'string', describe: 'Output directory (overrides the manifest\'s `output`)' })
           .option('check', { type: 'boolean', default: false, describe: 'Write nothing; exit 1 listing every file that would be added, changed or removed' })
           .option('format', { choices: ['text', 'json', 'github'] as const, default: 'text' as const, describe: 'Diagnostics format' })
-          .option('report', { type: 'boolean', default: false, describe: 'Also count the tool surface\'s tokens (o200k) and list the largest tools' }),
+          .option('report', { type: 'boolean', default: false, describe: 'Also count the tool surface\'s tokens (o200k) and list the largest tools' })
+          .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'No progress and no success message; diagnostics and drift are still printed' })
+          .option('watch', { alias: 'w', type: 'boolean', default: false, describe: 'Build, then rebuild whenever the manifest, the spec, a handler or a template changes (Ctrl-C stops)' })
+          .check((a) => !(a.watch && a.check) || '--watch and --check cannot be used together: --check is for CI, --watch for editing'),
       async (a) => {
         if (usageError !== undefined) return;
-        code = await runBuild({ manifest: a.manifest, check: a.check, format: a.format, report: a.report, ...(a.out !== undefined ? { out: a.out } : {}) }, io);
+        const opts = { manifest: a.manifest, format: a.format, report: a.report, quiet: a.quiet, ...(a.out !== undefined ? { out: a.out } : {}) };
+        if (a.watch) code = await runWatch({ ...opts, color: io.colors?.stdout.enabled === true }, io, io.signal ?? stopSignal());
+        else code = await runBuild({ ...opts, check: a.check }, io);
       },
     )
     .command(
@@ -37,13 +75,27 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
       (y) =>
         y
           .positional('manifest', { type: 'string', demandOption: true, describe: 'Path of the manifest (mcpgen.yaml)' })
-          .option('format', { choices: ['text', 'json', 'github'] as const, default: 'text' as const, describe: 'Diagnostics format' }),
+          .option('format', { choices: ['text', 'json', 'github'] as const, default: 'text' as const, describe: 'Diagnostics format' })
+          .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'No progress and no success message; diagnostics are still printed' }),
       async (a) => {
         if (usageError !== undefined) return;
-        code = await runValidate({ manifest: a.manifest, format: a.format }, io);
+        code = await runValidate({ manifest: a.manifest, format: a.format, quiet: a.quiet }, io);
       },
     )
-    .demandCommand(1, 'Name a command: build or validate.')
+    .command(
+      'init <spec>',
+      'Write a commented starter manifest for an OpenAPI description (never over an existing file)',
+      (y) =>
+        y
+          .positional('spec', { type: 'string', demandOption: true, describe: 'Path of the OpenAPI description (YAML or JSON)' })
+          .option('out', { type: 'string', default: 'mcpgen.yaml', describe: 'Where to write the manifest' }),
+      async (a) => {
+        if (usageError !== undefined) return;
+        code = await runInit({ spec: a.spec, out: a.out }, io);
+      },
+    )
+    .demandCommand(1, 'Name a command: build, validate or init.')
+    .recommendCommands()
     .strict()
     .version(VERSION)
     .help()
@@ -53,7 +105,10 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
     .exitProcess(false)
     .fail((msg, err) => {
       if (err) throw err;
-      usageError = msg;
+      // yargs may report several problems (e.g. "Did you mean build?" then "Unknown arguments")
+      usageErrors.push(msg, ...suggestOptions(msg, argv));
+      const hints = usageErrors.filter((m) => m.startsWith('Did you mean'));
+      usageError = [...usageErrors.filter((m) => !m.startsWith('Did you mean')), ...hints].join('\n');
     });
   let helpText = '';
   try {
@@ -74,10 +129,26 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
   return code;
 }
 
+const NO_COLORS = paint(false);
+
+/** Aborts on SIGINT or SIGTERM (for `--watch`). */
+function stopSignal(): AbortSignal {
+  const ac = new AbortController();
+  const stop = () => ac.abort();
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  return ac.signal;
+}
+
+/** The process' streams: colours and progress only where a terminal shows them (terminal.ts decides). */
 function defaultIo(): Io {
+  const colorOut = useColor(process.stdout, process.env);
+  const colorErr = useColor(process.stderr, process.env);
   return {
     stdout: (s) => void process.stdout.write(s),
     stderr: (s) => void process.stderr.write(s),
     cwd: process.cwd(),
+    ...(colorOut || colorErr ? { colors: { stdout: colorOut ? paint(true) : NO_COLORS, stderr: colorErr ? paint(true) : NO_COLORS } } : {}),
+    progress: (label) => (useProgress(process.stderr, process.env, false) ? startProgress(process.stderr, label) : NO_PROGRESS),
   };
 }

@@ -147,7 +147,10 @@ describe('mcpgen CLI', () => {
     for (const cmd of ['validate', 'build']) {
       const res = await mcpgen([cmd, path.join(src, 'mcpgen.yaml'), '--format', 'json']);
       expect(res.code).toBe(1);
-      const diags = JSON.parse(res.stdout) as Array<{ code: string; severity: string; help: string; location: { file: string; line: number; col: number; pointer: string } }>;
+      const doc = JSON.parse(res.stdout) as { diagnostics: Array<{ code: string; severity: string; help: string; location: { file: string; line: number; col: number; pointer: string } }>; summary: unknown; drift: unknown[] };
+      expect(doc.summary).toBeNull();
+      expect(doc.drift).toEqual([]);
+      const diags = doc.diagnostics;
       const errors = diags.filter((d) => d.severity === 'error');
       expect([...new Set(errors.map((d) => d.code))].sort()).toEqual([...codes].sort());
       for (const d of errors) {

@@ -31,7 +31,7 @@ const lockOf = (dir: string) => JSON.parse(readFileSync(path.join(dir, 'server/.
 const writeLock = (dir: string, lock: unknown) => writeFileSync(path.join(dir, 'server/.mcpgen.json'), JSON.stringify(lock, null, 2) + '\n');
 
 type Diag = { code: string; severity: string; message: string; location: { file: string; line: number; col: number } };
-const errorsOf = (stdout: string) => (JSON.parse(stdout) as Diag[]).filter((d) => d.severity === 'error');
+const errorsOf = (stdout: string) => (JSON.parse(stdout) as { diagnostics: Diag[] }).diagnostics.filter((d) => d.severity === 'error');
 
 /** build, build --check and validate all refuse with these codes, exit 1, and change nothing. */
 async function expectRefused(dir: string, codes: string[], mention: RegExp[] = []): Promise<Diag[]> {

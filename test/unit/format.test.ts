@@ -1,6 +1,9 @@
 import path from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, test } from 'vitest';
 import { escapeGithubData, escapeGithubProperty, formatDiagnostics } from '../../src/cli/format.js';
+import { formatGithubDrift, formatJsonReport, type Summary } from '../../src/cli/report.js';
+import { paint } from '../../src/cli/terminal.js';
 import { type Diagnostic, Diagnostics } from '../../src/diagnostics.js';
 import { loadManifest } from '../../src/manifest/load.js';
 
@@ -61,27 +64,81 @@ describe('text', () => {
   test('nothing to report', () => {
     expect(formatDiagnostics([], 'text')).toBe('0 errors, 0 warnings\n');
   });
+
+  test('colours only when asked (a TTY), the same text without them', () => {
+    const plain = formatDiagnostics([unknownKey, warning], 'text');
+    expect(plain).not.toMatch(/\u001b\[/);
+    expect(formatDiagnostics([unknownKey, warning], 'text', paint(false))).toBe(plain);
+    const coloured = formatDiagnostics([unknownKey, warning], 'text', paint(true));
+    expect(coloured).toMatch(/\u001b\[31m/); // red error
+    expect(coloured).toMatch(/\u001b\[33m/); // yellow warning
+    expect(stripVTControlCharacters(coloured)).toBe(plain);
+  });
 });
 
 describe('json', () => {
-  test('an array of diagnostics with a fixed key order', () => {
+  test('one document: diagnostics with a fixed key order, no summary, no drift', () => {
     const scrambled = { location: { col: 1, line: 3, pointer: '/nmae', file: 'mcpgen.yaml' }, help: unknownKey.help, message: unknownKey.message, severity: 'error', code: unknownKey.code } as Diagnostic;
     const out = formatDiagnostics([scrambled, warning], 'json');
     expect(out.endsWith('\n')).toBe(true);
-    expect(JSON.parse(out)).toStrictEqual([unknownKey, warning]);
-    expect(out).toBe(JSON.stringify([unknownKey, warning], null, 2) + '\n');
+    const doc = { diagnostics: [unknownKey, warning], summary: null, drift: [] };
+    expect(JSON.parse(out)).toStrictEqual(doc);
+    expect(out).toBe(JSON.stringify(doc, null, 2) + '\n');
   });
 
   test('empty', () => {
-    expect(formatDiagnostics([], 'json')).toBe('[]\n');
+    expect(JSON.parse(formatDiagnostics([], 'json'))).toStrictEqual({ diagnostics: [], summary: null, drift: [] });
+  });
+
+  test('with a summary and drift (build --check)', () => {
+    const out = formatJsonReport([warning], summaryOf, [
+      { change: 'changed', file: 'server/src/tools.gen.ts' },
+      { change: 'added', file: 'server/README.md' },
+    ]);
+    expect(Object.keys(JSON.parse(out))).toEqual(['diagnostics', 'summary', 'drift']);
+    expect(JSON.parse(out)).toStrictEqual({
+      diagnostics: [warning],
+      summary: summaryOf,
+      drift: [
+        { change: 'changed', file: 'server/src/tools.gen.ts' },
+        { change: 'added', file: 'server/README.md' },
+      ],
+    });
   });
 });
+
+const summaryOf: Summary = {
+  name: 'petstore',
+  version: '1.0.0',
+  output: 'server',
+  tools: 6,
+  operationTools: 6,
+  extraTools: 0,
+  prompts: 0,
+  resources: 0,
+  resourceTemplates: 0,
+  concerns: 0,
+  preprocessors: 0,
+  gatedTools: 0,
+  listBytes: 4242,
+  listTokens: null,
+  withOutputSchema: 4,
+  outputSchemasDropped: 0,
+  inputSchemasCut: 0,
+};
 
 describe('github', () => {
   test('workflow commands', () => {
     expect(formatDiagnostics([unknownKey, notFound], 'github')).toBe(
       '::error file=mcpgen.yaml,line=3,col=1,title=MCPGEN_MANIFEST_UNKNOWN_KEY::unknown key "nmae" (help: did you mean "name"?)\n' +
         '::error file=nope.yaml,title=MCPGEN_MANIFEST_NOT_FOUND::manifest nope.yaml not found (help: check the path)\n',
+    );
+  });
+
+  test('one annotation per drifted file', () => {
+    expect(formatGithubDrift([{ change: 'changed', file: 'server/src/tools.gen.ts' }, { change: 'missing', file: 'dir, x/src/handlers/a.ts' }], 'mcpgen.yaml')).toBe(
+      '::error file=server/src/tools.gen.ts,title=mcpgen drift (changed)::server/src/tools.gen.ts is out of date: it differs from what mcpgen generates; run `mcpgen build mcpgen.yaml` and commit the result\n' +
+        '::error file=dir%2C x/src/handlers/a.ts,title=mcpgen drift (missing)::dir, x/src/handlers/a.ts is missing: a handler file the server imports (`mcpgen build` writes a stub); run `mcpgen build mcpgen.yaml` and commit the result\n',
     );
   });
 

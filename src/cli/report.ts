@@ -1,0 +1,127 @@
+/**
+ * What `build` and `validate` report besides diagnostics: the summary of what was (or would be)
+ * generated and, for `build --check`, the drift list. `--format json` prints all three as one
+ * document (docs/cli.md); `--format github` annotates drifted files.
+ */
+import type { Diagnostic } from '../diagnostics.js';
+import type { IrServer } from '../ir/types.js';
+import type { WriteReport } from '../write/tree.js';
+import { diagnosticJson, escapeGithubData, escapeGithubProperty, type DiagnosticJson } from './format.js';
+
+/** One file a `build --check` found out of date; `file` is shown as the user sees the output folder (`server/src/tools.gen.ts`). */
+export type DriftEntry = {
+  /** `added`: would be created; `changed`: differs; `removed`: no longer generated; `missing`: a handler file `build` would write a stub for. */
+  change: 'added' | 'changed' | 'removed' | 'missing';
+  file: string;
+};
+
+/** The summary of a successful model stage (both commands) and write (build). */
+export type Summary = {
+  name: string;
+  version: string;
+  /** Output directory as shown to the user. */
+  output: string;
+  /** Every tool: operation tools and extra tools (and `persist_justification` when gated). */
+  tools: number;
+  operationTools: number;
+  extraTools: number;
+  /** Prompts served: the manifest's, gate prompts and `with_context`. */
+  prompts: number;
+  resources: number;
+  resourceTemplates: number;
+  concerns: number;
+  preprocessors: number;
+  gatedTools: number;
+  /** Bytes of the `tools/list` result's `tools` array (null when not measured). */
+  listBytes: number | null;
+  /** o200k tokens of the same, when counted (`--report`, `budget.maxTokens`). */
+  listTokens: number | null;
+  /** Tools publishing an output schema. */
+  withOutputSchema: number | null;
+  /** Output schemas dropped for size; input schemas cut to `inputSchemaMaxBytes`. */
+  outputSchemasDropped: number | null;
+  inputSchemasCut: number | null;
+  /** `build` (not `--check`) only: what the write did. */
+  files?: { added: number; changed: number; removed: number; unchanged: number };
+  /** `build` only: handler stubs written (or, with `--check`, missing), as shown to the user. */
+  stubs?: string[];
+};
+
+/** The document `--format json` prints, once, on stdout. */
+export type JsonReport = { diagnostics: DiagnosticJson[]; summary: Summary | null; drift: DriftEntry[] };
+
+/** Prompts the server serves: the manifest's, gate prompts and `with_context`. */
+export function servedPrompts(ir: IrServer): number {
+  const gatePrompts = new Set(Object.values(ir.reflection?.gates ?? {}).flatMap((gates) => gates.map((g) => g.prompt))).size;
+  return ir.prompts.length + gatePrompts + (ir.preprocessors.length > 0 ? 1 : 0);
+}
+
+/** The summary of a model (and, for build, of its write). */
+export function summarize(ir: IrServer, output: string, written?: WriteReport, check = false): Summary {
+  const s = ir.surface;
+  const out: Summary = {
+    name: ir.name,
+    version: ir.version,
+    output,
+    tools: s ? s.tools.length : ir.tools.length + ir.extraTools.length,
+    operationTools: ir.tools.length,
+    extraTools: ir.extraTools.length,
+    prompts: servedPrompts(ir),
+    resources: ir.resources.length,
+    resourceTemplates: ir.resourceTemplates.length,
+    concerns: ir.concerns?.declarations.length ?? 0,
+    preprocessors: ir.preprocessors.length,
+    gatedTools: Object.keys(ir.reflection?.gates ?? {}).length,
+    listBytes: s ? s.listBytes : null,
+    listTokens: s?.tokens ? s.tokens.total : null,
+    withOutputSchema: s ? s.withOutputSchema : null,
+    outputSchemasDropped: s ? s.outputSchemasDropped.length : null,
+    inputSchemasCut: s ? s.inputSchemasCut.length : null,
+  };
+  if (written) {
+    if (!check) out.files = { added: written.added.length, changed: written.changed.length, removed: written.removed.length, unchanged: written.unchanged.length };
+    out.stubs = written.stubs.map((f) => `${output}/${f}`);
+  }
+  return out;
+}
+
+/** The drift of a `build --check`, in a fixed order: added, changed, removed, missing handler files. */
+export function driftOf(written: WriteReport, output: string): DriftEntry[] {
+  const at = (f: string) => `${output}/${f}`;
+  return [
+    ...written.added.map((f) => ({ change: 'added' as const, file: at(f) })),
+    ...written.changed.map((f) => ({ change: 'changed' as const, file: at(f) })),
+    ...written.removed.map((f) => ({ change: 'removed' as const, file: at(f) })),
+    ...written.stubs.map((f) => ({ change: 'missing' as const, file: at(f) })),
+  ];
+}
+
+/** The `--format json` document, ending with a newline; keys in a fixed order. */
+export function formatJsonReport(diagnostics: readonly Diagnostic[], summary: Summary | null, drift: readonly DriftEntry[]): string {
+  const doc: JsonReport = {
+    diagnostics: diagnostics.map(diagnosticJson),
+    summary,
+    drift: drift.map((d) => ({ change: d.change, file: d.file })),
+  };
+  return JSON.stringify(doc, null, 2) + '\n';
+}
+
+const DRIFT_TEXT: Record<DriftEntry['change'], string> = {
+  added: 'would be added: it is generated but missing from the output folder',
+  changed: 'is out of date: it differs from what mcpgen generates',
+  removed: 'would be removed: mcpgen no longer generates it',
+  missing: 'is missing: a handler file the server imports (`mcpgen build` writes a stub)',
+};
+
+/** One GitHub Actions `::error` annotation per drifted file. */
+export function formatGithubDrift(drift: readonly DriftEntry[], manifest: string): string {
+  return drift
+    .map((d) => `::error file=${escapeGithubProperty(d.file)},title=${escapeGithubProperty(`mcpgen drift (${d.change})`)}::${escapeGithubData(`${d.file} ${DRIFT_TEXT[d.change]}; run \`mcpgen build ${manifest}\` and commit the result`)}\n`)
+    .join('');
+}
+
+/** The text form of the drift list (stderr), as `build --check` has always printed it. */
+export function formatTextDrift(drift: readonly DriftEntry[], output: string, manifest: string): string {
+  const lines = drift.map((d) => (d.change === 'missing' ? `  missing  ${d.file} (handler file; \`mcpgen build\` writes a stub)` : `  ${d.change.padEnd(8)} ${d.file}`));
+  return `${output} is out of date with ${manifest}; ${drift.length} file(s) would change:\n${lines.join('\n')}\nRun \`mcpgen build ${manifest}\` and commit the result.\n`;
+}
