@@ -192,6 +192,10 @@ function describeScheme(s: IrSecurityScheme): string {
 
 /** A suggested `access` concern, read or write by method, with a mapping for every tool. */
 function concernsSection(ir: IrServer, out: (...l: string[]) => void): void {
+  if (ir.tools.length === 0) {
+    out('# concerns: the spec has no operations to map.');
+    return;
+  }
   const reads = ir.tools.filter((t) => READ_METHODS.has(t.method)).length;
   out('# Concerns let a client narrow the tools it sees, e.g. to those that only read (docs/manifest.md,');
   out(`# "Concerns"). Suggested from the methods: ${num(reads)} read (GET, HEAD), ${num(ir.tools.length - reads)} write.`);

@@ -112,6 +112,17 @@ describe('mcpgen init', () => {
     expect(existsSync(path.join(dir, 'mcpgen.yaml'))).toBe(false);
   });
 
+  it('writes a manifest for a spec without operations (which then has nothing to build)', async () => {
+    const dir = tempDir();
+    writeFileSync(path.join(dir, 'empty.yaml'), 'openapi: 3.1.0\ninfo: { title: Empty, version: "1" }\npaths: {}\n');
+    const res = await cli(['init', 'empty.yaml'], dir);
+    expect(res.code, res.stderr).toBe(0);
+    const m = parse(readFileSync(path.join(dir, 'mcpgen.yaml'), 'utf8')) as Record<string, unknown>;
+    expect(Object.keys(m)).toEqual(['name', 'version', 'openapi', 'output']);
+    const v = await cli(['validate', 'mcpgen.yaml', '--format', 'json'], dir);
+    expect((JSON.parse(v.stdout) as JsonReport).diagnostics.filter((d) => d.severity === 'error').map((d) => d.code)).toEqual(['MCPGEN_NO_TOOLS']);
+  });
+
   it('keeps hostile spec text inside its quotes and comments', async () => {
     const dir = tempDir();
     const evil = 'x"\n# injected\nenforce: true\n\u2028baseUrl: http://evil #';
