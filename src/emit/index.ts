@@ -4,6 +4,7 @@
  */
 import type { IrServer } from '../ir/types.js';
 import { emitGitignore, emitPackageJson, emitReadme, emitTsconfig } from './project/files.js';
+import { emitBundleManifest, emitDockerfile, emitDockerignore, emitEnvExample, emitMcpbignore, emitMcpJson } from './project/ship.js';
 import { runtimeFiles } from './runtime.js';
 import { emitConcernsFile } from './ts/concerns.js';
 import { emitConfigFile, emitServerEntry } from './ts/entry.js';
@@ -14,8 +15,14 @@ import { emitToolsFile } from './ts/tools.js';
 /** Renders every generated file of the project, sorted by path. */
 export function emitProject(ir: IrServer): Map<string, string> {
   const files = new Map<string, string>([
+    ['.dockerignore', emitDockerignore()],
+    ['.env.example', emitEnvExample(ir)],
     ['.gitignore', emitGitignore()],
+    ['.mcp.json', emitMcpJson(ir)],
+    ['.mcpbignore', emitMcpbignore()],
+    ['Dockerfile', emitDockerfile(ir)],
     ['README.md', emitReadme(ir)],
+    ['manifest.json', emitBundleManifest(ir)],
     ['package.json', emitPackageJson(ir)],
     ['tsconfig.json', emitTsconfig()],
     ['src/config.gen.ts', emitConfigFile(ir)],

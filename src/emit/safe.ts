@@ -8,6 +8,8 @@
  * - {@link docText}: `*\/` can never close the doc comment; line terminators are normalised.
  * - {@link identifier}: the result is always a valid, non-reserved identifier.
  * - {@link propKey}: a property name is an identifier or a string literal, never raw text.
+ * - {@link lineText}: text for one line of a line-based file (a `#` comment of `.env.example`,
+ *   a Dockerfile): no line terminator or control character can start a line of its own.
  */
 
 const RESERVED = new Set([
@@ -75,6 +77,14 @@ export function docText(value: string): string {
     .replace(/\*\//g, '*\\/')
     .replace(/[^\S\n]+$/gm, '')
     .replace(/^\n+|\n+$/g, '');
+}
+
+/** One line for any text: line terminators, tabs and other control characters become spaces, runs of spaces one space. */
+export function lineText(value: string): string {
+  return value
+    .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, ' ')
+    .replace(/ {2,}/g, ' ')
+    .trim();
 }
 
 /** A JSDoc block (`/** … *\/`) for a text, or `''` when the text is empty. */

@@ -12,6 +12,7 @@ import type { LoadedSpec } from '../openapi/load.js';
 import type { RawOperation } from '../openapi/operations.js';
 import { suggest } from '../suggest.js';
 import type { ApiKeyLocation, IrSecurityScheme } from './types.js';
+import { SETTINGS } from '../../templates/runtime/variables.js';
 
 /** Inputs of {@link buildSecurity}. */
 export type SecurityInput = {
@@ -53,8 +54,8 @@ const FIELDS: Record<Classified['kind'], readonly (keyof AuthScheme)[]> = {
   oauth2ClientCredentials: ['clientId', 'clientSecret', 'tokenUrl', 'scopes'],
 };
 
-/** Variables the generated server reads for its own settings; a secret must not use them. */
-export const SETTINGS_SUFFIXES = ['BASE_URL', 'TIMEOUT_MS', 'MAX_RESPONSE_BYTES', 'LOG_LEVEL'];
+/** Variables the generated server reads for its own settings (its registry, runtime/variables.ts); a secret must not use them. */
+export const SETTINGS_SUFFIXES: readonly string[] = Object.values(SETTINGS).map((s) => s.suffix);
 
 const byCodeUnit = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 

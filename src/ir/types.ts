@@ -222,6 +222,8 @@ export type IrServer = {
   name: string;
   version: string;
   description?: string;
+  /** How the project is published (manifest `package`); absent ⇒ publishable, nothing else set. */
+  package?: IrPackage;
   /** Prefix of the environment variables the server reads. */
   envPrefix: string;
   /** Default API base URL; absent when neither manifest nor spec gives an absolute one. */
@@ -252,6 +254,18 @@ export type IrServer = {
   reflection?: IrReflection;
   /** The published tool surface, measured once every tool is final. */
   surface?: IrSurface;
+};
+
+/** Publishing settings of the generated package and MCP Bundle (manifest `package`). */
+export type IrPackage = {
+  /** `"private": true` in package.json. */
+  private: boolean;
+  /** package.json `author`; the bundle's `author.name`. */
+  author?: string;
+  /** SPDX license expression. */
+  license?: string;
+  /** Source repository URL. */
+  repository?: string;
 };
 
 /** The tool surface a client receives, computed with the generated server's own listing code. */

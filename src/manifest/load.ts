@@ -35,6 +35,8 @@ export type ResolvedManifest = {
   name: string;
   version: string;
   description?: string;
+  /** How the project is published (`package`), `private` defaulted to false. */
+  package: ResolvedPackage;
   /** `openapi` as written. */
   openapi: string;
   /** Absolute path of the OpenAPI description. */
@@ -83,6 +85,9 @@ export type ResolvedManifest = {
   /** The reflection gate settings as written. */
   reflection?: Reflection;
 };
+
+/** The manifest's `package` settings, resolved. */
+export type ResolvedPackage = { private: boolean; author?: string; license?: string; repository?: string };
 
 /** The primitive kinds `concernMappings` has a table for. */
 export type ConcernKind = 'tools' | 'prompts' | 'resources' | 'resourceTemplates';
@@ -167,6 +172,16 @@ function resolveBudget(raw: unknown): ResolvedManifest['budget'] {
   return out;
 }
 
+function resolvePackage(raw: unknown): ResolvedPackage {
+  const p: Record<string, unknown> = isRecord(raw) ? raw : {};
+  const out: ResolvedPackage = { private: p.private === true };
+  for (const key of ['author', 'license', 'repository'] as const) {
+    const v = p[key];
+    if (isString(v)) out[key] = v;
+  }
+  return out;
+}
+
 /**
  * Applies the schema's defaults (version, output, maxToolNameLength, timeoutMs,
  * maxResponseBytes; envPrefix derived from name), resolves `openapi` and `output` against the
@@ -199,6 +214,7 @@ export function resolveManifest(loaded: LoadedManifest): ResolvedManifest {
     inputSchemaMaxBytes: int('inputSchemaMaxBytes') ?? schemaDefault('inputSchemaMaxBytes', isInteger),
     maxArgumentDescriptionLength: int('maxArgumentDescriptionLength') ?? schemaDefault('maxArgumentDescriptionLength', isInteger),
     budget: resolveBudget(m.budget),
+    package: resolvePackage(m.package),
     dir: loaded.dir,
     exposeInMeta: m.exposeInMeta === true,
     enforce: m.enforce === true,

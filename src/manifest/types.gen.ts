@@ -24,6 +24,30 @@ export type Manifest = {
    */
   description?: string;
   /**
+   * How the generated project is published: its package.json (npm) and its MCP Bundle manifest
+   * (manifest.json). The project is publishable unless `private` is true.
+   */
+  package?: {
+    /**
+     * Write `"private": true` into the generated package.json, so that `npm publish` refuses the package.
+     * Defaults to false: the package can be published.
+     * @default false
+     */
+    private?: boolean;
+    /**
+     * Author of the package, e.g. `Jane Doe <jane@example.com>`: package.json `author`, and the MCP Bundle's
+     * `author.name` (which defaults to the server's name).
+     */
+    author?: string;
+    /** SPDX license expression of the generated package (package.json and MCP Bundle `license`), e.g. `MIT`. */
+    license?: string;
+    /**
+     * URL of the source repository (package.json and MCP Bundle `repository`), e.g.
+     * `https://github.com/acme/petstore-mcp`.
+     */
+    repository?: string;
+  };
+  /**
    * Path of the OpenAPI description (Swagger 2.0, OpenAPI 3.0 or 3.1; YAML or JSON), relative to this
    * manifest.
    */

@@ -10,6 +10,7 @@
  */
 import { encodeRfc3986 } from './request.js';
 import type { HttpBody, HttpOperation, HttpParam, OperationTool } from './types.js';
+import { argumentVariables } from './variables.js';
 
 /** Values of the variables hidden arguments are read from, by variable name (set ones only). */
 export type ArgumentEnv = ReadonlyMap<string, string>;
@@ -26,20 +27,6 @@ function fillable(op: HttpOperation): Array<HttpParam | HttpBody> {
   return op.body ? [...op.params, op.body] : [...op.params];
 }
 
-/** Variable ⇒ the tools that read a hidden argument from it, in tool order. */
-function variablesOf(tools: readonly OperationTool[]): Map<string, string[]> {
-  const out = new Map<string, string[]>();
-  for (const tool of tools) {
-    for (const a of fillable(tool.http)) {
-      if (a.fixed === undefined || !('env' in a.fixed)) continue;
-      const list = out.get(a.fixed.env) ?? [];
-      if (!list.includes(tool.name)) list.push(tool.name);
-      out.set(a.fixed.env, list);
-    }
-  }
-  return out;
-}
-
 /** Value of a variable, trimmed; `undefined` when unset or blank (as for credentials). */
 function read(env: NodeJS.ProcessEnv, name: string): string | undefined {
   const v = env[name];
@@ -49,7 +36,7 @@ function read(env: NodeJS.ProcessEnv, name: string): string | undefined {
 /** Reads the variables the hidden arguments of `tools` come from; unset and blank ones are left out. */
 export function readArgumentEnv(tools: readonly OperationTool[], env: NodeJS.ProcessEnv): ArgumentEnv {
   const out = new Map<string, string>();
-  for (const name of variablesOf(tools).keys()) {
+  for (const name of argumentVariables(tools).keys()) {
     const v = read(env, name);
     if (v !== undefined) out.set(name, v);
   }
@@ -58,7 +45,7 @@ export function readArgumentEnv(tools: readonly OperationTool[], env: NodeJS.Pro
 
 /** Every variable of a hidden argument that is not set, with the tools that need it (for the start-up warning). */
 export function missingArgumentVariables(tools: readonly OperationTool[], env: NodeJS.ProcessEnv): MissingArgumentVariable[] {
-  return [...variablesOf(tools)].filter(([name]) => read(env, name) === undefined).map(([variable, names]) => ({ variable, tools: names }));
+  return [...argumentVariables(tools)].filter(([name]) => read(env, name) === undefined).map(([variable, names]) => ({ variable, tools: names }));
 }
 
 /** The forms a value may take in a request or an error text: as is, percent-encoded, form-encoded, inside a JSON string. */

@@ -15,6 +15,9 @@ import { AuthError, TokenCache } from './oauth.js';
 import { encodeRfc3986 } from './request.js';
 import type { BuiltRequest } from './request.js';
 import type { SecurityRequirements, SecurityScheme } from './types.js';
+import { schemeVariables } from './variables.js';
+
+export { schemeVariables } from './variables.js';
 
 export { AuthError } from './oauth.js';
 
@@ -56,19 +59,6 @@ function read(env: NodeJS.ProcessEnv, name: string): string | undefined {
   return v === undefined || v.trim() === '' ? undefined : v.trim();
 }
 
-/** The variables of a scheme, in a fixed order. */
-export function schemeVariables(scheme: SecurityScheme): string[] {
-  switch (scheme.kind) {
-    case 'apiKey':
-      return [scheme.env.apiKey];
-    case 'bearer':
-      return [scheme.env.token];
-    case 'basic':
-      return [scheme.env.username, scheme.env.password];
-    case 'oauth2ClientCredentials':
-      return [scheme.env.clientId, scheme.env.clientSecret];
-  }
-}
 
 /** Every scheme whose variables are not all set, with the missing names (for the start-up warning). */
 export function missingCredentials(schemes: readonly SecurityScheme[], env: NodeJS.ProcessEnv): MissingCredentials[] {

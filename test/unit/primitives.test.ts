@@ -69,7 +69,7 @@ describe('custom primitives: IR and emitted files', () => {
     ]);
     expect(ir.resourceTemplates.map((t) => [t.uriTemplate, t.variables, t.handler.file])).toStrictEqual([['x://pets/{id}{?full}', ['id', 'full'], 'handlers/res.ts']]);
     const files = res.files!;
-    expect([...files.keys()].filter((f) => !f.startsWith('src/runtime/'))).toEqual(['.gitignore', 'README.md', 'package.json', 'src/config.gen.ts', 'src/extra-tools.gen.ts', 'src/prompts.gen.ts', 'src/resources.gen.ts', 'src/server.ts', 'src/tools.gen.ts', 'tsconfig.json', '.mcpgen.json']);
+    expect([...files.keys()].filter((f) => !f.startsWith('src/runtime/'))).toEqual(['.dockerignore', '.env.example', '.gitignore', '.mcp.json', '.mcpbignore', 'Dockerfile', 'README.md', 'manifest.json', 'package.json', 'src/config.gen.ts', 'src/extra-tools.gen.ts', 'src/prompts.gen.ts', 'src/resources.gen.ts', 'src/server.ts', 'src/tools.gen.ts', 'tsconfig.json', '.mcpgen.json']);
     expect(files.get('src/extra-tools.gen.ts')).toContain('export const feeTool = defineTool<FeeArgs, FeeResult>({');
     // no concerns: no concern module, no zod, no listChanged, no experimental capability
     const pkg = JSON.parse(files.get('package.json')!) as { dependencies: Record<string, string> };

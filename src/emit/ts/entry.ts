@@ -5,10 +5,11 @@
  */
 import type { IrServer } from '../../ir/types.js';
 import { TS_HEADER } from '../header.js';
+import { serverVariables, type Variable, type VariableSources, type VariableTool } from '../../../templates/runtime/variables.js';
 import { tsLiteral } from '../safe.js';
 
-/** Renders `src/config.gen.ts`: the static server settings, as data. */
-export function emitConfigFile(ir: IrServer): string {
+/** The generated `config` (runtime `ServerConfig`) of `ir`, as data. */
+export function serverConfig(ir: IrServer): Record<string, unknown> & VariableSources['config'] & { name: string; version: string } {
   const config: Record<string, unknown> = { name: ir.name, version: ir.version };
   if (ir.description !== undefined) config.instructions = ir.description;
   if (ir.baseUrl !== undefined) config.baseUrl = ir.baseUrl;
@@ -35,6 +36,22 @@ export function emitConfigFile(ir: IrServer): string {
       }
     });
   }
+  return config as ReturnType<typeof serverConfig>;
+}
+
+/** The tools of `ir` as far as the variables they read go (the runtime `VariableTool`). */
+export function variableTools(ir: IrServer): VariableTool[] {
+  return ir.tools.map((t) => ({ name: t.name, http: { params: t.params, ...(t.body ? { body: t.body } : {}) }, security: t.security }));
+}
+
+/** Every environment variable the generated server reads, computed by the runtime's own registry. */
+export function irVariables(ir: IrServer): Variable[] {
+  return serverVariables({ config: serverConfig(ir), tools: variableTools(ir), ...(ir.reflection ? { reflectionDir: ir.reflection.storeDir } : {}) });
+}
+
+/** Renders `src/config.gen.ts`: the static server settings, as data. */
+export function emitConfigFile(ir: IrServer): string {
+  const config = serverConfig(ir);
   return (
     TS_HEADER +
     "\nimport type { ServerConfig } from './runtime/types.js';\n\n" +
@@ -89,6 +106,7 @@ export function emitServerEntry(ir: IrServer): string {
   if (p.prompts) imports.push("import { prompts } from './prompts.gen.js';");
   if (p.reflection) imports.push("import { reflection } from './reflection.gen.js';");
   if (hasResources) imports.push(`import { ${[p.resources ? 'resources' : '', p.templates ? 'resourceTemplates' : ''].filter(Boolean).join(', ')} } from './resources.gen.js';`);
+  imports.push("import { runCommandLine } from './runtime/command-line.js';");
   if (p.concerns) imports.push("import { concernCapability, installConcerns } from './runtime/concern-protocol.js';");
   if (p.preprocessors) imports.push("import { installPreprocessors, preprocessorCapability, withContextPrompt } from './runtime/preprocessors-protocol.js';");
   if (p.anyPrompts) imports.push("import { installPrompts } from './runtime/prompts.js';");
@@ -96,8 +114,10 @@ export function emitServerEntry(ir: IrServer): string {
   if (hasResources) imports.push("import { installResources } from './runtime/resources.js';");
   imports.push("import { runStdio } from './runtime/server.js';");
   imports.push("import { tools } from './tools.gen.js';");
-  const head = '#!/usr/bin/env node\n' + TS_HEADER + '\n' + imports.join('\n') + '\n\n';
-  if (plain) return head + 'await runStdio(config, tools);\n';
+  const cliOptions = p.reflection ? ', { reflectionDir: reflection.storeDir }' : '';
+  const cli = '// --help, --version and --print-config answer on stdout and exit; without arguments the server serves MCP over stdio\n' + `const serve = !runCommandLine(process.argv.slice(2), config, tools${cliOptions});\n\n`;
+  const head = '#!/usr/bin/env node\n' + TS_HEADER + '\n' + imports.join('\n') + '\n\n' + cli;
+  if (plain) return head + 'if (serve) await runStdio(config, tools);\n';
 
   // list_changed is only ever sent after a concern update, so it is declared only with concerns
   const changing = p.concerns ? '{ listChanged: true }' : '{}';
@@ -137,6 +157,6 @@ export function emitServerEntry(ir: IrServer): string {
     gateDecl +
     '/** What this server declares: only the primitive kinds it has, and its protocol extensions. */\n' +
     `const capabilities: ServerCapabilities = {\n${caps.join('\n')}\n};\n\n` +
-    `await runStdio(config, tools, process.env, {\n${ext.join('\n')}\n});\n`
+    `if (serve) {\n  await runStdio(config, tools, process.env, {\n${ext.map((l) => l.replace(/^/gm, '  ')).join('\n')}\n  });\n}\n`
   );
 }

@@ -6,11 +6,15 @@ import type { ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { config } from './config.gen.js';
 import { preprocessors } from './preprocessors.gen.js';
 import { reflection } from './reflection.gen.js';
+import { runCommandLine } from './runtime/command-line.js';
 import { installPreprocessors, preprocessorCapability, withContextPrompt } from './runtime/preprocessors-protocol.js';
 import { installPrompts } from './runtime/prompts.js';
 import { ReflectionGate, reflectionConfigFromEnv } from './runtime/reflection.js';
 import { runStdio } from './runtime/server.js';
 import { tools } from './tools.gen.js';
+
+// --help, --version and --print-config answer on stdout and exit; without arguments the server serves MCP over stdio
+const serve = !runCommandLine(process.argv.slice(2), config, tools, { reflectionDir: reflection.storeDir });
 
 /** The reflection gate, shared by every session of this process (it remembers the hashes it issued). */
 const reflectionGate = new ReflectionGate(reflectionConfigFromEnv(reflection, config.envPrefix));
@@ -23,12 +27,14 @@ const capabilities: ServerCapabilities = {
   experimental: { preprocessors: preprocessorCapability(preprocessors) },
 };
 
-await runStdio(config, tools, process.env, {
-  capabilities,
-  reflection: reflectionGate,
-  preprocessorNames: preprocessors.map((p) => p.name),
-  install: (server) => {
-    installPreprocessors(server, preprocessors);
-    installPrompts(server, [...reflectionGate.promptsFor(), withContextPrompt(preprocessors, { server })]);
-  },
-});
+if (serve) {
+  await runStdio(config, tools, process.env, {
+    capabilities,
+    reflection: reflectionGate,
+    preprocessorNames: preprocessors.map((p) => p.name),
+    install: (server) => {
+      installPreprocessors(server, preprocessors);
+      installPrompts(server, [...reflectionGate.promptsFor(), withContextPrompt(preprocessors, { server })]);
+    },
+  });
+}

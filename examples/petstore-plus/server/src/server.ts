@@ -8,11 +8,15 @@ import { config } from './config.gen.js';
 import { extraTools } from './extra-tools.gen.js';
 import { prompts } from './prompts.gen.js';
 import { resources, resourceTemplates } from './resources.gen.js';
+import { runCommandLine } from './runtime/command-line.js';
 import { concernCapability, installConcerns } from './runtime/concern-protocol.js';
 import { installPrompts } from './runtime/prompts.js';
 import { installResources } from './runtime/resources.js';
 import { runStdio } from './runtime/server.js';
 import { tools } from './tools.gen.js';
+
+// --help, --version and --print-config answer on stdout and exit; without arguments the server serves MCP over stdio
+const serve = !runCommandLine(process.argv.slice(2), config, tools);
 
 /** What this server declares: only the primitive kinds it has, and its protocol extensions. */
 const capabilities: ServerCapabilities = {
@@ -22,13 +26,15 @@ const capabilities: ServerCapabilities = {
   experimental: { concerns: concernCapability(concerns.declarations, concerns.metaKey, concerns.presets) },
 };
 
-await runStdio(config, tools, process.env, {
-  extraTools,
-  capabilities,
-  install: (server) => {
-    const gate = installConcerns(server, { ...concerns, capabilities });
-    installPrompts(server, prompts, { gate });
-    installResources(server, { resources, templates: resourceTemplates }, { gate });
-    return gate;
-  },
-});
+if (serve) {
+  await runStdio(config, tools, process.env, {
+    extraTools,
+    capabilities,
+    install: (server) => {
+      const gate = installConcerns(server, { ...concerns, capabilities });
+      installPrompts(server, prompts, { gate });
+      installResources(server, { resources, templates: resourceTemplates }, { gate });
+      return gate;
+    },
+  });
+}

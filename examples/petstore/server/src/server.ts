@@ -3,7 +3,11 @@
 // Regenerate with `mcpgen build`; verify with `mcpgen build --check`.
 
 import { config } from './config.gen.js';
+import { runCommandLine } from './runtime/command-line.js';
 import { runStdio } from './runtime/server.js';
 import { tools } from './tools.gen.js';
 
-await runStdio(config, tools);
+// --help, --version and --print-config answer on stdout and exit; without arguments the server serves MCP over stdio
+const serve = !runCommandLine(process.argv.slice(2), config, tools);
+
+if (serve) await runStdio(config, tools);

@@ -52,6 +52,12 @@ function where(url: URL): string {
   return `${url.host}${url.pathname}`;
 }
 
+/** Whether a URL's hostname is this machine (`localhost`, 127.0.0.0/8, `[::1]`): a request there never crosses the network. */
+function isLoopback(hostname: string): boolean {
+  const h = hostname.toLowerCase();
+  return h === 'localhost' || h.endsWith('.localhost') || h === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
+}
+
 /** `application/x-www-form-urlencoded` encoding of one value (RFC 6749 §2.3.1 encodes client id and secret so). */
 function formEncode(value: string): string {
   return new URLSearchParams([['', value]]).toString().slice(1);
@@ -94,6 +100,9 @@ function tokenEndpoint(req: TokenRequest): URL {
 async function requestToken(req: TokenRequest, now: () => number): Promise<Cached> {
   const url = tokenEndpoint(req);
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new AuthError(`the token URL of ${where(url)} is not http(s)`);
+  if (url.protocol === 'http:' && !isLoopback(url.hostname)) {
+    throw new AuthError(`the token URL http://${where(url)} is not https, and the client secret must not cross the network in clear (plain http is accepted for localhost and 127.0.0.1 only)`);
+  }
   const form = new URLSearchParams([['grant_type', 'client_credentials']]);
   if (req.scopes.length > 0) form.set('scope', req.scopes.join(' '));
   const basic = Buffer.from(`${formEncode(req.clientId)}:${formEncode(req.clientSecret)}`, 'utf8').toString('base64');

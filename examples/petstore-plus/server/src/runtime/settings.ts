@@ -14,6 +14,8 @@
  */
 import path from 'node:path';
 import type { ServerConfig } from './types.js';
+import { settingNames } from './variables.js';
+import type { SettingKey } from './variables.js';
 
 /** Effective settings a server calls its API with. */
 export type Settings = {
@@ -46,16 +48,9 @@ export class SettingsError extends Error {
   }
 }
 
-/** Names of the environment variables read for `envPrefix`. */
-export function settingsVariables(envPrefix: string): { baseUrl: string; timeoutMs: string; maxResponseBytes: string; logLevel: string; uploadRoot: string; reflectionDir: string } {
-  return {
-    reflectionDir: `${envPrefix}_REFLECTION_DIR`,
-    uploadRoot: `${envPrefix}_UPLOAD_ROOT`,
-    baseUrl: `${envPrefix}_BASE_URL`,
-    timeoutMs: `${envPrefix}_TIMEOUT_MS`,
-    maxResponseBytes: `${envPrefix}_MAX_RESPONSE_BYTES`,
-    logLevel: `${envPrefix}_LOG_LEVEL`,
-  };
+/** Names of the environment variables read for `envPrefix` (declared in variables.ts). */
+export function settingsVariables(envPrefix: string): Record<SettingKey, string> {
+  return settingNames(envPrefix);
 }
 
 /**

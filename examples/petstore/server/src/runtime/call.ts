@@ -294,6 +294,8 @@ async function run(tool: OperationTool, args: unknown, settings: Settings, opts:
     fetch: doFetch,
     timeoutMs: settings.timeoutMs,
     baseUrl: settings.baseUrl,
+    // values of hidden arguments from the environment: never carried to another origin
+    secrets: filled.secrets,
     // messages describe the request as sent, and never show the credentials in it
     onApplied: (applied) => {
       req = applied.request;
