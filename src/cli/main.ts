@@ -104,9 +104,12 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
     .wrap(Math.min(100, process.stdout.columns || 100))
     .exitProcess(false)
     .fail((msg, err) => {
-      if (err) throw err;
+      // a failed `.check()` comes as its message (a string) or a YError: a usage error too; any other error is a bug
+      const e = err as unknown;
+      if (e instanceof Error && e.name !== 'YError') throw e;
+      const text = msg ?? (e instanceof Error ? e.message : typeof e === 'string' ? e : 'invalid arguments');
       // yargs may report several problems (e.g. "Did you mean build?" then "Unknown arguments")
-      usageErrors.push(msg, ...suggestOptions(msg, argv));
+      usageErrors.push(text, ...suggestOptions(text, argv));
       const hints = usageErrors.filter((m) => m.startsWith('Did you mean'));
       usageError = [...usageErrors.filter((m) => !m.startsWith('Did you mean')), ...hints].join('\n');
     });

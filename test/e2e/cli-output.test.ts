@@ -159,4 +159,11 @@ describe('did you mean', () => {
     const v = await mcpgen(['validate', 'mcpgen.yaml', '--qiuet']);
     expect(v.stderr).toMatch(/Did you mean --quiet/);
   });
+
+  it('refuses --watch with --check as a usage error', async () => {
+    const res = await mcpgen(['build', 'mcpgen.yaml', '--watch', '--check']);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toMatch(/mcpgen: --watch and --check cannot be used together/);
+    expect(res.stderr).not.toMatch(/internal error/);
+  });
 });
