@@ -40,7 +40,7 @@ export type BuildManifest = Pick<
 > &
   Partial<Pick<ResolvedManifest, 'package' | 'outputSchemas' | 'outputSchemaDepth' | 'outputSchemaMaxBytes' | 'inputSchemaMaxBytes' | 'maxArgumentDescriptionLength' | 'budget'>
 > &
-  Partial<Pick<ResolvedManifest, 'dir' | 'extraTools' | 'prompts' | 'resources' | 'resourceTemplates' | 'concerns' | 'concernMappings' | 'concernPresets' | 'exposeInMeta' | 'enforce' | 'preprocessors' | 'reflection'>> & {
+  Partial<Pick<ResolvedManifest, 'maxInFlightBytes' | 'dir' | 'extraTools' | 'prompts' | 'resources' | 'resourceTemplates' | 'concerns' | 'concernMappings' | 'concernPresets' | 'exposeInMeta' | 'enforce' | 'preprocessors' | 'reflection'>> & {
   include?: SelectorInput[];
   exclude?: SelectorInput[];
   overrides?: Record<string, OverrideInput>;
@@ -121,6 +121,9 @@ export function buildIr(input: BuildInput): IrServer {
     locateManifest,
     diagnostics,
   });
+  if (manifest.maxInFlightBytes !== undefined && manifest.maxInFlightBytes < manifest.maxResponseBytes) {
+    diagnostics.error('MCPGEN_MANIFEST_INVALID', `maxInFlightBytes ${manifest.maxInFlightBytes} is less than maxResponseBytes ${manifest.maxResponseBytes}: no response could be read`, 'raise `maxInFlightBytes` to at least `maxResponseBytes` (the default is 67108864)', locateManifest('/maxInFlightBytes'));
+  }
   const reserved = new Set(SETTINGS_SUFFIXES.map((s) => `${manifest.envPrefix}_${s}`));
   const schemaNotes: ToolSchemaNotes[] = [];
   const tools: IrOperationTool[] = selected.map((op, i) => {
@@ -219,6 +222,8 @@ export function buildIr(input: BuildInput): IrServer {
     envPrefix: manifest.envPrefix,
     timeoutMs: manifest.timeoutMs,
     maxResponseBytes: manifest.maxResponseBytes,
+    // the manifest schema's default (the runtime's DEFAULT_MAX_IN_FLIGHT_BYTES), for IR built without a resolved manifest
+    maxInFlightBytes: manifest.maxInFlightBytes ?? 67_108_864,
     ...(manifest.uploads?.localFiles ? { uploads: { root: manifest.uploads.root ?? '.' } } : {}),
     tools,
     // after every schema is final: the TS names of all `$defs`, collision-free

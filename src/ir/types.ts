@@ -230,6 +230,8 @@ export type IrServer = {
   baseUrl?: string;
   timeoutMs: number;
   maxResponseBytes: number;
+  /** Most bytes of response bodies the server holds at once, over all calls. */
+  maxInFlightBytes: number;
   /** Local file uploads, when the manifest enables them: the root relative to the server's cwd. */
   uploads?: { root: string };
   /** Tools in spec order (paths in document order, methods in a fixed order). */

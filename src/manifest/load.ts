@@ -52,6 +52,8 @@ export type ResolvedManifest = {
   maxDescriptionLength: number;
   timeoutMs: number;
   maxResponseBytes: number;
+  /** Most bytes of response bodies the server holds at once (default 64 MiB). */
+  maxInFlightBytes: number;
   /** How output schemas are published (default `lenient`). */
   outputSchemas: 'lenient' | 'strict' | 'none';
   outputSchemaDepth: number;
@@ -208,6 +210,7 @@ export function resolveManifest(loaded: LoadedManifest): ResolvedManifest {
     maxDescriptionLength: int('maxDescriptionLength') ?? schemaDefault('maxDescriptionLength', isInteger),
     timeoutMs: int('timeoutMs') ?? schemaDefault('timeoutMs', isInteger),
     maxResponseBytes: int('maxResponseBytes') ?? schemaDefault('maxResponseBytes', isInteger),
+    maxInFlightBytes: int('maxInFlightBytes') ?? schemaDefault('maxInFlightBytes', isInteger),
     outputSchemas: m.outputSchemas === 'strict' || m.outputSchemas === 'none' ? m.outputSchemas : 'lenient',
     outputSchemaDepth: int('outputSchemaDepth') ?? schemaDefault('outputSchemaDepth', isInteger),
     outputSchemaMaxBytes: int('outputSchemaMaxBytes') ?? schemaDefault('outputSchemaMaxBytes', isInteger),

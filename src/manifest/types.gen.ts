@@ -101,6 +101,15 @@ export type Manifest = {
    */
   maxResponseBytes?: number;
   /**
+   * Most bytes of API response bodies the generated server holds at once, over all calls in flight
+   * (overridable at run time with `<ENV_PREFIX>_MAX_IN_FLIGHT_BYTES`): a call is refused with an error result
+   * when the bodies held leave no room for one more of `maxResponseBytes`, or when its body would exceed the
+   * limit while it is read. It bounds the server's memory under many concurrent calls against slow, huge or
+   * compressed responses. At least `maxResponseBytes`. Defaults to 67108864 (64 MiB).
+   * @default 67108864
+   */
+  maxInFlightBytes?: number;
+  /**
    * How tools publish the shape of their 2xx results. `lenient` (default): a slim output schema every
    * plausible body satisfies (nothing required, `null` accepted below the root, extra properties allowed, no
    * formats, patterns or enums, cut below `outputSchemaDepth`), so a response that drifts from the spec is

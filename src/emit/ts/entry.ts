@@ -16,6 +16,7 @@ export function serverConfig(ir: IrServer): Record<string, unknown> & VariableSo
   config.envPrefix = ir.envPrefix;
   config.timeoutMs = ir.timeoutMs;
   config.maxResponseBytes = ir.maxResponseBytes;
+  config.maxInFlightBytes = ir.maxInFlightBytes;
   if (ir.uploads) config.uploads = ir.uploads;
   if (ir.securitySchemes.length > 0) {
     // variable NAMES only: secret values exist in the server's environment, never in its source
