@@ -11,5 +11,6 @@ export const config: ServerConfig = {
   "baseUrl": "http://127.0.0.1:4010",
   "envPrefix": "PETSTORE",
   "timeoutMs": 30000,
-  "maxResponseBytes": 1000000
+  "maxResponseBytes": 1000000,
+  "maxInFlightBytes": 67108864
 };

@@ -4,6 +4,8 @@
 /**
  * Reading an HTTP response body within a byte limit, and telling text from binary.
  */
+import { InFlightLimitError } from './in-flight.js';
+import type { InFlightShare } from './in-flight.js';
 
 /** A response body read up to a limit. */
 export type BoundedBody = {
@@ -17,8 +19,12 @@ export type BoundedBody = {
   seenBytes: number;
 };
 
-/** Extra bytes read past the limit, only to learn the full size, when `Content-Length` is absent. */
-export const DRAIN_BYTES = 4 * 1024 * 1024;
+/**
+ * Extra bytes read past the limit, only to learn the full size, when `Content-Length` is absent
+ * (or the body is compressed). Kept small: every call that reads them costs time on the server's
+ * only thread, and a compressed bomb would otherwise be inflated that far for nothing.
+ */
+export const DRAIN_BYTES = 1024 * 1024;
 
 /** Declared body length, unless the body is content-encoded (the length is then the compressed size). */
 function declaredLength(headers: Headers): number | undefined {
@@ -30,11 +36,16 @@ function declaredLength(headers: Headers): number | undefined {
 
 /**
  * Reads `response`'s body, keeping at most `limit` bytes. Past the limit it stops at once when
- * `Content-Length` gives the full size, else keeps counting (without keeping) for up to
- * `DRAIN_BYTES` more, then cancels the stream. Rejects if the stream fails (e.g. on abort).
+ * `Content-Length` gives the full size or the body is compressed, else keeps counting (without
+ * keeping) for up to `DRAIN_BYTES` more, then cancels the stream. Rejects if the stream fails (e.g. on abort).
+ * With `share`, every byte kept is taken from the server's in-flight budget first; when the
+ * budget is exhausted it stops reading and throws `InFlightLimitError`.
  */
-export async function readBounded(response: Response, limit: number): Promise<BoundedBody> {
+export async function readBounded(response: Response, limit: number, share?: InFlightShare): Promise<BoundedBody> {
   const declared = declaredLength(response.headers);
+  // a compressed body is inflated as it is read: past the limit, reading on would inflate a
+  // compression bomb for nothing, so it stops there (its size stays unknown)
+  const drain = response.headers.get('content-encoding') ? 0 : DRAIN_BYTES;
   if (!response.body) return { bytes: new Uint8Array(0), truncated: false, totalBytes: 0, seenBytes: 0 };
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -50,10 +61,14 @@ export async function readBounded(response: Response, limit: number): Promise<Bo
     seen += value.byteLength;
     if (kept < limit) {
       const take = Math.min(value.byteLength, limit - kept);
+      if (share !== undefined && !share.take(take)) {
+        reader.cancel().catch(() => undefined);
+        throw new InFlightLimitError(share.budget.held);
+      }
       chunks.push(take === value.byteLength ? value : value.subarray(0, take));
       kept += take;
     }
-    if (seen > limit && (declared !== undefined || seen >= limit + DRAIN_BYTES)) break;
+    if (seen > limit && (declared !== undefined || seen >= limit + drain)) break;
   }
   if (!ended) reader.cancel().catch(() => undefined);
   const bytes = new Uint8Array(Buffer.concat(chunks));

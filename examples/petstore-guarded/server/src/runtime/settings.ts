@@ -14,7 +14,7 @@
  */
 import path from 'node:path';
 import type { ServerConfig } from './types.js';
-import { settingNames } from './variables.js';
+import { DEFAULT_MAX_IN_FLIGHT_BYTES, settingNames } from './variables.js';
 import type { SettingKey } from './variables.js';
 
 /** Effective settings a server calls its API with. */
@@ -30,6 +30,11 @@ export type Settings = {
   timeoutMs: number;
   /** Largest response body, in bytes, passed back to the client. */
   maxResponseBytes: number;
+  /**
+   * Most bytes of response bodies (and results not yet sent) all calls may hold at once
+   * (default {@link DEFAULT_MAX_IN_FLIGHT_BYTES}); at least `maxResponseBytes`.
+   */
+  maxInFlightBytes?: number;
   /** Prefix of the environment variables (e.g. `PETSTORE`), so messages can name them; optional. */
   envPrefix?: string;
   /** Absolute directory local file uploads may be read from; `undefined` ⇒ local uploads disabled. */
@@ -162,6 +167,14 @@ export function resolveSettings(config: ServerConfig, env: NodeJS.ProcessEnv): S
         : parsePositiveInteger('maxResponseBytes (manifest)', String(config.maxResponseBytes), 'bytes'),
     envPrefix: config.envPrefix,
   };
+  const envInFlight = read(env, vars.maxInFlightBytes);
+  settings.maxInFlightBytes =
+    envInFlight !== undefined
+      ? parsePositiveInteger(vars.maxInFlightBytes, envInFlight, 'bytes')
+      : parsePositiveInteger('maxInFlightBytes (manifest)', String(config.maxInFlightBytes ?? DEFAULT_MAX_IN_FLIGHT_BYTES), 'bytes');
+  if (settings.maxInFlightBytes < settings.maxResponseBytes) {
+    throw new SettingsError(vars.maxInFlightBytes, `${envInFlight !== undefined ? vars.maxInFlightBytes : 'maxInFlightBytes (manifest)'} must be at least the response limit of ${settings.maxResponseBytes} bytes, or no response could be read (got ${settings.maxInFlightBytes}); set ${vars.maxInFlightBytes} higher`);
+  }
   if (config.uploads) settings.uploadRoot = path.resolve(read(env, vars.uploadRoot) ?? config.uploads.root);
   if (envBase !== undefined) Object.assign(settings, parseApiBase(vars.baseUrl, envBase));
   else if (config.baseUrl !== undefined && config.baseUrl.trim() !== '') {

@@ -154,6 +154,11 @@ export type ServerConfig = {
   readonly timeoutMs: number;
   /** Largest response body passed back, unless `<envPrefix>_MAX_RESPONSE_BYTES` is set. */
   readonly maxResponseBytes: number;
+  /**
+   * Most bytes of response bodies all calls may hold at once, unless
+   * `<envPrefix>_MAX_IN_FLIGHT_BYTES` is set (default 67,108,864).
+   */
+  readonly maxInFlightBytes?: number;
   /** The security schemes the tools use (names of their environment variables only). */
   readonly securitySchemes?: readonly SecurityScheme[];
   /**

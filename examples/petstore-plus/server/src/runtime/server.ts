@@ -22,6 +22,9 @@ import { callOperation } from './call.js';
 import type { CallOptions } from './call.js';
 import { callExtraTool } from './extra-tools.js';
 import type { AnyExtraTool } from './extra-tools.js';
+import { InFlightBudget } from './in-flight.js';
+import { DEFAULT_MAX_IN_FLIGHT_BYTES } from './variables.js';
+import type { OutputBacklog } from './in-flight.js';
 import { log, parseLogLevel, setLogLevel } from './log.js';
 import { toolEntry } from './surface.js';
 import type { ToolEntry } from './surface.js';
@@ -123,6 +126,8 @@ export type CreateServerOptions = ServerExtensions & {
   fetch?: CallOptions['fetch'];
   /** Credentials to use instead of `config.securitySchemes` with secrets from `env`. */
   auth?: Authenticator;
+  /** What the transport has queued for sending: counted in the memory budget of responses in flight. */
+  outputBacklog?: OutputBacklog;
 };
 
 /** The fields of a tool (operation or extra) its `tools/list` entry is made of. */
@@ -145,6 +150,8 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
   const auth = options.auth ?? new Authenticator(config.securitySchemes ?? [], env);
   // read once, here: the values of hidden arguments are fixed for the life of the server
   const argumentEnv = readArgumentEnv(tools, env);
+  // one memory budget for the response bodies of all calls in flight
+  const inFlight = new InFlightBudget(settings.maxInFlightBytes ?? DEFAULT_MAX_IN_FLIGHT_BYTES, options.outputBacklog);
   const reflection = options.reflection;
   const persistTool = reflection?.exposesPersistTool ? reflection.persistTool : undefined;
   const all: ReadonlyArray<OperationTool | AnyExtraTool> = [...tools, ...(options.extraTools ?? [])];
@@ -194,7 +201,7 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
     if (tool.kind === 'extra') return callExtraTool(tool, args, extra.signal);
     // only the cancellation signal is taken from `extra`: the MCP client's own request headers
     // (`extra.requestInfo`, e.g. its Authorization) are never forwarded to the API
-    const callOptions: CallOptions = { signal: extra.signal, auth, argumentEnv };
+    const callOptions: CallOptions = { signal: extra.signal, auth, argumentEnv, inFlight };
     if (options.fetch) callOptions.fetch = options.fetch;
     return callOperation(tool, args, settings, callOptions);
   });
@@ -214,7 +221,21 @@ export async function runStdio(config: ServerConfig, tools: readonly OperationTo
   let server: Server;
   try {
     settings = resolveSettings(config, env);
-    server = createServer(config, tools, env, { ...extensions, settings });
+    // stdout is a socket or pipe the client reads at its own pace: results wait there in memory
+    const outputBacklog: OutputBacklog = {
+      bytes: () => process.stdout.writableLength,
+      drained: () =>
+        new Promise((resolve) => {
+          const done = (): void => {
+            clearTimeout(timer);
+            process.stdout.off('drain', done);
+            resolve();
+          };
+          const timer = setTimeout(done, 100);
+          process.stdout.once('drain', done);
+        }),
+    };
+    server = createServer(config, tools, env, { ...extensions, settings, outputBacklog });
   } catch (err) {
     log('error', `${config.name}: cannot start: ${err instanceof Error ? err.message : String(err)}`);
     process.exit(1);

@@ -12,6 +12,8 @@ import type { ArgumentEnv } from './arguments.js';
 import { AuthError, Authenticator, scrub } from './auth.js';
 import { bodyKind, decodeText, readBounded, truncationNote } from './body.js';
 import type { BoundedBody } from './body.js';
+import { InFlightBudget, InFlightLimitError, InFlightShare } from './in-flight.js';
+import { boundResult } from './result-size.js';
 import { log } from './log.js';
 import { buildRequest, RequestBuildError } from './request.js';
 import { resolveUploads } from './uploads.js';
@@ -20,6 +22,7 @@ import { send } from './send.js';
 import { socketFetch } from './socket.js';
 import type { SendOptions } from './send.js';
 import { settingsVariables, SOCKET_ORIGIN } from './settings.js';
+import { DEFAULT_MAX_IN_FLIGHT_BYTES } from './variables.js';
 import type { Settings } from './settings.js';
 import type { OperationTool } from './types.js';
 import { conformOutput, validateArguments, validateOutput } from './validate.js';
@@ -41,6 +44,11 @@ export type CallOptions = {
    * tools with such arguments are refused as not configured.
    */
   argumentEnv?: ArgumentEnv;
+  /**
+   * The memory budget of response bodies shared by all calls of the server. Without it, the call
+   * has a budget of its own of `settings.maxInFlightBytes`.
+   */
+  inFlight?: InFlightBudget;
 };
 
 /** The authenticator of calls made without one: it knows no scheme. */
@@ -219,6 +227,9 @@ function strictSuccessResult(tool: OperationTool, req: BuiltRequest, response: R
   return { ...result, isError: true, content: [...result.content, { type: 'text', text: `[note: the tool declares an output schema but the response is ${mimeType}]` }] };
 }
 
+/** A body refused by the in-flight budget; `message` describes the request that was sent. */
+class InFlightRefusal extends Error {}
+
 /** Describes a failed fetch (timeout, cancellation, network error) without the URL's query. */
 function failureText(err: unknown, req: BuiltRequest, settings: Settings, timeout: AbortSignal, caller?: AbortSignal): string {
   const { host: urlHost, path } = target(req.url);
@@ -246,12 +257,30 @@ function scrubbed(result: CallToolResult, secrets: readonly string[]): CallToolR
  */
 export async function callOperation(tool: OperationTool, args: unknown, settings: Settings, opts: CallOptions = {}): Promise<CallToolResult> {
   const secrets: string[] = [];
-  const result = await run(tool, args, settings, opts, secrets);
-  return scrubbed(result, secrets);
+  const budget = opts.inFlight ?? new InFlightBudget(settings.maxInFlightBytes ?? DEFAULT_MAX_IN_FLIGHT_BYTES);
+  const share = new InFlightShare(budget);
+  try {
+    const result = await run(tool, args, settings, { ...opts, inFlight: budget }, secrets, share);
+    // what goes on the wire is bounded too: the body's bytes can grow when they are encoded
+    const fallback = tool.strictOutput === true && tool.outputSchema !== undefined ? ({ kind: 'strict' } as const) : ({ kind: 'minimal', wrapped: tool.resultShape === 'wrapped' } as const);
+    return await budget.turn(() => boundResult(scrubbed(result, secrets), settings.maxResponseBytes, fallback));
+  } finally {
+    share.release();
+  }
+}
+
+/** Why a call was refused for memory, naming the limit and its variable. */
+function inFlightText(tool: OperationTool, settings: Settings, budget: InFlightBudget, sent: string | undefined): string {
+  const limit = `maxInFlightBytes, ${budget.limit} bytes${settings.envPrefix !== undefined ? `, ${settingsVariables(settings.envPrefix).maxInFlightBytes}` : ''}`;
+  const held = `the server holds ${budget.held} bytes of responses of other calls`;
+  if (sent === undefined) {
+    return `Tool ${tool.name} was not run: ${held}, and one more response of up to ${settings.maxResponseBytes} bytes would exceed the memory limit for responses in flight (${limit}). Nothing was sent; retry when fewer calls are running.`;
+  }
+  return `Tool ${tool.name}: the request was sent (${sent}), but its response was not read: ${held}, and it would exceed the memory limit for responses in flight (${limit}). Retry when fewer calls are running.`;
 }
 
 /** {@link callOperation}; `secrets` collects the credential values sent, to scrub the result. */
-async function run(tool: OperationTool, args: unknown, settings: Settings, opts: CallOptions, secrets: string[]): Promise<CallToolResult> {
+async function run(tool: OperationTool, args: unknown, settings: Settings, opts: CallOptions & { inFlight: InFlightBudget }, secrets: string[], share: InFlightShare): Promise<CallToolResult> {
   const input = args ?? {};
   let problems: string[];
   try {
@@ -284,6 +313,9 @@ async function run(tool: OperationTool, args: unknown, settings: Settings, opts:
     return errorResult(`Tool ${tool.name} cannot build its request: ${err instanceof Error ? err.message : String(err)}`);
   }
 
+  // refused before anything is sent while the bodies held leave no room for one more
+  if (!opts.inFlight.fits(settings.maxResponseBytes)) return errorResult(inFlightText(tool, settings, opts.inFlight, undefined));
+
   const timeout = AbortSignal.timeout(settings.timeoutMs);
   const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
   const doFetch = opts.fetch ?? (settings.socketPath !== undefined ? socketFetch(settings.socketPath) : fetch);
@@ -304,16 +336,24 @@ async function run(tool: OperationTool, args: unknown, settings: Settings, opts:
   };
   try {
     const response = await send(req, selection.schemes, sendOptions);
-    const body = await readBounded(response, settings.maxResponseBytes);
+    const body = await readBounded(response, settings.maxResponseBytes, share).catch((err: unknown) => {
+      if (err instanceof InFlightLimitError) throw new InFlightRefusal(`${req.method} ${target(req.url).path}, ${statusLine(response)}`);
+      throw err;
+    });
     const { host, path } = target(req.url);
     // a hidden argument may be a path parameter: its value never reaches the log
     log('debug', 'tool call', { tool: tool.name, method: req.method, host, path: scrub(path, secrets), status: response.status, bytes: body.seenBytes, ms: Date.now() - started });
-    if (!response.ok) {
-      const text = body.bytes.byteLength > 0 || body.truncated ? `${statusLine(response)}\n${bodyText(body, response.headers.get('content-type'))}` : statusLine(response);
-      return errorResult(text);
-    }
-    return successResult(tool, req, response, body, settings);
+    // decoding, parsing and checking a large body takes a while: one call at a time
+    const sent = req;
+    return await opts.inFlight.turn(() => {
+      if (!response.ok) {
+        const text = body.bytes.byteLength > 0 || body.truncated ? `${statusLine(response)}\n${bodyText(body, response.headers.get('content-type'))}` : statusLine(response);
+        return errorResult(text);
+      }
+      return successResult(tool, sent, response, body, settings);
+    });
   } catch (err) {
+    if (err instanceof InFlightRefusal) return errorResult(inFlightText(tool, settings, opts.inFlight, err.message));
     if (err instanceof AuthError) {
       const text = scrub(`Tool ${tool.name} cannot authenticate: ${err.message}`, secrets);
       log('warn', text);
