@@ -7,6 +7,7 @@ import path from 'node:path';
 import { Diagnostics, type Location } from './diagnostics.js';
 import { emitProject } from './emit/index.js';
 import { buildIr } from './ir/build.js';
+import { checkPresetTokens, wantsTokens } from './ir/budget.js';
 import { countTokens } from './ir/surface.js';
 import type { IrServer } from './ir/types.js';
 import { loadManifest, resolveManifest } from './manifest/load.js';
@@ -81,13 +82,14 @@ export async function compile(opts: CompileOptions): Promise<CompileResult> {
   opts.onStage?.('modelling the tools');
   const ir = buildIr({ manifest: m, locateManifest: (p, o) => loaded.source.locate(p, o), spec, diagnostics });
   const maxTokens = m.budget.maxTokens;
-  if (ir.surface && !diagnostics.hasErrors && (opts.tokens === true || maxTokens !== undefined)) {
+  if (ir.surface && !diagnostics.hasErrors && (opts.tokens === true || wantsTokens(m.budget))) {
     opts.onStage?.('counting tokens');
     ir.surface.tokens = await countTokens(ir);
     if (maxTokens !== undefined && ir.surface.tokens.total > maxTokens) {
       const top = ir.surface.tokens.largest.map((t) => `\n  - ${t.name} ${t.tokens} tokens`).join('');
       diagnostics.error('MCPGEN_OVER_BUDGET', `tools/list is ${ir.surface.tokens.total} tokens, over budget.maxTokens ${maxTokens}; the largest tools:${top}`, 'trim the surface (`exclude` operations, `outputSchemas: none`, lower `inputSchemaMaxBytes`, shorter descriptions) or raise `budget.maxTokens`', loaded.source.locate('/budget/maxTokens'));
     }
+    checkPresetTokens(ir, m.budget.presets ?? {}, { locate: (p) => loaded.source.locate(p), diagnostics });
   }
   const stubs = await checkHandlers({ ir, outDir, displayOut, locateManifest: (p) => loaded.source.locate(p), diagnostics });
   if (diagnostics.hasErrors || !opts.emit) return { diagnostics, ir, outDir, displayOut, outputAt };

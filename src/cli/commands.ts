@@ -7,7 +7,7 @@ import { largestTools } from '../ir/surface.js';
 import type { IrServer } from '../ir/types.js';
 import { writeTree, type WriteReport } from '../write/tree.js';
 import { formatDiagnostics } from './format.js';
-import { driftOf, formatGithubDrift, formatJsonReport, formatTextDrift, servedPrompts, summarize, type DriftEntry, type Summary } from './report.js';
+import { driftOf, formatGithubDrift, formatJsonReport, formatTextDrift, presetSummaries, servedPrompts, summarize, type DriftEntry, type Summary } from './report.js';
 import { NO_PROGRESS, paint, type Paint, type Progress } from './terminal.js';
 
 /**
@@ -60,6 +60,20 @@ function summary(ir: IrServer): string {
   return parts.join(', ');
 }
 
+/** One line per concern preset (each ending in a newline): what a client that selected it lists. */
+function presetLines(ir: IrServer): string {
+  const n = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
+  return presetSummaries(ir)
+    .map((p) => {
+      const share = ir.surface && ir.surface.listBytes > 0 ? `, ${((100 * p.listBytes) / ir.surface.listBytes).toFixed(1)}% of all` : '';
+      const tokens = p.listTokens !== null ? `, ${p.listTokens.toLocaleString('en-US')} tokens` : '';
+      const parts = [n(p.tools, 'tool') + ` (tools/list ${p.listBytes.toLocaleString("en-US")} bytes${share}${tokens})`, n(p.prompts, 'prompt'), n(p.resources, 'resource')];
+      if (p.resourceTemplates > 0) parts.push(n(p.resourceTemplates, 'resource template'));
+      return `  preset ${p.name}: ${parts.join(', ')}\n`;
+    })
+    .join('');
+}
+
 /** `(tools/list 1,669,794 bytes, ~412,000 tokens; 729 with an output schema)`. */
 function surfaceNote(ir: IrServer): string {
   const s = ir.surface;
@@ -68,7 +82,9 @@ function surfaceNote(ir: IrServer): string {
   return ` (tools/list ${s.listBytes.toLocaleString('en-US')} bytes${tokens}; ${s.withOutputSchema} with an output schema)`;
 }
 
-/** The `--report` lines: the largest tools and what dominates each. */
+const DOMINANT = { description: 'description', inputSchema: 'input schema', outputSchema: 'output schema' } as const;
+
+/** The `--report` lines: the largest tools and what dominates each, overall and per preset. */
 function surfaceReport(ir: IrServer): string {
   const s = ir.surface;
   if (!s) return '';
@@ -79,6 +95,10 @@ function surfaceReport(ir: IrServer): string {
   for (const line of largestTools(s)) {
     const name = line.split(' ')[0]!;
     lines.push(`    ${line}${tokens.has(name) ? ` [${tokens.get(name)} tokens]` : ''}`);
+  }
+  for (const p of presetSummaries(ir)) {
+    lines.push(`  Preset ${p.name}: ${p.tools} tools, tools/list ${p.listBytes.toLocaleString('en-US')} bytes${p.listTokens !== null ? `, ${p.listTokens.toLocaleString('en-US')} tokens (o200k)` : ''}; largest:`);
+    for (const t of p.largest) lines.push(`    ${t.name} ${t.bytes} bytes${t.tokens !== null ? ` [${t.tokens} tokens]` : ''}, mostly ${DOMINANT[t.dominant]}`);
   }
   return lines.join('\n') + '\n';
 }
@@ -119,6 +139,7 @@ export async function runValidate(opts: { manifest: string; format: Format; quie
   if (res.diagnostics.hasErrors) return 1;
   const c = io.colors?.stdout ?? paint(false);
   if (opts.format === 'text' && !opts.quiet) io.stdout(`${opts.manifest}: ${c.green('valid')} (${res.ir ? summary(res.ir) : '0 tools'})\n`);
+  if (opts.format === 'text' && !opts.quiet && res.ir) io.stdout(presetLines(res.ir));
   return 0;
 }
 
@@ -157,6 +178,7 @@ export async function runBuild(opts: { manifest: string; out?: string; check: bo
     `${c.green('Built')} ${c.bold(res.ir.name)} into ${out}: ${summary(res.ir)}; ` +
       `${written.added.length} added, ${written.changed.length} changed, ${written.removed.length} removed, ${written.unchanged.length} unchanged (${ms} ms)\n`,
   );
+  io.stdout(presetLines(res.ir));
   for (const f of written.stubs) io.stdout(`Wrote handler stub ${out}/${f}: implement its functions (mcpgen will not overwrite it).\n`);
   if (opts.report) io.stdout(surfaceReport(res.ir));
   return 0;

@@ -41,11 +41,67 @@ export type Summary = {
   /** Output schemas dropped for size; input schemas cut to `inputSchemaMaxBytes`. */
   outputSchemasDropped: number | null;
   inputSchemasCut: number | null;
+  /** The surface with each concern preset selected, in manifest order. */
+  presets: PresetSummary[];
+  /** The largest tools of the whole list (up to ten), with what dominates each. */
+  largest: Contributor[];
   /** `build` (not `--check`) only: what the write did. */
   files?: { added: number; changed: number; removed: number; unchanged: number };
   /** `build` only: handler stubs written (or, with `--check`, missing), as shown to the user. */
   stubs?: string[];
 };
+
+/** One of the largest tools of a list: its bytes, tokens when counted, and its largest part. */
+export type Contributor = { name: string; bytes: number; tokens: number | null; dominant: 'description' | 'inputSchema' | 'outputSchema' };
+
+/** What a client that selected one preset lists. */
+export type PresetSummary = {
+  name: string;
+  tools: number;
+  listBytes: number;
+  /** o200k tokens, when counted (`--report`, a token budget); else null. */
+  listTokens: number | null;
+  prompts: number;
+  resources: number;
+  resourceTemplates: number;
+  /** The preset's largest tools (up to five). */
+  largest: Contributor[];
+};
+
+/** The largest of `tools`, with what dominates each (the description, input or output schema). */
+export function contributors(surface: NonNullable<IrServer['surface']>, tools: readonly string[] | undefined, tokens: ReadonlyArray<{ name: string; tokens: number }> | undefined, count: number): Contributor[] {
+  const only = tools ? new Set(tools) : undefined;
+  const counted = new Map((tokens ?? []).map((t) => [t.name, t.tokens]));
+  return surface.tools
+    .filter((t) => !only || only.has(t.name))
+    .sort((a, b) => b.bytes - a.bytes || (a.name < b.name ? -1 : 1))
+    .slice(0, count)
+    .map((t) => {
+      const parts: Array<[number, Contributor['dominant']]> = [
+        [t.descriptionBytes, 'description'],
+        [t.inputBytes, 'inputSchema'],
+        [t.outputBytes, 'outputSchema'],
+      ];
+      parts.sort((a, b) => b[0] - a[0]);
+      return { name: t.name, bytes: t.bytes, tokens: counted.get(t.name) ?? null, dominant: parts[0]![1] };
+    });
+}
+
+/** The summary of every preset's surface. */
+export function presetSummaries(ir: IrServer): PresetSummary[] {
+  const s = ir.surface;
+  if (!s) return [];
+  return s.presets.map((p) => ({
+    name: p.name,
+    tools: p.tools.length,
+    listBytes: p.listBytes,
+    listTokens: p.tokens ? p.tokens.total : null,
+    prompts: p.prompts,
+    resources: p.resources,
+    resourceTemplates: p.resourceTemplates,
+    largest: contributors(s, p.tools, p.tokens?.largest, 5),
+  }));
+}
 
 /** The document `--format json` prints, once, on stdout. */
 export type JsonReport = { diagnostics: DiagnosticJson[]; summary: Summary | null; drift: DriftEntry[] };
@@ -77,6 +133,8 @@ export function summarize(ir: IrServer, output: string, written?: WriteReport, c
     withOutputSchema: s ? s.withOutputSchema : null,
     outputSchemasDropped: s ? s.outputSchemasDropped.length : null,
     inputSchemasCut: s ? s.inputSchemasCut.length : null,
+    presets: presetSummaries(ir),
+    largest: s ? contributors(s, undefined, s.tokens?.largest, 10) : [],
   };
   if (written) {
     if (!check) out.files = { added: written.added.length, changed: written.changed.length, removed: written.removed.length, unchanged: written.unchanged.length };

@@ -23,6 +23,7 @@ import { reportSchemaNotes, type ToolSchemaNotes } from './schema-notes.js';
 import { buildSecurity, SETTINGS_SUFFIXES } from './security.js';
 import { selectOperations, type SelectorInput } from './select.js';
 import { plainLinks, truncateDescription } from './text.js';
+import { checkPresetBudgets } from './budget.js';
 import { checkBudget, DEFAULT_LIMITS, fitTools, measureSurface } from './surface.js';
 import type { OutputSchemaMode } from './output-schema.js';
 import type { IrOperationTool, IrServer, ToolAnnotations } from './types.js';
@@ -243,6 +244,7 @@ export function buildIr(input: BuildInput): IrServer {
   }
   server.surface = measureSurface(server);
   checkBudget(server, manifest.budget ?? { maxListBytes: DEFAULT_LIMITS.maxListBytes }, { locate: locateManifest, diagnostics });
+  if (manifest.budget?.presets) checkPresetBudgets(server, manifest.budget.presets, { locate: locateManifest, diagnostics });
   return server;
 }
 

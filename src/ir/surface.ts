@@ -6,9 +6,11 @@
  */
 import type { Diagnostics, Location } from '../diagnostics.js';
 import { DEFAULT_JUSTIFICATION_SCHEMA, listBytes, persistToolFor, toolEntry, withConcernMeta, type ToolEntry } from '../../templates/runtime/surface.js';
+import { matches } from '../../templates/runtime/concerns.js';
 import { portable } from './portable.js';
+import { WITH_CONTEXT_PROMPT } from './preprocessors.js';
 import { slimInput } from './slim-input.js';
-import type { IrOperationTool, IrServer, IrSurface } from './types.js';
+import type { IrOperationTool, IrPresetSurface, IrServer, IrSurface } from './types.js';
 
 /** Defaults of the size settings (the manifest schema documents the same values). */
 export const DEFAULT_LIMITS = {
@@ -76,6 +78,41 @@ export function toolEntries(ir: IrServer): ToolEntry[] {
   return entries;
 }
 
+/**
+ * The `tools/list` entries a client that selected `preset` receives: the unfiltered entries
+ * filtered with the generated server's own matching rule (templates/runtime/concerns.ts).
+ */
+export function presetEntries(ir: IrServer, preset: string, entries: readonly ToolEntry[] = toolEntries(ir)): ToolEntry[] {
+  const c = ir.concerns;
+  if (!c || !Object.hasOwn(c.presets, preset)) return [...entries];
+  const prefs = c.presets[preset] ?? {};
+  const tools = c.mappings.tools ?? {};
+  return entries.filter((e) => matches(Object.hasOwn(tools, e.name) ? tools[e.name] : undefined, prefs));
+}
+
+/** The surface of every concern preset, in manifest order. */
+function measurePresets(ir: IrServer, entries: readonly ToolEntry[]): IrPresetSurface[] {
+  const c = ir.concerns;
+  if (!c) return [];
+  const gatePrompts = [...new Set(Object.values(ir.reflection?.gates ?? {}).flatMap((gates) => gates.map((g) => g.prompt)))];
+  const prompts = [...ir.prompts.map((p) => p.name), ...gatePrompts, ...(ir.preprocessors.length > 0 ? [WITH_CONTEXT_PROMPT] : [])];
+  return Object.entries(c.presets).map(([name, prefs]) => {
+    const visible = (kind: 'prompts' | 'resources' | 'resourceTemplates', id: string): boolean => {
+      const m = c.mappings[kind] ?? {};
+      return matches(Object.hasOwn(m, id) ? m[id] : undefined, prefs);
+    };
+    const listed = presetEntries(ir, name, entries);
+    return {
+      name,
+      tools: listed.map((e) => e.name),
+      listBytes: listBytes(listed),
+      prompts: prompts.filter((p) => visible('prompts', p)).length,
+      resources: ir.resources.filter((r) => visible('resources', r.uri)).length,
+      resourceTemplates: ir.resourceTemplates.filter((t) => visible('resourceTemplates', t.uriTemplate)).length,
+    };
+  });
+}
+
 /** Measures the surface of a finished IR. */
 export function measureSurface(ir: IrServer): IrSurface {
   const entries = toolEntries(ir);
@@ -93,6 +130,7 @@ export function measureSurface(ir: IrServer): IrSurface {
     describedResults: report.describedResults,
     outputSchemasDropped: report.dropped,
     inputSchemasCut: report.cut,
+    presets: measurePresets(ir, entries),
   };
 }
 
@@ -142,12 +180,24 @@ export function checkBudget(ir: IrServer, budget: { maxListBytes: number; maxToo
 
 /**
  * Counts the tokens of the `tools` array with the o200k tokenizer (loaded only here: it costs
- * about a quarter of a second), and of each of the ten largest tools.
+ * about a quarter of a second), and of each of the ten largest tools; the same for every preset.
  */
 export async function countTokens(ir: IrServer): Promise<{ total: number; largest: Array<{ name: string; tokens: number }> }> {
   const { countTokens: count } = await import('gpt-tokenizer/encoding/o200k_base');
   const entries = toolEntries(ir);
-  const total = count(JSON.stringify(entries));
-  const top = [...entries].sort((a, b) => bytes(b) - bytes(a) || (a.name < b.name ? -1 : 1)).slice(0, 10);
-  return { total, largest: top.map((e) => ({ name: e.name, tokens: count(JSON.stringify(e)) })) };
+  const cache = new Map<string, number>();
+  const tokensOf = (e: ToolEntry): number => {
+    let n = cache.get(e.name);
+    if (n === undefined) cache.set(e.name, (n = count(JSON.stringify(e))));
+    return n;
+  };
+  const tally = (list: readonly ToolEntry[]) => ({
+    total: count(JSON.stringify(list)),
+    largest: [...list]
+      .sort((a, b) => bytes(b) - bytes(a) || (a.name < b.name ? -1 : 1))
+      .slice(0, 10)
+      .map((e) => ({ name: e.name, tokens: tokensOf(e) })),
+  });
+  for (const p of ir.surface?.presets ?? []) p.tokens = tally(presetEntries(ir, p.name, entries));
+  return tally(entries);
 }

@@ -286,6 +286,24 @@ export type IrSurface = {
   inputSchemasCut: string[];
   /** Tokens (o200k) of the `tools` array, when counted (`--report`, or a token budget). */
   tokens?: { total: number; largest: Array<{ name: string; tokens: number }> };
+  /** The surface a client that selected each concern preset lists, in manifest order. */
+  presets: IrPresetSurface[];
+};
+
+/** What a client that selected one concern preset lists (the server's own matching rule). */
+export type IrPresetSurface = {
+  /** Preset name (a key of `concernPresets`). */
+  name: string;
+  /** Names of the tools listed, in list order. */
+  tools: string[];
+  /** UTF-8 length of the JSON of the `tools` array listed with the preset selected. */
+  listBytes: number;
+  /** Prompts, resources and resource templates listed with the preset selected. */
+  prompts: number;
+  resources: number;
+  resourceTemplates: number;
+  /** Tokens (o200k) of the preset's `tools` array and of its largest tools, when counted. */
+  tokens?: { total: number; largest: Array<{ name: string; tokens: number }> };
 };
 
 /** A function of the generated project named by a manifest `handler: <file>#<export>`. */

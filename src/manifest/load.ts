@@ -61,7 +61,7 @@ export type ResolvedManifest = {
   inputSchemaMaxBytes: number;
   maxArgumentDescriptionLength: number;
   /** Limits on the published surface (`maxListBytes` defaulted). */
-  budget: { maxListBytes: number; maxTools?: number; maxTokens?: number };
+  budget: { maxListBytes: number; maxTools?: number; maxTokens?: number; presets?: Record<string, { maxListBytes?: number; maxTools?: number; maxTokens?: number }> };
   /** Selectors as written (a field may be one value or a list), so diagnostics can point at them. */
   include?: Selector[];
   exclude?: Selector[];
@@ -171,6 +171,16 @@ function resolveBudget(raw: unknown): ResolvedManifest['budget'] {
   const out: ResolvedManifest['budget'] = { maxListBytes: isInteger(b.maxListBytes) ? b.maxListBytes : budgetDefault };
   if (isInteger(b.maxTools)) out.maxTools = b.maxTools;
   if (isInteger(b.maxTokens)) out.maxTokens = b.maxTokens;
+  if (isRecord(b.presets)) {
+    const presets: NonNullable<ResolvedManifest['budget']['presets']> = {};
+    for (const [name, raw] of Object.entries(b.presets)) {
+      if (!isRecord(raw)) continue;
+      const limits: (typeof presets)[string] = {};
+      for (const key of ['maxListBytes', 'maxTools', 'maxTokens'] as const) if (isInteger(raw[key])) limits[key] = raw[key];
+      Object.defineProperty(presets, name, { value: limits, enumerable: true, writable: true, configurable: true });
+    }
+    out.presets = presets;
+  }
   return out;
 }
 

@@ -166,6 +166,25 @@ export type Manifest = {
      * it makes every build count tokens.
      */
     maxTokens?: number;
+    /**
+     * Limits per concern preset (a key of `concernPresets`): the same limits, on the tools a client that
+     * selected the preset lists. Over a limit the build fails, naming the preset's largest tools and the
+     * cheapest ways to get under.
+     */
+    presets?: Record<string, {
+      /**
+       * Largest `tools/list` answer with this preset selected, in bytes. No limit by default (the server-wide
+       * `maxListBytes` always applies).
+       */
+      maxListBytes?: number;
+      /** Most tools listed with this preset selected. */
+      maxTools?: number;
+      /**
+       * Most tokens (o200k) of the `tools` array with this preset selected; setting it makes every build
+       * count tokens.
+       */
+      maxTokens?: number;
+    }>;
   };
   /**
    * File uploads (multipart file fields and binary request bodies). A file argument is always accepted as

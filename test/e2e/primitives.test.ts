@@ -187,11 +187,11 @@ describe('concern filtering (seed 002 workflow)', () => {
       ],
       methods: ['concerns/list', 'concerns/update'],
       metaKey: META_KEY,
-      presets: ['front-desk', 'back-office'],
+      presets: ['front-desk', 'back-office', 'low-risk'],
     });
     const listed = await client.request({ method: 'concerns/list' } as unknown as AnyRequest, Listed);
     expect(listed.concerns).toEqual(declared.declarations);
-    expect(listed.presets).toEqual({ 'front-desk': { audience: 'customer', risk: 'low' }, 'back-office': { audience: 'staff' } });
+    expect(listed.presets).toEqual({ 'front-desk': { audience: 'customer', risk: 'low' }, 'back-office': { audience: 'staff' }, 'low-risk': { risk: 'low' } });
   });
 
   it('2a. takes preferences from the initialize request', async () => {

@@ -104,6 +104,9 @@ export const concerns: InstallConcernsOptions = {
     },
     "back-office": {
       "audience": "staff"
+    },
+    "low-risk": {
+      "risk": "low"
     }
   }
 };

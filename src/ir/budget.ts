@@ -1,0 +1,127 @@
+/**
+ * Per-preset budgets (`budget.presets`): the surface a client that selected a concern preset
+ * lists, checked against that preset's limits. Over a limit is a located error naming the
+ * preset's largest tools and the cheapest ways to get under, worked out from the measured sizes
+ * (fewest tools to change first).
+ */
+import type { Diagnostics, Location } from '../diagnostics.js';
+import { largestTools } from './surface.js';
+import type { IrPresetSurface, IrServer, IrSurface } from './types.js';
+
+/** Limits of one preset. */
+export type PresetLimits = { maxListBytes?: number; maxTools?: number; maxTokens?: number };
+
+type ToolSize = IrSurface['tools'][number];
+
+/** `,"outputSchema":` — what a listed entry loses besides the schema itself when it is dropped. */
+const OUTPUT_KEY_BYTES = Buffer.byteLength(',"outputSchema":');
+
+const names = (tools: readonly ToolSize[]): string => (tools.length <= 6 ? tools.map((t) => t.name).join(', ') : `${tools.slice(0, 6).map((t) => t.name).join(', ')} and ${tools.length - 6} more`);
+
+/** The fewest tools (largest saving first) whose `saving`s add up to `excess`, or undefined. */
+function fewest(tools: readonly ToolSize[], saving: (t: ToolSize) => number, excess: number): { tools: ToolSize[]; saved: number } | undefined {
+  const sorted = [...tools].filter((t) => saving(t) > 0).sort((a, b) => saving(b) - saving(a) || (a.name < b.name ? -1 : 1));
+  let saved = 0;
+  const picked: ToolSize[] = [];
+  for (const t of sorted) {
+    if (saved >= excess) break;
+    picked.push(t);
+    saved += saving(t);
+  }
+  return saved >= excess ? { tools: picked, saved } : undefined;
+}
+
+/**
+ * The cheapest ways to take `excess` bytes off a list made of `tools`, fewest tools touched first:
+ * output schemas dropped (`outputSchemas: none`), tools excluded or mapped out of the preset,
+ * input schemas cut.
+ */
+export function waysUnder(tools: readonly ToolSize[], excess: number, preset?: string): string[] {
+  const ways: Array<[number, string]> = [];
+  const out = fewest(tools, (t) => (t.outputBytes > 0 ? t.outputBytes + OUTPUT_KEY_BYTES : 0), excess);
+  if (out) ways.push([out.tools.length, `\`outputSchemas: none\` on ${out.tools.length} tool(s) (${names(out.tools)}): saves ${out.saved} bytes`]);
+  const gone = fewest(tools, (t) => t.bytes + 1, excess);
+  if (gone) {
+    const how = preset === undefined ? '`exclude`' : `\`exclude\` (or map out of preset ${JSON.stringify(preset)} in \`concernMappings\`)`;
+    ways.push([gone.tools.length, `${how} ${gone.tools.length} tool(s) (${names(gone.tools)}): saves ${gone.saved} bytes`]);
+  }
+  const input = tools.reduce((n, t) => n + t.inputBytes, 0);
+  const total = tools.reduce((n, t) => n + t.bytes, 0);
+  if (input > excess && input * 2 > total) ways.push([tools.length + 1, `a lower \`inputSchemaMaxBytes\` (input schemas are ${input} of ${total} bytes)`]);
+  const desc = tools.reduce((n, t) => n + t.descriptionBytes, 0);
+  if (desc > excess) ways.push([tools.length + 2, `a lower \`maxDescriptionLength\` or shorter \`description\` overrides (descriptions are ${desc} bytes)`]);
+  ways.sort((a, b) => a[0] - b[0]);
+  return ways.map((w) => w[1]);
+}
+
+const bullets = (lines: readonly string[]): string => lines.map((l) => `\n  - ${l}`).join('');
+
+/** The surface of `preset` restricted to its own tools, for {@link largestTools}. */
+function presetTools(ir: IrServer, p: IrPresetSurface): IrSurface {
+  const listed = new Set(p.tools);
+  const s = ir.surface!;
+  return { ...s, tools: s.tools.filter((t) => listed.has(t.name)), listBytes: p.listBytes };
+}
+
+/**
+ * Checks every preset's list bytes and tool count against `budget.presets` (tokens: {@link
+ * checkPresetTokens}); a budget naming a preset the manifest does not declare is an error.
+ */
+export function checkPresetBudgets(ir: IrServer, budgets: Readonly<Record<string, PresetLimits>>, opts: { locate: (pointer: string, o?: { key?: boolean }) => Location; diagnostics: Diagnostics }): void {
+  const s = ir.surface;
+  if (!s) return;
+  const declared = Object.keys(ir.concerns?.presets ?? {});
+  for (const [name, limits] of Object.entries(budgets)) {
+    const at = (key: string) => opts.locate(`/budget/presets/${escape(name)}/${key}`);
+    const p = s.presets.find((x) => x.name === name);
+    if (!p) {
+      opts.diagnostics.error(
+        'MCPGEN_UNKNOWN_PRESET',
+        `budget.presets names preset ${JSON.stringify(name)}, which concernPresets does not declare`,
+        declared.length > 0 ? `use one of ${declared.map((d) => JSON.stringify(d)).join(', ')}` : 'declare it under `concernPresets`, or remove this budget',
+        opts.locate(`/budget/presets/${escape(name)}`, { key: true }),
+      );
+      continue;
+    }
+    const mine = presetTools(ir, p);
+    if (limits.maxListBytes !== undefined && p.listBytes > limits.maxListBytes) {
+      opts.diagnostics.error(
+        'MCPGEN_OVER_BUDGET',
+        `preset ${JSON.stringify(name)}: tools/list is ${p.listBytes} bytes, over budget.presets.${name}.maxListBytes ${limits.maxListBytes}; the largest tools:${bullets(largestTools(mine))}\n  cheapest ways to get under (${p.listBytes - limits.maxListBytes} bytes):${bullets(waysUnder(mine.tools, p.listBytes - limits.maxListBytes, name)).replace(/\n {2}/g, '\n    ')}`,
+        'trim the preset (`exclude`, `outputSchemas: none`, `concernMappings`) or raise its budget',
+        at('maxListBytes'),
+      );
+    }
+    if (limits.maxTools !== undefined && p.tools.length > limits.maxTools) {
+      opts.diagnostics.error(
+        'MCPGEN_OVER_BUDGET',
+        `preset ${JSON.stringify(name)} lists ${p.tools.length} tools, over budget.presets.${name}.maxTools ${limits.maxTools}`,
+        `map ${p.tools.length - limits.maxTools} of its tools out of the preset in \`concernMappings\`, or \`exclude\` them`,
+        at('maxTools'),
+      );
+    }
+  }
+}
+
+/** Checks every preset's token count (counted by `countTokens`) against `budget.presets`. */
+export function checkPresetTokens(ir: IrServer, budgets: Readonly<Record<string, PresetLimits>>, opts: { locate: (pointer: string) => Location; diagnostics: Diagnostics }): void {
+  for (const p of ir.surface?.presets ?? []) {
+    const max = Object.hasOwn(budgets, p.name) ? budgets[p.name]?.maxTokens : undefined;
+    if (max === undefined || !p.tokens || p.tokens.total <= max) continue;
+    opts.diagnostics.error(
+      'MCPGEN_OVER_BUDGET',
+      `preset ${JSON.stringify(p.name)}: tools/list is ${p.tokens.total} tokens, over budget.presets.${p.name}.maxTokens ${max}; the largest tools:${bullets(p.tokens.largest.map((t) => `${t.name} ${t.tokens} tokens`))}`,
+      'trim the preset (`exclude`, `outputSchemas: none`, `concernMappings`, shorter descriptions) or raise its budget',
+      opts.locate(`/budget/presets/${escape(p.name)}/maxTokens`),
+    );
+  }
+}
+
+/** Whether any budget asks for tokens (so every build counts them). */
+export function wantsTokens(budget: { maxTokens?: number; presets?: Readonly<Record<string, PresetLimits>> }): boolean {
+  return budget.maxTokens !== undefined || Object.values(budget.presets ?? {}).some((p) => p.maxTokens !== undefined);
+}
+
+function escape(token: string): string {
+  return token.replace(/~/g, '~0').replace(/\//g, '~1');
+}
