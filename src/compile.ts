@@ -59,7 +59,10 @@ export async function compile(opts: CompileOptions): Promise<CompileResult> {
   const outDir = opts.out !== undefined ? path.resolve(opts.cwd, opts.out) : m.outputDir;
   const displayOut = display(opts.cwd, outDir);
   const outputAt: Location = opts.out !== undefined ? { file: '--out', pointer: '', line: 0, col: 0 } : loaded.source.locate('/output');
-  const unsafe = checkOutputDir(outDir, [loaded.dir, opts.cwd]);
+  const unsafe = checkOutputDir(outDir, [
+    { dir: loaded.dir, name: "the manifest's folder" },
+    { dir: opts.cwd, name: 'the working directory' },
+  ]);
   if (unsafe) {
     diagnostics.error('MCPGEN_OUTPUT_UNSAFE', `output directory ${displayOut} is ${unsafe}`, 'use a dedicated folder for the generated project, e.g. `output: ./server`', outputAt);
   }

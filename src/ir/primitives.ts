@@ -4,7 +4,7 @@
  * needs no output directory (schemas, templates, URI templates, embedded files, uniqueness).
  * Tool names are decided with the operation tools in `build.ts`.
  */
-import { readFileSync, realpathSync } from 'node:fs';
+import { readFileSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import formatsImport from 'ajv-formats';
@@ -175,6 +175,8 @@ function readEmbedded(file: string, dir: string, at: Location, diagnostics: Diag
     return undefined;
   }
   try {
+    // a FIFO would block the read forever, a device never end it: regular files only
+    if (!statSync(real).isFile()) throw Object.assign(new Error('not a regular file'), { code: 'not a regular file' });
     return readFileSync(real);
   } catch (err) {
     diagnostics.error('MCPGEN_RESOURCE_FILE', `resource file ${file} cannot be read: ${(err as NodeJS.ErrnoException).code ?? String(err)}`, 'make it a readable regular file', at);

@@ -2,7 +2,7 @@
  * Stage 1 (load) for the manifest: read mcpgen.yaml, parse it with positions, validate it
  * against the schema, and resolve defaults and paths.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Diagnostics } from '../diagnostics.js';
 import { isRecord, manifestSchema } from './schema.js';
@@ -110,6 +110,9 @@ export async function loadManifest(manifestPath: string, diagnostics: Diagnostic
   const displayPath = toDisplayPath(cwd, abs);
   let text: string;
   try {
+    // a FIFO would block the read forever, a device never end it: regular files only
+    const st = await stat(abs);
+    if (!st.isFile() && !st.isDirectory()) throw Object.assign(new Error('not a regular file'), { code: 'not a regular file (a FIFO, socket or device)' });
     text = await readFile(abs, 'utf8');
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;

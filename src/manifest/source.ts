@@ -7,7 +7,7 @@
  * (./json-index.ts) for positions, built on the first `locate` call only.
  */
 import { type Document, isAlias, isMap, isNode, isScalar, isSeq, LineCounter, parseDocument, visit } from 'yaml';
-import { type DiagnosticCode, type Diagnostics, type Location, parsePointer, pointer } from '../diagnostics.js';
+import { type DiagnosticCode, Diagnostics, type Location, parsePointer, pointer } from '../diagnostics.js';
 import { findDuplicateKeys, JsonIndex } from './json-index.js';
 
 /** A parsed file plus a way back from JSON pointers to source positions. */
@@ -49,12 +49,38 @@ type Pos = { line: number; col: number };
  */
 export function parseYamlSource(opts: ParseYamlSourceOptions): YamlSource | undefined {
   const text = opts.text.charCodeAt(0) === 0xfeff ? opts.text.slice(1) : opts.text;
-  if (opts.file.toLowerCase().endsWith('.json') || /^\s*[[{]/.test(text)) {
+  const isJsonFile = opts.file.toLowerCase().endsWith('.json');
+  if (isJsonFile || /^\s*[[{]/.test(text)) {
     const json = parseJson(opts, text);
     // Not JSON after all (YAML flow syntax, or broken JSON): the YAML parser reports the errors.
     if (json !== NOT_JSON) return json;
+    if (isJsonFile) {
+      // a .json file that is not YAML either: JSON's own message says what is wrong, where
+      const scratch = new Diagnostics();
+      const yaml = parseYaml({ ...opts, diagnostics: scratch }, text);
+      if (yaml) {
+        for (const d of scratch.items) opts.diagnostics.add(d);
+        return yaml;
+      }
+      reportJsonError(opts, text);
+      return undefined;
+    }
   }
   return parseYaml(opts, text);
+}
+
+/** The error of `JSON.parse(text)` as one diagnostic at its position (V8: "… in JSON at position N"). */
+function reportJsonError(opts: ParseYamlSourceOptions, text: string): void {
+  try {
+    JSON.parse(text);
+  } catch (e) {
+    const raw = e instanceof Error ? e.message : String(e);
+    const at = /\bat position (\d+)/.exec(raw);
+    const offset = at ? Math.min(Number(at[1]), text.length) : text.length;
+    const message = lowerFirst(raw.replace(/\s*(?:in JSON )?at position \d+.*$/, '').replace(/ in JSON$/, '')) || 'not well-formed JSON';
+    const help = /string/i.test(message) ? 'check for a missing closing quote, or a line break inside a string' : 'check for a missing comma, quote, bracket or brace just before this position';
+    opts.diagnostics.error(opts.syntaxCode, message, help, { file: opts.file, pointer: '', ...linePos(countLines(text), offset) });
+  }
 }
 
 const NOT_JSON = Symbol('not JSON');
@@ -126,7 +152,7 @@ function parseYaml(opts: ParseYamlSourceOptions, text: string): YamlSource | und
     // keys (whose tree is sound) get a pointer.
     const tokens = e.code === 'DUPLICATE_KEY' ? tokensAt(doc, offset) : [];
     const loc = at(offset, tokens);
-    const message = e.code === 'DUPLICATE_KEY' ? `duplicate key ${JSON.stringify(tokens.at(-1) ?? '')}` : lowerFirst(e.message);
+    const message = e.code === 'DUPLICATE_KEY' ? `duplicate key ${JSON.stringify(tokens.at(-1) ?? '')}` : e.code === 'MULTIPLE_DOCS' ? 'the file holds more than one YAML document' : lowerFirst(e.message);
     const help = HELP[e.code] ?? DEFAULT_HELP;
     if (warning) diagnostics.warn(syntaxCode, message, help, loc);
     else diagnostics.error(syntaxCode, message, help, loc);

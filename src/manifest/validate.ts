@@ -60,10 +60,12 @@ export function validateManifest(source: YamlSource, diagnostics: Diagnostics): 
   let issues: Issue[];
   if (source.value === null || source.value === undefined) {
     issues = [{ code: 'MCPGEN_MANIFEST_INVALID', message: 'the manifest is empty', help: ROOT_HELP, pointer: '' }];
-  } else if (c.validate(source.value)) {
-    return true;
   } else {
-    issues = withoutTypoEchoes(toIssues([...(c.validate.errors ?? [])], '', c));
+    issues = c.validate(source.value) ? [] : withoutTypoEchoes(toIssues([...(c.validate.errors ?? [])], '', c));
+    // YAML's .inf and .nan are numbers to the schema, but nothing mcpgen writes can carry them
+    const flagged = new Set(issues.map((i) => i.pointer));
+    issues.push(...nonFinite(source.value).filter((i) => !flagged.has(i.pointer)));
+    if (issues.length === 0) return true;
   }
   const seen = new Set<string>();
   const out: Diagnostic[] = [];
@@ -93,6 +95,20 @@ export function validateManifest(source: YamlSource, diagnostics: Diagnostics): 
 function withoutTypoEchoes(issues: Issue[]): Issue[] {
   const meant = new Set(issues.flatMap((i) => (i.meant ? [`${i.pointer.slice(0, i.pointer.lastIndexOf('/'))}/${escapePointerToken(i.meant)}`] : [])));
   return issues.filter((i) => i.missing === undefined || !meant.has(`${i.pointer}/${escapePointerToken(i.missing)}`));
+}
+
+/** An issue for every `.inf`, `-.inf` and `.nan` in the manifest. */
+function nonFinite(value: unknown): Issue[] {
+  const out: Issue[] = [];
+  const walk = (node: unknown, ptr: string) => {
+    if (typeof node === 'number' && !Number.isFinite(node)) {
+      const spelled = Number.isNaN(node) ? '.nan' : node > 0 ? '.inf' : '-.inf';
+      out.push({ code: 'MCPGEN_MANIFEST_INVALID', message: `${subject(ptr)} is ${spelled}, a number JSON cannot express`, help: 'use a finite number, or leave the key out', pointer: ptr });
+    } else if (Array.isArray(node)) node.forEach((v, i) => walk(v, `${ptr}/${i}`));
+    else if (isRecord(node)) for (const [k, v] of Object.entries(node)) walk(v, `${ptr}/${escapePointerToken(k)}`);
+  };
+  walk(value, '');
+  return out;
 }
 
 const ROOT_HELP = 'the manifest is a YAML mapping; it needs at least `name:` and `openapi:`';

@@ -157,9 +157,15 @@ function lookupPointer(doc: unknown, ptr: string): unknown {
 async function bundle(doc: Record<string, unknown>, opts: LoadSpecOptions, source: YamlSource): Promise<Record<string, unknown> | undefined> {
   const { diagnostics, rootDirs, allowRemoteRefs } = opts;
   const refusals: string[] = [];
-  // compared by real path, so a link inside the folders cannot lead out of them
+  // compared as written and by real path, so a link inside the folders cannot lead out of them
+  const lexicalRoots = rootDirs.map((d) => path.resolve(d) + path.sep);
   const roots = rootDirs.map((d) => realDir(d) + path.sep);
   const rootFile = realDir(opts.file);
+  const inside = (p: string, list: readonly string[]) => list.some((root) => (p + path.sep).startsWith(root));
+  // paths in messages as the user sees them: relative to where the spec is shown from
+  const specDir = path.dirname(path.resolve(opts.file));
+  const shownDir = path.posix.dirname(opts.displayPath);
+  const display = (abs: string) => path.posix.normalize(path.posix.join(shownDir, path.relative(specDir, abs).split(path.sep).join('/')));
   const options = {
     continueOnError: true,
     resolve: {
@@ -170,6 +176,11 @@ async function bundle(doc: Record<string, unknown>, opts: LoadSpecOptions, sourc
         read: async (f: { url: string }) => {
           const p = f.url.startsWith('file:') ? new URL(f.url).pathname : f.url;
           const abs = path.resolve(decodeURIComponent(p));
+          // refused before it is touched: whether it exists is none of the spec's business
+          if (!inside(abs, lexicalRoots) && abs !== path.resolve(opts.file)) {
+            refusals.push(`outside:${abs}`);
+            throw new Error(`refused: ${display(abs)} is outside the directories of the manifest and the spec`);
+          }
           let real: string;
           try {
             real = realpathSync(abs);
@@ -177,9 +188,9 @@ async function bundle(doc: Record<string, unknown>, opts: LoadSpecOptions, sourc
             refusals.push(`unreadable:${abs}\0${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'does not exist' : `cannot be read (${(e as NodeJS.ErrnoException).code ?? String(e)})`}`);
             throw e;
           }
-          if (!roots.some((root) => (real + path.sep).startsWith(root)) && real !== rootFile) {
+          if (!inside(real, roots) && real !== rootFile) {
             refusals.push(`outside:${abs}`);
-            throw new Error(`refused: ${path.relative(process.cwd(), abs)} is outside the directories of the manifest and the spec`);
+            throw new Error(`refused: ${display(abs)} is outside the directories of the manifest and the spec`);
           }
           try {
             return await readRegularFile(real);
@@ -215,18 +226,17 @@ async function bundle(doc: Record<string, unknown>, opts: LoadSpecOptions, sourc
     for (const err of errors) {
       const ptr = Array.isArray(err.path) ? pointer(err.path) : '';
       const loc = source.locate(ptr);
-      const msg = err.message.split('\n')[0] ?? '';
-      const remote = refusals.find((r) => r.startsWith('remote:') && msg.includes(r.slice(7)));
-      const outside = refusals.find((r) => r.startsWith('outside:') && msg.includes(r.slice(8)));
-      const unreadable = refusals.find((r) => r.startsWith('unreadable:') && msg.includes(r.slice(11, r.indexOf('\0'))));
+      const msg = (err.message.split('\n')[0] ?? '').split(specDir + path.sep).join(shownDir === '.' ? '' : `${shownDir}/`);
+      const raw = err.message;
+      const remote = refusals.find((r) => r.startsWith('remote:') && raw.includes(r.slice(7)));
+      const outside = refusals.find((r) => r.startsWith('outside:') && raw.includes(r.slice(8)));
+      const unreadable = refusals.find((r) => r.startsWith('unreadable:') && raw.includes(r.slice(11, r.indexOf('\0'))));
       if (remote) {
         diagnostics.error('MCPGEN_SPEC_REMOTE_REF', `remote $ref to ${remote.slice(7)} refused`, 'add the URL prefix to `allowRemoteRefs` in the manifest, or vendor the file locally', loc);
       } else if (outside) {
-        const rel = path.relative(process.cwd(), outside.slice(8)).split(path.sep).join('/');
-        diagnostics.error('MCPGEN_SPEC_REF_OUTSIDE', `$ref to ${rel} refused: it is outside the directories of the manifest and the spec`, 'keep every referenced file inside the directory of the manifest or of the spec', loc);
+        diagnostics.error('MCPGEN_SPEC_REF_OUTSIDE', `$ref to ${display(outside.slice(8))} refused: it is outside the directories of the manifest and the spec`, 'keep every referenced file inside the directory of the manifest or of the spec', loc);
       } else if (unreadable) {
-        const rel = path.relative(process.cwd(), unreadable.slice(11, unreadable.indexOf('\0'))).split(path.sep).join('/');
-        diagnostics.error('MCPGEN_SPEC_REF_UNRESOLVED', `cannot resolve $ref: ${rel} ${unreadable.slice(unreadable.indexOf('\0') + 1)}`, 'point the $ref at an existing regular file', loc);
+        diagnostics.error('MCPGEN_SPEC_REF_UNRESOLVED', `cannot resolve $ref: ${display(unreadable.slice(11, unreadable.indexOf('\0')))} ${unreadable.slice(unreadable.indexOf('\0') + 1)}`, 'point the $ref at an existing regular file', loc);
       } else {
         diagnostics.error('MCPGEN_SPEC_REF_UNRESOLVED', `cannot resolve $ref: ${msg}`, 'fix the $ref so that it points at an existing file and JSON pointer', loc);
       }

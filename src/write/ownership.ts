@@ -50,8 +50,11 @@ export type PreviousLock = {
 export type Found =
   | { kind: 'missing' }
   | { kind: 'file'; text: string }
-  /** Something mcpgen must not replace or read: `what` says what and where, e.g. `server/src is a symbolic link`. */
-  | { kind: 'blocked'; what: string };
+  /**
+   * Something mcpgen must not replace or read: `what` says what and where, e.g. `server/src is
+   * a symbolic link`; `at` is the path in the way (the file itself or a folder on its way).
+   */
+  | { kind: 'blocked'; what: string; at: string };
 
 /**
  * Inspects `rel` under `root` without following links: each folder on the way must be a real
@@ -68,19 +71,19 @@ export async function inspect(root: string, rel: string, display: (rel: string) 
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
       if (code === 'ENOENT') return { kind: 'missing' };
-      return { kind: 'blocked', what: `${display(sub)} cannot be inspected (${code ?? String(e)})` };
+      return { kind: 'blocked', at: sub, what: `${display(sub)} cannot be inspected (${code ?? String(e)})` };
     }
-    if (st.isSymbolicLink()) return { kind: 'blocked', what: `${display(sub)} is a symbolic link` };
+    if (st.isSymbolicLink()) return { kind: 'blocked', at: sub, what: `${display(sub)} is a symbolic link${last ? '' : ' to a folder'}; mcpgen does not write through links` };
     if (!last) {
-      if (!st.isDirectory()) return { kind: 'blocked', what: `${display(sub)} is a file, where mcpgen needs a folder for ${display(rel)}` };
+      if (!st.isDirectory()) return { kind: 'blocked', at: sub, what: `${display(sub)} is a file, where mcpgen needs a folder` };
       continue;
     }
-    if (st.isDirectory()) return { kind: 'blocked', what: `${display(rel)} is a folder, where mcpgen writes a file` };
-    if (!st.isFile()) return { kind: 'blocked', what: `${display(rel)} is not a regular file (a FIFO, socket or device)` };
+    if (st.isDirectory()) return { kind: 'blocked', at: sub, what: `${display(rel)} is a folder, where mcpgen writes a file` };
+    if (!st.isFile()) return { kind: 'blocked', at: sub, what: `${display(rel)} is not a regular file (a FIFO, socket or device)` };
     try {
       return { kind: 'file', text: await readFile(path.join(root, ...parts), 'utf8') };
     } catch (e) {
-      return { kind: 'blocked', what: `${display(rel)} cannot be read (${(e as NodeJS.ErrnoException).code ?? String(e)})` };
+      return { kind: 'blocked', at: sub, what: `${display(rel)} cannot be read (${(e as NodeJS.ErrnoException).code ?? String(e)})` };
     }
   }
   return { kind: 'missing' };

@@ -72,12 +72,15 @@ function realPath(p: string): string {
  * or one of `protectedDirs` or a folder containing one — compared as written and after resolving
  * symbolic links, so `server -> .` does not pass.
  */
-export function checkOutputDir(outDir: string, protectedDirs: readonly string[]): string | undefined {
-  for (const [out, resolve] of [[path.resolve(outDir), path.resolve], [realPath(outDir), realPath]] as const) {
-    if (out === path.parse(out).root) return 'the filesystem root';
-    for (const dir of protectedDirs) {
+export function checkOutputDir(outDir: string, protectedDirs: ReadonlyArray<string | { dir: string; name: string }>): string | undefined {
+  const linked = realPath(outDir) !== path.resolve(outDir) ? ' (after following symbolic links)' : '';
+  for (const [out, resolve, note] of [[path.resolve(outDir), path.resolve, ''], [realPath(outDir), realPath, linked]] as const) {
+    if (out === path.parse(out).root) return `the filesystem root${note}`;
+    for (const entry of protectedDirs) {
+      const { dir, name } = typeof entry === 'string' ? { dir: entry, name: entry } : entry;
       const d = resolve(dir);
-      if (d === out || d.startsWith(out + path.sep)) return `${dir}, or a folder that contains it`;
+      if (d === out) return `${name}${note}`;
+      if (d.startsWith(out + path.sep)) return `a folder that contains ${name}${note}`;
     }
   }
   return undefined;
@@ -116,11 +119,18 @@ export async function writeTree(opts: WriteOptions): Promise<WriteReport | undef
   const previous = readLock({ displayLock: display(LOCK_FILE), found: lockFound });
   const userFiles = new Set(opts.userFiles ?? []);
   const pending: Array<[string, string]> = [];
+  // a folder in the way of many files is one problem, reported once
+  const blockers = new Set<string>();
+  const blocked = (found: { at: string; what: string }, help?: string, where?: Location) => {
+    if (blockers.has(found.at)) return;
+    blockers.add(found.at);
+    conflict(found.what, help, where);
+  };
   for (const [rel, content] of files) {
     const abs = assertInside(outDir, rel);
     const found = rel === LOCK_FILE ? lockFound : await inspect(outDir, rel, display);
     if (found.kind === 'blocked') {
-      conflict(found.what);
+      blocked(found);
       continue;
     }
     if (found.kind === 'missing') report.added.push(rel);
@@ -147,7 +157,8 @@ export async function writeTree(opts: WriteOptions): Promise<WriteReport | undef
       report.removed.push(rel);
       continue;
     }
-    const why = found.kind === 'blocked' ? found.what : `${display(rel)} does not have the content mcpgen wrote (its hash differs) and does not begin with the generated header`;
+    const recorded = previous.files.get(rel) !== undefined;
+    const why = found.kind === 'blocked' ? found.what : `${display(rel)} ${recorded ? 'does not have the content mcpgen wrote (its hash differs)' : 'has no recorded hash (an older .mcpgen.json)'} and does not begin with the generated header`;
     conflict(`${display(rel)} is listed in ${display(LOCK_FILE)} as generated, but mcpgen will not remove it: ${why}`, 'if the file is yours, remove its entry from .mcpgen.json; if it is a stale generated file, delete it', where);
   }
   for (const [rel, content] of opts.stubs ?? []) {
@@ -156,7 +167,7 @@ export async function writeTree(opts: WriteOptions): Promise<WriteReport | undef
     const found = await inspect(outDir, rel, display);
     if (found.kind === 'file') continue;
     if (found.kind === 'blocked') {
-      conflict(found.what, 'make it a regular file (your handler) or remove what is in the way; mcpgen writes a stub there');
+      blocked(found, 'make it a regular file (your handler) or remove what is in the way; mcpgen writes a stub there');
       continue;
     }
     report.stubs.push(rel);
