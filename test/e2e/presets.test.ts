@@ -8,6 +8,7 @@ import { cpSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ListToolsResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod/v4';
 import { main } from '../../src/cli/main.js';
@@ -70,5 +71,10 @@ describe('per-preset surface', () => {
     const p = report.summary!.presets.find((x) => x.name === preset)!;
     expect(tools.length).toBe(p.tools);
     expect(Buffer.byteLength(JSON.stringify(tools))).toBe(p.listBytes);
+    // the same list when the preset is named in the initialize request, or in one request's _meta
+    const named = await connect({ experimental: { concernPreset: { name: preset } } });
+    expect(Buffer.byteLength(JSON.stringify((await named.listTools()).tools))).toBe(p.listBytes);
+    const once = await client.request({ method: 'tools/list', params: { _meta: { 'io.mcpgen/concernPreset': preset } } }, ListToolsResultSchema);
+    expect(Buffer.byteLength(JSON.stringify(once.tools))).toBe(p.listBytes);
   });
 });

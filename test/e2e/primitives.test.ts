@@ -188,6 +188,8 @@ describe('concern filtering (seed 002 workflow)', () => {
       methods: ['concerns/list', 'concerns/update'],
       metaKey: META_KEY,
       presets: ['front-desk', 'back-office', 'low-risk'],
+      presetKey: 'concernPreset',
+      presetMetaKey: 'io.mcpgen/concernPreset',
     });
     const listed = await client.request({ method: 'concerns/list' } as unknown as AnyRequest, Listed);
     expect(listed.concerns).toEqual(declared.declarations);

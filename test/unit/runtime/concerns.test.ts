@@ -152,6 +152,8 @@ describe('concern protocol', () => {
       methods: ['concerns/list', 'concerns/update'],
       metaKey: 'io.mcpgen/concerns',
       presets: ['cheap'],
+      presetKey: 'concernPreset',
+      presetMetaKey: 'io.mcpgen/concernPreset',
     });
     const list = await client.request({ method: 'concerns/list' } as unknown as Parameters<Client['request']>[0], ListResult);
     expect(list.concerns).toEqual(declarations);

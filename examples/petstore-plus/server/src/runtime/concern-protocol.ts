@@ -4,13 +4,19 @@
 /**
  * Concern filtering, the protocol part. `installConcerns` wires one `Server` (= one
  * session) so a client can set its preferences by any of:
- *  1. the initialize request: `capabilities.experimental.concerns` = `{ <concern>: <value> }`;
- *  2. the `notifications/initialized` params: `{ concerns: {...}, preset?: <name> }`;
+ *  1. the initialize request: `capabilities.experimental.concerns` = `{ <concern>: <value> }`
+ *     and/or `capabilities.experimental.concernPreset` = `{ name: <preset name> }` (an object:
+ *     MCP requires every experimental capability to be one);
+ *  2. the `notifications/initialized` params: `{ concerns: {...}, concernPreset?: <name> }`
+ *     (`preset` is accepted too);
  *  3. the `concerns/update` request: `{ concerns?: {...}, preset?: <name> }` (partial, idempotent;
  *     `null` unsets a concern; a preset replaces all preferences before `concerns` is applied);
- *  4. a per-request `_meta` entry (`_meta["io.mcpgen/concerns"]` = `{ <concern>: <value> }`),
- *     which overlays the session's preferences for that request only.
- * Later channels override earlier ones. `concerns/list` returns the declarations. Invalid
+ *  4. per-request `_meta` entries: `_meta["io.mcpgen/concernPreset"]` = `<preset name>` and/or
+ *     `_meta["io.mcpgen/concerns"]` = `{ <concern>: <value> }`, which replace (the preset) and
+ *     overlay (the concerns) the session's preferences for that request only.
+ * A preset is always named under a key of its own, never inside the `{ <concern>: <value> }`
+ * map, so a concern may be called `preset`. Wherever both are given, the preset applies first
+ * and the concerns on top of it. Later channels override earlier ones. `concerns/list` returns the declarations. Invalid
  * preferences in a request (3, 4) fail with JSON-RPC -32602 naming the allowed values; in the
  * initialize/initialized channels (1, 2), which cannot answer, valid entries are applied and the
  * problems logged. After `concerns/update` changes what a kind of primitive shows, the matching
@@ -35,6 +41,12 @@ import type { PrimitiveGate, PrimitiveKind, RequestExtra } from './primitives.js
 /** Default `_meta` key carrying per-request preferences. */
 export const DEFAULT_CONCERNS_META_KEY = 'io.mcpgen/concerns';
 
+/** `_meta` key naming a preset for one request. */
+export const CONCERN_PRESET_META_KEY = 'io.mcpgen/concernPreset';
+
+/** Key naming a preset in the initialize request's `capabilities.experimental` and the initialized notification's params. */
+export const CONCERN_PRESET_KEY = 'concernPreset';
+
 /** The custom JSON-RPC methods this module answers. */
 export const CONCERN_METHODS = ['concerns/list', 'concerns/update'] as const;
 
@@ -46,14 +58,22 @@ export type ConcernCapability = {
   declarations: ConcernDeclaration[];
   methods: string[];
   metaKey: string;
-  /** Names of the presets `concerns/update` accepts, when any are declared. */
+  /** Names of the presets a client may select, when any are declared. */
   presets?: string[];
+  /** With presets: the key naming one in the initialize capabilities and initialized params (`concernPreset`). */
+  presetKey?: string;
+  /** With presets: the `_meta` key naming one for a single request (`io.mcpgen/concernPreset`). */
+  presetMetaKey?: string;
 };
 
 /** The value to put under `capabilities.experimental.concerns` of the server's constructor options. */
 export function concernCapability(declarations: readonly ConcernDeclaration[], metaKey: string = DEFAULT_CONCERNS_META_KEY, presets?: ConcernPresets): ConcernCapability {
   const out: ConcernCapability = { declarations: declarations.map((d) => ({ ...d, values: [...d.values] })), methods: [...CONCERN_METHODS], metaKey };
-  if (presets !== undefined && Object.keys(presets).length > 0) out.presets = Object.keys(presets);
+  if (presets !== undefined && Object.keys(presets).length > 0) {
+    out.presets = Object.keys(presets);
+    out.presetKey = CONCERN_PRESET_KEY;
+    out.presetMetaKey = CONCERN_PRESET_META_KEY;
+  }
   return out;
 }
 
@@ -102,6 +122,11 @@ export function installConcerns(server: Server, opts: InstallConcernsOptions): C
   const metaCache = new WeakMap<object, ConcernPatch>();
   let seeded = false;
 
+  const unknownPreset = (preset: unknown): McpError => {
+    const names = Object.keys(presets);
+    return new McpError(ErrorCode.InvalidParams, `Unknown concern preset ${JSON.stringify(preset)} (${names.length > 0 ? `presets: ${names.map((n) => JSON.stringify(n)).join(', ')}` : 'this server declares no presets'})`);
+  };
+
   const invalid = (where: string, problems: readonly string[]): McpError =>
     new McpError(ErrorCode.InvalidParams, `Invalid concern preferences in ${where}: ${problems.join('; ')}`, { problems });
 
@@ -112,7 +137,9 @@ export function installConcerns(server: Server, opts: InstallConcernsOptions): C
     if (caps === undefined) return;
     seeded = true;
     const raw = caps.experimental?.concerns;
-    if (raw !== undefined) applyLenient('the initialize request (capabilities.experimental.concerns)', raw);
+    const named: unknown = caps.experimental?.[CONCERN_PRESET_KEY];
+    const preset = isRecord(named) ? named.name : named;
+    if (raw !== undefined || preset !== undefined) applyLenient('the initialize request (capabilities.experimental)', raw, preset);
   };
 
   /** Applies what is valid of `raw` to the session and logs the rest (notification channels). */
@@ -127,10 +154,19 @@ export function installConcerns(server: Server, opts: InstallConcernsOptions): C
     session.update(check.preferences);
   };
 
+  /** The preferences of the preset a request's `_meta` names, or undefined when it names none; throws -32602 for an unknown one. */
+  const metaPreset = (extra?: RequestExtra): ConcernPreferences | undefined => {
+    const name: unknown = extra?._meta?.[CONCERN_PRESET_META_KEY];
+    if (name === undefined) return undefined;
+    if (typeof name !== 'string' || !Object.hasOwn(presets, name)) throw unknownPreset(name);
+    return { ...(presets[name] ?? {}) };
+  };
+
   const preferencesFor = (extra?: RequestExtra): ConcernPreferences => {
     ensureSeeded();
+    const base = metaPreset(extra);
     const raw: unknown = extra?._meta?.[metaKey];
-    if (raw === undefined) return session.effective();
+    if (raw === undefined) return base ?? session.effective();
     let patch = isRecord(raw) ? metaCache.get(raw) : undefined;
     if (patch === undefined) {
       const check = validatePreferences(declarations, raw);
@@ -138,7 +174,7 @@ export function installConcerns(server: Server, opts: InstallConcernsOptions): C
       patch = check.preferences;
       if (isRecord(raw)) metaCache.set(raw, patch);
     }
-    return session.effective(patch);
+    return base !== undefined ? applyPatch(base, patch) : session.effective(patch);
   };
 
   const visibleWith = (kind: PrimitiveKind, id: string, prefs: ConcernPreferences): boolean => matches(mappings[kind]?.[id], prefs);
@@ -186,7 +222,8 @@ export function installConcerns(server: Server, opts: InstallConcernsOptions): C
   server.setNotificationHandler(InitializedNotification, (notification) => {
     ensureSeeded();
     const params = notification.params ?? {};
-    if (params.concerns !== undefined || params.preset !== undefined) applyLenient('the initialized notification', params.concerns, params.preset);
+    const preset = params[CONCERN_PRESET_KEY] ?? params.preset;
+    if (params.concerns !== undefined || preset !== undefined) applyLenient('the initialized notification', params.concerns, preset);
     server.oninitialized?.();
   });
 
@@ -205,10 +242,7 @@ export function installConcerns(server: Server, opts: InstallConcernsOptions): C
     }
     let next = session.preferences();
     if (preset !== undefined) {
-      if (typeof preset !== 'string' || !Object.hasOwn(presets, preset)) {
-        const names = Object.keys(presets);
-        throw new McpError(ErrorCode.InvalidParams, `Unknown concern preset ${JSON.stringify(preset)} (${names.length > 0 ? `presets: ${names.map((n) => JSON.stringify(n)).join(', ')}` : 'this server declares no presets'})`);
-      }
+      if (typeof preset !== 'string' || !Object.hasOwn(presets, preset)) throw unknownPreset(preset);
       next = { ...(presets[preset] ?? {}) };
     }
     if (concerns !== undefined) {
