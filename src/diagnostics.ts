@@ -47,6 +47,7 @@ export const CATALOG = {
   MCPGEN_SPEC_REMOTE_REF: 'A `$ref` points at a remote URL and remote references are not allowed.',
   MCPGEN_SPEC_REF_OUTSIDE: 'A `$ref` points at a local file outside the directory trees of the manifest and of the spec.',
   MCPGEN_SPEC_REF_CYCLE: 'A `$ref` cycle with no content: schemas (or parameters, responses, …) that only refer to each other, directly or through allOf/anyOf/oneOf/not.',
+  MCPGEN_SPEC_TOO_DEEP: 'The OpenAPI document nests deeper than mcpgen reads (2500 levels of JSON).',
   MCPGEN_DUPLICATE_OPERATION_ID: 'Two operations share one operationId.',
   MCPGEN_UNKNOWN_TAG: 'An include/exclude selector names a tag no operation has.',
   MCPGEN_UNKNOWN_OPERATION: 'An include/exclude selector or an override names an operation the spec does not have.',

@@ -23,11 +23,14 @@ function yamlSpelling(n: number): string {
  */
 export function checkFiniteNumbers(opts: { doc: unknown; source: YamlSource; diagnostics: Diagnostics; skip?: ReadonlySet<string> }): Set<string> {
   const found = new Set<string>();
-  const walk = (node: unknown, tokens: string[]) => {
+  // an explicit stack, not recursion: a hostile document may nest thousands of levels deep
+  const stack: Array<{ node: unknown; tokens: string[] }> = [{ node: opts.doc, tokens: [] }];
+  while (stack.length > 0) {
+    const { node, tokens } = stack.pop()!;
     if (typeof node === 'number') {
-      if (Number.isFinite(node)) return;
+      if (Number.isFinite(node)) continue;
       const ptr = pointer(tokens);
-      if (opts.skip?.has(ptr) || found.has(ptr)) return;
+      if (opts.skip?.has(ptr) || found.has(ptr)) continue;
       found.add(ptr);
       opts.diagnostics.error(
         'MCPGEN_SPEC_INVALID',
@@ -35,13 +38,61 @@ export function checkFiniteNumbers(opts: { doc: unknown; source: YamlSource; dia
         'use a finite number, or leave the keyword out (no `maximum` is no upper bound)',
         opts.source.locate(ptr),
       );
-      return;
+      continue;
     }
-    if (Array.isArray(node)) node.forEach((v, i) => walk(v, [...tokens, String(i)]));
-    else if (isObject(node)) for (const [k, v] of Object.entries(node)) walk(v, [...tokens, k]);
-  };
-  walk(opts.doc, []);
+    const children: Array<[string, unknown]> = Array.isArray(node) ? node.map((v, i) => [String(i), v]) : isObject(node) ? Object.entries(node) : [];
+    for (let i = children.length - 1; i >= 0; i--) stack.push({ node: children[i]![1], tokens: [...tokens, children[i]![0]] });
+  }
   return found;
+}
+
+/** Deepest nesting of a document mcpgen reads (JSON levels, about half as many schema levels; a published schema is cut at 64 levels anyway). */
+export const MAX_DOCUMENT_DEPTH = 2500;
+
+/**
+ * Reports a document nested deeper than {@link MAX_DOCUMENT_DEPTH} levels, at the first value
+ * that is (no real API comes close; a hostile one would overflow the checks that follow).
+ * Returns whether the document is within the limit.
+ */
+export function checkDepth(opts: { doc: unknown; source: YamlSource; diagnostics: Diagnostics }): boolean {
+  const stack: Array<{ node: unknown; tokens: string[] }> = [{ node: opts.doc, tokens: [] }];
+  while (stack.length > 0) {
+    const { node, tokens } = stack.pop()!;
+    if (tokens.length > MAX_DOCUMENT_DEPTH) {
+      const ptr = pointer(tokens);
+      opts.diagnostics.error(
+        'MCPGEN_SPEC_TOO_DEEP',
+        `the OpenAPI document nests more than ${MAX_DOCUMENT_DEPTH} levels deep (at ${ptr.length > 120 ? `${ptr.slice(0, 60)}…${ptr.slice(-40)}` : ptr})`,
+        'flatten the schema with named definitions and $refs; mcpgen publishes at most 64 levels of a schema anyway',
+        opts.source.locate(pointer(tokens.slice(0, MAX_DOCUMENT_DEPTH))),
+      );
+      return false;
+    }
+    const children: Array<[string, unknown]> = Array.isArray(node) ? node.map((v, i) => [String(i), v]) : isObject(node) ? Object.entries(node) : [];
+    for (let i = children.length - 1; i >= 0; i--) stack.push({ node: children[i]![1], tokens: [...tokens, children[i]![0]] });
+  }
+  return true;
+}
+
+/**
+ * A copy of `doc` with everything below `depth` levels replaced by an empty object or array:
+ * what the meta-schema check reads (its validator recurses once per level, and a hostile depth
+ * would overflow it). Deeper schema content is still checked by the converter, which bounds it.
+ */
+export function shallowCopy(doc: unknown, depth: number): unknown {
+  const copy = (node: unknown): unknown => (Array.isArray(node) ? [] : isObject(node) ? {} : node);
+  const root = copy(doc);
+  const stack: Array<{ from: unknown; to: unknown; level: number }> = [{ from: doc, to: root, level: 0 }];
+  while (stack.length > 0) {
+    const { from, to, level } = stack.pop()!;
+    const entries: Array<[string, unknown]> = Array.isArray(from) ? from.map((v, i) => [String(i), v]) : isObject(from) ? Object.entries(from) : [];
+    for (const [k, v] of entries) {
+      const child = copy(v);
+      Object.defineProperty(to, k, { value: child, writable: true, enumerable: true, configurable: true });
+      if (level + 1 < depth && child !== v) stack.push({ from: v, to: child, level: level + 1 });
+    }
+  }
+  return root;
 }
 
 /** Keywords through which a schema is, rather than contains, another schema. */
@@ -56,12 +107,15 @@ export function checkRefCycles(opts: { doc: Record<string, unknown>; source: Yam
   // the target of its `$ref`, and the members of its allOf/anyOf/oneOf and its `not`
   const edges = new Map<string, string[]>();
   const order = new Map<string, number>();
-  const walk = (node: unknown, ptr: string) => {
+  // an explicit stack, not recursion: a hostile document may nest thousands of levels deep
+  const stack: Array<{ node: unknown; ptr: string }> = [{ node: opts.doc, ptr: '' }];
+  while (stack.length > 0) {
+    const { node, ptr } = stack.pop()!;
     if (Array.isArray(node)) {
-      node.forEach((v, i) => walk(v, `${ptr}/${i}`));
-      return;
+      for (let i = node.length - 1; i >= 0; i--) stack.push({ node: node[i], ptr: `${ptr}/${i}` });
+      continue;
     }
-    if (!isObject(node)) return;
+    if (!isObject(node)) continue;
     order.set(ptr, order.size);
     const out: string[] = [];
     if (typeof node.$ref === 'string' && node.$ref.startsWith('#')) {
@@ -74,9 +128,9 @@ export function checkRefCycles(opts: { doc: Record<string, unknown>; source: Yam
     }
     if (isObject(node.not)) out.push(`${ptr}/not`);
     if (out.length > 0) edges.set(ptr, out);
-    for (const [k, v] of Object.entries(node)) walk(v, `${ptr}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`);
-  };
-  walk(opts.doc, '');
+    const entries = Object.entries(node);
+    for (let i = entries.length - 1; i >= 0; i--) stack.push({ node: entries[i]![1], ptr: `${ptr}/${entries[i]![0].replace(/~/g, '~0').replace(/\//g, '~1')}` });
+  }
   let count = 0;
   for (const scc of stronglyConnected(edges)) {
     const cyclic = scc.length > 1 || (edges.get(scc[0]!) ?? []).includes(scc[0]!);

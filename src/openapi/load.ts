@@ -14,7 +14,7 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import { Diagnostics, parsePointer, pointer, type Location } from '../diagnostics.js';
 import { isObject } from '../json.js';
 import { parseYamlSource, type YamlSource } from '../manifest/source.js';
-import { checkFiniteNumbers, checkRefCycles } from './check.js';
+import { checkDepth, checkFiniteNumbers, checkRefCycles, shallowCopy } from './check.js';
 import { metaSchemaIssues } from './meta-schema.js';
 
 /** Which OpenAPI generation a document belongs to. */
@@ -79,6 +79,8 @@ export async function loadSpec(opts: LoadSpecOptions): Promise<LoadedSpec | unde
     );
     return undefined;
   }
+  // a hostile nesting depth would overflow the checks below: nothing else is read then
+  if (!checkDepth({ doc, source, diagnostics })) return undefined;
   // independent checks all run, so one run reports every problem; nothing after them sees a broken document
   const errorsBefore = diagnostics.items.length;
   const nonFinite = checkFiniteNumbers({ doc, source, diagnostics });
@@ -124,6 +126,8 @@ function detectVersion(doc: Record<string, unknown>): SpecVersion | undefined {
 }
 
 const MAX_SCHEMA_ISSUES = 50;
+/** Levels of the document the meta-schema check reads (its validator recurses per level). */
+const META_SCHEMA_DEPTH = 300;
 
 /** Validates the raw root document against the OpenAPI meta-schema; every issue points into the file. */
 function checkSchema(doc: Record<string, unknown>, version: SpecVersion, source: YamlSource, diagnostics: Diagnostics): boolean {
@@ -133,7 +137,7 @@ function checkSchema(doc: Record<string, unknown>, version: SpecVersion, source:
     const node = lookupPointer(doc, p);
     return isObject(node) && typeof node.$ref === 'string';
   };
-  const issues = metaSchemaIssues(doc, version).filter((i) => !isRef(i.pointer) && !isRef(i.pointer.slice(0, i.pointer.lastIndexOf('/'))));
+  const issues = metaSchemaIssues(shallowCopy(doc, META_SCHEMA_DEPTH) as Record<string, unknown>, version).filter((i) => !isRef(i.pointer) && !isRef(i.pointer.slice(0, i.pointer.lastIndexOf('/'))));
   for (const i of issues.slice(0, MAX_SCHEMA_ISSUES)) {
     diagnostics.error('MCPGEN_SPEC_INVALID', i.message, 'fix the document so that it validates against the OpenAPI schema', source.locate(i.pointer, { key: i.key === true }));
   }
