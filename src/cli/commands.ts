@@ -79,6 +79,7 @@ function surfaceNote(ir: IrServer): string {
   const s = ir.surface;
   if (!s) return '';
   const tokens = s.tokens ? `, ${s.tokens.total.toLocaleString('en-US')} tokens` : '';
+  if (s.search) return ` (search mode: tools/list ${s.search.listBytes.toLocaleString('en-US')} bytes, ${s.search.tools.length} tools; catalogue ${s.listBytes.toLocaleString('en-US')} bytes${tokens}; ${s.withOutputSchema} with an output schema)`;
   return ` (tools/list ${s.listBytes.toLocaleString('en-US')} bytes${tokens}; ${s.withOutputSchema} with an output schema)`;
 }
 

@@ -41,6 +41,10 @@ export type Summary = {
   /** Output schemas dropped for size; input schemas cut to `inputSchemaMaxBytes`. */
   outputSchemasDropped: number | null;
   inputSchemasCut: number | null;
+  /** `search` when the server lists search_tools, describe_tool and call_tool instead of its tools. */
+  discovery: 'list' | 'search';
+  /** Search mode: bytes of the `tools` array a client lists (`listBytes` is then the catalogue behind search_tools); else null. */
+  searchListBytes: number | null;
   /** The surface with each concern preset selected, in manifest order. */
   presets: PresetSummary[];
   /** The largest tools of the whole list (up to ten), with what dominates each. */
@@ -133,6 +137,8 @@ export function summarize(ir: IrServer, output: string, written?: WriteReport, c
     withOutputSchema: s ? s.withOutputSchema : null,
     outputSchemasDropped: s ? s.outputSchemasDropped.length : null,
     inputSchemasCut: s ? s.inputSchemasCut.length : null,
+    discovery: ir.discovery ?? 'list',
+    searchListBytes: s?.search ? s.search.listBytes : null,
     presets: presetSummaries(ir),
     largest: s ? contributors(s, undefined, s.tokens?.largest, 10) : [],
   };

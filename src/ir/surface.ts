@@ -7,6 +7,7 @@
 import type { Diagnostics, Location } from '../diagnostics.js';
 import { DEFAULT_JUSTIFICATION_SCHEMA, listBytes, persistToolFor, toolEntry, withConcernMeta, type ToolEntry } from '../../templates/runtime/surface.js';
 import { matches } from '../../templates/runtime/concerns.js';
+import { SEARCH_TOOLS } from '../../templates/runtime/search-tools.js';
 import { portable } from './portable.js';
 import { WITH_CONTEXT_PROMPT } from './preprocessors.js';
 import { slimInput } from './slim-input.js';
@@ -64,6 +65,18 @@ export function fitTools(
     );
   }
   fitReports.set(tools, report);
+}
+
+/** Search mode: the `tools/list` entries (search_tools, describe_tool, call_tool, the gate's persist tool). */
+export function searchEntries(ir: IrServer): ToolEntry[] {
+  const entries: ToolEntry[] = [...SEARCH_TOOLS];
+  const r = ir.reflection;
+  if (r && r.mode !== 'sampling') {
+    const mappings = ir.concerns?.exposeInMeta ? (ir.concerns.mappings.tools ?? {}) : {};
+    const persist = persistToolFor(r.justificationSchema ?? DEFAULT_JUSTIFICATION_SCHEMA, r.domains);
+    entries.push(Object.hasOwn(mappings, persist.name) ? withConcernMeta(persist, mappings[persist.name]) : persist);
+  }
+  return entries;
 }
 
 /** The `tools/list` entries of a server, unfiltered, in the order the server lists them. */
@@ -131,6 +144,7 @@ export function measureSurface(ir: IrServer): IrSurface {
     outputSchemasDropped: report.dropped,
     inputSchemasCut: report.cut,
     presets: measurePresets(ir, entries),
+    ...(ir.discovery === 'search' ? { search: { tools: searchEntries(ir).map((e) => e.name), listBytes: listBytes(searchEntries(ir)) } } : {}),
   };
 }
 
@@ -158,7 +172,12 @@ export function checkBudget(ir: IrServer, budget: { maxListBytes: number; maxToo
   const s = ir.surface;
   if (!s) return;
   const list = (lines: string[]) => lines.map((l) => `\n  - ${l}`).join('');
-  if (s.listBytes > budget.maxListBytes) {
+  // in search mode a client lists three tools; the catalogue is read one tool at a time
+  if (s.search) {
+    if (s.search.listBytes > budget.maxListBytes) {
+      opts.diagnostics.error('MCPGEN_OVER_BUDGET', `tools/list (search mode) is ${s.search.listBytes} bytes, over budget.maxListBytes ${budget.maxListBytes}`, 'raise `budget.maxListBytes`: search mode lists only its own tools', opts.locate('/budget/maxListBytes'));
+    }
+  } else if (s.listBytes > budget.maxListBytes) {
     opts.diagnostics.error(
       'MCPGEN_OVER_BUDGET',
       `tools/list is ${s.listBytes} bytes, over budget.maxListBytes ${budget.maxListBytes}; the largest tools:${list(largestTools(s))}`,

@@ -256,6 +256,8 @@ export type IrServer = {
   reflection?: IrReflection;
   /** The published tool surface, measured once every tool is final. */
   surface?: IrSurface;
+  /** `search`: the server lists search_tools, describe_tool and call_tool instead of its tools (manifest `discovery`). */
+  discovery?: 'search';
 };
 
 /** Publishing settings of the generated package and MCP Bundle (manifest `package`). */
@@ -288,6 +290,8 @@ export type IrSurface = {
   tokens?: { total: number; largest: Array<{ name: string; tokens: number }> };
   /** The surface a client that selected each concern preset lists, in manifest order. */
   presets: IrPresetSurface[];
+  /** Search mode: what `tools/list` lists (the fields above measure the catalogue behind `search_tools`). */
+  search?: { tools: string[]; listBytes: number };
 };
 
 /** What a client that selected one concern preset lists (the server's own matching rule). */

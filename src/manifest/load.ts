@@ -82,6 +82,8 @@ export type ResolvedManifest = {
   concernPresets?: Record<string, Record<string, string>>;
   exposeInMeta: boolean;
   enforce: boolean;
+  /** How clients find the tools (default `list`). */
+  discovery: 'list' | 'search';
   /** Preprocessors as written (entries that are not objects dropped). */
   preprocessors?: Preprocessor[];
   /** The reflection gate settings as written. */
@@ -234,6 +236,7 @@ export function resolveManifest(loaded: LoadedManifest): ResolvedManifest {
     dir: loaded.dir,
     exposeInMeta: m.exposeInMeta === true,
     enforce: m.enforce === true,
+    discovery: m.discovery === 'search' ? 'search' : 'list',
   };
   const description = str('description');
   if (description !== undefined) out.description = description;

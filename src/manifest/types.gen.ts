@@ -281,6 +281,14 @@ export type Manifest = {
    */
   concernPresets?: Record<string, ConcernPreferences>;
   /**
+   * How clients find the tools. `list` (default): `tools/list` lists every tool. `search`: it lists
+   * `search_tools` (ranked by a full-text index built at build time over names, descriptions, tags and
+   * arguments), `describe_tool` and `call_tool` (plus `persist_justification` when gates exist), for APIs too
+   * big for any context; every tool is still validated and run by the same code, concerns and gates included.
+   * @default "list"
+   */
+  discovery?: 'list' | 'search';
+  /**
    * Publish each primitive's concern mapping in its list entry as `_meta.concerns`, for concern-aware clients
    * and debugging. Defaults to false.
    * @default false

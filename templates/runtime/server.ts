@@ -58,6 +58,19 @@ function argumentsValid(tool: OperationTool | AnyExtraTool, args: unknown): bool
   }
 }
 
+/**
+ * What search mode needs (`createToolSearch` of search.ts makes one; this module does not import
+ * it, so servers that list their tools carry none of its code or dependencies).
+ */
+export interface ToolSearch {
+  /** The tools listed instead of the catalogue, in list order. */
+  readonly tools: readonly ToolEntry[];
+  /** Names of the three search-mode tools. */
+  readonly names: { readonly search: string; readonly describe: string; readonly call: string };
+  /** Answers `search_tools` over the tools `keep` accepts; invalid arguments throw -32602. */
+  search(args: unknown, keep: (name: string) => boolean, describe: (name: string) => ToolMetadata | undefined): CallToolResult;
+}
+
 /** `value`'s JSON type, for messages: `a string`, `an array`, `null`. */
 function jsonType(value: unknown): string {
   if (value === null) return 'null';
@@ -88,6 +101,28 @@ class InvalidParamsError extends Error {
   readonly code = ErrorCode.InvalidParams;
 }
 
+/** A required string argument of a search-mode tool; anything else is invalid params. */
+function stringArgument(args: unknown, key: string, tool: string): string {
+  const value = (args as Record<string, unknown>)[key];
+  if (typeof value !== 'string' || value.length === 0) throw new InvalidParamsError(`Invalid arguments for tool ${tool}: ${key} must be a non-empty string`);
+  return value;
+}
+
+/** The `describe_tool` answer for a name the server does not have (or hides). */
+function notFound(name: string): CallToolResult {
+  return { isError: true, content: [{ type: 'text', text: `No tool named ${JSON.stringify(name)}: use search_tools to find the tools for a task.` }] };
+}
+
+/** A gate hint for a call made through `call_tool`: the retry goes through `call_tool` too. */
+function retryThroughCallTool(result: CallToolResult, tool: string, callTool: string): CallToolResult {
+  const note = `Then call ${callTool} again with {"name": ${JSON.stringify(tool)}, "arguments": <the same arguments>}.`;
+  const [first, ...rest] = result.content;
+  if (first?.type !== 'text') return { ...result, content: [{ type: 'text', text: note }, ...result.content] };
+  const plain = `Then call ${tool} again with the same arguments.`;
+  const text = first.text.includes(plain) ? first.text.replace(plain, note) : `${first.text}\n${note}`;
+  return { ...result, content: [{ ...first, text }, ...rest] };
+}
+
 /** `tools/call` with the params checked by {@link toolCallParams}. */
 const ToolCallRequestSchema = CallToolRequestSchema.extend({ params: z.unknown().transform(toolCallParams) });
 
@@ -113,6 +148,12 @@ export type ServerExtensions = {
   reflection?: ToolGuard;
   /** Names of the preprocessors: `tools/call` refuses them with a pointer to `preprocessors/run`. */
   preprocessorNames?: readonly string[];
+  /**
+   * Search mode: list `search_tools`, `describe_tool` and `call_tool` (runtime/search-tools.ts)
+   * instead of the tools, and answer them with this index (runtime/search.ts). Every tool stays
+   * callable, through `call_tool` or directly, by the same code path.
+   */
+  search?: ToolSearch;
 };
 
 /** Extra options of `createServer` (tests and embedding). */
@@ -170,16 +211,19 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
   if (!hasTools) return server;
 
   let listed: Tool[] | undefined;
+  const catalogue = (): Tool[] => (listed ??= [...all.map(toolDescriptor), ...(persistTool ? [persistTool as Tool] : [])]);
+  const search = options.search;
+  // search mode lists its three tools (and the gate's persist tool) instead of the catalogue
+  const front: Tool[] | undefined = search ? [...(search.tools as Tool[]), ...(persistTool ? [persistTool as Tool] : [])] : undefined;
   server.setRequestHandler(ListToolsRequestSchema, (_request, extra) => {
-    listed ??= [...all.map(toolDescriptor), ...(persistTool ? [persistTool as Tool] : [])];
-    if (gate === OPEN_GATE) return { tools: listed };
-    return { tools: listed.filter((t) => gate.visible('tools', t.name, extra)).map((t) => gate.decorate('tools', t.name, t)) };
+    const shown = front ?? catalogue();
+    if (gate === OPEN_GATE) return { tools: shown };
+    return { tools: shown.filter((t) => gate.visible('tools', t.name, extra)).map((t) => gate.decorate('tools', t.name, t)) };
   });
-  server.setRequestHandler(ToolCallRequestSchema, async (request, extra) => {
-    const { name } = request.params;
-    // one value for validation, the gate and the call: a missing `arguments` is `{}` everywhere,
-    // so leaving it out cannot skip the gate of a tool whose arguments are all optional
-    const args = request.params.arguments ?? {};
+
+  type Extra = Parameters<Parameters<typeof server.setRequestHandler<typeof ToolCallRequestSchema>>[1]>[1];
+  /** One tool call, the same whether it came directly or through `call_tool`. */
+  const dispatch = async (name: string, args: unknown, extra: Extra, viaCallTool?: string): Promise<CallToolResult> => {
     if (persistTool && reflection && name === persistTool.name) {
       gate.assertAllowed('tools', name, extra);
       return reflection.persist(args);
@@ -193,7 +237,7 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
     // invalid arguments are reported by the call itself, before any justification is asked for
     if (reflection?.isGated(tool.name) && argumentsValid(tool, args)) {
       const verdict = await reflection.check(tool.name, args, { server, signal: extra.signal, requestId: extra.requestId });
-      if (!verdict.ok) return verdict.result;
+      if (!verdict.ok) return viaCallTool !== undefined ? retryThroughCallTool(verdict.result, tool.name, viaCallTool) : verdict.result;
     }
     if (tool.kind === 'extra') return callExtraTool(tool, args, extra.signal);
     // only the cancellation signal is taken from `extra`: the MCP client's own request headers
@@ -201,6 +245,28 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
     const callOptions: CallOptions = { signal: extra.signal, auth, argumentEnv, inFlight };
     if (options.fetch) callOptions.fetch = options.fetch;
     return callOperation(tool, args, settings, callOptions);
+  };
+
+  server.setRequestHandler(ToolCallRequestSchema, async (request, extra) => {
+    const { name } = request.params;
+    // one value for validation, the gate and the call: a missing `arguments` is `{}` everywhere,
+    // so leaving it out cannot skip the gate of a tool whose arguments are all optional
+    const args = request.params.arguments ?? {};
+    if (search && !byName.has(name)) {
+      if (name === search.names.search) return search.search(args, (n) => byName.has(n) && gate.visible('tools', n, extra), (n) => byName.get(n));
+      if (name === search.names.describe) {
+        const wanted = stringArgument(args, 'name', name);
+        const tool = byName.get(wanted);
+        if (!tool || !gate.visible('tools', wanted, extra)) return notFound(wanted);
+        const entry = gate.decorate('tools', tool.name, toolDescriptor(tool));
+        return { content: [{ type: 'text', text: JSON.stringify(entry) }], structuredContent: entry as unknown as Record<string, unknown> };
+      }
+      if (name === search.names.call) {
+        const inner = toolCallParams({ name: stringArgument(args, 'name', name), arguments: (args as { arguments?: unknown }).arguments });
+        return dispatch(inner.name, inner.arguments ?? {}, extra, name);
+      }
+    }
+    return dispatch(name, args, extra);
   });
   return server;
 }

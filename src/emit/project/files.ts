@@ -46,6 +46,7 @@ export function emitPackageJson(ir: IrServer): string {
 function dependencies(ir: IrServer): Record<string, string> {
   const deps: Record<string, string> = { ...GENERATED_DEPENDENCIES };
   if (serverParts(ir).anyPrompts || ir.reflection !== undefined) deps.handlebars = OPTIONAL_DEPENDENCIES.handlebars;
+  if (ir.discovery === 'search') deps.minisearch = OPTIONAL_DEPENDENCIES.minisearch;
   return Object.fromEntries(Object.entries(deps).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 

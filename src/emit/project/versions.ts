@@ -21,6 +21,8 @@ export const GENERATED_DEPENDENCIES = {
 export const OPTIONAL_DEPENDENCIES = {
   /** Prompt templates (runtime/prompts.ts; reflection.ts renders gate prompts and prompt arguments). */
   handlebars: '4.7.10',
+  /** Search mode (`discovery: search`): runtime/search.ts loads the build-time index with it. 7.x supports Node 20. */
+  minisearch: '7.2.0',
 } as const;
 
 /** Dev dependencies of the generated project. */

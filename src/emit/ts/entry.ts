@@ -73,6 +73,8 @@ export type ServerParts = {
   reflection: boolean;
   /** Prompts of any origin: the manifest's, gate prompts, `with_context`. */
   anyPrompts: boolean;
+  /** Search mode (`discovery: search`). */
+  search: boolean;
 };
 
 /** The optional parts of `ir`. */
@@ -90,6 +92,7 @@ export function serverParts(ir: IrServer): ServerParts {
     preprocessors,
     reflection,
     anyPrompts: ir.prompts.length > 0 || gatePrompts || preprocessors,
+    search: ir.discovery === 'search',
   };
 }
 
@@ -113,12 +116,14 @@ export function emitServerEntry(ir: IrServer): string {
   if (p.anyPrompts) imports.push("import { installPrompts } from './runtime/prompts.js';");
   if (p.reflection) imports.push("import { ReflectionGate, reflectionConfigFromEnv } from './runtime/reflection.js';");
   if (hasResources) imports.push("import { installResources } from './runtime/resources.js';");
+  if (p.search) imports.push("import { createToolSearch } from './runtime/search.js';");
   imports.push("import { runStdio } from './runtime/server.js';");
+  if (p.search) imports.push("import { searchIndex } from './search-index.gen.js';");
   imports.push("import { tools } from './tools.gen.js';");
   const cliOptions = p.reflection ? ', { reflectionDir: reflection.storeDir }' : '';
   const cli = '// --help, --version and --print-config answer on stdout and exit; without arguments the server serves MCP over stdio\n' + `const serve = !runCommandLine(process.argv.slice(2), config, tools${cliOptions});\n\n`;
   const head = '#!/usr/bin/env node\n' + TS_HEADER + '\n' + imports.join('\n') + '\n\n' + cli;
-  if (plain) return head + 'if (serve) await runStdio(config, tools);\n';
+  if (plain) return head + `if (serve) await runStdio(config, tools${p.search ? ', process.env, { search: createToolSearch(searchIndex) }' : ''});\n`;
 
   // list_changed is only ever sent after a concern update, so it is declared only with concerns
   const changing = p.concerns ? '{ listChanged: true }' : '{}';
@@ -151,6 +156,7 @@ export function emitServerEntry(ir: IrServer): string {
   ext.push('  capabilities,');
   if (p.reflection) ext.push('  reflection: reflectionGate,');
   if (p.preprocessors) ext.push('  preprocessorNames: preprocessors.map((p) => p.name),');
+  if (p.search) ext.push('  search: createToolSearch(searchIndex),');
   if (install.length > 0) ext.push(`  install: (server) => {\n${install.join('\n')}\n  },`);
   const gateDecl = p.reflection ? '/** The reflection gate, shared by every session of this process (it remembers the hashes it issued). */\nconst reflectionGate = new ReflectionGate(reflectionConfigFromEnv(reflection, config.envPrefix));\n\n' : '';
   return (

@@ -1,0 +1,69 @@
+/**
+ * The tools a server in search mode lists instead of its catalogue: `search_tools`,
+ * `describe_tool` and `call_tool`. Pure data, with no imports but types: mcpgen measures the
+ * listed surface with this module at build time, and the generated server lists these entries.
+ *
+ * This file is copied into generated projects that use search mode.
+ */
+import type { ToolEntry } from './surface.js';
+
+/** Names of the search-mode tools. */
+export const SEARCH_TOOL_NAMES = { search: 'search_tools', describe: 'describe_tool', call: 'call_tool' } as const;
+
+/** Bounds of every search-mode answer: no call returns the whole catalogue. */
+export const SEARCH_LIMITS = {
+  /** Results of `search_tools` when `limit` is not given. */
+  defaultLimit: 5,
+  /** Most results of one `search_tools` call. */
+  maxLimit: 20,
+  /** Characters of a description in a `search_tools` result. */
+  descriptionChars: 200,
+  /** Characters of a query. */
+  queryChars: 500,
+} as const;
+
+/** The `tools/list` entries of search mode, in list order. */
+export const SEARCH_TOOLS: readonly ToolEntry[] = [
+  {
+    name: SEARCH_TOOL_NAMES.search,
+    title: 'Search tools',
+    description: `Finds the tools of this server that fit a task, best match first. Describe the task in plain words; then call describe_tool for a tool's arguments, and call_tool to run it.`,
+    inputSchema: {
+      type: 'object',
+      properties: {
+        query: { type: 'string', minLength: 1, maxLength: SEARCH_LIMITS.queryChars, description: 'What you want to do, in plain words.' },
+        limit: { type: 'integer', minimum: 1, maximum: SEARCH_LIMITS.maxLimit, default: SEARCH_LIMITS.defaultLimit, description: 'Most results to return.' },
+      },
+      required: ['query'],
+      additionalProperties: false,
+    },
+    annotations: { title: 'Search tools', readOnlyHint: true, openWorldHint: false },
+  },
+  {
+    name: SEARCH_TOOL_NAMES.describe,
+    title: 'Describe tool',
+    description: 'The full definition of one tool (as tools/list would give it): description, input schema, output schema and annotations.',
+    inputSchema: {
+      type: 'object',
+      properties: { name: { type: 'string', minLength: 1, description: 'The tool name, from search_tools.' } },
+      required: ['name'],
+      additionalProperties: false,
+    },
+    annotations: { title: 'Describe tool', readOnlyHint: true, openWorldHint: false },
+  },
+  {
+    name: SEARCH_TOOL_NAMES.call,
+    title: 'Call tool',
+    description: 'Runs one tool of this server with its arguments, exactly as if it were called directly. Use describe_tool first for its input schema.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        name: { type: 'string', minLength: 1, description: 'The tool name, from search_tools.' },
+        arguments: { type: 'object', description: "The tool's arguments, as its input schema describes them." },
+      },
+      required: ['name'],
+      additionalProperties: false,
+    },
+    annotations: { title: 'Call tool', openWorldHint: true },
+  },
+];

@@ -1,0 +1,154 @@
+/**
+ * Search mode on GitHub's REST API (1,223 operations): test/fixtures/github/mcpgen.yaml built
+ * with `discovery: search`, compiled with mcpgen's own tsc and driven over stdio by the SDK
+ * `Client` against a local backend on 127.0.0.1. `tools/list` stays under 3 KB; search_tools
+ * ranks the tool a user means in the first three for at least 18 of the 20 committed queries;
+ * describe_tool and call_tool reach the backend with a validated request; invalid arguments
+ * through call_tool are refused exactly like a direct call; a gated tool stays gated.
+ */
+import http from 'node:http';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/main.js';
+import type { JsonReport } from '../../src/cli/report.js';
+import { ROOT, run } from '../helpers/project.js';
+
+const FIXTURE = path.join(ROOT, 'test/fixtures/github');
+const work = path.join(ROOT, '.cache/search-github');
+const QUERIES = JSON.parse(readFileSync(path.join(FIXTURE, 'search-queries.json'), 'utf8')) as { queries: Array<{ query: string; tool: string }> };
+
+let backend: http.Server;
+const requests: Array<{ method: string; url: string; body: string }> = [];
+let client: Client;
+let report: JsonReport;
+
+beforeAll(async () => {
+  rmSync(work, { recursive: true, force: true });
+  mkdirSync(work, { recursive: true });
+  // the fixture, in search mode, with the corpus spec at its real place
+  const manifest = readFileSync(path.join(FIXTURE, 'mcpgen.yaml'), 'utf8').replace('openapi: ../../../.corpus/github-rest.json', `openapi: ${JSON.stringify(path.join(ROOT, '.corpus/github-rest.json'))}`);
+  writeFileSync(path.join(work, 'mcpgen.yaml'), `${manifest}discovery: search\n`);
+  let out = '';
+  const io = { stdout: (s: string) => void (out += s), stderr: (s: string) => void process.stderr.write(s), cwd: work };
+  expect(await main(['build', 'mcpgen.yaml', '--format', 'json'], io)).toBe(0);
+  report = JSON.parse(out) as JsonReport;
+  await run(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', path.join(work, 'server')], { maxBuffer: 64 * 1024 * 1024 }).catch((e: { stdout?: string }) => {
+    throw new Error(`the generated project does not compile:\n${e.stdout ?? String(e)}`);
+  });
+  backend = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      requests.push({ method: req.method!, url: req.url!, body });
+      res.writeHead(201, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ id: 1, number: 7, title: 'hello', state: 'open' }));
+    });
+  });
+  await new Promise<void>((r) => backend.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(backend.address() as { port: number }).port}`;
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [path.join(work, 'server/dist/server.js')],
+    env: { PATH: process.env.PATH ?? '', GITHUB_BASE_URL: url, GITHUB_REFLECTION_DIR: path.join(work, 'store') },
+    stderr: 'pipe',
+    cwd: work,
+  });
+  client = new Client({ name: 'search-e2e', version: '1' });
+  await client.connect(transport);
+}, 600_000);
+
+afterAll(async () => {
+  await client?.close();
+  backend?.close();
+});
+
+const call = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as CallToolResult;
+const text = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+
+describe('search mode on GitHub', () => {
+  it('lists search_tools, describe_tool, call_tool and persist_justification in under 3 KB, the bytes the build reports', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toEqual(['search_tools', 'describe_tool', 'call_tool', 'persist_justification']);
+    const bytes = Buffer.byteLength(JSON.stringify(tools));
+    expect(bytes).toBeLessThan(3 * 1024);
+    expect(report.summary!.discovery).toBe('search');
+    expect(report.summary!.searchListBytes).toBe(bytes);
+    expect(report.summary!.tools).toBe(1224);
+  });
+
+  it('ranks the expected tool in the first three for at least 18 of the 20 queries', async () => {
+    const misses: string[] = [];
+    for (const q of QUERIES.queries) {
+      const r = await call('search_tools', { query: q.query, limit: 3 });
+      const names = (r.structuredContent as { results: Array<{ name: string }> }).results.map((x) => x.name);
+      if (!names.includes(q.tool)) misses.push(`${q.query} => ${q.tool} (got ${names.join(', ')})`);
+    }
+    expect(QUERIES.queries.length).toBeGreaterThanOrEqual(20);
+    expect(misses.length, misses.join('\n')).toBeLessThanOrEqual(QUERIES.queries.length - 18);
+  });
+
+  it('bounds every answer: limit capped at 20, descriptions cut', async () => {
+    const r = await call('search_tools', { query: 'list repository', limit: 20 });
+    const results = (r.structuredContent as { results: Array<{ description: string }> }).results;
+    expect(results).toHaveLength(20);
+    for (const x of results) expect(x.description.length).toBeLessThanOrEqual(200);
+    expect(Buffer.byteLength(JSON.stringify(r))).toBeLessThan(16 * 1024);
+    const over = await call('search_tools', { query: 'list repository', limit: 1000 });
+    expect((over.structuredContent as { results: unknown[] }).results).toHaveLength(20);
+  });
+
+  it('searches and describes only what the selected concern preset shows', async () => {
+    const _meta = { 'io.mcpgen/concernPreset': 'code-review' };
+    const r = (await client.callTool({ name: 'search_tools', arguments: { query: 'create a comment', limit: 10 }, _meta })) as CallToolResult;
+    const names = (r.structuredContent as { results: Array<{ name: string }> }).results.map((x) => x.name);
+    expect(names.length).toBeGreaterThan(0);
+    expect(names.some((n) => n.startsWith('pulls_')), names.join(', ')).toBe(true);
+    expect(names.filter((n) => n.startsWith('issues_') || n.startsWith('gists_') || n.startsWith('repos_')), names.join(', ')).toEqual([]);
+    const hidden = (await client.callTool({ name: 'describe_tool', arguments: { name: 'issues_create' }, _meta })) as CallToolResult;
+    expect(hidden.isError).toBe(true);
+  });
+
+  it('describe_tool gives the full tools/list entry of one tool', async () => {
+    const r = await call('describe_tool', { name: 'issues_create' });
+    const entry = r.structuredContent as { name: string; inputSchema: { required: string[] } };
+    expect(entry.name).toBe('issues_create');
+    expect(entry.inputSchema.required).toEqual(expect.arrayContaining(['owner', 'repo', 'body']));
+    expect((await call('describe_tool', { name: 'no_such_tool' })).isError).toBe(true);
+  });
+
+  it('call_tool reaches the backend with a validated request', async () => {
+    requests.length = 0;
+    const r = await call('call_tool', { name: 'issues_create', arguments: { owner: 'octo', repo: 'hello', body: { title: 'It crashes' } } });
+    expect(r.isError, text(r)).toBeFalsy();
+    expect(requests).toEqual([{ method: 'POST', url: '/repos/octo/hello/issues', body: JSON.stringify({ title: 'It crashes' }) }]);
+  });
+
+  it('refuses invalid arguments through call_tool exactly like a direct call, sending nothing', async () => {
+    requests.length = 0;
+    const args = { owner: 'octo', body: { title: 3 } };
+    const direct = await call('issues_create', args);
+    const through = await call('call_tool', { name: 'issues_create', arguments: args });
+    expect(direct.isError).toBe(true);
+    expect(through).toEqual(direct);
+    expect(requests).toEqual([]);
+    // arguments that are not an object: the same JSON-RPC error as a direct call
+    const a = await client.callTool({ name: 'issues_create', arguments: [] as unknown as Record<string, unknown> }).catch((e: Error) => e.message);
+    const b = await call('call_tool', { name: 'issues_create', arguments: [] }).catch((e: Error) => e.message);
+    expect(b).toBe(a);
+    const unknown = await call('call_tool', { name: 'no_such_tool', arguments: {} }).catch((e: Error) => e.message);
+    expect(unknown).toMatch(/Unknown tool: no_such_tool/);
+  });
+
+  it('a gated tool stays gated through call_tool, with a hint to retry through call_tool', async () => {
+    requests.length = 0;
+    const r = await call('call_tool', { name: 'repos_delete', arguments: { owner: 'octo', repo: 'hello' } });
+    expect(r.isError).toBe(true);
+    expect(text(r)).toContain('justify_repository_deletion');
+    expect(text(r)).toContain('Then call call_tool again with {"name": "repos_delete", "arguments": <the same arguments>}.');
+    expect(requests).toEqual([]);
+  });
+});
