@@ -67,7 +67,9 @@ function presetLines(ir: IrServer): string {
     .map((p) => {
       const share = ir.surface && ir.surface.listBytes > 0 ? `, ${((100 * p.listBytes) / ir.surface.listBytes).toFixed(1)}% of all` : '';
       const tokens = p.listTokens !== null ? `, ${p.listTokens.toLocaleString('en-US')} tokens` : '';
-      const parts = [n(p.tools, 'tool') + ` (tools/list ${p.listBytes.toLocaleString("en-US")} bytes${share}${tokens})`, n(p.prompts, 'prompt'), n(p.resources, 'resource')];
+      // in search mode the preset narrows the catalogue behind search_tools, not the list
+      const what = ir.surface?.search ? 'catalogue' : 'tools/list';
+      const parts = [n(p.tools, 'tool') + ` (${what} ${p.listBytes.toLocaleString('en-US')} bytes${share}${tokens})`, n(p.prompts, 'prompt'), n(p.resources, 'resource')];
       if (p.resourceTemplates > 0) parts.push(n(p.resourceTemplates, 'resource template'));
       return `  preset ${p.name}: ${parts.join(', ')}\n`;
     })
