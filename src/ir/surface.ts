@@ -5,6 +5,7 @@
  * manifest's `budget`.
  */
 import type { Diagnostics, Location } from '../diagnostics.js';
+import { waysUnder } from './budget.js';
 import { DEFAULT_JUSTIFICATION_SCHEMA, listBytes, persistToolFor, toolEntry, withConcernMeta, type ToolEntry } from '../../templates/runtime/surface.js';
 import { matches } from '../../templates/runtime/concerns.js';
 import { SEARCH_TOOLS } from '../../templates/runtime/search-tools.js';
@@ -180,7 +181,7 @@ export function checkBudget(ir: IrServer, budget: { maxListBytes: number; maxToo
   } else if (s.listBytes > budget.maxListBytes) {
     opts.diagnostics.error(
       'MCPGEN_OVER_BUDGET',
-      `tools/list is ${s.listBytes} bytes, over budget.maxListBytes ${budget.maxListBytes}; the largest tools:${list(largestTools(s))}`,
+      `tools/list is ${s.listBytes} bytes, over budget.maxListBytes ${budget.maxListBytes}; the largest tools:${list(largestTools(s))}\n  cheapest ways to get under (${s.listBytes - budget.maxListBytes} bytes):${list(waysUnder(s.tools, s.listBytes - budget.maxListBytes)).replace(/\n {2}/g, '\n    ')}`,
       'trim the surface (`exclude` operations, `outputSchemas: none`, lower `inputSchemaMaxBytes`) or raise `budget.maxListBytes` if every client you serve reads more',
       opts.locate('/budget/maxListBytes'),
     );

@@ -50,6 +50,7 @@ describe('budget', () => {
     expect(named[0]![0]).toBe('getThing11');
     expect(named.map((n) => n[1])).toEqual([...named.map((n) => n[1])].sort((a, b) => (b as number) - (a as number)));
     expect(e.message).toContain('exclude it, or a shorter `description` override');
+    expect(e.message).toMatch(new RegExp(`\\n {2}cheapest ways to get under \\(${res.ir!.surface!.listBytes - 2000} bytes\\):\\n {4}- `));
     // nothing is written, and the CLI exits 1
     const out: string[] = [];
     const code = await main(['build', 'mcpgen.yaml'], { stdout: (s) => out.push(s), stderr: (s) => out.push(s), cwd: dir });
