@@ -95,14 +95,16 @@ type Defs = Record<string, unknown>;
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Follows `#/$defs/X` references of `root`; `undefined` when dangling or cyclic beyond `seen`. */
-function resolve(node: unknown, root: JsonSchema, seen: Set<string>): { node: unknown; seen: Set<string> } {
+function resolve(node: unknown, root: JsonSchema, seen: Set<string>): { node: unknown; seen: Set<string>; cycle?: true } {
   let cur = node;
   let s = seen;
   while (isObj(cur) && typeof cur.$ref === 'string') {
     const m = /^#\/\$defs\/(.+)$/.exec(cur.$ref);
     const defs = (isObj(root.$defs) ? root.$defs : {}) as Defs;
     const name = m ? decodeURIComponent(m[1]!).replace(/~1/g, '/').replace(/~0/g, '~') : undefined;
-    if (name === undefined || !Object.hasOwn(defs, name) || s.has(name)) return { node: undefined, seen: s };
+    if (name === undefined || !Object.hasOwn(defs, name)) return { node: undefined, seen: s };
+    // back into a definition being described: its type only
+    if (s.has(name)) return { node: defs[name], seen: s, cycle: true };
     s = new Set(s).add(name);
     const { $ref: _ignored, ...siblings } = cur;
     cur = Object.keys(siblings).length > 0 && isObj(defs[name]) ? { ...(defs[name] as object), ...siblings } : defs[name];
@@ -137,6 +139,7 @@ function orNull(schema: JsonSchema): JsonSchema {
 function lenient(node: unknown, root: JsonSchema, depth: number, level: number, seen: Set<string>): JsonSchema {
   const r = resolve(node, root, seen);
   if (!isObj(r.node)) return ANY_VALUE;
+  if (r.cycle) return orNull(typedOnly(r.node));
   return orNull(lenientInner(r.node, root, depth, level, r.seen));
 }
 
@@ -185,6 +188,14 @@ function lenientTyped(type: string, node: Record<string, unknown>, root: JsonSch
   if (type === 'integer' || type === 'number') return { type: 'number' };
   if (type === 'string' || type === 'boolean') return { type };
   return ANY_VALUE;
+}
+
+/** A node reduced to its JSON type(s), e.g. `{type: "object"}`; "any value" when unknown. */
+function typedOnly(node: Record<string, unknown>): JsonSchema {
+  const types = typesOf(node).filter((t) => t !== 'null');
+  if (types.length === 0) return ANY_VALUE;
+  const list = [...new Set(types.map((t) => (t === 'integer' ? 'number' : t)))].map((t): JsonSchema => (t === 'array' ? { type: 'array', items: ANY_VALUE } : { type: t }));
+  return list.length === 1 ? list[0]! : { anyOf: list };
 }
 
 /** An object node: its properties (from `extra` branches too) up to the depth, nothing required. */

@@ -16,15 +16,25 @@ describe('spec loading', () => {
     expect(res.diagnostics.items).toEqual([]);
     const [getNode, putNode] = res.ir!.tools;
     expect(getNode!.inputSchema.properties).toEqual({ id: { type: 'string', pattern: '^[a-z0-9-]+$' } });
+    // the (lenient) output schema describes the recursion down to its depth and types it below
     const out = getNode!.outputSchema!;
     expect(out.type).toBe('object');
     expect(portabilityProblems(out)).toEqual([]);
-    const defName = Object.keys(out.$defs as object)[0]!;
-    expect((out.properties as Record<string, unknown>).children).toEqual({ type: 'array', items: { $ref: `#/$defs/${defName}` } });
-    expect(portabilityProblems(putNode!.inputSchema)).toEqual([]);
+    const nullable = (x: unknown) => ({ anyOf: [x, { type: 'null' }] });
+    const name = nullable({ type: 'string' });
+    expect(out).toEqual({
+      type: 'object',
+      properties: { name, children: nullable({ type: 'array', items: nullable({ type: 'object', properties: { name, children: nullable({ type: 'array', items: nullable({ type: 'object' }) }) } }) }) },
+    });
+    // the input schema keeps the recursion as $defs + $ref across files
+    const input = putNode!.inputSchema;
+    expect(portabilityProblems(input)).toEqual([]);
+    const defName = Object.keys(input.$defs as object)[0]!;
+    const body = (input.properties as Record<string, { properties: Record<string, unknown> }>).body!;
+    expect(body.properties.children).toEqual({ type: 'array', items: { $ref: `#/$defs/${defName}` } });
     // the generated type is recursive too, not expanded
     const tools = res.files!.get('src/tools.gen.ts')!;
-    expect(tools).toMatch(new RegExp(`children\\?: Array<OutputDef\\$${defName}>;`));
+    expect(tools).toMatch(new RegExp(`children\\?: Array<InputDef\\$${defName}>;`));
   });
 
   it('gives the same bytes when the spec lists its paths, components and properties in another order', async () => {

@@ -5,8 +5,8 @@
  * start-up time is spent indexing and the ranking is fixed by the build.
  */
 import type { IrServer } from '../../ir/types.js';
-import { buildSearchIndex } from '../../../templates/runtime/search.js';
-import type { SearchSource } from '../../../templates/runtime/search.js';
+import { buildSearchIndex } from '../../../templates/runtime/search-index.js';
+import type { SearchSource } from '../../../templates/runtime/search-index.js';
 import { TS_HEADER } from '../header.js';
 import { tsString } from '../safe.js';
 

@@ -253,7 +253,9 @@ export type CreatePetResult = {
   status?: (string | null);
   category?: ({
     name?: (string | null);
-    parent?: unknown;
+    parent?: ({
+      [key: string]: unknown;
+    } | null);
     [key: string]: unknown;
   } | null);
   [key: string]: unknown;
@@ -368,12 +370,10 @@ export const createPetTool: OperationTool<CreatePetArgs> = {
               "parent": {
                 "anyOf": [
                   {
-                    "type": "null"
+                    "type": "object"
                   },
                   {
-                    "not": {
-                      "type": "null"
-                    }
+                    "type": "null"
                   }
                 ]
               }
@@ -417,7 +417,9 @@ export type GetPetByIdResult = {
   status?: (string | null);
   category?: ({
     name?: (string | null);
-    parent?: unknown;
+    parent?: ({
+      [key: string]: unknown;
+    } | null);
     [key: string]: unknown;
   } | null);
   [key: string]: unknown;
@@ -505,12 +507,10 @@ export const getPetByIdTool: OperationTool<GetPetByIdArgs> = {
               "parent": {
                 "anyOf": [
                   {
-                    "type": "null"
+                    "type": "object"
                   },
                   {
-                    "not": {
-                      "type": "null"
-                    }
+                    "type": "null"
                   }
                 ]
               }

@@ -227,7 +227,9 @@ export type CreatePetResult = {
   status?: (string | null);
   category?: ({
     name?: (string | null);
-    parent?: unknown;
+    parent?: ({
+      [key: string]: unknown;
+    } | null);
     [key: string]: unknown;
   } | null);
   [key: string]: unknown;
@@ -342,12 +344,10 @@ export const createPetTool: OperationTool<CreatePetArgs> = {
               "parent": {
                 "anyOf": [
                   {
-                    "type": "null"
+                    "type": "object"
                   },
                   {
-                    "not": {
-                      "type": "null"
-                    }
+                    "type": "null"
                   }
                 ]
               }
@@ -391,7 +391,9 @@ export type GetPetByIdResult = {
   status?: (string | null);
   category?: ({
     name?: (string | null);
-    parent?: unknown;
+    parent?: ({
+      [key: string]: unknown;
+    } | null);
     [key: string]: unknown;
   } | null);
   [key: string]: unknown;
@@ -479,12 +481,10 @@ export const getPetByIdTool: OperationTool<GetPetByIdArgs> = {
               "parent": {
                 "anyOf": [
                   {
-                    "type": "null"
+                    "type": "object"
                   },
                   {
-                    "not": {
-                      "type": "null"
-                    }
+                    "type": "null"
                   }
                 ]
               }
@@ -535,7 +535,9 @@ export type UpdatePetResult = {
   status?: (string | null);
   category?: ({
     name?: (string | null);
-    parent?: unknown;
+    parent?: ({
+      [key: string]: unknown;
+    } | null);
     [key: string]: unknown;
   } | null);
   [key: string]: unknown;
@@ -652,12 +654,10 @@ export const updatePetTool: OperationTool<UpdatePetArgs> = {
               "parent": {
                 "anyOf": [
                   {
-                    "type": "null"
+                    "type": "object"
                   },
                   {
-                    "not": {
-                      "type": "null"
-                    }
+                    "type": "null"
                   }
                 ]
               }
