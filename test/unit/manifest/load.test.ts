@@ -115,6 +115,7 @@ describe('resolveManifest', () => {
       dir: path.join(path.sep, 'work', 'proj'),
       exposeInMeta: false,
       enforce: false,
+      discovery: 'list',
     });
   });
 
@@ -181,6 +182,7 @@ describe('resolveManifest', () => {
       concernMappings: { tools: { list: { risk: 'low' } } },
       exposeInMeta: true,
       enforce: false,
+      discovery: 'list',
     });
   });
 
