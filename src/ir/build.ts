@@ -164,7 +164,7 @@ export function buildIr(input: BuildInput): IrServer {
   });
 
   reportSchemaNotes(schemaNotes, diagnostics);
-  fitTools(tools, {
+  const fitted = fitTools(tools, {
     maxInputBytes: manifest.inputSchemaMaxBytes ?? DEFAULT_LIMITS.maxInputBytes,
     maxArgumentDescriptionLength: manifest.maxArgumentDescriptionLength ?? DEFAULT_LIMITS.maxArgumentDescriptionLength,
     maxOutputBytes: manifest.outputSchemaMaxBytes ?? DEFAULT_LIMITS.maxOutputBytes,
@@ -243,7 +243,7 @@ export function buildIr(input: BuildInput): IrServer {
   else {
     diagnostics.warn('MCPGEN_NO_BASE_URL', 'the spec gives no absolute server URL and the manifest sets no `baseUrl`', `set \`baseUrl\` in the manifest, or ${manifest.envPrefix}_BASE_URL when running the server`, locateManifest(''));
   }
-  server.surface = measureSurface(server);
+  server.surface = measureSurface(server, fitted);
   checkBudget(server, manifest.budget ?? { maxListBytes: DEFAULT_LIMITS.maxListBytes }, { locate: locateManifest, diagnostics });
   if (manifest.budget?.presets) checkPresetBudgets(server, manifest.budget.presets, { locate: locateManifest, diagnostics });
   return server;

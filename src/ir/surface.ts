@@ -28,9 +28,7 @@ export const SOFT_LIST_SHARE = 0.25;
 const bytes = (v: unknown): number => (v === undefined ? 0 : Buffer.byteLength(JSON.stringify(v)));
 
 /** What {@link fitTools} changed, for the surface report. */
-type FitReport = { dropped: string[]; cut: string[]; describedResults: number };
-
-const fitReports = new WeakMap<readonly IrOperationTool[], FitReport>();
+export type FitReport = { dropped: string[]; cut: string[]; describedResults: number };
 
 /**
  * Makes every operation tool's schemas fit, in place: input schemas slimmed towards
@@ -40,7 +38,7 @@ const fitReports = new WeakMap<readonly IrOperationTool[], FitReport>();
 export function fitTools(
   tools: IrOperationTool[],
   opts: { maxInputBytes: number; maxArgumentDescriptionLength: number; maxOutputBytes: number; locate: () => Location; diagnostics: Diagnostics },
-): void {
+): FitReport {
   const report: FitReport = { dropped: [], cut: [], describedResults: 0 };
   for (const t of tools) {
     const slim = slimInput(t.inputSchema, { maxBytes: opts.maxInputBytes, maxArgumentDescriptionLength: opts.maxArgumentDescriptionLength });
@@ -65,7 +63,7 @@ export function fitTools(
       opts.locate(),
     );
   }
-  fitReports.set(tools, report);
+  return report;
 }
 
 /** Search mode: the `tools/list` entries (search_tools, describe_tool, call_tool, the gate's persist tool). */
@@ -128,9 +126,8 @@ function measurePresets(ir: IrServer, entries: readonly ToolEntry[]): IrPresetSu
 }
 
 /** Measures the surface of a finished IR. */
-export function measureSurface(ir: IrServer): IrSurface {
+export function measureSurface(ir: IrServer, report: FitReport = { dropped: [], cut: [], describedResults: 0 }): IrSurface {
   const entries = toolEntries(ir);
-  const report = fitReports.get(ir.tools) ?? { dropped: [], cut: [], describedResults: 0 };
   return {
     tools: entries.map((e) => ({
       name: e.name,
