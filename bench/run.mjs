@@ -1,81 +1,134 @@
 #!/usr/bin/env node
-// `npm run bench`: times `mcpgen build` (in-process, no disk writes) on the Petstore example and
-// on the largest corpus specs, and prints each median against bench/baseline.json (recorded on
-// the project's 2-core machine; pass --record to replace it). Ratios above 1 are slower.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+// `npm run bench`: the project's one benchmark. In the same run, alternating the order each round,
+// it builds Petstore, GitHub and Kubernetes with
+//   - mcpgen (`bin/mcpgen.js build --out <tmp>`),
+//   - openapi-mcp-generator (OMG, the pinned dev dependency, `-i <spec> -o <tmp> --force`),
+//   - the bare parse floor (`SwaggerParser.dereference` of the same spec),
+// each in a fresh child process timed from outside (wall), with the child's CPU time and peak RSS
+// taken from `process.resourceUsage()` at its exit (bench/usage.mjs, preloaded). It prints medians
+// and the ratios mcpgen/OMG and mcpgen/floor, then how long the MCP SDK `Client` takes to list the
+// tools of the generated GitHub and Kubernetes servers, with the list's bytes and o200k tokens.
+// Results are written to .cache/bench/results.json. No stored baseline: every ratio is measured
+// in the same run on the same machine. BENCH_RUNS (default 5) sets the number of rounds.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { mkdirSync } from 'node:fs';
-import { compile } from '../dist/src/compile.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const baselineFile = path.join(root, 'bench/baseline.json');
-const RUNS = Number(process.env.BENCH_RUNS ?? 5);
-const cases = [
-  ['petstore-example', path.join(root, 'examples/petstore/mcpgen.yaml')],
-  ...['github-rest.json', 'kubernetes.json', 'digitalocean.json'].map((f) => [f.replace(/\.json$/, ''), corpusManifest(f)]),
-].filter(([, m]) => m);
+const RUNS = Math.max(1, Number(process.env.BENCH_RUNS ?? 5));
+const cacheDir = path.join(root, '.cache/bench');
+mkdirSync(cacheDir, { recursive: true });
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'mcpgen-bench-'));
+const usageFile = path.join(tmp, 'usage.json');
+const omgBin = path.join(root, 'node_modules/openapi-mcp-generator/bin/openapi-mcp-generator.js');
+if (!existsSync(omgBin)) throw new Error('openapi-mcp-generator is not installed: run npm install');
 
-function corpusManifest(file) {
+const cases = [
+  { name: 'Petstore', spec: path.join(root, 'examples/petstore/openapi.yaml'), manifest: path.join(root, 'examples/petstore/mcpgen.yaml') },
+  ...[['GitHub', 'github-rest.json'], ['Kubernetes', 'kubernetes.json']].map(([name, file]) => corpusCase(name, file)),
+].filter(Boolean);
+
+function corpusCase(name, file) {
   const spec = path.join(root, '.corpus', file);
-  if (!existsSync(spec)) return undefined;
-  const dir = path.join(root, '.cache/bench', file.replace(/\.json$/, ''));
+  if (!existsSync(spec)) {
+    console.log(`(skipping ${name}: ${path.relative(root, spec)} is missing; \`npm run corpus\` fetches it)`);
+    return undefined;
+  }
+  const dir = path.join(cacheDir, file.replace(/\.json$/, ''));
   mkdirSync(dir, { recursive: true });
   writeFileSync(path.join(dir, 'mcpgen.yaml'), `name: bench\nopenapi: ${path.relative(dir, spec)}\nbaseUrl: http://127.0.0.1:1\n`);
-  return path.join(dir, 'mcpgen.yaml');
+  return { name, spec, manifest: path.join(dir, 'mcpgen.yaml') };
 }
 
-const baseline = existsSync(baselineFile) ? JSON.parse(readFileSync(baselineFile, 'utf8')) : { cases: {} };
-const results = {};
-console.log(`mcpgen build, median of ${RUNS} runs, vs ${path.relative(root, baselineFile)} (${baseline.recorded ?? 'no baseline'})\n`);
-for (const [name, manifest] of cases) {
-  const times = [];
-  let files;
-  for (let i = 0; i < RUNS; i++) {
-    const t = performance.now();
-    const res = await compile({ manifestPath: manifest, cwd: root, emit: true });
-    times.push(performance.now() - t);
-    if (!res.files) throw new Error(`${name} failed to build`);
-    files = res.files;
-  }
-  times.sort((a, b) => a - b);
-  const median = times[Math.floor(times.length / 2)];
-  const bytes = [...files.values()].reduce((n, s) => n + Buffer.byteLength(s), 0);
-  results[name] = { ms: Math.round(median), bytes };
-  const base = baseline.cases?.[name];
-  const ratio = base ? (median / base.ms).toFixed(2) + 'x' : 'n/a';
-  console.log(`${name.padEnd(18)} ${String(Math.round(median)).padStart(6)} ms  ratio ${ratio.padStart(6)}   output ${(bytes / 1e6).toFixed(2)} MB${base ? ` (baseline ${(base.bytes / 1e6).toFixed(2)} MB)` : ''}`);
+const tools = {
+  mcpgen: (c, out) => [path.join(root, 'bin/mcpgen.js'), 'build', c.manifest, '--out', out, '--quiet'],
+  OMG: (c, out) => [omgBin, '-i', c.spec, '-o', out, '-b', 'http://127.0.0.1:1', '--force'],
+  floor: (c) => ['--input-type=module', '-e', `import SwaggerParser from '@apidevtools/swagger-parser'; await SwaggerParser.dereference(${JSON.stringify(c.spec)});`],
+};
+const names = Object.keys(tools);
+
+function runOnce(tool, c) {
+  const out = path.join(tmp, `${tool}-${c.name}`);
+  rmSync(out, { recursive: true, force: true });
+  rmSync(usageFile, { force: true });
+  const args = ['--import', path.join(root, 'bench/usage.mjs'), ...tools[tool](c, out)];
+  const t = performance.now();
+  const r = spawnSync(process.execPath, args, { cwd: root, env: { ...process.env, BENCH_USAGE_FILE: usageFile }, encoding: 'utf8', maxBuffer: 64 << 20 });
+  const wallMs = performance.now() - t;
+  if (r.status !== 0) throw new Error(`${tool} on ${c.name} exited ${r.status}\n${r.stderr}`);
+  const u = JSON.parse(readFileSync(usageFile, 'utf8'));
+  return { wallMs, cpuMs: u.cpuMs, rssMiB: u.maxRssKiB / 1024 };
 }
-if (process.argv.includes('--record')) {
-  writeFileSync(baselineFile, JSON.stringify({ recorded: 'mcpgen 0.1.0 on the 2-core development machine', cases: results }, null, 2) + '\n');
-  console.log(`\nrecorded ${path.relative(root, baselineFile)}`);
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+console.log(`build in a fresh child process, ${RUNS} alternating rounds, medians; node ${process.version}, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown cpu'})\n`);
+const results = { date: new Date().toISOString(), node: process.version, cores: os.cpus().length, cpu: os.cpus()[0]?.model, runs: RUNS, build: {}, listTools: {} };
+for (const c of cases) {
+  const samples = Object.fromEntries(names.map((n) => [n, []]));
+  for (let i = 0; i < RUNS; i++) {
+    // Rotate the order so no tool always runs first (cold caches) or last.
+    for (let k = 0; k < names.length; k++) {
+      const tool = names[(i + k) % names.length];
+      samples[tool].push(runOnce(tool, c));
+    }
+  }
+  results.build[c.name] = Object.fromEntries(
+    names.map((n) => [n, { wallMs: median(samples[n].map((s) => s.wallMs)), cpuMs: median(samples[n].map((s) => s.cpuMs)), rssMiB: median(samples[n].map((s) => s.rssMiB)), samples: samples[n] }]),
+  );
+}
+
+const sec = (ms) => `${(ms / 1000).toFixed(2)} s`;
+const ratio = (a, b) => `${(a / b).toFixed(2)}×`;
+const rows = [['figure', 'mcpgen', 'OMG', 'floor', 'mcpgen/OMG', 'mcpgen/floor']];
+for (const [name, r] of Object.entries(results.build)) {
+  const { mcpgen: m, OMG: o, floor: f } = r;
+  rows.push([`build ${name} wall / CPU`, `${sec(m.wallMs)} / ${sec(m.cpuMs)}`, `${sec(o.wallMs)} / ${sec(o.cpuMs)}`, `${sec(f.wallMs)} / ${sec(f.cpuMs)}`, `${ratio(m.wallMs, o.wallMs)} / ${ratio(m.cpuMs, o.cpuMs)}`, `${ratio(m.wallMs, f.wallMs)} / ${ratio(m.cpuMs, f.cpuMs)}`]);
+  rows.push([`build ${name} peak RSS`, `${m.rssMiB.toFixed(0)} MiB`, `${o.rssMiB.toFixed(0)} MiB`, `${f.rssMiB.toFixed(0)} MiB`, ratio(m.rssMiB, o.rssMiB), ratio(m.rssMiB, f.rssMiB)]);
+}
+printTable(rows);
+
+function printTable(rs) {
+  const widths = rs[0].map((_, i) => Math.max(...rs.map((r) => r[i].length)));
+  for (const [j, r] of rs.entries()) {
+    console.log(r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  '));
+    if (j === 0) console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+  }
 }
 
 // The client's side of a large surface: how long the MCP SDK `Client` takes to list the tools of
 // a generated server (it reads the whole list and compiles a validator for every output schema).
+// OMG's generated projects are not built here (its GitHub project fails to type-check, TS2590).
 const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
 const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
-const { writeTree } = await import('../dist/src/write/tree.js');
-const { execFileSync } = await import('node:child_process');
-console.log(`\nSDK Client listTools() against the generated server over stdio, median of ${RUNS} lists (goal: under 1 s for GitHub)\n`);
-for (const [name, manifest] of cases.filter(([n]) => n !== 'petstore-example' && n !== 'digitalocean')) {
-  const res = await compile({ manifestPath: manifest, cwd: root, emit: true });
-  await writeTree({ outDir: res.outDir, displayDir: res.outDir, files: res.files, check: false, diagnostics: res.diagnostics });
-  execFileSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', res.outDir], { stdio: 'inherit' });
+const { countTokens } = await import('gpt-tokenizer/encoding/o200k_base');
+console.log(`\nSDK Client listTools() against the mcpgen-generated server over stdio, median of ${RUNS} lists (goal: under 1 s for GitHub)\n`);
+for (const c of cases.filter((x) => x.name !== 'Petstore')) {
+  // Inside the repository, so the generated project resolves the SDK and @types/node from its node_modules.
+  const out = path.join(cacheDir, `server-${c.name}`);
+  execFileSync(process.execPath, [path.join(root, 'bin/mcpgen.js'), 'build', c.manifest, '--out', out, '--quiet'], { cwd: root, stdio: 'pipe' });
+  execFileSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', out], { stdio: 'inherit' });
   const client = new Client({ name: 'bench', version: '1' });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [path.join(res.outDir, 'dist/server.js')], env: { PATH: process.env.PATH ?? '' }, stderr: 'ignore' }));
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: [path.join(out, 'dist/server.js')], env: { PATH: process.env.PATH ?? '' }, stderr: 'ignore' }));
   const times = [];
-  let bytes = 0;
-  let count = 0;
+  let tools = [];
   for (let i = 0; i < RUNS; i++) {
     const t = performance.now();
-    const { tools } = await client.listTools();
+    ({ tools } = await client.listTools());
     times.push(performance.now() - t);
-    bytes = Buffer.byteLength(JSON.stringify(tools));
-    count = tools.length;
   }
   await client.close();
-  times.sort((a, b) => a - b);
-  const median = times[Math.floor(times.length / 2)];
-  console.log(`${name.padEnd(18)} ${String(Math.round(median)).padStart(6)} ms  ${count} tools, ${(bytes / 1e6).toFixed(2)} MB (build reported ${(res.ir.surface.listBytes / 1e6).toFixed(2)} MB)`);
+  const json = JSON.stringify(tools);
+  const r = { ms: median(times), tools: tools.length, bytes: Buffer.byteLength(json), tokens: countTokens(json) };
+  results.listTools[c.name] = r;
+  console.log(`${c.name.padEnd(12)} ${String(Math.round(r.ms)).padStart(6)} ms  ${r.tools} tools, ${r.bytes.toLocaleString('en-US')} bytes, ${r.tokens.toLocaleString('en-US')} o200k tokens`);
 }
+
+writeFileSync(path.join(cacheDir, 'results.json'), JSON.stringify(results, null, 2) + '\n');
+rmSync(tmp, { recursive: true, force: true });
+console.log(`\nwrote ${path.relative(root, path.join(cacheDir, 'results.json'))}`);
