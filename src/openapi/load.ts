@@ -87,7 +87,9 @@ export async function loadSpec(opts: LoadSpecOptions): Promise<LoadedSpec | unde
   checkSchema(doc, version, source, diagnostics);
   // on the document as written: bundling turns a cycle of bare $refs into self-references
   const cycles = checkRefCycles({ doc, source, diagnostics });
-  const bundled = await bundle(doc, opts, source);
+  // a single-file document whose `$ref`s all resolve directly needs no bundling: bundling would
+  // return it unchanged (it edits the document in place), after an expensive crawl
+  const bundled = internalOnly(doc) ? doc : await bundle(doc, opts, source);
   if (bundled) {
     checkFiniteNumbers({ doc: bundled, source, diagnostics, skip: nonFinite });
     // cycles through other files show only once they are bundled in
@@ -155,6 +157,62 @@ function lookupPointer(doc: unknown, ptr: string): unknown {
     else return undefined;
   }
   return cur;
+}
+
+/** OpenAPI versions swagger-parser accepts (others make `bundle` fail, which is reported). */
+const PARSER_VERSIONS = ['3.1.0', '3.1.1', '3.1.2', '3.0.0', '3.0.1', '3.0.2', '3.0.3', '3.0.4'];
+/** A `$ref` that swagger-parser's URL handling (percent-decoding, whitespace) leaves exactly as written. */
+const PLAIN_INTERNAL_REF = /^#(?:\/[^\s%#\\\u0000-\u001f\u007f]*)*$/;
+
+/**
+ * Whether `SwaggerParser.bundle` would leave the document exactly as it is and report nothing:
+ * the document passes swagger-parser's own version checks, nothing declares a `$id` (which would
+ * rebase references), and every `$ref` is an internal JSON pointer to an existing object reached
+ * without passing through, or ending at, another `$ref` (bundling rewrites those). Anything else,
+ * including every error case, goes through `bundle` as before.
+ */
+export function internalOnly(doc: Record<string, unknown>): boolean {
+  if (doc.swagger !== undefined) {
+    if (doc.swagger !== '2.0') return false;
+  } else if (doc.paths === undefined || typeof doc.openapi !== 'string' || !PARSER_VERSIONS.includes(doc.openapi)) {
+    return false;
+  }
+  if (isObject(doc.info) && typeof doc.info.version === 'number') return false;
+  const isRef = (v: unknown) => isObject(v) && typeof v.$ref === 'string' && v.$ref.length > 0;
+  const refs: string[] = [];
+  const stack: unknown[] = [doc];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (Array.isArray(node)) {
+      for (const v of node) if (v !== null && typeof v === 'object') stack.push(v);
+    } else if (isObject(node)) {
+      if ('$id' in node) return false;
+      if (typeof node.$ref === 'string' && node.$ref.length > 0) {
+        if (!PLAIN_INTERNAL_REF.test(node.$ref)) return false;
+        refs.push(node.$ref);
+      }
+      for (const v of Object.values(node)) if (v !== null && typeof v === 'object') stack.push(v);
+    }
+  }
+  const checked = new Set<string>();
+  for (const ref of refs) {
+    if (checked.has(ref)) continue;
+    checked.add(ref);
+    let cur: unknown = doc;
+    for (const t of parsePointer(ref.slice(1))) {
+      if (isRef(cur)) return false;
+      if (Array.isArray(cur)) {
+        if (!/^(?:0|[1-9]\d*)$/.test(t)) return false;
+        cur = cur[Number(t)];
+      } else if (isObject(cur) && Object.hasOwn(cur, t)) {
+        cur = cur[t];
+      } else {
+        return false;
+      }
+    }
+    if (cur === null || typeof cur !== 'object' || isRef(cur)) return false;
+  }
+  return true;
 }
 
 /** Bundles external references into the document, enforcing the reference policy. */
