@@ -4,10 +4,10 @@
  */
 import { readFileSync } from 'node:fs';
 import yargs from 'yargs';
-import { runBuild, runValidate, type Io } from './commands.js';
-import { runInit } from './init.js';
+// the commands are loaded when one runs (`--help`, `--version` and usage errors load none of
+// them; `init` and `--watch` code, with chokidar, only for those)
+import type { Io } from './commands.js';
 import { paint, startProgress, useColor, useProgress, NO_PROGRESS } from './terminal.js';
-import { runWatch } from './watch.js';
 import { packageFile } from '../paths.js';
 import { suggest } from '../suggest.js';
 
@@ -65,8 +65,13 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
       async (a) => {
         if (usageError !== undefined) return;
         const opts = { manifest: a.manifest, format: a.format, report: a.report, quiet: a.quiet, ...(a.out !== undefined ? { out: a.out } : {}) };
-        if (a.watch) code = await runWatch({ ...opts, color: io.colors?.stdout.enabled === true }, io, io.signal ?? stopSignal());
-        else code = await runBuild({ ...opts, check: a.check }, io);
+        if (a.watch) {
+          const { runWatch } = await import('./watch.js');
+          code = await runWatch({ ...opts, color: io.colors?.stdout.enabled === true }, io, io.signal ?? stopSignal());
+        } else {
+          const { runBuild } = await import('./commands.js');
+          code = await runBuild({ ...opts, check: a.check }, io);
+        }
       },
     )
     .command(
@@ -79,6 +84,7 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
           .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'No progress and no success message; diagnostics are still printed' }),
       async (a) => {
         if (usageError !== undefined) return;
+        const { runValidate } = await import('./commands.js');
         code = await runValidate({ manifest: a.manifest, format: a.format, quiet: a.quiet }, io);
       },
     )
@@ -91,6 +97,7 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
           .option('out', { type: 'string', default: 'mcpgen.yaml', describe: 'Where to write the manifest' }),
       async (a) => {
         if (usageError !== undefined) return;
+        const { runInit } = await import('./init.js');
         code = await runInit({ spec: a.spec, out: a.out }, io);
       },
     )
