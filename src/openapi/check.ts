@@ -23,13 +23,15 @@ function yamlSpelling(n: number): string {
  */
 export function checkFiniteNumbers(opts: { doc: unknown; source: YamlSource; diagnostics: Diagnostics; skip?: ReadonlySet<string> }): Set<string> {
   const found = new Set<string>();
-  // an explicit stack, not recursion: a hostile document may nest thousands of levels deep
-  const stack: Array<{ node: unknown; tokens: string[] }> = [{ node: opts.doc, tokens: [] }];
+  // an explicit stack, not recursion: a hostile document may nest thousands of levels deep; only
+  // containers and non-finite numbers are pushed, and a path is spelled out only when reported
+  const stack: Frame[] = [{ node: opts.doc, key: '', parent: undefined, depth: 0 }];
   while (stack.length > 0) {
-    const { node, tokens } = stack.pop()!;
+    const frame = stack.pop()!;
+    const { node } = frame;
     if (typeof node === 'number') {
       if (Number.isFinite(node)) continue;
-      const ptr = pointer(tokens);
+      const ptr = pointer(tokensOf(frame));
       if (opts.skip?.has(ptr) || found.has(ptr)) continue;
       found.add(ptr);
       opts.diagnostics.error(
@@ -40,10 +42,33 @@ export function checkFiniteNumbers(opts: { doc: unknown; source: YamlSource; dia
       );
       continue;
     }
-    const children: Array<[string, unknown]> = Array.isArray(node) ? node.map((v, i) => [String(i), v]) : isObject(node) ? Object.entries(node) : [];
-    for (let i = children.length - 1; i >= 0; i--) stack.push({ node: children[i]![1], tokens: [...tokens, children[i]![0]] });
+    pushChildren(stack, frame, (v) => (typeof v === 'number' ? !Number.isFinite(v) : v !== null && typeof v === 'object'));
   }
   return found;
+}
+
+/** A value met by a walk: its parent frame and key spell its path only when one is needed. */
+type Frame = { node: unknown; key: string; parent: Frame | undefined; depth: number };
+
+/** The tokens of a frame's path from the root. */
+function tokensOf(frame: Frame): string[] {
+  const tokens: string[] = [];
+  for (let f: Frame | undefined = frame; f?.parent !== undefined; f = f.parent) tokens.push(f.key);
+  return tokens.reverse();
+}
+
+/** Pushes the children of a container that `keep` selects, last first (so the first pops first). */
+function pushChildren(stack: Frame[], frame: Frame, keep: (v: unknown) => boolean): void {
+  const { node } = frame;
+  if (Array.isArray(node)) {
+    for (let i = node.length - 1; i >= 0; i--) if (keep(node[i])) stack.push({ node: node[i], key: String(i), parent: frame, depth: frame.depth + 1 });
+  } else if (isObject(node)) {
+    const keys = Object.keys(node);
+    for (let i = keys.length - 1; i >= 0; i--) {
+      const v = node[keys[i]!];
+      if (keep(v)) stack.push({ node: v, key: keys[i]!, parent: frame, depth: frame.depth + 1 });
+    }
+  }
 }
 
 /** Deepest nesting of a document mcpgen reads (JSON levels, about half as many schema levels; a published schema is cut at 64 levels anyway). */
@@ -54,11 +79,14 @@ export const MAX_DOCUMENT_DEPTH = 2500;
  * that is (no real API comes close; a hostile one would overflow the checks that follow).
  * Returns whether the document is within the limit.
  */
-export function checkDepth(opts: { doc: unknown; source: YamlSource; diagnostics: Diagnostics }): boolean {
-  const stack: Array<{ node: unknown; tokens: string[] }> = [{ node: opts.doc, tokens: [] }];
+export function checkDepth(opts: { doc: unknown; source: YamlSource; diagnostics: Diagnostics; stats?: { maxDepth: number } }): boolean {
+  const stack: Frame[] = [{ node: opts.doc, key: '', parent: undefined, depth: 0 }];
+  let maxDepth = 0;
   while (stack.length > 0) {
-    const { node, tokens } = stack.pop()!;
-    if (tokens.length > MAX_DOCUMENT_DEPTH) {
+    const frame = stack.pop()!;
+    if (frame.depth > maxDepth) maxDepth = frame.depth;
+    if (frame.depth > MAX_DOCUMENT_DEPTH) {
+      const tokens = tokensOf(frame);
       const ptr = pointer(tokens);
       opts.diagnostics.error(
         'MCPGEN_SPEC_TOO_DEEP',
@@ -68,9 +96,11 @@ export function checkDepth(opts: { doc: unknown; source: YamlSource; diagnostics
       );
       return false;
     }
-    const children: Array<[string, unknown]> = Array.isArray(node) ? node.map((v, i) => [String(i), v]) : isObject(node) ? Object.entries(node) : [];
-    for (let i = children.length - 1; i >= 0; i--) stack.push({ node: children[i]![1], tokens: [...tokens, children[i]![0]] });
+    // a scalar child is one level deeper than its container: only a container can be past the limit first
+    pushChildren(stack, frame, (v) => v !== null && typeof v === 'object' ? true : frame.depth + 1 > MAX_DOCUMENT_DEPTH);
   }
+  // the deepest container (a scalar sits one level below it)
+  if (opts.stats) opts.stats.maxDepth = maxDepth + 1;
   return true;
 }
 
@@ -112,7 +142,7 @@ export function checkRefCycles(opts: { doc: Record<string, unknown>; source: Yam
   while (stack.length > 0) {
     const { node, ptr } = stack.pop()!;
     if (Array.isArray(node)) {
-      for (let i = node.length - 1; i >= 0; i--) stack.push({ node: node[i], ptr: `${ptr}/${i}` });
+      for (let i = node.length - 1; i >= 0; i--) if (node[i] !== null && typeof node[i] === 'object') stack.push({ node: node[i], ptr: `${ptr}/${i}` });
       continue;
     }
     if (!isObject(node)) continue;
@@ -128,8 +158,12 @@ export function checkRefCycles(opts: { doc: Record<string, unknown>; source: Yam
     }
     if (isObject(node.not)) out.push(`${ptr}/not`);
     if (out.length > 0) edges.set(ptr, out);
-    const entries = Object.entries(node);
-    for (let i = entries.length - 1; i >= 0; i--) stack.push({ node: entries[i]![1], ptr: `${ptr}/${entries[i]![0].replace(/~/g, '~0').replace(/\//g, '~1')}` });
+    const keys = Object.keys(node);
+    for (let i = keys.length - 1; i >= 0; i--) {
+      const k = keys[i]!;
+      const v = node[k];
+      if (v !== null && typeof v === 'object') stack.push({ node: v, ptr: `${ptr}/${k.includes('~') || k.includes('/') ? k.replace(/~/g, '~0').replace(/\//g, '~1') : k}` });
+    }
   }
   let count = 0;
   for (const scc of stronglyConnected(edges)) {

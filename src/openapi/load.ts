@@ -80,17 +80,20 @@ export async function loadSpec(opts: LoadSpecOptions): Promise<LoadedSpec | unde
     return undefined;
   }
   // a hostile nesting depth would overflow the checks below: nothing else is read then
-  if (!checkDepth({ doc, source, diagnostics })) return undefined;
+  const depth = { maxDepth: Infinity };
+  if (!checkDepth({ doc, source, diagnostics, stats: depth })) return undefined;
   // independent checks all run, so one run reports every problem; nothing after them sees a broken document
   const errorsBefore = diagnostics.items.length;
   const nonFinite = checkFiniteNumbers({ doc, source, diagnostics });
-  checkSchema(doc, version, source, diagnostics);
+  checkSchema(doc, version, source, diagnostics, depth.maxDepth);
   // on the document as written: bundling turns a cycle of bare $refs into self-references
   const cycles = checkRefCycles({ doc, source, diagnostics });
   // a single-file document whose `$ref`s all resolve directly needs no bundling: bundling would
   // return it unchanged (it edits the document in place), after an expensive crawl
-  const bundled = internalOnly(doc) ? doc : await bundle(doc, opts, source);
-  if (bundled) {
+  const unchanged = internalOnly(doc);
+  const bundled = unchanged ? doc : await bundle(doc, opts, source);
+  // an unchanged document was checked above already
+  if (bundled && !unchanged) {
     checkFiniteNumbers({ doc: bundled, source, diagnostics, skip: nonFinite });
     // cycles through other files show only once they are bundled in
     if (cycles === 0) checkRefCycles({ doc: bundled, source, diagnostics });
@@ -132,14 +135,16 @@ const MAX_SCHEMA_ISSUES = 50;
 const META_SCHEMA_DEPTH = 300;
 
 /** Validates the raw root document against the OpenAPI meta-schema; every issue points into the file. */
-function checkSchema(doc: Record<string, unknown>, version: SpecVersion, source: YamlSource, diagnostics: Diagnostics): boolean {
+function checkSchema(doc: Record<string, unknown>, version: SpecVersion, source: YamlSource, diagnostics: Diagnostics, maxDepth: number): boolean {
   // a `$ref` object stands for what it references (validated where that is defined); the
   // published 3.1 meta-schema does not even allow `$ref` on a Path Item, which 3.1 does
   const isRef = (p: string) => {
     const node = lookupPointer(doc, p);
     return isObject(node) && typeof node.$ref === 'string';
   };
-  const issues = metaSchemaIssues(shallowCopy(doc, META_SCHEMA_DEPTH) as Record<string, unknown>, version).filter((i) => !isRef(i.pointer) && !isRef(i.pointer.slice(0, i.pointer.lastIndexOf('/'))));
+  // the validator reads the document itself (it changes nothing) unless it is deep enough to need cutting
+  const input = maxDepth < META_SCHEMA_DEPTH ? doc : (shallowCopy(doc, META_SCHEMA_DEPTH) as Record<string, unknown>);
+  const issues = metaSchemaIssues(input, version).filter((i) => !isRef(i.pointer) && !isRef(i.pointer.slice(0, i.pointer.lastIndexOf('/'))));
   for (const i of issues.slice(0, MAX_SCHEMA_ISSUES)) {
     diagnostics.error('MCPGEN_SPEC_INVALID', i.message, 'fix the document so that it validates against the OpenAPI schema', source.locate(i.pointer, { key: i.key === true }));
   }
