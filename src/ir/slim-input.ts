@@ -45,12 +45,18 @@ export function slimInput(schema: JsonSchema, limits: InputLimits): SlimResult {
   }) as JsonSchema;
   if (size(out) <= limits.maxBytes) return { schema: out };
   // cut deeper and deeper while it still fits; the shallowest cut is the fallback
+  // each cut is made and serialised once: the next depth's is kept for the following round
   let best: SlimResult | undefined;
+  let cut = cutAt(out, DESCRIBED_LEVELS);
+  let json = JSON.stringify(cut);
   for (let depth = DESCRIBED_LEVELS; depth <= MAX_CUT; depth++) {
-    const cut = cutAt(out, depth);
-    if (best !== undefined && size(cut) > limits.maxBytes) break;
+    if (best !== undefined && Buffer.byteLength(json) > limits.maxBytes) break;
     best = { schema: cut, cutAt: depth };
-    if (!cut.$defs && JSON.stringify(cut) === JSON.stringify(cutAt(out, depth + 1))) break;
+    const next = cutAt(out, depth + 1);
+    const nextJson = JSON.stringify(next);
+    if (!cut.$defs && json === nextJson) break;
+    cut = next;
+    json = nextJson;
   }
   return best!;
 }
