@@ -7,18 +7,15 @@
  * (a mismatch is an error carrying the body) is kept.
  */
 import http from 'node:http';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
 import { compile } from '../../src/compile.js';
-import { ROOT, run } from '../helpers/project.js';
+import { buildServer, connect, type Connected } from '../helpers/generated-server.js';
 import { portabilityProblems } from '../helpers/portability.js';
 
-const work = path.join(ROOT, '.cache/results');
+let work: string;
 
 const PET = `{ type: object, required: [id, name], additionalProperties: false, properties: { id: { type: integer, format: int64 }, name: { type: string, pattern: '^[A-Za-z]+$' }, status: { type: string, enum: [available, sold] }, owner: { $ref: '#/components/schemas/Owner' } } }`;
 const SPEC = `openapi: 3.0.3
@@ -76,18 +73,12 @@ const ANSWERS: Record<string, { status: number; type?: string; body: string }> =
 };
 
 let backend: http.Server;
+let conn: Connected;
 let client: Client;
 
 beforeAll(async () => {
-  rmSync(work, { recursive: true, force: true });
-  mkdirSync(work, { recursive: true });
-  writeFileSync(path.join(work, 'openapi.yaml'), SPEC);
-  writeFileSync(path.join(work, 'mcpgen.yaml'), MANIFEST);
-  const io = { stdout: () => undefined, stderr: (s: string) => void process.stderr.write(s), cwd: work };
-  expect(await main(['build', 'mcpgen.yaml'], io)).toBe(0);
-  await run(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', path.join(work, 'server')]).catch((e: { stdout?: string }) => {
-    throw new Error(`the generated project does not compile:\n${e.stdout ?? String(e)}`);
-  });
+  const built = await buildServer('results', SPEC, MANIFEST);
+  work = built.dir;
   backend = http.createServer((req, res) => {
     const answer = ANSWERS[req.url!.replace(/^\/v1/, '')] ?? { status: 404, type: 'text/plain', body: 'no such thing' };
     res.writeHead(answer.status, answer.type ? { 'content-type': answer.type } : {});
@@ -95,13 +86,12 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => backend.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(backend.address() as { port: number }).port}/v1`;
-  const transport = new StdioClientTransport({ command: process.execPath, args: [path.join(work, 'server/dist/server.js')], env: { PATH: process.env.PATH ?? '', DRIFT_BASE_URL: url }, stderr: 'pipe' });
-  client = new Client({ name: 'results-e2e', version: '1' });
-  await client.connect(transport);
+  conn = await connect(built.server, { DRIFT_BASE_URL: url }, 'results-e2e');
+  client = conn.client;
 }, 300_000);
 
 afterAll(async () => {
-  await client?.close();
+  await conn?.close();
   backend?.close();
 });
 
