@@ -3,7 +3,10 @@
  * are type-checked and tested against (a unit test keeps them equal to mcpgen's package.json).
  */
 export const GENERATED_DEPENDENCIES = {
-  '@modelcontextprotocol/sdk': '1.32.2',
+  /** The official MCP SDK, v2: one server serves both protocol eras (2025-11-25 and earlier, and 2026-07-28). */
+  '@modelcontextprotocol/server': '2.4.0',
+  /** Streamable HTTP on node:http (runtime/http.ts). */
+  '@modelcontextprotocol/node': '2.1.2',
   ajv: '8.20.0',
   'ajv-formats': '3.0.1',
   /**
@@ -11,7 +14,7 @@ export const GENERATED_DEPENDENCIES = {
    * crafted argument cannot stall the server the way a backtracking `^(a+)+$` does. Node 20+.
    */
   re2js: '2.10.0',
-  /** Request schemas: tools/call params are checked by hand (runtime/server.ts), and the custom methods'. */
+  /** Params schemas of the custom methods (concerns/update, preprocessors/run); the v2 SDK needs it at run time too. */
   zod: '4.6.7',
   /** Requests over a unix socket (`unix:` base URLs, runtime/socket.ts); loaded only when one is used. 7.x supports Node 20.18.1+. */
   undici: '7.30.2',

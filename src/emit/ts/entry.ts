@@ -96,13 +96,13 @@ export function serverParts(ir: IrServer): ServerParts {
   };
 }
 
-/** Renders `src/server.ts`, the stdio entry point (`bin` of the generated package). */
+/** Renders `src/server.ts`, the entry point (`bin` of the generated package): one call of the runtime's `main`. */
 export function emitServerEntry(ir: IrServer): string {
   const p = serverParts(ir);
   const hasResources = p.resources || p.templates;
-  const plain = !p.extraTools && !p.anyPrompts && !hasResources && !p.concerns && !p.reflection;
   const imports: string[] = [];
-  if (!plain) imports.push("import type { ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';");
+  const plain = !p.extraTools && !p.anyPrompts && !hasResources && !p.concerns && !p.reflection && !p.preprocessors;
+  if (!plain) imports.push("import type { ServerCapabilities } from '@modelcontextprotocol/server';");
   if (p.concerns) imports.push("import { concerns } from './concerns.gen.js';");
   imports.push("import { config } from './config.gen.js';");
   if (p.extraTools) imports.push("import { extraTools } from './extra-tools.gen.js';");
@@ -110,20 +110,18 @@ export function emitServerEntry(ir: IrServer): string {
   if (p.prompts) imports.push("import { prompts } from './prompts.gen.js';");
   if (p.reflection) imports.push("import { reflection } from './reflection.gen.js';");
   if (hasResources) imports.push(`import { ${[p.resources ? 'resources' : '', p.templates ? 'resourceTemplates' : ''].filter(Boolean).join(', ')} } from './resources.gen.js';`);
-  imports.push("import { runCommandLine } from './runtime/command-line.js';");
   if (p.concerns) imports.push("import { concernCapability, installConcerns } from './runtime/concern-protocol.js';");
+  imports.push("import { main } from './runtime/main.js';");
   if (p.preprocessors) imports.push("import { installPreprocessors, preprocessorCapability, withContextPrompt } from './runtime/preprocessors-protocol.js';");
   if (p.anyPrompts) imports.push("import { installPrompts } from './runtime/prompts.js';");
   if (p.reflection) imports.push("import { ReflectionGate, reflectionConfigFromEnv } from './runtime/reflection.js';");
   if (hasResources) imports.push("import { installResources } from './runtime/resources.js';");
   if (p.search) imports.push("import { createToolSearch } from './runtime/search.js';");
-  imports.push("import { runStdio } from './runtime/server.js';");
   if (p.search) imports.push("import { searchIndex } from './search-index.gen.js';");
   imports.push("import { tools } from './tools.gen.js';");
-  const cliOptions = p.reflection ? ', { reflectionDir: reflection.storeDir }' : '';
-  const cli = '// --help, --version and --print-config answer on stdout and exit; without arguments the server serves MCP over stdio\n' + `const serve = !runCommandLine(process.argv.slice(2), config, tools${cliOptions});\n\n`;
-  const head = '#!/usr/bin/env node\n' + TS_HEADER + '\n' + imports.join('\n') + '\n\n' + cli;
-  if (plain) return head + `if (serve) await runStdio(config, tools${p.search ? ', process.env, { search: createToolSearch(searchIndex) }' : ''});\n`;
+  const head = '#!/usr/bin/env node\n' + TS_HEADER + '\n' + imports.join('\n') + '\n\n';
+  const call = '// --help, --version and --print-config answer on stdout and exit; otherwise the server serves MCP\n// over stdio, or over Streamable HTTP with --transport http (see --help)\n';
+  if (plain) return head + call + `await main(config, tools${p.search ? ', { search: createToolSearch(searchIndex) }' : ''});\n`;
 
   // list_changed is only ever sent after a concern update, so it is declared only with concerns
   const changing = p.concerns ? '{ listChanged: true }' : '{}';
@@ -139,10 +137,10 @@ export function emitServerEntry(ir: IrServer): string {
   if (experimental.length > 0) caps.push(`  experimental: { ${experimental.join(', ')} },`);
   const gateOpt = p.concerns ? ', { gate }' : '';
   const install: string[] = [];
-  if (p.concerns) install.push('    const gate = installConcerns(server, { ...concerns, capabilities });');
+  if (p.concerns) install.push('    const gate = installConcerns(server, { ...concerns, capabilities, era: instance.era });');
   if (p.preprocessors) install.push('    installPreprocessors(server, preprocessors);');
   if (p.anyPrompts) {
-    const lists = [p.prompts ? '...prompts' : '', p.reflection ? '...reflectionGate.promptsFor()' : '', p.preprocessors ? 'withContextPrompt(preprocessors, { server })' : ''].filter(Boolean);
+    const lists = [p.prompts ? '...prompts' : '', p.reflection ? '...reflectionPrompts' : '', p.preprocessors ? 'withContextPrompt(preprocessors, { server })' : ''].filter(Boolean);
     const all = lists.length === 1 && p.prompts ? 'prompts' : `[${lists.join(', ')}]`;
     install.push(`    installPrompts(server, ${all}${gateOpt});`);
   }
@@ -154,16 +152,21 @@ export function emitServerEntry(ir: IrServer): string {
   const ext: string[] = [];
   if (p.extraTools) ext.push('  extraTools,');
   ext.push('  capabilities,');
-  if (p.reflection) ext.push('  reflection: reflectionGate,');
+  if (p.reflection) {
+    ext.push('  reflection: (key) => (reflectionGate = new ReflectionGate(reflectionConfigFromEnv(reflection, config.envPrefix, process.env, key))),');
+    ext.push('  reflectionDir: reflection.storeDir,');
+  }
   if (p.preprocessors) ext.push('  preprocessorNames: preprocessors.map((p) => p.name),');
   if (p.search) ext.push('  search: createToolSearch(searchIndex),');
-  if (install.length > 0) ext.push(`  install: (server) => {\n${install.join('\n')}\n  },`);
-  const gateDecl = p.reflection ? '/** The reflection gate, shared by every session of this process (it remembers the hashes it issued). */\nconst reflectionGate = new ReflectionGate(reflectionConfigFromEnv(reflection, config.envPrefix));\n\n' : '';
+  const usesInstance = p.concerns;
+  if (install.length > 0) ext.push(`  install: (server${usesInstance ? ', instance' : ''}) => {\n${p.reflection && p.anyPrompts ? '    const reflectionPrompts = reflectionGate?.promptsFor() ?? [];\n' : ''}${install.join('\n')}\n  },`);
+  const gateDecl = p.reflection ? '/** The reflection gate, shared by every instance of this process (made once the state key is known). */\nlet reflectionGate: ReflectionGate | undefined;\n\n' : '';
   return (
     head +
     gateDecl +
     '/** What this server declares: only the primitive kinds it has, and its protocol extensions. */\n' +
     `const capabilities: ServerCapabilities = {\n${caps.join('\n')}\n};\n\n` +
-    `if (serve) {\n  await runStdio(config, tools, process.env, {\n${ext.map((l) => l.replace(/^/gm, '  ')).join('\n')}\n  });\n}\n`
+    call +
+    `await main(config, tools, {\n${ext.join('\n')}\n});\n`
   );
 }

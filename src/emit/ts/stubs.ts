@@ -94,7 +94,7 @@ function stub(file: string, uses: ReadonlyArray<{ ref: IrHandlerRef; use: Use }>
     }
   }
   const imports: string[] = [];
-  if (uses.some((u) => u.use.kind === 'template')) imports.push('import type { Variables } from "@modelcontextprotocol/sdk/shared/uriTemplate.js";');
+  if (uses.some((u) => u.use.kind === 'template')) imports.push('import type { Variables } from "@modelcontextprotocol/server";');
   if (types.size > 0) imports.push(`import type { ${[...types].sort().join(', ')} } from ${tsString(`${up}/extra-tools.gen.js`)};`);
   for (const module of [...runtime.keys()].sort()) imports.push(`import type { ${[...runtime.get(module)!].sort().join(', ')} } from ${tsString(`${up}/runtime/${module}.js`)};`);
   return (

@@ -5,10 +5,10 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ERAS, linkedClient } from '../../helpers/linked.js';
+import type { AnyClient, Era } from '../../helpers/linked.js';
 import { setLogSink } from '../../../templates/runtime/log.js';
 import { defineTool } from '../../../templates/runtime/extra-tools.js';
 import type { PrimitiveGate } from '../../../templates/runtime/primitives.js';
@@ -103,25 +103,36 @@ afterAll(async () => {
   await new Promise<void>((resolve) => http.close(() => resolve()));
 });
 
-const clients: Client[] = [];
+const clients: AnyClient[] = [];
 afterEach(async () => {
   await Promise.all(clients.splice(0).map((c) => c.close()));
   seen.length = 0;
 });
 
-async function connect(env: NodeJS.ProcessEnv = { PETSTORE_BASE_URL: baseUrl }): Promise<Client> {
-  const server = createServer(config, tools, env);
-  const [clientT, serverT] = InMemoryTransport.createLinkedPair();
-  const client = new Client({ name: 'test', version: '1' });
-  await Promise.all([server.connect(serverT), client.connect(clientT)]);
-  clients.push(client);
-  return client;
+/** The error a promise rejects with (or undefined). */
+async function rejection(p: Promise<unknown>): Promise<{ code?: number; message: string } | undefined> {
+  return p.then(
+    () => undefined,
+    (e: unknown) => e as { code?: number; message: string },
+  );
 }
 
-describe('createServer (in memory)', () => {
+describe.each(ERAS)('createServer in the %s era (in memory)', (era: Era) => {
+  async function connect(env: NodeJS.ProcessEnv = { PETSTORE_BASE_URL: baseUrl }): Promise<AnyClient> {
+    const factory = createServer(config, tools, env);
+    const client = await linkedClient(factory, era);
+    clients.push(client);
+    return client;
+  }
+  async function connectWith(options: CreateServerOptions, operationTools: readonly OperationTool[] = tools): Promise<AnyClient> {
+    const client = await linkedClient(createServer(config, operationTools, { PETSTORE_BASE_URL: baseUrl }, options), era);
+    clients.push(client);
+    return client;
+  }
+
   it('identifies itself and sends the instructions', async () => {
     const client = await connect();
-    expect(client.getServerVersion()).toEqual({ name: 'petstore', version: '1.2.3' });
+    expect(client.getServerVersion()).toMatchObject({ name: 'petstore', version: '1.2.3' });
     expect(client.getInstructions()).toBe('Use the pet tools.');
     expect(client.getServerCapabilities()?.tools).toEqual({});
   });
@@ -142,7 +153,8 @@ describe('createServer (in memory)', () => {
   it('calls a tool end to end and returns structuredContent', async () => {
     const client = await connect();
     const result = await client.callTool({ name: 'getPetById', arguments: { petId: 7 } });
-    expect(result).toEqual({ content: [{ type: 'text', text: '{"id":7,"name":"Rex","category":{"id":1}}' }], structuredContent: { id: 7, name: 'Rex', category: { id: 1 } } });
+    expect(result).toMatchObject({ content: [{ type: 'text', text: '{"id":7,"name":"Rex","category":{"id":1}}' }], structuredContent: { id: 7, name: 'Rex', category: { id: 1 } } });
+    expect(result.isError).toBeUndefined();
     expect(seen).toEqual([{ method: 'GET', url: '/v1/pet/7', body: '' }]);
   });
 
@@ -171,20 +183,16 @@ describe('createServer (in memory)', () => {
   it('returns invalid arguments as an isError result and sends nothing', async () => {
     const client = await connect();
     const result = await client.callTool({ name: 'getPetById', arguments: { petId: 'seven' } });
-    expect(result).toEqual({ isError: true, content: [{ type: 'text', text: 'Invalid arguments for tool getPetById:\n- petId: must be integer' }] });
+    expect(result).toMatchObject({ isError: true, content: [{ type: 'text', text: 'Invalid arguments for tool getPetById:\n- petId: must be integer' }] });
     expect(seen).toEqual([]);
   });
 
   it('rejects an unknown tool with JSON-RPC error -32602', async () => {
     const client = await connect();
-    const err = await client.callTool({ name: 'nope', arguments: {} }).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    expect(err).toBeInstanceOf(McpError);
-    expect((err as McpError).code).toBe(ErrorCode.InvalidParams);
-    expect((err as McpError).code).toBe(-32602);
-    expect((err as McpError).message).toMatch(/Unknown tool: nope/);
+    const err = await rejection(client.callTool({ name: 'nope', arguments: {} }));
+    expect(err?.code).toBe(ProtocolErrorCode.InvalidParams);
+    expect(err?.code).toBe(-32602);
+    expect(err?.message).toMatch(/Unknown tool: nope/);
   });
 
   it('tells which variable to set when there is no base URL', async () => {
@@ -194,7 +202,10 @@ describe('createServer (in memory)', () => {
     expect(result.content).toEqual([{ type: 'text', text: expect.stringContaining('PETSTORE_BASE_URL') }]);
   });
 
-  it('aborts the HTTP request when the client cancels the call', async () => {
+  // the v2 client pinned to 2026-07-28 neither rejects nor sends notifications/cancelled when its
+  // signal aborts on an in-memory (stdio-shaped) transport (checked with @modelcontextprotocol/client
+  // 2.4.0; over HTTP it aborts the request's own stream), so this runs with the legacy client only
+  it.skipIf(era === 'modern')('aborts the HTTP request when the client cancels the call', async () => {
     slowClosed = new Promise<void>((resolve) => (signalSlowClosed = resolve));
     const client = await connect();
     const controller = new AbortController();
@@ -224,20 +235,17 @@ const echo = defineTool<{ text: string }, unknown>({
   handler: (args) => args.text,
 });
 
-async function connectWith(options: CreateServerOptions, operationTools: readonly OperationTool[] = tools): Promise<Client> {
-  const server = createServer(config, operationTools, { PETSTORE_BASE_URL: baseUrl }, options);
-  const [clientT, serverT] = InMemoryTransport.createLinkedPair();
-  const client = new Client({ name: 'test', version: '1' });
-  await Promise.all([server.connect(serverT), client.connect(clientT)]);
-  clients.push(client);
-  return client;
-}
+describe.each(ERAS)('createServer with extensions, %s era', (era: Era) => {
+  async function connectWith(options: CreateServerOptions, operationTools: readonly OperationTool[] = tools): Promise<AnyClient> {
+    const client = await linkedClient(createServer(config, operationTools, { PETSTORE_BASE_URL: baseUrl }, options), era);
+    clients.push(client);
+    return client;
+  }
 
-describe('createServer with extensions', () => {
   it('lists extra tools after the operation tools and runs them through callExtraTool', async () => {
     const client = await connectWith({ extraTools: [echo] });
     expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['getPetById', 'addPet', 'slow', 'echo']);
-    expect(await client.callTool({ name: 'echo', arguments: { text: 'hi' } })).toEqual({ content: [{ type: 'text', text: 'hi' }] });
+    expect(await client.callTool({ name: 'echo', arguments: { text: 'hi' } })).toMatchObject({ content: [{ type: 'text', text: 'hi' }] });
     expect((await client.callTool({ name: 'echo', arguments: {} })).isError).toBe(true);
     expect(seen).toEqual([]);
   });
@@ -247,7 +255,7 @@ describe('createServer with extensions', () => {
     const gate: PrimitiveGate = {
       visible: (_kind, id) => id !== 'addPet',
       assertAllowed: (_kind, id) => {
-        if (id === 'addPet') throw new McpError(ErrorCode.InvalidParams, 'addPet is hidden');
+        if (id === 'addPet') throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'addPet is hidden');
       },
       decorate: (_kind, id, item) => ({ ...item, _meta: { id } }),
     };
@@ -260,14 +268,13 @@ describe('createServer with extensions', () => {
       ['slow', { id: 'slow' }],
       ['echo', { id: 'echo' }],
     ]);
-    const err = await client.callTool({ name: 'addPet', arguments: { body: { name: 'x' } } }).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    expect((err as McpError).message).toContain('addPet is hidden');
+    const err = await rejection(client.callTool({ name: 'addPet', arguments: { body: { name: 'x' } } }));
+    expect(err?.message).toContain('addPet is hidden');
     expect(seen).toEqual([]);
+    const before = installs;
     await connectWith(options);
-    expect(installs).toBe(2);
+    // one more instance for the new connection (a modern stdio opening may also make a discovery probe instance)
+    expect(installs).toBeGreaterThan(before);
   });
 
   it('declares no tools capability when there is no tool at all', async () => {
@@ -277,13 +284,13 @@ describe('createServer with extensions', () => {
   });
 });
 
-describe('runStdio (child process)', () => {
+describe('main over stdio (child process)', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'mcpgen-runtime-'));
   const script = path.join(dir, 'main.mts');
   writeFileSync(
     script,
-    `import { runStdio } from ${JSON.stringify(pathToFileURL(path.join(ROOT, 'templates/runtime/server.ts')).href)};\n` +
-      `await runStdio(${JSON.stringify(config)}, ${JSON.stringify(tools)});\n`,
+    `import { main } from ${JSON.stringify(pathToFileURL(path.join(ROOT, 'templates/runtime/main.ts')).href)};\n` +
+      `await main(${JSON.stringify(config)}, ${JSON.stringify(tools)});\n`,
   );
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -1,0 +1,103 @@
+/**
+ * The generated server's `main`: answers `--help`, `--version` and `--print-config`, resolves
+ * the settings and the serving options (flags win over `<PREFIX>_*` variables), builds the
+ * server and serves it over stdio (the default) or Streamable HTTP. Bad settings are logged and
+ * exit with code 1; a bad command line exits with code 2.
+ *
+ * This file is copied verbatim into every generated project.
+ */
+import { missingArgumentVariables } from './arguments.js';
+import { missingCredentials } from './auth.js';
+import { resolveServeOptions, runCommandLine } from './command-line.js';
+import type { ServeOptions } from './command-line.js';
+import { serveHttp } from './http.js';
+import { log, parseLogLevel, setLogLevel } from './log.js';
+import { createServer } from './server.js';
+import type { ReflectionGuard, ServerExtensions, ServerFactory } from './server.js';
+import { describeBase, resolveSettings, settingsVariables } from './settings.js';
+import { stateKey } from './state.js';
+import { STDOUT_BACKLOG, serveOnStdio } from './stdio.js';
+import type { OperationTool, ServerConfig } from './types.js';
+
+/** What the entry hands to {@link main} besides config and tools. */
+export type MainOptions = Omit<ServerExtensions, 'reflection'> & {
+  /** Makes the reflection gate, given the key hints are signed with (shared by instances with the same `<PREFIX>_STATE_KEY`). */
+  reflection?: (key: Buffer) => ReflectionGuard;
+  /** The reflection gate's store directory (listed by `--help`). */
+  reflectionDir?: string;
+};
+
+/** Runs the server this process is for; returns once it serves (or the command line was answered). */
+export async function main(config: ServerConfig, tools: readonly OperationTool[], options: MainOptions = {}, argv: readonly string[] = process.argv.slice(2), env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  if (runCommandLine(argv, config, tools, options.reflectionDir !== undefined ? { reflectionDir: options.reflectionDir } : {})) return;
+  const vars = settingsVariables(config.envPrefix);
+  const level = parseLogLevel(env[vars.logLevel]);
+  if (level) setLogLevel(level);
+  let serve: ServeOptions;
+  let factory: ServerFactory;
+  let reflection: ReflectionGuard | undefined;
+  try {
+    serve = resolveServeOptions(argv, config, env);
+    const settings = resolveSettings(config, env);
+    const key = stateKey(config.envPrefix, env);
+    if (key.generated) log('warn', `${config.name}: ${config.envPrefix}_STATE_KEY is not set, so a key was generated for this run: reflection-gate hints and input rounds are not accepted after a restart or by another instance; set it (32 characters or more) to share them`);
+    const { reflection: makeReflection, reflectionDir: _dir, ...extensions } = options;
+    reflection = makeReflection?.(key.key);
+    factory = createServer(config, tools, env, {
+      ...extensions,
+      ...(reflection ? { reflection } : {}),
+      settings,
+      stateKey: key.key,
+      identity: serve.clientIdentity,
+      ...(serve.transport === 'stdio' ? { outputBacklog: STDOUT_BACKLOG } : {}),
+    });
+  } catch (err) {
+    log('error', `${config.name}: cannot start: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(1);
+  }
+
+  const settings = factory.settings;
+  const where = settings.baseUrl !== undefined ? describeBase(settings) : `WARNING: ${vars.baseUrl} is not set, tool calls will fail until it is`;
+  const gate = reflection ? ` (${reflection.exposesPersistTool ? 'reflection gate with persist_justification' : 'reflection gate, sampling only'})` : '';
+  let on: string;
+  if (serve.transport === 'http') {
+    const handle = await serveHttp((ctx) => factory({ era: ctx.era, headers: ctx.headers, ...(ctx.identity !== undefined ? { identity: ctx.identity } : {}) }), {
+      name: config.name,
+      version: config.version,
+      host: serve.host,
+      port: serve.port,
+      allowedHosts: serve.allowedHosts,
+      allowedOrigins: serve.allowedOrigins,
+      tokens: serve.tokens,
+      sessionIdleMs: serve.sessionIdleMs,
+      maxSessions: serve.maxSessions,
+      drainMs: serve.drainMs,
+    }).catch((err: unknown) => {
+      log('error', `${config.name}: cannot listen on ${serve.host}:${serve.port}: ${err instanceof Error ? err.message : String(err)}`);
+      process.exit(1);
+    });
+    let closing = false;
+    const shutdown = (reason: string): void => {
+      if (closing) return;
+      closing = true;
+      log('info', `${config.name}: shutting down (${reason}), finishing calls in flight (at most ${serve.drainMs} ms)`);
+      handle.close().then(
+        () => process.exit(0),
+        () => process.exit(0),
+      );
+    };
+    process.once('SIGINT', () => shutdown('SIGINT'));
+    process.once('SIGTERM', () => shutdown('SIGTERM'));
+    on = `Streamable HTTP at ${handle.url}${serve.tokens.size > 0 ? ` (${serve.tokens.size} client token${serve.tokens.size === 1 ? '' : 's'})` : ''}`;
+  } else {
+    serveOnStdio(factory, config.name, serve.clientIdentity);
+    on = 'stdio';
+  }
+  log(settings.baseUrl !== undefined ? 'info' : 'warn', `${config.name} ${config.version}: MCP server on ${on} with ${factory.toolCount} tools${gate}; ${where}`);
+  for (const m of missingCredentials(config.securitySchemes ?? [], env)) {
+    log('warn', `${config.name}: credentials of security scheme ${JSON.stringify(m.scheme)} are not set (${m.variables.join(', ')}); tools that need them will fail until they are`);
+  }
+  for (const m of missingArgumentVariables(tools, env)) {
+    log('warn', `${config.name}: ${m.variable} is not set, so hidden arguments of ${m.tools.join(', ')} have no value; those tools will fail until it is set and the server restarted`);
+  }
+}

@@ -1,0 +1,157 @@
+/**
+ * The tool-call pipeline: every `tools/call` — direct, or through search mode's `call_tool` — is
+ * one {@link ToolCall} run through the same list of steps and then dispatched.
+ *
+ *   find the tool → steps: concern enforcement → argument validation → reflection gate → dispatch
+ *
+ * A step has the form `(call, next) => result`: it may refuse (return a result or throw a
+ * JSON-RPC error), ask the client for input (return an input-required result), or call `next()`
+ * and look at what comes back. Adding a concern of its own (access control, limits, audit) is
+ * one more step in {@link toolCallSteps}; nothing else changes.
+ *
+ * One logical call: in the 2026-07-28 era (and in the SDK's legacy shim) a handler that needs
+ * input from the client (sampling) returns an input-required result and runs again, from the
+ * top, when the client answers. A call keeps its `callId` and `state` across those rounds (the
+ * server seals them into the signed `requestState`), so that a step with side effects can tell a
+ * first round from a later one and run them once per logical call.
+ *
+ * This file is copied verbatim into every generated project.
+ */
+import type { CallToolResult, InputRequiredResult, Server, ServerContext } from '@modelcontextprotocol/server';
+import type { AnyExtraTool } from './extra-tools.js';
+import type { PrimitiveGate } from './primitives.js';
+import type { OperationTool } from './types.js';
+import { validateArguments } from './validate.js';
+import { log } from './log.js';
+
+/** A protocol era: `legacy` (≤ 2025-11-25, initialize, sessions) or `modern` (2026-07-28, per request). */
+export type Era = 'legacy' | 'modern';
+
+/** What a tool call may answer: a result, or a request for input from the client (then it runs again). */
+export type ToolResult = CallToolResult | InputRequiredResult;
+
+/** A tool the pipeline can dispatch: an operation, an extra tool, or the reflection gate's persist tool. */
+export type PipelineTool =
+  | { readonly kind: 'operation'; readonly tool: OperationTool }
+  | { readonly kind: 'extra'; readonly tool: AnyExtraTool }
+  | { readonly kind: 'persist'; readonly name: string };
+
+/** One logical tool call, as every step sees it. */
+export type ToolCall = {
+  /** The tool's name. */
+  readonly name: string;
+  readonly target: PipelineTool;
+  /** The arguments, as received (`{}` when left out). */
+  readonly args: Record<string, unknown>;
+  /** The server instance serving this request (one per legacy session, one per modern request over HTTP). */
+  readonly server: Server;
+  /** The SDK's request context. */
+  readonly ctx: ServerContext;
+  readonly era: Era;
+  /** The client's identity: its HTTP token's name, or the stdio identity (`<PREFIX>_CLIENT`, `local`). */
+  readonly identity: string;
+  /** Id of the logical call, the same in every input round. */
+  readonly callId: string;
+  /** Whether this is the call's first round. */
+  readonly firstRound: boolean;
+  /** JSON data kept across the input rounds of this call (sealed into the signed requestState); steps may write to it. */
+  readonly state: Record<string, unknown>;
+  /** Cancelled when the client cancels or the transport closes. */
+  readonly signal: AbortSignal;
+  /** Headers of the MCP request over HTTP (absent over stdio): upstream credentials a scheme takes `fromClient`. */
+  readonly headers?: { get(name: string): string | null };
+  /** Set when the call came through search mode's `call_tool` (its name): a gate hint says to retry through it. */
+  readonly viaCallTool?: string;
+  /** The concern gate of this request. */
+  readonly gate: PrimitiveGate;
+};
+
+/** One step of the pipeline. */
+export type Step = (call: ToolCall, next: () => Promise<ToolResult>) => Promise<ToolResult>;
+
+/** Runs `call` through `steps`, in order, then `dispatch`. */
+export function runPipeline(steps: readonly Step[], dispatch: (call: ToolCall) => Promise<ToolResult>, call: ToolCall): Promise<ToolResult> {
+  const at = (i: number): Promise<ToolResult> => (i < steps.length ? steps[i]!(call, () => at(i + 1)) : dispatch(call));
+  return at(0);
+}
+
+/** Whether `result` asks the client for input (an input-required result) rather than answering. */
+export function isInputRequired(result: ToolResult): result is InputRequiredResult {
+  return (result as { resultType?: unknown }).resultType === 'input_required';
+}
+
+/** An `isError` result with one text block. */
+function failure(text: string): CallToolResult {
+  return { isError: true, content: [{ type: 'text', text }] };
+}
+
+/** Concern enforcement: a tool the request's concern preferences hide is refused (-32602) when the server enforces them. */
+export const enforceConcerns: Step = (call, next) => {
+  call.gate.assertAllowed('tools', call.name, call.ctx);
+  return next();
+};
+
+/**
+ * Argument validation, once per call: invalid arguments are an `isError` result listing every
+ * problem (the model can correct them), before any gate asks for a justification and before any
+ * request is sent. The persist tool checks its own arguments.
+ */
+export const checkArguments: Step = (call, next) => {
+  if (call.target.kind === 'persist') return next();
+  const tool = call.target.tool;
+  let problems: string[];
+  try {
+    problems = validateArguments(tool, call.args);
+  } catch (err) {
+    log('error', `cannot validate arguments of ${tool.name}`, err);
+    return Promise.resolve(failure(`Tool ${tool.name} cannot check its arguments: ${err instanceof Error ? err.message : String(err)}`));
+  }
+  if (problems.length > 0) return Promise.resolve(failure(`Invalid arguments for tool ${tool.name}:\n${problems.map((p) => `- ${p}`).join('\n')}`));
+  return next();
+};
+
+/** What the reflection-gate step needs of the gate (reflection.ts's `ReflectionGate` is one). */
+export interface ToolGuard {
+  /** Whether calls of `tool` are gated. */
+  isGated(tool: string): boolean;
+  /** Whether a gated tool may run now; else the result to return instead (a hint, a refusal, or an input request). */
+  check(tool: string, args: unknown, call: GateCall): Promise<{ readonly ok: true } | { readonly ok: false; readonly result: ToolResult }>;
+}
+
+/** What the gate sees of a call. */
+export type GateCall = {
+  readonly server: Server;
+  readonly ctx: ServerContext;
+  readonly era: Era;
+  readonly signal: AbortSignal;
+  readonly callId: string;
+  readonly state: Record<string, unknown>;
+};
+
+/** A gate hint for a call made through `call_tool`: the retry goes through `call_tool` too. */
+function retryThroughCallTool(result: CallToolResult, tool: string, callTool: string): CallToolResult {
+  const note = `Then call ${callTool} again with {"name": ${JSON.stringify(tool)}, "arguments": <the same arguments>}.`;
+  const [first, ...rest] = result.content;
+  if (first?.type !== 'text') return { ...result, content: [{ type: 'text', text: note }, ...result.content] };
+  const plain = `Then call ${tool} again with the same arguments.`;
+  const text = first.text.includes(plain) ? first.text.replace(plain, note) : `${first.text}\n${note}`;
+  return { ...result, content: [{ ...first, text }, ...rest] };
+}
+
+/** The reflection gate as a step: a gated tool runs only once the gate allows it. */
+export function reflectionStep(guard: ToolGuard): Step {
+  return async (call, next) => {
+    if (call.target.kind === 'persist' || !guard.isGated(call.name)) return next();
+    const verdict = await guard.check(call.name, call.args, { server: call.server, ctx: call.ctx, era: call.era, signal: call.signal, callId: call.callId, state: call.state });
+    if (verdict.ok) return next();
+    if (call.viaCallTool !== undefined && !isInputRequired(verdict.result)) return retryThroughCallTool(verdict.result, call.name, call.viaCallTool);
+    return verdict.result;
+  };
+}
+
+/** The steps of every tool call, in order. */
+export function toolCallSteps(options: { readonly reflection?: ToolGuard }): Step[] {
+  const steps: Step[] = [enforceConcerns, checkArguments];
+  if (options.reflection) steps.push(reflectionStep(options.reflection));
+  return steps;
+}

@@ -1,0 +1,47 @@
+/**
+ * Serves a server factory over stdio, in both protocol eras: the SDK's `serveStdio` reads the
+ * client's opening (an `initialize` request, or a 2026-07-28 request with its `_meta` envelope)
+ * and pins one instance of that era for the connection. Runs until stdin closes or SIGINT/SIGTERM
+ * arrives, then exits with code 0. stdout carries the protocol only; logs go to stderr.
+ *
+ * This file is copied verbatim into every generated project.
+ */
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { log } from './log.js';
+import type { ServerFactory } from './server.js';
+import type { OutputBacklog } from './in-flight.js';
+
+/** What stdout holds for the client to read: results wait there in memory, counted in the response budget. */
+export const STDOUT_BACKLOG: OutputBacklog = {
+  bytes: () => process.stdout.writableLength,
+  drained: () =>
+    new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        process.stdout.off('drain', done);
+        resolve();
+      };
+      const timer = setTimeout(done, 100);
+      process.stdout.once('drain', done);
+    }),
+};
+
+/** Serves `factory` on this process's stdin/stdout until the client goes away or a signal arrives. */
+export function serveOnStdio(factory: ServerFactory, name: string, identity: string): void {
+  const handle = serveStdio((ctx) => factory({ era: ctx.era, identity }), { onerror: (err) => log('warn', 'MCP protocol error', err) });
+  let closing = false;
+  const shutdown = (reason: string): void => {
+    if (closing) return;
+    closing = true;
+    log('info', `${name}: shutting down (${reason})`);
+    handle.close().then(
+      () => process.exit(0),
+      () => process.exit(0),
+    );
+  };
+  process.stdin.once('end', () => shutdown('stdin closed'));
+  process.stdin.once('close', () => shutdown('stdin closed'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.stdout.on('error', () => shutdown('stdout closed'));
+}
