@@ -81,7 +81,7 @@ describe('examples/conformance', () => {
     const known = [...listed.matchAll(/^\s+- ([a-z0-9-]+)/gm)].map((m) => m[1]);
     expect(known.length).toBeGreaterThan(20);
     for (const n of [...baseline.map((e) => e.scenario), ...MUST_PASS]) expect(known, n).toContain(n);
-  });
+  }, 300_000);
 
   it('commits the server mcpgen generates from the manifest', () => {
     // exit 1 listing each file that would change when the committed project has drifted
