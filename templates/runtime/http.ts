@@ -1,0 +1,315 @@
+/**
+ * Streamable HTTP transport of the generated server, serving both protocol eras on one endpoint.
+ *
+ * - Modern (2026-07-28) requests go statelessly through the SDK's `createMcpHandler(…, { legacy:
+ *   'reject' })`: a fresh server instance per request (factory `era: 'modern'`).
+ * - Legacy (2025-era, `isLegacyRequest`) requests go to SESSIONFUL `NodeStreamableHTTPServerTransport`s:
+ *   `initialize` opens a session (`Mcp-Session-Id`) with its own server instance (factory
+ *   `era: 'legacy'`), so server→client requests inside a call (sampling) and per-session
+ *   notifications (`sessions()` → `sendToolListChanged()`) work. GET opens the session's SSE
+ *   stream, DELETE ends the session. Sessions close after `sessionIdleMs` without a request (the
+ *   client then gets 404 for that id), at most `maxSessions` are open (an extra `initialize` gets
+ *   503; open sessions are never evicted). A session is bound to the identity that opened it.
+ *
+ * Gates, in order: shutting down → 503; Host not a loopback name nor in `allowedHosts` → 403;
+ * Origin present and neither loopback nor in `allowedOrigins` → 403; `GET /healthz` → 200 (exempt
+ * from tokens only); other paths → 404; with `tokens`, a missing/wrong bearer → 401 with
+ * `WWW-Authenticate`; body over 4 MiB → 413. No CORS headers are ever sent.
+ *
+ * What a request handler sees (checked by test/unit/runtime/http.test.ts):
+ * - `ctx.http.authInfo` = `{ token, clientId: identity, scopes: [], expiresAt }` in both eras when
+ *   tokens are configured (absent without tokens); the factory also gets `identity`.
+ * - Request headers: `ctx.http.req` is the web `Request` of the HTTP request that carried the
+ *   message, in BOTH eras; for a legacy session that is each POST's own request (not the
+ *   `initialize` one), so per-request headers must be read from `ctx.http.req.headers`. The
+ *   factory's `headers` are those of the request being served for modern, but only those of the
+ *   `initialize` request for a legacy session.
+ *
+ * Every log line goes to stderr through `log.ts`.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextprotocol/node';
+import { createMcpHandler, isInitializeRequest, isLegacyRequest } from '@modelcontextprotocol/server';
+import type { AuthInfo, Server } from '@modelcontextprotocol/server';
+import { bearerChecker, hostAllowed, originAllowed } from './http-auth.js';
+import { log } from './log.js';
+
+export type Era = 'legacy' | 'modern';
+/** Makes a fresh server instance: one per modern request, one per legacy session. `identity` is the client identity of the request (from its bearer token; undefined without tokens). `headers` are the HTTP request headers. */
+export type HttpServerFactory = (ctx: { era: Era; identity?: string; headers: Headers }) => Server | Promise<Server>;
+export interface HttpOptions {
+  name: string; version: string;           // for /healthz and logs
+  host: string;                             // default used by callers: '127.0.0.1'
+  port: number;                             // 0 = ephemeral
+  allowedHosts?: readonly string[];         // Host header values accepted besides loopback names (needed when bound beyond loopback)
+  allowedOrigins?: readonly string[];       // Origin values accepted besides loopback origins
+  tokens?: ReadonlyMap<string, string>;     // bearer token -> identity; absent/empty = no auth
+  sessionIdleMs?: number;                   // legacy session idle timeout, default 30 min
+  maxSessions?: number;                     // cap on open legacy sessions, default 100
+  drainMs?: number;                         // graceful shutdown bound, default 10_000
+  path?: string;                            // MCP endpoint path, default '/mcp'
+}
+export interface HttpHandle {
+  readonly url: string;                     // e.g. http://127.0.0.1:PORT/mcp
+  readonly port: number;
+  sessionCount(): number;
+  /** Each open legacy session's own server instance (to send it list_changed notifications). */
+  sessions(): Iterable<Server>;
+  /** Stops accepting, lets in-flight requests finish within drainMs (then aborts them), closes every session and the listener. */
+  close(): Promise<void>;
+}
+
+/** Upper bound on a request body. */
+const MAX_BODY = 4 * 1024 * 1024;
+/** `expiresAt` of static tokens (seconds): they do not expire. */
+const FAR_FUTURE = 32_503_680_000;
+
+interface Session {
+  id: string;
+  server: Server;
+  transport: NodeStreamableHTTPServerTransport;
+  identity: string | undefined;
+  active: number;
+  timer?: NodeJS.Timeout;
+  closed?: boolean;
+}
+
+const rpcError = (code: number, message: string, id: unknown = null) => ({ jsonrpc: '2.0', error: { code, message }, id });
+
+function reply(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify(body));
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** The body, or `undefined` when it exceeds MAX_BODY (reading stops there). */
+function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
+  return new Promise((resolve, reject) => {
+    if (Number(header(req, 'content-length')) > MAX_BODY) return resolve(undefined);
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size <= MAX_BODY) return void chunks.push(chunk);
+      req.off('data', onData);
+      req.pause();
+      resolve(undefined);
+    };
+    req.on('data', onData);
+    req.once('end', () => resolve(Buffer.concat(chunks)));
+    req.once('error', reject);
+  });
+}
+
+function webHeaders(req: IncomingMessage): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined || name.startsWith(':')) continue;
+    for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
+  }
+  return headers;
+}
+
+const isMethod = (body: unknown, method: string): boolean =>
+  typeof body === 'object' && body !== null && (body as { method?: unknown }).method === method;
+
+export async function serveHttp(factory: HttpServerFactory, options: HttpOptions): Promise<HttpHandle> {
+  const path = options.path ?? '/mcp';
+  const idleMs = options.sessionIdleMs ?? 30 * 60_000;
+  const maxSessions = options.maxSessions ?? 100;
+  const drainMs = options.drainMs ?? 10_000;
+  const check = options.tokens && options.tokens.size > 0 ? bearerChecker(options.tokens) : undefined;
+  const sessions = new Map<string, Session>();
+  let opening = 0; // legacy sessions being initialized, counted against the cap
+  let inflight = 0;
+  let onIdle: (() => void) | undefined;
+  let closing = false;
+
+  const modern = createMcpHandler(
+    (ctx) => factory({ era: ctx.era, identity: ctx.authInfo?.clientId, headers: ctx.requestInfo?.headers ?? new Headers() }),
+    { legacy: 'reject', onerror: (error) => log('debug', 'http: modern request error', error) },
+  );
+  const modernNode = toNodeHandler(modern, {
+    maxRequestBodySize: MAX_BODY,
+    onerror: (error) => log('error', 'http: modern request failed', error),
+  });
+
+  /** Counts a request as in flight until its response closes (or `release` is called). */
+  const track = (res: ServerResponse): (() => void) => {
+    let done = false;
+    inflight++;
+    const release = (): void => {
+      if (done) return;
+      done = true;
+      if (--inflight === 0) onIdle?.();
+    };
+    res.once('close', release);
+    return release;
+  };
+
+  const dispose = async (s: Session, why: string): Promise<void> => {
+    if (s.closed) return;
+    s.closed = true;
+    clearTimeout(s.timer);
+    sessions.delete(s.id);
+    log('info', `http: session closed (${why})`, { session: s.id, open: sessions.size });
+    await s.server.close().catch((error: unknown) => log('warn', 'http: closing a session failed', error));
+  };
+
+  const arm = (s: Session): void => {
+    clearTimeout(s.timer);
+    s.timer = setTimeout(() => {
+      if (s.active === 0) void dispose(s, 'idle');
+    }, idleMs);
+    s.timer.unref();
+  };
+
+  /** Marks a request of session `s`: POSTs hold the idle timer until they end; a GET stream only re-arms it. */
+  const touch = (s: Session, req: IncomingMessage, res: ServerResponse): void => {
+    if (req.method === 'GET') return arm(s);
+    s.active++;
+    clearTimeout(s.timer);
+    res.once('close', () => {
+      if (--s.active === 0 && !s.closed) arm(s);
+    });
+  };
+
+  const legacyRoute = async (req: IncomingMessage, res: ServerResponse, body: unknown, auth: AuthInfo | undefined, headers: Headers): Promise<void> => {
+    const sid = header(req, 'mcp-session-id');
+    if (sid !== undefined) {
+      const s = sessions.get(sid);
+      if (s === undefined || s.identity !== auth?.clientId) return reply(res, 404, rpcError(-32001, 'Session not found'));
+      touch(s, req, res);
+      return s.transport.handleRequest(Object.assign(req, { auth }), res, body);
+    }
+    if (req.method !== 'POST' || !isInitializeRequest(body)) {
+      return reply(res, 400, rpcError(-32000, 'Bad Request: Mcp-Session-Id header is required'));
+    }
+    if (sessions.size + opening >= maxSessions) {
+      log('warn', 'http: session cap reached, initialize refused', { maxSessions });
+      return reply(res, 503, rpcError(-32000, `Too many open sessions (the limit is ${maxSessions}); try again later`, (body as { id?: unknown }).id), { 'retry-after': '60' });
+    }
+    opening++;
+    try {
+      const server = await factory({ era: 'legacy', identity: auth?.clientId, headers });
+      const session: Session = { id: '', server, transport: undefined as never, identity: auth?.clientId, active: 0 };
+      session.transport = new NodeStreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (id) => {
+          session.id = id;
+          sessions.set(id, session);
+          touch(session, req, res);
+          log('info', 'http: session opened', { session: id, open: sessions.size });
+        },
+        onsessionclosed: () => void dispose(session, 'deleted'),
+      });
+      session.transport.onerror = (error) => log('debug', 'http: legacy transport error', error);
+      await server.connect(session.transport);
+      await session.transport.handleRequest(Object.assign(req, { auth }), res, body);
+      if (session.transport.sessionId === undefined) await server.close().catch(() => undefined);
+    } finally {
+      opening--;
+    }
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    if (closing) return reply(res, 503, rpcError(-32000, 'Server is shutting down'), { connection: 'close' });
+    if (!hostAllowed(header(req, 'host'), options.allowedHosts)) {
+      log('warn', 'http: refused a request with a disallowed Host', { host: header(req, 'host') });
+      return reply(res, 403, rpcError(-32000, 'Forbidden: Host not allowed'));
+    }
+    if (!originAllowed(header(req, 'origin'), options.allowedOrigins)) {
+      log('warn', 'http: refused a request with a disallowed Origin', { origin: header(req, 'origin') });
+      return reply(res, 403, rpcError(-32000, 'Forbidden: Origin not allowed'));
+    }
+    const pathname = new URL(req.url ?? '/', 'http://localhost').pathname;
+    if (pathname === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
+      return reply(res, 200, { status: 'ok', name: options.name, version: options.version });
+    }
+    if (pathname !== path) return reply(res, 404, rpcError(-32000, 'Not found'));
+    let auth: AuthInfo | undefined;
+    if (check !== undefined) {
+      const result = check(header(req, 'authorization'));
+      if (!result.ok) return reply(res, 401, rpcError(-32000, 'Unauthorized'), { 'www-authenticate': result.challenge });
+      auth = { token: result.token, clientId: result.identity, scopes: [], expiresAt: FAR_FUTURE };
+    }
+    if (req.method !== 'GET' && req.method !== 'POST' && req.method !== 'DELETE') {
+      return reply(res, 405, rpcError(-32000, 'Method not allowed'), { allow: 'GET, POST, DELETE' });
+    }
+    const release = track(res);
+    let body: unknown;
+    let raw: string | undefined;
+    if (req.method === 'POST') {
+      const buf = await readBody(req);
+      if (buf === undefined) return reply(res, 413, rpcError(-32000, `Payload too large (limit ${MAX_BODY} bytes)`), { connection: 'close' });
+      raw = buf.toString('utf8');
+      try {
+        body = JSON.parse(raw);
+      } catch {
+        return reply(res, 400, rpcError(-32700, 'Parse error: invalid JSON'));
+      }
+    }
+    const headers = webHeaders(req);
+    const probe = new Request(`http://localhost${req.url ?? '/'}`, { method: req.method, headers, ...(raw !== undefined && { body: raw }) });
+    const legacy = await isLegacyRequest(probe, body);
+    // Long-lived streams do not hold a graceful shutdown: a GET stream, a modern subscription.
+    if (req.method === 'GET' || isMethod(body, 'subscriptions/listen')) release();
+    if (legacy) return legacyRoute(req, res, body, auth, headers);
+    await modernNode(Object.assign(req, { auth }), res, body);
+  };
+
+  const http = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      log('error', 'http: request failed', error);
+      if (!res.headersSent) reply(res, 500, rpcError(-32603, 'Internal server error'));
+      else res.destroy();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(options.port, options.host, () => {
+      http.off('error', reject);
+      resolve();
+    });
+  });
+  http.on('error', (error) => log('error', 'http: server error', error));
+  const address = http.address();
+  const port = typeof address === 'object' && address !== null ? address.port : options.port;
+  const hostInUrl = options.host.includes(':') ? `[${options.host}]` : options.host;
+  const url = `http://${hostInUrl}:${port}${path}`;
+  log('info', `http: ${options.name} ${options.version} listening`, { url });
+
+  let closed: Promise<void> | undefined;
+  return {
+    url,
+    port,
+    sessionCount: () => sessions.size,
+    sessions: () => [...sessions.values()].map((s) => s.server),
+    close: () =>
+      (closed ??= (async () => {
+        closing = true;
+        const listenerClosed = new Promise<void>((resolve) => http.close(() => resolve()));
+        http.closeIdleConnections();
+        if (inflight > 0) {
+          const drained = await new Promise<boolean>((resolve) => {
+            const timer = setTimeout(() => resolve(false), drainMs);
+            onIdle = () => {
+              clearTimeout(timer);
+              resolve(true);
+            };
+          });
+          if (!drained) log('warn', 'http: drain time over, aborting in-flight requests', { inflight, drainMs });
+        }
+        await Promise.all([...sessions.values()].map((s) => dispose(s, 'shutdown')));
+        await modern.close().catch((error: unknown) => log('warn', 'http: closing the modern handler failed', error));
+        http.closeAllConnections();
+        await listenerClosed;
+        log('info', 'http: closed');
+      })()),
+  };
+}
