@@ -55,6 +55,19 @@ describe('the variable registry', () => {
       ['PETS_LOG_LEVEL', 'setting', false, false, 'info'],
       ['PETS_UPLOAD_ROOT', 'setting', false, false, './files'],
       ['PETS_REFLECTION_DIR', 'setting', false, false, '.preflight/j'],
+      ['PETS_TRANSPORT', 'setting', false, false, 'stdio'],
+      ['PETS_PORT', 'setting', false, false, '3000'],
+      ['PETS_HOST', 'setting', false, false, '127.0.0.1'],
+      ['PETS_ALLOWED_HOSTS', 'setting', false, false, undefined],
+      ['PETS_ALLOWED_ORIGINS', 'setting', false, false, undefined],
+      ['PETS_HTTP_TOKENS', 'setting', false, true, undefined],
+      ['PETS_HTTP_TOKENS_FILE', 'setting', false, false, undefined],
+      ['PETS_CLIENT', 'setting', false, false, 'local'],
+      ['PETS_STATE_KEY', 'setting', false, true, undefined],
+      ['PETS_HINT_TTL_MS', 'setting', false, false, '86400000'],
+      ['PETS_SESSION_IDLE_MS', 'setting', false, false, '1800000'],
+      ['PETS_MAX_SESSIONS', 'setting', false, false, '100'],
+      ['PETS_DRAIN_MS', 'setting', false, false, '10000'],
       ['PETS_KEY', 'credential', true, true, undefined],
       ['PETS_USER', 'credential', false, true, undefined],
       ['PETS_PASSWORD', 'credential', false, true, undefined],
@@ -69,7 +82,11 @@ describe('the variable registry', () => {
   it('leaves out what the server does not have, and does not require a base URL it has', () => {
     const { uploads: _u, securitySchemes: _s, ...plain } = config;
     const vars = serverVariables({ config: { ...plain, baseUrl: 'https://pets.example.com' }, tools: [] });
-    expect(vars.map((v) => v.name)).toEqual(['PETS_BASE_URL', 'PETS_TIMEOUT_MS', 'PETS_MAX_RESPONSE_BYTES', 'PETS_MAX_IN_FLIGHT_BYTES', 'PETS_LOG_LEVEL']);
+    expect(vars.map((v) => v.name)).toEqual([
+      'PETS_BASE_URL', 'PETS_TIMEOUT_MS', 'PETS_MAX_RESPONSE_BYTES', 'PETS_MAX_IN_FLIGHT_BYTES', 'PETS_LOG_LEVEL',
+      // serving settings; no PETS_HINT_TTL_MS without a reflection gate
+      'PETS_TRANSPORT', 'PETS_PORT', 'PETS_HOST', 'PETS_ALLOWED_HOSTS', 'PETS_ALLOWED_ORIGINS', 'PETS_HTTP_TOKENS', 'PETS_HTTP_TOKENS_FILE', 'PETS_CLIENT', 'PETS_STATE_KEY', 'PETS_SESSION_IDLE_MS', 'PETS_MAX_SESSIONS', 'PETS_DRAIN_MS',
+    ]);
     expect(vars[0]).toMatchObject({ required: false, default: 'https://pets.example.com' });
   });
 
@@ -147,7 +164,9 @@ describe('the command line', () => {
     expect(row('PETS_ACCOUNT')).toBe('PETS_ACCOUNT=******** # set, secret');
     expect(row('PETS_TOKEN')).toBe('PETS_TOKEN= # NOT SET, required');
     expect(row('PETS_USER')).toBe('PETS_USER= # not set');
-    expect(lines).toHaveLength(1 + serverVariables({ config, tools }).length);
+    // one line per variable, then how the server would serve
+    expect(lines).toHaveLength(2 + serverVariables({ config, tools }).length);
+    expect(lines.at(-1)).toBe('# serves MCP over stdio, client identity local');
   });
 
   it('--print-config quotes values that are not plain, and exits 1 naming a malformed setting', () => {
