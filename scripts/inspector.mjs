@@ -66,6 +66,34 @@ export function inspectTools(command, args, env = {}) {
   }
 }
 
+/**
+ * Runs one Inspector CLI method against a Streamable HTTP server at `url` (`--transport http`):
+ * `args` are the method's flags (e.g. `['--method', 'tools/call', '--tool-name', 'x', '--tool-arg', 'a=1']`),
+ * `headers` are sent with every request. Returns the exit code and the parsed JSON output.
+ */
+export function inspectHttp(url, args, headers = {}) {
+  const { node22: node, cli: launcher } = ensureInspector();
+  const home = mkdtempSync(path.join(os.tmpdir(), 'mcpgen-inspector-'));
+  try {
+    const headerArgs = Object.entries(headers).flatMap(([k, v]) => ['--header', `${k}: ${v}`]);
+    const res = spawnSync(node, [launcher, '--cli', url, '--transport', 'http', ...headerArgs, ...args, '--format', 'json'], {
+      env: { PATH: process.env.PATH ?? '', HOME: home },
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+      timeout: 120_000,
+    });
+    let parsed;
+    try {
+      parsed = JSON.parse(res.stdout);
+    } catch {
+      parsed = undefined;
+    }
+    return { code: res.status, output: parsed, stdout: res.stdout.slice(0, 4000), stderr: res.stderr.slice(0, 4000) };
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const argv = process.argv.slice(2);
   if (argv.includes('--install')) {
