@@ -134,10 +134,7 @@ export async function serveHttp(factory: HttpServerFactory, options: HttpOptions
     (ctx) => factory({ era: ctx.era, identity: ctx.authInfo?.clientId, headers: ctx.requestInfo?.headers ?? new Headers() }),
     { legacy: 'reject', onerror: (error) => log('debug', 'http: modern request error', error) },
   );
-  const modernNode = toNodeHandler(modern, {
-    maxRequestBodySize: MAX_BODY,
-    onerror: (error) => log('error', 'http: modern request failed', error),
-  });
+  const modernNode = toNodeHandler(modern, { maxRequestBodySize: MAX_BODY, onerror: (error) => log('error', 'http: modern request failed', error) });
 
   /** Counts a request as in flight until its response closes (or `release` is called). */
   const track = (res: ServerResponse): (() => void) => {
@@ -219,13 +216,11 @@ export async function serveHttp(factory: HttpServerFactory, options: HttpOptions
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (closing) return reply(res, 503, rpcError(-32000, 'Server is shutting down'), { connection: 'close' });
-    if (!hostAllowed(header(req, 'host'), options.allowedHosts)) {
-      log('warn', 'http: refused a request with a disallowed Host', { host: header(req, 'host') });
-      return reply(res, 403, rpcError(-32000, 'Forbidden: Host not allowed'));
-    }
-    if (!originAllowed(header(req, 'origin'), options.allowedOrigins)) {
-      log('warn', 'http: refused a request with a disallowed Origin', { origin: header(req, 'origin') });
-      return reply(res, 403, rpcError(-32000, 'Forbidden: Origin not allowed'));
+    const host = header(req, 'host');
+    const origin = header(req, 'origin');
+    if (!hostAllowed(host, options.allowedHosts) || !originAllowed(origin, options.allowedOrigins)) {
+      log('warn', 'http: refused a request with a disallowed Host or Origin', { host, origin });
+      return reply(res, 403, rpcError(-32000, `Forbidden: ${hostAllowed(host, options.allowedHosts) ? 'Origin' : 'Host'} not allowed`));
     }
     const pathname = new URL(req.url ?? '/', 'http://localhost').pathname;
     if (pathname === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
@@ -245,9 +240,8 @@ export async function serveHttp(factory: HttpServerFactory, options: HttpOptions
     let body: unknown;
     let raw: string | undefined;
     if (req.method === 'POST') {
-      const buf = await readBody(req);
-      if (buf === undefined) return reply(res, 413, rpcError(-32000, `Payload too large (limit ${MAX_BODY} bytes)`), { connection: 'close' });
-      raw = buf.toString('utf8');
+      raw = (await readBody(req))?.toString('utf8');
+      if (raw === undefined) return reply(res, 413, rpcError(-32000, `Payload too large (limit ${MAX_BODY} bytes)`), { connection: 'close' });
       try {
         body = JSON.parse(raw);
       } catch {
@@ -280,8 +274,7 @@ export async function serveHttp(factory: HttpServerFactory, options: HttpOptions
   http.on('error', (error) => log('error', 'http: server error', error));
   const address = http.address();
   const port = typeof address === 'object' && address !== null ? address.port : options.port;
-  const hostInUrl = options.host.includes(':') ? `[${options.host}]` : options.host;
-  const url = `http://${hostInUrl}:${port}${path}`;
+  const url = `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}${path}`;
   log('info', `http: ${options.name} ${options.version} listening`, { url });
 
   let closed: Promise<void> | undefined;

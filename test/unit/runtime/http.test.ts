@@ -2,8 +2,9 @@
  * The Streamable HTTP transport (templates/runtime/http.ts) over real node HTTP on 127.0.0.1,
  * driven by the v1 SDK client (legacy, sessionful) and the v2 client pinned to 2026-07-28 (modern).
  */
-import { afterEach, beforeAll, afterAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, afterAll, describe, expect, it, vi } from 'vitest';
 import { request as httpRequest } from 'node:http';
+import { connect as connectSocket } from 'node:net';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CreateMessageRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -21,6 +22,8 @@ interface Seen {
   factoryIdentity?: string;
   authClientId?: string;
   authToken?: string;
+  authScopes?: string[];
+  authExpiresAt?: number;
   header?: string | null;
   factoryHeader?: string | null;
 }
@@ -39,6 +42,8 @@ const factory: HttpServerFactory = ({ era, identity, headers }) => {
         factoryIdentity: identity,
         authClientId: ctx.http?.authInfo?.clientId,
         authToken: ctx.http?.authInfo?.token,
+        authScopes: ctx.http?.authInfo?.scopes,
+        authExpiresAt: ctx.http?.authInfo?.expiresAt,
         header: ctx.http?.req?.headers.get('x-upstream-key'),
         factoryHeader: headers.get('x-upstream-key'),
       };
@@ -179,7 +184,8 @@ describe.each(['legacy', 'modern'] as const)('%s era', (era) => {
     const h = await serve({ tokens: new Map([['s3cret-token', 'alice'], ['other', 'bob']]) });
     const client = await connect(h, era, { headers: { authorization: 'Bearer s3cret-token' } });
     const seen = JSON.parse(await call(client, 'whoami')) as Seen;
-    expect(seen).toMatchObject({ era, factoryIdentity: 'alice', authClientId: 'alice', authToken: 's3cret-token' });
+    expect(seen).toMatchObject({ era, factoryIdentity: 'alice', authClientId: 'alice', authToken: 's3cret-token', authScopes: [] });
+    expect(seen.authExpiresAt).toBeGreaterThan(Date.now() / 1000 + 100 * 365 * 86400);
   });
 
   it('with tokens: a missing or wrong token cannot connect', async () => {
@@ -205,6 +211,22 @@ describe.each(['legacy', 'modern'] as const)('%s era', (era) => {
     key = 'third';
     expect((JSON.parse(await call(client, 'whoami')) as Seen).header).toBe('third');
   });
+});
+
+it('logs to stderr (the log sink), never to stdout', async () => {
+  const out = vi.spyOn(process.stdout, 'write');
+  try {
+    logLines.length = 0;
+    const h = await serve();
+    for (const era of ['legacy', 'modern'] as const) await call(await connect(h, era), 'whoami');
+    await raw(h, { headers: { host: 'evil.example' } });
+    await h.close();
+    expect(logLines.some((l) => l.includes('listening'))).toBe(true);
+    expect(logLines.some((l) => l.includes('disallowed Host or Origin'))).toBe(true);
+    expect(out).not.toHaveBeenCalled();
+  } finally {
+    out.mockRestore();
+  }
 });
 
 describe('gates', () => {
@@ -293,26 +315,24 @@ describe('legacy sessions', () => {
     expect(servers[0]).not.toBe(servers[1]);
     // Let both clients open their GET streams, then notify the first session's instance only.
     await new Promise((r) => setTimeout(r, 200));
-    const transportA = (a as unknown as { transport: { sessionId?: string } }).transport;
-    expect(transportA.sessionId).toBeDefined();
     await servers[0]!.sendToolListChanged();
     await new Promise((r) => setTimeout(r, 200));
     expect(got).toEqual({ a: 1, b: 0 });
   });
 
   it('closes an idle session; the client then gets 404 for that session id', async () => {
-    const h = await serve({ sessionIdleMs: 150 });
+    const h = await serve({ sessionIdleMs: 300 });
     const init = await raw(h, { method: 'POST', headers: POST_HEADERS, body: INIT });
     const sid = init.headers['mcp-session-id'] as string;
     expect(sid).toBeTruthy();
     expect(h.sessionCount()).toBe(1);
     const list = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
     const headers = { ...POST_HEADERS, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-06-18' };
-    await new Promise((r) => setTimeout(r, 80));
+    await new Promise((r) => setTimeout(r, 180));
     expect((await raw(h, { method: 'POST', headers, body: list })).status).toBe(200); // re-arms the timer
-    await new Promise((r) => setTimeout(r, 80));
-    expect(h.sessionCount()).toBe(1);
-    await new Promise((r) => setTimeout(r, 200));
+    await new Promise((r) => setTimeout(r, 180));
+    expect(h.sessionCount()).toBe(1); // 360 ms after initialize, 180 ms after the last request
+    await new Promise((r) => setTimeout(r, 400));
     expect(h.sessionCount()).toBe(0);
     const gone = await raw(h, { method: 'POST', headers, body: list });
     expect(gone.status).toBe(404);
@@ -381,15 +401,28 @@ describe('close()', () => {
     expect(typeof outcome === 'string' ? outcome : '').not.toContain('slow done');
   });
 
-  it('answers 503 to a request on a kept-alive connection while draining', async () => {
+  it('refuses new connections while draining and answers 503 to a request pipelined behind an in-flight one', async () => {
     const h = await serve({ drainMs: 2_000 });
-    const client = await connect(h, 'modern');
-    const slow = call(client, 'slow');
-    await new Promise((r) => setTimeout(r, 50));
+    const init = await raw(h, { method: 'POST', headers: POST_HEADERS, body: INIT });
+    const sid = init.headers['mcp-session-id'] as string;
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'slow', arguments: {} } });
+    const socket = connectSocket(h.port, '127.0.0.1');
+    let seen = '';
+    socket.on('data', (d: Buffer) => void (seen += d.toString('utf8')));
+    const ended = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    socket.write(
+      `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${h.port}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n` +
+        `Mcp-Session-Id: ${sid}\r\nMcp-Protocol-Version: 2025-06-18\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+    await new Promise((r) => setTimeout(r, 100));
     const closing = h.close();
-    const during = await fetch(`http://127.0.0.1:${h.port}/healthz`).then((r) => r.status).catch(() => 'refused');
-    expect([503, 'refused']).toContain(during);
-    await slow;
+    // Pipelined behind the running call, on the connection that is still open.
+    socket.write(`GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:${h.port}\r\n\r\n`);
+    await expect(fetch(`http://127.0.0.1:${h.port}/healthz`)).rejects.toThrow();
     await closing;
+    await ended;
+    expect(seen).toContain('slow done');
+    expect(seen).toContain('HTTP/1.1 503');
+    expect(seen).not.toContain('"status":"ok"');
   });
 });
