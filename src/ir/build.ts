@@ -20,7 +20,7 @@ import { buildPreprocessors, WITH_CONTEXT_PROMPT } from './preprocessors.js';
 import { buildPrimitives, objectSchemaChecker } from './primitives.js';
 import { buildReflection, PERSIST_TOOL_NAME } from './reflection.js';
 import { reportSchemaNotes, type ToolSchemaNotes } from './schema-notes.js';
-import { buildSecurity, SETTINGS_SUFFIXES } from './security.js';
+import { buildSecurity, reservedVariables } from './security.js';
 import { selectOperations, type SelectorInput } from './select.js';
 import { plainLinks, truncateDescription } from './text.js';
 import { checkPresetBudgets } from './budget.js';
@@ -125,7 +125,7 @@ export function buildIr(input: BuildInput): IrServer {
   if (manifest.maxInFlightBytes !== undefined && manifest.maxInFlightBytes < manifest.maxResponseBytes) {
     diagnostics.error('MCPGEN_MANIFEST_INVALID', `maxInFlightBytes ${manifest.maxInFlightBytes} is less than maxResponseBytes ${manifest.maxResponseBytes}: no response could be read`, 'raise `maxInFlightBytes` to at least `maxResponseBytes` (the default is 67108864)', locateManifest('/maxInFlightBytes'));
   }
-  const reserved = new Set(SETTINGS_SUFFIXES.map((s) => `${manifest.envPrefix}_${s}`));
+  const reserved = reservedVariables(manifest.envPrefix);
   const schemaNotes: ToolSchemaNotes[] = [];
   const tools: IrOperationTool[] = selected.map((op, i) => {
     const outputSchemas = overrides.get(op)?.override.outputSchemas ?? manifest.outputSchemas ?? 'lenient';

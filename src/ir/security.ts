@@ -48,14 +48,29 @@ type Classified =
 
 /** Manifest fields that apply to each kind of scheme. */
 const FIELDS: Record<Classified['kind'], readonly (keyof AuthScheme)[]> = {
-  apiKey: ['env'],
-  bearer: ['env'],
-  basic: ['username', 'password'],
+  apiKey: ['env', 'fromClient'],
+  bearer: ['env', 'fromClient'],
+  basic: ['username', 'password', 'fromClient'],
   oauth2ClientCredentials: ['clientId', 'clientSecret', 'tokenUrl', 'scopes'],
 };
 
-/** Variables the generated server reads for its own settings (its registry, runtime/variables.ts); a secret must not use them. */
+/**
+ * Variables the generated server reads for its own settings: every setting of its registry
+ * (runtime/variables.ts), derived from it so that a new setting is reserved at once. A credential
+ * or hidden argument must not use them.
+ */
 export const SETTINGS_SUFFIXES: readonly string[] = Object.values(SETTINGS).map((s) => s.suffix);
+
+/** The variable names reserved for the server's own settings under `envPrefix`. */
+export function reservedVariables(envPrefix: string): ReadonlySet<string> {
+  return new Set(SETTINGS_SUFFIXES.map((s) => `${envPrefix}_${s}`));
+}
+
+/** A header name (RFC 9110 token). */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/** Headers of the MCP request that belong to the transport, never to an API credential (lower case). */
+const TRANSPORT_HEADERS = new Set(['host', 'origin', 'accept', 'content-type', 'content-length', 'connection', 'transfer-encoding', 'cookie', 'last-event-id', 'mcp-session-id', 'mcp-protocol-version', 'mcp-method', 'mcp-name']);
 
 const byCodeUnit = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
@@ -126,10 +141,10 @@ export function buildSecurity(input: SecurityInput): SecurityResult {
     const origin = { file: input.spec.source.file, pointer: s.pointer };
     switch (c.kind) {
       case 'apiKey':
-        schemes.push({ name, kind: 'apiKey', in: c.in, paramName: c.paramName, env: { apiKey: m.env ?? `${stem}_API_KEY` }, origin });
+        schemes.push({ name, kind: 'apiKey', in: c.in, paramName: c.paramName, env: { apiKey: m.env ?? `${stem}_API_KEY` }, ...fromClient(m), origin });
         break;
       case 'basic':
-        schemes.push({ name, kind: 'basic', env: { username: m.username ?? `${stem}_USERNAME`, password: m.password ?? `${stem}_PASSWORD` }, origin });
+        schemes.push({ name, kind: 'basic', env: { username: m.username ?? `${stem}_USERNAME`, password: m.password ?? `${stem}_PASSWORD` }, ...fromClient(m), origin });
         break;
       case 'oauth2ClientCredentials':
         checkTokenUrl({ url: m.tokenUrl ?? c.tokenUrl, scheme: name, at: m.tokenUrl !== undefined ? input.locateManifest(`/auth/${escapePointerToken(name)}/tokenUrl`) : input.spec.source.locate(`${s.pointer}${s.node.flows !== undefined ? '/flows/clientCredentials' : ''}/tokenUrl`), diagnostics: input.diagnostics });
@@ -143,7 +158,7 @@ export function buildSecurity(input: SecurityInput): SecurityResult {
         });
         break;
       case 'bearer': {
-        const scheme: IrSecurityScheme = { name, kind: 'bearer', env: { token: m.env ?? `${stem}_TOKEN` }, origin };
+        const scheme: IrSecurityScheme = { name, kind: 'bearer', env: { token: m.env ?? `${stem}_TOKEN` }, ...fromClient(m), origin };
         if (c.fallbackFrom !== undefined) {
           scheme.fallbackFrom = c.fallbackFrom;
           input.diagnostics.warn(
@@ -159,6 +174,11 @@ export function buildSecurity(input: SecurityInput): SecurityResult {
     }
   }
   return { schemes, requirements };
+}
+
+/** `{ fromClient }` when the manifest entry opts in (checked by {@link checkManifest}), else nothing. */
+function fromClient(m: AuthScheme): { fromClient?: string } {
+  return m.fromClient !== undefined ? { fromClient: m.fromClient } : {};
 }
 
 /** Whether `host` (a URL's hostname) is this machine: `localhost`, 127.0.0.0/8 or `[::1]`. */
@@ -248,7 +268,7 @@ function describe(c: Classified): string {
 /** Checks the manifest's `auth` map against the spec's schemes. */
 function checkManifest(input: SecurityInput, defined: Map<string, SpecScheme>, classified: Map<string, Classified>): void {
   const auth = input.auth ?? {};
-  const reserved = new Set(SETTINGS_SUFFIXES.map((s) => `${input.envPrefix}_${s}`));
+  const reserved = reservedVariables(input.envPrefix);
   for (const name of Object.keys(auth).sort(byCodeUnit)) {
     const at = `/auth/${escapePointerToken(name)}`;
     const c = classified.get(name);
@@ -266,6 +286,19 @@ function checkManifest(input: SecurityInput, defined: Map<string, SpecScheme>, c
     const entry = auth[name]!;
     const allowed = FIELDS[c.kind];
     for (const field of Object.keys(entry) as (keyof AuthScheme)[]) {
+      if (field === 'fromClient' && c.kind === 'bearer' && c.fallbackFrom?.startsWith('oauth2')) {
+        input.diagnostics.error(
+          'MCPGEN_AUTH_INVALID_FIELD',
+          `\`fromClient\` does not apply to "${name}", which is ${describe(c)}: credentials from the MCP client are supported for apiKey, http bearer and http basic schemes, not for oauth2`,
+          'remove `fromClient`; the server sends the token set in its environment',
+          input.locateManifest(`${at}/fromClient`, { key: true }),
+        );
+        continue;
+      }
+      if (field === 'fromClient' && allowed.includes(field)) {
+        checkFromClient({ value: entry.fromClient, scheme: name, at: input.locateManifest(`${at}/fromClient`), input });
+        continue;
+      }
       if (!allowed.includes(field)) {
         input.diagnostics.error(
           'MCPGEN_AUTH_INVALID_FIELD',
@@ -285,5 +318,41 @@ function checkManifest(input: SecurityInput, defined: Map<string, SpecScheme>, c
         );
       }
     }
+  }
+}
+
+/**
+ * Checks `auth.<scheme>.fromClient`: a header name, not one the MCP transport itself uses. Warns
+ * about `Authorization`: it carries the MCP client tokens when the server is given some, and the
+ * server then refuses to start (tokens are run-time configuration, unknown here).
+ */
+function checkFromClient(opts: { value: unknown; scheme: string; at: Location; input: SecurityInput }): void {
+  const { value, scheme, at, input } = opts;
+  if (typeof value !== 'string' || !HEADER_NAME.test(value)) {
+    input.diagnostics.error(
+      'MCPGEN_AUTH_INVALID_FIELD',
+      `\`fromClient\` of "${scheme}" must be an HTTP header name (got ${JSON.stringify(value)})`,
+      'name the header MCP clients send the credential in, such as X-Api-Key',
+      at,
+    );
+    return;
+  }
+  if (TRANSPORT_HEADERS.has(value.toLowerCase())) {
+    input.diagnostics.error(
+      'MCPGEN_AUTH_INVALID_FIELD',
+      `\`fromClient\` of "${scheme}" is ${value}, a header of the MCP transport itself, which cannot carry an API credential`,
+      'name another header, such as X-Api-Key',
+      at,
+    );
+    return;
+  }
+  if (value.toLowerCase() === 'authorization') {
+    const tokens = `${input.envPrefix}_${SETTINGS.httpTokens.suffix} or ${input.envPrefix}_${SETTINGS.httpTokensFile.suffix}`;
+    input.diagnostics.warn(
+      'MCPGEN_AUTH_INVALID_FIELD',
+      `\`fromClient\` of "${scheme}" is Authorization, the header that carries the MCP client tokens over HTTP: the server refuses to start with ${tokens} set`,
+      'use another header (such as X-Upstream-Authorization) unless the server runs without client tokens, e.g. behind a proxy that authenticates clients',
+      at,
+    );
   }
 }

@@ -190,18 +190,24 @@ export type IrSecurityScheme = IrSchemeBase &
         paramName: string;
         /** Variable holding the key. */
         env: { apiKey: string };
+        /** Over HTTP, the MCP request header the key is taken from instead of `env` (manifest `auth.<scheme>.fromClient`). */
+        fromClient?: string;
       }
     | {
         /** A token sent as `Authorization: Bearer` (http bearer, or a fallback, see `fallbackFrom`). */
         kind: 'bearer';
         /** Variable holding the token. */
         env: { token: string };
+        /** Over HTTP, the MCP request header the token is taken from instead of `env` (a leading `Bearer ` dropped). */
+        fromClient?: string;
       }
     | {
         /** HTTP basic authentication. */
         kind: 'basic';
         /** Variables holding the user name and the password. */
         env: { username: string; password: string };
+        /** Over HTTP, the MCP request header (`Basic <base64>` or `user:password`) the credentials are taken from instead of `env`. */
+        fromClient?: string;
       }
     | {
         /** OAuth 2.0 client credentials: a token fetched from `tokenUrl`, sent as a bearer token. */

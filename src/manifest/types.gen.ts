@@ -409,8 +409,9 @@ export type ArgumentOverride = {
 };
 
 /**
- * Environment variables of one security scheme. Which fields apply depends on the scheme's type; the others
- * are errors. Omitted fields keep their default variable names.
+ * Environment variables of one security scheme, and whether MCP clients bring their own credential over HTTP
+ * (`fromClient`). Which fields apply depends on the scheme's type; the others are errors. Omitted fields keep
+ * their default variable names.
  */
 export type AuthScheme = {
   /**
@@ -428,6 +429,14 @@ export type AuthScheme = {
   clientSecret?: EnvName;
   /** Token endpoint to use instead of the spec's `tokenUrl` (oauth2 client credentials). */
   tokenUrl?: string;
+  /**
+   * Over Streamable HTTP, take the credential from this header of each MCP request instead of the
+   * environment, so every MCP client uses its own (apiKey: the value; bearer: the value, a leading `Bearer `
+   * dropped; basic: `Basic <base64>` or `user:password`). Over stdio the environment is used as before. Not
+   * for oauth2 schemes. `Authorization` carries the MCP client tokens when the server is given some, and the
+   * server then refuses to start.
+   */
+  fromClient?: string;
   /**
    * Scopes to request with the token (oauth2 client credentials). Defaults to every scope the included
    * operations require; `[]` requests none.

@@ -6,6 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { Diagnostics } from '../../src/diagnostics.js';
 import { emitProject } from '../../src/emit/index.js';
 import { buildIr, type BuildManifest } from '../../src/ir/build.js';
+import { reservedVariables, SETTINGS_SUFFIXES } from '../../src/ir/security.js';
+import { SETTINGS } from '../../templates/runtime/variables.js';
 import { parseYamlSource } from '../../src/manifest/source.js';
 import type { LoadedSpec, SpecVersion } from '../../src/openapi/load.js';
 
@@ -156,10 +158,94 @@ describe('security requirements (OpenAPI 3.x)', () => {
   it('reports fields that do not fit the scheme type, and settings variables, at the field', () => {
     const { diagnostics } = setup(`auth:\n  api_key:\n    username: U\n  cc:\n    env: T\n  bearer:\n    env: PETS_BASE_URL\n`);
     expect(diagnostics.sorted().filter((d) => d.severity === 'error').map((d) => [d.code, d.location.pointer, d.location.line, d.location.col, d.help])).toEqual([
-      ['MCPGEN_AUTH_INVALID_FIELD', '/auth/api_key/username', 3, 5, '"api_key" takes `env`'],
+      ['MCPGEN_AUTH_INVALID_FIELD', '/auth/api_key/username', 3, 5, '"api_key" takes `env`, `fromClient`'],
       ['MCPGEN_AUTH_INVALID_FIELD', '/auth/cc/env', 5, 5, '"cc" takes `clientId`, `clientSecret`, `tokenUrl`, `scopes`'],
       ['MCPGEN_AUTH_INVALID_FIELD', '/auth/bearer/env', 7, 10, 'choose another variable name'],
     ]);
+  });
+});
+
+describe('reserved variables', () => {
+  const ARG_SPEC = `openapi: 3.1.0
+info: { title: t, version: '1' }
+components:
+  securitySchemes:
+    key: { type: apiKey, in: header, name: X-Key }
+    basic: { type: http, scheme: basic }
+security: [{ key: [] }, { basic: [] }]
+paths:
+  /pets:
+    get:
+      operationId: listPets
+      parameters: [{ name: account, in: query, required: true, schema: { type: string } }, { name: tenant, in: query, schema: { type: string } }]
+      responses: { '200': { description: ok } }
+`;
+
+  it('reserves every variable of the server\'s registry, derived from it', () => {
+    expect(SETTINGS_SUFFIXES).toEqual(Object.values(SETTINGS).map((s) => s.suffix));
+    for (const suffix of ['BASE_URL', 'UPLOAD_ROOT', 'REFLECTION_DIR', 'TRANSPORT', 'PORT', 'HOST', 'ALLOWED_HOSTS', 'ALLOWED_ORIGINS', 'HTTP_TOKENS', 'HTTP_TOKENS_FILE', 'CLIENT', 'STATE_KEY', 'HINT_TTL_MS', 'SESSION_IDLE_MS', 'MAX_SESSIONS', 'DRAIN_MS']) {
+      expect(reservedVariables('PETS').has(`PETS_${suffix}`)).toBe(true);
+    }
+  });
+
+  it('refuses a registry variable as a credential or hidden-argument variable, located at the field', () => {
+    const { diagnostics } = setup(
+      `auth:
+  key: { env: PETS_UPLOAD_ROOT }
+  basic: { username: PETS_REFLECTION_DIR, password: PETS_STATE_KEY }
+overrides:
+  listPets:
+    arguments:
+      account: { hidden: true, env: PETS_PORT }
+      tenant: { hidden: true, env: PETS_HTTP_TOKENS }
+`,
+      ARG_SPEC,
+    );
+    expect(diagnostics.sorted().filter((d) => d.severity === 'error').map((d) => [d.code, d.location.pointer, d.location.line, d.message])).toEqual([
+      ['MCPGEN_AUTH_INVALID_FIELD', '/auth/key/env', 2, "PETS_UPLOAD_ROOT is one of the server's own settings variables and cannot hold a secret"],
+      ['MCPGEN_AUTH_INVALID_FIELD', '/auth/basic/username', 3, "PETS_REFLECTION_DIR is one of the server's own settings variables and cannot hold a secret"],
+      ['MCPGEN_AUTH_INVALID_FIELD', '/auth/basic/password', 3, "PETS_STATE_KEY is one of the server's own settings variables and cannot hold a secret"],
+      ['MCPGEN_ARGUMENT_OVERRIDE_INVALID', '/overrides/listPets/arguments/account/env', 7, "PETS_PORT is one of the server's own settings variables and cannot hold an argument"],
+      ['MCPGEN_ARGUMENT_OVERRIDE_INVALID', '/overrides/listPets/arguments/tenant/env', 8, "PETS_HTTP_TOKENS is one of the server's own settings variables and cannot hold an argument"],
+    ]);
+  });
+});
+
+describe('credentials from the MCP client (fromClient)', () => {
+  it('records the header on apiKey, bearer and basic schemes, and nothing on the others', () => {
+    const { ir, diagnostics } = setup(`auth:
+  api_key: { fromClient: X-Upstream-Key }
+  bearer: { env: GH_TOKEN, fromClient: x-github-token }
+  basic: { fromClient: X-Upstream-Basic }
+`);
+    expect(diagnostics.sorted().filter((d) => d.location.file === 'mcpgen.yaml')).toEqual([]);
+    const byName = Object.fromEntries(ir.securitySchemes.map((s) => [s.name, s]));
+    expect(byName.api_key).toMatchObject({ kind: 'apiKey', fromClient: 'X-Upstream-Key', env: { apiKey: 'PETS_API_KEY_API_KEY' } });
+    expect(byName.bearer).toMatchObject({ kind: 'bearer', fromClient: 'x-github-token', env: { token: 'GH_TOKEN' } });
+    expect(byName.basic).toMatchObject({ kind: 'basic', fromClient: 'X-Upstream-Basic' });
+    expect(ir.securitySchemes.filter((s) => 'fromClient' in s).map((s) => s.name)).toEqual(['api_key', 'basic', 'bearer']);
+  });
+
+  it('refuses oauth2 schemes, non-header names and transport headers, and warns about Authorization, located', () => {
+    const { diagnostics } = setup(`auth:
+  cc: { fromClient: X-Token }
+  implicit: { fromClient: X-Token }
+  api_key: { fromClient: 'X Key' }
+  bearer: { fromClient: Mcp-Session-Id }
+  basic: { fromClient: authorization }
+`);
+    expect(diagnostics.sorted().filter((d) => d.location.file === 'mcpgen.yaml').map((d) => [d.code, d.severity, d.location.pointer, d.location.line, d.location.col])).toEqual([
+      ['MCPGEN_AUTH_INVALID_FIELD', 'error', '/auth/cc/fromClient', 2, 9],
+      ['MCPGEN_AUTH_INVALID_FIELD', 'error', '/auth/implicit/fromClient', 3, 15],
+      ['MCPGEN_AUTH_INVALID_FIELD', 'error', '/auth/api_key/fromClient', 4, 26],
+      ['MCPGEN_AUTH_INVALID_FIELD', 'error', '/auth/bearer/fromClient', 5, 25],
+      ['MCPGEN_AUTH_INVALID_FIELD', 'warning', '/auth/basic/fromClient', 6, 24],
+    ]);
+    const text = (p: string) => diagnostics.items.find((d) => d.location.pointer === p)!.message;
+    expect(text('/auth/implicit/fromClient')).toContain('not for oauth2');
+    expect(text('/auth/api_key/fromClient')).toBe('`fromClient` of "api_key" must be an HTTP header name (got "X Key")');
+    expect(text('/auth/bearer/fromClient')).toContain('a header of the MCP transport itself');
+    expect(text('/auth/basic/fromClient')).toBe('`fromClient` of "basic" is Authorization, the header that carries the MCP client tokens over HTTP: the server refuses to start with PETS_HTTP_TOKENS or PETS_HTTP_TOKENS_FILE set');
   });
 });
 
