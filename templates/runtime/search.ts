@@ -6,8 +6,8 @@
  * This file is copied into generated projects that use search mode.
  */
 import MiniSearch from 'minisearch';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { INDEX_OPTIONS, rankTools } from './search-index.js';
 import type { SearchDocument } from './search-index.js';
 import { SEARCH_LIMITS, SEARCH_TOOLS, SEARCH_TOOL_NAMES } from './search-tools.js';
@@ -18,7 +18,7 @@ export type { SearchDocument, SearchSource } from './search-index.js';
 
 /** The `search_tools` arguments, checked: a query (cut to its bound) and a limit (capped). */
 function searchArguments(args: unknown): { query: string; limit: number } {
-  const invalid = (why: string) => new McpError(ErrorCode.InvalidParams, `Invalid arguments for tool ${SEARCH_TOOL_NAMES.search}: ${why}`);
+  const invalid = (why: string) => new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid arguments for tool ${SEARCH_TOOL_NAMES.search}: ${why}`);
   const { query, limit } = args as { query?: unknown; limit?: unknown };
   if (typeof query !== 'string' || query.trim().length === 0) throw invalid('query must be a non-empty string');
   if (limit !== undefined && (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1)) throw invalid('limit must be a positive integer');

@@ -3,17 +3,16 @@
  * initialize capabilities, `concernPreset` in the initialized params, `_meta["io.mcpgen/concernPreset"]` per
  * request. A concern may itself be called `preset` without colliding with any of them.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { ListToolsRequestSchema, ListToolsResultSchema, ErrorCode } from '@modelcontextprotocol/sdk/types.js';
-import type { JSONRPCMessage, ServerCapabilities, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { InMemoryTransport, ProtocolErrorCode, Server } from '@modelcontextprotocol/server';
+import type { JSONRPCMessage, ServerCapabilities, Tool } from '@modelcontextprotocol/server';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CONCERN_PRESET_META_KEY, DEFAULT_CONCERNS_META_KEY, concernCapability, installConcerns } from '../../../templates/runtime/concern-protocol.js';
 import type { ConcernMappings } from '../../../templates/runtime/concern-protocol.js';
 import type { ConcernDeclaration, ConcernPresets } from '../../../templates/runtime/concerns.js';
 import { setLogSink } from '../../../templates/runtime/log.js';
-import { rejection } from '../../helpers/mcp.js';
+import { ERAS, linkedClient } from '../../helpers/linked.js';
+import type { Era } from '../../helpers/linked.js';
 
 // a concern literally named `preset`, and a preset that sets it
 const declarations: ConcernDeclaration[] = [
@@ -23,7 +22,7 @@ const declarations: ConcernDeclaration[] = [
 const presets: ConcernPresets = { cheap: { cost: 'minimal' }, 'only-a': { preset: 'a' } };
 const mappings: ConcernMappings = { tools: { cheapTool: { cost: 'minimal' }, dearTool: { cost: 'high' }, aTool: { preset: 'a' }, bTool: { preset: 'b' } } };
 const TOOLS: Tool[] = ['cheapTool', 'dearTool', 'aTool', 'bTool'].map((name) => ({ name, inputSchema: { type: 'object' } }));
-const capabilities: ServerCapabilities = { tools: { listChanged: true }, experimental: { concerns: concernCapability(declarations, DEFAULT_CONCERNS_META_KEY, presets) } };
+const capabilities: ServerCapabilities = { tools: { listChanged: true }, experimental: { concerns: concernCapability(declarations, DEFAULT_CONCERNS_META_KEY, presets) as never } };
 
 const logs: string[] = [];
 beforeAll(() => {
@@ -35,24 +34,32 @@ afterEach(async () => {
   logs.length = 0;
 });
 
-function makeServer(): Server {
+function makeServer(era: Era): Server {
   const server = new Server({ name: 'presets', version: '1.0.0' }, { capabilities });
-  const control = installConcerns(server, { declarations, mappings, presets, exposeInMeta: false, enforce: false, capabilities });
-  server.setRequestHandler(ListToolsRequestSchema, (_req, extra) => ({ tools: TOOLS.filter((t) => control.visible('tools', t.name, extra)) }));
+  const control = installConcerns(server, { declarations, mappings, presets, exposeInMeta: false, enforce: false, capabilities, era });
+  server.setRequestHandler('tools/list', (_req, ctx) => ({ tools: TOOLS.filter((t) => control.visible('tools', t.name, ctx)) }));
   return server;
 }
 
-async function connect(experimental?: Record<string, unknown>): Promise<Client> {
-  const server = makeServer();
-  const [clientT, serverT] = InMemoryTransport.createLinkedPair();
-  const client = new Client({ name: 't', version: '1' }, experimental ? { capabilities: { experimental } } : {});
-  await Promise.all([server.connect(serverT), client.connect(clientT)]);
+type ListingClient = { listTools(params?: object): Promise<{ tools: Tool[] }>; close(): Promise<void> };
+
+async function connect(experimental?: Record<string, unknown>, era: Era = 'legacy'): Promise<ListingClient> {
+  const client = (await linkedClient(({ era: e }) => makeServer(e), era, experimental ? { capabilities: { experimental } as never } : {})) as unknown as ListingClient;
   open.push(client);
   return client;
 }
 
-const names = async (client: Client, meta?: Record<string, unknown>): Promise<string[]> =>
-  (await (meta ? client.request({ method: 'tools/list', params: { _meta: meta } }, ListToolsResultSchema) : client.listTools())).tools.map((t) => t.name);
+const names = async (client: ListingClient, meta?: Record<string, unknown>): Promise<string[]> => (await client.listTools(meta ? { _meta: meta } : undefined)).tools.map((t) => t.name);
+
+/** Awaits `p`, expects a JSON-RPC error (v1 `McpError` or v2 `ProtocolError`) and returns it. */
+async function rejection(p: Promise<unknown>): Promise<{ code: number; message: string }> {
+  const err: unknown = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(typeof (err as { code?: unknown } | undefined)?.code).toBe('number');
+  return err as { code: number; message: string };
+}
 
 describe('preset selection under its own key', () => {
   it('publishes the keys a client names a preset under', () => {
@@ -83,18 +90,30 @@ describe('preset selection under its own key', () => {
     expect(await names(client, { [CONCERN_PRESET_META_KEY]: 'cheap', [DEFAULT_CONCERNS_META_KEY]: { preset: 'a' } })).toEqual(['cheapTool', 'aTool']);
     expect(await names(client)).toEqual(['cheapTool', 'dearTool', 'bTool']);
     const err = await rejection(names(client, { [CONCERN_PRESET_META_KEY]: 'nope' }));
-    expect(err.code).toBe(ErrorCode.InvalidParams);
+    expect(err.code).toBe(ProtocolErrorCode.InvalidParams);
     expect(err.message).toContain('Unknown concern preset "nope" (presets: "cheap", "only-a")');
   });
 
+  it.each(ERAS)('_meta presets work the same in the %s era (a concern named `preset` stays a concern)', async (era) => {
+    const client = await connect(undefined, era);
+    expect(await names(client, { [CONCERN_PRESET_META_KEY]: 'only-a' })).toEqual(['cheapTool', 'dearTool', 'aTool']);
+    expect(await names(client, { [CONCERN_PRESET_META_KEY]: 'cheap', [DEFAULT_CONCERNS_META_KEY]: { preset: 'a' } })).toEqual(['cheapTool', 'aTool']);
+    expect(await names(client, { [DEFAULT_CONCERNS_META_KEY]: { preset: 'b' } })).toEqual(['cheapTool', 'dearTool', 'bTool']);
+    expect(await names(client)).toEqual(['cheapTool', 'dearTool', 'aTool', 'bTool']);
+    expect((await rejection(names(client, { [CONCERN_PRESET_META_KEY]: 'nope' }))).code).toBe(-32602);
+  });
+
+  it('modern era: a preset declared in the client capabilities is ignored (no connection state)', async () => {
+    expect(await names(await connect({ concernPreset: { name: 'cheap' } }, 'modern'))).toEqual(['cheapTool', 'dearTool', 'aTool', 'bTool']);
+  });
+
   it('initialized notification: concernPreset beside concerns (raw wire)', async () => {
-    const server = makeServer();
     const [clientT, serverT] = InMemoryTransport.createLinkedPair();
+    serveStdio(({ era }) => makeServer(era), { transport: serverT });
     const responses = new Map<number, JSONRPCMessage>();
     clientT.onmessage = (m) => {
       if ('id' in m && typeof m.id === 'number') responses.set(m.id, m);
     };
-    await server.connect(serverT);
     await clientT.start();
     await clientT.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
     await new Promise((r) => setTimeout(r, 10));

@@ -1,12 +1,12 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { Server } from '@modelcontextprotocol/server';
+import type { Prompt } from '@modelcontextprotocol/server';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { setLogSink } from '../../../templates/runtime/log.js';
 import type { PrimitiveGate } from '../../../templates/runtime/primitives.js';
 import { installPrompts, missingArguments, renderPrompt } from '../../../templates/runtime/prompts.js';
 import type { PromptDefinition } from '../../../templates/runtime/prompts.js';
-import { rejection } from '../../helpers/mcp.js';
+import { ERAS, linkedClient } from '../../helpers/linked.js';
+import type { Era } from '../../helpers/linked.js';
 
 const review = {
   name: 'review',
@@ -39,7 +39,24 @@ const logs: string[] = [];
 beforeAll(() => {
   setLogSink((line) => logs.push(line));
 });
-const open: Client[] = [];
+/** What the tests call on either client. */
+type PromptClient = {
+  listPrompts(params?: object): Promise<{ prompts: Prompt[] }>;
+  getPrompt(params: { name: string; arguments?: Record<string, string>; _meta?: object }): Promise<{ description?: string; messages: unknown[]; _meta?: unknown }>;
+  close(): Promise<void>;
+};
+
+/** Awaits `p`, expects a JSON-RPC error (v1 `McpError` or v2 `ProtocolError`) and returns it. */
+async function rejection(p: Promise<unknown>): Promise<{ code: number; message: string; data?: unknown }> {
+  const err: unknown = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(typeof (err as { code?: unknown } | undefined)?.code).toBe('number');
+  return err as { code: number; message: string; data?: unknown };
+}
+
+const open: PromptClient[] = [];
 afterEach(async () => {
   await Promise.all(open.splice(0).map((c) => c.close()));
 });
@@ -50,14 +67,20 @@ const hideHidden: PrimitiveGate = {
   decorate: (_kind, id, item) => (id === 'review' ? { ...item, _meta: { tag: 1 } } : item),
 };
 
-async function connect(gate?: PrimitiveGate): Promise<Client> {
-  const server = new Server({ name: 'p', version: '1' }, { capabilities: { prompts: { listChanged: true } } });
-  installPrompts(server, prompts, gate ? { gate } : {});
-  const [clientT, serverT] = InMemoryTransport.createLinkedPair();
-  const client = new Client({ name: 'test', version: '1' });
-  await Promise.all([server.connect(serverT), client.connect(clientT)]);
+async function connect(era: Era, gate?: PrimitiveGate): Promise<PromptClient> {
+  const client = (await linkedClient(() => {
+    const server = new Server({ name: 'p', version: '1' }, { capabilities: { prompts: { listChanged: true } } });
+    installPrompts(server, prompts, gate ? { gate } : {});
+    return server;
+  }, era)) as unknown as PromptClient;
   open.push(client);
   return client;
+}
+
+/** A result without the `_meta` the modern era stamps on every result (server info). */
+function bare<T extends { _meta?: unknown }>(result: T): Omit<T, '_meta'> {
+  const { _meta: _ignored, ...rest } = result;
+  return rest;
 }
 
 describe('renderPrompt', () => {
@@ -78,9 +101,9 @@ describe('renderPrompt', () => {
   });
 });
 
-describe('installPrompts', () => {
+describe.each(ERAS)('installPrompts (%s era)', (era) => {
   it('lists prompts with their arguments, filtered and decorated by the gate', async () => {
-    const client = await connect(hideHidden);
+    const client = await connect(era, hideHidden);
     const { prompts: listed } = await client.listPrompts();
     expect(listed.map((p) => p.name)).toEqual(['review', 'with_context', 'broken', 'failing']);
     expect(listed[0]).toEqual({
@@ -97,9 +120,9 @@ describe('installPrompts', () => {
   });
 
   it('gets a rendered template prompt', async () => {
-    const client = await connect();
+    const client = await connect(era);
     const result = await client.getPrompt({ name: 'review', arguments: { code: 'f()', focus: 'bugs' } });
-    expect(result).toEqual({
+    expect(bare(result)).toEqual({
       description: 'Reviews code',
       messages: [
         { role: 'user', content: { type: 'text', text: 'Review this code <f()> focusing on bugs. Note: bugs.' } },
@@ -109,12 +132,24 @@ describe('installPrompts', () => {
   });
 
   it('gets a dynamic prompt', async () => {
-    const client = await connect();
+    const client = await connect(era);
     expect((await client.getPrompt({ name: 'with_context', arguments: { input: 'hello' } })).messages).toEqual([{ role: 'user', content: { type: 'text', text: 'ctx + hello' } }]);
   });
 
+  it('hands a dynamic prompt the request context (the request\'s own _meta)', async () => {
+    const seen: unknown[] = [];
+    const client = (await linkedClient(() => {
+      const server = new Server({ name: 'p', version: '1' }, { capabilities: { prompts: {} } });
+      installPrompts(server, [{ name: 'ctx', handler: (_args, ctx) => (seen.push(ctx.mcpReq._meta?.['x/k']), { messages: [] }) }]);
+      return server;
+    }, era)) as unknown as PromptClient;
+    open.push(client);
+    await client.getPrompt({ name: 'ctx', _meta: { 'x/k': 'v' } });
+    expect(seen).toEqual(['v']);
+  });
+
   it('rejects a missing required argument with -32602 naming it', async () => {
-    const client = await connect();
+    const client = await connect(era);
     const err = await rejection(client.getPrompt({ name: 'review', arguments: { focus: 'x' } }));
     expect(err.code).toBe(-32602);
     expect(err.message).toContain('missing required argument "code"');
@@ -122,14 +157,14 @@ describe('installPrompts', () => {
   });
 
   it('rejects an unknown prompt with -32602', async () => {
-    const client = await connect();
+    const client = await connect(era);
     const err = await rejection(client.getPrompt({ name: 'nope' }));
     expect(err.code).toBe(-32602);
     expect(err.message).toContain('Unknown prompt: nope');
   });
 
   it('turns template and handler failures into -32603 and logs them', async () => {
-    const client = await connect();
+    const client = await connect(era);
     const bad = await rejection(client.getPrompt({ name: 'broken' }));
     expect(bad.code).toBe(-32603);
     expect(bad.message).toContain('Prompt broken could not be rendered');

@@ -1,13 +1,12 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, Server } from '@modelcontextprotocol/server';
+import type { ReadResourceResult, Resource, ResourceTemplateType } from '@modelcontextprotocol/server';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { setLogSink } from '../../../templates/runtime/log.js';
 import type { PrimitiveGate } from '../../../templates/runtime/primitives.js';
 import { RESOURCE_NOT_FOUND, installResources, toContents } from '../../../templates/runtime/resources.js';
 import type { ResourceDefinition, ResourceTemplateDefinition } from '../../../templates/runtime/resources.js';
-import { rejection } from '../../helpers/mcp.js';
+import { ERAS, linkedClient } from '../../helpers/linked.js';
+import type { Era } from '../../helpers/linked.js';
 
 const seenVariables: unknown[] = [];
 const resources: ResourceDefinition[] = [
@@ -39,18 +38,36 @@ const logs: string[] = [];
 beforeAll(() => {
   setLogSink((line) => logs.push(line));
 });
-const open: Client[] = [];
+/** What the tests call on either client. */
+type ResourceClient = {
+  listResources(params?: object): Promise<{ resources: Resource[] }>;
+  listResourceTemplates(params?: object): Promise<{ resourceTemplates: ResourceTemplateType[] }>;
+  readResource(params: { uri: string }): Promise<ReadResourceResult>;
+  close(): Promise<void>;
+};
+
+/** Awaits `p`, expects a JSON-RPC error (v1 `McpError` or v2 `ProtocolError`) and returns it. */
+async function rejection(p: Promise<unknown>): Promise<{ code: number; message: string; data?: unknown }> {
+  const err: unknown = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(typeof (err as { code?: unknown } | undefined)?.code).toBe('number');
+  return err as { code: number; message: string; data?: unknown };
+}
+
+const open: ResourceClient[] = [];
 afterEach(async () => {
   await Promise.all(open.splice(0).map((c) => c.close()));
   seenVariables.length = 0;
 });
 
-async function connect(gate?: PrimitiveGate): Promise<Client> {
-  const server = new Server({ name: 'r', version: '1' }, { capabilities: { resources: { listChanged: true } } });
-  installResources(server, { resources, templates }, gate ? { gate } : {});
-  const [clientT, serverT] = InMemoryTransport.createLinkedPair();
-  const client = new Client({ name: 'test', version: '1' });
-  await Promise.all([server.connect(serverT), client.connect(clientT)]);
+async function connect(era: Era, gate?: PrimitiveGate): Promise<ResourceClient> {
+  const client = (await linkedClient(() => {
+    const server = new Server({ name: 'r', version: '1' }, { capabilities: { resources: { listChanged: true } } });
+    installResources(server, { resources, templates }, gate ? { gate } : {});
+    return server;
+  }, era)) as unknown as ResourceClient;
   open.push(client);
   return client;
 }
@@ -64,9 +81,9 @@ describe('toContents', () => {
   });
 });
 
-describe('installResources', () => {
+describe.each(ERAS)('installResources (%s era)', (era) => {
   it('lists resources and templates', async () => {
-    const client = await connect();
+    const client = await connect(era);
     const { resources: listed } = await client.listResources();
     expect(listed.map((r) => r.uri)).toEqual(resources.map((r) => r.uri));
     expect(listed[0]).toEqual({ uri: 'docs://readme', name: 'readme', title: 'Read me', description: 'The readme', mimeType: 'text/markdown' });
@@ -82,11 +99,11 @@ describe('installResources', () => {
     const gate: PrimitiveGate = {
       visible: (kind, id) => !(kind === 'resources' && id === 'docs://logo') && !(kind === 'resourceTemplates' && id === 'app://files/{+path}'),
       assertAllowed: (kind, id) => {
-        if (id === 'app://notes/{id}') throw new McpError(-32602, `${kind} ${id} refused`);
+        if (id === 'app://notes/{id}') throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${kind} ${id} refused`);
       },
       decorate: (_kind, _id, item) => ({ ...item, _meta: { seen: true } }),
     };
-    const client = await connect(gate);
+    const client = await connect(era, gate);
     const { resources: listed } = await client.listResources();
     expect(listed.map((r) => r.uri)).not.toContain('docs://logo');
     expect(listed[0]?._meta).toEqual({ seen: true });
@@ -95,20 +112,20 @@ describe('installResources', () => {
   });
 
   it('reads static text and embedded blobs', async () => {
-    const client = await connect();
-    expect(await client.readResource({ uri: 'docs://readme' })).toEqual({ contents: [{ uri: 'docs://readme', mimeType: 'text/markdown', text: '# Hello' }] });
-    expect(await client.readResource({ uri: 'docs://logo' })).toEqual({ contents: [{ uri: 'docs://logo', mimeType: 'image/png', blob: 'iVBORw0KGgo=' }] });
+    const client = await connect(era);
+    expect((await client.readResource({ uri: 'docs://readme' })).contents).toEqual([{ uri: 'docs://readme', mimeType: 'text/markdown', text: '# Hello' }]);
+    expect((await client.readResource({ uri: 'docs://logo' })).contents).toEqual([{ uri: 'docs://logo', mimeType: 'image/png', blob: 'iVBORw0KGgo=' }]);
   });
 
   it('reads dynamic resources in every result form', async () => {
-    const client = await connect();
+    const client = await connect(era);
     expect((await client.readResource({ uri: 'app://clock' })).contents).toEqual([{ uri: 'app://clock', text: 'now at app:' }]);
     expect((await client.readResource({ uri: 'app://bytes' })).contents).toEqual([{ uri: 'app://bytes', mimeType: 'application/octet-stream', blob: 'AQID' }]);
     expect((await client.readResource({ uri: 'app://json' })).contents).toEqual([{ uri: 'app://json', mimeType: 'application/json', text: '{"a":1}' }]);
   });
 
   it('matches templates with their variables, exact URIs first', async () => {
-    const client = await connect();
+    const client = await connect(era);
     expect((await client.readResource({ uri: 'app://notes/42' })).contents).toEqual([{ uri: 'app://notes/42', mimeType: 'text/plain', text: 'note 42 (app://notes/42)' }]);
     expect(seenVariables).toEqual([{ id: '42' }]);
     expect((await client.readResource({ uri: 'app://notes/special' })).contents).toEqual([{ uri: 'app://notes/special', text: 'exact match wins' }]);
@@ -116,17 +133,19 @@ describe('installResources', () => {
     expect((await client.readResource({ uri: 'app://users/7?fields=name' })).contents[0]).toEqual({ uri: 'app://users/7?fields=name', text: '{"id":"7","fields":"name"}' });
   });
 
-  it('answers an unknown URI with -32002 and the uri in data', async () => {
-    const client = await connect();
+  it('answers an unknown URI with -32602 and exactly { uri } in data (the SDK sends no -32002 in either era)', async () => {
+    const client = await connect(era);
     const err = await rejection(client.readResource({ uri: 'app://nowhere' }));
     expect(err.code).toBe(RESOURCE_NOT_FOUND);
-    expect(err.code).toBe(-32002);
+    expect(err.code).toBe(-32602);
     expect(err.message).toContain('Resource not found: app://nowhere');
     expect(err.data).toEqual({ uri: 'app://nowhere' });
+    // the v2 client rebuilds the SDK's ResourceNotFoundError from { uri }; the v1 client has no such class
+    expect(err instanceof ResourceNotFoundError).toBe(era === 'modern');
   });
 
   it('turns handler errors into -32603 and logs them', async () => {
-    const client = await connect();
+    const client = await connect(era);
     const err = await rejection(client.readResource({ uri: 'app://boom' }));
     expect(err.code).toBe(-32603);
     expect(err.message).toContain('Reading resource app://boom failed: disk on fire');

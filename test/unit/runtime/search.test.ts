@@ -2,7 +2,7 @@
  * Search mode's runtime: the index built at build time and loaded by the server, the ranking's
  * word handling, and the bounds of every `search_tools` answer.
  */
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
 import { buildSearchIndex, createToolSearch, expandQuery, searchDocument, stem } from '../../../templates/runtime/search.js';
 import { SEARCH_LIMITS, SEARCH_TOOLS } from '../../../templates/runtime/search-tools.js';
@@ -50,7 +50,7 @@ describe('search runtime', () => {
     for (const x of results) expect(x.description.length).toBeLessThanOrEqual(SEARCH_LIMITS.descriptionChars);
     expect((search.search({ query: 'pet' }, () => true, (n) => byName.get(n)).structuredContent as { results: unknown[] }).results).toHaveLength(SEARCH_LIMITS.defaultLimit);
     for (const bad of [{}, { query: '' }, { query: 3 }, { query: 'pet', limit: 0 }, { query: 'pet', limit: 'all' }]) {
-      expect(() => search.search(bad, () => true, () => undefined)).toThrow(McpError);
+      expect(() => search.search(bad, () => true, () => undefined)).toThrow(ProtocolError);
     }
     expect(search.search({ query: 'zzzz' }, () => true, () => undefined).content).toEqual([{ type: 'text', text: 'No tool matches "zzzz"; try other words.' }]);
   });
