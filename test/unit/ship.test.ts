@@ -88,6 +88,13 @@ describe('Dockerfile', () => {
     });
   }
 
+  it('serves stdio by default and HTTP on every interface of the container with --transport http', async () => {
+    const docker = (await fixture).get('Dockerfile')!;
+    expect(docker).toContain('\nENV SHIPFX_HOST=0.0.0.0\nEXPOSE 3000\n');
+    expect(docker).toContain('docker run --rm -p 127.0.0.1:3000:3000 --env-file .env ship-fixture --transport http');
+    expect(docker).toContain('-e SHIPFX_ALLOWED_HOSTS=mcp.example.com');
+  });
+
   it('puts the reflection store where the unprivileged user may write', async () => {
     const docker = (await emit('examples/petstore-guarded/mcpgen.yaml')).get('Dockerfile')!;
     expect(docker).toContain('ENV PETSTORE_GUARDED_REFLECTION_DIR=/home/node/justifications');
@@ -112,7 +119,8 @@ describe('.env.example', () => {
     writeFileSync(path.join(dir, 'api.yaml'), `openapi: 3.0.3\ninfo: { title: t, version: "1" }\nservers: [{ url: "https://x.example.com" }]\ncomponents:\n  securitySchemes:\n    ${scheme}: { type: http, scheme: bearer }\nsecurity: [{ ${scheme}: [] }]\npaths:\n  /a:\n    get:\n      operationId: a\n      responses: { "200": { description: ok } }\n`);
     writeFileSync(path.join(dir, 'mcpgen.yaml'), 'name: evil\nopenapi: ./api.yaml\n');
     const text = (await emit('mcpgen.yaml', dir)).get('.env.example')!;
-    expect(envExampleNames(text).all).toEqual(['EVIL_BASE_URL', 'EVIL_TIMEOUT_MS', 'EVIL_MAX_RESPONSE_BYTES', 'EVIL_MAX_IN_FLIGHT_BYTES', 'EVIL_LOG_LEVEL', 'EVIL_EVIL_EVIL_INJECTED_1__X_2_TOKEN']);
+    const serving = ['TRANSPORT', 'PORT', 'HOST', 'ALLOWED_HOSTS', 'ALLOWED_ORIGINS', 'HTTP_TOKENS', 'HTTP_TOKENS_FILE', 'CLIENT', 'STATE_KEY', 'SESSION_IDLE_MS', 'MAX_SESSIONS', 'DRAIN_MS'].map((s) => `EVIL_${s}`);
+    expect(envExampleNames(text).all).toEqual(['EVIL_BASE_URL', 'EVIL_TIMEOUT_MS', 'EVIL_MAX_RESPONSE_BYTES', 'EVIL_MAX_IN_FLIGHT_BYTES', 'EVIL_LOG_LEVEL', ...serving, 'EVIL_EVIL_EVIL_INJECTED_1__X_2_TOKEN']);
     expect(text).toContain('# Bearer token of security scheme evil EVIL_INJECTED=1 X=2\n');
   });
 });
@@ -127,7 +135,7 @@ describe('client configuration', () => {
 
   it('the README shows Claude Desktop, VS Code (servers, inputs for secrets), Cursor and Docker entries with every required variable', async () => {
     const readme = (await fixture).get('README.md')!;
-    const [desktop, vscode, cursor, docker] = jsonBlocks(readme, '## Use it from an MCP client') as Array<Record<string, Record<string, { env: Record<string, string>; args: string[] }>>>;
+    const [desktop, vscode, cursor, , , , docker] = jsonBlocks(readme, '## Use it from an MCP client') as Array<Record<string, Record<string, { env: Record<string, string>; args: string[] }>>>;
     expect(Object.keys(desktop!.mcpServers!['ship-fixture']!.env).sort()).toEqual([...REQUIRED].sort());
     expect(Object.keys(vscode!)).toEqual(['inputs', 'servers']);
     const inputs = vscode!.inputs as unknown as Array<{ id: string; password: boolean }>;
@@ -139,6 +147,37 @@ describe('client configuration', () => {
     expect(Object.keys(cursor!.mcpServers!['ship-fixture']!.env).sort()).toEqual([...REQUIRED].sort());
     expect(docker!.mcpServers!['ship-fixture']!.args.filter((a, i, all) => all[i - 1] === '-e').sort()).toEqual([...REQUIRED].sort());
     expect(readme).toContain(`claude mcp add ship-fixture ${REQUIRED.map((n) => `-e ${n}=...`).join(' ')} -- node /absolute/path/to/ship-fixture/dist/server.js`);
+  });
+
+  it('the README shows HTTP entries for Claude Code, VS Code and Cursor with the token header, and no variables', async () => {
+    const readme = (await fixture).get('README.md')!;
+    const [, , , claude, vscode, cursor] = jsonBlocks(readme, '## Use it from an MCP client') as Array<Record<string, Record<string, Record<string, unknown>>>>;
+    const url = 'http://127.0.0.1:3000/mcp';
+    expect(claude!.mcpServers!['ship-fixture']).toEqual({ type: 'http', url, headers: { Authorization: 'Bearer <token>' } });
+    expect(vscode!.servers!['ship-fixture']).toEqual({ type: 'http', url, headers: { Authorization: 'Bearer ${input:mcp_token}' } });
+    expect(vscode!.inputs).toEqual([{ type: 'promptString', id: 'mcp_token', description: 'Token of this client in SHIPFX_HTTP_TOKENS', password: true }]);
+    expect(cursor!.mcpServers!['ship-fixture']).toEqual({ url, headers: { Authorization: 'Bearer <token>' } });
+    expect(readme).toContain(`claude mcp add --transport http --header 'Authorization: Bearer <token>' ship-fixture ${url}`);
+    const serving = readme.slice(readme.indexOf('## Serving over HTTP'));
+    for (const name of ['--transport http', 'SHIPFX_ALLOWED_HOSTS', 'SHIPFX_ALLOWED_ORIGINS', 'SHIPFX_HTTP_TOKENS_FILE', '/healthz', 'SIGTERM', 'SHIPFX_DRAIN_MS', 'SHIPFX_SESSION_IDLE_MS', 'SHIPFX_STATE_KEY']) expect(serving).toContain(name);
+  });
+
+  it('sends fromClient headers in the HTTP entries, and drops the token header when a scheme takes Authorization', async () => {
+    const keyed = async (auth: string) => {
+      const dir = mkdtempSync(path.join(os.tmpdir(), 'mcpgen-ship-'));
+      writeFileSync(path.join(dir, 'api.yaml'), 'openapi: 3.0.3\ninfo: { title: t, version: "1" }\nservers: [{ url: "https://x.example.com" }]\ncomponents:\n  securitySchemes:\n    api_key: { type: apiKey, in: header, name: X-Key }\nsecurity: [{ api_key: [] }]\npaths:\n  /a:\n    get:\n      operationId: a\n      responses: { "200": { description: ok } }\n');
+      writeFileSync(path.join(dir, 'mcpgen.yaml'), `name: pets\nopenapi: ./api.yaml\nauth:\n  api_key: { fromClient: ${auth} }\n`);
+      return (await emit('mcpgen.yaml', dir)).get('README.md')!;
+    };
+    const readme = await keyed('X-Pet-Key');
+    const [, , , claude, vscode] = jsonBlocks(readme, '## Use it from an MCP client') as Array<Record<string, Record<string, { headers: Record<string, string> }>>>;
+    expect(claude!.mcpServers!.pets!.headers).toEqual({ Authorization: 'Bearer <token>', 'X-Pet-Key': '<API key>' });
+    expect(vscode!.servers!.pets!.headers).toEqual({ Authorization: 'Bearer ${input:mcp_token}', 'X-Pet-Key': '${input:x_pet_key}' });
+    expect(readme).toContain('| api\\_key | `X-Pet-Key` |');
+    const own = await keyed('Authorization');
+    const [, , , ownClaude] = jsonBlocks(own, '## Use it from an MCP client') as Array<Record<string, Record<string, { headers: Record<string, string> }>>>;
+    expect(ownClaude!.mcpServers!.pets!.headers).toEqual({ Authorization: '<API key>' });
+    expect(own).toContain('this server must run without `PETS_HTTP_TOKENS`');
   });
 
   it('the README configuration table lists every variable', async () => {

@@ -11,7 +11,8 @@ import { HASH_HEADER, MD_HEADER } from '../header.js';
 import { irVariables, serverParts } from '../ts/entry.js';
 import { GENERATED_DEPENDENCIES, GENERATED_DEV_DEPENDENCIES, OPTIONAL_DEPENDENCIES } from './versions.js';
 import { packageFile } from '../../paths.js';
-import { clientConfigs, clientVariables, defaultDescription, ENTRY_POINT, MCPB_VERSION } from './ship.js';
+import { clientConfigs, clientHeaderSchemes, clientVariables, defaultDescription, ENTRY_POINT, MCPB_VERSION } from './ship.js';
+import { SERVE_DEFAULTS, settingNames } from '../../../templates/runtime/variables.js';
 
 const json = (v: unknown) => JSON.stringify(v, null, 2) + '\n';
 
@@ -101,6 +102,12 @@ export function shellQuote(value: string): string {
 
 let readme: Handlebars.TemplateDelegate | undefined;
 
+/** ` (a, b)` of the non-empty notes, or nothing. */
+function notes(list: readonly string[]): string {
+  const kept = list.filter(Boolean);
+  return kept.length > 0 ? ` (${kept.join(', ')})` : '';
+}
+
 /** How a scheme's credentials travel, as Markdown (spec text escaped with {@link mdText}). */
 function schemeHow(s: IrSecurityScheme): string {
   switch (s.kind) {
@@ -169,6 +176,28 @@ export function emitReadme(ir: IrServer): string {
   const needed = clientVariables(variables);
   const clients = clientConfigs(ir);
   const add = clients.claudeCodeAdd;
+  const names = settingNames(p);
+  const own = clientHeaderSchemes(ir);
+  const http = {
+    url: clients.http.url,
+    port: SERVE_DEFAULTS.port,
+    host: SERVE_DEFAULTS.host,
+    configs: clients.http,
+    claudeCodeAdd: clients.http.claudeCodeAdd.map(shellQuote).join(' '),
+    tokenHeader: !own.some((h) => h.header.toLowerCase() === 'authorization'),
+    clientHeaders: own.map((h) => mdCode(h.header)).join(', '),
+    transportVar: names.transport,
+    portVar: names.port,
+    hostVar: names.host,
+    allowedHostsVar: names.allowedHosts,
+    allowedOriginsVar: names.allowedOrigins,
+    tokensVar: names.httpTokens,
+    tokensFileVar: names.httpTokensFile,
+    stateKeyVar: names.stateKey,
+    sessionIdleVar: names.sessionIdleMs,
+    maxSessionsVar: names.maxSessions,
+    drainVar: names.drainMs,
+  };
   return (
     MD_HEADER +
     readme({
@@ -206,11 +235,13 @@ export function emitReadme(ir: IrServer): string {
       })),
       hasAuth: ir.securitySchemes.length > 0,
       schemes: ir.securitySchemes.map((s) => ({ name: s.name, how: schemeHow(s), vars: schemeVars(s) })),
+      fromClient: own.map((h) => ({ scheme: h.scheme.name, header: mdCode(h.header), basic: h.scheme.kind === 'basic', bearer: h.scheme.kind === 'bearer' })),
+      http,
       argumentVariables: argumentVariables(ir),
       variables: variables.map((v) => ({
         name: mdCode(v.name),
         default: v.default !== undefined ? mdCode(v.default) : v.required ? '(none: required)' : '(none)',
-        meaning: mdText(v.description) + (v.secret ? ' (secret)' : ''),
+        meaning: mdText(v.description) + notes([v.transport === 'http' ? 'HTTP only' : v.transport === 'stdio' ? 'stdio only' : '', v.secret ? 'secret' : '']),
       })),
       clientVariables: needed.map((v) => v.name),
       clientVariableList: needed.map((v) => mdCode(v.name)).join(', '),

@@ -10,8 +10,9 @@
  */
 import { readFileSync } from 'node:fs';
 import Handlebars from 'handlebars';
-import type { IrServer } from '../../ir/types.js';
+import type { IrSecurityScheme, IrServer } from '../../ir/types.js';
 import { packageFile } from '../../paths.js';
+import { SERVE_DEFAULTS, settingNames } from '../../../templates/runtime/variables.js';
 import type { Variable } from '../../../templates/runtime/variables.js';
 import { HASH_HEADER } from '../header.js';
 import { lineText } from '../safe.js';
@@ -55,7 +56,38 @@ function placeholder(v: Variable): string {
   return v.secret ? '<secret>' : '<value>';
 }
 
-/** How each client is configured, as objects (README snippets and `.mcp.json`). */
+/** Where a server started with `--transport http` and the default port and host serves MCP. */
+export function httpUrl(): string {
+  return `http://${SERVE_DEFAULTS.host}:${SERVE_DEFAULTS.port}/mcp`;
+}
+
+/** A scheme whose credential each MCP client sends over HTTP, with the header it goes in. */
+type ClientHeaderScheme = { scheme: IrSecurityScheme; header: string };
+
+/** The schemes with `fromClient`, in IR order. */
+export function clientHeaderSchemes(ir: IrServer): ClientHeaderScheme[] {
+  return ir.securitySchemes.flatMap((s) => (s.kind !== 'oauth2ClientCredentials' && s.fromClient !== undefined ? [{ scheme: s, header: s.fromClient }] : []));
+}
+
+/** Placeholder of a `fromClient` header's value. */
+function headerPlaceholder({ scheme, header }: ClientHeaderScheme): string {
+  if (scheme.kind === 'basic') return '<user>:<password>';
+  if (scheme.kind === 'bearer') return header.toLowerCase() === 'authorization' ? 'Bearer <API token>' : '<API token>';
+  return '<API key>';
+}
+
+/**
+ * The headers an HTTP client configuration sends, as `[name, value(placeholder)]`: the MCP
+ * client token (needed when the server has `<envPrefix>_HTTP_TOKENS`), unless a scheme takes the
+ * `Authorization` header for itself, then each `fromClient` header.
+ */
+function httpHeaders(ir: IrServer, value: (name: string, placeholder: string, secretId: string) => string): Array<[string, string]> {
+  const own = clientHeaderSchemes(ir);
+  const token: Array<[string, string]> = own.some((h) => h.header.toLowerCase() === 'authorization') ? [] : [['Authorization', value('Authorization', 'Bearer <token>', 'mcp_token')]];
+  return [...token, ...own.map((h): [string, string] => [h.header, value(h.header, headerPlaceholder(h), h.header.toLowerCase().replace(/[^a-z0-9]+/g, '_'))])];
+}
+
+/** How each client is configured, as objects (README snippets and `.mcp.json`): over stdio, and over HTTP. */
 export function clientConfigs(ir: IrServer): {
   claudeDesktop: unknown;
   claudeCode: unknown;
@@ -63,11 +95,28 @@ export function clientConfigs(ir: IrServer): {
   vscode: unknown;
   cursor: unknown;
   docker: unknown;
+  http: {
+    url: string;
+    /** `claude mcp add` arguments for the HTTP server. */
+    claudeCodeAdd: string[];
+    claudeCode: unknown;
+    vscode: unknown;
+    cursor: unknown;
+  };
 } {
   const vars = clientVariables(irVariables(ir));
   const absolute = `/absolute/path/to/${ir.name}/${ENTRY_POINT}`;
   const env = (value: (v: Variable) => string) => (vars.length > 0 ? { env: Object.fromEntries(vars.map((v) => [v.name, value(v)])) } : {});
   const inputs = vars.map((v) => ({ type: 'promptString', id: configKey(v), description: v.description, password: v.secret }));
+  const url = httpUrl();
+  const plain = Object.fromEntries(httpHeaders(ir, (_n, placeholder) => placeholder));
+  const httpInputs: Array<Record<string, unknown>> = [];
+  const vscodeHeaders = Object.fromEntries(
+    httpHeaders(ir, (name, placeholder, id) => {
+      httpInputs.push({ type: 'promptString', id, description: name === 'Authorization' && id === 'mcp_token' ? `Token of this client in ${settingNames(ir.envPrefix).httpTokens}` : `Value of the ${name} header`, password: true });
+      return placeholder.replace(/<[^>]+>(:<[^>]+>)?/, `\${input:${id}}`);
+    }),
+  );
   return {
     claudeDesktop: { mcpServers: { [ir.name]: { command: 'node', args: [absolute], ...env(placeholder) } } },
     // Claude Code expands ${VAR} (an unset one without default is an error) and ${VAR:-default}
@@ -76,6 +125,13 @@ export function clientConfigs(ir: IrServer): {
     vscode: { ...(inputs.length > 0 ? { inputs } : {}), servers: { [ir.name]: { type: 'stdio', command: 'node', args: [`\${workspaceFolder}/${ENTRY_POINT}`], ...env((v) => `\${input:${configKey(v)}}`) } } },
     cursor: { mcpServers: { [ir.name]: { command: 'node', args: [`\${workspaceFolder}/${ENTRY_POINT}`], ...env((v) => `\${env:${v.name}}`) } } },
     docker: { mcpServers: { [ir.name]: { command: 'docker', args: ['run', '-i', '--rm', ...vars.flatMap((v) => ['-e', v.name]), ir.name], ...env(placeholder) } } },
+    http: {
+      url,
+      claudeCodeAdd: ['claude', 'mcp', 'add', '--transport', 'http', ...Object.entries(plain).flatMap(([h, v]) => ['--header', `${h}: ${v}`]), ir.name, url],
+      claudeCode: { mcpServers: { [ir.name]: { type: 'http', url, headers: plain } } },
+      vscode: { inputs: httpInputs, servers: { [ir.name]: { type: 'http', url, headers: vscodeHeaders } } },
+      cursor: { mcpServers: { [ir.name]: { url, headers: plain } } },
+    },
   };
 }
 
@@ -87,7 +143,8 @@ export function emitMcpJson(ir: IrServer): string {
 /** Renders `.env.example`: every variable the server reads, required ones active, the others commented out with their default. */
 export function emitEnvExample(ir: IrServer): string {
   const variables = irVariables(ir).map((v) => {
-    const notes = [v.required ? 'Required' : 'Optional', v.secret ? 'secret' : '', v.default !== undefined ? `default: ${lineText(v.default)}` : ''].filter(Boolean);
+    const only = v.transport === 'http' ? 'HTTP only' : v.transport === 'stdio' ? 'stdio only' : '';
+    const notes = [v.required ? (v.transport === 'stdio' ? 'Required over stdio' : 'Required') : 'Optional', v.required ? '' : only, v.secret ? 'secret' : '', v.default !== undefined ? `default: ${lineText(v.default)}` : ''].filter(Boolean);
     return {
       description: lineText(v.description),
       notes: notes.join(', '),
@@ -97,9 +154,14 @@ export function emitEnvExample(ir: IrServer): string {
   return HASH_HEADER + render('env.example.hbs', { name: ir.name, variables });
 }
 
-/** Renders the Dockerfile: a multi-stage Node 20 build, the server run as the unprivileged `node` user over stdio. */
+/**
+ * Renders the Dockerfile: a multi-stage Node 20 build, the server run as the unprivileged `node`
+ * user, over stdio unless started with `--transport http` (it then listens on every interface of
+ * the container: `<envPrefix>_HOST=0.0.0.0`, port {@link SERVE_DEFAULTS}.port exposed).
+ */
 export function emitDockerfile(ir: IrServer): string {
-  return HASH_HEADER + render('Dockerfile.hbs', { name: ir.name, envPrefix: ir.envPrefix, entry: ENTRY_POINT, reflection: ir.reflection !== undefined });
+  const names = settingNames(ir.envPrefix);
+  return HASH_HEADER + render('Dockerfile.hbs', { name: ir.name, entry: ENTRY_POINT, reflection: ir.reflection !== undefined, reflectionDir: names.reflectionDir, hostVar: names.host, allowedHosts: names.allowedHosts, tokens: names.httpTokens, drainVar: names.drainMs, port: SERVE_DEFAULTS.port });
 }
 
 /** Renders `.dockerignore`. */
