@@ -65,7 +65,7 @@ export const SETTINGS = {
   allowedOrigins: { suffix: 'ALLOWED_ORIGINS', type: 'string', transport: 'http', description: 'Comma-separated Origin values (scheme://host[:port]) accepted from browsers besides loopback origins' },
   httpTokens: { suffix: 'HTTP_TOKENS', type: 'string', secret: true, transport: 'http', description: 'Bearer tokens MCP clients must send, as name=token[,name=token...]: each token maps to the client identity name' },
   httpTokensFile: { suffix: 'HTTP_TOKENS_FILE', type: 'path', transport: 'http', description: 'File of more tokens: one name=token per line, # starts a comment' },
-  client: { suffix: 'CLIENT', type: 'string', transport: 'stdio', description: 'Client identity of the stdio client (letters, digits and . _ @ -)' },
+  client: { suffix: 'CLIENT', type: 'string', transport: 'stdio', description: 'Client identity of the stdio client: letters, digits, dots, underscores, hyphens and @' },
   stateKey: { suffix: 'STATE_KEY', type: 'string', secret: true, description: 'Key (at least 32 characters) signing state that outlives a request (reflection hints, input rounds); unset: a new key at each start, so that state does not survive a restart' },
   hintTtlMs: { suffix: 'HINT_TTL_MS', type: 'integer', description: 'How long a reflection-gate hint stays valid, in milliseconds' },
   sessionIdleMs: { suffix: 'SESSION_IDLE_MS', type: 'integer', transport: 'http', description: 'Idle time after which a legacy HTTP session (clients before MCP 2026-07-28) is closed, in milliseconds' },
