@@ -75,21 +75,34 @@ describe('parsing the command line', () => {
 describe('resolving how to serve', () => {
   it('defaults to stdio and the registry defaults', () => {
     const o = resolveServeOptions([], config, {});
-    expect(o).toEqual({ transport: 'stdio', port: 3000, host: '127.0.0.1', allowedHosts: [], allowedOrigins: [], tokens: new Map(), clientIdentity: 'local', sessionIdleMs: 1_800_000, maxSessions: 100, drainMs: 10_000, hintTtlMs: 86_400_000 });
+    expect(o).toEqual({ transport: 'stdio', port: 3000, host: '127.0.0.1', allowedHosts: [], allowedOrigins: [], tokens: new Map(), clientIdentity: 'local', sessionIdleMs: 1_800_000, maxSessions: 100, drainMs: 10_000 });
   });
 
   it('lets flags win over the environment, and reads every serving variable', () => {
     const env = {
       PETS_TRANSPORT: 'stdio', PETS_PORT: '9', PETS_HOST: '10.0.0.1',
       PETS_ALLOWED_HOSTS: ' MCP.example.com , a.example.com:3000,,[::1]:80 ', PETS_ALLOWED_ORIGINS: 'https://app.example.com/, http://localhost:5173',
-      PETS_HTTP_TOKENS: `alice=${T1}, ci-bot=${T2}`, PETS_CLIENT: 'me@host', PETS_SESSION_IDLE_MS: '60000', PETS_MAX_SESSIONS: '7', PETS_DRAIN_MS: '500', PETS_HINT_TTL_MS: '1000',
+      PETS_HTTP_TOKENS: `alice=${T1}, ci-bot=${T2}`, PETS_CLIENT: 'me@host', PETS_SESSION_IDLE_MS: '60000', PETS_MAX_SESSIONS: '7', PETS_DRAIN_MS: '500',
     };
     const o = resolveServeOptions(['--transport', 'HTTP', '--port', '0', '--host', '[::]'], config, env);
     expect(o).toEqual({
       transport: 'http', port: 0, host: '::', allowedHosts: ['mcp.example.com', 'a.example.com:3000', '[::1]:80'], allowedOrigins: ['https://app.example.com', 'http://localhost:5173'],
-      tokens: new Map([[T1, 'alice'], [T2, 'ci-bot']]), clientIdentity: 'me@host', sessionIdleMs: 60000, maxSessions: 7, drainMs: 500, hintTtlMs: 1000,
+      tokens: new Map([[T1, 'alice'], [T2, 'ci-bot']]), clientIdentity: 'me@host', sessionIdleMs: 60000, maxSessions: 7, drainMs: 500,
     });
     expect(resolveServeOptions([], config, env)).toMatchObject({ transport: 'stdio', port: 9, host: '10.0.0.1' });
+  });
+
+  it('reads only variables the registry lists for a server without a reflection gate', () => {
+    const read = new Set<string>();
+    const env = new Proxy({} as NodeJS.ProcessEnv, { get: (_t, name) => (typeof name === 'string' && void read.add(name), undefined) });
+    resolveServeOptions(['--transport', 'http'], config, env);
+    const listed = new Set(serverVariables({ config, tools: [] }).map((v) => v.name));
+    expect([...read].filter((n) => !listed.has(n))).toEqual([]);
+    expect(read.has('PETS_HINT_TTL_MS')).toBe(false);
+  });
+
+  it('normalizes origins as browsers send them, default ports included', () => {
+    expect(resolveServeOptions([], config, { PETS_ALLOWED_ORIGINS: 'HTTPS://App.Example.com:443,http://x.example.com:8080/' }).allowedOrigins).toEqual(['https://app.example.com', 'http://x.example.com:8080']);
   });
 
   it('reads tokens from a file (comments, blank lines) besides the variable', () => {
