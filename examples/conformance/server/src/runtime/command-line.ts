@@ -213,8 +213,6 @@ export type ServeOptions = {
   maxSessions: number;
   /** Bound of the graceful shutdown on SIGTERM/SIGINT, in milliseconds. */
   drainMs: number;
-  /** How long a reflection-gate hint stays valid, in milliseconds. */
-  hintTtlMs: number;
 };
 
 /** Shortest `<envPrefix>_STATE_KEY` accepted (the key itself is read by state.ts). */
@@ -285,7 +283,8 @@ export function resolveServeOptions(argv: readonly string[], config: ServerConfi
   const client = read(env, names.client);
   const clientIdentity = client === undefined ? SERVE_DEFAULTS.client : parseIdentity(names.client, names.client, client);
 
-  const integer = (key: 'sessionIdleMs' | 'maxSessions' | 'drainMs' | 'hintTtlMs', unit: string): number => {
+  // `<envPrefix>_HINT_TTL_MS` is the reflection gate's (read only by a server that has one)
+  const integer = (key: 'sessionIdleMs' | 'maxSessions' | 'drainMs', unit: string): number => {
     const v = read(env, names[key]);
     return v === undefined ? SERVE_DEFAULTS[key] : parsePositiveInteger(names[key], v, unit);
   };
@@ -306,7 +305,6 @@ export function resolveServeOptions(argv: readonly string[], config: ServerConfi
     sessionIdleMs: integer('sessionIdleMs', 'milliseconds'),
     maxSessions: integer('maxSessions', 'sessions'),
     drainMs: integer('drainMs', 'milliseconds'),
-    hintTtlMs: integer('hintTtlMs', 'milliseconds'),
   };
   checkFromClient(config, options);
   return options;
