@@ -7,17 +7,26 @@
 // each in a fresh child process timed from outside (wall), with the child's CPU time and peak RSS
 // taken from `process.resourceUsage()` at its exit (bench/usage.mjs, preloaded). It prints medians
 // and the ratios mcpgen/OMG and mcpgen/floor, then how long the MCP SDK `Client` takes to list the
-// tools of the generated GitHub and Kubernetes servers, with the list's bytes and o200k tokens.
+// tools of the generated GitHub and Kubernetes servers, with the list's bytes and o200k tokens,
+// then tools/call throughput and p50/p99 of the generated Petstore server over Streamable HTTP with
+// 1, 8 and 32 concurrent clients against a direct fetch of the same loopback backend (bench/http.mjs).
 // Results are written to .cache/bench/results.json. No stored baseline: every ratio is measured
-// in the same run on the same machine. BENCH_RUNS (default 5) sets the number of rounds.
+// in the same run on the same machine. BENCH_RUNS (default 5) sets the number of rounds;
+// BENCH_ONLY (a comma-separated subset of build, listTools, http) runs only those sections;
+// BENCH_HTTP_SECONDS (default 4) sets how long each HTTP load runs after its warm-up.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { benchHttp } from './http.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const RUNS = Math.max(1, Number(process.env.BENCH_RUNS ?? 5));
+const SECTIONS = ['build', 'listTools', 'http'];
+const only = process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(',').map((s) => s.trim()) : SECTIONS;
+for (const s of only) if (!SECTIONS.includes(s)) throw new Error(`BENCH_ONLY: unknown section ${s} (known: ${SECTIONS.join(', ')})`);
+const runs = (section) => only.includes(section);
 const cacheDir = path.join(root, '.cache/bench');
 mkdirSync(cacheDir, { recursive: true });
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'mcpgen-bench-'));
@@ -67,9 +76,9 @@ const median = (xs) => {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
-console.log(`build in a fresh child process, ${RUNS} alternating rounds, medians; node ${process.version}, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown cpu'})\n`);
-const results = { date: new Date().toISOString(), node: process.version, cores: os.cpus().length, cpu: os.cpus()[0]?.model, runs: RUNS, build: {}, listTools: {} };
-for (const c of cases) {
+console.log(`${runs('build') ? `build in a fresh child process, ${RUNS} alternating rounds, medians; ` : ''}node ${process.version}, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown cpu'})${runs('build') ? '\n' : ''}`);
+const results = { date: new Date().toISOString(), node: process.version, cores: os.cpus().length, cpu: os.cpus()[0]?.model, runs: RUNS, sections: only, build: {}, listTools: {}, http: {} };
+for (const c of runs('build') ? cases : []) {
   const samples = Object.fromEntries(names.map((n) => [n, []]));
   for (let i = 0; i < RUNS; i++) {
     // Rotate the order so no tool always runs first (cold caches) or last.
@@ -91,7 +100,7 @@ for (const [name, r] of Object.entries(results.build)) {
   rows.push([`build ${name} wall / CPU`, `${sec(m.wallMs)} / ${sec(m.cpuMs)}`, `${sec(o.wallMs)} / ${sec(o.cpuMs)}`, `${sec(f.wallMs)} / ${sec(f.cpuMs)}`, `${ratio(m.wallMs, o.wallMs)} / ${ratio(m.cpuMs, o.cpuMs)}`, `${ratio(m.wallMs, f.wallMs)} / ${ratio(m.cpuMs, f.cpuMs)}`]);
   rows.push([`build ${name} peak RSS`, `${m.rssMiB.toFixed(0)} MiB`, `${o.rssMiB.toFixed(0)} MiB`, `${f.rssMiB.toFixed(0)} MiB`, ratio(m.rssMiB, o.rssMiB), ratio(m.rssMiB, f.rssMiB)]);
 }
-printTable(rows);
+if (runs('build')) printTable(rows);
 
 function printTable(rs) {
   const widths = rs[0].map((_, i) => Math.max(...rs.map((r) => r[i].length)));
@@ -107,8 +116,8 @@ function printTable(rs) {
 const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
 const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
 const { countTokens } = await import('gpt-tokenizer/encoding/o200k_base');
-console.log(`\nSDK Client listTools() against the mcpgen-generated server over stdio, median of ${RUNS} lists (goal: under 1 s for GitHub)\n`);
-for (const c of cases.filter((x) => x.name !== 'Petstore')) {
+if (runs('listTools')) console.log(`\nSDK Client listTools() against the mcpgen-generated server over stdio, median of ${RUNS} lists (goal: under 1 s for GitHub)\n`);
+for (const c of runs('listTools') ? cases.filter((x) => x.name !== 'Petstore') : []) {
   // Inside the repository, so the generated project resolves the SDK and @types/node from its node_modules.
   const out = path.join(cacheDir, `server-${c.name}`);
   execFileSync(process.execPath, [path.join(root, 'bin/mcpgen.js'), 'build', c.manifest, '--out', out, '--quiet'], { cwd: root, stdio: 'pipe' });
@@ -128,6 +137,8 @@ for (const c of cases.filter((x) => x.name !== 'Petstore')) {
   results.listTools[c.name] = r;
   console.log(`${c.name.padEnd(12)} ${String(Math.round(r.ms)).padStart(6)} ms  ${r.tools} tools, ${r.bytes.toLocaleString('en-US')} bytes, ${r.tokens.toLocaleString('en-US')} o200k tokens`);
 }
+
+if (runs('http')) await benchHttp({ root, cacheDir, results, printTable });
 
 writeFileSync(path.join(cacheDir, 'results.json'), JSON.stringify(results, null, 2) + '\n');
 rmSync(tmp, { recursive: true, force: true });
