@@ -349,7 +349,7 @@ function checkFromClient(opts: { value: unknown; scheme: string; at: Location; i
   if (value.toLowerCase() === 'authorization') {
     const tokens = `${input.envPrefix}_${SETTINGS.httpTokens.suffix} or ${input.envPrefix}_${SETTINGS.httpTokensFile.suffix}`;
     input.diagnostics.warn(
-      'MCPGEN_AUTH_INVALID_FIELD',
+      'MCPGEN_AUTH_FROM_CLIENT_AUTHORIZATION',
       `\`fromClient\` of "${scheme}" is Authorization, the header that carries the MCP client tokens over HTTP: the server refuses to start with ${tokens} set`,
       'use another header (such as X-Upstream-Authorization) unless the server runs without client tokens, e.g. behind a proxy that authenticates clients',
       at,

@@ -66,7 +66,7 @@ export function listBytes(entries: readonly unknown[]): number {
 /** Name of the tool that stores a host-written justification. */
 export const PERSIST_TOOL_NAME = 'persist_justification';
 
-const HASH_PROPERTY: SurfaceSchema = { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'The `hash` from the gate hint.' };
+const HASH_PROPERTY: SurfaceSchema = { type: 'string', pattern: '^[0-9a-f]{64}\\.[0-9]+\\.[A-Za-z0-9_-]+$', description: 'The `hash` from the gate hint, exactly as given.' };
 
 /** The justification a gate asks for unless the manifest gives a schema. */
 export const DEFAULT_JUSTIFICATION_SCHEMA: SurfaceSchema = {

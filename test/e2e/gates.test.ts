@@ -27,6 +27,9 @@ const work = path.join(ROOT, '.cache/gates');
 const project = path.join(work, 'server');
 const GOOD = { intent: 'remove a duplicate record', alternatives: ['mark it sold', 'leave it'], choice: 'delete: the record was entered twice', confidence: 0.9 };
 const HEX64 = /^[0-9a-f]{64}$/;
+/** A hint's hash: the 64-hex key of the justification, its expiry and an HMAC under the server's state key. */
+const SIGNED = /^[0-9a-f]{64}\.[0-9]+\.[A-Za-z0-9_-]+$/;
+const key = (hash: string) => hash.split('.')[0]!;
 
 type Backend = { url: string; server: { close(): void }; requests: Array<{ method: string; path: string; body: string }> };
 let backend: Backend;
@@ -144,7 +147,7 @@ describe('reflection gate', () => {
     const first = await call(s, 'deletePet', { petId: 3 });
     expect(first.isError).toBe(true);
     const hint1 = first.structuredContent as Hint;
-    expect(hint1).toEqual({ prompt: 'justify_pet_removal', prompt_args: { petId: '3' }, hash: expect.stringMatching(HEX64) as unknown, domain: 'pets', remaining: 2 });
+    expect(hint1).toEqual({ prompt: 'justify_pet_removal', prompt_args: { petId: '3' }, hash: expect.stringMatching(SIGNED) as unknown, domain: 'pets', remaining: 2 });
     expect(text(first)).toMatch(/1\. Get the prompt: prompts\/get with name "justify_pet_removal"[\s\S]*2\. Have the model answer it[\s\S]*3\. Call the tool persist_justification/);
 
     const prompt = await s.client.getPrompt({ name: hint1.prompt, arguments: hint1.prompt_args });
@@ -152,7 +155,7 @@ describe('reflection gate', () => {
 
     const saved = await call(s, 'persist_justification', { hash: hint1.hash, domain: hint1.domain, justification: GOOD });
     expect(saved.isError, text(saved)).toBeFalsy();
-    expect(stored(s.store)).toEqual([`pets/${hint1.hash}.json`]);
+    expect(stored(s.store)).toEqual([`pets/${key(hint1.hash)}.json`]);
 
     // chained: the second gate asks next, with one gate left
     const second = await call(s, 'deletePet', { petId: 3 });
@@ -164,7 +167,7 @@ describe('reflection gate', () => {
     const done = await call(s, 'deletePet', { petId: 3 });
     expect(done.isError, text(done)).toBeFalsy();
     expect(backend.requests.slice(before).map((r) => `${r.method} ${r.path}`)).toEqual(['DELETE /pets/3']);
-    const record = JSON.parse(readFileSync(path.join(s.store, `records/${hint2.hash}.json`), 'utf8')) as { source: string };
+    const record = JSON.parse(readFileSync(path.join(s.store, `records/${key(hint2.hash)}.json`), 'utf8')) as { source: string };
     expect(record.source).toBe('host');
   });
 

@@ -17,7 +17,9 @@ describe('docs and pins stay in step with the code', () => {
     for (const [name, version] of Object.entries({ ...GENERATED_DEPENDENCIES, ...OPTIONAL_DEPENDENCIES, ...GENERATED_DEV_DEPENDENCIES })) {
       expect(installed(name), name).toBe(version);
     }
-    expect(pkg.devDependencies!['@modelcontextprotocol/sdk']).toBe(GENERATED_DEPENDENCIES['@modelcontextprotocol/sdk']);
+    // the runtime is type-checked and tested against the SDK packages the projects get
+    expect(pkg.dependencies!['@modelcontextprotocol/server']).toBe(GENERATED_DEPENDENCIES['@modelcontextprotocol/server']);
+    expect(pkg.dependencies!['@modelcontextprotocol/node']).toBe(GENERATED_DEPENDENCIES['@modelcontextprotocol/node']);
     // the pins mcpgen itself declares (and tests the runtime with)
     expect(pkg.dependencies!.handlebars).toBe(OPTIONAL_DEPENDENCIES.handlebars);
     expect(pkg.devDependencies!.zod).toBe(GENERATED_DEPENDENCIES.zod);

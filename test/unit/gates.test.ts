@@ -71,7 +71,7 @@ describe('preprocessors: build-time checks', () => {
     expect(gen).toMatch(/"name": "late",\n {4}"description": "Late.",\n {4}"after": \["early"\],\n {4}"timeoutMs": 50,\n {4}"onError": "fail",\n {4}"handler": \$handlers_pre\.a/);
     expect(files.has('src/runtime/preprocessors-host.ts')).toBe(true);
     expect(files.get('src/server.ts')).toContain("preprocessorNames: preprocessors.map((p) => p.name),");
-    expect(files.get('src/server.ts')).toContain('experimental: { preprocessors: preprocessorCapability(preprocessors) }');
+    expect(files.get('src/server.ts')).toContain('experimental: { preprocessors: preprocessorCapability(preprocessors) as never }');
     // with_context is a prompt: the project needs handlebars (runtime/prompts.ts) even without manifest prompts
     expect(Object.keys(JSON.parse(files.get('package.json')!).dependencies)).toEqual(expect.arrayContaining(['handlebars', 'zod']));
   });
@@ -104,8 +104,8 @@ describe('reflection gate: build-time checks', () => {
     ]);
     const files = res.files!;
     expect(files.get('src/reflection.gen.ts')).toContain('export const reflection: ReflectionConfig = {');
-    expect(files.get('src/server.ts')).toContain('const reflectionGate = new ReflectionGate(reflectionConfigFromEnv(reflection, config.envPrefix));');
-    expect(files.get('src/server.ts')).toContain('installPrompts(server, [...reflectionGate.promptsFor()]);');
+    expect(files.get('src/server.ts')).toContain('reflection: (key) => (reflectionGate = new ReflectionGate(reflectionConfigFromEnv(reflection, config.envPrefix, key))),');
+    expect(files.get('src/server.ts')).toContain('installPrompts(server, [...reflectionPrompts]);');
     expect(JSON.parse(files.get('package.json')!).dependencies.handlebars).toBeDefined();
   });
 

@@ -239,7 +239,7 @@ describe('credentials from the MCP client (fromClient)', () => {
       ['MCPGEN_AUTH_INVALID_FIELD', 'error', '/auth/implicit/fromClient', 3, 15],
       ['MCPGEN_AUTH_INVALID_FIELD', 'error', '/auth/api_key/fromClient', 4, 26],
       ['MCPGEN_AUTH_INVALID_FIELD', 'error', '/auth/bearer/fromClient', 5, 25],
-      ['MCPGEN_AUTH_INVALID_FIELD', 'warning', '/auth/basic/fromClient', 6, 24],
+      ['MCPGEN_AUTH_FROM_CLIENT_AUTHORIZATION', 'warning', '/auth/basic/fromClient', 6, 24],
     ]);
     const text = (p: string) => diagnostics.items.find((d) => d.location.pointer === p)!.message;
     expect(text('/auth/implicit/fromClient')).toContain('not for oauth2');

@@ -15,6 +15,6 @@ export function emitConcernsFile(ir: IrServer): string {
     TS_HEADER +
     "\nimport type { InstallConcernsOptions } from './runtime/concern-protocol.js';\n\n" +
     '/** Concern filtering of this server (manifest `concerns`, `concernMappings`, `concernPresets`, `exposeInMeta`, `enforce`). */\n' +
-    `export const concerns: InstallConcernsOptions = ${tsLiteral(data, 2)};\n`
+    `export const concerns: Omit<InstallConcernsOptions, 'era'> = ${tsLiteral(data, 2)};\n`
   );
 }

@@ -8,6 +8,11 @@ import { TS_HEADER } from '../header.js';
 import { serverVariables, type Variable, type VariableSources, type VariableTool } from '../../../templates/runtime/variables.js';
 import { tsLiteral } from '../safe.js';
 
+/** `{ fromClient }` of a scheme whose credential an HTTP client sends in a header of its own, else nothing. */
+function fromClient(s: { readonly fromClient?: string }): { fromClient?: string } {
+  return s.fromClient !== undefined ? { fromClient: s.fromClient } : {};
+}
+
 /** The generated `config` (runtime `ServerConfig`) of `ir`, as data. */
 export function serverConfig(ir: IrServer): Record<string, unknown> & VariableSources['config'] & { name: string; version: string } {
   const config: Record<string, unknown> = { name: ir.name, version: ir.version };
@@ -23,11 +28,11 @@ export function serverConfig(ir: IrServer): Record<string, unknown> & VariableSo
     config.securitySchemes = ir.securitySchemes.map((s) => {
       switch (s.kind) {
         case 'apiKey':
-          return { kind: s.kind, name: s.name, in: s.in, paramName: s.paramName, env: { apiKey: s.env.apiKey } };
+          return { kind: s.kind, name: s.name, in: s.in, paramName: s.paramName, env: { apiKey: s.env.apiKey }, ...fromClient(s) };
         case 'bearer':
-          return { kind: s.kind, name: s.name, env: { token: s.env.token } };
+          return { kind: s.kind, name: s.name, env: { token: s.env.token }, ...fromClient(s) };
         case 'basic':
-          return { kind: s.kind, name: s.name, env: { username: s.env.username, password: s.env.password } };
+          return { kind: s.kind, name: s.name, env: { username: s.env.username, password: s.env.password }, ...fromClient(s) };
         case 'oauth2ClientCredentials': {
           const o: Record<string, unknown> = { kind: s.kind, name: s.name, tokenUrl: s.tokenUrl };
           if (s.scopes.length > 0) o.scopes = s.scopes;
@@ -129,18 +134,18 @@ export function emitServerEntry(ir: IrServer): string {
   if (p.tools) caps.push(`  tools: ${changing},`);
   if (p.anyPrompts) caps.push(`  prompts: ${changing},`);
   if (hasResources) caps.push(`  resources: ${changing},`);
-  // preprocessor runs are reported as logging notifications (debug), so logging is declared with them
-  if (p.preprocessors) caps.push('  logging: {},');
+  // logging is declared by every server (runtime/server.ts): preprocessor runs are reported as logging notifications
   const experimental: string[] = [];
-  if (p.concerns) experimental.push('concerns: concernCapability(concerns.declarations, concerns.metaKey, concerns.presets)');
-  if (p.preprocessors) experimental.push('preprocessors: preprocessorCapability(preprocessors)');
+  // the capability types take JSON values; these are JSON data, typed more precisely
+  if (p.concerns) experimental.push('concerns: concernCapability(concerns.declarations, concerns.metaKey, concerns.presets) as never');
+  if (p.preprocessors) experimental.push('preprocessors: preprocessorCapability(preprocessors) as never');
   if (experimental.length > 0) caps.push(`  experimental: { ${experimental.join(', ')} },`);
   const gateOpt = p.concerns ? ', { gate }' : '';
   const install: string[] = [];
   if (p.concerns) install.push('    const gate = installConcerns(server, { ...concerns, capabilities, era: instance.era });');
   if (p.preprocessors) install.push('    installPreprocessors(server, preprocessors);');
   if (p.anyPrompts) {
-    const lists = [p.prompts ? '...prompts' : '', p.reflection ? '...reflectionPrompts' : '', p.preprocessors ? 'withContextPrompt(preprocessors, { server })' : ''].filter(Boolean);
+    const lists = [p.prompts ? '...prompts' : '', p.reflection ? '...reflectionPrompts' : '', p.preprocessors ? 'withContextPrompt(preprocessors)' : ''].filter(Boolean);
     const all = lists.length === 1 && p.prompts ? 'prompts' : `[${lists.join(', ')}]`;
     install.push(`    installPrompts(server, ${all}${gateOpt});`);
   }
@@ -153,7 +158,7 @@ export function emitServerEntry(ir: IrServer): string {
   if (p.extraTools) ext.push('  extraTools,');
   ext.push('  capabilities,');
   if (p.reflection) {
-    ext.push('  reflection: (key) => (reflectionGate = new ReflectionGate(reflectionConfigFromEnv(reflection, config.envPrefix, process.env, key))),');
+    ext.push('  reflection: (key) => (reflectionGate = new ReflectionGate(reflectionConfigFromEnv(reflection, config.envPrefix, key))),');
     ext.push('  reflectionDir: reflection.storeDir,');
   }
   if (p.preprocessors) ext.push('  preprocessorNames: preprocessors.map((p) => p.name),');

@@ -389,31 +389,8 @@ describe('redirects', () => {
   });
 });
 
-describe('the MCP server', () => {
-  it('applies the configured schemes and never forwards the MCP client\'s own headers', async () => {
-    const config = { name: 't', version: '1.0.0', envPrefix: 'T', timeoutMs: 5000, maxResponseBytes: 100_000, securitySchemes: schemes };
-    const server = createMcpServer(config, [{ ...tool([['bearer']]), name: 'secured' }, { ...tool([]), name: 'open' }], { ...fullEnv(), T_BASE_URL: `${api.url()}/v1` });
-    const [clientT, serverT] = InMemoryTransport.createLinkedPair();
-    await server.connect(serverT);
-    // what an HTTP transport would pass along: the client's own Authorization header
-    const deliver = serverT.onmessage!;
-    serverT.onmessage = (message, extra) =>
-      deliver(message, { ...extra, requestInfo: { headers: { authorization: 'Bearer mcp-client-credential', cookie: 'mcp=1' } }, authInfo: { token: 'mcp-client-credential', clientId: 'c', scopes: [] } });
-    const client = new Client({ name: 'c', version: '1' });
-    await client.connect(clientT);
-    try {
-      const secured = (await client.callTool({ name: 'secured', arguments: {} })) as CallToolResult;
-      const open = (await client.callTool({ name: 'open', arguments: {} })) as CallToolResult;
-      results.push(secured, open);
-      expect(secured.isError).toBeFalsy();
-      expect(probes().map((p) => p.headers.authorization)).toEqual([`Bearer ${SECRETS.TOKEN}`, undefined]);
-      expect(JSON.stringify(probes().map((p) => p.headers))).not.toContain('mcp-client-credential');
-      expect(probes().every((p) => p.headers.cookie === undefined)).toBe(true);
-    } finally {
-      await client.close();
-    }
-  });
-});
+// what reaches the API of an MCP client's own request headers (nothing, unless a scheme takes
+// its credential `fromClient`) is tested end to end over HTTP in test/e2e/from-client.test.ts
 
 describe('secrets stay secret', () => {
   it('scrubs secrets an API echoes in an error, and the query key from failure messages', async () => {

@@ -19,8 +19,7 @@ const capabilities: ServerCapabilities = {
   tools: {},
   prompts: {},
   resources: {},
-  logging: {},
-  experimental: { preprocessors: preprocessorCapability(preprocessors) },
+  experimental: { preprocessors: preprocessorCapability(preprocessors) as never },
 };
 
 // --help, --version and --print-config answer on stdout and exit; otherwise the server serves MCP
@@ -31,7 +30,7 @@ await main(config, tools, {
   preprocessorNames: preprocessors.map((p) => p.name),
   install: (server) => {
     installPreprocessors(server, preprocessors);
-    installPrompts(server, [...prompts, withContextPrompt(preprocessors, { server })]);
+    installPrompts(server, [...prompts, withContextPrompt(preprocessors)]);
     installResources(server, { resources, templates: resourceTemplates });
   },
 });

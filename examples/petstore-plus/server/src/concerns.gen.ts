@@ -4,7 +4,7 @@
 import type { InstallConcernsOptions } from './runtime/concern-protocol.js';
 
 /** Concern filtering of this server (manifest `concerns`, `concernMappings`, `concernPresets`, `exposeInMeta`, `enforce`). */
-export const concerns: InstallConcernsOptions = {
+export const concerns: Omit<InstallConcernsOptions, 'era'> = {
   "declarations": [
     {
       "name": "risk",

@@ -3,11 +3,9 @@
 // Regenerate with `mcpgen build`; verify with `mcpgen build --check`.
 
 import { config } from './config.gen.js';
-import { runCommandLine } from './runtime/command-line.js';
-import { runStdio } from './runtime/server.js';
+import { main } from './runtime/main.js';
 import { tools } from './tools.gen.js';
 
-// --help, --version and --print-config answer on stdout and exit; without arguments the server serves MCP over stdio
-const serve = !runCommandLine(process.argv.slice(2), config, tools);
-
-if (serve) await runStdio(config, tools);
+// --help, --version and --print-config answer on stdout and exit; otherwise the server serves MCP
+// over stdio, or over Streamable HTTP with --transport http (see --help)
+await main(config, tools);

@@ -40,6 +40,7 @@ export async function main(config: ServerConfig, tools: readonly OperationTool[]
   let factory: ServerFactory;
   let reflection: ReflectionGuard | undefined;
   try {
+    // also refuses tokens while a scheme takes its credential from the Authorization header
     serve = resolveServeOptions(argv, config, env);
     const settings = resolveSettings(config, env);
     const key = stateKey(config.envPrefix, env);
@@ -97,7 +98,7 @@ export async function main(config: ServerConfig, tools: readonly OperationTool[]
     on = 'stdio';
   }
   log(settings.baseUrl !== undefined ? 'info' : 'warn', `${config.name} ${config.version}: MCP server on ${on} with ${factory.toolCount} tools${gate}; ${where}`);
-  for (const m of missingCredentials(config.securitySchemes ?? [], env)) {
+  for (const m of missingCredentials(config.securitySchemes ?? [], env, { transport: serve.transport })) {
     log('warn', `${config.name}: credentials of security scheme ${JSON.stringify(m.scheme)} are not set (${m.variables.join(', ')}); tools that need them will fail until they are`);
   }
   for (const m of missingArgumentVariables(tools, env)) {

@@ -85,8 +85,8 @@ export type ServerExtensions = {
   /** Tools implemented by handlers, listed after the operation tools. */
   extraTools?: readonly AnyExtraTool[];
   /**
-   * Capabilities to declare besides `tools` (prompts, resources, logging, `experimental`); a
-   * `tools` entry here replaces the default `{}` (e.g. `{ listChanged: true }`).
+   * Capabilities to declare besides `tools` and `logging` (prompts, resources, `experimental`);
+   * a `tools` entry here replaces the default `{}` (e.g. `{ listChanged: true }`).
    */
   capabilities?: ServerCapabilities;
   /**
@@ -201,7 +201,9 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
   const preprocessors = new Set(options.preprocessorNames ?? []);
   const hasTools = byName.size > 0;
   const { tools: toolsCapability, ...otherCapabilities } = options.capabilities ?? {};
-  const capabilities: ServerCapabilities = hasTools ? { tools: toolsCapability ?? {}, ...otherCapabilities } : otherCapabilities;
+  // every server takes logging/setLevel (legacy era): its log notifications (preprocessor runs)
+  // follow the level a client sets; in the modern era the level rides each request's _meta
+  const capabilities: ServerCapabilities = { ...(hasTools ? { tools: toolsCapability ?? {} } : {}), logging: {}, ...otherCapabilities };
   const search = options.search;
   let listed: Tool[] | undefined;
   const catalogue = (): Tool[] => (listed ??= [...all.map(toolDescriptor), ...(persistTool ? [persistTool as Tool] : [])]);

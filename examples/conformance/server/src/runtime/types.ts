@@ -5,7 +5,7 @@
  * Shapes shared by the generated tool table (`tools.gen.ts`) and the runtime.
  * This file is copied verbatim into every generated project.
  */
-import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { ToolAnnotations } from '@modelcontextprotocol/server';
 
 /** A JSON Schema object, published to clients as given. */
 export type JsonSchema = { readonly [key: string]: unknown };

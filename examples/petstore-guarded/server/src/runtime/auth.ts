@@ -13,6 +13,12 @@
  *   OAuth tokens as `Authorization: Bearer`; basic as `Authorization: Basic`.
  * - Values are never logged or put into messages; {@link scrub} removes them from error texts
  *   (an API may echo a rejected key back in its error body).
+ * - A scheme with `fromClient` (apiKey, bearer, basic) takes its credential from that header of
+ *   the MCP request when the call came over HTTP (`clientHeaders` given), instead of the
+ *   environment: bearer from the value with a leading `Bearer ` dropped, apiKey from the value,
+ *   basic from `Basic <base64 of user:password>` or plain `user:password`. Over stdio (no
+ *   `clientHeaders`) the environment is used as for any scheme. Nothing else of the MCP request
+ *   is ever forwarded.
  */
 import { AuthError, TokenCache } from './oauth.js';
 import { encodeRfc3986 } from './request.js';
@@ -35,11 +41,16 @@ export type Selection =
   | { readonly ok: true; readonly schemes: readonly SecurityScheme[] }
   | { readonly ok: false; readonly message: string };
 
-/** What the server needs to fetch OAuth tokens for a call. */
+/** Headers of the MCP request (a WHATWG `Headers` fits); `get` is case-insensitive and answers `null` when absent. */
+export type ClientHeaders = { get(name: string): string | null };
+
+/** What the server needs to fetch OAuth tokens for a call, and the MCP request's headers over HTTP. */
 export type ApplyContext = {
   baseUrl?: string;
   timeoutMs: number;
   fetch: typeof fetch;
+  /** Headers of the MCP request, given only over HTTP: `fromClient` schemes read their credential from them. */
+  clientHeaders?: ClientHeaders;
 };
 
 /** A request with credentials applied, and what a caller needs to handle it safely. */
@@ -63,9 +74,25 @@ function read(env: NodeJS.ProcessEnv, name: string): string | undefined {
 }
 
 
-/** Every scheme whose variables are not all set, with the missing names (for the start-up warning). */
-export function missingCredentials(schemes: readonly SecurityScheme[], env: NodeJS.ProcessEnv): MissingCredentials[] {
+/** The header a scheme takes its credential from over HTTP, if it does (manifest `fromClient`). */
+export function clientHeaderOf(scheme: SecurityScheme): string | undefined {
+  return scheme.kind === 'oauth2ClientCredentials' ? undefined : scheme.fromClient;
+}
+
+/** Value of a header of the MCP request, trimmed; `undefined` when absent or blank. */
+function readHeader(headers: ClientHeaders, name: string): string | undefined {
+  const v = headers.get(name);
+  return v === null || v.trim() === '' ? undefined : v.trim();
+}
+
+/**
+ * Every scheme whose variables are not all set, with the missing names (for the start-up
+ * warning). Over HTTP (`transport: 'http'`) schemes with `fromClient` are left out: their
+ * credentials come with each MCP request.
+ */
+export function missingCredentials(schemes: readonly SecurityScheme[], env: NodeJS.ProcessEnv, options: { transport?: 'stdio' | 'http' } = {}): MissingCredentials[] {
   return schemes.flatMap((s) => {
+    if (options.transport === 'http' && clientHeaderOf(s) !== undefined) return [];
     const variables = schemeVariables(s).filter((v) => read(env, v) === undefined);
     return variables.length > 0 ? [{ scheme: s.name, variables }] : [];
   });
@@ -112,6 +139,23 @@ export function scrub(text: string, secrets: readonly string[]): string {
 }
 
 /**
+ * User name and password from a `fromClient` header: `Basic <base64 of user:password>` or plain
+ * `user:password` (the user name ends at the first `:`). Messages never contain the value.
+ */
+function basicFromHeader(scheme: string, header: string, value: string): [string, string] {
+  const wrong = `the ${header} header of the MCP request must hold Basic <base64 of user:password> or user:password (security scheme ${JSON.stringify(scheme)})`;
+  let pair = value;
+  const m = /^Basic\s+(\S+)$/i.exec(value);
+  if (m) {
+    if (!/^[A-Za-z0-9+/]+={0,2}$/.test(m[1]!)) throw new AuthError(wrong);
+    pair = Buffer.from(m[1]!, 'base64').toString('utf8');
+  }
+  const colon = pair.indexOf(':');
+  if (colon <= 0) throw new AuthError(wrong);
+  return [pair.slice(0, colon), pair.slice(colon + 1)];
+}
+
+/**
  * Chooses and applies credentials. One instance serves a whole server, so OAuth tokens are
  * shared by all calls; secrets are read from `env` at each call and never stored elsewhere.
  */
@@ -129,32 +173,49 @@ export class Authenticator {
 
   /**
    * Picks the credentials for a call with these requirements: the first alternative whose
-   * variables are all set; else an empty alternative (auth optional); else a refusal naming, per
-   * alternative, the variables to set.
+   * credentials are all there; else an empty alternative (auth optional); else a refusal naming,
+   * per alternative, the variables to set or (`fromClient` schemes over HTTP, when
+   * `clientHeaders` is given) the headers the MCP client must send.
    */
-  select(requirements: SecurityRequirements | undefined): Selection {
+  select(requirements: SecurityRequirements | undefined, clientHeaders?: ClientHeaders): Selection {
     if (requirements === undefined || requirements.length === 0) return { ok: true, schemes: [] };
-    const wants: string[] = [];
+    const wanted: Array<{ which: string; unknown: boolean; missing: string[]; headers: string[] }> = [];
     for (const alternative of requirements) {
       if (alternative.length === 0) continue;
       const schemes: SecurityScheme[] = [];
-      const missing: string[] = [];
-      const unknown: string[] = [];
+      const missing = new Set<string>();
+      const headers = new Set<string>();
+      let unknown = false;
       for (const name of alternative) {
         const scheme = this.schemes.get(name);
-        if (scheme === undefined) unknown.push(name);
-        else {
-          schemes.push(scheme);
-          missing.push(...schemeVariables(scheme).filter((v) => read(this.env, v) === undefined));
+        if (scheme === undefined) {
+          unknown = true;
+          continue;
         }
+        schemes.push(scheme);
+        const header = clientHeaders ? clientHeaderOf(scheme) : undefined;
+        if (header !== undefined) {
+          if (readHeader(clientHeaders!, header) === undefined) headers.add(header);
+        } else for (const v of schemeVariables(scheme)) if (read(this.env, v) === undefined) missing.add(v);
       }
-      if (unknown.length === 0 && missing.length === 0) return { ok: true, schemes };
+      if (!unknown && missing.size === 0 && headers.size === 0) return { ok: true, schemes };
       const names = alternative.map((n) => JSON.stringify(n)).join(' + ');
-      if (unknown.length > 0) wants.push(`scheme ${names} (not configured in this server)`);
-      else wants.push(`${[...new Set(missing)].join(' and ')} (${alternative.length > 1 ? 'schemes' : 'scheme'} ${names})`);
+      wanted.push({ which: `${alternative.length > 1 ? 'schemes' : 'scheme'} ${names}`, unknown, missing: [...missing], headers: [...headers] });
     }
     if (requirements.some((a) => a.length === 0)) return { ok: true, schemes: [] };
-    return { ok: false, message: `missing credentials: set ${wants.join(', or ')} in the server's environment` };
+    const notConfigured = (w: (typeof wanted)[number]) => `${w.which.replace(/^schemes/, 'scheme')} (not configured in this server)`;
+    if (wanted.every((w) => w.headers.length === 0)) {
+      const wants = wanted.map((w) => (w.unknown ? notConfigured(w) : `${w.missing.join(' and ')} (${w.which})`));
+      return { ok: false, message: `missing credentials: set ${wants.join(', or ')} in the server's environment` };
+    }
+    const wants = wanted.map((w) => {
+      if (w.unknown) return notConfigured(w);
+      const parts = [];
+      if (w.headers.length > 0) parts.push(`the MCP client to send the ${w.headers.join(' and ')} header${w.headers.length > 1 ? 's' : ''}`);
+      if (w.missing.length > 0) parts.push(`${w.missing.join(' and ')} set in the server's environment`);
+      return `${parts.join(' and ')} (${w.which})`;
+    });
+    return { ok: false, message: `missing credentials: the call needs ${wants.join(', or ')}` };
   }
 
   /**
@@ -172,6 +233,14 @@ export class Authenticator {
       if (v === undefined) throw new AuthError(`missing credentials: set ${variable} in the server's environment`);
       return v;
     };
+    // over HTTP, a `fromClient` scheme's credential: that header of the MCP request, never the environment
+    const fromClient = (s: SecurityScheme): { header: string; value: string } | undefined => {
+      const header = ctx.clientHeaders ? clientHeaderOf(s) : undefined;
+      if (header === undefined) return undefined;
+      const value = readHeader(ctx.clientHeaders!, header);
+      if (value === undefined) throw new AuthError(`missing credentials: the MCP client must send the ${header} header with its requests (security scheme ${JSON.stringify(s.name)})`);
+      return { header, value: headerSafe(`the ${header} header`, value) };
+    };
     const bearer = (variable: string, token: string) => {
       setHeader(headers, 'Authorization', `Bearer ${headerSafe(variable, token)}`);
       credentialHeaders.add('authorization');
@@ -180,7 +249,7 @@ export class Authenticator {
     for (const s of schemes) {
       switch (s.kind) {
         case 'apiKey': {
-          const key = secret(s.env.apiKey);
+          const key = fromClient(s)?.value ?? secret(s.env.apiKey);
           secrets.push(key, encodeRfc3986(key));
           if (s.in === 'header') {
             setHeader(headers, s.paramName, headerSafe(s.env.apiKey, key));
@@ -197,13 +266,20 @@ export class Authenticator {
           }
           break;
         }
-        case 'bearer':
-          bearer(s.env.token, secret(s.env.token));
+        case 'bearer': {
+          const given = fromClient(s);
+          if (given === undefined) bearer(s.env.token, secret(s.env.token));
+          else {
+            const token = given.value.replace(/^Bearer(?:\s+|$)/i, '');
+            if (token === '') throw new AuthError(`missing credentials: the ${given.header} header of the MCP request holds no token (security scheme ${JSON.stringify(s.name)})`);
+            bearer(`the ${given.header} header`, token);
+          }
           break;
+        }
         case 'basic': {
-          const user = secret(s.env.username);
-          const password = secret(s.env.password);
-          if (user.includes(':')) throw new AuthError(`the value of ${s.env.username} must not contain ":" (HTTP basic authentication cannot carry it)`);
+          const given = fromClient(s);
+          const [user, password] = given !== undefined ? basicFromHeader(s.name, given.header, given.value) : [secret(s.env.username), secret(s.env.password)];
+          if (given === undefined && user.includes(':')) throw new AuthError(`the value of ${s.env.username} must not contain ":" (HTTP basic authentication cannot carry it)`);
           const encoded = Buffer.from(`${user}:${password}`, 'utf8').toString('base64');
           setHeader(headers, 'Authorization', `Basic ${encoded}`);
           credentialHeaders.add('authorization');

@@ -6,7 +6,7 @@
  * the response (or the failure) into a `CallToolResult`. Every expected failure becomes an
  * `isError` result the model can read; nothing here throws for bad input or a broken network.
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { fillArguments } from './arguments.js';
 import type { ArgumentEnv } from './arguments.js';
 import { AuthError, Authenticator, scrub } from './auth.js';
@@ -49,6 +49,13 @@ export type CallOptions = {
    * has a budget of its own of `settings.maxInFlightBytes`.
    */
   inFlight?: InFlightBudget;
+  /** The arguments were already validated against the tool's input schema (the server's pipeline did): not again. */
+  argumentsChecked?: boolean;
+  /**
+   * Headers of the MCP request (over HTTP): a security scheme with `fromClient` takes its
+   * credential from the named header. Nothing else of them ever reaches the API.
+   */
+  clientHeaders?: { get(name: string): string | null };
 };
 
 /** The authenticator of calls made without one: it knows no scheme. */
@@ -282,9 +289,9 @@ function inFlightText(tool: OperationTool, settings: Settings, budget: InFlightB
 /** {@link callOperation}; `secrets` collects the credential values sent, to scrub the result. */
 async function run(tool: OperationTool, args: unknown, settings: Settings, opts: CallOptions & { inFlight: InFlightBudget }, secrets: string[], share: InFlightShare): Promise<CallToolResult> {
   const input = args ?? {};
-  let problems: string[];
+  let problems: string[] = [];
   try {
-    problems = validateArguments(tool, input);
+    if (opts.argumentsChecked !== true) problems = validateArguments(tool, input);
   } catch (err) {
     log('error', `cannot validate arguments of ${tool.name}`, err);
     return errorResult(`Tool ${tool.name} cannot check its arguments: ${err instanceof Error ? err.message : String(err)}`);
@@ -300,7 +307,7 @@ async function run(tool: OperationTool, args: unknown, settings: Settings, opts:
   secrets.push(...filled.secrets);
 
   const auth = opts.auth ?? NO_AUTH;
-  const selection = auth.select(tool.security);
+  const selection = auth.select(tool.security, opts.clientHeaders);
   if (!selection.ok) return errorResult(`Tool ${tool.name} cannot run: ${selection.message}, then restart the server.`);
 
   let req: BuiltRequest;
@@ -326,6 +333,8 @@ async function run(tool: OperationTool, args: unknown, settings: Settings, opts:
     fetch: doFetch,
     timeoutMs: settings.timeoutMs,
     baseUrl: settings.baseUrl,
+    // credentials of `fromClient` schemes come from these headers of the MCP request
+    ...(opts.clientHeaders ? { clientHeaders: opts.clientHeaders } : {}),
     // values of hidden arguments from the environment: never carried to another origin
     secrets: filled.secrets,
     // messages describe the request as sent, and never show the credentials in it

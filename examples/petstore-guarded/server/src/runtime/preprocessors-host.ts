@@ -3,9 +3,10 @@
 
 /**
  * Host-side helper for preprocessors: for a HOST (chat application, agent) built on
- * the SDK `Client`, run the server's preprocessors before each user prompt and inject their
- * output as context. This module depends only on the SDK (and zod, which the SDK uses); copy it
- * into your host.
+ * an MCP SDK `Client`, run the server's preprocessors before each user prompt and inject their
+ * output as context. This module depends only on zod (v4): the client is typed structurally
+ * (`PreprocessorHostClient`), so the v1 SDK `Client` (`@modelcontextprotocol/sdk`) and the v2
+ * `Client` (`@modelcontextprotocol/client`, either protocol era) both fit; copy it into your host.
  *
  * ```ts
  * import { runPreprocessors, toSystemContext } from './preprocessors-host.js';
@@ -31,8 +32,6 @@
  * otherwise the standard `with_context` prompt if the server lists it (its messages are parsed
  * back into blocks); otherwise no blocks (`via: 'none'`).
  */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import * as z from 'zod/v4';
 
 const BlockSchema = z.object({
@@ -44,6 +43,20 @@ const BlockSchema = z.object({
 });
 
 const RunResultSchema = z.looseObject({ ok: z.boolean(), blocks: z.array(BlockSchema) });
+
+/** Request options both SDK clients accept (a subset). */
+export type HostRequestOptions = { signal?: AbortSignal; timeout?: number };
+
+/**
+ * What this helper uses of an MCP client: the v1 `Client` and the v2 `Client` both have it.
+ * `request` is called with a zod v4 result schema (a Standard Schema, which both accept).
+ */
+export interface PreprocessorHostClient {
+  getServerCapabilities(): { experimental?: { [key: string]: unknown }; prompts?: unknown } | undefined;
+  request(request: { method: string; params?: Record<string, unknown> }, resultSchema: typeof RunResultSchema, options?: HostRequestOptions): Promise<unknown>;
+  listPrompts(params?: undefined, options?: HostRequestOptions): Promise<{ prompts: ReadonlyArray<{ name: string }> }>;
+  getPrompt(params: { name: string; arguments?: Record<string, string> }, options?: HostRequestOptions): Promise<{ messages: ReadonlyArray<{ content: { type: string; text?: string } }> }>;
+}
 
 /** One context block returned by a server's preprocessor (`durationMs` is absent via `with_context`). */
 export type HostPreprocessorBlock = z.infer<typeof BlockSchema>;
@@ -77,9 +90,9 @@ function parseWithContext(messages: readonly { content: { type: string; text?: s
  * Runs the server's preprocessors on `input` through `client` (connected), see the module
  * comment. Protocol errors (e.g. a `fail` preprocessor failing inside `with_context`) are thrown.
  */
-export async function runPreprocessors(client: Client, input: string, options?: RequestOptions): Promise<HostPreprocessorResult> {
+export async function runPreprocessors(client: PreprocessorHostClient, input: string, options?: HostRequestOptions): Promise<HostPreprocessorResult> {
   if (client.getServerCapabilities()?.experimental?.preprocessors !== undefined) {
-    const result = await client.request({ method: 'preprocessors/run', params: { input } }, RunResultSchema, options);
+    const result = RunResultSchema.parse(await client.request({ method: 'preprocessors/run', params: { input } }, RunResultSchema, options));
     return { ok: result.ok, blocks: result.blocks, via: 'preprocessors/run' };
   }
   if (client.getServerCapabilities()?.prompts === undefined) return { ok: true, blocks: [], via: 'none' };

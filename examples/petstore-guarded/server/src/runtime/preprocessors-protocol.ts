@@ -13,18 +13,20 @@
  * Durations are left out, so the messages depend only on what the preprocessors return. Nothing
  * is stored. When a preprocessor with `onError: fail` fails, `prompts/get` fails with -32603.
  *
- * Logging notifications of runs go through `server.sendLoggingMessage`, which sends them only
- * when the server declares the `logging` capability (and the session's level lets debug through).
+ * Logging notifications of runs (level `debug`, logger `preprocessors`) go through the request's
+ * `ctx.mcpReq.log`, related to the request being served, in both eras. The SDK sends them only
+ * when the server declares the `logging` capability, and only as far as the client's level lets
+ * debug through: legacy era, the session's `logging/setLevel` level (none set ⇒ all are sent);
+ * modern era (2026-07-28, no `logging/setLevel`), the request's
+ * `_meta["io.modelcontextprotocol/logLevel"]` (absent ⇒ none are sent).
  *
  * This file is copied verbatim into every generated project.
  */
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import type { GetPromptResult } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import type { GetPromptResult, Server, ServerContext } from '@modelcontextprotocol/server';
 import * as z from 'zod/v4';
 import { orderPreprocessors, runPreprocessors } from './preprocessors.js';
 import type { LogNotifier, PreprocessorBlock, PreprocessorDefinition } from './preprocessors.js';
-import type { RequestExtra } from './primitives.js';
 import type { PromptDefinition } from './prompts.js';
 
 /** The custom JSON-RPC methods. */
@@ -64,31 +66,31 @@ export function listPreprocessors(defs: readonly PreprocessorDefinition[]): Prep
 
 /** Options of `installPreprocessors`. */
 export type InstallPreprocessorsOptions = {
-  /** Send a logging notification per preprocessor run (default true; needs the `logging` capability). */
+  /** Send a logging notification per preprocessor run (default true; needs the `logging` capability, see the module comment). */
   readonly notify?: boolean;
 };
 
+/** Params of both methods: any object (`input` is checked by hand, for a clear message). */
 const LooseParams = z.looseObject({}).optional();
-const ListRequest = z.object({ method: z.literal('preprocessors/list'), params: LooseParams });
-const RunRequest = z.object({ method: z.literal('preprocessors/run'), params: LooseParams });
 
-/** The notifier for one request: logging notifications to the requesting session. */
-function notifierFor(server: Server, extra: RequestExtra): LogNotifier {
-  return (params) => server.sendLoggingMessage(params, extra.sessionId);
+/** The notifier for one request: logging notifications related to it (`ctx.mcpReq.log`, both eras). */
+export function notifierFor(ctx: ServerContext): LogNotifier {
+  return (params) => ctx.mcpReq.log(params.level, params.data, params.logger);
 }
 
 /**
- * Registers `preprocessors/list` and `preprocessors/run` on `server`. `run` takes
+ * Registers `preprocessors/list` and `preprocessors/run` on `server` (a v2 SDK `Server`, either
+ * era: the handlers keep no state). `run` takes
  * `{ input: string }` (anything else ⇒ JSON-RPC -32602) and answers `{ ok, blocks }`.
  * Throws at once on duplicate names, unknown `after` names or cycles.
  */
 export function installPreprocessors(server: Server, defs: readonly PreprocessorDefinition[], opts: InstallPreprocessorsOptions = {}): void {
   const listing = listPreprocessors(defs);
-  server.setRequestHandler(ListRequest, () => ({ preprocessors: listing }));
-  server.setRequestHandler(RunRequest, async (request, extra) => {
-    const input: unknown = request.params?.input;
-    if (typeof input !== 'string') throw new McpError(ErrorCode.InvalidParams, 'preprocessors/run needs params.input, a string (the user input)');
-    const run = await runPreprocessors(defs, input, { signal: extra.signal, ...(opts.notify === false ? {} : { notify: notifierFor(server, extra) }) });
+  server.setRequestHandler('preprocessors/list', { params: LooseParams }, () => ({ preprocessors: listing }));
+  server.setRequestHandler('preprocessors/run', { params: LooseParams }, async (params, ctx) => {
+    const input: unknown = params?.input;
+    if (typeof input !== 'string') throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'preprocessors/run needs params.input, a string (the user input)');
+    const run = await runPreprocessors(defs, input, { signal: ctx.mcpReq.signal, ...(opts.notify === false ? {} : { notify: notifierFor(ctx) }) });
     return { ok: run.ok, blocks: run.blocks };
   });
 }
@@ -101,7 +103,9 @@ export function blockMessage(block: PreprocessorBlock): string {
 
 /** Options of `withContextPrompt`. */
 export type WithContextOptions = {
-  /** The session's server, to send logging notifications of the run (none without it). */
+  /** Send a logging notification per preprocessor run (default true; as for `installPreprocessors`). */
+  readonly notify?: boolean;
+  /** Ignored (v1 leftover: notifications now go through the request's `ctx`). */
   readonly server?: Server;
 };
 
@@ -113,12 +117,12 @@ export function withContextPrompt(defs: readonly PreprocessorDefinition[], opts:
     title: 'With context',
     description: "Runs this server's preprocessors on your input and returns their context, followed by your input.",
     arguments: [{ name: 'input', description: 'The user input (prompt) to gather context for.', required: true }],
-    handler: async (args, extra): Promise<GetPromptResult> => {
+    handler: async (args, ctx): Promise<GetPromptResult> => {
       const input = args.input ?? '';
-      const run = await runPreprocessors(defs, input, { signal: extra.signal, ...(opts.server ? { notify: notifierFor(opts.server, extra) } : {}) });
+      const run = await runPreprocessors(defs, input, { signal: ctx.mcpReq.signal, ...(opts.notify === false ? {} : { notify: notifierFor(ctx) }) });
       if (!run.ok) {
         const last = run.blocks[run.blocks.length - 1];
-        throw new McpError(ErrorCode.InternalError, `Preprocessor ${last?.name ?? '?'} ${last?.status ?? 'failed'}${last?.error ? `: ${last.error}` : ''}`);
+        throw new ProtocolError(ProtocolErrorCode.InternalError, `Preprocessor ${last?.name ?? '?'} ${last?.status ?? 'failed'}${last?.error ? `: ${last.error}` : ''}`);
       }
       const messages: GetPromptResult['messages'] = run.blocks.map((b) => ({ role: 'user', content: { type: 'text', text: blockMessage(b) } }));
       messages.push({ role: 'user', content: { type: 'text', text: input } });

@@ -27,7 +27,7 @@
  *
  * This file is copied verbatim into every generated project.
  */
-import type { LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js';
+import type { LoggingMessageNotificationParams } from '@modelcontextprotocol/server';
 import { log } from './log.js';
 import type { LogLevel } from './log.js';
 import { errorMessage } from './primitives.js';
@@ -70,8 +70,8 @@ export type PreprocessorBlock = {
 /** Result of a run: `ok` is false when a `fail` preprocessor failed or the run was cancelled. */
 export type PreprocessorRunResult = { ok: boolean; blocks: PreprocessorBlock[] };
 
-/** Sends an MCP logging notification (e.g. `(p) => server.sendLoggingMessage(p, extra.sessionId)`). */
-export type LogNotifier = (params: LoggingMessageNotification['params']) => Promise<void> | void;
+/** Sends an MCP logging notification (e.g. `(p) => ctx.mcpReq.log(p.level, p.data, p.logger)`). */
+export type LogNotifier = (params: LoggingMessageNotificationParams) => Promise<void> | void;
 
 /** Options of `runPreprocessors`. */
 export type RunOptions = {

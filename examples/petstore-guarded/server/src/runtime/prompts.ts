@@ -16,12 +16,11 @@
  * This file is copied verbatim into every generated project.
  */
 import Handlebars from 'handlebars';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { ErrorCode, GetPromptRequestSchema, ListPromptsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
-import type { GetPromptResult, Prompt } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import type { GetPromptResult, Prompt, Server, ServerContext } from '@modelcontextprotocol/server';
 import { log } from './log.js';
 import { OPEN_GATE, errorMessage } from './primitives.js';
-import type { PrimitiveGate, RequestExtra } from './primitives.js';
+import type { PrimitiveGate } from './primitives.js';
 
 /** One argument of a prompt. Values arrive as strings. */
 export type PromptArgumentDefinition = {
@@ -37,7 +36,7 @@ export type PromptMessageTemplate = {
 };
 
 /** Builds the result of a dynamic prompt from its (checked) arguments. */
-export type PromptHandler = (args: Record<string, string>, extra: RequestExtra) => Promise<GetPromptResult> | GetPromptResult;
+export type PromptHandler = (args: Record<string, string>, ctx: ServerContext) => Promise<GetPromptResult> | GetPromptResult;
 
 /** A prompt: metadata plus either message templates or a handler. */
 export type PromptDefinition = {
@@ -110,8 +109,8 @@ export function promptDescriptor(def: PromptDefinition): Prompt {
 }
 
 /**
- * Registers `prompts/list` (filtered by the gate) and `prompts/get` on `server`, which must
- * declare the `prompts` capability. Unknown prompt or missing required argument ⇒ JSON-RPC
+ * Registers `prompts/list` (filtered by the gate) and `prompts/get` on `server` (a v2 SDK
+ * `Server`, either era: the handlers keep no state), which must declare the `prompts` capability. Unknown prompt or missing required argument ⇒ JSON-RPC
  * -32602; a template or handler failure ⇒ -32603 (logged). Duplicate names throw here.
  */
 export function installPrompts(server: Server, prompts: readonly PromptDefinition[], opts: InstallPromptsOptions = {}): void {
@@ -123,20 +122,20 @@ export function installPrompts(server: Server, prompts: readonly PromptDefinitio
   }
   const descriptors = new Map(prompts.map((p) => [p.name, promptDescriptor(p)]));
 
-  server.setRequestHandler(ListPromptsRequestSchema, (_request, extra) => ({
+  server.setRequestHandler('prompts/list', (_request, extra) => ({
     prompts: prompts.filter((p) => gate.visible('prompts', p.name, extra)).map((p) => gate.decorate('prompts', p.name, descriptors.get(p.name) ?? promptDescriptor(p))),
   }));
 
-  server.setRequestHandler(GetPromptRequestSchema, async (request, extra) => {
+  server.setRequestHandler('prompts/get', async (request, extra): Promise<GetPromptResult> => {
     const { name } = request.params;
     const def = byName.get(name);
-    if (def === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${name}`);
+    if (def === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${name}`);
     gate.assertAllowed('prompts', name, extra);
     const args = request.params.arguments ?? {};
     const missing = missingArguments(def, args);
     if (missing.length > 0) {
       const list = missing.map((m) => JSON.stringify(m)).join(', ');
-      throw new McpError(ErrorCode.InvalidParams, `Prompt ${name}: missing required argument${missing.length === 1 ? '' : 's'} ${list}`, { missing });
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Prompt ${name}: missing required argument${missing.length === 1 ? '' : 's'} ${list}`, { missing });
     }
     try {
       if (def.handler !== undefined) return await def.handler(declaredArguments(def, args), extra);
@@ -144,9 +143,9 @@ export function installPrompts(server: Server, prompts: readonly PromptDefinitio
       if (def.description !== undefined) result.description = def.description;
       return result;
     } catch (err) {
-      if (err instanceof McpError) throw err;
+      if (err instanceof ProtocolError) throw err;
       log('error', `prompt ${name} failed`, { error: err, stack: err instanceof Error ? err.stack : undefined });
-      throw new McpError(ErrorCode.InternalError, `Prompt ${name} could not be rendered: ${errorMessage(err)}`);
+      throw new ProtocolError(ProtocolErrorCode.InternalError, `Prompt ${name} could not be rendered: ${errorMessage(err)}`);
     }
   });
 }

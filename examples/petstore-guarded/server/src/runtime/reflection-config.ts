@@ -7,9 +7,10 @@
  *
  * This file is copied verbatim into every generated project.
  */
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { CallToolResult, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, InputRequiredResult, Server, ServerContext } from '@modelcontextprotocol/server';
 import type { JustificationStoreOptions } from './reflection-store.js';
+import { persistToolFor as surfacePersistToolFor } from './surface.js';
+import type { ToolEntry } from './surface.js';
 import type { JsonSchema } from './types.js';
 
 /** `auto`: sampling when the client supports it, else the host flow; `sampling` / `host`: only that. */
@@ -52,21 +53,58 @@ export type ReflectionConfig = {
   readonly sampling?: { readonly maxTokens?: number; readonly timeoutMs?: number };
   /** Store options (size cap, test hooks). */
   readonly store?: JustificationStoreOptions;
+  /** Lifetime of a host-flow hint (its signed `hash`), in ms; default 24 h (`<PREFIX>_HINT_TTL_MS` overrides). */
+  readonly hintTtlMs?: number;
 };
 
-/** What `check` needs of the request it runs in. */
-export type GateContext = {
-  /** The session's low-level server (client capabilities, `createMessage`). */
+/**
+ * What `ReflectionGate` is built from: the manifest's `ReflectionConfig` plus the state key
+ * (state.ts `stateKey`) that signs hint hashes, so every instance with the same key accepts them.
+ */
+export type ReflectionGateConfig = ReflectionConfig & {
+  readonly stateKey: Buffer;
+};
+
+/**
+ * One logical `tools/call` as the gate sees it (the pipeline builds it on every input round).
+ * The SDK re-runs the handler on each round (modern: the client retries with `inputResponses`;
+ * legacy stdio / sessionful HTTP: the SDK's shim sends a real `sampling/createMessage` and re-runs
+ * in process), so `state` is how one round tells the next what happened.
+ */
+export type GateCall = {
+  /** This request's / session's server instance. */
   readonly server: Server;
+  /** The SDK request context (`ctx.mcpReq.inputResponses`, `ctx.mcpReq.signal`, envelope…). */
+  readonly ctx: ServerContext;
+  readonly era: 'legacy' | 'modern';
   readonly signal: AbortSignal;
-  /** Id of the tools/call request (`extra.requestId`), to tie sampling requests to it. */
-  readonly requestId?: RequestId;
+  /** One logical call across its input rounds. */
+  readonly callId: string;
+  /** JSON data kept across the input rounds of this logical call (the pipeline seals it into requestState); mutate it. */
+  readonly state: Record<string, unknown>;
 };
 
-/** `ok`: run the tool; otherwise return `result` (an `isError` hint or failure) instead. */
-export type GateOutcome = { readonly ok: true } | { readonly ok: false; readonly result: CallToolResult };
+/** `ok`: run the tool; otherwise return `result` (an `isError` hint or failure, or an input-required round) instead. */
+export type GateOutcome = { readonly ok: true } | { readonly ok: false; readonly result: CallToolResult | InputRequiredResult };
 
 /** The structured hint of a miss (host flow). */
 export type GateHint = { prompt: string; prompt_args: Record<string, string>; hash: string; domain: string; remaining: number };
 
-export { PERSIST_TOOL, PERSIST_TOOL_NAME, persistToolFor } from './surface.js';
+export { PERSIST_TOOL, PERSIST_TOOL_NAME } from './surface.js';
+
+/**
+ * The `hash` property of `persist_justification`: a signed hint (state.ts `signHint`).
+ * (surface.ts's `HASH_PROPERTY` should read the same, so build-time sizes match.)
+ */
+export const HINT_HASH_PROPERTY = {
+  type: 'string',
+  pattern: '^[0-9a-f]{64}\\.[0-9]+\\.[A-Za-z0-9_-]+$',
+  description: 'The `hash` from the gate hint, exactly as given.',
+} as const;
+
+/** surface.ts's `persistToolFor` with the `hash` property of a signed hint. */
+export function persistToolFor(schema: JsonSchema, domains: readonly string[]): ToolEntry {
+  const tool = surfacePersistToolFor(schema, domains);
+  const inputSchema = tool.inputSchema as { properties?: Record<string, unknown> };
+  return { ...tool, inputSchema: { ...tool.inputSchema, properties: { ...inputSchema.properties, hash: { ...HINT_HASH_PROPERTY } } } as ToolEntry['inputSchema'] };
+}

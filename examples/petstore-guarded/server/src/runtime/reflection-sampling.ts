@@ -2,14 +2,16 @@
 // Regenerate with `mcpgen build`; verify with `mcpgen build --check`.
 
 /**
- * Justification checking and the server-side way of obtaining one (the host flow is the other):
- * asking the client's model through MCP sampling (`sampling/createMessage`), which works over
- * stdio and stateful Streamable HTTP when the client advertised `capabilities.sampling`.
+ * Justification checking and the pieces of the server-side way of obtaining one (the host flow is
+ * the other): asking the client's model through MCP sampling. The request is an embedded
+ * `sampling/createMessage` of an input-required result (`inputRequired.createMessage`), so the
+ * same code serves both eras: modern clients answer it and retry the call; for legacy clients the
+ * SDK sends a real `sampling/createMessage` and re-runs the handler (reflection.ts drives the
+ * rounds; these helpers build the request and judge the reply, without I/O).
  *
  * This file is copied verbatim into every generated project.
  */
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { CreateMessageRequest, RequestId, SamplingMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { CreateMessageRequestParams, CreateMessageResult, CreateMessageResultWithTools, SamplingMessage } from '@modelcontextprotocol/server';
 import type { JsonSchema, OperationTool } from './types.js';
 import { embedJustificationSchema } from './surface.js';
 import { validateArguments } from './validate.js';
@@ -69,63 +71,52 @@ export function extractJsonObject(text: string): Record<string, unknown> | undef
   return undefined;
 }
 
-/** Settings of one sampling exchange. */
-export type SamplingRequest = {
-  /** The rendered gate prompt. */
-  readonly promptText: string;
-  readonly schema: JsonSchema;
-  readonly check: JustificationCheck;
-  readonly signal: AbortSignal;
-  /** The tools/call request this runs inside (ties the request to it on Streamable HTTP). */
-  readonly relatedRequestId?: RequestId;
-  /** Default 800. */
-  readonly maxTokens?: number;
-  /** Per-request timeout in ms (SDK default 60 s when unset). */
-  readonly timeoutMs?: number;
-};
-
-/** Outcome: a valid justification, or the problems of the last reply. */
-export type SamplingOutcome = { readonly ok: true; readonly justification: Record<string, unknown> } | { readonly ok: false; readonly problems: readonly string[] };
-
 /** The system prompt sent with every justification request. */
 export const SAMPLING_SYSTEM_PROMPT =
   'You write short, honest justifications for consequential tool calls. Reply with exactly one JSON object and nothing else: no prose, no Markdown.';
 
-/** Problems of one reply text: extraction, then schema validation. */
-function judge(text: string | undefined, check: JustificationCheck): { value?: Record<string, unknown>; problems: string[] } {
-  if (text === undefined) return { problems: ['justification: the reply contained no text'] };
-  const value = extractJsonObject(text);
-  if (value === undefined) return { problems: ['justification: the reply contained no JSON object'] };
-  return { value, problems: check(value) };
-}
+/** A previous, invalid reply that the retry quotes. */
+export type PreviousReply = { readonly text: string; readonly problems: readonly string[] };
 
 /**
- * Asks the client's model for a justification: one request, and if the reply is not a valid
- * justification, one retry that quotes the reply and lists its problems. Errors of the sampling
- * request itself (client refused, timeout, cancelled) are thrown.
+ * The `sampling/createMessage` params asking for a justification of `promptText` (the rendered
+ * gate prompt): the prompt and the schema; for the retry (`previous` given), also the invalid
+ * reply and its problems, so the model can correct itself.
  */
-export async function sampleJustification(server: Server, req: SamplingRequest): Promise<SamplingOutcome> {
-  const first: SamplingMessage = {
-    role: 'user',
-    content: { type: 'text', text: `${req.promptText}\n\nAnswer with only a JSON object that matches this JSON Schema:\n${JSON.stringify(req.schema)}` },
-  };
-  const messages: SamplingMessage[] = [first];
-  let problems: string[] = [];
-  for (let attempt = 0; attempt < 2; attempt++) {
-    const params: CreateMessageRequest['params'] = { messages: [...messages], systemPrompt: SAMPLING_SYSTEM_PROMPT, maxTokens: req.maxTokens ?? 800, includeContext: 'none' };
-    const options: { signal: AbortSignal; relatedRequestId?: RequestId; timeout?: number } = { signal: req.signal };
-    if (req.relatedRequestId !== undefined) options.relatedRequestId = req.relatedRequestId;
-    if (req.timeoutMs !== undefined) options.timeout = req.timeoutMs;
-    const reply = await server.createMessage(params, options);
-    const text = reply.content.type === 'text' ? reply.content.text : undefined;
-    const verdict = judge(text, req.check);
-    if (verdict.value !== undefined && verdict.problems.length === 0) return { ok: true, justification: verdict.value };
-    problems = verdict.problems;
-    messages.push({ role: 'assistant', content: { type: 'text', text: text ?? `(${reply.content.type} content)` } });
+export function justificationRequest(promptText: string, schema: JsonSchema, options: { maxTokens?: number; previous?: PreviousReply } = {}): CreateMessageRequestParams {
+  const messages: SamplingMessage[] = [
+    { role: 'user', content: { type: 'text', text: `${promptText}\n\nAnswer with only a JSON object that matches this JSON Schema:\n${JSON.stringify(schema)}` } },
+  ];
+  if (options.previous !== undefined) {
+    messages.push({ role: 'assistant', content: { type: 'text', text: options.previous.text } });
     messages.push({
       role: 'user',
-      content: { type: 'text', text: `That reply is not a valid justification:\n${problems.map((p) => `- ${p}`).join('\n')}\nReply again with only the corrected JSON object.` },
+      content: { type: 'text', text: `That reply is not a valid justification:\n${options.previous.problems.map((p) => `- ${p}`).join('\n')}\nReply again with only the corrected JSON object.` },
     });
   }
-  return { ok: false, problems };
+  return { messages, systemPrompt: SAMPLING_SYSTEM_PROMPT, maxTokens: options.maxTokens ?? 800, includeContext: 'none' };
+}
+
+/** Verdict on one sampling reply: a valid justification, or the problems and the reply text (for the retry). */
+export type ReplyVerdict = { readonly ok: true; readonly justification: Record<string, unknown> } | { readonly ok: false; readonly problems: string[]; readonly text: string };
+
+/** Text of a sampling result's content (one block or an array); `undefined` when it has no text block. */
+function replyText(result: CreateMessageResult | CreateMessageResultWithTools): string | undefined {
+  const content: unknown = (result as { content?: unknown }).content;
+  const blocks = (Array.isArray(content) ? content : [content]) as { type?: unknown; text?: unknown }[];
+  const texts = blocks.filter((b) => typeof b === 'object' && b !== null && b.type === 'text' && typeof b.text === 'string').map((b) => b.text as string);
+  return texts.length > 0 ? texts.join('\n') : undefined;
+}
+
+/** Judges a sampling reply (untrusted client data): JSON extraction, then schema validation. */
+export function judgeReply(result: CreateMessageResult | CreateMessageResultWithTools, check: JustificationCheck): ReplyVerdict {
+  const text = replyText(result);
+  if (text === undefined) {
+    const kind = (result as { content?: { type?: unknown } }).content?.type;
+    return { ok: false, problems: ['justification: the reply contained no text'], text: `(${typeof kind === 'string' ? kind : 'non-text'} content)` };
+  }
+  const value = extractJsonObject(text);
+  if (value === undefined) return { ok: false, problems: ['justification: the reply contained no JSON object'], text };
+  const problems = check(value);
+  return problems.length === 0 ? { ok: true, justification: value } : { ok: false, problems, text };
 }

@@ -5,58 +5,129 @@
  * The reflection gate (manifest `reflection`): a gated tool runs only once a
  * justification exists for each of its gates.
  *
- * `check(tool, args, ctx)` walks the tool's gates in order. Each gate's key (reflection-key.ts)
+ * `check(tool, args, call)` walks the tool's gates in order. Each gate's key (reflection-key.ts)
  * is computed from its domain, its prompt template and its prompt arguments, which are
  * Handlebars templates over the tool's arguments (`{{petId}}`; `{{json body}}` renders a value as
  * canonical JSON, keys sorted). A stored justification that still validates satisfies the gate. On a miss:
- *  - mode `auto`/`sampling` and the client advertised `sampling`: the server asks the client's
- *    model (reflection-sampling.ts), persists the valid answer and goes on with the next gate;
- *  - otherwise (or when sampling failed, in `auto`): an `isError` hint
+ *  - mode `auto`/`sampling` and the client advertised `sampling` (legacy: its `initialize`
+ *    capabilities; modern: the request's `_meta` envelope): the gate returns an input-required
+ *    result carrying an embedded `sampling/createMessage` (reflection-sampling.ts). The SDK re-runs
+ *    the call with the reply (modern: the client retries with `inputResponses`; legacy: the SDK
+ *    sends a real sampling request and re-runs in process); the gate judges it, persists a valid
+ *    answer and goes on with the next gate. An invalid answer is asked again once, quoting its
+ *    problems. What happened in earlier rounds (gates satisfied, the pending request, its deadline)
+ *    lives in `call.state`, which the pipeline seals into `requestState`: a retry carries only the
+ *    latest round's responses, and may reach another instance. Work before an input round is
+ *    idempotent (store reads; the write of a valid sample).
+ *  - otherwise (or after two invalid answers or a late answer, in `auto`): an `isError` hint
  *    `{prompt, prompt_args, hash, domain, remaining}` telling the host to render the prompt
  *    (`prompts/get`), have the model write the JSON, call `persist_justification`, and retry;
  *  - mode `sampling` never hints: without client sampling, or after two invalid answers, the
  *    call fails with an explanation (and `persist_justification` is not needed).
- * Hint hashes are remembered in memory; `persist` accepts only those, for the domain they were
- * issued for. Share one `ReflectionGate` between all sessions of a process.
+ * A sampling request the client refuses or fails ends the call with the SDK's error result (the
+ * SDK does not re-run the handler then, so there is no fallback to the hint for that call).
+ *
+ * Sampling timeout (`sampling.timeoutMs`): each request's deadline is recorded in `call.state`; a
+ * reply arriving after it is refused like an invalid one (fallback to the hint in `auto`). The
+ * wait itself is bounded by the SDK: the legacy shim's `inputRequired.roundTimeoutMs` (server
+ * option, 10 min by default) or the modern client's own timeout.
+ *
+ * Hint hashes are signed (state.ts `signHint`: `<64 hex key>.<expiry>.<mac>`, bound to the
+ * domain, valid `hintTtlMs`, default 24 h) with the state key, so `persist` accepts a hint issued
+ * by any instance that shares the key, with no memory of it. The record stored by a host persist
+ * holds the tool, prompt and prompt arguments when this process issued the hint (a best-effort
+ * cache); for a hint from another instance they are unknown: `tool` is left out, `prompt` is the
+ * domain's gate prompt when the domain has exactly one (else ""), and `promptArgs` is `{}`. Readers
+ * only rely on `hash`, `domain` and `justification`. Share one `ReflectionGate` between all
+ * sessions of a process.
  *
  * This file is copied verbatim into every generated project.
  */
 import Handlebars from 'handlebars';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CLIENT_CAPABILITIES_META_KEY, inputRequired, inputResponse } from '@modelcontextprotocol/server';
+import type { CallToolResult, InputRequiredResult } from '@modelcontextprotocol/server';
 import { log } from './log.js';
 import { errorMessage } from './primitives.js';
 import { renderPrompt } from './prompts.js';
 import type { PromptDefinition, PromptMessageTemplate } from './prompts.js';
 import { PERSIST_TOOL_NAME, persistToolFor } from './reflection-config.js';
 import type { ToolEntry } from './surface.js';
-import type { GateContext, GateDefinition, GateHint, GateOutcome, ReflectionConfig, ReflectionMode } from './reflection-config.js';
-import { canonicalJson, gateKey, isGateKey } from './reflection-key.js';
-import { DEFAULT_JUSTIFICATION_SCHEMA, justificationChecker, sampleJustification } from './reflection-sampling.js';
+import type { GateCall, GateDefinition, GateHint, GateOutcome, ReflectionConfig, ReflectionGateConfig, ReflectionMode } from './reflection-config.js';
+import { canonicalJson, gateKey } from './reflection-key.js';
+import { DEFAULT_JUSTIFICATION_SCHEMA, judgeReply, justificationChecker, justificationRequest } from './reflection-sampling.js';
 import type { JustificationCheck } from './reflection-sampling.js';
 import { JustificationStore, StoreError, jsonByteLength } from './reflection-store.js';
-import { settingsVariables } from './settings.js';
+import { parsePositiveInteger, settingsVariables } from './settings.js';
+import { DEFAULT_HINT_TTL_MS, signHint, verifyHint } from './state.js';
 import type { JsonSchema } from './types.js';
 
-export { PERSIST_TOOL, PERSIST_TOOL_NAME, persistToolFor } from './reflection-config.js';
-export type { GateContext, GateDefinition, GateHint, GateOutcome, ReflectionConfig, ReflectionMode, ReflectionScope } from './reflection-config.js';
+export { HINT_HASH_PROPERTY, PERSIST_TOOL, PERSIST_TOOL_NAME, persistToolFor } from './reflection-config.js';
+export type { GateCall, GateDefinition, GateHint, GateOutcome, ReflectionConfig, ReflectionGateConfig, ReflectionMode, ReflectionScope } from './reflection-config.js';
 export { DEFAULT_JUSTIFICATION_SCHEMA } from './reflection-sampling.js';
 export { JustificationStore } from './reflection-store.js';
 export type { JustificationRecord } from './reflection-store.js';
 
-/**
- * `config` with `storeDir` taken from `<envPrefix>_REFLECTION_DIR` when that variable is set and
- * not empty (relative paths are relative to the working directory, as in the manifest).
- */
-export function reflectionConfigFromEnv(config: ReflectionConfig, envPrefix: string, env: NodeJS.ProcessEnv = process.env): ReflectionConfig {
-  const dir = env[settingsVariables(envPrefix).reflectionDir];
-  return dir !== undefined && dir !== '' ? { ...config, storeDir: dir } : config;
+/** Name of the environment variable overriding `hintTtlMs`. */
+export function hintTtlVariable(envPrefix: string): string {
+  return `${envPrefix}_HINT_TTL_MS`;
 }
 
-/** Most hint hashes remembered; the oldest are forgotten first. */
+/**
+ * `config` plus the state key, with `storeDir` taken from `<envPrefix>_REFLECTION_DIR` and
+ * `hintTtlMs` from `<envPrefix>_HINT_TTL_MS` when those variables are set and not empty (relative
+ * paths are relative to the working directory, as in the manifest). Throws when
+ * `<envPrefix>_HINT_TTL_MS` is not a positive integer.
+ */
+export function reflectionConfigFromEnv(config: ReflectionConfig, envPrefix: string, stateKey: Buffer, env: NodeJS.ProcessEnv = process.env): ReflectionGateConfig {
+  const out: { -readonly [K in keyof ReflectionGateConfig]: ReflectionGateConfig[K] } = { ...config, stateKey };
+  const dir = env[settingsVariables(envPrefix).reflectionDir];
+  if (dir !== undefined && dir !== '') out.storeDir = dir;
+  const ttlName = hintTtlVariable(envPrefix);
+  const ttl = env[ttlName];
+  if (ttl !== undefined && ttl.trim() !== '') out.hintTtlMs = parsePositiveInteger(ttlName, ttl.trim(), 'milliseconds');
+  return out;
+}
+
+/** Most hint metadata entries remembered (a best-effort cache for richer records; the oldest go first). */
 const MAX_ISSUED = 10_000;
 
-type Issued = { domain: string; tool: string; prompt: string; promptArgs: Record<string, string> };
+type Issued = { tool: string; prompt: string; promptArgs: Record<string, string> };
 type Resolved = { gate: GateDefinition; promptArgs: Record<string, string>; hash: string };
+
+/** What the gate keeps in `call.state.reflection` across the input rounds of one call. */
+type RoundMemory = {
+  /** Keys of the gates satisfied in earlier rounds of this call. */
+  done: string[];
+  /** The sampling request in flight: the gate key, which attempt (1 or 2), its deadline (unix ms) if any. */
+  pending?: { hash: string; attempt: number; deadline?: number };
+};
+
+/** Key of `call.state` the gate uses. */
+const STATE_KEY = 'reflection';
+
+function memoryOf(state: Record<string, unknown>): RoundMemory {
+  const raw = state[STATE_KEY] as Partial<RoundMemory> | undefined;
+  const done = Array.isArray(raw?.done) ? raw.done.filter((h): h is string => typeof h === 'string') : [];
+  const p = raw?.pending;
+  const memory: RoundMemory = { done };
+  if (typeof p === 'object' && p !== null && typeof p.hash === 'string' && (p.attempt === 1 || p.attempt === 2)) {
+    memory.pending = { hash: p.hash, attempt: p.attempt, ...(typeof p.deadline === 'number' ? { deadline: p.deadline } : {}) };
+  }
+  state[STATE_KEY] = memory;
+  return memory;
+}
+
+/** The input key of a sampling request (unique per gate and attempt within the call). */
+const inputKey = (hash: string, attempt: number): string => `reflection-${hash.slice(0, 16)}-${attempt}`;
+
+/** Whether the client of `call` advertised `sampling` (legacy: at initialize; modern: in the request envelope). */
+function clientSamples(call: GateCall): boolean {
+  if (call.era === 'modern') {
+    const caps = (call.ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY];
+    if (typeof caps === 'object' && caps !== null) return (caps as { sampling?: unknown }).sampling !== undefined;
+  }
+  return call.server.getClientCapabilities()?.sampling !== undefined;
+}
 
 function failure(text: string): CallToolResult {
   return { isError: true, content: [{ type: 'text', text }] };
@@ -65,6 +136,9 @@ function failure(text: string): CallToolResult {
 const hbs = Handlebars.create();
 // canonical (keys sorted), so the same value gives the same prompt argument, and key, in any key order
 hbs.registerHelper('json', (value: unknown) => (value === undefined ? '' : canonicalJson(value)));
+
+/** One sampling step's outcome: the gate is satisfied, a round must be asked, or sampling gave up with these problems. */
+type SamplingStep = { kind: 'done' } | { kind: 'ask'; result: InputRequiredResult } | { kind: 'failed'; problems: readonly string[] };
 
 /** Enforces gates for tool calls and serves their prompts and `persist_justification`. */
 export class ReflectionGate {
@@ -76,17 +150,24 @@ export class ReflectionGate {
   readonly exposesPersistTool: boolean;
   /** The `persist_justification` tool to list, with the declared domains and the justification schema. */
   readonly persistTool: ToolEntry;
-  private readonly config: ReflectionConfig;
+  /** Lifetime of a hint, in ms. */
+  readonly hintTtlMs: number;
+  private readonly config: ReflectionGateConfig;
+  private readonly key: Buffer;
   private readonly validateJustification: JustificationCheck;
   private readonly prompts = new Map<string, PromptDefinition & { readonly messages: readonly PromptMessageTemplate[] }>();
   private readonly argTemplates = new Map<string, Handlebars.TemplateDelegate<Record<string, unknown>>>();
   private readonly issued = new Map<string, Issued>();
+  private readonly domainPrompts = new Map<string, Set<string>>();
   private readonly noStructured: ReadonlySet<string>;
 
-  /** Throws when a gate names an undeclared domain or a prompt is declared with two templates. */
-  constructor(config: ReflectionConfig) {
+  /** Throws when a gate names an undeclared domain, a prompt is declared with two templates, or the state key is missing. */
+  constructor(config: ReflectionGateConfig) {
+    if (!Buffer.isBuffer(config.stateKey) || config.stateKey.length === 0) throw new Error('ReflectionGate: the config needs the state key (stateKey, from state.ts stateKey())');
     this.config = config;
+    this.key = config.stateKey;
     this.mode = config.mode ?? 'auto';
+    this.hintTtlMs = config.hintTtlMs ?? DEFAULT_HINT_TTL_MS;
     this.schema = config.justificationSchema ?? DEFAULT_JUSTIFICATION_SCHEMA;
     this.store = new JustificationStore(config.storeDir, config.domains, config.store);
     this.validateJustification = justificationChecker(this.schema);
@@ -103,6 +184,9 @@ export class ReflectionGate {
         for (const k of Object.keys(gate.promptArgs ?? {})) if (!use.keys.includes(k)) use.keys.push(k);
         use.gates.push(gate);
         argUse.set(gate.prompt, use);
+        const inDomain = this.domainPrompts.get(gate.domain) ?? new Set<string>();
+        inDomain.add(gate.prompt);
+        this.domainPrompts.set(gate.domain, inDomain);
         if (prev === undefined) {
           const description = gate.description ?? `Reflection prompt of domain "${gate.domain}": answer with a JSON justification.`;
           this.prompts.set(gate.prompt, { name: gate.prompt, description, messages: [{ role: 'user', text: gate.template }] });
@@ -179,10 +263,11 @@ export class ReflectionGate {
   }
 
   /**
-   * Decides whether tool `tool` may run with `toolArgs` (see the module comment). Never throws
-   * for gate misses or store problems; a cancelled call rethrows the abort.
+   * Decides whether tool `tool` may run with `toolArgs` (see the module comment); called on every
+   * input round of the call with the same `call.state`. Never throws for gate misses or store
+   * problems; a cancelled call rethrows the abort.
    */
-  async check(tool: string, toolArgs: unknown, ctx: GateContext): Promise<GateOutcome> {
+  async check(tool: string, toolArgs: unknown, call: GateCall): Promise<GateOutcome> {
     const gates = this.gatesOf(tool);
     if (gates.length === 0) return { ok: true };
     const args = typeof toolArgs === 'object' && toolArgs !== null && !Array.isArray(toolArgs) ? (toolArgs as Record<string, unknown>) : {};
@@ -193,15 +278,21 @@ export class ReflectionGate {
       log('error', `reflection: cannot render the prompt arguments of ${tool}`, err);
       return { ok: false, result: failure(`Tool ${tool}: cannot compute its reflection gate: ${errorMessage(err)}`) };
     }
-    const sampling = ctx.server.getClientCapabilities()?.sampling !== undefined;
+    const memory = memoryOf(call.state);
+    const sampling = clientSamples(call);
+    const met = async (r: Resolved): Promise<boolean> => memory.done.includes(r.hash) || (await this.satisfied(r));
     for (let i = 0; i < resolved.length; i++) {
       const r = resolved[i] as Resolved;
-      if (await this.satisfied(r)) continue;
+      if (await met(r)) continue;
       let problems: readonly string[] = [];
       if (this.mode !== 'host' && sampling) {
-        const outcome = await this.viaSampling(tool, r, ctx);
-        if (outcome === true) continue;
-        problems = outcome;
+        const step = await this.samplingStep(tool, r, call, memory);
+        if (step.kind === 'done') {
+          memory.done.push(r.hash);
+          continue;
+        }
+        if (step.kind === 'ask') return { ok: false, result: step.result };
+        problems = step.problems;
       }
       if (this.mode === 'sampling') {
         const why = sampling
@@ -210,48 +301,66 @@ export class ReflectionGate {
         return { ok: false, result: failure(`Tool ${tool} needs a justification (domain "${r.gate.domain}"), but ${why}`) };
       }
       let remaining = 1;
-      for (const later of resolved.slice(i + 1)) if (!(await this.satisfied(later))) remaining++;
+      for (const later of resolved.slice(i + 1)) if (!(await met(later))) remaining++;
       return { ok: false, result: this.hint(tool, r, remaining) };
     }
     return { ok: true };
   }
 
-  /** `true` once a sampled justification is stored; else the problems (after logging). */
-  private async viaSampling(tool: string, r: Resolved, ctx: GateContext): Promise<true | readonly string[]> {
-    try {
-      const outcome = await sampleJustification(ctx.server, {
-        promptText: this.promptText(r),
-        schema: this.schema,
-        check: this.validateJustification,
-        signal: ctx.signal,
-        ...(ctx.requestId !== undefined ? { relatedRequestId: ctx.requestId } : {}),
-        ...(this.config.sampling?.maxTokens !== undefined ? { maxTokens: this.config.sampling.maxTokens } : {}),
-        ...(this.config.sampling?.timeoutMs !== undefined ? { timeoutMs: this.config.sampling.timeoutMs } : {}),
-      });
-      if (!outcome.ok) {
-        log('info', `reflection: sampled justification for ${tool} (${r.gate.domain}) invalid twice`, { problems: outcome.problems });
-        return outcome.problems;
-      }
-      await this.store.put(r.gate.domain, r.hash, { tool, prompt: r.gate.prompt, promptArgs: r.promptArgs, justification: outcome.justification, source: 'sampling', createdAt: new Date().toISOString() });
-      log('info', `reflection: justification for ${tool} (${r.gate.domain}) obtained by sampling`, { hash: r.hash });
-      return true;
-    } catch (err) {
-      if (ctx.signal.aborted) throw err;
-      log('warn', `reflection: sampling for ${tool} (${r.gate.domain}) failed`, err);
-      return [`sampling failed: ${errorMessage(err)}`];
+  /** An input round asking the client's model for `r`'s justification (attempt 1, or 2 quoting the invalid reply). */
+  private ask(r: Resolved, memory: RoundMemory, attempt: 1 | 2, previous?: { text: string; problems: readonly string[] }): SamplingStep {
+    const timeoutMs = this.config.sampling?.timeoutMs;
+    memory.pending = { hash: r.hash, attempt, ...(timeoutMs !== undefined ? { deadline: Date.now() + timeoutMs } : {}) };
+    const params = justificationRequest(this.promptText(r), this.schema, {
+      ...(this.config.sampling?.maxTokens !== undefined ? { maxTokens: this.config.sampling.maxTokens } : {}),
+      ...(previous !== undefined ? { previous } : {}),
+    });
+    return { kind: 'ask', result: inputRequired({ inputRequests: { [inputKey(r.hash, attempt)]: inputRequired.createMessage(params) } }) };
+  }
+
+  /** One round of sampling for gate `r`: judge the reply to the pending request, or ask. */
+  private async samplingStep(tool: string, r: Resolved, call: GateCall, memory: RoundMemory): Promise<SamplingStep> {
+    if (call.signal.aborted) throw call.signal.reason ?? new Error('The tool call was cancelled');
+    const pending = memory.pending;
+    if (pending === undefined || pending.hash !== r.hash) return this.ask(r, memory, 1);
+    delete memory.pending;
+    const reply = inputResponse(call.ctx.mcpReq.inputResponses, inputKey(r.hash, pending.attempt));
+    if (reply.kind !== 'sampling') {
+      log('info', `reflection: no sampling reply for ${tool} (${r.gate.domain}) in the retried call`, { got: reply.kind });
+      return { kind: 'failed', problems: ['sampling: the client retried the call without the reply of its model'] };
     }
+    if (pending.deadline !== undefined && Date.now() > pending.deadline) {
+      log('info', `reflection: sampled justification for ${tool} (${r.gate.domain}) came after the ${this.config.sampling?.timeoutMs ?? 0} ms timeout`);
+      return { kind: 'failed', problems: [`sampling: the client's model did not answer within ${this.config.sampling?.timeoutMs ?? 0} ms`] };
+    }
+    const verdict = judgeReply(reply.result, this.validateJustification);
+    if (!verdict.ok) {
+      if (pending.attempt === 1) return this.ask(r, memory, 2, { text: verdict.text, problems: verdict.problems });
+      log('info', `reflection: sampled justification for ${tool} (${r.gate.domain}) invalid twice`, { problems: verdict.problems });
+      return { kind: 'failed', problems: verdict.problems };
+    }
+    try {
+      await this.store.put(r.gate.domain, r.hash, { tool, prompt: r.gate.prompt, promptArgs: r.promptArgs, justification: verdict.justification, source: 'sampling', createdAt: new Date().toISOString() });
+      log('info', `reflection: justification for ${tool} (${r.gate.domain}) obtained by sampling`, { hash: r.hash });
+    } catch (err) {
+      // the call goes on (the answer is valid and remembered for this call); the next call asks again
+      log('warn', `reflection: cannot store the sampled justification ${r.gate.domain}/${r.hash}`, err);
+    }
+    return { kind: 'done' };
   }
 
   private hint(tool: string, r: Resolved, remaining: number): CallToolResult {
+    const signed = signHint(this.key, r.hash, r.gate.domain, this.hintTtlMs);
+    const cacheKey = `${r.gate.domain}/${r.hash}`;
     if (this.issued.size >= MAX_ISSUED) this.issued.delete(this.issued.keys().next().value as string);
-    this.issued.delete(r.hash);
-    this.issued.set(r.hash, { domain: r.gate.domain, tool, prompt: r.gate.prompt, promptArgs: r.promptArgs });
-    const hint: GateHint = { prompt: r.gate.prompt, prompt_args: r.promptArgs, hash: r.hash, domain: r.gate.domain, remaining };
+    this.issued.delete(cacheKey);
+    this.issued.set(cacheKey, { tool, prompt: r.gate.prompt, promptArgs: r.promptArgs });
+    const hint: GateHint = { prompt: r.gate.prompt, prompt_args: r.promptArgs, hash: signed, domain: r.gate.domain, remaining };
     const text = [
       `Tool ${tool} needs a justification before it runs (reflection gate, domain "${r.gate.domain}"; ${remaining} gate${remaining === 1 ? '' : 's'} left including this one).`,
       `1. Get the prompt: prompts/get with name ${JSON.stringify(r.gate.prompt)} and arguments ${JSON.stringify(r.promptArgs)}.`,
       `2. Have the model answer it with only a JSON object matching this JSON Schema: ${JSON.stringify(this.schema)}`,
-      `3. Call the tool ${PERSIST_TOOL_NAME} with {"hash": ${JSON.stringify(r.hash)}, "domain": ${JSON.stringify(r.gate.domain)}, "justification": <that JSON object>}.`,
+      `3. Call the tool ${PERSIST_TOOL_NAME} with {"hash": ${JSON.stringify(signed)}, "domain": ${JSON.stringify(r.gate.domain)}, "justification": <that JSON object>}.`,
       `Then call ${tool} again with the same arguments.`,
       `The prompt reads:\n${this.promptText(r)}`,
     ].join('\n');
@@ -260,32 +369,61 @@ export class ReflectionGate {
     return result;
   }
 
+  /** The declared domain whose signature `token` carries, if any (for the domain-mismatch message). */
+  private domainOf(token: string): string | undefined {
+    return this.config.domains.find((d) => {
+      const v = verifyHint(this.key, token, d);
+      return v.ok || v.reason === 'expired';
+    });
+  }
+
   /** Implements the `persist_justification` tool (module comment); never throws. */
   async persist(input: unknown): Promise<CallToolResult> {
     if (typeof input !== 'object' || input === null || Array.isArray(input)) return failure(`Invalid ${PERSIST_TOOL_NAME} call:\n- arguments: must be object`);
     const { hash, domain, justification, ...rest } = input as Record<string, unknown>;
     const problems: string[] = Object.keys(rest).map((k) => `${k}: is not an accepted argument`);
-    const issued = isGateKey(hash) ? this.issued.get(hash) : undefined;
+    let hex: string | undefined;
+    const domainOk = this.store.hasDomain(domain);
     if (hash === undefined) problems.push('hash: is required');
-    else if (!isGateKey(hash)) problems.push('hash: must be the 64 lower-case hex digits of the `hash` in the gate hint');
-    else if (issued === undefined) problems.push('hash: was not issued by this server (call the gated tool first and use the `hash` from its hint)');
+    else {
+      // the first half of the signature does not depend on the domain: malformed / another key are told apart first
+      const v = verifyHint(this.key, hash, domainOk ? domain : '');
+      if (!v.ok && v.reason === 'malformed') problems.push('hash: must be the `hash` of a gate hint exactly as given (64 lower-case hex digits, a dot, an expiry, a dot and a signature)');
+      else if (!v.ok && v.reason === 'bad-signature') {
+        problems.push('hash: was not issued by this server nor by one sharing its state key (signed under another key, or altered); call the gated tool again and use the `hash` from its hint');
+      } else if (domainOk) {
+        if (v.ok) hex = v.hex;
+        else if (v.reason === 'domain-mismatch') {
+          const issuedFor = this.domainOf(hash as string);
+          problems.push(`domain: must be ${issuedFor !== undefined ? JSON.stringify(issuedFor) : 'the domain'}, the domain of the hint that issued this hash`);
+        } else if (v.reason === 'expired') {
+          problems.push(`hash: this hint expired${v.expiresAt !== undefined ? ` at ${new Date(v.expiresAt).toISOString()}` : ''}; call the gated tool again with the same arguments for a fresh hint`);
+        }
+      }
+    }
     if (domain === undefined) problems.push('domain: is required');
-    else if (!this.store.hasDomain(domain)) problems.push(`domain: must be one of the declared reflection domains (${this.config.domains.map((d) => JSON.stringify(d)).join(', ')})`);
-    else if (issued !== undefined && issued.domain !== domain) problems.push(`domain: must be ${JSON.stringify(issued.domain)}, the domain of the hint that issued this hash`);
+    else if (!domainOk) problems.push(`domain: must be one of the declared reflection domains (${this.config.domains.map((d) => JSON.stringify(d)).join(', ')})`);
     if (justification === undefined) problems.push('justification: is required');
     else {
       const size = jsonByteLength(justification);
       if (size > this.store.maxJustificationBytes) problems.push(`justification: is ${size} bytes of JSON; the limit is ${this.store.maxJustificationBytes} bytes`);
       else problems.push(...this.validateJustification(justification));
     }
-    if (problems.length > 0 || issued === undefined) return failure(`Invalid ${PERSIST_TOOL_NAME} call:\n${problems.map((p) => `- ${p}`).join('\n')}`);
+    if (problems.length > 0 || hex === undefined || !domainOk) return failure(`Invalid ${PERSIST_TOOL_NAME} call:\n${problems.map((p) => `- ${p}`).join('\n')}`);
+    const known = this.issued.get(`${domain}/${hex}`);
+    const prompts = this.domainPrompts.get(domain);
+    const onlyPrompt = prompts !== undefined && prompts.size === 1 ? ([...prompts][0] as string) : '';
+    const meta = known ?? { prompt: onlyPrompt, promptArgs: {} };
     try {
-      await this.store.put(issued.domain, hash as string, { tool: issued.tool, prompt: issued.prompt, promptArgs: issued.promptArgs, justification, source: 'host', createdAt: new Date().toISOString() });
+      await this.store.put(domain, hex, { ...meta, justification, source: 'host', createdAt: new Date().toISOString() });
     } catch (err) {
-      if (!(err instanceof StoreError)) log('error', `reflection: cannot store justification ${issued.domain}/${String(hash)}`, err);
+      if (!(err instanceof StoreError)) log('error', `reflection: cannot store justification ${domain}/${hex}`, err);
       return failure(`Cannot store the justification: ${errorMessage(err)}`);
     }
-    log('info', `reflection: justification for ${issued.tool} (${issued.domain}) stored by the host`, { hash });
-    return { content: [{ type: 'text', text: `Justification stored (domain "${issued.domain}", hash ${String(hash)}). Now call ${issued.tool} again with the same arguments.` }] };
+    const toolName = known?.tool;
+    log('info', `reflection: justification for ${toolName ?? 'a gated tool'} (${domain}) stored by the host`, { hash: hex });
+    return {
+      content: [{ type: 'text', text: `Justification stored (domain "${domain}", hash ${hex}). Now call ${toolName ?? 'the gated tool'} again with the same arguments.` }],
+    };
   }
 }

@@ -187,3 +187,75 @@ export function resolveSettings(config: ServerConfig, env: NodeJS.ProcessEnv): S
   }
   return settings;
 }
+
+/** Client identities: what a token maps to, and what `<envPrefix>_CLIENT` names. */
+const IDENTITY = /^[A-Za-z0-9._@-]{1,128}$/;
+
+/** Checks a client identity; throws `SettingsError` naming `where` otherwise. */
+export function parseIdentity(variable: string, where: string, value: string): string {
+  if (value === '') throw new SettingsError(variable, `${where}: the client identity is empty; write name=token with a name such as alice or ci-bot`);
+  if (!IDENTITY.test(value)) throw new SettingsError(variable, `${where}: the client identity ${JSON.stringify(value)} may only hold letters, digits and . _ @ - (at most 128)`);
+  return value;
+}
+
+/** Shortest MCP HTTP token accepted: shorter ones can be guessed. */
+export const MIN_TOKEN_LENGTH = 16;
+
+/**
+ * Adds the `name=token` entries of one source to `tokens` (token ⇒ identity). `entries` are
+ * `[where, text]` pairs, `where` saying which entry it is for messages (`entry 2 of X`, `line 3
+ * of f`). Messages never contain a token: a malformed entry may be nothing but one.
+ */
+export function addTokens(variable: string, entries: ReadonlyArray<readonly [string, string]>, tokens: Map<string, string>): void {
+  for (const [where, text] of entries) {
+    const eq = text.indexOf('=');
+    if (eq < 0) throw new SettingsError(variable, `${where} is not name=token (the value is not shown: it may be a token)`);
+    const name = parseIdentity(variable, where, text.slice(0, eq).trim());
+    const token = text.slice(eq + 1).trim();
+    if (token === '') throw new SettingsError(variable, `${where}: the token of ${name} is empty`);
+    if (!/^[\x21-\x2b\x2d-\x7e]+$/.test(token)) throw new SettingsError(variable, `${where}: the token of ${name} may only hold printable ASCII characters without spaces or commas`);
+    if (token.length < MIN_TOKEN_LENGTH) throw new SettingsError(variable, `${where}: the token of ${name} is shorter than ${MIN_TOKEN_LENGTH} characters; use a long random value such as the output of \`openssl rand -hex 32\``);
+    const other = tokens.get(token);
+    if (other !== undefined) throw new SettingsError(variable, `${where}: the token of ${name} is the same as the token of ${other}; every token must be different`);
+    tokens.set(token, name);
+  }
+}
+
+/** `name=token[,name=token…]` (`<envPrefix>_HTTP_TOKENS`) as `[where, entry]` pairs, blank entries skipped. */
+export function tokenListEntries(variable: string, value: string): Array<[string, string]> {
+  return value.split(',').flatMap((e, i) => (e.trim() === '' ? [] : [[`entry ${i + 1} of ${variable}`, e.trim()] as [string, string]]));
+}
+
+/** The lines of a token file (`<envPrefix>_HTTP_TOKENS_FILE`) as `[where, entry]` pairs; blank lines and `#` comments skipped. */
+export function tokenFileEntries(file: string, text: string): Array<[string, string]> {
+  return text.split(/\r?\n/).flatMap((line, i) => {
+    const t = line.trim();
+    return t === '' || t.startsWith('#') ? [] : [[`line ${i + 1} of ${file}`, t] as [string, string]];
+  });
+}
+
+/** Comma-separated Host header values (`<envPrefix>_ALLOWED_HOSTS`): lower-cased `host` or `host:port`, IPv6 in brackets. */
+export function parseAllowedHosts(variable: string, value: string): string[] {
+  return value.split(',').map((h) => h.trim().toLowerCase()).filter((h) => h !== '').map((h) => {
+    if (!/^(?:[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?|\[[0-9a-f:.]+\])(?::\d{1,5})?$/.test(h)) {
+      throw new SettingsError(variable, `${variable} lists host names as sent in the Host header, such as mcp.example.com or mcp.example.com:3000 (got ${JSON.stringify(h)})`);
+    }
+    return h;
+  });
+}
+
+/** Comma-separated origins (`<envPrefix>_ALLOWED_ORIGINS`): `http(s)://host[:port]`, normalized as browsers send them. */
+export function parseAllowedOrigins(variable: string, value: string): string[] {
+  return value.split(',').map((o) => o.trim()).filter((o) => o !== '').map((o) => {
+    const expected = `${variable} lists origins such as https://app.example.com or http://localhost:5173, without a path (got ${JSON.stringify(o)})`;
+    let url: URL;
+    try {
+      url = new URL(o);
+    } catch {
+      throw new SettingsError(variable, expected);
+    }
+    const bare = url.pathname === '/' && !/[?#]/.test(o) && url.username === '' && url.password === '' && !/^[a-z]+:\/\/[^/]*\/./i.test(o);
+    if ((url.protocol !== 'http:' && url.protocol !== 'https:') || !bare) throw new SettingsError(variable, expected);
+    return url.origin;
+  });
+}

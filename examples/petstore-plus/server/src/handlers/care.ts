@@ -1,6 +1,6 @@
 // Handler of the `petstore://species/{species}/care` resource template (manifest
 // `resourceTemplates`). Yours to edit: mcpgen never overwrites it.
-import type { Variables } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
+import type { Variables } from '@modelcontextprotocol/server';
 import type { RequestExtra } from '../runtime/primitives.js';
 import type { ResourceContent } from '../runtime/resources.js';
 

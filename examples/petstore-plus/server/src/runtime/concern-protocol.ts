@@ -2,11 +2,15 @@
 // Regenerate with `mcpgen build`; verify with `mcpgen build --check`.
 
 /**
- * Concern filtering, the protocol part. `installConcerns` wires one `Server` (= one
- * session) so a client can set its preferences by any of:
+ * Concern filtering, the protocol part. `installConcerns` wires one v2 SDK `Server` instance for
+ * the protocol era it serves (`era`).
+ *
+ * Legacy era (≤ 2025-11-25: initialize, one instance per session). A client sets its
+ * preferences by any of:
  *  1. the initialize request: `capabilities.experimental.concerns` = `{ <concern>: <value> }`
  *     and/or `capabilities.experimental.concernPreset` = `{ name: <preset name> }` (an object:
- *     MCP requires every experimental capability to be one);
+ *     MCP requires every experimental capability to be one), read through
+ *     `server.getClientCapabilities()`;
  *  2. the `notifications/initialized` params: `{ concerns: {...}, concernPreset?: <name> }`
  *     (`preset` is accepted too);
  *  3. the `concerns/update` request: `{ concerns?: {...}, preset?: <name> }` (partial, idempotent;
@@ -14,29 +18,39 @@
  *  4. per-request `_meta` entries: `_meta["io.mcpgen/concernPreset"]` = `<preset name>` and/or
  *     `_meta["io.mcpgen/concerns"]` = `{ <concern>: <value> }`, which replace (the preset) and
  *     overlay (the concerns) the session's preferences for that request only.
+ * After `concerns/update` changes what a kind of primitive shows, the matching
+ * `notifications/<kind>/list_changed` is sent on this instance.
+ *
+ * Modern era (2026-07-28: no initialize, no session; over HTTP an instance per request).
+ * `tools/list` must not vary per connection, so there is no session state: preferences come
+ * ONLY from each request's `_meta` (channel 4, on top of nothing). `concerns/update` answers
+ * -32602 telling the client to send its preferences in `_meta`; no list_changed is sent.
+ *
  * A preset is always named under a key of its own, never inside the `{ <concern>: <value> }`
  * map, so a concern may be called `preset`. Wherever both are given, the preset applies first
- * and the concerns on top of it. Later channels override earlier ones. `concerns/list` returns the declarations. Invalid
- * preferences in a request (3, 4) fail with JSON-RPC -32602 naming the allowed values; in the
- * initialize/initialized channels (1, 2), which cannot answer, valid entries are applied and the
- * problems logged. After `concerns/update` changes what a kind of primitive shows, the matching
- * `notifications/<kind>/list_changed` is sent.
+ * and the concerns on top of it. Later channels override earlier ones. `concerns/list` returns
+ * the declarations (both eras). Invalid preferences in a request (3, 4) fail with JSON-RPC -32602
+ * naming the allowed values; in the initialize/initialized channels (1, 2), which cannot answer,
+ * valid entries are applied and the problems logged.
  *
- * This module owns the `notifications/initialized` handler of the server (the SDK's drops
- * unknown params); it still calls `server.oninitialized` afterwards, so set that as usual.
+ * Legacy era: this module handles `notifications/initialized` itself (the SDK's own handler
+ * validates it with a schema that strips unknown params): it removes the SDK's handler and
+ * serves the notification from `server.fallbackNotificationHandler`, chaining to any fallback
+ * set before, and still calls `server.oninitialized` afterwards, so set that as usual. Set your
+ * own `fallbackNotificationHandler` BEFORE `installConcerns` (or chain to this one), and do not
+ * register a `notifications/initialized` handler after it.
  *
  * This file is copied verbatim into every generated project.
  */
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import type { ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import type { Server, ServerCapabilities, ServerContext } from '@modelcontextprotocol/server';
 import * as z from 'zod/v4';
 import { ConcernSession, applyPatch, isRecord, matches, validatePreferences } from './concerns.js';
 import type { ConcernDeclaration, ConcernMapping, ConcernPatch, ConcernPreferences, ConcernPresets } from './concerns.js';
 import { log } from './log.js';
 import { withConcernMeta } from './surface.js';
-import { PRIMITIVE_KINDS } from './primitives.js';
-import type { PrimitiveGate, PrimitiveKind, RequestExtra } from './primitives.js';
+import { PRIMITIVE_KINDS, requestMeta } from './primitives.js';
+import type { Era, PrimitiveGate, PrimitiveKind } from './primitives.js';
 
 /** Default `_meta` key carrying per-request preferences. */
 export const DEFAULT_CONCERNS_META_KEY = 'io.mcpgen/concerns';
@@ -95,22 +109,25 @@ export type InstallConcernsOptions = {
    * failure (capability not declared) is logged at debug level.
    */
   readonly capabilities?: ServerCapabilities;
+  /**
+   * The protocol era this server instance serves (the factory's `{ era }`): `legacy` keeps
+   * session preferences (channels 1–4, list_changed); `modern` reads each request's `_meta` only.
+   */
+  readonly era: Era;
 };
 
 /** Concern state and filtering of one session, returned by `installConcerns`. */
 export type ConcernControl = PrimitiveGate & {
-  /** The session's preferences (set through channels 1–3). */
+  /** The session's preferences (set through channels 1–3; always empty in the modern era). */
   readonly session: ConcernSession;
   /** Whether `assertAllowed` refuses hidden primitives. */
   readonly enforce: boolean;
   /** Preferences that apply to a request: the session's overlaid by its `_meta` entry. Throws -32602 when that entry is invalid. */
-  preferencesFor(extra?: RequestExtra): ConcernPreferences;
+  preferencesFor(extra?: ServerContext): ConcernPreferences;
 };
 
+/** Params of the custom methods and of the initialized notification: any object (checked by hand, to name the allowed values). */
 const LooseParams = z.looseObject({}).optional();
-const InitializedNotification = z.object({ method: z.literal('notifications/initialized'), params: LooseParams });
-const ListConcernsRequest = z.object({ method: z.literal('concerns/list'), params: LooseParams });
-const UpdateConcernsRequest = z.object({ method: z.literal('concerns/update'), params: LooseParams });
 
 const LABEL: Record<PrimitiveKind, string> = { tools: 'Tool', prompts: 'Prompt', resources: 'Resource', resourceTemplates: 'Resource template' };
 
@@ -122,17 +139,19 @@ export function installConcerns(server: Server, opts: InstallConcernsOptions): C
   const metaCache = new WeakMap<object, ConcernPatch>();
   let seeded = false;
 
-  const unknownPreset = (preset: unknown): McpError => {
+  const modern = opts.era === 'modern';
+
+  const unknownPreset = (preset: unknown): ProtocolError => {
     const names = Object.keys(presets);
-    return new McpError(ErrorCode.InvalidParams, `Unknown concern preset ${JSON.stringify(preset)} (${names.length > 0 ? `presets: ${names.map((n) => JSON.stringify(n)).join(', ')}` : 'this server declares no presets'})`);
+    return new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown concern preset ${JSON.stringify(preset)} (${names.length > 0 ? `presets: ${names.map((n) => JSON.stringify(n)).join(', ')}` : 'this server declares no presets'})`);
   };
 
-  const invalid = (where: string, problems: readonly string[]): McpError =>
-    new McpError(ErrorCode.InvalidParams, `Invalid concern preferences in ${where}: ${problems.join('; ')}`, { problems });
+  const invalid = (where: string, problems: readonly string[]): ProtocolError =>
+    new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid concern preferences in ${where}: ${problems.join('; ')}`, { problems });
 
   /** Applies the initialize request's `capabilities.experimental.concerns`, once, when known. */
   const ensureSeeded = (): void => {
-    if (seeded) return;
+    if (seeded || modern) return;
     const caps = server.getClientCapabilities();
     if (caps === undefined) return;
     seeded = true;
@@ -155,17 +174,18 @@ export function installConcerns(server: Server, opts: InstallConcernsOptions): C
   };
 
   /** The preferences of the preset a request's `_meta` names, or undefined when it names none; throws -32602 for an unknown one. */
-  const metaPreset = (extra?: RequestExtra): ConcernPreferences | undefined => {
-    const name: unknown = extra?._meta?.[CONCERN_PRESET_META_KEY];
+  const metaPreset = (extra?: ServerContext): ConcernPreferences | undefined => {
+    const name: unknown = requestMeta(extra)?.[CONCERN_PRESET_META_KEY];
     if (name === undefined) return undefined;
     if (typeof name !== 'string' || !Object.hasOwn(presets, name)) throw unknownPreset(name);
     return { ...(presets[name] ?? {}) };
   };
 
-  const preferencesFor = (extra?: RequestExtra): ConcernPreferences => {
+  const preferencesFor = (extra?: ServerContext): ConcernPreferences => {
     ensureSeeded();
-    const base = metaPreset(extra);
-    const raw: unknown = extra?._meta?.[metaKey];
+    // modern era: no session state, a request's preferences start from nothing
+    const base = metaPreset(extra) ?? (modern ? {} : undefined);
+    const raw: unknown = requestMeta(extra)?.[metaKey];
     if (raw === undefined) return base ?? session.effective();
     let patch = isRecord(raw) ? metaCache.get(raw) : undefined;
     if (patch === undefined) {
@@ -192,7 +212,7 @@ export function installConcerns(server: Server, opts: InstallConcernsOptions): C
       const clash = Object.keys(prefs)
         .filter((c) => Object.hasOwn(mapping, c) && !matches({ [c]: mapping[c] ?? [] }, prefs))
         .map((c) => `${c}=${prefs[c]}`);
-      throw new McpError(ErrorCode.InvalidParams, `${LABEL[kind]} ${id} is not available with the current concern preferences (${clash.join(', ')})`, { kind, id });
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${LABEL[kind]} ${id} is not available with the current concern preferences (${clash.join(', ')})`, { kind, id });
     },
     decorate: <T extends object>(kind: PrimitiveKind, id: string, item: T): T => (opts.exposeInMeta ? withConcernMeta(item, mappings[kind]?.[id]) : item),
   };
@@ -205,7 +225,7 @@ export function installConcerns(server: Server, opts: InstallConcernsOptions): C
 
   const notifyChanges = async (before: ConcernPreferences, after: ConcernPreferences): Promise<void> => {
     const changed = new Set(PRIMITIVE_KINDS.filter((k) => visibleIds(k, before) !== visibleIds(k, after)));
-    const sends: [keyof ServerCapabilities & ('tools' | 'prompts' | 'resources'), () => Promise<void>][] = [];
+    const sends: ['tools' | 'prompts' | 'resources', () => Promise<void>][] = [];
     if (changed.has('tools')) sends.push(['tools', () => server.sendToolListChanged()]);
     if (changed.has('prompts')) sends.push(['prompts', () => server.sendPromptListChanged()]);
     if (changed.has('resources') || changed.has('resourceTemplates')) sends.push(['resources', () => server.sendResourceListChanged()]);
@@ -219,26 +239,35 @@ export function installConcerns(server: Server, opts: InstallConcernsOptions): C
     }
   };
 
-  server.setNotificationHandler(InitializedNotification, (notification) => {
-    ensureSeeded();
-    const params = notification.params ?? {};
-    const preset = params[CONCERN_PRESET_KEY] ?? params.preset;
-    if (params.concerns !== undefined || preset !== undefined) applyLenient('the initialized notification', params.concerns, preset);
-    server.oninitialized?.();
-  });
+  if (!modern) {
+    // The SDK's own handler of this notification validates it with a schema that drops unknown
+    // params, and the schema-taking form validates asynchronously, so a request sent right
+    // after the notification could be served first. Handled instead, without delay, by the
+    // fallback (which other notifications still reach as before).
+    const previous = server.fallbackNotificationHandler;
+    server.removeNotificationHandler('notifications/initialized');
+    server.fallbackNotificationHandler = async (notification) => {
+      if (notification.method !== 'notifications/initialized') return previous?.(notification);
+      ensureSeeded();
+      const p: Record<string, unknown> = isRecord(notification.params) ? notification.params : {};
+      const preset = p[CONCERN_PRESET_KEY] ?? p.preset;
+      if (p.concerns !== undefined || preset !== undefined) applyLenient('the initialized notification', p.concerns, preset);
+      server.oninitialized?.();
+    };
+  }
 
-  server.setRequestHandler(ListConcernsRequest, () => {
+  server.setRequestHandler('concerns/list', { params: LooseParams }, () => {
     const out: { concerns: ConcernDeclaration[]; presets?: ConcernPresets } = { concerns: [...declarations] };
     if (Object.keys(presets).length > 0) out.presets = presets;
     return out;
   });
 
-  server.setRequestHandler(UpdateConcernsRequest, async (request) => {
+  server.setRequestHandler('concerns/update', { params: LooseParams }, async (params) => {
+    if (modern) throw modernUpdateRefusal(metaKey, Object.keys(presets).length > 0);
     ensureSeeded();
-    const params = request.params ?? {};
-    const { concerns, preset } = params;
+    const { concerns, preset } = params ?? {};
     if (concerns === undefined && preset === undefined) {
-      throw new McpError(ErrorCode.InvalidParams, 'concerns/update needs "concerns" (an object mapping concern names to values) or "preset"');
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'concerns/update needs "concerns" (an object mapping concern names to values) or "preset"');
     }
     let next = session.preferences();
     if (preset !== undefined) {
@@ -257,4 +286,14 @@ export function installConcerns(server: Server, opts: InstallConcernsOptions): C
   });
 
   return gate;
+}
+
+/** The -32602 answer to `concerns/update` in the modern era, naming the `_meta` keys to use instead. */
+function modernUpdateRefusal(metaKey: string, hasPresets: boolean): ProtocolError {
+  const preset = hasPresets ? ` and/or _meta[${JSON.stringify(CONCERN_PRESET_META_KEY)}] = "<preset name>"` : '';
+  return new ProtocolError(
+    ProtocolErrorCode.InvalidParams,
+    `concerns/update is not supported in protocol revision 2026-07-28, which keeps no session state: send your concern preferences in the _meta of each request instead: _meta[${JSON.stringify(metaKey)}] = { "<concern>": "<value>" }${preset}`,
+    { metaKey, ...(hasPresets ? { presetMetaKey: CONCERN_PRESET_META_KEY } : {}) },
+  );
 }

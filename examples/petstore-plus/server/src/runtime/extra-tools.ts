@@ -16,7 +16,7 @@
  *
  * This file is copied verbatim into every generated project.
  */
-import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/server';
 import { log } from './log.js';
 import type { LogLevel } from './log.js';
 import { errorMessage } from './primitives.js';
@@ -99,11 +99,12 @@ export function toToolResult(tool: ToolSchemas, value: unknown): CallToolResult 
  * every problem; a thrown error ⇒ `isError` with its message (stack logged to stderr).
  * Never throws.
  */
-export async function callExtraTool<Args, Result>(tool: ExtraTool<Args, Result>, args: unknown, signal: AbortSignal): Promise<CallToolResult> {
+export async function callExtraTool<Args, Result>(tool: ExtraTool<Args, Result>, args: unknown, signal: AbortSignal, opts: { readonly argumentsChecked?: boolean } = {}): Promise<CallToolResult> {
   const input = args ?? {};
-  let problems: string[];
+  let problems: string[] = [];
   try {
-    problems = validateArguments(tool, input);
+    // the server's pipeline has validated them already
+    if (opts.argumentsChecked !== true) problems = validateArguments(tool, input);
   } catch (err) {
     log('error', `cannot validate arguments of ${tool.name}`, err);
     return failure(`Tool ${tool.name} cannot check its arguments: ${errorMessage(err)}`);

@@ -6,8 +6,7 @@
  * extra tools, and by concern filtering, which decides which of them a session sees.
  * This file is copied verbatim into every generated project.
  */
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { ServerContext } from '@modelcontextprotocol/server';
 
 /**
  * The kinds of primitive concern mappings apply to. Ids are tool names, prompt names, resource
@@ -18,8 +17,20 @@ export type PrimitiveKind = 'tools' | 'prompts' | 'resources' | 'resourceTemplat
 /** Every primitive kind, in a fixed order. */
 export const PRIMITIVE_KINDS: readonly PrimitiveKind[] = ['tools', 'prompts', 'resources', 'resourceTemplates'];
 
-/** What the SDK passes to a request handler of a low-level `Server` (signal, `_meta`, session...). */
-export type RequestExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+/** The protocol era a server instance serves: `legacy` (≤ 2025-11-25, initialize, sessions) or `modern` (2026-07-28, stateless). */
+export type Era = 'legacy' | 'modern';
+
+/**
+ * What the v2 SDK passes to a request handler of a low-level `Server` (`ctx.mcpReq._meta`,
+ * `ctx.mcpReq.signal`, `ctx.mcpReq.log`, `ctx.http?.authInfo`...). The name is kept for the
+ * generated handler stubs; it is the SDK's `ServerContext`.
+ */
+export type RequestExtra = ServerContext;
+
+/** The request's own `_meta` (reserved `io.modelcontextprotocol/*` keys already lifted out by the SDK). */
+export function requestMeta(extra: ServerContext | undefined): Record<string, unknown> | undefined {
+  return extra?.mcpReq._meta as Record<string, unknown> | undefined;
+}
 
 /**
  * Decides what a session may see and call. `installConcerns` returns one; `installPrompts` and
@@ -28,16 +39,16 @@ export type RequestExtra = RequestHandlerExtra<ServerRequest, ServerNotification
 export interface PrimitiveGate {
   /**
    * Whether the primitive appears in list results for the request described by `extra` (its
-   * `_meta` may carry per-request preferences). Throws an `McpError` (-32602) when those
+   * `ctx.mcpReq._meta` may carry per-request preferences). Throws a `ProtocolError` (-32602) when those
    * per-request preferences are invalid.
    */
-  visible(kind: PrimitiveKind, id: string, extra?: RequestExtra): boolean;
+  visible(kind: PrimitiveKind, id: string, extra?: ServerContext): boolean;
   /**
-   * Throws an `McpError` (-32602) when the primitive may not be used (called, got, read) in
+   * Throws a `ProtocolError` (`ProtocolErrorCode.InvalidParams`, -32602) when the primitive may not be used (called, got, read) in
    * this request; returns normally otherwise. Without enforcement it never throws for a
    * hidden primitive.
    */
-  assertAllowed(kind: PrimitiveKind, id: string, extra?: RequestExtra): void;
+  assertAllowed(kind: PrimitiveKind, id: string, extra?: ServerContext): void;
   /** Returns the list entry to publish for the primitive (e.g. with `_meta.concerns` added). */
   decorate<T extends object>(kind: PrimitiveKind, id: string, item: T): T;
 }

@@ -9,22 +9,29 @@
  * variables the SDK's RFC 6570 `UriTemplate.match` extracted.
  *
  * `resources/read` tries an exact URI match first, then the templates in the order given.
- * Unknown URI ⇒ JSON-RPC -32002 "Resource not found" with `data.uri` (the 2025-11-25 code);
- * a failing handler ⇒ -32603 naming the URI (the stack goes to stderr).
+ * Unknown URI ⇒ the SDK's `ResourceNotFoundError`: JSON-RPC -32602 with `data: { uri }` in BOTH
+ * eras. 2026-07-28 requires -32602; 2025-11-25 suggested -32002, but the v2 SDK maps any
+ * handler-thrown -32002 to -32602 at its wire encoder on every revision (as the v1 SDK's own
+ * servers always answered), so -32002 cannot be sent; clients recognise the miss by
+ * `data.uri`. A failing handler ⇒ -32603 naming the URI (the stack goes to stderr).
  *
  * This file is copied verbatim into every generated project.
  */
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
-import type { Variables } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
-import { ErrorCode, ListResourceTemplatesRequestSchema, ListResourcesRequestSchema, McpError, ReadResourceRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { ReadResourceResult, Resource, ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, UriTemplate } from '@modelcontextprotocol/server';
+import type { ReadResourceResult, Resource, ResourceTemplateType as ResourceTemplate, Server, ServerContext, Variables } from '@modelcontextprotocol/server';
 import { log } from './log.js';
 import { OPEN_GATE, errorMessage } from './primitives.js';
-import type { PrimitiveGate, RequestExtra } from './primitives.js';
+import type { PrimitiveGate } from './primitives.js';
 
-/** JSON-RPC error code for an unknown resource URI (MCP 2025-11-25). */
-export const RESOURCE_NOT_FOUND = -32002;
+/** The variables a template match extracted (the SDK's type, re-exported for handler modules). */
+export type { Variables };
+
+/**
+ * JSON-RPC error code a client sees for an unknown resource URI, in both eras (module comment):
+ * -32602 with `data: { uri }`. (-32002, the 2025-11-25 suggestion, is what clients should also
+ * accept from older servers.)
+ */
+export const RESOURCE_NOT_FOUND = ProtocolErrorCode.InvalidParams;
 
 /** What a resource handler returns: text, bytes, or explicit text/base64 blob with an optional MIME type. */
 export type ResourceContent = string | Uint8Array | { readonly text?: string; readonly blob?: string; readonly mimeType?: string };
@@ -39,7 +46,7 @@ export type ResourceDefinition = {
   readonly text?: string;
   /** Base64 content (an embedded binary file). */
   readonly blob?: string;
-  readonly handler?: (uri: URL, extra: RequestExtra) => Promise<ResourceContent> | ResourceContent;
+  readonly handler?: (uri: URL, ctx: ServerContext) => Promise<ResourceContent> | ResourceContent;
 };
 
 /** A family of resources named by an RFC 6570 URI template, read by a handler. */
@@ -49,7 +56,7 @@ export type ResourceTemplateDefinition = {
   readonly title?: string;
   readonly description?: string;
   readonly mimeType?: string;
-  readonly handler: (uri: URL, variables: Variables, extra: RequestExtra) => Promise<ResourceContent> | ResourceContent;
+  readonly handler: (uri: URL, variables: Variables, ctx: ServerContext) => Promise<ResourceContent> | ResourceContent;
 };
 
 /** Options of `installResources`. */
@@ -101,7 +108,7 @@ function parseUri(uri: string): URL {
   try {
     return new URL(uri);
   } catch {
-    throw new McpError(ErrorCode.InvalidParams, `Invalid resource URI: ${uri}`, { uri });
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid resource URI: ${uri}`, { uri });
   }
 }
 
@@ -110,15 +117,16 @@ async function run(uri: string, what: string, mimeType: string | undefined, prod
   try {
     return { contents: [toContents(uri, await produce(), mimeType)] };
   } catch (err) {
-    if (err instanceof McpError) throw err;
+    if (err instanceof ProtocolError) throw err;
     log('error', `reading ${what} failed`, { uri, error: err, stack: err instanceof Error ? err.stack : undefined });
-    throw new McpError(ErrorCode.InternalError, `Reading resource ${uri} failed: ${errorMessage(err)}`, { uri });
+    throw new ProtocolError(ProtocolErrorCode.InternalError, `Reading resource ${uri} failed: ${errorMessage(err)}`, { uri });
   }
 }
 
 /**
- * Registers `resources/list`, `resources/templates/list` and `resources/read` on `server`, which
- * must declare the `resources` capability. Duplicate URIs or templates, and templates the SDK
+ * Registers `resources/list`, `resources/templates/list` and `resources/read` on `server` (a v2
+ * SDK `Server`, either era: the handlers keep no state), which must declare the `resources`
+ * capability. Duplicate URIs or templates, and templates the SDK
  * cannot parse, throw here.
  */
 export function installResources(
@@ -141,17 +149,17 @@ export function installResources(
     return { def: t, template: new UriTemplate(t.uriTemplate) };
   });
 
-  server.setRequestHandler(ListResourcesRequestSchema, (_request, extra) => ({
+  server.setRequestHandler('resources/list', (_request, extra) => ({
     resources: resources.filter((r) => gate.visible('resources', r.uri, extra)).map((r) => gate.decorate('resources', r.uri, resourceDescriptor(r))),
   }));
 
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, (_request, extra) => ({
+  server.setRequestHandler('resources/templates/list', (_request, extra) => ({
     resourceTemplates: templates
       .filter((t) => gate.visible('resourceTemplates', t.uriTemplate, extra))
       .map((t) => gate.decorate('resourceTemplates', t.uriTemplate, templateDescriptor(t))),
   }));
 
-  server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
+  server.setRequestHandler('resources/read', async (request, extra): Promise<ReadResourceResult> => {
     const { uri } = request.params;
     const def = byUri.get(uri);
     if (def !== undefined) {
@@ -171,6 +179,6 @@ export function installResources(
       const url = parseUri(uri);
       return run(uri, `resource template ${t.uriTemplate}`, t.mimeType, () => t.handler(url, variables, extra));
     }
-    throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, { uri });
+    throw new ResourceNotFoundError(uri, `Resource not found: ${uri}`);
   });
 }

@@ -9,7 +9,7 @@
  * bounded by {@link resultLimit}: `structuredContent` larger than the response limit is left out
  * (the text still has the body), and text that is still too long is cut, with a note.
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 
 /** Room for the result's own keys and the notes added here, beyond twice the response limit. */
 export const ENVELOPE_BYTES = 4096;
@@ -96,10 +96,10 @@ export function boundResult(result: CallToolResult, maxResponseBytes: number, fa
     const size = structuredBytes;
     if (size > maxResponseBytes) {
       const note = `[structuredContent left out: it takes ${size} bytes once encoded, more than the limit of ${maxResponseBytes}; the text has the response]`;
-      const previous = out.structuredContent;
+      const previous = out.structuredContent as { status?: unknown } | null;
       delete out.structuredContent;
       if (fallback.kind === 'strict' || out.isError === true) out.isError = true;
-      else out.structuredContent = fallback.wrapped && typeof previous.status === 'number' ? { status: previous.status } : {};
+      else out.structuredContent = fallback.wrapped && typeof previous?.status === 'number' ? { status: previous.status } : {};
       notes.push(note);
     }
   }

@@ -31,13 +31,22 @@ export type Variable = {
   readonly required: boolean;
   /** What the server uses while it is unset or blank, as text; absent when nothing. */
   readonly default?: string;
+  /** The only transport the server reads it with (`--transport`); absent when it reads it with both. */
+  readonly transport?: Transport;
 };
+
+/** How the server serves MCP: over stdin/stdout, or Streamable HTTP. */
+export type Transport = 'stdio' | 'http';
 
 /** The server's own settings, `<envPrefix>_<suffix>`. */
 type SettingDeclaration = {
   readonly suffix: string;
   readonly type: VariableType;
   readonly description: string;
+  /** Whether the value is a secret (masked, never logged); default false. */
+  readonly secret?: boolean;
+  /** The only transport that reads it; absent ⇒ both. */
+  readonly transport?: Transport;
 };
 
 /** Every setting, in the order they are listed. */
@@ -49,6 +58,19 @@ export const SETTINGS = {
   logLevel: { suffix: 'LOG_LEVEL', type: 'level', description: 'Least severe log level written to stderr: debug, info, warn or error' },
   uploadRoot: { suffix: 'UPLOAD_ROOT', type: 'path', description: 'Directory local file uploads may be read from (relative to the working directory)' },
   reflectionDir: { suffix: 'REFLECTION_DIR', type: 'path', description: 'Where the reflection gate stores justifications (relative to the working directory)' },
+  transport: { suffix: 'TRANSPORT', type: 'string', description: 'How to serve MCP: stdio, or http (Streamable HTTP); the --transport flag wins' },
+  port: { suffix: 'PORT', type: 'integer', transport: 'http', description: 'TCP port to listen on (0: any free port); the --port flag wins' },
+  host: { suffix: 'HOST', type: 'string', transport: 'http', description: 'Address to listen on; anything but loopback also needs the allowed hosts; the --host flag wins' },
+  allowedHosts: { suffix: 'ALLOWED_HOSTS', type: 'string', transport: 'http', description: 'Comma-separated Host header values accepted besides loopback names: a host name (any port) or host:port, e.g. mcp.example.com' },
+  allowedOrigins: { suffix: 'ALLOWED_ORIGINS', type: 'string', transport: 'http', description: 'Comma-separated Origin values (scheme://host[:port]) accepted from browsers besides loopback origins' },
+  httpTokens: { suffix: 'HTTP_TOKENS', type: 'string', secret: true, transport: 'http', description: 'Bearer tokens MCP clients must send, as name=token[,name=token...]: each token maps to the client identity name' },
+  httpTokensFile: { suffix: 'HTTP_TOKENS_FILE', type: 'path', transport: 'http', description: 'File of more tokens: one name=token per line, # starts a comment' },
+  client: { suffix: 'CLIENT', type: 'string', transport: 'stdio', description: 'Client identity of the stdio client: letters, digits, dots, underscores, hyphens and @' },
+  stateKey: { suffix: 'STATE_KEY', type: 'string', secret: true, description: 'Key (at least 32 characters) signing state that outlives a request (reflection hints, input rounds); unset: a new key at each start, so that state does not survive a restart' },
+  hintTtlMs: { suffix: 'HINT_TTL_MS', type: 'integer', description: 'How long a reflection-gate hint stays valid, in milliseconds' },
+  sessionIdleMs: { suffix: 'SESSION_IDLE_MS', type: 'integer', transport: 'http', description: 'Idle time after which a legacy HTTP session (clients before MCP 2026-07-28) is closed, in milliseconds' },
+  maxSessions: { suffix: 'MAX_SESSIONS', type: 'integer', transport: 'http', description: 'Most legacy HTTP sessions open at once' },
+  drainMs: { suffix: 'DRAIN_MS', type: 'integer', description: 'On SIGTERM or SIGINT, how long calls under way may finish before the server exits, in milliseconds' },
 } as const satisfies Record<string, SettingDeclaration>;
 
 /** Key of a setting in {@link SETTINGS}. */
@@ -63,9 +85,9 @@ export function settingNames(envPrefix: string): Record<SettingKey, string> {
 
 /** A security scheme as far as its variables go (the generated config's `SecurityScheme` fits). */
 export type CredentialScheme =
-  | { readonly kind: 'apiKey'; readonly name: string; readonly env: { readonly apiKey: string } }
-  | { readonly kind: 'bearer'; readonly name: string; readonly env: { readonly token: string } }
-  | { readonly kind: 'basic'; readonly name: string; readonly env: { readonly username: string; readonly password: string } }
+  | { readonly kind: 'apiKey'; readonly name: string; readonly fromClient?: string; readonly env: { readonly apiKey: string } }
+  | { readonly kind: 'bearer'; readonly name: string; readonly fromClient?: string; readonly env: { readonly token: string } }
+  | { readonly kind: 'basic'; readonly name: string; readonly fromClient?: string; readonly env: { readonly username: string; readonly password: string } }
   | { readonly kind: 'oauth2ClientCredentials'; readonly name: string; readonly env: { readonly clientId: string; readonly clientSecret: string } };
 
 /** The variables of a scheme, in a fixed order. */
@@ -141,6 +163,18 @@ export type VariableSources = {
   readonly reflectionDir?: string;
 };
 
+/** Defaults of the serving settings (`<envPrefix>_TRANSPORT`, `_PORT`, …), used while a variable is unset or blank. */
+export const SERVE_DEFAULTS = {
+  transport: 'stdio',
+  port: 3000,
+  host: '127.0.0.1',
+  client: 'local',
+  hintTtlMs: 86_400_000,
+  sessionIdleMs: 1_800_000,
+  maxSessions: 100,
+  drainMs: 10_000,
+} as const satisfies { transport: Transport } & Record<string, string | number>;
+
 /** Least severe level logged when `<envPrefix>_LOG_LEVEL` is unset. */
 export const DEFAULT_LOG_LEVEL = 'info';
 
@@ -159,11 +193,23 @@ export function serverVariables(sources: VariableSources): Variable[] {
     // scheme and argument names come from the API description: keep every description on one line
     const v = { ...declared, description: declared.description.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ') };
     const seen = out.get(v.name);
-    out.set(v.name, seen ? { ...seen, required: seen.required || v.required, secret: seen.secret || v.secret } : v);
+    if (!seen) return void out.set(v.name, v);
+    const { transport: _t, ...merged } = { ...seen, required: seen.required || v.required, secret: seen.secret || v.secret };
+    // read by both transports as soon as one use is not limited to one
+    out.set(v.name, seen.transport !== undefined && seen.transport === v.transport ? { ...merged, transport: seen.transport } : merged);
   };
-  const setting = (key: SettingKey, fallback: string | undefined, required = false) => {
-    const d = SETTINGS[key];
-    add({ name: names[key], kind: 'setting', type: d.type, description: d.description, secret: false, required, ...(fallback !== undefined ? { default: fallback } : {}) });
+  const setting = (key: SettingKey, fallback: string | number | undefined, required = false) => {
+    const d: SettingDeclaration = SETTINGS[key];
+    add({
+      name: names[key],
+      kind: 'setting',
+      type: d.type,
+      description: d.description,
+      secret: d.secret === true,
+      required,
+      ...(fallback !== undefined ? { default: String(fallback) } : {}),
+      ...(d.transport !== undefined ? { transport: d.transport } : {}),
+    });
   };
   const baseUrl = config.baseUrl?.trim() ? config.baseUrl.trim() : undefined;
   setting('baseUrl', baseUrl, baseUrl === undefined);
@@ -173,14 +219,30 @@ export function serverVariables(sources: VariableSources): Variable[] {
   setting('logLevel', DEFAULT_LOG_LEVEL);
   if (config.uploads) setting('uploadRoot', config.uploads.root);
   if (sources.reflectionDir !== undefined) setting('reflectionDir', sources.reflectionDir);
+  setting('transport', SERVE_DEFAULTS.transport);
+  setting('port', SERVE_DEFAULTS.port);
+  setting('host', SERVE_DEFAULTS.host);
+  setting('allowedHosts', undefined);
+  setting('allowedOrigins', undefined);
+  setting('httpTokens', undefined);
+  setting('httpTokensFile', undefined);
+  setting('client', SERVE_DEFAULTS.client);
+  setting('stateKey', undefined);
+  if (sources.reflectionDir !== undefined) setting('hintTtlMs', SERVE_DEFAULTS.hintTtlMs);
+  setting('sessionIdleMs', SERVE_DEFAULTS.sessionIdleMs);
+  setting('maxSessions', SERVE_DEFAULTS.maxSessions);
+  setting('drainMs', SERVE_DEFAULTS.drainMs);
 
   for (const scheme of config.securitySchemes ?? []) {
     // needed when some tool has no alternative without this scheme
     const required = tools.some((t) => (t.security ?? []).length > 0 && t.security!.every((alt) => alt.includes(scheme.name)));
     const meanings = schemeVariableMeaning(scheme);
+    const fromClient = 'fromClient' in scheme ? scheme.fromClient : undefined;
     schemeVariables(scheme).forEach((name, i) => {
       const alternative = required ? '' : ' (only needed where no other scheme can be used)';
-      add({ name, kind: 'credential', type: 'string', description: `${meanings[i]} of security scheme ${scheme.name}${alternative}`, secret: true, required });
+      // over HTTP the credential comes with each MCP request: the variable serves stdio only
+      const over = fromClient !== undefined ? `; over HTTP each MCP client sends its own in the ${fromClient} header instead` : '';
+      add({ name, kind: 'credential', type: 'string', description: `${meanings[i]} of security scheme ${scheme.name}${alternative}${over}`, secret: true, required, ...(fromClient !== undefined ? { transport: 'stdio' as const } : {}) });
     });
   }
 

@@ -5,7 +5,7 @@
  * Shapes shared by the generated tool table (`tools.gen.ts`) and the runtime.
  * This file is copied verbatim into every generated project.
  */
-import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { ToolAnnotations } from '@modelcontextprotocol/server';
 
 /** A JSON Schema object, published to clients as given. */
 export type JsonSchema = { readonly [key: string]: unknown };
@@ -93,16 +93,22 @@ export type SecurityScheme =
       readonly in: ApiKeyLocation;
       /** Header, query parameter or cookie name the key is sent as. */
       readonly paramName: string;
+      /** Over HTTP, the MCP request header the key is taken from instead of `env` (manifest `fromClient`). */
+      readonly fromClient?: string;
       readonly env: { readonly apiKey: string };
     }
   | {
       readonly kind: 'bearer';
       readonly name: string;
+      /** Over HTTP, the MCP request header the token is taken from instead of `env`; a leading `Bearer ` is dropped. */
+      readonly fromClient?: string;
       readonly env: { readonly token: string };
     }
   | {
       readonly kind: 'basic';
       readonly name: string;
+      /** Over HTTP, the MCP request header (`Basic <base64>` or `user:password`) the credentials are taken from instead of `env`. */
+      readonly fromClient?: string;
       readonly env: { readonly username: string; readonly password: string };
     }
   | {
