@@ -9,7 +9,7 @@
 //   node scripts/inspector.mjs --tools N -- node dist/server.js  list the server's tools with --strict:
 //     exit 0 only when the Inspector exits 0, reports no schema finding (warnings included) and
 //     sees exactly N tools (it silently drops a tool whose schema it cannot read)
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -69,29 +69,25 @@ export function inspectTools(command, args, env = {}) {
 /**
  * Runs one Inspector CLI method against a Streamable HTTP server at `url` (`--transport http`):
  * `args` are the method's flags (e.g. `['--method', 'tools/call', '--tool-name', 'x', '--tool-arg', 'a=1']`),
- * `headers` are sent with every request. Returns the exit code and the parsed JSON output.
+ * `headers` are sent with every request. Asynchronous, so that servers in the calling process
+ * (a test's backend) keep answering. Resolves to the exit code and the parsed JSON output.
  */
 export function inspectHttp(url, args, headers = {}) {
   const { node22: node, cli: launcher } = ensureInspector();
   const home = mkdtempSync(path.join(os.tmpdir(), 'mcpgen-inspector-'));
-  try {
-    const headerArgs = Object.entries(headers).flatMap(([k, v]) => ['--header', `${k}: ${v}`]);
-    const res = spawnSync(node, [launcher, '--cli', url, '--transport', 'http', ...headerArgs, ...args, '--format', 'json'], {
-      env: { PATH: process.env.PATH ?? '', HOME: home },
-      encoding: 'utf8',
-      maxBuffer: 64 * 1024 * 1024,
-      timeout: 120_000,
+  const headerArgs = Object.entries(headers).flatMap(([k, v]) => ['--header', `${k}: ${v}`]);
+  return new Promise((resolve) => {
+    execFile(node, [launcher, '--cli', url, '--transport', 'http', ...headerArgs, ...args, '--format', 'json'], { env: { PATH: process.env.PATH ?? '', HOME: home }, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, timeout: 120_000 }, (err, stdout, stderr) => {
+      rmSync(home, { recursive: true, force: true });
+      let parsed;
+      try {
+        parsed = JSON.parse(stdout);
+      } catch {
+        parsed = undefined;
+      }
+      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, output: parsed, stdout: stdout.slice(0, 4000), stderr: stderr.slice(0, 4000) });
     });
-    let parsed;
-    try {
-      parsed = JSON.parse(res.stdout);
-    } catch {
-      parsed = undefined;
-    }
-    return { code: res.status, output: parsed, stdout: res.stdout.slice(0, 4000), stderr: res.stderr.slice(0, 4000) };
-  } finally {
-    rmSync(home, { recursive: true, force: true });
-  }
+  });
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

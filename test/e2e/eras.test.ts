@@ -64,8 +64,15 @@ async function client(which: 'plus' | 'guarded', transport: TransportKind, era: 
 
 type Result = { isError?: boolean; content: Array<{ type: string; text?: string }>; structuredContent?: unknown };
 const text = (r: Result) => r.content.map((c) => c.text ?? '').join('\n');
-const RunResult = z.object({ content: z.array(z.object({ type: z.string(), text: z.string() }).passthrough()) }).passthrough();
-const UpdateResult = z.object({ applied: z.record(z.string(), z.string()) }).passthrough();
+const RunResult = z.looseObject({ ok: z.boolean(), blocks: z.array(z.looseObject({ name: z.string(), status: z.string(), content: z.string().optional() })) });
+const UpdateResult = z.looseObject({ concerns: z.record(z.string(), z.unknown()), changed: z.unknown() });
+/** The hint of a gate: in structuredContent, or (a tool with a strict output schema) as JSON in the second text block. */
+const hintOf = (r: Result) => (r.structuredContent ?? JSON.parse(r.content[1]!.text!)) as { hash: string; domain: string; prompt: string };
+/** A new pet in the backend (each test deletes or changes its own). */
+async function newPet(name: string): Promise<number> {
+  const res = await fetch(`${backend.url}/pets`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name, status: 'available' }) });
+  return ((await res.json()) as { id: number }).id;
+}
 const ToolList = z.object({ tools: z.array(z.object({ name: z.string() }).passthrough()) }).passthrough();
 
 describe.each(TRANSPORTS.flatMap((t) => ERAS.map((e) => [t, e] as const)))('over %s, %s era', (transport, era) => {
@@ -146,19 +153,21 @@ describe.each(TRANSPORTS.flatMap((t) => ERAS.map((e) => [t, e] as const)))('over
         else (cl as { setRequestHandler: (m: string, h: unknown) => void }).setRequestHandler('sampling/createMessage', handler);
       },
     });
+    const petId = await newPet(`Doomed-${transport}-${era}`);
     const before = backend.requests.length;
-    const result = (await c.callTool({ name: 'deletePet', arguments: { petId: 3 } })) as Result;
+    const result = (await c.callTool({ name: 'deletePet', arguments: { petId } })) as Result;
     expect(result.isError, text(result)).toBeFalsy();
     expect(sampled).toHaveLength(2);
-    expect(backend.requests.slice(before).map((r) => `${r.method} ${r.path}`)).toEqual(['DELETE /pets/3']);
+    expect(backend.requests.slice(before).map((r) => `${r.method} ${r.path}`)).toEqual([`DELETE /pets/${petId}`]);
   });
 
   it('reflection gate by the host flow: hint, persist_justification, retry', async () => {
     const c = await client('guarded', transport, era);
-    const args = { petId: 1, body: { name: 'Rex', status: era === 'legacy' ? 'pending' : 'sold' } };
+    const petId = await newPet(`Changed-${transport}-${era}`);
+    const args = { petId, body: { name: `Changed-${transport}-${era}`, status: 'pending' } };
     const first = (await c.callTool({ name: 'updatePet', arguments: args })) as Result;
     expect(first.isError).toBe(true);
-    const hint = JSON.parse(/\{[\s\S]*\}/.exec(text(first))![0]) as { hash: string; domain: string; prompt: string };
+    const hint = hintOf(first);
     expect(hint.hash).toMatch(SIGNED_HASH);
     const stored = (await c.callTool({ name: 'persist_justification', arguments: { hash: hint.hash, domain: hint.domain, justification: GOOD } })) as Result;
     expect(stored.isError, text(stored)).toBeFalsy();
@@ -171,8 +180,9 @@ describe.each(TRANSPORTS.flatMap((t) => ERAS.map((e) => [t, e] as const)))('over
   it('runs preprocessors and serves with_context', async () => {
     const c = await client('guarded', transport, era);
     const ran = (await c.request({ method: 'preprocessors/run', params: { input: 'Please delete Rex, he was entered twice.' } }, RunResult as never)) as z.infer<typeof RunResult>;
-    expect(ran.content.length).toBeGreaterThan(0);
-    expect(ran.content.map((b) => b.text).join('\n')).toContain('Rex');
+    expect(ran.ok).toBe(true);
+    expect(ran.blocks.map((b) => b.name)).toEqual(['house_rules', 'pet_lookup']);
+    expect(ran.blocks.map((b) => b.content ?? '').join('\n')).toContain('Rex');
     const prompt = await c.getPrompt({ name: 'with_context', arguments: { input: 'adopt Rex' } });
     expect(JSON.stringify(prompt.messages)).toContain('adopt Rex');
   });
@@ -253,9 +263,10 @@ describe('Streamable HTTP', () => {
 
   it('accepts a hint issued by one process on a second process with the same key, and refuses it under another key', async () => {
     const a = await client('guarded', 'http', 'legacy');
-    const args = { petId: 2, body: { name: 'Tom', status: 'available' } };
+    const petId = await newPet('Shared');
+    const args = { petId, body: { name: 'Shared', status: 'sold' } };
     const first = (await a.callTool({ name: 'updatePet', arguments: args })) as Result;
-    const hint = JSON.parse(/\{[\s\S]*\}/.exec(text(first))![0]) as { hash: string; domain: string };
+    const hint = hintOf(first);
     const other = await startHttp(projects.guarded, { ...env('guarded'), PETSTORE_GUARDED_STATE_KEY: 'a-different-key-for-another-deployment-0123456789' });
     const same = await startHttp(projects.guarded, env('guarded'));
     try {
@@ -300,13 +311,15 @@ describe('Streamable HTTP', () => {
 
   it('is listed and called by the official MCP Inspector CLI over HTTP', async () => {
     const url = http.plus!.url;
-    const listed = inspectHttp(url, ['--method', 'tools/list']);
+    const listed = await inspectHttp(url, ['--method', 'tools/list']);
     expect(listed.code, listed.stderr).toBe(0);
-    const names = (listed.output as { tools: Array<{ name: string }> }).tools.map((t) => t.name);
+    const names = (listed.output as { result: { tools: Array<{ name: string }> } }).result.tools.map((t) => t.name);
     expect(names).toEqual(expect.arrayContaining(['getPetById', 'adoption_fee']));
-    const called = inspectHttp(url, ['--method', 'tools/call', '--tool-name', 'getPetById', '--tool-arg', 'petId=1']);
-    expect(called.code, called.stderr).toBe(0);
-    expect(JSON.stringify(called.output)).toContain('Rex');
+    const called = await inspectHttp(url, ['--method', 'tools/call', '--tool-name', 'getPetById', '--tool-arg', 'petId=1']);
+    expect(called.code, called.stdout + called.stderr).toBe(0);
+    const result = (called.output as { result: { isError?: boolean; structuredContent?: unknown } }).result;
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({ id: 1, name: 'Rex' });
   }, 300_000);
 });
 
