@@ -42,7 +42,7 @@ const c = conformance as {
  * The suite's summary line: one passed check per passing scenario (two each for
  * dns-rebinding-protection and server-sse-multiple-streams), one failed check per expected failure.
  */
-const EXPECTED_TOTAL = 'Total: 21 passed, 11 failed';
+const EXPECTED_TOTAL = 'Total: 23 passed, 9 failed';
 
 /** Scenarios that must pass: what any server must do, and the fixtures the example implements. */
 const MUST_PASS = [
@@ -58,6 +58,8 @@ const MUST_PASS = [
   'tools-call-embedded-resource',
   'tools-call-mixed-content',
   'tools-call-error',
+  'tools-call-with-logging',
+  'tools-call-with-progress',
   'resources-list',
   'resources-read-text',
   'resources-read-binary',

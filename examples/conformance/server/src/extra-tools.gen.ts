@@ -167,6 +167,29 @@ export const testToolWithLoggingTool = defineTool<TestToolWithLoggingArgs, TestT
   "handler": $handlers_logging.toolWithLogging
 });
 
+/** Arguments of the `test_tool_with_progress` tool, as its handler receives them (validated against the input schema). */
+export type TestToolWithProgressArgs = Record<string, never>;
+
+/** What the `test_tool_with_progress` handler returns: text, any JSON value (sent as JSON text), or a complete `CallToolResult`. */
+export type TestToolWithProgressResult = unknown;
+
+/** Reports progress 0, 50 and 100 of 100 while it runs, 50 ms apart (tools-call-with-progress). */
+export const testToolWithProgressTool = defineTool<TestToolWithProgressArgs, TestToolWithProgressResult>({
+  "kind": "extra",
+  "name": "test_tool_with_progress",
+  "description": "Reports progress 0, 50 and 100 of 100 while it runs, 50 ms apart (tools-call-with-progress).",
+  "inputSchema": {
+    "type": "object",
+    "properties": {},
+    "additionalProperties": false
+  },
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false
+  },
+  "handler": $handlers_logging.toolWithProgress
+});
+
 /** Every extra tool of this server, in manifest order. */
 export const extraTools: readonly AnyExtraTool[] = [
   testSimpleTextTool,
@@ -176,4 +199,5 @@ export const extraTools: readonly AnyExtraTool[] = [
   testMultipleContentTypesTool,
   testErrorHandlingTool,
   testToolWithLoggingTool,
+  testToolWithProgressTool,
 ];

@@ -5,11 +5,9 @@
 import type { ServerCapabilities } from '@modelcontextprotocol/server';
 import { config } from './config.gen.js';
 import { extraTools } from './extra-tools.gen.js';
-import { preprocessors } from './preprocessors.gen.js';
 import { prompts } from './prompts.gen.js';
 import { resources, resourceTemplates } from './resources.gen.js';
 import { main } from './runtime/main.js';
-import { installPreprocessors, preprocessorCapability, withContextPrompt } from './runtime/preprocessors-protocol.js';
 import { installPrompts } from './runtime/prompts.js';
 import { installResources } from './runtime/resources.js';
 import { tools } from './tools.gen.js';
@@ -19,7 +17,6 @@ const capabilities: ServerCapabilities = {
   tools: {},
   prompts: {},
   resources: {},
-  experimental: { preprocessors: preprocessorCapability(preprocessors) as never },
 };
 
 // --help, --version and --print-config answer on stdout and exit; otherwise the server serves MCP
@@ -27,10 +24,8 @@ const capabilities: ServerCapabilities = {
 await main(config, tools, {
   extraTools,
   capabilities,
-  preprocessorNames: preprocessors.map((p) => p.name),
   install: (server) => {
-    installPreprocessors(server, preprocessors);
-    installPrompts(server, [...prompts, withContextPrompt(preprocessors)]);
+    installPrompts(server, prompts);
     installResources(server, { resources, templates: resourceTemplates });
   },
 });

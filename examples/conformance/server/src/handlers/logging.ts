@@ -1,10 +1,11 @@
 // Handler of the `test_tool_with_logging` conformance fixture (manifest `extraTools`). Yours to
 // edit: mcpgen never overwrites it.
 //
-// It logs three messages at info level, 50 ms apart, through the handler context's `log`.
-// The scenario (tools-call-with-logging) expects them as `notifications/message` to the
-// client; a generated server's `log` writes to stderr only, so the scenario is an expected
-// failure (see ../../../expected-failures.yml) until handlers can log to the client.
+// toolWithLogging logs three messages at info level, 50 ms apart, through the handler context's
+// `log`, which the server also sends to the client as `notifications/message`
+// (tools-call-with-logging). toolWithProgress reports 0, 50 and 100 of 100 through `progress`,
+// which reaches the client as `notifications/progress` when it asked for progress
+// (tools-call-with-progress).
 
 import type { ExtraToolContext } from '../runtime/extra-tools.js';
 
@@ -21,4 +22,13 @@ export async function toolWithLogging(_args: unknown, ctx: ExtraToolContext) {
   await sleep(50, ctx.signal);
   ctx.log('info', 'Tool execution completed');
   return { content: [{ type: 'text' as const, text: 'Tool with logging executed successfully' }] };
+}
+
+export async function toolWithProgress(_args: unknown, ctx: ExtraToolContext) {
+  ctx.progress(0, 100);
+  await sleep(50, ctx.signal);
+  ctx.progress(50, 100);
+  await sleep(50, ctx.signal);
+  ctx.progress(100, 100);
+  return { content: [{ type: 'text' as const, text: 'Tool with progress executed successfully' }] };
 }

@@ -216,7 +216,20 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
   const dispatch = async (call: ToolCall): Promise<ToolResult> => {
     const target = call.target;
     if (target.kind === 'persist') return reflection!.persist(call.args);
-    if (target.kind === 'extra') return callExtraTool(target.tool, call.args, call.signal, { argumentsChecked: true });
+    if (target.kind === 'extra') {
+      // a handler's log lines also go to the client, as logging notifications of this request
+      const clientLog = (level: 'debug' | 'info' | 'warn' | 'error', message: string, data?: unknown): void =>
+        void call.ctx.mcpReq.log(level === 'warn' ? 'warning' : level, data === undefined ? message : { message, data }, target.tool.name).catch(() => undefined);
+      const token = call.ctx.mcpReq._meta?.progressToken;
+      const progress =
+        token === undefined
+          ? undefined
+          : (value: number, total?: number, message?: string): void =>
+              void call.ctx.mcpReq
+                .notify({ method: 'notifications/progress', params: { progressToken: token, progress: value, ...(total !== undefined ? { total } : {}), ...(message !== undefined ? { message } : {}) } })
+                .catch(() => undefined);
+      return callExtraTool(target.tool, call.args, call.signal, { argumentsChecked: true, clientLog, ...(progress ? { progress } : {}) });
+    }
     // the MCP client's own request headers (its Authorization above all) reach the API only
     // for a security scheme that takes its credential `fromClient`
     const callOptions: CallOptions = { signal: call.signal, auth, argumentEnv, inFlight, argumentsChecked: true };
