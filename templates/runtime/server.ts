@@ -23,7 +23,7 @@ import { InFlightBudget } from './in-flight.js';
 import type { OutputBacklog } from './in-flight.js';
 import { log } from './log.js';
 import { isInputRequired, runPipeline, toolCallSteps } from './pipeline.js';
-import type { Era, PipelineTool, ToolCall, ToolGuard, ToolResult } from './pipeline.js';
+import type { Era, PipelineTool, Step, ToolCall, ToolGuard, ToolResult } from './pipeline.js';
 import { OPEN_GATE } from './primitives.js';
 import type { PrimitiveGate } from './primitives.js';
 import { resolveSettings } from './settings.js';
@@ -35,7 +35,7 @@ import type { OperationTool, ServerConfig } from './types.js';
 import { readArgumentEnv } from './arguments.js';
 import { DEFAULT_MAX_IN_FLIGHT_BYTES } from './variables.js';
 
-export type { Era, ToolCall, ToolGuard, ToolResult } from './pipeline.js';
+export type { Era, Step, ToolCall, ToolGuard, ToolResult } from './pipeline.js';
 
 /** What a transport tells the factory about the instance it needs. */
 export type InstanceContext = {
@@ -114,6 +114,8 @@ export type CreateServerOptions = ServerExtensions & {
   stateKey?: Buffer;
   /** Identity of clients that bring none (stdio: `<PREFIX>_CLIENT`); default `local`. */
   identity?: string;
+  /** Steps every tool call runs first, before concern enforcement, validation and the gate (pipeline.ts). */
+  steps?: readonly Step[];
 };
 
 /** The fields of a tool (operation or extra) its `tools/list` entry is made of. */
@@ -206,7 +208,7 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
   const catalogue = (): Tool[] => (listed ??= [...all.map(toolDescriptor), ...(persistTool ? [persistTool as Tool] : [])]);
   // search mode lists its three tools (and the gate's persist tool) instead of the catalogue
   const front: Tool[] | undefined = search ? [...(search.tools as Tool[]), ...(persistTool ? [persistTool as Tool] : [])] : undefined;
-  const steps = toolCallSteps(reflection ? { reflection } : {});
+  const steps = [...(options.steps ?? []), ...toolCallSteps(reflection ? { reflection } : {})];
   const defaultIdentity = options.identity ?? 'local';
 
   /** Sends the call to its tool: the API request, the extra tool's handler, or the persist tool. */

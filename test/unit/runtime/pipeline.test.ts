@@ -1,0 +1,83 @@
+import { inputRequired, inputResponse } from '@modelcontextprotocol/server';
+import { CreateMessageRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { defineTool } from '../../../templates/runtime/extra-tools.js';
+import { setLogSink } from '../../../templates/runtime/log.js';
+import { createServer } from '../../../templates/runtime/server.js';
+import type { Step } from '../../../templates/runtime/server.js';
+import type { ServerConfig } from '../../../templates/runtime/types.js';
+import { ERAS, linkedClient } from '../../helpers/linked.js';
+import type { AnyClient, Era } from '../../helpers/linked.js';
+
+setLogSink(() => undefined);
+const config: ServerConfig = { name: 'pipeline', version: '1.0.0', envPrefix: 'PIPE', timeoutMs: 5000, maxResponseBytes: 100_000 };
+const echo = defineTool<{ text: string }, unknown>({ kind: 'extra', name: 'echo', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] }, handler: (args) => args.text });
+const clients: AnyClient[] = [];
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((c) => c.close()));
+});
+
+/** A client with a sampling handler that answers `reply` and counts the requests. */
+async function samplingClient(steps: Step[], era: Era, reply = 'yes'): Promise<{ client: AnyClient; sampled: () => number }> {
+  let n = 0;
+  const handler = () => {
+    n++;
+    return { role: 'assistant' as const, model: 'scripted', content: { type: 'text' as const, text: reply } };
+  };
+  const client = await linkedClient(createServer(config, [], {}, { extraTools: [echo], steps }), era, {
+    capabilities: { sampling: {} },
+    setup: (c) => {
+      if (era === 'legacy') (c as { setRequestHandler: (s: unknown, h: unknown) => void }).setRequestHandler(CreateMessageRequestSchema, handler);
+      else (c as { setRequestHandler: (m: string, h: unknown) => void }).setRequestHandler('sampling/createMessage', handler);
+    },
+  });
+  clients.push(client);
+  return { client, sampled: () => n };
+}
+
+describe.each(ERAS)('the tool-call pipeline, %s era', (era: Era) => {
+  it('keeps one logical call across an input round: same call id and state, first round only once', async () => {
+    const rounds: Array<{ callId: string; firstRound: boolean; identity: string; era: string; state: unknown }> = [];
+    const ask: Step = async (call, next) => {
+      rounds.push({ callId: call.callId, firstRound: call.firstRound, identity: call.identity, era: call.era, state: { ...call.state } });
+      if (call.firstRound) call.state.asked = 'once';
+      const answer = inputResponse(call.ctx.mcpReq.inputResponses, 'approve');
+      if (answer.kind !== 'sampling') return inputRequired({ inputRequests: { approve: inputRequired.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: 'May echo run?' } }], maxTokens: 5 }) } });
+      return next();
+    };
+    const { client, sampled } = await samplingClient([ask], era);
+    const result = await client.callTool({ name: 'echo', arguments: { text: 'hi' } });
+    expect(result).toMatchObject({ content: [{ type: 'text', text: 'hi' }] });
+    expect(sampled()).toBe(1);
+    expect(rounds).toHaveLength(2);
+    expect(rounds[0]).toMatchObject({ firstRound: true, identity: 'local', era, state: {} });
+    // the second round is the same logical call, and sees what the first one stored
+    expect(rounds[1]).toMatchObject({ callId: rounds[0]!.callId, firstRound: false, state: { asked: 'once' } });
+    // another call is another logical call
+    await client.callTool({ name: 'echo', arguments: { text: 'again' } });
+    expect(rounds[2]!.callId).not.toBe(rounds[0]!.callId);
+  });
+
+  it('runs the steps before validation: a step can refuse a call whose arguments are invalid', async () => {
+    const seen: string[] = [];
+    const refuse: Step = async (call) => {
+      seen.push(call.name);
+      return { isError: true, content: [{ type: 'text', text: `refused ${call.name}` }] };
+    };
+    const { client } = await samplingClient([refuse], era);
+    expect(await client.callTool({ name: 'echo', arguments: { text: 7 } })).toMatchObject({ isError: true, content: [{ type: 'text', text: 'refused echo' }] });
+    expect(seen).toEqual(['echo']);
+  });
+});
+
+it('refuses a forged requestState (modern era) with -32602', async () => {
+  const { client } = await samplingClient([], 'modern');
+  const err = await (client as { request: (r: unknown, s: unknown) => Promise<unknown> })
+    .request({ method: 'tools/call', params: { name: 'echo', arguments: { text: 'x' }, requestState: 'forged.state.token', inputResponses: {} } }, CreateMessageRequestSchema)
+    .then(
+      () => undefined,
+      (e: unknown) => e as { code: number; message: string },
+    );
+  expect(err).toMatchObject({ code: -32602 });
+  expect((err as { message: string }).message).toMatch(/requestState/);
+});
