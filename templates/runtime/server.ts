@@ -157,6 +157,15 @@ function notFound(name: string): CallToolResult {
   return { isError: true, content: [{ type: 'text', text: `No tool named ${JSON.stringify(name)}: use search_tools to find the tools for a task.` }] };
 }
 
+/** `settings` with a call's tighter bounds applied (the lower value wins). */
+function bounded(settings: Settings, bounds: ToolCall['bounds']): Settings {
+  if (bounds === undefined) return settings;
+  const out: Settings = { ...settings };
+  if (bounds.timeoutMs !== undefined) out.timeoutMs = Math.min(settings.timeoutMs, bounds.timeoutMs);
+  if (bounds.maxResponseBytes !== undefined) out.maxResponseBytes = Math.min(settings.maxResponseBytes, bounds.maxResponseBytes);
+  return out;
+}
+
 /** The state a call carries across its input rounds, inside the signed requestState. */
 type RoundState = { readonly callId: string; readonly state: Record<string, unknown> };
 
@@ -231,10 +240,10 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
     }
     // the MCP client's own request headers (its Authorization above all) reach the API only
     // for a security scheme that takes its credential `fromClient`
-    const callOptions: CallOptions = { signal: call.signal, auth, argumentEnv, inFlight, argumentsChecked: true };
+    const callOptions: CallOptions = { signal: call.signal, auth, argumentEnv, inFlight, argumentsChecked: true, onStatus: (status) => void (call.report.httpStatus = status) };
     if (call.headers) callOptions.clientHeaders = call.headers;
     if (options.fetch) callOptions.fetch = options.fetch;
-    return callOperation(target.tool, call.args, settings, callOptions);
+    return callOperation(target.tool, call.args, bounded(settings, call.bounds), callOptions);
   };
 
   const factory = (instance: InstanceContext): Server => {
@@ -279,6 +288,7 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
         state: resumed && typeof round.state === 'object' && round.state !== null ? { ...round.state } : {},
         signal: ctx.mcpReq.signal,
         gate,
+        report: {},
         ...(headers ? { headers } : {}),
         ...(viaCallTool !== undefined ? { viaCallTool } : {}),
       };

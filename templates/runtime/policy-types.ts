@@ -1,0 +1,88 @@
+/**
+ * The policy layer's configuration, as the compiler emits it (`src/policy.gen.ts`) and the
+ * runtime reads it: audit trail, access control and per-tool limits (manifest `policy`).
+ *
+ * The compiler resolves everything it can: an access rule arrives as the exact sets of primitive
+ * names it matches (by name, glob, tag, concern value or annotation — decided at build time,
+ * where tags, concern mappings and annotations are known), so the runtime only does set logic
+ * per client identity. Limits arrive as a default and ordered per-tool entries (first match
+ * wins, tool names already resolved).
+ *
+ * Pure types, no imports: copied verbatim into every generated project that has a `policy`.
+ */
+
+/** Every audit event name. `session.*` are legacy-era only (the modern era has no sessions). */
+export type AuditEventName =
+  | 'session.opened'
+  | 'session.closed'
+  | 'tool.invoked'
+  | 'tool.completed'
+  | 'tool.failed'
+  | 'tool.denied'
+  | 'tool.limited'
+  | 'preprocessor.run'
+  | 'justification.persisted'
+  | 'prompt.get'
+  | 'resource.read';
+
+/** `policy.audit`. */
+export type AuditConfig = {
+  /** JSON Lines file the events are appended to (relative to the working directory); `<PREFIX>_AUDIT_FILE` overrides. */
+  readonly file?: string;
+  /** Also (or only) write each event as one line to stderr. */
+  readonly stderr?: boolean;
+  /** Field names whose values are replaced by `"[redacted]"` at any depth of the arguments (case-insensitive); secrets always are. */
+  readonly redact?: readonly string[];
+  /** `fail` (default): a call whose event cannot be written fails with -32603; `continue`: it goes on, the failure is logged. */
+  readonly onWriteError?: 'fail' | 'continue';
+  /** Each line carries the SHA-256 of the previous line (`prev`), so an edit breaks the chain (`verify-audit` finds it). */
+  readonly chain?: boolean;
+};
+
+/** One access rule, resolved: the primitives it matches, by kind. */
+export type AccessRule = {
+  /** Client identities the rule applies to; `*` matches every identity. */
+  readonly clients: readonly string[];
+  readonly effect: 'allow' | 'deny';
+  /** Tool names matched. */
+  readonly tools: readonly string[];
+  /** Prompt names matched. */
+  readonly prompts: readonly string[];
+  /** Resource URIs matched. */
+  readonly resources: readonly string[];
+  /** Resource URI templates matched. */
+  readonly resourceTemplates: readonly string[];
+  /** Where the rule is in the manifest (`policy.access.rules[2]`), for messages and audit events. */
+  readonly source: string;
+};
+
+/** `policy.access`. A primitive is allowed for a client when an allow rule matches it and no deny rule does; `default` decides when no rule matches. */
+export type AccessConfig = {
+  readonly default: 'allow' | 'deny';
+  readonly rules: readonly AccessRule[];
+};
+
+/** Limits of one tool (all optional). */
+export type ToolLimits = {
+  /** Bound on the whole logical call (gate, sampling rounds and the upstream request included), ms. */
+  readonly timeoutMs?: number;
+  /** Most calls of the tool running at once (over all clients of this instance). */
+  readonly maxConcurrent?: number;
+  /** Most calls started per minute, per client identity and over all clients (sliding 60 s window). */
+  readonly perMinute?: { readonly perClient?: number; readonly overall?: number };
+  /** Largest response body passed back for this tool (bytes); the lower of this and the server's setting wins. */
+  readonly maxResponseBytes?: number;
+};
+
+/** `policy.limits`, resolved: per-tool entries first (first match wins), then the default. */
+export type LimitsConfig = {
+  readonly default?: ToolLimits;
+  readonly tools: readonly { readonly tools: readonly string[]; readonly limits: ToolLimits; readonly source: string }[];
+};
+
+/** `policy`. */
+export type PolicyConfig = {
+  readonly audit?: AuditConfig;
+  readonly access?: AccessConfig;
+  readonly limits?: LimitsConfig;
+};
