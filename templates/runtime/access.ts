@@ -1,0 +1,147 @@
+/**
+ * Access control (manifest `policy.access`): which client identities may list and use which
+ * tools, prompts, resources and resource templates.
+ *
+ * The compiler resolves every rule to the exact names it matches (by name, glob, tag, concern
+ * value or annotation, failing closed where a primitive has no mapping), so this module does set
+ * logic only: the rules whose `clients` name the identity (or `*`) apply; a primitive any applicable
+ * deny rule matches is denied (deny wins); else one an applicable allow rule matches is allowed;
+ * else `default` decides.
+ *
+ * A denied primitive is absent from the client's lists ({@link accessGate}) and calling, getting or
+ * reading it is a JSON-RPC invalid-params error (-32602), the same code as an unknown name: for that
+ * client the primitive does not exist. The message says that the server's access policy decided.
+ *
+ * This file is copied verbatim into every generated project with `policy.access`.
+ */
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import type { ServerContext } from '@modelcontextprotocol/server';
+import type { Step } from './pipeline.js';
+import type { AccessConfig, AccessRule } from './policy-types.js';
+import type { PrimitiveGate, PrimitiveKind } from './primitives.js';
+
+/** One rule with its name sets ready for lookups. */
+type CompiledRule = {
+  readonly rule: AccessRule;
+  readonly everyone: boolean;
+  readonly clients: ReadonlySet<string>;
+  readonly names: Readonly<Record<PrimitiveKind, ReadonlySet<string>>>;
+};
+
+/** The outcome of a lookup: allowed or not, and what decided. */
+export type AccessDecision = {
+  readonly allowed: boolean;
+  /** The rule that decided, or `undefined` when `default` did. */
+  readonly rule?: AccessRule;
+};
+
+/** Label of a primitive kind at the start of a message. */
+const LABEL: Record<PrimitiveKind, string> = { tools: 'Tool', prompts: 'Prompt', resources: 'Resource', resourceTemplates: 'Resource template' };
+
+/** Decides, per client identity, which primitives it may see and use. */
+export class AccessControl {
+  readonly #default: 'allow' | 'deny';
+  readonly #rules: readonly CompiledRule[];
+  /** The rules applying to each identity seen so far (identities are few: one per HTTP token). */
+  readonly #applicable = new Map<string, readonly CompiledRule[]>();
+
+  constructor(config: AccessConfig) {
+    this.#default = config.default;
+    this.#rules = config.rules.map((rule) => ({
+      rule,
+      everyone: rule.clients.includes('*'),
+      clients: new Set(rule.clients),
+      names: { tools: new Set(rule.tools), prompts: new Set(rule.prompts), resources: new Set(rule.resources), resourceTemplates: new Set(rule.resourceTemplates) },
+    }));
+  }
+
+  /** The rules that apply to `identity`, in manifest order. */
+  #rulesOf(identity: string): readonly CompiledRule[] {
+    let rules = this.#applicable.get(identity);
+    if (rules === undefined) {
+      rules = this.#rules.filter((r) => r.everyone || r.clients.has(identity));
+      // identities come from configured tokens, but never let an unbounded stream of names grow the cache
+      if (this.#applicable.size >= 1024) this.#applicable.clear();
+      this.#applicable.set(identity, rules);
+    }
+    return rules;
+  }
+
+  /** Whether `identity` may use the primitive, and which rule (or the default) decided. */
+  decide(identity: string, kind: PrimitiveKind, id: string): AccessDecision {
+    const rules = this.#rulesOf(identity);
+    const deny = rules.find((r) => r.rule.effect === 'deny' && r.names[kind].has(id));
+    if (deny) return { allowed: false, rule: deny.rule };
+    const allow = rules.find((r) => r.rule.effect === 'allow' && r.names[kind].has(id));
+    if (allow) return { allowed: true, rule: allow.rule };
+    return { allowed: this.#default === 'allow' };
+  }
+
+  /** Whether `identity` may see and use the primitive `id` of `kind`. */
+  allows(identity: string, kind: PrimitiveKind, id: string): boolean {
+    return this.decide(identity, kind, id).allowed;
+  }
+
+  /** What decided, for messages and audit events: `policy.access.rules[2] (deny)` or `policy.access.default (deny)`. */
+  why(identity: string, kind: PrimitiveKind, id: string): string {
+    const { allowed, rule } = this.decide(identity, kind, id);
+    return rule ? `${rule.source} (${rule.effect})` : `policy.access.default (${allowed ? 'allow' : 'deny'})`;
+  }
+
+  /** The message refusing `identity` the primitive: names it, the client, and the deciding rule. */
+  refusal(identity: string, kind: PrimitiveKind, id: string): string {
+    return `${LABEL[kind]} ${id} is not available to client ${JSON.stringify(identity)}: the server's access policy denies it (${this.why(identity, kind, id)})`;
+  }
+}
+
+/** The refusal of a denied primitive: -32602, like an unknown name. */
+function denied(access: AccessControl, identity: string, kind: PrimitiveKind, id: string): ProtocolError {
+  return new ProtocolError(ProtocolErrorCode.InvalidParams, access.refusal(identity, kind, id), { kind, id, client: identity, policy: access.why(identity, kind, id) });
+}
+
+/**
+ * Access control as a pipeline step: a tool the call's identity may not use is refused with
+ * -32602 (and `call.report.refusal` says so, for the audit step around it). Checked every round.
+ */
+export function accessStep(access: AccessControl): Step {
+  return (call, next) => {
+    if (access.allows(call.identity, 'tools', call.name)) return next();
+    call.report.refusal = { kind: 'denied', reason: access.why(call.identity, 'tools', call.name) };
+    return Promise.reject(denied(access, call.identity, 'tools', call.name));
+  };
+}
+
+/** The identity of a request: its HTTP token's client, else `defaultIdentity` (the instance's). */
+function identityOf(extra: ServerContext | undefined, defaultIdentity: string): string {
+  return extra?.http?.authInfo?.clientId ?? defaultIdentity;
+}
+
+/**
+ * Access control as a primitive gate: lists show only what the request's identity may use, and
+ * getting or reading anything else (prompts/get, resources/read) is -32602.
+ */
+export function accessGate(access: AccessControl, defaultIdentity: string): PrimitiveGate {
+  return {
+    visible: (kind, id, extra) => access.allows(identityOf(extra, defaultIdentity), kind, id),
+    assertAllowed: (kind, id, extra) => {
+      const identity = identityOf(extra, defaultIdentity);
+      if (!access.allows(identity, kind, id)) throw denied(access, identity, kind, id);
+    },
+    decorate: (_kind, _id, item) => item,
+  };
+}
+
+/**
+ * Several gates as one: a primitive is visible when every gate shows it, allowed when every gate
+ * allows it (the first refusal is thrown), and decorated by each gate in order.
+ */
+export function composeGates(...gates: PrimitiveGate[]): PrimitiveGate {
+  if (gates.length === 1) return gates[0]!;
+  return {
+    visible: (kind, id, extra) => gates.every((g) => g.visible(kind, id, extra)),
+    assertAllowed: (kind, id, extra) => {
+      for (const g of gates) g.assertAllowed(kind, id, extra);
+    },
+    decorate: (kind, id, item) => gates.reduce((current, g) => g.decorate(kind, id, current), item),
+  };
+}
