@@ -1,0 +1,345 @@
+/**
+ * The audit trail (manifest `policy.audit`): every tool invocation and completion, refusal,
+ * session, prompt, resource read… is one JSON line, appended to a file, to stderr, or both.
+ *
+ * - One line per event, keys in a fixed order: `time`, `id`, `event`, `session`, `client`, `era`,
+ *   `primitive`, `callId`, `arguments`, `outcome`, `httpStatus`, `durationMs`, `detail`, and with
+ *   `chain: true` `prev` = hex SHA-256 of the previous line's exact text (without its newline; the
+ *   first line of a file has 64 zeros). A file that already exists continues its chain.
+ * - Arguments are redacted before writing: configured field names at any depth (case-insensitive)
+ *   and every secret value inside strings become `"[redacted]"`.
+ * - Appends go through one queue per log: concurrent events never interleave or get lost, and the
+ *   chain is in file order. A line is written before {@link AuditLog.record} resolves.
+ * - When a line cannot be written, `record` rejects ({@link AuditWriteError}) and the call fails
+ *   closed with -32603, unless `onWriteError: continue` (then the failure is logged to stderr).
+ *
+ * Per instance today: the queue and the chain's last hash live in this process; a shared store
+ * replaces the sinks ({@link AuditSink}, with `lastLine` to continue a chain) without touching the
+ * pipeline. Two processes appending to one chained file break the chain: give each its own file.
+ *
+ * This file is copied into every generated project that has `policy.audit`.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { mkdir, open } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { scrub } from './auth.js';
+import { log as logLine } from './log.js';
+import { isInputRequired } from './pipeline.js';
+import type { Step, ToolResult } from './pipeline.js';
+import type { AuditConfig, AuditEventName } from './policy-types.js';
+
+/**
+ * One event, as the pipeline and the server report it. `session`: the legacy session id (`null`
+ * for modern requests, which have none); `client`: the client identity; `primitive`: tool or
+ * prompt name, resource URI, preprocessor name; `callId`: the logical call (tool events);
+ * `arguments` are redacted before writing; `outcome`: `ok` | `error` | `denied` | `limited` |
+ * `opened` | `closed` …; `detail`: why denied/limited/failed, never a secret (scrubbed anyway).
+ */
+export type AuditInput = {
+  readonly name: AuditEventName;
+  readonly session?: string | null;
+  readonly client: string;
+  readonly era: 'legacy' | 'modern';
+  readonly primitive?: string;
+  readonly callId?: string;
+  readonly arguments?: unknown;
+  readonly outcome?: string;
+  readonly httpStatus?: number;
+  readonly durationMs?: number;
+  readonly detail?: string;
+};
+
+/** Where lines go: the file and stderr by default; a shared store can be one too. */
+export interface AuditSink {
+  /** Appends one line (`line` has no trailing newline). */
+  append(line: string): Promise<void>;
+  close(): Promise<void>;
+  /** The last line already stored (no newline), so that a chain continues; `undefined` when empty. Optional. */
+  lastLine?(): Promise<string | undefined>;
+}
+
+/** An audit line could not be written. */
+export class AuditWriteError extends Error {
+  override name = 'AuditWriteError';
+}
+
+const ZERO_HASH = '0'.repeat(64);
+const REDACTED = '[redacted]';
+const MAX_DEPTH = 64;
+
+/** Hex SHA-256 of a line's text (UTF-8), as `prev` carries it. */
+export function lineHash(line: string): string {
+  return createHash('sha256').update(line, 'utf8').digest('hex');
+}
+
+/**
+ * Appends to a JSON Lines file (created with its directory on first use), one write per line. A
+ * file whose last line is torn (no newline: a crash mid-write) gets the next line on a line of its own.
+ */
+export class FileSink implements AuditSink {
+  private handle: Promise<FileHandle> | undefined;
+  private torn = false;
+  constructor(readonly path: string) {}
+
+  private opened(): Promise<FileHandle> {
+    if (this.handle === undefined) {
+      const handle = (async () => {
+        await mkdir(dirname(this.path), { recursive: true });
+        const h = await open(this.path, 'a+');
+        const { size } = await h.stat();
+        if (size > 0) this.torn = (await h.read(Buffer.alloc(1), 0, 1, size - 1)).buffer[0] !== 0x0a;
+        return h;
+      })();
+      // a failed open is tried again at the next line
+      handle.catch(() => this.handle === handle && (this.handle = undefined));
+      this.handle = handle;
+    }
+    return this.handle;
+  }
+
+  async append(line: string): Promise<void> {
+    const handle = await this.opened();
+    await handle.appendFile((this.torn ? '\n' : '') + line + '\n', 'utf8');
+    this.torn = false;
+  }
+
+  async lastLine(): Promise<string | undefined> {
+    const handle = await this.opened();
+    let pos = (await handle.stat()).size;
+    let tail = Buffer.alloc(0);
+    // read backwards until the newline before the last line
+    while (pos > 0) {
+      const n = Math.min(65_536, pos);
+      pos -= n;
+      tail = Buffer.concat([(await handle.read(Buffer.alloc(n), 0, n, pos)).buffer, tail]);
+      const end = tail[tail.length - 1] === 0x0a ? tail.length - 1 : tail.length;
+      const start = end > 0 ? tail.lastIndexOf(0x0a, end - 1) : -1;
+      if (start >= 0 || pos === 0) return tail.subarray(start + 1, end).toString('utf8');
+    }
+    return undefined;
+  }
+
+  async close(): Promise<void> {
+    const handle = this.handle;
+    this.handle = undefined;
+    if (handle) await (await handle.catch(() => undefined))?.close();
+  }
+}
+
+/** Writes each line to stderr as `audit <json>` (never to stdout: it belongs to stdio's protocol stream). */
+export class StderrSink implements AuditSink {
+  append(line: string): Promise<void> {
+    return new Promise((done, fail) => {
+      process.stderr.write(`audit ${line}\n`, (err) => (err ? fail(err) : done()));
+    });
+  }
+  async close(): Promise<void> {}
+}
+
+/** The audit file: `<PREFIX>_AUDIT_FILE` (when set) overrides `config.file`; resolved against the working directory. */
+export function auditFile(config: AuditConfig, envPrefix: string, env: NodeJS.ProcessEnv): string | undefined {
+  const fromEnv = env[`${envPrefix}_AUDIT_FILE`]?.trim();
+  const file = fromEnv !== undefined && fromEnv !== '' ? fromEnv : config.file;
+  return file === undefined ? undefined : resolve(file);
+}
+
+/**
+ * A copy of `value` with the values of `fields` (names matched case-insensitively, at any depth)
+ * replaced by `"[redacted]"` and every secret inside strings (and keys) too. Never mutates; a
+ * cycle becomes `"[circular]"`, nesting past 64 levels `"[too deep]"`.
+ */
+export function redact(value: unknown, fields: readonly string[], secrets: readonly string[]): unknown {
+  const names = new Set(fields.map((f) => f.toLowerCase()));
+  const hide = (s: string) => scrub(s, secrets);
+  const seen = new Set<object>();
+  const walk = (v: unknown, depth: number): unknown => {
+    if (typeof v === 'string') return hide(v);
+    if (typeof v === 'bigint') return hide(v.toString());
+    if (v === null || typeof v !== 'object') return v;
+    if (seen.has(v)) return '[circular]';
+    if (depth >= MAX_DEPTH) return '[too deep]';
+    const json = (v as { toJSON?: unknown }).toJSON;
+    if (typeof json === 'function' && !Array.isArray(v)) return walk(json.call(v), depth + 1);
+    seen.add(v);
+    try {
+      if (Array.isArray(v)) return v.map((item) => walk(item, depth + 1));
+      // fromEntries defines own properties: a "__proto__" key stays a key
+      return Object.fromEntries(Object.entries(v).map(([k, item]) => [hide(k), names.has(k.toLowerCase()) ? REDACTED : walk(item, depth + 1)]));
+    } finally {
+      seen.delete(v);
+    }
+  };
+  return walk(value, 0);
+}
+
+/** String values of `fields` anywhere in `value` (to scrub them from error texts too). */
+function fieldValues(value: unknown, fields: ReadonlySet<string>, out: string[] = [], depth = 0): string[] {
+  if (value === null || typeof value !== 'object' || depth > MAX_DEPTH) return out;
+  for (const [k, v] of Object.entries(value)) {
+    if (fields.has(k.toLowerCase()) && (typeof v === 'string' || typeof v === 'number')) out.push(String(v));
+    else fieldValues(v, fields, out, depth + 1);
+  }
+  return out;
+}
+
+/** Options of {@link AuditLog}: `file` (resolved) overrides `config.file`; `sinks` replace the file and stderr sinks (tests, shared stores); `secrets` are read at each event. */
+export type AuditLogOptions = { file?: string; sinks?: AuditSink[]; secrets?: () => readonly string[]; now?: () => Date };
+
+/** The audit trail of one server process. */
+export class AuditLog {
+  /** Whether a call fails (-32603) when its event cannot be written (`onWriteError: fail`, the default). */
+  readonly failClosed: boolean;
+  private readonly sinks: readonly AuditSink[];
+  private readonly fields: readonly string[];
+  private readonly secrets: () => readonly string[];
+  private readonly now: () => Date;
+  private readonly chain: boolean;
+  private queue: Promise<unknown> = Promise.resolve();
+  private prev: string | undefined;
+  private closed = false;
+
+  constructor(config: AuditConfig, options: AuditLogOptions = {}) {
+    this.failClosed = config.onWriteError !== 'continue';
+    this.fields = config.redact ?? [];
+    this.secrets = options.secrets ?? (() => []);
+    this.now = options.now ?? (() => new Date());
+    this.chain = config.chain === true;
+    const file = options.file ?? (config.file === undefined ? undefined : resolve(config.file));
+    this.sinks = options.sinks ?? [...(file !== undefined ? [new FileSink(file)] : []), ...(config.stderr === true || file === undefined ? [new StderrSink()] : [])];
+  }
+
+  /** `text` without secrets nor the values `args` has in redacted fields (for `detail`). */
+  hide(text: string, args?: unknown): string {
+    return scrub(text, [...this.secrets(), ...fieldValues(args, new Set(this.fields.map((f) => f.toLowerCase())))]);
+  }
+
+  /** The line of `input` (without `prev`), keys in the fixed order, undefined ones left out. */
+  private render(input: AuditInput): Record<string, unknown> {
+    const secrets = this.secrets();
+    const line: Record<string, unknown> = {
+      time: this.now().toISOString(),
+      id: randomUUID(),
+      event: input.name,
+      session: input.session ?? null,
+      client: input.client,
+      era: input.era,
+      primitive: input.primitive,
+      callId: input.callId,
+      arguments: input.arguments === undefined ? undefined : redact(input.arguments, this.fields, secrets),
+      outcome: input.outcome,
+      httpStatus: input.httpStatus,
+      durationMs: input.durationMs,
+      detail: input.detail === undefined ? undefined : scrub(input.detail, secrets),
+    };
+    for (const k of Object.keys(line)) if (line[k] === undefined) delete line[k];
+    return line;
+  }
+
+  private async write(input: AuditInput): Promise<void> {
+    const fields = this.render(input);
+    if (this.chain) {
+      if (this.prev === undefined) {
+        const keeper = this.sinks.find((s) => s.lastLine !== undefined);
+        const last = keeper ? await keeper.lastLine!() : undefined;
+        this.prev = last === undefined ? ZERO_HASH : lineHash(last);
+      }
+      fields.prev = this.prev;
+    }
+    const line = JSON.stringify(fields);
+    const results = await Promise.allSettled(this.sinks.map((s) => s.append(line)));
+    const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+    // the chain follows what was stored: a line no sink took is not part of it
+    if (this.chain && failed.length < results.length) this.prev = lineHash(line);
+    if (failed.length > 0) {
+      const reason = failed[0]!.reason;
+      throw new AuditWriteError(reason instanceof Error ? reason.message : String(reason));
+    }
+  }
+
+  /** Writes one event line; resolves once every sink has it. Rejects with {@link AuditWriteError} when it cannot be written and `onWriteError` is `fail`; with `continue` logs the failure and resolves. */
+  record(input: AuditInput): Promise<void> {
+    // events recorded before close() are still written; later ones fail
+    const done = this.closed ? Promise.reject(new AuditWriteError('the audit log is closed')) : this.queue.then(() => this.write(input));
+    this.queue = done.catch(() => undefined);
+    return done.catch((err: unknown) => {
+      const failure = err instanceof AuditWriteError ? err : new AuditWriteError(err instanceof Error ? err.message : String(err));
+      if (this.failClosed) throw failure;
+      logLine('error', `audit event ${input.name} could not be written`, { message: failure.message });
+    });
+  }
+
+  /** Waits for pending lines, then closes the sinks; later events fail to write. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.queue;
+    await Promise.all(this.sinks.map((s) => s.close()));
+  }
+}
+
+/** What the audit step keeps in `call.state` across input rounds. */
+type AuditState = { readonly startedAt: number };
+
+/** The -32603 a call fails with when its audit line cannot be written. */
+function cannotWrite(err: unknown): ProtocolError {
+  return new ProtocolError(ProtocolErrorCode.InternalError, `audit trail cannot be written: ${err instanceof Error ? err.message : String(err)}`);
+}
+
+/**
+ * The audit step, outermost in the pipeline. A logical call writes `tool.invoked` (before it
+ * runs) in its first round and one terminal event when it ends — `tool.denied` / `tool.limited`
+ * (a step's refusal), `tool.failed` (an `isError` result or a thrown error) or `tool.completed`;
+ * an input-required round writes nothing more. The duration spans every round.
+ */
+export function auditStep(log: AuditLog): Step {
+  return async (call, next) => {
+    const base = { session: call.era === 'legacy' ? (call.ctx.sessionId ?? null) : null, client: call.identity, era: call.era, primitive: call.name, callId: call.callId };
+    const kept = call.state.audit as Partial<AuditState> | undefined;
+    let startedAt = typeof kept?.startedAt === 'number' ? kept.startedAt : undefined;
+    if (call.firstRound || startedAt === undefined) {
+      startedAt = Date.now();
+      call.state.audit = { startedAt } satisfies AuditState;
+    }
+    if (call.firstRound) {
+      try {
+        await log.record({ name: 'tool.invoked', ...base, arguments: call.args });
+      } catch (err) {
+        throw cannotWrite(err);
+      }
+    }
+    let result: ToolResult | undefined;
+    let error: { readonly thrown: unknown } | undefined;
+    try {
+      result = await next();
+    } catch (thrown) {
+      error = { thrown };
+    }
+    if (result !== undefined && isInputRequired(result)) return result;
+    const refusal = call.report.refusal;
+    const common = { ...base, httpStatus: call.report.httpStatus, durationMs: Math.max(0, Date.now() - startedAt) };
+    let event: AuditInput;
+    if (refusal) event = { name: refusal.kind === 'denied' ? 'tool.denied' : 'tool.limited', ...common, outcome: refusal.kind, detail: log.hide(refusal.reason, call.args) };
+    else if (error) {
+      const message = error.thrown instanceof Error ? error.thrown.message : String(error.thrown);
+      event = { name: 'tool.failed', ...common, outcome: 'error', detail: log.hide(message, call.args) };
+    } else if (result?.isError === true) event = { name: 'tool.failed', ...common, outcome: 'error', detail: log.hide(resultText(result), call.args) };
+    else event = { name: 'tool.completed', ...common, outcome: 'ok' };
+    try {
+      await log.record(event);
+    } catch (err) {
+      throw cannotWrite(err);
+    }
+    if (error) throw error.thrown;
+    return result!;
+  };
+}
+
+/** The first text block of a result, cut to 500 characters (the `detail` of a failed call). */
+function resultText(result: ToolResult): string {
+  const content = (result as { content?: ReadonlyArray<{ type: string; text?: unknown }> }).content ?? [];
+  const text = content.find((c) => c.type === 'text' && typeof c.text === 'string')?.text as string | undefined;
+  if (text === undefined) return 'isError result';
+  return text.length > 500 ? `${text.slice(0, 500)}…` : text;
+}

@@ -1,0 +1,304 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { ProtocolError } from '@modelcontextprotocol/server';
+import type { CallToolResult, InputRequiredResult, Server, ServerContext } from '@modelcontextprotocol/server';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { AuditLog, AuditWriteError, auditFile, auditStep, lineHash, redact } from '../../../templates/runtime/audit.js';
+import type { AuditSink } from '../../../templates/runtime/audit.js';
+import { setLogSink } from '../../../templates/runtime/log.js';
+import { runPipeline } from '../../../templates/runtime/pipeline.js';
+import type { CallReport, ToolCall, ToolResult } from '../../../templates/runtime/pipeline.js';
+import { verifyAuditFile } from '../../../templates/runtime/verify-audit.js';
+
+const run = promisify(execFile);
+const root = path.resolve(import.meta.dirname, '../../..');
+const logged: string[] = [];
+setLogSink((line) => void logged.push(line));
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'mcpgen-audit-'));
+  logged.length = 0;
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** A sink keeping lines in memory. */
+function memory(): AuditSink & { lines: string[] } {
+  const lines: string[] = [];
+  return { lines, append: async (l) => void lines.push(l), close: async () => undefined };
+}
+const failing: AuditSink = { append: () => Promise.reject(new Error('disk full')), close: async () => undefined };
+
+const ok = (text = 'done'): CallToolResult => ({ content: [{ type: 'text', text }] });
+const asks: InputRequiredResult = { resultType: 'input_required', inputRequests: {} } as unknown as InputRequiredResult;
+
+/** A tool call built by hand. */
+function toolCall(over: Partial<Omit<ToolCall, 'report'>> & { report?: CallReport } = {}): ToolCall {
+  return {
+    name: 'create_pet',
+    target: { kind: 'persist', name: 'create_pet' },
+    args: { name: 'Rex', owner: { Password: 'hunter22', ssn: '123-45-6789' } },
+    server: {} as Server,
+    ctx: { sessionId: 'sess-1' } as unknown as ServerContext,
+    era: 'legacy',
+    identity: 'alice',
+    callId: 'call-1',
+    firstRound: true,
+    state: {},
+    signal: new AbortController().signal,
+    gate: {} as ToolCall['gate'],
+    report: {},
+    ...over,
+  };
+}
+
+const parse = (lines: readonly string[]) => lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+
+describe('AuditLog', () => {
+  it('writes one line per event, keys in a fixed order, undefined left out, session null by default', async () => {
+    const sink = memory();
+    const log = new AuditLog({}, { sinks: [sink], now: () => new Date('2026-01-02T03:04:05.000Z') });
+    await log.record({ name: 'tool.completed', client: 'alice', era: 'modern', primitive: 'get_pet', callId: 'c1', outcome: 'ok', httpStatus: 200, durationMs: 12 });
+    await log.record({ name: 'session.opened', session: 's1', client: 'bob', era: 'legacy', outcome: 'opened' });
+    const [a, b] = parse(sink.lines);
+    expect(Object.keys(a!)).toEqual(['time', 'id', 'event', 'session', 'client', 'era', 'primitive', 'callId', 'outcome', 'httpStatus', 'durationMs']);
+    expect(a).toMatchObject({ time: '2026-01-02T03:04:05.000Z', event: 'tool.completed', session: null, client: 'alice', era: 'modern' });
+    expect(a!.id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(b).toEqual({ time: '2026-01-02T03:04:05.000Z', id: b!.id, event: 'session.opened', session: 's1', client: 'bob', era: 'legacy', outcome: 'opened' });
+    expect(a!.id).not.toBe(b!.id);
+  });
+
+  it('redacts arguments and scrubs secrets from arguments and detail', async () => {
+    const sink = memory();
+    const log = new AuditLog({ redact: ['password', 'SSN'] }, { sinks: [sink], secrets: () => ['sk-live-123456'] });
+    await log.record({ name: 'tool.failed', client: 'a', era: 'modern', arguments: { q: 'key sk-live-123456 here', deep: [{ PASSWORD: { x: 1 } }] }, detail: 'upstream said sk-live-123456' });
+    expect(sink.lines[0]).not.toContain('sk-live-123456');
+    expect(JSON.parse(sink.lines[0]!)).toMatchObject({ arguments: { q: 'key [redacted] here', deep: [{ PASSWORD: '[redacted]' }] }, detail: 'upstream said [redacted]' });
+  });
+
+  it('appends 200 concurrent events as 200 whole JSON lines, chained in file order, and verify-audit accepts them', async () => {
+    const file = path.join(dir, 'nested', 'audit.jsonl');
+    const log = new AuditLog({ chain: true }, { file });
+    const big = 'x'.repeat(70_000); // longer than PIPE_BUF: appends must still not interleave
+    const pending = Array.from({ length: 200 }, (_, i) => log.record({ name: 'tool.invoked', client: `c${i % 4}`, era: 'modern', callId: String(i), arguments: { i, big: i % 50 === 0 ? big : 'small' } }));
+    await log.close(); // waits for the pending lines
+    await Promise.all(pending);
+    await expect(log.record({ name: 'tool.invoked', client: 'late', era: 'modern' })).rejects.toBeInstanceOf(AuditWriteError);
+    const lines = (await readFile(file, 'utf8')).split('\n');
+    expect(lines.pop()).toBe('');
+    expect(lines).toHaveLength(200);
+    const events = parse(lines);
+    expect(new Set(events.map((e) => e.callId)).size).toBe(200);
+    expect(events[0]!.prev).toBe('0'.repeat(64));
+    for (let i = 1; i < 200; i++) expect(events[i]!.prev).toBe(lineHash(lines[i - 1]!));
+    expect(Object.keys(events[0]!).at(-1)).toBe('prev');
+    await expect(verifyAuditFile(file)).resolves.toEqual({ ok: true, lines: 200 });
+  });
+
+  it('continues the chain of an existing file across instances', async () => {
+    const file = path.join(dir, 'audit.jsonl');
+    const first = new AuditLog({ chain: true }, { file });
+    await first.record({ name: 'session.opened', session: 's', client: 'a', era: 'legacy' });
+    await first.record({ name: 'session.closed', session: 's', client: 'a', era: 'legacy' });
+    await first.close();
+    const second = new AuditLog({ chain: true }, { file });
+    await second.record({ name: 'prompt.get', client: 'a', era: 'modern', primitive: 'p' });
+    await second.close();
+    const lines = (await readFile(file, 'utf8')).trimEnd().split('\n');
+    expect(JSON.parse(lines[2]!).prev).toBe(lineHash(lines[1]!));
+    await expect(verifyAuditFile(file)).resolves.toEqual({ ok: true, lines: 3 });
+  });
+
+  it('continues after a torn last line on a line of its own (the torn line stays the broken one)', async () => {
+    const file = path.join(dir, 'audit.jsonl');
+    await writeFile(file, '{"time":"2026');
+    const log = new AuditLog({ chain: true }, { file });
+    await log.record({ name: 'tool.invoked', client: 'a', era: 'modern' });
+    await log.close();
+    const lines = (await readFile(file, 'utf8')).split('\n');
+    expect(lines).toHaveLength(3);
+    expect(JSON.parse(lines[1]!).prev).toBe(lineHash('{"time":"2026'));
+    await expect(verifyAuditFile(file)).resolves.toEqual({ ok: false, line: 1, reason: 'not valid JSON' });
+  });
+
+  it('writes to stderr as "audit <json>" when no file is configured, never to stdout', async () => {
+    const err: string[] = [];
+    const out: string[] = [];
+    const spyErr = vi.spyOn(process.stderr, 'write').mockImplementation(((chunk: string, cb?: (e?: Error | null) => void) => (err.push(chunk), cb?.(), true)) as typeof process.stderr.write);
+    const spyOut = vi.spyOn(process.stdout, 'write').mockImplementation(((chunk: string) => (out.push(chunk), true)) as typeof process.stdout.write);
+    try {
+      await new AuditLog({}).record({ name: 'resource.read', client: 'a', era: 'modern', primitive: 'pets://1', outcome: 'ok' });
+    } finally {
+      spyErr.mockRestore();
+      spyOut.mockRestore();
+    }
+    expect(out).toEqual([]);
+    expect(err).toHaveLength(1);
+    expect(err[0]).toMatch(/^audit \{"time":.*"event":"resource.read".*\}\n$/);
+  });
+
+  it('names the first broken line: an edited line, a torn line, a removed one; the CLI prints it and exits 1', async () => {
+    const file = path.join(dir, 'audit.jsonl');
+    const log = new AuditLog({ chain: true }, { file });
+    for (let i = 0; i < 6; i++) await log.record({ name: 'tool.invoked', client: 'a', era: 'modern', callId: `c${i}`, arguments: { n: i } });
+    await log.close();
+    const lines = (await readFile(file, 'utf8')).trimEnd().split('\n');
+    const cli = (f: string) => run(process.execPath, ['--import', 'tsx', path.join(root, 'templates/runtime/verify-audit.ts'), f], { cwd: root }).then((r) => ({ code: 0, out: r.stdout }), (e: { code: number; stdout: string }) => ({ code: e.code, out: e.stdout }));
+    expect(await cli(file)).toEqual({ code: 0, out: 'ok: 6 lines\n' });
+    expect((await cli(path.join(dir, 'missing.jsonl'))).code).toBe(2);
+
+    const edited = path.join(dir, 'edited.jsonl');
+    await writeFile(edited, lines.map((l, i) => (i === 3 ? l.replace('"n":3', '"n":33') : l)).join('\n') + '\n');
+    await expect(verifyAuditFile(edited)).resolves.toMatchObject({ ok: false, line: 4 });
+    const printed = await cli(edited);
+    expect(printed.code).toBe(1);
+    expect(printed.out).toMatch(/^line 4: .*edited/);
+
+    await writeFile(edited, lines.map((l, i) => (i === 2 ? l.slice(0, 20) : l)).join('\n') + '\n');
+    await expect(verifyAuditFile(edited)).resolves.toEqual({ ok: false, line: 3, reason: 'not valid JSON' });
+    await writeFile(edited, lines.filter((_, i) => i !== 0).join('\n') + '\n');
+    await expect(verifyAuditFile(edited)).resolves.toMatchObject({ ok: false, line: 1 });
+    await writeFile(edited, lines.map((l, i) => (i === 1 ? l.replace(/,"prev":"[0-9a-f]+"/, '') : l)).join('\n') + '\n');
+    await expect(verifyAuditFile(edited)).resolves.toMatchObject({ ok: false, line: 2, reason: expect.stringContaining('"prev"') });
+  });
+
+  it('fails closed: a sink that rejects makes record reject; with onWriteError continue it logs and resolves', async () => {
+    const closed = new AuditLog({}, { sinks: [failing] });
+    expect(closed.failClosed).toBe(true);
+    await expect(closed.record({ name: 'tool.invoked', client: 'a', era: 'modern' })).rejects.toBeInstanceOf(AuditWriteError);
+    const open = new AuditLog({ onWriteError: 'continue' }, { sinks: [failing] });
+    expect(open.failClosed).toBe(false);
+    await expect(open.record({ name: 'tool.invoked', client: 'a', era: 'modern' })).resolves.toBeUndefined();
+    expect(logged.join('')).toContain('disk full');
+    // a real file that cannot be opened (a directory)
+    await expect(new AuditLog({ chain: true }, { file: dir }).record({ name: 'tool.invoked', client: 'a', era: 'modern' })).rejects.toBeInstanceOf(AuditWriteError);
+  });
+
+  it('takes the file from <PREFIX>_AUDIT_FILE over the manifest, resolved', () => {
+    expect(auditFile({ file: 'a.jsonl' }, 'PET', {})).toBe(path.resolve('a.jsonl'));
+    expect(auditFile({ file: 'a.jsonl' }, 'PET', { PET_AUDIT_FILE: '/var/log/b.jsonl' })).toBe('/var/log/b.jsonl');
+    expect(auditFile({}, 'PET', { PET_AUDIT_FILE: ' ' })).toBeUndefined();
+  });
+});
+
+describe('redact', () => {
+  it('replaces configured fields at any depth, case-insensitively, and secrets inside strings, without mutating', () => {
+    const input = { user: { Password: 'p', profile: { SSN: { a: 1 }, note: 'token=abcd1234 ok' } }, list: [{ password: 'x' }, 'abcd1234'] };
+    const copy = structuredClone(input);
+    expect(redact(input, ['password', 'ssn'], ['abcd1234'])).toEqual({ user: { Password: '[redacted]', profile: { SSN: '[redacted]', note: 'token=[redacted] ok' } }, list: [{ password: '[redacted]' }, '[redacted]'] });
+    expect(input).toEqual(copy);
+  });
+
+  it('is safe with cycles, very deep values and __proto__ keys', () => {
+    const cyclic: Record<string, unknown> = { a: 1 };
+    cyclic.self = cyclic;
+    expect(redact(cyclic, [], [])).toEqual({ a: 1, self: '[circular]' });
+    let deep: unknown = 'bottom';
+    for (let i = 0; i < 10_000; i++) deep = { d: deep };
+    expect(JSON.stringify(redact(deep, [], []))).toContain('[too deep]');
+    const evil = JSON.parse('{"__proto__": {"polluted": true}, "password": "x"}') as unknown;
+    const out = redact(evil, ['password'], []) as Record<string, unknown>;
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+    expect(JSON.parse(JSON.stringify(out))).toEqual(JSON.parse('{"__proto__": {"polluted": true}, "password": "[redacted]"}'));
+    const shared = { x: 1 };
+    expect(redact({ a: shared, b: shared }, [], [])).toEqual({ a: { x: 1 }, b: { x: 1 } });
+  });
+});
+
+describe('auditStep', () => {
+  const events = (sink: { lines: string[] }) => parse(sink.lines);
+
+  it('writes tool.invoked (redacted) before dispatch and tool.completed after, with status and duration', async () => {
+    const sink = memory();
+    const log = new AuditLog({ redact: ['password', 'ssn'] }, { sinks: [sink] });
+    const result = await runPipeline([auditStep(log)], async (call) => {
+      expect(events(sink).map((e) => e.event)).toEqual(['tool.invoked']);
+      call.report.httpStatus = 201;
+      return ok();
+    }, toolCall());
+    expect(result).toEqual(ok());
+    const [invoked, completed] = events(sink);
+    expect(invoked).toMatchObject({ event: 'tool.invoked', session: 'sess-1', client: 'alice', era: 'legacy', primitive: 'create_pet', callId: 'call-1', arguments: { name: 'Rex', owner: { Password: '[redacted]', ssn: '[redacted]' } } });
+    expect(completed).toMatchObject({ event: 'tool.completed', callId: 'call-1', outcome: 'ok', httpStatus: 201 });
+    expect(completed!.durationMs).toBeGreaterThanOrEqual(0);
+    expect(completed).not.toHaveProperty('arguments');
+    expect(sink.lines.join('\n')).not.toMatch(/hunter22|123-45-6789/);
+  });
+
+  it('modern requests have session null', async () => {
+    const sink = memory();
+    await runPipeline([auditStep(new AuditLog({}, { sinks: [sink] }))], async () => ok(), toolCall({ era: 'modern', ctx: {} as ServerContext }));
+    expect(events(sink).map((e) => e.session)).toEqual([null, null]);
+  });
+
+  it('one logical call across an input round: invoked once, the terminal event once, duration spanning the rounds', async () => {
+    const sink = memory();
+    const step = auditStep(new AuditLog({}, { sinks: [sink] }));
+    const state: Record<string, unknown> = {};
+    let round = 0;
+    const dispatch = async (): Promise<ToolResult> => (++round === 1 ? asks : ok());
+    expect(await runPipeline([step], dispatch, toolCall({ state }))).toBe(asks);
+    expect(events(sink).map((e) => e.event)).toEqual(['tool.invoked']);
+    await new Promise((r) => setTimeout(r, 30));
+    await runPipeline([step], dispatch, toolCall({ state: JSON.parse(JSON.stringify(state)) as Record<string, unknown>, firstRound: false }));
+    const all = events(sink);
+    expect(all.map((e) => e.event)).toEqual(['tool.invoked', 'tool.completed']);
+    expect(all[1]!.durationMs).toBeGreaterThanOrEqual(25);
+  });
+
+  it('refusals are tool.denied / tool.limited with their reason', async () => {
+    for (const kind of ['denied', 'limited'] as const) {
+      const sink = memory();
+      const refuse = async (call: ToolCall) => {
+        call.report.refusal = { kind, reason: `${kind} by policy.access.rules[0]` };
+        return { isError: true, content: [{ type: 'text' as const, text: 'refused' }] };
+      };
+      await runPipeline([auditStep(new AuditLog({}, { sinks: [sink] }))], refuse, toolCall());
+      expect(events(sink)[1]).toMatchObject({ event: `tool.${kind}`, outcome: kind, detail: `${kind} by policy.access.rules[0]` });
+    }
+  });
+
+  it('an isError result and a thrown error are tool.failed; the error is rethrown; detail never holds a secret or redacted value', async () => {
+    const sink = memory();
+    const log = new AuditLog({ redact: ['password'] }, { sinks: [sink], secrets: () => ['sk-secret-999'] });
+    await runPipeline([auditStep(log)], async (call) => {
+      call.report.httpStatus = 500;
+      return { isError: true, content: [{ type: 'text', text: 'HTTP 500: bad password hunter22 with sk-secret-999' }] };
+    }, toolCall({ args: { password: 'hunter22' } }));
+    await expect(runPipeline([auditStep(log)], () => Promise.reject(new Error('socket hang up sk-secret-999')), toolCall({ callId: 'call-2' }))).rejects.toThrow('socket hang up');
+    const [, failed, , thrown] = events(sink);
+    expect(failed).toMatchObject({ event: 'tool.failed', outcome: 'error', httpStatus: 500, detail: 'HTTP 500: bad password [redacted] with [redacted]' });
+    expect(thrown).toMatchObject({ event: 'tool.failed', outcome: 'error', callId: 'call-2', detail: 'socket hang up [redacted]' });
+    expect(sink.lines.join('\n')).not.toMatch(/hunter22|sk-secret-999/);
+  });
+
+  it('fails closed: an unwritable invoked event is -32603 and the call does not run', async () => {
+    let ran = false;
+    const call = runPipeline([auditStep(new AuditLog({}, { sinks: [failing] }))], async () => ((ran = true), ok()), toolCall());
+    const err = await call.catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ProtocolError);
+    expect(err).toMatchObject({ code: -32603, message: expect.stringContaining('audit trail cannot be written: disk full') });
+    expect(ran).toBe(false);
+  });
+
+  it('fails closed when only the terminal event cannot be written: -32603 instead of the result', async () => {
+    let n = 0;
+    const flaky: AuditSink = { append: () => (++n === 1 ? Promise.resolve() : Promise.reject(new Error('quota'))), close: async () => undefined };
+    let ran = false;
+    const err = await runPipeline([auditStep(new AuditLog({}, { sinks: [flaky] }))], async () => ((ran = true), ok()), toolCall()).catch((e: unknown) => e);
+    expect(ran).toBe(true);
+    expect(err).toMatchObject({ code: -32603 });
+  });
+
+  it('with onWriteError continue the call runs and returns its result', async () => {
+    let ran = false;
+    const result = await runPipeline([auditStep(new AuditLog({ onWriteError: 'continue' }, { sinks: [failing] }))], async () => ((ran = true), ok()), toolCall());
+    expect(ran).toBe(true);
+    expect(result).toEqual(ok());
+  });
+});

@@ -1,0 +1,109 @@
+import { trace } from '@opentelemetry/api';
+import type { CallToolResult, InputRequiredResult, Server, ServerContext } from '@modelcontextprotocol/server';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { runPipeline } from '../../../templates/runtime/pipeline.js';
+import type { ToolCall, ToolResult } from '../../../templates/runtime/pipeline.js';
+import { telemetryStep } from '../../../templates/runtime/telemetry.js';
+
+const SECRET = 'sk-live-telemetry-1234';
+const ok: CallToolResult = { content: [{ type: 'text', text: 'done' }] };
+const asks = { resultType: 'input_required', inputRequests: {} } as unknown as InputRequiredResult;
+
+function toolCall(over: Partial<ToolCall> = {}): ToolCall {
+  return {
+    name: 'create_pet',
+    target: { kind: 'persist', name: 'create_pet' },
+    args: { name: 'Rex-argument-value', password: SECRET },
+    server: {} as Server,
+    ctx: { sessionId: 'sess-9' } as unknown as ServerContext,
+    era: 'legacy',
+    identity: 'alice',
+    callId: 'call-7',
+    firstRound: true,
+    state: {},
+    signal: new AbortController().signal,
+    gate: {} as ToolCall['gate'],
+    report: {},
+    ...over,
+  };
+}
+
+const exporter = new InMemorySpanExporter();
+const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+
+describe('telemetryStep', () => {
+  it('is a no-op without a registered SDK', async () => {
+    trace.disable();
+    await expect(runPipeline([telemetryStep('pets', '1.0.0')], async () => ok, toolCall())).resolves.toBe(ok);
+    expect(exporter.getFinishedSpans()).toHaveLength(0);
+  });
+
+  describe('with an in-memory SDK', () => {
+    beforeAll(() => {
+      trace.setGlobalTracerProvider(provider);
+    });
+    afterAll(async () => {
+      trace.disable();
+      await provider.shutdown();
+    });
+    beforeEach(() => exporter.reset());
+    const step = telemetryStep('pets', '1.2.3');
+
+    it('records a span per call with the audit attributes and nothing from the arguments', async () => {
+      await runPipeline([step], async (call) => {
+        call.report.httpStatus = 201;
+        return ok;
+      }, toolCall());
+      const [span] = exporter.getFinishedSpans();
+      expect(span!.name).toBe('tools/call create_pet');
+      expect(span!.instrumentationScope).toMatchObject({ name: 'mcpgen', version: '1.2.3' });
+      expect(span!.attributes).toEqual({
+        'mcp.server.name': 'pets',
+        'mcp.tool.name': 'create_pet',
+        'mcp.call.id': 'call-7',
+        'mcp.call.first_round': true,
+        'mcp.client.identity': 'alice',
+        'mcp.protocol.era': 'legacy',
+        'mcp.session.id': 'sess-9',
+        'http.response.status_code': 201,
+        'mcp.outcome': 'completed',
+      });
+      expect(span!.status.code).toBe(0);
+      expect(span!.ended).toBe(true);
+      const everything = JSON.stringify([span!.attributes, span!.events, span!.status, span!.name]);
+      expect(everything).not.toContain(SECRET);
+      expect(everything).not.toContain('Rex-argument-value');
+    });
+
+    it('outcomes: failed (isError, thrown), denied, limited, input_required; modern calls have no session', async () => {
+      const run = (dispatch: (call: ToolCall) => Promise<ToolResult>, over: Partial<ToolCall> = {}) => runPipeline([step], dispatch, toolCall(over)).catch(() => undefined);
+      await run(async (call) => ((call.report.httpStatus = 502), { isError: true, content: [{ type: 'text', text: `bad ${SECRET}` }] }));
+      await run(() => Promise.reject(Object.assign(new Error(`boom ${SECRET}`), { code: -32603 })));
+      await run(async (call) => ((call.report.refusal = { kind: 'denied', reason: 'rule 0' }), ok));
+      await run(async (call) => ((call.report.refusal = { kind: 'limited', reason: 'perMinute' }), ok));
+      await run(async () => asks, { era: 'modern', ctx: {} as ServerContext });
+      await run(async () => ok, { era: 'modern', ctx: {} as ServerContext, firstRound: false });
+      const spans = exporter.getFinishedSpans();
+      expect(spans.map((s) => [s.attributes['mcp.outcome'], s.attributes['error.type'], s.status.code])).toEqual([
+        ['failed', 'tool_error', 2],
+        ['failed', '-32603', 2],
+        ['denied', 'denied', 2],
+        ['limited', 'limited', 2],
+        ['input_required', undefined, 0],
+        ['completed', undefined, 0],
+      ]);
+      expect(spans[0]!.attributes['http.response.status_code']).toBe(502);
+      expect(spans[4]!.attributes).not.toHaveProperty('mcp.session.id');
+      // both rounds of the logical call carry its id
+      expect(spans.slice(4).map((s) => [s.attributes['mcp.call.id'], s.attributes['mcp.call.first_round']])).toEqual([['call-7', true], ['call-7', false]]);
+      expect(JSON.stringify(spans.map((s) => [s.attributes, s.events, s.status]))).not.toContain(SECRET);
+    });
+
+    it('passes the result and the thrown error through unchanged', async () => {
+      await expect(runPipeline([step], async () => ok, toolCall())).resolves.toBe(ok);
+      const err = new Error('x');
+      await expect(runPipeline([step], () => Promise.reject(err), toolCall())).rejects.toBe(err);
+    });
+  });
+});
