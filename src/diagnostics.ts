@@ -90,6 +90,15 @@ export const CATALOG = {
   MCPGEN_REFLECTION_UNKNOWN_DOMAIN: 'A reflection gate uses a domain `reflection.domains` does not declare.',
   MCPGEN_REFLECTION_NO_GATES: '`reflection` declares no gates, so it gates nothing (warning).',
   MCPGEN_REFLECTION_PROMPT_ARGUMENT: "A gate prompt's template uses a variable no gate gives it in `promptArgs`, or a `promptArgs` template reads something that is not an argument of the gated tool.",
+  MCPGEN_POLICY_AUDIT_NO_SINK: '`policy.audit` has neither a `file` nor `stderr: true`, so its events would go nowhere.',
+  MCPGEN_POLICY_AUDIT_CHAIN_NO_FILE: '`policy.audit.chain: true` without a `file`: only the lines of a file can be chained.',
+  MCPGEN_POLICY_INVALID_CLIENT: 'A `policy.access` rule names a client identity that no token or `<ENV_PREFIX>_CLIENT` can carry (letters, digits and `._@-`, at most 128; or `*`).',
+  MCPGEN_POLICY_UNKNOWN_CONCERN: 'A `policy.access` selector tests a concern `concerns` does not declare.',
+  MCPGEN_POLICY_UNKNOWN_CONCERN_VALUE: "A `policy.access` selector tests a value the concern's `values` do not list.",
+  MCPGEN_POLICY_UNKNOWN_ANNOTATION: 'A `policy.access` selector tests an annotation that is not one of readOnlyHint, destructiveHint, idempotentHint, openWorldHint.',
+  MCPGEN_POLICY_UNMATCHED_SELECTOR: 'A `policy.access` selector, or one of its `names` or `tags`, matches no primitive the server serves (warning).',
+  MCPGEN_POLICY_UNMATCHED_LIMIT: 'A `policy.limits.tools` key matches no tool the server serves (warning).',
+  MCPGEN_POLICY_NO_EFFECT: '`policy.access` has no rules and `default: allow`, or a rule has neither `allow` nor `deny`: it changes nothing (warning).',
 } as const;
 
 export type DiagnosticCode = keyof typeof CATALOG;

@@ -9,6 +9,7 @@ import { runtimeFiles } from './runtime.js';
 import { emitConcernsFile } from './ts/concerns.js';
 import { emitConfigFile, emitServerEntry } from './ts/entry.js';
 import { emitPreprocessorsFile, emitReflectionFile } from './ts/gates.js';
+import { emitPolicyFile } from './ts/policy.js';
 import { emitExtraToolsFile, emitPromptsFile, emitResourcesFile } from './ts/primitives.js';
 import { emitSearchIndexFile } from './ts/search.js';
 import { emitToolsFile } from './ts/tools.js';
@@ -37,6 +38,7 @@ export function emitProject(ir: IrServer): Map<string, string> {
   if (ir.preprocessors.length > 0) files.set('src/preprocessors.gen.ts', emitPreprocessorsFile(ir));
   if (ir.reflection !== undefined) files.set('src/reflection.gen.ts', emitReflectionFile(ir));
   if (ir.discovery === 'search') files.set('src/search-index.gen.ts', emitSearchIndexFile(ir));
+  if (ir.policy !== undefined) files.set('src/policy.gen.ts', emitPolicyFile(ir));
   // the host-side helper is for the user's host, not the server: shipped, imported by nothing
   const hostHelpers = ir.preprocessors.length > 0 ? ['preprocessors-host.ts'] : [];
   for (const [file, content] of runtimeFiles([...files.values()], hostHelpers)) files.set(file, content);

@@ -3,7 +3,7 @@
  */
 import type { Diagnostics, Location } from '../diagnostics.js';
 import { isObject } from '../json.js';
-import type { ArgumentOverride } from '../manifest/types.gen.js';
+import type { ArgumentOverride, Policy } from '../manifest/types.gen.js';
 import type { ResolvedManifest } from '../manifest/load.js';
 import type { LoadedSpec } from '../openapi/load.js';
 import { knownTags, listOperations, type RawOperation } from '../openapi/operations.js';
@@ -16,6 +16,7 @@ import { assignIdentifiers, assignToolNames, type NameRequest } from './names.js
 import { applyArgumentOverrides } from './arguments.js';
 import { operationParts } from './operation-tool.js';
 import { handlerResolver } from './handlers.js';
+import { buildPolicy } from './policy.js';
 import { buildPreprocessors, WITH_CONTEXT_PROMPT } from './preprocessors.js';
 import { buildPrimitives, objectSchemaChecker } from './primitives.js';
 import { buildReflection, PERSIST_TOOL_NAME } from './reflection.js';
@@ -45,6 +46,8 @@ export type BuildManifest = Pick<
   include?: SelectorInput[];
   exclude?: SelectorInput[];
   overrides?: Record<string, OverrideInput>;
+  /** `policy` as written. */
+  policy?: Policy;
 };
 
 /** Inputs of {@link buildIr}. */
@@ -238,6 +241,8 @@ export function buildIr(input: BuildInput): IrServer {
   if (reflection !== undefined) server.reflection = reflection;
   if (manifest.description !== undefined) server.description = manifest.description;
   if (manifest.package !== undefined) server.package = { ...manifest.package };
+  // over the final primitives: every tool, prompt and resource is named and mapped by now
+  if (manifest.policy !== undefined) server.policy = buildPolicy({ policy: manifest.policy, server, locateManifest, diagnostics });
   const baseUrl = manifest.baseUrl ?? specBaseUrl(doc, spec.version);
   if (baseUrl !== undefined) server.baseUrl = baseUrl;
   else {

@@ -5,6 +5,7 @@
  * alone. The IR is data, never code: it holds no TypeScript source. Every name (tool names,
  * TS identifiers, file paths) is final here; emitters never invent or de-duplicate names.
  */
+import type { PolicyConfig } from '../../templates/runtime/policy-types.js';
 
 /** A JSON Schema object as published to clients. */
 export type JsonSchema = Record<string, unknown>;
@@ -264,7 +265,12 @@ export type IrServer = {
   surface?: IrSurface;
   /** `search`: the server lists search_tools, describe_tool and call_tool instead of its tools (manifest `discovery`). */
   discovery?: 'search';
+  /** The policy layer, when the manifest has `policy`: access rules resolved to exact primitives (ir/policy.ts). */
+  policy?: IrPolicy;
 };
+
+/** The resolved policy (manifest `policy`): exactly what `src/policy.gen.ts` exports and the runtime reads. */
+export type IrPolicy = PolicyConfig;
 
 /** Publishing settings of the generated package and MCP Bundle (manifest `package`). */
 export type IrPackage = {

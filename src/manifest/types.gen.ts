@@ -308,6 +308,12 @@ export type Manifest = {
    * returns a hint and the host uses `prompts/get` and the `persist_justification` tool, then retries.
    */
   reflection?: Reflection;
+  /**
+   * The policy layer (seed 003): an audit trail of every call, access control per client identity, and
+   * per-tool limits. Decided at build time where it can be: access rules are resolved to the exact primitives
+   * they match.
+   */
+  policy?: Policy;
 };
 
 /** One value or a list of values; a list matches when any value matches. */
@@ -721,4 +727,129 @@ export type ReflectionGate = {
   promptArgs?: Record<string, string>;
   /** Overrides `reflection.scope` for this gate. */
   scope?: ReflectionScope;
+};
+
+/** Audit trail, access control and limits. */
+export type Policy = {
+  /** Where audit events go: a JSON Lines file, stderr, or both. */
+  audit?: PolicyAudit;
+  /** Which clients may list and use which tools, prompts and resources. */
+  access?: PolicyAccess;
+  /** Per-tool limits: timeout of the whole call, concurrency, calls per minute, response size. */
+  limits?: PolicyLimits;
+};
+
+/** Audit trail settings. Set `file`, `stderr: true`, or both. */
+export type PolicyAudit = {
+  /**
+   * JSON Lines file the events are appended to, relative to the server's working directory;
+   * `<ENV_PREFIX>_AUDIT_FILE` overrides it at run time.
+   */
+  file?: string;
+  /**
+   * Also (or only) write each event as one line to stderr.
+   * @default false
+   */
+  stderr?: boolean;
+  /**
+   * Argument field names whose values are replaced by "[redacted]" at any depth (case-insensitive); secrets
+   * always are.
+   */
+  redact?: string[];
+  /**
+   * Each line carries the SHA-256 of the previous line, so an edited line breaks the chain (the generated
+   * `verify-audit` script finds it). Needs `file`.
+   * @default false
+   */
+  chain?: boolean;
+  /**
+   * `fail` (default): a call whose event cannot be written fails (-32603); `continue`: the call goes on and
+   * the failure is logged.
+   * @default "fail"
+   */
+  onWriteError?: 'fail' | 'continue';
+};
+
+/**
+ * Access control: a primitive is allowed for a client when an allow rule for that client matches it and no
+ * deny rule does; `default` decides when no rule matches.
+ */
+export type PolicyAccess = {
+  /**
+   * What a client may use when no rule for it matches a primitive.
+   * @default "allow"
+   */
+  default?: 'allow' | 'deny';
+  /** Access rules; deny wins over allow. */
+  rules?: PolicyRule[];
+};
+
+/** One access rule: the clients it applies to, and what it allows and/or denies them. */
+export type PolicyRule = {
+  /**
+   * Client identities (from the HTTP tokens' `name=token`; on stdio `<ENV_PREFIX>_CLIENT`, else `local`):
+   * letters, digits and `._@-`; `*` is every client.
+   */
+  clients: string[];
+  /** Primitives the clients may list and use. */
+  allow?: PolicySelector;
+  /** Primitives the clients may not list or use (wins over every allow). */
+  deny?: PolicySelector;
+};
+
+/**
+ * Matches primitives: every condition given must hold (AND); a list matches when any of its values does (OR).
+ * `{}` matches every primitive.
+ */
+export type PolicySelector = {
+  /** Only primitives of these kinds (default: every kind). */
+  kinds?: Array<'tools' | 'prompts' | 'resources' | 'resourceTemplates'>;
+  /**
+   * Final names of tools and prompts, URIs of resources, URI templates of resource templates: exact, or
+   * picomatch globs (`*` does not cross `/`, `**` does; braces are literal).
+   */
+  names?: StringOrList;
+  /** OpenAPI tags: matches operation tools with one of them (extra tools, prompts and resources have no tags). */
+  tags?: StringOrList;
+  /**
+   * Concern ⇒ value(s): matches primitives whose `concernMappings` entry for that concern lists one of the
+   * values. A primitive with no mapping for the concern does NOT match (access control fails closed).
+   */
+  concerns?: Record<string, StringOrList>;
+  /**
+   * Tool annotation ⇒ boolean, e.g. `readOnlyHint: true`: matches tools whose annotation has that value
+   * (prompts and resources never match).
+   */
+  annotations?: Record<string, boolean>;
+};
+
+/** Limits as a default and per tool. */
+export type PolicyLimits = {
+  /** Limits of every tool no `tools` entry matches. */
+  default?: ToolLimits;
+  /**
+   * Tool name or picomatch glob ⇒ its limits; the first entry (in manifest order) that matches a tool wins,
+   * fields it leaves out come from `default`.
+   */
+  tools?: Record<string, ToolLimits>;
+};
+
+/** Limits of a tool (all optional). */
+export type ToolLimits = {
+  /**
+   * Bound on the whole logical call (gate, sampling and the upstream request included), ms; the lower of this
+   * and `timeoutMs` applies to the upstream request.
+   */
+  timeoutMs?: number;
+  /** Most calls of the tool running at once (over all clients of this server process). */
+  maxConcurrent?: number;
+  /** Most calls started in any 60 s, per client identity and over all clients. */
+  perMinute?: {
+    /** Per client identity. */
+    client?: number;
+    /** Over all clients. */
+    overall?: number;
+  };
+  /** Largest response body passed back for this tool (bytes); the lower of this and `maxResponseBytes` wins. */
+  maxResponseBytes?: number;
 };
