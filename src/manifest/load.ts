@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { Diagnostics } from '../diagnostics.js';
 import { isRecord, manifestSchema } from './schema.js';
 import { parseYamlSource, type YamlSource } from './source.js';
-import type { AuthScheme, ConcernMapping, Concern, ExtraTool, Manifest, Override, Preprocessor, Prompt, Reflection, Resource, ResourceTemplate, Selector } from './types.gen.js';
+import type { AuthScheme, ConcernMapping, Concern, ExtraTool, Manifest, Override, Policy, Preprocessor, Prompt, Reflection, Resource, ResourceTemplate, Selector } from './types.gen.js';
 
 /** The manifest's `uploads` settings. */
 export type Uploads = NonNullable<Manifest['uploads']>;
@@ -88,6 +88,8 @@ export type ResolvedManifest = {
   preprocessors?: Preprocessor[];
   /** The reflection gate settings as written. */
   reflection?: Reflection;
+  /** The policy layer (audit, access, limits) as written. */
+  policy?: Policy;
 };
 
 /** The manifest's `package` settings, resolved. */
@@ -267,5 +269,6 @@ export function resolveManifest(loaded: LoadedManifest): ResolvedManifest {
   const preprocessors = records<Preprocessor>('preprocessors');
   if (preprocessors) out.preprocessors = preprocessors;
   if (isRecord(m.reflection)) out.reflection = m.reflection as Reflection;
+  if (isRecord(m.policy)) out.policy = m.policy as Policy;
   return out;
 }
