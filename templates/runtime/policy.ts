@@ -1,5 +1,5 @@
 /**
- * The policy layer (manifest `policy`, seed 003) put together: the pipeline steps every tool call
+ * The policy layer (manifest `policy`) put together: the pipeline steps every tool call
  * runs first, the gate that hides what a client may not use, and the audit trail the server
  * records its other events in (sessions, prompts, resources, preprocessors, justifications).
  *

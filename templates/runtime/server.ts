@@ -138,6 +138,32 @@ function invalidParams(message: string): ProtocolError {
   return new ProtocolError(ProtocolErrorCode.InvalidParams, message);
 }
 
+/**
+ * The SDK's `Server`, with a `tools/call` request checked by hand before the SDK checks it: a
+ * malformed call is one readable -32602 line (`name must be a string, not a number`), where the
+ * SDK's own check answers with a dump of its schema issues. (`_wrapHandler` is the SDK's
+ * documented hook for role-specific request checks.)
+ */
+class ServerInstance extends Server {
+  protected override _wrapHandler(method: string, handler: Parameters<Server['_wrapHandler']>[1]): ReturnType<Server['_wrapHandler']> {
+    const wrapped = super._wrapHandler(method, handler);
+    if (method !== 'tools/call') return wrapped;
+    return (request, ctx) => {
+      checkToolCall(request.params);
+      return wrapped(request, ctx);
+    };
+  }
+}
+
+/** Throws -32602 with one readable line when `params` is not a well-formed `tools/call`. */
+function checkToolCall(params: unknown): void {
+  const invalid = (why: string) => invalidParams(`Invalid tools/call request: ${why}`);
+  if (typeof params !== 'object' || params === null || Array.isArray(params)) throw invalid(`params must be an object, not ${jsonType(params)}`);
+  const { name, arguments: args } = params as { name?: unknown; arguments?: unknown };
+  if (typeof name !== 'string') throw invalid(name === undefined ? 'name is required' : `name must be a string, not ${jsonType(name)}`);
+  callArguments(name, args);
+}
+
 /** A required string argument of a search-mode tool; anything else is invalid params. */
 function stringArgument(args: Record<string, unknown>, key: string, tool: string): string {
   const value = args[key];
@@ -254,7 +280,7 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
       requestState: { verify: (token: string) => openState(stateKey, token) },
     };
     if (config.instructions !== undefined) serverOptions.instructions = config.instructions;
-    const server = new Server({ name: config.name, version: config.version }, serverOptions);
+    const server: Server = new ServerInstance({ name: config.name, version: config.version }, serverOptions);
     server.onerror = (err) => log('warn', 'MCP protocol error', err);
     const gate: PrimitiveGate = options.install?.(server, instance) ?? OPEN_GATE;
     if (!hasTools) return server;

@@ -189,9 +189,14 @@ describe('reflection gate', () => {
     const s = await connect();
     const hint = (await call(s, 'deletePet', { petId: 1 })).structuredContent as Hint;
 
-    const forged = await call(s, 'persist_justification', { hash: 'a'.repeat(64), domain: 'pets', justification: GOOD });
+    const bare = await call(s, 'persist_justification', { hash: 'a'.repeat(64), domain: 'pets', justification: GOOD });
+    expect(bare.isError).toBe(true);
+    expect(text(bare)).toBe('Invalid persist_justification call:\n- hash: must be the `hash` of a gate hint exactly as given (64 lower-case hex digits, a dot, an expiry, a dot and a signature)');
+    // the hint's own expiry and signature on another 64-hex key: the signature does not match
+    const [, expiry, mac] = hint.hash.split('.');
+    const forged = await call(s, 'persist_justification', { hash: `${'a'.repeat(64)}.${expiry}.${mac}`, domain: 'pets', justification: GOOD });
     expect(forged.isError).toBe(true);
-    expect(text(forged)).toBe('Invalid persist_justification call:\n- hash: was not issued by this server (call the gated tool first and use the `hash` from its hint)');
+    expect(text(forged)).toMatch(/^Invalid persist_justification call:\n- hash: .*(sign|key)/);
 
     const traversal = await call(s, 'persist_justification', { hash: hint.hash, domain: '../../etc', justification: GOOD });
     expect(traversal.isError).toBe(true);

@@ -44,7 +44,8 @@ export async function main(config: ServerConfig, tools: readonly OperationTool[]
     serve = resolveServeOptions(argv, config, env);
     const settings = resolveSettings(config, env);
     const key = stateKey(config.envPrefix, env);
-    if (key.generated) log('warn', `${config.name}: ${config.envPrefix}_STATE_KEY is not set, so a key was generated for this run: reflection-gate hints and input rounds are not accepted after a restart or by another instance; set it (32 characters or more) to share them`);
+    // only a reflection gate's hints outlive a process today (input rounds last seconds)
+    if (key.generated && options.reflection) log('warn', `${config.name}: ${config.envPrefix}_STATE_KEY is not set, so a key was generated for this run: reflection-gate hints and input rounds are not accepted after a restart or by another instance; set it (32 characters or more) to share them`);
     const { reflection: makeReflection, reflectionDir: _dir, ...extensions } = options;
     reflection = makeReflection?.(key.key);
     factory = createServer(config, tools, env, {

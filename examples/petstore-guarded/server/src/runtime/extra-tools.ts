@@ -27,9 +27,24 @@ import { validateArguments, validateOutput } from './validate.js';
 export type ExtraToolContext = {
   /** Aborted when the client cancels the call. */
   readonly signal: AbortSignal;
-  /** Logs to stderr, prefixed with the tool name. */
+  /**
+   * Logs to stderr, prefixed with the tool name, and sends the client a logging notification
+   * (`notifications/message`, logger = the tool's name) when its level passes the client's
+   * (legacy: `logging/setLevel`; 2026-07-28: the request's `_meta` log level).
+   */
   readonly log: (level: LogLevel, message: string, data?: unknown) => void;
+  /**
+   * Reports progress (`notifications/progress`) when the client asked for it (a `progressToken`
+   * in the request's `_meta`); does nothing otherwise. `progress` should grow with each report.
+   */
+  readonly progress: (progress: number, total?: number, message?: string) => void;
 };
+
+/** Sends a handler's progress report to the MCP client, when it asked for progress. */
+export type ClientProgress = (progress: number, total?: number, message?: string) => void;
+
+/** Sends a handler's log line to the MCP client (the server's pipeline supplies one per call). */
+export type ClientLog = (level: LogLevel, message: string, data?: unknown) => void;
 
 /** A tool implemented by a handler. `Args` is its argument type, `Result` what the handler returns. */
 export type ExtraTool<Args = Record<string, unknown>, Result = unknown> = {
@@ -99,7 +114,7 @@ export function toToolResult(tool: ToolSchemas, value: unknown): CallToolResult 
  * every problem; a thrown error ⇒ `isError` with its message (stack logged to stderr).
  * Never throws.
  */
-export async function callExtraTool<Args, Result>(tool: ExtraTool<Args, Result>, args: unknown, signal: AbortSignal, opts: { readonly argumentsChecked?: boolean } = {}): Promise<CallToolResult> {
+export async function callExtraTool<Args, Result>(tool: ExtraTool<Args, Result>, args: unknown, signal: AbortSignal, opts: { readonly argumentsChecked?: boolean; readonly clientLog?: ClientLog; readonly progress?: ClientProgress } = {}): Promise<CallToolResult> {
   const input = args ?? {};
   let problems: string[] = [];
   try {
@@ -114,7 +129,11 @@ export async function callExtraTool<Args, Result>(tool: ExtraTool<Args, Result>,
 
   const ctx: ExtraToolContext = {
     signal,
-    log: (level, message, data) => log(level, `${tool.name}: ${message}`, data),
+    log: (level, message, data) => {
+      log(level, `${tool.name}: ${message}`, data);
+      opts.clientLog?.(level, message, data);
+    },
+    progress: (progress, total, message) => opts.progress?.(progress, total, message),
   };
   let value: Result;
   try {

@@ -67,15 +67,33 @@ export type ToolCall = {
   readonly viaCallTool?: string;
   /** The concern gate of this request. */
   readonly gate: PrimitiveGate;
+  /**
+   * Tighter bounds a step set for this call (the policy layer's limits): the upstream request's
+   * timeout and the response size; where the server's own settings are lower, those win.
+   */
+  readonly bounds?: { readonly timeoutMs?: number; readonly maxResponseBytes?: number };
+  /** What happened to this round of the call, filled in as it runs (for the audit trail and spans). */
+  readonly report: CallReport;
 };
 
-/** One step of the pipeline. */
-export type Step = (call: ToolCall, next: () => Promise<ToolResult>) => Promise<ToolResult>;
+/** What steps and dispatch record about a call for the steps around them. */
+export type CallReport = {
+  /** HTTP status of the upstream API response (operation tools that got one). */
+  httpStatus?: number;
+  /** Set by the step that refused the call: access control (`denied`) or a limit (`limited`), and why. */
+  refusal?: { readonly kind: 'denied' | 'limited'; readonly reason: string };
+};
+
+/**
+ * One step of the pipeline. `next()` runs the rest with the same call; `next(changed)` with a
+ * changed copy (e.g. `{ ...call, signal }` to abort the call on a deadline, or `bounds`).
+ */
+export type Step = (call: ToolCall, next: (changed?: ToolCall) => Promise<ToolResult>) => Promise<ToolResult>;
 
 /** Runs `call` through `steps`, in order, then `dispatch`. */
 export function runPipeline(steps: readonly Step[], dispatch: (call: ToolCall) => Promise<ToolResult>, call: ToolCall): Promise<ToolResult> {
-  const at = (i: number): Promise<ToolResult> => (i < steps.length ? steps[i]!(call, () => at(i + 1)) : dispatch(call));
-  return at(0);
+  const at = (i: number, current: ToolCall): Promise<ToolResult> => (i < steps.length ? steps[i]!(current, (changed) => at(i + 1, changed ?? current)) : dispatch(current));
+  return at(0, call);
 }
 
 /** Whether `result` asks the client for input (an input-required result) rather than answering. */

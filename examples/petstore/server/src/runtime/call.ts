@@ -56,6 +56,8 @@ export type CallOptions = {
    * credential from the named header. Nothing else of them ever reaches the API.
    */
   clientHeaders?: { get(name: string): string | null };
+  /** Told the HTTP status of the API's response, once it arrives. */
+  onStatus?: (status: number) => void;
 };
 
 /** The authenticator of calls made without one: it knows no scheme. */
@@ -345,6 +347,7 @@ async function run(tool: OperationTool, args: unknown, settings: Settings, opts:
   };
   try {
     const response = await send(req, selection.schemes, sendOptions);
+    opts.onStatus?.(response.status);
     const body = await readBounded(response, settings.maxResponseBytes, share).catch((err: unknown) => {
       if (err instanceof InFlightLimitError) throw new InFlightRefusal(`${req.method} ${target(req.url).path}, ${statusLine(response)}`);
       throw err;

@@ -26,7 +26,7 @@ import { InFlightBudget } from './in-flight.js';
 import type { OutputBacklog } from './in-flight.js';
 import { log } from './log.js';
 import { isInputRequired, runPipeline, toolCallSteps } from './pipeline.js';
-import type { Era, PipelineTool, ToolCall, ToolGuard, ToolResult } from './pipeline.js';
+import type { Era, PipelineTool, Step, ToolCall, ToolGuard, ToolResult } from './pipeline.js';
 import { OPEN_GATE } from './primitives.js';
 import type { PrimitiveGate } from './primitives.js';
 import { resolveSettings } from './settings.js';
@@ -38,7 +38,7 @@ import type { OperationTool, ServerConfig } from './types.js';
 import { readArgumentEnv } from './arguments.js';
 import { DEFAULT_MAX_IN_FLIGHT_BYTES } from './variables.js';
 
-export type { Era, ToolCall, ToolGuard, ToolResult } from './pipeline.js';
+export type { Era, Step, ToolCall, ToolGuard, ToolResult } from './pipeline.js';
 
 /** What a transport tells the factory about the instance it needs. */
 export type InstanceContext = {
@@ -117,6 +117,8 @@ export type CreateServerOptions = ServerExtensions & {
   stateKey?: Buffer;
   /** Identity of clients that bring none (stdio: `<PREFIX>_CLIENT`); default `local`. */
   identity?: string;
+  /** Steps every tool call runs first, before concern enforcement, validation and the gate (pipeline.ts). */
+  steps?: readonly Step[];
 };
 
 /** The fields of a tool (operation or extra) its `tools/list` entry is made of. */
@@ -139,6 +141,32 @@ function invalidParams(message: string): ProtocolError {
   return new ProtocolError(ProtocolErrorCode.InvalidParams, message);
 }
 
+/**
+ * The SDK's `Server`, with a `tools/call` request checked by hand before the SDK checks it: a
+ * malformed call is one readable -32602 line (`name must be a string, not a number`), where the
+ * SDK's own check answers with a dump of its schema issues. (`_wrapHandler` is the SDK's
+ * documented hook for role-specific request checks.)
+ */
+class ServerInstance extends Server {
+  protected override _wrapHandler(method: string, handler: Parameters<Server['_wrapHandler']>[1]): ReturnType<Server['_wrapHandler']> {
+    const wrapped = super._wrapHandler(method, handler);
+    if (method !== 'tools/call') return wrapped;
+    return (request, ctx) => {
+      checkToolCall(request.params);
+      return wrapped(request, ctx);
+    };
+  }
+}
+
+/** Throws -32602 with one readable line when `params` is not a well-formed `tools/call`. */
+function checkToolCall(params: unknown): void {
+  const invalid = (why: string) => invalidParams(`Invalid tools/call request: ${why}`);
+  if (typeof params !== 'object' || params === null || Array.isArray(params)) throw invalid(`params must be an object, not ${jsonType(params)}`);
+  const { name, arguments: args } = params as { name?: unknown; arguments?: unknown };
+  if (typeof name !== 'string') throw invalid(name === undefined ? 'name is required' : `name must be a string, not ${jsonType(name)}`);
+  callArguments(name, args);
+}
+
 /** A required string argument of a search-mode tool; anything else is invalid params. */
 function stringArgument(args: Record<string, unknown>, key: string, tool: string): string {
   const value = args[key];
@@ -156,6 +184,15 @@ function callArguments(name: string, args: unknown): Record<string, unknown> {
 /** The `describe_tool` answer for a name the server does not have (or hides). */
 function notFound(name: string): CallToolResult {
   return { isError: true, content: [{ type: 'text', text: `No tool named ${JSON.stringify(name)}: use search_tools to find the tools for a task.` }] };
+}
+
+/** `settings` with a call's tighter bounds applied (the lower value wins). */
+function bounded(settings: Settings, bounds: ToolCall['bounds']): Settings {
+  if (bounds === undefined) return settings;
+  const out: Settings = { ...settings };
+  if (bounds.timeoutMs !== undefined) out.timeoutMs = Math.min(settings.timeoutMs, bounds.timeoutMs);
+  if (bounds.maxResponseBytes !== undefined) out.maxResponseBytes = Math.min(settings.maxResponseBytes, bounds.maxResponseBytes);
+  return out;
 }
 
 /** The state a call carries across its input rounds, inside the signed requestState. */
@@ -209,20 +246,33 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
   const catalogue = (): Tool[] => (listed ??= [...all.map(toolDescriptor), ...(persistTool ? [persistTool as Tool] : [])]);
   // search mode lists its three tools (and the gate's persist tool) instead of the catalogue
   const front: Tool[] | undefined = search ? [...(search.tools as Tool[]), ...(persistTool ? [persistTool as Tool] : [])] : undefined;
-  const steps = toolCallSteps(reflection ? { reflection } : {});
+  const steps = [...(options.steps ?? []), ...toolCallSteps(reflection ? { reflection } : {})];
   const defaultIdentity = options.identity ?? 'local';
 
   /** Sends the call to its tool: the API request, the extra tool's handler, or the persist tool. */
   const dispatch = async (call: ToolCall): Promise<ToolResult> => {
     const target = call.target;
     if (target.kind === 'persist') return reflection!.persist(call.args);
-    if (target.kind === 'extra') return callExtraTool(target.tool, call.args, call.signal, { argumentsChecked: true });
+    if (target.kind === 'extra') {
+      // a handler's log lines also go to the client, as logging notifications of this request
+      const clientLog = (level: 'debug' | 'info' | 'warn' | 'error', message: string, data?: unknown): void =>
+        void call.ctx.mcpReq.log(level === 'warn' ? 'warning' : level, data === undefined ? message : { message, data }, target.tool.name).catch(() => undefined);
+      const token = call.ctx.mcpReq._meta?.progressToken;
+      const progress =
+        token === undefined
+          ? undefined
+          : (value: number, total?: number, message?: string): void =>
+              void call.ctx.mcpReq
+                .notify({ method: 'notifications/progress', params: { progressToken: token, progress: value, ...(total !== undefined ? { total } : {}), ...(message !== undefined ? { message } : {}) } })
+                .catch(() => undefined);
+      return callExtraTool(target.tool, call.args, call.signal, { argumentsChecked: true, clientLog, ...(progress ? { progress } : {}) });
+    }
     // the MCP client's own request headers (its Authorization above all) reach the API only
     // for a security scheme that takes its credential `fromClient`
-    const callOptions: CallOptions = { signal: call.signal, auth, argumentEnv, inFlight, argumentsChecked: true };
+    const callOptions: CallOptions = { signal: call.signal, auth, argumentEnv, inFlight, argumentsChecked: true, onStatus: (status) => void (call.report.httpStatus = status) };
     if (call.headers) callOptions.clientHeaders = call.headers;
     if (options.fetch) callOptions.fetch = options.fetch;
-    return callOperation(target.tool, call.args, settings, callOptions);
+    return callOperation(target.tool, call.args, bounded(settings, call.bounds), callOptions);
   };
 
   const factory = (instance: InstanceContext): Server => {
@@ -233,7 +283,7 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
       requestState: { verify: (token: string) => openState(stateKey, token) },
     };
     if (config.instructions !== undefined) serverOptions.instructions = config.instructions;
-    const server = new Server({ name: config.name, version: config.version }, serverOptions);
+    const server: Server = new ServerInstance({ name: config.name, version: config.version }, serverOptions);
     server.onerror = (err) => log('warn', 'MCP protocol error', err);
     const gate: PrimitiveGate = options.install?.(server, instance) ?? OPEN_GATE;
     if (!hasTools) return server;
@@ -267,6 +317,7 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
         state: resumed && typeof round.state === 'object' && round.state !== null ? { ...round.state } : {},
         signal: ctx.mcpReq.signal,
         gate,
+        report: {},
         ...(headers ? { headers } : {}),
         ...(viaCallTool !== undefined ? { viaCallTool } : {}),
       };
