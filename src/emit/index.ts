@@ -40,7 +40,8 @@ export function emitProject(ir: IrServer): Map<string, string> {
   if (ir.discovery === 'search') files.set('src/search-index.gen.ts', emitSearchIndexFile(ir));
   if (ir.policy !== undefined) files.set('src/policy.gen.ts', emitPolicyFile(ir));
   // the host-side helper is for the user's host, not the server: shipped, imported by nothing
-  const hostHelpers = ir.preprocessors.length > 0 ? ['preprocessors-host.ts'] : [];
+  // shipped although nothing generated imports them: the preprocessor host helper, the audit chain checker
+  const hostHelpers = [...(ir.preprocessors.length > 0 ? ['preprocessors-host.ts'] : []), ...(ir.policy?.audit?.chain === true ? ['verify-audit.ts'] : [])];
   for (const [file, content] of runtimeFiles([...files.values()], hostHelpers)) files.set(file, content);
   const sorted = [...files.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   return new Map(sorted.map((k) => [k, normalizeNewlines(files.get(k)!)]));

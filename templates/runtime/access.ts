@@ -131,17 +131,4 @@ export function accessGate(access: AccessControl, defaultIdentity: string): Prim
   };
 }
 
-/**
- * Several gates as one: a primitive is visible when every gate shows it, allowed when every gate
- * allows it (the first refusal is thrown), and decorated by each gate in order.
- */
-export function composeGates(...gates: PrimitiveGate[]): PrimitiveGate {
-  if (gates.length === 1) return gates[0]!;
-  return {
-    visible: (kind, id, extra) => gates.every((g) => g.visible(kind, id, extra)),
-    assertAllowed: (kind, id, extra) => {
-      for (const g of gates) g.assertAllowed(kind, id, extra);
-    },
-    decorate: (kind, id, item) => gates.reduce((current, g) => g.decorate(kind, id, current), item),
-  };
-}
+export { composeGates } from './primitives.js';

@@ -33,7 +33,7 @@ export function emitPackageJson(ir: IrServer): string {
     bin: { [ir.name]: ENTRY_POINT },
     files: ['dist', '.env.example'],
     engines: { node: '>=20.19.0' },
-    scripts: { build: 'tsc -p tsconfig.json', start: `node ${ENTRY_POINT}`, prepack: 'npm run build' },
+    scripts: { build: 'tsc -p tsconfig.json', start: `node ${ENTRY_POINT}`, prepack: 'npm run build', ...(ir.policy?.audit?.chain === true ? { 'verify-audit': 'node dist/runtime/verify-audit.js' } : {}) },
     dependencies: dependencies(ir),
     devDependencies: { ...GENERATED_DEV_DEPENDENCIES },
   });
@@ -48,6 +48,7 @@ function dependencies(ir: IrServer): Record<string, string> {
   const deps: Record<string, string> = { ...GENERATED_DEPENDENCIES };
   if (serverParts(ir).anyPrompts || ir.reflection !== undefined) deps.handlebars = OPTIONAL_DEPENDENCIES.handlebars;
   if (ir.discovery === 'search') deps.minisearch = OPTIONAL_DEPENDENCIES.minisearch;
+  if (ir.policy !== undefined) deps['@opentelemetry/api'] = OPTIONAL_DEPENDENCIES['@opentelemetry/api'];
   return Object.fromEntries(Object.entries(deps).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 

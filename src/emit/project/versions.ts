@@ -26,6 +26,11 @@ export const OPTIONAL_DEPENDENCIES = {
   handlebars: '4.7.10',
   /** Search mode (`discovery: search`): runtime/search.ts loads the build-time index with it. 7.x supports Node 20. */
   minisearch: '7.2.0',
+  /**
+   * The policy layer's spans (runtime/telemetry.ts): a no-op unless the process registers an
+   * OpenTelemetry SDK. 1.9.x: the newest the OpenTelemetry SDK 2.x accepts (it wants < 1.10).
+   */
+  '@opentelemetry/api': '1.9.1',
 } as const;
 
 /** Dev dependencies of the generated project. */

@@ -52,7 +52,8 @@ export function variableTools(ir: IrServer): VariableTool[] {
 
 /** Every environment variable the generated server reads, computed by the runtime's own registry. */
 export function irVariables(ir: IrServer): Variable[] {
-  return serverVariables({ config: serverConfig(ir), tools: variableTools(ir), ...(ir.reflection ? { reflectionDir: ir.reflection.storeDir } : {}) });
+  const audit = ir.policy?.audit;
+  return serverVariables({ config: serverConfig(ir), tools: variableTools(ir), ...(ir.reflection ? { reflectionDir: ir.reflection.storeDir } : {}), ...(audit ? { audit: audit.file !== undefined ? { file: audit.file } : {} } : {}) });
 }
 
 /** Renders `src/config.gen.ts`: the static server settings, as data. */
@@ -80,6 +81,8 @@ export type ServerParts = {
   anyPrompts: boolean;
   /** Search mode (`discovery: search`). */
   search: boolean;
+  /** The policy layer (`policy`: audit, access, limits). */
+  policy: boolean;
 };
 
 /** The optional parts of `ir`. */
@@ -98,6 +101,7 @@ export function serverParts(ir: IrServer): ServerParts {
     reflection,
     anyPrompts: ir.prompts.length > 0 || gatePrompts || preprocessors,
     search: ir.discovery === 'search',
+    policy: ir.policy !== undefined,
   };
 }
 
@@ -106,19 +110,22 @@ export function emitServerEntry(ir: IrServer): string {
   const p = serverParts(ir);
   const hasResources = p.resources || p.templates;
   const imports: string[] = [];
-  const plain = !p.extraTools && !p.anyPrompts && !hasResources && !p.concerns && !p.reflection && !p.preprocessors;
+  const plain = !p.extraTools && !p.anyPrompts && !hasResources && !p.concerns && !p.reflection && !p.preprocessors && !p.policy;
   if (!plain) imports.push("import type { ServerCapabilities } from '@modelcontextprotocol/server';");
   if (p.concerns) imports.push("import { concerns } from './concerns.gen.js';");
   imports.push("import { config } from './config.gen.js';");
   if (p.extraTools) imports.push("import { extraTools } from './extra-tools.gen.js';");
   if (p.preprocessors) imports.push("import { preprocessors } from './preprocessors.gen.js';");
+  if (p.policy) imports.push("import { policy } from './policy.gen.js';");
   if (p.prompts) imports.push("import { prompts } from './prompts.gen.js';");
   if (p.reflection) imports.push("import { reflection } from './reflection.gen.js';");
   if (hasResources) imports.push(`import { ${[p.resources ? 'resources' : '', p.templates ? 'resourceTemplates' : ''].filter(Boolean).join(', ')} } from './resources.gen.js';`);
   if (p.concerns) imports.push("import { concernCapability, installConcerns } from './runtime/concern-protocol.js';");
   imports.push("import { main } from './runtime/main.js';");
+  if (p.policy) imports.push("import { createPolicy } from './runtime/policy.js';");
   if (p.preprocessors) imports.push("import { installPreprocessors, preprocessorCapability, withContextPrompt } from './runtime/preprocessors-protocol.js';");
   if (p.anyPrompts) imports.push("import { installPrompts } from './runtime/prompts.js';");
+  if (p.policy && p.concerns) imports.push("import { composeGates } from './runtime/primitives.js';");
   if (p.reflection) imports.push("import { ReflectionGate, reflectionConfigFromEnv } from './runtime/reflection.js';");
   if (hasResources) imports.push("import { installResources } from './runtime/resources.js';");
   if (p.search) imports.push("import { createToolSearch } from './runtime/search.js';");
@@ -140,9 +147,13 @@ export function emitServerEntry(ir: IrServer): string {
   if (p.concerns) experimental.push('concerns: concernCapability(concerns.declarations, concerns.metaKey, concerns.presets) as never');
   if (p.preprocessors) experimental.push('preprocessors: preprocessorCapability(preprocessors) as never');
   if (experimental.length > 0) caps.push(`  experimental: { ${experimental.join(', ')} },`);
-  const gateOpt = p.concerns ? ', { gate }' : '';
+  // the gate prompts and resources are filtered and guarded with: concerns, the policy's access rules, or both
+  const gated = p.concerns || p.policy;
+  const gateOpt = gated ? ', { gate }' : '';
   const install: string[] = [];
-  if (p.concerns) install.push('    const gate = installConcerns(server, { ...concerns, capabilities, era: instance.era });');
+  if (p.concerns && p.policy) install.push('    const gate = composeGates(base, installConcerns(server, { ...concerns, capabilities, era: instance.era }));');
+  else if (p.concerns) install.push('    const gate = installConcerns(server, { ...concerns, capabilities, era: instance.era });');
+  else if (p.policy) install.push('    const gate = base;');
   if (p.preprocessors) install.push('    installPreprocessors(server, preprocessors);');
   if (p.anyPrompts) {
     const lists = [p.prompts ? '...prompts' : '', p.reflection ? '...reflectionPrompts' : '', p.preprocessors ? 'withContextPrompt(preprocessors)' : ''].filter(Boolean);
@@ -153,7 +164,7 @@ export function emitServerEntry(ir: IrServer): string {
     const defs = [p.resources ? 'resources' : '', p.templates ? 'templates: resourceTemplates' : ''].filter(Boolean).join(', ');
     install.push(`    installResources(server, { ${defs} }${gateOpt});`);
   }
-  if (p.concerns) install.push('    return gate;');
+  if (gated) install.push('    return gate;');
   const ext: string[] = [];
   if (p.extraTools) ext.push('  extraTools,');
   ext.push('  capabilities,');
@@ -163,8 +174,11 @@ export function emitServerEntry(ir: IrServer): string {
   }
   if (p.preprocessors) ext.push('  preprocessorNames: preprocessors.map((p) => p.name),');
   if (p.search) ext.push('  search: createToolSearch(searchIndex),');
-  const usesInstance = p.concerns;
-  if (install.length > 0) ext.push(`  install: (server${usesInstance ? ', instance' : ''}) => {\n${p.reflection && p.anyPrompts ? '    const reflectionPrompts = reflectionGate?.promptsFor() ?? [];\n' : ''}${install.join('\n')}\n  },`);
+  if (p.policy) ext.push('  policy: (context) => createPolicy(policy, { serverName: config.name, serverVersion: config.version, ...context }),');
+  if (ir.policy?.audit) ext.push('  audit: policy.audit,');
+  const params = ['server', ...(p.concerns || p.policy ? ['instance'] : []), ...(p.policy ? ['base'] : [])];
+  if (p.policy && !p.concerns) params[1] = '_instance';
+  if (install.length > 0) ext.push(`  install: (${params.join(', ')}) => {\n${p.reflection && p.anyPrompts ? '    const reflectionPrompts = reflectionGate?.promptsFor() ?? [];\n' : ''}${install.join('\n')}\n  },`);
   const gateDecl = p.reflection ? '/** The reflection gate, shared by every instance of this process (made once the state key is known). */\nlet reflectionGate: ReflectionGate | undefined;\n\n' : '';
   return (
     head +
