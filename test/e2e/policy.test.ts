@@ -151,6 +151,30 @@ describe('audit trail', () => {
   }, 120_000);
 });
 
+describe('audit failure', () => {
+  it('fails a call closed (-32603) when its event cannot be written, and sends nothing upstream', async () => {
+    // the trail's directory is a file: no line can be appended
+    const blocker = path.join(mkdtempSync(path.join(work, 'blocked-')), 'not-a-dir');
+    writeFileSync(blocker, '');
+    const p = await startHttp(project, {
+      PETSTORE_POLICY_BASE_URL: backend.url,
+      PETSTORE_POLICY_AUDIT_FILE: path.join(blocker, 'trail.jsonl'),
+      PETSTORE_POLICY_HTTP_TOKENS: `admin=${TOKENS.admin}`,
+    });
+    try {
+      const { client } = await connectClient({ kind: 'http', url: p.url, headers: { authorization: `Bearer ${TOKENS.admin}` } }, 'modern');
+      open.push(client);
+      const before = backend.requests.length;
+      const err = await rpcError(client.callTool({ name: 'getPetById', arguments: { petId: 1 } }));
+      expect(err.code).toBe(-32603);
+      expect(err.message).toMatch(/audit/i);
+      expect(backend.requests.length).toBe(before);
+    } finally {
+      p.kill('SIGKILL');
+    }
+  });
+});
+
 describe('limits', () => {
   it('answers a call over its per-client rate with which limit and when to retry, and audits it', async () => {
     const c = await as('admin', 'modern');
