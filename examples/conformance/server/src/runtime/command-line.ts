@@ -41,6 +41,8 @@ export type CommandLineIo = {
 export type CommandLineOptions = {
   /** The reflection gate's store directory, when the server has a gate. */
   reflectionDir?: string;
+  /** The policy's audit trail, when the server keeps one (its `<PREFIX>_AUDIT_FILE` is listed). */
+  audit?: { readonly file?: string };
   env?: NodeJS.ProcessEnv;
   io?: CommandLineIo;
 };
@@ -167,7 +169,7 @@ export function runCommandLine(argv: readonly string[], config: ServerConfig, to
   if (command.kind === 'serve') return false;
   const io = options.io ?? PROCESS_IO;
   const env = options.env ?? process.env;
-  const variables = () => serverVariables({ config, tools, ...(options.reflectionDir !== undefined ? { reflectionDir: options.reflectionDir } : {}) });
+  const variables = () => serverVariables({ config, tools, ...(options.reflectionDir !== undefined ? { reflectionDir: options.reflectionDir } : {}), ...(options.audit !== undefined ? { audit: options.audit } : {}) });
   switch (command.kind) {
     case 'error':
       io.err(`${config.name}: ${command.message}\nRun ${config.name} --help for the options; without any, it serves MCP over stdio.\n`);

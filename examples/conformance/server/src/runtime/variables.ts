@@ -67,6 +67,7 @@ export const SETTINGS = {
   httpTokensFile: { suffix: 'HTTP_TOKENS_FILE', type: 'path', transport: 'http', description: 'File of more tokens: one name=token per line, # starts a comment' },
   client: { suffix: 'CLIENT', type: 'string', transport: 'stdio', description: 'Client identity of the stdio client: letters, digits, dots, underscores, hyphens and @' },
   stateKey: { suffix: 'STATE_KEY', type: 'string', secret: true, description: 'Key (at least 32 characters) signing state that outlives a request (reflection hints, input rounds); unset: a new key at each start, so that state does not survive a restart' },
+  auditFile: { suffix: 'AUDIT_FILE', type: 'path', description: 'JSON Lines file the audit trail is appended to (relative to the working directory); overrides the manifest\'s policy.audit.file' },
   hintTtlMs: { suffix: 'HINT_TTL_MS', type: 'integer', description: 'How long a reflection-gate hint stays valid, in milliseconds' },
   sessionIdleMs: { suffix: 'SESSION_IDLE_MS', type: 'integer', transport: 'http', description: 'Idle time after which a legacy HTTP session (clients before MCP 2026-07-28) is closed, in milliseconds' },
   maxSessions: { suffix: 'MAX_SESSIONS', type: 'integer', transport: 'http', description: 'Most legacy HTTP sessions open at once' },
@@ -161,6 +162,8 @@ export type VariableSources = {
   readonly tools: readonly VariableTool[];
   /** The reflection gate's store directory, when the server has a gate. */
   readonly reflectionDir?: string;
+  /** The policy's audit trail, when the server keeps one (`file`: the manifest's). */
+  readonly audit?: { readonly file?: string };
 };
 
 /** Defaults of the serving settings (`<envPrefix>_TRANSPORT`, `_PORT`, …), used while a variable is unset or blank. */
@@ -229,6 +232,7 @@ export function serverVariables(sources: VariableSources): Variable[] {
   setting('client', SERVE_DEFAULTS.client);
   setting('stateKey', undefined);
   if (sources.reflectionDir !== undefined) setting('hintTtlMs', SERVE_DEFAULTS.hintTtlMs);
+  if (sources.audit !== undefined) setting('auditFile', sources.audit.file);
   setting('sessionIdleMs', SERVE_DEFAULTS.sessionIdleMs);
   setting('maxSessions', SERVE_DEFAULTS.maxSessions);
   setting('drainMs', SERVE_DEFAULTS.drainMs);

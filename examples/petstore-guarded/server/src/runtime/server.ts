@@ -80,6 +80,32 @@ export interface ToolSearch {
   search(args: unknown, keep: (name: string) => boolean, describe: (name: string) => ToolMetadata | undefined): CallToolResult;
 }
 
+/** An event of the policy layer's audit trail, besides tool calls (which its own step records). */
+export type PolicyEvent = {
+  readonly name: 'session.opened' | 'session.closed' | 'prompt.get' | 'resource.read' | 'preprocessor.run' | 'justification.persisted';
+  readonly session?: string | null;
+  readonly client: string;
+  readonly era: Era;
+  readonly primitive?: string;
+  readonly arguments?: unknown;
+  readonly outcome?: string;
+  readonly durationMs?: number;
+  readonly detail?: string;
+};
+
+/**
+ * What the server needs of the policy layer (policy.ts's `createPolicy` makes one; this module does
+ * not import it, so servers without a policy carry none of its code or dependencies).
+ */
+export interface PolicyLayer {
+  /** Steps every tool call runs first (telemetry, audit, access control, limits). */
+  readonly steps: readonly Step[];
+  /** The access gate for requests of an instance whose default identity is `identity` (none: no access rules). */
+  gate(identity: string): PrimitiveGate | undefined;
+  /** Records an audit event; resolves once written, rejects when it cannot be (the request then fails). */
+  record(event: PolicyEvent): Promise<void>;
+}
+
 /** What a generated entry adds to a server besides its operation tools. */
 export type ServerExtensions = {
   /** Tools implemented by handlers, listed after the operation tools. */
@@ -92,9 +118,12 @@ export type ServerExtensions = {
   /**
    * Called for every new instance, before the tool handlers are registered: registers further
    * handlers (prompts, resources, concern methods) and returns the gate that filters
-   * `tools/list` and guards `tools/call` for that instance (none ⇒ everything open).
+   * `tools/list` and guards `tools/call` for that instance. `base` is the policy layer's access
+   * gate for the instance (open without a policy): the returned gate must include it (compose it
+   * with the concern gate), and so must the gate given to prompts and resources; returning
+   * nothing means `base`.
    */
-  install?: (server: Server, instance: InstanceContext) => PrimitiveGate | void;
+  install?: (server: Server, instance: InstanceContext, base: PrimitiveGate) => PrimitiveGate | void;
   /** The reflection gate, shared by every instance: gated tools run only once it allows them. */
   reflection?: ReflectionGuard;
   /** Names of the preprocessors: `tools/call` refuses them with a pointer to `preprocessors/run`. */
@@ -117,8 +146,10 @@ export type CreateServerOptions = ServerExtensions & {
   stateKey?: Buffer;
   /** Identity of clients that bring none (stdio: `<PREFIX>_CLIENT`); default `local`. */
   identity?: string;
-  /** Steps every tool call runs first, before concern enforcement, validation and the gate (pipeline.ts). */
+  /** Steps every tool call runs first (after the policy layer's), before concern enforcement, validation and the gate (pipeline.ts). */
   steps?: readonly Step[];
+  /** The policy layer: its steps run first, its access gate filters every list, its audit trail records sessions, prompts, resources, preprocessors and justifications. */
+  policy?: PolicyLayer;
 };
 
 /** The fields of a tool (operation or extra) its `tools/list` entry is made of. */
@@ -148,15 +179,46 @@ function invalidParams(message: string): ProtocolError {
  * documented hook for role-specific request checks.)
  */
 class ServerInstance extends Server {
+  /** Told of each `prompts/get`, `resources/read` and `preprocessors/run` when it ends (the audit trail); its rejection fails the request. */
+  observe?: (method: ObservedMethod, params: Record<string, unknown>, ctx: ServerContext, outcome: { readonly error?: unknown; readonly durationMs: number }) => Promise<void>;
+
   protected override _wrapHandler(method: string, handler: Parameters<Server['_wrapHandler']>[1]): ReturnType<Server['_wrapHandler']> {
     const wrapped = super._wrapHandler(method, handler);
-    if (method !== 'tools/call') return wrapped;
-    return (request, ctx) => {
-      checkToolCall(request.params);
-      return wrapped(request, ctx);
+    if (method === 'tools/call') {
+      return (request, ctx) => {
+        checkToolCall(request.params);
+        return wrapped(request, ctx);
+      };
+    }
+    if (!OBSERVED.has(method)) return wrapped;
+    return async (request, ctx) => {
+      const observe = this.observe;
+      if (!observe) return wrapped(request, ctx);
+      const started = Date.now();
+      const params = (request.params ?? {}) as Record<string, unknown>;
+      let result;
+      try {
+        result = await wrapped(request, ctx);
+      } catch (error) {
+        await observe(method as ObservedMethod, params, ctx, { error, durationMs: Date.now() - started }).catch(() => undefined);
+        throw error;
+      }
+      // an input round of a prompt or resource is not its end
+      if ((result as { resultType?: unknown }).resultType !== 'input_required') await observe(method as ObservedMethod, params, ctx, { durationMs: Date.now() - started });
+      return result;
     };
   }
 }
+
+/** The requests besides tool calls the audit trail records. */
+type ObservedMethod = 'prompts/get' | 'resources/read' | 'preprocessors/run';
+const OBSERVED: ReadonlySet<string> = new Set<ObservedMethod>(['prompts/get', 'resources/read', 'preprocessors/run']);
+/** The audit event of each observed request, and the param naming its primitive. */
+const OBSERVED_EVENT: Record<ObservedMethod, { readonly name: PolicyEvent['name']; readonly primitive: (params: Record<string, unknown>) => unknown }> = {
+  'prompts/get': { name: 'prompt.get', primitive: (p) => p.name },
+  'resources/read': { name: 'resource.read', primitive: (p) => p.uri },
+  'preprocessors/run': { name: 'preprocessor.run', primitive: () => 'preprocessors' },
+};
 
 /** Throws -32602 with one readable line when `params` is not a well-formed `tools/call`. */
 function checkToolCall(params: unknown): void {
@@ -184,6 +246,11 @@ function callArguments(name: string, args: unknown): Record<string, unknown> {
 /** The `describe_tool` answer for a name the server does not have (or hides). */
 function notFound(name: string): CallToolResult {
   return { isError: true, content: [{ type: 'text', text: `No tool named ${JSON.stringify(name)}: use search_tools to find the tools for a task.` }] };
+}
+
+/** The legacy session of a request (`null` in the modern era, which has none, and over stdio). */
+function sessionOf(ctx: ServerContext | undefined, era: Era): string | null {
+  return era === 'legacy' ? (ctx?.sessionId ?? null) : null;
 }
 
 /** `settings` with a call's tighter bounds applied (the lower value wins). */
@@ -246,13 +313,21 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
   const catalogue = (): Tool[] => (listed ??= [...all.map(toolDescriptor), ...(persistTool ? [persistTool as Tool] : [])]);
   // search mode lists its three tools (and the gate's persist tool) instead of the catalogue
   const front: Tool[] | undefined = search ? [...(search.tools as Tool[]), ...(persistTool ? [persistTool as Tool] : [])] : undefined;
-  const steps = [...(options.steps ?? []), ...toolCallSteps(reflection ? { reflection } : {})];
+  const policy = options.policy;
+  const searchNames: ReadonlySet<string> = new Set(search ? [search.names.search, search.names.describe, search.names.call] : []);
+  const steps = [...(policy?.steps ?? []), ...(options.steps ?? []), ...toolCallSteps(reflection ? { reflection } : {})];
   const defaultIdentity = options.identity ?? 'local';
 
   /** Sends the call to its tool: the API request, the extra tool's handler, or the persist tool. */
   const dispatch = async (call: ToolCall): Promise<ToolResult> => {
     const target = call.target;
-    if (target.kind === 'persist') return reflection!.persist(call.args);
+    if (target.kind === 'persist') {
+      const result = await reflection!.persist(call.args);
+      if (policy && result.isError !== true) {
+        await policy.record({ name: 'justification.persisted', session: sessionOf(call.ctx, call.era), client: call.identity, era: call.era, primitive: target.name, arguments: { domain: call.args.domain }, outcome: 'ok' });
+      }
+      return result;
+    }
     if (target.kind === 'extra') {
       // a handler's log lines also go to the client, as logging notifications of this request
       const clientLog = (level: 'debug' | 'info' | 'warn' | 'error', message: string, data?: unknown): void =>
@@ -283,13 +358,18 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
       requestState: { verify: (token: string) => openState(stateKey, token) },
     };
     if (config.instructions !== undefined) serverOptions.instructions = config.instructions;
-    const server: Server = new ServerInstance({ name: config.name, version: config.version }, serverOptions);
+    const server = new ServerInstance({ name: config.name, version: config.version }, serverOptions);
     server.onerror = (err) => log('warn', 'MCP protocol error', err);
-    const gate: PrimitiveGate = options.install?.(server, instance) ?? OPEN_GATE;
+    const identity = instance.identity ?? defaultIdentity;
+    const base = policy?.gate(identity) ?? OPEN_GATE;
+    if (policy) observe(server, policy, instance.era, identity);
+    const gate: PrimitiveGate = options.install?.(server, instance, base) ?? base;
     if (!hasTools) return server;
 
     server.setRequestHandler('tools/list', (_request, ctx) => {
-      const shown = front ?? catalogue();
+      // search mode's own three tools are always listed: what they reach is filtered by the gate
+      if (front) return { tools: gate === OPEN_GATE ? front : front.filter((t) => searchNames.has(t.name) || gate.visible('tools', t.name, ctx)) };
+      const shown = catalogue();
       if (gate === OPEN_GATE) return { tools: shown };
       return { tools: shown.filter((t) => gate.visible('tools', t.name, ctx)).map((t) => gate.decorate('tools', t.name, t)) };
     });
@@ -350,4 +430,46 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
     return server;
   };
   return Object.assign(factory, { settings, toolCount: all.length });
+}
+
+/**
+ * Records an instance's audit events besides tool calls: its legacy session opening and closing,
+ * and each prompts/get, resources/read and preprocessors/run with its outcome.
+ */
+function observe(server: ServerInstance, policy: PolicyLayer, era: Era, identity: string): void {
+  const client = (ctx?: ServerContext) => ctx?.http?.authInfo?.clientId ?? identity;
+  server.observe = (method, params, ctx, outcome) => {
+    const event = OBSERVED_EVENT[method];
+    const primitive = event.primitive(params);
+    return policy.record({
+      name: event.name,
+      session: sessionOf(ctx, era),
+      client: client(ctx),
+      era,
+      ...(typeof primitive === 'string' ? { primitive } : {}),
+      ...(method === 'prompts/get' && params.arguments !== undefined ? { arguments: params.arguments } : {}),
+      outcome: outcome.error === undefined ? 'ok' : 'error',
+      durationMs: outcome.durationMs,
+      ...(outcome.error !== undefined ? { detail: outcome.error instanceof Error ? outcome.error.message : String(outcome.error) } : {}),
+    });
+  };
+  if (era !== 'legacy') return;
+  // the modern era has no sessions: session events are legacy-only
+  // the HTTP session id (none over stdio, where the connection is the session), kept for the close
+  let session: string | null = null;
+  let open = false;
+  const opened = server.oninitialized;
+  server.oninitialized = () => {
+    opened?.();
+    session = server.transport?.sessionId ?? null;
+    open = true;
+    policy.record({ name: 'session.opened', session, client: identity, era, outcome: 'opened' }).catch((err: unknown) => log('error', 'audit: cannot record session.opened', err));
+  };
+  const closed = server.onclose;
+  server.onclose = () => {
+    closed?.();
+    if (!open) return;
+    open = false;
+    policy.record({ name: 'session.closed', session, client: identity, era, outcome: 'closed' }).catch((err: unknown) => log('error', 'audit: cannot record session.closed', err));
+  };
 }

@@ -16,11 +16,12 @@ import type { ServeOptions } from './command-line.js';
 import { serveHttp } from './http.js';
 import { log, parseLogLevel, setLogLevel } from './log.js';
 import { createServer } from './server.js';
-import type { ReflectionGuard, ServerExtensions, ServerFactory } from './server.js';
+import type { PolicyLayer, ReflectionGuard, ServerExtensions, ServerFactory } from './server.js';
 import { describeBase, resolveSettings, settingsVariables } from './settings.js';
 import { stateKey } from './state.js';
 import { STDOUT_BACKLOG, serveOnStdio } from './stdio.js';
 import type { OperationTool, ServerConfig } from './types.js';
+import { schemeVariables } from './variables.js';
 
 /** What the entry hands to {@link main} besides config and tools. */
 export type MainOptions = Omit<ServerExtensions, 'reflection'> & {
@@ -28,17 +29,36 @@ export type MainOptions = Omit<ServerExtensions, 'reflection'> & {
   reflection?: (key: Buffer) => ReflectionGuard;
   /** The reflection gate's store directory (listed by `--help`). */
   reflectionDir?: string;
+  /** The policy's audit trail settings, when it keeps one (listed by `--help`). */
+  audit?: { readonly file?: string };
+  /** Makes the policy layer (policy.ts `createPolicy` over the generated `policy`), given what it must never write down. */
+  policy?: (context: { readonly envPrefix: string; readonly env: NodeJS.ProcessEnv; readonly secrets: () => readonly string[] }) => PolicyLayer & { close(): Promise<void> };
 };
+
+/** Every secret value the server holds: API credentials, client tokens, the state key (never written to the audit trail). */
+function secretValues(config: ServerConfig, env: NodeJS.ProcessEnv, tokens: ReadonlyMap<string, string>): string[] {
+  const out = new Set<string>(tokens.keys());
+  for (const scheme of config.securitySchemes ?? []) {
+    for (const name of schemeVariables(scheme)) {
+      const value = env[name]?.trim();
+      if (value) out.add(value);
+    }
+  }
+  const key = env[`${config.envPrefix}_STATE_KEY`]?.trim();
+  if (key) out.add(key);
+  return [...out];
+}
 
 /** Runs the server this process is for; returns once it serves (or the command line was answered). */
 export async function main(config: ServerConfig, tools: readonly OperationTool[], options: MainOptions = {}, argv: readonly string[] = process.argv.slice(2), env: NodeJS.ProcessEnv = process.env): Promise<void> {
-  if (runCommandLine(argv, config, tools, options.reflectionDir !== undefined ? { reflectionDir: options.reflectionDir } : {})) return;
+  if (runCommandLine(argv, config, tools, { ...(options.reflectionDir !== undefined ? { reflectionDir: options.reflectionDir } : {}), ...(options.audit !== undefined ? { audit: options.audit } : {}) })) return;
   const vars = settingsVariables(config.envPrefix);
   const level = parseLogLevel(env[vars.logLevel]);
   if (level) setLogLevel(level);
   let serve: ServeOptions;
   let factory: ServerFactory;
   let reflection: ReflectionGuard | undefined;
+  let policy: (PolicyLayer & { close(): Promise<void> }) | undefined;
   try {
     // also refuses tokens while a scheme takes its credential from the Authorization header
     serve = resolveServeOptions(argv, config, env);
@@ -46,11 +66,14 @@ export async function main(config: ServerConfig, tools: readonly OperationTool[]
     const key = stateKey(config.envPrefix, env);
     // only a reflection gate's hints outlive a process today (input rounds last seconds)
     if (key.generated && options.reflection) log('warn', `${config.name}: ${config.envPrefix}_STATE_KEY is not set, so a key was generated for this run: reflection-gate hints and input rounds are not accepted after a restart or by another instance; set it (32 characters or more) to share them`);
-    const { reflection: makeReflection, reflectionDir: _dir, ...extensions } = options;
+    const { reflection: makeReflection, reflectionDir: _dir, audit: _audit, policy: makePolicy, ...extensions } = options;
     reflection = makeReflection?.(key.key);
+    const secrets = secretValues(config, env, serve.tokens);
+    policy = makePolicy?.({ envPrefix: config.envPrefix, env, secrets: () => secrets });
     factory = createServer(config, tools, env, {
       ...extensions,
       ...(reflection ? { reflection } : {}),
+      ...(policy ? { policy } : {}),
       settings,
       stateKey: key.key,
       identity: serve.clientIdentity,
@@ -86,16 +109,19 @@ export async function main(config: ServerConfig, tools: readonly OperationTool[]
       if (closing) return;
       closing = true;
       log('info', `${config.name}: shutting down (${reason}), finishing calls in flight (at most ${serve.drainMs} ms)`);
-      handle.close().then(
-        () => process.exit(0),
-        () => process.exit(0),
-      );
+      handle
+        .close()
+        .then(() => policy?.close())
+        .then(
+          () => process.exit(0),
+          () => process.exit(0),
+        );
     };
     process.once('SIGINT', () => shutdown('SIGINT'));
     process.once('SIGTERM', () => shutdown('SIGTERM'));
     on = `Streamable HTTP at ${handle.url}${serve.tokens.size > 0 ? ` (${serve.tokens.size} client token${serve.tokens.size === 1 ? '' : 's'})` : ''}`;
   } else {
-    serveOnStdio(factory, config.name, serve.clientIdentity);
+    serveOnStdio(factory, config.name, serve.clientIdentity, () => policy?.close() ?? Promise.resolve());
     on = 'stdio';
   }
   log(settings.baseUrl !== undefined ? 'info' : 'warn', `${config.name} ${config.version}: MCP server on ${on} with ${factory.toolCount} tools${gate}; ${where}`);

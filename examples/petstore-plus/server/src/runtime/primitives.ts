@@ -60,6 +60,24 @@ export const OPEN_GATE: PrimitiveGate = {
   decorate: (_kind, _id, item) => item,
 };
 
+/**
+ * Several gates as one (concern filtering and access control): a primitive is visible when every
+ * gate shows it, allowed when every gate allows it (the first refusal is thrown), and decorated by
+ * each gate in order. Open gates are left out.
+ */
+export function composeGates(...gates: PrimitiveGate[]): PrimitiveGate {
+  const active = gates.filter((g) => g !== OPEN_GATE);
+  if (active.length === 0) return OPEN_GATE;
+  if (active.length === 1) return active[0]!;
+  return {
+    visible: (kind, id, extra) => active.every((g) => g.visible(kind, id, extra)),
+    assertAllowed: (kind, id, extra) => {
+      for (const g of active) g.assertAllowed(kind, id, extra);
+    },
+    decorate: (kind, id, item) => active.reduce((current, g) => g.decorate(kind, id, current), item),
+  };
+}
+
 /** Error message of an unknown error value. */
 export function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);

@@ -30,17 +30,20 @@ export const STDOUT_BACKLOG: OutputBacklog = {
 };
 
 /** Serves `factory` on this process's stdin/stdout until the client goes away or a signal arrives. */
-export function serveOnStdio(factory: ServerFactory, name: string, identity: string): void {
+export function serveOnStdio(factory: ServerFactory, name: string, identity: string, beforeExit: () => Promise<void> = () => Promise.resolve()): void {
   const handle = serveStdio((ctx) => factory({ era: ctx.era, identity }), { onerror: (err) => log('warn', 'MCP protocol error', err) });
   let closing = false;
   const shutdown = (reason: string): void => {
     if (closing) return;
     closing = true;
     log('info', `${name}: shutting down (${reason})`);
-    handle.close().then(
-      () => process.exit(0),
-      () => process.exit(0),
-    );
+    handle
+      .close()
+      .then(beforeExit)
+      .then(
+        () => process.exit(0),
+        () => process.exit(0),
+      );
   };
   process.stdin.once('end', () => shutdown('stdin closed'));
   process.stdin.once('close', () => shutdown('stdin closed'));

@@ -4,14 +4,19 @@
 /**
  * Argument and result validation against a tool's JSON Schemas (draft 2020-12) with Ajv.
  * Validators are compiled lazily, on a tool's first call, and cached: a server may carry
- * thousands of tools, and compiling them all at start-up would cost seconds.
+ * thousands of tools, and compiling them all at start-up would cost seconds. Before compiling a
+ * schema Ajv checks it against the 2020-12 meta-schema; that check runs the meta-schema validator
+ * precompiled at mcpgen's build (meta-validator.ts), so the first call does not compile it.
  */
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
+import type { AnySchema, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import formatsImport from 'ajv-formats';
 import type { FormatsPlugin } from 'ajv-formats';
-import { linearRegExp } from './pattern.js';
+import { META_SCHEMA_ID, validateMetaSchema } from './meta-validator.js';
+import { AJV_OPTIONS } from './validate-options.js';
 import type { JsonSchema, OperationTool } from './types.js';
+
+export { MULTIPLE_OF_PRECISION } from './validate-options.js';
 
 /** The fields of a tool (operation or extra) validation reads. */
 export type ValidatedTool = Pick<OperationTool, 'name' | 'inputSchema' | 'outputSchema'>;
@@ -25,26 +30,34 @@ type FormatsImport = FormatsPlugin | { readonly default: FormatsPlugin };
 const formatsModule: FormatsImport = formatsImport;
 const addFormats: FormatsPlugin = typeof formatsModule === 'function' ? formatsModule : formatsModule.default;
 
-/**
- * Decimal digits to which `multipleOf` is checked: a quotient within 1e-9 of a whole number
- * counts as whole, so decimal steps (0.1, 0.01) accept the values people write.
- */
-export const MULTIPLE_OF_PRECISION = 9;
-
 let ajv: Ajv2020 | undefined;
 
-/** The shared Ajv instance, created on first use. */
+/** The shared Ajv instance (options in validate-options.ts), created on first use. */
 function getAjv(): Ajv2020 {
   if (!ajv) {
-    // addUsedSchema: false keeps tools whose schemas share an `$id` from clashing in Ajv's registry.
-    // ownProperties: a schema property named `constructor` or `toString` must not be checked
-    // against what every object inherits from Object.prototype.
-    // code.regExp: patterns run on RE2, in linear time (pattern.ts), never on the backtracking engine.
-    // multipleOfPrecision: 0.3 is a multiple of 0.1 (in binary floating point 0.3 / 0.1 is 2.9999999999999996).
-    ajv = new Ajv2020({ allErrors: true, strict: false, logger: false, addUsedSchema: false, ownProperties: true, code: { regExp: linearRegExp }, multipleOfPrecision: MULTIPLE_OF_PRECISION });
-    addFormats(ajv);
+    const instance = new Ajv2020(AJV_OPTIONS);
+    addFormats(instance);
+    usePrecompiledMetaSchema(instance);
+    ajv = instance;
   }
   return ajv;
+}
+
+/**
+ * Makes `instance.validateSchema` (which Ajv calls on every schema it compiles) check schemas
+ * that use the default meta-schema with the precompiled validator, doing what Ajv's own method
+ * does with it: `errors` set, and `schema is invalid: <errorsText>` thrown. Anything else (a
+ * boolean schema, another or a malformed `$schema`) goes to Ajv's method unchanged.
+ */
+function usePrecompiledMetaSchema(instance: Ajv2020): void {
+  const own = instance.validateSchema.bind(instance);
+  instance.validateSchema = (schema: AnySchema, throwOrLogError?: boolean) => {
+    if (typeof schema !== 'object' || schema === null || !(schema.$schema === undefined || schema.$schema === META_SCHEMA_ID)) return own(schema, throwOrLogError);
+    const valid = validateMetaSchema(schema);
+    instance.errors = validateMetaSchema.errors;
+    if (!valid && throwOrLogError) throw new Error('schema is invalid: ' + instance.errorsText());
+    return valid;
+  };
 }
 
 /**
