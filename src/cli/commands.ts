@@ -67,9 +67,9 @@ function presetLines(ir: IrServer): string {
     .map((p) => {
       const share = ir.surface && ir.surface.listBytes > 0 ? `, ${((100 * p.listBytes) / ir.surface.listBytes).toFixed(1)}% of all` : '';
       const tokens = p.listTokens !== null ? `, ${p.listTokens.toLocaleString('en-US')} tokens` : '';
-      // in search mode the preset narrows the catalogue behind search_tools, not the list
-      const what = ir.surface?.search ? 'catalogue' : 'tools/list';
-      const parts = [n(p.tools, 'tool') + ` (${what} ${p.listBytes.toLocaleString('en-US')} bytes${share}${tokens})`, n(p.prompts, 'prompt'), n(p.resources, 'resource')];
+      // a preset in search mode lists the search tools; its catalogue is what they reach
+      const search = p.catalogue ? `, search mode; catalogue ${n(p.catalogue.tools, 'tool')}, ${p.catalogue.listBytes.toLocaleString('en-US')} bytes` : '';
+      const parts = [n(p.tools, 'tool') + ` (tools/list ${p.listBytes.toLocaleString('en-US')} bytes${share}${tokens}${search})`, n(p.prompts, 'prompt'), n(p.resources, 'resource')];
       if (p.resourceTemplates > 0) parts.push(n(p.resourceTemplates, 'resource template'));
       return `  preset ${p.name}: ${parts.join(', ')}\n`;
     })
@@ -100,7 +100,7 @@ function surfaceReport(ir: IrServer): string {
     lines.push(`    ${line}${tokens.has(name) ? ` [${tokens.get(name)} tokens]` : ''}`);
   }
   for (const p of presetSummaries(ir)) {
-    lines.push(`  Preset ${p.name}: ${p.tools} tools, tools/list ${p.listBytes.toLocaleString('en-US')} bytes${p.listTokens !== null ? `, ${p.listTokens.toLocaleString('en-US')} tokens (o200k)` : ''}; largest:`);
+    lines.push(`  Preset ${p.name}${p.catalogue ? ' (search mode)' : ''}: ${p.tools} tools, tools/list ${p.listBytes.toLocaleString('en-US')} bytes${p.listTokens !== null ? `, ${p.listTokens.toLocaleString('en-US')} tokens (o200k)` : ''}; largest:`);
     for (const t of p.largest) lines.push(`    ${t.name} ${t.bytes} bytes${t.tokens !== null ? ` [${t.tokens} tokens]` : ''}, mostly ${DOMINANT[t.dominant]}`);
   }
   return lines.join('\n') + '\n';

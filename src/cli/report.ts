@@ -4,6 +4,7 @@
  * document (docs/cli.md); `--format github` annotates drifted files.
  */
 import type { Diagnostic } from '../diagnostics.js';
+import { presetToolSizes } from '../ir/surface.js';
 import type { IrServer } from '../ir/types.js';
 import type { WriteReport } from '../write/tree.js';
 import { diagnosticJson, escapeGithubData, escapeGithubProperty, type DiagnosticJson } from './format.js';
@@ -41,7 +42,7 @@ export type Summary = {
   /** Output schemas dropped for size; input schemas cut to `inputSchemaMaxBytes`. */
   outputSchemasDropped: number | null;
   inputSchemasCut: number | null;
-  /** `search` when the server lists search_tools, describe_tool and call_tool instead of its tools. */
+  /** `search` when the server lists search_tools, describe_tool and call_tool instead of its tools to a client that selected no preset (each preset's own mode: `presets[].discovery`). */
   discovery: 'list' | 'search';
   /** Search mode: bytes of the `tools` array a client lists (`listBytes` is then the catalogue behind search_tools); else null. */
   searchListBytes: number | null;
@@ -61,8 +62,12 @@ export type Contributor = { name: string; bytes: number; tokens: number | null; 
 /** What a client that selected one preset lists. */
 export type PresetSummary = {
   name: string;
+  /** `search`: a client that selected the preset lists search_tools, describe_tool and call_tool (`tools`, `listBytes`); `catalogue` measures what they reach. */
+  discovery: 'list' | 'search';
   tools: number;
   listBytes: number;
+  /** Search mode: the tools behind search_tools with the preset selected, and their `tools/list` bytes; else null. */
+  catalogue: { tools: number; listBytes: number } | null;
   /** o200k tokens, when counted (`--report`, a token budget); else null. */
   listTokens: number | null;
   prompts: number;
@@ -73,10 +78,10 @@ export type PresetSummary = {
 };
 
 /** The largest of `tools`, with what dominates each (the description, input or output schema). */
-export function contributors(surface: NonNullable<IrServer['surface']>, tools: readonly string[] | undefined, tokens: ReadonlyArray<{ name: string; tokens: number }> | undefined, count: number): Contributor[] {
+export function contributors(surface: NonNullable<IrServer['surface']>, tools: readonly string[] | undefined, tokens: ReadonlyArray<{ name: string; tokens: number }> | undefined, count: number, pool: NonNullable<IrServer['surface']>['tools'] = surface.tools): Contributor[] {
   const only = tools ? new Set(tools) : undefined;
   const counted = new Map((tokens ?? []).map((t) => [t.name, t.tokens]));
-  return surface.tools
+  return pool
     .filter((t) => !only || only.has(t.name))
     .sort((a, b) => b.bytes - a.bytes || (a.name < b.name ? -1 : 1))
     .slice(0, count)
@@ -97,13 +102,15 @@ export function presetSummaries(ir: IrServer): PresetSummary[] {
   if (!s) return [];
   return s.presets.map((p) => ({
     name: p.name,
+    discovery: p.catalogue ? 'search' : 'list',
     tools: p.tools.length,
     listBytes: p.listBytes,
+    catalogue: p.catalogue ? { tools: p.catalogue.tools.length, listBytes: p.catalogue.listBytes } : null,
     listTokens: p.tokens ? p.tokens.total : null,
     prompts: p.prompts,
     resources: p.resources,
     resourceTemplates: p.resourceTemplates,
-    largest: contributors(s, p.tools, p.tokens?.largest, 5),
+    largest: contributors(s, p.tools, p.tokens?.largest, 5, presetToolSizes(s, p)),
   }));
 }
 

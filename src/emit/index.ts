@@ -12,6 +12,7 @@ import { emitPreprocessorsFile, emitReflectionFile } from './ts/gates.js';
 import { emitPolicyFile } from './ts/policy.js';
 import { emitExtraToolsFile, emitPromptsFile, emitResourcesFile } from './ts/primitives.js';
 import { emitSearchIndexFile } from './ts/search.js';
+import { usesSearch } from '../ir/discovery.js';
 import { emitToolsFile } from './ts/tools.js';
 
 /** Renders every generated file of the project, sorted by path. */
@@ -37,7 +38,7 @@ export function emitProject(ir: IrServer): Map<string, string> {
   if (ir.concerns !== undefined) files.set('src/concerns.gen.ts', emitConcernsFile(ir));
   if (ir.preprocessors.length > 0) files.set('src/preprocessors.gen.ts', emitPreprocessorsFile(ir));
   if (ir.reflection !== undefined) files.set('src/reflection.gen.ts', emitReflectionFile(ir));
-  if (ir.discovery === 'search') files.set('src/search-index.gen.ts', emitSearchIndexFile(ir));
+  if (usesSearch(ir)) files.set('src/search-index.gen.ts', emitSearchIndexFile(ir));
   if (ir.policy !== undefined) files.set('src/policy.gen.ts', emitPolicyFile(ir));
   // the host-side helper is for the user's host, not the server: shipped, imported by nothing
   // shipped although nothing generated imports them: the preprocessor host helper, the audit chain checker

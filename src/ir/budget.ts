@@ -5,7 +5,7 @@
  * (fewest tools to change first).
  */
 import type { Diagnostics, Location } from '../diagnostics.js';
-import { largestTools } from './surface.js';
+import { largestTools, presetToolSizes } from './surface.js';
 import type { IrPresetSurface, IrServer, IrSurface } from './types.js';
 
 /** Limits of one preset. */
@@ -56,11 +56,10 @@ export function waysUnder(tools: readonly ToolSize[], excess: number, preset?: s
 
 const bullets = (lines: readonly string[]): string => lines.map((l) => `\n  - ${l}`).join('');
 
-/** The surface of `preset` restricted to its own tools, for {@link largestTools}. */
+/** The surface of `preset` restricted to the tools it lists, for {@link largestTools}. */
 function presetTools(ir: IrServer, p: IrPresetSurface): IrSurface {
-  const listed = new Set(p.tools);
   const s = ir.surface!;
-  return { ...s, tools: s.tools.filter((t) => listed.has(t.name)), listBytes: p.listBytes };
+  return { ...s, tools: presetToolSizes(s, p), listBytes: p.listBytes };
 }
 
 /**
@@ -84,6 +83,19 @@ export function checkPresetBudgets(ir: IrServer, budgets: Readonly<Record<string
       continue;
     }
     const mine = presetTools(ir, p);
+    if (p.catalogue) {
+      // search mode: the preset lists the search tools only; the catalogue is read one tool at a time
+      for (const [key, value, limit] of [['maxListBytes', p.listBytes, limits.maxListBytes], ['maxTools', p.tools.length, limits.maxTools]] as const) {
+        if (limit === undefined || value <= limit) continue;
+        opts.diagnostics.error(
+          'MCPGEN_OVER_BUDGET',
+          `preset ${JSON.stringify(name)} (search mode): tools/list is ${key === 'maxListBytes' ? `${value} bytes` : `${value} tools`}, over budget.presets.${name}.${key} ${limit}`,
+          `raise budget.presets.${name}.${key}: a preset in search mode lists only ${p.tools.join(', ')}`,
+          at(key),
+        );
+      }
+      continue;
+    }
     if (limits.maxListBytes !== undefined && p.listBytes > limits.maxListBytes) {
       opts.diagnostics.error(
         'MCPGEN_OVER_BUDGET',

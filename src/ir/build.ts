@@ -11,6 +11,7 @@ import { SchemaConverter } from '../openapi/schema.js';
 import { suggest } from '../suggest.js';
 import { buildConcerns } from './concerns.js';
 import { assignDefTypes } from './def-types.js';
+import { resolveDiscovery } from './discovery.js';
 import { synthesizeDescription } from './describe.js';
 import { assignIdentifiers, assignToolNames, type NameRequest } from './names.js';
 import { applyArgumentOverrides } from './arguments.js';
@@ -42,7 +43,7 @@ export type BuildManifest = Pick<
 > &
   Partial<Pick<ResolvedManifest, 'package' | 'outputSchemas' | 'outputSchemaDepth' | 'outputSchemaMaxBytes' | 'inputSchemaMaxBytes' | 'maxArgumentDescriptionLength' | 'budget'>
 > &
-  Partial<Pick<ResolvedManifest, 'maxInFlightBytes' | 'dir' | 'extraTools' | 'prompts' | 'resources' | 'resourceTemplates' | 'concerns' | 'concernMappings' | 'concernPresets' | 'exposeInMeta' | 'enforce' | 'preprocessors' | 'reflection' | 'discovery'>> & {
+  Partial<Pick<ResolvedManifest, 'maxInFlightBytes' | 'dir' | 'extraTools' | 'prompts' | 'resources' | 'resourceTemplates' | 'concerns' | 'concernMappings' | 'concernPresets' | 'exposeInMeta' | 'enforce' | 'preprocessors' | 'reflection' | 'discovery' | 'discoveryPresets'>> & {
   include?: SelectorInput[];
   exclude?: SelectorInput[];
   overrides?: Record<string, OverrideInput>;
@@ -237,7 +238,7 @@ export function buildIr(input: BuildInput): IrServer {
     preprocessors,
   };
   if (concerns !== undefined) server.concerns = concerns;
-  if (manifest.discovery === 'search') server.discovery = 'search';
+  Object.assign(server, resolveDiscovery(manifest, Object.keys(concerns?.presets ?? {}), { locate: locateManifest, diagnostics }));
   if (reflection !== undefined) server.reflection = reflection;
   if (manifest.description !== undefined) server.description = manifest.description;
   if (manifest.package !== undefined) server.package = { ...manifest.package };

@@ -9,6 +9,7 @@ import { waysUnder } from './budget.js';
 import { DEFAULT_JUSTIFICATION_SCHEMA, listBytes, persistToolFor, toolEntry, withConcernMeta, type ToolEntry } from '../../templates/runtime/surface.js';
 import { matches } from '../../templates/runtime/concerns.js';
 import { SEARCH_TOOLS } from '../../templates/runtime/search-tools.js';
+import { discoveryOf, usesSearch } from './discovery.js';
 import { portable } from './portable.js';
 import { WITH_CONTEXT_PROMPT } from './preprocessors.js';
 import { slimInput } from './slim-input.js';
@@ -91,8 +92,9 @@ export function toolEntries(ir: IrServer): ToolEntry[] {
 }
 
 /**
- * The `tools/list` entries a client that selected `preset` receives: the unfiltered entries
- * filtered with the generated server's own matching rule (templates/runtime/concerns.ts).
+ * The catalogue a client that selected `preset` sees: the unfiltered entries filtered with the
+ * generated server's own matching rule (templates/runtime/concerns.ts). In list mode that is what
+ * `tools/list` lists; in search mode, what `search_tools` searches.
  */
 export function presetEntries(ir: IrServer, preset: string, entries: readonly ToolEntry[] = toolEntries(ir)): ToolEntry[] {
   const c = ir.concerns;
@@ -100,6 +102,18 @@ export function presetEntries(ir: IrServer, preset: string, entries: readonly To
   const prefs = c.presets[preset] ?? {};
   const tools = c.mappings.tools ?? {};
   return entries.filter((e) => matches(Object.hasOwn(tools, e.name) ? tools[e.name] : undefined, prefs));
+}
+
+/**
+ * The `tools/list` entries a client that selected `preset` receives, whatever its mode: its
+ * catalogue ({@link presetEntries}) in list mode; in search mode the search tools, with the gate's
+ * persist tool when the preset shows it (the server lists the search tools unfiltered).
+ */
+export function presetListed(ir: IrServer, preset: string, entries: readonly ToolEntry[] = toolEntries(ir)): ToolEntry[] {
+  if (discoveryOf(ir, preset) === 'list') return presetEntries(ir, preset, entries);
+  const front = searchEntries(ir);
+  const shown = new Set(presetEntries(ir, preset, front).map((e) => e.name));
+  return front.filter((e) => SEARCH_TOOLS.includes(e) || shown.has(e.name));
 }
 
 /** The surface of every concern preset, in manifest order. */
@@ -113,11 +127,13 @@ function measurePresets(ir: IrServer, entries: readonly ToolEntry[]): IrPresetSu
       const m = c.mappings[kind] ?? {};
       return matches(Object.hasOwn(m, id) ? m[id] : undefined, prefs);
     };
-    const listed = presetEntries(ir, name, entries);
+    const catalogue = presetEntries(ir, name, entries);
+    const listed = presetListed(ir, name, entries);
     return {
       name,
       tools: listed.map((e) => e.name),
       listBytes: listBytes(listed),
+      ...(discoveryOf(ir, name) === 'search' ? { catalogue: { tools: catalogue.map((e) => e.name), listBytes: listBytes(catalogue) } } : {}),
       prompts: prompts.filter((p) => visible('prompts', p)).length,
       resources: ir.resources.filter((r) => visible('resources', r.uri)).length,
       resourceTemplates: ir.resourceTemplates.filter((t) => visible('resourceTemplates', t.uriTemplate)).length,
@@ -128,14 +144,16 @@ function measurePresets(ir: IrServer, entries: readonly ToolEntry[]): IrPresetSu
 /** Measures the surface of a finished IR. */
 export function measureSurface(ir: IrServer, report: FitReport = { dropped: [], cut: [], describedResults: 0 }): IrSurface {
   const entries = toolEntries(ir);
-  return {
-    tools: entries.map((e) => ({
+  const sized = (list: readonly ToolEntry[]): IrSurface['tools'] =>
+    list.map((e) => ({
       name: e.name,
       bytes: bytes(e),
       inputBytes: bytes(e.inputSchema),
       outputBytes: bytes(e.outputSchema),
       descriptionBytes: e.description === undefined ? 0 : Buffer.byteLength(e.description),
-    })),
+    }));
+  return {
+    tools: sized(entries),
     listBytes: listBytes(entries),
     withOutputSchema: entries.filter((e) => e.outputSchema !== undefined).length,
     describedResults: report.describedResults,
@@ -143,7 +161,14 @@ export function measureSurface(ir: IrServer, report: FitReport = { dropped: [], 
     inputSchemasCut: report.cut,
     presets: measurePresets(ir, entries),
     ...(ir.discovery === 'search' ? { search: { tools: searchEntries(ir).map((e) => e.name), listBytes: listBytes(searchEntries(ir)) } } : {}),
+    ...(usesSearch(ir) ? { front: sized(searchEntries(ir)) } : {}),
   };
+}
+
+/** The sizes of the tools a preset lists: the search tools' for a search-mode preset, else its catalogue's. */
+export function presetToolSizes(surface: IrSurface, preset: IrPresetSurface): IrSurface['tools'] {
+  const listed = new Set(preset.tools);
+  return (preset.catalogue ? (surface.front ?? []) : surface.tools).filter((t) => listed.has(t.name));
 }
 
 /** What would shrink a tool most, for the budget error. */
@@ -215,6 +240,6 @@ export async function countTokens(ir: IrServer): Promise<{ total: number; larges
       .slice(0, 10)
       .map((e) => ({ name: e.name, tokens: tokensOf(e) })),
   });
-  for (const p of ir.surface?.presets ?? []) p.tokens = tally(presetEntries(ir, p.name, entries));
+  for (const p of ir.surface?.presets ?? []) p.tokens = tally(presetListed(ir, p.name, entries));
   return tally(entries);
 }

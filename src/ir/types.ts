@@ -265,6 +265,12 @@ export type IrServer = {
   surface?: IrSurface;
   /** `search`: the server lists search_tools, describe_tool and call_tool instead of its tools (manifest `discovery`). */
   discovery?: 'search';
+  /**
+   * Concern preset ⇒ its discovery mode, for the presets whose mode differs from `discovery`
+   * (manifest `discovery.presets`; ir/discovery.ts): what `tools/list` lists for a client that
+   * selected the preset.
+   */
+  presetDiscovery?: Record<string, 'list' | 'search'>;
   /** The policy layer, when the manifest has `policy`: access rules resolved to exact primitives (ir/policy.ts). */
   policy?: IrPolicy;
 };
@@ -302,18 +308,22 @@ export type IrSurface = {
   tokens?: { total: number; largest: Array<{ name: string; tokens: number }> };
   /** The surface a client that selected each concern preset lists, in manifest order. */
   presets: IrPresetSurface[];
-  /** Search mode: what `tools/list` lists (the fields above measure the catalogue behind `search_tools`). */
+  /** Search mode (no preset selected): what `tools/list` lists (the fields above measure the catalogue behind `search_tools`). */
   search?: { tools: string[]; listBytes: number };
+  /** The search-mode entries, unfiltered (search_tools, describe_tool, call_tool, the gate's persist tool), when the server or any preset is in search mode. */
+  front?: IrSurface['tools'];
 };
 
 /** What a client that selected one concern preset lists (the server's own matching rule). */
 export type IrPresetSurface = {
   /** Preset name (a key of `concernPresets`). */
   name: string;
-  /** Names of the tools listed, in list order. */
+  /** Names of the tools listed, in list order (a search-mode preset: the search tools). */
   tools: string[];
   /** UTF-8 length of the JSON of the `tools` array listed with the preset selected. */
   listBytes: number;
+  /** A preset in search mode: the catalogue behind `search_tools` with the preset selected (its tools and their `tools/list` bytes). */
+  catalogue?: { tools: string[]; listBytes: number };
   /** Prompts, resources and resource templates listed with the preset selected. */
   prompts: number;
   resources: number;

@@ -83,7 +83,10 @@ export type ResolvedManifest = {
   exposeInMeta: boolean;
   enforce: boolean;
   /** How clients find the tools (default `list`). */
+  /** The mode when no concern preset is selected (`discovery`, or `discovery.mode`). */
   discovery: 'list' | 'search';
+  /** `discovery.presets`: concern preset name ⇒ its mode, as written. */
+  discoveryPresets?: Record<string, 'list' | 'search'>;
   /** Preprocessors as written (entries that are not objects dropped). */
   preprocessors?: Preprocessor[];
   /** The reflection gate settings as written. */
@@ -201,6 +204,12 @@ function resolvePackage(raw: unknown): ResolvedPackage {
   return out;
 }
 
+/** The mode of `discovery` when no preset is selected: the string form, or the object form's `mode`. */
+function discoveryMode(raw: unknown): 'list' | 'search' {
+  const mode = isRecord(raw) ? raw.mode : raw;
+  return mode === 'search' ? 'search' : 'list';
+}
+
 /**
  * Applies the schema's defaults (version, output, maxToolNameLength, timeoutMs,
  * maxResponseBytes; envPrefix derived from name), resolves `openapi` and `output` against the
@@ -238,8 +247,16 @@ export function resolveManifest(loaded: LoadedManifest): ResolvedManifest {
     dir: loaded.dir,
     exposeInMeta: m.exposeInMeta === true,
     enforce: m.enforce === true,
-    discovery: m.discovery === 'search' ? 'search' : 'list',
+    discovery: discoveryMode(m.discovery),
   };
+  // the object form's per-preset modes (names are checked against concernPresets in the IR)
+  if (isRecord(m.discovery) && isRecord(m.discovery.presets)) {
+    const modes: Record<string, 'list' | 'search'> = {};
+    for (const [name, mode] of Object.entries(m.discovery.presets)) {
+      if (mode === 'list' || mode === 'search') Object.defineProperty(modes, name, { value: mode, enumerable: true, writable: true, configurable: true });
+    }
+    out.discoveryPresets = modes;
+  }
   const description = str('description');
   if (description !== undefined) out.description = description;
   const baseUrl = str('baseUrl');

@@ -281,13 +281,25 @@ export type Manifest = {
    */
   concernPresets?: Record<string, ConcernPreferences>;
   /**
-   * How clients find the tools. `list` (default): `tools/list` lists every tool. `search`: it lists
-   * `search_tools` (ranked by a full-text index built at build time over names, descriptions, tags and
-   * arguments), `describe_tool` and `call_tool` (plus `persist_justification` when gates exist), for APIs too
-   * big for any context; every tool is still validated and run by the same code, concerns and gates included.
+   * How clients find the tools. `list` (default): `tools/list` lists every tool (those the client's concern
+   * preferences show). `search`: it lists `search_tools` (ranked by a full-text index built at build time
+   * over names, descriptions, tags and arguments), `describe_tool` and `call_tool` (plus
+   * `persist_justification` when gates exist), for APIs too big for any context; every tool is still
+   * validated and run by the same code, concerns and gates included. The object form chooses per concern
+   * preset: `{ mode: list, presets: { everything: search } }`; `mode` applies when the client selected no
+   * preset (and to presets not named), `presets` names presets of `concernPresets` whose mode differs. The
+   * index (and `minisearch`) ships whenever any preset or the default is `search`.
    * @default "list"
    */
-  discovery?: 'list' | 'search';
+  discovery?: 'list' | 'search' | {
+    /**
+     * The mode when the client selected no concern preset, and of every preset `presets` does not name.
+     * @default "list"
+     */
+    mode?: 'list' | 'search';
+    /** Concern preset name (a key of `concernPresets`) ⇒ its mode, when it differs from `mode`. */
+    presets?: Record<string, 'list' | 'search'>;
+  };
   /**
    * Publish each primitive's concern mapping in its list entry as `_meta.concerns`, for concern-aware clients
    * and debugging. Defaults to false.

@@ -30,12 +30,21 @@ function cut(text: string): string {
   return text.length > SEARCH_LIMITS.descriptionChars ? `${text.slice(0, SEARCH_LIMITS.descriptionChars - 1)}…` : text;
 }
 
-/** Loads a serialised index: what the server needs to answer in search mode. */
-export function createToolSearch(serialised: string): ToolSearch {
+/** Search mode per concern preset (manifest `discovery` in its object form): the mode without a preset, and the presets whose mode differs. */
+export type DiscoveryModes = { readonly mode: 'list' | 'search'; readonly presets?: { readonly [preset: string]: 'list' | 'search' } };
+
+/**
+ * Loads a serialised index: what the server needs to answer in search mode. Without `discovery`,
+ * every request lists the search tools; with it, the requests whose active concern preset (or,
+ * without one, the server) is in search mode (`modeOf`).
+ */
+export function createToolSearch(serialised: string, discovery: DiscoveryModes = { mode: 'search' }): ToolSearch & Required<Pick<ToolSearch, 'modeOf'>> {
   const index = MiniSearch.loadJSON<SearchDocument>(serialised, INDEX_OPTIONS);
+  const presets = discovery.presets ?? {};
   return {
     tools: SEARCH_TOOLS,
     names: SEARCH_TOOL_NAMES,
+    modeOf: (preset) => (preset !== undefined && Object.hasOwn(presets, preset) ? presets[preset]! : discovery.mode),
     search(args, keep, describe): CallToolResult {
       const { query, limit } = searchArguments(args);
       const results = rankTools(index, query, limit, keep).map((hit) => {

@@ -4,7 +4,10 @@
  * `Client` against a local backend on 127.0.0.1. `tools/list` stays under 3 KB; search_tools
  * ranks the tool a user means in the first three for at least 18 of the 20 committed queries;
  * describe_tool and call_tool reach the backend with a validated request; invalid arguments
- * through call_tool are refused exactly like a direct call; a gated tool stays gated.
+ * through call_tool are refused exactly like a direct call; a gated tool stays gated. The same
+ * build has two presets that list their tools (`discovery: { mode: search, presets: { code-review:
+ * list, ci: list } }`): a client that selects one of them lists its tools, one that selects another
+ * preset lists the search tools, in both protocol eras, with the bytes the build reports for each.
  */
 import http from 'node:http';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,8 +16,11 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as z from 'zod/v4';
 import { main } from '../../src/cli/main.js';
 import type { JsonReport } from '../../src/cli/report.js';
+import { connectClient } from '../helpers/eras.js';
+import type { AnyClient } from '../helpers/eras.js';
 import { ROOT, run } from '../helpers/project.js';
 
 const FIXTURE = path.join(ROOT, 'test/fixtures/github');
@@ -25,13 +31,15 @@ let backend: http.Server;
 const requests: Array<{ method: string; url: string; body: string }> = [];
 let client: Client;
 let report: JsonReport;
+let env: Record<string, string>;
+const others: AnyClient[] = [];
 
 beforeAll(async () => {
   rmSync(work, { recursive: true, force: true });
   mkdirSync(work, { recursive: true });
-  // the fixture, in search mode, with the corpus spec at its real place
+  // the fixture, in search mode but for two presets that list their tools, with the corpus spec at its real place
   const manifest = readFileSync(path.join(FIXTURE, 'mcpgen.yaml'), 'utf8').replace('openapi: ../../../.corpus/github-rest.json', `openapi: ${JSON.stringify(path.join(ROOT, '.corpus/github-rest.json'))}`);
-  writeFileSync(path.join(work, 'mcpgen.yaml'), `${manifest}discovery: search\n`);
+  writeFileSync(path.join(work, 'mcpgen.yaml'), `${manifest}discovery:\n  mode: search\n  presets: { code-review: list, ci: list }\n`);
   let out = '';
   const io = { stdout: (s: string) => void (out += s), stderr: (s: string) => void process.stderr.write(s), cwd: work };
   expect(await main(['build', 'mcpgen.yaml', '--format', 'json'], io)).toBe(0);
@@ -50,10 +58,11 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => backend.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(backend.address() as { port: number }).port}`;
+  env = { GITHUB_BASE_URL: url, GITHUB_REFLECTION_DIR: path.join(work, 'store') };
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [path.join(work, 'server/dist/server.js')],
-    env: { PATH: process.env.PATH ?? '', GITHUB_BASE_URL: url, GITHUB_REFLECTION_DIR: path.join(work, 'store') },
+    env: { PATH: process.env.PATH ?? '', ...env },
     stderr: 'pipe',
     cwd: work,
   });
@@ -62,11 +71,13 @@ beforeAll(async () => {
 }, 600_000);
 
 afterAll(async () => {
+  await Promise.all(others.splice(0).map((c) => c.close()));
   await client?.close();
   backend?.close();
 });
 
 const call = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as CallToolResult;
+const ConcernsUpdated = z.looseObject({ concerns: z.record(z.string(), z.string()) });
 const text = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
 
 describe('search mode on GitHub', () => {
@@ -150,5 +161,37 @@ describe('search mode on GitHub', () => {
     expect(text(r)).toContain('justify_repository_deletion');
     expect(text(r)).toContain('Then call call_tool again with {"name": "repos_delete", "arguments": <the same arguments>}.');
     expect(requests).toEqual([]);
+  });
+
+  it('per preset: code-review and ci list their tools, the other presets the search tools, in both eras, with the bytes the build reports', async () => {
+    const presets = report.summary!.presets;
+    const of = (name: string) => presets.find((p) => p.name === name)!;
+    expect(presets.map((p) => [p.name, p.discovery])).toEqual([
+      ['issue-triage', 'search'],
+      ['code-review', 'list'],
+      ['ci', 'list'],
+      ['read-only', 'search'],
+    ]);
+    expect(of('read-only').catalogue!.tools).toBeGreaterThan(600);
+    expect(of('code-review').catalogue).toBeNull();
+    const modern = (await connectClient({ kind: 'stdio', server: path.join(work, 'server'), env }, 'modern')).client;
+    others.push(modern);
+    for (const c of [client, modern] as AnyClient[]) {
+      const list = async (preset: string) => (await c.listTools({ _meta: { 'io.mcpgen/concernPreset': preset } })).tools;
+      const search = await list('read-only');
+      expect(search.map((t) => t.name)).toEqual(['search_tools', 'describe_tool', 'call_tool', 'persist_justification']);
+      expect(Buffer.byteLength(JSON.stringify(search))).toBe(of('read-only').listBytes);
+      expect(of('read-only').listBytes).toBeLessThan(3 * 1024);
+      const review = await list('code-review');
+      expect(review.length).toBe(of('code-review').tools);
+      expect(review.map((t) => t.name)).toContain('pulls_merge');
+      expect(Buffer.byteLength(JSON.stringify(review))).toBe(of('code-review').listBytes);
+      expect(Buffer.byteLength(JSON.stringify(await list('ci')))).toBe(of('ci').listBytes);
+    }
+    // legacy era: a preset selected for the session decides the session's list
+    await client.request({ method: 'concerns/update', params: { preset: 'code-review' } } as unknown as Parameters<Client['request']>[0], ConcernsUpdated);
+    expect((await client.listTools()).tools.length).toBe(of('code-review').tools);
+    await client.request({ method: 'concerns/update', params: { preset: 'issue-triage' } } as unknown as Parameters<Client['request']>[0], ConcernsUpdated);
+    expect(Buffer.byteLength(JSON.stringify((await client.listTools()).tools))).toBe(of('issue-triage').listBytes);
   });
 });

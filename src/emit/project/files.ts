@@ -47,7 +47,7 @@ export function emitPackageJson(ir: IrServer): string {
 function dependencies(ir: IrServer): Record<string, string> {
   const deps: Record<string, string> = { ...GENERATED_DEPENDENCIES };
   if (serverParts(ir).anyPrompts || ir.reflection !== undefined) deps.handlebars = OPTIONAL_DEPENDENCIES.handlebars;
-  if (ir.discovery === 'search') deps.minisearch = OPTIONAL_DEPENDENCIES.minisearch;
+  if (serverParts(ir).search) deps.minisearch = OPTIONAL_DEPENDENCIES.minisearch;
   if (ir.policy !== undefined) deps['@opentelemetry/api'] = OPTIONAL_DEPENDENCIES['@opentelemetry/api'];
   return Object.fromEntries(Object.entries(deps).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }

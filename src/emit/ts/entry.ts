@@ -4,6 +4,7 @@
  * so a project copies only the runtime modules, and needs only the dependencies, it uses.
  */
 import type { IrServer } from '../../ir/types.js';
+import { usesSearch } from '../../ir/discovery.js';
 import { TS_HEADER } from '../header.js';
 import { serverVariables, type Variable, type VariableSources, type VariableTool } from '../../../templates/runtime/variables.js';
 import { tsLiteral } from '../safe.js';
@@ -79,8 +80,10 @@ export type ServerParts = {
   reflection: boolean;
   /** Prompts of any origin: the manifest's, gate prompts, `with_context`. */
   anyPrompts: boolean;
-  /** Search mode (`discovery: search`). */
+  /** Search mode (`discovery: search`), for the server or any preset. */
   search: boolean;
+  /** Search mode per concern preset (`discovery.presets`): the active preset decides what `tools/list` lists. */
+  searchPresets: boolean;
   /** The policy layer (`policy`: audit, access, limits). */
   policy: boolean;
 };
@@ -100,7 +103,8 @@ export function serverParts(ir: IrServer): ServerParts {
     preprocessors,
     reflection,
     anyPrompts: ir.prompts.length > 0 || gatePrompts || preprocessors,
-    search: ir.discovery === 'search',
+    search: usesSearch(ir),
+    searchPresets: ir.presetDiscovery !== undefined,
     policy: ir.policy !== undefined,
   };
 }
@@ -129,7 +133,7 @@ export function emitServerEntry(ir: IrServer): string {
   if (p.reflection) imports.push("import { ReflectionGate, reflectionConfigFromEnv } from './runtime/reflection.js';");
   if (hasResources) imports.push("import { installResources } from './runtime/resources.js';");
   if (p.search) imports.push("import { createToolSearch } from './runtime/search.js';");
-  if (p.search) imports.push("import { searchIndex } from './search-index.gen.js';");
+  if (p.search) imports.push(`import { ${p.searchPresets ? 'discovery, ' : ''}searchIndex } from './search-index.gen.js';`);
   imports.push("import { tools } from './tools.gen.js';");
   const head = '#!/usr/bin/env node\n' + TS_HEADER + '\n' + imports.join('\n') + '\n\n';
   const call = '// --help, --version and --print-config answer on stdout and exit; otherwise the server serves MCP\n// over stdio, or over Streamable HTTP with --transport http (see --help)\n';
@@ -151,8 +155,13 @@ export function emitServerEntry(ir: IrServer): string {
   const gated = p.concerns || p.policy;
   const gateOpt = gated ? ', { gate }' : '';
   const install: string[] = [];
-  if (p.concerns && p.policy) install.push('    const gate = composeGates(base, installConcerns(server, { ...concerns, capabilities, era: instance.era }));');
-  else if (p.concerns) install.push('    const gate = installConcerns(server, { ...concerns, capabilities, era: instance.era });');
+  // search mode per preset: the concern gate tells the server each request's active preset
+  const concernOptions = `{ ...concerns, capabilities, era: instance.era${p.searchPresets ? ', toolListMode: toolSearch.modeOf' : ''} }`;
+  if (p.concerns && p.policy && p.searchPresets) {
+    install.push(`    const concernGate = installConcerns(server, ${concernOptions});`);
+    install.push('    const gate = { ...composeGates(base, concernGate), activePreset: concernGate.activePreset };');
+  } else if (p.concerns && p.policy) install.push(`    const gate = composeGates(base, installConcerns(server, ${concernOptions}));`);
+  else if (p.concerns) install.push(`    const gate = installConcerns(server, ${concernOptions});`);
   else if (p.policy) install.push('    const gate = base;');
   if (p.preprocessors) install.push('    installPreprocessors(server, preprocessors);');
   if (p.anyPrompts) {
@@ -173,13 +182,15 @@ export function emitServerEntry(ir: IrServer): string {
     ext.push('  reflectionDir: reflection.storeDir,');
   }
   if (p.preprocessors) ext.push('  preprocessorNames: preprocessors.map((p) => p.name),');
-  if (p.search) ext.push('  search: createToolSearch(searchIndex),');
+  if (p.search) ext.push(p.searchPresets ? '  search: toolSearch,' : '  search: createToolSearch(searchIndex),');
   if (p.policy) ext.push('  policy: (context) => createPolicy(policy, { serverName: config.name, serverVersion: config.version, ...context }),');
   if (ir.policy?.audit) ext.push('  audit: policy.audit,');
   const params = ['server', ...(p.concerns || p.policy ? ['instance'] : []), ...(p.policy ? ['base'] : [])];
   if (p.policy && !p.concerns) params[1] = '_instance';
   if (install.length > 0) ext.push(`  install: (${params.join(', ')}) => {\n${p.reflection && p.anyPrompts ? '    const reflectionPrompts = reflectionGate?.promptsFor() ?? [];\n' : ''}${install.join('\n')}\n  },`);
-  const gateDecl = p.reflection ? '/** The reflection gate, shared by every instance of this process (made once the state key is known). */\nlet reflectionGate: ReflectionGate | undefined;\n\n' : '';
+  const gateDecl =
+    (p.reflection ? '/** The reflection gate, shared by every instance of this process (made once the state key is known). */\nlet reflectionGate: ReflectionGate | undefined;\n\n' : '') +
+    (p.searchPresets ? '/** Search mode, per concern preset (manifest `discovery`): shared by every instance. */\nconst toolSearch = createToolSearch(searchIndex, discovery);\n\n' : '');
   return (
     head +
     gateDecl +

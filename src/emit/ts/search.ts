@@ -8,7 +8,7 @@ import type { IrServer } from '../../ir/types.js';
 import { buildSearchIndex } from '../../../templates/runtime/search-index.js';
 import type { SearchSource } from '../../../templates/runtime/search-index.js';
 import { TS_HEADER } from '../header.js';
-import { tsString } from '../safe.js';
+import { tsLiteral, tsString } from '../safe.js';
 
 /** The tools of `ir` as the index sees them: operation tools (with tags and method), then extra tools. */
 export function searchSources(ir: IrServer): SearchSource[] {
@@ -29,7 +29,13 @@ export function searchSources(ir: IrServer): SearchSource[] {
   return [...ops, ...extra];
 }
 
-/** Renders `src/search-index.gen.ts`. */
+/**
+ * Renders `src/search-index.gen.ts`; when presets have a discovery mode of their own (manifest
+ * `discovery.presets`), also `discovery`: the mode without a preset and each such preset's.
+ */
 export function emitSearchIndexFile(ir: IrServer): string {
-  return TS_HEADER + '\n/** The full-text index `search_tools` ranks with (MiniSearch, serialised at build time). */\n' + `export const searchIndex: string = ${tsString(buildSearchIndex(searchSources(ir)))};\n`;
+  const index = TS_HEADER + '\n/** The full-text index `search_tools` ranks with (MiniSearch, serialised at build time). */\n' + `export const searchIndex: string = ${tsString(buildSearchIndex(searchSources(ir)))};\n`;
+  if (ir.presetDiscovery === undefined) return index;
+  const modes = { mode: ir.discovery ?? 'list', presets: ir.presetDiscovery };
+  return index + '\n/** What `tools/list` lists (manifest `discovery`): the search tools (`search`) or the tools (`list`), without a preset and per preset. */\n' + `export const discovery = ${tsLiteral(modes, 2)} as const;\n`;
 }
