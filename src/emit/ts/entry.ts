@@ -162,7 +162,7 @@ export function emitServerEntry(ir: IrServer): string {
     install.push('    const gate = { ...composeGates(base, concernGate), activePreset: concernGate.activePreset };');
   } else if (p.concerns && p.policy) install.push(`    const gate = composeGates(base, installConcerns(server, ${concernOptions}));`);
   else if (p.concerns) install.push(`    const gate = installConcerns(server, ${concernOptions});`);
-  else if (p.policy) install.push('    const gate = base;');
+  else if (p.policy && (p.anyPrompts || hasResources)) install.push('    const gate = base;');
   if (p.preprocessors) install.push('    installPreprocessors(server, preprocessors);');
   if (p.anyPrompts) {
     const lists = [p.prompts ? '...prompts' : '', p.reflection ? '...reflectionPrompts' : '', p.preprocessors ? 'withContextPrompt(preprocessors)' : ''].filter(Boolean);
@@ -173,7 +173,7 @@ export function emitServerEntry(ir: IrServer): string {
     const defs = [p.resources ? 'resources' : '', p.templates ? 'templates: resourceTemplates' : ''].filter(Boolean).join(', ');
     install.push(`    installResources(server, { ${defs} }${gateOpt});`);
   }
-  if (gated) install.push('    return gate;');
+  if (install.some((l) => l.startsWith('    const gate'))) install.push('    return gate;');
   const ext: string[] = [];
   if (p.extraTools) ext.push('  extraTools,');
   ext.push('  capabilities,');
@@ -185,8 +185,11 @@ export function emitServerEntry(ir: IrServer): string {
   if (p.search) ext.push(p.searchPresets ? '  search: toolSearch,' : '  search: createToolSearch(searchIndex),');
   if (p.policy) ext.push('  policy: (context) => createPolicy(policy, { serverName: config.name, serverVersion: config.version, ...context }),');
   if (ir.policy?.audit) ext.push('  audit: policy.audit,');
-  const params = ['server', ...(p.concerns || p.policy ? ['instance'] : []), ...(p.policy ? ['base'] : [])];
-  if (p.policy && !p.concerns) params[1] = '_instance';
+  // name only the parameters the body uses (the project type-checks with noUnusedParameters)
+  const body = install.join('\n');
+  const usesBase = /\bbase\b/.test(body);
+  const usesInstance = /\binstance\./.test(body);
+  const params = ['server', ...(usesInstance || usesBase ? [usesInstance ? 'instance' : '_instance'] : []), ...(usesBase ? ['base'] : [])];
   if (install.length > 0) ext.push(`  install: (${params.join(', ')}) => {\n${p.reflection && p.anyPrompts ? '    const reflectionPrompts = reflectionGate?.promptsFor() ?? [];\n' : ''}${install.join('\n')}\n  },`);
   const gateDecl =
     (p.reflection ? '/** The reflection gate, shared by every instance of this process (made once the state key is known). */\nlet reflectionGate: ReflectionGate | undefined;\n\n' : '') +
