@@ -26,6 +26,12 @@
  * ONLY from each request's `_meta` (channel 4, on top of nothing). `concerns/update` answers
  * -32602 telling the client to send its preferences in `_meta`; no list_changed is sent.
  *
+ * The request's active preset (`activePreset`): the one its `_meta` names, else (legacy era) the
+ * one the session selected last through channels 1–3 (`concerns` sent later apply on top of it
+ * and keep it active), else none. The server lists the search tools instead of its catalogue when
+ * that preset is in search mode (manifest `discovery.presets`): a `concerns/update` that changes
+ * the mode (`toolListMode`) sends `notifications/tools/list_changed` too.
+ *
  * A preset is always named under a key of its own, never inside the `{ <concern>: <value> }`
  * map, so a concern may be called `preset`. Wherever both are given, the preset applies first
  * and the concerns on top of it. Later channels override earlier ones. `concerns/list` returns
@@ -114,6 +120,12 @@ export type InstallConcernsOptions = {
    * session preferences (channels 1–4, list_changed); `modern` reads each request's `_meta` only.
    */
   readonly era: Era;
+  /**
+   * What `tools/list` lists for a request whose active preset is `preset` (undefined: none), when
+   * it does not depend on the concern filter alone (search mode per preset): a `concerns/update`
+   * after which it returns another value sends `notifications/tools/list_changed`.
+   */
+  readonly toolListMode?: (preset: string | undefined) => string;
 };
 
 /** Concern state and filtering of one session, returned by `installConcerns`. */
@@ -124,6 +136,11 @@ export type ConcernControl = PrimitiveGate & {
   readonly enforce: boolean;
   /** Preferences that apply to a request: the session's overlaid by its `_meta` entry. Throws -32602 when that entry is invalid. */
   preferencesFor(extra?: ServerContext): ConcernPreferences;
+  /**
+   * The concern preset active for a request: the one its `_meta` names, else (legacy era) the one
+   * the session selected last, else undefined. Throws -32602 when `_meta` names an unknown preset.
+   */
+  activePreset(extra?: ServerContext): string | undefined;
 };
 
 /** Params of the custom methods and of the initialized notification: any object (checked by hand, to name the allowed values). */
@@ -136,6 +153,8 @@ export function installConcerns(server: Server, opts: InstallConcernsOptions): C
   const { declarations, mappings, presets = {} } = opts;
   const metaKey = opts.metaKey ?? DEFAULT_CONCERNS_META_KEY;
   const session = new ConcernSession();
+  /** The preset the session selected last (legacy era). */
+  let sessionPreset: string | undefined;
   const metaCache = new WeakMap<object, ConcernPatch>();
   let seeded = false;
 
@@ -164,7 +183,10 @@ export function installConcerns(server: Server, opts: InstallConcernsOptions): C
   /** Applies what is valid of `raw` to the session and logs the rest (notification channels). */
   const applyLenient = (where: string, raw: unknown, preset?: unknown): void => {
     if (preset !== undefined) {
-      if (typeof preset === 'string' && Object.hasOwn(presets, preset)) session.setAll(presets[preset] ?? {});
+      if (typeof preset === 'string' && Object.hasOwn(presets, preset)) {
+        session.setAll(presets[preset] ?? {});
+        sessionPreset = preset;
+      }
       else log('warn', `concerns: unknown preset ${JSON.stringify(preset)} in ${where} ignored (presets: ${Object.keys(presets).join(', ') || 'none'})`);
     }
     if (raw === undefined) return;
@@ -197,12 +219,21 @@ export function installConcerns(server: Server, opts: InstallConcernsOptions): C
     return base !== undefined ? applyPatch(base, patch) : session.effective(patch);
   };
 
+  const activePreset = (extra?: ServerContext): string | undefined => {
+    ensureSeeded();
+    const name: unknown = requestMeta(extra)?.[CONCERN_PRESET_META_KEY];
+    if (name === undefined) return modern ? undefined : sessionPreset;
+    if (typeof name !== 'string' || !Object.hasOwn(presets, name)) throw unknownPreset(name);
+    return name;
+  };
+
   const visibleWith = (kind: PrimitiveKind, id: string, prefs: ConcernPreferences): boolean => matches(mappings[kind]?.[id], prefs);
 
   const gate: ConcernControl = {
     session,
     enforce: opts.enforce,
     preferencesFor,
+    activePreset,
     visible: (kind, id, extra) => visibleWith(kind, id, preferencesFor(extra)),
     assertAllowed: (kind, id, extra) => {
       if (!opts.enforce) return;
@@ -223,8 +254,9 @@ export function installConcerns(server: Server, opts: InstallConcernsOptions): C
       .filter((id) => visibleWith(kind, id, prefs))
       .join('\n');
 
-  const notifyChanges = async (before: ConcernPreferences, after: ConcernPreferences): Promise<void> => {
+  const notifyChanges = async (before: ConcernPreferences, after: ConcernPreferences, modeChanged: boolean): Promise<void> => {
     const changed = new Set(PRIMITIVE_KINDS.filter((k) => visibleIds(k, before) !== visibleIds(k, after)));
+    if (modeChanged) changed.add('tools');
     const sends: ['tools' | 'prompts' | 'resources', () => Promise<void>][] = [];
     if (changed.has('tools')) sends.push(['tools', () => server.sendToolListChanged()]);
     if (changed.has('prompts')) sends.push(['prompts', () => server.sendPromptListChanged()]);
@@ -270,9 +302,11 @@ export function installConcerns(server: Server, opts: InstallConcernsOptions): C
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'concerns/update needs "concerns" (an object mapping concern names to values) or "preset"');
     }
     let next = session.preferences();
+    let nextPreset = sessionPreset;
     if (preset !== undefined) {
       if (typeof preset !== 'string' || !Object.hasOwn(presets, preset)) throw unknownPreset(preset);
       next = { ...(presets[preset] ?? {}) };
+      nextPreset = preset;
     }
     if (concerns !== undefined) {
       const check = validatePreferences(declarations, concerns);
@@ -280,8 +314,10 @@ export function installConcerns(server: Server, opts: InstallConcernsOptions): C
       next = applyPatch(next, check.preferences);
     }
     const before = session.preferences();
-    const changed = session.setAll(next);
-    if (changed) await notifyChanges(before, session.preferences());
+    const modeChanged = opts.toolListMode !== undefined && opts.toolListMode(sessionPreset) !== opts.toolListMode(nextPreset);
+    sessionPreset = nextPreset;
+    const changed = session.setAll(next) || modeChanged;
+    if (changed) await notifyChanges(before, session.preferences(), modeChanged);
     return { concerns: session.preferences(), changed };
   });
 

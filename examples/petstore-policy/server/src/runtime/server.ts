@@ -76,8 +76,19 @@ export interface ToolSearch {
   readonly tools: readonly ToolEntry[];
   /** Names of the three search-mode tools. */
   readonly names: { readonly search: string; readonly describe: string; readonly call: string };
+  /**
+   * The mode of a request whose active concern preset is `preset` (undefined: none): `search`
+   * lists `tools`, `list` the catalogue. Absent: every request lists `tools`.
+   */
+  modeOf?(preset: string | undefined): 'list' | 'search';
   /** Answers `search_tools` over the tools `keep` accepts; invalid arguments throw -32602. */
   search(args: unknown, keep: (name: string) => boolean, describe: (name: string) => ToolMetadata | undefined): CallToolResult;
+}
+
+/** A gate that knows the concern preset a request has selected (concern-protocol.ts's `ConcernControl` is one). */
+export interface PresetGate extends PrimitiveGate {
+  /** The request's active concern preset (its `_meta`'s, else the session's), or undefined. */
+  activePreset(ctx?: ServerContext): string | undefined;
 }
 
 /** An event of the policy layer's audit trail, besides tool calls (which its own step records). */
@@ -121,7 +132,7 @@ export type ServerExtensions = {
    * `tools/list` and guards `tools/call` for that instance. `base` is the policy layer's access
    * gate for the instance (open without a policy): the returned gate must include it (compose it
    * with the concern gate), and so must the gate given to prompts and resources; returning
-   * nothing means `base`.
+   * nothing means `base`. With search mode per preset, the returned gate is a {@link PresetGate}.
    */
   install?: (server: Server, instance: InstanceContext, base: PrimitiveGate) => PrimitiveGate | void;
   /** The reflection gate, shared by every instance: gated tools run only once it allows them. */
@@ -366,9 +377,12 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
     const gate: PrimitiveGate = options.install?.(server, instance, base) ?? base;
     if (!hasTools) return server;
 
+    // search mode per concern preset: the request's active preset decides what is listed
+    const activePreset = (gate as Partial<PresetGate>).activePreset;
+    const listsFront = (ctx: ServerContext): boolean => search?.modeOf === undefined || search.modeOf(activePreset?.(ctx)) === 'search';
     server.setRequestHandler('tools/list', (_request, ctx) => {
       // search mode's own three tools are always listed: what they reach is filtered by the gate
-      if (front) return { tools: gate === OPEN_GATE ? front : front.filter((t) => searchNames.has(t.name) || gate.visible('tools', t.name, ctx)) };
+      if (front && listsFront(ctx)) return { tools: gate === OPEN_GATE ? front : front.filter((t) => searchNames.has(t.name) || gate.visible('tools', t.name, ctx)).map((t) => (searchNames.has(t.name) ? t : gate.decorate('tools', t.name, t))) };
       const shown = catalogue();
       if (gate === OPEN_GATE) return { tools: shown };
       return { tools: shown.filter((t) => gate.visible('tools', t.name, ctx)).map((t) => gate.decorate('tools', t.name, t)) };
