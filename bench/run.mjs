@@ -12,7 +12,10 @@
 // 1, 8 and 32 concurrent clients against a direct fetch of the same loopback backend (bench/http.mjs).
 // Results are written to .cache/bench/results.json. No stored baseline: every ratio is measured
 // in the same run on the same machine. BENCH_RUNS (default 5) sets the number of rounds;
-// BENCH_ONLY (a comma-separated subset of build, listTools, http) runs only those sections;
+// then the runtime rows (bench/runtime.mjs: type-check of the generated project, cold start to the
+// first tools/list, first tools/call, call p50/p99 over a direct fetch, over stdio, mcpgen's and
+// OMG's servers of Petstore and GitHub in the same run).
+// BENCH_ONLY (a comma-separated subset of build, listTools, runtime, http) runs only those sections;
 // BENCH_HTTP_SECONDS (default 4) sets how long each HTTP load runs after its warm-up.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -20,10 +23,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { benchHttp } from './http.mjs';
+import { benchRuntime } from './runtime.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const RUNS = Math.max(1, Number(process.env.BENCH_RUNS ?? 5));
-const SECTIONS = ['build', 'listTools', 'http'];
+const SECTIONS = ['build', 'listTools', 'runtime', 'http'];
 const only = process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(',').map((s) => s.trim()) : SECTIONS;
 for (const s of only) if (!SECTIONS.includes(s)) throw new Error(`BENCH_ONLY: unknown section ${s} (known: ${SECTIONS.join(', ')})`);
 const runs = (section) => only.includes(section);
@@ -77,7 +81,7 @@ const median = (xs) => {
 };
 
 console.log(`${runs('build') ? `build in a fresh child process, ${RUNS} alternating rounds, medians; ` : ''}node ${process.version}, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown cpu'})${runs('build') ? '\n' : ''}`);
-const results = { date: new Date().toISOString(), node: process.version, cores: os.cpus().length, cpu: os.cpus()[0]?.model, runs: RUNS, sections: only, build: {}, listTools: {}, http: {} };
+const results = { date: new Date().toISOString(), node: process.version, cores: os.cpus().length, cpu: os.cpus()[0]?.model, runs: RUNS, sections: only, build: {}, listTools: {}, runtime: {}, http: {} };
 for (const c of runs('build') ? cases : []) {
   const samples = Object.fromEntries(names.map((n) => [n, []]));
   for (let i = 0; i < RUNS; i++) {
@@ -137,6 +141,8 @@ for (const c of runs('listTools') ? cases.filter((x) => x.name !== 'Petstore') :
   results.listTools[c.name] = r;
   console.log(`${c.name.padEnd(12)} ${String(Math.round(r.ms)).padStart(6)} ms  ${r.tools} tools, ${r.bytes.toLocaleString('en-US')} bytes, ${r.tokens.toLocaleString('en-US')} o200k tokens`);
 }
+
+if (runs('runtime')) await benchRuntime({ root, cacheDir, results, printTable, cases, runs: RUNS, omgBin, median });
 
 if (runs('http')) await benchHttp({ root, cacheDir, results, printTable });
 
