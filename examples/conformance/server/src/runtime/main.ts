@@ -19,6 +19,7 @@ import { createServer } from './server.js';
 import type { PolicyLayer, ReflectionGuard, ServerExtensions, ServerFactory } from './server.js';
 import { describeBase, resolveSettings, settingsVariables } from './settings.js';
 import { stateKey } from './state.js';
+import { warmUp } from './warm.js';
 import { STDOUT_BACKLOG, serveOnStdio } from './stdio.js';
 import type { OperationTool, ServerConfig } from './types.js';
 import { schemeVariables } from './variables.js';
@@ -124,6 +125,9 @@ export async function main(config: ServerConfig, tools: readonly OperationTool[]
     serveOnStdio(factory, config.name, serve.clientIdentity, () => policy?.close() ?? Promise.resolve());
     on = 'stdio';
   }
+  // the first tool call should not pay for loading the request and validation machinery: readied
+  // now, while the client connects
+  if (factory.toolCount > 0) warmUp();
   log(settings.baseUrl !== undefined ? 'info' : 'warn', `${config.name} ${config.version}: MCP server on ${on} with ${factory.toolCount} tools${gate}; ${where}`);
   for (const m of missingCredentials(config.securitySchemes ?? [], env, { transport: serve.transport })) {
     log('warn', `${config.name}: credentials of security scheme ${JSON.stringify(m.scheme)} are not set (${m.variables.join(', ')}); tools that need them will fail until they are`);

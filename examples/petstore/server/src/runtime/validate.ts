@@ -44,6 +44,15 @@ function getAjv(): Ajv2020 {
 }
 
 /**
+ * Readies validation before the first call needs it: creates the Ajv instance and compiles one
+ * small schema (Ajv's code generation, formats and the linear-time pattern engine load on first
+ * use). No validator is cached: what a tool call compiles is unchanged.
+ */
+export function warmUpValidation(): void {
+  getAjv().compile({ type: 'object', properties: { a: { type: 'string', pattern: '^a', format: 'date-time' }, b: { type: 'integer', multipleOf: 0.5 } } });
+}
+
+/**
  * Makes `instance.validateSchema` (which Ajv calls on every schema it compiles) check schemas
  * that use the default meta-schema with the precompiled validator, doing what Ajv's own method
  * does with it: `errors` set, and `schema is invalid: <errorsText>` thrown. Anything else (a
