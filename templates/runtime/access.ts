@@ -85,7 +85,9 @@ export class AccessControl {
   /** What decided, for messages and audit events: `policy.access.rules[2] (deny)` or `policy.access.default (deny)`. */
   why(identity: string, kind: PrimitiveKind, id: string): string {
     const { allowed, rule } = this.decide(identity, kind, id);
-    return rule ? `${rule.source} (${rule.effect})` : `policy.access.default (${allowed ? 'allow' : 'deny'})`;
+    // the compiler's sources already end with the effect (`policy.access.rules[2].deny`)
+    if (rule) return rule.source.endsWith(`.${rule.effect}`) ? rule.source : `${rule.source} (${rule.effect})`;
+    return `policy.access.default (${allowed ? 'allow' : 'deny'})`;
   }
 
   /** The message refusing `identity` the primitive: names it, the client, and the deciding rule. */

@@ -165,3 +165,10 @@ describe('composeGates', () => {
     expect(composeGates(OPEN_GATE)).toBe(OPEN_GATE);
   });
 });
+
+describe('rule sources as the compiler writes them', () => {
+  it('names the rule once: a source that ends with its effect gets no second one', () => {
+    const access = new AccessControl({ default: 'allow', rules: [{ clients: ['*'], effect: 'deny', tools: ['drop'], prompts: [], resources: [], resourceTemplates: [], source: 'policy.access.rules[0].deny' }] });
+    expect(access.why('anyone', 'tools', 'drop')).toBe('policy.access.rules[0].deny');
+  });
+});
