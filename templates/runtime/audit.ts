@@ -174,11 +174,17 @@ export function redact(value: unknown, fields: readonly string[], secrets: reado
   return walk(value, 0);
 }
 
+/** Every string and number under `value` (a redacted field's value may be an array or object). */
+function leaves(value: unknown, out: string[], depth: number): void {
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'bigint') out.push(String(value));
+  else if (value !== null && typeof value === 'object' && depth <= MAX_DEPTH) for (const v of Object.values(value)) leaves(v, out, depth + 1);
+}
+
 /** String values of `fields` anywhere in `value` (to scrub them from error texts too). */
 function fieldValues(value: unknown, fields: ReadonlySet<string>, out: string[] = [], depth = 0): string[] {
   if (value === null || typeof value !== 'object' || depth > MAX_DEPTH) return out;
   for (const [k, v] of Object.entries(value)) {
-    if (fields.has(k.toLowerCase()) && (typeof v === 'string' || typeof v === 'number')) out.push(String(v));
+    if (fields.has(k.toLowerCase())) leaves(v, out, depth + 1);
     else fieldValues(v, fields, out, depth + 1);
   }
   return out;
@@ -250,8 +256,11 @@ export class AuditLog {
     const line = JSON.stringify(fields);
     const results = await Promise.allSettled(this.sinks.map((s) => s.append(line)));
     const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
-    // the chain follows what was stored: a line no sink took is not part of it
-    if (this.chain && failed.length < results.length) this.prev = lineHash(line);
+    // the chain follows what the chained store (the file) holds: a line it did not take is not
+    // part of it, even when another sink (stderr) took it
+    const keeper = this.sinks.findIndex((s) => s.lastLine !== undefined);
+    const stored = keeper >= 0 ? results[keeper]!.status === 'fulfilled' : failed.length < results.length;
+    if (this.chain && stored) this.prev = lineHash(line);
     if (failed.length > 0) {
       const reason = failed[0]!.reason;
       throw new AuditWriteError(reason instanceof Error ? reason.message : String(reason));

@@ -302,3 +302,39 @@ describe('auditStep', () => {
     expect(result).toEqual(ok());
   });
 });
+
+describe('review fixes', () => {
+  it('hides the values of a redacted field in error texts when they are arrays or objects', () => {
+    const log = new AuditLog({ stderr: true, redact: ['password'] }, { sinks: [{ append: async () => undefined, close: async () => undefined }] });
+    const args = { password: ['hunter22'], nested: { password: { value: 'sekrit99' } }, plain: { password: 'abc123' } };
+    const hidden = log.hide('echoed hunter22 / sekrit99 / abc123 back', args);
+    expect(hidden).not.toContain('hunter22');
+    expect(hidden).not.toContain('sekrit99');
+    expect(hidden).not.toContain('abc123');
+  });
+
+  it('chains from the file: a line the file did not take is not part of its chain, even when stderr took it', async () => {
+    const file: string[] = [];
+    let failNext = false;
+    const fileSink: AuditSink = {
+      append: async (line) => {
+        if (failNext) {
+          failNext = false;
+          throw new Error('disk full');
+        }
+        file.push(line);
+      },
+      close: async () => undefined,
+      lastLine: async () => file.at(-1),
+    };
+    const stderrSink: AuditSink = { append: async () => undefined, close: async () => undefined };
+    const log = new AuditLog({ file: 'x.jsonl', stderr: true, chain: true, onWriteError: 'continue' }, { sinks: [fileSink, stderrSink] });
+    const event = { name: 'prompt.get' as const, client: 'c', era: 'legacy' as const };
+    await log.record(event);
+    failNext = true;
+    await log.record(event);
+    await log.record(event);
+    expect(file).toHaveLength(2);
+    expect((JSON.parse(file[1]!) as { prev: string }).prev).toBe(lineHash(file[0]!));
+  });
+});

@@ -81,3 +81,41 @@ it('refuses a forged requestState (modern era) with -32602', async () => {
   expect(err).toMatchObject({ code: -32602 });
   expect((err as { message: string }).message).toMatch(/requestState/);
 });
+
+it('refuses a requestState offered with another call (tool or arguments differ): a new call cannot pass for a later round', async () => {
+  const ask: Step = async (call, next) => {
+    if (call.name !== 'echo' || call.args.text !== 'ask first') return next();
+    const answer = inputResponse(call.ctx.mcpReq.inputResponses, 'approve');
+    if (answer.kind !== 'sampling') return inputRequired({ inputRequests: { approve: inputRequired.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: 'ok?' } }], maxTokens: 5 }) } });
+    return next();
+  };
+  const rounds: boolean[] = [];
+  const spy: Step = async (call, next) => {
+    rounds.push(call.firstRound);
+    return next();
+  };
+  const { client } = await samplingClient([spy, ask], 'modern');
+  // capture the sealed state the server issues with its input-required answer
+  let captured: string | undefined;
+  const transport = (client as unknown as { transport: { onmessage: (m: unknown, ...rest: unknown[]) => void } }).transport;
+  const deliver = transport.onmessage;
+  transport.onmessage = (m: unknown, ...rest: unknown[]) => {
+    const state = (m as { result?: { requestState?: unknown } }).result?.requestState;
+    if (typeof state === 'string') captured = state;
+    deliver.call(transport, m, ...rest);
+  };
+  expect(await client.callTool({ name: 'echo', arguments: { text: 'ask first' } })).toMatchObject({ content: [{ type: 'text', text: 'ask first' }] });
+  expect(captured).toBeDefined();
+  const replay = (args: Record<string, unknown>) =>
+    (client as { request: (r: unknown, s: unknown) => Promise<unknown> })
+      .request({ method: 'tools/call', params: { name: 'echo', arguments: args, requestState: captured, inputResponses: {} } }, { '~standard': { version: 1, vendor: 't', validate: (value: unknown) => ({ value }) } })
+      .then(
+        () => undefined,
+        (e: { code: number; message: string }) => e,
+      );
+  const other = await replay({ text: 'something else' });
+  expect(other).toMatchObject({ code: -32602 });
+  expect(other?.message).toMatch(/belongs to another call/);
+  // only the genuine rounds ran the steps: a first round and its continuation
+  expect(rounds).toEqual([true, false]);
+});

@@ -14,7 +14,7 @@
  * hook of {@link ServerExtensions}; this module imports none of them, so a project copies only
  * the runtime (and the dependencies) its manifest uses.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { ProtocolError, ProtocolErrorCode, Server } from '@modelcontextprotocol/server';
 import type { CallToolResult, ServerCapabilities, ServerContext, Tool } from '@modelcontextprotocol/server';
 import { Authenticator } from './auth.js';
@@ -31,6 +31,7 @@ import { OPEN_GATE } from './primitives.js';
 import type { PrimitiveGate } from './primitives.js';
 import { resolveSettings } from './settings.js';
 import type { Settings } from './settings.js';
+import { canonicalJson } from './reflection-key.js';
 import { openState, sealState } from './state.js';
 import { toolEntry } from './surface.js';
 import type { ToolEntry } from './surface.js';
@@ -274,7 +275,19 @@ function bounded(settings: Settings, bounds: ToolCall['bounds']): Settings {
 }
 
 /** The state a call carries across its input rounds, inside the signed requestState. */
-type RoundState = { readonly callId: string; readonly state: Record<string, unknown> };
+type RoundState = {
+  readonly callId: string;
+  /** What the state belongs to: the tool, the client and a hash of the arguments — a state offered with another call is refused. */
+  readonly tool: string;
+  readonly identity: string;
+  readonly args: string;
+  readonly state: Record<string, unknown>;
+};
+
+/** The hash of a call's arguments that binds its round state to them (key order does not matter). */
+function argumentsHash(args: Record<string, unknown>): string {
+  return createHash('sha256').update(canonicalJson(args)).digest('hex');
+}
 
 /** How long a sealed requestState stays valid: an input round answered later than this starts over. */
 const ROUND_STATE_TTL_MS = 15 * 60 * 1000;
@@ -395,8 +408,15 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
         if (preprocessors.has(name)) throw invalidParams(`${name} is a preprocessor, not a tool: a host runs preprocessors with preprocessors/run, or gets their context from the with_context prompt`);
         throw invalidParams(`Unknown tool: ${name}`);
       }
+      const identity = ctx.http?.authInfo?.clientId ?? instance.identity ?? defaultIdentity;
       const round = ctx.mcpReq.requestState<RoundState>();
       const resumed = typeof round === 'object' && round !== null && typeof round.callId === 'string';
+      // a sealed state continues exactly the call it was issued for: the same tool, client and
+      // arguments (else a client could replay one to pass off a new call as a later round, which
+      // skips what runs once per call: its audit line, its rate count)
+      if (resumed && (round.tool !== name || round.identity !== identity || round.args !== argumentsHash(args))) {
+        throw invalidParams(`Invalid requestState: it belongs to another call (tool, client or arguments differ); retry the call without it`);
+      }
       const headers = ctx.http?.req?.headers ?? instance.headers;
       const call: ToolCall = {
         name,
@@ -405,7 +425,7 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
         server,
         ctx,
         era: instance.era,
-        identity: ctx.http?.authInfo?.clientId ?? instance.identity ?? defaultIdentity,
+        identity,
         callId: resumed ? round.callId : randomUUID(),
         firstRound: !resumed,
         state: resumed && typeof round.state === 'object' && round.state !== null ? { ...round.state } : {},
@@ -416,7 +436,10 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
         ...(viaCallTool !== undefined ? { viaCallTool } : {}),
       };
       const result = await runPipeline(steps, dispatch, call);
-      if (isInputRequired(result)) return { ...result, requestState: sealState(stateKey, { callId: call.callId, state: call.state } satisfies RoundState, ROUND_STATE_TTL_MS) };
+      if (isInputRequired(result)) {
+        const sealed: RoundState = { callId: call.callId, tool: name, identity, args: argumentsHash(args), state: call.state };
+        return { ...result, requestState: sealState(stateKey, sealed, ROUND_STATE_TTL_MS) };
+      }
       return result;
     };
 
