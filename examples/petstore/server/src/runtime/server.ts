@@ -14,8 +14,8 @@
  * hook of {@link ServerExtensions}; this module imports none of them, so a project copies only
  * the runtime (and the dependencies) its manifest uses.
  */
-import { createHash, randomUUID } from 'node:crypto';
-import { ProtocolError, ProtocolErrorCode, Server } from '@modelcontextprotocol/server';
+import { randomUUID } from 'node:crypto';
+import type { Server } from '@modelcontextprotocol/server';
 import type { CallToolResult, ServerCapabilities, ServerContext, Tool } from '@modelcontextprotocol/server';
 import { Authenticator } from './auth.js';
 import { callOperation } from './call.js';
@@ -25,14 +25,16 @@ import type { AnyExtraTool } from './extra-tools.js';
 import { InFlightBudget } from './in-flight.js';
 import type { OutputBacklog } from './in-flight.js';
 import { log } from './log.js';
+import { callArguments, invalidParams, observe, ServerInstance, sessionOf } from './instance.js';
+import type { PolicyLayer } from './instance.js';
 import { isInputRequired, runPipeline, toolCallSteps } from './pipeline.js';
 import type { Era, PipelineTool, Step, ToolCall, ToolGuard, ToolResult } from './pipeline.js';
 import { OPEN_GATE } from './primitives.js';
 import type { PrimitiveGate } from './primitives.js';
 import { resolveSettings } from './settings.js';
 import type { Settings } from './settings.js';
-import { canonicalJson } from './reflection-key.js';
-import { openState, sealState } from './state.js';
+import { belongsTo, roundOf, sealRound } from './rounds.js';
+import { openState } from './state.js';
 import { toolEntry } from './surface.js';
 import type { ToolEntry } from './surface.js';
 import type { OperationTool, ServerConfig } from './types.js';
@@ -40,6 +42,7 @@ import { readArgumentEnv } from './arguments.js';
 import { DEFAULT_MAX_IN_FLIGHT_BYTES } from './variables.js';
 
 export type { Era, Step, ToolCall, ToolGuard, ToolResult } from './pipeline.js';
+export type { PolicyEvent, PolicyLayer } from './instance.js';
 
 /** What a transport tells the factory about the instance it needs. */
 export type InstanceContext = {
@@ -90,32 +93,6 @@ export interface ToolSearch {
 export interface PresetGate extends PrimitiveGate {
   /** The request's active concern preset (its `_meta`'s, else the session's), or undefined. */
   activePreset(ctx?: ServerContext): string | undefined;
-}
-
-/** An event of the policy layer's audit trail, besides tool calls (which its own step records). */
-export type PolicyEvent = {
-  readonly name: 'session.opened' | 'session.closed' | 'prompt.get' | 'resource.read' | 'preprocessor.run' | 'justification.persisted';
-  readonly session?: string | null;
-  readonly client: string;
-  readonly era: Era;
-  readonly primitive?: string;
-  readonly arguments?: unknown;
-  readonly outcome?: string;
-  readonly durationMs?: number;
-  readonly detail?: string;
-};
-
-/**
- * What the server needs of the policy layer (policy.ts's `createPolicy` makes one; this module does
- * not import it, so servers without a policy carry none of its code or dependencies).
- */
-export interface PolicyLayer {
-  /** Steps every tool call runs first (telemetry, audit, access control, limits). */
-  readonly steps: readonly Step[];
-  /** The access gate for requests of an instance whose default identity is `identity` (none: no access rules). */
-  gate(identity: string): PrimitiveGate | undefined;
-  /** Records an audit event; resolves once written, rejects when it cannot be (the request then fails). */
-  record(event: PolicyEvent): Promise<void>;
 }
 
 /** What a generated entry adds to a server besides its operation tools. */
@@ -172,75 +149,6 @@ export function toolDescriptor(tool: ToolMetadata): Tool {
   return toolEntry(tool) as Tool;
 }
 
-/** `value`'s JSON type, for messages: `a string`, `an array`, `null`. */
-function jsonType(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
-}
-
-/** A JSON-RPC invalid-params error (-32602). */
-function invalidParams(message: string): ProtocolError {
-  return new ProtocolError(ProtocolErrorCode.InvalidParams, message);
-}
-
-/**
- * The SDK's `Server`, with a `tools/call` request checked by hand before the SDK checks it: a
- * malformed call is one readable -32602 line (`name must be a string, not a number`), where the
- * SDK's own check answers with a dump of its schema issues. (`_wrapHandler` is the SDK's
- * documented hook for role-specific request checks.)
- */
-class ServerInstance extends Server {
-  /** Told of each `prompts/get`, `resources/read` and `preprocessors/run` when it ends (the audit trail); its rejection fails the request. */
-  observe?: (method: ObservedMethod, params: Record<string, unknown>, ctx: ServerContext, outcome: { readonly error?: unknown; readonly durationMs: number }) => Promise<void>;
-
-  protected override _wrapHandler(method: string, handler: Parameters<Server['_wrapHandler']>[1]): ReturnType<Server['_wrapHandler']> {
-    const wrapped = super._wrapHandler(method, handler);
-    if (method === 'tools/call') {
-      return (request, ctx) => {
-        checkToolCall(request.params);
-        return wrapped(request, ctx);
-      };
-    }
-    if (!OBSERVED.has(method)) return wrapped;
-    return async (request, ctx) => {
-      const observe = this.observe;
-      if (!observe) return wrapped(request, ctx);
-      const started = Date.now();
-      const params = (request.params ?? {}) as Record<string, unknown>;
-      let result;
-      try {
-        result = await wrapped(request, ctx);
-      } catch (error) {
-        await observe(method as ObservedMethod, params, ctx, { error, durationMs: Date.now() - started }).catch(() => undefined);
-        throw error;
-      }
-      // an input round of a prompt or resource is not its end
-      if ((result as { resultType?: unknown }).resultType !== 'input_required') await observe(method as ObservedMethod, params, ctx, { durationMs: Date.now() - started });
-      return result;
-    };
-  }
-}
-
-/** The requests besides tool calls the audit trail records. */
-type ObservedMethod = 'prompts/get' | 'resources/read' | 'preprocessors/run';
-const OBSERVED: ReadonlySet<string> = new Set<ObservedMethod>(['prompts/get', 'resources/read', 'preprocessors/run']);
-/** The audit event of each observed request, and the param naming its primitive. */
-const OBSERVED_EVENT: Record<ObservedMethod, { readonly name: PolicyEvent['name']; readonly primitive: (params: Record<string, unknown>) => unknown }> = {
-  'prompts/get': { name: 'prompt.get', primitive: (p) => p.name },
-  'resources/read': { name: 'resource.read', primitive: (p) => p.uri },
-  'preprocessors/run': { name: 'preprocessor.run', primitive: () => 'preprocessors' },
-};
-
-/** Throws -32602 with one readable line when `params` is not a well-formed `tools/call`. */
-function checkToolCall(params: unknown): void {
-  const invalid = (why: string) => invalidParams(`Invalid tools/call request: ${why}`);
-  if (typeof params !== 'object' || params === null || Array.isArray(params)) throw invalid(`params must be an object, not ${jsonType(params)}`);
-  const { name, arguments: args } = params as { name?: unknown; arguments?: unknown };
-  if (typeof name !== 'string') throw invalid(name === undefined ? 'name is required' : `name must be a string, not ${jsonType(name)}`);
-  callArguments(name, args);
-}
-
 /** A required string argument of a search-mode tool; anything else is invalid params. */
 function stringArgument(args: Record<string, unknown>, key: string, tool: string): string {
   const value = args[key];
@@ -248,21 +156,9 @@ function stringArgument(args: Record<string, unknown>, key: string, tool: string
   return value;
 }
 
-/** The arguments of a call: `{}` when left out; anything but an object is invalid params. */
-function callArguments(name: string, args: unknown): Record<string, unknown> {
-  if (args === undefined) return {};
-  if (typeof args !== 'object' || args === null || Array.isArray(args)) throw invalidParams(`Invalid arguments for tool ${name}: arguments must be an object of argument values, not ${jsonType(args)}`);
-  return args as Record<string, unknown>;
-}
-
 /** The `describe_tool` answer for a name the server does not have (or hides). */
 function notFound(name: string): CallToolResult {
   return { isError: true, content: [{ type: 'text', text: `No tool named ${JSON.stringify(name)}: use search_tools to find the tools for a task.` }] };
-}
-
-/** The legacy session of a request (`null` in the modern era, which has none, and over stdio). */
-function sessionOf(ctx: ServerContext | undefined, era: Era): string | null {
-  return era === 'legacy' ? (ctx?.sessionId ?? null) : null;
 }
 
 /** `settings` with a call's tighter bounds applied (the lower value wins). */
@@ -273,24 +169,6 @@ function bounded(settings: Settings, bounds: ToolCall['bounds']): Settings {
   if (bounds.maxResponseBytes !== undefined) out.maxResponseBytes = Math.min(settings.maxResponseBytes, bounds.maxResponseBytes);
   return out;
 }
-
-/** The state a call carries across its input rounds, inside the signed requestState. */
-type RoundState = {
-  readonly callId: string;
-  /** What the state belongs to: the tool, the client and a hash of the arguments — a state offered with another call is refused. */
-  readonly tool: string;
-  readonly identity: string;
-  readonly args: string;
-  readonly state: Record<string, unknown>;
-};
-
-/** The hash of a call's arguments that binds its round state to them (key order does not matter). */
-function argumentsHash(args: Record<string, unknown>): string {
-  return createHash('sha256').update(canonicalJson(args)).digest('hex');
-}
-
-/** How long a sealed requestState stays valid: an input round answered later than this starts over. */
-const ROUND_STATE_TTL_MS = 15 * 60 * 1000;
 
 /** A pass-through params schema: the SDK has already checked the spec shape; the params object is kept as received (an argument named `__proto__` included). */
 const RAW_PARAMS = { '~standard': { version: 1, vendor: 'mcpgen', validate: (value: unknown) => ({ value }) } } as const;
@@ -409,12 +287,11 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
         throw invalidParams(`Unknown tool: ${name}`);
       }
       const identity = ctx.http?.authInfo?.clientId ?? instance.identity ?? defaultIdentity;
-      const round = ctx.mcpReq.requestState<RoundState>();
-      const resumed = typeof round === 'object' && round !== null && typeof round.callId === 'string';
+      const round = roundOf(ctx.mcpReq.requestState());
       // a sealed state continues exactly the call it was issued for: the same tool, client and
       // arguments (else a client could replay one to pass off a new call as a later round, which
       // skips what runs once per call: its audit line, its rate count)
-      if (resumed && (round.tool !== name || round.identity !== identity || round.args !== argumentsHash(args))) {
+      if (round && !belongsTo(round, name, identity, args)) {
         throw invalidParams(`Invalid requestState: it belongs to another call (tool, client or arguments differ); retry the call without it`);
       }
       const headers = ctx.http?.req?.headers ?? instance.headers;
@@ -426,9 +303,9 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
         ctx,
         era: instance.era,
         identity,
-        callId: resumed ? round.callId : randomUUID(),
-        firstRound: !resumed,
-        state: resumed && typeof round.state === 'object' && round.state !== null ? { ...round.state } : {},
+        callId: round ? round.callId : randomUUID(),
+        firstRound: !round,
+        state: round && typeof round.state === 'object' && round.state !== null ? { ...round.state } : {},
         signal: ctx.mcpReq.signal,
         gate,
         report: {},
@@ -436,10 +313,7 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
         ...(viaCallTool !== undefined ? { viaCallTool } : {}),
       };
       const result = await runPipeline(steps, dispatch, call);
-      if (isInputRequired(result)) {
-        const sealed: RoundState = { callId: call.callId, tool: name, identity, args: argumentsHash(args), state: call.state };
-        return { ...result, requestState: sealState(stateKey, sealed, ROUND_STATE_TTL_MS) };
-      }
+      if (isInputRequired(result)) return { ...result, requestState: sealRound(stateKey, call) };
       return result;
     };
 
@@ -467,46 +341,4 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
     return server;
   };
   return Object.assign(factory, { settings, toolCount: all.length });
-}
-
-/**
- * Records an instance's audit events besides tool calls: its legacy session opening and closing,
- * and each prompts/get, resources/read and preprocessors/run with its outcome.
- */
-function observe(server: ServerInstance, policy: PolicyLayer, era: Era, identity: string): void {
-  const client = (ctx?: ServerContext) => ctx?.http?.authInfo?.clientId ?? identity;
-  server.observe = (method, params, ctx, outcome) => {
-    const event = OBSERVED_EVENT[method];
-    const primitive = event.primitive(params);
-    return policy.record({
-      name: event.name,
-      session: sessionOf(ctx, era),
-      client: client(ctx),
-      era,
-      ...(typeof primitive === 'string' ? { primitive } : {}),
-      ...(method === 'prompts/get' && params.arguments !== undefined ? { arguments: params.arguments } : {}),
-      outcome: outcome.error === undefined ? 'ok' : 'error',
-      durationMs: outcome.durationMs,
-      ...(outcome.error !== undefined ? { detail: outcome.error instanceof Error ? outcome.error.message : String(outcome.error) } : {}),
-    });
-  };
-  if (era !== 'legacy') return;
-  // the modern era has no sessions: session events are legacy-only
-  // the HTTP session id (none over stdio, where the connection is the session), kept for the close
-  let session: string | null = null;
-  let open = false;
-  const opened = server.oninitialized;
-  server.oninitialized = () => {
-    opened?.();
-    session = server.transport?.sessionId ?? null;
-    open = true;
-    policy.record({ name: 'session.opened', session, client: identity, era, outcome: 'opened' }).catch((err: unknown) => log('error', 'audit: cannot record session.opened', err));
-  };
-  const closed = server.onclose;
-  server.onclose = () => {
-    closed?.();
-    if (!open) return;
-    open = false;
-    policy.record({ name: 'session.closed', session, client: identity, era, outcome: 'closed' }).catch((err: unknown) => log('error', 'audit: cannot record session.closed', err));
-  };
 }
