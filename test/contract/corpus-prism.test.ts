@@ -27,6 +27,7 @@ import { ensureInspector, inspectTools } from '../../scripts/inspector.mjs';
 import { CORPUS_SPECS, corpusSpec, specSlug } from '../helpers/corpus.js';
 import { buildContractProject, connectClient, dependencyMismatches, serverEnv, startPrism, stopPrisms } from '../helpers/prism.js';
 import { ROOT } from '../helpers/project.js';
+import { connectClient as connectEraClient, startHttp } from '../helpers/eras.js';
 import { startRecordingProxy } from '../helpers/recording-proxy.js';
 import { sampleArguments } from './sample.js';
 
@@ -120,6 +121,27 @@ describe('contract: Prism dynamic responses over the whole corpus', () => {
       );
       writeFileSync(path.join(ROOT, '.cache/contract-corpus', slug, 'calls.json'), JSON.stringify(outcomes, null, 2));
 
+      if (SIZE_LIMITS[file]) {
+        // at real size over Streamable HTTP, to a modern-era client (2026-07-28): the same list, byte
+        // for byte, and a call that got a 2xx over stdio gets one again
+        const served = await startHttp(project.serverDir, env);
+        try {
+          const { client: modern } = await connectEraClient({ kind: 'http', url: served.url }, 'modern');
+          try {
+            const listed = (await modern.listTools()).tools;
+            expect(Buffer.byteLength(JSON.stringify(listed)), `${file} tools/list bytes to a modern client over HTTP`).toBe(surface.listBytes);
+            const first = ok[0];
+            expect(first, `${file}: a call with a 2xx to repeat`).toBeDefined();
+            const again = await callOnce(modern as unknown as Client, byName.get(first!.tool)!, proxy.exchanges);
+            expect({ tool: again.tool, status: again.status, isError: again.isError, threw: again.threw }).toEqual({ tool: first!.tool, status: first!.status, isError: false, threw: undefined });
+          } finally {
+            await modern.close();
+          }
+        } finally {
+          served.kill('SIGKILL');
+        }
+        lap('http');
+      }
       for (const o of bad) problems.push(`${o.tool}: ${o.request} answered ${o.status}, but ${o.threw ? `the Client rejected the result: ${o.threw}` : `the result is isError: ${o.text}`}`.slice(0, 800));
       // calls that never reached Prism: the sample's arguments were refused (a limit of the
       // sampler, not of the server) — anything else means the server itself broke

@@ -13,13 +13,12 @@ import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttp } from '@modelcontextprotocol/client';
 import { StdioClientTransport as ModernStdio } from '@modelcontextprotocol/client/stdio';
 
-export type Era = 'legacy' | 'modern';
-export type TransportKind = 'stdio' | 'http';
-export const ERAS: readonly Era[] = ['legacy', 'modern'];
-export const TRANSPORTS: readonly TransportKind[] = ['stdio', 'http'];
+import type { AnyClient, Era } from './linked.js';
 
-/** Both SDK clients: the calls tests make exist on each. */
-export type AnyClient = LegacyClient | ModernClient;
+export { ERAS } from './linked.js';
+export type { AnyClient, Era } from './linked.js';
+export type TransportKind = 'stdio' | 'http';
+export const TRANSPORTS: readonly TransportKind[] = ['stdio', 'http'];
 
 /** A generated server process serving Streamable HTTP. */
 export type HttpProcess = {
