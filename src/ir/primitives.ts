@@ -6,10 +6,9 @@
  */
 import { readFileSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import formatsImport from 'ajv-formats';
-import type { FormatsPlugin } from 'ajv-formats';
+import type { Ajv2020 } from 'ajv/dist/2020.js';
 import type { Diagnostics, Location } from '../diagnostics.js';
+import { ajv2020, ajvFormats } from '../lazy.js';
 import type { ResolvedManifest } from '../manifest/load.js';
 import type { HandlerResolver } from './handlers.js';
 import { guessMimeType, isTextualMime } from './mime.js';
@@ -31,23 +30,23 @@ export type PrimitivesInput = {
 /** The custom primitives, in manifest order. */
 export type Primitives = Pick<IrServer, 'extraTools' | 'prompts' | 'resources' | 'resourceTemplates'>;
 
-type FormatsImport = FormatsPlugin | { readonly default: FormatsPlugin };
-const formatsModule: FormatsImport = formatsImport;
-const addFormats: FormatsPlugin = typeof formatsModule === 'function' ? formatsModule : formatsModule.default;
-
 /**
  * A checker of object-rooted JSON Schemas written in the manifest (tool schemas, the
  * justification schema): reports a root that is not `type: object` or a schema Ajv cannot compile.
  */
 export function objectSchemaChecker(diagnostics: Diagnostics, locateManifest: (pointer: string) => Location): (schema: JsonSchema, pointer: string, which: string) => void {
-  const ajv = new Ajv2020({ strict: false, allErrors: true, addUsedSchema: false, logger: false });
-  addFormats(ajv);
+  // compiled only when the manifest has a schema to check
+  let ajv: Ajv2020 | undefined;
   return (schema: JsonSchema, pointer: string, which: string) => {
     if (schema.type !== 'object') {
       diagnostics.error('MCPGEN_TOOL_SCHEMA_INVALID', `the ${which} must be an object schema, got ${schema.type === undefined ? 'no `type`' : `type ${JSON.stringify(schema.type)}`}`, 'set `type: object` and describe the fields under `properties`', locateManifest(pointer));
       return;
     }
     try {
+      if (!ajv) {
+        ajv = new (ajv2020().Ajv2020)({ strict: false, allErrors: true, addUsedSchema: false, logger: false });
+        ajvFormats()(ajv);
+      }
       ajv.compile(schema);
     } catch (err) {
       diagnostics.error('MCPGEN_TOOL_SCHEMA_INVALID', `the ${which} is not a valid JSON Schema: ${err instanceof Error ? err.message : String(err)}`, 'fix the schema (JSON Schema draft 2020-12)', locateManifest(pointer));

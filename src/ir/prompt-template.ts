@@ -4,7 +4,7 @@
  * server renders with `noEscape` and `strict: false`, so an unknown variable renders empty:
  * worth a warning, not an error.
  */
-import Handlebars from 'handlebars';
+import { handlebars } from '../lazy.js';
 
 /** What {@link checkPromptTemplate} found. */
 export type TemplateCheck = {
@@ -27,7 +27,7 @@ type Node = hbs.AST.Node;
 export function checkPromptTemplate(text: string, argumentNames: readonly string[], opts: { inlineHelpers?: readonly string[] } = {}): TemplateCheck {
   let program: hbs.AST.Program;
   try {
-    program = Handlebars.parse(text);
+    program = handlebars().parse(text);
   } catch (err) {
     return { error: syntaxMessage(err), unknownVariables: [] };
   }

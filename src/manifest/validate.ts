@@ -6,10 +6,12 @@
  * that alternative alone is validated again and its (precise) errors are reported; otherwise a
  * single "must be a string or a list of strings" diagnostic replaces the wall of branch errors.
  */
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { type Diagnostic, type Diagnostics, escapePointerToken } from '../diagnostics.js';
 import { allowedKeys, closest, describeSchema, describeValue, jsonType, oneOf, quote, subject, typeMatches } from './describe.js';
 import { isRecord, manifestSchema, schemaAt } from './schema.js';
+import { ajv2020 } from '../lazy.js';
+import { check } from './schema-check.gen.js';
 import type { YamlSource } from './source.js';
 
 type Compiled = {
@@ -38,7 +40,7 @@ let compiled: Compiled | undefined;
 function compile(): Compiled {
   if (compiled) return compiled;
   const schema = manifestSchema();
-  const ajv = new Ajv2020({ allErrors: true, verbose: true, strict: false });
+  const ajv = new (ajv2020().Ajv2020)({ allErrors: true, verbose: true, strict: false });
   const validate = ajv.compile(schema);
   const pointers = new WeakMap<object, string>();
   const walk = (node: unknown, ptr: string) => {
@@ -56,12 +58,14 @@ function compile(): Compiled {
  * `diagnostics` (all at once, ordered by position); returns true when there was none.
  */
 export function validateManifest(source: YamlSource, diagnostics: Diagnostics): boolean {
-  const c = compile();
   let issues: Issue[];
   if (source.value === null || source.value === undefined) {
     issues = [{ code: 'MCPGEN_MANIFEST_INVALID', message: 'the manifest is empty', help: ROOT_HELP, pointer: '' }];
   } else {
-    issues = c.validate(source.value) ? [] : withoutTypoEchoes(toIssues([...(c.validate.errors ?? [])], '', c));
+    // the precompiled check answers for a valid manifest; the full validator (compiled only
+    // then) explains an invalid one
+    const c = check(source.value) ? undefined : compile();
+    issues = c === undefined || c.validate(source.value) ? [] : withoutTypoEchoes(toIssues([...(c.validate.errors ?? [])], '', c));
     // YAML's .inf and .nan are numbers to the schema, but nothing mcpgen writes can carry them
     const flagged = new Set(issues.map((i) => i.pointer));
     issues.push(...nonFinite(source.value).filter((i) => !flagged.has(i.pointer)));

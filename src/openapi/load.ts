@@ -10,7 +10,6 @@
 import { realpathSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import SwaggerParser from '@apidevtools/swagger-parser';
 import { Diagnostics, parsePointer, pointer, type Location } from '../diagnostics.js';
 import { isObject } from '../json.js';
 import { parseYamlSource, type YamlSource } from '../manifest/source.js';
@@ -85,7 +84,7 @@ export async function loadSpec(opts: LoadSpecOptions): Promise<LoadedSpec | unde
   // independent checks all run, so one run reports every problem; nothing after them sees a broken document
   const errorsBefore = diagnostics.items.length;
   const nonFinite = checkFiniteNumbers({ doc, source, diagnostics });
-  checkSchema(doc, version, source, diagnostics, depth.maxDepth);
+  await checkSchema(doc, version, source, diagnostics, depth.maxDepth);
   // on the document as written: bundling turns a cycle of bare $refs into self-references
   const cycles = checkRefCycles({ doc, source, diagnostics });
   // a single-file document whose `$ref`s all resolve directly needs no bundling: bundling would
@@ -135,7 +134,7 @@ const MAX_SCHEMA_ISSUES = 50;
 const META_SCHEMA_DEPTH = 300;
 
 /** Validates the raw root document against the OpenAPI meta-schema; every issue points into the file. */
-function checkSchema(doc: Record<string, unknown>, version: SpecVersion, source: YamlSource, diagnostics: Diagnostics, maxDepth: number): boolean {
+async function checkSchema(doc: Record<string, unknown>, version: SpecVersion, source: YamlSource, diagnostics: Diagnostics, maxDepth: number): Promise<boolean> {
   // a `$ref` object stands for what it references (validated where that is defined); the
   // published 3.1 meta-schema does not even allow `$ref` on a Path Item, which 3.1 does
   const isRef = (p: string) => {
@@ -144,7 +143,7 @@ function checkSchema(doc: Record<string, unknown>, version: SpecVersion, source:
   };
   // the validator reads the document itself (it changes nothing) unless it is deep enough to need cutting
   const input = maxDepth < META_SCHEMA_DEPTH ? doc : (shallowCopy(doc, META_SCHEMA_DEPTH) as Record<string, unknown>);
-  const issues = metaSchemaIssues(input, version).filter((i) => !isRef(i.pointer) && !isRef(i.pointer.slice(0, i.pointer.lastIndexOf('/'))));
+  const issues = (await metaSchemaIssues(input, version)).filter((i) => !isRef(i.pointer) && !isRef(i.pointer.slice(0, i.pointer.lastIndexOf('/'))));
   for (const i of issues.slice(0, MAX_SCHEMA_ISSUES)) {
     diagnostics.error('MCPGEN_SPEC_INVALID', i.message, 'fix the document so that it validates against the OpenAPI schema', source.locate(i.pointer, { key: i.key === true }));
   }
@@ -283,6 +282,8 @@ async function bundle(doc: Record<string, unknown>, opts: LoadSpecOptions, sourc
     },
   };
   try {
+    // loaded only for a document that needs bundling
+    const { default: SwaggerParser } = await import('@apidevtools/swagger-parser');
     const out = await SwaggerParser.bundle(opts.file, doc as never, options as never);
     return out as unknown as Record<string, unknown>;
   } catch (e) {

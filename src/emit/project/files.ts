@@ -3,14 +3,14 @@
  * objects with a fixed key order, never templated), .gitignore and the README (handlebars,
  * `noEscape` + `strict`, spec text only through the `md` helper).
  */
-import { readFileSync } from 'node:fs';
-import Handlebars from 'handlebars';
+import type Handlebars from 'handlebars';
+import { handlebarsRuntime } from '../../lazy.js';
+import { TEMPLATES } from './templates.gen.js';
 import { DEFAULT_PREPROCESSOR_TIMEOUT_MS, runOrder } from '../../ir/preprocessors.js';
 import type { IrHandlerRef, IrOperationTool, IrResource, IrSecurityScheme, IrServer } from '../../ir/types.js';
 import { HASH_HEADER, MD_HEADER } from '../header.js';
 import { irVariables, serverParts } from '../ts/entry.js';
 import { GENERATED_DEPENDENCIES, GENERATED_DEV_DEPENDENCIES, OPTIONAL_DEPENDENCIES } from './versions.js';
-import { packageFile } from '../../paths.js';
 import { clientConfigs, clientHeaderSchemes, clientVariables, defaultDescription, ENTRY_POINT, MCPB_VERSION } from './ship.js';
 import { SERVE_DEFAULTS, settingNames } from '../../../templates/runtime/variables.js';
 
@@ -164,13 +164,12 @@ function resourceText(r: IrResource): string {
 /** Renders the generated README.md. */
 export function emitReadme(ir: IrServer): string {
   if (!readme) {
-    const hb = Handlebars.create();
+    const hb = handlebarsRuntime().create();
     hb.registerHelper('md', (v: unknown) => mdText(v));
     hb.registerHelper('json', (v: unknown) => JSON.stringify(v, null, 2));
     hb.registerHelper('sh', (v: unknown) => shellQuote(String(v)));
     hb.registerHelper('mdcode', (v: unknown) => mdCode(String(v)));
-    const src = readFileSync(packageFile('templates/project/README.md.hbs'), 'utf8');
-    readme = hb.compile(src, { noEscape: true, strict: true });
+    readme = hb.template(TEMPLATES['README.md.hbs']!);
   }
   const p = ir.envPrefix;
   const variables = irVariables(ir);

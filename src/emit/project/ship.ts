@@ -8,10 +8,10 @@
  * JSON files are printed from objects with a fixed key order; line-based files are handlebars
  * templates (`noEscape` + `strict`) fed only text that went through `lineText`.
  */
-import { readFileSync } from 'node:fs';
-import Handlebars from 'handlebars';
+import type Handlebars from 'handlebars';
+import { handlebarsRuntime } from '../../lazy.js';
+import { TEMPLATES } from './templates.gen.js';
 import type { IrSecurityScheme, IrServer } from '../../ir/types.js';
-import { packageFile } from '../../paths.js';
 import { SERVE_DEFAULTS, settingNames } from '../../../templates/runtime/variables.js';
 import type { Variable } from '../../../templates/runtime/variables.js';
 import { HASH_HEADER } from '../header.js';
@@ -34,7 +34,7 @@ const templates = new Map<string, Handlebars.TemplateDelegate>();
 function render(name: string, data: unknown): string {
   let t = templates.get(name);
   if (!t) {
-    t = Handlebars.create().compile(readFileSync(packageFile(`templates/project/${name}`), 'utf8'), { noEscape: true, strict: true });
+    t = handlebarsRuntime().create().template(TEMPLATES[name]!);
     templates.set(name, t);
   }
   return t(data);
