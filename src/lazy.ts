@@ -1,11 +1,14 @@
 /**
- * CommonJS dependencies loaded on first use, so a build loads only what it needs: Ajv's compiler
- * only to explain an invalid manifest or spec, or to check a schema written in the manifest; the
- * Handlebars compiler only to check prompt templates (the project's own templates are
- * precompiled, see scripts/templates.mjs).
+ * CommonJS modules loaded on first use, so a build loads only what it needs: Ajv's compiler only
+ * to explain an invalid manifest or spec, or to check a schema written in the manifest; the
+ * Handlebars compiler only to check prompt templates. The precompiled schema checks and project
+ * templates in `generated/` (scripts/validators.mjs, scripts/templates.mjs) load as written.
  */
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import type { FormatsPlugin } from 'ajv-formats';
+import type Handlebars from 'handlebars';
+import { packageFile } from './paths.js';
 
 const require = createRequire(import.meta.url);
 
@@ -28,3 +31,14 @@ export const handlebars = once(() => require('handlebars') as typeof import('han
 
 /** The Handlebars runtime alone: renders precompiled templates. */
 export const handlebarsRuntime = once(() => require('handlebars/runtime') as typeof import('handlebars'));
+
+/** A precompiled yes/no schema check: true when the value is valid (it reports no errors). */
+export type SchemaCheck = (value: unknown) => boolean;
+
+/** The precompiled check of a file in `generated/` (`manifest`, `openapi-3.0`, …). */
+export function generatedCheck(name: 'manifest' | 'openapi-2.0' | 'openapi-3.0' | 'openapi-3.1'): SchemaCheck {
+  return require(fileURLToPath(packageFile(`generated/${name}-check.cjs`))) as SchemaCheck;
+}
+
+/** The precompiled project templates: file name under templates/project ⇒ template. */
+export const projectTemplates = once(() => require(fileURLToPath(packageFile('generated/templates.cjs'))) as Record<string, Parameters<typeof Handlebars.template>[0]>);

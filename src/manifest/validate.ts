@@ -10,8 +10,7 @@ import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { type Diagnostic, type Diagnostics, escapePointerToken } from '../diagnostics.js';
 import { allowedKeys, closest, describeSchema, describeValue, jsonType, oneOf, quote, subject, typeMatches } from './describe.js';
 import { isRecord, manifestSchema, schemaAt } from './schema.js';
-import { ajv2020 } from '../lazy.js';
-import { check } from './schema-check.gen.js';
+import { ajv2020, generatedCheck } from '../lazy.js';
 import type { YamlSource } from './source.js';
 
 type Compiled = {
@@ -64,7 +63,7 @@ export function validateManifest(source: YamlSource, diagnostics: Diagnostics): 
   } else {
     // the precompiled check answers for a valid manifest; the full validator (compiled only
     // then) explains an invalid one
-    const c = check(source.value) ? undefined : compile();
+    const c = generatedCheck('manifest')(source.value) ? undefined : compile();
     issues = c === undefined || c.validate(source.value) ? [] : withoutTypoEchoes(toIssues([...(c.validate.errors ?? [])], '', c));
     // YAML's .inf and .nan are numbers to the schema, but nothing mcpgen writes can carry them
     const flagged = new Set(issues.map((i) => i.pointer));

@@ -84,7 +84,7 @@ export async function loadSpec(opts: LoadSpecOptions): Promise<LoadedSpec | unde
   // independent checks all run, so one run reports every problem; nothing after them sees a broken document
   const errorsBefore = diagnostics.items.length;
   const nonFinite = checkFiniteNumbers({ doc, source, diagnostics });
-  await checkSchema(doc, version, source, diagnostics, depth.maxDepth);
+  checkSchema(doc, version, source, diagnostics, depth.maxDepth);
   // on the document as written: bundling turns a cycle of bare $refs into self-references
   const cycles = checkRefCycles({ doc, source, diagnostics });
   // a single-file document whose `$ref`s all resolve directly needs no bundling: bundling would
@@ -134,7 +134,7 @@ const MAX_SCHEMA_ISSUES = 50;
 const META_SCHEMA_DEPTH = 300;
 
 /** Validates the raw root document against the OpenAPI meta-schema; every issue points into the file. */
-async function checkSchema(doc: Record<string, unknown>, version: SpecVersion, source: YamlSource, diagnostics: Diagnostics, maxDepth: number): Promise<boolean> {
+function checkSchema(doc: Record<string, unknown>, version: SpecVersion, source: YamlSource, diagnostics: Diagnostics, maxDepth: number): boolean {
   // a `$ref` object stands for what it references (validated where that is defined); the
   // published 3.1 meta-schema does not even allow `$ref` on a Path Item, which 3.1 does
   const isRef = (p: string) => {
@@ -143,7 +143,7 @@ async function checkSchema(doc: Record<string, unknown>, version: SpecVersion, s
   };
   // the validator reads the document itself (it changes nothing) unless it is deep enough to need cutting
   const input = maxDepth < META_SCHEMA_DEPTH ? doc : (shallowCopy(doc, META_SCHEMA_DEPTH) as Record<string, unknown>);
-  const issues = (await metaSchemaIssues(input, version)).filter((i) => !isRef(i.pointer) && !isRef(i.pointer.slice(0, i.pointer.lastIndexOf('/'))));
+  const issues = metaSchemaIssues(input, version).filter((i) => !isRef(i.pointer) && !isRef(i.pointer.slice(0, i.pointer.lastIndexOf('/'))));
   for (const i of issues.slice(0, MAX_SCHEMA_ISSUES)) {
     diagnostics.error('MCPGEN_SPEC_INVALID', i.message, 'fix the document so that it validates against the OpenAPI schema', source.locate(i.pointer, { key: i.key === true }));
   }

@@ -19,13 +19,7 @@ import type { ErrorObject, ValidateFunction } from 'ajv';
 import { escapePointerToken } from '../diagnostics.js';
 import { isObject } from '../json.js';
 import type { SpecVersion } from './load.js';
-
-/** The precompiled yes/no checks (scripts/validators.mjs), same schemas and options; each loaded only for its version. */
-const CHECKS: Record<SpecVersion, () => Promise<{ check: (doc: unknown) => boolean }>> = {
-  '2.0': () => import('./meta-check-2.0.gen.js'),
-  '3.0': () => import('./meta-check-3.0.gen.js'),
-  '3.1': () => import('./meta-check-3.1.gen.js'),
-};
+import { generatedCheck } from '../lazy.js';
 
 /** One meta-schema problem, at a JSON pointer of the document. */
 export type MetaIssue = {
@@ -82,10 +76,10 @@ function compile(version: SpecVersion): Compiled {
 }
 
 /** Every independent meta-schema problem of `doc` (empty when it is valid). */
-export async function metaSchemaIssues(doc: Record<string, unknown>, version: SpecVersion): Promise<MetaIssue[]> {
-  // the precompiled check answers for a valid document; the full validator (compiled only then)
-  // explains an invalid one
-  if ((await CHECKS[version]()).check(doc)) return [];
+export function metaSchemaIssues(doc: Record<string, unknown>, version: SpecVersion): MetaIssue[] {
+  // the precompiled check (scripts/validators.mjs; same schema and options) answers for a valid
+  // document; the full validator, compiled only then, explains an invalid one
+  if (generatedCheck(`openapi-${version}`)(doc)) return [];
   const c = compile(version);
   if (c.validate(doc)) return [];
   const seen = new Set<string>();

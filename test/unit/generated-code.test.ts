@@ -8,14 +8,13 @@ import { parse } from 'yaml';
 import { describe, expect, test } from 'vitest';
 import { CHECK_OPTIONS, openapi31Schema, validatorSources } from '../../scripts/validators.mjs';
 import { TEMPLATES_FILE, templatesSource } from '../../scripts/templates.mjs';
-import { check as manifestCheck } from '../../src/manifest/schema-check.gen.js';
-import { check as check20 } from '../../src/openapi/meta-check-2.0.gen.js';
-import { check as check30 } from '../../src/openapi/meta-check-3.0.gen.js';
-import { check as check31 } from '../../src/openapi/meta-check-3.1.gen.js';
+import { generatedCheck } from '../../src/lazy.js';
 import { manifestSchema } from '../../src/manifest/schema.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
+const manifestCheck = generatedCheck('manifest');
+const [check20, check30, check31] = [generatedCheck('openapi-2.0'), generatedCheck('openapi-3.0'), generatedCheck('openapi-3.1')];
 
 test.each([...validatorSources()].map(([file, source]) => ({ file, source })))('$file is up to date (node scripts/validators.mjs)', ({ file, source }) => {
   expect(readFileSync(path.join(ROOT, file), 'utf8') === source, `${file} is stale: run \`node scripts/validators.mjs\``).toBe(true);

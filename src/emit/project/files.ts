@@ -4,8 +4,7 @@
  * `noEscape` + `strict`, spec text only through the `md` helper).
  */
 import type Handlebars from 'handlebars';
-import { handlebarsRuntime } from '../../lazy.js';
-import { TEMPLATES } from './templates.gen.js';
+import { handlebarsRuntime, projectTemplates } from '../../lazy.js';
 import { DEFAULT_PREPROCESSOR_TIMEOUT_MS, runOrder } from '../../ir/preprocessors.js';
 import type { IrHandlerRef, IrOperationTool, IrResource, IrSecurityScheme, IrServer } from '../../ir/types.js';
 import { HASH_HEADER, MD_HEADER } from '../header.js';
@@ -169,7 +168,7 @@ export function emitReadme(ir: IrServer): string {
     hb.registerHelper('json', (v: unknown) => JSON.stringify(v, null, 2));
     hb.registerHelper('sh', (v: unknown) => shellQuote(String(v)));
     hb.registerHelper('mdcode', (v: unknown) => mdCode(String(v)));
-    readme = hb.template(TEMPLATES['README.md.hbs']!);
+    readme = hb.template(projectTemplates()['README.md.hbs']!);
   }
   const p = ir.envPrefix;
   const variables = irVariables(ir);

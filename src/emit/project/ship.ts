@@ -9,8 +9,7 @@
  * templates (`noEscape` + `strict`) fed only text that went through `lineText`.
  */
 import type Handlebars from 'handlebars';
-import { handlebarsRuntime } from '../../lazy.js';
-import { TEMPLATES } from './templates.gen.js';
+import { handlebarsRuntime, projectTemplates } from '../../lazy.js';
 import type { IrSecurityScheme, IrServer } from '../../ir/types.js';
 import { SERVE_DEFAULTS, settingNames } from '../../../templates/runtime/variables.js';
 import type { Variable } from '../../../templates/runtime/variables.js';
@@ -34,7 +33,7 @@ const templates = new Map<string, Handlebars.TemplateDelegate>();
 function render(name: string, data: unknown): string {
   let t = templates.get(name);
   if (!t) {
-    t = handlebarsRuntime().create().template(TEMPLATES[name]!);
+    t = handlebarsRuntime().create().template(projectTemplates()[name]!);
     templates.set(name, t);
   }
   return t(data);
