@@ -40,6 +40,28 @@ export function tsString(value: string): string {
  * safe in HTML/script contexts and in older parsers.
  */
 export function tsLiteral(value: unknown, indent?: number): string {
+  // JSON.stringify writes exactly the literal below, natively; `<`, U+2028 and U+2029 can only
+  // occur inside its strings, so they are escaped on the whole text. A `"__proto__":` key (or
+  // text that looks like one) takes the careful printer.
+  const json = JSON.stringify(value, jsonOnly, indent || undefined) as string | undefined;
+  if (json === undefined) throw new TypeError('tsLiteral: value is not JSON-serialisable');
+  if (!json.includes('"__proto__"')) return UNSAFE_IN_STRINGS.test(json) ? json.replace(UNSAFE_IN_STRINGS_ALL, escapeChar) : json;
+  return printLiteral(value, indent);
+}
+
+const UNSAFE_IN_STRINGS = /[\u2028\u2029<]/;
+const UNSAFE_IN_STRINGS_ALL = /[\u2028\u2029<]/g;
+const escapeChar = (c: string) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0');
+
+/** JSON.stringify replacer: refuses what {@link printLiteral} refuses (non-finite numbers, functions, symbols). */
+function jsonOnly(_key: string, v: unknown): unknown {
+  if (typeof v === 'number' && !Number.isFinite(v)) throw new TypeError('tsLiteral: non-finite number');
+  if (typeof v === 'function' || typeof v === 'symbol') throw new TypeError('tsLiteral: value is not JSON-serialisable');
+  return v;
+}
+
+/** {@link tsLiteral}, printed value by value (exported for the test that compares the two). */
+export function printLiteral(value: unknown, indent?: number): string {
   const pad = indent ? ' '.repeat(indent) : '';
   const str = (v: string) => JSON.stringify(v).replace(/[\u2028\u2029<]/g, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
   const print = (v: unknown, depth: string): string => {

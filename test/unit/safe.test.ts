@@ -1,6 +1,6 @@
 import { Project } from 'ts-morph';
-import { describe, expect, it } from 'vitest';
-import { camelCase, docComment, docText, identifier, pascalCase, propKey, tsLiteral, tsString } from '../../src/emit/safe.js';
+import { describe, expect, it, test } from 'vitest';
+import { camelCase, docComment, docText, identifier, pascalCase, printLiteral, propKey, tsLiteral, tsString } from '../../src/emit/safe.js';
 
 const HOSTILE = [
   'plain',
@@ -126,5 +126,24 @@ describe('generated README helpers', () => {
     expect(mdCode('x`y')).toBe('``x`y``');
     expect(mdCode('`start')).toBe('`` `start ``');
     expect(mdCode('a``b`\nnext')).toBe('```a``b` next```');
+  });
+});
+
+describe('tsLiteral (JSON.stringify fast path) prints what the careful printer prints', () => {
+  const values: unknown[] = [
+    null, true, 0, -0, 1.5e300, 'a<b', 'line\u2028sep\u2029', '"__proto__": x', '\\"__proto__":',
+    [], {}, [undefined, 1], { a: undefined, b: [{}, []], c: { d: 'e</script>' } },
+    { '__proto__': 1 }, JSON.parse('{"__proto__": {"x": "<y>"}, "z": ["\\u2028"]}'),
+    { 'with "quotes"': 'and \\ backslashes', nested: { deep: [[[1, 2, { k: 'v' }]]] } },
+  ];
+  test.each(values.map((v, i) => ({ v, i })))('value $i, with and without indent', ({ v }) => {
+    expect(tsLiteral(v)).toBe(printLiteral(v));
+    expect(tsLiteral(v, 2)).toBe(printLiteral(v, 2));
+  });
+  test('refusals are the same', () => {
+    for (const bad of [Number.NaN, { a: Infinity }, [() => 1], { f: Symbol('s') }, undefined]) {
+      expect(() => tsLiteral(bad)).toThrow(TypeError);
+      expect(() => printLiteral(bad)).toThrow(TypeError);
+    }
   });
 });
