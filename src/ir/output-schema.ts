@@ -51,12 +51,15 @@ export function outputContract(bodies: readonly SuccessBody[], mode: OutputSchem
   // the deepest description that fits the size cap (the cap itself is applied by the caller),
   // tried from the top so that a large schema is never built deeper than needed
   let best = contractAt(bodies, mode, 1);
+  let bestSize = -1;
   for (let d = 2; d <= depth && best.schema !== undefined && mode === 'lenient'; d++) {
     const c = contractAt(bodies, mode, d);
     const size = Buffer.byteLength(JSON.stringify(c.schema));
     if (size > maxBytes) break;
-    if (size === Buffer.byteLength(JSON.stringify(best.schema))) return c;
+    if (bestSize < 0) bestSize = Buffer.byteLength(JSON.stringify(best.schema));
+    if (size === bestSize) return c;
     best = c;
+    bestSize = size;
   }
   return best;
 }
@@ -207,7 +210,7 @@ function lenientObject(node: Record<string, unknown>, root: JsonSchema, depth: n
     if (!isObj(n.properties)) return;
     for (const [k, v] of Object.entries(n.properties)) {
       const known = props.get(k);
-      if (known && JSON.stringify(known.schema) !== JSON.stringify(v)) conflicts.add(k);
+      if (known && known.schema !== v && JSON.stringify(known.schema) !== JSON.stringify(v)) conflicts.add(k);
       else if (!known) props.set(k, { schema: v, seen: s });
     }
   };

@@ -36,6 +36,8 @@ export function typeStandIn(node: unknown): unknown {
  * same object when nothing is that deep. Recursion never goes deeper than `max`.
  */
 export function boundDepth<T>(schema: T, max = MAX_SCHEMA_DEPTH): { schema: T; cut: boolean } {
+  // nearly every schema is shallower: told without copying it
+  if (!deeper(schema, 0, max)) return { schema, cut: false };
   let cut = false;
   const walk = (node: unknown, depth: number): unknown => {
     if (!isObject(node)) return node;
@@ -55,4 +57,22 @@ export function boundDepth<T>(schema: T, max = MAX_SCHEMA_DEPTH): { schema: T; c
   };
   const out = walk(schema, 0) as T;
   return cut ? { schema: out, cut } : { schema, cut };
+}
+
+/** Whether `node` has a subschema at `max` levels or deeper (the walk of {@link boundDepth}, reading only). */
+function deeper(node: unknown, depth: number, max: number): boolean {
+  if (!isObject(node)) return false;
+  if (depth >= max) return true;
+  for (const k in node) {
+    const v = node[k];
+    if (v === null || typeof v !== 'object') continue;
+    if (MAP_KEYWORDS.has(k) && isObject(v)) {
+      for (const name in v) if (deeper(v[name], depth + 1, max)) return true;
+    } else if (LIST_KEYWORDS.has(k) && Array.isArray(v)) {
+      for (const s of v) if (deeper(s, depth + 1, max)) return true;
+    } else if (SINGLE_KEYWORDS.has(k) && isObject(v)) {
+      if (deeper(v, depth + 1, max)) return true;
+    }
+  }
+  return false;
 }
