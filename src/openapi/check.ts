@@ -11,6 +11,9 @@
 import { type Diagnostics, parsePointer, pointer } from '../diagnostics.js';
 import { isObject } from '../json.js';
 import type { YamlSource } from '../manifest/source.js';
+import { MAX_DOCUMENT_DEPTH, hasRefCycle, scanDocument } from './scan.js';
+
+export { MAX_DOCUMENT_DEPTH };
 
 /** How YAML spells a non-finite number. */
 function yamlSpelling(n: number): string {
@@ -71,8 +74,6 @@ function pushChildren(stack: Frame[], frame: Frame, keep: (v: unknown) => boolea
   }
 }
 
-/** Deepest nesting of a document mcpgen reads (JSON levels, about half as many schema levels; a published schema is cut at 64 levels anyway). */
-export const MAX_DOCUMENT_DEPTH = 2500;
 
 /**
  * Reports a document nested deeper than {@link MAX_DOCUMENT_DEPTH} levels, at the first value
@@ -132,82 +133,12 @@ const COMPOSITION = ['allOf', 'anyOf', 'oneOf'] as const;
  * Reports each `$ref` cycle with no content once, at the member that comes first in the
  * document, naming the whole cycle. Returns the number of cycles.
  */
-export function checkRefCycles(opts: { doc: Record<string, unknown>; source: YamlSource; diagnostics: Diagnostics }): number {
-  // almost every document has no such cycle: found on objects by identity, without spelling a
-  // pointer per object; only a document with one is walked again to name and locate it
-  if (!hasRefCycle(opts.doc)) return 0;
+export function checkRefCycles(opts: { doc: Record<string, unknown>; source: YamlSource; diagnostics: Diagnostics; refs?: ReadonlySet<string> }): number {
+  // almost every document has no such cycle: found on the targets of its `$ref`s by identity,
+  // without spelling a pointer per object; only a document with one is walked again to name and
+  // locate it
+  if (!hasRefCycle(opts.doc, opts.refs ?? scanDocument(opts.doc).refs)) return 0;
   return reportRefCycles(opts);
-}
-
-/** Whether the `$ref`/composition graph of `doc` (see {@link reportRefCycles}) has a cycle. */
-function hasRefCycle(doc: Record<string, unknown>): boolean {
-  const edges = new Map<object, object[]>();
-  const targets = new Map<string, object | undefined>();
-  const resolve = (ref: string): object | undefined => {
-    if (targets.has(ref)) return targets.get(ref);
-    let cur: unknown = doc;
-    const ptr = normalizeRef(ref);
-    if (ptr === undefined) cur = undefined;
-    else {
-      for (const t of parsePointer(ptr)) {
-        if (Array.isArray(cur)) cur = /^(?:0|[1-9]\d*)$/.test(t) ? cur[Number(t)] : undefined;
-        else if (isObject(cur) && Object.hasOwn(cur, t)) cur = cur[t];
-        else cur = undefined;
-        if (cur === undefined) break;
-      }
-    }
-    const target = isObject(cur) ? cur : undefined;
-    targets.set(ref, target);
-    return target;
-  };
-  const stack: unknown[] = [doc];
-  while (stack.length > 0) {
-    const node = stack.pop();
-    if (Array.isArray(node)) {
-      for (const v of node) if (v !== null && typeof v === 'object') stack.push(v);
-      continue;
-    }
-    if (!isObject(node)) continue;
-    let out: object[] | undefined;
-    if (typeof node.$ref === 'string' && node.$ref.startsWith('#')) {
-      const target = resolve(node.$ref);
-      if (target !== undefined) (out ??= []).push(target);
-    }
-    for (const k of COMPOSITION) {
-      const list = node[k];
-      if (Array.isArray(list)) for (const v of list) if (isObject(v)) (out ??= []).push(v);
-    }
-    if (isObject(node.not)) (out ??= []).push(node.not);
-    if (out !== undefined) edges.set(node, out);
-    for (const k in node) {
-      const v = node[k];
-      if (v !== null && typeof v === 'object') stack.push(v);
-    }
-  }
-  // a cycle runs through objects that all have edges: depth-first search with colours
-  const state = new Map<object, 1 | 2>(); // 1 on the path, 2 done
-  for (const root of edges.keys()) {
-    if (state.has(root)) continue;
-    const work: Array<{ node: object; next: number }> = [{ node: root, next: 0 }];
-    state.set(root, 1);
-    while (work.length > 0) {
-      const frame = work[work.length - 1]!;
-      const out = edges.get(frame.node)!;
-      if (frame.next < out.length) {
-        const t = out[frame.next++]!;
-        const s = state.get(t);
-        if (s === 1) return true;
-        if (s === undefined && edges.has(t)) {
-          state.set(t, 1);
-          work.push({ node: t, next: 0 });
-        }
-        continue;
-      }
-      state.set(frame.node, 2);
-      work.pop();
-    }
-  }
-  return false;
 }
 
 /** {@link checkRefCycles} for a document that has a cycle: names and locates each. */

@@ -14,6 +14,7 @@ import { Diagnostics, parsePointer, pointer, type Location } from '../diagnostic
 import { isObject } from '../json.js';
 import { parseYamlSource, type YamlSource } from '../manifest/source.js';
 import { checkDepth, checkFiniteNumbers, checkRefCycles, shallowCopy } from './check.js';
+import { scanDocument, type DocumentScan } from './scan.js';
 import { metaSchemaIssues } from './meta-schema.js';
 
 /** Which OpenAPI generation a document belongs to. */
@@ -78,18 +79,23 @@ export async function loadSpec(opts: LoadSpecOptions): Promise<LoadedSpec | unde
     );
     return undefined;
   }
+  // one walk tells what the checks below need; they walk again only to report what it found
+  const scan = scanDocument(doc);
   // a hostile nesting depth would overflow the checks below: nothing else is read then
-  const depth = { maxDepth: Infinity };
-  if (!checkDepth({ doc, source, diagnostics, stats: depth })) return undefined;
+  if (scan.tooDeep) {
+    checkDepth({ doc, source, diagnostics });
+    return undefined;
+  }
   // independent checks all run, so one run reports every problem; nothing after them sees a broken document
   const errorsBefore = diagnostics.items.length;
-  const nonFinite = checkFiniteNumbers({ doc, source, diagnostics });
-  checkSchema(doc, version, source, diagnostics, depth.maxDepth);
+  const nonFinite = scan.nonFinite ? checkFiniteNumbers({ doc, source, diagnostics }) : new Set<string>();
+  // the deepest value is one level below the deepest container
+  checkSchema(doc, version, source, diagnostics, scan.maxDepth + 1);
   // on the document as written: bundling turns a cycle of bare $refs into self-references
-  const cycles = checkRefCycles({ doc, source, diagnostics });
+  const cycles = checkRefCycles({ doc, source, diagnostics, refs: scan.refs });
   // a single-file document whose `$ref`s all resolve directly needs no bundling: bundling would
   // return it unchanged (it edits the document in place), after an expensive crawl
-  const unchanged = internalOnly(doc);
+  const unchanged = internalOnly(doc, scan);
   const bundled = unchanged ? doc : await bundle(doc, opts, source);
   // an unchanged document was checked above already
   if (bundled && !unchanged) {
@@ -175,33 +181,17 @@ const PLAIN_INTERNAL_REF = /^#(?:\/[^\s%#\\\u0000-\u001f\u007f]*)*$/;
  * without passing through, or ending at, another `$ref` (bundling rewrites those). Anything else,
  * including every error case, goes through `bundle` as before.
  */
-export function internalOnly(doc: Record<string, unknown>): boolean {
+export function internalOnly(doc: Record<string, unknown>, scan: Pick<DocumentScan, 'hasId' | 'refs'> = scanDocument(doc)): boolean {
   if (doc.swagger !== undefined) {
     if (doc.swagger !== '2.0') return false;
   } else if (doc.paths === undefined || typeof doc.openapi !== 'string' || !PARSER_VERSIONS.includes(doc.openapi)) {
     return false;
   }
   if (isObject(doc.info) && typeof doc.info.version === 'number') return false;
+  if (scan.hasId) return false;
   const isRef = (v: unknown) => isObject(v) && typeof v.$ref === 'string' && v.$ref.length > 0;
-  const refs: string[] = [];
-  const stack: unknown[] = [doc];
-  while (stack.length > 0) {
-    const node = stack.pop();
-    if (Array.isArray(node)) {
-      for (const v of node) if (v !== null && typeof v === 'object') stack.push(v);
-    } else if (isObject(node)) {
-      if ('$id' in node) return false;
-      if (typeof node.$ref === 'string' && node.$ref.length > 0) {
-        if (!PLAIN_INTERNAL_REF.test(node.$ref)) return false;
-        refs.push(node.$ref);
-      }
-      for (const v of Object.values(node)) if (v !== null && typeof v === 'object') stack.push(v);
-    }
-  }
-  const checked = new Set<string>();
-  for (const ref of refs) {
-    if (checked.has(ref)) continue;
-    checked.add(ref);
+  for (const ref of scan.refs) if (!PLAIN_INTERNAL_REF.test(ref)) return false;
+  for (const ref of scan.refs) {
     let cur: unknown = doc;
     for (const t of parsePointer(ref.slice(1))) {
       if (isRef(cur)) return false;
