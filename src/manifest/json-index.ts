@@ -72,8 +72,11 @@ function skipValue(text: string, i: number): number {
 /**
  * Offsets of every key that repeats a key earlier in the same object (the opening quote of the
  * repeated key). `JSON.parse` silently keeps the last one; mcpgen treats duplicates as errors.
+ * `parsed`, when given, is `JSON.parse(text)`: a document whose objects hold as many keys as the
+ * text spells has no duplicate, which is told without tracking keys per object.
  */
-export function findDuplicateKeys(text: string): number[] {
+export function findDuplicateKeys(text: string, parsed?: unknown): number[] {
+  if (parsed !== undefined && countKeys(text) === countParsedKeys(parsed)) return [];
   const found: number[] = [];
   const stack: Array<Set<string> | null> = [];
   let top: Set<string> | null = null;
@@ -183,4 +186,38 @@ export class JsonIndex {
     for (const m of members) byKey.set(m.key, m);
     return { members, byKey };
   }
+}
+
+/** How many object keys JSON text spells (strings followed by `:`), jumping from quote to quote. */
+export function countKeys(text: string): number {
+  let n = 0;
+  let i = text.indexOf('"');
+  while (i >= 0) {
+    const end = skipString(text, i);
+    let j = end;
+    let c = text.charCodeAt(j);
+    while (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) c = text.charCodeAt(++j);
+    if (c === 0x3a) n++;
+    i = text.indexOf('"', end);
+  }
+  return n;
+}
+
+/** How many keys the objects of a parsed JSON value hold. */
+function countParsedKeys(value: unknown): number {
+  let n = 0;
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (Array.isArray(v)) {
+      for (const x of v) if (x !== null && typeof x === 'object') stack.push(x);
+    } else if (v !== null && typeof v === 'object') {
+      for (const k in v) {
+        n++;
+        const x = (v as Record<string, unknown>)[k];
+        if (x !== null && typeof x === 'object') stack.push(x);
+      }
+    }
+  }
+  return n;
 }

@@ -96,7 +96,7 @@ function parseJson(opts: ParseYamlSourceOptions, text: string): YamlSource | und
   let lines: LineCounter | undefined;
   const idx = () => (index ??= new JsonIndex(text));
   const pos = (offset: number) => linePos((lines ??= countLines(text)), offset);
-  const duplicates = findDuplicateKeys(text);
+  const duplicates = findDuplicateKeys(text, value);
   for (const offset of duplicates) {
     const tokens = idx().tokensAt(offset);
     opts.diagnostics.error(opts.syntaxCode, `duplicate key ${JSON.stringify(tokens.at(-1) ?? '')}`, HELP.DUPLICATE_KEY!, {
