@@ -12,6 +12,7 @@
  *
  * The result is what the server both publishes and validates against.
  */
+import { jsonFits } from './json-size.js';
 import { ANY_VALUE } from './output-schema.js';
 import { plainLinks, truncateDescription } from './text.js';
 import type { JsonSchema } from './types.js';
@@ -23,7 +24,6 @@ export type InputLimits = { maxBytes: number; maxArgumentDescriptionLength: numb
 export type SlimResult = { schema: JsonSchema; /** Depth the schema was cut at, when it was. */ cutAt?: number };
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const size = (v: unknown): number => Buffer.byteLength(JSON.stringify(v));
 
 /** Depth (root = 0) of the levels whose descriptions are kept: arguments (1) and body properties (2). */
 const DESCRIBED_LEVELS = 2;
@@ -37,26 +37,24 @@ export function slimInput(schema: JsonSchema, limits: InputLimits): SlimResult {
     const cut = truncateDescription(plainLinks(node.description), limits.maxArgumentDescriptionLength);
     return cut === node.description ? node : { ...node, description: cut };
   }) as JsonSchema;
-  if (size(out) <= limits.maxBytes) return { schema: out };
+  if (jsonFits(out, limits.maxBytes)) return { schema: out };
   out = mapLevels(out, 0, (node, level) => {
     if (level <= DESCRIBED_LEVELS || !('description' in node)) return node;
     const { description: _dropped, ...rest } = node;
     return rest;
   }) as JsonSchema;
-  if (size(out) <= limits.maxBytes) return { schema: out };
-  // cut deeper and deeper while it still fits; the shallowest cut is the fallback
-  // each cut is made and serialised once: the next depth's is kept for the following round
+  if (jsonFits(out, limits.maxBytes)) return { schema: out };
+  // cut deeper and deeper while it still fits; the shallowest cut is the fallback. A cut that
+  // does not fit is never serialised: a next cut the same as this one fits whenever this one does
+  // (and when neither fits, both ways end with this one)
   let best: SlimResult | undefined;
   let cut = cutAt(out, DESCRIBED_LEVELS);
-  let json = JSON.stringify(cut);
   for (let depth = DESCRIBED_LEVELS; depth <= MAX_CUT; depth++) {
-    if (best !== undefined && Buffer.byteLength(json) > limits.maxBytes) break;
+    if (best !== undefined && !jsonFits(cut, limits.maxBytes)) break;
     best = { schema: cut, cutAt: depth };
     const next = cutAt(out, depth + 1);
-    const nextJson = JSON.stringify(next);
-    if (!cut.$defs && json === nextJson) break;
+    if (!cut.$defs && jsonFits(next, limits.maxBytes) && JSON.stringify(cut) === JSON.stringify(next)) break;
     cut = next;
-    json = nextJson;
   }
   return best!;
 }
