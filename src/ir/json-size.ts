@@ -6,11 +6,15 @@
 
 /** `Buffer.byteLength(JSON.stringify(value)) <= limit`, stopping early when it is not. */
 export function jsonFits(value: unknown, limit: number): boolean {
-  return measure(value, limit) <= limit;
+  return measure(value, limit, 0) <= limit;
 }
 
+/** Levels added up value by value; below them a value is serialised whole (natively, which is faster for the small values found there). */
+const WALKED_LEVELS = 4;
+
 /** UTF-8 bytes of the JSON of `value`, or some number over `budget` once it exceeds it. */
-function measure(value: unknown, budget: number): number {
+function measure(value: unknown, budget: number, level: number): number {
+  if (level >= WALKED_LEVELS && value !== undefined && typeof value !== 'function' && typeof value !== 'symbol') return Buffer.byteLength(JSON.stringify(value));
   switch (typeof value) {
     case 'string':
       return Buffer.byteLength(JSON.stringify(value));
@@ -30,7 +34,7 @@ function measure(value: unknown, budget: number): number {
     for (let i = 0; i < value.length; i++) {
       const v = value[i];
       // a list keeps a place for every item: what JSON cannot carry is written `null`
-      n += (i > 0 ? 1 : 0) + (v === undefined || typeof v === 'function' || typeof v === 'symbol' ? 4 : measure(v, budget - n));
+      n += (i > 0 ? 1 : 0) + (v === undefined || typeof v === 'function' || typeof v === 'symbol' ? 4 : measure(v, budget - n, level + 1));
       if (n > budget) return n;
     }
     return n;
@@ -40,7 +44,7 @@ function measure(value: unknown, budget: number): number {
     if (!Object.hasOwn(value, k)) continue;
     const v = (value as Record<string, unknown>)[k];
     if (v === undefined || typeof v === 'function' || typeof v === 'symbol') continue;
-    n += (first ? 0 : 1) + Buffer.byteLength(JSON.stringify(k)) + 1 + measure(v, budget - n);
+    n += (first ? 0 : 1) + Buffer.byteLength(JSON.stringify(k)) + 1 + measure(v, budget - n, level + 1);
     first = false;
     if (n > budget) return n;
   }
