@@ -311,7 +311,7 @@ function successBodies(ctx: PartsContext): SuccessBody[] {
       const { [name]: body, ...rest } = root.$defs;
       root = { ...(body as Record<string, unknown>), $defs: rest };
       // keep the definition only when something still refers to it (a recursive schema)
-      if (JSON.stringify(root).includes(JSON.stringify(`#/$defs/${name}`))) root.$defs = sortKeys({ ...rest, [name]: body });
+      if (mentions(root, `#/$defs/${name}`)) root.$defs = sortKeys({ ...rest, [name]: body });
       if (Object.keys(root.$defs as object).length === 0) delete root.$defs;
     }
     out.push({ kind: 'json', schema: root });
@@ -393,4 +393,22 @@ function bodyFiles(contentType: string, schema: unknown, localFiles: boolean): {
     } else defineOwn(properties, name, prop);
   }
   return { schema: { ...schema, properties }, fields, binary: false };
+}
+
+/** Whether some key or string value inside `value` is exactly `text` (what searching its JSON for the quoted text finds, without writing the JSON). */
+function mentions(value: unknown, text: string): boolean {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (v === text) return true;
+    if (Array.isArray(v)) {
+      for (const x of v) stack.push(x);
+    } else if (isObject(v)) {
+      for (const k in v) {
+        if (k === text) return true;
+        stack.push(v[k]);
+      }
+    }
+  }
+  return false;
 }
