@@ -28,6 +28,11 @@ export function setLogLevel(level: LogLevel): void {
   threshold = level;
 }
 
+/** Whether a line of `level` is written now (to skip building data for one that is not). */
+export function logsAt(level: LogLevel): boolean {
+  return RANK[level] >= RANK[threshold];
+}
+
 /** Current threshold. */
 export function getLogLevel(): LogLevel {
   return threshold;

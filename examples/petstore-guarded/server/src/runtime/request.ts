@@ -119,13 +119,35 @@ export function isDotSegment(segment: string): boolean {
   return s === '.' || s === '..';
 }
 
+/** A segment with a `{name}` in it. */
+const TEMPLATED = /\{[^{}]+\}/;
+
+/** An operation's path template, split once: its path parameters by name, its segments, and what follows a `?`. */
+type PathTemplate = { readonly byName: ReadonlyMap<string, HttpParam>; readonly segments: readonly string[]; readonly rest: string; readonly source: string; readonly params: readonly HttpParam[] };
+const pathTemplates = new WeakMap<HttpOperation, PathTemplate>();
+
+function pathTemplate(op: HttpOperation): PathTemplate {
+  let t = pathTemplates.get(op);
+  if (t === undefined || t.source !== op.path || t.params !== op.params) {
+    const queryAt = op.path.indexOf('?');
+    const pathPart = queryAt === -1 ? op.path : op.path.slice(0, queryAt);
+    t = {
+      byName: new Map(op.params.filter((p) => p.in === 'path').map((p) => [p.name, p])),
+      segments: pathPart.split('/'),
+      rest: queryAt === -1 ? '' : op.path.slice(queryAt),
+      source: op.path,
+      params: op.params,
+    };
+    pathTemplates.set(op, t);
+  }
+  return t;
+}
+
 /** Fills the path template, refusing values that would produce an empty or dot segment. */
 function fillPath(op: HttpOperation, args: Record<string, unknown>): string {
-  const byName = new Map(op.params.filter((p) => p.in === 'path').map((p) => [p.name, p]));
-  const queryAt = op.path.indexOf('?');
-  const pathPart = queryAt === -1 ? op.path : op.path.slice(0, queryAt);
-  const rest = queryAt === -1 ? '' : op.path.slice(queryAt);
-  const segments = pathPart.split('/').map((segment) => {
+  const { byName, segments: template, rest } = pathTemplate(op);
+  const segments = template.map((segment) => {
+    if (!TEMPLATED.test(segment)) return segment;
     const used: string[] = [];
     const filled = segment.replace(/\{([^{}]+)\}/g, (_m, name: string) => {
       const p = byName.get(name);
