@@ -15,9 +15,9 @@
 import { ANY_VALUE } from './output-schema.js';
 import type { JsonSchema } from './types.js';
 
-const MAP_KEYWORDS = ['properties', 'patternProperties', 'dependentSchemas', 'dependencies', '$defs', 'definitions'] as const;
-const LIST_KEYWORDS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'] as const;
-const SINGLE_KEYWORDS = ['items', 'contains', 'not', 'propertyNames', 'if', 'then', 'else', 'additionalProperties', 'unevaluatedProperties', 'additionalItems', 'unevaluatedItems', 'contentSchema'] as const;
+const MAP_KEYWORDS = new Set(['properties', 'patternProperties', 'dependentSchemas', 'dependencies', '$defs', 'definitions']);
+const LIST_KEYWORDS = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
+const SINGLE_KEYWORDS = new Set(['items', 'contains', 'not', 'propertyNames', 'if', 'then', 'else', 'additionalProperties', 'unevaluatedProperties', 'additionalItems', 'unevaluatedItems', 'contentSchema']);
 /** Where a boolean schema is idiomatic and kept. */
 const BOOLEAN_OK = new Set(['additionalProperties', 'unevaluatedProperties', 'additionalItems', 'unevaluatedItems']);
 
@@ -48,9 +48,9 @@ function node(value: unknown, keyword: string | undefined): unknown {
   // built from entries, so a key named `__proto__` stays an own property
   const out: Record<string, unknown> = Object.fromEntries(
     Object.entries(value).map(([k, v]): [string, unknown] => {
-      if ((MAP_KEYWORDS as readonly string[]).includes(k) && isObj(v)) return [k, Object.fromEntries(Object.entries(v).map(([name, s]) => [name, node(s, k)]))];
-      if ((LIST_KEYWORDS as readonly string[]).includes(k) && Array.isArray(v)) return [k, v.map((s) => node(s, k))];
-      if ((SINGLE_KEYWORDS as readonly string[]).includes(k) && (isObj(v) || typeof v === 'boolean')) return [k, node(v, k)];
+      if (MAP_KEYWORDS.has(k) && isObj(v)) return [k, Object.fromEntries(Object.entries(v).map(([name, s]) => [name, node(s, k)]))];
+      if (LIST_KEYWORDS.has(k) && Array.isArray(v)) return [k, v.map((s) => node(s, k))];
+      if (SINGLE_KEYWORDS.has(k) && (isObj(v) || typeof v === 'boolean')) return [k, node(v, k)];
       return [k, v];
     }),
   );
