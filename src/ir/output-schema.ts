@@ -50,6 +50,12 @@ export type OutputContract = {
 export function outputContract(bodies: readonly SuccessBody[], mode: OutputSchemaMode, depth = DEFAULT_OUTPUT_DEPTH, maxBytes = Infinity): OutputContract {
   // the deepest description that fits the size cap (the cap itself is applied by the caller),
   // tried from the top so that a large schema is never built deeper than needed
+  if (mode !== 'lenient' || depth < 2) return contractAt(bodies, mode, 1);
+  if (depth === 2) {
+    // the default depth: the loop below comes to this, without building depth 1 first
+    const deep = contractAt(bodies, mode, 2);
+    return Buffer.byteLength(JSON.stringify(deep.schema)) <= maxBytes ? deep : contractAt(bodies, mode, 1);
+  }
   let best = contractAt(bodies, mode, 1);
   let bestSize = -1;
   for (let d = 2; d <= depth && best.schema !== undefined && mode === 'lenient'; d++) {

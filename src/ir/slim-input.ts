@@ -12,7 +12,7 @@
  *
  * The result is what the server both publishes and validates against.
  */
-import { jsonFits } from './json-size.js';
+import { jsonFits } from '../json-size.js';
 import { ANY_VALUE } from './output-schema.js';
 import { plainLinks, truncateDescription } from './text.js';
 import type { JsonSchema } from './types.js';

@@ -16,6 +16,7 @@
  *   cut to its type and reported), so a spec nested thousands of levels cannot overflow the stack.
  */
 import { parsePointer } from '../diagnostics.js';
+import { jsonLengthFits } from '../json-size.js';
 import { isObject } from '../json.js';
 import { patternProblem } from '../../templates/runtime/pattern.js';
 import { MAX_SCHEMA_DEPTH, typeStandIn } from './schema-depth.js';
@@ -80,7 +81,7 @@ export class SchemaConverter {
   private readonly memo = new Map<string, Converted>();
 
   private readonly cyclic: ReadonlySet<string>;
-  private readonly sizes = new Map<string, number>();
+  private readonly sizes = new Map<string, boolean>();
   /** Schemas being converted right now (the recursion depth). */
   private active = 0;
 
@@ -157,15 +158,15 @@ export class SchemaConverter {
     }
   }
 
-  /** Length of the converted target's JSON (not counting its own `$defs`). */
-  private size(ref: string, mode: SchemaMode): number {
+  /** Whether the converted target's JSON (not counting its own `$defs`) is longer than INLINE_LIMIT. */
+  private tooLarge(ref: string, mode: SchemaMode): boolean {
     const key = `${mode} ${ref}`;
-    let n = this.sizes.get(key);
-    if (n === undefined) {
-      n = JSON.stringify(this.defBody(ref, mode).value).length;
-      this.sizes.set(key, n);
+    let large = this.sizes.get(key);
+    if (large === undefined) {
+      large = !jsonLengthFits(this.defBody(ref, mode).value, INLINE_LIMIT);
+      this.sizes.set(key, large);
     }
-    return n;
+    return large;
   }
 
   private cached(key: string, make: () => Converted): Converted {
@@ -183,7 +184,7 @@ export class SchemaConverter {
     // a reference the document-wide analysis did not see (only possible for schemas from
     // outside the document) is inlined: it cannot be part of a cycle in the document
     if (!this.defNames.has(ref)) target = this.defBody(ref, mode);
-    else if (this.cyclic.has(ref) || this.size(ref, mode) > INLINE_LIMIT) target = { value: { $ref: '#/$defs/' + this.defName(ref) }, deps: new Set([ref]) };
+    else if (this.cyclic.has(ref) || this.tooLarge(ref, mode)) target = { value: { $ref: '#/$defs/' + this.defName(ref) }, deps: new Set([ref]) };
     else target = this.defBody(ref, mode);
     // a reference published through `$defs` reports its body's notes where the body is attached (SchemaScope.finish)
     const nullable = node.nullable === true || node['x-nullable'] === true;

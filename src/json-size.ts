@@ -6,18 +6,27 @@
 
 /** `Buffer.byteLength(JSON.stringify(value)) <= limit`, stopping early when it is not. */
 export function jsonFits(value: unknown, limit: number): boolean {
-  return measure(value, limit, 0) <= limit;
+  return measure(value, limit, 0, bytes) <= limit;
 }
+
+/** `JSON.stringify(value).length <= limit` (UTF-16 units), stopping early when it is not. */
+export function jsonLengthFits(value: unknown, limit: number): boolean {
+  return measure(value, limit, 0, units) <= limit;
+}
+
+type Unit = (json: string) => number;
+const bytes: Unit = (json) => Buffer.byteLength(json);
+const units: Unit = (json) => json.length;
 
 /** Levels added up value by value; below them a value is serialised whole (natively, which is faster for the small values found there). */
 const WALKED_LEVELS = 4;
 
 /** UTF-8 bytes of the JSON of `value`, or some number over `budget` once it exceeds it. */
-function measure(value: unknown, budget: number, level: number): number {
-  if (level >= WALKED_LEVELS && value !== undefined && typeof value !== 'function' && typeof value !== 'symbol') return Buffer.byteLength(JSON.stringify(value));
+function measure(value: unknown, budget: number, level: number, size: Unit): number {
+  if (level >= WALKED_LEVELS && value !== undefined && typeof value !== 'function' && typeof value !== 'symbol') return size(JSON.stringify(value));
   switch (typeof value) {
     case 'string':
-      return Buffer.byteLength(JSON.stringify(value));
+      return size(JSON.stringify(value));
     case 'number':
     case 'boolean':
       return JSON.stringify(value).length;
@@ -28,13 +37,13 @@ function measure(value: unknown, budget: number, level: number): number {
       return 0;
   }
   if (value === null) return 4;
-  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return Buffer.byteLength(JSON.stringify(value) ?? '');
+  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return size(JSON.stringify(value) ?? '');
   let n = 2; // the brackets
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
       const v = value[i];
       // a list keeps a place for every item: what JSON cannot carry is written `null`
-      n += (i > 0 ? 1 : 0) + (v === undefined || typeof v === 'function' || typeof v === 'symbol' ? 4 : measure(v, budget - n, level + 1));
+      n += (i > 0 ? 1 : 0) + (v === undefined || typeof v === 'function' || typeof v === 'symbol' ? 4 : measure(v, budget - n, level + 1, size));
       if (n > budget) return n;
     }
     return n;
@@ -44,7 +53,7 @@ function measure(value: unknown, budget: number, level: number): number {
     if (!Object.hasOwn(value, k)) continue;
     const v = (value as Record<string, unknown>)[k];
     if (v === undefined || typeof v === 'function' || typeof v === 'symbol') continue;
-    n += (first ? 0 : 1) + Buffer.byteLength(JSON.stringify(k)) + 1 + measure(v, budget - n, level + 1);
+    n += (first ? 0 : 1) + size(JSON.stringify(k)) + 1 + measure(v, budget - n, level + 1, size);
     first = false;
     if (n > budget) return n;
   }
