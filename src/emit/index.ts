@@ -48,6 +48,10 @@ export function emitProject(ir: IrServer): Map<string, string> {
   return new Map(sorted.map((k) => [k, normalizeNewlines(files.get(k)!)]));
 }
 
+/** LF line ends and exactly one final newline (trimmed by hand: `/\n*$/` tries every position of a multi-megabyte file). */
 function normalizeNewlines(text: string): string {
-  return text.replace(/\r\n?/g, '\n').replace(/\n*$/, '\n');
+  const lf = text.includes('\r') ? text.replace(/\r\n?/g, '\n') : text;
+  let end = lf.length;
+  while (end > 0 && lf.charCodeAt(end - 1) === 0x0a) end--;
+  return lf.slice(0, end) + '\n';
 }
