@@ -5,6 +5,7 @@
  * manifest's `budget`.
  */
 import type { Diagnostics, Location } from '../diagnostics.js';
+import { jsonFits } from '../json-size.js';
 import { waysUnder } from './budget.js';
 import { DEFAULT_JUSTIFICATION_SCHEMA, listBytes, persistToolFor, toolEntry, withConcernMeta, type ToolEntry } from '../../templates/runtime/surface.js';
 import { matches } from '../../templates/runtime/concerns.js';
@@ -49,7 +50,7 @@ export function fitTools(
       // a JSON schema for the 2xx body: the object itself, or the wrapper's `data`
       if (t.resultShape === 'object' || Object.hasOwn((t.outputSchema.properties ?? {}) as object, 'data')) report.describedResults++;
       const out = portable(t.outputSchema);
-      if (bytes(out) > opts.maxOutputBytes && t.outputMode !== 'strict') {
+      if (t.outputMode !== 'strict' && !jsonFits(out, opts.maxOutputBytes)) {
         delete t.outputSchema;
         report.dropped.push(t.name);
       } else t.outputSchema = out;
