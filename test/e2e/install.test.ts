@@ -20,14 +20,16 @@ describe('the packed CLI', () => {
   it('packs only what it needs, installs from the tarball, and builds the Petstore example', async () => {
     const version = (JSON.parse((await run('node', ['-p', 'JSON.stringify(require("./package.json"))'], { cwd: ROOT })).stdout) as { version: string }).version;
 
-    // what the tarball holds: the CLI, its compiled code, schemas and templates; no tests, no corpus
+    // what the tarball holds: the CLI, its compiled code, the precompiled checks and templates, schemas and templates; no tests, no corpus
     const listing = JSON.parse((await npm(['pack', '--dry-run', '--json', '--ignore-scripts'], ROOT)).stdout) as Array<{ files: Array<{ path: string }> }>;
     const files = listing[0]!.files.map((f) => f.path);
     expect(files).toContain('bin/mcpgen.js');
     expect(files).toContain('dist/src/cli/main.js');
     expect(files).toContain('schemas/manifest.schema.json');
     expect(files).toContain('templates/runtime/server.ts');
-    for (const f of files) expect(f, f).toMatch(/^(bin|dist|schemas|templates)\/|^(package\.json|README\.md|LICENSE)$/);
+    expect(files).toContain('generated/manifest-check.cjs');
+    expect(files).toContain('generated/templates.cjs');
+    for (const f of files) expect(f, f).toMatch(/^(bin|dist|generated|schemas|templates)\/|^(package\.json|README\.md|LICENSE)$/);
 
     // `npm pack` runs `prepare` (tsc), as a user's would
     await npm(['pack', '--pack-destination', scratch], ROOT);
