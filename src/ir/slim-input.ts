@@ -32,11 +32,17 @@ const MAX_CUT = 12;
 
 /** Slims one input schema (a new object; the input is not changed). */
 export function slimInput(schema: JsonSchema, limits: InputLimits): SlimResult {
-  let out = mapLevels(schema, 0, (node, level) => {
-    if (level > DESCRIBED_LEVELS || typeof node.description !== 'string') return node;
-    const cut = truncateDescription(plainLinks(node.description), limits.maxArgumentDescriptionLength);
-    return cut === node.description ? node : { ...node, description: cut };
-  }) as JsonSchema;
+  // below the described levels nothing changes: those subtrees are shared, not copied
+  let out = mapLevels(
+    schema,
+    0,
+    (node, level) => {
+      if (level > DESCRIBED_LEVELS || typeof node.description !== 'string') return node;
+      const cut = truncateDescription(plainLinks(node.description), limits.maxArgumentDescriptionLength);
+      return cut === node.description ? node : { ...node, description: cut };
+    },
+    DESCRIBED_LEVELS,
+  ) as JsonSchema;
   if (jsonFits(out, limits.maxBytes)) return { schema: out };
   out = mapLevels(out, 0, (node, level) => {
     if (level <= DESCRIBED_LEVELS || !('description' in node)) return node;
@@ -71,13 +77,13 @@ export function slimInput(schema: JsonSchema, limits: InputLimits): SlimResult {
  * properties (or array items' properties) 2, and so on; combinator branches stay on their
  * node's level. `$defs` entries are not levelled (they are inlined before any cut).
  */
-function mapLevels(node: unknown, level: number, fn: (node: Record<string, unknown>, level: number) => Record<string, unknown>): unknown {
-  if (!isObj(node)) return node;
+function mapLevels(node: unknown, level: number, fn: (node: Record<string, unknown>, level: number) => Record<string, unknown>, maxLevel = Infinity): unknown {
+  if (!isObj(node) || level > maxLevel) return node;
   const out = Object.fromEntries(
     Object.entries(node).map(([k, v]): [string, unknown] => {
-      if (k === 'properties' && isObj(v)) return [k, Object.fromEntries(Object.entries(v).map(([p, s]) => [p, mapLevels(s, level + 1, fn)]))];
-      if ((k === 'items' || k === 'additionalProperties' || k === 'not') && isObj(v)) return [k, mapLevels(v, level, fn)];
-      if ((k === 'anyOf' || k === 'oneOf' || k === 'allOf' || k === 'prefixItems') && Array.isArray(v)) return [k, v.map((s) => mapLevels(s, level, fn))];
+      if (k === 'properties' && isObj(v)) return [k, Object.fromEntries(Object.entries(v).map(([p, s]) => [p, mapLevels(s, level + 1, fn, maxLevel)]))];
+      if ((k === 'items' || k === 'additionalProperties' || k === 'not') && isObj(v)) return [k, mapLevels(v, level, fn, maxLevel)];
+      if ((k === 'anyOf' || k === 'oneOf' || k === 'allOf' || k === 'prefixItems') && Array.isArray(v)) return [k, v.map((s) => mapLevels(s, level, fn, maxLevel))];
       return [k, v];
     }),
   );
