@@ -13,7 +13,8 @@ import { missingArgumentVariables } from './arguments.js';
 import { missingCredentials } from './auth.js';
 import { resolveServeOptions, runCommandLine } from './command-line.js';
 import type { ServeOptions } from './command-line.js';
-import { serveHttp } from './http.js';
+// loaded only to serve over HTTP (its SDK package takes ~40 ms to load, which stdio does not need)
+import type * as HttpServing from './http.js';
 import { log, parseLogLevel, setLogLevel } from './log.js';
 import { createServer } from './server.js';
 import type { PolicyLayer, ReflectionGuard, ServerExtensions, ServerFactory } from './server.js';
@@ -90,6 +91,7 @@ export async function main(config: ServerConfig, tools: readonly OperationTool[]
   const gate = reflection ? ` (${reflection.exposesPersistTool ? 'reflection gate with persist_justification' : 'reflection gate, sampling only'})` : '';
   let on: string;
   if (serve.transport === 'http') {
+    const { serveHttp } = (await import('./http.js')) as typeof HttpServing;
     const handle = await serveHttp((ctx) => factory({ era: ctx.era, headers: ctx.headers, ...(ctx.identity !== undefined ? { identity: ctx.identity } : {}) }), {
       name: config.name,
       version: config.version,
