@@ -10,6 +10,7 @@
  * schema such as `{type: "object"}` — never `{}`. It documents the shape for the model; the SDK
  * client, which checks `structuredContent` against it, then never rejects a real answer.
  */
+import { jsonFits } from '../json-size.js';
 import type { JsonSchema } from './types.js';
 
 /** How output schemas are published (manifest `outputSchemas`). */
@@ -52,9 +53,18 @@ export function outputContract(bodies: readonly SuccessBody[], mode: OutputSchem
   // tried from the top so that a large schema is never built deeper than needed
   if (mode !== 'lenient' || depth < 2) return contractAt(bodies, mode, 1);
   if (depth === 2) {
-    // the default depth: the loop below comes to this, without building depth 1 first
-    const deep = contractAt(bodies, mode, 2);
-    return Buffer.byteLength(JSON.stringify(deep.schema)) <= maxBytes ? deep : contractAt(bodies, mode, 1);
+    // the default depth: the loop below comes to this, without building depth 1 first, and
+    // without finishing depth 2 once its property names alone are over the cap
+    let deep: OutputContract | undefined;
+    keyMeter = { used: 0, max: maxBytes };
+    try {
+      deep = contractAt(bodies, mode, 2);
+    } catch (e) {
+      if (e !== OVER_CAP) throw e;
+    } finally {
+      keyMeter = undefined;
+    }
+    return deep !== undefined && jsonFits(deep.schema, maxBytes) ? deep : contractAt(bodies, mode, 1);
   }
   let best = contractAt(bodies, mode, 1);
   let bestSize = -1;
@@ -164,27 +174,39 @@ function lenientInner(node: Record<string, unknown>, root: JsonSchema, depth: nu
       return lenientObject(node, root, depth, level, seen, resolved);
     }
     if (own.length === 0) {
-      const parts: JsonSchema[] = [];
-      const keys = new Set<string>();
-      for (const b of resolved) {
-        const part = lenientInner(b.node, root, depth, level, b.seen);
-        const variants = Array.isArray(part.anyOf) && Object.keys(part).length === 1 ? (part.anyOf as JsonSchema[]) : [part];
-        for (const v of variants) {
-          const key = JSON.stringify(v);
-          if (!keys.has(key) && v.type !== 'null') {
-            keys.add(key);
-            parts.push(v);
-          }
-        }
+      // variants may be merged or dropped below: their names are not counted (a lower bound stays one)
+      const meter = keyMeter;
+      keyMeter = undefined;
+      try {
+        return alternativesOf(resolved, root, depth, level);
+      } finally {
+        keyMeter = meter;
       }
-      if (parts.length === 0 || parts.some((p) => p === ANY_VALUE)) return ANY_VALUE;
-      return parts.length === 1 ? parts[0]! : { anyOf: parts };
     }
   }
   const types = own.filter((t) => t !== 'null');
   if (types.length === 0) return own.includes('null') ? NULL : ANY_VALUE;
   if (types.length > 1) return { anyOf: types.map((t) => lenientTyped(t, node, root, depth, level, seen)) };
   return lenientTyped(types[0]!, node, root, depth, level, seen);
+}
+
+/** Lenient form of a node with alternatives and no type of its own: the distinct non-null variants. */
+function alternativesOf(resolved: ReadonlyArray<{ node: Record<string, unknown>; seen: Set<string> }>, root: JsonSchema, depth: number, level: number): JsonSchema {
+  const parts: JsonSchema[] = [];
+  const keys = new Set<string>();
+  for (const b of resolved) {
+    const part = lenientInner(b.node, root, depth, level, b.seen);
+    const variants = Array.isArray(part.anyOf) && Object.keys(part).length === 1 ? (part.anyOf as JsonSchema[]) : [part];
+    for (const v of variants) {
+      const key = JSON.stringify(v);
+      if (!keys.has(key) && v.type !== 'null') {
+        keys.add(key);
+        parts.push(v);
+      }
+    }
+  }
+  if (parts.length === 0 || parts.some((p) => p === ANY_VALUE)) return ANY_VALUE;
+  return parts.length === 1 ? parts[0]! : { anyOf: parts };
 }
 
 function lenientTyped(type: string, node: Record<string, unknown>, root: JsonSchema, depth: number, level: number, seen: Set<string>): JsonSchema {
@@ -206,6 +228,14 @@ function typedOnly(node: Record<string, unknown>): JsonSchema {
   const list = [...new Set(types.map((t) => (t === 'integer' ? 'number' : t)))].map((t): JsonSchema => (t === 'array' ? { type: 'array', items: ANY_VALUE } : { type: t }));
   return list.length === 1 ? list[0]! : { anyOf: list };
 }
+
+/**
+ * While set, the bytes of the property names lenient schemas have written so far: a lower bound
+ * of their JSON's size (every name is written as `"name":`, escapes only add). Past `max`, the
+ * schema being built cannot fit its cap and {@link OVER_CAP} is thrown.
+ */
+let keyMeter: { used: number; max: number } | undefined;
+const OVER_CAP = Symbol('over the output schema cap');
 
 /** An object node: its properties (from `extra` branches too) up to the depth, nothing required. */
 function lenientObject(node: Record<string, unknown>, root: JsonSchema, depth: number, level: number, seen: Set<string>, extra: ReadonlyArray<{ node: Record<string, unknown>; seen: Set<string> }> = []): JsonSchema {
@@ -237,6 +267,7 @@ function lenientObject(node: Record<string, unknown>, root: JsonSchema, depth: n
   for (const [k, v] of props) {
     // a property two branches type differently may hold either: leave it unconstrained
     if (conflicts.has(k)) continue;
+    if (keyMeter !== undefined && (keyMeter.used += Buffer.byteLength(k) + 3) > keyMeter.max) throw OVER_CAP;
     entries.push([k, lenient(v.schema, root, depth, level + 1, v.seen)]);
   }
   if (entries.length > 0) out.properties = Object.fromEntries(entries);
