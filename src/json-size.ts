@@ -18,6 +18,14 @@ type Unit = (json: string) => number;
 const bytes: Unit = (json) => Buffer.byteLength(json);
 const units: Unit = (json) => json.length;
 
+/** Printable ASCII that JSON writes as it is (no `"`, no `\\`): one byte and one unit per character. */
+const PLAIN = /^[ !#-[\]-~]*$/;
+
+/** Size of a string's JSON (quotes and escapes included). */
+function stringSize(s: string, size: Unit): number {
+  return PLAIN.test(s) ? s.length + 2 : size(JSON.stringify(s));
+}
+
 /** Levels added up value by value; below them a value is serialised whole (natively, which is faster for the small values found there). */
 const WALKED_LEVELS = 4;
 
@@ -26,7 +34,7 @@ function measure(value: unknown, budget: number, level: number, size: Unit): num
   if (level >= WALKED_LEVELS && value !== undefined && typeof value !== 'function' && typeof value !== 'symbol') return size(JSON.stringify(value));
   switch (typeof value) {
     case 'string':
-      return size(JSON.stringify(value));
+      return stringSize(value, size);
     case 'number':
     case 'boolean':
       return JSON.stringify(value).length;
@@ -53,7 +61,7 @@ function measure(value: unknown, budget: number, level: number, size: Unit): num
     if (!Object.hasOwn(value, k)) continue;
     const v = (value as Record<string, unknown>)[k];
     if (v === undefined || typeof v === 'function' || typeof v === 'symbol') continue;
-    n += (first ? 0 : 1) + size(JSON.stringify(k)) + 1 + measure(v, budget - n, level + 1, size);
+    n += (first ? 0 : 1) + stringSize(k, size) + 1 + measure(v, budget - n, level + 1, size);
     first = false;
     if (n > budget) return n;
   }
