@@ -4,14 +4,18 @@
  * schema checked against 4 kB that reads about 4 kB of it instead of serialising all of it.
  */
 
-/** `Buffer.byteLength(JSON.stringify(value)) <= limit`, stopping early when it is not. */
-export function jsonFits(value: unknown, limit: number): boolean {
-  return measure(value, limit, 0, bytes) <= limit;
+/**
+ * `Buffer.byteLength(JSON.stringify(value)) <= limit`, stopping early when it is not. Values at
+ * `nativeFrom` levels and below are serialised whole (natively): faster when they are small, as
+ * the subtrees of a schema that usually fits are.
+ */
+export function jsonFits(value: unknown, limit: number, nativeFrom = Infinity): boolean {
+  return measure(value, limit, 0, bytes, nativeFrom) <= limit;
 }
 
 /** `JSON.stringify(value).length <= limit` (UTF-16 units), stopping early when it is not. */
 export function jsonLengthFits(value: unknown, limit: number): boolean {
-  return measure(value, limit, 0, units) <= limit;
+  return measure(value, limit, 0, units, Infinity) <= limit;
 }
 
 type Unit = (json: string) => number;
@@ -26,12 +30,9 @@ function stringSize(s: string, size: Unit): number {
   return PLAIN.test(s) ? s.length + 2 : size(JSON.stringify(s));
 }
 
-/** Levels added up value by value; below them a value is serialised whole (natively, which is faster for the small values found there). */
-const WALKED_LEVELS = 4;
-
 /** UTF-8 bytes of the JSON of `value`, or some number over `budget` once it exceeds it. */
-function measure(value: unknown, budget: number, level: number, size: Unit): number {
-  if (level >= WALKED_LEVELS && value !== undefined && typeof value !== 'function' && typeof value !== 'symbol') return size(JSON.stringify(value));
+function measure(value: unknown, budget: number, level: number, size: Unit, nativeFrom: number): number {
+  if (level >= nativeFrom && value !== undefined && typeof value !== 'function' && typeof value !== 'symbol') return size(JSON.stringify(value));
   switch (typeof value) {
     case 'string':
       return stringSize(value, size);
@@ -51,7 +52,7 @@ function measure(value: unknown, budget: number, level: number, size: Unit): num
     for (let i = 0; i < value.length; i++) {
       const v = value[i];
       // a list keeps a place for every item: what JSON cannot carry is written `null`
-      n += (i > 0 ? 1 : 0) + (v === undefined || typeof v === 'function' || typeof v === 'symbol' ? 4 : measure(v, budget - n, level + 1, size));
+      n += (i > 0 ? 1 : 0) + (v === undefined || typeof v === 'function' || typeof v === 'symbol' ? 4 : measure(v, budget - n, level + 1, size, nativeFrom));
       if (n > budget) return n;
     }
     return n;
@@ -61,7 +62,7 @@ function measure(value: unknown, budget: number, level: number, size: Unit): num
     if (!Object.hasOwn(value, k)) continue;
     const v = (value as Record<string, unknown>)[k];
     if (v === undefined || typeof v === 'function' || typeof v === 'symbol') continue;
-    n += (first ? 0 : 1) + stringSize(k, size) + 1 + measure(v, budget - n, level + 1, size);
+    n += (first ? 0 : 1) + stringSize(k, size) + 1 + measure(v, budget - n, level + 1, size, nativeFrom);
     first = false;
     if (n > budget) return n;
   }

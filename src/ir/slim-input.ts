@@ -43,13 +43,13 @@ export function slimInput(schema: JsonSchema, limits: InputLimits): SlimResult {
     },
     DESCRIBED_LEVELS,
   ) as JsonSchema;
-  if (jsonFits(out, limits.maxBytes)) return { schema: out };
+  if (jsonFits(out, limits.maxBytes, 4)) return { schema: out };
   out = mapLevels(out, 0, (node, level) => {
     if (level <= DESCRIBED_LEVELS || !('description' in node)) return node;
     const { description: _dropped, ...rest } = node;
     return rest;
   }) as JsonSchema;
-  if (jsonFits(out, limits.maxBytes)) return { schema: out };
+  if (jsonFits(out, limits.maxBytes, 4)) return { schema: out };
   // cut deeper and deeper while it still fits; the shallowest cut is the fallback. A cut that
   // does not fit is never serialised: a next cut the same as this one fits whenever this one does
   // (and when neither fits, both ways end with this one)

@@ -11,7 +11,10 @@ const values: unknown[] = [
 
 test.each(values.map((v, i) => ({ v, i })))('value $i at every limit around its size', ({ v }) => {
   const size = Buffer.byteLength(JSON.stringify(v) ?? '');
-  for (let limit = Math.max(0, size - 3); limit <= size + 3; limit++) expect(jsonFits(v, limit)).toBe(size <= limit);
+  for (let limit = Math.max(0, size - 3); limit <= size + 3; limit++) {
+    expect(jsonFits(v, limit)).toBe(size <= limit);
+    for (const nativeFrom of [0, 1, 2, 4]) expect(jsonFits(v, limit, nativeFrom)).toBe(size <= limit);
+  }
   expect(jsonFits(v, 0)).toBe(size === 0);
 });
 
