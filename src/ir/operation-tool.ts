@@ -131,7 +131,9 @@ export function operationParts(ctx: PartsContext): OperationParts {
 
 /** Sets an own property, even one named `__proto__` (a spec's property names are data, never the prototype). */
 function defineOwn(target: Record<string, unknown>, key: string, value: unknown): void {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  // a plain assignment elsewhere keeps the object in V8's fast mode
+  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
 }
 
 function uniqueArg(name: string, loc: string, used: Set<string>, alternatives: string[] = []): string {
