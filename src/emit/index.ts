@@ -53,5 +53,6 @@ function normalizeNewlines(text: string): string {
   const lf = text.includes('\r') ? text.replace(/\r\n?/g, '\n') : text;
   let end = lf.length;
   while (end > 0 && lf.charCodeAt(end - 1) === 0x0a) end--;
-  return lf.slice(0, end) + '\n';
+  // most files end in exactly one newline already: no copy of a multi-megabyte text then
+  return end === lf.length - 1 ? lf : lf.slice(0, end) + '\n';
 }
