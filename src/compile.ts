@@ -66,24 +66,8 @@ export async function compile(opts: CompileOptions): Promise<CompileResult> {
   if (unsafe) {
     diagnostics.error('MCPGEN_OUTPUT_UNSAFE', `output directory ${displayOut} is ${unsafe}`, 'use a dedicated folder for the generated project, e.g. `output: ./server`', outputAt);
   }
-  opts.onStage?.('reading the spec');
-  const spec = await loadSpec({
-    file: m.openapiPath,
-    displayPath: display(opts.cwd, m.openapiPath),
-    rootDirs: [loaded.dir, path.dirname(m.openapiPath)],
-    referencedAt: loaded.source.locate('/openapi'),
-    allowRemoteRefs: m.allowRemoteRefs ?? [],
-    diagnostics,
-  });
-  if (!spec) return { diagnostics, outDir, displayOut, outputAt };
-  if (!loaded.valid) {
-    // the semantic checks still run, on what the schema accepted, so one run reports both kinds
-    const locateManifest = (p: string, o?: { key?: boolean }) => loaded.source.locate(p, o);
-    checkInvalidManifest({ loaded, diagnostics, checks: (pruned, into) => void buildIr({ manifest: resolveManifest(pruned), locateManifest, spec, diagnostics: into }) });
-    return { diagnostics, outDir, displayOut, outputAt };
-  }
-  opts.onStage?.('modelling the tools');
-  const ir = buildIr({ manifest: m, locateManifest: (p, o) => loaded.source.locate(p, o), spec, diagnostics });
+  const ir = await model(opts, loaded, m, diagnostics);
+  if (!ir) return { diagnostics, outDir, displayOut, outputAt };
   const maxTokens = m.budget.maxTokens;
   if (ir.surface && !diagnostics.hasErrors && (opts.tokens === true || wantsTokens(m.budget))) {
     opts.onStage?.('counting tokens');
@@ -99,6 +83,34 @@ export async function compile(opts: CompileOptions): Promise<CompileResult> {
   opts.onStage?.(`generating ${ir.tools.length + ir.extraTools.length} tools`);
   return { diagnostics, ir, files: withLockFile(emitProject(ir)), stubs, outDir, displayOut, outputAt };
 }
+
+/**
+ * Reads the spec and builds the IR; `undefined` when there is none to emit (the spec cannot be
+ * used, or the manifest failed its schema: then the semantic checks still run on what the schema
+ * accepted, so one run reports both kinds). A function of its own so that the spec document is
+ * garbage once the IR is built, before the emitters allocate the project.
+ */
+async function model(opts: CompileOptions, loaded: Loaded, m: NonNullable<ReturnType<typeof resolveManifest>>, diagnostics: Diagnostics): Promise<IrServer | undefined> {
+  opts.onStage?.('reading the spec');
+  const spec = await loadSpec({
+    file: m.openapiPath,
+    displayPath: display(opts.cwd, m.openapiPath),
+    rootDirs: [loaded.dir, path.dirname(m.openapiPath)],
+    referencedAt: loaded.source.locate('/openapi'),
+    allowRemoteRefs: m.allowRemoteRefs ?? [],
+    diagnostics,
+  });
+  if (!spec) return undefined;
+  if (!loaded.valid) {
+    const locateManifest = (p: string, o?: { key?: boolean }) => loaded.source.locate(p, o);
+    checkInvalidManifest({ loaded, diagnostics, checks: (pruned, into) => void buildIr({ manifest: resolveManifest(pruned), locateManifest, spec, diagnostics: into }) });
+    return undefined;
+  }
+  opts.onStage?.('modelling the tools');
+  return buildIr({ manifest: m, locateManifest: (p, o) => loaded.source.locate(p, o), spec, diagnostics });
+}
+
+type Loaded = NonNullable<Awaited<ReturnType<typeof loadManifest>>>;
 
 function loadedManifestOrUndefined(loaded: NonNullable<Awaited<ReturnType<typeof loadManifest>>>): ReturnType<typeof resolveManifest> | undefined {
   // a manifest that failed its schema may still name a readable spec: load it too, so spec
