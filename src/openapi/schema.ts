@@ -198,17 +198,23 @@ export class SchemaConverter {
 
   private keywords(node: Record<string, unknown>, mode: SchemaMode): Converted {
     const out: JsonSchema = {};
-    const deps = new Set<string>();
-    const notes = { patterns: new Map<string, string>(), cut: false };
+    // allocated only when a subschema brings some (most nodes have neither)
+    let deps: Set<string> | undefined;
+    let notes: { patterns: Map<string, string>; cut: boolean } | undefined;
     const sub = (s: unknown): unknown => {
       const c = this.convert(s, mode);
-      for (const d of c.deps) deps.add(d);
-      addNotes(notes, c.notes);
+      if (c.deps.size > 0) {
+        deps ??= new Set();
+        for (const d of c.deps) deps.add(d);
+      }
+      if (c.notes !== undefined) addNotes((notes ??= { patterns: new Map(), cut: false }), c.notes);
       return c.value;
     };
     const hide = mode === 'input' ? 'readOnly' : 'writeOnly';
     const hidden: string[] = [];
-    for (const [k, v] of Object.entries(node)) {
+    for (const k in node) {
+      if (!Object.hasOwn(node, k)) continue;
+      const v = node[k];
       if (SCALAR_KEYWORDS.has(k)) out[k] = v;
       else if (SCHEMA_KEYWORDS.has(k)) out[k] = typeof v === 'boolean' ? v : sub(v);
       else if (SCHEMA_LIST_KEYWORDS.has(k) && Array.isArray(v)) out[k] = v.map(sub);
@@ -229,22 +235,23 @@ export class SchemaConverter {
     if (typeof out.pattern === 'string') {
       const problem = patternProblem(out.pattern);
       if (problem !== undefined) {
-        notes.patterns.set(out.pattern, problem);
+        (notes ??= { patterns: new Map(), cut: false }).patterns.set(out.pattern, problem);
         delete out.pattern;
       }
-    } else delete out.pattern;
+    } else if ('pattern' in out) delete out.pattern;
     if (isObject(out.patternProperties)) {
       for (const p of Object.keys(out.patternProperties)) {
         const problem = patternProblem(p);
         if (problem === undefined) continue;
+        notes ??= { patterns: new Map(), cut: false };
         if (!notes.patterns.has(p)) notes.patterns.set(p, problem);
         delete out.patternProperties[p];
       }
     }
     const types = Array.isArray(out.type) ? out.type : [out.type];
     if (types.includes('array') && out.items === undefined && out.prefixItems === undefined) out.items = {};
-    const converted: Converted = { value: nullableWrap(out, node.nullable === true || node['x-nullable'] === true), deps: deps.size ? deps : NO_DEPS };
-    const kept = finalNotes(notes);
+    const converted: Converted = { value: nullableWrap(out, node.nullable === true || node['x-nullable'] === true), deps: deps !== undefined && deps.size > 0 ? deps : NO_DEPS };
+    const kept = notes !== undefined ? finalNotes(notes) : undefined;
     if (kept) converted.notes = kept;
     return converted;
   }
