@@ -32,7 +32,10 @@ const CONSTRAINING = new Set([
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** The portable form of a root schema (a new object; the input is not changed). */
+/**
+ * The portable form of a root schema. The input is not changed; parts that are portable already
+ * are shared with it rather than copied (what is published is only ever read).
+ */
 export function portable(schema: JsonSchema): JsonSchema {
   return node(schema, undefined) as JsonSchema;
 }
@@ -45,17 +48,23 @@ function node(value: unknown, keyword: string | undefined): unknown {
   if (!isObj(value)) return value;
   // the body of `not` may be empty on purpose (`{not: {}}` is "nothing")
   if (keyword === 'not' && Object.keys(value).length === 0) return value;
+  // the subschemas first; the node is copied only when one of them changed or it changes itself
+  let replaced: Map<string, unknown> | undefined;
+  for (const k in value) {
+    if (!Object.hasOwn(value, k)) continue;
+    const v = value[k];
+    let next = v;
+    if (MAP_KEYWORDS.has(k) && isObj(v)) next = mapValues(v, k);
+    else if (LIST_KEYWORDS.has(k) && Array.isArray(v)) next = mapList(v, k);
+    else if (SINGLE_KEYWORDS.has(k) && (isObj(v) || typeof v === 'boolean')) next = node(v, k);
+    if (next !== v) (replaced ??= new Map()).set(k, next);
+  }
+  const typeArray = Array.isArray(value.type);
+  if (replaced === undefined && !typeArray && isConstrained(value)) return value;
   // built from entries, so a key named `__proto__` stays an own property
-  const out: Record<string, unknown> = Object.fromEntries(
-    Object.entries(value).map(([k, v]): [string, unknown] => {
-      if (MAP_KEYWORDS.has(k) && isObj(v)) return [k, Object.fromEntries(Object.entries(v).map(([name, s]) => [name, node(s, k)]))];
-      if (LIST_KEYWORDS.has(k) && Array.isArray(v)) return [k, v.map((s) => node(s, k))];
-      if (SINGLE_KEYWORDS.has(k) && (isObj(v) || typeof v === 'boolean')) return [k, node(v, k)];
-      return [k, v];
-    }),
-  );
-  if (Array.isArray(out.type)) {
-    const types = [...new Set(out.type.filter((t): t is string => typeof t === 'string'))];
+  const out: Record<string, unknown> = Object.fromEntries(Object.keys(value).map((k) => [k, replaced?.has(k) ? replaced.get(k) : value[k]]));
+  if (typeArray) {
+    const types = [...new Set((out.type as unknown[]).filter((t): t is string => typeof t === 'string'))];
     delete out.type;
     if (types.length === 1) out.type = types[0];
     else if (types.length > 1) {
@@ -65,8 +74,34 @@ function node(value: unknown, keyword: string | undefined): unknown {
       else out.allOf = [...(Array.isArray(out.allOf) ? out.allOf : []), { anyOf: union }];
     }
   }
-  const constrained = Object.keys(out).some((k) => CONSTRAINING.has(k) && (k !== 'if' || 'then' in out || 'else' in out));
-  return constrained ? out : { ...out, ...ANY_VALUE };
+  return isConstrained(out) ? out : { ...out, ...ANY_VALUE };
+}
+
+/** Whether a schema object has a keyword that constrains a value (`if` counts only with `then` or `else`). */
+function isConstrained(schema: Record<string, unknown>): boolean {
+  return Object.keys(schema).some((k) => CONSTRAINING.has(k) && (k !== 'if' || 'then' in schema || 'else' in schema));
+}
+
+/** A map of subschemas (`properties`, `$defs`, …) made portable; the same object when none changed. */
+function mapValues(map: Record<string, unknown>, keyword: string): Record<string, unknown> {
+  let changed = false;
+  const entries = Object.entries(map).map(([name, s]): [string, unknown] => {
+    const next = node(s, keyword);
+    if (next !== s) changed = true;
+    return [name, next];
+  });
+  return changed ? Object.fromEntries(entries) : map;
+}
+
+/** A list of subschemas made portable; the same array when none changed. */
+function mapList(list: unknown[], keyword: string): unknown[] {
+  let changed = false;
+  const out = list.map((s) => {
+    const next = node(s, keyword);
+    if (next !== s) changed = true;
+    return next;
+  });
+  return changed ? out : list;
 }
 
 /** The array branch of a split `type` array: `items` / `prefixItems` move into it. */

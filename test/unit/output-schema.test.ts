@@ -3,7 +3,7 @@
  * `{status, data}` wrapper, portable rewrites and input slimming.
  */
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, test } from 'vitest';
 import { ANY_VALUE, lenientRoot, outputContract } from '../../src/ir/output-schema.js';
 import { portable } from '../../src/ir/portable.js';
 import { slimInput } from '../../src/ir/slim-input.js';
@@ -198,5 +198,20 @@ describe('input slimming', () => {
   it('leaves a schema that fits alone (but for long argument descriptions)', () => {
     const small = { type: 'object', properties: { q: { type: 'string', description: 'Query.' } }, additionalProperties: false };
     expect(slimInput(small, { maxBytes: 4096, maxArgumentDescriptionLength: 160 })).toEqual({ schema: small });
+  });
+});
+
+describe('portable shares what is portable already and never changes its input', () => {
+  test('an unchanged subtree is the same object; a changed one is a copy; the input is intact', () => {
+    const fine = { type: 'object', properties: { a: { type: 'string' } } };
+    const input = { type: 'object', properties: { fine, odd: { type: ['string', 'null'] }, any: {} }, additionalProperties: false };
+    const before = JSON.stringify(input);
+    const out = portable(input) as { properties: Record<string, unknown> };
+    expect(JSON.stringify(input)).toBe(before);
+    expect(out).not.toBe(input);
+    expect(out.properties.fine).toBe(fine);
+    expect(out.properties.odd).toEqual({ anyOf: [{ type: 'string' }, { type: 'null' }] });
+    expect(out.properties.any).toEqual(ANY_VALUE);
+    expect(portable(fine as never)).toBe(fine);
   });
 });
