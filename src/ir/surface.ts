@@ -118,7 +118,7 @@ export function presetListed(ir: IrServer, preset: string, entries: readonly Too
 }
 
 /** The surface of every concern preset, in manifest order. */
-function measurePresets(ir: IrServer, entries: readonly ToolEntry[]): IrPresetSurface[] {
+function measurePresets(ir: IrServer, entries: readonly ToolEntry[], listBytes: (list: readonly ToolEntry[]) => number): IrPresetSurface[] {
   const c = ir.concerns;
   if (!c) return [];
   const gatePrompts = [...new Set(Object.values(ir.reflection?.gates ?? {}).flatMap((gates) => gates.map((g) => g.prompt)))];
@@ -153,14 +153,18 @@ export function measureSurface(ir: IrServer, report: FitReport = { dropped: [], 
       outputBytes: bytes(e.outputSchema),
       descriptionBytes: e.description === undefined ? 0 : Buffer.byteLength(e.description),
     }));
+  const tools = sized(entries);
+  // a list's JSON is its entries' JSON between brackets, separated by commas: summed, not serialised again
+  const sizes = new Map<ToolEntry, number>(entries.map((e, i) => [e, tools[i]!.bytes]));
+  const measured = (list: readonly ToolEntry[]): number => (list.every((e) => sizes.has(e)) ? 2 + Math.max(0, list.length - 1) + list.reduce((n, e) => n + sizes.get(e)!, 0) : listBytes(list));
   return {
-    tools: sized(entries),
-    listBytes: listBytes(entries),
+    tools,
+    listBytes: measured(entries),
     withOutputSchema: entries.filter((e) => e.outputSchema !== undefined).length,
     describedResults: report.describedResults,
     outputSchemasDropped: report.dropped,
     inputSchemasCut: report.cut,
-    presets: measurePresets(ir, entries),
+    presets: measurePresets(ir, entries, measured),
     ...(ir.discovery === 'search' ? { search: { tools: searchEntries(ir).map((e) => e.name), listBytes: listBytes(searchEntries(ir)) } } : {}),
     ...(usesSearch(ir) ? { front: sized(searchEntries(ir)) } : {}),
   };
