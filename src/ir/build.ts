@@ -116,7 +116,7 @@ export function buildIr(input: BuildInput): IrServer {
     }
   }
   const ids = assignIdentifiers(names);
-  const conv = new SchemaConverter(doc, spec.refs);
+  const conv = new SchemaConverter(doc);
   const security = buildSecurity({
     spec,
     ops: selected,

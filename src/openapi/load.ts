@@ -27,8 +27,6 @@ export type LoadedSpec = {
   document: Record<string, unknown>;
   /** The root file as parsed, for locating diagnostics. */
   source: YamlSource;
-  /** Every `$ref` string of `document`, when the load stage collected them (an unbundled document). */
-  refs?: ReadonlySet<string>;
 };
 
 
@@ -106,7 +104,7 @@ export async function loadSpec(opts: LoadSpecOptions): Promise<LoadedSpec | unde
     if (cycles === 0) checkRefCycles({ doc: bundled, source, diagnostics });
   }
   if (!bundled || diagnostics.items.slice(errorsBefore).some((d) => d.severity === 'error')) return undefined;
-  return unchanged ? { version, document: bundled, source, refs: scan.refs } : { version, document: bundled, source };
+  return { version, document: bundled, source };
 }
 
 /**

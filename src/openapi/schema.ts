@@ -85,14 +85,13 @@ export class SchemaConverter {
   /** Schemas being converted right now (the recursion depth). */
   private active = 0;
 
-  /** `refs`: every `$ref` string of the document, when the load stage has them (saves a walk). */
-  constructor(private readonly doc: Record<string, unknown>, refs?: ReadonlySet<string>) {
-    const { cyclic, refs: targets } = analyseRefs(doc, refs);
+  constructor(private readonly doc: Record<string, unknown>) {
+    const { cyclic, refs } = analyseRefs(doc);
     this.cyclic = cyclic;
     // a name for every reference target, decided once in sorted order so that names never
     // depend on which tool happens to reach a definition first
     const taken = new Set<string>();
-    for (const ref of [...targets].sort()) {
+    for (const ref of [...refs].sort()) {
       const base = defBaseName(ref);
       let name = base;
       for (let i = 2; taken.has(name); i++) name = `${base}_${i}`;
@@ -347,7 +346,7 @@ function defBaseName(ref: string): string {
  * Lists every internal `$ref` target reachable from the document, and those that lie on a
  * reference cycle (Tarjan's SCC over the graph "target A's subtree contains $ref B").
  */
-export function analyseRefs(doc: Record<string, unknown>, docRefs?: ReadonlySet<string>): { cyclic: Set<string>; refs: Set<string> } {
+export function analyseRefs(doc: Record<string, unknown>): { cyclic: Set<string>; refs: Set<string> } {
   const edges = new Map<string, string[]>();
   const lookup = (ref: string): unknown => {
     let cur: unknown = doc;
@@ -372,7 +371,7 @@ export function analyseRefs(doc: Record<string, unknown>, docRefs?: ReadonlySet<
     }
     return acc;
   };
-  const allRefs = docRefs !== undefined ? [...docRefs].filter((r) => r.startsWith('#')).sort() : [...new Set(refsIn(doc, []))].sort();
+  const allRefs = [...new Set(refsIn(doc, []))].sort();
   const pending = [...allRefs];
   while (pending.length) {
     const r = pending.pop()!;
