@@ -43,18 +43,36 @@ export function tsLiteral(value: unknown, indent?: number): string {
   // JSON.stringify writes exactly the literal below, natively; `<`, U+2028 and U+2029 can only
   // occur inside its strings, so they are escaped on the whole text. A `"__proto__":` key (or
   // text that looks like one) takes the careful printer.
-  const json = JSON.stringify(value, jsonOnly, indent || undefined) as string | undefined;
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(value, jsonOnly, indent || undefined) as string | undefined;
+  } catch (e) {
+    if (e !== NOT_PLAIN) throw e;
+    return printLiteral(value, indent);
+  }
   if (json === undefined) throw new TypeError('tsLiteral: value is not JSON-serialisable');
   if (!json.includes('"__proto__"')) return UNSAFE_IN_STRINGS.test(json) ? json.replace(UNSAFE_IN_STRINGS_ALL, escapeChar) : json;
   return printLiteral(value, indent);
 }
 
+/** Thrown by {@link jsonOnly} for an object that is not a plain object or array (YAML's `!!timestamp` gives a Date): the careful printer decides. */
+const NOT_PLAIN = Symbol('not a plain object');
+
 const UNSAFE_IN_STRINGS = /[\u2028\u2029<]/;
 const UNSAFE_IN_STRINGS_ALL = /[\u2028\u2029<]/g;
 const escapeChar = (c: string) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0');
 
-/** JSON.stringify replacer: refuses what {@link printLiteral} refuses (non-finite numbers, functions, symbols). */
-function jsonOnly(_key: string, v: unknown): unknown {
+/**
+ * JSON.stringify replacer: refuses what {@link printLiteral} refuses (non-finite numbers,
+ * functions, symbols), and hands anything but plain objects and arrays (seen before `toJSON`
+ * changed them) to the careful printer.
+ */
+function jsonOnly(this: unknown, key: string, v: unknown): unknown {
+  const original = (this as Record<string, unknown>)[key];
+  if (typeof original === 'object' && original !== null && !Array.isArray(original)) {
+    const proto = Object.getPrototypeOf(original) as unknown;
+    if (proto !== Object.prototype && proto !== null) throw NOT_PLAIN;
+  }
   if (typeof v === 'number' && !Number.isFinite(v)) throw new TypeError('tsLiteral: non-finite number');
   if (typeof v === 'function' || typeof v === 'symbol') throw new TypeError('tsLiteral: value is not JSON-serialisable');
   return v;

@@ -397,18 +397,28 @@ function bodyFiles(contentType: string, schema: unknown, localFiles: boolean): {
   return { schema: { ...schema, properties }, fields, binary: false };
 }
 
-/** Whether some key or string value inside `value` is exactly `text` (what searching its JSON for the quoted text finds, without writing the JSON). */
+/**
+ * Whether the JSON of `value` contains the JSON of `text` (with its quotes), without writing the
+ * JSON out: such a match lies inside one string (a key or a value), so each string that could hold
+ * it is checked alone.
+ */
 function mentions(value: unknown, text: string): boolean {
+  const needle = JSON.stringify(text);
+  const holds = (s: string) => s.includes(text) && JSON.stringify(s).includes(needle);
   const stack: unknown[] = [value];
   while (stack.length > 0) {
     const v = stack.pop();
-    if (v === text) return true;
-    if (Array.isArray(v)) {
+    if (typeof v === 'string') {
+      if (holds(v)) return true;
+    } else if (Array.isArray(v)) {
       for (const x of v) stack.push(x);
     } else if (isObject(v)) {
       for (const k in v) {
-        if (k === text) return true;
-        stack.push(v[k]);
+        const x = v[k];
+        // JSON leaves out what it cannot write, key and all
+        if (x === undefined || typeof x === 'function' || typeof x === 'symbol') continue;
+        if (holds(k)) return true;
+        stack.push(x);
       }
     }
   }

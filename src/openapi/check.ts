@@ -137,7 +137,15 @@ export function checkRefCycles(opts: { doc: Record<string, unknown>; source: Yam
   // almost every document has no such cycle: found on the targets of its `$ref`s by identity,
   // without spelling a pointer per object; only a document with one is walked again to name and
   // locate it
-  if (!hasRefCycle(opts.doc, opts.refs ?? scanDocument(opts.doc).refs)) return 0;
+  let refs = opts.refs;
+  if (refs === undefined) {
+    const scan = scanDocument(opts.doc);
+    // a walk cut short by depth has not seen every `$ref` (a bundled file is not depth-checked):
+    // the full walk then
+    if (scan.tooDeep) return reportRefCycles(opts);
+    refs = scan.refs;
+  }
+  if (!hasRefCycle(opts.doc, refs)) return 0;
   return reportRefCycles(opts);
 }
 

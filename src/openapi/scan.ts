@@ -67,8 +67,8 @@ const COMPOSITION = ['allOf', 'anyOf', 'oneOf'] as const;
 /**
  * Whether the document has a `$ref` cycle with no content (see checkRefCycles): a walk of
  * `$ref`s and allOf/anyOf/oneOf/not members that comes back to where it started. Every such cycle
- * passes through the target of one of `refs`, so the graph is built on those targets only: from
- * each, the `$ref`s it *is* (its own, and those of its members, recursively).
+ * passes through the target of one of `refs`, so the graph holds only what is reachable from
+ * those targets through members and `$ref`s, each object once.
  */
 export function hasRefCycle(doc: Record<string, unknown>, refs: ReadonlySet<string>): boolean {
   const targets = new Map<string, object | undefined>();
@@ -94,32 +94,30 @@ export function hasRefCycle(doc: Record<string, unknown>, refs: ReadonlySet<stri
     targets.set(ref, target);
     return target;
   };
-  // target ⇒ the targets of the `$ref`s it is made of
+  // the graph, each object once: from the targets down through allOf/anyOf/oneOf/not members,
+  // an edge to each member and from a `$ref` to its target
   const edges = new Map<object, object[]>();
-  const is = (start: object): object[] => {
-    const out: object[] = [];
-    const stack: unknown[] = [start];
-    const seen = new Set<object>();
-    while (stack.length > 0) {
-      const node = stack.pop();
-      if (!isObject(node) || seen.has(node)) continue;
-      seen.add(node);
-      if (typeof node.$ref === 'string' && node.$ref.startsWith('#')) {
-        const t = resolve(node.$ref);
-        if (t !== undefined) out.push(t);
-      }
-      for (const k of COMPOSITION) {
-        const list = node[k];
-        if (Array.isArray(list)) for (const v of list) stack.push(v);
-      }
-      if (isObject(node.not)) stack.push(node.not);
-    }
-    return out;
-  };
+  const stack: object[] = [];
   for (const ref of refs) {
     if (!ref.startsWith('#')) continue;
     const t = resolve(ref);
-    if (t !== undefined && !edges.has(t)) edges.set(t, is(t));
+    if (t !== undefined) stack.push(t);
+  }
+  while (stack.length > 0) {
+    const node = stack.pop()! as Record<string, unknown>;
+    if (edges.has(node)) continue;
+    const out: object[] = [];
+    if (typeof node.$ref === 'string' && node.$ref.startsWith('#')) {
+      const t = resolve(node.$ref);
+      if (t !== undefined) out.push(t);
+    }
+    for (const k of COMPOSITION) {
+      const list = node[k];
+      if (Array.isArray(list)) for (const v of list) if (isObject(v)) out.push(v);
+    }
+    if (isObject(node.not)) out.push(node.not);
+    edges.set(node, out);
+    for (const o of out) if (!edges.has(o)) stack.push(o);
   }
   // depth-first search with colours: 1 on the current path, 2 done
   const state = new Map<object, 1 | 2>();

@@ -35,3 +35,11 @@ describe('$ref cycles: fast check and reporting walk agree', () => {
     expect(diagnostics.items.filter((i) => i.code === 'MCPGEN_SPEC_REF_CYCLE')).toHaveLength(n);
   });
 });
+
+test('a document too deep for the scan still has its cycles found (a bundled file is not depth-checked)', () => {
+  let deep: Record<string, unknown> = { type: 'string' };
+  for (let i = 0; i < 2600; i++) deep = { allOf: [deep] };
+  const d = doc({ A: { $ref: '#/components/schemas/B' }, B: { $ref: '#/components/schemas/A' }, Deep: deep });
+  const diagnostics = new Diagnostics();
+  expect(checkRefCycles({ doc: d, source, diagnostics })).toBe(1);
+});
