@@ -112,7 +112,7 @@ async function model(opts: CompileOptions, loaded: Loaded, m: NonNullable<Return
 
 type Loaded = NonNullable<Awaited<ReturnType<typeof loadManifest>>>;
 
-function loadedManifestOrUndefined(loaded: NonNullable<Awaited<ReturnType<typeof loadManifest>>>): ReturnType<typeof resolveManifest> | undefined {
+function loadedManifestOrUndefined(loaded: Loaded): ReturnType<typeof resolveManifest> | undefined {
   // a manifest that failed its schema may still name a readable spec: load it too, so spec
   // problems are reported in the same run, but only when the fields we need are usable
   const raw = loaded.manifest as { openapi?: unknown };

@@ -50,11 +50,11 @@ export function slimInput(schema: JsonSchema, limits: InputLimits): SlimResult {
     return rest;
   }) as JsonSchema;
   if (jsonFits(out, limits.maxBytes, 4)) return { schema: out };
-  // cut deeper and deeper while it still fits; the shallowest cut is the fallback. A cut that
-  // does not fit is never serialised: a next cut the same as this one fits whenever this one does
-  // (and when neither fits, both ways end with this one)
+  // cut deeper and deeper while it still fits; the shallowest cut is the fallback. A cut holds
+  // no `$defs` and grows a level at a time, so each is serialised natively (faster at these sizes)
+  // once to be measured; two cuts are compared only when the next fits too (a next cut the same
+  // as this one fits whenever this one does, and when neither fits both ways end with this one)
   let best: SlimResult | undefined;
-  // a cut holds no `$defs` and grows a level at a time: serialised natively (faster at these sizes), once
   const sizes = new WeakMap<JsonSchema, number>();
   const fits = (c: JsonSchema): boolean => {
     let n = sizes.get(c);

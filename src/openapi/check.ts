@@ -11,7 +11,7 @@
 import { type Diagnostics, parsePointer, pointer } from '../diagnostics.js';
 import { isObject } from '../json.js';
 import type { YamlSource } from '../manifest/source.js';
-import { MAX_DOCUMENT_DEPTH, hasRefCycle, scanDocument } from './scan.js';
+import { COMPOSITION, MAX_DOCUMENT_DEPTH, hasRefCycle, scanDocument } from './scan.js';
 
 export { MAX_DOCUMENT_DEPTH };
 
@@ -74,18 +74,15 @@ function pushChildren(stack: Frame[], frame: Frame, keep: (v: unknown) => boolea
   }
 }
 
-
 /**
  * Reports a document nested deeper than {@link MAX_DOCUMENT_DEPTH} levels, at the first value
  * that is (no real API comes close; a hostile one would overflow the checks that follow).
  * Returns whether the document is within the limit.
  */
-export function checkDepth(opts: { doc: unknown; source: YamlSource; diagnostics: Diagnostics; stats?: { maxDepth: number } }): boolean {
+export function checkDepth(opts: { doc: unknown; source: YamlSource; diagnostics: Diagnostics }): boolean {
   const stack: Frame[] = [{ node: opts.doc, key: '', parent: undefined, depth: 0 }];
-  let maxDepth = 0;
   while (stack.length > 0) {
     const frame = stack.pop()!;
-    if (frame.depth > maxDepth) maxDepth = frame.depth;
     if (frame.depth > MAX_DOCUMENT_DEPTH) {
       const tokens = tokensOf(frame);
       const ptr = pointer(tokens);
@@ -100,8 +97,6 @@ export function checkDepth(opts: { doc: unknown; source: YamlSource; diagnostics
     // a scalar child is one level deeper than its container: only a container can be past the limit first
     pushChildren(stack, frame, (v) => v !== null && typeof v === 'object' ? true : frame.depth + 1 > MAX_DOCUMENT_DEPTH);
   }
-  // the deepest container (a scalar sits one level below it)
-  if (opts.stats) opts.stats.maxDepth = maxDepth + 1;
   return true;
 }
 
@@ -125,9 +120,6 @@ export function shallowCopy(doc: unknown, depth: number): unknown {
   }
   return root;
 }
-
-/** Keywords through which a schema is, rather than contains, another schema. */
-const COMPOSITION = ['allOf', 'anyOf', 'oneOf'] as const;
 
 /**
  * Reports each `$ref` cycle with no content once, at the member that comes first in the

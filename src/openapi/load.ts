@@ -181,7 +181,7 @@ const PLAIN_INTERNAL_REF = /^#(?:\/[^\s%#\\\u0000-\u001f\u007f]*)*$/;
  * without passing through, or ending at, another `$ref` (bundling rewrites those). Anything else,
  * including every error case, goes through `bundle` as before.
  */
-export function internalOnly(doc: Record<string, unknown>, scan: Pick<DocumentScan, 'hasId' | 'refs'> = scanDocument(doc)): boolean {
+export function internalOnly(doc: Record<string, unknown>, scan: Pick<DocumentScan, 'hasId' | 'refs'>): boolean {
   if (doc.swagger !== undefined) {
     if (doc.swagger !== '2.0') return false;
   } else if (doc.paths === undefined || typeof doc.openapi !== 'string' || !PARSER_VERSIONS.includes(doc.openapi)) {

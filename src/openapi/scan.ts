@@ -62,7 +62,7 @@ export function scanDocument(doc: unknown): DocumentScan {
 }
 
 /** Keywords through which a schema is, rather than contains, another schema. */
-const COMPOSITION = ['allOf', 'anyOf', 'oneOf'] as const;
+export const COMPOSITION = ['allOf', 'anyOf', 'oneOf'] as const;
 
 /**
  * Whether the document has a `$ref` cycle with no content (see checkRefCycles): a walk of

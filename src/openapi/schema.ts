@@ -81,7 +81,7 @@ export class SchemaConverter {
   private readonly memo = new Map<string, Converted>();
 
   private readonly cyclic: ReadonlySet<string>;
-  private readonly sizes = new Map<string, boolean>();
+  private readonly large = new Map<string, boolean>();
   /** Schemas being converted right now (the recursion depth). */
   private active = 0;
 
@@ -161,10 +161,10 @@ export class SchemaConverter {
   /** Whether the converted target's JSON (not counting its own `$defs`) is longer than INLINE_LIMIT. */
   private tooLarge(ref: string, mode: SchemaMode): boolean {
     const key = `${mode} ${ref}`;
-    let large = this.sizes.get(key);
+    let large = this.large.get(key);
     if (large === undefined) {
       large = !jsonLengthFits(this.defBody(ref, mode).value, INLINE_LIMIT);
-      this.sizes.set(key, large);
+      this.large.set(key, large);
     }
     return large;
   }
