@@ -7,7 +7,7 @@ import yargs from 'yargs';
 // the commands are loaded when one runs (`--help`, `--version` and usage errors load none of
 // them; `init` and `--watch` code, with chokidar, only for those)
 import type { Io } from './commands.js';
-import { paint, startProgress, useColor, useProgress, NO_PROGRESS } from './terminal.js';
+import { paint, progressDelay, startProgress, useColor, useProgress, NO_PROGRESS } from './terminal.js';
 import { packageFile } from '../paths.js';
 import { suggest } from '../suggest.js';
 
@@ -159,6 +159,6 @@ function defaultIo(): Io {
     stderr: (s) => void process.stderr.write(s),
     cwd: process.cwd(),
     ...(colorOut || colorErr ? { colors: { stdout: colorOut ? paint(true) : NO_COLORS, stderr: colorErr ? paint(true) : NO_COLORS } } : {}),
-    progress: (label) => (useProgress(process.stderr, process.env, false) ? startProgress(process.stderr, label) : NO_PROGRESS),
+    progress: (label) => (useProgress(process.stderr, process.env, false) ? startProgress(process.stderr, label, progressDelay(process.env)) : NO_PROGRESS),
   };
 }

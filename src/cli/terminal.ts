@@ -30,6 +30,13 @@ export function useProgress(stream: StreamInfo, env: Env, quiet: boolean): boole
   return env.CI === undefined || env.CI === '' || env.CI === 'false';
 }
 
+/** How long a build runs before its progress line appears: 1 s, or `MCPGEN_PROGRESS_DELAY_MS` (a whole number of milliseconds, 0 = at once). */
+export function progressDelay(env: Env): number {
+  const raw = env.MCPGEN_PROGRESS_DELAY_MS;
+  if (raw === undefined || !/^\d{1,9}$/.test(raw.trim())) return 1000;
+  return Number(raw.trim());
+}
+
 /** Colour functions; identity when colour is off. */
 export type Paint = { enabled: boolean; red: (s: string) => string; yellow: (s: string) => string; green: (s: string) => string; dim: (s: string) => string; bold: (s: string) => string; cyan: (s: string) => string };
 
@@ -46,8 +53,8 @@ export type Progress = { stage: (text: string) => void; stop: () => void };
 export const NO_PROGRESS: Progress = { stage: () => {}, stop: () => {} };
 
 /**
- * A spinner on `stream` that appears only once `delayMs` (1 s) have passed: a quick build prints
- * nothing. Stages given before then are remembered; the work is partly synchronous, so a stage
+ * A spinner on `stream` that appears only once `delayMs` (1 s; see `progressDelay`) have passed: a
+ * quick build prints nothing. Stages given before then are remembered; the work is partly synchronous, so a stage
  * change also re-checks the clock instead of relying on the timer alone.
  */
 export function startProgress(stream: NodeJS.WriteStream, label: string, delayMs = 1000): Progress {

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { suggestOptions } from '../../src/cli/main.js';
-import { startProgress, useColor, useProgress } from '../../src/cli/terminal.js';
+import { progressDelay, startProgress, useColor, useProgress } from '../../src/cli/terminal.js';
 
 const tty = { isTTY: true };
 const pipe = { isTTY: false };
@@ -53,10 +53,10 @@ describe('progress', () => {
 
   it('shows nothing for work under the delay, and a spinner with the stage after it', async () => {
     const quick = fakeTty();
-    const p1 = startProgress(quick.stream, 'Building mcpgen.yaml', 200);
+    const p1 = startProgress(quick.stream, 'Building mcpgen.yaml', 600_000);
     p1.stage('writing 12 files');
     p1.stop();
-    await new Promise((r) => setTimeout(r, 250));
+    await new Promise((r) => setTimeout(r, 50));
     expect(quick.writes.join('')).toBe('');
 
     const slow = fakeTty();
@@ -67,6 +67,15 @@ describe('progress', () => {
     p2.stop();
     expect(shown).toContain('Building mcpgen.yaml: writing 12 files');
     expect(shown).toMatch(/\(\d+\.\d s\)/);
+  });
+});
+
+describe('progress delay', () => {
+  it('is 1 s unless MCPGEN_PROGRESS_DELAY_MS is a whole number of milliseconds', () => {
+    expect(progressDelay({})).toBe(1000);
+    expect(progressDelay({ MCPGEN_PROGRESS_DELAY_MS: '0' })).toBe(0);
+    expect(progressDelay({ MCPGEN_PROGRESS_DELAY_MS: ' 250 ' })).toBe(250);
+    for (const bad of ['', '-1', '1.5', 'soon', '1e3', '9999999999']) expect(progressDelay({ MCPGEN_PROGRESS_DELAY_MS: bad })).toBe(1000);
   });
 });
 
