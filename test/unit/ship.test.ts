@@ -157,7 +157,7 @@ describe('client configuration', () => {
     expect(vscode!.servers!['ship-fixture']).toEqual({ type: 'http', url, headers: { Authorization: 'Bearer ${input:mcp_token}' } });
     expect(vscode!.inputs).toEqual([{ type: 'promptString', id: 'mcp_token', description: 'Token of this client in SHIPFX_HTTP_TOKENS', password: true }]);
     expect(cursor!.mcpServers!['ship-fixture']).toEqual({ url, headers: { Authorization: 'Bearer <token>' } });
-    expect(readme).toContain(`claude mcp add --transport http --header 'Authorization: Bearer <token>' ship-fixture ${url}`);
+    expect(readme).toContain(`claude mcp add --transport http ship-fixture ${url} --header 'Authorization: Bearer <token>'`);
     const serving = readme.slice(readme.indexOf('## Serving over HTTP'));
     for (const name of ['--transport http', 'SHIPFX_ALLOWED_HOSTS', 'SHIPFX_ALLOWED_ORIGINS', 'SHIPFX_HTTP_TOKENS_FILE', '/healthz', 'SIGTERM', 'SHIPFX_DRAIN_MS', 'SHIPFX_SESSION_IDLE_MS', 'SHIPFX_STATE_KEY']) expect(serving).toContain(name);
   });

@@ -126,7 +126,8 @@ export function clientConfigs(ir: IrServer): {
     docker: { mcpServers: { [ir.name]: { command: 'docker', args: ['run', '-i', '--rm', ...vars.flatMap((v) => ['-e', v.name]), ir.name], ...env(placeholder) } } },
     http: {
       url,
-      claudeCodeAdd: ['claude', 'mcp', 'add', '--transport', 'http', ...Object.entries(plain).flatMap(([h, v]) => ['--header', `${h}: ${v}`]), ir.name, url],
+      // `--header <header...>` is variadic: before the name it would swallow the name and the URL
+      claudeCodeAdd: ['claude', 'mcp', 'add', '--transport', 'http', ir.name, url, ...Object.entries(plain).flatMap(([h, v]) => ['--header', `${h}: ${v}`])],
       claudeCode: { mcpServers: { [ir.name]: { type: 'http', url, headers: plain } } },
       vscode: { inputs: httpInputs, servers: { [ir.name]: { type: 'http', url, headers: vscodeHeaders } } },
       cursor: { mcpServers: { [ir.name]: { url, headers: plain } } },
