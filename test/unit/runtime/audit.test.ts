@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { ProtocolError } from '@modelcontextprotocol/server';
 import type { CallToolResult, InputRequiredResult, Server, ServerContext } from '@modelcontextprotocol/server';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { AuditLog, AuditWriteError, auditFile, auditStep, lineHash, redact } from '../../../templates/runtime/audit.js';
+import { AUDIT_ARGUMENT_BYTES, AuditLog, AuditWriteError, auditFile, auditStep, lineHash, MAX_PENDING_EVENTS, redact, summarize } from '../../../templates/runtime/audit.js';
 import type { AuditSink } from '../../../templates/runtime/audit.js';
 import { setLogSink } from '../../../templates/runtime/log.js';
 import { runPipeline } from '../../../templates/runtime/pipeline.js';
@@ -43,6 +43,7 @@ function toolCall(over: Partial<Omit<ToolCall, 'report'>> & { report?: CallRepor
     name: 'create_pet',
     target: { kind: 'persist', name: 'create_pet' },
     args: { name: 'Rex', owner: { Password: 'hunter22', ssn: '123-45-6789' } },
+    argumentBytes: 62,
     server: {} as Server,
     ctx: { sessionId: 'sess-1' } as unknown as ServerContext,
     era: 'legacy',
@@ -210,6 +211,100 @@ describe('redact', () => {
   });
 });
 
+describe('argument summaries', () => {
+  it('small arguments are written whole, redacted as before', () => {
+    const args = { name: 'Rex', owner: { Password: 'hunter22', note: 'key sk-live-123456' }, tags: ['a', 'b'] };
+    expect(summarize(args, ['password'], ['sk-live-123456'])).toEqual({ value: redact(args, ['password'], ['sk-live-123456']), cut: false });
+  });
+
+  it('a huge argument costs the cap, not its size: the line says how large it was', async () => {
+    const sink = memory();
+    const log = new AuditLog({ redact: ['password'] }, { sinks: [sink] });
+    const wide = { password: 'p4ssw0rd!', list: Array.from({ length: 1_300_000 }, () => ({})), after: 'never reached' };
+    await log.record({ name: 'tool.invoked', client: 'a', era: 'modern', arguments: wide, argumentBytes: 3_900_015 });
+    const line = sink.lines[0]!;
+    expect(Buffer.byteLength(line)).toBeLessThan(AUDIT_ARGUMENT_BYTES + 1024);
+    const event = JSON.parse(line) as { arguments: { password: string; list: unknown[]; '…'?: string }; argumentsCut: unknown };
+    expect(event.arguments.password).toBe('[redacted]');
+    expect(event.arguments.list.at(-1)).toMatch(/^…\[\+\d+ items\]$/);
+    expect(event.arguments['…']).toBe('+1 keys');
+    expect(event.argumentsCut).toEqual({ bytes: 3_900_015, cap: AUDIT_ARGUMENT_BYTES });
+    expect(Object.keys(event).indexOf('argumentsCut')).toBe(Object.keys(event).indexOf('arguments') + 1);
+  });
+
+  it('a long string is cut with a count, and a secret straddling the cut is redacted whole', () => {
+    const secret = 'sk-live-ABCDEFGHIJKLMNOP';
+    const cap = 100;
+    const s = `${'x'.repeat(90)}${secret}${'y'.repeat(5000)}`;
+    const { value, cut } = summarize({ s }, [], [secret], cap);
+    expect(cut).toBe(true);
+    const text = (value as { s: string }).s;
+    expect(text).not.toContain('sk-live-ABC');
+    expect(text).toMatch(/…\[\+\d+ characters\]$/);
+    expect(text.length).toBeLessThan(200);
+  });
+
+  it('nesting past 16 levels is "[too deep]", and __proto__ stays a key', () => {
+    let deep: unknown = 'bottom';
+    for (let i = 0; i < 100; i++) deep = { d: deep };
+    const { value, cut } = summarize(deep, [], []);
+    expect(cut).toBe(true);
+    expect(JSON.stringify(value)).toContain('[too deep]');
+    const evil = JSON.parse('{"__proto__": {"polluted": true}}') as unknown;
+    const out = summarize(evil, [], []).value as Record<string, unknown>;
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+    expect(JSON.stringify(out)).toBe('{"__proto__":{"polluted":true}}');
+  });
+});
+
+describe('the write queue', () => {
+  it('writes concurrent events in groups: far fewer writes than events, every line whole and in order', async () => {
+    const writes: number[] = [];
+    const lines: string[] = [];
+    const sink: AuditSink = { append: async (l) => void lines.push(l), appendLines: async (ls) => void (writes.push(ls.length), lines.push(...ls)), close: async () => undefined };
+    const log = new AuditLog({ chain: true }, { sinks: [sink] });
+    await Promise.all(Array.from({ length: 300 }, (_, i) => log.record({ name: 'tool.invoked', client: 'a', era: 'modern', callId: String(i) })));
+    expect(lines).toHaveLength(300);
+    expect(parse(lines).map((e) => e.callId)).toEqual(Array.from({ length: 300 }, (_, i) => String(i)));
+    expect(writes.length).toBeLessThan(10);
+    for (let i = 1; i < 300; i++) expect(parse([lines[i]!])[0]!.prev).toBe(lineHash(lines[i - 1]!));
+  });
+
+  it('is bounded: while MAX_PENDING_EVENTS wait, a new call is refused and memory does not grow; terminal events still queue', async () => {
+    let release!: () => void;
+    const stuck = new Promise<void>((r) => (release = r));
+    const lines: string[] = [];
+    const sink: AuditSink = { append: async (l) => void lines.push(l), appendLines: async (ls) => (await stuck, void lines.push(...ls)), close: async () => undefined };
+    const log = new AuditLog({}, { sinks: [sink] });
+    // the first event is being written (stuck); the queue fills behind it
+    const waiting = Array.from({ length: MAX_PENDING_EVENTS + 1 }, (_, i) => log.record({ name: 'tool.invoked', client: 'a', era: 'modern', callId: String(i) }));
+    await new Promise((r) => setImmediate(r));
+    expect(log.backlog).toBe(MAX_PENDING_EVENTS);
+    await expect(log.record({ name: 'tool.invoked', client: 'a', era: 'modern', callId: 'refused' })).rejects.toThrow(/the audit trail is behind: 1024 events wait to be written/);
+    const terminal = log.record({ name: 'tool.completed', client: 'a', era: 'modern', callId: '0', outcome: 'ok' }, { essential: true });
+    expect(log.backlog).toBe(MAX_PENDING_EVENTS + 1);
+    release();
+    await Promise.all([...waiting, terminal]);
+    expect(lines).toHaveLength(MAX_PENDING_EVENTS + 2);
+    expect(lines.some((l) => l.includes('"refused"'))).toBe(false);
+  });
+
+  it('a refused invoked event refuses the call before it runs (-32603), naming the backlog', async () => {
+    let release!: () => void;
+    const stuck = new Promise<void>((r) => (release = r));
+    const sink: AuditSink = { append: async () => undefined, appendLines: async () => stuck, close: async () => undefined };
+    const log = new AuditLog({}, { sinks: [sink] });
+    const waiting = Array.from({ length: MAX_PENDING_EVENTS + 1 }, (_, i) => log.record({ name: 'session.opened', client: 'a', era: 'legacy', session: String(i) }));
+    await new Promise((r) => setImmediate(r));
+    let ran = false;
+    const err = await runPipeline([auditStep(log)], async () => ((ran = true), ok()), toolCall()).catch((e: unknown) => e);
+    expect(ran).toBe(false);
+    expect(err).toMatchObject({ code: -32603, message: expect.stringContaining('the audit trail is behind') });
+    release();
+    await Promise.all(waiting);
+  });
+});
+
 describe('auditStep', () => {
   const events = (sink: { lines: string[] }) => parse(sink.lines);
 
@@ -286,13 +381,14 @@ describe('auditStep', () => {
     expect(ran).toBe(false);
   });
 
-  it('fails closed when only the terminal event cannot be written: -32603 instead of the result', async () => {
+  it('never reports a call that ran as failed when only its terminal event cannot be written: the result comes back, the failure is logged', async () => {
     let n = 0;
     const flaky: AuditSink = { append: () => (++n === 1 ? Promise.resolve() : Promise.reject(new Error('quota'))), close: async () => undefined };
     let ran = false;
-    const err = await runPipeline([auditStep(new AuditLog({}, { sinks: [flaky] }))], async () => ((ran = true), ok()), toolCall()).catch((e: unknown) => e);
+    const result = await runPipeline([auditStep(new AuditLog({}, { sinks: [flaky] }))], async () => ((ran = true), ok()), toolCall());
     expect(ran).toBe(true);
-    expect(err).toMatchObject({ code: -32603 });
+    expect(result).toEqual(ok());
+    expect(logged.join('\n')).toMatch(/the tool\.completed event of a call that ran could not be written; its result is returned all the same.*quota/);
   });
 
   it('with onWriteError continue the call runs and returns its result', async () => {

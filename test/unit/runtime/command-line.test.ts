@@ -87,9 +87,28 @@ describe('resolving how to serve', () => {
     const o = resolveServeOptions(['--transport', 'HTTP', '--port', '0', '--host', '[::]'], config, env);
     expect(o).toEqual({
       transport: 'http', port: 0, host: '::', allowedHosts: ['mcp.example.com', 'a.example.com:3000', '[::1]:80'], allowedOrigins: ['https://app.example.com', 'http://localhost:5173'],
-      tokens: new Map([[T1, 'alice'], [T2, 'ci-bot']]), clientIdentity: 'me@host', sessionIdleMs: 60000, maxSessions: 7, drainMs: 500,
+      // <PREFIX>_CLIENT is stdio's identity only: an HTTP client without a token is anonymous
+      tokens: new Map([[T1, 'alice'], [T2, 'ci-bot']]), clientIdentity: 'anonymous', sessionIdleMs: 60000, maxSessions: 7, drainMs: 500,
     });
-    expect(resolveServeOptions([], config, env)).toMatchObject({ transport: 'stdio', port: 9, host: '10.0.0.1' });
+    expect(resolveServeOptions([], config, env)).toMatchObject({ transport: 'stdio', port: 9, host: '10.0.0.1', clientIdentity: 'me@host' });
+  });
+
+  it('refuses to listen beyond loopback without client tokens, unless <PREFIX>_ALLOW_ANONYMOUS=true', () => {
+    for (const host of ['0.0.0.0', '::', '10.0.0.1', '[::]', 'mcp.example.com']) {
+      const message = failure(() => resolveServeOptions(['--transport', 'http', '--host', host], config, {}));
+      expect(message).toMatch(new RegExp(`^--host ${host.replace(/[[\]]/g, '').replace(/\./g, '\\.')} listens beyond loopback, but no client authentication is configured`));
+      for (const way of ['PETS_HTTP_TOKENS', 'PETS_HTTP_TOKENS_FILE', '127.0.0.1', 'PETS_ALLOW_ANONYMOUS=true']) expect(message).toContain(way);
+    }
+    // the variable is named when it set the address
+    expect(failure(() => resolveServeOptions([], config, { PETS_TRANSPORT: 'http', PETS_HOST: '0.0.0.0' }))).toMatch(/^PETS_HOST 0\.0\.0\.0 listens beyond loopback/);
+    // the ways out
+    expect(resolveServeOptions(['--transport', 'http', '--host', '0.0.0.0'], config, { PETS_ALLOW_ANONYMOUS: 'true' })).toMatchObject({ host: '0.0.0.0', clientIdentity: 'anonymous' });
+    expect(resolveServeOptions(['--transport', 'http', '--host', '0.0.0.0'], config, { PETS_HTTP_TOKENS: `alice=${T1}` })).toMatchObject({ host: '0.0.0.0' });
+    for (const host of ['127.0.0.1', '127.1.2.3', '::1', '[::1]', 'localhost']) expect(resolveServeOptions(['--transport', 'http', '--host', host], config, {}).transport).toBe('http');
+    // stdio listens nowhere
+    expect(resolveServeOptions([], config, { PETS_HOST: '0.0.0.0' }).transport).toBe('stdio');
+    expect(failure(() => resolveServeOptions(['--transport', 'http', '--host', '0.0.0.0'], config, { PETS_ALLOW_ANONYMOUS: 'yes' }))).toBe('PETS_ALLOW_ANONYMOUS must be true or false (got "yes")');
+    expect(failure(() => resolveServeOptions(['--transport', 'http', '--host', '0.0.0.0'], config, { PETS_ALLOW_ANONYMOUS: 'false' }))).toMatch(/listens beyond loopback/);
   });
 
   it('reads only variables the registry lists for a server without a reflection gate', () => {

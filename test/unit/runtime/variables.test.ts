@@ -52,6 +52,7 @@ describe('the variable registry', () => {
       ['PETS_TIMEOUT_MS', 'setting', false, false, '30000'],
       ['PETS_MAX_RESPONSE_BYTES', 'setting', false, false, '1000000'],
       ['PETS_MAX_IN_FLIGHT_BYTES', 'setting', false, false, '67108864'],
+      ['PETS_MAX_ARGUMENT_BYTES', 'setting', false, false, '1048576'],
       ['PETS_LOG_LEVEL', 'setting', false, false, 'info'],
       ['PETS_UPLOAD_ROOT', 'setting', false, false, './files'],
       ['PETS_REFLECTION_DIR', 'setting', false, false, '.preflight/j'],
@@ -60,6 +61,7 @@ describe('the variable registry', () => {
       ['PETS_HOST', 'setting', false, false, '127.0.0.1'],
       ['PETS_ALLOWED_HOSTS', 'setting', false, false, undefined],
       ['PETS_ALLOWED_ORIGINS', 'setting', false, false, undefined],
+      ['PETS_ALLOW_ANONYMOUS', 'setting', false, false, 'false'],
       ['PETS_HTTP_TOKENS', 'setting', false, true, undefined],
       ['PETS_HTTP_TOKENS_FILE', 'setting', false, false, undefined],
       ['PETS_CLIENT', 'setting', false, false, 'local'],
@@ -83,9 +85,9 @@ describe('the variable registry', () => {
     const { uploads: _u, securitySchemes: _s, ...plain } = config;
     const vars = serverVariables({ config: { ...plain, baseUrl: 'https://pets.example.com' }, tools: [] });
     expect(vars.map((v) => v.name)).toEqual([
-      'PETS_BASE_URL', 'PETS_TIMEOUT_MS', 'PETS_MAX_RESPONSE_BYTES', 'PETS_MAX_IN_FLIGHT_BYTES', 'PETS_LOG_LEVEL',
+      'PETS_BASE_URL', 'PETS_TIMEOUT_MS', 'PETS_MAX_RESPONSE_BYTES', 'PETS_MAX_IN_FLIGHT_BYTES', 'PETS_MAX_ARGUMENT_BYTES', 'PETS_LOG_LEVEL',
       // serving settings; no PETS_HINT_TTL_MS without a reflection gate
-      'PETS_TRANSPORT', 'PETS_PORT', 'PETS_HOST', 'PETS_ALLOWED_HOSTS', 'PETS_ALLOWED_ORIGINS', 'PETS_HTTP_TOKENS', 'PETS_HTTP_TOKENS_FILE', 'PETS_CLIENT', 'PETS_STATE_KEY', 'PETS_SESSION_IDLE_MS', 'PETS_MAX_SESSIONS', 'PETS_DRAIN_MS',
+      'PETS_TRANSPORT', 'PETS_PORT', 'PETS_HOST', 'PETS_ALLOWED_HOSTS', 'PETS_ALLOWED_ORIGINS', 'PETS_ALLOW_ANONYMOUS', 'PETS_HTTP_TOKENS', 'PETS_HTTP_TOKENS_FILE', 'PETS_CLIENT', 'PETS_STATE_KEY', 'PETS_SESSION_IDLE_MS', 'PETS_MAX_SESSIONS', 'PETS_DRAIN_MS',
     ]);
     expect(vars[0]).toMatchObject({ required: false, default: 'https://pets.example.com' });
   });
