@@ -243,7 +243,7 @@ module.exports = {
     };
 
   return ", which asks for "
-    + ((stack1 = (((helper = lookupProperty(helpers,"clientVariableList") || container.strict(depth0, "clientVariableList", {"start":{"line":174,"column":93},"end":{"line":174,"column":111}} ))),(typeof helper === "function" ? helper.call(depth0 != null ? depth0 : (container.nullContext || {}),{"name":"clientVariableList","hash":{},"data":data,"loc":{"start":{"line":174,"column":91},"end":{"line":174,"column":113}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"clientVariableList") || container.strict(depth0, "clientVariableList", {"start":{"line":176,"column":93},"end":{"line":176,"column":111}} ))),(typeof helper === "function" ? helper.call(depth0 != null ? depth0 : (container.nullContext || {}),{"name":"clientVariableList","hash":{},"data":data,"loc":{"start":{"line":176,"column":91},"end":{"line":176,"column":113}}}) : helper))) != null ? stack1 : "")
     + " when the bundle is installed (secrets are stored by the app)";
 },"21":function(container,depth0,helpers,partials,data) {
     return " once `package.private` is removed from the manifest";
@@ -256,7 +256,7 @@ module.exports = {
     };
 
   return "| Tool | Request | Title | Credentials |\n| --- | --- | --- | --- |\n"
-    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"tools"),{"name":"each","hash":{},"fn":container.program(23, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":221,"column":0},"end":{"line":223,"column":9}}})) != null ? stack1 : "");
+    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"tools"),{"name":"each","hash":{},"fn":container.program(23, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":225,"column":0},"end":{"line":227,"column":9}}})) != null ? stack1 : "");
 },"23":function(container,depth0,helpers,partials,data) {
     var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), alias3="function", lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -266,13 +266,13 @@ module.exports = {
     };
 
   return "| `"
-    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":222,"column":5},"end":{"line":222,"column":9}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":222,"column":3},"end":{"line":222,"column":11}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":226,"column":5},"end":{"line":226,"column":9}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":226,"column":3},"end":{"line":226,"column":11}}}) : helper))) != null ? stack1 : "")
     + "` | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"request") || alias1(depth0, "request", {"start":{"line":222,"column":17},"end":{"line":222,"column":24}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"request","hash":{},"data":data,"loc":{"start":{"line":222,"column":15},"end":{"line":222,"column":26}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"request") || alias1(depth0, "request", {"start":{"line":226,"column":17},"end":{"line":226,"column":24}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"request","hash":{},"data":data,"loc":{"start":{"line":226,"column":15},"end":{"line":226,"column":26}}}) : helper))) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":222,"column":31},"end":{"line":222,"column":33}} )).call(alias2,lookupProperty(depth0,"title"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":222,"column":29},"end":{"line":222,"column":41}}})) != null ? stack1 : "")
+    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":226,"column":31},"end":{"line":226,"column":33}} )).call(alias2,lookupProperty(depth0,"title"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":226,"column":29},"end":{"line":226,"column":41}}})) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"auth") || alias1(depth0, "auth", {"start":{"line":222,"column":46},"end":{"line":222,"column":50}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"auth","hash":{},"data":data,"loc":{"start":{"line":222,"column":44},"end":{"line":222,"column":52}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"auth") || alias1(depth0, "auth", {"start":{"line":226,"column":46},"end":{"line":226,"column":50}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"auth","hash":{},"data":data,"loc":{"start":{"line":226,"column":44},"end":{"line":226,"column":52}}}) : helper))) != null ? stack1 : "")
     + " |\n";
 },"24":function(container,depth0,helpers,partials,data) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
@@ -283,7 +283,7 @@ module.exports = {
     };
 
   return "| Tool | Request | Title |\n| --- | --- | --- |\n"
-    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"tools"),{"name":"each","hash":{},"fn":container.program(25, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":227,"column":0},"end":{"line":229,"column":9}}})) != null ? stack1 : "");
+    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"tools"),{"name":"each","hash":{},"fn":container.program(25, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":231,"column":0},"end":{"line":233,"column":9}}})) != null ? stack1 : "");
 },"25":function(container,depth0,helpers,partials,data) {
     var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), alias3="function", lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -293,11 +293,11 @@ module.exports = {
     };
 
   return "| `"
-    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":228,"column":5},"end":{"line":228,"column":9}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":228,"column":3},"end":{"line":228,"column":11}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":232,"column":5},"end":{"line":232,"column":9}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":232,"column":3},"end":{"line":232,"column":11}}}) : helper))) != null ? stack1 : "")
     + "` | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"request") || alias1(depth0, "request", {"start":{"line":228,"column":17},"end":{"line":228,"column":24}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"request","hash":{},"data":data,"loc":{"start":{"line":228,"column":15},"end":{"line":228,"column":26}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"request") || alias1(depth0, "request", {"start":{"line":232,"column":17},"end":{"line":232,"column":24}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"request","hash":{},"data":data,"loc":{"start":{"line":232,"column":15},"end":{"line":232,"column":26}}}) : helper))) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":228,"column":31},"end":{"line":228,"column":33}} )).call(alias2,lookupProperty(depth0,"title"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":228,"column":29},"end":{"line":228,"column":41}}})) != null ? stack1 : "")
+    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":232,"column":31},"end":{"line":232,"column":33}} )).call(alias2,lookupProperty(depth0,"title"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":232,"column":29},"end":{"line":232,"column":41}}})) != null ? stack1 : "")
     + " |\n";
 },"26":function(container,depth0,helpers,partials,data) {
     return "\nTools, resources and resource templates marked \"handler\" run your own functions, in the files\nnamed: mcpgen created each missing file once, as a stub, and never changes it. A handler with\nthe wrong signature fails `npm run build`.\n";
@@ -310,7 +310,7 @@ module.exports = {
     };
 
   return "\n## Prompts\n\n| Prompt | Title | Arguments (* = required) |\n| --- | --- | --- |\n"
-    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"prompts"),{"name":"each","hash":{},"fn":container.program(28, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":243,"column":0},"end":{"line":245,"column":9}}})) != null ? stack1 : "");
+    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"prompts"),{"name":"each","hash":{},"fn":container.program(28, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":247,"column":0},"end":{"line":249,"column":9}}})) != null ? stack1 : "");
 },"28":function(container,depth0,helpers,partials,data) {
     var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), alias3="function", lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -320,11 +320,11 @@ module.exports = {
     };
 
   return "| "
-    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":244,"column":4},"end":{"line":244,"column":8}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":244,"column":2},"end":{"line":244,"column":10}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":248,"column":4},"end":{"line":248,"column":8}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":248,"column":2},"end":{"line":248,"column":10}}}) : helper))) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":244,"column":15},"end":{"line":244,"column":17}} )).call(alias2,lookupProperty(depth0,"title"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":244,"column":13},"end":{"line":244,"column":25}}})) != null ? stack1 : "")
+    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":248,"column":15},"end":{"line":248,"column":17}} )).call(alias2,lookupProperty(depth0,"title"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":248,"column":13},"end":{"line":248,"column":25}}})) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"args") || alias1(depth0, "args", {"start":{"line":244,"column":30},"end":{"line":244,"column":34}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"args","hash":{},"data":data,"loc":{"start":{"line":244,"column":28},"end":{"line":244,"column":36}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"args") || alias1(depth0, "args", {"start":{"line":248,"column":30},"end":{"line":248,"column":34}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"args","hash":{},"data":data,"loc":{"start":{"line":248,"column":28},"end":{"line":248,"column":36}}}) : helper))) != null ? stack1 : "")
     + " |\n";
 },"29":function(container,depth0,helpers,partials,data) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
@@ -335,7 +335,7 @@ module.exports = {
     };
 
   return "\n## Resources\n\n| URI | Name | MIME type | Content |\n| --- | --- | --- | --- |\n"
-    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"resources"),{"name":"each","hash":{},"fn":container.program(30, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":253,"column":0},"end":{"line":255,"column":9}}})) != null ? stack1 : "");
+    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"resources"),{"name":"each","hash":{},"fn":container.program(30, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":257,"column":0},"end":{"line":259,"column":9}}})) != null ? stack1 : "");
 },"30":function(container,depth0,helpers,partials,data) {
     var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), alias3="function", lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -345,13 +345,13 @@ module.exports = {
     };
 
   return "| "
-    + ((stack1 = (((helper = lookupProperty(helpers,"uri") || alias1(depth0, "uri", {"start":{"line":254,"column":4},"end":{"line":254,"column":7}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"uri","hash":{},"data":data,"loc":{"start":{"line":254,"column":2},"end":{"line":254,"column":9}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"uri") || alias1(depth0, "uri", {"start":{"line":258,"column":4},"end":{"line":258,"column":7}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"uri","hash":{},"data":data,"loc":{"start":{"line":258,"column":2},"end":{"line":258,"column":9}}}) : helper))) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":254,"column":14},"end":{"line":254,"column":16}} )).call(alias2,lookupProperty(depth0,"name"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":254,"column":12},"end":{"line":254,"column":23}}})) != null ? stack1 : "")
+    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":258,"column":14},"end":{"line":258,"column":16}} )).call(alias2,lookupProperty(depth0,"name"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":258,"column":12},"end":{"line":258,"column":23}}})) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":254,"column":28},"end":{"line":254,"column":30}} )).call(alias2,lookupProperty(depth0,"mimeType"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":254,"column":26},"end":{"line":254,"column":41}}})) != null ? stack1 : "")
+    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":258,"column":28},"end":{"line":258,"column":30}} )).call(alias2,lookupProperty(depth0,"mimeType"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":258,"column":26},"end":{"line":258,"column":41}}})) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"content") || alias1(depth0, "content", {"start":{"line":254,"column":46},"end":{"line":254,"column":53}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"content","hash":{},"data":data,"loc":{"start":{"line":254,"column":44},"end":{"line":254,"column":55}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"content") || alias1(depth0, "content", {"start":{"line":258,"column":46},"end":{"line":258,"column":53}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"content","hash":{},"data":data,"loc":{"start":{"line":258,"column":44},"end":{"line":258,"column":55}}}) : helper))) != null ? stack1 : "")
     + " |\n";
 },"31":function(container,depth0,helpers,partials,data) {
     var stack1, alias1=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
@@ -362,9 +362,9 @@ module.exports = {
     };
 
   return "\n## Concerns\n\nClients may filter the tools, prompts and resources they see by these concerns: in the\ninitialize request (`capabilities.experimental.concerns`), in the `notifications/initialized`\nparams, with the `concerns/update` request, or per request in `_meta[\"io.mcpgen/concerns\"]`.\nA client that sets nothing sees everything."
-    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(lookupProperty(depth0,"concerns"),"enforce"),{"name":"if","hash":{},"fn":container.program(32, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":264,"column":43},"end":{"line":265,"column":30}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(lookupProperty(depth0,"concerns"),"enforce"),{"name":"if","hash":{},"fn":container.program(32, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":268,"column":43},"end":{"line":269,"column":30}}})) != null ? stack1 : "")
     + "\n\n| Concern | Values | Default | Meaning |\n| --- | --- | --- | --- |\n"
-    + ((stack1 = lookupProperty(helpers,"each").call(alias1,lookupProperty(lookupProperty(depth0,"concerns"),"declarations"),{"name":"each","hash":{},"fn":container.program(33, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":269,"column":0},"end":{"line":271,"column":9}}})) != null ? stack1 : "");
+    + ((stack1 = lookupProperty(helpers,"each").call(alias1,lookupProperty(lookupProperty(depth0,"concerns"),"declarations"),{"name":"each","hash":{},"fn":container.program(33, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":273,"column":0},"end":{"line":275,"column":9}}})) != null ? stack1 : "");
 },"32":function(container,depth0,helpers,partials,data) {
     return " Calls to filtered-out\nprimitives are refused.";
 },"33":function(container,depth0,helpers,partials,data) {
@@ -376,13 +376,13 @@ module.exports = {
     };
 
   return "| "
-    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":270,"column":4},"end":{"line":270,"column":8}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":270,"column":2},"end":{"line":270,"column":10}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":274,"column":4},"end":{"line":274,"column":8}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":274,"column":2},"end":{"line":274,"column":10}}}) : helper))) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"values") || alias1(depth0, "values", {"start":{"line":270,"column":15},"end":{"line":270,"column":21}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"values","hash":{},"data":data,"loc":{"start":{"line":270,"column":13},"end":{"line":270,"column":23}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"values") || alias1(depth0, "values", {"start":{"line":274,"column":15},"end":{"line":274,"column":21}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"values","hash":{},"data":data,"loc":{"start":{"line":274,"column":13},"end":{"line":274,"column":23}}}) : helper))) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":270,"column":28},"end":{"line":270,"column":30}} )).call(alias2,lookupProperty(depth0,"default"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":270,"column":26},"end":{"line":270,"column":40}}})) != null ? stack1 : "")
+    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":274,"column":28},"end":{"line":274,"column":30}} )).call(alias2,lookupProperty(depth0,"default"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":274,"column":26},"end":{"line":274,"column":40}}})) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":270,"column":45},"end":{"line":270,"column":47}} )).call(alias2,lookupProperty(depth0,"description"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":270,"column":43},"end":{"line":270,"column":61}}})) != null ? stack1 : "")
+    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":274,"column":45},"end":{"line":274,"column":47}} )).call(alias2,lookupProperty(depth0,"description"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":274,"column":43},"end":{"line":274,"column":61}}})) != null ? stack1 : "")
     + " |\n";
 },"34":function(container,depth0,helpers,partials,data) {
     var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
@@ -393,14 +393,14 @@ module.exports = {
     };
 
   return "\n## Reflection gate\n\nThese tools run only once the model has justified the call, one justification per gate (in\norder), stored as `<domain>/<hash>.json` under `"
-    + ((stack1 = (((helper = lookupProperty(helpers,"envPrefix") || alias1(depth0, "envPrefix", {"start":{"line":278,"column":50},"end":{"line":278,"column":59}} ))),(typeof helper === "function" ? helper.call(alias2,{"name":"envPrefix","hash":{},"data":data,"loc":{"start":{"line":278,"column":48},"end":{"line":278,"column":61}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"envPrefix") || alias1(depth0, "envPrefix", {"start":{"line":282,"column":50},"end":{"line":282,"column":59}} ))),(typeof helper === "function" ? helper.call(alias2,{"name":"envPrefix","hash":{},"data":data,"loc":{"start":{"line":282,"column":48},"end":{"line":282,"column":61}}}) : helper))) != null ? stack1 : "")
     + "_REFLECTION_DIR` and reused for the\nsame decision (same prompt and prompt arguments). Mode: `"
-    + ((stack1 = container.lambda(alias1(lookupProperty(depth0,"reflection"), "mode", {"start":{"line":279,"column":59},"end":{"line":279,"column":74}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = container.lambda(alias1(lookupProperty(depth0,"reflection"), "mode", {"start":{"line":283,"column":59},"end":{"line":283,"column":74}} ), depth0)) != null ? stack1 : "")
     + "`.\n"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"reflection"),"sampling"),{"name":"if","hash":{},"fn":container.program(35, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":280,"column":0},"end":{"line":281,"column":7}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"reflection"),"host"),{"name":"if","hash":{},"fn":container.program(36, data, 0),"inverse":container.program(39, data, 0),"data":data,"loc":{"start":{"line":281,"column":7},"end":{"line":283,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"reflection"),"sampling"),{"name":"if","hash":{},"fn":container.program(35, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":284,"column":0},"end":{"line":285,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"reflection"),"host"),{"name":"if","hash":{},"fn":container.program(36, data, 0),"inverse":container.program(39, data, 0),"data":data,"loc":{"start":{"line":285,"column":7},"end":{"line":287,"column":7}}})) != null ? stack1 : "")
     + "\n| Tool | Gates (domain: prompt) |\n| --- | --- |\n"
-    + ((stack1 = lookupProperty(helpers,"each").call(alias2,lookupProperty(lookupProperty(depth0,"reflection"),"gates"),{"name":"each","hash":{},"fn":container.program(40, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":287,"column":0},"end":{"line":289,"column":9}}})) != null ? stack1 : "");
+    + ((stack1 = lookupProperty(helpers,"each").call(alias2,lookupProperty(lookupProperty(depth0,"reflection"),"gates"),{"name":"each","hash":{},"fn":container.program(40, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":291,"column":0},"end":{"line":293,"column":9}}})) != null ? stack1 : "");
 },"35":function(container,depth0,helpers,partials,data) {
     return "With a client that supports MCP sampling, the server asks the client's model itself, inside the tool call.\n";
 },"36":function(container,depth0,helpers,partials,data) {
@@ -411,7 +411,7 @@ module.exports = {
         return undefined
     };
 
-  return ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(lookupProperty(depth0,"reflection"),"sampling"),{"name":"if","hash":{},"fn":container.program(37, data, 0),"inverse":container.program(38, data, 0),"data":data,"loc":{"start":{"line":281,"column":30},"end":{"line":281,"column":90}}})) != null ? stack1 : "")
+  return ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(lookupProperty(depth0,"reflection"),"sampling"),{"name":"if","hash":{},"fn":container.program(37, data, 0),"inverse":container.program(38, data, 0),"data":data,"loc":{"start":{"line":285,"column":30},"end":{"line":285,"column":90}}})) != null ? stack1 : "")
     + " the call returns an `isError` hint `{prompt, prompt_args, hash, domain, remaining}` (as `structuredContent`, and as JSON in the second text block, the only place for tools with an output schema): get the prompt with `prompts/get`, have the model answer it with the JSON justification, call `persist_justification` with the hash, domain and justification, then call the tool again.\n";
 },"37":function(container,depth0,helpers,partials,data) {
     return "Otherwise";
@@ -428,9 +428,9 @@ module.exports = {
     };
 
   return "| `"
-    + ((stack1 = (((helper = lookupProperty(helpers,"tool") || alias1(depth0, "tool", {"start":{"line":288,"column":5},"end":{"line":288,"column":9}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"tool","hash":{},"data":data,"loc":{"start":{"line":288,"column":3},"end":{"line":288,"column":11}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"tool") || alias1(depth0, "tool", {"start":{"line":292,"column":5},"end":{"line":292,"column":9}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"tool","hash":{},"data":data,"loc":{"start":{"line":292,"column":3},"end":{"line":292,"column":11}}}) : helper))) != null ? stack1 : "")
     + "` | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"gates") || alias1(depth0, "gates", {"start":{"line":288,"column":17},"end":{"line":288,"column":22}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"gates","hash":{},"data":data,"loc":{"start":{"line":288,"column":15},"end":{"line":288,"column":24}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"gates") || alias1(depth0, "gates", {"start":{"line":292,"column":17},"end":{"line":292,"column":22}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"gates","hash":{},"data":data,"loc":{"start":{"line":292,"column":15},"end":{"line":292,"column":24}}}) : helper))) != null ? stack1 : "")
     + " |\n";
 },"41":function(container,depth0,helpers,partials,data) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
@@ -441,7 +441,7 @@ module.exports = {
     };
 
   return "\n## Preprocessors\n\nNot tools: a host runs them on each user message, in this order, with `preprocessors/run`\n(advertised in `capabilities.experimental.preprocessors`), or gets their context followed by the\nmessage from the `with_context` prompt. `src/runtime/preprocessors-host.ts` is a helper for hosts\nbuilt on the SDK `Client`: copy it into your host.\n\n| Order | Preprocessor | Runs after | Timeout | On error | Handler |\n| --- | --- | --- | --- | --- | --- |\n"
-    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"preprocessors"),{"name":"each","hash":{},"fn":container.program(42, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":302,"column":0},"end":{"line":304,"column":9}}})) != null ? stack1 : "");
+    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"preprocessors"),{"name":"each","hash":{},"fn":container.program(42, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":306,"column":0},"end":{"line":308,"column":9}}})) != null ? stack1 : "");
 },"42":function(container,depth0,helpers,partials,data) {
     var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), alias3="function", lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -451,17 +451,17 @@ module.exports = {
     };
 
   return "| "
-    + ((stack1 = (((helper = lookupProperty(helpers,"order") || alias1(depth0, "order", {"start":{"line":303,"column":4},"end":{"line":303,"column":9}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"order","hash":{},"data":data,"loc":{"start":{"line":303,"column":2},"end":{"line":303,"column":11}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"order") || alias1(depth0, "order", {"start":{"line":307,"column":4},"end":{"line":307,"column":9}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"order","hash":{},"data":data,"loc":{"start":{"line":307,"column":2},"end":{"line":307,"column":11}}}) : helper))) != null ? stack1 : "")
     + " | `"
-    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":303,"column":17},"end":{"line":303,"column":21}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":303,"column":15},"end":{"line":303,"column":23}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":307,"column":17},"end":{"line":307,"column":21}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":307,"column":15},"end":{"line":307,"column":23}}}) : helper))) != null ? stack1 : "")
     + "` | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"after") || alias1(depth0, "after", {"start":{"line":303,"column":29},"end":{"line":303,"column":34}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"after","hash":{},"data":data,"loc":{"start":{"line":303,"column":27},"end":{"line":303,"column":36}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"after") || alias1(depth0, "after", {"start":{"line":307,"column":29},"end":{"line":307,"column":34}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"after","hash":{},"data":data,"loc":{"start":{"line":307,"column":27},"end":{"line":307,"column":36}}}) : helper))) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"timeout") || alias1(depth0, "timeout", {"start":{"line":303,"column":41},"end":{"line":303,"column":48}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"timeout","hash":{},"data":data,"loc":{"start":{"line":303,"column":39},"end":{"line":303,"column":50}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"timeout") || alias1(depth0, "timeout", {"start":{"line":307,"column":41},"end":{"line":307,"column":48}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"timeout","hash":{},"data":data,"loc":{"start":{"line":307,"column":39},"end":{"line":307,"column":50}}}) : helper))) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"onError") || alias1(depth0, "onError", {"start":{"line":303,"column":55},"end":{"line":303,"column":62}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"onError","hash":{},"data":data,"loc":{"start":{"line":303,"column":53},"end":{"line":303,"column":64}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"onError") || alias1(depth0, "onError", {"start":{"line":307,"column":55},"end":{"line":307,"column":62}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"onError","hash":{},"data":data,"loc":{"start":{"line":307,"column":53},"end":{"line":307,"column":64}}}) : helper))) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"handler") || alias1(depth0, "handler", {"start":{"line":303,"column":69},"end":{"line":303,"column":76}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"handler","hash":{},"data":data,"loc":{"start":{"line":303,"column":67},"end":{"line":303,"column":78}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"handler") || alias1(depth0, "handler", {"start":{"line":307,"column":69},"end":{"line":307,"column":76}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"handler","hash":{},"data":data,"loc":{"start":{"line":307,"column":67},"end":{"line":307,"column":78}}}) : helper))) != null ? stack1 : "")
     + " |\n";
 },"compiler":[8,">= 4.3.0"],"main":function(container,depth0,helpers,partials,data) {
     var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), alias3="function", alias4=container.lambda, lookupProperty = container.lookupProperty || function(parent, propertyName) {
@@ -527,62 +527,74 @@ module.exports = {
     + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "hostVar", {"start":{"line":161,"column":76},"end":{"line":161,"column":88}} ), depth0)) != null ? stack1 : "")
     + "=0.0.0.0`\n(loopback inside a container cannot be reached from outside it) and exposes port "
     + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "port", {"start":{"line":162,"column":83},"end":{"line":162,"column":92}} ), depth0)) != null ? stack1 : "")
-    + ".\n\n```sh\ndocker run --rm -p 127.0.0.1:"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "port", {"start":{"line":165,"column":31},"end":{"line":165,"column":40}} ), depth0)) != null ? stack1 : "")
+    + ".\nListening beyond loopback, the server refuses to start without client tokens in `"
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "tokensVar", {"start":{"line":163,"column":83},"end":{"line":163,"column":97}} ), depth0)) != null ? stack1 : "")
+    + "`\n(or `"
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "tokensFileVar", {"start":{"line":164,"column":7},"end":{"line":164,"column":25}} ), depth0)) != null ? stack1 : "")
+    + "`), unless `"
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "allowAnonymousVar", {"start":{"line":164,"column":41},"end":{"line":164,"column":63}} ), depth0)) != null ? stack1 : "")
+    + "=true` says to serve anyone who reaches the port.\n\n```sh\ndocker run --rm -p 127.0.0.1:"
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "port", {"start":{"line":167,"column":31},"end":{"line":167,"column":40}} ), depth0)) != null ? stack1 : "")
     + ":"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "port", {"start":{"line":165,"column":45},"end":{"line":165,"column":54}} ), depth0)) != null ? stack1 : "")
-    + " --env-file .env "
-    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":165,"column":75},"end":{"line":165,"column":79}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":165,"column":73},"end":{"line":165,"column":81}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "port", {"start":{"line":167,"column":45},"end":{"line":167,"column":54}} ), depth0)) != null ? stack1 : "")
+    + " --env-file .env -e "
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "tokensVar", {"start":{"line":167,"column":78},"end":{"line":167,"column":92}} ), depth0)) != null ? stack1 : "")
+    + "=me=$(openssl rand -hex 32) "
+    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":167,"column":124},"end":{"line":167,"column":128}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":167,"column":122},"end":{"line":167,"column":130}}}) : helper))) != null ? stack1 : "")
     + " --transport http\n```\n\nClients that reach it under a name other than `localhost` or `127.0.0.1` need that name in\n`"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "allowedHostsVar", {"start":{"line":169,"column":3},"end":{"line":169,"column":23}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "allowedHostsVar", {"start":{"line":171,"column":3},"end":{"line":171,"column":23}} ), depth0)) != null ? stack1 : "")
     + "` (and should get a token in `"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "tokensVar", {"start":{"line":169,"column":57},"end":{"line":169,"column":71}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "tokensVar", {"start":{"line":171,"column":57},"end":{"line":171,"column":71}} ), depth0)) != null ? stack1 : "")
     + "`): `-e "
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "allowedHostsVar", {"start":{"line":169,"column":83},"end":{"line":169,"column":103}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "allowedHostsVar", {"start":{"line":171,"column":83},"end":{"line":171,"column":103}} ), depth0)) != null ? stack1 : "")
     + "=mcp.example.com`.\n\n### As an MCP Bundle\n\n`manifest.json` describes this server as an [MCP Bundle](https://github.com/modelcontextprotocol/mcpb)\nfor one-click installation in Claude Desktop"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"clientVariables"),"length"),{"name":"if","hash":{},"fn":container.program(20, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":174,"column":44},"end":{"line":174,"column":181}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"clientVariables"),"length"),{"name":"if","hash":{},"fn":container.program(20, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":176,"column":44},"end":{"line":176,"column":181}}})) != null ? stack1 : "")
     + ":\n\n```sh\nnpm ci && npm run build && npm prune --omit=dev\nnpx -y @anthropic-ai/mcpb@"
-    + ((stack1 = (((helper = lookupProperty(helpers,"mcpbVersion") || alias1(depth0, "mcpbVersion", {"start":{"line":178,"column":28},"end":{"line":178,"column":39}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"mcpbVersion","hash":{},"data":data,"loc":{"start":{"line":178,"column":26},"end":{"line":178,"column":41}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"mcpbVersion") || alias1(depth0, "mcpbVersion", {"start":{"line":180,"column":28},"end":{"line":180,"column":39}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"mcpbVersion","hash":{},"data":data,"loc":{"start":{"line":180,"column":26},"end":{"line":180,"column":41}}}) : helper))) != null ? stack1 : "")
     + " pack . "
-    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":178,"column":51},"end":{"line":178,"column":55}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":178,"column":49},"end":{"line":178,"column":57}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":180,"column":51},"end":{"line":180,"column":55}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":180,"column":49},"end":{"line":180,"column":57}}}) : helper))) != null ? stack1 : "")
     + ".mcpb\n```\n\n### Publishing\n\n`package.json` is ready for `npm publish`"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"private"),{"name":"if","hash":{},"fn":container.program(21, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":183,"column":41},"end":{"line":183,"column":115}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"private"),{"name":"if","hash":{},"fn":container.program(21, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":185,"column":41},"end":{"line":185,"column":115}}})) != null ? stack1 : "")
     + ": `prepack` builds\nthe server, and the package holds the compiled server (its `bin`, `"
-    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":184,"column":69},"end":{"line":184,"column":73}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":184,"column":67},"end":{"line":184,"column":75}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":186,"column":69},"end":{"line":186,"column":73}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":186,"column":67},"end":{"line":186,"column":75}}}) : helper))) != null ? stack1 : "")
     + "`) and `.env.example`.\n\n## Serving over HTTP\n\n```sh\nnode dist/server.js --transport http [--port "
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "port", {"start":{"line":189,"column":47},"end":{"line":189,"column":56}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "port", {"start":{"line":191,"column":47},"end":{"line":191,"column":56}} ), depth0)) != null ? stack1 : "")
     + "] [--host "
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "host", {"start":{"line":189,"column":70},"end":{"line":189,"column":79}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "host", {"start":{"line":191,"column":70},"end":{"line":191,"column":79}} ), depth0)) != null ? stack1 : "")
     + "]\n```\n\nThe flags win over `"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "transportVar", {"start":{"line":192,"column":22},"end":{"line":192,"column":39}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "transportVar", {"start":{"line":194,"column":22},"end":{"line":194,"column":39}} ), depth0)) != null ? stack1 : "")
     + "`, `"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "portVar", {"start":{"line":192,"column":47},"end":{"line":192,"column":59}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "portVar", {"start":{"line":194,"column":47},"end":{"line":194,"column":59}} ), depth0)) != null ? stack1 : "")
     + "` and `"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "hostVar", {"start":{"line":192,"column":70},"end":{"line":192,"column":82}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "hostVar", {"start":{"line":194,"column":70},"end":{"line":194,"column":82}} ), depth0)) != null ? stack1 : "")
     + "`. The server answers MCP at\n`/mcp` and `GET /healthz` (for load balancers and container health checks).\n\n- **Host and Origin**: requests are refused (403) unless their `Host` header is `localhost`,\n  `127.0.0.1` or `[::1]` (any port) or listed in `"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "allowedHostsVar", {"start":{"line":196,"column":52},"end":{"line":196,"column":72}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "allowedHostsVar", {"start":{"line":198,"column":52},"end":{"line":198,"column":72}} ), depth0)) != null ? stack1 : "")
     + "`, and, when a browser sends an\n  `Origin`, it is a loopback origin or listed in `"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "allowedOriginsVar", {"start":{"line":197,"column":52},"end":{"line":197,"column":74}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "allowedOriginsVar", {"start":{"line":199,"column":52},"end":{"line":199,"column":74}} ), depth0)) != null ? stack1 : "")
     + "`. This guards against DNS\n  rebinding. Bound beyond loopback (`--host 0.0.0.0`, a container), list the names clients use.\n- **Tokens**: with `"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "tokensVar", {"start":{"line":199,"column":22},"end":{"line":199,"column":36}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "tokensVar", {"start":{"line":201,"column":22},"end":{"line":201,"column":36}} ), depth0)) != null ? stack1 : "")
     + "=alice=<token>,ci=<token>` (or `"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "tokensFileVar", {"start":{"line":199,"column":72},"end":{"line":199,"column":90}} ), depth0)) != null ? stack1 : "")
-    + "`, one `name=token`\n  per line, `#` comments) every request must carry `Authorization: Bearer <token>`, else 401. The name is\n  the identity the server knows that client by. Use long random tokens\n  (`openssl rand -hex 32`); the server refuses tokens shorter than 16 characters. Without tokens,\n  anyone who can reach the port can use the server: keep it on loopback.\n- **Client eras**: clients speaking MCP 2026-07-28 or later are served statelessly, a fresh server\n  per request, so several instances behind a load balancer work when they share\n  `"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "stateKeyVar", {"start":{"line":206,"column":5},"end":{"line":206,"column":21}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "tokensFileVar", {"start":{"line":201,"column":72},"end":{"line":201,"column":90}} ), depth0)) != null ? stack1 : "")
+    + "`, one `name=token`\n  per line, `#` comments) every request must carry `Authorization: Bearer <token>`, else 401. The name is\n  the identity the server knows that client by. Use long random tokens\n  (`openssl rand -hex 32`); the server refuses tokens shorter than 16 characters. Without tokens,\n  anyone who can reach the port can use the server, as `anonymous` (`"
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "clientVar", {"start":{"line":205,"column":71},"end":{"line":205,"column":85}} ), depth0)) != null ? stack1 : "")
+    + "` names the\n  stdio client only): on an address beyond loopback the server then refuses to start unless\n  `"
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "allowAnonymousVar", {"start":{"line":207,"column":5},"end":{"line":207,"column":27}} ), depth0)) != null ? stack1 : "")
+    + "=true`.\n- **Client eras**: clients speaking MCP 2026-07-28 or later are served statelessly, a fresh server\n  per request, so several instances behind a load balancer work when they share\n  `"
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "stateKeyVar", {"start":{"line":210,"column":5},"end":{"line":210,"column":21}} ), depth0)) != null ? stack1 : "")
     + "` (it signs state that outlives a request: reflection hints and input rounds).\n  Older clients get a session (`Mcp-Session-Id`) held in memory by one instance, closed after\n  `"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "sessionIdleVar", {"start":{"line":208,"column":5},"end":{"line":208,"column":24}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "sessionIdleVar", {"start":{"line":212,"column":5},"end":{"line":212,"column":24}} ), depth0)) != null ? stack1 : "")
     + "` idle and capped at `"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "maxSessionsVar", {"start":{"line":208,"column":50},"end":{"line":208,"column":69}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "maxSessionsVar", {"start":{"line":212,"column":50},"end":{"line":212,"column":69}} ), depth0)) != null ? stack1 : "")
     + "` sessions.\n- **Shutdown**: on SIGTERM or SIGINT the server stops accepting requests, lets calls under way finish\n  for at most `"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "drainVar", {"start":{"line":210,"column":17},"end":{"line":210,"column":30}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "drainVar", {"start":{"line":214,"column":17},"end":{"line":214,"column":30}} ), depth0)) != null ? stack1 : "")
     + "` and exits.\n\n## Tools\n\nArguments are validated against each tool's input schema before any request is sent; invalid\narguments, HTTP errors (non-2xx), timeouts and connection failures come back as tool results\nwith `isError: true` so the model can correct itself. Unknown tool names are JSON-RPC errors.\n\n"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"hasAuth"),{"name":"if","hash":{},"fn":container.program(22, data, 0),"inverse":container.program(24, data, 0),"data":data,"loc":{"start":{"line":218,"column":0},"end":{"line":230,"column":7}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"hasHandlers"),{"name":"if","hash":{},"fn":container.program(26, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":231,"column":0},"end":{"line":236,"column":7}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"prompts"),"length"),{"name":"if","hash":{},"fn":container.program(27, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":237,"column":0},"end":{"line":246,"column":7}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"resources"),"length"),{"name":"if","hash":{},"fn":container.program(29, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":247,"column":0},"end":{"line":256,"column":7}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"concerns"),{"name":"if","hash":{},"fn":container.program(31, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":257,"column":0},"end":{"line":272,"column":7}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"reflection"),{"name":"if","hash":{},"fn":container.program(34, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":273,"column":0},"end":{"line":290,"column":7}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"preprocessors"),"length"),{"name":"if","hash":{},"fn":container.program(41, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":291,"column":0},"end":{"line":305,"column":7}}})) != null ? stack1 : "");
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"hasAuth"),{"name":"if","hash":{},"fn":container.program(22, data, 0),"inverse":container.program(24, data, 0),"data":data,"loc":{"start":{"line":222,"column":0},"end":{"line":234,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"hasHandlers"),{"name":"if","hash":{},"fn":container.program(26, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":235,"column":0},"end":{"line":240,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"prompts"),"length"),{"name":"if","hash":{},"fn":container.program(27, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":241,"column":0},"end":{"line":250,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"resources"),"length"),{"name":"if","hash":{},"fn":container.program(29, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":251,"column":0},"end":{"line":260,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"concerns"),{"name":"if","hash":{},"fn":container.program(31, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":261,"column":0},"end":{"line":276,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"reflection"),{"name":"if","hash":{},"fn":container.program(34, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":277,"column":0},"end":{"line":294,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"preprocessors"),"length"),{"name":"if","hash":{},"fn":container.program(41, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":295,"column":0},"end":{"line":309,"column":7}}})) != null ? stack1 : "");
 },"useData":true},
   "env.example.hbs": {"0":function(container,depth0,helpers,partials,data) {
     var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), alias3="function", lookupProperty = container.lookupProperty || function(parent, propertyName) {

@@ -775,8 +775,9 @@ export type PolicyAudit = {
    */
   chain?: boolean;
   /**
-   * `fail` (default): a call whose event cannot be written fails (-32603); `continue`: the call goes on and
-   * the failure is logged.
+   * `fail` (default): a call whose `tool.invoked` event cannot be written is refused before it runs (-32603);
+   * `continue`: the call goes on and the failure is logged. A terminal event that cannot be written never
+   * turns a call that ran into an error: it is logged and the result returned.
    * @default "fail"
    */
   onWriteError?: 'fail' | 'continue';

@@ -32,36 +32,54 @@ function scalarBytes(v: unknown): number {
   return 4; // null (and what JSON cannot hold, written as null)
 }
 
+/** A container being walked: its entries are visited one at a time, so a list of a million items costs one frame. */
+type Frame = { readonly values: readonly unknown[]; readonly keys?: readonly string[]; next: number; readonly depth: number };
+
 /**
  * Measures `args` as compact JSON, stopping at the first byte past `maxBytes` or the first level
- * past `maxDepth`. Iterative: a value nested a million levels deep uses no stack.
+ * past `maxDepth`. Iterative, one frame per open container: a value nested a million levels deep
+ * uses no stack, and a list of a million items no more memory than a short one.
  */
 export function measureArguments(args: unknown, maxBytes: number, maxDepth: number = MAX_ARGUMENT_DEPTH): ArgumentMeasure {
   let bytes = 0;
-  const stack: Array<[unknown, number]> = [[args, 0]];
-  while (stack.length > 0) {
-    const [value, depth] = stack.pop()!;
-    if (value === null || typeof value !== 'object') bytes += scalarBytes(value);
-    else if (depth >= maxDepth) return { fits: false, over: 'depth', limit: maxDepth };
-    else if (Array.isArray(value)) {
-      // brackets and commas
-      bytes += 2 + Math.max(0, value.length - 1);
-      for (let i = value.length - 1; i >= 0; i--) stack.push([value[i], depth + 1]);
-    } else {
-      bytes += 2;
-      let count = 0;
-      for (const key in value) {
-        if (!Object.prototype.hasOwnProperty.call(value, key)) continue;
-        const item = (value as Record<string, unknown>)[key];
-        if (item === undefined) continue;
-        // key, colon, comma
-        bytes += stringBytes(key) + 1 + (count++ > 0 ? 1 : 0);
-        if (bytes > maxBytes) return { fits: false, over: 'bytes', limit: maxBytes };
-        stack.push([item, depth + 1]);
-      }
+  const frames: Frame[] = [];
+  /** Counts a value; opens a frame for a container. False when a limit is passed. */
+  const enter = (value: unknown, depth: number): 'bytes' | 'depth' | undefined => {
+    if (value === null || typeof value !== 'object') {
+      bytes += scalarBytes(value);
+      return bytes > maxBytes ? 'bytes' : undefined;
     }
-    if (bytes > maxBytes) return { fits: false, over: 'bytes', limit: maxBytes };
+    if (depth >= maxDepth) return 'depth';
+    bytes += 2;
+    if (Array.isArray(value)) {
+      // the commas between items
+      bytes += Math.max(0, value.length - 1);
+      frames.push({ values: value, next: 0, depth: depth + 1 });
+    } else {
+      const keys = Object.keys(value);
+      frames.push({ values: keys.map((k) => (value as Record<string, unknown>)[k]), keys, next: 0, depth: depth + 1 });
+    }
+    return bytes > maxBytes ? 'bytes' : undefined;
+  };
+  let over = enter(args, 0);
+  while (over === undefined && frames.length > 0) {
+    const frame = frames[frames.length - 1]!;
+    if (frame.next >= frame.values.length) {
+      frames.pop();
+      continue;
+    }
+    const i = frame.next++;
+    const value = frame.values[i];
+    if (frame.keys !== undefined) {
+      // JSON leaves out a property whose value is undefined
+      if (value === undefined) continue;
+      // key, colon and the comma before all but the first
+      bytes += stringBytes(frame.keys[i]!) + 1 + (i > 0 ? 1 : 0);
+    }
+    over = enter(value, frame.depth);
   }
+  if (over === 'depth') return { fits: false, over, limit: maxDepth };
+  if (over === 'bytes') return { fits: false, over, limit: maxBytes };
   return { fits: true, bytes };
 }
 

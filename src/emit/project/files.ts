@@ -192,6 +192,8 @@ export function emitReadme(ir: IrServer): string {
     allowedOriginsVar: names.allowedOrigins,
     tokensVar: names.httpTokens,
     tokensFileVar: names.httpTokensFile,
+    allowAnonymousVar: names.allowAnonymous,
+    clientVar: names.client,
     stateKeyVar: names.stateKey,
     sessionIdleVar: names.sessionIdleMs,
     maxSessionsVar: names.maxSessions,

@@ -23,7 +23,10 @@ import { stateKey } from './state.js';
 import { warmUp } from './warm.js';
 import { STDOUT_BACKLOG, serveOnStdio } from './stdio.js';
 import type { OperationTool, ServerConfig } from './types.js';
-import { schemeVariables } from './variables.js';
+import { DEFAULT_MAX_ARGUMENT_BYTES, schemeVariables } from './variables.js';
+
+/** Room in an HTTP request body for what is not tool arguments (the JSON-RPC envelope, `_meta`, a client's answer to an input request). */
+const BODY_ENVELOPE_BYTES = 262_144;
 
 /** What the entry hands to {@link main} besides config and tools. */
 export type MainOptions = Omit<ServerExtensions, 'reflection'> & {
@@ -103,6 +106,9 @@ export async function main(config: ServerConfig, tools: readonly OperationTool[]
       sessionIdleMs: serve.sessionIdleMs,
       maxSessions: serve.maxSessions,
       drainMs: serve.drainMs,
+      // a body larger than the largest arguments plus room for the rest of the message is refused unparsed
+      maxBodyBytes: (settings.maxArgumentBytes ?? DEFAULT_MAX_ARGUMENT_BYTES) + BODY_ENVELOPE_BYTES,
+      bodyLimitHint: `tool arguments may take ${settings.maxArgumentBytes ?? DEFAULT_MAX_ARGUMENT_BYTES} bytes (${vars.maxArgumentBytes}), the rest of the message ${BODY_ENVELOPE_BYTES}`,
     }).catch((err: unknown) => {
       log('error', `${config.name}: cannot listen on ${serve.host}:${serve.port}: ${err instanceof Error ? err.message : String(err)}`);
       process.exit(1);

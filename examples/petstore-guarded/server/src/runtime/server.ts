@@ -39,7 +39,8 @@ import { toolEntry } from './surface.js';
 import type { ToolEntry } from './surface.js';
 import type { OperationTool, ServerConfig } from './types.js';
 import { readArgumentEnv } from './arguments.js';
-import { DEFAULT_MAX_IN_FLIGHT_BYTES } from './variables.js';
+import { DEFAULT_MAX_ARGUMENT_BYTES, DEFAULT_MAX_IN_FLIGHT_BYTES, settingNames } from './variables.js';
+import { measureArguments, overLimitMessage } from './argument-limits.js';
 
 export type { Era, Step, ToolCall, ToolGuard, ToolResult } from './pipeline.js';
 export type { PolicyEvent, PolicyLayer } from './instance.js';
@@ -219,6 +220,7 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
   const searchNames: ReadonlySet<string> = new Set(search ? [search.names.search, search.names.describe, search.names.call] : []);
   const steps = [...(policy?.steps ?? []), ...(options.steps ?? []), ...toolCallSteps(reflection ? { reflection } : {})];
   const defaultIdentity = options.identity ?? 'local';
+  const maxArgumentBytes = settings.maxArgumentBytes ?? DEFAULT_MAX_ARGUMENT_BYTES;
 
   /** Sends the call to its tool: the API request, the extra tool's handler, or the persist tool. */
   const dispatch = async (call: ToolCall): Promise<ToolResult> => {
@@ -286,6 +288,9 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
         if (preprocessors.has(name)) throw invalidParams(`${name} is a preprocessor, not a tool: a host runs preprocessors with preprocessors/run, or gets their context from the with_context prompt`);
         throw invalidParams(`Unknown tool: ${name}`);
       }
+      // before anything else walks them: the audit trail, access control, validation, the gate
+      const size = measureArguments(args, maxArgumentBytes);
+      if (!size.fits) throw invalidParams(overLimitMessage(name, size, settingNames(config.envPrefix).maxArgumentBytes));
       const identity = ctx.http?.authInfo?.clientId ?? instance.identity ?? defaultIdentity;
       const round = roundOf(ctx.mcpReq.requestState());
       // a sealed state continues exactly the call it was issued for: the same tool, client and
@@ -299,6 +304,7 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
         name,
         target,
         args,
+        argumentBytes: size.bytes,
         server,
         ctx,
         era: instance.era,

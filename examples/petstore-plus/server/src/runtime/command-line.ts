@@ -207,7 +207,7 @@ export type ServeOptions = {
   allowedOrigins: string[];
   /** MCP HTTP bearer tokens ⇒ client identity; empty ⇒ no token is asked for. */
   tokens: Map<string, string>;
-  /** Client identity over stdio. */
+  /** Identity of a client that brings none: `<PREFIX>_CLIENT` (or `local`) over stdio, {@link ANONYMOUS} over HTTP. */
   clientIdentity: string;
   /** Idle time after which a legacy HTTP session is closed, in milliseconds. */
   sessionIdleMs: number;
@@ -216,6 +216,15 @@ export type ServeOptions = {
   /** Bound of the graceful shutdown on SIGTERM/SIGINT, in milliseconds. */
   drainMs: number;
 };
+
+/** The identity of an HTTP client that brings no token (a server without tokens). */
+export const ANONYMOUS = 'anonymous';
+
+/** Whether `host` (an address or name to listen on) is on loopback only: 127.0.0.0/8, ::1, localhost. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.toLowerCase();
+  return h === 'localhost' || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h) || /^::ffff:127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
+}
 
 /** Shortest `<envPrefix>_STATE_KEY` accepted (the key itself is read by state.ts). */
 const MIN_STATE_KEY_LENGTH = 32;
@@ -282,8 +291,20 @@ export function resolveServeOptions(argv: readonly string[], config: ServerConfi
     addTokens(names.httpTokensFile, tokenFileEntries(`${file} (${names.httpTokensFile})`, text), tokens);
   }
 
+  // stdio's identity only: an HTTP client that brings no token is anonymous, whatever the variable says
   const client = read(env, names.client);
-  const clientIdentity = client === undefined ? SERVE_DEFAULTS.client : parseIdentity(names.client, names.client, client);
+  const stdioIdentity = client === undefined ? SERVE_DEFAULTS.client : parseIdentity(names.client, names.client, client);
+  const clientIdentity = transport === 'http' ? ANONYMOUS : stdioIdentity;
+
+  const anonymous = read(env, names.allowAnonymous)?.toLowerCase();
+  if (anonymous !== undefined && anonymous !== 'true' && anonymous !== 'false') throw new SettingsError(names.allowAnonymous, `${names.allowAnonymous} must be true or false (got ${JSON.stringify(anonymous)})`);
+  if (transport === 'http' && tokens.size === 0 && !isLoopbackHost(host) && anonymous !== 'true') {
+    const where = h === undefined ? `${names.host}` : h[0];
+    throw new SettingsError(
+      where,
+      `${where} ${host} listens beyond loopback, but no client authentication is configured: anyone who can reach the port could list and call every tool. Set ${names.httpTokens} (name=token,...) or ${names.httpTokensFile}, listen on 127.0.0.1, or set ${names.allowAnonymous}=true to serve every client that reaches the port, knowingly`,
+    );
+  }
 
   // `<envPrefix>_HINT_TTL_MS` is the reflection gate's (read only by a server that has one)
   const integer = (key: 'sessionIdleMs' | 'maxSessions' | 'drainMs', unit: string): number => {

@@ -17,7 +17,7 @@
  * Gates, in order: shutting down → 503; Host not a loopback name nor in `allowedHosts` → 403;
  * Origin present and neither loopback nor in `allowedOrigins` → 403; `GET /healthz` → 200 (exempt
  * from tokens only); other paths → 404; with `tokens`, a missing/wrong bearer → 401 with
- * `WWW-Authenticate`; body over 4 MiB → 413. No CORS headers are ever sent.
+ * `WWW-Authenticate`; body over `maxBodyBytes` (4 MiB unless set) → 413, before it is parsed. No CORS headers are ever sent.
  *
  * What a request handler sees (checked by test/unit/runtime/http.test.ts):
  * - `ctx.http.authInfo` = `{ token, clientId: identity, scopes: [], expiresAt }` in both eras when
@@ -52,6 +52,8 @@ export interface HttpOptions {
   maxSessions?: number;                     // cap on open legacy sessions, default 100
   drainMs?: number;                         // graceful shutdown bound, default 10_000
   path?: string;                            // MCP endpoint path, default '/mcp'
+  maxBodyBytes?: number;                    // largest request body read, default 4 MiB; a longer one is refused unparsed (413)
+  bodyLimitHint?: string;                   // what sets the body limit, for the 413 message (e.g. the argument-size variable)
 }
 export interface HttpHandle {
   readonly url: string;                     // e.g. http://127.0.0.1:PORT/mcp
@@ -63,7 +65,7 @@ export interface HttpHandle {
   close(): Promise<void>;
 }
 
-/** Upper bound on a request body. */
+/** Upper bound on a request body unless `maxBodyBytes` says otherwise. */
 const MAX_BODY = 4 * 1024 * 1024;
 /** `expiresAt` of static tokens (seconds): they do not expire. */
 const FAR_FUTURE = 32_503_680_000;
@@ -90,21 +92,31 @@ function header(req: IncomingMessage, name: string): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 
-/** The body, or `undefined` when it exceeds MAX_BODY (reading stops there). */
-function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
+/** Bytes of an oversized body read and thrown away so that the client can read the 413 (a client still sending when the connection closes sees only a reset). */
+const DISCARD_LIMIT = 16 * 1024 * 1024;
+
+/**
+ * The body, or `undefined` when it exceeds `max` bytes: the rest is then read and thrown away
+ * (nothing kept) up to {@link DISCARD_LIMIT} so that the client sees the answer; a body longer
+ * than that is left unread and the connection closed after the answer.
+ */
+function readBody(req: IncomingMessage, max: number): Promise<Buffer | undefined> {
   return new Promise((resolve, reject) => {
-    if (Number(header(req, 'content-length')) > MAX_BODY) return resolve(undefined);
+    const declared = Number(header(req, 'content-length'));
+    if (declared > max + DISCARD_LIMIT) return resolve(undefined);
     const chunks: Buffer[] = [];
     let size = 0;
     const onData = (chunk: Buffer): void => {
       size += chunk.length;
-      if (size <= MAX_BODY) return void chunks.push(chunk);
+      if (size <= max) return void chunks.push(chunk);
+      chunks.length = 0;
+      if (size <= max + DISCARD_LIMIT) return;
       req.off('data', onData);
       req.pause();
       resolve(undefined);
     };
     req.on('data', onData);
-    req.once('end', () => resolve(Buffer.concat(chunks)));
+    req.once('end', () => resolve(size <= max ? Buffer.concat(chunks) : undefined));
     req.once('error', reject);
   });
 }
@@ -126,6 +138,7 @@ export async function serveHttp(factory: HttpServerFactory, options: HttpOptions
   const idleMs = options.sessionIdleMs ?? 30 * 60_000;
   const maxSessions = options.maxSessions ?? 100;
   const drainMs = options.drainMs ?? 10_000;
+  const maxBody = options.maxBodyBytes ?? MAX_BODY;
   const check = options.tokens && options.tokens.size > 0 ? bearerChecker(options.tokens) : undefined;
   const sessions = new Map<string, Session>();
   let opening = 0; // legacy sessions being initialized, counted against the cap
@@ -137,7 +150,7 @@ export async function serveHttp(factory: HttpServerFactory, options: HttpOptions
     (ctx) => factory({ era: ctx.era, identity: ctx.authInfo?.clientId, headers: ctx.requestInfo?.headers ?? new Headers() }),
     { legacy: 'reject', onerror: (error) => log('debug', 'http: modern request error', error) },
   );
-  const modernNode = toNodeHandler(modern, { maxRequestBodySize: MAX_BODY, onerror: (error) => log('error', 'http: modern request failed', error) });
+  const modernNode = toNodeHandler(modern, { maxRequestBodySize: maxBody, onerror: (error) => log('error', 'http: modern request failed', error) });
 
   /** Counts a request as in flight until its response closes (or `release` is called). */
   const track = (res: ServerResponse): (() => void) => {
@@ -243,8 +256,9 @@ export async function serveHttp(factory: HttpServerFactory, options: HttpOptions
     let body: unknown;
     let raw: string | undefined;
     if (req.method === 'POST') {
-      raw = (await readBody(req))?.toString('utf8');
-      if (raw === undefined) return reply(res, 413, rpcError(-32000, `Payload too large (limit ${MAX_BODY} bytes)`), { connection: 'close' });
+      // refused before it is parsed: parsing is what costs (a body of a million empty objects is tens of MB in memory)
+      raw = (await readBody(req, maxBody))?.toString('utf8');
+      if (raw === undefined) return reply(res, 413, rpcError(-32000, `Payload too large (limit ${maxBody} bytes${options.bodyLimitHint ? `; ${options.bodyLimitHint}` : ''})`), { connection: 'close' });
       try {
         body = JSON.parse(raw);
       } catch {
@@ -252,7 +266,8 @@ export async function serveHttp(factory: HttpServerFactory, options: HttpOptions
       }
     }
     const headers = webHeaders(req);
-    const probe = new Request(`http://localhost${req.url ?? '/'}`, { method: req.method, headers, ...(raw !== undefined && { body: raw }) });
+    // the era is told from the headers and the parsed body: the probe needs no copy of the body
+    const probe = new Request(`http://localhost${req.url ?? '/'}`, { method: req.method, headers });
     const legacy = await isLegacyRequest(probe, body);
     // Long-lived streams do not hold a graceful shutdown: a GET stream, a modern subscription.
     if (req.method === 'GET' || isMethod(body, 'subscriptions/listen')) release();

@@ -9,12 +9,19 @@
  *   `primitive`, `callId`, `arguments`, `outcome`, `httpStatus`, `durationMs`, `detail`, and with
  *   `chain: true` `prev` = hex SHA-256 of the previous line's exact text (without its newline; the
  *   first line of a file has 64 zeros). A file that already exists continues its chain.
- * - Arguments are redacted before writing: configured field names at any depth (case-insensitive)
- *   and every secret value inside strings become `"[redacted]"`.
- * - Appends go through one queue per log: concurrent events never interleave or get lost, and the
- *   chain is in file order. A line is written before {@link AuditLog.record} resolves.
- * - When a line cannot be written, `record` rejects ({@link AuditWriteError}) and the call fails
- *   closed with -32603, unless `onWriteError: continue` (then the failure is logged to stderr).
+ * - Arguments are summarised and redacted once, when the event is recorded: configured field
+ *   names at any depth (case-insensitive) and every secret value inside strings become
+ *   `"[redacted]"`, and what is past {@link AUDIT_ARGUMENT_BYTES} bytes (or 16 levels deep) is
+ *   left out, with `argumentsCut: {bytes, cap}` saying how large the arguments were.
+ * - Appends go through one bounded queue per log, written in groups (one write for every line
+ *   waiting): concurrent events never interleave or get lost, and the chain is in file order. A
+ *   line is written before {@link AuditLog.record} resolves. While {@link MAX_PENDING_EVENTS}
+ *   events wait, a new call is refused (its `tool.invoked` cannot be queued) instead of memory
+ *   growing with the queue; the terminal events of calls that ran are always queued.
+ * - When a `tool.invoked` line cannot be written, `record` rejects ({@link AuditWriteError}) and
+ *   the call is refused with -32603 before it runs, unless `onWriteError: continue` (then the
+ *   failure is logged to stderr). A terminal line that cannot be written never turns a call that
+ *   ran into an error: the failure is logged and the result returned.
  *
  * Per instance today: the queue and the chain's last hash live in this process; a shared store
  * replaces the sinks ({@link AuditSink}, with `lastLine` to continue a chain) without touching the
@@ -48,6 +55,8 @@ export type AuditInput = {
   readonly primitive?: string;
   readonly callId?: string;
   readonly arguments?: unknown;
+  /** Size of `arguments` as JSON, when known (tool calls measure it): written with `argumentsCut` when the summary leaves part out. */
+  readonly argumentBytes?: number;
   readonly outcome?: string;
   readonly httpStatus?: number;
   readonly durationMs?: number;
@@ -58,6 +67,8 @@ export type AuditInput = {
 export interface AuditSink {
   /** Appends one line (`line` has no trailing newline). */
   append(line: string): Promise<void>;
+  /** Appends several lines at once, in order (none has a trailing newline); optional: else each goes through `append`. */
+  appendLines?(lines: readonly string[]): Promise<void>;
   close(): Promise<void>;
   /** The last line already stored (no newline), so that a chain continues; `undefined` when empty. Optional. */
   lastLine?(): Promise<string | undefined>;
@@ -71,6 +82,12 @@ export class AuditWriteError extends Error {
 const ZERO_HASH = '0'.repeat(64);
 const REDACTED = '[redacted]';
 const MAX_DEPTH = 64;
+/** Most bytes of JSON an event's `arguments` take in its line; the rest is left out (and said so). */
+export const AUDIT_ARGUMENT_BYTES = 4096;
+/** Deepest level of arguments written to a line; deeper values are `"[too deep]"`. */
+const SUMMARY_DEPTH = 16;
+/** Events waiting to be written beyond which a new call is refused (the terminal events of running calls are still queued). */
+export const MAX_PENDING_EVENTS = 1024;
 
 /** Hex SHA-256 of a line's text (UTF-8), as `prev` carries it. */
 export function lineHash(line: string): string {
@@ -102,9 +119,13 @@ export class FileSink implements AuditSink {
     return this.handle;
   }
 
-  async append(line: string): Promise<void> {
+  append(line: string): Promise<void> {
+    return this.appendLines([line]);
+  }
+
+  async appendLines(lines: readonly string[]): Promise<void> {
     const handle = await this.opened();
-    await handle.appendFile((this.torn ? '\n' : '') + line + '\n', 'utf8');
+    await handle.appendFile((this.torn ? '\n' : '') + lines.join('\n') + '\n', 'utf8');
     this.torn = false;
   }
 
@@ -134,8 +155,11 @@ export class FileSink implements AuditSink {
 /** Writes each line to stderr as `audit <json>` (never to stdout: it belongs to stdio's protocol stream). */
 export class StderrSink implements AuditSink {
   append(line: string): Promise<void> {
+    return this.appendLines([line]);
+  }
+  appendLines(lines: readonly string[]): Promise<void> {
     return new Promise((done, fail) => {
-      process.stderr.write(`audit ${line}\n`, (err) => (err ? fail(err) : done()));
+      process.stderr.write(lines.map((line) => `audit ${line}\n`).join(''), (err) => (err ? fail(err) : done()));
     });
   }
   async close(): Promise<void> {}
@@ -177,6 +201,80 @@ export function redact(value: unknown, fields: readonly string[], secrets: reado
   return walk(value, 0);
 }
 
+/** A summary of arguments for an audit line: the redacted value, and whether part of it was left out. */
+export type ArgumentSummary = { readonly value: unknown; readonly cut: boolean };
+
+/**
+ * A redacted copy of `value` of at most about `cap` bytes of JSON, made in one walk that stops
+ * there: like {@link redact} (fields by name, secrets inside strings and keys), but a string
+ * longer than what is left is shortened (`…[+N characters]`), an object or array that does not
+ * fit ends with a `"…"` entry counting what was left out, and nesting past 16 levels is
+ * `"[too deep]"`. Its cost is bounded by `cap`, whatever the size of `value`.
+ */
+export function summarize(value: unknown, fields: readonly string[], secrets: readonly string[], cap: number = AUDIT_ARGUMENT_BYTES): ArgumentSummary {
+  const names = new Set(fields.map((f) => f.toLowerCase()));
+  // a secret that straddles the cut is scrubbed whole before the cut is made
+  const longest = secrets.reduce((n, s) => Math.max(n, s.length), 0);
+  let left = cap;
+  let cut = false;
+  const text = (s: string): string => {
+    const room = Math.max(16, left - 2);
+    if (s.length <= room) {
+      const out = scrub(s, secrets);
+      left -= out.length + 2;
+      return out;
+    }
+    cut = true;
+    const out = `${scrub(s.slice(0, room + longest), secrets).slice(0, room)}…[+${s.length - room} characters]`;
+    left -= out.length + 2;
+    return out;
+  };
+  const walk = (v: unknown, depth: number): unknown => {
+    if (typeof v === 'string') return text(v);
+    if (typeof v === 'bigint') return text(v.toString());
+    if (v === null || typeof v !== 'object') {
+      left -= typeof v === 'number' ? String(v).length : 5;
+      return v;
+    }
+    if (depth >= SUMMARY_DEPTH) {
+      cut = true;
+      left -= 12;
+      return '[too deep]';
+    }
+    left -= 2;
+    if (Array.isArray(v)) {
+      const out: unknown[] = [];
+      for (let i = 0; i < v.length; i++) {
+        if (left <= 0) {
+          cut = true;
+          out.push(`…[+${v.length - i} items]`);
+          break;
+        }
+        out.push(walk(v[i], depth + 1));
+        left -= 1;
+      }
+      return out;
+    }
+    const keys = Object.keys(v);
+    const out: Record<string, unknown> = {};
+    for (let i = 0; i < keys.length; i++) {
+      if (left <= 0) {
+        cut = true;
+        out['…'] = `+${keys.length - i} keys`;
+        break;
+      }
+      const k = keys[i]!;
+      const key = text(k);
+      // defineProperty: a "__proto__" key stays a key
+      Object.defineProperty(out, key, { value: names.has(k.toLowerCase()) ? ((left -= REDACTED.length + 2), REDACTED) : walk((v as Record<string, unknown>)[k], depth + 1), enumerable: true, writable: true, configurable: true });
+      left -= 2;
+    }
+    return out;
+  };
+  const summary = walk(value, 0);
+  return { value: summary, cut };
+}
+
 /** Every string and number under `value` (a redacted field's value may be an array or object). */
 function leaves(value: unknown, out: string[], depth: number): void {
   if (typeof value === 'string' || typeof value === 'number' || typeof value === 'bigint') out.push(String(value));
@@ -196,16 +294,20 @@ function fieldValues(value: unknown, fields: ReadonlySet<string>, out: string[] 
 /** Options of {@link AuditLog}: `file` (resolved) overrides `config.file`; `sinks` replace the file and stderr sinks (tests, shared stores); `secrets` are read at each event. */
 export type AuditLogOptions = { file?: string; sinks?: AuditSink[]; secrets?: () => readonly string[]; now?: () => Date };
 
+/** An event rendered and waiting in the queue. */
+type Pending = { readonly name: AuditEventName; readonly fields: Record<string, unknown>; readonly done: (err?: unknown) => void };
+
 /** The audit trail of one server process. */
 export class AuditLog {
-  /** Whether a call fails (-32603) when its event cannot be written (`onWriteError: fail`, the default). */
+  /** Whether a call is refused (-32603) when its `tool.invoked` event cannot be written (`onWriteError: fail`, the default). */
   readonly failClosed: boolean;
   private readonly sinks: readonly AuditSink[];
   private readonly fields: readonly string[];
   private readonly secrets: () => readonly string[];
   private readonly now: () => Date;
   private readonly chain: boolean;
-  private queue: Promise<unknown> = Promise.resolve();
+  private pending: Pending[] = [];
+  private flushing: Promise<void> | undefined;
   private prev: string | undefined;
   private closed = false;
 
@@ -221,12 +323,15 @@ export class AuditLog {
 
   /** `text` without secrets nor the values `args` has in redacted fields (for `detail`). */
   hide(text: string, args?: unknown): string {
-    return scrub(text, [...this.secrets(), ...fieldValues(args, new Set(this.fields.map((f) => f.toLowerCase())))]);
+    const secrets = this.secrets();
+    if (this.fields.length === 0) return scrub(text, secrets);
+    return scrub(text, [...secrets, ...fieldValues(args, new Set(this.fields.map((f) => f.toLowerCase())))]);
   }
 
-  /** The line of `input` (without `prev`), keys in the fixed order, undefined ones left out. */
+  /** The line of `input` (without `prev`), keys in the fixed order, undefined ones left out; arguments summarised once. */
   private render(input: AuditInput): Record<string, unknown> {
     const secrets = this.secrets();
+    const summary = input.arguments === undefined ? undefined : summarize(input.arguments, this.fields, secrets);
     const line: Record<string, unknown> = {
       time: this.now().toISOString(),
       id: randomUUID(),
@@ -236,7 +341,8 @@ export class AuditLog {
       era: input.era,
       primitive: input.primitive,
       callId: input.callId,
-      arguments: input.arguments === undefined ? undefined : redact(input.arguments, this.fields, secrets),
+      arguments: summary?.value,
+      argumentsCut: summary?.cut === true ? { ...(input.argumentBytes !== undefined ? { bytes: input.argumentBytes } : {}), cap: AUDIT_ARGUMENT_BYTES } : undefined,
       outcome: input.outcome,
       httpStatus: input.httpStatus,
       durationMs: input.durationMs,
@@ -246,35 +352,72 @@ export class AuditLog {
     return line;
   }
 
-  private async write(input: AuditInput): Promise<void> {
-    const fields = this.render(input);
-    if (this.chain) {
-      if (this.prev === undefined) {
-        const keeper = this.sinks.find((s) => s.lastLine !== undefined);
-        const last = keeper ? await keeper.lastLine!() : undefined;
-        this.prev = last === undefined ? ZERO_HASH : lineHash(last);
+  /** Writes every waiting event in one go per sink, in order, until none waits. */
+  private async flush(): Promise<void> {
+    try {
+      while (this.pending.length > 0) {
+        const batch = this.pending;
+        this.pending = [];
+        try {
+          await this.writeBatch(batch);
+          for (const p of batch) p.done();
+        } catch (err) {
+          for (const p of batch) p.done(err);
+        }
       }
-      fields.prev = this.prev;
+    } finally {
+      // cleared in the same turn as the last look at the queue: an event queued after it starts a new flush
+      this.flushing = undefined;
     }
-    const line = JSON.stringify(fields);
-    const results = await Promise.allSettled(this.sinks.map((s) => s.append(line)));
+  }
+
+  private async writeBatch(batch: readonly Pending[]): Promise<void> {
+    let prev = this.prev;
+    if (this.chain && prev === undefined) {
+      const keeper = this.sinks.find((s) => s.lastLine !== undefined);
+      const last = keeper ? await keeper.lastLine!() : undefined;
+      prev = last === undefined ? ZERO_HASH : lineHash(last);
+    }
+    const lines = batch.map((p) => {
+      if (!this.chain) return JSON.stringify(p.fields);
+      const line = JSON.stringify({ ...p.fields, prev });
+      prev = lineHash(line);
+      return line;
+    });
+    const results = await Promise.allSettled(this.sinks.map((s) => (s.appendLines ? s.appendLines(lines) : lines.reduce((chain: Promise<void>, l) => chain.then(() => s.append(l)), Promise.resolve()))));
     const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
-    // the chain follows what the chained store (the file) holds: a line it did not take is not
-    // part of it, even when another sink (stderr) took it
+    // the chain follows what the chained store (the file) holds: lines it did not take are not
+    // part of it, even when another sink (stderr) took them
     const keeper = this.sinks.findIndex((s) => s.lastLine !== undefined);
     const stored = keeper >= 0 ? results[keeper]!.status === 'fulfilled' : failed.length < results.length;
-    if (this.chain && stored) this.prev = lineHash(line);
+    if (this.chain && stored) this.prev = prev;
     if (failed.length > 0) {
       const reason = failed[0]!.reason;
       throw new AuditWriteError(reason instanceof Error ? reason.message : String(reason));
     }
   }
 
-  /** Writes one event line; resolves once every sink has it. Rejects with {@link AuditWriteError} when it cannot be written and `onWriteError` is `fail`; with `continue` logs the failure and resolves. */
-  record(input: AuditInput): Promise<void> {
-    // events recorded before close() are still written; later ones fail
-    const done = this.closed ? Promise.reject(new AuditWriteError('the audit log is closed')) : this.queue.then(() => this.write(input));
-    this.queue = done.catch(() => undefined);
+  /** Events waiting to be written. */
+  get backlog(): number {
+    return this.pending.length;
+  }
+
+  /**
+   * Writes one event line; resolves once every sink has it. Rejects with {@link AuditWriteError}
+   * when it cannot be written (or, `essential` aside, while {@link MAX_PENDING_EVENTS} events
+   * wait) and `onWriteError` is `fail`; with `continue` logs the failure and resolves.
+   * `essential`: the terminal event of a call that ran, queued whatever the backlog.
+   */
+  record(input: AuditInput, options: { readonly essential?: boolean } = {}): Promise<void> {
+    let done: Promise<void>;
+    if (this.closed) done = Promise.reject(new AuditWriteError('the audit log is closed'));
+    else if (options.essential !== true && this.pending.length >= MAX_PENDING_EVENTS) {
+      done = Promise.reject(new AuditWriteError(`the audit trail is behind: ${this.pending.length} events wait to be written; retry shortly`));
+    } else {
+      const fields = this.render(input);
+      done = new Promise<void>((ok, fail) => this.pending.push({ name: input.name, fields, done: (err) => (err === undefined ? ok() : fail(err)) }));
+      this.flushing ??= this.flush();
+    }
     return done.catch((err: unknown) => {
       const failure = err instanceof AuditWriteError ? err : new AuditWriteError(err instanceof Error ? err.message : String(err));
       if (this.failClosed) throw failure;
@@ -286,7 +429,7 @@ export class AuditLog {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.queue;
+    while (this.flushing) await this.flushing;
     await Promise.all(this.sinks.map((s) => s.close()));
   }
 }
@@ -303,7 +446,9 @@ function cannotWrite(err: unknown): ProtocolError {
  * The audit step, outermost in the pipeline. A logical call writes `tool.invoked` (before it
  * runs) in its first round and one terminal event when it ends — `tool.denied` / `tool.limited`
  * (a step's refusal), `tool.failed` (an `isError` result or a thrown error) or `tool.completed`;
- * an input-required round writes nothing more. The duration spans every round.
+ * an input-required round writes nothing more. The duration spans every round. A `tool.invoked`
+ * that cannot be written refuses the call (-32603) under `onWriteError: fail`; a terminal event
+ * that cannot be written is logged, and the call's own result or error goes back unchanged.
  */
 export function auditStep(log: AuditLog): Step {
   return async (call, next) => {
@@ -316,7 +461,7 @@ export function auditStep(log: AuditLog): Step {
     }
     if (call.firstRound) {
       try {
-        await log.record({ name: 'tool.invoked', ...base, arguments: call.args });
+        await log.record({ name: 'tool.invoked', ...base, arguments: call.args, ...(typeof call.argumentBytes === 'number' ? { argumentBytes: call.argumentBytes } : {}) });
       } catch (err) {
         throw cannotWrite(err);
       }
@@ -339,9 +484,10 @@ export function auditStep(log: AuditLog): Step {
     } else if (result?.isError === true) event = { name: 'tool.failed', ...common, outcome: 'error', detail: log.hide(resultText(result), call.args) };
     else event = { name: 'tool.completed', ...common, outcome: 'ok' };
     try {
-      await log.record(event);
+      await log.record(event, { essential: true });
     } catch (err) {
-      throw cannotWrite(err);
+      // the call ran: reporting it as failed would invite a retry that repeats its effect
+      logLine('error', `audit: the ${event.name} event of a call that ran could not be written; its result is returned all the same`, { tool: call.name, callId: call.callId, message: err instanceof Error ? err.message : String(err) });
     }
     if (error) throw error.thrown;
     return result!;

@@ -36,7 +36,7 @@ export type AuditConfig = {
   readonly stderr?: boolean;
   /** Field names whose values are replaced by `"[redacted]"` at any depth of the arguments (case-insensitive); secrets always are. */
   readonly redact?: readonly string[];
-  /** `fail` (default): a call whose event cannot be written fails with -32603; `continue`: it goes on, the failure is logged. */
+  /** `fail` (default): a call whose `tool.invoked` event cannot be written is refused (-32603) before it runs; `continue`: it goes on, the failure is logged. A terminal event that cannot be written is logged, never an error for a call that ran. */
   readonly onWriteError?: 'fail' | 'continue';
   /** Each line carries the SHA-256 of the previous line (`prev`), so an edit breaks the chain (`verify-audit` finds it). */
   readonly chain?: boolean;

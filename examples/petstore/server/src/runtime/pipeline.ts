@@ -46,6 +46,8 @@ export type ToolCall = {
   readonly target: PipelineTool;
   /** The arguments, as received (`{}` when left out). */
   readonly args: Record<string, unknown>;
+  /** Size of `args` as JSON, in bytes (measured, within `<PREFIX>_MAX_ARGUMENT_BYTES`, before any step ran). */
+  readonly argumentBytes: number;
   /** The server instance serving this request (one per legacy session, one per modern request over HTTP). */
   readonly server: Server;
   /** The SDK's request context. */

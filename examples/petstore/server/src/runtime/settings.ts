@@ -14,7 +14,7 @@
  */
 import path from 'node:path';
 import type { ServerConfig } from './types.js';
-import { DEFAULT_MAX_IN_FLIGHT_BYTES, settingNames } from './variables.js';
+import { DEFAULT_MAX_ARGUMENT_BYTES, DEFAULT_MAX_IN_FLIGHT_BYTES, settingNames } from './variables.js';
 import type { SettingKey } from './variables.js';
 
 /** Effective settings a server calls its API with. */
@@ -35,6 +35,8 @@ export type Settings = {
    * (default {@link DEFAULT_MAX_IN_FLIGHT_BYTES}); at least `maxResponseBytes`.
    */
   maxInFlightBytes?: number;
+  /** Largest arguments of one tool call, in bytes of JSON (default {@link DEFAULT_MAX_ARGUMENT_BYTES}). */
+  maxArgumentBytes?: number;
   /** Prefix of the environment variables (e.g. `PETSTORE`), so messages can name them; optional. */
   envPrefix?: string;
   /** Absolute directory local file uploads may be read from; `undefined` ⇒ local uploads disabled. */
@@ -175,6 +177,8 @@ export function resolveSettings(config: ServerConfig, env: NodeJS.ProcessEnv): S
   if (settings.maxInFlightBytes < settings.maxResponseBytes) {
     throw new SettingsError(vars.maxInFlightBytes, `${envInFlight !== undefined ? vars.maxInFlightBytes : 'maxInFlightBytes (manifest)'} must be at least the response limit of ${settings.maxResponseBytes} bytes, or no response could be read (got ${settings.maxInFlightBytes}); set ${vars.maxInFlightBytes} higher`);
   }
+  const envArguments = read(env, vars.maxArgumentBytes);
+  settings.maxArgumentBytes = envArguments !== undefined ? parsePositiveInteger(vars.maxArgumentBytes, envArguments, 'bytes') : DEFAULT_MAX_ARGUMENT_BYTES;
   if (config.uploads) settings.uploadRoot = path.resolve(read(env, vars.uploadRoot) ?? config.uploads.root);
   if (envBase !== undefined) Object.assign(settings, parseApiBase(vars.baseUrl, envBase));
   else if (config.baseUrl !== undefined && config.baseUrl.trim() !== '') {

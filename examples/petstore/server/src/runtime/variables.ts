@@ -55,6 +55,7 @@ export const SETTINGS = {
   timeoutMs: { suffix: 'TIMEOUT_MS', type: 'integer', description: 'Timeout of one API request, in milliseconds' },
   maxResponseBytes: { suffix: 'MAX_RESPONSE_BYTES', type: 'integer', description: 'Longer response bodies are truncated, with a note giving the original size' },
   maxInFlightBytes: { suffix: 'MAX_IN_FLIGHT_BYTES', type: 'integer', description: 'Most bytes of response bodies all calls together may hold at once; at least the response limit' },
+  maxArgumentBytes: { suffix: 'MAX_ARGUMENT_BYTES', type: 'integer', description: 'Largest arguments of one tool call, in bytes of JSON; a larger call is refused before anything else looks at it' },
   logLevel: { suffix: 'LOG_LEVEL', type: 'level', description: 'Least severe log level written to stderr: debug, info, warn or error' },
   uploadRoot: { suffix: 'UPLOAD_ROOT', type: 'path', description: 'Directory local file uploads may be read from (relative to the working directory)' },
   reflectionDir: { suffix: 'REFLECTION_DIR', type: 'path', description: 'Where the reflection gate stores justifications (relative to the working directory)' },
@@ -62,10 +63,11 @@ export const SETTINGS = {
   port: { suffix: 'PORT', type: 'integer', transport: 'http', description: 'TCP port to listen on (0: any free port); the --port flag wins' },
   host: { suffix: 'HOST', type: 'string', transport: 'http', description: 'Address to listen on; anything but loopback also needs the allowed hosts; the --host flag wins' },
   allowedHosts: { suffix: 'ALLOWED_HOSTS', type: 'string', transport: 'http', description: 'Comma-separated Host header values accepted besides loopback names: a host name (any port) or host:port, e.g. mcp.example.com' },
+  allowAnonymous: { suffix: 'ALLOW_ANONYMOUS', type: 'string', transport: 'http', description: 'true: serve clients without a token on an address beyond loopback (without it, such a server refuses to start unless it has client tokens)' },
   allowedOrigins: { suffix: 'ALLOWED_ORIGINS', type: 'string', transport: 'http', description: 'Comma-separated Origin values (scheme://host[:port]) accepted from browsers besides loopback origins' },
   httpTokens: { suffix: 'HTTP_TOKENS', type: 'string', secret: true, transport: 'http', description: 'Bearer tokens MCP clients must send, as name=token[,name=token...]: each token maps to the client identity name' },
   httpTokensFile: { suffix: 'HTTP_TOKENS_FILE', type: 'path', transport: 'http', description: 'File of more tokens: one name=token per line, # starts a comment' },
-  client: { suffix: 'CLIENT', type: 'string', transport: 'stdio', description: 'Client identity of the stdio client: letters, digits, dots, underscores, hyphens and @' },
+  client: { suffix: 'CLIENT', type: 'string', transport: 'stdio', description: 'Client identity of the stdio client: letters, digits, dots, underscores, hyphens and @ (HTTP clients without a token are anonymous)' },
   stateKey: { suffix: 'STATE_KEY', type: 'string', secret: true, description: 'Key (at least 32 characters) signing state that outlives a request (reflection hints, input rounds); unset: a new key at each start, so that state does not survive a restart' },
   auditFile: { suffix: 'AUDIT_FILE', type: 'path', description: 'JSON Lines file the audit trail is appended to (relative to the working directory); overrides the manifest\'s policy.audit.file' },
   hintTtlMs: { suffix: 'HINT_TTL_MS', type: 'integer', description: 'How long a reflection-gate hint stays valid, in milliseconds' },
@@ -181,6 +183,9 @@ export const SERVE_DEFAULTS = {
 /** Least severe level logged when `<envPrefix>_LOG_LEVEL` is unset. */
 export const DEFAULT_LOG_LEVEL = 'info';
 
+/** Largest arguments of one tool call, in bytes of JSON, when `<envPrefix>_MAX_ARGUMENT_BYTES` is unset: 1 MiB. */
+export const DEFAULT_MAX_ARGUMENT_BYTES = 1_048_576;
+
 /** Bytes of response bodies all calls may hold at once when neither manifest nor `<envPrefix>_MAX_IN_FLIGHT_BYTES` says: 64 MiB. */
 export const DEFAULT_MAX_IN_FLIGHT_BYTES = 67_108_864;
 
@@ -219,6 +224,7 @@ export function serverVariables(sources: VariableSources): Variable[] {
   setting('timeoutMs', String(config.timeoutMs));
   setting('maxResponseBytes', String(config.maxResponseBytes));
   setting('maxInFlightBytes', String(config.maxInFlightBytes ?? DEFAULT_MAX_IN_FLIGHT_BYTES));
+  setting('maxArgumentBytes', String(DEFAULT_MAX_ARGUMENT_BYTES));
   setting('logLevel', DEFAULT_LOG_LEVEL);
   if (config.uploads) setting('uploadRoot', config.uploads.root);
   if (sources.reflectionDir !== undefined) setting('reflectionDir', sources.reflectionDir);
@@ -227,6 +233,7 @@ export function serverVariables(sources: VariableSources): Variable[] {
   setting('host', SERVE_DEFAULTS.host);
   setting('allowedHosts', undefined);
   setting('allowedOrigins', undefined);
+  setting('allowAnonymous', 'false');
   setting('httpTokens', undefined);
   setting('httpTokensFile', undefined);
   setting('client', SERVE_DEFAULTS.client);
