@@ -60,6 +60,9 @@ export type AuditInput = {
   readonly detail?: string;
 };
 
+/** What a sink holds at its end: its last whole line, and the bytes of a torn one after it (a write cut short). */
+export type SinkTail = { readonly last?: string; readonly tornBytes?: number };
+
 /** Where lines go: the file and stderr by default; a shared store can be one too. */
 export interface AuditSink {
   /** Appends one line (`line` has no trailing newline). */
@@ -69,6 +72,8 @@ export interface AuditSink {
   close(): Promise<void>;
   /** The last line already stored (no newline), so that a chain continues; `undefined` when empty. Optional. */
   lastLine?(): Promise<string | undefined>;
+  /** The last whole line and the size of a torn line after it; the chained store's, read at start and after a failed write. Optional. */
+  tail?(): Promise<SinkTail>;
 }
 
 /** An audit line could not be written. */
@@ -85,6 +90,9 @@ export const AUDIT_ARGUMENT_BYTES = 4096;
 const SUMMARY_DEPTH = 16;
 /** Events waiting to be written beyond which a new call is refused (the terminal events of running calls are still queued). */
 export const MAX_PENDING_EVENTS = 1024;
+/** Most events, and bytes, written in one write (a group): a shutdown waits for the write under way, even on a slow disk or pipe. */
+const MAX_GROUP_EVENTS = 256;
+const MAX_GROUP_BYTES = 65_536;
 
 /** Hex SHA-256 of a line's text (UTF-8), as `prev` carries it. */
 export function lineHash(line: string): string {
@@ -92,11 +100,15 @@ export function lineHash(line: string): string {
 }
 
 /**
- * Appends to a JSON Lines file (created with its directory on first use), one write per line. A
- * file whose last line is torn (no newline: a crash mid-write) gets the next line on a line of its own.
+ * Appends to a JSON Lines file (created with its directory on first use), one write per group of
+ * lines. A file that ends in a torn line (no newline: a crash mid-write, or a write cut short by a
+ * full disk) gets the next line on a line of its own; after a failed write the end of the file is
+ * looked at again before the next, so a partial line never merges into the next one.
  */
 export class FileSink implements AuditSink {
   private handle: Promise<FileHandle> | undefined;
+  /** Whether the file's end is known: false at start and after a failed write. */
+  private known = false;
   private torn = false;
   constructor(readonly path: string) {}
 
@@ -104,10 +116,7 @@ export class FileSink implements AuditSink {
     if (this.handle === undefined) {
       const handle = (async () => {
         await mkdir(dirname(this.path), { recursive: true });
-        const h = await open(this.path, 'a+');
-        const { size } = await h.stat();
-        if (size > 0) this.torn = (await h.read(Buffer.alloc(1), 0, 1, size - 1)).buffer[0] !== 0x0a;
-        return h;
+        return open(this.path, 'a+');
       })();
       // a failed open is tried again at the next line
       handle.catch(() => this.handle === handle && (this.handle = undefined));
@@ -122,24 +131,47 @@ export class FileSink implements AuditSink {
 
   async appendLines(lines: readonly string[]): Promise<void> {
     const handle = await this.opened();
-    await handle.appendFile((this.torn ? '\n' : '') + lines.join('\n') + '\n', 'utf8');
+    if (!this.known) await this.tail();
+    try {
+      await handle.appendFile((this.torn ? '\n' : '') + lines.join('\n') + '\n', 'utf8');
+    } catch (err) {
+      // part of it may be in the file: look again before the next write
+      this.known = false;
+      throw err;
+    }
     this.torn = false;
   }
 
   async lastLine(): Promise<string | undefined> {
+    return (await this.tail()).last;
+  }
+
+  /** Reads the end of the file backwards: the last whole line, and the size of a torn line after it. */
+  async tail(): Promise<SinkTail> {
     const handle = await this.opened();
     let pos = (await handle.stat()).size;
-    let tail = Buffer.alloc(0);
-    // read backwards until the newline before the last line
+    const size = pos;
+    let buf = Buffer.alloc(0);
+    // the newline ending the last whole line, and the one before it
+    let end = -1;
     while (pos > 0) {
       const n = Math.min(65_536, pos);
       pos -= n;
-      tail = Buffer.concat([(await handle.read(Buffer.alloc(n), 0, n, pos)).buffer, tail]);
-      const end = tail[tail.length - 1] === 0x0a ? tail.length - 1 : tail.length;
-      const start = end > 0 ? tail.lastIndexOf(0x0a, end - 1) : -1;
-      if (start >= 0 || pos === 0) return tail.subarray(start + 1, end).toString('utf8');
+      buf = Buffer.concat([(await handle.read(Buffer.alloc(n), 0, n, pos)).buffer, buf]);
+      // what was found stands n bytes further on in the longer buffer
+      end = end >= 0 ? end + n : buf.lastIndexOf(0x0a);
+      if (end < 0) continue;
+      const start = end > 0 ? buf.lastIndexOf(0x0a, end - 1) : -1;
+      if (start >= 0 || pos === 0) {
+        const torn = buf.length - end - 1;
+        this.known = true;
+        this.torn = torn > 0;
+        return { last: buf.subarray(start + 1, end).toString('utf8'), ...(torn > 0 ? { tornBytes: torn } : {}) };
+      }
     }
-    return undefined;
+    this.known = true;
+    this.torn = size > 0;
+    return size > 0 ? { tornBytes: size } : {};
   }
 
   async close(): Promise<void> {
@@ -292,7 +324,12 @@ function fieldValues(value: unknown, fields: ReadonlySet<string>, out: string[] 
 export type AuditLogOptions = { file?: string; sinks?: AuditSink[]; secrets?: () => readonly string[]; now?: () => Date };
 
 /** An event rendered and waiting in the queue. */
-type Pending = { readonly name: AuditEventName; readonly fields: Record<string, unknown>; readonly done: (err?: unknown) => void };
+type Pending = { readonly name: AuditEventName; readonly text: string; readonly done: (err?: unknown) => void };
+
+/** A line's text with `prev` added as its last key (what `JSON.stringify({...fields, prev})` gives). */
+function withPrev(text: string, prev: string): string {
+  return `${text.slice(0, -1)},"prev":"${prev}"}`;
+}
 
 /** The audit trail of one server process. */
 export class AuditLog {
@@ -305,7 +342,14 @@ export class AuditLog {
   private readonly chain: boolean;
   private pending: Pending[] = [];
   private flushing: Promise<void> | undefined;
+  /** Hash of the last line the chained store holds (valid while `synced`). */
   private prev: string | undefined;
+  /** Whether the end of the chained store is known: false at start and after a failed write. */
+  private synced = false;
+  /** A look at the store's end was asked for (`open`), with or without events to write. */
+  private wantSync = false;
+  /** Events of failed writes not yet noted in the trail. */
+  private lost = 0;
   private closed = false;
 
   constructor(config: AuditConfig, options: AuditLogOptions = {}) {
@@ -352,14 +396,23 @@ export class AuditLog {
   /** Writes every waiting event in one go per sink, in order, until none waits. */
   private async flush(): Promise<void> {
     try {
-      while (this.pending.length > 0) {
-        const batch = this.pending;
-        this.pending = [];
+      while (this.pending.length > 0 || this.wantSync) {
+        this.wantSync = false;
+        // a group is bounded, so that one write finishes soon even on a slow disk or pipe (a shutdown waits for it)
+        let count = 0;
+        for (let bytes = 0; count < this.pending.length && count < MAX_GROUP_EVENTS && (count === 0 || bytes + this.pending[count]!.text.length <= MAX_GROUP_BYTES); count++) bytes += this.pending[count]!.text.length;
+        const batch = this.pending.splice(0, count);
+        this.writing = batch.length;
         try {
           await this.writeBatch(batch);
           for (const p of batch) p.done();
         } catch (err) {
+          // the store's end is unknown now (part of the group may be in it): looked at before the next write
+          this.synced = false;
+          this.lost += batch.length;
           for (const p of batch) p.done(err);
+        } finally {
+          this.writing = 0;
         }
       }
     } finally {
@@ -368,16 +421,43 @@ export class AuditLog {
     }
   }
 
+  /** The `trail.repaired` line's fields: what was found at the store's end, and what could not be written since. */
+  private repairFields(tornBytes: number | undefined): Record<string, unknown> {
+    const what = [
+      tornBytes !== undefined ? `a torn line of ${tornBytes} bytes (a write cut short by a crash or a full disk) was left in place; the chain continues from the whole line before it` : '',
+      this.lost > 0 ? `${this.lost} event${this.lost === 1 ? '' : 's'} could not be written since the last line` : '',
+    ].filter((w) => w !== '');
+    return {
+      time: this.now().toISOString(),
+      id: randomUUID(),
+      event: 'trail.repaired',
+      session: null,
+      client: 'server',
+      outcome: 'repaired',
+      detail: what.join('; '),
+      ...(tornBytes !== undefined ? { torn: { bytes: tornBytes } } : {}),
+      ...(this.lost > 0 ? { lost: this.lost } : {}),
+    };
+  }
+
   private async writeBatch(batch: readonly Pending[]): Promise<void> {
+    const keeper = this.sinks.findIndex((s) => s.tail !== undefined || s.lastLine !== undefined);
     let prev = this.prev;
-    if (this.chain && prev === undefined) {
-      const keeper = this.sinks.find((s) => s.lastLine !== undefined);
-      const last = keeper ? await keeper.lastLine!() : undefined;
-      prev = last === undefined ? ZERO_HASH : lineHash(last);
+    const records = batch.map((p) => p.text);
+    if (!this.synced) {
+      const sink = keeper >= 0 ? this.sinks[keeper]! : undefined;
+      const tail: SinkTail = sink === undefined ? {} : sink.tail ? await sink.tail() : { last: await sink.lastLine!() };
+      prev = tail.last === undefined ? ZERO_HASH : lineHash(tail.last);
+      if (tail.tornBytes !== undefined || this.lost > 0) records.unshift(JSON.stringify(this.repairFields(tail.tornBytes)));
     }
-    const lines = batch.map((p) => {
-      if (!this.chain) return JSON.stringify(p.fields);
-      const line = JSON.stringify({ ...p.fields, prev });
+    if (records.length === 0) {
+      this.prev = prev;
+      this.synced = true;
+      return;
+    }
+    const lines = records.map((text) => {
+      if (!this.chain) return text;
+      const line = withPrev(text, prev!);
       prev = lineHash(line);
       return line;
     });
@@ -385,14 +465,25 @@ export class AuditLog {
     const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
     // the chain follows what the chained store (the file) holds: lines it did not take are not
     // part of it, even when another sink (stderr) took them
-    const keeper = this.sinks.findIndex((s) => s.lastLine !== undefined);
     const stored = keeper >= 0 ? results[keeper]!.status === 'fulfilled' : failed.length < results.length;
-    if (this.chain && stored) this.prev = prev;
+    if (stored) {
+      this.prev = prev;
+      this.synced = true;
+      this.lost = 0;
+    }
     if (failed.length > 0) {
       const reason = failed[0]!.reason;
       throw new AuditWriteError(reason instanceof Error ? reason.message : String(reason));
     }
   }
+
+  /** Whether {@link close} was called. */
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /** Events in the group being written now. */
+  private writing = 0;
 
   /** Events waiting to be written. */
   get backlog(): number {
@@ -411,8 +502,9 @@ export class AuditLog {
     else if (options.essential !== true && this.pending.length >= MAX_PENDING_EVENTS) {
       done = Promise.reject(new AuditWriteError(`the audit trail is behind: ${this.pending.length} events wait to be written; retry shortly`));
     } else {
-      const fields = this.render(input);
-      done = new Promise<void>((ok, fail) => this.pending.push({ name: input.name, fields, done: (err) => (err === undefined ? ok() : fail(err)) }));
+      // rendered and serialised once, now: what waits in the queue is the line's text alone
+      const text = JSON.stringify(this.render(input));
+      done = new Promise<void>((ok, fail) => this.pending.push({ name: input.name, text, done: (err) => (err === undefined ? ok() : fail(err)) }));
       this.flushing ??= this.flush();
     }
     return done.catch((err: unknown) => {
@@ -422,12 +514,40 @@ export class AuditLog {
     });
   }
 
-  /** Waits for pending lines, then closes the sinks; later events fail to write. */
-  async close(): Promise<void> {
-    if (this.closed) return;
+  /**
+   * Looks at the end of the store now (at start), so that a torn last line left by a crash is
+   * repaired at once with a `trail.repaired` event rather than at the first event. Never rejects.
+   */
+  async open(): Promise<void> {
+    if (this.closed || this.synced) return;
+    this.wantSync = true;
+    this.flushing ??= this.flush();
+    await this.flushing;
+    if (!this.synced) logLine('error', 'audit: cannot open the audit trail; every event will be tried again');
+  }
+
+  /**
+   * Waits for pending lines (at most `timeoutMs`), then closes the sinks; later events fail to
+   * write. Resolves with how many events were left unwritten when time ran out (also logged).
+   */
+  async close(timeoutMs: number = Number.POSITIVE_INFINITY): Promise<{ readonly unwritten: number }> {
+    if (this.closed) return { unwritten: 0 };
     this.closed = true;
-    while (this.flushing) await this.flushing;
+    let timer: NodeJS.Timeout | undefined;
+    const late = Number.isFinite(timeoutMs) ? new Promise<'late'>((r) => (timer = setTimeout(() => r('late'), Math.max(0, timeoutMs)))) : undefined;
+    const drained = (async () => {
+      while (this.flushing) await this.flushing;
+      return 'drained' as const;
+    })();
+    const outcome = await (late ? Promise.race([drained, late]) : drained);
+    clearTimeout(timer);
+    if (outcome === 'late') {
+      const unwritten = this.pending.length + this.writing;
+      logLine('error', `audit: ${unwritten} event${unwritten === 1 ? '' : 's'} could not be written before the server exits (the drain time ran out)`, { unwritten });
+      return { unwritten };
+    }
     await Promise.all(this.sinks.map((s) => s.close()));
+    return { unwritten: 0 };
   }
 }
 
@@ -483,8 +603,9 @@ export function auditStep(log: AuditLog): Step {
     try {
       await log.record(event, { essential: true });
     } catch (err) {
-      // the call ran: reporting it as failed would invite a retry that repeats its effect
-      logLine('error', `audit: the ${event.name} event of a call that ran could not be written; its result is returned all the same`, { tool: call.name, callId: call.callId, message: err instanceof Error ? err.message : String(err) });
+      // the call ran: reporting it as failed would invite a retry that repeats its effect (after
+      // close, at shutdown, what was left is counted in one line instead)
+      if (!log.isClosed) logLine('error', `audit: the ${event.name} event of a call that ran could not be written; its result is returned all the same`, { tool: call.name, callId: call.callId, message: err instanceof Error ? err.message : String(err) });
     }
     if (error) throw error.thrown;
     return result!;

@@ -34,8 +34,10 @@ export type Policy = {
   readonly access?: AccessControl;
   /** The limits (`policy.limits`). */
   readonly limits?: Limits;
-  /** Writes pending audit lines and closes the trail (graceful shutdown). */
-  close(): Promise<void>;
+  /** Looks at the audit trail's end at start: a torn last line (a crash) is repaired at once with a `trail.repaired` event. */
+  open(): Promise<void>;
+  /** Writes pending audit lines (for at most `timeoutMs`; what is left is counted and logged) and closes the trail (graceful shutdown). */
+  close(timeoutMs?: number): Promise<void>;
 };
 
 /** What {@link createPolicy} needs besides the configuration. */
@@ -80,7 +82,8 @@ export function createPolicy(config: PolicyConfig, options: PolicyOptions): Poli
     steps,
     gate: (defaultIdentity) => (access ? accessGate(access, defaultIdentity) : undefined),
     record: (input) => (audit ? audit.record(input) : Promise.resolve()),
-    close: () => (audit ? audit.close() : Promise.resolve()),
+    open: () => (audit ? audit.open() : Promise.resolve()),
+    close: async (timeoutMs) => void (audit ? await audit.close(timeoutMs) : undefined),
     ...(audit ? { audit } : {}),
     ...(access ? { access } : {}),
     ...(limits ? { limits } : {}),

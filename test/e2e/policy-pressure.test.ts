@@ -6,8 +6,8 @@
  * loopback without client authentication refuses to start; HTTP clients without a token are
  * `anonymous`, never `<PREFIX>_CLIENT`.
  */
-import { spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync, statSync, truncateSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
@@ -210,5 +210,130 @@ describe('who may connect', () => {
     const lines = readFileSync(audit, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as { client: string; event: string });
     expect(lines.filter((l) => l.event.startsWith('tool.')).map((l) => l.client)).toEqual(expect.arrayContaining(['anonymous']));
     expect(lines.some((l) => l.client === 'admin')).toBe(false);
+  }, 60_000);
+});
+
+describe('the trail through crashes, full disks and shutdowns', () => {
+  const verifyAudit = (file: string) =>
+    run(process.execPath, [path.join(project, 'dist/runtime/verify-audit.js'), file]).then(
+      (r) => ({ code: 0, out: r.stdout }),
+      (e: { code: number; stdout: string }) => ({ code: e.code, out: e.stdout }),
+    );
+
+  /** Starts the built server with `bash -c` (so that `ulimit` can apply), waits until it listens. */
+  function serveUnder(prefix: string, env: Record<string, string>): Promise<HttpProcess & { stop(): void }> {
+    const child = spawn('bash', ['-c', `${prefix}exec "${process.execPath}" "${path.join(project, 'dist/server.js')}" --transport http --port 0`], {
+      env: { PATH: process.env.PATH ?? '', PETSTORE_POLICY_BASE_URL: backend.url, PETSTORE_POLICY_HTTP_TOKENS: `admin=${TOKENS.admin}`, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let err = '';
+    const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no listening line in 20 s:\n${err}`)), 20_000);
+      child.stderr.on('data', (d: Buffer) => {
+        err += d.toString('utf8');
+        const m = /Streamable HTTP at (http:\/\/\S+?\/mcp)\b/.exec(err);
+        if (m) {
+          clearTimeout(timer);
+          const handle = { url: m[1]!, pid: child.pid!, stderr: () => err, exit, kill: (signal: NodeJS.Signals = 'SIGTERM') => void child.kill(signal), stop: () => void child.kill('SIGKILL') };
+          servers.push(handle);
+          resolve(handle);
+        }
+      });
+    });
+  }
+
+  it('after SIGKILL under load and a torn last line, the restarted server repairs the trail and verify-audit verifies it end to end, naming the repaired break', async () => {
+    const { http, audit } = await serve();
+    const admin = await as(http, 'admin');
+    const calls = Array.from({ length: 60 }, (_, i) => admin.callTool({ name: 'getPetById', arguments: { petId: (i % 3) + 1 } }).catch(() => undefined));
+    await new Promise((r) => setTimeout(r, 150));
+    http.kill('SIGKILL');
+    await http.exit;
+    await Promise.all(calls);
+    // what a crash in the middle of a write leaves: the last line cut short (SIGKILL alone tears one only now and then)
+    const text = readFileSync(audit, 'utf8');
+    if (text.endsWith('\n')) truncateSync(audit, Buffer.byteLength(text) - 17);
+    const tornBytes = Buffer.byteLength(readFileSync(audit, 'utf8').split('\n').at(-1)!);
+    expect(tornBytes).toBeGreaterThan(0);
+
+    const again = await startHttp(project, { PETSTORE_POLICY_BASE_URL: backend.url, PETSTORE_POLICY_AUDIT_FILE: audit, PETSTORE_POLICY_HTTP_TOKENS: `admin=${TOKENS.admin}` });
+    servers.push(again);
+    // repaired at start, before any call
+    for (let i = 0; i < 100 && !readFileSync(audit, 'utf8').includes('"trail.repaired"'); i++) await new Promise((r) => setTimeout(r, 50));
+    const after = await as(again, 'admin');
+    expect((await after.callTool({ name: 'getPetById', arguments: { petId: 1 } })).isError).toBeFalsy();
+    again.kill('SIGTERM');
+    await again.exit;
+    const lines = readFileSync(audit, 'utf8').trimEnd().split('\n');
+    const torn = lines.findIndex((l) => !l.startsWith('{') || !l.endsWith('}'));
+    expect(JSON.parse(lines[torn + 1]!)).toMatchObject({ event: 'trail.repaired', torn: { bytes: tornBytes } });
+    const verdict = await verifyAudit(audit);
+    expect(verdict.code).toBe(0);
+    expect(verdict.out).toContain(`line ${torn + 1}: a torn line of ${tornBytes} bytes (a write cut short by a crash or a full disk), repaired by the trail.repaired event on line ${torn + 2}`);
+    expect(verdict.out).toMatch(new RegExp(`ok: ${lines.length} lines; verified lines 1-${torn}, ${torn + 2}-${lines.length}\\n$`));
+  }, 120_000);
+
+  it('on a full disk a call is refused before it runs, a call that ran is never reported failed, and once there is room the trail says what was lost and verifies', async () => {
+    const audit = path.join(mkdtempSync(path.join(work, 'audit-')), 'trail.jsonl');
+    // 16 KiB of file at most: the audit file fills after a few dozen events (EFBIG, as a full disk's ENOSPC)
+    const full = await serveUnder('ulimit -f 16; ', { PETSTORE_POLICY_AUDIT_FILE: audit });
+    const admin = await as(full, 'admin');
+    let refused = 0;
+    for (let i = 0; i < 120 && refused < 3; i++) {
+      const before = backend.requests.length;
+      const outcome = await admin.callTool({ name: 'getPetById', arguments: { petId: 1 } }).then(
+        (r) => ({ ran: backend.requests.length > before, error: r.isError === true, code: undefined as number | undefined }),
+        (e: { code?: number }) => ({ ran: backend.requests.length > before, error: true, code: e.code }),
+      );
+      if (outcome.ran) expect(outcome.error, `call ${i} ran and must not be reported failed`).toBe(false);
+      else {
+        expect(outcome.code).toBe(-32603);
+        refused++;
+      }
+    }
+    expect(refused).toBe(3);
+    expect(full.stderr()).toMatch(/EFBIG/);
+    full.stop();
+    await full.exit;
+
+    const roomy = await startHttp(project, { PETSTORE_POLICY_BASE_URL: backend.url, PETSTORE_POLICY_AUDIT_FILE: audit, PETSTORE_POLICY_HTTP_TOKENS: `admin=${TOKENS.admin}` });
+    servers.push(roomy);
+    const after = await as(roomy, 'admin');
+    expect((await after.callTool({ name: 'getPetById', arguments: { petId: 2 } })).isError).toBeFalsy();
+    roomy.kill('SIGTERM');
+    await roomy.exit;
+    const verdict = await verifyAudit(audit);
+    expect(verdict.code, verdict.out).toBe(0);
+    expect(verdict.out).toMatch(/ok: \d+ lines/);
+    // the write cut short at the size limit left a torn line: repaired and named
+    expect(verdict.out).toMatch(/a torn line of \d+ bytes .* repaired by the trail\.repaired event on line \d+/);
+  }, 120_000);
+
+  it('SIGTERM exits within DRAIN_MS + 1 s while the audit trail cannot keep up, counting what it could not write', async () => {
+    const dir = mkdtempSync(path.join(work, 'fifo-'));
+    const fifo = path.join(dir, 'trail.jsonl');
+    // the trail goes to a pipe read slowly (320 KB/s): the queue backs up behind it
+    execFileSync('mkfifo', [fifo]);
+    const reader = spawn(process.execPath, ['-e', `const fs = require('fs'); const fd = fs.openSync(${JSON.stringify(fifo)}, 'r'); const b = Buffer.alloc(16384); setInterval(() => { try { fs.readSync(fd, b, 0, b.length, null); } catch {} }, 50);`], { stdio: 'ignore' });
+    try {
+      const http = await startHttp(project, { PETSTORE_POLICY_BASE_URL: backend.url, PETSTORE_POLICY_AUDIT_FILE: fifo, PETSTORE_POLICY_HTTP_TOKENS: `admin=${TOKENS.admin}`, PETSTORE_POLICY_DRAIN_MS: '1000' });
+      servers.push(http);
+      const admin = await as(http, 'admin');
+      // each call's invoked line carries a 4 KiB summary of its arguments
+      const big = { body: { name: 'x', tags: Array.from({ length: 200 }, (_, i) => ({ name: `tag-${i}-${'y'.repeat(40)}` })) } };
+      const calls = Array.from({ length: 400 }, () => admin.callTool({ name: 'createPet', arguments: big }, undefined, { timeout: 30_000 }).catch(() => undefined));
+      await new Promise((r) => setTimeout(r, 1000));
+      const started = performance.now();
+      http.kill('SIGTERM');
+      const code = await http.exit;
+      const took = performance.now() - started;
+      expect(code).toBe(0);
+      expect(took).toBeLessThan(1000 + 1000);
+      expect(http.stderr()).toMatch(/audit: \d+ events? could not be written before the server exits \(the drain time ran out\)|exiting \d+ ms after SIGTERM with work unfinished/);
+      await Promise.all(calls);
+    } finally {
+      reader.kill('SIGKILL');
+    }
   }, 60_000);
 });

@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { ProtocolError } from '@modelcontextprotocol/server';
 import type { CallToolResult, InputRequiredResult, Server, ServerContext } from '@modelcontextprotocol/server';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { AUDIT_ARGUMENT_BYTES, AuditLog, AuditWriteError, auditFile, auditStep, lineHash, MAX_PENDING_EVENTS, redact, summarize } from '../../../templates/runtime/audit.js';
+import { AUDIT_ARGUMENT_BYTES, AuditLog, AuditWriteError, auditFile, auditStep, FileSink, lineHash, MAX_PENDING_EVENTS, redact, summarize } from '../../../templates/runtime/audit.js';
 import type { AuditSink } from '../../../templates/runtime/audit.js';
 import { setLogSink } from '../../../templates/runtime/log.js';
 import { runPipeline } from '../../../templates/runtime/pipeline.js';
@@ -98,7 +98,7 @@ describe('AuditLog', () => {
     expect(events[0]!.prev).toBe('0'.repeat(64));
     for (let i = 1; i < 200; i++) expect(events[i]!.prev).toBe(lineHash(lines[i - 1]!));
     expect(Object.keys(events[0]!).at(-1)).toBe('prev');
-    await expect(verifyAuditFile(file)).resolves.toEqual({ ok: true, lines: 200 });
+    await expect(verifyAuditFile(file)).resolves.toEqual({ ok: true, lines: 200, breaks: [], verified: [[1, 200]] });
   });
 
   it('continues the chain of an existing file across instances', async () => {
@@ -112,19 +112,69 @@ describe('AuditLog', () => {
     await second.close();
     const lines = (await readFile(file, 'utf8')).trimEnd().split('\n');
     expect(JSON.parse(lines[2]!).prev).toBe(lineHash(lines[1]!));
-    await expect(verifyAuditFile(file)).resolves.toEqual({ ok: true, lines: 3 });
+    await expect(verifyAuditFile(file)).resolves.toEqual({ ok: true, lines: 3, breaks: [], verified: [[1, 3]] });
   });
 
-  it('continues after a torn last line on a line of its own (the torn line stays the broken one)', async () => {
+  it('repairs a torn last line: a trail.repaired event on a line of its own, chained over it to the whole line before, and verify-audit goes on past it', async () => {
     const file = path.join(dir, 'audit.jsonl');
-    await writeFile(file, '{"time":"2026');
+    const first = new AuditLog({ chain: true }, { file });
+    for (let i = 0; i < 3; i++) await first.record({ name: 'tool.invoked', client: 'a', era: 'modern', callId: `c${i}` });
+    await first.close();
+    const whole = await readFile(file, 'utf8');
+    // a crash mid-write leaves part of a line, without its newline
+    const torn = '{"time":"2026-11-26T12:00:00.000Z","id":"x","ev';
+    await writeFile(file, whole + torn);
     const log = new AuditLog({ chain: true }, { file });
-    await log.record({ name: 'tool.invoked', client: 'a', era: 'modern' });
+    await log.open();
+    await log.record({ name: 'tool.invoked', client: 'a', era: 'modern', callId: 'after' });
     await log.close();
     const lines = (await readFile(file, 'utf8')).split('\n');
-    expect(lines).toHaveLength(3);
-    expect(JSON.parse(lines[1]!).prev).toBe(lineHash('{"time":"2026'));
-    await expect(verifyAuditFile(file)).resolves.toEqual({ ok: false, line: 1, reason: 'not valid JSON' });
+    expect(lines).toHaveLength(7);
+    expect(lines[3]).toBe(torn);
+    const repaired = JSON.parse(lines[4]!) as Record<string, unknown>;
+    expect(repaired).toMatchObject({ event: 'trail.repaired', client: 'server', session: null, outcome: 'repaired', torn: { bytes: torn.length }, prev: lineHash(lines[2]!) });
+    expect(repaired.detail).toMatch(/^a torn line of \d+ bytes \(a write cut short by a crash or a full disk\) was left in place/);
+    expect(JSON.parse(lines[5]!).prev).toBe(lineHash(lines[4]!));
+    await expect(verifyAuditFile(file)).resolves.toEqual({
+      ok: true,
+      lines: 6,
+      breaks: [{ line: 4, reason: `a torn line of ${torn.length} bytes (a write cut short by a crash or a full disk), repaired by the trail.repaired event on line 5`, repaired: true }],
+      verified: [[1, 3], [5, 6]],
+    });
+    // a file that is nothing but a torn line
+    const only = path.join(dir, 'only.jsonl');
+    await writeFile(only, '{"time":"2026');
+    const again = new AuditLog({ chain: true }, { file: only });
+    await again.record({ name: 'tool.invoked', client: 'a', era: 'modern' });
+    await again.close();
+    const two = (await readFile(only, 'utf8')).trimEnd().split('\n');
+    expect(two).toHaveLength(3);
+    expect(JSON.parse(two[1]!)).toMatchObject({ event: 'trail.repaired', prev: '0'.repeat(64), torn: { bytes: 13 } });
+    await expect(verifyAuditFile(only)).resolves.toMatchObject({ ok: true, breaks: [{ line: 1, repaired: true }] });
+  });
+
+  it('a write cut short (a full disk) never merges into the next line: the next write looks at the end first, and the trail says what was lost', async () => {
+    const file = path.join(dir, 'audit.jsonl');
+    const log = new AuditLog({ chain: true, onWriteError: 'continue' }, { file });
+    await log.record({ name: 'tool.invoked', client: 'a', era: 'modern', callId: 'before' });
+    // the disk fills: the next write leaves part of a line and fails
+    const sink = (log as unknown as { sinks: FileSink[] }).sinks[0]!;
+    const original = sink.appendLines.bind(sink);
+    sink.appendLines = async (ls) => {
+      const { appendFile } = await import('node:fs/promises');
+      await appendFile(file, ls.join('\n').slice(0, 25));
+      throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+    };
+    await log.record({ name: 'tool.invoked', client: 'a', era: 'modern', callId: 'lost' });
+    sink.appendLines = original;
+    await log.record({ name: 'tool.invoked', client: 'a', era: 'modern', callId: 'after' });
+    await log.close();
+    const lines = (await readFile(file, 'utf8')).trimEnd().split('\n');
+    expect(lines).toHaveLength(4);
+    expect(lines[1]).toHaveLength(25);
+    expect(JSON.parse(lines[2]!)).toMatchObject({ event: 'trail.repaired', torn: { bytes: 25 }, lost: 1, prev: lineHash(lines[0]!), detail: expect.stringContaining('1 event could not be written since the last line') });
+    expect(JSON.parse(lines[3]!)).toMatchObject({ callId: 'after', prev: lineHash(lines[2]!) });
+    await expect(verifyAuditFile(file)).resolves.toMatchObject({ ok: true, breaks: [{ line: 2, repaired: true }], verified: [[1, 1], [3, 4]] });
   });
 
   it('writes to stderr as "audit <json>" when no file is configured, never to stdout', async () => {
@@ -143,7 +193,7 @@ describe('AuditLog', () => {
     expect(err[0]).toMatch(/^audit \{"time":.*"event":"resource.read".*\}\n$/);
   });
 
-  it('names the first broken line: an edited line, a torn line, a removed one; the CLI prints it and exits 1', async () => {
+  it('names each broken line and goes on past it: an edited line, a torn line, a removed one; the CLI prints them with the lines verified and exits 1', async () => {
     const file = path.join(dir, 'audit.jsonl');
     const log = new AuditLog({ chain: true }, { file });
     for (let i = 0; i < 6; i++) await log.record({ name: 'tool.invoked', client: 'a', era: 'modern', callId: `c${i}`, arguments: { n: i } });
@@ -155,17 +205,27 @@ describe('AuditLog', () => {
 
     const edited = path.join(dir, 'edited.jsonl');
     await writeFile(edited, lines.map((l, i) => (i === 3 ? l.replace('"n":3', '"n":33') : l)).join('\n') + '\n');
-    await expect(verifyAuditFile(edited)).resolves.toMatchObject({ ok: false, line: 4 });
+    await expect(verifyAuditFile(edited)).resolves.toMatchObject({ ok: false, breaks: [{ line: 4, repaired: false }], verified: [[1, 3], [5, 6]] });
     const printed = await cli(edited);
     expect(printed.code).toBe(1);
-    expect(printed.out).toMatch(/^line 4: .*edited/);
+    expect(printed.out).toMatch(/^line 4: .*edited.*\nbroken: 6 lines; verified lines 1-3, 5-6\n$/);
 
-    await writeFile(edited, lines.map((l, i) => (i === 2 ? l.slice(0, 20) : l)).join('\n') + '\n');
-    await expect(verifyAuditFile(edited)).resolves.toEqual({ ok: false, line: 3, reason: 'not valid JSON' });
+    // a torn line nobody repaired, and an edit further on: both named, the rest verified
+    await writeFile(edited, lines.map((l, i) => (i === 2 ? l.slice(0, 20) : i === 4 ? l.replace('"n":4', '"n":44') : l)).join('\n') + '\n');
+    await expect(verifyAuditFile(edited)).resolves.toEqual({
+      ok: false,
+      lines: 6,
+      breaks: [{ line: 3, reason: 'not valid JSON', repaired: false }, { line: 5, reason: 'its hash is not the "prev" of line 6: this line was edited (or the line after it removed, or a line inserted after it)', repaired: false }],
+      verified: [[1, 2], [4, 4], [6, 6]],
+    });
     await writeFile(edited, lines.filter((_, i) => i !== 0).join('\n') + '\n');
-    await expect(verifyAuditFile(edited)).resolves.toMatchObject({ ok: false, line: 1 });
+    await expect(verifyAuditFile(edited)).resolves.toMatchObject({ ok: false, breaks: [{ line: 1 }] });
     await writeFile(edited, lines.map((l, i) => (i === 1 ? l.replace(/,"prev":"[0-9a-f]+"/, '') : l)).join('\n') + '\n');
-    await expect(verifyAuditFile(edited)).resolves.toMatchObject({ ok: false, line: 2, reason: expect.stringContaining('"prev"') });
+    await expect(verifyAuditFile(edited)).resolves.toMatchObject({ ok: false, breaks: [{ line: 2, reason: expect.stringContaining('"prev"') }] });
+    // a trail.repaired line that does not match the torn line (another size) repairs nothing
+    const fake = JSON.stringify({ time: '2026-11-26T12:00:00.000Z', id: 'f', event: 'trail.repaired', session: null, client: 'server', torn: { bytes: 3 }, prev: lineHash(lines[1]!) });
+    await writeFile(edited, [lines[0], lines[1], lines[2]!.slice(0, 20), fake].join('\n') + '\n');
+    await expect(verifyAuditFile(edited)).resolves.toMatchObject({ ok: false, breaks: [{ line: 3, repaired: false }] });
   });
 
   it('fails closed: a sink that rejects makes record reject; with onWriteError continue it logs and resolves', async () => {
@@ -289,6 +349,15 @@ describe('the write queue', () => {
     expect(lines.some((l) => l.includes('"refused"'))).toBe(false);
   });
 
+  it('close keeps its time bound whatever the queue holds: what is left is counted and logged', async () => {
+    const sink: AuditSink = { append: async () => undefined, appendLines: () => new Promise(() => undefined), close: async () => undefined };
+    const log = new AuditLog({ onWriteError: 'continue' }, { sinks: [sink] });
+    for (let i = 0; i < 50; i++) void log.record({ name: 'tool.invoked', client: 'a', era: 'modern', callId: String(i) });
+    await new Promise((r) => setImmediate(r));
+    expect(await log.close(50)).toEqual({ unwritten: 50 });
+    expect(logged.join('\n')).toMatch(/audit: 50 events could not be written before the server exits \(the drain time ran out\)/);
+  });
+
   it('a refused invoked event refuses the call before it runs (-32603), naming the backlog', async () => {
     let release!: () => void;
     const stuck = new Promise<void>((r) => (release = r));
@@ -409,7 +478,7 @@ describe('review fixes', () => {
     expect(hidden).not.toContain('abc123');
   });
 
-  it('chains from the file: a line the file did not take is not part of its chain, even when stderr took it', async () => {
+  it('chains from the file: a line the file did not take is not part of its chain, even when stderr took it; the trail says one was lost', async () => {
     const file: string[] = [];
     let failNext = false;
     const fileSink: AuditSink = {
@@ -430,7 +499,8 @@ describe('review fixes', () => {
     failNext = true;
     await log.record(event);
     await log.record(event);
-    expect(file).toHaveLength(2);
-    expect((JSON.parse(file[1]!) as { prev: string }).prev).toBe(lineHash(file[0]!));
+    expect(file).toHaveLength(3);
+    expect(JSON.parse(file[1]!) as unknown).toMatchObject({ event: 'trail.repaired', lost: 1, prev: lineHash(file[0]!) });
+    expect((JSON.parse(file[2]!) as { prev: string }).prev).toBe(lineHash(file[1]!));
   });
 });

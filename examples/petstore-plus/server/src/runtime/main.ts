@@ -37,8 +37,14 @@ export type MainOptions = Omit<ServerExtensions, 'reflection'> & {
   /** The policy's audit trail settings, when it keeps one (listed by `--help`). */
   audit?: { readonly file?: string };
   /** Makes the policy layer (policy.ts `createPolicy` over the generated `policy`), given what it must never write down. */
-  policy?: (context: { readonly envPrefix: string; readonly env: NodeJS.ProcessEnv; readonly secrets: () => readonly string[] }) => PolicyLayer & { close(): Promise<void> };
+  policy?: (context: { readonly envPrefix: string; readonly env: NodeJS.ProcessEnv; readonly secrets: () => readonly string[] }) => ClosablePolicy;
 };
+
+/** The policy layer as main holds it: besides what the server uses, a start and a bounded close. */
+type ClosablePolicy = PolicyLayer & { open?(): Promise<void>; close(timeoutMs?: number): Promise<void> };
+
+/** Time given to the audit trail to write what it holds once the calls have drained, within the shutdown bound. */
+const AUDIT_CLOSE_MS = 300;
 
 /** Every secret value the server holds: API credentials, client tokens, the state key (never written to the audit trail). */
 function secretValues(config: ServerConfig, env: NodeJS.ProcessEnv, tokens: ReadonlyMap<string, string>): string[] {
@@ -63,7 +69,7 @@ export async function main(config: ServerConfig, tools: readonly OperationTool[]
   let serve: ServeOptions;
   let factory: ServerFactory;
   let reflection: ReflectionGuard | undefined;
-  let policy: (PolicyLayer & { close(): Promise<void> }) | undefined;
+  let policy: ClosablePolicy | undefined;
   try {
     // also refuses tokens while a scheme takes its credential from the Authorization header
     serve = resolveServeOptions(argv, config, env);
@@ -118,9 +124,15 @@ export async function main(config: ServerConfig, tools: readonly OperationTool[]
       if (closing) return;
       closing = true;
       log('info', `${config.name}: shutting down (${reason}), finishing calls in flight (at most ${serve.drainMs} ms)`);
+      // the bound holds whatever the calls or the audit trail wait for
+      const bound = serve.drainMs + AUDIT_CLOSE_MS + 300;
+      setTimeout(() => {
+        log('warn', `${config.name}: exiting ${bound} ms after ${reason} with work unfinished`);
+        process.exit(0);
+      }, bound).unref();
       handle
         .close()
-        .then(() => policy?.close())
+        .then(() => policy?.close(AUDIT_CLOSE_MS))
         .then(
           () => process.exit(0),
           () => process.exit(0),
@@ -130,9 +142,11 @@ export async function main(config: ServerConfig, tools: readonly OperationTool[]
     process.once('SIGTERM', () => shutdown('SIGTERM'));
     on = `Streamable HTTP at ${handle.url}${serve.tokens.size > 0 ? ` (${serve.tokens.size} client token${serve.tokens.size === 1 ? '' : 's'})` : ''}`;
   } else {
-    serveOnStdio(factory, config.name, serve.clientIdentity, () => policy?.close() ?? Promise.resolve());
+    serveOnStdio(factory, config.name, serve.clientIdentity, () => policy?.close(AUDIT_CLOSE_MS) ?? Promise.resolve(), serve.drainMs + AUDIT_CLOSE_MS + 300);
     on = 'stdio';
   }
+  // a torn last line of the audit trail (a crash) is repaired now, not at the first event
+  void policy?.open?.();
   // the first tool call should not pay for loading the request and validation machinery: readied
   // now, while the client connects
   if (factory.toolCount > 0) warmUp();

@@ -26,7 +26,8 @@ export type AuditEventName =
   | 'preprocessor.run'
   | 'justification.persisted'
   | 'prompt.get'
-  | 'resource.read';
+  | 'resource.read'
+  | 'trail.repaired';
 
 /** `policy.audit`. */
 export type AuditConfig = {

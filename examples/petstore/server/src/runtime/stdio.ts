@@ -29,14 +29,18 @@ export const STDOUT_BACKLOG: OutputBacklog = {
     }),
 };
 
-/** Serves `factory` on this process's stdin/stdout until the client goes away or a signal arrives. */
-export function serveOnStdio(factory: ServerFactory, name: string, identity: string, beforeExit: () => Promise<void> = () => Promise.resolve()): void {
+/** Serves `factory` on this process's stdin/stdout until the client goes away or a signal arrives; exits at the latest `exitWithinMs` after that. */
+export function serveOnStdio(factory: ServerFactory, name: string, identity: string, beforeExit: () => Promise<void> = () => Promise.resolve(), exitWithinMs = 10_700): void {
   const handle = serveStdio((ctx) => factory({ era: ctx.era, identity }), { onerror: (err) => log('warn', 'MCP protocol error', err) });
   let closing = false;
   const shutdown = (reason: string): void => {
     if (closing) return;
     closing = true;
     log('info', `${name}: shutting down (${reason})`);
+    setTimeout(() => {
+      log('warn', `${name}: exiting ${exitWithinMs} ms after ${reason} with work unfinished`);
+      process.exit(0);
+    }, exitWithinMs).unref();
     handle
       .close()
       .then(beforeExit)
