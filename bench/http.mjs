@@ -12,7 +12,7 @@
 // per call, comes from /proc (Linux; absent elsewhere). On a 2-core machine the three processes share the cores: the ratios are what one machine
 // gives end to end, not the server's cost alone.
 import { execFileSync, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 
 const CONCURRENCY = [1, 8, 32];
@@ -40,19 +40,20 @@ export async function benchHttp({ root, cacheDir, results, printTable }) {
     if (res.status !== 200 || pet.id !== TOOL.arguments.petId) throw new Error(`direct GET ${direct}: ${res.status} ${JSON.stringify(pet)}`);
   };
 
-  const connect = async (era) => {
+  const connect = async (era, target = server, headers = {}) => {
+    const init = { requestInit: { headers } };
     if (era === 'legacy') {
       const client = new LegacyClient({ name: 'bench', version: '1.0.0' }, { capabilities: {} });
-      const transport = new LegacyHttp(new URL(server.url));
+      const transport = new LegacyHttp(new URL(target.url), init);
       await client.connect(transport);
       return { client, close: async () => { await transport.terminateSession().catch(() => {}); await client.close(); } };
     }
     const client = new ModernClient({ name: 'bench', version: '1.0.0' }, { capabilities: {}, versionNegotiation: { mode: { pin: '2026-07-28' } } });
-    await client.connect(new ModernHttp(new URL(server.url)));
+    await client.connect(new ModernHttp(new URL(target.url), init));
     return { client, close: () => client.close() };
   };
-  const mcpCalls = async (era, n) => {
-    const clients = await Promise.all(Array.from({ length: n }, () => connect(era)));
+  const mcpCalls = async (era, n, target = server, headers = {}) => {
+    const clients = await Promise.all(Array.from({ length: n }, () => connect(era, target, headers)));
     const calls = clients.map(({ client }) => async () => {
       const res = await client.callTool(TOOL);
       if (res.isError || !JSON.stringify(res.content).includes('Rex')) throw new Error(`${TOOL.name}: ${JSON.stringify(res)}`);
@@ -78,6 +79,38 @@ export async function benchHttp({ root, cacheDir, results, printTable }) {
       results.http[key] = { clients: n, era, seconds, mcp: r, direct: d, throughputRatio: r.perSecond / d.perSecond, p50DeltaMs: r.p50Ms - d.p50Ms, p99DeltaMs: r.p99Ms - d.p99Ms };
       rows.push(key);
     }
+    // the policy layer's cost: the same calls against examples/petstore-policy (audit trail with a
+    // hash chain to a file, access rules, limits), as the admin client, against the plain server
+    const policyOut = path.join(cacheDir, 'server-Petstore-policy');
+    execFileSync(process.execPath, [path.join(root, 'bin/mcpgen.js'), 'build', path.join(root, 'examples/petstore-policy/mcpgen.yaml'), '--out', policyOut, '--quiet'], { cwd: root, stdio: 'pipe' });
+    execFileSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', policyOut], { stdio: 'inherit' });
+    const token = 'bench-admin-token-0123456789abcdef';
+    const auditFile = path.join(cacheDir, `policy-audit-${process.pid}.jsonl`);
+    rmSync(auditFile, { force: true });
+    const guarded = await startHttp(policyOut, { PETSTORE_POLICY_BASE_URL: backend.url, PETSTORE_POLICY_HTTP_TOKENS: `admin=${token}`, PETSTORE_POLICY_AUDIT_FILE: auditFile });
+    try {
+      for (const n of [1, 8]) {
+        const off = await mcpCalls('legacy', n);
+        let plain;
+        try {
+          plain = await load(off.calls, seconds, warmup, server.pid);
+        } finally {
+          await off.close();
+        }
+        const on = await mcpCalls('legacy', n, guarded, { authorization: `Bearer ${token}` });
+        let policed;
+        try {
+          policed = await load(on.calls, seconds, warmup, guarded.pid);
+        } finally {
+          await on.close();
+        }
+        results.http[`policy ${n}`] = { clients: n, off: plain, on: policed, cpuRatio: policed.serverCpuMsPerCall / plain.serverCpuMsPerCall, throughputRatio: policed.perSecond / plain.perSecond };
+      }
+    } finally {
+      guarded.kill();
+      await guarded.exit;
+      rmSync(auditFile, { force: true });
+    }
   } finally {
     server.kill();
     backend.kill();
@@ -92,6 +125,16 @@ export async function benchHttp({ root, cacheDir, results, printTable }) {
     table.push([`http ${key}`, r.perSecond.toFixed(0), d.perSecond.toFixed(0), `${throughputRatio.toFixed(2)}×`, ms(r.p50Ms), ms(d.p50Ms), plus(r.p50Ms - d.p50Ms), ms(r.p99Ms), ms(d.p99Ms), plus(r.p99Ms - d.p99Ms), r.serverCpuMsPerCall === undefined ? 'n/a' : `${ms(r.serverCpuMsPerCall)} / ${ms(r.clientCpuMsPerCall)}`]);
   }
   printTable(table);
+
+  console.log(`\nthe policy layer (examples/petstore-policy: chained audit file, access rules, limits) against the same server without one, ${TOOL.name}, legacy era; goal: server CPU per call at most 1.2× without it\n`);
+  const policyTable = [['figure', 'calls/s off', 'calls/s on', 'on/off', 'server CPU/call off', 'server CPU/call on', 'on/off']];
+  for (const n of [1, 8]) {
+    const r = results.http[`policy ${n}`];
+    if (r === undefined) continue;
+    const cpu = (x) => (x === undefined ? 'n/a' : ms(x));
+    policyTable.push([`policy ${n} client${n === 1 ? '' : 's'}`, r.off.perSecond.toFixed(0), r.on.perSecond.toFixed(0), `${r.throughputRatio.toFixed(2)}×`, cpu(r.off.serverCpuMsPerCall), cpu(r.on.serverCpuMsPerCall), Number.isFinite(r.cpuRatio) ? `${r.cpuRatio.toFixed(2)}×` : 'n/a']);
+  }
+  printTable(policyTable);
 }
 
 /** N closed loops (one per entry of `calls`) for `warmup` + `seconds`; counts and times the calls that start after the warm-up and end within the window. */

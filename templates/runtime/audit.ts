@@ -32,6 +32,8 @@ import type { FileHandle } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { scrub } from './auth.js';
+
+export { redact } from './redact.js';
 import { log as logLine } from './log.js';
 import { isInputRequired } from './pipeline.js';
 import type { Step, ToolResult } from './pipeline.js';
@@ -133,7 +135,9 @@ export class FileSink implements AuditSink {
     const handle = await this.opened();
     if (!this.known) await this.tail();
     try {
-      await handle.appendFile((this.torn ? '\n' : '') + lines.join('\n') + '\n', 'utf8');
+      // one write call per group (appendFile's general machinery costs several times more per call)
+      const data = Buffer.from((this.torn ? '\n' : '') + lines.join('\n') + '\n', 'utf8');
+      for (let at = 0; at < data.length; ) at += (await handle.write(data, at, data.length - at)).bytesWritten;
     } catch (err) {
       // part of it may be in the file: look again before the next write
       this.known = false;
@@ -199,35 +203,6 @@ export function auditFile(config: AuditConfig, envPrefix: string, env: NodeJS.Pr
   const fromEnv = env[`${envPrefix}_AUDIT_FILE`]?.trim();
   const file = fromEnv !== undefined && fromEnv !== '' ? fromEnv : config.file;
   return file === undefined ? undefined : resolve(file);
-}
-
-/**
- * A copy of `value` with the values of `fields` (names matched case-insensitively, at any depth)
- * replaced by `"[redacted]"` and every secret inside strings (and keys) too. Never mutates; a
- * cycle becomes `"[circular]"`, nesting past 64 levels `"[too deep]"`.
- */
-export function redact(value: unknown, fields: readonly string[], secrets: readonly string[]): unknown {
-  const names = new Set(fields.map((f) => f.toLowerCase()));
-  const hide = (s: string) => scrub(s, secrets);
-  const seen = new Set<object>();
-  const walk = (v: unknown, depth: number): unknown => {
-    if (typeof v === 'string') return hide(v);
-    if (typeof v === 'bigint') return hide(v.toString());
-    if (v === null || typeof v !== 'object') return v;
-    if (seen.has(v)) return '[circular]';
-    if (depth >= MAX_DEPTH) return '[too deep]';
-    const json = (v as { toJSON?: unknown }).toJSON;
-    if (typeof json === 'function' && !Array.isArray(v)) return walk(json.call(v), depth + 1);
-    seen.add(v);
-    try {
-      if (Array.isArray(v)) return v.map((item) => walk(item, depth + 1));
-      // fromEntries defines own properties: a "__proto__" key stays a key
-      return Object.fromEntries(Object.entries(v).map(([k, item]) => [hide(k), names.has(k.toLowerCase()) ? REDACTED : walk(item, depth + 1)]));
-    } finally {
-      seen.delete(v);
-    }
-  };
-  return walk(value, 0);
 }
 
 /** A summary of arguments for an audit line: the redacted value, and whether part of it was left out. */

@@ -27,15 +27,18 @@ const BODY_ENVELOPE_BYTES = 262_144;
 
 /** What the entry hands to {@link main} besides config and tools. */
 export type MainOptions = Omit<ServerExtensions, 'reflection'> & {
-  /** Makes the reflection gate, given the key hints are signed with (shared by instances with the same `<PREFIX>_STATE_KEY`). */
-  reflection?: (key: Buffer) => ReflectionGuard;
+  /** Makes the reflection gate, given the key hints are signed with (shared by instances with the same `<PREFIX>_STATE_KEY`) and what stored justifications must not hold. */
+  reflection?: (key: Buffer, extra: { readonly redact: JustificationRedaction }) => ReflectionGuard;
   /** The reflection gate's store directory (listed by `--help`). */
   reflectionDir?: string;
-  /** The policy's audit trail settings, when it keeps one (listed by `--help`). */
-  audit?: { readonly file?: string };
+  /** The policy's audit trail settings, when it keeps one (listed by `--help`; its `redact` fields are redacted from stored justifications too). */
+  audit?: { readonly file?: string; readonly redact?: readonly string[] };
   /** Makes the policy layer (policy.ts `createPolicy` over the generated `policy`), given what it must never write down. */
   policy?: (context: { readonly envPrefix: string; readonly env: NodeJS.ProcessEnv; readonly secrets: () => readonly string[] }) => ClosablePolicy;
 };
+
+/** What a stored justification must not hold (reflection-config.ts `JustificationRedaction`; not imported, so servers without a gate copy none of it). */
+type JustificationRedaction = { readonly fields: readonly string[]; readonly secrets: () => readonly string[] };
 
 /** The policy layer as main holds it: besides what the server uses, a start and a bounded close. */
 type ClosablePolicy = PolicyLayer & { open?(): Promise<void>; close(timeoutMs?: number): Promise<void> };
@@ -75,8 +78,8 @@ export async function main(config: ServerConfig, tools: readonly OperationTool[]
     // only a reflection gate's hints outlive a process today (input rounds last seconds)
     if (key.generated && options.reflection) log('warn', `${config.name}: ${config.envPrefix}_STATE_KEY is not set, so a key was generated for this run: reflection-gate hints and input rounds are not accepted after a restart or by another instance; set it (32 characters or more) to share them`);
     const { reflection: makeReflection, reflectionDir: _dir, audit: _audit, policy: makePolicy, ...extensions } = options;
-    reflection = makeReflection?.(key.key);
     const secrets = secretValues(config, env, serve.tokens);
+    reflection = makeReflection?.(key.key, { redact: { fields: options.audit?.redact ?? [], secrets: () => secrets } });
     policy = makePolicy?.({ envPrefix: config.envPrefix, env, secrets: () => secrets });
     factory = createServer(config, tools, env, {
       ...extensions,
@@ -108,6 +111,7 @@ export async function main(config: ServerConfig, tools: readonly OperationTool[]
       tokens: serve.tokens,
       sessionIdleMs: serve.sessionIdleMs,
       maxSessions: serve.maxSessions,
+      maxSessionsPerClient: serve.maxSessionsPerClient,
       drainMs: serve.drainMs,
       // a body larger than the largest arguments plus room for the rest of the message is refused unparsed
       maxBodyBytes: (settings.maxArgumentBytes ?? DEFAULT_MAX_ARGUMENT_BYTES) + BODY_ENVELOPE_BYTES,

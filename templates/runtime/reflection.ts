@@ -45,6 +45,7 @@ import { CLIENT_CAPABILITIES_META_KEY, inputRequired, inputResponse } from '@mod
 import type { CallToolResult, InputRequiredResult } from '@modelcontextprotocol/server';
 import { log } from './log.js';
 import { errorMessage } from './primitives.js';
+import { redact } from './redact.js';
 import { renderPrompt } from './prompts.js';
 import type { PromptDefinition, PromptMessageTemplate } from './prompts.js';
 import { PERSIST_TOOL_NAME, persistToolFor } from './reflection-config.js';
@@ -167,6 +168,8 @@ export class ReflectionGate {
     this.hintTtlMs = config.hintTtlMs ?? DEFAULT_HINT_TTL_MS;
     this.schema = config.justificationSchema ?? DEFAULT_JUSTIFICATION_SCHEMA;
     this.store = new JustificationStore(config.storeDir, config.domains, config.store);
+    // temp files a crash left mid-write are removed once they are surely no other writer's
+    void this.store.removeStaleTemps().catch((err: unknown) => log('warn', 'reflection: cannot remove stale temp files of the justification store', err));
     this.validateJustification = justificationChecker(this.schema);
     this.exposesPersistTool = this.mode !== 'sampling';
     this.noStructured = new Set(config.toolsWithOutputSchema ?? []);
@@ -337,7 +340,7 @@ export class ReflectionGate {
       return { kind: 'failed', problems: verdict.problems };
     }
     try {
-      await this.store.put(r.gate.domain, r.hash, { tool, prompt: r.gate.prompt, promptArgs: r.promptArgs, justification: verdict.justification, source: 'sampling', createdAt: new Date().toISOString() });
+      await this.store.put(r.gate.domain, r.hash, { tool, prompt: r.gate.prompt, promptArgs: this.redacted(r.promptArgs) as Record<string, string>, justification: this.redacted(verdict.justification), source: 'sampling', createdAt: new Date().toISOString() });
       log('info', `reflection: justification for ${tool} (${r.gate.domain}) obtained by sampling`, { hash: r.hash });
     } catch (err) {
       // the call goes on (the answer is valid and remembered for this call); the next call asks again
@@ -372,6 +375,12 @@ export class ReflectionGate {
       const v = verifyHint(this.key, token, d);
       return v.ok || v.reason === 'expired';
     });
+  }
+
+  /** `value` with the configured fields and every secret `[redacted]`, as the audit trail records it. */
+  private redacted(value: unknown): unknown {
+    const r = this.config.redact;
+    return r === undefined ? value : redact(value, r.fields, r.secrets());
   }
 
   /** Implements the `persist_justification` tool (module comment); never throws. */
@@ -412,10 +421,13 @@ export class ReflectionGate {
     const onlyPrompt = prompts !== undefined && prompts.size === 1 ? ([...prompts][0] as string) : '';
     const meta = known ?? { prompt: onlyPrompt, promptArgs: {} };
     try {
-      await this.store.put(domain, hex, { ...meta, justification, source: 'host', createdAt: new Date().toISOString() });
+      await this.store.put(domain, hex, { ...meta, promptArgs: this.redacted(meta.promptArgs) as Record<string, string>, justification: this.redacted(justification), source: 'host', createdAt: new Date().toISOString() });
     } catch (err) {
-      if (!(err instanceof StoreError)) log('error', `reflection: cannot store justification ${domain}/${hex}`, err);
-      return failure(`Cannot store the justification: ${errorMessage(err)}`);
+      if (err instanceof StoreError) return failure(`Cannot store the justification: ${errorMessage(err)}`);
+      // the server's paths stay in its log: the client learns only what kind of failure it was
+      log('error', `reflection: cannot store justification ${domain}/${hex}`, err);
+      const code = (err as { code?: unknown } | null)?.code;
+      return failure(`Cannot store the justification: the server could not write it${typeof code === 'string' && /^E[A-Z]+$/.test(code) ? ` (${code})` : ''}; try again later`);
     }
     const toolName = known?.tool;
     log('info', `reflection: justification for ${toolName ?? 'a gated tool'} (${domain}) stored by the host`, { hash: hex });

@@ -70,6 +70,7 @@ export const SETTINGS = {
   hintTtlMs: { suffix: 'HINT_TTL_MS', type: 'integer', description: 'How long a reflection-gate hint stays valid, in milliseconds' },
   sessionIdleMs: { suffix: 'SESSION_IDLE_MS', type: 'integer', transport: 'http', description: 'Idle time after which a legacy HTTP session (clients before MCP 2026-07-28) is closed, in milliseconds' },
   maxSessions: { suffix: 'MAX_SESSIONS', type: 'integer', transport: 'http', description: 'Most legacy HTTP sessions open at once' },
+  maxSessionsPerClient: { suffix: 'MAX_SESSIONS_PER_CLIENT', type: 'integer', transport: 'http', description: 'Most legacy HTTP sessions one client token holds at once; a new one closes its least recently used idle session' },
   drainMs: { suffix: 'DRAIN_MS', type: 'integer', description: 'On SIGTERM or SIGINT, how long calls under way may finish before the server exits, in milliseconds' },
 } as const satisfies Record<string, SettingDeclaration>;
 
@@ -174,6 +175,7 @@ export const SERVE_DEFAULTS = {
   hintTtlMs: 86_400_000,
   sessionIdleMs: 1_800_000,
   maxSessions: 100,
+  maxSessionsPerClient: 10,
   drainMs: 10_000,
 } as const satisfies { transport: Transport } & Record<string, string | number>;
 
@@ -239,6 +241,7 @@ export function serverVariables(sources: VariableSources): Variable[] {
   if (sources.audit !== undefined) setting('auditFile', sources.audit.file);
   setting('sessionIdleMs', SERVE_DEFAULTS.sessionIdleMs);
   setting('maxSessions', SERVE_DEFAULTS.maxSessions);
+  setting('maxSessionsPerClient', SERVE_DEFAULTS.maxSessionsPerClient);
   setting('drainMs', SERVE_DEFAULTS.drainMs);
 
   for (const scheme of config.securitySchemes ?? []) {

@@ -6,7 +6,7 @@
  * against the example's HTTP backend on 127.0.0.1. Each client gets its own justification store
  * (`PETSTORE_GUARDED_REFLECTION_DIR`).
  */
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -60,12 +60,12 @@ type Model = (req: CreateMessageRequest) => string;
 type Session = { client: Client; store: string; sampling: CreateMessageRequest[]; logs: LoggingMessageNotification['params'][]; stderr: () => string };
 
 /** Starts one server process with a fresh store and connects a Client; `model` makes it a client with sampling. */
-async function connect(opts: { model?: Model; baseUrl?: string } = {}): Promise<Session> {
-  const store = mkdtempSync(path.join(work, 'store-'));
+async function connect(opts: { model?: Model; baseUrl?: string; env?: Record<string, string>; store?: string } = {}): Promise<Session> {
+  const store = opts.store ?? mkdtempSync(path.join(work, 'store-'));
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [path.join(project, 'dist/server.js')],
-    env: { PATH: process.env.PATH ?? '', PETSTORE_GUARDED_BASE_URL: opts.baseUrl ?? backend.url, PETSTORE_GUARDED_REFLECTION_DIR: store, PETSTORE_GUARDED_LOG_LEVEL: 'debug' },
+    env: { PATH: process.env.PATH ?? '', PETSTORE_GUARDED_BASE_URL: opts.baseUrl ?? backend.url, PETSTORE_GUARDED_REFLECTION_DIR: store, PETSTORE_GUARDED_LOG_LEVEL: 'debug', ...opts.env },
     stderr: 'pipe',
   });
   let err = '';
@@ -92,6 +92,47 @@ const samplingText = (req: CreateMessageRequest) => req.params.messages.map((m) 
 /** Justification files of a store: `<domain>/<hash>.json`, sorted. */
 const stored = (store: string) => (existsSync(store) ? readdirSync(store, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.json')).sort() : []);
 type Hint = { prompt: string; prompt_args: Record<string, string>; hash: string; domain: string; remaining: number };
+
+describe('what the justification store keeps', () => {
+  it('secrets are redacted from stored justifications, stale temp files of crashed writes are removed at start, and a store error shows the client no server path', async () => {
+    const secret = 'state-key-0123456789abcdef0123456789abcdef';
+    const store = mkdtempSync(path.join(work, 'store-'));
+    // what a crash between writing and renaming leaves, an hour ago; and one a writer may still be renaming
+    mkdirSync(path.join(store, 'pets'), { recursive: true });
+    const stale = path.join(store, 'pets', `${'a'.repeat(64)}.json.123.0123456789ab.tmp`);
+    const fresh = path.join(store, 'pets', `${'b'.repeat(64)}.json.123.0123456789ab.tmp`);
+    writeFileSync(stale, '{');
+    writeFileSync(fresh, '{');
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    utimesSync(stale, hourAgo, hourAgo);
+    const s = await connect({ store, env: { PETSTORE_GUARDED_STATE_KEY: secret }, model: () => JSON.stringify({ ...GOOD, intent: `the key is ${secret}` }) });
+    // a pet of its own: the other tests share the backend's pets
+    const created = await call(s, 'createPet', { body: { name: 'Doomed', status: 'available' } });
+    const id = (created.structuredContent as { id: number }).id;
+    const result = await call(s, 'deletePet', { petId: id });
+    expect(result.isError, text(result)).toBeFalsy();
+    const files = stored(store);
+    expect(files.length).toBeGreaterThan(0);
+    for (const f of files) {
+      const body = readFileSync(path.join(store, f), 'utf8');
+      expect(body).not.toContain(secret);
+      expect(JSON.parse(body)).toMatchObject({ justification: { intent: 'the key is [redacted]' } });
+    }
+    expect(existsSync(stale)).toBe(false);
+    expect(existsSync(fresh)).toBe(true);
+
+    // the host flow against a store that cannot be written
+    const blocker = path.join(mkdtempSync(path.join(work, 'blocked-')), 'a-file');
+    writeFileSync(blocker, 'not a directory');
+    const h = await connect({ store: path.join(blocker, 'store') });
+    const miss = await call(h, 'deletePet', { petId: 1 });
+    const hint = miss.structuredContent as unknown as Hint;
+    const persisted = await call(h, 'persist_justification', { hash: hint.hash, domain: hint.domain, justification: GOOD });
+    expect(persisted.isError).toBe(true);
+    expect(text(persisted)).toMatch(/^Cannot store the justification: the server could not write it \(E[A-Z]+\); try again later$/);
+    expect(text(persisted)).not.toContain(work);
+  });
+});
 
 describe('reflection gate', () => {
   it('(a) a client with sampling gets a doubly gated tool executed in one tools/call', async () => {

@@ -7,6 +7,7 @@
  * `anonymous`, never `<PREFIX>_CLIENT`.
  */
 import { execFileSync, spawn } from 'node:child_process';
+import { connect } from 'node:net';
 import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync, statSync, truncateSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -210,6 +211,60 @@ describe('who may connect', () => {
     const lines = readFileSync(audit, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as { client: string; event: string });
     expect(lines.filter((l) => l.event.startsWith('tool.')).map((l) => l.client)).toEqual(expect.arrayContaining(['anonymous']));
     expect(lines.some((l) => l.client === 'admin')).toBe(false);
+  }, 60_000);
+});
+
+describe('malformed requests and session hoarding', () => {
+  const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+  const INIT = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+
+  /** One HTTP/1.1 request on a raw socket, so that the request target can be anything. */
+  function rawRequest(url: string, target: string, headers: Record<string, string>, body: string): Promise<{ status: number; text: string }> {
+    const { hostname, port } = new URL(url);
+    return new Promise((resolve, reject) => {
+      const socket = connect(Number(port), hostname, () => {
+        socket.write(`POST ${target} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n${Object.entries({ ...headers, 'content-length': String(Buffer.byteLength(body)), connection: 'close' }).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n${body}`);
+      });
+      let data = '';
+      socket.on('data', (d) => void (data += d.toString('utf8')));
+      socket.on('end', () => resolve({ status: Number(/^HTTP\/1\.1 (\d+)/.exec(data)?.[1]), text: data.slice(data.indexOf('\r\n\r\n') + 4) }));
+      socket.on('error', reject);
+    });
+  }
+
+  it('an absolute-form target and JSON nested 100,000 levels deep are answered 400, with no stack trace and nothing of the URL in the log', async () => {
+    const { http } = await serve();
+    const auth = { authorization: `Bearer ${TOKENS.admin}` };
+    const absolute = await rawRequest(http.url, 'http://evil.example/mcp?access_token=leaked-0123456789', { ...JSON_HEADERS, ...auth }, INIT);
+    expect(absolute.status).toBe(400);
+    expect(absolute.text).toContain('the request target must be a path such as /mcp, not a full URL');
+    const deep = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"createPet","arguments":{"body":${'['.repeat(100_000)}${']'.repeat(100_000)}}}}`;
+    const res = await fetch(http.url, { method: 'POST', headers: { ...JSON_HEADERS, ...auth, 'mcp-protocol-version': '2026-07-28' }, body: deep });
+    expect(res.status).toBe(400);
+    expect(await res.text()).toContain('the JSON nests more than 80 levels deep');
+    // still serving
+    const admin = await as(http, 'admin');
+    expect((await admin.callTool({ name: 'getPetById', arguments: { petId: 1 } })).isError).toBeFalsy();
+    expect(http.stderr()).not.toMatch(/leaked-0123456789|evil\.example|ERROR|RangeError|    at /);
+  }, 60_000);
+
+  it('100 sessions opened by one client do not lock out another: past its cap its least recently used idle session is closed', async () => {
+    const { http } = await serve();
+    const ids: string[] = [];
+    for (let i = 0; i < 100; i++) {
+      const res = await fetch(http.url, { method: 'POST', headers: { ...JSON_HEADERS, authorization: `Bearer ${TOKENS.reader}` }, body: INIT });
+      expect(res.status).toBe(200);
+      ids.push(res.headers.get('mcp-session-id')!);
+      await res.body?.cancel();
+    }
+    const ping = (id: string) => fetch(http.url, { method: 'POST', headers: { ...JSON_HEADERS, authorization: `Bearer ${TOKENS.reader}`, 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }) });
+    expect((await ping(ids[0]!)).status).toBe(404);
+    expect((await ping(ids[99]!)).status).toBe(200);
+    // the admin's legacy client gets its session
+    const admin = await as(http, 'admin', 'legacy');
+    await admin.ping();
+    expect((await admin.callTool({ name: 'getPetById', arguments: { petId: 1 } })).isError).toBeFalsy();
+    expect((http.stderr().match(/session cap reached/g) ?? []).length).toBe(0);
   }, 60_000);
 });
 

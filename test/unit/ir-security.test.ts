@@ -183,7 +183,7 @@ paths:
 
   it('reserves every variable of the server\'s registry, derived from it', () => {
     expect(SETTINGS_SUFFIXES).toEqual(Object.values(SETTINGS).map((s) => s.suffix));
-    for (const suffix of ['BASE_URL', 'UPLOAD_ROOT', 'REFLECTION_DIR', 'TRANSPORT', 'PORT', 'HOST', 'ALLOWED_HOSTS', 'ALLOWED_ORIGINS', 'HTTP_TOKENS', 'HTTP_TOKENS_FILE', 'CLIENT', 'STATE_KEY', 'HINT_TTL_MS', 'SESSION_IDLE_MS', 'MAX_SESSIONS', 'DRAIN_MS']) {
+    for (const suffix of ['BASE_URL', 'UPLOAD_ROOT', 'REFLECTION_DIR', 'TRANSPORT', 'PORT', 'HOST', 'ALLOWED_HOSTS', 'ALLOWED_ORIGINS', 'HTTP_TOKENS', 'HTTP_TOKENS_FILE', 'CLIENT', 'STATE_KEY', 'HINT_TTL_MS', 'SESSION_IDLE_MS', 'MAX_SESSIONS', 'MAX_SESSIONS_PER_CLIENT', 'MAX_ARGUMENT_BYTES', 'ALLOW_ANONYMOUS', 'DRAIN_MS']) {
       expect(reservedVariables('PETS').has(`PETS_${suffix}`)).toBe(true);
     }
   });

@@ -178,7 +178,7 @@ export function emitServerEntry(ir: IrServer): string {
   if (p.extraTools) ext.push('  extraTools,');
   ext.push('  capabilities,');
   if (p.reflection) {
-    ext.push('  reflection: (key) => (reflectionGate = new ReflectionGate(reflectionConfigFromEnv(reflection, config.envPrefix, key))),');
+    ext.push('  reflection: (key, extra) => (reflectionGate = new ReflectionGate({ ...reflectionConfigFromEnv(reflection, config.envPrefix, key), ...extra })),');
     ext.push('  reflectionDir: reflection.storeDir,');
   }
   if (p.preprocessors) ext.push('  preprocessorNames: preprocessors.map((p) => p.name),');

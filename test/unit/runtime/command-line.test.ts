@@ -75,20 +75,20 @@ describe('parsing the command line', () => {
 describe('resolving how to serve', () => {
   it('defaults to stdio and the registry defaults', () => {
     const o = resolveServeOptions([], config, {});
-    expect(o).toEqual({ transport: 'stdio', port: 3000, host: '127.0.0.1', allowedHosts: [], allowedOrigins: [], tokens: new Map(), clientIdentity: 'local', sessionIdleMs: 1_800_000, maxSessions: 100, drainMs: 10_000 });
+    expect(o).toEqual({ transport: 'stdio', port: 3000, host: '127.0.0.1', allowedHosts: [], allowedOrigins: [], tokens: new Map(), clientIdentity: 'local', sessionIdleMs: 1_800_000, maxSessions: 100, maxSessionsPerClient: 10, drainMs: 10_000 });
   });
 
   it('lets flags win over the environment, and reads every serving variable', () => {
     const env = {
       PETS_TRANSPORT: 'stdio', PETS_PORT: '9', PETS_HOST: '10.0.0.1',
       PETS_ALLOWED_HOSTS: ' MCP.example.com , a.example.com:3000,,[::1]:80 ', PETS_ALLOWED_ORIGINS: 'https://app.example.com/, http://localhost:5173',
-      PETS_HTTP_TOKENS: `alice=${T1}, ci-bot=${T2}`, PETS_CLIENT: 'me@host', PETS_SESSION_IDLE_MS: '60000', PETS_MAX_SESSIONS: '7', PETS_DRAIN_MS: '500',
+      PETS_HTTP_TOKENS: `alice=${T1}, ci-bot=${T2}`, PETS_CLIENT: 'me@host', PETS_SESSION_IDLE_MS: '60000', PETS_MAX_SESSIONS: '7', PETS_MAX_SESSIONS_PER_CLIENT: '3', PETS_DRAIN_MS: '500',
     };
     const o = resolveServeOptions(['--transport', 'HTTP', '--port', '0', '--host', '[::]'], config, env);
     expect(o).toEqual({
       transport: 'http', port: 0, host: '::', allowedHosts: ['mcp.example.com', 'a.example.com:3000', '[::1]:80'], allowedOrigins: ['https://app.example.com', 'http://localhost:5173'],
       // <PREFIX>_CLIENT is stdio's identity only: an HTTP client without a token is anonymous
-      tokens: new Map([[T1, 'alice'], [T2, 'ci-bot']]), clientIdentity: 'anonymous', sessionIdleMs: 60000, maxSessions: 7, drainMs: 500,
+      tokens: new Map([[T1, 'alice'], [T2, 'ci-bot']]), clientIdentity: 'anonymous', sessionIdleMs: 60000, maxSessions: 7, maxSessionsPerClient: 3, drainMs: 500,
     });
     expect(resolveServeOptions([], config, env)).toMatchObject({ transport: 'stdio', port: 9, host: '10.0.0.1', clientIdentity: 'me@host' });
   });

@@ -13,6 +13,7 @@ import { Server, ProtocolError, ProtocolErrorCode, inputRequired, inputResponse 
 import { serveHttp, type HttpHandle, type HttpOptions, type HttpServerFactory } from '../../../templates/runtime/http.js';
 import { bearerChecker, hostAllowed, originAllowed } from '../../../templates/runtime/http-auth.js';
 import { setLogSink, type LogSink } from '../../../templates/runtime/log.js';
+import { jsonNestsDeeper } from '../../../templates/runtime/argument-limits.js';
 
 type Era = 'legacy' | 'modern';
 type AnyClient = LegacyClient | ModernClient;
@@ -281,6 +282,61 @@ describe('gates', () => {
     const bad = await raw(h, { method: 'POST', headers: POST_HEADERS, body: '{nope' });
     expect(bad.status).toBe(400);
     expect(JSON.parse(bad.body).error.code).toBe(-32700);
+  });
+
+  it('answers 400, logging nothing of the URL, to an absolute-form target and to JSON nested past the limit', async () => {
+    const h = await serve({ tokens: new Map([['tok-0123456789abcdef', 'alice']]) });
+    const before = logLines.length;
+    const absolute = await raw(h, { method: 'POST', path: 'http://evil.example/mcp?access_token=leaked-secret', headers: { ...POST_HEADERS, authorization: 'Bearer tok-0123456789abcdef' }, body: INIT });
+    expect(absolute.status).toBe(400);
+    expect(JSON.parse(absolute.body).error.message).toBe('Bad Request: the request target must be a path such as /mcp, not a full URL');
+    const deep = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{"a":${'['.repeat(100_000)}${']'.repeat(100_000)}}}}`;
+    const nested = await raw(h, { method: 'POST', headers: { ...POST_HEADERS, authorization: 'Bearer tok-0123456789abcdef', 'mcp-protocol-version': '2026-07-28' }, body: deep });
+    expect(nested.status).toBe(400);
+    expect(JSON.parse(nested.body).error.message).toBe('Bad Request: the JSON nests more than 80 levels deep (tool arguments may nest 64)');
+    const logs = logLines.slice(before).join('\n');
+    expect(logs).not.toMatch(/leaked-secret|evil\.example|ERROR|RangeError/);
+    // brackets inside strings do not count
+    expect(jsonNestsDeeper(JSON.stringify({ s: '['.repeat(1000) }), 80)).toBe(false);
+    expect(jsonNestsDeeper(JSON.stringify({ s: '\\"' + '['.repeat(1000) }), 80)).toBe(false);
+    expect(jsonNestsDeeper('['.repeat(81) + ']'.repeat(81), 80)).toBe(true);
+    expect(jsonNestsDeeper('['.repeat(80) + ']'.repeat(80), 80)).toBe(false);
+  });
+
+  it('caps legacy sessions per client: past its cap the least recently used idle session of that client makes room, so one client cannot lock out another', async () => {
+    const tokens = new Map([['reader-0123456789abcdef', 'reader'], ['admin-0123456789abcdef', 'admin']]);
+    const h = await serve({ tokens, maxSessions: 20, maxSessionsPerClient: 3 });
+    const open = async (token: string) => {
+      const r = await raw(h, { method: 'POST', headers: { ...POST_HEADERS, authorization: `Bearer ${token}` }, body: INIT });
+      return { status: r.status, id: r.headers['mcp-session-id'] as string | undefined };
+    };
+    const readers: Array<string | undefined> = [];
+    for (let i = 0; i < 100; i++) {
+      const r = await open('reader-0123456789abcdef');
+      expect(r.status).toBe(200);
+      readers.push(r.id);
+    }
+    expect(h.sessionCount()).toBe(3);
+    // the newest three are the ones left
+    const ping = (id: string | undefined, token: string) => raw(h, { method: 'POST', headers: { ...POST_HEADERS, authorization: `Bearer ${token}`, 'mcp-session-id': id!, 'mcp-protocol-version': '2025-06-18' }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }) });
+    expect((await ping(readers[0], 'reader-0123456789abcdef')).status).toBe(404);
+    expect((await ping(readers[99], 'reader-0123456789abcdef')).status).toBe(200);
+    const admin = await open('admin-0123456789abcdef');
+    expect(admin.status).toBe(200);
+    expect(h.sessionCount()).toBe(4);
+  });
+
+  it('logs a refused initialize once a minute per client, not once per refusal', async () => {
+    const tokens = new Map([['reader-0123456789abcdef', 'reader'], ['admin-0123456789abcdef', 'admin']]);
+    const h = await serve({ tokens, maxSessions: 2, maxSessionsPerClient: 5 });
+    const open = (token: string) => raw(h, { method: 'POST', headers: { ...POST_HEADERS, authorization: `Bearer ${token}` }, body: INIT });
+    expect((await open('reader-0123456789abcdef')).status).toBe(200);
+    expect((await open('reader-0123456789abcdef')).status).toBe(200);
+    const before = logLines.length;
+    for (let i = 0; i < 20; i++) expect((await open('admin-0123456789abcdef')).status).toBe(503);
+    const refusals = logLines.slice(before).filter((l) => /session cap reached/.test(l));
+    expect(refusals).toHaveLength(1);
+    expect(refusals[0]).toMatch(/"client":"admin"/);
   });
 
   it('helpers: Host/Origin rules and the bearer checker', () => {

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -106,6 +106,23 @@ describe('JustificationStore: reading and writing', () => {
     expect(got).toMatchObject({ hash: H1, domain: 'crs', prompt: 'p', justification: { intent: 'i' } });
     expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(got);
     expect(readdirSync(path.join(dir, 'crs'))).toEqual([`${H1}.json`]);
+  });
+
+  it('removes the temp files of writes that never finished once they are over a minute old, and nothing else', async () => {
+    const dir = freshDir();
+    const store = new JustificationStore(dir, ['d', 'e']);
+    mkdirSync(path.join(dir, 'd'), { recursive: true });
+    const old = path.join(dir, 'd', `${H1}.json.4242.0123456789ab.tmp`);
+    const young = path.join(dir, 'd', `${H1}.json.4343.0123456789ab.tmp`);
+    const kept = [path.join(dir, 'd', `${H1}.json`), path.join(dir, 'd', 'notes.tmp'), path.join(dir, 'd', `${H1}.json.1.zz.tmp`)];
+    for (const f of [old, young, ...kept]) writeFileSync(f, '{}');
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    utimesSync(old, hourAgo, hourAgo);
+    for (const f of kept) utimesSync(f, hourAgo, hourAgo);
+    expect(await store.removeStaleTemps()).toBe(1);
+    expect(existsSync(old)).toBe(false);
+    expect(existsSync(young)).toBe(true);
+    for (const f of kept) expect(existsSync(f)).toBe(true);
   });
 
   it('treats unreadable, foreign or corrupt files as absent and ignores temp leftovers', async () => {

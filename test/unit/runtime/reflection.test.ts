@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Server } from '@modelcontextprotocol/server';
@@ -527,5 +527,36 @@ describe('reflectionConfigFromEnv', () => {
 
   it('the gate needs the key', () => {
     expect(() => new ReflectionGate({ ...config, stateKey: undefined as unknown as Buffer })).toThrow(/state key/);
+  });
+});
+
+describe('what a stored justification holds', () => {
+  it('is redacted like the audit trail: secrets anywhere and the configured fields, prompt arguments too', async () => {
+    const secret = 'sk-live-0123456789abcdef';
+    const gate = new ReflectionGate(baseConfig({ justificationSchema: { type: 'object' }, redact: { fields: ['ssn'], secrets: () => [secret] } }));
+    const { client } = await connect('modern', gate);
+    const hint = hintOf(await call(client, 'reproject', { src: `key ${secret}`, dst: 'EPSG:3857' }));
+    const justification = { ...GOOD, intent: `tiles for ${secret}`, ssn: '123-45-6789', alternatives: ['EPSG:4326', `x${secret}y`] };
+    const stored = await (client as LegacyClient).callTool({ name: PERSIST_TOOL_NAME, arguments: { hash: hint.hash, domain: 'crs', justification } });
+    expect(stored.isError).toBeFalsy();
+    const text = readFileSync(gate.store.pathFor('crs', keyOf(hint)), 'utf8');
+    expect(text).not.toContain(secret);
+    expect(text).not.toContain('123-45-6789');
+    const record = JSON.parse(text) as { justification: Record<string, unknown>; promptArgs: Record<string, string> };
+    expect(record.justification).toMatchObject({ intent: 'tiles for [redacted]', ssn: '[redacted]', alternatives: ['EPSG:4326', 'x[redacted]y'] });
+    expect(record.promptArgs.source).toBe('key [redacted]');
+  });
+
+  it('a store that cannot be written tells the client what kind of failure, never the server path', async () => {
+    const blocker = path.join(work, `blocker${++dirs}`);
+    // the store directory's parent is a file: mkdir fails (ENOTDIR) with the path in its message
+    writeFileSync(blocker, 'not a directory');
+    const gate = new ReflectionGate(baseConfig({ storeDir: path.join(blocker, 'store') }));
+    const { client } = await connect('modern', gate);
+    const hint = hintOf(await call(client, 'reproject'));
+    const res = (await (client as LegacyClient).callTool({ name: PERSIST_TOOL_NAME, arguments: { hash: hint.hash, domain: 'crs', justification: GOOD } })) as CallToolResult;
+    expect(res.isError).toBe(true);
+    expect(textOf(res)).toMatch(/^Cannot store the justification: the server could not write it \(E[A-Z]+\); try again later$/);
+    expect(textOf(res)).not.toContain(work);
   });
 });

@@ -69,6 +69,7 @@ describe('the variable registry', () => {
       ['PETS_HINT_TTL_MS', 'setting', false, false, '86400000'],
       ['PETS_SESSION_IDLE_MS', 'setting', false, false, '1800000'],
       ['PETS_MAX_SESSIONS', 'setting', false, false, '100'],
+      ['PETS_MAX_SESSIONS_PER_CLIENT', 'setting', false, false, '10'],
       ['PETS_DRAIN_MS', 'setting', false, false, '10000'],
       ['PETS_KEY', 'credential', true, true, undefined],
       ['PETS_USER', 'credential', false, true, undefined],
@@ -87,7 +88,7 @@ describe('the variable registry', () => {
     expect(vars.map((v) => v.name)).toEqual([
       'PETS_BASE_URL', 'PETS_TIMEOUT_MS', 'PETS_MAX_RESPONSE_BYTES', 'PETS_MAX_IN_FLIGHT_BYTES', 'PETS_MAX_ARGUMENT_BYTES', 'PETS_LOG_LEVEL',
       // serving settings; no PETS_HINT_TTL_MS without a reflection gate
-      'PETS_TRANSPORT', 'PETS_PORT', 'PETS_HOST', 'PETS_ALLOWED_HOSTS', 'PETS_ALLOWED_ORIGINS', 'PETS_ALLOW_ANONYMOUS', 'PETS_HTTP_TOKENS', 'PETS_HTTP_TOKENS_FILE', 'PETS_CLIENT', 'PETS_STATE_KEY', 'PETS_SESSION_IDLE_MS', 'PETS_MAX_SESSIONS', 'PETS_DRAIN_MS',
+      'PETS_TRANSPORT', 'PETS_PORT', 'PETS_HOST', 'PETS_ALLOWED_HOSTS', 'PETS_ALLOWED_ORIGINS', 'PETS_ALLOW_ANONYMOUS', 'PETS_HTTP_TOKENS', 'PETS_HTTP_TOKENS_FILE', 'PETS_CLIENT', 'PETS_STATE_KEY', 'PETS_SESSION_IDLE_MS', 'PETS_MAX_SESSIONS', 'PETS_MAX_SESSIONS_PER_CLIENT', 'PETS_DRAIN_MS',
     ]);
     expect(vars[0]).toMatchObject({ required: false, default: 'https://pets.example.com' });
   });

@@ -26,7 +26,7 @@ const capabilities: ServerCapabilities = {
 // over stdio, or over Streamable HTTP with --transport http (see --help)
 await main(config, tools, {
   capabilities,
-  reflection: (key) => (reflectionGate = new ReflectionGate(reflectionConfigFromEnv(reflection, config.envPrefix, key))),
+  reflection: (key, extra) => (reflectionGate = new ReflectionGate({ ...reflectionConfigFromEnv(reflection, config.envPrefix, key), ...extra })),
   reflectionDir: reflection.storeDir,
   preprocessorNames: preprocessors.map((p) => p.name),
   install: (server) => {

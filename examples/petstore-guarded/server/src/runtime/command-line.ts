@@ -213,6 +213,8 @@ export type ServeOptions = {
   sessionIdleMs: number;
   /** Most legacy HTTP sessions open at once. */
   maxSessions: number;
+  /** Most legacy HTTP sessions one client token holds at once. */
+  maxSessionsPerClient: number;
   /** Bound of the graceful shutdown on SIGTERM/SIGINT, in milliseconds. */
   drainMs: number;
 };
@@ -307,7 +309,7 @@ export function resolveServeOptions(argv: readonly string[], config: ServerConfi
   }
 
   // `<envPrefix>_HINT_TTL_MS` is the reflection gate's (read only by a server that has one)
-  const integer = (key: 'sessionIdleMs' | 'maxSessions' | 'drainMs', unit: string): number => {
+  const integer = (key: 'sessionIdleMs' | 'maxSessions' | 'maxSessionsPerClient' | 'drainMs', unit: string): number => {
     const v = read(env, names[key]);
     return v === undefined ? SERVE_DEFAULTS[key] : parsePositiveInteger(names[key], v, unit);
   };
@@ -327,6 +329,7 @@ export function resolveServeOptions(argv: readonly string[], config: ServerConfi
     clientIdentity,
     sessionIdleMs: integer('sessionIdleMs', 'milliseconds'),
     maxSessions: integer('maxSessions', 'sessions'),
+    maxSessionsPerClient: integer('maxSessionsPerClient', 'sessions'),
     drainMs: integer('drainMs', 'milliseconds'),
   };
   checkFromClient(config, options);

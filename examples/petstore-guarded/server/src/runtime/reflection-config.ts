@@ -33,6 +33,9 @@ export type GateDefinition = {
   readonly description?: string;
 };
 
+/** What the gate redacts from a justification before storing it. */
+export type JustificationRedaction = { readonly fields: readonly string[]; readonly secrets: () => readonly string[] };
+
 /** Configuration of `ReflectionGate` (from the manifest). */
 export type ReflectionConfig = {
   /** Store directory, relative to the working directory; manifest default `.preflight/justifications`. */
@@ -63,6 +66,8 @@ export type ReflectionConfig = {
  */
 export type ReflectionGateConfig = ReflectionConfig & {
   readonly stateKey: Buffer;
+  /** What a stored justification must not hold, as in the audit trail: field names (the policy's `audit.redact`) and secret values. */
+  readonly redact?: JustificationRedaction;
 };
 
 /**

@@ -16,13 +16,14 @@
  * which is fsynced, renamed over the target, and then the directory is fsynced. Readers
  * therefore see the old file or the complete new one, never a partial file, even if the process
  * dies mid-write or several writers race on the same key (the last rename wins). Temp files left
- * behind by a crash are never read (`get` opens only `<hash>.json`).
+ * behind by a crash are never read (`get` opens only `<hash>.json`), and are removed at the next
+ * start once older than a minute (no writer takes that long). Messages of refusals name no path.
  *
  * This file is copied verbatim into every generated project.
  */
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { lstat, mkdir, open, rename, unlink } from 'node:fs/promises';
+import { lstat, mkdir, open, readdir, rename, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { isGateKey } from './reflection-key.js';
 
@@ -169,6 +170,27 @@ export class JustificationStore {
   }
 
   /**
+   * Removes the temp files of writes that never finished (a crash between writing and renaming)
+   * in every declared domain's directory, when older than `maxAgeMs` (a minute): a younger one may
+   * be another process's write under way. Returns how many were removed.
+   */
+  async removeStaleTemps(maxAgeMs = 60_000, now = Date.now()): Promise<number> {
+    let removed = 0;
+    for (const domain of this.domains) {
+      if ((await this.checkDomainDir(domain).catch(() => 'absent' as const)) === 'absent') continue;
+      const dir = path.join(this.dir, domain);
+      for (const name of await readdir(dir).catch(() => [] as string[])) {
+        if (!TEMP_RE.test(name)) continue;
+        const file = path.join(dir, name);
+        const st = await stat(file).catch(() => undefined);
+        if (st === undefined || !st.isFile() || now - st.mtimeMs < maxAgeMs) continue;
+        if (await unlink(file).then(() => true, () => false)) removed++;
+      }
+    }
+    return removed;
+  }
+
+  /**
    * Writes `record` as the justification of (domain, hash), atomically (module comment), and
    * returns the file path. `record.hash`/`record.domain` are forced to the key's. Throws
    * `StoreError` for a bad domain/hash or an oversized justification, before writing anything.
@@ -204,6 +226,9 @@ export class JustificationStore {
     return file;
   }
 }
+
+/** The name of a temp file `put` writes: `<64 hex>.json.<pid>.<12 hex>.tmp`. */
+const TEMP_RE = /^[0-9a-f]{64}\.json\.\d+\.[0-9a-f]{12}\.tmp$/;
 
 /** fsyncs a directory so a rename in it is durable; platforms that cannot are ignored. */
 async function syncDir(dir: string): Promise<void> {

@@ -91,3 +91,29 @@ export function overLimitMessage(tool: string, measure: Extract<ArgumentMeasure,
   if (measure.over === 'depth') return `Invalid arguments for tool ${tool}: they are nested more than ${measure.limit} levels deep (the limit of every call); nothing was run`;
   return `Invalid arguments for tool ${tool}: they take more than ${measure.limit} bytes as JSON (the limit, ${variable}); nothing was run`;
 }
+
+/** Deepest nesting accepted in an HTTP request body: the arguments' limit plus the JSON-RPC envelope around them. */
+export const MAX_BODY_DEPTH = MAX_ARGUMENT_DEPTH + 16;
+
+/**
+ * Whether the JSON text `text` nests arrays and objects more than `max` levels deep, read as
+ * text in one pass (strings skipped): a body nested 100,000 levels deep is refused before anything
+ * walks it recursively (re-serialising it would overflow the stack).
+ */
+export function jsonNestsDeeper(text: string, max: number): boolean {
+  // a body shorter than twice the limit cannot nest that deep
+  if (text.length <= 2 * max) return false;
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > max) return true;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return false;
+}

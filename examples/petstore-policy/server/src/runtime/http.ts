@@ -35,6 +35,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextprotocol/node';
 import { createMcpHandler, isInitializeRequest, isLegacyRequest } from '@modelcontextprotocol/server';
 import type { AuthInfo, Server } from '@modelcontextprotocol/server';
+import { jsonNestsDeeper, MAX_ARGUMENT_DEPTH, MAX_BODY_DEPTH } from './argument-limits.js';
 import { bearerChecker, hostAllowed, originAllowed } from './http-auth.js';
 import { log } from './log.js';
 
@@ -50,6 +51,7 @@ export interface HttpOptions {
   tokens?: ReadonlyMap<string, string>;     // bearer token -> identity; absent/empty = no auth
   sessionIdleMs?: number;                   // legacy session idle timeout, default 30 min
   maxSessions?: number;                     // cap on open legacy sessions, default 100
+  maxSessionsPerClient?: number;            // cap per client identity (with tokens), default 10: its least recently used session is closed for a new one
   drainMs?: number;                         // graceful shutdown bound, default 10_000
   path?: string;                            // MCP endpoint path, default '/mcp'
   maxBodyBytes?: number;                    // largest request body read, default 4 MiB; a longer one is refused unparsed (413)
@@ -76,6 +78,8 @@ interface Session {
   transport: NodeStreamableHTTPServerTransport;
   identity: string | undefined;
   active: number;
+  /** When a request last used it (least recently used sessions of an identity are closed first). */
+  used: number;
   timer?: NodeJS.Timeout;
   closed?: boolean;
 }
@@ -137,6 +141,17 @@ export async function serveHttp(factory: HttpServerFactory, options: HttpOptions
   const path = options.path ?? '/mcp';
   const idleMs = options.sessionIdleMs ?? 30 * 60_000;
   const maxSessions = options.maxSessions ?? 100;
+  const perClient = options.maxSessionsPerClient ?? 10;
+  /** When each identity's last refusal was logged: one line per identity per minute. */
+  const refusalLogged = new Map<string, number>();
+  const logRefusal = (identity: string | undefined, message: string, data: Record<string, unknown>): void => {
+    const key = identity ?? '';
+    const now = Date.now();
+    if ((refusalLogged.get(key) ?? -Infinity) > now - 60_000) return;
+    if (refusalLogged.size > 10_000) refusalLogged.clear();
+    refusalLogged.set(key, now);
+    log('warn', message, { ...data, ...(identity !== undefined ? { client: identity } : {}), note: 'logged once a minute per client' });
+  };
   const drainMs = options.drainMs ?? 10_000;
   const maxBody = options.maxBodyBytes ?? MAX_BODY;
   const check = options.tokens && options.tokens.size > 0 ? bearerChecker(options.tokens) : undefined;
@@ -198,19 +213,32 @@ export async function serveHttp(factory: HttpServerFactory, options: HttpOptions
       const s = sessions.get(sid);
       if (s === undefined || s.identity !== auth?.clientId) return reply(res, 404, rpcError(-32001, 'Session not found'));
       touch(s, req, res);
+      s.used = Date.now();
       return s.transport.handleRequest(Object.assign(req, { auth }), res, body);
     }
     if (req.method !== 'POST' || !isInitializeRequest(body)) {
       return reply(res, 400, rpcError(-32000, 'Bad Request: Mcp-Session-Id header is required'));
     }
+    // one client (token) may not hold every session: past its own cap its least recently used idle session makes room
+    if (auth?.clientId !== undefined) {
+      const own = [...sessions.values()].filter((x) => x.identity === auth.clientId);
+      if (own.length >= perClient) {
+        const idle = own.filter((x) => x.active === 0).sort((a, b) => a.used - b.used)[0];
+        if (idle === undefined) {
+          logRefusal(auth.clientId, 'http: this client holds its most sessions, all busy; initialize refused', { maxSessionsPerClient: perClient });
+          return reply(res, 503, rpcError(-32000, `Too many open sessions for this client (the limit is ${perClient}, all of them busy); close one or try again later`, (body as { id?: unknown }).id), { 'retry-after': '5' });
+        }
+        await dispose(idle, 'replaced by a newer session of the same client');
+      }
+    }
     if (sessions.size + opening >= maxSessions) {
-      log('warn', 'http: session cap reached, initialize refused', { maxSessions });
+      logRefusal(auth?.clientId, 'http: session cap reached, initialize refused', { maxSessions });
       return reply(res, 503, rpcError(-32000, `Too many open sessions (the limit is ${maxSessions}); try again later`, (body as { id?: unknown }).id), { 'retry-after': '60' });
     }
     opening++;
     try {
       const server = await factory({ era: 'legacy', identity: auth?.clientId, headers });
-      const session: Session = { id: '', server, transport: undefined as never, identity: auth?.clientId, active: 0 };
+      const session: Session = { id: '', server, transport: undefined as never, identity: auth?.clientId, active: 0, used: Date.now() };
       session.transport = new NodeStreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (id) => {
@@ -232,6 +260,8 @@ export async function serveHttp(factory: HttpServerFactory, options: HttpOptions
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (closing) return reply(res, 503, rpcError(-32000, 'Server is shutting down'), { connection: 'close' });
+    // only a path is served (origin-form); an absolute URL (`POST http://host/mcp?…`) is refused, and never logged
+    if (!(req.url ?? '/').startsWith('/')) return reply(res, 400, rpcError(-32600, 'Bad Request: the request target must be a path such as /mcp, not a full URL'), { connection: 'close' });
     const host = header(req, 'host');
     const origin = header(req, 'origin');
     if (!hostAllowed(host, options.allowedHosts) || !originAllowed(origin, options.allowedOrigins)) {
@@ -259,6 +289,8 @@ export async function serveHttp(factory: HttpServerFactory, options: HttpOptions
       // refused before it is parsed: parsing is what costs (a body of a million empty objects is tens of MB in memory)
       raw = (await readBody(req, maxBody))?.toString('utf8');
       if (raw === undefined) return reply(res, 413, rpcError(-32000, `Payload too large (limit ${maxBody} bytes${options.bodyLimitHint ? `; ${options.bodyLimitHint}` : ''})`), { connection: 'close' });
+      // before it is parsed: the SDK re-serialises the parsed body recursively
+      if (jsonNestsDeeper(raw, MAX_BODY_DEPTH)) return reply(res, 400, rpcError(-32600, `Bad Request: the JSON nests more than ${MAX_BODY_DEPTH} levels deep (tool arguments may nest ${MAX_ARGUMENT_DEPTH})`));
       try {
         body = JSON.parse(raw);
       } catch {
@@ -277,7 +309,8 @@ export async function serveHttp(factory: HttpServerFactory, options: HttpOptions
 
   const http = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
-      log('error', 'http: request failed', error);
+      // the path only: a query string may carry what was never meant for a log
+      log('error', 'http: request failed', { method: req.method, path: (req.url ?? '').split('?')[0], error: error instanceof Error ? `${error.name}: ${error.message.replace(/\?\S*/g, '?…')}` : String(error) });
       if (!res.headersSent) reply(res, 500, rpcError(-32603, 'Internal server error'));
       else res.destroy();
     });
