@@ -12,7 +12,8 @@
 // per call, comes from /proc (Linux; absent elsewhere). On a 2-core machine the three processes share the cores: the ratios are what one machine
 // gives end to end, not the server's cost alone.
 import { execFileSync, spawn } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import YAML from 'yaml';
 import path from 'node:path';
 
 const CONCURRENCY = [1, 8, 32];
@@ -80,20 +81,31 @@ export async function benchHttp({ root, cacheDir, results, printTable }) {
       rows.push(key);
     }
     // the policy layer's cost: the same calls against examples/petstore-policy (audit trail with a
-    // hash chain to a file, access rules, limits), as the admin client, against the plain server
+    // hash chain to a file, access rules, limits), as the admin client, and against the same
+    // manifest without its `policy` block (its concerns and everything else kept)
     const policyOut = path.join(cacheDir, 'server-Petstore-policy');
-    execFileSync(process.execPath, [path.join(root, 'bin/mcpgen.js'), 'build', path.join(root, 'examples/petstore-policy/mcpgen.yaml'), '--out', policyOut, '--quiet'], { cwd: root, stdio: 'pipe' });
-    execFileSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', policyOut], { stdio: 'inherit' });
+    const offOut = path.join(cacheDir, 'server-Petstore-policy-off');
+    const manifest = YAML.parse(readFileSync(path.join(root, 'examples/petstore-policy/mcpgen.yaml'), 'utf8'));
+    delete manifest.policy;
+    manifest.openapi = path.join(root, 'examples/petstore/openapi.yaml');
+    manifest.output = offOut;
+    const offManifest = path.join(cacheDir, 'petstore-policy-off.yaml');
+    writeFileSync(offManifest, YAML.stringify(manifest));
+    for (const [m, out] of [[path.join(root, 'examples/petstore-policy/mcpgen.yaml'), policyOut], [offManifest, offOut]]) {
+      execFileSync(process.execPath, [path.join(root, 'bin/mcpgen.js'), 'build', m, '--out', out, '--quiet'], { cwd: root, stdio: 'pipe' });
+      execFileSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', out], { stdio: 'inherit' });
+    }
+    const unguarded = await startHttp(offOut, { PETSTORE_POLICY_BASE_URL: backend.url, PETSTORE_POLICY_HTTP_TOKENS: 'admin=bench-admin-token-0123456789abcdef' });
     const token = 'bench-admin-token-0123456789abcdef';
     const auditFile = path.join(cacheDir, `policy-audit-${process.pid}.jsonl`);
     rmSync(auditFile, { force: true });
     const guarded = await startHttp(policyOut, { PETSTORE_POLICY_BASE_URL: backend.url, PETSTORE_POLICY_HTTP_TOKENS: `admin=${token}`, PETSTORE_POLICY_AUDIT_FILE: auditFile });
     try {
       for (const n of [1, 8]) {
-        const off = await mcpCalls('legacy', n);
+        const off = await mcpCalls('legacy', n, unguarded, { authorization: `Bearer ${token}` });
         let plain;
         try {
-          plain = await load(off.calls, seconds, warmup, server.pid);
+          plain = await load(off.calls, seconds, warmup, unguarded.pid);
         } finally {
           await off.close();
         }
@@ -108,7 +120,8 @@ export async function benchHttp({ root, cacheDir, results, printTable }) {
       }
     } finally {
       guarded.kill();
-      await guarded.exit;
+      unguarded.kill();
+      await Promise.all([guarded.exit, unguarded.exit]);
       rmSync(auditFile, { force: true });
     }
   } finally {
@@ -126,7 +139,7 @@ export async function benchHttp({ root, cacheDir, results, printTable }) {
   }
   printTable(table);
 
-  console.log(`\nthe policy layer (examples/petstore-policy: chained audit file, access rules, limits) against the same server without one, ${TOOL.name}, legacy era; goal: server CPU per call at most 1.2× without it\n`);
+  console.log(`\nthe policy layer (examples/petstore-policy: chained audit file, access rules, limits) against the same manifest without its policy block, ${TOOL.name}, legacy era; goal: server CPU per call at most 1.2× without it\n`);
   const policyTable = [['figure', 'calls/s off', 'calls/s on', 'on/off', 'server CPU/call off', 'server CPU/call on', 'on/off']];
   for (const n of [1, 8]) {
     const r = results.http[`policy ${n}`];

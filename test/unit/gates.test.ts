@@ -104,7 +104,7 @@ describe('reflection gate: build-time checks', () => {
     ]);
     const files = res.files!;
     expect(files.get('src/reflection.gen.ts')).toContain('export const reflection: ReflectionConfig = {');
-    expect(files.get('src/server.ts')).toContain('reflection: (key) => (reflectionGate = new ReflectionGate(reflectionConfigFromEnv(reflection, config.envPrefix, key))),');
+    expect(files.get('src/server.ts')).toContain('reflection: (key, extra) => (reflectionGate = new ReflectionGate({ ...reflectionConfigFromEnv(reflection, config.envPrefix, key), ...extra })),');
     expect(files.get('src/server.ts')).toContain('installPrompts(server, [...reflectionPrompts]);');
     expect(JSON.parse(files.get('package.json')!).dependencies.handlebars).toBeDefined();
   });
