@@ -23,7 +23,7 @@
  * This file is copied into every generated project that has `policy`.
  */
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import type { Attributes } from '@opentelemetry/api';
+import type { Attributes, Tracer } from '@opentelemetry/api';
 import { isInputRequired } from './pipeline.js';
 import type { Step, ToolResult } from './pipeline.js';
 
@@ -46,7 +46,11 @@ function errorType(err: unknown): string {
  */
 export function telemetryStep(serverName: string, version?: string): Step {
   return (call, next) => {
-    const tracer = trace.getTracer(TRACER_NAME, version);
+    // without an SDK registered there is nothing to record: the call goes on untouched (the API's
+    // own no-op path still allocates a tracer, a span and a context per call)
+    const provider = trace.getTracerProvider() as { getDelegateTracer?: (name: string, version?: string) => Tracer | undefined };
+    const tracer = typeof provider.getDelegateTracer === 'function' ? provider.getDelegateTracer(TRACER_NAME, version) : trace.getTracer(TRACER_NAME, version);
+    if (tracer === undefined) return next();
     const attributes: Attributes = {
       'mcp.server.name': serverName,
       'mcp.tool.name': call.name,
