@@ -60,6 +60,8 @@ export type ResolvedManifest = {
   outputSchemaMaxBytes: number;
   inputSchemaMaxBytes: number;
   maxArgumentDescriptionLength: number;
+  /** How tool results are made to fit (`results`, every key defaulted). */
+  results: ResolvedResults;
   /** Limits on the published surface (`maxListBytes` defaulted). */
   budget: { maxListBytes: number; maxTools?: number; maxTokens?: number; presets?: Record<string, { maxListBytes?: number; maxTools?: number; maxTokens?: number }> };
   /** Selectors as written (a field may be one value or a list), so diagnostics can point at them. */
@@ -94,6 +96,9 @@ export type ResolvedManifest = {
   /** The policy layer (audit, access, limits) as written. */
   policy?: Policy;
 };
+
+/** The manifest's `results`, with the schema's defaults applied. */
+export type ResolvedResults = { maxTokens: number; compact: boolean; omit: string[]; maxStringChars: number; projection: boolean };
 
 /** The manifest's `package` settings, resolved. */
 export type ResolvedPackage = { private: boolean; author?: string; license?: string; repository?: string };
@@ -194,6 +199,28 @@ function resolveBudget(raw: unknown): ResolvedManifest['budget'] {
   return out;
 }
 
+/** `results` as written over the schema's defaults; values of the wrong type count as absent. */
+export function resolveResults(raw: unknown): ResolvedResults {
+  const r: Record<string, unknown> = isRecord(raw) ? raw : {};
+  const props = manifestSchema().properties;
+  const schema = isRecord(props) && isRecord(props.results) && isRecord(props.results.properties) ? props.results.properties : {};
+  const pick = <T>(key: keyof ResolvedResults, check: (v: unknown) => v is T): T => {
+    if (check(r[key])) return r[key];
+    const d = isRecord(schema[key]) ? schema[key].default : undefined;
+    if (!check(d)) throw new Error(`schemas/manifest.schema.json: no usable default for "results.${key}"`);
+    return d;
+  };
+  const isBoolean = (v: unknown): v is boolean => typeof v === 'boolean';
+  const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every(isString);
+  return {
+    maxTokens: pick('maxTokens', isInteger),
+    compact: pick('compact', isBoolean),
+    omit: [...pick('omit', isStrings)],
+    maxStringChars: pick('maxStringChars', isInteger),
+    projection: pick('projection', isBoolean),
+  };
+}
+
 function resolvePackage(raw: unknown): ResolvedPackage {
   const p: Record<string, unknown> = isRecord(raw) ? raw : {};
   const out: ResolvedPackage = { private: p.private === true };
@@ -243,6 +270,7 @@ export function resolveManifest(loaded: LoadedManifest): ResolvedManifest {
     inputSchemaMaxBytes: int('inputSchemaMaxBytes') ?? schemaDefault('inputSchemaMaxBytes', isInteger),
     maxArgumentDescriptionLength: int('maxArgumentDescriptionLength') ?? schemaDefault('maxArgumentDescriptionLength', isInteger),
     budget: resolveBudget(m.budget),
+    results: resolveResults(m.results),
     package: resolvePackage(m.package),
     dir: loaded.dir,
     exposeInMeta: m.exposeInMeta === true,

@@ -187,6 +187,47 @@ export type Manifest = {
     }>;
   };
   /**
+   * How tool results are made to fit the model's context: a token budget, compaction of JSON results, and an
+   * optional projection argument. Each key can be changed per operation in `overrides`.
+   */
+  results?: {
+    /**
+     * Largest tool result, in o200k tokens; each of its text and its `structuredContent` must fit. Over it, a
+     * list is cut at an item boundary and an object by its largest fields, and the result says what was left
+     * out and how to get the rest. Claude Code refuses MCP tool results over 25,000 tokens and moves results
+     * over 50,000 characters to a file. Defaults to 8000.
+     * @default 8000
+     */
+    maxTokens?: number;
+    /**
+     * Compact JSON results: drop `null`s, empty arrays and objects and the keys `omit` names, and shorten
+     * strings longer than `maxStringChars`. On by default.
+     * @default true
+     */
+    compact?: boolean;
+    /**
+     * Keys compaction drops wherever they appear in a result, as names or patterns in which `*` matches any
+     * run of characters (`*_url` drops `html_url` and `avatar_url`). The default drops the link and id noise
+     * of hypermedia APIs: links the model can rebuild or does not need, GitHub's `node_id` and `gravatar_id`,
+     * HAL's `_links`. `[]` keeps every key.
+     * @default ["*_url","url","node_id","_links","gravatar_id"]
+     */
+    omit?: string[];
+    /**
+     * Longest string compaction keeps whole, in characters; a longer one is cut and marked with how much was
+     * left out. Defaults to 1000.
+     * @default 1000
+     */
+    maxStringChars?: number;
+    /**
+     * Give tools whose results can be JSON an optional `fields` argument: a JMESPath expression the server
+     * applies to the response, so the model can ask for only what it needs. Named `result_fields` when the
+     * tool already has a `fields` argument. Off by default.
+     * @default false
+     */
+    projection?: boolean;
+  };
+  /**
    * File uploads (multipart file fields and binary request bodies). A file argument is always accepted as
    * base64 content; with `localFiles: true` it may also be `{ path }` of a file the server reads itself.
    */
@@ -392,6 +433,7 @@ export type Override = {
    * constant or an environment variable, give it a default, another description or another name.
    */
   arguments?: Record<string, ArgumentOverride>;
+  results?: ResultsOverride;
 };
 
 /**
@@ -424,6 +466,38 @@ export type ArgumentOverride = {
    * own name. Must be unique within the tool, letters, digits, `_`, `.` and `-`, at most 64 characters.
    */
   name?: string;
+};
+
+/** Result settings for this tool, over the top-level `results`: only the keys given change. */
+export type ResultsOverride = {
+  /**
+   * Largest tool result, in o200k tokens; each of its text and its `structuredContent` must fit. Over it, a
+   * list is cut at an item boundary and an object by its largest fields, and the result says what was left
+   * out and how to get the rest. Claude Code refuses MCP tool results over 25,000 tokens and moves results
+   * over 50,000 characters to a file.
+   */
+  maxTokens?: number;
+  /**
+   * Compact JSON results: drop `null`s, empty arrays and objects and the keys `omit` names, and shorten
+   * strings longer than `maxStringChars`.
+   */
+  compact?: boolean;
+  /**
+   * Keys compaction drops for this tool, instead of the top-level `omit` (`*` matches any run of characters;
+   * `[]` keeps every key).
+   */
+  omit?: string[];
+  /**
+   * Longest string compaction keeps whole, in characters; a longer one is cut and marked with how much was
+   * left out.
+   */
+  maxStringChars?: number;
+  /**
+   * Give tools whose results can be JSON an optional `fields` argument: a JMESPath expression the server
+   * applies to the response, so the model can ask for only what it needs. Named `result_fields` when the tool
+   * already has a `fields` argument.
+   */
+  projection?: boolean;
 };
 
 /**
