@@ -1,8 +1,9 @@
 /**
  * CommonJS modules loaded on first use, so a build loads only what it needs: Ajv's compiler only
  * to explain an invalid manifest or spec, or to check a schema written in the manifest; the
- * Handlebars compiler only to check prompt templates. The precompiled schema checks and project
- * templates in `generated/` (scripts/validators.mjs, scripts/templates.mjs) load as written.
+ * Handlebars compiler only to check prompt templates; the tokenizer only when something is
+ * counted. The precompiled schema checks and project templates in `generated/`
+ * (scripts/validators.mjs, scripts/templates.mjs) load as written.
  */
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -31,6 +32,12 @@ export const handlebars = once(() => require('handlebars') as typeof import('han
 
 /** The Handlebars runtime alone: renders precompiled templates. */
 export const handlebarsRuntime = once(() => require('handlebars/runtime') as typeof import('handlebars'));
+
+/**
+ * The o200k tokenizer (about a sixth of a second to load): for the token budgets, the build
+ * report, and calibrating result sizes on the spec's examples.
+ */
+export const o200k = once(() => require('gpt-tokenizer/cjs/encoding/o200k_base') as typeof import('gpt-tokenizer/encoding/o200k_base'));
 
 /** A precompiled yes/no schema check: true when the value is valid (it reports no errors). */
 export type SchemaCheck = (value: unknown) => boolean;

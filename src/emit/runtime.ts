@@ -25,9 +25,9 @@ function modules(): Map<string, string> {
   return cache;
 }
 
-/** Relative `./x.js` module names a source file imports or re-exports (type-only imports included). */
+/** Relative `./x.js` module names a source file imports or re-exports (type-only and side-effect-only imports included). */
 function localImports(source: string, prefix: string): string[] {
-  const re = new RegExp(`from\\s+['"]${prefix.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}([A-Za-z0-9_-]+)\\.js['"]`, 'g');
+  const re = new RegExp(`(?:from|^import)\\s+['"]${prefix.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}([A-Za-z0-9_-]+)\\.js['"]`, 'gm');
   return [...source.matchAll(re)].map((m) => `${m[1]}.ts`);
 }
 

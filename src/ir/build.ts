@@ -3,8 +3,8 @@
  */
 import type { Diagnostics, Location } from '../diagnostics.js';
 import { isObject } from '../json.js';
-import type { ArgumentOverride, Policy } from '../manifest/types.gen.js';
-import type { ResolvedManifest } from '../manifest/load.js';
+import type { ArgumentOverride, Policy, ResultsOverride } from '../manifest/types.gen.js';
+import { resolveResults, type ResolvedManifest, type ResolvedResults } from '../manifest/load.js';
 import type { LoadedSpec } from '../openapi/load.js';
 import { knownTags, listOperations, type RawOperation } from '../openapi/operations.js';
 import { SchemaConverter } from '../openapi/schema.js';
@@ -21,6 +21,7 @@ import { buildPolicy } from './policy.js';
 import { buildPreprocessors, WITH_CONTEXT_PROMPT } from './preprocessors.js';
 import { buildPrimitives, objectSchemaChecker } from './primitives.js';
 import { buildReflection, PERSIST_TOOL_NAME } from './reflection.js';
+import { policyDifference, projectionArgName, ResultCalibrator, serverResultPolicy, toolResultSettings, withProjectionArgument } from './results.js';
 import { reportSchemaNotes, type ToolSchemaNotes } from './schema-notes.js';
 import { buildSecurity, reservedVariables } from './security.js';
 import { selectOperations, type SelectorInput } from './select.js';
@@ -31,7 +32,7 @@ import type { OutputSchemaMode } from './output-schema.js';
 import type { IrOperationTool, IrServer, ToolAnnotations } from './types.js';
 
 /** A per-operation override from the manifest. */
-export type OverrideInput = { name?: string; title?: string; description?: string; annotations?: ToolAnnotations; arguments?: Record<string, ArgumentOverride>; outputSchemas?: OutputSchemaMode };
+export type OverrideInput = { name?: string; title?: string; description?: string; annotations?: ToolAnnotations; arguments?: Record<string, ArgumentOverride>; outputSchemas?: OutputSchemaMode; results?: ResultsOverride };
 
 /**
  * The manifest settings the IR builder reads (defaults applied); selectors as written, so that
@@ -41,7 +42,7 @@ export type BuildManifest = Pick<
   ResolvedManifest,
   'name' | 'version' | 'description' | 'baseUrl' | 'envPrefix' | 'maxToolNameLength' | 'maxDescriptionLength' | 'timeoutMs' | 'maxResponseBytes' | 'auth' | 'uploads'
 > &
-  Partial<Pick<ResolvedManifest, 'package' | 'outputSchemas' | 'outputSchemaDepth' | 'outputSchemaMaxBytes' | 'inputSchemaMaxBytes' | 'maxArgumentDescriptionLength' | 'budget'>
+  Partial<Pick<ResolvedManifest, 'package' | 'outputSchemas' | 'outputSchemaDepth' | 'outputSchemaMaxBytes' | 'inputSchemaMaxBytes' | 'maxArgumentDescriptionLength' | 'budget' | 'results'>
 > &
   Partial<Pick<ResolvedManifest, 'maxInFlightBytes' | 'dir' | 'extraTools' | 'prompts' | 'resources' | 'resourceTemplates' | 'concerns' | 'concernMappings' | 'concernPresets' | 'exposeInMeta' | 'enforce' | 'preprocessors' | 'reflection' | 'discovery' | 'discoveryPresets'>> & {
   include?: SelectorInput[];
@@ -131,6 +132,8 @@ export function buildIr(input: BuildInput): IrServer {
   }
   const reserved = reservedVariables(manifest.envPrefix);
   const schemaNotes: ToolSchemaNotes[] = [];
+  const results = manifest.results ?? resolveResults(undefined);
+  const calibrator = new ResultCalibrator();
   const tools: IrOperationTool[] = selected.map((op, i) => {
     const outputSchemas = overrides.get(op)?.override.outputSchemas ?? manifest.outputSchemas ?? 'lenient';
     let parts = operationParts({ op, doc, version: spec.version, conv, file, localFiles: manifest.uploads?.localFiles === true, outputSchemas, ...(manifest.outputSchemaDepth !== undefined ? { outputDepth: manifest.outputSchemaDepth } : {}), outputMaxBytes: manifest.outputSchemaMaxBytes ?? DEFAULT_LIMITS.maxOutputBytes });
@@ -164,6 +167,7 @@ export function buildIr(input: BuildInput): IrServer {
     if (parts.outputSchema) tool.outputSchema = parts.outputSchema;
     if (parts.body) tool.body = parts.body;
     if (op.operationId) tool.operationId = op.operationId;
+    applyResultSettings({ tool, parts, global: results, settings: toolResultSettings(results, ov?.results), calibrator });
     return tool;
   });
 
@@ -230,6 +234,7 @@ export function buildIr(input: BuildInput): IrServer {
     // the manifest schema's default (the runtime's DEFAULT_MAX_IN_FLIGHT_BYTES), for IR built without a resolved manifest
     maxInFlightBytes: manifest.maxInFlightBytes ?? 67_108_864,
     ...(manifest.uploads?.localFiles ? { uploads: { root: manifest.uploads.root ?? '.' } } : {}),
+    results: serverResultPolicy(results),
     tools,
     // after every schema is final: the TS names of all `$defs`, collision-free
     sharedDefs: assignDefTypes({ tools, extraTools: primitives.extraTools }),
@@ -256,6 +261,25 @@ export function buildIr(input: BuildInput): IrServer {
 }
 
 export { truncateDescription } from './text.js';
+
+/**
+ * Sets a tool's result settings where they differ from the server's, its calibrated
+ * `bytesPerToken`, and, with projection on and a result that can be JSON, its projection
+ * argument (named clear of every argument it has, hidden ones included).
+ */
+function applyResultSettings(input: { tool: IrOperationTool; parts: { jsonResult: boolean; resultExamples: unknown[] }; global: ResolvedResults; settings: ResolvedResults; calibrator: ResultCalibrator }): void {
+  const { tool, parts, settings } = input;
+  const differs = policyDifference(settings, input.global);
+  if (differs) tool.results = differs;
+  const bytesPerToken = input.calibrator.bytesPerToken(parts.resultExamples, settings);
+  if (bytesPerToken !== undefined) tool.bytesPerToken = bytesPerToken;
+  if (settings.projection && parts.jsonResult) {
+    const properties = typeof tool.inputSchema.properties === 'object' && tool.inputSchema.properties !== null ? Object.keys(tool.inputSchema.properties) : [];
+    const arg = projectionArgName(new Set([...properties, ...tool.params.map((p) => p.arg), ...(tool.body ? [tool.body.arg] : [])]));
+    tool.inputSchema = withProjectionArgument(tool.inputSchema, arg);
+    tool.projection = { arg };
+  }
+}
 
 function escape(token: string): string {
   return token.replace(/~/g, '~0').replace(/\//g, '~1');

@@ -27,6 +27,10 @@ export type OperationParts = {
    * (input schemas), and whether a schema was cut for depth (input or output).
    */
   schemaNotes?: ConversionNotes;
+  /** Whether a 2xx body may be JSON: one is described as JSON, or no 2xx is described at all. */
+  jsonResult: boolean;
+  /** The spec's examples of the JSON 2xx bodies (values, `$ref`s followed), in response-code order. */
+  resultExamples: unknown[];
 };
 
 /** Inputs of {@link operationParts}. */
@@ -115,9 +119,17 @@ export function operationParts(ctx: PartsContext): OperationParts {
   const root: JsonSchema = { type: 'object', properties };
   if (required.length) root.required = required;
   root.additionalProperties = false;
-  const contract = outputContract(successBodies(ctx), ctx.outputSchemas, ctx.outputDepth, ctx.outputMaxBytes);
+  const bodies = successBodies(ctx);
+  const contract = outputContract(bodies, ctx.outputSchemas, ctx.outputDepth, ctx.outputMaxBytes);
   const inputSchema = boundDepth(input.finish(root));
-  const parts: OperationParts = { inputSchema: inputSchema.schema, resultShape: contract.shape, params, annotations: annotationsFor(op) };
+  const parts: OperationParts = {
+    inputSchema: inputSchema.schema,
+    resultShape: contract.shape,
+    params,
+    annotations: annotationsFor(op),
+    jsonResult: bodies.length === 0 || bodies.some((b) => b.kind === 'json'),
+    resultExamples: bodies.flatMap((b) => (b.kind === 'json' ? (b.examples ?? []) : [])),
+  };
   if (body) parts.body = body;
   const outputSchema = contract.schema ? boundDepth(contract.schema) : undefined;
   if (outputSchema) parts.outputSchema = outputSchema.schema;
@@ -266,6 +278,7 @@ function successBodies(ctx: PartsContext): SuccessBody[] {
       continue;
     }
     let schema: unknown;
+    let examples: unknown[] = [];
     if (code === '204' || code === '205') {
       out.push({ kind: 'empty' });
       continue;
@@ -281,6 +294,10 @@ function successBodies(ctx: PartsContext): SuccessBody[] {
         continue;
       }
       schema = res.schema;
+      if (isObject(res.examples)) {
+        const key = Object.keys(res.examples).find(isJson);
+        if (key !== undefined && res.examples[key] !== undefined) examples = [res.examples[key]];
+      }
     } else {
       if (!isObject(res.content) || Object.keys(res.content).length === 0) {
         out.push({ kind: 'empty' });
@@ -294,15 +311,17 @@ function successBodies(ctx: PartsContext): SuccessBody[] {
       }
       const media = res.content[json];
       schema = isObject(media) ? media.schema : undefined;
+      if (isObject(media)) examples = mediaExamples(media, conv);
     }
+    const withExamples = examples.length > 0 ? { examples } : {};
     if (schema === undefined) {
-      out.push({ kind: 'json' });
+      out.push({ kind: 'json', ...withExamples });
       continue;
     }
     const scope = conv.scope('output');
     const value = scope.convert(schema);
     if (!isObject(value)) {
-      out.push({ kind: 'json' });
+      out.push({ kind: 'json', ...withExamples });
       continue;
     }
     let root = scope.finish(value);
@@ -316,7 +335,20 @@ function successBodies(ctx: PartsContext): SuccessBody[] {
       if (mentions(root, `#/$defs/${name}`)) root.$defs = sortKeys({ ...rest, [name]: body });
       if (Object.keys(root.$defs as object).length === 0) delete root.$defs;
     }
-    out.push({ kind: 'json', schema: root });
+    out.push({ kind: 'json', schema: root, ...withExamples });
+  }
+  return out;
+}
+
+/** An OpenAPI 3 media type's `example` and the values of its `examples` (references to `components/examples` followed; `externalValue`s skipped). */
+function mediaExamples(media: Record<string, unknown>, conv: SchemaConverter): unknown[] {
+  const out: unknown[] = [];
+  if (media.example !== undefined) out.push(media.example);
+  if (isObject(media.examples)) {
+    for (const e of Object.values(media.examples)) {
+      const node = conv.deref(e);
+      if (isObject(node) && node.value !== undefined) out.push(node.value);
+    }
   }
   return out;
 }

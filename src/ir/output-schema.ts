@@ -21,7 +21,7 @@ export type ResultShape = 'object' | 'wrapped';
 
 /** One 2xx response of an operation, as the runtime may receive it. */
 export type SuccessBody =
-  | { kind: 'json'; /** Converted schema (with `$defs`), when the spec gives one. */ schema?: JsonSchema }
+  | { kind: 'json'; /** Converted schema (with `$defs`), when the spec gives one. */ schema?: JsonSchema; /** The spec's examples of the body, when it gives any. */ examples?: unknown[] }
   | { kind: 'empty' }
   | { kind: 'other' };
 

@@ -6,6 +6,7 @@
  */
 import type { Diagnostics, Location } from '../diagnostics.js';
 import { jsonFits } from '../json-size.js';
+import { o200k } from '../lazy.js';
 import { waysUnder } from './budget.js';
 import { DEFAULT_JUSTIFICATION_SCHEMA, listBytes, persistToolFor, toolEntry, withConcernMeta, type ToolEntry } from '../../templates/runtime/surface.js';
 import { matches } from '../../templates/runtime/concerns.js';
@@ -230,7 +231,7 @@ export function checkBudget(ir: IrServer, budget: { maxListBytes: number; maxToo
  * about a quarter of a second), and of each of the ten largest tools; the same for every preset.
  */
 export async function countTokens(ir: IrServer): Promise<{ total: number; largest: Array<{ name: string; tokens: number }> }> {
-  const { countTokens: count } = await import('gpt-tokenizer/encoding/o200k_base');
+  const count = o200k().countTokens;
   const entries = toolEntries(ir);
   const cache = new Map<string, number>();
   const tokensOf = (e: ToolEntry): number => {

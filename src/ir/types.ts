@@ -129,7 +129,29 @@ export type IrOperationTool = {
   inputDefTypes?: IrDefTypes;
   /** TS type names of the output schema's `$defs`, when it has any. */
   outputDefTypes?: IrDefTypes;
+  /** This tool's result settings that differ from {@link IrServer.results} (manifest `overrides.<op>.results`). */
+  results?: Partial<IrResultPolicy>;
+  /** Bytes of compacted JSON per o200k token in this tool's results, calibrated on the spec's examples; absent without usable examples. */
+  bytesPerToken?: number;
+  /**
+   * Projection (manifest `results.projection`), for a tool whose result can be JSON: the optional
+   * argument (in `inputSchema`, after the others) carrying a JMESPath expression the server
+   * applies to the response. It maps to no parameter, so it is never sent to the API.
+   */
+  projection?: { arg: string };
   origin: Origin;
+};
+
+/** How results are made to fit the model's context (manifest `results`; the runtime `ResultPolicy`). */
+export type IrResultPolicy = {
+  /** Largest result, in o200k tokens, each of its text and its `structuredContent`. */
+  maxTokens: number;
+  /** Compact JSON results (drop nulls, empty values and `omit` keys; shorten long strings). */
+  compact: boolean;
+  /** Key names or `*` patterns compaction drops, at any depth. */
+  omit: string[];
+  /** Longest string compaction keeps whole, in characters. */
+  maxStringChars: number;
 };
 
 /**
@@ -241,6 +263,8 @@ export type IrServer = {
   maxInFlightBytes: number;
   /** Local file uploads, when the manifest enables them: the root relative to the server's cwd. */
   uploads?: { root: string };
+  /** How results are made to fit, defaults applied (manifest `results`). */
+  results: IrResultPolicy;
   /** Tools in spec order (paths in document order, methods in a fixed order). */
   tools: IrOperationTool[];
   /** Definitions shared by the tools' schemas (those with `inputDefTypes.shared` / `outputDefTypes.shared`). */

@@ -41,13 +41,15 @@ export function emitPackageJson(ir: IrServer): string {
 
 /**
  * Runtime dependencies, sorted: the fixed ones plus handlebars for prompts of any kind (runtime/
- * prompts.ts: manifest prompts, gate prompts, `with_context`) and gate prompt arguments.
+ * prompts.ts: manifest prompts, gate prompts, `with_context`) and gate prompt arguments, and
+ * the JMESPath evaluator when some tool takes a projection (runtime/projection.ts).
  */
 function dependencies(ir: IrServer): Record<string, string> {
   const deps: Record<string, string> = { ...GENERATED_DEPENDENCIES };
   if (serverParts(ir).anyPrompts || ir.reflection !== undefined) deps.handlebars = OPTIONAL_DEPENDENCIES.handlebars;
   if (serverParts(ir).search) deps.minisearch = OPTIONAL_DEPENDENCIES.minisearch;
   if (ir.policy !== undefined) deps['@opentelemetry/api'] = OPTIONAL_DEPENDENCIES['@opentelemetry/api'];
+  if (serverParts(ir).projection) deps['@jmespath-community/jmespath'] = OPTIONAL_DEPENDENCIES['@jmespath-community/jmespath'];
   return Object.fromEntries(Object.entries(deps).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 

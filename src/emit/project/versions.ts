@@ -31,6 +31,8 @@ export const OPTIONAL_DEPENDENCIES = {
    * OpenTelemetry SDK. 1.9.x: the newest the OpenTelemetry SDK 2.x accepts (it wants < 1.10).
    */
   '@opentelemetry/api': '1.9.1',
+  /** Projection of tool results (`results.projection`: runtime/projection.ts evaluates the `fields` JMESPath expression). */
+  '@jmespath-community/jmespath': '1.3.0',
 } as const;
 
 /** Dev dependencies of the generated project. */

@@ -24,6 +24,7 @@ export function serverConfig(ir: IrServer): Record<string, unknown> & VariableSo
   config.maxResponseBytes = ir.maxResponseBytes;
   config.maxInFlightBytes = ir.maxInFlightBytes;
   if (ir.uploads) config.uploads = ir.uploads;
+  config.results = { maxTokens: ir.results.maxTokens, compact: ir.results.compact, omit: ir.results.omit, maxStringChars: ir.results.maxStringChars };
   if (ir.securitySchemes.length > 0) {
     // variable NAMES only: secret values exist in the server's environment, never in its source
     config.securitySchemes = ir.securitySchemes.map((s) => {
@@ -86,6 +87,8 @@ export type ServerParts = {
   searchPresets: boolean;
   /** The policy layer (`policy`: audit, access, limits). */
   policy: boolean;
+  /** Some tool takes a projection argument (`results.projection`): the server loads the JMESPath evaluator. */
+  projection: boolean;
 };
 
 /** The optional parts of `ir`. */
@@ -106,6 +109,7 @@ export function serverParts(ir: IrServer): ServerParts {
     search: usesSearch(ir),
     searchPresets: ir.presetDiscovery !== undefined,
     policy: ir.policy !== undefined,
+    projection: ir.tools.some((t) => t.projection !== undefined),
   };
 }
 
@@ -128,6 +132,8 @@ export function emitServerEntry(ir: IrServer): string {
   imports.push("import { main } from './runtime/main.js';");
   if (p.policy) imports.push("import { createPolicy } from './runtime/policy.js';");
   if (p.preprocessors) imports.push("import { installPreprocessors, preprocessorCapability, withContextPrompt } from './runtime/preprocessors-protocol.js';");
+  // registers the JMESPath evaluator with the result pipeline; servers without projection never load it
+  if (p.projection) imports.push("import './runtime/projection.js';");
   if (p.anyPrompts) imports.push("import { installPrompts } from './runtime/prompts.js';");
   if (p.policy && p.concerns) imports.push("import { composeGates } from './runtime/primitives.js';");
   if (p.reflection) imports.push("import { ReflectionGate, reflectionConfigFromEnv } from './runtime/reflection.js';");

@@ -101,8 +101,21 @@ function toolExpr(t: IrOperationTool, schemaExpr: (s: JsonSchema) => string): st
   if (t.outputSchema && t.outputMode === 'strict') fields.push(['strictOutput', 'true']);
   if (Object.keys(t.annotations).length) fields.push(['annotations', tsLiteral(t.annotations, 2)]);
   fields.push(['http', tsLiteral(http, 2)]);
+  if (t.results) fields.push(['results', tsLiteral(resultSettings(t.results))]);
+  if (t.bytesPerToken !== undefined) fields.push(['bytesPerToken', tsLiteral(t.bytesPerToken)]);
+  if (t.projection) fields.push(['projection', tsLiteral({ arg: t.projection.arg })]);
   if (t.security.length > 0) fields.push(['security', tsLiteral(t.security)]);
   return objectExpr(fields);
+}
+
+/** A tool's own result settings, in the runtime `ResultPolicy`'s key order. */
+function resultSettings(r: NonNullable<IrOperationTool['results']>): Record<string, unknown> {
+  const o: Record<string, unknown> = {};
+  if (r.maxTokens !== undefined) o.maxTokens = r.maxTokens;
+  if (r.compact !== undefined) o.compact = r.compact;
+  if (r.omit !== undefined) o.omit = r.omit;
+  if (r.maxStringChars !== undefined) o.maxStringChars = r.maxStringChars;
+  return o;
 }
 
 /**

@@ -1,0 +1,162 @@
+/**
+ * Results that fit, at build time: each operation tool's result settings (the manifest's
+ * `results`, and its override's), its projection argument, and how many bytes of its compacted
+ * JSON make one o200k token, calibrated on the spec's examples of its responses. The server
+ * estimates a result's tokens from its bytes with that figure (counting them at run time would
+ * cost more than the call), so the compaction here must be the runtime's (`runtime/results.ts`).
+ */
+import { o200k } from '../lazy.js';
+import type { ResolvedResults } from '../manifest/load.js';
+import type { ResultsOverride } from '../manifest/types.gen.js';
+import type { IrResultPolicy, JsonSchema } from './types.js';
+
+/** The keys of a result policy, in the order they are emitted. */
+const POLICY_KEYS = ['maxTokens', 'compact', 'omit', 'maxStringChars'] as const;
+
+/** Compacted examples smaller than this (in total) say too little to calibrate on. */
+const MIN_CALIBRATION_BYTES = 200;
+
+/** Deepest level compaction walks (as the runtime); deeper values are kept as they are. */
+const COMPACT_DEPTH = 64;
+
+/** Name the projection argument takes when the tool has no argument of that name. */
+export const PROJECTION_ARG = 'fields';
+
+/** Description of the projection argument (one sentence: it is repeated on every tool). */
+export const PROJECTION_DESCRIPTION = 'JMESPath expression selecting what to return from the response, e.g. `[].{id: id, name: name}` for a list; leave out for the whole result.';
+
+/** The server-wide policy (`config.results`): the manifest's settings without `projection`. */
+export function serverResultPolicy(settings: ResolvedResults): IrResultPolicy {
+  return { maxTokens: settings.maxTokens, compact: settings.compact, omit: [...settings.omit], maxStringChars: settings.maxStringChars };
+}
+
+/** One tool's settings: the override's keys over the server's. */
+export function toolResultSettings(global: ResolvedResults, override: ResultsOverride | undefined): ResolvedResults {
+  if (override === undefined) return global;
+  return {
+    maxTokens: override.maxTokens ?? global.maxTokens,
+    compact: override.compact ?? global.compact,
+    omit: override.omit ? [...override.omit] : global.omit,
+    maxStringChars: override.maxStringChars ?? global.maxStringChars,
+    projection: override.projection ?? global.projection,
+  };
+}
+
+/** The policy keys of `tool` whose values differ from `global`'s (the tool's `results`); `undefined` when none do. */
+export function policyDifference(tool: ResolvedResults, global: ResolvedResults): Partial<IrResultPolicy> | undefined {
+  const out: Partial<IrResultPolicy> = {};
+  for (const key of POLICY_KEYS) {
+    const a = tool[key];
+    const b = global[key];
+    const same = Array.isArray(a) && Array.isArray(b) ? a.length === b.length && a.every((x, i) => x === b[i]) : a === b;
+    if (!same) Object.assign(out, { [key]: Array.isArray(a) ? [...a] : a });
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+/**
+ * The projection argument's name: `fields`, or `result_fields` when the tool already has a
+ * `fields` argument, then `result_fields_2`, `result_fields_3`, … (`taken` holds every argument
+ * name of the tool, hidden ones included).
+ */
+export function projectionArgName(taken: ReadonlySet<string>): string {
+  if (!taken.has(PROJECTION_ARG)) return PROJECTION_ARG;
+  const base = `result_${PROJECTION_ARG}`;
+  if (!taken.has(base)) return base;
+  let i = 2;
+  while (taken.has(`${base}_${i}`)) i++;
+  return `${base}_${i}`;
+}
+
+/** `schema` (an object-rooted input schema) with the optional projection argument `name` added last. */
+export function withProjectionArgument(schema: JsonSchema, name: string): JsonSchema {
+  const properties = typeof schema.properties === 'object' && schema.properties !== null ? (schema.properties as Record<string, unknown>) : {};
+  return { ...schema, properties: { ...properties, [name]: { type: 'string', description: PROJECTION_DESCRIPTION } } };
+}
+
+const omitPatterns = new Map<string, RegExp | undefined>();
+
+/** One expression for the `omit` patterns (`*`: any run of characters), as the runtime builds it; `undefined` for none. */
+function omitPattern(omit: readonly string[]): RegExp | undefined {
+  const key = JSON.stringify(omit);
+  if (omitPatterns.has(key)) return omitPatterns.get(key);
+  const alternatives = omit.filter((p) => p !== '').map((p) => p.split('*').map((part) => part.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('.*'));
+  const re = alternatives.length === 0 ? undefined : new RegExp(`^(?:${alternatives.join('|')})$`);
+  omitPatterns.set(key, re);
+  return re;
+}
+
+/**
+ * `value` compacted as the server compacts a JSON result: `null`s, empty arrays and objects and
+ * the keys `omit` matches dropped, strings over `maxStringChars` shortened with a marker (an
+ * item of a list that compacts to nothing stays as `null`). `undefined` when nothing is left.
+ *
+ * @example
+ * compactJson({ id: 1, html_url: 'https://…', labels: [], body: null }, { omit: ['*_url'], maxStringChars: 1000 }); // { id: 1 }
+ */
+export function compactJson(value: unknown, opts: { omit: readonly string[]; maxStringChars: number }): unknown {
+  const omit = omitPattern(opts.omit);
+  const max = opts.maxStringChars;
+  const walk = (v: unknown, depth: number): unknown => {
+    if (v === null) return undefined;
+    if (typeof v === 'string') return v.length <= max ? v : `${v.slice(0, max)}…[+${v.length - max} characters]`;
+    if (typeof v !== 'object' || depth >= COMPACT_DEPTH) return v;
+    if (Array.isArray(v)) {
+      const out = v.map((item) => walk(item, depth + 1) ?? null);
+      return out.length === 0 || out.every((x) => x === null) ? undefined : out;
+    }
+    const out: Record<string, unknown> = {};
+    let kept = 0;
+    for (const key of Object.keys(v)) {
+      if (omit?.test(key)) continue;
+      const c = walk((v as Record<string, unknown>)[key], depth + 1);
+      if (c === undefined) continue;
+      Object.defineProperty(out, key, { value: c, enumerable: true, writable: true, configurable: true });
+      kept++;
+    }
+    return kept === 0 ? undefined : out;
+  };
+  return walk(value, 0);
+}
+
+/** One example as a result: its compacted JSON's bytes, and its tokens once counted. */
+type Measured = { bytes: number; text: string | undefined; tokens?: number };
+
+/**
+ * Calibrates `bytesPerToken` per tool. Examples are shared by many operations (GitHub's
+ * `components/examples`), so each is compacted, and its tokens counted, once per policy.
+ */
+export class ResultCalibrator {
+  readonly #measured = new Map<string, WeakMap<object, Measured>>();
+
+  /**
+   * Bytes of compacted JSON per o200k token over `examples` (pooled: total bytes / total tokens),
+   * to two decimals; `undefined` when they hold fewer than 200 bytes together. The tokenizer is
+   * loaded on the first call that has something to count.
+   */
+  bytesPerToken(examples: readonly unknown[], settings: Pick<ResolvedResults, 'compact' | 'omit' | 'maxStringChars'>): number | undefined {
+    if (examples.length === 0) return undefined;
+    const key = settings.compact ? JSON.stringify([settings.omit, settings.maxStringChars]) : 'raw';
+    let cache = this.#measured.get(key);
+    if (!cache) this.#measured.set(key, (cache = new WeakMap()));
+    const measured = examples.map((e) => {
+      const hit = typeof e === 'object' && e !== null ? cache.get(e) : undefined;
+      if (hit) return hit;
+      const text = JSON.stringify(settings.compact ? compactJson(e, settings) : e);
+      const m: Measured = { bytes: text === undefined ? 0 : Buffer.byteLength(text, 'utf8'), text };
+      if (typeof e === 'object' && e !== null) cache.set(e, m);
+      return m;
+    });
+    const bytes = measured.reduce((n, m) => n + m.bytes, 0);
+    if (bytes < MIN_CALIBRATION_BYTES) return undefined;
+    let tokens = 0;
+    for (const m of measured) {
+      if (m.tokens === undefined) {
+        m.tokens = m.text === undefined ? 0 : o200k().countTokens(m.text);
+        m.text = undefined;
+      }
+      tokens += m.tokens;
+    }
+    return tokens === 0 ? undefined : Math.round((bytes / tokens) * 100) / 100;
+  }
+}
