@@ -42,6 +42,8 @@ export function getProjector(): Projector | undefined {
   return projector;
 }
 
+/** The share of the budget a result is fitted to, so that an estimate that is a little low still fits. */
+const ESTIMATE_MARGIN = 0.85;
 /** Tokens kept free for the note that follows the JSON in the text. */
 const NOTE_TOKENS = 200;
 /** Deepest level compaction walks; deeper values are kept as they are. */
@@ -316,7 +318,8 @@ export function shapeResult(tool: OperationTool, parsed: unknown, policy: Result
   let value = policy.compact ? compact(parsed, policy, report) : parsed;
   if (value === undefined) value = Array.isArray(parsed) ? [] : {};
   const ratio = tool.bytesPerToken ?? DEFAULT_BYTES_PER_TOKEN;
-  const maxBytes = Math.max(256, Math.floor((policy.maxTokens - NOTE_TOKENS) * ratio));
+  // the estimate errs both ways (about ±15% for most results, more for odd ones): fitted with that much room
+  const maxBytes = Math.max(256, Math.floor((policy.maxTokens * ESTIMATE_MARGIN - NOTE_TOKENS) * ratio));
   const fitted = fitBytes(value, maxBytes);
   const { next, smaller } = nextCall(tool, args, parsed, fitted.cut, link);
   const parts: string[] = [];

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { callOperation } from '../../../templates/runtime/call.js';
+import { DEFAULT_RESULT_POLICY } from '../../../templates/runtime/results.js';
 import { DRAIN_BYTES } from '../../../templates/runtime/body.js';
 import { setLogSink } from '../../../templates/runtime/log.js';
 import type { Settings } from '../../../templates/runtime/settings.js';
@@ -400,10 +401,14 @@ describe('a 2xx is a success (lenient output schemas)', () => {
     routes.set('/pets/40', reply(200, 'application/json', '{"id":"40","name":null,"extra":{"x":1},"tags":["a",7]}'));
     const result = await callOperation(getPetLenient, { petId: 40 }, settings());
     expect(result.isError).toBeUndefined();
-    // the text is the body as sent; structuredContent fits the published schema (what the schema
-    // does not accept is null there)
-    expect(text(result)).toBe('{"id":"40","name":null,"extra":{"x":1},"tags":["a",7]}');
-    expect(result.structuredContent).toEqual({ id: null, name: null, extra: { x: 1 }, tags: ['a', null] });
+    // compacted (the null is dropped); structuredContent fits the published schema (what the
+    // schema does not accept is null there)
+    expect(text(result)).toBe('{"id":"40","extra":{"x":1},"tags":["a",7]}');
+    expect(result.structuredContent).toEqual({ id: null, extra: { x: 1 }, tags: ['a', null] });
+    // without compaction the text is the body as sent
+    const verbatim = await callOperation(getPetLenient, { petId: 40 }, settings({ results: { ...DEFAULT_RESULT_POLICY, compact: false } }));
+    expect(text(verbatim)).toBe('{"id":"40","name":null,"extra":{"x":1},"tags":["a",7]}');
+    expect(verbatim.structuredContent).toEqual({ id: null, name: null, extra: { x: 1 }, tags: ['a', null] });
     routes.set('/pets/41', reply(200, 'application/json', '{}'));
     expect(await callOperation(getPetLenient, { petId: 41 }, settings())).toEqual({ content: [{ type: 'text', text: '{}' }], structuredContent: {} });
   });

@@ -12,5 +12,17 @@ export const config: ServerConfig = {
   "envPrefix": "PETSTORE_GUARDED",
   "timeoutMs": 30000,
   "maxResponseBytes": 1000000,
-  "maxInFlightBytes": 67108864
+  "maxInFlightBytes": 67108864,
+  "results": {
+    "maxTokens": 8000,
+    "compact": true,
+    "omit": [
+      "*_url",
+      "url",
+      "node_id",
+      "_links",
+      "gravatar_id"
+    ],
+    "maxStringChars": 1000
+  }
 };

@@ -138,11 +138,32 @@ export type OperationTool<Args = unknown> = {
   readonly strictOutput?: true;
   readonly annotations?: ToolAnnotations;
   readonly http: HttpOperation;
+  /** This tool's result settings where they differ from `ServerConfig.results` (manifest `overrides.<op>.results`). */
+  readonly results?: Partial<ResultPolicy>;
+  /** Bytes of compacted JSON per o200k token in this tool's results, calibrated at build time from the spec's examples; absent ⇒ {@link DEFAULT_BYTES_PER_TOKEN}. */
+  readonly bytesPerToken?: number;
+  /** Projection (manifest `results.projection`): the argument carrying a JMESPath expression applied to the response; never sent to the API. */
+  readonly projection?: { readonly arg: string };
   /** Credentials the call needs; absent or empty ⇒ none. Names refer to `ServerConfig.securitySchemes`. */
   readonly security?: SecurityRequirements;
   /** Type-level only: never set at run time. Carries `Args` so typed helpers can infer it. */
   readonly __args?: Args;
 };
+
+/** How tool results are made to fit the model's context (manifest `results`). */
+export type ResultPolicy = {
+  /** Largest result, in o200k tokens, each of its text and its `structuredContent`. */
+  readonly maxTokens: number;
+  /** Drop `null`s, empty arrays and objects and the `omit` keys; shorten strings over `maxStringChars`. */
+  readonly compact: boolean;
+  /** Keys compaction drops, at any depth: names, `*` matching any run of characters (`*_url`). */
+  readonly omit: readonly string[];
+  /** Longest string compaction keeps whole, in characters. */
+  readonly maxStringChars: number;
+};
+
+/** Bytes of JSON per o200k token when a tool has no calibrated figure (the median of the corpus' examples is about 3.4). */
+export const DEFAULT_BYTES_PER_TOKEN = 3;
 
 /** Static settings of a generated server (from the manifest), overridable by environment variables. */
 export type ServerConfig = {
@@ -173,4 +194,6 @@ export type ServerConfig = {
    * `<envPrefix>_UPLOAD_ROOT` is set).
    */
   readonly uploads?: { readonly root: string };
+  /** How results are made to fit (manifest `results`); absent ⇒ the runtime's defaults (results.ts `DEFAULT_RESULT_POLICY`). */
+  readonly results?: ResultPolicy;
 };

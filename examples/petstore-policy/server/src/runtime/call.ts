@@ -26,6 +26,8 @@ import { DEFAULT_MAX_IN_FLIGHT_BYTES } from './variables.js';
 import type { Settings } from './settings.js';
 import type { OperationTool } from './types.js';
 import { conformOutput, validateArguments, validateOutput } from './validate.js';
+import { measureArguments } from './argument-limits.js';
+import { getProjector, policyFor, shapeResult } from './results.js';
 import { STATUS_CODES } from 'node:http';
 
 /** Options of `callOperation`. */
@@ -131,17 +133,20 @@ function bodyText(body: BoundedBody, contentType: string | null): string {
  * accept are `null` in `structuredContent` (logged at debug level) and complete in the text.
  * Only `strict` tools report a mismatch, as an `isError` result that still carries the data.
  */
-function successResult(tool: OperationTool, req: BuiltRequest, response: Response, body: BoundedBody, settings: Settings): CallToolResult {
+function successResult(tool: OperationTool, req: BuiltRequest, response: Response, body: BoundedBody, settings: Settings, call: { args: Record<string, unknown>; projection?: string }): CallToolResult {
   if (tool.strictOutput === true && tool.outputSchema !== undefined) return strictSuccessResult(tool, req, response, body, settings);
   const contentType = response.headers.get('content-type');
   const wrapped = tool.resultShape === 'wrapped';
   const withSchema = tool.outputSchema !== undefined;
   const status = response.status;
-  /** `content` plus the structured form of `data` (absent: the body has no JSON value). */
-  const result = (content: CallToolResult['content'], data?: { value: unknown }): CallToolResult => {
+  /** `content` plus the structured form of `data` (absent: the body has no JSON value), with the next call's arguments when the API pages. */
+  const result = (content: CallToolResult['content'], data?: { value: unknown }, next?: Record<string, unknown>): CallToolResult => {
     if (!withSchema) return { content };
-    if (wrapped) return { content, structuredContent: structured(tool, data === undefined ? { status } : { status, data: data.value }) };
-    if (data !== undefined && isPlainObject(data.value)) return { content, structuredContent: structured(tool, data.value) };
+    if (wrapped) return { content, structuredContent: { ...structured(tool, data === undefined ? { status } : { status, data: data.value }), ...(next !== undefined ? { next } : {}) } };
+    if (data !== undefined && isPlainObject(data.value)) {
+      const value = structured(tool, data.value);
+      return { content, structuredContent: next !== undefined && !Object.hasOwn(value, 'next') ? { ...value, next } : value };
+    }
     log('debug', `tool ${tool.name}: the ${status} response is not a JSON object; structuredContent is empty, the body is in the text`);
     return { content, structuredContent: {} };
   };
@@ -160,7 +165,20 @@ function successResult(tool: OperationTool, req: BuiltRequest, response: Respons
       log('debug', `tool ${tool.name}: the ${status} response is not valid JSON; it is returned as text`);
       return result([{ type: 'text', text }]);
     }
-    return result([{ type: 'text', text }], { value: parsed });
+    if (call.projection !== undefined && tool.projection !== undefined) {
+      const arg = tool.projection.arg;
+      try {
+        parsed = getProjector()!.apply(call.projection, parsed);
+      } catch (err) {
+        return errorResult(`${statusLine(response)}, but the ${arg} expression failed on the response: ${err instanceof Error ? err.message : String(err)}. Call ${tool.name} again with another ${arg}, or without it for the whole result.`);
+      }
+      if (!measureArguments(parsed, 2 * settings.maxResponseBytes, 10_000).fits) {
+        return errorResult(`${statusLine(response)}, but what the ${arg} expression selects is over ${2 * settings.maxResponseBytes} bytes as JSON; select less.`);
+      }
+    }
+    const shaped = shapeResult(tool, parsed, policyFor(tool, settings.results), call.args, response.headers.get('link'));
+    const json = JSON.stringify(shaped.value) ?? 'null';
+    return result([{ type: 'text', text: shaped.note?.text !== undefined ? `${json}\n${shaped.note.text}` : json }], { value: shaped.value }, shaped.note?.next);
   }
   const mimeType = (contentType ?? 'application/octet-stream').split(';')[0]!.trim() || 'application/octet-stream';
   if (body.truncated) {
@@ -343,7 +361,20 @@ async function run(tool: OperationTool, args: unknown, settings: Settings, opts:
     return errorResult(`Tool ${tool.name} cannot run: no API base URL is configured. Set the environment variable ${variable(settings, 'baseUrl')} to the API's URL (e.g. https://api.example.com).`);
   }
 
-  const filled = fillArguments(tool.http, input as Record<string, unknown>, opts.argumentEnv ?? new Map());
+  // the projection argument is the server's, never the API's: taken out, and checked before anything is sent
+  let callArgs = input as Record<string, unknown>;
+  let projection: string | undefined;
+  if (tool.projection !== undefined && Object.hasOwn(callArgs, tool.projection.arg)) {
+    const { [tool.projection.arg]: expression, ...rest } = callArgs;
+    callArgs = rest;
+    if (expression !== undefined && expression !== null && expression !== '') {
+      const projector = getProjector();
+      const why = typeof expression !== 'string' ? 'it must be a string' : projector === undefined ? 'projection is not available in this server' : projector.check(expression);
+      if (why !== undefined) return errorResult(`Invalid arguments for tool ${tool.name}: ${tool.projection.arg} is not a usable JMESPath expression: ${why}. Nothing was sent.`);
+      projection = expression as string;
+    }
+  }
+  const filled = fillArguments(tool.http, callArgs, opts.argumentEnv ?? new Map());
   if (!filled.ok) return errorResult(`Tool ${tool.name} cannot run: ${filled.message}, then restart the server.`);
   secrets.push(...filled.secrets);
 
@@ -402,7 +433,7 @@ async function run(tool: OperationTool, args: unknown, settings: Settings, opts:
         const text = body.bytes.byteLength > 0 || body.truncated ? `${statusLine(response)}\n${bodyText(body, response.headers.get('content-type'))}` : statusLine(response);
         return errorResult(text);
       }
-      return successResult(tool, sent, response, body, settings);
+      return successResult(tool, sent, response, body, settings, { args: callArgs, ...(projection !== undefined ? { projection } : {}) });
     }, body.bytes.byteLength <= SMALL_BODY_BYTES && !body.truncated);
   } catch (err) {
     if (err instanceof InFlightRefusal) return errorResult(inFlightText(tool, settings, opts.inFlight, err.message));

@@ -13,7 +13,7 @@
  * form is never ambiguous.
  */
 import path from 'node:path';
-import type { ServerConfig } from './types.js';
+import type { ResultPolicy, ServerConfig } from './types.js';
 import { DEFAULT_MAX_ARGUMENT_BYTES, DEFAULT_MAX_IN_FLIGHT_BYTES, settingNames } from './variables.js';
 import type { SettingKey } from './variables.js';
 
@@ -35,6 +35,8 @@ export type Settings = {
    * (default {@link DEFAULT_MAX_IN_FLIGHT_BYTES}); at least `maxResponseBytes`.
    */
   maxInFlightBytes?: number;
+  /** How results are made to fit (the manifest's `results`); absent ⇒ results.ts `DEFAULT_RESULT_POLICY`. */
+  results?: ResultPolicy;
   /** Largest arguments of one tool call, in bytes of JSON (default {@link DEFAULT_MAX_ARGUMENT_BYTES}). */
   maxArgumentBytes?: number;
   /** Prefix of the environment variables (e.g. `PETSTORE`), so messages can name them; optional. */
@@ -179,6 +181,7 @@ export function resolveSettings(config: ServerConfig, env: NodeJS.ProcessEnv): S
   }
   const envArguments = read(env, vars.maxArgumentBytes);
   settings.maxArgumentBytes = envArguments !== undefined ? parsePositiveInteger(vars.maxArgumentBytes, envArguments, 'bytes') : DEFAULT_MAX_ARGUMENT_BYTES;
+  if (config.results) settings.results = config.results;
   if (config.uploads) settings.uploadRoot = path.resolve(read(env, vars.uploadRoot) ?? config.uploads.root);
   if (envBase !== undefined) Object.assign(settings, parseApiBase(vars.baseUrl, envBase));
   else if (config.baseUrl !== undefined && config.baseUrl.trim() !== '') {
