@@ -5,6 +5,7 @@
  * estimates a result's tokens from its bytes with that figure (counting them at run time would
  * cost more than the call), so the compaction here must be the runtime's (`runtime/results.ts`).
  */
+import { compact } from '../../templates/runtime/results.js';
 import { o200k } from '../lazy.js';
 import type { ResolvedResults } from '../manifest/load.js';
 import type { ResultsOverride } from '../manifest/types.gen.js';
@@ -15,9 +16,6 @@ const POLICY_KEYS = ['maxTokens', 'compact', 'omit', 'maxStringChars'] as const;
 
 /** Compacted examples smaller than this (in total) say too little to calibrate on. */
 const MIN_CALIBRATION_BYTES = 200;
-
-/** Deepest level compaction walks (as the runtime); deeper values are kept as they are. */
-const COMPACT_DEPTH = 64;
 
 /** Name the projection argument takes when the tool has no argument of that name. */
 export const PROJECTION_ARG = 'fields';
@@ -74,49 +72,18 @@ export function withProjectionArgument(schema: JsonSchema, name: string): JsonSc
   return { ...schema, properties: { ...properties, [name]: { type: 'string', description: PROJECTION_DESCRIPTION } } };
 }
 
-const omitPatterns = new Map<string, RegExp | undefined>();
-
-/** One expression for the `omit` patterns (`*`: any run of characters), as the runtime builds it; `undefined` for none. */
-function omitPattern(omit: readonly string[]): RegExp | undefined {
-  const key = JSON.stringify(omit);
-  if (omitPatterns.has(key)) return omitPatterns.get(key);
-  const alternatives = omit.filter((p) => p !== '').map((p) => p.split('*').map((part) => part.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('.*'));
-  const re = alternatives.length === 0 ? undefined : new RegExp(`^(?:${alternatives.join('|')})$`);
-  omitPatterns.set(key, re);
-  return re;
-}
-
 /**
- * `value` compacted as the server compacts a JSON result: `null`s, empty arrays and objects and
- * the keys `omit` matches dropped, strings over `maxStringChars` shortened with a marker (an
- * item of a list that compacts to nothing stays as `null`). `undefined` when nothing is left.
+ * `value` compacted as the server compacts a JSON result — it is the server's own function
+ * (templates/runtime/results.ts `compact`), so calibration measures what the server will send:
+ * `null`s, empty arrays and objects and the keys `omit` matches dropped, strings over
+ * `maxStringChars` shortened with a marker (an item of a list that compacts to nothing stays as
+ * `null`). `undefined` when nothing is left.
  *
  * @example
  * compactJson({ id: 1, html_url: 'https://…', labels: [], body: null }, { omit: ['*_url'], maxStringChars: 1000 }); // { id: 1 }
  */
 export function compactJson(value: unknown, opts: { omit: readonly string[]; maxStringChars: number }): unknown {
-  const omit = omitPattern(opts.omit);
-  const max = opts.maxStringChars;
-  const walk = (v: unknown, depth: number): unknown => {
-    if (v === null) return undefined;
-    if (typeof v === 'string') return v.length <= max ? v : `${v.slice(0, max)}…[+${v.length - max} characters]`;
-    if (typeof v !== 'object' || depth >= COMPACT_DEPTH) return v;
-    if (Array.isArray(v)) {
-      const out = v.map((item) => walk(item, depth + 1) ?? null);
-      return out.length === 0 || out.every((x) => x === null) ? undefined : out;
-    }
-    const out: Record<string, unknown> = {};
-    let kept = 0;
-    for (const key of Object.keys(v)) {
-      if (omit?.test(key)) continue;
-      const c = walk((v as Record<string, unknown>)[key], depth + 1);
-      if (c === undefined) continue;
-      Object.defineProperty(out, key, { value: c, enumerable: true, writable: true, configurable: true });
-      kept++;
-    }
-    return kept === 0 ? undefined : out;
-  };
-  return walk(value, 0);
+  return compact(value, opts);
 }
 
 /** One example as a result: its compacted JSON's bytes, and its tokens once counted. */
