@@ -274,9 +274,9 @@ export type Manifest = {
    */
   extraTools?: ExtraTool[];
   /**
-   * Preprocessors (seed 000): your TypeScript functions a host runs on each user input before the model sees
-   * it, to gather context. They are not tools: they never appear in `tools/list` and `tools/call` refuses
-   * them. The server serves them on `preprocessors/list` and `preprocessors/run`, advertised in
+   * Preprocessors: your TypeScript functions a host runs on each user input before the model sees it, to
+   * gather context. They are not tools: they never appear in `tools/list` and `tools/call` refuses them. The
+   * server serves them on `preprocessors/list` and `preprocessors/run`, advertised in
    * `capabilities.experimental.preprocessors`, and through the `with_context` prompt for hosts that speak
    * only standard MCP.
    */
@@ -297,8 +297,8 @@ export type Manifest = {
    */
   resourceTemplates?: ResourceTemplate[];
   /**
-   * Concerns (seed 002) clients can filter the server's tools, prompts, resources and resource templates by,
-   * e.g. `risk: [low, high]`. Published in `capabilities.experimental.concerns`.
+   * Concerns clients can filter the server's tools, prompts, resources and resource templates by, e.g. `risk:
+   * [low, high]`. Published in `capabilities.experimental.concerns`.
    */
   concerns?: Concern[];
   /**
@@ -354,17 +354,16 @@ export type Manifest = {
    */
   enforce?: boolean;
   /**
-   * The reflection gate (seed 001): tools that run only once the model has justified the call. Each gate has
-   * a prompt; its answer, a JSON justification, is validated and stored under `storeDir`, keyed by the gate's
-   * domain, prompt template and prompt arguments, so the same decision is justified once. With a client that
-   * supports MCP sampling the server asks the client's model itself inside the tool call; otherwise the call
-   * returns a hint and the host uses `prompts/get` and the `persist_justification` tool, then retries.
+   * The reflection gate: tools that run only once the model has justified the call. Each gate has a prompt;
+   * its answer, a JSON justification, is validated and stored under `storeDir`, keyed by the gate's domain,
+   * prompt template and prompt arguments, so the same decision is justified once. With a client that supports
+   * MCP sampling the server asks the client's model itself inside the tool call; otherwise the call returns a
+   * hint and the host uses `prompts/get` and the `persist_justification` tool, then retries.
    */
   reflection?: Reflection;
   /**
-   * The policy layer (seed 003): an audit trail of every call, access control per client identity, and
-   * per-tool limits. Decided at build time where it can be: access rules are resolved to the exact primitives
-   * they match.
+   * The policy layer: an audit trail of every call, access control per client identity, and per-tool limits.
+   * Decided at build time where it can be: access rules are resolved to the exact primitives they match.
    */
   policy?: Policy;
 };
