@@ -38,6 +38,7 @@ import type { OperationTool, ServerConfig } from './types.js';
 import { readArgumentEnv } from './arguments.js';
 import { DEFAULT_MAX_ARGUMENT_BYTES, DEFAULT_MAX_IN_FLIGHT_BYTES, settingNames } from './variables.js';
 import { measureArguments, overLimitMessage } from './argument-limits.js';
+import { DEFAULT_RESULT_POLICY } from './results.js';
 
 export type { Era, Step, ToolCall, ToolGuard, ToolResult } from './pipeline.js';
 export type { PolicyEvent, PolicyLayer } from './instance.js';
@@ -248,7 +249,16 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
     const callOptions: CallOptions = { signal: call.signal, auth, argumentEnv, inFlight, argumentsChecked: true, onStatus: (status) => void (call.report.httpStatus = status) };
     if (call.headers) callOptions.clientHeaders = call.headers;
     if (options.fetch) callOptions.fetch = options.fetch;
-    return callOperation(target.tool, call.args, bounded(settings, call.bounds), callOptions);
+    return callOperation(target.tool, call.args, withPresetResults(bounded(settings, call.bounds), call), callOptions);
+  };
+
+  /** `settings` with the result settings of the request's active concern preset over the server's (the tool's own still win, in results.ts). */
+  const withPresetResults = (current: Settings, call: ToolCall): Settings => {
+    const presets = config.resultPresets;
+    if (presets === undefined) return current;
+    const preset = (call.gate as Partial<PresetGate>).activePreset?.(call.ctx);
+    const own = preset !== undefined && Object.hasOwn(presets, preset) ? presets[preset] : undefined;
+    return own === undefined ? current : { ...current, results: { ...(current.results ?? DEFAULT_RESULT_POLICY), ...own } };
   };
 
   const factory = (instance: InstanceContext): Server => {
