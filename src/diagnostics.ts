@@ -84,7 +84,7 @@ export const CATALOG = {
   MCPGEN_UNKNOWN_PRIMITIVE: 'A concern mapping names a tool, prompt, resource or resource template the server does not have (or a gate prompt, which follows its tool), or a reflection gate names a tool it does not have.',
   MCPGEN_UNKNOWN_CONCERN: 'A concern mapping or preset names a concern `concerns` does not declare.',
   MCPGEN_UNKNOWN_CONCERN_VALUE: "A concern mapping, preset or `default` uses a value the concern's `values` do not list.",
-  MCPGEN_UNKNOWN_PRESET: '`budget.presets` names a preset `concernPresets` does not declare.',
+  MCPGEN_UNKNOWN_PRESET: '`budget.presets`, `discovery.presets` or `results.presets` names a preset `concernPresets` does not declare.',
   MCPGEN_UNKNOWN_PREPROCESSOR: "A preprocessor's `after` names a preprocessor that does not exist.",
   MCPGEN_PREPROCESSOR_CYCLE: 'Preprocessors wait for each other through `after` in a cycle (or one lists itself).',
   MCPGEN_REFLECTION_UNKNOWN_DOMAIN: 'A reflection gate uses a domain `reflection.domains` does not declare.',

@@ -21,7 +21,7 @@ import { buildPolicy } from './policy.js';
 import { buildPreprocessors, WITH_CONTEXT_PROMPT } from './preprocessors.js';
 import { buildPrimitives, objectSchemaChecker } from './primitives.js';
 import { buildReflection, PERSIST_TOOL_NAME } from './reflection.js';
-import { policyDifference, projectionArgName, ResultCalibrator, serverResultPolicy, toolResultSettings, withProjectionArgument } from './results.js';
+import { policyDifference, projectionArgName, ResultCalibrator, resolveResultPresets, serverResultPolicy, toolResultSettings, withProjectionArgument } from './results.js';
 import { reportSchemaNotes, type ToolSchemaNotes } from './schema-notes.js';
 import { buildSecurity, reservedVariables } from './security.js';
 import { selectOperations, type SelectorInput } from './select.js';
@@ -42,7 +42,7 @@ export type BuildManifest = Pick<
   ResolvedManifest,
   'name' | 'version' | 'description' | 'baseUrl' | 'envPrefix' | 'maxToolNameLength' | 'maxDescriptionLength' | 'timeoutMs' | 'maxResponseBytes' | 'auth' | 'uploads'
 > &
-  Partial<Pick<ResolvedManifest, 'package' | 'outputSchemas' | 'outputSchemaDepth' | 'outputSchemaMaxBytes' | 'inputSchemaMaxBytes' | 'maxArgumentDescriptionLength' | 'budget' | 'results'>
+  Partial<Pick<ResolvedManifest, 'package' | 'outputSchemas' | 'outputSchemaDepth' | 'outputSchemaMaxBytes' | 'inputSchemaMaxBytes' | 'maxArgumentDescriptionLength' | 'budget' | 'results' | 'resultPresets'>
 > &
   Partial<Pick<ResolvedManifest, 'maxInFlightBytes' | 'dir' | 'extraTools' | 'prompts' | 'resources' | 'resourceTemplates' | 'concerns' | 'concernMappings' | 'concernPresets' | 'exposeInMeta' | 'enforce' | 'preprocessors' | 'reflection' | 'discovery' | 'discoveryPresets'>> & {
   include?: SelectorInput[];
@@ -244,6 +244,8 @@ export function buildIr(input: BuildInput): IrServer {
   };
   if (concerns !== undefined) server.concerns = concerns;
   Object.assign(server, resolveDiscovery(manifest, Object.keys(concerns?.presets ?? {}), { locate: locateManifest, diagnostics }));
+  const resultPresets = resolveResultPresets(manifest.resultPresets, Object.keys(concerns?.presets ?? {}), { locate: locateManifest, diagnostics });
+  if (resultPresets !== undefined) server.resultPresets = resultPresets;
   if (reflection !== undefined) server.reflection = reflection;
   if (manifest.description !== undefined) server.description = manifest.description;
   if (manifest.package !== undefined) server.package = { ...manifest.package };

@@ -6,8 +6,9 @@
  * cost more than the call), so the compaction here must be the runtime's (`runtime/results.ts`).
  */
 import { compact } from '../../templates/runtime/results.js';
+import type { Diagnostics, Location } from '../diagnostics.js';
 import { o200k } from '../lazy.js';
-import type { ResolvedResults } from '../manifest/load.js';
+import type { ResolvedResults, ResultPresetSettings } from '../manifest/load.js';
 import type { ResultsOverride } from '../manifest/types.gen.js';
 import type { IrResultPolicy, JsonSchema } from './types.js';
 
@@ -26,6 +27,37 @@ export const PROJECTION_DESCRIPTION = 'JMESPath expression selecting what to ret
 /** The server-wide policy (`config.results`): the manifest's settings without `projection`. */
 export function serverResultPolicy(settings: ResolvedResults): IrResultPolicy {
   return { maxTokens: settings.maxTokens, compact: settings.compact, omit: [...settings.omit], maxStringChars: settings.maxStringChars };
+}
+
+/**
+ * `results.presets` checked against the declared concern presets: a name `concernPresets` does
+ * not declare is a located `MCPGEN_UNKNOWN_PRESET` (at the key); a preset that sets nothing is
+ * dropped. Each kept preset carries the keys written, in the order they are emitted.
+ */
+export function resolveResultPresets(
+  written: Readonly<Record<string, ResultPresetSettings>> | undefined,
+  presets: readonly string[],
+  opts: { locate: (pointer: string, o?: { key?: boolean }) => Location; diagnostics: Diagnostics },
+): Record<string, Partial<IrResultPolicy>> | undefined {
+  const out: Record<string, Partial<IrResultPolicy>> = {};
+  for (const [name, settings] of Object.entries(written ?? {})) {
+    if (!presets.includes(name)) {
+      opts.diagnostics.error(
+        'MCPGEN_UNKNOWN_PRESET',
+        `results.presets names preset ${JSON.stringify(name)}, which concernPresets does not declare`,
+        presets.length > 0 ? `use one of ${presets.map((d) => JSON.stringify(d)).join(', ')}` : 'declare it under `concernPresets`, or set the top-level `results` for the whole server',
+        opts.locate(`/results/presets/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`, { key: true }),
+      );
+      continue;
+    }
+    const kept: Partial<IrResultPolicy> = {};
+    for (const key of POLICY_KEYS) {
+      const v = settings[key];
+      if (v !== undefined) Object.assign(kept, { [key]: Array.isArray(v) ? [...v] : v });
+    }
+    if (Object.keys(kept).length > 0) Object.defineProperty(out, name, { value: kept, enumerable: true, writable: true, configurable: true });
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
 }
 
 /** One tool's settings: the override's keys over the server's. */

@@ -265,6 +265,12 @@ export type IrServer = {
   uploads?: { root: string };
   /** How results are made to fit, defaults applied (manifest `results`). */
   results: IrResultPolicy;
+  /**
+   * Concern preset ⇒ the result settings it changes, only the keys written, only presets that
+   * change something (manifest `results.presets`): the server applies them over `results` for a
+   * request whose active preset it is; a tool's own `results` still win.
+   */
+  resultPresets?: Record<string, Partial<IrResultPolicy>>;
   /** Tools in spec order (paths in document order, methods in a fixed order). */
   tools: IrOperationTool[];
   /** Definitions shared by the tools' schemas (those with `inputDefTypes.shared` / `outputDefTypes.shared`). */

@@ -62,6 +62,8 @@ export type ResolvedManifest = {
   maxArgumentDescriptionLength: number;
   /** How tool results are made to fit (`results`, every key defaulted). */
   results: ResolvedResults;
+  /** `results.presets`: concern preset name ⇒ the result settings it changes, as written (values of the wrong type dropped). */
+  resultPresets?: Record<string, ResultPresetSettings>;
   /** Limits on the published surface (`maxListBytes` defaulted). */
   budget: { maxListBytes: number; maxTools?: number; maxTokens?: number; presets?: Record<string, { maxListBytes?: number; maxTools?: number; maxTokens?: number }> };
   /** Selectors as written (a field may be one value or a list), so diagnostics can point at them. */
@@ -99,6 +101,9 @@ export type ResolvedManifest = {
 
 /** The manifest's `results`, with the schema's defaults applied. */
 export type ResolvedResults = { maxTokens: number; compact: boolean; omit: string[]; maxStringChars: number; projection: boolean };
+
+/** The result settings one concern preset changes (`results.presets.<preset>`). */
+export type ResultPresetSettings = Partial<Pick<ResolvedResults, 'maxTokens' | 'compact' | 'omit' | 'maxStringChars'>>;
 
 /** The manifest's `package` settings, resolved. */
 export type ResolvedPackage = { private: boolean; author?: string; license?: string; repository?: string };
@@ -221,6 +226,22 @@ export function resolveResults(raw: unknown): ResolvedResults {
   };
 }
 
+/** `results.presets` as written, keys of the wrong type dropped (names are checked against concernPresets in the IR). */
+export function resolveResultPresets(raw: unknown): Record<string, ResultPresetSettings> | undefined {
+  if (!isRecord(raw) || !isRecord(raw.presets)) return undefined;
+  const out: Record<string, ResultPresetSettings> = {};
+  for (const [name, p] of Object.entries(raw.presets)) {
+    if (!isRecord(p)) continue;
+    const settings: ResultPresetSettings = {};
+    if (isInteger(p.maxTokens)) settings.maxTokens = p.maxTokens;
+    if (typeof p.compact === 'boolean') settings.compact = p.compact;
+    if (Array.isArray(p.omit) && p.omit.every(isString)) settings.omit = [...p.omit];
+    if (isInteger(p.maxStringChars)) settings.maxStringChars = p.maxStringChars;
+    Object.defineProperty(out, name, { value: settings, enumerable: true, writable: true, configurable: true });
+  }
+  return out;
+}
+
 function resolvePackage(raw: unknown): ResolvedPackage {
   const p: Record<string, unknown> = isRecord(raw) ? raw : {};
   const out: ResolvedPackage = { private: p.private === true };
@@ -285,6 +306,8 @@ export function resolveManifest(loaded: LoadedManifest): ResolvedManifest {
     }
     out.discoveryPresets = modes;
   }
+  const resultPresets = resolveResultPresets(m.results);
+  if (resultPresets !== undefined) out.resultPresets = resultPresets;
   const description = str('description');
   if (description !== undefined) out.description = description;
   const baseUrl = str('baseUrl');

@@ -226,6 +226,30 @@ export type Manifest = {
      * @default false
      */
     projection?: boolean;
+    /**
+     * Result settings per concern preset (a key of `concernPresets`), for the requests whose active preset it
+     * is: only the keys given change, over the settings above; a tool's own `overrides.<op>.results` still
+     * win.
+     */
+    presets?: Record<string, {
+      /**
+       * Largest tool result with this preset active, in o200k tokens; each of its text and its
+       * `structuredContent` must fit.
+       */
+      maxTokens?: number;
+      /**
+       * Compact JSON results with this preset active (drop `null`s, empty values and `omit` keys; shorten
+       * long strings).
+       */
+      compact?: boolean;
+      /**
+       * Keys compaction drops with this preset active, instead of the top-level `omit` (`*` matches any run
+       * of characters; `[]` keeps every key).
+       */
+      omit?: string[];
+      /** Longest string compaction keeps whole with this preset active, in characters. */
+      maxStringChars?: number;
+    }>;
   };
   /**
    * File uploads (multipart file fields and binary request bodies). A file argument is always accepted as
