@@ -1,6 +1,7 @@
 /**
  * Result settings per concern preset: a request whose active preset has its own `results` gets
- * them over the server's, and a tool's own settings still win over the preset's. Driven through
+ * them over the server's, and a tool's own settings still win over the preset's. Kept results: a
+ * cut result of an API that does not page links to its whole, readable by its client only. Driven through
  * the server's real `tools/call` path (createServer + the SDK client in both eras) against a
  * backend on 127.0.0.1.
  */
@@ -13,6 +14,7 @@ import { OPEN_GATE } from '../../../templates/runtime/primitives.js';
 import { createServer } from '../../../templates/runtime/server.js';
 import type { PresetGate } from '../../../templates/runtime/server.js';
 import type { OperationTool, ServerConfig } from '../../../templates/runtime/types.js';
+import { ResultStore } from '../../../templates/runtime/result-store.js';
 
 const items = Array.from({ length: 40 }, (_, i) => ({ id: i + 1, name: `item ${i + 1} ${'n'.repeat(60)}` }));
 const backend = createHttpServer((_req, res) => {
@@ -65,5 +67,55 @@ describe.each(ERAS)('%s era', (era) => {
     const other = await linkedClient(factory('other'), era);
     expect(shown((await other.callTool({ name: 'list_items', arguments: {} })) as CallToolResult)).toBe(40);
     await Promise.all([small.close(), none.close(), other.close()]);
+  });
+});
+
+describe('kept results (a cut result whose API does not page)', () => {
+  /** A tool without paging parameters whose result (an object with a large list) must be cut. */
+  const report: OperationTool = { kind: 'operation', name: 'big_report', inputSchema: { type: 'object' }, http: { method: 'GET', path: '/items', params: [] }, bytesPerToken: 3 };
+  // made once the backend listens (config() reads its URL)
+  let server: ReturnType<typeof createServer> | undefined;
+  const as = (identity: string, era: (typeof ERAS)[number]) => {
+    server ??= createServer({ ...config(), results: { maxTokens: 400, compact: true, omit: [], maxStringChars: 1000 } }, [report]);
+    const s = server;
+    return linkedClient((ctx) => s({ era: ctx.era, identity }), era);
+  };
+
+  it.each(ERAS)('%s era: the result links to the whole, which its client reads back whole and another client cannot', async (era) => {
+    const alice = await as('alice', era);
+    const bob = await as('bob', era);
+    const result = (await alice.callTool({ name: 'big_report', arguments: {} })) as CallToolResult;
+    const link = result.content.find((c) => c.type === 'resource_link') as { uri: string; mimeType: string; name: string } | undefined;
+    expect(link).toMatchObject({ uri: expect.stringMatching(/^mcpgen:\/\/results\/[0-9a-f-]{36}$/), mimeType: 'application/json', name: 'big_report result' });
+    expect((result.content[0] as { text: string }).text).toContain(`the whole result: read the resource ${link!.uri} (resources/read; kept for 10 minutes, for this client only)`);
+    expect(shown(result)).toBeLessThan(40);
+    const whole = await alice.readResource({ uri: link!.uri });
+    expect(JSON.parse((whole.contents[0] as { text: string }).text)).toEqual(items);
+    await expect(bob.readResource({ uri: link!.uri })).rejects.toThrow(/Resource not found/);
+    await expect(alice.readResource({ uri: 'mcpgen://results/00000000-0000-0000-0000-000000000000' })).rejects.toThrow(/Resource not found/);
+    // the server declares resources (it has none of its own to list)
+    expect(alice.getServerCapabilities()?.resources).toEqual({});
+    expect((await alice.listResources()).resources).toEqual([]);
+    await Promise.all([alice.close(), bob.close()]);
+  });
+});
+
+describe('ResultStore', () => {
+  it('keeps per identity, forgets after 10 minutes, refuses entries over 4 MiB and drops the oldest past 32 MiB', () => {
+    let t = 0;
+    const store = new ResultStore(() => t);
+    const uri = store.keep('alice', 'tool', '{"a":1}')!;
+    expect(store.read(uri, 'alice')).toEqual({ text: '{"a":1}', tool: 'tool' });
+    expect(store.read(uri, 'bob')).toBeUndefined();
+    expect(store.read('https://elsewhere', 'alice')).toBeUndefined();
+    t += 10 * 60 * 1000;
+    expect(store.read(uri, 'alice')).toBeUndefined();
+    expect(store.bytes).toBe(0);
+    expect(store.keep('alice', 'tool', 'x'.repeat(4 * 1024 * 1024 + 1))).toBeUndefined();
+    const three = 'y'.repeat(3 * 1024 * 1024);
+    const uris = Array.from({ length: 12 }, () => store.keep('alice', 'tool', three)!);
+    expect(store.bytes).toBeLessThanOrEqual(32 * 1024 * 1024);
+    expect(store.read(uris[0]!, 'alice')).toBeUndefined();
+    expect(store.read(uris[11]!, 'alice')?.text).toBe(three);
   });
 });
