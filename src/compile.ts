@@ -25,7 +25,7 @@ export type CompileOptions = {
   out?: string;
   /** Emit the file tree (build) or stop after the model (validate). */
   emit: boolean;
-  /** Count the surface's tokens (`--report`); a token budget counts them anyway. */
+  /** Count the surface's tokens and those of the tools' documented result examples (`--report`); a token budget counts the surface's anyway. */
   tokens?: boolean;
   /** Told when a stage starts (`reading the spec`, …), for a progress indicator. */
   onStage?: (stage: string) => void;
@@ -107,7 +107,7 @@ async function model(opts: CompileOptions, loaded: Loaded, m: NonNullable<Return
     return undefined;
   }
   opts.onStage?.('modelling the tools');
-  return buildIr({ manifest: m, locateManifest: (p, o) => loaded.source.locate(p, o), spec, diagnostics });
+  return buildIr({ manifest: m, locateManifest: (p, o) => loaded.source.locate(p, o), spec, diagnostics, ...(opts.tokens === true ? { exampleTokens: true } : {}) });
 }
 
 type Loaded = NonNullable<Awaited<ReturnType<typeof loadManifest>>>;

@@ -7,7 +7,7 @@ import { largestTools } from '../ir/surface.js';
 import type { IrServer } from '../ir/types.js';
 import { writeTree, type WriteReport } from '../write/tree.js';
 import { formatDiagnostics } from './format.js';
-import { driftOf, formatGithubDrift, formatJsonReport, formatTextDrift, presetSummaries, servedPrompts, summarize, type DriftEntry, type Summary } from './report.js';
+import { driftOf, formatGithubDrift, formatJsonReport, formatResultsReport, formatTextDrift, presetSummaries, resultsSummary, servedPrompts, summarize, type DriftEntry, type Summary } from './report.js';
 import { NO_PROGRESS, paint, type Paint, type Progress } from './terminal.js';
 
 /**
@@ -184,5 +184,7 @@ export async function runBuild(opts: { manifest: string; out?: string; check: bo
   io.stdout(presetLines(res.ir));
   for (const f of written.stubs) io.stdout(`Wrote handler stub ${out}/${f}: implement its functions (mcpgen will not overwrite it).\n`);
   if (opts.report) io.stdout(surfaceReport(res.ir));
+  const results = opts.report ? resultsSummary(res.ir) : undefined;
+  if (results) io.stdout(formatResultsReport(results));
   return 0;
 }

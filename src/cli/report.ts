@@ -50,11 +50,57 @@ export type Summary = {
   presets: PresetSummary[];
   /** The largest tools of the whole list (up to ten), with what dominates each. */
   largest: Contributor[];
+  /** `build --report` only: the tokens of the tools' documented JSON response examples. */
+  results?: ResultsSummary;
   /** `build` (not `--check`) only: what the write did. */
   files?: { added: number; changed: number; removed: number; unchanged: number };
   /** `build` only: handler stubs written (or, with `--check`, missing), as shown to the user. */
   stubs?: string[];
 };
+
+/** `build --report`: what the spec's JSON response examples say about result sizes. */
+export type ResultsSummary = {
+  /** Operation tools with a JSON response example in the spec. */
+  withExamples: number;
+  /** Those whose compacted example alone is over their `maxTokens` (the server will cut such a result), in tool order. */
+  overBudget: string[];
+  /** Every tool with an example, in tool order: its largest example's o200k tokens as documented and compacted, and its `maxTokens`. */
+  tools: ResultExampleSummary[];
+};
+
+/** One tool's largest documented JSON response example. */
+export type ResultExampleSummary = { name: string; examples: number; rawTokens: number; tokens: number; maxTokens: number };
+
+/** The results part of the report, from the IR's counts (`undefined` when they were not counted). */
+export function resultsSummary(ir: IrServer): ResultsSummary | undefined {
+  if (!ir.resultExamples) return undefined;
+  const tools = ir.resultExamples.map((e) => ({ name: e.tool, examples: e.examples, rawTokens: e.rawTokens, tokens: e.tokens, maxTokens: e.maxTokens }));
+  return { withExamples: tools.length, overBudget: tools.filter((t) => t.tokens > t.maxTokens).map((t) => t.name), tools };
+}
+
+/**
+ * The text of the results part: the ten largest examples once compacted (most tokens first) and
+ * the tools whose compacted example alone is over budget.
+ *
+ * @example
+ * // Result examples: 885 tools have a JSON response example in the spec; o200k tokens of the largest, as documented → compacted:
+ * //     repos/get-content 25,148 → 9,977 (over maxTokens 8,000)
+ * //   1 tool's compacted example is over its maxTokens on its own: its results will be cut (repos/get-content).
+ */
+export function formatResultsReport(r: ResultsSummary): string {
+  const n = (x: number) => x.toLocaleString('en-US');
+  if (r.withExamples === 0) return 'Result examples: no tool has a JSON response example in the spec.\n';
+  const lines = [`Result examples: ${r.withExamples} tool${r.withExamples === 1 ? ' has' : 's have'} a JSON response example in the spec; o200k tokens of the largest, as documented → compacted:`];
+  const largest = [...r.tools].sort((a, b) => b.tokens - a.tokens || b.rawTokens - a.rawTokens || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)).slice(0, 10);
+  for (const t of largest) lines.push(`    ${t.name} ${n(t.rawTokens)} → ${n(t.tokens)}${t.tokens > t.maxTokens ? ` (over maxTokens ${n(t.maxTokens)})` : ''}`);
+  const over = r.overBudget;
+  if (over.length === 0) lines.push('  No compacted example is over its tool\'s maxTokens.');
+  else {
+    const shown = over.slice(0, 10).join(', ') + (over.length > 10 ? ` and ${over.length - 10} more` : '');
+    lines.push(`  ${over.length} tool${over.length === 1 ? "'s compacted example is" : "s' compacted examples are"} over ${over.length === 1 ? 'its' : 'their'} maxTokens on ${over.length === 1 ? 'its' : 'their'} own: ${over.length === 1 ? 'its' : 'their'} results will be cut (${shown}).`);
+  }
+  return lines.join('\n') + '\n';
+}
 
 /** One of the largest tools of a list: its bytes, tokens when counted, and its largest part. */
 export type Contributor = { name: string; bytes: number; tokens: number | null; dominant: 'description' | 'inputSchema' | 'outputSchema' };
@@ -149,6 +195,8 @@ export function summarize(ir: IrServer, output: string, written?: WriteReport, c
     presets: presetSummaries(ir),
     largest: s ? contributors(s, undefined, s.tokens?.largest, 10) : [],
   };
+  const results = resultsSummary(ir);
+  if (results) out.results = results;
   if (written) {
     if (!check) out.files = { added: written.added.length, changed: written.changed.length, removed: written.removed.length, unchanged: written.unchanged.length };
     out.stubs = written.stubs.map((f) => `${output}/${f}`);

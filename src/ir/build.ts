@@ -29,7 +29,7 @@ import { plainLinks, truncateDescription } from './text.js';
 import { checkPresetBudgets } from './budget.js';
 import { checkBudget, DEFAULT_LIMITS, fitTools, measureSurface } from './surface.js';
 import type { OutputSchemaMode } from './output-schema.js';
-import type { IrOperationTool, IrServer, ToolAnnotations } from './types.js';
+import type { IrOperationTool, IrResultExample, IrServer, ToolAnnotations } from './types.js';
 
 /** A per-operation override from the manifest. */
 export type OverrideInput = { name?: string; title?: string; description?: string; annotations?: ToolAnnotations; arguments?: Record<string, ArgumentOverride>; outputSchemas?: OutputSchemaMode; results?: ResultsOverride };
@@ -59,6 +59,8 @@ export type BuildInput = {
   locateManifest: (pointer: string, opts?: { key?: boolean }) => Location;
   spec: LoadedSpec;
   diagnostics: Diagnostics;
+  /** Count the tokens of each tool's documented JSON response examples, as documented and compacted (`build --report`: {@link IrServer.resultExamples}). */
+  exampleTokens?: boolean;
 };
 
 /** Builds the IR; problems go to `diagnostics` (the IR is still returned for reporting). */
@@ -134,6 +136,7 @@ export function buildIr(input: BuildInput): IrServer {
   const schemaNotes: ToolSchemaNotes[] = [];
   const results = manifest.results ?? resolveResults(undefined);
   const calibrator = new ResultCalibrator();
+  const resultExamples: IrResultExample[] = [];
   const tools: IrOperationTool[] = selected.map((op, i) => {
     const outputSchemas = overrides.get(op)?.override.outputSchemas ?? manifest.outputSchemas ?? 'lenient';
     let parts = operationParts({ op, doc, version: spec.version, conv, file, localFiles: manifest.uploads?.localFiles === true, outputSchemas, ...(manifest.outputSchemaDepth !== undefined ? { outputDepth: manifest.outputSchemaDepth } : {}), outputMaxBytes: manifest.outputSchemaMaxBytes ?? DEFAULT_LIMITS.maxOutputBytes });
@@ -167,7 +170,10 @@ export function buildIr(input: BuildInput): IrServer {
     if (parts.outputSchema) tool.outputSchema = parts.outputSchema;
     if (parts.body) tool.body = parts.body;
     if (op.operationId) tool.operationId = op.operationId;
-    applyResultSettings({ tool, parts, global: results, settings: toolResultSettings(results, ov?.results), calibrator });
+    const settings = toolResultSettings(results, ov?.results);
+    applyResultSettings({ tool, parts, global: results, settings, calibrator });
+    const counted = input.exampleTokens ? calibrator.exampleTokens(parts.resultExamples, settings) : undefined;
+    if (counted) resultExamples.push({ tool: tool.name, ...counted, maxTokens: settings.maxTokens });
     return tool;
   });
 
@@ -246,6 +252,7 @@ export function buildIr(input: BuildInput): IrServer {
   Object.assign(server, resolveDiscovery(manifest, Object.keys(concerns?.presets ?? {}), { locate: locateManifest, diagnostics }));
   const resultPresets = resolveResultPresets(manifest.resultPresets, Object.keys(concerns?.presets ?? {}), { locate: locateManifest, diagnostics });
   if (resultPresets !== undefined) server.resultPresets = resultPresets;
+  if (input.exampleTokens) server.resultExamples = resultExamples;
   if (reflection !== undefined) server.reflection = reflection;
   if (manifest.description !== undefined) server.description = manifest.description;
   if (manifest.package !== undefined) server.package = { ...manifest.package };

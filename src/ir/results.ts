@@ -121,12 +121,37 @@ export function compactJson(value: unknown, opts: { omit: readonly string[]; max
 /** One example as a result: its compacted JSON's bytes, and its tokens once counted. */
 type Measured = { bytes: number; text: string | undefined; tokens?: number };
 
+/** The o200k tokens of a tool's largest documented JSON response example, as documented and compacted (`build --report`). */
+export type ExampleTokens = {
+  /** How many JSON response examples the spec documents for the tool. */
+  examples: number;
+  /** Tokens of the largest example's JSON as documented (`JSON.stringify`, no indentation). */
+  rawTokens: number;
+  /** Tokens of the same example compacted as the server compacts it (equal to `rawTokens` with `compact: false`). */
+  tokens: number;
+};
+
 /**
  * Calibrates `bytesPerToken` per tool. Examples are shared by many operations (GitHub's
  * `components/examples`), so each is compacted, and its tokens counted, once per policy.
  */
 export class ResultCalibrator {
   readonly #measured = new Map<string, WeakMap<object, Measured>>();
+
+  /** `examples` as the server would send them under `settings` (`raw`: as documented), each measured once per policy. */
+  #measure(examples: readonly unknown[], settings: Pick<ResolvedResults, 'compact' | 'omit' | 'maxStringChars'>): Measured[] {
+    const key = settings.compact ? JSON.stringify([settings.omit, settings.maxStringChars]) : 'raw';
+    let cache = this.#measured.get(key);
+    if (!cache) this.#measured.set(key, (cache = new WeakMap()));
+    return examples.map((e) => {
+      const hit = typeof e === 'object' && e !== null ? cache.get(e) : undefined;
+      if (hit) return hit;
+      const text = JSON.stringify(settings.compact ? compactJson(e, settings) : e);
+      const m: Measured = { bytes: text === undefined ? 0 : Buffer.byteLength(text, 'utf8'), text };
+      if (typeof e === 'object' && e !== null) cache.set(e, m);
+      return m;
+    });
+  }
 
   /**
    * Bytes of compacted JSON per o200k token over `examples` (pooled: total bytes / total tokens),
@@ -135,27 +160,34 @@ export class ResultCalibrator {
    */
   bytesPerToken(examples: readonly unknown[], settings: Pick<ResolvedResults, 'compact' | 'omit' | 'maxStringChars'>): number | undefined {
     if (examples.length === 0) return undefined;
-    const key = settings.compact ? JSON.stringify([settings.omit, settings.maxStringChars]) : 'raw';
-    let cache = this.#measured.get(key);
-    if (!cache) this.#measured.set(key, (cache = new WeakMap()));
-    const measured = examples.map((e) => {
-      const hit = typeof e === 'object' && e !== null ? cache.get(e) : undefined;
-      if (hit) return hit;
-      const text = JSON.stringify(settings.compact ? compactJson(e, settings) : e);
-      const m: Measured = { bytes: text === undefined ? 0 : Buffer.byteLength(text, 'utf8'), text };
-      if (typeof e === 'object' && e !== null) cache.set(e, m);
-      return m;
-    });
+    const measured = this.#measure(examples, settings);
     const bytes = measured.reduce((n, m) => n + m.bytes, 0);
     if (bytes < MIN_CALIBRATION_BYTES) return undefined;
     let tokens = 0;
-    for (const m of measured) {
-      if (m.tokens === undefined) {
-        m.tokens = m.text === undefined ? 0 : o200k().countTokens(m.text);
-        m.text = undefined;
-      }
-      tokens += m.tokens;
-    }
+    for (const m of measured) tokens += tokensOf(m);
     return tokens === 0 ? undefined : Math.round((bytes / tokens) * 100) / 100;
   }
+
+  /**
+   * The tokens of the largest of `examples` (the one with the most tokens once compacted) as
+   * documented and as the server compacts it, for `build --report`; `undefined` without examples.
+   * Counts reuse what calibration counted; only the documented form costs a second count.
+   */
+  exampleTokens(examples: readonly unknown[], settings: Pick<ResolvedResults, 'compact' | 'omit' | 'maxStringChars'>): ExampleTokens | undefined {
+    if (examples.length === 0) return undefined;
+    const compacted = this.#measure(examples, settings).map(tokensOf);
+    let largest = 0;
+    for (let i = 1; i < compacted.length; i++) if (compacted[i]! > compacted[largest]!) largest = i;
+    const rawTokens = settings.compact ? tokensOf(this.#measure([examples[largest]], { ...settings, compact: false })[0]!) : compacted[largest]!;
+    return { examples: examples.length, rawTokens, tokens: compacted[largest]! };
+  }
+}
+
+/** The tokens of a measured example, counted on first use (its text is then let go). */
+function tokensOf(m: Measured): number {
+  if (m.tokens === undefined) {
+    m.tokens = m.text === undefined ? 0 : o200k().countTokens(m.text);
+    m.text = undefined;
+  }
+  return m.tokens;
 }

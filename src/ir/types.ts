@@ -154,6 +154,20 @@ export type IrResultPolicy = {
   maxStringChars: number;
 };
 
+/** The tokens of one tool's largest documented JSON response example (`build --report`). */
+export type IrResultExample = {
+  /** The tool's final name. */
+  tool: string;
+  /** How many JSON response examples the spec documents for it. */
+  examples: number;
+  /** o200k tokens of the largest example's JSON as documented (no indentation). */
+  rawTokens: number;
+  /** o200k tokens of the same example compacted with the tool's settings (the server's and its override's). */
+  tokens: number;
+  /** The tool's `maxTokens`: a compacted example over it is a result the server will cut. */
+  maxTokens: number;
+};
+
 /**
  * How the `$defs` of one tool schema are typed in the generated project (decided in
  * `ir/def-types.ts`, never by an emitter).
@@ -271,6 +285,11 @@ export type IrServer = {
    * request whose active preset it is; a tool's own `results` still win.
    */
   resultPresets?: Record<string, Partial<IrResultPolicy>>;
+  /**
+   * `build --report` only: per operation tool with a JSON response example in the spec, in tool
+   * order, the o200k tokens of its largest example as documented and compacted, and its budget.
+   */
+  resultExamples?: IrResultExample[];
   /** Tools in spec order (paths in document order, methods in a fixed order). */
   tools: IrOperationTool[];
   /** Definitions shared by the tools' schemas (those with `inputDefTypes.shared` / `outputDefTypes.shared`). */
