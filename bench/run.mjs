@@ -14,8 +14,10 @@
 // in the same run on the same machine. BENCH_RUNS (default 5) sets the number of rounds;
 // then the runtime rows (bench/runtime.mjs: type-check of the generated project, cold start to the
 // first tools/list, first tools/call, call p50/p99 over a direct fetch, over stdio, mcpgen's and
-// OMG's servers of Petstore and GitHub in the same run).
-// BENCH_ONLY (a comma-separated subset of build, listTools, runtime, http) runs only those sections;
+// OMG's servers of Petstore and GitHub in the same run), then the result tokens of GitHub's five
+// list tools on 30-item pages, raw and delivered, and what shaping a result costs per call against
+// the call's overhead (bench/results.mjs).
+// BENCH_ONLY (a comma-separated subset of build, listTools, runtime, results, http) runs only those sections;
 // BENCH_HTTP_SECONDS (default 4) sets how long each HTTP load runs after its warm-up.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,11 +25,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { benchHttp } from './http.mjs';
+import { benchResults } from './results.mjs';
 import { benchRuntime } from './runtime.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const RUNS = Math.max(1, Number(process.env.BENCH_RUNS ?? 5));
-const SECTIONS = ['build', 'listTools', 'runtime', 'http'];
+const SECTIONS = ['build', 'listTools', 'runtime', 'results', 'http'];
 const only = process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(',').map((s) => s.trim()) : SECTIONS;
 for (const s of only) if (!SECTIONS.includes(s)) throw new Error(`BENCH_ONLY: unknown section ${s} (known: ${SECTIONS.join(', ')})`);
 const runs = (section) => only.includes(section);
@@ -81,7 +84,7 @@ const median = (xs) => {
 };
 
 console.log(`${runs('build') ? `build in a fresh child process, ${RUNS} alternating rounds, medians; ` : ''}node ${process.version}, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown cpu'})${runs('build') ? '\n' : ''}`);
-const results = { date: new Date().toISOString(), node: process.version, cores: os.cpus().length, cpu: os.cpus()[0]?.model, runs: RUNS, sections: only, build: {}, listTools: {}, runtime: {}, http: {} };
+const results = { date: new Date().toISOString(), node: process.version, cores: os.cpus().length, cpu: os.cpus()[0]?.model, runs: RUNS, sections: only, build: {}, listTools: {}, runtime: {}, results: {}, http: {} };
 for (const c of runs('build') ? cases : []) {
   const samples = Object.fromEntries(names.map((n) => [n, []]));
   for (let i = 0; i < RUNS; i++) {
@@ -143,6 +146,11 @@ for (const c of runs('listTools') ? cases.filter((x) => x.name !== 'Petstore') :
 }
 
 if (runs('runtime')) await benchRuntime({ root, cacheDir, results, printTable, cases, runs: RUNS, omgBin, median });
+
+if (runs('results')) {
+  if (existsSync(path.join(root, '.corpus/github-rest.json'))) await benchResults({ root, cacheDir, results, printTable, median });
+  else console.log('\n(skipping result tokens: .corpus/github-rest.json is missing; `npm run corpus` fetches it)');
+}
 
 if (runs('http')) await benchHttp({ root, cacheDir, results, printTable });
 

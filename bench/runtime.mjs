@@ -133,8 +133,8 @@ async function startAndCall({ Client, StdioClientTransport, ListToolsResultSchem
   return { coldMs: t1 - t0, firstCallMs: t2 - t1, tool: name };
 }
 
-/** `CALLS` sequential tools/calls and as many direct fetches of `url`, in alternating blocks after a warm-up; p50/p99 of each. */
-async function overhead({ Client, StdioClientTransport, ListToolsResultSchema }, server, args, url) {
+/** `calls` (default `CALLS`) sequential tools/calls and as many direct fetches of `url`, in alternating blocks after a warm-up; p50/p99 of each. */
+export async function overhead({ Client, StdioClientTransport, ListToolsResultSchema }, server, args, url, calls = CALLS) {
   const client = new Client({ name: 'bench', version: '1' });
   await client.connect(new StdioClientTransport({ command: process.execPath, args: server.command, env: { PATH: process.env.PATH ?? '', ...server.env }, stderr: 'ignore' }));
   const name = server.tool((await client.request({ method: 'tools/list', params: {} }, ListToolsResultSchema)).tools);
@@ -158,12 +158,12 @@ async function overhead({ Client, StdioClientTransport, ListToolsResultSchema },
   const m = [];
   const d = [];
   const block = 25;
-  for (let done = 0; done < CALLS; done += block) {
-    await timed(mcp, Math.min(block, CALLS - done), m);
-    await timed(direct, Math.min(block, CALLS - done), d);
+  for (let done = 0; done < calls; done += block) {
+    await timed(mcp, Math.min(block, calls - done), m);
+    await timed(direct, Math.min(block, calls - done), d);
   }
   await client.close();
-  return { calls: CALLS, p50Ms: pct(m, 50), p99Ms: pct(m, 99), directP50Ms: pct(d, 50), directP99Ms: pct(d, 99) };
+  return { calls, p50Ms: pct(m, 50), p99Ms: pct(m, 99), directP50Ms: pct(d, 50), directP99Ms: pct(d, 99) };
 }
 
 function pct(xs, p) {
