@@ -15,6 +15,7 @@
  * the runtime (and the dependencies) its manifest uses.
  */
 import { randomUUID } from 'node:crypto';
+import { ResourceNotFoundError } from '@modelcontextprotocol/server';
 import type { Server } from '@modelcontextprotocol/server';
 import type { CallToolResult, ServerCapabilities, ServerContext, Tool } from '@modelcontextprotocol/server';
 import { Authenticator } from './auth.js';
@@ -41,6 +42,8 @@ import type { OperationTool, ServerConfig } from './types.js';
 import { readArgumentEnv } from './arguments.js';
 import { DEFAULT_MAX_ARGUMENT_BYTES, DEFAULT_MAX_IN_FLIGHT_BYTES, settingNames } from './variables.js';
 import { measureArguments, overLimitMessage } from './argument-limits.js';
+import { DEFAULT_RESULT_POLICY } from './results.js';
+import { RESULT_URI_PREFIX, ResultStore } from './result-store.js';
 
 export type { Era, Step, ToolCall, ToolGuard, ToolResult } from './pipeline.js';
 export type { PolicyEvent, PolicyLayer } from './instance.js';
@@ -210,7 +213,11 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
   const { tools: toolsCapability, ...otherCapabilities } = options.capabilities ?? {};
   // every server takes logging/setLevel (legacy era): its log notifications (preprocessor runs)
   // follow the level a client sets; in the modern era the level rides each request's _meta
-  const capabilities: ServerCapabilities = { ...(hasTools ? { tools: toolsCapability ?? {} } : {}), logging: {}, ...otherCapabilities };
+  // a server with operation tools can link a cut result to its whole (`mcpgen://results/…`), read
+  // with resources/read: it declares resources even when the manifest has none
+  const ownResources = tools.length > 0 && otherCapabilities.resources === undefined;
+  const capabilities: ServerCapabilities = { ...(hasTools ? { tools: toolsCapability ?? {} } : {}), logging: {}, ...(ownResources ? { resources: {} } : {}), ...otherCapabilities };
+  const resultStore = new ResultStore();
   const search = options.search;
   let listed: Tool[] | undefined;
   const catalogue = (): Tool[] => (listed ??= [...all.map(toolDescriptor), ...(persistTool ? [persistTool as Tool] : [])]);
@@ -248,10 +255,27 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
     }
     // the MCP client's own request headers (its Authorization above all) reach the API only
     // for a security scheme that takes its credential `fromClient`
-    const callOptions: CallOptions = { signal: call.signal, auth, argumentEnv, inFlight, argumentsChecked: true, onStatus: (status) => void (call.report.httpStatus = status) };
+    const callOptions: CallOptions = {
+      signal: call.signal,
+      auth,
+      argumentEnv,
+      inFlight,
+      argumentsChecked: true,
+      onStatus: (status) => void (call.report.httpStatus = status),
+      keepResult: (tool, text) => resultStore.keep(call.identity, tool, text),
+    };
     if (call.headers) callOptions.clientHeaders = call.headers;
     if (options.fetch) callOptions.fetch = options.fetch;
-    return callOperation(target.tool, call.args, bounded(settings, call.bounds), callOptions);
+    return callOperation(target.tool, call.args, withPresetResults(bounded(settings, call.bounds), call), callOptions);
+  };
+
+  /** `settings` with the result settings of the request's active concern preset over the server's (the tool's own still win, in results.ts). */
+  const withPresetResults = (current: Settings, call: ToolCall): Settings => {
+    const presets = config.resultPresets;
+    if (presets === undefined) return current;
+    const preset = (call.gate as Partial<PresetGate>).activePreset?.(call.ctx);
+    const own = preset !== undefined && Object.hasOwn(presets, preset) ? presets[preset] : undefined;
+    return own === undefined ? current : { ...current, results: { ...(current.results ?? DEFAULT_RESULT_POLICY), ...own } };
   };
 
   const factory = (instance: InstanceContext): Server => {
@@ -268,6 +292,22 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
     const base = policy?.gate(identity) ?? OPEN_GATE;
     if (policy) observe(server, policy, instance.era, identity);
     const gate: PrimitiveGate = options.install?.(server, instance, base) ?? base;
+    if (tools.length > 0) {
+      server.readResult = (uri, ctx) => {
+        const kept = resultStore.read(uri, ctx.http?.authInfo?.clientId ?? instance.identity ?? defaultIdentity);
+        if (kept !== undefined) return { contents: [{ uri, mimeType: 'application/json', text: kept.text }] };
+        // another client's, expired or never issued: all the same to the asker
+        if (uri.startsWith(RESULT_URI_PREFIX)) throw new ResourceNotFoundError(uri, `Resource not found: ${uri} (kept results last 10 minutes and are readable by the client whose call made them)`);
+        return undefined;
+      };
+    }
+    if (ownResources) {
+      server.setRequestHandler('resources/list', () => ({ resources: [] }));
+      server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: [] }));
+      server.setRequestHandler('resources/read', (request) => {
+        throw new ResourceNotFoundError(request.params.uri, `Resource not found: ${request.params.uri}`);
+      });
+    }
     if (!hasTools) return server;
 
     // search mode per concern preset: the request's active preset decides what is listed

@@ -60,6 +60,8 @@ export type CallOptions = {
   clientHeaders?: { get(name: string): string | null };
   /** Told the HTTP status of the API's response, once it arrives. */
   onStatus?: (status: number) => void;
+  /** Keeps the whole of a result that had to be cut (JSON text) for this call's client; its URI, or `undefined` when it cannot be kept. */
+  keepResult?: (tool: string, text: string) => string | undefined;
 };
 
 /** The authenticator of calls made without one: it knows no scheme. */
@@ -133,7 +135,7 @@ function bodyText(body: BoundedBody, contentType: string | null): string {
  * accept are `null` in `structuredContent` (logged at debug level) and complete in the text.
  * Only `strict` tools report a mismatch, as an `isError` result that still carries the data.
  */
-function successResult(tool: OperationTool, req: BuiltRequest, response: Response, body: BoundedBody, settings: Settings, call: { args: Record<string, unknown>; projection?: string }): CallToolResult {
+function successResult(tool: OperationTool, req: BuiltRequest, response: Response, body: BoundedBody, settings: Settings, call: { args: Record<string, unknown>; projection?: string; keep?: CallOptions['keepResult'] }): CallToolResult {
   if (tool.strictOutput === true && tool.outputSchema !== undefined) return strictSuccessResult(tool, req, response, body, settings);
   const contentType = response.headers.get('content-type');
   const wrapped = tool.resultShape === 'wrapped';
@@ -176,9 +178,12 @@ function successResult(tool: OperationTool, req: BuiltRequest, response: Respons
         return errorResult(`${statusLine(response)}, but what the ${arg} expression selects is over ${2 * settings.maxResponseBytes} bytes as JSON; select less.`);
       }
     }
-    const shaped = shapeResult(tool, parsed, policyFor(tool, settings.results), call.args, response.headers.get('link'));
+    const keep = call.keep;
+    const shaped = shapeResult(tool, parsed, policyFor(tool, settings.results), call.args, response.headers.get('link'), keep ? (whole) => keep(tool.name, JSON.stringify(whole)) : undefined);
     const json = JSON.stringify(shaped.value) ?? 'null';
-    return result([{ type: 'text', text: shaped.note?.text !== undefined ? `${json}\n${shaped.note.text}` : json }], { value: shaped.value }, shaped.note?.next);
+    const content: CallToolResult['content'] = [{ type: 'text', text: shaped.note?.text !== undefined ? `${json}\n${shaped.note.text}` : json }];
+    if (shaped.link !== undefined) content.push({ type: 'resource_link', uri: shaped.link, name: `${tool.name} result`, mimeType: 'application/json', description: `The whole result of this ${tool.name} call, cut above to fit the token budget` });
+    return result(content, { value: shaped.value }, shaped.note?.next);
   }
   const mimeType = (contentType ?? 'application/octet-stream').split(';')[0]!.trim() || 'application/octet-stream';
   if (body.truncated) {
@@ -433,7 +438,7 @@ async function run(tool: OperationTool, args: unknown, settings: Settings, opts:
         const text = body.bytes.byteLength > 0 || body.truncated ? `${statusLine(response)}\n${bodyText(body, response.headers.get('content-type'))}` : statusLine(response);
         return errorResult(text);
       }
-      return successResult(tool, sent, response, body, settings, { args: callArgs, ...(projection !== undefined ? { projection } : {}) });
+      return successResult(tool, sent, response, body, settings, { args: callArgs, ...(projection !== undefined ? { projection } : {}), ...(opts.keepResult ? { keep: opts.keepResult } : {}) });
     }, body.bytes.byteLength <= SMALL_BODY_BYTES && !body.truncated);
   } catch (err) {
     if (err instanceof InFlightRefusal) return errorResult(inFlightText(tool, settings, opts.inFlight, err.message));

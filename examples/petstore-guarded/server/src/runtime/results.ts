@@ -309,14 +309,14 @@ export function nextCall(tool: OperationTool, args: Record<string, unknown>, ori
   return {};
 }
 
-/** The shaped result: the value to return, and the note (with `next`) to add. */
-export type Shaped = { readonly value: unknown; readonly note?: ResultNote };
+/** The shaped result: the value to return, the note (with `next`) to add, and the URI of the whole result when it was kept. */
+export type Shaped = { readonly value: unknown; readonly note?: ResultNote; readonly link?: string };
 
 /**
  * Shapes a parsed 2xx JSON body for `tool`: compaction, then the budget, then the note. `args` are
  * the call's arguments (without the projection argument); `link` the response's `Link` header.
  */
-export function shapeResult(tool: OperationTool, parsed: unknown, policy: ResultPolicy, args: Record<string, unknown>, link: string | null): Shaped {
+export function shapeResult(tool: OperationTool, parsed: unknown, policy: ResultPolicy, args: Record<string, unknown>, link: string | null, keep?: (whole: unknown) => string | undefined): Shaped {
   const report: CompactionReport = { nulls: 0, empties: 0, omitted: new Map(), shortened: 0 };
   let value = policy.compact ? compact(parsed, policy, report) : parsed;
   if (value === undefined) value = Array.isArray(parsed) ? [] : {};
@@ -334,8 +334,12 @@ export function shapeResult(tool: OperationTool, parsed: unknown, policy: Result
   if (fitted.cut?.droppedFields !== undefined && fitted.cut.droppedFields.length > 0) parts.push(`fields left out to fit ${policy.maxTokens} tokens: ${fitted.cut.droppedFields.join(', ')}`);
   if (next !== undefined) parts.push(`${list !== undefined ? 'the rest' : 'next page'}: call ${tool.name} with ${JSON.stringify(next)}`);
   else if (smaller !== undefined) parts.push(`for the rest, call ${tool.name} with ${JSON.stringify(smaller)} and page on`);
+  // cut, and the API does not page: the whole result is kept for the client to read
+  const cut = list !== undefined || (fitted.cut?.droppedFields?.length ?? 0) > 0;
+  const kept = cut && next === undefined && smaller === undefined ? keep?.(value) : undefined;
+  if (kept !== undefined) parts.push(`the whole result: read the resource ${kept} (resources/read; kept for 10 minutes, for this client only)`);
   if ((list !== undefined || fitted.cut?.droppedFields !== undefined) && tool.projection !== undefined) parts.push(`or select fewer fields with the ${tool.projection.arg} argument (JMESPath)`);
   if (report.omitted.size > 0) parts.push(`left out: ${[...report.omitted.keys()].sort().slice(0, 12).join(', ')}${report.omitted.size > 12 ? ', …' : ''} (link and id noise), and empty values`);
   const text = parts.length > 0 ? `[results: ${parts.join('; ')}]` : undefined;
-  return { value: fitted.value, ...(text !== undefined || next !== undefined ? { note: { ...(text !== undefined ? { text } : {}), ...(next !== undefined ? { next } : {}) } } : {}) };
+  return { value: fitted.value, ...(text !== undefined || next !== undefined ? { note: { ...(text !== undefined ? { text } : {}), ...(next !== undefined ? { next } : {}) } } : {}), ...(kept !== undefined ? { link: kept } : {}) };
 }

@@ -196,4 +196,6 @@ export type ServerConfig = {
   readonly uploads?: { readonly root: string };
   /** How results are made to fit (manifest `results`); absent ⇒ the runtime's defaults (results.ts `DEFAULT_RESULT_POLICY`). */
   readonly results?: ResultPolicy;
+  /** Result settings per concern preset (manifest `results.presets`): applied over `results` for a request whose active preset is named here; a tool's own settings still win. */
+  readonly resultPresets?: Readonly<Record<string, Partial<ResultPolicy>>>;
 };

@@ -12,7 +12,7 @@
  * This file is copied verbatim into every generated project.
  */
 import { ProtocolError, ProtocolErrorCode, Server } from '@modelcontextprotocol/server';
-import type { ServerContext } from '@modelcontextprotocol/server';
+import type { ReadResourceResult, ServerContext } from '@modelcontextprotocol/server';
 import { log } from './log.js';
 import type { Era, Step } from './pipeline.js';
 import type { PrimitiveGate } from './primitives.js';
@@ -62,6 +62,9 @@ export function invalidParams(message: string): ProtocolError {
  * documented hook for role-specific request checks.)
  */
 export class ServerInstance extends Server {
+  /** Answers `resources/read` of a kept result (`mcpgen://results/…`) before any other resource handler; `undefined` for other URIs. */
+  readResult?: (uri: string, ctx: ServerContext) => ReadResourceResult | undefined;
+
   /** Told of each `prompts/get`, `resources/read` and `preprocessors/run` when it ends (the audit trail); its rejection fails the request. */
   observe?: (method: ObservedMethod, params: Record<string, unknown>, ctx: ServerContext, outcome: { readonly error?: unknown; readonly durationMs: number }) => Promise<void>;
 
@@ -73,15 +76,25 @@ export class ServerInstance extends Server {
         return wrapped(request, ctx);
       };
     }
-    if (!OBSERVED.has(method)) return wrapped;
+    let inner = wrapped;
+    if (method === 'resources/read') {
+      // kept results first: they are this server's, whatever resources the manifest declares
+      inner = async (request, ctx) => {
+        const uri = (request.params as { uri?: unknown } | undefined)?.uri;
+        const kept = typeof uri === 'string' && this.readResult ? this.readResult(uri, ctx) : undefined;
+        return kept !== undefined ? kept : wrapped(request, ctx);
+      };
+    }
+    if (!OBSERVED.has(method)) return inner;
+    const wrappedOrKept = inner;
     return async (request, ctx) => {
       const observe = this.observe;
-      if (!observe) return wrapped(request, ctx);
+      if (!observe) return wrappedOrKept(request, ctx);
       const started = Date.now();
       const params = (request.params ?? {}) as Record<string, unknown>;
       let result;
       try {
-        result = await wrapped(request, ctx);
+        result = await wrappedOrKept(request, ctx);
       } catch (error) {
         await observe(method as ObservedMethod, params, ctx, { error, durationMs: Date.now() - started }).catch(() => undefined);
         throw error;
