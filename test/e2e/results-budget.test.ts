@@ -6,7 +6,8 @@
  * its `structuredContent` alike, is under the 8,000-token budget counted with the o200k tokenizer;
  * every item shown keeps its number/id, title/name, state, user.login and created_at; the note
  * says how many items there are and gives the exact arguments of the next call; a projection
- * returns what it selects, and a bad expression is an `isError` before anything is sent.
+ * returns what it selects, and a bad expression is an `isError` before anything is sent. Then the
+ * same tools against Prism's dynamic responses (generated from the schemas) stay within the budget.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -16,6 +17,7 @@ import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { corpusSpec } from '../helpers/corpus.js';
 import { buildServer, connect, type Connected } from '../helpers/generated-server.js';
+import { startPrism } from '../helpers/prism.js';
 
 const OPERATIONS = ['pulls/list', 'issues/list-for-repo', 'repos/list-for-org', 'search/issues-and-pull-requests', 'actions/list-workflow-runs-for-repo'];
 const BUDGET = 8000;
@@ -65,6 +67,7 @@ const bodies = OPERATIONS.map((id) => {
 
 let backend: http.Server;
 let server: Connected;
+let project = '';
 const requests: string[] = [];
 
 beforeAll(async () => {
@@ -82,6 +85,7 @@ beforeAll(async () => {
   const manifest = `name: gh-results\nopenapi: ${JSON.stringify(corpusSpec('github-rest.json'))}\noutput: ./server\ninclude:\n  - operationId: ${JSON.stringify(OPERATIONS)}\nresults:\n  projection: true\n`;
   // the manifest names the corpus file itself; the helper's own spec file goes unused
   const built = await buildServer('results-budget', 'openapi: 3.0.3\n', manifest);
+  project = built.server;
   server = await connect(built.server, { GH_RESULTS_BASE_URL: `http://127.0.0.1:${(backend.address() as AddressInfo).port}` });
 }, 240_000);
 
@@ -182,4 +186,23 @@ describe('GitHub list results within the budget, with default settings', () => {
     expect(unknown.isError).toBe(true);
     expect(textOf(unknown)).toMatch(/the fields expression failed on the response: Unknown function: nosuchfunction\(\)/);
   });
+});
+
+describe("against Prism's dynamic responses", () => {
+  it('the five list tools answer within the budget, text and structuredContent, with no error', async () => {
+    const prism = await startPrism(corpusSpec('github-rest.json'), { dynamic: true, seed: 'results-budget', startTimeoutMs: 120_000 });
+    const mocked = await connect(project, { GH_RESULTS_BASE_URL: prism.url }, 'results-prism');
+    try {
+      for (const operationId of OPERATIONS) {
+        const name = await toolName(operationId);
+        const result = (await mocked.client.callTool({ name, arguments: ARGS[operationId]! })) as CallToolResult;
+        expect(result.isError, `${operationId}: ${textOf(result).slice(0, 300)}`).toBeFalsy();
+        expect(countTokens(textOf(result))).toBeLessThanOrEqual(BUDGET);
+        if (result.structuredContent !== undefined) expect(countTokens(JSON.stringify(result.structuredContent))).toBeLessThanOrEqual(BUDGET);
+      }
+    } finally {
+      await mocked.close();
+      prism.stop();
+    }
+  }, 180_000);
 });
