@@ -78,6 +78,13 @@ export type CompactionReport = { nulls: number; empties: number; omitted: Map<st
  */
 export function compact(value: unknown, policy: Pick<ResultPolicy, 'omit' | 'maxStringChars'>, report: CompactionReport = { nulls: 0, empties: 0, omitted: new Map(), shortened: 0 }): unknown {
   const omit = omitPattern(policy.omit);
+  // the same few dozen keys recur in every item of a list: each is matched once
+  const verdicts = new Map<string, boolean>();
+  const omitted = (key: string): boolean => {
+    let hit = verdicts.get(key);
+    if (hit === undefined) verdicts.set(key, (hit = omit!.test(key)));
+    return hit;
+  };
   const walk = (v: unknown, depth: number): unknown => {
     if (v === null) {
       report.nulls++;
@@ -90,13 +97,15 @@ export function compact(value: unknown, policy: Pick<ResultPolicy, 'omit' | 'max
     }
     if (typeof v !== 'object' || depth >= COMPACT_DEPTH) return v;
     if (Array.isArray(v)) {
-      const out: unknown[] = [];
-      for (const item of v) {
-        const c = walk(item, depth + 1);
+      const out: unknown[] = new Array(v.length);
+      let any = false;
+      for (let i = 0; i < v.length; i++) {
+        const c = walk(v[i], depth + 1);
         // an item of a list keeps its place: an empty item becomes null rather than shifting the others
-        out.push(c === undefined ? null : c);
+        out[i] = c === undefined ? null : c;
+        if (c !== undefined) any = true;
       }
-      if (out.length === 0 || out.every((x) => x === null)) {
+      if (!any) {
         report.empties++;
         return undefined;
       }
@@ -104,15 +113,17 @@ export function compact(value: unknown, policy: Pick<ResultPolicy, 'omit' | 'max
     }
     const out: Record<string, unknown> = {};
     let kept = 0;
-    for (const key of Object.keys(v)) {
-      if (omit?.test(key)) {
+    for (const key in v) {
+      if (!Object.hasOwn(v, key)) continue;
+      if (omit !== undefined && omitted(key)) {
         report.omitted.set(key, (report.omitted.get(key) ?? 0) + 1);
         continue;
       }
       const c = walk((v as Record<string, unknown>)[key], depth + 1);
       if (c === undefined) continue;
-      // defineProperty: a "__proto__" key stays a key
-      Object.defineProperty(out, key, { value: c, enumerable: true, writable: true, configurable: true });
+      // a "__proto__" key stays a key (assignment would set the prototype)
+      if (key === '__proto__') Object.defineProperty(out, key, { value: c, enumerable: true, writable: true, configurable: true });
+      else out[key] = c;
       kept++;
     }
     if (kept === 0) {
@@ -160,12 +171,32 @@ export type Cut = { readonly list?: { readonly key?: string; readonly kept: numb
 
 /** `value` made to fit `maxBytes` of JSON: a list cut at an item boundary, an object's largest fields dropped. */
 export function fitBytes(value: unknown, maxBytes: number): { value: unknown; cut?: Cut } {
-  const bytes = jsonBytes(value);
+  // sizes are measured once, part by part: the whole is their sum
+  let bytes: number;
+  let list: ListAt | undefined;
+  let itemSizes: number[] | undefined;
+  let listBytes = 0;
+  if (Array.isArray(value)) {
+    itemSizes = value.map((item) => jsonBytes(item) || 4);
+    bytes = 2 + itemSizes.reduce((a, b) => a + b, 0) + Math.max(0, value.length - 1);
+    list = value.length > 0 ? { items: value } : undefined;
+  } else if (value !== null && typeof value === 'object') {
+    bytes = 2;
+    let n = 0;
+    for (const [k, v] of Object.entries(value)) {
+      if (v === undefined) continue;
+      const size = jsonBytes(v);
+      bytes += Buffer.byteLength(JSON.stringify(k)) + 1 + size + (n++ > 0 ? 1 : 0);
+      if (Array.isArray(v) && v.length > 0 && size > listBytes) {
+        list = { key: k, items: v };
+        listBytes = size;
+      }
+    }
+  } else bytes = jsonBytes(value);
   if (bytes <= maxBytes) return { value };
-  const list = findList(value);
   if (list !== undefined) {
-    const sizes = list.items.map((item) => jsonBytes(item));
-    const rest = list.key === undefined ? 2 : bytes - jsonBytes(list.items) + 2;
+    const sizes = itemSizes ?? list.items.map((item) => jsonBytes(item) || 4);
+    const rest = list.key === undefined ? 2 : bytes - listBytes + 2;
     let used = rest;
     let kept = 0;
     while (kept < sizes.length && used + sizes[kept]! + (kept > 0 ? 1 : 0) <= maxBytes) used += sizes[kept++]! + (kept > 1 ? 1 : 0);
