@@ -92,7 +92,8 @@ export class AccessControl {
 
   /** The message refusing `identity` the primitive: names it, the client, and the deciding rule. */
   refusal(identity: string, kind: PrimitiveKind, id: string): string {
-    return `${LABEL[kind]} ${id} is not available to client ${JSON.stringify(identity)}: the server's access policy denies it (${this.why(identity, kind, id)})`;
+    // the deciding rule or default, without repeating "deny" (`(policy.access.default)`, `(policy.access.rules[2].deny)`)
+    return `${LABEL[kind]} ${id} is not available to client ${JSON.stringify(identity)}: the server's access policy denies it (${this.why(identity, kind, id).replace(/ \(deny\)$/, '')})`;
   }
 }
 

@@ -92,13 +92,13 @@ describe('accessStep', () => {
     expect(dispatched).toBe(false);
     expect(err).toBeInstanceOf(ProtocolError);
     expect((err as ProtocolError).code).toBe(ProtocolErrorCode.InvalidParams);
-    expect((err as ProtocolError).message).toContain(`Tool delete_pet is not available to client "alice": the server's access policy denies it (policy.access.default (deny))`);
+    expect((err as ProtocolError).message).toContain(`Tool delete_pet is not available to client "alice": the server's access policy denies it (policy.access.default)`);
     expect(c.report.refusal).toEqual({ kind: 'denied', reason: 'policy.access.default (deny)' });
   });
 
   it('names the deny rule that won', async () => {
     const c = call('get_pet', 'guest');
-    await expect(runPipeline([step], ok, c)).rejects.toThrow(/Tool get_pet is not available to client "guest".*policy\.access\.rules\[2\] \(deny\)/);
+    await expect(runPipeline([step], ok, c)).rejects.toThrow(/Tool get_pet is not available to client "guest".*policy\.access\.rules\[2\]\)$/);
     expect(c.report.refusal).toMatchObject({ kind: 'denied' });
   });
 });
@@ -126,7 +126,7 @@ describe('accessGate', () => {
       return undefined;
     })();
     expect(err?.code).toBe(ProtocolErrorCode.InvalidParams);
-    expect(err?.message).toContain(`Prompt summarise is not available to client "guest": the server's access policy denies it (policy.access.rules[2] (deny))`);
+    expect(err?.message).toContain(`Prompt summarise is not available to client "guest": the server's access policy denies it (policy.access.rules[2])`);
     expect(() => gate.assertAllowed('resourceTemplates', 'pets://{id}', as('alice'))).toThrow(/Resource template pets:\/\/\{id\} is not available to client "alice"/);
     expect(() => gate.assertAllowed('resources', 'pets://all', as('alice'))).not.toThrow();
   });

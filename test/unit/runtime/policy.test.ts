@@ -101,7 +101,7 @@ describe('the policy steps, composed', () => {
     const err = await run(policy.steps, call('read', 'guest'), async () => ((dispatched = true), ran));
     expect(dispatched).toBe(false);
     expect(err).toMatchObject({ code: ProtocolErrorCode.InvalidParams });
-    expect((err as { message: string }).message).toContain(`Tool read is not available to client "guest": the server's access policy denies it (policy.access.rules[2] (deny))`);
+    expect((err as { message: string }).message).toContain(`Tool read is not available to client "guest": the server's access policy denies it (policy.access.rules[2])`);
     expect(sink.events().map((e) => e.event)).toEqual(['tool.invoked', 'tool.denied']);
     expect(sink.events()[1]).toMatchObject({ client: 'guest', primitive: 'read', outcome: 'denied', detail: 'policy.access.rules[2] (deny)' });
   });
