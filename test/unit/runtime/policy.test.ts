@@ -108,7 +108,7 @@ describe('the policy steps, composed', () => {
 
   it('refuses by the default deny, lets deny win over allow, and applies `*` rules to every client', async () => {
     const { policy } = setup();
-    expect(await run(policy.steps, call('wipe', 'alice'))).toMatchObject({ code: ProtocolErrorCode.InvalidParams, message: expect.stringContaining('policy.access.default (deny)') });
+    expect(await run(policy.steps, call('wipe', 'alice'))).toMatchObject({ code: ProtocolErrorCode.InvalidParams, message: expect.stringContaining('denies it (policy.access.default)') });
     expect(await run(policy.steps, call('wipe', 'admin'))).toBe(ran);
     // admin and * allow read; guest's deny wins over *'s allow
     expect(await run(policy.steps, call('read', 'admin'))).toBe(ran);
