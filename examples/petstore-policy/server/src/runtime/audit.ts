@@ -302,7 +302,7 @@ function fieldValues(value: unknown, fields: ReadonlySet<string>, out: string[] 
 export type AuditLogOptions = { file?: string; sinks?: AuditSink[]; secrets?: () => readonly string[]; now?: () => Date };
 
 /** An event rendered and waiting in the queue. */
-type Pending = { readonly name: AuditEventName; readonly text: string; readonly done: (err?: unknown) => void };
+type Pending = { readonly text: string; readonly done: (err?: unknown) => void };
 
 /** A line's text with `prev` added as its last key (what `JSON.stringify({...fields, prev})` gives). */
 function withPrev(text: string, prev: string): string {
@@ -482,7 +482,7 @@ export class AuditLog {
     } else {
       // rendered and serialised once, now: what waits in the queue is the line's text alone
       const text = JSON.stringify(this.render(input));
-      done = new Promise<void>((ok, fail) => this.pending.push({ name: input.name, text, done: (err) => (err === undefined ? ok() : fail(err)) }));
+      done = new Promise<void>((ok, fail) => this.pending.push({ text, done: (err) => (err === undefined ? ok() : fail(err)) }));
       this.flushing ??= this.flush();
     }
     return done.catch((err: unknown) => {
