@@ -5,7 +5,7 @@
 "use strict";
 module.exports = validate20;
 module.exports.default = validate20;
-const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://mcpgen.dev/schemas/manifest.schema.json","title":"mcpgen manifest","description":"The mcpgen manifest (mcpgen.yaml): which OpenAPI description to compile into an MCP server, which of its operations become tools, and how. Point your editor at this file with `# yaml-language-server: $schema=<path>/manifest.schema.json`.","type":"object","additionalProperties":false,"required":["name","openapi"],"properties":{"$schema":{"description":"Optional pointer to this schema, for editors that read `$schema` from the document.","type":"string"},"name":{"description":"Name of the generated server: its npm package name, its bin name and the `serverInfo.name` it reports. Lower case letters, digits, `-`, `_` and `.`; starts with a letter or digit.","type":"string","pattern":"^[a-z0-9][a-z0-9._-]*$","maxLength":214},"version":{"description":"Version of the generated server (`serverInfo.version`, package.json `version`). Defaults to 0.1.0.","type":"string","pattern":"^(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)(?:-[0-9A-Za-z.-]+)?(?:\\+[0-9A-Za-z.-]+)?$","default":"0.1.0"},"description":{"description":"What the server is for. Sent to clients as the server's `instructions` and written into the generated README and package.json.","type":"string","maxLength":4000},"package":{"description":"How the generated project is published: its package.json (npm) and its MCP Bundle manifest (manifest.json). The project is publishable unless `private` is true.","type":"object","additionalProperties":false,"properties":{"private":{"description":"Write `\"private\": true` into the generated package.json, so that `npm publish` refuses the package. Defaults to false: the package can be published.","type":"boolean","default":false},"author":{"description":"Author of the package, e.g. `Jane Doe <jane@example.com>`: package.json `author`, and the MCP Bundle's `author.name` (which defaults to the server's name).","type":"string","minLength":1,"maxLength":200},"license":{"description":"SPDX license expression of the generated package (package.json and MCP Bundle `license`), e.g. `MIT`.","type":"string","pattern":"^[A-Za-z0-9.+() -]+$","maxLength":200},"repository":{"description":"URL of the source repository (package.json and MCP Bundle `repository`), e.g. `https://github.com/acme/petstore-mcp`.","type":"string","pattern":"^https?://[^\\s]+$","maxLength":2000}}},"openapi":{"description":"Path of the OpenAPI description (Swagger 2.0, OpenAPI 3.0 or 3.1; YAML or JSON), relative to this manifest.","type":"string","minLength":1},"output":{"description":"Directory the generated project is written to, relative to this manifest. `mcpgen build --out` overrides it. Defaults to `./server`.","type":"string","minLength":1,"default":"./server"},"baseUrl":{"description":"Base URL of the API the generated server calls: an absolute http(s) URL, or a local unix socket as `unix:<socket path>[:<base path>]` (e.g. `unix:/var/run/docker.sock:/v1.43`; `unix:///var/run/docker.sock` works too, and a `:` inside the socket path is written `%3A`). Overrides the spec's `servers`/`host`. Still overridable at run time with the `<ENV_PREFIX>_BASE_URL` environment variable.","type":"string","pattern":"^(https?://|unix:/)[^\\s]+$"},"envPrefix":{"description":"Prefix of the environment variables the generated server reads (`<PREFIX>_BASE_URL`, `<PREFIX>_TIMEOUT_MS`, …). Defaults to the upper-cased `name` with non-alphanumerics replaced by `_`.","type":"string","pattern":"^[A-Z][A-Z0-9_]*$"},"allowRemoteRefs":{"description":"URL prefixes from which remote `$ref`s may be fetched while loading the spec (e.g. `https://schemas.example.com/`). Remote references are refused unless they start with one of these.","type":"array","items":{"type":"string","pattern":"^https?://"},"uniqueItems":true},"maxToolNameLength":{"description":"Longest tool name to emit, 1–128. Defaults to 64. Lower it to leave room for client prefixes such as `mcp__server__` (Claude Code counts the whole prefixed name against 64).","type":"integer","minimum":1,"maximum":128,"default":64},"maxDescriptionLength":{"description":"Longest tool description to emit, in characters; longer descriptions are cut at a sentence or word boundary and end in `…`. Defaults to 1024.","type":"integer","minimum":64,"maximum":100000,"default":1024},"timeoutMs":{"description":"Default timeout of one API request in milliseconds (overridable at run time with `<ENV_PREFIX>_TIMEOUT_MS`). Defaults to 30000.","type":"integer","minimum":1,"maximum":600000,"default":30000},"maxResponseBytes":{"description":"Largest API response body, in bytes, passed back to the model; longer bodies are truncated with a note giving the original size. Defaults to 1000000.","type":"integer","minimum":1024,"default":1000000},"maxInFlightBytes":{"description":"Most bytes of API response bodies the generated server holds at once, over all calls in flight (overridable at run time with `<ENV_PREFIX>_MAX_IN_FLIGHT_BYTES`): a call is refused with an error result when the bodies held leave no room for one more of `maxResponseBytes`, or when its body would exceed the limit while it is read. It bounds the server's memory under many concurrent calls against slow, huge or compressed responses. At least `maxResponseBytes`. Defaults to 67108864 (64 MiB).","type":"integer","minimum":1024,"default":67108864},"outputSchemas":{"description":"How tools publish the shape of their 2xx results. `lenient` (default): a slim output schema every plausible body satisfies (nothing required, `null` accepted below the root, extra properties allowed, no formats, patterns or enums, cut below `outputSchemaDepth`), so a response that drifts from the spec is never reported as an error. `strict`: the spec's schema as written, for object results only, and a 2xx body that does not match it comes back as an error. `none`: no output schema and no `structuredContent`. Overridable per operation.","enum":["lenient","strict","none"],"default":"lenient"},"outputSchemaDepth":{"description":"How deep lenient output schemas describe a result at most (the result object's own properties, or a listed object's, are depth 1); deeper values are typed only, e.g. `{type: object}`. A schema that would be larger than `outputSchemaMaxBytes` is described less deep. Defaults to 2.","type":"integer","minimum":1,"maximum":8,"default":2},"outputSchemaMaxBytes":{"description":"Largest output schema, in bytes of JSON, a tool publishes; a larger one is dropped (the tool then returns its result as text only) with a build warning naming the tool. Defaults to 768.","type":"integer","minimum":0,"default":768},"inputSchemaMaxBytes":{"description":"Size a tool's input schema is slimmed towards, in bytes of JSON. A larger schema first loses the descriptions of nested properties, then is cut from the deepest level up: a cut subtree is published (and validated) as its type only, e.g. `{type: object}`, and the API checks the rest. Arguments themselves are never removed. Defaults to 4096.","type":"integer","minimum":1024,"default":4096},"maxArgumentDescriptionLength":{"description":"Longest description of an argument (a parameter, or a property of the request body), in characters; markdown links are reduced to their text, and longer ones are cut at a sentence or word boundary. Defaults to 160.","type":"integer","minimum":20,"default":160},"budget":{"description":"Limits on the tool surface the server publishes. Over a limit the build fails, naming the largest tools and what to do about each.","type":"object","additionalProperties":false,"properties":{"maxListBytes":{"description":"Largest `tools/list` answer, in bytes (UTF-8 length of the JSON of the `tools` array). Defaults to 10485760, the most the MCP SDK's stdio transport reads in one message; the build warns above a quarter of it.","type":"integer","minimum":1,"default":10485760},"maxTools":{"description":"Most tools the server may publish. No limit by default.","type":"integer","minimum":1},"maxTokens":{"description":"Most tokens (o200k tokenizer) the `tools` array of `tools/list` may take. No limit by default; setting it makes every build count tokens.","type":"integer","minimum":1},"presets":{"description":"Limits per concern preset (a key of `concernPresets`): the same limits, on the tools a client that selected the preset lists. Over a limit the build fails, naming the preset's largest tools and the cheapest ways to get under.","type":"object","additionalProperties":{"type":"object","additionalProperties":false,"properties":{"maxListBytes":{"description":"Largest `tools/list` answer with this preset selected, in bytes. No limit by default (the server-wide `maxListBytes` always applies).","type":"integer","minimum":1},"maxTools":{"description":"Most tools listed with this preset selected.","type":"integer","minimum":1},"maxTokens":{"description":"Most tokens (o200k) of the `tools` array with this preset selected; setting it makes every build count tokens.","type":"integer","minimum":1}}}}}},"results":{"description":"How tool results are made to fit the model's context: a token budget, compaction of JSON results, and an optional projection argument. Each key can be changed per operation in `overrides`.","type":"object","additionalProperties":false,"properties":{"maxTokens":{"description":"Largest tool result, in o200k tokens; each of its text and its `structuredContent` must fit. Over it, a list is cut at an item boundary and an object by its largest fields, and the result says what was left out and how to get the rest. Claude Code refuses MCP tool results over 25,000 tokens and moves results over 50,000 characters to a file. Defaults to 8000.","type":"integer","minimum":256,"default":8000},"compact":{"description":"Compact JSON results: drop `null`s, empty arrays and objects and the keys `omit` names, and shorten strings longer than `maxStringChars`. On by default.","type":"boolean","default":true},"omit":{"description":"Keys compaction drops wherever they appear in a result, as names or patterns in which `*` matches any run of characters (`*_url` drops `html_url` and `avatar_url`). The default drops the link and id noise of hypermedia APIs: links the model can rebuild or does not need, GitHub's `node_id` and `gravatar_id`, HAL's `_links`. `[]` keeps every key.","type":"array","items":{"type":"string","minLength":1},"uniqueItems":true,"default":["*_url","url","node_id","_links","gravatar_id"]},"maxStringChars":{"description":"Longest string compaction keeps whole, in characters; a longer one is cut and marked with how much was left out. Defaults to 1000.","type":"integer","minimum":64,"default":1000},"projection":{"description":"Give tools whose results can be JSON an optional `fields` argument: a JMESPath expression the server applies to the response, so the model can ask for only what it needs. Named `result_fields` when the tool already has a `fields` argument. Off by default.","type":"boolean","default":false},"presets":{"description":"Result settings per concern preset (a key of `concernPresets`), for the requests whose active preset it is: only the keys given change, over the settings above; a tool's own `overrides.<op>.results` still win.","type":"object","additionalProperties":{"type":"object","additionalProperties":false,"properties":{"maxTokens":{"description":"Largest tool result with this preset active, in o200k tokens; each of its text and its `structuredContent` must fit.","type":"integer","minimum":256},"compact":{"description":"Compact JSON results with this preset active (drop `null`s, empty values and `omit` keys; shorten long strings).","type":"boolean"},"omit":{"description":"Keys compaction drops with this preset active, instead of the top-level `omit` (`*` matches any run of characters; `[]` keeps every key).","type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"maxStringChars":{"description":"Longest string compaction keeps whole with this preset active, in characters.","type":"integer","minimum":64}}}}}},"uploads":{"description":"File uploads (multipart file fields and binary request bodies). A file argument is always accepted as base64 content; with `localFiles: true` it may also be `{ path }` of a file the server reads itself.","type":"object","additionalProperties":false,"properties":{"localFiles":{"description":"Let file arguments name a local file (`{ path, filename?, contentType? }`) instead of carrying its content. Off by default: a model could otherwise ask the server to send any readable file to the API.","type":"boolean","default":false},"root":{"description":"Directory local files must be inside (symlinks resolved), relative to the server's working directory at run time; `<ENV_PREFIX>_UPLOAD_ROOT` overrides it. Defaults to `.`.","type":"string","minLength":1,"default":"."}}},"include":{"description":"Which operations become tools. An operation is included when it matches at least one selector. Omit to include every operation.","type":"array","items":{"$ref":"#/$defs/selector"}},"exclude":{"description":"Operations to leave out. An operation matching any selector here is excluded, even when `include` selects it (exclude wins).","type":"array","items":{"$ref":"#/$defs/selector"}},"overrides":{"description":"Per-operation changes, keyed by operationId or by `METHOD /path` (e.g. `GET /pets/{petId}`).","type":"object","additionalProperties":{"$ref":"#/$defs/override"}},"auth":{"description":"Credentials for the API's security schemes: maps a scheme name (from `components.securitySchemes`, or `securityDefinitions` in Swagger 2.0) to the environment variables the generated server reads the secrets from at run time. Only variable names go here, never secrets. A scheme that is not listed reads `<ENV_PREFIX>_<SCHEME>_API_KEY` (apiKey), `_TOKEN` (http bearer; oauth2 flows other than client credentials, openIdConnect), `_USERNAME` and `_PASSWORD` (http basic), or `_CLIENT_ID` and `_CLIENT_SECRET` (oauth2 client credentials), where `<SCHEME>` is the scheme name upper-cased with non-alphanumerics replaced by `_`.","type":"object","additionalProperties":{"$ref":"#/$defs/authScheme"}},"extraTools":{"description":"Tools implemented by your own TypeScript functions instead of an API operation, served beside the operation tools. Arguments are validated against `inputSchema` before the handler runs; a thrown error becomes an `isError` result.","type":"array","items":{"$ref":"#/$defs/extraTool"}},"preprocessors":{"description":"Preprocessors: your TypeScript functions a host runs on each user input before the model sees it, to gather context. They are not tools: they never appear in `tools/list` and `tools/call` refuses them. The server serves them on `preprocessors/list` and `preprocessors/run`, advertised in `capabilities.experimental.preprocessors`, and through the `with_context` prompt for hosts that speak only standard MCP.","type":"array","items":{"$ref":"#/$defs/preprocessor"}},"prompts":{"description":"Prompts (user-invoked message templates) the server offers. Message texts are Handlebars templates over the prompt's arguments, checked when the project is built.","type":"array","items":{"$ref":"#/$defs/prompt"}},"resources":{"description":"Resources with a fixed URI: static `text`, a `file` embedded at build time, or a `handler` that produces the content when it is read.","type":"array","items":{"$ref":"#/$defs/resource"}},"resourceTemplates":{"description":"Families of resources named by an RFC 6570 URI template (e.g. `pets://{petId}`), read by a handler that receives the template's variables.","type":"array","items":{"$ref":"#/$defs/resourceTemplate"}},"concerns":{"description":"Concerns clients can filter the server's tools, prompts, resources and resource templates by, e.g. `risk: [low, high]`. Published in `capabilities.experimental.concerns`.","type":"array","items":{"$ref":"#/$defs/concern"}},"concernMappings":{"description":"Which concern values each primitive matches, per kind: tools by final tool name, prompts by name, resources by URI, resource templates by URI template. A primitive or concern that is not mapped matches every value.","type":"object","additionalProperties":false,"properties":{"tools":{"description":"Tool name (operation or extra tool) ⇒ concern values.","$ref":"#/$defs/concernMappingTable"},"prompts":{"description":"Prompt name ⇒ concern values.","$ref":"#/$defs/concernMappingTable"},"resources":{"description":"Resource URI ⇒ concern values.","$ref":"#/$defs/concernMappingTable"},"resourceTemplates":{"description":"Resource URI template ⇒ concern values.","$ref":"#/$defs/concernMappingTable"}}},"concernPresets":{"description":"Named sets of concern preferences a client can select with `concerns/update { preset }` (or in the initialized notification), e.g. `cautious: { risk: low }`.","type":"object","additionalProperties":{"$ref":"#/$defs/concernPreferences"}},"discovery":{"description":"How clients find the tools. `list` (default): `tools/list` lists every tool (those the client's concern preferences show). `search`: it lists `search_tools` (ranked by a full-text index built at build time over names, descriptions, tags and arguments), `describe_tool` and `call_tool` (plus `persist_justification` when gates exist), for APIs too big for any context; every tool is still validated and run by the same code, concerns and gates included. The object form chooses per concern preset: `{ mode: list, presets: { everything: search } }`; `mode` applies when the client selected no preset (and to presets not named), `presets` names presets of `concernPresets` whose mode differs. The index (and `minisearch`) ships whenever any preset or the default is `search`.","anyOf":[{"enum":["list","search"]},{"type":"object","properties":{"mode":{"description":"The mode when the client selected no concern preset, and of every preset `presets` does not name.","enum":["list","search"],"default":"list"},"presets":{"description":"Concern preset name (a key of `concernPresets`) ⇒ its mode, when it differs from `mode`.","type":"object","additionalProperties":{"enum":["list","search"]}}},"additionalProperties":false}],"default":"list"},"exposeInMeta":{"description":"Publish each primitive's concern mapping in its list entry as `_meta.concerns`, for concern-aware clients and debugging. Defaults to false.","type":"boolean","default":false},"enforce":{"description":"Refuse calls, `prompts/get` and `resources/read` of primitives the session's concern preferences filter out (JSON-RPC error -32602). Defaults to false: filtering then only shapes the lists.","type":"boolean","default":false},"reflection":{"description":"The reflection gate: tools that run only once the model has justified the call. Each gate has a prompt; its answer, a JSON justification, is validated and stored under `storeDir`, keyed by the gate's domain, prompt template and prompt arguments, so the same decision is justified once. With a client that supports MCP sampling the server asks the client's model itself inside the tool call; otherwise the call returns a hint and the host uses `prompts/get` and the `persist_justification` tool, then retries.","$ref":"#/$defs/reflection"},"policy":{"description":"The policy layer: an audit trail of every call, access control per client identity, and per-tool limits. Decided at build time where it can be: access rules are resolved to the exact primitives they match.","$ref":"#/$defs/policy"}},"$defs":{"stringOrList":{"description":"One value or a list of values; a list matches when any value matches.","anyOf":[{"type":"string","minLength":1},{"type":"array","items":{"type":"string","minLength":1},"minItems":1}]},"selector":{"description":"Matches operations. Every field given must match (AND); a field with a list matches when any of its values does (OR).","type":"object","additionalProperties":false,"minProperties":1,"properties":{"tag":{"description":"Tag name(s) the operation carries.","$ref":"#/$defs/stringOrList"},"operationId":{"description":"operationId(s) of the operation.","$ref":"#/$defs/stringOrList"},"path":{"description":"Path glob(s) over the path template, e.g. `/pets/**` or `/store/*`: `*` matches within one segment, `**` across segments. Braces are literal, so `/pets/{petId}` matches that template.","$ref":"#/$defs/stringOrList"},"method":{"description":"HTTP method(s), lower case.","anyOf":[{"$ref":"#/$defs/method"},{"type":"array","items":{"$ref":"#/$defs/method"},"minItems":1}]},"deprecated":{"description":"Matches operations by their `deprecated` flag: `exclude: [{ deprecated: true }]` leaves deprecated operations out.","type":"boolean"}}},"method":{"description":"An HTTP method, lower case.","enum":["get","put","post","delete","options","head","patch","trace"]},"override":{"description":"Changes to the tool generated from one operation.","type":"object","additionalProperties":false,"properties":{"name":{"description":"Tool name to use instead of the derived one. Must be a legal MCP tool name (`[A-Za-z0-9_.-]`) no longer than `maxToolNameLength`, and unique.","type":"string","pattern":"^[A-Za-z0-9_.-]+$","maxLength":128},"outputSchemas":{"description":"`lenient`, `strict` or `none` for this tool, instead of the top-level `outputSchemas`.","enum":["lenient","strict","none"]},"title":{"description":"Human-readable title shown by clients (defaults to the operation's summary).","type":"string"},"description":{"description":"Tool description to use instead of the operation's summary and description.","type":"string"},"annotations":{"description":"Tool annotations, merged over the derived ones (GET ⇒ readOnlyHint, DELETE ⇒ destructiveHint, PUT ⇒ idempotentHint).","type":"object","additionalProperties":false,"properties":{"title":{"description":"Display title.","type":"string"},"readOnlyHint":{"description":"The tool does not modify its environment.","type":"boolean"},"destructiveHint":{"description":"The tool may perform destructive updates.","type":"boolean"},"idempotentHint":{"description":"Repeated calls with the same arguments have no additional effect.","type":"boolean"},"openWorldHint":{"description":"The tool interacts with an open world of external entities.","type":"boolean"}}},"arguments":{"description":"Changes to the tool's arguments, keyed by the argument name as generated (a parameter's argument name such as `petId` or `query_id`, or `body` for the request body): hide an argument and fill it from a constant or an environment variable, give it a default, another description or another name.","type":"object","additionalProperties":{"$ref":"#/$defs/argumentOverride"}},"results":{"$ref":"#/$defs/resultsOverride"}}},"argumentOverride":{"description":"Changes to one argument of an operation tool. A hidden argument takes exactly one of `value` and `env` and nothing else; `default`, `description` and `name` apply to arguments the model sees.","type":"object","additionalProperties":false,"properties":{"hidden":{"description":"Leave the argument out of the tool's input schema and `Args` type: the model never sees it, and the server sends `value` or the value of `env` on every call.","type":"boolean"},"value":{"description":"The constant (any JSON value) the server sends for a hidden argument."},"env":{"description":"Environment variable the server reads a hidden argument's value from at start-up. The value is treated like a credential: it never appears in generated files, error texts or logs; while it is unset, calls of the tool fail with a message naming the variable.","$ref":"#/$defs/envName"},"default":{"description":"Value the server sends when the model leaves the argument out (any JSON value). Published as the argument schema's `default`; the argument is then no longer required."},"description":{"description":"Description of the argument to publish instead of the spec's.","type":"string"},"name":{"description":"Name the model sees for the argument instead of the generated one; the request still uses the parameter's own name. Must be unique within the tool, letters, digits, `_`, `.` and `-`, at most 64 characters.","type":"string","pattern":"^[A-Za-z0-9_.-]{1,64}$"}}},"resultsOverride":{"description":"Result settings for this tool, over the top-level `results`: only the keys given change.","type":"object","additionalProperties":false,"properties":{"maxTokens":{"description":"Largest tool result, in o200k tokens; each of its text and its `structuredContent` must fit. Over it, a list is cut at an item boundary and an object by its largest fields, and the result says what was left out and how to get the rest. Claude Code refuses MCP tool results over 25,000 tokens and moves results over 50,000 characters to a file.","type":"integer","minimum":256},"compact":{"description":"Compact JSON results: drop `null`s, empty arrays and objects and the keys `omit` names, and shorten strings longer than `maxStringChars`.","type":"boolean"},"omit":{"description":"Keys compaction drops for this tool, instead of the top-level `omit` (`*` matches any run of characters; `[]` keeps every key).","type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"maxStringChars":{"description":"Longest string compaction keeps whole, in characters; a longer one is cut and marked with how much was left out.","type":"integer","minimum":64},"projection":{"description":"Give tools whose results can be JSON an optional `fields` argument: a JMESPath expression the server applies to the response, so the model can ask for only what it needs. Named `result_fields` when the tool already has a `fields` argument.","type":"boolean"}}},"authScheme":{"description":"Environment variables of one security scheme, and whether MCP clients bring their own credential over HTTP (`fromClient`). Which fields apply depends on the scheme's type; the others are errors. Omitted fields keep their default variable names.","type":"object","additionalProperties":false,"properties":{"env":{"description":"Variable holding the API key (apiKey schemes) or the token sent as `Authorization: Bearer` (http bearer; oauth2 without a client-credentials flow; openIdConnect).","$ref":"#/$defs/envName"},"username":{"description":"Variable holding the user name (http basic).","$ref":"#/$defs/envName"},"password":{"description":"Variable holding the password (http basic).","$ref":"#/$defs/envName"},"clientId":{"description":"Variable holding the OAuth client id (oauth2 client credentials).","$ref":"#/$defs/envName"},"clientSecret":{"description":"Variable holding the OAuth client secret (oauth2 client credentials).","$ref":"#/$defs/envName"},"tokenUrl":{"description":"Token endpoint to use instead of the spec's `tokenUrl` (oauth2 client credentials).","type":"string","pattern":"^https://[^\\s]+$"},"fromClient":{"description":"Over Streamable HTTP, take the credential from this header of each MCP request instead of the environment, so every MCP client uses its own (apiKey: the value; bearer: the value, a leading `Bearer ` dropped; basic: `Basic <base64>` or `user:password`). Over stdio the environment is used as before. Not for oauth2 schemes. `Authorization` carries the MCP client tokens when the server is given some, and the server then refuses to start.","type":"string","pattern":"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$"},"scopes":{"description":"Scopes to request with the token (oauth2 client credentials). Defaults to every scope the included operations require; `[]` requests none.","type":"array","items":{"type":"string","minLength":1},"uniqueItems":true}}},"envName":{"description":"Name of an environment variable: upper-case letters, digits and `_`, not starting with a digit.","type":"string","pattern":"^[A-Z_][A-Z0-9_]*$"},"handlerRef":{"description":"A TypeScript function of the generated project: `<file>#<export>`, the file relative to the project's `src/` folder (e.g. `handlers/pets.ts#summarizePets`). A file that does not exist yet is created by `mcpgen build` as a typed stub, once; mcpgen never overwrites it.","type":"string","pattern":"^(\\./)?[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*\\.ts#[A-Za-z_$][A-Za-z0-9_$]*$"},"jsonSchemaObject":{"description":"A JSON Schema (draft 2020-12) whose root is an object schema (`type: object`).","type":"object"},"extraTool":{"description":"A tool implemented by a handler function.","type":"object","additionalProperties":false,"required":["name","inputSchema","handler"],"properties":{"name":{"description":"Tool name: `[A-Za-z0-9_.-]`, at most `maxToolNameLength`, unique among all tools (operation tools included).","type":"string","pattern":"^[A-Za-z0-9_.-]+$","maxLength":128},"title":{"description":"Human-readable title shown by clients.","type":"string"},"description":{"description":"What the tool does, for the model.","type":"string"},"inputSchema":{"description":"JSON Schema of the arguments; the root must be `type: object`. The handler's argument type is generated from it.","$ref":"#/$defs/jsonSchemaObject"},"outputSchema":{"description":"JSON Schema of the structured result (root `type: object`). When given, the handler must return a matching object, which is sent as `structuredContent` too.","$ref":"#/$defs/jsonSchemaObject"},"annotations":{"description":"Tool annotations, merged over the derived ones (GET ⇒ readOnlyHint, DELETE ⇒ destructiveHint, PUT ⇒ idempotentHint).","type":"object","additionalProperties":false,"properties":{"title":{"description":"Display title.","type":"string"},"readOnlyHint":{"description":"The tool does not modify its environment.","type":"boolean"},"destructiveHint":{"description":"The tool may perform destructive updates.","type":"boolean"},"idempotentHint":{"description":"Repeated calls with the same arguments have no additional effect.","type":"boolean"},"openWorldHint":{"description":"The tool interacts with an open world of external entities.","type":"boolean"}}},"handler":{"description":"The function that runs the tool: `<file>#<export>`, relative to the generated project's `src/`. It receives the validated arguments and a context (`signal`, `log`).","$ref":"#/$defs/handlerRef"}}},"promptArgument":{"description":"One argument of a prompt (clients send argument values as strings).","type":"object","additionalProperties":false,"required":["name"],"properties":{"name":{"description":"Argument name, usable in templates as `{{name}}`.","type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$"},"description":{"description":"What the argument means.","type":"string"},"required":{"description":"Whether the client must send it; a missing required argument is an invalid-params error. Defaults to false.","type":"boolean","default":false}}},"promptMessage":{"description":"One message of a prompt.","type":"object","additionalProperties":false,"required":["text"],"properties":{"role":{"description":"Who says it. Defaults to `user`.","enum":["user","assistant"],"default":"user"},"text":{"description":"The message text: a Handlebars template over the prompt's arguments (`{{species}}`, `{{#if budget}}…{{/if}}`), rendered without HTML escaping.","type":"string"}}},"prompt":{"description":"A prompt: metadata, arguments and message templates.","type":"object","additionalProperties":false,"required":["name","messages"],"properties":{"name":{"description":"Prompt name, unique among prompts.","type":"string","pattern":"^[A-Za-z0-9_.-]+$","maxLength":128},"title":{"description":"Human-readable title shown by clients.","type":"string"},"description":{"description":"What the prompt is for.","type":"string"},"arguments":{"description":"The prompt's arguments.","type":"array","items":{"$ref":"#/$defs/promptArgument"}},"messages":{"description":"The messages the prompt returns, in order.","type":"array","items":{"$ref":"#/$defs/promptMessage"},"minItems":1}}},"resourceUri":{"description":"An absolute URI with a scheme, e.g. `petstore://docs/handbook`.","type":"string","pattern":"^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$"},"resource":{"description":"A resource with a fixed URI. Give exactly one of `text`, `file` and `handler`.","type":"object","additionalProperties":false,"required":["uri","name"],"properties":{"uri":{"description":"The resource URI, unique among resources.","$ref":"#/$defs/resourceUri"},"name":{"description":"Short name of the resource.","type":"string","minLength":1},"title":{"description":"Human-readable title shown by clients.","type":"string"},"description":{"description":"What the resource holds.","type":"string"},"mimeType":{"description":"MIME type of the content. For `file`, defaults to a guess from the file extension.","type":"string","pattern":"^[a-z]+/[A-Za-z0-9.+_-]+$"},"text":{"description":"Static text content.","type":"string"},"file":{"description":"A file embedded into the generated server at build time, relative to this manifest and inside its folder. Served as text when it is UTF-8 and its MIME type is textual, otherwise as a base64 blob.","type":"string","minLength":1},"handler":{"description":"A function producing the content when the resource is read: `<file>#<export>`, relative to the generated project's `src/`.","$ref":"#/$defs/handlerRef"}}},"resourceTemplate":{"description":"A family of resources named by an RFC 6570 URI template, read by a handler.","type":"object","additionalProperties":false,"required":["uriTemplate","name","handler"],"properties":{"uriTemplate":{"description":"RFC 6570 URI template, e.g. `petstore://species/{species}/care`; unique among templates.","type":"string","pattern":"^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$"},"name":{"description":"Short name of the template.","type":"string","minLength":1},"title":{"description":"Human-readable title shown by clients.","type":"string"},"description":{"description":"What the resources hold.","type":"string"},"mimeType":{"description":"MIME type of the content.","type":"string","pattern":"^[a-z]+/[A-Za-z0-9.+_-]+$"},"handler":{"description":"The function that reads a resource: `<file>#<export>`, relative to the generated project's `src/`; it receives the URI and the template's variables.","$ref":"#/$defs/handlerRef"}}},"concern":{"description":"A concern clients may set a preference for.","type":"object","additionalProperties":false,"required":["name","values"],"properties":{"name":{"description":"Concern name, unique.","type":"string","pattern":"^[A-Za-z][A-Za-z0-9_.-]*$"},"description":{"description":"What the concern means, for hosts to show users.","type":"string"},"values":{"description":"The values a client may choose from.","type":"array","items":{"type":"string","minLength":1},"minItems":1,"uniqueItems":true},"default":{"description":"Suggested value, published to clients. It is not applied to filtering: a client that sets nothing sees everything.","type":"string","minLength":1}}},"concernMappingTable":{"description":"Primitive id ⇒ the concern values it matches.","type":"object","additionalProperties":{"$ref":"#/$defs/concernMapping"}},"concernMapping":{"description":"Concern name ⇒ the value (or values) the primitive matches. Concerns not named here match every value.","type":"object","additionalProperties":{"$ref":"#/$defs/stringOrList"}},"concernPreferences":{"description":"Concern name ⇒ chosen value.","type":"object","additionalProperties":{"type":"string","minLength":1}},"preprocessor":{"description":"A preprocessor: a handler that gets the user input and returns context for it.","type":"object","additionalProperties":false,"required":["name","handler"],"properties":{"name":{"description":"Preprocessor name: `[A-Za-z0-9_.-]`, unique among preprocessors and not the name of a tool.","type":"string","pattern":"^[A-Za-z0-9_.-]+$","maxLength":128},"title":{"description":"Human-readable title.","type":"string"},"description":{"description":"What context the preprocessor gathers (listed by `preprocessors/list`).","type":"string"},"handler":{"description":"The function that runs the preprocessor: `<file>#<export>`, relative to the generated project's `src/`. It receives `{ input }` (the user input) and a context (`signal`, `log`) and returns text, any JSON value, or a `CallToolResult`-like `{ content }`.","$ref":"#/$defs/handlerRef"},"after":{"description":"Names of preprocessors that must run before this one. `after` orders runs; it does not pass one output to another. Cycles are errors.","type":"array","items":{"type":"string"}},"timeoutMs":{"description":"Milliseconds the preprocessor may take before it is cut off (its signal is aborted and its block has status `timeout`). Defaults to 10000.","type":"integer","minimum":1,"maximum":600000},"onError":{"description":"What an error or timeout does: `skip` (default) records the failed block and runs the rest; `fail` stops the run and reports it as failed.","enum":["skip","fail"]}}},"reflection":{"description":"Reflection gate settings.","type":"object","additionalProperties":false,"properties":{"storeDir":{"description":"Directory of the stored justifications (`<storeDir>/<domain>/<hash>.json`), relative to the server's working directory; `<ENV_PREFIX>_REFLECTION_DIR` overrides it at run time.","type":"string","minLength":1,"default":".preflight/justifications"},"mode":{"description":"`auto` (default): ask the client's model through MCP sampling when the client supports it, else return the hint for the host flow; `sampling`: only sampling (a client without it cannot run gated tools); `host`: only the hint and `persist_justification`.","enum":["auto","sampling","host"],"default":"auto"},"scope":{"description":"`domain` (default): a justification is shared by every tool whose gate has the same domain, prompt and prompt arguments; `tool`: each tool needs its own. A gate's own `scope` wins.","$ref":"#/$defs/reflectionScope"},"domains":{"description":"The declared domains (directory names under `storeDir`: `[A-Za-z0-9_.-]`, at most 64 characters). Every gate's domain must be one of them; `persist_justification` accepts only these. Defaults to the domains the gates use.","type":"array","items":{"type":"string","pattern":"^(?!\\.{1,2}$)[A-Za-z0-9_.-]{1,64}$"}},"justificationSchema":{"description":"JSON Schema (root `type: object`) every justification must match. Defaults to the four keys `intent` (string), `alternatives` (list of strings), `choice` (string) and `confidence` (number 0–1), all required.","$ref":"#/$defs/jsonSchemaObject"},"maxJustificationBytes":{"description":"Largest justification accepted, in bytes of JSON. Defaults to 32768.","type":"integer","minimum":64,"maximum":1048576},"sampling":{"description":"Settings of the sampling requests sent to the client's model.","type":"object","additionalProperties":false,"properties":{"maxTokens":{"description":"`maxTokens` of each request. Defaults to 800.","type":"integer","minimum":1},"timeoutMs":{"description":"Milliseconds to wait for the client's answer. Defaults to 60000 (the SDK's request timeout).","type":"integer","minimum":1}}},"gates":{"description":"Gated tool (final tool name: an operation or extra tool) ⇒ its gate, or a list of gates satisfied one after another.","type":"object","additionalProperties":{"anyOf":[{"$ref":"#/$defs/reflectionGate"},{"type":"array","minItems":1,"items":{"$ref":"#/$defs/reflectionGate"}}]}}}},"reflectionScope":{"description":"How widely a justification is shared: `domain` or `tool`.","enum":["domain","tool"]},"reflectionGate":{"description":"One gate of a tool: the prompt the model answers, and the domain its justification is stored under.","type":"object","additionalProperties":false,"required":["domain","prompt","template"],"properties":{"domain":{"description":"Domain of the justification: one of `reflection.domains`.","type":"string","pattern":"^(?!\\.{1,2}$)[A-Za-z0-9_.-]{1,64}$"},"prompt":{"description":"Name under which `prompts/get` serves the gate's prompt; gates that share a prompt name must share its template. Must not be the name of a manifest prompt.","type":"string","pattern":"^[A-Za-z0-9_.-]+$","maxLength":128},"description":{"description":"Description of the prompt in `prompts/list`.","type":"string"},"template":{"description":"The prompt text: a Handlebars template over the prompt arguments (`{{petId}}`). Its hash is part of the justification key, so editing it invalidates the stored justifications.","type":"string","minLength":1},"promptArgs":{"description":"Prompt argument ⇒ Handlebars template over the TOOL's arguments, e.g. `petId: \"{{petId}}\"` (`{{json body}}` renders a value as JSON). The rendered values are part of the key, normalised (trimmed, inner whitespace collapsed).","type":"object","additionalProperties":{"type":"string"}},"scope":{"description":"Overrides `reflection.scope` for this gate.","$ref":"#/$defs/reflectionScope"}}},"policy":{"description":"Audit trail, access control and limits.","type":"object","additionalProperties":false,"properties":{"audit":{"description":"Where audit events go: a JSON Lines file, stderr, or both.","$ref":"#/$defs/policyAudit"},"access":{"description":"Which clients may list and use which tools, prompts and resources.","$ref":"#/$defs/policyAccess"},"limits":{"description":"Per-tool limits: timeout of the whole call, concurrency, calls per minute, response size.","$ref":"#/$defs/policyLimits"}}},"policyAudit":{"description":"Audit trail settings. Set `file`, `stderr: true`, or both.","type":"object","additionalProperties":false,"properties":{"file":{"description":"JSON Lines file the events are appended to, relative to the server's working directory; `<ENV_PREFIX>_AUDIT_FILE` overrides it at run time.","type":"string","minLength":1},"stderr":{"description":"Also (or only) write each event as one line to stderr.","type":"boolean","default":false},"redact":{"description":"Argument field names whose values are replaced by \"[redacted]\" at any depth (case-insensitive); secrets always are.","type":"array","items":{"type":"string","minLength":1}},"chain":{"description":"Each line carries the SHA-256 of the previous line, so an edited line breaks the chain (the generated `verify-audit` script finds it). Needs `file`.","type":"boolean","default":false},"onWriteError":{"description":"`fail` (default): a call whose `tool.invoked` event cannot be written is refused before it runs (-32603); `continue`: the call goes on and the failure is logged. A terminal event that cannot be written never turns a call that ran into an error: it is logged and the result returned.","enum":["fail","continue"],"default":"fail"}}},"policyAccess":{"description":"Access control: a primitive is allowed for a client when an allow rule for that client matches it and no deny rule does; `default` decides when no rule matches.","type":"object","additionalProperties":false,"properties":{"default":{"description":"What a client may use when no rule for it matches a primitive.","enum":["allow","deny"],"default":"allow"},"rules":{"description":"Access rules; deny wins over allow.","type":"array","items":{"$ref":"#/$defs/policyRule"}}}},"policyRule":{"description":"One access rule: the clients it applies to, and what it allows and/or denies them.","type":"object","additionalProperties":false,"required":["clients"],"properties":{"clients":{"description":"Client identities (from the HTTP tokens' `name=token`; on stdio `<ENV_PREFIX>_CLIENT`, else `local`): letters, digits and `._@-`; `*` is every client.","type":"array","items":{"type":"string","minLength":1},"minItems":1},"allow":{"description":"Primitives the clients may list and use.","$ref":"#/$defs/policySelector"},"deny":{"description":"Primitives the clients may not list or use (wins over every allow).","$ref":"#/$defs/policySelector"}}},"policySelector":{"description":"Matches primitives: every condition given must hold (AND); a list matches when any of its values does (OR). `{}` matches every primitive.","type":"object","additionalProperties":false,"properties":{"kinds":{"description":"Only primitives of these kinds (default: every kind).","type":"array","items":{"enum":["tools","prompts","resources","resourceTemplates"]},"minItems":1},"names":{"description":"Final names of tools and prompts, URIs of resources, URI templates of resource templates: exact, or picomatch globs (`*` does not cross `/`, `**` does; braces are literal).","$ref":"#/$defs/stringOrList"},"tags":{"description":"OpenAPI tags: matches operation tools with one of them (extra tools, prompts and resources have no tags).","$ref":"#/$defs/stringOrList"},"concerns":{"description":"Concern ⇒ value(s): matches primitives whose `concernMappings` entry for that concern lists one of the values. A primitive with no mapping for the concern does NOT match (access control fails closed).","type":"object","additionalProperties":{"$ref":"#/$defs/stringOrList"}},"annotations":{"description":"Tool annotation ⇒ boolean, e.g. `readOnlyHint: true`: matches tools whose annotation has that value (prompts and resources never match).","type":"object","additionalProperties":{"type":"boolean"}}}},"policyLimits":{"description":"Limits as a default and per tool.","type":"object","additionalProperties":false,"properties":{"default":{"description":"Limits of every tool no `tools` entry matches.","$ref":"#/$defs/toolLimits"},"tools":{"description":"Tool name or picomatch glob ⇒ its limits; the first entry (in manifest order) that matches a tool wins, fields it leaves out come from `default`.","type":"object","additionalProperties":{"$ref":"#/$defs/toolLimits"}}}},"toolLimits":{"description":"Limits of a tool (all optional).","type":"object","additionalProperties":false,"properties":{"timeoutMs":{"description":"Bound on the whole logical call (gate, sampling and the upstream request included), ms; the lower of this and `timeoutMs` applies to the upstream request.","type":"integer","minimum":1},"maxConcurrent":{"description":"Most calls of the tool running at once (over all clients of this server process).","type":"integer","minimum":1},"perMinute":{"description":"Most calls started in any 60 s, per client identity and over all clients.","type":"object","additionalProperties":false,"properties":{"client":{"description":"Per client identity.","type":"integer","minimum":1},"overall":{"description":"Over all clients.","type":"integer","minimum":1}}},"maxResponseBytes":{"description":"Largest response body passed back for this tool (bytes); the lower of this and `maxResponseBytes` wins.","type":"integer","minimum":1}}}}};
+const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://mcpgen.dev/schemas/manifest.schema.json","title":"mcpgen manifest","description":"The mcpgen manifest (mcpgen.yaml): which OpenAPI description to compile into an MCP server, which of its operations become tools, and how. Point your editor at this file with `# yaml-language-server: $schema=<path>/manifest.schema.json`.","type":"object","additionalProperties":false,"required":["name","openapi"],"properties":{"$schema":{"description":"Optional pointer to this schema, for editors that read `$schema` from the document.","type":"string"},"name":{"description":"Name of the generated server: its npm package name, its bin name and the `serverInfo.name` it reports. Lower case letters, digits, `-`, `_` and `.`; starts with a letter or digit.","type":"string","pattern":"^[a-z0-9][a-z0-9._-]*$","maxLength":214},"version":{"description":"Version of the generated server (`serverInfo.version`, package.json `version`). Defaults to 0.1.0.","type":"string","pattern":"^(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)(?:-[0-9A-Za-z.-]+)?(?:\\+[0-9A-Za-z.-]+)?$","default":"0.1.0"},"description":{"description":"What the server is for. Sent to clients as the server's `instructions` and written into the generated README and package.json.","type":"string","maxLength":4000},"package":{"description":"How the generated project is published: its package.json (npm) and its MCP Bundle manifest (manifest.json). The project is publishable unless `private` is true.","type":"object","additionalProperties":false,"properties":{"private":{"description":"Write `\"private\": true` into the generated package.json, so that `npm publish` refuses the package. Defaults to false: the package can be published.","type":"boolean","default":false},"author":{"description":"Author of the package, e.g. `Jane Doe <jane@example.com>`: package.json `author`, and the MCP Bundle's `author.name` (which defaults to the server's name).","type":"string","minLength":1,"maxLength":200},"license":{"description":"SPDX license expression of the generated package (package.json and MCP Bundle `license`), e.g. `MIT`.","type":"string","pattern":"^[A-Za-z0-9.+() -]+$","maxLength":200},"repository":{"description":"URL of the source repository (package.json and MCP Bundle `repository`), e.g. `https://github.com/acme/petstore-mcp`.","type":"string","pattern":"^https?://[^\\s]+$","maxLength":2000},"dependencies":{"description":"Runtime dependencies of the generated project, merged into its package.json `dependencies`: package name to version range, e.g. `{ date-fns: \"^4.1.0\" }`. For handler code that imports a library. A package the generated project already declares cannot be named here.","type":"object","propertyNames":{"pattern":"^(@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*$","maxLength":214},"additionalProperties":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[^\\s\\x00-\\x1f]+( [^\\s\\x00-\\x1f]+)*$"},"maxProperties":200},"devDependencies":{"description":"Development dependencies of the generated project, merged into its package.json `devDependencies`: package name to version range, e.g. `{ date-fns: \"^4.1.0\" }`. For handler code that imports a library. A package the generated project already declares cannot be named here.","type":"object","propertyNames":{"pattern":"^(@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*$","maxLength":214},"additionalProperties":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[^\\s\\x00-\\x1f]+( [^\\s\\x00-\\x1f]+)*$"},"maxProperties":200}}},"openapi":{"description":"Path of the OpenAPI description (Swagger 2.0, OpenAPI 3.0 or 3.1; YAML or JSON), relative to this manifest.","type":"string","minLength":1},"output":{"description":"Directory the generated project is written to, relative to this manifest. `mcpgen build --out` overrides it. Defaults to `./server`.","type":"string","minLength":1,"default":"./server"},"baseUrl":{"description":"Base URL of the API the generated server calls: an absolute http(s) URL, or a local unix socket as `unix:<socket path>[:<base path>]` (e.g. `unix:/var/run/docker.sock:/v1.43`; `unix:///var/run/docker.sock` works too, and a `:` inside the socket path is written `%3A`). Overrides the spec's `servers`/`host`. Still overridable at run time with the `<ENV_PREFIX>_BASE_URL` environment variable.","type":"string","pattern":"^(https?://|unix:/)[^\\s]+$"},"envPrefix":{"description":"Prefix of the environment variables the generated server reads (`<PREFIX>_BASE_URL`, `<PREFIX>_TIMEOUT_MS`, …). Defaults to the upper-cased `name` with non-alphanumerics replaced by `_`.","type":"string","pattern":"^[A-Z][A-Z0-9_]*$"},"allowRemoteRefs":{"description":"URL prefixes from which remote `$ref`s may be fetched while loading the spec (e.g. `https://schemas.example.com/`). Remote references are refused unless they start with one of these.","type":"array","items":{"type":"string","pattern":"^https?://"},"uniqueItems":true},"maxToolNameLength":{"description":"Longest tool name to emit, 1–128. Defaults to 64. Lower it to leave room for client prefixes such as `mcp__server__` (Claude Code counts the whole prefixed name against 64).","type":"integer","minimum":1,"maximum":128,"default":64},"maxDescriptionLength":{"description":"Longest tool description to emit, in characters; longer descriptions are cut at a sentence or word boundary and end in `…`. Defaults to 1024.","type":"integer","minimum":64,"maximum":100000,"default":1024},"timeoutMs":{"description":"Default timeout of one API request in milliseconds (overridable at run time with `<ENV_PREFIX>_TIMEOUT_MS`). Defaults to 30000.","type":"integer","minimum":1,"maximum":600000,"default":30000},"maxResponseBytes":{"description":"Largest API response body, in bytes, passed back to the model; longer bodies are truncated with a note giving the original size. Defaults to 1000000.","type":"integer","minimum":1024,"default":1000000},"maxInFlightBytes":{"description":"Most bytes of API response bodies the generated server holds at once, over all calls in flight (overridable at run time with `<ENV_PREFIX>_MAX_IN_FLIGHT_BYTES`): a call is refused with an error result when the bodies held leave no room for one more of `maxResponseBytes`, or when its body would exceed the limit while it is read. It bounds the server's memory under many concurrent calls against slow, huge or compressed responses. At least `maxResponseBytes`. Defaults to 67108864 (64 MiB).","type":"integer","minimum":1024,"default":67108864},"outputSchemas":{"description":"How tools publish the shape of their 2xx results. `lenient` (default): a slim output schema every plausible body satisfies (nothing required, `null` accepted below the root, extra properties allowed, no formats, patterns or enums, cut below `outputSchemaDepth`), so a response that drifts from the spec is never reported as an error. `strict`: the spec's schema as written, for object results only, and a 2xx body that does not match it comes back as an error. `none`: no output schema and no `structuredContent`. Overridable per operation.","enum":["lenient","strict","none"],"default":"lenient"},"outputSchemaDepth":{"description":"How deep lenient output schemas describe a result at most (the result object's own properties, or a listed object's, are depth 1); deeper values are typed only, e.g. `{type: object}`. A schema that would be larger than `outputSchemaMaxBytes` is described less deep. Defaults to 2.","type":"integer","minimum":1,"maximum":8,"default":2},"outputSchemaMaxBytes":{"description":"Largest output schema, in bytes of JSON, a tool publishes; a larger one is dropped (the tool then returns its result as text only) with a build warning naming the tool. Defaults to 768.","type":"integer","minimum":0,"default":768},"inputSchemaMaxBytes":{"description":"Size a tool's input schema is slimmed towards, in bytes of JSON. A larger schema first loses the descriptions of nested properties, then is cut from the deepest level up: a cut subtree is published (and validated) as its type only, e.g. `{type: object}`, and the API checks the rest. Arguments themselves are never removed. Defaults to 4096.","type":"integer","minimum":1024,"default":4096},"maxArgumentDescriptionLength":{"description":"Longest description of an argument (a parameter, or a property of the request body), in characters; markdown links are reduced to their text, and longer ones are cut at a sentence or word boundary. Defaults to 160.","type":"integer","minimum":20,"default":160},"budget":{"description":"Limits on the tool surface the server publishes. Over a limit the build fails, naming the largest tools and what to do about each.","type":"object","additionalProperties":false,"properties":{"maxListBytes":{"description":"Largest `tools/list` answer, in bytes (UTF-8 length of the JSON of the `tools` array). Defaults to 10485760, the most the MCP SDK's stdio transport reads in one message; the build warns above a quarter of it.","type":"integer","minimum":1,"default":10485760},"maxTools":{"description":"Most tools the server may publish. No limit by default.","type":"integer","minimum":1},"maxTokens":{"description":"Most tokens (o200k tokenizer) the `tools` array of `tools/list` may take. No limit by default; setting it makes every build count tokens.","type":"integer","minimum":1},"presets":{"description":"Limits per concern preset (a key of `concernPresets`): the same limits, on the tools a client that selected the preset lists. Over a limit the build fails, naming the preset's largest tools and the cheapest ways to get under.","type":"object","additionalProperties":{"type":"object","additionalProperties":false,"properties":{"maxListBytes":{"description":"Largest `tools/list` answer with this preset selected, in bytes. No limit by default (the server-wide `maxListBytes` always applies).","type":"integer","minimum":1},"maxTools":{"description":"Most tools listed with this preset selected.","type":"integer","minimum":1},"maxTokens":{"description":"Most tokens (o200k) of the `tools` array with this preset selected; setting it makes every build count tokens.","type":"integer","minimum":1}}}}}},"results":{"description":"How tool results are made to fit the model's context: a token budget, compaction of JSON results, and an optional projection argument. Each key can be changed per operation in `overrides`.","type":"object","additionalProperties":false,"properties":{"maxTokens":{"description":"Largest tool result, in o200k tokens; each of its text and its `structuredContent` must fit. Over it, a list is cut at an item boundary and an object by its largest fields, and the result says what was left out and how to get the rest. Claude Code refuses MCP tool results over 25,000 tokens and moves results over 50,000 characters to a file. Defaults to 8000.","type":"integer","minimum":256,"default":8000},"compact":{"description":"Compact JSON results: drop `null`s, empty arrays and objects and the keys `omit` names, and shorten strings longer than `maxStringChars`. On by default.","type":"boolean","default":true},"omit":{"description":"Keys compaction drops wherever they appear in a result, as names or patterns in which `*` matches any run of characters (`*_url` drops `html_url` and `avatar_url`). The default drops the link and id noise of hypermedia APIs: links the model can rebuild or does not need, GitHub's `node_id` and `gravatar_id`, HAL's `_links`. `[]` keeps every key.","type":"array","items":{"type":"string","minLength":1},"uniqueItems":true,"default":["*_url","url","node_id","_links","gravatar_id"]},"maxStringChars":{"description":"Longest string compaction keeps whole, in characters; a longer one is cut and marked with how much was left out. Defaults to 1000.","type":"integer","minimum":64,"default":1000},"projection":{"description":"Give tools whose results can be JSON an optional `fields` argument: a JMESPath expression the server applies to the response, so the model can ask for only what it needs. Named `result_fields` when the tool already has a `fields` argument. Off by default.","type":"boolean","default":false},"presets":{"description":"Result settings per concern preset (a key of `concernPresets`), for the requests whose active preset it is: only the keys given change, over the settings above; a tool's own `overrides.<op>.results` still win.","type":"object","additionalProperties":{"type":"object","additionalProperties":false,"properties":{"maxTokens":{"description":"Largest tool result with this preset active, in o200k tokens; each of its text and its `structuredContent` must fit.","type":"integer","minimum":256},"compact":{"description":"Compact JSON results with this preset active (drop `null`s, empty values and `omit` keys; shorten long strings).","type":"boolean"},"omit":{"description":"Keys compaction drops with this preset active, instead of the top-level `omit` (`*` matches any run of characters; `[]` keeps every key).","type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"maxStringChars":{"description":"Longest string compaction keeps whole with this preset active, in characters.","type":"integer","minimum":64}}}}}},"uploads":{"description":"File uploads (multipart file fields and binary request bodies). A file argument is always accepted as base64 content; with `localFiles: true` it may also be `{ path }` of a file the server reads itself.","type":"object","additionalProperties":false,"properties":{"localFiles":{"description":"Let file arguments name a local file (`{ path, filename?, contentType? }`) instead of carrying its content. Off by default: a model could otherwise ask the server to send any readable file to the API.","type":"boolean","default":false},"root":{"description":"Directory local files must be inside (symlinks resolved), relative to the server's working directory at run time; `<ENV_PREFIX>_UPLOAD_ROOT` overrides it. Defaults to `.`.","type":"string","minLength":1,"default":"."}}},"include":{"description":"Which operations become tools. An operation is included when it matches at least one selector. Omit to include every operation.","type":"array","items":{"$ref":"#/$defs/selector"}},"exclude":{"description":"Operations to leave out. An operation matching any selector here is excluded, even when `include` selects it (exclude wins).","type":"array","items":{"$ref":"#/$defs/selector"}},"overrides":{"description":"Per-operation changes, keyed by operationId or by `METHOD /path` (e.g. `GET /pets/{petId}`).","type":"object","additionalProperties":{"$ref":"#/$defs/override"}},"auth":{"description":"Credentials for the API's security schemes: maps a scheme name (from `components.securitySchemes`, or `securityDefinitions` in Swagger 2.0) to the environment variables the generated server reads the secrets from at run time. Only variable names go here, never secrets. A scheme that is not listed reads `<ENV_PREFIX>_<SCHEME>_API_KEY` (apiKey), `_TOKEN` (http bearer; oauth2 flows other than client credentials, openIdConnect), `_USERNAME` and `_PASSWORD` (http basic), or `_CLIENT_ID` and `_CLIENT_SECRET` (oauth2 client credentials), where `<SCHEME>` is the scheme name upper-cased with non-alphanumerics replaced by `_`.","type":"object","additionalProperties":{"$ref":"#/$defs/authScheme"}},"extraTools":{"description":"Tools implemented by your own TypeScript functions instead of an API operation, served beside the operation tools. Arguments are validated against `inputSchema` before the handler runs; a thrown error becomes an `isError` result.","type":"array","items":{"$ref":"#/$defs/extraTool"}},"preprocessors":{"description":"Preprocessors: your TypeScript functions a host runs on each user input before the model sees it, to gather context. They are not tools: they never appear in `tools/list` and `tools/call` refuses them. The server serves them on `preprocessors/list` and `preprocessors/run`, advertised in `capabilities.experimental.preprocessors`, and through the `with_context` prompt for hosts that speak only standard MCP.","type":"array","items":{"$ref":"#/$defs/preprocessor"}},"prompts":{"description":"Prompts (user-invoked message templates) the server offers. Message texts are Handlebars templates over the prompt's arguments, checked when the project is built.","type":"array","items":{"$ref":"#/$defs/prompt"}},"resources":{"description":"Resources with a fixed URI: static `text`, a `file` embedded at build time, or a `handler` that produces the content when it is read.","type":"array","items":{"$ref":"#/$defs/resource"}},"resourceTemplates":{"description":"Families of resources named by an RFC 6570 URI template (e.g. `pets://{petId}`), read by a handler that receives the template's variables.","type":"array","items":{"$ref":"#/$defs/resourceTemplate"}},"concerns":{"description":"Concerns clients can filter the server's tools, prompts, resources and resource templates by, e.g. `risk: [low, high]`. Published in `capabilities.experimental.concerns`.","type":"array","items":{"$ref":"#/$defs/concern"}},"concernMappings":{"description":"Which concern values each primitive matches, per kind: tools by final tool name, prompts by name, resources by URI, resource templates by URI template. A primitive or concern that is not mapped matches every value.","type":"object","additionalProperties":false,"properties":{"tools":{"description":"Tool name (operation or extra tool) ⇒ concern values.","$ref":"#/$defs/concernMappingTable"},"prompts":{"description":"Prompt name ⇒ concern values.","$ref":"#/$defs/concernMappingTable"},"resources":{"description":"Resource URI ⇒ concern values.","$ref":"#/$defs/concernMappingTable"},"resourceTemplates":{"description":"Resource URI template ⇒ concern values.","$ref":"#/$defs/concernMappingTable"}}},"concernPresets":{"description":"Named sets of concern preferences a client can select with `concerns/update { preset }` (or in the initialized notification), e.g. `cautious: { risk: low }`.","type":"object","additionalProperties":{"$ref":"#/$defs/concernPreferences"}},"discovery":{"description":"How clients find the tools. `list` (default): `tools/list` lists every tool (those the client's concern preferences show). `search`: it lists `search_tools` (ranked by a full-text index built at build time over names, descriptions, tags and arguments), `describe_tool` and `call_tool` (plus `persist_justification` when gates exist), for APIs too big for any context; every tool is still validated and run by the same code, concerns and gates included. The object form chooses per concern preset: `{ mode: list, presets: { everything: search } }`; `mode` applies when the client selected no preset (and to presets not named), `presets` names presets of `concernPresets` whose mode differs. The index (and `minisearch`) ships whenever any preset or the default is `search`.","anyOf":[{"enum":["list","search"]},{"type":"object","properties":{"mode":{"description":"The mode when the client selected no concern preset, and of every preset `presets` does not name.","enum":["list","search"],"default":"list"},"presets":{"description":"Concern preset name (a key of `concernPresets`) ⇒ its mode, when it differs from `mode`.","type":"object","additionalProperties":{"enum":["list","search"]}}},"additionalProperties":false}],"default":"list"},"exposeInMeta":{"description":"Publish each primitive's concern mapping in its list entry as `_meta.concerns`, for concern-aware clients and debugging. Defaults to false.","type":"boolean","default":false},"enforce":{"description":"Refuse calls, `prompts/get` and `resources/read` of primitives the session's concern preferences filter out (JSON-RPC error -32602). Defaults to false: filtering then only shapes the lists.","type":"boolean","default":false},"reflection":{"description":"The reflection gate: tools that run only once the model has justified the call. Each gate has a prompt; its answer, a JSON justification, is validated and stored under `storeDir`, keyed by the gate's domain, prompt template and prompt arguments, so the same decision is justified once. With a client that supports MCP sampling the server asks the client's model itself inside the tool call; otherwise the call returns a hint and the host uses `prompts/get` and the `persist_justification` tool, then retries.","$ref":"#/$defs/reflection"},"policy":{"description":"The policy layer: an audit trail of every call, access control per client identity, and per-tool limits. Decided at build time where it can be: access rules are resolved to the exact primitives they match.","$ref":"#/$defs/policy"},"diagnostics":{"description":"Acknowledge or escalate diagnostics by code: `off` silences a warning you have read and accepted, `warning` keeps the default, `error` makes a warning block the build. Errors cannot be lowered or silenced. E.g. `{ MCPGEN_AUTH_UNSUPPORTED_SCHEME: off }`.","type":"object","propertyNames":{"pattern":"^MCPGEN_[A-Z0-9_]+$"},"additionalProperties":{"enum":["off","warning","error"]}}},"$defs":{"stringOrList":{"description":"One value or a list of values; a list matches when any value matches.","anyOf":[{"type":"string","minLength":1},{"type":"array","items":{"type":"string","minLength":1},"minItems":1}]},"selector":{"description":"Matches operations. Every field given must match (AND); a field with a list matches when any of its values does (OR).","type":"object","additionalProperties":false,"minProperties":1,"properties":{"tag":{"description":"Tag name(s) the operation carries.","$ref":"#/$defs/stringOrList"},"operationId":{"description":"operationId(s) of the operation.","$ref":"#/$defs/stringOrList"},"path":{"description":"Path glob(s) over the path template, e.g. `/pets/**` or `/store/*`: `*` matches within one segment, `**` across segments. Braces are literal, so `/pets/{petId}` matches that template.","$ref":"#/$defs/stringOrList"},"method":{"description":"HTTP method(s), lower case.","anyOf":[{"$ref":"#/$defs/method"},{"type":"array","items":{"$ref":"#/$defs/method"},"minItems":1}]},"deprecated":{"description":"Matches operations by their `deprecated` flag: `exclude: [{ deprecated: true }]` leaves deprecated operations out.","type":"boolean"}}},"method":{"description":"An HTTP method, lower case.","enum":["get","put","post","delete","options","head","patch","trace"]},"override":{"description":"Changes to the tool generated from one operation.","type":"object","additionalProperties":false,"properties":{"name":{"description":"Tool name to use instead of the derived one. Must be a legal MCP tool name (`[A-Za-z0-9_.-]`) no longer than `maxToolNameLength`, and unique.","type":"string","pattern":"^[A-Za-z0-9_.-]+$","maxLength":128},"outputSchemas":{"description":"`lenient`, `strict` or `none` for this tool, instead of the top-level `outputSchemas`.","enum":["lenient","strict","none"]},"title":{"description":"Human-readable title shown by clients (defaults to the operation's summary).","type":"string"},"description":{"description":"Tool description to use instead of the operation's summary and description.","type":"string"},"annotations":{"description":"Tool annotations, merged over the derived ones (GET ⇒ readOnlyHint, DELETE ⇒ destructiveHint, PUT ⇒ idempotentHint).","type":"object","additionalProperties":false,"properties":{"title":{"description":"Display title.","type":"string"},"readOnlyHint":{"description":"The tool does not modify its environment.","type":"boolean"},"destructiveHint":{"description":"The tool may perform destructive updates.","type":"boolean"},"idempotentHint":{"description":"Repeated calls with the same arguments have no additional effect.","type":"boolean"},"openWorldHint":{"description":"The tool interacts with an open world of external entities.","type":"boolean"}}},"arguments":{"description":"Changes to the tool's arguments, keyed by the argument name as generated (a parameter's argument name such as `petId` or `query_id`, or `body` for the request body): hide an argument and fill it from a constant or an environment variable, give it a default, another description or another name.","type":"object","additionalProperties":{"$ref":"#/$defs/argumentOverride"}},"results":{"$ref":"#/$defs/resultsOverride"}}},"argumentOverride":{"description":"Changes to one argument of an operation tool. A hidden argument takes exactly one of `value` and `env` and nothing else; `default`, `description` and `name` apply to arguments the model sees.","type":"object","additionalProperties":false,"properties":{"hidden":{"description":"Leave the argument out of the tool's input schema and `Args` type: the model never sees it, and the server sends `value` or the value of `env` on every call.","type":"boolean"},"value":{"description":"The constant (any JSON value) the server sends for a hidden argument."},"env":{"description":"Environment variable the server reads a hidden argument's value from at start-up. The value is treated like a credential: it never appears in generated files, error texts or logs; while it is unset, calls of the tool fail with a message naming the variable.","$ref":"#/$defs/envName"},"default":{"description":"Value the server sends when the model leaves the argument out (any JSON value). Published as the argument schema's `default`; the argument is then no longer required."},"description":{"description":"Description of the argument to publish instead of the spec's.","type":"string"},"name":{"description":"Name the model sees for the argument instead of the generated one; the request still uses the parameter's own name. Must be unique within the tool, letters, digits, `_`, `.` and `-`, at most 64 characters.","type":"string","pattern":"^[A-Za-z0-9_.-]{1,64}$"}}},"resultsOverride":{"description":"Result settings for this tool, over the top-level `results`: only the keys given change.","type":"object","additionalProperties":false,"properties":{"maxTokens":{"description":"Largest tool result, in o200k tokens; each of its text and its `structuredContent` must fit. Over it, a list is cut at an item boundary and an object by its largest fields, and the result says what was left out and how to get the rest. Claude Code refuses MCP tool results over 25,000 tokens and moves results over 50,000 characters to a file.","type":"integer","minimum":256},"compact":{"description":"Compact JSON results: drop `null`s, empty arrays and objects and the keys `omit` names, and shorten strings longer than `maxStringChars`.","type":"boolean"},"omit":{"description":"Keys compaction drops for this tool, instead of the top-level `omit` (`*` matches any run of characters; `[]` keeps every key).","type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"maxStringChars":{"description":"Longest string compaction keeps whole, in characters; a longer one is cut and marked with how much was left out.","type":"integer","minimum":64},"projection":{"description":"Give tools whose results can be JSON an optional `fields` argument: a JMESPath expression the server applies to the response, so the model can ask for only what it needs. Named `result_fields` when the tool already has a `fields` argument.","type":"boolean"}}},"authScheme":{"description":"Environment variables of one security scheme, and whether MCP clients bring their own credential over HTTP (`fromClient`). Which fields apply depends on the scheme's type; the others are errors. Omitted fields keep their default variable names.","type":"object","additionalProperties":false,"properties":{"env":{"description":"Variable holding the API key (apiKey schemes) or the token sent as `Authorization: Bearer` (http bearer; oauth2 without a client-credentials flow; openIdConnect).","$ref":"#/$defs/envName"},"username":{"description":"Variable holding the user name (http basic).","$ref":"#/$defs/envName"},"password":{"description":"Variable holding the password (http basic).","$ref":"#/$defs/envName"},"clientId":{"description":"Variable holding the OAuth client id (oauth2 client credentials).","$ref":"#/$defs/envName"},"clientSecret":{"description":"Variable holding the OAuth client secret (oauth2 client credentials).","$ref":"#/$defs/envName"},"tokenUrl":{"description":"Token endpoint to use instead of the spec's `tokenUrl` (oauth2 client credentials).","type":"string","pattern":"^https://[^\\s]+$"},"fromClient":{"description":"Over Streamable HTTP, take the credential from this header of each MCP request instead of the environment, so every MCP client uses its own (apiKey: the value; bearer: the value, a leading `Bearer ` dropped; basic: `Basic <base64>` or `user:password`). Over stdio the environment is used as before. Not for oauth2 schemes. `Authorization` carries the MCP client tokens when the server is given some, and the server then refuses to start.","type":"string","pattern":"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$"},"scopes":{"description":"Scopes to request with the token (oauth2 client credentials). Defaults to every scope the included operations require; `[]` requests none.","type":"array","items":{"type":"string","minLength":1},"uniqueItems":true}}},"envName":{"description":"Name of an environment variable: upper-case letters, digits and `_`, not starting with a digit.","type":"string","pattern":"^[A-Z_][A-Z0-9_]*$"},"handlerRef":{"description":"A TypeScript function of the generated project: `<file>#<export>`, the file relative to the project's `src/` folder (e.g. `handlers/pets.ts#summarizePets`). A file that does not exist yet is created by `mcpgen build` as a typed stub, once; mcpgen never overwrites it.","type":"string","pattern":"^(\\./)?[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*\\.ts#[A-Za-z_$][A-Za-z0-9_$]*$"},"jsonSchemaObject":{"description":"A JSON Schema (draft 2020-12) whose root is an object schema (`type: object`).","type":"object"},"extraTool":{"description":"A tool implemented by a handler function.","type":"object","additionalProperties":false,"required":["name","inputSchema","handler"],"properties":{"name":{"description":"Tool name: `[A-Za-z0-9_.-]`, at most `maxToolNameLength`, unique among all tools (operation tools included).","type":"string","pattern":"^[A-Za-z0-9_.-]+$","maxLength":128},"title":{"description":"Human-readable title shown by clients.","type":"string"},"description":{"description":"What the tool does, for the model.","type":"string"},"inputSchema":{"description":"JSON Schema of the arguments; the root must be `type: object`. The handler's argument type is generated from it.","$ref":"#/$defs/jsonSchemaObject"},"outputSchema":{"description":"JSON Schema of the structured result (root `type: object`). When given, the handler must return a matching object, which is sent as `structuredContent` too.","$ref":"#/$defs/jsonSchemaObject"},"annotations":{"description":"Tool annotations, merged over the derived ones (GET ⇒ readOnlyHint, DELETE ⇒ destructiveHint, PUT ⇒ idempotentHint).","type":"object","additionalProperties":false,"properties":{"title":{"description":"Display title.","type":"string"},"readOnlyHint":{"description":"The tool does not modify its environment.","type":"boolean"},"destructiveHint":{"description":"The tool may perform destructive updates.","type":"boolean"},"idempotentHint":{"description":"Repeated calls with the same arguments have no additional effect.","type":"boolean"},"openWorldHint":{"description":"The tool interacts with an open world of external entities.","type":"boolean"}}},"handler":{"description":"The function that runs the tool: `<file>#<export>`, relative to the generated project's `src/`. It receives the validated arguments and a context (`signal`, `log`).","$ref":"#/$defs/handlerRef"}}},"promptArgument":{"description":"One argument of a prompt (clients send argument values as strings).","type":"object","additionalProperties":false,"required":["name"],"properties":{"name":{"description":"Argument name, usable in templates as `{{name}}`.","type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$"},"description":{"description":"What the argument means.","type":"string"},"required":{"description":"Whether the client must send it; a missing required argument is an invalid-params error. Defaults to false.","type":"boolean","default":false}}},"promptMessage":{"description":"One message of a prompt.","type":"object","additionalProperties":false,"required":["text"],"properties":{"role":{"description":"Who says it. Defaults to `user`.","enum":["user","assistant"],"default":"user"},"text":{"description":"The message text: a Handlebars template over the prompt's arguments (`{{species}}`, `{{#if budget}}…{{/if}}`), rendered without HTML escaping.","type":"string"}}},"prompt":{"description":"A prompt: metadata, arguments and message templates.","type":"object","additionalProperties":false,"required":["name","messages"],"properties":{"name":{"description":"Prompt name, unique among prompts.","type":"string","pattern":"^[A-Za-z0-9_.-]+$","maxLength":128},"title":{"description":"Human-readable title shown by clients.","type":"string"},"description":{"description":"What the prompt is for.","type":"string"},"arguments":{"description":"The prompt's arguments.","type":"array","items":{"$ref":"#/$defs/promptArgument"}},"messages":{"description":"The messages the prompt returns, in order.","type":"array","items":{"$ref":"#/$defs/promptMessage"},"minItems":1}}},"resourceUri":{"description":"An absolute URI with a scheme, e.g. `petstore://docs/handbook`.","type":"string","pattern":"^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$"},"resource":{"description":"A resource with a fixed URI. Give exactly one of `text`, `file` and `handler`.","type":"object","additionalProperties":false,"required":["uri","name"],"properties":{"uri":{"description":"The resource URI, unique among resources.","$ref":"#/$defs/resourceUri"},"name":{"description":"Short name of the resource.","type":"string","minLength":1},"title":{"description":"Human-readable title shown by clients.","type":"string"},"description":{"description":"What the resource holds.","type":"string"},"mimeType":{"description":"MIME type of the content. For `file`, defaults to a guess from the file extension.","type":"string","pattern":"^[a-z]+/[A-Za-z0-9.+_-]+$"},"text":{"description":"Static text content.","type":"string"},"file":{"description":"A file embedded into the generated server at build time, relative to this manifest and inside its folder. Served as text when it is UTF-8 and its MIME type is textual, otherwise as a base64 blob.","type":"string","minLength":1},"handler":{"description":"A function producing the content when the resource is read: `<file>#<export>`, relative to the generated project's `src/`.","$ref":"#/$defs/handlerRef"}}},"resourceTemplate":{"description":"A family of resources named by an RFC 6570 URI template, read by a handler.","type":"object","additionalProperties":false,"required":["uriTemplate","name","handler"],"properties":{"uriTemplate":{"description":"RFC 6570 URI template, e.g. `petstore://species/{species}/care`; unique among templates.","type":"string","pattern":"^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$"},"name":{"description":"Short name of the template.","type":"string","minLength":1},"title":{"description":"Human-readable title shown by clients.","type":"string"},"description":{"description":"What the resources hold.","type":"string"},"mimeType":{"description":"MIME type of the content.","type":"string","pattern":"^[a-z]+/[A-Za-z0-9.+_-]+$"},"handler":{"description":"The function that reads a resource: `<file>#<export>`, relative to the generated project's `src/`; it receives the URI and the template's variables.","$ref":"#/$defs/handlerRef"}}},"concern":{"description":"A concern clients may set a preference for.","type":"object","additionalProperties":false,"required":["name","values"],"properties":{"name":{"description":"Concern name, unique.","type":"string","pattern":"^[A-Za-z][A-Za-z0-9_.-]*$"},"description":{"description":"What the concern means, for hosts to show users.","type":"string"},"values":{"description":"The values a client may choose from.","type":"array","items":{"type":"string","minLength":1},"minItems":1,"uniqueItems":true},"default":{"description":"Suggested value, published to clients. It is not applied to filtering: a client that sets nothing sees everything.","type":"string","minLength":1}}},"concernMappingTable":{"description":"Primitive id ⇒ the concern values it matches.","type":"object","additionalProperties":{"$ref":"#/$defs/concernMapping"}},"concernMapping":{"description":"Concern name ⇒ the value (or values) the primitive matches. Concerns not named here match every value.","type":"object","additionalProperties":{"$ref":"#/$defs/stringOrList"}},"concernPreferences":{"description":"Concern name ⇒ chosen value.","type":"object","additionalProperties":{"type":"string","minLength":1}},"preprocessor":{"description":"A preprocessor: a handler that gets the user input and returns context for it.","type":"object","additionalProperties":false,"required":["name","handler"],"properties":{"name":{"description":"Preprocessor name: `[A-Za-z0-9_.-]`, unique among preprocessors and not the name of a tool.","type":"string","pattern":"^[A-Za-z0-9_.-]+$","maxLength":128},"title":{"description":"Human-readable title.","type":"string"},"description":{"description":"What context the preprocessor gathers (listed by `preprocessors/list`).","type":"string"},"handler":{"description":"The function that runs the preprocessor: `<file>#<export>`, relative to the generated project's `src/`. It receives `{ input }` (the user input) and a context (`signal`, `log`) and returns text, any JSON value, or a `CallToolResult`-like `{ content }`.","$ref":"#/$defs/handlerRef"},"after":{"description":"Names of preprocessors that must run before this one. `after` orders runs; it does not pass one output to another. Cycles are errors.","type":"array","items":{"type":"string"}},"timeoutMs":{"description":"Milliseconds the preprocessor may take before it is cut off (its signal is aborted and its block has status `timeout`). Defaults to 10000.","type":"integer","minimum":1,"maximum":600000},"onError":{"description":"What an error or timeout does: `skip` (default) records the failed block and runs the rest; `fail` stops the run and reports it as failed.","enum":["skip","fail"]}}},"reflection":{"description":"Reflection gate settings.","type":"object","additionalProperties":false,"properties":{"storeDir":{"description":"Directory of the stored justifications (`<storeDir>/<domain>/<hash>.json`), relative to the server's working directory; `<ENV_PREFIX>_REFLECTION_DIR` overrides it at run time.","type":"string","minLength":1,"default":".preflight/justifications"},"mode":{"description":"`auto` (default): ask the client's model through MCP sampling when the client supports it, else return the hint for the host flow; `sampling`: only sampling (a client without it cannot run gated tools); `host`: only the hint and `persist_justification`.","enum":["auto","sampling","host"],"default":"auto"},"scope":{"description":"`domain` (default): a justification is shared by every tool whose gate has the same domain, prompt and prompt arguments; `tool`: each tool needs its own. A gate's own `scope` wins.","$ref":"#/$defs/reflectionScope"},"domains":{"description":"The declared domains (directory names under `storeDir`: `[A-Za-z0-9_.-]`, at most 64 characters). Every gate's domain must be one of them; `persist_justification` accepts only these. Defaults to the domains the gates use.","type":"array","items":{"type":"string","pattern":"^(?!\\.{1,2}$)[A-Za-z0-9_.-]{1,64}$"}},"justificationSchema":{"description":"JSON Schema (root `type: object`) every justification must match. Defaults to the four keys `intent` (string), `alternatives` (list of strings), `choice` (string) and `confidence` (number 0–1), all required.","$ref":"#/$defs/jsonSchemaObject"},"maxJustificationBytes":{"description":"Largest justification accepted, in bytes of JSON. Defaults to 32768.","type":"integer","minimum":64,"maximum":1048576},"sampling":{"description":"Settings of the sampling requests sent to the client's model.","type":"object","additionalProperties":false,"properties":{"maxTokens":{"description":"`maxTokens` of each request. Defaults to 800.","type":"integer","minimum":1},"timeoutMs":{"description":"Milliseconds to wait for the client's answer. Defaults to 60000 (the SDK's request timeout).","type":"integer","minimum":1}}},"gates":{"description":"Gated tool (final tool name: an operation or extra tool) ⇒ its gate, or a list of gates satisfied one after another.","type":"object","additionalProperties":{"anyOf":[{"$ref":"#/$defs/reflectionGate"},{"type":"array","minItems":1,"items":{"$ref":"#/$defs/reflectionGate"}}]}}}},"reflectionScope":{"description":"How widely a justification is shared: `domain` or `tool`.","enum":["domain","tool"]},"reflectionGate":{"description":"One gate of a tool: the prompt the model answers, and the domain its justification is stored under.","type":"object","additionalProperties":false,"required":["domain","prompt","template"],"properties":{"domain":{"description":"Domain of the justification: one of `reflection.domains`.","type":"string","pattern":"^(?!\\.{1,2}$)[A-Za-z0-9_.-]{1,64}$"},"prompt":{"description":"Name under which `prompts/get` serves the gate's prompt; gates that share a prompt name must share its template. Must not be the name of a manifest prompt.","type":"string","pattern":"^[A-Za-z0-9_.-]+$","maxLength":128},"description":{"description":"Description of the prompt in `prompts/list`.","type":"string"},"template":{"description":"The prompt text: a Handlebars template over the prompt arguments (`{{petId}}`). Its hash is part of the justification key, so editing it invalidates the stored justifications.","type":"string","minLength":1},"promptArgs":{"description":"Prompt argument ⇒ Handlebars template over the TOOL's arguments, e.g. `petId: \"{{petId}}\"` (`{{json body}}` renders a value as JSON). The rendered values are part of the key, normalised (trimmed, inner whitespace collapsed).","type":"object","additionalProperties":{"type":"string"}},"scope":{"description":"Overrides `reflection.scope` for this gate.","$ref":"#/$defs/reflectionScope"}}},"policy":{"description":"Audit trail, access control and limits.","type":"object","additionalProperties":false,"properties":{"audit":{"description":"Where audit events go: a JSON Lines file, stderr, or both.","$ref":"#/$defs/policyAudit"},"access":{"description":"Which clients may list and use which tools, prompts and resources.","$ref":"#/$defs/policyAccess"},"limits":{"description":"Per-tool limits: timeout of the whole call, concurrency, calls per minute, response size.","$ref":"#/$defs/policyLimits"}}},"policyAudit":{"description":"Audit trail settings. Set `file`, `stderr: true`, or both.","type":"object","additionalProperties":false,"properties":{"file":{"description":"JSON Lines file the events are appended to, relative to the server's working directory; `<ENV_PREFIX>_AUDIT_FILE` overrides it at run time.","type":"string","minLength":1},"stderr":{"description":"Also (or only) write each event as one line to stderr.","type":"boolean","default":false},"redact":{"description":"Argument field names whose values are replaced by \"[redacted]\" at any depth (case-insensitive); secrets always are.","type":"array","items":{"type":"string","minLength":1}},"chain":{"description":"Each line carries the SHA-256 of the previous line, so an edited line breaks the chain (the generated `verify-audit` script finds it). Needs `file`.","type":"boolean","default":false},"onWriteError":{"description":"`fail` (default): a call whose `tool.invoked` event cannot be written is refused before it runs (-32603); `continue`: the call goes on and the failure is logged. A terminal event that cannot be written never turns a call that ran into an error: it is logged and the result returned.","enum":["fail","continue"],"default":"fail"}}},"policyAccess":{"description":"Access control: a primitive is allowed for a client when an allow rule for that client matches it and no deny rule does; `default` decides when no rule matches.","type":"object","additionalProperties":false,"properties":{"default":{"description":"What a client may use when no rule for it matches a primitive.","enum":["allow","deny"],"default":"allow"},"rules":{"description":"Access rules; deny wins over allow.","type":"array","items":{"$ref":"#/$defs/policyRule"}}}},"policyRule":{"description":"One access rule: the clients it applies to, and what it allows and/or denies them.","type":"object","additionalProperties":false,"required":["clients"],"properties":{"clients":{"description":"Client identities (from the HTTP tokens' `name=token`; on stdio `<ENV_PREFIX>_CLIENT`, else `local`): letters, digits and `._@-`; `*` is every client.","type":"array","items":{"type":"string","minLength":1},"minItems":1},"allow":{"description":"Primitives the clients may list and use.","$ref":"#/$defs/policySelector"},"deny":{"description":"Primitives the clients may not list or use (wins over every allow).","$ref":"#/$defs/policySelector"}}},"policySelector":{"description":"Matches primitives: every condition given must hold (AND); a list matches when any of its values does (OR). `{}` matches every primitive.","type":"object","additionalProperties":false,"properties":{"kinds":{"description":"Only primitives of these kinds (default: every kind).","type":"array","items":{"enum":["tools","prompts","resources","resourceTemplates"]},"minItems":1},"names":{"description":"Final names of tools and prompts, URIs of resources, URI templates of resource templates: exact, or picomatch globs (`*` does not cross `/`, `**` does; braces are literal).","$ref":"#/$defs/stringOrList"},"tags":{"description":"OpenAPI tags: matches operation tools with one of them (extra tools, prompts and resources have no tags).","$ref":"#/$defs/stringOrList"},"concerns":{"description":"Concern ⇒ value(s): matches primitives whose `concernMappings` entry for that concern lists one of the values. A primitive with no mapping for the concern does NOT match (access control fails closed).","type":"object","additionalProperties":{"$ref":"#/$defs/stringOrList"}},"annotations":{"description":"Tool annotation ⇒ boolean, e.g. `readOnlyHint: true`: matches tools whose annotation has that value (prompts and resources never match).","type":"object","additionalProperties":{"type":"boolean"}}}},"policyLimits":{"description":"Limits as a default and per tool.","type":"object","additionalProperties":false,"properties":{"default":{"description":"Limits of every tool no `tools` entry matches.","$ref":"#/$defs/toolLimits"},"tools":{"description":"Tool name or picomatch glob ⇒ its limits; the first entry (in manifest order) that matches a tool wins, fields it leaves out come from `default`.","type":"object","additionalProperties":{"$ref":"#/$defs/toolLimits"}}}},"toolLimits":{"description":"Limits of a tool (all optional).","type":"object","additionalProperties":false,"properties":{"timeoutMs":{"description":"Bound on the whole logical call (gate, sampling and the upstream request included), ms; the lower of this and `timeoutMs` applies to the upstream request.","type":"integer","minimum":1},"maxConcurrent":{"description":"Most calls of the tool running at once (over all clients of this server process).","type":"integer","minimum":1},"perMinute":{"description":"Most calls started in any 60 s, per client identity and over all clients.","type":"object","additionalProperties":false,"properties":{"client":{"description":"Per client identity.","type":"integer","minimum":1},"overall":{"description":"Over all clients.","type":"integer","minimum":1}}},"maxResponseBytes":{"description":"Largest response body passed back for this tool (bytes); the lower of this and `maxResponseBytes` wins.","type":"integer","minimum":1}}}}};
 const schema62 = {"description":"A concern clients may set a preference for.","type":"object","additionalProperties":false,"required":["name","values"],"properties":{"name":{"description":"Concern name, unique.","type":"string","pattern":"^[A-Za-z][A-Za-z0-9_.-]*$"},"description":{"description":"What the concern means, for hosts to show users.","type":"string"},"values":{"description":"The values a client may choose from.","type":"array","items":{"type":"string","minLength":1},"minItems":1,"uniqueItems":true},"default":{"description":"Suggested value, published to clients. It is not applied to filtering: a client that sets nothing sees everything.","type":"string","minLength":1}}};
 const schema66 = {"description":"Concern name ⇒ chosen value.","type":"object","additionalProperties":{"type":"string","minLength":1}};
 const func1 = Object.prototype.hasOwnProperty;
@@ -14,10 +14,13 @@ const pattern4 = new RegExp("^[a-z0-9][a-z0-9._-]*$", "u");
 const pattern5 = new RegExp("^(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)(?:-[0-9A-Za-z.-]+)?(?:\\+[0-9A-Za-z.-]+)?$", "u");
 const pattern6 = new RegExp("^[A-Za-z0-9.+() -]+$", "u");
 const pattern7 = new RegExp("^https?://[^\\s]+$", "u");
-const pattern8 = new RegExp("^(https?://|unix:/)[^\\s]+$", "u");
-const pattern9 = new RegExp("^[A-Z][A-Z0-9_]*$", "u");
-const pattern10 = new RegExp("^https?://", "u");
-const pattern33 = new RegExp("^[A-Za-z][A-Za-z0-9_.-]*$", "u");
+const pattern8 = new RegExp("^(@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*$", "u");
+const pattern9 = new RegExp("^[^\\s\\x00-\\x1f]+( [^\\s\\x00-\\x1f]+)*$", "u");
+const pattern12 = new RegExp("^(https?://|unix:/)[^\\s]+$", "u");
+const pattern13 = new RegExp("^[A-Z][A-Z0-9_]*$", "u");
+const pattern14 = new RegExp("^https?://", "u");
+const pattern37 = new RegExp("^[A-Za-z][A-Za-z0-9_.-]*$", "u");
+const pattern41 = new RegExp("^MCPGEN_[A-Z0-9_]+$", "u");
 const schema32 = {"description":"Matches operations. Every field given must match (AND); a field with a list matches when any of its values does (OR).","type":"object","additionalProperties":false,"minProperties":1,"properties":{"tag":{"description":"Tag name(s) the operation carries.","$ref":"#/$defs/stringOrList"},"operationId":{"description":"operationId(s) of the operation.","$ref":"#/$defs/stringOrList"},"path":{"description":"Path glob(s) over the path template, e.g. `/pets/**` or `/store/*`: `*` matches within one segment, `**` across segments. Braces are literal, so `/pets/{petId}` matches that template.","$ref":"#/$defs/stringOrList"},"method":{"description":"HTTP method(s), lower case.","anyOf":[{"$ref":"#/$defs/method"},{"type":"array","items":{"$ref":"#/$defs/method"},"minItems":1}]},"deprecated":{"description":"Matches operations by their `deprecated` flag: `exclude: [{ deprecated: true }]` leaves deprecated operations out.","type":"boolean"}}};
 const schema33 = {"description":"One value or a list of values; a list matches when any value matches.","anyOf":[{"type":"string","minLength":1},{"type":"array","items":{"type":"string","minLength":1},"minItems":1}]};
 const schema36 = {"description":"An HTTP method, lower case.","enum":["get","put","post","delete","options","head","patch","trace"]};
@@ -546,11 +549,11 @@ validate21.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 const schema38 = {"description":"Changes to the tool generated from one operation.","type":"object","additionalProperties":false,"properties":{"name":{"description":"Tool name to use instead of the derived one. Must be a legal MCP tool name (`[A-Za-z0-9_.-]`) no longer than `maxToolNameLength`, and unique.","type":"string","pattern":"^[A-Za-z0-9_.-]+$","maxLength":128},"outputSchemas":{"description":"`lenient`, `strict` or `none` for this tool, instead of the top-level `outputSchemas`.","enum":["lenient","strict","none"]},"title":{"description":"Human-readable title shown by clients (defaults to the operation's summary).","type":"string"},"description":{"description":"Tool description to use instead of the operation's summary and description.","type":"string"},"annotations":{"description":"Tool annotations, merged over the derived ones (GET ⇒ readOnlyHint, DELETE ⇒ destructiveHint, PUT ⇒ idempotentHint).","type":"object","additionalProperties":false,"properties":{"title":{"description":"Display title.","type":"string"},"readOnlyHint":{"description":"The tool does not modify its environment.","type":"boolean"},"destructiveHint":{"description":"The tool may perform destructive updates.","type":"boolean"},"idempotentHint":{"description":"Repeated calls with the same arguments have no additional effect.","type":"boolean"},"openWorldHint":{"description":"The tool interacts with an open world of external entities.","type":"boolean"}}},"arguments":{"description":"Changes to the tool's arguments, keyed by the argument name as generated (a parameter's argument name such as `petId` or `query_id`, or `body` for the request body): hide an argument and fill it from a constant or an environment variable, give it a default, another description or another name.","type":"object","additionalProperties":{"$ref":"#/$defs/argumentOverride"}},"results":{"$ref":"#/$defs/resultsOverride"}}};
 const schema41 = {"description":"Result settings for this tool, over the top-level `results`: only the keys given change.","type":"object","additionalProperties":false,"properties":{"maxTokens":{"description":"Largest tool result, in o200k tokens; each of its text and its `structuredContent` must fit. Over it, a list is cut at an item boundary and an object by its largest fields, and the result says what was left out and how to get the rest. Claude Code refuses MCP tool results over 25,000 tokens and moves results over 50,000 characters to a file.","type":"integer","minimum":256},"compact":{"description":"Compact JSON results: drop `null`s, empty arrays and objects and the keys `omit` names, and shorten strings longer than `maxStringChars`.","type":"boolean"},"omit":{"description":"Keys compaction drops for this tool, instead of the top-level `omit` (`*` matches any run of characters; `[]` keeps every key).","type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"maxStringChars":{"description":"Longest string compaction keeps whole, in characters; a longer one is cut and marked with how much was left out.","type":"integer","minimum":64},"projection":{"description":"Give tools whose results can be JSON an optional `fields` argument: a JMESPath expression the server applies to the response, so the model can ask for only what it needs. Named `result_fields` when the tool already has a `fields` argument.","type":"boolean"}}};
-const pattern11 = new RegExp("^[A-Za-z0-9_.-]+$", "u");
+const pattern15 = new RegExp("^[A-Za-z0-9_.-]+$", "u");
 const schema39 = {"description":"Changes to one argument of an operation tool. A hidden argument takes exactly one of `value` and `env` and nothing else; `default`, `description` and `name` apply to arguments the model sees.","type":"object","additionalProperties":false,"properties":{"hidden":{"description":"Leave the argument out of the tool's input schema and `Args` type: the model never sees it, and the server sends `value` or the value of `env` on every call.","type":"boolean"},"value":{"description":"The constant (any JSON value) the server sends for a hidden argument."},"env":{"description":"Environment variable the server reads a hidden argument's value from at start-up. The value is treated like a credential: it never appears in generated files, error texts or logs; while it is unset, calls of the tool fail with a message naming the variable.","$ref":"#/$defs/envName"},"default":{"description":"Value the server sends when the model leaves the argument out (any JSON value). Published as the argument schema's `default`; the argument is then no longer required."},"description":{"description":"Description of the argument to publish instead of the spec's.","type":"string"},"name":{"description":"Name the model sees for the argument instead of the generated one; the request still uses the parameter's own name. Must be unique within the tool, letters, digits, `_`, `.` and `-`, at most 64 characters.","type":"string","pattern":"^[A-Za-z0-9_.-]{1,64}$"}}};
 const schema40 = {"description":"Name of an environment variable: upper-case letters, digits and `_`, not starting with a digit.","type":"string","pattern":"^[A-Z_][A-Z0-9_]*$"};
-const pattern12 = new RegExp("^[A-Z_][A-Z0-9_]*$", "u");
-const pattern13 = new RegExp("^[A-Za-z0-9_.-]{1,64}$", "u");
+const pattern16 = new RegExp("^[A-Z_][A-Z0-9_]*$", "u");
+const pattern17 = new RegExp("^[A-Za-z0-9_.-]{1,64}$", "u");
 
 function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -591,7 +594,7 @@ const _errs4 = errors;
 const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data1 === "string"){
-if(!pattern12.test(data1)){
+if(!pattern16.test(data1)){
 validate25.errors = [{instancePath:instancePath+"/env",schemaPath:"#/$defs/envName/pattern",keyword:"pattern",params:{pattern: "^[A-Z_][A-Z0-9_]*$"},message:"must match pattern \""+"^[A-Z_][A-Z0-9_]*$"+"\""}];
 return false;
 }
@@ -624,7 +627,7 @@ let data3 = data.name;
 const _errs9 = errors;
 if(errors === _errs9){
 if(typeof data3 === "string"){
-if(!pattern13.test(data3)){
+if(!pattern17.test(data3)){
 validate25.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.-]{1,64}$"},message:"must match pattern \""+"^[A-Za-z0-9_.-]{1,64}$"+"\""}];
 return false;
 }
@@ -686,7 +689,7 @@ validate24.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties
 return false;
 }
 else {
-if(!pattern11.test(data0)){
+if(!pattern15.test(data0)){
 validate24.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_.-]+$"+"\""}];
 return false;
 }
@@ -1032,8 +1035,8 @@ return errors === 0;
 validate24.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 const schema42 = {"description":"Environment variables of one security scheme, and whether MCP clients bring their own credential over HTTP (`fromClient`). Which fields apply depends on the scheme's type; the others are errors. Omitted fields keep their default variable names.","type":"object","additionalProperties":false,"properties":{"env":{"description":"Variable holding the API key (apiKey schemes) or the token sent as `Authorization: Bearer` (http bearer; oauth2 without a client-credentials flow; openIdConnect).","$ref":"#/$defs/envName"},"username":{"description":"Variable holding the user name (http basic).","$ref":"#/$defs/envName"},"password":{"description":"Variable holding the password (http basic).","$ref":"#/$defs/envName"},"clientId":{"description":"Variable holding the OAuth client id (oauth2 client credentials).","$ref":"#/$defs/envName"},"clientSecret":{"description":"Variable holding the OAuth client secret (oauth2 client credentials).","$ref":"#/$defs/envName"},"tokenUrl":{"description":"Token endpoint to use instead of the spec's `tokenUrl` (oauth2 client credentials).","type":"string","pattern":"^https://[^\\s]+$"},"fromClient":{"description":"Over Streamable HTTP, take the credential from this header of each MCP request instead of the environment, so every MCP client uses its own (apiKey: the value; bearer: the value, a leading `Bearer ` dropped; basic: `Basic <base64>` or `user:password`). Over stdio the environment is used as before. Not for oauth2 schemes. `Authorization` carries the MCP client tokens when the server is given some, and the server then refuses to start.","type":"string","pattern":"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$"},"scopes":{"description":"Scopes to request with the token (oauth2 client credentials). Defaults to every scope the included operations require; `[]` requests none.","type":"array","items":{"type":"string","minLength":1},"uniqueItems":true}}};
-const pattern19 = new RegExp("^https://[^\\s]+$", "u");
-const pattern20 = new RegExp("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$", "u");
+const pattern23 = new RegExp("^https://[^\\s]+$", "u");
+const pattern24 = new RegExp("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$", "u");
 
 function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1062,7 +1065,7 @@ const _errs2 = errors;
 const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
-if(!pattern12.test(data0)){
+if(!pattern16.test(data0)){
 validate28.errors = [{instancePath:instancePath+"/env",schemaPath:"#/$defs/envName/pattern",keyword:"pattern",params:{pattern: "^[A-Z_][A-Z0-9_]*$"},message:"must match pattern \""+"^[A-Z_][A-Z0-9_]*$"+"\""}];
 return false;
 }
@@ -1084,7 +1087,7 @@ const _errs5 = errors;
 const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data1 === "string"){
-if(!pattern12.test(data1)){
+if(!pattern16.test(data1)){
 validate28.errors = [{instancePath:instancePath+"/username",schemaPath:"#/$defs/envName/pattern",keyword:"pattern",params:{pattern: "^[A-Z_][A-Z0-9_]*$"},message:"must match pattern \""+"^[A-Z_][A-Z0-9_]*$"+"\""}];
 return false;
 }
@@ -1106,7 +1109,7 @@ const _errs8 = errors;
 const _errs9 = errors;
 if(errors === _errs9){
 if(typeof data2 === "string"){
-if(!pattern12.test(data2)){
+if(!pattern16.test(data2)){
 validate28.errors = [{instancePath:instancePath+"/password",schemaPath:"#/$defs/envName/pattern",keyword:"pattern",params:{pattern: "^[A-Z_][A-Z0-9_]*$"},message:"must match pattern \""+"^[A-Z_][A-Z0-9_]*$"+"\""}];
 return false;
 }
@@ -1128,7 +1131,7 @@ const _errs11 = errors;
 const _errs12 = errors;
 if(errors === _errs12){
 if(typeof data3 === "string"){
-if(!pattern12.test(data3)){
+if(!pattern16.test(data3)){
 validate28.errors = [{instancePath:instancePath+"/clientId",schemaPath:"#/$defs/envName/pattern",keyword:"pattern",params:{pattern: "^[A-Z_][A-Z0-9_]*$"},message:"must match pattern \""+"^[A-Z_][A-Z0-9_]*$"+"\""}];
 return false;
 }
@@ -1150,7 +1153,7 @@ const _errs14 = errors;
 const _errs15 = errors;
 if(errors === _errs15){
 if(typeof data4 === "string"){
-if(!pattern12.test(data4)){
+if(!pattern16.test(data4)){
 validate28.errors = [{instancePath:instancePath+"/clientSecret",schemaPath:"#/$defs/envName/pattern",keyword:"pattern",params:{pattern: "^[A-Z_][A-Z0-9_]*$"},message:"must match pattern \""+"^[A-Z_][A-Z0-9_]*$"+"\""}];
 return false;
 }
@@ -1171,7 +1174,7 @@ let data5 = data.tokenUrl;
 const _errs17 = errors;
 if(errors === _errs17){
 if(typeof data5 === "string"){
-if(!pattern19.test(data5)){
+if(!pattern23.test(data5)){
 validate28.errors = [{instancePath:instancePath+"/tokenUrl",schemaPath:"#/properties/tokenUrl/pattern",keyword:"pattern",params:{pattern: "^https://[^\\s]+$"},message:"must match pattern \""+"^https://[^\\s]+$"+"\""}];
 return false;
 }
@@ -1192,7 +1195,7 @@ let data6 = data.fromClient;
 const _errs19 = errors;
 if(errors === _errs19){
 if(typeof data6 === "string"){
-if(!pattern20.test(data6)){
+if(!pattern24.test(data6)){
 validate28.errors = [{instancePath:instancePath+"/fromClient",schemaPath:"#/properties/fromClient/pattern",keyword:"pattern",params:{pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$"},message:"must match pattern \""+"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$"+"\""}];
 return false;
 }
@@ -1288,7 +1291,7 @@ validate28.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 const schema48 = {"description":"A tool implemented by a handler function.","type":"object","additionalProperties":false,"required":["name","inputSchema","handler"],"properties":{"name":{"description":"Tool name: `[A-Za-z0-9_.-]`, at most `maxToolNameLength`, unique among all tools (operation tools included).","type":"string","pattern":"^[A-Za-z0-9_.-]+$","maxLength":128},"title":{"description":"Human-readable title shown by clients.","type":"string"},"description":{"description":"What the tool does, for the model.","type":"string"},"inputSchema":{"description":"JSON Schema of the arguments; the root must be `type: object`. The handler's argument type is generated from it.","$ref":"#/$defs/jsonSchemaObject"},"outputSchema":{"description":"JSON Schema of the structured result (root `type: object`). When given, the handler must return a matching object, which is sent as `structuredContent` too.","$ref":"#/$defs/jsonSchemaObject"},"annotations":{"description":"Tool annotations, merged over the derived ones (GET ⇒ readOnlyHint, DELETE ⇒ destructiveHint, PUT ⇒ idempotentHint).","type":"object","additionalProperties":false,"properties":{"title":{"description":"Display title.","type":"string"},"readOnlyHint":{"description":"The tool does not modify its environment.","type":"boolean"},"destructiveHint":{"description":"The tool may perform destructive updates.","type":"boolean"},"idempotentHint":{"description":"Repeated calls with the same arguments have no additional effect.","type":"boolean"},"openWorldHint":{"description":"The tool interacts with an open world of external entities.","type":"boolean"}}},"handler":{"description":"The function that runs the tool: `<file>#<export>`, relative to the generated project's `src/`. It receives the validated arguments and a context (`signal`, `log`).","$ref":"#/$defs/handlerRef"}}};
 const schema49 = {"description":"A JSON Schema (draft 2020-12) whose root is an object schema (`type: object`).","type":"object"};
 const schema51 = {"description":"A TypeScript function of the generated project: `<file>#<export>`, the file relative to the project's `src/` folder (e.g. `handlers/pets.ts#summarizePets`). A file that does not exist yet is created by `mcpgen build` as a typed stub, once; mcpgen never overwrites it.","type":"string","pattern":"^(\\./)?[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*\\.ts#[A-Za-z_$][A-Za-z0-9_$]*$"};
-const pattern22 = new RegExp("^(\\./)?[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*\\.ts#[A-Za-z_$][A-Za-z0-9_$]*$", "u");
+const pattern26 = new RegExp("^(\\./)?[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*\\.ts#[A-Za-z_$][A-Za-z0-9_$]*$", "u");
 
 function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1327,7 +1330,7 @@ validate30.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties
 return false;
 }
 else {
-if(!pattern11.test(data0)){
+if(!pattern15.test(data0)){
 validate30.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_.-]+$"+"\""}];
 return false;
 }
@@ -1490,7 +1493,7 @@ const _errs27 = errors;
 const _errs28 = errors;
 if(errors === _errs28){
 if(typeof data11 === "string"){
-if(!pattern22.test(data11)){
+if(!pattern26.test(data11)){
 validate30.errors = [{instancePath:instancePath+"/handler",schemaPath:"#/$defs/handlerRef/pattern",keyword:"pattern",params:{pattern: "^(\\./)?[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*\\.ts#[A-Za-z_$][A-Za-z0-9_$]*$"},message:"must match pattern \""+"^(\\./)?[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*\\.ts#[A-Za-z_$][A-Za-z0-9_$]*$"+"\""}];
 return false;
 }
@@ -1563,7 +1566,7 @@ validate32.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties
 return false;
 }
 else {
-if(!pattern11.test(data0)){
+if(!pattern15.test(data0)){
 validate32.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_.-]+$"+"\""}];
 return false;
 }
@@ -1610,7 +1613,7 @@ const _errs8 = errors;
 const _errs9 = errors;
 if(errors === _errs9){
 if(typeof data3 === "string"){
-if(!pattern22.test(data3)){
+if(!pattern26.test(data3)){
 validate32.errors = [{instancePath:instancePath+"/handler",schemaPath:"#/$defs/handlerRef/pattern",keyword:"pattern",params:{pattern: "^(\\./)?[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*\\.ts#[A-Za-z_$][A-Za-z0-9_$]*$"},message:"must match pattern \""+"^(\\./)?[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*\\.ts#[A-Za-z_$][A-Za-z0-9_$]*$"+"\""}];
 return false;
 }
@@ -1717,7 +1720,7 @@ validate32.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 const schema54 = {"description":"A prompt: metadata, arguments and message templates.","type":"object","additionalProperties":false,"required":["name","messages"],"properties":{"name":{"description":"Prompt name, unique among prompts.","type":"string","pattern":"^[A-Za-z0-9_.-]+$","maxLength":128},"title":{"description":"Human-readable title shown by clients.","type":"string"},"description":{"description":"What the prompt is for.","type":"string"},"arguments":{"description":"The prompt's arguments.","type":"array","items":{"$ref":"#/$defs/promptArgument"}},"messages":{"description":"The messages the prompt returns, in order.","type":"array","items":{"$ref":"#/$defs/promptMessage"},"minItems":1}}};
 const schema55 = {"description":"One argument of a prompt (clients send argument values as strings).","type":"object","additionalProperties":false,"required":["name"],"properties":{"name":{"description":"Argument name, usable in templates as `{{name}}`.","type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$"},"description":{"description":"What the argument means.","type":"string"},"required":{"description":"Whether the client must send it; a missing required argument is an invalid-params error. Defaults to false.","type":"boolean","default":false}}};
 const schema56 = {"description":"One message of a prompt.","type":"object","additionalProperties":false,"required":["text"],"properties":{"role":{"description":"Who says it. Defaults to `user`.","enum":["user","assistant"],"default":"user"},"text":{"description":"The message text: a Handlebars template over the prompt's arguments (`{{species}}`, `{{#if budget}}…{{/if}}`), rendered without HTML escaping.","type":"string"}}};
-const pattern26 = new RegExp("^[A-Za-z_][A-Za-z0-9_]*$", "u");
+const pattern30 = new RegExp("^[A-Za-z_][A-Za-z0-9_]*$", "u");
 
 function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1756,7 +1759,7 @@ validate34.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties
 return false;
 }
 else {
-if(!pattern11.test(data0)){
+if(!pattern15.test(data0)){
 validate34.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_.-]+$"+"\""}];
 return false;
 }
@@ -1830,7 +1833,7 @@ let data5 = data4.name;
 const _errs14 = errors;
 if(errors === _errs14){
 if(typeof data5 === "string"){
-if(!pattern26.test(data5)){
+if(!pattern30.test(data5)){
 validate34.errors = [{instancePath:instancePath+"/arguments/" + i0+"/name",schemaPath:"#/$defs/promptArgument/properties/name/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z_][A-Za-z0-9_]*$"},message:"must match pattern \""+"^[A-Za-z_][A-Za-z0-9_]*$"+"\""}];
 return false;
 }
@@ -1998,8 +2001,8 @@ validate34.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 const schema57 = {"description":"A resource with a fixed URI. Give exactly one of `text`, `file` and `handler`.","type":"object","additionalProperties":false,"required":["uri","name"],"properties":{"uri":{"description":"The resource URI, unique among resources.","$ref":"#/$defs/resourceUri"},"name":{"description":"Short name of the resource.","type":"string","minLength":1},"title":{"description":"Human-readable title shown by clients.","type":"string"},"description":{"description":"What the resource holds.","type":"string"},"mimeType":{"description":"MIME type of the content. For `file`, defaults to a guess from the file extension.","type":"string","pattern":"^[a-z]+/[A-Za-z0-9.+_-]+$"},"text":{"description":"Static text content.","type":"string"},"file":{"description":"A file embedded into the generated server at build time, relative to this manifest and inside its folder. Served as text when it is UTF-8 and its MIME type is textual, otherwise as a base64 blob.","type":"string","minLength":1},"handler":{"description":"A function producing the content when the resource is read: `<file>#<export>`, relative to the generated project's `src/`.","$ref":"#/$defs/handlerRef"}}};
 const schema58 = {"description":"An absolute URI with a scheme, e.g. `petstore://docs/handbook`.","type":"string","pattern":"^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$"};
-const pattern27 = new RegExp("^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$", "u");
-const pattern28 = new RegExp("^[a-z]+/[A-Za-z0-9.+_-]+$", "u");
+const pattern31 = new RegExp("^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$", "u");
+const pattern32 = new RegExp("^[a-z]+/[A-Za-z0-9.+_-]+$", "u");
 
 function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -2034,7 +2037,7 @@ const _errs2 = errors;
 const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
-if(!pattern27.test(data0)){
+if(!pattern31.test(data0)){
 validate36.errors = [{instancePath:instancePath+"/uri",schemaPath:"#/$defs/resourceUri/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$"},message:"must match pattern \""+"^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$"+"\""}];
 return false;
 }
@@ -2100,7 +2103,7 @@ let data4 = data.mimeType;
 const _errs11 = errors;
 if(errors === _errs11){
 if(typeof data4 === "string"){
-if(!pattern28.test(data4)){
+if(!pattern32.test(data4)){
 validate36.errors = [{instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/pattern",keyword:"pattern",params:{pattern: "^[a-z]+/[A-Za-z0-9.+_-]+$"},message:"must match pattern \""+"^[a-z]+/[A-Za-z0-9.+_-]+$"+"\""}];
 return false;
 }
@@ -2155,7 +2158,7 @@ const _errs17 = errors;
 const _errs18 = errors;
 if(errors === _errs18){
 if(typeof data7 === "string"){
-if(!pattern22.test(data7)){
+if(!pattern26.test(data7)){
 validate36.errors = [{instancePath:instancePath+"/handler",schemaPath:"#/$defs/handlerRef/pattern",keyword:"pattern",params:{pattern: "^(\\./)?[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*\\.ts#[A-Za-z_$][A-Za-z0-9_$]*$"},message:"must match pattern \""+"^(\\./)?[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*\\.ts#[A-Za-z_$][A-Za-z0-9_$]*$"+"\""}];
 return false;
 }
@@ -2224,7 +2227,7 @@ let data0 = data.uriTemplate;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(!pattern27.test(data0)){
+if(!pattern31.test(data0)){
 validate38.errors = [{instancePath:instancePath+"/uriTemplate",schemaPath:"#/properties/uriTemplate/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$"},message:"must match pattern \""+"^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$"+"\""}];
 return false;
 }
@@ -2290,7 +2293,7 @@ let data4 = data.mimeType;
 const _errs10 = errors;
 if(errors === _errs10){
 if(typeof data4 === "string"){
-if(!pattern28.test(data4)){
+if(!pattern32.test(data4)){
 validate38.errors = [{instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/pattern",keyword:"pattern",params:{pattern: "^[a-z]+/[A-Za-z0-9.+_-]+$"},message:"must match pattern \""+"^[a-z]+/[A-Za-z0-9.+_-]+$"+"\""}];
 return false;
 }
@@ -2312,7 +2315,7 @@ const _errs12 = errors;
 const _errs13 = errors;
 if(errors === _errs13){
 if(typeof data5 === "string"){
-if(!pattern22.test(data5)){
+if(!pattern26.test(data5)){
 validate38.errors = [{instancePath:instancePath+"/handler",schemaPath:"#/$defs/handlerRef/pattern",keyword:"pattern",params:{pattern: "^(\\./)?[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*\\.ts#[A-Za-z_$][A-Za-z0-9_$]*$"},message:"must match pattern \""+"^(\\./)?[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*\\.ts#[A-Za-z_$][A-Za-z0-9_$]*$"+"\""}];
 return false;
 }
@@ -2531,7 +2534,7 @@ validate40.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 const schema67 = {"description":"Reflection gate settings.","type":"object","additionalProperties":false,"properties":{"storeDir":{"description":"Directory of the stored justifications (`<storeDir>/<domain>/<hash>.json`), relative to the server's working directory; `<ENV_PREFIX>_REFLECTION_DIR` overrides it at run time.","type":"string","minLength":1,"default":".preflight/justifications"},"mode":{"description":"`auto` (default): ask the client's model through MCP sampling when the client supports it, else return the hint for the host flow; `sampling`: only sampling (a client without it cannot run gated tools); `host`: only the hint and `persist_justification`.","enum":["auto","sampling","host"],"default":"auto"},"scope":{"description":"`domain` (default): a justification is shared by every tool whose gate has the same domain, prompt and prompt arguments; `tool`: each tool needs its own. A gate's own `scope` wins.","$ref":"#/$defs/reflectionScope"},"domains":{"description":"The declared domains (directory names under `storeDir`: `[A-Za-z0-9_.-]`, at most 64 characters). Every gate's domain must be one of them; `persist_justification` accepts only these. Defaults to the domains the gates use.","type":"array","items":{"type":"string","pattern":"^(?!\\.{1,2}$)[A-Za-z0-9_.-]{1,64}$"}},"justificationSchema":{"description":"JSON Schema (root `type: object`) every justification must match. Defaults to the four keys `intent` (string), `alternatives` (list of strings), `choice` (string) and `confidence` (number 0–1), all required.","$ref":"#/$defs/jsonSchemaObject"},"maxJustificationBytes":{"description":"Largest justification accepted, in bytes of JSON. Defaults to 32768.","type":"integer","minimum":64,"maximum":1048576},"sampling":{"description":"Settings of the sampling requests sent to the client's model.","type":"object","additionalProperties":false,"properties":{"maxTokens":{"description":"`maxTokens` of each request. Defaults to 800.","type":"integer","minimum":1},"timeoutMs":{"description":"Milliseconds to wait for the client's answer. Defaults to 60000 (the SDK's request timeout).","type":"integer","minimum":1}}},"gates":{"description":"Gated tool (final tool name: an operation or extra tool) ⇒ its gate, or a list of gates satisfied one after another.","type":"object","additionalProperties":{"anyOf":[{"$ref":"#/$defs/reflectionGate"},{"type":"array","minItems":1,"items":{"$ref":"#/$defs/reflectionGate"}}]}}}};
 const schema68 = {"description":"How widely a justification is shared: `domain` or `tool`.","enum":["domain","tool"]};
-const pattern34 = new RegExp("^(?!\\.{1,2}$)[A-Za-z0-9_.-]{1,64}$", "u");
+const pattern38 = new RegExp("^(?!\\.{1,2}$)[A-Za-z0-9_.-]{1,64}$", "u");
 const schema70 = {"description":"One gate of a tool: the prompt the model answers, and the domain its justification is stored under.","type":"object","additionalProperties":false,"required":["domain","prompt","template"],"properties":{"domain":{"description":"Domain of the justification: one of `reflection.domains`.","type":"string","pattern":"^(?!\\.{1,2}$)[A-Za-z0-9_.-]{1,64}$"},"prompt":{"description":"Name under which `prompts/get` serves the gate's prompt; gates that share a prompt name must share its template. Must not be the name of a manifest prompt.","type":"string","pattern":"^[A-Za-z0-9_.-]+$","maxLength":128},"description":{"description":"Description of the prompt in `prompts/list`.","type":"string"},"template":{"description":"The prompt text: a Handlebars template over the prompt arguments (`{{petId}}`). Its hash is part of the justification key, so editing it invalidates the stored justifications.","type":"string","minLength":1},"promptArgs":{"description":"Prompt argument ⇒ Handlebars template over the TOOL's arguments, e.g. `petId: \"{{petId}}\"` (`{{json body}}` renders a value as JSON). The rendered values are part of the key, normalised (trimmed, inner whitespace collapsed).","type":"object","additionalProperties":{"type":"string"}},"scope":{"description":"Overrides `reflection.scope` for this gate.","$ref":"#/$defs/reflectionScope"}}};
 
 function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -2566,7 +2569,7 @@ let data0 = data.domain;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(!pattern34.test(data0)){
+if(!pattern38.test(data0)){
 validate48.errors = [{instancePath:instancePath+"/domain",schemaPath:"#/properties/domain/pattern",keyword:"pattern",params:{pattern: "^(?!\\.{1,2}$)[A-Za-z0-9_.-]{1,64}$"},message:"must match pattern \""+"^(?!\\.{1,2}$)[A-Za-z0-9_.-]{1,64}$"+"\""}];
 return false;
 }
@@ -2592,7 +2595,7 @@ validate48.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properti
 return false;
 }
 else {
-if(!pattern11.test(data1)){
+if(!pattern15.test(data1)){
 validate48.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_.-]+$"+"\""}];
 return false;
 }
@@ -2781,7 +2784,7 @@ let data4 = data3[i0];
 const _errs9 = errors;
 if(errors === _errs9){
 if(typeof data4 === "string"){
-if(!pattern34.test(data4)){
+if(!pattern38.test(data4)){
 validate47.errors = [{instancePath:instancePath+"/domains/" + i0,schemaPath:"#/properties/domains/items/pattern",keyword:"pattern",params:{pattern: "^(?!\\.{1,2}$)[A-Za-z0-9_.-]{1,64}$"},message:"must match pattern \""+"^(?!\\.{1,2}$)[A-Za-z0-9_.-]{1,64}$"+"\""}];
 return false;
 }
@@ -4397,7 +4400,7 @@ if(errors === _errs10){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 const _errs12 = errors;
 for(const key1 in data4){
-if(!((((key1 === "private") || (key1 === "author")) || (key1 === "license")) || (key1 === "repository"))){
+if(!((((((key1 === "private") || (key1 === "author")) || (key1 === "license")) || (key1 === "repository")) || (key1 === "dependencies")) || (key1 === "devDependencies"))){
 validate20.errors = [{instancePath:instancePath+"/package",schemaPath:"#/properties/package/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -4496,6 +4499,204 @@ var valid1 = _errs19 === errors;
 else {
 var valid1 = true;
 }
+if(valid1){
+if(data4.dependencies !== undefined){
+let data9 = data4.dependencies;
+const _errs21 = errors;
+if(errors === _errs21){
+if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
+if(Object.keys(data9).length > 200){
+validate20.errors = [{instancePath:instancePath+"/package/dependencies",schemaPath:"#/properties/package/properties/dependencies/maxProperties",keyword:"maxProperties",params:{limit: 200},message:"must NOT have more than 200 properties"}];
+return false;
+}
+else {
+for(const key2 in data9){
+const _errs23 = errors;
+if(typeof key2 === "string"){
+if(func2(key2) > 214){
+const err0 = {instancePath:instancePath+"/package/dependencies",schemaPath:"#/properties/package/properties/dependencies/propertyNames/maxLength",keyword:"maxLength",params:{limit: 214},message:"must NOT have more than 214 characters",propertyName:key2};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+else {
+if(!pattern8.test(key2)){
+const err1 = {instancePath:instancePath+"/package/dependencies",schemaPath:"#/properties/package/properties/dependencies/propertyNames/pattern",keyword:"pattern",params:{pattern: "^(@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*$"},message:"must match pattern \""+"^(@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*$"+"\"",propertyName:key2};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+}
+var valid2 = _errs23 === errors;
+if(!valid2){
+const err2 = {instancePath:instancePath+"/package/dependencies",schemaPath:"#/properties/package/properties/dependencies/propertyNames",keyword:"propertyNames",params:{propertyName: key2},message:"property name must be valid"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+validate20.errors = vErrors;
+return false;
+break;
+}
+}
+if(valid2){
+for(const key3 in data9){
+let data10 = data9[key3];
+const _errs25 = errors;
+if(errors === _errs25){
+if(typeof data10 === "string"){
+if(func2(data10) > 200){
+validate20.errors = [{instancePath:instancePath+"/package/dependencies/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/package/properties/dependencies/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
+return false;
+}
+else {
+if(func2(data10) < 1){
+validate20.errors = [{instancePath:instancePath+"/package/dependencies/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/package/properties/dependencies/additionalProperties/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern9.test(data10)){
+validate20.errors = [{instancePath:instancePath+"/package/dependencies/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/package/properties/dependencies/additionalProperties/pattern",keyword:"pattern",params:{pattern: "^[^\\s\\x00-\\x1f]+( [^\\s\\x00-\\x1f]+)*$"},message:"must match pattern \""+"^[^\\s\\x00-\\x1f]+( [^\\s\\x00-\\x1f]+)*$"+"\""}];
+return false;
+}
+}
+}
+}
+else {
+validate20.errors = [{instancePath:instancePath+"/package/dependencies/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/package/properties/dependencies/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid3 = _errs25 === errors;
+if(!valid3){
+break;
+}
+}
+}
+}
+}
+else {
+validate20.errors = [{instancePath:instancePath+"/package/dependencies",schemaPath:"#/properties/package/properties/dependencies/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid1 = _errs21 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data4.devDependencies !== undefined){
+let data11 = data4.devDependencies;
+const _errs27 = errors;
+if(errors === _errs27){
+if(data11 && typeof data11 == "object" && !Array.isArray(data11)){
+if(Object.keys(data11).length > 200){
+validate20.errors = [{instancePath:instancePath+"/package/devDependencies",schemaPath:"#/properties/package/properties/devDependencies/maxProperties",keyword:"maxProperties",params:{limit: 200},message:"must NOT have more than 200 properties"}];
+return false;
+}
+else {
+for(const key4 in data11){
+const _errs29 = errors;
+if(typeof key4 === "string"){
+if(func2(key4) > 214){
+const err3 = {instancePath:instancePath+"/package/devDependencies",schemaPath:"#/properties/package/properties/devDependencies/propertyNames/maxLength",keyword:"maxLength",params:{limit: 214},message:"must NOT have more than 214 characters",propertyName:key4};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+else {
+if(!pattern8.test(key4)){
+const err4 = {instancePath:instancePath+"/package/devDependencies",schemaPath:"#/properties/package/properties/devDependencies/propertyNames/pattern",keyword:"pattern",params:{pattern: "^(@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*$"},message:"must match pattern \""+"^(@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*$"+"\"",propertyName:key4};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+var valid4 = _errs29 === errors;
+if(!valid4){
+const err5 = {instancePath:instancePath+"/package/devDependencies",schemaPath:"#/properties/package/properties/devDependencies/propertyNames",keyword:"propertyNames",params:{propertyName: key4},message:"property name must be valid"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+validate20.errors = vErrors;
+return false;
+break;
+}
+}
+if(valid4){
+for(const key5 in data11){
+let data12 = data11[key5];
+const _errs31 = errors;
+if(errors === _errs31){
+if(typeof data12 === "string"){
+if(func2(data12) > 200){
+validate20.errors = [{instancePath:instancePath+"/package/devDependencies/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/package/properties/devDependencies/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
+return false;
+}
+else {
+if(func2(data12) < 1){
+validate20.errors = [{instancePath:instancePath+"/package/devDependencies/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/package/properties/devDependencies/additionalProperties/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern9.test(data12)){
+validate20.errors = [{instancePath:instancePath+"/package/devDependencies/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/package/properties/devDependencies/additionalProperties/pattern",keyword:"pattern",params:{pattern: "^[^\\s\\x00-\\x1f]+( [^\\s\\x00-\\x1f]+)*$"},message:"must match pattern \""+"^[^\\s\\x00-\\x1f]+( [^\\s\\x00-\\x1f]+)*$"+"\""}];
+return false;
+}
+}
+}
+}
+else {
+validate20.errors = [{instancePath:instancePath+"/package/devDependencies/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/package/properties/devDependencies/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid5 = _errs31 === errors;
+if(!valid5){
+break;
+}
+}
+}
+}
+}
+else {
+validate20.errors = [{instancePath:instancePath+"/package/devDependencies",schemaPath:"#/properties/package/properties/devDependencies/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid1 = _errs27 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
 }
 }
 }
@@ -4513,11 +4714,11 @@ var valid0 = true;
 }
 if(valid0){
 if(data.openapi !== undefined){
-let data9 = data.openapi;
-const _errs21 = errors;
-if(errors === _errs21){
-if(typeof data9 === "string"){
-if(func2(data9) < 1){
+let data13 = data.openapi;
+const _errs33 = errors;
+if(errors === _errs33){
+if(typeof data13 === "string"){
+if(func2(data13) < 1){
 validate20.errors = [{instancePath:instancePath+"/openapi",schemaPath:"#/properties/openapi/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
@@ -4527,18 +4728,18 @@ validate20.errors = [{instancePath:instancePath+"/openapi",schemaPath:"#/propert
 return false;
 }
 }
-var valid0 = _errs21 === errors;
+var valid0 = _errs33 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.output !== undefined){
-let data10 = data.output;
-const _errs23 = errors;
-if(errors === _errs23){
-if(typeof data10 === "string"){
-if(func2(data10) < 1){
+let data14 = data.output;
+const _errs35 = errors;
+if(errors === _errs35){
+if(typeof data14 === "string"){
+if(func2(data14) < 1){
 validate20.errors = [{instancePath:instancePath+"/output",schemaPath:"#/properties/output/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
@@ -4548,18 +4749,18 @@ validate20.errors = [{instancePath:instancePath+"/output",schemaPath:"#/properti
 return false;
 }
 }
-var valid0 = _errs23 === errors;
+var valid0 = _errs35 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.baseUrl !== undefined){
-let data11 = data.baseUrl;
-const _errs25 = errors;
-if(errors === _errs25){
-if(typeof data11 === "string"){
-if(!pattern8.test(data11)){
+let data15 = data.baseUrl;
+const _errs37 = errors;
+if(errors === _errs37){
+if(typeof data15 === "string"){
+if(!pattern12.test(data15)){
 validate20.errors = [{instancePath:instancePath+"/baseUrl",schemaPath:"#/properties/baseUrl/pattern",keyword:"pattern",params:{pattern: "^(https?://|unix:/)[^\\s]+$"},message:"must match pattern \""+"^(https?://|unix:/)[^\\s]+$"+"\""}];
 return false;
 }
@@ -4569,18 +4770,18 @@ validate20.errors = [{instancePath:instancePath+"/baseUrl",schemaPath:"#/propert
 return false;
 }
 }
-var valid0 = _errs25 === errors;
+var valid0 = _errs37 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.envPrefix !== undefined){
-let data12 = data.envPrefix;
-const _errs27 = errors;
-if(errors === _errs27){
-if(typeof data12 === "string"){
-if(!pattern9.test(data12)){
+let data16 = data.envPrefix;
+const _errs39 = errors;
+if(errors === _errs39){
+if(typeof data16 === "string"){
+if(!pattern13.test(data16)){
 validate20.errors = [{instancePath:instancePath+"/envPrefix",schemaPath:"#/properties/envPrefix/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z0-9_]*$"},message:"must match pattern \""+"^[A-Z][A-Z0-9_]*$"+"\""}];
 return false;
 }
@@ -4590,25 +4791,25 @@ validate20.errors = [{instancePath:instancePath+"/envPrefix",schemaPath:"#/prope
 return false;
 }
 }
-var valid0 = _errs27 === errors;
+var valid0 = _errs39 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.allowRemoteRefs !== undefined){
-let data13 = data.allowRemoteRefs;
-const _errs29 = errors;
-if(errors === _errs29){
-if(Array.isArray(data13)){
-var valid2 = true;
-const len0 = data13.length;
+let data17 = data.allowRemoteRefs;
+const _errs41 = errors;
+if(errors === _errs41){
+if(Array.isArray(data17)){
+var valid6 = true;
+const len0 = data17.length;
 for(let i0=0; i0<len0; i0++){
-let data14 = data13[i0];
-const _errs31 = errors;
-if(errors === _errs31){
-if(typeof data14 === "string"){
-if(!pattern10.test(data14)){
+let data18 = data17[i0];
+const _errs43 = errors;
+if(errors === _errs43){
+if(typeof data18 === "string"){
+if(!pattern14.test(data18)){
 validate20.errors = [{instancePath:instancePath+"/allowRemoteRefs/" + i0,schemaPath:"#/properties/allowRemoteRefs/items/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""}];
 return false;
 }
@@ -4618,18 +4819,18 @@ validate20.errors = [{instancePath:instancePath+"/allowRemoteRefs/" + i0,schemaP
 return false;
 }
 }
-var valid2 = _errs31 === errors;
-if(!valid2){
+var valid6 = _errs43 === errors;
+if(!valid6){
 break;
 }
 }
-if(valid2){
-let i1 = data13.length;
+if(valid6){
+let i1 = data17.length;
 let j0;
 if(i1 > 1){
 const indices0 = {};
 for(;i1--;){
-let item0 = data13[i1];
+let item0 = data17[i1];
 if(typeof item0 !== "string"){
 continue;
 }
@@ -4649,407 +4850,407 @@ validate20.errors = [{instancePath:instancePath+"/allowRemoteRefs",schemaPath:"#
 return false;
 }
 }
-var valid0 = _errs29 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.maxToolNameLength !== undefined){
-let data15 = data.maxToolNameLength;
-const _errs33 = errors;
-if(!((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15)))){
-validate20.errors = [{instancePath:instancePath+"/maxToolNameLength",schemaPath:"#/properties/maxToolNameLength/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-if(errors === _errs33){
-if(typeof data15 == "number"){
-if(data15 > 128 || isNaN(data15)){
-validate20.errors = [{instancePath:instancePath+"/maxToolNameLength",schemaPath:"#/properties/maxToolNameLength/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128},message:"must be <= 128"}];
-return false;
-}
-else {
-if(data15 < 1 || isNaN(data15)){
-validate20.errors = [{instancePath:instancePath+"/maxToolNameLength",schemaPath:"#/properties/maxToolNameLength/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
-return false;
-}
-}
-}
-}
-var valid0 = _errs33 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.maxDescriptionLength !== undefined){
-let data16 = data.maxDescriptionLength;
-const _errs35 = errors;
-if(!((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16)))){
-validate20.errors = [{instancePath:instancePath+"/maxDescriptionLength",schemaPath:"#/properties/maxDescriptionLength/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-if(errors === _errs35){
-if(typeof data16 == "number"){
-if(data16 > 100000 || isNaN(data16)){
-validate20.errors = [{instancePath:instancePath+"/maxDescriptionLength",schemaPath:"#/properties/maxDescriptionLength/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000},message:"must be <= 100000"}];
-return false;
-}
-else {
-if(data16 < 64 || isNaN(data16)){
-validate20.errors = [{instancePath:instancePath+"/maxDescriptionLength",schemaPath:"#/properties/maxDescriptionLength/minimum",keyword:"minimum",params:{comparison: ">=", limit: 64},message:"must be >= 64"}];
-return false;
-}
-}
-}
-}
-var valid0 = _errs35 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.timeoutMs !== undefined){
-let data17 = data.timeoutMs;
-const _errs37 = errors;
-if(!((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17)))){
-validate20.errors = [{instancePath:instancePath+"/timeoutMs",schemaPath:"#/properties/timeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-if(errors === _errs37){
-if(typeof data17 == "number"){
-if(data17 > 600000 || isNaN(data17)){
-validate20.errors = [{instancePath:instancePath+"/timeoutMs",schemaPath:"#/properties/timeoutMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"}];
-return false;
-}
-else {
-if(data17 < 1 || isNaN(data17)){
-validate20.errors = [{instancePath:instancePath+"/timeoutMs",schemaPath:"#/properties/timeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
-return false;
-}
-}
-}
-}
-var valid0 = _errs37 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.maxResponseBytes !== undefined){
-let data18 = data.maxResponseBytes;
-const _errs39 = errors;
-if(!((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18)))){
-validate20.errors = [{instancePath:instancePath+"/maxResponseBytes",schemaPath:"#/properties/maxResponseBytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-if(errors === _errs39){
-if(typeof data18 == "number"){
-if(data18 < 1024 || isNaN(data18)){
-validate20.errors = [{instancePath:instancePath+"/maxResponseBytes",schemaPath:"#/properties/maxResponseBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"}];
-return false;
-}
-}
-}
-var valid0 = _errs39 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.maxInFlightBytes !== undefined){
-let data19 = data.maxInFlightBytes;
-const _errs41 = errors;
-if(!((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19)))){
-validate20.errors = [{instancePath:instancePath+"/maxInFlightBytes",schemaPath:"#/properties/maxInFlightBytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-if(errors === _errs41){
-if(typeof data19 == "number"){
-if(data19 < 1024 || isNaN(data19)){
-validate20.errors = [{instancePath:instancePath+"/maxInFlightBytes",schemaPath:"#/properties/maxInFlightBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"}];
-return false;
-}
-}
-}
 var valid0 = _errs41 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
+if(data.maxToolNameLength !== undefined){
+let data19 = data.maxToolNameLength;
+const _errs45 = errors;
+if(!((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19)))){
+validate20.errors = [{instancePath:instancePath+"/maxToolNameLength",schemaPath:"#/properties/maxToolNameLength/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs45){
+if(typeof data19 == "number"){
+if(data19 > 128 || isNaN(data19)){
+validate20.errors = [{instancePath:instancePath+"/maxToolNameLength",schemaPath:"#/properties/maxToolNameLength/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128},message:"must be <= 128"}];
+return false;
+}
+else {
+if(data19 < 1 || isNaN(data19)){
+validate20.errors = [{instancePath:instancePath+"/maxToolNameLength",schemaPath:"#/properties/maxToolNameLength/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs45 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.maxDescriptionLength !== undefined){
+let data20 = data.maxDescriptionLength;
+const _errs47 = errors;
+if(!((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20)))){
+validate20.errors = [{instancePath:instancePath+"/maxDescriptionLength",schemaPath:"#/properties/maxDescriptionLength/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs47){
+if(typeof data20 == "number"){
+if(data20 > 100000 || isNaN(data20)){
+validate20.errors = [{instancePath:instancePath+"/maxDescriptionLength",schemaPath:"#/properties/maxDescriptionLength/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000},message:"must be <= 100000"}];
+return false;
+}
+else {
+if(data20 < 64 || isNaN(data20)){
+validate20.errors = [{instancePath:instancePath+"/maxDescriptionLength",schemaPath:"#/properties/maxDescriptionLength/minimum",keyword:"minimum",params:{comparison: ">=", limit: 64},message:"must be >= 64"}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs47 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.timeoutMs !== undefined){
+let data21 = data.timeoutMs;
+const _errs49 = errors;
+if(!((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21)))){
+validate20.errors = [{instancePath:instancePath+"/timeoutMs",schemaPath:"#/properties/timeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs49){
+if(typeof data21 == "number"){
+if(data21 > 600000 || isNaN(data21)){
+validate20.errors = [{instancePath:instancePath+"/timeoutMs",schemaPath:"#/properties/timeoutMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"}];
+return false;
+}
+else {
+if(data21 < 1 || isNaN(data21)){
+validate20.errors = [{instancePath:instancePath+"/timeoutMs",schemaPath:"#/properties/timeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs49 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.maxResponseBytes !== undefined){
+let data22 = data.maxResponseBytes;
+const _errs51 = errors;
+if(!((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22)))){
+validate20.errors = [{instancePath:instancePath+"/maxResponseBytes",schemaPath:"#/properties/maxResponseBytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs51){
+if(typeof data22 == "number"){
+if(data22 < 1024 || isNaN(data22)){
+validate20.errors = [{instancePath:instancePath+"/maxResponseBytes",schemaPath:"#/properties/maxResponseBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"}];
+return false;
+}
+}
+}
+var valid0 = _errs51 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.maxInFlightBytes !== undefined){
+let data23 = data.maxInFlightBytes;
+const _errs53 = errors;
+if(!((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23)))){
+validate20.errors = [{instancePath:instancePath+"/maxInFlightBytes",schemaPath:"#/properties/maxInFlightBytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs53){
+if(typeof data23 == "number"){
+if(data23 < 1024 || isNaN(data23)){
+validate20.errors = [{instancePath:instancePath+"/maxInFlightBytes",schemaPath:"#/properties/maxInFlightBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"}];
+return false;
+}
+}
+}
+var valid0 = _errs53 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
 if(data.outputSchemas !== undefined){
-let data20 = data.outputSchemas;
-const _errs43 = errors;
-if(!(((data20 === "lenient") || (data20 === "strict")) || (data20 === "none"))){
+let data24 = data.outputSchemas;
+const _errs55 = errors;
+if(!(((data24 === "lenient") || (data24 === "strict")) || (data24 === "none"))){
 validate20.errors = [{instancePath:instancePath+"/outputSchemas",schemaPath:"#/properties/outputSchemas/enum",keyword:"enum",params:{allowedValues: schema31.properties.outputSchemas.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-var valid0 = _errs43 === errors;
+var valid0 = _errs55 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.outputSchemaDepth !== undefined){
-let data21 = data.outputSchemaDepth;
-const _errs44 = errors;
-if(!((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21)))){
+let data25 = data.outputSchemaDepth;
+const _errs56 = errors;
+if(!((typeof data25 == "number") && (!(data25 % 1) && !isNaN(data25)))){
 validate20.errors = [{instancePath:instancePath+"/outputSchemaDepth",schemaPath:"#/properties/outputSchemaDepth/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
-if(errors === _errs44){
-if(typeof data21 == "number"){
-if(data21 > 8 || isNaN(data21)){
+if(errors === _errs56){
+if(typeof data25 == "number"){
+if(data25 > 8 || isNaN(data25)){
 validate20.errors = [{instancePath:instancePath+"/outputSchemaDepth",schemaPath:"#/properties/outputSchemaDepth/maximum",keyword:"maximum",params:{comparison: "<=", limit: 8},message:"must be <= 8"}];
 return false;
 }
 else {
-if(data21 < 1 || isNaN(data21)){
+if(data25 < 1 || isNaN(data25)){
 validate20.errors = [{instancePath:instancePath+"/outputSchemaDepth",schemaPath:"#/properties/outputSchemaDepth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
 }
 }
-var valid0 = _errs44 === errors;
+var valid0 = _errs56 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.outputSchemaMaxBytes !== undefined){
-let data22 = data.outputSchemaMaxBytes;
-const _errs46 = errors;
-if(!((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22)))){
+let data26 = data.outputSchemaMaxBytes;
+const _errs58 = errors;
+if(!((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26)))){
 validate20.errors = [{instancePath:instancePath+"/outputSchemaMaxBytes",schemaPath:"#/properties/outputSchemaMaxBytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
-if(errors === _errs46){
-if(typeof data22 == "number"){
-if(data22 < 0 || isNaN(data22)){
+if(errors === _errs58){
+if(typeof data26 == "number"){
+if(data26 < 0 || isNaN(data26)){
 validate20.errors = [{instancePath:instancePath+"/outputSchemaMaxBytes",schemaPath:"#/properties/outputSchemaMaxBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 }
-var valid0 = _errs46 === errors;
+var valid0 = _errs58 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.inputSchemaMaxBytes !== undefined){
-let data23 = data.inputSchemaMaxBytes;
-const _errs48 = errors;
-if(!((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23)))){
+let data27 = data.inputSchemaMaxBytes;
+const _errs60 = errors;
+if(!((typeof data27 == "number") && (!(data27 % 1) && !isNaN(data27)))){
 validate20.errors = [{instancePath:instancePath+"/inputSchemaMaxBytes",schemaPath:"#/properties/inputSchemaMaxBytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
-if(errors === _errs48){
-if(typeof data23 == "number"){
-if(data23 < 1024 || isNaN(data23)){
+if(errors === _errs60){
+if(typeof data27 == "number"){
+if(data27 < 1024 || isNaN(data27)){
 validate20.errors = [{instancePath:instancePath+"/inputSchemaMaxBytes",schemaPath:"#/properties/inputSchemaMaxBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"}];
 return false;
 }
 }
 }
-var valid0 = _errs48 === errors;
+var valid0 = _errs60 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.maxArgumentDescriptionLength !== undefined){
-let data24 = data.maxArgumentDescriptionLength;
-const _errs50 = errors;
-if(!((typeof data24 == "number") && (!(data24 % 1) && !isNaN(data24)))){
+let data28 = data.maxArgumentDescriptionLength;
+const _errs62 = errors;
+if(!((typeof data28 == "number") && (!(data28 % 1) && !isNaN(data28)))){
 validate20.errors = [{instancePath:instancePath+"/maxArgumentDescriptionLength",schemaPath:"#/properties/maxArgumentDescriptionLength/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
-if(errors === _errs50){
-if(typeof data24 == "number"){
-if(data24 < 20 || isNaN(data24)){
+if(errors === _errs62){
+if(typeof data28 == "number"){
+if(data28 < 20 || isNaN(data28)){
 validate20.errors = [{instancePath:instancePath+"/maxArgumentDescriptionLength",schemaPath:"#/properties/maxArgumentDescriptionLength/minimum",keyword:"minimum",params:{comparison: ">=", limit: 20},message:"must be >= 20"}];
 return false;
 }
 }
 }
-var valid0 = _errs50 === errors;
+var valid0 = _errs62 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.budget !== undefined){
-let data25 = data.budget;
-const _errs52 = errors;
-if(errors === _errs52){
-if(data25 && typeof data25 == "object" && !Array.isArray(data25)){
-const _errs54 = errors;
-for(const key2 in data25){
-if(!((((key2 === "maxListBytes") || (key2 === "maxTools")) || (key2 === "maxTokens")) || (key2 === "presets"))){
-validate20.errors = [{instancePath:instancePath+"/budget",schemaPath:"#/properties/budget/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs54 === errors){
-if(data25.maxListBytes !== undefined){
-let data26 = data25.maxListBytes;
-const _errs55 = errors;
-if(!((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26)))){
-validate20.errors = [{instancePath:instancePath+"/budget/maxListBytes",schemaPath:"#/properties/budget/properties/maxListBytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-if(errors === _errs55){
-if(typeof data26 == "number"){
-if(data26 < 1 || isNaN(data26)){
-validate20.errors = [{instancePath:instancePath+"/budget/maxListBytes",schemaPath:"#/properties/budget/properties/maxListBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
-return false;
-}
-}
-}
-var valid4 = _errs55 === errors;
-}
-else {
-var valid4 = true;
-}
-if(valid4){
-if(data25.maxTools !== undefined){
-let data27 = data25.maxTools;
-const _errs57 = errors;
-if(!((typeof data27 == "number") && (!(data27 % 1) && !isNaN(data27)))){
-validate20.errors = [{instancePath:instancePath+"/budget/maxTools",schemaPath:"#/properties/budget/properties/maxTools/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-if(errors === _errs57){
-if(typeof data27 == "number"){
-if(data27 < 1 || isNaN(data27)){
-validate20.errors = [{instancePath:instancePath+"/budget/maxTools",schemaPath:"#/properties/budget/properties/maxTools/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
-return false;
-}
-}
-}
-var valid4 = _errs57 === errors;
-}
-else {
-var valid4 = true;
-}
-if(valid4){
-if(data25.maxTokens !== undefined){
-let data28 = data25.maxTokens;
-const _errs59 = errors;
-if(!((typeof data28 == "number") && (!(data28 % 1) && !isNaN(data28)))){
-validate20.errors = [{instancePath:instancePath+"/budget/maxTokens",schemaPath:"#/properties/budget/properties/maxTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-if(errors === _errs59){
-if(typeof data28 == "number"){
-if(data28 < 1 || isNaN(data28)){
-validate20.errors = [{instancePath:instancePath+"/budget/maxTokens",schemaPath:"#/properties/budget/properties/maxTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
-return false;
-}
-}
-}
-var valid4 = _errs59 === errors;
-}
-else {
-var valid4 = true;
-}
-if(valid4){
-if(data25.presets !== undefined){
-let data29 = data25.presets;
-const _errs61 = errors;
-if(errors === _errs61){
-if(data29 && typeof data29 == "object" && !Array.isArray(data29)){
-for(const key3 in data29){
-let data30 = data29[key3];
+let data29 = data.budget;
 const _errs64 = errors;
 if(errors === _errs64){
-if(data30 && typeof data30 == "object" && !Array.isArray(data30)){
+if(data29 && typeof data29 == "object" && !Array.isArray(data29)){
 const _errs66 = errors;
-for(const key4 in data30){
-if(!(((key4 === "maxListBytes") || (key4 === "maxTools")) || (key4 === "maxTokens"))){
-validate20.errors = [{instancePath:instancePath+"/budget/presets/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/budget/properties/presets/additionalProperties/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"}];
+for(const key6 in data29){
+if(!((((key6 === "maxListBytes") || (key6 === "maxTools")) || (key6 === "maxTokens")) || (key6 === "presets"))){
+validate20.errors = [{instancePath:instancePath+"/budget",schemaPath:"#/properties/budget/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
 if(_errs66 === errors){
-if(data30.maxListBytes !== undefined){
-let data31 = data30.maxListBytes;
+if(data29.maxListBytes !== undefined){
+let data30 = data29.maxListBytes;
 const _errs67 = errors;
-if(!((typeof data31 == "number") && (!(data31 % 1) && !isNaN(data31)))){
-validate20.errors = [{instancePath:instancePath+"/budget/presets/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/maxListBytes",schemaPath:"#/properties/budget/properties/presets/additionalProperties/properties/maxListBytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+if(!((typeof data30 == "number") && (!(data30 % 1) && !isNaN(data30)))){
+validate20.errors = [{instancePath:instancePath+"/budget/maxListBytes",schemaPath:"#/properties/budget/properties/maxListBytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs67){
-if(typeof data31 == "number"){
-if(data31 < 1 || isNaN(data31)){
-validate20.errors = [{instancePath:instancePath+"/budget/presets/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/maxListBytes",schemaPath:"#/properties/budget/properties/presets/additionalProperties/properties/maxListBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+if(typeof data30 == "number"){
+if(data30 < 1 || isNaN(data30)){
+validate20.errors = [{instancePath:instancePath+"/budget/maxListBytes",schemaPath:"#/properties/budget/properties/maxListBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
 }
-var valid6 = _errs67 === errors;
+var valid8 = _errs67 === errors;
 }
 else {
-var valid6 = true;
+var valid8 = true;
 }
-if(valid6){
-if(data30.maxTools !== undefined){
-let data32 = data30.maxTools;
+if(valid8){
+if(data29.maxTools !== undefined){
+let data31 = data29.maxTools;
 const _errs69 = errors;
-if(!((typeof data32 == "number") && (!(data32 % 1) && !isNaN(data32)))){
-validate20.errors = [{instancePath:instancePath+"/budget/presets/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/maxTools",schemaPath:"#/properties/budget/properties/presets/additionalProperties/properties/maxTools/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+if(!((typeof data31 == "number") && (!(data31 % 1) && !isNaN(data31)))){
+validate20.errors = [{instancePath:instancePath+"/budget/maxTools",schemaPath:"#/properties/budget/properties/maxTools/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs69){
-if(typeof data32 == "number"){
-if(data32 < 1 || isNaN(data32)){
-validate20.errors = [{instancePath:instancePath+"/budget/presets/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/maxTools",schemaPath:"#/properties/budget/properties/presets/additionalProperties/properties/maxTools/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+if(typeof data31 == "number"){
+if(data31 < 1 || isNaN(data31)){
+validate20.errors = [{instancePath:instancePath+"/budget/maxTools",schemaPath:"#/properties/budget/properties/maxTools/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
 }
-var valid6 = _errs69 === errors;
+var valid8 = _errs69 === errors;
 }
 else {
-var valid6 = true;
+var valid8 = true;
 }
-if(valid6){
-if(data30.maxTokens !== undefined){
-let data33 = data30.maxTokens;
+if(valid8){
+if(data29.maxTokens !== undefined){
+let data32 = data29.maxTokens;
 const _errs71 = errors;
-if(!((typeof data33 == "number") && (!(data33 % 1) && !isNaN(data33)))){
-validate20.errors = [{instancePath:instancePath+"/budget/presets/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/maxTokens",schemaPath:"#/properties/budget/properties/presets/additionalProperties/properties/maxTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+if(!((typeof data32 == "number") && (!(data32 % 1) && !isNaN(data32)))){
+validate20.errors = [{instancePath:instancePath+"/budget/maxTokens",schemaPath:"#/properties/budget/properties/maxTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs71){
-if(typeof data33 == "number"){
-if(data33 < 1 || isNaN(data33)){
-validate20.errors = [{instancePath:instancePath+"/budget/presets/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/maxTokens",schemaPath:"#/properties/budget/properties/presets/additionalProperties/properties/maxTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+if(typeof data32 == "number"){
+if(data32 < 1 || isNaN(data32)){
+validate20.errors = [{instancePath:instancePath+"/budget/maxTokens",schemaPath:"#/properties/budget/properties/maxTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
 }
-var valid6 = _errs71 === errors;
+var valid8 = _errs71 === errors;
 }
 else {
-var valid6 = true;
+var valid8 = true;
+}
+if(valid8){
+if(data29.presets !== undefined){
+let data33 = data29.presets;
+const _errs73 = errors;
+if(errors === _errs73){
+if(data33 && typeof data33 == "object" && !Array.isArray(data33)){
+for(const key7 in data33){
+let data34 = data33[key7];
+const _errs76 = errors;
+if(errors === _errs76){
+if(data34 && typeof data34 == "object" && !Array.isArray(data34)){
+const _errs78 = errors;
+for(const key8 in data34){
+if(!(((key8 === "maxListBytes") || (key8 === "maxTools")) || (key8 === "maxTokens"))){
+validate20.errors = [{instancePath:instancePath+"/budget/presets/" + key7.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/budget/properties/presets/additionalProperties/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"}];
+return false;
+break;
 }
 }
+if(_errs78 === errors){
+if(data34.maxListBytes !== undefined){
+let data35 = data34.maxListBytes;
+const _errs79 = errors;
+if(!((typeof data35 == "number") && (!(data35 % 1) && !isNaN(data35)))){
+validate20.errors = [{instancePath:instancePath+"/budget/presets/" + key7.replace(/~/g, "~0").replace(/\//g, "~1")+"/maxListBytes",schemaPath:"#/properties/budget/properties/presets/additionalProperties/properties/maxListBytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
 }
-}
-}
-else {
-validate20.errors = [{instancePath:instancePath+"/budget/presets/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/budget/properties/presets/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+if(errors === _errs79){
+if(typeof data35 == "number"){
+if(data35 < 1 || isNaN(data35)){
+validate20.errors = [{instancePath:instancePath+"/budget/presets/" + key7.replace(/~/g, "~0").replace(/\//g, "~1")+"/maxListBytes",schemaPath:"#/properties/budget/properties/presets/additionalProperties/properties/maxListBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
-var valid5 = _errs64 === errors;
-if(!valid5){
+}
+var valid10 = _errs79 === errors;
+}
+else {
+var valid10 = true;
+}
+if(valid10){
+if(data34.maxTools !== undefined){
+let data36 = data34.maxTools;
+const _errs81 = errors;
+if(!((typeof data36 == "number") && (!(data36 % 1) && !isNaN(data36)))){
+validate20.errors = [{instancePath:instancePath+"/budget/presets/" + key7.replace(/~/g, "~0").replace(/\//g, "~1")+"/maxTools",schemaPath:"#/properties/budget/properties/presets/additionalProperties/properties/maxTools/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs81){
+if(typeof data36 == "number"){
+if(data36 < 1 || isNaN(data36)){
+validate20.errors = [{instancePath:instancePath+"/budget/presets/" + key7.replace(/~/g, "~0").replace(/\//g, "~1")+"/maxTools",schemaPath:"#/properties/budget/properties/presets/additionalProperties/properties/maxTools/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+var valid10 = _errs81 === errors;
+}
+else {
+var valid10 = true;
+}
+if(valid10){
+if(data34.maxTokens !== undefined){
+let data37 = data34.maxTokens;
+const _errs83 = errors;
+if(!((typeof data37 == "number") && (!(data37 % 1) && !isNaN(data37)))){
+validate20.errors = [{instancePath:instancePath+"/budget/presets/" + key7.replace(/~/g, "~0").replace(/\//g, "~1")+"/maxTokens",schemaPath:"#/properties/budget/properties/presets/additionalProperties/properties/maxTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs83){
+if(typeof data37 == "number"){
+if(data37 < 1 || isNaN(data37)){
+validate20.errors = [{instancePath:instancePath+"/budget/presets/" + key7.replace(/~/g, "~0").replace(/\//g, "~1")+"/maxTokens",schemaPath:"#/properties/budget/properties/presets/additionalProperties/properties/maxTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+var valid10 = _errs83 === errors;
+}
+else {
+var valid10 = true;
+}
+}
+}
+}
+}
+else {
+validate20.errors = [{instancePath:instancePath+"/budget/presets/" + key7.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/budget/properties/presets/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid9 = _errs76 === errors;
+if(!valid9){
 break;
 }
 }
@@ -5059,10 +5260,10 @@ validate20.errors = [{instancePath:instancePath+"/budget/presets",schemaPath:"#/
 return false;
 }
 }
-var valid4 = _errs61 === errors;
+var valid8 = _errs73 === errors;
 }
 else {
-var valid4 = true;
+var valid8 = true;
 }
 }
 }
@@ -5074,72 +5275,72 @@ validate20.errors = [{instancePath:instancePath+"/budget",schemaPath:"#/properti
 return false;
 }
 }
-var valid0 = _errs52 === errors;
+var valid0 = _errs64 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.results !== undefined){
-let data34 = data.results;
-const _errs73 = errors;
-if(errors === _errs73){
-if(data34 && typeof data34 == "object" && !Array.isArray(data34)){
-const _errs75 = errors;
-for(const key5 in data34){
-if(!((((((key5 === "maxTokens") || (key5 === "compact")) || (key5 === "omit")) || (key5 === "maxStringChars")) || (key5 === "projection")) || (key5 === "presets"))){
-validate20.errors = [{instancePath:instancePath+"/results",schemaPath:"#/properties/results/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"}];
+let data38 = data.results;
+const _errs85 = errors;
+if(errors === _errs85){
+if(data38 && typeof data38 == "object" && !Array.isArray(data38)){
+const _errs87 = errors;
+for(const key9 in data38){
+if(!((((((key9 === "maxTokens") || (key9 === "compact")) || (key9 === "omit")) || (key9 === "maxStringChars")) || (key9 === "projection")) || (key9 === "presets"))){
+validate20.errors = [{instancePath:instancePath+"/results",schemaPath:"#/properties/results/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs75 === errors){
-if(data34.maxTokens !== undefined){
-let data35 = data34.maxTokens;
-const _errs76 = errors;
-if(!((typeof data35 == "number") && (!(data35 % 1) && !isNaN(data35)))){
+if(_errs87 === errors){
+if(data38.maxTokens !== undefined){
+let data39 = data38.maxTokens;
+const _errs88 = errors;
+if(!((typeof data39 == "number") && (!(data39 % 1) && !isNaN(data39)))){
 validate20.errors = [{instancePath:instancePath+"/results/maxTokens",schemaPath:"#/properties/results/properties/maxTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
-if(errors === _errs76){
-if(typeof data35 == "number"){
-if(data35 < 256 || isNaN(data35)){
+if(errors === _errs88){
+if(typeof data39 == "number"){
+if(data39 < 256 || isNaN(data39)){
 validate20.errors = [{instancePath:instancePath+"/results/maxTokens",schemaPath:"#/properties/results/properties/maxTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 256},message:"must be >= 256"}];
 return false;
 }
 }
 }
-var valid7 = _errs76 === errors;
+var valid11 = _errs88 === errors;
 }
 else {
-var valid7 = true;
+var valid11 = true;
 }
-if(valid7){
-if(data34.compact !== undefined){
-const _errs78 = errors;
-if(typeof data34.compact !== "boolean"){
+if(valid11){
+if(data38.compact !== undefined){
+const _errs90 = errors;
+if(typeof data38.compact !== "boolean"){
 validate20.errors = [{instancePath:instancePath+"/results/compact",schemaPath:"#/properties/results/properties/compact/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
-var valid7 = _errs78 === errors;
+var valid11 = _errs90 === errors;
 }
 else {
-var valid7 = true;
+var valid11 = true;
 }
-if(valid7){
-if(data34.omit !== undefined){
-let data37 = data34.omit;
-const _errs80 = errors;
-if(errors === _errs80){
-if(Array.isArray(data37)){
-var valid8 = true;
-const len1 = data37.length;
+if(valid11){
+if(data38.omit !== undefined){
+let data41 = data38.omit;
+const _errs92 = errors;
+if(errors === _errs92){
+if(Array.isArray(data41)){
+var valid12 = true;
+const len1 = data41.length;
 for(let i2=0; i2<len1; i2++){
-let data38 = data37[i2];
-const _errs82 = errors;
-if(errors === _errs82){
-if(typeof data38 === "string"){
-if(func2(data38) < 1){
+let data42 = data41[i2];
+const _errs94 = errors;
+if(errors === _errs94){
+if(typeof data42 === "string"){
+if(func2(data42) < 1){
 validate20.errors = [{instancePath:instancePath+"/results/omit/" + i2,schemaPath:"#/properties/results/properties/omit/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
@@ -5149,18 +5350,18 @@ validate20.errors = [{instancePath:instancePath+"/results/omit/" + i2,schemaPath
 return false;
 }
 }
-var valid8 = _errs82 === errors;
-if(!valid8){
+var valid12 = _errs94 === errors;
+if(!valid12){
 break;
 }
 }
-if(valid8){
-let i3 = data37.length;
+if(valid12){
+let i3 = data41.length;
 let j1;
 if(i3 > 1){
 const indices1 = {};
 for(;i3--;){
-let item1 = data37[i3];
+let item1 = data41[i3];
 if(typeof item1 !== "string"){
 continue;
 }
@@ -5180,90 +5381,26 @@ validate20.errors = [{instancePath:instancePath+"/results/omit",schemaPath:"#/pr
 return false;
 }
 }
-var valid7 = _errs80 === errors;
-}
-else {
-var valid7 = true;
-}
-if(valid7){
-if(data34.maxStringChars !== undefined){
-let data39 = data34.maxStringChars;
-const _errs84 = errors;
-if(!((typeof data39 == "number") && (!(data39 % 1) && !isNaN(data39)))){
-validate20.errors = [{instancePath:instancePath+"/results/maxStringChars",schemaPath:"#/properties/results/properties/maxStringChars/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-if(errors === _errs84){
-if(typeof data39 == "number"){
-if(data39 < 64 || isNaN(data39)){
-validate20.errors = [{instancePath:instancePath+"/results/maxStringChars",schemaPath:"#/properties/results/properties/maxStringChars/minimum",keyword:"minimum",params:{comparison: ">=", limit: 64},message:"must be >= 64"}];
-return false;
-}
-}
-}
-var valid7 = _errs84 === errors;
-}
-else {
-var valid7 = true;
-}
-if(valid7){
-if(data34.projection !== undefined){
-const _errs86 = errors;
-if(typeof data34.projection !== "boolean"){
-validate20.errors = [{instancePath:instancePath+"/results/projection",schemaPath:"#/properties/results/properties/projection/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-var valid7 = _errs86 === errors;
-}
-else {
-var valid7 = true;
-}
-if(valid7){
-if(data34.presets !== undefined){
-let data41 = data34.presets;
-const _errs88 = errors;
-if(errors === _errs88){
-if(data41 && typeof data41 == "object" && !Array.isArray(data41)){
-for(const key6 in data41){
-let data42 = data41[key6];
-const _errs91 = errors;
-if(errors === _errs91){
-if(data42 && typeof data42 == "object" && !Array.isArray(data42)){
-const _errs93 = errors;
-for(const key7 in data42){
-if(!((((key7 === "maxTokens") || (key7 === "compact")) || (key7 === "omit")) || (key7 === "maxStringChars"))){
-validate20.errors = [{instancePath:instancePath+"/results/presets/" + key6.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/results/properties/presets/additionalProperties/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs93 === errors){
-if(data42.maxTokens !== undefined){
-let data43 = data42.maxTokens;
-const _errs94 = errors;
-if(!((typeof data43 == "number") && (!(data43 % 1) && !isNaN(data43)))){
-validate20.errors = [{instancePath:instancePath+"/results/presets/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/maxTokens",schemaPath:"#/properties/results/properties/presets/additionalProperties/properties/maxTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-if(errors === _errs94){
-if(typeof data43 == "number"){
-if(data43 < 256 || isNaN(data43)){
-validate20.errors = [{instancePath:instancePath+"/results/presets/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/maxTokens",schemaPath:"#/properties/results/properties/presets/additionalProperties/properties/maxTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 256},message:"must be >= 256"}];
-return false;
-}
-}
-}
-var valid11 = _errs94 === errors;
+var valid11 = _errs92 === errors;
 }
 else {
 var valid11 = true;
 }
 if(valid11){
-if(data42.compact !== undefined){
+if(data38.maxStringChars !== undefined){
+let data43 = data38.maxStringChars;
 const _errs96 = errors;
-if(typeof data42.compact !== "boolean"){
-validate20.errors = [{instancePath:instancePath+"/results/presets/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/compact",schemaPath:"#/properties/results/properties/presets/additionalProperties/properties/compact/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+if(!((typeof data43 == "number") && (!(data43 % 1) && !isNaN(data43)))){
+validate20.errors = [{instancePath:instancePath+"/results/maxStringChars",schemaPath:"#/properties/results/properties/maxStringChars/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
+}
+if(errors === _errs96){
+if(typeof data43 == "number"){
+if(data43 < 64 || isNaN(data43)){
+validate20.errors = [{instancePath:instancePath+"/results/maxStringChars",schemaPath:"#/properties/results/properties/maxStringChars/minimum",keyword:"minimum",params:{comparison: ">=", limit: 64},message:"must be >= 64"}];
+return false;
+}
+}
 }
 var valid11 = _errs96 === errors;
 }
@@ -5271,46 +5408,110 @@ else {
 var valid11 = true;
 }
 if(valid11){
-if(data42.omit !== undefined){
-let data45 = data42.omit;
+if(data38.projection !== undefined){
 const _errs98 = errors;
-if(errors === _errs98){
-if(Array.isArray(data45)){
-var valid12 = true;
-const len2 = data45.length;
-for(let i4=0; i4<len2; i4++){
-let data46 = data45[i4];
+if(typeof data38.projection !== "boolean"){
+validate20.errors = [{instancePath:instancePath+"/results/projection",schemaPath:"#/properties/results/properties/projection/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid11 = _errs98 === errors;
+}
+else {
+var valid11 = true;
+}
+if(valid11){
+if(data38.presets !== undefined){
+let data45 = data38.presets;
 const _errs100 = errors;
 if(errors === _errs100){
-if(typeof data46 === "string"){
-if(func2(data46) < 1){
-validate20.errors = [{instancePath:instancePath+"/results/presets/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/omit/" + i4,schemaPath:"#/properties/results/properties/presets/additionalProperties/properties/omit/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(data45 && typeof data45 == "object" && !Array.isArray(data45)){
+for(const key10 in data45){
+let data46 = data45[key10];
+const _errs103 = errors;
+if(errors === _errs103){
+if(data46 && typeof data46 == "object" && !Array.isArray(data46)){
+const _errs105 = errors;
+for(const key11 in data46){
+if(!((((key11 === "maxTokens") || (key11 === "compact")) || (key11 === "omit")) || (key11 === "maxStringChars"))){
+validate20.errors = [{instancePath:instancePath+"/results/presets/" + key10.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/results/properties/presets/additionalProperties/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs105 === errors){
+if(data46.maxTokens !== undefined){
+let data47 = data46.maxTokens;
+const _errs106 = errors;
+if(!((typeof data47 == "number") && (!(data47 % 1) && !isNaN(data47)))){
+validate20.errors = [{instancePath:instancePath+"/results/presets/" + key10.replace(/~/g, "~0").replace(/\//g, "~1")+"/maxTokens",schemaPath:"#/properties/results/properties/presets/additionalProperties/properties/maxTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs106){
+if(typeof data47 == "number"){
+if(data47 < 256 || isNaN(data47)){
+validate20.errors = [{instancePath:instancePath+"/results/presets/" + key10.replace(/~/g, "~0").replace(/\//g, "~1")+"/maxTokens",schemaPath:"#/properties/results/properties/presets/additionalProperties/properties/maxTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 256},message:"must be >= 256"}];
+return false;
+}
+}
+}
+var valid15 = _errs106 === errors;
+}
+else {
+var valid15 = true;
+}
+if(valid15){
+if(data46.compact !== undefined){
+const _errs108 = errors;
+if(typeof data46.compact !== "boolean"){
+validate20.errors = [{instancePath:instancePath+"/results/presets/" + key10.replace(/~/g, "~0").replace(/\//g, "~1")+"/compact",schemaPath:"#/properties/results/properties/presets/additionalProperties/properties/compact/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid15 = _errs108 === errors;
+}
+else {
+var valid15 = true;
+}
+if(valid15){
+if(data46.omit !== undefined){
+let data49 = data46.omit;
+const _errs110 = errors;
+if(errors === _errs110){
+if(Array.isArray(data49)){
+var valid16 = true;
+const len2 = data49.length;
+for(let i4=0; i4<len2; i4++){
+let data50 = data49[i4];
+const _errs112 = errors;
+if(errors === _errs112){
+if(typeof data50 === "string"){
+if(func2(data50) < 1){
+validate20.errors = [{instancePath:instancePath+"/results/presets/" + key10.replace(/~/g, "~0").replace(/\//g, "~1")+"/omit/" + i4,schemaPath:"#/properties/results/properties/presets/additionalProperties/properties/omit/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/results/presets/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/omit/" + i4,schemaPath:"#/properties/results/properties/presets/additionalProperties/properties/omit/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate20.errors = [{instancePath:instancePath+"/results/presets/" + key10.replace(/~/g, "~0").replace(/\//g, "~1")+"/omit/" + i4,schemaPath:"#/properties/results/properties/presets/additionalProperties/properties/omit/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-var valid12 = _errs100 === errors;
-if(!valid12){
+var valid16 = _errs112 === errors;
+if(!valid16){
 break;
 }
 }
-if(valid12){
-let i5 = data45.length;
+if(valid16){
+let i5 = data49.length;
 let j2;
 if(i5 > 1){
 const indices2 = {};
 for(;i5--;){
-let item2 = data45[i5];
+let item2 = data49[i5];
 if(typeof item2 !== "string"){
 continue;
 }
 if(typeof indices2[item2] == "number"){
 j2 = indices2[item2];
-validate20.errors = [{instancePath:instancePath+"/results/presets/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/omit",schemaPath:"#/properties/results/properties/presets/additionalProperties/properties/omit/uniqueItems",keyword:"uniqueItems",params:{i: i5, j: j2},message:"must NOT have duplicate items (items ## "+j2+" and "+i5+" are identical)"}];
+validate20.errors = [{instancePath:instancePath+"/results/presets/" + key10.replace(/~/g, "~0").replace(/\//g, "~1")+"/omit",schemaPath:"#/properties/results/properties/presets/additionalProperties/properties/omit/uniqueItems",keyword:"uniqueItems",params:{i: i5, j: j2},message:"must NOT have duplicate items (items ## "+j2+" and "+i5+" are identical)"}];
 return false;
 break;
 }
@@ -5320,35 +5521,35 @@ indices2[item2] = i5;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/results/presets/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/omit",schemaPath:"#/properties/results/properties/presets/additionalProperties/properties/omit/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate20.errors = [{instancePath:instancePath+"/results/presets/" + key10.replace(/~/g, "~0").replace(/\//g, "~1")+"/omit",schemaPath:"#/properties/results/properties/presets/additionalProperties/properties/omit/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
-var valid11 = _errs98 === errors;
+var valid15 = _errs110 === errors;
 }
 else {
-var valid11 = true;
+var valid15 = true;
 }
-if(valid11){
-if(data42.maxStringChars !== undefined){
-let data47 = data42.maxStringChars;
-const _errs102 = errors;
-if(!((typeof data47 == "number") && (!(data47 % 1) && !isNaN(data47)))){
-validate20.errors = [{instancePath:instancePath+"/results/presets/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/maxStringChars",schemaPath:"#/properties/results/properties/presets/additionalProperties/properties/maxStringChars/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+if(valid15){
+if(data46.maxStringChars !== undefined){
+let data51 = data46.maxStringChars;
+const _errs114 = errors;
+if(!((typeof data51 == "number") && (!(data51 % 1) && !isNaN(data51)))){
+validate20.errors = [{instancePath:instancePath+"/results/presets/" + key10.replace(/~/g, "~0").replace(/\//g, "~1")+"/maxStringChars",schemaPath:"#/properties/results/properties/presets/additionalProperties/properties/maxStringChars/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
-if(errors === _errs102){
-if(typeof data47 == "number"){
-if(data47 < 64 || isNaN(data47)){
-validate20.errors = [{instancePath:instancePath+"/results/presets/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/maxStringChars",schemaPath:"#/properties/results/properties/presets/additionalProperties/properties/maxStringChars/minimum",keyword:"minimum",params:{comparison: ">=", limit: 64},message:"must be >= 64"}];
+if(errors === _errs114){
+if(typeof data51 == "number"){
+if(data51 < 64 || isNaN(data51)){
+validate20.errors = [{instancePath:instancePath+"/results/presets/" + key10.replace(/~/g, "~0").replace(/\//g, "~1")+"/maxStringChars",schemaPath:"#/properties/results/properties/presets/additionalProperties/properties/maxStringChars/minimum",keyword:"minimum",params:{comparison: ">=", limit: 64},message:"must be >= 64"}];
 return false;
 }
 }
 }
-var valid11 = _errs102 === errors;
+var valid15 = _errs114 === errors;
 }
 else {
-var valid11 = true;
+var valid15 = true;
 }
 }
 }
@@ -5356,12 +5557,12 @@ var valid11 = true;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/results/presets/" + key6.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/results/properties/presets/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate20.errors = [{instancePath:instancePath+"/results/presets/" + key10.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/results/properties/presets/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-var valid10 = _errs91 === errors;
-if(!valid10){
+var valid14 = _errs103 === errors;
+if(!valid14){
 break;
 }
 }
@@ -5371,10 +5572,10 @@ validate20.errors = [{instancePath:instancePath+"/results/presets",schemaPath:"#
 return false;
 }
 }
-var valid7 = _errs88 === errors;
+var valid11 = _errs100 === errors;
 }
 else {
-var valid7 = true;
+var valid11 = true;
 }
 }
 }
@@ -5388,44 +5589,44 @@ validate20.errors = [{instancePath:instancePath+"/results",schemaPath:"#/propert
 return false;
 }
 }
-var valid0 = _errs73 === errors;
+var valid0 = _errs85 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.uploads !== undefined){
-let data48 = data.uploads;
-const _errs104 = errors;
-if(errors === _errs104){
-if(data48 && typeof data48 == "object" && !Array.isArray(data48)){
-const _errs106 = errors;
-for(const key8 in data48){
-if(!((key8 === "localFiles") || (key8 === "root"))){
-validate20.errors = [{instancePath:instancePath+"/uploads",schemaPath:"#/properties/uploads/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"}];
+let data52 = data.uploads;
+const _errs116 = errors;
+if(errors === _errs116){
+if(data52 && typeof data52 == "object" && !Array.isArray(data52)){
+const _errs118 = errors;
+for(const key12 in data52){
+if(!((key12 === "localFiles") || (key12 === "root"))){
+validate20.errors = [{instancePath:instancePath+"/uploads",schemaPath:"#/properties/uploads/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs106 === errors){
-if(data48.localFiles !== undefined){
-const _errs107 = errors;
-if(typeof data48.localFiles !== "boolean"){
+if(_errs118 === errors){
+if(data52.localFiles !== undefined){
+const _errs119 = errors;
+if(typeof data52.localFiles !== "boolean"){
 validate20.errors = [{instancePath:instancePath+"/uploads/localFiles",schemaPath:"#/properties/uploads/properties/localFiles/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
-var valid14 = _errs107 === errors;
+var valid18 = _errs119 === errors;
 }
 else {
-var valid14 = true;
+var valid18 = true;
 }
-if(valid14){
-if(data48.root !== undefined){
-let data50 = data48.root;
-const _errs109 = errors;
-if(errors === _errs109){
-if(typeof data50 === "string"){
-if(func2(data50) < 1){
+if(valid18){
+if(data52.root !== undefined){
+let data54 = data52.root;
+const _errs121 = errors;
+if(errors === _errs121){
+if(typeof data54 === "string"){
+if(func2(data54) < 1){
 validate20.errors = [{instancePath:instancePath+"/uploads/root",schemaPath:"#/properties/uploads/properties/root/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
@@ -5435,10 +5636,10 @@ validate20.errors = [{instancePath:instancePath+"/uploads/root",schemaPath:"#/pr
 return false;
 }
 }
-var valid14 = _errs109 === errors;
+var valid18 = _errs121 === errors;
 }
 else {
-var valid14 = true;
+var valid18 = true;
 }
 }
 }
@@ -5448,27 +5649,27 @@ validate20.errors = [{instancePath:instancePath+"/uploads",schemaPath:"#/propert
 return false;
 }
 }
-var valid0 = _errs104 === errors;
+var valid0 = _errs116 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.include !== undefined){
-let data51 = data.include;
-const _errs111 = errors;
-if(errors === _errs111){
-if(Array.isArray(data51)){
-var valid15 = true;
-const len3 = data51.length;
+let data55 = data.include;
+const _errs123 = errors;
+if(errors === _errs123){
+if(Array.isArray(data55)){
+var valid19 = true;
+const len3 = data55.length;
 for(let i6=0; i6<len3; i6++){
-const _errs113 = errors;
-if(!(validate21(data51[i6], {instancePath:instancePath+"/include/" + i6,parentData:data51,parentDataProperty:i6,rootData,dynamicAnchors}))){
+const _errs125 = errors;
+if(!(validate21(data55[i6], {instancePath:instancePath+"/include/" + i6,parentData:data55,parentDataProperty:i6,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate21.errors : vErrors.concat(validate21.errors);
 errors = vErrors.length;
 }
-var valid15 = _errs113 === errors;
-if(!valid15){
+var valid19 = _errs125 === errors;
+if(!valid19){
 break;
 }
 }
@@ -5478,27 +5679,27 @@ validate20.errors = [{instancePath:instancePath+"/include",schemaPath:"#/propert
 return false;
 }
 }
-var valid0 = _errs111 === errors;
+var valid0 = _errs123 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.exclude !== undefined){
-let data53 = data.exclude;
-const _errs114 = errors;
-if(errors === _errs114){
-if(Array.isArray(data53)){
-var valid16 = true;
-const len4 = data53.length;
+let data57 = data.exclude;
+const _errs126 = errors;
+if(errors === _errs126){
+if(Array.isArray(data57)){
+var valid20 = true;
+const len4 = data57.length;
 for(let i7=0; i7<len4; i7++){
-const _errs116 = errors;
-if(!(validate21(data53[i7], {instancePath:instancePath+"/exclude/" + i7,parentData:data53,parentDataProperty:i7,rootData,dynamicAnchors}))){
+const _errs128 = errors;
+if(!(validate21(data57[i7], {instancePath:instancePath+"/exclude/" + i7,parentData:data57,parentDataProperty:i7,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate21.errors : vErrors.concat(validate21.errors);
 errors = vErrors.length;
 }
-var valid16 = _errs116 === errors;
-if(!valid16){
+var valid20 = _errs128 === errors;
+if(!valid20){
 break;
 }
 }
@@ -5508,25 +5709,25 @@ validate20.errors = [{instancePath:instancePath+"/exclude",schemaPath:"#/propert
 return false;
 }
 }
-var valid0 = _errs114 === errors;
+var valid0 = _errs126 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.overrides !== undefined){
-let data55 = data.overrides;
-const _errs117 = errors;
-if(errors === _errs117){
-if(data55 && typeof data55 == "object" && !Array.isArray(data55)){
-for(const key9 in data55){
-const _errs120 = errors;
-if(!(validate24(data55[key9], {instancePath:instancePath+"/overrides/" + key9.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data55,parentDataProperty:key9,rootData,dynamicAnchors}))){
+let data59 = data.overrides;
+const _errs129 = errors;
+if(errors === _errs129){
+if(data59 && typeof data59 == "object" && !Array.isArray(data59)){
+for(const key13 in data59){
+const _errs132 = errors;
+if(!(validate24(data59[key13], {instancePath:instancePath+"/overrides/" + key13.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data59,parentDataProperty:key13,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
 errors = vErrors.length;
 }
-var valid17 = _errs120 === errors;
-if(!valid17){
+var valid21 = _errs132 === errors;
+if(!valid21){
 break;
 }
 }
@@ -5536,141 +5737,21 @@ validate20.errors = [{instancePath:instancePath+"/overrides",schemaPath:"#/prope
 return false;
 }
 }
-var valid0 = _errs117 === errors;
+var valid0 = _errs129 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.auth !== undefined){
-let data57 = data.auth;
-const _errs121 = errors;
-if(errors === _errs121){
-if(data57 && typeof data57 == "object" && !Array.isArray(data57)){
-for(const key10 in data57){
-const _errs124 = errors;
-if(!(validate28(data57[key10], {instancePath:instancePath+"/auth/" + key10.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data57,parentDataProperty:key10,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate28.errors : vErrors.concat(validate28.errors);
-errors = vErrors.length;
-}
-var valid18 = _errs124 === errors;
-if(!valid18){
-break;
-}
-}
-}
-else {
-validate20.errors = [{instancePath:instancePath+"/auth",schemaPath:"#/properties/auth/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid0 = _errs121 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.extraTools !== undefined){
-let data59 = data.extraTools;
-const _errs125 = errors;
-if(errors === _errs125){
-if(Array.isArray(data59)){
-var valid19 = true;
-const len5 = data59.length;
-for(let i8=0; i8<len5; i8++){
-const _errs127 = errors;
-if(!(validate30(data59[i8], {instancePath:instancePath+"/extraTools/" + i8,parentData:data59,parentDataProperty:i8,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate30.errors : vErrors.concat(validate30.errors);
-errors = vErrors.length;
-}
-var valid19 = _errs127 === errors;
-if(!valid19){
-break;
-}
-}
-}
-else {
-validate20.errors = [{instancePath:instancePath+"/extraTools",schemaPath:"#/properties/extraTools/type",keyword:"type",params:{type: "array"},message:"must be array"}];
-return false;
-}
-}
-var valid0 = _errs125 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.preprocessors !== undefined){
-let data61 = data.preprocessors;
-const _errs128 = errors;
-if(errors === _errs128){
-if(Array.isArray(data61)){
-var valid20 = true;
-const len6 = data61.length;
-for(let i9=0; i9<len6; i9++){
-const _errs130 = errors;
-if(!(validate32(data61[i9], {instancePath:instancePath+"/preprocessors/" + i9,parentData:data61,parentDataProperty:i9,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate32.errors : vErrors.concat(validate32.errors);
-errors = vErrors.length;
-}
-var valid20 = _errs130 === errors;
-if(!valid20){
-break;
-}
-}
-}
-else {
-validate20.errors = [{instancePath:instancePath+"/preprocessors",schemaPath:"#/properties/preprocessors/type",keyword:"type",params:{type: "array"},message:"must be array"}];
-return false;
-}
-}
-var valid0 = _errs128 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.prompts !== undefined){
-let data63 = data.prompts;
-const _errs131 = errors;
-if(errors === _errs131){
-if(Array.isArray(data63)){
-var valid21 = true;
-const len7 = data63.length;
-for(let i10=0; i10<len7; i10++){
+let data61 = data.auth;
 const _errs133 = errors;
-if(!(validate34(data63[i10], {instancePath:instancePath+"/prompts/" + i10,parentData:data63,parentDataProperty:i10,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate34.errors : vErrors.concat(validate34.errors);
-errors = vErrors.length;
-}
-var valid21 = _errs133 === errors;
-if(!valid21){
-break;
-}
-}
-}
-else {
-validate20.errors = [{instancePath:instancePath+"/prompts",schemaPath:"#/properties/prompts/type",keyword:"type",params:{type: "array"},message:"must be array"}];
-return false;
-}
-}
-var valid0 = _errs131 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.resources !== undefined){
-let data65 = data.resources;
-const _errs134 = errors;
-if(errors === _errs134){
-if(Array.isArray(data65)){
-var valid22 = true;
-const len8 = data65.length;
-for(let i11=0; i11<len8; i11++){
+if(errors === _errs133){
+if(data61 && typeof data61 == "object" && !Array.isArray(data61)){
+for(const key14 in data61){
 const _errs136 = errors;
-if(!(validate36(data65[i11], {instancePath:instancePath+"/resources/" + i11,parentData:data65,parentDataProperty:i11,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate36.errors : vErrors.concat(validate36.errors);
+if(!(validate28(data61[key14], {instancePath:instancePath+"/auth/" + key14.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data61,parentDataProperty:key14,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate28.errors : vErrors.concat(validate28.errors);
 errors = vErrors.length;
 }
 var valid22 = _errs136 === errors;
@@ -5680,27 +5761,27 @@ break;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/resources",schemaPath:"#/properties/resources/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate20.errors = [{instancePath:instancePath+"/auth",schemaPath:"#/properties/auth/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-var valid0 = _errs134 === errors;
+var valid0 = _errs133 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
-if(data.resourceTemplates !== undefined){
-let data67 = data.resourceTemplates;
+if(data.extraTools !== undefined){
+let data63 = data.extraTools;
 const _errs137 = errors;
 if(errors === _errs137){
-if(Array.isArray(data67)){
+if(Array.isArray(data63)){
 var valid23 = true;
-const len9 = data67.length;
-for(let i12=0; i12<len9; i12++){
+const len5 = data63.length;
+for(let i8=0; i8<len5; i8++){
 const _errs139 = errors;
-if(!(validate38(data67[i12], {instancePath:instancePath+"/resourceTemplates/" + i12,parentData:data67,parentDataProperty:i12,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate38.errors : vErrors.concat(validate38.errors);
+if(!(validate30(data63[i8], {instancePath:instancePath+"/extraTools/" + i8,parentData:data63,parentDataProperty:i8,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate30.errors : vErrors.concat(validate30.errors);
 errors = vErrors.length;
 }
 var valid23 = _errs139 === errors;
@@ -5710,7 +5791,7 @@ break;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/resourceTemplates",schemaPath:"#/properties/resourceTemplates/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate20.errors = [{instancePath:instancePath+"/extraTools",schemaPath:"#/properties/extraTools/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -5720,40 +5801,160 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.concerns !== undefined){
-let data69 = data.concerns;
+if(data.preprocessors !== undefined){
+let data65 = data.preprocessors;
 const _errs140 = errors;
 if(errors === _errs140){
-if(Array.isArray(data69)){
+if(Array.isArray(data65)){
 var valid24 = true;
-const len10 = data69.length;
-for(let i13=0; i13<len10; i13++){
-let data70 = data69[i13];
+const len6 = data65.length;
+for(let i9=0; i9<len6; i9++){
 const _errs142 = errors;
+if(!(validate32(data65[i9], {instancePath:instancePath+"/preprocessors/" + i9,parentData:data65,parentDataProperty:i9,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate32.errors : vErrors.concat(validate32.errors);
+errors = vErrors.length;
+}
+var valid24 = _errs142 === errors;
+if(!valid24){
+break;
+}
+}
+}
+else {
+validate20.errors = [{instancePath:instancePath+"/preprocessors",schemaPath:"#/properties/preprocessors/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs140 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.prompts !== undefined){
+let data67 = data.prompts;
 const _errs143 = errors;
 if(errors === _errs143){
-if(data70 && typeof data70 == "object" && !Array.isArray(data70)){
+if(Array.isArray(data67)){
+var valid25 = true;
+const len7 = data67.length;
+for(let i10=0; i10<len7; i10++){
+const _errs145 = errors;
+if(!(validate34(data67[i10], {instancePath:instancePath+"/prompts/" + i10,parentData:data67,parentDataProperty:i10,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate34.errors : vErrors.concat(validate34.errors);
+errors = vErrors.length;
+}
+var valid25 = _errs145 === errors;
+if(!valid25){
+break;
+}
+}
+}
+else {
+validate20.errors = [{instancePath:instancePath+"/prompts",schemaPath:"#/properties/prompts/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs143 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.resources !== undefined){
+let data69 = data.resources;
+const _errs146 = errors;
+if(errors === _errs146){
+if(Array.isArray(data69)){
+var valid26 = true;
+const len8 = data69.length;
+for(let i11=0; i11<len8; i11++){
+const _errs148 = errors;
+if(!(validate36(data69[i11], {instancePath:instancePath+"/resources/" + i11,parentData:data69,parentDataProperty:i11,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate36.errors : vErrors.concat(validate36.errors);
+errors = vErrors.length;
+}
+var valid26 = _errs148 === errors;
+if(!valid26){
+break;
+}
+}
+}
+else {
+validate20.errors = [{instancePath:instancePath+"/resources",schemaPath:"#/properties/resources/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs146 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.resourceTemplates !== undefined){
+let data71 = data.resourceTemplates;
+const _errs149 = errors;
+if(errors === _errs149){
+if(Array.isArray(data71)){
+var valid27 = true;
+const len9 = data71.length;
+for(let i12=0; i12<len9; i12++){
+const _errs151 = errors;
+if(!(validate38(data71[i12], {instancePath:instancePath+"/resourceTemplates/" + i12,parentData:data71,parentDataProperty:i12,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate38.errors : vErrors.concat(validate38.errors);
+errors = vErrors.length;
+}
+var valid27 = _errs151 === errors;
+if(!valid27){
+break;
+}
+}
+}
+else {
+validate20.errors = [{instancePath:instancePath+"/resourceTemplates",schemaPath:"#/properties/resourceTemplates/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs149 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.concerns !== undefined){
+let data73 = data.concerns;
+const _errs152 = errors;
+if(errors === _errs152){
+if(Array.isArray(data73)){
+var valid28 = true;
+const len10 = data73.length;
+for(let i13=0; i13<len10; i13++){
+let data74 = data73[i13];
+const _errs154 = errors;
+const _errs155 = errors;
+if(errors === _errs155){
+if(data74 && typeof data74 == "object" && !Array.isArray(data74)){
 let missing1;
-if(((data70.name === undefined) && (missing1 = "name")) || ((data70.values === undefined) && (missing1 = "values"))){
+if(((data74.name === undefined) && (missing1 = "name")) || ((data74.values === undefined) && (missing1 = "values"))){
 validate20.errors = [{instancePath:instancePath+"/concerns/" + i13,schemaPath:"#/$defs/concern/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
-const _errs145 = errors;
-for(const key11 in data70){
-if(!((((key11 === "name") || (key11 === "description")) || (key11 === "values")) || (key11 === "default"))){
-validate20.errors = [{instancePath:instancePath+"/concerns/" + i13,schemaPath:"#/$defs/concern/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"}];
+const _errs157 = errors;
+for(const key15 in data74){
+if(!((((key15 === "name") || (key15 === "description")) || (key15 === "values")) || (key15 === "default"))){
+validate20.errors = [{instancePath:instancePath+"/concerns/" + i13,schemaPath:"#/$defs/concern/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs145 === errors){
-if(data70.name !== undefined){
-let data71 = data70.name;
-const _errs146 = errors;
-if(errors === _errs146){
-if(typeof data71 === "string"){
-if(!pattern33.test(data71)){
+if(_errs157 === errors){
+if(data74.name !== undefined){
+let data75 = data74.name;
+const _errs158 = errors;
+if(errors === _errs158){
+if(typeof data75 === "string"){
+if(!pattern37.test(data75)){
 validate20.errors = [{instancePath:instancePath+"/concerns/" + i13+"/name",schemaPath:"#/$defs/concern/properties/name/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z][A-Za-z0-9_.-]*$"},message:"must match pattern \""+"^[A-Za-z][A-Za-z0-9_.-]*$"+"\""}];
 return false;
 }
@@ -5763,42 +5964,42 @@ validate20.errors = [{instancePath:instancePath+"/concerns/" + i13+"/name",schem
 return false;
 }
 }
-var valid26 = _errs146 === errors;
+var valid30 = _errs158 === errors;
 }
 else {
-var valid26 = true;
+var valid30 = true;
 }
-if(valid26){
-if(data70.description !== undefined){
-const _errs148 = errors;
-if(typeof data70.description !== "string"){
+if(valid30){
+if(data74.description !== undefined){
+const _errs160 = errors;
+if(typeof data74.description !== "string"){
 validate20.errors = [{instancePath:instancePath+"/concerns/" + i13+"/description",schemaPath:"#/$defs/concern/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid26 = _errs148 === errors;
+var valid30 = _errs160 === errors;
 }
 else {
-var valid26 = true;
+var valid30 = true;
 }
-if(valid26){
-if(data70.values !== undefined){
-let data73 = data70.values;
-const _errs150 = errors;
-if(errors === _errs150){
-if(Array.isArray(data73)){
-if(data73.length < 1){
+if(valid30){
+if(data74.values !== undefined){
+let data77 = data74.values;
+const _errs162 = errors;
+if(errors === _errs162){
+if(Array.isArray(data77)){
+if(data77.length < 1){
 validate20.errors = [{instancePath:instancePath+"/concerns/" + i13+"/values",schemaPath:"#/$defs/concern/properties/values/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
-var valid27 = true;
-const len11 = data73.length;
+var valid31 = true;
+const len11 = data77.length;
 for(let i14=0; i14<len11; i14++){
-let data74 = data73[i14];
-const _errs152 = errors;
-if(errors === _errs152){
-if(typeof data74 === "string"){
-if(func2(data74) < 1){
+let data78 = data77[i14];
+const _errs164 = errors;
+if(errors === _errs164){
+if(typeof data78 === "string"){
+if(func2(data78) < 1){
 validate20.errors = [{instancePath:instancePath+"/concerns/" + i13+"/values/" + i14,schemaPath:"#/$defs/concern/properties/values/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
@@ -5808,18 +6009,18 @@ validate20.errors = [{instancePath:instancePath+"/concerns/" + i13+"/values/" + 
 return false;
 }
 }
-var valid27 = _errs152 === errors;
-if(!valid27){
+var valid31 = _errs164 === errors;
+if(!valid31){
 break;
 }
 }
-if(valid27){
-let i15 = data73.length;
+if(valid31){
+let i15 = data77.length;
 let j3;
 if(i15 > 1){
 const indices3 = {};
 for(;i15--;){
-let item3 = data73[i15];
+let item3 = data77[i15];
 if(typeof item3 !== "string"){
 continue;
 }
@@ -5840,18 +6041,18 @@ validate20.errors = [{instancePath:instancePath+"/concerns/" + i13+"/values",sch
 return false;
 }
 }
-var valid26 = _errs150 === errors;
+var valid30 = _errs162 === errors;
 }
 else {
-var valid26 = true;
+var valid30 = true;
 }
-if(valid26){
-if(data70.default !== undefined){
-let data75 = data70.default;
-const _errs154 = errors;
-if(errors === _errs154){
-if(typeof data75 === "string"){
-if(func2(data75) < 1){
+if(valid30){
+if(data74.default !== undefined){
+let data79 = data74.default;
+const _errs166 = errors;
+if(errors === _errs166){
+if(typeof data79 === "string"){
+if(func2(data79) < 1){
 validate20.errors = [{instancePath:instancePath+"/concerns/" + i13+"/default",schemaPath:"#/$defs/concern/properties/default/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
@@ -5861,10 +6062,10 @@ validate20.errors = [{instancePath:instancePath+"/concerns/" + i13+"/default",sc
 return false;
 }
 }
-var valid26 = _errs154 === errors;
+var valid30 = _errs166 === errors;
 }
 else {
-var valid26 = true;
+var valid30 = true;
 }
 }
 }
@@ -5877,8 +6078,8 @@ validate20.errors = [{instancePath:instancePath+"/concerns/" + i13,schemaPath:"#
 return false;
 }
 }
-var valid24 = _errs142 === errors;
-if(!valid24){
+var valid28 = _errs154 === errors;
+if(!valid28){
 break;
 }
 }
@@ -5888,72 +6089,72 @@ validate20.errors = [{instancePath:instancePath+"/concerns",schemaPath:"#/proper
 return false;
 }
 }
-var valid0 = _errs140 === errors;
+var valid0 = _errs152 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.concernMappings !== undefined){
-let data76 = data.concernMappings;
-const _errs156 = errors;
-if(errors === _errs156){
-if(data76 && typeof data76 == "object" && !Array.isArray(data76)){
-const _errs158 = errors;
-for(const key12 in data76){
-if(!((((key12 === "tools") || (key12 === "prompts")) || (key12 === "resources")) || (key12 === "resourceTemplates"))){
-validate20.errors = [{instancePath:instancePath+"/concernMappings",schemaPath:"#/properties/concernMappings/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties"}];
+let data80 = data.concernMappings;
+const _errs168 = errors;
+if(errors === _errs168){
+if(data80 && typeof data80 == "object" && !Array.isArray(data80)){
+const _errs170 = errors;
+for(const key16 in data80){
+if(!((((key16 === "tools") || (key16 === "prompts")) || (key16 === "resources")) || (key16 === "resourceTemplates"))){
+validate20.errors = [{instancePath:instancePath+"/concernMappings",schemaPath:"#/properties/concernMappings/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs158 === errors){
-if(data76.tools !== undefined){
-const _errs159 = errors;
-if(!(validate40(data76.tools, {instancePath:instancePath+"/concernMappings/tools",parentData:data76,parentDataProperty:"tools",rootData,dynamicAnchors}))){
+if(_errs170 === errors){
+if(data80.tools !== undefined){
+const _errs171 = errors;
+if(!(validate40(data80.tools, {instancePath:instancePath+"/concernMappings/tools",parentData:data80,parentDataProperty:"tools",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate40.errors : vErrors.concat(validate40.errors);
 errors = vErrors.length;
 }
-var valid29 = _errs159 === errors;
+var valid33 = _errs171 === errors;
 }
 else {
-var valid29 = true;
+var valid33 = true;
 }
-if(valid29){
-if(data76.prompts !== undefined){
-const _errs160 = errors;
-if(!(validate40(data76.prompts, {instancePath:instancePath+"/concernMappings/prompts",parentData:data76,parentDataProperty:"prompts",rootData,dynamicAnchors}))){
+if(valid33){
+if(data80.prompts !== undefined){
+const _errs172 = errors;
+if(!(validate40(data80.prompts, {instancePath:instancePath+"/concernMappings/prompts",parentData:data80,parentDataProperty:"prompts",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate40.errors : vErrors.concat(validate40.errors);
 errors = vErrors.length;
 }
-var valid29 = _errs160 === errors;
+var valid33 = _errs172 === errors;
 }
 else {
-var valid29 = true;
+var valid33 = true;
 }
-if(valid29){
-if(data76.resources !== undefined){
-const _errs161 = errors;
-if(!(validate40(data76.resources, {instancePath:instancePath+"/concernMappings/resources",parentData:data76,parentDataProperty:"resources",rootData,dynamicAnchors}))){
+if(valid33){
+if(data80.resources !== undefined){
+const _errs173 = errors;
+if(!(validate40(data80.resources, {instancePath:instancePath+"/concernMappings/resources",parentData:data80,parentDataProperty:"resources",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate40.errors : vErrors.concat(validate40.errors);
 errors = vErrors.length;
 }
-var valid29 = _errs161 === errors;
+var valid33 = _errs173 === errors;
 }
 else {
-var valid29 = true;
+var valid33 = true;
 }
-if(valid29){
-if(data76.resourceTemplates !== undefined){
-const _errs162 = errors;
-if(!(validate40(data76.resourceTemplates, {instancePath:instancePath+"/concernMappings/resourceTemplates",parentData:data76,parentDataProperty:"resourceTemplates",rootData,dynamicAnchors}))){
+if(valid33){
+if(data80.resourceTemplates !== undefined){
+const _errs174 = errors;
+if(!(validate40(data80.resourceTemplates, {instancePath:instancePath+"/concernMappings/resourceTemplates",parentData:data80,parentDataProperty:"resourceTemplates",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate40.errors : vErrors.concat(validate40.errors);
 errors = vErrors.length;
 }
-var valid29 = _errs162 === errors;
+var valid33 = _errs174 === errors;
 }
 else {
-var valid29 = true;
+var valid33 = true;
 }
 }
 }
@@ -5965,51 +6166,51 @@ validate20.errors = [{instancePath:instancePath+"/concernMappings",schemaPath:"#
 return false;
 }
 }
-var valid0 = _errs156 === errors;
+var valid0 = _errs168 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.concernPresets !== undefined){
-let data81 = data.concernPresets;
-const _errs163 = errors;
-if(errors === _errs163){
-if(data81 && typeof data81 == "object" && !Array.isArray(data81)){
-for(const key13 in data81){
-let data82 = data81[key13];
-const _errs166 = errors;
-const _errs167 = errors;
-if(errors === _errs167){
-if(data82 && typeof data82 == "object" && !Array.isArray(data82)){
-for(const key14 in data82){
-let data83 = data82[key14];
-const _errs170 = errors;
-if(errors === _errs170){
-if(typeof data83 === "string"){
-if(func2(data83) < 1){
-validate20.errors = [{instancePath:instancePath+"/concernPresets/" + key13.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + key14.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/concernPreferences/additionalProperties/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+let data85 = data.concernPresets;
+const _errs175 = errors;
+if(errors === _errs175){
+if(data85 && typeof data85 == "object" && !Array.isArray(data85)){
+for(const key17 in data85){
+let data86 = data85[key17];
+const _errs178 = errors;
+const _errs179 = errors;
+if(errors === _errs179){
+if(data86 && typeof data86 == "object" && !Array.isArray(data86)){
+for(const key18 in data86){
+let data87 = data86[key18];
+const _errs182 = errors;
+if(errors === _errs182){
+if(typeof data87 === "string"){
+if(func2(data87) < 1){
+validate20.errors = [{instancePath:instancePath+"/concernPresets/" + key17.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + key18.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/concernPreferences/additionalProperties/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/concernPresets/" + key13.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + key14.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/concernPreferences/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate20.errors = [{instancePath:instancePath+"/concernPresets/" + key17.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + key18.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/concernPreferences/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-var valid32 = _errs170 === errors;
-if(!valid32){
+var valid36 = _errs182 === errors;
+if(!valid36){
 break;
 }
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/concernPresets/" + key13.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/concernPreferences/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate20.errors = [{instancePath:instancePath+"/concernPresets/" + key17.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/concernPreferences/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-var valid30 = _errs166 === errors;
-if(!valid30){
+var valid34 = _errs178 === errors;
+if(!valid34){
 break;
 }
 }
@@ -6019,125 +6220,20 @@ validate20.errors = [{instancePath:instancePath+"/concernPresets",schemaPath:"#/
 return false;
 }
 }
-var valid0 = _errs163 === errors;
+var valid0 = _errs175 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.discovery !== undefined){
-let data84 = data.discovery;
-const _errs172 = errors;
-const _errs173 = errors;
-let valid33 = false;
-const _errs174 = errors;
-if(!((data84 === "list") || (data84 === "search"))){
-const err0 = {instancePath:instancePath+"/discovery",schemaPath:"#/properties/discovery/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema31.properties.discovery.anyOf[0].enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-var _valid0 = _errs174 === errors;
-valid33 = valid33 || _valid0;
-const _errs175 = errors;
-if(errors === _errs175){
-if(data84 && typeof data84 == "object" && !Array.isArray(data84)){
-const _errs177 = errors;
-for(const key15 in data84){
-if(!((key15 === "mode") || (key15 === "presets"))){
-const err1 = {instancePath:instancePath+"/discovery",schemaPath:"#/properties/discovery/anyOf/1/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-break;
-}
-}
-if(_errs177 === errors){
-if(data84.mode !== undefined){
-let data85 = data84.mode;
-const _errs178 = errors;
-if(!((data85 === "list") || (data85 === "search"))){
-const err2 = {instancePath:instancePath+"/discovery/mode",schemaPath:"#/properties/discovery/anyOf/1/properties/mode/enum",keyword:"enum",params:{allowedValues: schema31.properties.discovery.anyOf[1].properties.mode.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-var valid34 = _errs178 === errors;
-}
-else {
-var valid34 = true;
-}
-if(valid34){
-if(data84.presets !== undefined){
-let data86 = data84.presets;
-const _errs179 = errors;
-if(errors === _errs179){
-if(data86 && typeof data86 == "object" && !Array.isArray(data86)){
-for(const key16 in data86){
-let data87 = data86[key16];
-const _errs182 = errors;
-if(!((data87 === "list") || (data87 === "search"))){
-const err3 = {instancePath:instancePath+"/discovery/presets/" + key16.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/discovery/anyOf/1/properties/presets/additionalProperties/enum",keyword:"enum",params:{allowedValues: schema31.properties.discovery.anyOf[1].properties.presets.additionalProperties.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-var valid35 = _errs182 === errors;
-if(!valid35){
-break;
-}
-}
-}
-else {
-const err4 = {instancePath:instancePath+"/discovery/presets",schemaPath:"#/properties/discovery/anyOf/1/properties/presets/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-var valid34 = _errs179 === errors;
-}
-else {
-var valid34 = true;
-}
-}
-}
-}
-else {
-const err5 = {instancePath:instancePath+"/discovery",schemaPath:"#/properties/discovery/anyOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-var _valid0 = _errs175 === errors;
-valid33 = valid33 || _valid0;
-if(!valid33){
-const err6 = {instancePath:instancePath+"/discovery",schemaPath:"#/properties/discovery/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+let data88 = data.discovery;
+const _errs184 = errors;
+const _errs185 = errors;
+let valid37 = false;
+const _errs186 = errors;
+if(!((data88 === "list") || (data88 === "search"))){
+const err6 = {instancePath:instancePath+"/discovery",schemaPath:"#/properties/discovery/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema31.properties.discovery.anyOf[0].enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -6145,72 +6241,238 @@ else {
 vErrors.push(err6);
 }
 errors++;
+}
+var _valid0 = _errs186 === errors;
+valid37 = valid37 || _valid0;
+const _errs187 = errors;
+if(errors === _errs187){
+if(data88 && typeof data88 == "object" && !Array.isArray(data88)){
+const _errs189 = errors;
+for(const key19 in data88){
+if(!((key19 === "mode") || (key19 === "presets"))){
+const err7 = {instancePath:instancePath+"/discovery",schemaPath:"#/properties/discovery/anyOf/1/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+break;
+}
+}
+if(_errs189 === errors){
+if(data88.mode !== undefined){
+let data89 = data88.mode;
+const _errs190 = errors;
+if(!((data89 === "list") || (data89 === "search"))){
+const err8 = {instancePath:instancePath+"/discovery/mode",schemaPath:"#/properties/discovery/anyOf/1/properties/mode/enum",keyword:"enum",params:{allowedValues: schema31.properties.discovery.anyOf[1].properties.mode.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+var valid38 = _errs190 === errors;
+}
+else {
+var valid38 = true;
+}
+if(valid38){
+if(data88.presets !== undefined){
+let data90 = data88.presets;
+const _errs191 = errors;
+if(errors === _errs191){
+if(data90 && typeof data90 == "object" && !Array.isArray(data90)){
+for(const key20 in data90){
+let data91 = data90[key20];
+const _errs194 = errors;
+if(!((data91 === "list") || (data91 === "search"))){
+const err9 = {instancePath:instancePath+"/discovery/presets/" + key20.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/discovery/anyOf/1/properties/presets/additionalProperties/enum",keyword:"enum",params:{allowedValues: schema31.properties.discovery.anyOf[1].properties.presets.additionalProperties.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+var valid39 = _errs194 === errors;
+if(!valid39){
+break;
+}
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/discovery/presets",schemaPath:"#/properties/discovery/anyOf/1/properties/presets/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+var valid38 = _errs191 === errors;
+}
+else {
+var valid38 = true;
+}
+}
+}
+}
+else {
+const err11 = {instancePath:instancePath+"/discovery",schemaPath:"#/properties/discovery/anyOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+var _valid0 = _errs187 === errors;
+valid37 = valid37 || _valid0;
+if(!valid37){
+const err12 = {instancePath:instancePath+"/discovery",schemaPath:"#/properties/discovery/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
 validate20.errors = vErrors;
 return false;
 }
 else {
-errors = _errs173;
+errors = _errs185;
 if(vErrors !== null){
-if(_errs173){
-vErrors.length = _errs173;
+if(_errs185){
+vErrors.length = _errs185;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid0 = _errs172 === errors;
+var valid0 = _errs184 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.exposeInMeta !== undefined){
-const _errs183 = errors;
+const _errs195 = errors;
 if(typeof data.exposeInMeta !== "boolean"){
 validate20.errors = [{instancePath:instancePath+"/exposeInMeta",schemaPath:"#/properties/exposeInMeta/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
-var valid0 = _errs183 === errors;
+var valid0 = _errs195 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.enforce !== undefined){
-const _errs185 = errors;
+const _errs197 = errors;
 if(typeof data.enforce !== "boolean"){
 validate20.errors = [{instancePath:instancePath+"/enforce",schemaPath:"#/properties/enforce/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
-var valid0 = _errs185 === errors;
+var valid0 = _errs197 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.reflection !== undefined){
-const _errs187 = errors;
+const _errs199 = errors;
 if(!(validate47(data.reflection, {instancePath:instancePath+"/reflection",parentData:data,parentDataProperty:"reflection",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate47.errors : vErrors.concat(validate47.errors);
 errors = vErrors.length;
 }
-var valid0 = _errs187 === errors;
+var valid0 = _errs199 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.policy !== undefined){
-const _errs188 = errors;
+const _errs200 = errors;
 if(!(validate52(data.policy, {instancePath:instancePath+"/policy",parentData:data,parentDataProperty:"policy",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate52.errors : vErrors.concat(validate52.errors);
 errors = vErrors.length;
 }
-var valid0 = _errs188 === errors;
+var valid0 = _errs200 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.diagnostics !== undefined){
+let data96 = data.diagnostics;
+const _errs201 = errors;
+if(errors === _errs201){
+if(data96 && typeof data96 == "object" && !Array.isArray(data96)){
+for(const key21 in data96){
+const _errs203 = errors;
+if(typeof key21 === "string"){
+if(!pattern41.test(key21)){
+const err13 = {instancePath:instancePath+"/diagnostics",schemaPath:"#/properties/diagnostics/propertyNames/pattern",keyword:"pattern",params:{pattern: "^MCPGEN_[A-Z0-9_]+$"},message:"must match pattern \""+"^MCPGEN_[A-Z0-9_]+$"+"\"",propertyName:key21};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+var valid40 = _errs203 === errors;
+if(!valid40){
+const err14 = {instancePath:instancePath+"/diagnostics",schemaPath:"#/properties/diagnostics/propertyNames",keyword:"propertyNames",params:{propertyName: key21},message:"property name must be valid"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+validate20.errors = vErrors;
+return false;
+break;
+}
+}
+if(valid40){
+for(const key22 in data96){
+let data97 = data96[key22];
+const _errs205 = errors;
+if(!(((data97 === "off") || (data97 === "warning")) || (data97 === "error"))){
+validate20.errors = [{instancePath:instancePath+"/diagnostics/" + key22.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/diagnostics/additionalProperties/enum",keyword:"enum",params:{allowedValues: schema31.properties.diagnostics.additionalProperties.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid41 = _errs205 === errors;
+if(!valid41){
+break;
+}
+}
+}
+}
+else {
+validate20.errors = [{instancePath:instancePath+"/diagnostics",schemaPath:"#/properties/diagnostics/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs201 === errors;
+}
+else {
+var valid0 = true;
+}
 }
 }
 }

@@ -59,7 +59,7 @@ const arrayOf = (t) => (/^[A-Za-z0-9_]+$/.test(t) ? `${t}[]` : `Array<${t}>`);
 const HANDLED = new Set([
   '$schema', '$id', '$defs', '$ref', 'title', 'description', 'default', 'examples', 'type', 'properties', 'required',
   'additionalProperties', 'items', 'enum', 'const', 'anyOf', 'oneOf', 'pattern', 'minLength', 'maxLength', 'minimum',
-  'maximum', 'minItems', 'maxItems', 'uniqueItems', 'minProperties', 'maxProperties', 'format',
+  'maximum', 'minItems', 'maxItems', 'uniqueItems', 'minProperties', 'maxProperties', 'format', 'propertyNames',
 ]);
 
 /** TypeScript type of one schema node; `indent` is the indentation of the line it starts on. */

@@ -46,6 +46,18 @@ export type Manifest = {
      * `https://github.com/acme/petstore-mcp`.
      */
     repository?: string;
+    /**
+     * Runtime dependencies of the generated project, merged into its package.json `dependencies`: package
+     * name to version range, e.g. `{ date-fns: "^4.1.0" }`. For handler code that imports a library. A
+     * package the generated project already declares cannot be named here.
+     */
+    dependencies?: Record<string, string>;
+    /**
+     * Development dependencies of the generated project, merged into its package.json `devDependencies`:
+     * package name to version range, e.g. `{ date-fns: "^4.1.0" }`. For handler code that imports a library.
+     * A package the generated project already declares cannot be named here.
+     */
+    devDependencies?: Record<string, string>;
   };
   /**
    * Path of the OpenAPI description (Swagger 2.0, OpenAPI 3.0 or 3.1; YAML or JSON), relative to this
@@ -390,6 +402,12 @@ export type Manifest = {
    * Decided at build time where it can be: access rules are resolved to the exact primitives they match.
    */
   policy?: Policy;
+  /**
+   * Acknowledge or escalate diagnostics by code: `off` silences a warning you have read and accepted,
+   * `warning` keeps the default, `error` makes a warning block the build. Errors cannot be lowered or
+   * silenced. E.g. `{ MCPGEN_AUTH_UNSUPPORTED_SCHEME: off }`.
+   */
+  diagnostics?: Record<string, 'off' | 'warning' | 'error'>;
 };
 
 /** One value or a list of values; a list matches when any value matches. */
