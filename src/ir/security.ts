@@ -161,12 +161,15 @@ export function buildSecurity(input: SecurityInput): SecurityResult {
         const scheme: IrSecurityScheme = { name, kind: 'bearer', env: { token: m.env ?? `${stem}_TOKEN` }, ...fromClient(m), origin };
         if (c.fallbackFrom !== undefined) {
           scheme.fallbackFrom = c.fallbackFrom;
-          input.diagnostics.warn(
-            'MCPGEN_AUTH_UNSUPPORTED_SCHEME',
-            `security scheme "${name}" is ${c.fallbackFrom}, which the generated server cannot perform; it sends a static token from ${scheme.env.token} as \`Authorization: Bearer\` instead`,
-            'obtain a token yourself and set the variable, or map the scheme to another variable with `auth.<scheme>.env` in the manifest',
-            input.spec.source.locate(s.pointer, { key: true }),
-          );
+          // naming the variable in the manifest (`auth.<scheme>.env`) is the acknowledgement the help asks for
+          if (m.env === undefined) {
+            input.diagnostics.warn(
+              'MCPGEN_AUTH_UNSUPPORTED_SCHEME',
+              `security scheme "${name}" is ${c.fallbackFrom}, which the generated server cannot perform; it sends a static token from ${scheme.env.token} as \`Authorization: Bearer\` instead`,
+              `obtain a token yourself and name the variable that holds it in mcpgen.yaml, which acknowledges this: \`auth: { ${yamlKey(name)}: { env: ${scheme.env.token} } }\``,
+              input.spec.source.locate(s.pointer, { key: true }),
+            );
+          }
         }
         schemes.push(scheme);
         break;
@@ -174,6 +177,11 @@ export function buildSecurity(input: SecurityInput): SecurityResult {
     }
   }
   return { schemes, requirements };
+}
+
+/** A scheme name as a YAML flow-mapping key: plain when it is a simple word, else double-quoted (JSON is YAML). */
+function yamlKey(name: string): string {
+  return /^[A-Za-z_][A-Za-z0-9_.-]*$/.test(name) ? name : JSON.stringify(name);
 }
 
 /** `{ fromClient }` when the manifest entry opts in (checked by {@link checkManifest}), else nothing. */

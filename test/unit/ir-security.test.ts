@@ -129,6 +129,30 @@ describe('security requirements (OpenAPI 3.x)', () => {
     expect(diagnostics.items.find((d) => d.location.pointer.endsWith('/oidc'))!.message).toContain('PETS_OIDC_TOKEN');
   });
 
+  it('clears the static-token warning once its help is followed: the help\'s manifest line, as written, acknowledges it', () => {
+    const { diagnostics } = setup('');
+    const helps = diagnostics.items.filter((d) => d.code === 'MCPGEN_AUTH_UNSUPPORTED_SCHEME').map((d) => d.help);
+    expect(helps).toEqual([
+      'obtain a token yourself and name the variable that holds it in mcpgen.yaml, which acknowledges this: `auth: { implicit: { env: PETS_IMPLICIT_TOKEN } }`',
+      'obtain a token yourself and name the variable that holds it in mcpgen.yaml, which acknowledges this: `auth: { oidc: { env: PETS_OIDC_TOKEN } }`',
+    ]);
+    // follow the help literally, one scheme at a time: only the other warning stays
+    const line = (h: string) => /`(auth: .*)`$/.exec(h)![1]!;
+    const first = setup(line(helps[0]!));
+    expect(first.diagnostics.items.filter((d) => d.code === 'MCPGEN_AUTH_UNSUPPORTED_SCHEME').map((d) => d.location.pointer)).toEqual(['/components/securitySchemes/oidc']);
+    const both = setup(`auth: { implicit: { env: PETS_IMPLICIT_TOKEN }, oidc: { env: OIDC } }`);
+    expect(both.diagnostics.items.map((d) => d.code)).toEqual(['MCPGEN_SPEC_UNDEFINED_SECURITY_SCHEME']);
+    expect(both.ir.securitySchemes.find((s) => s.name === 'oidc')).toMatchObject({ kind: 'bearer', fallbackFrom: 'openIdConnect', env: { token: 'OIDC' } });
+  });
+
+  it('quotes a scheme name in the help when YAML needs it', () => {
+    const spec = SPEC3.replace('    oidc: { type: openIdConnect', "    'my oidc': { type: openIdConnect").replace('{ oidc: [] }', "{ 'my oidc': [] }");
+    const { diagnostics } = setup('', spec);
+    const help = diagnostics.items.find((d) => d.location.pointer === '/components/securitySchemes/my oidc')!.help;
+    expect(help).toContain('`auth: { "my oidc": { env: PETS_MY_OIDC_TOKEN } }`');
+    expect(setup('auth: { "my oidc": { env: PETS_MY_OIDC_TOKEN } }', spec).diagnostics.items.filter((d) => d.code === 'MCPGEN_AUTH_UNSUPPORTED_SCHEME')).toHaveLength(1);
+  });
+
   it('uses the manifest\'s variable names, token URL and scopes', () => {
     const { ir, diagnostics } = setup(`auth:
   api_key: { env: MY_KEY }
