@@ -4,6 +4,7 @@
  * nothing is emitted when any error was found.
  */
 import path from 'node:path';
+import { diagnosticLevels } from './diagnostic-levels.js';
 import { Diagnostics, type Location } from './diagnostics.js';
 import { emitProject } from './emit/index.js';
 import { buildIr } from './ir/build.js';
@@ -54,6 +55,8 @@ export async function compile(opts: CompileOptions): Promise<CompileResult> {
   const diagnostics = new Diagnostics();
   const loaded = await loadManifest(opts.manifestPath, diagnostics, { cwd: opts.cwd });
   if (!loaded) return { diagnostics };
+  // from here on every warning is added at the level the manifest's `diagnostics` sets for it
+  diagnostics.setLevels(diagnosticLevels({ value: (loaded.manifest as { diagnostics?: unknown }).diagnostics, locate: (p, o) => loaded.source.locate(p, o), diagnostics }));
   const m = loadedManifestOrUndefined(loaded);
   if (!m) return { diagnostics };
   const outDir = opts.out !== undefined ? path.resolve(opts.cwd, opts.out) : m.outputDir;

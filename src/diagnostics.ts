@@ -21,14 +21,19 @@ export type Location = {
   col: number;
 };
 
-/** One reported problem. */
-export type Diagnostic = {
+/**
+ * One reported problem. A warning's code is one of {@link WARNING_CODES}, so the type checker
+ * keeps that list (and the test of every warning's help) complete.
+ */
+export type Diagnostic = DiagnosticFields & ({ severity: 'error'; code: DiagnosticCode } | { severity: 'warning'; code: WarningCode });
+
+type DiagnosticFields = {
   /** Stable code from {@link CATALOG}. */
   code: DiagnosticCode;
   severity: Severity;
-  /** What is wrong, one line. */
+  /** What is wrong: one line, or a first line followed by an indented list. */
   message: string;
-  /** How to fix it, one line. */
+  /** How to fix it, usually one line. */
   help: string;
   location: Location;
 };
@@ -99,17 +104,67 @@ export const CATALOG = {
   MCPGEN_POLICY_UNMATCHED_SELECTOR: 'A `policy.access` selector, or one of its `names` or `tags`, matches no primitive the server serves (warning).',
   MCPGEN_POLICY_UNMATCHED_LIMIT: 'A `policy.limits.tools` key matches no tool the server serves (warning).',
   MCPGEN_POLICY_NO_EFFECT: '`policy.access` has no rules and `default: allow`, or a rule has neither `allow` nor `deny`: it changes nothing (warning).',
+  MCPGEN_DIAGNOSTIC_LEVEL_INVALID: 'A `diagnostics` entry names a code mcpgen does not have, or sets `off` or `warning` for a code that is always an error.',
 } as const;
 
 export type DiagnosticCode = keyof typeof CATALOG;
 
-/** Collects diagnostics across stages. */
+/**
+ * The codes that can be warnings (some of them are errors in other cases): the ones the
+ * manifest's `diagnostics` can turn `off` or make an `error`. Every other code is always an error.
+ * `Diagnostics.warn` accepts only these; a new warning code goes here, and gets a row in
+ * test/unit/warning-help.test.ts showing that following its help clears it.
+ */
+export const WARNING_CODES = [
+  'MCPGEN_MANIFEST_SYNTAX',
+  'MCPGEN_SPEC_SYNTAX',
+  'MCPGEN_UNMATCHED_PATH',
+  'MCPGEN_NO_TOOLS',
+  'MCPGEN_AUTH_FROM_CLIENT_AUTHORIZATION',
+  'MCPGEN_AUTH_UNSUPPORTED_SCHEME',
+  'MCPGEN_SPEC_UNDEFINED_SECURITY_SCHEME',
+  'MCPGEN_NO_BASE_URL',
+  'MCPGEN_OUTPUT_SCHEMA_DROPPED',
+  'MCPGEN_PATTERN_DROPPED',
+  'MCPGEN_SCHEMA_TOO_DEEP',
+  'MCPGEN_LARGE_SURFACE',
+  'MCPGEN_HANDLER_MISSING',
+  'MCPGEN_PROMPT_UNKNOWN_VARIABLE',
+  'MCPGEN_REFLECTION_NO_GATES',
+  'MCPGEN_REFLECTION_PROMPT_ARGUMENT',
+  'MCPGEN_POLICY_UNMATCHED_SELECTOR',
+  'MCPGEN_POLICY_UNMATCHED_LIMIT',
+  'MCPGEN_POLICY_NO_EFFECT',
+] as const satisfies readonly DiagnosticCode[];
+
+/** A code that can be a warning. */
+export type WarningCode = (typeof WARNING_CODES)[number];
+
+/** What the manifest's `diagnostics` sets for a code: drop its warnings, keep them (the default), or make them errors. */
+export type DiagnosticLevel = 'off' | 'warning' | 'error';
+
+/**
+ * Collects diagnostics across stages. With {@link Diagnostics.setLevels} (the manifest's
+ * `diagnostics`), a warning set `off` is dropped and one set to `error` is recorded as an error,
+ * as it is added, so every stage that asks `hasErrors` (and so whether anything is written) sees
+ * it as the user wants it. Errors are never lowered.
+ */
 export class Diagnostics {
   readonly items: Diagnostic[] = [];
+  #levels: ReadonlyMap<string, DiagnosticLevel> = new Map();
 
-  /** Records one diagnostic. */
+  /** Records one diagnostic, at the level the manifest sets for a warning's code. */
   add(d: Diagnostic): void {
-    this.items.push(d);
+    const level = d.severity === 'warning' ? this.#levels.get(d.code) : undefined;
+    if (level === 'off') return;
+    this.items.push(level === 'error' ? promoted(d) : d);
+  }
+
+  /** Applies levels per code to the warnings recorded so far and to every one added later. */
+  setLevels(levels: ReadonlyMap<string, DiagnosticLevel>): void {
+    this.#levels = levels;
+    const kept = this.items.splice(0);
+    for (const d of kept) this.add(d);
   }
 
   /** Shorthand for an error. */
@@ -118,7 +173,7 @@ export class Diagnostics {
   }
 
   /** Shorthand for a warning. */
-  warn(code: DiagnosticCode, message: string, help: string, location: Location): void {
+  warn(code: WarningCode, message: string, help: string, location: Location): void {
     this.add({ code, severity: 'warning', message, help, location });
   }
 
@@ -139,6 +194,12 @@ export class Diagnostics {
         cmp(a.message, b.message),
     );
   }
+}
+
+/** A warning made an error by the manifest's `diagnostics`; its help says where that was decided. */
+function promoted(d: Diagnostic): Diagnostic {
+  const why = `an error because the manifest's \`diagnostics\` sets ${d.code}: error`;
+  return { ...d, severity: 'error', help: d.help === '' ? why : `${d.help} (${why})` };
 }
 
 /** Escapes one JSON pointer token (RFC 6901). */

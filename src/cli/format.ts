@@ -31,23 +31,45 @@ export function formatDiagnostics(list: Diagnostic[], format: DiagnosticsFormat,
   }
 }
 
-/** `file:line:col`, leaving out the parts that are unknown (0). */
+/**
+ * Beyond this column a position means little to a reader (a minified JSON spec is one line of
+ * hundreds of kilobytes: `asana.json:1:375401`), so the place is given as `file#pointer` instead.
+ */
+export const MAX_SHOWN_COLUMN = 200;
+
+/** Whether `d` is located far along a very long line and has a pointer to name the place by. */
+function byPointer(d: Diagnostic): boolean {
+  return d.location.col > MAX_SHOWN_COLUMN && d.location.pointer !== '';
+}
+
+/** `file:line:col`, leaving out the parts that are unknown (0); `file#pointer` far along a long line. */
 function position(d: Diagnostic): string {
-  const { file, line, col } = d.location;
+  const { file, line, col, pointer } = d.location;
+  if (byPointer(d)) return `${file}#${pointer}`;
   if (line <= 0) return file;
   return col > 0 ? `${file}:${line}:${col}` : `${file}:${line}`;
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
-/** Plain text; with colours (a TTY), the severity is red or yellow and the location lines dim. */
+/**
+ * Plain text; with colours (a TTY), the severity is red or yellow and the location lines dim.
+ * A message's further lines (a list) and a help's keep their line breaks, indented under the
+ * diagnostic so that the next one still starts at the margin.
+ */
 function formatText(list: Diagnostic[], c: Paint): string {
   const lines: string[] = [];
   for (const d of list) {
     const severity = d.severity === 'error' ? c.bold(c.red(d.severity)) : c.bold(c.yellow(d.severity));
-    lines.push(`${c.bold(position(d))} ${severity} ${c.dim(d.code)} ${oneLine(d.message)}`);
-    if (d.location.pointer !== '') lines.push(c.dim(`  at ${d.location.pointer}`));
-    if (d.help !== '') lines.push(`  ${c.cyan('help:')} ${oneLine(d.help)}`);
+    const [first = '', ...more] = splitLines(d.message);
+    lines.push(`${c.bold(position(d))} ${severity} ${c.dim(d.code)} ${first}`);
+    for (const l of more) lines.push(`  ${l}`);
+    if (d.location.pointer !== '' && !byPointer(d)) lines.push(c.dim(`  at ${d.location.pointer}`));
+    if (d.help !== '') {
+      const [h = '', ...rest] = splitLines(d.help);
+      lines.push(`  ${c.cyan('help:')} ${h}`);
+      for (const l of rest) lines.push(`        ${l}`);
+    }
   }
   const errors = list.filter((d) => d.severity === 'error').length;
   const counts = `${plural(errors, 'error')}, ${plural(list.length - errors, 'warning')}`;
@@ -55,9 +77,9 @@ function formatText(list: Diagnostic[], c: Paint): string {
   return lines.join('\n') + '\n';
 }
 
-/** Keeps a text diagnostic on its own lines even if a message ever carried a line break. */
-function oneLine(s: string): string {
-  return s.replace(/\r?\n/g, ' ');
+/** The lines of a message or help (any line break), without trailing spaces. */
+function splitLines(s: string): string[] {
+  return s.split(/\r\n|\r|\n|\u2028|\u2029/).map((l) => l.trimEnd());
 }
 
 /** A diagnostic as `--format json` prints it. */
@@ -92,8 +114,11 @@ export function escapeGithubProperty(s: string): string {
 function formatGithub(d: Diagnostic): string {
   const props = [`file=${escapeGithubProperty(d.location.file)}`];
   if (d.location.line > 0) props.push(`line=${d.location.line}`);
-  if (d.location.line > 0 && d.location.col > 0) props.push(`col=${d.location.col}`);
+  // far along a long line the column is noise: the annotation keeps the line and names the pointer
+  const far = byPointer(d);
+  if (d.location.line > 0 && d.location.col > 0 && !far) props.push(`col=${d.location.col}`);
   props.push(`title=${escapeGithubProperty(d.code)}`);
-  const text = d.help !== '' ? `${d.message} (help: ${d.help})` : d.message;
+  const message = far ? `${d.message} (at ${d.location.pointer})` : d.message;
+  const text = d.help !== '' ? `${message} (help: ${d.help})` : message;
   return `::${d.severity} ${props.join(',')}::${escapeGithubData(text)}\n`;
 }

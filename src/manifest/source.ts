@@ -7,7 +7,7 @@
  * (./json-index.ts) for positions, built on the first `locate` call only.
  */
 import { type Document, isAlias, isMap, isNode, isScalar, isSeq, LineCounter, parseDocument, visit } from 'yaml';
-import { type DiagnosticCode, Diagnostics, type Location, parsePointer, pointer } from '../diagnostics.js';
+import { Diagnostics, type Location, parsePointer, pointer } from '../diagnostics.js';
 import { findDuplicateKeys, JsonIndex } from './json-index.js';
 
 /** A parsed file plus a way back from JSON pointers to source positions. */
@@ -34,7 +34,7 @@ export type ParseYamlSourceOptions = {
   /** Syntax errors (and duplicate keys) are added here. */
   diagnostics: Diagnostics;
   /** Code of syntax errors, e.g. `MCPGEN_MANIFEST_SYNTAX` or `MCPGEN_SPEC_SYNTAX`. */
-  syntaxCode: DiagnosticCode;
+  syntaxCode: 'MCPGEN_MANIFEST_SYNTAX' | 'MCPGEN_SPEC_SYNTAX';
 };
 
 type Pos = { line: number; col: number };

@@ -65,6 +65,49 @@ describe('text', () => {
     expect(formatDiagnostics([], 'text')).toBe('0 errors, 0 warnings\n');
   });
 
+  test("a message's list and a multi-line help keep their lines, indented under the diagnostic", () => {
+    const over: Diagnostic = {
+      code: 'MCPGEN_OVER_BUDGET',
+      severity: 'error',
+      message: 'tools/list is 900 bytes, over budget.maxListBytes 500; the largest tools:\n  - a 400 bytes\n  - b 300 bytes\n  cheapest ways to get under (400 bytes):\n    - `exclude` 1 tool(s) (a): saves 401 bytes',
+      help: 'trim the surface\r\nor raise the budget',
+      location: { file: 'mcpgen.yaml', pointer: '/budget/maxListBytes', line: 4, col: 3 },
+    };
+    expect(formatDiagnostics([over, warning], 'text')).toBe(
+      [
+        'mcpgen.yaml:4:3 error MCPGEN_OVER_BUDGET tools/list is 900 bytes, over budget.maxListBytes 500; the largest tools:',
+        '    - a 400 bytes',
+        '    - b 300 bytes',
+        '    cheapest ways to get under (400 bytes):',
+        '      - `exclude` 1 tool(s) (a): saves 401 bytes',
+        '  at /budget/maxListBytes',
+        '  help: trim the surface',
+        '        or raise the budget',
+        'dir, with: odd%chars/spec.json:12 warning MCPGEN_NO_BASE_URL no base URL',
+        '  at /servers',
+        '1 error, 1 warning',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  test('far along a long line (a minified spec) the place is file#pointer, not a column', () => {
+    const far: Diagnostic = { ...warning, location: { file: 'asana.json', pointer: '/components/securitySchemes/oauth2', line: 1, col: 375401 } };
+    const near: Diagnostic = { ...warning, location: { file: 'asana.json', pointer: '/servers', line: 1, col: 200 } };
+    expect(formatDiagnostics([far, near], 'text')).toBe(
+      [
+        'asana.json#/components/securitySchemes/oauth2 warning MCPGEN_NO_BASE_URL no base URL',
+        'asana.json:1:200 warning MCPGEN_NO_BASE_URL no base URL',
+        '  at /servers',
+        '0 errors, 2 warnings',
+        '',
+      ].join('\n'),
+    );
+    expect(formatDiagnostics([far], 'github')).toBe('::warning file=asana.json,line=1,title=MCPGEN_NO_BASE_URL::no base URL (at /components/securitySchemes/oauth2)\n');
+    // the JSON document keeps the numbers: a tool can decide for itself
+    expect(JSON.parse(formatDiagnostics([far], 'json')).diagnostics[0].location).toStrictEqual(far.location);
+  });
+
   test('colours only when asked (a TTY), the same text without them', () => {
     const plain = formatDiagnostics([unknownKey, warning], 'text');
     expect(plain).not.toMatch(/\u001b\[/);
