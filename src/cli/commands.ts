@@ -1,7 +1,10 @@
 /**
  * The `build` and `validate` commands.
  */
+import path from 'node:path';
 import { compile, type CompileResult } from '../compile.js';
+import { clientLines, shellQuote } from '../emit/project/client-lines.js';
+import { ENTRY_POINT } from '../emit/project/ship.js';
 import { handlerExports } from '../emit/ts/stubs.js';
 import { largestTools } from '../ir/surface.js';
 import type { IrServer } from '../ir/types.js';
@@ -186,5 +189,12 @@ export async function runBuild(opts: { manifest: string; out?: string; check: bo
   if (opts.report) io.stdout(surfaceReport(res.ir));
   const results = opts.report ? resultsSummary(res.ir) : undefined;
   if (results) io.stdout(formatResultsReport(results));
+  io.stdout(nextSteps(res.ir, out, res.outDir!));
   return 0;
+}
+
+/** The two commands after a build: build the generated project, then connect Claude Code to it (the line test/e2e/client-lines.test.ts runs). */
+function nextSteps(ir: IrServer, shown: string, outDir: string): string {
+  const entry = path.join(outDir, ENTRY_POINT);
+  return `Next:\n  cd ${shellQuote(shown)} && npm install && npm run build\n  ${clientLines(ir, { claude: entry }).claudeStdio}\n`;
 }

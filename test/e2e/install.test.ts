@@ -4,7 +4,7 @@
  * and use that `mcpgen`: --version, init, and a build of the Petstore example (with --report,
  * which loads the tokenizer) that gives the same files as the repository's own CLI.
  */
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -31,13 +31,17 @@ describe('the packed CLI', () => {
     expect(files).toContain('generated/templates.cjs');
     for (const f of files) expect(f, f).toMatch(/^(bin|dist|generated|schemas|templates)\/|^(package\.json|README\.md|LICENSE)$/);
 
-    // `npm pack` runs `prepare` (tsc), as a user's would
+    // `npm pack` runs `prepack` (tsc), as a user's would
     await npm(['pack', '--pack-destination', scratch], ROOT);
     const tgz = readdirSync(scratch).find((f) => f.endsWith('.tgz'));
     expect(tgz).toBe(`mcpgen-${version}.tgz`);
     const prefix = path.join(scratch, 'install');
     await npm(['install', '--prefix', prefix, path.join(scratch, tgz!)], scratch);
     const bin = path.join(prefix, 'node_modules/.bin/mcpgen');
+
+    // the installed package carries no install-time script (npm 11 warns about each one, and a `prepare` could not run from the tarball: no tsconfig, no sources)
+    const installed = JSON.parse(readFileSync(path.join(prefix, 'node_modules/mcpgen/package.json'), 'utf8')) as { scripts?: Record<string, string> };
+    for (const hook of ['preinstall', 'install', 'postinstall', 'prepare']) expect(installed.scripts?.[hook], hook).toBeUndefined();
 
     const v = await run(bin, ['--version'], { cwd: scratch });
     expect(v.stdout.trim()).toBe(version);
