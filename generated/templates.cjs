@@ -109,12 +109,17 @@ module.exports = {
         return undefined
     };
 
-  return "## Authentication\n\nThe API's credentials are read from these environment variables (the client configurations below\nset them). Their values never appear in generated files, tool results or logs.\n\n| Security scheme | How it is sent | Environment variables |\n| --- | --- | --- |\n"
-    + ((stack1 = lookupProperty(helpers,"each").call(alias1,lookupProperty(depth0,"schemes"),{"name":"each","hash":{},"fn":container.program(5, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":41,"column":0},"end":{"line":43,"column":9}}})) != null ? stack1 : "")
+  return "## Authentication\n\nThe API's credentials are read from these environment variables (the client configurations below\nset them"
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(lookupProperty(depth0,"credentialChoices"),"length"),{"name":"if","hash":{},"fn":container.program(5, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":37,"column":8},"end":{"line":37,"column":92}}})) != null ? stack1 : "")
+    + "). Their values never appear in generated\nfiles, tool results or logs.\n\n| Security scheme | How it is sent | Environment variables |\n| --- | --- | --- |\n"
+    + ((stack1 = lookupProperty(helpers,"each").call(alias1,lookupProperty(depth0,"schemes"),{"name":"each","hash":{},"fn":container.program(6, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":42,"column":0},"end":{"line":44,"column":9}}})) != null ? stack1 : "")
     + "\n"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(lookupProperty(depth0,"fromClient"),"length"),{"name":"if","hash":{},"fn":container.program(6, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":45,"column":0},"end":{"line":58,"column":7}}})) != null ? stack1 : "")
-    + "A tool that accepts several schemes (the Tools table below) uses the first one whose variables\nare all set. When none is, the call fails with a message naming the missing variables and\nnothing is sent to the API; at start-up the server logs a warning for every scheme whose\nvariables are not set. Surrounding whitespace in the values is ignored.\n\n";
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(lookupProperty(depth0,"fromClient"),"length"),{"name":"if","hash":{},"fn":container.program(7, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":46,"column":0},"end":{"line":59,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(lookupProperty(depth0,"credentialChoices"),"length"),{"name":"if","hash":{},"fn":container.program(11, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":60,"column":0},"end":{"line":71,"column":7}}})) != null ? stack1 : "")
+    + "A tool that accepts several alternatives (the Tools table below) uses the first one whose variables\nare all set. When none is, the call fails with a message naming the missing variables and\nnothing is sent to the API; at start-up the server logs one warning for each group of tools none\nof whose alternatives is set, and none while one is. Surrounding whitespace in the values is ignored.\n\n";
 },"5":function(container,depth0,helpers,partials,data) {
+    return ", of alternatives only the one marked \"asked\"";
+},"6":function(container,depth0,helpers,partials,data) {
     var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), alias3="function", lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -123,13 +128,13 @@ module.exports = {
     };
 
   return "| "
-    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":42,"column":4},"end":{"line":42,"column":6}} )).call(alias2,lookupProperty(depth0,"name"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":42,"column":2},"end":{"line":42,"column":13}}})) != null ? stack1 : "")
+    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":43,"column":4},"end":{"line":43,"column":6}} )).call(alias2,lookupProperty(depth0,"name"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":43,"column":2},"end":{"line":43,"column":13}}})) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"how") || alias1(depth0, "how", {"start":{"line":42,"column":18},"end":{"line":42,"column":21}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"how","hash":{},"data":data,"loc":{"start":{"line":42,"column":16},"end":{"line":42,"column":23}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"how") || alias1(depth0, "how", {"start":{"line":43,"column":18},"end":{"line":43,"column":21}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"how","hash":{},"data":data,"loc":{"start":{"line":43,"column":16},"end":{"line":43,"column":23}}}) : helper))) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"vars") || alias1(depth0, "vars", {"start":{"line":42,"column":28},"end":{"line":42,"column":32}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"vars","hash":{},"data":data,"loc":{"start":{"line":42,"column":26},"end":{"line":42,"column":34}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"vars") || alias1(depth0, "vars", {"start":{"line":43,"column":28},"end":{"line":43,"column":32}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"vars","hash":{},"data":data,"loc":{"start":{"line":43,"column":26},"end":{"line":43,"column":34}}}) : helper))) != null ? stack1 : "")
     + " |\n";
-},"6":function(container,depth0,helpers,partials,data) {
+},"7":function(container,depth0,helpers,partials,data) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -138,9 +143,9 @@ module.exports = {
     };
 
   return "Over HTTP, these schemes take the credential from a header of each MCP request instead, so that\nevery MCP client uses its own; their variables then serve stdio only, and nothing else of a\nclient's request is ever sent to the API:\n\n| Security scheme | Header the MCP client sends |\n| --- | --- |\n"
-    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"fromClient"),{"name":"each","hash":{},"fn":container.program(7, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":52,"column":0},"end":{"line":54,"column":9}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"fromClient"),{"name":"each","hash":{},"fn":container.program(8, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":53,"column":0},"end":{"line":55,"column":9}}})) != null ? stack1 : "")
     + "\nA call over HTTP without the header fails with a message naming it.\n\n";
-},"7":function(container,depth0,helpers,partials,data) {
+},"8":function(container,depth0,helpers,partials,data) {
     var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -149,17 +154,41 @@ module.exports = {
     };
 
   return "| "
-    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":53,"column":4},"end":{"line":53,"column":6}} )).call(alias2,lookupProperty(depth0,"scheme"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":53,"column":2},"end":{"line":53,"column":15}}})) != null ? stack1 : "")
+    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":54,"column":4},"end":{"line":54,"column":6}} )).call(alias2,lookupProperty(depth0,"scheme"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":54,"column":2},"end":{"line":54,"column":15}}})) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"header") || alias1(depth0, "header", {"start":{"line":53,"column":20},"end":{"line":53,"column":26}} ))),(typeof helper === "function" ? helper.call(alias2,{"name":"header","hash":{},"data":data,"loc":{"start":{"line":53,"column":18},"end":{"line":53,"column":28}}}) : helper))) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"basic"),{"name":"if","hash":{},"fn":container.program(8, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":53,"column":28},"end":{"line":53,"column":103}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"bearer"),{"name":"if","hash":{},"fn":container.program(9, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":53,"column":103},"end":{"line":53,"column":163}}})) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"header") || alias1(depth0, "header", {"start":{"line":54,"column":20},"end":{"line":54,"column":26}} ))),(typeof helper === "function" ? helper.call(alias2,{"name":"header","hash":{},"data":data,"loc":{"start":{"line":54,"column":18},"end":{"line":54,"column":28}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"basic"),{"name":"if","hash":{},"fn":container.program(9, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":54,"column":28},"end":{"line":54,"column":103}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"bearer"),{"name":"if","hash":{},"fn":container.program(10, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":54,"column":103},"end":{"line":54,"column":163}}})) != null ? stack1 : "")
     + " |\n";
-},"8":function(container,depth0,helpers,partials,data) {
-    return " (`Basic <base64 of user:password>` or `user:password`)";
 },"9":function(container,depth0,helpers,partials,data) {
-    return " (the token, with or without `Bearer `)";
+    return " (`Basic <base64 of user:password>` or `user:password`)";
 },"10":function(container,depth0,helpers,partials,data) {
+    return " (the token, with or without `Bearer `)";
+},"11":function(container,depth0,helpers,partials,data) {
+    var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "These tools accept one of several credentials: set the variables of any ONE alternative. The client\nconfigurations below ask for the alternative marked \"asked\"; to use another, put its variables in\ntheir place.\n\n| Tools | Alternatives (set one) |\n| --- | --- |\n"
+    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"credentialChoices"),{"name":"each","hash":{},"fn":container.program(12, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":67,"column":0},"end":{"line":69,"column":9}}})) != null ? stack1 : "")
+    + "\n";
+},"12":function(container,depth0,helpers,partials,data) {
+    var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), alias3="function", lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "| "
+    + ((stack1 = (((helper = lookupProperty(helpers,"tools") || alias1(depth0, "tools", {"start":{"line":68,"column":4},"end":{"line":68,"column":9}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"tools","hash":{},"data":data,"loc":{"start":{"line":68,"column":2},"end":{"line":68,"column":11}}}) : helper))) != null ? stack1 : "")
+    + " | "
+    + ((stack1 = (((helper = lookupProperty(helpers,"alternatives") || alias1(depth0, "alternatives", {"start":{"line":68,"column":16},"end":{"line":68,"column":28}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"alternatives","hash":{},"data":data,"loc":{"start":{"line":68,"column":14},"end":{"line":68,"column":30}}}) : helper))) != null ? stack1 : "")
+    + " |\n";
+},"13":function(container,depth0,helpers,partials,data) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -168,9 +197,9 @@ module.exports = {
     };
 
   return "## Hidden arguments\n\nSome tool arguments are not shown to the model: the server fills them in. These are read from\nenvironment variables at start-up and, like credentials, their values never appear in tool\nresults or logs. While one is unset, the tools that need it fail with a message naming it (and\nthe server logs a warning at start-up).\n\n| Environment variable | Fills |\n| --- | --- |\n"
-    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"argumentVariables"),{"name":"each","hash":{},"fn":container.program(11, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":75,"column":0},"end":{"line":77,"column":9}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"argumentVariables"),{"name":"each","hash":{},"fn":container.program(14, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":88,"column":0},"end":{"line":90,"column":9}}})) != null ? stack1 : "")
     + "\n";
-},"11":function(container,depth0,helpers,partials,data) {
+},"14":function(container,depth0,helpers,partials,data) {
     var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), alias3="function", lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -179,11 +208,11 @@ module.exports = {
     };
 
   return "| "
-    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":76,"column":4},"end":{"line":76,"column":8}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":76,"column":2},"end":{"line":76,"column":10}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":89,"column":4},"end":{"line":89,"column":8}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":89,"column":2},"end":{"line":89,"column":10}}}) : helper))) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"uses") || alias1(depth0, "uses", {"start":{"line":76,"column":15},"end":{"line":76,"column":19}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"uses","hash":{},"data":data,"loc":{"start":{"line":76,"column":13},"end":{"line":76,"column":21}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"uses") || alias1(depth0, "uses", {"start":{"line":89,"column":15},"end":{"line":89,"column":19}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"uses","hash":{},"data":data,"loc":{"start":{"line":89,"column":13},"end":{"line":89,"column":21}}}) : helper))) != null ? stack1 : "")
     + " |\n";
-},"12":function(container,depth0,helpers,partials,data) {
+},"15":function(container,depth0,helpers,partials,data) {
     var stack1, helper, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -192,17 +221,17 @@ module.exports = {
     };
 
   return "The variables each snippet sets are the ones the server\nneeds: "
-    + ((stack1 = (((helper = lookupProperty(helpers,"clientVariableList") || container.strict(depth0, "clientVariableList", {"start":{"line":86,"column":9},"end":{"line":86,"column":27}} ))),(typeof helper === "function" ? helper.call(depth0 != null ? depth0 : (container.nullContext || {}),{"name":"clientVariableList","hash":{},"data":data,"loc":{"start":{"line":86,"column":7},"end":{"line":86,"column":29}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"clientVariableList") || container.strict(depth0, "clientVariableList", {"start":{"line":99,"column":9},"end":{"line":99,"column":27}} ))),(typeof helper === "function" ? helper.call(depth0 != null ? depth0 : (container.nullContext || {}),{"name":"clientVariableList","hash":{},"data":data,"loc":{"start":{"line":99,"column":7},"end":{"line":99,"column":29}}}) : helper))) != null ? stack1 : "")
     + ".";
-},"13":function(container,depth0,helpers,partials,data) {
-    return "The server needs no variable: its defaults are in the Configuration table.";
-},"14":function(container,depth0,helpers,partials,data) {
-    return "; it takes the values from the environment Claude Code runs in";
-},"15":function(container,depth0,helpers,partials,data) {
-    return "; VS Code asks\nfor each value on first start and keeps secrets in its secret storage";
 },"16":function(container,depth0,helpers,partials,data) {
-    return "; `${env:NAME}` takes\nthe value from the environment Cursor runs in";
+    return "The server needs no variable: its defaults are in the Configuration table.";
 },"17":function(container,depth0,helpers,partials,data) {
+    return "; it takes the values from the environment Claude Code runs in";
+},"18":function(container,depth0,helpers,partials,data) {
+    return "; VS Code asks\nfor each value on first start and keeps secrets in its secret storage";
+},"19":function(container,depth0,helpers,partials,data) {
+    return "; `${env:NAME}` takes\nthe value from the environment Cursor runs in";
+},"20":function(container,depth0,helpers,partials,data) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -211,8 +240,8 @@ module.exports = {
     };
 
   return ";\neach client sends its own API credential in "
-    + ((stack1 = container.lambda(container.strict(lookupProperty(depth0,"http"), "clientHeaders", {"start":{"line":121,"column":46},"end":{"line":121,"column":64}} ), depth0)) != null ? stack1 : "");
-},"18":function(container,depth0,helpers,partials,data) {
+    + ((stack1 = container.lambda(container.strict(lookupProperty(depth0,"http"), "clientHeaders", {"start":{"line":134,"column":46},"end":{"line":134,"column":64}} ), depth0)) != null ? stack1 : "");
+},"21":function(container,depth0,helpers,partials,data) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -221,32 +250,8 @@ module.exports = {
     };
 
   return "The `Authorization` header carries the client's token from `"
-    + ((stack1 = container.lambda(container.strict(lookupProperty(depth0,"http"), "tokensVar", {"start":{"line":122,"column":86},"end":{"line":122,"column":100}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = container.lambda(container.strict(lookupProperty(depth0,"http"), "tokensVar", {"start":{"line":135,"column":86},"end":{"line":135,"column":100}} ), depth0)) != null ? stack1 : "")
     + "`: leave it out when the\nserver runs without tokens (on loopback, for yourself).";
-},"19":function(container,depth0,helpers,partials,data) {
-    var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
-        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
-          return parent[propertyName];
-        }
-        return undefined
-    };
-
-  return "A scheme takes the `Authorization` header for itself, so this server must run without `"
-    + ((stack1 = container.lambda(container.strict(lookupProperty(depth0,"http"), "tokensVar", {"start":{"line":123,"column":152},"end":{"line":123,"column":166}} ), depth0)) != null ? stack1 : "")
-    + "`.";
-},"20":function(container,depth0,helpers,partials,data) {
-    var stack1, helper, lookupProperty = container.lookupProperty || function(parent, propertyName) {
-        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
-          return parent[propertyName];
-        }
-        return undefined
-    };
-
-  return ", which asks for "
-    + ((stack1 = (((helper = lookupProperty(helpers,"clientVariableList") || container.strict(depth0, "clientVariableList", {"start":{"line":176,"column":93},"end":{"line":176,"column":111}} ))),(typeof helper === "function" ? helper.call(depth0 != null ? depth0 : (container.nullContext || {}),{"name":"clientVariableList","hash":{},"data":data,"loc":{"start":{"line":176,"column":91},"end":{"line":176,"column":113}}}) : helper))) != null ? stack1 : "")
-    + " when the bundle is installed (secrets are stored by the app)";
-},"21":function(container,depth0,helpers,partials,data) {
-    return " once `package.private` is removed from the manifest";
 },"22":function(container,depth0,helpers,partials,data) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -255,26 +260,23 @@ module.exports = {
         return undefined
     };
 
-  return "| Tool | Request | Title | Credentials |\n| --- | --- | --- | --- |\n"
-    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"tools"),{"name":"each","hash":{},"fn":container.program(23, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":225,"column":0},"end":{"line":227,"column":9}}})) != null ? stack1 : "");
+  return "A scheme takes the `Authorization` header for itself, so this server must run without `"
+    + ((stack1 = container.lambda(container.strict(lookupProperty(depth0,"http"), "tokensVar", {"start":{"line":136,"column":152},"end":{"line":136,"column":166}} ), depth0)) != null ? stack1 : "")
+    + "`.";
 },"23":function(container,depth0,helpers,partials,data) {
-    var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), alias3="function", lookupProperty = container.lookupProperty || function(parent, propertyName) {
+    var stack1, helper, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
         }
         return undefined
     };
 
-  return "| `"
-    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":226,"column":5},"end":{"line":226,"column":9}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":226,"column":3},"end":{"line":226,"column":11}}}) : helper))) != null ? stack1 : "")
-    + "` | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"request") || alias1(depth0, "request", {"start":{"line":226,"column":17},"end":{"line":226,"column":24}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"request","hash":{},"data":data,"loc":{"start":{"line":226,"column":15},"end":{"line":226,"column":26}}}) : helper))) != null ? stack1 : "")
-    + " | "
-    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":226,"column":31},"end":{"line":226,"column":33}} )).call(alias2,lookupProperty(depth0,"title"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":226,"column":29},"end":{"line":226,"column":41}}})) != null ? stack1 : "")
-    + " | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"auth") || alias1(depth0, "auth", {"start":{"line":226,"column":46},"end":{"line":226,"column":50}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"auth","hash":{},"data":data,"loc":{"start":{"line":226,"column":44},"end":{"line":226,"column":52}}}) : helper))) != null ? stack1 : "")
-    + " |\n";
+  return ", which asks for "
+    + ((stack1 = (((helper = lookupProperty(helpers,"clientVariableList") || container.strict(depth0, "clientVariableList", {"start":{"line":189,"column":93},"end":{"line":189,"column":111}} ))),(typeof helper === "function" ? helper.call(depth0 != null ? depth0 : (container.nullContext || {}),{"name":"clientVariableList","hash":{},"data":data,"loc":{"start":{"line":189,"column":91},"end":{"line":189,"column":113}}}) : helper))) != null ? stack1 : "")
+    + " when the bundle is installed (secrets are stored by the app)";
 },"24":function(container,depth0,helpers,partials,data) {
+    return " once `package.private` is removed from the manifest";
+},"25":function(container,depth0,helpers,partials,data) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -282,9 +284,9 @@ module.exports = {
         return undefined
     };
 
-  return "| Tool | Request | Title |\n| --- | --- | --- |\n"
-    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"tools"),{"name":"each","hash":{},"fn":container.program(25, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":231,"column":0},"end":{"line":233,"column":9}}})) != null ? stack1 : "");
-},"25":function(container,depth0,helpers,partials,data) {
+  return "| Tool | Request | Title | Credentials |\n| --- | --- | --- | --- |\n"
+    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"tools"),{"name":"each","hash":{},"fn":container.program(26, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":238,"column":0},"end":{"line":240,"column":9}}})) != null ? stack1 : "");
+},"26":function(container,depth0,helpers,partials,data) {
     var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), alias3="function", lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -293,14 +295,14 @@ module.exports = {
     };
 
   return "| `"
-    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":232,"column":5},"end":{"line":232,"column":9}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":232,"column":3},"end":{"line":232,"column":11}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":239,"column":5},"end":{"line":239,"column":9}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":239,"column":3},"end":{"line":239,"column":11}}}) : helper))) != null ? stack1 : "")
     + "` | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"request") || alias1(depth0, "request", {"start":{"line":232,"column":17},"end":{"line":232,"column":24}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"request","hash":{},"data":data,"loc":{"start":{"line":232,"column":15},"end":{"line":232,"column":26}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"request") || alias1(depth0, "request", {"start":{"line":239,"column":17},"end":{"line":239,"column":24}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"request","hash":{},"data":data,"loc":{"start":{"line":239,"column":15},"end":{"line":239,"column":26}}}) : helper))) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":232,"column":31},"end":{"line":232,"column":33}} )).call(alias2,lookupProperty(depth0,"title"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":232,"column":29},"end":{"line":232,"column":41}}})) != null ? stack1 : "")
+    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":239,"column":31},"end":{"line":239,"column":33}} )).call(alias2,lookupProperty(depth0,"title"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":239,"column":29},"end":{"line":239,"column":41}}})) != null ? stack1 : "")
+    + " | "
+    + ((stack1 = (((helper = lookupProperty(helpers,"auth") || alias1(depth0, "auth", {"start":{"line":239,"column":46},"end":{"line":239,"column":50}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"auth","hash":{},"data":data,"loc":{"start":{"line":239,"column":44},"end":{"line":239,"column":52}}}) : helper))) != null ? stack1 : "")
     + " |\n";
-},"26":function(container,depth0,helpers,partials,data) {
-    return "\nTools, resources and resource templates marked \"handler\" run your own functions, in the files\nnamed: mcpgen created each missing file once, as a stub, and never changes it. A handler with\nthe wrong signature fails `npm run build`.\n";
 },"27":function(container,depth0,helpers,partials,data) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -309,8 +311,8 @@ module.exports = {
         return undefined
     };
 
-  return "\n## Prompts\n\n| Prompt | Title | Arguments (* = required) |\n| --- | --- | --- |\n"
-    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"prompts"),{"name":"each","hash":{},"fn":container.program(28, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":247,"column":0},"end":{"line":249,"column":9}}})) != null ? stack1 : "");
+  return "| Tool | Request | Title |\n| --- | --- | --- |\n"
+    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"tools"),{"name":"each","hash":{},"fn":container.program(28, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":244,"column":0},"end":{"line":246,"column":9}}})) != null ? stack1 : "");
 },"28":function(container,depth0,helpers,partials,data) {
     var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), alias3="function", lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -319,14 +321,16 @@ module.exports = {
         return undefined
     };
 
-  return "| "
-    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":248,"column":4},"end":{"line":248,"column":8}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":248,"column":2},"end":{"line":248,"column":10}}}) : helper))) != null ? stack1 : "")
+  return "| `"
+    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":245,"column":5},"end":{"line":245,"column":9}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":245,"column":3},"end":{"line":245,"column":11}}}) : helper))) != null ? stack1 : "")
+    + "` | "
+    + ((stack1 = (((helper = lookupProperty(helpers,"request") || alias1(depth0, "request", {"start":{"line":245,"column":17},"end":{"line":245,"column":24}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"request","hash":{},"data":data,"loc":{"start":{"line":245,"column":15},"end":{"line":245,"column":26}}}) : helper))) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":248,"column":15},"end":{"line":248,"column":17}} )).call(alias2,lookupProperty(depth0,"title"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":248,"column":13},"end":{"line":248,"column":25}}})) != null ? stack1 : "")
-    + " | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"args") || alias1(depth0, "args", {"start":{"line":248,"column":30},"end":{"line":248,"column":34}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"args","hash":{},"data":data,"loc":{"start":{"line":248,"column":28},"end":{"line":248,"column":36}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":245,"column":31},"end":{"line":245,"column":33}} )).call(alias2,lookupProperty(depth0,"title"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":245,"column":29},"end":{"line":245,"column":41}}})) != null ? stack1 : "")
     + " |\n";
 },"29":function(container,depth0,helpers,partials,data) {
+    return "\nTools, resources and resource templates marked \"handler\" run your own functions, in the files\nnamed: mcpgen created each missing file once, as a stub, and never changes it. A handler with\nthe wrong signature fails `npm run build`.\n";
+},"30":function(container,depth0,helpers,partials,data) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -334,9 +338,9 @@ module.exports = {
         return undefined
     };
 
-  return "\n## Resources\n\n| URI | Name | MIME type | Content |\n| --- | --- | --- | --- |\n"
-    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"resources"),{"name":"each","hash":{},"fn":container.program(30, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":257,"column":0},"end":{"line":259,"column":9}}})) != null ? stack1 : "");
-},"30":function(container,depth0,helpers,partials,data) {
+  return "\n## Prompts\n\n| Prompt | Title | Arguments (* = required) |\n| --- | --- | --- |\n"
+    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"prompts"),{"name":"each","hash":{},"fn":container.program(31, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":260,"column":0},"end":{"line":262,"column":9}}})) != null ? stack1 : "");
+},"31":function(container,depth0,helpers,partials,data) {
     var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), alias3="function", lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -345,28 +349,22 @@ module.exports = {
     };
 
   return "| "
-    + ((stack1 = (((helper = lookupProperty(helpers,"uri") || alias1(depth0, "uri", {"start":{"line":258,"column":4},"end":{"line":258,"column":7}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"uri","hash":{},"data":data,"loc":{"start":{"line":258,"column":2},"end":{"line":258,"column":9}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":261,"column":4},"end":{"line":261,"column":8}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":261,"column":2},"end":{"line":261,"column":10}}}) : helper))) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":258,"column":14},"end":{"line":258,"column":16}} )).call(alias2,lookupProperty(depth0,"name"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":258,"column":12},"end":{"line":258,"column":23}}})) != null ? stack1 : "")
+    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":261,"column":15},"end":{"line":261,"column":17}} )).call(alias2,lookupProperty(depth0,"title"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":261,"column":13},"end":{"line":261,"column":25}}})) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":258,"column":28},"end":{"line":258,"column":30}} )).call(alias2,lookupProperty(depth0,"mimeType"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":258,"column":26},"end":{"line":258,"column":41}}})) != null ? stack1 : "")
-    + " | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"content") || alias1(depth0, "content", {"start":{"line":258,"column":46},"end":{"line":258,"column":53}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"content","hash":{},"data":data,"loc":{"start":{"line":258,"column":44},"end":{"line":258,"column":55}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"args") || alias1(depth0, "args", {"start":{"line":261,"column":30},"end":{"line":261,"column":34}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"args","hash":{},"data":data,"loc":{"start":{"line":261,"column":28},"end":{"line":261,"column":36}}}) : helper))) != null ? stack1 : "")
     + " |\n";
-},"31":function(container,depth0,helpers,partials,data) {
-    var stack1, alias1=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
+},"32":function(container,depth0,helpers,partials,data) {
+    var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
         }
         return undefined
     };
 
-  return "\n## Concerns\n\nClients may filter the tools, prompts and resources they see by these concerns: in the\ninitialize request (`capabilities.experimental.concerns`), in the `notifications/initialized`\nparams, with the `concerns/update` request, or per request in `_meta[\"io.mcpgen/concerns\"]`.\nA client that sets nothing sees everything."
-    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(lookupProperty(depth0,"concerns"),"enforce"),{"name":"if","hash":{},"fn":container.program(32, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":268,"column":43},"end":{"line":269,"column":30}}})) != null ? stack1 : "")
-    + "\n\n| Concern | Values | Default | Meaning |\n| --- | --- | --- | --- |\n"
-    + ((stack1 = lookupProperty(helpers,"each").call(alias1,lookupProperty(lookupProperty(depth0,"concerns"),"declarations"),{"name":"each","hash":{},"fn":container.program(33, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":273,"column":0},"end":{"line":275,"column":9}}})) != null ? stack1 : "");
-},"32":function(container,depth0,helpers,partials,data) {
-    return " Calls to filtered-out\nprimitives are refused.";
+  return "\n## Resources\n\n| URI | Name | MIME type | Content |\n| --- | --- | --- | --- |\n"
+    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"resources"),{"name":"each","hash":{},"fn":container.program(33, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":270,"column":0},"end":{"line":272,"column":9}}})) != null ? stack1 : "");
 },"33":function(container,depth0,helpers,partials,data) {
     var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), alias3="function", lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -376,73 +374,29 @@ module.exports = {
     };
 
   return "| "
-    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":274,"column":4},"end":{"line":274,"column":8}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":274,"column":2},"end":{"line":274,"column":10}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"uri") || alias1(depth0, "uri", {"start":{"line":271,"column":4},"end":{"line":271,"column":7}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"uri","hash":{},"data":data,"loc":{"start":{"line":271,"column":2},"end":{"line":271,"column":9}}}) : helper))) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"values") || alias1(depth0, "values", {"start":{"line":274,"column":15},"end":{"line":274,"column":21}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"values","hash":{},"data":data,"loc":{"start":{"line":274,"column":13},"end":{"line":274,"column":23}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":271,"column":14},"end":{"line":271,"column":16}} )).call(alias2,lookupProperty(depth0,"name"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":271,"column":12},"end":{"line":271,"column":23}}})) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":274,"column":28},"end":{"line":274,"column":30}} )).call(alias2,lookupProperty(depth0,"default"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":274,"column":26},"end":{"line":274,"column":40}}})) != null ? stack1 : "")
+    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":271,"column":28},"end":{"line":271,"column":30}} )).call(alias2,lookupProperty(depth0,"mimeType"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":271,"column":26},"end":{"line":271,"column":41}}})) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":274,"column":45},"end":{"line":274,"column":47}} )).call(alias2,lookupProperty(depth0,"description"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":274,"column":43},"end":{"line":274,"column":61}}})) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"content") || alias1(depth0, "content", {"start":{"line":271,"column":46},"end":{"line":271,"column":53}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"content","hash":{},"data":data,"loc":{"start":{"line":271,"column":44},"end":{"line":271,"column":55}}}) : helper))) != null ? stack1 : "")
     + " |\n";
 },"34":function(container,depth0,helpers,partials,data) {
-    var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
+    var stack1, alias1=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
         }
         return undefined
     };
 
-  return "\n## Reflection gate\n\nThese tools run only once the model has justified the call, one justification per gate (in\norder), stored as `<domain>/<hash>.json` under `"
-    + ((stack1 = (((helper = lookupProperty(helpers,"envPrefix") || alias1(depth0, "envPrefix", {"start":{"line":282,"column":50},"end":{"line":282,"column":59}} ))),(typeof helper === "function" ? helper.call(alias2,{"name":"envPrefix","hash":{},"data":data,"loc":{"start":{"line":282,"column":48},"end":{"line":282,"column":61}}}) : helper))) != null ? stack1 : "")
-    + "_REFLECTION_DIR` and reused for the\nsame decision (same prompt and prompt arguments). Mode: `"
-    + ((stack1 = container.lambda(alias1(lookupProperty(depth0,"reflection"), "mode", {"start":{"line":283,"column":59},"end":{"line":283,"column":74}} ), depth0)) != null ? stack1 : "")
-    + "`.\n"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"reflection"),"sampling"),{"name":"if","hash":{},"fn":container.program(35, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":284,"column":0},"end":{"line":285,"column":7}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"reflection"),"host"),{"name":"if","hash":{},"fn":container.program(36, data, 0),"inverse":container.program(39, data, 0),"data":data,"loc":{"start":{"line":285,"column":7},"end":{"line":287,"column":7}}})) != null ? stack1 : "")
-    + "\n| Tool | Gates (domain: prompt) |\n| --- | --- |\n"
-    + ((stack1 = lookupProperty(helpers,"each").call(alias2,lookupProperty(lookupProperty(depth0,"reflection"),"gates"),{"name":"each","hash":{},"fn":container.program(40, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":291,"column":0},"end":{"line":293,"column":9}}})) != null ? stack1 : "");
+  return "\n## Concerns\n\nClients may filter the tools, prompts and resources they see by these concerns: in the\ninitialize request (`capabilities.experimental.concerns`), in the `notifications/initialized`\nparams, with the `concerns/update` request, or per request in `_meta[\"io.mcpgen/concerns\"]`.\nA client that sets nothing sees everything."
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(lookupProperty(depth0,"concerns"),"enforce"),{"name":"if","hash":{},"fn":container.program(35, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":281,"column":43},"end":{"line":282,"column":30}}})) != null ? stack1 : "")
+    + "\n\n| Concern | Values | Default | Meaning |\n| --- | --- | --- | --- |\n"
+    + ((stack1 = lookupProperty(helpers,"each").call(alias1,lookupProperty(lookupProperty(depth0,"concerns"),"declarations"),{"name":"each","hash":{},"fn":container.program(36, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":286,"column":0},"end":{"line":288,"column":9}}})) != null ? stack1 : "");
 },"35":function(container,depth0,helpers,partials,data) {
-    return "With a client that supports MCP sampling, the server asks the client's model itself, inside the tool call.\n";
+    return " Calls to filtered-out\nprimitives are refused.";
 },"36":function(container,depth0,helpers,partials,data) {
-    var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
-        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
-          return parent[propertyName];
-        }
-        return undefined
-    };
-
-  return ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(lookupProperty(depth0,"reflection"),"sampling"),{"name":"if","hash":{},"fn":container.program(37, data, 0),"inverse":container.program(38, data, 0),"data":data,"loc":{"start":{"line":285,"column":30},"end":{"line":285,"column":90}}})) != null ? stack1 : "")
-    + " the call returns an `isError` hint `{prompt, prompt_args, hash, domain, remaining}` (as `structuredContent`, and as JSON in the second text block, the only place for tools with an output schema): get the prompt with `prompts/get`, have the model answer it with the JSON justification, call `persist_justification` with the hash, domain and justification, then call the tool again.\n";
-},"37":function(container,depth0,helpers,partials,data) {
-    return "Otherwise";
-},"38":function(container,depth0,helpers,partials,data) {
-    return "On a miss";
-},"39":function(container,depth0,helpers,partials,data) {
-    return "A client without sampling cannot run these tools.\n";
-},"40":function(container,depth0,helpers,partials,data) {
-    var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), alias3="function", lookupProperty = container.lookupProperty || function(parent, propertyName) {
-        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
-          return parent[propertyName];
-        }
-        return undefined
-    };
-
-  return "| `"
-    + ((stack1 = (((helper = lookupProperty(helpers,"tool") || alias1(depth0, "tool", {"start":{"line":292,"column":5},"end":{"line":292,"column":9}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"tool","hash":{},"data":data,"loc":{"start":{"line":292,"column":3},"end":{"line":292,"column":11}}}) : helper))) != null ? stack1 : "")
-    + "` | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"gates") || alias1(depth0, "gates", {"start":{"line":292,"column":17},"end":{"line":292,"column":22}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"gates","hash":{},"data":data,"loc":{"start":{"line":292,"column":15},"end":{"line":292,"column":24}}}) : helper))) != null ? stack1 : "")
-    + " |\n";
-},"41":function(container,depth0,helpers,partials,data) {
-    var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
-        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
-          return parent[propertyName];
-        }
-        return undefined
-    };
-
-  return "\n## Preprocessors\n\nNot tools: a host runs them on each user message, in this order, with `preprocessors/run`\n(advertised in `capabilities.experimental.preprocessors`), or gets their context followed by the\nmessage from the `with_context` prompt. `src/runtime/preprocessors-host.ts` is a helper for hosts\nbuilt on the SDK `Client`: copy it into your host.\n\n| Order | Preprocessor | Runs after | Timeout | On error | Handler |\n| --- | --- | --- | --- | --- | --- |\n"
-    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"preprocessors"),{"name":"each","hash":{},"fn":container.program(42, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":306,"column":0},"end":{"line":308,"column":9}}})) != null ? stack1 : "");
-},"42":function(container,depth0,helpers,partials,data) {
     var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), alias3="function", lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -451,17 +405,92 @@ module.exports = {
     };
 
   return "| "
-    + ((stack1 = (((helper = lookupProperty(helpers,"order") || alias1(depth0, "order", {"start":{"line":307,"column":4},"end":{"line":307,"column":9}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"order","hash":{},"data":data,"loc":{"start":{"line":307,"column":2},"end":{"line":307,"column":11}}}) : helper))) != null ? stack1 : "")
-    + " | `"
-    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":307,"column":17},"end":{"line":307,"column":21}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":307,"column":15},"end":{"line":307,"column":23}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":287,"column":4},"end":{"line":287,"column":8}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":287,"column":2},"end":{"line":287,"column":10}}}) : helper))) != null ? stack1 : "")
+    + " | "
+    + ((stack1 = (((helper = lookupProperty(helpers,"values") || alias1(depth0, "values", {"start":{"line":287,"column":15},"end":{"line":287,"column":21}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"values","hash":{},"data":data,"loc":{"start":{"line":287,"column":13},"end":{"line":287,"column":23}}}) : helper))) != null ? stack1 : "")
+    + " | "
+    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":287,"column":28},"end":{"line":287,"column":30}} )).call(alias2,lookupProperty(depth0,"default"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":287,"column":26},"end":{"line":287,"column":40}}})) != null ? stack1 : "")
+    + " | "
+    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":287,"column":45},"end":{"line":287,"column":47}} )).call(alias2,lookupProperty(depth0,"description"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":287,"column":43},"end":{"line":287,"column":61}}})) != null ? stack1 : "")
+    + " |\n";
+},"37":function(container,depth0,helpers,partials,data) {
+    var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "\n## Reflection gate\n\nThese tools run only once the model has justified the call, one justification per gate (in\norder), stored as `<domain>/<hash>.json` under `"
+    + ((stack1 = (((helper = lookupProperty(helpers,"envPrefix") || alias1(depth0, "envPrefix", {"start":{"line":295,"column":50},"end":{"line":295,"column":59}} ))),(typeof helper === "function" ? helper.call(alias2,{"name":"envPrefix","hash":{},"data":data,"loc":{"start":{"line":295,"column":48},"end":{"line":295,"column":61}}}) : helper))) != null ? stack1 : "")
+    + "_REFLECTION_DIR` and reused for the\nsame decision (same prompt and prompt arguments). Mode: `"
+    + ((stack1 = container.lambda(alias1(lookupProperty(depth0,"reflection"), "mode", {"start":{"line":296,"column":59},"end":{"line":296,"column":74}} ), depth0)) != null ? stack1 : "")
+    + "`.\n"
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"reflection"),"sampling"),{"name":"if","hash":{},"fn":container.program(38, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":297,"column":0},"end":{"line":298,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"reflection"),"host"),{"name":"if","hash":{},"fn":container.program(39, data, 0),"inverse":container.program(42, data, 0),"data":data,"loc":{"start":{"line":298,"column":7},"end":{"line":300,"column":7}}})) != null ? stack1 : "")
+    + "\n| Tool | Gates (domain: prompt) |\n| --- | --- |\n"
+    + ((stack1 = lookupProperty(helpers,"each").call(alias2,lookupProperty(lookupProperty(depth0,"reflection"),"gates"),{"name":"each","hash":{},"fn":container.program(43, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":304,"column":0},"end":{"line":306,"column":9}}})) != null ? stack1 : "");
+},"38":function(container,depth0,helpers,partials,data) {
+    return "With a client that supports MCP sampling, the server asks the client's model itself, inside the tool call.\n";
+},"39":function(container,depth0,helpers,partials,data) {
+    var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(lookupProperty(depth0,"reflection"),"sampling"),{"name":"if","hash":{},"fn":container.program(40, data, 0),"inverse":container.program(41, data, 0),"data":data,"loc":{"start":{"line":298,"column":30},"end":{"line":298,"column":90}}})) != null ? stack1 : "")
+    + " the call returns an `isError` hint `{prompt, prompt_args, hash, domain, remaining}` (as `structuredContent`, and as JSON in the second text block, the only place for tools with an output schema): get the prompt with `prompts/get`, have the model answer it with the JSON justification, call `persist_justification` with the hash, domain and justification, then call the tool again.\n";
+},"40":function(container,depth0,helpers,partials,data) {
+    return "Otherwise";
+},"41":function(container,depth0,helpers,partials,data) {
+    return "On a miss";
+},"42":function(container,depth0,helpers,partials,data) {
+    return "A client without sampling cannot run these tools.\n";
+},"43":function(container,depth0,helpers,partials,data) {
+    var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), alias3="function", lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "| `"
+    + ((stack1 = (((helper = lookupProperty(helpers,"tool") || alias1(depth0, "tool", {"start":{"line":305,"column":5},"end":{"line":305,"column":9}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"tool","hash":{},"data":data,"loc":{"start":{"line":305,"column":3},"end":{"line":305,"column":11}}}) : helper))) != null ? stack1 : "")
     + "` | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"after") || alias1(depth0, "after", {"start":{"line":307,"column":29},"end":{"line":307,"column":34}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"after","hash":{},"data":data,"loc":{"start":{"line":307,"column":27},"end":{"line":307,"column":36}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"gates") || alias1(depth0, "gates", {"start":{"line":305,"column":17},"end":{"line":305,"column":22}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"gates","hash":{},"data":data,"loc":{"start":{"line":305,"column":15},"end":{"line":305,"column":24}}}) : helper))) != null ? stack1 : "")
+    + " |\n";
+},"44":function(container,depth0,helpers,partials,data) {
+    var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "\n## Preprocessors\n\nNot tools: a host runs them on each user message, in this order, with `preprocessors/run`\n(advertised in `capabilities.experimental.preprocessors`), or gets their context followed by the\nmessage from the `with_context` prompt. `src/runtime/preprocessors-host.ts` is a helper for hosts\nbuilt on the SDK `Client`: copy it into your host.\n\n| Order | Preprocessor | Runs after | Timeout | On error | Handler |\n| --- | --- | --- | --- | --- | --- |\n"
+    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"preprocessors"),{"name":"each","hash":{},"fn":container.program(45, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":319,"column":0},"end":{"line":321,"column":9}}})) != null ? stack1 : "");
+},"45":function(container,depth0,helpers,partials,data) {
+    var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), alias3="function", lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "| "
+    + ((stack1 = (((helper = lookupProperty(helpers,"order") || alias1(depth0, "order", {"start":{"line":320,"column":4},"end":{"line":320,"column":9}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"order","hash":{},"data":data,"loc":{"start":{"line":320,"column":2},"end":{"line":320,"column":11}}}) : helper))) != null ? stack1 : "")
+    + " | `"
+    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":320,"column":17},"end":{"line":320,"column":21}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":320,"column":15},"end":{"line":320,"column":23}}}) : helper))) != null ? stack1 : "")
+    + "` | "
+    + ((stack1 = (((helper = lookupProperty(helpers,"after") || alias1(depth0, "after", {"start":{"line":320,"column":29},"end":{"line":320,"column":34}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"after","hash":{},"data":data,"loc":{"start":{"line":320,"column":27},"end":{"line":320,"column":36}}}) : helper))) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"timeout") || alias1(depth0, "timeout", {"start":{"line":307,"column":41},"end":{"line":307,"column":48}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"timeout","hash":{},"data":data,"loc":{"start":{"line":307,"column":39},"end":{"line":307,"column":50}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"timeout") || alias1(depth0, "timeout", {"start":{"line":320,"column":41},"end":{"line":320,"column":48}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"timeout","hash":{},"data":data,"loc":{"start":{"line":320,"column":39},"end":{"line":320,"column":50}}}) : helper))) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"onError") || alias1(depth0, "onError", {"start":{"line":307,"column":55},"end":{"line":307,"column":62}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"onError","hash":{},"data":data,"loc":{"start":{"line":307,"column":53},"end":{"line":307,"column":64}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"onError") || alias1(depth0, "onError", {"start":{"line":320,"column":55},"end":{"line":320,"column":62}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"onError","hash":{},"data":data,"loc":{"start":{"line":320,"column":53},"end":{"line":320,"column":64}}}) : helper))) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"handler") || alias1(depth0, "handler", {"start":{"line":307,"column":69},"end":{"line":307,"column":76}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"handler","hash":{},"data":data,"loc":{"start":{"line":307,"column":67},"end":{"line":307,"column":78}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"handler") || alias1(depth0, "handler", {"start":{"line":320,"column":69},"end":{"line":320,"column":76}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"handler","hash":{},"data":data,"loc":{"start":{"line":320,"column":67},"end":{"line":320,"column":78}}}) : helper))) != null ? stack1 : "")
     + " |\n";
 },"compiler":[8,">= 4.3.0"],"main":function(container,depth0,helpers,partials,data) {
     var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), alias3="function", alias4=container.lambda, lookupProperty = container.lookupProperty || function(parent, propertyName) {
@@ -486,117 +515,119 @@ module.exports = {
     + "\n```\n\nBy default the server speaks MCP over stdio: stdout carries only protocol messages, every log line\ngoes to stderr. With `--transport http` it serves Streamable HTTP instead (see\n[Serving over HTTP](#serving-over-http)). `node dist/server.js --print-config` prints the\nconfiguration it reads from the environment (secrets masked) and how it would serve, then exits;\n`--help` lists the options and variables, `--version` prints the version.\n\n## Configuration\n\nEverything is read from environment variables, listed in `.env.example` with their defaults:\ncopy it to `.env`, fill it in and start the server with `node --env-file=.env dist/server.js`.\n\n| Environment variable | Default | Meaning |\n| --- | --- | --- |\n"
     + ((stack1 = lookupProperty(helpers,"each").call(alias2,lookupProperty(depth0,"variables"),{"name":"each","hash":{},"fn":container.program(3, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":29,"column":0},"end":{"line":31,"column":9}}})) != null ? stack1 : "")
     + "\n"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"hasAuth"),{"name":"if","hash":{},"fn":container.program(4, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":33,"column":0},"end":{"line":64,"column":7}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"argumentVariables"),"length"),{"name":"if","hash":{},"fn":container.program(10, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":65,"column":0},"end":{"line":79,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"hasAuth"),{"name":"if","hash":{},"fn":container.program(4, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":33,"column":0},"end":{"line":77,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"argumentVariables"),"length"),{"name":"if","hash":{},"fn":container.program(13, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":78,"column":0},"end":{"line":92,"column":7}}})) != null ? stack1 : "")
     + "## Use it from an MCP client\n\n### Over stdio\n\nEvery client below starts the built server (`npm run build` first) with `node`; use the absolute\npath of this folder where a snippet says so. "
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"clientVariables"),"length"),{"name":"if","hash":{},"fn":container.program(12, data, 0),"inverse":container.program(13, data, 0),"data":data,"loc":{"start":{"line":85,"column":45},"end":{"line":86,"column":119}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"clientVariables"),"length"),{"name":"if","hash":{},"fn":container.program(15, data, 0),"inverse":container.program(16, data, 0),"data":data,"loc":{"start":{"line":98,"column":45},"end":{"line":99,"column":119}}})) != null ? stack1 : "")
     + "\nOnce the package is published to npm, `\"command\": \"npx\", \"args\": [\"-y\", \""
-    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":87,"column":75},"end":{"line":87,"column":79}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":87,"column":73},"end":{"line":87,"column":81}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":100,"column":75},"end":{"line":100,"column":79}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":100,"column":73},"end":{"line":100,"column":81}}}) : helper))) != null ? stack1 : "")
     + "\"]` works in\nplace of `node` and the path.\n\n**Claude Code**: this folder's `.mcp.json` declares the server for Claude Code started here (it\nasks before using it)"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"clientVariables"),"length"),{"name":"if","hash":{},"fn":container.program(14, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":91,"column":21},"end":{"line":91,"column":120}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"clientVariables"),"length"),{"name":"if","hash":{},"fn":container.program(17, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":104,"column":21},"end":{"line":104,"column":120}}})) != null ? stack1 : "")
     + ". Or add it to any project:\n\n```sh\n"
-    + ((stack1 = (((helper = lookupProperty(helpers,"claudeCodeAdd") || alias1(depth0, "claudeCodeAdd", {"start":{"line":94,"column":2},"end":{"line":94,"column":15}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"claudeCodeAdd","hash":{},"data":data,"loc":{"start":{"line":94,"column":0},"end":{"line":94,"column":17}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"claudeCodeAdd") || alias1(depth0, "claudeCodeAdd", {"start":{"line":107,"column":2},"end":{"line":107,"column":15}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"claudeCodeAdd","hash":{},"data":data,"loc":{"start":{"line":107,"column":0},"end":{"line":107,"column":17}}}) : helper))) != null ? stack1 : "")
     + "\n```\n\n**Claude Desktop**: in `claude_desktop_config.json` (Settings → Developer → Edit Config):\n\n```json\n"
-    + ((stack1 = (lookupProperty(helpers,"json")||alias1(depth0, "json", {"start":{"line":100,"column":3},"end":{"line":100,"column":7}} )).call(alias2,lookupProperty(lookupProperty(depth0,"clientConfigs"),"claudeDesktop"),{"name":"json","hash":{},"data":data,"loc":{"start":{"line":100,"column":0},"end":{"line":100,"column":38}}})) != null ? stack1 : "")
+    + ((stack1 = (lookupProperty(helpers,"json")||alias1(depth0, "json", {"start":{"line":113,"column":3},"end":{"line":113,"column":7}} )).call(alias2,lookupProperty(lookupProperty(depth0,"clientConfigs"),"claudeDesktop"),{"name":"json","hash":{},"data":data,"loc":{"start":{"line":113,"column":0},"end":{"line":113,"column":38}}})) != null ? stack1 : "")
     + "\n```\n\n**VS Code**: in `.vscode/mcp.json` of the workspace (note the `servers` key)"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"clientVariables"),"length"),{"name":"if","hash":{},"fn":container.program(15, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":103,"column":76},"end":{"line":104,"column":76}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"clientVariables"),"length"),{"name":"if","hash":{},"fn":container.program(18, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":116,"column":76},"end":{"line":117,"column":76}}})) != null ? stack1 : "")
     + ":\n\n```json\n"
-    + ((stack1 = (lookupProperty(helpers,"json")||alias1(depth0, "json", {"start":{"line":107,"column":3},"end":{"line":107,"column":7}} )).call(alias2,lookupProperty(lookupProperty(depth0,"clientConfigs"),"vscode"),{"name":"json","hash":{},"data":data,"loc":{"start":{"line":107,"column":0},"end":{"line":107,"column":31}}})) != null ? stack1 : "")
+    + ((stack1 = (lookupProperty(helpers,"json")||alias1(depth0, "json", {"start":{"line":120,"column":3},"end":{"line":120,"column":7}} )).call(alias2,lookupProperty(lookupProperty(depth0,"clientConfigs"),"vscode"),{"name":"json","hash":{},"data":data,"loc":{"start":{"line":120,"column":0},"end":{"line":120,"column":31}}})) != null ? stack1 : "")
     + "\n```\n\n**Cursor**: in `.cursor/mcp.json` of the project (or `~/.cursor/mcp.json`)"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"clientVariables"),"length"),{"name":"if","hash":{},"fn":container.program(16, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":110,"column":74},"end":{"line":111,"column":52}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"clientVariables"),"length"),{"name":"if","hash":{},"fn":container.program(19, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":123,"column":74},"end":{"line":124,"column":52}}})) != null ? stack1 : "")
     + ":\n\n```json\n"
-    + ((stack1 = (lookupProperty(helpers,"json")||alias1(depth0, "json", {"start":{"line":114,"column":3},"end":{"line":114,"column":7}} )).call(alias2,lookupProperty(lookupProperty(depth0,"clientConfigs"),"cursor"),{"name":"json","hash":{},"data":data,"loc":{"start":{"line":114,"column":0},"end":{"line":114,"column":31}}})) != null ? stack1 : "")
+    + ((stack1 = (lookupProperty(helpers,"json")||alias1(depth0, "json", {"start":{"line":127,"column":3},"end":{"line":127,"column":7}} )).call(alias2,lookupProperty(lookupProperty(depth0,"clientConfigs"),"cursor"),{"name":"json","hash":{},"data":data,"loc":{"start":{"line":127,"column":0},"end":{"line":127,"column":31}}})) != null ? stack1 : "")
     + "\n```\n\n### Over HTTP\n\nStart the server yourself with `--transport http` and the variables of the Configuration table\n(see [Serving over HTTP](#serving-over-http)), then point the client at "
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "url", {"start":{"line":120,"column":74},"end":{"line":120,"column":82}} ), depth0)) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"http"),"clientHeaders"),{"name":"if","hash":{},"fn":container.program(17, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":120,"column":84},"end":{"line":121,"column":73}}})) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "url", {"start":{"line":133,"column":74},"end":{"line":133,"column":82}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"http"),"clientHeaders"),{"name":"if","hash":{},"fn":container.program(20, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":133,"column":84},"end":{"line":134,"column":73}}})) != null ? stack1 : "")
     + ".\n"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"http"),"tokenHeader"),{"name":"if","hash":{},"fn":container.program(18, data, 0),"inverse":container.program(19, data, 0),"data":data,"loc":{"start":{"line":122,"column":0},"end":{"line":123,"column":177}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"http"),"tokenHeader"),{"name":"if","hash":{},"fn":container.program(21, data, 0),"inverse":container.program(22, data, 0),"data":data,"loc":{"start":{"line":135,"column":0},"end":{"line":136,"column":177}}})) != null ? stack1 : "")
     + "\n\n**Claude Code**:\n\n```sh\n"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "claudeCodeAdd", {"start":{"line":128,"column":2},"end":{"line":128,"column":20}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "claudeCodeAdd", {"start":{"line":141,"column":2},"end":{"line":141,"column":20}} ), depth0)) != null ? stack1 : "")
     + "\n```\n\nor in `.mcp.json`:\n\n```json\n"
-    + ((stack1 = (lookupProperty(helpers,"json")||alias1(depth0, "json", {"start":{"line":134,"column":3},"end":{"line":134,"column":7}} )).call(alias2,lookupProperty(lookupProperty(lookupProperty(depth0,"http"),"configs"),"claudeCode"),{"name":"json","hash":{},"data":data,"loc":{"start":{"line":134,"column":0},"end":{"line":134,"column":34}}})) != null ? stack1 : "")
+    + ((stack1 = (lookupProperty(helpers,"json")||alias1(depth0, "json", {"start":{"line":147,"column":3},"end":{"line":147,"column":7}} )).call(alias2,lookupProperty(lookupProperty(lookupProperty(depth0,"http"),"configs"),"claudeCode"),{"name":"json","hash":{},"data":data,"loc":{"start":{"line":147,"column":0},"end":{"line":147,"column":34}}})) != null ? stack1 : "")
     + "\n```\n\n**Claude Desktop**: `claude_desktop_config.json` starts local servers over stdio; an entry with a\n`url` is reported as not valid and skipped, so use the stdio entry above.\n\n**VS Code**: in `.vscode/mcp.json` (VS Code asks for each value on first start):\n\n```json\n"
-    + ((stack1 = (lookupProperty(helpers,"json")||alias1(depth0, "json", {"start":{"line":143,"column":3},"end":{"line":143,"column":7}} )).call(alias2,lookupProperty(lookupProperty(lookupProperty(depth0,"http"),"configs"),"vscode"),{"name":"json","hash":{},"data":data,"loc":{"start":{"line":143,"column":0},"end":{"line":143,"column":30}}})) != null ? stack1 : "")
+    + ((stack1 = (lookupProperty(helpers,"json")||alias1(depth0, "json", {"start":{"line":156,"column":3},"end":{"line":156,"column":7}} )).call(alias2,lookupProperty(lookupProperty(lookupProperty(depth0,"http"),"configs"),"vscode"),{"name":"json","hash":{},"data":data,"loc":{"start":{"line":156,"column":0},"end":{"line":156,"column":30}}})) != null ? stack1 : "")
     + "\n```\n\n**Cursor**: in `.cursor/mcp.json` or `~/.cursor/mcp.json`:\n\n```json\n"
-    + ((stack1 = (lookupProperty(helpers,"json")||alias1(depth0, "json", {"start":{"line":149,"column":3},"end":{"line":149,"column":7}} )).call(alias2,lookupProperty(lookupProperty(lookupProperty(depth0,"http"),"configs"),"cursor"),{"name":"json","hash":{},"data":data,"loc":{"start":{"line":149,"column":0},"end":{"line":149,"column":30}}})) != null ? stack1 : "")
+    + ((stack1 = (lookupProperty(helpers,"json")||alias1(depth0, "json", {"start":{"line":162,"column":3},"end":{"line":162,"column":7}} )).call(alias2,lookupProperty(lookupProperty(lookupProperty(depth0,"http"),"configs"),"cursor"),{"name":"json","hash":{},"data":data,"loc":{"start":{"line":162,"column":0},"end":{"line":162,"column":30}}})) != null ? stack1 : "")
     + "\n```\n\n### In a container\n\nThe `Dockerfile` builds a small Node 20 image that runs the server as an unprivileged user over\nstdio (`docker build -t "
-    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":155,"column":26},"end":{"line":155,"column":30}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":155,"column":24},"end":{"line":155,"column":32}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":168,"column":26},"end":{"line":168,"column":30}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":168,"column":24},"end":{"line":168,"column":32}}}) : helper))) != null ? stack1 : "")
     + " .`). Clients start it with `docker run -i`:\n\n```json\n"
-    + ((stack1 = (lookupProperty(helpers,"json")||alias1(depth0, "json", {"start":{"line":158,"column":3},"end":{"line":158,"column":7}} )).call(alias2,lookupProperty(lookupProperty(depth0,"clientConfigs"),"docker"),{"name":"json","hash":{},"data":data,"loc":{"start":{"line":158,"column":0},"end":{"line":158,"column":31}}})) != null ? stack1 : "")
+    + ((stack1 = (lookupProperty(helpers,"json")||alias1(depth0, "json", {"start":{"line":171,"column":3},"end":{"line":171,"column":7}} )).call(alias2,lookupProperty(lookupProperty(depth0,"clientConfigs"),"docker"),{"name":"json","hash":{},"data":data,"loc":{"start":{"line":171,"column":0},"end":{"line":171,"column":31}}})) != null ? stack1 : "")
     + "\n```\n\nThe same image serves HTTP when started with `--transport http`: it sets `"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "hostVar", {"start":{"line":161,"column":76},"end":{"line":161,"column":88}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "hostVar", {"start":{"line":174,"column":76},"end":{"line":174,"column":88}} ), depth0)) != null ? stack1 : "")
     + "=0.0.0.0`\n(loopback inside a container cannot be reached from outside it) and exposes port "
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "port", {"start":{"line":162,"column":83},"end":{"line":162,"column":92}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "port", {"start":{"line":175,"column":83},"end":{"line":175,"column":92}} ), depth0)) != null ? stack1 : "")
     + ".\nListening beyond loopback, the server refuses to start without client tokens in `"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "tokensVar", {"start":{"line":163,"column":83},"end":{"line":163,"column":97}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "tokensVar", {"start":{"line":176,"column":83},"end":{"line":176,"column":97}} ), depth0)) != null ? stack1 : "")
     + "`\n(or `"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "tokensFileVar", {"start":{"line":164,"column":7},"end":{"line":164,"column":25}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "tokensFileVar", {"start":{"line":177,"column":7},"end":{"line":177,"column":25}} ), depth0)) != null ? stack1 : "")
     + "`), unless `"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "allowAnonymousVar", {"start":{"line":164,"column":41},"end":{"line":164,"column":63}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "allowAnonymousVar", {"start":{"line":177,"column":41},"end":{"line":177,"column":63}} ), depth0)) != null ? stack1 : "")
     + "=true` says to serve anyone who reaches the port.\n\n```sh\ndocker run --rm -p 127.0.0.1:"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "port", {"start":{"line":167,"column":31},"end":{"line":167,"column":40}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "port", {"start":{"line":180,"column":31},"end":{"line":180,"column":40}} ), depth0)) != null ? stack1 : "")
     + ":"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "port", {"start":{"line":167,"column":45},"end":{"line":167,"column":54}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "port", {"start":{"line":180,"column":45},"end":{"line":180,"column":54}} ), depth0)) != null ? stack1 : "")
     + " --env-file .env -e "
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "tokensVar", {"start":{"line":167,"column":78},"end":{"line":167,"column":92}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "tokensVar", {"start":{"line":180,"column":78},"end":{"line":180,"column":92}} ), depth0)) != null ? stack1 : "")
     + "=me=$(openssl rand -hex 32) "
-    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":167,"column":124},"end":{"line":167,"column":128}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":167,"column":122},"end":{"line":167,"column":130}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":180,"column":124},"end":{"line":180,"column":128}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":180,"column":122},"end":{"line":180,"column":130}}}) : helper))) != null ? stack1 : "")
     + " --transport http\n```\n\nClients that reach it under a name other than `localhost` or `127.0.0.1` need that name in\n`"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "allowedHostsVar", {"start":{"line":171,"column":3},"end":{"line":171,"column":23}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "allowedHostsVar", {"start":{"line":184,"column":3},"end":{"line":184,"column":23}} ), depth0)) != null ? stack1 : "")
     + "` (and should get a token in `"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "tokensVar", {"start":{"line":171,"column":57},"end":{"line":171,"column":71}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "tokensVar", {"start":{"line":184,"column":57},"end":{"line":184,"column":71}} ), depth0)) != null ? stack1 : "")
     + "`): `-e "
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "allowedHostsVar", {"start":{"line":171,"column":83},"end":{"line":171,"column":103}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "allowedHostsVar", {"start":{"line":184,"column":83},"end":{"line":184,"column":103}} ), depth0)) != null ? stack1 : "")
     + "=mcp.example.com`.\n\n### As an MCP Bundle\n\n`manifest.json` describes this server as an [MCP Bundle](https://github.com/modelcontextprotocol/mcpb)\nfor one-click installation in Claude Desktop"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"clientVariables"),"length"),{"name":"if","hash":{},"fn":container.program(20, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":176,"column":44},"end":{"line":176,"column":181}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"clientVariables"),"length"),{"name":"if","hash":{},"fn":container.program(23, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":189,"column":44},"end":{"line":189,"column":181}}})) != null ? stack1 : "")
     + ":\n\n```sh\nnpm ci && npm run build && npm prune --omit=dev\nnpx -y @anthropic-ai/mcpb@"
-    + ((stack1 = (((helper = lookupProperty(helpers,"mcpbVersion") || alias1(depth0, "mcpbVersion", {"start":{"line":180,"column":28},"end":{"line":180,"column":39}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"mcpbVersion","hash":{},"data":data,"loc":{"start":{"line":180,"column":26},"end":{"line":180,"column":41}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"mcpbVersion") || alias1(depth0, "mcpbVersion", {"start":{"line":193,"column":28},"end":{"line":193,"column":39}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"mcpbVersion","hash":{},"data":data,"loc":{"start":{"line":193,"column":26},"end":{"line":193,"column":41}}}) : helper))) != null ? stack1 : "")
     + " pack . "
-    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":180,"column":51},"end":{"line":180,"column":55}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":180,"column":49},"end":{"line":180,"column":57}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":193,"column":51},"end":{"line":193,"column":55}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":193,"column":49},"end":{"line":193,"column":57}}}) : helper))) != null ? stack1 : "")
     + ".mcpb\n```\n\n### Publishing\n\n`package.json` is ready for `npm publish`"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"private"),{"name":"if","hash":{},"fn":container.program(21, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":185,"column":41},"end":{"line":185,"column":115}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"private"),{"name":"if","hash":{},"fn":container.program(24, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":198,"column":41},"end":{"line":198,"column":115}}})) != null ? stack1 : "")
     + ": `prepack` builds\nthe server, and the package holds the compiled server (its `bin`, `"
-    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":186,"column":69},"end":{"line":186,"column":73}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":186,"column":67},"end":{"line":186,"column":75}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":199,"column":69},"end":{"line":199,"column":73}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":199,"column":67},"end":{"line":199,"column":75}}}) : helper))) != null ? stack1 : "")
     + "`) and `.env.example`.\n\n## Serving over HTTP\n\n```sh\nnode dist/server.js --transport http [--port "
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "port", {"start":{"line":191,"column":47},"end":{"line":191,"column":56}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "port", {"start":{"line":204,"column":47},"end":{"line":204,"column":56}} ), depth0)) != null ? stack1 : "")
     + "] [--host "
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "host", {"start":{"line":191,"column":70},"end":{"line":191,"column":79}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "host", {"start":{"line":204,"column":70},"end":{"line":204,"column":79}} ), depth0)) != null ? stack1 : "")
     + "]\n```\n\nThe flags win over `"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "transportVar", {"start":{"line":194,"column":22},"end":{"line":194,"column":39}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "transportVar", {"start":{"line":207,"column":22},"end":{"line":207,"column":39}} ), depth0)) != null ? stack1 : "")
     + "`, `"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "portVar", {"start":{"line":194,"column":47},"end":{"line":194,"column":59}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "portVar", {"start":{"line":207,"column":47},"end":{"line":207,"column":59}} ), depth0)) != null ? stack1 : "")
     + "` and `"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "hostVar", {"start":{"line":194,"column":70},"end":{"line":194,"column":82}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "hostVar", {"start":{"line":207,"column":70},"end":{"line":207,"column":82}} ), depth0)) != null ? stack1 : "")
     + "`. The server answers MCP at\n`/mcp` and `GET /healthz` (for load balancers and container health checks).\n\n- **Host and Origin**: requests are refused (403) unless their `Host` header is `localhost`,\n  `127.0.0.1` or `[::1]` (any port) or listed in `"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "allowedHostsVar", {"start":{"line":198,"column":52},"end":{"line":198,"column":72}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "allowedHostsVar", {"start":{"line":211,"column":52},"end":{"line":211,"column":72}} ), depth0)) != null ? stack1 : "")
     + "`, and, when a browser sends an\n  `Origin`, it is a loopback origin or listed in `"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "allowedOriginsVar", {"start":{"line":199,"column":52},"end":{"line":199,"column":74}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "allowedOriginsVar", {"start":{"line":212,"column":52},"end":{"line":212,"column":74}} ), depth0)) != null ? stack1 : "")
     + "`. This guards against DNS\n  rebinding. Bound beyond loopback (`--host 0.0.0.0`, a container), list the names clients use.\n- **Tokens**: with `"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "tokensVar", {"start":{"line":201,"column":22},"end":{"line":201,"column":36}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "tokensVar", {"start":{"line":214,"column":22},"end":{"line":214,"column":36}} ), depth0)) != null ? stack1 : "")
     + "=alice=<token>,ci=<token>` (or `"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "tokensFileVar", {"start":{"line":201,"column":72},"end":{"line":201,"column":90}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "tokensFileVar", {"start":{"line":214,"column":72},"end":{"line":214,"column":90}} ), depth0)) != null ? stack1 : "")
     + "`, one `name=token`\n  per line, `#` comments) every request must carry `Authorization: Bearer <token>`, else 401. The name is\n  the identity the server knows that client by. Use long random tokens\n  (`openssl rand -hex 32`); the server refuses tokens shorter than 16 characters. Without tokens,\n  anyone who can reach the port can use the server, as `anonymous` (`"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "clientVar", {"start":{"line":205,"column":71},"end":{"line":205,"column":85}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "clientVar", {"start":{"line":218,"column":71},"end":{"line":218,"column":85}} ), depth0)) != null ? stack1 : "")
     + "` names the\n  stdio client only): on an address beyond loopback the server then refuses to start unless\n  `"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "allowAnonymousVar", {"start":{"line":207,"column":5},"end":{"line":207,"column":27}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "allowAnonymousVar", {"start":{"line":220,"column":5},"end":{"line":220,"column":27}} ), depth0)) != null ? stack1 : "")
     + "=true`.\n- **Client eras**: clients speaking MCP 2026-07-28 or later are served statelessly, a fresh server\n  per request, so several instances behind a load balancer work when they share\n  `"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "stateKeyVar", {"start":{"line":210,"column":5},"end":{"line":210,"column":21}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "stateKeyVar", {"start":{"line":223,"column":5},"end":{"line":223,"column":21}} ), depth0)) != null ? stack1 : "")
     + "` (it signs state that outlives a request: reflection hints and input rounds).\n  Older clients get a session (`Mcp-Session-Id`) held in memory by one instance, closed after\n  `"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "sessionIdleVar", {"start":{"line":212,"column":5},"end":{"line":212,"column":24}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "sessionIdleVar", {"start":{"line":225,"column":5},"end":{"line":225,"column":24}} ), depth0)) != null ? stack1 : "")
     + "` idle and capped at `"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "maxSessionsVar", {"start":{"line":212,"column":50},"end":{"line":212,"column":69}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "maxSessionsVar", {"start":{"line":225,"column":50},"end":{"line":225,"column":69}} ), depth0)) != null ? stack1 : "")
     + "` sessions.\n- **Shutdown**: on SIGTERM or SIGINT the server stops accepting requests, lets calls under way finish\n  for at most `"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "drainVar", {"start":{"line":214,"column":17},"end":{"line":214,"column":30}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "drainVar", {"start":{"line":227,"column":17},"end":{"line":227,"column":30}} ), depth0)) != null ? stack1 : "")
     + "` and exits.\n\n## Tools\n\nArguments are validated against each tool's input schema before any request is sent; invalid\narguments, HTTP errors (non-2xx), timeouts and connection failures come back as tool results\nwith `isError: true` so the model can correct itself. Unknown tool names are JSON-RPC errors.\n\n"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"hasAuth"),{"name":"if","hash":{},"fn":container.program(22, data, 0),"inverse":container.program(24, data, 0),"data":data,"loc":{"start":{"line":222,"column":0},"end":{"line":234,"column":7}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"hasHandlers"),{"name":"if","hash":{},"fn":container.program(26, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":235,"column":0},"end":{"line":240,"column":7}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"prompts"),"length"),{"name":"if","hash":{},"fn":container.program(27, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":241,"column":0},"end":{"line":250,"column":7}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"resources"),"length"),{"name":"if","hash":{},"fn":container.program(29, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":251,"column":0},"end":{"line":260,"column":7}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"concerns"),{"name":"if","hash":{},"fn":container.program(31, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":261,"column":0},"end":{"line":276,"column":7}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"reflection"),{"name":"if","hash":{},"fn":container.program(34, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":277,"column":0},"end":{"line":294,"column":7}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"preprocessors"),"length"),{"name":"if","hash":{},"fn":container.program(41, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":295,"column":0},"end":{"line":309,"column":7}}})) != null ? stack1 : "");
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"hasAuth"),{"name":"if","hash":{},"fn":container.program(25, data, 0),"inverse":container.program(27, data, 0),"data":data,"loc":{"start":{"line":235,"column":0},"end":{"line":247,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"hasHandlers"),{"name":"if","hash":{},"fn":container.program(29, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":248,"column":0},"end":{"line":253,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"prompts"),"length"),{"name":"if","hash":{},"fn":container.program(30, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":254,"column":0},"end":{"line":263,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"resources"),"length"),{"name":"if","hash":{},"fn":container.program(32, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":264,"column":0},"end":{"line":273,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"concerns"),{"name":"if","hash":{},"fn":container.program(34, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":274,"column":0},"end":{"line":289,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"reflection"),{"name":"if","hash":{},"fn":container.program(37, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":290,"column":0},"end":{"line":307,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"preprocessors"),"length"),{"name":"if","hash":{},"fn":container.program(44, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":308,"column":0},"end":{"line":322,"column":7}}})) != null ? stack1 : "");
 },"useData":true},
   "env.example.hbs": {"0":function(container,depth0,helpers,partials,data) {
+    return "# Where the API accepts one of several credentials, one is uncommented and the others say\n# which they replace: set one of them (a tool uses the first alternative that is set).\n";
+},"1":function(container,depth0,helpers,partials,data) {
     var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), alias3="function", lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -605,11 +636,11 @@ module.exports = {
     };
 
   return "\n# "
-    + ((stack1 = (((helper = lookupProperty(helpers,"description") || alias1(depth0, "description", {"start":{"line":10,"column":4},"end":{"line":10,"column":15}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"description","hash":{},"data":data,"loc":{"start":{"line":10,"column":2},"end":{"line":10,"column":17}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"description") || alias1(depth0, "description", {"start":{"line":14,"column":4},"end":{"line":14,"column":15}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"description","hash":{},"data":data,"loc":{"start":{"line":14,"column":2},"end":{"line":14,"column":17}}}) : helper))) != null ? stack1 : "")
     + "\n# "
-    + ((stack1 = (((helper = lookupProperty(helpers,"notes") || alias1(depth0, "notes", {"start":{"line":11,"column":4},"end":{"line":11,"column":9}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"notes","hash":{},"data":data,"loc":{"start":{"line":11,"column":2},"end":{"line":11,"column":11}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"notes") || alias1(depth0, "notes", {"start":{"line":15,"column":4},"end":{"line":15,"column":9}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"notes","hash":{},"data":data,"loc":{"start":{"line":15,"column":2},"end":{"line":15,"column":11}}}) : helper))) != null ? stack1 : "")
     + "\n"
-    + ((stack1 = (((helper = lookupProperty(helpers,"line") || alias1(depth0, "line", {"start":{"line":12,"column":2},"end":{"line":12,"column":6}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"line","hash":{},"data":data,"loc":{"start":{"line":12,"column":0},"end":{"line":12,"column":8}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"line") || alias1(depth0, "line", {"start":{"line":16,"column":2},"end":{"line":16,"column":6}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"line","hash":{},"data":data,"loc":{"start":{"line":16,"column":0},"end":{"line":16,"column":8}}}) : helper))) != null ? stack1 : "")
     + "\n";
 },"compiler":[8,">= 4.3.0"],"main":function(container,depth0,helpers,partials,data) {
     var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), alias3="function", lookupProperty = container.lookupProperty || function(parent, propertyName) {
@@ -621,9 +652,11 @@ module.exports = {
 
   return "# Every environment variable the "
     + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":1,"column":35},"end":{"line":1,"column":39}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":1,"column":33},"end":{"line":1,"column":41}}}) : helper))) != null ? stack1 : "")
-    + " MCP server reads. Copy this file to .env, fill in\n# the required values (uncommented below) and uncomment the others to change their defaults.\n# Then start the server with them:\n#   node --env-file=.env dist/server.js\n#   docker run -i --rm --env-file .env "
-    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":5,"column":41},"end":{"line":5,"column":45}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":5,"column":39},"end":{"line":5,"column":47}}}) : helper))) != null ? stack1 : "")
+    + " MCP server reads. Copy this file to .env, fill in\n# the required values (uncommented below) and uncomment the others to change their defaults.\n"
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"alternatives"),{"name":"if","hash":{},"fn":container.program(0, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":3,"column":0},"end":{"line":6,"column":7}}})) != null ? stack1 : "")
+    + "# Then start the server with them:\n#   node --env-file=.env dist/server.js\n#   docker run -i --rm --env-file .env "
+    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":9,"column":41},"end":{"line":9,"column":45}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":9,"column":39},"end":{"line":9,"column":47}}}) : helper))) != null ? stack1 : "")
     + "\n# Check what the server reads with `node --env-file=.env dist/server.js --print-config`\n# (secrets masked). Never commit .env: it holds secrets, and .gitignore leaves it out.\n"
-    + ((stack1 = lookupProperty(helpers,"each").call(alias2,lookupProperty(depth0,"variables"),{"name":"each","hash":{},"fn":container.program(0, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":8,"column":0},"end":{"line":13,"column":9}}})) != null ? stack1 : "");
+    + ((stack1 = lookupProperty(helpers,"each").call(alias2,lookupProperty(depth0,"variables"),{"name":"each","hash":{},"fn":container.program(1, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":12,"column":0},"end":{"line":17,"column":9}}})) != null ? stack1 : "");
 },"useData":true},
 };

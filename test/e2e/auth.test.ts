@@ -133,9 +133,9 @@ describe('generated server with authentication', () => {
   });
 
   it('warned at start-up about the missing variable, by name', () => {
-    const warnings = stderr.split('\n').filter((l) => / WARN .*credentials of security scheme/.test(l));
+    const warnings = stderr.split('\n').filter((l) => / WARN .*credentials are not set/.test(l));
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toContain('"apiKeyQuery" are not set (AUTHFX_APIKEYQUERY_API_KEY)');
+    expect(warnings[0]).toContain('set AUTHFX_APIKEYQUERY_API_KEY (scheme "apiKeyQuery"); tool withQueryKey will fail until it is');
   });
 
   it('keeps every secret out of the generated files, the results and the logs', () => {

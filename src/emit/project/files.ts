@@ -10,6 +10,7 @@ import type { IrHandlerRef, IrOperationTool, IrResource, IrSecurityScheme, IrSer
 import { HASH_HEADER, MD_HEADER } from '../header.js';
 import { irVariables, serverParts } from '../ts/entry.js';
 import { GENERATED_DEPENDENCIES, GENERATED_DEV_DEPENDENCIES, OPTIONAL_DEPENDENCIES } from './versions.js';
+import { credentialPlan } from './credentials.js';
 import { clientConfigs, clientHeaderSchemes, clientVariables, defaultDescription, ENTRY_POINT, MCPB_VERSION } from './ship.js';
 import { SERVE_DEFAULTS, settingNames } from '../../../templates/runtime/variables.js';
 
@@ -152,6 +153,14 @@ function toolAuth(t: IrOperationTool): string {
   return alternatives.join(' or ') + (t.security.some((a) => a.length === 0) ? ' (optional)' : '');
 }
 
+/** The README's table of tools that accept one of several credentials (see credentials.ts for which is asked). */
+function credentialChoices(ir: IrServer): Array<{ tools: string; alternatives: string }> {
+  return credentialPlan(ir).choices.map((c) => ({
+    tools: (c.tools.length > 6 ? [...c.tools.slice(0, 5).map(mdCode), `and ${c.tools.length - 5} more`] : c.tools.map(mdCode)).join(', ') + (c.optional ? ' (also without credentials)' : ''),
+    alternatives: c.alternatives.map((a, i) => `${a.variables.map(mdCode).join(' + ')} (${a.schemes.map(mdText).join(' + ')})${i === c.asked ? ', asked' : ''}`).join(' **or** '),
+  }));
+}
+
 /** `handler \`src/handlers/x.ts\` (\`fn\`)` for a handler reference. */
 function handlerText(h: IrHandlerRef): string {
   return `handler ${mdCode(`src/${h.file}`)} (${mdCode(h.exportName)})`;
@@ -238,6 +247,7 @@ export function emitReadme(ir: IrServer): string {
       })),
       hasAuth: ir.securitySchemes.length > 0,
       schemes: ir.securitySchemes.map((s) => ({ name: s.name, how: schemeHow(s), vars: schemeVars(s) })),
+      credentialChoices: credentialChoices(ir),
       fromClient: own.map((h) => ({ scheme: h.scheme.name, header: mdCode(h.header), basic: h.scheme.kind === 'basic', bearer: h.scheme.kind === 'bearer' })),
       http,
       argumentVariables: argumentVariables(ir),

@@ -16,6 +16,7 @@ import type { Variable } from '../../../templates/runtime/variables.js';
 import { HASH_HEADER } from '../header.js';
 import { lineText } from '../safe.js';
 import { irVariables } from '../ts/entry.js';
+import { credentialPlan } from './credentials.js';
 
 /** Version of `@anthropic-ai/mcpb` the README's packing command runs (the one mcpgen's tests pack with). */
 export const MCPB_VERSION = '2.1.2';
@@ -39,9 +40,13 @@ function render(name: string, data: unknown): string {
   return t(data);
 }
 
-/** The variables a client configuration must set: credentials, hidden arguments, and settings without a usable default. */
-export function clientVariables(variables: readonly Variable[]): Variable[] {
-  return variables.filter((v) => v.kind !== 'setting' || v.required);
+/**
+ * The variables a client configuration must set: credentials, hidden arguments, and settings
+ * without a usable default. Of credentials that are alternatives to one another, only those of
+ * the asked alternative (`alternativeOnly` leaves the others out; see credentials.ts).
+ */
+export function clientVariables(variables: readonly Variable[], alternativeOnly: ReadonlySet<string> = new Set()): Variable[] {
+  return variables.filter((v) => (v.kind !== 'setting' || v.required) && !alternativeOnly.has(v.name));
 }
 
 /** `user_config` key / VS Code input id of a variable: its name in lower case. */
@@ -103,7 +108,7 @@ export function clientConfigs(ir: IrServer): {
     cursor: unknown;
   };
 } {
-  const vars = clientVariables(irVariables(ir));
+  const vars = clientVariables(irVariables(ir), credentialPlan(ir).alternativeOnly);
   const absolute = `/absolute/path/to/${ir.name}/${ENTRY_POINT}`;
   const env = (value: (v: Variable) => string) => (vars.length > 0 ? { env: Object.fromEntries(vars.map((v) => [v.name, value(v)])) } : {});
   const inputs = vars.map((v) => ({ type: 'promptString', id: configKey(v), description: v.description, password: v.secret }));
@@ -140,18 +145,40 @@ export function emitMcpJson(ir: IrServer): string {
   return json(clientConfigs(ir).claudeCode);
 }
 
-/** Renders `.env.example`: every variable the server reads, required ones active, the others commented out with their default. */
+/**
+ * Renders `.env.example`: every variable the server reads, required ones active, the others
+ * commented out with their default. Credentials that are alternatives to one another: those of
+ * the asked alternative active ("required unless …"), the others commented out ("instead of …").
+ */
 export function emitEnvExample(ir: IrServer): string {
+  const plan = credentialPlan(ir);
+  // variable ⇒ the variables of the other alternatives of each choice it is part of
+  const others = new Map<string, string[][]>();
+  for (const c of plan.choices) {
+    c.alternatives.forEach((a, i) => {
+      // what the others take instead: without the variables they share with this one
+      const rest = c.alternatives.filter((_, j) => j !== i).map((o) => o.variables.filter((x) => !a.variables.includes(x))).filter((r) => r.length > 0);
+      for (const v of a.variables) others.set(v, [...(others.get(v) ?? []), ...rest]);
+    });
+  }
+  const either = (groups: string[][]) => {
+    const distinct = [...new Set(groups.map((g) => g.join(' and ')))];
+    return `${distinct.join(' or ')} ${distinct.length > 1 || groups.some((g) => g.length > 1) ? 'are' : 'is'}`;
+  };
   const variables = irVariables(ir).map((v) => {
     const only = v.transport === 'http' ? 'HTTP only' : v.transport === 'stdio' ? 'stdio only' : '';
-    const notes = [v.required ? (v.transport === 'stdio' ? 'Required over stdio' : 'Required') : 'Optional', v.required ? '' : only, v.secret ? 'secret' : '', v.default !== undefined ? `default: ${lineText(v.default)}` : ''].filter(Boolean);
+    const alt = v.kind === 'credential' && !v.required ? others.get(v.name) : undefined;
+    const asked = alt !== undefined && plan.asked.has(v.name);
+    const need = alt !== undefined && alt.length > 0 ? (asked ? `Required unless ${either(alt)} set instead` : `Optional: set instead of ${either(alt).replace(/ (is|are)$/, '')}`) : v.required ? (v.transport === 'stdio' ? 'Required over stdio' : 'Required') : 'Optional';
+    const active = v.required || asked;
+    const notes = [need, active ? '' : only, v.secret ? 'secret' : '', v.default !== undefined ? `default: ${lineText(v.default)}` : ''].filter(Boolean);
     return {
       description: lineText(v.description),
       notes: notes.join(', '),
-      line: v.required ? `${v.name}=` : `# ${v.name}=${v.default !== undefined ? lineText(v.default) : ''}`,
+      line: active ? `${v.name}=` : `# ${v.name}=${v.default !== undefined ? lineText(v.default) : ''}`,
     };
   });
-  return HASH_HEADER + render('env.example.hbs', { name: ir.name, variables });
+  return HASH_HEADER + render('env.example.hbs', { name: ir.name, variables, alternatives: plan.choices.length > 0 });
 }
 
 /**

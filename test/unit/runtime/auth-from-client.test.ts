@@ -4,8 +4,9 @@
  * the MCP request is forwarded, and no message shows a value.
  */
 import { describe, expect, it } from 'vitest';
-import { Authenticator, missingCredentials } from '../../../templates/runtime/auth.js';
+import { Authenticator } from '../../../templates/runtime/auth.js';
 import type { ApplyContext } from '../../../templates/runtime/auth.js';
+import { unmetRequirements } from '../../../templates/runtime/credentials.js';
 import type { SecurityScheme } from '../../../templates/runtime/types.js';
 
 const schemes: SecurityScheme[] = [
@@ -73,7 +74,8 @@ describe('fromClient schemes', () => {
   });
 
   it('leave fromClient schemes out of the start-up warning over HTTP only', () => {
-    expect(missingCredentials(schemes, {}).map((m) => m.scheme)).toEqual(['key', 'tok', 'basic', 'plain']);
-    expect(missingCredentials(schemes, {}, { transport: 'http' }).map((m) => m.scheme)).toEqual(['plain']);
+    const tools = schemes.map((s) => ({ name: `uses_${s.name}`, security: [[s.name]] }));
+    expect(unmetRequirements(tools, schemes, {}).map((u) => u.tools)).toEqual([['uses_key'], ['uses_tok'], ['uses_basic'], ['uses_plain']]);
+    expect(unmetRequirements(tools, schemes, {}, { transport: 'http' }).map((u) => u.tools)).toEqual([['uses_plain']]);
   });
 });

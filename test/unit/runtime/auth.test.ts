@@ -10,7 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { Authenticator, missingCredentials, scrub } from '../../../templates/runtime/auth.js';
+import { Authenticator, scrub } from '../../../templates/runtime/auth.js';
 import { callOperation } from '../../../templates/runtime/call.js';
 import { getLogLevel, setLogLevel, setLogSink } from '../../../templates/runtime/log.js';
 import type { LogSink } from '../../../templates/runtime/log.js';
@@ -230,14 +230,6 @@ describe('choosing among alternatives', () => {
     const withoutAuth = await callOperation(tool([['bearer']]), {}, settings());
     expect(withoutAuth.isError).toBe(true);
     expect(api.requests).toEqual([]);
-  });
-
-  it('lists the schemes whose variables are missing, for the start-up warning', () => {
-    expect(missingCredentials(schemes, { T_KEY: 'x', T_USER: 'u', T_PASS: '' })).toEqual([
-      { scheme: 'bearer', variables: ['T_TOKEN'] },
-      { scheme: 'basic', variables: ['T_PASS'] },
-      { scheme: 'oauth', variables: ['T_CLIENT', 'T_CLIENT_SECRET'] },
-    ]);
   });
 });
 
