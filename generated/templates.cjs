@@ -230,17 +230,9 @@ module.exports = {
 },"18":function(container,depth0,helpers,partials,data) {
     return "; VS Code asks\nfor each value on first start and keeps secrets in its secret storage";
 },"19":function(container,depth0,helpers,partials,data) {
-    return "; `${env:NAME}` takes\nthe value from the environment Cursor runs in";
+    return ";\n`${env:NAME}` takes the value from the environment Cursor runs in";
 },"20":function(container,depth0,helpers,partials,data) {
-    var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
-        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
-          return parent[propertyName];
-        }
-        return undefined
-    };
-
-  return ";\neach client sends its own API credential in "
-    + ((stack1 = container.lambda(container.strict(lookupProperty(depth0,"http"), "clientHeaders", {"start":{"line":134,"column":46},"end":{"line":134,"column":64}} ), depth0)) != null ? stack1 : "");
+    return ": the\nInspector starts the server with only the variables given with `-e`";
 },"21":function(container,depth0,helpers,partials,data) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -249,9 +241,8 @@ module.exports = {
         return undefined
     };
 
-  return "The `Authorization` header carries the client's token from `"
-    + ((stack1 = container.lambda(container.strict(lookupProperty(depth0,"http"), "tokensVar", {"start":{"line":135,"column":86},"end":{"line":135,"column":100}} ), depth0)) != null ? stack1 : "")
-    + "`: leave it out when the\nserver runs without tokens (on loopback, for yourself).";
+  return ";\neach client sends its own API credential in "
+    + ((stack1 = container.lambda(container.strict(lookupProperty(depth0,"http"), "clientHeaders", {"start":{"line":145,"column":46},"end":{"line":145,"column":64}} ), depth0)) != null ? stack1 : "");
 },"22":function(container,depth0,helpers,partials,data) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -260,10 +251,21 @@ module.exports = {
         return undefined
     };
 
-  return "A scheme takes the `Authorization` header for itself, so this server must run without `"
-    + ((stack1 = container.lambda(container.strict(lookupProperty(depth0,"http"), "tokensVar", {"start":{"line":136,"column":152},"end":{"line":136,"column":166}} ), depth0)) != null ? stack1 : "")
-    + "`.";
+  return "The `Authorization` header carries the client's token from `"
+    + ((stack1 = container.lambda(container.strict(lookupProperty(depth0,"http"), "tokensVar", {"start":{"line":146,"column":86},"end":{"line":146,"column":100}} ), depth0)) != null ? stack1 : "")
+    + "`: leave it out when the\nserver runs without tokens (on loopback, for yourself).";
 },"23":function(container,depth0,helpers,partials,data) {
+    var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "A scheme takes the `Authorization` header for itself, so this server must run without `"
+    + ((stack1 = container.lambda(container.strict(lookupProperty(depth0,"http"), "tokensVar", {"start":{"line":147,"column":152},"end":{"line":147,"column":166}} ), depth0)) != null ? stack1 : "")
+    + "`.";
+},"24":function(container,depth0,helpers,partials,data) {
     var stack1, helper, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -272,11 +274,11 @@ module.exports = {
     };
 
   return ", which asks for "
-    + ((stack1 = (((helper = lookupProperty(helpers,"clientVariableList") || container.strict(depth0, "clientVariableList", {"start":{"line":189,"column":93},"end":{"line":189,"column":111}} ))),(typeof helper === "function" ? helper.call(depth0 != null ? depth0 : (container.nullContext || {}),{"name":"clientVariableList","hash":{},"data":data,"loc":{"start":{"line":189,"column":91},"end":{"line":189,"column":113}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"clientVariableList") || container.strict(depth0, "clientVariableList", {"start":{"line":206,"column":93},"end":{"line":206,"column":111}} ))),(typeof helper === "function" ? helper.call(depth0 != null ? depth0 : (container.nullContext || {}),{"name":"clientVariableList","hash":{},"data":data,"loc":{"start":{"line":206,"column":91},"end":{"line":206,"column":113}}}) : helper))) != null ? stack1 : "")
     + " when the bundle is installed (secrets are stored by the app)";
-},"24":function(container,depth0,helpers,partials,data) {
-    return " once `package.private` is removed from the manifest";
 },"25":function(container,depth0,helpers,partials,data) {
+    return " once `package.private` is removed from the manifest";
+},"26":function(container,depth0,helpers,partials,data) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -285,8 +287,8 @@ module.exports = {
     };
 
   return "| Tool | Request | Title | Credentials |\n| --- | --- | --- | --- |\n"
-    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"tools"),{"name":"each","hash":{},"fn":container.program(26, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":238,"column":0},"end":{"line":240,"column":9}}})) != null ? stack1 : "");
-},"26":function(container,depth0,helpers,partials,data) {
+    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"tools"),{"name":"each","hash":{},"fn":container.program(27, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":255,"column":0},"end":{"line":257,"column":9}}})) != null ? stack1 : "");
+},"27":function(container,depth0,helpers,partials,data) {
     var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), alias3="function", lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -295,15 +297,15 @@ module.exports = {
     };
 
   return "| `"
-    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":239,"column":5},"end":{"line":239,"column":9}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":239,"column":3},"end":{"line":239,"column":11}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":256,"column":5},"end":{"line":256,"column":9}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":256,"column":3},"end":{"line":256,"column":11}}}) : helper))) != null ? stack1 : "")
     + "` | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"request") || alias1(depth0, "request", {"start":{"line":239,"column":17},"end":{"line":239,"column":24}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"request","hash":{},"data":data,"loc":{"start":{"line":239,"column":15},"end":{"line":239,"column":26}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"request") || alias1(depth0, "request", {"start":{"line":256,"column":17},"end":{"line":256,"column":24}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"request","hash":{},"data":data,"loc":{"start":{"line":256,"column":15},"end":{"line":256,"column":26}}}) : helper))) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":239,"column":31},"end":{"line":239,"column":33}} )).call(alias2,lookupProperty(depth0,"title"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":239,"column":29},"end":{"line":239,"column":41}}})) != null ? stack1 : "")
+    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":256,"column":31},"end":{"line":256,"column":33}} )).call(alias2,lookupProperty(depth0,"title"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":256,"column":29},"end":{"line":256,"column":41}}})) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"auth") || alias1(depth0, "auth", {"start":{"line":239,"column":46},"end":{"line":239,"column":50}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"auth","hash":{},"data":data,"loc":{"start":{"line":239,"column":44},"end":{"line":239,"column":52}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"auth") || alias1(depth0, "auth", {"start":{"line":256,"column":46},"end":{"line":256,"column":50}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"auth","hash":{},"data":data,"loc":{"start":{"line":256,"column":44},"end":{"line":256,"column":52}}}) : helper))) != null ? stack1 : "")
     + " |\n";
-},"27":function(container,depth0,helpers,partials,data) {
+},"28":function(container,depth0,helpers,partials,data) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -312,8 +314,8 @@ module.exports = {
     };
 
   return "| Tool | Request | Title |\n| --- | --- | --- |\n"
-    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"tools"),{"name":"each","hash":{},"fn":container.program(28, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":244,"column":0},"end":{"line":246,"column":9}}})) != null ? stack1 : "");
-},"28":function(container,depth0,helpers,partials,data) {
+    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"tools"),{"name":"each","hash":{},"fn":container.program(29, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":261,"column":0},"end":{"line":263,"column":9}}})) != null ? stack1 : "");
+},"29":function(container,depth0,helpers,partials,data) {
     var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), alias3="function", lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -322,15 +324,15 @@ module.exports = {
     };
 
   return "| `"
-    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":245,"column":5},"end":{"line":245,"column":9}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":245,"column":3},"end":{"line":245,"column":11}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":262,"column":5},"end":{"line":262,"column":9}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":262,"column":3},"end":{"line":262,"column":11}}}) : helper))) != null ? stack1 : "")
     + "` | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"request") || alias1(depth0, "request", {"start":{"line":245,"column":17},"end":{"line":245,"column":24}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"request","hash":{},"data":data,"loc":{"start":{"line":245,"column":15},"end":{"line":245,"column":26}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"request") || alias1(depth0, "request", {"start":{"line":262,"column":17},"end":{"line":262,"column":24}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"request","hash":{},"data":data,"loc":{"start":{"line":262,"column":15},"end":{"line":262,"column":26}}}) : helper))) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":245,"column":31},"end":{"line":245,"column":33}} )).call(alias2,lookupProperty(depth0,"title"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":245,"column":29},"end":{"line":245,"column":41}}})) != null ? stack1 : "")
+    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":262,"column":31},"end":{"line":262,"column":33}} )).call(alias2,lookupProperty(depth0,"title"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":262,"column":29},"end":{"line":262,"column":41}}})) != null ? stack1 : "")
     + " |\n";
-},"29":function(container,depth0,helpers,partials,data) {
-    return "\nTools, resources and resource templates marked \"handler\" run your own functions, in the files\nnamed: mcpgen created each missing file once, as a stub, and never changes it. A handler with\nthe wrong signature fails `npm run build`.\n";
 },"30":function(container,depth0,helpers,partials,data) {
+    return "\nTools, resources and resource templates marked \"handler\" run your own functions, in the files\nnamed: mcpgen created each missing file once, as a stub, and never changes it. A handler with\nthe wrong signature fails `npm run build`.\n";
+},"31":function(container,depth0,helpers,partials,data) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -339,8 +341,8 @@ module.exports = {
     };
 
   return "\n## Prompts\n\n| Prompt | Title | Arguments (* = required) |\n| --- | --- | --- |\n"
-    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"prompts"),{"name":"each","hash":{},"fn":container.program(31, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":260,"column":0},"end":{"line":262,"column":9}}})) != null ? stack1 : "");
-},"31":function(container,depth0,helpers,partials,data) {
+    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"prompts"),{"name":"each","hash":{},"fn":container.program(32, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":277,"column":0},"end":{"line":279,"column":9}}})) != null ? stack1 : "");
+},"32":function(container,depth0,helpers,partials,data) {
     var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), alias3="function", lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -349,13 +351,13 @@ module.exports = {
     };
 
   return "| "
-    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":261,"column":4},"end":{"line":261,"column":8}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":261,"column":2},"end":{"line":261,"column":10}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":278,"column":4},"end":{"line":278,"column":8}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":278,"column":2},"end":{"line":278,"column":10}}}) : helper))) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":261,"column":15},"end":{"line":261,"column":17}} )).call(alias2,lookupProperty(depth0,"title"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":261,"column":13},"end":{"line":261,"column":25}}})) != null ? stack1 : "")
+    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":278,"column":15},"end":{"line":278,"column":17}} )).call(alias2,lookupProperty(depth0,"title"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":278,"column":13},"end":{"line":278,"column":25}}})) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"args") || alias1(depth0, "args", {"start":{"line":261,"column":30},"end":{"line":261,"column":34}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"args","hash":{},"data":data,"loc":{"start":{"line":261,"column":28},"end":{"line":261,"column":36}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"args") || alias1(depth0, "args", {"start":{"line":278,"column":30},"end":{"line":278,"column":34}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"args","hash":{},"data":data,"loc":{"start":{"line":278,"column":28},"end":{"line":278,"column":36}}}) : helper))) != null ? stack1 : "")
     + " |\n";
-},"32":function(container,depth0,helpers,partials,data) {
+},"33":function(container,depth0,helpers,partials,data) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -364,8 +366,8 @@ module.exports = {
     };
 
   return "\n## Resources\n\n| URI | Name | MIME type | Content |\n| --- | --- | --- | --- |\n"
-    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"resources"),{"name":"each","hash":{},"fn":container.program(33, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":270,"column":0},"end":{"line":272,"column":9}}})) != null ? stack1 : "");
-},"33":function(container,depth0,helpers,partials,data) {
+    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"resources"),{"name":"each","hash":{},"fn":container.program(34, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":287,"column":0},"end":{"line":289,"column":9}}})) != null ? stack1 : "");
+},"34":function(container,depth0,helpers,partials,data) {
     var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), alias3="function", lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -374,15 +376,15 @@ module.exports = {
     };
 
   return "| "
-    + ((stack1 = (((helper = lookupProperty(helpers,"uri") || alias1(depth0, "uri", {"start":{"line":271,"column":4},"end":{"line":271,"column":7}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"uri","hash":{},"data":data,"loc":{"start":{"line":271,"column":2},"end":{"line":271,"column":9}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"uri") || alias1(depth0, "uri", {"start":{"line":288,"column":4},"end":{"line":288,"column":7}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"uri","hash":{},"data":data,"loc":{"start":{"line":288,"column":2},"end":{"line":288,"column":9}}}) : helper))) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":271,"column":14},"end":{"line":271,"column":16}} )).call(alias2,lookupProperty(depth0,"name"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":271,"column":12},"end":{"line":271,"column":23}}})) != null ? stack1 : "")
+    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":288,"column":14},"end":{"line":288,"column":16}} )).call(alias2,lookupProperty(depth0,"name"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":288,"column":12},"end":{"line":288,"column":23}}})) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":271,"column":28},"end":{"line":271,"column":30}} )).call(alias2,lookupProperty(depth0,"mimeType"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":271,"column":26},"end":{"line":271,"column":41}}})) != null ? stack1 : "")
+    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":288,"column":28},"end":{"line":288,"column":30}} )).call(alias2,lookupProperty(depth0,"mimeType"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":288,"column":26},"end":{"line":288,"column":41}}})) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"content") || alias1(depth0, "content", {"start":{"line":271,"column":46},"end":{"line":271,"column":53}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"content","hash":{},"data":data,"loc":{"start":{"line":271,"column":44},"end":{"line":271,"column":55}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"content") || alias1(depth0, "content", {"start":{"line":288,"column":46},"end":{"line":288,"column":53}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"content","hash":{},"data":data,"loc":{"start":{"line":288,"column":44},"end":{"line":288,"column":55}}}) : helper))) != null ? stack1 : "")
     + " |\n";
-},"34":function(container,depth0,helpers,partials,data) {
+},"35":function(container,depth0,helpers,partials,data) {
     var stack1, alias1=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -391,12 +393,12 @@ module.exports = {
     };
 
   return "\n## Concerns\n\nClients may filter the tools, prompts and resources they see by these concerns: in the\ninitialize request (`capabilities.experimental.concerns`), in the `notifications/initialized`\nparams, with the `concerns/update` request, or per request in `_meta[\"io.mcpgen/concerns\"]`.\nA client that sets nothing sees everything."
-    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(lookupProperty(depth0,"concerns"),"enforce"),{"name":"if","hash":{},"fn":container.program(35, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":281,"column":43},"end":{"line":282,"column":30}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(lookupProperty(depth0,"concerns"),"enforce"),{"name":"if","hash":{},"fn":container.program(36, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":298,"column":43},"end":{"line":299,"column":30}}})) != null ? stack1 : "")
     + "\n\n| Concern | Values | Default | Meaning |\n| --- | --- | --- | --- |\n"
-    + ((stack1 = lookupProperty(helpers,"each").call(alias1,lookupProperty(lookupProperty(depth0,"concerns"),"declarations"),{"name":"each","hash":{},"fn":container.program(36, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":286,"column":0},"end":{"line":288,"column":9}}})) != null ? stack1 : "");
-},"35":function(container,depth0,helpers,partials,data) {
-    return " Calls to filtered-out\nprimitives are refused.";
+    + ((stack1 = lookupProperty(helpers,"each").call(alias1,lookupProperty(lookupProperty(depth0,"concerns"),"declarations"),{"name":"each","hash":{},"fn":container.program(37, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":303,"column":0},"end":{"line":305,"column":9}}})) != null ? stack1 : "");
 },"36":function(container,depth0,helpers,partials,data) {
+    return " Calls to filtered-out\nprimitives are refused.";
+},"37":function(container,depth0,helpers,partials,data) {
     var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), alias3="function", lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -405,15 +407,15 @@ module.exports = {
     };
 
   return "| "
-    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":287,"column":4},"end":{"line":287,"column":8}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":287,"column":2},"end":{"line":287,"column":10}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":304,"column":4},"end":{"line":304,"column":8}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":304,"column":2},"end":{"line":304,"column":10}}}) : helper))) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"values") || alias1(depth0, "values", {"start":{"line":287,"column":15},"end":{"line":287,"column":21}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"values","hash":{},"data":data,"loc":{"start":{"line":287,"column":13},"end":{"line":287,"column":23}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"values") || alias1(depth0, "values", {"start":{"line":304,"column":15},"end":{"line":304,"column":21}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"values","hash":{},"data":data,"loc":{"start":{"line":304,"column":13},"end":{"line":304,"column":23}}}) : helper))) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":287,"column":28},"end":{"line":287,"column":30}} )).call(alias2,lookupProperty(depth0,"default"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":287,"column":26},"end":{"line":287,"column":40}}})) != null ? stack1 : "")
+    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":304,"column":28},"end":{"line":304,"column":30}} )).call(alias2,lookupProperty(depth0,"default"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":304,"column":26},"end":{"line":304,"column":40}}})) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":287,"column":45},"end":{"line":287,"column":47}} )).call(alias2,lookupProperty(depth0,"description"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":287,"column":43},"end":{"line":287,"column":61}}})) != null ? stack1 : "")
+    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":304,"column":45},"end":{"line":304,"column":47}} )).call(alias2,lookupProperty(depth0,"description"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":304,"column":43},"end":{"line":304,"column":61}}})) != null ? stack1 : "")
     + " |\n";
-},"37":function(container,depth0,helpers,partials,data) {
+},"38":function(container,depth0,helpers,partials,data) {
     var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -422,17 +424,17 @@ module.exports = {
     };
 
   return "\n## Reflection gate\n\nThese tools run only once the model has justified the call, one justification per gate (in\norder), stored as `<domain>/<hash>.json` under `"
-    + ((stack1 = (((helper = lookupProperty(helpers,"envPrefix") || alias1(depth0, "envPrefix", {"start":{"line":295,"column":50},"end":{"line":295,"column":59}} ))),(typeof helper === "function" ? helper.call(alias2,{"name":"envPrefix","hash":{},"data":data,"loc":{"start":{"line":295,"column":48},"end":{"line":295,"column":61}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"envPrefix") || alias1(depth0, "envPrefix", {"start":{"line":312,"column":50},"end":{"line":312,"column":59}} ))),(typeof helper === "function" ? helper.call(alias2,{"name":"envPrefix","hash":{},"data":data,"loc":{"start":{"line":312,"column":48},"end":{"line":312,"column":61}}}) : helper))) != null ? stack1 : "")
     + "_REFLECTION_DIR` and reused for the\nsame decision (same prompt and prompt arguments). Mode: `"
-    + ((stack1 = container.lambda(alias1(lookupProperty(depth0,"reflection"), "mode", {"start":{"line":296,"column":59},"end":{"line":296,"column":74}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = container.lambda(alias1(lookupProperty(depth0,"reflection"), "mode", {"start":{"line":313,"column":59},"end":{"line":313,"column":74}} ), depth0)) != null ? stack1 : "")
     + "`.\n"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"reflection"),"sampling"),{"name":"if","hash":{},"fn":container.program(38, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":297,"column":0},"end":{"line":298,"column":7}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"reflection"),"host"),{"name":"if","hash":{},"fn":container.program(39, data, 0),"inverse":container.program(42, data, 0),"data":data,"loc":{"start":{"line":298,"column":7},"end":{"line":300,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"reflection"),"sampling"),{"name":"if","hash":{},"fn":container.program(39, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":314,"column":0},"end":{"line":315,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"reflection"),"host"),{"name":"if","hash":{},"fn":container.program(40, data, 0),"inverse":container.program(43, data, 0),"data":data,"loc":{"start":{"line":315,"column":7},"end":{"line":317,"column":7}}})) != null ? stack1 : "")
     + "\n| Tool | Gates (domain: prompt) |\n| --- | --- |\n"
-    + ((stack1 = lookupProperty(helpers,"each").call(alias2,lookupProperty(lookupProperty(depth0,"reflection"),"gates"),{"name":"each","hash":{},"fn":container.program(43, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":304,"column":0},"end":{"line":306,"column":9}}})) != null ? stack1 : "");
-},"38":function(container,depth0,helpers,partials,data) {
-    return "With a client that supports MCP sampling, the server asks the client's model itself, inside the tool call.\n";
+    + ((stack1 = lookupProperty(helpers,"each").call(alias2,lookupProperty(lookupProperty(depth0,"reflection"),"gates"),{"name":"each","hash":{},"fn":container.program(44, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":321,"column":0},"end":{"line":323,"column":9}}})) != null ? stack1 : "");
 },"39":function(container,depth0,helpers,partials,data) {
+    return "With a client that supports MCP sampling, the server asks the client's model itself, inside the tool call.\n";
+},"40":function(container,depth0,helpers,partials,data) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -440,15 +442,15 @@ module.exports = {
         return undefined
     };
 
-  return ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(lookupProperty(depth0,"reflection"),"sampling"),{"name":"if","hash":{},"fn":container.program(40, data, 0),"inverse":container.program(41, data, 0),"data":data,"loc":{"start":{"line":298,"column":30},"end":{"line":298,"column":90}}})) != null ? stack1 : "")
+  return ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(lookupProperty(depth0,"reflection"),"sampling"),{"name":"if","hash":{},"fn":container.program(41, data, 0),"inverse":container.program(42, data, 0),"data":data,"loc":{"start":{"line":315,"column":30},"end":{"line":315,"column":90}}})) != null ? stack1 : "")
     + " the call returns an `isError` hint `{prompt, prompt_args, hash, domain, remaining}` (as `structuredContent`, and as JSON in the second text block, the only place for tools with an output schema): get the prompt with `prompts/get`, have the model answer it with the JSON justification, call `persist_justification` with the hash, domain and justification, then call the tool again.\n";
-},"40":function(container,depth0,helpers,partials,data) {
-    return "Otherwise";
 },"41":function(container,depth0,helpers,partials,data) {
-    return "On a miss";
+    return "Otherwise";
 },"42":function(container,depth0,helpers,partials,data) {
-    return "A client without sampling cannot run these tools.\n";
+    return "On a miss";
 },"43":function(container,depth0,helpers,partials,data) {
+    return "A client without sampling cannot run these tools.\n";
+},"44":function(container,depth0,helpers,partials,data) {
     var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), alias3="function", lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -457,11 +459,11 @@ module.exports = {
     };
 
   return "| `"
-    + ((stack1 = (((helper = lookupProperty(helpers,"tool") || alias1(depth0, "tool", {"start":{"line":305,"column":5},"end":{"line":305,"column":9}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"tool","hash":{},"data":data,"loc":{"start":{"line":305,"column":3},"end":{"line":305,"column":11}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"tool") || alias1(depth0, "tool", {"start":{"line":322,"column":5},"end":{"line":322,"column":9}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"tool","hash":{},"data":data,"loc":{"start":{"line":322,"column":3},"end":{"line":322,"column":11}}}) : helper))) != null ? stack1 : "")
     + "` | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"gates") || alias1(depth0, "gates", {"start":{"line":305,"column":17},"end":{"line":305,"column":22}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"gates","hash":{},"data":data,"loc":{"start":{"line":305,"column":15},"end":{"line":305,"column":24}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"gates") || alias1(depth0, "gates", {"start":{"line":322,"column":17},"end":{"line":322,"column":22}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"gates","hash":{},"data":data,"loc":{"start":{"line":322,"column":15},"end":{"line":322,"column":24}}}) : helper))) != null ? stack1 : "")
     + " |\n";
-},"44":function(container,depth0,helpers,partials,data) {
+},"45":function(container,depth0,helpers,partials,data) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -470,8 +472,8 @@ module.exports = {
     };
 
   return "\n## Preprocessors\n\nNot tools: a host runs them on each user message, in this order, with `preprocessors/run`\n(advertised in `capabilities.experimental.preprocessors`), or gets their context followed by the\nmessage from the `with_context` prompt. `src/runtime/preprocessors-host.ts` is a helper for hosts\nbuilt on the SDK `Client`: copy it into your host.\n\n| Order | Preprocessor | Runs after | Timeout | On error | Handler |\n| --- | --- | --- | --- | --- | --- |\n"
-    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"preprocessors"),{"name":"each","hash":{},"fn":container.program(45, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":319,"column":0},"end":{"line":321,"column":9}}})) != null ? stack1 : "");
-},"45":function(container,depth0,helpers,partials,data) {
+    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"preprocessors"),{"name":"each","hash":{},"fn":container.program(46, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":336,"column":0},"end":{"line":338,"column":9}}})) != null ? stack1 : "");
+},"46":function(container,depth0,helpers,partials,data) {
     var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), alias3="function", lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -480,17 +482,17 @@ module.exports = {
     };
 
   return "| "
-    + ((stack1 = (((helper = lookupProperty(helpers,"order") || alias1(depth0, "order", {"start":{"line":320,"column":4},"end":{"line":320,"column":9}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"order","hash":{},"data":data,"loc":{"start":{"line":320,"column":2},"end":{"line":320,"column":11}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"order") || alias1(depth0, "order", {"start":{"line":337,"column":4},"end":{"line":337,"column":9}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"order","hash":{},"data":data,"loc":{"start":{"line":337,"column":2},"end":{"line":337,"column":11}}}) : helper))) != null ? stack1 : "")
     + " | `"
-    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":320,"column":17},"end":{"line":320,"column":21}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":320,"column":15},"end":{"line":320,"column":23}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":337,"column":17},"end":{"line":337,"column":21}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":337,"column":15},"end":{"line":337,"column":23}}}) : helper))) != null ? stack1 : "")
     + "` | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"after") || alias1(depth0, "after", {"start":{"line":320,"column":29},"end":{"line":320,"column":34}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"after","hash":{},"data":data,"loc":{"start":{"line":320,"column":27},"end":{"line":320,"column":36}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"after") || alias1(depth0, "after", {"start":{"line":337,"column":29},"end":{"line":337,"column":34}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"after","hash":{},"data":data,"loc":{"start":{"line":337,"column":27},"end":{"line":337,"column":36}}}) : helper))) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"timeout") || alias1(depth0, "timeout", {"start":{"line":320,"column":41},"end":{"line":320,"column":48}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"timeout","hash":{},"data":data,"loc":{"start":{"line":320,"column":39},"end":{"line":320,"column":50}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"timeout") || alias1(depth0, "timeout", {"start":{"line":337,"column":41},"end":{"line":337,"column":48}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"timeout","hash":{},"data":data,"loc":{"start":{"line":337,"column":39},"end":{"line":337,"column":50}}}) : helper))) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"onError") || alias1(depth0, "onError", {"start":{"line":320,"column":55},"end":{"line":320,"column":62}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"onError","hash":{},"data":data,"loc":{"start":{"line":320,"column":53},"end":{"line":320,"column":64}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"onError") || alias1(depth0, "onError", {"start":{"line":337,"column":55},"end":{"line":337,"column":62}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"onError","hash":{},"data":data,"loc":{"start":{"line":337,"column":53},"end":{"line":337,"column":64}}}) : helper))) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"handler") || alias1(depth0, "handler", {"start":{"line":320,"column":69},"end":{"line":320,"column":76}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"handler","hash":{},"data":data,"loc":{"start":{"line":320,"column":67},"end":{"line":320,"column":78}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"handler") || alias1(depth0, "handler", {"start":{"line":337,"column":69},"end":{"line":337,"column":76}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"handler","hash":{},"data":data,"loc":{"start":{"line":337,"column":67},"end":{"line":337,"column":78}}}) : helper))) != null ? stack1 : "")
     + " |\n";
 },"compiler":[8,">= 4.3.0"],"main":function(container,depth0,helpers,partials,data) {
     var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), alias3="function", alias4=container.lambda, lookupProperty = container.lookupProperty || function(parent, propertyName) {
@@ -529,101 +531,109 @@ module.exports = {
     + ((stack1 = (lookupProperty(helpers,"json")||alias1(depth0, "json", {"start":{"line":113,"column":3},"end":{"line":113,"column":7}} )).call(alias2,lookupProperty(lookupProperty(depth0,"clientConfigs"),"claudeDesktop"),{"name":"json","hash":{},"data":data,"loc":{"start":{"line":113,"column":0},"end":{"line":113,"column":38}}})) != null ? stack1 : "")
     + "\n```\n\n**VS Code**: in `.vscode/mcp.json` of the workspace (note the `servers` key)"
     + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"clientVariables"),"length"),{"name":"if","hash":{},"fn":container.program(18, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":116,"column":76},"end":{"line":117,"column":76}}})) != null ? stack1 : "")
+    + ". `${workspaceFolder}` is the folder the\neditor has open: these snippets assume it is this generated project. Opened from a parent folder (the one holding\n`mcpgen.yaml`, say), put the path from it to this folder in between, e.g. `${workspaceFolder}/server/"
+    + ((stack1 = (((helper = lookupProperty(helpers,"entryPoint") || alias1(depth0, "entryPoint", {"start":{"line":119,"column":103},"end":{"line":119,"column":113}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"entryPoint","hash":{},"data":data,"loc":{"start":{"line":119,"column":101},"end":{"line":119,"column":115}}}) : helper))) != null ? stack1 : "")
+    + "`:\n\n```json\n"
+    + ((stack1 = (lookupProperty(helpers,"json")||alias1(depth0, "json", {"start":{"line":122,"column":3},"end":{"line":122,"column":7}} )).call(alias2,lookupProperty(lookupProperty(depth0,"clientConfigs"),"vscode"),{"name":"json","hash":{},"data":data,"loc":{"start":{"line":122,"column":0},"end":{"line":122,"column":31}}})) != null ? stack1 : "")
+    + "\n```\n\n**Cursor**: in `.cursor/mcp.json` of the project (or `~/.cursor/mcp.json`; `${workspaceFolder}` as for VS Code)"
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"clientVariables"),"length"),{"name":"if","hash":{},"fn":container.program(19, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":125,"column":111},"end":{"line":126,"column":72}}})) != null ? stack1 : "")
     + ":\n\n```json\n"
-    + ((stack1 = (lookupProperty(helpers,"json")||alias1(depth0, "json", {"start":{"line":120,"column":3},"end":{"line":120,"column":7}} )).call(alias2,lookupProperty(lookupProperty(depth0,"clientConfigs"),"vscode"),{"name":"json","hash":{},"data":data,"loc":{"start":{"line":120,"column":0},"end":{"line":120,"column":31}}})) != null ? stack1 : "")
-    + "\n```\n\n**Cursor**: in `.cursor/mcp.json` of the project (or `~/.cursor/mcp.json`)"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"clientVariables"),"length"),{"name":"if","hash":{},"fn":container.program(19, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":123,"column":74},"end":{"line":124,"column":52}}})) != null ? stack1 : "")
-    + ":\n\n```json\n"
-    + ((stack1 = (lookupProperty(helpers,"json")||alias1(depth0, "json", {"start":{"line":127,"column":3},"end":{"line":127,"column":7}} )).call(alias2,lookupProperty(lookupProperty(depth0,"clientConfigs"),"cursor"),{"name":"json","hash":{},"data":data,"loc":{"start":{"line":127,"column":0},"end":{"line":127,"column":31}}})) != null ? stack1 : "")
-    + "\n```\n\n### Over HTTP\n\nStart the server yourself with `--transport http` and the variables of the Configuration table\n(see [Serving over HTTP](#serving-over-http)), then point the client at "
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "url", {"start":{"line":133,"column":74},"end":{"line":133,"column":82}} ), depth0)) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"http"),"clientHeaders"),{"name":"if","hash":{},"fn":container.program(20, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":133,"column":84},"end":{"line":134,"column":73}}})) != null ? stack1 : "")
+    + ((stack1 = (lookupProperty(helpers,"json")||alias1(depth0, "json", {"start":{"line":129,"column":3},"end":{"line":129,"column":7}} )).call(alias2,lookupProperty(lookupProperty(depth0,"clientConfigs"),"cursor"),{"name":"json","hash":{},"data":data,"loc":{"start":{"line":129,"column":0},"end":{"line":129,"column":31}}})) != null ? stack1 : "")
+    + "\n```\n\n**MCP Inspector** (command line, to try the server without a chat client), from this folder"
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"clientVariables"),"length"),{"name":"if","hash":{},"fn":container.program(20, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":132,"column":91},"end":{"line":133,"column":74}}})) != null ? stack1 : "")
+    + ":\n\n```sh\n"
+    + ((stack1 = (((helper = lookupProperty(helpers,"inspector") || alias1(depth0, "inspector", {"start":{"line":136,"column":2},"end":{"line":136,"column":11}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"inspector","hash":{},"data":data,"loc":{"start":{"line":136,"column":0},"end":{"line":136,"column":13}}}) : helper))) != null ? stack1 : "")
+    + "\n```\n\n`--method tools/call --tool-name <tool> --tool-arg <name>=<value>` calls a tool instead.\n\n### Over HTTP\n\nStart the server yourself with `--transport http` and the variables of the Configuration table\n(see [Serving over HTTP](#serving-over-http)), then point the client at "
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "url", {"start":{"line":144,"column":74},"end":{"line":144,"column":82}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"http"),"clientHeaders"),{"name":"if","hash":{},"fn":container.program(21, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":144,"column":84},"end":{"line":145,"column":73}}})) != null ? stack1 : "")
     + ".\n"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"http"),"tokenHeader"),{"name":"if","hash":{},"fn":container.program(21, data, 0),"inverse":container.program(22, data, 0),"data":data,"loc":{"start":{"line":135,"column":0},"end":{"line":136,"column":177}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"http"),"tokenHeader"),{"name":"if","hash":{},"fn":container.program(22, data, 0),"inverse":container.program(23, data, 0),"data":data,"loc":{"start":{"line":146,"column":0},"end":{"line":147,"column":177}}})) != null ? stack1 : "")
     + "\n\n**Claude Code**:\n\n```sh\n"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "claudeCodeAdd", {"start":{"line":141,"column":2},"end":{"line":141,"column":20}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "claudeCodeAdd", {"start":{"line":152,"column":2},"end":{"line":152,"column":20}} ), depth0)) != null ? stack1 : "")
     + "\n```\n\nor in `.mcp.json`:\n\n```json\n"
-    + ((stack1 = (lookupProperty(helpers,"json")||alias1(depth0, "json", {"start":{"line":147,"column":3},"end":{"line":147,"column":7}} )).call(alias2,lookupProperty(lookupProperty(lookupProperty(depth0,"http"),"configs"),"claudeCode"),{"name":"json","hash":{},"data":data,"loc":{"start":{"line":147,"column":0},"end":{"line":147,"column":34}}})) != null ? stack1 : "")
+    + ((stack1 = (lookupProperty(helpers,"json")||alias1(depth0, "json", {"start":{"line":158,"column":3},"end":{"line":158,"column":7}} )).call(alias2,lookupProperty(lookupProperty(lookupProperty(depth0,"http"),"configs"),"claudeCode"),{"name":"json","hash":{},"data":data,"loc":{"start":{"line":158,"column":0},"end":{"line":158,"column":34}}})) != null ? stack1 : "")
+    + "\n```\n\n**MCP Inspector** (command line):\n\n```sh\n"
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "inspector", {"start":{"line":164,"column":2},"end":{"line":164,"column":16}} ), depth0)) != null ? stack1 : "")
     + "\n```\n\n**Claude Desktop**: `claude_desktop_config.json` starts local servers over stdio; an entry with a\n`url` is reported as not valid and skipped, so use the stdio entry above.\n\n**VS Code**: in `.vscode/mcp.json` (VS Code asks for each value on first start):\n\n```json\n"
-    + ((stack1 = (lookupProperty(helpers,"json")||alias1(depth0, "json", {"start":{"line":156,"column":3},"end":{"line":156,"column":7}} )).call(alias2,lookupProperty(lookupProperty(lookupProperty(depth0,"http"),"configs"),"vscode"),{"name":"json","hash":{},"data":data,"loc":{"start":{"line":156,"column":0},"end":{"line":156,"column":30}}})) != null ? stack1 : "")
+    + ((stack1 = (lookupProperty(helpers,"json")||alias1(depth0, "json", {"start":{"line":173,"column":3},"end":{"line":173,"column":7}} )).call(alias2,lookupProperty(lookupProperty(lookupProperty(depth0,"http"),"configs"),"vscode"),{"name":"json","hash":{},"data":data,"loc":{"start":{"line":173,"column":0},"end":{"line":173,"column":30}}})) != null ? stack1 : "")
     + "\n```\n\n**Cursor**: in `.cursor/mcp.json` or `~/.cursor/mcp.json`:\n\n```json\n"
-    + ((stack1 = (lookupProperty(helpers,"json")||alias1(depth0, "json", {"start":{"line":162,"column":3},"end":{"line":162,"column":7}} )).call(alias2,lookupProperty(lookupProperty(lookupProperty(depth0,"http"),"configs"),"cursor"),{"name":"json","hash":{},"data":data,"loc":{"start":{"line":162,"column":0},"end":{"line":162,"column":30}}})) != null ? stack1 : "")
+    + ((stack1 = (lookupProperty(helpers,"json")||alias1(depth0, "json", {"start":{"line":179,"column":3},"end":{"line":179,"column":7}} )).call(alias2,lookupProperty(lookupProperty(lookupProperty(depth0,"http"),"configs"),"cursor"),{"name":"json","hash":{},"data":data,"loc":{"start":{"line":179,"column":0},"end":{"line":179,"column":30}}})) != null ? stack1 : "")
     + "\n```\n\n### In a container\n\nThe `Dockerfile` builds a small Node 20 image that runs the server as an unprivileged user over\nstdio (`docker build -t "
-    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":168,"column":26},"end":{"line":168,"column":30}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":168,"column":24},"end":{"line":168,"column":32}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":185,"column":26},"end":{"line":185,"column":30}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":185,"column":24},"end":{"line":185,"column":32}}}) : helper))) != null ? stack1 : "")
     + " .`). Clients start it with `docker run -i`:\n\n```json\n"
-    + ((stack1 = (lookupProperty(helpers,"json")||alias1(depth0, "json", {"start":{"line":171,"column":3},"end":{"line":171,"column":7}} )).call(alias2,lookupProperty(lookupProperty(depth0,"clientConfigs"),"docker"),{"name":"json","hash":{},"data":data,"loc":{"start":{"line":171,"column":0},"end":{"line":171,"column":31}}})) != null ? stack1 : "")
+    + ((stack1 = (lookupProperty(helpers,"json")||alias1(depth0, "json", {"start":{"line":188,"column":3},"end":{"line":188,"column":7}} )).call(alias2,lookupProperty(lookupProperty(depth0,"clientConfigs"),"docker"),{"name":"json","hash":{},"data":data,"loc":{"start":{"line":188,"column":0},"end":{"line":188,"column":31}}})) != null ? stack1 : "")
     + "\n```\n\nThe same image serves HTTP when started with `--transport http`: it sets `"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "hostVar", {"start":{"line":174,"column":76},"end":{"line":174,"column":88}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "hostVar", {"start":{"line":191,"column":76},"end":{"line":191,"column":88}} ), depth0)) != null ? stack1 : "")
     + "=0.0.0.0`\n(loopback inside a container cannot be reached from outside it) and exposes port "
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "port", {"start":{"line":175,"column":83},"end":{"line":175,"column":92}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "port", {"start":{"line":192,"column":83},"end":{"line":192,"column":92}} ), depth0)) != null ? stack1 : "")
     + ".\nListening beyond loopback, the server refuses to start without client tokens in `"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "tokensVar", {"start":{"line":176,"column":83},"end":{"line":176,"column":97}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "tokensVar", {"start":{"line":193,"column":83},"end":{"line":193,"column":97}} ), depth0)) != null ? stack1 : "")
     + "`\n(or `"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "tokensFileVar", {"start":{"line":177,"column":7},"end":{"line":177,"column":25}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "tokensFileVar", {"start":{"line":194,"column":7},"end":{"line":194,"column":25}} ), depth0)) != null ? stack1 : "")
     + "`), unless `"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "allowAnonymousVar", {"start":{"line":177,"column":41},"end":{"line":177,"column":63}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "allowAnonymousVar", {"start":{"line":194,"column":41},"end":{"line":194,"column":63}} ), depth0)) != null ? stack1 : "")
     + "=true` says to serve anyone who reaches the port.\n\n```sh\ndocker run --rm -p 127.0.0.1:"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "port", {"start":{"line":180,"column":31},"end":{"line":180,"column":40}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "port", {"start":{"line":197,"column":31},"end":{"line":197,"column":40}} ), depth0)) != null ? stack1 : "")
     + ":"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "port", {"start":{"line":180,"column":45},"end":{"line":180,"column":54}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "port", {"start":{"line":197,"column":45},"end":{"line":197,"column":54}} ), depth0)) != null ? stack1 : "")
     + " --env-file .env -e "
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "tokensVar", {"start":{"line":180,"column":78},"end":{"line":180,"column":92}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "tokensVar", {"start":{"line":197,"column":78},"end":{"line":197,"column":92}} ), depth0)) != null ? stack1 : "")
     + "=me=$(openssl rand -hex 32) "
-    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":180,"column":124},"end":{"line":180,"column":128}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":180,"column":122},"end":{"line":180,"column":130}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":197,"column":124},"end":{"line":197,"column":128}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":197,"column":122},"end":{"line":197,"column":130}}}) : helper))) != null ? stack1 : "")
     + " --transport http\n```\n\nClients that reach it under a name other than `localhost` or `127.0.0.1` need that name in\n`"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "allowedHostsVar", {"start":{"line":184,"column":3},"end":{"line":184,"column":23}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "allowedHostsVar", {"start":{"line":201,"column":3},"end":{"line":201,"column":23}} ), depth0)) != null ? stack1 : "")
     + "` (and should get a token in `"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "tokensVar", {"start":{"line":184,"column":57},"end":{"line":184,"column":71}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "tokensVar", {"start":{"line":201,"column":57},"end":{"line":201,"column":71}} ), depth0)) != null ? stack1 : "")
     + "`): `-e "
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "allowedHostsVar", {"start":{"line":184,"column":83},"end":{"line":184,"column":103}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "allowedHostsVar", {"start":{"line":201,"column":83},"end":{"line":201,"column":103}} ), depth0)) != null ? stack1 : "")
     + "=mcp.example.com`.\n\n### As an MCP Bundle\n\n`manifest.json` describes this server as an [MCP Bundle](https://github.com/modelcontextprotocol/mcpb)\nfor one-click installation in Claude Desktop"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"clientVariables"),"length"),{"name":"if","hash":{},"fn":container.program(23, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":189,"column":44},"end":{"line":189,"column":181}}})) != null ? stack1 : "")
-    + ":\n\n```sh\nnpm ci && npm run build && npm prune --omit=dev\nnpx -y @anthropic-ai/mcpb@"
-    + ((stack1 = (((helper = lookupProperty(helpers,"mcpbVersion") || alias1(depth0, "mcpbVersion", {"start":{"line":193,"column":28},"end":{"line":193,"column":39}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"mcpbVersion","hash":{},"data":data,"loc":{"start":{"line":193,"column":26},"end":{"line":193,"column":41}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"clientVariables"),"length"),{"name":"if","hash":{},"fn":container.program(24, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":206,"column":44},"end":{"line":206,"column":181}}})) != null ? stack1 : "")
+    + ":\n\n```sh\nnpm install && npm run build && npm prune --omit=dev\nnpx -y @anthropic-ai/mcpb@"
+    + ((stack1 = (((helper = lookupProperty(helpers,"mcpbVersion") || alias1(depth0, "mcpbVersion", {"start":{"line":210,"column":28},"end":{"line":210,"column":39}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"mcpbVersion","hash":{},"data":data,"loc":{"start":{"line":210,"column":26},"end":{"line":210,"column":41}}}) : helper))) != null ? stack1 : "")
     + " pack . "
-    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":193,"column":51},"end":{"line":193,"column":55}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":193,"column":49},"end":{"line":193,"column":57}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":210,"column":51},"end":{"line":210,"column":55}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":210,"column":49},"end":{"line":210,"column":57}}}) : helper))) != null ? stack1 : "")
     + ".mcpb\n```\n\n### Publishing\n\n`package.json` is ready for `npm publish`"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"private"),{"name":"if","hash":{},"fn":container.program(24, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":198,"column":41},"end":{"line":198,"column":115}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"private"),{"name":"if","hash":{},"fn":container.program(25, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":215,"column":41},"end":{"line":215,"column":115}}})) != null ? stack1 : "")
     + ": `prepack` builds\nthe server, and the package holds the compiled server (its `bin`, `"
-    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":199,"column":69},"end":{"line":199,"column":73}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":199,"column":67},"end":{"line":199,"column":75}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":216,"column":69},"end":{"line":216,"column":73}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":216,"column":67},"end":{"line":216,"column":75}}}) : helper))) != null ? stack1 : "")
     + "`) and `.env.example`.\n\n## Serving over HTTP\n\n```sh\nnode dist/server.js --transport http [--port "
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "port", {"start":{"line":204,"column":47},"end":{"line":204,"column":56}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "port", {"start":{"line":221,"column":47},"end":{"line":221,"column":56}} ), depth0)) != null ? stack1 : "")
     + "] [--host "
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "host", {"start":{"line":204,"column":70},"end":{"line":204,"column":79}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "host", {"start":{"line":221,"column":70},"end":{"line":221,"column":79}} ), depth0)) != null ? stack1 : "")
     + "]\n```\n\nThe flags win over `"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "transportVar", {"start":{"line":207,"column":22},"end":{"line":207,"column":39}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "transportVar", {"start":{"line":224,"column":22},"end":{"line":224,"column":39}} ), depth0)) != null ? stack1 : "")
     + "`, `"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "portVar", {"start":{"line":207,"column":47},"end":{"line":207,"column":59}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "portVar", {"start":{"line":224,"column":47},"end":{"line":224,"column":59}} ), depth0)) != null ? stack1 : "")
     + "` and `"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "hostVar", {"start":{"line":207,"column":70},"end":{"line":207,"column":82}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "hostVar", {"start":{"line":224,"column":70},"end":{"line":224,"column":82}} ), depth0)) != null ? stack1 : "")
     + "`. The server answers MCP at\n`/mcp` and `GET /healthz` (for load balancers and container health checks).\n\n- **Host and Origin**: requests are refused (403) unless their `Host` header is `localhost`,\n  `127.0.0.1` or `[::1]` (any port) or listed in `"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "allowedHostsVar", {"start":{"line":211,"column":52},"end":{"line":211,"column":72}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "allowedHostsVar", {"start":{"line":228,"column":52},"end":{"line":228,"column":72}} ), depth0)) != null ? stack1 : "")
     + "`, and, when a browser sends an\n  `Origin`, it is a loopback origin or listed in `"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "allowedOriginsVar", {"start":{"line":212,"column":52},"end":{"line":212,"column":74}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "allowedOriginsVar", {"start":{"line":229,"column":52},"end":{"line":229,"column":74}} ), depth0)) != null ? stack1 : "")
     + "`. This guards against DNS\n  rebinding. Bound beyond loopback (`--host 0.0.0.0`, a container), list the names clients use.\n- **Tokens**: with `"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "tokensVar", {"start":{"line":214,"column":22},"end":{"line":214,"column":36}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "tokensVar", {"start":{"line":231,"column":22},"end":{"line":231,"column":36}} ), depth0)) != null ? stack1 : "")
     + "=alice=<token>,ci=<token>` (or `"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "tokensFileVar", {"start":{"line":214,"column":72},"end":{"line":214,"column":90}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "tokensFileVar", {"start":{"line":231,"column":72},"end":{"line":231,"column":90}} ), depth0)) != null ? stack1 : "")
     + "`, one `name=token`\n  per line, `#` comments) every request must carry `Authorization: Bearer <token>`, else 401. The name is\n  the identity the server knows that client by. Use long random tokens\n  (`openssl rand -hex 32`); the server refuses tokens shorter than 16 characters. Without tokens,\n  anyone who can reach the port can use the server, as `anonymous` (`"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "clientVar", {"start":{"line":218,"column":71},"end":{"line":218,"column":85}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "clientVar", {"start":{"line":235,"column":71},"end":{"line":235,"column":85}} ), depth0)) != null ? stack1 : "")
     + "` names the\n  stdio client only): on an address beyond loopback the server then refuses to start unless\n  `"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "allowAnonymousVar", {"start":{"line":220,"column":5},"end":{"line":220,"column":27}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "allowAnonymousVar", {"start":{"line":237,"column":5},"end":{"line":237,"column":27}} ), depth0)) != null ? stack1 : "")
     + "=true`.\n- **Client eras**: clients speaking MCP 2026-07-28 or later are served statelessly, a fresh server\n  per request, so several instances behind a load balancer work when they share\n  `"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "stateKeyVar", {"start":{"line":223,"column":5},"end":{"line":223,"column":21}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "stateKeyVar", {"start":{"line":240,"column":5},"end":{"line":240,"column":21}} ), depth0)) != null ? stack1 : "")
     + "` (it signs state that outlives a request: reflection hints and input rounds).\n  Older clients get a session (`Mcp-Session-Id`) held in memory by one instance, closed after\n  `"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "sessionIdleVar", {"start":{"line":225,"column":5},"end":{"line":225,"column":24}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "sessionIdleVar", {"start":{"line":242,"column":5},"end":{"line":242,"column":24}} ), depth0)) != null ? stack1 : "")
     + "` idle and capped at `"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "maxSessionsVar", {"start":{"line":225,"column":50},"end":{"line":225,"column":69}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "maxSessionsVar", {"start":{"line":242,"column":50},"end":{"line":242,"column":69}} ), depth0)) != null ? stack1 : "")
     + "` sessions.\n- **Shutdown**: on SIGTERM or SIGINT the server stops accepting requests, lets calls under way finish\n  for at most `"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "drainVar", {"start":{"line":227,"column":17},"end":{"line":227,"column":30}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "drainVar", {"start":{"line":244,"column":17},"end":{"line":244,"column":30}} ), depth0)) != null ? stack1 : "")
     + "` and exits.\n\n## Tools\n\nArguments are validated against each tool's input schema before any request is sent; invalid\narguments, HTTP errors (non-2xx), timeouts and connection failures come back as tool results\nwith `isError: true` so the model can correct itself. Unknown tool names are JSON-RPC errors.\n\n"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"hasAuth"),{"name":"if","hash":{},"fn":container.program(25, data, 0),"inverse":container.program(27, data, 0),"data":data,"loc":{"start":{"line":235,"column":0},"end":{"line":247,"column":7}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"hasHandlers"),{"name":"if","hash":{},"fn":container.program(29, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":248,"column":0},"end":{"line":253,"column":7}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"prompts"),"length"),{"name":"if","hash":{},"fn":container.program(30, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":254,"column":0},"end":{"line":263,"column":7}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"resources"),"length"),{"name":"if","hash":{},"fn":container.program(32, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":264,"column":0},"end":{"line":273,"column":7}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"concerns"),{"name":"if","hash":{},"fn":container.program(34, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":274,"column":0},"end":{"line":289,"column":7}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"reflection"),{"name":"if","hash":{},"fn":container.program(37, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":290,"column":0},"end":{"line":307,"column":7}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"preprocessors"),"length"),{"name":"if","hash":{},"fn":container.program(44, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":308,"column":0},"end":{"line":322,"column":7}}})) != null ? stack1 : "");
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"hasAuth"),{"name":"if","hash":{},"fn":container.program(26, data, 0),"inverse":container.program(28, data, 0),"data":data,"loc":{"start":{"line":252,"column":0},"end":{"line":264,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"hasHandlers"),{"name":"if","hash":{},"fn":container.program(30, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":265,"column":0},"end":{"line":270,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"prompts"),"length"),{"name":"if","hash":{},"fn":container.program(31, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":271,"column":0},"end":{"line":280,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"resources"),"length"),{"name":"if","hash":{},"fn":container.program(33, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":281,"column":0},"end":{"line":290,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"concerns"),{"name":"if","hash":{},"fn":container.program(35, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":291,"column":0},"end":{"line":306,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"reflection"),{"name":"if","hash":{},"fn":container.program(38, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":307,"column":0},"end":{"line":324,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"preprocessors"),"length"),{"name":"if","hash":{},"fn":container.program(45, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":325,"column":0},"end":{"line":339,"column":7}}})) != null ? stack1 : "");
 },"useData":true},
   "env.example.hbs": {"0":function(container,depth0,helpers,partials,data) {
     return "# Where the API accepts one of several credentials, one is uncommented and the others say\n# which they replace: set one of them (a tool uses the first alternative that is set).\n";

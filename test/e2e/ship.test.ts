@@ -21,7 +21,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compile } from '../../src/compile.js';
-import { installAndBuild, ROOT, run } from '../helpers/project.js';
+import { MCPB_VERSION } from '../../src/emit/project/ship.js';
+import { ROOT, run } from '../helpers/project.js';
 
 const work = path.join(ROOT, '.cache/ship');
 const server = path.join(work, 'server');
@@ -202,8 +203,13 @@ describe('MCP Bundle of the Petstore server', () => {
     // outside the repository: the bundle must carry its own production dependencies
     dir = mkdtempSync(path.join(os.tmpdir(), 'mcpgen-bundle-'));
     await generate('examples/petstore/mcpgen.yaml', path.join(dir, 'petstore'));
-    await installAndBuild(path.join(dir, 'petstore'));
-    await run('npm', ['prune', '--omit=dev', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: path.join(dir, 'petstore'), timeout: 120_000 });
+    // the README's packing steps as printed, in a fresh project (no lockfile: `npm ci` would refuse to start)
+    const readme = readFileSync(path.join(dir, 'petstore/README.md'), 'utf8');
+    const steps = /### As an MCP Bundle[\s\S]*?```sh\n([^\n]*)\n([^\n]*)\n```/.exec(readme);
+    expect(steps?.[1]).toBe('npm install && npm run build && npm prune --omit=dev');
+    expect(steps?.[2]).toBe(`npx -y @anthropic-ai/mcpb@${MCPB_VERSION} pack . petstore.mcpb`);
+    expect(existsSync(path.join(dir, 'petstore/package-lock.json'))).toBe(false);
+    await run('bash', ['-c', steps![1]!], { cwd: path.join(dir, 'petstore'), timeout: 300_000 });
     await run(process.execPath, [MCPB, 'pack', path.join(dir, 'petstore'), path.join(dir, 'petstore.mcpb')], { timeout: 120_000, maxBuffer: 16 * 1024 * 1024 });
     unpacked = path.join(dir, 'unpacked');
     await run(process.execPath, [MCPB, 'unpack', path.join(dir, 'petstore.mcpb'), unpacked], { timeout: 120_000 });

@@ -11,8 +11,12 @@ import { HASH_HEADER, MD_HEADER } from '../header.js';
 import { irVariables, serverParts } from '../ts/entry.js';
 import { GENERATED_DEPENDENCIES, GENERATED_DEV_DEPENDENCIES, OPTIONAL_DEPENDENCIES } from './versions.js';
 import { credentialPlan } from './credentials.js';
+import { clientLines, shellQuote } from './client-lines.js';
 import { clientConfigs, clientHeaderSchemes, clientVariables, defaultDescription, ENTRY_POINT, MCPB_VERSION } from './ship.js';
 import { SERVE_DEFAULTS, settingNames } from '../../../templates/runtime/variables.js';
+
+/** A POSIX shell word for any text (re-exported: the README's `sh` helper and older callers). */
+export { shellQuote };
 
 const json = (v: unknown) => JSON.stringify(v, null, 2) + '\n';
 
@@ -98,10 +102,6 @@ export function mdCode(value: string): string {
   return `${fence}${pad}${line}${pad}${fence}`;
 }
 
-/** A POSIX shell word for any text (single-quoted unless it is plainly safe). */
-export function shellQuote(value: string): string {
-  return /^[A-Za-z0-9_./:@%+=,-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
-}
 
 let readme: Handlebars.TemplateDelegate | undefined;
 
@@ -185,7 +185,7 @@ export function emitReadme(ir: IrServer): string {
   const variables = irVariables(ir);
   const needed = clientVariables(variables);
   const clients = clientConfigs(ir);
-  const add = clients.claudeCodeAdd;
+  const lines = clientLines(ir);
   const names = settingNames(p);
   const own = clientHeaderSchemes(ir);
   const http = {
@@ -193,7 +193,8 @@ export function emitReadme(ir: IrServer): string {
     port: SERVE_DEFAULTS.port,
     host: SERVE_DEFAULTS.host,
     configs: clients.http,
-    claudeCodeAdd: clients.http.claudeCodeAdd.map(shellQuote).join(' '),
+    claudeCodeAdd: lines.claudeHttp,
+    inspector: lines.inspectorHttp,
     tokenHeader: !own.some((h) => h.header.toLowerCase() === 'authorization'),
     clientHeaders: own.map((h) => mdCode(h.header)).join(', '),
     transportVar: names.transport,
@@ -258,9 +259,11 @@ export function emitReadme(ir: IrServer): string {
       })),
       clientVariables: needed.map((v) => v.name),
       clientVariableList: needed.map((v) => mdCode(v.name)).join(', '),
-      claudeCodeAdd: ['claude', 'mcp', 'add', add.name, ...add.env.flatMap((e) => ['-e', e]), '--', ...add.command].map(shellQuote).join(' '),
+      claudeCodeAdd: lines.claudeStdio,
+      inspector: lines.inspectorStdio,
       clientConfigs: clients,
       mcpbVersion: MCPB_VERSION,
+      entryPoint: ENTRY_POINT,
       private: ir.package?.private === true,
     })
   );
