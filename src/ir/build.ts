@@ -182,7 +182,7 @@ export function buildIr(input: BuildInput): IrServer {
     maxInputBytes: manifest.inputSchemaMaxBytes ?? DEFAULT_LIMITS.maxInputBytes,
     maxArgumentDescriptionLength: manifest.maxArgumentDescriptionLength ?? DEFAULT_LIMITS.maxArgumentDescriptionLength,
     maxOutputBytes: manifest.outputSchemaMaxBytes ?? DEFAULT_LIMITS.maxOutputBytes,
-    locate: () => locateManifest(manifest.outputSchemaMaxBytes !== undefined ? '/outputSchemaMaxBytes' : ''),
+    locate: () => outputCapAt(locateManifest),
     diagnostics,
   });
 
@@ -261,7 +261,7 @@ export function buildIr(input: BuildInput): IrServer {
   const baseUrl = manifest.baseUrl ?? specBaseUrl(doc, spec.version);
   if (baseUrl !== undefined) server.baseUrl = baseUrl;
   else {
-    diagnostics.warn('MCPGEN_NO_BASE_URL', 'the spec gives no absolute server URL and the manifest sets no `baseUrl`', `set \`baseUrl\` in the manifest, or ${manifest.envPrefix}_BASE_URL when running the server`, locateManifest(''));
+    diagnostics.warn('MCPGEN_NO_BASE_URL', 'the spec gives no absolute server URL and the manifest sets no `baseUrl`', `set \`baseUrl\` in the manifest; if the URL is known only where the server runs (${manifest.envPrefix}_BASE_URL), acknowledge this with \`diagnostics: { MCPGEN_NO_BASE_URL: off }\``, locateManifest(''));
   }
   server.surface = measureSurface(server, fitted);
   checkBudget(server, manifest.budget ?? { maxListBytes: DEFAULT_LIMITS.maxListBytes }, { locate: locateManifest, diagnostics });
@@ -355,4 +355,15 @@ function absolute(url: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+/**
+ * Where MCPGEN_OUTPUT_SCHEMA_DROPPED points: the manifest's `outputSchemaMaxBytes` when it is
+ * written there, else the manifest file as a whole, with no line (the resolved manifest always
+ * has a value, so only the file can tell: a key that is not written resolves to the root's
+ * position, the first key's line).
+ */
+function outputCapAt(locateManifest: BuildInput['locateManifest']): Location {
+  const value = locateManifest('/outputSchemaMaxBytes');
+  const root = locateManifest('');
+  return value.line === root.line && value.col === root.col ? { file: root.file, pointer: '', line: 0, col: 0 } : locateManifest('/outputSchemaMaxBytes', { key: true });
 }

@@ -29,7 +29,7 @@ export function reportSchemaNotes(all: readonly ToolSchemaNotes[], diagnostics: 
     diagnostics.warn(
       'MCPGEN_PATTERN_DROPPED',
       `pattern \`${printable(pattern)}\` is left out of the input schema of ${tools.length === 1 ? 'tool' : 'tools'} ${listed(tools)}: ${problem}`,
-      'the server does not check it and the API still does; to have it checked, rewrite it without lookaround or backreferences',
+      'the server does not check it and the API still does; to have it checked, rewrite it without lookaround or backreferences, or else acknowledge this with `diagnostics: { MCPGEN_PATTERN_DROPPED: off }`',
       location,
     );
   }
@@ -38,7 +38,7 @@ export function reportSchemaNotes(all: readonly ToolSchemaNotes[], diagnostics: 
     diagnostics.warn(
       'MCPGEN_SCHEMA_TOO_DEEP',
       `${deep.length === 1 ? 'tool' : `${deep.length} tools`} ${listed(deep.map((n) => n.tool))} ${deep.length === 1 ? 'has a schema' : 'have schemas'} nested deeper than ${MAX_SCHEMA_DEPTH} levels; below that, values are checked for their type only`,
-      'the API still checks the full schema; flatten the schema in the spec to have the server check it all',
+      'the API still checks the full schema; flatten the schema in the spec to have the server check it all, or else acknowledge this with `diagnostics: { MCPGEN_SCHEMA_TOO_DEEP: off }`',
       deep[0]!.location,
     );
   }

@@ -43,6 +43,8 @@ export function fitTools(
   opts: { maxInputBytes: number; maxArgumentDescriptionLength: number; maxOutputBytes: number; locate: () => Location; diagnostics: Diagnostics },
 ): FitReport {
   const report: FitReport = { dropped: [], cut: [], describedResults: 0 };
+  // the size of the largest dropped schema: the `outputSchemaMaxBytes` that would keep them all
+  let needed = 0;
   for (const t of tools) {
     const slim = slimInput(t.inputSchema, { maxBytes: opts.maxInputBytes, maxArgumentDescriptionLength: opts.maxArgumentDescriptionLength });
     t.inputSchema = portable(slim.schema);
@@ -54,6 +56,7 @@ export function fitTools(
       if (t.outputMode !== 'strict' && !jsonFits(out, opts.maxOutputBytes)) {
         delete t.outputSchema;
         report.dropped.push(t.name);
+        needed = Math.max(needed, bytes(out));
       } else t.outputSchema = out;
     }
   }
@@ -62,7 +65,7 @@ export function fitTools(
     opts.diagnostics.warn(
       'MCPGEN_OUTPUT_SCHEMA_DROPPED',
       `${report.dropped.length} tool(s) publish no output schema because theirs is larger than outputSchemaMaxBytes ${opts.maxOutputBytes}: ${shown}`,
-      'their results still come back as text; raise `outputSchemaMaxBytes`, lower `outputSchemaDepth`, or set `outputSchemas: none` on those tools to silence this',
+      `their results still come back as text; \`outputSchemaMaxBytes: ${needed}\` keeps ${report.dropped.length === 1 ? 'its schema' : 'all of them'}; or lower \`outputSchemaDepth\`, or set \`outputSchemas: none\` on ${report.dropped.length === 1 ? 'that tool' : 'those tools'} (overrides) to silence this`,
       opts.locate(),
     );
   }
