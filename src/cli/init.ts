@@ -1,8 +1,10 @@
 /**
- * `mcpgen init <spec> [--out mcpgen.yaml]`: reads an OpenAPI description and writes a commented
- * starter manifest for it (src/init/starter.ts), never over an existing file. The spec is loaded
- * and checked as `build` does, and modelled with every operation included, so the manifest can
- * name the tools, the variables the server reads and the size of the full tool surface.
+ * `mcpgen init <spec> [--out mcpgen.yaml] [--tag T]… [--exclude-tag T]… [--method M]…`: reads an
+ * OpenAPI description and writes a commented starter manifest for it (src/init/starter.ts), never
+ * over an existing file. The spec is loaded and checked as `build` does, and modelled with every
+ * operation included — or, with the flags, only the slice they select (src/init/slice.ts), which
+ * the starter then writes as `include`/`exclude` — so the manifest can name the tools, the
+ * variables the server reads and the size of the tool surface.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { lstat, mkdir, writeFile } from 'node:fs/promises';
@@ -15,7 +17,9 @@ import type { IrServer } from '../ir/types.js';
 import { isObject } from '../json.js';
 import { loadManifest, resolveManifest, toDisplayPath } from '../manifest/load.js';
 import { loadSpec, type LoadedSpec } from '../openapi/load.js';
+import { knownTags, listOperations } from '../openapi/operations.js';
 import { PACKAGE_ROOT } from '../paths.js';
+import { sliceFlagsText, sliceSelectors, type Slice, type SliceFlags } from '../init/slice.js';
 import { commentText, starterManifest } from '../init/starter.js';
 import type { Io } from './commands.js';
 import { formatDiagnostics } from './format.js';
@@ -92,11 +96,13 @@ function relativeTo(fromDir: string, file: string): string {
  * written to a temporary folder and resolved the way `build` resolves one, so tool names,
  * variable names and the measured surface are exactly what a build of the starter gives.
  */
-async function modelOf(spec: LoadedSpec, specAbs: string, name: string, cwd: string, diagnostics: Diagnostics): Promise<IrServer | undefined> {
+async function modelOf(spec: LoadedSpec, specAbs: string, name: string, slice: Slice, cwd: string, diagnostics: Diagnostics): Promise<IrServer | undefined> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'mcpgen-init-'));
   try {
     const file = path.join(dir, 'mcpgen.yaml');
-    writeFileSync(file, `name: ${JSON.stringify(name)}\nopenapi: ${JSON.stringify(specAbs)}\n`);
+    // JSON is YAML: the selectors go in as data, whatever the tags say
+    const selectors = (slice.include ? `include: ${JSON.stringify(slice.include)}\n` : '') + (slice.exclude ? `exclude: ${JSON.stringify(slice.exclude)}\n` : '');
+    writeFileSync(file, `name: ${JSON.stringify(name)}\nopenapi: ${JSON.stringify(specAbs)}\n${selectors}`);
     const own = new Diagnostics();
     const loaded = await loadManifest(file, own, { cwd });
     if (!loaded || !loaded.valid) throw new Error(`the minimal manifest did not load: ${own.sorted().map((d) => d.message).join('; ')}`);
@@ -116,7 +122,8 @@ function push(diagnostics: Diagnostics, d: Diagnostic): void {
 }
 
 /** `mcpgen init`. Exit 0 when the manifest was written, 1 when it was not. */
-export async function runInit(opts: { spec: string; out?: string }, io: Io): Promise<number> {
+export async function runInit(opts: { spec: string; out?: string } & Partial<SliceFlags>, io: Io): Promise<number> {
+  const flags: SliceFlags = { tags: opts.tags ?? [], excludeTags: opts.excludeTags ?? [], methods: opts.methods ?? [] };
   const specAbs = path.resolve(io.cwd, opts.spec);
   const outAbs = path.resolve(io.cwd, opts.out ?? 'mcpgen.yaml');
   const outShown = toDisplayPath(io.cwd, outAbs);
@@ -143,12 +150,28 @@ export async function runInit(opts: { spec: string; out?: string }, io: Io): Pro
     io.stderr(`mcpgen init: ${specShown} cannot be used; nothing written.\n`);
     return 1;
   }
+  const ops = listOperations(spec.document);
+  const selected = sliceSelectors(flags, knownTags(spec.document, ops));
+  if ('errors' in selected) {
+    for (const e of selected.errors) io.stderr(`${err.bold(e.flag)} ${err.bold(err.red('error'))} ${e.message}\n  ${err.cyan('help:')} ${e.help}\n`);
+    io.stderr(`mcpgen init: nothing written.\n`);
+    return 1;
+  }
+  const slice = selected.slice;
+  const sliced = slice.include !== undefined || slice.exclude !== undefined;
   const info = isObject(spec.document.info) ? spec.document.info : {};
   const title = typeof info.title === 'string' ? info.title : undefined;
   const infoVersion = typeof info.version === 'string' ? info.version : undefined;
   const name = serverName(title, specAbs);
-  const ir = await modelOf(spec, specAbs, name, io.cwd, diagnostics);
+  const ir = await modelOf(spec, specAbs, name, slice, io.cwd, diagnostics);
   if (!ir) return 1;
+  if (sliced && ir.tools.length === 0 && ops.length > 0) {
+    io.stderr(
+      `${err.bold(sliceFlagsText(flags))} ${err.bold(err.red('error'))} the slice selects none of the spec's ${ops.length} operations\n` +
+        `  ${err.cyan('help:')} an operation is kept when it has one of the --tag tags and one of the --method methods, and none of the --exclude-tag tags; loosen them (\`mcpgen init\` without flags lists the tags)\nmcpgen init: nothing written.\n`,
+    );
+    return 1;
+  }
   const version = serverVersion(infoVersion);
   const description = serverDescription(info);
   const text = starterManifest({
@@ -163,6 +186,7 @@ export async function runInit(opts: { spec: string; out?: string }, io: Io): Pro
     definedSchemes: definedSchemes(spec),
     schema: commentText(relativeTo(path.dirname(outAbs), path.join(PACKAGE_ROOT, 'schemas', 'manifest.schema.json')), 4096),
     maxListBytes: DEFAULT_LIMITS.maxListBytes,
+    ...(sliced ? { slice: { ...slice, flags: sliceFlagsText(flags), specOperations: ops.length } } : {}),
   });
   try {
     await mkdir(path.dirname(outAbs), { recursive: true });
@@ -178,9 +202,9 @@ export async function runInit(opts: { spec: string; out?: string }, io: Io): Pro
   const s = ir.surface;
   io.stdout(
     `${c.green('Wrote')} ${c.bold(outShown)} for ${title !== undefined ? `"${commentText(title, 80)}" ` : ''}(${specShown}): ` +
-      `${ir.tools.length} tools${s ? `, tools/list ${s.listBytes.toLocaleString('en-US')} bytes` : ''}, ${ir.securitySchemes.length} security scheme(s) mapped.\n` +
+      `${ir.tools.length} tools${sliced ? ` of ${ops.length} operations` : ''}${s ? `, tools/list ${s.listBytes.toLocaleString('en-US')} bytes` : ''}, ${ir.securitySchemes.length} security scheme(s) mapped.\n` +
       (diagnostics.hasErrors ? `The spec has errors \`mcpgen build\` will report until they are fixed (above).\n` : '') +
-      `Next: trim it (see its comments), then \`mcpgen build ${outShown}\`.\n`,
+      (sliced ? `Next: \`mcpgen build ${outShown}\`.\n` : `Next: trim it (see its comments, or run init again with --tag), then \`mcpgen build ${outShown}\`.\n`),
   );
   return 0;
 }

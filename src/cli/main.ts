@@ -17,7 +17,8 @@ const VERSION = (JSON.parse(readFileSync(packageFile('package.json'), 'utf8')) a
 const OPTIONS: Record<string, readonly string[]> = {
   build: ['out', 'check', 'format', 'report', 'quiet', 'watch'],
   validate: ['format', 'quiet'],
-  init: ['out'],
+  init: ['out', 'tag', 'exclude-tag', 'method'],
+  fix: ['dry-run'],
 };
 const GLOBAL_OPTIONS = ['help', 'version'];
 
@@ -94,14 +95,30 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
       (y) =>
         y
           .positional('spec', { type: 'string', demandOption: true, describe: 'Path of the OpenAPI description (YAML or JSON)' })
-          .option('out', { type: 'string', default: 'mcpgen.yaml', describe: 'Where to write the manifest' }),
+          .option('out', { type: 'string', default: 'mcpgen.yaml', describe: 'Where to write the manifest' })
+          .option('tag', { type: 'string', array: true, describe: 'Keep only operations with this tag (repeatable; any of them)' })
+          .option('exclude-tag', { type: 'string', array: true, describe: 'Leave out operations with this tag (repeatable; wins over --tag)' })
+          .option('method', { type: 'string', array: true, describe: 'Keep only operations with this HTTP method, e.g. GET (repeatable; any of them)' }),
       async (a) => {
         if (usageError !== undefined) return;
         const { runInit } = await import('./init.js');
-        code = await runInit({ spec: a.spec, out: a.out }, io);
+        code = await runInit({ spec: a.spec, out: a.out, tags: a.tag ?? [], excludeTags: a['exclude-tag'] ?? [], methods: a.method ?? [] }, io);
       },
     )
-    .demandCommand(1, 'Name a command: build, validate or init.')
+    .command(
+      'fix <manifest>',
+      'Remove the manifest entries that name operations include/exclude leave out (comments and order kept)',
+      (y) =>
+        y
+          .positional('manifest', { type: 'string', demandOption: true, describe: 'Path of the manifest (mcpgen.yaml)' })
+          .option('dry-run', { type: 'boolean', default: false, describe: 'Print what would be removed; write nothing' }),
+      async (a) => {
+        if (usageError !== undefined) return;
+        const { runFix } = await import('./fix.js');
+        code = await runFix({ manifest: a.manifest, dryRun: a['dry-run'] }, io);
+      },
+    )
+    .demandCommand(1, 'Name a command: build, validate, init or fix.')
     .recommendCommands()
     .strict()
     .version(VERSION)

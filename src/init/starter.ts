@@ -6,6 +6,7 @@
  * nothing in a spec can add keys or lines to the manifest.
  */
 import { Scalar, stringify } from 'yaml';
+import type { SelectorInput } from '../ir/select.js';
 import type { HttpMethod, IrSecurityScheme, IrServer } from '../ir/types.js';
 
 /** What {@link starterManifest} is made from. */
@@ -30,6 +31,11 @@ export type StarterInput = {
   schema: string;
   /** Default `budget.maxListBytes`, to say how the full surface compares. */
   maxListBytes: number;
+  /**
+   * The slice `init --tag/--exclude-tag/--method` selected (then `ir` models only it): its
+   * selectors, written as `include`/`exclude`; the flags as given; the spec's operation count.
+   */
+  slice?: { include?: SelectorInput[]; exclude?: SelectorInput[]; flags: string; specOperations: number };
 };
 
 /** Methods that leave the API's data as it is. */
@@ -92,7 +98,9 @@ function surfaceSection(input: StarterInput, out: (...l: string[]) => void): voi
   const { ir } = input;
   const s = ir.surface;
   const tools = s ? s.tools.length : ir.tools.length;
-  out('# Tool surface of the whole spec, with the settings below:');
+  const slice = input.slice;
+  if (slice) out(`# Tool surface of the slice \`mcpgen init ${commentText(slice.flags, 300)}\` selected (${num(tools)} of the spec's ${plural(slice.specOperations, 'operation')}), with the settings below:`);
+  else out('# Tool surface of the whole spec, with the settings below:');
   if (s) {
     out(`#   ${plural(tools, 'tool')}; tools/list is ${num(s.listBytes)} bytes (${size(s.listBytes)}), ${num(s.withOutputSchema)} with an output schema.`);
     if (s.listBytes > input.maxListBytes) out(`#   That is over budget.maxListBytes (${num(input.maxListBytes)}, what clients read in one message): the build fails until you trim.`);
@@ -100,7 +108,10 @@ function surfaceSection(input: StarterInput, out: (...l: string[]) => void): voi
   } else out(`#   ${plural(tools, 'tool')}.`);
   out('# A client sends every tool\'s name, description and schemas to the model in each session;');
   out('# fewer, smaller tools leave it more room and choose better. Keep what your users need:');
-  out('# uncomment `include` and the entries to keep (`exclude` takes the same selectors and wins).');
+  if (slice) {
+    out('# The slice is the `include`/`exclude` below (docs/manifest.md, "Selectors"); edit them to change it.');
+    selectorsYaml(slice, out);
+  } else out('# uncomment `include` and the entries to keep (`exclude` takes the same selectors and wins).');
   const bytes = new Map((s?.tools ?? []).map((t) => [t.name, t.bytes]));
   const groups = new Map<string, { count: number; bytes: number }>();
   let untagged = 0;
@@ -122,7 +133,7 @@ function surfaceSection(input: StarterInput, out: (...l: string[]) => void): voi
   const keys = [...groups.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   const entries = keys.map((k) => (byTag ? `tag: ${quoted(k)}` : `path: ${quoted(k === '/' ? '/' : `${k}/**`)}`));
   const width = Math.min(48, Math.max(0, ...entries.map((e) => e.length)));
-  out('# include:');
+  out(slice ? `# The slice by ${byTag ? 'tag' : 'path'}: to narrow it, add one of these to \`exclude\`:` : '# include:');
   keys.forEach((k, i) => {
     const g = groups.get(k)!;
     const root = !byTag && k === '/' ? ' (the root path)' : '';
@@ -131,12 +142,28 @@ function surfaceSection(input: StarterInput, out: (...l: string[]) => void): voi
   if (byTag && untagged > 0) out(`#   # ${plural(untagged, 'operation')} without a tag: select them by path, e.g. - path: "/things/**"`);
   const first = ir.tools[0];
   if (first) {
-    out('# exclude:');
-    out('#   - deprecated: true');
-    out('#   - method: [delete]');
+    if (!slice?.exclude) {
+      out('# exclude:');
+      out('#   - deprecated: true');
+      out('#   - method: [delete]');
+    }
     out('# overrides:                      # by operationId or "METHOD /path"');
     out(`#   ${quoted(first.operationId ?? `${first.method} ${first.path}`)}:`);
     out('#     description: "What the model should know about this tool."');
+  }
+}
+
+/** The slice's `include` and `exclude`, every value a quoted scalar. */
+function selectorsYaml(slice: NonNullable<StarterInput['slice']>, out: (...l: string[]) => void): void {
+  const list = (v: string | string[] | undefined) => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
+  for (const key of ['include', 'exclude'] as const) {
+    const selectors = slice[key];
+    if (!selectors) continue;
+    out(`${key}:`);
+    for (const sel of selectors) {
+      const fields = (['tag', 'method'] as const).filter((f) => sel[f] !== undefined);
+      fields.forEach((f, i) => out(`  ${i === 0 ? '-' : ' '} ${f}: [${list(sel[f]).map(quoted).join(', ')}]`));
+    }
   }
 }
 
@@ -161,7 +188,7 @@ function authSection(input: StarterInput, out: (...l: string[]) => void): void {
     const width = Math.min(72, Math.max(...entries.map(([e]) => e.length)));
     for (const [e, note] of entries) out(`${e.padEnd(width)}   # ${note}`);
   } else out('# auth: no operation uses the spec\'s security schemes.');
-  for (const name of unused) out(`# ${quoted(name)}: defined by the spec but used by no operation; the server reads nothing for it.`);
+  for (const name of unused) out(`# ${quoted(name)}: defined by the spec but used by no operation${input.slice ? ' in the slice' : ''}; the server reads nothing for it.`);
 }
 
 function authValue(s: IrSecurityScheme): string {
@@ -199,8 +226,8 @@ function concernsSection(ir: IrServer, out: (...l: string[]) => void): void {
   const reads = ir.tools.filter((t) => READ_METHODS.has(t.method)).length;
   out('# Concerns let a client narrow the tools it sees, e.g. to those that only read (docs/manifest.md,');
   out(`# "Concerns"). Suggested from the methods: ${num(reads)} read (GET, HEAD), ${num(ir.tools.length - reads)} write.`);
-  out('# The mappings name every tool: when you trim with include/exclude, delete the lines of the');
-  out('# tools you leave out (the build names each one it does not know), or delete the whole block.');
+  out('# The mappings name every tool: after trimming with include/exclude, `mcpgen fix` removes the');
+  out('# lines of the tools you left out (the build warns until then), or delete the whole block.');
   out('concerns:');
   out('  - name: access');
   out('    description: "What a call does to the API\'s data: read leaves it unchanged, write may change it."');

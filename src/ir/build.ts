@@ -15,6 +15,7 @@ import { resolveDiscovery } from './discovery.js';
 import { synthesizeDescription } from './describe.js';
 import { assignIdentifiers, assignToolNames, type NameRequest } from './names.js';
 import { applyArgumentOverrides } from './arguments.js';
+import { entryLabel, ExcludedReferences, excludedToolNames } from './excluded.js';
 import { operationParts } from './operation-tool.js';
 import { handlerResolver } from './handlers.js';
 import { buildPolicy } from './policy.js';
@@ -90,16 +91,22 @@ export function buildIr(input: BuildInput): IrServer {
   }
 
   const overrides = resolveOverrides(ops, input);
-  const requests: NameRequest[] = selected.map((op) => {
+  const requestOf = (op: RawOperation): NameRequest => {
     const r: NameRequest = { key: `${op.httpMethod} ${op.path}`, derived: op.operationId ?? `${op.method} ${op.path}` };
     const ov = overrides.get(op);
     if (ov?.override.name !== undefined) r.explicit = ov.override.name;
     return r;
-  });
+  };
+  const requests: NameRequest[] = selected.map(requestOf);
   const extras = manifest.extraTools ?? [];
   // extra tools take part in naming as explicit names: a clash with any other tool is an error
-  for (const [i, t] of extras.entries()) requests.push({ key: `extraTools[${i}]`, derived: t.name, explicit: t.name });
+  const extraRequests = extras.map((t, i): NameRequest => ({ key: `extraTools[${i}]`, derived: t.name, explicit: t.name }));
+  requests.push(...extraRequests);
   const { names, problems } = assignToolNames(requests, manifest.maxToolNameLength);
+  // entries naming operations include/exclude leave out: one warning at the end, not an error each
+  const excluded = new ExcludedReferences(excludedToolNames({ ops, selected, request: requestOf, extras: extraRequests, maxToolNameLength: manifest.maxToolNameLength, names }));
+  const kept = new Set(selected);
+  for (const [op, { key }] of overrides) if (!kept.has(op)) excluded.add(`/overrides/${escape(key)}`, entryLabel('overrides', key));
   const locateKey = (key: string): Location => {
     const extra = /^extraTools\[(\d+)\]$/.exec(key);
     if (extra) return locateManifest(`/extraTools/${extra[1]}/name`);
@@ -214,6 +221,7 @@ export function buildIr(input: BuildInput): IrServer {
     checkSchema: objectSchemaChecker(diagnostics, locateManifest),
     locateManifest,
     diagnostics,
+    excluded,
   });
   const concerns = buildConcerns({
     manifest: { ...manifest, exposeInMeta: manifest.exposeInMeta === true, enforce: manifest.enforce === true },
@@ -228,7 +236,9 @@ export function buildIr(input: BuildInput): IrServer {
     gatePrompts: new Map(Object.entries(reflection?.gates ?? {}).flatMap(([tool, gates]) => gates.map((g) => [g.prompt, tool] as const))),
     locateManifest,
     diagnostics,
+    excluded,
   });
+  const stale = excluded.report(diagnostics, locateManifest);
 
   const server: IrServer = {
     kind: 'server',
@@ -249,6 +259,7 @@ export function buildIr(input: BuildInput): IrServer {
     preprocessors,
   };
   if (concerns !== undefined) server.concerns = concerns;
+  if (stale.length > 0) server.excludedReferences = stale.map((e) => e.pointer);
   Object.assign(server, resolveDiscovery(manifest, Object.keys(concerns?.presets ?? {}), { locate: locateManifest, diagnostics }));
   const resultPresets = resolveResultPresets(manifest.resultPresets, Object.keys(concerns?.presets ?? {}), { locate: locateManifest, diagnostics });
   if (resultPresets !== undefined) server.resultPresets = resultPresets;
@@ -356,6 +367,7 @@ function absolute(url: string): string | undefined {
     return undefined;
   }
 }
+
 /**
  * Where MCPGEN_OUTPUT_SCHEMA_DROPPED points: the manifest's `outputSchemaMaxBytes` when it is
  * written there, else the manifest file as a whole, with no line (the resolved manifest always

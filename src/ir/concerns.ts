@@ -6,6 +6,7 @@
 import { type Diagnostics, escapePointerToken, type Location } from '../diagnostics.js';
 import type { ConcernKind, ResolvedManifest } from '../manifest/load.js';
 import { suggest } from '../suggest.js';
+import { entryLabel, type ExcludedReferences } from './excluded.js';
 import type { IrConcerns } from './types.js';
 
 /** Inputs of {@link buildConcerns}. */
@@ -17,6 +18,8 @@ export type ConcernsInput = {
   gatePrompts?: ReadonlyMap<string, string>;
   locateManifest: (pointer: string, opts?: { key?: boolean }) => Location;
   diagnostics: Diagnostics;
+  /** Collects tool mappings that name operations include/exclude leave out (not errors). */
+  excluded?: ExcludedReferences;
 };
 
 const KIND_LABEL: Record<ConcernKind, string> = { tools: 'tool', prompts: 'prompt', resources: 'resource', resourceTemplates: 'resource template' };
@@ -70,13 +73,19 @@ export function buildConcerns(input: ConcernsInput): IrConcerns | undefined {
     for (const [id, mapping] of Object.entries(table)) {
       const at = `/concernMappings/${kind}/${escapePointerToken(id)}`;
       if (!known.includes(id)) {
+        if (kind === 'tools' && input.excluded?.toolNames.has(id)) {
+          input.excluded.add(at, entryLabel(`concernMappings.${kind}`, id));
+          continue;
+        }
         const gated = kind === 'prompts' ? input.gatePrompts?.get(id) : undefined;
         if (gated !== undefined) {
           diagnostics.error('MCPGEN_UNKNOWN_PRIMITIVE', `prompt ${JSON.stringify(id)} is a reflection gate prompt, which follows its tool and cannot be mapped to concerns`, `map the gated tool instead: concernMappings.tools.${gated}`, locateManifest(at, { key: true }));
           continue;
         }
-        const near = suggest(id, known);
-        const help = near ? `did you mean "${near}"?` : known.length > 0 ? `map one of the server's ${KIND_LABEL[kind]}s` : `the server has no ${KIND_LABEL[kind]}s`;
+        // a near name may be one the user left out: say so rather than hide it
+        const left = kind === 'tools' ? [...(input.excluded?.toolNames ?? [])] : [];
+        const near = suggest(id, [...known, ...left]);
+        const help = near ? `did you mean "${near}"?${known.includes(near) ? '' : ' (include/exclude leave it out)'}` : known.length > 0 ? `map one of the server's ${KIND_LABEL[kind]}s` : `the server has no ${KIND_LABEL[kind]}s`;
         diagnostics.error('MCPGEN_UNKNOWN_PRIMITIVE', `${KIND_LABEL[kind]} ${JSON.stringify(id)} does not exist`, help, locateManifest(at, { key: true }));
         continue;
       }

@@ -9,6 +9,7 @@ import { type Diagnostics, escapePointerToken, type Location } from '../diagnost
 import type { ResolvedManifest } from '../manifest/load.js';
 import type { ReflectionGate } from '../manifest/types.gen.js';
 import { suggest } from '../suggest.js';
+import { entryLabel, type ExcludedReferences } from './excluded.js';
 import { checkPromptTemplate } from './prompt-template.js';
 import type { IrGate, IrReflection, JsonSchema } from './types.js';
 
@@ -29,6 +30,8 @@ export type ReflectionInput = {
   checkSchema: (schema: JsonSchema, pointer: string, which: string) => void;
   locateManifest: (pointer: string, opts?: { key?: boolean }) => Location;
   diagnostics: Diagnostics;
+  /** Collects gates of tools whose operations include/exclude leave out (not errors). */
+  excluded?: ExcludedReferences;
 };
 
 /** Builds the reflection IR; `undefined` without `reflection`. Problems go to `diagnostics`. */
@@ -61,9 +64,14 @@ export function buildReflection(input: ReflectionInput): IrReflection | undefine
   for (const [tool, value] of Object.entries(r.gates ?? {})) {
     const base = `/reflection/gates/${escapePointerToken(tool)}`;
     const target = byName.get(tool);
+    if (target === undefined && input.excluded?.toolNames.has(tool)) {
+      input.excluded.add(base, entryLabel('reflection.gates', tool));
+      continue;
+    }
     if (target === undefined) {
-      const near = suggest(tool, toolNames);
-      diagnostics.error('MCPGEN_UNKNOWN_PRIMITIVE', `gated tool ${JSON.stringify(tool)} does not exist`, near ? `did you mean "${near}"?` : 'key gates by the final tool name (after overrides)', locateManifest(base, { key: true }));
+      const near = suggest(tool, [...toolNames, ...(input.excluded?.toolNames ?? [])]);
+      const left = near !== undefined && !byName.has(near) ? ' (include/exclude leave it out)' : '';
+      diagnostics.error('MCPGEN_UNKNOWN_PRIMITIVE', `gated tool ${JSON.stringify(tool)} does not exist`, near ? `did you mean "${near}"?${left}` : 'key gates by the final tool name (after overrides)', locateManifest(base, { key: true }));
       continue;
     }
     const list: Array<[ReflectionGate, string]> = Array.isArray(value) ? value.map((g, k) => [g, `${base}/${k}`]) : [[value, base]];

@@ -312,6 +312,12 @@ export type IrServer = {
   reflection?: IrReflection;
   /** The published tool surface, measured once every tool is final. */
   surface?: IrSurface;
+  /**
+   * Manifest pointers of entries that name operations include/exclude leave out (concern
+   * mappings, overrides, reflection gates), in manifest order: warned about once
+   * (MCPGEN_EXCLUDED_REFERENCES) and removed by `mcpgen fix`. Emitters ignore it.
+   */
+  excludedReferences?: string[];
   /** `search`: the server lists search_tools, describe_tool and call_tool instead of its tools (manifest `discovery`). */
   discovery?: 'search';
   /**
