@@ -1,7 +1,8 @@
 /**
  * `mcpgen init`: the starter manifest of Petstore 3.0 in detail, a hostile spec whose text must
  * not escape its quotes, the refusal to overwrite, and every corpus spec: init, then validate
- * (the largest) or build (the others) the result.
+ * (the largest) or build (the others) the result. Slices (`--tag`, `--exclude-tag`, `--method`)
+ * on Asana and Twilio, and a full starter trimmed by hand then cleaned by `mcpgen fix`.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -176,4 +177,126 @@ describe('mcpgen init on every corpus spec', () => {
     expect(text).toContain(`tools/list is ${doc.summary!.listBytes!.toLocaleString('en-US')} bytes`);
     if (cmd === 'build') expect(existsSync(path.join(dir, specSlug(name), 'server/src/tools.gen.ts'))).toBe(true);
   }, 180_000);
+});
+
+/** operationId ⇒ tags of every operation in a corpus JSON spec. */
+function operationTags(spec: string): Map<string, string[]> {
+  const doc = JSON.parse(readFileSync(spec, 'utf8')) as { paths: Record<string, Record<string, { operationId?: string; tags?: string[] }>> };
+  const out = new Map<string, string[]>();
+  for (const item of Object.values(doc.paths)) for (const op of Object.values(item)) if (typeof op === 'object' && op !== null && op.operationId) out.set(op.operationId, op.tags ?? []);
+  return out;
+}
+
+const SLICES: Array<[string, [string, string]]> = [
+  ['asana.json', ['Tasks', 'Projects']],
+  ['twilio-api.json', ['Api20100401Call', 'Api20100401Message']],
+];
+
+describe('mcpgen init --tag: a starter for a slice', () => {
+  it.each(SLICES)('%s: init --tag X --tag Y, then build: no error, at most one warning, only the slice in the file', async (name, tags) => {
+    const dir = tempDir();
+    const spec = corpusSpec(name);
+    const init = await cli(['init', spec, '--tag', tags[0], '--tag', tags[1]], dir);
+    expect(init.code, init.stderr).toBe(0);
+    const text = readFileSync(path.join(dir, 'mcpgen.yaml'), 'utf8');
+    const m = parse(text) as { include: unknown; concernMappings: { tools: Record<string, unknown> } };
+    expect(m.include).toEqual([{ tag: tags }]);
+    // every mapped tool, and every tag and operation the comments name, is of the slice
+    const byId = operationTags(spec);
+    const mapped = Object.keys(m.concernMappings.tools);
+    const inSlice = [...byId].filter(([, t]) => t.some((x) => tags.includes(x))).map(([id]) => id);
+    expect(mapped.sort()).toEqual(inSlice.sort());
+    const listedTags = [...text.matchAll(/^# {3}- tag: "([^"]+)"/gm)].map((x) => x[1]!);
+    expect(listedTags.length).toBeGreaterThan(0);
+    for (const t of listedTags) expect(inSlice.some((id) => byId.get(id)!.includes(t)), t).toBe(true);
+    const example = /^# {3}"([^"]+)":$/m.exec(text)![1]!;
+    expect(inSlice).toContain(example);
+    expect(init.stdout).toContain(`${mapped.length} tools of ${byId.size} operations`);
+
+    const built = await cli(['build', 'mcpgen.yaml', '--format', 'json'], dir);
+    const doc = JSON.parse(built.stdout) as JsonReport;
+    expect(built.code, JSON.stringify(doc.diagnostics)).toBe(0);
+    expect(doc.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    // at most one warning, and it says what it is about (today: none on either)
+    const warnings = doc.diagnostics.filter((d) => d.severity === 'warning');
+    expect(warnings.length, JSON.stringify(warnings)).toBeLessThanOrEqual(1);
+    for (const w of warnings) expect(w.code).not.toMatch(/EXCLUDED|UNKNOWN/);
+    expect(doc.summary!.operationTools).toBe(mapped.length);
+  }, 120_000);
+
+  it.each(SLICES)('%s: a full starter trimmed to two tags builds with one warning, and after mcpgen fix with none about mappings, comments kept', async (name, tags) => {
+    const dir = tempDir();
+    expect((await cli(['init', corpusSpec(name)], dir)).code).toBe(0);
+    const file = path.join(dir, 'mcpgen.yaml');
+    const full = readFileSync(file, 'utf8');
+    // uncomment `include:` and two of its entries, as the comments say
+    let trimmed = full.replace(/^# include:$/m, 'include:');
+    for (const t of tags) trimmed = trimmed.replace(`#   - tag: ${JSON.stringify(t)} `, `  - tag: ${JSON.stringify(t)} `);
+    expect(trimmed.match(/^ {2}- tag: /gm)).toHaveLength(2);
+    writeFileSync(file, trimmed);
+
+    const before = JSON.parse((await cli(['build', 'mcpgen.yaml', '--format', 'json'], dir)).stdout) as JsonReport;
+    expect(before.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    const stale = before.diagnostics.filter((d) => d.code === 'MCPGEN_EXCLUDED_REFERENCES');
+    expect(stale).toHaveLength(1);
+    const all = Object.keys((parse(full) as { concernMappings: { tools: object } }).concernMappings.tools).length;
+    const left = all - before.summary!.operationTools;
+    expect(stale[0]!.message).toMatch(new RegExp(`^${left} manifest entries name operations that include/exclude leave out`));
+    expect(stale[0]!.help).toContain('mcpgen fix mcpgen.yaml');
+
+    const fixed = await cli(['fix', 'mcpgen.yaml'], dir);
+    expect(fixed.code, fixed.stderr).toBe(0);
+    expect(fixed.stdout).toContain(`removed ${left} entries`);
+    const after = readFileSync(file, 'utf8');
+    // comments survive, and the file is the trimmed one less mapping lines only, in order
+    expect(after).toContain('# Concerns let a client narrow the tools it sees');
+    expect(after).toMatch(/^# {3}- tag: "[^"]+" +# \d+ operations?/m);
+    const kept = after.split('\n');
+    const keptSet = new Set(kept);
+    const gone = trimmed.split('\n').filter((l) => !keptSet.has(l));
+    expect(gone).toHaveLength(left);
+    for (const l of gone) expect(l).toMatch(/^ {4}"[^"]+": \{ access: (read|write) \}$/);
+    expect(trimmed.split('\n').filter((l) => !gone.includes(l))).toEqual(kept);
+
+    const again = JSON.parse((await cli(['build', 'mcpgen.yaml', '--format', 'json'], dir)).stdout) as JsonReport;
+    expect(again.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    expect(again.diagnostics.filter((d) => /EXCLUDED|UNKNOWN_PRIMITIVE|CONCERN/.test(d.code))).toEqual([]);
+    expect(again.summary!.operationTools).toBe(before.summary!.operationTools);
+  }, 120_000);
+
+  it('combines --exclude-tag and --method as exclude and include selectors', async () => {
+    const dir = tempDir();
+    const res = await cli(['init', corpusSpec('petstore-3.0.json'), '--method', 'GET', '--method', 'get', '--exclude-tag', 'user'], dir);
+    expect(res.code, res.stderr).toBe(0);
+    const text = readFileSync(path.join(dir, 'mcpgen.yaml'), 'utf8');
+    expect(text).toContain('include:\n  - method: ["get"]\nexclude:\n  - tag: ["user"]\n');
+    const m = parse(text) as { concernMappings: { tools: Record<string, { access: string }> } };
+    // pet: findPetsByStatus, findPetsByTags, getPetById; store: getInventory, getOrderById
+    expect(Object.keys(m.concernMappings.tools).sort()).toEqual(['findPetsByStatus', 'findPetsByTags', 'getInventory', 'getOrderById', 'getPetById']);
+    expect(Object.values(m.concernMappings.tools).every((v) => v.access === 'read')).toBe(true);
+    expect(text).not.toMatch(/"user"\s+#/);
+    const built = await cli(['build', 'mcpgen.yaml', '--format', 'json'], dir);
+    expect((JSON.parse(built.stdout) as JsonReport).summary!.operationTools).toBe(5);
+  });
+
+  it('refuses a tag or method the spec does not have, naming the closest, and an empty slice; nothing written', async () => {
+    const dir = tempDir();
+    const spec = corpusSpec('petstore-3.0.json');
+    const res = await cli(['init', spec, '--tag', 'pets', '--tag', 'Store', '--exclude-tag', 'nobody', '--method', 'GTE'], dir);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toBe(
+      '--tag error "pets" is not a tag of any operation in the spec\n  help: did you mean "pet"? (tags are matched exactly, case included)\n' +
+        '--tag error "Store" is not a tag of any operation in the spec\n  help: did you mean "store"? (tags are matched exactly, case included)\n' +
+        '--exclude-tag error "nobody" is not a tag of any operation in the spec\n  help: the spec\'s tags: "pet", "store", "user"\n' +
+        '--method error "GTE" is not an HTTP method\n  help: did you mean GET?\n' +
+        'mcpgen init: nothing written.\n',
+    );
+    const empty = await cli(['init', spec, '--tag', 'store', '--method', 'patch'], dir);
+    expect(empty.code).toBe(1);
+    expect(empty.stderr).toMatch(/^--tag store --method PATCH error the slice selects none of the spec's 20 operations\n/);
+    expect(existsSync(path.join(dir, 'mcpgen.yaml'))).toBe(false);
+    // several close tags are all named
+    const asana = await cli(['init', corpusSpec('asana.json'), '--tag', 'task'], dir);
+    expect(asana.stderr).toContain('help: did you mean "Tasks", "Tags" or "User task lists"? (tags are matched exactly, case included)');
+  });
 });
