@@ -20,6 +20,7 @@ import { operationParts } from './operation-tool.js';
 import { handlerResolver } from './handlers.js';
 import { buildPolicy } from './policy.js';
 import { buildPreprocessors, WITH_CONTEXT_PROMPT } from './preprocessors.js';
+import { checkPresetCoverage } from './preset-coverage.js';
 import { buildPrimitives, objectSchemaChecker } from './primitives.js';
 import { buildReflection, PERSIST_TOOL_NAME } from './reflection.js';
 import { policyDifference, projectionArgName, ResultCalibrator, resolveResultPresets, serverResultPolicy, toolResultSettings, withProjectionArgument } from './results.js';
@@ -238,6 +239,7 @@ export function buildIr(input: BuildInput): IrServer {
     diagnostics,
     excluded,
   });
+  checkPresetCoverage({ concerns, tools: names, locateManifest, diagnostics });
   const stale = excluded.report(diagnostics, locateManifest);
 
   const server: IrServer = {

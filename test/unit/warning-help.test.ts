@@ -134,6 +134,15 @@ const ROWS: Record<WarningCode, Row> = {
     files: base('prompts:\n  - name: hello\n    messages:\n      - text: Hello {{who}}.\n'),
     follow: (f) => edit(f, 'mcpgen.yaml', '  - name: hello\n', '  - name: hello\n    arguments: [{ name: who }]\n'), // declare it under arguments
   },
+  MCPGEN_EXCLUDED_REFERENCES: {
+    files: base('include:\n  - tag: pets\noverrides:\n  deletePet:\n    description: Removes a pet for good.\n'),
+    follow: (f) => edit(f, 'mcpgen.yaml', 'include:\n  - tag: pets\n', ''), // widen include
+  },
+  MCPGEN_UNMAPPED_TOOL: {
+    files: base(`${openTool}concerns:\n  - name: access\n    values: [read, write]\nconcernPresets:\n  read-only: { access: read }\nconcernMappings:\n  tools:\n    listPets: { access: read }\n    deletePet: { access: write }\n`),
+    // the help's example keeps the tool in the preset; any value it gives is a mapping
+    follow: (f, d) => ({ ...f, 'mcpgen.yaml': `${f['mcpgen.yaml']}    ${/e\.g\. `(greet: \{[^`]*\})`/.exec(d.help)?.[1] ?? '(no example in the help)'}\n` }),
+  },
   MCPGEN_REFLECTION_NO_GATES: {
     files: base('reflection:\n  domains: [pets]\n'),
     follow: (f) => edit(f, 'mcpgen.yaml', 'reflection:\n  domains: [pets]\n', ''), // remove `reflection`
