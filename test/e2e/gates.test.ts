@@ -179,6 +179,21 @@ describe('reflection gate', () => {
     expect(samplingText(s.sampling[1]!)).toContain('confidence');
   });
 
+  it('a legacy client that declines the sampling request gets the hint (mode auto), not a failed call', async () => {
+    const s = await connect({
+      model: () => {
+        throw new Error('user declined the sampling request');
+      },
+    });
+    const before = backend.requests.length;
+    const result = await call(s, 'updatePet', { petId: 1, body: { name: 'Rex', status: 'available' } });
+    expect(result.isError).toBe(true);
+    expect(text(result)).not.toContain('Fulfilling input required');
+    expect(text(result)).toContain('needs a justification before it runs (reflection gate');
+    expect(s.sampling).toHaveLength(1);
+    expect(backend.requests.length).toBe(before);
+  });
+
   it('(b)(e) a client without sampling completes hint -> prompts/get -> persist_justification -> retry, gate after gate', async () => {
     const s = await connect();
     const before = backend.requests.length;

@@ -362,18 +362,66 @@ describe('reflection gate: sampling (client with sampling)', () => {
     expect(samplingRequests).toHaveLength(2);
   });
 
-  it('a failed sampling request ends the call with an error (the SDK does not re-run the handler)', async () => {
-    const gate = new ReflectionGate(baseConfig());
-    const { client, runs } = await connect(era, gate, () => {
+  it('a refused sampling request: legacy falls back to the hint (mode auto) or explains (mode sampling); a modern client fails its own call', async () => {
+    const decline = () => {
       throw new Error('user declined');
-    });
+    };
+    const gate = new ReflectionGate(baseConfig());
+    const { client, runs } = await connect(era, gate, decline);
     const outcome = await call(client, 'reproject').then(
-      (r) => textOf(r) + (r.isError ? ' [isError]' : ''),
-      (err: unknown) => `rejected: ${String(err)}`,
+      (r) => r,
+      (err: unknown) => err as Error,
     );
-    expect(outcome).toMatch(/user declined/);
-    expect(outcome).toMatch(/isError|rejected/);
     expect(runs).toEqual([]);
+    if (era === 'legacy') {
+      // the server sent the request itself and heard the refusal: the host flow can still satisfy the gate
+      const result = outcome as CallToolResult;
+      expect(result.isError).toBe(true);
+      expect(hintOf(result)).toMatchObject({ domain: 'crs', remaining: 1 });
+      expect(logs.some((l) => l.includes('sampling refused or failed for reproject (crs)'))).toBe(true);
+      const strict = await connect(era, new ReflectionGate(baseConfig({ mode: 'sampling' })), decline);
+      const refused = await call(strict.client, 'reproject');
+      expect(refused.isError).toBe(true);
+      expect(textOf(refused)).toContain('- sampling: the client refused or failed the request: ');
+      expect(textOf(refused)).toContain('user declined');
+    } else {
+      // the 2026-07-28 client answers input requests itself: its model's refusal never reaches the server
+      expect(String(outcome instanceof Error ? outcome.message : textOf(outcome))).toMatch(/user declined/);
+    }
+  });
+
+  it('sampling.timeoutMs bounds the wait for a silent model: the call returns the hint, and the late answer is never used', async () => {
+    let release: () => void = () => {};
+    const silent = new Promise<void>((resolve) => (release = resolve));
+    const gate = new ReflectionGate(baseConfig({ sampling: { timeoutMs: 100 } }));
+    const { client, samplingRequests, runs } = await connect(era, gate, async () => {
+      await silent; // answers only once the test lets it, long after the timeout
+      return JSON.stringify(GOOD);
+    });
+    try {
+      if (era === 'legacy') {
+        // without the timeout this call would wait for the SDK's own round timeout (10 minutes)
+        const miss = await call(client, 'reproject');
+        expect(miss.isError).toBe(true);
+        expect(hintOf(miss)).toMatchObject({ domain: 'crs', remaining: 1 });
+        expect(samplingRequests).toHaveLength(1);
+        expect(runs).toEqual([]);
+        expect(logs.some((l) => l.includes('no sampled justification in time for reproject (crs)'))).toBe(true);
+      } else {
+        // a modern client holds its own call while its model thinks; the server judges the answer when it comes
+        const pending = call(client, 'reproject');
+        // the deadline was set before the request reached the model: release the answer well after it
+        while (samplingRequests.length === 0) await new Promise((r) => setTimeout(r, 10));
+        await new Promise((r) => setTimeout(r, 150));
+        release();
+        const late = await pending;
+        expect(late.isError).toBe(true);
+        expect(hintOf(late)).toMatchObject({ domain: 'crs', remaining: 1 });
+        expect(runs).toEqual([]);
+      }
+    } finally {
+      release();
+    }
   });
 
   it('remembers gate 1 of a chain in the round state, even when the store cannot keep it', async () => {
