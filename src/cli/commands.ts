@@ -6,11 +6,10 @@ import { compile, type CompileResult } from '../compile.js';
 import { clientLines, shellQuote } from '../emit/project/client-lines.js';
 import { ENTRY_POINT } from '../emit/project/ship.js';
 import { handlerExports } from '../emit/ts/stubs.js';
-import { largestTools } from '../ir/surface.js';
 import type { IrServer } from '../ir/types.js';
 import { writeTree, type WriteReport } from '../write/tree.js';
 import { formatDiagnostics } from './format.js';
-import { driftOf, formatGithubDrift, formatJsonReport, formatResultsReport, formatTextDrift, presetSummaries, resultsSummary, servedPrompts, summarize, type DriftEntry, type Summary } from './report.js';
+import { driftOf, formatGithubDrift, formatJsonReport, formatResultsReport, formatSurfaceReport, formatTextDrift, presetSummaries, resultsSummary, servedPrompts, summarize, type DriftEntry, type Summary } from './report.js';
 import { NO_PROGRESS, paint, type Paint, type Progress } from './terminal.js';
 
 /**
@@ -86,27 +85,6 @@ function surfaceNote(ir: IrServer): string {
   const tokens = s.tokens ? `, ${s.tokens.total.toLocaleString('en-US')} tokens` : '';
   if (s.search) return ` (search mode: tools/list ${s.search.listBytes.toLocaleString('en-US')} bytes, ${s.search.tools.length} tools; catalogue ${s.listBytes.toLocaleString('en-US')} bytes${tokens}; ${s.withOutputSchema} with an output schema)`;
   return ` (tools/list ${s.listBytes.toLocaleString('en-US')} bytes${tokens}; ${s.withOutputSchema} with an output schema)`;
-}
-
-const DOMINANT = { description: 'description', inputSchema: 'input schema', outputSchema: 'output schema' } as const;
-
-/** The `--report` lines: the largest tools and what dominates each, overall and per preset. */
-function surfaceReport(ir: IrServer): string {
-  const s = ir.surface;
-  if (!s) return '';
-  const tokens = new Map((s.tokens?.largest ?? []).map((t) => [t.name, t.tokens]));
-  const lines = [`Tool surface: ${s.tools.length} tools, tools/list ${s.listBytes.toLocaleString('en-US')} bytes${s.tokens ? `, ${s.tokens.total.toLocaleString('en-US')} tokens (o200k)` : ''}.`];
-  if (s.outputSchemasDropped.length) lines.push(`  ${s.outputSchemasDropped.length} output schema(s) dropped for size (outputSchemaMaxBytes); ${s.inputSchemasCut.length} input schema(s) cut (inputSchemaMaxBytes).`);
-  lines.push('  Largest tools:');
-  for (const line of largestTools(s)) {
-    const name = line.split(' ')[0]!;
-    lines.push(`    ${line}${tokens.has(name) ? ` [${tokens.get(name)} tokens]` : ''}`);
-  }
-  for (const p of presetSummaries(ir)) {
-    lines.push(`  Preset ${p.name}${p.catalogue ? ' (search mode)' : ''}: ${p.tools} tools, tools/list ${p.listBytes.toLocaleString('en-US')} bytes${p.listTokens !== null ? `, ${p.listTokens.toLocaleString('en-US')} tokens (o200k)` : ''}; largest:`);
-    for (const t of p.largest) lines.push(`    ${t.name} ${t.bytes} bytes${t.tokens !== null ? ` [${t.tokens} tokens]` : ''}, mostly ${DOMINANT[t.dominant]}`);
-  }
-  return lines.join('\n') + '\n';
 }
 
 /**
@@ -186,7 +164,7 @@ export async function runBuild(opts: { manifest: string; out?: string; check: bo
   );
   io.stdout(presetLines(res.ir));
   for (const f of written.stubs) io.stdout(`Wrote handler stub ${out}/${f}: implement its functions (mcpgen will not overwrite it).\n`);
-  if (opts.report) io.stdout(surfaceReport(res.ir));
+  if (opts.report) io.stdout(formatSurfaceReport(res.ir));
   const results = opts.report ? resultsSummary(res.ir) : undefined;
   if (results) io.stdout(formatResultsReport(results));
   io.stdout(nextSteps(res.ir, out, res.outDir!));

@@ -4,7 +4,7 @@
  * document (docs/cli.md); `--format github` annotates drifted files.
  */
 import type { Diagnostic } from '../diagnostics.js';
-import { presetToolSizes } from '../ir/surface.js';
+import { largestTools, presetToolSizes } from '../ir/surface.js';
 import type { IrServer } from '../ir/types.js';
 import type { WriteReport } from '../write/tree.js';
 import { diagnosticJson, escapeGithubData, escapeGithubProperty, type DiagnosticJson } from './format.js';
@@ -158,6 +158,39 @@ export function presetSummaries(ir: IrServer): PresetSummary[] {
     resourceTemplates: p.resourceTemplates,
     largest: contributors(s, p.tools, p.tokens?.largest, 5, presetToolSizes(s, p)),
   }));
+}
+
+const DOMINANT = { description: 'description', inputSchema: 'input schema', outputSchema: 'output schema' } as const;
+
+/**
+ * The `--report` lines: the largest tools and what dominates each, overall and per preset. In
+ * search mode the measured list is the search catalogue (what search_tools reaches), not the
+ * `tools/list` a client receives, and each is named for what it is.
+ *
+ * @example
+ * // Tool surface (search mode): tools/list 1,618 bytes (3 tools); search catalogue 6 tools, 4,832 bytes.
+ * //   Largest tools in the search catalogue:
+ */
+export function formatSurfaceReport(ir: IrServer): string {
+  const s = ir.surface;
+  if (!s) return '';
+  const n = (x: number) => x.toLocaleString('en-US');
+  const tokens = new Map((s.tokens?.largest ?? []).map((t) => [t.name, t.tokens]));
+  const counted = s.tokens ? `, ${n(s.tokens.total)} tokens (o200k)` : '';
+  const lines = s.search
+    ? [`Tool surface (search mode): tools/list ${n(s.search.listBytes)} bytes (${s.search.tools.length} tools); search catalogue ${s.tools.length} tools, ${n(s.listBytes)} bytes${counted}.`]
+    : [`Tool surface: ${s.tools.length} tools, tools/list ${n(s.listBytes)} bytes${counted}.`];
+  if (s.outputSchemasDropped.length) lines.push(`  ${s.outputSchemasDropped.length} output schema(s) dropped for size (outputSchemaMaxBytes); ${s.inputSchemasCut.length} input schema(s) cut (inputSchemaMaxBytes).`);
+  lines.push(s.search ? '  Largest tools in the search catalogue:' : '  Largest tools:');
+  for (const line of largestTools(s)) {
+    const name = line.split(' ')[0]!;
+    lines.push(`    ${line}${tokens.has(name) ? ` [${tokens.get(name)} tokens]` : ''}`);
+  }
+  for (const p of presetSummaries(ir)) {
+    lines.push(`  Preset ${p.name}${p.catalogue ? ' (search mode)' : ''}: ${p.tools} tools, tools/list ${n(p.listBytes)} bytes${p.listTokens !== null ? `, ${n(p.listTokens)} tokens (o200k)` : ''}${p.catalogue ? `; search catalogue ${p.catalogue.tools} tools, ${n(p.catalogue.listBytes)} bytes` : ''}; largest:`);
+    for (const t of p.largest) lines.push(`    ${t.name} ${t.bytes} bytes${t.tokens !== null ? ` [${t.tokens} tokens]` : ''}, mostly ${DOMINANT[t.dominant]}`);
+  }
+  return lines.join('\n') + '\n';
 }
 
 /** The document `--format json` prints, once, on stdout. */
