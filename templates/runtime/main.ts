@@ -115,6 +115,7 @@ export async function main(config: ServerConfig, tools: readonly OperationTool[]
       drainMs: serve.drainMs,
       // a body larger than the largest arguments plus room for the rest of the message is refused unparsed
       maxBodyBytes: (settings.maxArgumentBytes ?? DEFAULT_MAX_ARGUMENT_BYTES) + BODY_ENVELOPE_BYTES,
+      tokensFrom: `${vars.httpTokens} (or ${vars.httpTokensFile})`,
       bodyLimitHint: `tool arguments may take ${settings.maxArgumentBytes ?? DEFAULT_MAX_ARGUMENT_BYTES} bytes (${vars.maxArgumentBytes}), the rest of the message ${BODY_ENVELOPE_BYTES}`,
     }).catch((err: unknown) => {
       log('error', `${config.name}: cannot listen on ${serve.host}:${serve.port}: ${err instanceof Error ? err.message : String(err)}`);

@@ -267,10 +267,10 @@ describe('gates', () => {
     const h = await serve({ tokens: new Map([['right', 'alice']]) });
     const none = await raw(h, { method: 'POST', headers: POST_HEADERS, body: INIT });
     expect(none.status).toBe(401);
-    expect(none.headers['www-authenticate']).toBe('Bearer realm="mcp"');
+    expect(none.headers['www-authenticate']).toMatch(/^Bearer realm="mcp", error_description="/);
     const wrong = await raw(h, { method: 'POST', headers: { ...POST_HEADERS, authorization: 'Bearer wrong' }, body: INIT });
     expect(wrong.status).toBe(401);
-    expect(wrong.headers['www-authenticate']).toBe('Bearer realm="mcp", error="invalid_token"');
+    expect(wrong.headers['www-authenticate']).toMatch(/^Bearer realm="mcp", error="invalid_token", error_description="/);
     const right = await raw(h, { method: 'POST', headers: { ...POST_HEADERS, authorization: 'Bearer right' }, body: INIT });
     expect(right.status).toBe(200);
   });
