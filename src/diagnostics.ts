@@ -87,7 +87,7 @@ export const CATALOG = {
   MCPGEN_RESOURCE_FILE: "A `file` resource is missing, unreadable, or outside the manifest's folder.",
   MCPGEN_INVALID_URI_TEMPLATE: 'A resource template is not a valid RFC 6570 URI template.',
   MCPGEN_UNKNOWN_PRIMITIVE: 'A concern mapping names a tool, prompt, resource or resource template the server does not have (or a gate prompt, which follows its tool), or a reflection gate names a tool it does not have.',
-  MCPGEN_EXCLUDED_REFERENCES: 'Concern mappings, overrides or reflection gates name operations the spec has but `include`/`exclude` leave out, so they do nothing (one warning for all; `mcpgen fix` removes them).',
+  MCPGEN_EXCLUDED_REFERENCES: 'Concern mappings, overrides, reflection gates or `policy.limits.tools` keys name operations the spec has but `include`/`exclude` leave out, so they do nothing (one warning for all; `mcpgen fix` removes them).',
   MCPGEN_UNKNOWN_CONCERN: 'A concern mapping or preset names a concern `concerns` does not declare.',
   MCPGEN_UNKNOWN_CONCERN_VALUE: "A concern mapping, preset or `default` uses a value the concern's `values` do not list.",
   MCPGEN_UNMAPPED_TOOL: 'A tool maps no concern while concern presets filter on some: every preset lists it, whatever it does (warning).',

@@ -240,7 +240,6 @@ export function buildIr(input: BuildInput): IrServer {
     excluded,
   });
   checkPresetCoverage({ concerns, tools: names, locateManifest, diagnostics });
-  const stale = excluded.report(diagnostics, locateManifest);
 
   const server: IrServer = {
     kind: 'server',
@@ -261,7 +260,6 @@ export function buildIr(input: BuildInput): IrServer {
     preprocessors,
   };
   if (concerns !== undefined) server.concerns = concerns;
-  if (stale.length > 0) server.excludedReferences = stale.map((e) => e.pointer);
   Object.assign(server, resolveDiscovery(manifest, Object.keys(concerns?.presets ?? {}), { locate: locateManifest, diagnostics }));
   const resultPresets = resolveResultPresets(manifest.resultPresets, Object.keys(concerns?.presets ?? {}), { locate: locateManifest, diagnostics });
   if (resultPresets !== undefined) server.resultPresets = resultPresets;
@@ -270,7 +268,9 @@ export function buildIr(input: BuildInput): IrServer {
   if (manifest.description !== undefined) server.description = manifest.description;
   if (manifest.package !== undefined) server.package = { ...manifest.package };
   // over the final primitives: every tool, prompt and resource is named and mapped by now
-  if (manifest.policy !== undefined) server.policy = buildPolicy({ policy: manifest.policy, server, locateManifest, diagnostics });
+  if (manifest.policy !== undefined) server.policy = buildPolicy({ policy: manifest.policy, server, locateManifest, diagnostics, excluded });
+  const stale = excluded.report(diagnostics, locateManifest);
+  if (stale.length > 0) server.excludedReferences = stale.map((e) => e.pointer);
   const baseUrl = manifest.baseUrl ?? specBaseUrl(doc, spec.version);
   if (baseUrl !== undefined) server.baseUrl = baseUrl;
   else {

@@ -1,6 +1,7 @@
 /**
  * Manifest entries that name operations the spec has but `include`/`exclude` leave out: concern
- * mappings, overrides and reflection gates written for the whole spec (as `mcpgen init` writes
+ * mappings, overrides, reflection gates and `policy.limits.tools` keys (exact names; a glob
+ * matching nothing stays MCPGEN_POLICY_UNMATCHED_LIMIT) written for the whole spec (as `mcpgen init` writes
  * them) and kept after trimming. They are not errors — the operation exists, the user left it
  * out — but dead weight: one summarising warning, MCPGEN_EXCLUDED_REFERENCES, counts them, and
  * `mcpgen fix` removes them (src/fix/). A name that exists nowhere in the spec stays an error.

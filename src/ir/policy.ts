@@ -22,6 +22,7 @@ import picomatch from 'picomatch';
 import { type Diagnostics, escapePointerToken, type Location } from '../diagnostics.js';
 import type { Policy, PolicySelector, ToolLimits as ManifestToolLimits } from '../manifest/types.gen.js';
 import { suggest } from '../suggest.js';
+import { entryLabel, type ExcludedReferences } from './excluded.js';
 import { PERSIST_TOOL } from '../../templates/runtime/surface.js';
 import type { AccessConfig, AccessRule, LimitsConfig, ToolLimits } from '../../templates/runtime/policy-types.js';
 import { PERSIST_TOOL_NAME } from './reflection.js';
@@ -59,6 +60,8 @@ export type PolicyInput = {
   server: Pick<IrServer, 'tools' | 'extraTools' | 'prompts' | 'resources' | 'resourceTemplates' | 'concerns' | 'reflection' | 'preprocessors'>;
   locateManifest: (pointer: string, opts?: { key?: boolean }) => Location;
   diagnostics: Diagnostics;
+  /** Collects `policy.limits.tools` keys that are the exact name of a left-out operation's tool (not warned about one by one). */
+  excluded?: ExcludedReferences;
 };
 
 /**
@@ -282,6 +285,10 @@ function buildLimits(limits: NonNullable<Policy['limits']>, primitives: readonly
     const at = `/policy/limits/tools/${escapePointerToken(key)}`;
     const m = nameMatcher(key);
     const tools = sortedUnique(toolNames.filter(m));
+    if (tools.length === 0 && input.excluded?.toolNames.has(key)) {
+      input.excluded.add(at, entryLabel('policy.limits.tools', key));
+      continue;
+    }
     if (tools.length === 0) {
       const near = suggest(key, toolNames);
       diagnostics.warn('MCPGEN_POLICY_UNMATCHED_LIMIT', `policy.limits.tools ${JSON.stringify(key)} matches no tool`, near ? `did you mean "${near}"?` : 'key limits by final tool name or a glob over tool names, e.g. `delete*`', locateManifest(at, { key: true }));

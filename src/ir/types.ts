@@ -314,7 +314,7 @@ export type IrServer = {
   surface?: IrSurface;
   /**
    * Manifest pointers of entries that name operations include/exclude leave out (concern
-   * mappings, overrides, reflection gates), in manifest order: warned about once
+   * mappings, overrides, reflection gates, policy limits), in manifest order: warned about once
    * (MCPGEN_EXCLUDED_REFERENCES) and removed by `mcpgen fix`. Emitters ignore it.
    */
   excludedReferences?: string[];

@@ -52,6 +52,9 @@ reflection:
   gates:
     getInventory: { domain: store, prompt: why_inventory, template: "Why?" }
     deletePet: { domain: pets, prompt: why_delete, template: "Why?" }
+policy:
+  limits:
+    tools: { getInventory: { timeoutMs: 5000 }, 'delete*': { timeoutMs: 9000 } }
 ${extra}`;
 
 function setup(text: string): string {
@@ -75,7 +78,7 @@ describe('entries naming left-out operations', () => {
     expect(stale).toHaveLength(1);
     expect(stale[0]).toMatchObject({
       severity: 'warning',
-      message: '3 manifest entries name operations that include/exclude leave out, so they do nothing: overrides.getInventory, concernMappings.tools.getInventory, reflection.gates.getInventory',
+      message: '4 manifest entries name operations that include/exclude leave out, so they do nothing: overrides.getInventory, concernMappings.tools.getInventory, reflection.gates.getInventory, policy.limits.tools.getInventory',
       help: expect.stringContaining('run `mcpgen fix mcpgen.yaml` to remove them'),
       // at the first, by line
       location: { file: 'mcpgen.yaml', pointer: '/overrides/getInventory', line: 7 },
@@ -102,21 +105,27 @@ describe('entries naming left-out operations', () => {
     const dry = await cli(['fix', 'mcpgen.yaml', '--dry-run'], dir);
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.stdout).toBe(
-      'mcpgen.yaml: would remove 3 entries naming operations include/exclude leave out (--dry-run: nothing written):\n' +
+      'mcpgen.yaml: would remove 4 entries naming operations include/exclude leave out (--dry-run: nothing written):\n' +
         '-  7 |   getInventory:         # store: left out by include\n' +
         '-  8 |     description: "Counts."\n' +
         '- 19 |     getInventory: { access: read }    # store\n' +
-        '- 23 |     getInventory: { domain: store, prompt: why_inventory, template: "Why?" }\n',
+        '- 23 |     getInventory: { domain: store, prompt: why_inventory, template: "Why?" }\n' +
+        '- 27 | getInventory: { timeoutMs: 5000 }\n',
     );
     expect(readFileSync(file, 'utf8')).toBe(TRIMMED());
 
     const mtime = statSync(file).mtimeMs;
     const res = await cli(['fix', 'mcpgen.yaml'], dir);
     expect(res.code, res.stderr).toBe(0);
-    expect(res.stdout).toMatch(/^Fixed mcpgen\.yaml: removed 3 entries naming operations include\/exclude leave out:\n- {2}7 \| {3}getInventory:/);
+    expect(res.stdout).toMatch(/^Fixed mcpgen\.yaml: removed 4 entries naming operations include\/exclude leave out:\n- {2}7 \| {3}getInventory:/);
     const after = readFileSync(file, 'utf8');
     const lines = TRIMMED().split('\n');
-    expect(after).toBe(lines.filter((_, i) => ![7, 8, 19, 23].includes(i + 1)).join('\n'));
+    expect(after).toBe(
+      lines
+        .filter((_, i) => ![7, 8, 19, 23].includes(i + 1))
+        .join('\n')
+        .replace('tools: { getInventory: { timeoutMs: 5000 }, ', 'tools: { '),
+    );
     expect(after).toContain('    # every tool, as init wrote them\n');
     expect(after).toContain('  - tag: pets           # only the pets\n');
     // no temporary file left beside it
