@@ -34,7 +34,8 @@ export async function runFix(opts: { manifest: string; dryRun: boolean }, io: Io
 
   const res = await compile({ manifestPath: opts.manifest, cwd: io.cwd, emit: false });
   const list = res.diagnostics.sorted();
-  const errors = list.filter((d) => d.severity === 'error');
+  // the entries it removes are errors too when the manifest's `diagnostics` makes them so
+  const errors = list.filter((d) => d.severity === 'error' && d.code !== 'MCPGEN_EXCLUDED_REFERENCES');
   if (errors.length > 0 || !res.ir) {
     if (list.length > 0) io.stderr(formatDiagnostics(list, 'text', io.colors?.stderr));
     return refuse(

@@ -204,7 +204,7 @@ export async function runInit(opts: { spec: string; out?: string } & Partial<Sli
     `${c.green('Wrote')} ${c.bold(outShown)} for ${title !== undefined ? `"${commentText(title, 80)}" ` : ''}(${specShown}): ` +
       `${ir.tools.length} tools${sliced ? ` of ${ops.length} operations` : ''}${s ? `, tools/list ${s.listBytes.toLocaleString('en-US')} bytes` : ''}, ${ir.securitySchemes.length} security scheme(s) mapped.\n` +
       (diagnostics.hasErrors ? `The spec has errors \`mcpgen build\` will report until they are fixed (above).\n` : '') +
-      (sliced ? `Next: \`mcpgen build ${outShown}\`.\n` : `Next: trim it (see its comments, or run init again with --tag), then \`mcpgen build ${outShown}\`.\n`),
+      (sliced ? `Next: \`mcpgen build ${outShown}\`.\n` : `Next: trim it (see its comments; \`mcpgen init --tag …\` writes a starter for a slice instead), then \`mcpgen build ${outShown}\`.\n`),
   );
   return 0;
 }

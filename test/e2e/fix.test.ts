@@ -140,6 +140,16 @@ describe('entries naming left-out operations', () => {
     expect(statSync(file).mtimeMs).toBeGreaterThanOrEqual(mtime);
   });
 
+  it('fixes a manifest whose diagnostics make the warning an error', async () => {
+    const dir = setup(TRIMMED('diagnostics: { MCPGEN_EXCLUDED_REFERENCES: error }\n'));
+    const before = await diagnosticsOf(dir);
+    expect(before.filter((d) => d.severity === 'error').map((d) => d.code)).toEqual(['MCPGEN_EXCLUDED_REFERENCES']);
+    const res = await cli(['fix', 'mcpgen.yaml'], dir);
+    expect(res.code, res.stderr).toBe(0);
+    const after = await diagnosticsOf(dir);
+    expect(after.filter((d) => d.severity === 'error' || d.code === 'MCPGEN_EXCLUDED_REFERENCES')).toEqual([]);
+  });
+
   it('says when the manifest cannot be read', async () => {
     const dir = setup('');
     const res = await cli(['fix', 'nope.yaml'], dir);
