@@ -10,6 +10,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { JsonReport } from '../../src/cli/report.js';
 import { mcpgen } from '../helpers/cli.js';
+import { corpusSpec } from '../helpers/corpus.js';
 import { ROOT } from '../helpers/project.js';
 
 const temps: string[] = [];
@@ -93,6 +94,40 @@ describe('--format json: one document', () => {
     const bad = await mcpgen(['build', 'mcpgen.yaml', '--quiet'], dir);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/MCPGEN_MANIFEST_UNKNOWN_KEY/);
+  });
+});
+
+describe('diagnostics a reader can follow', () => {
+  it("the over-budget error's lists are one item per line in text, and line breaks in github", async () => {
+    const dir = petstore();
+    writeFileSync(path.join(dir, 'mcpgen.yaml'), readFileSync(path.join(dir, 'mcpgen.yaml'), 'utf8') + 'budget:\n  maxListBytes: 2000\n');
+    const text = await mcpgen(['validate', 'mcpgen.yaml'], dir);
+    expect(text.code).toBe(1);
+    const lines = text.stderr.split('\n');
+    const at = lines.findIndex((l) => / error MCPGEN_OVER_BUDGET tools\/list is \d+ bytes, over budget\.maxListBytes 2000; the largest tools:$/.test(l));
+    expect(at, text.stderr).toBeGreaterThanOrEqual(0);
+    // every tool on a line of its own, then the ways to get under, each on its own line
+    expect(lines.slice(at + 1, at + 7)).toEqual(Array.from({ length: 6 }, () => expect.stringMatching(/^ {4}- \S+ \d+ bytes/)));
+    expect(lines[at + 7]).toMatch(/^ {4}cheapest ways to get under \(\d+ bytes\):$/);
+    expect(lines[at + 8]).toMatch(/^ {6}- /);
+    expect(Math.max(...lines.map((l) => l.length))).toBeLessThan(300);
+    const gh = await mcpgen(['validate', 'mcpgen.yaml', '--format', 'github'], dir);
+    expect(gh.stderr).toMatch(/^::error file=mcpgen\.yaml,line=\d+,col=\d+,title=MCPGEN_OVER_BUDGET::.*the largest tools:%0A {2}- /m);
+  });
+
+  it("a warning in a minified spec (Asana's one-line JSON) is placed by JSON pointer, not column 375,401", async () => {
+    const dir = petstore();
+    cpSync(corpusSpec('asana.json'), path.join(dir, 'asana.json'));
+    writeFileSync(path.join(dir, 'mcpgen.yaml'), 'name: asana\nversion: 1.0.0\nopenapi: ./asana.json\noutput: ./server\ninclude:\n  - tag: Tags\n');
+    const text = await mcpgen(['validate', 'mcpgen.yaml'], dir);
+    expect(text.code).toBe(0);
+    expect(text.stderr.split('\n')[0]).toMatch(/^asana\.json#\/components\/securitySchemes\/oauth2 warning MCPGEN_AUTH_UNSUPPORTED_SCHEME /);
+    expect(text.stderr).not.toMatch(/asana\.json:1:\d+/);
+    const gh = await mcpgen(['validate', 'mcpgen.yaml', '--format', 'github'], dir);
+    expect(gh.stderr).toMatch(/^::warning file=asana\.json,line=1,title=MCPGEN_AUTH_UNSUPPORTED_SCHEME::.* \(at \/components\/securitySchemes\/oauth2\) \(help: /);
+    const json = JSON.parse((await mcpgen(['validate', 'mcpgen.yaml', '--format', 'json'], dir)).stdout) as JsonReport;
+    expect(json.diagnostics[0]!.location).toMatchObject({ file: 'asana.json', pointer: '/components/securitySchemes/oauth2', line: 1 });
+    expect(json.diagnostics[0]!.location.col).toBeGreaterThan(200);
   });
 });
 
