@@ -376,7 +376,7 @@ module.exports = {
     };
 
   return "\n## Prompts\n\n| Prompt | Title | Arguments (* = required) |\n| --- | --- | --- |\n"
-    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"prompts"),{"name":"each","hash":{},"fn":container.program(33, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":322,"column":0},"end":{"line":324,"column":9}}})) != null ? stack1 : "");
+    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"prompts"),{"name":"each","hash":{},"fn":container.program(33, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":333,"column":0},"end":{"line":335,"column":9}}})) != null ? stack1 : "");
 },"33":function(container,depth0,helpers,partials,data) {
     var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), alias3="function", lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -386,11 +386,11 @@ module.exports = {
     };
 
   return "| "
-    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":323,"column":4},"end":{"line":323,"column":8}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":323,"column":2},"end":{"line":323,"column":10}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":334,"column":4},"end":{"line":334,"column":8}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":334,"column":2},"end":{"line":334,"column":10}}}) : helper))) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":323,"column":15},"end":{"line":323,"column":17}} )).call(alias2,lookupProperty(depth0,"title"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":323,"column":13},"end":{"line":323,"column":25}}})) != null ? stack1 : "")
+    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":334,"column":15},"end":{"line":334,"column":17}} )).call(alias2,lookupProperty(depth0,"title"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":334,"column":13},"end":{"line":334,"column":25}}})) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"args") || alias1(depth0, "args", {"start":{"line":323,"column":30},"end":{"line":323,"column":34}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"args","hash":{},"data":data,"loc":{"start":{"line":323,"column":28},"end":{"line":323,"column":36}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"args") || alias1(depth0, "args", {"start":{"line":334,"column":30},"end":{"line":334,"column":34}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"args","hash":{},"data":data,"loc":{"start":{"line":334,"column":28},"end":{"line":334,"column":36}}}) : helper))) != null ? stack1 : "")
     + " |\n";
 },"34":function(container,depth0,helpers,partials,data) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
@@ -401,7 +401,7 @@ module.exports = {
     };
 
   return "\n## Resources\n\n| URI | Name | MIME type | Content |\n| --- | --- | --- | --- |\n"
-    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"resources"),{"name":"each","hash":{},"fn":container.program(35, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":332,"column":0},"end":{"line":334,"column":9}}})) != null ? stack1 : "");
+    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"resources"),{"name":"each","hash":{},"fn":container.program(35, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":343,"column":0},"end":{"line":345,"column":9}}})) != null ? stack1 : "");
 },"35":function(container,depth0,helpers,partials,data) {
     var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), alias3="function", lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -411,13 +411,13 @@ module.exports = {
     };
 
   return "| "
-    + ((stack1 = (((helper = lookupProperty(helpers,"uri") || alias1(depth0, "uri", {"start":{"line":333,"column":4},"end":{"line":333,"column":7}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"uri","hash":{},"data":data,"loc":{"start":{"line":333,"column":2},"end":{"line":333,"column":9}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"uri") || alias1(depth0, "uri", {"start":{"line":344,"column":4},"end":{"line":344,"column":7}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"uri","hash":{},"data":data,"loc":{"start":{"line":344,"column":2},"end":{"line":344,"column":9}}}) : helper))) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":333,"column":14},"end":{"line":333,"column":16}} )).call(alias2,lookupProperty(depth0,"name"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":333,"column":12},"end":{"line":333,"column":23}}})) != null ? stack1 : "")
+    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":344,"column":14},"end":{"line":344,"column":16}} )).call(alias2,lookupProperty(depth0,"name"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":344,"column":12},"end":{"line":344,"column":23}}})) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":333,"column":28},"end":{"line":333,"column":30}} )).call(alias2,lookupProperty(depth0,"mimeType"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":333,"column":26},"end":{"line":333,"column":41}}})) != null ? stack1 : "")
+    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":344,"column":28},"end":{"line":344,"column":30}} )).call(alias2,lookupProperty(depth0,"mimeType"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":344,"column":26},"end":{"line":344,"column":41}}})) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"content") || alias1(depth0, "content", {"start":{"line":333,"column":46},"end":{"line":333,"column":53}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"content","hash":{},"data":data,"loc":{"start":{"line":333,"column":44},"end":{"line":333,"column":55}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"content") || alias1(depth0, "content", {"start":{"line":344,"column":46},"end":{"line":344,"column":53}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"content","hash":{},"data":data,"loc":{"start":{"line":344,"column":44},"end":{"line":344,"column":55}}}) : helper))) != null ? stack1 : "")
     + " |\n";
 },"36":function(container,depth0,helpers,partials,data) {
     var stack1, alias1=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
@@ -428,9 +428,9 @@ module.exports = {
     };
 
   return "\n## Concerns\n\nClients may filter the tools, prompts and resources they see by these concerns: in the\ninitialize request (`capabilities.experimental.concerns`), in the `notifications/initialized`\nparams, with the `concerns/update` request, or per request in `_meta[\"io.mcpgen/concerns\"]`.\nA client that sets nothing sees everything."
-    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(lookupProperty(depth0,"concerns"),"enforce"),{"name":"if","hash":{},"fn":container.program(37, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":343,"column":43},"end":{"line":344,"column":30}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(lookupProperty(depth0,"concerns"),"enforce"),{"name":"if","hash":{},"fn":container.program(37, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":354,"column":43},"end":{"line":355,"column":30}}})) != null ? stack1 : "")
     + "\n\n| Concern | Values | Default | Meaning |\n| --- | --- | --- | --- |\n"
-    + ((stack1 = lookupProperty(helpers,"each").call(alias1,lookupProperty(lookupProperty(depth0,"concerns"),"declarations"),{"name":"each","hash":{},"fn":container.program(38, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":348,"column":0},"end":{"line":350,"column":9}}})) != null ? stack1 : "");
+    + ((stack1 = lookupProperty(helpers,"each").call(alias1,lookupProperty(lookupProperty(depth0,"concerns"),"declarations"),{"name":"each","hash":{},"fn":container.program(38, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":359,"column":0},"end":{"line":361,"column":9}}})) != null ? stack1 : "");
 },"37":function(container,depth0,helpers,partials,data) {
     return " Calls to filtered-out\nprimitives are refused.";
 },"38":function(container,depth0,helpers,partials,data) {
@@ -442,13 +442,13 @@ module.exports = {
     };
 
   return "| "
-    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":349,"column":4},"end":{"line":349,"column":8}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":349,"column":2},"end":{"line":349,"column":10}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":360,"column":4},"end":{"line":360,"column":8}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":360,"column":2},"end":{"line":360,"column":10}}}) : helper))) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"values") || alias1(depth0, "values", {"start":{"line":349,"column":15},"end":{"line":349,"column":21}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"values","hash":{},"data":data,"loc":{"start":{"line":349,"column":13},"end":{"line":349,"column":23}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"values") || alias1(depth0, "values", {"start":{"line":360,"column":15},"end":{"line":360,"column":21}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"values","hash":{},"data":data,"loc":{"start":{"line":360,"column":13},"end":{"line":360,"column":23}}}) : helper))) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":349,"column":28},"end":{"line":349,"column":30}} )).call(alias2,lookupProperty(depth0,"default"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":349,"column":26},"end":{"line":349,"column":40}}})) != null ? stack1 : "")
+    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":360,"column":28},"end":{"line":360,"column":30}} )).call(alias2,lookupProperty(depth0,"default"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":360,"column":26},"end":{"line":360,"column":40}}})) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":349,"column":45},"end":{"line":349,"column":47}} )).call(alias2,lookupProperty(depth0,"description"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":349,"column":43},"end":{"line":349,"column":61}}})) != null ? stack1 : "")
+    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":360,"column":45},"end":{"line":360,"column":47}} )).call(alias2,lookupProperty(depth0,"description"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":360,"column":43},"end":{"line":360,"column":61}}})) != null ? stack1 : "")
     + " |\n";
 },"39":function(container,depth0,helpers,partials,data) {
     var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
@@ -459,14 +459,14 @@ module.exports = {
     };
 
   return "\n## Reflection gate\n\nThese tools run only once the model has justified the call, one justification per gate (in\norder), stored as `<domain>/<hash>.json` under `"
-    + ((stack1 = (((helper = lookupProperty(helpers,"envPrefix") || alias1(depth0, "envPrefix", {"start":{"line":357,"column":50},"end":{"line":357,"column":59}} ))),(typeof helper === "function" ? helper.call(alias2,{"name":"envPrefix","hash":{},"data":data,"loc":{"start":{"line":357,"column":48},"end":{"line":357,"column":61}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"envPrefix") || alias1(depth0, "envPrefix", {"start":{"line":368,"column":50},"end":{"line":368,"column":59}} ))),(typeof helper === "function" ? helper.call(alias2,{"name":"envPrefix","hash":{},"data":data,"loc":{"start":{"line":368,"column":48},"end":{"line":368,"column":61}}}) : helper))) != null ? stack1 : "")
     + "_REFLECTION_DIR` and reused for the\nsame decision (same prompt and prompt arguments). Mode: `"
-    + ((stack1 = container.lambda(alias1(lookupProperty(depth0,"reflection"), "mode", {"start":{"line":358,"column":59},"end":{"line":358,"column":74}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = container.lambda(alias1(lookupProperty(depth0,"reflection"), "mode", {"start":{"line":369,"column":59},"end":{"line":369,"column":74}} ), depth0)) != null ? stack1 : "")
     + "`.\n"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"reflection"),"sampling"),{"name":"if","hash":{},"fn":container.program(40, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":359,"column":0},"end":{"line":360,"column":7}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"reflection"),"host"),{"name":"if","hash":{},"fn":container.program(41, data, 0),"inverse":container.program(44, data, 0),"data":data,"loc":{"start":{"line":360,"column":7},"end":{"line":362,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"reflection"),"sampling"),{"name":"if","hash":{},"fn":container.program(40, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":370,"column":0},"end":{"line":371,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"reflection"),"host"),{"name":"if","hash":{},"fn":container.program(41, data, 0),"inverse":container.program(44, data, 0),"data":data,"loc":{"start":{"line":371,"column":7},"end":{"line":373,"column":7}}})) != null ? stack1 : "")
     + "\n| Tool | Gates (domain: prompt) |\n| --- | --- |\n"
-    + ((stack1 = lookupProperty(helpers,"each").call(alias2,lookupProperty(lookupProperty(depth0,"reflection"),"gates"),{"name":"each","hash":{},"fn":container.program(45, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":366,"column":0},"end":{"line":368,"column":9}}})) != null ? stack1 : "");
+    + ((stack1 = lookupProperty(helpers,"each").call(alias2,lookupProperty(lookupProperty(depth0,"reflection"),"gates"),{"name":"each","hash":{},"fn":container.program(45, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":377,"column":0},"end":{"line":379,"column":9}}})) != null ? stack1 : "");
 },"40":function(container,depth0,helpers,partials,data) {
     return "With a client that supports MCP sampling, the server asks the client's model itself, inside the tool call.\n";
 },"41":function(container,depth0,helpers,partials,data) {
@@ -477,7 +477,7 @@ module.exports = {
         return undefined
     };
 
-  return ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(lookupProperty(depth0,"reflection"),"sampling"),{"name":"if","hash":{},"fn":container.program(42, data, 0),"inverse":container.program(43, data, 0),"data":data,"loc":{"start":{"line":360,"column":30},"end":{"line":360,"column":90}}})) != null ? stack1 : "")
+  return ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(lookupProperty(depth0,"reflection"),"sampling"),{"name":"if","hash":{},"fn":container.program(42, data, 0),"inverse":container.program(43, data, 0),"data":data,"loc":{"start":{"line":371,"column":30},"end":{"line":371,"column":90}}})) != null ? stack1 : "")
     + " the call returns an `isError` hint `{prompt, prompt_args, hash, domain, remaining}` (as `structuredContent`, and as JSON in the second text block, the only place for tools with an output schema): get the prompt with `prompts/get`, have the model answer it with the JSON justification, call `persist_justification` with the hash, domain and justification, then call the tool again.\n";
 },"42":function(container,depth0,helpers,partials,data) {
     return "Otherwise";
@@ -494,9 +494,9 @@ module.exports = {
     };
 
   return "| `"
-    + ((stack1 = (((helper = lookupProperty(helpers,"tool") || alias1(depth0, "tool", {"start":{"line":367,"column":5},"end":{"line":367,"column":9}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"tool","hash":{},"data":data,"loc":{"start":{"line":367,"column":3},"end":{"line":367,"column":11}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"tool") || alias1(depth0, "tool", {"start":{"line":378,"column":5},"end":{"line":378,"column":9}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"tool","hash":{},"data":data,"loc":{"start":{"line":378,"column":3},"end":{"line":378,"column":11}}}) : helper))) != null ? stack1 : "")
     + "` | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"gates") || alias1(depth0, "gates", {"start":{"line":367,"column":17},"end":{"line":367,"column":22}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"gates","hash":{},"data":data,"loc":{"start":{"line":367,"column":15},"end":{"line":367,"column":24}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"gates") || alias1(depth0, "gates", {"start":{"line":378,"column":17},"end":{"line":378,"column":22}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"gates","hash":{},"data":data,"loc":{"start":{"line":378,"column":15},"end":{"line":378,"column":24}}}) : helper))) != null ? stack1 : "")
     + " |\n";
 },"46":function(container,depth0,helpers,partials,data) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
@@ -507,7 +507,7 @@ module.exports = {
     };
 
   return "\n## Preprocessors\n\nNot tools: a host runs them on each user message, in this order, with `preprocessors/run`\n(advertised in `capabilities.experimental.preprocessors`), or gets their context followed by the\nmessage from the `with_context` prompt. `src/runtime/preprocessors-host.ts` is a helper for hosts\nbuilt on the SDK `Client`: copy it into your host.\n\n| Order | Preprocessor | Runs after | Timeout | On error | Handler |\n| --- | --- | --- | --- | --- | --- |\n"
-    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"preprocessors"),{"name":"each","hash":{},"fn":container.program(47, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":381,"column":0},"end":{"line":383,"column":9}}})) != null ? stack1 : "");
+    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"preprocessors"),{"name":"each","hash":{},"fn":container.program(47, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":392,"column":0},"end":{"line":394,"column":9}}})) != null ? stack1 : "");
 },"47":function(container,depth0,helpers,partials,data) {
     var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), alias3="function", lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -517,17 +517,17 @@ module.exports = {
     };
 
   return "| "
-    + ((stack1 = (((helper = lookupProperty(helpers,"order") || alias1(depth0, "order", {"start":{"line":382,"column":4},"end":{"line":382,"column":9}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"order","hash":{},"data":data,"loc":{"start":{"line":382,"column":2},"end":{"line":382,"column":11}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"order") || alias1(depth0, "order", {"start":{"line":393,"column":4},"end":{"line":393,"column":9}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"order","hash":{},"data":data,"loc":{"start":{"line":393,"column":2},"end":{"line":393,"column":11}}}) : helper))) != null ? stack1 : "")
     + " | `"
-    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":382,"column":17},"end":{"line":382,"column":21}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":382,"column":15},"end":{"line":382,"column":23}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":393,"column":17},"end":{"line":393,"column":21}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":393,"column":15},"end":{"line":393,"column":23}}}) : helper))) != null ? stack1 : "")
     + "` | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"after") || alias1(depth0, "after", {"start":{"line":382,"column":29},"end":{"line":382,"column":34}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"after","hash":{},"data":data,"loc":{"start":{"line":382,"column":27},"end":{"line":382,"column":36}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"after") || alias1(depth0, "after", {"start":{"line":393,"column":29},"end":{"line":393,"column":34}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"after","hash":{},"data":data,"loc":{"start":{"line":393,"column":27},"end":{"line":393,"column":36}}}) : helper))) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"timeout") || alias1(depth0, "timeout", {"start":{"line":382,"column":41},"end":{"line":382,"column":48}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"timeout","hash":{},"data":data,"loc":{"start":{"line":382,"column":39},"end":{"line":382,"column":50}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"timeout") || alias1(depth0, "timeout", {"start":{"line":393,"column":41},"end":{"line":393,"column":48}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"timeout","hash":{},"data":data,"loc":{"start":{"line":393,"column":39},"end":{"line":393,"column":50}}}) : helper))) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"onError") || alias1(depth0, "onError", {"start":{"line":382,"column":55},"end":{"line":382,"column":62}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"onError","hash":{},"data":data,"loc":{"start":{"line":382,"column":53},"end":{"line":382,"column":64}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"onError") || alias1(depth0, "onError", {"start":{"line":393,"column":55},"end":{"line":393,"column":62}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"onError","hash":{},"data":data,"loc":{"start":{"line":393,"column":53},"end":{"line":393,"column":64}}}) : helper))) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"handler") || alias1(depth0, "handler", {"start":{"line":382,"column":69},"end":{"line":382,"column":76}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"handler","hash":{},"data":data,"loc":{"start":{"line":382,"column":67},"end":{"line":382,"column":78}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"handler") || alias1(depth0, "handler", {"start":{"line":393,"column":69},"end":{"line":393,"column":76}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"handler","hash":{},"data":data,"loc":{"start":{"line":393,"column":67},"end":{"line":393,"column":78}}}) : helper))) != null ? stack1 : "")
     + " |\n";
 },"compiler":[8,">= 4.3.0"],"main":function(container,depth0,helpers,partials,data) {
     var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), alias3="function", alias4=container.lambda, lookupProperty = container.lookupProperty || function(parent, propertyName) {
@@ -666,11 +666,12 @@ module.exports = {
     + "\n## Tools\n\nArguments are validated against each tool's input schema before any request is sent; invalid\narguments, HTTP errors (non-2xx), timeouts and connection failures come back as tool results\nwith `isError: true` so the model can correct itself. Unknown tool names are JSON-RPC errors.\n\n"
     + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"hasAuth"),{"name":"if","hash":{},"fn":container.program(27, data, 0),"inverse":container.program(29, data, 0),"data":data,"loc":{"start":{"line":297,"column":0},"end":{"line":309,"column":7}}})) != null ? stack1 : "")
     + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"hasHandlers"),{"name":"if","hash":{},"fn":container.program(31, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":310,"column":0},"end":{"line":315,"column":7}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"prompts"),"length"),{"name":"if","hash":{},"fn":container.program(32, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":316,"column":0},"end":{"line":325,"column":7}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"resources"),"length"),{"name":"if","hash":{},"fn":container.program(34, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":326,"column":0},"end":{"line":335,"column":7}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"concerns"),{"name":"if","hash":{},"fn":container.program(36, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":336,"column":0},"end":{"line":351,"column":7}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"reflection"),{"name":"if","hash":{},"fn":container.program(39, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":352,"column":0},"end":{"line":369,"column":7}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"preprocessors"),"length"),{"name":"if","hash":{},"fn":container.program(46, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":370,"column":0},"end":{"line":384,"column":7}}})) != null ? stack1 : "");
+    + "\n## Dependencies for handlers\n\nHandlers can import any npm package. Declare it in the manifest's `package.dependencies`\n(`package.devDependencies` for what only the build needs) and run `mcpgen build`, or run\n`npm install <package>` here. `package.json` is merged on every build, never overwritten: what\nyou add or change is kept, mcpgen's own changes are applied, and only a key you both changed\ndifferently stops the build (`MCPGEN_OUTPUT_CONFLICT`, naming the key). After a build that\nchanged the dependencies, run `npm install` to install them and update `package-lock.json`\n(commit it; mcpgen never touches it). The packages mcpgen declares itself (the MCP SDK, ajv,\nzod, …) can be imported as they are.\n"
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"prompts"),"length"),{"name":"if","hash":{},"fn":container.program(32, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":327,"column":0},"end":{"line":336,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"resources"),"length"),{"name":"if","hash":{},"fn":container.program(34, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":337,"column":0},"end":{"line":346,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"concerns"),{"name":"if","hash":{},"fn":container.program(36, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":347,"column":0},"end":{"line":362,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"reflection"),{"name":"if","hash":{},"fn":container.program(39, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":363,"column":0},"end":{"line":380,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"preprocessors"),"length"),{"name":"if","hash":{},"fn":container.program(46, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":381,"column":0},"end":{"line":395,"column":7}}})) != null ? stack1 : "");
 },"useData":true},
   "env.example.hbs": {"0":function(container,depth0,helpers,partials,data) {
     return "# Where the API accepts one of several credentials, one is uncommented and the others say\n# which they replace: set one of them (a tool uses the first alternative that is set).\n";

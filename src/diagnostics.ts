@@ -80,6 +80,7 @@ export const CATALOG = {
   MCPGEN_HANDLER_INVALID: 'A `handler` names a file mcpgen generates (`server.ts`, `*.gen.ts`, `runtime/…`) or a declaration file, or its function name is a reserved word.',
   MCPGEN_HANDLER_MISSING: 'A handler file does not exist yet: `mcpgen build` writes a typed stub there, once, for you to fill in (warning).',
   MCPGEN_HANDLER_EXPORT_MISSING: 'A handler file exists but does not export the named function.',
+  MCPGEN_DEPENDENCY_CONFLICT: '`package.dependencies` or `package.devDependencies` names a package the generated project declares itself, or both name the same package.',
   MCPGEN_DUPLICATE_PRIMITIVE: 'Two prompts share a name, two resources a URI, two resource templates a URI template, two concerns a name, or a prompt declares an argument twice.',
   MCPGEN_PROMPT_TEMPLATE_INVALID: 'A prompt message is not a usable Handlebars template: a syntax error, a partial, or a helper that does not exist.',
   MCPGEN_PROMPT_UNKNOWN_VARIABLE: "A prompt template uses a variable that is not one of the prompt's arguments; it always renders empty (warning).",

@@ -106,7 +106,15 @@ export type ResolvedResults = { maxTokens: number; compact: boolean; omit: strin
 export type ResultPresetSettings = Partial<Pick<ResolvedResults, 'maxTokens' | 'compact' | 'omit' | 'maxStringChars'>>;
 
 /** The manifest's `package` settings, resolved. */
-export type ResolvedPackage = { private: boolean; author?: string; license?: string; repository?: string };
+export type ResolvedPackage = {
+  private: boolean;
+  author?: string;
+  license?: string;
+  repository?: string;
+  /** Package name ⇒ version range merged into the generated package.json (handlers' libraries). */
+  dependencies?: Record<string, string>;
+  devDependencies?: Record<string, string>;
+};
 
 /** The primitive kinds `concernMappings` has a table for. */
 export type ConcernKind = 'tools' | 'prompts' | 'resources' | 'resourceTemplates';
@@ -248,6 +256,11 @@ function resolvePackage(raw: unknown): ResolvedPackage {
   for (const key of ['author', 'license', 'repository'] as const) {
     const v = p[key];
     if (isString(v)) out[key] = v;
+  }
+  for (const key of ['dependencies', 'devDependencies'] as const) {
+    const v = p[key];
+    // fromEntries: a name is always a key of its own, never a prototype
+    if (isRecord(v)) out[key] = Object.fromEntries(Object.entries(v).filter((e): e is [string, string] => isString(e[1])));
   }
   return out;
 }

@@ -10,6 +10,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Diagnostics, Location } from '../diagnostics.js';
+import { checkDependencies } from './dependencies.js';
 import { emitHandlerStubs, handlerExports } from '../emit/ts/stubs.js';
 import { generatedPath } from '../ir/handlers.js';
 import type { IrServer } from '../ir/types.js';
@@ -21,17 +22,19 @@ export type CheckHandlersOptions = {
   outDir: string;
   /** Output directory as shown to the user. */
   displayOut: string;
-  locateManifest: (pointer: string) => Location;
+  locateManifest: (pointer: string, opts?: { key?: boolean }) => Location;
   diagnostics: Diagnostics;
 };
 
 /**
- * Reports missing handler files (warning: build writes a stub) and missing exports (error,
- * located at the manifest's `handler` value). Returns the stubs of the missing files, keyed by
+ * Reports missing handler files (warning: build writes a stub), missing exports (error, located
+ * at the manifest's `handler` value) and manifest dependencies for handlers that collide with
+ * the generated project's (./dependencies.ts). Returns the stubs of the missing files, keyed by
  * project path.
  */
 export async function checkHandlers(opts: CheckHandlersOptions): Promise<Map<string, string>> {
   const { ir, diagnostics } = opts;
+  checkDependencies({ ir, locateManifest: opts.locateManifest, diagnostics });
   const wanted = handlerExports(ir);
   if (wanted.size === 0) return new Map();
   const stubs = emitHandlerStubs(ir);

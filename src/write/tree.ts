@@ -6,6 +6,8 @@
  *   overwritten, and a listed file that is no longer generated is removed, only while it still
  *   has its recorded hash or begins with the generated header. Anything else belongs to the user
  *   and stops the build with MCPGEN_OUTPUT_CONFLICT, naming the file; nothing is written then.
+ * - package.json is merged instead (./merge-file.ts): what the user added or changed in it is
+ *   kept, what mcpgen changed is applied, and a key both changed differently is a conflict.
  * - Handler files (the user's, written once as stubs) are never overwritten or removed, whatever
  *   the lock file says.
  * - Nothing is written through a symbolic link, into a folder where a file should be, or into a
@@ -18,7 +20,8 @@ import { realpathSync } from 'node:fs';
 import { mkdir, open, readdir, rename, rmdir, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { Diagnostics, Location } from '../diagnostics.js';
-import { inspect, isSafeRelative, LOCK_FILE, lockText, owned, readLock } from './ownership.js';
+import { mergeOnDisk } from './merge-file.js';
+import { inspect, isSafeRelative, LOCK_FILE, lockText, MERGED_FILES, owned, readLock } from './ownership.js';
 
 export { LOCK_FILE } from './ownership.js';
 
@@ -137,9 +140,17 @@ export async function writeTree(opts: WriteOptions): Promise<WriteReport | undef
     else if (found.text === content) report.unchanged.push(rel);
     else if (rel === LOCK_FILE ? previous.ours : !userFiles.has(rel) && owned(found.text, previous.files.get(rel))) report.changed.push(rel);
     else {
-      if (previous.files.get(rel) !== undefined) conflict(`${display(rel)} was changed since mcpgen wrote it (it no longer has the hash recorded in ${display(LOCK_FILE)}) and does not begin with the generated header`);
-      else if (previous.files.has(rel)) conflict(`${display(rel)} is listed in an older ${display(LOCK_FILE)} without a hash and does not begin with the generated header, so mcpgen cannot tell whether you edited it`, 'if you have not edited it, delete it and build again (mcpgen records its hash from now on); otherwise move it away');
-      else conflict(`${display(rel)} exists and was not written by mcpgen`);
+      const merge = MERGED_FILES.has(rel) ? mergeOnDisk({ rel, generated: content, onDisk: found.text, previous, shown: display(rel), conflict }) : { kind: 'no-base' as const };
+      if (merge.kind === 'merged') {
+        // merged with the user's edits: written only when the merge differs from the file in content
+        (merge.text === undefined ? report.unchanged : report.changed).push(rel);
+        if (merge.text !== undefined) pending.push([abs, merge.text]);
+      } else if (merge.kind === 'no-base') {
+        if (previous.files.get(rel) !== undefined && MERGED_FILES.has(rel)) conflict(`${display(rel)} was changed since mcpgen wrote it, and ${display(LOCK_FILE)} does not hold what mcpgen generated for it (it predates merging), so mcpgen cannot tell your changes from its own`, `put back the ${rel} mcpgen wrote (e.g. from version control), build, then make your changes again: from then on mcpgen keeps them`);
+        else if (previous.files.get(rel) !== undefined) conflict(`${display(rel)} was changed since mcpgen wrote it (it no longer has the hash recorded in ${display(LOCK_FILE)}) and does not begin with the generated header`);
+        else if (previous.files.has(rel)) conflict(`${display(rel)} is listed in an older ${display(LOCK_FILE)} without a hash and does not begin with the generated header, so mcpgen cannot tell whether you edited it`, 'if you have not edited it, delete it and build again (mcpgen records its hash from now on); otherwise move it away');
+        else conflict(`${display(rel)} exists and was not written by mcpgen`);
+      }
       continue;
     }
     if (found.kind === 'missing' || found.text !== content) pending.push([abs, content]);

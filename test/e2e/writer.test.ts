@@ -97,20 +97,24 @@ describe('ownership by content', () => {
     }
   });
 
-  it('updates a generated JSON file by its hash, and refuses one the user edited', async () => {
+  it('updates a generated JSON file by its hash, and refuses one the user edited (package.json is merged instead)', async () => {
     const dir = petstore();
     expect((await mcpgen(['build', 'mcpgen.yaml'], dir)).code).toBe(0);
-    // a new version changes package.json: unchanged on disk, so mcpgen still owns it
+    // a new version changes manifest.json and package.json: unchanged on disk, so mcpgen still owns them
     writeFileSync(path.join(dir, 'mcpgen.yaml'), readFileSync(path.join(dir, 'mcpgen.yaml'), 'utf8').replace(/^version: .*$/m, 'version: 2.0.0'));
     const rebuilt = await mcpgen(['build', 'mcpgen.yaml'], dir);
     expect(rebuilt.code, rebuilt.stderr).toBe(0);
-    expect(JSON.parse(readFileSync(path.join(dir, 'server/package.json'), 'utf8')).version).toBe('2.0.0');
-    // the user edits it: now it is theirs
-    const edited = readFileSync(path.join(dir, 'server/package.json'), 'utf8').replace('"version"', '"private": true,\n  "version"');
-    writeFileSync(path.join(dir, 'server/package.json'), edited);
+    expect(JSON.parse(readFileSync(path.join(dir, 'server/manifest.json'), 'utf8')).version).toBe('2.0.0');
+    // the user edits manifest.json: now it is theirs
+    const edited = readFileSync(path.join(dir, 'server/manifest.json'), 'utf8').replace('"version"', '"keywords": ["mine"],\n  "version"');
+    writeFileSync(path.join(dir, 'server/manifest.json'), edited);
+    // and package.json: merged (test/e2e/package-json.test.ts), so not a conflict
+    writeFileSync(path.join(dir, 'server/package.json'), readFileSync(path.join(dir, 'server/package.json'), 'utf8').replace('"version"', '"private": true,\n  "version"'));
     writeFileSync(path.join(dir, 'mcpgen.yaml'), readFileSync(path.join(dir, 'mcpgen.yaml'), 'utf8').replace(/^version: .*$/m, 'version: 3.0.0'));
-    await expectRefused(dir, ['MCPGEN_OUTPUT_CONFLICT'], [/server\/package\.json.*changed/]);
-    expect(readFileSync(path.join(dir, 'server/package.json'), 'utf8')).toBe(edited);
+    const [err, ...more] = await expectRefused(dir, ['MCPGEN_OUTPUT_CONFLICT'], [/server\/manifest\.json.*changed/]);
+    expect(more).toEqual([]);
+    expect(err!.message).not.toMatch(/package\.json/);
+    expect(readFileSync(path.join(dir, 'server/manifest.json'), 'utf8')).toBe(edited);
   });
 
   it('still overwrites and removes files that begin with the generated header', async () => {

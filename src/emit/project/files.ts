@@ -8,10 +8,10 @@ import { handlebarsRuntime, projectTemplates } from '../../lazy.js';
 import { DEFAULT_PREPROCESSOR_TIMEOUT_MS, runOrder } from '../../ir/preprocessors.js';
 import type { IrHandlerRef, IrOperationTool, IrResource, IrSecurityScheme, IrServer } from '../../ir/types.js';
 import { HASH_HEADER, MD_HEADER } from '../header.js';
-import { irVariables, serverParts } from '../ts/entry.js';
-import { GENERATED_DEPENDENCIES, GENERATED_DEV_DEPENDENCIES, OPTIONAL_DEPENDENCIES } from './versions.js';
-import { credentialPlan } from './credentials.js';
+import { irVariables } from '../ts/entry.js';
+import { packageDependencies } from './dependencies.js';
 import { clientLines, shellQuote } from './client-lines.js';
+import { credentialPlan } from './credentials.js';
 import { clientConfigs, clientHeaderSchemes, clientVariables, defaultDescription, ENTRY_POINT, MCPB_VERSION } from './ship.js';
 import { SERVE_DEFAULTS, settingNames } from '../../../templates/runtime/variables.js';
 
@@ -22,7 +22,9 @@ const json = (v: unknown) => JSON.stringify(v, null, 2) + '\n';
 
 /**
  * Renders the generated package.json: publishable (`private` only when the manifest's
- * `package.private` says so), the compiled server as its `bin`, built before every pack.
+ * `package.private` says so), the compiled server as its `bin`, built before every pack; its
+ * dependencies are mcpgen's and the manifest's (./dependencies.ts). On disk it is merged with
+ * what the user added (write/merge-file.ts).
  */
 export function emitPackageJson(ir: IrServer): string {
   const pkg: Record<string, unknown> = { name: ir.name, version: ir.version };
@@ -38,24 +40,9 @@ export function emitPackageJson(ir: IrServer): string {
     files: ['dist', '.env.example'],
     engines: { node: '>=20.19.0' },
     scripts: { build: 'tsc -p tsconfig.json', start: `node ${ENTRY_POINT}`, prepack: 'npm run build', ...(ir.policy?.audit?.chain === true ? { 'verify-audit': 'node dist/runtime/verify-audit.js' } : {}) },
-    dependencies: dependencies(ir),
-    devDependencies: { ...GENERATED_DEV_DEPENDENCIES },
+    ...packageDependencies(ir),
   });
   return json(pkg);
-}
-
-/**
- * Runtime dependencies, sorted: the fixed ones plus handlebars for prompts of any kind (runtime/
- * prompts.ts: manifest prompts, gate prompts, `with_context`) and gate prompt arguments, and
- * the JMESPath evaluator when some tool takes a projection (runtime/projection.ts).
- */
-function dependencies(ir: IrServer): Record<string, string> {
-  const deps: Record<string, string> = { ...GENERATED_DEPENDENCIES };
-  if (serverParts(ir).anyPrompts || ir.reflection !== undefined) deps.handlebars = OPTIONAL_DEPENDENCIES.handlebars;
-  if (serverParts(ir).search) deps.minisearch = OPTIONAL_DEPENDENCIES.minisearch;
-  if (ir.policy !== undefined) deps['@opentelemetry/api'] = OPTIONAL_DEPENDENCIES['@opentelemetry/api'];
-  if (serverParts(ir).projection) deps['@jmespath-community/jmespath'] = OPTIONAL_DEPENDENCIES['@jmespath-community/jmespath'];
-  return Object.fromEntries(Object.entries(deps).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
 /** Renders the generated tsconfig.json (strict; avoids options TypeScript 7 removed). */
