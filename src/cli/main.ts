@@ -96,9 +96,9 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
         y
           .positional('spec', { type: 'string', demandOption: true, describe: 'Path of the OpenAPI description (YAML or JSON)' })
           .option('out', { type: 'string', default: 'mcpgen.yaml', describe: 'Where to write the manifest' })
-          .option('tag', { type: 'string', array: true, describe: 'Keep only operations with this tag (repeatable; any of them)' })
-          .option('exclude-tag', { type: 'string', array: true, describe: 'Leave out operations with this tag (repeatable; wins over --tag)' })
-          .option('method', { type: 'string', array: true, describe: 'Keep only operations with this HTTP method, e.g. GET (repeatable; any of them)' }),
+          .option('tag', { type: 'string', array: true, nargs: 1, describe: 'Keep only operations with this tag (repeatable; any of them)' })
+          .option('exclude-tag', { type: 'string', array: true, nargs: 1, describe: 'Leave out operations with this tag (repeatable; wins over --tag)' })
+          .option('method', { type: 'string', array: true, nargs: 1, describe: 'Keep only operations with this HTTP method, e.g. GET (repeatable; any of them)' }),
       async (a) => {
         if (usageError !== undefined) return;
         const { runInit } = await import('./init.js');

@@ -266,7 +266,8 @@ describe('mcpgen init --tag: a starter for a slice', () => {
 
   it('combines --exclude-tag and --method as exclude and include selectors', async () => {
     const dir = tempDir();
-    const res = await cli(['init', corpusSpec('petstore-3.0.json'), '--method', 'GET', '--method', 'get', '--exclude-tag', 'user'], dir);
+    // each flag takes one value: one before the spec does not swallow it
+    const res = await cli(['init', '--method', 'GET', corpusSpec('petstore-3.0.json'), '--method', 'get', '--exclude-tag', 'user'], dir);
     expect(res.code, res.stderr).toBe(0);
     const text = readFileSync(path.join(dir, 'mcpgen.yaml'), 'utf8');
     expect(text).toContain('include:\n  - method: ["get"]\nexclude:\n  - tag: ["user"]\n');
