@@ -232,8 +232,11 @@ function concernsSection(ir: IrServer, out: (...l: string[]) => void): void {
   out('  - name: access');
   out('    description: "What a call does to the API\'s data: read leaves it unchanged, write may change it."');
   out('    values: [read, write]');
-  out('concernPresets:');
-  out('  read-only: { access: read }');
+  // a preset that would list nothing is left out
+  if (reads > 0) {
+    out('concernPresets:');
+    out('  read-only: { access: read }');
+  } else out('# concernPresets: none suggested, as no tool only reads.');
   out('concernMappings:');
   out('  tools:');
   for (const t of ir.tools) out(`    ${quoted(t.name)}: { access: ${READ_METHODS.has(t.method) ? 'read' : 'write'} }`);

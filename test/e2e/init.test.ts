@@ -267,7 +267,8 @@ describe('mcpgen init --tag: a starter for a slice', () => {
   it('combines --exclude-tag and --method as exclude and include selectors', async () => {
     const dir = tempDir();
     // each flag takes one value: one before the spec does not swallow it
-    const res = await cli(['init', '--method', 'GET', corpusSpec('petstore-3.0.json'), '--method', 'get', '--exclude-tag', 'user'], dir);
+    const spec = () => corpusSpec('petstore-3.0.json');
+    const res = await cli(['init', '--method', 'GET', spec(), '--method', 'get', '--exclude-tag', 'user'], dir);
     expect(res.code, res.stderr).toBe(0);
     const text = readFileSync(path.join(dir, 'mcpgen.yaml'), 'utf8');
     expect(text).toContain('include:\n  - method: ["get"]\nexclude:\n  - tag: ["user"]\n');
@@ -278,6 +279,13 @@ describe('mcpgen init --tag: a starter for a slice', () => {
     expect(text).not.toMatch(/"user"\s+#/);
     const built = await cli(['build', 'mcpgen.yaml', '--format', 'json'], dir);
     expect((JSON.parse(built.stdout) as JsonReport).summary!.operationTools).toBe(5);
+
+    // a slice with no tool that only reads gets no read-only preset, which would list nothing
+    const writes = await cli(['init', spec(), '--method', 'post', '--out', 'w.yaml'], dir);
+    expect(writes.code, writes.stderr).toBe(0);
+    const w = readFileSync(path.join(dir, 'w.yaml'), 'utf8');
+    expect(Object.keys(parse(w) as object)).not.toContain('concernPresets');
+    expect(w).toContain('# concernPresets: none suggested, as no tool only reads.\n');
   });
 
   it('refuses a tag or method the spec does not have, naming the closest, and an empty slice; nothing written', async () => {
