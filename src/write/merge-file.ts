@@ -5,9 +5,11 @@
  * mcpgen never overwrites what it cannot merge.
  *
  * The base is the generated content recorded in `.mcpgen.json` (`mergeBase`), trusted only when
- * it still has the hash recorded for the file, or else the file itself when it still has that
- * hash (a lock written before merging existed). Without a base there is nothing to merge against:
- * the caller reports the file as not mcpgen's, as for any other file.
+ * printed again it has the hash recorded for the file: an edited base could otherwise pass the
+ * user's own values off as mcpgen's, to be replaced. Without a trusted base (a lock from before
+ * merging, or an edited one) there is nothing to merge against: the caller reports the file as
+ * not mcpgen's, as for any other file. (A file that still has the recorded hash never gets here:
+ * it is mcpgen's and simply replaced.)
  */
 import { Diagnostics, type Location } from '../diagnostics.js';
 import { parseYamlSource } from '../manifest/source.js';
@@ -60,9 +62,8 @@ function errorAt(file: string, text: string, message: string): Location {
 export function mergeOnDisk(opts: MergeOnDiskOptions): MergeOnDisk {
   const recorded = opts.previous.files.get(opts.rel);
   if (!opts.previous.ours || recorded === undefined) return { kind: 'no-base' };
-  const stored = opts.previous.mergeBase.get(opts.rel);
-  const trusted = isObject(stored) && contentHash(json(stored)) === recorded;
-  if (!trusted && contentHash(opts.onDisk) !== recorded) return { kind: 'no-base' };
+  const base = opts.previous.mergeBase.get(opts.rel);
+  if (!isObject(base) || contentHash(json(base)) !== recorded) return { kind: 'no-base' };
   let theirs: unknown;
   try {
     theirs = JSON.parse(opts.onDisk.charCodeAt(0) === 0xfeff ? opts.onDisk.slice(1) : opts.onDisk);
@@ -75,8 +76,7 @@ export function mergeOnDisk(opts: MergeOnDiskOptions): MergeOnDisk {
     opts.conflict(`${opts.shown} is JSON but not an object; mcpgen merges it key by key with what it generates, so it leaves the file alone`, `make ${opts.shown} a JSON object (restore the generated one) and build again`, { file: opts.shown, pointer: '', line: 1, col: 1 });
     return { kind: 'conflict' };
   }
-  const base = (trusted ? stored : theirs) as Record<string, Json>;
-  const result = mergeJson({ base, ours: JSON.parse(opts.generated) as Record<string, Json>, theirs: theirs as Record<string, Json> });
+  const result = mergeJson({ base: base as Record<string, Json>, ours: JSON.parse(opts.generated) as Record<string, Json>, theirs: theirs as Record<string, Json> });
   if (result.conflicts.length > 0) {
     const source = parseYamlSource({ file: opts.shown, text: opts.onDisk, diagnostics: new Diagnostics(), syntaxCode: 'MCPGEN_SPEC_SYNTAX' });
     for (const c of result.conflicts) {
