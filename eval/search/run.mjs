@@ -1,0 +1,101 @@
+#!/usr/bin/env node
+// npm run eval:search -- [--api <name>]... [--split dev|heldout|all] [--json] [--write-names] [--no-compile]
+// Scores mcpgen's search_tools and a plain BM25 baseline on the task-phrased queries of
+// eval/search/queries/ (see README.md): per API and split, top-1 / top-3 / top-10 (the share of
+// queries with an acceptable tool at or above that rank) and MRR@10 (mean of 1/rank of the first
+// acceptable tool in the top 10, 0 when none). Deterministic: the same checkout prints the same bytes.
+// --write-names writes eval/search/names/<api>.txt (the built tool names, which the unit test
+// checks the query files against). Run `npm run corpus` first when .corpus/ is missing.
+import { readFileSync, readdirSync, mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { bm25Index } from './bm25.mjs';
+import { compile, loadApi, root } from './build.mjs';
+
+const LIMIT = 10;
+const here = path.join(root, 'eval', 'search');
+
+function parseArgs(argv) {
+  const o = { apis: [], split: 'all', json: false, writeNames: false, compile: true };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const value = () => {
+      const v = argv[++i];
+      if (v === undefined) throw new Error(`${a} needs a value`);
+      return v;
+    };
+    if (a === '--api') o.apis.push(...value().split(','));
+    else if (a === '--split') o.split = value();
+    else if (a === '--json') o.json = true;
+    else if (a === '--write-names') o.writeNames = true;
+    else if (a === '--no-compile') o.compile = false;
+    else throw new Error(`unknown option ${a}; options: --api <name>, --split dev|heldout|all, --json, --write-names, --no-compile`);
+  }
+  if (!['dev', 'heldout', 'all'].includes(o.split)) throw new Error(`--split takes dev, heldout or all, not ${o.split}`);
+  return o;
+}
+
+/** The query files, by API, in file-name order. */
+export function readQueryFiles() {
+  return readdirSync(path.join(here, 'queries'))
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .map((f) => JSON.parse(readFileSync(path.join(here, 'queries', f), 'utf8')));
+}
+
+/** 1-based rank of the first acceptable name in `ranked`, or 0. */
+const rankOf = (ranked, accept) => ranked.findIndex((n) => accept.includes(n)) + 1;
+
+function score(ranks) {
+  const n = ranks.length;
+  const share = (k) => (n === 0 ? 0 : ranks.filter((r) => r > 0 && r <= k).length / n);
+  return { top1: share(1), top3: share(3), top10: share(10), mrr: n === 0 ? 0 : ranks.reduce((s, r) => s + (r > 0 ? 1 / r : 0), 0) / n };
+}
+
+async function main() {
+  const opts = parseArgs(process.argv.slice(2));
+  let files = readQueryFiles();
+  const unknown = opts.apis.filter((a) => !files.some((f) => f.api === a));
+  if (unknown.length > 0) throw new Error(`no query file for ${unknown.join(', ')}; APIs: ${files.map((f) => f.api).join(', ')}`);
+  if (opts.apis.length > 0) files = files.filter((f) => opts.apis.includes(f.api));
+  if (opts.compile) compile();
+
+  const perQuery = []; // { api, split, mcpgen: rank, bm25: rank }
+  for (const file of files) {
+    const api = await loadApi(file.api, file.spec);
+    if (opts.writeNames) {
+      mkdirSync(path.join(here, 'names'), { recursive: true });
+      writeFileSync(path.join(here, 'names', `${file.api}.txt`), `${api.names.join('\n')}\n`);
+    }
+    const known = new Set(api.names);
+    const bm25 = bm25Index(api.docs);
+    for (const q of file.queries) {
+      const missing = q.accept.filter((n) => !known.has(n));
+      if (missing.length > 0) throw new Error(`${q.id}: ${missing.join(', ')} is not a tool of the ${file.api} build`);
+      perQuery.push({ api: file.api, id: q.id, split: q.split, mcpgen: rankOf(api.search(q.query, LIMIT), q.accept), bm25: rankOf(bm25(q.query, LIMIT), q.accept) });
+    }
+  }
+
+  const splits = opts.split === 'all' ? ['dev', 'heldout', 'all'] : [opts.split];
+  const apis = [...files.map((f) => f.api), ...(files.length > 1 ? ['all'] : [])];
+  const rows = [];
+  for (const split of splits) {
+    for (const api of apis) {
+      const qs = perQuery.filter((q) => (api === 'all' || q.api === api) && (split === 'all' || q.split === split));
+      rows.push({ api, split, queries: qs.length, mcpgen: score(qs.map((q) => q.mcpgen)), bm25: score(qs.map((q) => q.bm25)) });
+    }
+  }
+  if (opts.json) {
+    process.stdout.write(`${JSON.stringify({ limit: LIMIT, rows }, null, 2)}\n`);
+    return;
+  }
+  const f = (x) => x.toFixed(2);
+  const cells = (s) => [f(s.top1), f(s.top3), f(s.top10), f(s.mrr)].map((c) => c.padStart(6)).join('');
+  const lines = [`${'API'.padEnd(14)}${'split'.padEnd(9)}${'n'.padStart(4)}  | mcpgen top-1 top-3 top-10  MRR | BM25   top-1 top-3 top-10  MRR`];
+  for (const r of rows) lines.push(`${r.api.padEnd(14)}${r.split.padEnd(9)}${String(r.queries).padStart(4)}  |       ${cells(r.mcpgen)} |       ${cells(r.bm25)}`);
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+main().catch((e) => {
+  process.stderr.write(`eval:search: ${e instanceof Error ? e.message : String(e)}\n`);
+  process.exit(1);
+});
