@@ -108,8 +108,10 @@ async function modelOf(spec: LoadedSpec, specAbs: string, name: string, slice: S
     if (!loaded || !loaded.valid) throw new Error(`the minimal manifest did not load: ${own.sorted().map((d) => d.message).join('; ')}`);
     const ir = buildIr({ manifest: resolveManifest(loaded), locateManifest: (p, o) => loaded.source.locate(p, o), spec, diagnostics: own });
     // what the model says about the spec is the user's business; about the minimal manifest
-    // (no base URL, over budget), the starter's comments say it
-    for (const d of own.sorted()) if (d.location.file !== loaded.displayPath) push(diagnostics, d);
+    // (no base URL, over budget), the starter's comments say it. A scheme sent as a static token
+    // is acknowledged by the starter itself: it names every scheme's variable (`auth.<scheme>.env`)
+    // and says so in a comment
+    for (const d of own.sorted()) if (d.location.file !== loaded.displayPath && d.code !== 'MCPGEN_AUTH_UNSUPPORTED_SCHEME') push(diagnostics, d);
     return ir;
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -7,7 +7,7 @@
  * start without a credentials warning, and the client snippets must ask for one alternative.
  */
 import http from 'node:http';
-import { cpSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -118,5 +118,18 @@ describe('alternative credentials', () => {
     const env = readFileSync(path.join(server, '.env.example'), 'utf8');
     expect(env).toContain('# Required unless ALTFX_OAUTH_TOKEN is set instead, secret\nALTFX_PERSONALACCESSTOKEN_TOKEN=\n');
     expect(env).toContain('# Optional: set instead of ALTFX_PERSONALACCESSTOKEN_TOKEN, secret\n# ALTFX_OAUTH_TOKEN=\n');
+  });
+
+  it('init maps the OAuth scheme it cannot perform, so neither init nor validating its starter warns about it', async () => {
+    const dir = path.join(work, 'init');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, 'openapi.yaml'), readFileSync(path.join(work, 'openapi.yaml')));
+    let err = '';
+    const io = { stdout: () => undefined, stderr: (s: string) => void (err += s), cwd: dir };
+    expect(await main(['init', 'openapi.yaml'], io)).toBe(0);
+    expect(readFileSync(path.join(dir, 'mcpgen.yaml'), 'utf8')).toMatch(/^ {2}"oauth2": \{ env: "ALTERNATIVES_FIXTURE_OAUTH2_TOKEN" \}/m);
+    err += '--- validate\n';
+    expect(await main(['validate', 'mcpgen.yaml'], io)).toBe(0);
+    expect(err).not.toContain('MCPGEN_AUTH_UNSUPPORTED_SCHEME');
   });
 });
