@@ -143,7 +143,7 @@ function toolAuth(t: IrOperationTool): string {
 /** The README's table of tools that accept one of several credentials (see credentials.ts for which is asked). */
 function credentialChoices(ir: IrServer): Array<{ tools: string; alternatives: string }> {
   return credentialPlan(ir).choices.map((c) => ({
-    tools: (c.tools.length > 6 ? [...c.tools.slice(0, 5).map(mdCode), `and ${c.tools.length - 5} more`] : c.tools.map(mdCode)).join(', ') + (c.optional ? ' (also without credentials)' : ''),
+    tools: (c.tools.length > 6 ? `${c.tools.slice(0, 5).map(mdCode).join(', ')} and ${c.tools.length - 5} more` : c.tools.map(mdCode).join(', ')) + (c.optional ? ' (also without credentials)' : ''),
     alternatives: c.alternatives.map((a, i) => `${a.variables.map(mdCode).join(' + ')} (${a.schemes.map(mdText).join(' + ')})${i === c.asked ? ', asked' : ''}`).join(' **or** '),
   }));
 }
