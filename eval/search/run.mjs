@@ -1,9 +1,10 @@
 #!/usr/bin/env node
-// npm run eval:search -- [--api <name>]... [--split dev|heldout|all] [--json] [--write-names] [--no-compile]
+// npm run eval:search -- [--api <name>]... [--split dev|heldout|all] [--json] [--misses] [--write-names] [--no-compile]
 // Scores mcpgen's search_tools and a plain BM25 baseline on the task-phrased queries of
 // eval/search/queries/ (see README.md): per API and split, top-1 / top-3 / top-10 (the share of
 // queries with an acceptable tool at or above that rank) and MRR@10 (mean of 1/rank of the first
 // acceptable tool in the top 10, 0 when none). Deterministic: the same checkout prints the same bytes.
+// --misses lists the dev queries mcpgen does not rank first (never held-out ones: tune on dev only).
 // --write-names writes eval/search/names/<api>.txt (the built tool names, which the unit test
 // checks the query files against). Run `npm run corpus` first when .corpus/ is missing.
 import { readFileSync, readdirSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -15,7 +16,7 @@ const LIMIT = 10;
 const here = path.join(root, 'eval', 'search');
 
 function parseArgs(argv) {
-  const o = { apis: [], split: 'all', json: false, writeNames: false, compile: true };
+  const o = { apis: [], split: 'all', json: false, misses: false, writeNames: false, compile: true };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = () => {
@@ -26,9 +27,10 @@ function parseArgs(argv) {
     if (a === '--api') o.apis.push(...value().split(','));
     else if (a === '--split') o.split = value();
     else if (a === '--json') o.json = true;
+    else if (a === '--misses') o.misses = true;
     else if (a === '--write-names') o.writeNames = true;
     else if (a === '--no-compile') o.compile = false;
-    else throw new Error(`unknown option ${a}; options: --api <name>, --split dev|heldout|all, --json, --write-names, --no-compile`);
+    else throw new Error(`unknown option ${a}; options: --api <name>, --split dev|heldout|all, --json, --misses, --write-names, --no-compile`);
   }
   if (!['dev', 'heldout', 'all'].includes(o.split)) throw new Error(`--split takes dev, heldout or all, not ${o.split}`);
   return o;
@@ -71,7 +73,8 @@ async function main() {
     for (const q of file.queries) {
       const missing = q.accept.filter((n) => !known.has(n));
       if (missing.length > 0) throw new Error(`${q.id}: ${missing.join(', ')} is not a tool of the ${file.api} build`);
-      perQuery.push({ api: file.api, id: q.id, split: q.split, mcpgen: rankOf(api.search(q.query, LIMIT), q.accept), bm25: rankOf(bm25(q.query, LIMIT), q.accept) });
+      const ranked = api.search(q.query, LIMIT);
+      perQuery.push({ api: file.api, id: q.id, split: q.split, query: q.query, accept: q.accept, top: ranked.slice(0, 3), mcpgen: rankOf(ranked, q.accept), bm25: rankOf(bm25(q.query, LIMIT), q.accept) });
     }
   }
 
@@ -83,6 +86,12 @@ async function main() {
       const qs = perQuery.filter((q) => (api === 'all' || q.api === api) && (split === 'all' || q.split === split));
       rows.push({ api, split, queries: qs.length, mcpgen: score(qs.map((q) => q.mcpgen)), bm25: score(qs.map((q) => q.bm25)) });
     }
+  }
+  if (opts.misses) {
+    const misses = perQuery.filter((q) => q.split === 'dev' && q.mcpgen !== 1);
+    const lines = misses.map((q) => `${q.id}  rank ${q.mcpgen === 0 ? '>10' : q.mcpgen}  ${JSON.stringify(q.query)}\n    accept: ${q.accept.join(', ')}\n    top 3:  ${q.top.join(', ')}`);
+    process.stdout.write(`${misses.length} dev queries not ranked first by mcpgen (held-out misses are not listed):\n${lines.join('\n')}\n`);
+    return;
   }
   if (opts.json) {
     process.stdout.write(`${JSON.stringify({ limit: LIMIT, rows }, null, 2)}\n`);
