@@ -343,6 +343,10 @@ export type IrPackage = {
   license?: string;
   /** Source repository URL. */
   repository?: string;
+  /** The manifest's `package.dependencies` (merged into the generated package.json). */
+  dependencies?: Record<string, string>;
+  /** The manifest's `package.devDependencies`. */
+  devDependencies?: Record<string, string>;
 };
 
 /** The tool surface a client receives, computed with the generated server's own listing code. */

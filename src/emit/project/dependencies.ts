@@ -5,7 +5,7 @@
  * manifest too (MCPGEN_DEPENDENCY_CONFLICT, checked in write/dependencies.ts): the runtime is
  * tested against mcpgen's versions only.
  */
-import type { IrPackage, IrServer } from '../../ir/types.js';
+import type { IrServer } from '../../ir/types.js';
 import { serverParts } from '../ts/entry.js';
 import { GENERATED_DEPENDENCIES, GENERATED_DEV_DEPENDENCIES, OPTIONAL_DEPENDENCIES } from './versions.js';
 
@@ -14,12 +14,6 @@ export type DependencyMap = Record<string, string>;
 
 /** The two sections of package.json that name packages. */
 export type DependencySections = { dependencies: DependencyMap; devDependencies: DependencyMap };
-
-/**
- * The manifest's `package` as the IR carries it: `ir/build.ts` copies the resolved `package`
- * whole, its dependency maps included (IrPackage does not declare them).
- */
-type PackageWithDependencies = IrPackage & Partial<DependencySections>;
 
 const byCodeUnit = ([a]: [string, string], [b]: [string, string]) => (a < b ? -1 : a > b ? 1 : 0);
 const sorted = (map: DependencyMap): DependencyMap => Object.fromEntries(Object.entries(map).sort(byCodeUnit));
@@ -42,7 +36,7 @@ export function generatedDependencies(ir: IrServer): DependencySections {
 
 /** The manifest's `package.dependencies` and `package.devDependencies` (empty when absent). */
 export function manifestDependencies(ir: IrServer): DependencySections {
-  const pkg = ir.package as PackageWithDependencies | undefined;
+  const pkg = ir.package;
   return { dependencies: { ...pkg?.dependencies }, devDependencies: { ...pkg?.devDependencies } };
 }
 
