@@ -10,10 +10,10 @@
  * Handlebars templates over the tool's arguments (`{{petId}}`; `{{json body}}` renders a value as
  * canonical JSON, keys sorted). A stored justification that still validates satisfies the gate. On a miss:
  *  - mode `auto`/`sampling` and the client advertised `sampling` (legacy: its `initialize`
- *    capabilities; modern: the request's `_meta` envelope): the gate returns an input-required
- *    result carrying an embedded `sampling/createMessage` (reflection-sampling.ts). The SDK re-runs
- *    the call with the reply (modern: the client retries with `inputResponses`; legacy: the SDK
- *    sends a real sampling request and re-runs in process); the gate judges it, persists a valid
+ *    capabilities; modern: the request's `_meta` envelope): the gate asks the client's model
+ *    (reflection-sampling.ts builds the request) — modern: an input-required result carrying an
+ *    embedded `sampling/createMessage`, and the client retries with `inputResponses`; legacy: a
+ *    real sampling request sent from the handler (see below); the gate judges the reply, persists a valid
  *    answer and goes on with the next gate. An invalid answer is asked again once, quoting its
  *    problems. What happened in earlier rounds (gates satisfied, the pending request, its deadline)
  *    lives in `call.state`, which the pipeline seals into `requestState`: a retry carries only the
@@ -24,13 +24,15 @@
  *    (`prompts/get`), have the model write the JSON, call `persist_justification`, and retry;
  *  - mode `sampling` never hints: without client sampling, or after two invalid answers, the
  *    call fails with an explanation (and `persist_justification` is not needed).
- * A sampling request the client refuses or fails ends the call with the SDK's error result (the
- * SDK does not re-run the handler then, so there is no fallback to the hint for that call).
+ * Legacy era (2025 clients): the gate sends `sampling/createMessage` itself, inside the handler
+ * run (`sampleInCall`), each request bounded by `sampling.timeoutMs` (the SDK's 60 s default
+ * otherwise); a refusal, an error or a timeout gives up like two invalid answers do (the hint in
+ * `auto`). Going through the SDK's input-required shim instead would fail the whole call on a
+ * refusal and bound the wait only by the shim's 10-minute round timeout.
  *
- * Sampling timeout (`sampling.timeoutMs`): each request's deadline is recorded in `call.state`; a
- * reply arriving after it is refused like an invalid one (fallback to the hint in `auto`). The
- * wait itself is bounded by the SDK: the legacy shim's `inputRequired.roundTimeoutMs` (server
- * option, 10 min by default) or the modern client's own timeout.
+ * Modern era (2026-07-28): the request travels in an input-required result and the client answers
+ * when it retries. Each request's deadline is recorded in `call.state`; a reply arriving after it
+ * is refused like an invalid one. How long the client waits is the client's business.
  *
  * Hint hashes are signed (state.ts `signHint`: `<64 hex key>.<expiry>.<mac>`, bound to the
  * domain, valid `hintTtlMs`, default 24 h) with the state key, so `persist` accepts a hint issued
@@ -44,8 +46,8 @@
  * This file is copied verbatim into every generated project.
  */
 import Handlebars from 'handlebars';
-import { CLIENT_CAPABILITIES_META_KEY, inputRequired, inputResponse } from '@modelcontextprotocol/server';
-import type { CallToolResult, InputRequiredResult } from '@modelcontextprotocol/server';
+import { CLIENT_CAPABILITIES_META_KEY, DEFAULT_REQUEST_TIMEOUT_MSEC, inputRequired, inputResponse, SdkError, SdkErrorCode } from '@modelcontextprotocol/server';
+import type { CallToolResult, InputRequiredResult, ServerContext } from '@modelcontextprotocol/server';
 import { log } from './log.js';
 import { errorMessage } from './primitives.js';
 import { redact } from './redact.js';
@@ -289,7 +291,7 @@ export class ReflectionGate {
       if (await met(r)) continue;
       let problems: readonly string[] = [];
       if (this.mode !== 'host' && sampling) {
-        const step = await this.samplingStep(tool, r, call, memory);
+        const step = call.era === 'legacy' ? await this.sampleInCall(tool, r, call) : await this.samplingStep(tool, r, call, memory);
         if (step.kind === 'done') {
           memory.done.push(r.hash);
           continue;
@@ -321,7 +323,58 @@ export class ReflectionGate {
     return { kind: 'ask', result: inputRequired({ inputRequests: { [inputKey(r.hash, attempt)]: inputRequired.createMessage(params) } }) };
   }
 
-  /** One round of sampling for gate `r`: judge the reply to the pending request, or ask. */
+  /**
+   * Legacy era: asks the client's model with real `sampling/createMessage` requests inside this
+   * handler run (attempt 1, then 2 quoting the invalid reply), each bounded by
+   * `sampling.timeoutMs` (the SDK's default otherwise). A refusal, an error or a timeout gives up
+   * with that reason, so mode `auto` falls back to the hint instead of failing the call (the SDK's
+   * input-required shim would fail the whole call, and bounds each round only by its own timeout).
+   */
+  private async sampleInCall(tool: string, r: Resolved, call: GateCall): Promise<Exclude<SamplingStep, { kind: 'ask' }>> {
+    const timeoutMs = this.config.sampling?.timeoutMs;
+    let previous: { text: string; problems: readonly string[] } | undefined;
+    for (const attempt of [1, 2] as const) {
+      if (call.signal.aborted) throw call.signal.reason ?? new Error('The tool call was cancelled');
+      const params = justificationRequest(this.promptText(r), this.schema, {
+        ...(this.config.sampling?.maxTokens !== undefined ? { maxTokens: this.config.sampling.maxTokens } : {}),
+        ...(previous !== undefined ? { previous } : {}),
+      });
+      let reply: Awaited<ReturnType<ServerContext['mcpReq']['requestSampling']>>;
+      try {
+        reply = await call.ctx.mcpReq.requestSampling(params, { signal: call.signal, ...(timeoutMs !== undefined ? { timeout: timeoutMs } : {}) });
+      } catch (err) {
+        if (call.signal.aborted) throw call.signal.reason ?? err;
+        const timedOut = err instanceof SdkError && err.code === SdkErrorCode.RequestTimeout;
+        const problem = timedOut ? `sampling: the client's model did not answer within ${timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MSEC} ms` : `sampling: the client refused or failed the request: ${errorMessage(err)}`;
+        log('info', `reflection: ${timedOut ? 'no sampled justification in time' : 'sampling refused or failed'} for ${tool} (${r.gate.domain}), attempt ${attempt}`, { problem });
+        return { kind: 'failed', problems: [problem] };
+      }
+      const verdict = judgeReply(reply, this.validateJustification);
+      if (verdict.ok) {
+        await this.keep(tool, r, verdict.justification);
+        return { kind: 'done' };
+      }
+      if (attempt === 2) {
+        log('info', `reflection: sampled justification for ${tool} (${r.gate.domain}) invalid twice`, { problems: verdict.problems });
+        return { kind: 'failed', problems: verdict.problems };
+      }
+      previous = { text: verdict.text, problems: verdict.problems };
+    }
+    return { kind: 'failed', problems: [] }; // not reached
+  }
+
+  /** Stores a valid sampled justification; a store failure is logged, and the answer still counts for this call. */
+  private async keep(tool: string, r: Resolved, justification: Record<string, unknown>): Promise<void> {
+    try {
+      await this.store.put(r.gate.domain, r.hash, { tool, prompt: r.gate.prompt, promptArgs: this.redacted(r.promptArgs) as Record<string, string>, justification: this.redacted(justification), source: 'sampling', createdAt: new Date().toISOString() });
+      log('info', `reflection: justification for ${tool} (${r.gate.domain}) obtained by sampling`, { hash: r.hash });
+    } catch (err) {
+      // the call goes on (the answer is valid and remembered for this call); the next call asks again
+      log('warn', `reflection: cannot store the sampled justification ${r.gate.domain}/${r.hash}`, err);
+    }
+  }
+
+  /** Modern era: one round of sampling for gate `r`: judge the reply to the pending request, or ask. */
   private async samplingStep(tool: string, r: Resolved, call: GateCall, memory: RoundMemory): Promise<SamplingStep> {
     if (call.signal.aborted) throw call.signal.reason ?? new Error('The tool call was cancelled');
     const pending = memory.pending;
@@ -342,13 +395,7 @@ export class ReflectionGate {
       log('info', `reflection: sampled justification for ${tool} (${r.gate.domain}) invalid twice`, { problems: verdict.problems });
       return { kind: 'failed', problems: verdict.problems };
     }
-    try {
-      await this.store.put(r.gate.domain, r.hash, { tool, prompt: r.gate.prompt, promptArgs: this.redacted(r.promptArgs) as Record<string, string>, justification: this.redacted(verdict.justification), source: 'sampling', createdAt: new Date().toISOString() });
-      log('info', `reflection: justification for ${tool} (${r.gate.domain}) obtained by sampling`, { hash: r.hash });
-    } catch (err) {
-      // the call goes on (the answer is valid and remembered for this call); the next call asks again
-      log('warn', `reflection: cannot store the sampled justification ${r.gate.domain}/${r.hash}`, err);
-    }
+    await this.keep(tool, r, verdict.justification);
     return { kind: 'done' };
   }
 

@@ -64,9 +64,6 @@ export type Applied = {
   readonly tokens: ReadonlyMap<string, string>;
 };
 
-/** A scheme's variables that are missing in `env`. */
-export type MissingCredentials = { readonly scheme: string; readonly variables: readonly string[] };
-
 /** Value of a variable, trimmed; `undefined` when unset or blank. */
 function read(env: NodeJS.ProcessEnv, name: string): string | undefined {
   const v = env[name];
@@ -83,19 +80,6 @@ export function clientHeaderOf(scheme: SecurityScheme): string | undefined {
 function readHeader(headers: ClientHeaders, name: string): string | undefined {
   const v = headers.get(name);
   return v === null || v.trim() === '' ? undefined : v.trim();
-}
-
-/**
- * Every scheme whose variables are not all set, with the missing names (for the start-up
- * warning). Over HTTP (`transport: 'http'`) schemes with `fromClient` are left out: their
- * credentials come with each MCP request.
- */
-export function missingCredentials(schemes: readonly SecurityScheme[], env: NodeJS.ProcessEnv, options: { transport?: 'stdio' | 'http' } = {}): MissingCredentials[] {
-  return schemes.flatMap((s) => {
-    if (options.transport === 'http' && clientHeaderOf(s) !== undefined) return [];
-    const variables = schemeVariables(s).filter((v) => read(env, v) === undefined);
-    return variables.length > 0 ? [{ scheme: s.name, variables }] : [];
-  });
 }
 
 /** Sets a header, replacing any of the same name in another letter case. */

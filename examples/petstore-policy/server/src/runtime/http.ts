@@ -16,8 +16,9 @@
  *
  * Gates, in order: shutting down → 503; Host not a loopback name nor in `allowedHosts` → 403;
  * Origin present and neither loopback nor in `allowedOrigins` → 403; `GET /healthz` → 200 (exempt
- * from tokens only); other paths → 404; with `tokens`, a missing/wrong bearer → 401 with
- * `WWW-Authenticate`; body over `maxBodyBytes` (4 MiB unless set) → 413, before it is parsed. No CORS headers are ever sent.
+ * from tokens only); other paths → 404 (with `tokens`, OAuth discovery paths say there is no
+ * OAuth); with `tokens`, a missing/wrong bearer → 401 whose body and `WWW-Authenticate`
+ * `error_description` name `tokensFrom`, and a rate-limited log line (http-auth.ts); body over `maxBodyBytes` (4 MiB unless set) → 413, before it is parsed. No CORS headers are ever sent.
  *
  * What a request handler sees (checked by test/unit/runtime/http.test.ts):
  * - `ctx.http.authInfo` = `{ token, clientId: identity, scopes: [], expiresAt }` in both eras when
@@ -36,7 +37,7 @@ import { NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextp
 import { createMcpHandler, isInitializeRequest, isLegacyRequest } from '@modelcontextprotocol/server';
 import type { AuthInfo, Server } from '@modelcontextprotocol/server';
 import { jsonNestsDeeper, MAX_ARGUMENT_DEPTH, MAX_BODY_DEPTH } from './argument-limits.js';
-import { bearerChecker, hostAllowed, originAllowed } from './http-auth.js';
+import { bearerChecker, hostAllowed, isOAuthPath, noOAuth, originAllowed, refusal, refusalLog } from './http-auth.js';
 import { log } from './log.js';
 
 export type Era = 'legacy' | 'modern';
@@ -56,6 +57,8 @@ export interface HttpOptions {
   path?: string;                            // MCP endpoint path, default '/mcp'
   maxBodyBytes?: number;                    // largest request body read, default 4 MiB; a longer one is refused unparsed (413)
   bodyLimitHint?: string;                   // what sets the body limit, for the 413 message (e.g. the argument-size variable)
+  tokensFrom?: string;                      // where the client tokens are set, for the 401 message (e.g. 'PETS_HTTP_TOKENS (or PETS_HTTP_TOKENS_FILE)')
+  now?: () => number;                       // clock of the refusal log's rate limit (tests)
 }
 export interface HttpHandle {
   readonly url: string;                     // e.g. http://127.0.0.1:PORT/mcp
@@ -155,6 +158,7 @@ export async function serveHttp(factory: HttpServerFactory, options: HttpOptions
   const drainMs = options.drainMs ?? 10_000;
   const maxBody = options.maxBodyBytes ?? MAX_BODY;
   const check = options.tokens && options.tokens.size > 0 ? bearerChecker(options.tokens) : undefined;
+  const logRefused = refusalLog((message, data) => log('warn', message, data), options.now);
   const sessions = new Map<string, Session>();
   let opening = 0; // legacy sessions being initialized, counted against the cap
   let inflight = 0;
@@ -272,11 +276,16 @@ export async function serveHttp(factory: HttpServerFactory, options: HttpOptions
     if (pathname === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
       return reply(res, 200, { status: 'ok', name: options.name, version: options.version });
     }
-    if (pathname !== path) return reply(res, 404, rpcError(-32000, 'Not found'));
+    // clients try OAuth after a 401 whatever it says: its discovery paths tell them there is none
+    if (pathname !== path) return reply(res, 404, rpcError(-32000, check !== undefined && isOAuthPath(pathname) ? noOAuth(options.tokensFrom) : 'Not found'));
     let auth: AuthInfo | undefined;
     if (check !== undefined) {
       const result = check(header(req, 'authorization'));
-      if (!result.ok) return reply(res, 401, rpcError(-32000, 'Unauthorized'), { 'www-authenticate': result.challenge });
+      if (!result.ok) {
+        logRefused({ remote: req.socket.remoteAddress, reason: result.reason });
+        const { message, challenge } = refusal(result.reason, options.tokensFrom);
+        return reply(res, 401, rpcError(-32000, message), { 'www-authenticate': challenge });
+      }
       auth = { token: result.token, clientId: result.identity, scopes: [], expiresAt: FAR_FUTURE };
     }
     if (req.method !== 'GET' && req.method !== 'POST' && req.method !== 'DELETE') {

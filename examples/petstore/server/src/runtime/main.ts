@@ -10,8 +10,8 @@
  * This file is copied verbatim into every generated project.
  */
 import { missingArgumentVariables } from './arguments.js';
-import { missingCredentials } from './auth.js';
 import { resolveServeOptions, runCommandLine } from './command-line.js';
+import { describeUnmet, unmetRequirements } from './credentials.js';
 import type { ServeOptions } from './command-line.js';
 // loaded only to serve over HTTP (its SDK package takes ~40 ms to load, which stdio does not need)
 import type * as HttpServing from './http.js';
@@ -118,6 +118,7 @@ export async function main(config: ServerConfig, tools: readonly OperationTool[]
       drainMs: serve.drainMs,
       // a body larger than the largest arguments plus room for the rest of the message is refused unparsed
       maxBodyBytes: (settings.maxArgumentBytes ?? DEFAULT_MAX_ARGUMENT_BYTES) + BODY_ENVELOPE_BYTES,
+      tokensFrom: `${vars.httpTokens} (or ${vars.httpTokensFile})`,
       bodyLimitHint: `tool arguments may take ${settings.maxArgumentBytes ?? DEFAULT_MAX_ARGUMENT_BYTES} bytes (${vars.maxArgumentBytes}), the rest of the message ${BODY_ENVELOPE_BYTES}`,
     }).catch((err: unknown) => {
       log('error', `${config.name}: cannot listen on ${serve.host}:${serve.port}: ${err instanceof Error ? err.message : String(err)}`);
@@ -155,9 +156,7 @@ export async function main(config: ServerConfig, tools: readonly OperationTool[]
   // now, while the client connects
   if (factory.toolCount > 0) warmUp();
   log(settings.baseUrl !== undefined ? 'info' : 'warn', `${config.name} ${config.version}: MCP server on ${on} with ${factory.toolCount} tools${gate}; ${where}`);
-  for (const m of missingCredentials(config.securitySchemes ?? [], env, { transport: serve.transport })) {
-    log('warn', `${config.name}: credentials of security scheme ${JSON.stringify(m.scheme)} are not set (${m.variables.join(', ')}); tools that need them will fail until they are`);
-  }
+  for (const u of unmetRequirements(tools, config.securitySchemes ?? [], env, { transport: serve.transport })) log('warn', `${config.name}: ${describeUnmet(u)}`);
   for (const m of missingArgumentVariables(tools, env)) {
     log('warn', `${config.name}: ${m.variable} is not set, so hidden arguments of ${m.tools.join(', ')} have no value; those tools will fail until it is set and the server restarted`);
   }

@@ -91,6 +91,8 @@ export interface ToolSearch {
   modeOf?(preset: string | undefined): 'list' | 'search';
   /** Answers `search_tools` over the tools `keep` accepts; invalid arguments throw -32602. */
   search(args: unknown, keep: (name: string) => boolean, describe: (name: string) => ToolMetadata | undefined): CallToolResult;
+  /** What `describe_tool` and `call_tool` say of a name the request cannot see: the closest of `known` (the names it can), and a pointer to `search_tools`. */
+  unknown(name: string, known: Iterable<string>): string;
 }
 
 /** A gate that knows the concern preset a request has selected (concern-protocol.ts's `ConcernControl` is one). */
@@ -158,11 +160,6 @@ function stringArgument(args: Record<string, unknown>, key: string, tool: string
   const value = args[key];
   if (typeof value !== 'string' || value.length === 0) throw invalidParams(`Invalid arguments for tool ${tool}: ${key} must be a non-empty string`);
   return value;
-}
-
-/** The `describe_tool` answer for a name the server does not have (or hides). */
-function notFound(name: string): CallToolResult {
-  return { isError: true, content: [{ type: 'text', text: `No tool named ${JSON.stringify(name)}: use search_tools to find the tools for a task.` }] };
 }
 
 /** `settings` with a call's tighter bounds applied (the lower value wins). */
@@ -363,6 +360,9 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
       return result;
     };
 
+    /** The tool names this request may see (for a did-you-mean: never a hidden one). */
+    const visibleNames = (ctx: ServerContext): string[] => [...byName.keys()].filter((n) => gate.visible('tools', n, ctx));
+
     server.setRequestHandler('tools/call', { params: RAW_PARAMS }, async (params, ctx) => {
       const { name, arguments: raw } = params as { name: string; arguments?: unknown };
       // one value for validation, the gate and the call: a missing `arguments` is `{}` everywhere,
@@ -373,12 +373,14 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
         if (name === search.names.describe) {
           const wanted = stringArgument(args, 'name', name);
           const tool = metadata(wanted);
-          if (!tool || !gate.visible('tools', wanted, ctx)) return notFound(wanted);
+          if (!tool || !gate.visible('tools', wanted, ctx)) return { isError: true, content: [{ type: 'text', text: search.unknown(wanted, visibleNames(ctx)) }] };
           const entry = gate.decorate('tools', tool.name, toolDescriptor(tool));
           return { content: [{ type: 'text', text: JSON.stringify(entry) }], structuredContent: entry as unknown as Record<string, unknown> };
         }
         if (name === search.names.call) {
           const inner = stringArgument(args, 'name', name);
+          // the same -32602 as a direct call, with the closest names and a pointer to search_tools
+          if (!byName.has(inner) && !preprocessors.has(inner)) throw invalidParams(search.unknown(inner, visibleNames(ctx)));
           return run(inner, callArguments(inner, args.arguments), ctx, name);
         }
       }
