@@ -79,7 +79,7 @@ describe('the variable registry', () => {
     ]);
     const byName = Object.fromEntries(vars.map((v) => [v.name, v]));
     expect(byName.PETS_ACCOUNT!.description).toBe('Value of the hidden arguments account of listPets, tenant of countPets');
-    expect(byName.PETS_USER!.description).toMatch(/User name of security scheme basic \(only needed where no other scheme can be used\)/);
+    expect(byName.PETS_USER!.description).toMatch(/User name of security scheme basic \(optional: every tool that uses it accepts another credential, or none, instead\)/);
   });
 
   it('leaves out what the server does not have, and does not require a base URL it has', () => {

@@ -253,7 +253,7 @@ export function serverVariables(sources: VariableSources): Variable[] {
     const meanings = schemeVariableMeaning(scheme);
     const fromClient = 'fromClient' in scheme ? scheme.fromClient : undefined;
     schemeVariables(scheme).forEach((name, i) => {
-      const alternative = required ? '' : ' (only needed where no other scheme can be used)';
+      const alternative = required ? '' : ' (optional: every tool that uses it accepts another credential, or none, instead)';
       // over HTTP the credential comes with each MCP request: the variable serves stdio only
       const over = fromClient !== undefined ? `; over HTTP each MCP client sends its own in the ${fromClient} header instead` : '';
       add({ name, kind: 'credential', type: 'string', description: `${meanings[i]} of security scheme ${scheme.name}${alternative}${over}`, secret: true, required, ...(fromClient !== undefined ? { transport: 'stdio' as const } : {}) });
