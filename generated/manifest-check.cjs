@@ -5,9 +5,9 @@
 "use strict";
 module.exports = validate20;
 module.exports.default = validate20;
-const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://mcpgen.dev/schemas/manifest.schema.json","title":"mcpgen manifest","description":"The mcpgen manifest (mcpgen.yaml): which OpenAPI description to compile into an MCP server, which of its operations become tools, and how. Point your editor at this file with `# yaml-language-server: $schema=<path>/manifest.schema.json`.","type":"object","additionalProperties":false,"required":["name","openapi"],"properties":{"$schema":{"description":"Optional pointer to this schema, for editors that read `$schema` from the document.","type":"string"},"name":{"description":"Name of the generated server: its npm package name, its bin name and the `serverInfo.name` it reports. Lower case letters, digits, `-`, `_` and `.`; starts with a letter or digit.","type":"string","pattern":"^[a-z0-9][a-z0-9._-]*$","maxLength":214},"version":{"description":"Version of the generated server (`serverInfo.version`, package.json `version`). Defaults to 0.1.0.","type":"string","pattern":"^(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)(?:-[0-9A-Za-z.-]+)?(?:\\+[0-9A-Za-z.-]+)?$","default":"0.1.0"},"description":{"description":"What the server is for. Sent to clients as the server's `instructions` and written into the generated README and package.json.","type":"string","maxLength":4000},"package":{"description":"How the generated project is published: its package.json (npm) and its MCP Bundle manifest (manifest.json). The project is publishable unless `private` is true.","type":"object","additionalProperties":false,"properties":{"private":{"description":"Write `\"private\": true` into the generated package.json, so that `npm publish` refuses the package. Defaults to false: the package can be published.","type":"boolean","default":false},"author":{"description":"Author of the package, e.g. `Jane Doe <jane@example.com>`: package.json `author`, and the MCP Bundle's `author.name` (which defaults to the server's name).","type":"string","minLength":1,"maxLength":200},"license":{"description":"SPDX license expression of the generated package (package.json and MCP Bundle `license`), e.g. `MIT`.","type":"string","pattern":"^[A-Za-z0-9.+() -]+$","maxLength":200},"repository":{"description":"URL of the source repository (package.json and MCP Bundle `repository`), e.g. `https://github.com/acme/petstore-mcp`.","type":"string","pattern":"^https?://[^\\s]+$","maxLength":2000},"dependencies":{"description":"Runtime dependencies of the generated project, merged into its package.json `dependencies`: package name to version range, e.g. `{ date-fns: \"^4.1.0\" }`. For handler code that imports a library. A package the generated project already declares cannot be named here.","type":"object","propertyNames":{"pattern":"^(@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*$","maxLength":214},"additionalProperties":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[^\\s\\x00-\\x1f]+( [^\\s\\x00-\\x1f]+)*$"},"maxProperties":200},"devDependencies":{"description":"Development dependencies of the generated project, merged into its package.json `devDependencies`: package name to version range, e.g. `{ date-fns: \"^4.1.0\" }`. For handler code that imports a library. A package the generated project already declares cannot be named here.","type":"object","propertyNames":{"pattern":"^(@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*$","maxLength":214},"additionalProperties":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[^\\s\\x00-\\x1f]+( [^\\s\\x00-\\x1f]+)*$"},"maxProperties":200}}},"openapi":{"description":"Path of the OpenAPI description (Swagger 2.0, OpenAPI 3.0 or 3.1; YAML or JSON), relative to this manifest.","type":"string","minLength":1},"output":{"description":"Directory the generated project is written to, relative to this manifest. `mcpgen build --out` overrides it. Defaults to `./server`.","type":"string","minLength":1,"default":"./server"},"baseUrl":{"description":"Base URL of the API the generated server calls: an absolute http(s) URL, or a local unix socket as `unix:<socket path>[:<base path>]` (e.g. `unix:/var/run/docker.sock:/v1.43`; `unix:///var/run/docker.sock` works too, and a `:` inside the socket path is written `%3A`). Overrides the spec's `servers`/`host`. Still overridable at run time with the `<ENV_PREFIX>_BASE_URL` environment variable.","type":"string","pattern":"^(https?://|unix:/)[^\\s]+$"},"envPrefix":{"description":"Prefix of the environment variables the generated server reads (`<PREFIX>_BASE_URL`, `<PREFIX>_TIMEOUT_MS`, …). Defaults to the upper-cased `name` with non-alphanumerics replaced by `_`.","type":"string","pattern":"^[A-Z][A-Z0-9_]*$"},"allowRemoteRefs":{"description":"URL prefixes from which remote `$ref`s may be fetched while loading the spec (e.g. `https://schemas.example.com/`). Remote references are refused unless they start with one of these.","type":"array","items":{"type":"string","pattern":"^https?://"},"uniqueItems":true},"maxToolNameLength":{"description":"Longest tool name to emit, 1–128. Defaults to 64. Lower it to leave room for client prefixes such as `mcp__server__` (Claude Code counts the whole prefixed name against 64).","type":"integer","minimum":1,"maximum":128,"default":64},"maxDescriptionLength":{"description":"Longest tool description to emit, in characters; longer descriptions are cut at a sentence or word boundary and end in `…`. Defaults to 1024.","type":"integer","minimum":64,"maximum":100000,"default":1024},"timeoutMs":{"description":"Default timeout of one API request in milliseconds (overridable at run time with `<ENV_PREFIX>_TIMEOUT_MS`). Defaults to 30000.","type":"integer","minimum":1,"maximum":600000,"default":30000},"maxResponseBytes":{"description":"Largest API response body, in bytes, passed back to the model; longer bodies are truncated with a note giving the original size. Defaults to 1000000.","type":"integer","minimum":1024,"default":1000000},"maxInFlightBytes":{"description":"Most bytes of API response bodies the generated server holds at once, over all calls in flight (overridable at run time with `<ENV_PREFIX>_MAX_IN_FLIGHT_BYTES`): a call is refused with an error result when the bodies held leave no room for one more of `maxResponseBytes`, or when its body would exceed the limit while it is read. It bounds the server's memory under many concurrent calls against slow, huge or compressed responses. At least `maxResponseBytes`. Defaults to 67108864 (64 MiB).","type":"integer","minimum":1024,"default":67108864},"outputSchemas":{"description":"How tools publish the shape of their 2xx results. `lenient` (default): a slim output schema every plausible body satisfies (nothing required, `null` accepted below the root, extra properties allowed, no formats, patterns or enums, cut below `outputSchemaDepth`), so a response that drifts from the spec is never reported as an error. `strict`: the spec's schema as written, for object results only, and a 2xx body that does not match it comes back as an error. `none`: no output schema and no `structuredContent`. Overridable per operation.","enum":["lenient","strict","none"],"default":"lenient"},"outputSchemaDepth":{"description":"How deep lenient output schemas describe a result at most (the result object's own properties, or a listed object's, are depth 1); deeper values are typed only, e.g. `{type: object}`. A schema that would be larger than `outputSchemaMaxBytes` is described less deep. Defaults to 2.","type":"integer","minimum":1,"maximum":8,"default":2},"outputSchemaMaxBytes":{"description":"Largest output schema, in bytes of JSON, a tool publishes; a larger one is dropped (the tool then returns its result as text only) with a build warning naming the tool. Defaults to 768.","type":"integer","minimum":0,"default":768},"inputSchemaMaxBytes":{"description":"Size a tool's input schema is slimmed towards, in bytes of JSON. A larger schema first loses the descriptions of nested properties, then is cut from the deepest level up: a cut subtree is published (and validated) as its type only, e.g. `{type: object}`, and the API checks the rest. Arguments themselves are never removed. Defaults to 4096.","type":"integer","minimum":1024,"default":4096},"maxArgumentDescriptionLength":{"description":"Longest description of an argument (a parameter, or a property of the request body), in characters; markdown links are reduced to their text, and longer ones are cut at a sentence or word boundary. Defaults to 160.","type":"integer","minimum":20,"default":160},"budget":{"description":"Limits on the tool surface the server publishes. Over a limit the build fails, naming the largest tools and what to do about each.","type":"object","additionalProperties":false,"properties":{"maxListBytes":{"description":"Largest `tools/list` answer, in bytes (UTF-8 length of the JSON of the `tools` array). Defaults to 10485760, the most the MCP SDK's stdio transport reads in one message; the build warns above a quarter of it.","type":"integer","minimum":1,"default":10485760},"maxTools":{"description":"Most tools the server may publish. No limit by default.","type":"integer","minimum":1},"maxTokens":{"description":"Most tokens (o200k tokenizer) the `tools` array of `tools/list` may take. No limit by default; setting it makes every build count tokens.","type":"integer","minimum":1},"presets":{"description":"Limits per concern preset (a key of `concernPresets`): the same limits, on the tools a client that selected the preset lists. Over a limit the build fails, naming the preset's largest tools and the cheapest ways to get under.","type":"object","additionalProperties":{"type":"object","additionalProperties":false,"properties":{"maxListBytes":{"description":"Largest `tools/list` answer with this preset selected, in bytes. No limit by default (the server-wide `maxListBytes` always applies).","type":"integer","minimum":1},"maxTools":{"description":"Most tools listed with this preset selected.","type":"integer","minimum":1},"maxTokens":{"description":"Most tokens (o200k) of the `tools` array with this preset selected; setting it makes every build count tokens.","type":"integer","minimum":1}}}}}},"results":{"description":"How tool results are made to fit the model's context: a token budget, compaction of JSON results, and an optional projection argument. Each key can be changed per operation in `overrides`.","type":"object","additionalProperties":false,"properties":{"maxTokens":{"description":"Largest tool result, in o200k tokens; each of its text and its `structuredContent` must fit. Over it, a list is cut at an item boundary and an object by its largest fields, and the result says what was left out and how to get the rest. Claude Code refuses MCP tool results over 25,000 tokens and moves results over 50,000 characters to a file. Defaults to 8000.","type":"integer","minimum":256,"default":8000},"compact":{"description":"Compact JSON results: drop `null`s, empty arrays and objects and the keys `omit` names, and shorten strings longer than `maxStringChars`. On by default.","type":"boolean","default":true},"omit":{"description":"Keys compaction drops wherever they appear in a result, as names or patterns in which `*` matches any run of characters (`*_url` drops `html_url` and `avatar_url`). The default drops the link and id noise of hypermedia APIs: links the model can rebuild or does not need, GitHub's `node_id` and `gravatar_id`, HAL's `_links`. `[]` keeps every key.","type":"array","items":{"type":"string","minLength":1},"uniqueItems":true,"default":["*_url","url","node_id","_links","gravatar_id"]},"maxStringChars":{"description":"Longest string compaction keeps whole, in characters; a longer one is cut and marked with how much was left out. Defaults to 1000.","type":"integer","minimum":64,"default":1000},"projection":{"description":"Give tools whose results can be JSON an optional `fields` argument: a JMESPath expression the server applies to the response, so the model can ask for only what it needs. Named `result_fields` when the tool already has a `fields` argument. Off by default.","type":"boolean","default":false},"presets":{"description":"Result settings per concern preset (a key of `concernPresets`), for the requests whose active preset it is: only the keys given change, over the settings above; a tool's own `overrides.<op>.results` still win.","type":"object","additionalProperties":{"type":"object","additionalProperties":false,"properties":{"maxTokens":{"description":"Largest tool result with this preset active, in o200k tokens; each of its text and its `structuredContent` must fit.","type":"integer","minimum":256},"compact":{"description":"Compact JSON results with this preset active (drop `null`s, empty values and `omit` keys; shorten long strings).","type":"boolean"},"omit":{"description":"Keys compaction drops with this preset active, instead of the top-level `omit` (`*` matches any run of characters; `[]` keeps every key).","type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"maxStringChars":{"description":"Longest string compaction keeps whole with this preset active, in characters.","type":"integer","minimum":64}}}}}},"uploads":{"description":"File uploads (multipart file fields and binary request bodies). A file argument is always accepted as base64 content; with `localFiles: true` it may also be `{ path }` of a file the server reads itself.","type":"object","additionalProperties":false,"properties":{"localFiles":{"description":"Let file arguments name a local file (`{ path, filename?, contentType? }`) instead of carrying its content. Off by default: a model could otherwise ask the server to send any readable file to the API.","type":"boolean","default":false},"root":{"description":"Directory local files must be inside (symlinks resolved), relative to the server's working directory at run time; `<ENV_PREFIX>_UPLOAD_ROOT` overrides it. Defaults to `.`.","type":"string","minLength":1,"default":"."}}},"include":{"description":"Which operations become tools. An operation is included when it matches at least one selector. Omit to include every operation.","type":"array","items":{"$ref":"#/$defs/selector"}},"exclude":{"description":"Operations to leave out. An operation matching any selector here is excluded, even when `include` selects it (exclude wins).","type":"array","items":{"$ref":"#/$defs/selector"}},"overrides":{"description":"Per-operation changes, keyed by operationId or by `METHOD /path` (e.g. `GET /pets/{petId}`).","type":"object","additionalProperties":{"$ref":"#/$defs/override"}},"auth":{"description":"Credentials for the API's security schemes: maps a scheme name (from `components.securitySchemes`, or `securityDefinitions` in Swagger 2.0) to the environment variables the generated server reads the secrets from at run time. Only variable names go here, never secrets. A scheme that is not listed reads `<ENV_PREFIX>_<SCHEME>_API_KEY` (apiKey), `_TOKEN` (http bearer; oauth2 flows other than client credentials, openIdConnect), `_USERNAME` and `_PASSWORD` (http basic), or `_CLIENT_ID` and `_CLIENT_SECRET` (oauth2 client credentials), where `<SCHEME>` is the scheme name upper-cased with non-alphanumerics replaced by `_`.","type":"object","additionalProperties":{"$ref":"#/$defs/authScheme"}},"extraTools":{"description":"Tools implemented by your own TypeScript functions instead of an API operation, served beside the operation tools. Arguments are validated against `inputSchema` before the handler runs; a thrown error becomes an `isError` result.","type":"array","items":{"$ref":"#/$defs/extraTool"}},"preprocessors":{"description":"Preprocessors: your TypeScript functions a host runs on each user input before the model sees it, to gather context. They are not tools: they never appear in `tools/list` and `tools/call` refuses them. The server serves them on `preprocessors/list` and `preprocessors/run`, advertised in `capabilities.experimental.preprocessors`, and through the `with_context` prompt for hosts that speak only standard MCP.","type":"array","items":{"$ref":"#/$defs/preprocessor"}},"prompts":{"description":"Prompts (user-invoked message templates) the server offers. Message texts are Handlebars templates over the prompt's arguments, checked when the project is built.","type":"array","items":{"$ref":"#/$defs/prompt"}},"resources":{"description":"Resources with a fixed URI: static `text`, a `file` embedded at build time, or a `handler` that produces the content when it is read.","type":"array","items":{"$ref":"#/$defs/resource"}},"resourceTemplates":{"description":"Families of resources named by an RFC 6570 URI template (e.g. `pets://{petId}`), read by a handler that receives the template's variables.","type":"array","items":{"$ref":"#/$defs/resourceTemplate"}},"concerns":{"description":"Concerns clients can filter the server's tools, prompts, resources and resource templates by, e.g. `risk: [low, high]`. Published in `capabilities.experimental.concerns`.","type":"array","items":{"$ref":"#/$defs/concern"}},"concernMappings":{"description":"Which concern values each primitive matches, per kind: tools by final tool name, prompts by name, resources by URI, resource templates by URI template. A primitive or concern that is not mapped matches every value.","type":"object","additionalProperties":false,"properties":{"tools":{"description":"Tool name (operation or extra tool) ⇒ concern values.","$ref":"#/$defs/concernMappingTable"},"prompts":{"description":"Prompt name ⇒ concern values.","$ref":"#/$defs/concernMappingTable"},"resources":{"description":"Resource URI ⇒ concern values.","$ref":"#/$defs/concernMappingTable"},"resourceTemplates":{"description":"Resource URI template ⇒ concern values.","$ref":"#/$defs/concernMappingTable"}}},"concernPresets":{"description":"Named sets of concern preferences a client can select with `concerns/update { preset }` (or in the initialized notification), e.g. `cautious: { risk: low }`.","type":"object","additionalProperties":{"$ref":"#/$defs/concernPreferences"}},"discovery":{"description":"How clients find the tools. `list` (default): `tools/list` lists every tool (those the client's concern preferences show). `search`: it lists `search_tools` (ranked by a full-text index built at build time over names, descriptions, tags and arguments), `describe_tool` and `call_tool` (plus `persist_justification` when gates exist), for APIs too big for any context; every tool is still validated and run by the same code, concerns and gates included. The object form chooses per concern preset: `{ mode: list, presets: { everything: search } }`; `mode` applies when the client selected no preset (and to presets not named), `presets` names presets of `concernPresets` whose mode differs. The index (and `minisearch`) ships whenever any preset or the default is `search`.","anyOf":[{"enum":["list","search"]},{"type":"object","properties":{"mode":{"description":"The mode when the client selected no concern preset, and of every preset `presets` does not name.","enum":["list","search"],"default":"list"},"presets":{"description":"Concern preset name (a key of `concernPresets`) ⇒ its mode, when it differs from `mode`.","type":"object","additionalProperties":{"enum":["list","search"]}}},"additionalProperties":false}],"default":"list"},"exposeInMeta":{"description":"Publish each primitive's concern mapping in its list entry as `_meta.concerns`, for concern-aware clients and debugging. Defaults to false.","type":"boolean","default":false},"enforce":{"description":"Refuse calls, `prompts/get` and `resources/read` of primitives the session's concern preferences filter out (JSON-RPC error -32602). Defaults to false: filtering then only shapes the lists.","type":"boolean","default":false},"reflection":{"description":"The reflection gate: tools that run only once the model has justified the call. Each gate has a prompt; its answer, a JSON justification, is validated and stored under `storeDir`, keyed by the gate's domain, prompt template and prompt arguments, so the same decision is justified once. With a client that supports MCP sampling the server asks the client's model itself inside the tool call; otherwise the call returns a hint and the host uses `prompts/get` and the `persist_justification` tool, then retries.","$ref":"#/$defs/reflection"},"policy":{"description":"The policy layer: an audit trail of every call, access control per client identity, and per-tool limits. Decided at build time where it can be: access rules are resolved to the exact primitives they match.","$ref":"#/$defs/policy"},"diagnostics":{"description":"Acknowledge or escalate diagnostics by code: `off` silences a warning you have read and accepted, `warning` keeps the default, `error` makes a warning block the build. Errors cannot be lowered or silenced. E.g. `{ MCPGEN_AUTH_UNSUPPORTED_SCHEME: off }`.","type":"object","propertyNames":{"pattern":"^MCPGEN_[A-Z0-9_]+$"},"additionalProperties":{"enum":["off","warning","error"]}}},"$defs":{"stringOrList":{"description":"One value or a list of values; a list matches when any value matches.","anyOf":[{"type":"string","minLength":1},{"type":"array","items":{"type":"string","minLength":1},"minItems":1}]},"selector":{"description":"Matches operations. Every field given must match (AND); a field with a list matches when any of its values does (OR).","type":"object","additionalProperties":false,"minProperties":1,"properties":{"tag":{"description":"Tag name(s) the operation carries.","$ref":"#/$defs/stringOrList"},"operationId":{"description":"operationId(s) of the operation.","$ref":"#/$defs/stringOrList"},"path":{"description":"Path glob(s) over the path template, e.g. `/pets/**` or `/store/*`: `*` matches within one segment, `**` across segments. Braces are literal, so `/pets/{petId}` matches that template.","$ref":"#/$defs/stringOrList"},"method":{"description":"HTTP method(s), lower case.","anyOf":[{"$ref":"#/$defs/method"},{"type":"array","items":{"$ref":"#/$defs/method"},"minItems":1}]},"deprecated":{"description":"Matches operations by their `deprecated` flag: `exclude: [{ deprecated: true }]` leaves deprecated operations out.","type":"boolean"}}},"method":{"description":"An HTTP method, lower case.","enum":["get","put","post","delete","options","head","patch","trace"]},"override":{"description":"Changes to the tool generated from one operation.","type":"object","additionalProperties":false,"properties":{"name":{"description":"Tool name to use instead of the derived one. Must be a legal MCP tool name (`[A-Za-z0-9_.-]`) no longer than `maxToolNameLength`, and unique.","type":"string","pattern":"^[A-Za-z0-9_.-]+$","maxLength":128},"outputSchemas":{"description":"`lenient`, `strict` or `none` for this tool, instead of the top-level `outputSchemas`.","enum":["lenient","strict","none"]},"title":{"description":"Human-readable title shown by clients (defaults to the operation's summary).","type":"string"},"description":{"description":"Tool description to use instead of the operation's summary and description.","type":"string"},"annotations":{"description":"Tool annotations, merged over the derived ones (GET ⇒ readOnlyHint, DELETE ⇒ destructiveHint, PUT ⇒ idempotentHint).","type":"object","additionalProperties":false,"properties":{"title":{"description":"Display title.","type":"string"},"readOnlyHint":{"description":"The tool does not modify its environment.","type":"boolean"},"destructiveHint":{"description":"The tool may perform destructive updates.","type":"boolean"},"idempotentHint":{"description":"Repeated calls with the same arguments have no additional effect.","type":"boolean"},"openWorldHint":{"description":"The tool interacts with an open world of external entities.","type":"boolean"}}},"arguments":{"description":"Changes to the tool's arguments, keyed by the argument name as generated (a parameter's argument name such as `petId` or `query_id`, or `body` for the request body): hide an argument and fill it from a constant or an environment variable, give it a default, another description or another name.","type":"object","additionalProperties":{"$ref":"#/$defs/argumentOverride"}},"results":{"$ref":"#/$defs/resultsOverride"}}},"argumentOverride":{"description":"Changes to one argument of an operation tool. A hidden argument takes exactly one of `value` and `env` and nothing else; `default`, `description` and `name` apply to arguments the model sees.","type":"object","additionalProperties":false,"properties":{"hidden":{"description":"Leave the argument out of the tool's input schema and `Args` type: the model never sees it, and the server sends `value` or the value of `env` on every call.","type":"boolean"},"value":{"description":"The constant (any JSON value) the server sends for a hidden argument."},"env":{"description":"Environment variable the server reads a hidden argument's value from at start-up. The value is treated like a credential: it never appears in generated files, error texts or logs; while it is unset, calls of the tool fail with a message naming the variable.","$ref":"#/$defs/envName"},"default":{"description":"Value the server sends when the model leaves the argument out (any JSON value). Published as the argument schema's `default`; the argument is then no longer required."},"description":{"description":"Description of the argument to publish instead of the spec's.","type":"string"},"name":{"description":"Name the model sees for the argument instead of the generated one; the request still uses the parameter's own name. Must be unique within the tool, letters, digits, `_`, `.` and `-`, at most 64 characters.","type":"string","pattern":"^[A-Za-z0-9_.-]{1,64}$"}}},"resultsOverride":{"description":"Result settings for this tool, over the top-level `results`: only the keys given change.","type":"object","additionalProperties":false,"properties":{"maxTokens":{"description":"Largest tool result, in o200k tokens; each of its text and its `structuredContent` must fit. Over it, a list is cut at an item boundary and an object by its largest fields, and the result says what was left out and how to get the rest. Claude Code refuses MCP tool results over 25,000 tokens and moves results over 50,000 characters to a file.","type":"integer","minimum":256},"compact":{"description":"Compact JSON results: drop `null`s, empty arrays and objects and the keys `omit` names, and shorten strings longer than `maxStringChars`.","type":"boolean"},"omit":{"description":"Keys compaction drops for this tool, instead of the top-level `omit` (`*` matches any run of characters; `[]` keeps every key).","type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"maxStringChars":{"description":"Longest string compaction keeps whole, in characters; a longer one is cut and marked with how much was left out.","type":"integer","minimum":64},"projection":{"description":"Give tools whose results can be JSON an optional `fields` argument: a JMESPath expression the server applies to the response, so the model can ask for only what it needs. Named `result_fields` when the tool already has a `fields` argument.","type":"boolean"}}},"authScheme":{"description":"Environment variables of one security scheme, and whether MCP clients bring their own credential over HTTP (`fromClient`). Which fields apply depends on the scheme's type; the others are errors. Omitted fields keep their default variable names.","type":"object","additionalProperties":false,"properties":{"env":{"description":"Variable holding the API key (apiKey schemes) or the token sent as `Authorization: Bearer` (http bearer; oauth2 without a client-credentials flow; openIdConnect).","$ref":"#/$defs/envName"},"username":{"description":"Variable holding the user name (http basic).","$ref":"#/$defs/envName"},"password":{"description":"Variable holding the password (http basic).","$ref":"#/$defs/envName"},"clientId":{"description":"Variable holding the OAuth client id (oauth2 client credentials).","$ref":"#/$defs/envName"},"clientSecret":{"description":"Variable holding the OAuth client secret (oauth2 client credentials).","$ref":"#/$defs/envName"},"tokenUrl":{"description":"Token endpoint to use instead of the spec's `tokenUrl` (oauth2 client credentials).","type":"string","pattern":"^https://[^\\s]+$"},"fromClient":{"description":"Over Streamable HTTP, take the credential from this header of each MCP request instead of the environment, so every MCP client uses its own (apiKey: the value; bearer: the value, a leading `Bearer ` dropped; basic: `Basic <base64>` or `user:password`). Over stdio the environment is used as before. Not for oauth2 schemes. `Authorization` carries the MCP client tokens when the server is given some, and the server then refuses to start.","type":"string","pattern":"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$"},"scopes":{"description":"Scopes to request with the token (oauth2 client credentials). Defaults to every scope the included operations require; `[]` requests none.","type":"array","items":{"type":"string","minLength":1},"uniqueItems":true}}},"envName":{"description":"Name of an environment variable: upper-case letters, digits and `_`, not starting with a digit.","type":"string","pattern":"^[A-Z_][A-Z0-9_]*$"},"handlerRef":{"description":"A TypeScript function of the generated project: `<file>#<export>`, the file relative to the project's `src/` folder (e.g. `handlers/pets.ts#summarizePets`). A file that does not exist yet is created by `mcpgen build` as a typed stub, once; mcpgen never overwrites it.","type":"string","pattern":"^(\\./)?[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*\\.ts#[A-Za-z_$][A-Za-z0-9_$]*$"},"jsonSchemaObject":{"description":"A JSON Schema (draft 2020-12) whose root is an object schema (`type: object`).","type":"object"},"extraTool":{"description":"A tool implemented by a handler function.","type":"object","additionalProperties":false,"required":["name","inputSchema","handler"],"properties":{"name":{"description":"Tool name: `[A-Za-z0-9_.-]`, at most `maxToolNameLength`, unique among all tools (operation tools included).","type":"string","pattern":"^[A-Za-z0-9_.-]+$","maxLength":128},"title":{"description":"Human-readable title shown by clients.","type":"string"},"description":{"description":"What the tool does, for the model.","type":"string"},"inputSchema":{"description":"JSON Schema of the arguments; the root must be `type: object`. The handler's argument type is generated from it.","$ref":"#/$defs/jsonSchemaObject"},"outputSchema":{"description":"JSON Schema of the structured result (root `type: object`). When given, the handler must return a matching object, which is sent as `structuredContent` too.","$ref":"#/$defs/jsonSchemaObject"},"annotations":{"description":"Tool annotations, merged over the derived ones (GET ⇒ readOnlyHint, DELETE ⇒ destructiveHint, PUT ⇒ idempotentHint).","type":"object","additionalProperties":false,"properties":{"title":{"description":"Display title.","type":"string"},"readOnlyHint":{"description":"The tool does not modify its environment.","type":"boolean"},"destructiveHint":{"description":"The tool may perform destructive updates.","type":"boolean"},"idempotentHint":{"description":"Repeated calls with the same arguments have no additional effect.","type":"boolean"},"openWorldHint":{"description":"The tool interacts with an open world of external entities.","type":"boolean"}}},"handler":{"description":"The function that runs the tool: `<file>#<export>`, relative to the generated project's `src/`. It receives the validated arguments and a context (`signal`, `log`).","$ref":"#/$defs/handlerRef"}}},"promptArgument":{"description":"One argument of a prompt (clients send argument values as strings).","type":"object","additionalProperties":false,"required":["name"],"properties":{"name":{"description":"Argument name, usable in templates as `{{name}}`.","type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$"},"description":{"description":"What the argument means.","type":"string"},"required":{"description":"Whether the client must send it; a missing required argument is an invalid-params error. Defaults to false.","type":"boolean","default":false}}},"promptMessage":{"description":"One message of a prompt.","type":"object","additionalProperties":false,"required":["text"],"properties":{"role":{"description":"Who says it. Defaults to `user`.","enum":["user","assistant"],"default":"user"},"text":{"description":"The message text: a Handlebars template over the prompt's arguments (`{{species}}`, `{{#if budget}}…{{/if}}`), rendered without HTML escaping.","type":"string"}}},"prompt":{"description":"A prompt: metadata, arguments and message templates.","type":"object","additionalProperties":false,"required":["name","messages"],"properties":{"name":{"description":"Prompt name, unique among prompts.","type":"string","pattern":"^[A-Za-z0-9_.-]+$","maxLength":128},"title":{"description":"Human-readable title shown by clients.","type":"string"},"description":{"description":"What the prompt is for.","type":"string"},"arguments":{"description":"The prompt's arguments.","type":"array","items":{"$ref":"#/$defs/promptArgument"}},"messages":{"description":"The messages the prompt returns, in order.","type":"array","items":{"$ref":"#/$defs/promptMessage"},"minItems":1}}},"resourceUri":{"description":"An absolute URI with a scheme, e.g. `petstore://docs/handbook`.","type":"string","pattern":"^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$"},"resource":{"description":"A resource with a fixed URI. Give exactly one of `text`, `file` and `handler`.","type":"object","additionalProperties":false,"required":["uri","name"],"properties":{"uri":{"description":"The resource URI, unique among resources.","$ref":"#/$defs/resourceUri"},"name":{"description":"Short name of the resource.","type":"string","minLength":1},"title":{"description":"Human-readable title shown by clients.","type":"string"},"description":{"description":"What the resource holds.","type":"string"},"mimeType":{"description":"MIME type of the content. For `file`, defaults to a guess from the file extension.","type":"string","pattern":"^[a-z]+/[A-Za-z0-9.+_-]+$"},"text":{"description":"Static text content.","type":"string"},"file":{"description":"A file embedded into the generated server at build time, relative to this manifest and inside its folder. Served as text when it is UTF-8 and its MIME type is textual, otherwise as a base64 blob.","type":"string","minLength":1},"handler":{"description":"A function producing the content when the resource is read: `<file>#<export>`, relative to the generated project's `src/`.","$ref":"#/$defs/handlerRef"}}},"resourceTemplate":{"description":"A family of resources named by an RFC 6570 URI template, read by a handler.","type":"object","additionalProperties":false,"required":["uriTemplate","name","handler"],"properties":{"uriTemplate":{"description":"RFC 6570 URI template, e.g. `petstore://species/{species}/care`; unique among templates.","type":"string","pattern":"^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$"},"name":{"description":"Short name of the template.","type":"string","minLength":1},"title":{"description":"Human-readable title shown by clients.","type":"string"},"description":{"description":"What the resources hold.","type":"string"},"mimeType":{"description":"MIME type of the content.","type":"string","pattern":"^[a-z]+/[A-Za-z0-9.+_-]+$"},"handler":{"description":"The function that reads a resource: `<file>#<export>`, relative to the generated project's `src/`; it receives the URI and the template's variables.","$ref":"#/$defs/handlerRef"}}},"concern":{"description":"A concern clients may set a preference for.","type":"object","additionalProperties":false,"required":["name","values"],"properties":{"name":{"description":"Concern name, unique.","type":"string","pattern":"^[A-Za-z][A-Za-z0-9_.-]*$"},"description":{"description":"What the concern means, for hosts to show users.","type":"string"},"values":{"description":"The values a client may choose from.","type":"array","items":{"type":"string","minLength":1},"minItems":1,"uniqueItems":true},"default":{"description":"Suggested value, published to clients. It is not applied to filtering: a client that sets nothing sees everything.","type":"string","minLength":1}}},"concernMappingTable":{"description":"Primitive id ⇒ the concern values it matches.","type":"object","additionalProperties":{"$ref":"#/$defs/concernMapping"}},"concernMapping":{"description":"Concern name ⇒ the value (or values) the primitive matches. Concerns not named here match every value.","type":"object","additionalProperties":{"$ref":"#/$defs/stringOrList"}},"concernPreferences":{"description":"Concern name ⇒ chosen value.","type":"object","additionalProperties":{"type":"string","minLength":1}},"preprocessor":{"description":"A preprocessor: a handler that gets the user input and returns context for it.","type":"object","additionalProperties":false,"required":["name","handler"],"properties":{"name":{"description":"Preprocessor name: `[A-Za-z0-9_.-]`, unique among preprocessors and not the name of a tool.","type":"string","pattern":"^[A-Za-z0-9_.-]+$","maxLength":128},"title":{"description":"Human-readable title.","type":"string"},"description":{"description":"What context the preprocessor gathers (listed by `preprocessors/list`).","type":"string"},"handler":{"description":"The function that runs the preprocessor: `<file>#<export>`, relative to the generated project's `src/`. It receives `{ input }` (the user input) and a context (`signal`, `log`) and returns text, any JSON value, or a `CallToolResult`-like `{ content }`.","$ref":"#/$defs/handlerRef"},"after":{"description":"Names of preprocessors that must run before this one. `after` orders runs; it does not pass one output to another. Cycles are errors.","type":"array","items":{"type":"string"}},"timeoutMs":{"description":"Milliseconds the preprocessor may take before it is cut off (its signal is aborted and its block has status `timeout`). Defaults to 10000.","type":"integer","minimum":1,"maximum":600000},"onError":{"description":"What an error or timeout does: `skip` (default) records the failed block and runs the rest; `fail` stops the run and reports it as failed.","enum":["skip","fail"]}}},"reflection":{"description":"Reflection gate settings.","type":"object","additionalProperties":false,"properties":{"storeDir":{"description":"Directory of the stored justifications (`<storeDir>/<domain>/<hash>.json`), relative to the server's working directory; `<ENV_PREFIX>_REFLECTION_DIR` overrides it at run time.","type":"string","minLength":1,"default":".preflight/justifications"},"mode":{"description":"`auto` (default): ask the client's model through MCP sampling when the client supports it, else return the hint for the host flow; `sampling`: only sampling (a client without it cannot run gated tools); `host`: only the hint and `persist_justification`.","enum":["auto","sampling","host"],"default":"auto"},"scope":{"description":"`domain` (default): a justification is shared by every tool whose gate has the same domain, prompt and prompt arguments; `tool`: each tool needs its own. A gate's own `scope` wins.","$ref":"#/$defs/reflectionScope"},"domains":{"description":"The declared domains (directory names under `storeDir`: `[A-Za-z0-9_.-]`, at most 64 characters). Every gate's domain must be one of them; `persist_justification` accepts only these. Defaults to the domains the gates use.","type":"array","items":{"type":"string","pattern":"^(?!\\.{1,2}$)[A-Za-z0-9_.-]{1,64}$"}},"justificationSchema":{"description":"JSON Schema (root `type: object`) every justification must match. Defaults to the four keys `intent` (string), `alternatives` (list of strings), `choice` (string) and `confidence` (number 0–1), all required.","$ref":"#/$defs/jsonSchemaObject"},"maxJustificationBytes":{"description":"Largest justification accepted, in bytes of JSON. Defaults to 32768.","type":"integer","minimum":64,"maximum":1048576},"sampling":{"description":"Settings of the sampling requests sent to the client's model.","type":"object","additionalProperties":false,"properties":{"maxTokens":{"description":"`maxTokens` of each request. Defaults to 800.","type":"integer","minimum":1},"timeoutMs":{"description":"Milliseconds to wait for the client's answer. Defaults to 60000 (the SDK's request timeout).","type":"integer","minimum":1}}},"gates":{"description":"Gated tool (final tool name: an operation or extra tool) ⇒ its gate, or a list of gates satisfied one after another.","type":"object","additionalProperties":{"anyOf":[{"$ref":"#/$defs/reflectionGate"},{"type":"array","minItems":1,"items":{"$ref":"#/$defs/reflectionGate"}}]}}}},"reflectionScope":{"description":"How widely a justification is shared: `domain` or `tool`.","enum":["domain","tool"]},"reflectionGate":{"description":"One gate of a tool: the prompt the model answers, and the domain its justification is stored under.","type":"object","additionalProperties":false,"required":["domain","prompt","template"],"properties":{"domain":{"description":"Domain of the justification: one of `reflection.domains`.","type":"string","pattern":"^(?!\\.{1,2}$)[A-Za-z0-9_.-]{1,64}$"},"prompt":{"description":"Name under which `prompts/get` serves the gate's prompt; gates that share a prompt name must share its template. Must not be the name of a manifest prompt.","type":"string","pattern":"^[A-Za-z0-9_.-]+$","maxLength":128},"description":{"description":"Description of the prompt in `prompts/list`.","type":"string"},"template":{"description":"The prompt text: a Handlebars template over the prompt arguments (`{{petId}}`). Its hash is part of the justification key, so editing it invalidates the stored justifications.","type":"string","minLength":1},"promptArgs":{"description":"Prompt argument ⇒ Handlebars template over the TOOL's arguments, e.g. `petId: \"{{petId}}\"` (`{{json body}}` renders a value as JSON). The rendered values are part of the key, normalised (trimmed, inner whitespace collapsed).","type":"object","additionalProperties":{"type":"string"}},"scope":{"description":"Overrides `reflection.scope` for this gate.","$ref":"#/$defs/reflectionScope"}}},"policy":{"description":"Audit trail, access control and limits.","type":"object","additionalProperties":false,"properties":{"audit":{"description":"Where audit events go: a JSON Lines file, stderr, or both.","$ref":"#/$defs/policyAudit"},"access":{"description":"Which clients may list and use which tools, prompts and resources.","$ref":"#/$defs/policyAccess"},"limits":{"description":"Per-tool limits: timeout of the whole call, concurrency, calls per minute, response size.","$ref":"#/$defs/policyLimits"}}},"policyAudit":{"description":"Audit trail settings. Set `file`, `stderr: true`, or both.","type":"object","additionalProperties":false,"properties":{"file":{"description":"JSON Lines file the events are appended to, relative to the server's working directory; `<ENV_PREFIX>_AUDIT_FILE` overrides it at run time.","type":"string","minLength":1},"stderr":{"description":"Also (or only) write each event as one line to stderr.","type":"boolean","default":false},"redact":{"description":"Argument field names whose values are replaced by \"[redacted]\" at any depth (case-insensitive); secrets always are.","type":"array","items":{"type":"string","minLength":1}},"chain":{"description":"Each line carries the SHA-256 of the previous line, so an edited line breaks the chain (the generated `verify-audit` script finds it). Needs `file`.","type":"boolean","default":false},"onWriteError":{"description":"`fail` (default): a call whose `tool.invoked` event cannot be written is refused before it runs (-32603); `continue`: the call goes on and the failure is logged. A terminal event that cannot be written never turns a call that ran into an error: it is logged and the result returned.","enum":["fail","continue"],"default":"fail"}}},"policyAccess":{"description":"Access control: a primitive is allowed for a client when an allow rule for that client matches it and no deny rule does; `default` decides when no rule matches.","type":"object","additionalProperties":false,"properties":{"default":{"description":"What a client may use when no rule for it matches a primitive.","enum":["allow","deny"],"default":"allow"},"rules":{"description":"Access rules; deny wins over allow.","type":"array","items":{"$ref":"#/$defs/policyRule"}}}},"policyRule":{"description":"One access rule: the clients it applies to, and what it allows and/or denies them.","type":"object","additionalProperties":false,"required":["clients"],"properties":{"clients":{"description":"Client identities (from the HTTP tokens' `name=token`; on stdio `<ENV_PREFIX>_CLIENT`, else `local`): letters, digits and `._@-`; `*` is every client.","type":"array","items":{"type":"string","minLength":1},"minItems":1},"allow":{"description":"Primitives the clients may list and use.","$ref":"#/$defs/policySelector"},"deny":{"description":"Primitives the clients may not list or use (wins over every allow).","$ref":"#/$defs/policySelector"}}},"policySelector":{"description":"Matches primitives: every condition given must hold (AND); a list matches when any of its values does (OR). `{}` matches every primitive.","type":"object","additionalProperties":false,"properties":{"kinds":{"description":"Only primitives of these kinds (default: every kind).","type":"array","items":{"enum":["tools","prompts","resources","resourceTemplates"]},"minItems":1},"names":{"description":"Final names of tools and prompts, URIs of resources, URI templates of resource templates: exact, or picomatch globs (`*` does not cross `/`, `**` does; braces are literal).","$ref":"#/$defs/stringOrList"},"tags":{"description":"OpenAPI tags: matches operation tools with one of them (extra tools, prompts and resources have no tags).","$ref":"#/$defs/stringOrList"},"concerns":{"description":"Concern ⇒ value(s): matches primitives whose `concernMappings` entry for that concern lists one of the values. A primitive with no mapping for the concern does NOT match (access control fails closed).","type":"object","additionalProperties":{"$ref":"#/$defs/stringOrList"}},"annotations":{"description":"Tool annotation ⇒ boolean, e.g. `readOnlyHint: true`: matches tools whose annotation has that value (prompts and resources never match).","type":"object","additionalProperties":{"type":"boolean"}}}},"policyLimits":{"description":"Limits as a default and per tool.","type":"object","additionalProperties":false,"properties":{"default":{"description":"Limits of every tool no `tools` entry matches.","$ref":"#/$defs/toolLimits"},"tools":{"description":"Tool name or picomatch glob ⇒ its limits; the first entry (in manifest order) that matches a tool wins, fields it leaves out come from `default`.","type":"object","additionalProperties":{"$ref":"#/$defs/toolLimits"}}}},"toolLimits":{"description":"Limits of a tool (all optional).","type":"object","additionalProperties":false,"properties":{"timeoutMs":{"description":"Bound on the whole logical call (gate, sampling and the upstream request included), ms; the lower of this and `timeoutMs` applies to the upstream request.","type":"integer","minimum":1},"maxConcurrent":{"description":"Most calls of the tool running at once (over all clients of this server process).","type":"integer","minimum":1},"perMinute":{"description":"Most calls started in any 60 s, per client identity and over all clients.","type":"object","additionalProperties":false,"properties":{"client":{"description":"Per client identity.","type":"integer","minimum":1},"overall":{"description":"Over all clients.","type":"integer","minimum":1}}},"maxResponseBytes":{"description":"Largest response body passed back for this tool (bytes); the lower of this and `maxResponseBytes` wins.","type":"integer","minimum":1}}}}};
-const schema62 = {"description":"A concern clients may set a preference for.","type":"object","additionalProperties":false,"required":["name","values"],"properties":{"name":{"description":"Concern name, unique.","type":"string","pattern":"^[A-Za-z][A-Za-z0-9_.-]*$"},"description":{"description":"What the concern means, for hosts to show users.","type":"string"},"values":{"description":"The values a client may choose from.","type":"array","items":{"type":"string","minLength":1},"minItems":1,"uniqueItems":true},"default":{"description":"Suggested value, published to clients. It is not applied to filtering: a client that sets nothing sees everything.","type":"string","minLength":1}}};
-const schema66 = {"description":"Concern name ⇒ chosen value.","type":"object","additionalProperties":{"type":"string","minLength":1}};
+const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://mcpgen.dev/schemas/manifest.schema.json","title":"mcpgen manifest","description":"The mcpgen manifest (mcpgen.yaml): which OpenAPI description to compile into an MCP server, which of its operations become tools, and how. Point your editor at this file with `# yaml-language-server: $schema=<path>/manifest.schema.json`.","type":"object","additionalProperties":false,"required":["name","openapi"],"properties":{"$schema":{"description":"Optional pointer to this schema, for editors that read `$schema` from the document.","type":"string"},"name":{"description":"Name of the generated server: its npm package name, its bin name and the `serverInfo.name` it reports. Lower case letters, digits, `-`, `_` and `.`; starts with a letter or digit.","type":"string","pattern":"^[a-z0-9][a-z0-9._-]*$","maxLength":214},"version":{"description":"Version of the generated server (`serverInfo.version`, package.json `version`). Defaults to 0.1.0.","type":"string","pattern":"^(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)(?:-[0-9A-Za-z.-]+)?(?:\\+[0-9A-Za-z.-]+)?$","default":"0.1.0"},"description":{"description":"What the server is for. Sent to clients as the server's `instructions` and written into the generated README and package.json.","type":"string","maxLength":4000},"package":{"description":"How the generated project is published: its package.json (npm) and its MCP Bundle manifest (manifest.json). The project is publishable unless `private` is true.","type":"object","additionalProperties":false,"properties":{"private":{"description":"Write `\"private\": true` into the generated package.json, so that `npm publish` refuses the package. Defaults to false: the package can be published.","type":"boolean","default":false},"author":{"description":"Author of the package, e.g. `Jane Doe <jane@example.com>`: package.json `author`, and the MCP Bundle's `author.name` (which defaults to the server's name).","type":"string","minLength":1,"maxLength":200},"license":{"description":"SPDX license expression of the generated package (package.json and MCP Bundle `license`), e.g. `MIT`.","type":"string","pattern":"^[A-Za-z0-9.+() -]+$","maxLength":200},"repository":{"description":"URL of the source repository (package.json and MCP Bundle `repository`), e.g. `https://github.com/acme/petstore-mcp`.","type":"string","pattern":"^https?://[^\\s]+$","maxLength":2000},"dependencies":{"description":"Runtime dependencies of the generated project, merged into its package.json `dependencies`: package name to version range, e.g. `{ date-fns: \"^4.1.0\" }`. For handler code that imports a library. A package the generated project already declares cannot be named here.","type":"object","propertyNames":{"pattern":"^(@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*$","maxLength":214},"additionalProperties":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[^\\s\\x00-\\x1f]+( [^\\s\\x00-\\x1f]+)*$"},"maxProperties":200},"devDependencies":{"description":"Development dependencies of the generated project, merged into its package.json `devDependencies`: package name to version range, e.g. `{ date-fns: \"^4.1.0\" }`. For handler code that imports a library. A package the generated project already declares cannot be named here.","type":"object","propertyNames":{"pattern":"^(@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*$","maxLength":214},"additionalProperties":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[^\\s\\x00-\\x1f]+( [^\\s\\x00-\\x1f]+)*$"},"maxProperties":200}}},"openapi":{"description":"Path of the OpenAPI description (Swagger 2.0, OpenAPI 3.0 or 3.1; YAML or JSON), relative to this manifest.","type":"string","minLength":1},"output":{"description":"Directory the generated project is written to, relative to this manifest. `mcpgen build --out` overrides it. Defaults to `./server`.","type":"string","minLength":1,"default":"./server"},"baseUrl":{"description":"Base URL of the API the generated server calls: an absolute http(s) URL, or a local unix socket as `unix:<socket path>[:<base path>]` (e.g. `unix:/var/run/docker.sock:/v1.43`; `unix:///var/run/docker.sock` works too, and a `:` inside the socket path is written `%3A`). Overrides the spec's `servers`/`host`. Still overridable at run time with the `<ENV_PREFIX>_BASE_URL` environment variable.","type":"string","pattern":"^(https?://|unix:/)[^\\s]+$"},"envPrefix":{"description":"Prefix of the environment variables the generated server reads (`<PREFIX>_BASE_URL`, `<PREFIX>_TIMEOUT_MS`, …). Defaults to the upper-cased `name` with non-alphanumerics replaced by `_`.","type":"string","pattern":"^[A-Z][A-Z0-9_]*$"},"allowRemoteRefs":{"description":"URL prefixes from which remote `$ref`s may be fetched while loading the spec (e.g. `https://schemas.example.com/`). Remote references are refused unless they start with one of these.","type":"array","items":{"type":"string","pattern":"^https?://"},"uniqueItems":true},"maxToolNameLength":{"description":"Longest tool name to emit, 1–128. Defaults to 64. Lower it to leave room for client prefixes such as `mcp__server__` (Claude Code counts the whole prefixed name against 64).","type":"integer","minimum":1,"maximum":128,"default":64},"maxDescriptionLength":{"description":"Longest tool description to emit, in characters; longer descriptions are cut at a sentence or word boundary and end in `…`. Defaults to 1024.","type":"integer","minimum":64,"maximum":100000,"default":1024},"timeoutMs":{"description":"Default timeout of one API request in milliseconds (overridable at run time with `<ENV_PREFIX>_TIMEOUT_MS`). Defaults to 30000.","type":"integer","minimum":1,"maximum":600000,"default":30000},"maxResponseBytes":{"description":"Largest API response body, in bytes, passed back to the model; longer bodies are truncated with a note giving the original size. Defaults to 1000000.","type":"integer","minimum":1024,"default":1000000},"maxInFlightBytes":{"description":"Most bytes of API response bodies the generated server holds at once, over all calls in flight (overridable at run time with `<ENV_PREFIX>_MAX_IN_FLIGHT_BYTES`): a call is refused with an error result when the bodies held leave no room for one more of `maxResponseBytes`, or when its body would exceed the limit while it is read. It bounds the server's memory under many concurrent calls against slow, huge or compressed responses. At least `maxResponseBytes`. Defaults to 67108864 (64 MiB).","type":"integer","minimum":1024,"default":67108864},"outputSchemas":{"description":"How tools publish the shape of their 2xx results. `lenient` (default): a slim output schema every plausible body satisfies (nothing required, `null` accepted below the root, extra properties allowed, no formats, patterns or enums, cut below `outputSchemaDepth`), so a response that drifts from the spec is never reported as an error. `strict`: the spec's schema as written, for object results only, and a 2xx body that does not match it comes back as an error. `none`: no output schema and no `structuredContent`. Overridable per operation.","enum":["lenient","strict","none"],"default":"lenient"},"outputSchemaDepth":{"description":"How deep lenient output schemas describe a result at most (the result object's own properties, or a listed object's, are depth 1); deeper values are typed only, e.g. `{type: object}`. A schema that would be larger than `outputSchemaMaxBytes` is described less deep. Defaults to 2.","type":"integer","minimum":1,"maximum":8,"default":2},"outputSchemaMaxBytes":{"description":"Largest output schema, in bytes of JSON, a tool publishes; a larger one is dropped (the tool then returns its result as text only) with a build warning naming the tool. Defaults to 768.","type":"integer","minimum":0,"default":768},"inputSchemaMaxBytes":{"description":"Size a tool's input schema is slimmed towards, in bytes of JSON. A larger schema first loses the descriptions of nested properties, then is cut from the deepest level up: a cut subtree is published (and validated) as its type only, e.g. `{type: object}`, and the API checks the rest. Arguments themselves are never removed. Defaults to 4096.","type":"integer","minimum":1024,"default":4096},"maxArgumentDescriptionLength":{"description":"Longest description of an argument (a parameter, or a property of the request body), in characters; markdown links are reduced to their text, and longer ones are cut at a sentence or word boundary. Defaults to 160.","type":"integer","minimum":20,"default":160},"budget":{"description":"Limits on the tool surface the server publishes. Over a limit the build fails, naming the largest tools and what to do about each.","type":"object","additionalProperties":false,"properties":{"maxListBytes":{"description":"Largest `tools/list` answer, in bytes (UTF-8 length of the JSON of the `tools` array). Defaults to 10485760, the most the MCP SDK's stdio transport reads in one message; the build warns above a quarter of it.","type":"integer","minimum":1,"default":10485760},"maxTools":{"description":"Most tools the server may publish. No limit by default.","type":"integer","minimum":1},"maxTokens":{"description":"Most tokens (o200k tokenizer) the `tools` array of `tools/list` may take. No limit by default; setting it makes every build count tokens.","type":"integer","minimum":1},"presets":{"description":"Limits per concern preset (a key of `concernPresets`): the same limits, on the tools a client that selected the preset lists. Over a limit the build fails, naming the preset's largest tools and the cheapest ways to get under.","type":"object","additionalProperties":{"type":"object","additionalProperties":false,"properties":{"maxListBytes":{"description":"Largest `tools/list` answer with this preset selected, in bytes. No limit by default (the server-wide `maxListBytes` always applies).","type":"integer","minimum":1},"maxTools":{"description":"Most tools listed with this preset selected.","type":"integer","minimum":1},"maxTokens":{"description":"Most tokens (o200k) of the `tools` array with this preset selected; setting it makes every build count tokens.","type":"integer","minimum":1}}}}}},"results":{"description":"How tool results are made to fit the model's context: a token budget, compaction of JSON results, and an optional projection argument. Each key can be changed per operation in `overrides`.","type":"object","additionalProperties":false,"properties":{"maxTokens":{"description":"Largest tool result, in o200k tokens; each of its text and its `structuredContent` must fit. Over it, a list is cut at an item boundary and an object by its largest fields, and the result says what was left out and how to get the rest. Claude Code refuses MCP tool results over 25,000 tokens and moves results over 50,000 characters to a file. Defaults to 8000.","type":"integer","minimum":256,"default":8000},"compact":{"description":"Compact JSON results: drop `null`s, empty arrays and objects and the keys `omit` names, and shorten strings longer than `maxStringChars`. On by default.","type":"boolean","default":true},"omit":{"description":"Keys compaction drops wherever they appear in a result, as names or patterns in which `*` matches any run of characters (`*_url` drops `html_url` and `avatar_url`). The default drops the link and id noise of hypermedia APIs: links the model can rebuild or does not need, GitHub's `node_id` and `gravatar_id`, HAL's `_links`. `[]` keeps every key.","type":"array","items":{"type":"string","minLength":1},"uniqueItems":true,"default":["*_url","url","node_id","_links","gravatar_id"]},"maxStringChars":{"description":"Longest string compaction keeps whole, in characters; a longer one is cut and marked with how much was left out. Defaults to 1000.","type":"integer","minimum":64,"default":1000},"projection":{"description":"Give tools whose results can be JSON an optional `fields` argument: a JMESPath expression the server applies to the response, so the model can ask for only what it needs. Named `result_fields` when the tool already has a `fields` argument. Off by default.","type":"boolean","default":false},"presets":{"description":"Result settings per concern preset (a key of `concernPresets`), for the requests whose active preset it is: only the keys given change, over the settings above; a tool's own `overrides.<op>.results` still win.","type":"object","additionalProperties":{"type":"object","additionalProperties":false,"properties":{"maxTokens":{"description":"Largest tool result with this preset active, in o200k tokens; each of its text and its `structuredContent` must fit.","type":"integer","minimum":256},"compact":{"description":"Compact JSON results with this preset active (drop `null`s, empty values and `omit` keys; shorten long strings).","type":"boolean"},"omit":{"description":"Keys compaction drops with this preset active, instead of the top-level `omit` (`*` matches any run of characters; `[]` keeps every key).","type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"maxStringChars":{"description":"Longest string compaction keeps whole with this preset active, in characters.","type":"integer","minimum":64}}}}}},"uploads":{"description":"File uploads (multipart file fields and binary request bodies). A file argument is always accepted as base64 content; with `localFiles: true` it may also be `{ path }` of a file the server reads itself.","type":"object","additionalProperties":false,"properties":{"localFiles":{"description":"Let file arguments name a local file (`{ path, filename?, contentType? }`) instead of carrying its content. Off by default: a model could otherwise ask the server to send any readable file to the API.","type":"boolean","default":false},"root":{"description":"Directory local files must be inside (symlinks resolved), relative to the server's working directory at run time; `<ENV_PREFIX>_UPLOAD_ROOT` overrides it. Defaults to `.`.","type":"string","minLength":1,"default":"."}}},"include":{"description":"Which operations become tools. An operation is included when it matches at least one selector. Omit to include every operation.","type":"array","items":{"$ref":"#/$defs/selector"}},"exclude":{"description":"Operations to leave out. An operation matching any selector here is excluded, even when `include` selects it (exclude wins).","type":"array","items":{"$ref":"#/$defs/selector"}},"overrides":{"description":"Per-operation changes, keyed by operationId or by `METHOD /path` (e.g. `GET /pets/{petId}`).","type":"object","additionalProperties":{"$ref":"#/$defs/override"}},"arguments":{"description":"Argument rules: each changes one argument on every tool that has it (of the operations its `match` selects, every operation by default), as `overrides.<operation>.arguments` does for one tool. A per-operation override of the same argument wins, field by field.","type":"array","items":{"$ref":"#/$defs/argumentRule"}},"auth":{"description":"Credentials for the API's security schemes: maps a scheme name (from `components.securitySchemes`, or `securityDefinitions` in Swagger 2.0) to the environment variables the generated server reads the secrets from at run time. Only variable names go here, never secrets. A scheme that is not listed reads `<ENV_PREFIX>_<SCHEME>_API_KEY` (apiKey), `_TOKEN` (http bearer; oauth2 flows other than client credentials, openIdConnect), `_USERNAME` and `_PASSWORD` (http basic), or `_CLIENT_ID` and `_CLIENT_SECRET` (oauth2 client credentials), where `<SCHEME>` is the scheme name upper-cased with non-alphanumerics replaced by `_`.","type":"object","additionalProperties":{"$ref":"#/$defs/authScheme"}},"extraTools":{"description":"Tools implemented by your own TypeScript functions instead of an API operation, served beside the operation tools. Arguments are validated against `inputSchema` before the handler runs; a thrown error becomes an `isError` result.","type":"array","items":{"$ref":"#/$defs/extraTool"}},"preprocessors":{"description":"Preprocessors: your TypeScript functions a host runs on each user input before the model sees it, to gather context. They are not tools: they never appear in `tools/list` and `tools/call` refuses them. The server serves them on `preprocessors/list` and `preprocessors/run`, advertised in `capabilities.experimental.preprocessors`, and through the `with_context` prompt for hosts that speak only standard MCP.","type":"array","items":{"$ref":"#/$defs/preprocessor"}},"prompts":{"description":"Prompts (user-invoked message templates) the server offers. Message texts are Handlebars templates over the prompt's arguments, checked when the project is built.","type":"array","items":{"$ref":"#/$defs/prompt"}},"resources":{"description":"Resources with a fixed URI: static `text`, a `file` embedded at build time, or a `handler` that produces the content when it is read.","type":"array","items":{"$ref":"#/$defs/resource"}},"resourceTemplates":{"description":"Families of resources named by an RFC 6570 URI template (e.g. `pets://{petId}`), read by a handler that receives the template's variables.","type":"array","items":{"$ref":"#/$defs/resourceTemplate"}},"concerns":{"description":"Concerns clients can filter the server's tools, prompts, resources and resource templates by, e.g. `risk: [low, high]`. Published in `capabilities.experimental.concerns`.","type":"array","items":{"$ref":"#/$defs/concern"}},"concernMappings":{"description":"Which concern values each primitive matches, per kind: tools by final tool name, prompts by name, resources by URI, resource templates by URI template. A primitive or concern that is not mapped matches every value.","type":"object","additionalProperties":false,"properties":{"tools":{"description":"Tool name (operation or extra tool) ⇒ concern values.","$ref":"#/$defs/concernMappingTable"},"prompts":{"description":"Prompt name ⇒ concern values.","$ref":"#/$defs/concernMappingTable"},"resources":{"description":"Resource URI ⇒ concern values.","$ref":"#/$defs/concernMappingTable"},"resourceTemplates":{"description":"Resource URI template ⇒ concern values.","$ref":"#/$defs/concernMappingTable"}}},"concernPresets":{"description":"Named sets of concern preferences a client can select with `concerns/update { preset }` (or in the initialized notification), e.g. `cautious: { risk: low }`.","type":"object","additionalProperties":{"$ref":"#/$defs/concernPreferences"}},"discovery":{"description":"How clients find the tools. `list` (default): `tools/list` lists every tool (those the client's concern preferences show). `search`: it lists `search_tools` (ranked by a full-text index built at build time over names, descriptions, tags and arguments), `describe_tool` and `call_tool` (plus `persist_justification` when gates exist), for APIs too big for any context; every tool is still validated and run by the same code, concerns and gates included. The object form chooses per concern preset: `{ mode: list, presets: { everything: search } }`; `mode` applies when the client selected no preset (and to presets not named), `presets` names presets of `concernPresets` whose mode differs. The index (and `minisearch`) ships whenever any preset or the default is `search`.","anyOf":[{"enum":["list","search"]},{"type":"object","properties":{"mode":{"description":"The mode when the client selected no concern preset, and of every preset `presets` does not name.","enum":["list","search"],"default":"list"},"presets":{"description":"Concern preset name (a key of `concernPresets`) ⇒ its mode, when it differs from `mode`.","type":"object","additionalProperties":{"enum":["list","search"]}}},"additionalProperties":false}],"default":"list"},"exposeInMeta":{"description":"Publish each primitive's concern mapping in its list entry as `_meta.concerns`, for concern-aware clients and debugging. Defaults to false.","type":"boolean","default":false},"enforce":{"description":"Refuse calls, `prompts/get` and `resources/read` of primitives the session's concern preferences filter out (JSON-RPC error -32602). Defaults to false: filtering then only shapes the lists.","type":"boolean","default":false},"reflection":{"description":"The reflection gate: tools that run only once the model has justified the call. Each gate has a prompt; its answer, a JSON justification, is validated and stored under `storeDir`, keyed by the gate's domain, prompt template and prompt arguments, so the same decision is justified once. With a client that supports MCP sampling the server asks the client's model itself inside the tool call; otherwise the call returns a hint and the host uses `prompts/get` and the `persist_justification` tool, then retries.","$ref":"#/$defs/reflection"},"policy":{"description":"The policy layer: an audit trail of every call, access control per client identity, and per-tool limits. Decided at build time where it can be: access rules are resolved to the exact primitives they match.","$ref":"#/$defs/policy"},"diagnostics":{"description":"Acknowledge or escalate diagnostics by code: `off` silences a warning you have read and accepted, `warning` keeps the default, `error` makes a warning block the build. Errors cannot be lowered or silenced. E.g. `{ MCPGEN_AUTH_UNSUPPORTED_SCHEME: off }`.","type":"object","propertyNames":{"pattern":"^MCPGEN_[A-Z0-9_]+$"},"additionalProperties":{"enum":["off","warning","error"]}}},"$defs":{"stringOrList":{"description":"One value or a list of values; a list matches when any value matches.","anyOf":[{"type":"string","minLength":1},{"type":"array","items":{"type":"string","minLength":1},"minItems":1}]},"selector":{"description":"Matches operations. Every field given must match (AND); a field with a list matches when any of its values does (OR).","type":"object","additionalProperties":false,"minProperties":1,"properties":{"tag":{"description":"Tag name(s) the operation carries.","$ref":"#/$defs/stringOrList"},"operationId":{"description":"operationId(s) of the operation.","$ref":"#/$defs/stringOrList"},"path":{"description":"Path glob(s) over the path template, e.g. `/pets/**` or `/store/*`: `*` matches within one segment, `**` across segments. Braces are literal, so `/pets/{petId}` matches that template.","$ref":"#/$defs/stringOrList"},"method":{"description":"HTTP method(s), lower case.","anyOf":[{"$ref":"#/$defs/method"},{"type":"array","items":{"$ref":"#/$defs/method"},"minItems":1}]},"deprecated":{"description":"Matches operations by their `deprecated` flag: `exclude: [{ deprecated: true }]` leaves deprecated operations out.","type":"boolean"}}},"method":{"description":"An HTTP method, lower case.","enum":["get","put","post","delete","options","head","patch","trace"]},"override":{"description":"Changes to the tool generated from one operation.","type":"object","additionalProperties":false,"properties":{"name":{"description":"Tool name to use instead of the derived one. Must be a legal MCP tool name (`[A-Za-z0-9_.-]`) no longer than `maxToolNameLength`, and unique.","type":"string","pattern":"^[A-Za-z0-9_.-]+$","maxLength":128},"outputSchemas":{"description":"`lenient`, `strict` or `none` for this tool, instead of the top-level `outputSchemas`.","enum":["lenient","strict","none"]},"title":{"description":"Human-readable title shown by clients (defaults to the operation's summary).","type":"string"},"description":{"description":"Tool description to use instead of the operation's summary and description.","type":"string"},"annotations":{"description":"Tool annotations, merged over the derived ones (GET ⇒ readOnlyHint, DELETE ⇒ destructiveHint, PUT ⇒ idempotentHint).","type":"object","additionalProperties":false,"properties":{"title":{"description":"Display title.","type":"string"},"readOnlyHint":{"description":"The tool does not modify its environment.","type":"boolean"},"destructiveHint":{"description":"The tool may perform destructive updates.","type":"boolean"},"idempotentHint":{"description":"Repeated calls with the same arguments have no additional effect.","type":"boolean"},"openWorldHint":{"description":"The tool interacts with an open world of external entities.","type":"boolean"}}},"arguments":{"description":"Changes to the tool's arguments, keyed by the argument name as generated (a parameter's argument name such as `petId` or `query_id`, or `body` for the request body): hide an argument and fill it from a constant or an environment variable, give it a default, another description or another name.","type":"object","additionalProperties":{"$ref":"#/$defs/argumentOverride"}},"results":{"$ref":"#/$defs/resultsOverride"}}},"argumentOverride":{"description":"Changes to one argument of an operation tool. A hidden argument takes exactly one of `value` and `env` and nothing else; `default`, `description` and `name` apply to arguments the model sees.","type":"object","additionalProperties":false,"properties":{"hidden":{"description":"Leave the argument out of the tool's input schema and `Args` type: the model never sees it, and the server sends `value` or the value of `env` on every call.","type":"boolean"},"value":{"description":"The constant (any JSON value) the server sends for a hidden argument."},"env":{"description":"Environment variable the server reads a hidden argument's value from at start-up. The value is treated like a credential: it never appears in generated files, error texts or logs; while it is unset, calls of the tool fail with a message naming the variable.","$ref":"#/$defs/envName"},"default":{"description":"Value the server sends when the model leaves the argument out (any JSON value). Published as the argument schema's `default`; the argument is then no longer required."},"description":{"description":"Description of the argument to publish instead of the spec's.","type":"string"},"name":{"description":"Name the model sees for the argument instead of the generated one; the request still uses the parameter's own name. Must be unique within the tool, letters, digits, `_`, `.` and `-`, at most 64 characters.","type":"string","pattern":"^[A-Za-z0-9_.-]{1,64}$"}}},"argumentRule":{"description":"One argument rule: the argument `name` of every tool `match` selects that has it is hidden and filled (`hidden` with `value` or `env`), or gets a `default`, a `description` or another name (`as`). The fields mean what they mean in a per-operation argument override.","type":"object","additionalProperties":false,"required":["name"],"properties":{"match":{"description":"The operations the rule applies to, as an `include`/`exclude` selector; every operation when omitted.","$ref":"#/$defs/selector"},"name":{"description":"The argument as generated (a parameter's argument name such as `token` or `per_page`, or `body`); tools without it are left alone.","type":"string","minLength":1},"hidden":{"description":"Leave the argument out of every matched tool's input schema and `Args` type; the server sends `value` or the value of `env` on every call.","type":"boolean"},"value":{"description":"The constant (any JSON value) the server sends for the hidden argument."},"env":{"description":"Environment variable the server reads the hidden argument's value from, treated like a credential (never in generated files, error texts or logs; unset ⇒ calls fail naming it).","$ref":"#/$defs/envName"},"default":{"description":"Value the server sends when the model leaves the argument out (any JSON value); published as its schema's `default`."},"description":{"description":"Description of the argument to publish instead of the spec's.","type":"string"},"as":{"description":"Name the model sees for the argument; requests still use the parameter's own name. Letters, digits, `_`, `.` and `-`, at most 64 characters, unique within each tool.","type":"string","pattern":"^[A-Za-z0-9_.-]{1,64}$"}}},"resultsOverride":{"description":"Result settings for this tool, over the top-level `results`: only the keys given change.","type":"object","additionalProperties":false,"properties":{"maxTokens":{"description":"Largest tool result, in o200k tokens; each of its text and its `structuredContent` must fit. Over it, a list is cut at an item boundary and an object by its largest fields, and the result says what was left out and how to get the rest. Claude Code refuses MCP tool results over 25,000 tokens and moves results over 50,000 characters to a file.","type":"integer","minimum":256},"compact":{"description":"Compact JSON results: drop `null`s, empty arrays and objects and the keys `omit` names, and shorten strings longer than `maxStringChars`.","type":"boolean"},"omit":{"description":"Keys compaction drops for this tool, instead of the top-level `omit` (`*` matches any run of characters; `[]` keeps every key).","type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"maxStringChars":{"description":"Longest string compaction keeps whole, in characters; a longer one is cut and marked with how much was left out.","type":"integer","minimum":64},"projection":{"description":"Give tools whose results can be JSON an optional `fields` argument: a JMESPath expression the server applies to the response, so the model can ask for only what it needs. Named `result_fields` when the tool already has a `fields` argument.","type":"boolean"}}},"authScheme":{"description":"Environment variables of one security scheme, and whether MCP clients bring their own credential over HTTP (`fromClient`). Which fields apply depends on the scheme's type; the others are errors. Omitted fields keep their default variable names.","type":"object","additionalProperties":false,"properties":{"env":{"description":"Variable holding the API key (apiKey schemes) or the token sent as `Authorization: Bearer` (http bearer; oauth2 without a client-credentials flow; openIdConnect).","$ref":"#/$defs/envName"},"username":{"description":"Variable holding the user name (http basic).","$ref":"#/$defs/envName"},"password":{"description":"Variable holding the password (http basic).","$ref":"#/$defs/envName"},"clientId":{"description":"Variable holding the OAuth client id (oauth2 client credentials).","$ref":"#/$defs/envName"},"clientSecret":{"description":"Variable holding the OAuth client secret (oauth2 client credentials).","$ref":"#/$defs/envName"},"tokenUrl":{"description":"Token endpoint to use instead of the spec's `tokenUrl` (oauth2 client credentials).","type":"string","pattern":"^https://[^\\s]+$"},"fromClient":{"description":"Over Streamable HTTP, take the credential from this header of each MCP request instead of the environment, so every MCP client uses its own (apiKey: the value; bearer: the value, a leading `Bearer ` dropped; basic: `Basic <base64>` or `user:password`). Over stdio the environment is used as before. Not for oauth2 schemes. `Authorization` carries the MCP client tokens when the server is given some, and the server then refuses to start.","type":"string","pattern":"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$"},"scopes":{"description":"Scopes to request with the token (oauth2 client credentials). Defaults to every scope the included operations require; `[]` requests none.","type":"array","items":{"type":"string","minLength":1},"uniqueItems":true}}},"envName":{"description":"Name of an environment variable: upper-case letters, digits and `_`, not starting with a digit.","type":"string","pattern":"^[A-Z_][A-Z0-9_]*$"},"handlerRef":{"description":"A TypeScript function of the generated project: `<file>#<export>`, the file relative to the project's `src/` folder (e.g. `handlers/pets.ts#summarizePets`). A file that does not exist yet is created by `mcpgen build` as a typed stub, once; mcpgen never overwrites it.","type":"string","pattern":"^(\\./)?[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*\\.ts#[A-Za-z_$][A-Za-z0-9_$]*$"},"jsonSchemaObject":{"description":"A JSON Schema (draft 2020-12) whose root is an object schema (`type: object`).","type":"object"},"extraTool":{"description":"A tool implemented by a handler function.","type":"object","additionalProperties":false,"required":["name","inputSchema","handler"],"properties":{"name":{"description":"Tool name: `[A-Za-z0-9_.-]`, at most `maxToolNameLength`, unique among all tools (operation tools included).","type":"string","pattern":"^[A-Za-z0-9_.-]+$","maxLength":128},"title":{"description":"Human-readable title shown by clients.","type":"string"},"description":{"description":"What the tool does, for the model.","type":"string"},"inputSchema":{"description":"JSON Schema of the arguments; the root must be `type: object`. The handler's argument type is generated from it.","$ref":"#/$defs/jsonSchemaObject"},"outputSchema":{"description":"JSON Schema of the structured result (root `type: object`). When given, the handler must return a matching object, which is sent as `structuredContent` too.","$ref":"#/$defs/jsonSchemaObject"},"annotations":{"description":"Tool annotations, merged over the derived ones (GET ⇒ readOnlyHint, DELETE ⇒ destructiveHint, PUT ⇒ idempotentHint).","type":"object","additionalProperties":false,"properties":{"title":{"description":"Display title.","type":"string"},"readOnlyHint":{"description":"The tool does not modify its environment.","type":"boolean"},"destructiveHint":{"description":"The tool may perform destructive updates.","type":"boolean"},"idempotentHint":{"description":"Repeated calls with the same arguments have no additional effect.","type":"boolean"},"openWorldHint":{"description":"The tool interacts with an open world of external entities.","type":"boolean"}}},"handler":{"description":"The function that runs the tool: `<file>#<export>`, relative to the generated project's `src/`. It receives the validated arguments and a context (`signal`, `log`).","$ref":"#/$defs/handlerRef"}}},"promptArgument":{"description":"One argument of a prompt (clients send argument values as strings).","type":"object","additionalProperties":false,"required":["name"],"properties":{"name":{"description":"Argument name, usable in templates as `{{name}}`.","type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$"},"description":{"description":"What the argument means.","type":"string"},"required":{"description":"Whether the client must send it; a missing required argument is an invalid-params error. Defaults to false.","type":"boolean","default":false}}},"promptMessage":{"description":"One message of a prompt.","type":"object","additionalProperties":false,"required":["text"],"properties":{"role":{"description":"Who says it. Defaults to `user`.","enum":["user","assistant"],"default":"user"},"text":{"description":"The message text: a Handlebars template over the prompt's arguments (`{{species}}`, `{{#if budget}}…{{/if}}`), rendered without HTML escaping.","type":"string"}}},"prompt":{"description":"A prompt: metadata, arguments and message templates.","type":"object","additionalProperties":false,"required":["name","messages"],"properties":{"name":{"description":"Prompt name, unique among prompts.","type":"string","pattern":"^[A-Za-z0-9_.-]+$","maxLength":128},"title":{"description":"Human-readable title shown by clients.","type":"string"},"description":{"description":"What the prompt is for.","type":"string"},"arguments":{"description":"The prompt's arguments.","type":"array","items":{"$ref":"#/$defs/promptArgument"}},"messages":{"description":"The messages the prompt returns, in order.","type":"array","items":{"$ref":"#/$defs/promptMessage"},"minItems":1}}},"resourceUri":{"description":"An absolute URI with a scheme, e.g. `petstore://docs/handbook`.","type":"string","pattern":"^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$"},"resource":{"description":"A resource with a fixed URI. Give exactly one of `text`, `file` and `handler`.","type":"object","additionalProperties":false,"required":["uri","name"],"properties":{"uri":{"description":"The resource URI, unique among resources.","$ref":"#/$defs/resourceUri"},"name":{"description":"Short name of the resource.","type":"string","minLength":1},"title":{"description":"Human-readable title shown by clients.","type":"string"},"description":{"description":"What the resource holds.","type":"string"},"mimeType":{"description":"MIME type of the content. For `file`, defaults to a guess from the file extension.","type":"string","pattern":"^[a-z]+/[A-Za-z0-9.+_-]+$"},"text":{"description":"Static text content.","type":"string"},"file":{"description":"A file embedded into the generated server at build time, relative to this manifest and inside its folder. Served as text when it is UTF-8 and its MIME type is textual, otherwise as a base64 blob.","type":"string","minLength":1},"handler":{"description":"A function producing the content when the resource is read: `<file>#<export>`, relative to the generated project's `src/`.","$ref":"#/$defs/handlerRef"}}},"resourceTemplate":{"description":"A family of resources named by an RFC 6570 URI template, read by a handler.","type":"object","additionalProperties":false,"required":["uriTemplate","name","handler"],"properties":{"uriTemplate":{"description":"RFC 6570 URI template, e.g. `petstore://species/{species}/care`; unique among templates.","type":"string","pattern":"^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$"},"name":{"description":"Short name of the template.","type":"string","minLength":1},"title":{"description":"Human-readable title shown by clients.","type":"string"},"description":{"description":"What the resources hold.","type":"string"},"mimeType":{"description":"MIME type of the content.","type":"string","pattern":"^[a-z]+/[A-Za-z0-9.+_-]+$"},"handler":{"description":"The function that reads a resource: `<file>#<export>`, relative to the generated project's `src/`; it receives the URI and the template's variables.","$ref":"#/$defs/handlerRef"}}},"concern":{"description":"A concern clients may set a preference for.","type":"object","additionalProperties":false,"required":["name","values"],"properties":{"name":{"description":"Concern name, unique.","type":"string","pattern":"^[A-Za-z][A-Za-z0-9_.-]*$"},"description":{"description":"What the concern means, for hosts to show users.","type":"string"},"values":{"description":"The values a client may choose from.","type":"array","items":{"type":"string","minLength":1},"minItems":1,"uniqueItems":true},"default":{"description":"Suggested value, published to clients. It is not applied to filtering: a client that sets nothing sees everything.","type":"string","minLength":1}}},"concernMappingTable":{"description":"Primitive id ⇒ the concern values it matches.","type":"object","additionalProperties":{"$ref":"#/$defs/concernMapping"}},"concernMapping":{"description":"Concern name ⇒ the value (or values) the primitive matches. Concerns not named here match every value.","type":"object","additionalProperties":{"$ref":"#/$defs/stringOrList"}},"concernPreferences":{"description":"Concern name ⇒ chosen value.","type":"object","additionalProperties":{"type":"string","minLength":1}},"preprocessor":{"description":"A preprocessor: a handler that gets the user input and returns context for it.","type":"object","additionalProperties":false,"required":["name","handler"],"properties":{"name":{"description":"Preprocessor name: `[A-Za-z0-9_.-]`, unique among preprocessors and not the name of a tool.","type":"string","pattern":"^[A-Za-z0-9_.-]+$","maxLength":128},"title":{"description":"Human-readable title.","type":"string"},"description":{"description":"What context the preprocessor gathers (listed by `preprocessors/list`).","type":"string"},"handler":{"description":"The function that runs the preprocessor: `<file>#<export>`, relative to the generated project's `src/`. It receives `{ input }` (the user input) and a context (`signal`, `log`) and returns text, any JSON value, or a `CallToolResult`-like `{ content }`.","$ref":"#/$defs/handlerRef"},"after":{"description":"Names of preprocessors that must run before this one. `after` orders runs; it does not pass one output to another. Cycles are errors.","type":"array","items":{"type":"string"}},"timeoutMs":{"description":"Milliseconds the preprocessor may take before it is cut off (its signal is aborted and its block has status `timeout`). Defaults to 10000.","type":"integer","minimum":1,"maximum":600000},"onError":{"description":"What an error or timeout does: `skip` (default) records the failed block and runs the rest; `fail` stops the run and reports it as failed.","enum":["skip","fail"]}}},"reflection":{"description":"Reflection gate settings.","type":"object","additionalProperties":false,"properties":{"storeDir":{"description":"Directory of the stored justifications (`<storeDir>/<domain>/<hash>.json`), relative to the server's working directory; `<ENV_PREFIX>_REFLECTION_DIR` overrides it at run time.","type":"string","minLength":1,"default":".preflight/justifications"},"mode":{"description":"`auto` (default): ask the client's model through MCP sampling when the client supports it, else return the hint for the host flow; `sampling`: only sampling (a client without it cannot run gated tools); `host`: only the hint and `persist_justification`.","enum":["auto","sampling","host"],"default":"auto"},"scope":{"description":"`domain` (default): a justification is shared by every tool whose gate has the same domain, prompt and prompt arguments; `tool`: each tool needs its own. A gate's own `scope` wins.","$ref":"#/$defs/reflectionScope"},"domains":{"description":"The declared domains (directory names under `storeDir`: `[A-Za-z0-9_.-]`, at most 64 characters). Every gate's domain must be one of them; `persist_justification` accepts only these. Defaults to the domains the gates use.","type":"array","items":{"type":"string","pattern":"^(?!\\.{1,2}$)[A-Za-z0-9_.-]{1,64}$"}},"justificationSchema":{"description":"JSON Schema (root `type: object`) every justification must match. Defaults to the four keys `intent` (string), `alternatives` (list of strings), `choice` (string) and `confidence` (number 0–1), all required.","$ref":"#/$defs/jsonSchemaObject"},"maxJustificationBytes":{"description":"Largest justification accepted, in bytes of JSON. Defaults to 32768.","type":"integer","minimum":64,"maximum":1048576},"sampling":{"description":"Settings of the sampling requests sent to the client's model.","type":"object","additionalProperties":false,"properties":{"maxTokens":{"description":"`maxTokens` of each request. Defaults to 800.","type":"integer","minimum":1},"timeoutMs":{"description":"Milliseconds to wait for the client's answer. Defaults to 60000 (the SDK's request timeout).","type":"integer","minimum":1}}},"gates":{"description":"Gated tool (final tool name: an operation or extra tool) ⇒ its gate, or a list of gates satisfied one after another.","type":"object","additionalProperties":{"anyOf":[{"$ref":"#/$defs/reflectionGate"},{"type":"array","minItems":1,"items":{"$ref":"#/$defs/reflectionGate"}}]}}}},"reflectionScope":{"description":"How widely a justification is shared: `domain` or `tool`.","enum":["domain","tool"]},"reflectionGate":{"description":"One gate of a tool: the prompt the model answers, and the domain its justification is stored under.","type":"object","additionalProperties":false,"required":["domain","prompt","template"],"properties":{"domain":{"description":"Domain of the justification: one of `reflection.domains`.","type":"string","pattern":"^(?!\\.{1,2}$)[A-Za-z0-9_.-]{1,64}$"},"prompt":{"description":"Name under which `prompts/get` serves the gate's prompt; gates that share a prompt name must share its template. Must not be the name of a manifest prompt.","type":"string","pattern":"^[A-Za-z0-9_.-]+$","maxLength":128},"description":{"description":"Description of the prompt in `prompts/list`.","type":"string"},"template":{"description":"The prompt text: a Handlebars template over the prompt arguments (`{{petId}}`). Its hash is part of the justification key, so editing it invalidates the stored justifications.","type":"string","minLength":1},"promptArgs":{"description":"Prompt argument ⇒ Handlebars template over the TOOL's arguments, e.g. `petId: \"{{petId}}\"` (`{{json body}}` renders a value as JSON). The rendered values are part of the key, normalised (trimmed, inner whitespace collapsed).","type":"object","additionalProperties":{"type":"string"}},"scope":{"description":"Overrides `reflection.scope` for this gate.","$ref":"#/$defs/reflectionScope"}}},"policy":{"description":"Audit trail, access control and limits.","type":"object","additionalProperties":false,"properties":{"audit":{"description":"Where audit events go: a JSON Lines file, stderr, or both.","$ref":"#/$defs/policyAudit"},"access":{"description":"Which clients may list and use which tools, prompts and resources.","$ref":"#/$defs/policyAccess"},"limits":{"description":"Per-tool limits: timeout of the whole call, concurrency, calls per minute, response size.","$ref":"#/$defs/policyLimits"}}},"policyAudit":{"description":"Audit trail settings. Set `file`, `stderr: true`, or both.","type":"object","additionalProperties":false,"properties":{"file":{"description":"JSON Lines file the events are appended to, relative to the server's working directory; `<ENV_PREFIX>_AUDIT_FILE` overrides it at run time.","type":"string","minLength":1},"stderr":{"description":"Also (or only) write each event as one line to stderr.","type":"boolean","default":false},"redact":{"description":"Argument field names whose values are replaced by \"[redacted]\" at any depth (case-insensitive); secrets always are.","type":"array","items":{"type":"string","minLength":1}},"chain":{"description":"Each line carries the SHA-256 of the previous line, so an edited line breaks the chain (the generated `verify-audit` script finds it). Needs `file`.","type":"boolean","default":false},"onWriteError":{"description":"`fail` (default): a call whose `tool.invoked` event cannot be written is refused before it runs (-32603); `continue`: the call goes on and the failure is logged. A terminal event that cannot be written never turns a call that ran into an error: it is logged and the result returned.","enum":["fail","continue"],"default":"fail"}}},"policyAccess":{"description":"Access control: a primitive is allowed for a client when an allow rule for that client matches it and no deny rule does; `default` decides when no rule matches.","type":"object","additionalProperties":false,"properties":{"default":{"description":"What a client may use when no rule for it matches a primitive.","enum":["allow","deny"],"default":"allow"},"rules":{"description":"Access rules; deny wins over allow.","type":"array","items":{"$ref":"#/$defs/policyRule"}}}},"policyRule":{"description":"One access rule: the clients it applies to, and what it allows and/or denies them.","type":"object","additionalProperties":false,"required":["clients"],"properties":{"clients":{"description":"Client identities (from the HTTP tokens' `name=token`; on stdio `<ENV_PREFIX>_CLIENT`, else `local`): letters, digits and `._@-`; `*` is every client.","type":"array","items":{"type":"string","minLength":1},"minItems":1},"allow":{"description":"Primitives the clients may list and use.","$ref":"#/$defs/policySelector"},"deny":{"description":"Primitives the clients may not list or use (wins over every allow).","$ref":"#/$defs/policySelector"}}},"policySelector":{"description":"Matches primitives: every condition given must hold (AND); a list matches when any of its values does (OR). `{}` matches every primitive.","type":"object","additionalProperties":false,"properties":{"kinds":{"description":"Only primitives of these kinds (default: every kind).","type":"array","items":{"enum":["tools","prompts","resources","resourceTemplates"]},"minItems":1},"names":{"description":"Final names of tools and prompts, URIs of resources, URI templates of resource templates: exact, or picomatch globs (`*` does not cross `/`, `**` does; braces are literal).","$ref":"#/$defs/stringOrList"},"tags":{"description":"OpenAPI tags: matches operation tools with one of them (extra tools, prompts and resources have no tags).","$ref":"#/$defs/stringOrList"},"concerns":{"description":"Concern ⇒ value(s): matches primitives whose `concernMappings` entry for that concern lists one of the values. A primitive with no mapping for the concern does NOT match (access control fails closed).","type":"object","additionalProperties":{"$ref":"#/$defs/stringOrList"}},"annotations":{"description":"Tool annotation ⇒ boolean, e.g. `readOnlyHint: true`: matches tools whose annotation has that value (prompts and resources never match).","type":"object","additionalProperties":{"type":"boolean"}}}},"policyLimits":{"description":"Limits as a default and per tool.","type":"object","additionalProperties":false,"properties":{"default":{"description":"Limits of every tool no `tools` entry matches.","$ref":"#/$defs/toolLimits"},"tools":{"description":"Tool name or picomatch glob ⇒ its limits; the first entry (in manifest order) that matches a tool wins, fields it leaves out come from `default`.","type":"object","additionalProperties":{"$ref":"#/$defs/toolLimits"}}}},"toolLimits":{"description":"Limits of a tool (all optional).","type":"object","additionalProperties":false,"properties":{"timeoutMs":{"description":"Bound on the whole logical call (gate, sampling and the upstream request included), ms; the lower of this and `timeoutMs` applies to the upstream request.","type":"integer","minimum":1},"maxConcurrent":{"description":"Most calls of the tool running at once (over all clients of this server process).","type":"integer","minimum":1},"perMinute":{"description":"Most calls started in any 60 s, per client identity and over all clients.","type":"object","additionalProperties":false,"properties":{"client":{"description":"Per client identity.","type":"integer","minimum":1},"overall":{"description":"Over all clients.","type":"integer","minimum":1}}},"maxResponseBytes":{"description":"Largest response body passed back for this tool (bytes); the lower of this and `maxResponseBytes` wins.","type":"integer","minimum":1}}}}};
+const schema64 = {"description":"A concern clients may set a preference for.","type":"object","additionalProperties":false,"required":["name","values"],"properties":{"name":{"description":"Concern name, unique.","type":"string","pattern":"^[A-Za-z][A-Za-z0-9_.-]*$"},"description":{"description":"What the concern means, for hosts to show users.","type":"string"},"values":{"description":"The values a client may choose from.","type":"array","items":{"type":"string","minLength":1},"minItems":1,"uniqueItems":true},"default":{"description":"Suggested value, published to clients. It is not applied to filtering: a client that sets nothing sees everything.","type":"string","minLength":1}}};
+const schema68 = {"description":"Concern name ⇒ chosen value.","type":"object","additionalProperties":{"type":"string","minLength":1}};
 const func1 = Object.prototype.hasOwnProperty;
 const func2 = require("ajv/dist/runtime/ucs2length").default;
 const pattern4 = new RegExp("^[a-z0-9][a-z0-9._-]*$", "u");
@@ -19,8 +19,8 @@ const pattern9 = new RegExp("^[^\\s\\x00-\\x1f]+( [^\\s\\x00-\\x1f]+)*$", "u");
 const pattern12 = new RegExp("^(https?://|unix:/)[^\\s]+$", "u");
 const pattern13 = new RegExp("^[A-Z][A-Z0-9_]*$", "u");
 const pattern14 = new RegExp("^https?://", "u");
-const pattern37 = new RegExp("^[A-Za-z][A-Za-z0-9_.-]*$", "u");
-const pattern41 = new RegExp("^MCPGEN_[A-Z0-9_]+$", "u");
+const pattern39 = new RegExp("^[A-Za-z][A-Za-z0-9_.-]*$", "u");
+const pattern43 = new RegExp("^MCPGEN_[A-Z0-9_]+$", "u");
 const schema32 = {"description":"Matches operations. Every field given must match (AND); a field with a list matches when any of its values does (OR).","type":"object","additionalProperties":false,"minProperties":1,"properties":{"tag":{"description":"Tag name(s) the operation carries.","$ref":"#/$defs/stringOrList"},"operationId":{"description":"operationId(s) of the operation.","$ref":"#/$defs/stringOrList"},"path":{"description":"Path glob(s) over the path template, e.g. `/pets/**` or `/store/*`: `*` matches within one segment, `**` across segments. Braces are literal, so `/pets/{petId}` matches that template.","$ref":"#/$defs/stringOrList"},"method":{"description":"HTTP method(s), lower case.","anyOf":[{"$ref":"#/$defs/method"},{"type":"array","items":{"$ref":"#/$defs/method"},"minItems":1}]},"deprecated":{"description":"Matches operations by their `deprecated` flag: `exclude: [{ deprecated: true }]` leaves deprecated operations out.","type":"boolean"}}};
 const schema33 = {"description":"One value or a list of values; a list matches when any value matches.","anyOf":[{"type":"string","minLength":1},{"type":"array","items":{"type":"string","minLength":1},"minItems":1}]};
 const schema36 = {"description":"An HTTP method, lower case.","enum":["get","put","post","delete","options","head","patch","trace"]};
@@ -1034,9 +1034,7 @@ return errors === 0;
 }
 validate24.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema42 = {"description":"Environment variables of one security scheme, and whether MCP clients bring their own credential over HTTP (`fromClient`). Which fields apply depends on the scheme's type; the others are errors. Omitted fields keep their default variable names.","type":"object","additionalProperties":false,"properties":{"env":{"description":"Variable holding the API key (apiKey schemes) or the token sent as `Authorization: Bearer` (http bearer; oauth2 without a client-credentials flow; openIdConnect).","$ref":"#/$defs/envName"},"username":{"description":"Variable holding the user name (http basic).","$ref":"#/$defs/envName"},"password":{"description":"Variable holding the password (http basic).","$ref":"#/$defs/envName"},"clientId":{"description":"Variable holding the OAuth client id (oauth2 client credentials).","$ref":"#/$defs/envName"},"clientSecret":{"description":"Variable holding the OAuth client secret (oauth2 client credentials).","$ref":"#/$defs/envName"},"tokenUrl":{"description":"Token endpoint to use instead of the spec's `tokenUrl` (oauth2 client credentials).","type":"string","pattern":"^https://[^\\s]+$"},"fromClient":{"description":"Over Streamable HTTP, take the credential from this header of each MCP request instead of the environment, so every MCP client uses its own (apiKey: the value; bearer: the value, a leading `Bearer ` dropped; basic: `Basic <base64>` or `user:password`). Over stdio the environment is used as before. Not for oauth2 schemes. `Authorization` carries the MCP client tokens when the server is given some, and the server then refuses to start.","type":"string","pattern":"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$"},"scopes":{"description":"Scopes to request with the token (oauth2 client credentials). Defaults to every scope the included operations require; `[]` requests none.","type":"array","items":{"type":"string","minLength":1},"uniqueItems":true}}};
-const pattern23 = new RegExp("^https://[^\\s]+$", "u");
-const pattern24 = new RegExp("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$", "u");
+const schema42 = {"description":"One argument rule: the argument `name` of every tool `match` selects that has it is hidden and filled (`hidden` with `value` or `env`), or gets a `default`, a `description` or another name (`as`). The fields mean what they mean in a per-operation argument override.","type":"object","additionalProperties":false,"required":["name"],"properties":{"match":{"description":"The operations the rule applies to, as an `include`/`exclude` selector; every operation when omitted.","$ref":"#/$defs/selector"},"name":{"description":"The argument as generated (a parameter's argument name such as `token` or `per_page`, or `body`); tools without it are left alone.","type":"string","minLength":1},"hidden":{"description":"Leave the argument out of every matched tool's input schema and `Args` type; the server sends `value` or the value of `env` on every call.","type":"boolean"},"value":{"description":"The constant (any JSON value) the server sends for the hidden argument."},"env":{"description":"Environment variable the server reads the hidden argument's value from, treated like a credential (never in generated files, error texts or logs; unset ⇒ calls fail naming it).","$ref":"#/$defs/envName"},"default":{"description":"Value the server sends when the model leaves the argument out (any JSON value); published as its schema's `default`."},"description":{"description":"Description of the argument to publish instead of the spec's.","type":"string"},"as":{"description":"Name the model sees for the argument; requests still use the parameter's own name. Letters, digits, `_`, `.` and `-`, at most 64 characters, unique within each tool.","type":"string","pattern":"^[A-Za-z0-9_.-]{1,64}$"}}};
 
 function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1050,10 +1048,158 @@ evaluated0.items = undefined;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.name === undefined) && (missing0 = "name")){
+validate28.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((((((key0 === "match") || (key0 === "name")) || (key0 === "hidden")) || (key0 === "value")) || (key0 === "env")) || (key0 === "default")) || (key0 === "description")) || (key0 === "as"))){
+validate28.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.match !== undefined){
+const _errs2 = errors;
+if(!(validate21(data.match, {instancePath:instancePath+"/match",parentData:data,parentDataProperty:"match",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate21.errors : vErrors.concat(validate21.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.name !== undefined){
+let data1 = data.name;
+const _errs3 = errors;
+if(errors === _errs3){
+if(typeof data1 === "string"){
+if(func2(data1) < 1){
+validate28.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate28.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.hidden !== undefined){
+const _errs5 = errors;
+if(typeof data.hidden !== "boolean"){
+validate28.errors = [{instancePath:instancePath+"/hidden",schemaPath:"#/properties/hidden/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.env !== undefined){
+let data3 = data.env;
+const _errs7 = errors;
+const _errs8 = errors;
+if(errors === _errs8){
+if(typeof data3 === "string"){
+if(!pattern16.test(data3)){
+validate28.errors = [{instancePath:instancePath+"/env",schemaPath:"#/$defs/envName/pattern",keyword:"pattern",params:{pattern: "^[A-Z_][A-Z0-9_]*$"},message:"must match pattern \""+"^[A-Z_][A-Z0-9_]*$"+"\""}];
+return false;
+}
+}
+else {
+validate28.errors = [{instancePath:instancePath+"/env",schemaPath:"#/$defs/envName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.description !== undefined){
+const _errs10 = errors;
+if(typeof data.description !== "string"){
+validate28.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.as !== undefined){
+let data5 = data.as;
+const _errs12 = errors;
+if(errors === _errs12){
+if(typeof data5 === "string"){
+if(!pattern17.test(data5)){
+validate28.errors = [{instancePath:instancePath+"/as",schemaPath:"#/properties/as/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.-]{1,64}$"},message:"must match pattern \""+"^[A-Za-z0-9_.-]{1,64}$"+"\""}];
+return false;
+}
+}
+else {
+validate28.errors = [{instancePath:instancePath+"/as",schemaPath:"#/properties/as/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate28.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate28.errors = vErrors;
+return errors === 0;
+}
+validate28.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+const schema44 = {"description":"Environment variables of one security scheme, and whether MCP clients bring their own credential over HTTP (`fromClient`). Which fields apply depends on the scheme's type; the others are errors. Omitted fields keep their default variable names.","type":"object","additionalProperties":false,"properties":{"env":{"description":"Variable holding the API key (apiKey schemes) or the token sent as `Authorization: Bearer` (http bearer; oauth2 without a client-credentials flow; openIdConnect).","$ref":"#/$defs/envName"},"username":{"description":"Variable holding the user name (http basic).","$ref":"#/$defs/envName"},"password":{"description":"Variable holding the password (http basic).","$ref":"#/$defs/envName"},"clientId":{"description":"Variable holding the OAuth client id (oauth2 client credentials).","$ref":"#/$defs/envName"},"clientSecret":{"description":"Variable holding the OAuth client secret (oauth2 client credentials).","$ref":"#/$defs/envName"},"tokenUrl":{"description":"Token endpoint to use instead of the spec's `tokenUrl` (oauth2 client credentials).","type":"string","pattern":"^https://[^\\s]+$"},"fromClient":{"description":"Over Streamable HTTP, take the credential from this header of each MCP request instead of the environment, so every MCP client uses its own (apiKey: the value; bearer: the value, a leading `Bearer ` dropped; basic: `Basic <base64>` or `user:password`). Over stdio the environment is used as before. Not for oauth2 schemes. `Authorization` carries the MCP client tokens when the server is given some, and the server then refuses to start.","type":"string","pattern":"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$"},"scopes":{"description":"Scopes to request with the token (oauth2 client credentials). Defaults to every scope the included operations require; `[]` requests none.","type":"array","items":{"type":"string","minLength":1},"uniqueItems":true}}};
+const pattern25 = new RegExp("^https://[^\\s]+$", "u");
+const pattern26 = new RegExp("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$", "u");
+
+function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate31.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((((((key0 === "env") || (key0 === "username")) || (key0 === "password")) || (key0 === "clientId")) || (key0 === "clientSecret")) || (key0 === "tokenUrl")) || (key0 === "fromClient")) || (key0 === "scopes"))){
-validate28.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate31.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -1066,12 +1212,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if(!pattern16.test(data0)){
-validate28.errors = [{instancePath:instancePath+"/env",schemaPath:"#/$defs/envName/pattern",keyword:"pattern",params:{pattern: "^[A-Z_][A-Z0-9_]*$"},message:"must match pattern \""+"^[A-Z_][A-Z0-9_]*$"+"\""}];
+validate31.errors = [{instancePath:instancePath+"/env",schemaPath:"#/$defs/envName/pattern",keyword:"pattern",params:{pattern: "^[A-Z_][A-Z0-9_]*$"},message:"must match pattern \""+"^[A-Z_][A-Z0-9_]*$"+"\""}];
 return false;
 }
 }
 else {
-validate28.errors = [{instancePath:instancePath+"/env",schemaPath:"#/$defs/envName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate31.errors = [{instancePath:instancePath+"/env",schemaPath:"#/$defs/envName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1088,12 +1234,12 @@ const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data1 === "string"){
 if(!pattern16.test(data1)){
-validate28.errors = [{instancePath:instancePath+"/username",schemaPath:"#/$defs/envName/pattern",keyword:"pattern",params:{pattern: "^[A-Z_][A-Z0-9_]*$"},message:"must match pattern \""+"^[A-Z_][A-Z0-9_]*$"+"\""}];
+validate31.errors = [{instancePath:instancePath+"/username",schemaPath:"#/$defs/envName/pattern",keyword:"pattern",params:{pattern: "^[A-Z_][A-Z0-9_]*$"},message:"must match pattern \""+"^[A-Z_][A-Z0-9_]*$"+"\""}];
 return false;
 }
 }
 else {
-validate28.errors = [{instancePath:instancePath+"/username",schemaPath:"#/$defs/envName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate31.errors = [{instancePath:instancePath+"/username",schemaPath:"#/$defs/envName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1110,12 +1256,12 @@ const _errs9 = errors;
 if(errors === _errs9){
 if(typeof data2 === "string"){
 if(!pattern16.test(data2)){
-validate28.errors = [{instancePath:instancePath+"/password",schemaPath:"#/$defs/envName/pattern",keyword:"pattern",params:{pattern: "^[A-Z_][A-Z0-9_]*$"},message:"must match pattern \""+"^[A-Z_][A-Z0-9_]*$"+"\""}];
+validate31.errors = [{instancePath:instancePath+"/password",schemaPath:"#/$defs/envName/pattern",keyword:"pattern",params:{pattern: "^[A-Z_][A-Z0-9_]*$"},message:"must match pattern \""+"^[A-Z_][A-Z0-9_]*$"+"\""}];
 return false;
 }
 }
 else {
-validate28.errors = [{instancePath:instancePath+"/password",schemaPath:"#/$defs/envName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate31.errors = [{instancePath:instancePath+"/password",schemaPath:"#/$defs/envName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1132,12 +1278,12 @@ const _errs12 = errors;
 if(errors === _errs12){
 if(typeof data3 === "string"){
 if(!pattern16.test(data3)){
-validate28.errors = [{instancePath:instancePath+"/clientId",schemaPath:"#/$defs/envName/pattern",keyword:"pattern",params:{pattern: "^[A-Z_][A-Z0-9_]*$"},message:"must match pattern \""+"^[A-Z_][A-Z0-9_]*$"+"\""}];
+validate31.errors = [{instancePath:instancePath+"/clientId",schemaPath:"#/$defs/envName/pattern",keyword:"pattern",params:{pattern: "^[A-Z_][A-Z0-9_]*$"},message:"must match pattern \""+"^[A-Z_][A-Z0-9_]*$"+"\""}];
 return false;
 }
 }
 else {
-validate28.errors = [{instancePath:instancePath+"/clientId",schemaPath:"#/$defs/envName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate31.errors = [{instancePath:instancePath+"/clientId",schemaPath:"#/$defs/envName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1154,12 +1300,12 @@ const _errs15 = errors;
 if(errors === _errs15){
 if(typeof data4 === "string"){
 if(!pattern16.test(data4)){
-validate28.errors = [{instancePath:instancePath+"/clientSecret",schemaPath:"#/$defs/envName/pattern",keyword:"pattern",params:{pattern: "^[A-Z_][A-Z0-9_]*$"},message:"must match pattern \""+"^[A-Z_][A-Z0-9_]*$"+"\""}];
+validate31.errors = [{instancePath:instancePath+"/clientSecret",schemaPath:"#/$defs/envName/pattern",keyword:"pattern",params:{pattern: "^[A-Z_][A-Z0-9_]*$"},message:"must match pattern \""+"^[A-Z_][A-Z0-9_]*$"+"\""}];
 return false;
 }
 }
 else {
-validate28.errors = [{instancePath:instancePath+"/clientSecret",schemaPath:"#/$defs/envName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate31.errors = [{instancePath:instancePath+"/clientSecret",schemaPath:"#/$defs/envName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1174,13 +1320,13 @@ let data5 = data.tokenUrl;
 const _errs17 = errors;
 if(errors === _errs17){
 if(typeof data5 === "string"){
-if(!pattern23.test(data5)){
-validate28.errors = [{instancePath:instancePath+"/tokenUrl",schemaPath:"#/properties/tokenUrl/pattern",keyword:"pattern",params:{pattern: "^https://[^\\s]+$"},message:"must match pattern \""+"^https://[^\\s]+$"+"\""}];
+if(!pattern25.test(data5)){
+validate31.errors = [{instancePath:instancePath+"/tokenUrl",schemaPath:"#/properties/tokenUrl/pattern",keyword:"pattern",params:{pattern: "^https://[^\\s]+$"},message:"must match pattern \""+"^https://[^\\s]+$"+"\""}];
 return false;
 }
 }
 else {
-validate28.errors = [{instancePath:instancePath+"/tokenUrl",schemaPath:"#/properties/tokenUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate31.errors = [{instancePath:instancePath+"/tokenUrl",schemaPath:"#/properties/tokenUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1195,13 +1341,13 @@ let data6 = data.fromClient;
 const _errs19 = errors;
 if(errors === _errs19){
 if(typeof data6 === "string"){
-if(!pattern24.test(data6)){
-validate28.errors = [{instancePath:instancePath+"/fromClient",schemaPath:"#/properties/fromClient/pattern",keyword:"pattern",params:{pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$"},message:"must match pattern \""+"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$"+"\""}];
+if(!pattern26.test(data6)){
+validate31.errors = [{instancePath:instancePath+"/fromClient",schemaPath:"#/properties/fromClient/pattern",keyword:"pattern",params:{pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$"},message:"must match pattern \""+"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$"+"\""}];
 return false;
 }
 }
 else {
-validate28.errors = [{instancePath:instancePath+"/fromClient",schemaPath:"#/properties/fromClient/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate31.errors = [{instancePath:instancePath+"/fromClient",schemaPath:"#/properties/fromClient/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1224,12 +1370,12 @@ const _errs23 = errors;
 if(errors === _errs23){
 if(typeof data8 === "string"){
 if(func2(data8) < 1){
-validate28.errors = [{instancePath:instancePath+"/scopes/" + i0,schemaPath:"#/properties/scopes/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate31.errors = [{instancePath:instancePath+"/scopes/" + i0,schemaPath:"#/properties/scopes/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate28.errors = [{instancePath:instancePath+"/scopes/" + i0,schemaPath:"#/properties/scopes/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate31.errors = [{instancePath:instancePath+"/scopes/" + i0,schemaPath:"#/properties/scopes/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1250,7 +1396,7 @@ continue;
 }
 if(typeof indices0[item0] == "number"){
 j0 = indices0[item0];
-validate28.errors = [{instancePath:instancePath+"/scopes",schemaPath:"#/properties/scopes/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"}];
+validate31.errors = [{instancePath:instancePath+"/scopes",schemaPath:"#/properties/scopes/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"}];
 return false;
 break;
 }
@@ -1260,7 +1406,7 @@ indices0[item0] = i1;
 }
 }
 else {
-validate28.errors = [{instancePath:instancePath+"/scopes",schemaPath:"#/properties/scopes/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate31.errors = [{instancePath:instancePath+"/scopes",schemaPath:"#/properties/scopes/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -1279,24 +1425,24 @@ var valid0 = true;
 }
 }
 else {
-validate28.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate31.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate28.errors = vErrors;
+validate31.errors = vErrors;
 return errors === 0;
 }
-validate28.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate31.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema48 = {"description":"A tool implemented by a handler function.","type":"object","additionalProperties":false,"required":["name","inputSchema","handler"],"properties":{"name":{"description":"Tool name: `[A-Za-z0-9_.-]`, at most `maxToolNameLength`, unique among all tools (operation tools included).","type":"string","pattern":"^[A-Za-z0-9_.-]+$","maxLength":128},"title":{"description":"Human-readable title shown by clients.","type":"string"},"description":{"description":"What the tool does, for the model.","type":"string"},"inputSchema":{"description":"JSON Schema of the arguments; the root must be `type: object`. The handler's argument type is generated from it.","$ref":"#/$defs/jsonSchemaObject"},"outputSchema":{"description":"JSON Schema of the structured result (root `type: object`). When given, the handler must return a matching object, which is sent as `structuredContent` too.","$ref":"#/$defs/jsonSchemaObject"},"annotations":{"description":"Tool annotations, merged over the derived ones (GET ⇒ readOnlyHint, DELETE ⇒ destructiveHint, PUT ⇒ idempotentHint).","type":"object","additionalProperties":false,"properties":{"title":{"description":"Display title.","type":"string"},"readOnlyHint":{"description":"The tool does not modify its environment.","type":"boolean"},"destructiveHint":{"description":"The tool may perform destructive updates.","type":"boolean"},"idempotentHint":{"description":"Repeated calls with the same arguments have no additional effect.","type":"boolean"},"openWorldHint":{"description":"The tool interacts with an open world of external entities.","type":"boolean"}}},"handler":{"description":"The function that runs the tool: `<file>#<export>`, relative to the generated project's `src/`. It receives the validated arguments and a context (`signal`, `log`).","$ref":"#/$defs/handlerRef"}}};
-const schema49 = {"description":"A JSON Schema (draft 2020-12) whose root is an object schema (`type: object`).","type":"object"};
-const schema51 = {"description":"A TypeScript function of the generated project: `<file>#<export>`, the file relative to the project's `src/` folder (e.g. `handlers/pets.ts#summarizePets`). A file that does not exist yet is created by `mcpgen build` as a typed stub, once; mcpgen never overwrites it.","type":"string","pattern":"^(\\./)?[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*\\.ts#[A-Za-z_$][A-Za-z0-9_$]*$"};
-const pattern26 = new RegExp("^(\\./)?[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*\\.ts#[A-Za-z_$][A-Za-z0-9_$]*$", "u");
+const schema50 = {"description":"A tool implemented by a handler function.","type":"object","additionalProperties":false,"required":["name","inputSchema","handler"],"properties":{"name":{"description":"Tool name: `[A-Za-z0-9_.-]`, at most `maxToolNameLength`, unique among all tools (operation tools included).","type":"string","pattern":"^[A-Za-z0-9_.-]+$","maxLength":128},"title":{"description":"Human-readable title shown by clients.","type":"string"},"description":{"description":"What the tool does, for the model.","type":"string"},"inputSchema":{"description":"JSON Schema of the arguments; the root must be `type: object`. The handler's argument type is generated from it.","$ref":"#/$defs/jsonSchemaObject"},"outputSchema":{"description":"JSON Schema of the structured result (root `type: object`). When given, the handler must return a matching object, which is sent as `structuredContent` too.","$ref":"#/$defs/jsonSchemaObject"},"annotations":{"description":"Tool annotations, merged over the derived ones (GET ⇒ readOnlyHint, DELETE ⇒ destructiveHint, PUT ⇒ idempotentHint).","type":"object","additionalProperties":false,"properties":{"title":{"description":"Display title.","type":"string"},"readOnlyHint":{"description":"The tool does not modify its environment.","type":"boolean"},"destructiveHint":{"description":"The tool may perform destructive updates.","type":"boolean"},"idempotentHint":{"description":"Repeated calls with the same arguments have no additional effect.","type":"boolean"},"openWorldHint":{"description":"The tool interacts with an open world of external entities.","type":"boolean"}}},"handler":{"description":"The function that runs the tool: `<file>#<export>`, relative to the generated project's `src/`. It receives the validated arguments and a context (`signal`, `log`).","$ref":"#/$defs/handlerRef"}}};
+const schema51 = {"description":"A JSON Schema (draft 2020-12) whose root is an object schema (`type: object`).","type":"object"};
+const schema53 = {"description":"A TypeScript function of the generated project: `<file>#<export>`, the file relative to the project's `src/` folder (e.g. `handlers/pets.ts#summarizePets`). A file that does not exist yet is created by `mcpgen build` as a typed stub, once; mcpgen never overwrites it.","type":"string","pattern":"^(\\./)?[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*\\.ts#[A-Za-z_$][A-Za-z0-9_$]*$"};
+const pattern28 = new RegExp("^(\\./)?[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*\\.ts#[A-Za-z_$][A-Za-z0-9_$]*$", "u");
 
-function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate30.evaluated;
+const evaluated0 = validate33.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1307,14 +1453,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.name === undefined) && (missing0 = "name")) || ((data.inputSchema === undefined) && (missing0 = "inputSchema"))) || ((data.handler === undefined) && (missing0 = "handler"))){
-validate30.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate33.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((((((key0 === "name") || (key0 === "title")) || (key0 === "description")) || (key0 === "inputSchema")) || (key0 === "outputSchema")) || (key0 === "annotations")) || (key0 === "handler"))){
-validate30.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate33.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -1326,18 +1472,18 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func2(data0) > 128){
-validate30.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+validate33.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
 if(!pattern15.test(data0)){
-validate30.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_.-]+$"+"\""}];
+validate33.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_.-]+$"+"\""}];
 return false;
 }
 }
 }
 else {
-validate30.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate33.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1350,7 +1496,7 @@ if(valid0){
 if(data.title !== undefined){
 const _errs4 = errors;
 if(typeof data.title !== "string"){
-validate30.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate33.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -1362,7 +1508,7 @@ if(valid0){
 if(data.description !== undefined){
 const _errs6 = errors;
 if(typeof data.description !== "string"){
-validate30.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate33.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -1375,7 +1521,7 @@ if(data.inputSchema !== undefined){
 let data3 = data.inputSchema;
 const _errs8 = errors;
 if(!(data3 && typeof data3 == "object" && !Array.isArray(data3))){
-validate30.errors = [{instancePath:instancePath+"/inputSchema",schemaPath:"#/$defs/jsonSchemaObject/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate33.errors = [{instancePath:instancePath+"/inputSchema",schemaPath:"#/$defs/jsonSchemaObject/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -1388,7 +1534,7 @@ if(data.outputSchema !== undefined){
 let data4 = data.outputSchema;
 const _errs11 = errors;
 if(!(data4 && typeof data4 == "object" && !Array.isArray(data4))){
-validate30.errors = [{instancePath:instancePath+"/outputSchema",schemaPath:"#/$defs/jsonSchemaObject/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate33.errors = [{instancePath:instancePath+"/outputSchema",schemaPath:"#/$defs/jsonSchemaObject/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 var valid0 = _errs11 === errors;
@@ -1405,7 +1551,7 @@ if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 const _errs16 = errors;
 for(const key1 in data5){
 if(!(((((key1 === "title") || (key1 === "readOnlyHint")) || (key1 === "destructiveHint")) || (key1 === "idempotentHint")) || (key1 === "openWorldHint"))){
-validate30.errors = [{instancePath:instancePath+"/annotations",schemaPath:"#/properties/annotations/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate33.errors = [{instancePath:instancePath+"/annotations",schemaPath:"#/properties/annotations/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -1414,7 +1560,7 @@ if(_errs16 === errors){
 if(data5.title !== undefined){
 const _errs17 = errors;
 if(typeof data5.title !== "string"){
-validate30.errors = [{instancePath:instancePath+"/annotations/title",schemaPath:"#/properties/annotations/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate33.errors = [{instancePath:instancePath+"/annotations/title",schemaPath:"#/properties/annotations/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs17 === errors;
@@ -1426,7 +1572,7 @@ if(valid3){
 if(data5.readOnlyHint !== undefined){
 const _errs19 = errors;
 if(typeof data5.readOnlyHint !== "boolean"){
-validate30.errors = [{instancePath:instancePath+"/annotations/readOnlyHint",schemaPath:"#/properties/annotations/properties/readOnlyHint/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate33.errors = [{instancePath:instancePath+"/annotations/readOnlyHint",schemaPath:"#/properties/annotations/properties/readOnlyHint/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid3 = _errs19 === errors;
@@ -1438,7 +1584,7 @@ if(valid3){
 if(data5.destructiveHint !== undefined){
 const _errs21 = errors;
 if(typeof data5.destructiveHint !== "boolean"){
-validate30.errors = [{instancePath:instancePath+"/annotations/destructiveHint",schemaPath:"#/properties/annotations/properties/destructiveHint/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate33.errors = [{instancePath:instancePath+"/annotations/destructiveHint",schemaPath:"#/properties/annotations/properties/destructiveHint/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid3 = _errs21 === errors;
@@ -1450,7 +1596,7 @@ if(valid3){
 if(data5.idempotentHint !== undefined){
 const _errs23 = errors;
 if(typeof data5.idempotentHint !== "boolean"){
-validate30.errors = [{instancePath:instancePath+"/annotations/idempotentHint",schemaPath:"#/properties/annotations/properties/idempotentHint/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate33.errors = [{instancePath:instancePath+"/annotations/idempotentHint",schemaPath:"#/properties/annotations/properties/idempotentHint/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid3 = _errs23 === errors;
@@ -1462,7 +1608,7 @@ if(valid3){
 if(data5.openWorldHint !== undefined){
 const _errs25 = errors;
 if(typeof data5.openWorldHint !== "boolean"){
-validate30.errors = [{instancePath:instancePath+"/annotations/openWorldHint",schemaPath:"#/properties/annotations/properties/openWorldHint/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate33.errors = [{instancePath:instancePath+"/annotations/openWorldHint",schemaPath:"#/properties/annotations/properties/openWorldHint/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid3 = _errs25 === errors;
@@ -1477,7 +1623,7 @@ var valid3 = true;
 }
 }
 else {
-validate30.errors = [{instancePath:instancePath+"/annotations",schemaPath:"#/properties/annotations/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate33.errors = [{instancePath:instancePath+"/annotations",schemaPath:"#/properties/annotations/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -1493,13 +1639,13 @@ const _errs27 = errors;
 const _errs28 = errors;
 if(errors === _errs28){
 if(typeof data11 === "string"){
-if(!pattern26.test(data11)){
-validate30.errors = [{instancePath:instancePath+"/handler",schemaPath:"#/$defs/handlerRef/pattern",keyword:"pattern",params:{pattern: "^(\\./)?[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*\\.ts#[A-Za-z_$][A-Za-z0-9_$]*$"},message:"must match pattern \""+"^(\\./)?[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*\\.ts#[A-Za-z_$][A-Za-z0-9_$]*$"+"\""}];
+if(!pattern28.test(data11)){
+validate33.errors = [{instancePath:instancePath+"/handler",schemaPath:"#/$defs/handlerRef/pattern",keyword:"pattern",params:{pattern: "^(\\./)?[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*\\.ts#[A-Za-z_$][A-Za-z0-9_$]*$"},message:"must match pattern \""+"^(\\./)?[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*\\.ts#[A-Za-z_$][A-Za-z0-9_$]*$"+"\""}];
 return false;
 }
 }
 else {
-validate30.errors = [{instancePath:instancePath+"/handler",schemaPath:"#/$defs/handlerRef/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate33.errors = [{instancePath:instancePath+"/handler",schemaPath:"#/$defs/handlerRef/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1518,21 +1664,21 @@ var valid0 = true;
 }
 }
 else {
-validate30.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate33.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate30.errors = vErrors;
+validate33.errors = vErrors;
 return errors === 0;
 }
-validate30.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate33.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema52 = {"description":"A preprocessor: a handler that gets the user input and returns context for it.","type":"object","additionalProperties":false,"required":["name","handler"],"properties":{"name":{"description":"Preprocessor name: `[A-Za-z0-9_.-]`, unique among preprocessors and not the name of a tool.","type":"string","pattern":"^[A-Za-z0-9_.-]+$","maxLength":128},"title":{"description":"Human-readable title.","type":"string"},"description":{"description":"What context the preprocessor gathers (listed by `preprocessors/list`).","type":"string"},"handler":{"description":"The function that runs the preprocessor: `<file>#<export>`, relative to the generated project's `src/`. It receives `{ input }` (the user input) and a context (`signal`, `log`) and returns text, any JSON value, or a `CallToolResult`-like `{ content }`.","$ref":"#/$defs/handlerRef"},"after":{"description":"Names of preprocessors that must run before this one. `after` orders runs; it does not pass one output to another. Cycles are errors.","type":"array","items":{"type":"string"}},"timeoutMs":{"description":"Milliseconds the preprocessor may take before it is cut off (its signal is aborted and its block has status `timeout`). Defaults to 10000.","type":"integer","minimum":1,"maximum":600000},"onError":{"description":"What an error or timeout does: `skip` (default) records the failed block and runs the rest; `fail` stops the run and reports it as failed.","enum":["skip","fail"]}}};
+const schema54 = {"description":"A preprocessor: a handler that gets the user input and returns context for it.","type":"object","additionalProperties":false,"required":["name","handler"],"properties":{"name":{"description":"Preprocessor name: `[A-Za-z0-9_.-]`, unique among preprocessors and not the name of a tool.","type":"string","pattern":"^[A-Za-z0-9_.-]+$","maxLength":128},"title":{"description":"Human-readable title.","type":"string"},"description":{"description":"What context the preprocessor gathers (listed by `preprocessors/list`).","type":"string"},"handler":{"description":"The function that runs the preprocessor: `<file>#<export>`, relative to the generated project's `src/`. It receives `{ input }` (the user input) and a context (`signal`, `log`) and returns text, any JSON value, or a `CallToolResult`-like `{ content }`.","$ref":"#/$defs/handlerRef"},"after":{"description":"Names of preprocessors that must run before this one. `after` orders runs; it does not pass one output to another. Cycles are errors.","type":"array","items":{"type":"string"}},"timeoutMs":{"description":"Milliseconds the preprocessor may take before it is cut off (its signal is aborted and its block has status `timeout`). Defaults to 10000.","type":"integer","minimum":1,"maximum":600000},"onError":{"description":"What an error or timeout does: `skip` (default) records the failed block and runs the rest; `fail` stops the run and reports it as failed.","enum":["skip","fail"]}}};
 
-function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate32.evaluated;
+const evaluated0 = validate35.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1543,14 +1689,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.name === undefined) && (missing0 = "name")) || ((data.handler === undefined) && (missing0 = "handler"))){
-validate32.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate35.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((((((key0 === "name") || (key0 === "title")) || (key0 === "description")) || (key0 === "handler")) || (key0 === "after")) || (key0 === "timeoutMs")) || (key0 === "onError"))){
-validate32.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate35.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -1562,18 +1708,18 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func2(data0) > 128){
-validate32.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+validate35.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
 if(!pattern15.test(data0)){
-validate32.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_.-]+$"+"\""}];
+validate35.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_.-]+$"+"\""}];
 return false;
 }
 }
 }
 else {
-validate32.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate35.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1586,7 +1732,7 @@ if(valid0){
 if(data.title !== undefined){
 const _errs4 = errors;
 if(typeof data.title !== "string"){
-validate32.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate35.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -1598,7 +1744,7 @@ if(valid0){
 if(data.description !== undefined){
 const _errs6 = errors;
 if(typeof data.description !== "string"){
-validate32.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate35.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -1613,13 +1759,13 @@ const _errs8 = errors;
 const _errs9 = errors;
 if(errors === _errs9){
 if(typeof data3 === "string"){
-if(!pattern26.test(data3)){
-validate32.errors = [{instancePath:instancePath+"/handler",schemaPath:"#/$defs/handlerRef/pattern",keyword:"pattern",params:{pattern: "^(\\./)?[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*\\.ts#[A-Za-z_$][A-Za-z0-9_$]*$"},message:"must match pattern \""+"^(\\./)?[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*\\.ts#[A-Za-z_$][A-Za-z0-9_$]*$"+"\""}];
+if(!pattern28.test(data3)){
+validate35.errors = [{instancePath:instancePath+"/handler",schemaPath:"#/$defs/handlerRef/pattern",keyword:"pattern",params:{pattern: "^(\\./)?[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*\\.ts#[A-Za-z_$][A-Za-z0-9_$]*$"},message:"must match pattern \""+"^(\\./)?[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*\\.ts#[A-Za-z_$][A-Za-z0-9_$]*$"+"\""}];
 return false;
 }
 }
 else {
-validate32.errors = [{instancePath:instancePath+"/handler",schemaPath:"#/$defs/handlerRef/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate35.errors = [{instancePath:instancePath+"/handler",schemaPath:"#/$defs/handlerRef/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1639,7 +1785,7 @@ const len0 = data4.length;
 for(let i0=0; i0<len0; i0++){
 const _errs13 = errors;
 if(typeof data4[i0] !== "string"){
-validate32.errors = [{instancePath:instancePath+"/after/" + i0,schemaPath:"#/properties/after/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate35.errors = [{instancePath:instancePath+"/after/" + i0,schemaPath:"#/properties/after/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs13 === errors;
@@ -1649,7 +1795,7 @@ break;
 }
 }
 else {
-validate32.errors = [{instancePath:instancePath+"/after",schemaPath:"#/properties/after/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate35.errors = [{instancePath:instancePath+"/after",schemaPath:"#/properties/after/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -1663,18 +1809,18 @@ if(data.timeoutMs !== undefined){
 let data6 = data.timeoutMs;
 const _errs15 = errors;
 if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
-validate32.errors = [{instancePath:instancePath+"/timeoutMs",schemaPath:"#/properties/timeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate35.errors = [{instancePath:instancePath+"/timeoutMs",schemaPath:"#/properties/timeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs15){
 if(typeof data6 == "number"){
 if(data6 > 600000 || isNaN(data6)){
-validate32.errors = [{instancePath:instancePath+"/timeoutMs",schemaPath:"#/properties/timeoutMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"}];
+validate35.errors = [{instancePath:instancePath+"/timeoutMs",schemaPath:"#/properties/timeoutMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"}];
 return false;
 }
 else {
 if(data6 < 1 || isNaN(data6)){
-validate32.errors = [{instancePath:instancePath+"/timeoutMs",schemaPath:"#/properties/timeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate35.errors = [{instancePath:instancePath+"/timeoutMs",schemaPath:"#/properties/timeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -1690,7 +1836,7 @@ if(data.onError !== undefined){
 let data7 = data.onError;
 const _errs17 = errors;
 if(!((data7 === "skip") || (data7 === "fail"))){
-validate32.errors = [{instancePath:instancePath+"/onError",schemaPath:"#/properties/onError/enum",keyword:"enum",params:{allowedValues: schema52.properties.onError.enum},message:"must be equal to one of the allowed values"}];
+validate35.errors = [{instancePath:instancePath+"/onError",schemaPath:"#/properties/onError/enum",keyword:"enum",params:{allowedValues: schema54.properties.onError.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs17 === errors;
@@ -1708,24 +1854,24 @@ var valid0 = true;
 }
 }
 else {
-validate32.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate35.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate32.errors = vErrors;
+validate35.errors = vErrors;
 return errors === 0;
 }
-validate32.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate35.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema54 = {"description":"A prompt: metadata, arguments and message templates.","type":"object","additionalProperties":false,"required":["name","messages"],"properties":{"name":{"description":"Prompt name, unique among prompts.","type":"string","pattern":"^[A-Za-z0-9_.-]+$","maxLength":128},"title":{"description":"Human-readable title shown by clients.","type":"string"},"description":{"description":"What the prompt is for.","type":"string"},"arguments":{"description":"The prompt's arguments.","type":"array","items":{"$ref":"#/$defs/promptArgument"}},"messages":{"description":"The messages the prompt returns, in order.","type":"array","items":{"$ref":"#/$defs/promptMessage"},"minItems":1}}};
-const schema55 = {"description":"One argument of a prompt (clients send argument values as strings).","type":"object","additionalProperties":false,"required":["name"],"properties":{"name":{"description":"Argument name, usable in templates as `{{name}}`.","type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$"},"description":{"description":"What the argument means.","type":"string"},"required":{"description":"Whether the client must send it; a missing required argument is an invalid-params error. Defaults to false.","type":"boolean","default":false}}};
-const schema56 = {"description":"One message of a prompt.","type":"object","additionalProperties":false,"required":["text"],"properties":{"role":{"description":"Who says it. Defaults to `user`.","enum":["user","assistant"],"default":"user"},"text":{"description":"The message text: a Handlebars template over the prompt's arguments (`{{species}}`, `{{#if budget}}…{{/if}}`), rendered without HTML escaping.","type":"string"}}};
-const pattern30 = new RegExp("^[A-Za-z_][A-Za-z0-9_]*$", "u");
+const schema56 = {"description":"A prompt: metadata, arguments and message templates.","type":"object","additionalProperties":false,"required":["name","messages"],"properties":{"name":{"description":"Prompt name, unique among prompts.","type":"string","pattern":"^[A-Za-z0-9_.-]+$","maxLength":128},"title":{"description":"Human-readable title shown by clients.","type":"string"},"description":{"description":"What the prompt is for.","type":"string"},"arguments":{"description":"The prompt's arguments.","type":"array","items":{"$ref":"#/$defs/promptArgument"}},"messages":{"description":"The messages the prompt returns, in order.","type":"array","items":{"$ref":"#/$defs/promptMessage"},"minItems":1}}};
+const schema57 = {"description":"One argument of a prompt (clients send argument values as strings).","type":"object","additionalProperties":false,"required":["name"],"properties":{"name":{"description":"Argument name, usable in templates as `{{name}}`.","type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$"},"description":{"description":"What the argument means.","type":"string"},"required":{"description":"Whether the client must send it; a missing required argument is an invalid-params error. Defaults to false.","type":"boolean","default":false}}};
+const schema58 = {"description":"One message of a prompt.","type":"object","additionalProperties":false,"required":["text"],"properties":{"role":{"description":"Who says it. Defaults to `user`.","enum":["user","assistant"],"default":"user"},"text":{"description":"The message text: a Handlebars template over the prompt's arguments (`{{species}}`, `{{#if budget}}…{{/if}}`), rendered without HTML escaping.","type":"string"}}};
+const pattern32 = new RegExp("^[A-Za-z_][A-Za-z0-9_]*$", "u");
 
-function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate34.evaluated;
+const evaluated0 = validate37.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1736,14 +1882,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.name === undefined) && (missing0 = "name")) || ((data.messages === undefined) && (missing0 = "messages"))){
-validate34.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate37.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((((key0 === "name") || (key0 === "title")) || (key0 === "description")) || (key0 === "arguments")) || (key0 === "messages"))){
-validate34.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate37.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -1755,18 +1901,18 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func2(data0) > 128){
-validate34.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+validate37.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
 if(!pattern15.test(data0)){
-validate34.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_.-]+$"+"\""}];
+validate37.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_.-]+$"+"\""}];
 return false;
 }
 }
 }
 else {
-validate34.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate37.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1779,7 +1925,7 @@ if(valid0){
 if(data.title !== undefined){
 const _errs4 = errors;
 if(typeof data.title !== "string"){
-validate34.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate37.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -1791,7 +1937,7 @@ if(valid0){
 if(data.description !== undefined){
 const _errs6 = errors;
 if(typeof data.description !== "string"){
-validate34.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate37.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -1815,14 +1961,14 @@ if(errors === _errs11){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 let missing1;
 if((data4.name === undefined) && (missing1 = "name")){
-validate34.errors = [{instancePath:instancePath+"/arguments/" + i0,schemaPath:"#/$defs/promptArgument/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate37.errors = [{instancePath:instancePath+"/arguments/" + i0,schemaPath:"#/$defs/promptArgument/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs13 = errors;
 for(const key1 in data4){
 if(!(((key1 === "name") || (key1 === "description")) || (key1 === "required"))){
-validate34.errors = [{instancePath:instancePath+"/arguments/" + i0,schemaPath:"#/$defs/promptArgument/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate37.errors = [{instancePath:instancePath+"/arguments/" + i0,schemaPath:"#/$defs/promptArgument/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -1833,13 +1979,13 @@ let data5 = data4.name;
 const _errs14 = errors;
 if(errors === _errs14){
 if(typeof data5 === "string"){
-if(!pattern30.test(data5)){
-validate34.errors = [{instancePath:instancePath+"/arguments/" + i0+"/name",schemaPath:"#/$defs/promptArgument/properties/name/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z_][A-Za-z0-9_]*$"},message:"must match pattern \""+"^[A-Za-z_][A-Za-z0-9_]*$"+"\""}];
+if(!pattern32.test(data5)){
+validate37.errors = [{instancePath:instancePath+"/arguments/" + i0+"/name",schemaPath:"#/$defs/promptArgument/properties/name/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z_][A-Za-z0-9_]*$"},message:"must match pattern \""+"^[A-Za-z_][A-Za-z0-9_]*$"+"\""}];
 return false;
 }
 }
 else {
-validate34.errors = [{instancePath:instancePath+"/arguments/" + i0+"/name",schemaPath:"#/$defs/promptArgument/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate37.errors = [{instancePath:instancePath+"/arguments/" + i0+"/name",schemaPath:"#/$defs/promptArgument/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1852,7 +1998,7 @@ if(valid3){
 if(data4.description !== undefined){
 const _errs16 = errors;
 if(typeof data4.description !== "string"){
-validate34.errors = [{instancePath:instancePath+"/arguments/" + i0+"/description",schemaPath:"#/$defs/promptArgument/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate37.errors = [{instancePath:instancePath+"/arguments/" + i0+"/description",schemaPath:"#/$defs/promptArgument/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs16 === errors;
@@ -1864,7 +2010,7 @@ if(valid3){
 if(data4.required !== undefined){
 const _errs18 = errors;
 if(typeof data4.required !== "boolean"){
-validate34.errors = [{instancePath:instancePath+"/arguments/" + i0+"/required",schemaPath:"#/$defs/promptArgument/properties/required/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate37.errors = [{instancePath:instancePath+"/arguments/" + i0+"/required",schemaPath:"#/$defs/promptArgument/properties/required/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid3 = _errs18 === errors;
@@ -1878,7 +2024,7 @@ var valid3 = true;
 }
 }
 else {
-validate34.errors = [{instancePath:instancePath+"/arguments/" + i0,schemaPath:"#/$defs/promptArgument/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate37.errors = [{instancePath:instancePath+"/arguments/" + i0,schemaPath:"#/$defs/promptArgument/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -1889,7 +2035,7 @@ break;
 }
 }
 else {
-validate34.errors = [{instancePath:instancePath+"/arguments",schemaPath:"#/properties/arguments/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate37.errors = [{instancePath:instancePath+"/arguments",schemaPath:"#/properties/arguments/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -1905,7 +2051,7 @@ const _errs20 = errors;
 if(errors === _errs20){
 if(Array.isArray(data8)){
 if(data8.length < 1){
-validate34.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+validate37.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
@@ -1919,14 +2065,14 @@ if(errors === _errs23){
 if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
 let missing2;
 if((data9.text === undefined) && (missing2 = "text")){
-validate34.errors = [{instancePath:instancePath+"/messages/" + i1,schemaPath:"#/$defs/promptMessage/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate37.errors = [{instancePath:instancePath+"/messages/" + i1,schemaPath:"#/$defs/promptMessage/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 const _errs25 = errors;
 for(const key2 in data9){
 if(!((key2 === "role") || (key2 === "text"))){
-validate34.errors = [{instancePath:instancePath+"/messages/" + i1,schemaPath:"#/$defs/promptMessage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+validate37.errors = [{instancePath:instancePath+"/messages/" + i1,schemaPath:"#/$defs/promptMessage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -1936,7 +2082,7 @@ if(data9.role !== undefined){
 let data10 = data9.role;
 const _errs26 = errors;
 if(!((data10 === "user") || (data10 === "assistant"))){
-validate34.errors = [{instancePath:instancePath+"/messages/" + i1+"/role",schemaPath:"#/$defs/promptMessage/properties/role/enum",keyword:"enum",params:{allowedValues: schema56.properties.role.enum},message:"must be equal to one of the allowed values"}];
+validate37.errors = [{instancePath:instancePath+"/messages/" + i1+"/role",schemaPath:"#/$defs/promptMessage/properties/role/enum",keyword:"enum",params:{allowedValues: schema58.properties.role.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid6 = _errs26 === errors;
@@ -1948,7 +2094,7 @@ if(valid6){
 if(data9.text !== undefined){
 const _errs27 = errors;
 if(typeof data9.text !== "string"){
-validate34.errors = [{instancePath:instancePath+"/messages/" + i1+"/text",schemaPath:"#/$defs/promptMessage/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate37.errors = [{instancePath:instancePath+"/messages/" + i1+"/text",schemaPath:"#/$defs/promptMessage/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid6 = _errs27 === errors;
@@ -1961,7 +2107,7 @@ var valid6 = true;
 }
 }
 else {
-validate34.errors = [{instancePath:instancePath+"/messages/" + i1,schemaPath:"#/$defs/promptMessage/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate37.errors = [{instancePath:instancePath+"/messages/" + i1,schemaPath:"#/$defs/promptMessage/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -1973,7 +2119,7 @@ break;
 }
 }
 else {
-validate34.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate37.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -1990,24 +2136,24 @@ var valid0 = true;
 }
 }
 else {
-validate34.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate37.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate34.errors = vErrors;
+validate37.errors = vErrors;
 return errors === 0;
 }
-validate34.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate37.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema57 = {"description":"A resource with a fixed URI. Give exactly one of `text`, `file` and `handler`.","type":"object","additionalProperties":false,"required":["uri","name"],"properties":{"uri":{"description":"The resource URI, unique among resources.","$ref":"#/$defs/resourceUri"},"name":{"description":"Short name of the resource.","type":"string","minLength":1},"title":{"description":"Human-readable title shown by clients.","type":"string"},"description":{"description":"What the resource holds.","type":"string"},"mimeType":{"description":"MIME type of the content. For `file`, defaults to a guess from the file extension.","type":"string","pattern":"^[a-z]+/[A-Za-z0-9.+_-]+$"},"text":{"description":"Static text content.","type":"string"},"file":{"description":"A file embedded into the generated server at build time, relative to this manifest and inside its folder. Served as text when it is UTF-8 and its MIME type is textual, otherwise as a base64 blob.","type":"string","minLength":1},"handler":{"description":"A function producing the content when the resource is read: `<file>#<export>`, relative to the generated project's `src/`.","$ref":"#/$defs/handlerRef"}}};
-const schema58 = {"description":"An absolute URI with a scheme, e.g. `petstore://docs/handbook`.","type":"string","pattern":"^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$"};
-const pattern31 = new RegExp("^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$", "u");
-const pattern32 = new RegExp("^[a-z]+/[A-Za-z0-9.+_-]+$", "u");
+const schema59 = {"description":"A resource with a fixed URI. Give exactly one of `text`, `file` and `handler`.","type":"object","additionalProperties":false,"required":["uri","name"],"properties":{"uri":{"description":"The resource URI, unique among resources.","$ref":"#/$defs/resourceUri"},"name":{"description":"Short name of the resource.","type":"string","minLength":1},"title":{"description":"Human-readable title shown by clients.","type":"string"},"description":{"description":"What the resource holds.","type":"string"},"mimeType":{"description":"MIME type of the content. For `file`, defaults to a guess from the file extension.","type":"string","pattern":"^[a-z]+/[A-Za-z0-9.+_-]+$"},"text":{"description":"Static text content.","type":"string"},"file":{"description":"A file embedded into the generated server at build time, relative to this manifest and inside its folder. Served as text when it is UTF-8 and its MIME type is textual, otherwise as a base64 blob.","type":"string","minLength":1},"handler":{"description":"A function producing the content when the resource is read: `<file>#<export>`, relative to the generated project's `src/`.","$ref":"#/$defs/handlerRef"}}};
+const schema60 = {"description":"An absolute URI with a scheme, e.g. `petstore://docs/handbook`.","type":"string","pattern":"^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$"};
+const pattern33 = new RegExp("^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$", "u");
+const pattern34 = new RegExp("^[a-z]+/[A-Za-z0-9.+_-]+$", "u");
 
-function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate36.evaluated;
+const evaluated0 = validate39.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2018,14 +2164,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.uri === undefined) && (missing0 = "uri")) || ((data.name === undefined) && (missing0 = "name"))){
-validate36.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate39.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((((((key0 === "uri") || (key0 === "name")) || (key0 === "title")) || (key0 === "description")) || (key0 === "mimeType")) || (key0 === "text")) || (key0 === "file")) || (key0 === "handler"))){
-validate36.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate39.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -2037,13 +2183,13 @@ const _errs2 = errors;
 const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
-if(!pattern31.test(data0)){
-validate36.errors = [{instancePath:instancePath+"/uri",schemaPath:"#/$defs/resourceUri/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$"},message:"must match pattern \""+"^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$"+"\""}];
+if(!pattern33.test(data0)){
+validate39.errors = [{instancePath:instancePath+"/uri",schemaPath:"#/$defs/resourceUri/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$"},message:"must match pattern \""+"^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$"+"\""}];
 return false;
 }
 }
 else {
-validate36.errors = [{instancePath:instancePath+"/uri",schemaPath:"#/$defs/resourceUri/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate39.errors = [{instancePath:instancePath+"/uri",schemaPath:"#/$defs/resourceUri/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2059,12 +2205,12 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data1 === "string"){
 if(func2(data1) < 1){
-validate36.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate39.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate36.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate39.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2077,7 +2223,7 @@ if(valid0){
 if(data.title !== undefined){
 const _errs7 = errors;
 if(typeof data.title !== "string"){
-validate36.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate39.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -2089,7 +2235,7 @@ if(valid0){
 if(data.description !== undefined){
 const _errs9 = errors;
 if(typeof data.description !== "string"){
-validate36.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate39.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs9 === errors;
@@ -2103,13 +2249,13 @@ let data4 = data.mimeType;
 const _errs11 = errors;
 if(errors === _errs11){
 if(typeof data4 === "string"){
-if(!pattern32.test(data4)){
-validate36.errors = [{instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/pattern",keyword:"pattern",params:{pattern: "^[a-z]+/[A-Za-z0-9.+_-]+$"},message:"must match pattern \""+"^[a-z]+/[A-Za-z0-9.+_-]+$"+"\""}];
+if(!pattern34.test(data4)){
+validate39.errors = [{instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/pattern",keyword:"pattern",params:{pattern: "^[a-z]+/[A-Za-z0-9.+_-]+$"},message:"must match pattern \""+"^[a-z]+/[A-Za-z0-9.+_-]+$"+"\""}];
 return false;
 }
 }
 else {
-validate36.errors = [{instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate39.errors = [{instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2122,7 +2268,7 @@ if(valid0){
 if(data.text !== undefined){
 const _errs13 = errors;
 if(typeof data.text !== "string"){
-validate36.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate39.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs13 === errors;
@@ -2137,12 +2283,12 @@ const _errs15 = errors;
 if(errors === _errs15){
 if(typeof data6 === "string"){
 if(func2(data6) < 1){
-validate36.errors = [{instancePath:instancePath+"/file",schemaPath:"#/properties/file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate39.errors = [{instancePath:instancePath+"/file",schemaPath:"#/properties/file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate36.errors = [{instancePath:instancePath+"/file",schemaPath:"#/properties/file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate39.errors = [{instancePath:instancePath+"/file",schemaPath:"#/properties/file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2158,13 +2304,13 @@ const _errs17 = errors;
 const _errs18 = errors;
 if(errors === _errs18){
 if(typeof data7 === "string"){
-if(!pattern26.test(data7)){
-validate36.errors = [{instancePath:instancePath+"/handler",schemaPath:"#/$defs/handlerRef/pattern",keyword:"pattern",params:{pattern: "^(\\./)?[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*\\.ts#[A-Za-z_$][A-Za-z0-9_$]*$"},message:"must match pattern \""+"^(\\./)?[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*\\.ts#[A-Za-z_$][A-Za-z0-9_$]*$"+"\""}];
+if(!pattern28.test(data7)){
+validate39.errors = [{instancePath:instancePath+"/handler",schemaPath:"#/$defs/handlerRef/pattern",keyword:"pattern",params:{pattern: "^(\\./)?[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*\\.ts#[A-Za-z_$][A-Za-z0-9_$]*$"},message:"must match pattern \""+"^(\\./)?[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*\\.ts#[A-Za-z_$][A-Za-z0-9_$]*$"+"\""}];
 return false;
 }
 }
 else {
-validate36.errors = [{instancePath:instancePath+"/handler",schemaPath:"#/$defs/handlerRef/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate39.errors = [{instancePath:instancePath+"/handler",schemaPath:"#/$defs/handlerRef/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2184,21 +2330,21 @@ var valid0 = true;
 }
 }
 else {
-validate36.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate39.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate36.errors = vErrors;
+validate39.errors = vErrors;
 return errors === 0;
 }
-validate36.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate39.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema60 = {"description":"A family of resources named by an RFC 6570 URI template, read by a handler.","type":"object","additionalProperties":false,"required":["uriTemplate","name","handler"],"properties":{"uriTemplate":{"description":"RFC 6570 URI template, e.g. `petstore://species/{species}/care`; unique among templates.","type":"string","pattern":"^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$"},"name":{"description":"Short name of the template.","type":"string","minLength":1},"title":{"description":"Human-readable title shown by clients.","type":"string"},"description":{"description":"What the resources hold.","type":"string"},"mimeType":{"description":"MIME type of the content.","type":"string","pattern":"^[a-z]+/[A-Za-z0-9.+_-]+$"},"handler":{"description":"The function that reads a resource: `<file>#<export>`, relative to the generated project's `src/`; it receives the URI and the template's variables.","$ref":"#/$defs/handlerRef"}}};
+const schema62 = {"description":"A family of resources named by an RFC 6570 URI template, read by a handler.","type":"object","additionalProperties":false,"required":["uriTemplate","name","handler"],"properties":{"uriTemplate":{"description":"RFC 6570 URI template, e.g. `petstore://species/{species}/care`; unique among templates.","type":"string","pattern":"^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$"},"name":{"description":"Short name of the template.","type":"string","minLength":1},"title":{"description":"Human-readable title shown by clients.","type":"string"},"description":{"description":"What the resources hold.","type":"string"},"mimeType":{"description":"MIME type of the content.","type":"string","pattern":"^[a-z]+/[A-Za-z0-9.+_-]+$"},"handler":{"description":"The function that reads a resource: `<file>#<export>`, relative to the generated project's `src/`; it receives the URI and the template's variables.","$ref":"#/$defs/handlerRef"}}};
 
-function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate38.evaluated;
+const evaluated0 = validate41.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2209,14 +2355,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.uriTemplate === undefined) && (missing0 = "uriTemplate")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.handler === undefined) && (missing0 = "handler"))){
-validate38.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate41.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((((key0 === "uriTemplate") || (key0 === "name")) || (key0 === "title")) || (key0 === "description")) || (key0 === "mimeType")) || (key0 === "handler"))){
-validate38.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate41.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -2227,13 +2373,13 @@ let data0 = data.uriTemplate;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(!pattern31.test(data0)){
-validate38.errors = [{instancePath:instancePath+"/uriTemplate",schemaPath:"#/properties/uriTemplate/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$"},message:"must match pattern \""+"^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$"+"\""}];
+if(!pattern33.test(data0)){
+validate41.errors = [{instancePath:instancePath+"/uriTemplate",schemaPath:"#/properties/uriTemplate/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$"},message:"must match pattern \""+"^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$"+"\""}];
 return false;
 }
 }
 else {
-validate38.errors = [{instancePath:instancePath+"/uriTemplate",schemaPath:"#/properties/uriTemplate/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate41.errors = [{instancePath:instancePath+"/uriTemplate",schemaPath:"#/properties/uriTemplate/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2249,12 +2395,12 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if(func2(data1) < 1){
-validate38.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate41.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate38.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate41.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2267,7 +2413,7 @@ if(valid0){
 if(data.title !== undefined){
 const _errs6 = errors;
 if(typeof data.title !== "string"){
-validate38.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate41.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -2279,7 +2425,7 @@ if(valid0){
 if(data.description !== undefined){
 const _errs8 = errors;
 if(typeof data.description !== "string"){
-validate38.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate41.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -2293,13 +2439,13 @@ let data4 = data.mimeType;
 const _errs10 = errors;
 if(errors === _errs10){
 if(typeof data4 === "string"){
-if(!pattern32.test(data4)){
-validate38.errors = [{instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/pattern",keyword:"pattern",params:{pattern: "^[a-z]+/[A-Za-z0-9.+_-]+$"},message:"must match pattern \""+"^[a-z]+/[A-Za-z0-9.+_-]+$"+"\""}];
+if(!pattern34.test(data4)){
+validate41.errors = [{instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/pattern",keyword:"pattern",params:{pattern: "^[a-z]+/[A-Za-z0-9.+_-]+$"},message:"must match pattern \""+"^[a-z]+/[A-Za-z0-9.+_-]+$"+"\""}];
 return false;
 }
 }
 else {
-validate38.errors = [{instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate41.errors = [{instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2315,13 +2461,13 @@ const _errs12 = errors;
 const _errs13 = errors;
 if(errors === _errs13){
 if(typeof data5 === "string"){
-if(!pattern26.test(data5)){
-validate38.errors = [{instancePath:instancePath+"/handler",schemaPath:"#/$defs/handlerRef/pattern",keyword:"pattern",params:{pattern: "^(\\./)?[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*\\.ts#[A-Za-z_$][A-Za-z0-9_$]*$"},message:"must match pattern \""+"^(\\./)?[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*\\.ts#[A-Za-z_$][A-Za-z0-9_$]*$"+"\""}];
+if(!pattern28.test(data5)){
+validate41.errors = [{instancePath:instancePath+"/handler",schemaPath:"#/$defs/handlerRef/pattern",keyword:"pattern",params:{pattern: "^(\\./)?[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*\\.ts#[A-Za-z_$][A-Za-z0-9_$]*$"},message:"must match pattern \""+"^(\\./)?[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*\\.ts#[A-Za-z_$][A-Za-z0-9_$]*$"+"\""}];
 return false;
 }
 }
 else {
-validate38.errors = [{instancePath:instancePath+"/handler",schemaPath:"#/$defs/handlerRef/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate41.errors = [{instancePath:instancePath+"/handler",schemaPath:"#/$defs/handlerRef/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2339,22 +2485,22 @@ var valid0 = true;
 }
 }
 else {
-validate38.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate41.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate38.errors = vErrors;
+validate41.errors = vErrors;
 return errors === 0;
 }
-validate38.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate41.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema63 = {"description":"Primitive id ⇒ the concern values it matches.","type":"object","additionalProperties":{"$ref":"#/$defs/concernMapping"}};
-const schema64 = {"description":"Concern name ⇒ the value (or values) the primitive matches. Concerns not named here match every value.","type":"object","additionalProperties":{"$ref":"#/$defs/stringOrList"}};
+const schema65 = {"description":"Primitive id ⇒ the concern values it matches.","type":"object","additionalProperties":{"$ref":"#/$defs/concernMapping"}};
+const schema66 = {"description":"Concern name ⇒ the value (or values) the primitive matches. Concerns not named here match every value.","type":"object","additionalProperties":{"$ref":"#/$defs/stringOrList"}};
 
-function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate41.evaluated;
+const evaluated0 = validate44.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2467,7 +2613,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate41.errors = vErrors;
+validate44.errors = vErrors;
 return false;
 }
 else {
@@ -2488,20 +2634,20 @@ break;
 }
 }
 else {
-validate41.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate44.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate41.errors = vErrors;
+validate44.errors = vErrors;
 return errors === 0;
 }
-validate41.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate44.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate40.evaluated;
+const evaluated0 = validate43.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2512,8 +2658,8 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
 const _errs2 = errors;
-if(!(validate41(data[key0], {instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data,parentDataProperty:key0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate41.errors : vErrors.concat(validate41.errors);
+if(!(validate44(data[key0], {instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data,parentDataProperty:key0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate44.errors : vErrors.concat(validate44.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs2 === errors;
@@ -2523,24 +2669,24 @@ break;
 }
 }
 else {
-validate40.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate43.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate40.errors = vErrors;
+validate43.errors = vErrors;
 return errors === 0;
 }
-validate40.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate43.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema67 = {"description":"Reflection gate settings.","type":"object","additionalProperties":false,"properties":{"storeDir":{"description":"Directory of the stored justifications (`<storeDir>/<domain>/<hash>.json`), relative to the server's working directory; `<ENV_PREFIX>_REFLECTION_DIR` overrides it at run time.","type":"string","minLength":1,"default":".preflight/justifications"},"mode":{"description":"`auto` (default): ask the client's model through MCP sampling when the client supports it, else return the hint for the host flow; `sampling`: only sampling (a client without it cannot run gated tools); `host`: only the hint and `persist_justification`.","enum":["auto","sampling","host"],"default":"auto"},"scope":{"description":"`domain` (default): a justification is shared by every tool whose gate has the same domain, prompt and prompt arguments; `tool`: each tool needs its own. A gate's own `scope` wins.","$ref":"#/$defs/reflectionScope"},"domains":{"description":"The declared domains (directory names under `storeDir`: `[A-Za-z0-9_.-]`, at most 64 characters). Every gate's domain must be one of them; `persist_justification` accepts only these. Defaults to the domains the gates use.","type":"array","items":{"type":"string","pattern":"^(?!\\.{1,2}$)[A-Za-z0-9_.-]{1,64}$"}},"justificationSchema":{"description":"JSON Schema (root `type: object`) every justification must match. Defaults to the four keys `intent` (string), `alternatives` (list of strings), `choice` (string) and `confidence` (number 0–1), all required.","$ref":"#/$defs/jsonSchemaObject"},"maxJustificationBytes":{"description":"Largest justification accepted, in bytes of JSON. Defaults to 32768.","type":"integer","minimum":64,"maximum":1048576},"sampling":{"description":"Settings of the sampling requests sent to the client's model.","type":"object","additionalProperties":false,"properties":{"maxTokens":{"description":"`maxTokens` of each request. Defaults to 800.","type":"integer","minimum":1},"timeoutMs":{"description":"Milliseconds to wait for the client's answer. Defaults to 60000 (the SDK's request timeout).","type":"integer","minimum":1}}},"gates":{"description":"Gated tool (final tool name: an operation or extra tool) ⇒ its gate, or a list of gates satisfied one after another.","type":"object","additionalProperties":{"anyOf":[{"$ref":"#/$defs/reflectionGate"},{"type":"array","minItems":1,"items":{"$ref":"#/$defs/reflectionGate"}}]}}}};
-const schema68 = {"description":"How widely a justification is shared: `domain` or `tool`.","enum":["domain","tool"]};
-const pattern38 = new RegExp("^(?!\\.{1,2}$)[A-Za-z0-9_.-]{1,64}$", "u");
-const schema70 = {"description":"One gate of a tool: the prompt the model answers, and the domain its justification is stored under.","type":"object","additionalProperties":false,"required":["domain","prompt","template"],"properties":{"domain":{"description":"Domain of the justification: one of `reflection.domains`.","type":"string","pattern":"^(?!\\.{1,2}$)[A-Za-z0-9_.-]{1,64}$"},"prompt":{"description":"Name under which `prompts/get` serves the gate's prompt; gates that share a prompt name must share its template. Must not be the name of a manifest prompt.","type":"string","pattern":"^[A-Za-z0-9_.-]+$","maxLength":128},"description":{"description":"Description of the prompt in `prompts/list`.","type":"string"},"template":{"description":"The prompt text: a Handlebars template over the prompt arguments (`{{petId}}`). Its hash is part of the justification key, so editing it invalidates the stored justifications.","type":"string","minLength":1},"promptArgs":{"description":"Prompt argument ⇒ Handlebars template over the TOOL's arguments, e.g. `petId: \"{{petId}}\"` (`{{json body}}` renders a value as JSON). The rendered values are part of the key, normalised (trimmed, inner whitespace collapsed).","type":"object","additionalProperties":{"type":"string"}},"scope":{"description":"Overrides `reflection.scope` for this gate.","$ref":"#/$defs/reflectionScope"}}};
+const schema69 = {"description":"Reflection gate settings.","type":"object","additionalProperties":false,"properties":{"storeDir":{"description":"Directory of the stored justifications (`<storeDir>/<domain>/<hash>.json`), relative to the server's working directory; `<ENV_PREFIX>_REFLECTION_DIR` overrides it at run time.","type":"string","minLength":1,"default":".preflight/justifications"},"mode":{"description":"`auto` (default): ask the client's model through MCP sampling when the client supports it, else return the hint for the host flow; `sampling`: only sampling (a client without it cannot run gated tools); `host`: only the hint and `persist_justification`.","enum":["auto","sampling","host"],"default":"auto"},"scope":{"description":"`domain` (default): a justification is shared by every tool whose gate has the same domain, prompt and prompt arguments; `tool`: each tool needs its own. A gate's own `scope` wins.","$ref":"#/$defs/reflectionScope"},"domains":{"description":"The declared domains (directory names under `storeDir`: `[A-Za-z0-9_.-]`, at most 64 characters). Every gate's domain must be one of them; `persist_justification` accepts only these. Defaults to the domains the gates use.","type":"array","items":{"type":"string","pattern":"^(?!\\.{1,2}$)[A-Za-z0-9_.-]{1,64}$"}},"justificationSchema":{"description":"JSON Schema (root `type: object`) every justification must match. Defaults to the four keys `intent` (string), `alternatives` (list of strings), `choice` (string) and `confidence` (number 0–1), all required.","$ref":"#/$defs/jsonSchemaObject"},"maxJustificationBytes":{"description":"Largest justification accepted, in bytes of JSON. Defaults to 32768.","type":"integer","minimum":64,"maximum":1048576},"sampling":{"description":"Settings of the sampling requests sent to the client's model.","type":"object","additionalProperties":false,"properties":{"maxTokens":{"description":"`maxTokens` of each request. Defaults to 800.","type":"integer","minimum":1},"timeoutMs":{"description":"Milliseconds to wait for the client's answer. Defaults to 60000 (the SDK's request timeout).","type":"integer","minimum":1}}},"gates":{"description":"Gated tool (final tool name: an operation or extra tool) ⇒ its gate, or a list of gates satisfied one after another.","type":"object","additionalProperties":{"anyOf":[{"$ref":"#/$defs/reflectionGate"},{"type":"array","minItems":1,"items":{"$ref":"#/$defs/reflectionGate"}}]}}}};
+const schema70 = {"description":"How widely a justification is shared: `domain` or `tool`.","enum":["domain","tool"]};
+const pattern40 = new RegExp("^(?!\\.{1,2}$)[A-Za-z0-9_.-]{1,64}$", "u");
+const schema72 = {"description":"One gate of a tool: the prompt the model answers, and the domain its justification is stored under.","type":"object","additionalProperties":false,"required":["domain","prompt","template"],"properties":{"domain":{"description":"Domain of the justification: one of `reflection.domains`.","type":"string","pattern":"^(?!\\.{1,2}$)[A-Za-z0-9_.-]{1,64}$"},"prompt":{"description":"Name under which `prompts/get` serves the gate's prompt; gates that share a prompt name must share its template. Must not be the name of a manifest prompt.","type":"string","pattern":"^[A-Za-z0-9_.-]+$","maxLength":128},"description":{"description":"Description of the prompt in `prompts/list`.","type":"string"},"template":{"description":"The prompt text: a Handlebars template over the prompt arguments (`{{petId}}`). Its hash is part of the justification key, so editing it invalidates the stored justifications.","type":"string","minLength":1},"promptArgs":{"description":"Prompt argument ⇒ Handlebars template over the TOOL's arguments, e.g. `petId: \"{{petId}}\"` (`{{json body}}` renders a value as JSON). The rendered values are part of the key, normalised (trimmed, inner whitespace collapsed).","type":"object","additionalProperties":{"type":"string"}},"scope":{"description":"Overrides `reflection.scope` for this gate.","$ref":"#/$defs/reflectionScope"}}};
 
-function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate48.evaluated;
+const evaluated0 = validate51.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2551,14 +2697,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.domain === undefined) && (missing0 = "domain")) || ((data.prompt === undefined) && (missing0 = "prompt"))) || ((data.template === undefined) && (missing0 = "template"))){
-validate48.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate51.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((((key0 === "domain") || (key0 === "prompt")) || (key0 === "description")) || (key0 === "template")) || (key0 === "promptArgs")) || (key0 === "scope"))){
-validate48.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate51.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -2569,13 +2715,13 @@ let data0 = data.domain;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(!pattern38.test(data0)){
-validate48.errors = [{instancePath:instancePath+"/domain",schemaPath:"#/properties/domain/pattern",keyword:"pattern",params:{pattern: "^(?!\\.{1,2}$)[A-Za-z0-9_.-]{1,64}$"},message:"must match pattern \""+"^(?!\\.{1,2}$)[A-Za-z0-9_.-]{1,64}$"+"\""}];
+if(!pattern40.test(data0)){
+validate51.errors = [{instancePath:instancePath+"/domain",schemaPath:"#/properties/domain/pattern",keyword:"pattern",params:{pattern: "^(?!\\.{1,2}$)[A-Za-z0-9_.-]{1,64}$"},message:"must match pattern \""+"^(?!\\.{1,2}$)[A-Za-z0-9_.-]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate48.errors = [{instancePath:instancePath+"/domain",schemaPath:"#/properties/domain/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate51.errors = [{instancePath:instancePath+"/domain",schemaPath:"#/properties/domain/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2591,18 +2737,18 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if(func2(data1) > 128){
-validate48.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+validate51.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
 if(!pattern15.test(data1)){
-validate48.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_.-]+$"+"\""}];
+validate51.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_.-]+$"+"\""}];
 return false;
 }
 }
 }
 else {
-validate48.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate51.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2615,7 +2761,7 @@ if(valid0){
 if(data.description !== undefined){
 const _errs6 = errors;
 if(typeof data.description !== "string"){
-validate48.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate51.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -2630,12 +2776,12 @@ const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data3 === "string"){
 if(func2(data3) < 1){
-validate48.errors = [{instancePath:instancePath+"/template",schemaPath:"#/properties/template/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate51.errors = [{instancePath:instancePath+"/template",schemaPath:"#/properties/template/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate48.errors = [{instancePath:instancePath+"/template",schemaPath:"#/properties/template/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate51.errors = [{instancePath:instancePath+"/template",schemaPath:"#/properties/template/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2653,7 +2799,7 @@ if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 for(const key1 in data4){
 const _errs13 = errors;
 if(typeof data4[key1] !== "string"){
-validate48.errors = [{instancePath:instancePath+"/promptArgs/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/promptArgs/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate51.errors = [{instancePath:instancePath+"/promptArgs/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/promptArgs/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs13 === errors;
@@ -2663,7 +2809,7 @@ break;
 }
 }
 else {
-validate48.errors = [{instancePath:instancePath+"/promptArgs",schemaPath:"#/properties/promptArgs/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate51.errors = [{instancePath:instancePath+"/promptArgs",schemaPath:"#/properties/promptArgs/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -2677,7 +2823,7 @@ if(data.scope !== undefined){
 let data6 = data.scope;
 const _errs15 = errors;
 if(!((data6 === "domain") || (data6 === "tool"))){
-validate48.errors = [{instancePath:instancePath+"/scope",schemaPath:"#/$defs/reflectionScope/enum",keyword:"enum",params:{allowedValues: schema68.enum},message:"must be equal to one of the allowed values"}];
+validate51.errors = [{instancePath:instancePath+"/scope",schemaPath:"#/$defs/reflectionScope/enum",keyword:"enum",params:{allowedValues: schema70.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs15 === errors;
@@ -2694,20 +2840,20 @@ var valid0 = true;
 }
 }
 else {
-validate48.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate51.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate48.errors = vErrors;
+validate51.errors = vErrors;
 return errors === 0;
 }
-validate48.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate51.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate47.evaluated;
+const evaluated0 = validate50.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2719,7 +2865,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((((((key0 === "storeDir") || (key0 === "mode")) || (key0 === "scope")) || (key0 === "domains")) || (key0 === "justificationSchema")) || (key0 === "maxJustificationBytes")) || (key0 === "sampling")) || (key0 === "gates"))){
-validate47.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate50.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -2731,12 +2877,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func2(data0) < 1){
-validate47.errors = [{instancePath:instancePath+"/storeDir",schemaPath:"#/properties/storeDir/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate50.errors = [{instancePath:instancePath+"/storeDir",schemaPath:"#/properties/storeDir/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate47.errors = [{instancePath:instancePath+"/storeDir",schemaPath:"#/properties/storeDir/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate50.errors = [{instancePath:instancePath+"/storeDir",schemaPath:"#/properties/storeDir/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2750,7 +2896,7 @@ if(data.mode !== undefined){
 let data1 = data.mode;
 const _errs4 = errors;
 if(!(((data1 === "auto") || (data1 === "sampling")) || (data1 === "host"))){
-validate47.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema67.properties.mode.enum},message:"must be equal to one of the allowed values"}];
+validate50.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema69.properties.mode.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -2763,7 +2909,7 @@ if(data.scope !== undefined){
 let data2 = data.scope;
 const _errs5 = errors;
 if(!((data2 === "domain") || (data2 === "tool"))){
-validate47.errors = [{instancePath:instancePath+"/scope",schemaPath:"#/$defs/reflectionScope/enum",keyword:"enum",params:{allowedValues: schema68.enum},message:"must be equal to one of the allowed values"}];
+validate50.errors = [{instancePath:instancePath+"/scope",schemaPath:"#/$defs/reflectionScope/enum",keyword:"enum",params:{allowedValues: schema70.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -2784,13 +2930,13 @@ let data4 = data3[i0];
 const _errs9 = errors;
 if(errors === _errs9){
 if(typeof data4 === "string"){
-if(!pattern38.test(data4)){
-validate47.errors = [{instancePath:instancePath+"/domains/" + i0,schemaPath:"#/properties/domains/items/pattern",keyword:"pattern",params:{pattern: "^(?!\\.{1,2}$)[A-Za-z0-9_.-]{1,64}$"},message:"must match pattern \""+"^(?!\\.{1,2}$)[A-Za-z0-9_.-]{1,64}$"+"\""}];
+if(!pattern40.test(data4)){
+validate50.errors = [{instancePath:instancePath+"/domains/" + i0,schemaPath:"#/properties/domains/items/pattern",keyword:"pattern",params:{pattern: "^(?!\\.{1,2}$)[A-Za-z0-9_.-]{1,64}$"},message:"must match pattern \""+"^(?!\\.{1,2}$)[A-Za-z0-9_.-]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate47.errors = [{instancePath:instancePath+"/domains/" + i0,schemaPath:"#/properties/domains/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate50.errors = [{instancePath:instancePath+"/domains/" + i0,schemaPath:"#/properties/domains/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2801,7 +2947,7 @@ break;
 }
 }
 else {
-validate47.errors = [{instancePath:instancePath+"/domains",schemaPath:"#/properties/domains/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate50.errors = [{instancePath:instancePath+"/domains",schemaPath:"#/properties/domains/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -2815,7 +2961,7 @@ if(data.justificationSchema !== undefined){
 let data5 = data.justificationSchema;
 const _errs11 = errors;
 if(!(data5 && typeof data5 == "object" && !Array.isArray(data5))){
-validate47.errors = [{instancePath:instancePath+"/justificationSchema",schemaPath:"#/$defs/jsonSchemaObject/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate50.errors = [{instancePath:instancePath+"/justificationSchema",schemaPath:"#/$defs/jsonSchemaObject/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 var valid0 = _errs11 === errors;
@@ -2828,18 +2974,18 @@ if(data.maxJustificationBytes !== undefined){
 let data6 = data.maxJustificationBytes;
 const _errs14 = errors;
 if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
-validate47.errors = [{instancePath:instancePath+"/maxJustificationBytes",schemaPath:"#/properties/maxJustificationBytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate50.errors = [{instancePath:instancePath+"/maxJustificationBytes",schemaPath:"#/properties/maxJustificationBytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs14){
 if(typeof data6 == "number"){
 if(data6 > 1048576 || isNaN(data6)){
-validate47.errors = [{instancePath:instancePath+"/maxJustificationBytes",schemaPath:"#/properties/maxJustificationBytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1048576},message:"must be <= 1048576"}];
+validate50.errors = [{instancePath:instancePath+"/maxJustificationBytes",schemaPath:"#/properties/maxJustificationBytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1048576},message:"must be <= 1048576"}];
 return false;
 }
 else {
 if(data6 < 64 || isNaN(data6)){
-validate47.errors = [{instancePath:instancePath+"/maxJustificationBytes",schemaPath:"#/properties/maxJustificationBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 64},message:"must be >= 64"}];
+validate50.errors = [{instancePath:instancePath+"/maxJustificationBytes",schemaPath:"#/properties/maxJustificationBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 64},message:"must be >= 64"}];
 return false;
 }
 }
@@ -2859,7 +3005,7 @@ if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
 const _errs18 = errors;
 for(const key1 in data7){
 if(!((key1 === "maxTokens") || (key1 === "timeoutMs"))){
-validate47.errors = [{instancePath:instancePath+"/sampling",schemaPath:"#/properties/sampling/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate50.errors = [{instancePath:instancePath+"/sampling",schemaPath:"#/properties/sampling/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -2869,13 +3015,13 @@ if(data7.maxTokens !== undefined){
 let data8 = data7.maxTokens;
 const _errs19 = errors;
 if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
-validate47.errors = [{instancePath:instancePath+"/sampling/maxTokens",schemaPath:"#/properties/sampling/properties/maxTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate50.errors = [{instancePath:instancePath+"/sampling/maxTokens",schemaPath:"#/properties/sampling/properties/maxTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs19){
 if(typeof data8 == "number"){
 if(data8 < 1 || isNaN(data8)){
-validate47.errors = [{instancePath:instancePath+"/sampling/maxTokens",schemaPath:"#/properties/sampling/properties/maxTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate50.errors = [{instancePath:instancePath+"/sampling/maxTokens",schemaPath:"#/properties/sampling/properties/maxTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -2890,13 +3036,13 @@ if(data7.timeoutMs !== undefined){
 let data9 = data7.timeoutMs;
 const _errs21 = errors;
 if(!((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9)))){
-validate47.errors = [{instancePath:instancePath+"/sampling/timeoutMs",schemaPath:"#/properties/sampling/properties/timeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate50.errors = [{instancePath:instancePath+"/sampling/timeoutMs",schemaPath:"#/properties/sampling/properties/timeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs21){
 if(typeof data9 == "number"){
 if(data9 < 1 || isNaN(data9)){
-validate47.errors = [{instancePath:instancePath+"/sampling/timeoutMs",schemaPath:"#/properties/sampling/properties/timeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate50.errors = [{instancePath:instancePath+"/sampling/timeoutMs",schemaPath:"#/properties/sampling/properties/timeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -2910,7 +3056,7 @@ var valid4 = true;
 }
 }
 else {
-validate47.errors = [{instancePath:instancePath+"/sampling",schemaPath:"#/properties/sampling/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate50.errors = [{instancePath:instancePath+"/sampling",schemaPath:"#/properties/sampling/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -2931,8 +3077,8 @@ const _errs26 = errors;
 const _errs27 = errors;
 let valid6 = false;
 const _errs28 = errors;
-if(!(validate48(data11, {instancePath:instancePath+"/gates/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data10,parentDataProperty:key2,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate48.errors : vErrors.concat(validate48.errors);
+if(!(validate51(data11, {instancePath:instancePath+"/gates/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data10,parentDataProperty:key2,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs28 === errors;
@@ -2955,8 +3101,8 @@ var valid7 = true;
 const len1 = data11.length;
 for(let i1=0; i1<len1; i1++){
 const _errs31 = errors;
-if(!(validate48(data11[i1], {instancePath:instancePath+"/gates/" + key2.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1,parentData:data11,parentDataProperty:i1,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate48.errors : vErrors.concat(validate48.errors);
+if(!(validate51(data11[i1], {instancePath:instancePath+"/gates/" + key2.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1,parentData:data11,parentDataProperty:i1,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
 errors = vErrors.length;
 }
 var valid7 = _errs31 === errors;
@@ -2988,7 +3134,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate47.errors = vErrors;
+validate50.errors = vErrors;
 return false;
 }
 else {
@@ -3009,7 +3155,7 @@ break;
 }
 }
 else {
-validate47.errors = [{instancePath:instancePath+"/gates",schemaPath:"#/properties/gates/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate50.errors = [{instancePath:instancePath+"/gates",schemaPath:"#/properties/gates/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -3028,25 +3174,25 @@ var valid0 = true;
 }
 }
 else {
-validate47.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate50.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate47.errors = vErrors;
+validate50.errors = vErrors;
 return errors === 0;
 }
-validate47.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate50.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema72 = {"description":"Audit trail, access control and limits.","type":"object","additionalProperties":false,"properties":{"audit":{"description":"Where audit events go: a JSON Lines file, stderr, or both.","$ref":"#/$defs/policyAudit"},"access":{"description":"Which clients may list and use which tools, prompts and resources.","$ref":"#/$defs/policyAccess"},"limits":{"description":"Per-tool limits: timeout of the whole call, concurrency, calls per minute, response size.","$ref":"#/$defs/policyLimits"}}};
-const schema73 = {"description":"Audit trail settings. Set `file`, `stderr: true`, or both.","type":"object","additionalProperties":false,"properties":{"file":{"description":"JSON Lines file the events are appended to, relative to the server's working directory; `<ENV_PREFIX>_AUDIT_FILE` overrides it at run time.","type":"string","minLength":1},"stderr":{"description":"Also (or only) write each event as one line to stderr.","type":"boolean","default":false},"redact":{"description":"Argument field names whose values are replaced by \"[redacted]\" at any depth (case-insensitive); secrets always are.","type":"array","items":{"type":"string","minLength":1}},"chain":{"description":"Each line carries the SHA-256 of the previous line, so an edited line breaks the chain (the generated `verify-audit` script finds it). Needs `file`.","type":"boolean","default":false},"onWriteError":{"description":"`fail` (default): a call whose `tool.invoked` event cannot be written is refused before it runs (-32603); `continue`: the call goes on and the failure is logged. A terminal event that cannot be written never turns a call that ran into an error: it is logged and the result returned.","enum":["fail","continue"],"default":"fail"}}};
-const schema74 = {"description":"Access control: a primitive is allowed for a client when an allow rule for that client matches it and no deny rule does; `default` decides when no rule matches.","type":"object","additionalProperties":false,"properties":{"default":{"description":"What a client may use when no rule for it matches a primitive.","enum":["allow","deny"],"default":"allow"},"rules":{"description":"Access rules; deny wins over allow.","type":"array","items":{"$ref":"#/$defs/policyRule"}}}};
-const schema75 = {"description":"One access rule: the clients it applies to, and what it allows and/or denies them.","type":"object","additionalProperties":false,"required":["clients"],"properties":{"clients":{"description":"Client identities (from the HTTP tokens' `name=token`; on stdio `<ENV_PREFIX>_CLIENT`, else `local`): letters, digits and `._@-`; `*` is every client.","type":"array","items":{"type":"string","minLength":1},"minItems":1},"allow":{"description":"Primitives the clients may list and use.","$ref":"#/$defs/policySelector"},"deny":{"description":"Primitives the clients may not list or use (wins over every allow).","$ref":"#/$defs/policySelector"}}};
-const schema76 = {"description":"Matches primitives: every condition given must hold (AND); a list matches when any of its values does (OR). `{}` matches every primitive.","type":"object","additionalProperties":false,"properties":{"kinds":{"description":"Only primitives of these kinds (default: every kind).","type":"array","items":{"enum":["tools","prompts","resources","resourceTemplates"]},"minItems":1},"names":{"description":"Final names of tools and prompts, URIs of resources, URI templates of resource templates: exact, or picomatch globs (`*` does not cross `/`, `**` does; braces are literal).","$ref":"#/$defs/stringOrList"},"tags":{"description":"OpenAPI tags: matches operation tools with one of them (extra tools, prompts and resources have no tags).","$ref":"#/$defs/stringOrList"},"concerns":{"description":"Concern ⇒ value(s): matches primitives whose `concernMappings` entry for that concern lists one of the values. A primitive with no mapping for the concern does NOT match (access control fails closed).","type":"object","additionalProperties":{"$ref":"#/$defs/stringOrList"}},"annotations":{"description":"Tool annotation ⇒ boolean, e.g. `readOnlyHint: true`: matches tools whose annotation has that value (prompts and resources never match).","type":"object","additionalProperties":{"type":"boolean"}}}};
+const schema74 = {"description":"Audit trail, access control and limits.","type":"object","additionalProperties":false,"properties":{"audit":{"description":"Where audit events go: a JSON Lines file, stderr, or both.","$ref":"#/$defs/policyAudit"},"access":{"description":"Which clients may list and use which tools, prompts and resources.","$ref":"#/$defs/policyAccess"},"limits":{"description":"Per-tool limits: timeout of the whole call, concurrency, calls per minute, response size.","$ref":"#/$defs/policyLimits"}}};
+const schema75 = {"description":"Audit trail settings. Set `file`, `stderr: true`, or both.","type":"object","additionalProperties":false,"properties":{"file":{"description":"JSON Lines file the events are appended to, relative to the server's working directory; `<ENV_PREFIX>_AUDIT_FILE` overrides it at run time.","type":"string","minLength":1},"stderr":{"description":"Also (or only) write each event as one line to stderr.","type":"boolean","default":false},"redact":{"description":"Argument field names whose values are replaced by \"[redacted]\" at any depth (case-insensitive); secrets always are.","type":"array","items":{"type":"string","minLength":1}},"chain":{"description":"Each line carries the SHA-256 of the previous line, so an edited line breaks the chain (the generated `verify-audit` script finds it). Needs `file`.","type":"boolean","default":false},"onWriteError":{"description":"`fail` (default): a call whose `tool.invoked` event cannot be written is refused before it runs (-32603); `continue`: the call goes on and the failure is logged. A terminal event that cannot be written never turns a call that ran into an error: it is logged and the result returned.","enum":["fail","continue"],"default":"fail"}}};
+const schema76 = {"description":"Access control: a primitive is allowed for a client when an allow rule for that client matches it and no deny rule does; `default` decides when no rule matches.","type":"object","additionalProperties":false,"properties":{"default":{"description":"What a client may use when no rule for it matches a primitive.","enum":["allow","deny"],"default":"allow"},"rules":{"description":"Access rules; deny wins over allow.","type":"array","items":{"$ref":"#/$defs/policyRule"}}}};
+const schema77 = {"description":"One access rule: the clients it applies to, and what it allows and/or denies them.","type":"object","additionalProperties":false,"required":["clients"],"properties":{"clients":{"description":"Client identities (from the HTTP tokens' `name=token`; on stdio `<ENV_PREFIX>_CLIENT`, else `local`): letters, digits and `._@-`; `*` is every client.","type":"array","items":{"type":"string","minLength":1},"minItems":1},"allow":{"description":"Primitives the clients may list and use.","$ref":"#/$defs/policySelector"},"deny":{"description":"Primitives the clients may not list or use (wins over every allow).","$ref":"#/$defs/policySelector"}}};
+const schema78 = {"description":"Matches primitives: every condition given must hold (AND); a list matches when any of its values does (OR). `{}` matches every primitive.","type":"object","additionalProperties":false,"properties":{"kinds":{"description":"Only primitives of these kinds (default: every kind).","type":"array","items":{"enum":["tools","prompts","resources","resourceTemplates"]},"minItems":1},"names":{"description":"Final names of tools and prompts, URIs of resources, URI templates of resource templates: exact, or picomatch globs (`*` does not cross `/`, `**` does; braces are literal).","$ref":"#/$defs/stringOrList"},"tags":{"description":"OpenAPI tags: matches operation tools with one of them (extra tools, prompts and resources have no tags).","$ref":"#/$defs/stringOrList"},"concerns":{"description":"Concern ⇒ value(s): matches primitives whose `concernMappings` entry for that concern lists one of the values. A primitive with no mapping for the concern does NOT match (access control fails closed).","type":"object","additionalProperties":{"$ref":"#/$defs/stringOrList"}},"annotations":{"description":"Tool annotation ⇒ boolean, e.g. `readOnlyHint: true`: matches tools whose annotation has that value (prompts and resources never match).","type":"object","additionalProperties":{"type":"boolean"}}}};
 
-function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate55.evaluated;
+const evaluated0 = validate58.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3058,7 +3204,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((((key0 === "kinds") || (key0 === "names")) || (key0 === "tags")) || (key0 === "concerns")) || (key0 === "annotations"))){
-validate55.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate58.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -3070,7 +3216,7 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(Array.isArray(data0)){
 if(data0.length < 1){
-validate55.errors = [{instancePath:instancePath+"/kinds",schemaPath:"#/properties/kinds/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+validate58.errors = [{instancePath:instancePath+"/kinds",schemaPath:"#/properties/kinds/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
@@ -3080,7 +3226,7 @@ for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
 const _errs4 = errors;
 if(!((((data1 === "tools") || (data1 === "prompts")) || (data1 === "resources")) || (data1 === "resourceTemplates"))){
-validate55.errors = [{instancePath:instancePath+"/kinds/" + i0,schemaPath:"#/properties/kinds/items/enum",keyword:"enum",params:{allowedValues: schema76.properties.kinds.items.enum},message:"must be equal to one of the allowed values"}];
+validate58.errors = [{instancePath:instancePath+"/kinds/" + i0,schemaPath:"#/properties/kinds/items/enum",keyword:"enum",params:{allowedValues: schema78.properties.kinds.items.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid1 = _errs4 === errors;
@@ -3091,7 +3237,7 @@ break;
 }
 }
 else {
-validate55.errors = [{instancePath:instancePath+"/kinds",schemaPath:"#/properties/kinds/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate58.errors = [{instancePath:instancePath+"/kinds",schemaPath:"#/properties/kinds/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -3205,7 +3351,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate55.errors = vErrors;
+validate58.errors = vErrors;
 return false;
 }
 else {
@@ -3329,7 +3475,7 @@ else {
 vErrors.push(err13);
 }
 errors++;
-validate55.errors = vErrors;
+validate58.errors = vErrors;
 return false;
 }
 else {
@@ -3458,7 +3604,7 @@ else {
 vErrors.push(err20);
 }
 errors++;
-validate55.errors = vErrors;
+validate58.errors = vErrors;
 return false;
 }
 else {
@@ -3479,7 +3625,7 @@ break;
 }
 }
 else {
-validate55.errors = [{instancePath:instancePath+"/concerns",schemaPath:"#/properties/concerns/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate58.errors = [{instancePath:instancePath+"/concerns",schemaPath:"#/properties/concerns/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -3497,7 +3643,7 @@ if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
 for(const key2 in data9){
 const _errs38 = errors;
 if(typeof data9[key2] !== "boolean"){
-validate55.errors = [{instancePath:instancePath+"/annotations/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/annotations/additionalProperties/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate58.errors = [{instancePath:instancePath+"/annotations/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/annotations/additionalProperties/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid12 = _errs38 === errors;
@@ -3507,7 +3653,7 @@ break;
 }
 }
 else {
-validate55.errors = [{instancePath:instancePath+"/annotations",schemaPath:"#/properties/annotations/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate58.errors = [{instancePath:instancePath+"/annotations",schemaPath:"#/properties/annotations/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -3523,20 +3669,20 @@ var valid0 = true;
 }
 }
 else {
-validate55.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate58.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate55.errors = vErrors;
+validate58.errors = vErrors;
 return errors === 0;
 }
-validate55.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate58.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate54.evaluated;
+const evaluated0 = validate57.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3547,14 +3693,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.clients === undefined) && (missing0 = "clients")){
-validate54.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate57.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "clients") || (key0 === "allow")) || (key0 === "deny"))){
-validate54.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate57.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -3566,7 +3712,7 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(Array.isArray(data0)){
 if(data0.length < 1){
-validate54.errors = [{instancePath:instancePath+"/clients",schemaPath:"#/properties/clients/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+validate57.errors = [{instancePath:instancePath+"/clients",schemaPath:"#/properties/clients/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
@@ -3578,12 +3724,12 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if(func2(data1) < 1){
-validate54.errors = [{instancePath:instancePath+"/clients/" + i0,schemaPath:"#/properties/clients/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate57.errors = [{instancePath:instancePath+"/clients/" + i0,schemaPath:"#/properties/clients/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate54.errors = [{instancePath:instancePath+"/clients/" + i0,schemaPath:"#/properties/clients/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate57.errors = [{instancePath:instancePath+"/clients/" + i0,schemaPath:"#/properties/clients/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3595,7 +3741,7 @@ break;
 }
 }
 else {
-validate54.errors = [{instancePath:instancePath+"/clients",schemaPath:"#/properties/clients/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate57.errors = [{instancePath:instancePath+"/clients",schemaPath:"#/properties/clients/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -3607,8 +3753,8 @@ var valid0 = true;
 if(valid0){
 if(data.allow !== undefined){
 const _errs6 = errors;
-if(!(validate55(data.allow, {instancePath:instancePath+"/allow",parentData:data,parentDataProperty:"allow",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate55.errors : vErrors.concat(validate55.errors);
+if(!(validate58(data.allow, {instancePath:instancePath+"/allow",parentData:data,parentDataProperty:"allow",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate58.errors : vErrors.concat(validate58.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs6 === errors;
@@ -3619,8 +3765,8 @@ var valid0 = true;
 if(valid0){
 if(data.deny !== undefined){
 const _errs7 = errors;
-if(!(validate55(data.deny, {instancePath:instancePath+"/deny",parentData:data,parentDataProperty:"deny",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate55.errors : vErrors.concat(validate55.errors);
+if(!(validate58(data.deny, {instancePath:instancePath+"/deny",parentData:data,parentDataProperty:"deny",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate58.errors : vErrors.concat(validate58.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs7 === errors;
@@ -3634,20 +3780,20 @@ var valid0 = true;
 }
 }
 else {
-validate54.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate57.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate54.errors = vErrors;
+validate57.errors = vErrors;
 return errors === 0;
 }
-validate54.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate57.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate53.evaluated;
+const evaluated0 = validate56.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3659,7 +3805,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "default") || (key0 === "rules"))){
-validate53.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate56.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -3669,7 +3815,7 @@ if(data.default !== undefined){
 let data0 = data.default;
 const _errs2 = errors;
 if(!((data0 === "allow") || (data0 === "deny"))){
-validate53.errors = [{instancePath:instancePath+"/default",schemaPath:"#/properties/default/enum",keyword:"enum",params:{allowedValues: schema74.properties.default.enum},message:"must be equal to one of the allowed values"}];
+validate56.errors = [{instancePath:instancePath+"/default",schemaPath:"#/properties/default/enum",keyword:"enum",params:{allowedValues: schema76.properties.default.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -3687,8 +3833,8 @@ var valid1 = true;
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 const _errs5 = errors;
-if(!(validate54(data1[i0], {instancePath:instancePath+"/rules/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
+if(!(validate57(data1[i0], {instancePath:instancePath+"/rules/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate57.errors : vErrors.concat(validate57.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs5 === errors;
@@ -3698,7 +3844,7 @@ break;
 }
 }
 else {
-validate53.errors = [{instancePath:instancePath+"/rules",schemaPath:"#/properties/rules/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate56.errors = [{instancePath:instancePath+"/rules",schemaPath:"#/properties/rules/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -3711,22 +3857,22 @@ var valid0 = true;
 }
 }
 else {
-validate53.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate56.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate53.errors = vErrors;
+validate56.errors = vErrors;
 return errors === 0;
 }
-validate53.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate56.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema80 = {"description":"Limits as a default and per tool.","type":"object","additionalProperties":false,"properties":{"default":{"description":"Limits of every tool no `tools` entry matches.","$ref":"#/$defs/toolLimits"},"tools":{"description":"Tool name or picomatch glob ⇒ its limits; the first entry (in manifest order) that matches a tool wins, fields it leaves out come from `default`.","type":"object","additionalProperties":{"$ref":"#/$defs/toolLimits"}}}};
-const schema81 = {"description":"Limits of a tool (all optional).","type":"object","additionalProperties":false,"properties":{"timeoutMs":{"description":"Bound on the whole logical call (gate, sampling and the upstream request included), ms; the lower of this and `timeoutMs` applies to the upstream request.","type":"integer","minimum":1},"maxConcurrent":{"description":"Most calls of the tool running at once (over all clients of this server process).","type":"integer","minimum":1},"perMinute":{"description":"Most calls started in any 60 s, per client identity and over all clients.","type":"object","additionalProperties":false,"properties":{"client":{"description":"Per client identity.","type":"integer","minimum":1},"overall":{"description":"Over all clients.","type":"integer","minimum":1}}},"maxResponseBytes":{"description":"Largest response body passed back for this tool (bytes); the lower of this and `maxResponseBytes` wins.","type":"integer","minimum":1}}};
+const schema82 = {"description":"Limits as a default and per tool.","type":"object","additionalProperties":false,"properties":{"default":{"description":"Limits of every tool no `tools` entry matches.","$ref":"#/$defs/toolLimits"},"tools":{"description":"Tool name or picomatch glob ⇒ its limits; the first entry (in manifest order) that matches a tool wins, fields it leaves out come from `default`.","type":"object","additionalProperties":{"$ref":"#/$defs/toolLimits"}}}};
+const schema83 = {"description":"Limits of a tool (all optional).","type":"object","additionalProperties":false,"properties":{"timeoutMs":{"description":"Bound on the whole logical call (gate, sampling and the upstream request included), ms; the lower of this and `timeoutMs` applies to the upstream request.","type":"integer","minimum":1},"maxConcurrent":{"description":"Most calls of the tool running at once (over all clients of this server process).","type":"integer","minimum":1},"perMinute":{"description":"Most calls started in any 60 s, per client identity and over all clients.","type":"object","additionalProperties":false,"properties":{"client":{"description":"Per client identity.","type":"integer","minimum":1},"overall":{"description":"Over all clients.","type":"integer","minimum":1}}},"maxResponseBytes":{"description":"Largest response body passed back for this tool (bytes); the lower of this and `maxResponseBytes` wins.","type":"integer","minimum":1}}};
 
-function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate60.evaluated;
+const evaluated0 = validate63.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3738,7 +3884,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "default") || (key0 === "tools"))){
-validate60.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate63.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -3753,7 +3899,7 @@ if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 const _errs5 = errors;
 for(const key1 in data0){
 if(!((((key1 === "timeoutMs") || (key1 === "maxConcurrent")) || (key1 === "perMinute")) || (key1 === "maxResponseBytes"))){
-validate60.errors = [{instancePath:instancePath+"/default",schemaPath:"#/$defs/toolLimits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate63.errors = [{instancePath:instancePath+"/default",schemaPath:"#/$defs/toolLimits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -3763,13 +3909,13 @@ if(data0.timeoutMs !== undefined){
 let data1 = data0.timeoutMs;
 const _errs6 = errors;
 if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
-validate60.errors = [{instancePath:instancePath+"/default/timeoutMs",schemaPath:"#/$defs/toolLimits/properties/timeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate63.errors = [{instancePath:instancePath+"/default/timeoutMs",schemaPath:"#/$defs/toolLimits/properties/timeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs6){
 if(typeof data1 == "number"){
 if(data1 < 1 || isNaN(data1)){
-validate60.errors = [{instancePath:instancePath+"/default/timeoutMs",schemaPath:"#/$defs/toolLimits/properties/timeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate63.errors = [{instancePath:instancePath+"/default/timeoutMs",schemaPath:"#/$defs/toolLimits/properties/timeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -3784,13 +3930,13 @@ if(data0.maxConcurrent !== undefined){
 let data2 = data0.maxConcurrent;
 const _errs8 = errors;
 if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
-validate60.errors = [{instancePath:instancePath+"/default/maxConcurrent",schemaPath:"#/$defs/toolLimits/properties/maxConcurrent/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate63.errors = [{instancePath:instancePath+"/default/maxConcurrent",schemaPath:"#/$defs/toolLimits/properties/maxConcurrent/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs8){
 if(typeof data2 == "number"){
 if(data2 < 1 || isNaN(data2)){
-validate60.errors = [{instancePath:instancePath+"/default/maxConcurrent",schemaPath:"#/$defs/toolLimits/properties/maxConcurrent/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate63.errors = [{instancePath:instancePath+"/default/maxConcurrent",schemaPath:"#/$defs/toolLimits/properties/maxConcurrent/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -3809,7 +3955,7 @@ if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 const _errs12 = errors;
 for(const key2 in data3){
 if(!((key2 === "client") || (key2 === "overall"))){
-validate60.errors = [{instancePath:instancePath+"/default/perMinute",schemaPath:"#/$defs/toolLimits/properties/perMinute/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+validate63.errors = [{instancePath:instancePath+"/default/perMinute",schemaPath:"#/$defs/toolLimits/properties/perMinute/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -3819,13 +3965,13 @@ if(data3.client !== undefined){
 let data4 = data3.client;
 const _errs13 = errors;
 if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
-validate60.errors = [{instancePath:instancePath+"/default/perMinute/client",schemaPath:"#/$defs/toolLimits/properties/perMinute/properties/client/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate63.errors = [{instancePath:instancePath+"/default/perMinute/client",schemaPath:"#/$defs/toolLimits/properties/perMinute/properties/client/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs13){
 if(typeof data4 == "number"){
 if(data4 < 1 || isNaN(data4)){
-validate60.errors = [{instancePath:instancePath+"/default/perMinute/client",schemaPath:"#/$defs/toolLimits/properties/perMinute/properties/client/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate63.errors = [{instancePath:instancePath+"/default/perMinute/client",schemaPath:"#/$defs/toolLimits/properties/perMinute/properties/client/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -3840,13 +3986,13 @@ if(data3.overall !== undefined){
 let data5 = data3.overall;
 const _errs15 = errors;
 if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
-validate60.errors = [{instancePath:instancePath+"/default/perMinute/overall",schemaPath:"#/$defs/toolLimits/properties/perMinute/properties/overall/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate63.errors = [{instancePath:instancePath+"/default/perMinute/overall",schemaPath:"#/$defs/toolLimits/properties/perMinute/properties/overall/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs15){
 if(typeof data5 == "number"){
 if(data5 < 1 || isNaN(data5)){
-validate60.errors = [{instancePath:instancePath+"/default/perMinute/overall",schemaPath:"#/$defs/toolLimits/properties/perMinute/properties/overall/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate63.errors = [{instancePath:instancePath+"/default/perMinute/overall",schemaPath:"#/$defs/toolLimits/properties/perMinute/properties/overall/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -3860,7 +4006,7 @@ var valid3 = true;
 }
 }
 else {
-validate60.errors = [{instancePath:instancePath+"/default/perMinute",schemaPath:"#/$defs/toolLimits/properties/perMinute/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate63.errors = [{instancePath:instancePath+"/default/perMinute",schemaPath:"#/$defs/toolLimits/properties/perMinute/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -3874,13 +4020,13 @@ if(data0.maxResponseBytes !== undefined){
 let data6 = data0.maxResponseBytes;
 const _errs17 = errors;
 if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
-validate60.errors = [{instancePath:instancePath+"/default/maxResponseBytes",schemaPath:"#/$defs/toolLimits/properties/maxResponseBytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate63.errors = [{instancePath:instancePath+"/default/maxResponseBytes",schemaPath:"#/$defs/toolLimits/properties/maxResponseBytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs17){
 if(typeof data6 == "number"){
 if(data6 < 1 || isNaN(data6)){
-validate60.errors = [{instancePath:instancePath+"/default/maxResponseBytes",schemaPath:"#/$defs/toolLimits/properties/maxResponseBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate63.errors = [{instancePath:instancePath+"/default/maxResponseBytes",schemaPath:"#/$defs/toolLimits/properties/maxResponseBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -3896,7 +4042,7 @@ var valid2 = true;
 }
 }
 else {
-validate60.errors = [{instancePath:instancePath+"/default",schemaPath:"#/$defs/toolLimits/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate63.errors = [{instancePath:instancePath+"/default",schemaPath:"#/$defs/toolLimits/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -3920,7 +4066,7 @@ if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 const _errs25 = errors;
 for(const key4 in data8){
 if(!((((key4 === "timeoutMs") || (key4 === "maxConcurrent")) || (key4 === "perMinute")) || (key4 === "maxResponseBytes"))){
-validate60.errors = [{instancePath:instancePath+"/tools/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/toolLimits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"}];
+validate63.errors = [{instancePath:instancePath+"/tools/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/toolLimits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -3930,13 +4076,13 @@ if(data8.timeoutMs !== undefined){
 let data9 = data8.timeoutMs;
 const _errs26 = errors;
 if(!((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9)))){
-validate60.errors = [{instancePath:instancePath+"/tools/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/timeoutMs",schemaPath:"#/$defs/toolLimits/properties/timeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate63.errors = [{instancePath:instancePath+"/tools/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/timeoutMs",schemaPath:"#/$defs/toolLimits/properties/timeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs26){
 if(typeof data9 == "number"){
 if(data9 < 1 || isNaN(data9)){
-validate60.errors = [{instancePath:instancePath+"/tools/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/timeoutMs",schemaPath:"#/$defs/toolLimits/properties/timeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate63.errors = [{instancePath:instancePath+"/tools/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/timeoutMs",schemaPath:"#/$defs/toolLimits/properties/timeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -3951,13 +4097,13 @@ if(data8.maxConcurrent !== undefined){
 let data10 = data8.maxConcurrent;
 const _errs28 = errors;
 if(!((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10)))){
-validate60.errors = [{instancePath:instancePath+"/tools/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/maxConcurrent",schemaPath:"#/$defs/toolLimits/properties/maxConcurrent/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate63.errors = [{instancePath:instancePath+"/tools/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/maxConcurrent",schemaPath:"#/$defs/toolLimits/properties/maxConcurrent/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs28){
 if(typeof data10 == "number"){
 if(data10 < 1 || isNaN(data10)){
-validate60.errors = [{instancePath:instancePath+"/tools/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/maxConcurrent",schemaPath:"#/$defs/toolLimits/properties/maxConcurrent/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate63.errors = [{instancePath:instancePath+"/tools/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/maxConcurrent",schemaPath:"#/$defs/toolLimits/properties/maxConcurrent/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -3976,7 +4122,7 @@ if(data11 && typeof data11 == "object" && !Array.isArray(data11)){
 const _errs32 = errors;
 for(const key5 in data11){
 if(!((key5 === "client") || (key5 === "overall"))){
-validate60.errors = [{instancePath:instancePath+"/tools/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/perMinute",schemaPath:"#/$defs/toolLimits/properties/perMinute/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"}];
+validate63.errors = [{instancePath:instancePath+"/tools/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/perMinute",schemaPath:"#/$defs/toolLimits/properties/perMinute/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -3986,13 +4132,13 @@ if(data11.client !== undefined){
 let data12 = data11.client;
 const _errs33 = errors;
 if(!((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12)))){
-validate60.errors = [{instancePath:instancePath+"/tools/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/perMinute/client",schemaPath:"#/$defs/toolLimits/properties/perMinute/properties/client/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate63.errors = [{instancePath:instancePath+"/tools/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/perMinute/client",schemaPath:"#/$defs/toolLimits/properties/perMinute/properties/client/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs33){
 if(typeof data12 == "number"){
 if(data12 < 1 || isNaN(data12)){
-validate60.errors = [{instancePath:instancePath+"/tools/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/perMinute/client",schemaPath:"#/$defs/toolLimits/properties/perMinute/properties/client/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate63.errors = [{instancePath:instancePath+"/tools/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/perMinute/client",schemaPath:"#/$defs/toolLimits/properties/perMinute/properties/client/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -4007,13 +4153,13 @@ if(data11.overall !== undefined){
 let data13 = data11.overall;
 const _errs35 = errors;
 if(!((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13)))){
-validate60.errors = [{instancePath:instancePath+"/tools/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/perMinute/overall",schemaPath:"#/$defs/toolLimits/properties/perMinute/properties/overall/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate63.errors = [{instancePath:instancePath+"/tools/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/perMinute/overall",schemaPath:"#/$defs/toolLimits/properties/perMinute/properties/overall/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs35){
 if(typeof data13 == "number"){
 if(data13 < 1 || isNaN(data13)){
-validate60.errors = [{instancePath:instancePath+"/tools/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/perMinute/overall",schemaPath:"#/$defs/toolLimits/properties/perMinute/properties/overall/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate63.errors = [{instancePath:instancePath+"/tools/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/perMinute/overall",schemaPath:"#/$defs/toolLimits/properties/perMinute/properties/overall/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -4027,7 +4173,7 @@ var valid7 = true;
 }
 }
 else {
-validate60.errors = [{instancePath:instancePath+"/tools/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/perMinute",schemaPath:"#/$defs/toolLimits/properties/perMinute/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate63.errors = [{instancePath:instancePath+"/tools/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/perMinute",schemaPath:"#/$defs/toolLimits/properties/perMinute/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -4041,13 +4187,13 @@ if(data8.maxResponseBytes !== undefined){
 let data14 = data8.maxResponseBytes;
 const _errs37 = errors;
 if(!((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14)))){
-validate60.errors = [{instancePath:instancePath+"/tools/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/maxResponseBytes",schemaPath:"#/$defs/toolLimits/properties/maxResponseBytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate63.errors = [{instancePath:instancePath+"/tools/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/maxResponseBytes",schemaPath:"#/$defs/toolLimits/properties/maxResponseBytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs37){
 if(typeof data14 == "number"){
 if(data14 < 1 || isNaN(data14)){
-validate60.errors = [{instancePath:instancePath+"/tools/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/maxResponseBytes",schemaPath:"#/$defs/toolLimits/properties/maxResponseBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate63.errors = [{instancePath:instancePath+"/tools/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/maxResponseBytes",schemaPath:"#/$defs/toolLimits/properties/maxResponseBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -4063,7 +4209,7 @@ var valid6 = true;
 }
 }
 else {
-validate60.errors = [{instancePath:instancePath+"/tools/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/toolLimits/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate63.errors = [{instancePath:instancePath+"/tools/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/toolLimits/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -4074,7 +4220,7 @@ break;
 }
 }
 else {
-validate60.errors = [{instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate63.errors = [{instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -4087,20 +4233,20 @@ var valid0 = true;
 }
 }
 else {
-validate60.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate63.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate60.errors = vErrors;
+validate63.errors = vErrors;
 return errors === 0;
 }
-validate60.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate63.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate52.evaluated;
+const evaluated0 = validate55.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4112,7 +4258,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "audit") || (key0 === "access")) || (key0 === "limits"))){
-validate52.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate55.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -4127,7 +4273,7 @@ if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 const _errs5 = errors;
 for(const key1 in data0){
 if(!(((((key1 === "file") || (key1 === "stderr")) || (key1 === "redact")) || (key1 === "chain")) || (key1 === "onWriteError"))){
-validate52.errors = [{instancePath:instancePath+"/audit",schemaPath:"#/$defs/policyAudit/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate55.errors = [{instancePath:instancePath+"/audit",schemaPath:"#/$defs/policyAudit/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -4139,12 +4285,12 @@ const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data1 === "string"){
 if(func2(data1) < 1){
-validate52.errors = [{instancePath:instancePath+"/audit/file",schemaPath:"#/$defs/policyAudit/properties/file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate55.errors = [{instancePath:instancePath+"/audit/file",schemaPath:"#/$defs/policyAudit/properties/file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate52.errors = [{instancePath:instancePath+"/audit/file",schemaPath:"#/$defs/policyAudit/properties/file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate55.errors = [{instancePath:instancePath+"/audit/file",schemaPath:"#/$defs/policyAudit/properties/file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4157,7 +4303,7 @@ if(valid2){
 if(data0.stderr !== undefined){
 const _errs8 = errors;
 if(typeof data0.stderr !== "boolean"){
-validate52.errors = [{instancePath:instancePath+"/audit/stderr",schemaPath:"#/$defs/policyAudit/properties/stderr/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate55.errors = [{instancePath:instancePath+"/audit/stderr",schemaPath:"#/$defs/policyAudit/properties/stderr/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid2 = _errs8 === errors;
@@ -4179,12 +4325,12 @@ const _errs12 = errors;
 if(errors === _errs12){
 if(typeof data4 === "string"){
 if(func2(data4) < 1){
-validate52.errors = [{instancePath:instancePath+"/audit/redact/" + i0,schemaPath:"#/$defs/policyAudit/properties/redact/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate55.errors = [{instancePath:instancePath+"/audit/redact/" + i0,schemaPath:"#/$defs/policyAudit/properties/redact/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate52.errors = [{instancePath:instancePath+"/audit/redact/" + i0,schemaPath:"#/$defs/policyAudit/properties/redact/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate55.errors = [{instancePath:instancePath+"/audit/redact/" + i0,schemaPath:"#/$defs/policyAudit/properties/redact/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4195,7 +4341,7 @@ break;
 }
 }
 else {
-validate52.errors = [{instancePath:instancePath+"/audit/redact",schemaPath:"#/$defs/policyAudit/properties/redact/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate55.errors = [{instancePath:instancePath+"/audit/redact",schemaPath:"#/$defs/policyAudit/properties/redact/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -4208,7 +4354,7 @@ if(valid2){
 if(data0.chain !== undefined){
 const _errs14 = errors;
 if(typeof data0.chain !== "boolean"){
-validate52.errors = [{instancePath:instancePath+"/audit/chain",schemaPath:"#/$defs/policyAudit/properties/chain/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate55.errors = [{instancePath:instancePath+"/audit/chain",schemaPath:"#/$defs/policyAudit/properties/chain/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid2 = _errs14 === errors;
@@ -4221,7 +4367,7 @@ if(data0.onWriteError !== undefined){
 let data6 = data0.onWriteError;
 const _errs16 = errors;
 if(!((data6 === "fail") || (data6 === "continue"))){
-validate52.errors = [{instancePath:instancePath+"/audit/onWriteError",schemaPath:"#/$defs/policyAudit/properties/onWriteError/enum",keyword:"enum",params:{allowedValues: schema73.properties.onWriteError.enum},message:"must be equal to one of the allowed values"}];
+validate55.errors = [{instancePath:instancePath+"/audit/onWriteError",schemaPath:"#/$defs/policyAudit/properties/onWriteError/enum",keyword:"enum",params:{allowedValues: schema75.properties.onWriteError.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid2 = _errs16 === errors;
@@ -4236,7 +4382,7 @@ var valid2 = true;
 }
 }
 else {
-validate52.errors = [{instancePath:instancePath+"/audit",schemaPath:"#/$defs/policyAudit/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate55.errors = [{instancePath:instancePath+"/audit",schemaPath:"#/$defs/policyAudit/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -4248,8 +4394,8 @@ var valid0 = true;
 if(valid0){
 if(data.access !== undefined){
 const _errs17 = errors;
-if(!(validate53(data.access, {instancePath:instancePath+"/access",parentData:data,parentDataProperty:"access",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
+if(!(validate56(data.access, {instancePath:instancePath+"/access",parentData:data,parentDataProperty:"access",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate56.errors : vErrors.concat(validate56.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs17 === errors;
@@ -4260,8 +4406,8 @@ var valid0 = true;
 if(valid0){
 if(data.limits !== undefined){
 const _errs18 = errors;
-if(!(validate60(data.limits, {instancePath:instancePath+"/limits",parentData:data,parentDataProperty:"limits",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate60.errors : vErrors.concat(validate60.errors);
+if(!(validate63(data.limits, {instancePath:instancePath+"/limits",parentData:data,parentDataProperty:"limits",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate63.errors : vErrors.concat(validate63.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs18 === errors;
@@ -4274,14 +4420,14 @@ var valid0 = true;
 }
 }
 else {
-validate52.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate55.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate52.errors = vErrors;
+validate55.errors = vErrors;
 return errors === 0;
 }
-validate52.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate55.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -5743,25 +5889,27 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.auth !== undefined){
-let data61 = data.auth;
+if(data.arguments !== undefined){
+let data61 = data.arguments;
 const _errs133 = errors;
 if(errors === _errs133){
-if(data61 && typeof data61 == "object" && !Array.isArray(data61)){
-for(const key14 in data61){
-const _errs136 = errors;
-if(!(validate28(data61[key14], {instancePath:instancePath+"/auth/" + key14.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data61,parentDataProperty:key14,rootData,dynamicAnchors}))){
+if(Array.isArray(data61)){
+var valid22 = true;
+const len5 = data61.length;
+for(let i8=0; i8<len5; i8++){
+const _errs135 = errors;
+if(!(validate28(data61[i8], {instancePath:instancePath+"/arguments/" + i8,parentData:data61,parentDataProperty:i8,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate28.errors : vErrors.concat(validate28.errors);
 errors = vErrors.length;
 }
-var valid22 = _errs136 === errors;
+var valid22 = _errs135 === errors;
 if(!valid22){
 break;
 }
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/auth",schemaPath:"#/properties/auth/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate20.errors = [{instancePath:instancePath+"/arguments",schemaPath:"#/properties/arguments/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -5771,17 +5919,15 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.extraTools !== undefined){
-let data63 = data.extraTools;
-const _errs137 = errors;
-if(errors === _errs137){
-if(Array.isArray(data63)){
-var valid23 = true;
-const len5 = data63.length;
-for(let i8=0; i8<len5; i8++){
+if(data.auth !== undefined){
+let data63 = data.auth;
+const _errs136 = errors;
+if(errors === _errs136){
+if(data63 && typeof data63 == "object" && !Array.isArray(data63)){
+for(const key14 in data63){
 const _errs139 = errors;
-if(!(validate30(data63[i8], {instancePath:instancePath+"/extraTools/" + i8,parentData:data63,parentDataProperty:i8,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate30.errors : vErrors.concat(validate30.errors);
+if(!(validate31(data63[key14], {instancePath:instancePath+"/auth/" + key14.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data63,parentDataProperty:key14,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
 errors = vErrors.length;
 }
 var valid23 = _errs139 === errors;
@@ -5791,18 +5937,18 @@ break;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/extraTools",schemaPath:"#/properties/extraTools/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate20.errors = [{instancePath:instancePath+"/auth",schemaPath:"#/properties/auth/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-var valid0 = _errs137 === errors;
+var valid0 = _errs136 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
-if(data.preprocessors !== undefined){
-let data65 = data.preprocessors;
+if(data.extraTools !== undefined){
+let data65 = data.extraTools;
 const _errs140 = errors;
 if(errors === _errs140){
 if(Array.isArray(data65)){
@@ -5810,8 +5956,8 @@ var valid24 = true;
 const len6 = data65.length;
 for(let i9=0; i9<len6; i9++){
 const _errs142 = errors;
-if(!(validate32(data65[i9], {instancePath:instancePath+"/preprocessors/" + i9,parentData:data65,parentDataProperty:i9,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate32.errors : vErrors.concat(validate32.errors);
+if(!(validate33(data65[i9], {instancePath:instancePath+"/extraTools/" + i9,parentData:data65,parentDataProperty:i9,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate33.errors : vErrors.concat(validate33.errors);
 errors = vErrors.length;
 }
 var valid24 = _errs142 === errors;
@@ -5821,7 +5967,7 @@ break;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/preprocessors",schemaPath:"#/properties/preprocessors/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate20.errors = [{instancePath:instancePath+"/extraTools",schemaPath:"#/properties/extraTools/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -5831,8 +5977,8 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.prompts !== undefined){
-let data67 = data.prompts;
+if(data.preprocessors !== undefined){
+let data67 = data.preprocessors;
 const _errs143 = errors;
 if(errors === _errs143){
 if(Array.isArray(data67)){
@@ -5840,8 +5986,8 @@ var valid25 = true;
 const len7 = data67.length;
 for(let i10=0; i10<len7; i10++){
 const _errs145 = errors;
-if(!(validate34(data67[i10], {instancePath:instancePath+"/prompts/" + i10,parentData:data67,parentDataProperty:i10,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate34.errors : vErrors.concat(validate34.errors);
+if(!(validate35(data67[i10], {instancePath:instancePath+"/preprocessors/" + i10,parentData:data67,parentDataProperty:i10,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate35.errors : vErrors.concat(validate35.errors);
 errors = vErrors.length;
 }
 var valid25 = _errs145 === errors;
@@ -5851,7 +5997,7 @@ break;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/prompts",schemaPath:"#/properties/prompts/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate20.errors = [{instancePath:instancePath+"/preprocessors",schemaPath:"#/properties/preprocessors/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -5861,8 +6007,8 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.resources !== undefined){
-let data69 = data.resources;
+if(data.prompts !== undefined){
+let data69 = data.prompts;
 const _errs146 = errors;
 if(errors === _errs146){
 if(Array.isArray(data69)){
@@ -5870,8 +6016,8 @@ var valid26 = true;
 const len8 = data69.length;
 for(let i11=0; i11<len8; i11++){
 const _errs148 = errors;
-if(!(validate36(data69[i11], {instancePath:instancePath+"/resources/" + i11,parentData:data69,parentDataProperty:i11,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate36.errors : vErrors.concat(validate36.errors);
+if(!(validate37(data69[i11], {instancePath:instancePath+"/prompts/" + i11,parentData:data69,parentDataProperty:i11,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate37.errors : vErrors.concat(validate37.errors);
 errors = vErrors.length;
 }
 var valid26 = _errs148 === errors;
@@ -5881,7 +6027,7 @@ break;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/resources",schemaPath:"#/properties/resources/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate20.errors = [{instancePath:instancePath+"/prompts",schemaPath:"#/properties/prompts/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -5891,8 +6037,8 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.resourceTemplates !== undefined){
-let data71 = data.resourceTemplates;
+if(data.resources !== undefined){
+let data71 = data.resources;
 const _errs149 = errors;
 if(errors === _errs149){
 if(Array.isArray(data71)){
@@ -5900,8 +6046,8 @@ var valid27 = true;
 const len9 = data71.length;
 for(let i12=0; i12<len9; i12++){
 const _errs151 = errors;
-if(!(validate38(data71[i12], {instancePath:instancePath+"/resourceTemplates/" + i12,parentData:data71,parentDataProperty:i12,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate38.errors : vErrors.concat(validate38.errors);
+if(!(validate39(data71[i12], {instancePath:instancePath+"/resources/" + i12,parentData:data71,parentDataProperty:i12,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
 errors = vErrors.length;
 }
 var valid27 = _errs151 === errors;
@@ -5911,7 +6057,7 @@ break;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/resourceTemplates",schemaPath:"#/properties/resourceTemplates/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate20.errors = [{instancePath:instancePath+"/resources",schemaPath:"#/properties/resources/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -5921,162 +6067,18 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.concerns !== undefined){
-let data73 = data.concerns;
+if(data.resourceTemplates !== undefined){
+let data73 = data.resourceTemplates;
 const _errs152 = errors;
 if(errors === _errs152){
 if(Array.isArray(data73)){
 var valid28 = true;
 const len10 = data73.length;
 for(let i13=0; i13<len10; i13++){
-let data74 = data73[i13];
 const _errs154 = errors;
-const _errs155 = errors;
-if(errors === _errs155){
-if(data74 && typeof data74 == "object" && !Array.isArray(data74)){
-let missing1;
-if(((data74.name === undefined) && (missing1 = "name")) || ((data74.values === undefined) && (missing1 = "values"))){
-validate20.errors = [{instancePath:instancePath+"/concerns/" + i13,schemaPath:"#/$defs/concern/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
-return false;
-}
-else {
-const _errs157 = errors;
-for(const key15 in data74){
-if(!((((key15 === "name") || (key15 === "description")) || (key15 === "values")) || (key15 === "default"))){
-validate20.errors = [{instancePath:instancePath+"/concerns/" + i13,schemaPath:"#/$defs/concern/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs157 === errors){
-if(data74.name !== undefined){
-let data75 = data74.name;
-const _errs158 = errors;
-if(errors === _errs158){
-if(typeof data75 === "string"){
-if(!pattern37.test(data75)){
-validate20.errors = [{instancePath:instancePath+"/concerns/" + i13+"/name",schemaPath:"#/$defs/concern/properties/name/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z][A-Za-z0-9_.-]*$"},message:"must match pattern \""+"^[A-Za-z][A-Za-z0-9_.-]*$"+"\""}];
-return false;
-}
-}
-else {
-validate20.errors = [{instancePath:instancePath+"/concerns/" + i13+"/name",schemaPath:"#/$defs/concern/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid30 = _errs158 === errors;
-}
-else {
-var valid30 = true;
-}
-if(valid30){
-if(data74.description !== undefined){
-const _errs160 = errors;
-if(typeof data74.description !== "string"){
-validate20.errors = [{instancePath:instancePath+"/concerns/" + i13+"/description",schemaPath:"#/$defs/concern/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid30 = _errs160 === errors;
-}
-else {
-var valid30 = true;
-}
-if(valid30){
-if(data74.values !== undefined){
-let data77 = data74.values;
-const _errs162 = errors;
-if(errors === _errs162){
-if(Array.isArray(data77)){
-if(data77.length < 1){
-validate20.errors = [{instancePath:instancePath+"/concerns/" + i13+"/values",schemaPath:"#/$defs/concern/properties/values/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
-return false;
-}
-else {
-var valid31 = true;
-const len11 = data77.length;
-for(let i14=0; i14<len11; i14++){
-let data78 = data77[i14];
-const _errs164 = errors;
-if(errors === _errs164){
-if(typeof data78 === "string"){
-if(func2(data78) < 1){
-validate20.errors = [{instancePath:instancePath+"/concerns/" + i13+"/values/" + i14,schemaPath:"#/$defs/concern/properties/values/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-}
-else {
-validate20.errors = [{instancePath:instancePath+"/concerns/" + i13+"/values/" + i14,schemaPath:"#/$defs/concern/properties/values/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid31 = _errs164 === errors;
-if(!valid31){
-break;
-}
-}
-if(valid31){
-let i15 = data77.length;
-let j3;
-if(i15 > 1){
-const indices3 = {};
-for(;i15--;){
-let item3 = data77[i15];
-if(typeof item3 !== "string"){
-continue;
-}
-if(typeof indices3[item3] == "number"){
-j3 = indices3[item3];
-validate20.errors = [{instancePath:instancePath+"/concerns/" + i13+"/values",schemaPath:"#/$defs/concern/properties/values/uniqueItems",keyword:"uniqueItems",params:{i: i15, j: j3},message:"must NOT have duplicate items (items ## "+j3+" and "+i15+" are identical)"}];
-return false;
-break;
-}
-indices3[item3] = i15;
-}
-}
-}
-}
-}
-else {
-validate20.errors = [{instancePath:instancePath+"/concerns/" + i13+"/values",schemaPath:"#/$defs/concern/properties/values/type",keyword:"type",params:{type: "array"},message:"must be array"}];
-return false;
-}
-}
-var valid30 = _errs162 === errors;
-}
-else {
-var valid30 = true;
-}
-if(valid30){
-if(data74.default !== undefined){
-let data79 = data74.default;
-const _errs166 = errors;
-if(errors === _errs166){
-if(typeof data79 === "string"){
-if(func2(data79) < 1){
-validate20.errors = [{instancePath:instancePath+"/concerns/" + i13+"/default",schemaPath:"#/$defs/concern/properties/default/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-}
-else {
-validate20.errors = [{instancePath:instancePath+"/concerns/" + i13+"/default",schemaPath:"#/$defs/concern/properties/default/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid30 = _errs166 === errors;
-}
-else {
-var valid30 = true;
-}
-}
-}
-}
-}
-}
-}
-else {
-validate20.errors = [{instancePath:instancePath+"/concerns/" + i13,schemaPath:"#/$defs/concern/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
+if(!(validate41(data73[i13], {instancePath:instancePath+"/resourceTemplates/" + i13,parentData:data73,parentDataProperty:i13,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate41.errors : vErrors.concat(validate41.errors);
+errors = vErrors.length;
 }
 var valid28 = _errs154 === errors;
 if(!valid28){
@@ -6085,7 +6087,7 @@ break;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/concerns",schemaPath:"#/properties/concerns/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate20.errors = [{instancePath:instancePath+"/resourceTemplates",schemaPath:"#/properties/resourceTemplates/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -6095,66 +6097,240 @@ else {
 var valid0 = true;
 }
 if(valid0){
+if(data.concerns !== undefined){
+let data75 = data.concerns;
+const _errs155 = errors;
+if(errors === _errs155){
+if(Array.isArray(data75)){
+var valid29 = true;
+const len11 = data75.length;
+for(let i14=0; i14<len11; i14++){
+let data76 = data75[i14];
+const _errs157 = errors;
+const _errs158 = errors;
+if(errors === _errs158){
+if(data76 && typeof data76 == "object" && !Array.isArray(data76)){
+let missing1;
+if(((data76.name === undefined) && (missing1 = "name")) || ((data76.values === undefined) && (missing1 = "values"))){
+validate20.errors = [{instancePath:instancePath+"/concerns/" + i14,schemaPath:"#/$defs/concern/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs160 = errors;
+for(const key15 in data76){
+if(!((((key15 === "name") || (key15 === "description")) || (key15 === "values")) || (key15 === "default"))){
+validate20.errors = [{instancePath:instancePath+"/concerns/" + i14,schemaPath:"#/$defs/concern/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs160 === errors){
+if(data76.name !== undefined){
+let data77 = data76.name;
+const _errs161 = errors;
+if(errors === _errs161){
+if(typeof data77 === "string"){
+if(!pattern39.test(data77)){
+validate20.errors = [{instancePath:instancePath+"/concerns/" + i14+"/name",schemaPath:"#/$defs/concern/properties/name/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z][A-Za-z0-9_.-]*$"},message:"must match pattern \""+"^[A-Za-z][A-Za-z0-9_.-]*$"+"\""}];
+return false;
+}
+}
+else {
+validate20.errors = [{instancePath:instancePath+"/concerns/" + i14+"/name",schemaPath:"#/$defs/concern/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid31 = _errs161 === errors;
+}
+else {
+var valid31 = true;
+}
+if(valid31){
+if(data76.description !== undefined){
+const _errs163 = errors;
+if(typeof data76.description !== "string"){
+validate20.errors = [{instancePath:instancePath+"/concerns/" + i14+"/description",schemaPath:"#/$defs/concern/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid31 = _errs163 === errors;
+}
+else {
+var valid31 = true;
+}
+if(valid31){
+if(data76.values !== undefined){
+let data79 = data76.values;
+const _errs165 = errors;
+if(errors === _errs165){
+if(Array.isArray(data79)){
+if(data79.length < 1){
+validate20.errors = [{instancePath:instancePath+"/concerns/" + i14+"/values",schemaPath:"#/$defs/concern/properties/values/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+return false;
+}
+else {
+var valid32 = true;
+const len12 = data79.length;
+for(let i15=0; i15<len12; i15++){
+let data80 = data79[i15];
+const _errs167 = errors;
+if(errors === _errs167){
+if(typeof data80 === "string"){
+if(func2(data80) < 1){
+validate20.errors = [{instancePath:instancePath+"/concerns/" + i14+"/values/" + i15,schemaPath:"#/$defs/concern/properties/values/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate20.errors = [{instancePath:instancePath+"/concerns/" + i14+"/values/" + i15,schemaPath:"#/$defs/concern/properties/values/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid32 = _errs167 === errors;
+if(!valid32){
+break;
+}
+}
+if(valid32){
+let i16 = data79.length;
+let j3;
+if(i16 > 1){
+const indices3 = {};
+for(;i16--;){
+let item3 = data79[i16];
+if(typeof item3 !== "string"){
+continue;
+}
+if(typeof indices3[item3] == "number"){
+j3 = indices3[item3];
+validate20.errors = [{instancePath:instancePath+"/concerns/" + i14+"/values",schemaPath:"#/$defs/concern/properties/values/uniqueItems",keyword:"uniqueItems",params:{i: i16, j: j3},message:"must NOT have duplicate items (items ## "+j3+" and "+i16+" are identical)"}];
+return false;
+break;
+}
+indices3[item3] = i16;
+}
+}
+}
+}
+}
+else {
+validate20.errors = [{instancePath:instancePath+"/concerns/" + i14+"/values",schemaPath:"#/$defs/concern/properties/values/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid31 = _errs165 === errors;
+}
+else {
+var valid31 = true;
+}
+if(valid31){
+if(data76.default !== undefined){
+let data81 = data76.default;
+const _errs169 = errors;
+if(errors === _errs169){
+if(typeof data81 === "string"){
+if(func2(data81) < 1){
+validate20.errors = [{instancePath:instancePath+"/concerns/" + i14+"/default",schemaPath:"#/$defs/concern/properties/default/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate20.errors = [{instancePath:instancePath+"/concerns/" + i14+"/default",schemaPath:"#/$defs/concern/properties/default/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid31 = _errs169 === errors;
+}
+else {
+var valid31 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate20.errors = [{instancePath:instancePath+"/concerns/" + i14,schemaPath:"#/$defs/concern/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid29 = _errs157 === errors;
+if(!valid29){
+break;
+}
+}
+}
+else {
+validate20.errors = [{instancePath:instancePath+"/concerns",schemaPath:"#/properties/concerns/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs155 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
 if(data.concernMappings !== undefined){
-let data80 = data.concernMappings;
-const _errs168 = errors;
-if(errors === _errs168){
-if(data80 && typeof data80 == "object" && !Array.isArray(data80)){
-const _errs170 = errors;
-for(const key16 in data80){
+let data82 = data.concernMappings;
+const _errs171 = errors;
+if(errors === _errs171){
+if(data82 && typeof data82 == "object" && !Array.isArray(data82)){
+const _errs173 = errors;
+for(const key16 in data82){
 if(!((((key16 === "tools") || (key16 === "prompts")) || (key16 === "resources")) || (key16 === "resourceTemplates"))){
 validate20.errors = [{instancePath:instancePath+"/concernMappings",schemaPath:"#/properties/concernMappings/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs170 === errors){
-if(data80.tools !== undefined){
-const _errs171 = errors;
-if(!(validate40(data80.tools, {instancePath:instancePath+"/concernMappings/tools",parentData:data80,parentDataProperty:"tools",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate40.errors : vErrors.concat(validate40.errors);
-errors = vErrors.length;
-}
-var valid33 = _errs171 === errors;
-}
-else {
-var valid33 = true;
-}
-if(valid33){
-if(data80.prompts !== undefined){
-const _errs172 = errors;
-if(!(validate40(data80.prompts, {instancePath:instancePath+"/concernMappings/prompts",parentData:data80,parentDataProperty:"prompts",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate40.errors : vErrors.concat(validate40.errors);
-errors = vErrors.length;
-}
-var valid33 = _errs172 === errors;
-}
-else {
-var valid33 = true;
-}
-if(valid33){
-if(data80.resources !== undefined){
-const _errs173 = errors;
-if(!(validate40(data80.resources, {instancePath:instancePath+"/concernMappings/resources",parentData:data80,parentDataProperty:"resources",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate40.errors : vErrors.concat(validate40.errors);
-errors = vErrors.length;
-}
-var valid33 = _errs173 === errors;
-}
-else {
-var valid33 = true;
-}
-if(valid33){
-if(data80.resourceTemplates !== undefined){
+if(_errs173 === errors){
+if(data82.tools !== undefined){
 const _errs174 = errors;
-if(!(validate40(data80.resourceTemplates, {instancePath:instancePath+"/concernMappings/resourceTemplates",parentData:data80,parentDataProperty:"resourceTemplates",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate40.errors : vErrors.concat(validate40.errors);
+if(!(validate43(data82.tools, {instancePath:instancePath+"/concernMappings/tools",parentData:data82,parentDataProperty:"tools",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate43.errors : vErrors.concat(validate43.errors);
 errors = vErrors.length;
 }
-var valid33 = _errs174 === errors;
+var valid34 = _errs174 === errors;
 }
 else {
-var valid33 = true;
+var valid34 = true;
+}
+if(valid34){
+if(data82.prompts !== undefined){
+const _errs175 = errors;
+if(!(validate43(data82.prompts, {instancePath:instancePath+"/concernMappings/prompts",parentData:data82,parentDataProperty:"prompts",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate43.errors : vErrors.concat(validate43.errors);
+errors = vErrors.length;
+}
+var valid34 = _errs175 === errors;
+}
+else {
+var valid34 = true;
+}
+if(valid34){
+if(data82.resources !== undefined){
+const _errs176 = errors;
+if(!(validate43(data82.resources, {instancePath:instancePath+"/concernMappings/resources",parentData:data82,parentDataProperty:"resources",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate43.errors : vErrors.concat(validate43.errors);
+errors = vErrors.length;
+}
+var valid34 = _errs176 === errors;
+}
+else {
+var valid34 = true;
+}
+if(valid34){
+if(data82.resourceTemplates !== undefined){
+const _errs177 = errors;
+if(!(validate43(data82.resourceTemplates, {instancePath:instancePath+"/concernMappings/resourceTemplates",parentData:data82,parentDataProperty:"resourceTemplates",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate43.errors : vErrors.concat(validate43.errors);
+errors = vErrors.length;
+}
+var valid34 = _errs177 === errors;
+}
+else {
+var valid34 = true;
 }
 }
 }
@@ -6166,29 +6342,29 @@ validate20.errors = [{instancePath:instancePath+"/concernMappings",schemaPath:"#
 return false;
 }
 }
-var valid0 = _errs168 === errors;
+var valid0 = _errs171 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.concernPresets !== undefined){
-let data85 = data.concernPresets;
-const _errs175 = errors;
-if(errors === _errs175){
-if(data85 && typeof data85 == "object" && !Array.isArray(data85)){
-for(const key17 in data85){
-let data86 = data85[key17];
+let data87 = data.concernPresets;
 const _errs178 = errors;
-const _errs179 = errors;
-if(errors === _errs179){
-if(data86 && typeof data86 == "object" && !Array.isArray(data86)){
-for(const key18 in data86){
-let data87 = data86[key18];
+if(errors === _errs178){
+if(data87 && typeof data87 == "object" && !Array.isArray(data87)){
+for(const key17 in data87){
+let data88 = data87[key17];
+const _errs181 = errors;
 const _errs182 = errors;
 if(errors === _errs182){
-if(typeof data87 === "string"){
-if(func2(data87) < 1){
+if(data88 && typeof data88 == "object" && !Array.isArray(data88)){
+for(const key18 in data88){
+let data89 = data88[key18];
+const _errs185 = errors;
+if(errors === _errs185){
+if(typeof data89 === "string"){
+if(func2(data89) < 1){
 validate20.errors = [{instancePath:instancePath+"/concernPresets/" + key17.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + key18.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/concernPreferences/additionalProperties/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
@@ -6198,8 +6374,8 @@ validate20.errors = [{instancePath:instancePath+"/concernPresets/" + key17.repla
 return false;
 }
 }
-var valid36 = _errs182 === errors;
-if(!valid36){
+var valid37 = _errs185 === errors;
+if(!valid37){
 break;
 }
 }
@@ -6209,8 +6385,8 @@ validate20.errors = [{instancePath:instancePath+"/concernPresets/" + key17.repla
 return false;
 }
 }
-var valid34 = _errs178 === errors;
-if(!valid34){
+var valid35 = _errs181 === errors;
+if(!valid35){
 break;
 }
 }
@@ -6220,19 +6396,19 @@ validate20.errors = [{instancePath:instancePath+"/concernPresets",schemaPath:"#/
 return false;
 }
 }
-var valid0 = _errs175 === errors;
+var valid0 = _errs178 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.discovery !== undefined){
-let data88 = data.discovery;
-const _errs184 = errors;
-const _errs185 = errors;
-let valid37 = false;
-const _errs186 = errors;
-if(!((data88 === "list") || (data88 === "search"))){
+let data90 = data.discovery;
+const _errs187 = errors;
+const _errs188 = errors;
+let valid38 = false;
+const _errs189 = errors;
+if(!((data90 === "list") || (data90 === "search"))){
 const err6 = {instancePath:instancePath+"/discovery",schemaPath:"#/properties/discovery/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema31.properties.discovery.anyOf[0].enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err6];
@@ -6242,13 +6418,13 @@ vErrors.push(err6);
 }
 errors++;
 }
-var _valid0 = _errs186 === errors;
-valid37 = valid37 || _valid0;
-const _errs187 = errors;
-if(errors === _errs187){
-if(data88 && typeof data88 == "object" && !Array.isArray(data88)){
-const _errs189 = errors;
-for(const key19 in data88){
+var _valid0 = _errs189 === errors;
+valid38 = valid38 || _valid0;
+const _errs190 = errors;
+if(errors === _errs190){
+if(data90 && typeof data90 == "object" && !Array.isArray(data90)){
+const _errs192 = errors;
+for(const key19 in data90){
 if(!((key19 === "mode") || (key19 === "presets"))){
 const err7 = {instancePath:instancePath+"/discovery",schemaPath:"#/properties/discovery/anyOf/1/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties"};
 if(vErrors === null){
@@ -6261,11 +6437,11 @@ errors++;
 break;
 }
 }
-if(_errs189 === errors){
-if(data88.mode !== undefined){
-let data89 = data88.mode;
-const _errs190 = errors;
-if(!((data89 === "list") || (data89 === "search"))){
+if(_errs192 === errors){
+if(data90.mode !== undefined){
+let data91 = data90.mode;
+const _errs193 = errors;
+if(!((data91 === "list") || (data91 === "search"))){
 const err8 = {instancePath:instancePath+"/discovery/mode",schemaPath:"#/properties/discovery/anyOf/1/properties/mode/enum",keyword:"enum",params:{allowedValues: schema31.properties.discovery.anyOf[1].properties.mode.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err8];
@@ -6275,21 +6451,21 @@ vErrors.push(err8);
 }
 errors++;
 }
-var valid38 = _errs190 === errors;
+var valid39 = _errs193 === errors;
 }
 else {
-var valid38 = true;
+var valid39 = true;
 }
-if(valid38){
-if(data88.presets !== undefined){
-let data90 = data88.presets;
-const _errs191 = errors;
-if(errors === _errs191){
-if(data90 && typeof data90 == "object" && !Array.isArray(data90)){
-for(const key20 in data90){
-let data91 = data90[key20];
+if(valid39){
+if(data90.presets !== undefined){
+let data92 = data90.presets;
 const _errs194 = errors;
-if(!((data91 === "list") || (data91 === "search"))){
+if(errors === _errs194){
+if(data92 && typeof data92 == "object" && !Array.isArray(data92)){
+for(const key20 in data92){
+let data93 = data92[key20];
+const _errs197 = errors;
+if(!((data93 === "list") || (data93 === "search"))){
 const err9 = {instancePath:instancePath+"/discovery/presets/" + key20.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/discovery/anyOf/1/properties/presets/additionalProperties/enum",keyword:"enum",params:{allowedValues: schema31.properties.discovery.anyOf[1].properties.presets.additionalProperties.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err9];
@@ -6299,8 +6475,8 @@ vErrors.push(err9);
 }
 errors++;
 }
-var valid39 = _errs194 === errors;
-if(!valid39){
+var valid40 = _errs197 === errors;
+if(!valid40){
 break;
 }
 }
@@ -6316,10 +6492,10 @@ vErrors.push(err10);
 errors++;
 }
 }
-var valid38 = _errs191 === errors;
+var valid39 = _errs194 === errors;
 }
 else {
-var valid38 = true;
+var valid39 = true;
 }
 }
 }
@@ -6335,9 +6511,9 @@ vErrors.push(err11);
 errors++;
 }
 }
-var _valid0 = _errs187 === errors;
-valid37 = valid37 || _valid0;
-if(!valid37){
+var _valid0 = _errs190 === errors;
+valid38 = valid38 || _valid0;
+if(!valid38){
 const err12 = {instancePath:instancePath+"/discovery",schemaPath:"#/properties/discovery/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err12];
@@ -6350,63 +6526,39 @@ validate20.errors = vErrors;
 return false;
 }
 else {
-errors = _errs185;
+errors = _errs188;
 if(vErrors !== null){
-if(_errs185){
-vErrors.length = _errs185;
+if(_errs188){
+vErrors.length = _errs188;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid0 = _errs184 === errors;
+var valid0 = _errs187 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.exposeInMeta !== undefined){
-const _errs195 = errors;
+const _errs198 = errors;
 if(typeof data.exposeInMeta !== "boolean"){
 validate20.errors = [{instancePath:instancePath+"/exposeInMeta",schemaPath:"#/properties/exposeInMeta/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
-var valid0 = _errs195 === errors;
+var valid0 = _errs198 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.enforce !== undefined){
-const _errs197 = errors;
+const _errs200 = errors;
 if(typeof data.enforce !== "boolean"){
 validate20.errors = [{instancePath:instancePath+"/enforce",schemaPath:"#/properties/enforce/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
-}
-var valid0 = _errs197 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.reflection !== undefined){
-const _errs199 = errors;
-if(!(validate47(data.reflection, {instancePath:instancePath+"/reflection",parentData:data,parentDataProperty:"reflection",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate47.errors : vErrors.concat(validate47.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs199 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.policy !== undefined){
-const _errs200 = errors;
-if(!(validate52(data.policy, {instancePath:instancePath+"/policy",parentData:data,parentDataProperty:"policy",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate52.errors : vErrors.concat(validate52.errors);
-errors = vErrors.length;
 }
 var valid0 = _errs200 === errors;
 }
@@ -6414,15 +6566,39 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.diagnostics !== undefined){
-let data96 = data.diagnostics;
-const _errs201 = errors;
-if(errors === _errs201){
-if(data96 && typeof data96 == "object" && !Array.isArray(data96)){
-for(const key21 in data96){
+if(data.reflection !== undefined){
+const _errs202 = errors;
+if(!(validate50(data.reflection, {instancePath:instancePath+"/reflection",parentData:data,parentDataProperty:"reflection",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate50.errors : vErrors.concat(validate50.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs202 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.policy !== undefined){
 const _errs203 = errors;
+if(!(validate55(data.policy, {instancePath:instancePath+"/policy",parentData:data,parentDataProperty:"policy",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate55.errors : vErrors.concat(validate55.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs203 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.diagnostics !== undefined){
+let data98 = data.diagnostics;
+const _errs204 = errors;
+if(errors === _errs204){
+if(data98 && typeof data98 == "object" && !Array.isArray(data98)){
+for(const key21 in data98){
+const _errs206 = errors;
 if(typeof key21 === "string"){
-if(!pattern41.test(key21)){
+if(!pattern43.test(key21)){
 const err13 = {instancePath:instancePath+"/diagnostics",schemaPath:"#/properties/diagnostics/propertyNames/pattern",keyword:"pattern",params:{pattern: "^MCPGEN_[A-Z0-9_]+$"},message:"must match pattern \""+"^MCPGEN_[A-Z0-9_]+$"+"\"",propertyName:key21};
 if(vErrors === null){
 vErrors = [err13];
@@ -6433,8 +6609,8 @@ vErrors.push(err13);
 errors++;
 }
 }
-var valid40 = _errs203 === errors;
-if(!valid40){
+var valid41 = _errs206 === errors;
+if(!valid41){
 const err14 = {instancePath:instancePath+"/diagnostics",schemaPath:"#/properties/diagnostics/propertyNames",keyword:"propertyNames",params:{propertyName: key21},message:"property name must be valid"};
 if(vErrors === null){
 vErrors = [err14];
@@ -6448,16 +6624,16 @@ return false;
 break;
 }
 }
-if(valid40){
-for(const key22 in data96){
-let data97 = data96[key22];
-const _errs205 = errors;
-if(!(((data97 === "off") || (data97 === "warning")) || (data97 === "error"))){
+if(valid41){
+for(const key22 in data98){
+let data99 = data98[key22];
+const _errs208 = errors;
+if(!(((data99 === "off") || (data99 === "warning")) || (data99 === "error"))){
 validate20.errors = [{instancePath:instancePath+"/diagnostics/" + key22.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/diagnostics/additionalProperties/enum",keyword:"enum",params:{allowedValues: schema31.properties.diagnostics.additionalProperties.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-var valid41 = _errs205 === errors;
-if(!valid41){
+var valid42 = _errs208 === errors;
+if(!valid42){
 break;
 }
 }
@@ -6468,10 +6644,11 @@ validate20.errors = [{instancePath:instancePath+"/diagnostics",schemaPath:"#/pro
 return false;
 }
 }
-var valid0 = _errs201 === errors;
+var valid0 = _errs204 === errors;
 }
 else {
 var valid0 = true;
+}
 }
 }
 }

@@ -54,14 +54,16 @@ export const CATALOG = {
   MCPGEN_SPEC_REF_CYCLE: 'A `$ref` cycle with no content: schemas (or parameters, responses, …) that only refer to each other, directly or through allOf/anyOf/oneOf/not.',
   MCPGEN_SPEC_TOO_DEEP: 'The OpenAPI document nests deeper than mcpgen reads (2500 levels of JSON).',
   MCPGEN_DUPLICATE_OPERATION_ID: 'Two operations share one operationId.',
-  MCPGEN_UNKNOWN_TAG: 'An include/exclude selector names a tag no operation has.',
-  MCPGEN_UNKNOWN_OPERATION: 'An include/exclude selector or an override names an operation the spec does not have.',
-  MCPGEN_UNMATCHED_PATH: 'An include/exclude path glob matches no operation.',
+  MCPGEN_UNKNOWN_TAG: "An include/exclude selector (or an argument rule's `match`) names a tag no operation has.",
+  MCPGEN_UNKNOWN_OPERATION: "An include/exclude selector, an argument rule's `match` or an override names an operation the spec does not have.",
+  MCPGEN_UNMATCHED_PATH: "An include/exclude path glob (or one of an argument rule's `match`) matches no operation.",
   MCPGEN_NO_TOOLS: 'After include/exclude, no operation is left.',
   MCPGEN_DUPLICATE_TOOL_NAME: 'Two tools would have the same name.',
   MCPGEN_INVALID_TOOL_NAME: 'An explicit tool name is not a legal MCP tool name or is too long.',
   MCPGEN_UNKNOWN_ARGUMENT: "An override's `arguments` names an argument the operation's tool does not have.",
-  MCPGEN_ARGUMENT_OVERRIDE_INVALID: 'An argument override is inconsistent: `hidden` without `value` or `env` (or with both, or with `default`/`description`/`name`), `value`/`env` without `hidden`, a rename that collides, or an unusable variable name.',
+  MCPGEN_ARGUMENT_OVERRIDE_INVALID: 'An argument override or argument rule is inconsistent: `hidden` without `value` or `env` (or with both, or with `default`/`description`/`name`/`as`), `value`/`env` without `hidden`, a rename that collides, an unusable variable name, or a rule that changes nothing.',
+  MCPGEN_ARGUMENT_RULE_UNMATCHED: 'An argument rule changes no tool: its `match` selects no tool, or none of the tools it selects has the argument it names (warning).',
+  MCPGEN_ARGUMENT_RULE_CONFLICT: 'Two argument rules set the same field of the same argument on one tool (a rule that hides an argument sets all of its fields).',
   MCPGEN_UNKNOWN_AUTH_SCHEME: 'An `auth` entry names a security scheme the spec does not define.',
   MCPGEN_AUTH_INVALID_FIELD: 'An `auth` entry has a field that does not fit its scheme type, names a settings variable, or has a `fromClient` that is not a usable header name.',
   MCPGEN_AUTH_FROM_CLIENT_AUTHORIZATION: 'A scheme takes its credential `fromClient` from the Authorization header, which carries the MCP client tokens when the server has some.',
@@ -140,6 +142,7 @@ export const WARNING_CODES = [
   'MCPGEN_POLICY_UNMATCHED_SELECTOR',
   'MCPGEN_POLICY_UNMATCHED_LIMIT',
   'MCPGEN_POLICY_NO_EFFECT',
+  'MCPGEN_ARGUMENT_RULE_UNMATCHED',
 ] as const satisfies readonly DiagnosticCode[];
 
 /** A code that can be a warning. */

@@ -9,7 +9,7 @@ import { handlerExports } from '../emit/ts/stubs.js';
 import type { IrServer } from '../ir/types.js';
 import { writeTree, type WriteReport } from '../write/tree.js';
 import { formatDiagnostics } from './format.js';
-import { driftOf, formatGithubDrift, formatJsonReport, formatResultsReport, formatSurfaceReport, formatTextDrift, presetSummaries, resultsSummary, servedPrompts, summarize, type DriftEntry, type Summary } from './report.js';
+import { driftOf, formatArgumentRulesReport, formatGithubDrift, formatJsonReport, formatResultsReport, formatSurfaceReport, formatTextDrift, presetSummaries, resultsSummary, servedPrompts, summarize, type DriftEntry, type Summary } from './report.js';
 import { NO_PROGRESS, paint, type Paint, type Progress } from './terminal.js';
 
 /**
@@ -164,7 +164,7 @@ export async function runBuild(opts: { manifest: string; out?: string; check: bo
   );
   io.stdout(presetLines(res.ir));
   for (const f of written.stubs) io.stdout(`Wrote handler stub ${out}/${f}: implement its functions (mcpgen will not overwrite it).\n`);
-  if (opts.report) io.stdout(formatSurfaceReport(res.ir));
+  if (opts.report) io.stdout(formatSurfaceReport(res.ir) + formatArgumentRulesReport(res.ir));
   const results = opts.report ? resultsSummary(res.ir) : undefined;
   if (results) io.stdout(formatResultsReport(results));
   io.stdout(nextSteps(res.ir, out, res.outDir!));

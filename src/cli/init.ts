@@ -20,7 +20,7 @@ import { loadSpec, type LoadedSpec } from '../openapi/load.js';
 import { knownTags, listOperations } from '../openapi/operations.js';
 import { PACKAGE_ROOT } from '../paths.js';
 import { sliceFlagsText, sliceSelectors, type Slice, type SliceFlags } from '../init/slice.js';
-import { commentText, starterManifest } from '../init/starter.js';
+import { commentText, proposeArgumentRules, starterManifest } from '../init/starter.js';
 import type { Io } from './commands.js';
 import { formatDiagnostics } from './format.js';
 import { paint } from './terminal.js';
@@ -102,11 +102,17 @@ async function modelOf(spec: LoadedSpec, specAbs: string, name: string, slice: S
     const file = path.join(dir, 'mcpgen.yaml');
     // JSON is YAML: the selectors go in as data, whatever the tags say
     const selectors = (slice.include ? `include: ${JSON.stringify(slice.include)}\n` : '') + (slice.exclude ? `exclude: ${JSON.stringify(slice.exclude)}\n` : '');
-    writeFileSync(file, `name: ${JSON.stringify(name)}\nopenapi: ${JSON.stringify(specAbs)}\n${selectors}`);
-    const own = new Diagnostics();
-    const loaded = await loadManifest(file, own, { cwd });
-    if (!loaded || !loaded.valid) throw new Error(`the minimal manifest did not load: ${own.sorted().map((d) => d.message).join('; ')}`);
-    const ir = buildIr({ manifest: resolveManifest(loaded), locateManifest: (p, o) => loaded.source.locate(p, o), spec, diagnostics: own });
+    const model = async (extra: string) => {
+      writeFileSync(file, `name: ${JSON.stringify(name)}\nopenapi: ${JSON.stringify(specAbs)}\n${selectors}${extra}`);
+      const own = new Diagnostics();
+      const loaded = await loadManifest(file, own, { cwd });
+      if (!loaded || !loaded.valid) throw new Error(`the minimal manifest did not load: ${own.sorted().map((d) => d.message).join('; ')}`);
+      return { own, loaded, ir: buildIr({ manifest: resolveManifest(loaded), locateManifest: (p, o) => loaded.source.locate(p, o), spec, diagnostics: own }) };
+    };
+    let { own, loaded, ir } = await model('');
+    // the argument rules the starter proposes change the surface it states: model it with them
+    const rules = proposeArgumentRules(ir);
+    if (rules.length > 0) ({ own, loaded, ir } = await model(`arguments: ${JSON.stringify(rules)}\n`));
     // what the model says about the spec is the user's business; about the minimal manifest
     // (no base URL, over budget), the starter's comments say it. A scheme sent as a static token
     // is acknowledged by the starter itself: it names every scheme's variable (`auth.<scheme>.env`)

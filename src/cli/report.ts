@@ -52,6 +52,8 @@ export type Summary = {
   largest: Contributor[];
   /** `build --report` only: the tokens of the tools' documented JSON response examples. */
   results?: ResultsSummary;
+  /** With argument rules in the manifest: each rule (`arguments[index]`), what it sets and how many tools it changed. */
+  argumentRules?: Array<{ index: number; name: string; sets: string[]; tools: number }>;
   /** `build` (not `--check`) only: what the write did. */
   files?: { added: number; changed: number; removed: number; unchanged: number };
   /** `build` only: handler stubs written (or, with `--check`, missing), as shown to the user. */
@@ -98,6 +100,28 @@ export function formatResultsReport(r: ResultsSummary): string {
   else {
     const shown = over.slice(0, 10).join(', ') + (over.length > 10 ? ` and ${over.length - 10} more` : '');
     lines.push(`  ${over.length} tool${over.length === 1 ? "'s compacted example is" : "s' compacted examples are"} over ${over.length === 1 ? 'its' : 'their'} maxTokens on ${over.length === 1 ? 'its' : 'their'} own: ${over.length === 1 ? 'its' : 'their'} results will be cut (${shown}).`);
+  }
+  return lines.join('\n') + '\n';
+}
+
+/**
+ * The `--report` lines of the manifest's argument rules: each rule, what it sets and how many
+ * tools it changed (the env variable's name is shown, a constant `value` never is).
+ *
+ * @example
+ * // Argument rules: 3 rules changed 157 tools:
+ * //   arguments[0] token: hidden, from env SLACK_TOKEN: 155 tools
+ * //   arguments[1] channel: shown as conversation: 2 tools (conversations_history, conversations_replies)
+ */
+export function formatArgumentRulesReport(ir: IrServer): string {
+  const rules = ir.argumentRules;
+  if (!rules || rules.length === 0) return '';
+  const changed = new Set(rules.flatMap((r) => r.tools)).size;
+  const lines = [`Argument rules: ${rules.length} rule${rules.length === 1 ? '' : 's'} changed ${changed} tool${changed === 1 ? '' : 's'}:`];
+  for (const r of rules) {
+    const sets = r.sets.map((f) => (f === 'hidden' ? `hidden, ${r.fill === 'value' ? 'a constant value' : `from env ${r.fill?.env ?? ''}`}` : f === 'as' ? `shown as ${r.as ?? ''}` : f));
+    const few = r.tools.length > 0 && r.tools.length <= 3 ? ` (${r.tools.join(', ')})` : '';
+    lines.push(`  arguments[${r.index}] ${r.name}: ${sets.join(', ')}: ${r.tools.length === 0 ? 'no tool' : `${r.tools.length} tool${r.tools.length === 1 ? '' : 's'}`}${few}`);
   }
   return lines.join('\n') + '\n';
 }
@@ -230,6 +254,7 @@ export function summarize(ir: IrServer, output: string, written?: WriteReport, c
   };
   const results = resultsSummary(ir);
   if (results) out.results = results;
+  if (ir.argumentRules) out.argumentRules = ir.argumentRules.map((r) => ({ index: r.index, name: r.name, sets: [...r.sets], tools: r.tools.length }));
   if (written) {
     if (!check) out.files = { added: written.added.length, changed: written.changed.length, removed: written.removed.length, unchanged: written.unchanged.length };
     out.stubs = written.stubs.map((f) => `${output}/${f}`);

@@ -7,6 +7,7 @@
  */
 import { Scalar, stringify } from 'yaml';
 import type { SelectorInput } from '../ir/select.js';
+import { reservedVariables } from '../ir/security.js';
 import type { HttpMethod, IrSecurityScheme, IrServer } from '../ir/types.js';
 
 /** What {@link starterManifest} is made from. */
@@ -88,6 +89,8 @@ export function starterManifest(input: StarterInput): string {
   surfaceSection(input, out);
   out('');
   authSection(input, out);
+  out('');
+  argumentsSection(ir, out);
   out('');
   concernsSection(ir, out);
   return lines.join('\n') + '\n';
@@ -214,6 +217,54 @@ function describeScheme(s: IrSecurityScheme): string {
       return 'HTTP basic';
     case 'oauth2ClientCredentials':
       return `OAuth 2.0 client credentials (token from ${commentText(s.tokenUrl, 60)})`;
+  }
+}
+
+/** Parameter names that carry a credential, lower case without `-` and `_`. */
+const CREDENTIAL_NAMES: ReadonlySet<string> = new Set(['token', 'accesstoken', 'authtoken', 'apitoken', 'bearertoken', 'sessiontoken', 'apikey', 'xapikey', 'xauthtoken', 'xaccesstoken', 'authorization', 'secret', 'clientsecret']);
+
+/**
+ * The argument rules the starter proposes: one hiding each parameter named like a credential
+ * (`token`, `api_key`, …) that is on most of `ir`'s operations, filled from `<PREFIX>_<NAME>`
+ * (a variable no scheme or setting uses). `mcpgen init` models the starter with them, so the
+ * surface it states is the one the starter builds.
+ */
+export function proposeArgumentRules(ir: IrServer): Array<{ name: string; hidden: true; env: string }> {
+  const counts = new Map<string, number>();
+  for (const t of ir.tools) {
+    for (const arg of new Set(t.params.filter((p) => CREDENTIAL_NAMES.has(p.name.toLowerCase().replace(/[-_]/g, ''))).map((p) => p.arg))) counts.set(arg, (counts.get(arg) ?? 0) + 1);
+  }
+  const taken = new Set([...reservedVariables(ir.envPrefix), ...ir.securitySchemes.flatMap((s) => Object.values(s.env))]);
+  return [...counts]
+    .filter(([, n]) => n * 2 > ir.tools.length)
+    .map(([arg]) => arg)
+    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+    .map((name) => {
+      const stem = `${ir.envPrefix}_${name.toUpperCase().replace(/[^A-Z0-9]+/g, '_').replace(/^_+|_+$/g, '')}`;
+      let env = stem;
+      for (let i = 2; taken.has(env); i++) env = `${stem}_${i}`;
+      taken.add(env);
+      return { name, hidden: true as const, env };
+    });
+}
+
+/** The proposed argument rules (see {@link proposeArgumentRules}), as `ir` applied them. */
+function argumentsSection(ir: IrServer, out: (...l: string[]) => void): void {
+  const rules = ir.argumentRules ?? [];
+  if (rules.length === 0) {
+    out('# arguments: rules that hide, fill, rename or default an argument on every tool that has it');
+    out('# (docs/manifest.md, "Argument rules"); no parameter named like a credential is on most operations.');
+    return;
+  }
+  out('# Arguments named like a credential on most operations: these rules hide them from the model on');
+  out('# every tool that has them, and the server sends the environment variable\'s value instead');
+  out('# (docs/manifest.md, "Argument rules"). Set the variable where the server runs; delete a rule to');
+  out('# let the model send the argument itself.');
+  out('arguments:');
+  for (const r of rules) {
+    out(`  - name: ${quoted(r.name)}   # on ${num(r.tools.length)} of ${plural(ir.tools.length, 'operation')}`);
+    out('    hidden: true');
+    out(`    env: ${quoted(r.fill !== undefined && r.fill !== 'value' ? r.fill.env : '')}`);
   }
 }
 

@@ -4,6 +4,7 @@
  * default, a description or another name. Applied to one operation's parts before its tool is
  * assembled, so the published schema, the `Args` type and everything checked against the tool's
  * arguments (gates, concern mappings) see the final arguments. The request keeps the wire names.
+ * Argument rules (argument-rules.ts) reach a tool as the same override map.
  */
 import { escapePointerToken, type Diagnostics, type Location } from '../diagnostics.js';
 import { isObject } from '../json.js';
@@ -21,6 +22,11 @@ export type ArgumentsInput = {
   operation: string;
   /** Manifest pointer of the `arguments` mapping. */
   at: string;
+  /**
+   * Fields written elsewhere than under `at` (an argument rule's): argument ⇒ override field ⇒
+   * manifest pointer, so a problem with such a field points where it is written.
+   */
+  sources?: ReadonlyMap<string, ReadonlyMap<string, string>>;
   /** The server's own settings variables (`<PREFIX>_BASE_URL`, …), which cannot hold an argument. */
   reserved: ReadonlySet<string>;
   locateManifest: (pointer: string, opts?: { key?: boolean }) => Location;
@@ -35,7 +41,10 @@ const VISIBLE_ONLY = ['default', 'description', 'name'] as const;
 export function applyArgumentOverrides(input: ArgumentsInput): OperationParts {
   const { parts, overrides, operation, diagnostics } = input;
   const targets = new Map<string, IrParam | IrBody>([...parts.params, ...(parts.body ? [parts.body] : [])].map((t) => [t.arg, t]));
-  const locate = (arg: string, field?: string, key = false) => input.locateManifest(`${input.at}/${escapePointerToken(arg)}${field ? `/${field}` : ''}`, { key });
+  const locate = (arg: string, field?: string, key = false) => {
+    const elsewhere = field === undefined ? undefined : input.sources?.get(arg)?.get(field);
+    return input.locateManifest(elsewhere ?? `${input.at}/${escapePointerToken(arg)}${field ? `/${field}` : ''}`, { key });
+  };
   const fail = (arg: string, field: string, message: string, help: string, key = false) => diagnostics.error('MCPGEN_ARGUMENT_OVERRIDE_INVALID', message, help, locate(arg, field, key));
 
   // per generated argument name: what changes (Maps, so a parameter named `__proto__` is data)
@@ -46,7 +55,6 @@ export function applyArgumentOverrides(input: ArgumentsInput): OperationParts {
   for (const arg of Object.keys(overrides)) {
     const o = overrides[arg];
     if (!isObject(o)) continue;
-    const has = (k: keyof ArgumentOverride) => Object.hasOwn(o, k);
     if (!targets.has(arg)) {
       const near = suggest(arg, targets.keys());
       const known = [...targets.keys()];
@@ -58,32 +66,11 @@ export function applyArgumentOverrides(input: ArgumentsInput): OperationParts {
       );
       continue;
     }
-    if (o.hidden === true) {
-      for (const k of VISIBLE_ONLY.filter(has)) fail(arg, k, `\`${k}\` does not apply to argument "${arg}" of ${operation}, which is hidden from the model`, `remove \`${k}\``, true);
-      if (has('value') && has('env')) fail(arg, 'env', `hidden argument "${arg}" of ${operation} gives both \`value\` and \`env\``, 'keep one: `value` for a constant, `env` for a value read from the environment', true);
-      else if (has('value')) {
-        if (isJsonValue(o.value)) fixed.set(arg, { value: o.value });
-        else fail(arg, 'value', `\`value\` of argument "${arg}" of ${operation} is not a JSON value`, 'use a string, a finite number, a boolean, null, or lists and mappings of those');
-      } else if (has('env')) {
-        const env = o.env!;
-        if (!ENV_NAME.test(env)) fail(arg, 'env', `"${env}" is not a legal environment variable name`, 'use upper-case letters, digits and `_`, not starting with a digit, e.g. `ACME_ACCOUNT_ID`');
-        else if (input.reserved.has(env)) fail(arg, 'env', `${env} is one of the server's own settings variables and cannot hold an argument`, 'choose another variable name');
-        else fixed.set(arg, { env });
-      } else fail(arg, 'hidden', `hidden argument "${arg}" of ${operation} has neither \`value\` nor \`env\`, so the server has nothing to send`, 'add `value: <constant>`, or `env: <VARIABLE>` to read it from the environment', true);
-      continue;
-    }
-    for (const k of (['value', 'env'] as const).filter(has)) {
-      fail(arg, k, `\`${k}\` of argument "${arg}" of ${operation} applies only to a hidden argument`, 'add `hidden: true`, or use `default` for a value the model may change', true);
-    }
-    if (has('default')) {
-      if (isJsonValue(o.default)) defaults.set(arg, o.default);
-      else fail(arg, 'default', `\`default\` of argument "${arg}" of ${operation} is not a JSON value`, 'use a string, a finite number, a boolean, null, or lists and mappings of those');
-    }
-    if (o.description !== undefined) descriptions.set(arg, o.description);
-    if (o.name !== undefined && o.name !== arg) {
-      if (ARG_NAME.test(o.name)) renames.set(arg, o.name);
-      else fail(arg, 'name', `"${o.name}" is not a legal argument name`, 'use letters, digits, `_`, `.` and `-`, at most 64 characters');
-    }
+    const read = readArgumentOverride({ arg, override: o, owner: operation, reserved: input.reserved, fail: (field, message, help, key) => fail(arg, field, message, help, key) });
+    if (read.fixed) fixed.set(arg, read.fixed);
+    if (Object.hasOwn(read, 'default')) defaults.set(arg, read.default);
+    if (read.description !== undefined) descriptions.set(arg, read.description);
+    if (read.name !== undefined) renames.set(arg, read.name);
   }
 
   // names must stay unique across every argument, hidden ones included: the server fills those under their own name
@@ -129,6 +116,53 @@ export function applyArgumentOverrides(input: ArgumentsInput): OperationParts {
   const result: OperationParts = { ...parts, inputSchema, params: parts.params.map(apply) };
   if (parts.body) result.body = apply(parts.body);
   return result;
+}
+
+/** What one argument override changes, once its fields are checked. */
+export type ReadOverride = { fixed?: NonNullable<IrParam['fixed']>; default?: unknown; description?: string; name?: string };
+
+/**
+ * Checks one argument override's fields against each other and returns what it changes; every
+ * problem goes to `fail` with the field it is about (`key`: point at the field's key). `owner`
+ * names what the argument belongs to in messages (`GET /pets`, or an argument rule).
+ */
+export function readArgumentOverride(input: {
+  arg: string;
+  override: ArgumentOverride;
+  owner: string;
+  reserved: ReadonlySet<string>;
+  fail: (field: keyof ArgumentOverride, message: string, help: string, key?: boolean) => void;
+}): ReadOverride {
+  const { arg, override: o, owner: operation, fail } = input;
+  const has = (k: keyof ArgumentOverride) => Object.hasOwn(o, k);
+  const out: ReadOverride = {};
+  if (o.hidden === true) {
+    for (const k of VISIBLE_ONLY.filter(has)) fail(k, `\`${k}\` does not apply to argument "${arg}" of ${operation}, which is hidden from the model`, `remove \`${k}\``, true);
+    if (has('value') && has('env')) fail('env', `hidden argument "${arg}" of ${operation} gives both \`value\` and \`env\``, 'keep one: `value` for a constant, `env` for a value read from the environment', true);
+    else if (has('value')) {
+      if (isJsonValue(o.value)) out.fixed = { value: o.value };
+      else fail('value', `\`value\` of argument "${arg}" of ${operation} is not a JSON value`, 'use a string, a finite number, a boolean, null, or lists and mappings of those');
+    } else if (has('env')) {
+      const env = o.env!;
+      if (!ENV_NAME.test(env)) fail('env', `"${env}" is not a legal environment variable name`, 'use upper-case letters, digits and `_`, not starting with a digit, e.g. `ACME_ACCOUNT_ID`');
+      else if (input.reserved.has(env)) fail('env', `${env} is one of the server's own settings variables and cannot hold an argument`, 'choose another variable name');
+      else out.fixed = { env };
+    } else fail('hidden', `hidden argument "${arg}" of ${operation} has neither \`value\` nor \`env\`, so the server has nothing to send`, 'add `value: <constant>`, or `env: <VARIABLE>` to read it from the environment', true);
+    return out;
+  }
+  for (const k of (['value', 'env'] as const).filter(has)) {
+    fail(k, `\`${k}\` of argument "${arg}" of ${operation} applies only to a hidden argument`, 'add `hidden: true`, or use `default` for a value the model may change', true);
+  }
+  if (has('default')) {
+    if (isJsonValue(o.default)) out.default = o.default;
+    else fail('default', `\`default\` of argument "${arg}" of ${operation} is not a JSON value`, 'use a string, a finite number, a boolean, null, or lists and mappings of those');
+  }
+  if (o.description !== undefined) out.description = o.description;
+  if (o.name !== undefined && o.name !== arg) {
+    if (ARG_NAME.test(o.name)) out.name = o.name;
+    else fail('name', `"${o.name}" is not a legal argument name`, 'use letters, digits, `_`, `.` and `-`, at most 64 characters');
+  }
+  return out;
 }
 
 /** True for what JSON can carry (YAML also allows `.inf`, `.nan` and other values the server could not send). */

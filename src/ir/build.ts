@@ -3,7 +3,7 @@
  */
 import type { Diagnostics, Location } from '../diagnostics.js';
 import { isObject } from '../json.js';
-import type { ArgumentOverride, Policy, ResultsOverride } from '../manifest/types.gen.js';
+import type { ArgumentOverride, ArgumentRule, Policy, ResultsOverride } from '../manifest/types.gen.js';
 import { resolveResults, type ResolvedManifest, type ResolvedResults } from '../manifest/load.js';
 import type { LoadedSpec } from '../openapi/load.js';
 import { knownTags, listOperations, type RawOperation } from '../openapi/operations.js';
@@ -14,6 +14,7 @@ import { assignDefTypes } from './def-types.js';
 import { resolveDiscovery } from './discovery.js';
 import { synthesizeDescription } from './describe.js';
 import { assignIdentifiers, assignToolNames, type NameRequest } from './names.js';
+import { ArgumentRules } from './argument-rules.js';
 import { applyArgumentOverrides } from './arguments.js';
 import { entryLabel, ExcludedReferences, excludedToolNames } from './excluded.js';
 import { operationParts } from './operation-tool.js';
@@ -50,6 +51,8 @@ export type BuildManifest = Pick<
   include?: SelectorInput[];
   exclude?: SelectorInput[];
   overrides?: Record<string, OverrideInput>;
+  /** `arguments` (argument rules) as written. */
+  argumentRules?: ArgumentRule[];
   /** `policy` as written. */
   policy?: Policy;
 };
@@ -141,6 +144,7 @@ export function buildIr(input: BuildInput): IrServer {
     diagnostics.error('MCPGEN_MANIFEST_INVALID', `maxInFlightBytes ${manifest.maxInFlightBytes} is less than maxResponseBytes ${manifest.maxResponseBytes}: no response could be read`, 'raise `maxInFlightBytes` to at least `maxResponseBytes` (the default is 67108864)', locateManifest('/maxInFlightBytes'));
   }
   const reserved = reservedVariables(manifest.envPrefix);
+  const rules = new ArgumentRules({ rules: manifest.argumentRules ?? [], ops, tags: knownTags(doc, ops), reserved, locateManifest, diagnostics });
   const schemaNotes: ToolSchemaNotes[] = [];
   const results = manifest.results ?? resolveResults(undefined);
   const calibrator = new ResultCalibrator();
@@ -151,9 +155,9 @@ export function buildIr(input: BuildInput): IrServer {
     if (parts.schemaNotes) schemaNotes.push({ tool: names[i]!, notes: parts.schemaNotes, location: spec.source.locate(op.pointer) });
     const entry = overrides.get(op);
     const ov = entry?.override;
-    if (entry && isObject(ov?.arguments)) {
-      parts = applyArgumentOverrides({ parts, overrides: ov.arguments, operation: `${op.httpMethod} ${op.path}`, at: `/overrides/${escape(entry.key)}/arguments`, reserved, locateManifest, diagnostics });
-    }
+    const args = [...parts.params.map((p) => p.arg), ...(parts.body ? [parts.body.arg] : [])];
+    const merged = rules.forTool({ op, name: names[i]!, args, own: isObject(ov?.arguments) ? ov.arguments : undefined });
+    if (merged) parts = applyArgumentOverrides({ parts, ...merged, operation: `${op.httpMethod} ${op.path}`, at: `/overrides/${escape(entry?.key ?? '')}/arguments`, reserved, locateManifest, diagnostics });
     const tool: IrOperationTool = {
       kind: 'operation-tool',
       name: names[i]!,
@@ -264,6 +268,7 @@ export function buildIr(input: BuildInput): IrServer {
   const resultPresets = resolveResultPresets(manifest.resultPresets, Object.keys(concerns?.presets ?? {}), { locate: locateManifest, diagnostics });
   if (resultPresets !== undefined) server.resultPresets = resultPresets;
   if (input.exampleTokens) server.resultExamples = resultExamples;
+  if (manifest.argumentRules !== undefined) server.argumentRules = rules.finish();
   if (reflection !== undefined) server.reflection = reflection;
   if (manifest.description !== undefined) server.description = manifest.description;
   if (manifest.package !== undefined) server.package = { ...manifest.package };

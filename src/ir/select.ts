@@ -59,38 +59,51 @@ function matches(c: Compiled, op: RawOperation): boolean {
   return true;
 }
 
+/** A selector as a test of one operation (argument rules' `match` uses it too). */
+export function selectorMatcher(s: SelectorInput): (op: RawOperation) => boolean {
+  const c = compile(s);
+  return (op) => matches(c, op);
+}
+
+/** What {@link checkSelector} checks a selector against. */
+export type SelectorContext = { ops: readonly RawOperation[]; tags: ReadonlySet<string>; locate: (pointer: string) => Location; diagnostics: Diagnostics };
+
+/**
+ * Reports the fields of one selector that name nothing: a tag or operationId the spec does not
+ * have (errors), a path glob no operation matches (warning). `at` is the selector's pointer and
+ * `label` names it in messages (`include`, `arguments[0].match`).
+ */
+export function checkSelector(s: SelectorInput, at: string, label: string, ctx: SelectorContext): void {
+  const { ops, tags, locate, diagnostics } = ctx;
+  const each = (field: 'tag' | 'operationId' | 'path', fn: (value: string, ptr: string) => void) => {
+    const raw = s[field];
+    if (raw === undefined) return;
+    if (Array.isArray(raw)) raw.forEach((v, j) => fn(v, `${at}/${field}/${j}`));
+    else fn(raw, `${at}/${field}`);
+  };
+  each('tag', (v, ptr) => {
+    if (tags.has(v)) return;
+    const near = suggest(v, tags);
+    diagnostics.error('MCPGEN_UNKNOWN_TAG', `${label} names tag "${v}", which no operation has`, near ? `did you mean "${near}"?` : `known tags: ${[...tags].sort().join(', ') || '(none)'}`, locate(ptr));
+  });
+  each('operationId', (v, ptr) => {
+    if (ops.some((o) => o.operationId === v)) return;
+    const near = suggest(v, ops.flatMap((o) => (o.operationId ? [o.operationId] : [])));
+    diagnostics.error('MCPGEN_UNKNOWN_OPERATION', `${label} names operationId "${v}", which the spec does not have`, near ? `did you mean "${near}"?` : 'check the operationId in the OpenAPI document', locate(ptr));
+  });
+  each('path', (v, ptr) => {
+    const m = picomatch(v, { nobrace: true, dot: true });
+    if (ops.some((o) => m(o.path))) return;
+    diagnostics.warn('MCPGEN_UNMATCHED_PATH', `${label} path glob "${v}" matches no operation`, '`*` matches within one path segment, `**` across segments; paths start with `/`', locate(ptr));
+  });
+}
+
 /** Applies include/exclude and reports selectors that name nothing. */
 export function selectOperations(opts: SelectOptions): RawOperation[] {
-  const { ops, tags, locate, diagnostics } = opts;
-  const operationIds = new Set(ops.flatMap((o) => (o.operationId ? [o.operationId] : [])));
-  const check = (key: 'include' | 'exclude', selectors: readonly SelectorInput[]) => {
-    selectors.forEach((s, i) => {
-      const each = (field: 'tag' | 'operationId' | 'path', fn: (value: string, ptr: string) => void) => {
-        const raw = s[field];
-        if (raw === undefined) return;
-        if (Array.isArray(raw)) raw.forEach((v, j) => fn(v, `/${key}/${i}/${field}/${j}`));
-        else fn(raw, `/${key}/${i}/${field}`);
-      };
-      each('tag', (v, ptr) => {
-        if (tags.has(v)) return;
-        const near = suggest(v, tags);
-        diagnostics.error('MCPGEN_UNKNOWN_TAG', `${key} names tag "${v}", which no operation has`, near ? `did you mean "${near}"?` : `known tags: ${[...tags].sort().join(', ') || '(none)'}`, locate(ptr));
-      });
-      each('operationId', (v, ptr) => {
-        if (operationIds.has(v)) return;
-        const near = suggest(v, operationIds);
-        diagnostics.error('MCPGEN_UNKNOWN_OPERATION', `${key} names operationId "${v}", which the spec does not have`, near ? `did you mean "${near}"?` : 'check the operationId in the OpenAPI document', locate(ptr));
-      });
-      each('path', (v, ptr) => {
-        const m = picomatch(v, { nobrace: true, dot: true });
-        if (ops.some((o) => m(o.path))) return;
-        diagnostics.warn('MCPGEN_UNMATCHED_PATH', `${key} path glob "${v}" matches no operation`, '`*` matches within one path segment, `**` across segments; paths start with `/`', locate(ptr));
-      });
-    });
-  };
-  if (opts.include) check('include', opts.include);
-  if (opts.exclude) check('exclude', opts.exclude);
+  const ctx: SelectorContext = { ops: opts.ops, tags: opts.tags, locate: opts.locate, diagnostics: opts.diagnostics };
+  opts.include?.forEach((s, i) => checkSelector(s, `/include/${i}`, 'include', ctx));
+  opts.exclude?.forEach((s, i) => checkSelector(s, `/exclude/${i}`, 'exclude', ctx));
   const inc = opts.include?.map(compile);
   const exc = opts.exclude?.map(compile) ?? [];
-  return ops.filter((op) => (!inc || inc.some((c) => matches(c, op))) && !exc.some((c) => matches(c, op)));
+  return opts.ops.filter((op) => (!inc || inc.some((c) => matches(c, op))) && !exc.some((c) => matches(c, op)));
 }

@@ -290,6 +290,8 @@ export type IrServer = {
    * order, the o200k tokens of its largest example as documented and compacted, and its budget.
    */
   resultExamples?: IrResultExample[];
+  /** The manifest's argument rules that could be applied, in manifest order, with the tools each changed (`build --report`). */
+  argumentRules?: IrArgumentRuleUse[];
   /** Tools in spec order (paths in document order, methods in a fixed order). */
   tools: IrOperationTool[];
   /** Definitions shared by the tools' schemas (those with `inputDefTypes.shared` / `outputDefTypes.shared`). */
@@ -347,6 +349,22 @@ export type IrPackage = {
   dependencies?: Record<string, string>;
   /** The manifest's `package.devDependencies`. */
   devDependencies?: Record<string, string>;
+};
+
+/** What one argument rule (manifest `arguments`) did. */
+export type IrArgumentRuleUse = {
+  /** Its index in the manifest's `arguments`. */
+  index: number;
+  /** The argument it targets, as generated. */
+  name: string;
+  /** What it sets (`hidden` alone for a rule that hides). */
+  sets: Array<'hidden' | 'default' | 'description' | 'as'>;
+  /** A hidden argument's source: the variable, or `value` for a constant (never the constant itself). */
+  fill?: { env: string } | 'value';
+  /** The name the model sees, for a rule with `as`. */
+  as?: string;
+  /** The tools it changed, in tool order. */
+  tools: string[];
 };
 
 /** The tool surface a client receives, computed with the generated server's own listing code. */

@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { Diagnostics } from '../diagnostics.js';
 import { isRecord, manifestSchema } from './schema.js';
 import { parseYamlSource, type YamlSource } from './source.js';
-import type { AuthScheme, ConcernMapping, Concern, ExtraTool, Manifest, Override, Policy, Preprocessor, Prompt, Reflection, Resource, ResourceTemplate, Selector } from './types.gen.js';
+import type { ArgumentRule, AuthScheme, ConcernMapping, Concern, ExtraTool, Manifest, Override, Policy, Preprocessor, Prompt, Reflection, Resource, ResourceTemplate, Selector } from './types.gen.js';
 
 /** The manifest's `uploads` settings. */
 export type Uploads = NonNullable<Manifest['uploads']>;
@@ -70,6 +70,8 @@ export type ResolvedManifest = {
   include?: Selector[];
   exclude?: Selector[];
   overrides?: Record<string, Override>;
+  /** `arguments` (argument rules) as written (entries that are not objects dropped). */
+  argumentRules?: ArgumentRule[];
   /** Environment variable names per security scheme, as written (entries that are not objects dropped). */
   auth?: Record<string, AuthScheme>;
   uploads?: Uploads;
@@ -330,6 +332,7 @@ export function resolveManifest(loaded: LoadedManifest): ResolvedManifest {
   if (isRecord(m.overrides)) {
     out.overrides = Object.fromEntries(Object.entries(m.overrides).filter(([, v]) => isRecord(v))) as Record<string, Override>;
   }
+  if (Array.isArray(m.arguments)) out.argumentRules = m.arguments.filter(isRecord) as ArgumentRule[];
   if (isRecord(m.uploads)) out.uploads = m.uploads as Uploads;
   if (isRecord(m.auth)) {
     out.auth = Object.fromEntries(Object.entries(m.auth).filter(([, v]) => isRecord(v))) as Record<string, AuthScheme>;

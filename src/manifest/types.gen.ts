@@ -294,6 +294,12 @@ export type Manifest = {
   /** Per-operation changes, keyed by operationId or by `METHOD /path` (e.g. `GET /pets/{petId}`). */
   overrides?: Record<string, Override>;
   /**
+   * Argument rules: each changes one argument on every tool that has it (of the operations its `match`
+   * selects, every operation by default), as `overrides.<operation>.arguments` does for one tool. A
+   * per-operation override of the same argument wins, field by field.
+   */
+  arguments?: ArgumentRule[];
+  /**
    * Credentials for the API's security schemes: maps a scheme name (from `components.securitySchemes`, or
    * `securityDefinitions` in Swagger 2.0) to the environment variables the generated server reads the secrets
    * from at run time. Only variable names go here, never secrets. A scheme that is not listed reads
@@ -507,6 +513,45 @@ export type ArgumentOverride = {
    * own name. Must be unique within the tool, letters, digits, `_`, `.` and `-`, at most 64 characters.
    */
   name?: string;
+};
+
+/**
+ * One argument rule: the argument `name` of every tool `match` selects that has it is hidden and filled
+ * (`hidden` with `value` or `env`), or gets a `default`, a `description` or another name (`as`). The fields
+ * mean what they mean in a per-operation argument override.
+ */
+export type ArgumentRule = {
+  /** The operations the rule applies to, as an `include`/`exclude` selector; every operation when omitted. */
+  match?: Selector;
+  /**
+   * The argument as generated (a parameter's argument name such as `token` or `per_page`, or `body`); tools
+   * without it are left alone.
+   */
+  name: string;
+  /**
+   * Leave the argument out of every matched tool's input schema and `Args` type; the server sends `value` or
+   * the value of `env` on every call.
+   */
+  hidden?: boolean;
+  /** The constant (any JSON value) the server sends for the hidden argument. */
+  value?: unknown;
+  /**
+   * Environment variable the server reads the hidden argument's value from, treated like a credential (never
+   * in generated files, error texts or logs; unset ⇒ calls fail naming it).
+   */
+  env?: EnvName;
+  /**
+   * Value the server sends when the model leaves the argument out (any JSON value); published as its schema's
+   * `default`.
+   */
+  default?: unknown;
+  /** Description of the argument to publish instead of the spec's. */
+  description?: string;
+  /**
+   * Name the model sees for the argument; requests still use the parameter's own name. Letters, digits, `_`,
+   * `.` and `-`, at most 64 characters, unique within each tool.
+   */
+  as?: string;
 };
 
 /** Result settings for this tool, over the top-level `results`: only the keys given change. */

@@ -166,6 +166,10 @@ const ROWS: Record<WarningCode, Row> = {
     files: base('policy:\n  access:\n    default: allow\n'),
     follow: (f) => edit(f, 'mcpgen.yaml', 'default: allow', 'default: deny'),
   },
+  MCPGEN_ARGUMENT_RULE_UNMATCHED: {
+    files: base('arguments:\n  - name: petid\n    description: The pet.\n'),
+    follow: (f, d) => edit(f, 'mcpgen.yaml', 'name: petid', `name: ${meant(d)}`),
+  },
 };
 
 const temps: string[] = [];
