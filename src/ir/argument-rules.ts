@@ -16,7 +16,8 @@ import type { RawOperation } from '../openapi/operations.js';
 import { suggest } from '../suggest.js';
 import { readArgumentOverride, type ArgumentsInput } from './arguments.js';
 import { checkSelector, selectorMatcher } from './select.js';
-import type { IrArgumentRuleUse } from './types.js';
+import type { IrArgumentRuleUse, IrFixedValue, JsonSchema } from './types.js';
+import type { OperationParts } from './operation-tool.js';
 
 /** A field of a rule, as precedence and conflicts see it. */
 type Field = 'hidden' | 'default' | 'description' | 'as';
@@ -56,6 +57,9 @@ type Rule = {
   had: number;
   tools: string[];
 };
+
+/** What the rules do to one tool: its argument overrides (with where rule fields are written), and the body fields they hide. */
+export type ToolRules = Pick<ArgumentsInput, 'overrides' | 'sources'> & { bodyFields: ReadonlyMap<string, IrFixedValue> };
 
 /** Two rules that set one field of one argument, and the tools they both reach. */
 type Conflict = { first: Rule; second: Rule; field: Field; tools: string[] };
@@ -113,17 +117,32 @@ export class ArgumentRules {
    * a rule reaches, the fields the tool's own entry does not set; with where each rule field is
    * written, for {@link applyArgumentOverrides}. Undefined when neither has anything.
    */
-  forTool(tool: { op: RawOperation; name: string; args: readonly string[]; own: Record<string, ArgumentOverride> | undefined }): Pick<ArgumentsInput, 'overrides' | 'sources'> | undefined {
+  forTool(tool: { op: RawOperation; name: string; args: readonly string[]; bodyFields: readonly string[]; own: Record<string, ArgumentOverride> | undefined }): ToolRules | undefined {
     const own = tool.own ?? {};
+    const bodyFields = new Map<string, IrFixedValue>();
     const overrides: Record<string, ArgumentOverride> = {};
     const sources = new Map<string, Map<string, string>>();
     for (const arg of Object.keys(own)) Object.defineProperty(overrides, arg, { value: own[arg], enumerable: true, writable: true, configurable: true });
     // argument ⇒ field ⇒ the rule that set it on this tool
     const claimed = new Map<string, Map<Field, Rule>>();
+    const bodyRule = new Map<string, Rule>();
     for (const rule of this.#rules) {
       if (!rule.matches(tool.op)) continue;
       rule.selected = true;
       for (const a of tool.args) rule.argsSeen.add(a);
+      // a rule that hides also hides a top-level field of that name in an object body (Slack takes `token` as a form field)
+      const field = rule.override.hidden === true && tool.bodyFields.includes(rule.arg) && !tool.args.includes(rule.arg);
+      if (field) {
+        rule.had++;
+        const first = bodyRule.get(rule.arg);
+        if (first) this.#conflict(first, rule, 'hidden', tool.name);
+        else {
+          bodyRule.set(rule.arg, rule);
+          bodyFields.set(rule.arg, rule.override.env !== undefined ? { env: rule.override.env } : { value: rule.override.value });
+          rule.tools.push(tool.name);
+        }
+        continue;
+      }
       if (!tool.args.includes(rule.arg)) continue;
       rule.had++;
       const mine = Object.hasOwn(own, rule.arg) && isObject(own[rule.arg]) ? own[rule.arg]! : undefined;
@@ -156,7 +175,8 @@ export class ArgumentRules {
       sources.set(rule.arg, from);
       rule.tools.push(tool.name);
     }
-    return Object.keys(overrides).length > 0 ? { overrides, sources } : undefined;
+    if (Object.keys(overrides).length === 0 && bodyFields.size === 0) return undefined;
+    return { overrides, sources, bodyFields };
   }
 
   #conflict(first: Rule, second: Rule, field: Field, tool: string): void {
@@ -204,4 +224,35 @@ export class ArgumentRules {
       return use;
     });
   }
+}
+
+/** The body property that carries the body's own fields, when it is an object schema written inline (not a `$ref`). */
+function bodySchema(parts: OperationParts): JsonSchema | undefined {
+  const props = parts.inputSchema.properties;
+  if (!parts.body || parts.body.binary || parts.body.fixed || !isObject(props)) return undefined;
+  const schema = props[parts.body.arg];
+  return isObject(schema) && isObject(schema.properties) ? schema : undefined;
+}
+
+/** The top-level fields of a tool's object body (see {@link hideBodyFields}). */
+export function bodyFieldNames(parts: OperationParts): string[] {
+  const schema = bodySchema(parts);
+  return schema ? Object.keys(schema.properties as object) : [];
+}
+
+/** `parts` with the body fields in `fields` gone from the body's schema (and its `required`) and set on the body. */
+export function hideBodyFields(parts: OperationParts, fields: ReadonlyMap<string, IrFixedValue>): OperationParts {
+  const schema = bodySchema(parts);
+  if (!schema || fields.size === 0) return parts;
+  const properties = Object.fromEntries(Object.entries(schema.properties as object).filter(([k]) => !fields.has(k)));
+  const required = Array.isArray(schema.required) ? (schema.required as string[]).filter((r) => !fields.has(r)) : undefined;
+  const next: JsonSchema = {};
+  for (const k of Object.keys(schema)) {
+    if (k === 'properties') next.properties = properties;
+    else if (k !== 'required') next[k] = schema[k];
+    else if (required && required.length > 0) next.required = required;
+  }
+  const arg = parts.body!.arg;
+  const inputProps = Object.fromEntries(Object.entries(parts.inputSchema.properties as object).map(([k, v]) => [k, k === arg ? next : v]));
+  return { ...parts, inputSchema: { ...parts.inputSchema, properties: inputProps }, body: { ...parts.body!, fields: [...fields].map(([name, fixed]) => ({ name, fixed })) } };
 }

@@ -14,7 +14,7 @@ import { assignDefTypes } from './def-types.js';
 import { resolveDiscovery } from './discovery.js';
 import { synthesizeDescription } from './describe.js';
 import { assignIdentifiers, assignToolNames, type NameRequest } from './names.js';
-import { ArgumentRules } from './argument-rules.js';
+import { ArgumentRules, bodyFieldNames, hideBodyFields } from './argument-rules.js';
 import { applyArgumentOverrides } from './arguments.js';
 import { entryLabel, ExcludedReferences, excludedToolNames } from './excluded.js';
 import { operationParts } from './operation-tool.js';
@@ -156,8 +156,8 @@ export function buildIr(input: BuildInput): IrServer {
     const entry = overrides.get(op);
     const ov = entry?.override;
     const args = [...parts.params.map((p) => p.arg), ...(parts.body ? [parts.body.arg] : [])];
-    const merged = rules.forTool({ op, name: names[i]!, args, own: isObject(ov?.arguments) ? ov.arguments : undefined });
-    if (merged) parts = applyArgumentOverrides({ parts, ...merged, operation: `${op.httpMethod} ${op.path}`, at: `/overrides/${escape(entry?.key ?? '')}/arguments`, reserved, locateManifest, diagnostics });
+    const merged = rules.forTool({ op, name: names[i]!, args, bodyFields: bodyFieldNames(parts), own: isObject(ov?.arguments) ? ov.arguments : undefined });
+    if (merged) parts = hideBodyFields(applyArgumentOverrides({ parts, overrides: merged.overrides, sources: merged.sources, operation: `${op.httpMethod} ${op.path}`, at: `/overrides/${escape(entry?.key ?? '')}/arguments`, reserved, locateManifest, diagnostics }), merged.bodyFields);
     const tool: IrOperationTool = {
       kind: 'operation-tool',
       name: names[i]!,

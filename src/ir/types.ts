@@ -71,6 +71,11 @@ export type IrBody = {
   fixed?: IrFixedValue;
   /** Body the server sends when the model leaves the argument out (manifest `default`). */
   default?: unknown;
+  /**
+   * Top-level properties of an object body hidden from the model (an argument rule that hides an
+   * argument of that name): the server sets each, and refuses a call whose body has one.
+   */
+  fields?: Array<{ name: string; fixed: IrFixedValue }>;
   origin: Origin;
 };
 

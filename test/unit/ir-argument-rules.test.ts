@@ -37,6 +37,16 @@ paths:
         - { name: conversation, in: query, schema: { type: string } }
         - { name: channel, in: query, schema: { type: string } }
       responses: { '204': { description: gone } }
+  /notes:
+    post:
+      operationId: addNote
+      tags: [notes]
+      requestBody:
+        required: true
+        content:
+          application/x-www-form-urlencoded:
+            schema: { type: object, properties: { token: { type: string, description: Auth token. }, text: { type: string } }, required: [token, text] }
+      responses: { '200': { description: ok } }
   /stores:
     get:
       operationId: listStores
@@ -75,7 +85,11 @@ describe('argument rules', () => {
     }
     expect(b.tool('listPets').inputSchema.required).toStrictEqual(['limit']);
     expect(b.tool('listStores').inputSchema).toStrictEqual({ type: 'object', properties: { limit: { type: 'integer' } }, additionalProperties: false });
-    expect(b.ir.argumentRules).toStrictEqual([{ index: 0, name: 'token', sets: ['hidden'], fill: { env: 'ACME_TOKEN' }, tools: ['listPets', 'createPet', 'deletePet'] }]);
+    // a form field of that name too: gone from the body's schema, set by the server
+    const note = b.tool('addNote');
+    expect(note.inputSchema.properties).toStrictEqual({ body: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } });
+    expect(note.body!.fields).toStrictEqual([{ name: 'token', fixed: { env: 'ACME_TOKEN' } }]);
+    expect(b.ir.argumentRules).toStrictEqual([{ index: 0, name: 'token', sets: ['hidden'], fill: { env: 'ACME_TOKEN' }, tools: ['listPets', 'createPet', 'deletePet', 'addNote'] }]);
   });
 
   it('match selects by operationId, path, method and tag; `as` renames, `default` and `description` publish', () => {
@@ -131,7 +145,7 @@ overrides:
     expect(param(b, 'deletePet', 'token')!.fixed).toBeUndefined();
     expect((b.tool('deletePet').inputSchema.properties as Record<string, unknown>).token).toStrictEqual({ type: 'string', description: 'Only here the model sends it.' });
     expect((b.tool('listStores').inputSchema.properties as Record<string, unknown>).limit).toStrictEqual({ type: 'integer', description: 'How many.', default: 5 });
-    expect(b.ir.argumentRules!.map((r) => r.tools)).toStrictEqual([['listPets'], ['listPets', 'listStores']]);
+    expect(b.ir.argumentRules!.map((r) => r.tools)).toStrictEqual([['listPets', 'addNote'], ['listPets', 'listStores']]);
   });
 
   it('reports a rule that changes no tool, with a suggestion that clears it', () => {

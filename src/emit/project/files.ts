@@ -126,7 +126,8 @@ function schemeVars(s: IrSecurityScheme): string {
 function argumentVariables(ir: IrServer): Array<{ name: string; uses: string }> {
   const uses = new Map<string, string[]>();
   for (const t of ir.tools) {
-    for (const a of [...t.params, ...(t.body ? [t.body] : [])]) {
+    const fields = (t.body?.fields ?? []).map((f) => ({ arg: `${t.body!.arg}.${f.name}`, fixed: f.fixed }));
+    for (const a of [...t.params, ...(t.body ? [t.body] : []), ...fields]) {
       if (a.fixed && 'env' in a.fixed) uses.set(a.fixed.env, [...(uses.get(a.fixed.env) ?? []), `${mdCode(t.name)} (${mdCode(a.arg)})`]);
     }
   }

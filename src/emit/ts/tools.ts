@@ -87,6 +87,8 @@ function toolExpr(t: IrOperationTool, schemaExpr: (s: JsonSchema) => string): st
     if (t.body.files) body.files = t.body.files;
     if (t.body.binary) body.binary = true;
     Object.assign(body, argumentFill(t.body));
+    // hidden fields of the body: the NAME of a variable or a constant, as for hidden arguments
+    if (t.body.fields) body.fields = t.body.fields.map((f) => ({ name: f.name, fixed: 'env' in f.fixed ? { env: f.fixed.env } : { value: f.fixed.value } }));
     http.body = body;
   }
   const fields: Array<[string, string]> = [

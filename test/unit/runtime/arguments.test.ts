@@ -50,3 +50,32 @@ describe('hidden arguments and defaults', () => {
     expect(missingArgumentVariables([tool('a', op), tool('b', other)], { ACME_ACCOUNT: 'x' })).toStrictEqual([{ variable: 'ACME_TOKEN', tools: ['a', 'b'] }]);
   });
 });
+
+describe('hidden fields of an object body (argument rules)', () => {
+  const form: HttpOperation = {
+    method: 'POST',
+    path: '/emoji.add',
+    params: [],
+    body: { arg: 'body', contentType: 'application/x-www-form-urlencoded', fields: [{ name: 'token', fixed: { env: 'SLACK_TOKEN' } }, { name: 'team', fixed: { value: 'T1' } }] },
+  };
+
+  it('sets each hidden field in the body the model sent (or in a new one), from the environment or a constant', () => {
+    const env = readArgumentEnv([tool('emoji_add', form)], { SLACK_TOKEN: 'xoxb-1/2' });
+    const args = { body: { name: 'party' } };
+    const filled = fillArguments(form, args, env);
+    if (!filled.ok) throw new Error(filled.message);
+    expect(args).toStrictEqual({ body: { name: 'party' } });
+    expect(filled.args).toStrictEqual({ body: { name: 'party', token: 'xoxb-1/2', team: 'T1' } });
+    expect(buildRequest(form, filled.args, 'https://slack.example').body).toBe('name=party&token=xoxb-1%2F2&team=T1');
+    expect(filled.secrets).toEqual(expect.arrayContaining(['xoxb-1/2', 'xoxb-1%2F2']));
+    const none = fillArguments(form, {}, env);
+    expect(none.ok && none.args).toStrictEqual({ body: { token: 'xoxb-1/2', team: 'T1' } });
+  });
+
+  it('refuses a body that carries a hidden field, like an unknown argument, and names an unset variable', () => {
+    const env = readArgumentEnv([tool('emoji_add', form)], { SLACK_TOKEN: 'xoxb-1' });
+    expect(fillArguments(form, { body: { name: 'party', token: 'from-the-model' } }, env)).toStrictEqual({ ok: false, invalid: true, message: 'unknown argument "token" in "body"' });
+    expect(fillArguments(form, { body: { name: 'party' } }, new Map())).toStrictEqual({ ok: false, message: 'missing configuration: set SLACK_TOKEN (hidden argument "token" of "body") in the server\'s environment' });
+    expect(missingArgumentVariables([tool('emoji_add', form)], {})).toStrictEqual([{ variable: 'SLACK_TOKEN', tools: ['emoji_add'] }]);
+  });
+});
