@@ -1,5 +1,5 @@
 /**
- * Concern filtering (seed 002) → IR: declarations, mappings and presets, each checked against
+ * Concern filtering → IR: declarations, mappings and presets, each checked against
  * the declarations and the primitives the server really has (tools by final name, operation
  * tools included), with did-you-mean hints.
  */

@@ -1,5 +1,5 @@
 /**
- * The policy layer (manifest `policy`, seed 003) → IR: the audit settings as given, access rules
+ * The policy layer (manifest `policy`) → IR: the audit settings as given, access rules
  * resolved to the exact primitives they match, and limits resolved to tool names.
  *
  * Matching runs here, at build time, over the primitives the server really serves: operation

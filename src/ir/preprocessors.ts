@@ -1,5 +1,5 @@
 /**
- * Preprocessors of the manifest (seed 000) → IR, with the checks a schema cannot express: names
+ * Preprocessors of the manifest → IR, with the checks a schema cannot express: names
  * unique among preprocessors and distinct from every tool, `after` naming existing
  * preprocessors, and no cycle through `after` (each cycle reported once, with its path).
  */

@@ -1,5 +1,5 @@
 /**
- * Custom primitives of the manifest (seed 004) → IR: extra tools, prompts, resources and
+ * Custom primitives of the manifest → IR: extra tools, prompts, resources and
  * resource templates, with their handler references resolved and every build-time check that
  * needs no output directory (schemas, templates, URI templates, embedded files, uniqueness).
  * Tool names are decided with the operation tools in `build.ts`.

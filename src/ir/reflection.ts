@@ -1,5 +1,5 @@
 /**
- * The reflection gate of the manifest (seed 001) → IR, with the checks a schema cannot express:
+ * The reflection gate of the manifest → IR, with the checks a schema cannot express:
  * gated tools exist; gate domains are declared; gate prompts do not clash with other prompts and
  * one prompt name has one template; templates parse and use only the gate's prompt arguments;
  * prompt-argument templates parse and read only the tool's arguments; `persist_justification`

@@ -519,7 +519,7 @@ export type IrConcerns = {
   enforce: boolean;
 };
 
-/** A preprocessor (manifest `preprocessors`, seed 000): a handler run on the user input, never a tool. */
+/** A preprocessor (manifest `preprocessors`): a handler run on the user input, never a tool. */
 export type IrPreprocessor = {
   kind: 'preprocessor';
   /** Unique among preprocessors, and not a tool name. */
@@ -548,7 +548,7 @@ export type IrGate = {
   origin: Origin;
 };
 
-/** The reflection gate (manifest `reflection`, seed 001). */
+/** The reflection gate (manifest `reflection`). */
 export type IrReflection = {
   storeDir: string;
   mode: 'auto' | 'sampling' | 'host';

@@ -1,5 +1,5 @@
 /**
- * Emits the custom primitives of a manifest (seed 004):
+ * Emits the custom primitives of a manifest:
  * - `src/extra-tools.gen.ts`: per extra tool an exported `<Tool>Args` / `<Tool>Result` type
  *   (from its JSON Schemas) and a `defineTool<Args, Result>({…, handler })` constant, so a user
  *   handler with the wrong signature fails `tsc` right there;
