@@ -68,7 +68,7 @@ function build(api, spec) {
 
 /**
  * The API's search as its server runs it, and the BM25 baseline's documents.
- * @returns {Promise<{ names: string[], search: (query: string, limit: number) => string[], docs: Array<{ name: string, text: string }> }>}
+ * @returns {Promise<{ names: string[], search: (query: string, limit: number) => string[], call: (args: object) => { text: string, results: Array<{ name: string, area?: string, score: number }> }, docs: Array<{ name: string, text: string }> }>}
  */
 export async function loadApi(api, spec) {
   const out = build(api, spec);
@@ -78,10 +78,12 @@ export async function loadApi(api, spec) {
   const { tools } = await import(url('tools.gen.js'));
   const byName = new Map(tools.map((t) => [t.name, t]));
   const toolSearch = createToolSearch(searchIndex, { mode: 'search' });
-  const search = (query, limit) => {
-    const answer = toolSearch.search({ query, limit }, () => true, (name) => byName.get(name));
-    return (answer.structuredContent?.results ?? []).map((r) => r.name);
+  /** `search_tools` as a client calls it: the answer's text and its results. */
+  const call = (args) => {
+    const answer = toolSearch.search(args, () => true, (name) => byName.get(name));
+    return { text: answer.content[0].text, results: answer.structuredContent?.results ?? [] };
   };
+  const search = (query, limit) => call({ query, limit }).results.map((r) => r.name);
   // Baseline fields: the tool's name and its operation's summary and description from the spec
   // (the path item's when the operation has none, as OpenAPI applies them to all its operations).
   const doc = JSON.parse(readFileSync(path.join(root, spec), 'utf8'));
@@ -91,5 +93,5 @@ export async function loadApi(api, spec) {
     if (!op) return { name: t.name, text: `${t.name} ${t.title ?? ''} ${t.description ?? ''}` };
     return { name: t.name, text: `${t.name} ${op.summary || item.summary || ''} ${op.description || item.description || ''}` };
   });
-  return { names: tools.map((t) => t.name), search, docs };
+  return { names: tools.map((t) => t.name), search, call, docs };
 }

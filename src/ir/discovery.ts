@@ -46,7 +46,7 @@ export function discoveryOf(ir: Pick<IrServer, 'discovery' | 'presetDiscovery'>,
   return ir.discovery === 'search' ? 'search' : 'list';
 }
 
-/** Whether the server needs search mode's runtime, index and `minisearch`: the default or any preset is `search`. */
+/** Whether the server needs search mode's runtime, index and `stemmer`: the default or any preset is `search`. */
 export function usesSearch(ir: Pick<IrServer, 'discovery' | 'presetDiscovery'>): boolean {
   return ir.discovery === 'search' || Object.values(ir.presetDiscovery ?? {}).includes('search');
 }

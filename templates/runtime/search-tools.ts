@@ -20,21 +20,34 @@ export const SEARCH_LIMITS = {
   descriptionChars: 200,
   /** Characters of a query. */
   queryChars: 500,
+  /** Areas in one page of a query-less `search_tools` answer. */
+  areaPage: 20,
+  /** Characters of an area's `about` line. */
+  areaAboutChars: 50,
+  /** Tools in one page of an area's listing. */
+  toolPage: 15,
+  /** Characters of a tool's summary in an area's listing. */
+  toolLineChars: 70,
 } as const;
+
+/** The HTTP methods `search_tools` filters on. */
+export const SEARCH_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
 /** The `tools/list` entries of search mode, in list order. */
 export const SEARCH_TOOLS: readonly ToolEntry[] = [
   {
     name: SEARCH_TOOL_NAMES.search,
     title: 'Search tools',
-    description: `Finds the tools of this server that fit a task, best match first. Describe the task in plain words; then call describe_tool for a tool's arguments, and call_tool to run it.`,
+    description: `Finds the tools of this server that fit a task, best match first. Describe the task in plain words; then call describe_tool for a tool's arguments, and call_tool to run it. No query: the API's areas; a tag: only that area.`,
     inputSchema: {
       type: 'object',
       properties: {
         query: { type: 'string', minLength: 1, maxLength: SEARCH_LIMITS.queryChars, description: 'What you want to do, in plain words.' },
-        limit: { type: 'integer', minimum: 1, maximum: SEARCH_LIMITS.maxLimit, default: SEARCH_LIMITS.defaultLimit, description: 'Most results to return.' },
+        limit: { type: 'integer', minimum: 1, maximum: SEARCH_LIMITS.maxLimit, default: SEARCH_LIMITS.defaultLimit },
+        method: { type: 'string', enum: [...SEARCH_METHODS] },
+        tag: { type: 'string' },
+        page: { type: 'integer', minimum: 1 },
       },
-      required: ['query'],
       additionalProperties: false,
     },
     annotations: { title: 'Search tools', readOnlyHint: true, openWorldHint: false },

@@ -1,33 +1,63 @@
 /**
  * Search mode: instead of every tool, the server lists `search_tools`, `describe_tool` and
- * `call_tool`. The full-text index over the tools (search-index.ts) is built when the project is
- * generated and loaded here at start-up; `createToolSearch` answers `search_tools` with it.
+ * `call_tool`. The index over the tools (search-index.ts) is built when the project is generated
+ * and loaded here at start-up; `createToolSearch` answers `search_tools` with it: ranked results
+ * for a query (search-rank.ts), optionally only of one method or area; without a query, the areas
+ * or one area's tools (search-areas.ts). With `MCPGEN_SEARCH_DEBUG` set, each ranked answer also
+ * writes why each result scored what it did to stderr.
  *
  * This file is copied into generated projects that use search mode.
  */
-import MiniSearch from 'minisearch';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import { INDEX_OPTIONS, rankTools } from './search-index.js';
-import type { SearchDocument } from './search-index.js';
-import { SEARCH_LIMITS, SEARCH_TOOLS, SEARCH_TOOL_NAMES } from './search-tools.js';
+import { areaLines, clip, findArea, page } from './search-areas.js';
+import { summaryOf } from './search-index.js';
+import { loadIndex, rank } from './search-rank.js';
+import type { Explanation } from './search-rank.js';
+import { queryIntent } from './search-text.js';
+import { SEARCH_LIMITS, SEARCH_METHODS, SEARCH_TOOLS, SEARCH_TOOL_NAMES } from './search-tools.js';
 import type { ToolSearch } from './server.js';
 
-export { buildSearchIndex, expandQuery, INDEX_OPTIONS, rankTools, searchDocument, stem } from './search-index.js';
-export type { SearchDocument, SearchSource } from './search-index.js';
+export { buildSearchIndex, fieldTexts } from './search-index.js';
+export type { Lexicon, SearchSource } from './search-index.js';
 
-/** The `search_tools` arguments, checked: a query (cut to its bound) and a limit (capped). */
-function searchArguments(args: unknown): { query: string; limit: number } {
+/** The `search_tools` arguments, checked. */
+type SearchArguments = { query?: string; limit: number; method?: string; tag?: string; page: number };
+
+function searchArguments(args: unknown): SearchArguments {
   const invalid = (why: string) => new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid arguments for tool ${SEARCH_TOOL_NAMES.search}: ${why}`);
-  const { query, limit } = args as { query?: unknown; limit?: unknown };
-  if (typeof query !== 'string' || query.trim().length === 0) throw invalid('query must be a non-empty string');
-  if (limit !== undefined && (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1)) throw invalid('limit must be a positive integer');
-  return { query: query.slice(0, SEARCH_LIMITS.queryChars), limit: Math.min(limit ?? SEARCH_LIMITS.defaultLimit, SEARCH_LIMITS.maxLimit) };
+  const { query, limit, method, tag, page: p } = (typeof args === 'object' && args !== null ? args : {}) as Record<string, unknown>;
+  if (query !== undefined && (typeof query !== 'string' || query.trim().length === 0)) throw invalid('query must be a non-empty string');
+  const positive = (v: unknown, name: string) => {
+    if (v !== undefined && (typeof v !== 'number' || !Number.isInteger(v) || v < 1)) throw invalid(`${name} must be a positive integer`);
+  };
+  positive(limit, 'limit');
+  positive(p, 'page');
+  if (method !== undefined && (typeof method !== 'string' || !(SEARCH_METHODS as readonly string[]).includes(method.toUpperCase()))) throw invalid(`method must be one of ${SEARCH_METHODS.join(', ')}`);
+  if (tag !== undefined && (typeof tag !== 'string' || tag.trim().length === 0)) throw invalid('tag must be a non-empty string');
+  return {
+    ...(typeof query === 'string' ? { query: query.slice(0, SEARCH_LIMITS.queryChars) } : {}),
+    limit: Math.min((limit as number | undefined) ?? SEARCH_LIMITS.defaultLimit, SEARCH_LIMITS.maxLimit),
+    ...(typeof method === 'string' ? { method: method.toUpperCase() } : {}),
+    ...(typeof tag === 'string' ? { tag: tag.slice(0, 200) } : {}),
+    page: Math.min((p as number | undefined) ?? 1, 1_000_000),
+  };
 }
 
 /** A description cut to {@link SEARCH_LIMITS}.descriptionChars. */
 function cut(text: string): string {
   return text.length > SEARCH_LIMITS.descriptionChars ? `${text.slice(0, SEARCH_LIMITS.descriptionChars - 1)}…` : text;
+}
+
+/** One stderr line per ranked result: its score and what made it (MCPGEN_SEARCH_DEBUG). */
+function debugLines(query: string, hits: ReadonlyArray<{ index: number; name: string; score: number }>, why: Map<number, Explanation>): string {
+  const lines = [`[search] ${JSON.stringify(query)} intent=${queryIntent(query) ?? 'none'}`];
+  hits.forEach((h, i) => {
+    const e = why.get(h.index)!;
+    const terms = e.terms.map((t) => `${t.term}(idf ${t.idf}; ${t.fields.join(',')})=${t.score}`).join(' ');
+    lines.push(`[search] #${i + 1} ${h.name} score=${Math.round(h.score * 1000) / 1000} = lexical ${e.lexical} × intent ${e.intent.factor} (query ${e.intent.query ?? '-'}, tool ${e.intent.tool ?? '-'}); tiebreak ${e.tiebreak}; ${terms}`);
+  });
+  return `${lines.join('\n')}\n`;
 }
 
 /** Longest name a did-you-mean is worked out for: a longer one is no typo, and comparing it would cost. */
@@ -91,22 +121,57 @@ export type DiscoveryModes = { readonly mode: 'list' | 'search'; readonly preset
  * every request lists the search tools; with it, the requests whose active concern preset (or,
  * without one, the server) is in search mode (`modeOf`).
  */
-export function createToolSearch(serialised: string, discovery: DiscoveryModes = { mode: 'search' }): ToolSearch & Required<Pick<ToolSearch, 'modeOf'>> {
-  const index = MiniSearch.loadJSON<SearchDocument>(serialised, INDEX_OPTIONS);
+export function createToolSearch(serialised: string, discovery: DiscoveryModes = { mode: 'search' }, env: NodeJS.ProcessEnv = process.env): ToolSearch & Required<Pick<ToolSearch, 'modeOf'>> {
+  const index = loadIndex(serialised);
   const presets = discovery.presets ?? {};
+  const debug = (env.MCPGEN_SEARCH_DEBUG ?? '') !== '' && env.MCPGEN_SEARCH_DEBUG !== '0';
+  const answer = (text: string, structured: Record<string, unknown>): CallToolResult => ({ content: [{ type: 'text', text }], structuredContent: structured });
   return {
     tools: SEARCH_TOOLS,
     names: SEARCH_TOOL_NAMES,
     modeOf: (preset) => (preset !== undefined && Object.hasOwn(presets, preset) ? presets[preset]! : discovery.mode),
     unknown: unknownToolMessage,
     search(args, keep, describe): CallToolResult {
-      const { query, limit } = searchArguments(args);
-      const results = rankTools(index, query, limit, keep).map((hit) => {
+      const a = searchArguments(args);
+      const area = a.tag === undefined ? undefined : findArea(index, a.tag);
+      if (area === -1) {
+        const known = index.data.areas.map(([n]) => n);
+        const near = closestNames(a.tag!, known).map((n) => JSON.stringify(n));
+        return answer(`No area ${JSON.stringify(a.tag)}.${near.length > 0 ? ` Did you mean ${near.join(' or ')}?` : ''} Call ${SEARCH_TOOL_NAMES.search} without a query for the areas.`, { results: [] });
+      }
+      const visible = (doc: number): boolean => {
+        const [name, , toolArea, method] = index.data.tools[doc]!;
+        return (area === undefined || toolArea === area) && (a.method === undefined || method === a.method) && keep(name);
+      };
+      if (a.query === undefined) {
+        if (area === undefined) {
+          const all = areaLines(index, visible, (doc) => index.data.tools[doc]![0]);
+          const p = page(all, a.page, SEARCH_LIMITS.areaPage);
+          const lines = p.items.map((x) => `${x.area} (${x.tools}): ${x.about}`);
+          const more = p.page < p.pages ? `\nPage ${p.page} of ${p.pages}: page ${p.page + 1} for more.` : '';
+          return answer(`Areas (tools): pass one as tag, with or without a query.\n${lines.join('\n')}${more}`, { areas: p.items, page: p.page, pages: p.pages });
+        }
+        const docs = index.data.tools.map((_, doc) => doc).filter(visible);
+        const p = page(docs, a.page, SEARCH_LIMITS.toolPage);
+        const tools = p.items.map((doc) => {
+          const name = index.data.tools[doc]![0];
+          const tool = describe(name);
+          return { name, summary: clip(summaryOf({ ...(tool?.title !== undefined ? { title: tool.title } : {}), description: tool?.description ?? '' }).summary, SEARCH_LIMITS.toolLineChars) };
+        });
+        const more = p.page < p.pages ? `\nPage ${p.page} of ${p.pages}: page ${p.page + 1} for more.` : '';
+        const areaName = index.data.areas[area]![0];
+        return answer(`${areaName}: ${docs.length} tools.\n${tools.map((t) => `${t.name}: ${t.summary}`).join('\n')}${more}`, { area: areaName, tools, page: p.page, pages: p.pages });
+      }
+      const why = debug ? new Map<number, Explanation>() : undefined;
+      const hits = rank(index, a.query, a.limit, visible, why);
+      if (why !== undefined) process.stderr.write(debugLines(a.query, hits, why));
+      const results = hits.map((hit) => {
         const tool = describe(hit.name);
-        return { name: hit.name, ...(tool?.title !== undefined ? { title: tool.title } : {}), description: cut(tool?.description ?? ''), score: hit.score };
+        const area = index.data.areas[index.data.tools[hit.index]![2]]![0];
+        return { name: hit.name, ...(tool?.title !== undefined ? { title: tool.title } : {}), description: cut(tool?.description ?? ''), ...(index.data.areas.length > 1 ? { area } : {}), score: Math.round(hit.score * 100) / 100 };
       });
-      const text = results.length > 0 ? JSON.stringify(results) : `No tool matches ${JSON.stringify(query)}; try other words.`;
-      return { content: [{ type: 'text', text }], structuredContent: { results } };
+      const text = results.length > 0 ? JSON.stringify(results) : `No tool matches ${JSON.stringify(a.query)}; try other words, or call ${SEARCH_TOOL_NAMES.search} without a query to browse the areas.`;
+      return answer(text, { results });
     },
   };
 }

@@ -2,7 +2,8 @@
  * Search mode on GitHub's REST API (1,223 operations): test/fixtures/github/mcpgen.yaml built
  * with `discovery: search`, compiled with mcpgen's own tsc and driven over stdio by the SDK
  * `Client` against a local backend on 127.0.0.1. `tools/list` stays under 3 KB; search_tools
- * ranks the tool a user means in the first three for at least 18 of the 20 committed queries;
+ * answers as its build-time index ranks (quality is measured by `npm run eval:search`), browses
+ * areas and filters by tag and method;
  * describe_tool and call_tool reach the backend with a validated request; invalid arguments
  * through call_tool are refused exactly like a direct call; a gated tool stays gated. The same
  * build has two presets that list their tools (`discovery: { mode: search, presets: { code-review:
@@ -12,6 +13,7 @@
 import http from 'node:http';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -91,15 +93,48 @@ describe('search mode on GitHub', () => {
     expect(report.summary!.tools).toBe(1224);
   });
 
-  it('ranks the expected tool in the first three for at least 18 of the 20 queries', async () => {
+  // These 20 queries are the ones the former ranking's hand synonym table was tuned on (issue 31):
+  // ranking quality is measured by `npm run eval:search` on queries nobody tuned for, so this test
+  // checks that the server answers over stdio exactly as the index it was built with ranks, that
+  // what a model reads at the default limit stays within 2 KB, and a floor that catches a broken
+  // index (not a quality bar).
+  it('answers over stdio as its build-time index ranks, within 2 KB at the default limit; the expected tool in the first ten for at least half of the 20 queries', async () => {
+    const { createToolSearch } = (await import(pathToFileURL(path.join(work, 'server/dist/runtime/search.js')).href)) as typeof import('../../templates/runtime/search.js');
+    const { searchIndex } = (await import(pathToFileURL(path.join(work, 'server/dist/search-index.gen.js')).href)) as { searchIndex: string };
+    const local = createToolSearch(searchIndex, undefined, {});
     const misses: string[] = [];
     for (const q of QUERIES.queries) {
-      const r = await call('search_tools', { query: q.query, limit: 3 });
+      const r = await call('search_tools', { query: q.query, limit: 10 });
       const names = (r.structuredContent as { results: Array<{ name: string }> }).results.map((x) => x.name);
-      if (!names.includes(q.tool)) misses.push(`${q.query} => ${q.tool} (got ${names.join(', ')})`);
+      const expected = (local.search({ query: q.query, limit: 10 }, () => true, () => undefined).structuredContent as { results: Array<{ name: string }> }).results.map((x) => x.name);
+      expect(names, q.query).toEqual(expected);
+      if (!names.includes(q.tool)) misses.push(`${q.query} => ${q.tool} (got ${names.slice(0, 3).join(', ')})`);
+      const five = await call('search_tools', { query: q.query });
+      expect(Buffer.byteLength(text(five)), q.query).toBeLessThanOrEqual(2048);
     }
     expect(QUERIES.queries.length).toBeGreaterThanOrEqual(20);
-    expect(misses.length, misses.join('\n')).toBeLessThanOrEqual(QUERIES.queries.length - 18);
+    expect(misses.length, misses.join('\n')).toBeLessThanOrEqual(QUERIES.queries.length / 2);
+  });
+
+  it('browses: a call without a query lists the areas (tags) in pages, a tag lists or searches only that area, a method filters', async () => {
+    const areas = await call('search_tools', {});
+    const first = areas.structuredContent as { areas: Array<{ area: string; tools: number }>; page: number; pages: number };
+    expect(first.page).toBe(1);
+    expect(first.pages).toBeGreaterThan(1);
+    expect(Buffer.byteLength(text(areas))).toBeLessThanOrEqual(2048);
+    const all = [...first.areas];
+    for (let page = 2; page <= first.pages; page++) all.push(...((await call('search_tools', { page })).structuredContent as typeof first).areas);
+    expect(all.reduce((n, a) => n + a.tools, 0)).toBe(1223);
+    expect(all.find((a) => a.area === 'issues')?.tools).toBeGreaterThan(40);
+    const issues = await call('search_tools', { tag: 'issues' });
+    const listing = issues.structuredContent as { area: string; tools: Array<{ name: string }>; pages: number };
+    expect(listing.area).toBe('issues');
+    expect(listing.tools.every((t) => t.name.startsWith('issues_'))).toBe(true);
+    expect(Buffer.byteLength(text(issues))).toBeLessThanOrEqual(2048);
+    const deletes = await call('search_tools', { query: 'comment', tag: 'issues', method: 'DELETE' });
+    const names = (deletes.structuredContent as { results: Array<{ name: string }> }).results.map((x) => x.name);
+    // the issues area's DELETE operations about comments, and nothing else
+    expect([...names].sort()).toEqual(['issues_delete-comment', 'issues_unpin-comment']);
   });
 
   it('bounds every answer: limit capped at 20, descriptions cut', async () => {

@@ -21,14 +21,14 @@ const sorted = (map: DependencyMap): DependencyMap => Object.fromEntries(Object.
 /**
  * What mcpgen declares itself, sorted: the fixed runtime dependencies plus handlebars for prompts
  * of any kind (runtime/prompts.ts: manifest prompts, gate prompts, `with_context`) and gate prompt
- * arguments, minisearch for search mode, the OpenTelemetry API for the policy layer, and the
+ * arguments, the Porter stemmer for search mode, the OpenTelemetry API for the policy layer, and the
  * JMESPath evaluator when some tool takes a projection (runtime/projection.ts).
  */
 export function generatedDependencies(ir: IrServer): DependencySections {
   const deps: DependencyMap = { ...GENERATED_DEPENDENCIES };
   const parts = serverParts(ir);
   if (parts.anyPrompts || ir.reflection !== undefined) deps.handlebars = OPTIONAL_DEPENDENCIES.handlebars;
-  if (parts.search) deps.minisearch = OPTIONAL_DEPENDENCIES.minisearch;
+  if (parts.search) deps.stemmer = OPTIONAL_DEPENDENCIES.stemmer;
   if (ir.policy !== undefined) deps['@opentelemetry/api'] = OPTIONAL_DEPENDENCIES['@opentelemetry/api'];
   if (parts.projection) deps['@jmespath-community/jmespath'] = OPTIONAL_DEPENDENCIES['@jmespath-community/jmespath'];
   return { dependencies: sorted(deps), devDependencies: sorted({ ...GENERATED_DEV_DEPENDENCIES }) };

@@ -24,8 +24,8 @@ export const GENERATED_DEPENDENCIES = {
 export const OPTIONAL_DEPENDENCIES = {
   /** Prompt templates (runtime/prompts.ts; reflection.ts renders gate prompts and prompt arguments). */
   handlebars: '4.7.10',
-  /** Search mode (`discovery: search`): runtime/search.ts loads the build-time index with it. 7.x supports Node 20. */
-  minisearch: '7.2.0',
+  /** Search mode (`discovery: search`): runtime/search-text.ts stems query words as the build stemmed the index's (Porter; ESM, no dependencies, Node 16+). */
+  stemmer: '2.0.1',
   /**
    * The policy layer's spans (runtime/telemetry.ts): a no-op unless the process registers an
    * OpenTelemetry SDK. 1.9.x: the newest the OpenTelemetry SDK 2.x accepts (it wants < 1.10).

@@ -1,12 +1,13 @@
 /**
- * Emits `src/search-index.gen.ts` for search mode (manifest `discovery: search`): the full-text
- * index of every tool, built here with the generated server's own index options
- * (templates/runtime/search.ts) and embedded as one string the server loads at start-up, so no
- * start-up time is spent indexing and the ranking is fixed by the build.
+ * Emits `src/search-index.gen.ts` for search mode (manifest `discovery: search`): the index of
+ * every tool, built here with the generated server's own code (templates/runtime/search-index.ts)
+ * and mcpgen's WordNet lexicon (ir/search-lexicon.ts), embedded as one string the server loads at
+ * start-up, so no start-up time is spent indexing and the ranking is fixed by the build.
  */
 import type { IrServer } from '../../ir/types.js';
 import { buildSearchIndex } from '../../../templates/runtime/search-index.js';
 import type { SearchSource } from '../../../templates/runtime/search-index.js';
+import { wordnetLexicon } from '../../ir/search-lexicon.js';
 import { TS_HEADER } from '../header.js';
 import { tsLiteral, tsString } from '../safe.js';
 
@@ -18,6 +19,7 @@ export function searchSources(ir: IrServer): SearchSource[] {
     ...(t.description !== undefined ? { description: t.description } : {}),
     tags: t.tags,
     method: t.method,
+    path: t.path,
     inputSchema: t.inputSchema,
   }));
   const extra: SearchSource[] = ir.extraTools.map((t) => ({
@@ -34,7 +36,7 @@ export function searchSources(ir: IrServer): SearchSource[] {
  * `discovery.presets`), also `discovery`: the mode without a preset and each such preset's.
  */
 export function emitSearchIndexFile(ir: IrServer): string {
-  const index = TS_HEADER + '\n/** The full-text index `search_tools` ranks with (MiniSearch, serialised at build time). */\n' + `export const searchIndex: string = ${tsString(buildSearchIndex(searchSources(ir)))};\n`;
+  const index = TS_HEADER + '\n/** The index `search_tools` ranks with (BM25F over tool fields and their WordNet words, serialised at build time). */\n' + `export const searchIndex: string = ${tsString(buildSearchIndex(searchSources(ir), wordnetLexicon()))};\n`;
   if (ir.presetDiscovery === undefined) return index;
   const modes = { mode: ir.discovery ?? 'list', presets: ir.presetDiscovery };
   return index + '\n/** What `tools/list` lists (manifest `discovery`): the search tools (`search`) or the tools (`list`), without a preset and per preset. */\n' + `export const discovery = ${tsLiteral(modes, 2)} as const;\n`;

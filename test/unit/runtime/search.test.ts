@@ -1,57 +1,129 @@
 /**
- * Search mode's runtime: the index built at build time and loaded by the server, the ranking's
- * word handling, and the bounds of every `search_tools` answer.
+ * Search mode's runtime: the index built at build time and loaded by the server (BM25F over the
+ * tool fields, byte-deterministic), the query's intent against the operation's, prefix and
+ * one-edit matches as a tiebreak only, the method and area filters, browsing areas, the debug
+ * lines, and the bounds of every `search_tools` answer.
  */
 import { ProtocolError } from '@modelcontextprotocol/server';
-import { describe, expect, it } from 'vitest';
-import { buildSearchIndex, createToolSearch, expandQuery, searchDocument, stem } from '../../../templates/runtime/search.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { buildSearchIndex, createToolSearch, fieldTexts } from '../../../templates/runtime/search.js';
+import type { SearchSource } from '../../../templates/runtime/search.js';
 import { SEARCH_LIMITS, SEARCH_TOOLS } from '../../../templates/runtime/search-tools.js';
 
-const TOOLS = Array.from({ length: 30 }, (_, i) => ({
+const TOOLS: SearchSource[] = Array.from({ length: 30 }, (_, i) => ({
   name: `pets_item-${i}`,
   description: `Pet ${i}. ${'Long words about the pet. '.repeat(20)}`,
   tags: ['pets'],
   method: i % 2 ? 'POST' : 'GET',
+  path: `/pets/item${i}`,
   inputSchema: { type: 'object', properties: { petId: { type: 'string', description: 'The pet.' } } },
 })).concat([
-  { name: 'orders_create', description: 'Place an order\n\nBuys a pet.', tags: ['store'], method: 'POST', inputSchema: { type: 'object', properties: { body: { type: 'object', properties: { quantity: { type: 'integer' } } } } } },
-  { name: 'orders_delete', description: 'Cancel an order', tags: ['store'], method: 'DELETE', inputSchema: { type: 'object', properties: {} } },
+  { name: 'orders_create', description: 'Place an order\n\nBuys a pet.', tags: ['store'], method: 'POST', path: '/store/orders', inputSchema: { type: 'object', properties: { body: { type: 'object', title: 'NewOrder', properties: { quantity: { type: 'integer' }, state: { type: 'string', enum: ['placed', 'approved'] } } } } } },
+  { name: 'orders_delete', description: 'Cancel an order', tags: ['store'], method: 'DELETE', path: '/store/orders/{orderId}', inputSchema: { type: 'object', properties: {} } },
 ]);
 
+type Result = { name: string; description: string; area?: string; score: number };
+const byName = new Map(TOOLS.map((t) => [t.name, t]));
+const describeTool = (n: string) => byName.get(n);
+const names = (r: { structuredContent?: unknown }) => (r.structuredContent as { results: Result[] }).results.map((x) => x.name);
+
+/** A search over `tools` answering `query` (every tool visible), as the names ranked. */
+function ranked(tools: SearchSource[], query: string, limit = 10): string[] {
+  const by = new Map(tools.map((t) => [t.name, t]));
+  return names(createToolSearch(buildSearchIndex(tools), undefined, {}).search({ query, limit }, () => true, (n) => by.get(n)));
+}
+
+afterEach(() => vi.restoreAllMocks());
+
 describe('search runtime', () => {
-  it('stems plurals and verb endings the same way on both sides', () => {
-    expect(['issues', 'issue', 'merged', 'merge', 'merging', 'repositories', 'repository'].map(stem)).toEqual(['issu', 'issu', 'merg', 'merg', 'merg', 'repository', 'repository']);
-    expect(expandQuery('remove my PR')).toBe('remove my PR delete pull request');
+  it('indexes name, summary, path segments, tag, argument names with enum values, schema titles and the rest of the description', () => {
+    expect(fieldTexts(TOOLS[30]!)).toEqual({ name: 'orders_create', summary: 'Place an order', path: 'store orders', tag: 'store', params: 'body quantity state placed approved', titles: 'NewOrder', description: '\nBuys a pet.' });
   });
 
-  it('indexes summary, the rest of the description, the method as words, tags and argument names', () => {
-    expect(searchDocument(TOOLS[30]!)).toEqual({ id: 'orders_create', name: 'orders_create', title: '', summary: 'Place an order', description: '\nBuys a pet.', action: 'create add new', tags: 'store', params: 'body quantity' });
-  });
-
-  it('builds the same index from the same tools, and ranks with it once loaded', () => {
+  it('builds the same bytes from the same tools, and ranks with it once loaded', () => {
     const json = buildSearchIndex(TOOLS);
-    expect(buildSearchIndex(TOOLS)).toBe(json);
-    const search = createToolSearch(json);
+    expect(buildSearchIndex(structuredClone(TOOLS))).toBe(json);
+    // terms are stored in sorted order, whatever order the tools brought them in
+    const keys = Object.keys((JSON.parse(json) as { terms: object }).terms).filter((k) => !/^\d+$/.test(k));
+    expect(keys).toEqual([...keys].sort());
+    const search = createToolSearch(json, undefined, {});
     expect(search.tools).toBe(SEARCH_TOOLS);
-    const byName = new Map(TOOLS.map((t) => [t.name, t]));
-    const r = search.search({ query: 'remove an order' }, () => true, (n) => byName.get(n));
-    expect((r.structuredContent as { results: Array<{ name: string }> }).results[0]!.name).toBe('orders_delete');
+    expect(names(search.search({ query: 'remove an order' }, () => true, describeTool))[0]).toBe('orders_delete');
     // concern filtering: only what `keep` accepts
-    const kept = search.search({ query: 'order' }, (n) => n !== 'orders_delete', (n) => byName.get(n));
-    expect((kept.structuredContent as { results: Array<{ name: string }> }).results.map((x) => x.name)).toEqual(['orders_create']);
+    expect(names(search.search({ query: 'order' }, (n) => n !== 'orders_delete', describeTool))).toEqual(['orders_create']);
+  });
+
+  it('weights fields: a word in the name outranks the same word in a long description', () => {
+    const tools: SearchSource[] = [
+      { name: 'things_get', description: `Get a thing. ${'Mentions widgets in passing among many other words. '.repeat(3)}`, inputSchema: {} },
+      { name: 'widgets_get', description: 'Get one.', inputSchema: {} },
+    ];
+    expect(ranked(tools, 'widget')).toEqual(['widgets_get', 'things_get']);
+  });
+
+  it('matches the query intent against method and path shape: list for a question about what exists, delete for remove', () => {
+    const tools: SearchSource[] = [
+      { name: 'runners_delete', description: 'A runner.', method: 'DELETE', path: '/runners/{id}', inputSchema: {} },
+      { name: 'runners_get', description: 'A runner.', method: 'GET', path: '/runners/{id}', inputSchema: {} },
+      { name: 'runners_create', description: 'A runner.', method: 'POST', path: '/runners', inputSchema: {} },
+      { name: 'runners_update', description: 'A runner.', method: 'PATCH', path: '/runners/{id}', inputSchema: {} },
+      { name: 'runners_all', description: 'A runner.', method: 'GET', path: '/runners', inputSchema: {} },
+    ];
+    expect(ranked(tools, 'which runners are there')[0]).toBe('runners_all');
+    expect(ranked(tools, 'what runners are running')[0]).toBe('runners_all');
+    expect(ranked(tools, 'wipe a runner')[0]).toBe('runners_delete');
+    expect(ranked(tools, 'change a runner')[0]).toBe('runners_update');
+    expect(ranked(tools, 'add a runner')[0]).toBe('runners_create');
+    expect(ranked(tools, 'show me runner 4')[0]).toBe('runners_get');
+  });
+
+  it('ranks prefix and one-edit matches below every exact match, as a tiebreak', () => {
+    const tools: SearchSource[] = [
+      { name: 'statuses_list', description: 'List statuses.', inputSchema: {} },
+      { name: 'reports_get', description: 'Get a report. The stat of it.', inputSchema: {} },
+    ];
+    // `statuses` begins with `stat`: found, but after the tool with the word itself in a weaker field
+    expect(ranked(tools, 'stat')).toEqual(['reports_get', 'statuses_list']);
+    expect(ranked(tools, 'statu report')).toEqual(['reports_get', 'statuses_list']);
+  });
+
+  it('filters by method and area, and browses areas and an area’s tools in pages', () => {
+    const search = createToolSearch(buildSearchIndex(TOOLS), undefined, {});
+    expect(names(search.search({ query: 'order', method: 'delete' }, () => true, describeTool))).toEqual(['orders_delete']);
+    expect(names(search.search({ query: 'pet', tag: 'store' }, () => true, describeTool))).toEqual(['orders_create']);
+    const areas = search.search({}, () => true, describeTool);
+    expect(areas.structuredContent).toEqual({ areas: [{ area: 'pets', tools: 30, about: 'item, pets' }, { area: 'store', tools: 2, about: 'orders' }], page: 1, pages: 1 });
+    expect(search.search({}, (n) => n.startsWith('orders'), describeTool).structuredContent).toMatchObject({ areas: [{ area: 'store', tools: 2 }] });
+    const first = search.search({ tag: 'pets' }, () => true, describeTool);
+    expect(first.structuredContent).toMatchObject({ area: 'pets', page: 1, pages: 2 });
+    expect((first.structuredContent as { tools: unknown[] }).tools).toHaveLength(SEARCH_LIMITS.toolPage);
+    expect((first.content[0] as { text: string }).text).toContain('Page 1 of 2: page 2 for more.');
+    const second = search.search({ tag: 'PETS', page: 2 }, () => true, describeTool);
+    expect((second.structuredContent as { tools: Array<{ name: string; summary: string }> }).tools[0]).toEqual({ name: 'pets_item-15', summary: 'Pet 15' });
+    expect((search.search({ tag: 'stor' }, () => true, describeTool).content[0] as { text: string }).text).toBe('No area "stor". Did you mean "store"? Call search_tools without a query for the areas.');
+  });
+
+  it('writes why each result scored what it did to stderr with MCPGEN_SEARCH_DEBUG, and nothing without', () => {
+    const write = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    createToolSearch(buildSearchIndex(TOOLS), undefined, {}).search({ query: 'remove an order' }, () => true, describeTool);
+    expect(write).not.toHaveBeenCalled();
+    createToolSearch(buildSearchIndex(TOOLS), undefined, { MCPGEN_SEARCH_DEBUG: '1' }).search({ query: 'remove an order', limit: 1 }, () => true, describeTool);
+    const lines = String(write.mock.calls[0]![0]).trimEnd().split('\n');
+    expect(lines[0]).toBe('[search] "remove an order" intent=delete');
+    expect(lines[1]).toMatch(/^\[search\] #1 orders_delete score=[\d.]+ = lexical [\d.]+ × intent 1\.5 \(query delete, tool delete\); tiebreak [\d.]+; order\(idf [\d.]+; name×1,summary×1,path×1\)=[\d.]+$/);
   });
 
   it('bounds every answer and refuses malformed arguments with -32602', () => {
-    const search = createToolSearch(buildSearchIndex(TOOLS));
-    const byName = new Map(TOOLS.map((t) => [t.name, t]));
-    const many = search.search({ query: 'pet', limit: 500 }, () => true, (n) => byName.get(n));
-    const results = (many.structuredContent as { results: Array<{ description: string }> }).results;
+    const search = createToolSearch(buildSearchIndex(TOOLS), undefined, {});
+    const results = (search.search({ query: 'pet', limit: 500 }, () => true, describeTool).structuredContent as { results: Result[] }).results;
     expect(results).toHaveLength(SEARCH_LIMITS.maxLimit);
     for (const x of results) expect(x.description.length).toBeLessThanOrEqual(SEARCH_LIMITS.descriptionChars);
-    expect((search.search({ query: 'pet' }, () => true, (n) => byName.get(n)).structuredContent as { results: unknown[] }).results).toHaveLength(SEARCH_LIMITS.defaultLimit);
-    for (const bad of [{}, { query: '' }, { query: 3 }, { query: 'pet', limit: 0 }, { query: 'pet', limit: 'all' }]) {
+    const five = search.search({ query: 'pet' }, () => true, describeTool);
+    expect((five.structuredContent as { results: unknown[] }).results).toHaveLength(SEARCH_LIMITS.defaultLimit);
+    expect(Buffer.byteLength((five.content[0] as { text: string }).text)).toBeLessThanOrEqual(2048);
+    for (const bad of [{ query: '' }, { query: 3 }, { query: 'pet', limit: 0 }, { query: 'pet', limit: 'all' }, { method: 'FETCH' }, { tag: '' }, { page: 0 }]) {
       expect(() => search.search(bad, () => true, () => undefined)).toThrow(ProtocolError);
     }
-    expect(search.search({ query: 'zzzz' }, () => true, () => undefined).content).toEqual([{ type: 'text', text: 'No tool matches "zzzz"; try other words.' }]);
+    expect(search.search({ query: 'zzzz' }, () => true, () => undefined).content).toEqual([{ type: 'text', text: 'No tool matches "zzzz"; try other words, or call search_tools without a query to browse the areas.' }]);
   });
 });

@@ -1,0 +1,166 @@
+/**
+ * The ranking of search mode, over the index search-index.ts serialises. The rule, in order:
+ *
+ * 1. **Lexical score, BM25F.** Each query term (Porter-stemmed, stop words dropped; two adjacent
+ *    words also as a phrase term when the index has it) is weighted by its IDF over the tools and
+ *    scored once per tool, on the sum of its field-weighted, length-normalised frequencies
+ *    ({@link WEIGHTS}, {@link B}), saturated by {@link SATURATION}. The `related` field holds the WordNet words of
+ *    the tool's name, summary, tag and path, added at build time.
+ * 2. **Intent.** When the query says what it wants done (list, read, create, update, delete:
+ *    search-text.ts) and the operation's method and path shape say what it does, the lexical
+ *    score is multiplied by {@link INTENT}.match if they agree, by {@link INTENT}.near for list and
+ *    read (either answers a question about a resource), and by {@link INTENT}.clash otherwise.
+ * 3. **Tiebreak.** Prefix and one-edit matches of query terms never add to the score: they order
+ *    tools whose score is equal (and tools that match nothing exactly), then catalogue order.
+ *
+ * This file is copied into generated projects that use search mode.
+ */
+import { FIELDS } from './search-index.js';
+import type { SerialisedIndex } from './search-index.js';
+import { firstPerson, phraseTerm, queryIntent, SELF_TERMS, term, words } from './search-text.js';
+import type { Intent } from './search-text.js';
+
+/** How much one occurrence in each field counts, before length normalisation. */
+export const WEIGHTS: Readonly<Record<(typeof FIELDS)[number], number>> = { name: 3, summary: 2.5, path: 1.5, tag: 1, params: 0.4, titles: 0.4, description: 0.4, related: 0.6 };
+/** Length normalisation per field (BM25's b). */
+export const B: Readonly<Record<(typeof FIELDS)[number], number>> = { name: 0.5, summary: 0.5, path: 0.3, tag: 0.3, params: 0.75, titles: 0.75, description: 0.75, related: 0.5 };
+/** Saturation of the weighted frequency (BM25's k1). */
+export const SATURATION = { k1: 1.2 };
+/** Intent factors (rule 2). */
+export const INTENT = { match: 1.5, near: 1.15, clash: 0.75 } as const;
+
+/** A loaded index, ready to rank. */
+export type LoadedIndex = {
+  readonly data: SerialisedIndex;
+  /** Per field: the average length. */
+  readonly avg: readonly number[];
+  /** Terms in sorted order (for prefix and fuzzy matching). */
+  readonly vocabulary: readonly string[];
+};
+
+export function loadIndex(serialised: string): LoadedIndex {
+  const data = JSON.parse(serialised) as SerialisedIndex;
+  if (data.version !== 2) throw new Error(`search index version ${String(data.version)} is not 2: rebuild the project with this mcpgen`);
+  const n = Math.max(data.tools.length, 1);
+  const avg = data.fields.map((_, f) => Math.max(data.lengths.reduce((s, l) => s + l[f]!, 0) / n, 1));
+  return { data, avg, vocabulary: Object.keys(data.terms).sort() };
+}
+
+/** Why a tool scored what it did (MCPGEN_SEARCH_DEBUG). */
+export type Explanation = { terms: Array<{ term: string; idf: number; fields: string[]; score: number }>; lexical: number; intent: { query?: Intent; tool?: Intent; factor: number }; tiebreak: number };
+
+export type Hit = { readonly index: number; readonly name: string; readonly score: number; readonly tiebreak: number };
+
+/** The weight of the terms a first-person query adds ({@link SELF_TERMS}). */
+export const SELF = { weight: 0.5 };
+
+/**
+ * The query's exact terms with their weights: stemmed words and the phrase terms of adjacent
+ * words the index has (`tear down`), weight 1; for a request in the first person, the terms an
+ * API calls its caller by ({@link SELF_TERMS}), weight {@link SELF}.
+ */
+export function queryTerms(index: LoadedIndex, query: string): Array<{ term: string; weight: number }> {
+  const ws = words(query);
+  const out = new Map<string, number>();
+  ws.forEach((w, i) => {
+    const t = term(w);
+    if (t !== null) out.set(t, 1);
+    if (i + 1 < ws.length) {
+      const phrase = phraseTerm([w, ws[i + 1]!]);
+      if (Object.hasOwn(index.data.terms, phrase)) out.set(phrase, 1);
+    }
+  });
+  if (firstPerson(query)) for (const t of SELF_TERMS) if (!out.has(t)) out.set(t, SELF.weight);
+  return [...out].map(([t, weight]) => ({ term: t, weight }));
+}
+
+/** Do `a` and `b` differ by at most one edit (insertion, deletion or substitution)? */
+function oneEdit(a: string, b: string): boolean {
+  if (Math.abs(a.length - b.length) > 1) return false;
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  if (a.length === b.length) return a.slice(i + 1) === b.slice(i + 1);
+  return a.length > b.length ? a.slice(i + 1) === b.slice(i) : a.slice(i) === b.slice(i + 1);
+}
+
+/** Index terms near a query term that the query does not have exactly: longer words it begins (4+ characters), or one edit away (5+). */
+function nearTerms(index: LoadedIndex, t: string, exact: ReadonlySet<string>): string[] {
+  if (t.length < 4 || t.includes('_')) return [];
+  const out: string[] = [];
+  for (const v of index.vocabulary) {
+    if (v === t || exact.has(v) || v.includes('_')) continue;
+    if (v.startsWith(t) || (t.length >= 5 && oneEdit(t, v))) out.push(v);
+  }
+  return out;
+}
+
+/** Adds the BM25F score of `t` to `scores` (per tool); `explain` receives each tool's share. */
+function scoreTerm(index: LoadedIndex, t: string, weight: number, scores: Float64Array, explain?: (doc: number, idf: number, fields: string[], s: number) => void): void {
+  const p = index.data.terms[t];
+  if (p === undefined) return;
+  const { data, avg } = index;
+  const n = data.tools.length;
+  let df = 0;
+  for (let i = 0; i < p.length; i += 3) if (i === 0 || p[i] !== p[i - 3]) df++;
+  const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+  let i = 0;
+  while (i < p.length) {
+    const doc = p[i]!;
+    let tf = 0;
+    const fields: string[] = [];
+    for (; i < p.length && p[i] === doc; i += 3) {
+      const f = p[i + 1]!;
+      const field = data.fields[f]!;
+      const norm = 1 - B[field] + (B[field] * data.lengths[doc]![f]!) / avg[f]!;
+      tf += (WEIGHTS[field] * p[i + 2]!) / norm;
+      if (explain) fields.push(`${field}×${p[i + 2]}`);
+    }
+    const s = (weight * idf * tf) / (SATURATION.k1 + tf);
+    scores[doc]! += s;
+    explain?.(doc, idf, fields, s);
+  }
+}
+
+/** The intent factor of a tool for a query intent (rule 2). */
+export function intentFactor(q: Intent | undefined, tool: Intent | ''): number {
+  if (q === undefined || tool === '') return 1;
+  if (q === tool) return INTENT.match;
+  if ((q === 'list' && tool === 'read') || (q === 'read' && tool === 'list')) return INTENT.near;
+  return INTENT.clash;
+}
+
+/**
+ * The tools for `query`, best first, at most `limit`, among those `keep` accepts (by catalogue
+ * index). With `explain`, also why each scored what it did.
+ */
+export function rank(index: LoadedIndex, query: string, limit: number, keep: (doc: number) => boolean, explain?: Map<number, Explanation>): Hit[] {
+  const n = index.data.tools.length;
+  const lexical = new Float64Array(n);
+  const tiebreak = new Float64Array(n);
+  const exact = queryTerms(index, query);
+  const exactSet = new Set(exact.map((e) => e.term));
+  const notes = new Map<number, Explanation['terms']>();
+  const note = explain ? (t: string) => (doc: number, idf: number, fields: string[], s: number) => {
+    const list = notes.get(doc) ?? [];
+    list.push({ term: t, idf: Math.round(idf * 100) / 100, fields, score: Math.round(s * 1000) / 1000 });
+    notes.set(doc, list);
+  } : undefined;
+  for (const { term: t, weight } of exact) scoreTerm(index, t, weight, lexical, note?.(t));
+  for (const { term: t, weight } of exact) for (const near of nearTerms(index, t, exactSet)) scoreTerm(index, near, weight, tiebreak, note?.(`~${near}`));
+  const intent = queryIntent(query);
+  const hits: Hit[] = [];
+  for (let doc = 0; doc < n; doc++) {
+    if ((lexical[doc]! <= 0 && tiebreak[doc]! <= 0) || !keep(doc)) continue;
+    const factor = intentFactor(intent, index.data.tools[doc]![1]);
+    hits.push({ index: doc, name: index.data.tools[doc]![0], score: lexical[doc]! * factor, tiebreak: tiebreak[doc]! });
+  }
+  hits.sort((a, b) => b.score - a.score || b.tiebreak - a.tiebreak || a.index - b.index);
+  const top = hits.slice(0, limit);
+  if (explain) {
+    for (const h of top) {
+      const tool = index.data.tools[h.index]![1];
+      explain.set(h.index, { terms: notes.get(h.index) ?? [], lexical: Math.round(lexical[h.index]! * 1000) / 1000, intent: { ...(intent ? { query: intent } : {}), ...(tool ? { tool } : {}), factor: intentFactor(intent, tool) }, tiebreak: Math.round(h.tiebreak * 1000) / 1000 });
+    }
+  }
+  return top;
+}

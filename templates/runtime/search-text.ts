@@ -1,0 +1,141 @@
+/**
+ * The words of search mode: how a tool's text and a query become index terms (the same function on
+ * both sides, at build time and at run time), and the query's intent. Pure: it imports only the
+ * Porter stemmer (`stemmer`).
+ *
+ * This file is copied into generated projects that use search mode.
+ */
+import { stemmer } from 'stemmer';
+
+/** Words too common in requests and API descriptions to tell tools apart. */
+const STOP = new Set(
+  'a an and any are as at be been by can could do does for from has have how i if in into is it its me my of on or our please should so some someone that the their them then there these this those to was we what when where which who will with would you your'.split(' '),
+);
+
+/**
+ * The words of a name or text: HTML tags, Markdown link targets and URLs dropped; camelCase
+ * (`PostCustomersCustomer`, `HTTPServer`), `snake_case`, `kebab-case`, dots and path separators
+ * split apart; lower case.
+ */
+export function words(text: string): string[] {
+  return text
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/\]\([^)]*\)/g, ' ')
+    .replace(/https?:\/\/\S+/g, ' ')
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((w) => w.length > 0 && w.length <= 40);
+}
+
+/** The index term of a word: stop words and single letters dropped, Porter-stemmed. */
+export function term(word: string): string | null {
+  if (word.length < 2 || STOP.has(word)) return null;
+  return stemmer(word);
+}
+
+/** The terms of `text` in order (repeats kept: term frequency counts). */
+export function terms(text: string): string[] {
+  const out: string[] = [];
+  for (const w of words(text)) {
+    const t = term(w);
+    if (t !== null) out.push(t);
+  }
+  return out;
+}
+
+/** The term of a phrase of several words (a WordNet collocation such as `tear down`): the stems joined by `_`. */
+export function phraseTerm(parts: readonly string[]): string {
+  return parts.map((p) => stemmer(p)).join('_');
+}
+
+/** What an operation does, from its method and the shape of its path; what a query asks for. */
+export type Intent = 'list' | 'read' | 'create' | 'update' | 'delete';
+
+/**
+ * Verbs and question words that say what a request wants done. General English for acting on a
+ * resource (the verbs of CRUD and their everyday variants), not any API's vocabulary.
+ */
+const INTENT_WORDS: Record<Intent, readonly string[]> = {
+  list: ['list', 'lists', 'listing', 'which', 'enumerate', 'browse', 'every', 'all', 'many', 'search', 'find'],
+  read: ['get', 'show', 'view', 'read', 'fetch', 'see', 'look', 'lookup', 'details', 'detail', 'info', 'inspect', 'describe', 'check', 'status', 'retrieve', 'download'],
+  create: ['create', 'add', 'new', 'make', 'open', 'start', 'register', 'submit', 'post', 'launch', 'provision', 'generate', 'invite', 'upload', 'set up', 'spin up', 'send', 'publish', 'raise', 'write', 'draft', 'compose', 'propose'],
+  update: ['update', 'change', 'edit', 'modify', 'rename', 'set', 'replace', 'patch', 'toggle', 'enable', 'disable', 'turn', 'switch', 'resize', 'scale', 'adjust', 'move', 'mark', 'configure', 'close', 'reopen', 'lock', 'unlock', 'archive', 'pause', 'resume', 'suspend', 'approve', 'assign'],
+  delete: ['delete', 'remove', 'erase', 'wipe', 'destroy', 'drop', 'purge', 'discard', 'uninstall', 'revoke', 'tear down', 'get rid', 'kill', 'clear', 'unregister', 'deregister', 'cancel'],
+};
+
+/** Intent words by first word, longest phrase first. */
+const INTENT_INDEX: Map<string, Array<{ phrase: string[]; intent: Intent }>> = (() => {
+  const m = new Map<string, Array<{ phrase: string[]; intent: Intent }>>();
+  for (const [intent, list] of Object.entries(INTENT_WORDS) as Array<[Intent, readonly string[]]>) {
+    for (const w of list) {
+      const phrase = w.split(' ');
+      const at = m.get(phrase[0]!) ?? [];
+      at.push({ phrase, intent });
+      at.sort((a, b) => b.phrase.length - a.phrase.length);
+      m.set(phrase[0]!, at);
+    }
+  }
+  return m;
+})();
+
+/**
+ * The intent of a query: its first intent word (or phrase) decides, except that a question about
+ * what exists ("which X are there", "what X are running", "how many X") is a list, and a
+ * read word before a plural with "all"/"every" is too. Undefined when the query says none.
+ */
+export function queryIntent(query: string): Intent | undefined {
+  const ws = words(query);
+  const text = ` ${ws.join(' ')} `;
+  if (/ (what|which) (\w+ ){1,4}(are|exist|do i have|have i|running|there) /.test(text) || / how many /.test(text) || / (all|every) /.test(text) && !/ (delete|remove) /.test(text)) {
+    if (!/ (delete|remove|erase|wipe|destroy|purge|cancel) /.test(text)) return 'list';
+  }
+  for (let i = 0; i < ws.length; i++) {
+    for (const { phrase, intent } of INTENT_INDEX.get(ws[i]!) ?? []) {
+      if (phrase.every((p, j) => ws[i + j] === p)) return intent;
+    }
+  }
+  return undefined;
+}
+
+/** Is `segment` a path parameter (`{id}`, `{owner}.json`)? */
+const isParam = (segment: string): boolean => /^\{[^}]*\}/.test(segment);
+
+/**
+ * What an operation does, from its method and path shape: GET on a collection (a path ending in
+ * a plural word) lists, on an item (ending in a parameter) or a singular reads; POST to a collection
+ * creates, to an item updates; PUT and PATCH update; DELETE deletes. A POST to a named action
+ * (`…/merge`, `…/cancel`) says none.
+ */
+export function operationIntent(method: string | undefined, path: string | undefined, name: string): Intent | undefined {
+  if (method === undefined) return undefined;
+  const m = method.toUpperCase();
+  if (m === 'DELETE') return 'delete';
+  if (m === 'PUT' || m === 'PATCH') return 'update';
+  const segments = (path ?? '').split('/').filter((s) => s.length > 0).map((s) => s.replace(/\.(json|xml)$/, ''));
+  const last = segments[segments.length - 1] ?? '';
+  const item = isParam(last);
+  const plural = !item && /[a-z]s$/i.test(last) && !/ss$/i.test(last);
+  if (m === 'GET' || m === 'HEAD') {
+    const nameWords = words(name);
+    if (nameWords.includes('list')) return 'list';
+    return plural ? 'list' : 'read';
+  }
+  if (m === 'POST') return item ? 'update' : plural ? 'create' : undefined;
+  return undefined;
+}
+
+/** Words by which a request speaks of its own user. */
+const FIRST_PERSON = new Set(['i', 'me', 'my', 'mine', 'myself', 'own', 'am']);
+
+/**
+ * Terms a request in the first person ("which repositories do I own", "who am I") adds: an API
+ * speaks of the caller as the authenticated or current user (`/user`, `/me`, `…-for-authenticated-user`).
+ */
+export const SELF_TERMS: readonly string[] = ['authent', 'current', 'me', 'self'].map((w) => stemmer(w));
+
+/** Does the query speak of its own user? */
+export function firstPerson(query: string): boolean {
+  return words(query).some((w) => FIRST_PERSON.has(w));
+}

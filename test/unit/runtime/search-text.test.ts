@@ -1,0 +1,42 @@
+/**
+ * Search mode's words: the terms on both sides (Porter-stemmed, camelCase and separators split),
+ * the intent of a query (verbs and question forms), and the intent of an operation (its method
+ * and the shape of its path).
+ */
+import { describe, expect, it } from 'vitest';
+import { operationIntent, queryIntent, terms, words } from '../../../templates/runtime/search-text.js';
+
+describe('search words', () => {
+  it('splits names and text into words and stems them the same on both sides', () => {
+    expect(words('PostCustomersCustomer issues_create-comment HTTPServer /repos/{owner}')).toEqual(['post', 'customers', 'customer', 'issues', 'create', 'comment', 'http', 'server', 'repos', 'owner']);
+    expect(terms('the <b>merged</b> issues, merging [docs](https://x.test/a) repositories')).toEqual(['merg', 'issu', 'merg', 'doc', 'repositori']);
+  });
+
+  it('reads the intent of a query from its verb or its question form', () => {
+    expect(queryIntent('which pull requests are open in the repo')).toBe('list');
+    expect(queryIntent('what pods are running')).toBe('list');
+    expect(queryIntent('how many droplets do I have')).toBe('list');
+    expect(queryIntent('show me every webhook')).toBe('list');
+    expect(queryIntent('show the build logs for my app')).toBe('read');
+    expect(queryIntent('spin up a new server')).toBe('create');
+    expect(queryIntent('rename a label')).toBe('update');
+    expect(queryIntent('close issue 42')).toBe('update');
+    expect(queryIntent('wipe all secrets in a namespace')).toBe('delete');
+    expect(queryIntent('tear down a VM')).toBe('delete');
+    expect(queryIntent('currency conversion rates')).toBeUndefined();
+  });
+
+  it('reads the intent of an operation from its method and path shape', () => {
+    expect(operationIntent('GET', '/repos/{owner}/{repo}/issues', 'issues_list-for-repo')).toBe('list');
+    expect(operationIntent('GET', '/api/v1/namespaces/{namespace}/pods', 'listCoreV1NamespacedPod')).toBe('list');
+    expect(operationIntent('GET', '/v1/customers/{customer}', 'GetCustomersCustomer')).toBe('read');
+    expect(operationIntent('GET', '/v1/balance', 'GetBalance')).toBe('read');
+    expect(operationIntent('GET', '/2010-04-01/Accounts/{AccountSid}/Calls.json', 'ListCall')).toBe('list');
+    expect(operationIntent('POST', '/v1/customers', 'PostCustomers')).toBe('create');
+    expect(operationIntent('POST', '/v1/customers/{customer}', 'PostCustomersCustomer')).toBe('update');
+    expect(operationIntent('POST', '/v1/invoices/{invoice}/finalize', 'PostInvoicesInvoiceFinalize')).toBeUndefined();
+    expect(operationIntent('PUT', '/user/starred/{owner}/{repo}', 'activity_star')).toBe('update');
+    expect(operationIntent('DELETE', '/v2/droplets/{id}', 'droplets_destroy')).toBe('delete');
+    expect(operationIntent(undefined, undefined, 'handler_tool')).toBeUndefined();
+  });
+});
