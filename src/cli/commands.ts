@@ -2,14 +2,12 @@
  * The `build` and `validate` commands.
  */
 import path from 'node:path';
-import { compile, type CompileResult } from '../compile.js';
+import { buildProject, validateProject, type BuildOutcome, type ValidateOutcome } from '../project.js';
 import { clientLines, shellQuote } from '../emit/project/client-lines.js';
 import { ENTRY_POINT } from '../emit/project/ship.js';
-import { handlerExports } from '../emit/ts/stubs.js';
 import type { IrServer } from '../ir/types.js';
-import { writeTree, type WriteReport } from '../write/tree.js';
 import { formatDiagnostics } from './format.js';
-import { driftOf, formatArgumentRulesReport, formatGithubDrift, formatJsonReport, formatResultsReport, formatSurfaceReport, formatTextDrift, presetSummaries, resultsSummary, servedPrompts, summarize, type DriftEntry, type Summary } from './report.js';
+import { formatArgumentRulesReport, formatGithubDrift, formatJsonReport, formatResultsReport, formatSurfaceReport, formatTextDrift, presetSummaries, resultsSummary, servedPrompts, type DriftEntry, type Summary } from './report.js';
 import { NO_PROGRESS, paint, type Paint, type Progress } from './terminal.js';
 
 /**
@@ -87,43 +85,21 @@ function surfaceNote(ir: IrServer): string {
   return ` (tools/list ${s.listBytes.toLocaleString('en-US')} bytes${tokens}; ${s.withOutputSchema} with an output schema)`;
 }
 
-/**
- * Writes the compiled tree (or, with `check`, only compares it): every conflict with what is in
- * the output folder is reported in `res.diagnostics`, and undefined returned.
- */
-function writeCompiled(res: CompileResult & { files: Map<string, string>; outDir: string; ir: NonNullable<CompileResult['ir']> }, check: boolean) {
-  return writeTree({
-    outDir: res.outDir,
-    displayDir: res.displayOut ?? res.outDir,
-    files: res.files,
-    ...(res.stubs ? { stubs: res.stubs } : {}),
-    userFiles: handlerExports(res.ir).keys(),
-    check,
-    diagnostics: res.diagnostics,
-    ...(res.outputAt ? { at: res.outputAt } : {}),
-  });
-}
-
 /** `mcpgen validate`: every check `build` makes, including what is in the output folder; nothing written. */
 export async function runValidate(opts: { manifest: string; format: Format; quiet?: boolean }, io: Io): Promise<number> {
   const progress = opts.quiet ? NO_PROGRESS : (io.progress?.(`Validating ${opts.manifest}`) ?? NO_PROGRESS);
-  let res: CompileResult;
+  let done: ValidateOutcome;
   try {
-    res = await compile({ manifestPath: opts.manifest, cwd: io.cwd, emit: true, onStage: progress.stage });
-    if (res.files && res.outDir && res.ir) {
-      progress.stage('checking the output folder');
-      await writeCompiled({ ...res, files: res.files, outDir: res.outDir, ir: res.ir }, true);
-    }
+    done = await validateProject({ manifest: opts.manifest, cwd: io.cwd, onStage: progress.stage });
   } finally {
     progress.stop();
   }
-  const list = res.diagnostics.sorted();
-  const out = res.displayOut ?? res.outDir ?? '.';
-  report(io, opts.format, { diagnostics: list, summary: res.ir && !res.diagnostics.hasErrors ? summarize(res.ir, out) : null, drift: [], manifest: opts.manifest });
-  if (res.diagnostics.hasErrors) return 1;
+  const { result, ir } = done;
+  report(io, opts.format, { diagnostics: result.diagnostics, summary: result.summary, drift: [], manifest: opts.manifest });
+  if (!result.ok) return 1;
   const c = io.colors?.stdout ?? paint(false);
-  if (opts.format === 'text' && !opts.quiet) io.stdout(`${opts.manifest}: ${c.green('valid')} (${res.ir ? summary(res.ir) : '0 tools'})\n`);
-  if (opts.format === 'text' && !opts.quiet && res.ir) io.stdout(presetLines(res.ir));
+  if (opts.format === 'text' && !opts.quiet) io.stdout(`${opts.manifest}: ${c.green('valid')} (${ir ? summary(ir) : '0 tools'})\n`);
+  if (opts.format === 'text' && !opts.quiet && ir) io.stdout(presetLines(ir));
   return 0;
 }
 
@@ -131,43 +107,38 @@ export async function runValidate(opts: { manifest: string; format: Format; quie
 export async function runBuild(opts: { manifest: string; out?: string; check: boolean; format: Format; report?: boolean; quiet?: boolean }, io: Io): Promise<number> {
   const started = performance.now();
   const progress = opts.quiet ? NO_PROGRESS : (io.progress?.(`${opts.check ? 'Checking' : 'Building'} ${opts.manifest}`) ?? NO_PROGRESS);
-  let res: CompileResult;
-  let written: WriteReport | undefined;
+  let done: BuildOutcome;
   try {
-    res = await compile({ manifestPath: opts.manifest, cwd: io.cwd, emit: true, onStage: progress.stage, tokens: opts.report === true, ...(opts.out !== undefined ? { out: opts.out } : {}) });
-    if (res.files && res.outDir && res.ir) {
-      progress.stage(opts.check ? `comparing ${res.files.size} files` : `writing ${res.files.size} files`);
-      written = await writeCompiled({ ...res, files: res.files, outDir: res.outDir, ir: res.ir }, opts.check);
-    }
+    done = await buildProject({ manifest: opts.manifest, cwd: io.cwd, check: opts.check, report: opts.report === true, onStage: progress.stage, ...(opts.out !== undefined ? { out: opts.out } : {}) });
   } finally {
     progress.stop();
   }
-  const list = res.diagnostics.sorted();
-  const out = res.displayOut ?? res.outDir ?? '.';
-  if (!res.files || !res.ir || !written) {
-    report(io, opts.format, { diagnostics: list, summary: null, drift: [], manifest: opts.manifest });
+  const { result, ir } = done;
+  const out = result.output ?? result.outDir ?? '.';
+  const written = result.files;
+  if (!ir || !written) {
+    report(io, opts.format, { diagnostics: result.diagnostics, summary: null, drift: [], manifest: opts.manifest });
     return 1;
   }
-  const drift = opts.check ? driftOf(written, out) : [];
-  report(io, opts.format, { diagnostics: list, summary: summarize(res.ir, out, written, opts.check), drift, manifest: opts.manifest, output: out });
-  if (drift.length > 0) return 1;
+  report(io, opts.format, { diagnostics: result.diagnostics, summary: result.summary, drift: result.drift, manifest: opts.manifest, output: out });
+  if (result.drift.length > 0) return 1;
   if (opts.format !== 'text' || opts.quiet) return 0;
   const c = io.colors?.stdout ?? paint(false);
   if (opts.check) {
-    io.stdout(`${out}: ${c.green('up to date')} (${res.files.size} files)\n`);
+    io.stdout(`${out}: ${c.green('up to date')} (${done.fileCount} files)\n`);
     return 0;
   }
   const ms = Math.round(performance.now() - started);
   io.stdout(
-    `${c.green('Built')} ${c.bold(res.ir.name)} into ${out}: ${summary(res.ir)}; ` +
+    `${c.green('Built')} ${c.bold(ir.name)} into ${out}: ${summary(ir)}; ` +
       `${written.added.length} added, ${written.changed.length} changed, ${written.removed.length} removed, ${written.unchanged.length} unchanged (${ms} ms)\n`,
   );
-  io.stdout(presetLines(res.ir));
+  io.stdout(presetLines(ir));
   for (const f of written.stubs) io.stdout(`Wrote handler stub ${out}/${f}: implement its functions (mcpgen will not overwrite it).\n`);
-  if (opts.report) io.stdout(formatSurfaceReport(res.ir) + formatArgumentRulesReport(res.ir));
-  const results = opts.report ? resultsSummary(res.ir) : undefined;
+  if (opts.report) io.stdout(formatSurfaceReport(ir) + formatArgumentRulesReport(ir));
+  const results = opts.report ? resultsSummary(ir) : undefined;
   if (results) io.stdout(formatResultsReport(results));
-  io.stdout(nextSteps(res.ir, out, res.outDir!));
+  io.stdout(nextSteps(ir, out, result.outDir!));
   return 0;
 }
 
