@@ -5,9 +5,9 @@
 "use strict";
 module.exports = validate20;
 module.exports.default = validate20;
-const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://mcpgen.dev/schemas/manifest.schema.json","title":"mcpgen manifest","description":"The mcpgen manifest (mcpgen.yaml): which OpenAPI description to compile into an MCP server, which of its operations become tools, and how. Point your editor at this file with `# yaml-language-server: $schema=<path>/manifest.schema.json`.","type":"object","additionalProperties":false,"required":["name","openapi"],"properties":{"$schema":{"description":"Optional pointer to this schema, for editors that read `$schema` from the document.","type":"string"},"name":{"description":"Name of the generated server: its npm package name, its bin name and the `serverInfo.name` it reports. Lower case letters, digits, `-`, `_` and `.`; starts with a letter or digit.","type":"string","pattern":"^[a-z0-9][a-z0-9._-]*$","maxLength":214},"version":{"description":"Version of the generated server (`serverInfo.version`, package.json `version`). Defaults to 0.1.0.","type":"string","pattern":"^(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)(?:-[0-9A-Za-z.-]+)?(?:\\+[0-9A-Za-z.-]+)?$","default":"0.1.0"},"description":{"description":"What the server is for. Sent to clients as the server's `instructions` and written into the generated README and package.json.","type":"string","maxLength":4000},"package":{"description":"How the generated project is published: its package.json (npm) and its MCP Bundle manifest (manifest.json). The project is publishable unless `private` is true.","type":"object","additionalProperties":false,"properties":{"private":{"description":"Write `\"private\": true` into the generated package.json, so that `npm publish` refuses the package. Defaults to false: the package can be published.","type":"boolean","default":false},"author":{"description":"Author of the package, e.g. `Jane Doe <jane@example.com>`: package.json `author`, and the MCP Bundle's `author.name` (which defaults to the server's name).","type":"string","minLength":1,"maxLength":200},"license":{"description":"SPDX license expression of the generated package (package.json and MCP Bundle `license`), e.g. `MIT`.","type":"string","pattern":"^[A-Za-z0-9.+() -]+$","maxLength":200},"repository":{"description":"URL of the source repository (package.json and MCP Bundle `repository`), e.g. `https://github.com/acme/petstore-mcp`.","type":"string","pattern":"^https?://[^\\s]+$","maxLength":2000},"dependencies":{"description":"Runtime dependencies of the generated project, merged into its package.json `dependencies`: package name to version range, e.g. `{ date-fns: \"^4.1.0\" }`. For handler code that imports a library. A package the generated project already declares cannot be named here.","type":"object","propertyNames":{"pattern":"^(@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*$","maxLength":214},"additionalProperties":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[^\\s\\x00-\\x1f]+( [^\\s\\x00-\\x1f]+)*$"},"maxProperties":200},"devDependencies":{"description":"Development dependencies of the generated project, merged into its package.json `devDependencies`: package name to version range, e.g. `{ date-fns: \"^4.1.0\" }`. For handler code that imports a library. A package the generated project already declares cannot be named here.","type":"object","propertyNames":{"pattern":"^(@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*$","maxLength":214},"additionalProperties":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[^\\s\\x00-\\x1f]+( [^\\s\\x00-\\x1f]+)*$"},"maxProperties":200}}},"openapi":{"description":"Path of the OpenAPI description (Swagger 2.0, OpenAPI 3.0 or 3.1; YAML or JSON), relative to this manifest.","type":"string","minLength":1},"output":{"description":"Directory the generated project is written to, relative to this manifest. `mcpgen build --out` overrides it. Defaults to `./server`.","type":"string","minLength":1,"default":"./server"},"baseUrl":{"description":"Base URL of the API the generated server calls: an absolute http(s) URL, or a local unix socket as `unix:<socket path>[:<base path>]` (e.g. `unix:/var/run/docker.sock:/v1.43`; `unix:///var/run/docker.sock` works too, and a `:` inside the socket path is written `%3A`). Overrides the spec's `servers`/`host`. Still overridable at run time with the `<ENV_PREFIX>_BASE_URL` environment variable.","type":"string","pattern":"^(https?://|unix:/)[^\\s]+$"},"envPrefix":{"description":"Prefix of the environment variables the generated server reads (`<PREFIX>_BASE_URL`, `<PREFIX>_TIMEOUT_MS`, …). Defaults to the upper-cased `name` with non-alphanumerics replaced by `_`.","type":"string","pattern":"^[A-Z][A-Z0-9_]*$"},"allowRemoteRefs":{"description":"URL prefixes from which remote `$ref`s may be fetched while loading the spec (e.g. `https://schemas.example.com/`). Remote references are refused unless they start with one of these.","type":"array","items":{"type":"string","pattern":"^https?://"},"uniqueItems":true},"maxToolNameLength":{"description":"Longest tool name to emit, 1–128. Defaults to 64. Lower it to leave room for client prefixes such as `mcp__server__` (Claude Code counts the whole prefixed name against 64).","type":"integer","minimum":1,"maximum":128,"default":64},"maxDescriptionLength":{"description":"Longest tool description to emit, in characters; longer descriptions are cut at a sentence or word boundary and end in `…`. Defaults to 1024.","type":"integer","minimum":64,"maximum":100000,"default":1024},"timeoutMs":{"description":"Default timeout of one API request in milliseconds (overridable at run time with `<ENV_PREFIX>_TIMEOUT_MS`). Defaults to 30000.","type":"integer","minimum":1,"maximum":600000,"default":30000},"maxResponseBytes":{"description":"Largest API response body, in bytes, passed back to the model; longer bodies are truncated with a note giving the original size. Defaults to 1000000.","type":"integer","minimum":1024,"default":1000000},"maxInFlightBytes":{"description":"Most bytes of API response bodies the generated server holds at once, over all calls in flight (overridable at run time with `<ENV_PREFIX>_MAX_IN_FLIGHT_BYTES`): a call is refused with an error result when the bodies held leave no room for one more of `maxResponseBytes`, or when its body would exceed the limit while it is read. It bounds the server's memory under many concurrent calls against slow, huge or compressed responses. At least `maxResponseBytes`. Defaults to 67108864 (64 MiB).","type":"integer","minimum":1024,"default":67108864},"outputSchemas":{"description":"How tools publish the shape of their 2xx results. `lenient` (default): a slim output schema every plausible body satisfies (nothing required, `null` accepted below the root, extra properties allowed, no formats, patterns or enums, cut below `outputSchemaDepth`), so a response that drifts from the spec is never reported as an error. `strict`: the spec's schema as written, for object results only, and a 2xx body that does not match it comes back as an error. `none`: no output schema and no `structuredContent`. Overridable per operation.","enum":["lenient","strict","none"],"default":"lenient"},"outputSchemaDepth":{"description":"How deep lenient output schemas describe a result at most (the result object's own properties, or a listed object's, are depth 1); deeper values are typed only, e.g. `{type: object}`. A schema that would be larger than `outputSchemaMaxBytes` is described less deep. Defaults to 2.","type":"integer","minimum":1,"maximum":8,"default":2},"outputSchemaMaxBytes":{"description":"Largest output schema, in bytes of JSON, a tool publishes; a larger one is dropped (the tool then returns its result as text only) with a build warning naming the tool. Defaults to 768.","type":"integer","minimum":0,"default":768},"inputSchemaMaxBytes":{"description":"Size a tool's input schema is slimmed towards, in bytes of JSON. A larger schema first loses the descriptions of nested properties, then is cut from the deepest level up: a cut subtree is published (and validated) as its type only, e.g. `{type: object}`, and the API checks the rest. Arguments themselves are never removed. Defaults to 4096.","type":"integer","minimum":1024,"default":4096},"maxArgumentDescriptionLength":{"description":"Longest description of an argument (a parameter, or a property of the request body), in characters; markdown links are reduced to their text, and longer ones are cut at a sentence or word boundary. Defaults to 160.","type":"integer","minimum":20,"default":160},"budget":{"description":"Limits on the tool surface the server publishes. Over a limit the build fails, naming the largest tools and what to do about each.","type":"object","additionalProperties":false,"properties":{"maxListBytes":{"description":"Largest `tools/list` answer, in bytes (UTF-8 length of the JSON of the `tools` array). Defaults to 10485760, the most the MCP SDK's stdio transport reads in one message; the build warns above a quarter of it.","type":"integer","minimum":1,"default":10485760},"maxTools":{"description":"Most tools the server may publish. No limit by default.","type":"integer","minimum":1},"maxTokens":{"description":"Most tokens (o200k tokenizer) the `tools` array of `tools/list` may take. No limit by default; setting it makes every build count tokens.","type":"integer","minimum":1},"presets":{"description":"Limits per concern preset (a key of `concernPresets`): the same limits, on the tools a client that selected the preset lists. Over a limit the build fails, naming the preset's largest tools and the cheapest ways to get under.","type":"object","additionalProperties":{"type":"object","additionalProperties":false,"properties":{"maxListBytes":{"description":"Largest `tools/list` answer with this preset selected, in bytes. No limit by default (the server-wide `maxListBytes` always applies).","type":"integer","minimum":1},"maxTools":{"description":"Most tools listed with this preset selected.","type":"integer","minimum":1},"maxTokens":{"description":"Most tokens (o200k) of the `tools` array with this preset selected; setting it makes every build count tokens.","type":"integer","minimum":1}}}}}},"results":{"description":"How tool results are made to fit the model's context: a token budget, compaction of JSON results, and an optional projection argument. Each key can be changed per operation in `overrides`.","type":"object","additionalProperties":false,"properties":{"maxTokens":{"description":"Largest tool result, in o200k tokens; each of its text and its `structuredContent` must fit. Over it, a list is cut at an item boundary and an object by its largest fields, and the result says what was left out and how to get the rest. Claude Code refuses MCP tool results over 25,000 tokens and moves results over 50,000 characters to a file. Defaults to 8000.","type":"integer","minimum":256,"default":8000},"compact":{"description":"Compact JSON results: drop `null`s, empty arrays and objects and the keys `omit` names, and shorten strings longer than `maxStringChars`. On by default.","type":"boolean","default":true},"omit":{"description":"Keys compaction drops wherever they appear in a result, as names or patterns in which `*` matches any run of characters (`*_url` drops `html_url` and `avatar_url`). The default drops the link and id noise of hypermedia APIs: links the model can rebuild or does not need, GitHub's `node_id` and `gravatar_id`, HAL's `_links`. `[]` keeps every key.","type":"array","items":{"type":"string","minLength":1},"uniqueItems":true,"default":["*_url","url","node_id","_links","gravatar_id"]},"maxStringChars":{"description":"Longest string compaction keeps whole, in characters; a longer one is cut and marked with how much was left out. Defaults to 1000.","type":"integer","minimum":64,"default":1000},"projection":{"description":"Give tools whose results can be JSON an optional `fields` argument: a JMESPath expression the server applies to the response, so the model can ask for only what it needs. Named `result_fields` when the tool already has a `fields` argument. Off by default.","type":"boolean","default":false},"presets":{"description":"Result settings per concern preset (a key of `concernPresets`), for the requests whose active preset it is: only the keys given change, over the settings above; a tool's own `overrides.<op>.results` still win.","type":"object","additionalProperties":{"type":"object","additionalProperties":false,"properties":{"maxTokens":{"description":"Largest tool result with this preset active, in o200k tokens; each of its text and its `structuredContent` must fit.","type":"integer","minimum":256},"compact":{"description":"Compact JSON results with this preset active (drop `null`s, empty values and `omit` keys; shorten long strings).","type":"boolean"},"omit":{"description":"Keys compaction drops with this preset active, instead of the top-level `omit` (`*` matches any run of characters; `[]` keeps every key).","type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"maxStringChars":{"description":"Longest string compaction keeps whole with this preset active, in characters.","type":"integer","minimum":64}}}}}},"uploads":{"description":"File uploads (multipart file fields and binary request bodies). A file argument is always accepted as base64 content; with `localFiles: true` it may also be `{ path }` of a file the server reads itself.","type":"object","additionalProperties":false,"properties":{"localFiles":{"description":"Let file arguments name a local file (`{ path, filename?, contentType? }`) instead of carrying its content. Off by default: a model could otherwise ask the server to send any readable file to the API.","type":"boolean","default":false},"root":{"description":"Directory local files must be inside (symlinks resolved), relative to the server's working directory at run time; `<ENV_PREFIX>_UPLOAD_ROOT` overrides it. Defaults to `.`.","type":"string","minLength":1,"default":"."}}},"include":{"description":"Which operations become tools. An operation is included when it matches at least one selector. Omit to include every operation.","type":"array","items":{"$ref":"#/$defs/selector"}},"exclude":{"description":"Operations to leave out. An operation matching any selector here is excluded, even when `include` selects it (exclude wins).","type":"array","items":{"$ref":"#/$defs/selector"}},"overrides":{"description":"Per-operation changes, keyed by operationId or by `METHOD /path` (e.g. `GET /pets/{petId}`).","type":"object","additionalProperties":{"$ref":"#/$defs/override"}},"arguments":{"description":"Argument rules: each changes one argument on every tool that has it (of the operations its `match` selects, every operation by default), as `overrides.<operation>.arguments` does for one tool. A per-operation override of the same argument wins, field by field.","type":"array","items":{"$ref":"#/$defs/argumentRule"}},"auth":{"description":"Credentials for the API's security schemes: maps a scheme name (from `components.securitySchemes`, or `securityDefinitions` in Swagger 2.0) to the environment variables the generated server reads the secrets from at run time. Only variable names go here, never secrets. A scheme that is not listed reads `<ENV_PREFIX>_<SCHEME>_API_KEY` (apiKey), `_TOKEN` (http bearer; oauth2 flows other than client credentials, openIdConnect), `_USERNAME` and `_PASSWORD` (http basic), or `_CLIENT_ID` and `_CLIENT_SECRET` (oauth2 client credentials), where `<SCHEME>` is the scheme name upper-cased with non-alphanumerics replaced by `_`.","type":"object","additionalProperties":{"$ref":"#/$defs/authScheme"}},"extraTools":{"description":"Tools implemented by your own TypeScript functions instead of an API operation, served beside the operation tools. Arguments are validated against `inputSchema` before the handler runs; a thrown error becomes an `isError` result.","type":"array","items":{"$ref":"#/$defs/extraTool"}},"preprocessors":{"description":"Preprocessors: your TypeScript functions a host runs on each user input before the model sees it, to gather context. They are not tools: they never appear in `tools/list` and `tools/call` refuses them. The server serves them on `preprocessors/list` and `preprocessors/run`, advertised in `capabilities.experimental.preprocessors`, and through the `with_context` prompt for hosts that speak only standard MCP.","type":"array","items":{"$ref":"#/$defs/preprocessor"}},"prompts":{"description":"Prompts (user-invoked message templates) the server offers. Message texts are Handlebars templates over the prompt's arguments, checked when the project is built.","type":"array","items":{"$ref":"#/$defs/prompt"}},"resources":{"description":"Resources with a fixed URI: static `text`, a `file` embedded at build time, or a `handler` that produces the content when it is read.","type":"array","items":{"$ref":"#/$defs/resource"}},"resourceTemplates":{"description":"Families of resources named by an RFC 6570 URI template (e.g. `pets://{petId}`), read by a handler that receives the template's variables.","type":"array","items":{"$ref":"#/$defs/resourceTemplate"}},"concerns":{"description":"Concerns clients can filter the server's tools, prompts, resources and resource templates by, e.g. `risk: [low, high]`. Published in `capabilities.experimental.concerns`.","type":"array","items":{"$ref":"#/$defs/concern"}},"concernMappings":{"description":"Which concern values each primitive matches, per kind: tools by final tool name, prompts by name, resources by URI, resource templates by URI template. A primitive or concern that is not mapped matches every value.","type":"object","additionalProperties":false,"properties":{"tools":{"description":"Tool name (operation or extra tool) ⇒ concern values.","$ref":"#/$defs/concernMappingTable"},"prompts":{"description":"Prompt name ⇒ concern values.","$ref":"#/$defs/concernMappingTable"},"resources":{"description":"Resource URI ⇒ concern values.","$ref":"#/$defs/concernMappingTable"},"resourceTemplates":{"description":"Resource URI template ⇒ concern values.","$ref":"#/$defs/concernMappingTable"}}},"concernPresets":{"description":"Named sets of concern preferences a client can select with `concerns/update { preset }` (or in the initialized notification), e.g. `cautious: { risk: low }`.","type":"object","additionalProperties":{"$ref":"#/$defs/concernPreferences"}},"discovery":{"description":"How clients find the tools. `list` (default): `tools/list` lists every tool (those the client's concern preferences show). `search`: it lists `search_tools` (ranked by a full-text index built at build time over names, descriptions, tags and arguments), `describe_tool` and `call_tool` (plus `persist_justification` when gates exist), for APIs too big for any context; every tool is still validated and run by the same code, concerns and gates included. The object form chooses per concern preset: `{ mode: list, presets: { everything: search } }`; `mode` applies when the client selected no preset (and to presets not named), `presets` names presets of `concernPresets` whose mode differs. The index (and `minisearch`) ships whenever any preset or the default is `search`.","anyOf":[{"enum":["list","search"]},{"type":"object","properties":{"mode":{"description":"The mode when the client selected no concern preset, and of every preset `presets` does not name.","enum":["list","search"],"default":"list"},"presets":{"description":"Concern preset name (a key of `concernPresets`) ⇒ its mode, when it differs from `mode`.","type":"object","additionalProperties":{"enum":["list","search"]}}},"additionalProperties":false}],"default":"list"},"exposeInMeta":{"description":"Publish each primitive's concern mapping in its list entry as `_meta.concerns`, for concern-aware clients and debugging. Defaults to false.","type":"boolean","default":false},"enforce":{"description":"Refuse calls, `prompts/get` and `resources/read` of primitives the session's concern preferences filter out (JSON-RPC error -32602). Defaults to false: filtering then only shapes the lists.","type":"boolean","default":false},"reflection":{"description":"The reflection gate: tools that run only once the model has justified the call. Each gate has a prompt; its answer, a JSON justification, is validated and stored under `storeDir`, keyed by the gate's domain, prompt template and prompt arguments, so the same decision is justified once. With a client that supports MCP sampling the server asks the client's model itself inside the tool call; otherwise the call returns a hint and the host uses `prompts/get` and the `persist_justification` tool, then retries.","$ref":"#/$defs/reflection"},"policy":{"description":"The policy layer: an audit trail of every call, access control per client identity, and per-tool limits. Decided at build time where it can be: access rules are resolved to the exact primitives they match.","$ref":"#/$defs/policy"},"diagnostics":{"description":"Acknowledge or escalate diagnostics by code: `off` silences a warning you have read and accepted, `warning` keeps the default, `error` makes a warning block the build. Errors cannot be lowered or silenced. E.g. `{ MCPGEN_AUTH_UNSUPPORTED_SCHEME: off }`.","type":"object","propertyNames":{"pattern":"^MCPGEN_[A-Z0-9_]+$"},"additionalProperties":{"enum":["off","warning","error"]}}},"$defs":{"stringOrList":{"description":"One value or a list of values; a list matches when any value matches.","anyOf":[{"type":"string","minLength":1},{"type":"array","items":{"type":"string","minLength":1},"minItems":1}]},"selector":{"description":"Matches operations. Every field given must match (AND); a field with a list matches when any of its values does (OR).","type":"object","additionalProperties":false,"minProperties":1,"properties":{"tag":{"description":"Tag name(s) the operation carries.","$ref":"#/$defs/stringOrList"},"operationId":{"description":"operationId(s) of the operation.","$ref":"#/$defs/stringOrList"},"path":{"description":"Path glob(s) over the path template, e.g. `/pets/**` or `/store/*`: `*` matches within one segment, `**` across segments. Braces are literal, so `/pets/{petId}` matches that template.","$ref":"#/$defs/stringOrList"},"method":{"description":"HTTP method(s), lower case.","anyOf":[{"$ref":"#/$defs/method"},{"type":"array","items":{"$ref":"#/$defs/method"},"minItems":1}]},"deprecated":{"description":"Matches operations by their `deprecated` flag: `exclude: [{ deprecated: true }]` leaves deprecated operations out.","type":"boolean"}}},"method":{"description":"An HTTP method, lower case.","enum":["get","put","post","delete","options","head","patch","trace"]},"override":{"description":"Changes to the tool generated from one operation.","type":"object","additionalProperties":false,"properties":{"name":{"description":"Tool name to use instead of the derived one. Must be a legal MCP tool name (`[A-Za-z0-9_.-]`) no longer than `maxToolNameLength`, and unique.","type":"string","pattern":"^[A-Za-z0-9_.-]+$","maxLength":128},"outputSchemas":{"description":"`lenient`, `strict` or `none` for this tool, instead of the top-level `outputSchemas`.","enum":["lenient","strict","none"]},"title":{"description":"Human-readable title shown by clients (defaults to the operation's summary).","type":"string"},"description":{"description":"Tool description to use instead of the operation's summary and description.","type":"string"},"annotations":{"description":"Tool annotations, merged over the derived ones (GET ⇒ readOnlyHint, DELETE ⇒ destructiveHint, PUT ⇒ idempotentHint).","type":"object","additionalProperties":false,"properties":{"title":{"description":"Display title.","type":"string"},"readOnlyHint":{"description":"The tool does not modify its environment.","type":"boolean"},"destructiveHint":{"description":"The tool may perform destructive updates.","type":"boolean"},"idempotentHint":{"description":"Repeated calls with the same arguments have no additional effect.","type":"boolean"},"openWorldHint":{"description":"The tool interacts with an open world of external entities.","type":"boolean"}}},"arguments":{"description":"Changes to the tool's arguments, keyed by the argument name as generated (a parameter's argument name such as `petId` or `query_id`, or `body` for the request body): hide an argument and fill it from a constant or an environment variable, give it a default, another description or another name.","type":"object","additionalProperties":{"$ref":"#/$defs/argumentOverride"}},"results":{"$ref":"#/$defs/resultsOverride"}}},"argumentOverride":{"description":"Changes to one argument of an operation tool. A hidden argument takes exactly one of `value` and `env` and nothing else; `default`, `description` and `name` apply to arguments the model sees.","type":"object","additionalProperties":false,"properties":{"hidden":{"description":"Leave the argument out of the tool's input schema and `Args` type: the model never sees it, and the server sends `value` or the value of `env` on every call.","type":"boolean"},"value":{"description":"The constant (any JSON value) the server sends for a hidden argument."},"env":{"description":"Environment variable the server reads a hidden argument's value from at start-up. The value is treated like a credential: it never appears in generated files, error texts or logs; while it is unset, calls of the tool fail with a message naming the variable.","$ref":"#/$defs/envName"},"default":{"description":"Value the server sends when the model leaves the argument out (any JSON value). Published as the argument schema's `default`; the argument is then no longer required."},"description":{"description":"Description of the argument to publish instead of the spec's.","type":"string"},"name":{"description":"Name the model sees for the argument instead of the generated one; the request still uses the parameter's own name. Must be unique within the tool, letters, digits, `_`, `.` and `-`, at most 64 characters.","type":"string","pattern":"^[A-Za-z0-9_.-]{1,64}$"}}},"argumentRule":{"description":"One argument rule: the argument `name` of every tool `match` selects that has it is hidden and filled (`hidden` with `value` or `env`), or gets a `default`, a `description` or another name (`as`). The fields mean what they mean in a per-operation argument override.","type":"object","additionalProperties":false,"required":["name"],"properties":{"match":{"description":"The operations the rule applies to, as an `include`/`exclude` selector; every operation when omitted.","$ref":"#/$defs/selector"},"name":{"description":"The argument as generated (a parameter's argument name such as `token` or `per_page`, or `body`); tools without it are left alone.","type":"string","minLength":1},"hidden":{"description":"Leave the argument out of every matched tool's input schema and `Args` type; the server sends `value` or the value of `env` on every call.","type":"boolean"},"value":{"description":"The constant (any JSON value) the server sends for the hidden argument."},"env":{"description":"Environment variable the server reads the hidden argument's value from, treated like a credential (never in generated files, error texts or logs; unset ⇒ calls fail naming it).","$ref":"#/$defs/envName"},"default":{"description":"Value the server sends when the model leaves the argument out (any JSON value); published as its schema's `default`."},"description":{"description":"Description of the argument to publish instead of the spec's.","type":"string"},"as":{"description":"Name the model sees for the argument; requests still use the parameter's own name. Letters, digits, `_`, `.` and `-`, at most 64 characters, unique within each tool.","type":"string","pattern":"^[A-Za-z0-9_.-]{1,64}$"}}},"resultsOverride":{"description":"Result settings for this tool, over the top-level `results`: only the keys given change.","type":"object","additionalProperties":false,"properties":{"maxTokens":{"description":"Largest tool result, in o200k tokens; each of its text and its `structuredContent` must fit. Over it, a list is cut at an item boundary and an object by its largest fields, and the result says what was left out and how to get the rest. Claude Code refuses MCP tool results over 25,000 tokens and moves results over 50,000 characters to a file.","type":"integer","minimum":256},"compact":{"description":"Compact JSON results: drop `null`s, empty arrays and objects and the keys `omit` names, and shorten strings longer than `maxStringChars`.","type":"boolean"},"omit":{"description":"Keys compaction drops for this tool, instead of the top-level `omit` (`*` matches any run of characters; `[]` keeps every key).","type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"maxStringChars":{"description":"Longest string compaction keeps whole, in characters; a longer one is cut and marked with how much was left out.","type":"integer","minimum":64},"projection":{"description":"Give tools whose results can be JSON an optional `fields` argument: a JMESPath expression the server applies to the response, so the model can ask for only what it needs. Named `result_fields` when the tool already has a `fields` argument.","type":"boolean"}}},"authScheme":{"description":"Environment variables of one security scheme, and whether MCP clients bring their own credential over HTTP (`fromClient`). Which fields apply depends on the scheme's type; the others are errors. Omitted fields keep their default variable names.","type":"object","additionalProperties":false,"properties":{"env":{"description":"Variable holding the API key (apiKey schemes) or the token sent as `Authorization: Bearer` (http bearer; oauth2 without a client-credentials flow; openIdConnect).","$ref":"#/$defs/envName"},"username":{"description":"Variable holding the user name (http basic).","$ref":"#/$defs/envName"},"password":{"description":"Variable holding the password (http basic).","$ref":"#/$defs/envName"},"clientId":{"description":"Variable holding the OAuth client id (oauth2 client credentials).","$ref":"#/$defs/envName"},"clientSecret":{"description":"Variable holding the OAuth client secret (oauth2 client credentials).","$ref":"#/$defs/envName"},"tokenUrl":{"description":"Token endpoint to use instead of the spec's `tokenUrl` (oauth2 client credentials).","type":"string","pattern":"^https://[^\\s]+$"},"fromClient":{"description":"Over Streamable HTTP, take the credential from this header of each MCP request instead of the environment, so every MCP client uses its own (apiKey: the value; bearer: the value, a leading `Bearer ` dropped; basic: `Basic <base64>` or `user:password`). Over stdio the environment is used as before. Not for oauth2 schemes. `Authorization` carries the MCP client tokens when the server is given some, and the server then refuses to start.","type":"string","pattern":"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$"},"scopes":{"description":"Scopes to request with the token (oauth2 client credentials). Defaults to every scope the included operations require; `[]` requests none.","type":"array","items":{"type":"string","minLength":1},"uniqueItems":true}}},"envName":{"description":"Name of an environment variable: upper-case letters, digits and `_`, not starting with a digit.","type":"string","pattern":"^[A-Z_][A-Z0-9_]*$"},"handlerRef":{"description":"A TypeScript function of the generated project: `<file>#<export>`, the file relative to the project's `src/` folder (e.g. `handlers/pets.ts#summarizePets`). A file that does not exist yet is created by `mcpgen build` as a typed stub, once; mcpgen never overwrites it.","type":"string","pattern":"^(\\./)?[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*\\.ts#[A-Za-z_$][A-Za-z0-9_$]*$"},"jsonSchemaObject":{"description":"A JSON Schema (draft 2020-12) whose root is an object schema (`type: object`).","type":"object"},"extraTool":{"description":"A tool implemented by a handler function.","type":"object","additionalProperties":false,"required":["name","inputSchema","handler"],"properties":{"name":{"description":"Tool name: `[A-Za-z0-9_.-]`, at most `maxToolNameLength`, unique among all tools (operation tools included).","type":"string","pattern":"^[A-Za-z0-9_.-]+$","maxLength":128},"title":{"description":"Human-readable title shown by clients.","type":"string"},"description":{"description":"What the tool does, for the model.","type":"string"},"inputSchema":{"description":"JSON Schema of the arguments; the root must be `type: object`. The handler's argument type is generated from it.","$ref":"#/$defs/jsonSchemaObject"},"outputSchema":{"description":"JSON Schema of the structured result (root `type: object`). When given, the handler must return a matching object, which is sent as `structuredContent` too.","$ref":"#/$defs/jsonSchemaObject"},"annotations":{"description":"Tool annotations, merged over the derived ones (GET ⇒ readOnlyHint, DELETE ⇒ destructiveHint, PUT ⇒ idempotentHint).","type":"object","additionalProperties":false,"properties":{"title":{"description":"Display title.","type":"string"},"readOnlyHint":{"description":"The tool does not modify its environment.","type":"boolean"},"destructiveHint":{"description":"The tool may perform destructive updates.","type":"boolean"},"idempotentHint":{"description":"Repeated calls with the same arguments have no additional effect.","type":"boolean"},"openWorldHint":{"description":"The tool interacts with an open world of external entities.","type":"boolean"}}},"handler":{"description":"The function that runs the tool: `<file>#<export>`, relative to the generated project's `src/`. It receives the validated arguments and a context (`signal`, `log`).","$ref":"#/$defs/handlerRef"}}},"promptArgument":{"description":"One argument of a prompt (clients send argument values as strings).","type":"object","additionalProperties":false,"required":["name"],"properties":{"name":{"description":"Argument name, usable in templates as `{{name}}`.","type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$"},"description":{"description":"What the argument means.","type":"string"},"required":{"description":"Whether the client must send it; a missing required argument is an invalid-params error. Defaults to false.","type":"boolean","default":false}}},"promptMessage":{"description":"One message of a prompt.","type":"object","additionalProperties":false,"required":["text"],"properties":{"role":{"description":"Who says it. Defaults to `user`.","enum":["user","assistant"],"default":"user"},"text":{"description":"The message text: a Handlebars template over the prompt's arguments (`{{species}}`, `{{#if budget}}…{{/if}}`), rendered without HTML escaping.","type":"string"}}},"prompt":{"description":"A prompt: metadata, arguments and message templates.","type":"object","additionalProperties":false,"required":["name","messages"],"properties":{"name":{"description":"Prompt name, unique among prompts.","type":"string","pattern":"^[A-Za-z0-9_.-]+$","maxLength":128},"title":{"description":"Human-readable title shown by clients.","type":"string"},"description":{"description":"What the prompt is for.","type":"string"},"arguments":{"description":"The prompt's arguments.","type":"array","items":{"$ref":"#/$defs/promptArgument"}},"messages":{"description":"The messages the prompt returns, in order.","type":"array","items":{"$ref":"#/$defs/promptMessage"},"minItems":1}}},"resourceUri":{"description":"An absolute URI with a scheme, e.g. `petstore://docs/handbook`.","type":"string","pattern":"^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$"},"resource":{"description":"A resource with a fixed URI. Give exactly one of `text`, `file` and `handler`.","type":"object","additionalProperties":false,"required":["uri","name"],"properties":{"uri":{"description":"The resource URI, unique among resources.","$ref":"#/$defs/resourceUri"},"name":{"description":"Short name of the resource.","type":"string","minLength":1},"title":{"description":"Human-readable title shown by clients.","type":"string"},"description":{"description":"What the resource holds.","type":"string"},"mimeType":{"description":"MIME type of the content. For `file`, defaults to a guess from the file extension.","type":"string","pattern":"^[a-z]+/[A-Za-z0-9.+_-]+$"},"text":{"description":"Static text content.","type":"string"},"file":{"description":"A file embedded into the generated server at build time, relative to this manifest and inside its folder. Served as text when it is UTF-8 and its MIME type is textual, otherwise as a base64 blob.","type":"string","minLength":1},"handler":{"description":"A function producing the content when the resource is read: `<file>#<export>`, relative to the generated project's `src/`.","$ref":"#/$defs/handlerRef"}}},"resourceTemplate":{"description":"A family of resources named by an RFC 6570 URI template, read by a handler.","type":"object","additionalProperties":false,"required":["uriTemplate","name","handler"],"properties":{"uriTemplate":{"description":"RFC 6570 URI template, e.g. `petstore://species/{species}/care`; unique among templates.","type":"string","pattern":"^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$"},"name":{"description":"Short name of the template.","type":"string","minLength":1},"title":{"description":"Human-readable title shown by clients.","type":"string"},"description":{"description":"What the resources hold.","type":"string"},"mimeType":{"description":"MIME type of the content.","type":"string","pattern":"^[a-z]+/[A-Za-z0-9.+_-]+$"},"handler":{"description":"The function that reads a resource: `<file>#<export>`, relative to the generated project's `src/`; it receives the URI and the template's variables.","$ref":"#/$defs/handlerRef"}}},"concern":{"description":"A concern clients may set a preference for.","type":"object","additionalProperties":false,"required":["name","values"],"properties":{"name":{"description":"Concern name, unique.","type":"string","pattern":"^[A-Za-z][A-Za-z0-9_.-]*$"},"description":{"description":"What the concern means, for hosts to show users.","type":"string"},"values":{"description":"The values a client may choose from.","type":"array","items":{"type":"string","minLength":1},"minItems":1,"uniqueItems":true},"default":{"description":"Suggested value, published to clients. It is not applied to filtering: a client that sets nothing sees everything.","type":"string","minLength":1}}},"concernMappingTable":{"description":"Primitive id ⇒ the concern values it matches.","type":"object","additionalProperties":{"$ref":"#/$defs/concernMapping"}},"concernMapping":{"description":"Concern name ⇒ the value (or values) the primitive matches. Concerns not named here match every value.","type":"object","additionalProperties":{"$ref":"#/$defs/stringOrList"}},"concernPreferences":{"description":"Concern name ⇒ chosen value.","type":"object","additionalProperties":{"type":"string","minLength":1}},"preprocessor":{"description":"A preprocessor: a handler that gets the user input and returns context for it.","type":"object","additionalProperties":false,"required":["name","handler"],"properties":{"name":{"description":"Preprocessor name: `[A-Za-z0-9_.-]`, unique among preprocessors and not the name of a tool.","type":"string","pattern":"^[A-Za-z0-9_.-]+$","maxLength":128},"title":{"description":"Human-readable title.","type":"string"},"description":{"description":"What context the preprocessor gathers (listed by `preprocessors/list`).","type":"string"},"handler":{"description":"The function that runs the preprocessor: `<file>#<export>`, relative to the generated project's `src/`. It receives `{ input }` (the user input) and a context (`signal`, `log`) and returns text, any JSON value, or a `CallToolResult`-like `{ content }`.","$ref":"#/$defs/handlerRef"},"after":{"description":"Names of preprocessors that must run before this one. `after` orders runs; it does not pass one output to another. Cycles are errors.","type":"array","items":{"type":"string"}},"timeoutMs":{"description":"Milliseconds the preprocessor may take before it is cut off (its signal is aborted and its block has status `timeout`). Defaults to 10000.","type":"integer","minimum":1,"maximum":600000},"onError":{"description":"What an error or timeout does: `skip` (default) records the failed block and runs the rest; `fail` stops the run and reports it as failed.","enum":["skip","fail"]}}},"reflection":{"description":"Reflection gate settings.","type":"object","additionalProperties":false,"properties":{"storeDir":{"description":"Directory of the stored justifications (`<storeDir>/<domain>/<hash>.json`), relative to the server's working directory; `<ENV_PREFIX>_REFLECTION_DIR` overrides it at run time.","type":"string","minLength":1,"default":".preflight/justifications"},"mode":{"description":"`auto` (default): ask the client's model through MCP sampling when the client supports it, else return the hint for the host flow; `sampling`: only sampling (a client without it cannot run gated tools); `host`: only the hint and `persist_justification`.","enum":["auto","sampling","host"],"default":"auto"},"scope":{"description":"`domain` (default): a justification is shared by every tool whose gate has the same domain, prompt and prompt arguments; `tool`: each tool needs its own. A gate's own `scope` wins.","$ref":"#/$defs/reflectionScope"},"domains":{"description":"The declared domains (directory names under `storeDir`: `[A-Za-z0-9_.-]`, at most 64 characters). Every gate's domain must be one of them; `persist_justification` accepts only these. Defaults to the domains the gates use.","type":"array","items":{"type":"string","pattern":"^(?!\\.{1,2}$)[A-Za-z0-9_.-]{1,64}$"}},"justificationSchema":{"description":"JSON Schema (root `type: object`) every justification must match. Defaults to the four keys `intent` (string), `alternatives` (list of strings), `choice` (string) and `confidence` (number 0–1), all required.","$ref":"#/$defs/jsonSchemaObject"},"maxJustificationBytes":{"description":"Largest justification accepted, in bytes of JSON. Defaults to 32768.","type":"integer","minimum":64,"maximum":1048576},"sampling":{"description":"Settings of the sampling requests sent to the client's model.","type":"object","additionalProperties":false,"properties":{"maxTokens":{"description":"`maxTokens` of each request. Defaults to 800.","type":"integer","minimum":1},"timeoutMs":{"description":"Milliseconds to wait for the client's answer. Defaults to 60000 (the SDK's request timeout).","type":"integer","minimum":1}}},"gates":{"description":"Gated tool (final tool name: an operation or extra tool) ⇒ its gate, or a list of gates satisfied one after another.","type":"object","additionalProperties":{"anyOf":[{"$ref":"#/$defs/reflectionGate"},{"type":"array","minItems":1,"items":{"$ref":"#/$defs/reflectionGate"}}]}}}},"reflectionScope":{"description":"How widely a justification is shared: `domain` or `tool`.","enum":["domain","tool"]},"reflectionGate":{"description":"One gate of a tool: the prompt the model answers, and the domain its justification is stored under.","type":"object","additionalProperties":false,"required":["domain","prompt","template"],"properties":{"domain":{"description":"Domain of the justification: one of `reflection.domains`.","type":"string","pattern":"^(?!\\.{1,2}$)[A-Za-z0-9_.-]{1,64}$"},"prompt":{"description":"Name under which `prompts/get` serves the gate's prompt; gates that share a prompt name must share its template. Must not be the name of a manifest prompt.","type":"string","pattern":"^[A-Za-z0-9_.-]+$","maxLength":128},"description":{"description":"Description of the prompt in `prompts/list`.","type":"string"},"template":{"description":"The prompt text: a Handlebars template over the prompt arguments (`{{petId}}`). Its hash is part of the justification key, so editing it invalidates the stored justifications.","type":"string","minLength":1},"promptArgs":{"description":"Prompt argument ⇒ Handlebars template over the TOOL's arguments, e.g. `petId: \"{{petId}}\"` (`{{json body}}` renders a value as JSON). The rendered values are part of the key, normalised (trimmed, inner whitespace collapsed).","type":"object","additionalProperties":{"type":"string"}},"scope":{"description":"Overrides `reflection.scope` for this gate.","$ref":"#/$defs/reflectionScope"}}},"policy":{"description":"Audit trail, access control and limits.","type":"object","additionalProperties":false,"properties":{"audit":{"description":"Where audit events go: a JSON Lines file, stderr, or both.","$ref":"#/$defs/policyAudit"},"access":{"description":"Which clients may list and use which tools, prompts and resources.","$ref":"#/$defs/policyAccess"},"limits":{"description":"Per-tool limits: timeout of the whole call, concurrency, calls per minute, response size.","$ref":"#/$defs/policyLimits"}}},"policyAudit":{"description":"Audit trail settings. Set `file`, `stderr: true`, or both.","type":"object","additionalProperties":false,"properties":{"file":{"description":"JSON Lines file the events are appended to, relative to the server's working directory; `<ENV_PREFIX>_AUDIT_FILE` overrides it at run time.","type":"string","minLength":1},"stderr":{"description":"Also (or only) write each event as one line to stderr.","type":"boolean","default":false},"redact":{"description":"Argument field names whose values are replaced by \"[redacted]\" at any depth (case-insensitive); secrets always are.","type":"array","items":{"type":"string","minLength":1}},"chain":{"description":"Each line carries the SHA-256 of the previous line, so an edited line breaks the chain (the generated `verify-audit` script finds it). Needs `file`.","type":"boolean","default":false},"onWriteError":{"description":"`fail` (default): a call whose `tool.invoked` event cannot be written is refused before it runs (-32603); `continue`: the call goes on and the failure is logged. A terminal event that cannot be written never turns a call that ran into an error: it is logged and the result returned.","enum":["fail","continue"],"default":"fail"}}},"policyAccess":{"description":"Access control: a primitive is allowed for a client when an allow rule for that client matches it and no deny rule does; `default` decides when no rule matches.","type":"object","additionalProperties":false,"properties":{"default":{"description":"What a client may use when no rule for it matches a primitive.","enum":["allow","deny"],"default":"allow"},"rules":{"description":"Access rules; deny wins over allow.","type":"array","items":{"$ref":"#/$defs/policyRule"}}}},"policyRule":{"description":"One access rule: the clients it applies to, and what it allows and/or denies them.","type":"object","additionalProperties":false,"required":["clients"],"properties":{"clients":{"description":"Client identities (from the HTTP tokens' `name=token`; on stdio `<ENV_PREFIX>_CLIENT`, else `local`): letters, digits and `._@-`; `*` is every client.","type":"array","items":{"type":"string","minLength":1},"minItems":1},"allow":{"description":"Primitives the clients may list and use.","$ref":"#/$defs/policySelector"},"deny":{"description":"Primitives the clients may not list or use (wins over every allow).","$ref":"#/$defs/policySelector"}}},"policySelector":{"description":"Matches primitives: every condition given must hold (AND); a list matches when any of its values does (OR). `{}` matches every primitive.","type":"object","additionalProperties":false,"properties":{"kinds":{"description":"Only primitives of these kinds (default: every kind).","type":"array","items":{"enum":["tools","prompts","resources","resourceTemplates"]},"minItems":1},"names":{"description":"Final names of tools and prompts, URIs of resources, URI templates of resource templates: exact, or picomatch globs (`*` does not cross `/`, `**` does; braces are literal).","$ref":"#/$defs/stringOrList"},"tags":{"description":"OpenAPI tags: matches operation tools with one of them (extra tools, prompts and resources have no tags).","$ref":"#/$defs/stringOrList"},"concerns":{"description":"Concern ⇒ value(s): matches primitives whose `concernMappings` entry for that concern lists one of the values. A primitive with no mapping for the concern does NOT match (access control fails closed).","type":"object","additionalProperties":{"$ref":"#/$defs/stringOrList"}},"annotations":{"description":"Tool annotation ⇒ boolean, e.g. `readOnlyHint: true`: matches tools whose annotation has that value (prompts and resources never match).","type":"object","additionalProperties":{"type":"boolean"}}}},"policyLimits":{"description":"Limits as a default and per tool.","type":"object","additionalProperties":false,"properties":{"default":{"description":"Limits of every tool no `tools` entry matches.","$ref":"#/$defs/toolLimits"},"tools":{"description":"Tool name or picomatch glob ⇒ its limits; the first entry (in manifest order) that matches a tool wins, fields it leaves out come from `default`.","type":"object","additionalProperties":{"$ref":"#/$defs/toolLimits"}}}},"toolLimits":{"description":"Limits of a tool (all optional).","type":"object","additionalProperties":false,"properties":{"timeoutMs":{"description":"Bound on the whole logical call (gate, sampling and the upstream request included), ms; the lower of this and `timeoutMs` applies to the upstream request.","type":"integer","minimum":1},"maxConcurrent":{"description":"Most calls of the tool running at once (over all clients of this server process).","type":"integer","minimum":1},"perMinute":{"description":"Most calls started in any 60 s, per client identity and over all clients.","type":"object","additionalProperties":false,"properties":{"client":{"description":"Per client identity.","type":"integer","minimum":1},"overall":{"description":"Over all clients.","type":"integer","minimum":1}}},"maxResponseBytes":{"description":"Largest response body passed back for this tool (bytes); the lower of this and `maxResponseBytes` wins.","type":"integer","minimum":1}}}}};
-const schema64 = {"description":"A concern clients may set a preference for.","type":"object","additionalProperties":false,"required":["name","values"],"properties":{"name":{"description":"Concern name, unique.","type":"string","pattern":"^[A-Za-z][A-Za-z0-9_.-]*$"},"description":{"description":"What the concern means, for hosts to show users.","type":"string"},"values":{"description":"The values a client may choose from.","type":"array","items":{"type":"string","minLength":1},"minItems":1,"uniqueItems":true},"default":{"description":"Suggested value, published to clients. It is not applied to filtering: a client that sets nothing sees everything.","type":"string","minLength":1}}};
-const schema68 = {"description":"Concern name ⇒ chosen value.","type":"object","additionalProperties":{"type":"string","minLength":1}};
+const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://mcpgen.dev/schemas/manifest.schema.json","title":"mcpgen manifest","description":"The mcpgen manifest (mcpgen.yaml): which OpenAPI description to compile into an MCP server, which of its operations become tools, and how. Point your editor at this file with `# yaml-language-server: $schema=<path>/manifest.schema.json`.","type":"object","additionalProperties":false,"required":["name","openapi"],"properties":{"$schema":{"description":"Optional pointer to this schema, for editors that read `$schema` from the document.","type":"string"},"name":{"description":"Name of the generated server: its npm package name, its bin name and the `serverInfo.name` it reports. Lower case letters, digits, `-`, `_` and `.`; starts with a letter or digit.","type":"string","pattern":"^[a-z0-9][a-z0-9._-]*$","maxLength":214},"version":{"description":"Version of the generated server (`serverInfo.version`, package.json `version`). Defaults to 0.1.0.","type":"string","pattern":"^(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)(?:-[0-9A-Za-z.-]+)?(?:\\+[0-9A-Za-z.-]+)?$","default":"0.1.0"},"description":{"description":"What the server is for. Sent to clients as the server's `instructions` and written into the generated README and package.json.","type":"string","maxLength":4000},"package":{"description":"How the generated project is published: its package.json (npm) and its MCP Bundle manifest (manifest.json). The project is publishable unless `private` is true.","type":"object","additionalProperties":false,"properties":{"private":{"description":"Write `\"private\": true` into the generated package.json, so that `npm publish` refuses the package. Defaults to false: the package can be published.","type":"boolean","default":false},"author":{"description":"Author of the package, e.g. `Jane Doe <jane@example.com>`: package.json `author`, and the MCP Bundle's `author.name` (which defaults to the server's name).","type":"string","minLength":1,"maxLength":200},"license":{"description":"SPDX license expression of the generated package (package.json and MCP Bundle `license`), e.g. `MIT`.","type":"string","pattern":"^[A-Za-z0-9.+() -]+$","maxLength":200},"repository":{"description":"URL of the source repository (package.json and MCP Bundle `repository`), e.g. `https://github.com/acme/petstore-mcp`.","type":"string","pattern":"^https?://[^\\s]+$","maxLength":2000},"dependencies":{"description":"Runtime dependencies of the generated project, merged into its package.json `dependencies`: package name to version range, e.g. `{ date-fns: \"^4.1.0\" }`. For handler code that imports a library. A package the generated project already declares cannot be named here.","type":"object","propertyNames":{"pattern":"^(@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*$","maxLength":214},"additionalProperties":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[^\\s\\x00-\\x1f]+( [^\\s\\x00-\\x1f]+)*$"},"maxProperties":200},"devDependencies":{"description":"Development dependencies of the generated project, merged into its package.json `devDependencies`: package name to version range, e.g. `{ date-fns: \"^4.1.0\" }`. For handler code that imports a library. A package the generated project already declares cannot be named here.","type":"object","propertyNames":{"pattern":"^(@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*$","maxLength":214},"additionalProperties":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[^\\s\\x00-\\x1f]+( [^\\s\\x00-\\x1f]+)*$"},"maxProperties":200}}},"openapi":{"description":"Path of the OpenAPI description (Swagger 2.0, OpenAPI 3.0 or 3.1; YAML or JSON), relative to this manifest.","type":"string","minLength":1},"output":{"description":"Directory the generated project is written to, relative to this manifest. `mcpgen build --out` overrides it. Defaults to `./server`.","type":"string","minLength":1,"default":"./server"},"baseUrl":{"description":"Base URL of the API the generated server calls: an absolute http(s) URL, or a local unix socket as `unix:<socket path>[:<base path>]` (e.g. `unix:/var/run/docker.sock:/v1.43`; `unix:///var/run/docker.sock` works too, and a `:` inside the socket path is written `%3A`). Overrides the spec's `servers`/`host`. Still overridable at run time with the `<ENV_PREFIX>_BASE_URL` environment variable.","type":"string","pattern":"^(https?://|unix:/)[^\\s]+$"},"envPrefix":{"description":"Prefix of the environment variables the generated server reads (`<PREFIX>_BASE_URL`, `<PREFIX>_TIMEOUT_MS`, …). Defaults to the upper-cased `name` with non-alphanumerics replaced by `_`.","type":"string","pattern":"^[A-Z][A-Z0-9_]*$"},"allowRemoteRefs":{"description":"URL prefixes from which remote `$ref`s may be fetched while loading the spec (e.g. `https://schemas.example.com/`). Remote references are refused unless they start with one of these.","type":"array","items":{"type":"string","pattern":"^https?://"},"uniqueItems":true},"maxToolNameLength":{"description":"Longest tool name to emit, 1–128. Defaults to 64. Lower it to leave room for client prefixes such as `mcp__server__` (Claude Code counts the whole prefixed name against 64).","type":"integer","minimum":1,"maximum":128,"default":64},"maxDescriptionLength":{"description":"Longest tool description to emit, in characters; longer descriptions are cut at a sentence or word boundary and end in `…`. Defaults to 1024.","type":"integer","minimum":64,"maximum":100000,"default":1024},"timeoutMs":{"description":"Default timeout of one API request in milliseconds (overridable at run time with `<ENV_PREFIX>_TIMEOUT_MS`). Defaults to 30000.","type":"integer","minimum":1,"maximum":600000,"default":30000},"maxResponseBytes":{"description":"Largest API response body, in bytes, passed back to the model; longer bodies are truncated with a note giving the original size. Defaults to 1000000.","type":"integer","minimum":1024,"default":1000000},"maxInFlightBytes":{"description":"Most bytes of API response bodies the generated server holds at once, over all calls in flight (overridable at run time with `<ENV_PREFIX>_MAX_IN_FLIGHT_BYTES`): a call is refused with an error result when the bodies held leave no room for one more of `maxResponseBytes`, or when its body would exceed the limit while it is read. It bounds the server's memory under many concurrent calls against slow, huge or compressed responses. At least `maxResponseBytes`. Defaults to 67108864 (64 MiB).","type":"integer","minimum":1024,"default":67108864},"outputSchemas":{"description":"How tools publish the shape of their 2xx results. `lenient` (default): a slim output schema every plausible body satisfies (nothing required, `null` accepted below the root, extra properties allowed, no formats, patterns or enums, cut below `outputSchemaDepth`), so a response that drifts from the spec is never reported as an error. `strict`: the spec's schema as written, for object results only, and a 2xx body that does not match it comes back as an error. `none`: no output schema and no `structuredContent`. Overridable per operation.","enum":["lenient","strict","none"],"default":"lenient"},"outputSchemaDepth":{"description":"How deep lenient output schemas describe a result at most (the result object's own properties, or a listed object's, are depth 1); deeper values are typed only, e.g. `{type: object}`. A schema that would be larger than `outputSchemaMaxBytes` is described less deep. Defaults to 2.","type":"integer","minimum":1,"maximum":8,"default":2},"outputSchemaMaxBytes":{"description":"Largest output schema, in bytes of JSON, a tool publishes; a larger one is dropped (the tool then returns its result as text only) with a build warning naming the tool. Defaults to 768.","type":"integer","minimum":0,"default":768},"inputSchemaMaxBytes":{"description":"Size a tool's input schema is slimmed towards, in bytes of JSON. A larger schema first loses the descriptions of nested properties, then is cut from the deepest level up: a cut subtree is published (and validated) as its type only, e.g. `{type: object}`, and the API checks the rest. Arguments themselves are never removed. Defaults to 4096.","type":"integer","minimum":1024,"default":4096},"maxArgumentDescriptionLength":{"description":"Longest description of an argument (a parameter, or a property of the request body), in characters; markdown links are reduced to their text, and longer ones are cut at a sentence or word boundary. Defaults to 160.","type":"integer","minimum":20,"default":160},"budget":{"description":"Limits on the tool surface the server publishes. Over a limit the build fails, naming the largest tools and what to do about each.","type":"object","additionalProperties":false,"properties":{"maxListBytes":{"description":"Largest `tools/list` answer, in bytes (UTF-8 length of the JSON of the `tools` array). Defaults to 10485760, the most the MCP SDK's stdio transport reads in one message; the build warns above a quarter of it.","type":"integer","minimum":1,"default":10485760},"maxTools":{"description":"Most tools the server may publish. No limit by default.","type":"integer","minimum":1},"maxTokens":{"description":"Most tokens (o200k tokenizer) the `tools` array of `tools/list` may take. No limit by default; setting it makes every build count tokens.","type":"integer","minimum":1},"presets":{"description":"Limits per concern preset (a key of `concernPresets`): the same limits, on the tools a client that selected the preset lists. Over a limit the build fails, naming the preset's largest tools and the cheapest ways to get under.","type":"object","additionalProperties":{"type":"object","additionalProperties":false,"properties":{"maxListBytes":{"description":"Largest `tools/list` answer with this preset selected, in bytes. No limit by default (the server-wide `maxListBytes` always applies).","type":"integer","minimum":1},"maxTools":{"description":"Most tools listed with this preset selected.","type":"integer","minimum":1},"maxTokens":{"description":"Most tokens (o200k) of the `tools` array with this preset selected; setting it makes every build count tokens.","type":"integer","minimum":1}}}}}},"results":{"description":"How tool results are made to fit the model's context: a token budget, compaction of JSON results, and an optional projection argument. Each key can be changed per operation in `overrides`.","type":"object","additionalProperties":false,"properties":{"maxTokens":{"description":"Largest tool result, in o200k tokens; each of its text and its `structuredContent` must fit. Over it, a list is cut at an item boundary and an object by its largest fields, and the result says what was left out and how to get the rest. Claude Code refuses MCP tool results over 25,000 tokens and moves results over 50,000 characters to a file. Defaults to 8000.","type":"integer","minimum":256,"default":8000},"compact":{"description":"Compact JSON results: drop `null`s, empty arrays and objects and the keys `omit` names, and shorten strings longer than `maxStringChars`. On by default.","type":"boolean","default":true},"omit":{"description":"Keys compaction drops wherever they appear in a result, as names or patterns in which `*` matches any run of characters (`*_url` drops `html_url` and `avatar_url`). The default drops the link and id noise of hypermedia APIs: links the model can rebuild or does not need, GitHub's `node_id` and `gravatar_id`, HAL's `_links`. `[]` keeps every key.","type":"array","items":{"type":"string","minLength":1},"uniqueItems":true,"default":["*_url","url","node_id","_links","gravatar_id"]},"maxStringChars":{"description":"Longest string compaction keeps whole, in characters; a longer one is cut and marked with how much was left out. Defaults to 1000.","type":"integer","minimum":64,"default":1000},"projection":{"description":"Give tools whose results can be JSON an optional `fields` argument: a JMESPath expression the server applies to the response, so the model can ask for only what it needs. Named `result_fields` when the tool already has a `fields` argument. Off by default.","type":"boolean","default":false},"presets":{"description":"Result settings per concern preset (a key of `concernPresets`), for the requests whose active preset it is: only the keys given change, over the settings above; a tool's own `overrides.<op>.results` still win.","type":"object","additionalProperties":{"type":"object","additionalProperties":false,"properties":{"maxTokens":{"description":"Largest tool result with this preset active, in o200k tokens; each of its text and its `structuredContent` must fit.","type":"integer","minimum":256},"compact":{"description":"Compact JSON results with this preset active (drop `null`s, empty values and `omit` keys; shorten long strings).","type":"boolean"},"omit":{"description":"Keys compaction drops with this preset active, instead of the top-level `omit` (`*` matches any run of characters; `[]` keeps every key).","type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"maxStringChars":{"description":"Longest string compaction keeps whole with this preset active, in characters.","type":"integer","minimum":64}}}}}},"uploads":{"description":"File uploads (multipart file fields and binary request bodies). A file argument is always accepted as base64 content; with `localFiles: true` it may also be `{ path }` of a file the server reads itself.","type":"object","additionalProperties":false,"properties":{"localFiles":{"description":"Let file arguments name a local file (`{ path, filename?, contentType? }`) instead of carrying its content. Off by default: a model could otherwise ask the server to send any readable file to the API.","type":"boolean","default":false},"root":{"description":"Directory local files must be inside (symlinks resolved), relative to the server's working directory at run time; `<ENV_PREFIX>_UPLOAD_ROOT` overrides it. Defaults to `.`.","type":"string","minLength":1,"default":"."}}},"include":{"description":"Which operations become tools. An operation is included when it matches at least one selector. Omit to include every operation.","type":"array","items":{"$ref":"#/$defs/selector"}},"exclude":{"description":"Operations to leave out. An operation matching any selector here is excluded, even when `include` selects it (exclude wins).","type":"array","items":{"$ref":"#/$defs/selector"}},"overrides":{"description":"Per-operation changes, keyed by operationId or by `METHOD /path` (e.g. `GET /pets/{petId}`).","type":"object","additionalProperties":{"$ref":"#/$defs/override"}},"arguments":{"description":"Argument rules: each changes one argument on every tool that has it (of the operations its `match` selects, every operation by default), as `overrides.<operation>.arguments` does for one tool. A per-operation override of the same argument wins, field by field.","type":"array","items":{"$ref":"#/$defs/argumentRule"}},"auth":{"description":"Credentials for the API's security schemes: maps a scheme name (from `components.securitySchemes`, or `securityDefinitions` in Swagger 2.0) to the environment variables the generated server reads the secrets from at run time. Only variable names go here, never secrets. A scheme that is not listed reads `<ENV_PREFIX>_<SCHEME>_API_KEY` (apiKey), `_TOKEN` (http bearer; oauth2 flows other than client credentials, openIdConnect), `_USERNAME` and `_PASSWORD` (http basic), or `_CLIENT_ID` and `_CLIENT_SECRET` (oauth2 client credentials), where `<SCHEME>` is the scheme name upper-cased with non-alphanumerics replaced by `_`.","type":"object","additionalProperties":{"$ref":"#/$defs/authScheme"}},"extraTools":{"description":"Tools implemented by your own TypeScript functions instead of an API operation, served beside the operation tools. Arguments are validated against `inputSchema` before the handler runs; a thrown error becomes an `isError` result.","type":"array","items":{"$ref":"#/$defs/extraTool"}},"preprocessors":{"description":"Preprocessors: your TypeScript functions a host runs on each user input before the model sees it, to gather context. They are not tools: they never appear in `tools/list` and `tools/call` refuses them. The server serves them on `preprocessors/list` and `preprocessors/run`, advertised in `capabilities.experimental.preprocessors`, and through the `with_context` prompt for hosts that speak only standard MCP.","type":"array","items":{"$ref":"#/$defs/preprocessor"}},"prompts":{"description":"Prompts (user-invoked message templates) the server offers. Message texts are Handlebars templates over the prompt's arguments, checked when the project is built.","type":"array","items":{"$ref":"#/$defs/prompt"}},"resources":{"description":"Resources with a fixed URI: static `text`, a `file` embedded at build time, or a `handler` that produces the content when it is read.","type":"array","items":{"$ref":"#/$defs/resource"}},"resourceTemplates":{"description":"Families of resources named by an RFC 6570 URI template (e.g. `pets://{petId}`), read by a handler that receives the template's variables.","type":"array","items":{"$ref":"#/$defs/resourceTemplate"}},"concerns":{"description":"Concerns clients can filter the server's tools, prompts, resources and resource templates by, e.g. `risk: [low, high]`. Published in `capabilities.experimental.concerns`.","type":"array","items":{"$ref":"#/$defs/concern"}},"concernMappings":{"description":"Which concern values each primitive matches, per kind: tools by final tool name, prompts by name, resources by URI, resource templates by URI template. A primitive or concern that is not mapped matches every value.","type":"object","additionalProperties":false,"properties":{"tools":{"description":"Tool name (operation or extra tool) ⇒ concern values.","$ref":"#/$defs/concernMappingTable"},"prompts":{"description":"Prompt name ⇒ concern values.","$ref":"#/$defs/concernMappingTable"},"resources":{"description":"Resource URI ⇒ concern values.","$ref":"#/$defs/concernMappingTable"},"resourceTemplates":{"description":"Resource URI template ⇒ concern values.","$ref":"#/$defs/concernMappingTable"}}},"concernPresets":{"description":"Named sets of concern preferences a client can select with `concerns/update { preset }` (or in the initialized notification), e.g. `cautious: { risk: low }`.","type":"object","additionalProperties":{"$ref":"#/$defs/concernPreferences"}},"discovery":{"description":"How clients find the tools. `list` (default): `tools/list` lists every tool (those the client's concern preferences show). `search`: it lists `search_tools` (ranked by a full-text index built at build time over names, descriptions, tags and arguments), `describe_tool` and `call_tool` (plus `persist_justification` when gates exist), for APIs too big for any context; every tool is still validated and run by the same code, concerns and gates included. The object form chooses per concern preset: `{ mode: list, presets: { everything: search } }`; `mode` applies when the client selected no preset (and to presets not named), `presets` names presets of `concernPresets` whose mode differs. The index (and `minisearch`) ships whenever any preset or the default is `search`.","anyOf":[{"enum":["list","search"]},{"type":"object","properties":{"mode":{"description":"The mode when the client selected no concern preset, and of every preset `presets` does not name.","enum":["list","search"],"default":"list"},"presets":{"description":"Concern preset name (a key of `concernPresets`) ⇒ its mode, when it differs from `mode`.","type":"object","additionalProperties":{"enum":["list","search"]}}},"additionalProperties":false}],"default":"list"},"exposeInMeta":{"description":"Publish each primitive's concern mapping in its list entry as `_meta.concerns`, for concern-aware clients and debugging. Defaults to false.","type":"boolean","default":false},"enforce":{"description":"Refuse calls, `prompts/get` and `resources/read` of primitives the session's concern preferences filter out (JSON-RPC error -32602). Defaults to false: filtering then only shapes the lists.","type":"boolean","default":false},"reflection":{"description":"The reflection gate: tools that run only once the model has justified the call. Each gate has a prompt; its answer, a JSON justification, is validated and stored under `storeDir`, keyed by the gate's domain, prompt template and prompt arguments, so the same decision is justified once. With a client that supports MCP sampling the server asks the client's model itself inside the tool call; otherwise the call returns a hint and the host uses `prompts/get` and the `persist_justification` tool, then retries.","$ref":"#/$defs/reflection"},"policy":{"description":"The policy layer: an audit trail of every call, access control per client identity, and per-tool limits. Decided at build time where it can be: access rules are resolved to the exact primitives they match.","$ref":"#/$defs/policy"},"diagnostics":{"description":"Acknowledge or escalate diagnostics by code: `off` silences a warning you have read and accepted, `warning` keeps the default, `error` makes a warning block the build. Errors cannot be lowered or silenced. E.g. `{ MCPGEN_AUTH_UNSUPPORTED_SCHEME: off }`.","type":"object","propertyNames":{"pattern":"^MCPGEN_[A-Z0-9_]+$"},"additionalProperties":{"enum":["off","warning","error"]}}},"$defs":{"stringOrList":{"description":"One value or a list of values; a list matches when any value matches.","anyOf":[{"type":"string","minLength":1},{"type":"array","items":{"type":"string","minLength":1},"minItems":1}]},"selector":{"description":"Matches operations. Every field given must match (AND); a field with a list matches when any of its values does (OR).","type":"object","additionalProperties":false,"minProperties":1,"properties":{"tag":{"description":"Tag name(s) the operation carries.","$ref":"#/$defs/stringOrList"},"operationId":{"description":"operationId(s) of the operation.","$ref":"#/$defs/stringOrList"},"path":{"description":"Path glob(s) over the path template, e.g. `/pets/**` or `/store/*`: `*` matches within one segment, `**` across segments. Braces are literal, so `/pets/{petId}` matches that template.","$ref":"#/$defs/stringOrList"},"method":{"description":"HTTP method(s), lower case.","anyOf":[{"$ref":"#/$defs/method"},{"type":"array","items":{"$ref":"#/$defs/method"},"minItems":1}]},"deprecated":{"description":"Matches operations by their `deprecated` flag: `exclude: [{ deprecated: true }]` leaves deprecated operations out.","type":"boolean"}}},"method":{"description":"An HTTP method, lower case.","enum":["get","put","post","delete","options","head","patch","trace"]},"override":{"description":"Changes to the tool generated from one operation.","type":"object","additionalProperties":false,"properties":{"name":{"description":"Tool name to use instead of the derived one. Must be a legal MCP tool name (`[A-Za-z0-9_.-]`) no longer than `maxToolNameLength`, and unique.","type":"string","pattern":"^[A-Za-z0-9_.-]+$","maxLength":128},"outputSchemas":{"description":"`lenient`, `strict` or `none` for this tool, instead of the top-level `outputSchemas`.","enum":["lenient","strict","none"]},"title":{"description":"Human-readable title shown by clients (defaults to the operation's summary).","type":"string"},"description":{"description":"Tool description to use instead of the operation's summary and description.","type":"string"},"annotations":{"description":"Tool annotations, merged over the derived ones (GET ⇒ readOnlyHint, DELETE ⇒ destructiveHint, PUT ⇒ idempotentHint).","type":"object","additionalProperties":false,"properties":{"title":{"description":"Display title.","type":"string"},"readOnlyHint":{"description":"The tool does not modify its environment.","type":"boolean"},"destructiveHint":{"description":"The tool may perform destructive updates.","type":"boolean"},"idempotentHint":{"description":"Repeated calls with the same arguments have no additional effect.","type":"boolean"},"openWorldHint":{"description":"The tool interacts with an open world of external entities.","type":"boolean"}}},"arguments":{"description":"Changes to the tool's arguments, keyed by the argument name as generated (a parameter's argument name such as `petId` or `query_id`, or `body` for the request body): hide an argument and fill it from a constant or an environment variable, give it a default, another description or another name.","type":"object","additionalProperties":{"$ref":"#/$defs/argumentOverride"}},"results":{"$ref":"#/$defs/resultsOverride"}}},"argumentOverride":{"description":"Changes to one argument of an operation tool. A hidden argument takes exactly one of `value` and `env` and nothing else; `default`, `description` and `name` apply to arguments the model sees.","type":"object","additionalProperties":false,"properties":{"hidden":{"description":"Leave the argument out of the tool's input schema and `Args` type: the model never sees it, and the server sends `value` or the value of `env` on every call.","type":"boolean"},"value":{"description":"The constant (any JSON value) the server sends for a hidden argument."},"env":{"description":"Environment variable the server reads a hidden argument's value from at start-up. The value is treated like a credential: it never appears in generated files, error texts or logs; while it is unset, calls of the tool fail with a message naming the variable.","$ref":"#/$defs/envName"},"default":{"description":"Value the server sends when the model leaves the argument out (any JSON value). Published as the argument schema's `default`; the argument is then no longer required."},"description":{"description":"Description of the argument to publish instead of the spec's.","type":"string"},"name":{"description":"Name the model sees for the argument instead of the generated one; the request still uses the parameter's own name. Must be unique within the tool, letters, digits, `_`, `.` and `-`, at most 64 characters.","type":"string","pattern":"^[A-Za-z0-9_.-]{1,64}$"}}},"argumentRule":{"description":"One argument rule: the argument `name` of every tool `match` selects that has it is hidden and filled (`hidden` with `value` or `env`), or gets a `default`, a `description` or another name (`as`). The fields mean what they mean in a per-operation argument override.","type":"object","additionalProperties":false,"required":["name"],"properties":{"match":{"description":"The operations the rule applies to, as an `include`/`exclude` selector; every operation when omitted.","$ref":"#/$defs/selector"},"name":{"description":"The argument as generated (a parameter's argument name such as `token` or `per_page`, or `body`); tools without it are left alone.","type":"string","minLength":1},"hidden":{"description":"Leave the argument out of every matched tool's input schema and `Args` type; the server sends `value` or the value of `env` on every call.","type":"boolean"},"value":{"description":"The constant (any JSON value) the server sends for the hidden argument."},"env":{"description":"Environment variable the server reads the hidden argument's value from, treated like a credential (never in generated files, error texts or logs; unset ⇒ calls fail naming it).","$ref":"#/$defs/envName"},"default":{"description":"Value the server sends when the model leaves the argument out (any JSON value); published as its schema's `default`."},"description":{"description":"Description of the argument to publish instead of the spec's.","type":"string"},"as":{"description":"Name the model sees for the argument; requests still use the parameter's own name. Letters, digits, `_`, `.` and `-`, at most 64 characters, unique within each tool.","type":"string","pattern":"^[A-Za-z0-9_.-]{1,64}$"}}},"resultsOverride":{"description":"Result settings for this tool, over the top-level `results`: only the keys given change.","type":"object","additionalProperties":false,"properties":{"maxTokens":{"description":"Largest tool result, in o200k tokens; each of its text and its `structuredContent` must fit. Over it, a list is cut at an item boundary and an object by its largest fields, and the result says what was left out and how to get the rest. Claude Code refuses MCP tool results over 25,000 tokens and moves results over 50,000 characters to a file.","type":"integer","minimum":256},"compact":{"description":"Compact JSON results: drop `null`s, empty arrays and objects and the keys `omit` names, and shorten strings longer than `maxStringChars`.","type":"boolean"},"omit":{"description":"Keys compaction drops for this tool, instead of the top-level `omit` (`*` matches any run of characters; `[]` keeps every key).","type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"maxStringChars":{"description":"Longest string compaction keeps whole, in characters; a longer one is cut and marked with how much was left out.","type":"integer","minimum":64},"projection":{"description":"Give tools whose results can be JSON an optional `fields` argument: a JMESPath expression the server applies to the response, so the model can ask for only what it needs. Named `result_fields` when the tool already has a `fields` argument.","type":"boolean"}}},"authScheme":{"description":"Environment variables of one security scheme, and whether MCP clients bring their own credential over HTTP (`fromClient`). Which fields apply depends on the scheme's type; the others are errors. Omitted fields keep their default variable names.","type":"object","additionalProperties":false,"properties":{"env":{"description":"Variable holding the API key (apiKey schemes) or the token sent as `Authorization: Bearer` (http bearer; oauth2 without a client-credentials flow; openIdConnect).","$ref":"#/$defs/envName"},"username":{"description":"Variable holding the user name (http basic).","$ref":"#/$defs/envName"},"password":{"description":"Variable holding the password (http basic).","$ref":"#/$defs/envName"},"clientId":{"description":"Variable holding the OAuth client id (oauth2 client credentials).","$ref":"#/$defs/envName"},"clientSecret":{"description":"Variable holding the OAuth client secret (oauth2 client credentials).","$ref":"#/$defs/envName"},"tokenUrl":{"description":"Token endpoint to use instead of the spec's `tokenUrl` (oauth2 client credentials).","type":"string","pattern":"^https://[^\\s]+$"},"fromClient":{"description":"Over Streamable HTTP, take the credential from this header of each MCP request instead of the environment, so every MCP client uses its own (apiKey: the value; bearer: the value, a leading `Bearer ` dropped; basic: `Basic <base64>` or `user:password`). Over stdio the environment is used as before. Not for oauth2 schemes. `Authorization` carries the MCP client tokens when the server is given some, and the server then refuses to start.","type":"string","pattern":"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$"},"scopes":{"description":"Scopes to request with the token (oauth2 client credentials). Defaults to every scope the included operations require; `[]` requests none.","type":"array","items":{"type":"string","minLength":1},"uniqueItems":true}}},"envName":{"description":"Name of an environment variable: upper-case letters, digits and `_`, not starting with a digit.","type":"string","pattern":"^[A-Z_][A-Z0-9_]*$"},"handlerRef":{"description":"A TypeScript function of the generated project: `<file>#<export>`, the file relative to the project's `src/` folder (e.g. `handlers/pets.ts#summarizePets`). A file that does not exist yet is created by `mcpgen build` as a typed stub, once; mcpgen never overwrites it.","type":"string","pattern":"^(\\./)?[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*\\.ts#[A-Za-z_$][A-Za-z0-9_$]*$"},"jsonSchemaObject":{"description":"A JSON Schema (draft 2020-12) whose root is an object schema (`type: object`).","type":"object"},"extraTool":{"description":"A tool implemented by a handler function.","type":"object","additionalProperties":false,"required":["name","inputSchema","handler"],"properties":{"name":{"description":"Tool name: `[A-Za-z0-9_.-]`, at most `maxToolNameLength`, unique among all tools (operation tools included).","type":"string","pattern":"^[A-Za-z0-9_.-]+$","maxLength":128},"title":{"description":"Human-readable title shown by clients.","type":"string"},"description":{"description":"What the tool does, for the model.","type":"string"},"inputSchema":{"description":"JSON Schema of the arguments; the root must be `type: object`. The handler's argument type is generated from it.","$ref":"#/$defs/jsonSchemaObject"},"outputSchema":{"description":"JSON Schema of the structured result (root `type: object`). When given, the handler must return a matching object, which is sent as `structuredContent` too.","$ref":"#/$defs/jsonSchemaObject"},"annotations":{"description":"Tool annotations, merged over the derived ones (GET ⇒ readOnlyHint, DELETE ⇒ destructiveHint, PUT ⇒ idempotentHint).","type":"object","additionalProperties":false,"properties":{"title":{"description":"Display title.","type":"string"},"readOnlyHint":{"description":"The tool does not modify its environment.","type":"boolean"},"destructiveHint":{"description":"The tool may perform destructive updates.","type":"boolean"},"idempotentHint":{"description":"Repeated calls with the same arguments have no additional effect.","type":"boolean"},"openWorldHint":{"description":"The tool interacts with an open world of external entities.","type":"boolean"}}},"handler":{"description":"The function that runs the tool: `<file>#<export>`, relative to the generated project's `src/`. It receives the validated arguments and a context (`signal`, `log`).","$ref":"#/$defs/handlerRef"}}},"promptArgument":{"description":"One argument of a prompt (clients send argument values as strings).","type":"object","additionalProperties":false,"required":["name"],"properties":{"name":{"description":"Argument name, usable in templates as `{{name}}`.","type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$"},"description":{"description":"What the argument means.","type":"string"},"required":{"description":"Whether the client must send it; a missing required argument is an invalid-params error. Defaults to false.","type":"boolean","default":false},"complete":{"description":"Values `completion/complete` offers for this argument: those starting with what the user typed (case-insensitive), at most 100 at a time.","$ref":"#/$defs/completionValues"},"parameter":{"description":"The OpenAPI parameter this argument stands for: `completion/complete` offers the values of its `enum` (unless `complete` is given).","$ref":"#/$defs/parameterBinding"}}},"completionValues":{"description":"Completion values, in the order offered.","type":"array","items":{"type":"string"},"minItems":1,"maxItems":10000},"parameterBinding":{"description":"An OpenAPI parameter, by operation and name: its schema's `enum` (or its array items' `enum`) is the completion source.","type":"object","additionalProperties":false,"required":["operation","name"],"properties":{"operation":{"description":"The operation's `operationId`.","type":"string","minLength":1},"name":{"description":"The parameter's name as the OpenAPI description spells it.","type":"string","minLength":1},"in":{"description":"Where the parameter goes, when the operation has two of that name.","enum":["path","query","header","cookie"]}}},"templateVariable":{"description":"Completion source of one variable of a resource template.","type":"object","additionalProperties":false,"properties":{"complete":{"description":"Values `completion/complete` offers for the variable (prefix-filtered, at most 100 at a time).","$ref":"#/$defs/completionValues"},"parameter":{"description":"The OpenAPI parameter the variable stands for: its `enum` is offered (unless `complete` is given).","$ref":"#/$defs/parameterBinding"}}},"promptFile":{"description":"A file embedded into the generated server at build time, relative to the manifest and inside its folder.","type":"object","additionalProperties":false,"required":["file"],"properties":{"file":{"description":"Path of the file, relative to the manifest (at most 1 MiB).","type":"string","minLength":1},"mimeType":{"description":"MIME type of the content. Defaults to a guess from the file extension.","type":"string","pattern":"^[a-z]+/[A-Za-z0-9.+_-]+$"}}},"promptResource":{"description":"An embedded resource of a prompt message: a declared resource by `uri` (read when the prompt is got), or `uri` with the content given here (`text` or `file`).","type":"object","additionalProperties":false,"required":["uri"],"properties":{"uri":{"description":"The resource URI. With `text` or `file` it may be a Handlebars template over the prompt's arguments (`{{resourceUri}}`); without, it names one of `resources`.","type":"string","minLength":1},"text":{"description":"The content: a Handlebars template over the prompt's arguments.","type":"string"},"file":{"description":"The content: a file embedded at build time, relative to the manifest and inside its folder (at most 1 MiB); text when it is UTF-8 and its MIME type textual, else a base64 blob.","type":"string","minLength":1},"mimeType":{"description":"MIME type of the content (for `file`, defaults to a guess from the extension).","type":"string","pattern":"^[a-z]+/[A-Za-z0-9.+_-]+$"}}},"promptResourceLink":{"description":"A link to a resource (`resource_link` content): the client reads it if it wants to.","type":"object","additionalProperties":false,"required":["uri"],"properties":{"uri":{"description":"The resource URI; when it is one of `resources`, its name, title, description and MIME type are the defaults of the fields below.","$ref":"#/$defs/resourceUri"},"name":{"description":"Short name of the resource (required unless `uri` is one of `resources`).","type":"string","minLength":1},"title":{"description":"Human-readable title.","type":"string"},"description":{"description":"What the resource holds.","type":"string"},"mimeType":{"description":"MIME type of the resource.","type":"string","pattern":"^[a-z]+/[A-Za-z0-9.+_-]+$"}}},"promptMessage":{"description":"One message of a prompt: exactly one of `text`, `image`, `audio`, `resource` and `resourceLink`.","type":"object","additionalProperties":false,"properties":{"role":{"description":"Who says it. Defaults to `user`.","enum":["user","assistant"],"default":"user"},"text":{"description":"The message text: a Handlebars template over the prompt's arguments (`{{species}}`, `{{#if budget}}…{{/if}}`), rendered without HTML escaping.","type":"string"},"image":{"description":"Image content: a file embedded at build time, sent as base64 with its MIME type.","$ref":"#/$defs/promptFile"},"audio":{"description":"Audio content: a file embedded at build time, sent as base64 with its MIME type.","$ref":"#/$defs/promptFile"},"resource":{"description":"An embedded resource (`resource` content).","$ref":"#/$defs/promptResource"},"resourceLink":{"description":"A link to a resource (`resource_link` content).","$ref":"#/$defs/promptResourceLink"}}},"prompt":{"description":"A prompt: metadata, arguments and message templates.","type":"object","additionalProperties":false,"required":["name","messages"],"properties":{"name":{"description":"Prompt name, unique among prompts.","type":"string","pattern":"^[A-Za-z0-9_.-]+$","maxLength":128},"title":{"description":"Human-readable title shown by clients.","type":"string"},"description":{"description":"What the prompt is for.","type":"string"},"arguments":{"description":"The prompt's arguments.","type":"array","items":{"$ref":"#/$defs/promptArgument"}},"messages":{"description":"The messages the prompt returns, in order.","type":"array","items":{"$ref":"#/$defs/promptMessage"},"minItems":1}}},"resourceUri":{"description":"An absolute URI with a scheme, e.g. `petstore://docs/handbook`.","type":"string","pattern":"^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$"},"resource":{"description":"A resource with a fixed URI. Give exactly one of `text`, `file` and `handler`.","type":"object","additionalProperties":false,"required":["uri","name"],"properties":{"uri":{"description":"The resource URI, unique among resources.","$ref":"#/$defs/resourceUri"},"name":{"description":"Short name of the resource.","type":"string","minLength":1},"title":{"description":"Human-readable title shown by clients.","type":"string"},"description":{"description":"What the resource holds.","type":"string"},"mimeType":{"description":"MIME type of the content. For `file`, defaults to a guess from the file extension.","type":"string","pattern":"^[a-z]+/[A-Za-z0-9.+_-]+$"},"text":{"description":"Static text content.","type":"string"},"file":{"description":"A file embedded into the generated server at build time, relative to this manifest and inside its folder. Served as text when it is UTF-8 and its MIME type is textual, otherwise as a base64 blob.","type":"string","minLength":1},"handler":{"description":"A function producing the content when the resource is read: `<file>#<export>`, relative to the generated project's `src/`.","$ref":"#/$defs/handlerRef"}}},"resourceTemplate":{"description":"A family of resources named by an RFC 6570 URI template, read by a handler.","type":"object","additionalProperties":false,"required":["uriTemplate","name","handler"],"properties":{"uriTemplate":{"description":"RFC 6570 URI template, e.g. `petstore://species/{species}/care`; unique among templates.","type":"string","pattern":"^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$"},"name":{"description":"Short name of the template.","type":"string","minLength":1},"title":{"description":"Human-readable title shown by clients.","type":"string"},"description":{"description":"What the resources hold.","type":"string"},"mimeType":{"description":"MIME type of the content.","type":"string","pattern":"^[a-z]+/[A-Za-z0-9.+_-]+$"},"handler":{"description":"The function that reads a resource: `<file>#<export>`, relative to the generated project's `src/`; it receives the URI and the template's variables.","$ref":"#/$defs/handlerRef"},"variables":{"description":"Completion sources of the template's variables, by variable name (each one of the template's): `complete` values or an OpenAPI `parameter` whose `enum` is offered.","type":"object","additionalProperties":{"$ref":"#/$defs/templateVariable"}}}},"concern":{"description":"A concern clients may set a preference for.","type":"object","additionalProperties":false,"required":["name","values"],"properties":{"name":{"description":"Concern name, unique.","type":"string","pattern":"^[A-Za-z][A-Za-z0-9_.-]*$"},"description":{"description":"What the concern means, for hosts to show users.","type":"string"},"values":{"description":"The values a client may choose from.","type":"array","items":{"type":"string","minLength":1},"minItems":1,"uniqueItems":true},"default":{"description":"Suggested value, published to clients. It is not applied to filtering: a client that sets nothing sees everything.","type":"string","minLength":1}}},"concernMappingTable":{"description":"Primitive id ⇒ the concern values it matches.","type":"object","additionalProperties":{"$ref":"#/$defs/concernMapping"}},"concernMapping":{"description":"Concern name ⇒ the value (or values) the primitive matches. Concerns not named here match every value.","type":"object","additionalProperties":{"$ref":"#/$defs/stringOrList"}},"concernPreferences":{"description":"Concern name ⇒ chosen value.","type":"object","additionalProperties":{"type":"string","minLength":1}},"preprocessor":{"description":"A preprocessor: a handler that gets the user input and returns context for it.","type":"object","additionalProperties":false,"required":["name","handler"],"properties":{"name":{"description":"Preprocessor name: `[A-Za-z0-9_.-]`, unique among preprocessors and not the name of a tool.","type":"string","pattern":"^[A-Za-z0-9_.-]+$","maxLength":128},"title":{"description":"Human-readable title.","type":"string"},"description":{"description":"What context the preprocessor gathers (listed by `preprocessors/list`).","type":"string"},"handler":{"description":"The function that runs the preprocessor: `<file>#<export>`, relative to the generated project's `src/`. It receives `{ input }` (the user input) and a context (`signal`, `log`) and returns text, any JSON value, or a `CallToolResult`-like `{ content }`.","$ref":"#/$defs/handlerRef"},"after":{"description":"Names of preprocessors that must run before this one. `after` orders runs; it does not pass one output to another. Cycles are errors.","type":"array","items":{"type":"string"}},"timeoutMs":{"description":"Milliseconds the preprocessor may take before it is cut off (its signal is aborted and its block has status `timeout`). Defaults to 10000.","type":"integer","minimum":1,"maximum":600000},"onError":{"description":"What an error or timeout does: `skip` (default) records the failed block and runs the rest; `fail` stops the run and reports it as failed.","enum":["skip","fail"]}}},"reflection":{"description":"Reflection gate settings.","type":"object","additionalProperties":false,"properties":{"storeDir":{"description":"Directory of the stored justifications (`<storeDir>/<domain>/<hash>.json`), relative to the server's working directory; `<ENV_PREFIX>_REFLECTION_DIR` overrides it at run time.","type":"string","minLength":1,"default":".preflight/justifications"},"mode":{"description":"`auto` (default): ask the client's model through MCP sampling when the client supports it, else return the hint for the host flow; `sampling`: only sampling (a client without it cannot run gated tools); `host`: only the hint and `persist_justification`.","enum":["auto","sampling","host"],"default":"auto"},"scope":{"description":"`domain` (default): a justification is shared by every tool whose gate has the same domain, prompt and prompt arguments; `tool`: each tool needs its own. A gate's own `scope` wins.","$ref":"#/$defs/reflectionScope"},"domains":{"description":"The declared domains (directory names under `storeDir`: `[A-Za-z0-9_.-]`, at most 64 characters). Every gate's domain must be one of them; `persist_justification` accepts only these. Defaults to the domains the gates use.","type":"array","items":{"type":"string","pattern":"^(?!\\.{1,2}$)[A-Za-z0-9_.-]{1,64}$"}},"justificationSchema":{"description":"JSON Schema (root `type: object`) every justification must match. Defaults to the four keys `intent` (string), `alternatives` (list of strings), `choice` (string) and `confidence` (number 0–1), all required.","$ref":"#/$defs/jsonSchemaObject"},"maxJustificationBytes":{"description":"Largest justification accepted, in bytes of JSON. Defaults to 32768.","type":"integer","minimum":64,"maximum":1048576},"sampling":{"description":"Settings of the sampling requests sent to the client's model.","type":"object","additionalProperties":false,"properties":{"maxTokens":{"description":"`maxTokens` of each request. Defaults to 800.","type":"integer","minimum":1},"timeoutMs":{"description":"Milliseconds to wait for the client's answer. Defaults to 60000 (the SDK's request timeout).","type":"integer","minimum":1}}},"gates":{"description":"Gated tool (final tool name: an operation or extra tool) ⇒ its gate, or a list of gates satisfied one after another.","type":"object","additionalProperties":{"anyOf":[{"$ref":"#/$defs/reflectionGate"},{"type":"array","minItems":1,"items":{"$ref":"#/$defs/reflectionGate"}}]}}}},"reflectionScope":{"description":"How widely a justification is shared: `domain` or `tool`.","enum":["domain","tool"]},"reflectionGate":{"description":"One gate of a tool: the prompt the model answers, and the domain its justification is stored under.","type":"object","additionalProperties":false,"required":["domain","prompt","template"],"properties":{"domain":{"description":"Domain of the justification: one of `reflection.domains`.","type":"string","pattern":"^(?!\\.{1,2}$)[A-Za-z0-9_.-]{1,64}$"},"prompt":{"description":"Name under which `prompts/get` serves the gate's prompt; gates that share a prompt name must share its template. Must not be the name of a manifest prompt.","type":"string","pattern":"^[A-Za-z0-9_.-]+$","maxLength":128},"description":{"description":"Description of the prompt in `prompts/list`.","type":"string"},"template":{"description":"The prompt text: a Handlebars template over the prompt arguments (`{{petId}}`). Its hash is part of the justification key, so editing it invalidates the stored justifications.","type":"string","minLength":1},"promptArgs":{"description":"Prompt argument ⇒ Handlebars template over the TOOL's arguments, e.g. `petId: \"{{petId}}\"` (`{{json body}}` renders a value as JSON). The rendered values are part of the key, normalised (trimmed, inner whitespace collapsed).","type":"object","additionalProperties":{"type":"string"}},"scope":{"description":"Overrides `reflection.scope` for this gate.","$ref":"#/$defs/reflectionScope"}}},"policy":{"description":"Audit trail, access control and limits.","type":"object","additionalProperties":false,"properties":{"audit":{"description":"Where audit events go: a JSON Lines file, stderr, or both.","$ref":"#/$defs/policyAudit"},"access":{"description":"Which clients may list and use which tools, prompts and resources.","$ref":"#/$defs/policyAccess"},"limits":{"description":"Per-tool limits: timeout of the whole call, concurrency, calls per minute, response size.","$ref":"#/$defs/policyLimits"}}},"policyAudit":{"description":"Audit trail settings. Set `file`, `stderr: true`, or both.","type":"object","additionalProperties":false,"properties":{"file":{"description":"JSON Lines file the events are appended to, relative to the server's working directory; `<ENV_PREFIX>_AUDIT_FILE` overrides it at run time.","type":"string","minLength":1},"stderr":{"description":"Also (or only) write each event as one line to stderr.","type":"boolean","default":false},"redact":{"description":"Argument field names whose values are replaced by \"[redacted]\" at any depth (case-insensitive); secrets always are.","type":"array","items":{"type":"string","minLength":1}},"chain":{"description":"Each line carries the SHA-256 of the previous line, so an edited line breaks the chain (the generated `verify-audit` script finds it). Needs `file`.","type":"boolean","default":false},"onWriteError":{"description":"`fail` (default): a call whose `tool.invoked` event cannot be written is refused before it runs (-32603); `continue`: the call goes on and the failure is logged. A terminal event that cannot be written never turns a call that ran into an error: it is logged and the result returned.","enum":["fail","continue"],"default":"fail"}}},"policyAccess":{"description":"Access control: a primitive is allowed for a client when an allow rule for that client matches it and no deny rule does; `default` decides when no rule matches.","type":"object","additionalProperties":false,"properties":{"default":{"description":"What a client may use when no rule for it matches a primitive.","enum":["allow","deny"],"default":"allow"},"rules":{"description":"Access rules; deny wins over allow.","type":"array","items":{"$ref":"#/$defs/policyRule"}}}},"policyRule":{"description":"One access rule: the clients it applies to, and what it allows and/or denies them.","type":"object","additionalProperties":false,"required":["clients"],"properties":{"clients":{"description":"Client identities (from the HTTP tokens' `name=token`; on stdio `<ENV_PREFIX>_CLIENT`, else `local`): letters, digits and `._@-`; `*` is every client.","type":"array","items":{"type":"string","minLength":1},"minItems":1},"allow":{"description":"Primitives the clients may list and use.","$ref":"#/$defs/policySelector"},"deny":{"description":"Primitives the clients may not list or use (wins over every allow).","$ref":"#/$defs/policySelector"}}},"policySelector":{"description":"Matches primitives: every condition given must hold (AND); a list matches when any of its values does (OR). `{}` matches every primitive.","type":"object","additionalProperties":false,"properties":{"kinds":{"description":"Only primitives of these kinds (default: every kind).","type":"array","items":{"enum":["tools","prompts","resources","resourceTemplates"]},"minItems":1},"names":{"description":"Final names of tools and prompts, URIs of resources, URI templates of resource templates: exact, or picomatch globs (`*` does not cross `/`, `**` does; braces are literal).","$ref":"#/$defs/stringOrList"},"tags":{"description":"OpenAPI tags: matches operation tools with one of them (extra tools, prompts and resources have no tags).","$ref":"#/$defs/stringOrList"},"concerns":{"description":"Concern ⇒ value(s): matches primitives whose `concernMappings` entry for that concern lists one of the values. A primitive with no mapping for the concern does NOT match (access control fails closed).","type":"object","additionalProperties":{"$ref":"#/$defs/stringOrList"}},"annotations":{"description":"Tool annotation ⇒ boolean, e.g. `readOnlyHint: true`: matches tools whose annotation has that value (prompts and resources never match).","type":"object","additionalProperties":{"type":"boolean"}}}},"policyLimits":{"description":"Limits as a default and per tool.","type":"object","additionalProperties":false,"properties":{"default":{"description":"Limits of every tool no `tools` entry matches.","$ref":"#/$defs/toolLimits"},"tools":{"description":"Tool name or picomatch glob ⇒ its limits; the first entry (in manifest order) that matches a tool wins, fields it leaves out come from `default`.","type":"object","additionalProperties":{"$ref":"#/$defs/toolLimits"}}}},"toolLimits":{"description":"Limits of a tool (all optional).","type":"object","additionalProperties":false,"properties":{"timeoutMs":{"description":"Bound on the whole logical call (gate, sampling and the upstream request included), ms; the lower of this and `timeoutMs` applies to the upstream request.","type":"integer","minimum":1},"maxConcurrent":{"description":"Most calls of the tool running at once (over all clients of this server process).","type":"integer","minimum":1},"perMinute":{"description":"Most calls started in any 60 s, per client identity and over all clients.","type":"object","additionalProperties":false,"properties":{"client":{"description":"Per client identity.","type":"integer","minimum":1},"overall":{"description":"Over all clients.","type":"integer","minimum":1}}},"maxResponseBytes":{"description":"Largest response body passed back for this tool (bytes); the lower of this and `maxResponseBytes` wins.","type":"integer","minimum":1}}}}};
+const schema74 = {"description":"A concern clients may set a preference for.","type":"object","additionalProperties":false,"required":["name","values"],"properties":{"name":{"description":"Concern name, unique.","type":"string","pattern":"^[A-Za-z][A-Za-z0-9_.-]*$"},"description":{"description":"What the concern means, for hosts to show users.","type":"string"},"values":{"description":"The values a client may choose from.","type":"array","items":{"type":"string","minLength":1},"minItems":1,"uniqueItems":true},"default":{"description":"Suggested value, published to clients. It is not applied to filtering: a client that sets nothing sees everything.","type":"string","minLength":1}}};
+const schema78 = {"description":"Concern name ⇒ chosen value.","type":"object","additionalProperties":{"type":"string","minLength":1}};
 const func1 = Object.prototype.hasOwnProperty;
 const func2 = require("ajv/dist/runtime/ucs2length").default;
 const pattern4 = new RegExp("^[a-z0-9][a-z0-9._-]*$", "u");
@@ -19,8 +19,8 @@ const pattern9 = new RegExp("^[^\\s\\x00-\\x1f]+( [^\\s\\x00-\\x1f]+)*$", "u");
 const pattern12 = new RegExp("^(https?://|unix:/)[^\\s]+$", "u");
 const pattern13 = new RegExp("^[A-Z][A-Z0-9_]*$", "u");
 const pattern14 = new RegExp("^https?://", "u");
-const pattern39 = new RegExp("^[A-Za-z][A-Za-z0-9_.-]*$", "u");
-const pattern43 = new RegExp("^MCPGEN_[A-Z0-9_]+$", "u");
+const pattern44 = new RegExp("^[A-Za-z][A-Za-z0-9_.-]*$", "u");
+const pattern48 = new RegExp("^MCPGEN_[A-Z0-9_]+$", "u");
 const schema32 = {"description":"Matches operations. Every field given must match (AND); a field with a list matches when any of its values does (OR).","type":"object","additionalProperties":false,"minProperties":1,"properties":{"tag":{"description":"Tag name(s) the operation carries.","$ref":"#/$defs/stringOrList"},"operationId":{"description":"operationId(s) of the operation.","$ref":"#/$defs/stringOrList"},"path":{"description":"Path glob(s) over the path template, e.g. `/pets/**` or `/store/*`: `*` matches within one segment, `**` across segments. Braces are literal, so `/pets/{petId}` matches that template.","$ref":"#/$defs/stringOrList"},"method":{"description":"HTTP method(s), lower case.","anyOf":[{"$ref":"#/$defs/method"},{"type":"array","items":{"$ref":"#/$defs/method"},"minItems":1}]},"deprecated":{"description":"Matches operations by their `deprecated` flag: `exclude: [{ deprecated: true }]` leaves deprecated operations out.","type":"boolean"}}};
 const schema33 = {"description":"One value or a list of values; a list matches when any value matches.","anyOf":[{"type":"string","minLength":1},{"type":"array","items":{"type":"string","minLength":1},"minItems":1}]};
 const schema36 = {"description":"An HTTP method, lower case.","enum":["get","put","post","delete","options","head","patch","trace"]};
@@ -1864,9 +1864,713 @@ return errors === 0;
 validate35.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 const schema56 = {"description":"A prompt: metadata, arguments and message templates.","type":"object","additionalProperties":false,"required":["name","messages"],"properties":{"name":{"description":"Prompt name, unique among prompts.","type":"string","pattern":"^[A-Za-z0-9_.-]+$","maxLength":128},"title":{"description":"Human-readable title shown by clients.","type":"string"},"description":{"description":"What the prompt is for.","type":"string"},"arguments":{"description":"The prompt's arguments.","type":"array","items":{"$ref":"#/$defs/promptArgument"}},"messages":{"description":"The messages the prompt returns, in order.","type":"array","items":{"$ref":"#/$defs/promptMessage"},"minItems":1}}};
-const schema57 = {"description":"One argument of a prompt (clients send argument values as strings).","type":"object","additionalProperties":false,"required":["name"],"properties":{"name":{"description":"Argument name, usable in templates as `{{name}}`.","type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$"},"description":{"description":"What the argument means.","type":"string"},"required":{"description":"Whether the client must send it; a missing required argument is an invalid-params error. Defaults to false.","type":"boolean","default":false}}};
-const schema58 = {"description":"One message of a prompt.","type":"object","additionalProperties":false,"required":["text"],"properties":{"role":{"description":"Who says it. Defaults to `user`.","enum":["user","assistant"],"default":"user"},"text":{"description":"The message text: a Handlebars template over the prompt's arguments (`{{species}}`, `{{#if budget}}…{{/if}}`), rendered without HTML escaping.","type":"string"}}};
+const schema57 = {"description":"One argument of a prompt (clients send argument values as strings).","type":"object","additionalProperties":false,"required":["name"],"properties":{"name":{"description":"Argument name, usable in templates as `{{name}}`.","type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$"},"description":{"description":"What the argument means.","type":"string"},"required":{"description":"Whether the client must send it; a missing required argument is an invalid-params error. Defaults to false.","type":"boolean","default":false},"complete":{"description":"Values `completion/complete` offers for this argument: those starting with what the user typed (case-insensitive), at most 100 at a time.","$ref":"#/$defs/completionValues"},"parameter":{"description":"The OpenAPI parameter this argument stands for: `completion/complete` offers the values of its `enum` (unless `complete` is given).","$ref":"#/$defs/parameterBinding"}}};
+const schema58 = {"description":"Completion values, in the order offered.","type":"array","items":{"type":"string"},"minItems":1,"maxItems":10000};
+const schema59 = {"description":"An OpenAPI parameter, by operation and name: its schema's `enum` (or its array items' `enum`) is the completion source.","type":"object","additionalProperties":false,"required":["operation","name"],"properties":{"operation":{"description":"The operation's `operationId`.","type":"string","minLength":1},"name":{"description":"The parameter's name as the OpenAPI description spells it.","type":"string","minLength":1},"in":{"description":"Where the parameter goes, when the operation has two of that name.","enum":["path","query","header","cookie"]}}};
 const pattern32 = new RegExp("^[A-Za-z_][A-Za-z0-9_]*$", "u");
+
+function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate38.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.name === undefined) && (missing0 = "name")){
+validate38.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((((key0 === "name") || (key0 === "description")) || (key0 === "required")) || (key0 === "complete")) || (key0 === "parameter"))){
+validate38.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.name !== undefined){
+let data0 = data.name;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(!pattern32.test(data0)){
+validate38.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z_][A-Za-z0-9_]*$"},message:"must match pattern \""+"^[A-Za-z_][A-Za-z0-9_]*$"+"\""}];
+return false;
+}
+}
+else {
+validate38.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.description !== undefined){
+const _errs4 = errors;
+if(typeof data.description !== "string"){
+validate38.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.required !== undefined){
+const _errs6 = errors;
+if(typeof data.required !== "boolean"){
+validate38.errors = [{instancePath:instancePath+"/required",schemaPath:"#/properties/required/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.complete !== undefined){
+let data3 = data.complete;
+const _errs8 = errors;
+const _errs9 = errors;
+if(errors === _errs9){
+if(Array.isArray(data3)){
+if(data3.length > 10000){
+validate38.errors = [{instancePath:instancePath+"/complete",schemaPath:"#/$defs/completionValues/maxItems",keyword:"maxItems",params:{limit: 10000},message:"must NOT have more than 10000 items"}];
+return false;
+}
+else {
+if(data3.length < 1){
+validate38.errors = [{instancePath:instancePath+"/complete",schemaPath:"#/$defs/completionValues/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+return false;
+}
+else {
+var valid2 = true;
+const len0 = data3.length;
+for(let i0=0; i0<len0; i0++){
+const _errs11 = errors;
+if(typeof data3[i0] !== "string"){
+validate38.errors = [{instancePath:instancePath+"/complete/" + i0,schemaPath:"#/$defs/completionValues/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid2 = _errs11 === errors;
+if(!valid2){
+break;
+}
+}
+}
+}
+}
+else {
+validate38.errors = [{instancePath:instancePath+"/complete",schemaPath:"#/$defs/completionValues/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.parameter !== undefined){
+let data5 = data.parameter;
+const _errs13 = errors;
+const _errs14 = errors;
+if(errors === _errs14){
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+let missing1;
+if(((data5.operation === undefined) && (missing1 = "operation")) || ((data5.name === undefined) && (missing1 = "name"))){
+validate38.errors = [{instancePath:instancePath+"/parameter",schemaPath:"#/$defs/parameterBinding/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs16 = errors;
+for(const key1 in data5){
+if(!(((key1 === "operation") || (key1 === "name")) || (key1 === "in"))){
+validate38.errors = [{instancePath:instancePath+"/parameter",schemaPath:"#/$defs/parameterBinding/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs16 === errors){
+if(data5.operation !== undefined){
+let data6 = data5.operation;
+const _errs17 = errors;
+if(errors === _errs17){
+if(typeof data6 === "string"){
+if(func2(data6) < 1){
+validate38.errors = [{instancePath:instancePath+"/parameter/operation",schemaPath:"#/$defs/parameterBinding/properties/operation/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate38.errors = [{instancePath:instancePath+"/parameter/operation",schemaPath:"#/$defs/parameterBinding/properties/operation/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid4 = _errs17 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+if(data5.name !== undefined){
+let data7 = data5.name;
+const _errs19 = errors;
+if(errors === _errs19){
+if(typeof data7 === "string"){
+if(func2(data7) < 1){
+validate38.errors = [{instancePath:instancePath+"/parameter/name",schemaPath:"#/$defs/parameterBinding/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate38.errors = [{instancePath:instancePath+"/parameter/name",schemaPath:"#/$defs/parameterBinding/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid4 = _errs19 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+if(data5.in !== undefined){
+let data8 = data5.in;
+const _errs21 = errors;
+if(!((((data8 === "path") || (data8 === "query")) || (data8 === "header")) || (data8 === "cookie"))){
+validate38.errors = [{instancePath:instancePath+"/parameter/in",schemaPath:"#/$defs/parameterBinding/properties/in/enum",keyword:"enum",params:{allowedValues: schema59.properties.in.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid4 = _errs21 === errors;
+}
+else {
+var valid4 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate38.errors = [{instancePath:instancePath+"/parameter",schemaPath:"#/$defs/parameterBinding/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs13 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate38.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate38.errors = vErrors;
+return errors === 0;
+}
+validate38.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+const schema60 = {"description":"One message of a prompt: exactly one of `text`, `image`, `audio`, `resource` and `resourceLink`.","type":"object","additionalProperties":false,"properties":{"role":{"description":"Who says it. Defaults to `user`.","enum":["user","assistant"],"default":"user"},"text":{"description":"The message text: a Handlebars template over the prompt's arguments (`{{species}}`, `{{#if budget}}…{{/if}}`), rendered without HTML escaping.","type":"string"},"image":{"description":"Image content: a file embedded at build time, sent as base64 with its MIME type.","$ref":"#/$defs/promptFile"},"audio":{"description":"Audio content: a file embedded at build time, sent as base64 with its MIME type.","$ref":"#/$defs/promptFile"},"resource":{"description":"An embedded resource (`resource` content).","$ref":"#/$defs/promptResource"},"resourceLink":{"description":"A link to a resource (`resource_link` content).","$ref":"#/$defs/promptResourceLink"}}};
+const schema61 = {"description":"A file embedded into the generated server at build time, relative to the manifest and inside its folder.","type":"object","additionalProperties":false,"required":["file"],"properties":{"file":{"description":"Path of the file, relative to the manifest (at most 1 MiB).","type":"string","minLength":1},"mimeType":{"description":"MIME type of the content. Defaults to a guess from the file extension.","type":"string","pattern":"^[a-z]+/[A-Za-z0-9.+_-]+$"}}};
+const schema63 = {"description":"An embedded resource of a prompt message: a declared resource by `uri` (read when the prompt is got), or `uri` with the content given here (`text` or `file`).","type":"object","additionalProperties":false,"required":["uri"],"properties":{"uri":{"description":"The resource URI. With `text` or `file` it may be a Handlebars template over the prompt's arguments (`{{resourceUri}}`); without, it names one of `resources`.","type":"string","minLength":1},"text":{"description":"The content: a Handlebars template over the prompt's arguments.","type":"string"},"file":{"description":"The content: a file embedded at build time, relative to the manifest and inside its folder (at most 1 MiB); text when it is UTF-8 and its MIME type textual, else a base64 blob.","type":"string","minLength":1},"mimeType":{"description":"MIME type of the content (for `file`, defaults to a guess from the extension).","type":"string","pattern":"^[a-z]+/[A-Za-z0-9.+_-]+$"}}};
+const pattern33 = new RegExp("^[a-z]+/[A-Za-z0-9.+_-]+$", "u");
+const schema64 = {"description":"A link to a resource (`resource_link` content): the client reads it if it wants to.","type":"object","additionalProperties":false,"required":["uri"],"properties":{"uri":{"description":"The resource URI; when it is one of `resources`, its name, title, description and MIME type are the defaults of the fields below.","$ref":"#/$defs/resourceUri"},"name":{"description":"Short name of the resource (required unless `uri` is one of `resources`).","type":"string","minLength":1},"title":{"description":"Human-readable title.","type":"string"},"description":{"description":"What the resource holds.","type":"string"},"mimeType":{"description":"MIME type of the resource.","type":"string","pattern":"^[a-z]+/[A-Za-z0-9.+_-]+$"}}};
+const schema65 = {"description":"An absolute URI with a scheme, e.g. `petstore://docs/handbook`.","type":"string","pattern":"^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$"};
+const pattern36 = new RegExp("^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$", "u");
+
+function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate41.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.uri === undefined) && (missing0 = "uri")){
+validate41.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((((key0 === "uri") || (key0 === "name")) || (key0 === "title")) || (key0 === "description")) || (key0 === "mimeType"))){
+validate41.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.uri !== undefined){
+let data0 = data.uri;
+const _errs2 = errors;
+const _errs3 = errors;
+if(errors === _errs3){
+if(typeof data0 === "string"){
+if(!pattern36.test(data0)){
+validate41.errors = [{instancePath:instancePath+"/uri",schemaPath:"#/$defs/resourceUri/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$"},message:"must match pattern \""+"^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$"+"\""}];
+return false;
+}
+}
+else {
+validate41.errors = [{instancePath:instancePath+"/uri",schemaPath:"#/$defs/resourceUri/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.name !== undefined){
+let data1 = data.name;
+const _errs5 = errors;
+if(errors === _errs5){
+if(typeof data1 === "string"){
+if(func2(data1) < 1){
+validate41.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate41.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.title !== undefined){
+const _errs7 = errors;
+if(typeof data.title !== "string"){
+validate41.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.description !== undefined){
+const _errs9 = errors;
+if(typeof data.description !== "string"){
+validate41.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs9 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.mimeType !== undefined){
+let data4 = data.mimeType;
+const _errs11 = errors;
+if(errors === _errs11){
+if(typeof data4 === "string"){
+if(!pattern33.test(data4)){
+validate41.errors = [{instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/pattern",keyword:"pattern",params:{pattern: "^[a-z]+/[A-Za-z0-9.+_-]+$"},message:"must match pattern \""+"^[a-z]+/[A-Za-z0-9.+_-]+$"+"\""}];
+return false;
+}
+}
+else {
+validate41.errors = [{instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs11 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate41.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate41.errors = vErrors;
+return errors === 0;
+}
+validate41.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate40.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((((key0 === "role") || (key0 === "text")) || (key0 === "image")) || (key0 === "audio")) || (key0 === "resource")) || (key0 === "resourceLink"))){
+validate40.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.role !== undefined){
+let data0 = data.role;
+const _errs2 = errors;
+if(!((data0 === "user") || (data0 === "assistant"))){
+validate40.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/enum",keyword:"enum",params:{allowedValues: schema60.properties.role.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.text !== undefined){
+const _errs3 = errors;
+if(typeof data.text !== "string"){
+validate40.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.image !== undefined){
+let data2 = data.image;
+const _errs5 = errors;
+const _errs6 = errors;
+if(errors === _errs6){
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing0;
+if((data2.file === undefined) && (missing0 = "file")){
+validate40.errors = [{instancePath:instancePath+"/image",schemaPath:"#/$defs/promptFile/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs8 = errors;
+for(const key1 in data2){
+if(!((key1 === "file") || (key1 === "mimeType"))){
+validate40.errors = [{instancePath:instancePath+"/image",schemaPath:"#/$defs/promptFile/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs8 === errors){
+if(data2.file !== undefined){
+let data3 = data2.file;
+const _errs9 = errors;
+if(errors === _errs9){
+if(typeof data3 === "string"){
+if(func2(data3) < 1){
+validate40.errors = [{instancePath:instancePath+"/image/file",schemaPath:"#/$defs/promptFile/properties/file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate40.errors = [{instancePath:instancePath+"/image/file",schemaPath:"#/$defs/promptFile/properties/file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid2 = _errs9 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data2.mimeType !== undefined){
+let data4 = data2.mimeType;
+const _errs11 = errors;
+if(errors === _errs11){
+if(typeof data4 === "string"){
+if(!pattern33.test(data4)){
+validate40.errors = [{instancePath:instancePath+"/image/mimeType",schemaPath:"#/$defs/promptFile/properties/mimeType/pattern",keyword:"pattern",params:{pattern: "^[a-z]+/[A-Za-z0-9.+_-]+$"},message:"must match pattern \""+"^[a-z]+/[A-Za-z0-9.+_-]+$"+"\""}];
+return false;
+}
+}
+else {
+validate40.errors = [{instancePath:instancePath+"/image/mimeType",schemaPath:"#/$defs/promptFile/properties/mimeType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid2 = _errs11 === errors;
+}
+else {
+var valid2 = true;
+}
+}
+}
+}
+}
+else {
+validate40.errors = [{instancePath:instancePath+"/image",schemaPath:"#/$defs/promptFile/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.audio !== undefined){
+let data5 = data.audio;
+const _errs13 = errors;
+const _errs14 = errors;
+if(errors === _errs14){
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+let missing1;
+if((data5.file === undefined) && (missing1 = "file")){
+validate40.errors = [{instancePath:instancePath+"/audio",schemaPath:"#/$defs/promptFile/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs16 = errors;
+for(const key2 in data5){
+if(!((key2 === "file") || (key2 === "mimeType"))){
+validate40.errors = [{instancePath:instancePath+"/audio",schemaPath:"#/$defs/promptFile/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs16 === errors){
+if(data5.file !== undefined){
+let data6 = data5.file;
+const _errs17 = errors;
+if(errors === _errs17){
+if(typeof data6 === "string"){
+if(func2(data6) < 1){
+validate40.errors = [{instancePath:instancePath+"/audio/file",schemaPath:"#/$defs/promptFile/properties/file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate40.errors = [{instancePath:instancePath+"/audio/file",schemaPath:"#/$defs/promptFile/properties/file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid4 = _errs17 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+if(data5.mimeType !== undefined){
+let data7 = data5.mimeType;
+const _errs19 = errors;
+if(errors === _errs19){
+if(typeof data7 === "string"){
+if(!pattern33.test(data7)){
+validate40.errors = [{instancePath:instancePath+"/audio/mimeType",schemaPath:"#/$defs/promptFile/properties/mimeType/pattern",keyword:"pattern",params:{pattern: "^[a-z]+/[A-Za-z0-9.+_-]+$"},message:"must match pattern \""+"^[a-z]+/[A-Za-z0-9.+_-]+$"+"\""}];
+return false;
+}
+}
+else {
+validate40.errors = [{instancePath:instancePath+"/audio/mimeType",schemaPath:"#/$defs/promptFile/properties/mimeType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid4 = _errs19 === errors;
+}
+else {
+var valid4 = true;
+}
+}
+}
+}
+}
+else {
+validate40.errors = [{instancePath:instancePath+"/audio",schemaPath:"#/$defs/promptFile/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs13 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.resource !== undefined){
+let data8 = data.resource;
+const _errs21 = errors;
+const _errs22 = errors;
+if(errors === _errs22){
+if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
+let missing2;
+if((data8.uri === undefined) && (missing2 = "uri")){
+validate40.errors = [{instancePath:instancePath+"/resource",schemaPath:"#/$defs/promptResource/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+return false;
+}
+else {
+const _errs24 = errors;
+for(const key3 in data8){
+if(!((((key3 === "uri") || (key3 === "text")) || (key3 === "file")) || (key3 === "mimeType"))){
+validate40.errors = [{instancePath:instancePath+"/resource",schemaPath:"#/$defs/promptResource/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs24 === errors){
+if(data8.uri !== undefined){
+let data9 = data8.uri;
+const _errs25 = errors;
+if(errors === _errs25){
+if(typeof data9 === "string"){
+if(func2(data9) < 1){
+validate40.errors = [{instancePath:instancePath+"/resource/uri",schemaPath:"#/$defs/promptResource/properties/uri/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate40.errors = [{instancePath:instancePath+"/resource/uri",schemaPath:"#/$defs/promptResource/properties/uri/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid6 = _errs25 === errors;
+}
+else {
+var valid6 = true;
+}
+if(valid6){
+if(data8.text !== undefined){
+const _errs27 = errors;
+if(typeof data8.text !== "string"){
+validate40.errors = [{instancePath:instancePath+"/resource/text",schemaPath:"#/$defs/promptResource/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid6 = _errs27 === errors;
+}
+else {
+var valid6 = true;
+}
+if(valid6){
+if(data8.file !== undefined){
+let data11 = data8.file;
+const _errs29 = errors;
+if(errors === _errs29){
+if(typeof data11 === "string"){
+if(func2(data11) < 1){
+validate40.errors = [{instancePath:instancePath+"/resource/file",schemaPath:"#/$defs/promptResource/properties/file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate40.errors = [{instancePath:instancePath+"/resource/file",schemaPath:"#/$defs/promptResource/properties/file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid6 = _errs29 === errors;
+}
+else {
+var valid6 = true;
+}
+if(valid6){
+if(data8.mimeType !== undefined){
+let data12 = data8.mimeType;
+const _errs31 = errors;
+if(errors === _errs31){
+if(typeof data12 === "string"){
+if(!pattern33.test(data12)){
+validate40.errors = [{instancePath:instancePath+"/resource/mimeType",schemaPath:"#/$defs/promptResource/properties/mimeType/pattern",keyword:"pattern",params:{pattern: "^[a-z]+/[A-Za-z0-9.+_-]+$"},message:"must match pattern \""+"^[a-z]+/[A-Za-z0-9.+_-]+$"+"\""}];
+return false;
+}
+}
+else {
+validate40.errors = [{instancePath:instancePath+"/resource/mimeType",schemaPath:"#/$defs/promptResource/properties/mimeType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid6 = _errs31 === errors;
+}
+else {
+var valid6 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate40.errors = [{instancePath:instancePath+"/resource",schemaPath:"#/$defs/promptResource/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs21 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.resourceLink !== undefined){
+const _errs33 = errors;
+if(!(validate41(data.resourceLink, {instancePath:instancePath+"/resourceLink",parentData:data,parentDataProperty:"resourceLink",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate41.errors : vErrors.concat(validate41.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs33 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate40.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate40.errors = vErrors;
+return errors === 0;
+}
+validate40.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
 
 function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1954,79 +2658,10 @@ if(Array.isArray(data3)){
 var valid1 = true;
 const len0 = data3.length;
 for(let i0=0; i0<len0; i0++){
-let data4 = data3[i0];
 const _errs10 = errors;
-const _errs11 = errors;
-if(errors === _errs11){
-if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
-let missing1;
-if((data4.name === undefined) && (missing1 = "name")){
-validate37.errors = [{instancePath:instancePath+"/arguments/" + i0,schemaPath:"#/$defs/promptArgument/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
-return false;
-}
-else {
-const _errs13 = errors;
-for(const key1 in data4){
-if(!(((key1 === "name") || (key1 === "description")) || (key1 === "required"))){
-validate37.errors = [{instancePath:instancePath+"/arguments/" + i0,schemaPath:"#/$defs/promptArgument/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs13 === errors){
-if(data4.name !== undefined){
-let data5 = data4.name;
-const _errs14 = errors;
-if(errors === _errs14){
-if(typeof data5 === "string"){
-if(!pattern32.test(data5)){
-validate37.errors = [{instancePath:instancePath+"/arguments/" + i0+"/name",schemaPath:"#/$defs/promptArgument/properties/name/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z_][A-Za-z0-9_]*$"},message:"must match pattern \""+"^[A-Za-z_][A-Za-z0-9_]*$"+"\""}];
-return false;
-}
-}
-else {
-validate37.errors = [{instancePath:instancePath+"/arguments/" + i0+"/name",schemaPath:"#/$defs/promptArgument/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid3 = _errs14 === errors;
-}
-else {
-var valid3 = true;
-}
-if(valid3){
-if(data4.description !== undefined){
-const _errs16 = errors;
-if(typeof data4.description !== "string"){
-validate37.errors = [{instancePath:instancePath+"/arguments/" + i0+"/description",schemaPath:"#/$defs/promptArgument/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid3 = _errs16 === errors;
-}
-else {
-var valid3 = true;
-}
-if(valid3){
-if(data4.required !== undefined){
-const _errs18 = errors;
-if(typeof data4.required !== "boolean"){
-validate37.errors = [{instancePath:instancePath+"/arguments/" + i0+"/required",schemaPath:"#/$defs/promptArgument/properties/required/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-var valid3 = _errs18 === errors;
-}
-else {
-var valid3 = true;
-}
-}
-}
-}
-}
-}
-else {
-validate37.errors = [{instancePath:instancePath+"/arguments/" + i0,schemaPath:"#/$defs/promptArgument/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
+if(!(validate38(data3[i0], {instancePath:instancePath+"/arguments/" + i0,parentData:data3,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate38.errors : vErrors.concat(validate38.errors);
+errors = vErrors.length;
 }
 var valid1 = _errs10 === errors;
 if(!valid1){
@@ -2046,73 +2681,25 @@ var valid0 = true;
 }
 if(valid0){
 if(data.messages !== undefined){
-let data8 = data.messages;
-const _errs20 = errors;
-if(errors === _errs20){
-if(Array.isArray(data8)){
-if(data8.length < 1){
+let data5 = data.messages;
+const _errs11 = errors;
+if(errors === _errs11){
+if(Array.isArray(data5)){
+if(data5.length < 1){
 validate37.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
-var valid4 = true;
-const len1 = data8.length;
+var valid2 = true;
+const len1 = data5.length;
 for(let i1=0; i1<len1; i1++){
-let data9 = data8[i1];
-const _errs22 = errors;
-const _errs23 = errors;
-if(errors === _errs23){
-if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
-let missing2;
-if((data9.text === undefined) && (missing2 = "text")){
-validate37.errors = [{instancePath:instancePath+"/messages/" + i1,schemaPath:"#/$defs/promptMessage/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
-return false;
+const _errs13 = errors;
+if(!(validate40(data5[i1], {instancePath:instancePath+"/messages/" + i1,parentData:data5,parentDataProperty:i1,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate40.errors : vErrors.concat(validate40.errors);
+errors = vErrors.length;
 }
-else {
-const _errs25 = errors;
-for(const key2 in data9){
-if(!((key2 === "role") || (key2 === "text"))){
-validate37.errors = [{instancePath:instancePath+"/messages/" + i1,schemaPath:"#/$defs/promptMessage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs25 === errors){
-if(data9.role !== undefined){
-let data10 = data9.role;
-const _errs26 = errors;
-if(!((data10 === "user") || (data10 === "assistant"))){
-validate37.errors = [{instancePath:instancePath+"/messages/" + i1+"/role",schemaPath:"#/$defs/promptMessage/properties/role/enum",keyword:"enum",params:{allowedValues: schema58.properties.role.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid6 = _errs26 === errors;
-}
-else {
-var valid6 = true;
-}
-if(valid6){
-if(data9.text !== undefined){
-const _errs27 = errors;
-if(typeof data9.text !== "string"){
-validate37.errors = [{instancePath:instancePath+"/messages/" + i1+"/text",schemaPath:"#/$defs/promptMessage/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid6 = _errs27 === errors;
-}
-else {
-var valid6 = true;
-}
-}
-}
-}
-}
-else {
-validate37.errors = [{instancePath:instancePath+"/messages/" + i1,schemaPath:"#/$defs/promptMessage/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid4 = _errs22 === errors;
-if(!valid4){
+var valid2 = _errs13 === errors;
+if(!valid2){
 break;
 }
 }
@@ -2123,7 +2710,7 @@ validate37.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/proper
 return false;
 }
 }
-var valid0 = _errs20 === errors;
+var valid0 = _errs11 === errors;
 }
 else {
 var valid0 = true;
@@ -2145,15 +2732,12 @@ return errors === 0;
 }
 validate37.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema59 = {"description":"A resource with a fixed URI. Give exactly one of `text`, `file` and `handler`.","type":"object","additionalProperties":false,"required":["uri","name"],"properties":{"uri":{"description":"The resource URI, unique among resources.","$ref":"#/$defs/resourceUri"},"name":{"description":"Short name of the resource.","type":"string","minLength":1},"title":{"description":"Human-readable title shown by clients.","type":"string"},"description":{"description":"What the resource holds.","type":"string"},"mimeType":{"description":"MIME type of the content. For `file`, defaults to a guess from the file extension.","type":"string","pattern":"^[a-z]+/[A-Za-z0-9.+_-]+$"},"text":{"description":"Static text content.","type":"string"},"file":{"description":"A file embedded into the generated server at build time, relative to this manifest and inside its folder. Served as text when it is UTF-8 and its MIME type is textual, otherwise as a base64 blob.","type":"string","minLength":1},"handler":{"description":"A function producing the content when the resource is read: `<file>#<export>`, relative to the generated project's `src/`.","$ref":"#/$defs/handlerRef"}}};
-const schema60 = {"description":"An absolute URI with a scheme, e.g. `petstore://docs/handbook`.","type":"string","pattern":"^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$"};
-const pattern33 = new RegExp("^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$", "u");
-const pattern34 = new RegExp("^[a-z]+/[A-Za-z0-9.+_-]+$", "u");
+const schema66 = {"description":"A resource with a fixed URI. Give exactly one of `text`, `file` and `handler`.","type":"object","additionalProperties":false,"required":["uri","name"],"properties":{"uri":{"description":"The resource URI, unique among resources.","$ref":"#/$defs/resourceUri"},"name":{"description":"Short name of the resource.","type":"string","minLength":1},"title":{"description":"Human-readable title shown by clients.","type":"string"},"description":{"description":"What the resource holds.","type":"string"},"mimeType":{"description":"MIME type of the content. For `file`, defaults to a guess from the file extension.","type":"string","pattern":"^[a-z]+/[A-Za-z0-9.+_-]+$"},"text":{"description":"Static text content.","type":"string"},"file":{"description":"A file embedded into the generated server at build time, relative to this manifest and inside its folder. Served as text when it is UTF-8 and its MIME type is textual, otherwise as a base64 blob.","type":"string","minLength":1},"handler":{"description":"A function producing the content when the resource is read: `<file>#<export>`, relative to the generated project's `src/`.","$ref":"#/$defs/handlerRef"}}};
 
-function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate39.evaluated;
+const evaluated0 = validate45.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2164,14 +2748,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.uri === undefined) && (missing0 = "uri")) || ((data.name === undefined) && (missing0 = "name"))){
-validate39.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate45.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((((((key0 === "uri") || (key0 === "name")) || (key0 === "title")) || (key0 === "description")) || (key0 === "mimeType")) || (key0 === "text")) || (key0 === "file")) || (key0 === "handler"))){
-validate39.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate45.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -2183,13 +2767,13 @@ const _errs2 = errors;
 const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
-if(!pattern33.test(data0)){
-validate39.errors = [{instancePath:instancePath+"/uri",schemaPath:"#/$defs/resourceUri/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$"},message:"must match pattern \""+"^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$"+"\""}];
+if(!pattern36.test(data0)){
+validate45.errors = [{instancePath:instancePath+"/uri",schemaPath:"#/$defs/resourceUri/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$"},message:"must match pattern \""+"^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$"+"\""}];
 return false;
 }
 }
 else {
-validate39.errors = [{instancePath:instancePath+"/uri",schemaPath:"#/$defs/resourceUri/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate45.errors = [{instancePath:instancePath+"/uri",schemaPath:"#/$defs/resourceUri/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2205,12 +2789,12 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data1 === "string"){
 if(func2(data1) < 1){
-validate39.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate45.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate39.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate45.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2223,7 +2807,7 @@ if(valid0){
 if(data.title !== undefined){
 const _errs7 = errors;
 if(typeof data.title !== "string"){
-validate39.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate45.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -2235,7 +2819,7 @@ if(valid0){
 if(data.description !== undefined){
 const _errs9 = errors;
 if(typeof data.description !== "string"){
-validate39.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate45.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs9 === errors;
@@ -2249,13 +2833,13 @@ let data4 = data.mimeType;
 const _errs11 = errors;
 if(errors === _errs11){
 if(typeof data4 === "string"){
-if(!pattern34.test(data4)){
-validate39.errors = [{instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/pattern",keyword:"pattern",params:{pattern: "^[a-z]+/[A-Za-z0-9.+_-]+$"},message:"must match pattern \""+"^[a-z]+/[A-Za-z0-9.+_-]+$"+"\""}];
+if(!pattern33.test(data4)){
+validate45.errors = [{instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/pattern",keyword:"pattern",params:{pattern: "^[a-z]+/[A-Za-z0-9.+_-]+$"},message:"must match pattern \""+"^[a-z]+/[A-Za-z0-9.+_-]+$"+"\""}];
 return false;
 }
 }
 else {
-validate39.errors = [{instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate45.errors = [{instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2268,7 +2852,7 @@ if(valid0){
 if(data.text !== undefined){
 const _errs13 = errors;
 if(typeof data.text !== "string"){
-validate39.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate45.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs13 === errors;
@@ -2283,12 +2867,12 @@ const _errs15 = errors;
 if(errors === _errs15){
 if(typeof data6 === "string"){
 if(func2(data6) < 1){
-validate39.errors = [{instancePath:instancePath+"/file",schemaPath:"#/properties/file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate45.errors = [{instancePath:instancePath+"/file",schemaPath:"#/properties/file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate39.errors = [{instancePath:instancePath+"/file",schemaPath:"#/properties/file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate45.errors = [{instancePath:instancePath+"/file",schemaPath:"#/properties/file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2305,12 +2889,12 @@ const _errs18 = errors;
 if(errors === _errs18){
 if(typeof data7 === "string"){
 if(!pattern28.test(data7)){
-validate39.errors = [{instancePath:instancePath+"/handler",schemaPath:"#/$defs/handlerRef/pattern",keyword:"pattern",params:{pattern: "^(\\./)?[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*\\.ts#[A-Za-z_$][A-Za-z0-9_$]*$"},message:"must match pattern \""+"^(\\./)?[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*\\.ts#[A-Za-z_$][A-Za-z0-9_$]*$"+"\""}];
+validate45.errors = [{instancePath:instancePath+"/handler",schemaPath:"#/$defs/handlerRef/pattern",keyword:"pattern",params:{pattern: "^(\\./)?[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*\\.ts#[A-Za-z_$][A-Za-z0-9_$]*$"},message:"must match pattern \""+"^(\\./)?[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*\\.ts#[A-Za-z_$][A-Za-z0-9_$]*$"+"\""}];
 return false;
 }
 }
 else {
-validate39.errors = [{instancePath:instancePath+"/handler",schemaPath:"#/$defs/handlerRef/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate45.errors = [{instancePath:instancePath+"/handler",schemaPath:"#/$defs/handlerRef/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2330,21 +2914,190 @@ var valid0 = true;
 }
 }
 else {
-validate39.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate45.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate39.errors = vErrors;
+validate45.errors = vErrors;
 return errors === 0;
 }
-validate39.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate45.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema62 = {"description":"A family of resources named by an RFC 6570 URI template, read by a handler.","type":"object","additionalProperties":false,"required":["uriTemplate","name","handler"],"properties":{"uriTemplate":{"description":"RFC 6570 URI template, e.g. `petstore://species/{species}/care`; unique among templates.","type":"string","pattern":"^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$"},"name":{"description":"Short name of the template.","type":"string","minLength":1},"title":{"description":"Human-readable title shown by clients.","type":"string"},"description":{"description":"What the resources hold.","type":"string"},"mimeType":{"description":"MIME type of the content.","type":"string","pattern":"^[a-z]+/[A-Za-z0-9.+_-]+$"},"handler":{"description":"The function that reads a resource: `<file>#<export>`, relative to the generated project's `src/`; it receives the URI and the template's variables.","$ref":"#/$defs/handlerRef"}}};
+const schema69 = {"description":"A family of resources named by an RFC 6570 URI template, read by a handler.","type":"object","additionalProperties":false,"required":["uriTemplate","name","handler"],"properties":{"uriTemplate":{"description":"RFC 6570 URI template, e.g. `petstore://species/{species}/care`; unique among templates.","type":"string","pattern":"^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$"},"name":{"description":"Short name of the template.","type":"string","minLength":1},"title":{"description":"Human-readable title shown by clients.","type":"string"},"description":{"description":"What the resources hold.","type":"string"},"mimeType":{"description":"MIME type of the content.","type":"string","pattern":"^[a-z]+/[A-Za-z0-9.+_-]+$"},"handler":{"description":"The function that reads a resource: `<file>#<export>`, relative to the generated project's `src/`; it receives the URI and the template's variables.","$ref":"#/$defs/handlerRef"},"variables":{"description":"Completion sources of the template's variables, by variable name (each one of the template's): `complete` values or an OpenAPI `parameter` whose `enum` is offered.","type":"object","additionalProperties":{"$ref":"#/$defs/templateVariable"}}}};
+const schema71 = {"description":"Completion source of one variable of a resource template.","type":"object","additionalProperties":false,"properties":{"complete":{"description":"Values `completion/complete` offers for the variable (prefix-filtered, at most 100 at a time).","$ref":"#/$defs/completionValues"},"parameter":{"description":"The OpenAPI parameter the variable stands for: its `enum` is offered (unless `complete` is given).","$ref":"#/$defs/parameterBinding"}}};
 
-function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate41.evaluated;
+const evaluated0 = validate48.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!((key0 === "complete") || (key0 === "parameter"))){
+validate48.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.complete !== undefined){
+let data0 = data.complete;
+const _errs2 = errors;
+const _errs3 = errors;
+if(errors === _errs3){
+if(Array.isArray(data0)){
+if(data0.length > 10000){
+validate48.errors = [{instancePath:instancePath+"/complete",schemaPath:"#/$defs/completionValues/maxItems",keyword:"maxItems",params:{limit: 10000},message:"must NOT have more than 10000 items"}];
+return false;
+}
+else {
+if(data0.length < 1){
+validate48.errors = [{instancePath:instancePath+"/complete",schemaPath:"#/$defs/completionValues/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+return false;
+}
+else {
+var valid2 = true;
+const len0 = data0.length;
+for(let i0=0; i0<len0; i0++){
+const _errs5 = errors;
+if(typeof data0[i0] !== "string"){
+validate48.errors = [{instancePath:instancePath+"/complete/" + i0,schemaPath:"#/$defs/completionValues/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid2 = _errs5 === errors;
+if(!valid2){
+break;
+}
+}
+}
+}
+}
+else {
+validate48.errors = [{instancePath:instancePath+"/complete",schemaPath:"#/$defs/completionValues/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.parameter !== undefined){
+let data2 = data.parameter;
+const _errs7 = errors;
+const _errs8 = errors;
+if(errors === _errs8){
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing0;
+if(((data2.operation === undefined) && (missing0 = "operation")) || ((data2.name === undefined) && (missing0 = "name"))){
+validate48.errors = [{instancePath:instancePath+"/parameter",schemaPath:"#/$defs/parameterBinding/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs10 = errors;
+for(const key1 in data2){
+if(!(((key1 === "operation") || (key1 === "name")) || (key1 === "in"))){
+validate48.errors = [{instancePath:instancePath+"/parameter",schemaPath:"#/$defs/parameterBinding/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs10 === errors){
+if(data2.operation !== undefined){
+let data3 = data2.operation;
+const _errs11 = errors;
+if(errors === _errs11){
+if(typeof data3 === "string"){
+if(func2(data3) < 1){
+validate48.errors = [{instancePath:instancePath+"/parameter/operation",schemaPath:"#/$defs/parameterBinding/properties/operation/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate48.errors = [{instancePath:instancePath+"/parameter/operation",schemaPath:"#/$defs/parameterBinding/properties/operation/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid4 = _errs11 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+if(data2.name !== undefined){
+let data4 = data2.name;
+const _errs13 = errors;
+if(errors === _errs13){
+if(typeof data4 === "string"){
+if(func2(data4) < 1){
+validate48.errors = [{instancePath:instancePath+"/parameter/name",schemaPath:"#/$defs/parameterBinding/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate48.errors = [{instancePath:instancePath+"/parameter/name",schemaPath:"#/$defs/parameterBinding/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid4 = _errs13 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+if(data2.in !== undefined){
+let data5 = data2.in;
+const _errs15 = errors;
+if(!((((data5 === "path") || (data5 === "query")) || (data5 === "header")) || (data5 === "cookie"))){
+validate48.errors = [{instancePath:instancePath+"/parameter/in",schemaPath:"#/$defs/parameterBinding/properties/in/enum",keyword:"enum",params:{allowedValues: schema59.properties.in.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid4 = _errs15 === errors;
+}
+else {
+var valid4 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate48.errors = [{instancePath:instancePath+"/parameter",schemaPath:"#/$defs/parameterBinding/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate48.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate48.errors = vErrors;
+return errors === 0;
+}
+validate48.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate47.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2355,14 +3108,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.uriTemplate === undefined) && (missing0 = "uriTemplate")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.handler === undefined) && (missing0 = "handler"))){
-validate41.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate47.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!((((((key0 === "uriTemplate") || (key0 === "name")) || (key0 === "title")) || (key0 === "description")) || (key0 === "mimeType")) || (key0 === "handler"))){
-validate41.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(((((((key0 === "uriTemplate") || (key0 === "name")) || (key0 === "title")) || (key0 === "description")) || (key0 === "mimeType")) || (key0 === "handler")) || (key0 === "variables"))){
+validate47.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -2373,13 +3126,13 @@ let data0 = data.uriTemplate;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(!pattern33.test(data0)){
-validate41.errors = [{instancePath:instancePath+"/uriTemplate",schemaPath:"#/properties/uriTemplate/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$"},message:"must match pattern \""+"^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$"+"\""}];
+if(!pattern36.test(data0)){
+validate47.errors = [{instancePath:instancePath+"/uriTemplate",schemaPath:"#/properties/uriTemplate/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$"},message:"must match pattern \""+"^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$"+"\""}];
 return false;
 }
 }
 else {
-validate41.errors = [{instancePath:instancePath+"/uriTemplate",schemaPath:"#/properties/uriTemplate/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate47.errors = [{instancePath:instancePath+"/uriTemplate",schemaPath:"#/properties/uriTemplate/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2395,12 +3148,12 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if(func2(data1) < 1){
-validate41.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate47.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate41.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate47.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2413,7 +3166,7 @@ if(valid0){
 if(data.title !== undefined){
 const _errs6 = errors;
 if(typeof data.title !== "string"){
-validate41.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate47.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -2425,7 +3178,7 @@ if(valid0){
 if(data.description !== undefined){
 const _errs8 = errors;
 if(typeof data.description !== "string"){
-validate41.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate47.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -2439,13 +3192,13 @@ let data4 = data.mimeType;
 const _errs10 = errors;
 if(errors === _errs10){
 if(typeof data4 === "string"){
-if(!pattern34.test(data4)){
-validate41.errors = [{instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/pattern",keyword:"pattern",params:{pattern: "^[a-z]+/[A-Za-z0-9.+_-]+$"},message:"must match pattern \""+"^[a-z]+/[A-Za-z0-9.+_-]+$"+"\""}];
+if(!pattern33.test(data4)){
+validate47.errors = [{instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/pattern",keyword:"pattern",params:{pattern: "^[a-z]+/[A-Za-z0-9.+_-]+$"},message:"must match pattern \""+"^[a-z]+/[A-Za-z0-9.+_-]+$"+"\""}];
 return false;
 }
 }
 else {
-validate41.errors = [{instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate47.errors = [{instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2462,16 +3215,44 @@ const _errs13 = errors;
 if(errors === _errs13){
 if(typeof data5 === "string"){
 if(!pattern28.test(data5)){
-validate41.errors = [{instancePath:instancePath+"/handler",schemaPath:"#/$defs/handlerRef/pattern",keyword:"pattern",params:{pattern: "^(\\./)?[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*\\.ts#[A-Za-z_$][A-Za-z0-9_$]*$"},message:"must match pattern \""+"^(\\./)?[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*\\.ts#[A-Za-z_$][A-Za-z0-9_$]*$"+"\""}];
+validate47.errors = [{instancePath:instancePath+"/handler",schemaPath:"#/$defs/handlerRef/pattern",keyword:"pattern",params:{pattern: "^(\\./)?[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*\\.ts#[A-Za-z_$][A-Za-z0-9_$]*$"},message:"must match pattern \""+"^(\\./)?[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*\\.ts#[A-Za-z_$][A-Za-z0-9_$]*$"+"\""}];
 return false;
 }
 }
 else {
-validate41.errors = [{instancePath:instancePath+"/handler",schemaPath:"#/$defs/handlerRef/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate47.errors = [{instancePath:instancePath+"/handler",schemaPath:"#/$defs/handlerRef/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.variables !== undefined){
+let data6 = data.variables;
+const _errs15 = errors;
+if(errors === _errs15){
+if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+for(const key1 in data6){
+const _errs18 = errors;
+if(!(validate48(data6[key1], {instancePath:instancePath+"/variables/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data6,parentDataProperty:key1,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate48.errors : vErrors.concat(validate48.errors);
+errors = vErrors.length;
+}
+var valid2 = _errs18 === errors;
+if(!valid2){
+break;
+}
+}
+}
+else {
+validate47.errors = [{instancePath:instancePath+"/variables",schemaPath:"#/properties/variables/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs15 === errors;
 }
 else {
 var valid0 = true;
@@ -2484,23 +3265,24 @@ var valid0 = true;
 }
 }
 }
+}
 else {
-validate41.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate47.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate41.errors = vErrors;
+validate47.errors = vErrors;
 return errors === 0;
 }
-validate41.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate47.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema65 = {"description":"Primitive id ⇒ the concern values it matches.","type":"object","additionalProperties":{"$ref":"#/$defs/concernMapping"}};
-const schema66 = {"description":"Concern name ⇒ the value (or values) the primitive matches. Concerns not named here match every value.","type":"object","additionalProperties":{"$ref":"#/$defs/stringOrList"}};
+const schema75 = {"description":"Primitive id ⇒ the concern values it matches.","type":"object","additionalProperties":{"$ref":"#/$defs/concernMapping"}};
+const schema76 = {"description":"Concern name ⇒ the value (or values) the primitive matches. Concerns not named here match every value.","type":"object","additionalProperties":{"$ref":"#/$defs/stringOrList"}};
 
-function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate44.evaluated;
+const evaluated0 = validate52.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2613,7 +3395,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate44.errors = vErrors;
+validate52.errors = vErrors;
 return false;
 }
 else {
@@ -2634,54 +3416,15 @@ break;
 }
 }
 else {
-validate44.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate52.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate44.errors = vErrors;
+validate52.errors = vErrors;
 return errors === 0;
 }
-validate44.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate52.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-
-function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate43.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-for(const key0 in data){
-const _errs2 = errors;
-if(!(validate44(data[key0], {instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data,parentDataProperty:key0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate44.errors : vErrors.concat(validate44.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs2 === errors;
-if(!valid0){
-break;
-}
-}
-}
-else {
-validate43.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate43.errors = vErrors;
-return errors === 0;
-}
-validate43.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-const schema69 = {"description":"Reflection gate settings.","type":"object","additionalProperties":false,"properties":{"storeDir":{"description":"Directory of the stored justifications (`<storeDir>/<domain>/<hash>.json`), relative to the server's working directory; `<ENV_PREFIX>_REFLECTION_DIR` overrides it at run time.","type":"string","minLength":1,"default":".preflight/justifications"},"mode":{"description":"`auto` (default): ask the client's model through MCP sampling when the client supports it, else return the hint for the host flow; `sampling`: only sampling (a client without it cannot run gated tools); `host`: only the hint and `persist_justification`.","enum":["auto","sampling","host"],"default":"auto"},"scope":{"description":"`domain` (default): a justification is shared by every tool whose gate has the same domain, prompt and prompt arguments; `tool`: each tool needs its own. A gate's own `scope` wins.","$ref":"#/$defs/reflectionScope"},"domains":{"description":"The declared domains (directory names under `storeDir`: `[A-Za-z0-9_.-]`, at most 64 characters). Every gate's domain must be one of them; `persist_justification` accepts only these. Defaults to the domains the gates use.","type":"array","items":{"type":"string","pattern":"^(?!\\.{1,2}$)[A-Za-z0-9_.-]{1,64}$"}},"justificationSchema":{"description":"JSON Schema (root `type: object`) every justification must match. Defaults to the four keys `intent` (string), `alternatives` (list of strings), `choice` (string) and `confidence` (number 0–1), all required.","$ref":"#/$defs/jsonSchemaObject"},"maxJustificationBytes":{"description":"Largest justification accepted, in bytes of JSON. Defaults to 32768.","type":"integer","minimum":64,"maximum":1048576},"sampling":{"description":"Settings of the sampling requests sent to the client's model.","type":"object","additionalProperties":false,"properties":{"maxTokens":{"description":"`maxTokens` of each request. Defaults to 800.","type":"integer","minimum":1},"timeoutMs":{"description":"Milliseconds to wait for the client's answer. Defaults to 60000 (the SDK's request timeout).","type":"integer","minimum":1}}},"gates":{"description":"Gated tool (final tool name: an operation or extra tool) ⇒ its gate, or a list of gates satisfied one after another.","type":"object","additionalProperties":{"anyOf":[{"$ref":"#/$defs/reflectionGate"},{"type":"array","minItems":1,"items":{"$ref":"#/$defs/reflectionGate"}}]}}}};
-const schema70 = {"description":"How widely a justification is shared: `domain` or `tool`.","enum":["domain","tool"]};
-const pattern40 = new RegExp("^(?!\\.{1,2}$)[A-Za-z0-9_.-]{1,64}$", "u");
-const schema72 = {"description":"One gate of a tool: the prompt the model answers, and the domain its justification is stored under.","type":"object","additionalProperties":false,"required":["domain","prompt","template"],"properties":{"domain":{"description":"Domain of the justification: one of `reflection.domains`.","type":"string","pattern":"^(?!\\.{1,2}$)[A-Za-z0-9_.-]{1,64}$"},"prompt":{"description":"Name under which `prompts/get` serves the gate's prompt; gates that share a prompt name must share its template. Must not be the name of a manifest prompt.","type":"string","pattern":"^[A-Za-z0-9_.-]+$","maxLength":128},"description":{"description":"Description of the prompt in `prompts/list`.","type":"string"},"template":{"description":"The prompt text: a Handlebars template over the prompt arguments (`{{petId}}`). Its hash is part of the justification key, so editing it invalidates the stored justifications.","type":"string","minLength":1},"promptArgs":{"description":"Prompt argument ⇒ Handlebars template over the TOOL's arguments, e.g. `petId: \"{{petId}}\"` (`{{json body}}` renders a value as JSON). The rendered values are part of the key, normalised (trimmed, inner whitespace collapsed).","type":"object","additionalProperties":{"type":"string"}},"scope":{"description":"Overrides `reflection.scope` for this gate.","$ref":"#/$defs/reflectionScope"}}};
 
 function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -2695,16 +3438,55 @@ evaluated0.items = undefined;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
+for(const key0 in data){
+const _errs2 = errors;
+if(!(validate52(data[key0], {instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data,parentDataProperty:key0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate52.errors : vErrors.concat(validate52.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+if(!valid0){
+break;
+}
+}
+}
+else {
+validate51.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate51.errors = vErrors;
+return errors === 0;
+}
+validate51.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+const schema79 = {"description":"Reflection gate settings.","type":"object","additionalProperties":false,"properties":{"storeDir":{"description":"Directory of the stored justifications (`<storeDir>/<domain>/<hash>.json`), relative to the server's working directory; `<ENV_PREFIX>_REFLECTION_DIR` overrides it at run time.","type":"string","minLength":1,"default":".preflight/justifications"},"mode":{"description":"`auto` (default): ask the client's model through MCP sampling when the client supports it, else return the hint for the host flow; `sampling`: only sampling (a client without it cannot run gated tools); `host`: only the hint and `persist_justification`.","enum":["auto","sampling","host"],"default":"auto"},"scope":{"description":"`domain` (default): a justification is shared by every tool whose gate has the same domain, prompt and prompt arguments; `tool`: each tool needs its own. A gate's own `scope` wins.","$ref":"#/$defs/reflectionScope"},"domains":{"description":"The declared domains (directory names under `storeDir`: `[A-Za-z0-9_.-]`, at most 64 characters). Every gate's domain must be one of them; `persist_justification` accepts only these. Defaults to the domains the gates use.","type":"array","items":{"type":"string","pattern":"^(?!\\.{1,2}$)[A-Za-z0-9_.-]{1,64}$"}},"justificationSchema":{"description":"JSON Schema (root `type: object`) every justification must match. Defaults to the four keys `intent` (string), `alternatives` (list of strings), `choice` (string) and `confidence` (number 0–1), all required.","$ref":"#/$defs/jsonSchemaObject"},"maxJustificationBytes":{"description":"Largest justification accepted, in bytes of JSON. Defaults to 32768.","type":"integer","minimum":64,"maximum":1048576},"sampling":{"description":"Settings of the sampling requests sent to the client's model.","type":"object","additionalProperties":false,"properties":{"maxTokens":{"description":"`maxTokens` of each request. Defaults to 800.","type":"integer","minimum":1},"timeoutMs":{"description":"Milliseconds to wait for the client's answer. Defaults to 60000 (the SDK's request timeout).","type":"integer","minimum":1}}},"gates":{"description":"Gated tool (final tool name: an operation or extra tool) ⇒ its gate, or a list of gates satisfied one after another.","type":"object","additionalProperties":{"anyOf":[{"$ref":"#/$defs/reflectionGate"},{"type":"array","minItems":1,"items":{"$ref":"#/$defs/reflectionGate"}}]}}}};
+const schema80 = {"description":"How widely a justification is shared: `domain` or `tool`.","enum":["domain","tool"]};
+const pattern45 = new RegExp("^(?!\\.{1,2}$)[A-Za-z0-9_.-]{1,64}$", "u");
+const schema82 = {"description":"One gate of a tool: the prompt the model answers, and the domain its justification is stored under.","type":"object","additionalProperties":false,"required":["domain","prompt","template"],"properties":{"domain":{"description":"Domain of the justification: one of `reflection.domains`.","type":"string","pattern":"^(?!\\.{1,2}$)[A-Za-z0-9_.-]{1,64}$"},"prompt":{"description":"Name under which `prompts/get` serves the gate's prompt; gates that share a prompt name must share its template. Must not be the name of a manifest prompt.","type":"string","pattern":"^[A-Za-z0-9_.-]+$","maxLength":128},"description":{"description":"Description of the prompt in `prompts/list`.","type":"string"},"template":{"description":"The prompt text: a Handlebars template over the prompt arguments (`{{petId}}`). Its hash is part of the justification key, so editing it invalidates the stored justifications.","type":"string","minLength":1},"promptArgs":{"description":"Prompt argument ⇒ Handlebars template over the TOOL's arguments, e.g. `petId: \"{{petId}}\"` (`{{json body}}` renders a value as JSON). The rendered values are part of the key, normalised (trimmed, inner whitespace collapsed).","type":"object","additionalProperties":{"type":"string"}},"scope":{"description":"Overrides `reflection.scope` for this gate.","$ref":"#/$defs/reflectionScope"}}};
+
+function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate59.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.domain === undefined) && (missing0 = "domain")) || ((data.prompt === undefined) && (missing0 = "prompt"))) || ((data.template === undefined) && (missing0 = "template"))){
-validate51.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate59.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((((key0 === "domain") || (key0 === "prompt")) || (key0 === "description")) || (key0 === "template")) || (key0 === "promptArgs")) || (key0 === "scope"))){
-validate51.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate59.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -2715,13 +3497,13 @@ let data0 = data.domain;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(!pattern40.test(data0)){
-validate51.errors = [{instancePath:instancePath+"/domain",schemaPath:"#/properties/domain/pattern",keyword:"pattern",params:{pattern: "^(?!\\.{1,2}$)[A-Za-z0-9_.-]{1,64}$"},message:"must match pattern \""+"^(?!\\.{1,2}$)[A-Za-z0-9_.-]{1,64}$"+"\""}];
+if(!pattern45.test(data0)){
+validate59.errors = [{instancePath:instancePath+"/domain",schemaPath:"#/properties/domain/pattern",keyword:"pattern",params:{pattern: "^(?!\\.{1,2}$)[A-Za-z0-9_.-]{1,64}$"},message:"must match pattern \""+"^(?!\\.{1,2}$)[A-Za-z0-9_.-]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate51.errors = [{instancePath:instancePath+"/domain",schemaPath:"#/properties/domain/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate59.errors = [{instancePath:instancePath+"/domain",schemaPath:"#/properties/domain/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2737,18 +3519,18 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if(func2(data1) > 128){
-validate51.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+validate59.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
 if(!pattern15.test(data1)){
-validate51.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_.-]+$"+"\""}];
+validate59.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_.-]+$"+"\""}];
 return false;
 }
 }
 }
 else {
-validate51.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate59.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2761,7 +3543,7 @@ if(valid0){
 if(data.description !== undefined){
 const _errs6 = errors;
 if(typeof data.description !== "string"){
-validate51.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate59.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -2776,12 +3558,12 @@ const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data3 === "string"){
 if(func2(data3) < 1){
-validate51.errors = [{instancePath:instancePath+"/template",schemaPath:"#/properties/template/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate59.errors = [{instancePath:instancePath+"/template",schemaPath:"#/properties/template/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate51.errors = [{instancePath:instancePath+"/template",schemaPath:"#/properties/template/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate59.errors = [{instancePath:instancePath+"/template",schemaPath:"#/properties/template/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2799,7 +3581,7 @@ if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 for(const key1 in data4){
 const _errs13 = errors;
 if(typeof data4[key1] !== "string"){
-validate51.errors = [{instancePath:instancePath+"/promptArgs/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/promptArgs/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate59.errors = [{instancePath:instancePath+"/promptArgs/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/promptArgs/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs13 === errors;
@@ -2809,7 +3591,7 @@ break;
 }
 }
 else {
-validate51.errors = [{instancePath:instancePath+"/promptArgs",schemaPath:"#/properties/promptArgs/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate59.errors = [{instancePath:instancePath+"/promptArgs",schemaPath:"#/properties/promptArgs/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -2823,7 +3605,7 @@ if(data.scope !== undefined){
 let data6 = data.scope;
 const _errs15 = errors;
 if(!((data6 === "domain") || (data6 === "tool"))){
-validate51.errors = [{instancePath:instancePath+"/scope",schemaPath:"#/$defs/reflectionScope/enum",keyword:"enum",params:{allowedValues: schema70.enum},message:"must be equal to one of the allowed values"}];
+validate59.errors = [{instancePath:instancePath+"/scope",schemaPath:"#/$defs/reflectionScope/enum",keyword:"enum",params:{allowedValues: schema80.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs15 === errors;
@@ -2840,20 +3622,20 @@ var valid0 = true;
 }
 }
 else {
-validate51.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate59.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate51.errors = vErrors;
+validate59.errors = vErrors;
 return errors === 0;
 }
-validate51.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate59.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate50.evaluated;
+const evaluated0 = validate58.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2865,7 +3647,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((((((key0 === "storeDir") || (key0 === "mode")) || (key0 === "scope")) || (key0 === "domains")) || (key0 === "justificationSchema")) || (key0 === "maxJustificationBytes")) || (key0 === "sampling")) || (key0 === "gates"))){
-validate50.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate58.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -2877,12 +3659,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func2(data0) < 1){
-validate50.errors = [{instancePath:instancePath+"/storeDir",schemaPath:"#/properties/storeDir/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate58.errors = [{instancePath:instancePath+"/storeDir",schemaPath:"#/properties/storeDir/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate50.errors = [{instancePath:instancePath+"/storeDir",schemaPath:"#/properties/storeDir/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate58.errors = [{instancePath:instancePath+"/storeDir",schemaPath:"#/properties/storeDir/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2896,7 +3678,7 @@ if(data.mode !== undefined){
 let data1 = data.mode;
 const _errs4 = errors;
 if(!(((data1 === "auto") || (data1 === "sampling")) || (data1 === "host"))){
-validate50.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema69.properties.mode.enum},message:"must be equal to one of the allowed values"}];
+validate58.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema79.properties.mode.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -2909,7 +3691,7 @@ if(data.scope !== undefined){
 let data2 = data.scope;
 const _errs5 = errors;
 if(!((data2 === "domain") || (data2 === "tool"))){
-validate50.errors = [{instancePath:instancePath+"/scope",schemaPath:"#/$defs/reflectionScope/enum",keyword:"enum",params:{allowedValues: schema70.enum},message:"must be equal to one of the allowed values"}];
+validate58.errors = [{instancePath:instancePath+"/scope",schemaPath:"#/$defs/reflectionScope/enum",keyword:"enum",params:{allowedValues: schema80.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -2930,13 +3712,13 @@ let data4 = data3[i0];
 const _errs9 = errors;
 if(errors === _errs9){
 if(typeof data4 === "string"){
-if(!pattern40.test(data4)){
-validate50.errors = [{instancePath:instancePath+"/domains/" + i0,schemaPath:"#/properties/domains/items/pattern",keyword:"pattern",params:{pattern: "^(?!\\.{1,2}$)[A-Za-z0-9_.-]{1,64}$"},message:"must match pattern \""+"^(?!\\.{1,2}$)[A-Za-z0-9_.-]{1,64}$"+"\""}];
+if(!pattern45.test(data4)){
+validate58.errors = [{instancePath:instancePath+"/domains/" + i0,schemaPath:"#/properties/domains/items/pattern",keyword:"pattern",params:{pattern: "^(?!\\.{1,2}$)[A-Za-z0-9_.-]{1,64}$"},message:"must match pattern \""+"^(?!\\.{1,2}$)[A-Za-z0-9_.-]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate50.errors = [{instancePath:instancePath+"/domains/" + i0,schemaPath:"#/properties/domains/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate58.errors = [{instancePath:instancePath+"/domains/" + i0,schemaPath:"#/properties/domains/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2947,7 +3729,7 @@ break;
 }
 }
 else {
-validate50.errors = [{instancePath:instancePath+"/domains",schemaPath:"#/properties/domains/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate58.errors = [{instancePath:instancePath+"/domains",schemaPath:"#/properties/domains/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -2961,7 +3743,7 @@ if(data.justificationSchema !== undefined){
 let data5 = data.justificationSchema;
 const _errs11 = errors;
 if(!(data5 && typeof data5 == "object" && !Array.isArray(data5))){
-validate50.errors = [{instancePath:instancePath+"/justificationSchema",schemaPath:"#/$defs/jsonSchemaObject/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate58.errors = [{instancePath:instancePath+"/justificationSchema",schemaPath:"#/$defs/jsonSchemaObject/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 var valid0 = _errs11 === errors;
@@ -2974,18 +3756,18 @@ if(data.maxJustificationBytes !== undefined){
 let data6 = data.maxJustificationBytes;
 const _errs14 = errors;
 if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
-validate50.errors = [{instancePath:instancePath+"/maxJustificationBytes",schemaPath:"#/properties/maxJustificationBytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate58.errors = [{instancePath:instancePath+"/maxJustificationBytes",schemaPath:"#/properties/maxJustificationBytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs14){
 if(typeof data6 == "number"){
 if(data6 > 1048576 || isNaN(data6)){
-validate50.errors = [{instancePath:instancePath+"/maxJustificationBytes",schemaPath:"#/properties/maxJustificationBytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1048576},message:"must be <= 1048576"}];
+validate58.errors = [{instancePath:instancePath+"/maxJustificationBytes",schemaPath:"#/properties/maxJustificationBytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1048576},message:"must be <= 1048576"}];
 return false;
 }
 else {
 if(data6 < 64 || isNaN(data6)){
-validate50.errors = [{instancePath:instancePath+"/maxJustificationBytes",schemaPath:"#/properties/maxJustificationBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 64},message:"must be >= 64"}];
+validate58.errors = [{instancePath:instancePath+"/maxJustificationBytes",schemaPath:"#/properties/maxJustificationBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 64},message:"must be >= 64"}];
 return false;
 }
 }
@@ -3005,7 +3787,7 @@ if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
 const _errs18 = errors;
 for(const key1 in data7){
 if(!((key1 === "maxTokens") || (key1 === "timeoutMs"))){
-validate50.errors = [{instancePath:instancePath+"/sampling",schemaPath:"#/properties/sampling/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate58.errors = [{instancePath:instancePath+"/sampling",schemaPath:"#/properties/sampling/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -3015,13 +3797,13 @@ if(data7.maxTokens !== undefined){
 let data8 = data7.maxTokens;
 const _errs19 = errors;
 if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
-validate50.errors = [{instancePath:instancePath+"/sampling/maxTokens",schemaPath:"#/properties/sampling/properties/maxTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate58.errors = [{instancePath:instancePath+"/sampling/maxTokens",schemaPath:"#/properties/sampling/properties/maxTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs19){
 if(typeof data8 == "number"){
 if(data8 < 1 || isNaN(data8)){
-validate50.errors = [{instancePath:instancePath+"/sampling/maxTokens",schemaPath:"#/properties/sampling/properties/maxTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate58.errors = [{instancePath:instancePath+"/sampling/maxTokens",schemaPath:"#/properties/sampling/properties/maxTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -3036,13 +3818,13 @@ if(data7.timeoutMs !== undefined){
 let data9 = data7.timeoutMs;
 const _errs21 = errors;
 if(!((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9)))){
-validate50.errors = [{instancePath:instancePath+"/sampling/timeoutMs",schemaPath:"#/properties/sampling/properties/timeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate58.errors = [{instancePath:instancePath+"/sampling/timeoutMs",schemaPath:"#/properties/sampling/properties/timeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs21){
 if(typeof data9 == "number"){
 if(data9 < 1 || isNaN(data9)){
-validate50.errors = [{instancePath:instancePath+"/sampling/timeoutMs",schemaPath:"#/properties/sampling/properties/timeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate58.errors = [{instancePath:instancePath+"/sampling/timeoutMs",schemaPath:"#/properties/sampling/properties/timeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -3056,7 +3838,7 @@ var valid4 = true;
 }
 }
 else {
-validate50.errors = [{instancePath:instancePath+"/sampling",schemaPath:"#/properties/sampling/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate58.errors = [{instancePath:instancePath+"/sampling",schemaPath:"#/properties/sampling/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -3077,8 +3859,8 @@ const _errs26 = errors;
 const _errs27 = errors;
 let valid6 = false;
 const _errs28 = errors;
-if(!(validate51(data11, {instancePath:instancePath+"/gates/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data10,parentDataProperty:key2,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
+if(!(validate59(data11, {instancePath:instancePath+"/gates/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data10,parentDataProperty:key2,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate59.errors : vErrors.concat(validate59.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs28 === errors;
@@ -3101,8 +3883,8 @@ var valid7 = true;
 const len1 = data11.length;
 for(let i1=0; i1<len1; i1++){
 const _errs31 = errors;
-if(!(validate51(data11[i1], {instancePath:instancePath+"/gates/" + key2.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1,parentData:data11,parentDataProperty:i1,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
+if(!(validate59(data11[i1], {instancePath:instancePath+"/gates/" + key2.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1,parentData:data11,parentDataProperty:i1,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate59.errors : vErrors.concat(validate59.errors);
 errors = vErrors.length;
 }
 var valid7 = _errs31 === errors;
@@ -3134,7 +3916,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate50.errors = vErrors;
+validate58.errors = vErrors;
 return false;
 }
 else {
@@ -3155,7 +3937,7 @@ break;
 }
 }
 else {
-validate50.errors = [{instancePath:instancePath+"/gates",schemaPath:"#/properties/gates/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate58.errors = [{instancePath:instancePath+"/gates",schemaPath:"#/properties/gates/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -3174,25 +3956,25 @@ var valid0 = true;
 }
 }
 else {
-validate50.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate58.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate50.errors = vErrors;
+validate58.errors = vErrors;
 return errors === 0;
 }
-validate50.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate58.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema74 = {"description":"Audit trail, access control and limits.","type":"object","additionalProperties":false,"properties":{"audit":{"description":"Where audit events go: a JSON Lines file, stderr, or both.","$ref":"#/$defs/policyAudit"},"access":{"description":"Which clients may list and use which tools, prompts and resources.","$ref":"#/$defs/policyAccess"},"limits":{"description":"Per-tool limits: timeout of the whole call, concurrency, calls per minute, response size.","$ref":"#/$defs/policyLimits"}}};
-const schema75 = {"description":"Audit trail settings. Set `file`, `stderr: true`, or both.","type":"object","additionalProperties":false,"properties":{"file":{"description":"JSON Lines file the events are appended to, relative to the server's working directory; `<ENV_PREFIX>_AUDIT_FILE` overrides it at run time.","type":"string","minLength":1},"stderr":{"description":"Also (or only) write each event as one line to stderr.","type":"boolean","default":false},"redact":{"description":"Argument field names whose values are replaced by \"[redacted]\" at any depth (case-insensitive); secrets always are.","type":"array","items":{"type":"string","minLength":1}},"chain":{"description":"Each line carries the SHA-256 of the previous line, so an edited line breaks the chain (the generated `verify-audit` script finds it). Needs `file`.","type":"boolean","default":false},"onWriteError":{"description":"`fail` (default): a call whose `tool.invoked` event cannot be written is refused before it runs (-32603); `continue`: the call goes on and the failure is logged. A terminal event that cannot be written never turns a call that ran into an error: it is logged and the result returned.","enum":["fail","continue"],"default":"fail"}}};
-const schema76 = {"description":"Access control: a primitive is allowed for a client when an allow rule for that client matches it and no deny rule does; `default` decides when no rule matches.","type":"object","additionalProperties":false,"properties":{"default":{"description":"What a client may use when no rule for it matches a primitive.","enum":["allow","deny"],"default":"allow"},"rules":{"description":"Access rules; deny wins over allow.","type":"array","items":{"$ref":"#/$defs/policyRule"}}}};
-const schema77 = {"description":"One access rule: the clients it applies to, and what it allows and/or denies them.","type":"object","additionalProperties":false,"required":["clients"],"properties":{"clients":{"description":"Client identities (from the HTTP tokens' `name=token`; on stdio `<ENV_PREFIX>_CLIENT`, else `local`): letters, digits and `._@-`; `*` is every client.","type":"array","items":{"type":"string","minLength":1},"minItems":1},"allow":{"description":"Primitives the clients may list and use.","$ref":"#/$defs/policySelector"},"deny":{"description":"Primitives the clients may not list or use (wins over every allow).","$ref":"#/$defs/policySelector"}}};
-const schema78 = {"description":"Matches primitives: every condition given must hold (AND); a list matches when any of its values does (OR). `{}` matches every primitive.","type":"object","additionalProperties":false,"properties":{"kinds":{"description":"Only primitives of these kinds (default: every kind).","type":"array","items":{"enum":["tools","prompts","resources","resourceTemplates"]},"minItems":1},"names":{"description":"Final names of tools and prompts, URIs of resources, URI templates of resource templates: exact, or picomatch globs (`*` does not cross `/`, `**` does; braces are literal).","$ref":"#/$defs/stringOrList"},"tags":{"description":"OpenAPI tags: matches operation tools with one of them (extra tools, prompts and resources have no tags).","$ref":"#/$defs/stringOrList"},"concerns":{"description":"Concern ⇒ value(s): matches primitives whose `concernMappings` entry for that concern lists one of the values. A primitive with no mapping for the concern does NOT match (access control fails closed).","type":"object","additionalProperties":{"$ref":"#/$defs/stringOrList"}},"annotations":{"description":"Tool annotation ⇒ boolean, e.g. `readOnlyHint: true`: matches tools whose annotation has that value (prompts and resources never match).","type":"object","additionalProperties":{"type":"boolean"}}}};
+const schema84 = {"description":"Audit trail, access control and limits.","type":"object","additionalProperties":false,"properties":{"audit":{"description":"Where audit events go: a JSON Lines file, stderr, or both.","$ref":"#/$defs/policyAudit"},"access":{"description":"Which clients may list and use which tools, prompts and resources.","$ref":"#/$defs/policyAccess"},"limits":{"description":"Per-tool limits: timeout of the whole call, concurrency, calls per minute, response size.","$ref":"#/$defs/policyLimits"}}};
+const schema85 = {"description":"Audit trail settings. Set `file`, `stderr: true`, or both.","type":"object","additionalProperties":false,"properties":{"file":{"description":"JSON Lines file the events are appended to, relative to the server's working directory; `<ENV_PREFIX>_AUDIT_FILE` overrides it at run time.","type":"string","minLength":1},"stderr":{"description":"Also (or only) write each event as one line to stderr.","type":"boolean","default":false},"redact":{"description":"Argument field names whose values are replaced by \"[redacted]\" at any depth (case-insensitive); secrets always are.","type":"array","items":{"type":"string","minLength":1}},"chain":{"description":"Each line carries the SHA-256 of the previous line, so an edited line breaks the chain (the generated `verify-audit` script finds it). Needs `file`.","type":"boolean","default":false},"onWriteError":{"description":"`fail` (default): a call whose `tool.invoked` event cannot be written is refused before it runs (-32603); `continue`: the call goes on and the failure is logged. A terminal event that cannot be written never turns a call that ran into an error: it is logged and the result returned.","enum":["fail","continue"],"default":"fail"}}};
+const schema86 = {"description":"Access control: a primitive is allowed for a client when an allow rule for that client matches it and no deny rule does; `default` decides when no rule matches.","type":"object","additionalProperties":false,"properties":{"default":{"description":"What a client may use when no rule for it matches a primitive.","enum":["allow","deny"],"default":"allow"},"rules":{"description":"Access rules; deny wins over allow.","type":"array","items":{"$ref":"#/$defs/policyRule"}}}};
+const schema87 = {"description":"One access rule: the clients it applies to, and what it allows and/or denies them.","type":"object","additionalProperties":false,"required":["clients"],"properties":{"clients":{"description":"Client identities (from the HTTP tokens' `name=token`; on stdio `<ENV_PREFIX>_CLIENT`, else `local`): letters, digits and `._@-`; `*` is every client.","type":"array","items":{"type":"string","minLength":1},"minItems":1},"allow":{"description":"Primitives the clients may list and use.","$ref":"#/$defs/policySelector"},"deny":{"description":"Primitives the clients may not list or use (wins over every allow).","$ref":"#/$defs/policySelector"}}};
+const schema88 = {"description":"Matches primitives: every condition given must hold (AND); a list matches when any of its values does (OR). `{}` matches every primitive.","type":"object","additionalProperties":false,"properties":{"kinds":{"description":"Only primitives of these kinds (default: every kind).","type":"array","items":{"enum":["tools","prompts","resources","resourceTemplates"]},"minItems":1},"names":{"description":"Final names of tools and prompts, URIs of resources, URI templates of resource templates: exact, or picomatch globs (`*` does not cross `/`, `**` does; braces are literal).","$ref":"#/$defs/stringOrList"},"tags":{"description":"OpenAPI tags: matches operation tools with one of them (extra tools, prompts and resources have no tags).","$ref":"#/$defs/stringOrList"},"concerns":{"description":"Concern ⇒ value(s): matches primitives whose `concernMappings` entry for that concern lists one of the values. A primitive with no mapping for the concern does NOT match (access control fails closed).","type":"object","additionalProperties":{"$ref":"#/$defs/stringOrList"}},"annotations":{"description":"Tool annotation ⇒ boolean, e.g. `readOnlyHint: true`: matches tools whose annotation has that value (prompts and resources never match).","type":"object","additionalProperties":{"type":"boolean"}}}};
 
-function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate58.evaluated;
+const evaluated0 = validate66.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3204,7 +3986,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((((key0 === "kinds") || (key0 === "names")) || (key0 === "tags")) || (key0 === "concerns")) || (key0 === "annotations"))){
-validate58.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate66.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -3216,7 +3998,7 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(Array.isArray(data0)){
 if(data0.length < 1){
-validate58.errors = [{instancePath:instancePath+"/kinds",schemaPath:"#/properties/kinds/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+validate66.errors = [{instancePath:instancePath+"/kinds",schemaPath:"#/properties/kinds/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
@@ -3226,7 +4008,7 @@ for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
 const _errs4 = errors;
 if(!((((data1 === "tools") || (data1 === "prompts")) || (data1 === "resources")) || (data1 === "resourceTemplates"))){
-validate58.errors = [{instancePath:instancePath+"/kinds/" + i0,schemaPath:"#/properties/kinds/items/enum",keyword:"enum",params:{allowedValues: schema78.properties.kinds.items.enum},message:"must be equal to one of the allowed values"}];
+validate66.errors = [{instancePath:instancePath+"/kinds/" + i0,schemaPath:"#/properties/kinds/items/enum",keyword:"enum",params:{allowedValues: schema88.properties.kinds.items.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid1 = _errs4 === errors;
@@ -3237,7 +4019,7 @@ break;
 }
 }
 else {
-validate58.errors = [{instancePath:instancePath+"/kinds",schemaPath:"#/properties/kinds/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate66.errors = [{instancePath:instancePath+"/kinds",schemaPath:"#/properties/kinds/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -3351,7 +4133,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate58.errors = vErrors;
+validate66.errors = vErrors;
 return false;
 }
 else {
@@ -3475,7 +4257,7 @@ else {
 vErrors.push(err13);
 }
 errors++;
-validate58.errors = vErrors;
+validate66.errors = vErrors;
 return false;
 }
 else {
@@ -3604,7 +4386,7 @@ else {
 vErrors.push(err20);
 }
 errors++;
-validate58.errors = vErrors;
+validate66.errors = vErrors;
 return false;
 }
 else {
@@ -3625,7 +4407,7 @@ break;
 }
 }
 else {
-validate58.errors = [{instancePath:instancePath+"/concerns",schemaPath:"#/properties/concerns/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate66.errors = [{instancePath:instancePath+"/concerns",schemaPath:"#/properties/concerns/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -3643,7 +4425,7 @@ if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
 for(const key2 in data9){
 const _errs38 = errors;
 if(typeof data9[key2] !== "boolean"){
-validate58.errors = [{instancePath:instancePath+"/annotations/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/annotations/additionalProperties/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate66.errors = [{instancePath:instancePath+"/annotations/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/annotations/additionalProperties/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid12 = _errs38 === errors;
@@ -3653,7 +4435,7 @@ break;
 }
 }
 else {
-validate58.errors = [{instancePath:instancePath+"/annotations",schemaPath:"#/properties/annotations/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate66.errors = [{instancePath:instancePath+"/annotations",schemaPath:"#/properties/annotations/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -3669,20 +4451,20 @@ var valid0 = true;
 }
 }
 else {
-validate58.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate66.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate58.errors = vErrors;
+validate66.errors = vErrors;
 return errors === 0;
 }
-validate58.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate66.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate57.evaluated;
+const evaluated0 = validate65.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3693,14 +4475,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.clients === undefined) && (missing0 = "clients")){
-validate57.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate65.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "clients") || (key0 === "allow")) || (key0 === "deny"))){
-validate57.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate65.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -3712,7 +4494,7 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(Array.isArray(data0)){
 if(data0.length < 1){
-validate57.errors = [{instancePath:instancePath+"/clients",schemaPath:"#/properties/clients/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+validate65.errors = [{instancePath:instancePath+"/clients",schemaPath:"#/properties/clients/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
@@ -3724,12 +4506,12 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if(func2(data1) < 1){
-validate57.errors = [{instancePath:instancePath+"/clients/" + i0,schemaPath:"#/properties/clients/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate65.errors = [{instancePath:instancePath+"/clients/" + i0,schemaPath:"#/properties/clients/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate57.errors = [{instancePath:instancePath+"/clients/" + i0,schemaPath:"#/properties/clients/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate65.errors = [{instancePath:instancePath+"/clients/" + i0,schemaPath:"#/properties/clients/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3741,7 +4523,7 @@ break;
 }
 }
 else {
-validate57.errors = [{instancePath:instancePath+"/clients",schemaPath:"#/properties/clients/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate65.errors = [{instancePath:instancePath+"/clients",schemaPath:"#/properties/clients/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -3753,8 +4535,8 @@ var valid0 = true;
 if(valid0){
 if(data.allow !== undefined){
 const _errs6 = errors;
-if(!(validate58(data.allow, {instancePath:instancePath+"/allow",parentData:data,parentDataProperty:"allow",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate58.errors : vErrors.concat(validate58.errors);
+if(!(validate66(data.allow, {instancePath:instancePath+"/allow",parentData:data,parentDataProperty:"allow",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate66.errors : vErrors.concat(validate66.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs6 === errors;
@@ -3765,8 +4547,8 @@ var valid0 = true;
 if(valid0){
 if(data.deny !== undefined){
 const _errs7 = errors;
-if(!(validate58(data.deny, {instancePath:instancePath+"/deny",parentData:data,parentDataProperty:"deny",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate58.errors : vErrors.concat(validate58.errors);
+if(!(validate66(data.deny, {instancePath:instancePath+"/deny",parentData:data,parentDataProperty:"deny",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate66.errors : vErrors.concat(validate66.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs7 === errors;
@@ -3780,20 +4562,20 @@ var valid0 = true;
 }
 }
 else {
-validate57.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate65.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate57.errors = vErrors;
+validate65.errors = vErrors;
 return errors === 0;
 }
-validate57.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate65.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate56.evaluated;
+const evaluated0 = validate64.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3805,7 +4587,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "default") || (key0 === "rules"))){
-validate56.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate64.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -3815,7 +4597,7 @@ if(data.default !== undefined){
 let data0 = data.default;
 const _errs2 = errors;
 if(!((data0 === "allow") || (data0 === "deny"))){
-validate56.errors = [{instancePath:instancePath+"/default",schemaPath:"#/properties/default/enum",keyword:"enum",params:{allowedValues: schema76.properties.default.enum},message:"must be equal to one of the allowed values"}];
+validate64.errors = [{instancePath:instancePath+"/default",schemaPath:"#/properties/default/enum",keyword:"enum",params:{allowedValues: schema86.properties.default.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -3833,8 +4615,8 @@ var valid1 = true;
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 const _errs5 = errors;
-if(!(validate57(data1[i0], {instancePath:instancePath+"/rules/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate57.errors : vErrors.concat(validate57.errors);
+if(!(validate65(data1[i0], {instancePath:instancePath+"/rules/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs5 === errors;
@@ -3844,7 +4626,7 @@ break;
 }
 }
 else {
-validate56.errors = [{instancePath:instancePath+"/rules",schemaPath:"#/properties/rules/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate64.errors = [{instancePath:instancePath+"/rules",schemaPath:"#/properties/rules/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -3857,22 +4639,22 @@ var valid0 = true;
 }
 }
 else {
-validate56.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate64.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate56.errors = vErrors;
+validate64.errors = vErrors;
 return errors === 0;
 }
-validate56.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate64.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema82 = {"description":"Limits as a default and per tool.","type":"object","additionalProperties":false,"properties":{"default":{"description":"Limits of every tool no `tools` entry matches.","$ref":"#/$defs/toolLimits"},"tools":{"description":"Tool name or picomatch glob ⇒ its limits; the first entry (in manifest order) that matches a tool wins, fields it leaves out come from `default`.","type":"object","additionalProperties":{"$ref":"#/$defs/toolLimits"}}}};
-const schema83 = {"description":"Limits of a tool (all optional).","type":"object","additionalProperties":false,"properties":{"timeoutMs":{"description":"Bound on the whole logical call (gate, sampling and the upstream request included), ms; the lower of this and `timeoutMs` applies to the upstream request.","type":"integer","minimum":1},"maxConcurrent":{"description":"Most calls of the tool running at once (over all clients of this server process).","type":"integer","minimum":1},"perMinute":{"description":"Most calls started in any 60 s, per client identity and over all clients.","type":"object","additionalProperties":false,"properties":{"client":{"description":"Per client identity.","type":"integer","minimum":1},"overall":{"description":"Over all clients.","type":"integer","minimum":1}}},"maxResponseBytes":{"description":"Largest response body passed back for this tool (bytes); the lower of this and `maxResponseBytes` wins.","type":"integer","minimum":1}}};
+const schema92 = {"description":"Limits as a default and per tool.","type":"object","additionalProperties":false,"properties":{"default":{"description":"Limits of every tool no `tools` entry matches.","$ref":"#/$defs/toolLimits"},"tools":{"description":"Tool name or picomatch glob ⇒ its limits; the first entry (in manifest order) that matches a tool wins, fields it leaves out come from `default`.","type":"object","additionalProperties":{"$ref":"#/$defs/toolLimits"}}}};
+const schema93 = {"description":"Limits of a tool (all optional).","type":"object","additionalProperties":false,"properties":{"timeoutMs":{"description":"Bound on the whole logical call (gate, sampling and the upstream request included), ms; the lower of this and `timeoutMs` applies to the upstream request.","type":"integer","minimum":1},"maxConcurrent":{"description":"Most calls of the tool running at once (over all clients of this server process).","type":"integer","minimum":1},"perMinute":{"description":"Most calls started in any 60 s, per client identity and over all clients.","type":"object","additionalProperties":false,"properties":{"client":{"description":"Per client identity.","type":"integer","minimum":1},"overall":{"description":"Over all clients.","type":"integer","minimum":1}}},"maxResponseBytes":{"description":"Largest response body passed back for this tool (bytes); the lower of this and `maxResponseBytes` wins.","type":"integer","minimum":1}}};
 
-function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate63.evaluated;
+const evaluated0 = validate71.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3884,7 +4666,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "default") || (key0 === "tools"))){
-validate63.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate71.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -3899,7 +4681,7 @@ if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 const _errs5 = errors;
 for(const key1 in data0){
 if(!((((key1 === "timeoutMs") || (key1 === "maxConcurrent")) || (key1 === "perMinute")) || (key1 === "maxResponseBytes"))){
-validate63.errors = [{instancePath:instancePath+"/default",schemaPath:"#/$defs/toolLimits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate71.errors = [{instancePath:instancePath+"/default",schemaPath:"#/$defs/toolLimits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -3909,13 +4691,13 @@ if(data0.timeoutMs !== undefined){
 let data1 = data0.timeoutMs;
 const _errs6 = errors;
 if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
-validate63.errors = [{instancePath:instancePath+"/default/timeoutMs",schemaPath:"#/$defs/toolLimits/properties/timeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate71.errors = [{instancePath:instancePath+"/default/timeoutMs",schemaPath:"#/$defs/toolLimits/properties/timeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs6){
 if(typeof data1 == "number"){
 if(data1 < 1 || isNaN(data1)){
-validate63.errors = [{instancePath:instancePath+"/default/timeoutMs",schemaPath:"#/$defs/toolLimits/properties/timeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate71.errors = [{instancePath:instancePath+"/default/timeoutMs",schemaPath:"#/$defs/toolLimits/properties/timeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -3930,13 +4712,13 @@ if(data0.maxConcurrent !== undefined){
 let data2 = data0.maxConcurrent;
 const _errs8 = errors;
 if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
-validate63.errors = [{instancePath:instancePath+"/default/maxConcurrent",schemaPath:"#/$defs/toolLimits/properties/maxConcurrent/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate71.errors = [{instancePath:instancePath+"/default/maxConcurrent",schemaPath:"#/$defs/toolLimits/properties/maxConcurrent/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs8){
 if(typeof data2 == "number"){
 if(data2 < 1 || isNaN(data2)){
-validate63.errors = [{instancePath:instancePath+"/default/maxConcurrent",schemaPath:"#/$defs/toolLimits/properties/maxConcurrent/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate71.errors = [{instancePath:instancePath+"/default/maxConcurrent",schemaPath:"#/$defs/toolLimits/properties/maxConcurrent/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -3955,7 +4737,7 @@ if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 const _errs12 = errors;
 for(const key2 in data3){
 if(!((key2 === "client") || (key2 === "overall"))){
-validate63.errors = [{instancePath:instancePath+"/default/perMinute",schemaPath:"#/$defs/toolLimits/properties/perMinute/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+validate71.errors = [{instancePath:instancePath+"/default/perMinute",schemaPath:"#/$defs/toolLimits/properties/perMinute/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -3965,13 +4747,13 @@ if(data3.client !== undefined){
 let data4 = data3.client;
 const _errs13 = errors;
 if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
-validate63.errors = [{instancePath:instancePath+"/default/perMinute/client",schemaPath:"#/$defs/toolLimits/properties/perMinute/properties/client/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate71.errors = [{instancePath:instancePath+"/default/perMinute/client",schemaPath:"#/$defs/toolLimits/properties/perMinute/properties/client/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs13){
 if(typeof data4 == "number"){
 if(data4 < 1 || isNaN(data4)){
-validate63.errors = [{instancePath:instancePath+"/default/perMinute/client",schemaPath:"#/$defs/toolLimits/properties/perMinute/properties/client/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate71.errors = [{instancePath:instancePath+"/default/perMinute/client",schemaPath:"#/$defs/toolLimits/properties/perMinute/properties/client/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -3986,13 +4768,13 @@ if(data3.overall !== undefined){
 let data5 = data3.overall;
 const _errs15 = errors;
 if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
-validate63.errors = [{instancePath:instancePath+"/default/perMinute/overall",schemaPath:"#/$defs/toolLimits/properties/perMinute/properties/overall/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate71.errors = [{instancePath:instancePath+"/default/perMinute/overall",schemaPath:"#/$defs/toolLimits/properties/perMinute/properties/overall/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs15){
 if(typeof data5 == "number"){
 if(data5 < 1 || isNaN(data5)){
-validate63.errors = [{instancePath:instancePath+"/default/perMinute/overall",schemaPath:"#/$defs/toolLimits/properties/perMinute/properties/overall/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate71.errors = [{instancePath:instancePath+"/default/perMinute/overall",schemaPath:"#/$defs/toolLimits/properties/perMinute/properties/overall/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -4006,7 +4788,7 @@ var valid3 = true;
 }
 }
 else {
-validate63.errors = [{instancePath:instancePath+"/default/perMinute",schemaPath:"#/$defs/toolLimits/properties/perMinute/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate71.errors = [{instancePath:instancePath+"/default/perMinute",schemaPath:"#/$defs/toolLimits/properties/perMinute/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -4020,13 +4802,13 @@ if(data0.maxResponseBytes !== undefined){
 let data6 = data0.maxResponseBytes;
 const _errs17 = errors;
 if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
-validate63.errors = [{instancePath:instancePath+"/default/maxResponseBytes",schemaPath:"#/$defs/toolLimits/properties/maxResponseBytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate71.errors = [{instancePath:instancePath+"/default/maxResponseBytes",schemaPath:"#/$defs/toolLimits/properties/maxResponseBytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs17){
 if(typeof data6 == "number"){
 if(data6 < 1 || isNaN(data6)){
-validate63.errors = [{instancePath:instancePath+"/default/maxResponseBytes",schemaPath:"#/$defs/toolLimits/properties/maxResponseBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate71.errors = [{instancePath:instancePath+"/default/maxResponseBytes",schemaPath:"#/$defs/toolLimits/properties/maxResponseBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -4042,7 +4824,7 @@ var valid2 = true;
 }
 }
 else {
-validate63.errors = [{instancePath:instancePath+"/default",schemaPath:"#/$defs/toolLimits/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate71.errors = [{instancePath:instancePath+"/default",schemaPath:"#/$defs/toolLimits/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -4066,7 +4848,7 @@ if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 const _errs25 = errors;
 for(const key4 in data8){
 if(!((((key4 === "timeoutMs") || (key4 === "maxConcurrent")) || (key4 === "perMinute")) || (key4 === "maxResponseBytes"))){
-validate63.errors = [{instancePath:instancePath+"/tools/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/toolLimits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"}];
+validate71.errors = [{instancePath:instancePath+"/tools/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/toolLimits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -4076,13 +4858,13 @@ if(data8.timeoutMs !== undefined){
 let data9 = data8.timeoutMs;
 const _errs26 = errors;
 if(!((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9)))){
-validate63.errors = [{instancePath:instancePath+"/tools/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/timeoutMs",schemaPath:"#/$defs/toolLimits/properties/timeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate71.errors = [{instancePath:instancePath+"/tools/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/timeoutMs",schemaPath:"#/$defs/toolLimits/properties/timeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs26){
 if(typeof data9 == "number"){
 if(data9 < 1 || isNaN(data9)){
-validate63.errors = [{instancePath:instancePath+"/tools/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/timeoutMs",schemaPath:"#/$defs/toolLimits/properties/timeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate71.errors = [{instancePath:instancePath+"/tools/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/timeoutMs",schemaPath:"#/$defs/toolLimits/properties/timeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -4097,13 +4879,13 @@ if(data8.maxConcurrent !== undefined){
 let data10 = data8.maxConcurrent;
 const _errs28 = errors;
 if(!((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10)))){
-validate63.errors = [{instancePath:instancePath+"/tools/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/maxConcurrent",schemaPath:"#/$defs/toolLimits/properties/maxConcurrent/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate71.errors = [{instancePath:instancePath+"/tools/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/maxConcurrent",schemaPath:"#/$defs/toolLimits/properties/maxConcurrent/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs28){
 if(typeof data10 == "number"){
 if(data10 < 1 || isNaN(data10)){
-validate63.errors = [{instancePath:instancePath+"/tools/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/maxConcurrent",schemaPath:"#/$defs/toolLimits/properties/maxConcurrent/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate71.errors = [{instancePath:instancePath+"/tools/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/maxConcurrent",schemaPath:"#/$defs/toolLimits/properties/maxConcurrent/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -4122,7 +4904,7 @@ if(data11 && typeof data11 == "object" && !Array.isArray(data11)){
 const _errs32 = errors;
 for(const key5 in data11){
 if(!((key5 === "client") || (key5 === "overall"))){
-validate63.errors = [{instancePath:instancePath+"/tools/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/perMinute",schemaPath:"#/$defs/toolLimits/properties/perMinute/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"}];
+validate71.errors = [{instancePath:instancePath+"/tools/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/perMinute",schemaPath:"#/$defs/toolLimits/properties/perMinute/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -4132,13 +4914,13 @@ if(data11.client !== undefined){
 let data12 = data11.client;
 const _errs33 = errors;
 if(!((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12)))){
-validate63.errors = [{instancePath:instancePath+"/tools/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/perMinute/client",schemaPath:"#/$defs/toolLimits/properties/perMinute/properties/client/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate71.errors = [{instancePath:instancePath+"/tools/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/perMinute/client",schemaPath:"#/$defs/toolLimits/properties/perMinute/properties/client/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs33){
 if(typeof data12 == "number"){
 if(data12 < 1 || isNaN(data12)){
-validate63.errors = [{instancePath:instancePath+"/tools/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/perMinute/client",schemaPath:"#/$defs/toolLimits/properties/perMinute/properties/client/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate71.errors = [{instancePath:instancePath+"/tools/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/perMinute/client",schemaPath:"#/$defs/toolLimits/properties/perMinute/properties/client/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -4153,13 +4935,13 @@ if(data11.overall !== undefined){
 let data13 = data11.overall;
 const _errs35 = errors;
 if(!((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13)))){
-validate63.errors = [{instancePath:instancePath+"/tools/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/perMinute/overall",schemaPath:"#/$defs/toolLimits/properties/perMinute/properties/overall/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate71.errors = [{instancePath:instancePath+"/tools/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/perMinute/overall",schemaPath:"#/$defs/toolLimits/properties/perMinute/properties/overall/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs35){
 if(typeof data13 == "number"){
 if(data13 < 1 || isNaN(data13)){
-validate63.errors = [{instancePath:instancePath+"/tools/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/perMinute/overall",schemaPath:"#/$defs/toolLimits/properties/perMinute/properties/overall/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate71.errors = [{instancePath:instancePath+"/tools/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/perMinute/overall",schemaPath:"#/$defs/toolLimits/properties/perMinute/properties/overall/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -4173,7 +4955,7 @@ var valid7 = true;
 }
 }
 else {
-validate63.errors = [{instancePath:instancePath+"/tools/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/perMinute",schemaPath:"#/$defs/toolLimits/properties/perMinute/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate71.errors = [{instancePath:instancePath+"/tools/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/perMinute",schemaPath:"#/$defs/toolLimits/properties/perMinute/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -4187,13 +4969,13 @@ if(data8.maxResponseBytes !== undefined){
 let data14 = data8.maxResponseBytes;
 const _errs37 = errors;
 if(!((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14)))){
-validate63.errors = [{instancePath:instancePath+"/tools/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/maxResponseBytes",schemaPath:"#/$defs/toolLimits/properties/maxResponseBytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate71.errors = [{instancePath:instancePath+"/tools/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/maxResponseBytes",schemaPath:"#/$defs/toolLimits/properties/maxResponseBytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs37){
 if(typeof data14 == "number"){
 if(data14 < 1 || isNaN(data14)){
-validate63.errors = [{instancePath:instancePath+"/tools/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/maxResponseBytes",schemaPath:"#/$defs/toolLimits/properties/maxResponseBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate71.errors = [{instancePath:instancePath+"/tools/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/maxResponseBytes",schemaPath:"#/$defs/toolLimits/properties/maxResponseBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -4209,7 +4991,7 @@ var valid6 = true;
 }
 }
 else {
-validate63.errors = [{instancePath:instancePath+"/tools/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/toolLimits/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate71.errors = [{instancePath:instancePath+"/tools/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/toolLimits/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -4220,7 +5002,7 @@ break;
 }
 }
 else {
-validate63.errors = [{instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate71.errors = [{instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -4233,20 +5015,20 @@ var valid0 = true;
 }
 }
 else {
-validate63.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate71.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate63.errors = vErrors;
+validate71.errors = vErrors;
 return errors === 0;
 }
-validate63.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate71.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate55.evaluated;
+const evaluated0 = validate63.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4258,7 +5040,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "audit") || (key0 === "access")) || (key0 === "limits"))){
-validate55.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate63.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -4273,7 +5055,7 @@ if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 const _errs5 = errors;
 for(const key1 in data0){
 if(!(((((key1 === "file") || (key1 === "stderr")) || (key1 === "redact")) || (key1 === "chain")) || (key1 === "onWriteError"))){
-validate55.errors = [{instancePath:instancePath+"/audit",schemaPath:"#/$defs/policyAudit/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate63.errors = [{instancePath:instancePath+"/audit",schemaPath:"#/$defs/policyAudit/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -4285,12 +5067,12 @@ const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data1 === "string"){
 if(func2(data1) < 1){
-validate55.errors = [{instancePath:instancePath+"/audit/file",schemaPath:"#/$defs/policyAudit/properties/file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate63.errors = [{instancePath:instancePath+"/audit/file",schemaPath:"#/$defs/policyAudit/properties/file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate55.errors = [{instancePath:instancePath+"/audit/file",schemaPath:"#/$defs/policyAudit/properties/file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate63.errors = [{instancePath:instancePath+"/audit/file",schemaPath:"#/$defs/policyAudit/properties/file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4303,7 +5085,7 @@ if(valid2){
 if(data0.stderr !== undefined){
 const _errs8 = errors;
 if(typeof data0.stderr !== "boolean"){
-validate55.errors = [{instancePath:instancePath+"/audit/stderr",schemaPath:"#/$defs/policyAudit/properties/stderr/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate63.errors = [{instancePath:instancePath+"/audit/stderr",schemaPath:"#/$defs/policyAudit/properties/stderr/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid2 = _errs8 === errors;
@@ -4325,12 +5107,12 @@ const _errs12 = errors;
 if(errors === _errs12){
 if(typeof data4 === "string"){
 if(func2(data4) < 1){
-validate55.errors = [{instancePath:instancePath+"/audit/redact/" + i0,schemaPath:"#/$defs/policyAudit/properties/redact/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate63.errors = [{instancePath:instancePath+"/audit/redact/" + i0,schemaPath:"#/$defs/policyAudit/properties/redact/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate55.errors = [{instancePath:instancePath+"/audit/redact/" + i0,schemaPath:"#/$defs/policyAudit/properties/redact/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate63.errors = [{instancePath:instancePath+"/audit/redact/" + i0,schemaPath:"#/$defs/policyAudit/properties/redact/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4341,7 +5123,7 @@ break;
 }
 }
 else {
-validate55.errors = [{instancePath:instancePath+"/audit/redact",schemaPath:"#/$defs/policyAudit/properties/redact/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate63.errors = [{instancePath:instancePath+"/audit/redact",schemaPath:"#/$defs/policyAudit/properties/redact/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -4354,7 +5136,7 @@ if(valid2){
 if(data0.chain !== undefined){
 const _errs14 = errors;
 if(typeof data0.chain !== "boolean"){
-validate55.errors = [{instancePath:instancePath+"/audit/chain",schemaPath:"#/$defs/policyAudit/properties/chain/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate63.errors = [{instancePath:instancePath+"/audit/chain",schemaPath:"#/$defs/policyAudit/properties/chain/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid2 = _errs14 === errors;
@@ -4367,7 +5149,7 @@ if(data0.onWriteError !== undefined){
 let data6 = data0.onWriteError;
 const _errs16 = errors;
 if(!((data6 === "fail") || (data6 === "continue"))){
-validate55.errors = [{instancePath:instancePath+"/audit/onWriteError",schemaPath:"#/$defs/policyAudit/properties/onWriteError/enum",keyword:"enum",params:{allowedValues: schema75.properties.onWriteError.enum},message:"must be equal to one of the allowed values"}];
+validate63.errors = [{instancePath:instancePath+"/audit/onWriteError",schemaPath:"#/$defs/policyAudit/properties/onWriteError/enum",keyword:"enum",params:{allowedValues: schema85.properties.onWriteError.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid2 = _errs16 === errors;
@@ -4382,7 +5164,7 @@ var valid2 = true;
 }
 }
 else {
-validate55.errors = [{instancePath:instancePath+"/audit",schemaPath:"#/$defs/policyAudit/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate63.errors = [{instancePath:instancePath+"/audit",schemaPath:"#/$defs/policyAudit/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -4394,8 +5176,8 @@ var valid0 = true;
 if(valid0){
 if(data.access !== undefined){
 const _errs17 = errors;
-if(!(validate56(data.access, {instancePath:instancePath+"/access",parentData:data,parentDataProperty:"access",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate56.errors : vErrors.concat(validate56.errors);
+if(!(validate64(data.access, {instancePath:instancePath+"/access",parentData:data,parentDataProperty:"access",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate64.errors : vErrors.concat(validate64.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs17 === errors;
@@ -4406,8 +5188,8 @@ var valid0 = true;
 if(valid0){
 if(data.limits !== undefined){
 const _errs18 = errors;
-if(!(validate63(data.limits, {instancePath:instancePath+"/limits",parentData:data,parentDataProperty:"limits",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate63.errors : vErrors.concat(validate63.errors);
+if(!(validate71(data.limits, {instancePath:instancePath+"/limits",parentData:data,parentDataProperty:"limits",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate71.errors : vErrors.concat(validate71.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs18 === errors;
@@ -4420,14 +5202,14 @@ var valid0 = true;
 }
 }
 else {
-validate55.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate63.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate55.errors = vErrors;
+validate63.errors = vErrors;
 return errors === 0;
 }
-validate55.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate63.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -6046,8 +6828,8 @@ var valid27 = true;
 const len9 = data71.length;
 for(let i12=0; i12<len9; i12++){
 const _errs151 = errors;
-if(!(validate39(data71[i12], {instancePath:instancePath+"/resources/" + i12,parentData:data71,parentDataProperty:i12,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
+if(!(validate45(data71[i12], {instancePath:instancePath+"/resources/" + i12,parentData:data71,parentDataProperty:i12,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate45.errors : vErrors.concat(validate45.errors);
 errors = vErrors.length;
 }
 var valid27 = _errs151 === errors;
@@ -6076,8 +6858,8 @@ var valid28 = true;
 const len10 = data73.length;
 for(let i13=0; i13<len10; i13++){
 const _errs154 = errors;
-if(!(validate41(data73[i13], {instancePath:instancePath+"/resourceTemplates/" + i13,parentData:data73,parentDataProperty:i13,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate41.errors : vErrors.concat(validate41.errors);
+if(!(validate47(data73[i13], {instancePath:instancePath+"/resourceTemplates/" + i13,parentData:data73,parentDataProperty:i13,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate47.errors : vErrors.concat(validate47.errors);
 errors = vErrors.length;
 }
 var valid28 = _errs154 === errors;
@@ -6130,7 +6912,7 @@ let data77 = data76.name;
 const _errs161 = errors;
 if(errors === _errs161){
 if(typeof data77 === "string"){
-if(!pattern39.test(data77)){
+if(!pattern44.test(data77)){
 validate20.errors = [{instancePath:instancePath+"/concerns/" + i14+"/name",schemaPath:"#/$defs/concern/properties/name/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z][A-Za-z0-9_.-]*$"},message:"must match pattern \""+"^[A-Za-z][A-Za-z0-9_.-]*$"+"\""}];
 return false;
 }
@@ -6287,8 +7069,8 @@ break;
 if(_errs173 === errors){
 if(data82.tools !== undefined){
 const _errs174 = errors;
-if(!(validate43(data82.tools, {instancePath:instancePath+"/concernMappings/tools",parentData:data82,parentDataProperty:"tools",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate43.errors : vErrors.concat(validate43.errors);
+if(!(validate51(data82.tools, {instancePath:instancePath+"/concernMappings/tools",parentData:data82,parentDataProperty:"tools",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
 errors = vErrors.length;
 }
 var valid34 = _errs174 === errors;
@@ -6299,8 +7081,8 @@ var valid34 = true;
 if(valid34){
 if(data82.prompts !== undefined){
 const _errs175 = errors;
-if(!(validate43(data82.prompts, {instancePath:instancePath+"/concernMappings/prompts",parentData:data82,parentDataProperty:"prompts",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate43.errors : vErrors.concat(validate43.errors);
+if(!(validate51(data82.prompts, {instancePath:instancePath+"/concernMappings/prompts",parentData:data82,parentDataProperty:"prompts",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
 errors = vErrors.length;
 }
 var valid34 = _errs175 === errors;
@@ -6311,8 +7093,8 @@ var valid34 = true;
 if(valid34){
 if(data82.resources !== undefined){
 const _errs176 = errors;
-if(!(validate43(data82.resources, {instancePath:instancePath+"/concernMappings/resources",parentData:data82,parentDataProperty:"resources",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate43.errors : vErrors.concat(validate43.errors);
+if(!(validate51(data82.resources, {instancePath:instancePath+"/concernMappings/resources",parentData:data82,parentDataProperty:"resources",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
 errors = vErrors.length;
 }
 var valid34 = _errs176 === errors;
@@ -6323,8 +7105,8 @@ var valid34 = true;
 if(valid34){
 if(data82.resourceTemplates !== undefined){
 const _errs177 = errors;
-if(!(validate43(data82.resourceTemplates, {instancePath:instancePath+"/concernMappings/resourceTemplates",parentData:data82,parentDataProperty:"resourceTemplates",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate43.errors : vErrors.concat(validate43.errors);
+if(!(validate51(data82.resourceTemplates, {instancePath:instancePath+"/concernMappings/resourceTemplates",parentData:data82,parentDataProperty:"resourceTemplates",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
 errors = vErrors.length;
 }
 var valid34 = _errs177 === errors;
@@ -6568,8 +7350,8 @@ var valid0 = true;
 if(valid0){
 if(data.reflection !== undefined){
 const _errs202 = errors;
-if(!(validate50(data.reflection, {instancePath:instancePath+"/reflection",parentData:data,parentDataProperty:"reflection",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate50.errors : vErrors.concat(validate50.errors);
+if(!(validate58(data.reflection, {instancePath:instancePath+"/reflection",parentData:data,parentDataProperty:"reflection",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate58.errors : vErrors.concat(validate58.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs202 === errors;
@@ -6580,8 +7362,8 @@ var valid0 = true;
 if(valid0){
 if(data.policy !== undefined){
 const _errs203 = errors;
-if(!(validate55(data.policy, {instancePath:instancePath+"/policy",parentData:data,parentDataProperty:"policy",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate55.errors : vErrors.concat(validate55.errors);
+if(!(validate63(data.policy, {instancePath:instancePath+"/policy",parentData:data,parentDataProperty:"policy",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate63.errors : vErrors.concat(validate63.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs203 === errors;
@@ -6598,7 +7380,7 @@ if(data98 && typeof data98 == "object" && !Array.isArray(data98)){
 for(const key21 in data98){
 const _errs206 = errors;
 if(typeof key21 === "string"){
-if(!pattern43.test(key21)){
+if(!pattern48.test(key21)){
 const err13 = {instancePath:instancePath+"/diagnostics",schemaPath:"#/properties/diagnostics/propertyNames/pattern",keyword:"pattern",params:{pattern: "^MCPGEN_[A-Z0-9_]+$"},message:"must match pattern \""+"^MCPGEN_[A-Z0-9_]+$"+"\"",propertyName:key21};
 if(vErrors === null){
 vErrors = [err13];

@@ -9,6 +9,7 @@ import type { LoadedSpec } from '../openapi/load.js';
 import { knownTags, listOperations, type RawOperation } from '../openapi/operations.js';
 import { SchemaConverter } from '../openapi/schema.js';
 import { suggest } from '../suggest.js';
+import { parameterEnumLookup } from './completions.js';
 import { buildConcerns } from './concerns.js';
 import { assignDefTypes } from './def-types.js';
 import { resolveDiscovery } from './discovery.js';
@@ -210,6 +211,7 @@ export function buildIr(input: BuildInput): IrServer {
     extraToolIds: extras.map((_, i) => ({ name: names[selected.length + i]!, ...ids[selected.length + i]! })),
     locateManifest,
     diagnostics,
+    parameterEnum: parameterEnumLookup(ops, (n) => conv.deref(n)),
   });
   // persist_justification is a tool too when the reflection gate has a host flow
   const hostFlow = manifest.reflection !== undefined && manifest.reflection.mode !== 'sampling';

@@ -24,6 +24,9 @@ const BY_EXTENSION: Readonly<Record<string, string>> = {
   '.jpeg': 'image/jpeg',
   '.gif': 'image/gif',
   '.webp': 'image/webp',
+  '.wav': 'audio/wav',
+  '.mp3': 'audio/mpeg',
+  '.ogg': 'audio/ogg',
   '.pdf': 'application/pdf',
   '.zip': 'application/zip',
 };

@@ -7,14 +7,15 @@
 import { readFileSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
-import type { Diagnostics, Location } from '../diagnostics.js';
+import { escapePointerToken, type Diagnostics, type Location } from '../diagnostics.js';
 import { ajv2020, ajvFormats } from '../lazy.js';
 import type { ResolvedManifest } from '../manifest/load.js';
 import type { HandlerResolver } from './handlers.js';
+import type { ParameterBinding, ParameterEnumLookup } from './completions.js';
 import { guessMimeType, isTextualMime } from './mime.js';
-import { checkPromptTemplate } from './prompt-template.js';
+import { buildPromptMessage, utf8 } from './prompt-content.js';
 import { checkUriTemplate } from './uri-template.js';
-import type { IrExtraTool, IrPrompt, IrResource, IrResourceTemplate, IrServer, JsonSchema } from './types.js';
+import type { IrExtraTool, IrPrompt, IrPromptMessage, IrResource, IrResourceTemplate, IrServer, JsonSchema } from './types.js';
 
 /** Inputs of {@link buildPrimitives}. */
 export type PrimitivesInput = {
@@ -25,6 +26,8 @@ export type PrimitivesInput = {
   extraToolIds: ReadonlyArray<{ name: string; argsTypeName: string; constName: string; resultTypeName: string }>;
   locateManifest: (pointer: string, opts?: { key?: boolean }) => Location;
   diagnostics: Diagnostics;
+  /** The enum of a bound OpenAPI parameter (completion sources); without it a `parameter` binding is an error. */
+  parameterEnum?: ParameterEnumLookup;
 };
 
 /** The custom primitives, in manifest order. */
@@ -85,24 +88,31 @@ export function buildPrimitives(input: PrimitivesInput): Primitives {
     }
   };
 
+  /** The completion values of a `complete` list or a `parameter` binding (`complete` wins); undefined when neither is given or the binding fails (reported). */
+  const completion = (source: { complete?: string[]; parameter?: ParameterBinding }, pointer: string): string[] | undefined => {
+    if (source.complete !== undefined) return [...new Set(source.complete)];
+    if (source.parameter === undefined) return undefined;
+    const found = input.parameterEnum?.(source.parameter) ?? { error: 'the OpenAPI description is not available', help: 'give the values under `complete`' };
+    if ('values' in found) return found.values;
+    diagnostics.error('MCPGEN_COMPLETION_SOURCE', found.error, found.help, locateManifest(`${pointer}/parameter`));
+    return undefined;
+  };
+
+  const declaredResources = new Map((m.resources ?? []).map((r) => [r.uri, r]));
+  const readFile = (file: string, at: Location, maxBytes: number) => readEmbedded(file, m.dir, at, diagnostics, maxBytes);
   const promptsIn = m.prompts ?? [];
   unique('prompt name', (i) => promptsIn[i]!.name, promptsIn.length, (i) => `/prompts/${i}/name`);
   const prompts: IrPrompt[] = promptsIn.map((p, i) => {
     const at = `/prompts/${i}`;
-    const args = (p.arguments ?? []).map((a) => ({ name: a.name, required: a.required === true, ...(a.description !== undefined ? { description: a.description } : {}) }));
-    unique(`argument name of prompt ${JSON.stringify(p.name)}:`, (j) => args[j]!.name, args.length, (j) => `${at}/arguments/${j}/name`);
-    const messages = p.messages.map((msg, j) => {
-      const check = checkPromptTemplate(msg.text, args.map((a) => a.name));
-      const where = locateManifest(`${at}/messages/${j}/text`);
-      if (check.error !== undefined) {
-        diagnostics.error('MCPGEN_PROMPT_TEMPLATE_INVALID', `message ${j} of prompt ${JSON.stringify(p.name)} is not a valid template: ${check.error}`, 'fix the Handlebars template; use `{{argument}}` and the built-in `if`, `unless`, `each`, `with`, `lookup` helpers only', where);
-      }
-      for (const v of check.unknownVariables) {
-        const declared = args.length > 0 ? `declared arguments: ${args.map((a) => a.name).join(', ')}` : 'the prompt declares no arguments';
-        diagnostics.warn('MCPGEN_PROMPT_UNKNOWN_VARIABLE', `message ${j} of prompt ${JSON.stringify(p.name)} uses {{${v}}}, which is not an argument (${declared})`, `declare \`${v}\` under \`arguments\`, or fix the spelling`, where);
-      }
-      return { role: msg.role ?? 'user', text: msg.text };
+    const args = (p.arguments ?? []).map((a, j) => {
+      const complete = completion(a, `${at}/arguments/${j}`);
+      return { name: a.name, required: a.required === true, ...(a.description !== undefined ? { description: a.description } : {}), ...(complete !== undefined ? { complete } : {}) };
     });
+    unique(`argument name of prompt ${JSON.stringify(p.name)}:`, (j) => args[j]!.name, args.length, (j) => `${at}/arguments/${j}/name`);
+    const argNames = args.map((a) => a.name);
+    const messages = p.messages
+      .map((msg, j) => buildPromptMessage(msg, { prompt: p.name, index: j, at: `${at}/messages/${j}`, argNames, resources: declaredResources, readFile, locateManifest, diagnostics }))
+      .filter((msg): msg is IrPromptMessage => msg !== undefined);
     const prompt: IrPrompt = { kind: 'prompt', name: p.name, arguments: args, messages, origin: origin(at) };
     if (p.title !== undefined) prompt.title = p.title;
     if (p.description !== undefined) prompt.description = p.description;
@@ -149,6 +159,17 @@ export function buildPrimitives(input: PrimitivesInput): Primitives {
       return;
     }
     const tpl: IrResourceTemplate = { kind: 'resource-template', uriTemplate: t.uriTemplate, name: t.name, variables: check.variables, handler: handlers.ref(t.handler, `${at}/handler`), origin: origin(at) };
+    const complete: Record<string, string[]> = {};
+    for (const [name, source] of Object.entries(t.variables ?? {})) {
+      const pointer = `${at}/variables/${escapePointerToken(name)}`;
+      if (!check.variables.includes(name)) {
+        diagnostics.error('MCPGEN_COMPLETION_SOURCE', `${JSON.stringify(name)} is not a variable of ${t.uriTemplate}`, check.variables.length > 0 ? `its variables: ${check.variables.join(', ')}` : 'the template has no variables', locateManifest(pointer, { key: true }));
+        continue;
+      }
+      const values = completion(source, pointer);
+      if (values !== undefined) complete[name] = values;
+    }
+    if (Object.keys(complete).length > 0) tpl.complete = complete;
     if (t.title !== undefined) tpl.title = t.title;
     if (t.description !== undefined) tpl.description = t.description;
     if (t.mimeType !== undefined) tpl.mimeType = t.mimeType;
@@ -158,8 +179,8 @@ export function buildPrimitives(input: PrimitivesInput): Primitives {
   return { extraTools, prompts, resources, resourceTemplates };
 }
 
-/** Reads a `file` resource (relative to the manifest, inside its folder); reports and returns undefined on failure. */
-function readEmbedded(file: string, dir: string, at: Location, diagnostics: Diagnostics): Buffer | undefined {
+/** Reads a `file` resource (relative to the manifest, inside its folder, at most `maxBytes` when given); reports and returns undefined on failure. */
+function readEmbedded(file: string, dir: string, at: Location, diagnostics: Diagnostics, maxBytes?: number): Buffer | undefined {
   const abs = path.resolve(dir, file);
   let real: string;
   try {
@@ -175,19 +196,12 @@ function readEmbedded(file: string, dir: string, at: Location, diagnostics: Diag
   }
   try {
     // a FIFO would block the read forever, a device never end it: regular files only
-    if (!statSync(real).isFile()) throw Object.assign(new Error('not a regular file'), { code: 'not a regular file' });
+    const stat = statSync(real);
+    if (!stat.isFile()) throw Object.assign(new Error('not a regular file'), { code: 'not a regular file' });
+    if (maxBytes !== undefined && stat.size > maxBytes) throw Object.assign(new Error('too large'), { code: `${stat.size} bytes, more than the ${maxBytes} a prompt may embed` });
     return readFileSync(real);
   } catch (err) {
     diagnostics.error('MCPGEN_RESOURCE_FILE', `resource file ${file} cannot be read: ${(err as NodeJS.ErrnoException).code ?? String(err)}`, 'make it a readable regular file', at);
-    return undefined;
-  }
-}
-
-/** The bytes as text when they are valid UTF-8 (without a byte-order mark), else undefined. */
-function utf8(bytes: Buffer): string | undefined {
-  try {
-    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
-  } catch {
     return undefined;
   }
 }

@@ -455,9 +455,27 @@ export type IrExtraTool = {
 };
 
 /** One declared prompt argument. */
-export type IrPromptArgument = { name: string; description?: string; required: boolean };
+export type IrPromptArgument = {
+  name: string;
+  description?: string;
+  required: boolean;
+  /** What `completion/complete` offers for it: the manifest's `complete`, or the enum of the bound OpenAPI parameter (strings, in order). */
+  complete?: string[];
+};
 
-/** A prompt whose messages are Handlebars templates (checked at build time). */
+/**
+ * One message of a prompt (manifest `prompts[].messages[]`). `text`, a `resource`'s `uri` and
+ * its `text` are Handlebars templates over the arguments (checked at build time); embedded files
+ * are inlined (base64 for `data`/`blob`).
+ */
+export type IrPromptMessage =
+  | { role: 'user' | 'assistant'; text: string }
+  | { role: 'user' | 'assistant'; image: { data: string; mimeType: string } }
+  | { role: 'user' | 'assistant'; audio: { data: string; mimeType: string } }
+  | { role: 'user' | 'assistant'; resource: { uri: string; mimeType?: string } & ({ text: string } | { blob: string } | { /** A declared resource, read when the prompt is got. */ read: true }) }
+  | { role: 'user' | 'assistant'; resourceLink: { uri: string; name: string; title?: string; description?: string; mimeType?: string } };
+
+/** A prompt whose messages are Handlebars templates and embedded content (checked at build time). */
 export type IrPrompt = {
   kind: 'prompt';
   /** Prompt name, unique among prompts. */
@@ -465,8 +483,8 @@ export type IrPrompt = {
   title?: string;
   description?: string;
   arguments: IrPromptArgument[];
-  /** Messages in order; `text` is the template source. */
-  messages: Array<{ role: 'user' | 'assistant'; text: string }>;
+  /** Messages in order. */
+  messages: IrPromptMessage[];
   origin: Origin;
 };
 
@@ -501,6 +519,8 @@ export type IrResourceTemplate = {
   mimeType?: string;
   /** Variable names of the template, in order of first appearance. */
   variables: string[];
+  /** Completion values by variable (manifest `variables`: `complete`, or the bound OpenAPI parameter's enum). */
+  complete?: Record<string, string[]>;
   handler: IrHandlerRef;
   origin: Origin;
 };

@@ -691,9 +691,89 @@ export type PromptArgument = {
    * @default false
    */
   required?: boolean;
+  /**
+   * Values `completion/complete` offers for this argument: those starting with what the user typed
+   * (case-insensitive), at most 100 at a time.
+   */
+  complete?: CompletionValues;
+  /**
+   * The OpenAPI parameter this argument stands for: `completion/complete` offers the values of its `enum`
+   * (unless `complete` is given).
+   */
+  parameter?: ParameterBinding;
 };
 
-/** One message of a prompt. */
+/** Completion values, in the order offered. */
+export type CompletionValues = string[];
+
+/**
+ * An OpenAPI parameter, by operation and name: its schema's `enum` (or its array items' `enum`) is the
+ * completion source.
+ */
+export type ParameterBinding = {
+  /** The operation's `operationId`. */
+  operation: string;
+  /** The parameter's name as the OpenAPI description spells it. */
+  name: string;
+  /** Where the parameter goes, when the operation has two of that name. */
+  in?: 'path' | 'query' | 'header' | 'cookie';
+};
+
+/** Completion source of one variable of a resource template. */
+export type TemplateVariable = {
+  /** Values `completion/complete` offers for the variable (prefix-filtered, at most 100 at a time). */
+  complete?: CompletionValues;
+  /** The OpenAPI parameter the variable stands for: its `enum` is offered (unless `complete` is given). */
+  parameter?: ParameterBinding;
+};
+
+/** A file embedded into the generated server at build time, relative to the manifest and inside its folder. */
+export type PromptFile = {
+  /** Path of the file, relative to the manifest (at most 1 MiB). */
+  file: string;
+  /** MIME type of the content. Defaults to a guess from the file extension. */
+  mimeType?: string;
+};
+
+/**
+ * An embedded resource of a prompt message: a declared resource by `uri` (read when the prompt is got), or
+ * `uri` with the content given here (`text` or `file`).
+ */
+export type PromptResource = {
+  /**
+   * The resource URI. With `text` or `file` it may be a Handlebars template over the prompt's arguments
+   * (`{{resourceUri}}`); without, it names one of `resources`.
+   */
+  uri: string;
+  /** The content: a Handlebars template over the prompt's arguments. */
+  text?: string;
+  /**
+   * The content: a file embedded at build time, relative to the manifest and inside its folder (at most 1
+   * MiB); text when it is UTF-8 and its MIME type textual, else a base64 blob.
+   */
+  file?: string;
+  /** MIME type of the content (for `file`, defaults to a guess from the extension). */
+  mimeType?: string;
+};
+
+/** A link to a resource (`resource_link` content): the client reads it if it wants to. */
+export type PromptResourceLink = {
+  /**
+   * The resource URI; when it is one of `resources`, its name, title, description and MIME type are the
+   * defaults of the fields below.
+   */
+  uri: ResourceUri;
+  /** Short name of the resource (required unless `uri` is one of `resources`). */
+  name?: string;
+  /** Human-readable title. */
+  title?: string;
+  /** What the resource holds. */
+  description?: string;
+  /** MIME type of the resource. */
+  mimeType?: string;
+};
+
+/** One message of a prompt: exactly one of `text`, `image`, `audio`, `resource` and `resourceLink`. */
 export type PromptMessage = {
   /**
    * Who says it. Defaults to `user`.
@@ -704,7 +784,15 @@ export type PromptMessage = {
    * The message text: a Handlebars template over the prompt's arguments (`{{species}}`, `{{#if
    * budget}}…{{/if}}`), rendered without HTML escaping.
    */
-  text: string;
+  text?: string;
+  /** Image content: a file embedded at build time, sent as base64 with its MIME type. */
+  image?: PromptFile;
+  /** Audio content: a file embedded at build time, sent as base64 with its MIME type. */
+  audio?: PromptFile;
+  /** An embedded resource (`resource` content). */
+  resource?: PromptResource;
+  /** A link to a resource (`resource_link` content). */
+  resourceLink?: PromptResourceLink;
 };
 
 /** A prompt: metadata, arguments and message templates. */
@@ -767,6 +855,11 @@ export type ResourceTemplate = {
    * receives the URI and the template's variables.
    */
   handler: HandlerRef;
+  /**
+   * Completion sources of the template's variables, by variable name (each one of the template's): `complete`
+   * values or an OpenAPI `parameter` whose `enum` is offered.
+   */
+  variables?: Record<string, TemplateVariable>;
 };
 
 /** A concern clients may set a preference for. */

@@ -90,6 +90,10 @@ export type ServerParts = {
   policy: boolean;
   /** Some tool takes a projection argument (`results.projection`): the server loads the JMESPath evaluator. */
   projection: boolean;
+  /** Some prompt argument or template variable has completion values: `completion/complete` and the `completions` capability. */
+  completions: boolean;
+  /** Some prompt message embeds a declared resource: prompts read it through the resources' reader. */
+  promptReadsResources: boolean;
 };
 
 /** The optional parts of `ir`. */
@@ -111,6 +115,8 @@ export function serverParts(ir: IrServer): ServerParts {
     searchPresets: ir.presetDiscovery !== undefined,
     policy: ir.policy !== undefined,
     projection: ir.tools.some((t) => t.projection !== undefined),
+    completions: ir.prompts.some((p) => p.arguments.some((a) => a.complete !== undefined)) || ir.resourceTemplates.some((t) => t.complete !== undefined),
+    promptReadsResources: ir.prompts.some((p) => p.messages.some((m) => 'resource' in m && 'read' in m.resource)),
   };
 }
 
@@ -135,6 +141,7 @@ export function emitServerEntry(ir: IrServer): string {
   if (p.preprocessors) imports.push("import { installPreprocessors, preprocessorCapability, withContextPrompt } from './runtime/preprocessors-protocol.js';");
   // registers the JMESPath evaluator with the result pipeline; servers without projection never load it
   if (p.projection) imports.push("import './runtime/projection.js';");
+  if (p.completions) imports.push("import { installCompletions } from './runtime/completion.js';");
   if (p.anyPrompts) imports.push("import { installPrompts } from './runtime/prompts.js';");
   if (p.policy && p.concerns) imports.push("import { composeGates } from './runtime/primitives.js';");
   if (p.reflection) imports.push("import { ReflectionGate, reflectionConfigFromEnv } from './runtime/reflection.js';");
@@ -152,6 +159,7 @@ export function emitServerEntry(ir: IrServer): string {
   if (p.tools) caps.push(`  tools: ${changing},`);
   if (p.anyPrompts) caps.push(`  prompts: ${changing},`);
   if (hasResources) caps.push(`  resources: ${changing},`);
+  if (p.completions) caps.push('  completions: {},');
   // logging is declared by every server (runtime/server.ts): preprocessor runs are reported as logging notifications
   const experimental: string[] = [];
   // the capability types take JSON values; these are JSON data, typed more precisely
@@ -171,14 +179,20 @@ export function emitServerEntry(ir: IrServer): string {
   else if (p.concerns) install.push(`    const gate = installConcerns(server, ${concernOptions});`);
   else if (p.policy && (p.anyPrompts || hasResources)) install.push('    const gate = base;');
   if (p.preprocessors) install.push('    installPreprocessors(server, preprocessors);');
+  // prompts that embed a declared resource read it as resources/read does (the gate included)
+  const readsResources = p.promptReadsResources && hasResources;
+  const resourceDefs = [p.resources ? 'resources' : '', p.templates ? 'templates: resourceTemplates' : ''].filter(Boolean).join(', ');
+  if (readsResources) install.push(`    const readResource = installResources(server, { ${resourceDefs} }${gateOpt});`);
   if (p.anyPrompts) {
     const lists = [p.prompts ? '...prompts' : '', p.reflection ? '...reflectionPrompts' : '', p.preprocessors ? 'withContextPrompt(preprocessors)' : ''].filter(Boolean);
     const all = lists.length === 1 && p.prompts ? 'prompts' : `[${lists.join(', ')}]`;
-    install.push(`    installPrompts(server, ${all}${gateOpt});`);
+    const promptOpts = readsResources ? (gated ? ', { gate, readResource }' : ', { readResource }') : gateOpt;
+    install.push(`    installPrompts(server, ${all}${promptOpts});`);
   }
-  if (hasResources) {
-    const defs = [p.resources ? 'resources' : '', p.templates ? 'templates: resourceTemplates' : ''].filter(Boolean).join(', ');
-    install.push(`    installResources(server, { ${defs} }${gateOpt});`);
+  if (hasResources && !readsResources) install.push(`    installResources(server, { ${resourceDefs} }${gateOpt});`);
+  if (p.completions) {
+    const sources = [p.prompts ? 'prompts' : '', p.templates ? 'templates: resourceTemplates' : ''].filter(Boolean).join(', ');
+    install.push(`    installCompletions(server, { ${sources} }${gateOpt});`);
   }
   if (install.some((l) => l.startsWith('    const gate'))) install.push('    return gate;');
   const ext: string[] = [];

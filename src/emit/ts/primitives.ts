@@ -58,14 +58,14 @@ export function emitPromptsFile(ir: IrServer): string {
     const o: Record<string, unknown> = { name: p.name };
     if (p.title !== undefined) o.title = p.title;
     if (p.description !== undefined) o.description = p.description;
-    if (p.arguments.length > 0) o.arguments = p.arguments.map((a) => ({ name: a.name, ...(a.description !== undefined ? { description: a.description } : {}), required: a.required }));
+    if (p.arguments.length > 0) o.arguments = p.arguments.map((a) => ({ name: a.name, ...(a.description !== undefined ? { description: a.description } : {}), required: a.required, ...(a.complete !== undefined ? { complete: a.complete } : {}) }));
     o.messages = p.messages;
     return o;
   });
   return (
     TS_HEADER +
     "\nimport type { PromptDefinition } from './runtime/prompts.js';\n\n" +
-    '/** The prompts of this server, in manifest order. Message texts are Handlebars templates over the arguments. */\n' +
+    '/** The prompts of this server, in manifest order. Message texts (and embedded resources\' `uri` and `text`) are Handlebars templates over the arguments; embedded files are inlined as base64. */\n' +
     `export const prompts: readonly PromptDefinition[] = ${tsLiteral(prompts, 2)};\n`
   );
 }
@@ -102,5 +102,7 @@ function resourceExpr(r: IrResource): string {
 }
 
 function templateExpr(t: IrResourceTemplate): string {
-  return objectExpr([...metadataFields(t), ['handler', member(t.handler.moduleAlias, t.handler.exportName)]]);
+  const fields = metadataFields(t);
+  if (t.complete !== undefined) fields.push(['complete', tsLiteral(t.complete, 2)]);
+  return objectExpr([...fields, ['handler', member(t.handler.moduleAlias, t.handler.exportName)]]);
 }
