@@ -1,24 +1,34 @@
 #!/usr/bin/env node
-// The official MCP conformance suite (@modelcontextprotocol/conformance) against the generated
-// server of examples/conformance, over Streamable HTTP.
+// The official MCP conformance suites (@modelcontextprotocol/conformance) against the generated
+// server of examples/conformance, over Streamable HTTP. Two lines run, each with its own
+// baseline (expected failures) in examples/conformance:
 //
-// The suite needs Node >= 22, newer than this project's Node 20 baseline, so a Node 22 binary is
+//   legacy  0.1.16, the active suite (legacy era: initialize, sessions)     expected-failures.yml
+//   2026    0.2.0-alpha.12 with --requirements 2026-07-28: the revision's   expected-failures-2026.yml
+//           required scenarios, plus those it runs without scoring (the
+//           Tasks extension's ten, and the pending ones)
+//
+// The suites need Node >= 22, newer than this project's Node 20 baseline, so a Node 22 binary is
 // installed from the npm registry (node-<os>-<arch>, the version scripts/inspector.mjs pins) next
-// to it, in .cache/conformance/ — nothing global changes. Both are pinned; once installed, no
-// network is needed (the generated project resolves its dependencies from mcpgen's node_modules
-// and is compiled with mcpgen's own tsc, so nothing is installed for it either).
+// to the legacy suite in .cache/conformance/, and the 0.2 line into .cache/conformance-2026/ —
+// nothing global changes. All are pinned; once installed, no network is needed (the generated
+// project resolves its dependencies from mcpgen's node_modules and is compiled with mcpgen's own
+// tsc, so nothing is installed for it either).
 //
 //   node scripts/conformance.mjs               compile examples/conformance/server, start it with
-//                                              --transport http on a free port, run the active
-//                                              suite with examples/conformance/expected-failures.yml
-//                                              as baseline, print the summary; exit with the suite's code
+//                                              --transport http on a free port, run both lines
+//                                              with their baselines, print both summaries; exit 0
+//                                              when both pass
+//   node scripts/conformance.mjs --line L      one line only (legacy or 2026)
 //   node scripts/conformance.mjs --install     install (if missing) and print the paths
-//   node scripts/conformance.mjs --url URL     run the suite against a server that is already running
-//   node scripts/conformance.mjs --scenario S  one scenario only (no baseline)
-//   node scripts/conformance.mjs --verbose     also print the suite's whole output
+//   node scripts/conformance.mjs --url URL     run against a server that is already running
+//   node scripts/conformance.mjs --scenario S  one scenario only (no baseline; with --line)
+//   node scripts/conformance.mjs --verbose     also print the suites' whole output
 //
-// Exit codes: 0 the suite passed (every failure is listed in the baseline, and no listed one
-// passes), 1 it did not, 2 bad usage, 3 the generated server has no HTTP transport yet.
+// A line passes when the suite's own baseline check passes (exit 0) and, for the scenarios the
+// 0.2 line runs without scoring (which its baseline check leaves out), when every failing one is
+// listed and no listed one passes. Exit codes: 0 passed, 1 did not, 2 bad usage, 3 the generated
+// server has no HTTP transport yet.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import net from 'node:net';
@@ -26,26 +36,38 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { NODE22_VERSION } from './inspector.mjs';
 
-export const CONFORMANCE_VERSION = '0.1.16';
-
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const dir = path.join(root, '.cache/conformance');
 const nodePackage = `node-${process.platform}-${process.arch}`;
-const node22 = path.join(dir, 'node_modules', nodePackage, 'bin', 'node');
-const cli = path.join(dir, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
+const node22 = path.join(root, '.cache/conformance/node_modules', nodePackage, 'bin', 'node');
+const suiteCli = (dir) => path.join(dir, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
 
 export const EXAMPLE = path.join(root, 'examples/conformance');
 export const SERVER_DIR = path.join(EXAMPLE, 'server');
 export const SERVER_JS = path.join(SERVER_DIR, 'dist/server.js');
-export const BASELINE = path.join(EXAMPLE, 'expected-failures.yml');
 
-/** Installs the pinned Node 22 binary and conformance suite into .cache/conformance (once); returns their paths. */
-export function ensureConformance() {
-  if (!existsSync(node22) || !existsSync(cli)) {
-    mkdirSync(dir, { recursive: true });
-    execFileSync('npm', ['install', '--prefix', dir, '--no-save', '--no-audit', '--no-fund', '--loglevel=error', '--engine-strict=false', `${nodePackage}@${NODE22_VERSION}`, `@modelcontextprotocol/conformance@${CONFORMANCE_VERSION}`], { stdio: ['ignore', 'inherit', 'inherit'], timeout: 300_000 });
+/** The two suite lines: version, install folder, baseline, extra arguments of `conformance server`. */
+export const LINES = {
+  legacy: { name: 'legacy', version: '0.1.16', dir: path.join(root, '.cache/conformance'), baseline: path.join(EXAMPLE, 'expected-failures.yml'), args: [], withNode: true },
+  2026: { name: '2026', version: '0.2.0-alpha.12', dir: path.join(root, '.cache/conformance-2026'), baseline: path.join(EXAMPLE, 'expected-failures-2026.yml'), args: ['--requirements', '2026-07-28'], withNode: false },
+};
+/** The 0.1.16 line's version and baseline (kept for callers of the one-line script). */
+export const CONFORMANCE_VERSION = LINES.legacy.version;
+export const BASELINE = LINES.legacy.baseline;
+
+/** Installs Node 22 and the line's pinned suite (once); returns their paths. */
+export function ensureConformance(line = LINES.legacy) {
+  const cli = suiteCli(line.dir);
+  const wanted = [...(line.withNode || !existsSync(node22) ? [`${nodePackage}@${NODE22_VERSION}`] : []), `@modelcontextprotocol/conformance@${line.version}`];
+  const nodeDir = LINES.legacy.dir;
+  if (!existsSync(node22)) {
+    mkdirSync(nodeDir, { recursive: true });
+    execFileSync('npm', ['install', '--prefix', nodeDir, '--no-save', '--no-audit', '--no-fund', '--loglevel=error', '--engine-strict=false', `${nodePackage}@${NODE22_VERSION}`, ...(line === LINES.legacy ? [`@modelcontextprotocol/conformance@${line.version}`] : [])], { stdio: ['ignore', 'inherit', 'inherit'], timeout: 300_000 });
   }
-  if (!existsSync(node22) || !existsSync(cli)) throw new Error(`conformance: installing ${nodePackage}@${NODE22_VERSION} and @modelcontextprotocol/conformance@${CONFORMANCE_VERSION} into ${dir} did not produce ${node22} and ${cli}`);
+  if (!existsSync(cli)) {
+    mkdirSync(line.dir, { recursive: true });
+    execFileSync('npm', ['install', '--prefix', line.dir, '--no-save', '--no-audit', '--no-fund', '--loglevel=error', '--engine-strict=false', `@modelcontextprotocol/conformance@${line.version}`], { stdio: ['ignore', 'inherit', 'inherit'], timeout: 300_000 });
+  }
+  if (!existsSync(node22) || !existsSync(cli)) throw new Error(`conformance: installing ${wanted.join(' and ')} did not produce ${node22} and ${cli}`);
   return { node22, cli };
 }
 
@@ -114,8 +136,9 @@ export async function startServer(serverJs = SERVER_JS, { timeoutMs = 20_000 } =
 }
 
 /**
- * The scenarios of the baseline file and the reason written above each (the comment lines
- * directly before its entry). Throws when the file is not the suite's `server: [names]` form.
+ * The entries of a baseline file (`scenario` or `scenario:check-id`) and the reason written
+ * above each (the comment lines directly before it). Throws when the file is not the suite's
+ * `server: [entries]` form.
  */
 export function readBaseline(file = BASELINE) {
   const lines = readFileSync(file, 'utf8').split('\n');
@@ -134,9 +157,9 @@ export function readBaseline(file = BASELINE) {
       if (inServer) comment.push(c[1].trim());
       continue;
     }
-    const e = /^\s+-\s+([a-z0-9-]+)\s*$/.exec(line);
+    const e = /^\s+-\s+([a-z0-9-]+)(?::([a-z0-9-]+))?\s*$/.exec(line);
     if (e && inServer) {
-      entries.push({ scenario: e[1], reason: comment.join(' ').trim() });
+      entries.push({ scenario: e[1], ...(e[2] ? { check: e[2] } : {}), entry: e[2] ? `${e[1]}:${e[2]}` : e[1], reason: comment.join(' ').trim() });
       comment = [];
     } else if (!line.trim()) comment = comment.length ? comment : [];
     else if (inServer) throw new Error(`conformance: unexpected line in ${path.relative(root, file)}: ${line}`);
@@ -162,7 +185,7 @@ export function parseOutput(text) {
     if (i < 0) return [];
     const out = [];
     for (const line of plain.slice(i + title.length).split('\n').slice(1)) {
-      const m = /^\s+[~✗✓!-]?\s*([a-z0-9-]+)\s*$/.exec(line);
+      const m = /^\s+[~✗✓!-]?\s*([a-z0-9-]+(?::[a-z0-9-]+)?)\s*$/.exec(line);
       if (!m) break;
       out.push(m[1]);
     }
@@ -179,12 +202,12 @@ export function parseOutput(text) {
   };
 }
 
-/** Runs `conformance server --url <url>` (with the baseline unless a scenario is given); resolves to its exit code, output and parsed summary. */
-export function runSuite(url, { scenario, baseline = BASELINE, timeoutMs = 600_000 } = {}) {
-  const { node22: node, cli: suite } = ensureConformance();
+/** Runs the line's `conformance server --url <url>` (with its baseline unless a scenario is given); resolves to its exit code, output and parsed summary. */
+export function runSuite(url, { line = LINES.legacy, scenario, timeoutMs = 600_000 } = {}) {
+  const { node22: node, cli: suite } = ensureConformance(line);
   const args = [suite, 'server', '--url', url];
-  if (scenario) args.push('--scenario', scenario);
-  else if (baseline) args.push('--expected-failures', baseline);
+  if (scenario) args.push('--scenario', scenario, ...(line.args.includes('--requirements') ? ['--spec-version', line.args[line.args.indexOf('--requirements') + 1]] : []));
+  else args.push(...line.args, '--expected-failures', line.baseline);
   return new Promise((resolve, reject) => {
     const child = spawn(node, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' } });
     let out = '';
@@ -194,9 +217,33 @@ export function runSuite(url, { scenario, baseline = BASELINE, timeoutMs = 600_0
     child.once('error', reject);
     child.once('close', (code, signal) => {
       clearTimeout(timer);
-      resolve({ code: code ?? (signal ? 1 : 0), signal, output: out, ...parseOutput(out) });
+      const parsed = parseOutput(out);
+      const result = { line: line.name, version: line.version, code: code ?? (signal ? 1 : 0), signal, output: out, ...parsed };
+      resolve(scenario ? result : { ...result, ...judgeBaseline(parsed, readBaseline(line.baseline)) });
     });
   });
+}
+
+/**
+ * What the suite's own baseline check leaves out (the 0.2 line judges only the scored
+ * scenarios): every failing scenario (✗ in the summary) must be listed — whole, or by one of its
+ * checks — and no scenario listed whole may pass, unless the suite itself counted it as an
+ * expected failure (a WARNING shows ✓ in the summary but fails its baseline check).
+ */
+export function judgeBaseline(parsed, entries) {
+  const listed = new Set(entries.map((e) => e.scenario));
+  const whole = new Set(entries.filter((e) => !e.check).map((e) => e.scenario));
+  const failing = Object.entries(parsed.scenarios).filter(([, r]) => !r.ok).map(([n]) => n);
+  const unlisted = failing.filter((n) => !listed.has(n));
+  const passingListed = [...whole].filter((n) => parsed.scenarios[n]?.ok === true && !parsed.expectedFailures.includes(n));
+  // listed failures the suite's own check did not judge (the 0.2 line's unscored scenarios)
+  const listedUnjudged = entries.filter((e) => !parsed.expectedFailures.includes(e.entry) && parsed.scenarios[e.scenario]?.ok === false).map((e) => e.entry);
+  return { unlisted, passingListed, listedUnjudged };
+}
+
+/** Whether a line's run passed: the suite's exit code and {@link judgeBaseline}. */
+export function linePassed(result) {
+  return result.code === 0 && result.unlisted.length === 0 && result.passingListed.length === 0;
 }
 
 /** The summary block as the suite prints it (colours removed), plus the baseline verdict. */
@@ -206,20 +253,36 @@ export function summaryText(result) {
   return (i >= 0 ? plain.slice(i) : plain.slice(-4000)).trimEnd();
 }
 
-/** Everything `node scripts/conformance.mjs` does: build, start over HTTP, run the suite, stop. */
-export async function runConformance({ scenario, log = () => {} } = {}) {
-  const entries = readBaseline();
-  const missing = entries.filter((e) => !e.reason).map((e) => e.scenario);
-  if (missing.length) throw new Error(`conformance: ${path.relative(root, BASELINE)} gives no reason for ${missing.join(', ')}`);
-  ensureConformance();
+/** The line's closing line: version, the suite's Total line, baseline size and verdict. */
+export function totalText(result) {
+  const extra = [result.unlisted?.length ? `failing but not listed: ${result.unlisted.join(', ')}` : '', result.passingListed?.length ? `listed but passing: ${result.passingListed.join(', ')}` : ''].filter(Boolean);
+  return `conformance ${result.version}${result.line === '2026' ? ' --requirements 2026-07-28' : ''}: ${result.totalLine ?? 'no summary line'}, ${result.expectedFailures.length} expected failure(s)${result.listedUnjudged?.length ? ` + ${result.listedUnjudged.length} listed among the unscored` : ''}; exit ${result.code}${extra.length ? `; ${extra.join('; ')}` : ''}`;
+}
+
+/** Checks that every entry of each line's baseline gives a reason. */
+function checkReasons(lines) {
+  for (const line of lines) {
+    const missing = readBaseline(line.baseline).filter((e) => !e.reason).map((e) => e.entry);
+    if (missing.length) throw new Error(`conformance: ${path.relative(root, line.baseline)} gives no reason for ${missing.join(', ')}`);
+  }
+}
+
+/**
+ * Everything `node scripts/conformance.mjs` does: build, start over HTTP, run each line (one
+ * after the other, against the same server), stop. Resolves to the results by line name.
+ */
+export async function runConformance({ lines = [LINES.legacy, LINES[2026]], scenario, log = () => {} } = {}) {
+  checkReasons(lines);
+  for (const line of lines) ensureConformance(line);
   log('compiling examples/conformance/server');
   const serverJs = buildServer();
   if (!supportsHttp(serverJs)) return { skipped: 'the generated server has no --transport option (no Streamable HTTP transport yet)' };
   const server = await startServer(serverJs);
   log(`server listening at ${server.url}`);
   try {
-    const result = await runSuite(server.url, { scenario });
-    return { ...result, baseline: entries, serverStderr: server.stderr() };
+    const results = {};
+    for (const line of lines) results[line.name] = { ...(await runSuite(server.url, { line, scenario })), baseline: readBaseline(line.baseline) };
+    return { results, serverStderr: server.stderr() };
   } finally {
     await server.stop();
   }
@@ -236,8 +299,14 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     }
     return argv[i + 1];
   };
+  const only = opt('--line');
+  if (only !== undefined && !Object.hasOwn(LINES, only)) {
+    console.error(`conformance: --line is legacy or 2026, not ${only}`);
+    process.exit(2);
+  }
+  const lines = only ? [LINES[only]] : [LINES.legacy, LINES[2026]];
   if (argv.includes('--install')) {
-    console.log(JSON.stringify(ensureConformance()));
+    console.log(JSON.stringify(lines.map((l) => ensureConformance(l))));
     process.exit(0);
   }
   const verbose = argv.includes('--verbose');
@@ -245,15 +314,25 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const url = opt('--url');
   const log = (m) => console.log(`conformance: ${m}`);
   try {
-    const result = url ? await runSuite(url, { scenario }) : await runConformance({ scenario, log });
-    if (result.skipped) {
-      console.log(`conformance: not run: ${result.skipped}`);
-      process.exit(3);
+    let results;
+    if (url) {
+      results = {};
+      for (const line of lines) results[line.name] = await runSuite(url, { line, scenario });
+    } else {
+      const run = await runConformance({ lines, scenario, log });
+      if (run.skipped) {
+        console.log(`conformance: not run: ${run.skipped}`);
+        process.exit(3);
+      }
+      results = run.results;
     }
-    if (verbose) console.log(result.output.replace(ANSI, ''));
-    else console.log(summaryText(result));
-    console.log(`conformance ${CONFORMANCE_VERSION}: ${result.totalLine ?? 'no summary line'}${scenario ? '' : `, ${result.expectedFailures.length} expected failure(s) from ${path.relative(root, BASELINE)}`}; exit ${result.code}`);
-    process.exit(result.code === 0 ? 0 : 1);
+    let ok = true;
+    for (const result of lines.map((l) => results[l.name])) {
+      console.log(verbose ? result.output.replace(ANSI, '') : summaryText(result));
+      console.log(totalText(result));
+      ok &&= scenario ? result.code === 0 : linePassed(result);
+    }
+    process.exit(ok ? 0 : 1);
   } catch (err) {
     console.error(err instanceof Error ? err.message : String(err));
     process.exit(1);

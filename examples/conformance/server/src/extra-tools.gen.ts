@@ -190,6 +190,158 @@ export const testToolWithProgressTool = defineTool<TestToolWithProgressArgs, Tes
   "handler": $handlers_logging.toolWithProgress
 });
 
+/** Arguments of the `test_logging_tool` tool, as its handler receives them (validated against the input schema). */
+export type TestLoggingToolArgs = Record<string, never>;
+
+/** What the `test_logging_tool` handler returns: text, any JSON value (sent as JSON text), or a complete `CallToolResult`. */
+export type TestLoggingToolResult = unknown;
+
+/** Logs one message at info level (server-stateless, 2026-07-28 — the server must not send it when the request set no log level). */
+export const testLoggingToolTool = defineTool<TestLoggingToolArgs, TestLoggingToolResult>({
+  "kind": "extra",
+  "name": "test_logging_tool",
+  "description": "Logs one message at info level (server-stateless, 2026-07-28 — the server must not send it when the request set no log level).",
+  "inputSchema": {
+    "type": "object",
+    "properties": {},
+    "additionalProperties": false
+  },
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false
+  },
+  "handler": $handlers_logging.loggingTool
+});
+
+/** Arguments of the `test_streaming_elicitation` tool, as its handler receives them (validated against the input schema). */
+export type TestStreamingElicitationArgs = Record<string, never>;
+
+/** What the `test_streaming_elicitation` handler returns: text, any JSON value (sent as JSON text), or a complete `CallToolResult`. */
+export type TestStreamingElicitationResult = unknown;
+
+/** Reports progress, then returns (server-stateless, 2026-07-28 — a request's response stream carries notifications and the result, never a server-to-client request). */
+export const testStreamingElicitationTool = defineTool<TestStreamingElicitationArgs, TestStreamingElicitationResult>({
+  "kind": "extra",
+  "name": "test_streaming_elicitation",
+  "description": "Reports progress, then returns (server-stateless, 2026-07-28 — a request's response stream carries notifications and the result, never a server-to-client request).",
+  "inputSchema": {
+    "type": "object",
+    "properties": {},
+    "additionalProperties": false
+  },
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false
+  },
+  "handler": $handlers_logging.streamingElicitation
+});
+
+/** Arguments of the `json_schema_2020_12_tool` tool, as its handler receives them (validated against the input schema). */
+export type JsonSchema202012ToolArgs = {
+  name?: string;
+  address?: JsonSchema202012ToolArgs$address;
+  contactMethod?: "phone" | "email";
+  phone?: string;
+  email?: string;
+};
+
+export type JsonSchema202012ToolArgs$address = {
+  street?: string;
+  city?: string;
+  [key: string]: unknown;
+};
+
+/** What the `json_schema_2020_12_tool` handler returns: text, any JSON value (sent as JSON text), or a complete `CallToolResult`. */
+export type JsonSchema202012ToolResult = unknown;
+
+/** Tool with JSON Schema 2020-12 features (json-schema-2020-12, SEP-1613 and SEP-2106). */
+export const jsonSchema202012ToolTool = defineTool<JsonSchema202012ToolArgs, JsonSchema202012ToolResult>({
+  "kind": "extra",
+  "name": "json_schema_2020_12_tool",
+  "description": "Tool with JSON Schema 2020-12 features (json-schema-2020-12, SEP-1613 and SEP-2106).",
+  "inputSchema": {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "$defs": {
+      "address": {
+        "$anchor": "addressDef",
+        "type": "object",
+        "properties": {
+          "street": {
+            "type": "string"
+          },
+          "city": {
+            "type": "string"
+          }
+        }
+      }
+    },
+    "properties": {
+      "name": {
+        "type": "string"
+      },
+      "address": {
+        "$ref": "#/$defs/address"
+      },
+      "contactMethod": {
+        "type": "string",
+        "enum": [
+          "phone",
+          "email"
+        ]
+      },
+      "phone": {
+        "type": "string"
+      },
+      "email": {
+        "type": "string"
+      }
+    },
+    "allOf": [
+      {
+        "anyOf": [
+          {
+            "required": [
+              "phone"
+            ]
+          },
+          {
+            "required": [
+              "email"
+            ]
+          }
+        ]
+      }
+    ],
+    "if": {
+      "properties": {
+        "contactMethod": {
+          "const": "phone"
+        }
+      },
+      "required": [
+        "contactMethod"
+      ]
+    },
+    "then": {
+      "required": [
+        "phone"
+      ]
+    },
+    "else": {
+      "required": [
+        "email"
+      ]
+    },
+    "additionalProperties": false
+  },
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false
+  },
+  "handler": $handlers_content.jsonSchemaTool
+});
+
 /** Every extra tool of this server, in manifest order. */
 export const extraTools: readonly AnyExtraTool[] = [
   testSimpleTextTool,
@@ -200,4 +352,7 @@ export const extraTools: readonly AnyExtraTool[] = [
   testErrorHandlingTool,
   testToolWithLoggingTool,
   testToolWithProgressTool,
+  testLoggingToolTool,
+  testStreamingElicitationTool,
+  jsonSchema202012ToolTool,
 ];

@@ -3,7 +3,7 @@
 
 import type { PromptDefinition } from './runtime/prompts.js';
 
-/** The prompts of this server, in manifest order. Message texts are Handlebars templates over the arguments. */
+/** The prompts of this server, in manifest order. Message texts (and embedded resources' `uri` and `text`) are Handlebars templates over the arguments; embedded files are inlined as base64. */
 export const prompts: readonly PromptDefinition[] = [
   {
     "name": "test_simple_prompt",
@@ -22,18 +22,72 @@ export const prompts: readonly PromptDefinition[] = [
       {
         "name": "arg1",
         "description": "First test argument.",
-        "required": true
+        "required": true,
+        "complete": [
+          "test",
+          "testing",
+          "tested",
+          "paris",
+          "park"
+        ]
       },
       {
         "name": "arg2",
         "description": "Second test argument.",
-        "required": true
+        "required": true,
+        "complete": [
+          "summary",
+          "full",
+          "debug"
+        ]
       }
     ],
     "messages": [
       {
         "role": "user",
         "text": "Prompt with arguments: arg1='{{arg1}}', arg2='{{arg2}}'"
+      }
+    ]
+  },
+  {
+    "name": "test_prompt_with_embedded_resource",
+    "description": "A prompt that embeds a resource at the URI it is given (prompts-get-embedded-resource).",
+    "arguments": [
+      {
+        "name": "resourceUri",
+        "description": "URI of the resource to embed.",
+        "required": true
+      }
+    ],
+    "messages": [
+      {
+        "role": "user",
+        "resource": {
+          "uri": "{{resourceUri}}",
+          "text": "Embedded resource content for testing.",
+          "mimeType": "text/plain"
+        }
+      },
+      {
+        "role": "user",
+        "text": "Please process the embedded resource above."
+      }
+    ]
+  },
+  {
+    "name": "test_prompt_with_image",
+    "description": "A prompt with image content (prompts-get-with-image).",
+    "messages": [
+      {
+        "role": "user",
+        "image": {
+          "data": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC",
+          "mimeType": "image/png"
+        }
+      },
+      {
+        "role": "user",
+        "text": "Please analyze the image above."
       }
     ]
   }

@@ -8,6 +8,7 @@ import { extraTools } from './extra-tools.gen.js';
 import { prompts } from './prompts.gen.js';
 import { resources, resourceTemplates } from './resources.gen.js';
 import { main } from './runtime/main.js';
+import { installCompletions } from './runtime/completion.js';
 import { installPrompts } from './runtime/prompts.js';
 import { installResources } from './runtime/resources.js';
 import { tools } from './tools.gen.js';
@@ -17,6 +18,7 @@ const capabilities: ServerCapabilities = {
   tools: {},
   prompts: {},
   resources: {},
+  completions: {},
 };
 
 // --help, --version and --print-config answer on stdout and exit; otherwise the server serves MCP
@@ -27,5 +29,6 @@ await main(config, tools, {
   install: (server) => {
     installPrompts(server, prompts);
     installResources(server, { resources, templates: resourceTemplates });
+    installCompletions(server, { prompts, templates: resourceTemplates });
   },
 });

@@ -4,7 +4,10 @@
 import type { OperationTool } from './runtime/types.js';
 
 /** Arguments of the `getStatus` tool. */
-export type GetStatusArgs = Record<string, never>;
+export type GetStatusArgs = {
+  /** How much to report (its enum completes the `arg2` argument of test_prompt_with_arguments). */
+  detail?: "summary" | "full" | "debug";
+};
 
 /** Structured result of the `getStatus` tool. */
 export type GetStatusResult = {
@@ -20,7 +23,17 @@ export const getStatusTool: OperationTool<GetStatusArgs> = {
   "description": "Status of the backend\n\nReturns the status of the (absent) backend; the conformance suite only lists this tool.",
   "inputSchema": {
     "type": "object",
-    "properties": {},
+    "properties": {
+      "detail": {
+        "type": "string",
+        "enum": [
+          "summary",
+          "full",
+          "debug"
+        ],
+        "description": "How much to report (its enum completes the `arg2` argument of test_prompt_with_arguments)."
+      }
+    },
     "additionalProperties": false
   },
   "outputSchema": {
@@ -44,7 +57,13 @@ export const getStatusTool: OperationTool<GetStatusArgs> = {
   "http": {
     "method": "GET",
     "path": "/status",
-    "params": []
+    "params": [
+      {
+        "arg": "detail",
+        "name": "detail",
+        "in": "query"
+      }
+    ]
   }
 };
 

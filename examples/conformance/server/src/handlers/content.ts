@@ -54,3 +54,8 @@ export function multipleContentTypes() {
 export function errorHandling() {
   return { isError: true, content: [{ type: 'text' as const, text: 'This tool intentionally returns an error for testing' }] };
 }
+
+/** json-schema-2020-12: the scenario only lists the tool; a call echoes its (validated) arguments. */
+export function jsonSchemaTool(args: unknown) {
+  return { content: [{ type: 'text' as const, text: `JSON Schema 2020-12 tool called with: ${JSON.stringify(args)}` }] };
+}

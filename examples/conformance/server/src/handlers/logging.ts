@@ -32,3 +32,23 @@ export async function toolWithProgress(_args: unknown, ctx: ExtraToolContext) {
   ctx.progress(100, 100);
   return { content: [{ type: 'text' as const, text: 'Tool with progress executed successfully' }] };
 }
+
+/**
+ * test_logging_tool (server-stateless, 2026-07-28): logs one message. The server sends it as
+ * `notifications/message` only when the request asked for a log level (`_meta`'s
+ * `io.modelcontextprotocol/logLevel`, or `logging/setLevel` in the legacy era).
+ */
+export function loggingTool(_args: unknown, ctx: ExtraToolContext) {
+  ctx.log('info', 'Diagnostic trace logging activated');
+  return { content: [{ type: 'text' as const, text: 'Logging evaluated' }] };
+}
+
+/**
+ * test_streaming_elicitation (server-stateless, 2026-07-28): reports progress half-way, then
+ * returns. Like the suite's reference fixture it asks the client nothing: the check is that the
+ * response stream carries only notifications and the result, never a server-to-client request.
+ */
+export function streamingElicitation(_args: unknown, ctx: ExtraToolContext) {
+  ctx.progress(50, 100);
+  return { content: [{ type: 'text' as const, text: 'Streaming complete' }] };
+}

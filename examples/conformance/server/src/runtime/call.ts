@@ -380,7 +380,7 @@ async function run(tool: OperationTool, args: unknown, settings: Settings, opts:
     }
   }
   const filled = fillArguments(tool.http, callArgs, opts.argumentEnv ?? new Map());
-  if (!filled.ok) return errorResult(`Tool ${tool.name} cannot run: ${filled.message}, then restart the server.`);
+  if (!filled.ok) return errorResult(filled.invalid ? `Invalid arguments for tool ${tool.name}: ${filled.message}` : `Tool ${tool.name} cannot run: ${filled.message}, then restart the server.`);
   secrets.push(...filled.secrets);
 
   const auth = opts.auth ?? NO_AUTH;

@@ -57,6 +57,8 @@ export type HttpBody = {
   readonly fixed?: FixedArgument;
   /** Sent when the model leaves the body out. */
   readonly default?: unknown;
+  /** Top-level fields of an object body hidden from the model: the server sets each; a body that has one is refused. */
+  readonly fields?: ReadonlyArray<{ readonly name: string; readonly fixed: FixedArgument }>;
 };
 
 /** HTTP method, upper case. */

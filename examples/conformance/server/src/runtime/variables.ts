@@ -124,11 +124,13 @@ function schemeVariableMeaning(scheme: CredentialScheme): string[] {
 
 /** An argument or body the server may fill from a variable (the generated tool table's entries fit). */
 type Fillable = { readonly arg: string; readonly fixed?: { readonly env: string } | { readonly value: unknown } };
+/** A body, with the hidden fields of an object body. */
+type FillableBody = Fillable & { readonly fields?: ReadonlyArray<{ readonly name: string; readonly fixed: { readonly env: string } | { readonly value: unknown } }> };
 
 /** A tool as far as variables go (the generated `OperationTool` fits). */
 export type VariableTool = {
   readonly name: string;
-  readonly http: { readonly params: readonly Fillable[]; readonly body?: Fillable };
+  readonly http: { readonly params: readonly Fillable[]; readonly body?: FillableBody };
   readonly security?: readonly (readonly string[])[];
 };
 
@@ -137,7 +139,8 @@ function argumentUses(tools: readonly VariableTool[]): Map<string, Array<{ tool:
   const out = new Map<string, Array<{ tool: string; arg: string }>>();
   for (const tool of tools) {
     const fillable = tool.http.body ? [...tool.http.params, tool.http.body] : tool.http.params;
-    for (const a of fillable) {
+    const fields = (tool.http.body?.fields ?? []).map((f) => ({ arg: `${tool.http.body!.arg}.${f.name}`, fixed: f.fixed }));
+    for (const a of [...fillable, ...fields]) {
       if (a.fixed === undefined || !('env' in a.fixed)) continue;
       out.set(a.fixed.env, [...(out.get(a.fixed.env) ?? []), { tool: tool.name, arg: a.arg }]);
     }
