@@ -9,7 +9,7 @@
  * 2. **Intent.** When the query says what it wants done (list, read, create, update, delete:
  *    search-text.ts) and the operation's method and path shape say what it does, the lexical
  *    score is multiplied by {@link INTENT}.match if they agree, by {@link INTENT}.near for list and
- *    read (either answers a question about a resource), and by {@link INTENT}.clash otherwise.
+ *    read ({@link NEAR}), and by {@link INTENT}.clash otherwise.
  * 3. **Tiebreak.** Prefix and one-edit matches of query terms never add to the score: they order
  *    tools whose score is equal (and tools that match nothing exactly), then catalogue order.
  *
@@ -27,7 +27,9 @@ export const B: Readonly<Record<(typeof FIELDS)[number], number>> = { name: 0.5,
 /** Saturation of the weighted frequency (BM25's k1). */
 export const SATURATION = { k1: 1.2 };
 /** Intent factors (rule 2). */
-export const INTENT = { match: 1.5, near: 1.15, clash: 0.75 } as const;
+export const INTENT = { match: 1.5, near: 1.15, clash: 0.75 };
+/** Intents that answer each other's requests: a list or a read (either shows a resource). */
+export const NEAR = new Set(['list read', 'read list']);
 
 /** A loaded index, ready to rank. */
 export type LoadedIndex = {
@@ -125,7 +127,7 @@ function scoreTerm(index: LoadedIndex, t: string, weight: number, scores: Float6
 export function intentFactor(q: Intent | undefined, tool: Intent | ''): number {
   if (q === undefined || tool === '') return 1;
   if (q === tool) return INTENT.match;
-  if ((q === 'list' && tool === 'read') || (q === 'read' && tool === 'list')) return INTENT.near;
+  if (NEAR.has(`${q} ${tool}`)) return INTENT.near;
   return INTENT.clash;
 }
 

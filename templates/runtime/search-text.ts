@@ -9,7 +9,7 @@ import { stemmer } from 'stemmer';
 
 /** Words too common in requests and API descriptions to tell tools apart. */
 const STOP = new Set(
-  'a an and any are as at be been by can could do does for from has have how i if in into is it its me my of on or our please should so some someone that the their them then there these this those to was we what when where which who will with would you your'.split(' '),
+  'a about after again also an and another any anything are as at back be been before but by can could do does down each even ever for from has have here how i if in into is it its just let like me more most my need no not now of off on one only or other our out over please same should so some someone something still than that the their them then there these this those to too up us very via want was way we what when where which who will with would yet you your'.split(' '),
 );
 
 /**
@@ -32,7 +32,8 @@ export function words(text: string): string[] {
 /** The index term of a word: stop words and single letters dropped, Porter-stemmed. */
 export function term(word: string): string | null {
   if (word.length < 2 || STOP.has(word)) return null;
-  return stemmer(word);
+  const t = stemmer(word);
+  return STOP.has(t) ? null : t;
 }
 
 /** The terms of `text` in order (repeats kept: term frequency counts). */
@@ -81,16 +82,19 @@ const INTENT_INDEX: Map<string, Array<{ phrase: string[]; intent: Intent }>> = (
 })();
 
 /**
- * The intent of a query: its first intent word (or phrase) decides, except that a question about
- * what exists ("which X are there", "what X are running", "how many X") is a list, and a
- * read word before a plural with "all"/"every" is too. Undefined when the query says none.
+ * The intent of a query: a question about what exists ("which X are there", "what X are
+ * running", "how many X", "all X", "who is in X") is a list; "how much" and "what is" read; else
+ * its first intent word (or phrase) decides. Undefined when the query says none.
  */
 export function queryIntent(query: string): Intent | undefined {
   const ws = words(query);
   const text = ` ${ws.join(' ')} `;
-  if (/ (what|which) (\w+ ){1,4}(are|exist|do i have|have i|running|there) /.test(text) || / how many /.test(text) || / (all|every) /.test(text) && !/ (delete|remove) /.test(text)) {
-    if (!/ (delete|remove|erase|wipe|destroy|purge|cancel) /.test(text)) return 'list';
-  }
+  const destructive = / (delete|remove|erase|wipe|destroy|purge|cancel) /.test(text);
+  if (!destructive && (/ (what|which) (\w+ ){1,4}(are|exist|do i have|have i|running|there) /.test(text) || / how many /.test(text) || / (all|every) /.test(text))) return 'list';
+  // "who is in the org", "who starred it": the people are a list; "who am I" reads one
+  if (/^ who /.test(text) && !/^ who am i /.test(text)) return 'list';
+  // "how much X is left", "what is the status of": a read
+  if (/^ (how much|what is|what s|whats) /.test(text)) return 'read';
   for (let i = 0; i < ws.length; i++) {
     for (const { phrase, intent } of INTENT_INDEX.get(ws[i]!) ?? []) {
       if (phrase.every((p, j) => ws[i + j] === p)) return intent;
@@ -131,9 +135,9 @@ const FIRST_PERSON = new Set(['i', 'me', 'my', 'mine', 'myself', 'own', 'am']);
 
 /**
  * Terms a request in the first person ("which repositories do I own", "who am I") adds: an API
- * speaks of the caller as the authenticated or current user (`/user`, `/me`, `…-for-authenticated-user`).
+ * speaks of the caller as the authenticated or current user (`…-for-authenticated-user`).
  */
-export const SELF_TERMS: readonly string[] = ['authent', 'current', 'me', 'self'].map((w) => stemmer(w));
+export const SELF_TERMS: readonly string[] = ['authenticated', 'current'].map((w) => stemmer(w));
 
 /** Does the query speak of its own user? */
 export function firstPerson(query: string): boolean {

@@ -10,6 +10,8 @@ describe('search words', () => {
   it('splits names and text into words and stems them the same on both sides', () => {
     expect(words('PostCustomersCustomer issues_create-comment HTTPServer /repos/{owner}')).toEqual(['post', 'customers', 'customer', 'issues', 'create', 'comment', 'http', 'server', 'repos', 'owner']);
     expect(terms('the <b>merged</b> issues, merging [docs](https://x.test/a) repositories')).toEqual(['merg', 'issu', 'merg', 'doc', 'repositori']);
+    // common words are dropped before and after stemming ("one" stems to "on")
+    expect(terms('give one user another role')).toEqual(['give', 'user', 'role']);
   });
 
   it('reads the intent of a query from its verb or its question form', () => {
@@ -23,6 +25,10 @@ describe('search words', () => {
     expect(queryIntent('close issue 42')).toBe('update');
     expect(queryIntent('wipe all secrets in a namespace')).toBe('delete');
     expect(queryIntent('tear down a VM')).toBe('delete');
+    expect(queryIntent('who is in the org')).toBe('list');
+    expect(queryIntent('who am I logged in as')).toBeUndefined();
+    expect(queryIntent('how much money is in my account')).toBe('read');
+    expect(queryIntent('what is the status of action 123')).toBe('read');
     expect(queryIntent('currency conversion rates')).toBeUndefined();
   });
 

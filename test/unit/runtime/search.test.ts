@@ -77,6 +77,15 @@ describe('search runtime', () => {
     expect(ranked(tools, 'show me runner 4')[0]).toBe('runners_get');
   });
 
+  it('reads a request in the first person as about the authenticated user', () => {
+    const tools: SearchSource[] = [
+      { name: 'repos_list-for-org', description: 'List organization repositories.', method: 'GET', path: '/orgs/{org}/repos', inputSchema: {} },
+      { name: 'repos_list-for-authenticated-user', description: 'List repositories for the authenticated user.', method: 'GET', path: '/user/repos', inputSchema: {} },
+    ];
+    expect(ranked(tools, 'which repositories do I own')[0]).toBe('repos_list-for-authenticated-user');
+    expect(ranked(tools, 'list organization repositories')[0]).toBe('repos_list-for-org');
+  });
+
   it('ranks prefix and one-edit matches below every exact match, as a tiebreak', () => {
     const tools: SearchSource[] = [
       { name: 'statuses_list', description: 'List statuses.', inputSchema: {} },
