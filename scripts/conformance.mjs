@@ -47,27 +47,30 @@ export const SERVER_JS = path.join(SERVER_DIR, 'dist/server.js');
 
 /** The two suite lines: version, install folder, baseline, extra arguments of `conformance server`. */
 export const LINES = {
-  legacy: { name: 'legacy', version: '0.1.16', dir: path.join(root, '.cache/conformance'), baseline: path.join(EXAMPLE, 'expected-failures.yml'), args: [], withNode: true },
-  2026: { name: '2026', version: '0.2.0-alpha.12', dir: path.join(root, '.cache/conformance-2026'), baseline: path.join(EXAMPLE, 'expected-failures-2026.yml'), args: ['--requirements', '2026-07-28'], withNode: false },
+  legacy: { name: 'legacy', version: '0.1.16', dir: path.join(root, '.cache/conformance'), baseline: path.join(EXAMPLE, 'expected-failures.yml'), args: [] },
+  2026: { name: '2026', version: '0.2.0-alpha.12', dir: path.join(root, '.cache/conformance-2026'), baseline: path.join(EXAMPLE, 'expected-failures-2026.yml'), args: ['--requirements', '2026-07-28'] },
 };
 /** The 0.1.16 line's version and baseline (kept for callers of the one-line script). */
 export const CONFORMANCE_VERSION = LINES.legacy.version;
 export const BASELINE = LINES.legacy.baseline;
 
-/** Installs Node 22 and the line's pinned suite (once); returns their paths. */
+/** `npm install --prefix dir --no-save …packages` (one call per folder: a later --no-save install would prune the earlier packages). */
+function npmInstall(dir, packages) {
+  mkdirSync(dir, { recursive: true });
+  execFileSync('npm', ['install', '--prefix', dir, '--no-save', '--no-audit', '--no-fund', '--loglevel=error', '--engine-strict=false', ...packages], { stdio: ['ignore', 'inherit', 'inherit'], timeout: 300_000 });
+}
+
+/**
+ * Installs the line's pinned suite (once) — the 0.1.16 one together with Node 22 in
+ * .cache/conformance, the 0.2 one alone in .cache/conformance-2026 — and returns Node 22's and
+ * the suite's paths.
+ */
 export function ensureConformance(line = LINES.legacy) {
+  const legacyCli = suiteCli(LINES.legacy.dir);
+  if (!existsSync(node22) || !existsSync(legacyCli)) npmInstall(LINES.legacy.dir, [`${nodePackage}@${NODE22_VERSION}`, `@modelcontextprotocol/conformance@${LINES.legacy.version}`]);
   const cli = suiteCli(line.dir);
-  const wanted = [...(line.withNode || !existsSync(node22) ? [`${nodePackage}@${NODE22_VERSION}`] : []), `@modelcontextprotocol/conformance@${line.version}`];
-  const nodeDir = LINES.legacy.dir;
-  if (!existsSync(node22)) {
-    mkdirSync(nodeDir, { recursive: true });
-    execFileSync('npm', ['install', '--prefix', nodeDir, '--no-save', '--no-audit', '--no-fund', '--loglevel=error', '--engine-strict=false', `${nodePackage}@${NODE22_VERSION}`, ...(line === LINES.legacy ? [`@modelcontextprotocol/conformance@${line.version}`] : [])], { stdio: ['ignore', 'inherit', 'inherit'], timeout: 300_000 });
-  }
-  if (!existsSync(cli)) {
-    mkdirSync(line.dir, { recursive: true });
-    execFileSync('npm', ['install', '--prefix', line.dir, '--no-save', '--no-audit', '--no-fund', '--loglevel=error', '--engine-strict=false', `@modelcontextprotocol/conformance@${line.version}`], { stdio: ['ignore', 'inherit', 'inherit'], timeout: 300_000 });
-  }
-  if (!existsSync(node22) || !existsSync(cli)) throw new Error(`conformance: installing ${wanted.join(' and ')} did not produce ${node22} and ${cli}`);
+  if (line !== LINES.legacy && !existsSync(cli)) npmInstall(line.dir, [`@modelcontextprotocol/conformance@${line.version}`]);
+  if (!existsSync(node22) || !existsSync(cli)) throw new Error(`conformance: installing ${nodePackage}@${NODE22_VERSION} and @modelcontextprotocol/conformance@${line.version} did not produce ${node22} and ${cli}`);
   return { node22, cli };
 }
 
