@@ -7,7 +7,7 @@
  */
 import { ProtocolError, ProtocolErrorCode, Server } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it } from 'vitest';
-import { complete, hasCompletions, installCompletions, MAX_COMPLETION_VALUES } from '../../../templates/runtime/completion.js';
+import { complete, installCompletions, MAX_COMPLETION_VALUES } from '../../../templates/runtime/completion.js';
 import type { PrimitiveGate } from '../../../templates/runtime/primitives.js';
 import { installPrompts } from '../../../templates/runtime/prompts.js';
 import type { PromptDefinition } from '../../../templates/runtime/prompts.js';
@@ -45,12 +45,6 @@ describe('complete()', () => {
     const many = Array.from({ length: 250 }, (_, i) => `v${i}`);
     expect(complete(many, '')).toEqual({ values: many.slice(0, MAX_COMPLETION_VALUES), total: 250, hasMore: true });
     expect(complete(many, 'v24')).toEqual({ values: ['v24', ...Array.from({ length: 10 }, (_, i) => `v24${i}`)], total: 11, hasMore: false });
-  });
-
-  it('hasCompletions is true only when some argument or variable has values', () => {
-    expect(hasCompletions({ prompts: [{ name: 'p', arguments: [{ name: 'a' }] }], templates: [{ uriTemplate: 'x://{a}' }] })).toBe(false);
-    expect(hasCompletions({ prompts: [{ name: 'p', arguments: [{ name: 'a', complete: ['x'] }] }] })).toBe(true);
-    expect(hasCompletions({ templates: [{ uriTemplate: 'x://{a}', complete: { a: ['x'] } }] })).toBe(true);
   });
 });
 

@@ -28,11 +28,6 @@ export type CompletionSources = {
   readonly templates?: ReadonlyArray<{ readonly uriTemplate: string; readonly complete?: Readonly<Record<string, readonly string[]>> }>;
 };
 
-/** Whether any prompt argument or template variable has values (the capability is declared only then). */
-export function hasCompletions(sources: CompletionSources): boolean {
-  return (sources.prompts ?? []).some((p) => (p.arguments ?? []).some((a) => a.complete !== undefined)) || (sources.templates ?? []).some((t) => t.complete !== undefined && Object.keys(t.complete).length > 0);
-}
-
 /** The completion of `value` over `values` (module comment). */
 export function complete(values: readonly string[], value: string): CompleteResult['completion'] {
   const prefix = value.toLowerCase();
