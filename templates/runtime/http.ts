@@ -36,6 +36,7 @@ import type { AuthInfo, Server } from '@modelcontextprotocol/server';
 import { jsonNestsDeeper, MAX_ARGUMENT_DEPTH, MAX_BODY_DEPTH } from './argument-limits.js';
 import { bearerChecker, hostAllowed, isOAuthPath, noOAuth, originAllowed, refusal, refusalLog } from './http-auth.js';
 import { log } from './log.js';
+import type { ResourceServer } from './oauth-resource.js';
 
 export type Era = 'legacy' | 'modern';
 /** Makes a fresh server instance: one per modern request, one per legacy session. `identity` is the client identity of the request (from its bearer token; undefined without tokens). `headers` are the HTTP request headers. */
@@ -47,6 +48,7 @@ export interface HttpOptions {
   allowedHosts?: readonly string[];         // Host header values accepted besides loopback names (needed when bound beyond loopback)
   allowedOrigins?: readonly string[];       // Origin values accepted besides loopback origins
   tokens?: ReadonlyMap<string, string>;     // bearer token -> identity; absent/empty = no auth
+  oauth?: ResourceServer;                   // OAuth access tokens (oauth-resource.ts): verified besides the static tokens; metadata at /.well-known/oauth-protected-resource
   sessionIdleMs?: number;                   // legacy session idle timeout, default 30 min
   maxSessions?: number;                     // cap on open legacy sessions, default 100
   maxSessionsPerClient?: number;            // cap per client identity (with tokens), default 10: its least recently used session is closed for a new one
@@ -89,6 +91,15 @@ const rpcError = (code: number, message: string, id: unknown = null) => ({ jsonr
 function reply(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify(body));
+}
+
+/** Writes a web `Response` (the SDK's OAuth answers) to `res`. */
+async function send(res: ServerResponse, response: Response): Promise<void> {
+  const body = Buffer.from(await response.arrayBuffer());
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => void (headers[name] = value));
+  res.writeHead(response.status, { ...headers, 'content-length': String(body.length) });
+  res.end(body);
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {
@@ -273,17 +284,33 @@ export async function serveHttp(factory: HttpServerFactory, options: HttpOptions
     if (pathname === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
       return reply(res, 200, { status: 'ok', name: options.name, version: options.version });
     }
-    // clients try OAuth after a 401 whatever it says: its discovery paths tell them there is none
-    if (pathname !== path) return reply(res, 404, rpcError(-32000, check !== undefined && isOAuthPath(pathname) ? noOAuth(options.tokensFrom) : 'Not found'));
+    const oauth = options.oauth;
+    const resource = oauth?.resourceOf(host, path);
+    if (oauth !== undefined && pathname !== path) {
+      const answer = await oauth.metadata(new Request(`http://localhost${req.url ?? '/'}`, { method: req.method ?? 'GET', headers: webHeaders(req) }), resource!);
+      if (answer !== undefined) return send(res, answer);
+    }
+    // clients try OAuth after a 401 whatever it says: a static-token server's discovery paths tell them there is none
+    if (pathname !== path) return reply(res, 404, rpcError(-32000, check !== undefined && oauth === undefined && isOAuthPath(pathname) ? noOAuth(options.tokensFrom) : 'Not found'));
     let auth: AuthInfo | undefined;
-    if (check !== undefined) {
-      const result = check(header(req, 'authorization'));
+    const authorization = header(req, 'authorization');
+    const known = check?.(authorization);
+    if (known?.ok) auth = { token: known.token, clientId: known.identity, scopes: [], expiresAt: FAR_FUTURE };
+    else if (oauth !== undefined) {
+      // a token no static entry knows is an OAuth access token, or refused
+      const result = await oauth.authenticate(authorization, resource!);
+      if (!result.ok) {
+        logRefused({ remote: req.socket.remoteAddress, reason: 'oauth', detail: result.reason });
+        return send(res, result.response);
+      }
+      auth = result.auth;
+    } else if (check !== undefined) {
+      const result = known!;
       if (!result.ok) {
         logRefused({ remote: req.socket.remoteAddress, reason: result.reason });
         const { message, challenge } = refusal(result.reason, options.tokensFrom);
         return reply(res, 401, rpcError(-32000, message), { 'www-authenticate': challenge });
       }
-      auth = { token: result.token, clientId: result.identity, scopes: [], expiresAt: FAR_FUTURE };
     }
     if (req.method !== 'GET' && req.method !== 'POST' && req.method !== 'DELETE') {
       return reply(res, 405, rpcError(-32000, 'Method not allowed'), { allow: 'GET, POST, DELETE' });

@@ -12,6 +12,7 @@ import { describeUnmet, unmetRequirements } from './credentials.js';
 import type { ServeOptions } from './command-line.js';
 // loaded only to serve over HTTP (its SDK package takes ~40 ms to load, which stdio does not need)
 import type * as HttpServing from './http.js';
+import type * as OAuthResource from './oauth-resource.js';
 import { log, parseLogLevel, setLogLevel } from './log.js';
 import { createServer } from './server.js';
 import type { PolicyLayer, ReflectionGuard, ServerExtensions, ServerFactory } from './server.js';
@@ -101,6 +102,7 @@ export async function main(config: ServerConfig, tools: readonly OperationTool[]
   let on: string;
   if (serve.transport === 'http') {
     const { serveHttp } = (await import('./http.js')) as typeof HttpServing;
+    const oauth = serve.oauth !== undefined ? ((await import('./oauth-resource.js')) as typeof OAuthResource).resourceServer({ ...serve.oauth, ...(serve.oauth.scopes !== undefined ? { scopesSupported: serve.oauth.scopes } : {}), resourceName: config.name, timeoutMs: settings.timeoutMs }, (message) => log('error', `${config.name}: OAuth: ${message}`)) : undefined;
     const handle = await serveHttp((ctx) => factory({ era: ctx.era, headers: ctx.headers, ...(ctx.identity !== undefined ? { identity: ctx.identity } : {}) }), {
       name: config.name,
       version: config.version,
@@ -109,6 +111,7 @@ export async function main(config: ServerConfig, tools: readonly OperationTool[]
       allowedHosts: serve.allowedHosts,
       allowedOrigins: serve.allowedOrigins,
       tokens: serve.tokens,
+      ...(oauth !== undefined ? { oauth } : {}),
       sessionIdleMs: serve.sessionIdleMs,
       maxSessions: serve.maxSessions,
       maxSessionsPerClient: serve.maxSessionsPerClient,
@@ -142,7 +145,8 @@ export async function main(config: ServerConfig, tools: readonly OperationTool[]
     };
     process.once('SIGINT', () => shutdown('SIGINT'));
     process.once('SIGTERM', () => shutdown('SIGTERM'));
-    on = `Streamable HTTP at ${handle.url}${serve.tokens.size > 0 ? ` (${serve.tokens.size} client token${serve.tokens.size === 1 ? '' : 's'})` : ''}`;
+    const clients = [...(serve.tokens.size > 0 ? [`${serve.tokens.size} client token${serve.tokens.size === 1 ? '' : 's'}`] : []), ...(serve.oauth !== undefined ? [`OAuth access tokens of ${serve.oauth.issuer}`] : [])];
+    on = `Streamable HTTP at ${handle.url}${clients.length > 0 ? ` (${clients.join(', ')})` : ''}`;
   } else {
     serveOnStdio(factory, config.name, serve.clientIdentity, () => policy?.close(AUDIT_CLOSE_MS) ?? Promise.resolve(), serve.drainMs + AUDIT_CLOSE_MS + 300);
     on = 'stdio';

@@ -9,6 +9,8 @@ export const GENERATED_DEPENDENCIES = {
   '@modelcontextprotocol/node': '2.1.2',
   ajv: '8.20.0',
   'ajv-formats': '3.0.1',
+  /** OAuth access tokens (JWT) checked against the authorization server's keys (runtime/oauth-resource.ts): no dependencies; 6.x supports Node 20. */
+  jose: '6.2.17',
   /**
    * Schema patterns matched in linear time (runtime/pattern.ts): pure JavaScript RE2, so one
    * crafted argument cannot stall the server the way a backtracking `^(a+)+$` does. Node 20+.

@@ -97,18 +97,47 @@ describe('resolving how to serve', () => {
     for (const host of ['0.0.0.0', '::', '10.0.0.1', '[::]', 'mcp.example.com']) {
       const message = failure(() => resolveServeOptions(['--transport', 'http', '--host', host], config, {}));
       expect(message).toMatch(new RegExp(`^--host ${host.replace(/[[\]]/g, '').replace(/\./g, '\\.')} listens beyond loopback, but no client authentication is configured`));
-      for (const way of ['PETS_HTTP_TOKENS', 'PETS_HTTP_TOKENS_FILE', '127.0.0.1', 'PETS_ALLOW_ANONYMOUS=true']) expect(message).toContain(way);
+      for (const way of ['PETS_OAUTH_ISSUER', 'PETS_HTTP_TOKENS', 'PETS_HTTP_TOKENS_FILE', '127.0.0.1', 'PETS_ALLOW_ANONYMOUS=true']) expect(message).toContain(way);
     }
     // the variable is named when it set the address
     expect(failure(() => resolveServeOptions([], config, { PETS_TRANSPORT: 'http', PETS_HOST: '0.0.0.0' }))).toMatch(/^PETS_HOST 0\.0\.0\.0 listens beyond loopback/);
     // the ways out
     expect(resolveServeOptions(['--transport', 'http', '--host', '0.0.0.0'], config, { PETS_ALLOW_ANONYMOUS: 'true' })).toMatchObject({ host: '0.0.0.0', clientIdentity: 'anonymous' });
     expect(resolveServeOptions(['--transport', 'http', '--host', '0.0.0.0'], config, { PETS_HTTP_TOKENS: `alice=${T1}` })).toMatchObject({ host: '0.0.0.0' });
+    expect(resolveServeOptions(['--transport', 'http', '--host', '0.0.0.0'], config, { PETS_OAUTH_ISSUER: 'https://login.example.com/realms/mcp' })).toMatchObject({ host: '0.0.0.0', oauth: { issuer: 'https://login.example.com/realms/mcp' } });
     for (const host of ['127.0.0.1', '127.1.2.3', '::1', '[::1]', 'localhost']) expect(resolveServeOptions(['--transport', 'http', '--host', host], config, {}).transport).toBe('http');
     // stdio listens nowhere
     expect(resolveServeOptions([], config, { PETS_HOST: '0.0.0.0' }).transport).toBe('stdio');
     expect(failure(() => resolveServeOptions(['--transport', 'http', '--host', '0.0.0.0'], config, { PETS_ALLOW_ANONYMOUS: 'yes' }))).toBe('PETS_ALLOW_ANONYMOUS must be true or false (got "yes")');
     expect(failure(() => resolveServeOptions(['--transport', 'http', '--host', '0.0.0.0'], config, { PETS_ALLOW_ANONYMOUS: 'false' }))).toMatch(/listens beyond loopback/);
+  });
+
+  it('reads the OAuth settings for HTTP, checking each URL, and names the variable of a bad one', () => {
+    const http = (env: NodeJS.ProcessEnv) => resolveServeOptions(['--transport', 'http'], config, env);
+    expect(http({ PETS_OAUTH_ISSUER: 'https://login.example.com/', PETS_OAUTH_AUDIENCE: 'api://mcp', PETS_OAUTH_SCOPES: ' read:pets  write:pets ', PETS_OAUTH_JWKS_URL: 'https://login.example.com/keys', PETS_PUBLIC_URL: 'https://mcp.example.com/mcp' }).oauth).toEqual({
+      // the issuer and public URL exactly as set: clients compare them byte for byte
+      issuer: 'https://login.example.com/',
+      audience: 'api://mcp',
+      scopes: ['read:pets', 'write:pets'],
+      jwksUrl: 'https://login.example.com/keys',
+      publicUrl: 'https://mcp.example.com/mcp',
+    });
+    expect(http({}).oauth).toBeUndefined();
+    expect(resolveServeOptions([], config, { PETS_OAUTH_ISSUER: 'not a url' }).oauth).toBeUndefined(); // stdio does not read it
+    // plain http only on loopback
+    expect(http({ PETS_OAUTH_ISSUER: 'http://127.0.0.1:8080' }).oauth?.issuer).toBe('http://127.0.0.1:8080');
+    expect(failure(() => http({ PETS_OAUTH_ISSUER: 'http://login.example.com' }))).toMatch(/^PETS_OAUTH_ISSUER must be an absolute https:\/\/ URL/);
+    expect(failure(() => http({ PETS_OAUTH_ISSUER: 'https://login.example.com?x=1' }))).toMatch(/^PETS_OAUTH_ISSUER must be/);
+    expect(failure(() => http({ PETS_OAUTH_ISSUER: 'https://login.example.com', PETS_PUBLIC_URL: 'mcp.example.com' }))).toMatch(/^PETS_PUBLIC_URL must be/);
+    expect(failure(() => http({ PETS_OAUTH_ISSUER: 'https://login.example.com', PETS_OAUTH_JWKS_URL: 'ftp://x' }))).toMatch(/^PETS_OAUTH_JWKS_URL must be/);
+    expect(failure(() => http({ PETS_OAUTH_ISSUER: 'https://login.example.com', PETS_OAUTH_SCOPES: 'a "b"' }))).toMatch(/^PETS_OAUTH_SCOPES lists scopes/);
+    // a setting of OAuth without the issuer is a mistake that says so
+    expect(failure(() => http({ PETS_OAUTH_AUDIENCE: 'api://mcp' }))).toBe('PETS_OAUTH_AUDIENCE is set but PETS_OAUTH_ISSUER is not: set the issuer URL of the authorization server too, or unset PETS_OAUTH_AUDIENCE');
+  });
+
+  it('refuses OAuth while a scheme takes the API credential from the Authorization header (the MCP token is never forwarded)', () => {
+    const fromAuthorization: ServerConfig = { ...config, securitySchemes: [{ kind: 'bearer', name: 'tok', fromClient: 'Authorization', env: { token: 'PETS_TOKEN' } }] };
+    expect(failure(() => resolveServeOptions(['--transport', 'http'], fromAuthorization, { PETS_OAUTH_ISSUER: 'https://login.example.com' }))).toContain('PETS_OAUTH_ISSUER set that header carries the MCP client token');
   });
 
   it('reads only variables the registry lists for a server without a reflection gate', () => {
@@ -156,7 +185,7 @@ describe('resolving how to serve', () => {
   it('refuses client tokens while a scheme takes its credential from the Authorization header', () => {
     const fromAuthorization: ServerConfig = { ...config, securitySchemes: [{ kind: 'apiKey', name: 'key', in: 'header', paramName: 'X-Key', fromClient: 'authorization', env: { apiKey: 'PETS_KEY' } }] };
     const env = { PETS_HTTP_TOKENS: `alice=${T1}` };
-    expect(failure(() => resolveServeOptions(['--transport', 'http'], fromAuthorization, env), T1)).toMatch(/^security scheme "key" takes the API credential from the Authorization header of each MCP request, but with PETS_HTTP_TOKENS or PETS_HTTP_TOKENS_FILE set that header carries the MCP client token/);
+    expect(failure(() => resolveServeOptions(['--transport', 'http'], fromAuthorization, env), T1)).toMatch(/^security scheme "key" takes the API credential from the Authorization header of each MCP request, but with PETS_HTTP_TOKENS, PETS_HTTP_TOKENS_FILE or PETS_OAUTH_ISSUER set that header carries the MCP client token/);
     // without tokens, or over stdio, the header is the client's own
     expect(resolveServeOptions(['--transport', 'http'], fromAuthorization, {}).transport).toBe('http');
     expect(resolveServeOptions([], fromAuthorization, env).transport).toBe('stdio');

@@ -1,0 +1,163 @@
+/**
+ * A real OAuth 2.1 / OpenID authorization server for tests: `oidc-provider` (a certified OpenID
+ * Provider) on 127.0.0.1 with dynamic client registration, PKCE, resource indicators issuing RS256
+ * JWT access tokens (RFC 9068) for the resources a test names, a confidential test client for the
+ * client-credentials grant, and its development login pages (any user name logs in), driven
+ * headlessly by {@link headlessAuthorize}.
+ *
+ * Its signing keys can be rotated ({@link Idp.rotate}): the provider is rebuilt on the same
+ * address with the new key set, so tokens signed before stay signed by a key that may or may not
+ * be published any more. {@link Idp.sign} signs arbitrary claims with a key of the test's choice
+ * (a published one, or one the provider never had) to make tokens a provider would never issue.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
+import type { JWK, JWTPayload } from 'jose';
+import Provider from 'oidc-provider';
+
+/** A signing key: its private JWK (with `kid`, `alg`), and the key object jose signs with. */
+export type SigningKey = { jwk: JWK; key: CryptoKey };
+
+/** Makes an RS256 key with `kid`. */
+export async function rsaKey(kid: string): Promise<SigningKey> {
+  const { privateKey } = await generateKeyPair('RS256', { extractable: true });
+  const jwk = { ...(await exportJWK(privateKey)), kid, alg: 'RS256', use: 'sig' };
+  return { jwk, key: privateKey };
+}
+
+export const TEST_CLIENT = { id: 'mcp-test-client', secret: 'mcp-test-client-secret-0123456789abcdef' };
+
+export type Idp = {
+  /** The issuer: http://127.0.0.1:PORT (no trailing slash). */
+  readonly issuer: string;
+  /** The key the provider signs with now. */
+  current(): SigningKey;
+  /** Replaces the published key set (the first key signs from now on). */
+  rotate(keys: readonly SigningKey[]): void;
+  /** A client-credentials access token for `resource` with `scope` (what the provider really issues). */
+  clientToken(resource: string, scope?: string): Promise<string>;
+  /** `claims` signed with `key` (default: the current one) under `alg` (default RS256), `typ: at+jwt`. */
+  sign(claims: JWTPayload, key?: SigningKey, header?: Record<string, unknown>): Promise<string>;
+  close(): Promise<void>;
+};
+
+/** Scopes the provider knows (the SDK client registers with the resource's `scopes_supported`: each must be here). */
+const SCOPES = ['openid', 'offline_access', 'read:pets', 'write:pets'];
+
+function makeProvider(issuer: string, keys: readonly SigningKey[], scopes: readonly string[]): Provider {
+  const provider = new Provider(issuer, {
+    clients: [{ client_id: TEST_CLIENT.id, client_secret: TEST_CLIENT.secret, grant_types: ['client_credentials'], response_types: [], redirect_uris: [], token_endpoint_auth_method: 'client_secret_post' }],
+    jwks: { keys: keys.map((k) => k.jwk) } as never,
+    scopes: [...SCOPES, ...scopes],
+    pkce: { required: () => true },
+    findAccount: (_ctx: unknown, id: string) => ({ accountId: id, claims: () => ({ sub: id }) }),
+    features: {
+      devInteractions: { enabled: true },
+      registration: { enabled: true },
+      clientCredentials: { enabled: true },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: (_ctx: unknown, _client: unknown, oneOf?: string) => oneOf,
+        useGrantedResource: () => true,
+        getResourceServerInfo: () => ({ scope: [...SCOPES, ...scopes].filter((s) => s !== 'openid' && s !== 'offline_access').join(' '), accessTokenFormat: 'jwt', accessTokenTTL: 600, jwt: { sign: { alg: 'RS256' } } }),
+      },
+    },
+    // refresh tokens without offline_access, so that clients that registered the grant get one
+    issueRefreshToken: async (_ctx: unknown, client: { grantTypeAllowed(g: string): boolean }) => client.grantTypeAllowed('refresh_token'),
+  } as never);
+  provider.on('server_error', (_ctx: unknown, err: Error) => process.stderr.write(`oidc-provider: ${err.stack}\n`));
+  return provider;
+}
+
+/** Starts the provider on 127.0.0.1 (any free port) signing with `keys[0]` (a fresh RS256 key by default); `scopes` are extra scopes it knows. */
+export async function startIdp(options: { keys?: SigningKey[]; scopes?: readonly string[] } = {}): Promise<Idp> {
+  let keys = options.keys ?? [await rsaKey('key-1')];
+  let provider: Provider | undefined;
+  const server = http.createServer((req, res) => void provider!.callback()(req, res));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  provider = makeProvider(issuer, keys, options.scopes ?? []);
+  return {
+    issuer,
+    current: () => keys[0]!,
+    rotate(next) {
+      keys = [...next];
+      provider = makeProvider(issuer, keys, options.scopes ?? []);
+    },
+    async clientToken(resource, scope = 'read:pets') {
+      const res = await fetch(`${issuer}/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'client_credentials', client_id: TEST_CLIENT.id, client_secret: TEST_CLIENT.secret, resource, scope }),
+      });
+      const body = (await res.json()) as { access_token?: string; error?: string; error_description?: string };
+      if (!res.ok || body.access_token === undefined) throw new Error(`token request refused: ${res.status} ${body.error} ${body.error_description}`);
+      return body.access_token;
+    },
+    async sign(claims, key = keys[0]!, header = {}) {
+      return new SignJWT(claims).setProtectedHeader({ alg: 'RS256', typ: 'at+jwt', kid: key.jwk.kid, ...header }).sign(key.key);
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** A cookie jar for `fetch`: the provider's login session lives in cookies. */
+class Jar {
+  readonly #cookies = new Map<string, string>();
+  header(): string {
+    return [...this.#cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+  }
+  take(res: Response): void {
+    for (const c of res.headers.getSetCookie()) {
+      const [pair] = c.split(';');
+      const eq = pair!.indexOf('=');
+      this.#cookies.set(pair!.slice(0, eq), pair!.slice(eq + 1));
+    }
+  }
+}
+
+/**
+ * Follows an authorization URL through the provider's development login and consent pages as a
+ * user named `login` would in a browser, and returns the URL the provider finally redirects to
+ * (the client's redirect URI with `code`, `state` and `iss`).
+ */
+export async function headlessAuthorize(authorizationUrl: string, login: string, redirectPrefix: string): Promise<URL> {
+  const jar = new Jar();
+  let url = authorizationUrl;
+  let method = 'GET';
+  let body: URLSearchParams | undefined;
+  for (let step = 0; step < 20; step++) {
+    const res = await fetch(url, { method, redirect: 'manual', headers: { cookie: jar.header(), ...(body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) }, ...(body ? { body } : {}) });
+    jar.take(res);
+    const location = res.headers.get('location');
+    if (res.status >= 300 && res.status < 400 && location !== null) {
+      const next = new URL(location, url);
+      if (next.href.startsWith(redirectPrefix)) return next;
+      url = next.href;
+      method = 'GET';
+      body = undefined;
+      continue;
+    }
+    const html = await res.text();
+    if (res.status !== 200) throw new Error(`the provider answered ${res.status} at ${url}: ${html.slice(0, 500)}`);
+    // the dev interaction pages: a login form (prompt=login) or a consent form (prompt=consent)
+    const action = /<form[^>]*action="([^"]+)"/.exec(html)?.[1];
+    if (action === undefined) throw new Error(`no form at ${url}: ${html.slice(0, 500)}`);
+    const fields = new URLSearchParams();
+    for (const [tag] of html.matchAll(/<input[^>]*>/g)) {
+      const name = /name="([^"]+)"/.exec(tag)?.[1];
+      if (name !== undefined) fields.set(name, /value="([^"]*)"/.exec(tag)?.[1] ?? '');
+    }
+    if (fields.has('login')) fields.set('login', login);
+    if (fields.has('password')) fields.set('password', 'any');
+    url = new URL(action.replace(/&amp;/g, '&'), url).href;
+    method = 'POST';
+    body = fields;
+  }
+  throw new Error('the authorization did not finish within 20 steps');
+}
