@@ -6,7 +6,7 @@
  *
  * This file is copied into generated projects that use search mode.
  */
-import { operationIntent, phraseTerm, terms, words } from './search-text.js';
+import { isIntentWord, operationIntent, phraseTerm, term, terms, words } from './search-text.js';
 import type { Intent } from './search-text.js';
 
 /** The fields of a tool document, in index order. */
@@ -48,7 +48,47 @@ export type SerialisedIndex = {
   readonly areas: ReadonlyArray<readonly [string, number]>;
   /** Term ⇒ flat postings `[tool, field, frequency, tool, field, frequency, …]`, tools ascending. */
   readonly terms: { readonly [term: string]: readonly number[] };
+  /** Acronym ⇒ the terms of the phrase it abbreviates in this API's own names and summaries ({@link acronyms}). */
+  readonly acronyms: { readonly [acronym: string]: readonly string[] };
 };
+
+/** Fewest tools whose names or summaries must share a phrase for its initials to stand for it. */
+const ACRONYM_MIN_TOOLS = 5;
+
+/**
+ * The acronyms of an API, learnt from its own text: each phrase of two or three consecutive
+ * content words of a tool's name or summary ("pull request", "custom resource definition") that
+ * at least {@link ACRONYM_MIN_TOOLS} tools share gives its initials (`pr`, `crd`) to the most
+ * widely shared such phrase, unless the initials are a common word or one the API's names and
+ * summaries use in as many tools. Verbs of intent (`create`, `list`) are left out of phrases. A query's `PR` or `CRDs` then meets pull requests and custom
+ * resource definitions, with no table of abbreviations.
+ */
+function acronyms(tools: readonly SearchSource[], keyDf: (t: string) => number): Record<string, string[]> {
+  const df = new Map<string, number>();
+  for (const tool of tools) {
+    const seen = new Set<string>();
+    for (const text of [tool.name, summaryOf(tool).summary]) {
+      const ws = words(text).filter((w) => term(w) !== null && /^[a-z]/.test(w) && !isIntentWord(w));
+      for (let n = 2; n <= 3; n++) for (let i = 0; i + n <= ws.length; i++) seen.add(ws.slice(i, i + n).join(' '));
+    }
+    for (const phrase of seen) df.set(phrase, (df.get(phrase) ?? 0) + 1);
+  }
+  const best = new Map<string, { phrase: string; n: number }>();
+  for (const [phrase, n] of [...df].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    if (n < ACRONYM_MIN_TOOLS) continue;
+    const initials = phrase.split(' ').map((w) => w[0]).join('');
+    const at = best.get(initials);
+    if (at === undefined || n > at.n) best.set(initials, { phrase, n });
+  }
+  const out: Record<string, string[]> = {};
+  for (const a of [...best.keys()].sort()) {
+    // a word the API itself uses at least as widely (`id`, `sip`) is not read as an acronym
+    const own = term(a);
+    if (own === null || keyDf(own) >= best.get(a)!.n) continue;
+    out[a] = terms(best.get(a)!.phrase);
+  }
+  return out;
+}
 
 /** The summary (title, else the description's first sentence) and the rest of the description. */
 export function summaryOf(tool: Pick<SearchSource, 'title' | 'description'>): { summary: string; rest: string } {
@@ -139,6 +179,14 @@ function relatedTerms(texts: Record<Exclude<Field, 'related'>, string>, lexicon:
   return [...out].sort();
 }
 
+/** How many tools have a term in their name or summary, from its postings. */
+function namedIn(p: readonly number[]): number {
+  const docs = new Set<number>();
+  const key = [FIELDS.indexOf('name'), FIELDS.indexOf('summary')];
+  for (let i = 0; i < p.length; i += 3) if (key.includes(p[i + 1]!)) docs.add(p[i]!);
+  return docs.size;
+}
+
 /** Builds the index of `tools` (in catalogue order) and returns it serialised: what a generated project embeds. */
 export function buildSearchIndex(tools: readonly SearchSource[], lexicon?: Lexicon): string {
   const areaNames = [...new Set(tools.map(areaOf))].sort();
@@ -167,6 +215,6 @@ export function buildSearchIndex(tools: readonly SearchSource[], lexicon?: Lexic
   });
   const sortedTerms: Record<string, number[]> = {};
   for (const t of [...postings.keys()].sort()) sortedTerms[t] = postings.get(t)!;
-  const index: SerialisedIndex = { version: 2, fields: FIELDS, tools: rows, lengths, areas: areaNames.map((a) => [a, areaCount.get(a)!]), terms: sortedTerms };
+  const index: SerialisedIndex = { version: 2, fields: FIELDS, tools: rows, lengths, areas: areaNames.map((a) => [a, areaCount.get(a)!]), terms: sortedTerms, acronyms: acronyms(tools, (t) => namedIn(postings.get(t) ?? [])) };
   return JSON.stringify(index);
 }

@@ -26,6 +26,8 @@ export const WEIGHTS: Readonly<Record<(typeof FIELDS)[number], number>> = { name
 export const B: Readonly<Record<(typeof FIELDS)[number], number>> = { name: 0.5, summary: 0.5, path: 0.3, tag: 0.3, params: 0.75, titles: 0.75, description: 0.75, related: 0.5 };
 /** Saturation of the weighted frequency (BM25's k1). */
 export const SATURATION = { k1: 1.2 };
+/** The weight of the near terms of a query word the index does not have (rule 3). */
+export const NEAR_WORD = { weight: 0.5 };
 /** Intent factors (rule 2). */
 export const INTENT = { match: 1.5, near: 1.15, clash: 0.75 };
 /** Intents that answer each other's requests: a list or a read (either shows a resource). */
@@ -53,6 +55,8 @@ export type Explanation = { terms: Array<{ term: string; idf: number; fields: st
 
 export type Hit = { readonly index: number; readonly name: string; readonly score: number; readonly tiebreak: number };
 
+/** The weight of the terms an acronym of the query stands for (the index's `acronyms`). */
+export const ACRONYM = { weight: 0.7 };
 /** The weight of the terms a first-person query adds ({@link SELF_TERMS}). */
 export const SELF = { weight: 0.5 };
 
@@ -72,6 +76,10 @@ export function queryTerms(index: LoadedIndex, query: string): Array<{ term: str
       if (Object.hasOwn(index.data.terms, phrase)) out.set(phrase, 1);
     }
   });
+  for (const w of ws) {
+    const phrase = w.length >= 2 && w.length <= 5 && term(w) !== null ? (index.data.acronyms[w] ?? index.data.acronyms[w.replace(/s$/, '')]) : undefined;
+    if (phrase !== undefined) for (const t of phrase) if (!out.has(t)) out.set(t, ACRONYM.weight);
+  }
   if (firstPerson(query)) for (const t of SELF_TERMS) if (!out.has(t)) out.set(t, SELF.weight);
   return [...out].map(([t, weight]) => ({ term: t, weight }));
 }
@@ -148,7 +156,12 @@ export function rank(index: LoadedIndex, query: string, limit: number, keep: (do
     notes.set(doc, list);
   } : undefined;
   for (const { term: t, weight } of exact) scoreTerm(index, t, weight, lexical, note?.(t));
-  for (const { term: t, weight } of exact) for (const near of nearTerms(index, t, exactSet)) scoreTerm(index, near, weight, tiebreak, note?.(`~${near}`));
+  for (const { term: t, weight } of exact) {
+    // a word the index does not have at all ("config", "repo" where it says configuration,
+    // repository) scores through its near terms, discounted; any other word's near terms only break ties
+    const unknown = !Object.hasOwn(index.data.terms, t);
+    for (const near of nearTerms(index, t, exactSet)) scoreTerm(index, near, weight * (unknown ? NEAR_WORD.weight : 1), unknown ? lexical : tiebreak, note?.(`~${near}`));
+  }
   const intent = queryIntent(query);
   const hits: Hit[] = [];
   for (let doc = 0; doc < n; doc++) {

@@ -23,7 +23,7 @@ export function words(text: string): string[] {
     .replace(/\]\([^)]*\)/g, ' ')
     .replace(/https?:\/\/\S+/g, ' ')
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z]{2,})/g, '$1 $2')
     .toLowerCase()
     .split(/[^a-z0-9]+/)
     .filter((w) => w.length > 0 && w.length <= 40);
@@ -101,6 +101,11 @@ export function queryIntent(query: string): Intent | undefined {
     }
   }
   return undefined;
+}
+
+/** Is `word` one of the verbs or question words that say an intent (`create`, `list`, `which`)? */
+export function isIntentWord(word: string): boolean {
+  return INTENT_INDEX.has(word);
 }
 
 /** Is `segment` a path parameter (`{id}`, `{owner}.json`)? */

@@ -136,3 +136,21 @@ describe('search runtime', () => {
     expect(search.search({ query: 'zzzz' }, () => true, () => undefined).content).toEqual([{ type: 'text', text: 'No tool matches "zzzz"; try other words, or call search_tools without a query to browse the areas.' }]);
   });
 });
+
+describe('acronyms', () => {
+  const nouns = ['files', 'reviews', 'comments', 'commits', 'labels'];
+  const tools: SearchSource[] = nouns.map((n) => ({ name: `pulls_${n}`, description: `Pull request ${n}.`, inputSchema: {} })).concat([
+    { name: 'repos_get', description: 'Get a repository.', inputSchema: {} },
+    { name: 'pr_tools', description: 'Get a pr.', inputSchema: {} },
+  ]);
+
+  it('reads a query word as the initials of a phrase at least five tools share, unless the API uses the word as widely', () => {
+    const index = JSON.parse(buildSearchIndex(tools)) as { acronyms: Record<string, string[]> };
+    expect(index.acronyms).toEqual({ pr: ['pull', 'request'] });
+    expect(ranked(tools, 'PR reviews')[0]).toBe('pulls_reviews');
+    // the tool that says `pr` itself first, then the pull request tools (no word of theirs is `pr`)
+    expect(ranked(tools, 'PRs')).toEqual(['pr_tools', ...nouns.map((n) => `pulls_${n}`)]);
+    // four tools are not enough
+    expect((JSON.parse(buildSearchIndex(tools.slice(1))) as { acronyms: object }).acronyms).toEqual({});
+  });
+});
