@@ -10,7 +10,7 @@ import { isIntentWord, operationIntent, phraseTerm, term, terms, words } from '.
 import type { Intent } from './search-text.js';
 
 /** The fields of a tool document, in index order. */
-export const FIELDS = ['name', 'summary', 'path', 'tag', 'params', 'titles', 'description', 'related'] as const;
+export const FIELDS = ['name', 'summary', 'path', 'tag', 'params', 'titles', 'arguments', 'description', 'related'] as const;
 export type Field = (typeof FIELDS)[number];
 
 /** The tool fields a search document is made of. */
@@ -100,16 +100,19 @@ export function summaryOf(tool: Pick<SearchSource, 'title' | 'description'>): { 
   return { summary: first, rest };
 }
 
+/** Longest part of an argument's description indexed. */
+const ARGUMENT_DESCRIPTION_CHARS = 120;
 /** Most values of an enum indexed with its argument (`state`: `open`, `closed`, `all`). */
 const MAX_ENUM = 12;
 
 /**
  * Argument names (top level, and the properties of a `body` object argument) with the values of
- * their short string enums, and the schema titles found there.
+ * their short string enums, the schema titles found there, and the arguments' descriptions (cut).
  */
-function argumentsOf(schema: SearchSource['inputSchema']): { names: string[]; titles: string[] } {
+function argumentsOf(schema: SearchSource['inputSchema']): { names: string[]; titles: string[]; descriptions: string[] } {
   const names: string[] = [];
   const titles: string[] = [];
+  const descriptions: string[] = [];
   const title = (s: unknown) => {
     const t = typeof s === 'object' && s !== null ? (s as { title?: unknown }).title : undefined;
     if (typeof t === 'string') titles.push(t);
@@ -119,6 +122,8 @@ function argumentsOf(schema: SearchSource['inputSchema']): { names: string[]; ti
     for (const [name, sub] of Object.entries(props)) {
       names.push(name);
       title(sub);
+      const d = typeof sub === 'object' && sub !== null ? (sub as { description?: unknown }).description : undefined;
+      if (typeof d === 'string') descriptions.push(d.slice(0, ARGUMENT_DESCRIPTION_CHARS));
       const values = typeof sub === 'object' && sub !== null ? (sub as { enum?: unknown }).enum : undefined;
       if (Array.isArray(values) && values.length <= MAX_ENUM) for (const v of values) if (typeof v === 'string') names.push(v);
     }
@@ -128,7 +133,7 @@ function argumentsOf(schema: SearchSource['inputSchema']): { names: string[]; ti
   const props = schema.properties;
   const body = typeof props === 'object' && props !== null ? (props as Record<string, unknown>).body : undefined;
   if (typeof body === 'object' && body !== null) add((body as { properties?: unknown }).properties);
-  return { names, titles };
+  return { names, titles, descriptions };
 }
 
 /** The literal segments of a path, version-like ones (`v1`, `2010-04-01`) and parameters left out. */
@@ -158,6 +163,7 @@ export function fieldTexts(tool: SearchSource): Record<Exclude<Field, 'related'>
     tag: (tool.tags ?? []).join(' '),
     params: args.names.join(' '),
     titles: args.titles.join(' '),
+    arguments: args.descriptions.join(' '),
     description: rest.slice(0, DESCRIPTION_CHARS),
   };
 }

@@ -21,9 +21,9 @@ import { firstPerson, phraseTerm, queryIntent, SELF_TERMS, term, words } from '.
 import type { Intent } from './search-text.js';
 
 /** How much one occurrence in each field counts, before length normalisation. */
-export const WEIGHTS: Readonly<Record<(typeof FIELDS)[number], number>> = { name: 3, summary: 2.5, path: 1.5, tag: 1, params: 0.4, titles: 0.4, description: 0.4, related: 0.6 };
+export const WEIGHTS: Readonly<Record<(typeof FIELDS)[number], number>> = { name: 3, summary: 2.5, path: 1.5, tag: 1, params: 0.4, titles: 0.4, arguments: 0.6, description: 0.4, related: 0.6 };
 /** Length normalisation per field (BM25's b). */
-export const B: Readonly<Record<(typeof FIELDS)[number], number>> = { name: 0.5, summary: 0.5, path: 0.3, tag: 0.3, params: 0.75, titles: 0.75, description: 0.75, related: 0.5 };
+export const B: Readonly<Record<(typeof FIELDS)[number], number>> = { name: 0.5, summary: 0.5, path: 0.3, tag: 0.3, params: 0.75, titles: 0.75, arguments: 0.75, description: 0.75, related: 0.5 };
 /** Saturation of the weighted frequency (BM25's k1). */
 export const SATURATION = { k1: 1.2 };
 /** The weight of the near terms of a query word the index does not have (rule 3). */

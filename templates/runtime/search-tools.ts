@@ -18,6 +18,8 @@ export const SEARCH_LIMITS = {
   maxLimit: 20,
   /** Characters of a description in a `search_tools` result. */
   descriptionChars: 200,
+  /** Most bytes of a ranked answer's text at the default limit or below: descriptions are cut shorter to fit. */
+  answerBytes: 2048,
   /** Characters of a query. */
   queryChars: 500,
   /** Areas in one page of a query-less `search_tools` answer. */

@@ -45,8 +45,8 @@ function searchArguments(args: unknown): SearchArguments {
 }
 
 /** A description cut to {@link SEARCH_LIMITS}.descriptionChars. */
-function cut(text: string): string {
-  return text.length > SEARCH_LIMITS.descriptionChars ? `${text.slice(0, SEARCH_LIMITS.descriptionChars - 1)}…` : text;
+function cut(text: string, chars: number = SEARCH_LIMITS.descriptionChars): string {
+  return text.length > chars ? `${text.slice(0, chars - 1)}…` : text;
 }
 
 /** One stderr line per ranked result: its score and what made it (MCPGEN_SEARCH_DEBUG). */
@@ -165,11 +165,16 @@ export function createToolSearch(serialised: string, discovery: DiscoveryModes =
       const why = debug ? new Map<number, Explanation>() : undefined;
       const hits = rank(index, a.query, a.limit, visible, why);
       if (why !== undefined) process.stderr.write(debugLines(a.query, hits, why));
-      const results = hits.map((hit) => {
-        const tool = describe(hit.name);
-        const area = index.data.areas[index.data.tools[hit.index]![2]]![0];
-        return { name: hit.name, ...(tool?.title !== undefined ? { title: tool.title } : {}), description: cut(tool?.description ?? ''), ...(index.data.areas.length > 1 ? { area } : {}), score: Math.round(hit.score * 100) / 100 };
-      });
+      const resultsAt = (chars: number) =>
+        hits.map((hit) => {
+          const tool = describe(hit.name);
+          const area = index.data.areas[index.data.tools[hit.index]![2]]![0];
+          return { name: hit.name, ...(tool?.title !== undefined ? { title: tool.title } : {}), description: cut(tool?.description ?? '', chars), ...(index.data.areas.length > 1 ? { area } : {}), score: Math.round(hit.score * 100) / 100 };
+        });
+      // at the default limit or below, descriptions are cut shorter until the answer fits answerBytes
+      let chars: number = SEARCH_LIMITS.descriptionChars;
+      let results = resultsAt(chars);
+      while (hits.length <= SEARCH_LIMITS.defaultLimit && chars > 40 && Buffer.byteLength(JSON.stringify(results)) > SEARCH_LIMITS.answerBytes) results = resultsAt((chars -= 20));
       const text = results.length > 0 ? JSON.stringify(results) : `No tool matches ${JSON.stringify(a.query)}; try other words, or call ${SEARCH_TOOL_NAMES.search} without a query to browse the areas.`;
       return answer(text, { results });
     },

@@ -37,7 +37,7 @@ afterEach(() => vi.restoreAllMocks());
 
 describe('search runtime', () => {
   it('indexes name, summary, path segments, tag, argument names with enum values, schema titles and the rest of the description', () => {
-    expect(fieldTexts(TOOLS[30]!)).toEqual({ name: 'orders_create', summary: 'Place an order', path: 'store orders', tag: 'store', params: 'body quantity state placed approved', titles: 'NewOrder', description: '\nBuys a pet.' });
+    expect(fieldTexts(TOOLS[30]!)).toEqual({ name: 'orders_create', summary: 'Place an order', path: 'store orders', tag: 'store', params: 'body quantity state placed approved', titles: 'NewOrder', arguments: '', description: '\nBuys a pet.' });
   });
 
   it('builds the same bytes from the same tools, and ranks with it once loaded', () => {
@@ -130,6 +130,14 @@ describe('search runtime', () => {
     const five = search.search({ query: 'pet' }, () => true, describeTool);
     expect((five.structuredContent as { results: unknown[] }).results).toHaveLength(SEARCH_LIMITS.defaultLimit);
     expect(Buffer.byteLength((five.content[0] as { text: string }).text)).toBeLessThanOrEqual(2048);
+    // long titles: descriptions are cut shorter so that the default answer still fits 2 KB
+    const wordy = TOOLS.slice(0, 6).map((t) => ({ ...t, title: `${t.name} ${'title words '.repeat(20)}` }));
+    const byWordy = new Map(wordy.map((t) => [t.name, t]));
+    const fit = createToolSearch(buildSearchIndex(wordy), undefined, {}).search({ query: 'pet' }, () => true, (n) => byWordy.get(n));
+    const fitted = (fit.structuredContent as { results: Result[] }).results;
+    expect(fitted).toHaveLength(5);
+    expect(fitted[0]!.description.length).toBeLessThan(SEARCH_LIMITS.descriptionChars);
+    expect(Buffer.byteLength((fit.content[0] as { text: string }).text)).toBeLessThanOrEqual(SEARCH_LIMITS.answerBytes);
     for (const bad of [{ query: '' }, { query: 3 }, { query: 'pet', limit: 0 }, { query: 'pet', limit: 'all' }, { method: 'FETCH' }, { tag: '' }, { page: 0 }]) {
       expect(() => search.search(bad, () => true, () => undefined)).toThrow(ProtocolError);
     }
