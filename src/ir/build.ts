@@ -28,6 +28,7 @@ import { buildReflection, PERSIST_TOOL_NAME } from './reflection.js';
 import { policyDifference, projectionArgName, ResultCalibrator, resolveResultPresets, serverResultPolicy, toolResultSettings, withProjectionArgument } from './results.js';
 import { reportSchemaNotes, type ToolSchemaNotes } from './schema-notes.js';
 import { buildSecurity, reservedVariables } from './security.js';
+import { mcpScopes } from './mcp-scopes.js';
 import { selectOperations, type SelectorInput } from './select.js';
 import { plainLinks, truncateDescription } from './text.js';
 import { checkPresetBudgets } from './budget.js';
@@ -141,6 +142,7 @@ export function buildIr(input: BuildInput): IrServer {
     locateManifest,
     diagnostics,
   });
+  const toolScopes = mcpScopes(spec, selected, (n) => conv.deref(n)).scopes;
   if (manifest.maxInFlightBytes !== undefined && manifest.maxInFlightBytes < manifest.maxResponseBytes) {
     diagnostics.error('MCPGEN_MANIFEST_INVALID', `maxInFlightBytes ${manifest.maxInFlightBytes} is less than maxResponseBytes ${manifest.maxResponseBytes}: no response could be read`, 'raise `maxInFlightBytes` to at least `maxResponseBytes` (the default is 67108864)', locateManifest('/maxInFlightBytes'));
   }
@@ -176,6 +178,8 @@ export function buildIr(input: BuildInput): IrServer {
       security: security.requirements.get(op) ?? [],
       origin: { file, pointer: op.pointer },
     };
+    const scopes = toolScopes.get(op);
+    if (scopes !== undefined) tool.scopes = scopes;
     const title = ov?.title ?? parts.title;
     const description = ov?.description ?? (parts.description === undefined ? undefined : truncateDescription(plainLinks(parts.description), manifest.maxDescriptionLength));
     if (title !== undefined) tool.title = title;

@@ -130,6 +130,8 @@ export type IrOperationTool = {
    * authentication is optional. Every name is a scheme of {@link IrServer.securitySchemes}.
    */
   security: string[][];
+  /** OAuth scopes an MCP access token must carry to see and call the tool (ir/mcp-scopes.ts); absent ⇒ none. */
+  scopes?: string[];
   /** TS type names of the input schema's `$defs`, when it has any. */
   inputDefTypes?: IrDefTypes;
   /** TS type names of the output schema's `$defs`, when it has any. */

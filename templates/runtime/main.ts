@@ -14,6 +14,7 @@ import type { ServeOptions } from './command-line.js';
 import type * as HttpServing from './http.js';
 import type * as OAuthResource from './oauth-resource.js';
 import { log, parseLogLevel, setLogLevel } from './log.js';
+import { allScopes, toolScopes } from './oauth-scopes.js';
 import { createServer } from './server.js';
 import type { PolicyLayer, ReflectionGuard, ServerExtensions, ServerFactory } from './server.js';
 import { describeBase, resolveSettings, settingsVariables } from './settings.js';
@@ -102,7 +103,10 @@ export async function main(config: ServerConfig, tools: readonly OperationTool[]
   let on: string;
   if (serve.transport === 'http') {
     const { serveHttp } = (await import('./http.js')) as typeof HttpServing;
-    const oauth = serve.oauth !== undefined ? ((await import('./oauth-resource.js')) as typeof OAuthResource).resourceServer({ ...serve.oauth, ...(serve.oauth.scopes !== undefined ? { scopesSupported: serve.oauth.scopes } : {}), resourceName: config.name, timeoutMs: settings.timeoutMs }, (message) => log('error', `${config.name}: OAuth: ${message}`)) : undefined;
+    // a 401 asks for the scopes set (else every scope some tool needs); the metadata lists those and every scope some tool needs (clients register with them)
+    const challengeScopes = serve.oauth?.scopes ?? allScopes(tools);
+    const scopesSupported = [...new Set([...challengeScopes, ...allScopes(tools)])];
+    const oauth = serve.oauth !== undefined ? ((await import('./oauth-resource.js')) as typeof OAuthResource).resourceServer({ ...serve.oauth, scopesSupported, challengeScopes, resourceName: config.name, timeoutMs: settings.timeoutMs }, (message) => log('error', `${config.name}: OAuth: ${message}`)) : undefined;
     const handle = await serveHttp((ctx) => factory({ era: ctx.era, headers: ctx.headers, ...(ctx.identity !== undefined ? { identity: ctx.identity } : {}) }), {
       name: config.name,
       version: config.version,
@@ -111,7 +115,7 @@ export async function main(config: ServerConfig, tools: readonly OperationTool[]
       allowedHosts: serve.allowedHosts,
       allowedOrigins: serve.allowedOrigins,
       tokens: serve.tokens,
-      ...(oauth !== undefined ? { oauth } : {}),
+      ...(oauth !== undefined ? { oauth, toolScopes: toolScopes(tools) } : {}),
       sessionIdleMs: serve.sessionIdleMs,
       maxSessions: serve.maxSessions,
       maxSessionsPerClient: serve.maxSessionsPerClient,

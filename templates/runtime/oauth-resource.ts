@@ -49,6 +49,8 @@ export type OAuthResourceOptions = {
   readonly publicUrl?: string;
   /** Scopes advertised in the metadata (`scopes_supported`); absent or empty ⇒ not advertised. */
   readonly scopesSupported?: readonly string[];
+  /** Scopes a 401 asks for (`scope` of its challenge: what clients request at first); absent or empty ⇒ none named. */
+  readonly challengeScopes?: readonly string[];
   /** Name advertised as `resource_name`. */
   readonly resourceName?: string;
   /** Timeout of a discovery or key set request, in milliseconds (default 10 000). */
@@ -205,6 +207,12 @@ export type ResourceServer = {
   metadata(request: Request, resource: string): Promise<Response | undefined>;
   /** Verifies the request's `Authorization` header for `resource`. */
   authenticate(authorization: string | undefined, resource: string): Promise<OAuthCheck>;
+  /**
+   * The 403 answer to a call of `tool` without the scopes it `needs`: `WWW-Authenticate: Bearer
+   * error="insufficient_scope", scope="<held and needed>"` — both, since some clients ask for no
+   * more than the challenge names when they step up.
+   */
+  insufficientScope(resource: string, tool: string, needs: readonly string[], held: readonly string[]): Response;
 };
 
 /**
@@ -241,7 +249,7 @@ export function resourceServer(options: OAuthResourceOptions, onError: (message:
     dangerouslyAllowInsecureIssuerUrl: isLoopbackUrl(options.issuer),
   });
   // the scopes to ask for, in the challenge's scope (clients without scopes_supported read them there)
-  const advertised = options.scopesSupported && options.scopesSupported.length > 0 ? { requiredScopes: [...options.scopesSupported] } : {};
+  const advertised = options.challengeScopes && options.challengeScopes.length > 0 ? { requiredScopes: [...options.challengeScopes] } : {};
   const unavailable = (err: unknown): Response => {
     if (!(err instanceof AuthorizationServerUnavailable)) throw err;
     return Response.json({ error: 'temporarily_unavailable', error_description: 'The authorization server cannot be reached to check the access token; try again later' }, { status: 503, headers: { 'retry-after': '5' } });
@@ -278,6 +286,10 @@ export function resourceServer(options: OAuthResourceOptions, onError: (message:
         if (err instanceof OAuthError) return { ok: false, response: bearerAuthChallengeResponse(err, { resourceMetadataUrl, ...advertised }), reason: err.message };
         return { ok: false, response: unavailable(err), reason: 'the authorization server cannot be reached' };
       }
+    },
+    insufficientScope(resource, tool, needs, held) {
+      const error = new OAuthError(OAuthErrorCode.InsufficientScope, `The tool ${tool} needs the scope${needs.length > 1 ? 's' : ''} ${needs.join(' ')}`);
+      return bearerAuthChallengeResponse(error, { requiredScopes: [...new Set([...held, ...needs])], resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(new URL(resource)) });
     },
   };
 }

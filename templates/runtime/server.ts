@@ -27,12 +27,13 @@ import { callArguments, invalidParams, observe, ServerInstance, sessionOf } from
 import type { PolicyLayer } from './instance.js';
 import { isInputRequired, runPipeline, toolCallSteps } from './pipeline.js';
 import type { Era, PipelineTool, Step, ToolCall, ToolGuard, ToolResult } from './pipeline.js';
-import { OPEN_GATE } from './primitives.js';
+import { composeGates, OPEN_GATE } from './primitives.js';
 import type { PrimitiveGate } from './primitives.js';
 import { resolveSettings } from './settings.js';
 import type { Settings } from './settings.js';
 import { belongsTo, roundOf, sealRound } from './rounds.js';
 import { openState } from './state.js';
+import { scopeGate } from './oauth-scopes.js';
 import { toolEntry } from './surface.js';
 import type { ToolEntry } from './surface.js';
 import type { OperationTool, ServerConfig } from './types.js';
@@ -272,6 +273,8 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
     return own === undefined ? current : { ...current, results: { ...(current.results ?? DEFAULT_RESULT_POLICY), ...own } };
   };
 
+  // an OAuth token sees only the tools its scopes allow (oauth-scopes.ts; open when no tool needs a scope)
+  const scoped = scopeGate(tools);
   const factory = (instance: InstanceContext): Server => {
     const serverOptions: ConstructorParameters<typeof Server>[1] = {
       capabilities,
@@ -283,7 +286,7 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
     const server = new ServerInstance({ name: config.name, version: config.version }, serverOptions);
     server.onerror = (err) => log('warn', 'MCP protocol error', err);
     const identity = instance.identity ?? defaultIdentity;
-    const base = policy?.gate(identity) ?? OPEN_GATE;
+    const base = composeGates(scoped, policy?.gate(identity) ?? OPEN_GATE);
     if (policy) observe(server, policy, instance.era, identity);
     const gate: PrimitiveGate = options.install?.(server, instance, base) ?? base;
     if (tools.length > 0) {

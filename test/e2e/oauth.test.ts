@@ -19,7 +19,7 @@ import type { Era } from '../helpers/eras.js';
 import { buildServer, type BuiltServer } from '../helpers/generated-server.js';
 import { corpusSpec } from '../helpers/corpus.js';
 import { rsaKey, startIdp, type Idp, type SigningKey } from '../helpers/idp.js';
-import { oauthClient } from '../helpers/oauth-clients.js';
+import { oauthClient, oauthSession } from '../helpers/oauth-clients.js';
 
 // the access rule and the audit trail show that the verified subject is the client identity of every step
 const manifest = `name: petstore
@@ -43,7 +43,7 @@ async function startBackend(): Promise<Backend> {
   const server = http.createServer((req, res) => {
     requests.push({ method: req.method ?? '', path: req.url ?? '', ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}) });
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ id: 7, petId: 1, quantity: 2, status: 'placed' }));
+    res.end(JSON.stringify((req.url ?? '').startsWith('/pet/findByStatus') ? [{ id: 1, name: 'Rex', photoUrls: [], status: 'available' }] : { id: 7, petId: 1, quantity: 2, status: 'placed' }));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests, close: () => new Promise((resolve) => server.close(() => resolve())) };
@@ -54,6 +54,8 @@ let backend: Backend;
 let built: BuiltServer;
 let server: HttpProcess;
 let key1: SigningKey;
+/** The API's own credential for petstore_auth (from the environment, as always): what the backend must see, never the MCP token. */
+const UPSTREAM = 'upstream-petstore-token-0123456789';
 let audit: string;
 
 beforeAll(async () => {
@@ -62,7 +64,7 @@ beforeAll(async () => {
   backend = await startBackend();
   built = await buildServer('oauth', readFileSync(corpusSpec('petstore-3.0.json'), 'utf8'), manifest);
   audit = path.join(built.dir, 'audit.jsonl');
-  server = await startHttp(built.server, { PETSTORE_AUDIT_FILE: audit,  PETSTORE_BASE_URL: backend.url, PETSTORE_OAUTH_ISSUER: idp.issuer, PETSTORE_OAUTH_SCOPES: 'read:pets', PETSTORE_LOG_LEVEL: 'debug' });
+  server = await startHttp(built.server, { PETSTORE_PETSTORE_AUTH_TOKEN: UPSTREAM, PETSTORE_AUDIT_FILE: audit,  PETSTORE_BASE_URL: backend.url, PETSTORE_OAUTH_ISSUER: idp.issuer, PETSTORE_OAUTH_SCOPES: 'read:pets', PETSTORE_LOG_LEVEL: 'debug' });
 }, 180_000);
 
 afterAll(async () => {
@@ -112,7 +114,7 @@ describe('discovery', () => {
     const meta = await fetch(metadataUrl());
     expect(meta.status).toBe(200);
     const doc = (await meta.json()) as Record<string, unknown>;
-    expect(doc).toMatchObject({ resource: server.url, authorization_servers: [idp.issuer], bearer_methods_supported: ['header'], scopes_supported: ['read:pets'] });
+    expect(doc).toMatchObject({ resource: server.url, authorization_servers: [idp.issuer], bearer_methods_supported: ['header'], scopes_supported: ['read:pets', 'write:pets'] });
     // the root form answers the same document
     const root = await fetch(server.url.replace('/mcp', '/.well-known/oauth-protected-resource'));
     expect(await root.json()).toEqual(doc);
@@ -239,4 +241,88 @@ describe('the SDK clients\' own OAuth support: authorization code + PKCE against
     await client.close();
     expect(backend.requests).toEqual([]);
   }, 60_000);
+});
+
+describe('per-tool scopes from the API description (petstore_auth: read:pets, write:pets)', () => {
+  /** The tool names a modern client with `token` is shown. */
+  async function listed(token: string): Promise<string[]> {
+    const { client } = await connectClient({ kind: 'http', url: server.url, headers: { authorization: `Bearer ${token}` } }, 'modern');
+    const { tools } = await client.listTools();
+    await client.close();
+    return tools.map((t) => t.name);
+  }
+
+  it('two tokens with different scopes see different tools', async () => {
+    const reader = await listed(await idp.clientToken(server.url, 'read:pets'));
+    const writer = await listed(await idp.clientToken(server.url, 'read:pets write:pets'));
+    // the Petstore asks for both scopes on every petstore_auth operation
+    for (const tool of ['findPetsByStatus', 'addPet', 'deletePet']) {
+      expect(reader).not.toContain(tool);
+      expect(writer).toContain(tool);
+    }
+    // api_key and unsecured operations need no scope
+    for (const tool of ['getPetById', 'getOrderById']) {
+      expect(reader).toContain(tool);
+      expect(writer).toContain(tool);
+    }
+  });
+
+  it.each(['legacy', 'modern'] as Era[])('a call without the scope is 403 insufficient_scope naming what is needed and held, nothing reaching the API (%s)', async (era) => {
+    backend.requests.length = 0;
+    const token = await idp.clientToken(server.url, 'read:pets');
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}` };
+    const body = { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'findPetsByStatus', arguments: { status: 'available' } } };
+    const res = await fetch(server.url, { method: 'POST', headers: { ...headers, 'mcp-protocol-version': era === 'legacy' ? '2025-11-25' : '2026-07-28' }, body: JSON.stringify(body) });
+    expect(res.status).toBe(403);
+    const challenge = res.headers.get('www-authenticate')!;
+    expect(challenge).toContain('error="insufficient_scope"');
+    expect(challenge).toContain('scope="read:pets write:pets"');
+    expect(challenge).toContain(`resource_metadata="${metadataUrl()}"`);
+    expect(await res.json()).toEqual({ error: 'insufficient_scope', error_description: 'The tool findPetsByStatus needs the scopes read:pets write:pets' });
+    expect(backend.requests).toEqual([]);
+  });
+
+  it('a token with the scopes calls the tool, and the API receives its own credential, never the MCP token', async () => {
+    backend.requests.length = 0;
+    const token = await idp.clientToken(server.url, 'read:pets write:pets');
+    const { client } = await connectClient({ kind: 'http', url: server.url, headers: { authorization: `Bearer ${token}` } }, 'legacy');
+    const result = (await client.callTool({ name: 'findPetsByStatus', arguments: { status: ['available'] } })) as { isError?: boolean; content: Array<{ text?: string }> };
+    await client.close();
+    expect(result.isError, result.content[0]?.text).toBeFalsy();
+    expect(backend.requests.map((r) => r.authorization)).toEqual([`Bearer ${UPSTREAM}`]);
+  });
+
+  it('the v2 client steps up: a 403 sends the user to authorize the union of scopes, and the call then goes through', async () => {
+    backend.requests.length = 0;
+    // the server advertises read:pets (PETSTORE_OAUTH_SCOPES): the client first asks for no more
+    const { client, authorizeAgain } = await oauthSession('modern', server.url, 'user-step-up');
+    expect((await client.listTools()).tools.map((t) => t.name)).not.toContain('findPetsByStatus');
+    const call = () => client.callTool({ name: 'findPetsByStatus', arguments: { status: ['available'] } }) as Promise<{ isError?: boolean }>;
+    const first = await call().then(() => undefined, (e: unknown) => e);
+    expect(String(first)).toMatch(/Unauthorized/);
+    expect(backend.requests).toEqual([]);
+    await authorizeAgain();
+    expect((await call()).isError).toBeFalsy();
+    expect((await client.listTools()).tools.map((t) => t.name)).toContain('findPetsByStatus');
+    await client.close();
+    expect(backend.requests.map((r) => r.path)).toEqual(['/pet/findByStatus?status=available']);
+  }, 60_000);
+
+  it('static client tokens are not scoped', async () => {
+    const staticServer = await startHttp(built.server, { PETSTORE_BASE_URL: backend.url, PETSTORE_OAUTH_ISSUER: idp.issuer, PETSTORE_HTTP_TOKENS: 'ops=static-token-0123456789abcdef' });
+    try {
+      const tools = await (async () => {
+        const { client } = await connectClient({ kind: 'http', url: staticServer.url, headers: { authorization: 'Bearer static-token-0123456789abcdef' } }, 'modern');
+        const list = await client.listTools();
+        await client.close();
+        return list.tools.map((t) => t.name);
+      })();
+      expect(tools).toContain('findPetsByStatus');
+      // without PETSTORE_OAUTH_SCOPES the metadata advertises every scope a tool needs
+      const doc = (await (await fetch(staticServer.url.replace('/mcp', '/.well-known/oauth-protected-resource/mcp'))).json()) as { scopes_supported: string[] };
+      expect(doc.scopes_supported).toEqual(['read:pets', 'write:pets']);
+    } finally {
+      staticServer.kill('SIGKILL');
+    }
+  });
 });

@@ -11,6 +11,7 @@
  * (a published one, or one the provider never had) to make tokens a provider would never issue.
  */
 import http from 'node:http';
+import { Readable } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import type { JWK, JWTPayload } from 'jose';
@@ -66,15 +67,47 @@ function makeProvider(issuer: string, keys: readonly SigningKey[], scopes: reado
     // refresh tokens without offline_access, so that clients that registered the grant get one
     issueRefreshToken: async (_ctx: unknown, client: { grantTypeAllowed(g: string): boolean }) => client.grantTypeAllowed('refresh_token'),
   } as never);
+  if (process.env.DEBUG_OAUTH) {
+    provider.on('registration_create.success', (_ctx: unknown, client: { scope?: string }) => console.log('registered scope', client.scope));
+    provider.on('authorization.error', (ctx: { oidc?: { params?: unknown } }, err: Error) => console.log('authorization error', err.message, JSON.stringify(ctx.oidc?.params)));
+    provider.on('grant.error', (_ctx: unknown, err: Error) => console.log('grant error', err.message, (err as { error_description?: string }).error_description));
+  }
   provider.on('server_error', (_ctx: unknown, err: Error) => process.stderr.write(`oidc-provider: ${err.stack}\n`));
   return provider;
+}
+
+/**
+ * Dynamic client registration, with the registration's `scope` dropped: oidc-provider would limit
+ * the client to the scopes it registered with, and the SDK clients register with the scopes of
+ * their first request, so a step-up to more scopes could never be granted. Many authorization
+ * servers do not limit registered clients so; this one, for the tests, does not either.
+ */
+function registerWithoutScope(req: http.IncomingMessage, res: http.ServerResponse, provider: Provider): void {
+  const chunks: Buffer[] = [];
+  req.on('data', (c: Buffer) => chunks.push(c));
+  req.on('end', () => {
+    let body = Buffer.concat(chunks);
+    try {
+      const metadata = JSON.parse(body.toString('utf8')) as Record<string, unknown>;
+      delete metadata.scope;
+      body = Buffer.from(JSON.stringify(metadata));
+    } catch {
+      // not JSON: the provider answers it
+    }
+    const replay = Readable.from([body]) as unknown as http.IncomingMessage;
+    Object.assign(replay, { method: req.method, url: req.url, headers: { ...req.headers, 'content-length': String(body.length) }, socket: req.socket, connection: req.socket, httpVersion: req.httpVersion });
+    void provider.callback()(replay, res);
+  });
 }
 
 /** Starts the provider on 127.0.0.1 (any free port) signing with `keys[0]` (a fresh RS256 key by default); `scopes` are extra scopes it knows. */
 export async function startIdp(options: { keys?: SigningKey[]; scopes?: readonly string[] } = {}): Promise<Idp> {
   let keys = options.keys ?? [await rsaKey('key-1')];
   let provider: Provider | undefined;
-  const server = http.createServer((req, res) => void provider!.callback()(req, res));
+  const server = http.createServer((req, res) => {
+    if (req.method === 'POST' && req.url === '/reg') return void registerWithoutScope(req, res, provider!);
+    void provider!.callback()(req, res);
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   provider = makeProvider(issuer, keys, options.scopes ?? []);

@@ -61,24 +61,39 @@ class MemoryProvider {
 
 /** A client of `era` connected to `url` after authorizing as the user `login`. */
 export async function oauthClient(era: Era, url: string, login: string): Promise<AnyClient> {
+  return (await oauthSession(era, url, login)).client;
+}
+
+/**
+ * {@link oauthClient}, and `authorizeAgain`: after a call failed for want of authorization (a
+ * step-up asked for by a 403 `insufficient_scope`), logs in again headlessly where the client
+ * was sent and hands the callback to the transport, so that the call can be retried.
+ */
+export async function oauthSession(era: Era, url: string, login: string): Promise<{ client: AnyClient; authorizeAgain(): Promise<void> }> {
   const provider = new MemoryProvider(`e2e-${era}`);
   const transport = () => (era === 'legacy' ? new LegacyHttp(new URL(url), { authProvider: provider as never }) : new ModernHttp(new URL(url), { authProvider: provider as never }));
   const client = () =>
     era === 'legacy'
       ? new LegacyClient({ name: `e2e-${era}`, version: '1.0.0' })
       : new ModernClient({ name: `e2e-${era}`, version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } } as ConstructorParameters<typeof ModernClient>[1]);
+  const finish = async (t: LegacyHttp | ModernHttp): Promise<void> => {
+    const sent = provider.authorizationUrl;
+    if (sent === undefined) throw new Error('the client did not start authorizing');
+    provider.authorizationUrl = undefined;
+    const callback = await headlessAuthorize(sent.href, login, REDIRECT);
+    if (era === 'legacy') await (t as LegacyHttp).finishAuth(callback.searchParams.get('code')!);
+    else await (t as ModernHttp).finishAuth(callback.searchParams);
+  };
   const first = transport();
   const unauthorized = await (client() as LegacyClient).connect(first as never).then(
     () => undefined,
     (err: unknown) => err,
   );
   if (unauthorized === undefined) throw new Error('the server let an unauthorized client connect');
-  if (provider.authorizationUrl === undefined) throw new Error(`the client did not start authorizing: ${String(unauthorized)}`);
   if (era === 'legacy' && !(unauthorized instanceof LegacyUnauthorized)) throw unauthorized;
-  const callback = await headlessAuthorize(provider.authorizationUrl.href, login, REDIRECT);
-  if (era === 'legacy') await (first as LegacyHttp).finishAuth(callback.searchParams.get('code')!);
-  else await (first as ModernHttp).finishAuth(callback.searchParams);
+  await finish(first);
   const connected = client();
-  await (connected as LegacyClient).connect(transport() as never);
-  return connected;
+  const second = transport();
+  await (connected as LegacyClient).connect(second as never);
+  return { client: connected, authorizeAgain: () => finish(second) };
 }

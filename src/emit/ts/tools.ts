@@ -107,6 +107,7 @@ function toolExpr(t: IrOperationTool, schemaExpr: (s: JsonSchema) => string): st
   if (t.bytesPerToken !== undefined) fields.push(['bytesPerToken', tsLiteral(t.bytesPerToken)]);
   if (t.projection) fields.push(['projection', tsLiteral({ arg: t.projection.arg })]);
   if (t.security.length > 0) fields.push(['security', tsLiteral(t.security)]);
+  if (t.scopes !== undefined && t.scopes.length > 0) fields.push(['scopes', tsLiteral(t.scopes)]);
   return objectExpr(fields);
 }
 

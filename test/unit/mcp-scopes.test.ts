@@ -1,0 +1,93 @@
+/**
+ * Per-tool OAuth scopes (issue 25): the scopes an operation's `security` lists for the API
+ * description's oauth2/openIdConnect scheme reach its tool in the IR and the generated tool
+ * table, and the runtime shows and refuses by them for OAuth tokens only.
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { Diagnostics } from '../../src/diagnostics.js';
+import { buildIr, type BuildManifest } from '../../src/ir/build.js';
+import { parseYamlSource } from '../../src/manifest/source.js';
+import type { LoadedSpec } from '../../src/openapi/load.js';
+import { allScopes, missingScopes, scopeGate, scopeShortfall } from '../../templates/runtime/oauth-scopes.js';
+import { corpusSpec } from '../helpers/corpus.js';
+
+function tools(specText: string, file = 'openapi.yaml') {
+  const diagnostics = new Diagnostics();
+  const spec = parseYamlSource({ file, text: specText, diagnostics, syntaxCode: 'MCPGEN_SPEC_SYNTAX' })!;
+  const manifest: BuildManifest = { name: 'x', version: '1.0.0', envPrefix: 'X', maxToolNameLength: 64, maxDescriptionLength: 1024, timeoutMs: 1000, maxResponseBytes: 10_000 };
+  const document = spec.value as Record<string, unknown>;
+  const loaded: LoadedSpec = { version: typeof document.swagger === 'string' ? '2.0' : '3.0', document, source: spec };
+  const ir = buildIr({ manifest, locateManifest: (p, o) => spec.locate(p, o), spec: loaded, diagnostics });
+  return Object.fromEntries(ir.tools.map((t) => [t.name, t.scopes]));
+}
+
+const SPEC = `openapi: 3.0.3
+info: { title: t, version: '1' }
+servers: [{ url: 'https://api.example.com' }]
+security: [{ oauth: [read] }]
+components:
+  securitySchemes:
+    oauth: { type: oauth2, flows: { authorizationCode: { authorizationUrl: 'https://a.example.com/a', tokenUrl: 'https://a.example.com/t', scopes: { read: r, write: w, admin: a } } } }
+    key: { type: apiKey, in: header, name: X-Key }
+paths:
+  /default: { get: { operationId: usesDefault, responses: { '200': { description: ok } } } }
+  /write: { post: { operationId: writes, security: [{ oauth: [write, read, write] }], responses: { '200': { description: ok } } } }
+  /either: { get: { operationId: eitherKey, security: [{ oauth: [admin] }, { key: [] }], responses: { '200': { description: ok } } } }
+  /fewest: { get: { operationId: fewest, security: [{ oauth: [admin, write] }, { oauth: [read] }], responses: { '200': { description: ok } } } }
+  /public: { get: { operationId: open, security: [], responses: { '200': { description: ok } } } }
+  /optional: { get: { operationId: optional, security: [{}, { oauth: [read] }], responses: { '200': { description: ok } } } }
+  /noscopes: { get: { operationId: noScopes, security: [{ oauth: [] }], responses: { '200': { description: ok } } } }
+`;
+
+describe('scopes in the IR', () => {
+  it('takes the oauth2 scheme\'s scopes of the operation (else the document), none when another credential or none will do', () => {
+    expect(tools(SPEC)).toEqual({
+      usesDefault: ['read'],
+      writes: ['read', 'write'],
+      eitherKey: undefined,
+      fewest: ['read'],
+      open: undefined,
+      optional: undefined,
+      noScopes: undefined,
+    });
+  });
+
+  it('reads the corpus Petstore: petstore_auth asks for read:pets and write:pets on every pet operation it secures', () => {
+    const scopes = tools(readFileSync(corpusSpec('petstore-3.0.json'), 'utf8'), 'openapi.json');
+    expect(scopes.findPetsByStatus).toEqual(['read:pets', 'write:pets']);
+    expect(scopes.addPet).toEqual(['read:pets', 'write:pets']);
+    expect(scopes.getPetById).toBeUndefined(); // api_key
+    expect(scopes.getOrderById).toBeUndefined(); // no security
+  });
+});
+
+describe('scopes at run time', () => {
+  const table = [{ name: 'reads', scopes: ['read'] }, { name: 'writes', scopes: ['read', 'write'] }, { name: 'open' }];
+  const oauth = (scopes: string[]) => ({ token: 't', clientId: 'alice', scopes, expiresAt: 1, extra: { iss: 'https://as.example.com' } });
+  const ctx = (authInfo: unknown) => ({ http: { authInfo } }) as never;
+
+  it('hides from an OAuth token the tools whose scopes it lacks; static tokens and stdio see everything', () => {
+    const gate = scopeGate(table);
+    const shown = (authInfo: unknown) => table.map((t) => t.name).filter((n) => gate.visible('tools', n, ctx(authInfo)));
+    expect(shown(oauth(['read']))).toEqual(['reads', 'open']);
+    expect(shown(oauth(['read', 'write']))).toEqual(['reads', 'writes', 'open']);
+    expect(shown(oauth([]))).toEqual(['open']);
+    expect(shown({ token: 't', clientId: 'ops', scopes: [], expiresAt: 1 })).toEqual(['reads', 'writes', 'open']);
+    expect(shown(undefined)).toEqual(['reads', 'writes', 'open']);
+  });
+
+  it('finds the first call of a tool without its scopes in a body or batch', () => {
+    const needs = new Map([['writes', ['read', 'write']]]);
+    const call = (name: string) => ({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name } });
+    expect(scopeShortfall(call('writes'), needs, oauth(['read']) as never)).toEqual({ tool: 'writes', needs: ['read', 'write'], missing: ['write'] });
+    expect(scopeShortfall([call('open'), call('writes')], needs, oauth([]) as never)?.missing).toEqual(['read', 'write']);
+    expect(scopeShortfall(call('writes'), needs, oauth(['write', 'read']) as never)).toBeUndefined();
+    expect(scopeShortfall({ method: 'tools/list' }, needs, oauth([]) as never)).toBeUndefined();
+    expect(missingScopes(['read'], { token: 't', clientId: 'ops', scopes: [], expiresAt: 1 })).toEqual([]);
+  });
+
+  it('advertises every scope some tool needs, sorted', () => {
+    expect(allScopes([{ name: 'a', scopes: ['write', 'read'] }, { name: 'b', scopes: ['admin', 'read'] }, { name: 'c' }])).toEqual(['admin', 'read', 'write']);
+  });
+});
