@@ -17,6 +17,7 @@ import { synthesizeDescription } from './describe.js';
 import { assignIdentifiers, assignToolNames, type NameRequest } from './names.js';
 import { ArgumentRules, bodyFieldNames, hideBodyFields } from './argument-rules.js';
 import { applyArgumentOverrides } from './arguments.js';
+import { attachUses, usedOperations } from './api-uses.js';
 import { entryLabel, ExcludedReferences, excludedToolNames } from './excluded.js';
 import { operationParts } from './operation-tool.js';
 import { handlerResolver } from './handlers.js';
@@ -108,15 +109,19 @@ export function buildIr(input: BuildInput): IrServer {
   // extra tools take part in naming as explicit names: a clash with any other tool is an error
   const extraRequests = extras.map((t, i): NameRequest => ({ key: `extraTools[${i}]`, derived: t.name, explicit: t.name }));
   requests.push(...extraRequests);
+  // operations extra tools call through ctx.api that are not tools: named after every tool (api-uses.ts)
+  const used = usedOperations({ extras, ops, selected, locateManifest: (p) => locateManifest(p), diagnostics });
+  requests.push(...used.only.map(requestOf));
   const { names, problems } = assignToolNames(requests, manifest.maxToolNameLength);
+  const toolNames = names.slice(0, selected.length + extras.length);
   // entries naming operations include/exclude leave out: one warning at the end, not an error each
-  const excluded = new ExcludedReferences(excludedToolNames({ ops, selected, request: requestOf, extras: extraRequests, maxToolNameLength: manifest.maxToolNameLength, names }));
-  const kept = new Set(selected);
+  const excluded = new ExcludedReferences(excludedToolNames({ ops, selected, request: requestOf, extras: extraRequests, maxToolNameLength: manifest.maxToolNameLength, names: toolNames }));
+  const kept = new Set([...selected, ...used.only]);
   for (const [op, { key }] of overrides) if (!kept.has(op)) excluded.add(`/overrides/${escape(key)}`, entryLabel('overrides', key));
   const locateKey = (key: string): Location => {
     const extra = /^extraTools\[(\d+)\]$/.exec(key);
     if (extra) return locateManifest(`/extraTools/${extra[1]}/name`);
-    const op = selected.find((o) => `${o.httpMethod} ${o.path}` === key)!;
+    const op = [...selected, ...used.only].find((o) => `${o.httpMethod} ${o.path}` === key)!;
     const ov = overrides.get(op);
     return ov ? locateManifest(`/overrides/${escape(ov.key)}/name`) : spec.source.locate(op.pointer);
   };
@@ -135,14 +140,14 @@ export function buildIr(input: BuildInput): IrServer {
   const conv = new SchemaConverter(doc);
   const security = buildSecurity({
     spec,
-    ops: selected,
+    ops: [...selected, ...used.only],
     ...(manifest.auth ? { auth: manifest.auth } : {}),
     envPrefix: manifest.envPrefix,
     deref: (n) => conv.deref(n),
     locateManifest,
     diagnostics,
   });
-  const toolScopes = mcpScopes(spec, selected, (n) => conv.deref(n)).scopes;
+  const toolScopes = mcpScopes(spec, [...selected, ...used.only], (n) => conv.deref(n)).scopes;
   if (manifest.maxInFlightBytes !== undefined && manifest.maxInFlightBytes < manifest.maxResponseBytes) {
     diagnostics.error('MCPGEN_MANIFEST_INVALID', `maxInFlightBytes ${manifest.maxInFlightBytes} is less than maxResponseBytes ${manifest.maxResponseBytes}: no response could be read`, 'raise `maxInFlightBytes` to at least `maxResponseBytes` (the default is 67108864)', locateManifest('/maxInFlightBytes'));
   }
@@ -152,10 +157,11 @@ export function buildIr(input: BuildInput): IrServer {
   const results = manifest.results ?? resolveResults(undefined);
   const calibrator = new ResultCalibrator();
   const resultExamples: IrResultExample[] = [];
-  const tools: IrOperationTool[] = selected.map((op, i) => {
+  /** The tool of `op`, named `names[i]`; `listed`: a tool the server lists (its schema notes and examples are reported). */
+  const operationTool = (op: RawOperation, i: number, listed: boolean): IrOperationTool => {
     const outputSchemas = overrides.get(op)?.override.outputSchemas ?? manifest.outputSchemas ?? 'lenient';
     let parts = operationParts({ op, doc, version: spec.version, conv, file, localFiles: manifest.uploads?.localFiles === true, outputSchemas, ...(manifest.outputSchemaDepth !== undefined ? { outputDepth: manifest.outputSchemaDepth } : {}), outputMaxBytes: manifest.outputSchemaMaxBytes ?? DEFAULT_LIMITS.maxOutputBytes });
-    if (parts.schemaNotes) schemaNotes.push({ tool: names[i]!, notes: parts.schemaNotes, location: spec.source.locate(op.pointer) });
+    if (parts.schemaNotes && listed) schemaNotes.push({ tool: names[i]!, notes: parts.schemaNotes, location: spec.source.locate(op.pointer) });
     const entry = overrides.get(op);
     const ov = entry?.override;
     const args = [...parts.params.map((p) => p.arg), ...(parts.body ? [parts.body.arg] : [])];
@@ -189,10 +195,12 @@ export function buildIr(input: BuildInput): IrServer {
     if (op.operationId) tool.operationId = op.operationId;
     const settings = toolResultSettings(results, ov?.results);
     applyResultSettings({ tool, parts, global: results, settings, calibrator });
-    const counted = input.exampleTokens ? calibrator.exampleTokens(parts.resultExamples, settings) : undefined;
+    const counted = input.exampleTokens && listed ? calibrator.exampleTokens(parts.resultExamples, settings) : undefined;
     if (counted) resultExamples.push({ tool: tool.name, ...counted, maxTokens: settings.maxTokens });
     return tool;
-  });
+  };
+  const tools: IrOperationTool[] = selected.map((op, i) => operationTool(op, i, true));
+  const apiOperations = used.only.map((op, j) => operationTool(op, selected.length + extras.length + j, false));
 
   reportSchemaNotes(schemaNotes, diagnostics);
   const fitted = fitTools(tools, {
@@ -219,7 +227,7 @@ export function buildIr(input: BuildInput): IrServer {
   });
   // persist_justification is a tool too when the reflection gate has a host flow
   const hostFlow = manifest.reflection !== undefined && manifest.reflection.mode !== 'sampling';
-  const preprocessors = buildPreprocessors({ manifest, toolNames: hostFlow ? [...names, PERSIST_TOOL_NAME] : names, handlers, locateManifest, diagnostics });
+  const preprocessors = buildPreprocessors({ manifest, toolNames: hostFlow ? [...toolNames, PERSIST_TOOL_NAME] : toolNames, handlers, locateManifest, diagnostics });
   const manifestPrompts = (manifest.prompts ?? []).map((p) => p.name);
   if (preprocessors.length > 0) {
     const i = manifestPrompts.indexOf(WITH_CONTEXT_PROMPT);
@@ -237,7 +245,7 @@ export function buildIr(input: BuildInput): IrServer {
   const concerns = buildConcerns({
     manifest: { ...manifest, exposeInMeta: manifest.exposeInMeta === true, enforce: manifest.enforce === true },
     known: {
-      tools: names,
+      tools: toolNames,
       // from the manifest, so an entry that failed its own checks does not also fail its mapping
       prompts: [...manifestPrompts, ...(preprocessors.length > 0 ? [WITH_CONTEXT_PROMPT] : [])],
       resources: (manifest.resources ?? []).map((r) => r.uri),
@@ -249,7 +257,8 @@ export function buildIr(input: BuildInput): IrServer {
     diagnostics,
     excluded,
   });
-  checkPresetCoverage({ concerns, tools: names, locateManifest, diagnostics });
+  checkPresetCoverage({ concerns, tools: toolNames, locateManifest, diagnostics });
+  attachUses(primitives.extraTools, used.byTool, [...tools, ...apiOperations]);
 
   const server: IrServer = {
     kind: 'server',
@@ -264,12 +273,13 @@ export function buildIr(input: BuildInput): IrServer {
     results: serverResultPolicy(results),
     tools,
     // after every schema is final: the TS names of all `$defs`, collision-free
-    sharedDefs: assignDefTypes({ tools, extraTools: primitives.extraTools }),
+    sharedDefs: assignDefTypes({ tools: [...tools, ...apiOperations], extraTools: primitives.extraTools }),
     securitySchemes: security.schemes,
     ...primitives,
     preprocessors,
   };
   if (concerns !== undefined) server.concerns = concerns;
+  if (apiOperations.length > 0) server.apiOperations = apiOperations;
   Object.assign(server, resolveDiscovery(manifest, Object.keys(concerns?.presets ?? {}), { locate: locateManifest, diagnostics }));
   const resultPresets = resolveResultPresets(manifest.resultPresets, Object.keys(concerns?.presets ?? {}), { locate: locateManifest, diagnostics });
   if (resultPresets !== undefined) server.resultPresets = resultPresets;

@@ -57,7 +57,7 @@ export type PolicyInput = {
   /** `policy` as written. */
   policy: Policy;
   /** The server as built so far: its primitives and concerns. */
-  server: Pick<IrServer, 'tools' | 'extraTools' | 'prompts' | 'resources' | 'resourceTemplates' | 'concerns' | 'reflection' | 'preprocessors'>;
+  server: Pick<IrServer, 'tools' | 'apiOperations' | 'extraTools' | 'prompts' | 'resources' | 'resourceTemplates' | 'concerns' | 'reflection' | 'preprocessors'>;
   locateManifest: (pointer: string, opts?: { key?: boolean }) => Location;
   diagnostics: Diagnostics;
   /** Collects `policy.limits.tools` keys that are the exact name of a left-out operation's tool (not warned about one by one). */
@@ -278,7 +278,8 @@ function mergeLimits(base: ToolLimits | undefined, entry: ToolLimits): ToolLimit
 
 function buildLimits(limits: NonNullable<Policy['limits']>, primitives: readonly PolicyPrimitive[], input: PolicyInput): LimitsConfig {
   const { diagnostics, locateManifest } = input;
-  const toolNames = primitives.filter((p) => p.kind === 'tools').map((p) => p.id);
+  // the operations extra tools call through ctx.api without being tools are limited too (their nested calls)
+  const toolNames = [...primitives.filter((p) => p.kind === 'tools').map((p) => p.id), ...(input.server.apiOperations ?? []).map((t) => t.name)];
   const dflt = limits.default !== undefined ? toolLimits(limits.default) : undefined;
   const entries: Array<LimitsConfig['tools'][number]> = [];
   for (const [key, value] of Object.entries(limits.tools ?? {})) {

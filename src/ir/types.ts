@@ -299,6 +299,11 @@ export type IrServer = {
   resultExamples?: IrResultExample[];
   /** The manifest's argument rules that could be applied, in manifest order, with the tools each changed (`build --report`). */
   argumentRules?: IrArgumentRuleUse[];
+  /**
+   * Operations extra tools call through `ctx.api` that are not tools (include/exclude leave them
+   * out), in spec order: emitted with the tools (`tools.gen.ts`), never listed. Absent when none.
+   */
+  apiOperations?: IrOperationTool[];
   /** Tools in spec order (paths in document order, methods in a fixed order). */
   tools: IrOperationTool[];
   /** Definitions shared by the tools' schemas (those with `inputDefTypes.shared` / `outputDefTypes.shared`). */
@@ -453,7 +458,26 @@ export type IrExtraTool = {
   outputDefTypes?: IrDefTypes;
   annotations: ToolAnnotations;
   handler: IrHandlerRef;
+  /** The operations the handler calls through `ctx.api` (manifest `uses`), in manifest order; absent when none. */
+  uses?: IrApiUse[];
+  /** TS identifier of the exported `<Tool>Api` type (`ctx.api`'s), with `uses`. */
+  apiTypeName?: string;
+  /** TS identifier of the exported `<Tool>Context` type (the handler's context), with `uses`. */
+  contextTypeName?: string;
   origin: Origin;
+};
+
+/** One operation an extra tool calls through `ctx.api`: an operation tool, or one of {@link IrServer.apiOperations}. */
+export type IrApiUse = {
+  /** Its operationId: the method's name on `ctx.api`. */
+  operationId: string;
+  /** The operation's tool name (audit lines and limits name the nested call by it). */
+  tool: string;
+  /** TS identifiers of its constant and argument type in `tools.gen.ts`. */
+  constName: string;
+  argsTypeName: string;
+  /** TS identifier of its result type, when it publishes an output schema. */
+  resultTypeName?: string;
 };
 
 /** One declared prompt argument. */

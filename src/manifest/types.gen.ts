@@ -674,9 +674,15 @@ export type ExtraTool = {
   };
   /**
    * The function that runs the tool: `<file>#<export>`, relative to the generated project's `src/`. It
-   * receives the validated arguments and a context (`signal`, `log`).
+   * receives the validated arguments and a context (`signal`, `log`, `progress`, `api`).
    */
   handler: HandlerRef;
+  /**
+   * OperationIds of the API operations the handler calls through `ctx.api` (typed, run like their tools,
+   * audited as nested calls). Operations left out of the tool list by `include`/`exclude` may be named too:
+   * the project keeps them for this tool.
+   */
+  uses?: string[];
 };
 
 /** One argument of a prompt (clients send argument values as strings). */

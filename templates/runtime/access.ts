@@ -108,7 +108,8 @@ function denied(access: AccessControl, identity: string, kind: PrimitiveKind, id
  */
 export function accessStep(access: AccessControl): Step {
   return (call, next) => {
-    if (access.allows(call.identity, 'tools', call.name)) return next();
+    // a nested call (an operation a handler calls through ctx.api) is part of the handler's call, which was allowed
+    if (call.parent !== undefined || access.allows(call.identity, 'tools', call.name)) return next();
     call.report.refusal = { kind: 'denied', reason: access.why(call.identity, 'tools', call.name) };
     return Promise.reject(denied(access, call.identity, 'tools', call.name));
   };

@@ -18,6 +18,7 @@ import type { CallToolResult, ServerCapabilities, ServerContext, Tool } from '@m
 import { Authenticator } from './auth.js';
 import { callOperation } from './call.js';
 import type { CallOptions } from './call.js';
+import { apiClient } from './api-client.js';
 import { callExtraTool } from './extra-tools.js';
 import type { AnyExtraTool } from './extra-tools.js';
 import { InFlightBudget } from './in-flight.js';
@@ -25,7 +26,7 @@ import type { OutputBacklog } from './in-flight.js';
 import { log } from './log.js';
 import { callArguments, invalidParams, observe, ServerInstance, sessionOf } from './instance.js';
 import type { PolicyLayer } from './instance.js';
-import { isInputRequired, runPipeline, toolCallSteps } from './pipeline.js';
+import { checkArguments, isInputRequired, nestedCall, runPipeline, toolCallSteps } from './pipeline.js';
 import type { Era, PipelineTool, Step, ToolCall, ToolGuard, ToolResult } from './pipeline.js';
 import { composeGates, OPEN_GATE } from './primitives.js';
 import type { PrimitiveGate } from './primitives.js';
@@ -246,7 +247,10 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
               void call.ctx.mcpReq
                 .notify({ method: 'notifications/progress', params: { progressToken: token, progress: value, ...(total !== undefined ? { total } : {}), ...(message !== undefined ? { message } : {}) } })
                 .catch(() => undefined);
-      return callExtraTool(target.tool, call.args, call.signal, { argumentsChecked: true, clientLog, ...(progress ? { progress } : {}) });
+      // ctx.api: the operations the tool declared, each a nested call through the policy's steps and this dispatch
+      const uses = target.tool.uses;
+      const api = uses ? apiClient(uses, (tool, args) => runNested(nestedCall(call, tool, args))) : undefined;
+      return callExtraTool(target.tool, call.args, call.signal, { argumentsChecked: true, clientLog, ...(progress ? { progress } : {}), ...(api ? { api } : {}) });
     }
     // the MCP client's own request headers (its Authorization above all) reach the API only
     // for a security scheme that takes its credential `fromClient`
@@ -262,6 +266,13 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
     if (call.headers) callOptions.clientHeaders = call.headers;
     if (options.fetch) callOptions.fetch = options.fetch;
     return callOperation(target.tool, call.args, withPresetResults(bounded(settings, call.bounds), call), callOptions);
+  };
+
+  /** A handler's nested call: the policy's steps and argument validation, then the operation's request (never a result that asks for input). */
+  const nestedSteps = [...(policy?.steps ?? []), checkArguments];
+  const runNested = async (call: ToolCall): Promise<{ result: CallToolResult; status?: number }> => {
+    const result = (await runPipeline(nestedSteps, dispatch, call)) as CallToolResult;
+    return { result, ...(call.report.httpStatus !== undefined ? { status: call.report.httpStatus } : {}) };
   };
 
   /** `settings` with the result settings of the request's active concern preset over the server's (the tool's own still win, in results.ts). */

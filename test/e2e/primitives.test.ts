@@ -314,7 +314,7 @@ describe('typed handlers', () => {
     expect(r.ok).toBe(false);
     const errors = r.output.split('\n').filter((l) => /error TS\d+/.test(l));
     expect(errors).toHaveLength(1);
-    const m = /src\/extra-tools\.gen\.ts\((\d+),\d+\): error TS2322: .*is not assignable to type '\(args: AdoptionFeeArgs, ctx: ExtraToolContext\) => AdoptionFeeResult \| Promise<AdoptionFeeResult>'/.exec(errors[0]!);
+    const m = /src\/extra-tools\.gen\.ts\((\d+),\d+\): error TS2322: .*is not assignable to type '\(args: AdoptionFeeArgs, ctx: ExtraToolContext<ApiClient>\) => AdoptionFeeResult \| Promise<AdoptionFeeResult>'/.exec(errors[0]!);
     expect(m, r.output).not.toBeNull();
     const line = readFileSync(path.join(broken, 'src/extra-tools.gen.ts'), 'utf8').split('\n')[Number(m![1]) - 1];
     expect(line).toContain('"handler": $handlers_adoption.adoptionFee');

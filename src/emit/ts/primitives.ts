@@ -2,14 +2,15 @@
  * Emits the custom primitives of a manifest:
  * - `src/extra-tools.gen.ts`: per extra tool an exported `<Tool>Args` / `<Tool>Result` type
  *   (from its JSON Schemas) and a `defineTool<Args, Result>({…, handler })` constant, so a user
- *   handler with the wrong signature fails `tsc` right there;
+ *   handler with the wrong signature fails `tsc` right there; a tool with `uses` also gets
+ *   `<Tool>Api` (its `ctx.api`, one typed method per operation) and `<Tool>Context`;
  * - `src/prompts.gen.ts`: the prompts as data (templates were checked at build time);
  * - `src/resources.gen.ts`: resources (static text, embedded files, handlers) and templates.
  * Handler modules are imported as namespaces under the aliases the IR decided.
  */
 import type { IrExtraTool, IrHandlerRef, IrResource, IrResourceTemplate, IrServer } from '../../ir/types.js';
 import { TS_HEADER } from '../header.js';
-import { docComment, tsLiteral } from '../safe.js';
+import { docComment, propKey, tsLiteral } from '../safe.js';
 import { arrayExpr, member, objectExpr } from './literal.js';
 import { declareSchemaType } from './schema-type.js';
 
@@ -24,7 +25,7 @@ export function handlerImports(refs: readonly IrHandlerRef[]): string {
 
 /** Renders `src/extra-tools.gen.ts`. */
 export function emitExtraToolsFile(ir: IrServer): string {
-  const parts = [TS_HEADER, '\n', "import { defineTool } from './runtime/extra-tools.js';\n", "import type { AnyExtraTool } from './runtime/extra-tools.js';\n", handlerImports(ir.extraTools.map((t) => t.handler))];
+  const parts = [TS_HEADER, '\n', "import { defineTool } from './runtime/extra-tools.js';\n", `import type { AnyExtraTool${ir.extraTools.some((t) => t.uses) ? ', ExtraToolContext' : ''} } from './runtime/extra-tools.js';\n`, ...apiImports(ir), handlerImports(ir.extraTools.map((t) => t.handler))];
   for (const t of ir.extraTools) {
     parts.push('\n' + declareSchemaType({ name: t.argsTypeName, schema: t.inputSchema, ...(t.inputDefTypes ? { defTypes: t.inputDefTypes } : {}), doc: `Arguments of the \`${t.name}\` tool, as its handler receives them (validated against the input schema).` }));
     if (t.outputSchema) {
@@ -32,7 +33,9 @@ export function emitExtraToolsFile(ir: IrServer): string {
     } else {
       parts.push(`\n${docComment(`What the \`${t.name}\` handler returns: text, any JSON value (sent as JSON text), or a complete \`CallToolResult\`.`)}export type ${t.resultTypeName} = unknown;\n`);
     }
-    parts.push(`\n${docComment(t.title ?? t.description ?? `The \`${t.name}\` tool.`)}export const ${t.constName} = defineTool<${t.argsTypeName}, ${t.resultTypeName}>(${extraToolExpr(t)});\n`);
+    if (t.uses && t.apiTypeName && t.contextTypeName) parts.push(apiTypes(t, t.uses, t.apiTypeName, t.contextTypeName));
+    const api = t.uses && t.apiTypeName ? `, ${t.apiTypeName}` : '';
+    parts.push(`\n${docComment(t.title ?? t.description ?? `The \`${t.name}\` tool.`)}export const ${t.constName} = defineTool<${t.argsTypeName}, ${t.resultTypeName}${api}>(${extraToolExpr(t)});\n`);
   }
   parts.push(`\n/** Every extra tool of this server, in manifest order. */\nexport const extraTools: readonly AnyExtraTool[] = ${arrayExpr(ir.extraTools.map((t) => t.constName))};\n`);
   return parts.join('');
@@ -48,8 +51,31 @@ function extraToolExpr(t: IrExtraTool): string {
   fields.push(['inputSchema', tsLiteral(t.inputSchema, 2)]);
   if (t.outputSchema) fields.push(['outputSchema', tsLiteral(t.outputSchema, 2)]);
   if (Object.keys(t.annotations).length > 0) fields.push(['annotations', tsLiteral(t.annotations, 2)]);
+  if (t.uses) fields.push(['uses', objectExpr(t.uses.map((u) => [u.operationId, u.constName]))]);
   fields.push(['handler', member(t.handler.moduleAlias, t.handler.exportName)]);
   return objectExpr(fields);
+}
+
+/** The imports of the `ctx.api` types and of the operations the tools use (from tools.gen.ts), sorted. */
+function apiImports(ir: IrServer): string[] {
+  const uses = ir.extraTools.flatMap((t) => t.uses ?? []);
+  if (uses.length === 0) return [];
+  const values = [...new Set(uses.map((u) => u.constName))].sort();
+  const types = [...new Set(uses.flatMap((u) => [u.argsTypeName, ...(u.resultTypeName ? [u.resultTypeName] : [])]))].sort();
+  return [
+    "import type { ApiOperation } from './runtime/api-client.js';\n",
+    `import { ${values.join(', ')} } from './tools.gen.js';\n`,
+    `import type { ${types.join(', ')} } from './tools.gen.js';\n`,
+  ];
+}
+
+/** `<Tool>Api`: one method per operation in `uses`; `<Tool>Context`: the handler's context with it. */
+function apiTypes(t: IrExtraTool, uses: NonNullable<IrExtraTool['uses']>, apiType: string, contextType: string): string {
+  const methods = uses.map((u) => `${docComment(`Runs \`${u.operationId}\` as its tool \`${u.tool}\` would, as a nested call of this one.`, '  ')}  ${propKey(u.operationId)}: ApiOperation<${u.argsTypeName}, ${u.resultTypeName ?? 'unknown'}>;\n`).join('');
+  return (
+    `\n${docComment(`The API operations the \`${t.name}\` handler calls through \`ctx.api\` (manifest \`uses\`), by operationId.`)}export type ${apiType} = {\n${methods}};\n` +
+    `\n${docComment(`What the \`${t.name}\` handler gets besides its arguments: \`ctx.api\` is {@link ${apiType}}.`)}export type ${contextType} = ExtraToolContext<${apiType}>;\n`
+  );
 }
 
 /** Renders `src/prompts.gen.ts`. */

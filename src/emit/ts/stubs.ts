@@ -9,7 +9,7 @@ import type { IrHandlerRef, IrServer } from '../../ir/types.js';
 import { docComment, tsString } from '../safe.js';
 
 type Use =
-  | { kind: 'tool'; name: string; argsTypeName: string; resultTypeName: string }
+  | { kind: 'tool'; name: string; argsTypeName: string; resultTypeName: string; contextTypeName?: string }
   | { kind: 'resource'; uri: string }
   | { kind: 'template'; uriTemplate: string }
   | { kind: 'preprocessor'; name: string };
@@ -17,7 +17,7 @@ type Use =
 /** Every handler reference of the server with what it serves, in manifest order. */
 function handlerUses(ir: IrServer): Array<{ ref: IrHandlerRef; use: Use }> {
   return [
-    ...ir.extraTools.map((t) => ({ ref: t.handler, use: { kind: 'tool', name: t.name, argsTypeName: t.argsTypeName, resultTypeName: t.resultTypeName } as Use })),
+    ...ir.extraTools.map((t) => ({ ref: t.handler, use: { kind: 'tool', name: t.name, argsTypeName: t.argsTypeName, resultTypeName: t.resultTypeName, ...(t.uses && t.contextTypeName ? { contextTypeName: t.contextTypeName } : {}) } as Use })),
     ...ir.resources.flatMap((r) => (r.content.kind === 'handler' ? [{ ref: r.content.handler, use: { kind: 'resource', uri: r.uri } as Use }] : [])),
     ...ir.resourceTemplates.map((t) => ({ ref: t.handler, use: { kind: 'template', uriTemplate: t.uriTemplate } as Use })),
     ...ir.preprocessors.map((p) => ({ ref: p.handler, use: { kind: 'preprocessor', name: p.name } as Use })),
@@ -62,10 +62,12 @@ function stub(file: string, uses: ReadonlyArray<{ ref: IrHandlerRef; use: Use }>
     const edit = `edit src/${file}`;
     if (use.kind === 'tool') {
       types.add(use.argsTypeName).add(use.resultTypeName);
-      need('extra-tools', 'ExtraToolContext');
+      // a tool with `uses` gets its typed context (ctx.api), generated beside its types
+      if (use.contextTypeName !== undefined) types.add(use.contextTypeName);
+      else need('extra-tools', 'ExtraToolContext');
       fns.push(
         docComment(`Handler of the \`${use.name}\` tool: gets the validated arguments, returns the result (a thrown error becomes an \`isError\` result).`) +
-          `export async function ${ref.exportName}(_args: ${use.argsTypeName}, _ctx: ExtraToolContext): Promise<${use.resultTypeName}> {\n` +
+          `export async function ${ref.exportName}(_args: ${use.argsTypeName}, _ctx: ${use.contextTypeName ?? 'ExtraToolContext'}): Promise<${use.resultTypeName}> {\n` +
           `  throw new Error(${tsString(`the ${use.name} tool is not implemented yet: ${edit}`)});\n}\n`,
       );
     } else if (use.kind === 'resource') {

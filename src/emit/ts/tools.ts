@@ -1,6 +1,8 @@
 /**
  * Emits `src/tools.gen.ts`: one exported argument type, (optional) result type and tool constant
- * per tool, the `tools` table, and the schema definitions the tools share.
+ * per tool, the `tools` table, and the schema definitions the tools share. The operations extra
+ * tools call through `ctx.api` without being tools (`ir.apiOperations`) come after the tools,
+ * declared the same way and left out of the table.
  *
  * - Every constant carries an explicit type annotation (`OperationTool<Args>`), and the table
  *   lists them each widened to `OperationTool`, so tsc never infers one giant literal or union
@@ -27,7 +29,8 @@ type Mode = 'input' | 'output';
 export function emitToolsFile(ir: IrServer): string {
   // which tool schemas use the shared tables, as the IR decided (a clash keeps a schema self-contained)
   const shared = new Map<JsonSchema, Mode>();
-  for (const t of ir.tools) {
+  const apiOnly = ir.apiOperations ?? [];
+  for (const t of [...ir.tools, ...apiOnly]) {
     if (t.inputDefTypes?.shared) shared.set(t.inputSchema, 'input');
     if (t.outputSchema && t.outputDefTypes?.shared) shared.set(t.outputSchema, 'output');
   }
@@ -55,9 +58,12 @@ export function emitToolsFile(ir: IrServer): string {
     return `withDefs(${tsLiteral(root, 2)}, ${mode}Defs, ${tsLiteral(Object.keys($defs as object))})`;
   };
 
-  for (const t of ir.tools) {
-    parts.push('\n' + declareSchemaType({ name: t.argsTypeName, schema: t.inputSchema, doc: `Arguments of the \`${t.name}\` tool.`, ...(t.inputDefTypes ? { defTypes: t.inputDefTypes } : {}) }));
-    if (t.outputSchema) parts.push('\n' + declareSchemaType({ name: t.resultTypeName, schema: t.outputSchema, doc: `Structured result of the \`${t.name}\` tool.`, ...(t.outputDefTypes ? { defTypes: t.outputDefTypes } : {}) }));
+  const api = new Set(apiOnly);
+  for (const t of [...ir.tools, ...apiOnly]) {
+    // an API-only operation is no tool: its doc says what calls it
+    const what = api.has(t) ? `\`${t.operationId ?? t.name}\` operation (not a tool: extra tools call it through \`ctx.api\`)` : `\`${t.name}\` tool`;
+    parts.push('\n' + declareSchemaType({ name: t.argsTypeName, schema: t.inputSchema, doc: `Arguments of the ${what}.`, ...(t.inputDefTypes ? { defTypes: t.inputDefTypes } : {}) }));
+    if (t.outputSchema) parts.push('\n' + declareSchemaType({ name: t.resultTypeName, schema: t.outputSchema, doc: `Structured result of the ${what}.`, ...(t.outputDefTypes ? { defTypes: t.outputDefTypes } : {}) }));
     parts.push(
       `\n${docComment(`${t.method} ${t.path}${t.title ? ` — ${t.title}` : ''}`)}` +
         `export const ${t.constName}: OperationTool<${t.argsTypeName}> = ${toolExpr(t, schemaExpr)};\n`,
