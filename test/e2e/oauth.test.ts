@@ -34,6 +34,9 @@ policy:
     rules:
       - clients: [user-denied]
         deny: { names: [getOrderById] }
+  limits:
+    tools:
+      getUserByName: { perMinute: { client: 1 } }
 `;
 
 /** The API: answers every request with a small JSON order and remembers what it was asked. */
@@ -241,6 +244,27 @@ describe('the SDK clients\' own OAuth support: authorization code + PKCE against
     await client.close();
     expect(backend.requests).toEqual([]);
   }, 60_000);
+});
+
+describe('per-identity state', () => {
+  it('two users of the same OAuth client are counted apart by a per-client rate limit', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    // tokens as the provider issues them for two users signed in through one client
+    const user = (sub: string) => idp.sign({ iss: idp.issuer, aud: server.url, sub, client_id: 'shared-app', scope: 'read:pets', iat: now, exp: now + 600 });
+    const call = async (token: string) => {
+      const { client } = await connectClient({ kind: 'http', url: server.url, headers: { authorization: `Bearer ${token}` } }, 'modern');
+      const result = (await client.callTool({ name: 'getUserByName', arguments: { username: 'x' } })) as { isError?: boolean; content: Array<{ text?: string }> };
+      await client.close();
+      return result;
+    };
+    const alice = await user('alice');
+    const bob = await user('bob');
+    expect((await call(alice)).isError).toBeFalsy();
+    expect((await call(bob)).isError).toBeFalsy();
+    const again = await call(alice);
+    expect(again.isError).toBe(true);
+    expect(again.content[0]!.text).toMatch(/per minute|rate|limit/i);
+  });
 });
 
 describe('per-tool scopes from the API description (petstore_auth: read:pets, write:pets)', () => {
