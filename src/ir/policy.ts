@@ -162,7 +162,7 @@ function buildAccess(access: NonNullable<Policy['access']>, primitives: readonly
       if (selector === undefined) continue;
       const source = `policy.access.rules[${i}].${effect}`;
       const matched = resolveSelector(selector, primitives, { at: `${at}/${effect}`, source, input });
-      resolved.push({ clients: sortedUnique(clients), effect, ...matched, source });
+      resolved.push({ clients: sortedUnique(clients), ...(rule.scopes !== undefined ? { scopes: sortedUnique(rule.scopes) } : {}), ...(rule.claims !== undefined ? { claims: rule.claims } : {}), effect, ...matched, source });
     }
   });
   return { default: dflt, rules: resolved };

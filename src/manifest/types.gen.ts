@@ -1063,6 +1063,16 @@ export type PolicyRule = {
    * letters, digits and `._@-`; `*` is every client.
    */
   clients: string[];
+  /**
+   * Only requests whose OAuth access token carries every one of these scopes (over HTTP with
+   * `<ENV_PREFIX>_OAUTH_ISSUER`); static client tokens and stdio never match.
+   */
+  scopes?: string[];
+  /**
+   * Only requests whose OAuth access token has each of these claims with this value (a list claim matches
+   * when it holds the value); static client tokens and stdio never match.
+   */
+  claims?: Record<string, string | number | boolean>;
   /** Primitives the clients may list and use. */
   allow?: PolicySelector;
   /** Primitives the clients may not list or use (wins over every allow). */

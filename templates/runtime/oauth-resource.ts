@@ -155,6 +155,12 @@ function scopesOf(payload: JWTPayload): string[] {
   return [];
 }
 
+/** The claims of `payload` whose values are strings, numbers, booleans or lists of them. */
+function plainClaims(payload: JWTPayload): Record<string, unknown> {
+  const plain = (v: unknown): boolean => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
+  return Object.fromEntries(Object.entries(payload).filter(([, v]) => plain(v) || (Array.isArray(v) && v.every(plain))));
+}
+
 /** The key set function `jose` verifies with. */
 type KeySet = ReturnType<typeof createRemoteJWKSet>;
 
@@ -180,7 +186,8 @@ export function jwtVerifier(keys: KeySet, issuer: string, audience: string): OAu
         // the SDK refuses a token past `expiresAt`: the skew allowance counts there too
         expiresAt: payload.exp! + CLOCK_SKEW_S,
         ...(asUrl(audience) ? { resource: asUrl(audience)! } : {}),
-        extra: { sub: sub ?? null, client_id: clientId ?? null, iss: issuer },
+        // the token's claims for access rules (policy.access rules[].claims): plain values and lists of them
+        extra: { sub: sub ?? null, client_id: clientId ?? null, iss: issuer, claims: plainClaims(payload) },
       };
     },
   };

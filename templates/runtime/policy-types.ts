@@ -44,6 +44,10 @@ export type AuditConfig = {
 export type AccessRule = {
   /** Client identities the rule applies to; `*` matches every identity. */
   readonly clients: readonly string[];
+  /** OAuth scopes the request's access token must all carry for the rule to apply; absent ⇒ any request of the clients. */
+  readonly scopes?: readonly string[];
+  /** Claims the request's access token must have with these values (a list claim: holding the value); absent ⇒ any request of the clients. */
+  readonly claims?: Readonly<Record<string, string | number | boolean>>;
   readonly effect: 'allow' | 'deny';
   /** Tool names matched. */
   readonly tools: readonly string[];

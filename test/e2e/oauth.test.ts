@@ -34,6 +34,9 @@ policy:
     rules:
       - clients: [user-denied]
         deny: { names: [getOrderById] }
+      - clients: ['*']
+        claims: { org: blocked }
+        deny: { names: [logoutUser] }
   limits:
     tools:
       getUserByName: { perMinute: { client: 1 } }
@@ -264,6 +267,27 @@ describe('per-identity state', () => {
     const again = await call(alice);
     expect(again.isError).toBe(true);
     expect(again.content[0]!.text).toMatch(/per minute|rate|limit/i);
+  });
+});
+
+describe('access rules on token claims', () => {
+  it('a rule on a claim applies to the tokens with that claim, whoever they are', async () => {
+    backend.requests.length = 0;
+    const now = Math.floor(Date.now() / 1000);
+    const token = (sub: string, org: string) => idp.sign({ iss: idp.issuer, aud: server.url, sub, client_id: 'shared-app', org, scope: 'read:pets', iat: now, exp: now + 600 });
+    const session = async (t: string) => (await connectClient({ kind: 'http', url: server.url, headers: { authorization: `Bearer ${t}` } }, 'legacy')).client;
+    const blocked = await session(await token('carol', 'blocked'));
+    expect((await blocked.listTools()).tools.map((t) => t.name)).not.toContain('logoutUser');
+    const err = await blocked.callTool({ name: 'logoutUser', arguments: {} }).then(() => undefined, (e: unknown) => e as { message: string });
+    expect(err?.message).toContain('Tool logoutUser is not available to client "carol"');
+    expect(err?.message).toContain('policy.access.rules[1].deny');
+    await blocked.close();
+    expect(backend.requests).toEqual([]);
+    const acme = await session(await token('dave', 'acme'));
+    expect((await acme.listTools()).tools.map((t) => t.name)).toContain('logoutUser');
+    expect(((await acme.callTool({ name: 'logoutUser', arguments: {} })) as { isError?: boolean }).isError).toBeFalsy();
+    await acme.close();
+    expect(backend.requests.map((r) => r.path)).toEqual(['/user/logout']);
   });
 });
 

@@ -162,6 +162,33 @@ describe('policy access rules: resolution over the served primitives', () => {
     ]);
   });
 
+  it('keeps a rule\'s OAuth scopes (sorted, once) and claims for the runtime, and refuses a claim that is not a plain value', async () => {
+    const { diagnostics, policy } = await build(`policy:
+  access:
+    default: deny
+    rules:
+      - clients: ['*']
+        claims: { org: acme, admin: true }
+        allow: { names: [deletePet] }
+      - clients: ['*']
+        scopes: [pets.write, pets.read, pets.write]
+        allow: { names: [createPet] }
+`);
+    expect(diagnostics).toEqual([]);
+    expect(policy!.access!.rules.map((r) => ({ scopes: r.scopes, claims: r.claims, tools: r.tools }))).toEqual([
+      { scopes: undefined, claims: { org: 'acme', admin: true }, tools: ['deletePet'] },
+      { scopes: ['pets.read', 'pets.write'], claims: undefined, tools: ['createPet'] },
+    ]);
+    const bad = await build(`policy:
+  access:
+    rules:
+      - clients: ['*']
+        claims: { org: [acme] }
+        deny: { names: [deletePet] }
+`);
+    expect(bad.diagnostics.map((d) => d.code)).toContain('MCPGEN_MANIFEST_INVALID');
+  });
+
   it('matches persist_justification, gate prompts (following their tools\' concerns) and with_context', async () => {
     const { diagnostics, policy } = await build(`preprocessors:
   - { name: ctx, handler: 'handlers/h.ts#fee' }

@@ -172,3 +172,47 @@ describe('rule sources as the compiler writes them', () => {
     expect(access.why('anyone', 'tools', 'drop')).toBe('policy.access.rules[0].deny');
   });
 });
+
+describe('rules on OAuth scopes and claims', () => {
+  // "only tokens with org=acme may use destructive tools", and a scope that unlocks a tool
+  const byToken = new AccessControl({
+    default: 'deny',
+    rules: [
+      rule('policy.access.rules[0].allow', 'allow', ['*'], ['list_pets']),
+      rule('policy.access.rules[1].allow', 'allow', ['*'], ['delete_pet'], { claims: { org: 'acme' } }),
+      rule('policy.access.rules[2].allow', 'allow', ['*'], ['add_pet'], { scopes: ['pets:write'] }),
+      rule('policy.access.rules[3].deny', 'deny', ['*'], ['list_pets'], { claims: { groups: 'suspended' } }),
+    ],
+  });
+  /** A request with an OAuth access token (oauth-resource.ts marks it with extra.iss). */
+  const oauth = (clientId: string, scopes: string[], claims: Record<string, unknown>): ServerContext =>
+    ({ http: { authInfo: { clientId, token: 't', scopes, expiresAt: 1, extra: { iss: 'https://as.example.com', sub: clientId, claims } } } }) as unknown as ServerContext;
+  const gate = accessGate(byToken, 'anonymous');
+
+  it('applies a claims rule to the tokens with that claim value, a list claim when it holds the value', () => {
+    expect(gate.visible('tools', 'delete_pet', oauth('u1', [], { org: 'acme' }))).toBe(true);
+    expect(gate.visible('tools', 'delete_pet', oauth('u2', [], { org: 'other' }))).toBe(false);
+    expect(gate.visible('tools', 'delete_pet', oauth('u3', [], {}))).toBe(false);
+    expect(gate.visible('tools', 'list_pets', oauth('u4', [], { groups: ['staff', 'suspended'] }))).toBe(false);
+    expect(gate.visible('tools', 'list_pets', oauth('u4', [], { groups: ['staff'] }))).toBe(true);
+    expect(() => gate.assertAllowed('tools', 'delete_pet', oauth('u2', [], { org: 'other' }))).toThrow(/policy\.access\.default/);
+  });
+
+  it('applies a scopes rule to tokens carrying every scope', () => {
+    expect(gate.visible('tools', 'add_pet', oauth('u1', ['pets:read', 'pets:write'], {}))).toBe(true);
+    expect(gate.visible('tools', 'add_pet', oauth('u1', ['pets:read'], {}))).toBe(false);
+  });
+
+  it('never applies to static client tokens or stdio, whatever their identity', () => {
+    expect(gate.visible('tools', 'delete_pet', as('acme'))).toBe(false);
+    expect(gate.visible('tools', 'add_pet', undefined)).toBe(false);
+    expect(byToken.allows('anyone', 'tools', 'delete_pet')).toBe(false);
+  });
+
+  it('the access step decides with the call\'s token', async () => {
+    const step = accessStep(byToken);
+    const withToken = (ctx: ServerContext) => ({ ...call('delete_pet', 'u1'), ctx }) as ToolCall;
+    await expect(runPipeline([step], ok, withToken(oauth('u1', [], { org: 'acme' })))).resolves.toMatchObject({ content: [{ text: 'ran' }] });
+    await expect(runPipeline([step], ok, withToken(oauth('u1', [], { org: 'evil' })))).rejects.toThrow('Tool delete_pet is not available to client "u1"');
+  });
+});
