@@ -267,6 +267,11 @@ describe('per-identity state', () => {
     const again = await call(alice);
     expect(again.isError).toBe(true);
     expect(again.content[0]!.text).toMatch(/per minute|rate|limit/i);
+    // the audit trail has both: the user (client) and the OAuth client (oauthClient), never the token
+    const events = readFileSync(audit, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { event: string; client?: string; oauthClient?: string; primitive?: string });
+    const invoked = events.filter((e) => e.event === 'tool.invoked' && e.primitive === 'getUserByName');
+    expect(invoked.map((e) => [e.client, e.oauthClient])).toEqual([['alice', 'shared-app'], ['bob', 'shared-app'], ['alice', 'shared-app']]);
+    expect(readFileSync(audit, 'utf8')).not.toContain(alice);
   });
 });
 

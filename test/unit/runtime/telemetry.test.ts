@@ -76,6 +76,14 @@ describe('telemetryStep', () => {
       expect(everything).not.toContain('Rex-argument-value');
     });
 
+    it('carries the OAuth client of an access token beside the identity (its sub), never the token', async () => {
+      const ctx = { sessionId: 'sess-9', http: { authInfo: { token: 'eyJ-the-access-token', clientId: 'alice', scopes: [], expiresAt: 1, extra: { iss: 'https://as.example.com', sub: 'alice', client_id: 'claude-connector' } } } };
+      await runPipeline([step], async () => ok, toolCall({ ctx } as unknown as Partial<ToolCall>));
+      const [span] = exporter.getFinishedSpans();
+      expect(span!.attributes).toMatchObject({ 'mcp.client.identity': 'alice', 'mcp.client.oauth_client_id': 'claude-connector' });
+      expect(JSON.stringify(span!.attributes)).not.toContain('eyJ-the-access-token');
+    });
+
     it('outcomes: failed (isError, thrown), denied, limited, input_required; modern calls have no session', async () => {
       const run = (dispatch: (call: ToolCall) => Promise<ToolResult>, over: Partial<ToolCall> = {}) => runPipeline([step], dispatch, toolCall(over)).catch(() => undefined);
       await run(async (call) => ((call.report.httpStatus = 502), { isError: true, content: [{ type: 'text', text: `bad ${SECRET}` }] }));
