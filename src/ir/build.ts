@@ -38,7 +38,7 @@ import type { OutputSchemaMode } from './output-schema.js';
 import type { IrOperationTool, IrResultExample, IrServer, ToolAnnotations } from './types.js';
 
 /** A per-operation override from the manifest. */
-export type OverrideInput = { name?: string; title?: string; description?: string; annotations?: ToolAnnotations; arguments?: Record<string, ArgumentOverride>; outputSchemas?: OutputSchemaMode; results?: ResultsOverride };
+export type OverrideInput = { name?: string; title?: string; description?: string; annotations?: ToolAnnotations; arguments?: Record<string, ArgumentOverride>; outputSchemas?: OutputSchemaMode; results?: ResultsOverride; scopes?: string[] };
 
 /**
  * The manifest settings the IR builder reads (defaults applied); selectors as written, so that
@@ -48,6 +48,7 @@ export type BuildManifest = Pick<
   ResolvedManifest,
   'name' | 'version' | 'description' | 'baseUrl' | 'envPrefix' | 'maxToolNameLength' | 'maxDescriptionLength' | 'timeoutMs' | 'maxResponseBytes' | 'auth' | 'uploads'
 > &
+  Partial<Pick<ResolvedManifest, 'scopeMap'>> &
   Partial<Pick<ResolvedManifest, 'package' | 'outputSchemas' | 'outputSchemaDepth' | 'outputSchemaMaxBytes' | 'inputSchemaMaxBytes' | 'maxArgumentDescriptionLength' | 'budget' | 'results' | 'resultPresets'>
 > &
   Partial<Pick<ResolvedManifest, 'maxInFlightBytes' | 'dir' | 'extraTools' | 'prompts' | 'resources' | 'resourceTemplates' | 'concerns' | 'concernMappings' | 'concernPresets' | 'exposeInMeta' | 'enforce' | 'preprocessors' | 'reflection' | 'discovery' | 'discoveryPresets'>> & {
@@ -147,7 +148,7 @@ export function buildIr(input: BuildInput): IrServer {
     locateManifest,
     diagnostics,
   });
-  const toolScopes = mcpScopes(spec, [...selected, ...used.only], (n) => conv.deref(n)).scopes;
+  const toolScopes = mcpScopes({ spec, ops: [...selected, ...used.only], deref: (n) => conv.deref(n), ...(manifest.scopeMap ? { scopeMap: manifest.scopeMap } : {}), locateManifest, diagnostics }).scopes;
   if (manifest.maxInFlightBytes !== undefined && manifest.maxInFlightBytes < manifest.maxResponseBytes) {
     diagnostics.error('MCPGEN_MANIFEST_INVALID', `maxInFlightBytes ${manifest.maxInFlightBytes} is less than maxResponseBytes ${manifest.maxResponseBytes}: no response could be read`, 'raise `maxInFlightBytes` to at least `maxResponseBytes` (the default is 67108864)', locateManifest('/maxInFlightBytes'));
   }
@@ -184,8 +185,9 @@ export function buildIr(input: BuildInput): IrServer {
       security: security.requirements.get(op) ?? [],
       origin: { file, pointer: op.pointer },
     };
-    const scopes = toolScopes.get(op);
-    if (scopes !== undefined) tool.scopes = scopes;
+    // the manifest's own list wins (`[]`: none)
+    const scopes = ov?.scopes !== undefined ? [...new Set(ov.scopes)].sort() : toolScopes.get(op);
+    if (scopes !== undefined && scopes.length > 0) tool.scopes = scopes;
     const title = ov?.title ?? parts.title;
     const description = ov?.description ?? (parts.description === undefined ? undefined : truncateDescription(plainLinks(parts.description), manifest.maxDescriptionLength));
     if (title !== undefined) tool.title = title;

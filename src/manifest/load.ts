@@ -74,6 +74,8 @@ export type ResolvedManifest = {
   argumentRules?: ArgumentRule[];
   /** Environment variable names per security scheme, as written (entries that are not objects dropped). */
   auth?: Record<string, AuthScheme>;
+  /** `scopeMap`: API scope ⇒ the MCP scope(s) it becomes, as written (entries neither a string nor a list of strings dropped). */
+  scopeMap?: Record<string, string | string[]>;
   uploads?: Uploads;
   /** Absolute directory of the manifest (`file` resources are read relative to it). */
   dir: string;
@@ -336,6 +338,9 @@ export function resolveManifest(loaded: LoadedManifest): ResolvedManifest {
   if (isRecord(m.uploads)) out.uploads = m.uploads as Uploads;
   if (isRecord(m.auth)) {
     out.auth = Object.fromEntries(Object.entries(m.auth).filter(([, v]) => isRecord(v))) as Record<string, AuthScheme>;
+  }
+  if (isRecord(m.scopeMap)) {
+    out.scopeMap = Object.fromEntries(Object.entries(m.scopeMap).filter(([, v]) => typeof v === 'string' || (Array.isArray(v) && v.every((x) => typeof x === 'string')))) as Record<string, string | string[]>;
   }
   const records = <T>(k: string): T[] | undefined => (Array.isArray(m[k]) ? (m[k].filter(isRecord) as T[]) : undefined);
   const extraTools = records<ExtraTool>('extraTools');

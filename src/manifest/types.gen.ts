@@ -300,6 +300,13 @@ export type Manifest = {
    */
   arguments?: ArgumentRule[];
   /**
+   * OAuth scopes of the API description (its oauth2/openIdConnect scheme's) mapped to the scopes MCP access
+   * tokens carry: each API scope an operation's `security` lists becomes the scope, or the scopes, given here
+   * (`[]`: none); an API scope not listed stays as it is. A key the API description does not define is a
+   * warning.
+   */
+  scopeMap?: Record<string, string | string[]>;
+  /**
    * Credentials for the API's security schemes: maps a scheme name (from `components.securitySchemes`, or
    * `securityDefinitions` in Swagger 2.0) to the environment variables the generated server reads the secrets
    * from at run time. Only variable names go here, never secrets. A scheme that is not listed reads
@@ -481,6 +488,12 @@ export type Override = {
    */
   arguments?: Record<string, ArgumentOverride>;
   results?: ResultsOverride;
+  /**
+   * OAuth scopes an MCP access token must carry to see and call the tool (over HTTP with
+   * `<ENV_PREFIX>_OAUTH_ISSUER`), instead of those its operation's `security` lists for the API description's
+   * oauth2/openIdConnect scheme (after `scopeMap`); `[]`: none.
+   */
+  scopes?: string[];
 };
 
 /**

@@ -12,15 +12,17 @@ import type { LoadedSpec } from '../../src/openapi/load.js';
 import { allScopes, missingScopes, scopeGate, scopeShortfall } from '../../templates/runtime/oauth-scopes.js';
 import { corpusSpec } from '../helpers/corpus.js';
 
-function tools(specText: string, file = 'openapi.yaml') {
+function build(specText: string, file = 'openapi.yaml', manifestYaml = '') {
   const diagnostics = new Diagnostics();
   const spec = parseYamlSource({ file, text: specText, diagnostics, syntaxCode: 'MCPGEN_SPEC_SYNTAX' })!;
-  const manifest: BuildManifest = { name: 'x', version: '1.0.0', envPrefix: 'X', maxToolNameLength: 64, maxDescriptionLength: 1024, timeoutMs: 1000, maxResponseBytes: 10_000 };
+  const mf = parseYamlSource({ file: 'mcpgen.yaml', text: manifestYaml || '{}', diagnostics, syntaxCode: 'MCPGEN_MANIFEST_SYNTAX' })!;
+  const manifest: BuildManifest = { name: 'x', version: '1.0.0', envPrefix: 'X', maxToolNameLength: 64, maxDescriptionLength: 1024, timeoutMs: 1000, maxResponseBytes: 10_000, ...(mf.value as object) };
   const document = spec.value as Record<string, unknown>;
   const loaded: LoadedSpec = { version: typeof document.swagger === 'string' ? '2.0' : '3.0', document, source: spec };
-  const ir = buildIr({ manifest, locateManifest: (p, o) => spec.locate(p, o), spec: loaded, diagnostics });
-  return Object.fromEntries(ir.tools.map((t) => [t.name, t.scopes]));
+  const ir = buildIr({ manifest, locateManifest: (p, o) => mf.locate(p, o), spec: loaded, diagnostics });
+  return { scopes: Object.fromEntries(ir.tools.map((t) => [t.name, t.scopes])), diagnostics: diagnostics.items };
 }
+const tools = (specText: string, file = 'openapi.yaml') => build(specText, file).scopes;
 
 const SPEC = `openapi: 3.0.3
 info: { title: t, version: '1' }
@@ -59,6 +61,29 @@ describe('scopes in the IR', () => {
     expect(scopes.addPet).toEqual(['read:pets', 'write:pets']);
     expect(scopes.getPetById).toBeUndefined(); // api_key
     expect(scopes.getOrderById).toBeUndefined(); // no security
+  });
+});
+
+describe('scopes from the manifest', () => {
+  it('scopeMap renames API scopes (one to several, or to none); overrides.<op>.scopes replaces a tool\'s list', () => {
+    const { scopes, diagnostics } = build(SPEC, 'openapi.yaml', `scopeMap:
+  read: mcp.read
+  write: [mcp.write, mcp.read]
+  admin: []
+overrides:
+  open: { scopes: [public.read, public.read] }
+  usesDefault: { scopes: [] }
+`);
+    expect(diagnostics.filter((d) => d.code.startsWith('MCPGEN_SCOPE'))).toEqual([]);
+    expect(scopes).toMatchObject({ usesDefault: undefined, writes: ['mcp.read', 'mcp.write'], fewest: ['mcp.read'], open: ['public.read'], noScopes: undefined });
+  });
+
+  it('a scopeMap key the API description does not define is a located warning with the nearest scope', () => {
+    const { diagnostics } = build(SPEC, 'openapi.yaml', 'scopeMap:\n  reed: mcp.read\n');
+    const d = diagnostics.find((x) => x.code === 'MCPGEN_SCOPE_MAP_UNKNOWN')!;
+    expect(d.message).toBe('scopeMap maps "reed", which is no scope of the API description\'s scheme "oauth"; the entry does nothing');
+    expect(d.help).toBe('did you mean "read"?');
+    expect(d.location).toMatchObject({ file: 'mcpgen.yaml', pointer: '/scopeMap/reed', line: 2 });
   });
 });
 

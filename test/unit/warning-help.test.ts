@@ -104,6 +104,11 @@ const ROWS: Record<WarningCode, Row> = {
     files: base('', SPEC.replace('components:\n', 'security: [{ token: [] }]\ncomponents:\n')),
     follow: (f) => edit(f, 'openapi.yaml', 'components:\n', 'components:\n  securitySchemes:\n    token: { type: http, scheme: bearer }\n'), // define it
   },
+  MCPGEN_SCOPE_MAP_UNKNOWN: {
+    files: base("scopeMap: { 'read:petz': pets.read }\n", SPEC.replace('components:\n', "security: [{ oauth: ['read:pets'] }]\ncomponents:\n  securitySchemes:\n    oauth: { type: oauth2, flows: { authorizationCode: { authorizationUrl: 'https://a.example.com/a', tokenUrl: 'https://a.example.com/t', scopes: { 'read:pets': r } } } }\n")),
+    // the help names the nearest scope of the scheme
+    follow: (f, d) => edit(f, 'mcpgen.yaml', 'read:petz', /did you mean "([^"]+)"/.exec(d.help)?.[1] ?? '(no scope in the help)'),
+  },
   MCPGEN_NO_BASE_URL: {
     files: base('', SPEC.replace("servers: [{ url: 'https://api.example.com' }]\n", '')),
     follow: (f) => ({ ...f, 'mcpgen.yaml': `${f['mcpgen.yaml']}baseUrl: https://api.example.com\n` }),
