@@ -10,6 +10,7 @@ import { escapePointerToken, type Diagnostics, type Location } from '../diagnost
 import { isObject } from '../json.js';
 import type { ArgumentOverride } from '../manifest/types.gen.js';
 import { suggest } from '../suggest.js';
+import { X_MCP_HEADER, X_MCP_HEADER_TYPES } from './operation-tool.js';
 import type { OperationParts } from './operation-tool.js';
 import type { IrBody, IrParam, JsonSchema } from './types.js';
 
@@ -35,7 +36,7 @@ export type ArgumentsInput = {
 
 const ENV_NAME = /^[A-Z_][A-Z0-9_]*$/;
 const ARG_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
-const VISIBLE_ONLY = ['default', 'description', 'name'] as const;
+const VISIBLE_ONLY = ['default', 'description', 'name', 'header'] as const;
 
 /** Returns `parts` with the argument overrides applied; problems go to `diagnostics`. */
 export function applyArgumentOverrides(input: ArgumentsInput): OperationParts {
@@ -52,6 +53,7 @@ export function applyArgumentOverrides(input: ArgumentsInput): OperationParts {
   const defaults = new Map<string, unknown>();
   const descriptions = new Map<string, string>();
   const renames = new Map<string, string>();
+  const headers = new Map<string, string>();
   for (const arg of Object.keys(overrides)) {
     const o = overrides[arg];
     if (!isObject(o)) continue;
@@ -71,6 +73,7 @@ export function applyArgumentOverrides(input: ArgumentsInput): OperationParts {
     if (Object.hasOwn(read, 'default')) defaults.set(arg, read.default);
     if (read.description !== undefined) descriptions.set(arg, read.description);
     if (read.name !== undefined) renames.set(arg, read.name);
+    if (read.header !== undefined) headers.set(arg, read.header);
   }
 
   // names must stay unique across every argument, hidden ones included: the server fills those under their own name
@@ -86,14 +89,29 @@ export function applyArgumentOverrides(input: ArgumentsInput): OperationParts {
 
   const schema = parts.inputSchema;
   const properties = isObject(schema.properties) ? schema.properties : {};
+  // `header`: the argument is mirrored as Mcp-Param-<header>; names must differ ignoring case, types be primitive
+  const headerOf = (arg: string): string | undefined => headers.get(arg) ?? (isObject(properties[arg]) && typeof properties[arg][X_MCP_HEADER] === 'string' ? (properties[arg][X_MCP_HEADER] as string) : undefined);
+  for (const [arg, header] of headers) {
+    const prop = properties[arg];
+    const type = isObject(prop) ? prop.type : undefined;
+    const clash = Object.keys(properties).find((a) => a !== arg && !fixed.has(a) && headerOf(a)?.toLowerCase() === header.toLowerCase());
+    if (typeof type !== 'string' || !X_MCP_HEADER_TYPES.has(type)) {
+      fail(arg, 'header', `argument "${arg}" of ${operation} cannot be mirrored as the Mcp-Param-${header} header: its schema's type is ${type === undefined ? 'not given' : JSON.stringify(type)}`, 'only string, integer and boolean arguments can be (SEP-2243); remove `header`');
+      headers.delete(arg);
+    } else if (clash !== undefined) {
+      fail(arg, 'header', `argument "${arg}" of ${operation} cannot be mirrored as the Mcp-Param-${header} header: argument "${clash}" is mirrored as ${headerOf(clash)}`, 'header names must differ ignoring case; choose another');
+      headers.delete(arg);
+    }
+  }
   const entries: Array<[string, unknown]> = [];
   for (const [arg, prop] of Object.entries(properties)) {
     if (fixed.has(arg)) continue;
     let s = prop;
-    if (descriptions.has(arg) || defaults.has(arg)) {
+    if (descriptions.has(arg) || defaults.has(arg) || headers.has(arg)) {
       const patch: Record<string, unknown> = {};
       if (descriptions.has(arg)) patch.description = descriptions.get(arg);
       if (defaults.has(arg)) patch.default = defaults.get(arg);
+      if (headers.has(arg)) patch[X_MCP_HEADER] = headers.get(arg);
       s = isObject(prop) ? { ...prop, ...patch } : patch;
     }
     entries.push([finalName(arg), s]);
@@ -119,7 +137,7 @@ export function applyArgumentOverrides(input: ArgumentsInput): OperationParts {
 }
 
 /** What one argument override changes, once its fields are checked. */
-export type ReadOverride = { fixed?: NonNullable<IrParam['fixed']>; default?: unknown; description?: string; name?: string };
+export type ReadOverride = { fixed?: NonNullable<IrParam['fixed']>; default?: unknown; description?: string; name?: string; header?: string };
 
 /**
  * Checks one argument override's fields against each other and returns what it changes; every
@@ -158,6 +176,7 @@ export function readArgumentOverride(input: {
     else fail('default', `\`default\` of argument "${arg}" of ${operation} is not a JSON value`, 'use a string, a finite number, a boolean, null, or lists and mappings of those');
   }
   if (o.description !== undefined) out.description = o.description;
+  if (o.header !== undefined) out.header = o.header;
   if (o.name !== undefined && o.name !== arg) {
     if (ARG_NAME.test(o.name)) out.name = o.name;
     else fail('name', `"${o.name}" is not a legal argument name`, 'use letters, digits, `_`, `.` and `-`, at most 64 characters');

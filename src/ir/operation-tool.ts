@@ -82,6 +82,8 @@ export function operationParts(ctx: PartsContext): OperationParts {
   const all = [...merged.values()];
 
   const params: IrParam[] = [];
+  // header names already mirrored as Mcp-Param-* headers, lower-cased (they must differ ignoring case)
+  const mirrored = new Set<string>();
   // arguments are named in location priority order so that a path `id` keeps the plain name
   for (const loc of LOCATIONS) {
     for (const { node, ptr } of all.filter((p) => p.node.in === loc)) {
@@ -92,6 +94,7 @@ export function operationParts(ctx: PartsContext): OperationParts {
       let converted = input.convert(schema);
       if (typeof node.description === 'string' && isObject(converted)) converted = { ...converted, description: node.description };
       if (node.deprecated === true && isObject(converted)) converted = { ...converted, deprecated: true };
+      if (loc === 'header' && mirrorable(name, converted, mirrored)) converted = { ...(converted as Record<string, unknown>), [X_MCP_HEADER]: name };
       // a parameter named `__proto__` must become a property, not the prototype
       defineOwn(properties, arg, converted);
       if (req) required.push(arg);
@@ -139,6 +142,27 @@ export function operationParts(ctx: PartsContext): OperationParts {
   const description = describe(op);
   if (description) parts.description = description;
   return parts;
+}
+
+/** The input-schema keyword (SEP-2243) that asks a 2026-07-28 client to mirror an argument as the `Mcp-Param-<name>` HTTP header. */
+export const X_MCP_HEADER = 'x-mcp-header';
+
+/** RFC 9110 `token`: what an `x-mcp-header` name may be. */
+export const HTTP_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+/** The JSON Schema types SEP-2243 allows an `x-mcp-header` property to have (`number` is not one). */
+export const X_MCP_HEADER_TYPES: ReadonlySet<string> = new Set(['string', 'integer', 'boolean']);
+
+/**
+ * Whether a header parameter's argument can be mirrored as `Mcp-Param-<name>`: its schema has one
+ * type SEP-2243 allows, the name is an HTTP token, and no earlier header of the tool has the name
+ * ignoring case (recorded in `seen` when it can).
+ */
+export function mirrorable(name: string, schema: unknown, seen: Set<string>): boolean {
+  if (!isObject(schema) || typeof schema.type !== 'string' || !X_MCP_HEADER_TYPES.has(schema.type) || !HTTP_TOKEN.test(name)) return false;
+  if (seen.has(name.toLowerCase())) return false;
+  seen.add(name.toLowerCase());
+  return true;
 }
 
 /** Sets an own property, even one named `__proto__` (a spec's property names are data, never the prototype). */

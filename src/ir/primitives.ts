@@ -12,6 +12,7 @@ import { ajv2020, ajvFormats } from '../lazy.js';
 import type { ResolvedManifest } from '../manifest/load.js';
 import type { HandlerResolver } from './handlers.js';
 import type { ParameterBinding, ParameterEnumLookup } from './completions.js';
+import { mcpHeaderProblem } from './mcp-header.js';
 import { guessMimeType, isTextualMime } from './mime.js';
 import { buildPromptMessage, utf8 } from './prompt-content.js';
 import { checkUriTemplate } from './uri-template.js';
@@ -69,6 +70,8 @@ export function buildPrimitives(input: PrimitivesInput): Primitives {
   const extraTools: IrExtraTool[] = (m.extraTools ?? []).map((t, i) => {
     const at = `/extraTools/${i}`;
     checkSchema(t.inputSchema, `${at}/inputSchema`, 'input schema');
+    const headerProblem = mcpHeaderProblem(t.inputSchema);
+    if (headerProblem) diagnostics.error('MCPGEN_TOOL_SCHEMA_INVALID', `the input schema's x-mcp-header is invalid: ${headerProblem}`, 'fix it as SEP-2243 says, or remove it (a 2026-07-28 client would reject the tool)', locateManifest(`${at}/inputSchema`));
     if (t.outputSchema) checkSchema(t.outputSchema, `${at}/outputSchema`, 'output schema');
     const ids = input.extraToolIds[i]!;
     const tool: IrExtraTool = { kind: 'extra-tool', ...ids, inputSchema: t.inputSchema, annotations: { ...(t.annotations ?? {}) }, handler: handlers.ref(t.handler, `${at}/handler`), origin: origin(at) };
@@ -142,6 +145,10 @@ export function buildPrimitives(input: PrimitivesInput): Primitives {
       content = text !== undefined ? { kind: 'text', text } : { kind: 'blob', blob: bytes.toString('base64') };
     }
     const res: IrResource = { kind: 'resource', uri: r.uri, name: r.name, content, origin: origin(at) };
+    if (r.refreshMs !== undefined) {
+      if (content.kind === 'handler') res.refreshMs = r.refreshMs;
+      else diagnostics.error('MCPGEN_RESOURCE_CONTENT', `resource ${JSON.stringify(r.uri)} has \`refreshMs\` but no handler: static content never changes`, 'remove `refreshMs`, or read the resource with a `handler`', locateManifest(`${at}/refreshMs`));
+    }
     if (r.title !== undefined) res.title = r.title;
     if (r.description !== undefined) res.description = r.description;
     if (mimeType !== undefined) res.mimeType = mimeType;

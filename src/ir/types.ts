@@ -531,6 +531,8 @@ export type IrResource = {
   /** Declared, or guessed from an embedded file's extension. */
   mimeType?: string;
   content: IrResourceContent;
+  /** With a handler: poll it every this many ms while someone is subscribed, notifying on a change (manifest `refreshMs`). */
+  refreshMs?: number;
   origin: Origin;
 };
 

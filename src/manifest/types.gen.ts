@@ -526,6 +526,13 @@ export type ArgumentOverride = {
    * own name. Must be unique within the tool, letters, digits, `_`, `.` and `-`, at most 64 characters.
    */
   name?: string;
+  /**
+   * Mirror the argument as the `Mcp-Param-<header>` HTTP header (SEP-2243 `x-mcp-header` in the input
+   * schema): a 2026-07-28 client sends its value in that header too, and the server refuses a call whose
+   * header disagrees with the body (HTTP 400, -32020). For an argument whose schema is a string, integer or
+   * boolean. Header parameters are mirrored under their own name without it.
+   */
+  header?: string;
 };
 
 /**
@@ -855,6 +862,11 @@ export type Resource = {
    * project's `src/`.
    */
   handler?: HandlerRef;
+  /**
+   * With `handler`: while a client is subscribed to the resource, read it every this many milliseconds and
+   * send `notifications/resources/updated` when its content changed (a SHA-256 of it is compared).
+   */
+  refreshMs?: number;
 };
 
 /** A family of resources named by an RFC 6570 URI template, read by a handler. */

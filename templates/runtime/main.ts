@@ -124,6 +124,9 @@ export async function main(config: ServerConfig, tools: readonly OperationTool[]
       maxBodyBytes: (settings.maxArgumentBytes ?? DEFAULT_MAX_ARGUMENT_BYTES) + BODY_ENVELOPE_BYTES,
       tokensFrom: `${vars.httpTokens} (or ${vars.httpTokensFile})`,
       bodyLimitHint: `tool arguments may take ${settings.maxArgumentBytes ?? DEFAULT_MAX_ARGUMENT_BYTES} bytes (${vars.maxArgumentBytes}), the rest of the message ${BODY_ENVELOPE_BYTES}`,
+      // x-mcp-header checks and subscription access, before the SDK serves a modern request
+      precheck: (body, ctx) => factory.precheck(body, { era: 'modern', headers: ctx.headers, ...(ctx.identity !== undefined ? { identity: ctx.identity } : {}) }),
+      ...(factory.bus ? { bus: factory.bus } : {}),
     }).catch((err: unknown) => {
       log('error', `${config.name}: cannot listen on ${serve.host}:${serve.port}: ${err instanceof Error ? err.message : String(err)}`);
       process.exit(1);

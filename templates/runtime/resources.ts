@@ -44,6 +44,8 @@ export type ResourceDefinition = {
   /** Base64 content (an embedded binary file). */
   readonly blob?: string;
   readonly handler?: (uri: URL, ctx: ServerContext) => Promise<ResourceContent> | ResourceContent;
+  /** With a handler: read it every this many ms while someone is subscribed, and notify them when its content changes (subscriptions.ts). */
+  readonly refreshMs?: number;
 };
 
 /** A family of resources named by an RFC 6570 URI template, read by a handler. */

@@ -14,7 +14,7 @@
 import { randomUUID } from 'node:crypto';
 import { ResourceNotFoundError } from '@modelcontextprotocol/server';
 import type { Server } from '@modelcontextprotocol/server';
-import type { CallToolResult, ServerCapabilities, ServerContext, Tool } from '@modelcontextprotocol/server';
+import type { CallToolResult, ServerCapabilities, ServerContext, ServerEventBus, Tool } from '@modelcontextprotocol/server';
 import { Authenticator } from './auth.js';
 import { callOperation } from './call.js';
 import type { CallOptions } from './call.js';
@@ -24,6 +24,8 @@ import type { AnyExtraTool } from './extra-tools.js';
 import { InFlightBudget } from './in-flight.js';
 import type { OutputBacklog } from './in-flight.js';
 import { log } from './log.js';
+import { checkParamHeaders, paramHeaders } from './param-headers.js';
+import type { HeaderRefusal, ParamHeader } from './param-headers.js';
 import { callArguments, invalidParams, observe, ServerInstance, sessionOf } from './instance.js';
 import type { PolicyLayer } from './instance.js';
 import { checkArguments, isInputRequired, nestedCall, runPipeline, toolCallSteps } from './pipeline.js';
@@ -62,7 +64,24 @@ export type ServerFactory = ((ctx: InstanceContext) => Server) & {
   readonly settings: Settings;
   /** How many tools the server has (listed or behind search). */
   readonly toolCount: number;
+  /** The change-event bus of modern `subscriptions/listen` streams over HTTP (when some resource can change). */
+  readonly bus?: ServerEventBus;
+  /**
+   * Checks a modern (2026-07-28) HTTP request before the SDK serves it: a `tools/call` whose
+   * `Mcp-Param-*` headers disagree with its `x-mcp-header` arguments (HTTP 400, -32020), a
+   * `subscriptions/listen` for a resource the client may not read (the error `resources/read`
+   * gives). Undefined: serve it.
+   */
+  precheck(body: unknown, ctx: InstanceContext): HeaderRefusal | undefined;
 };
+
+/** What the server needs of resource subscriptions (subscriptions.ts's `resourceChanges` is one; not imported, so servers whose resources never change carry none of it). */
+export interface ListenFeed {
+  /** The bus modern HTTP listen streams subscribe to. */
+  readonly bus: ServerEventBus;
+  /** Throws the error `resources/subscribe` would give when the listen params ask for a resource `server`'s client may not read. */
+  checkListen(server: Server, params: unknown): void;
+}
 
 /** The reflection gate as the server sees it (reflection.ts's `ReflectionGate` is one). */
 export interface ReflectionGuard extends ToolGuard {
@@ -124,6 +143,8 @@ export type ServerExtensions = {
   preprocessorNames?: readonly string[];
   /** Search mode: list `search_tools`, `describe_tool` and `call_tool` instead of the tools. */
   search?: ToolSearch;
+  /** Resource subscriptions (some resource can change): the install hook wires each instance, this the modern HTTP listen streams. */
+  subscriptions?: ListenFeed;
 };
 
 /** Extra options of `createServer` (the transports, tests and embedding). */
@@ -399,5 +420,33 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
     });
     return server;
   };
-  return Object.assign(factory, { settings, toolCount: all.length });
+  // x-mcp-header arguments of each tool (SEP-2243), checked against Mcp-Param-* headers
+  const headerParams = new Map<string, ParamHeader[]>();
+  for (const tool of all) {
+    const declared = paramHeaders(tool.inputSchema);
+    if (declared.length > 0) headerParams.set(tool.name, declared);
+  }
+  const feed = options.subscriptions;
+  const precheck = (body: unknown, ctx: InstanceContext): HeaderRefusal | undefined => {
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
+    const { method, params } = body as { method?: unknown; params?: { name?: unknown; arguments?: unknown } };
+    if (method === 'tools/call' && typeof params?.name === 'string' && ctx.headers) {
+      const declared = headerParams.get(params.name);
+      return declared ? checkParamHeaders(declared, params.arguments, ctx.headers) : undefined;
+    }
+    if (method === 'subscriptions/listen' && feed) {
+      // an instance for this client: its gate decides, as for resources/subscribe
+      const server = factory(ctx);
+      try {
+        feed.checkListen(server, params);
+      } catch (err) {
+        const code = typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : -32603;
+        return { status: 200, code, message: err instanceof Error ? err.message : String(err), ...((err as { data?: unknown }).data !== undefined ? { data: (err as { data?: unknown }).data } : {}) };
+      } finally {
+        void server.close().catch(() => undefined);
+      }
+    }
+    return undefined;
+  };
+  return Object.assign(factory, { settings, toolCount: all.length, precheck, ...(feed ? { bus: feed.bus } : {}) });
 }

@@ -113,7 +113,8 @@ describe('custom primitives', () => {
     const caps = client.getServerCapabilities()!;
     expect(caps.tools).toEqual({ listChanged: true });
     expect(caps.prompts).toEqual({ listChanged: true });
-    expect(caps.resources).toEqual({ listChanged: true });
+    // handler resources and the template can change: clients may subscribe
+    expect(caps.resources).toEqual({ subscribe: true, listChanged: true });
     // exposeInMeta: mapped primitives carry their mapping
     const fee = (await client.listTools()).tools.find((t) => t.name === 'adoption_fee')!;
     expect(fee._meta).toEqual({ concerns: { risk: 'low', audience: 'customer' } });

@@ -90,7 +90,8 @@ describe('argument overrides', () => {
     expect(diagnostics.items).toStrictEqual([]);
     const props = tool('listPets').inputSchema.properties as Record<string, unknown>;
     expect(Object.hasOwn(props, '__proto__')).toBe(true);
-    expect(JSON.stringify(props)).toContain('"__proto__":{"type":"string","description":"A header."}');
+    // a header parameter: mirrored as Mcp-Param-__proto__ (SEP-2243 x-mcp-header)
+    expect(JSON.stringify(props)).toContain('"__proto__":{"type":"string","x-mcp-header":"__proto__","description":"A header."}');
     const create = tool('createPet');
     expect(create.inputSchema).toStrictEqual({ type: 'object', properties: { account: { type: 'string' } }, required: ['account'], additionalProperties: false });
     expect(create.body?.fixed).toStrictEqual({ value: { name: 'Rex' } });
@@ -133,6 +134,32 @@ describe('argument overrides', () => {
     expect(rows(diagnostics).map((r) => r.slice(0, 5))).toStrictEqual([
       ['MCPGEN_ARGUMENT_OVERRIDE_INVALID', 4, 35, '/overrides/listPets/arguments/token/env', '"acme-token" is not a legal environment variable name'],
       ['MCPGEN_ARGUMENT_OVERRIDE_INVALID', 5, 18, '/overrides/listPets/arguments/q/name', '"two words" is not a legal argument name'],
+    ]);
+  });
+
+  it('header: mirrors a primitive argument as Mcp-Param-<header>; refuses other types, clashes and hidden arguments', () => {
+    const ok = setup(`overrides:
+  listPets:
+    arguments:
+      limit: { header: Page-Size }
+`);
+    expect(ok.diagnostics.items).toStrictEqual([]);
+    const props = ok.tool('listPets').inputSchema.properties as Record<string, Record<string, unknown>>;
+    expect(props.limit).toStrictEqual({ type: 'integer', description: 'Page size.', 'x-mcp-header': 'Page-Size' });
+    expect(props.token!['x-mcp-header']).toBeUndefined();
+    const bad = setup(`overrides:
+  listPets:
+    arguments:
+      limit: { header: __PROTO__ }
+      token: { hidden: true, value: t, header: Token }
+  createPet:
+    arguments:
+      body: { header: Pet }
+`);
+    expect(rows(bad.diagnostics).map((r) => [r[0], r[3], r[4]])).toStrictEqual([
+      ['MCPGEN_ARGUMENT_OVERRIDE_INVALID', '/overrides/listPets/arguments/limit/header', 'argument "limit" of GET /accounts/{account}/pets cannot be mirrored as the Mcp-Param-__PROTO__ header: argument "__proto__" is mirrored as __proto__'],
+      ['MCPGEN_ARGUMENT_OVERRIDE_INVALID', '/overrides/listPets/arguments/token/header', '`header` does not apply to argument "token" of GET /accounts/{account}/pets, which is hidden from the model'],
+      ['MCPGEN_ARGUMENT_OVERRIDE_INVALID', '/overrides/createPet/arguments/body/header', 'argument "body" of POST /accounts/{account}/pets cannot be mirrored as the Mcp-Param-Pet header: its schema\'s type is "object"'],
     ]);
   });
 

@@ -75,8 +75,11 @@ describe('custom primitives: IR and emitted files', () => {
     const pkg = JSON.parse(files.get('package.json')!) as { dependencies: Record<string, string> };
     expect(Object.keys(pkg.dependencies)).toEqual(['@modelcontextprotocol/node', '@modelcontextprotocol/server', 'ajv', 'ajv-formats', 'handlebars', 're2js', 'undici', 'zod']);
     expect(files.has('src/runtime/concern-protocol.ts')).toBe(false);
-    expect(files.get('src/server.ts')).toContain('const capabilities: ServerCapabilities = {\n  tools: {},\n  prompts: {},\n  resources: {},\n};');
-    expect(files.get('src/server.ts')).toContain('installPrompts(server, prompts);\n    installResources(server, { resources, templates: resourceTemplates });');
+    // handler resources and templates can change: subscriptions, and the capability says so
+    expect(files.get('src/server.ts')).toContain('const capabilities: ServerCapabilities = {\n  tools: {},\n  prompts: {},\n  resources: { subscribe: true },\n};');
+    expect(files.get('src/server.ts')).toContain('installPrompts(server, prompts);\n    installResources(server, { resources, templates: resourceTemplates });\n    installSubscriptions(server, instance, { resources, templates: resourceTemplates });');
+    expect(files.get('src/server.ts')).toContain('  subscriptions: resourceChanges,');
+    expect(files.has('src/runtime/subscriptions.ts')).toBe(true);
   });
 
   it('a plain OpenAPI server carries no prompt, resource or concern code and no handlebars', async () => {

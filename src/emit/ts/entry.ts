@@ -94,6 +94,8 @@ export type ServerParts = {
   completions: boolean;
   /** Some prompt message embeds a declared resource: prompts read it through the resources' reader. */
   promptReadsResources: boolean;
+  /** Some resource can change (a handler computes it, or a template's): resource subscriptions and the `subscribe` capability. */
+  subscriptions: boolean;
 };
 
 /** The optional parts of `ir`. */
@@ -117,6 +119,7 @@ export function serverParts(ir: IrServer): ServerParts {
     projection: ir.tools.some((t) => t.projection !== undefined),
     completions: ir.prompts.some((p) => p.arguments.some((a) => a.complete !== undefined)) || ir.resourceTemplates.some((t) => t.complete !== undefined),
     promptReadsResources: ir.prompts.some((p) => p.messages.some((m) => 'resource' in m && 'read' in m.resource)),
+    subscriptions: ir.resources.some((r) => r.content.kind === 'handler') || ir.resourceTemplates.length > 0,
   };
 }
 
@@ -147,6 +150,7 @@ export function emitServerEntry(ir: IrServer): string {
   if (p.reflection) imports.push("import { ReflectionGate, reflectionConfigFromEnv } from './runtime/reflection.js';");
   if (hasResources) imports.push("import { installResources } from './runtime/resources.js';");
   if (p.search) imports.push("import { createToolSearch } from './runtime/search.js';");
+  if (p.subscriptions) imports.push("import { installSubscriptions, resourceChanges } from './runtime/subscriptions.js';");
   if (p.search) imports.push(`import { ${p.searchPresets ? 'discovery, ' : ''}searchIndex } from './search-index.gen.js';`);
   imports.push("import { tools } from './tools.gen.js';");
   const head = '#!/usr/bin/env node\n' + TS_HEADER + '\n' + imports.join('\n') + '\n\n';
@@ -158,7 +162,8 @@ export function emitServerEntry(ir: IrServer): string {
   const caps: string[] = [];
   if (p.tools) caps.push(`  tools: ${changing},`);
   if (p.anyPrompts) caps.push(`  prompts: ${changing},`);
-  if (hasResources) caps.push(`  resources: ${changing},`);
+  // subscribe: some resource can change (resources/subscribe, subscriptions/listen)
+  if (hasResources) caps.push(`  resources: ${p.subscriptions ? (p.concerns ? '{ subscribe: true, listChanged: true }' : '{ subscribe: true }') : changing},`);
   if (p.completions) caps.push('  completions: {},');
   // logging is declared by every server (runtime/server.ts): preprocessor runs are reported as logging notifications
   const experimental: string[] = [];
@@ -190,6 +195,7 @@ export function emitServerEntry(ir: IrServer): string {
     install.push(`    installPrompts(server, ${all}${promptOpts});`);
   }
   if (hasResources && !readsResources) install.push(`    installResources(server, { ${resourceDefs} }${gateOpt});`);
+  if (p.subscriptions) install.push(`    installSubscriptions(server, instance, { ${resourceDefs} }${gateOpt});`);
   if (p.completions) {
     const sources = [p.prompts ? 'prompts' : '', p.templates ? 'templates: resourceTemplates' : ''].filter(Boolean).join(', ');
     install.push(`    installCompletions(server, { ${sources} }${gateOpt});`);
@@ -204,12 +210,13 @@ export function emitServerEntry(ir: IrServer): string {
   }
   if (p.preprocessors) ext.push('  preprocessorNames: preprocessors.map((p) => p.name),');
   if (p.search) ext.push(p.searchPresets ? '  search: toolSearch,' : '  search: createToolSearch(searchIndex),');
+  if (p.subscriptions) ext.push('  subscriptions: resourceChanges,');
   if (p.policy) ext.push('  policy: (context) => createPolicy(policy, { serverName: config.name, serverVersion: config.version, ...context }),');
   if (ir.policy?.audit) ext.push('  audit: policy.audit,');
   // name only the parameters the body uses (the project type-checks with noUnusedParameters)
   const body = install.join('\n');
   const usesBase = /\bbase\b/.test(body);
-  const usesInstance = /\binstance\./.test(body);
+  const usesInstance = /\binstance\b/.test(body);
   const params = ['server', ...(usesInstance || usesBase ? [usesInstance ? 'instance' : '_instance'] : []), ...(usesBase ? ['base'] : [])];
   if (install.length > 0) ext.push(`  install: (${params.join(', ')}) => {\n${p.reflection && p.anyPrompts ? '    const reflectionPrompts = reflectionGate?.promptsFor() ?? [];\n' : ''}${install.join('\n')}\n  },`);
   const gateDecl =

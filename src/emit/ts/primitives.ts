@@ -124,6 +124,7 @@ function resourceExpr(r: IrResource): string {
   const fields = metadataFields(r);
   const c = r.content;
   fields.push(c.kind === 'text' ? ['text', tsLiteral(c.text)] : c.kind === 'blob' ? ['blob', tsLiteral(c.blob)] : ['handler', member(c.handler.moduleAlias, c.handler.exportName)]);
+  if (r.refreshMs !== undefined) fields.push(['refreshMs', tsLiteral(r.refreshMs)]);
   return objectExpr(fields);
 }
 

@@ -342,6 +342,41 @@ export const jsonSchema202012ToolTool = defineTool<JsonSchema202012ToolArgs, Jso
   "handler": $handlers_content.jsonSchemaTool
 });
 
+/** Arguments of the `test_header_param` tool, as its handler receives them (validated against the input schema). */
+export type TestHeaderParamArgs = {
+  /** Region to echo. */
+  region: string;
+};
+
+/** What the `test_header_param` handler returns: text, any JSON value (sent as JSON text), or a complete `CallToolResult`. */
+export type TestHeaderParamResult = unknown;
+
+/** Echoes its region, which a 2026-07-28 client mirrors as the Mcp-Param-Region header (http-custom-header-server-validation, SEP-2243 `x-mcp-header`). */
+export const testHeaderParamTool = defineTool<TestHeaderParamArgs, TestHeaderParamResult>({
+  "kind": "extra",
+  "name": "test_header_param",
+  "description": "Echoes its region, which a 2026-07-28 client mirrors as the Mcp-Param-Region header (http-custom-header-server-validation, SEP-2243 `x-mcp-header`).",
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "region": {
+        "type": "string",
+        "description": "Region to echo.",
+        "x-mcp-header": "Region"
+      }
+    },
+    "required": [
+      "region"
+    ],
+    "additionalProperties": false
+  },
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false
+  },
+  "handler": $handlers_content.headerParam
+});
+
 /** Every extra tool of this server, in manifest order. */
 export const extraTools: readonly AnyExtraTool[] = [
   testSimpleTextTool,
@@ -355,4 +390,5 @@ export const extraTools: readonly AnyExtraTool[] = [
   testLoggingToolTool,
   testStreamingElicitationTool,
   jsonSchema202012ToolTool,
+  testHeaderParamTool,
 ];

@@ -3,6 +3,7 @@
 
 import type { ResourceDefinition, ResourceTemplateDefinition } from './runtime/resources.js';
 import * as $handlers_template from "./handlers/template.js";
+import * as $handlers_watched from "./handlers/watched.js";
 
 /** Resources with a fixed URI, in manifest order (embedded files are inlined as text or base64). */
 export const resources: readonly ResourceDefinition[] = [
@@ -19,6 +20,14 @@ export const resources: readonly ResourceDefinition[] = [
     "description": "A 1x1 red PNG, embedded at build time and served as a base64 blob (resources-read-binary).",
     "mimeType": "image/png",
     "blob": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC"
+  },
+  {
+    "uri": "test://watched-resource",
+    "name": "watched-resource",
+    "description": "A resource that can change, so clients may subscribe to it (resources-subscribe, resources-unsubscribe); read every 5 s while someone is subscribed.",
+    "mimeType": "text/plain",
+    "handler": $handlers_watched.watchedResource,
+    "refreshMs": 5000
   },
 ];
 

@@ -11,13 +11,14 @@ import { main } from './runtime/main.js';
 import { installCompletions } from './runtime/completion.js';
 import { installPrompts } from './runtime/prompts.js';
 import { installResources } from './runtime/resources.js';
+import { installSubscriptions, resourceChanges } from './runtime/subscriptions.js';
 import { tools } from './tools.gen.js';
 
 /** What this server declares: only the primitive kinds it has, and its protocol extensions. */
 const capabilities: ServerCapabilities = {
   tools: {},
   prompts: {},
-  resources: {},
+  resources: { subscribe: true },
   completions: {},
 };
 
@@ -26,9 +27,11 @@ const capabilities: ServerCapabilities = {
 await main(config, tools, {
   extraTools,
   capabilities,
-  install: (server) => {
+  subscriptions: resourceChanges,
+  install: (server, instance) => {
     installPrompts(server, prompts);
     installResources(server, { resources, templates: resourceTemplates });
+    installSubscriptions(server, instance, { resources, templates: resourceTemplates });
     installCompletions(server, { prompts, templates: resourceTemplates });
   },
 });

@@ -59,3 +59,8 @@ export function errorHandling() {
 export function jsonSchemaTool(args: unknown) {
   return { content: [{ type: 'text' as const, text: `JSON Schema 2020-12 tool called with: ${JSON.stringify(args)}` }] };
 }
+
+/** `test_header_param`: echoes the region (its value also travels as the Mcp-Param-Region header). */
+export function headerParam(args: { region: string }) {
+  return `region: ${args.region}`;
+}

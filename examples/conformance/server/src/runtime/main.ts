@@ -15,7 +15,9 @@ import { describeUnmet, unmetRequirements } from './credentials.js';
 import type { ServeOptions } from './command-line.js';
 // loaded only to serve over HTTP (its SDK package takes ~40 ms to load, which stdio does not need)
 import type * as HttpServing from './http.js';
+import type * as OAuthResource from './oauth-resource.js';
 import { log, parseLogLevel, setLogLevel } from './log.js';
+import { allScopes, toolScopes } from './oauth-scopes.js';
 import { createServer } from './server.js';
 import type { PolicyLayer, ReflectionGuard, ServerExtensions, ServerFactory } from './server.js';
 import { describeBase, resolveSettings, settingsVariables } from './settings.js';
@@ -104,6 +106,10 @@ export async function main(config: ServerConfig, tools: readonly OperationTool[]
   let on: string;
   if (serve.transport === 'http') {
     const { serveHttp } = (await import('./http.js')) as typeof HttpServing;
+    // a 401 asks for the scopes set (else every scope some tool needs); the metadata lists those and every scope some tool needs (clients register with them)
+    const challengeScopes = serve.oauth?.scopes ?? allScopes(tools);
+    const scopesSupported = [...new Set([...challengeScopes, ...allScopes(tools)])];
+    const oauth = serve.oauth !== undefined ? ((await import('./oauth-resource.js')) as typeof OAuthResource).resourceServer({ ...serve.oauth, scopesSupported, challengeScopes, resourceName: config.name, timeoutMs: settings.timeoutMs }, (message) => log('error', `${config.name}: OAuth: ${message}`)) : undefined;
     const handle = await serveHttp((ctx) => factory({ era: ctx.era, headers: ctx.headers, ...(ctx.identity !== undefined ? { identity: ctx.identity } : {}) }), {
       name: config.name,
       version: config.version,
@@ -112,6 +118,7 @@ export async function main(config: ServerConfig, tools: readonly OperationTool[]
       allowedHosts: serve.allowedHosts,
       allowedOrigins: serve.allowedOrigins,
       tokens: serve.tokens,
+      ...(oauth !== undefined ? { oauth, toolScopes: toolScopes(tools) } : {}),
       sessionIdleMs: serve.sessionIdleMs,
       maxSessions: serve.maxSessions,
       maxSessionsPerClient: serve.maxSessionsPerClient,
@@ -120,6 +127,9 @@ export async function main(config: ServerConfig, tools: readonly OperationTool[]
       maxBodyBytes: (settings.maxArgumentBytes ?? DEFAULT_MAX_ARGUMENT_BYTES) + BODY_ENVELOPE_BYTES,
       tokensFrom: `${vars.httpTokens} (or ${vars.httpTokensFile})`,
       bodyLimitHint: `tool arguments may take ${settings.maxArgumentBytes ?? DEFAULT_MAX_ARGUMENT_BYTES} bytes (${vars.maxArgumentBytes}), the rest of the message ${BODY_ENVELOPE_BYTES}`,
+      // x-mcp-header checks and subscription access, before the SDK serves a modern request
+      precheck: (body, ctx) => factory.precheck(body, { era: 'modern', headers: ctx.headers, ...(ctx.identity !== undefined ? { identity: ctx.identity } : {}) }),
+      ...(factory.bus ? { bus: factory.bus } : {}),
     }).catch((err: unknown) => {
       log('error', `${config.name}: cannot listen on ${serve.host}:${serve.port}: ${err instanceof Error ? err.message : String(err)}`);
       process.exit(1);
@@ -145,7 +155,8 @@ export async function main(config: ServerConfig, tools: readonly OperationTool[]
     };
     process.once('SIGINT', () => shutdown('SIGINT'));
     process.once('SIGTERM', () => shutdown('SIGTERM'));
-    on = `Streamable HTTP at ${handle.url}${serve.tokens.size > 0 ? ` (${serve.tokens.size} client token${serve.tokens.size === 1 ? '' : 's'})` : ''}`;
+    const clients = [...(serve.tokens.size > 0 ? [`${serve.tokens.size} client token${serve.tokens.size === 1 ? '' : 's'}`] : []), ...(serve.oauth !== undefined ? [`OAuth access tokens of ${serve.oauth.issuer}`] : [])];
+    on = `Streamable HTTP at ${handle.url}${clients.length > 0 ? ` (${clients.join(', ')})` : ''}`;
   } else {
     serveOnStdio(factory, config.name, serve.clientIdentity, () => policy?.close(AUDIT_CLOSE_MS) ?? Promise.resolve(), serve.drainMs + AUDIT_CLOSE_MS + 300);
     on = 'stdio';

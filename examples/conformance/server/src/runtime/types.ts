@@ -148,6 +148,8 @@ export type OperationTool<Args = unknown> = {
   readonly projection?: { readonly arg: string };
   /** Credentials the call needs; absent or empty ⇒ none. Names refer to `ServerConfig.securitySchemes`. */
   readonly security?: SecurityRequirements;
+  /** OAuth scopes an MCP access token must carry to see and call the tool (its operation's `security` for the API description's oauth2/openIdConnect scheme); absent ⇒ none. */
+  readonly scopes?: readonly string[];
   /** Type-level only: never set at run time. Carries `Args` so typed helpers can infer it. */
   readonly __args?: Args;
 };

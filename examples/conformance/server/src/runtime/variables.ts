@@ -63,7 +63,12 @@ export const SETTINGS = {
   port: { suffix: 'PORT', type: 'integer', transport: 'http', description: 'TCP port to listen on (0: any free port); the --port flag wins' },
   host: { suffix: 'HOST', type: 'string', transport: 'http', description: 'Address to listen on; anything but loopback also needs the allowed hosts; the --host flag wins' },
   allowedHosts: { suffix: 'ALLOWED_HOSTS', type: 'string', transport: 'http', description: 'Comma-separated Host header values accepted besides loopback names: a host name (any port) or host:port, e.g. mcp.example.com' },
-  allowAnonymous: { suffix: 'ALLOW_ANONYMOUS', type: 'string', transport: 'http', description: 'true: serve clients without a token on an address beyond loopback (without it, such a server refuses to start unless it has client tokens)' },
+  allowAnonymous: { suffix: 'ALLOW_ANONYMOUS', type: 'string', transport: 'http', description: 'true: serve clients without a token on an address beyond loopback (without it, such a server refuses to start unless it has client tokens or an OAuth issuer)' },
+  publicUrl: { suffix: 'PUBLIC_URL', type: 'url', transport: 'http', description: 'URL clients reach the MCP endpoint at (e.g. https://mcp.example.com/mcp, behind a proxy): the OAuth resource identifier and default token audience; unset: http://<Host header><path> of each request' },
+  oauthIssuer: { suffix: 'OAUTH_ISSUER', type: 'url', transport: 'http', description: 'Issuer URL of the OAuth authorization server whose access tokens (JWT) clients bring; its metadata is discovered (RFC 8414, then OpenID discovery) and published as this server\'s authorization server' },
+  oauthAudience: { suffix: 'OAUTH_AUDIENCE', type: 'string', transport: 'http', description: 'Audience (aud) an access token must carry, compared exactly; unset: the resource URL (the public URL, else that of the request)' },
+  oauthScopes: { suffix: 'OAUTH_SCOPES', type: 'string', transport: 'http', description: 'Space-separated scopes clients ask the authorization server for at first (the scope of 401 answers; the resource metadata lists them and every scope some tool needs); unset: every scope some tool needs' },
+  oauthJwksUrl: { suffix: 'OAUTH_JWKS_URL', type: 'url', transport: 'http', description: 'URL of the authorization server\'s signing keys (JWKS); unset: the key set URL of its discovered metadata' },
   allowedOrigins: { suffix: 'ALLOWED_ORIGINS', type: 'string', transport: 'http', description: 'Comma-separated Origin values (scheme://host[:port]) accepted from browsers besides loopback origins' },
   httpTokens: { suffix: 'HTTP_TOKENS', type: 'string', secret: true, transport: 'http', description: 'Bearer tokens MCP clients must send, as name=token[,name=token...]: each token maps to the client identity name' },
   httpTokensFile: { suffix: 'HTTP_TOKENS_FILE', type: 'path', transport: 'http', description: 'File of more tokens: one name=token per line, # starts a comment' },
@@ -241,6 +246,11 @@ export function serverVariables(sources: VariableSources): Variable[] {
   setting('allowAnonymous', 'false');
   setting('httpTokens', undefined);
   setting('httpTokensFile', undefined);
+  setting('publicUrl', undefined);
+  setting('oauthIssuer', undefined);
+  setting('oauthAudience', undefined);
+  setting('oauthScopes', undefined);
+  setting('oauthJwksUrl', undefined);
   setting('client', SERVE_DEFAULTS.client);
   setting('stateKey', undefined);
   if (sources.reflectionDir !== undefined) setting('hintTtlMs', SERVE_DEFAULTS.hintTtlMs);
