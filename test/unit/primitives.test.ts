@@ -168,6 +168,18 @@ describe('custom primitives: located diagnostics', () => {
     expect(d[5]!.message).toBe(`resource file ${path.join(elsewhere, 'outside.txt')} is outside the manifest's folder`);
   });
 
+  it('refreshMs needs a handler; an x-mcp-header a 2026-07-28 client would reject is refused', async () => {
+    const d = await diagnose(
+      `extraTools:\n  - { name: s, inputSchema: { type: object, properties: { n: { type: number, x-mcp-header: N } } }, handler: 'h/x.ts#x' }\n` +
+        `resources:\n  - { uri: 'x://a', name: a, text: A, refreshMs: 1000 }\n  - { uri: 'x://b', name: b, handler: 'h/x.ts#x', refreshMs: 1000 }\n`,
+      { 'server/src/h/x.ts': 'export const x = 1;\n' },
+    );
+    expect(d.map((x) => [x.code, x.at, x.message])).toEqual([
+      ['MCPGEN_TOOL_SCHEMA_INVALID', '4:29 /extraTools/0/inputSchema', 'the input schema\'s x-mcp-header is invalid: n: x-mcp-header is allowed only on a string, integer or boolean property, got type "number"'],
+      ['MCPGEN_RESOURCE_CONTENT', '6:50 /resources/0/refreshMs', 'resource "x://a" has `refreshMs` but no handler: static content never changes'],
+    ]);
+  });
+
   it('the schema refuses handler paths that leave src/ or are not TypeScript', async () => {
     for (const handler of ['../x.ts#f', '/abs/x.ts#f', 'x.js#f', 'x.ts', 'a/../b.ts#f', 'x.ts#not-an-id']) {
       const d = await diagnose(`extraTools:\n  - { name: s, inputSchema: { type: object }, handler: '${handler}' }\n`);
