@@ -59,6 +59,8 @@ function secretValues(config: ServerConfig, env: NodeJS.ProcessEnv, tokens: Read
   }
   const key = env[`${config.envPrefix}_STATE_KEY`]?.trim();
   if (key) out.add(key);
+  const introspection = env[`${config.envPrefix}_OAUTH_CLIENT_SECRET`]?.trim();
+  if (introspection) out.add(introspection);
   return [...out];
 }
 

@@ -274,6 +274,8 @@ export type OAuthSettings = {
   readonly scopes?: readonly string[];
   /** The MCP endpoint's public URL, as set (no trailing slash added or removed: it is compared byte for byte). */
   readonly publicUrl?: string;
+  /** Token introspection for opaque tokens: this server's client credentials, and the endpoint unless discovered. */
+  readonly introspection?: { readonly url?: string; readonly clientId: string; readonly clientSecret: string };
 };
 
 /** Whether `url`'s host is loopback (localhost, 127.0.0.0/8, [::1]): plain http is accepted there only. */
@@ -311,14 +313,23 @@ export function resolveOAuthSettings(envPrefix: string, env: NodeJS.ProcessEnv):
     // RFC 6749 3.3 scope-token: printable ASCII but space, " and \
     if (!/^[\x21\x23-\x5b\x5d-\x7e]+$/.test(scope)) throw new SettingsError(vars.oauthScopes, `${vars.oauthScopes} lists scopes separated by spaces, each of printable ASCII characters without " or \\ (got ${JSON.stringify(scope)})`);
   }
+  const introspectionUrl = read(env, vars.oauthIntrospectionUrl);
+  const clientId = read(env, vars.oauthClientId);
+  const clientSecret = read(env, vars.oauthClientSecret);
+  if ((clientId === undefined) !== (clientSecret === undefined)) {
+    const [set, unset] = clientId !== undefined ? [vars.oauthClientId, vars.oauthClientSecret] : [vars.oauthClientSecret, vars.oauthClientId];
+    throw new SettingsError(unset, `${set} is set but ${unset} is not: token introspection needs both (this server's client credentials at the authorization server)`);
+  }
+  if (introspectionUrl !== undefined && clientId === undefined) throw new SettingsError(vars.oauthClientId, `${vars.oauthIntrospectionUrl} is set but ${vars.oauthClientId} and ${vars.oauthClientSecret} are not: introspection needs this server's client credentials`);
   const settings = {
+    ...(clientId !== undefined && clientSecret !== undefined ? { introspection: { ...(introspectionUrl !== undefined ? { url: parseOAuthUrl(vars.oauthIntrospectionUrl, introspectionUrl, 'https://login.example.com/oauth2/introspect') } : {}), clientId, clientSecret } } : {}),
     ...(scopes !== undefined && scopes.length > 0 ? { scopes } : {}),
     ...(audience !== undefined ? { audience } : {}),
     ...(jwks !== undefined ? { jwksUrl: parseOAuthUrl(vars.oauthJwksUrl, jwks, 'https://login.example.com/.well-known/jwks.json') } : {}),
     ...(publicUrl !== undefined ? { publicUrl: parseOAuthUrl(vars.publicUrl, publicUrl, 'https://mcp.example.com/mcp') } : {}),
   };
   if (issuer === undefined) {
-    const orphan = audience !== undefined ? vars.oauthAudience : jwks !== undefined ? vars.oauthJwksUrl : scopes !== undefined ? vars.oauthScopes : undefined;
+    const orphan = audience !== undefined ? vars.oauthAudience : jwks !== undefined ? vars.oauthJwksUrl : scopes !== undefined ? vars.oauthScopes : clientId !== undefined ? vars.oauthClientId : undefined;
     if (orphan !== undefined) throw new SettingsError(orphan, `${orphan} is set but ${vars.oauthIssuer} is not: set the issuer URL of the authorization server too, or unset ${orphan}`);
     return undefined;
   }

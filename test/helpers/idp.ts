@@ -28,6 +28,8 @@ export async function rsaKey(kid: string): Promise<SigningKey> {
 }
 
 export const TEST_CLIENT = { id: 'mcp-test-client', secret: 'mcp-test-client-secret-0123456789abcdef' };
+/** The MCP server's own client, for token introspection (HTTP Basic). */
+export const RESOURCE_CLIENT = { id: 'mcp-resource-server', secret: 'mcp-resource-server-secret-0123456789' };
 
 export type Idp = {
   /** The issuer: http://127.0.0.1:PORT (no trailing slash). */
@@ -38,6 +40,8 @@ export type Idp = {
   rotate(keys: readonly SigningKey[]): void;
   /** A client-credentials access token for `resource` with `scope` (what the provider really issues). */
   clientToken(resource: string, scope?: string): Promise<string>;
+  /** Revokes a token the test client was issued. */
+  revoke(token: string): Promise<void>;
   /** `claims` signed with `key` (default: the current one) under `alg` (default RS256), `typ: at+jwt`. */
   sign(claims: JWTPayload, key?: SigningKey, header?: Record<string, unknown>): Promise<string>;
   close(): Promise<void>;
@@ -46,9 +50,12 @@ export type Idp = {
 /** Scopes the provider knows (the SDK client registers with the resource's `scopes_supported`: each must be here). */
 const SCOPES = ['openid', 'offline_access', 'read:pets', 'write:pets'];
 
-function makeProvider(issuer: string, keys: readonly SigningKey[], scopes: readonly string[]): Provider {
+function makeProvider(issuer: string, keys: readonly SigningKey[], scopes: readonly string[], opaque: boolean): Provider {
   const provider = new Provider(issuer, {
-    clients: [{ client_id: TEST_CLIENT.id, client_secret: TEST_CLIENT.secret, grant_types: ['client_credentials'], response_types: [], redirect_uris: [], token_endpoint_auth_method: 'client_secret_post' }],
+    clients: [
+      { client_id: TEST_CLIENT.id, client_secret: TEST_CLIENT.secret, grant_types: ['client_credentials'], response_types: [], redirect_uris: [], token_endpoint_auth_method: 'client_secret_post' },
+      { client_id: RESOURCE_CLIENT.id, client_secret: RESOURCE_CLIENT.secret, grant_types: [], response_types: [], redirect_uris: [], token_endpoint_auth_method: 'client_secret_basic' },
+    ],
     jwks: { keys: keys.map((k) => k.jwk) } as never,
     scopes: [...SCOPES, ...scopes],
     pkce: { required: () => true },
@@ -57,11 +64,14 @@ function makeProvider(issuer: string, keys: readonly SigningKey[], scopes: reado
       devInteractions: { enabled: true },
       registration: { enabled: true },
       clientCredentials: { enabled: true },
+      // the resource server may introspect any token; the test client may revoke its own
+      introspection: { enabled: true, allowedPolicy: () => true },
+      revocation: { enabled: true },
       resourceIndicators: {
         enabled: true,
         defaultResource: (_ctx: unknown, _client: unknown, oneOf?: string) => oneOf,
         useGrantedResource: () => true,
-        getResourceServerInfo: () => ({ scope: [...SCOPES, ...scopes].filter((s) => s !== 'openid' && s !== 'offline_access').join(' '), accessTokenFormat: 'jwt', accessTokenTTL: 600, jwt: { sign: { alg: 'RS256' } } }),
+        getResourceServerInfo: () => ({ scope: [...SCOPES, ...scopes].filter((s) => s !== 'openid' && s !== 'offline_access').join(' '), accessTokenFormat: opaque ? 'opaque' : 'jwt', accessTokenTTL: 600, jwt: { sign: { alg: 'RS256' } } }),
       },
     },
     // refresh tokens without offline_access, so that clients that registered the grant get one
@@ -100,8 +110,11 @@ function registerWithoutScope(req: http.IncomingMessage, res: http.ServerRespons
   });
 }
 
-/** Starts the provider on 127.0.0.1 (any free port) signing with `keys[0]` (a fresh RS256 key by default); `scopes` are extra scopes it knows. */
-export async function startIdp(options: { keys?: SigningKey[]; scopes?: readonly string[] } = {}): Promise<Idp> {
+/**
+ * Starts the provider on 127.0.0.1 (any free port) signing with `keys[0]` (a fresh RS256 key by
+ * default); `scopes` are extra scopes it knows; `opaque`: access tokens are opaque (introspect them).
+ */
+export async function startIdp(options: { keys?: SigningKey[]; scopes?: readonly string[]; opaque?: boolean } = {}): Promise<Idp> {
   let keys = options.keys ?? [await rsaKey('key-1')];
   let provider: Provider | undefined;
   const server = http.createServer((req, res) => {
@@ -110,13 +123,22 @@ export async function startIdp(options: { keys?: SigningKey[]; scopes?: readonly
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  provider = makeProvider(issuer, keys, options.scopes ?? []);
+  const opaque = options.opaque === true;
+  provider = makeProvider(issuer, keys, options.scopes ?? [], opaque);
   return {
     issuer,
     current: () => keys[0]!,
     rotate(next) {
       keys = [...next];
-      provider = makeProvider(issuer, keys, options.scopes ?? []);
+      provider = makeProvider(issuer, keys, options.scopes ?? [], opaque);
+    },
+    async revoke(token) {
+      const res = await fetch(`${issuer}/token/revocation`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ token, client_id: TEST_CLIENT.id, client_secret: TEST_CLIENT.secret }),
+      });
+      if (!res.ok) throw new Error(`revocation refused: ${res.status} ${await res.text()}`);
     },
     async clientToken(resource, scope = 'read:pets') {
       const res = await fetch(`${issuer}/token`, {

@@ -119,7 +119,7 @@ describe('.env.example', () => {
     writeFileSync(path.join(dir, 'api.yaml'), `openapi: 3.0.3\ninfo: { title: t, version: "1" }\nservers: [{ url: "https://x.example.com" }]\ncomponents:\n  securitySchemes:\n    ${scheme}: { type: http, scheme: bearer }\nsecurity: [{ ${scheme}: [] }]\npaths:\n  /a:\n    get:\n      operationId: a\n      responses: { "200": { description: ok } }\n`);
     writeFileSync(path.join(dir, 'mcpgen.yaml'), 'name: evil\nopenapi: ./api.yaml\n');
     const text = (await emit('mcpgen.yaml', dir)).get('.env.example')!;
-    const serving = ['TRANSPORT', 'PORT', 'HOST', 'ALLOWED_HOSTS', 'ALLOWED_ORIGINS', 'ALLOW_ANONYMOUS', 'HTTP_TOKENS', 'HTTP_TOKENS_FILE', 'PUBLIC_URL', 'OAUTH_ISSUER', 'OAUTH_AUDIENCE', 'OAUTH_SCOPES', 'OAUTH_JWKS_URL', 'CLIENT', 'STATE_KEY', 'SESSION_IDLE_MS', 'MAX_SESSIONS', 'MAX_SESSIONS_PER_CLIENT', 'DRAIN_MS'].map((s) => `EVIL_${s}`);
+    const serving = ['TRANSPORT', 'PORT', 'HOST', 'ALLOWED_HOSTS', 'ALLOWED_ORIGINS', 'ALLOW_ANONYMOUS', 'HTTP_TOKENS', 'HTTP_TOKENS_FILE', 'PUBLIC_URL', 'OAUTH_ISSUER', 'OAUTH_AUDIENCE', 'OAUTH_SCOPES', 'OAUTH_JWKS_URL', 'OAUTH_INTROSPECTION_URL', 'OAUTH_CLIENT_ID', 'OAUTH_CLIENT_SECRET', 'CLIENT', 'STATE_KEY', 'SESSION_IDLE_MS', 'MAX_SESSIONS', 'MAX_SESSIONS_PER_CLIENT', 'DRAIN_MS'].map((s) => `EVIL_${s}`);
     expect(envExampleNames(text).all).toEqual(['EVIL_BASE_URL', 'EVIL_TIMEOUT_MS', 'EVIL_MAX_RESPONSE_BYTES', 'EVIL_MAX_IN_FLIGHT_BYTES', 'EVIL_MAX_ARGUMENT_BYTES', 'EVIL_LOG_LEVEL', ...serving, 'EVIL_EVIL_EVIL_INJECTED_1__X_2_TOKEN']);
     expect(text).toContain('# Bearer token of security scheme evil EVIL_INJECTED=1 X=2\n');
   });

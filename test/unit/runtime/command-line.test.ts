@@ -131,6 +131,11 @@ describe('resolving how to serve', () => {
     expect(failure(() => http({ PETS_OAUTH_ISSUER: 'https://login.example.com', PETS_PUBLIC_URL: 'mcp.example.com' }))).toMatch(/^PETS_PUBLIC_URL must be/);
     expect(failure(() => http({ PETS_OAUTH_ISSUER: 'https://login.example.com', PETS_OAUTH_JWKS_URL: 'ftp://x' }))).toMatch(/^PETS_OAUTH_JWKS_URL must be/);
     expect(failure(() => http({ PETS_OAUTH_ISSUER: 'https://login.example.com', PETS_OAUTH_SCOPES: 'a "b"' }))).toMatch(/^PETS_OAUTH_SCOPES lists scopes/);
+    // introspection of opaque tokens: both client credentials, the endpoint optional
+    expect(http({ PETS_OAUTH_ISSUER: 'https://login.example.com', PETS_OAUTH_CLIENT_ID: 'mcp-rs', PETS_OAUTH_CLIENT_SECRET: 's3cret-value', PETS_OAUTH_INTROSPECTION_URL: 'https://login.example.com/introspect' }).oauth?.introspection).toEqual({ url: 'https://login.example.com/introspect', clientId: 'mcp-rs', clientSecret: 's3cret-value' });
+    expect(failure(() => http({ PETS_OAUTH_ISSUER: 'https://login.example.com', PETS_OAUTH_CLIENT_ID: 'mcp-rs' }))).toBe("PETS_OAUTH_CLIENT_ID is set but PETS_OAUTH_CLIENT_SECRET is not: token introspection needs both (this server's client credentials at the authorization server)");
+    expect(failure(() => http({ PETS_OAUTH_ISSUER: 'https://login.example.com', PETS_OAUTH_CLIENT_SECRET: 's3cret-value' }), 's3cret-value')).toMatch(/^PETS_OAUTH_CLIENT_SECRET is set but PETS_OAUTH_CLIENT_ID is not/);
+    expect(failure(() => http({ PETS_OAUTH_ISSUER: 'https://login.example.com', PETS_OAUTH_INTROSPECTION_URL: 'https://login.example.com/introspect' }))).toMatch(/^PETS_OAUTH_INTROSPECTION_URL is set but PETS_OAUTH_CLIENT_ID and PETS_OAUTH_CLIENT_SECRET are not/);
     // a setting of OAuth without the issuer is a mistake that says so
     expect(failure(() => http({ PETS_OAUTH_AUDIENCE: 'api://mcp' }))).toBe('PETS_OAUTH_AUDIENCE is set but PETS_OAUTH_ISSUER is not: set the issuer URL of the authorization server too, or unset PETS_OAUTH_AUDIENCE');
   });
