@@ -57,6 +57,8 @@ function summary(ir: IrServer): string {
   if (ir.concerns) parts.push(n(ir.concerns.declarations.length, 'concern'));
   if (ir.preprocessors.length > 0) parts.push(n(ir.preprocessors.length, 'preprocessor'));
   if (ir.reflection) parts.push(n(Object.keys(ir.reflection.gates).length, 'gated tool'));
+  // the build cannot see what src/main.ts registers: the server logs it at start
+  if (ir.entry === 'custom') parts.push('and what src/main.ts registers at run time');
   return parts.join(', ');
 }
 

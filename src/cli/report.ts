@@ -24,6 +24,8 @@ export type Summary = {
   output: string;
   /** Every tool: operation tools and extra tools (and `persist_justification` when gated). */
   tools: number;
+  /** `entry: custom`: src/main.ts may register tools, prompts and resources at run time, which no count here includes (the server logs them at start). */
+  registeredAtRunTime?: true;
   operationTools: number;
   extraTools: number;
   /** Prompts served: the manifest's, gate prompts and `with_context`. */
@@ -210,6 +212,7 @@ export function formatSurfaceReport(ir: IrServer): string {
     const name = line.split(' ')[0]!;
     lines.push(`    ${line}${tokens.has(name) ? ` [${tokens.get(name)} tokens]` : ''}`);
   }
+  if (ir.entry === 'custom') lines.push('  Registered at run time (src/main.ts): not measured here; the server logs their count and bytes at start.');
   for (const p of presetSummaries(ir)) {
     lines.push(`  Preset ${p.name}${p.catalogue ? ' (search mode)' : ''}: ${p.tools} tools, tools/list ${n(p.listBytes)} bytes${p.listTokens !== null ? `, ${n(p.listTokens)} tokens (o200k)` : ''}${p.catalogue ? `; search catalogue ${p.catalogue.tools} tools, ${n(p.catalogue.listBytes)} bytes` : ''}; largest:`);
     for (const t of p.largest) lines.push(`    ${t.name} ${t.bytes} bytes${t.tokens !== null ? ` [${t.tokens} tokens]` : ''}, mostly ${DOMINANT[t.dominant]}`);
@@ -252,6 +255,7 @@ export function summarize(ir: IrServer, output: string, written?: WriteReport, c
     presets: presetSummaries(ir),
     largest: s ? contributors(s, undefined, s.tokens?.largest, 10) : [],
   };
+  if (ir.entry === 'custom') out.registeredAtRunTime = true;
   const results = resultsSummary(ir);
   if (results) out.results = results;
   if (ir.argumentRules) out.argumentRules = ir.argumentRules.map((r) => ({ index: r.index, name: r.name, sets: [...r.sets], tools: r.tools.length }));

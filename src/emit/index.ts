@@ -8,6 +8,7 @@ import { emitBundleManifest, emitDockerfile, emitDockerignore, emitEnvExample, e
 import { runtimeFiles } from './runtime.js';
 import { emitConcernsFile } from './ts/concerns.js';
 import { emitConfigFile, emitServerEntry } from './ts/entry.js';
+import { emitCustomServerEntry } from './ts/library.js';
 import { emitPreprocessorsFile, emitReflectionFile } from './ts/gates.js';
 import { emitPolicyFile } from './ts/policy.js';
 import { emitExtraToolsFile, emitPromptsFile, emitResourcesFile } from './ts/primitives.js';
@@ -27,11 +28,13 @@ export function emitProject(ir: IrServer): Map<string, string> {
     ['README.md', emitReadme(ir)],
     ['manifest.json', emitBundleManifest(ir)],
     ['package.json', emitPackageJson(ir)],
-    ['tsconfig.json', emitTsconfig()],
+    ['tsconfig.json', emitTsconfig(ir)],
     ['src/config.gen.ts', emitConfigFile(ir)],
-    ['src/server.ts', emitServerEntry(ir)],
+    // entry: custom ⇒ the bin runs the user's src/main.ts, and src/index.ts is the library entry (what emitServerEntry renders then)
+    ['src/server.ts', ir.entry === 'custom' ? emitCustomServerEntry() : emitServerEntry(ir)],
     ['src/tools.gen.ts', emitToolsFile(ir)],
   ]);
+  if (ir.entry === 'custom') files.set('src/index.ts', emitServerEntry(ir));
   if (ir.extraTools.length > 0) files.set('src/extra-tools.gen.ts', emitExtraToolsFile(ir));
   if (ir.prompts.length > 0) files.set('src/prompts.gen.ts', emitPromptsFile(ir));
   if (ir.resources.length + ir.resourceTemplates.length > 0) files.set('src/resources.gen.ts', emitResourcesFile(ir));

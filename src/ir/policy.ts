@@ -57,7 +57,7 @@ export type PolicyInput = {
   /** `policy` as written. */
   policy: Policy;
   /** The server as built so far: its primitives and concerns. */
-  server: Pick<IrServer, 'tools' | 'apiOperations' | 'extraTools' | 'prompts' | 'resources' | 'resourceTemplates' | 'concerns' | 'reflection' | 'preprocessors'>;
+  server: Pick<IrServer, 'tools' | 'apiOperations' | 'extraTools' | 'prompts' | 'resources' | 'resourceTemplates' | 'concerns' | 'reflection' | 'preprocessors' | 'entry'>;
   locateManifest: (pointer: string, opts?: { key?: boolean }) => Location;
   diagnostics: Diagnostics;
   /** Collects `policy.limits.tools` keys that are the exact name of a left-out operation's tool (not warned about one by one). */
@@ -162,13 +162,29 @@ function buildAccess(access: NonNullable<Policy['access']>, primitives: readonly
       if (selector === undefined) continue;
       const source = `policy.access.rules[${i}].${effect}`;
       const matched = resolveSelector(selector, primitives, { at: `${at}/${effect}`, source, input });
-      resolved.push({ clients: sortedUnique(clients), ...(rule.scopes !== undefined ? { scopes: sortedUnique(rule.scopes) } : {}), ...(rule.claims !== undefined ? { claims: rule.claims } : {}), effect, ...matched, source });
+      resolved.push({ clients: sortedUnique(clients), ...(rule.scopes !== undefined ? { scopes: sortedUnique(rule.scopes) } : {}), ...(rule.claims !== undefined ? { claims: rule.claims } : {}), effect, ...matched, source, ...(input.server.entry === 'custom' ? atRunTime(selector) : {}) });
     }
   });
   return { default: dflt, rules: resolved };
 }
 
 type Matched = Pick<AccessRule, 'tools' | 'prompts' | 'resources' | 'resourceTemplates'>;
+
+/** `entry: custom`: what of a selector the server tests on primitives registered at run time (nothing when it tests tags: they have none). */
+function atRunTime(s: PolicySelector): Pick<AccessRule, 'atRunTime'> {
+  if (list(s.tags) !== undefined) return {};
+  const names = list(s.names);
+  const concerns = Object.entries(s.concerns ?? {}).map(([c, v]): [string, string[]] => [c, typeof v === 'string' ? [v] : [...v]]);
+  const annotations = Object.entries(s.annotations ?? {}).filter((e): e is [string, boolean] => typeof e[1] === 'boolean');
+  return {
+    atRunTime: {
+      ...(s.kinds !== undefined ? { kinds: [...s.kinds] } : {}),
+      ...(names !== undefined ? { names } : {}),
+      ...(concerns.length > 0 ? { concerns: Object.fromEntries(concerns) } : {}),
+      ...(annotations.length > 0 ? { annotations: Object.fromEntries(annotations) } : {}),
+    },
+  };
+}
 
 function resolveSelector(s: PolicySelector, primitives: readonly PolicyPrimitive[], ctx: { at: string; source: string; input: PolicyInput }): Matched {
   const { at, source } = ctx;
@@ -290,12 +306,18 @@ function buildLimits(limits: NonNullable<Policy['limits']>, primitives: readonly
       input.excluded.add(at, entryLabel('policy.limits.tools', key));
       continue;
     }
+    // entry: custom ⇒ the key is matched again against the tools registered at run time
+    const pattern = input.server.entry === 'custom' ? { pattern: key } : {};
+    if (tools.length === 0 && input.server.entry === 'custom') {
+      entries.push({ tools, limits: mergeLimits(dflt, toolLimits(value)), source: `policy.limits.tools[${JSON.stringify(key)}]`, ...pattern });
+      continue;
+    }
     if (tools.length === 0) {
       const near = suggest(key, toolNames);
       diagnostics.warn('MCPGEN_POLICY_UNMATCHED_LIMIT', `policy.limits.tools ${JSON.stringify(key)} matches no tool`, near ? `did you mean "${near}"?` : 'key limits by final tool name or a glob over tool names, e.g. `delete*`', locateManifest(at, { key: true }));
       continue;
     }
-    entries.push({ tools, limits: mergeLimits(dflt, toolLimits(value)), source: `policy.limits.tools[${JSON.stringify(key)}]` });
+    entries.push({ tools, limits: mergeLimits(dflt, toolLimits(value)), source: `policy.limits.tools[${JSON.stringify(key)}]`, ...pattern });
   }
   return { ...(dflt !== undefined ? { default: dflt } : {}), tools: entries };
 }

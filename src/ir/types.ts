@@ -274,6 +274,8 @@ export type IrServer = {
   description?: string;
   /** How the project is published (manifest `package`); absent ⇒ publishable, nothing else set. */
   package?: IrPackage;
+  /** Manifest `entry: custom`: the package exports `createServer()` and `src/server.ts` runs the user's `src/main.ts` (code registration); absent ⇒ the generated entry. */
+  entry?: 'custom';
   /** Prefix of the environment variables the server reads. */
   envPrefix: string;
   /** Default API base URL; absent when neither manifest nor spec gives an absolute one. */

@@ -76,6 +76,8 @@ export type ResolvedManifest = {
   auth?: Record<string, AuthScheme>;
   /** `scopeMap`: API scope ⇒ the MCP scope(s) it becomes, as written (entries neither a string nor a list of strings dropped). */
   scopeMap?: Record<string, string | string[]>;
+  /** `entry`: `custom` ⇒ the project is a library and src/main.ts registers primitives in code; absent ⇒ `generated`. */
+  entry?: 'custom';
   uploads?: Uploads;
   /** Absolute directory of the manifest (`file` resources are read relative to it). */
   dir: string;
@@ -323,6 +325,7 @@ export function resolveManifest(loaded: LoadedManifest): ResolvedManifest {
     }
     out.discoveryPresets = modes;
   }
+  if (m.entry === 'custom') out.entry = 'custom';
   const resultPresets = resolveResultPresets(m.results);
   if (resultPresets !== undefined) out.resultPresets = resultPresets;
   const description = str('description');

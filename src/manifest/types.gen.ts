@@ -323,6 +323,15 @@ export type Manifest = {
    */
   extraTools?: ExtraTool[];
   /**
+   * Who writes the server's start-up. `generated` (the default): `src/server.ts` serves what the manifest
+   * declares. `custom`: the project is also a library (`createServer()` from its package, typed) and
+   * `src/server.ts` runs your `src/main.ts` (written once as a stub, never overwritten), whose
+   * `register(server)` may add tools, prompts, resources and resource templates in code (`registerTool`,
+   * `registerPrompt`, `registerResource`, `registerResourceTemplate`) before it serves.
+   * @default "generated"
+   */
+  entry?: 'generated' | 'custom';
+  /**
    * Preprocessors: your TypeScript functions a host runs on each user input before the model sees it, to
    * gather context. They are not tools: they never appear in `tools/list` and `tools/call` refuses them. The
    * server serves them on `preprocessors/list` and `preprocessors/run`, advertised in

@@ -11,6 +11,7 @@ import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Diagnostics, Location } from '../diagnostics.js';
 import { checkDependencies } from './dependencies.js';
+import { checkUserEntry } from './user-entry.js';
 import { emitHandlerStubs, handlerExports } from '../emit/ts/stubs.js';
 import { generatedPath } from '../ir/handlers.js';
 import type { IrServer } from '../ir/types.js';
@@ -35,10 +36,12 @@ export type CheckHandlersOptions = {
 export async function checkHandlers(opts: CheckHandlersOptions): Promise<Map<string, string>> {
   const { ir, diagnostics } = opts;
   checkDependencies({ ir, locateManifest: opts.locateManifest, diagnostics });
-  const wanted = handlerExports(ir);
-  if (wanted.size === 0) return new Map();
-  const stubs = emitHandlerStubs(ir);
   const missing = new Map<string, string>();
+  // `entry: custom`: the user's src/main.ts, written once as a stub
+  await checkUserEntry(opts, missing);
+  const wanted = handlerExports(ir);
+  if (wanted.size === 0) return missing;
+  const stubs = emitHandlerStubs(ir);
   for (const [file, exports] of wanted) {
     if (generatedPath(file.slice('src/'.length))) continue; // already an error (MCPGEN_HANDLER_INVALID)
     const shown = path.posix.join(opts.displayOut, file);

@@ -37,6 +37,8 @@ export function emitPackageJson(ir: IrServer): string {
   Object.assign(pkg, {
     type: 'module',
     bin: { [ir.name]: ENTRY_POINT },
+    // entry: custom ⇒ also a library: `import { createServer } from '<name>'`
+    ...(ir.entry === 'custom' ? { exports: { '.': { types: './dist/index.d.ts', default: './dist/index.js' } }, types: 'dist/index.d.ts' } : {}),
     files: ['dist', '.env.example'],
     engines: { node: '>=20.19.0' },
     scripts: { build: 'tsc -p tsconfig.json', start: `node ${ENTRY_POINT}`, prepack: 'npm run build', ...(ir.policy?.audit?.chain === true ? { 'verify-audit': 'node dist/runtime/verify-audit.js' } : {}) },
@@ -45,11 +47,12 @@ export function emitPackageJson(ir: IrServer): string {
   return json(pkg);
 }
 
-/** Renders the generated tsconfig.json (strict; avoids options TypeScript 7 removed). */
-export function emitTsconfig(): string {
+/** Renders the generated tsconfig.json (strict; avoids options TypeScript 7 removed; declarations for a library, `entry: custom`). */
+export function emitTsconfig(ir?: IrServer): string {
   return json({
     compilerOptions: {
       target: 'es2022',
+      ...(ir?.entry === 'custom' ? { declaration: true } : {}),
       module: 'nodenext',
       moduleResolution: 'nodenext',
       strict: true,
@@ -221,6 +224,7 @@ export function emitReadme(ir: IrServer): string {
         ...ir.extraTools.map((t) => ({ name: t.name, request: handlerText(t.handler), title: t.title ?? '', auth: 'none' })),
       ],
       hasHandlers: ir.extraTools.length > 0 || ir.resourceTemplates.length > 0 || ir.resources.some((r) => r.content.kind === 'handler'),
+      customEntry: ir.entry === 'custom',
       prompts: ir.prompts.map((p) => ({ name: mdCode(p.name), title: p.title ?? '', args: p.arguments.map((a) => `${mdCode(a.name)}${a.required ? '*' : ''}`).join(', ') })),
       resources: [
         ...ir.resources.map((r) => ({ uri: mdCode(r.uri), name: r.name, mimeType: r.mimeType ?? '', content: resourceText(r) })),

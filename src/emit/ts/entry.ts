@@ -8,6 +8,7 @@ import { usesSearch } from '../../ir/discovery.js';
 import { TS_HEADER } from '../header.js';
 import { serverVariables, type Variable, type VariableSources, type VariableTool } from '../../../templates/runtime/variables.js';
 import { tsLiteral } from '../safe.js';
+import { emitLibraryEntry } from './library.js';
 
 /** `{ fromClient }` of a scheme whose credential an HTTP client sends in a header of its own, else nothing. */
 function fromClient(s: { readonly fromClient?: string }): { fromClient?: string } {
@@ -155,7 +156,7 @@ export function emitServerEntry(ir: IrServer): string {
   imports.push("import { tools } from './tools.gen.js';");
   const head = '#!/usr/bin/env node\n' + TS_HEADER + '\n' + imports.join('\n') + '\n\n';
   const call = '// --help, --version and --print-config answer on stdout and exit; otherwise the server serves MCP\n// over stdio, or over Streamable HTTP with --transport http (see --help)\n';
-  if (plain) return head + call + `await main(config, tools${p.search ? ', { search: createToolSearch(searchIndex) }' : ''});\n`;
+  if (plain && ir.entry !== 'custom') return head + call + `await main(config, tools${p.search ? ', { search: createToolSearch(searchIndex) }' : ''});\n`;
 
   // list_changed is only ever sent after a concern update, so it is declared only with concerns
   const changing = p.concerns ? '{ listChanged: true }' : '{}';
@@ -176,7 +177,9 @@ export function emitServerEntry(ir: IrServer): string {
   const gateOpt = gated ? ', { gate }' : '';
   const install: string[] = [];
   // search mode per preset: the concern gate tells the server each request's active preset
-  const concernOptions = `{ ...concerns, capabilities, era: instance.era${p.searchPresets ? ', toolListMode: toolSearch.modeOf' : ''} }`;
+  // code registration (entry: custom): registered primitives' concern mappings beside the manifest's
+  const mappings = ir.entry === 'custom' ? ' mappings: registry.mappings(concerns.mappings),' : '';
+  const concernOptions = `{ ...concerns,${mappings} capabilities, era: instance.era${p.searchPresets ? ', toolListMode: toolSearch.modeOf' : ''} }`;
   if (p.concerns && p.policy && p.searchPresets) {
     install.push(`    const concernGate = installConcerns(server, ${concernOptions});`);
     install.push('    const gate = { ...composeGates(base, concernGate), activePreset: concernGate.activePreset };');
@@ -222,6 +225,7 @@ export function emitServerEntry(ir: IrServer): string {
   const gateDecl =
     (p.reflection ? '/** The reflection gate, shared by every instance of this process (made once the state key is known). */\nlet reflectionGate: ReflectionGate | undefined;\n\n' : '') +
     (p.searchPresets ? '/** Search mode, per concern preset (manifest `discovery`): shared by every instance. */\nconst toolSearch = createToolSearch(searchIndex, discovery);\n\n' : '');
+  if (ir.entry === 'custom') return emitLibraryEntry(ir, { imports, decls: gateDecl, capabilities: caps, extensions: ext });
   return (
     head +
     gateDecl +
