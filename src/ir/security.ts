@@ -49,7 +49,7 @@ type Classified =
 /** Manifest fields that apply to each kind of scheme. */
 const FIELDS: Record<Classified['kind'], readonly (keyof AuthScheme)[]> = {
   apiKey: ['env', 'fromClient'],
-  bearer: ['env', 'fromClient'],
+  bearer: ['env', 'fromClient', 'exchange'],
   basic: ['username', 'password', 'fromClient'],
   oauth2ClientCredentials: ['clientId', 'clientSecret', 'tokenUrl', 'scopes'],
 };
@@ -158,7 +158,7 @@ export function buildSecurity(input: SecurityInput): SecurityResult {
         });
         break;
       case 'bearer': {
-        const scheme: IrSecurityScheme = { name, kind: 'bearer', env: { token: m.env ?? `${stem}_TOKEN` }, ...fromClient(m), origin };
+        const scheme: IrSecurityScheme = { name, kind: 'bearer', env: { token: m.env ?? `${stem}_TOKEN` }, ...fromClient(m), ...(m.exchange !== undefined ? { exchange: { audience: m.exchange.audience, ...(m.exchange.scopes !== undefined ? { scopes: m.exchange.scopes } : {}) } } : {}), origin };
         if (c.fallbackFrom !== undefined) {
           scheme.fallbackFrom = c.fallbackFrom;
           // naming the variable in the manifest (`auth.<scheme>.env`) is the acknowledgement the help asks for

@@ -244,6 +244,8 @@ export type IrSecurityScheme = IrSchemeBase &
         env: { token: string };
         /** Over HTTP, the MCP request header the token is taken from instead of `env` (a leading `Bearer ` dropped). */
         fromClient?: string;
+        /** OAuth token exchange (manifest `auth.<scheme>.exchange`): over HTTP with an OAuth access token, the API gets a token exchanged for it (runtime/oauth-exchange.ts). */
+        exchange?: { audience: string; scopes?: string[] };
       }
     | {
         /** HTTP basic authentication. */

@@ -637,6 +637,20 @@ export type AuthScheme = {
   /** Token endpoint to use instead of the spec's `tokenUrl` (oauth2 client credentials). */
   tokenUrl?: string;
   /**
+   * OAuth 2.0 Token Exchange (RFC 8693), for bearer schemes (http bearer; oauth2 without a client-credentials
+   * flow; openIdConnect): over Streamable HTTP, a request that came with an OAuth access token has it
+   * exchanged at the authorization server (`<ENV_PREFIX>_OAUTH_ISSUER`, with the server's
+   * `<ENV_PREFIX>_OAUTH_CLIENT_ID` and `_CLIENT_SECRET`) for a token for the API, sent instead of the
+   * environment's token; the MCP token itself never reaches the API. Over stdio, and for static client
+   * tokens, the environment is used as before.
+   */
+  exchange?: {
+    /** The API, as the authorization server names it (`audience` of the exchange request). */
+    audience: string;
+    /** Scopes to ask for with the exchanged token (default: none named). */
+    scopes?: string[];
+  };
+  /**
    * Over Streamable HTTP, take the credential from this header of each MCP request instead of the
    * environment, so every MCP client uses its own (apiKey: the value; bearer: the value, a leading `Bearer `
    * dropped; basic: `Basic <base64>` or `user:password`). Over stdio the environment is used as before. Not

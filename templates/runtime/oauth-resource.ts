@@ -169,6 +169,8 @@ export type ResourceServer = {
   resourceOf(host: string | undefined, path: string): string;
   /** The metadata answer for a request at a discovery path, or `undefined` for other paths. */
   metadata(request: Request, resource: string): Promise<Response | undefined>;
+  /** The authorization server's token endpoint (discovered), for token exchange. */
+  tokenEndpoint(): Promise<string>;
   /** Verifies the request's `Authorization` header for `resource`. */
   authenticate(authorization: string | undefined, resource: string): Promise<OAuthCheck>;
   /**
@@ -244,6 +246,10 @@ export function resourceServer(options: OAuthResourceOptions, onError: (message:
       } catch (err) {
         return unavailable(err);
       }
+    },
+    async tokenEndpoint() {
+      const { meta } = await ready();
+      return meta.token_endpoint;
     },
     async authenticate(authorization, resource) {
       const resourceMetadataUrl = getOAuthProtectedResourceMetadataUrl(new URL(resource));

@@ -84,6 +84,9 @@ export type ApiKeyLocation = 'header' | 'query' | 'cookie';
  * A security scheme and the NAMES of the environment variables its secrets are read from at
  * run time. Generated files hold variable names only, never secret values.
  */
+/** What an exchanged token is asked for (RFC 8693): the API's audience, and scopes. */
+export type TokenExchangeSpec = { readonly audience: string; readonly scopes?: readonly string[] };
+
 export type SecurityScheme =
   | {
       readonly kind: 'apiKey';
@@ -101,6 +104,8 @@ export type SecurityScheme =
       readonly name: string;
       /** Over HTTP, the MCP request header the token is taken from instead of `env`; a leading `Bearer ` is dropped. */
       readonly fromClient?: string;
+      /** OAuth token exchange (RFC 8693, manifest `auth.<scheme>.exchange`): over HTTP with an OAuth access token, the API gets a token exchanged for it with this audience, instead of `env`. */
+      readonly exchange?: TokenExchangeSpec;
       readonly env: { readonly token: string };
     }
   | {

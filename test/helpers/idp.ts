@@ -13,7 +13,7 @@
 import http from 'node:http';
 import { Readable } from 'node:stream';
 import type { AddressInfo } from 'node:net';
-import { exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { createLocalJWKSet, exportJWK, generateKeyPair, jwtVerify, SignJWT } from 'jose';
 import type { JWK, JWTPayload } from 'jose';
 import Provider from 'oidc-provider';
 
@@ -34,6 +34,8 @@ export const RESOURCE_CLIENT = { id: 'mcp-resource-server', secret: 'mcp-resourc
 export type Idp = {
   /** The issuer: http://127.0.0.1:PORT (no trailing slash). */
   readonly issuer: string;
+  /** Every token exchange performed, in order. */
+  readonly exchanges: Exchange[];
   /** The key the provider signs with now. */
   current(): SigningKey;
   /** Replaces the published key set (the first key signs from now on). */
@@ -50,11 +52,62 @@ export type Idp = {
 /** Scopes the provider knows (the SDK client registers with the resource's `scopes_supported`: each must be here). */
 const SCOPES = ['openid', 'offline_access', 'read:pets', 'write:pets'];
 
-function makeProvider(issuer: string, keys: readonly SigningKey[], scopes: readonly string[], opaque: boolean): Provider {
+const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
+
+/** A token exchange (RFC 8693) this provider performed: who asked, for whom, for what audience. */
+export type Exchange = { client: string; sub: unknown; audience: string; issued: string };
+
+/**
+ * The token exchange grant (RFC 8693), which oidc-provider does not implement: the subject token
+ * must be an access token this provider signed (a published key, not expired); the answer is a
+ * JWT for `audience` with the subject's `sub` and `client_id` and `act: { sub: <the client that
+ * asked> }`, signed with the current key. The subject `not-delegable` is refused (invalid_grant).
+ */
+function exchangeGrant(issuer: string, keys: readonly SigningKey[], exchanges: Exchange[]) {
+  const published = createLocalJWKSet({ keys: keys.map(({ jwk }) => ({ kty: jwk.kty, n: jwk.n, e: jwk.e, kid: jwk.kid, alg: jwk.alg, use: 'sig' })) as JWK[] });
+  return async (ctx: { oidc: { params: Record<string, string | undefined>; client: { clientId: string } }; status: number; body: unknown }): Promise<void> => {
+    const { subject_token: subject, subject_token_type: type, audience } = ctx.oidc.params;
+    if (type !== 'urn:ietf:params:oauth:token-type:access_token' || subject === undefined || audience === undefined) {
+      ctx.status = 400;
+      ctx.body = { error: 'invalid_request' };
+      return;
+    }
+    let sub: unknown;
+    let clientId: unknown;
+    try {
+      const { payload } = await jwtVerify(subject, published, { issuer });
+      sub = payload.sub;
+      clientId = payload.client_id;
+    } catch {
+      ctx.status = 400;
+      ctx.body = { error: 'invalid_grant' };
+      return;
+    }
+    // the authorization server's own policy: this subject may not act at any API
+    if (sub === 'not-delegable') {
+      ctx.status = 400;
+      ctx.body = { error: 'invalid_grant', error_description: `no delegation for ${String(sub)}` };
+      return;
+    }
+    const now = Math.floor(Date.now() / 1000);
+    const scope = ctx.oidc.params.scope;
+    const issued = await new SignJWT({ sub: sub as string, client_id: clientId as string, act: { sub: ctx.oidc.client.clientId }, ...(scope ? { scope } : {}) })
+      .setProtectedHeader({ alg: 'RS256', typ: 'at+jwt', kid: keys[0]!.jwk.kid })
+      .setIssuer(issuer)
+      .setAudience(audience)
+      .setIssuedAt(now)
+      .setExpirationTime(now + 300)
+      .sign(keys[0]!.key);
+    exchanges.push({ client: ctx.oidc.client.clientId, sub, audience, issued });
+    ctx.body = { access_token: issued, issued_token_type: 'urn:ietf:params:oauth:token-type:access_token', token_type: 'Bearer', expires_in: 300 };
+  };
+}
+
+function makeProvider(issuer: string, keys: readonly SigningKey[], scopes: readonly string[], opaque: boolean, exchanges: Exchange[]): Provider {
   const provider = new Provider(issuer, {
     clients: [
       { client_id: TEST_CLIENT.id, client_secret: TEST_CLIENT.secret, grant_types: ['client_credentials'], response_types: [], redirect_uris: [], token_endpoint_auth_method: 'client_secret_post' },
-      { client_id: RESOURCE_CLIENT.id, client_secret: RESOURCE_CLIENT.secret, grant_types: [], response_types: [], redirect_uris: [], token_endpoint_auth_method: 'client_secret_basic' },
+      { client_id: RESOURCE_CLIENT.id, client_secret: RESOURCE_CLIENT.secret, grant_types: [TOKEN_EXCHANGE], response_types: [], redirect_uris: [], token_endpoint_auth_method: 'client_secret_basic' },
     ],
     jwks: { keys: keys.map((k) => k.jwk) } as never,
     scopes: [...SCOPES, ...scopes],
@@ -82,6 +135,7 @@ function makeProvider(issuer: string, keys: readonly SigningKey[], scopes: reado
     provider.on('authorization.error', (ctx: { oidc?: { params?: unknown } }, err: Error) => console.log('authorization error', err.message, JSON.stringify(ctx.oidc?.params)));
     provider.on('grant.error', (_ctx: unknown, err: Error) => console.log('grant error', err.message, (err as { error_description?: string }).error_description));
   }
+  provider.registerGrantType(TOKEN_EXCHANGE, exchangeGrant(issuer, keys, exchanges), ['subject_token', 'subject_token_type', 'requested_token_type', 'audience', 'scope']);
   provider.on('server_error', (_ctx: unknown, err: Error) => process.stderr.write(`oidc-provider: ${err.stack}\n`));
   return provider;
 }
@@ -124,13 +178,15 @@ export async function startIdp(options: { keys?: SigningKey[]; scopes?: readonly
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const opaque = options.opaque === true;
-  provider = makeProvider(issuer, keys, options.scopes ?? [], opaque);
+  const exchanges: Exchange[] = [];
+  provider = makeProvider(issuer, keys, options.scopes ?? [], opaque, exchanges);
   return {
+    exchanges,
     issuer,
     current: () => keys[0]!,
     rotate(next) {
       keys = [...next];
-      provider = makeProvider(issuer, keys, options.scopes ?? [], opaque);
+      provider = makeProvider(issuer, keys, options.scopes ?? [], opaque, exchanges);
     },
     async revoke(token) {
       const res = await fetch(`${issuer}/token/revocation`, {

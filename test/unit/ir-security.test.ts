@@ -187,6 +187,15 @@ describe('security requirements (OpenAPI 3.x)', () => {
       ['MCPGEN_AUTH_INVALID_FIELD', '/auth/bearer/env', 7, 10, 'choose another variable name'],
     ]);
   });
+
+  it('keeps a bearer scheme\'s token exchange (audience, scopes) and refuses it on other kinds, located', () => {
+    const { ir, diagnostics } = setup(`auth:\n  bearer:\n    exchange: { audience: 'https://api.example.com', scopes: [pets.read] }\n  implicit:\n    exchange: { audience: api://pets }\n  api_key:\n    exchange: { audience: x }\n`);
+    expect(ir.securitySchemes.filter((s) => s.kind === 'bearer' && s.exchange !== undefined).map((s) => [s.name, s.kind === 'bearer' ? s.exchange : undefined])).toEqual([
+      ['bearer', { audience: 'https://api.example.com', scopes: ['pets.read'] }],
+      ['implicit', { audience: 'api://pets' }],
+    ]);
+    expect(diagnostics.sorted().filter((d) => d.severity === 'error').map((d) => [d.code, d.location.pointer, d.help])).toEqual([['MCPGEN_AUTH_INVALID_FIELD', '/auth/api_key/exchange', '"api_key" takes `env`, `fromClient`']]);
+  });
 });
 
 describe('reserved variables', () => {

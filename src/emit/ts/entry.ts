@@ -34,7 +34,7 @@ export function serverConfig(ir: IrServer): Record<string, unknown> & VariableSo
         case 'apiKey':
           return { kind: s.kind, name: s.name, in: s.in, paramName: s.paramName, env: { apiKey: s.env.apiKey }, ...fromClient(s) };
         case 'bearer':
-          return { kind: s.kind, name: s.name, env: { token: s.env.token }, ...fromClient(s) };
+          return { kind: s.kind, name: s.name, env: { token: s.env.token }, ...fromClient(s), ...(s.exchange !== undefined ? { exchange: s.exchange } : {}) };
         case 'basic':
           return { kind: s.kind, name: s.name, env: { username: s.env.username, password: s.env.password }, ...fromClient(s) };
         case 'oauth2ClientCredentials': {
