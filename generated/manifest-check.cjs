@@ -5,7 +5,7 @@
 "use strict";
 module.exports = validate20;
 module.exports.default = validate20;
-const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://mcpgen.dev/schemas/manifest.schema.json","title":"mcpgen manifest","description":"The mcpgen manifest (mcpgen.yaml): which OpenAPI description to compile into an MCP server, which of its operations become tools, and how. Point your editor at this file with `# yaml-language-server: $schema=<path>/manifest.schema.json`.","type":"object","additionalProperties":false,"required":["name","openapi"],"properties":{"$schema":{"description":"Optional pointer to this schema, for editors that read `$schema` from the document.","type":"string"},"name":{"description":"Name of the generated server: its npm package name, its bin name and the `serverInfo.name` it reports. Lower case letters, digits, `-`, `_` and `.`; starts with a letter or digit.","type":"string","pattern":"^[a-z0-9][a-z0-9._-]*$","maxLength":214},"version":{"description":"Version of the generated server (`serverInfo.version`, package.json `version`). Defaults to 0.1.0.","type":"string","pattern":"^(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)(?:-[0-9A-Za-z.-]+)?(?:\\+[0-9A-Za-z.-]+)?$","default":"0.1.0"},"description":{"description":"What the server is for. Sent to clients as the server's `instructions` and written into the generated README and package.json.","type":"string","maxLength":4000},"package":{"description":"How the generated project is published: its package.json (npm) and its MCP Bundle manifest (manifest.json). The project is publishable unless `private` is true.","type":"object","additionalProperties":false,"properties":{"private":{"description":"Write `\"private\": true` into the generated package.json, so that `npm publish` refuses the package. Defaults to false: the package can be published.","type":"boolean","default":false},"author":{"description":"Author of the package, e.g. `Jane Doe <jane@example.com>`: package.json `author`, and the MCP Bundle's `author.name` (which defaults to the server's name).","type":"string","minLength":1,"maxLength":200},"license":{"description":"SPDX license expression of the generated package (package.json and MCP Bundle `license`), e.g. `MIT`.","type":"string","pattern":"^[A-Za-z0-9.+() -]+$","maxLength":200},"repository":{"description":"URL of the source repository (package.json and MCP Bundle `repository`), e.g. `https://github.com/acme/petstore-mcp`.","type":"string","pattern":"^https?://[^\\s]+$","maxLength":2000},"dependencies":{"description":"Runtime dependencies of the generated project, merged into its package.json `dependencies`: package name to version range, e.g. `{ date-fns: \"^4.1.0\" }`. For handler code that imports a library. A package the generated project already declares cannot be named here.","type":"object","propertyNames":{"pattern":"^(@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*$","maxLength":214},"additionalProperties":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[^\\s\\x00-\\x1f]+( [^\\s\\x00-\\x1f]+)*$"},"maxProperties":200},"devDependencies":{"description":"Development dependencies of the generated project, merged into its package.json `devDependencies`: package name to version range, e.g. `{ date-fns: \"^4.1.0\" }`. For handler code that imports a library. A package the generated project already declares cannot be named here.","type":"object","propertyNames":{"pattern":"^(@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*$","maxLength":214},"additionalProperties":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[^\\s\\x00-\\x1f]+( [^\\s\\x00-\\x1f]+)*$"},"maxProperties":200}}},"openapi":{"description":"Path of the OpenAPI description (Swagger 2.0, OpenAPI 3.0 or 3.1; YAML or JSON), relative to this manifest.","type":"string","minLength":1},"output":{"description":"Directory the generated project is written to, relative to this manifest. `mcpgen build --out` overrides it. Defaults to `./server`.","type":"string","minLength":1,"default":"./server"},"baseUrl":{"description":"Base URL of the API the generated server calls: an absolute http(s) URL, or a local unix socket as `unix:<socket path>[:<base path>]` (e.g. `unix:/var/run/docker.sock:/v1.43`; `unix:///var/run/docker.sock` works too, and a `:` inside the socket path is written `%3A`). Overrides the spec's `servers`/`host`. Still overridable at run time with the `<ENV_PREFIX>_BASE_URL` environment variable.","type":"string","pattern":"^(https?://|unix:/)[^\\s]+$"},"envPrefix":{"description":"Prefix of the environment variables the generated server reads (`<PREFIX>_BASE_URL`, `<PREFIX>_TIMEOUT_MS`, …). Defaults to the upper-cased `name` with non-alphanumerics replaced by `_`.","type":"string","pattern":"^[A-Z][A-Z0-9_]*$"},"allowRemoteRefs":{"description":"URL prefixes from which remote `$ref`s may be fetched while loading the spec (e.g. `https://schemas.example.com/`). Remote references are refused unless they start with one of these.","type":"array","items":{"type":"string","pattern":"^https?://"},"uniqueItems":true},"maxToolNameLength":{"description":"Longest tool name to emit, 1–128. Defaults to 64. Lower it to leave room for client prefixes such as `mcp__server__` (Claude Code counts the whole prefixed name against 64).","type":"integer","minimum":1,"maximum":128,"default":64},"maxDescriptionLength":{"description":"Longest tool description to emit, in characters; longer descriptions are cut at a sentence or word boundary and end in `…`. Defaults to 1024.","type":"integer","minimum":64,"maximum":100000,"default":1024},"timeoutMs":{"description":"Default timeout of one API request in milliseconds (overridable at run time with `<ENV_PREFIX>_TIMEOUT_MS`). Defaults to 30000.","type":"integer","minimum":1,"maximum":600000,"default":30000},"maxResponseBytes":{"description":"Largest API response body, in bytes, passed back to the model; longer bodies are truncated with a note giving the original size. Defaults to 1000000.","type":"integer","minimum":1024,"default":1000000},"maxInFlightBytes":{"description":"Most bytes of API response bodies the generated server holds at once, over all calls in flight (overridable at run time with `<ENV_PREFIX>_MAX_IN_FLIGHT_BYTES`): a call is refused with an error result when the bodies held leave no room for one more of `maxResponseBytes`, or when its body would exceed the limit while it is read. It bounds the server's memory under many concurrent calls against slow, huge or compressed responses. At least `maxResponseBytes`. Defaults to 67108864 (64 MiB).","type":"integer","minimum":1024,"default":67108864},"outputSchemas":{"description":"How tools publish the shape of their 2xx results. `lenient` (default): a slim output schema every plausible body satisfies (nothing required, `null` accepted below the root, extra properties allowed, no formats, patterns or enums, cut below `outputSchemaDepth`), so a response that drifts from the spec is never reported as an error. `strict`: the spec's schema as written, for object results only, and a 2xx body that does not match it comes back as an error. `none`: no output schema and no `structuredContent`. Overridable per operation.","enum":["lenient","strict","none"],"default":"lenient"},"outputSchemaDepth":{"description":"How deep lenient output schemas describe a result at most (the result object's own properties, or a listed object's, are depth 1); deeper values are typed only, e.g. `{type: object}`. A schema that would be larger than `outputSchemaMaxBytes` is described less deep. Defaults to 2.","type":"integer","minimum":1,"maximum":8,"default":2},"outputSchemaMaxBytes":{"description":"Largest output schema, in bytes of JSON, a tool publishes; a larger one is dropped (the tool then returns its result as text only) with a build warning naming the tool. Defaults to 768.","type":"integer","minimum":0,"default":768},"inputSchemaMaxBytes":{"description":"Size a tool's input schema is slimmed towards, in bytes of JSON. A larger schema first loses the descriptions of nested properties, then is cut from the deepest level up: a cut subtree is published (and validated) as its type only, e.g. `{type: object}`, and the API checks the rest. Arguments themselves are never removed. Defaults to 4096.","type":"integer","minimum":1024,"default":4096},"maxArgumentDescriptionLength":{"description":"Longest description of an argument (a parameter, or a property of the request body), in characters; markdown links are reduced to their text, and longer ones are cut at a sentence or word boundary. Defaults to 160.","type":"integer","minimum":20,"default":160},"budget":{"description":"Limits on the tool surface the server publishes. Over a limit the build fails, naming the largest tools and what to do about each.","type":"object","additionalProperties":false,"properties":{"maxListBytes":{"description":"Largest `tools/list` answer, in bytes (UTF-8 length of the JSON of the `tools` array). Defaults to 10485760, the most the MCP SDK's stdio transport reads in one message; the build warns above a quarter of it.","type":"integer","minimum":1,"default":10485760},"maxTools":{"description":"Most tools the server may publish. No limit by default.","type":"integer","minimum":1},"maxTokens":{"description":"Most tokens (o200k tokenizer) the `tools` array of `tools/list` may take. No limit by default; setting it makes every build count tokens.","type":"integer","minimum":1},"presets":{"description":"Limits per concern preset (a key of `concernPresets`): the same limits, on the tools a client that selected the preset lists. Over a limit the build fails, naming the preset's largest tools and the cheapest ways to get under.","type":"object","additionalProperties":{"type":"object","additionalProperties":false,"properties":{"maxListBytes":{"description":"Largest `tools/list` answer with this preset selected, in bytes. No limit by default (the server-wide `maxListBytes` always applies).","type":"integer","minimum":1},"maxTools":{"description":"Most tools listed with this preset selected.","type":"integer","minimum":1},"maxTokens":{"description":"Most tokens (o200k) of the `tools` array with this preset selected; setting it makes every build count tokens.","type":"integer","minimum":1}}}}}},"results":{"description":"How tool results are made to fit the model's context: a token budget, compaction of JSON results, and an optional projection argument. Each key can be changed per operation in `overrides`.","type":"object","additionalProperties":false,"properties":{"maxTokens":{"description":"Largest tool result, in o200k tokens; each of its text and its `structuredContent` must fit. Over it, a list is cut at an item boundary and an object by its largest fields, and the result says what was left out and how to get the rest. Claude Code refuses MCP tool results over 25,000 tokens and moves results over 50,000 characters to a file. Defaults to 8000.","type":"integer","minimum":256,"default":8000},"compact":{"description":"Compact JSON results: drop `null`s, empty arrays and objects and the keys `omit` names, and shorten strings longer than `maxStringChars`. On by default.","type":"boolean","default":true},"omit":{"description":"Keys compaction drops wherever they appear in a result, as names or patterns in which `*` matches any run of characters (`*_url` drops `html_url` and `avatar_url`). The default drops the link and id noise of hypermedia APIs: links the model can rebuild or does not need, GitHub's `node_id` and `gravatar_id`, HAL's `_links`. `[]` keeps every key.","type":"array","items":{"type":"string","minLength":1},"uniqueItems":true,"default":["*_url","url","node_id","_links","gravatar_id"]},"maxStringChars":{"description":"Longest string compaction keeps whole, in characters; a longer one is cut and marked with how much was left out. Defaults to 1000.","type":"integer","minimum":64,"default":1000},"projection":{"description":"Give tools whose results can be JSON an optional `fields` argument: a JMESPath expression the server applies to the response, so the model can ask for only what it needs. Named `result_fields` when the tool already has a `fields` argument. Off by default.","type":"boolean","default":false},"presets":{"description":"Result settings per concern preset (a key of `concernPresets`), for the requests whose active preset it is: only the keys given change, over the settings above; a tool's own `overrides.<op>.results` still win.","type":"object","additionalProperties":{"type":"object","additionalProperties":false,"properties":{"maxTokens":{"description":"Largest tool result with this preset active, in o200k tokens; each of its text and its `structuredContent` must fit.","type":"integer","minimum":256},"compact":{"description":"Compact JSON results with this preset active (drop `null`s, empty values and `omit` keys; shorten long strings).","type":"boolean"},"omit":{"description":"Keys compaction drops with this preset active, instead of the top-level `omit` (`*` matches any run of characters; `[]` keeps every key).","type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"maxStringChars":{"description":"Longest string compaction keeps whole with this preset active, in characters.","type":"integer","minimum":64}}}}}},"uploads":{"description":"File uploads (multipart file fields and binary request bodies). A file argument is always accepted as base64 content; with `localFiles: true` it may also be `{ path }` of a file the server reads itself.","type":"object","additionalProperties":false,"properties":{"localFiles":{"description":"Let file arguments name a local file (`{ path, filename?, contentType? }`) instead of carrying its content. Off by default: a model could otherwise ask the server to send any readable file to the API.","type":"boolean","default":false},"root":{"description":"Directory local files must be inside (symlinks resolved), relative to the server's working directory at run time; `<ENV_PREFIX>_UPLOAD_ROOT` overrides it. Defaults to `.`.","type":"string","minLength":1,"default":"."}}},"include":{"description":"Which operations become tools. An operation is included when it matches at least one selector. Omit to include every operation.","type":"array","items":{"$ref":"#/$defs/selector"}},"exclude":{"description":"Operations to leave out. An operation matching any selector here is excluded, even when `include` selects it (exclude wins).","type":"array","items":{"$ref":"#/$defs/selector"}},"overrides":{"description":"Per-operation changes, keyed by operationId or by `METHOD /path` (e.g. `GET /pets/{petId}`).","type":"object","additionalProperties":{"$ref":"#/$defs/override"}},"arguments":{"description":"Argument rules: each changes one argument on every tool that has it (of the operations its `match` selects, every operation by default), as `overrides.<operation>.arguments` does for one tool. A per-operation override of the same argument wins, field by field.","type":"array","items":{"$ref":"#/$defs/argumentRule"}},"scopeMap":{"description":"OAuth scopes of the API description (its oauth2/openIdConnect scheme's) mapped to the scopes MCP access tokens carry: each API scope an operation's `security` lists becomes the scope, or the scopes, given here (`[]`: none); an API scope not listed stays as it is. A key the API description does not define is a warning.","type":"object","additionalProperties":{"oneOf":[{"type":"string","minLength":1},{"type":"array","items":{"type":"string","minLength":1}}]}},"auth":{"description":"Credentials for the API's security schemes: maps a scheme name (from `components.securitySchemes`, or `securityDefinitions` in Swagger 2.0) to the environment variables the generated server reads the secrets from at run time. Only variable names go here, never secrets. A scheme that is not listed reads `<ENV_PREFIX>_<SCHEME>_API_KEY` (apiKey), `_TOKEN` (http bearer; oauth2 flows other than client credentials, openIdConnect), `_USERNAME` and `_PASSWORD` (http basic), or `_CLIENT_ID` and `_CLIENT_SECRET` (oauth2 client credentials), where `<SCHEME>` is the scheme name upper-cased with non-alphanumerics replaced by `_`.","type":"object","additionalProperties":{"$ref":"#/$defs/authScheme"}},"extraTools":{"description":"Tools implemented by your own TypeScript functions instead of an API operation, served beside the operation tools. Arguments are validated against `inputSchema` before the handler runs; a thrown error becomes an `isError` result.","type":"array","items":{"$ref":"#/$defs/extraTool"}},"entry":{"description":"Who writes the server's start-up. `generated` (the default): `src/server.ts` serves what the manifest declares. `custom`: the project is also a library (`createServer()` from its package, typed) and `src/server.ts` runs your `src/main.ts` (written once as a stub, never overwritten), whose `register(server)` may add tools, prompts, resources and resource templates in code (`registerTool`, `registerPrompt`, `registerResource`, `registerResourceTemplate`) before it serves.","enum":["generated","custom"],"default":"generated"},"preprocessors":{"description":"Preprocessors: your TypeScript functions a host runs on each user input before the model sees it, to gather context. They are not tools: they never appear in `tools/list` and `tools/call` refuses them. The server serves them on `preprocessors/list` and `preprocessors/run`, advertised in `capabilities.experimental.preprocessors`, and through the `with_context` prompt for hosts that speak only standard MCP.","type":"array","items":{"$ref":"#/$defs/preprocessor"}},"prompts":{"description":"Prompts (user-invoked message templates) the server offers. Message texts are Handlebars templates over the prompt's arguments, checked when the project is built.","type":"array","items":{"$ref":"#/$defs/prompt"}},"resources":{"description":"Resources with a fixed URI: static `text`, a `file` embedded at build time, or a `handler` that produces the content when it is read.","type":"array","items":{"$ref":"#/$defs/resource"}},"resourceTemplates":{"description":"Families of resources named by an RFC 6570 URI template (e.g. `pets://{petId}`), read by a handler that receives the template's variables.","type":"array","items":{"$ref":"#/$defs/resourceTemplate"}},"concerns":{"description":"Concerns clients can filter the server's tools, prompts, resources and resource templates by, e.g. `risk: [low, high]`. Published in `capabilities.experimental.concerns`.","type":"array","items":{"$ref":"#/$defs/concern"}},"concernMappings":{"description":"Which concern values each primitive matches, per kind: tools by final tool name, prompts by name, resources by URI, resource templates by URI template. A primitive or concern that is not mapped matches every value.","type":"object","additionalProperties":false,"properties":{"tools":{"description":"Tool name (operation or extra tool) ⇒ concern values.","$ref":"#/$defs/concernMappingTable"},"prompts":{"description":"Prompt name ⇒ concern values.","$ref":"#/$defs/concernMappingTable"},"resources":{"description":"Resource URI ⇒ concern values.","$ref":"#/$defs/concernMappingTable"},"resourceTemplates":{"description":"Resource URI template ⇒ concern values.","$ref":"#/$defs/concernMappingTable"}}},"concernPresets":{"description":"Named sets of concern preferences a client can select with `concerns/update { preset }` (or in the initialized notification), e.g. `cautious: { risk: low }`.","type":"object","additionalProperties":{"$ref":"#/$defs/concernPreferences"}},"discovery":{"description":"How clients find the tools. `list` (default): `tools/list` lists every tool (those the client's concern preferences show). `search`: it lists `search_tools` (ranked by a full-text index built at build time over names, descriptions, tags and arguments), `describe_tool` and `call_tool` (plus `persist_justification` when gates exist), for APIs too big for any context; every tool is still validated and run by the same code, concerns and gates included. The object form chooses per concern preset: `{ mode: list, presets: { everything: search } }`; `mode` applies when the client selected no preset (and to presets not named), `presets` names presets of `concernPresets` whose mode differs. The index (and `minisearch`) ships whenever any preset or the default is `search`.","anyOf":[{"enum":["list","search"]},{"type":"object","properties":{"mode":{"description":"The mode when the client selected no concern preset, and of every preset `presets` does not name.","enum":["list","search"],"default":"list"},"presets":{"description":"Concern preset name (a key of `concernPresets`) ⇒ its mode, when it differs from `mode`.","type":"object","additionalProperties":{"enum":["list","search"]}}},"additionalProperties":false}],"default":"list"},"exposeInMeta":{"description":"Publish each primitive's concern mapping in its list entry as `_meta.concerns`, for concern-aware clients and debugging. Defaults to false.","type":"boolean","default":false},"enforce":{"description":"Refuse calls, `prompts/get` and `resources/read` of primitives the session's concern preferences filter out (JSON-RPC error -32602). Defaults to false: filtering then only shapes the lists.","type":"boolean","default":false},"reflection":{"description":"The reflection gate: tools that run only once the model has justified the call. Each gate has a prompt; its answer, a JSON justification, is validated and stored under `storeDir`, keyed by the gate's domain, prompt template and prompt arguments, so the same decision is justified once. With a client that supports MCP sampling the server asks the client's model itself inside the tool call; otherwise the call returns a hint and the host uses `prompts/get` and the `persist_justification` tool, then retries.","$ref":"#/$defs/reflection"},"policy":{"description":"The policy layer: an audit trail of every call, access control per client identity, and per-tool limits. Decided at build time where it can be: access rules are resolved to the exact primitives they match.","$ref":"#/$defs/policy"},"diagnostics":{"description":"Acknowledge or escalate diagnostics by code: `off` silences a warning you have read and accepted, `warning` keeps the default, `error` makes a warning block the build. Errors cannot be lowered or silenced. E.g. `{ MCPGEN_AUTH_UNSUPPORTED_SCHEME: off }`.","type":"object","propertyNames":{"pattern":"^MCPGEN_[A-Z0-9_]+$"},"additionalProperties":{"enum":["off","warning","error"]}}},"$defs":{"stringOrList":{"description":"One value or a list of values; a list matches when any value matches.","anyOf":[{"type":"string","minLength":1},{"type":"array","items":{"type":"string","minLength":1},"minItems":1}]},"selector":{"description":"Matches operations. Every field given must match (AND); a field with a list matches when any of its values does (OR).","type":"object","additionalProperties":false,"minProperties":1,"properties":{"tag":{"description":"Tag name(s) the operation carries.","$ref":"#/$defs/stringOrList"},"operationId":{"description":"operationId(s) of the operation.","$ref":"#/$defs/stringOrList"},"path":{"description":"Path glob(s) over the path template, e.g. `/pets/**` or `/store/*`: `*` matches within one segment, `**` across segments. Braces are literal, so `/pets/{petId}` matches that template.","$ref":"#/$defs/stringOrList"},"method":{"description":"HTTP method(s), lower case.","anyOf":[{"$ref":"#/$defs/method"},{"type":"array","items":{"$ref":"#/$defs/method"},"minItems":1}]},"deprecated":{"description":"Matches operations by their `deprecated` flag: `exclude: [{ deprecated: true }]` leaves deprecated operations out.","type":"boolean"}}},"method":{"description":"An HTTP method, lower case.","enum":["get","put","post","delete","options","head","patch","trace"]},"override":{"description":"Changes to the tool generated from one operation.","type":"object","additionalProperties":false,"properties":{"name":{"description":"Tool name to use instead of the derived one. Must be a legal MCP tool name (`[A-Za-z0-9_.-]`) no longer than `maxToolNameLength`, and unique.","type":"string","pattern":"^[A-Za-z0-9_.-]+$","maxLength":128},"outputSchemas":{"description":"`lenient`, `strict` or `none` for this tool, instead of the top-level `outputSchemas`.","enum":["lenient","strict","none"]},"title":{"description":"Human-readable title shown by clients (defaults to the operation's summary).","type":"string"},"description":{"description":"Tool description to use instead of the operation's summary and description.","type":"string"},"annotations":{"description":"Tool annotations, merged over the derived ones (GET ⇒ readOnlyHint, DELETE ⇒ destructiveHint, PUT ⇒ idempotentHint).","type":"object","additionalProperties":false,"properties":{"title":{"description":"Display title.","type":"string"},"readOnlyHint":{"description":"The tool does not modify its environment.","type":"boolean"},"destructiveHint":{"description":"The tool may perform destructive updates.","type":"boolean"},"idempotentHint":{"description":"Repeated calls with the same arguments have no additional effect.","type":"boolean"},"openWorldHint":{"description":"The tool interacts with an open world of external entities.","type":"boolean"}}},"arguments":{"description":"Changes to the tool's arguments, keyed by the argument name as generated (a parameter's argument name such as `petId` or `query_id`, or `body` for the request body): hide an argument and fill it from a constant or an environment variable, give it a default, another description or another name.","type":"object","additionalProperties":{"$ref":"#/$defs/argumentOverride"}},"results":{"$ref":"#/$defs/resultsOverride"},"scopes":{"description":"OAuth scopes an MCP access token must carry to see and call the tool (over HTTP with `<ENV_PREFIX>_OAUTH_ISSUER`), instead of those its operation's `security` lists for the API description's oauth2/openIdConnect scheme (after `scopeMap`); `[]`: none.","type":"array","items":{"type":"string","minLength":1}}}},"argumentOverride":{"description":"Changes to one argument of an operation tool. A hidden argument takes exactly one of `value` and `env` and nothing else; `default`, `description` and `name` apply to arguments the model sees.","type":"object","additionalProperties":false,"properties":{"hidden":{"description":"Leave the argument out of the tool's input schema and `Args` type: the model never sees it, and the server sends `value` or the value of `env` on every call.","type":"boolean"},"value":{"description":"The constant (any JSON value) the server sends for a hidden argument."},"env":{"description":"Environment variable the server reads a hidden argument's value from at start-up. The value is treated like a credential: it never appears in generated files, error texts or logs; while it is unset, calls of the tool fail with a message naming the variable.","$ref":"#/$defs/envName"},"default":{"description":"Value the server sends when the model leaves the argument out (any JSON value). Published as the argument schema's `default`; the argument is then no longer required."},"description":{"description":"Description of the argument to publish instead of the spec's.","type":"string"},"name":{"description":"Name the model sees for the argument instead of the generated one; the request still uses the parameter's own name. Must be unique within the tool, letters, digits, `_`, `.` and `-`, at most 64 characters.","type":"string","pattern":"^[A-Za-z0-9_.-]{1,64}$"},"header":{"description":"Mirror the argument as the `Mcp-Param-<header>` HTTP header (SEP-2243 `x-mcp-header` in the input schema): a 2026-07-28 client sends its value in that header too, and the server refuses a call whose header disagrees with the body (HTTP 400, -32020). For an argument whose schema is a string, integer or boolean. Header parameters are mirrored under their own name without it.","type":"string","pattern":"^[!#$%&'*+\\-.^_`|~0-9A-Za-z]+$"}}},"argumentRule":{"description":"One argument rule: the argument `name` of every tool `match` selects that has it is hidden and filled (`hidden` with `value` or `env`), or gets a `default`, a `description` or another name (`as`). The fields mean what they mean in a per-operation argument override.","type":"object","additionalProperties":false,"required":["name"],"properties":{"match":{"description":"The operations the rule applies to, as an `include`/`exclude` selector; every operation when omitted.","$ref":"#/$defs/selector"},"name":{"description":"The argument as generated (a parameter's argument name such as `token` or `per_page`, or `body`); tools without it are left alone.","type":"string","minLength":1},"hidden":{"description":"Leave the argument out of every matched tool's input schema and `Args` type; the server sends `value` or the value of `env` on every call.","type":"boolean"},"value":{"description":"The constant (any JSON value) the server sends for the hidden argument."},"env":{"description":"Environment variable the server reads the hidden argument's value from, treated like a credential (never in generated files, error texts or logs; unset ⇒ calls fail naming it).","$ref":"#/$defs/envName"},"default":{"description":"Value the server sends when the model leaves the argument out (any JSON value); published as its schema's `default`."},"description":{"description":"Description of the argument to publish instead of the spec's.","type":"string"},"as":{"description":"Name the model sees for the argument; requests still use the parameter's own name. Letters, digits, `_`, `.` and `-`, at most 64 characters, unique within each tool.","type":"string","pattern":"^[A-Za-z0-9_.-]{1,64}$"}}},"resultsOverride":{"description":"Result settings for this tool, over the top-level `results`: only the keys given change.","type":"object","additionalProperties":false,"properties":{"maxTokens":{"description":"Largest tool result, in o200k tokens; each of its text and its `structuredContent` must fit. Over it, a list is cut at an item boundary and an object by its largest fields, and the result says what was left out and how to get the rest. Claude Code refuses MCP tool results over 25,000 tokens and moves results over 50,000 characters to a file.","type":"integer","minimum":256},"compact":{"description":"Compact JSON results: drop `null`s, empty arrays and objects and the keys `omit` names, and shorten strings longer than `maxStringChars`.","type":"boolean"},"omit":{"description":"Keys compaction drops for this tool, instead of the top-level `omit` (`*` matches any run of characters; `[]` keeps every key).","type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"maxStringChars":{"description":"Longest string compaction keeps whole, in characters; a longer one is cut and marked with how much was left out.","type":"integer","minimum":64},"projection":{"description":"Give tools whose results can be JSON an optional `fields` argument: a JMESPath expression the server applies to the response, so the model can ask for only what it needs. Named `result_fields` when the tool already has a `fields` argument.","type":"boolean"}}},"authScheme":{"description":"Environment variables of one security scheme, and whether MCP clients bring their own credential over HTTP (`fromClient`). Which fields apply depends on the scheme's type; the others are errors. Omitted fields keep their default variable names.","type":"object","additionalProperties":false,"properties":{"env":{"description":"Variable holding the API key (apiKey schemes) or the token sent as `Authorization: Bearer` (http bearer; oauth2 without a client-credentials flow; openIdConnect).","$ref":"#/$defs/envName"},"username":{"description":"Variable holding the user name (http basic).","$ref":"#/$defs/envName"},"password":{"description":"Variable holding the password (http basic).","$ref":"#/$defs/envName"},"clientId":{"description":"Variable holding the OAuth client id (oauth2 client credentials).","$ref":"#/$defs/envName"},"clientSecret":{"description":"Variable holding the OAuth client secret (oauth2 client credentials).","$ref":"#/$defs/envName"},"tokenUrl":{"description":"Token endpoint to use instead of the spec's `tokenUrl` (oauth2 client credentials).","type":"string","pattern":"^https://[^\\s]+$"},"exchange":{"description":"OAuth 2.0 Token Exchange (RFC 8693), for bearer schemes (http bearer; oauth2 without a client-credentials flow; openIdConnect): over Streamable HTTP, a request that came with an OAuth access token has it exchanged at the authorization server (`<ENV_PREFIX>_OAUTH_ISSUER`, with the server's `<ENV_PREFIX>_OAUTH_CLIENT_ID` and `_CLIENT_SECRET`) for a token for the API, sent instead of the environment's token; the MCP token itself never reaches the API. Over stdio, and for static client tokens, the environment is used as before.","type":"object","additionalProperties":false,"required":["audience"],"properties":{"audience":{"description":"The API, as the authorization server names it (`audience` of the exchange request).","type":"string","minLength":1},"scopes":{"description":"Scopes to ask for with the exchanged token (default: none named).","type":"array","items":{"type":"string","minLength":1}}}},"fromClient":{"description":"Over Streamable HTTP, take the credential from this header of each MCP request instead of the environment, so every MCP client uses its own (apiKey: the value; bearer: the value, a leading `Bearer ` dropped; basic: `Basic <base64>` or `user:password`). Over stdio the environment is used as before. Not for oauth2 schemes. `Authorization` carries the MCP client tokens when the server is given some, and the server then refuses to start.","type":"string","pattern":"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$"},"scopes":{"description":"Scopes to request with the token (oauth2 client credentials). Defaults to every scope the included operations require; `[]` requests none.","type":"array","items":{"type":"string","minLength":1},"uniqueItems":true}}},"envName":{"description":"Name of an environment variable: upper-case letters, digits and `_`, not starting with a digit.","type":"string","pattern":"^[A-Z_][A-Z0-9_]*$"},"handlerRef":{"description":"A TypeScript function of the generated project: `<file>#<export>`, the file relative to the project's `src/` folder (e.g. `handlers/pets.ts#summarizePets`). A file that does not exist yet is created by `mcpgen build` as a typed stub, once; mcpgen never overwrites it.","type":"string","pattern":"^(\\./)?[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*\\.ts#[A-Za-z_$][A-Za-z0-9_$]*$"},"jsonSchemaObject":{"description":"A JSON Schema (draft 2020-12) whose root is an object schema (`type: object`).","type":"object"},"extraTool":{"description":"A tool implemented by a handler function.","type":"object","additionalProperties":false,"required":["name","inputSchema","handler"],"properties":{"name":{"description":"Tool name: `[A-Za-z0-9_.-]`, at most `maxToolNameLength`, unique among all tools (operation tools included).","type":"string","pattern":"^[A-Za-z0-9_.-]+$","maxLength":128},"title":{"description":"Human-readable title shown by clients.","type":"string"},"description":{"description":"What the tool does, for the model.","type":"string"},"inputSchema":{"description":"JSON Schema of the arguments; the root must be `type: object`. The handler's argument type is generated from it.","$ref":"#/$defs/jsonSchemaObject"},"outputSchema":{"description":"JSON Schema of the structured result (root `type: object`). When given, the handler must return a matching object, which is sent as `structuredContent` too.","$ref":"#/$defs/jsonSchemaObject"},"annotations":{"description":"Tool annotations, merged over the derived ones (GET ⇒ readOnlyHint, DELETE ⇒ destructiveHint, PUT ⇒ idempotentHint).","type":"object","additionalProperties":false,"properties":{"title":{"description":"Display title.","type":"string"},"readOnlyHint":{"description":"The tool does not modify its environment.","type":"boolean"},"destructiveHint":{"description":"The tool may perform destructive updates.","type":"boolean"},"idempotentHint":{"description":"Repeated calls with the same arguments have no additional effect.","type":"boolean"},"openWorldHint":{"description":"The tool interacts with an open world of external entities.","type":"boolean"}}},"handler":{"description":"The function that runs the tool: `<file>#<export>`, relative to the generated project's `src/`. It receives the validated arguments and a context (`signal`, `log`, `progress`, `api`).","$ref":"#/$defs/handlerRef"},"uses":{"description":"OperationIds of the API operations the handler calls through `ctx.api` (typed, run like their tools, audited as nested calls). Operations left out of the tool list by `include`/`exclude` may be named too: the project keeps them for this tool.","type":"array","uniqueItems":true,"items":{"type":"string","minLength":1}}}},"promptArgument":{"description":"One argument of a prompt (clients send argument values as strings).","type":"object","additionalProperties":false,"required":["name"],"properties":{"name":{"description":"Argument name, usable in templates as `{{name}}`.","type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$"},"description":{"description":"What the argument means.","type":"string"},"required":{"description":"Whether the client must send it; a missing required argument is an invalid-params error. Defaults to false.","type":"boolean","default":false},"complete":{"description":"Values `completion/complete` offers for this argument: those starting with what the user typed (case-insensitive), at most 100 at a time.","$ref":"#/$defs/completionValues"},"parameter":{"description":"The OpenAPI parameter this argument stands for: `completion/complete` offers the values of its `enum` (unless `complete` is given).","$ref":"#/$defs/parameterBinding"}}},"completionValues":{"description":"Completion values, in the order offered.","type":"array","items":{"type":"string"},"minItems":1,"maxItems":10000},"parameterBinding":{"description":"An OpenAPI parameter, by operation and name: its schema's `enum` (or its array items' `enum`) is the completion source.","type":"object","additionalProperties":false,"required":["operation","name"],"properties":{"operation":{"description":"The operation's `operationId`.","type":"string","minLength":1},"name":{"description":"The parameter's name as the OpenAPI description spells it.","type":"string","minLength":1},"in":{"description":"Where the parameter goes, when the operation has two of that name.","enum":["path","query","header","cookie"]}}},"templateVariable":{"description":"Completion source of one variable of a resource template.","type":"object","additionalProperties":false,"properties":{"complete":{"description":"Values `completion/complete` offers for the variable (prefix-filtered, at most 100 at a time).","$ref":"#/$defs/completionValues"},"parameter":{"description":"The OpenAPI parameter the variable stands for: its `enum` is offered (unless `complete` is given).","$ref":"#/$defs/parameterBinding"}}},"promptFile":{"description":"A file embedded into the generated server at build time, relative to the manifest and inside its folder.","type":"object","additionalProperties":false,"required":["file"],"properties":{"file":{"description":"Path of the file, relative to the manifest (at most 1 MiB).","type":"string","minLength":1},"mimeType":{"description":"MIME type of the content. Defaults to a guess from the file extension.","type":"string","pattern":"^[a-z]+/[A-Za-z0-9.+_-]+$"}}},"promptResource":{"description":"An embedded resource of a prompt message: a declared resource by `uri` (read when the prompt is got), or `uri` with the content given here (`text` or `file`).","type":"object","additionalProperties":false,"required":["uri"],"properties":{"uri":{"description":"The resource URI. With `text` or `file` it may be a Handlebars template over the prompt's arguments (`{{resourceUri}}`); without, it names one of `resources`.","type":"string","minLength":1},"text":{"description":"The content: a Handlebars template over the prompt's arguments.","type":"string"},"file":{"description":"The content: a file embedded at build time, relative to the manifest and inside its folder (at most 1 MiB); text when it is UTF-8 and its MIME type textual, else a base64 blob.","type":"string","minLength":1},"mimeType":{"description":"MIME type of the content (for `file`, defaults to a guess from the extension).","type":"string","pattern":"^[a-z]+/[A-Za-z0-9.+_-]+$"}}},"promptResourceLink":{"description":"A link to a resource (`resource_link` content): the client reads it if it wants to.","type":"object","additionalProperties":false,"required":["uri"],"properties":{"uri":{"description":"The resource URI; when it is one of `resources`, its name, title, description and MIME type are the defaults of the fields below.","$ref":"#/$defs/resourceUri"},"name":{"description":"Short name of the resource (required unless `uri` is one of `resources`).","type":"string","minLength":1},"title":{"description":"Human-readable title.","type":"string"},"description":{"description":"What the resource holds.","type":"string"},"mimeType":{"description":"MIME type of the resource.","type":"string","pattern":"^[a-z]+/[A-Za-z0-9.+_-]+$"}}},"promptMessage":{"description":"One message of a prompt: exactly one of `text`, `image`, `audio`, `resource` and `resourceLink`.","type":"object","additionalProperties":false,"properties":{"role":{"description":"Who says it. Defaults to `user`.","enum":["user","assistant"],"default":"user"},"text":{"description":"The message text: a Handlebars template over the prompt's arguments (`{{species}}`, `{{#if budget}}…{{/if}}`), rendered without HTML escaping.","type":"string"},"image":{"description":"Image content: a file embedded at build time, sent as base64 with its MIME type.","$ref":"#/$defs/promptFile"},"audio":{"description":"Audio content: a file embedded at build time, sent as base64 with its MIME type.","$ref":"#/$defs/promptFile"},"resource":{"description":"An embedded resource (`resource` content).","$ref":"#/$defs/promptResource"},"resourceLink":{"description":"A link to a resource (`resource_link` content).","$ref":"#/$defs/promptResourceLink"}}},"prompt":{"description":"A prompt: metadata, arguments and message templates.","type":"object","additionalProperties":false,"required":["name","messages"],"properties":{"name":{"description":"Prompt name, unique among prompts.","type":"string","pattern":"^[A-Za-z0-9_.-]+$","maxLength":128},"title":{"description":"Human-readable title shown by clients.","type":"string"},"description":{"description":"What the prompt is for.","type":"string"},"arguments":{"description":"The prompt's arguments.","type":"array","items":{"$ref":"#/$defs/promptArgument"}},"messages":{"description":"The messages the prompt returns, in order.","type":"array","items":{"$ref":"#/$defs/promptMessage"},"minItems":1}}},"resourceUri":{"description":"An absolute URI with a scheme, e.g. `petstore://docs/handbook`.","type":"string","pattern":"^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$"},"resource":{"description":"A resource with a fixed URI. Give exactly one of `text`, `file` and `handler`.","type":"object","additionalProperties":false,"required":["uri","name"],"properties":{"uri":{"description":"The resource URI, unique among resources.","$ref":"#/$defs/resourceUri"},"name":{"description":"Short name of the resource.","type":"string","minLength":1},"title":{"description":"Human-readable title shown by clients.","type":"string"},"description":{"description":"What the resource holds.","type":"string"},"mimeType":{"description":"MIME type of the content. For `file`, defaults to a guess from the file extension.","type":"string","pattern":"^[a-z]+/[A-Za-z0-9.+_-]+$"},"text":{"description":"Static text content.","type":"string"},"file":{"description":"A file embedded into the generated server at build time, relative to this manifest and inside its folder. Served as text when it is UTF-8 and its MIME type is textual, otherwise as a base64 blob.","type":"string","minLength":1},"handler":{"description":"A function producing the content when the resource is read: `<file>#<export>`, relative to the generated project's `src/`.","$ref":"#/$defs/handlerRef"},"refreshMs":{"description":"With `handler`: while a client is subscribed to the resource, read it every this many milliseconds and send `notifications/resources/updated` when its content changed (a SHA-256 of it is compared).","type":"integer","minimum":100,"maximum":86400000}}},"resourceTemplate":{"description":"A family of resources named by an RFC 6570 URI template, read by a handler.","type":"object","additionalProperties":false,"required":["uriTemplate","name","handler"],"properties":{"uriTemplate":{"description":"RFC 6570 URI template, e.g. `petstore://species/{species}/care`; unique among templates.","type":"string","pattern":"^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$"},"name":{"description":"Short name of the template.","type":"string","minLength":1},"title":{"description":"Human-readable title shown by clients.","type":"string"},"description":{"description":"What the resources hold.","type":"string"},"mimeType":{"description":"MIME type of the content.","type":"string","pattern":"^[a-z]+/[A-Za-z0-9.+_-]+$"},"handler":{"description":"The function that reads a resource: `<file>#<export>`, relative to the generated project's `src/`; it receives the URI and the template's variables.","$ref":"#/$defs/handlerRef"},"variables":{"description":"Completion sources of the template's variables, by variable name (each one of the template's): `complete` values or an OpenAPI `parameter` whose `enum` is offered.","type":"object","additionalProperties":{"$ref":"#/$defs/templateVariable"}}}},"concern":{"description":"A concern clients may set a preference for.","type":"object","additionalProperties":false,"required":["name","values"],"properties":{"name":{"description":"Concern name, unique.","type":"string","pattern":"^[A-Za-z][A-Za-z0-9_.-]*$"},"description":{"description":"What the concern means, for hosts to show users.","type":"string"},"values":{"description":"The values a client may choose from.","type":"array","items":{"type":"string","minLength":1},"minItems":1,"uniqueItems":true},"default":{"description":"Suggested value, published to clients. It is not applied to filtering: a client that sets nothing sees everything.","type":"string","minLength":1}}},"concernMappingTable":{"description":"Primitive id ⇒ the concern values it matches.","type":"object","additionalProperties":{"$ref":"#/$defs/concernMapping"}},"concernMapping":{"description":"Concern name ⇒ the value (or values) the primitive matches. Concerns not named here match every value.","type":"object","additionalProperties":{"$ref":"#/$defs/stringOrList"}},"concernPreferences":{"description":"Concern name ⇒ chosen value.","type":"object","additionalProperties":{"type":"string","minLength":1}},"preprocessor":{"description":"A preprocessor: a handler that gets the user input and returns context for it.","type":"object","additionalProperties":false,"required":["name","handler"],"properties":{"name":{"description":"Preprocessor name: `[A-Za-z0-9_.-]`, unique among preprocessors and not the name of a tool.","type":"string","pattern":"^[A-Za-z0-9_.-]+$","maxLength":128},"title":{"description":"Human-readable title.","type":"string"},"description":{"description":"What context the preprocessor gathers (listed by `preprocessors/list`).","type":"string"},"handler":{"description":"The function that runs the preprocessor: `<file>#<export>`, relative to the generated project's `src/`. It receives `{ input }` (the user input) and a context (`signal`, `log`) and returns text, any JSON value, or a `CallToolResult`-like `{ content }`.","$ref":"#/$defs/handlerRef"},"after":{"description":"Names of preprocessors that must run before this one. `after` orders runs; it does not pass one output to another. Cycles are errors.","type":"array","items":{"type":"string"}},"timeoutMs":{"description":"Milliseconds the preprocessor may take before it is cut off (its signal is aborted and its block has status `timeout`). Defaults to 10000.","type":"integer","minimum":1,"maximum":600000},"onError":{"description":"What an error or timeout does: `skip` (default) records the failed block and runs the rest; `fail` stops the run and reports it as failed.","enum":["skip","fail"]}}},"reflection":{"description":"Reflection gate settings.","type":"object","additionalProperties":false,"properties":{"storeDir":{"description":"Directory of the stored justifications (`<storeDir>/<domain>/<hash>.json`), relative to the server's working directory; `<ENV_PREFIX>_REFLECTION_DIR` overrides it at run time.","type":"string","minLength":1,"default":".preflight/justifications"},"mode":{"description":"`auto` (default): ask the client's model through MCP sampling when the client supports it, else return the hint for the host flow; `sampling`: only sampling (a client without it cannot run gated tools); `host`: only the hint and `persist_justification`.","enum":["auto","sampling","host"],"default":"auto"},"scope":{"description":"`domain` (default): a justification is shared by every tool whose gate has the same domain, prompt and prompt arguments; `tool`: each tool needs its own. A gate's own `scope` wins.","$ref":"#/$defs/reflectionScope"},"domains":{"description":"The declared domains (directory names under `storeDir`: `[A-Za-z0-9_.-]`, at most 64 characters). Every gate's domain must be one of them; `persist_justification` accepts only these. Defaults to the domains the gates use.","type":"array","items":{"type":"string","pattern":"^(?!\\.{1,2}$)[A-Za-z0-9_.-]{1,64}$"}},"justificationSchema":{"description":"JSON Schema (root `type: object`) every justification must match. Defaults to the four keys `intent` (string), `alternatives` (list of strings), `choice` (string) and `confidence` (number 0–1), all required.","$ref":"#/$defs/jsonSchemaObject"},"maxJustificationBytes":{"description":"Largest justification accepted, in bytes of JSON. Defaults to 32768.","type":"integer","minimum":64,"maximum":1048576},"sampling":{"description":"Settings of the sampling requests sent to the client's model.","type":"object","additionalProperties":false,"properties":{"maxTokens":{"description":"`maxTokens` of each request. Defaults to 800.","type":"integer","minimum":1},"timeoutMs":{"description":"Milliseconds to wait for the client's answer. Defaults to 60000 (the SDK's request timeout).","type":"integer","minimum":1}}},"gates":{"description":"Gated tool (final tool name: an operation or extra tool) ⇒ its gate, or a list of gates satisfied one after another.","type":"object","additionalProperties":{"anyOf":[{"$ref":"#/$defs/reflectionGate"},{"type":"array","minItems":1,"items":{"$ref":"#/$defs/reflectionGate"}}]}}}},"reflectionScope":{"description":"How widely a justification is shared: `domain` or `tool`.","enum":["domain","tool"]},"reflectionGate":{"description":"One gate of a tool: the prompt the model answers, and the domain its justification is stored under.","type":"object","additionalProperties":false,"required":["domain","prompt","template"],"properties":{"domain":{"description":"Domain of the justification: one of `reflection.domains`.","type":"string","pattern":"^(?!\\.{1,2}$)[A-Za-z0-9_.-]{1,64}$"},"prompt":{"description":"Name under which `prompts/get` serves the gate's prompt; gates that share a prompt name must share its template. Must not be the name of a manifest prompt.","type":"string","pattern":"^[A-Za-z0-9_.-]+$","maxLength":128},"description":{"description":"Description of the prompt in `prompts/list`.","type":"string"},"template":{"description":"The prompt text: a Handlebars template over the prompt arguments (`{{petId}}`). Its hash is part of the justification key, so editing it invalidates the stored justifications.","type":"string","minLength":1},"promptArgs":{"description":"Prompt argument ⇒ Handlebars template over the TOOL's arguments, e.g. `petId: \"{{petId}}\"` (`{{json body}}` renders a value as JSON). The rendered values are part of the key, normalised (trimmed, inner whitespace collapsed).","type":"object","additionalProperties":{"type":"string"}},"scope":{"description":"Overrides `reflection.scope` for this gate.","$ref":"#/$defs/reflectionScope"}}},"policy":{"description":"Audit trail, access control and limits.","type":"object","additionalProperties":false,"properties":{"audit":{"description":"Where audit events go: a JSON Lines file, stderr, or both.","$ref":"#/$defs/policyAudit"},"access":{"description":"Which clients may list and use which tools, prompts and resources.","$ref":"#/$defs/policyAccess"},"limits":{"description":"Per-tool limits: timeout of the whole call, concurrency, calls per minute, response size.","$ref":"#/$defs/policyLimits"}}},"policyAudit":{"description":"Audit trail settings. Set `file`, `stderr: true`, or both.","type":"object","additionalProperties":false,"properties":{"file":{"description":"JSON Lines file the events are appended to, relative to the server's working directory; `<ENV_PREFIX>_AUDIT_FILE` overrides it at run time.","type":"string","minLength":1},"stderr":{"description":"Also (or only) write each event as one line to stderr.","type":"boolean","default":false},"redact":{"description":"Argument field names whose values are replaced by \"[redacted]\" at any depth (case-insensitive); secrets always are.","type":"array","items":{"type":"string","minLength":1}},"chain":{"description":"Each line carries the SHA-256 of the previous line, so an edited line breaks the chain (the generated `verify-audit` script finds it). Needs `file`.","type":"boolean","default":false},"onWriteError":{"description":"`fail` (default): a call whose `tool.invoked` event cannot be written is refused before it runs (-32603); `continue`: the call goes on and the failure is logged. A terminal event that cannot be written never turns a call that ran into an error: it is logged and the result returned.","enum":["fail","continue"],"default":"fail"}}},"policyAccess":{"description":"Access control: a primitive is allowed for a client when an allow rule for that client matches it and no deny rule does; `default` decides when no rule matches.","type":"object","additionalProperties":false,"properties":{"default":{"description":"What a client may use when no rule for it matches a primitive.","enum":["allow","deny"],"default":"allow"},"rules":{"description":"Access rules; deny wins over allow.","type":"array","items":{"$ref":"#/$defs/policyRule"}}}},"policyRule":{"description":"One access rule: the clients it applies to, and what it allows and/or denies them.","type":"object","additionalProperties":false,"required":["clients"],"properties":{"clients":{"description":"Client identities (from the HTTP tokens' `name=token`; on stdio `<ENV_PREFIX>_CLIENT`, else `local`): letters, digits and `._@-`; `*` is every client.","type":"array","items":{"type":"string","minLength":1},"minItems":1},"scopes":{"description":"Only requests whose OAuth access token carries every one of these scopes (over HTTP with `<ENV_PREFIX>_OAUTH_ISSUER`); static client tokens and stdio never match.","type":"array","items":{"type":"string","minLength":1},"minItems":1},"claims":{"description":"Only requests whose OAuth access token has each of these claims with this value (a list claim matches when it holds the value); static client tokens and stdio never match.","type":"object","additionalProperties":{"type":["string","number","boolean"]},"minProperties":1},"allow":{"description":"Primitives the clients may list and use.","$ref":"#/$defs/policySelector"},"deny":{"description":"Primitives the clients may not list or use (wins over every allow).","$ref":"#/$defs/policySelector"}}},"policySelector":{"description":"Matches primitives: every condition given must hold (AND); a list matches when any of its values does (OR). `{}` matches every primitive.","type":"object","additionalProperties":false,"properties":{"kinds":{"description":"Only primitives of these kinds (default: every kind).","type":"array","items":{"enum":["tools","prompts","resources","resourceTemplates"]},"minItems":1},"names":{"description":"Final names of tools and prompts, URIs of resources, URI templates of resource templates: exact, or picomatch globs (`*` does not cross `/`, `**` does; braces are literal).","$ref":"#/$defs/stringOrList"},"tags":{"description":"OpenAPI tags: matches operation tools with one of them (extra tools, prompts and resources have no tags).","$ref":"#/$defs/stringOrList"},"concerns":{"description":"Concern ⇒ value(s): matches primitives whose `concernMappings` entry for that concern lists one of the values. A primitive with no mapping for the concern does NOT match (access control fails closed).","type":"object","additionalProperties":{"$ref":"#/$defs/stringOrList"}},"annotations":{"description":"Tool annotation ⇒ boolean, e.g. `readOnlyHint: true`: matches tools whose annotation has that value (prompts and resources never match).","type":"object","additionalProperties":{"type":"boolean"}}}},"policyLimits":{"description":"Limits as a default and per tool.","type":"object","additionalProperties":false,"properties":{"default":{"description":"Limits of every tool no `tools` entry matches.","$ref":"#/$defs/toolLimits"},"tools":{"description":"Tool name or picomatch glob ⇒ its limits; the first entry (in manifest order) that matches a tool wins, fields it leaves out come from `default`.","type":"object","additionalProperties":{"$ref":"#/$defs/toolLimits"}}}},"toolLimits":{"description":"Limits of a tool (all optional).","type":"object","additionalProperties":false,"properties":{"timeoutMs":{"description":"Bound on the whole logical call (gate, sampling and the upstream request included), ms; the lower of this and `timeoutMs` applies to the upstream request.","type":"integer","minimum":1},"maxConcurrent":{"description":"Most calls of the tool running at once (over all clients of this server process).","type":"integer","minimum":1},"perMinute":{"description":"Most calls started in any 60 s, per client identity and over all clients.","type":"object","additionalProperties":false,"properties":{"client":{"description":"Per client identity.","type":"integer","minimum":1},"overall":{"description":"Over all clients.","type":"integer","minimum":1}}},"maxResponseBytes":{"description":"Largest response body passed back for this tool (bytes); the lower of this and `maxResponseBytes` wins.","type":"integer","minimum":1}}}}};
+const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://mcpgen.dev/schemas/manifest.schema.json","title":"mcpgen manifest","description":"The mcpgen manifest (mcpgen.yaml): which OpenAPI description to compile into an MCP server, which of its operations become tools, and how. Point your editor at this file with `# yaml-language-server: $schema=<path>/manifest.schema.json`.","type":"object","additionalProperties":false,"required":["name","openapi"],"properties":{"$schema":{"description":"Optional pointer to this schema, for editors that read `$schema` from the document.","type":"string"},"name":{"description":"Name of the generated server: its npm package name, its bin name and the `serverInfo.name` it reports. Lower case letters, digits, `-`, `_` and `.`; starts with a letter or digit.","type":"string","pattern":"^[a-z0-9][a-z0-9._-]*$","maxLength":214},"version":{"description":"Version of the generated server (`serverInfo.version`, package.json `version`). Defaults to 0.1.0.","type":"string","pattern":"^(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)(?:-[0-9A-Za-z.-]+)?(?:\\+[0-9A-Za-z.-]+)?$","default":"0.1.0"},"description":{"description":"What the server is for. Sent to clients as the server's `instructions` and written into the generated README and package.json.","type":"string","maxLength":4000},"package":{"description":"How the generated project is published: its package.json (npm) and its MCP Bundle manifest (manifest.json). The project is publishable unless `private` is true.","type":"object","additionalProperties":false,"properties":{"private":{"description":"Write `\"private\": true` into the generated package.json, so that `npm publish` refuses the package. Defaults to false: the package can be published.","type":"boolean","default":false},"author":{"description":"Author of the package, e.g. `Jane Doe <jane@example.com>`: package.json `author`, and the MCP Bundle's `author.name` (which defaults to the server's name).","type":"string","minLength":1,"maxLength":200},"license":{"description":"SPDX license expression of the generated package (package.json and MCP Bundle `license`), e.g. `MIT`.","type":"string","pattern":"^[A-Za-z0-9.+() -]+$","maxLength":200},"repository":{"description":"URL of the source repository (package.json and MCP Bundle `repository`), e.g. `https://github.com/acme/petstore-mcp`.","type":"string","pattern":"^https?://[^\\s]+$","maxLength":2000},"dependencies":{"description":"Runtime dependencies of the generated project, merged into its package.json `dependencies`: package name to version range, e.g. `{ date-fns: \"^4.1.0\" }`. For handler code that imports a library. A package the generated project already declares cannot be named here.","type":"object","propertyNames":{"pattern":"^(@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*$","maxLength":214},"additionalProperties":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[^\\s\\x00-\\x1f]+( [^\\s\\x00-\\x1f]+)*$"},"maxProperties":200},"devDependencies":{"description":"Development dependencies of the generated project, merged into its package.json `devDependencies`: package name to version range, e.g. `{ date-fns: \"^4.1.0\" }`. For handler code that imports a library. A package the generated project already declares cannot be named here.","type":"object","propertyNames":{"pattern":"^(@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*$","maxLength":214},"additionalProperties":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[^\\s\\x00-\\x1f]+( [^\\s\\x00-\\x1f]+)*$"},"maxProperties":200}}},"openapi":{"description":"Path of the OpenAPI description (Swagger 2.0, OpenAPI 3.0 or 3.1; YAML or JSON), relative to this manifest.","type":"string","minLength":1},"output":{"description":"Directory the generated project is written to, relative to this manifest. `mcpgen build --out` overrides it. Defaults to `./server`.","type":"string","minLength":1,"default":"./server"},"baseUrl":{"description":"Base URL of the API the generated server calls: an absolute http(s) URL, or a local unix socket as `unix:<socket path>[:<base path>]` (e.g. `unix:/var/run/docker.sock:/v1.43`; `unix:///var/run/docker.sock` works too, and a `:` inside the socket path is written `%3A`). Overrides the spec's `servers`/`host`. Still overridable at run time with the `<ENV_PREFIX>_BASE_URL` environment variable.","type":"string","pattern":"^(https?://|unix:/)[^\\s]+$"},"http":{"description":"Defaults of serving over Streamable HTTP.","type":"object","additionalProperties":false,"properties":{"auth":{"description":"Defaults of the OAuth resource server: the settings `<ENV_PREFIX>_OAUTH_ISSUER`, `_OAUTH_AUDIENCE` and `_OAUTH_SCOPES` win over them. With an `issuer` the server accepts OAuth access tokens over HTTP unless the settings say otherwise.","type":"object","additionalProperties":false,"properties":{"issuer":{"description":"Issuer URL of the authorization server, exactly as it spells it (https, or http on localhost/127.0.0.1).","type":"string","pattern":"^https?://[^\\s]+$"},"audience":{"description":"The `aud` access tokens must carry (default: the server's resource URL).","type":"string","minLength":1},"scopes":{"description":"Scopes clients ask for at first (default: every scope some tool needs).","type":"array","items":{"type":"string","minLength":1}}}}}},"envPrefix":{"description":"Prefix of the environment variables the generated server reads (`<PREFIX>_BASE_URL`, `<PREFIX>_TIMEOUT_MS`, …). Defaults to the upper-cased `name` with non-alphanumerics replaced by `_`.","type":"string","pattern":"^[A-Z][A-Z0-9_]*$"},"allowRemoteRefs":{"description":"URL prefixes from which remote `$ref`s may be fetched while loading the spec (e.g. `https://schemas.example.com/`). Remote references are refused unless they start with one of these.","type":"array","items":{"type":"string","pattern":"^https?://"},"uniqueItems":true},"maxToolNameLength":{"description":"Longest tool name to emit, 1–128. Defaults to 64. Lower it to leave room for client prefixes such as `mcp__server__` (Claude Code counts the whole prefixed name against 64).","type":"integer","minimum":1,"maximum":128,"default":64},"maxDescriptionLength":{"description":"Longest tool description to emit, in characters; longer descriptions are cut at a sentence or word boundary and end in `…`. Defaults to 1024.","type":"integer","minimum":64,"maximum":100000,"default":1024},"timeoutMs":{"description":"Default timeout of one API request in milliseconds (overridable at run time with `<ENV_PREFIX>_TIMEOUT_MS`). Defaults to 30000.","type":"integer","minimum":1,"maximum":600000,"default":30000},"maxResponseBytes":{"description":"Largest API response body, in bytes, passed back to the model; longer bodies are truncated with a note giving the original size. Defaults to 1000000.","type":"integer","minimum":1024,"default":1000000},"maxInFlightBytes":{"description":"Most bytes of API response bodies the generated server holds at once, over all calls in flight (overridable at run time with `<ENV_PREFIX>_MAX_IN_FLIGHT_BYTES`): a call is refused with an error result when the bodies held leave no room for one more of `maxResponseBytes`, or when its body would exceed the limit while it is read. It bounds the server's memory under many concurrent calls against slow, huge or compressed responses. At least `maxResponseBytes`. Defaults to 67108864 (64 MiB).","type":"integer","minimum":1024,"default":67108864},"outputSchemas":{"description":"How tools publish the shape of their 2xx results. `lenient` (default): a slim output schema every plausible body satisfies (nothing required, `null` accepted below the root, extra properties allowed, no formats, patterns or enums, cut below `outputSchemaDepth`), so a response that drifts from the spec is never reported as an error. `strict`: the spec's schema as written, for object results only, and a 2xx body that does not match it comes back as an error. `none`: no output schema and no `structuredContent`. Overridable per operation.","enum":["lenient","strict","none"],"default":"lenient"},"outputSchemaDepth":{"description":"How deep lenient output schemas describe a result at most (the result object's own properties, or a listed object's, are depth 1); deeper values are typed only, e.g. `{type: object}`. A schema that would be larger than `outputSchemaMaxBytes` is described less deep. Defaults to 2.","type":"integer","minimum":1,"maximum":8,"default":2},"outputSchemaMaxBytes":{"description":"Largest output schema, in bytes of JSON, a tool publishes; a larger one is dropped (the tool then returns its result as text only) with a build warning naming the tool. Defaults to 768.","type":"integer","minimum":0,"default":768},"inputSchemaMaxBytes":{"description":"Size a tool's input schema is slimmed towards, in bytes of JSON. A larger schema first loses the descriptions of nested properties, then is cut from the deepest level up: a cut subtree is published (and validated) as its type only, e.g. `{type: object}`, and the API checks the rest. Arguments themselves are never removed. Defaults to 4096.","type":"integer","minimum":1024,"default":4096},"maxArgumentDescriptionLength":{"description":"Longest description of an argument (a parameter, or a property of the request body), in characters; markdown links are reduced to their text, and longer ones are cut at a sentence or word boundary. Defaults to 160.","type":"integer","minimum":20,"default":160},"budget":{"description":"Limits on the tool surface the server publishes. Over a limit the build fails, naming the largest tools and what to do about each.","type":"object","additionalProperties":false,"properties":{"maxListBytes":{"description":"Largest `tools/list` answer, in bytes (UTF-8 length of the JSON of the `tools` array). Defaults to 10485760, the most the MCP SDK's stdio transport reads in one message; the build warns above a quarter of it.","type":"integer","minimum":1,"default":10485760},"maxTools":{"description":"Most tools the server may publish. No limit by default.","type":"integer","minimum":1},"maxTokens":{"description":"Most tokens (o200k tokenizer) the `tools` array of `tools/list` may take. No limit by default; setting it makes every build count tokens.","type":"integer","minimum":1},"presets":{"description":"Limits per concern preset (a key of `concernPresets`): the same limits, on the tools a client that selected the preset lists. Over a limit the build fails, naming the preset's largest tools and the cheapest ways to get under.","type":"object","additionalProperties":{"type":"object","additionalProperties":false,"properties":{"maxListBytes":{"description":"Largest `tools/list` answer with this preset selected, in bytes. No limit by default (the server-wide `maxListBytes` always applies).","type":"integer","minimum":1},"maxTools":{"description":"Most tools listed with this preset selected.","type":"integer","minimum":1},"maxTokens":{"description":"Most tokens (o200k) of the `tools` array with this preset selected; setting it makes every build count tokens.","type":"integer","minimum":1}}}}}},"results":{"description":"How tool results are made to fit the model's context: a token budget, compaction of JSON results, and an optional projection argument. Each key can be changed per operation in `overrides`.","type":"object","additionalProperties":false,"properties":{"maxTokens":{"description":"Largest tool result, in o200k tokens; each of its text and its `structuredContent` must fit. Over it, a list is cut at an item boundary and an object by its largest fields, and the result says what was left out and how to get the rest. Claude Code refuses MCP tool results over 25,000 tokens and moves results over 50,000 characters to a file. Defaults to 8000.","type":"integer","minimum":256,"default":8000},"compact":{"description":"Compact JSON results: drop `null`s, empty arrays and objects and the keys `omit` names, and shorten strings longer than `maxStringChars`. On by default.","type":"boolean","default":true},"omit":{"description":"Keys compaction drops wherever they appear in a result, as names or patterns in which `*` matches any run of characters (`*_url` drops `html_url` and `avatar_url`). The default drops the link and id noise of hypermedia APIs: links the model can rebuild or does not need, GitHub's `node_id` and `gravatar_id`, HAL's `_links`. `[]` keeps every key.","type":"array","items":{"type":"string","minLength":1},"uniqueItems":true,"default":["*_url","url","node_id","_links","gravatar_id"]},"maxStringChars":{"description":"Longest string compaction keeps whole, in characters; a longer one is cut and marked with how much was left out. Defaults to 1000.","type":"integer","minimum":64,"default":1000},"projection":{"description":"Give tools whose results can be JSON an optional `fields` argument: a JMESPath expression the server applies to the response, so the model can ask for only what it needs. Named `result_fields` when the tool already has a `fields` argument. Off by default.","type":"boolean","default":false},"presets":{"description":"Result settings per concern preset (a key of `concernPresets`), for the requests whose active preset it is: only the keys given change, over the settings above; a tool's own `overrides.<op>.results` still win.","type":"object","additionalProperties":{"type":"object","additionalProperties":false,"properties":{"maxTokens":{"description":"Largest tool result with this preset active, in o200k tokens; each of its text and its `structuredContent` must fit.","type":"integer","minimum":256},"compact":{"description":"Compact JSON results with this preset active (drop `null`s, empty values and `omit` keys; shorten long strings).","type":"boolean"},"omit":{"description":"Keys compaction drops with this preset active, instead of the top-level `omit` (`*` matches any run of characters; `[]` keeps every key).","type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"maxStringChars":{"description":"Longest string compaction keeps whole with this preset active, in characters.","type":"integer","minimum":64}}}}}},"uploads":{"description":"File uploads (multipart file fields and binary request bodies). A file argument is always accepted as base64 content; with `localFiles: true` it may also be `{ path }` of a file the server reads itself.","type":"object","additionalProperties":false,"properties":{"localFiles":{"description":"Let file arguments name a local file (`{ path, filename?, contentType? }`) instead of carrying its content. Off by default: a model could otherwise ask the server to send any readable file to the API.","type":"boolean","default":false},"root":{"description":"Directory local files must be inside (symlinks resolved), relative to the server's working directory at run time; `<ENV_PREFIX>_UPLOAD_ROOT` overrides it. Defaults to `.`.","type":"string","minLength":1,"default":"."}}},"include":{"description":"Which operations become tools. An operation is included when it matches at least one selector. Omit to include every operation.","type":"array","items":{"$ref":"#/$defs/selector"}},"exclude":{"description":"Operations to leave out. An operation matching any selector here is excluded, even when `include` selects it (exclude wins).","type":"array","items":{"$ref":"#/$defs/selector"}},"overrides":{"description":"Per-operation changes, keyed by operationId or by `METHOD /path` (e.g. `GET /pets/{petId}`).","type":"object","additionalProperties":{"$ref":"#/$defs/override"}},"arguments":{"description":"Argument rules: each changes one argument on every tool that has it (of the operations its `match` selects, every operation by default), as `overrides.<operation>.arguments` does for one tool. A per-operation override of the same argument wins, field by field.","type":"array","items":{"$ref":"#/$defs/argumentRule"}},"scopeMap":{"description":"OAuth scopes of the API description (its oauth2/openIdConnect scheme's) mapped to the scopes MCP access tokens carry: each API scope an operation's `security` lists becomes the scope, or the scopes, given here (`[]`: none); an API scope not listed stays as it is. A key the API description does not define is a warning.","type":"object","additionalProperties":{"oneOf":[{"type":"string","minLength":1},{"type":"array","items":{"type":"string","minLength":1}}]}},"auth":{"description":"Credentials for the API's security schemes: maps a scheme name (from `components.securitySchemes`, or `securityDefinitions` in Swagger 2.0) to the environment variables the generated server reads the secrets from at run time. Only variable names go here, never secrets. A scheme that is not listed reads `<ENV_PREFIX>_<SCHEME>_API_KEY` (apiKey), `_TOKEN` (http bearer; oauth2 flows other than client credentials, openIdConnect), `_USERNAME` and `_PASSWORD` (http basic), or `_CLIENT_ID` and `_CLIENT_SECRET` (oauth2 client credentials), where `<SCHEME>` is the scheme name upper-cased with non-alphanumerics replaced by `_`.","type":"object","additionalProperties":{"$ref":"#/$defs/authScheme"}},"extraTools":{"description":"Tools implemented by your own TypeScript functions instead of an API operation, served beside the operation tools. Arguments are validated against `inputSchema` before the handler runs; a thrown error becomes an `isError` result.","type":"array","items":{"$ref":"#/$defs/extraTool"}},"entry":{"description":"Who writes the server's start-up. `generated` (the default): `src/server.ts` serves what the manifest declares. `custom`: the project is also a library (`createServer()` from its package, typed) and `src/server.ts` runs your `src/main.ts` (written once as a stub, never overwritten), whose `register(server)` may add tools, prompts, resources and resource templates in code (`registerTool`, `registerPrompt`, `registerResource`, `registerResourceTemplate`) before it serves.","enum":["generated","custom"],"default":"generated"},"preprocessors":{"description":"Preprocessors: your TypeScript functions a host runs on each user input before the model sees it, to gather context. They are not tools: they never appear in `tools/list` and `tools/call` refuses them. The server serves them on `preprocessors/list` and `preprocessors/run`, advertised in `capabilities.experimental.preprocessors`, and through the `with_context` prompt for hosts that speak only standard MCP.","type":"array","items":{"$ref":"#/$defs/preprocessor"}},"prompts":{"description":"Prompts (user-invoked message templates) the server offers. Message texts are Handlebars templates over the prompt's arguments, checked when the project is built.","type":"array","items":{"$ref":"#/$defs/prompt"}},"resources":{"description":"Resources with a fixed URI: static `text`, a `file` embedded at build time, or a `handler` that produces the content when it is read.","type":"array","items":{"$ref":"#/$defs/resource"}},"resourceTemplates":{"description":"Families of resources named by an RFC 6570 URI template (e.g. `pets://{petId}`), read by a handler that receives the template's variables.","type":"array","items":{"$ref":"#/$defs/resourceTemplate"}},"concerns":{"description":"Concerns clients can filter the server's tools, prompts, resources and resource templates by, e.g. `risk: [low, high]`. Published in `capabilities.experimental.concerns`.","type":"array","items":{"$ref":"#/$defs/concern"}},"concernMappings":{"description":"Which concern values each primitive matches, per kind: tools by final tool name, prompts by name, resources by URI, resource templates by URI template. A primitive or concern that is not mapped matches every value.","type":"object","additionalProperties":false,"properties":{"tools":{"description":"Tool name (operation or extra tool) ⇒ concern values.","$ref":"#/$defs/concernMappingTable"},"prompts":{"description":"Prompt name ⇒ concern values.","$ref":"#/$defs/concernMappingTable"},"resources":{"description":"Resource URI ⇒ concern values.","$ref":"#/$defs/concernMappingTable"},"resourceTemplates":{"description":"Resource URI template ⇒ concern values.","$ref":"#/$defs/concernMappingTable"}}},"concernPresets":{"description":"Named sets of concern preferences a client can select with `concerns/update { preset }` (or in the initialized notification), e.g. `cautious: { risk: low }`.","type":"object","additionalProperties":{"$ref":"#/$defs/concernPreferences"}},"discovery":{"description":"How clients find the tools. `list` (default): `tools/list` lists every tool (those the client's concern preferences show). `search`: it lists `search_tools` (ranked by a full-text index built at build time over names, descriptions, tags and arguments), `describe_tool` and `call_tool` (plus `persist_justification` when gates exist), for APIs too big for any context; every tool is still validated and run by the same code, concerns and gates included. The object form chooses per concern preset: `{ mode: list, presets: { everything: search } }`; `mode` applies when the client selected no preset (and to presets not named), `presets` names presets of `concernPresets` whose mode differs. The index (and `minisearch`) ships whenever any preset or the default is `search`.","anyOf":[{"enum":["list","search"]},{"type":"object","properties":{"mode":{"description":"The mode when the client selected no concern preset, and of every preset `presets` does not name.","enum":["list","search"],"default":"list"},"presets":{"description":"Concern preset name (a key of `concernPresets`) ⇒ its mode, when it differs from `mode`.","type":"object","additionalProperties":{"enum":["list","search"]}}},"additionalProperties":false}],"default":"list"},"exposeInMeta":{"description":"Publish each primitive's concern mapping in its list entry as `_meta.concerns`, for concern-aware clients and debugging. Defaults to false.","type":"boolean","default":false},"enforce":{"description":"Refuse calls, `prompts/get` and `resources/read` of primitives the session's concern preferences filter out (JSON-RPC error -32602). Defaults to false: filtering then only shapes the lists.","type":"boolean","default":false},"reflection":{"description":"The reflection gate: tools that run only once the model has justified the call. Each gate has a prompt; its answer, a JSON justification, is validated and stored under `storeDir`, keyed by the gate's domain, prompt template and prompt arguments, so the same decision is justified once. With a client that supports MCP sampling the server asks the client's model itself inside the tool call; otherwise the call returns a hint and the host uses `prompts/get` and the `persist_justification` tool, then retries.","$ref":"#/$defs/reflection"},"policy":{"description":"The policy layer: an audit trail of every call, access control per client identity, and per-tool limits. Decided at build time where it can be: access rules are resolved to the exact primitives they match.","$ref":"#/$defs/policy"},"diagnostics":{"description":"Acknowledge or escalate diagnostics by code: `off` silences a warning you have read and accepted, `warning` keeps the default, `error` makes a warning block the build. Errors cannot be lowered or silenced. E.g. `{ MCPGEN_AUTH_UNSUPPORTED_SCHEME: off }`.","type":"object","propertyNames":{"pattern":"^MCPGEN_[A-Z0-9_]+$"},"additionalProperties":{"enum":["off","warning","error"]}}},"$defs":{"stringOrList":{"description":"One value or a list of values; a list matches when any value matches.","anyOf":[{"type":"string","minLength":1},{"type":"array","items":{"type":"string","minLength":1},"minItems":1}]},"selector":{"description":"Matches operations. Every field given must match (AND); a field with a list matches when any of its values does (OR).","type":"object","additionalProperties":false,"minProperties":1,"properties":{"tag":{"description":"Tag name(s) the operation carries.","$ref":"#/$defs/stringOrList"},"operationId":{"description":"operationId(s) of the operation.","$ref":"#/$defs/stringOrList"},"path":{"description":"Path glob(s) over the path template, e.g. `/pets/**` or `/store/*`: `*` matches within one segment, `**` across segments. Braces are literal, so `/pets/{petId}` matches that template.","$ref":"#/$defs/stringOrList"},"method":{"description":"HTTP method(s), lower case.","anyOf":[{"$ref":"#/$defs/method"},{"type":"array","items":{"$ref":"#/$defs/method"},"minItems":1}]},"deprecated":{"description":"Matches operations by their `deprecated` flag: `exclude: [{ deprecated: true }]` leaves deprecated operations out.","type":"boolean"}}},"method":{"description":"An HTTP method, lower case.","enum":["get","put","post","delete","options","head","patch","trace"]},"override":{"description":"Changes to the tool generated from one operation.","type":"object","additionalProperties":false,"properties":{"name":{"description":"Tool name to use instead of the derived one. Must be a legal MCP tool name (`[A-Za-z0-9_.-]`) no longer than `maxToolNameLength`, and unique.","type":"string","pattern":"^[A-Za-z0-9_.-]+$","maxLength":128},"outputSchemas":{"description":"`lenient`, `strict` or `none` for this tool, instead of the top-level `outputSchemas`.","enum":["lenient","strict","none"]},"title":{"description":"Human-readable title shown by clients (defaults to the operation's summary).","type":"string"},"description":{"description":"Tool description to use instead of the operation's summary and description.","type":"string"},"annotations":{"description":"Tool annotations, merged over the derived ones (GET ⇒ readOnlyHint, DELETE ⇒ destructiveHint, PUT ⇒ idempotentHint).","type":"object","additionalProperties":false,"properties":{"title":{"description":"Display title.","type":"string"},"readOnlyHint":{"description":"The tool does not modify its environment.","type":"boolean"},"destructiveHint":{"description":"The tool may perform destructive updates.","type":"boolean"},"idempotentHint":{"description":"Repeated calls with the same arguments have no additional effect.","type":"boolean"},"openWorldHint":{"description":"The tool interacts with an open world of external entities.","type":"boolean"}}},"arguments":{"description":"Changes to the tool's arguments, keyed by the argument name as generated (a parameter's argument name such as `petId` or `query_id`, or `body` for the request body): hide an argument and fill it from a constant or an environment variable, give it a default, another description or another name.","type":"object","additionalProperties":{"$ref":"#/$defs/argumentOverride"}},"results":{"$ref":"#/$defs/resultsOverride"},"scopes":{"description":"OAuth scopes an MCP access token must carry to see and call the tool (over HTTP with `<ENV_PREFIX>_OAUTH_ISSUER`), instead of those its operation's `security` lists for the API description's oauth2/openIdConnect scheme (after `scopeMap`); `[]`: none.","type":"array","items":{"type":"string","minLength":1}}}},"argumentOverride":{"description":"Changes to one argument of an operation tool. A hidden argument takes exactly one of `value` and `env` and nothing else; `default`, `description` and `name` apply to arguments the model sees.","type":"object","additionalProperties":false,"properties":{"hidden":{"description":"Leave the argument out of the tool's input schema and `Args` type: the model never sees it, and the server sends `value` or the value of `env` on every call.","type":"boolean"},"value":{"description":"The constant (any JSON value) the server sends for a hidden argument."},"env":{"description":"Environment variable the server reads a hidden argument's value from at start-up. The value is treated like a credential: it never appears in generated files, error texts or logs; while it is unset, calls of the tool fail with a message naming the variable.","$ref":"#/$defs/envName"},"default":{"description":"Value the server sends when the model leaves the argument out (any JSON value). Published as the argument schema's `default`; the argument is then no longer required."},"description":{"description":"Description of the argument to publish instead of the spec's.","type":"string"},"name":{"description":"Name the model sees for the argument instead of the generated one; the request still uses the parameter's own name. Must be unique within the tool, letters, digits, `_`, `.` and `-`, at most 64 characters.","type":"string","pattern":"^[A-Za-z0-9_.-]{1,64}$"},"header":{"description":"Mirror the argument as the `Mcp-Param-<header>` HTTP header (SEP-2243 `x-mcp-header` in the input schema): a 2026-07-28 client sends its value in that header too, and the server refuses a call whose header disagrees with the body (HTTP 400, -32020). For an argument whose schema is a string, integer or boolean. Header parameters are mirrored under their own name without it.","type":"string","pattern":"^[!#$%&'*+\\-.^_`|~0-9A-Za-z]+$"}}},"argumentRule":{"description":"One argument rule: the argument `name` of every tool `match` selects that has it is hidden and filled (`hidden` with `value` or `env`), or gets a `default`, a `description` or another name (`as`). The fields mean what they mean in a per-operation argument override.","type":"object","additionalProperties":false,"required":["name"],"properties":{"match":{"description":"The operations the rule applies to, as an `include`/`exclude` selector; every operation when omitted.","$ref":"#/$defs/selector"},"name":{"description":"The argument as generated (a parameter's argument name such as `token` or `per_page`, or `body`); tools without it are left alone.","type":"string","minLength":1},"hidden":{"description":"Leave the argument out of every matched tool's input schema and `Args` type; the server sends `value` or the value of `env` on every call.","type":"boolean"},"value":{"description":"The constant (any JSON value) the server sends for the hidden argument."},"env":{"description":"Environment variable the server reads the hidden argument's value from, treated like a credential (never in generated files, error texts or logs; unset ⇒ calls fail naming it).","$ref":"#/$defs/envName"},"default":{"description":"Value the server sends when the model leaves the argument out (any JSON value); published as its schema's `default`."},"description":{"description":"Description of the argument to publish instead of the spec's.","type":"string"},"as":{"description":"Name the model sees for the argument; requests still use the parameter's own name. Letters, digits, `_`, `.` and `-`, at most 64 characters, unique within each tool.","type":"string","pattern":"^[A-Za-z0-9_.-]{1,64}$"}}},"resultsOverride":{"description":"Result settings for this tool, over the top-level `results`: only the keys given change.","type":"object","additionalProperties":false,"properties":{"maxTokens":{"description":"Largest tool result, in o200k tokens; each of its text and its `structuredContent` must fit. Over it, a list is cut at an item boundary and an object by its largest fields, and the result says what was left out and how to get the rest. Claude Code refuses MCP tool results over 25,000 tokens and moves results over 50,000 characters to a file.","type":"integer","minimum":256},"compact":{"description":"Compact JSON results: drop `null`s, empty arrays and objects and the keys `omit` names, and shorten strings longer than `maxStringChars`.","type":"boolean"},"omit":{"description":"Keys compaction drops for this tool, instead of the top-level `omit` (`*` matches any run of characters; `[]` keeps every key).","type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"maxStringChars":{"description":"Longest string compaction keeps whole, in characters; a longer one is cut and marked with how much was left out.","type":"integer","minimum":64},"projection":{"description":"Give tools whose results can be JSON an optional `fields` argument: a JMESPath expression the server applies to the response, so the model can ask for only what it needs. Named `result_fields` when the tool already has a `fields` argument.","type":"boolean"}}},"authScheme":{"description":"Environment variables of one security scheme, and whether MCP clients bring their own credential over HTTP (`fromClient`). Which fields apply depends on the scheme's type; the others are errors. Omitted fields keep their default variable names.","type":"object","additionalProperties":false,"properties":{"env":{"description":"Variable holding the API key (apiKey schemes) or the token sent as `Authorization: Bearer` (http bearer; oauth2 without a client-credentials flow; openIdConnect).","$ref":"#/$defs/envName"},"username":{"description":"Variable holding the user name (http basic).","$ref":"#/$defs/envName"},"password":{"description":"Variable holding the password (http basic).","$ref":"#/$defs/envName"},"clientId":{"description":"Variable holding the OAuth client id (oauth2 client credentials).","$ref":"#/$defs/envName"},"clientSecret":{"description":"Variable holding the OAuth client secret (oauth2 client credentials).","$ref":"#/$defs/envName"},"tokenUrl":{"description":"Token endpoint to use instead of the spec's `tokenUrl` (oauth2 client credentials).","type":"string","pattern":"^https://[^\\s]+$"},"exchange":{"description":"OAuth 2.0 Token Exchange (RFC 8693), for bearer schemes (http bearer; oauth2 without a client-credentials flow; openIdConnect): over Streamable HTTP, a request that came with an OAuth access token has it exchanged at the authorization server (`<ENV_PREFIX>_OAUTH_ISSUER`, with the server's `<ENV_PREFIX>_OAUTH_CLIENT_ID` and `_CLIENT_SECRET`) for a token for the API, sent instead of the environment's token; the MCP token itself never reaches the API. Over stdio, and for static client tokens, the environment is used as before.","type":"object","additionalProperties":false,"required":["audience"],"properties":{"audience":{"description":"The API, as the authorization server names it (`audience` of the exchange request).","type":"string","minLength":1},"scopes":{"description":"Scopes to ask for with the exchanged token (default: none named).","type":"array","items":{"type":"string","minLength":1}}}},"fromClient":{"description":"Over Streamable HTTP, take the credential from this header of each MCP request instead of the environment, so every MCP client uses its own (apiKey: the value; bearer: the value, a leading `Bearer ` dropped; basic: `Basic <base64>` or `user:password`). Over stdio the environment is used as before. Not for oauth2 schemes. `Authorization` carries the MCP client tokens when the server is given some, and the server then refuses to start.","type":"string","pattern":"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$"},"scopes":{"description":"Scopes to request with the token (oauth2 client credentials). Defaults to every scope the included operations require; `[]` requests none.","type":"array","items":{"type":"string","minLength":1},"uniqueItems":true}}},"envName":{"description":"Name of an environment variable: upper-case letters, digits and `_`, not starting with a digit.","type":"string","pattern":"^[A-Z_][A-Z0-9_]*$"},"handlerRef":{"description":"A TypeScript function of the generated project: `<file>#<export>`, the file relative to the project's `src/` folder (e.g. `handlers/pets.ts#summarizePets`). A file that does not exist yet is created by `mcpgen build` as a typed stub, once; mcpgen never overwrites it.","type":"string","pattern":"^(\\./)?[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*\\.ts#[A-Za-z_$][A-Za-z0-9_$]*$"},"jsonSchemaObject":{"description":"A JSON Schema (draft 2020-12) whose root is an object schema (`type: object`).","type":"object"},"extraTool":{"description":"A tool implemented by a handler function.","type":"object","additionalProperties":false,"required":["name","inputSchema","handler"],"properties":{"name":{"description":"Tool name: `[A-Za-z0-9_.-]`, at most `maxToolNameLength`, unique among all tools (operation tools included).","type":"string","pattern":"^[A-Za-z0-9_.-]+$","maxLength":128},"title":{"description":"Human-readable title shown by clients.","type":"string"},"description":{"description":"What the tool does, for the model.","type":"string"},"inputSchema":{"description":"JSON Schema of the arguments; the root must be `type: object`. The handler's argument type is generated from it.","$ref":"#/$defs/jsonSchemaObject"},"outputSchema":{"description":"JSON Schema of the structured result (root `type: object`). When given, the handler must return a matching object, which is sent as `structuredContent` too.","$ref":"#/$defs/jsonSchemaObject"},"annotations":{"description":"Tool annotations, merged over the derived ones (GET ⇒ readOnlyHint, DELETE ⇒ destructiveHint, PUT ⇒ idempotentHint).","type":"object","additionalProperties":false,"properties":{"title":{"description":"Display title.","type":"string"},"readOnlyHint":{"description":"The tool does not modify its environment.","type":"boolean"},"destructiveHint":{"description":"The tool may perform destructive updates.","type":"boolean"},"idempotentHint":{"description":"Repeated calls with the same arguments have no additional effect.","type":"boolean"},"openWorldHint":{"description":"The tool interacts with an open world of external entities.","type":"boolean"}}},"handler":{"description":"The function that runs the tool: `<file>#<export>`, relative to the generated project's `src/`. It receives the validated arguments and a context (`signal`, `log`, `progress`, `api`).","$ref":"#/$defs/handlerRef"},"uses":{"description":"OperationIds of the API operations the handler calls through `ctx.api` (typed, run like their tools, audited as nested calls). Operations left out of the tool list by `include`/`exclude` may be named too: the project keeps them for this tool.","type":"array","uniqueItems":true,"items":{"type":"string","minLength":1}}}},"promptArgument":{"description":"One argument of a prompt (clients send argument values as strings).","type":"object","additionalProperties":false,"required":["name"],"properties":{"name":{"description":"Argument name, usable in templates as `{{name}}`.","type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$"},"description":{"description":"What the argument means.","type":"string"},"required":{"description":"Whether the client must send it; a missing required argument is an invalid-params error. Defaults to false.","type":"boolean","default":false},"complete":{"description":"Values `completion/complete` offers for this argument: those starting with what the user typed (case-insensitive), at most 100 at a time.","$ref":"#/$defs/completionValues"},"parameter":{"description":"The OpenAPI parameter this argument stands for: `completion/complete` offers the values of its `enum` (unless `complete` is given).","$ref":"#/$defs/parameterBinding"}}},"completionValues":{"description":"Completion values, in the order offered.","type":"array","items":{"type":"string"},"minItems":1,"maxItems":10000},"parameterBinding":{"description":"An OpenAPI parameter, by operation and name: its schema's `enum` (or its array items' `enum`) is the completion source.","type":"object","additionalProperties":false,"required":["operation","name"],"properties":{"operation":{"description":"The operation's `operationId`.","type":"string","minLength":1},"name":{"description":"The parameter's name as the OpenAPI description spells it.","type":"string","minLength":1},"in":{"description":"Where the parameter goes, when the operation has two of that name.","enum":["path","query","header","cookie"]}}},"templateVariable":{"description":"Completion source of one variable of a resource template.","type":"object","additionalProperties":false,"properties":{"complete":{"description":"Values `completion/complete` offers for the variable (prefix-filtered, at most 100 at a time).","$ref":"#/$defs/completionValues"},"parameter":{"description":"The OpenAPI parameter the variable stands for: its `enum` is offered (unless `complete` is given).","$ref":"#/$defs/parameterBinding"}}},"promptFile":{"description":"A file embedded into the generated server at build time, relative to the manifest and inside its folder.","type":"object","additionalProperties":false,"required":["file"],"properties":{"file":{"description":"Path of the file, relative to the manifest (at most 1 MiB).","type":"string","minLength":1},"mimeType":{"description":"MIME type of the content. Defaults to a guess from the file extension.","type":"string","pattern":"^[a-z]+/[A-Za-z0-9.+_-]+$"}}},"promptResource":{"description":"An embedded resource of a prompt message: a declared resource by `uri` (read when the prompt is got), or `uri` with the content given here (`text` or `file`).","type":"object","additionalProperties":false,"required":["uri"],"properties":{"uri":{"description":"The resource URI. With `text` or `file` it may be a Handlebars template over the prompt's arguments (`{{resourceUri}}`); without, it names one of `resources`.","type":"string","minLength":1},"text":{"description":"The content: a Handlebars template over the prompt's arguments.","type":"string"},"file":{"description":"The content: a file embedded at build time, relative to the manifest and inside its folder (at most 1 MiB); text when it is UTF-8 and its MIME type textual, else a base64 blob.","type":"string","minLength":1},"mimeType":{"description":"MIME type of the content (for `file`, defaults to a guess from the extension).","type":"string","pattern":"^[a-z]+/[A-Za-z0-9.+_-]+$"}}},"promptResourceLink":{"description":"A link to a resource (`resource_link` content): the client reads it if it wants to.","type":"object","additionalProperties":false,"required":["uri"],"properties":{"uri":{"description":"The resource URI; when it is one of `resources`, its name, title, description and MIME type are the defaults of the fields below.","$ref":"#/$defs/resourceUri"},"name":{"description":"Short name of the resource (required unless `uri` is one of `resources`).","type":"string","minLength":1},"title":{"description":"Human-readable title.","type":"string"},"description":{"description":"What the resource holds.","type":"string"},"mimeType":{"description":"MIME type of the resource.","type":"string","pattern":"^[a-z]+/[A-Za-z0-9.+_-]+$"}}},"promptMessage":{"description":"One message of a prompt: exactly one of `text`, `image`, `audio`, `resource` and `resourceLink`.","type":"object","additionalProperties":false,"properties":{"role":{"description":"Who says it. Defaults to `user`.","enum":["user","assistant"],"default":"user"},"text":{"description":"The message text: a Handlebars template over the prompt's arguments (`{{species}}`, `{{#if budget}}…{{/if}}`), rendered without HTML escaping.","type":"string"},"image":{"description":"Image content: a file embedded at build time, sent as base64 with its MIME type.","$ref":"#/$defs/promptFile"},"audio":{"description":"Audio content: a file embedded at build time, sent as base64 with its MIME type.","$ref":"#/$defs/promptFile"},"resource":{"description":"An embedded resource (`resource` content).","$ref":"#/$defs/promptResource"},"resourceLink":{"description":"A link to a resource (`resource_link` content).","$ref":"#/$defs/promptResourceLink"}}},"prompt":{"description":"A prompt: metadata, arguments and message templates.","type":"object","additionalProperties":false,"required":["name","messages"],"properties":{"name":{"description":"Prompt name, unique among prompts.","type":"string","pattern":"^[A-Za-z0-9_.-]+$","maxLength":128},"title":{"description":"Human-readable title shown by clients.","type":"string"},"description":{"description":"What the prompt is for.","type":"string"},"arguments":{"description":"The prompt's arguments.","type":"array","items":{"$ref":"#/$defs/promptArgument"}},"messages":{"description":"The messages the prompt returns, in order.","type":"array","items":{"$ref":"#/$defs/promptMessage"},"minItems":1}}},"resourceUri":{"description":"An absolute URI with a scheme, e.g. `petstore://docs/handbook`.","type":"string","pattern":"^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$"},"resource":{"description":"A resource with a fixed URI. Give exactly one of `text`, `file` and `handler`.","type":"object","additionalProperties":false,"required":["uri","name"],"properties":{"uri":{"description":"The resource URI, unique among resources.","$ref":"#/$defs/resourceUri"},"name":{"description":"Short name of the resource.","type":"string","minLength":1},"title":{"description":"Human-readable title shown by clients.","type":"string"},"description":{"description":"What the resource holds.","type":"string"},"mimeType":{"description":"MIME type of the content. For `file`, defaults to a guess from the file extension.","type":"string","pattern":"^[a-z]+/[A-Za-z0-9.+_-]+$"},"text":{"description":"Static text content.","type":"string"},"file":{"description":"A file embedded into the generated server at build time, relative to this manifest and inside its folder. Served as text when it is UTF-8 and its MIME type is textual, otherwise as a base64 blob.","type":"string","minLength":1},"handler":{"description":"A function producing the content when the resource is read: `<file>#<export>`, relative to the generated project's `src/`.","$ref":"#/$defs/handlerRef"},"refreshMs":{"description":"With `handler`: while a client is subscribed to the resource, read it every this many milliseconds and send `notifications/resources/updated` when its content changed (a SHA-256 of it is compared).","type":"integer","minimum":100,"maximum":86400000}}},"resourceTemplate":{"description":"A family of resources named by an RFC 6570 URI template, read by a handler.","type":"object","additionalProperties":false,"required":["uriTemplate","name","handler"],"properties":{"uriTemplate":{"description":"RFC 6570 URI template, e.g. `petstore://species/{species}/care`; unique among templates.","type":"string","pattern":"^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$"},"name":{"description":"Short name of the template.","type":"string","minLength":1},"title":{"description":"Human-readable title shown by clients.","type":"string"},"description":{"description":"What the resources hold.","type":"string"},"mimeType":{"description":"MIME type of the content.","type":"string","pattern":"^[a-z]+/[A-Za-z0-9.+_-]+$"},"handler":{"description":"The function that reads a resource: `<file>#<export>`, relative to the generated project's `src/`; it receives the URI and the template's variables.","$ref":"#/$defs/handlerRef"},"variables":{"description":"Completion sources of the template's variables, by variable name (each one of the template's): `complete` values or an OpenAPI `parameter` whose `enum` is offered.","type":"object","additionalProperties":{"$ref":"#/$defs/templateVariable"}}}},"concern":{"description":"A concern clients may set a preference for.","type":"object","additionalProperties":false,"required":["name","values"],"properties":{"name":{"description":"Concern name, unique.","type":"string","pattern":"^[A-Za-z][A-Za-z0-9_.-]*$"},"description":{"description":"What the concern means, for hosts to show users.","type":"string"},"values":{"description":"The values a client may choose from.","type":"array","items":{"type":"string","minLength":1},"minItems":1,"uniqueItems":true},"default":{"description":"Suggested value, published to clients. It is not applied to filtering: a client that sets nothing sees everything.","type":"string","minLength":1}}},"concernMappingTable":{"description":"Primitive id ⇒ the concern values it matches.","type":"object","additionalProperties":{"$ref":"#/$defs/concernMapping"}},"concernMapping":{"description":"Concern name ⇒ the value (or values) the primitive matches. Concerns not named here match every value.","type":"object","additionalProperties":{"$ref":"#/$defs/stringOrList"}},"concernPreferences":{"description":"Concern name ⇒ chosen value.","type":"object","additionalProperties":{"type":"string","minLength":1}},"preprocessor":{"description":"A preprocessor: a handler that gets the user input and returns context for it.","type":"object","additionalProperties":false,"required":["name","handler"],"properties":{"name":{"description":"Preprocessor name: `[A-Za-z0-9_.-]`, unique among preprocessors and not the name of a tool.","type":"string","pattern":"^[A-Za-z0-9_.-]+$","maxLength":128},"title":{"description":"Human-readable title.","type":"string"},"description":{"description":"What context the preprocessor gathers (listed by `preprocessors/list`).","type":"string"},"handler":{"description":"The function that runs the preprocessor: `<file>#<export>`, relative to the generated project's `src/`. It receives `{ input }` (the user input) and a context (`signal`, `log`) and returns text, any JSON value, or a `CallToolResult`-like `{ content }`.","$ref":"#/$defs/handlerRef"},"after":{"description":"Names of preprocessors that must run before this one. `after` orders runs; it does not pass one output to another. Cycles are errors.","type":"array","items":{"type":"string"}},"timeoutMs":{"description":"Milliseconds the preprocessor may take before it is cut off (its signal is aborted and its block has status `timeout`). Defaults to 10000.","type":"integer","minimum":1,"maximum":600000},"onError":{"description":"What an error or timeout does: `skip` (default) records the failed block and runs the rest; `fail` stops the run and reports it as failed.","enum":["skip","fail"]}}},"reflection":{"description":"Reflection gate settings.","type":"object","additionalProperties":false,"properties":{"storeDir":{"description":"Directory of the stored justifications (`<storeDir>/<domain>/<hash>.json`), relative to the server's working directory; `<ENV_PREFIX>_REFLECTION_DIR` overrides it at run time.","type":"string","minLength":1,"default":".preflight/justifications"},"mode":{"description":"`auto` (default): ask the client's model through MCP sampling when the client supports it, else return the hint for the host flow; `sampling`: only sampling (a client without it cannot run gated tools); `host`: only the hint and `persist_justification`.","enum":["auto","sampling","host"],"default":"auto"},"scope":{"description":"`domain` (default): a justification is shared by every tool whose gate has the same domain, prompt and prompt arguments; `tool`: each tool needs its own. A gate's own `scope` wins.","$ref":"#/$defs/reflectionScope"},"domains":{"description":"The declared domains (directory names under `storeDir`: `[A-Za-z0-9_.-]`, at most 64 characters). Every gate's domain must be one of them; `persist_justification` accepts only these. Defaults to the domains the gates use.","type":"array","items":{"type":"string","pattern":"^(?!\\.{1,2}$)[A-Za-z0-9_.-]{1,64}$"}},"justificationSchema":{"description":"JSON Schema (root `type: object`) every justification must match. Defaults to the four keys `intent` (string), `alternatives` (list of strings), `choice` (string) and `confidence` (number 0–1), all required.","$ref":"#/$defs/jsonSchemaObject"},"maxJustificationBytes":{"description":"Largest justification accepted, in bytes of JSON. Defaults to 32768.","type":"integer","minimum":64,"maximum":1048576},"sampling":{"description":"Settings of the sampling requests sent to the client's model.","type":"object","additionalProperties":false,"properties":{"maxTokens":{"description":"`maxTokens` of each request. Defaults to 800.","type":"integer","minimum":1},"timeoutMs":{"description":"Milliseconds to wait for the client's answer. Defaults to 60000 (the SDK's request timeout).","type":"integer","minimum":1}}},"gates":{"description":"Gated tool (final tool name: an operation or extra tool) ⇒ its gate, or a list of gates satisfied one after another.","type":"object","additionalProperties":{"anyOf":[{"$ref":"#/$defs/reflectionGate"},{"type":"array","minItems":1,"items":{"$ref":"#/$defs/reflectionGate"}}]}}}},"reflectionScope":{"description":"How widely a justification is shared: `domain` or `tool`.","enum":["domain","tool"]},"reflectionGate":{"description":"One gate of a tool: the prompt the model answers, and the domain its justification is stored under.","type":"object","additionalProperties":false,"required":["domain","prompt","template"],"properties":{"domain":{"description":"Domain of the justification: one of `reflection.domains`.","type":"string","pattern":"^(?!\\.{1,2}$)[A-Za-z0-9_.-]{1,64}$"},"prompt":{"description":"Name under which `prompts/get` serves the gate's prompt; gates that share a prompt name must share its template. Must not be the name of a manifest prompt.","type":"string","pattern":"^[A-Za-z0-9_.-]+$","maxLength":128},"description":{"description":"Description of the prompt in `prompts/list`.","type":"string"},"template":{"description":"The prompt text: a Handlebars template over the prompt arguments (`{{petId}}`). Its hash is part of the justification key, so editing it invalidates the stored justifications.","type":"string","minLength":1},"promptArgs":{"description":"Prompt argument ⇒ Handlebars template over the TOOL's arguments, e.g. `petId: \"{{petId}}\"` (`{{json body}}` renders a value as JSON). The rendered values are part of the key, normalised (trimmed, inner whitespace collapsed).","type":"object","additionalProperties":{"type":"string"}},"scope":{"description":"Overrides `reflection.scope` for this gate.","$ref":"#/$defs/reflectionScope"}}},"policy":{"description":"Audit trail, access control and limits.","type":"object","additionalProperties":false,"properties":{"audit":{"description":"Where audit events go: a JSON Lines file, stderr, or both.","$ref":"#/$defs/policyAudit"},"access":{"description":"Which clients may list and use which tools, prompts and resources.","$ref":"#/$defs/policyAccess"},"limits":{"description":"Per-tool limits: timeout of the whole call, concurrency, calls per minute, response size.","$ref":"#/$defs/policyLimits"}}},"policyAudit":{"description":"Audit trail settings. Set `file`, `stderr: true`, or both.","type":"object","additionalProperties":false,"properties":{"file":{"description":"JSON Lines file the events are appended to, relative to the server's working directory; `<ENV_PREFIX>_AUDIT_FILE` overrides it at run time.","type":"string","minLength":1},"stderr":{"description":"Also (or only) write each event as one line to stderr.","type":"boolean","default":false},"redact":{"description":"Argument field names whose values are replaced by \"[redacted]\" at any depth (case-insensitive); secrets always are.","type":"array","items":{"type":"string","minLength":1}},"chain":{"description":"Each line carries the SHA-256 of the previous line, so an edited line breaks the chain (the generated `verify-audit` script finds it). Needs `file`.","type":"boolean","default":false},"onWriteError":{"description":"`fail` (default): a call whose `tool.invoked` event cannot be written is refused before it runs (-32603); `continue`: the call goes on and the failure is logged. A terminal event that cannot be written never turns a call that ran into an error: it is logged and the result returned.","enum":["fail","continue"],"default":"fail"}}},"policyAccess":{"description":"Access control: a primitive is allowed for a client when an allow rule for that client matches it and no deny rule does; `default` decides when no rule matches.","type":"object","additionalProperties":false,"properties":{"default":{"description":"What a client may use when no rule for it matches a primitive.","enum":["allow","deny"],"default":"allow"},"rules":{"description":"Access rules; deny wins over allow.","type":"array","items":{"$ref":"#/$defs/policyRule"}}}},"policyRule":{"description":"One access rule: the clients it applies to, and what it allows and/or denies them.","type":"object","additionalProperties":false,"required":["clients"],"properties":{"clients":{"description":"Client identities (from the HTTP tokens' `name=token`; on stdio `<ENV_PREFIX>_CLIENT`, else `local`): letters, digits and `._@-`; `*` is every client.","type":"array","items":{"type":"string","minLength":1},"minItems":1},"scopes":{"description":"Only requests whose OAuth access token carries every one of these scopes (over HTTP with `<ENV_PREFIX>_OAUTH_ISSUER`); static client tokens and stdio never match.","type":"array","items":{"type":"string","minLength":1},"minItems":1},"claims":{"description":"Only requests whose OAuth access token has each of these claims with this value (a list claim matches when it holds the value); static client tokens and stdio never match.","type":"object","additionalProperties":{"type":["string","number","boolean"]},"minProperties":1},"allow":{"description":"Primitives the clients may list and use.","$ref":"#/$defs/policySelector"},"deny":{"description":"Primitives the clients may not list or use (wins over every allow).","$ref":"#/$defs/policySelector"}}},"policySelector":{"description":"Matches primitives: every condition given must hold (AND); a list matches when any of its values does (OR). `{}` matches every primitive.","type":"object","additionalProperties":false,"properties":{"kinds":{"description":"Only primitives of these kinds (default: every kind).","type":"array","items":{"enum":["tools","prompts","resources","resourceTemplates"]},"minItems":1},"names":{"description":"Final names of tools and prompts, URIs of resources, URI templates of resource templates: exact, or picomatch globs (`*` does not cross `/`, `**` does; braces are literal).","$ref":"#/$defs/stringOrList"},"tags":{"description":"OpenAPI tags: matches operation tools with one of them (extra tools, prompts and resources have no tags).","$ref":"#/$defs/stringOrList"},"concerns":{"description":"Concern ⇒ value(s): matches primitives whose `concernMappings` entry for that concern lists one of the values. A primitive with no mapping for the concern does NOT match (access control fails closed).","type":"object","additionalProperties":{"$ref":"#/$defs/stringOrList"}},"annotations":{"description":"Tool annotation ⇒ boolean, e.g. `readOnlyHint: true`: matches tools whose annotation has that value (prompts and resources never match).","type":"object","additionalProperties":{"type":"boolean"}}}},"policyLimits":{"description":"Limits as a default and per tool.","type":"object","additionalProperties":false,"properties":{"default":{"description":"Limits of every tool no `tools` entry matches.","$ref":"#/$defs/toolLimits"},"tools":{"description":"Tool name or picomatch glob ⇒ its limits; the first entry (in manifest order) that matches a tool wins, fields it leaves out come from `default`.","type":"object","additionalProperties":{"$ref":"#/$defs/toolLimits"}}}},"toolLimits":{"description":"Limits of a tool (all optional).","type":"object","additionalProperties":false,"properties":{"timeoutMs":{"description":"Bound on the whole logical call (gate, sampling and the upstream request included), ms; the lower of this and `timeoutMs` applies to the upstream request.","type":"integer","minimum":1},"maxConcurrent":{"description":"Most calls of the tool running at once (over all clients of this server process).","type":"integer","minimum":1},"perMinute":{"description":"Most calls started in any 60 s, per client identity and over all clients.","type":"object","additionalProperties":false,"properties":{"client":{"description":"Per client identity.","type":"integer","minimum":1},"overall":{"description":"Over all clients.","type":"integer","minimum":1}}},"maxResponseBytes":{"description":"Largest response body passed back for this tool (bytes); the lower of this and `maxResponseBytes` wins.","type":"integer","minimum":1}}}}};
 const schema74 = {"description":"A concern clients may set a preference for.","type":"object","additionalProperties":false,"required":["name","values"],"properties":{"name":{"description":"Concern name, unique.","type":"string","pattern":"^[A-Za-z][A-Za-z0-9_.-]*$"},"description":{"description":"What the concern means, for hosts to show users.","type":"string"},"values":{"description":"The values a client may choose from.","type":"array","items":{"type":"string","minLength":1},"minItems":1,"uniqueItems":true},"default":{"description":"Suggested value, published to clients. It is not applied to filtering: a client that sets nothing sees everything.","type":"string","minLength":1}}};
 const schema78 = {"description":"Concern name ⇒ chosen value.","type":"object","additionalProperties":{"type":"string","minLength":1}};
 const func1 = Object.prototype.hasOwnProperty;
@@ -17,10 +17,10 @@ const pattern7 = new RegExp("^https?://[^\\s]+$", "u");
 const pattern8 = new RegExp("^(@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*$", "u");
 const pattern9 = new RegExp("^[^\\s\\x00-\\x1f]+( [^\\s\\x00-\\x1f]+)*$", "u");
 const pattern12 = new RegExp("^(https?://|unix:/)[^\\s]+$", "u");
-const pattern13 = new RegExp("^[A-Z][A-Z0-9_]*$", "u");
-const pattern14 = new RegExp("^https?://", "u");
-const pattern45 = new RegExp("^[A-Za-z][A-Za-z0-9_.-]*$", "u");
-const pattern49 = new RegExp("^MCPGEN_[A-Z0-9_]+$", "u");
+const pattern14 = new RegExp("^[A-Z][A-Z0-9_]*$", "u");
+const pattern15 = new RegExp("^https?://", "u");
+const pattern46 = new RegExp("^[A-Za-z][A-Za-z0-9_.-]*$", "u");
+const pattern50 = new RegExp("^MCPGEN_[A-Z0-9_]+$", "u");
 const schema32 = {"description":"Matches operations. Every field given must match (AND); a field with a list matches when any of its values does (OR).","type":"object","additionalProperties":false,"minProperties":1,"properties":{"tag":{"description":"Tag name(s) the operation carries.","$ref":"#/$defs/stringOrList"},"operationId":{"description":"operationId(s) of the operation.","$ref":"#/$defs/stringOrList"},"path":{"description":"Path glob(s) over the path template, e.g. `/pets/**` or `/store/*`: `*` matches within one segment, `**` across segments. Braces are literal, so `/pets/{petId}` matches that template.","$ref":"#/$defs/stringOrList"},"method":{"description":"HTTP method(s), lower case.","anyOf":[{"$ref":"#/$defs/method"},{"type":"array","items":{"$ref":"#/$defs/method"},"minItems":1}]},"deprecated":{"description":"Matches operations by their `deprecated` flag: `exclude: [{ deprecated: true }]` leaves deprecated operations out.","type":"boolean"}}};
 const schema33 = {"description":"One value or a list of values; a list matches when any value matches.","anyOf":[{"type":"string","minLength":1},{"type":"array","items":{"type":"string","minLength":1},"minItems":1}]};
 const schema36 = {"description":"An HTTP method, lower case.","enum":["get","put","post","delete","options","head","patch","trace"]};
@@ -549,12 +549,12 @@ validate21.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 const schema38 = {"description":"Changes to the tool generated from one operation.","type":"object","additionalProperties":false,"properties":{"name":{"description":"Tool name to use instead of the derived one. Must be a legal MCP tool name (`[A-Za-z0-9_.-]`) no longer than `maxToolNameLength`, and unique.","type":"string","pattern":"^[A-Za-z0-9_.-]+$","maxLength":128},"outputSchemas":{"description":"`lenient`, `strict` or `none` for this tool, instead of the top-level `outputSchemas`.","enum":["lenient","strict","none"]},"title":{"description":"Human-readable title shown by clients (defaults to the operation's summary).","type":"string"},"description":{"description":"Tool description to use instead of the operation's summary and description.","type":"string"},"annotations":{"description":"Tool annotations, merged over the derived ones (GET ⇒ readOnlyHint, DELETE ⇒ destructiveHint, PUT ⇒ idempotentHint).","type":"object","additionalProperties":false,"properties":{"title":{"description":"Display title.","type":"string"},"readOnlyHint":{"description":"The tool does not modify its environment.","type":"boolean"},"destructiveHint":{"description":"The tool may perform destructive updates.","type":"boolean"},"idempotentHint":{"description":"Repeated calls with the same arguments have no additional effect.","type":"boolean"},"openWorldHint":{"description":"The tool interacts with an open world of external entities.","type":"boolean"}}},"arguments":{"description":"Changes to the tool's arguments, keyed by the argument name as generated (a parameter's argument name such as `petId` or `query_id`, or `body` for the request body): hide an argument and fill it from a constant or an environment variable, give it a default, another description or another name.","type":"object","additionalProperties":{"$ref":"#/$defs/argumentOverride"}},"results":{"$ref":"#/$defs/resultsOverride"},"scopes":{"description":"OAuth scopes an MCP access token must carry to see and call the tool (over HTTP with `<ENV_PREFIX>_OAUTH_ISSUER`), instead of those its operation's `security` lists for the API description's oauth2/openIdConnect scheme (after `scopeMap`); `[]`: none.","type":"array","items":{"type":"string","minLength":1}}}};
 const schema41 = {"description":"Result settings for this tool, over the top-level `results`: only the keys given change.","type":"object","additionalProperties":false,"properties":{"maxTokens":{"description":"Largest tool result, in o200k tokens; each of its text and its `structuredContent` must fit. Over it, a list is cut at an item boundary and an object by its largest fields, and the result says what was left out and how to get the rest. Claude Code refuses MCP tool results over 25,000 tokens and moves results over 50,000 characters to a file.","type":"integer","minimum":256},"compact":{"description":"Compact JSON results: drop `null`s, empty arrays and objects and the keys `omit` names, and shorten strings longer than `maxStringChars`.","type":"boolean"},"omit":{"description":"Keys compaction drops for this tool, instead of the top-level `omit` (`*` matches any run of characters; `[]` keeps every key).","type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"maxStringChars":{"description":"Longest string compaction keeps whole, in characters; a longer one is cut and marked with how much was left out.","type":"integer","minimum":64},"projection":{"description":"Give tools whose results can be JSON an optional `fields` argument: a JMESPath expression the server applies to the response, so the model can ask for only what it needs. Named `result_fields` when the tool already has a `fields` argument.","type":"boolean"}}};
-const pattern15 = new RegExp("^[A-Za-z0-9_.-]+$", "u");
+const pattern16 = new RegExp("^[A-Za-z0-9_.-]+$", "u");
 const schema39 = {"description":"Changes to one argument of an operation tool. A hidden argument takes exactly one of `value` and `env` and nothing else; `default`, `description` and `name` apply to arguments the model sees.","type":"object","additionalProperties":false,"properties":{"hidden":{"description":"Leave the argument out of the tool's input schema and `Args` type: the model never sees it, and the server sends `value` or the value of `env` on every call.","type":"boolean"},"value":{"description":"The constant (any JSON value) the server sends for a hidden argument."},"env":{"description":"Environment variable the server reads a hidden argument's value from at start-up. The value is treated like a credential: it never appears in generated files, error texts or logs; while it is unset, calls of the tool fail with a message naming the variable.","$ref":"#/$defs/envName"},"default":{"description":"Value the server sends when the model leaves the argument out (any JSON value). Published as the argument schema's `default`; the argument is then no longer required."},"description":{"description":"Description of the argument to publish instead of the spec's.","type":"string"},"name":{"description":"Name the model sees for the argument instead of the generated one; the request still uses the parameter's own name. Must be unique within the tool, letters, digits, `_`, `.` and `-`, at most 64 characters.","type":"string","pattern":"^[A-Za-z0-9_.-]{1,64}$"},"header":{"description":"Mirror the argument as the `Mcp-Param-<header>` HTTP header (SEP-2243 `x-mcp-header` in the input schema): a 2026-07-28 client sends its value in that header too, and the server refuses a call whose header disagrees with the body (HTTP 400, -32020). For an argument whose schema is a string, integer or boolean. Header parameters are mirrored under their own name without it.","type":"string","pattern":"^[!#$%&'*+\\-.^_`|~0-9A-Za-z]+$"}}};
 const schema40 = {"description":"Name of an environment variable: upper-case letters, digits and `_`, not starting with a digit.","type":"string","pattern":"^[A-Z_][A-Z0-9_]*$"};
-const pattern16 = new RegExp("^[A-Z_][A-Z0-9_]*$", "u");
-const pattern17 = new RegExp("^[A-Za-z0-9_.-]{1,64}$", "u");
-const pattern18 = new RegExp("^[!#$%&'*+\\-.^_`|~0-9A-Za-z]+$", "u");
+const pattern17 = new RegExp("^[A-Z_][A-Z0-9_]*$", "u");
+const pattern18 = new RegExp("^[A-Za-z0-9_.-]{1,64}$", "u");
+const pattern19 = new RegExp("^[!#$%&'*+\\-.^_`|~0-9A-Za-z]+$", "u");
 
 function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -595,7 +595,7 @@ const _errs4 = errors;
 const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data1 === "string"){
-if(!pattern16.test(data1)){
+if(!pattern17.test(data1)){
 validate25.errors = [{instancePath:instancePath+"/env",schemaPath:"#/$defs/envName/pattern",keyword:"pattern",params:{pattern: "^[A-Z_][A-Z0-9_]*$"},message:"must match pattern \""+"^[A-Z_][A-Z0-9_]*$"+"\""}];
 return false;
 }
@@ -628,7 +628,7 @@ let data3 = data.name;
 const _errs9 = errors;
 if(errors === _errs9){
 if(typeof data3 === "string"){
-if(!pattern17.test(data3)){
+if(!pattern18.test(data3)){
 validate25.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.-]{1,64}$"},message:"must match pattern \""+"^[A-Za-z0-9_.-]{1,64}$"+"\""}];
 return false;
 }
@@ -649,7 +649,7 @@ let data4 = data.header;
 const _errs11 = errors;
 if(errors === _errs11){
 if(typeof data4 === "string"){
-if(!pattern18.test(data4)){
+if(!pattern19.test(data4)){
 validate25.errors = [{instancePath:instancePath+"/header",schemaPath:"#/properties/header/pattern",keyword:"pattern",params:{pattern: "^[!#$%&'*+\\-.^_`|~0-9A-Za-z]+$"},message:"must match pattern \""+"^[!#$%&'*+\\-.^_`|~0-9A-Za-z]+$"+"\""}];
 return false;
 }
@@ -712,7 +712,7 @@ validate24.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties
 return false;
 }
 else {
-if(!pattern15.test(data0)){
+if(!pattern16.test(data0)){
 validate24.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_.-]+$"+"\""}];
 return false;
 }
@@ -1177,7 +1177,7 @@ const _errs7 = errors;
 const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data3 === "string"){
-if(!pattern16.test(data3)){
+if(!pattern17.test(data3)){
 validate28.errors = [{instancePath:instancePath+"/env",schemaPath:"#/$defs/envName/pattern",keyword:"pattern",params:{pattern: "^[A-Z_][A-Z0-9_]*$"},message:"must match pattern \""+"^[A-Z_][A-Z0-9_]*$"+"\""}];
 return false;
 }
@@ -1210,7 +1210,7 @@ let data5 = data.as;
 const _errs12 = errors;
 if(errors === _errs12){
 if(typeof data5 === "string"){
-if(!pattern17.test(data5)){
+if(!pattern18.test(data5)){
 validate28.errors = [{instancePath:instancePath+"/as",schemaPath:"#/properties/as/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.-]{1,64}$"},message:"must match pattern \""+"^[A-Za-z0-9_.-]{1,64}$"+"\""}];
 return false;
 }
@@ -1244,8 +1244,8 @@ return errors === 0;
 validate28.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 const schema44 = {"description":"Environment variables of one security scheme, and whether MCP clients bring their own credential over HTTP (`fromClient`). Which fields apply depends on the scheme's type; the others are errors. Omitted fields keep their default variable names.","type":"object","additionalProperties":false,"properties":{"env":{"description":"Variable holding the API key (apiKey schemes) or the token sent as `Authorization: Bearer` (http bearer; oauth2 without a client-credentials flow; openIdConnect).","$ref":"#/$defs/envName"},"username":{"description":"Variable holding the user name (http basic).","$ref":"#/$defs/envName"},"password":{"description":"Variable holding the password (http basic).","$ref":"#/$defs/envName"},"clientId":{"description":"Variable holding the OAuth client id (oauth2 client credentials).","$ref":"#/$defs/envName"},"clientSecret":{"description":"Variable holding the OAuth client secret (oauth2 client credentials).","$ref":"#/$defs/envName"},"tokenUrl":{"description":"Token endpoint to use instead of the spec's `tokenUrl` (oauth2 client credentials).","type":"string","pattern":"^https://[^\\s]+$"},"exchange":{"description":"OAuth 2.0 Token Exchange (RFC 8693), for bearer schemes (http bearer; oauth2 without a client-credentials flow; openIdConnect): over Streamable HTTP, a request that came with an OAuth access token has it exchanged at the authorization server (`<ENV_PREFIX>_OAUTH_ISSUER`, with the server's `<ENV_PREFIX>_OAUTH_CLIENT_ID` and `_CLIENT_SECRET`) for a token for the API, sent instead of the environment's token; the MCP token itself never reaches the API. Over stdio, and for static client tokens, the environment is used as before.","type":"object","additionalProperties":false,"required":["audience"],"properties":{"audience":{"description":"The API, as the authorization server names it (`audience` of the exchange request).","type":"string","minLength":1},"scopes":{"description":"Scopes to ask for with the exchanged token (default: none named).","type":"array","items":{"type":"string","minLength":1}}}},"fromClient":{"description":"Over Streamable HTTP, take the credential from this header of each MCP request instead of the environment, so every MCP client uses its own (apiKey: the value; bearer: the value, a leading `Bearer ` dropped; basic: `Basic <base64>` or `user:password`). Over stdio the environment is used as before. Not for oauth2 schemes. `Authorization` carries the MCP client tokens when the server is given some, and the server then refuses to start.","type":"string","pattern":"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$"},"scopes":{"description":"Scopes to request with the token (oauth2 client credentials). Defaults to every scope the included operations require; `[]` requests none.","type":"array","items":{"type":"string","minLength":1},"uniqueItems":true}}};
-const pattern26 = new RegExp("^https://[^\\s]+$", "u");
-const pattern27 = new RegExp("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$", "u");
+const pattern27 = new RegExp("^https://[^\\s]+$", "u");
+const pattern28 = new RegExp("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$", "u");
 
 function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1274,7 +1274,7 @@ const _errs2 = errors;
 const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
-if(!pattern16.test(data0)){
+if(!pattern17.test(data0)){
 validate31.errors = [{instancePath:instancePath+"/env",schemaPath:"#/$defs/envName/pattern",keyword:"pattern",params:{pattern: "^[A-Z_][A-Z0-9_]*$"},message:"must match pattern \""+"^[A-Z_][A-Z0-9_]*$"+"\""}];
 return false;
 }
@@ -1296,7 +1296,7 @@ const _errs5 = errors;
 const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data1 === "string"){
-if(!pattern16.test(data1)){
+if(!pattern17.test(data1)){
 validate31.errors = [{instancePath:instancePath+"/username",schemaPath:"#/$defs/envName/pattern",keyword:"pattern",params:{pattern: "^[A-Z_][A-Z0-9_]*$"},message:"must match pattern \""+"^[A-Z_][A-Z0-9_]*$"+"\""}];
 return false;
 }
@@ -1318,7 +1318,7 @@ const _errs8 = errors;
 const _errs9 = errors;
 if(errors === _errs9){
 if(typeof data2 === "string"){
-if(!pattern16.test(data2)){
+if(!pattern17.test(data2)){
 validate31.errors = [{instancePath:instancePath+"/password",schemaPath:"#/$defs/envName/pattern",keyword:"pattern",params:{pattern: "^[A-Z_][A-Z0-9_]*$"},message:"must match pattern \""+"^[A-Z_][A-Z0-9_]*$"+"\""}];
 return false;
 }
@@ -1340,7 +1340,7 @@ const _errs11 = errors;
 const _errs12 = errors;
 if(errors === _errs12){
 if(typeof data3 === "string"){
-if(!pattern16.test(data3)){
+if(!pattern17.test(data3)){
 validate31.errors = [{instancePath:instancePath+"/clientId",schemaPath:"#/$defs/envName/pattern",keyword:"pattern",params:{pattern: "^[A-Z_][A-Z0-9_]*$"},message:"must match pattern \""+"^[A-Z_][A-Z0-9_]*$"+"\""}];
 return false;
 }
@@ -1362,7 +1362,7 @@ const _errs14 = errors;
 const _errs15 = errors;
 if(errors === _errs15){
 if(typeof data4 === "string"){
-if(!pattern16.test(data4)){
+if(!pattern17.test(data4)){
 validate31.errors = [{instancePath:instancePath+"/clientSecret",schemaPath:"#/$defs/envName/pattern",keyword:"pattern",params:{pattern: "^[A-Z_][A-Z0-9_]*$"},message:"must match pattern \""+"^[A-Z_][A-Z0-9_]*$"+"\""}];
 return false;
 }
@@ -1383,7 +1383,7 @@ let data5 = data.tokenUrl;
 const _errs17 = errors;
 if(errors === _errs17){
 if(typeof data5 === "string"){
-if(!pattern26.test(data5)){
+if(!pattern27.test(data5)){
 validate31.errors = [{instancePath:instancePath+"/tokenUrl",schemaPath:"#/properties/tokenUrl/pattern",keyword:"pattern",params:{pattern: "^https://[^\\s]+$"},message:"must match pattern \""+"^https://[^\\s]+$"+"\""}];
 return false;
 }
@@ -1498,7 +1498,7 @@ let data10 = data.fromClient;
 const _errs28 = errors;
 if(errors === _errs28){
 if(typeof data10 === "string"){
-if(!pattern27.test(data10)){
+if(!pattern28.test(data10)){
 validate31.errors = [{instancePath:instancePath+"/fromClient",schemaPath:"#/properties/fromClient/pattern",keyword:"pattern",params:{pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$"},message:"must match pattern \""+"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$"+"\""}];
 return false;
 }
@@ -1595,7 +1595,7 @@ validate31.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 const schema50 = {"description":"A tool implemented by a handler function.","type":"object","additionalProperties":false,"required":["name","inputSchema","handler"],"properties":{"name":{"description":"Tool name: `[A-Za-z0-9_.-]`, at most `maxToolNameLength`, unique among all tools (operation tools included).","type":"string","pattern":"^[A-Za-z0-9_.-]+$","maxLength":128},"title":{"description":"Human-readable title shown by clients.","type":"string"},"description":{"description":"What the tool does, for the model.","type":"string"},"inputSchema":{"description":"JSON Schema of the arguments; the root must be `type: object`. The handler's argument type is generated from it.","$ref":"#/$defs/jsonSchemaObject"},"outputSchema":{"description":"JSON Schema of the structured result (root `type: object`). When given, the handler must return a matching object, which is sent as `structuredContent` too.","$ref":"#/$defs/jsonSchemaObject"},"annotations":{"description":"Tool annotations, merged over the derived ones (GET ⇒ readOnlyHint, DELETE ⇒ destructiveHint, PUT ⇒ idempotentHint).","type":"object","additionalProperties":false,"properties":{"title":{"description":"Display title.","type":"string"},"readOnlyHint":{"description":"The tool does not modify its environment.","type":"boolean"},"destructiveHint":{"description":"The tool may perform destructive updates.","type":"boolean"},"idempotentHint":{"description":"Repeated calls with the same arguments have no additional effect.","type":"boolean"},"openWorldHint":{"description":"The tool interacts with an open world of external entities.","type":"boolean"}}},"handler":{"description":"The function that runs the tool: `<file>#<export>`, relative to the generated project's `src/`. It receives the validated arguments and a context (`signal`, `log`, `progress`, `api`).","$ref":"#/$defs/handlerRef"},"uses":{"description":"OperationIds of the API operations the handler calls through `ctx.api` (typed, run like their tools, audited as nested calls). Operations left out of the tool list by `include`/`exclude` may be named too: the project keeps them for this tool.","type":"array","uniqueItems":true,"items":{"type":"string","minLength":1}}}};
 const schema51 = {"description":"A JSON Schema (draft 2020-12) whose root is an object schema (`type: object`).","type":"object"};
 const schema53 = {"description":"A TypeScript function of the generated project: `<file>#<export>`, the file relative to the project's `src/` folder (e.g. `handlers/pets.ts#summarizePets`). A file that does not exist yet is created by `mcpgen build` as a typed stub, once; mcpgen never overwrites it.","type":"string","pattern":"^(\\./)?[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*\\.ts#[A-Za-z_$][A-Za-z0-9_$]*$"};
-const pattern29 = new RegExp("^(\\./)?[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*\\.ts#[A-Za-z_$][A-Za-z0-9_$]*$", "u");
+const pattern30 = new RegExp("^(\\./)?[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*\\.ts#[A-Za-z_$][A-Za-z0-9_$]*$", "u");
 
 function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1634,7 +1634,7 @@ validate33.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties
 return false;
 }
 else {
-if(!pattern15.test(data0)){
+if(!pattern16.test(data0)){
 validate33.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_.-]+$"+"\""}];
 return false;
 }
@@ -1797,7 +1797,7 @@ const _errs27 = errors;
 const _errs28 = errors;
 if(errors === _errs28){
 if(typeof data11 === "string"){
-if(!pattern29.test(data11)){
+if(!pattern30.test(data11)){
 validate33.errors = [{instancePath:instancePath+"/handler",schemaPath:"#/$defs/handlerRef/pattern",keyword:"pattern",params:{pattern: "^(\\./)?[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*\\.ts#[A-Za-z_$][A-Za-z0-9_$]*$"},message:"must match pattern \""+"^(\\./)?[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*\\.ts#[A-Za-z_$][A-Za-z0-9_$]*$"+"\""}];
 return false;
 }
@@ -1930,7 +1930,7 @@ validate35.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties
 return false;
 }
 else {
-if(!pattern15.test(data0)){
+if(!pattern16.test(data0)){
 validate35.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_.-]+$"+"\""}];
 return false;
 }
@@ -1977,7 +1977,7 @@ const _errs8 = errors;
 const _errs9 = errors;
 if(errors === _errs9){
 if(typeof data3 === "string"){
-if(!pattern29.test(data3)){
+if(!pattern30.test(data3)){
 validate35.errors = [{instancePath:instancePath+"/handler",schemaPath:"#/$defs/handlerRef/pattern",keyword:"pattern",params:{pattern: "^(\\./)?[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*\\.ts#[A-Za-z_$][A-Za-z0-9_$]*$"},message:"must match pattern \""+"^(\\./)?[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*\\.ts#[A-Za-z_$][A-Za-z0-9_$]*$"+"\""}];
 return false;
 }
@@ -2085,7 +2085,7 @@ const schema56 = {"description":"A prompt: metadata, arguments and message templ
 const schema57 = {"description":"One argument of a prompt (clients send argument values as strings).","type":"object","additionalProperties":false,"required":["name"],"properties":{"name":{"description":"Argument name, usable in templates as `{{name}}`.","type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$"},"description":{"description":"What the argument means.","type":"string"},"required":{"description":"Whether the client must send it; a missing required argument is an invalid-params error. Defaults to false.","type":"boolean","default":false},"complete":{"description":"Values `completion/complete` offers for this argument: those starting with what the user typed (case-insensitive), at most 100 at a time.","$ref":"#/$defs/completionValues"},"parameter":{"description":"The OpenAPI parameter this argument stands for: `completion/complete` offers the values of its `enum` (unless `complete` is given).","$ref":"#/$defs/parameterBinding"}}};
 const schema58 = {"description":"Completion values, in the order offered.","type":"array","items":{"type":"string"},"minItems":1,"maxItems":10000};
 const schema59 = {"description":"An OpenAPI parameter, by operation and name: its schema's `enum` (or its array items' `enum`) is the completion source.","type":"object","additionalProperties":false,"required":["operation","name"],"properties":{"operation":{"description":"The operation's `operationId`.","type":"string","minLength":1},"name":{"description":"The parameter's name as the OpenAPI description spells it.","type":"string","minLength":1},"in":{"description":"Where the parameter goes, when the operation has two of that name.","enum":["path","query","header","cookie"]}}};
-const pattern33 = new RegExp("^[A-Za-z_][A-Za-z0-9_]*$", "u");
+const pattern34 = new RegExp("^[A-Za-z_][A-Za-z0-9_]*$", "u");
 
 function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -2119,7 +2119,7 @@ let data0 = data.name;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(!pattern33.test(data0)){
+if(!pattern34.test(data0)){
 validate38.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z_][A-Za-z0-9_]*$"},message:"must match pattern \""+"^[A-Za-z_][A-Za-z0-9_]*$"+"\""}];
 return false;
 }
@@ -2312,10 +2312,10 @@ validate38.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 const schema60 = {"description":"One message of a prompt: exactly one of `text`, `image`, `audio`, `resource` and `resourceLink`.","type":"object","additionalProperties":false,"properties":{"role":{"description":"Who says it. Defaults to `user`.","enum":["user","assistant"],"default":"user"},"text":{"description":"The message text: a Handlebars template over the prompt's arguments (`{{species}}`, `{{#if budget}}…{{/if}}`), rendered without HTML escaping.","type":"string"},"image":{"description":"Image content: a file embedded at build time, sent as base64 with its MIME type.","$ref":"#/$defs/promptFile"},"audio":{"description":"Audio content: a file embedded at build time, sent as base64 with its MIME type.","$ref":"#/$defs/promptFile"},"resource":{"description":"An embedded resource (`resource` content).","$ref":"#/$defs/promptResource"},"resourceLink":{"description":"A link to a resource (`resource_link` content).","$ref":"#/$defs/promptResourceLink"}}};
 const schema61 = {"description":"A file embedded into the generated server at build time, relative to the manifest and inside its folder.","type":"object","additionalProperties":false,"required":["file"],"properties":{"file":{"description":"Path of the file, relative to the manifest (at most 1 MiB).","type":"string","minLength":1},"mimeType":{"description":"MIME type of the content. Defaults to a guess from the file extension.","type":"string","pattern":"^[a-z]+/[A-Za-z0-9.+_-]+$"}}};
 const schema63 = {"description":"An embedded resource of a prompt message: a declared resource by `uri` (read when the prompt is got), or `uri` with the content given here (`text` or `file`).","type":"object","additionalProperties":false,"required":["uri"],"properties":{"uri":{"description":"The resource URI. With `text` or `file` it may be a Handlebars template over the prompt's arguments (`{{resourceUri}}`); without, it names one of `resources`.","type":"string","minLength":1},"text":{"description":"The content: a Handlebars template over the prompt's arguments.","type":"string"},"file":{"description":"The content: a file embedded at build time, relative to the manifest and inside its folder (at most 1 MiB); text when it is UTF-8 and its MIME type textual, else a base64 blob.","type":"string","minLength":1},"mimeType":{"description":"MIME type of the content (for `file`, defaults to a guess from the extension).","type":"string","pattern":"^[a-z]+/[A-Za-z0-9.+_-]+$"}}};
-const pattern34 = new RegExp("^[a-z]+/[A-Za-z0-9.+_-]+$", "u");
+const pattern35 = new RegExp("^[a-z]+/[A-Za-z0-9.+_-]+$", "u");
 const schema64 = {"description":"A link to a resource (`resource_link` content): the client reads it if it wants to.","type":"object","additionalProperties":false,"required":["uri"],"properties":{"uri":{"description":"The resource URI; when it is one of `resources`, its name, title, description and MIME type are the defaults of the fields below.","$ref":"#/$defs/resourceUri"},"name":{"description":"Short name of the resource (required unless `uri` is one of `resources`).","type":"string","minLength":1},"title":{"description":"Human-readable title.","type":"string"},"description":{"description":"What the resource holds.","type":"string"},"mimeType":{"description":"MIME type of the resource.","type":"string","pattern":"^[a-z]+/[A-Za-z0-9.+_-]+$"}}};
 const schema65 = {"description":"An absolute URI with a scheme, e.g. `petstore://docs/handbook`.","type":"string","pattern":"^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$"};
-const pattern37 = new RegExp("^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$", "u");
+const pattern38 = new RegExp("^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$", "u");
 
 function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -2350,7 +2350,7 @@ const _errs2 = errors;
 const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
-if(!pattern37.test(data0)){
+if(!pattern38.test(data0)){
 validate41.errors = [{instancePath:instancePath+"/uri",schemaPath:"#/$defs/resourceUri/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$"},message:"must match pattern \""+"^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$"+"\""}];
 return false;
 }
@@ -2416,7 +2416,7 @@ let data4 = data.mimeType;
 const _errs11 = errors;
 if(errors === _errs11){
 if(typeof data4 === "string"){
-if(!pattern34.test(data4)){
+if(!pattern35.test(data4)){
 validate41.errors = [{instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/pattern",keyword:"pattern",params:{pattern: "^[a-z]+/[A-Za-z0-9.+_-]+$"},message:"must match pattern \""+"^[a-z]+/[A-Za-z0-9.+_-]+$"+"\""}];
 return false;
 }
@@ -2542,7 +2542,7 @@ let data4 = data2.mimeType;
 const _errs11 = errors;
 if(errors === _errs11){
 if(typeof data4 === "string"){
-if(!pattern34.test(data4)){
+if(!pattern35.test(data4)){
 validate40.errors = [{instancePath:instancePath+"/image/mimeType",schemaPath:"#/$defs/promptFile/properties/mimeType/pattern",keyword:"pattern",params:{pattern: "^[a-z]+/[A-Za-z0-9.+_-]+$"},message:"must match pattern \""+"^[a-z]+/[A-Za-z0-9.+_-]+$"+"\""}];
 return false;
 }
@@ -2619,7 +2619,7 @@ let data7 = data5.mimeType;
 const _errs19 = errors;
 if(errors === _errs19){
 if(typeof data7 === "string"){
-if(!pattern34.test(data7)){
+if(!pattern35.test(data7)){
 validate40.errors = [{instancePath:instancePath+"/audio/mimeType",schemaPath:"#/$defs/promptFile/properties/mimeType/pattern",keyword:"pattern",params:{pattern: "^[a-z]+/[A-Za-z0-9.+_-]+$"},message:"must match pattern \""+"^[a-z]+/[A-Za-z0-9.+_-]+$"+"\""}];
 return false;
 }
@@ -2729,7 +2729,7 @@ let data12 = data8.mimeType;
 const _errs31 = errors;
 if(errors === _errs31){
 if(typeof data12 === "string"){
-if(!pattern34.test(data12)){
+if(!pattern35.test(data12)){
 validate40.errors = [{instancePath:instancePath+"/resource/mimeType",schemaPath:"#/$defs/promptResource/properties/mimeType/pattern",keyword:"pattern",params:{pattern: "^[a-z]+/[A-Za-z0-9.+_-]+$"},message:"must match pattern \""+"^[a-z]+/[A-Za-z0-9.+_-]+$"+"\""}];
 return false;
 }
@@ -2827,7 +2827,7 @@ validate37.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties
 return false;
 }
 else {
-if(!pattern15.test(data0)){
+if(!pattern16.test(data0)){
 validate37.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_.-]+$"+"\""}];
 return false;
 }
@@ -2985,7 +2985,7 @@ const _errs2 = errors;
 const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
-if(!pattern37.test(data0)){
+if(!pattern38.test(data0)){
 validate45.errors = [{instancePath:instancePath+"/uri",schemaPath:"#/$defs/resourceUri/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$"},message:"must match pattern \""+"^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$"+"\""}];
 return false;
 }
@@ -3051,7 +3051,7 @@ let data4 = data.mimeType;
 const _errs11 = errors;
 if(errors === _errs11){
 if(typeof data4 === "string"){
-if(!pattern34.test(data4)){
+if(!pattern35.test(data4)){
 validate45.errors = [{instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/pattern",keyword:"pattern",params:{pattern: "^[a-z]+/[A-Za-z0-9.+_-]+$"},message:"must match pattern \""+"^[a-z]+/[A-Za-z0-9.+_-]+$"+"\""}];
 return false;
 }
@@ -3106,7 +3106,7 @@ const _errs17 = errors;
 const _errs18 = errors;
 if(errors === _errs18){
 if(typeof data7 === "string"){
-if(!pattern29.test(data7)){
+if(!pattern30.test(data7)){
 validate45.errors = [{instancePath:instancePath+"/handler",schemaPath:"#/$defs/handlerRef/pattern",keyword:"pattern",params:{pattern: "^(\\./)?[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*\\.ts#[A-Za-z_$][A-Za-z0-9_$]*$"},message:"must match pattern \""+"^(\\./)?[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*\\.ts#[A-Za-z_$][A-Za-z0-9_$]*$"+"\""}];
 return false;
 }
@@ -3372,7 +3372,7 @@ let data0 = data.uriTemplate;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(!pattern37.test(data0)){
+if(!pattern38.test(data0)){
 validate47.errors = [{instancePath:instancePath+"/uriTemplate",schemaPath:"#/properties/uriTemplate/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$"},message:"must match pattern \""+"^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$"+"\""}];
 return false;
 }
@@ -3438,7 +3438,7 @@ let data4 = data.mimeType;
 const _errs10 = errors;
 if(errors === _errs10){
 if(typeof data4 === "string"){
-if(!pattern34.test(data4)){
+if(!pattern35.test(data4)){
 validate47.errors = [{instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/pattern",keyword:"pattern",params:{pattern: "^[a-z]+/[A-Za-z0-9.+_-]+$"},message:"must match pattern \""+"^[a-z]+/[A-Za-z0-9.+_-]+$"+"\""}];
 return false;
 }
@@ -3460,7 +3460,7 @@ const _errs12 = errors;
 const _errs13 = errors;
 if(errors === _errs13){
 if(typeof data5 === "string"){
-if(!pattern29.test(data5)){
+if(!pattern30.test(data5)){
 validate47.errors = [{instancePath:instancePath+"/handler",schemaPath:"#/$defs/handlerRef/pattern",keyword:"pattern",params:{pattern: "^(\\./)?[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*\\.ts#[A-Za-z_$][A-Za-z0-9_$]*$"},message:"must match pattern \""+"^(\\./)?[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*\\.ts#[A-Za-z_$][A-Za-z0-9_$]*$"+"\""}];
 return false;
 }
@@ -3708,7 +3708,7 @@ validate51.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 const schema79 = {"description":"Reflection gate settings.","type":"object","additionalProperties":false,"properties":{"storeDir":{"description":"Directory of the stored justifications (`<storeDir>/<domain>/<hash>.json`), relative to the server's working directory; `<ENV_PREFIX>_REFLECTION_DIR` overrides it at run time.","type":"string","minLength":1,"default":".preflight/justifications"},"mode":{"description":"`auto` (default): ask the client's model through MCP sampling when the client supports it, else return the hint for the host flow; `sampling`: only sampling (a client without it cannot run gated tools); `host`: only the hint and `persist_justification`.","enum":["auto","sampling","host"],"default":"auto"},"scope":{"description":"`domain` (default): a justification is shared by every tool whose gate has the same domain, prompt and prompt arguments; `tool`: each tool needs its own. A gate's own `scope` wins.","$ref":"#/$defs/reflectionScope"},"domains":{"description":"The declared domains (directory names under `storeDir`: `[A-Za-z0-9_.-]`, at most 64 characters). Every gate's domain must be one of them; `persist_justification` accepts only these. Defaults to the domains the gates use.","type":"array","items":{"type":"string","pattern":"^(?!\\.{1,2}$)[A-Za-z0-9_.-]{1,64}$"}},"justificationSchema":{"description":"JSON Schema (root `type: object`) every justification must match. Defaults to the four keys `intent` (string), `alternatives` (list of strings), `choice` (string) and `confidence` (number 0–1), all required.","$ref":"#/$defs/jsonSchemaObject"},"maxJustificationBytes":{"description":"Largest justification accepted, in bytes of JSON. Defaults to 32768.","type":"integer","minimum":64,"maximum":1048576},"sampling":{"description":"Settings of the sampling requests sent to the client's model.","type":"object","additionalProperties":false,"properties":{"maxTokens":{"description":"`maxTokens` of each request. Defaults to 800.","type":"integer","minimum":1},"timeoutMs":{"description":"Milliseconds to wait for the client's answer. Defaults to 60000 (the SDK's request timeout).","type":"integer","minimum":1}}},"gates":{"description":"Gated tool (final tool name: an operation or extra tool) ⇒ its gate, or a list of gates satisfied one after another.","type":"object","additionalProperties":{"anyOf":[{"$ref":"#/$defs/reflectionGate"},{"type":"array","minItems":1,"items":{"$ref":"#/$defs/reflectionGate"}}]}}}};
 const schema80 = {"description":"How widely a justification is shared: `domain` or `tool`.","enum":["domain","tool"]};
-const pattern46 = new RegExp("^(?!\\.{1,2}$)[A-Za-z0-9_.-]{1,64}$", "u");
+const pattern47 = new RegExp("^(?!\\.{1,2}$)[A-Za-z0-9_.-]{1,64}$", "u");
 const schema82 = {"description":"One gate of a tool: the prompt the model answers, and the domain its justification is stored under.","type":"object","additionalProperties":false,"required":["domain","prompt","template"],"properties":{"domain":{"description":"Domain of the justification: one of `reflection.domains`.","type":"string","pattern":"^(?!\\.{1,2}$)[A-Za-z0-9_.-]{1,64}$"},"prompt":{"description":"Name under which `prompts/get` serves the gate's prompt; gates that share a prompt name must share its template. Must not be the name of a manifest prompt.","type":"string","pattern":"^[A-Za-z0-9_.-]+$","maxLength":128},"description":{"description":"Description of the prompt in `prompts/list`.","type":"string"},"template":{"description":"The prompt text: a Handlebars template over the prompt arguments (`{{petId}}`). Its hash is part of the justification key, so editing it invalidates the stored justifications.","type":"string","minLength":1},"promptArgs":{"description":"Prompt argument ⇒ Handlebars template over the TOOL's arguments, e.g. `petId: \"{{petId}}\"` (`{{json body}}` renders a value as JSON). The rendered values are part of the key, normalised (trimmed, inner whitespace collapsed).","type":"object","additionalProperties":{"type":"string"}},"scope":{"description":"Overrides `reflection.scope` for this gate.","$ref":"#/$defs/reflectionScope"}}};
 
 function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -3743,7 +3743,7 @@ let data0 = data.domain;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(!pattern46.test(data0)){
+if(!pattern47.test(data0)){
 validate59.errors = [{instancePath:instancePath+"/domain",schemaPath:"#/properties/domain/pattern",keyword:"pattern",params:{pattern: "^(?!\\.{1,2}$)[A-Za-z0-9_.-]{1,64}$"},message:"must match pattern \""+"^(?!\\.{1,2}$)[A-Za-z0-9_.-]{1,64}$"+"\""}];
 return false;
 }
@@ -3769,7 +3769,7 @@ validate59.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properti
 return false;
 }
 else {
-if(!pattern15.test(data1)){
+if(!pattern16.test(data1)){
 validate59.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_.-]+$"+"\""}];
 return false;
 }
@@ -3958,7 +3958,7 @@ let data4 = data3[i0];
 const _errs9 = errors;
 if(errors === _errs9){
 if(typeof data4 === "string"){
-if(!pattern46.test(data4)){
+if(!pattern47.test(data4)){
 validate58.errors = [{instancePath:instancePath+"/domains/" + i0,schemaPath:"#/properties/domains/items/pattern",keyword:"pattern",params:{pattern: "^(?!\\.{1,2}$)[A-Za-z0-9_.-]{1,64}$"},message:"must match pattern \""+"^(?!\\.{1,2}$)[A-Za-z0-9_.-]{1,64}$"+"\""}];
 return false;
 }
@@ -6032,18 +6032,128 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.envPrefix !== undefined){
-let data16 = data.envPrefix;
+if(data.http !== undefined){
+let data16 = data.http;
 const _errs39 = errors;
 if(errors === _errs39){
-if(typeof data16 === "string"){
-if(!pattern13.test(data16)){
-validate20.errors = [{instancePath:instancePath+"/envPrefix",schemaPath:"#/properties/envPrefix/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z0-9_]*$"},message:"must match pattern \""+"^[A-Z][A-Z0-9_]*$"+"\""}];
+if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
+const _errs41 = errors;
+for(const key6 in data16){
+if(!(key6 === "auth")){
+validate20.errors = [{instancePath:instancePath+"/http",schemaPath:"#/properties/http/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs41 === errors){
+if(data16.auth !== undefined){
+let data17 = data16.auth;
+const _errs42 = errors;
+if(errors === _errs42){
+if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
+const _errs44 = errors;
+for(const key7 in data17){
+if(!(((key7 === "issuer") || (key7 === "audience")) || (key7 === "scopes"))){
+validate20.errors = [{instancePath:instancePath+"/http/auth",schemaPath:"#/properties/http/properties/auth/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs44 === errors){
+if(data17.issuer !== undefined){
+let data18 = data17.issuer;
+const _errs45 = errors;
+if(errors === _errs45){
+if(typeof data18 === "string"){
+if(!pattern7.test(data18)){
+validate20.errors = [{instancePath:instancePath+"/http/auth/issuer",schemaPath:"#/properties/http/properties/auth/properties/issuer/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""}];
 return false;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/envPrefix",schemaPath:"#/properties/envPrefix/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate20.errors = [{instancePath:instancePath+"/http/auth/issuer",schemaPath:"#/properties/http/properties/auth/properties/issuer/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid7 = _errs45 === errors;
+}
+else {
+var valid7 = true;
+}
+if(valid7){
+if(data17.audience !== undefined){
+let data19 = data17.audience;
+const _errs47 = errors;
+if(errors === _errs47){
+if(typeof data19 === "string"){
+if(func2(data19) < 1){
+validate20.errors = [{instancePath:instancePath+"/http/auth/audience",schemaPath:"#/properties/http/properties/auth/properties/audience/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate20.errors = [{instancePath:instancePath+"/http/auth/audience",schemaPath:"#/properties/http/properties/auth/properties/audience/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid7 = _errs47 === errors;
+}
+else {
+var valid7 = true;
+}
+if(valid7){
+if(data17.scopes !== undefined){
+let data20 = data17.scopes;
+const _errs49 = errors;
+if(errors === _errs49){
+if(Array.isArray(data20)){
+var valid8 = true;
+const len0 = data20.length;
+for(let i0=0; i0<len0; i0++){
+let data21 = data20[i0];
+const _errs51 = errors;
+if(errors === _errs51){
+if(typeof data21 === "string"){
+if(func2(data21) < 1){
+validate20.errors = [{instancePath:instancePath+"/http/auth/scopes/" + i0,schemaPath:"#/properties/http/properties/auth/properties/scopes/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate20.errors = [{instancePath:instancePath+"/http/auth/scopes/" + i0,schemaPath:"#/properties/http/properties/auth/properties/scopes/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid8 = _errs51 === errors;
+if(!valid8){
+break;
+}
+}
+}
+else {
+validate20.errors = [{instancePath:instancePath+"/http/auth/scopes",schemaPath:"#/properties/http/properties/auth/properties/scopes/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid7 = _errs49 === errors;
+}
+else {
+var valid7 = true;
+}
+}
+}
+}
+}
+else {
+validate20.errors = [{instancePath:instancePath+"/http/auth",schemaPath:"#/properties/http/properties/auth/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+}
+}
+}
+else {
+validate20.errors = [{instancePath:instancePath+"/http",schemaPath:"#/properties/http/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -6053,50 +6163,71 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.allowRemoteRefs !== undefined){
-let data17 = data.allowRemoteRefs;
-const _errs41 = errors;
-if(errors === _errs41){
-if(Array.isArray(data17)){
-var valid6 = true;
-const len0 = data17.length;
-for(let i0=0; i0<len0; i0++){
-let data18 = data17[i0];
-const _errs43 = errors;
-if(errors === _errs43){
-if(typeof data18 === "string"){
-if(!pattern14.test(data18)){
-validate20.errors = [{instancePath:instancePath+"/allowRemoteRefs/" + i0,schemaPath:"#/properties/allowRemoteRefs/items/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""}];
+if(data.envPrefix !== undefined){
+let data22 = data.envPrefix;
+const _errs53 = errors;
+if(errors === _errs53){
+if(typeof data22 === "string"){
+if(!pattern14.test(data22)){
+validate20.errors = [{instancePath:instancePath+"/envPrefix",schemaPath:"#/properties/envPrefix/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z0-9_]*$"},message:"must match pattern \""+"^[A-Z][A-Z0-9_]*$"+"\""}];
 return false;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/allowRemoteRefs/" + i0,schemaPath:"#/properties/allowRemoteRefs/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate20.errors = [{instancePath:instancePath+"/envPrefix",schemaPath:"#/properties/envPrefix/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-var valid6 = _errs43 === errors;
-if(!valid6){
+var valid0 = _errs53 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.allowRemoteRefs !== undefined){
+let data23 = data.allowRemoteRefs;
+const _errs55 = errors;
+if(errors === _errs55){
+if(Array.isArray(data23)){
+var valid9 = true;
+const len1 = data23.length;
+for(let i1=0; i1<len1; i1++){
+let data24 = data23[i1];
+const _errs57 = errors;
+if(errors === _errs57){
+if(typeof data24 === "string"){
+if(!pattern15.test(data24)){
+validate20.errors = [{instancePath:instancePath+"/allowRemoteRefs/" + i1,schemaPath:"#/properties/allowRemoteRefs/items/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""}];
+return false;
+}
+}
+else {
+validate20.errors = [{instancePath:instancePath+"/allowRemoteRefs/" + i1,schemaPath:"#/properties/allowRemoteRefs/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid9 = _errs57 === errors;
+if(!valid9){
 break;
 }
 }
-if(valid6){
-let i1 = data17.length;
+if(valid9){
+let i2 = data23.length;
 let j0;
-if(i1 > 1){
+if(i2 > 1){
 const indices0 = {};
-for(;i1--;){
-let item0 = data17[i1];
+for(;i2--;){
+let item0 = data23[i2];
 if(typeof item0 !== "string"){
 continue;
 }
 if(typeof indices0[item0] == "number"){
 j0 = indices0[item0];
-validate20.errors = [{instancePath:instancePath+"/allowRemoteRefs",schemaPath:"#/properties/allowRemoteRefs/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"}];
+validate20.errors = [{instancePath:instancePath+"/allowRemoteRefs",schemaPath:"#/properties/allowRemoteRefs/uniqueItems",keyword:"uniqueItems",params:{i: i2, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i2+" are identical)"}];
 return false;
 break;
 }
-indices0[item0] = i1;
+indices0[item0] = i2;
 }
 }
 }
@@ -6106,407 +6237,407 @@ validate20.errors = [{instancePath:instancePath+"/allowRemoteRefs",schemaPath:"#
 return false;
 }
 }
-var valid0 = _errs41 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.maxToolNameLength !== undefined){
-let data19 = data.maxToolNameLength;
-const _errs45 = errors;
-if(!((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19)))){
-validate20.errors = [{instancePath:instancePath+"/maxToolNameLength",schemaPath:"#/properties/maxToolNameLength/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-if(errors === _errs45){
-if(typeof data19 == "number"){
-if(data19 > 128 || isNaN(data19)){
-validate20.errors = [{instancePath:instancePath+"/maxToolNameLength",schemaPath:"#/properties/maxToolNameLength/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128},message:"must be <= 128"}];
-return false;
-}
-else {
-if(data19 < 1 || isNaN(data19)){
-validate20.errors = [{instancePath:instancePath+"/maxToolNameLength",schemaPath:"#/properties/maxToolNameLength/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
-return false;
-}
-}
-}
-}
-var valid0 = _errs45 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.maxDescriptionLength !== undefined){
-let data20 = data.maxDescriptionLength;
-const _errs47 = errors;
-if(!((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20)))){
-validate20.errors = [{instancePath:instancePath+"/maxDescriptionLength",schemaPath:"#/properties/maxDescriptionLength/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-if(errors === _errs47){
-if(typeof data20 == "number"){
-if(data20 > 100000 || isNaN(data20)){
-validate20.errors = [{instancePath:instancePath+"/maxDescriptionLength",schemaPath:"#/properties/maxDescriptionLength/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000},message:"must be <= 100000"}];
-return false;
-}
-else {
-if(data20 < 64 || isNaN(data20)){
-validate20.errors = [{instancePath:instancePath+"/maxDescriptionLength",schemaPath:"#/properties/maxDescriptionLength/minimum",keyword:"minimum",params:{comparison: ">=", limit: 64},message:"must be >= 64"}];
-return false;
-}
-}
-}
-}
-var valid0 = _errs47 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.timeoutMs !== undefined){
-let data21 = data.timeoutMs;
-const _errs49 = errors;
-if(!((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21)))){
-validate20.errors = [{instancePath:instancePath+"/timeoutMs",schemaPath:"#/properties/timeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-if(errors === _errs49){
-if(typeof data21 == "number"){
-if(data21 > 600000 || isNaN(data21)){
-validate20.errors = [{instancePath:instancePath+"/timeoutMs",schemaPath:"#/properties/timeoutMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"}];
-return false;
-}
-else {
-if(data21 < 1 || isNaN(data21)){
-validate20.errors = [{instancePath:instancePath+"/timeoutMs",schemaPath:"#/properties/timeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
-return false;
-}
-}
-}
-}
-var valid0 = _errs49 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.maxResponseBytes !== undefined){
-let data22 = data.maxResponseBytes;
-const _errs51 = errors;
-if(!((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22)))){
-validate20.errors = [{instancePath:instancePath+"/maxResponseBytes",schemaPath:"#/properties/maxResponseBytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-if(errors === _errs51){
-if(typeof data22 == "number"){
-if(data22 < 1024 || isNaN(data22)){
-validate20.errors = [{instancePath:instancePath+"/maxResponseBytes",schemaPath:"#/properties/maxResponseBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"}];
-return false;
-}
-}
-}
-var valid0 = _errs51 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.maxInFlightBytes !== undefined){
-let data23 = data.maxInFlightBytes;
-const _errs53 = errors;
-if(!((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23)))){
-validate20.errors = [{instancePath:instancePath+"/maxInFlightBytes",schemaPath:"#/properties/maxInFlightBytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-if(errors === _errs53){
-if(typeof data23 == "number"){
-if(data23 < 1024 || isNaN(data23)){
-validate20.errors = [{instancePath:instancePath+"/maxInFlightBytes",schemaPath:"#/properties/maxInFlightBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"}];
-return false;
-}
-}
-}
-var valid0 = _errs53 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.outputSchemas !== undefined){
-let data24 = data.outputSchemas;
-const _errs55 = errors;
-if(!(((data24 === "lenient") || (data24 === "strict")) || (data24 === "none"))){
-validate20.errors = [{instancePath:instancePath+"/outputSchemas",schemaPath:"#/properties/outputSchemas/enum",keyword:"enum",params:{allowedValues: schema31.properties.outputSchemas.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
 var valid0 = _errs55 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
-if(data.outputSchemaDepth !== undefined){
-let data25 = data.outputSchemaDepth;
-const _errs56 = errors;
+if(data.maxToolNameLength !== undefined){
+let data25 = data.maxToolNameLength;
+const _errs59 = errors;
 if(!((typeof data25 == "number") && (!(data25 % 1) && !isNaN(data25)))){
-validate20.errors = [{instancePath:instancePath+"/outputSchemaDepth",schemaPath:"#/properties/outputSchemaDepth/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate20.errors = [{instancePath:instancePath+"/maxToolNameLength",schemaPath:"#/properties/maxToolNameLength/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
-if(errors === _errs56){
+if(errors === _errs59){
 if(typeof data25 == "number"){
-if(data25 > 8 || isNaN(data25)){
-validate20.errors = [{instancePath:instancePath+"/outputSchemaDepth",schemaPath:"#/properties/outputSchemaDepth/maximum",keyword:"maximum",params:{comparison: "<=", limit: 8},message:"must be <= 8"}];
+if(data25 > 128 || isNaN(data25)){
+validate20.errors = [{instancePath:instancePath+"/maxToolNameLength",schemaPath:"#/properties/maxToolNameLength/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128},message:"must be <= 128"}];
 return false;
 }
 else {
 if(data25 < 1 || isNaN(data25)){
+validate20.errors = [{instancePath:instancePath+"/maxToolNameLength",schemaPath:"#/properties/maxToolNameLength/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs59 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.maxDescriptionLength !== undefined){
+let data26 = data.maxDescriptionLength;
+const _errs61 = errors;
+if(!((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26)))){
+validate20.errors = [{instancePath:instancePath+"/maxDescriptionLength",schemaPath:"#/properties/maxDescriptionLength/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs61){
+if(typeof data26 == "number"){
+if(data26 > 100000 || isNaN(data26)){
+validate20.errors = [{instancePath:instancePath+"/maxDescriptionLength",schemaPath:"#/properties/maxDescriptionLength/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000},message:"must be <= 100000"}];
+return false;
+}
+else {
+if(data26 < 64 || isNaN(data26)){
+validate20.errors = [{instancePath:instancePath+"/maxDescriptionLength",schemaPath:"#/properties/maxDescriptionLength/minimum",keyword:"minimum",params:{comparison: ">=", limit: 64},message:"must be >= 64"}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs61 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.timeoutMs !== undefined){
+let data27 = data.timeoutMs;
+const _errs63 = errors;
+if(!((typeof data27 == "number") && (!(data27 % 1) && !isNaN(data27)))){
+validate20.errors = [{instancePath:instancePath+"/timeoutMs",schemaPath:"#/properties/timeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs63){
+if(typeof data27 == "number"){
+if(data27 > 600000 || isNaN(data27)){
+validate20.errors = [{instancePath:instancePath+"/timeoutMs",schemaPath:"#/properties/timeoutMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"}];
+return false;
+}
+else {
+if(data27 < 1 || isNaN(data27)){
+validate20.errors = [{instancePath:instancePath+"/timeoutMs",schemaPath:"#/properties/timeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs63 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.maxResponseBytes !== undefined){
+let data28 = data.maxResponseBytes;
+const _errs65 = errors;
+if(!((typeof data28 == "number") && (!(data28 % 1) && !isNaN(data28)))){
+validate20.errors = [{instancePath:instancePath+"/maxResponseBytes",schemaPath:"#/properties/maxResponseBytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs65){
+if(typeof data28 == "number"){
+if(data28 < 1024 || isNaN(data28)){
+validate20.errors = [{instancePath:instancePath+"/maxResponseBytes",schemaPath:"#/properties/maxResponseBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"}];
+return false;
+}
+}
+}
+var valid0 = _errs65 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.maxInFlightBytes !== undefined){
+let data29 = data.maxInFlightBytes;
+const _errs67 = errors;
+if(!((typeof data29 == "number") && (!(data29 % 1) && !isNaN(data29)))){
+validate20.errors = [{instancePath:instancePath+"/maxInFlightBytes",schemaPath:"#/properties/maxInFlightBytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs67){
+if(typeof data29 == "number"){
+if(data29 < 1024 || isNaN(data29)){
+validate20.errors = [{instancePath:instancePath+"/maxInFlightBytes",schemaPath:"#/properties/maxInFlightBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"}];
+return false;
+}
+}
+}
+var valid0 = _errs67 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.outputSchemas !== undefined){
+let data30 = data.outputSchemas;
+const _errs69 = errors;
+if(!(((data30 === "lenient") || (data30 === "strict")) || (data30 === "none"))){
+validate20.errors = [{instancePath:instancePath+"/outputSchemas",schemaPath:"#/properties/outputSchemas/enum",keyword:"enum",params:{allowedValues: schema31.properties.outputSchemas.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs69 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.outputSchemaDepth !== undefined){
+let data31 = data.outputSchemaDepth;
+const _errs70 = errors;
+if(!((typeof data31 == "number") && (!(data31 % 1) && !isNaN(data31)))){
+validate20.errors = [{instancePath:instancePath+"/outputSchemaDepth",schemaPath:"#/properties/outputSchemaDepth/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs70){
+if(typeof data31 == "number"){
+if(data31 > 8 || isNaN(data31)){
+validate20.errors = [{instancePath:instancePath+"/outputSchemaDepth",schemaPath:"#/properties/outputSchemaDepth/maximum",keyword:"maximum",params:{comparison: "<=", limit: 8},message:"must be <= 8"}];
+return false;
+}
+else {
+if(data31 < 1 || isNaN(data31)){
 validate20.errors = [{instancePath:instancePath+"/outputSchemaDepth",schemaPath:"#/properties/outputSchemaDepth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
 }
 }
-var valid0 = _errs56 === errors;
+var valid0 = _errs70 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.outputSchemaMaxBytes !== undefined){
-let data26 = data.outputSchemaMaxBytes;
-const _errs58 = errors;
-if(!((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26)))){
+let data32 = data.outputSchemaMaxBytes;
+const _errs72 = errors;
+if(!((typeof data32 == "number") && (!(data32 % 1) && !isNaN(data32)))){
 validate20.errors = [{instancePath:instancePath+"/outputSchemaMaxBytes",schemaPath:"#/properties/outputSchemaMaxBytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
-if(errors === _errs58){
-if(typeof data26 == "number"){
-if(data26 < 0 || isNaN(data26)){
+if(errors === _errs72){
+if(typeof data32 == "number"){
+if(data32 < 0 || isNaN(data32)){
 validate20.errors = [{instancePath:instancePath+"/outputSchemaMaxBytes",schemaPath:"#/properties/outputSchemaMaxBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 }
-var valid0 = _errs58 === errors;
+var valid0 = _errs72 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.inputSchemaMaxBytes !== undefined){
-let data27 = data.inputSchemaMaxBytes;
-const _errs60 = errors;
-if(!((typeof data27 == "number") && (!(data27 % 1) && !isNaN(data27)))){
+let data33 = data.inputSchemaMaxBytes;
+const _errs74 = errors;
+if(!((typeof data33 == "number") && (!(data33 % 1) && !isNaN(data33)))){
 validate20.errors = [{instancePath:instancePath+"/inputSchemaMaxBytes",schemaPath:"#/properties/inputSchemaMaxBytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
-if(errors === _errs60){
-if(typeof data27 == "number"){
-if(data27 < 1024 || isNaN(data27)){
+if(errors === _errs74){
+if(typeof data33 == "number"){
+if(data33 < 1024 || isNaN(data33)){
 validate20.errors = [{instancePath:instancePath+"/inputSchemaMaxBytes",schemaPath:"#/properties/inputSchemaMaxBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"}];
 return false;
 }
 }
 }
-var valid0 = _errs60 === errors;
+var valid0 = _errs74 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.maxArgumentDescriptionLength !== undefined){
-let data28 = data.maxArgumentDescriptionLength;
-const _errs62 = errors;
-if(!((typeof data28 == "number") && (!(data28 % 1) && !isNaN(data28)))){
+let data34 = data.maxArgumentDescriptionLength;
+const _errs76 = errors;
+if(!((typeof data34 == "number") && (!(data34 % 1) && !isNaN(data34)))){
 validate20.errors = [{instancePath:instancePath+"/maxArgumentDescriptionLength",schemaPath:"#/properties/maxArgumentDescriptionLength/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
-if(errors === _errs62){
-if(typeof data28 == "number"){
-if(data28 < 20 || isNaN(data28)){
+if(errors === _errs76){
+if(typeof data34 == "number"){
+if(data34 < 20 || isNaN(data34)){
 validate20.errors = [{instancePath:instancePath+"/maxArgumentDescriptionLength",schemaPath:"#/properties/maxArgumentDescriptionLength/minimum",keyword:"minimum",params:{comparison: ">=", limit: 20},message:"must be >= 20"}];
 return false;
 }
 }
 }
-var valid0 = _errs62 === errors;
+var valid0 = _errs76 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.budget !== undefined){
-let data29 = data.budget;
-const _errs64 = errors;
-if(errors === _errs64){
-if(data29 && typeof data29 == "object" && !Array.isArray(data29)){
-const _errs66 = errors;
-for(const key6 in data29){
-if(!((((key6 === "maxListBytes") || (key6 === "maxTools")) || (key6 === "maxTokens")) || (key6 === "presets"))){
-validate20.errors = [{instancePath:instancePath+"/budget",schemaPath:"#/properties/budget/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs66 === errors){
-if(data29.maxListBytes !== undefined){
-let data30 = data29.maxListBytes;
-const _errs67 = errors;
-if(!((typeof data30 == "number") && (!(data30 % 1) && !isNaN(data30)))){
-validate20.errors = [{instancePath:instancePath+"/budget/maxListBytes",schemaPath:"#/properties/budget/properties/maxListBytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-if(errors === _errs67){
-if(typeof data30 == "number"){
-if(data30 < 1 || isNaN(data30)){
-validate20.errors = [{instancePath:instancePath+"/budget/maxListBytes",schemaPath:"#/properties/budget/properties/maxListBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
-return false;
-}
-}
-}
-var valid8 = _errs67 === errors;
-}
-else {
-var valid8 = true;
-}
-if(valid8){
-if(data29.maxTools !== undefined){
-let data31 = data29.maxTools;
-const _errs69 = errors;
-if(!((typeof data31 == "number") && (!(data31 % 1) && !isNaN(data31)))){
-validate20.errors = [{instancePath:instancePath+"/budget/maxTools",schemaPath:"#/properties/budget/properties/maxTools/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-if(errors === _errs69){
-if(typeof data31 == "number"){
-if(data31 < 1 || isNaN(data31)){
-validate20.errors = [{instancePath:instancePath+"/budget/maxTools",schemaPath:"#/properties/budget/properties/maxTools/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
-return false;
-}
-}
-}
-var valid8 = _errs69 === errors;
-}
-else {
-var valid8 = true;
-}
-if(valid8){
-if(data29.maxTokens !== undefined){
-let data32 = data29.maxTokens;
-const _errs71 = errors;
-if(!((typeof data32 == "number") && (!(data32 % 1) && !isNaN(data32)))){
-validate20.errors = [{instancePath:instancePath+"/budget/maxTokens",schemaPath:"#/properties/budget/properties/maxTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-if(errors === _errs71){
-if(typeof data32 == "number"){
-if(data32 < 1 || isNaN(data32)){
-validate20.errors = [{instancePath:instancePath+"/budget/maxTokens",schemaPath:"#/properties/budget/properties/maxTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
-return false;
-}
-}
-}
-var valid8 = _errs71 === errors;
-}
-else {
-var valid8 = true;
-}
-if(valid8){
-if(data29.presets !== undefined){
-let data33 = data29.presets;
-const _errs73 = errors;
-if(errors === _errs73){
-if(data33 && typeof data33 == "object" && !Array.isArray(data33)){
-for(const key7 in data33){
-let data34 = data33[key7];
-const _errs76 = errors;
-if(errors === _errs76){
-if(data34 && typeof data34 == "object" && !Array.isArray(data34)){
+let data35 = data.budget;
 const _errs78 = errors;
-for(const key8 in data34){
-if(!(((key8 === "maxListBytes") || (key8 === "maxTools")) || (key8 === "maxTokens"))){
-validate20.errors = [{instancePath:instancePath+"/budget/presets/" + key7.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/budget/properties/presets/additionalProperties/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"}];
+if(errors === _errs78){
+if(data35 && typeof data35 == "object" && !Array.isArray(data35)){
+const _errs80 = errors;
+for(const key8 in data35){
+if(!((((key8 === "maxListBytes") || (key8 === "maxTools")) || (key8 === "maxTokens")) || (key8 === "presets"))){
+validate20.errors = [{instancePath:instancePath+"/budget",schemaPath:"#/properties/budget/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs78 === errors){
-if(data34.maxListBytes !== undefined){
-let data35 = data34.maxListBytes;
-const _errs79 = errors;
-if(!((typeof data35 == "number") && (!(data35 % 1) && !isNaN(data35)))){
-validate20.errors = [{instancePath:instancePath+"/budget/presets/" + key7.replace(/~/g, "~0").replace(/\//g, "~1")+"/maxListBytes",schemaPath:"#/properties/budget/properties/presets/additionalProperties/properties/maxListBytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-if(errors === _errs79){
-if(typeof data35 == "number"){
-if(data35 < 1 || isNaN(data35)){
-validate20.errors = [{instancePath:instancePath+"/budget/presets/" + key7.replace(/~/g, "~0").replace(/\//g, "~1")+"/maxListBytes",schemaPath:"#/properties/budget/properties/presets/additionalProperties/properties/maxListBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
-return false;
-}
-}
-}
-var valid10 = _errs79 === errors;
-}
-else {
-var valid10 = true;
-}
-if(valid10){
-if(data34.maxTools !== undefined){
-let data36 = data34.maxTools;
+if(_errs80 === errors){
+if(data35.maxListBytes !== undefined){
+let data36 = data35.maxListBytes;
 const _errs81 = errors;
 if(!((typeof data36 == "number") && (!(data36 % 1) && !isNaN(data36)))){
-validate20.errors = [{instancePath:instancePath+"/budget/presets/" + key7.replace(/~/g, "~0").replace(/\//g, "~1")+"/maxTools",schemaPath:"#/properties/budget/properties/presets/additionalProperties/properties/maxTools/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate20.errors = [{instancePath:instancePath+"/budget/maxListBytes",schemaPath:"#/properties/budget/properties/maxListBytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs81){
 if(typeof data36 == "number"){
 if(data36 < 1 || isNaN(data36)){
-validate20.errors = [{instancePath:instancePath+"/budget/presets/" + key7.replace(/~/g, "~0").replace(/\//g, "~1")+"/maxTools",schemaPath:"#/properties/budget/properties/presets/additionalProperties/properties/maxTools/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate20.errors = [{instancePath:instancePath+"/budget/maxListBytes",schemaPath:"#/properties/budget/properties/maxListBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
 }
-var valid10 = _errs81 === errors;
+var valid11 = _errs81 === errors;
 }
 else {
-var valid10 = true;
+var valid11 = true;
 }
-if(valid10){
-if(data34.maxTokens !== undefined){
-let data37 = data34.maxTokens;
+if(valid11){
+if(data35.maxTools !== undefined){
+let data37 = data35.maxTools;
 const _errs83 = errors;
 if(!((typeof data37 == "number") && (!(data37 % 1) && !isNaN(data37)))){
-validate20.errors = [{instancePath:instancePath+"/budget/presets/" + key7.replace(/~/g, "~0").replace(/\//g, "~1")+"/maxTokens",schemaPath:"#/properties/budget/properties/presets/additionalProperties/properties/maxTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate20.errors = [{instancePath:instancePath+"/budget/maxTools",schemaPath:"#/properties/budget/properties/maxTools/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs83){
 if(typeof data37 == "number"){
 if(data37 < 1 || isNaN(data37)){
-validate20.errors = [{instancePath:instancePath+"/budget/presets/" + key7.replace(/~/g, "~0").replace(/\//g, "~1")+"/maxTokens",schemaPath:"#/properties/budget/properties/presets/additionalProperties/properties/maxTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate20.errors = [{instancePath:instancePath+"/budget/maxTools",schemaPath:"#/properties/budget/properties/maxTools/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
 }
-var valid10 = _errs83 === errors;
+var valid11 = _errs83 === errors;
 }
 else {
-var valid10 = true;
+var valid11 = true;
 }
+if(valid11){
+if(data35.maxTokens !== undefined){
+let data38 = data35.maxTokens;
+const _errs85 = errors;
+if(!((typeof data38 == "number") && (!(data38 % 1) && !isNaN(data38)))){
+validate20.errors = [{instancePath:instancePath+"/budget/maxTokens",schemaPath:"#/properties/budget/properties/maxTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
 }
-}
-}
-}
-else {
-validate20.errors = [{instancePath:instancePath+"/budget/presets/" + key7.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/budget/properties/presets/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+if(errors === _errs85){
+if(typeof data38 == "number"){
+if(data38 < 1 || isNaN(data38)){
+validate20.errors = [{instancePath:instancePath+"/budget/maxTokens",schemaPath:"#/properties/budget/properties/maxTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
-var valid9 = _errs76 === errors;
-if(!valid9){
+}
+var valid11 = _errs85 === errors;
+}
+else {
+var valid11 = true;
+}
+if(valid11){
+if(data35.presets !== undefined){
+let data39 = data35.presets;
+const _errs87 = errors;
+if(errors === _errs87){
+if(data39 && typeof data39 == "object" && !Array.isArray(data39)){
+for(const key9 in data39){
+let data40 = data39[key9];
+const _errs90 = errors;
+if(errors === _errs90){
+if(data40 && typeof data40 == "object" && !Array.isArray(data40)){
+const _errs92 = errors;
+for(const key10 in data40){
+if(!(((key10 === "maxListBytes") || (key10 === "maxTools")) || (key10 === "maxTokens"))){
+validate20.errors = [{instancePath:instancePath+"/budget/presets/" + key9.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/budget/properties/presets/additionalProperties/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs92 === errors){
+if(data40.maxListBytes !== undefined){
+let data41 = data40.maxListBytes;
+const _errs93 = errors;
+if(!((typeof data41 == "number") && (!(data41 % 1) && !isNaN(data41)))){
+validate20.errors = [{instancePath:instancePath+"/budget/presets/" + key9.replace(/~/g, "~0").replace(/\//g, "~1")+"/maxListBytes",schemaPath:"#/properties/budget/properties/presets/additionalProperties/properties/maxListBytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs93){
+if(typeof data41 == "number"){
+if(data41 < 1 || isNaN(data41)){
+validate20.errors = [{instancePath:instancePath+"/budget/presets/" + key9.replace(/~/g, "~0").replace(/\//g, "~1")+"/maxListBytes",schemaPath:"#/properties/budget/properties/presets/additionalProperties/properties/maxListBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+var valid13 = _errs93 === errors;
+}
+else {
+var valid13 = true;
+}
+if(valid13){
+if(data40.maxTools !== undefined){
+let data42 = data40.maxTools;
+const _errs95 = errors;
+if(!((typeof data42 == "number") && (!(data42 % 1) && !isNaN(data42)))){
+validate20.errors = [{instancePath:instancePath+"/budget/presets/" + key9.replace(/~/g, "~0").replace(/\//g, "~1")+"/maxTools",schemaPath:"#/properties/budget/properties/presets/additionalProperties/properties/maxTools/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs95){
+if(typeof data42 == "number"){
+if(data42 < 1 || isNaN(data42)){
+validate20.errors = [{instancePath:instancePath+"/budget/presets/" + key9.replace(/~/g, "~0").replace(/\//g, "~1")+"/maxTools",schemaPath:"#/properties/budget/properties/presets/additionalProperties/properties/maxTools/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+var valid13 = _errs95 === errors;
+}
+else {
+var valid13 = true;
+}
+if(valid13){
+if(data40.maxTokens !== undefined){
+let data43 = data40.maxTokens;
+const _errs97 = errors;
+if(!((typeof data43 == "number") && (!(data43 % 1) && !isNaN(data43)))){
+validate20.errors = [{instancePath:instancePath+"/budget/presets/" + key9.replace(/~/g, "~0").replace(/\//g, "~1")+"/maxTokens",schemaPath:"#/properties/budget/properties/presets/additionalProperties/properties/maxTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs97){
+if(typeof data43 == "number"){
+if(data43 < 1 || isNaN(data43)){
+validate20.errors = [{instancePath:instancePath+"/budget/presets/" + key9.replace(/~/g, "~0").replace(/\//g, "~1")+"/maxTokens",schemaPath:"#/properties/budget/properties/presets/additionalProperties/properties/maxTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+var valid13 = _errs97 === errors;
+}
+else {
+var valid13 = true;
+}
+}
+}
+}
+}
+else {
+validate20.errors = [{instancePath:instancePath+"/budget/presets/" + key9.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/budget/properties/presets/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid12 = _errs90 === errors;
+if(!valid12){
 break;
 }
 }
@@ -6516,10 +6647,10 @@ validate20.errors = [{instancePath:instancePath+"/budget/presets",schemaPath:"#/
 return false;
 }
 }
-var valid8 = _errs73 === errors;
+var valid11 = _errs87 === errors;
 }
 else {
-var valid8 = true;
+var valid11 = true;
 }
 }
 }
@@ -6531,103 +6662,103 @@ validate20.errors = [{instancePath:instancePath+"/budget",schemaPath:"#/properti
 return false;
 }
 }
-var valid0 = _errs64 === errors;
+var valid0 = _errs78 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.results !== undefined){
-let data38 = data.results;
-const _errs85 = errors;
-if(errors === _errs85){
-if(data38 && typeof data38 == "object" && !Array.isArray(data38)){
-const _errs87 = errors;
-for(const key9 in data38){
-if(!((((((key9 === "maxTokens") || (key9 === "compact")) || (key9 === "omit")) || (key9 === "maxStringChars")) || (key9 === "projection")) || (key9 === "presets"))){
-validate20.errors = [{instancePath:instancePath+"/results",schemaPath:"#/properties/results/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"}];
+let data44 = data.results;
+const _errs99 = errors;
+if(errors === _errs99){
+if(data44 && typeof data44 == "object" && !Array.isArray(data44)){
+const _errs101 = errors;
+for(const key11 in data44){
+if(!((((((key11 === "maxTokens") || (key11 === "compact")) || (key11 === "omit")) || (key11 === "maxStringChars")) || (key11 === "projection")) || (key11 === "presets"))){
+validate20.errors = [{instancePath:instancePath+"/results",schemaPath:"#/properties/results/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs87 === errors){
-if(data38.maxTokens !== undefined){
-let data39 = data38.maxTokens;
-const _errs88 = errors;
-if(!((typeof data39 == "number") && (!(data39 % 1) && !isNaN(data39)))){
+if(_errs101 === errors){
+if(data44.maxTokens !== undefined){
+let data45 = data44.maxTokens;
+const _errs102 = errors;
+if(!((typeof data45 == "number") && (!(data45 % 1) && !isNaN(data45)))){
 validate20.errors = [{instancePath:instancePath+"/results/maxTokens",schemaPath:"#/properties/results/properties/maxTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
-if(errors === _errs88){
-if(typeof data39 == "number"){
-if(data39 < 256 || isNaN(data39)){
+if(errors === _errs102){
+if(typeof data45 == "number"){
+if(data45 < 256 || isNaN(data45)){
 validate20.errors = [{instancePath:instancePath+"/results/maxTokens",schemaPath:"#/properties/results/properties/maxTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 256},message:"must be >= 256"}];
 return false;
 }
 }
 }
-var valid11 = _errs88 === errors;
+var valid14 = _errs102 === errors;
 }
 else {
-var valid11 = true;
+var valid14 = true;
 }
-if(valid11){
-if(data38.compact !== undefined){
-const _errs90 = errors;
-if(typeof data38.compact !== "boolean"){
+if(valid14){
+if(data44.compact !== undefined){
+const _errs104 = errors;
+if(typeof data44.compact !== "boolean"){
 validate20.errors = [{instancePath:instancePath+"/results/compact",schemaPath:"#/properties/results/properties/compact/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
-var valid11 = _errs90 === errors;
+var valid14 = _errs104 === errors;
 }
 else {
-var valid11 = true;
+var valid14 = true;
 }
-if(valid11){
-if(data38.omit !== undefined){
-let data41 = data38.omit;
-const _errs92 = errors;
-if(errors === _errs92){
-if(Array.isArray(data41)){
-var valid12 = true;
-const len1 = data41.length;
-for(let i2=0; i2<len1; i2++){
-let data42 = data41[i2];
-const _errs94 = errors;
-if(errors === _errs94){
-if(typeof data42 === "string"){
-if(func2(data42) < 1){
-validate20.errors = [{instancePath:instancePath+"/results/omit/" + i2,schemaPath:"#/properties/results/properties/omit/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(valid14){
+if(data44.omit !== undefined){
+let data47 = data44.omit;
+const _errs106 = errors;
+if(errors === _errs106){
+if(Array.isArray(data47)){
+var valid15 = true;
+const len2 = data47.length;
+for(let i3=0; i3<len2; i3++){
+let data48 = data47[i3];
+const _errs108 = errors;
+if(errors === _errs108){
+if(typeof data48 === "string"){
+if(func2(data48) < 1){
+validate20.errors = [{instancePath:instancePath+"/results/omit/" + i3,schemaPath:"#/properties/results/properties/omit/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/results/omit/" + i2,schemaPath:"#/properties/results/properties/omit/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate20.errors = [{instancePath:instancePath+"/results/omit/" + i3,schemaPath:"#/properties/results/properties/omit/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-var valid12 = _errs94 === errors;
-if(!valid12){
+var valid15 = _errs108 === errors;
+if(!valid15){
 break;
 }
 }
-if(valid12){
-let i3 = data41.length;
+if(valid15){
+let i4 = data47.length;
 let j1;
-if(i3 > 1){
+if(i4 > 1){
 const indices1 = {};
-for(;i3--;){
-let item1 = data41[i3];
+for(;i4--;){
+let item1 = data47[i4];
 if(typeof item1 !== "string"){
 continue;
 }
 if(typeof indices1[item1] == "number"){
 j1 = indices1[item1];
-validate20.errors = [{instancePath:instancePath+"/results/omit",schemaPath:"#/properties/results/properties/omit/uniqueItems",keyword:"uniqueItems",params:{i: i3, j: j1},message:"must NOT have duplicate items (items ## "+j1+" and "+i3+" are identical)"}];
+validate20.errors = [{instancePath:instancePath+"/results/omit",schemaPath:"#/properties/results/properties/omit/uniqueItems",keyword:"uniqueItems",params:{i: i4, j: j1},message:"must NOT have duplicate items (items ## "+j1+" and "+i4+" are identical)"}];
 return false;
 break;
 }
-indices1[item1] = i3;
+indices1[item1] = i4;
 }
 }
 }
@@ -6637,175 +6768,175 @@ validate20.errors = [{instancePath:instancePath+"/results/omit",schemaPath:"#/pr
 return false;
 }
 }
-var valid11 = _errs92 === errors;
+var valid14 = _errs106 === errors;
 }
 else {
-var valid11 = true;
+var valid14 = true;
 }
-if(valid11){
-if(data38.maxStringChars !== undefined){
-let data43 = data38.maxStringChars;
-const _errs96 = errors;
-if(!((typeof data43 == "number") && (!(data43 % 1) && !isNaN(data43)))){
+if(valid14){
+if(data44.maxStringChars !== undefined){
+let data49 = data44.maxStringChars;
+const _errs110 = errors;
+if(!((typeof data49 == "number") && (!(data49 % 1) && !isNaN(data49)))){
 validate20.errors = [{instancePath:instancePath+"/results/maxStringChars",schemaPath:"#/properties/results/properties/maxStringChars/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
-if(errors === _errs96){
-if(typeof data43 == "number"){
-if(data43 < 64 || isNaN(data43)){
+if(errors === _errs110){
+if(typeof data49 == "number"){
+if(data49 < 64 || isNaN(data49)){
 validate20.errors = [{instancePath:instancePath+"/results/maxStringChars",schemaPath:"#/properties/results/properties/maxStringChars/minimum",keyword:"minimum",params:{comparison: ">=", limit: 64},message:"must be >= 64"}];
 return false;
 }
 }
 }
-var valid11 = _errs96 === errors;
+var valid14 = _errs110 === errors;
 }
 else {
-var valid11 = true;
+var valid14 = true;
 }
-if(valid11){
-if(data38.projection !== undefined){
-const _errs98 = errors;
-if(typeof data38.projection !== "boolean"){
+if(valid14){
+if(data44.projection !== undefined){
+const _errs112 = errors;
+if(typeof data44.projection !== "boolean"){
 validate20.errors = [{instancePath:instancePath+"/results/projection",schemaPath:"#/properties/results/properties/projection/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
-var valid11 = _errs98 === errors;
+var valid14 = _errs112 === errors;
 }
 else {
-var valid11 = true;
+var valid14 = true;
 }
-if(valid11){
-if(data38.presets !== undefined){
-let data45 = data38.presets;
-const _errs100 = errors;
-if(errors === _errs100){
-if(data45 && typeof data45 == "object" && !Array.isArray(data45)){
-for(const key10 in data45){
-let data46 = data45[key10];
-const _errs103 = errors;
-if(errors === _errs103){
-if(data46 && typeof data46 == "object" && !Array.isArray(data46)){
-const _errs105 = errors;
-for(const key11 in data46){
-if(!((((key11 === "maxTokens") || (key11 === "compact")) || (key11 === "omit")) || (key11 === "maxStringChars"))){
-validate20.errors = [{instancePath:instancePath+"/results/presets/" + key10.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/results/properties/presets/additionalProperties/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"}];
+if(valid14){
+if(data44.presets !== undefined){
+let data51 = data44.presets;
+const _errs114 = errors;
+if(errors === _errs114){
+if(data51 && typeof data51 == "object" && !Array.isArray(data51)){
+for(const key12 in data51){
+let data52 = data51[key12];
+const _errs117 = errors;
+if(errors === _errs117){
+if(data52 && typeof data52 == "object" && !Array.isArray(data52)){
+const _errs119 = errors;
+for(const key13 in data52){
+if(!((((key13 === "maxTokens") || (key13 === "compact")) || (key13 === "omit")) || (key13 === "maxStringChars"))){
+validate20.errors = [{instancePath:instancePath+"/results/presets/" + key12.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/results/properties/presets/additionalProperties/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs105 === errors){
-if(data46.maxTokens !== undefined){
-let data47 = data46.maxTokens;
-const _errs106 = errors;
-if(!((typeof data47 == "number") && (!(data47 % 1) && !isNaN(data47)))){
-validate20.errors = [{instancePath:instancePath+"/results/presets/" + key10.replace(/~/g, "~0").replace(/\//g, "~1")+"/maxTokens",schemaPath:"#/properties/results/properties/presets/additionalProperties/properties/maxTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+if(_errs119 === errors){
+if(data52.maxTokens !== undefined){
+let data53 = data52.maxTokens;
+const _errs120 = errors;
+if(!((typeof data53 == "number") && (!(data53 % 1) && !isNaN(data53)))){
+validate20.errors = [{instancePath:instancePath+"/results/presets/" + key12.replace(/~/g, "~0").replace(/\//g, "~1")+"/maxTokens",schemaPath:"#/properties/results/properties/presets/additionalProperties/properties/maxTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
-if(errors === _errs106){
-if(typeof data47 == "number"){
-if(data47 < 256 || isNaN(data47)){
-validate20.errors = [{instancePath:instancePath+"/results/presets/" + key10.replace(/~/g, "~0").replace(/\//g, "~1")+"/maxTokens",schemaPath:"#/properties/results/properties/presets/additionalProperties/properties/maxTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 256},message:"must be >= 256"}];
+if(errors === _errs120){
+if(typeof data53 == "number"){
+if(data53 < 256 || isNaN(data53)){
+validate20.errors = [{instancePath:instancePath+"/results/presets/" + key12.replace(/~/g, "~0").replace(/\//g, "~1")+"/maxTokens",schemaPath:"#/properties/results/properties/presets/additionalProperties/properties/maxTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 256},message:"must be >= 256"}];
 return false;
 }
 }
 }
-var valid15 = _errs106 === errors;
+var valid18 = _errs120 === errors;
 }
 else {
-var valid15 = true;
+var valid18 = true;
 }
-if(valid15){
-if(data46.compact !== undefined){
-const _errs108 = errors;
-if(typeof data46.compact !== "boolean"){
-validate20.errors = [{instancePath:instancePath+"/results/presets/" + key10.replace(/~/g, "~0").replace(/\//g, "~1")+"/compact",schemaPath:"#/properties/results/properties/presets/additionalProperties/properties/compact/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+if(valid18){
+if(data52.compact !== undefined){
+const _errs122 = errors;
+if(typeof data52.compact !== "boolean"){
+validate20.errors = [{instancePath:instancePath+"/results/presets/" + key12.replace(/~/g, "~0").replace(/\//g, "~1")+"/compact",schemaPath:"#/properties/results/properties/presets/additionalProperties/properties/compact/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
-var valid15 = _errs108 === errors;
+var valid18 = _errs122 === errors;
 }
 else {
-var valid15 = true;
+var valid18 = true;
 }
-if(valid15){
-if(data46.omit !== undefined){
-let data49 = data46.omit;
-const _errs110 = errors;
-if(errors === _errs110){
-if(Array.isArray(data49)){
-var valid16 = true;
-const len2 = data49.length;
-for(let i4=0; i4<len2; i4++){
-let data50 = data49[i4];
-const _errs112 = errors;
-if(errors === _errs112){
-if(typeof data50 === "string"){
-if(func2(data50) < 1){
-validate20.errors = [{instancePath:instancePath+"/results/presets/" + key10.replace(/~/g, "~0").replace(/\//g, "~1")+"/omit/" + i4,schemaPath:"#/properties/results/properties/presets/additionalProperties/properties/omit/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(valid18){
+if(data52.omit !== undefined){
+let data55 = data52.omit;
+const _errs124 = errors;
+if(errors === _errs124){
+if(Array.isArray(data55)){
+var valid19 = true;
+const len3 = data55.length;
+for(let i5=0; i5<len3; i5++){
+let data56 = data55[i5];
+const _errs126 = errors;
+if(errors === _errs126){
+if(typeof data56 === "string"){
+if(func2(data56) < 1){
+validate20.errors = [{instancePath:instancePath+"/results/presets/" + key12.replace(/~/g, "~0").replace(/\//g, "~1")+"/omit/" + i5,schemaPath:"#/properties/results/properties/presets/additionalProperties/properties/omit/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/results/presets/" + key10.replace(/~/g, "~0").replace(/\//g, "~1")+"/omit/" + i4,schemaPath:"#/properties/results/properties/presets/additionalProperties/properties/omit/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate20.errors = [{instancePath:instancePath+"/results/presets/" + key12.replace(/~/g, "~0").replace(/\//g, "~1")+"/omit/" + i5,schemaPath:"#/properties/results/properties/presets/additionalProperties/properties/omit/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-var valid16 = _errs112 === errors;
-if(!valid16){
+var valid19 = _errs126 === errors;
+if(!valid19){
 break;
 }
 }
-if(valid16){
-let i5 = data49.length;
+if(valid19){
+let i6 = data55.length;
 let j2;
-if(i5 > 1){
+if(i6 > 1){
 const indices2 = {};
-for(;i5--;){
-let item2 = data49[i5];
+for(;i6--;){
+let item2 = data55[i6];
 if(typeof item2 !== "string"){
 continue;
 }
 if(typeof indices2[item2] == "number"){
 j2 = indices2[item2];
-validate20.errors = [{instancePath:instancePath+"/results/presets/" + key10.replace(/~/g, "~0").replace(/\//g, "~1")+"/omit",schemaPath:"#/properties/results/properties/presets/additionalProperties/properties/omit/uniqueItems",keyword:"uniqueItems",params:{i: i5, j: j2},message:"must NOT have duplicate items (items ## "+j2+" and "+i5+" are identical)"}];
+validate20.errors = [{instancePath:instancePath+"/results/presets/" + key12.replace(/~/g, "~0").replace(/\//g, "~1")+"/omit",schemaPath:"#/properties/results/properties/presets/additionalProperties/properties/omit/uniqueItems",keyword:"uniqueItems",params:{i: i6, j: j2},message:"must NOT have duplicate items (items ## "+j2+" and "+i6+" are identical)"}];
 return false;
 break;
 }
-indices2[item2] = i5;
+indices2[item2] = i6;
 }
 }
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/results/presets/" + key10.replace(/~/g, "~0").replace(/\//g, "~1")+"/omit",schemaPath:"#/properties/results/properties/presets/additionalProperties/properties/omit/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate20.errors = [{instancePath:instancePath+"/results/presets/" + key12.replace(/~/g, "~0").replace(/\//g, "~1")+"/omit",schemaPath:"#/properties/results/properties/presets/additionalProperties/properties/omit/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
-var valid15 = _errs110 === errors;
+var valid18 = _errs124 === errors;
 }
 else {
-var valid15 = true;
+var valid18 = true;
 }
-if(valid15){
-if(data46.maxStringChars !== undefined){
-let data51 = data46.maxStringChars;
-const _errs114 = errors;
-if(!((typeof data51 == "number") && (!(data51 % 1) && !isNaN(data51)))){
-validate20.errors = [{instancePath:instancePath+"/results/presets/" + key10.replace(/~/g, "~0").replace(/\//g, "~1")+"/maxStringChars",schemaPath:"#/properties/results/properties/presets/additionalProperties/properties/maxStringChars/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+if(valid18){
+if(data52.maxStringChars !== undefined){
+let data57 = data52.maxStringChars;
+const _errs128 = errors;
+if(!((typeof data57 == "number") && (!(data57 % 1) && !isNaN(data57)))){
+validate20.errors = [{instancePath:instancePath+"/results/presets/" + key12.replace(/~/g, "~0").replace(/\//g, "~1")+"/maxStringChars",schemaPath:"#/properties/results/properties/presets/additionalProperties/properties/maxStringChars/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
-if(errors === _errs114){
-if(typeof data51 == "number"){
-if(data51 < 64 || isNaN(data51)){
-validate20.errors = [{instancePath:instancePath+"/results/presets/" + key10.replace(/~/g, "~0").replace(/\//g, "~1")+"/maxStringChars",schemaPath:"#/properties/results/properties/presets/additionalProperties/properties/maxStringChars/minimum",keyword:"minimum",params:{comparison: ">=", limit: 64},message:"must be >= 64"}];
+if(errors === _errs128){
+if(typeof data57 == "number"){
+if(data57 < 64 || isNaN(data57)){
+validate20.errors = [{instancePath:instancePath+"/results/presets/" + key12.replace(/~/g, "~0").replace(/\//g, "~1")+"/maxStringChars",schemaPath:"#/properties/results/properties/presets/additionalProperties/properties/maxStringChars/minimum",keyword:"minimum",params:{comparison: ">=", limit: 64},message:"must be >= 64"}];
 return false;
 }
 }
 }
-var valid15 = _errs114 === errors;
+var valid18 = _errs128 === errors;
 }
 else {
-var valid15 = true;
+var valid18 = true;
 }
 }
 }
@@ -6813,12 +6944,12 @@ var valid15 = true;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/results/presets/" + key10.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/results/properties/presets/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate20.errors = [{instancePath:instancePath+"/results/presets/" + key12.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/results/properties/presets/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-var valid14 = _errs103 === errors;
-if(!valid14){
+var valid17 = _errs117 === errors;
+if(!valid17){
 break;
 }
 }
@@ -6828,10 +6959,10 @@ validate20.errors = [{instancePath:instancePath+"/results/presets",schemaPath:"#
 return false;
 }
 }
-var valid11 = _errs100 === errors;
+var valid14 = _errs114 === errors;
 }
 else {
-var valid11 = true;
+var valid14 = true;
 }
 }
 }
@@ -6845,44 +6976,44 @@ validate20.errors = [{instancePath:instancePath+"/results",schemaPath:"#/propert
 return false;
 }
 }
-var valid0 = _errs85 === errors;
+var valid0 = _errs99 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.uploads !== undefined){
-let data52 = data.uploads;
-const _errs116 = errors;
-if(errors === _errs116){
-if(data52 && typeof data52 == "object" && !Array.isArray(data52)){
-const _errs118 = errors;
-for(const key12 in data52){
-if(!((key12 === "localFiles") || (key12 === "root"))){
-validate20.errors = [{instancePath:instancePath+"/uploads",schemaPath:"#/properties/uploads/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties"}];
+let data58 = data.uploads;
+const _errs130 = errors;
+if(errors === _errs130){
+if(data58 && typeof data58 == "object" && !Array.isArray(data58)){
+const _errs132 = errors;
+for(const key14 in data58){
+if(!((key14 === "localFiles") || (key14 === "root"))){
+validate20.errors = [{instancePath:instancePath+"/uploads",schemaPath:"#/properties/uploads/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs118 === errors){
-if(data52.localFiles !== undefined){
-const _errs119 = errors;
-if(typeof data52.localFiles !== "boolean"){
+if(_errs132 === errors){
+if(data58.localFiles !== undefined){
+const _errs133 = errors;
+if(typeof data58.localFiles !== "boolean"){
 validate20.errors = [{instancePath:instancePath+"/uploads/localFiles",schemaPath:"#/properties/uploads/properties/localFiles/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
-var valid18 = _errs119 === errors;
+var valid21 = _errs133 === errors;
 }
 else {
-var valid18 = true;
+var valid21 = true;
 }
-if(valid18){
-if(data52.root !== undefined){
-let data54 = data52.root;
-const _errs121 = errors;
-if(errors === _errs121){
-if(typeof data54 === "string"){
-if(func2(data54) < 1){
+if(valid21){
+if(data58.root !== undefined){
+let data60 = data58.root;
+const _errs135 = errors;
+if(errors === _errs135){
+if(typeof data60 === "string"){
+if(func2(data60) < 1){
 validate20.errors = [{instancePath:instancePath+"/uploads/root",schemaPath:"#/properties/uploads/properties/root/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
@@ -6892,10 +7023,10 @@ validate20.errors = [{instancePath:instancePath+"/uploads/root",schemaPath:"#/pr
 return false;
 }
 }
-var valid18 = _errs121 === errors;
+var valid21 = _errs135 === errors;
 }
 else {
-var valid18 = true;
+var valid21 = true;
 }
 }
 }
@@ -6905,27 +7036,27 @@ validate20.errors = [{instancePath:instancePath+"/uploads",schemaPath:"#/propert
 return false;
 }
 }
-var valid0 = _errs116 === errors;
+var valid0 = _errs130 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.include !== undefined){
-let data55 = data.include;
-const _errs123 = errors;
-if(errors === _errs123){
-if(Array.isArray(data55)){
-var valid19 = true;
-const len3 = data55.length;
-for(let i6=0; i6<len3; i6++){
-const _errs125 = errors;
-if(!(validate21(data55[i6], {instancePath:instancePath+"/include/" + i6,parentData:data55,parentDataProperty:i6,rootData,dynamicAnchors}))){
+let data61 = data.include;
+const _errs137 = errors;
+if(errors === _errs137){
+if(Array.isArray(data61)){
+var valid22 = true;
+const len4 = data61.length;
+for(let i7=0; i7<len4; i7++){
+const _errs139 = errors;
+if(!(validate21(data61[i7], {instancePath:instancePath+"/include/" + i7,parentData:data61,parentDataProperty:i7,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate21.errors : vErrors.concat(validate21.errors);
 errors = vErrors.length;
 }
-var valid19 = _errs125 === errors;
-if(!valid19){
+var valid22 = _errs139 === errors;
+if(!valid22){
 break;
 }
 }
@@ -6935,27 +7066,27 @@ validate20.errors = [{instancePath:instancePath+"/include",schemaPath:"#/propert
 return false;
 }
 }
-var valid0 = _errs123 === errors;
+var valid0 = _errs137 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.exclude !== undefined){
-let data57 = data.exclude;
-const _errs126 = errors;
-if(errors === _errs126){
-if(Array.isArray(data57)){
-var valid20 = true;
-const len4 = data57.length;
-for(let i7=0; i7<len4; i7++){
-const _errs128 = errors;
-if(!(validate21(data57[i7], {instancePath:instancePath+"/exclude/" + i7,parentData:data57,parentDataProperty:i7,rootData,dynamicAnchors}))){
+let data63 = data.exclude;
+const _errs140 = errors;
+if(errors === _errs140){
+if(Array.isArray(data63)){
+var valid23 = true;
+const len5 = data63.length;
+for(let i8=0; i8<len5; i8++){
+const _errs142 = errors;
+if(!(validate21(data63[i8], {instancePath:instancePath+"/exclude/" + i8,parentData:data63,parentDataProperty:i8,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate21.errors : vErrors.concat(validate21.errors);
 errors = vErrors.length;
 }
-var valid20 = _errs128 === errors;
-if(!valid20){
+var valid23 = _errs142 === errors;
+if(!valid23){
 break;
 }
 }
@@ -6965,25 +7096,25 @@ validate20.errors = [{instancePath:instancePath+"/exclude",schemaPath:"#/propert
 return false;
 }
 }
-var valid0 = _errs126 === errors;
+var valid0 = _errs140 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.overrides !== undefined){
-let data59 = data.overrides;
-const _errs129 = errors;
-if(errors === _errs129){
-if(data59 && typeof data59 == "object" && !Array.isArray(data59)){
-for(const key13 in data59){
-const _errs132 = errors;
-if(!(validate24(data59[key13], {instancePath:instancePath+"/overrides/" + key13.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data59,parentDataProperty:key13,rootData,dynamicAnchors}))){
+let data65 = data.overrides;
+const _errs143 = errors;
+if(errors === _errs143){
+if(data65 && typeof data65 == "object" && !Array.isArray(data65)){
+for(const key15 in data65){
+const _errs146 = errors;
+if(!(validate24(data65[key15], {instancePath:instancePath+"/overrides/" + key15.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data65,parentDataProperty:key15,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
 errors = vErrors.length;
 }
-var valid21 = _errs132 === errors;
-if(!valid21){
+var valid24 = _errs146 === errors;
+if(!valid24){
 break;
 }
 }
@@ -6993,27 +7124,27 @@ validate20.errors = [{instancePath:instancePath+"/overrides",schemaPath:"#/prope
 return false;
 }
 }
-var valid0 = _errs129 === errors;
+var valid0 = _errs143 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.arguments !== undefined){
-let data61 = data.arguments;
-const _errs133 = errors;
-if(errors === _errs133){
-if(Array.isArray(data61)){
-var valid22 = true;
-const len5 = data61.length;
-for(let i8=0; i8<len5; i8++){
-const _errs135 = errors;
-if(!(validate28(data61[i8], {instancePath:instancePath+"/arguments/" + i8,parentData:data61,parentDataProperty:i8,rootData,dynamicAnchors}))){
+let data67 = data.arguments;
+const _errs147 = errors;
+if(errors === _errs147){
+if(Array.isArray(data67)){
+var valid25 = true;
+const len6 = data67.length;
+for(let i9=0; i9<len6; i9++){
+const _errs149 = errors;
+if(!(validate28(data67[i9], {instancePath:instancePath+"/arguments/" + i9,parentData:data67,parentDataProperty:i9,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate28.errors : vErrors.concat(validate28.errors);
 errors = vErrors.length;
 }
-var valid22 = _errs135 === errors;
-if(!valid22){
+var valid25 = _errs149 === errors;
+if(!valid25){
 break;
 }
 }
@@ -7023,28 +7154,28 @@ validate20.errors = [{instancePath:instancePath+"/arguments",schemaPath:"#/prope
 return false;
 }
 }
-var valid0 = _errs133 === errors;
+var valid0 = _errs147 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.scopeMap !== undefined){
-let data63 = data.scopeMap;
-const _errs136 = errors;
-if(errors === _errs136){
-if(data63 && typeof data63 == "object" && !Array.isArray(data63)){
-for(const key14 in data63){
-let data64 = data63[key14];
-const _errs139 = errors;
-const _errs140 = errors;
-let valid24 = false;
+let data69 = data.scopeMap;
+const _errs150 = errors;
+if(errors === _errs150){
+if(data69 && typeof data69 == "object" && !Array.isArray(data69)){
+for(const key16 in data69){
+let data70 = data69[key16];
+const _errs153 = errors;
+const _errs154 = errors;
+let valid27 = false;
 let passing0 = null;
-const _errs141 = errors;
-if(errors === _errs141){
-if(typeof data64 === "string"){
-if(func2(data64) < 1){
-const err6 = {instancePath:instancePath+"/scopeMap/" + key14.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/scopeMap/additionalProperties/oneOf/0/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const _errs155 = errors;
+if(errors === _errs155){
+if(typeof data70 === "string"){
+if(func2(data70) < 1){
+const err6 = {instancePath:instancePath+"/scopeMap/" + key16.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/scopeMap/additionalProperties/oneOf/0/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -7055,7 +7186,7 @@ errors++;
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/scopeMap/" + key14.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/scopeMap/additionalProperties/oneOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err7 = {instancePath:instancePath+"/scopeMap/" + key16.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/scopeMap/additionalProperties/oneOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -7065,23 +7196,23 @@ vErrors.push(err7);
 errors++;
 }
 }
-var _valid0 = _errs141 === errors;
+var _valid0 = _errs155 === errors;
 if(_valid0){
-valid24 = true;
+valid27 = true;
 passing0 = 0;
 }
-const _errs143 = errors;
-if(errors === _errs143){
-if(Array.isArray(data64)){
-var valid25 = true;
-const len6 = data64.length;
-for(let i9=0; i9<len6; i9++){
-let data65 = data64[i9];
-const _errs145 = errors;
-if(errors === _errs145){
-if(typeof data65 === "string"){
-if(func2(data65) < 1){
-const err8 = {instancePath:instancePath+"/scopeMap/" + key14.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i9,schemaPath:"#/properties/scopeMap/additionalProperties/oneOf/1/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const _errs157 = errors;
+if(errors === _errs157){
+if(Array.isArray(data70)){
+var valid28 = true;
+const len7 = data70.length;
+for(let i10=0; i10<len7; i10++){
+let data71 = data70[i10];
+const _errs159 = errors;
+if(errors === _errs159){
+if(typeof data71 === "string"){
+if(func2(data71) < 1){
+const err8 = {instancePath:instancePath+"/scopeMap/" + key16.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i10,schemaPath:"#/properties/scopeMap/additionalProperties/oneOf/1/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -7092,7 +7223,7 @@ errors++;
 }
 }
 else {
-const err9 = {instancePath:instancePath+"/scopeMap/" + key14.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i9,schemaPath:"#/properties/scopeMap/additionalProperties/oneOf/1/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err9 = {instancePath:instancePath+"/scopeMap/" + key16.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i10,schemaPath:"#/properties/scopeMap/additionalProperties/oneOf/1/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -7102,14 +7233,14 @@ vErrors.push(err9);
 errors++;
 }
 }
-var valid25 = _errs145 === errors;
-if(!valid25){
+var valid28 = _errs159 === errors;
+if(!valid28){
 break;
 }
 }
 }
 else {
-const err10 = {instancePath:instancePath+"/scopeMap/" + key14.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/scopeMap/additionalProperties/oneOf/1/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err10 = {instancePath:instancePath+"/scopeMap/" + key16.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/scopeMap/additionalProperties/oneOf/1/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -7119,19 +7250,19 @@ vErrors.push(err10);
 errors++;
 }
 }
-var _valid0 = _errs143 === errors;
-if(_valid0 && valid24){
-valid24 = false;
+var _valid0 = _errs157 === errors;
+if(_valid0 && valid27){
+valid27 = false;
 passing0 = [passing0, 1];
 }
 else {
 if(_valid0){
-valid24 = true;
+valid27 = true;
 passing0 = 1;
 }
 }
-if(!valid24){
-const err11 = {instancePath:instancePath+"/scopeMap/" + key14.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/scopeMap/additionalProperties/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+if(!valid27){
+const err11 = {instancePath:instancePath+"/scopeMap/" + key16.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/scopeMap/additionalProperties/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -7143,18 +7274,18 @@ validate20.errors = vErrors;
 return false;
 }
 else {
-errors = _errs140;
+errors = _errs154;
 if(vErrors !== null){
-if(_errs140){
-vErrors.length = _errs140;
+if(_errs154){
+vErrors.length = _errs154;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid23 = _errs139 === errors;
-if(!valid23){
+var valid26 = _errs153 === errors;
+if(!valid26){
 break;
 }
 }
@@ -7164,25 +7295,25 @@ validate20.errors = [{instancePath:instancePath+"/scopeMap",schemaPath:"#/proper
 return false;
 }
 }
-var valid0 = _errs136 === errors;
+var valid0 = _errs150 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.auth !== undefined){
-let data66 = data.auth;
-const _errs147 = errors;
-if(errors === _errs147){
-if(data66 && typeof data66 == "object" && !Array.isArray(data66)){
-for(const key15 in data66){
-const _errs150 = errors;
-if(!(validate31(data66[key15], {instancePath:instancePath+"/auth/" + key15.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data66,parentDataProperty:key15,rootData,dynamicAnchors}))){
+let data72 = data.auth;
+const _errs161 = errors;
+if(errors === _errs161){
+if(data72 && typeof data72 == "object" && !Array.isArray(data72)){
+for(const key17 in data72){
+const _errs164 = errors;
+if(!(validate31(data72[key17], {instancePath:instancePath+"/auth/" + key17.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data72,parentDataProperty:key17,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
 errors = vErrors.length;
 }
-var valid26 = _errs150 === errors;
-if(!valid26){
+var valid29 = _errs164 === errors;
+if(!valid29){
 break;
 }
 }
@@ -7192,27 +7323,27 @@ validate20.errors = [{instancePath:instancePath+"/auth",schemaPath:"#/properties
 return false;
 }
 }
-var valid0 = _errs147 === errors;
+var valid0 = _errs161 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.extraTools !== undefined){
-let data68 = data.extraTools;
-const _errs151 = errors;
-if(errors === _errs151){
-if(Array.isArray(data68)){
-var valid27 = true;
-const len7 = data68.length;
-for(let i10=0; i10<len7; i10++){
-const _errs153 = errors;
-if(!(validate33(data68[i10], {instancePath:instancePath+"/extraTools/" + i10,parentData:data68,parentDataProperty:i10,rootData,dynamicAnchors}))){
+let data74 = data.extraTools;
+const _errs165 = errors;
+if(errors === _errs165){
+if(Array.isArray(data74)){
+var valid30 = true;
+const len8 = data74.length;
+for(let i11=0; i11<len8; i11++){
+const _errs167 = errors;
+if(!(validate33(data74[i11], {instancePath:instancePath+"/extraTools/" + i11,parentData:data74,parentDataProperty:i11,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate33.errors : vErrors.concat(validate33.errors);
 errors = vErrors.length;
 }
-var valid27 = _errs153 === errors;
-if(!valid27){
+var valid30 = _errs167 === errors;
+if(!valid30){
 break;
 }
 }
@@ -7222,40 +7353,40 @@ validate20.errors = [{instancePath:instancePath+"/extraTools",schemaPath:"#/prop
 return false;
 }
 }
-var valid0 = _errs151 === errors;
+var valid0 = _errs165 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.entry !== undefined){
-let data70 = data.entry;
-const _errs154 = errors;
-if(!((data70 === "generated") || (data70 === "custom"))){
+let data76 = data.entry;
+const _errs168 = errors;
+if(!((data76 === "generated") || (data76 === "custom"))){
 validate20.errors = [{instancePath:instancePath+"/entry",schemaPath:"#/properties/entry/enum",keyword:"enum",params:{allowedValues: schema31.properties.entry.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-var valid0 = _errs154 === errors;
+var valid0 = _errs168 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.preprocessors !== undefined){
-let data71 = data.preprocessors;
-const _errs155 = errors;
-if(errors === _errs155){
-if(Array.isArray(data71)){
-var valid28 = true;
-const len8 = data71.length;
-for(let i11=0; i11<len8; i11++){
-const _errs157 = errors;
-if(!(validate35(data71[i11], {instancePath:instancePath+"/preprocessors/" + i11,parentData:data71,parentDataProperty:i11,rootData,dynamicAnchors}))){
+let data77 = data.preprocessors;
+const _errs169 = errors;
+if(errors === _errs169){
+if(Array.isArray(data77)){
+var valid31 = true;
+const len9 = data77.length;
+for(let i12=0; i12<len9; i12++){
+const _errs171 = errors;
+if(!(validate35(data77[i12], {instancePath:instancePath+"/preprocessors/" + i12,parentData:data77,parentDataProperty:i12,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate35.errors : vErrors.concat(validate35.errors);
 errors = vErrors.length;
 }
-var valid28 = _errs157 === errors;
-if(!valid28){
+var valid31 = _errs171 === errors;
+if(!valid31){
 break;
 }
 }
@@ -7265,27 +7396,27 @@ validate20.errors = [{instancePath:instancePath+"/preprocessors",schemaPath:"#/p
 return false;
 }
 }
-var valid0 = _errs155 === errors;
+var valid0 = _errs169 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.prompts !== undefined){
-let data73 = data.prompts;
-const _errs158 = errors;
-if(errors === _errs158){
-if(Array.isArray(data73)){
-var valid29 = true;
-const len9 = data73.length;
-for(let i12=0; i12<len9; i12++){
-const _errs160 = errors;
-if(!(validate37(data73[i12], {instancePath:instancePath+"/prompts/" + i12,parentData:data73,parentDataProperty:i12,rootData,dynamicAnchors}))){
+let data79 = data.prompts;
+const _errs172 = errors;
+if(errors === _errs172){
+if(Array.isArray(data79)){
+var valid32 = true;
+const len10 = data79.length;
+for(let i13=0; i13<len10; i13++){
+const _errs174 = errors;
+if(!(validate37(data79[i13], {instancePath:instancePath+"/prompts/" + i13,parentData:data79,parentDataProperty:i13,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate37.errors : vErrors.concat(validate37.errors);
 errors = vErrors.length;
 }
-var valid29 = _errs160 === errors;
-if(!valid29){
+var valid32 = _errs174 === errors;
+if(!valid32){
 break;
 }
 }
@@ -7295,27 +7426,27 @@ validate20.errors = [{instancePath:instancePath+"/prompts",schemaPath:"#/propert
 return false;
 }
 }
-var valid0 = _errs158 === errors;
+var valid0 = _errs172 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.resources !== undefined){
-let data75 = data.resources;
-const _errs161 = errors;
-if(errors === _errs161){
-if(Array.isArray(data75)){
-var valid30 = true;
-const len10 = data75.length;
-for(let i13=0; i13<len10; i13++){
-const _errs163 = errors;
-if(!(validate45(data75[i13], {instancePath:instancePath+"/resources/" + i13,parentData:data75,parentDataProperty:i13,rootData,dynamicAnchors}))){
+let data81 = data.resources;
+const _errs175 = errors;
+if(errors === _errs175){
+if(Array.isArray(data81)){
+var valid33 = true;
+const len11 = data81.length;
+for(let i14=0; i14<len11; i14++){
+const _errs177 = errors;
+if(!(validate45(data81[i14], {instancePath:instancePath+"/resources/" + i14,parentData:data81,parentDataProperty:i14,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate45.errors : vErrors.concat(validate45.errors);
 errors = vErrors.length;
 }
-var valid30 = _errs163 === errors;
-if(!valid30){
+var valid33 = _errs177 === errors;
+if(!valid33){
 break;
 }
 }
@@ -7325,27 +7456,27 @@ validate20.errors = [{instancePath:instancePath+"/resources",schemaPath:"#/prope
 return false;
 }
 }
-var valid0 = _errs161 === errors;
+var valid0 = _errs175 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.resourceTemplates !== undefined){
-let data77 = data.resourceTemplates;
-const _errs164 = errors;
-if(errors === _errs164){
-if(Array.isArray(data77)){
-var valid31 = true;
-const len11 = data77.length;
-for(let i14=0; i14<len11; i14++){
-const _errs166 = errors;
-if(!(validate47(data77[i14], {instancePath:instancePath+"/resourceTemplates/" + i14,parentData:data77,parentDataProperty:i14,rootData,dynamicAnchors}))){
+let data83 = data.resourceTemplates;
+const _errs178 = errors;
+if(errors === _errs178){
+if(Array.isArray(data83)){
+var valid34 = true;
+const len12 = data83.length;
+for(let i15=0; i15<len12; i15++){
+const _errs180 = errors;
+if(!(validate47(data83[i15], {instancePath:instancePath+"/resourceTemplates/" + i15,parentData:data83,parentDataProperty:i15,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate47.errors : vErrors.concat(validate47.errors);
 errors = vErrors.length;
 }
-var valid31 = _errs166 === errors;
-if(!valid31){
+var valid34 = _errs180 === errors;
+if(!valid34){
 break;
 }
 }
@@ -7355,157 +7486,157 @@ validate20.errors = [{instancePath:instancePath+"/resourceTemplates",schemaPath:
 return false;
 }
 }
-var valid0 = _errs164 === errors;
+var valid0 = _errs178 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.concerns !== undefined){
-let data79 = data.concerns;
-const _errs167 = errors;
-if(errors === _errs167){
-if(Array.isArray(data79)){
-var valid32 = true;
-const len12 = data79.length;
-for(let i15=0; i15<len12; i15++){
-let data80 = data79[i15];
-const _errs169 = errors;
-const _errs170 = errors;
-if(errors === _errs170){
-if(data80 && typeof data80 == "object" && !Array.isArray(data80)){
-let missing1;
-if(((data80.name === undefined) && (missing1 = "name")) || ((data80.values === undefined) && (missing1 = "values"))){
-validate20.errors = [{instancePath:instancePath+"/concerns/" + i15,schemaPath:"#/$defs/concern/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
-return false;
-}
-else {
-const _errs172 = errors;
-for(const key16 in data80){
-if(!((((key16 === "name") || (key16 === "description")) || (key16 === "values")) || (key16 === "default"))){
-validate20.errors = [{instancePath:instancePath+"/concerns/" + i15,schemaPath:"#/$defs/concern/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs172 === errors){
-if(data80.name !== undefined){
-let data81 = data80.name;
-const _errs173 = errors;
-if(errors === _errs173){
-if(typeof data81 === "string"){
-if(!pattern45.test(data81)){
-validate20.errors = [{instancePath:instancePath+"/concerns/" + i15+"/name",schemaPath:"#/$defs/concern/properties/name/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z][A-Za-z0-9_.-]*$"},message:"must match pattern \""+"^[A-Za-z][A-Za-z0-9_.-]*$"+"\""}];
-return false;
-}
-}
-else {
-validate20.errors = [{instancePath:instancePath+"/concerns/" + i15+"/name",schemaPath:"#/$defs/concern/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid34 = _errs173 === errors;
-}
-else {
-var valid34 = true;
-}
-if(valid34){
-if(data80.description !== undefined){
-const _errs175 = errors;
-if(typeof data80.description !== "string"){
-validate20.errors = [{instancePath:instancePath+"/concerns/" + i15+"/description",schemaPath:"#/$defs/concern/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid34 = _errs175 === errors;
-}
-else {
-var valid34 = true;
-}
-if(valid34){
-if(data80.values !== undefined){
-let data83 = data80.values;
-const _errs177 = errors;
-if(errors === _errs177){
-if(Array.isArray(data83)){
-if(data83.length < 1){
-validate20.errors = [{instancePath:instancePath+"/concerns/" + i15+"/values",schemaPath:"#/$defs/concern/properties/values/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
-return false;
-}
-else {
+let data85 = data.concerns;
+const _errs181 = errors;
+if(errors === _errs181){
+if(Array.isArray(data85)){
 var valid35 = true;
-const len13 = data83.length;
+const len13 = data85.length;
 for(let i16=0; i16<len13; i16++){
-let data84 = data83[i16];
-const _errs179 = errors;
-if(errors === _errs179){
-if(typeof data84 === "string"){
-if(func2(data84) < 1){
-validate20.errors = [{instancePath:instancePath+"/concerns/" + i15+"/values/" + i16,schemaPath:"#/$defs/concern/properties/values/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+let data86 = data85[i16];
+const _errs183 = errors;
+const _errs184 = errors;
+if(errors === _errs184){
+if(data86 && typeof data86 == "object" && !Array.isArray(data86)){
+let missing1;
+if(((data86.name === undefined) && (missing1 = "name")) || ((data86.values === undefined) && (missing1 = "values"))){
+validate20.errors = [{instancePath:instancePath+"/concerns/" + i16,schemaPath:"#/$defs/concern/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs186 = errors;
+for(const key18 in data86){
+if(!((((key18 === "name") || (key18 === "description")) || (key18 === "values")) || (key18 === "default"))){
+validate20.errors = [{instancePath:instancePath+"/concerns/" + i16,schemaPath:"#/$defs/concern/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs186 === errors){
+if(data86.name !== undefined){
+let data87 = data86.name;
+const _errs187 = errors;
+if(errors === _errs187){
+if(typeof data87 === "string"){
+if(!pattern46.test(data87)){
+validate20.errors = [{instancePath:instancePath+"/concerns/" + i16+"/name",schemaPath:"#/$defs/concern/properties/name/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z][A-Za-z0-9_.-]*$"},message:"must match pattern \""+"^[A-Za-z][A-Za-z0-9_.-]*$"+"\""}];
 return false;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/concerns/" + i15+"/values/" + i16,schemaPath:"#/$defs/concern/properties/values/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate20.errors = [{instancePath:instancePath+"/concerns/" + i16+"/name",schemaPath:"#/$defs/concern/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-var valid35 = _errs179 === errors;
-if(!valid35){
+var valid37 = _errs187 === errors;
+}
+else {
+var valid37 = true;
+}
+if(valid37){
+if(data86.description !== undefined){
+const _errs189 = errors;
+if(typeof data86.description !== "string"){
+validate20.errors = [{instancePath:instancePath+"/concerns/" + i16+"/description",schemaPath:"#/$defs/concern/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid37 = _errs189 === errors;
+}
+else {
+var valid37 = true;
+}
+if(valid37){
+if(data86.values !== undefined){
+let data89 = data86.values;
+const _errs191 = errors;
+if(errors === _errs191){
+if(Array.isArray(data89)){
+if(data89.length < 1){
+validate20.errors = [{instancePath:instancePath+"/concerns/" + i16+"/values",schemaPath:"#/$defs/concern/properties/values/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+return false;
+}
+else {
+var valid38 = true;
+const len14 = data89.length;
+for(let i17=0; i17<len14; i17++){
+let data90 = data89[i17];
+const _errs193 = errors;
+if(errors === _errs193){
+if(typeof data90 === "string"){
+if(func2(data90) < 1){
+validate20.errors = [{instancePath:instancePath+"/concerns/" + i16+"/values/" + i17,schemaPath:"#/$defs/concern/properties/values/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+else {
+validate20.errors = [{instancePath:instancePath+"/concerns/" + i16+"/values/" + i17,schemaPath:"#/$defs/concern/properties/values/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid38 = _errs193 === errors;
+if(!valid38){
 break;
 }
 }
-if(valid35){
-let i17 = data83.length;
+if(valid38){
+let i18 = data89.length;
 let j3;
-if(i17 > 1){
+if(i18 > 1){
 const indices3 = {};
-for(;i17--;){
-let item3 = data83[i17];
+for(;i18--;){
+let item3 = data89[i18];
 if(typeof item3 !== "string"){
 continue;
 }
 if(typeof indices3[item3] == "number"){
 j3 = indices3[item3];
-validate20.errors = [{instancePath:instancePath+"/concerns/" + i15+"/values",schemaPath:"#/$defs/concern/properties/values/uniqueItems",keyword:"uniqueItems",params:{i: i17, j: j3},message:"must NOT have duplicate items (items ## "+j3+" and "+i17+" are identical)"}];
+validate20.errors = [{instancePath:instancePath+"/concerns/" + i16+"/values",schemaPath:"#/$defs/concern/properties/values/uniqueItems",keyword:"uniqueItems",params:{i: i18, j: j3},message:"must NOT have duplicate items (items ## "+j3+" and "+i18+" are identical)"}];
 return false;
 break;
 }
-indices3[item3] = i17;
+indices3[item3] = i18;
 }
 }
 }
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/concerns/" + i15+"/values",schemaPath:"#/$defs/concern/properties/values/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate20.errors = [{instancePath:instancePath+"/concerns/" + i16+"/values",schemaPath:"#/$defs/concern/properties/values/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
-var valid34 = _errs177 === errors;
+var valid37 = _errs191 === errors;
 }
 else {
-var valid34 = true;
+var valid37 = true;
 }
-if(valid34){
-if(data80.default !== undefined){
-let data85 = data80.default;
-const _errs181 = errors;
-if(errors === _errs181){
-if(typeof data85 === "string"){
-if(func2(data85) < 1){
-validate20.errors = [{instancePath:instancePath+"/concerns/" + i15+"/default",schemaPath:"#/$defs/concern/properties/default/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(valid37){
+if(data86.default !== undefined){
+let data91 = data86.default;
+const _errs195 = errors;
+if(errors === _errs195){
+if(typeof data91 === "string"){
+if(func2(data91) < 1){
+validate20.errors = [{instancePath:instancePath+"/concerns/" + i16+"/default",schemaPath:"#/$defs/concern/properties/default/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/concerns/" + i15+"/default",schemaPath:"#/$defs/concern/properties/default/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate20.errors = [{instancePath:instancePath+"/concerns/" + i16+"/default",schemaPath:"#/$defs/concern/properties/default/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-var valid34 = _errs181 === errors;
+var valid37 = _errs195 === errors;
 }
 else {
-var valid34 = true;
+var valid37 = true;
 }
 }
 }
@@ -7514,12 +7645,12 @@ var valid34 = true;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/concerns/" + i15,schemaPath:"#/$defs/concern/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate20.errors = [{instancePath:instancePath+"/concerns/" + i16,schemaPath:"#/$defs/concern/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-var valid32 = _errs169 === errors;
-if(!valid32){
+var valid35 = _errs183 === errors;
+if(!valid35){
 break;
 }
 }
@@ -7529,72 +7660,72 @@ validate20.errors = [{instancePath:instancePath+"/concerns",schemaPath:"#/proper
 return false;
 }
 }
-var valid0 = _errs167 === errors;
+var valid0 = _errs181 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.concernMappings !== undefined){
-let data86 = data.concernMappings;
-const _errs183 = errors;
-if(errors === _errs183){
-if(data86 && typeof data86 == "object" && !Array.isArray(data86)){
-const _errs185 = errors;
-for(const key17 in data86){
-if(!((((key17 === "tools") || (key17 === "prompts")) || (key17 === "resources")) || (key17 === "resourceTemplates"))){
-validate20.errors = [{instancePath:instancePath+"/concernMappings",schemaPath:"#/properties/concernMappings/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties"}];
+let data92 = data.concernMappings;
+const _errs197 = errors;
+if(errors === _errs197){
+if(data92 && typeof data92 == "object" && !Array.isArray(data92)){
+const _errs199 = errors;
+for(const key19 in data92){
+if(!((((key19 === "tools") || (key19 === "prompts")) || (key19 === "resources")) || (key19 === "resourceTemplates"))){
+validate20.errors = [{instancePath:instancePath+"/concernMappings",schemaPath:"#/properties/concernMappings/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs185 === errors){
-if(data86.tools !== undefined){
-const _errs186 = errors;
-if(!(validate51(data86.tools, {instancePath:instancePath+"/concernMappings/tools",parentData:data86,parentDataProperty:"tools",rootData,dynamicAnchors}))){
+if(_errs199 === errors){
+if(data92.tools !== undefined){
+const _errs200 = errors;
+if(!(validate51(data92.tools, {instancePath:instancePath+"/concernMappings/tools",parentData:data92,parentDataProperty:"tools",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
 errors = vErrors.length;
 }
-var valid37 = _errs186 === errors;
+var valid40 = _errs200 === errors;
 }
 else {
-var valid37 = true;
+var valid40 = true;
 }
-if(valid37){
-if(data86.prompts !== undefined){
-const _errs187 = errors;
-if(!(validate51(data86.prompts, {instancePath:instancePath+"/concernMappings/prompts",parentData:data86,parentDataProperty:"prompts",rootData,dynamicAnchors}))){
+if(valid40){
+if(data92.prompts !== undefined){
+const _errs201 = errors;
+if(!(validate51(data92.prompts, {instancePath:instancePath+"/concernMappings/prompts",parentData:data92,parentDataProperty:"prompts",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
 errors = vErrors.length;
 }
-var valid37 = _errs187 === errors;
+var valid40 = _errs201 === errors;
 }
 else {
-var valid37 = true;
+var valid40 = true;
 }
-if(valid37){
-if(data86.resources !== undefined){
-const _errs188 = errors;
-if(!(validate51(data86.resources, {instancePath:instancePath+"/concernMappings/resources",parentData:data86,parentDataProperty:"resources",rootData,dynamicAnchors}))){
+if(valid40){
+if(data92.resources !== undefined){
+const _errs202 = errors;
+if(!(validate51(data92.resources, {instancePath:instancePath+"/concernMappings/resources",parentData:data92,parentDataProperty:"resources",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
 errors = vErrors.length;
 }
-var valid37 = _errs188 === errors;
+var valid40 = _errs202 === errors;
 }
 else {
-var valid37 = true;
+var valid40 = true;
 }
-if(valid37){
-if(data86.resourceTemplates !== undefined){
-const _errs189 = errors;
-if(!(validate51(data86.resourceTemplates, {instancePath:instancePath+"/concernMappings/resourceTemplates",parentData:data86,parentDataProperty:"resourceTemplates",rootData,dynamicAnchors}))){
+if(valid40){
+if(data92.resourceTemplates !== undefined){
+const _errs203 = errors;
+if(!(validate51(data92.resourceTemplates, {instancePath:instancePath+"/concernMappings/resourceTemplates",parentData:data92,parentDataProperty:"resourceTemplates",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
 errors = vErrors.length;
 }
-var valid37 = _errs189 === errors;
+var valid40 = _errs203 === errors;
 }
 else {
-var valid37 = true;
+var valid40 = true;
 }
 }
 }
@@ -7606,51 +7737,51 @@ validate20.errors = [{instancePath:instancePath+"/concernMappings",schemaPath:"#
 return false;
 }
 }
-var valid0 = _errs183 === errors;
+var valid0 = _errs197 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.concernPresets !== undefined){
-let data91 = data.concernPresets;
-const _errs190 = errors;
-if(errors === _errs190){
-if(data91 && typeof data91 == "object" && !Array.isArray(data91)){
-for(const key18 in data91){
-let data92 = data91[key18];
-const _errs193 = errors;
-const _errs194 = errors;
-if(errors === _errs194){
-if(data92 && typeof data92 == "object" && !Array.isArray(data92)){
-for(const key19 in data92){
-let data93 = data92[key19];
-const _errs197 = errors;
-if(errors === _errs197){
-if(typeof data93 === "string"){
-if(func2(data93) < 1){
-validate20.errors = [{instancePath:instancePath+"/concernPresets/" + key18.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + key19.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/concernPreferences/additionalProperties/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+let data97 = data.concernPresets;
+const _errs204 = errors;
+if(errors === _errs204){
+if(data97 && typeof data97 == "object" && !Array.isArray(data97)){
+for(const key20 in data97){
+let data98 = data97[key20];
+const _errs207 = errors;
+const _errs208 = errors;
+if(errors === _errs208){
+if(data98 && typeof data98 == "object" && !Array.isArray(data98)){
+for(const key21 in data98){
+let data99 = data98[key21];
+const _errs211 = errors;
+if(errors === _errs211){
+if(typeof data99 === "string"){
+if(func2(data99) < 1){
+validate20.errors = [{instancePath:instancePath+"/concernPresets/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + key21.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/concernPreferences/additionalProperties/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/concernPresets/" + key18.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + key19.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/concernPreferences/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate20.errors = [{instancePath:instancePath+"/concernPresets/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + key21.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/concernPreferences/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-var valid40 = _errs197 === errors;
-if(!valid40){
+var valid43 = _errs211 === errors;
+if(!valid43){
 break;
 }
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/concernPresets/" + key18.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/concernPreferences/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate20.errors = [{instancePath:instancePath+"/concernPresets/" + key20.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/concernPreferences/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-var valid38 = _errs193 === errors;
-if(!valid38){
+var valid41 = _errs207 === errors;
+if(!valid41){
 break;
 }
 }
@@ -7660,19 +7791,19 @@ validate20.errors = [{instancePath:instancePath+"/concernPresets",schemaPath:"#/
 return false;
 }
 }
-var valid0 = _errs190 === errors;
+var valid0 = _errs204 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.discovery !== undefined){
-let data94 = data.discovery;
-const _errs199 = errors;
-const _errs200 = errors;
-let valid41 = false;
-const _errs201 = errors;
-if(!((data94 === "list") || (data94 === "search"))){
+let data100 = data.discovery;
+const _errs213 = errors;
+const _errs214 = errors;
+let valid44 = false;
+const _errs215 = errors;
+if(!((data100 === "list") || (data100 === "search"))){
 const err12 = {instancePath:instancePath+"/discovery",schemaPath:"#/properties/discovery/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema31.properties.discovery.anyOf[0].enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err12];
@@ -7682,15 +7813,15 @@ vErrors.push(err12);
 }
 errors++;
 }
-var _valid1 = _errs201 === errors;
-valid41 = valid41 || _valid1;
-const _errs202 = errors;
-if(errors === _errs202){
-if(data94 && typeof data94 == "object" && !Array.isArray(data94)){
-const _errs204 = errors;
-for(const key20 in data94){
-if(!((key20 === "mode") || (key20 === "presets"))){
-const err13 = {instancePath:instancePath+"/discovery",schemaPath:"#/properties/discovery/anyOf/1/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties"};
+var _valid1 = _errs215 === errors;
+valid44 = valid44 || _valid1;
+const _errs216 = errors;
+if(errors === _errs216){
+if(data100 && typeof data100 == "object" && !Array.isArray(data100)){
+const _errs218 = errors;
+for(const key22 in data100){
+if(!((key22 === "mode") || (key22 === "presets"))){
+const err13 = {instancePath:instancePath+"/discovery",schemaPath:"#/properties/discovery/anyOf/1/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -7701,11 +7832,11 @@ errors++;
 break;
 }
 }
-if(_errs204 === errors){
-if(data94.mode !== undefined){
-let data95 = data94.mode;
-const _errs205 = errors;
-if(!((data95 === "list") || (data95 === "search"))){
+if(_errs218 === errors){
+if(data100.mode !== undefined){
+let data101 = data100.mode;
+const _errs219 = errors;
+if(!((data101 === "list") || (data101 === "search"))){
 const err14 = {instancePath:instancePath+"/discovery/mode",schemaPath:"#/properties/discovery/anyOf/1/properties/mode/enum",keyword:"enum",params:{allowedValues: schema31.properties.discovery.anyOf[1].properties.mode.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err14];
@@ -7715,22 +7846,22 @@ vErrors.push(err14);
 }
 errors++;
 }
-var valid42 = _errs205 === errors;
+var valid45 = _errs219 === errors;
 }
 else {
-var valid42 = true;
+var valid45 = true;
 }
-if(valid42){
-if(data94.presets !== undefined){
-let data96 = data94.presets;
-const _errs206 = errors;
-if(errors === _errs206){
-if(data96 && typeof data96 == "object" && !Array.isArray(data96)){
-for(const key21 in data96){
-let data97 = data96[key21];
-const _errs209 = errors;
-if(!((data97 === "list") || (data97 === "search"))){
-const err15 = {instancePath:instancePath+"/discovery/presets/" + key21.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/discovery/anyOf/1/properties/presets/additionalProperties/enum",keyword:"enum",params:{allowedValues: schema31.properties.discovery.anyOf[1].properties.presets.additionalProperties.enum},message:"must be equal to one of the allowed values"};
+if(valid45){
+if(data100.presets !== undefined){
+let data102 = data100.presets;
+const _errs220 = errors;
+if(errors === _errs220){
+if(data102 && typeof data102 == "object" && !Array.isArray(data102)){
+for(const key23 in data102){
+let data103 = data102[key23];
+const _errs223 = errors;
+if(!((data103 === "list") || (data103 === "search"))){
+const err15 = {instancePath:instancePath+"/discovery/presets/" + key23.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/discovery/anyOf/1/properties/presets/additionalProperties/enum",keyword:"enum",params:{allowedValues: schema31.properties.discovery.anyOf[1].properties.presets.additionalProperties.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -7739,8 +7870,8 @@ vErrors.push(err15);
 }
 errors++;
 }
-var valid43 = _errs209 === errors;
-if(!valid43){
+var valid46 = _errs223 === errors;
+if(!valid46){
 break;
 }
 }
@@ -7756,10 +7887,10 @@ vErrors.push(err16);
 errors++;
 }
 }
-var valid42 = _errs206 === errors;
+var valid45 = _errs220 === errors;
 }
 else {
-var valid42 = true;
+var valid45 = true;
 }
 }
 }
@@ -7775,9 +7906,9 @@ vErrors.push(err17);
 errors++;
 }
 }
-var _valid1 = _errs202 === errors;
-valid41 = valid41 || _valid1;
-if(!valid41){
+var _valid1 = _errs216 === errors;
+valid44 = valid44 || _valid1;
+if(!valid44){
 const err18 = {instancePath:instancePath+"/discovery",schemaPath:"#/properties/discovery/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err18];
@@ -7790,80 +7921,80 @@ validate20.errors = vErrors;
 return false;
 }
 else {
-errors = _errs200;
+errors = _errs214;
 if(vErrors !== null){
-if(_errs200){
-vErrors.length = _errs200;
+if(_errs214){
+vErrors.length = _errs214;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid0 = _errs199 === errors;
+var valid0 = _errs213 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.exposeInMeta !== undefined){
-const _errs210 = errors;
+const _errs224 = errors;
 if(typeof data.exposeInMeta !== "boolean"){
 validate20.errors = [{instancePath:instancePath+"/exposeInMeta",schemaPath:"#/properties/exposeInMeta/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
-var valid0 = _errs210 === errors;
+var valid0 = _errs224 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.enforce !== undefined){
-const _errs212 = errors;
+const _errs226 = errors;
 if(typeof data.enforce !== "boolean"){
 validate20.errors = [{instancePath:instancePath+"/enforce",schemaPath:"#/properties/enforce/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
-var valid0 = _errs212 === errors;
+var valid0 = _errs226 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.reflection !== undefined){
-const _errs214 = errors;
+const _errs228 = errors;
 if(!(validate58(data.reflection, {instancePath:instancePath+"/reflection",parentData:data,parentDataProperty:"reflection",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate58.errors : vErrors.concat(validate58.errors);
 errors = vErrors.length;
 }
-var valid0 = _errs214 === errors;
+var valid0 = _errs228 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.policy !== undefined){
-const _errs215 = errors;
+const _errs229 = errors;
 if(!(validate63(data.policy, {instancePath:instancePath+"/policy",parentData:data,parentDataProperty:"policy",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate63.errors : vErrors.concat(validate63.errors);
 errors = vErrors.length;
 }
-var valid0 = _errs215 === errors;
+var valid0 = _errs229 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.diagnostics !== undefined){
-let data102 = data.diagnostics;
-const _errs216 = errors;
-if(errors === _errs216){
-if(data102 && typeof data102 == "object" && !Array.isArray(data102)){
-for(const key22 in data102){
-const _errs218 = errors;
-if(typeof key22 === "string"){
-if(!pattern49.test(key22)){
-const err19 = {instancePath:instancePath+"/diagnostics",schemaPath:"#/properties/diagnostics/propertyNames/pattern",keyword:"pattern",params:{pattern: "^MCPGEN_[A-Z0-9_]+$"},message:"must match pattern \""+"^MCPGEN_[A-Z0-9_]+$"+"\"",propertyName:key22};
+let data108 = data.diagnostics;
+const _errs230 = errors;
+if(errors === _errs230){
+if(data108 && typeof data108 == "object" && !Array.isArray(data108)){
+for(const key24 in data108){
+const _errs232 = errors;
+if(typeof key24 === "string"){
+if(!pattern50.test(key24)){
+const err19 = {instancePath:instancePath+"/diagnostics",schemaPath:"#/properties/diagnostics/propertyNames/pattern",keyword:"pattern",params:{pattern: "^MCPGEN_[A-Z0-9_]+$"},message:"must match pattern \""+"^MCPGEN_[A-Z0-9_]+$"+"\"",propertyName:key24};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -7873,9 +8004,9 @@ vErrors.push(err19);
 errors++;
 }
 }
-var valid44 = _errs218 === errors;
-if(!valid44){
-const err20 = {instancePath:instancePath+"/diagnostics",schemaPath:"#/properties/diagnostics/propertyNames",keyword:"propertyNames",params:{propertyName: key22},message:"property name must be valid"};
+var valid47 = _errs232 === errors;
+if(!valid47){
+const err20 = {instancePath:instancePath+"/diagnostics",schemaPath:"#/properties/diagnostics/propertyNames",keyword:"propertyNames",params:{propertyName: key24},message:"property name must be valid"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -7888,16 +8019,16 @@ return false;
 break;
 }
 }
-if(valid44){
-for(const key23 in data102){
-let data103 = data102[key23];
-const _errs220 = errors;
-if(!(((data103 === "off") || (data103 === "warning")) || (data103 === "error"))){
-validate20.errors = [{instancePath:instancePath+"/diagnostics/" + key23.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/diagnostics/additionalProperties/enum",keyword:"enum",params:{allowedValues: schema31.properties.diagnostics.additionalProperties.enum},message:"must be equal to one of the allowed values"}];
+if(valid47){
+for(const key25 in data108){
+let data109 = data108[key25];
+const _errs234 = errors;
+if(!(((data109 === "off") || (data109 === "warning")) || (data109 === "error"))){
+validate20.errors = [{instancePath:instancePath+"/diagnostics/" + key25.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/diagnostics/additionalProperties/enum",keyword:"enum",params:{allowedValues: schema31.properties.diagnostics.additionalProperties.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-var valid45 = _errs220 === errors;
-if(!valid45){
+var valid48 = _errs234 === errors;
+if(!valid48){
 break;
 }
 }
@@ -7908,10 +8039,11 @@ validate20.errors = [{instancePath:instancePath+"/diagnostics",schemaPath:"#/pro
 return false;
 }
 }
-var valid0 = _errs216 === errors;
+var valid0 = _errs230 === errors;
 }
 else {
 var valid0 = true;
+}
 }
 }
 }

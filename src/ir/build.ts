@@ -48,7 +48,7 @@ export type BuildManifest = Pick<
   ResolvedManifest,
   'name' | 'version' | 'description' | 'baseUrl' | 'envPrefix' | 'maxToolNameLength' | 'maxDescriptionLength' | 'timeoutMs' | 'maxResponseBytes' | 'auth' | 'uploads'
 > &
-  Partial<Pick<ResolvedManifest, 'scopeMap'>> &
+  Partial<Pick<ResolvedManifest, 'scopeMap' | 'httpAuth'>> &
   Partial<Pick<ResolvedManifest, 'entry'>> &
   Partial<Pick<ResolvedManifest, 'package' | 'outputSchemas' | 'outputSchemaDepth' | 'outputSchemaMaxBytes' | 'inputSchemaMaxBytes' | 'maxArgumentDescriptionLength' | 'budget' | 'results' | 'resultPresets'>
 > &
@@ -244,6 +244,7 @@ export function buildIr(input: BuildInput): IrServer {
     locateManifest,
     diagnostics,
     excluded,
+    ...(manifest.entry === 'custom' ? { runTimeTools: true } : {}),
   });
   const concerns = buildConcerns({
     manifest: { ...manifest, exposeInMeta: manifest.exposeInMeta === true, enforce: manifest.enforce === true },
@@ -298,6 +299,7 @@ export function buildIr(input: BuildInput): IrServer {
   const stale = excluded.report(diagnostics, locateManifest);
   if (stale.length > 0) server.excludedReferences = stale.map((e) => e.pointer);
   const baseUrl = manifest.baseUrl ?? specBaseUrl(doc, spec.version);
+  if (manifest.httpAuth !== undefined && Object.keys(manifest.httpAuth).length > 0) server.httpAuth = manifest.httpAuth;
   if (baseUrl !== undefined) server.baseUrl = baseUrl;
   else {
     diagnostics.warn('MCPGEN_NO_BASE_URL', 'the spec gives no absolute server URL and the manifest sets no `baseUrl`', `set \`baseUrl\` in the manifest; if the URL is known only where the server runs (${manifest.envPrefix}_BASE_URL), acknowledge this with \`diagnostics: { MCPGEN_NO_BASE_URL: off }\``, locateManifest(''));

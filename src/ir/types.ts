@@ -282,6 +282,8 @@ export type IrServer = {
   envPrefix: string;
   /** Default API base URL; absent when neither manifest nor spec gives an absolute one. */
   baseUrl?: string;
+  /** Defaults of the OAuth resource server (manifest `http.auth`); the `<PREFIX>_OAUTH_*` settings win. */
+  httpAuth?: { issuer?: string; audience?: string; scopes?: string[] };
   timeoutMs: number;
   maxResponseBytes: number;
   /** Most bytes of response bodies the server holds at once, over all calls. */

@@ -74,6 +74,8 @@ export type ResolvedManifest = {
   argumentRules?: ArgumentRule[];
   /** Environment variable names per security scheme, as written (entries that are not objects dropped). */
   auth?: Record<string, AuthScheme>;
+  /** `http.auth`: defaults of the OAuth resource server, as written. */
+  httpAuth?: { issuer?: string; audience?: string; scopes?: string[] };
   /** `scopeMap`: API scope ⇒ the MCP scope(s) it becomes, as written (entries neither a string nor a list of strings dropped). */
   scopeMap?: Record<string, string | string[]>;
   /** `entry`: `custom` ⇒ the project is a library and src/main.ts registers primitives in code; absent ⇒ `generated`. */
@@ -341,6 +343,14 @@ export function resolveManifest(loaded: LoadedManifest): ResolvedManifest {
   if (isRecord(m.uploads)) out.uploads = m.uploads as Uploads;
   if (isRecord(m.auth)) {
     out.auth = Object.fromEntries(Object.entries(m.auth).filter(([, v]) => isRecord(v))) as Record<string, AuthScheme>;
+  }
+  if (isRecord(m.http) && isRecord(m.http.auth)) {
+    const a = m.http.auth;
+    out.httpAuth = {
+      ...(typeof a.issuer === 'string' ? { issuer: a.issuer } : {}),
+      ...(typeof a.audience === 'string' ? { audience: a.audience } : {}),
+      ...(Array.isArray(a.scopes) ? { scopes: a.scopes.filter((s): s is string => typeof s === 'string') } : {}),
+    };
   }
   if (isRecord(m.scopeMap)) {
     out.scopeMap = Object.fromEntries(Object.entries(m.scopeMap).filter(([, v]) => typeof v === 'string' || (Array.isArray(v) && v.every((x) => typeof x === 'string')))) as Record<string, string | string[]>;

@@ -78,6 +78,25 @@ export type Manifest = {
    * variable.
    */
   baseUrl?: string;
+  /** Defaults of serving over Streamable HTTP. */
+  http?: {
+    /**
+     * Defaults of the OAuth resource server: the settings `<ENV_PREFIX>_OAUTH_ISSUER`, `_OAUTH_AUDIENCE` and
+     * `_OAUTH_SCOPES` win over them. With an `issuer` the server accepts OAuth access tokens over HTTP unless
+     * the settings say otherwise.
+     */
+    auth?: {
+      /**
+       * Issuer URL of the authorization server, exactly as it spells it (https, or http on
+       * localhost/127.0.0.1).
+       */
+      issuer?: string;
+      /** The `aud` access tokens must carry (default: the server's resource URL). */
+      audience?: string;
+      /** Scopes clients ask for at first (default: every scope some tool needs). */
+      scopes?: string[];
+    };
+  };
   /**
    * Prefix of the environment variables the generated server reads (`<PREFIX>_BASE_URL`,
    * `<PREFIX>_TIMEOUT_MS`, …). Defaults to the upper-cased `name` with non-alphanumerics replaced by `_`.

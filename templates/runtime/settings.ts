@@ -302,13 +302,16 @@ function parseOAuthUrl(variable: string, value: string, example: string): string
  * audience, key set URL and public URL are checked even then: a value set by mistake says so.
  * Throws `SettingsError` naming the variable.
  */
-export function resolveOAuthSettings(envPrefix: string, env: NodeJS.ProcessEnv): OAuthSettings | undefined {
+export function resolveOAuthSettings(envPrefix: string, env: NodeJS.ProcessEnv, defaults: ServerConfig['oauth'] = {}): OAuthSettings | undefined {
   const vars = settingsVariables(envPrefix);
-  const issuer = read(env, vars.oauthIssuer);
-  const audience = read(env, vars.oauthAudience);
+  // the manifest's http.auth, unless the settings say otherwise
+  const envIssuer = read(env, vars.oauthIssuer);
+  const issuer = envIssuer ?? defaults.issuer;
+  const issuerFrom = envIssuer !== undefined ? vars.oauthIssuer : 'http.auth.issuer (manifest)';
+  const audience = read(env, vars.oauthAudience) ?? defaults.audience;
   const jwks = read(env, vars.oauthJwksUrl);
   const publicUrl = read(env, vars.publicUrl);
-  const scopes = read(env, vars.oauthScopes)?.split(/\s+/).filter((s) => s !== '');
+  const scopes = read(env, vars.oauthScopes)?.split(/\s+/).filter((s) => s !== '') ?? (defaults.scopes !== undefined ? [...defaults.scopes] : undefined);
   for (const scope of scopes ?? []) {
     // RFC 6749 3.3 scope-token: printable ASCII but space, " and \
     if (!/^[\x21\x23-\x5b\x5d-\x7e]+$/.test(scope)) throw new SettingsError(vars.oauthScopes, `${vars.oauthScopes} lists scopes separated by spaces, each of printable ASCII characters without " or \\ (got ${JSON.stringify(scope)})`);
@@ -329,9 +332,10 @@ export function resolveOAuthSettings(envPrefix: string, env: NodeJS.ProcessEnv):
     ...(publicUrl !== undefined ? { publicUrl: parseOAuthUrl(vars.publicUrl, publicUrl, 'https://mcp.example.com/mcp') } : {}),
   };
   if (issuer === undefined) {
-    const orphan = audience !== undefined ? vars.oauthAudience : jwks !== undefined ? vars.oauthJwksUrl : scopes !== undefined ? vars.oauthScopes : clientId !== undefined ? vars.oauthClientId : undefined;
+    // a setting without the issuer is a mistake (the manifest's defaults only apply with one)
+    const orphan = [vars.oauthAudience, vars.oauthJwksUrl, vars.oauthScopes, vars.oauthClientId].find((v) => read(env, v) !== undefined);
     if (orphan !== undefined) throw new SettingsError(orphan, `${orphan} is set but ${vars.oauthIssuer} is not: set the issuer URL of the authorization server too, or unset ${orphan}`);
     return undefined;
   }
-  return { issuer: parseOAuthUrl(vars.oauthIssuer, issuer, 'https://login.example.com/realms/mcp'), ...settings };
+  return { issuer: parseOAuthUrl(issuerFrom, issuer, 'https://login.example.com/realms/mcp'), ...settings };
 }

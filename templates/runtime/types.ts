@@ -181,6 +181,8 @@ export type ServerConfig = {
   readonly instructions?: string;
   /** Base URL the API is called at, unless `<envPrefix>_BASE_URL` is set. */
   readonly baseUrl?: string;
+  /** Defaults of the OAuth resource server (manifest `http.auth`), unless `<envPrefix>_OAUTH_ISSUER`, `_OAUTH_AUDIENCE`, `_OAUTH_SCOPES` are set. */
+  readonly oauth?: { readonly issuer?: string; readonly audience?: string; readonly scopes?: readonly string[] };
   /** Prefix of the environment variables the server reads. */
   readonly envPrefix: string;
   /** Request timeout in ms, unless `<envPrefix>_TIMEOUT_MS` is set. */

@@ -169,6 +169,8 @@ export type VariableSources = {
     readonly maxInFlightBytes?: number;
     readonly uploads?: { readonly root: string };
     readonly securitySchemes?: readonly CredentialScheme[];
+    /** The manifest's `http.auth` (defaults of the OAuth settings). */
+    readonly oauth?: { readonly issuer?: string; readonly audience?: string; readonly scopes?: readonly string[] };
   };
   readonly tools: readonly VariableTool[];
   /** The reflection gate's store directory, when the server has a gate. */
@@ -247,9 +249,9 @@ export function serverVariables(sources: VariableSources): Variable[] {
   setting('httpTokens', undefined);
   setting('httpTokensFile', undefined);
   setting('publicUrl', undefined);
-  setting('oauthIssuer', undefined);
-  setting('oauthAudience', undefined);
-  setting('oauthScopes', undefined);
+  setting('oauthIssuer', config.oauth?.issuer);
+  setting('oauthAudience', config.oauth?.audience);
+  setting('oauthScopes', config.oauth?.scopes?.join(' '));
   setting('oauthJwksUrl', undefined);
   setting('oauthIntrospectionUrl', undefined);
   setting('oauthClientId', undefined);

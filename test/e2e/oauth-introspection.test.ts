@@ -53,6 +53,23 @@ function post(url: string, token: string): Promise<Response> {
   });
 }
 
+describe('the manifest\'s http.auth', () => {
+  it('gives the OAuth defaults: the issuer and the scopes to ask for, without any setting', async () => {
+    const defaults = await buildServer('oauth-manifest-defaults', readFileSync(corpusSpec('petstore-3.0.json'), 'utf8'), `${manifest}http:\n  auth:\n    issuer: '${idp.issuer}'\n    scopes: [read:pets]\n`);
+    const plain = await startHttp(defaults.server, { PETSTORE_BASE_URL: apiUrl });
+    try {
+      const res = await fetch(plain.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
+      expect(res.status).toBe(401);
+      expect(res.headers.get('www-authenticate')).toContain('scope="read:pets"');
+      const doc = (await (await fetch(plain.url.replace('/mcp', '/.well-known/oauth-protected-resource/mcp'))).json()) as { authorization_servers: string[] };
+      expect(doc.authorization_servers).toEqual([idp.issuer]);
+      expect(plain.stderr()).toContain(`OAuth access tokens of ${idp.issuer}`);
+    } finally {
+      plain.kill('SIGKILL');
+    }
+  }, 120_000);
+});
+
 describe('opaque access tokens, introspected', () => {
   it('an active token for this server lists and calls tools, as its client', async () => {
     requests.length = 0;

@@ -136,6 +136,12 @@ describe('resolving how to serve', () => {
     expect(failure(() => http({ PETS_OAUTH_ISSUER: 'https://login.example.com', PETS_OAUTH_CLIENT_ID: 'mcp-rs' }))).toBe("PETS_OAUTH_CLIENT_ID is set but PETS_OAUTH_CLIENT_SECRET is not: token introspection needs both (this server's client credentials at the authorization server)");
     expect(failure(() => http({ PETS_OAUTH_ISSUER: 'https://login.example.com', PETS_OAUTH_CLIENT_SECRET: 's3cret-value' }), 's3cret-value')).toMatch(/^PETS_OAUTH_CLIENT_SECRET is set but PETS_OAUTH_CLIENT_ID is not/);
     expect(failure(() => http({ PETS_OAUTH_ISSUER: 'https://login.example.com', PETS_OAUTH_INTROSPECTION_URL: 'https://login.example.com/introspect' }))).toMatch(/^PETS_OAUTH_INTROSPECTION_URL is set but PETS_OAUTH_CLIENT_ID and PETS_OAUTH_CLIENT_SECRET are not/);
+    // the manifest's http.auth gives defaults; the settings win
+    const withDefaults: ServerConfig = { ...config, oauth: { issuer: 'https://login.example.com/realms/mcp', audience: 'api://mcp', scopes: ['pets.read'] } };
+    expect(resolveServeOptions(['--transport', 'http'], withDefaults, {}).oauth).toEqual({ issuer: 'https://login.example.com/realms/mcp', audience: 'api://mcp', scopes: ['pets.read'] });
+    expect(resolveServeOptions(['--transport', 'http'], withDefaults, { PETS_OAUTH_ISSUER: 'https://other.example.com', PETS_OAUTH_SCOPES: 'a b' }).oauth).toEqual({ issuer: 'https://other.example.com', audience: 'api://mcp', scopes: ['a', 'b'] });
+    expect(resolveServeOptions(['--transport', 'http', '--host', '0.0.0.0'], withDefaults, {}).host).toBe('0.0.0.0'); // OAuth from the manifest counts
+    expect(failure(() => resolveServeOptions(['--transport', 'http'], { ...config, oauth: { issuer: 'http://login.example.com' } }, {}))).toMatch(/^http\.auth\.issuer \(manifest\) must be an absolute https:\/\/ URL/);
     // a setting of OAuth without the issuer is a mistake that says so
     expect(failure(() => http({ PETS_OAUTH_AUDIENCE: 'api://mcp' }))).toBe('PETS_OAUTH_AUDIENCE is set but PETS_OAUTH_ISSUER is not: set the issuer URL of the authorization server too, or unset PETS_OAUTH_AUDIENCE');
   });
