@@ -73,7 +73,7 @@ describe('custom primitives: IR and emitted files', () => {
     expect(files.get('src/extra-tools.gen.ts')).toContain('export const feeTool = defineTool<FeeArgs, FeeResult>({');
     // no concerns: no concern module, no listChanged, no experimental capability
     const pkg = JSON.parse(files.get('package.json')!) as { dependencies: Record<string, string> };
-    expect(Object.keys(pkg.dependencies)).toEqual(['@modelcontextprotocol/node', '@modelcontextprotocol/server', 'ajv', 'ajv-formats', 'handlebars', 're2js', 'undici', 'zod']);
+    expect(Object.keys(pkg.dependencies)).toEqual(['@modelcontextprotocol/node', '@modelcontextprotocol/server', 'ajv', 'ajv-formats', 'handlebars', 'jose', 're2js', 'undici', 'zod']);
     expect(files.has('src/runtime/concern-protocol.ts')).toBe(false);
     // handler resources and templates can change: subscriptions, and the capability says so
     expect(files.get('src/server.ts')).toContain('const capabilities: ServerCapabilities = {\n  tools: {},\n  prompts: {},\n  resources: { subscribe: true },\n};');
@@ -87,7 +87,7 @@ describe('custom primitives: IR and emitted files', () => {
     const files = res.files!;
     expect(files.get('src/server.ts')).toMatch(/\nawait main\(config, tools\);\n$/);
     expect([...files.keys()].filter((f) => /prompts|resources|concern|extra-tools\.gen/.test(f))).toEqual([]);
-    expect(Object.keys((JSON.parse(files.get('package.json')!) as { dependencies: object }).dependencies)).toEqual(['@modelcontextprotocol/node', '@modelcontextprotocol/server', 'ajv', 'ajv-formats', 're2js', 'undici', 'zod']);
+    expect(Object.keys((JSON.parse(files.get('package.json')!) as { dependencies: object }).dependencies)).toEqual(['@modelcontextprotocol/node', '@modelcontextprotocol/server', 'ajv', 'ajv-formats', 'jose', 're2js', 'undici', 'zod']);
   });
 });
 
