@@ -185,6 +185,7 @@ describe('package.dependencies in the manifest', () => {
       ajv: '8.20.0',
       'ajv-formats': '3.0.1',
       'date-fns': '^4.1.0',
+      jose: '6.2.17',
       re2js: '2.10.0',
       undici: '7.30.2',
       zod: '4.6.7',

@@ -123,7 +123,9 @@ describe('resolving how to serve', () => {
       publicUrl: 'https://mcp.example.com/mcp',
     });
     expect(http({}).oauth).toBeUndefined();
-    expect(resolveServeOptions([], config, { PETS_OAUTH_ISSUER: 'not a url' }).oauth).toBeUndefined(); // stdio does not read it
+    // stdio does not use them, but a malformed one is refused there too (as client tokens are)
+    expect(resolveServeOptions([], config, { PETS_OAUTH_ISSUER: 'https://login.example.com' }).oauth).toBeUndefined();
+    expect(failure(() => resolveServeOptions([], config, { PETS_OAUTH_ISSUER: 'not a url' }))).toMatch(/^PETS_OAUTH_ISSUER must be/);
     // plain http only on loopback
     expect(http({ PETS_OAUTH_ISSUER: 'http://127.0.0.1:8080' }).oauth?.issuer).toBe('http://127.0.0.1:8080');
     expect(failure(() => http({ PETS_OAUTH_ISSUER: 'http://login.example.com' }))).toMatch(/^PETS_OAUTH_ISSUER must be an absolute https:\/\/ URL/);
