@@ -32,6 +32,8 @@ export type ReflectionInput = {
   diagnostics: Diagnostics;
   /** Collects gates of tools whose operations include/exclude leave out (not errors). */
   excluded?: ExcludedReferences;
+  /** `entry: custom`: a gate may name a tool registered at run time (src/main.ts), which the build cannot see. */
+  runTimeTools?: boolean;
 };
 
 /** Builds the reflection IR; `undefined` without `reflection`. Problems go to `diagnostics`. */
@@ -63,7 +65,8 @@ export function buildReflection(input: ReflectionInput): IrReflection | undefine
 
   for (const [tool, value] of Object.entries(r.gates ?? {})) {
     const base = `/reflection/gates/${escapePointerToken(tool)}`;
-    const target = byName.get(tool);
+    // a tool registered at run time: its arguments are unknown here, so its gates' templates are checked for syntax only
+    const target = byName.get(tool) ?? (input.runTimeTools === true && !input.excluded?.toolNames.has(tool) ? { inputSchema: {} } : undefined);
     if (target === undefined && input.excluded?.toolNames.has(tool)) {
       input.excluded.add(base, entryLabel('reflection.gates', tool));
       continue;

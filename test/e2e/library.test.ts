@@ -215,3 +215,35 @@ await server.serve({ transport: 'http', host: '127.0.0.1', port: 0, argv: [] });
     child.kill('SIGKILL');
   }
 }, 60_000);
+
+describe('a reflection gate naming a tool registered in code', () => {
+  const gated = path.join(ROOT, '.cache/library-e2e-gated');
+  const GOOD = { intent: 'have the staff look at the pet', alternatives: ['do nothing'], choice: 'flag it', confidence: 0.9 };
+  beforeAll(async () => {
+    rmSync(gated, { recursive: true, force: true });
+    mkdirSync(path.join(gated, 'server/src'), { recursive: true });
+    // the build cannot see flag_pet: with entry: custom the gate is kept for the tool registered at start
+    const manifest = readFileSync(path.join(FIXTURE, 'mcpgen.yaml'), 'utf8') + '\nreflection:\n  mode: host\n  domains: [pets]\n  gates:\n    flag_pet: { domain: pets, prompt: justify_flag, promptArgs: { pet: "{{pet}}" }, template: "Why flag {{pet}}?" }\n';
+    writeFileSync(path.join(gated, 'mcpgen.yaml'), manifest);
+    cpSync(path.join(ROOT, 'examples/petstore/openapi.yaml'), path.join(gated, 'openapi.yaml'));
+    cpSync(path.join(FIXTURE, 'main.ts'), path.join(gated, 'server/src/main.ts'));
+    const io = { stdout: () => undefined, stderr: (s: string) => void process.stderr.write(s), cwd: ROOT };
+    expect(await main(['build', path.relative(ROOT, path.join(gated, 'mcpgen.yaml')), '--quiet'], io)).toBe(0);
+    await run(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', path.join(gated, 'server')]);
+  }, 180_000);
+
+  it.each(ERAS)('runs the registered tool only once the model has justified the call (host flow), %s era', async (era) => {
+    const env = { LIBFX_BASE_URL: backend.url, LIBFX_AUDIT_FILE: path.join(gated, `audit-${era}.jsonl`), LIBFX_REFLECTION_DIR: path.join(gated, `store-${era}`) };
+    const { client } = await connectClient({ kind: 'stdio', server: path.join(gated, 'server'), env }, era);
+    clients.push(client);
+    expect((await client.listPrompts()).prompts.map((p) => p.name)).toContain('justify_flag');
+    const first = (await client.callTool({ name: 'flag_pet', arguments: { pet: 'Rex' } })) as Result;
+    expect(first.isError).toBe(true);
+    const hint = (first.structuredContent ?? JSON.parse(first.content[1]!.text!)) as { hash: string; domain: string; prompt: string };
+    expect(hint).toMatchObject({ domain: 'pets', prompt: 'justify_flag' });
+    const stored = (await client.callTool({ name: 'persist_justification', arguments: { hash: hint.hash, domain: hint.domain, justification: GOOD } })) as Result;
+    expect(stored.isError, JSON.stringify(stored)).toBeFalsy();
+    const retried = (await client.callTool({ name: 'flag_pet', arguments: { pet: 'Rex' } })) as Result;
+    expect(retried.structuredContent).toEqual({ text: 'flagged Rex 1x' });
+  }, 60_000);
+});

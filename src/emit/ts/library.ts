@@ -23,7 +23,8 @@ export type EntryPieces = { readonly imports: readonly string[]; readonly decls:
 export function takenNames(ir: IrServer): { tools: string[]; prompts: string[]; resources: string[]; resourceTemplates: string[] } {
   const hostFlow = ir.reflection !== undefined && ir.reflection.mode !== 'sampling';
   const tools = [...ir.tools.map((t) => t.name), ...ir.extraTools.map((t) => t.name), ...ir.preprocessors.map((p) => p.name), ...(hostFlow ? [PERSIST_TOOL_NAME] : []), ...(usesSearch(ir) ? Object.values(SEARCH_TOOL_NAMES) : [])];
-  const prompts = [...ir.prompts.map((p) => p.name), ...(ir.preprocessors.length > 0 ? [WITH_CONTEXT_PROMPT] : [])];
+  const gatePrompts = [...new Set(Object.values(ir.reflection?.gates ?? {}).flatMap((gates) => gates.map((g) => g.prompt)))];
+  const prompts = [...ir.prompts.map((p) => p.name), ...gatePrompts, ...(ir.preprocessors.length > 0 ? [WITH_CONTEXT_PROMPT] : [])];
   return { tools, prompts, resources: ir.resources.map((r) => r.uri), resourceTemplates: ir.resourceTemplates.map((t) => t.uriTemplate) };
 }
 
