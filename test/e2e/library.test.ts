@@ -33,9 +33,11 @@ const clients: AnyClient[] = [];
 const servers: HttpProcess[] = [];
 let stubText = '';
 
+let summary = '';
 const build = async (): Promise<void> => {
-  const io = { stdout: () => undefined, stderr: (s: string) => void process.stderr.write(s), cwd: ROOT };
-  expect(await main(['build', path.relative(ROOT, path.join(work, 'mcpgen.yaml')), '--quiet'], io)).toBe(0);
+  summary = '';
+  const io = { stdout: (s: string) => void (summary += s), stderr: (s: string) => void process.stderr.write(s), cwd: ROOT };
+  expect(await main(['build', path.relative(ROOT, path.join(work, 'mcpgen.yaml')), '--format', 'json'], io)).toBe(0);
 };
 
 beforeAll(async () => {
@@ -56,6 +58,11 @@ afterAll(async () => {
   await Promise.all(clients.splice(0).map((c) => c.close().catch(() => undefined)));
   for (const s of servers.splice(0)) s.kill('SIGKILL');
   backend?.server.close();
+});
+
+it('reports what the build cannot see only as registered at run time', () => {
+  const report = JSON.parse(summary) as { summary: { tools: number; prompts: number; registeredAtRunTime?: boolean } };
+  expect(report.summary).toMatchObject({ tools: 1, prompts: 1, registeredAtRunTime: true });
 });
 
 it('writes src/main.ts once, as a stub that compiles, and never overwrites it; package.json exports the library', () => {
