@@ -355,7 +355,7 @@ function checkFromClient(opts: { value: unknown; scheme: string; at: Location; i
     return;
   }
   if (value.toLowerCase() === 'authorization') {
-    const tokens = `${input.envPrefix}_${SETTINGS.httpTokens.suffix} or ${input.envPrefix}_${SETTINGS.httpTokensFile.suffix}`;
+    const tokens = `${input.envPrefix}_${SETTINGS.httpTokens.suffix}, ${input.envPrefix}_${SETTINGS.httpTokensFile.suffix} or ${input.envPrefix}_${SETTINGS.oauthIssuer.suffix}`;
     input.diagnostics.warn(
       'MCPGEN_AUTH_FROM_CLIENT_AUTHORIZATION',
       `\`fromClient\` of "${scheme}" is Authorization, the header that carries the MCP client tokens over HTTP: the server refuses to start with ${tokens} set`,

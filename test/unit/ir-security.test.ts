@@ -278,7 +278,7 @@ describe('credentials from the MCP client (fromClient)', () => {
     expect(text('/auth/implicit/fromClient')).toContain('not for oauth2');
     expect(text('/auth/api_key/fromClient')).toBe('`fromClient` of "api_key" must be an HTTP header name (got "X Key")');
     expect(text('/auth/bearer/fromClient')).toContain('a header of the MCP transport itself');
-    expect(text('/auth/basic/fromClient')).toBe('`fromClient` of "basic" is Authorization, the header that carries the MCP client tokens over HTTP: the server refuses to start with PETS_HTTP_TOKENS or PETS_HTTP_TOKENS_FILE set');
+    expect(text('/auth/basic/fromClient')).toBe('`fromClient` of "basic" is Authorization, the header that carries the MCP client tokens over HTTP: the server refuses to start with PETS_HTTP_TOKENS, PETS_HTTP_TOKENS_FILE or PETS_OAUTH_ISSUER set');
   });
 });
 
