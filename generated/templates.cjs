@@ -618,8 +618,10 @@ module.exports = {
     + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "tokensVar", {"start":{"line":193,"column":83},"end":{"line":193,"column":97}} ), depth0)) != null ? stack1 : "")
     + "`\n(or `"
     + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "tokensFileVar", {"start":{"line":194,"column":7},"end":{"line":194,"column":25}} ), depth0)) != null ? stack1 : "")
+    + "`) or an OAuth issuer (`"
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "oauthIssuerVar", {"start":{"line":194,"column":53},"end":{"line":194,"column":72}} ), depth0)) != null ? stack1 : "")
     + "`), unless `"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "allowAnonymousVar", {"start":{"line":194,"column":41},"end":{"line":194,"column":63}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "allowAnonymousVar", {"start":{"line":194,"column":88},"end":{"line":194,"column":110}} ), depth0)) != null ? stack1 : "")
     + "=true` says to serve anyone who reaches the port.\n\n```sh\ndocker run --rm -p 127.0.0.1:"
     + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "port", {"start":{"line":197,"column":31},"end":{"line":197,"column":40}} ), depth0)) != null ? stack1 : "")
     + ":"
