@@ -464,6 +464,8 @@ export type IrExtraTool = {
   outputDefTypes?: IrDefTypes;
   annotations: ToolAnnotations;
   handler: IrHandlerRef;
+  /** OAuth scopes an MCP access token must carry to see and call the tool (manifest `scopes`); absent ⇒ none. */
+  scopes?: string[];
   /** The operations the handler calls through `ctx.api` (manifest `uses`), in manifest order; absent when none. */
   uses?: IrApiUse[];
   /** TS identifier of the exported `<Tool>Api` type (`ctx.api`'s), with `uses`. */

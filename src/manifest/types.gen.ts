@@ -735,6 +735,11 @@ export type ExtraTool = {
     openWorldHint?: boolean;
   };
   /**
+   * OAuth scopes an MCP access token must carry to see and call the tool (over HTTP with
+   * `<ENV_PREFIX>_OAUTH_ISSUER`); default: none.
+   */
+  scopes?: string[];
+  /**
    * The function that runs the tool: `<file>#<export>`, relative to the generated project's `src/`. It
    * receives the validated arguments and a context (`signal`, `log`, `progress`, `api`).
    */

@@ -112,8 +112,9 @@ export async function main(config: ServerConfig, tools: readonly OperationTool[]
   if (serve.transport === 'http') {
     const { serveHttp } = (await import('./http.js')) as typeof HttpServing;
     // a 401 asks for the scopes set (else every scope some tool needs); the metadata lists those and every scope some tool needs (clients register with them)
-    const challengeScopes = serve.oauth?.scopes ?? allScopes(tools);
-    const scopesSupported = [...new Set([...challengeScopes, ...allScopes(tools)])];
+    const scoped = [...tools, ...(options.extraTools ?? [])];
+    const challengeScopes = serve.oauth?.scopes ?? allScopes(scoped);
+    const scopesSupported = [...new Set([...challengeScopes, ...allScopes(scoped)])];
     const oauth = serve.oauth !== undefined ? ((await import('./oauth-resource.js')) as typeof OAuthResource).resourceServer({ ...serve.oauth, scopesSupported, challengeScopes, resourceName: config.name, timeoutMs: settings.timeoutMs }, (message) => log('error', `${config.name}: OAuth: ${message}`)) : undefined;
     const credentials = serve.oauth?.introspection;
     if (oauth !== undefined && credentials !== undefined) exchange = ((await import('./oauth-exchange.js')) as typeof OAuthExchange).tokenExchanger({ tokenEndpoint: () => oauth.tokenEndpoint(), clientId: credentials.clientId, clientSecret: credentials.clientSecret, timeoutMs: settings.timeoutMs });
@@ -128,7 +129,7 @@ export async function main(config: ServerConfig, tools: readonly OperationTool[]
       allowedHosts: serve.allowedHosts,
       allowedOrigins: serve.allowedOrigins,
       tokens: serve.tokens,
-      ...(oauth !== undefined ? { oauth, toolScopes: toolScopes(tools) } : {}),
+      ...(oauth !== undefined ? { oauth, toolScopes: toolScopes(scoped) } : {}),
       sessionIdleMs: serve.sessionIdleMs,
       maxSessions: serve.maxSessions,
       maxSessionsPerClient: serve.maxSessionsPerClient,

@@ -312,7 +312,7 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
   };
 
   // an OAuth token sees only the tools its scopes allow (oauth-scopes.ts; open when no tool needs a scope)
-  const scoped = scopeGate(tools);
+  const scoped = scopeGate([...tools, ...(options.extraTools ?? [])]);
   const factory = (instance: InstanceContext): Server => {
     const serverOptions: ConstructorParameters<typeof Server>[1] = {
       capabilities,

@@ -26,6 +26,11 @@ const manifest = `name: petstore
 version: 1.0.0
 openapi: ./openapi.yaml
 output: ./server
+extraTools:
+  - name: adopt_pet
+    inputSchema: { type: object, properties: { petId: { type: integer } } }
+    scopes: [write:pets]
+    handler: handlers/adopt.ts#adoptPet
 policy:
   audit:
     file: audit.jsonl
@@ -313,6 +318,9 @@ describe('per-tool scopes from the API description (petstore_auth: read:pets, wr
       expect(reader).not.toContain(tool);
       expect(writer).toContain(tool);
     }
+    // an extra tool's scopes come from the manifest
+    expect(reader).not.toContain('adopt_pet');
+    expect(writer).toContain('adopt_pet');
     // api_key and unsecured operations need no scope
     for (const tool of ['getPetById', 'getOrderById']) {
       expect(reader).toContain(tool);
@@ -332,6 +340,10 @@ describe('per-tool scopes from the API description (petstore_auth: read:pets, wr
     expect(challenge).toContain('scope="read:pets write:pets"');
     expect(challenge).toContain(`resource_metadata="${metadataUrl()}"`);
     expect(await res.json()).toEqual({ error: 'insufficient_scope', error_description: 'The tool findPetsByStatus needs the scopes read:pets write:pets' });
+    // an extra tool too
+    const extra = await fetch(server.url, { method: 'POST', headers: { ...headers, 'mcp-protocol-version': era === 'legacy' ? '2025-11-25' : '2026-07-28' }, body: JSON.stringify({ ...body, params: { name: 'adopt_pet', arguments: {} } }) });
+    expect(extra.status).toBe(403);
+    expect(extra.headers.get('www-authenticate')).toContain('scope="read:pets write:pets"');
     expect(backend.requests).toEqual([]);
   });
 
