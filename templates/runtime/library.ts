@@ -11,7 +11,7 @@
  *
  * This file is copied verbatim into every generated project whose manifest says `entry: custom`.
  */
-import type { Server, ServerCapabilities } from '@modelcontextprotocol/server';
+import type { Server } from '@modelcontextprotocol/server';
 import { ResourceNotFoundError } from '@modelcontextprotocol/server';
 import { parseCommandLine } from './command-line.js';
 import { log } from './log.js';
@@ -111,15 +111,11 @@ const concat =
 /** `options` with the registered primitives added: tools beside the extra tools, prompts and resources installed behind each instance's gate. */
 function withRegistered(options: MainOptions, registry: Registry, concerns: boolean): MainOptions {
   const { tools, prompts, resources, templates } = registry;
-  const changing = concerns ? { listChanged: true } : {};
-  const capabilities: ServerCapabilities = { ...options.capabilities };
-  if (tools.length > 0 && capabilities.tools === undefined) capabilities.tools = changing;
-  if (prompts.length > 0 && capabilities.prompts === undefined) capabilities.prompts = changing;
-  if (resources.length + templates.length > 0 && capabilities.resources === undefined) capabilities.resources = changing;
   const install = options.install;
   return {
     ...options,
-    capabilities,
+    // the generated index declares them already (so its concern install knows them); kept for other callers
+    capabilities: registry.capabilities(options.capabilities, concerns),
     ...(tools.length > 0 ? { extraTools: [...(options.extraTools ?? []), ...tools] } : {}),
     install: (server, instance, base) => {
       let gate: PrimitiveGate = base;

@@ -10,7 +10,7 @@
  * This file is copied verbatim into every generated project.
  */
 import { UriTemplate } from '@modelcontextprotocol/server';
-import type { ToolAnnotations } from '@modelcontextprotocol/server';
+import type { ServerCapabilities, ToolAnnotations } from '@modelcontextprotocol/server';
 import type { ConcernDeclaration, ConcernMapping } from './concerns.js';
 import type { ConcernMappings } from './concern-protocol.js';
 import type { AnyExtraTool, ExtraToolContext } from './extra-tools.js';
@@ -142,6 +142,16 @@ export class Registry {
     this.#names.resourceTemplates.add(t);
     if (def.concerns !== undefined) this.#mappings.resourceTemplates[t] = def.concerns;
     this.templates.push(def);
+  }
+
+  /** `declared` (the server's capabilities) with the kinds only registrations bring (`{ listChanged: true }` when concern updates change lists). */
+  capabilities(declared: ServerCapabilities | undefined, listChanged: boolean): ServerCapabilities {
+    const out: ServerCapabilities = { ...declared };
+    const changing = listChanged ? { listChanged: true } : {};
+    if (this.tools.length > 0 && out.tools === undefined) out.tools = changing;
+    if (this.prompts.length > 0 && out.prompts === undefined) out.prompts = changing;
+    if (this.resources.length + this.templates.length > 0 && out.resources === undefined) out.resources = changing;
+    return out;
   }
 
   /** `base` (the manifest's concern mappings) with the registered primitives' added. */

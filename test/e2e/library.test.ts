@@ -254,3 +254,38 @@ describe('a reflection gate naming a tool registered in code', () => {
     expect(retried.structuredContent).toEqual({ text: 'flagged Rex 1x' });
   }, 60_000);
 });
+
+describe('a manifest with no prompts, resources or concerns', () => {
+  const plain = path.join(ROOT, '.cache/library-e2e-plain');
+  beforeAll(async () => {
+    rmSync(plain, { recursive: true, force: true });
+    mkdirSync(path.join(plain, 'server/src'), { recursive: true });
+    writeFileSync(path.join(plain, 'mcpgen.yaml'), 'name: plainfx\nopenapi: ./openapi.yaml\noutput: ./server\nentry: custom\ninclude: [{ operationId: listPets }]\n');
+    cpSync(path.join(ROOT, 'examples/petstore/openapi.yaml'), path.join(plain, 'openapi.yaml'));
+    writeFileSync(
+      path.join(plain, 'server/src/main.ts'),
+      `import type { LibraryServer } from './index.js';
+export async function register(server: LibraryServer): Promise<void> {
+  server.registerPrompt({ name: 'hello', arguments: [{ name: 'who', required: true }], messages: [{ role: 'user', text: 'Hello {{who}}' }] });
+  server.registerResource({ uri: 'plain://readme', name: 'readme', text: 'read me' });
+}
+`,
+    );
+    const io = { stdout: () => undefined, stderr: (s: string) => void process.stderr.write(s), cwd: ROOT };
+    expect(await main(['build', path.relative(ROOT, path.join(plain, 'mcpgen.yaml')), '--quiet'], io)).toBe(0);
+    await run(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', path.join(plain, 'server')]);
+  }, 180_000);
+
+  it.each(ERAS)('declares the kinds only registrations bring and serves them, %s era', async (era) => {
+    const { client } = await connectClient({ kind: 'stdio', server: path.join(plain, 'server'), env: { PLAINFX_BASE_URL: backend.url } }, era);
+    clients.push(client);
+    const caps = (client as { getServerCapabilities(): Record<string, unknown> | undefined }).getServerCapabilities()!;
+    expect(caps.prompts).toBeDefined();
+    expect(caps.resources).toBeDefined();
+    expect((await client.listPrompts()).prompts.map((p) => p.name)).toEqual(['hello']);
+    expect((await client.getPrompt({ name: 'hello', arguments: { who: 'Ann' } })).messages[0]!.content).toEqual({ type: 'text', text: 'Hello Ann' });
+    expect((await client.listResources()).resources.map((r) => r.uri)).toEqual(['plain://readme']);
+    expect((await client.readResource({ uri: 'plain://readme' })).contents).toEqual([{ uri: 'plain://readme', text: 'read me' }]);
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['listPets']);
+  }, 60_000);
+});

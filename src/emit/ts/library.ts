@@ -31,14 +31,15 @@ export function takenNames(ir: IrServer): { tools: string[]; prompts: string[]; 
 /** Renders `src/index.ts` of an `entry: custom` project. */
 export function emitLibraryEntry(ir: IrServer, pieces: EntryPieces): string {
   const hasCaps = pieces.capabilities.length > 0;
-  const imports = pieces.imports
+  // the generated entry of a plain manifest declares no capabilities of its own: the library entry always does
+  const typeImport = "import type { ServerCapabilities } from '@modelcontextprotocol/server';";
+  const imports = [...(hasCaps && !pieces.imports.includes(typeImport) ? [typeImport] : []), ...pieces.imports]
     .filter((line) => hasCaps || !line.includes('ServerCapabilities'))
     .map((line) => (line === "import { main } from './runtime/main.js';" ? "import { createLibraryServer } from './runtime/library.js';\nimport type { LibraryServer } from './runtime/library.js';" : line));
   // the policy's rules and limits select registered primitives too (runtime/registered-policy.ts)
-  const ext = pieces.extensions.filter((l) => hasCaps || l !== '  capabilities,').map((l) => l.replace('createPolicy(policy, ', 'createPolicy(registeredPolicy(policy, registry.primitives()), '));
+  const ext = [...(hasCaps ? [] : ['  capabilities,']), ...pieces.extensions].map((l) => l.replace('createPolicy(policy, ', 'createPolicy(registeredPolicy(policy, registry.primitives()), '));
   if (ext.some((l) => l.includes('registeredPolicy('))) imports.push("import { withRegistered as registeredPolicy } from './runtime/registered-policy.js';");
-  const usesRegistry = ext.some((l) => l.includes('registry.'));
-  const body = ext.map((l) => '  ' + l.replace(/\n/g, '\n  ')).join('\n');
+  const body = ext.map((l) => '    ' + l.replace(/\n/g, '\n    ')).join('\n');
   const concerns = ir.concerns !== undefined ? ', concerns: concerns.declarations' : '';
   return (
     TS_HEADER +
@@ -48,12 +49,16 @@ export function emitLibraryEntry(ir: IrServer, pieces: EntryPieces): string {
     "export type { LibraryServer, RegisteredPrompt, RegisteredResource, RegisteredResourceTemplate, ServeCall, ToolDefinition, ToolHandler } from './runtime/library.js';\n" +
     "export type { ExtraToolContext } from './runtime/extra-tools.js';\n\n" +
     pieces.decls +
-    (hasCaps ? '/** What this server declares: only the primitive kinds it has, and its protocol extensions (the library adds those only registrations bring). */\n' + `const capabilities: ServerCapabilities = {\n${pieces.capabilities.join('\n')}\n};\n\n` : '') +
+    (hasCaps ? '/** What the manifest makes this server declare: only the primitive kinds it has, and its protocol extensions. */\n' + `const declared: ServerCapabilities = {\n${pieces.capabilities.join('\n')}\n};\n\n` : '') +
     '/** Tool names, prompt names, resource URIs and URI templates the server has before any registration. */\n' +
     `const taken = ${tsLiteral(takenNames(ir), 2)};\n\n` +
     '/**\n * This server before it serves: register tools, prompts, resources and resource templates in code\n * (`registerTool`, `registerPrompt`, `registerResource`, `registerResourceTemplate`), then `serve()`.\n */\n' +
     'export function createServer(): LibraryServer {\n' +
-    `  return createLibraryServer(config, tools, { taken${concerns} }, (${usesRegistry ? 'registry' : ''}) => ({\n${body}\n  }));\n` +
+    `  return createLibraryServer(config, tools, { taken${concerns} }, (registry) => {\n` +
+    '    // with the kinds only registrations bring (a concern update then announces their lists too)\n' +
+    `    const capabilities = registry.capabilities(${hasCaps ? 'declared' : 'undefined'}, ${ir.concerns !== undefined});\n` +
+    `    return {\n${body}\n    };\n` +
+    '  });\n' +
     '}\n'
   );
 }
