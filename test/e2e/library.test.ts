@@ -5,8 +5,8 @@
  * template in code, and the project is compiled with tsc and served over stdio and Streamable HTTP
  * to the legacy v1 and the 2026-07-28 v2 client: the registered primitives are listed beside the
  * manifest's and work, concern filtering hides them by their `concerns`, the policy's rule
- * (`names: ['flag_*', 'libfx://notes/**']`, matched at run time) refuses them to `reader`, the
- * audit trail records them; a duplicate registration stops the start with the seed's message
+ * (`names: ['flag_*', 'libfx://notes/**']`, matched at run time) refuses them to `reader`, its
+ * limit keyed `flag_*` counts the registered tool's calls, the audit trail records them; a duplicate registration stops the start with the seed's message
  * (exit code 1); and another program embeds the server through the package's `createServer`.
  */
 import { spawn } from 'node:child_process';
@@ -126,6 +126,10 @@ describe.each(ERAS.flatMap((era) => (['stdio', 'http'] as const).map((transport)
     const invalid = (await client.callTool({ name: 'flag_pet', arguments: { pet: 'Rex', times: 0 } })) as Result;
     expect(invalid.isError).toBe(true);
     expect(invalid.content[0]!.text).toBe('Invalid arguments for tool flag_pet:\n- times: must be >= 1');
+    // the policy's limit keyed 'flag_*' (no built tool matches it): two calls a minute per client
+    const limited = (await client.callTool({ name: 'flag_pet', arguments: { pet: 'Rex' } })) as Result;
+    expect(limited.isError).toBe(true);
+    expect(limited.content[0]!.text).toMatch(/perMinute\.perClient/);
     const tour = await client.getPrompt({ name: 'feature_tour', arguments: { topic: 'cats' } });
     expect(tour.messages[0]!.content).toEqual({ type: 'text', text: 'Tour of cats.' });
     expect((await client.getPrompt({ name: 'greet', arguments: { who: 'Ann' } })).messages[0]!.content).toEqual({ type: 'text', text: 'Say hello to Ann.' });
@@ -144,7 +148,7 @@ describe.each(ERAS.flatMap((era) => (['stdio', 'http'] as const).map((transport)
     expect((await lists(client, { [CONCERNS_META]: { risk: 'high' } })).prompts).toEqual(['greet']);
 
     const trail = events(audit);
-    expect(trail.filter((e) => e.primitive === 'flag_pet').map((e) => `${e.event} ${e.outcome ?? ''}`.trim())).toEqual(['tool.invoked', 'tool.completed ok', 'tool.invoked', 'tool.failed error']);
+    expect(trail.filter((e) => e.primitive === 'flag_pet').map((e) => `${e.event} ${e.outcome ?? ''}`.trim())).toEqual(['tool.invoked', 'tool.completed ok', 'tool.invoked', 'tool.failed error', 'tool.invoked', 'tool.limited limited']);
     expect(trail.find((e) => e.event === 'prompt.get' && e.primitive === 'feature_tour')).toMatchObject({ outcome: 'ok', client: 'admin' });
     expect(trail.find((e) => e.event === 'resource.read' && e.primitive === 'libfx://notes/today')).toMatchObject({ outcome: 'ok' });
   }, 60_000);
