@@ -406,7 +406,7 @@ export type Manifest = {
    * validated and run by the same code, concerns and gates included. The object form chooses per concern
    * preset: `{ mode: list, presets: { everything: search } }`; `mode` applies when the client selected no
    * preset (and to presets not named), `presets` names presets of `concernPresets` whose mode differs. The
-   * index (and `minisearch`) ships whenever any preset or the default is `search`.
+   * index (and the `stemmer` package) ships whenever any preset or the default is `search`.
    * @default "list"
    */
   discovery?: 'list' | 'search' | {
