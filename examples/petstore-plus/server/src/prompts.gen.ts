@@ -3,7 +3,7 @@
 
 import type { PromptDefinition } from './runtime/prompts.js';
 
-/** The prompts of this server, in manifest order. Message texts are Handlebars templates over the arguments. */
+/** The prompts of this server, in manifest order. Message texts (and embedded resources' `uri` and `text`) are Handlebars templates over the arguments; embedded files are inlined as base64. */
 export const prompts: readonly PromptDefinition[] = [
   {
     "name": "adopt_a_pet",

@@ -12,13 +12,14 @@ import { concernCapability, installConcerns } from './runtime/concern-protocol.j
 import { main } from './runtime/main.js';
 import { installPrompts } from './runtime/prompts.js';
 import { installResources } from './runtime/resources.js';
+import { installSubscriptions, resourceChanges } from './runtime/subscriptions.js';
 import { tools } from './tools.gen.js';
 
 /** What this server declares: only the primitive kinds it has, and its protocol extensions. */
 const capabilities: ServerCapabilities = {
   tools: { listChanged: true },
   prompts: { listChanged: true },
-  resources: { listChanged: true },
+  resources: { subscribe: true, listChanged: true },
   experimental: { concerns: concernCapability(concerns.declarations, concerns.metaKey, concerns.presets) as never },
 };
 
@@ -27,10 +28,12 @@ const capabilities: ServerCapabilities = {
 await main(config, tools, {
   extraTools,
   capabilities,
+  subscriptions: resourceChanges,
   install: (server, instance) => {
     const gate = installConcerns(server, { ...concerns, capabilities, era: instance.era });
     installPrompts(server, prompts, { gate });
     installResources(server, { resources, templates: resourceTemplates }, { gate });
+    installSubscriptions(server, instance, { resources, templates: resourceTemplates }, { gate });
     return gate;
   },
 });

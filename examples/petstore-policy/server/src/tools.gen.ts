@@ -246,7 +246,8 @@ export const createPetTool: OperationTool<CreatePetArgs> = {
     "properties": {
       "X-Request-Id": {
         "type": "string",
-        "description": "Optional idempotency key."
+        "description": "Optional idempotency key.",
+        "x-mcp-header": "X-Request-Id"
       },
       "body": {
         "type": "object",

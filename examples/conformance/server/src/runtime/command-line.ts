@@ -304,7 +304,9 @@ export function resolveServeOptions(argv: readonly string[], config: ServerConfi
 
   const anonymous = read(env, names.allowAnonymous)?.toLowerCase();
   if (anonymous !== undefined && anonymous !== 'true' && anonymous !== 'false') throw new SettingsError(names.allowAnonymous, `${names.allowAnonymous} must be true or false (got ${JSON.stringify(anonymous)})`);
-  const oauth = transport === 'http' ? resolveOAuthSettings(config.envPrefix, env) : undefined;
+  // read and checked whatever the transport (as the client tokens are); used over HTTP only
+  const oauthSettings = resolveOAuthSettings(config.envPrefix, env, config.oauth);
+  const oauth = transport === 'http' ? oauthSettings : undefined;
   if (transport === 'http' && tokens.size === 0 && oauth === undefined && !isLoopbackHost(host) && anonymous !== 'true') {
     const where = h === undefined ? `${names.host}` : h[0];
     throw new SettingsError(

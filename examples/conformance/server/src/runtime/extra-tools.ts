@@ -70,6 +70,8 @@ export type ExtraTool<Args = Record<string, unknown>, Result = unknown, Api = Ap
   readonly inputSchema: JsonSchema;
   readonly outputSchema?: JsonSchema;
   readonly annotations?: ToolAnnotations;
+  /** OAuth scopes an MCP access token must carry to see and call the tool (manifest `scopes`; oauth-scopes.ts). */
+  readonly scopes?: readonly string[];
   /** The operations `ctx.api` calls, by operationId (manifest `uses`). */
   readonly uses?: Readonly<Record<string, OperationTool>>;
   readonly handler: (args: Args, ctx: ExtraToolContext<Api>) => Promise<Result> | Result;

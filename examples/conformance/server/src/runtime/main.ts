@@ -16,6 +16,8 @@ import type { ServeOptions } from './command-line.js';
 // loaded only to serve over HTTP (its SDK package takes ~40 ms to load, which stdio does not need)
 import type * as HttpServing from './http.js';
 import type * as OAuthResource from './oauth-resource.js';
+import type * as OAuthExchange from './oauth-exchange.js';
+import type { TokenExchanger } from './oauth-exchange.js';
 import { log, parseLogLevel, setLogLevel } from './log.js';
 import { allScopes, toolScopes } from './oauth-scopes.js';
 import { createServer } from './server.js';
@@ -62,6 +64,8 @@ function secretValues(config: ServerConfig, env: NodeJS.ProcessEnv, tokens: Read
   }
   const key = env[`${config.envPrefix}_STATE_KEY`]?.trim();
   if (key) out.add(key);
+  const introspection = env[`${config.envPrefix}_OAUTH_CLIENT_SECRET`]?.trim();
+  if (introspection) out.add(introspection);
   return [...out];
 }
 
@@ -75,6 +79,7 @@ export async function main(config: ServerConfig, tools: readonly OperationTool[]
   let factory: ServerFactory;
   let reflection: ReflectionGuard | undefined;
   let policy: ClosablePolicy | undefined;
+  let exchange: TokenExchanger | undefined;
   try {
     // also refuses tokens while a scheme takes its credential from the Authorization header
     serve = resolveServeOptions(argv, config, env);
@@ -83,6 +88,9 @@ export async function main(config: ServerConfig, tools: readonly OperationTool[]
     // only a reflection gate's hints outlive a process today (input rounds last seconds)
     if (key.generated && options.reflection) log('warn', `${config.name}: ${config.envPrefix}_STATE_KEY is not set, so a key was generated for this run: reflection-gate hints and input rounds are not accepted after a restart or by another instance; set it (32 characters or more) to share them`);
     const { reflection: makeReflection, reflectionDir: _dir, audit: _audit, policy: makePolicy, ...extensions } = options;
+    // token exchange for schemes with `exchange` (needs the server's client credentials; bound once the resource server exists)
+    const exchanging = serve.oauth?.introspection !== undefined && (config.securitySchemes ?? []).some((s) => s.kind === 'bearer' && s.exchange !== undefined);
+    if (exchanging) extensions.exchange = (auth, spec, scheme) => exchange!(auth, spec, scheme);
     const secrets = secretValues(config, env, serve.tokens);
     reflection = makeReflection?.(key.key, { redact: { fields: options.audit?.redact ?? [], secrets: () => secrets } });
     policy = makePolicy?.({ envPrefix: config.envPrefix, env, secrets: () => secrets });
@@ -107,9 +115,15 @@ export async function main(config: ServerConfig, tools: readonly OperationTool[]
   if (serve.transport === 'http') {
     const { serveHttp } = (await import('./http.js')) as typeof HttpServing;
     // a 401 asks for the scopes set (else every scope some tool needs); the metadata lists those and every scope some tool needs (clients register with them)
-    const challengeScopes = serve.oauth?.scopes ?? allScopes(tools);
-    const scopesSupported = [...new Set([...challengeScopes, ...allScopes(tools)])];
+    const scoped = [...tools, ...(options.extraTools ?? [])];
+    const challengeScopes = serve.oauth?.scopes ?? allScopes(scoped);
+    const scopesSupported = [...new Set([...challengeScopes, ...allScopes(scoped)])];
     const oauth = serve.oauth !== undefined ? ((await import('./oauth-resource.js')) as typeof OAuthResource).resourceServer({ ...serve.oauth, scopesSupported, challengeScopes, resourceName: config.name, timeoutMs: settings.timeoutMs }, (message) => log('error', `${config.name}: OAuth: ${message}`)) : undefined;
+    const credentials = serve.oauth?.introspection;
+    if (oauth !== undefined && credentials !== undefined) exchange = ((await import('./oauth-exchange.js')) as typeof OAuthExchange).tokenExchanger({ tokenEndpoint: () => oauth.tokenEndpoint(), clientId: credentials.clientId, clientSecret: credentials.clientSecret, timeoutMs: settings.timeoutMs });
+    for (const s of config.securitySchemes ?? []) {
+      if (s.kind === 'bearer' && s.exchange !== undefined && exchange === undefined) log('warn', `${config.name}: security scheme ${JSON.stringify(s.name)} exchanges OAuth access tokens, which needs ${vars.oauthIssuer}, ${vars.oauthClientId} and ${vars.oauthClientSecret}; until they are set it sends ${s.env.token}`);
+    }
     const handle = await serveHttp((ctx) => factory({ era: ctx.era, headers: ctx.headers, ...(ctx.identity !== undefined ? { identity: ctx.identity } : {}) }), {
       name: config.name,
       version: config.version,
@@ -118,7 +132,7 @@ export async function main(config: ServerConfig, tools: readonly OperationTool[]
       allowedHosts: serve.allowedHosts,
       allowedOrigins: serve.allowedOrigins,
       tokens: serve.tokens,
-      ...(oauth !== undefined ? { oauth, toolScopes: toolScopes(tools) } : {}),
+      ...(oauth !== undefined ? { oauth, toolScopes: toolScopes(scoped) } : {}),
       sessionIdleMs: serve.sessionIdleMs,
       maxSessions: serve.maxSessions,
       maxSessionsPerClient: serve.maxSessionsPerClient,

@@ -30,11 +30,14 @@ import type { JWTPayload } from 'jose';
 import { bearerAuthChallengeResponse, buildOAuthProtectedResourceMetadata, getOAuthProtectedResourceMetadataUrl, OAuthError, OAuthErrorCode, oauthMetadataResponse, verifyBearerToken } from '@modelcontextprotocol/server';
 import type { AuthInfo, OAuthMetadata, OAuthTokenVerifier } from '@modelcontextprotocol/server';
 import { readBounded } from './body.js';
+import { introspectionVerifier, looksLikeJwt } from './oauth-introspect.js';
+import type { IntrospectionCache, IntrospectionOptions } from './oauth-introspect.js';
+import { asUrl, AuthorizationServerUnavailable, CLOCK_SKEW_S, tokenAuthInfo } from './oauth-token.js';
+
+export { AuthorizationServerUnavailable, CLOCK_SKEW_S } from './oauth-token.js';
 
 /** Signature algorithms accepted: asymmetric ones only, so a public key can never serve as an HMAC secret. */
 export const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'] as const;
-/** Clock skew allowed on `exp` and `nbf`, in seconds. */
-export const CLOCK_SKEW_S = 30;
 /** Least time between two fetches of the key set for tokens signed by an unknown key. */
 export const JWKS_COOLDOWN_MS = 5_000;
 /** Largest metadata document read. */
@@ -58,16 +61,9 @@ export type OAuthResourceOptions = {
   readonly resourceName?: string;
   /** Timeout of a discovery or key set request, in milliseconds (default 10 000). */
   readonly timeoutMs?: number;
+  /** Introspection of opaque tokens (oauth-introspect.ts): the resource server's client credentials, and the endpoint unless discovered. */
+  readonly introspection?: { readonly url?: string; readonly clientId: string; readonly clientSecret: string };
 };
-
-/** The authorization server could not be reached or answered nonsense: the request cannot be checked now (503). */
-export class AuthorizationServerUnavailable extends Error {
-  /** Creates the error; `message` names URLs and statuses only. */
-  constructor(message: string) {
-    super(message);
-    this.name = 'AuthorizationServerUnavailable';
-  }
-}
 
 /** `issuer` without one trailing slash, for comparing issuers as clients do. */
 const bare = (url: string): string => url.replace(/\/$/, '');
@@ -147,23 +143,6 @@ function keysUnavailable(err: unknown): boolean {
   return code === undefined || code === 'ERR_JOSE_GENERIC' || code === 'ERR_JWKS_TIMEOUT' || code === 'ERR_JWKS_INVALID';
 }
 
-/** A value usable as a client identity: printable, no spaces, at most 255 characters. */
-const IDENTITY = /^[^\s\u0000-\u001f\u007f-\u009f]{1,255}$/u;
-
-/** The scopes of a token: `scope` (space-separated, RFC 9068) or `scp` (a list, as Entra and Okta write it). */
-function scopesOf(payload: JWTPayload): string[] {
-  if (typeof payload.scope === 'string') return payload.scope.split(' ').filter((s) => s !== '');
-  if (Array.isArray(payload.scp)) return payload.scp.filter((s): s is string => typeof s === 'string');
-  if (typeof payload.scp === 'string') return payload.scp.split(' ').filter((s) => s !== '');
-  return [];
-}
-
-/** The claims of `payload` whose values are strings, numbers, booleans or lists of them. */
-function plainClaims(payload: JWTPayload): Record<string, unknown> {
-  const plain = (v: unknown): boolean => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
-  return Object.fromEntries(Object.entries(payload).filter(([, v]) => plain(v) || (Array.isArray(v) && v.every(plain))));
-}
-
 /** The key set function `jose` verifies with. */
 type KeySet = ReturnType<typeof createRemoteJWKSet>;
 
@@ -178,31 +157,9 @@ export function jwtVerifier(keys: KeySet, issuer: string, audience: string): OAu
         if ((err as { code?: string }).code === 'ERR_JWKS_NO_MATCHING_KEY' || !keysUnavailable(err)) throw new OAuthError(OAuthErrorCode.InvalidToken, refusalOf(err));
         throw new AuthorizationServerUnavailable(`the signing keys of ${issuer} cannot be fetched: ${err instanceof Error ? err.message : String(err)}`);
       }
-      const sub = typeof payload.sub === 'string' ? payload.sub : undefined;
-      const clientId = typeof payload.client_id === 'string' ? payload.client_id : typeof payload.azp === 'string' ? payload.azp : undefined;
-      const identity = sub ?? clientId;
-      if (identity === undefined || !IDENTITY.test(identity)) throw new OAuthError(OAuthErrorCode.InvalidToken, 'The access token names no usable subject (sub) or client (client_id)');
-      return {
-        token,
-        clientId: identity,
-        scopes: scopesOf(payload),
-        // the SDK refuses a token past `expiresAt`: the skew allowance counts there too
-        expiresAt: payload.exp! + CLOCK_SKEW_S,
-        ...(asUrl(audience) ? { resource: asUrl(audience)! } : {}),
-        // the token's claims for access rules (policy.access rules[].claims): plain values and lists of them
-        extra: { sub: sub ?? null, client_id: clientId ?? null, iss: issuer, claims: plainClaims(payload) },
-      };
+      return tokenAuthInfo(token, payload, issuer, audience);
     },
   };
-}
-
-/** `text` as a URL, or `undefined` when it is none (an audience such as `mcp-server` is compared by jose only). */
-function asUrl(text: string): URL | undefined {
-  try {
-    return new URL(text);
-  } catch {
-    return undefined;
-  }
 }
 
 /** The outcome of authenticating one request: its identity, or the answer refusing it. */
@@ -215,6 +172,8 @@ export type ResourceServer = {
   resourceOf(host: string | undefined, path: string): string;
   /** The metadata answer for a request at a discovery path, or `undefined` for other paths. */
   metadata(request: Request, resource: string): Promise<Response | undefined>;
+  /** The authorization server's token endpoint (discovered), for token exchange. */
+  tokenEndpoint(): Promise<string>;
   /** Verifies the request's `Authorization` header for `resource`. */
   authenticate(authorization: string | undefined, resource: string): Promise<OAuthCheck>;
   /**
@@ -233,6 +192,13 @@ export type ResourceServer = {
 export function resourceServer(options: OAuthResourceOptions, onError: (message: string) => void): ResourceServer {
   const timeoutMs = options.timeoutMs ?? 10_000;
   let discovered: Promise<{ meta: OAuthMetadata; keys: KeySet }> | undefined;
+  const introspected: IntrospectionCache = new Map();
+  const introspectionAt = (meta: OAuthMetadata): IntrospectionOptions => {
+    const i = options.introspection!;
+    const endpoint = i.url ?? meta.introspection_endpoint;
+    if (typeof endpoint !== 'string') throw new AuthorizationServerUnavailable(`the metadata of ${options.issuer} names no introspection_endpoint; set the introspection URL explicitly`);
+    return { endpoint, clientId: i.clientId, clientSecret: i.clientSecret, issuer: options.issuer, timeoutMs: options.timeoutMs ?? 10_000 };
+  };
   let failedAt = -Infinity;
   const ready = async (): Promise<{ meta: OAuthMetadata; keys: KeySet }> => {
     if (discovered === undefined) {
@@ -284,13 +250,21 @@ export function resourceServer(options: OAuthResourceOptions, onError: (message:
         return unavailable(err);
       }
     },
+    async tokenEndpoint() {
+      const { meta } = await ready();
+      return meta.token_endpoint;
+    },
     async authenticate(authorization, resource) {
       const resourceMetadataUrl = getOAuthProtectedResourceMetadataUrl(new URL(resource));
       try {
-        const { keys } = await ready();
+        const { meta, keys } = await ready();
         const audience = options.audience ?? resource;
         const expected = asUrl(audience);
-        const auth = await verifyBearerToken(authorization, { verifier: jwtVerifier(keys, options.issuer, audience), ...(expected ? { expectedResource: expected } : {}), resourceMetadataUrl });
+        // a token that is no JWT is introspected, when the server may
+        const presented = /^\s*Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
+        const opaque = options.introspection !== undefined && presented !== undefined && !looksLikeJwt(presented);
+        const verifier = opaque ? introspectionVerifier(introspectionAt(meta), audience, introspected) : jwtVerifier(keys, options.issuer, audience);
+        const auth = await verifyBearerToken(authorization, { verifier, ...(expected ? { expectedResource: expected } : {}), resourceMetadataUrl });
         return { ok: true, auth };
       } catch (err) {
         if (err instanceof OAuthError) return { ok: false, response: bearerAuthChallengeResponse(err, { resourceMetadataUrl, ...advertised }), reason: err.message };

@@ -39,7 +39,8 @@ import { resolveSettings } from './settings.js';
 import type { Settings } from './settings.js';
 import { belongsTo, roundOf, sealRound } from './rounds.js';
 import { openState } from './state.js';
-import { scopeGate } from './oauth-scopes.js';
+import { isOAuthToken, scopeGate } from './oauth-scopes.js';
+import type { TokenExchanger } from './oauth-exchange.js';
 import { toolEntry } from './surface.js';
 import type { ToolEntry } from './surface.js';
 import type { OperationTool, ServerConfig } from './types.js';
@@ -124,6 +125,8 @@ export interface PresetGate extends PrimitiveGate {
 
 /** What a generated entry adds to a server besides its operation tools. */
 export type ServerExtensions = {
+  /** Over HTTP with an OAuth access token: exchanges it for API tokens (oauth-exchange.ts) for schemes with `exchange`. */
+  exchange?: TokenExchanger;
   /** Tools implemented by handlers, listed after the operation tools. */
   extraTools?: readonly AnyExtraTool[];
   /**
@@ -288,6 +291,9 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
       keepResult: (tool, text) => resultStore.keep(call.identity, tool, text),
     };
     if (call.headers) callOptions.clientHeaders = call.headers;
+    // the MCP token itself never reaches the API: a scheme with `exchange` gets a token exchanged for it
+    const authInfo = call.ctx?.http?.authInfo;
+    if (options.exchange !== undefined && isOAuthToken(authInfo)) callOptions.exchange = (spec, scheme) => options.exchange!(authInfo, spec, scheme);
     if (options.fetch) callOptions.fetch = options.fetch;
     return callOperation(target.tool, call.args, withPresetResults(bounded(settings, call.bounds), call), callOptions);
   };
@@ -309,7 +315,7 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
   };
 
   // an OAuth token sees only the tools its scopes allow (oauth-scopes.ts; open when no tool needs a scope)
-  const scoped = scopeGate(tools);
+  const scoped = scopeGate([...tools, ...(options.extraTools ?? [])]);
   const factory = (instance: InstanceContext): Server => {
     const serverOptions: ConstructorParameters<typeof Server>[1] = {
       capabilities,

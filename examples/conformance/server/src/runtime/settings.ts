@@ -277,6 +277,8 @@ export type OAuthSettings = {
   readonly scopes?: readonly string[];
   /** The MCP endpoint's public URL, as set (no trailing slash added or removed: it is compared byte for byte). */
   readonly publicUrl?: string;
+  /** Token introspection for opaque tokens: this server's client credentials, and the endpoint unless discovered. */
+  readonly introspection?: { readonly url?: string; readonly clientId: string; readonly clientSecret: string };
 };
 
 /** Whether `url`'s host is loopback (localhost, 127.0.0.0/8, [::1]): plain http is accepted there only. */
@@ -303,27 +305,40 @@ function parseOAuthUrl(variable: string, value: string, example: string): string
  * audience, key set URL and public URL are checked even then: a value set by mistake says so.
  * Throws `SettingsError` naming the variable.
  */
-export function resolveOAuthSettings(envPrefix: string, env: NodeJS.ProcessEnv): OAuthSettings | undefined {
+export function resolveOAuthSettings(envPrefix: string, env: NodeJS.ProcessEnv, defaults: ServerConfig['oauth'] = {}): OAuthSettings | undefined {
   const vars = settingsVariables(envPrefix);
-  const issuer = read(env, vars.oauthIssuer);
-  const audience = read(env, vars.oauthAudience);
+  // the manifest's http.auth, unless the settings say otherwise
+  const envIssuer = read(env, vars.oauthIssuer);
+  const issuer = envIssuer ?? defaults.issuer;
+  const issuerFrom = envIssuer !== undefined ? vars.oauthIssuer : 'http.auth.issuer (manifest)';
+  const audience = read(env, vars.oauthAudience) ?? defaults.audience;
   const jwks = read(env, vars.oauthJwksUrl);
   const publicUrl = read(env, vars.publicUrl);
-  const scopes = read(env, vars.oauthScopes)?.split(/\s+/).filter((s) => s !== '');
+  const scopes = read(env, vars.oauthScopes)?.split(/\s+/).filter((s) => s !== '') ?? (defaults.scopes !== undefined ? [...defaults.scopes] : undefined);
   for (const scope of scopes ?? []) {
     // RFC 6749 3.3 scope-token: printable ASCII but space, " and \
     if (!/^[\x21\x23-\x5b\x5d-\x7e]+$/.test(scope)) throw new SettingsError(vars.oauthScopes, `${vars.oauthScopes} lists scopes separated by spaces, each of printable ASCII characters without " or \\ (got ${JSON.stringify(scope)})`);
   }
+  const introspectionUrl = read(env, vars.oauthIntrospectionUrl);
+  const clientId = read(env, vars.oauthClientId);
+  const clientSecret = read(env, vars.oauthClientSecret);
+  if ((clientId === undefined) !== (clientSecret === undefined)) {
+    const [set, unset] = clientId !== undefined ? [vars.oauthClientId, vars.oauthClientSecret] : [vars.oauthClientSecret, vars.oauthClientId];
+    throw new SettingsError(unset, `${set} is set but ${unset} is not: token introspection needs both (this server's client credentials at the authorization server)`);
+  }
+  if (introspectionUrl !== undefined && clientId === undefined) throw new SettingsError(vars.oauthClientId, `${vars.oauthIntrospectionUrl} is set but ${vars.oauthClientId} and ${vars.oauthClientSecret} are not: introspection needs this server's client credentials`);
   const settings = {
+    ...(clientId !== undefined && clientSecret !== undefined ? { introspection: { ...(introspectionUrl !== undefined ? { url: parseOAuthUrl(vars.oauthIntrospectionUrl, introspectionUrl, 'https://login.example.com/oauth2/introspect') } : {}), clientId, clientSecret } } : {}),
     ...(scopes !== undefined && scopes.length > 0 ? { scopes } : {}),
     ...(audience !== undefined ? { audience } : {}),
     ...(jwks !== undefined ? { jwksUrl: parseOAuthUrl(vars.oauthJwksUrl, jwks, 'https://login.example.com/.well-known/jwks.json') } : {}),
     ...(publicUrl !== undefined ? { publicUrl: parseOAuthUrl(vars.publicUrl, publicUrl, 'https://mcp.example.com/mcp') } : {}),
   };
   if (issuer === undefined) {
-    const orphan = audience !== undefined ? vars.oauthAudience : jwks !== undefined ? vars.oauthJwksUrl : scopes !== undefined ? vars.oauthScopes : undefined;
+    // a setting without the issuer is a mistake (the manifest's defaults only apply with one)
+    const orphan = [vars.oauthAudience, vars.oauthJwksUrl, vars.oauthScopes, vars.oauthClientId].find((v) => read(env, v) !== undefined);
     if (orphan !== undefined) throw new SettingsError(orphan, `${orphan} is set but ${vars.oauthIssuer} is not: set the issuer URL of the authorization server too, or unset ${orphan}`);
     return undefined;
   }
-  return { issuer: parseOAuthUrl(vars.oauthIssuer, issuer, 'https://login.example.com/realms/mcp'), ...settings };
+  return { issuer: parseOAuthUrl(issuerFrom, issuer, 'https://login.example.com/realms/mcp'), ...settings };
 }

@@ -87,6 +87,9 @@ export type ApiKeyLocation = 'header' | 'query' | 'cookie';
  * A security scheme and the NAMES of the environment variables its secrets are read from at
  * run time. Generated files hold variable names only, never secret values.
  */
+/** What an exchanged token is asked for (RFC 8693): the API's audience, and scopes. */
+export type TokenExchangeSpec = { readonly audience: string; readonly scopes?: readonly string[] };
+
 export type SecurityScheme =
   | {
       readonly kind: 'apiKey';
@@ -104,6 +107,8 @@ export type SecurityScheme =
       readonly name: string;
       /** Over HTTP, the MCP request header the token is taken from instead of `env`; a leading `Bearer ` is dropped. */
       readonly fromClient?: string;
+      /** OAuth token exchange (RFC 8693, manifest `auth.<scheme>.exchange`): over HTTP with an OAuth access token, the API gets a token exchanged for it with this audience, instead of `env`. */
+      readonly exchange?: TokenExchangeSpec;
       readonly env: { readonly token: string };
     }
   | {
@@ -179,6 +184,8 @@ export type ServerConfig = {
   readonly instructions?: string;
   /** Base URL the API is called at, unless `<envPrefix>_BASE_URL` is set. */
   readonly baseUrl?: string;
+  /** Defaults of the OAuth resource server (manifest `http.auth`), unless `<envPrefix>_OAUTH_ISSUER`, `_OAUTH_AUDIENCE`, `_OAUTH_SCOPES` are set. */
+  readonly oauth?: { readonly issuer?: string; readonly audience?: string; readonly scopes?: readonly string[] };
   /** Prefix of the environment variables the server reads. */
   readonly envPrefix: string;
   /** Request timeout in ms, unless `<envPrefix>_TIMEOUT_MS` is set. */

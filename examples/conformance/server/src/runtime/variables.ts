@@ -68,6 +68,9 @@ export const SETTINGS = {
   oauthIssuer: { suffix: 'OAUTH_ISSUER', type: 'url', transport: 'http', description: 'Issuer URL of the OAuth authorization server whose access tokens (JWT) clients bring; its metadata is discovered (RFC 8414, then OpenID discovery) and published as this server\'s authorization server' },
   oauthAudience: { suffix: 'OAUTH_AUDIENCE', type: 'string', transport: 'http', description: 'Audience (aud) an access token must carry, compared exactly; unset: the resource URL (the public URL, else that of the request)' },
   oauthScopes: { suffix: 'OAUTH_SCOPES', type: 'string', transport: 'http', description: 'Space-separated scopes clients ask the authorization server for at first (the scope of 401 answers; the resource metadata lists them and every scope some tool needs); unset: every scope some tool needs' },
+  oauthIntrospectionUrl: { suffix: 'OAUTH_INTROSPECTION_URL', type: 'url', transport: 'http', description: 'Token introspection endpoint (RFC 7662) for opaque access tokens; unset: the one the authorization server\'s metadata names. Used with the client ID and secret' },
+  oauthClientId: { suffix: 'OAUTH_CLIENT_ID', type: 'string', transport: 'http', description: 'This server\'s client ID at the authorization server, to introspect opaque access tokens (with the client secret); unset: only JWT access tokens are accepted' },
+  oauthClientSecret: { suffix: 'OAUTH_CLIENT_SECRET', type: 'string', secret: true, transport: 'http', description: 'This server\'s client secret at the authorization server, for token introspection' },
   oauthJwksUrl: { suffix: 'OAUTH_JWKS_URL', type: 'url', transport: 'http', description: 'URL of the authorization server\'s signing keys (JWKS); unset: the key set URL of its discovered metadata' },
   allowedOrigins: { suffix: 'ALLOWED_ORIGINS', type: 'string', transport: 'http', description: 'Comma-separated Origin values (scheme://host[:port]) accepted from browsers besides loopback origins' },
   httpTokens: { suffix: 'HTTP_TOKENS', type: 'string', secret: true, transport: 'http', description: 'Bearer tokens MCP clients must send, as name=token[,name=token...]: each token maps to the client identity name' },
@@ -169,6 +172,8 @@ export type VariableSources = {
     readonly maxInFlightBytes?: number;
     readonly uploads?: { readonly root: string };
     readonly securitySchemes?: readonly CredentialScheme[];
+    /** The manifest's `http.auth` (defaults of the OAuth settings). */
+    readonly oauth?: { readonly issuer?: string; readonly audience?: string; readonly scopes?: readonly string[] };
   };
   readonly tools: readonly VariableTool[];
   /** The reflection gate's store directory, when the server has a gate. */
@@ -247,10 +252,13 @@ export function serverVariables(sources: VariableSources): Variable[] {
   setting('httpTokens', undefined);
   setting('httpTokensFile', undefined);
   setting('publicUrl', undefined);
-  setting('oauthIssuer', undefined);
-  setting('oauthAudience', undefined);
-  setting('oauthScopes', undefined);
+  setting('oauthIssuer', config.oauth?.issuer);
+  setting('oauthAudience', config.oauth?.audience);
+  setting('oauthScopes', config.oauth?.scopes?.join(' '));
   setting('oauthJwksUrl', undefined);
+  setting('oauthIntrospectionUrl', undefined);
+  setting('oauthClientId', undefined);
+  setting('oauthClientSecret', undefined);
   setting('client', SERVE_DEFAULTS.client);
   setting('stateKey', undefined);
   if (sources.reflectionDir !== undefined) setting('hintTtlMs', SERVE_DEFAULTS.hintTtlMs);

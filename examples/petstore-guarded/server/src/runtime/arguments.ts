@@ -21,7 +21,8 @@ export type ArgumentEnv = ReadonlyMap<string, string>;
 /** Arguments ready for the request, with the secret values they carry; or why there are none. */
 export type FilledArguments =
   | { readonly ok: true; readonly args: Record<string, unknown>; readonly secrets: readonly string[] }
-  | { readonly ok: false; readonly message: string };
+  /** `invalid`: the model sent what it may not (a hidden body field); else configuration is missing. */
+  | { readonly ok: false; readonly message: string; readonly invalid?: true };
 
 /** A variable and the tools that cannot run while it is unset. */
 export type MissingArgumentVariable = { readonly variable: string; readonly tools: readonly string[] };
@@ -57,6 +58,11 @@ function secretForms(value: string): string[] {
   return [...new Set(forms)];
 }
 
+/** A JSON object (not an array, not null). */
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
 /** Sets an own property, even one named `__proto__`. */
 function define(target: Record<string, unknown>, key: string, value: unknown): void {
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
@@ -83,6 +89,27 @@ export function fillArguments(op: HttpOperation, args: Record<string, unknown>, 
       } else define(out, a.arg, a.fixed.value);
     } else if (Object.hasOwn(a, 'default') && (!Object.hasOwn(out, a.arg) || out[a.arg] === undefined)) {
       define(out, a.arg, a.default);
+    }
+  }
+  const fields = op.body?.fields ?? [];
+  if (op.body && fields.length > 0) {
+    const given = out[op.body.arg];
+    const body: Record<string, unknown> = isPlainObject(given) ? { ...given } : {};
+    // a hidden field is not the model's to send: refused like an unknown argument, never forwarded
+    const sent = fields.filter((f) => isPlainObject(given) && Object.hasOwn(given, f.name)).map((f) => JSON.stringify(f.name));
+    if (sent.length > 0) return { ok: false, invalid: true, message: `unknown argument ${sent.join(', ')} in ${JSON.stringify(op.body.arg)}` };
+    if (given === undefined || isPlainObject(given)) {
+      for (const f of fields) {
+        if ('env' in f.fixed) {
+          const value = env.get(f.fixed.env);
+          if (value === undefined) missing.push(`${f.fixed.env} (hidden argument ${JSON.stringify(f.name)} of ${JSON.stringify(op.body.arg)})`);
+          else {
+            secrets.push(...secretForms(value));
+            define(body, f.name, value);
+          }
+        } else define(body, f.name, f.fixed.value);
+      }
+      define(out, op.body.arg, body);
     }
   }
   if (missing.length > 0) return { ok: false, message: `missing configuration: set ${missing.join(' and ')} in the server's environment` };

@@ -57,6 +57,8 @@ export type HttpBody = {
   readonly fixed?: FixedArgument;
   /** Sent when the model leaves the body out. */
   readonly default?: unknown;
+  /** Top-level fields of an object body hidden from the model: the server sets each; a body that has one is refused. */
+  readonly fields?: ReadonlyArray<{ readonly name: string; readonly fixed: FixedArgument }>;
 };
 
 /** HTTP method, upper case. */
@@ -85,6 +87,9 @@ export type ApiKeyLocation = 'header' | 'query' | 'cookie';
  * A security scheme and the NAMES of the environment variables its secrets are read from at
  * run time. Generated files hold variable names only, never secret values.
  */
+/** What an exchanged token is asked for (RFC 8693): the API's audience, and scopes. */
+export type TokenExchangeSpec = { readonly audience: string; readonly scopes?: readonly string[] };
+
 export type SecurityScheme =
   | {
       readonly kind: 'apiKey';
@@ -102,6 +107,8 @@ export type SecurityScheme =
       readonly name: string;
       /** Over HTTP, the MCP request header the token is taken from instead of `env`; a leading `Bearer ` is dropped. */
       readonly fromClient?: string;
+      /** OAuth token exchange (RFC 8693, manifest `auth.<scheme>.exchange`): over HTTP with an OAuth access token, the API gets a token exchanged for it with this audience, instead of `env`. */
+      readonly exchange?: TokenExchangeSpec;
       readonly env: { readonly token: string };
     }
   | {
@@ -146,6 +153,8 @@ export type OperationTool<Args = unknown> = {
   readonly projection?: { readonly arg: string };
   /** Credentials the call needs; absent or empty ⇒ none. Names refer to `ServerConfig.securitySchemes`. */
   readonly security?: SecurityRequirements;
+  /** OAuth scopes an MCP access token must carry to see and call the tool (its operation's `security` for the API description's oauth2/openIdConnect scheme); absent ⇒ none. */
+  readonly scopes?: readonly string[];
   /** Type-level only: never set at run time. Carries `Args` so typed helpers can infer it. */
   readonly __args?: Args;
 };
@@ -175,6 +184,8 @@ export type ServerConfig = {
   readonly instructions?: string;
   /** Base URL the API is called at, unless `<envPrefix>_BASE_URL` is set. */
   readonly baseUrl?: string;
+  /** Defaults of the OAuth resource server (manifest `http.auth`), unless `<envPrefix>_OAUTH_ISSUER`, `_OAUTH_AUDIENCE`, `_OAUTH_SCOPES` are set. */
+  readonly oauth?: { readonly issuer?: string; readonly audience?: string; readonly scopes?: readonly string[] };
   /** Prefix of the environment variables the server reads. */
   readonly envPrefix: string;
   /** Request timeout in ms, unless `<envPrefix>_TIMEOUT_MS` is set. */

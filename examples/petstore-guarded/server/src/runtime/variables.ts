@@ -63,7 +63,15 @@ export const SETTINGS = {
   port: { suffix: 'PORT', type: 'integer', transport: 'http', description: 'TCP port to listen on (0: any free port); the --port flag wins' },
   host: { suffix: 'HOST', type: 'string', transport: 'http', description: 'Address to listen on; anything but loopback also needs the allowed hosts; the --host flag wins' },
   allowedHosts: { suffix: 'ALLOWED_HOSTS', type: 'string', transport: 'http', description: 'Comma-separated Host header values accepted besides loopback names: a host name (any port) or host:port, e.g. mcp.example.com' },
-  allowAnonymous: { suffix: 'ALLOW_ANONYMOUS', type: 'string', transport: 'http', description: 'true: serve clients without a token on an address beyond loopback (without it, such a server refuses to start unless it has client tokens)' },
+  allowAnonymous: { suffix: 'ALLOW_ANONYMOUS', type: 'string', transport: 'http', description: 'true: serve clients without a token on an address beyond loopback (without it, such a server refuses to start unless it has client tokens or an OAuth issuer)' },
+  publicUrl: { suffix: 'PUBLIC_URL', type: 'url', transport: 'http', description: 'URL clients reach the MCP endpoint at (e.g. https://mcp.example.com/mcp, behind a proxy): the OAuth resource identifier and default token audience; unset: http://<Host header><path> of each request' },
+  oauthIssuer: { suffix: 'OAUTH_ISSUER', type: 'url', transport: 'http', description: 'Issuer URL of the OAuth authorization server whose access tokens (JWT) clients bring; its metadata is discovered (RFC 8414, then OpenID discovery) and published as this server\'s authorization server' },
+  oauthAudience: { suffix: 'OAUTH_AUDIENCE', type: 'string', transport: 'http', description: 'Audience (aud) an access token must carry, compared exactly; unset: the resource URL (the public URL, else that of the request)' },
+  oauthScopes: { suffix: 'OAUTH_SCOPES', type: 'string', transport: 'http', description: 'Space-separated scopes clients ask the authorization server for at first (the scope of 401 answers; the resource metadata lists them and every scope some tool needs); unset: every scope some tool needs' },
+  oauthIntrospectionUrl: { suffix: 'OAUTH_INTROSPECTION_URL', type: 'url', transport: 'http', description: 'Token introspection endpoint (RFC 7662) for opaque access tokens; unset: the one the authorization server\'s metadata names. Used with the client ID and secret' },
+  oauthClientId: { suffix: 'OAUTH_CLIENT_ID', type: 'string', transport: 'http', description: 'This server\'s client ID at the authorization server, to introspect opaque access tokens (with the client secret); unset: only JWT access tokens are accepted' },
+  oauthClientSecret: { suffix: 'OAUTH_CLIENT_SECRET', type: 'string', secret: true, transport: 'http', description: 'This server\'s client secret at the authorization server, for token introspection' },
+  oauthJwksUrl: { suffix: 'OAUTH_JWKS_URL', type: 'url', transport: 'http', description: 'URL of the authorization server\'s signing keys (JWKS); unset: the key set URL of its discovered metadata' },
   allowedOrigins: { suffix: 'ALLOWED_ORIGINS', type: 'string', transport: 'http', description: 'Comma-separated Origin values (scheme://host[:port]) accepted from browsers besides loopback origins' },
   httpTokens: { suffix: 'HTTP_TOKENS', type: 'string', secret: true, transport: 'http', description: 'Bearer tokens MCP clients must send, as name=token[,name=token...]: each token maps to the client identity name' },
   httpTokensFile: { suffix: 'HTTP_TOKENS_FILE', type: 'path', transport: 'http', description: 'File of more tokens: one name=token per line, # starts a comment' },
@@ -124,11 +132,13 @@ function schemeVariableMeaning(scheme: CredentialScheme): string[] {
 
 /** An argument or body the server may fill from a variable (the generated tool table's entries fit). */
 type Fillable = { readonly arg: string; readonly fixed?: { readonly env: string } | { readonly value: unknown } };
+/** A body, with the hidden fields of an object body. */
+type FillableBody = Fillable & { readonly fields?: ReadonlyArray<{ readonly name: string; readonly fixed: { readonly env: string } | { readonly value: unknown } }> };
 
 /** A tool as far as variables go (the generated `OperationTool` fits). */
 export type VariableTool = {
   readonly name: string;
-  readonly http: { readonly params: readonly Fillable[]; readonly body?: Fillable };
+  readonly http: { readonly params: readonly Fillable[]; readonly body?: FillableBody };
   readonly security?: readonly (readonly string[])[];
 };
 
@@ -137,7 +147,8 @@ function argumentUses(tools: readonly VariableTool[]): Map<string, Array<{ tool:
   const out = new Map<string, Array<{ tool: string; arg: string }>>();
   for (const tool of tools) {
     const fillable = tool.http.body ? [...tool.http.params, tool.http.body] : tool.http.params;
-    for (const a of fillable) {
+    const fields = (tool.http.body?.fields ?? []).map((f) => ({ arg: `${tool.http.body!.arg}.${f.name}`, fixed: f.fixed }));
+    for (const a of [...fillable, ...fields]) {
       if (a.fixed === undefined || !('env' in a.fixed)) continue;
       out.set(a.fixed.env, [...(out.get(a.fixed.env) ?? []), { tool: tool.name, arg: a.arg }]);
     }
@@ -161,6 +172,8 @@ export type VariableSources = {
     readonly maxInFlightBytes?: number;
     readonly uploads?: { readonly root: string };
     readonly securitySchemes?: readonly CredentialScheme[];
+    /** The manifest's `http.auth` (defaults of the OAuth settings). */
+    readonly oauth?: { readonly issuer?: string; readonly audience?: string; readonly scopes?: readonly string[] };
   };
   readonly tools: readonly VariableTool[];
   /** The reflection gate's store directory, when the server has a gate. */
@@ -238,6 +251,14 @@ export function serverVariables(sources: VariableSources): Variable[] {
   setting('allowAnonymous', 'false');
   setting('httpTokens', undefined);
   setting('httpTokensFile', undefined);
+  setting('publicUrl', undefined);
+  setting('oauthIssuer', config.oauth?.issuer);
+  setting('oauthAudience', config.oauth?.audience);
+  setting('oauthScopes', config.oauth?.scopes?.join(' '));
+  setting('oauthJwksUrl', undefined);
+  setting('oauthIntrospectionUrl', undefined);
+  setting('oauthClientId', undefined);
+  setting('oauthClientSecret', undefined);
   setting('client', SERVE_DEFAULTS.client);
   setting('stateKey', undefined);
   if (sources.reflectionDir !== undefined) setting('hintTtlMs', SERVE_DEFAULTS.hintTtlMs);

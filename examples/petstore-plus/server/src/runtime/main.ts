@@ -15,7 +15,11 @@ import { describeUnmet, unmetRequirements } from './credentials.js';
 import type { ServeOptions } from './command-line.js';
 // loaded only to serve over HTTP (its SDK package takes ~40 ms to load, which stdio does not need)
 import type * as HttpServing from './http.js';
+import type * as OAuthResource from './oauth-resource.js';
+import type * as OAuthExchange from './oauth-exchange.js';
+import type { TokenExchanger } from './oauth-exchange.js';
 import { log, parseLogLevel, setLogLevel } from './log.js';
+import { allScopes, toolScopes } from './oauth-scopes.js';
 import { createServer } from './server.js';
 import type { PolicyLayer, ReflectionGuard, ServerExtensions, ServerFactory } from './server.js';
 import { describeBase, resolveSettings, settingsVariables } from './settings.js';
@@ -60,6 +64,8 @@ function secretValues(config: ServerConfig, env: NodeJS.ProcessEnv, tokens: Read
   }
   const key = env[`${config.envPrefix}_STATE_KEY`]?.trim();
   if (key) out.add(key);
+  const introspection = env[`${config.envPrefix}_OAUTH_CLIENT_SECRET`]?.trim();
+  if (introspection) out.add(introspection);
   return [...out];
 }
 
@@ -73,6 +79,7 @@ export async function main(config: ServerConfig, tools: readonly OperationTool[]
   let factory: ServerFactory;
   let reflection: ReflectionGuard | undefined;
   let policy: ClosablePolicy | undefined;
+  let exchange: TokenExchanger | undefined;
   try {
     // also refuses tokens while a scheme takes its credential from the Authorization header
     serve = resolveServeOptions(argv, config, env);
@@ -81,6 +88,9 @@ export async function main(config: ServerConfig, tools: readonly OperationTool[]
     // only a reflection gate's hints outlive a process today (input rounds last seconds)
     if (key.generated && options.reflection) log('warn', `${config.name}: ${config.envPrefix}_STATE_KEY is not set, so a key was generated for this run: reflection-gate hints and input rounds are not accepted after a restart or by another instance; set it (32 characters or more) to share them`);
     const { reflection: makeReflection, reflectionDir: _dir, audit: _audit, policy: makePolicy, ...extensions } = options;
+    // token exchange for schemes with `exchange` (needs the server's client credentials; bound once the resource server exists)
+    const exchanging = serve.oauth?.introspection !== undefined && (config.securitySchemes ?? []).some((s) => s.kind === 'bearer' && s.exchange !== undefined);
+    if (exchanging) extensions.exchange = (auth, spec, scheme) => exchange!(auth, spec, scheme);
     const secrets = secretValues(config, env, serve.tokens);
     reflection = makeReflection?.(key.key, { redact: { fields: options.audit?.redact ?? [], secrets: () => secrets } });
     policy = makePolicy?.({ envPrefix: config.envPrefix, env, secrets: () => secrets });
@@ -104,6 +114,16 @@ export async function main(config: ServerConfig, tools: readonly OperationTool[]
   let on: string;
   if (serve.transport === 'http') {
     const { serveHttp } = (await import('./http.js')) as typeof HttpServing;
+    // a 401 asks for the scopes set (else every scope some tool needs); the metadata lists those and every scope some tool needs (clients register with them)
+    const scoped = [...tools, ...(options.extraTools ?? [])];
+    const challengeScopes = serve.oauth?.scopes ?? allScopes(scoped);
+    const scopesSupported = [...new Set([...challengeScopes, ...allScopes(scoped)])];
+    const oauth = serve.oauth !== undefined ? ((await import('./oauth-resource.js')) as typeof OAuthResource).resourceServer({ ...serve.oauth, scopesSupported, challengeScopes, resourceName: config.name, timeoutMs: settings.timeoutMs }, (message) => log('error', `${config.name}: OAuth: ${message}`)) : undefined;
+    const credentials = serve.oauth?.introspection;
+    if (oauth !== undefined && credentials !== undefined) exchange = ((await import('./oauth-exchange.js')) as typeof OAuthExchange).tokenExchanger({ tokenEndpoint: () => oauth.tokenEndpoint(), clientId: credentials.clientId, clientSecret: credentials.clientSecret, timeoutMs: settings.timeoutMs });
+    for (const s of config.securitySchemes ?? []) {
+      if (s.kind === 'bearer' && s.exchange !== undefined && exchange === undefined) log('warn', `${config.name}: security scheme ${JSON.stringify(s.name)} exchanges OAuth access tokens, which needs ${vars.oauthIssuer}, ${vars.oauthClientId} and ${vars.oauthClientSecret}; until they are set it sends ${s.env.token}`);
+    }
     const handle = await serveHttp((ctx) => factory({ era: ctx.era, headers: ctx.headers, ...(ctx.identity !== undefined ? { identity: ctx.identity } : {}) }), {
       name: config.name,
       version: config.version,
@@ -112,6 +132,7 @@ export async function main(config: ServerConfig, tools: readonly OperationTool[]
       allowedHosts: serve.allowedHosts,
       allowedOrigins: serve.allowedOrigins,
       tokens: serve.tokens,
+      ...(oauth !== undefined ? { oauth, toolScopes: toolScopes(scoped) } : {}),
       sessionIdleMs: serve.sessionIdleMs,
       maxSessions: serve.maxSessions,
       maxSessionsPerClient: serve.maxSessionsPerClient,
@@ -120,6 +141,9 @@ export async function main(config: ServerConfig, tools: readonly OperationTool[]
       maxBodyBytes: (settings.maxArgumentBytes ?? DEFAULT_MAX_ARGUMENT_BYTES) + BODY_ENVELOPE_BYTES,
       tokensFrom: `${vars.httpTokens} (or ${vars.httpTokensFile})`,
       bodyLimitHint: `tool arguments may take ${settings.maxArgumentBytes ?? DEFAULT_MAX_ARGUMENT_BYTES} bytes (${vars.maxArgumentBytes}), the rest of the message ${BODY_ENVELOPE_BYTES}`,
+      // x-mcp-header checks and subscription access, before the SDK serves a modern request
+      precheck: (body, ctx) => factory.precheck(body, { era: 'modern', headers: ctx.headers, ...(ctx.identity !== undefined ? { identity: ctx.identity } : {}) }),
+      ...(factory.bus ? { bus: factory.bus } : {}),
     }).catch((err: unknown) => {
       log('error', `${config.name}: cannot listen on ${serve.host}:${serve.port}: ${err instanceof Error ? err.message : String(err)}`);
       process.exit(1);
@@ -145,7 +169,8 @@ export async function main(config: ServerConfig, tools: readonly OperationTool[]
     };
     process.once('SIGINT', () => shutdown('SIGINT'));
     process.once('SIGTERM', () => shutdown('SIGTERM'));
-    on = `Streamable HTTP at ${handle.url}${serve.tokens.size > 0 ? ` (${serve.tokens.size} client token${serve.tokens.size === 1 ? '' : 's'})` : ''}`;
+    const clients = [...(serve.tokens.size > 0 ? [`${serve.tokens.size} client token${serve.tokens.size === 1 ? '' : 's'}`] : []), ...(serve.oauth !== undefined ? [`OAuth access tokens of ${serve.oauth.issuer}`] : [])];
+    on = `Streamable HTTP at ${handle.url}${clients.length > 0 ? ` (${clients.join(', ')})` : ''}`;
   } else {
     serveOnStdio(factory, config.name, serve.clientIdentity, () => policy?.close(AUDIT_CLOSE_MS) ?? Promise.resolve(), serve.drainMs + AUDIT_CLOSE_MS + 300);
     on = 'stdio';

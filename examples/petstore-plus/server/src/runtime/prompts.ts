@@ -13,11 +13,16 @@
  * would add nothing. Templates are compiled once, on a prompt's first use. Only declared
  * arguments reach a template. Prototype access stays disabled (Handlebars' default).
  *
+ * Besides text, a message may carry an image or audio (embedded at build time, base64), an
+ * embedded resource (its `uri` and `text` are templates too, or its content was embedded at
+ * build time, or it names a declared resource, read through `readResource` — the gate that
+ * guards `resources/read` included — when the prompt is got) or a resource link.
+ *
  * This file is copied verbatim into every generated project.
  */
 import Handlebars from 'handlebars';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
-import type { GetPromptResult, Prompt, Server, ServerContext } from '@modelcontextprotocol/server';
+import type { GetPromptResult, Prompt, PromptMessage, ReadResourceResult, Server, ServerContext } from '@modelcontextprotocol/server';
 import { log } from './log.js';
 import { OPEN_GATE, errorMessage } from './primitives.js';
 import type { PrimitiveGate } from './primitives.js';
@@ -27,13 +32,31 @@ export type PromptArgumentDefinition = {
   readonly name: string;
   readonly description?: string;
   readonly required?: boolean;
+  /** What `completion/complete` offers for it (completion.ts). */
+  readonly complete?: readonly string[];
 };
 
-/** One message of a template prompt: `text` is a Handlebars template over the arguments. */
+type Role = 'user' | 'assistant';
+
+/** One text message of a template prompt: `text` is a Handlebars template over the arguments. */
 export type PromptMessageTemplate = {
-  readonly role: 'user' | 'assistant';
+  readonly role: Role;
   readonly text: string;
 };
+
+/** An embedded resource of a prompt message: `uri` (and `text`) are templates; `read` names a declared resource read when the prompt is got. */
+export type PromptResourceTemplate = { readonly uri: string; readonly mimeType?: string; readonly text?: string; readonly blob?: string; readonly read?: true };
+
+/** One message of a template prompt: text, image, audio, embedded resource or resource link. */
+export type PromptMessageDefinition =
+  | PromptMessageTemplate
+  | { readonly role: Role; readonly image: { readonly data: string; readonly mimeType: string } }
+  | { readonly role: Role; readonly audio: { readonly data: string; readonly mimeType: string } }
+  | { readonly role: Role; readonly resource: PromptResourceTemplate }
+  | { readonly role: Role; readonly resourceLink: { readonly uri: string; readonly name: string; readonly title?: string; readonly description?: string; readonly mimeType?: string } };
+
+/** Reads a declared resource for a prompt (installResources' reader: the resources' gate applies). */
+export type PromptResourceReader = (uri: string, ctx: ServerContext) => Promise<ReadResourceResult>;
 
 /** Builds the result of a dynamic prompt from its (checked) arguments. */
 export type PromptHandler = (args: Record<string, string>, ctx: ServerContext) => Promise<GetPromptResult> | GetPromptResult;
@@ -44,26 +67,28 @@ export type PromptDefinition = {
   readonly title?: string;
   readonly description?: string;
   readonly arguments?: readonly PromptArgumentDefinition[];
-} & ({ readonly messages: readonly PromptMessageTemplate[]; readonly handler?: undefined } | { readonly handler: PromptHandler; readonly messages?: undefined });
+} & ({ readonly messages: readonly PromptMessageDefinition[]; readonly handler?: undefined } | { readonly handler: PromptHandler; readonly messages?: undefined });
 
-/** A rendered prompt message. */
-export type RenderedMessage = { role: 'user' | 'assistant'; content: { type: 'text'; text: string } };
+/** A rendered text message. */
+export type RenderedMessage = { role: Role; content: { type: 'text'; text: string } };
 
 /** Options of `installPrompts`. */
 export type InstallPromptsOptions = {
   /** Filters the list and guards `prompts/get` (e.g. the concern gate); default shows everything. */
   readonly gate?: PrimitiveGate;
+  /** Reads the declared resources messages embed by URI (`resource.read`); without it such a message fails the prompt. */
+  readonly readResource?: PromptResourceReader;
 };
 
 const handlebars = Handlebars.create();
-const compiled = new WeakMap<PromptMessageTemplate, Handlebars.TemplateDelegate<Record<string, string>>>();
+const compiled = new Map<string, Handlebars.TemplateDelegate<Record<string, string>>>();
 
-/** The compiled template of a message, compiled on first use. */
-function templateOf(message: PromptMessageTemplate): Handlebars.TemplateDelegate<Record<string, string>> {
-  let template = compiled.get(message);
+/** The compiled template of a source text, compiled on first use (templates come from the build, so the cache is bounded by it). */
+function templateOf(source: string): Handlebars.TemplateDelegate<Record<string, string>> {
+  let template = compiled.get(source);
   if (template === undefined) {
-    template = handlebars.compile<Record<string, string>>(message.text, { noEscape: true, strict: false });
-    compiled.set(message, template);
+    template = handlebars.compile<Record<string, string>>(source, { noEscape: true, strict: false });
+    compiled.set(source, template);
   }
   return template;
 }
@@ -74,7 +99,7 @@ export function missingArguments(def: PromptDefinition, args: Readonly<Record<st
 }
 
 /** Only the declared arguments of `def`, taken from `args`. */
-function declaredArguments(def: PromptDefinition, args: Readonly<Record<string, string>>): Record<string, string> {
+function declaredArguments(def: Pick<PromptDefinition, 'arguments'>, args: Readonly<Record<string, string>>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const a of def.arguments ?? []) {
     const value = Object.hasOwn(args, a.name) ? args[a.name] : undefined;
@@ -87,9 +112,40 @@ function declaredArguments(def: PromptDefinition, args: Readonly<Record<string, 
  * Renders the messages of a template prompt with `args` (pure; no argument check: see
  * `missingArguments`). Throws if a template cannot be compiled or rendered.
  */
-export function renderPrompt(def: PromptDefinition & { readonly messages: readonly PromptMessageTemplate[] }, args: Readonly<Record<string, string>>): RenderedMessage[] {
+export function renderPrompt(def: Pick<PromptDefinition, 'arguments'> & { readonly messages: readonly PromptMessageTemplate[] }, args: Readonly<Record<string, string>>): RenderedMessage[] {
   const context = declaredArguments(def, args);
-  return def.messages.map((m) => ({ role: m.role, content: { type: 'text', text: templateOf(m)(context) } }));
+  return def.messages.map((m) => ({ role: m.role, content: { type: 'text', text: templateOf(m.text)(context) } }));
+}
+
+/**
+ * Renders every kind of message of a template prompt (module comment). Throws when a template
+ * fails, or a declared resource cannot be read (a `ProtocolError` from `read` passes through).
+ */
+export async function renderMessages(
+  def: PromptDefinition & { readonly messages: readonly PromptMessageDefinition[] },
+  args: Readonly<Record<string, string>>,
+  ctx: ServerContext,
+  read?: PromptResourceReader,
+): Promise<PromptMessage[]> {
+  const context = declaredArguments(def, args);
+  const out: PromptMessage[] = [];
+  for (const m of def.messages) {
+    if ('text' in m) out.push({ role: m.role, content: { type: 'text', text: templateOf(m.text)(context) } });
+    else if ('image' in m) out.push({ role: m.role, content: { type: 'image', data: m.image.data, mimeType: m.image.mimeType } });
+    else if ('audio' in m) out.push({ role: m.role, content: { type: 'audio', data: m.audio.data, mimeType: m.audio.mimeType } });
+    else if ('resourceLink' in m) out.push({ role: m.role, content: { type: 'resource_link', ...m.resourceLink } });
+    else if (m.resource.read === true) {
+      if (read === undefined) throw new Error(`no resource reader for ${m.resource.uri}`);
+      for (const resource of (await read(m.resource.uri, ctx)).contents) out.push({ role: m.role, content: { type: 'resource', resource } });
+    } else {
+      const r = m.resource;
+      const uri = templateOf(r.uri)(context);
+      const mime = r.mimeType !== undefined ? { mimeType: r.mimeType } : {};
+      const resource = r.text !== undefined ? { uri, ...mime, text: templateOf(r.text)(context) } : { uri, ...mime, blob: r.blob ?? '' };
+      out.push({ role: m.role, content: { type: 'resource', resource } });
+    }
+  }
+  return out;
 }
 
 /** The `prompts/list` entry of a prompt. */
@@ -139,7 +195,7 @@ export function installPrompts(server: Server, prompts: readonly PromptDefinitio
     }
     try {
       if (def.handler !== undefined) return await def.handler(declaredArguments(def, args), extra);
-      const result: GetPromptResult = { messages: renderPrompt(def, args) };
+      const result: GetPromptResult = { messages: await renderMessages(def, args, extra, opts.readResource) };
       if (def.description !== undefined) result.description = def.description;
       return result;
     } catch (err) {

@@ -47,6 +47,8 @@ export type ResourceDefinition = {
   /** Base64 content (an embedded binary file). */
   readonly blob?: string;
   readonly handler?: (uri: URL, ctx: ServerContext) => Promise<ResourceContent> | ResourceContent;
+  /** With a handler: read it every this many ms while someone is subscribed, and notify them when its content changes (subscriptions.ts). */
+  readonly refreshMs?: number;
 };
 
 /** A family of resources named by an RFC 6570 URI template, read by a handler. */
@@ -56,6 +58,8 @@ export type ResourceTemplateDefinition = {
   readonly title?: string;
   readonly description?: string;
   readonly mimeType?: string;
+  /** What `completion/complete` offers for each variable (completion.ts). */
+  readonly complete?: Readonly<Record<string, readonly string[]>>;
   readonly handler: (uri: URL, variables: Variables, ctx: ServerContext) => Promise<ResourceContent> | ResourceContent;
 };
 
@@ -127,13 +131,14 @@ async function run(uri: string, what: string, mimeType: string | undefined, prod
  * Registers `resources/list`, `resources/templates/list` and `resources/read` on `server` (a v2
  * SDK `Server`, either era: the handlers keep no state), which must declare the `resources`
  * capability. Duplicate URIs or templates, and templates the SDK
- * cannot parse, throw here.
+ * cannot parse, throw here. Returns the reader `resources/read` uses (gate included), for the
+ * prompts that embed a declared resource.
  */
 export function installResources(
   server: Server,
   defs: { readonly resources?: readonly ResourceDefinition[]; readonly templates?: readonly ResourceTemplateDefinition[] },
   opts: InstallResourcesOptions = {},
-): void {
+): (uri: string, ctx: ServerContext) => Promise<ReadResourceResult> {
   const gate = opts.gate ?? OPEN_GATE;
   const resources = defs.resources ?? [];
   const templates = defs.templates ?? [];
@@ -159,8 +164,7 @@ export function installResources(
       .map((t) => gate.decorate('resourceTemplates', t.uriTemplate, templateDescriptor(t))),
   }));
 
-  server.setRequestHandler('resources/read', async (request, extra): Promise<ReadResourceResult> => {
-    const { uri } = request.params;
+  const read = async (uri: string, extra: ServerContext): Promise<ReadResourceResult> => {
     const def = byUri.get(uri);
     if (def !== undefined) {
       gate.assertAllowed('resources', uri, extra);
@@ -180,5 +184,7 @@ export function installResources(
       return run(uri, `resource template ${t.uriTemplate}`, t.mimeType, () => t.handler(url, variables, extra));
     }
     throw new ResourceNotFoundError(uri, `Resource not found: ${uri}`);
-  });
+  };
+  server.setRequestHandler('resources/read', (request, extra) => read(request.params.uri, extra));
+  return read;
 }

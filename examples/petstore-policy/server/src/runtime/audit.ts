@@ -5,8 +5,8 @@
  * The audit trail (manifest `policy.audit`): every tool invocation and completion, refusal,
  * session, prompt, resource read… is one JSON line, appended to a file, to stderr, or both.
  *
- * - One line per event, keys in a fixed order: `time`, `id`, `event`, `session`, `client`, `era`,
- *   `primitive`, `callId`, `arguments`, `outcome`, `httpStatus`, `durationMs`, `detail`, and with
+ * - One line per event, keys in a fixed order: `time`, `id`, `event`, `session`, `client`, `oauthClient`, `era`,
+ *   `primitive`, `callId`, `parentCallId`, `arguments`, `outcome`, `httpStatus`, `durationMs`, `detail`, and with
  *   `chain: true` `prev` = hex SHA-256 of the previous line's exact text (without its newline; the
  *   first line of a file has 64 zeros). A file that already exists continues its chain.
  * - Arguments are summarised and redacted once, when the event is recorded: configured field
@@ -53,9 +53,13 @@ export type AuditInput = {
   readonly name: AuditEventName;
   readonly session?: string | null;
   readonly client: string;
+  /** The OAuth client (`client_id`) of the access token the call came with, beside `client` (its `sub`); tool events of OAuth requests only. */
+  readonly oauthClient?: string;
   readonly era: 'legacy' | 'modern';
   readonly primitive?: string;
   readonly callId?: string;
+  /** A nested call's (an operation a handler called through `ctx.api`): the `callId` of the handler's call. */
+  readonly parentCallId?: string;
   readonly arguments?: unknown;
   /** Size of `arguments` as JSON, when known (tool calls measure it): written with `argumentsCut` when the summary leaves part out. */
   readonly argumentBytes?: number;
@@ -357,9 +361,11 @@ export class AuditLog {
       event: input.name,
       session: input.session ?? null,
       client: input.client,
+      oauthClient: input.oauthClient,
       era: input.era,
       primitive: input.primitive,
       callId: input.callId,
+      parentCallId: input.parentCallId,
       arguments: summary?.value,
       argumentsCut: summary?.cut === true ? { ...(input.argumentBytes !== undefined ? { bytes: input.argumentBytes } : {}), cap: AUDIT_ARGUMENT_BYTES } : undefined,
       outcome: input.outcome,
@@ -547,7 +553,8 @@ function cannotWrite(err: unknown): ProtocolError {
  */
 export function auditStep(log: AuditLog): Step {
   return async (call, next) => {
-    const base = { session: call.era === 'legacy' ? (call.ctx.sessionId ?? null) : null, client: call.identity, era: call.era, primitive: call.name, callId: call.callId };
+    const oauthClient = call.ctx?.http?.authInfo?.extra?.client_id;
+    const base = { session: call.era === 'legacy' ? (call.ctx.sessionId ?? null) : null, client: call.identity, ...(typeof oauthClient === 'string' ? { oauthClient } : {}), era: call.era, primitive: call.name, callId: call.callId, ...(call.parent ? { parentCallId: call.parent.callId } : {}) };
     const kept = call.state.audit as Partial<AuditState> | undefined;
     let startedAt = typeof kept?.startedAt === 'number' ? kept.startedAt : undefined;
     if (call.firstRound || startedAt === undefined) {

@@ -14,17 +14,25 @@
  * result is `isError` with the data and an explanation (the SDK client rejects a result without
  * `structuredContent` for such a tool, and the data must never be hidden).
  *
+ * A tool that declares the operations it calls (manifest `uses`) gets them as `ctx.api`, keyed by
+ * operationId, typed from the operations' generated argument and result types (api-client.ts).
+ *
  * This file is copied verbatim into every generated project.
  */
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/server';
 import { log } from './log.js';
 import type { LogLevel } from './log.js';
 import { errorMessage } from './primitives.js';
-import type { JsonSchema } from './types.js';
+import type { ApiClient } from './api-client.js';
+import type { JsonSchema, OperationTool } from './types.js';
 import { validateArguments, validateOutput } from './validate.js';
 
-/** What a handler gets besides its arguments. */
-export type ExtraToolContext = {
+/**
+ * What a handler gets besides its arguments. `Api` is the type of `ctx.api`: the generated
+ * `<Tool>Context` of a tool with `uses` is `ExtraToolContext<<Tool>Api>`, one typed method per
+ * operation it declared.
+ */
+export type ExtraToolContext<Api = ApiClient> = {
   /** Aborted when the client cancels the call. */
   readonly signal: AbortSignal;
   /**
@@ -38,6 +46,13 @@ export type ExtraToolContext = {
    * in the request's `_meta`); does nothing otherwise. `progress` should grow with each report.
    */
   readonly progress: (progress: number, total?: number, message?: string) => void;
+  /**
+   * The API operations the tool declared in `uses`, by operationId: `await ctx.api.listPets({ limit: 5 })`.
+   * Each runs through the same request code as the operation's tool (base URL, credentials,
+   * timeouts, response limits, result conversion) and through the policy's audit and limits as a
+   * nested call of this one; it resolves to an {@link ApiResult} and never throws. Empty without `uses`.
+   */
+  readonly api: Api;
 };
 
 /** Sends a handler's progress report to the MCP client, when it asked for progress. */
@@ -46,8 +61,8 @@ export type ClientProgress = (progress: number, total?: number, message?: string
 /** Sends a handler's log line to the MCP client (the server's pipeline supplies one per call). */
 export type ClientLog = (level: LogLevel, message: string, data?: unknown) => void;
 
-/** A tool implemented by a handler. `Args` is its argument type, `Result` what the handler returns. */
-export type ExtraTool<Args = Record<string, unknown>, Result = unknown> = {
+/** A tool implemented by a handler. `Args` is its argument type, `Result` what the handler returns, `Api` its `ctx.api`. */
+export type ExtraTool<Args = Record<string, unknown>, Result = unknown, Api = ApiClient> = {
   readonly kind: 'extra';
   readonly name: string;
   readonly title?: string;
@@ -55,19 +70,26 @@ export type ExtraTool<Args = Record<string, unknown>, Result = unknown> = {
   readonly inputSchema: JsonSchema;
   readonly outputSchema?: JsonSchema;
   readonly annotations?: ToolAnnotations;
-  readonly handler: (args: Args, ctx: ExtraToolContext) => Promise<Result> | Result;
+  /** OAuth scopes an MCP access token must carry to see and call the tool (manifest `scopes`; oauth-scopes.ts). */
+  readonly scopes?: readonly string[];
+  /** The operations `ctx.api` calls, by operationId (manifest `uses`). */
+  readonly uses?: Readonly<Record<string, OperationTool>>;
+  readonly handler: (args: Args, ctx: ExtraToolContext<Api>) => Promise<Result> | Result;
 };
 
-/** Any extra tool, whatever its argument and result types (for tool tables). */
-export type AnyExtraTool = ExtraTool<never, unknown>;
+/** Any extra tool, whatever its argument, result and API types (for tool tables). */
+export type AnyExtraTool = ExtraTool<never, unknown, never>;
 
 /**
  * Identity helper that types an extra tool: with `defineTool<Args, Result>({...})` the handler's
  * parameters are inferred, and a handler of the wrong signature fails to type-check.
  */
-export function defineTool<Args = Record<string, unknown>, Result = unknown>(tool: ExtraTool<Args, Result>): ExtraTool<Args, Result> {
+export function defineTool<Args = Record<string, unknown>, Result = unknown, Api = ApiClient>(tool: ExtraTool<Args, Result, Api>): ExtraTool<Args, Result, Api> {
   return tool;
 }
+
+/** `ctx.api` of a tool that declared no operations. */
+const NO_API: ApiClient = Object.freeze({});
 
 /** An `isError` result with one text block. */
 function failure(text: string): CallToolResult {
@@ -114,7 +136,7 @@ export function toToolResult(tool: ToolSchemas, value: unknown): CallToolResult 
  * every problem; a thrown error ⇒ `isError` with its message (stack logged to stderr).
  * Never throws.
  */
-export async function callExtraTool<Args, Result>(tool: ExtraTool<Args, Result>, args: unknown, signal: AbortSignal, opts: { readonly argumentsChecked?: boolean; readonly clientLog?: ClientLog; readonly progress?: ClientProgress } = {}): Promise<CallToolResult> {
+export async function callExtraTool<Args, Result, Api>(tool: ExtraTool<Args, Result, Api>, args: unknown, signal: AbortSignal, opts: { readonly argumentsChecked?: boolean; readonly clientLog?: ClientLog; readonly progress?: ClientProgress; readonly api?: ApiClient } = {}): Promise<CallToolResult> {
   const input = args ?? {};
   let problems: string[] = [];
   try {
@@ -127,8 +149,10 @@ export async function callExtraTool<Args, Result>(tool: ExtraTool<Args, Result>,
   if (problems.length === 0 && !isPlainObject(input)) problems = ['arguments: must be object'];
   if (problems.length > 0) return failure(`Invalid arguments for tool ${tool.name}:\n${problems.map((p) => `- ${p}`).join('\n')}`);
 
-  const ctx: ExtraToolContext = {
+  const ctx: ExtraToolContext<Api> = {
     signal,
+    // the server's pipeline builds the client of the tool's `uses` (api-client.ts)
+    api: (opts.api ?? NO_API) as Api,
     log: (level, message, data) => {
       log(level, `${tool.name}: ${message}`, data);
       opts.clientLog?.(level, message, data);

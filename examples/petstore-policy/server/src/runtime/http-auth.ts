@@ -131,26 +131,27 @@ export function noOAuth(tokensFrom = "the server's client tokens"): string {
   return `Not found: this MCP server does not use OAuth; send "Authorization: Bearer <token>" with a token listed in ${tokensFrom}`;
 }
 
-/** Logs one refused request, or counts it. */
-export type RefusalLog = (entry: { remote: string | undefined; reason: BearerRefusal }) => void;
+/** Logs one refused request, or counts it: `oauth` with `detail`, the verifier's fixed text. */
+export type RefusalLog = (entry: { remote: string | undefined; reason: BearerRefusal | 'oauth'; detail?: string }) => void;
 
 /**
  * Logs refused requests: one line each (remote address and reason; the time is the line's), at
  * most one per `intervalMs` (1 s): refusals in between are counted and the next line says how
  * many were not logged (`suppressed`). A flood of bad requests cannot flood the log. Nothing of
- * the request's headers is ever written: the reason is one of three fixed texts.
+ * the request's headers is ever written: the reason is one of three fixed texts, or the OAuth
+ * verifier's fixed text.
  */
 export function refusalLog(write: (message: string, data: Record<string, unknown>) => void, now: () => number = Date.now, intervalMs = 1000): RefusalLog {
   let last = -Infinity;
   let suppressed = 0;
-  return ({ remote, reason }) => {
+  return ({ remote, reason, detail }) => {
     const t = now();
     if (t - last < intervalMs) {
       suppressed++;
       return;
     }
     last = t;
-    write('http: refused a request without a valid client token (401)', { remote: remote ?? 'unknown', reason: REASONS[reason], ...(suppressed > 0 ? { suppressed } : {}) });
+    write('http: refused a request without a valid client token (401)', { remote: remote ?? 'unknown', reason: reason === 'oauth' ? `OAuth: ${detail ?? 'refused'}` : REASONS[reason], ...(suppressed > 0 ? { suppressed } : {}) });
     suppressed = 0;
   };
 }

@@ -18,11 +18,18 @@
  * server seals them into the signed `requestState`), so that a step with side effects can tell a
  * first round from a later one and run them once per logical call.
  *
+ * Nested calls: an extra tool's handler calling an operation through `ctx.api` (api-client.ts)
+ * starts a call of its own ({@link nestedCall}), with `parent` naming the handler's call. It runs
+ * through the policy layer's steps (telemetry, audit, access — which a nested call passes, the
+ * handler's call having been allowed — and limits) and argument validation, not concern
+ * enforcement or the reflection gate: the handler's tool is what the client sees and was checked.
+ *
  * This file is copied verbatim into every generated project.
  */
 import type { CallToolResult, InputRequiredResult, Server, ServerContext } from '@modelcontextprotocol/server';
 import type { AnyExtraTool } from './extra-tools.js';
 import type { PrimitiveGate } from './primitives.js';
+import { randomUUID } from 'node:crypto';
 import type { OperationTool } from './types.js';
 import { validateArguments } from './validate.js';
 import { log } from './log.js';
@@ -76,7 +83,41 @@ export type ToolCall = {
   readonly bounds?: { readonly timeoutMs?: number; readonly maxResponseBytes?: number };
   /** What happened to this round of the call, filled in as it runs (for the audit trail and spans). */
   readonly report: CallReport;
+  /** Set on a nested call (an operation a handler called through `ctx.api`): the handler's call. */
+  readonly parent?: { readonly name: string; readonly callId: string };
 };
+
+/**
+ * The call of operation `tool` a handler makes through `ctx.api` during `parent`: the same client,
+ * request, instance and headers, a call id of its own, and `parent` set. It follows the
+ * handler's signal (a cancelled or timed-out handler call cancels it).
+ */
+export function nestedCall(parent: ToolCall, tool: OperationTool, args: Record<string, unknown>): ToolCall {
+  let argumentBytes: number;
+  try {
+    argumentBytes = Buffer.byteLength(JSON.stringify(args) ?? '', 'utf8');
+  } catch {
+    argumentBytes = 0;
+  }
+  return {
+    name: tool.name,
+    target: { kind: 'operation', tool },
+    args,
+    argumentBytes,
+    server: parent.server,
+    ctx: parent.ctx,
+    era: parent.era,
+    identity: parent.identity,
+    callId: randomUUID(),
+    firstRound: true,
+    state: {},
+    signal: parent.signal,
+    gate: parent.gate,
+    report: {},
+    parent: { name: parent.name, callId: parent.callId },
+    ...(parent.headers ? { headers: parent.headers } : {}),
+  };
+}
 
 /** What steps and dispatch record about a call for the steps around them. */
 export type CallReport = {

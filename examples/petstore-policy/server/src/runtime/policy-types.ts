@@ -47,6 +47,10 @@ export type AuditConfig = {
 export type AccessRule = {
   /** Client identities the rule applies to; `*` matches every identity. */
   readonly clients: readonly string[];
+  /** OAuth scopes the request's access token must all carry for the rule to apply; absent ⇒ any request of the clients. */
+  readonly scopes?: readonly string[];
+  /** Claims the request's access token must have with these values (a list claim: holding the value); absent ⇒ any request of the clients. */
+  readonly claims?: Readonly<Record<string, string | number | boolean>>;
   readonly effect: 'allow' | 'deny';
   /** Tool names matched. */
   readonly tools: readonly string[];
@@ -58,6 +62,17 @@ export type AccessRule = {
   readonly resourceTemplates: readonly string[];
   /** Where the rule is in the manifest (`policy.access.rules[2]`), for messages and audit events. */
   readonly source: string;
+  /** `entry: custom`: the selector as written, for the primitives registered at run time (runtime/registered-policy.ts); absent when it tests tags (which they have none of). */
+  readonly atRunTime?: RuntimeSelector;
+};
+
+/** An access selector the server matches against primitives registered at run time. */
+export type RuntimeSelector = {
+  readonly kinds?: readonly ('tools' | 'prompts' | 'resources' | 'resourceTemplates')[];
+  /** Exact names or globs: `*` does not cross `/`, `**` does, `?` is one character; braces are literal. */
+  readonly names?: readonly string[];
+  readonly concerns?: Readonly<Record<string, readonly string[]>>;
+  readonly annotations?: Readonly<Record<string, boolean>>;
 };
 
 /** `policy.access`. A primitive is allowed for a client when an allow rule matches it and no deny rule does; `default` decides when no rule matches. */
@@ -81,7 +96,7 @@ export type ToolLimits = {
 /** `policy.limits`, resolved: per-tool entries first (first match wins), then the default. */
 export type LimitsConfig = {
   readonly default?: ToolLimits;
-  readonly tools: readonly { readonly tools: readonly string[]; readonly limits: ToolLimits; readonly source: string }[];
+  readonly tools: readonly { readonly tools: readonly string[]; readonly limits: ToolLimits; readonly source: string; /** `entry: custom`: the key as written, matched against tools registered at run time. */ readonly pattern?: string }[];
 };
 
 /** `policy`. */

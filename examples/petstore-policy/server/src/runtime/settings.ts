@@ -266,3 +266,79 @@ export function parseAllowedOrigins(variable: string, value: string): string[] {
     return url.origin;
   });
 }
+
+/** The OAuth resource server's settings (`<envPrefix>_OAUTH_*`, `<envPrefix>_PUBLIC_URL`); oauth-resource.ts takes them. */
+export type OAuthSettings = {
+  /** The issuer exactly as set. */
+  readonly issuer: string;
+  readonly audience?: string;
+  readonly jwksUrl?: string;
+  /** Scopes advertised (`scopes_supported`, and `scope` of 401 answers). */
+  readonly scopes?: readonly string[];
+  /** The MCP endpoint's public URL, as set (no trailing slash added or removed: it is compared byte for byte). */
+  readonly publicUrl?: string;
+  /** Token introspection for opaque tokens: this server's client credentials, and the endpoint unless discovered. */
+  readonly introspection?: { readonly url?: string; readonly clientId: string; readonly clientSecret: string };
+};
+
+/** Whether `url`'s host is loopback (localhost, 127.0.0.0/8, [::1]): plain http is accepted there only. */
+function loopbackUrl(url: URL): boolean {
+  return url.hostname === 'localhost' || url.hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(url.hostname);
+}
+
+/** Checks an absolute URL setting: https (http on loopback), no credentials, query or fragment. Returns it as set. */
+function parseOAuthUrl(variable: string, value: string, example: string): string {
+  const expected = `${variable} must be an absolute https:// URL such as ${example} (http:// only on localhost or 127.0.0.1), without user name, query (?) or fragment (#)`;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new SettingsError(variable, `${expected} (got ${JSON.stringify(value)})`);
+  }
+  const scheme = url.protocol === 'https:' || (url.protocol === 'http:' && loopbackUrl(url));
+  if (!scheme || url.username !== '' || url.password !== '' || value.includes('?') || value.includes('#')) throw new SettingsError(variable, `${expected} (got ${JSON.stringify(value)})`);
+  return value;
+}
+
+/**
+ * The OAuth settings, or `undefined` when `<envPrefix>_OAUTH_ISSUER` is unset (no OAuth). The
+ * audience, key set URL and public URL are checked even then: a value set by mistake says so.
+ * Throws `SettingsError` naming the variable.
+ */
+export function resolveOAuthSettings(envPrefix: string, env: NodeJS.ProcessEnv, defaults: ServerConfig['oauth'] = {}): OAuthSettings | undefined {
+  const vars = settingsVariables(envPrefix);
+  // the manifest's http.auth, unless the settings say otherwise
+  const envIssuer = read(env, vars.oauthIssuer);
+  const issuer = envIssuer ?? defaults.issuer;
+  const issuerFrom = envIssuer !== undefined ? vars.oauthIssuer : 'http.auth.issuer (manifest)';
+  const audience = read(env, vars.oauthAudience) ?? defaults.audience;
+  const jwks = read(env, vars.oauthJwksUrl);
+  const publicUrl = read(env, vars.publicUrl);
+  const scopes = read(env, vars.oauthScopes)?.split(/\s+/).filter((s) => s !== '') ?? (defaults.scopes !== undefined ? [...defaults.scopes] : undefined);
+  for (const scope of scopes ?? []) {
+    // RFC 6749 3.3 scope-token: printable ASCII but space, " and \
+    if (!/^[\x21\x23-\x5b\x5d-\x7e]+$/.test(scope)) throw new SettingsError(vars.oauthScopes, `${vars.oauthScopes} lists scopes separated by spaces, each of printable ASCII characters without " or \\ (got ${JSON.stringify(scope)})`);
+  }
+  const introspectionUrl = read(env, vars.oauthIntrospectionUrl);
+  const clientId = read(env, vars.oauthClientId);
+  const clientSecret = read(env, vars.oauthClientSecret);
+  if ((clientId === undefined) !== (clientSecret === undefined)) {
+    const [set, unset] = clientId !== undefined ? [vars.oauthClientId, vars.oauthClientSecret] : [vars.oauthClientSecret, vars.oauthClientId];
+    throw new SettingsError(unset, `${set} is set but ${unset} is not: token introspection needs both (this server's client credentials at the authorization server)`);
+  }
+  if (introspectionUrl !== undefined && clientId === undefined) throw new SettingsError(vars.oauthClientId, `${vars.oauthIntrospectionUrl} is set but ${vars.oauthClientId} and ${vars.oauthClientSecret} are not: introspection needs this server's client credentials`);
+  const settings = {
+    ...(clientId !== undefined && clientSecret !== undefined ? { introspection: { ...(introspectionUrl !== undefined ? { url: parseOAuthUrl(vars.oauthIntrospectionUrl, introspectionUrl, 'https://login.example.com/oauth2/introspect') } : {}), clientId, clientSecret } } : {}),
+    ...(scopes !== undefined && scopes.length > 0 ? { scopes } : {}),
+    ...(audience !== undefined ? { audience } : {}),
+    ...(jwks !== undefined ? { jwksUrl: parseOAuthUrl(vars.oauthJwksUrl, jwks, 'https://login.example.com/.well-known/jwks.json') } : {}),
+    ...(publicUrl !== undefined ? { publicUrl: parseOAuthUrl(vars.publicUrl, publicUrl, 'https://mcp.example.com/mcp') } : {}),
+  };
+  if (issuer === undefined) {
+    // a setting without the issuer is a mistake (the manifest's defaults only apply with one)
+    const orphan = [vars.oauthAudience, vars.oauthJwksUrl, vars.oauthScopes, vars.oauthClientId].find((v) => read(env, v) !== undefined);
+    if (orphan !== undefined) throw new SettingsError(orphan, `${orphan} is set but ${vars.oauthIssuer} is not: set the issuer URL of the authorization server too, or unset ${orphan}`);
+    return undefined;
+  }
+  return { issuer: parseOAuthUrl(issuerFrom, issuer, 'https://login.example.com/realms/mcp'), ...settings };
+}

@@ -12,6 +12,7 @@
  * event's, and nothing from the arguments or any secret:
  *
  *   mcp.server.name, mcp.tool.name, mcp.call.id, mcp.call.first_round, mcp.client.identity,
+ *   mcp.client.oauth_client_id (an OAuth access token's client_id),
  *   mcp.protocol.era, mcp.session.id (legacy sessions only), http.response.status_code
  *   (the upstream API's), mcp.outcome (completed | failed | denied | limited | input_required),
  *   error.type (failed calls: `tool_error` for an isError result, else the JSON-RPC code or the
@@ -60,6 +61,9 @@ export function telemetryStep(serverName: string, version?: string): Step {
       'mcp.protocol.era': call.era,
     };
     if (call.era === 'legacy' && call.ctx.sessionId !== undefined) attributes['mcp.session.id'] = call.ctx.sessionId;
+    // an OAuth access token's client (mcp.client.identity is its sub)
+    const oauthClient = call.ctx?.http?.authInfo?.extra?.client_id;
+    if (typeof oauthClient === 'string') attributes['mcp.client.oauth_client_id'] = oauthClient;
     return tracer.startActiveSpan(`tools/call ${call.name}`, { kind: SpanKind.SERVER, attributes }, async (span) => {
       const finish = (outcome: SpanOutcome, type?: string): void => {
         if (call.report.httpStatus !== undefined) span.setAttribute('http.response.status_code', call.report.httpStatus);

@@ -23,7 +23,7 @@
 import { AuthError, TokenCache } from './oauth.js';
 import { encodeRfc3986 } from './request.js';
 import type { BuiltRequest } from './request.js';
-import type { SecurityRequirements, SecurityScheme } from './types.js';
+import type { SecurityRequirements, SecurityScheme, TokenExchangeSpec } from './types.js';
 import { schemeVariables } from './variables.js';
 
 export { schemeVariables } from './variables.js';
@@ -51,6 +51,11 @@ export type ApplyContext = {
   fetch: typeof fetch;
   /** Headers of the MCP request, given only over HTTP: `fromClient` schemes read their credential from them. */
   clientHeaders?: ClientHeaders;
+  /**
+   * Exchanges the call's OAuth access token for a token for an API (RFC 8693); given only over
+   * HTTP with an OAuth token and a server that may exchange. Schemes with `exchange` use it.
+   */
+  exchange?: (spec: TokenExchangeSpec, scheme: string) => Promise<string>;
 };
 
 /** A request with credentials applied, and what a caller needs to handle it safely. */
@@ -161,7 +166,7 @@ export class Authenticator {
    * per alternative, the variables to set or (`fromClient` schemes over HTTP, when
    * `clientHeaders` is given) the headers the MCP client must send.
    */
-  select(requirements: SecurityRequirements | undefined, clientHeaders?: ClientHeaders): Selection {
+  select(requirements: SecurityRequirements | undefined, clientHeaders?: ClientHeaders, exchanging = false): Selection {
     if (requirements === undefined || requirements.length === 0) return { ok: true, schemes: [] };
     const wanted: Array<{ which: string; unknown: boolean; missing: string[]; headers: string[] }> = [];
     for (const alternative of requirements) {
@@ -177,6 +182,8 @@ export class Authenticator {
           continue;
         }
         schemes.push(scheme);
+        // an exchanged token needs neither the environment nor a header
+        if (exchanging && scheme.kind === 'bearer' && scheme.exchange !== undefined) continue;
         const header = clientHeaders ? clientHeaderOf(scheme) : undefined;
         if (header !== undefined) {
           if (readHeader(clientHeaders!, header) === undefined) headers.add(header);
@@ -251,6 +258,10 @@ export class Authenticator {
           break;
         }
         case 'bearer': {
+          if (s.exchange !== undefined && ctx.exchange !== undefined) {
+            bearer(`the token exchanged for scheme ${JSON.stringify(s.name)}`, await ctx.exchange(s.exchange, s.name));
+            break;
+          }
           const given = fromClient(s);
           if (given === undefined) bearer(s.env.token, secret(s.env.token));
           else {

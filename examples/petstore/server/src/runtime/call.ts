@@ -10,6 +10,7 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import { fillArguments } from './arguments.js';
 import type { ArgumentEnv } from './arguments.js';
 import { AuthError, Authenticator, scrub } from './auth.js';
+import type { ApplyContext } from './auth.js';
 import { bodyKind, decodeText, readBounded, truncationNote } from './body.js';
 import type { BoundedBody } from './body.js';
 import { InFlightBudget, InFlightLimitError, InFlightShare, SMALL_BODY_BYTES } from './in-flight.js';
@@ -58,6 +59,8 @@ export type CallOptions = {
    * credential from the named header. Nothing else of them ever reaches the API.
    */
   clientHeaders?: { get(name: string): string | null };
+  /** Over HTTP with an OAuth access token: exchanges it for an API token (schemes with `exchange`, auth.ts). */
+  exchange?: ApplyContext['exchange'];
   /** Told the HTTP status of the API's response, once it arrives. */
   onStatus?: (status: number) => void;
   /** Keeps the whole of a result that had to be cut (JSON text) for this call's client; its URI, or `undefined` when it cannot be kept. */
@@ -380,11 +383,11 @@ async function run(tool: OperationTool, args: unknown, settings: Settings, opts:
     }
   }
   const filled = fillArguments(tool.http, callArgs, opts.argumentEnv ?? new Map());
-  if (!filled.ok) return errorResult(`Tool ${tool.name} cannot run: ${filled.message}, then restart the server.`);
+  if (!filled.ok) return errorResult(filled.invalid ? `Invalid arguments for tool ${tool.name}: ${filled.message}` : `Tool ${tool.name} cannot run: ${filled.message}, then restart the server.`);
   secrets.push(...filled.secrets);
 
   const auth = opts.auth ?? NO_AUTH;
-  const selection = auth.select(tool.security, opts.clientHeaders);
+  const selection = auth.select(tool.security, opts.clientHeaders, opts.exchange !== undefined);
   if (!selection.ok) return errorResult(`Tool ${tool.name} cannot run: ${selection.message}, then restart the server.`);
 
   let req: BuiltRequest;
@@ -411,6 +414,8 @@ async function run(tool: OperationTool, args: unknown, settings: Settings, opts:
     baseUrl: settings.baseUrl,
     // credentials of `fromClient` schemes come from these headers of the MCP request
     ...(opts.clientHeaders ? { clientHeaders: opts.clientHeaders } : {}),
+    // an `exchange` scheme's token: exchanged for the call's OAuth access token, which itself never reaches the API
+    ...(opts.exchange ? { exchange: opts.exchange } : {}),
     // values of hidden arguments from the environment: never carried to another origin
     secrets: filled.secrets,
     // messages describe the request as sent, and never show the credentials in it

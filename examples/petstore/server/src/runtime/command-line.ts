@@ -15,7 +15,8 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { addTokens, parseAllowedHosts, parseAllowedOrigins, parseIdentity, parsePositiveInteger, resolveSettings, SettingsError, tokenFileEntries, tokenListEntries } from './settings.js';
+import { addTokens, parseAllowedHosts, parseAllowedOrigins, parseIdentity, parsePositiveInteger, resolveOAuthSettings, resolveSettings, SettingsError, tokenFileEntries, tokenListEntries } from './settings.js';
+import type { OAuthSettings } from './settings.js';
 import type { ServerConfig } from './types.js';
 import { SERVE_DEFAULTS, serverVariables, settingNames } from './variables.js';
 import type { Transport, Variable, VariableTool } from './variables.js';
@@ -153,7 +154,8 @@ export function printConfig(config: ServerConfig, variables: readonly Variable[]
   try {
     const o = resolveServeOptions(argv, config, env);
     const tokens = o.tokens.size > 0 ? `, ${o.tokens.size} client token${o.tokens.size > 1 ? 's' : ''} for ${new Set(o.tokens.values()).size} client identit${new Set(o.tokens.values()).size > 1 ? 'ies' : 'y'}` : ', no client tokens';
-    lines.push(o.transport === 'http' ? `# serves Streamable HTTP at http://${o.host.includes(':') ? `[${o.host}]` : o.host}:${o.port}/mcp${tokens}` : `# serves MCP over stdio, client identity ${o.clientIdentity}`);
+    const oauth = o.oauth !== undefined ? `, OAuth access tokens of ${o.oauth.issuer}` : '';
+    lines.push(o.transport === 'http' ? `# serves Streamable HTTP at http://${o.host.includes(':') ? `[${o.host}]` : o.host}:${o.port}/mcp${tokens}${oauth}` : `# serves MCP over stdio, client identity ${o.clientIdentity}`);
   } catch (err) {
     problems.push(err instanceof Error ? err.message : String(err));
   }
@@ -207,6 +209,8 @@ export type ServeOptions = {
   allowedOrigins: string[];
   /** MCP HTTP bearer tokens ⇒ client identity; empty ⇒ no token is asked for. */
   tokens: Map<string, string>;
+  /** The OAuth resource server's settings (`<PREFIX>_OAUTH_ISSUER` …); absent ⇒ no OAuth. Read for HTTP only. */
+  oauth?: OAuthSettings;
   /** Identity of a client that brings none: `<PREFIX>_CLIENT` (or `local`) over stdio, {@link ANONYMOUS} over HTTP. */
   clientIdentity: string;
   /** Idle time after which a legacy HTTP session is closed, in milliseconds. */
@@ -300,11 +304,14 @@ export function resolveServeOptions(argv: readonly string[], config: ServerConfi
 
   const anonymous = read(env, names.allowAnonymous)?.toLowerCase();
   if (anonymous !== undefined && anonymous !== 'true' && anonymous !== 'false') throw new SettingsError(names.allowAnonymous, `${names.allowAnonymous} must be true or false (got ${JSON.stringify(anonymous)})`);
-  if (transport === 'http' && tokens.size === 0 && !isLoopbackHost(host) && anonymous !== 'true') {
+  // read and checked whatever the transport (as the client tokens are); used over HTTP only
+  const oauthSettings = resolveOAuthSettings(config.envPrefix, env, config.oauth);
+  const oauth = transport === 'http' ? oauthSettings : undefined;
+  if (transport === 'http' && tokens.size === 0 && oauth === undefined && !isLoopbackHost(host) && anonymous !== 'true') {
     const where = h === undefined ? `${names.host}` : h[0];
     throw new SettingsError(
       where,
-      `${where} ${host} listens beyond loopback, but no client authentication is configured: anyone who can reach the port could list and call every tool. Set ${names.httpTokens} (name=token,...) or ${names.httpTokensFile}, listen on 127.0.0.1, or set ${names.allowAnonymous}=true to serve every client that reaches the port, knowingly`,
+      `${where} ${host} listens beyond loopback, but no client authentication is configured: anyone who can reach the port could list and call every tool. Set ${names.oauthIssuer} (OAuth access tokens of your authorization server), or ${names.httpTokens} (name=token,...) or ${names.httpTokensFile} (static client tokens), listen on 127.0.0.1, or set ${names.allowAnonymous}=true to serve every client that reaches the port, knowingly`,
     );
   }
 
@@ -326,6 +333,7 @@ export function resolveServeOptions(argv: readonly string[], config: ServerConfi
     allowedHosts,
     allowedOrigins,
     tokens,
+    ...(oauth !== undefined ? { oauth } : {}),
     clientIdentity,
     sessionIdleMs: integer('sessionIdleMs', 'milliseconds'),
     maxSessions: integer('maxSessions', 'sessions'),
@@ -341,14 +349,14 @@ export function resolveServeOptions(argv: readonly string[], config: ServerConfi
  * from the MCP request's `Authorization` header (`fromClient`): that header then carries the
  * MCP token, which must never be forwarded to the API. Throws `SettingsError`.
  */
-export function checkFromClient(config: ServerConfig, options: Pick<ServeOptions, 'transport' | 'tokens'>): void {
-  if (options.transport !== 'http' || options.tokens.size === 0) return;
+export function checkFromClient(config: ServerConfig, options: Pick<ServeOptions, 'transport' | 'tokens' | 'oauth'>): void {
+  if (options.transport !== 'http' || (options.tokens.size === 0 && options.oauth === undefined)) return;
   const names = settingNames(config.envPrefix);
   for (const s of config.securitySchemes ?? []) {
     if (s.kind === 'oauth2ClientCredentials' || s.fromClient?.toLowerCase() !== 'authorization') continue;
     throw new SettingsError(
       names.httpTokens,
-      `security scheme ${JSON.stringify(s.name)} takes the API credential from the Authorization header of each MCP request, but with ${names.httpTokens} or ${names.httpTokensFile} set that header carries the MCP client token; unset both, or rebuild the server with another \`fromClient\` header for the scheme`,
+      `security scheme ${JSON.stringify(s.name)} takes the API credential from the Authorization header of each MCP request, but with ${names.httpTokens}, ${names.httpTokensFile} or ${names.oauthIssuer} set that header carries the MCP client token; unset them, or rebuild the server with another \`fromClient\` header for the scheme`,
     );
   }
 }

@@ -35,10 +35,12 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextprotocol/node';
 import { createMcpHandler, isInitializeRequest, isLegacyRequest } from '@modelcontextprotocol/server';
-import type { AuthInfo, Server } from '@modelcontextprotocol/server';
+import type { AuthInfo, Server, ServerEventBus } from '@modelcontextprotocol/server';
 import { jsonNestsDeeper, MAX_ARGUMENT_DEPTH, MAX_BODY_DEPTH } from './argument-limits.js';
 import { bearerChecker, hostAllowed, isOAuthPath, noOAuth, originAllowed, refusal, refusalLog } from './http-auth.js';
 import { log } from './log.js';
+import type { ResourceServer } from './oauth-resource.js';
+import { scopeShortfall } from './oauth-scopes.js';
 
 export type Era = 'legacy' | 'modern';
 /** Makes a fresh server instance: one per modern request, one per legacy session. `identity` is the client identity of the request (from its bearer token; undefined without tokens). `headers` are the HTTP request headers. */
@@ -50,6 +52,8 @@ export interface HttpOptions {
   allowedHosts?: readonly string[];         // Host header values accepted besides loopback names (needed when bound beyond loopback)
   allowedOrigins?: readonly string[];       // Origin values accepted besides loopback origins
   tokens?: ReadonlyMap<string, string>;     // bearer token -> identity; absent/empty = no auth
+  oauth?: ResourceServer;                   // OAuth access tokens (oauth-resource.ts): verified besides the static tokens; metadata at /.well-known/oauth-protected-resource
+  toolScopes?: ReadonlyMap<string, readonly string[]>; // tool ⇒ scopes an OAuth token needs to call it (oauth-scopes.ts): a tools/call without them is 403 insufficient_scope
   sessionIdleMs?: number;                   // legacy session idle timeout, default 30 min
   maxSessions?: number;                     // cap on open legacy sessions, default 100
   maxSessionsPerClient?: number;            // cap per client identity (with tokens), default 10: its least recently used session is closed for a new one
@@ -59,6 +63,8 @@ export interface HttpOptions {
   bodyLimitHint?: string;                   // what sets the body limit, for the 413 message (e.g. the argument-size variable)
   tokensFrom?: string;                      // where the client tokens are set, for the 401 message (e.g. 'PETS_HTTP_TOKENS (or PETS_HTTP_TOKENS_FILE)')
   now?: () => number;                       // clock of the refusal log's rate limit (tests)
+  bus?: ServerEventBus;                     // change events of modern subscriptions/listen streams (resource subscriptions)
+  precheck?: (body: unknown, ctx: { identity?: string; headers: Headers }) => { status: number; code: number; message: string; data?: unknown } | undefined; // refuses a modern request before the SDK serves it (x-mcp-header mismatch, a subscription the client may not read)
 }
 export interface HttpHandle {
   readonly url: string;                     // e.g. http://127.0.0.1:PORT/mcp
@@ -92,6 +98,15 @@ const rpcError = (code: number, message: string, id: unknown = null) => ({ jsonr
 function reply(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify(body));
+}
+
+/** Writes a web `Response` (the SDK's OAuth answers) to `res`. */
+async function send(res: ServerResponse, response: Response): Promise<void> {
+  const body = Buffer.from(await response.arrayBuffer());
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => void (headers[name] = value));
+  res.writeHead(response.status, { ...headers, 'content-length': String(body.length) });
+  res.end(body);
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {
@@ -167,7 +182,7 @@ export async function serveHttp(factory: HttpServerFactory, options: HttpOptions
 
   const modern = createMcpHandler(
     (ctx) => factory({ era: ctx.era, identity: ctx.authInfo?.clientId, headers: ctx.requestInfo?.headers ?? new Headers() }),
-    { legacy: 'reject', onerror: (error) => log('debug', 'http: modern request error', error) },
+    { legacy: 'reject', onerror: (error) => log('debug', 'http: modern request error', error), ...(options.bus ? { bus: options.bus } : {}) },
   );
   const modernNode = toNodeHandler(modern, { maxRequestBodySize: maxBody, onerror: (error) => log('error', 'http: modern request failed', error) });
 
@@ -276,17 +291,33 @@ export async function serveHttp(factory: HttpServerFactory, options: HttpOptions
     if (pathname === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
       return reply(res, 200, { status: 'ok', name: options.name, version: options.version });
     }
-    // clients try OAuth after a 401 whatever it says: its discovery paths tell them there is none
-    if (pathname !== path) return reply(res, 404, rpcError(-32000, check !== undefined && isOAuthPath(pathname) ? noOAuth(options.tokensFrom) : 'Not found'));
+    const oauth = options.oauth;
+    const resource = oauth?.resourceOf(host, path);
+    if (oauth !== undefined && pathname !== path) {
+      const answer = await oauth.metadata(new Request(`http://localhost${req.url ?? '/'}`, { method: req.method ?? 'GET', headers: webHeaders(req) }), resource!);
+      if (answer !== undefined) return send(res, answer);
+    }
+    // clients try OAuth after a 401 whatever it says: a static-token server's discovery paths tell them there is none
+    if (pathname !== path) return reply(res, 404, rpcError(-32000, check !== undefined && oauth === undefined && isOAuthPath(pathname) ? noOAuth(options.tokensFrom) : 'Not found'));
     let auth: AuthInfo | undefined;
-    if (check !== undefined) {
-      const result = check(header(req, 'authorization'));
+    const authorization = header(req, 'authorization');
+    const known = check?.(authorization);
+    if (known?.ok) auth = { token: known.token, clientId: known.identity, scopes: [], expiresAt: FAR_FUTURE };
+    else if (oauth !== undefined) {
+      // a token no static entry knows is an OAuth access token, or refused
+      const result = await oauth.authenticate(authorization, resource!);
+      if (!result.ok) {
+        logRefused({ remote: req.socket.remoteAddress, reason: 'oauth', detail: result.reason });
+        return send(res, result.response);
+      }
+      auth = result.auth;
+    } else if (check !== undefined) {
+      const result = known!;
       if (!result.ok) {
         logRefused({ remote: req.socket.remoteAddress, reason: result.reason });
         const { message, challenge } = refusal(result.reason, options.tokensFrom);
         return reply(res, 401, rpcError(-32000, message), { 'www-authenticate': challenge });
       }
-      auth = { token: result.token, clientId: result.identity, scopes: [], expiresAt: FAR_FUTURE };
     }
     if (req.method !== 'GET' && req.method !== 'POST' && req.method !== 'DELETE') {
       return reply(res, 405, rpcError(-32000, 'Method not allowed'), { allow: 'GET, POST, DELETE' });
@@ -306,6 +337,12 @@ export async function serveHttp(factory: HttpServerFactory, options: HttpOptions
         return reply(res, 400, rpcError(-32700, 'Parse error: invalid JSON'));
       }
     }
+    // a call of a tool whose scopes the OAuth token lacks: 403 before the transport starts answering, so that the host can step up
+    const short = oauth !== undefined && options.toolScopes !== undefined ? scopeShortfall(body, options.toolScopes, auth) : undefined;
+    if (short !== undefined) {
+      log('info', 'http: refused a tool call without the scopes it needs (403)', { client: auth!.clientId, tool: short.tool, missing: short.missing });
+      return send(res, oauth!.insufficientScope(resource!, short.tool, short.needs, auth!.scopes));
+    }
     const headers = webHeaders(req);
     // the era is told from the headers and the parsed body: the probe needs no copy of the body
     const probe = new Request(`http://localhost${req.url ?? '/'}`, { method: req.method, headers });
@@ -313,6 +350,8 @@ export async function serveHttp(factory: HttpServerFactory, options: HttpOptions
     // Long-lived streams do not hold a graceful shutdown: a GET stream, a modern subscription.
     if (req.method === 'GET' || isMethod(body, 'subscriptions/listen')) release();
     if (legacy) return legacyRoute(req, res, body, auth, headers);
+    const refused = options.precheck?.(body, { ...(auth?.clientId !== undefined ? { identity: auth.clientId } : {}), headers });
+    if (refused) return reply(res, refused.status, { jsonrpc: '2.0', error: { code: refused.code, message: refused.message, ...(refused.data !== undefined ? { data: refused.data } : {}) }, id: (body as { id?: unknown }).id ?? null });
     await modernNode(Object.assign(req, { auth }), res, body);
   };
 

@@ -17,25 +17,30 @@
 import { randomUUID } from 'node:crypto';
 import { ResourceNotFoundError } from '@modelcontextprotocol/server';
 import type { Server } from '@modelcontextprotocol/server';
-import type { CallToolResult, ServerCapabilities, ServerContext, Tool } from '@modelcontextprotocol/server';
+import type { CallToolResult, ServerCapabilities, ServerContext, ServerEventBus, Tool } from '@modelcontextprotocol/server';
 import { Authenticator } from './auth.js';
 import { callOperation } from './call.js';
 import type { CallOptions } from './call.js';
+import { apiClient } from './api-client.js';
 import { callExtraTool } from './extra-tools.js';
 import type { AnyExtraTool } from './extra-tools.js';
 import { InFlightBudget } from './in-flight.js';
 import type { OutputBacklog } from './in-flight.js';
 import { log } from './log.js';
+import { checkParamHeaders, paramHeaders } from './param-headers.js';
+import type { HeaderRefusal, ParamHeader } from './param-headers.js';
 import { callArguments, invalidParams, observe, ServerInstance, sessionOf } from './instance.js';
 import type { PolicyLayer } from './instance.js';
-import { isInputRequired, runPipeline, toolCallSteps } from './pipeline.js';
+import { checkArguments, isInputRequired, nestedCall, runPipeline, toolCallSteps } from './pipeline.js';
 import type { Era, PipelineTool, Step, ToolCall, ToolGuard, ToolResult } from './pipeline.js';
-import { OPEN_GATE } from './primitives.js';
+import { composeGates, OPEN_GATE } from './primitives.js';
 import type { PrimitiveGate } from './primitives.js';
 import { resolveSettings } from './settings.js';
 import type { Settings } from './settings.js';
 import { belongsTo, roundOf, sealRound } from './rounds.js';
 import { openState } from './state.js';
+import { isOAuthToken, scopeGate } from './oauth-scopes.js';
+import type { TokenExchanger } from './oauth-exchange.js';
 import { toolEntry } from './surface.js';
 import type { ToolEntry } from './surface.js';
 import type { OperationTool, ServerConfig } from './types.js';
@@ -63,7 +68,24 @@ export type ServerFactory = ((ctx: InstanceContext) => Server) & {
   readonly settings: Settings;
   /** How many tools the server has (listed or behind search). */
   readonly toolCount: number;
+  /** The change-event bus of modern `subscriptions/listen` streams over HTTP (when some resource can change). */
+  readonly bus?: ServerEventBus;
+  /**
+   * Checks a modern (2026-07-28) HTTP request before the SDK serves it: a `tools/call` whose
+   * `Mcp-Param-*` headers disagree with its `x-mcp-header` arguments (HTTP 400, -32020), a
+   * `subscriptions/listen` for a resource the client may not read (the error `resources/read`
+   * gives). Undefined: serve it.
+   */
+  precheck(body: unknown, ctx: InstanceContext): HeaderRefusal | undefined;
 };
+
+/** What the server needs of resource subscriptions (subscriptions.ts's `resourceChanges` is one; not imported, so servers whose resources never change carry none of it). */
+export interface ListenFeed {
+  /** The bus modern HTTP listen streams subscribe to. */
+  readonly bus: ServerEventBus;
+  /** Throws the error `resources/subscribe` would give when the listen params ask for a resource `server`'s client may not read. */
+  checkListen(server: Server, params: unknown): void;
+}
 
 /** The reflection gate as the server sees it (reflection.ts's `ReflectionGate` is one). */
 export interface ReflectionGuard extends ToolGuard {
@@ -103,6 +125,8 @@ export interface PresetGate extends PrimitiveGate {
 
 /** What a generated entry adds to a server besides its operation tools. */
 export type ServerExtensions = {
+  /** Over HTTP with an OAuth access token: exchanges it for API tokens (oauth-exchange.ts) for schemes with `exchange`. */
+  exchange?: TokenExchanger;
   /** Tools implemented by handlers, listed after the operation tools. */
   extraTools?: readonly AnyExtraTool[];
   /**
@@ -125,6 +149,8 @@ export type ServerExtensions = {
   preprocessorNames?: readonly string[];
   /** Search mode: list `search_tools`, `describe_tool` and `call_tool` instead of the tools. */
   search?: ToolSearch;
+  /** Resource subscriptions (some resource can change): the install hook wires each instance, this the modern HTTP listen streams. */
+  subscriptions?: ListenFeed;
 };
 
 /** Extra options of `createServer` (the transports, tests and embedding). */
@@ -248,7 +274,10 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
               void call.ctx.mcpReq
                 .notify({ method: 'notifications/progress', params: { progressToken: token, progress: value, ...(total !== undefined ? { total } : {}), ...(message !== undefined ? { message } : {}) } })
                 .catch(() => undefined);
-      return callExtraTool(target.tool, call.args, call.signal, { argumentsChecked: true, clientLog, ...(progress ? { progress } : {}) });
+      // ctx.api: the operations the tool declared, each a nested call through the policy's steps and this dispatch
+      const uses = target.tool.uses;
+      const api = uses ? apiClient(uses, (tool, args) => runNested(nestedCall(call, tool, args))) : undefined;
+      return callExtraTool(target.tool, call.args, call.signal, { argumentsChecked: true, clientLog, ...(progress ? { progress } : {}), ...(api ? { api } : {}) });
     }
     // the MCP client's own request headers (its Authorization above all) reach the API only
     // for a security scheme that takes its credential `fromClient`
@@ -262,8 +291,18 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
       keepResult: (tool, text) => resultStore.keep(call.identity, tool, text),
     };
     if (call.headers) callOptions.clientHeaders = call.headers;
+    // the MCP token itself never reaches the API: a scheme with `exchange` gets a token exchanged for it
+    const authInfo = call.ctx?.http?.authInfo;
+    if (options.exchange !== undefined && isOAuthToken(authInfo)) callOptions.exchange = (spec, scheme) => options.exchange!(authInfo, spec, scheme);
     if (options.fetch) callOptions.fetch = options.fetch;
     return callOperation(target.tool, call.args, withPresetResults(bounded(settings, call.bounds), call), callOptions);
+  };
+
+  /** A handler's nested call: the policy's steps and argument validation, then the operation's request (never a result that asks for input). */
+  const nestedSteps = [...(policy?.steps ?? []), checkArguments];
+  const runNested = async (call: ToolCall): Promise<{ result: CallToolResult; status?: number }> => {
+    const result = (await runPipeline(nestedSteps, dispatch, call)) as CallToolResult;
+    return { result, ...(call.report.httpStatus !== undefined ? { status: call.report.httpStatus } : {}) };
   };
 
   /** `settings` with the result settings of the request's active concern preset over the server's (the tool's own still win, in results.ts). */
@@ -275,6 +314,8 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
     return own === undefined ? current : { ...current, results: { ...(current.results ?? DEFAULT_RESULT_POLICY), ...own } };
   };
 
+  // an OAuth token sees only the tools its scopes allow (oauth-scopes.ts; open when no tool needs a scope)
+  const scoped = scopeGate([...tools, ...(options.extraTools ?? [])]);
   const factory = (instance: InstanceContext): Server => {
     const serverOptions: ConstructorParameters<typeof Server>[1] = {
       capabilities,
@@ -286,7 +327,7 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
     const server = new ServerInstance({ name: config.name, version: config.version }, serverOptions);
     server.onerror = (err) => log('warn', 'MCP protocol error', err);
     const identity = instance.identity ?? defaultIdentity;
-    const base = policy?.gate(identity) ?? OPEN_GATE;
+    const base = composeGates(scoped, policy?.gate(identity) ?? OPEN_GATE);
     if (policy) observe(server, policy, instance.era, identity);
     const gate: PrimitiveGate = options.install?.(server, instance, base) ?? base;
     if (tools.length > 0) {
@@ -388,5 +429,33 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
     });
     return server;
   };
-  return Object.assign(factory, { settings, toolCount: all.length });
+  // x-mcp-header arguments of each tool (SEP-2243), checked against Mcp-Param-* headers
+  const headerParams = new Map<string, ParamHeader[]>();
+  for (const tool of all) {
+    const declared = paramHeaders(tool.inputSchema);
+    if (declared.length > 0) headerParams.set(tool.name, declared);
+  }
+  const feed = options.subscriptions;
+  const precheck = (body: unknown, ctx: InstanceContext): HeaderRefusal | undefined => {
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
+    const { method, params } = body as { method?: unknown; params?: { name?: unknown; arguments?: unknown } };
+    if (method === 'tools/call' && typeof params?.name === 'string' && ctx.headers) {
+      const declared = headerParams.get(params.name);
+      return declared ? checkParamHeaders(declared, params.arguments, ctx.headers) : undefined;
+    }
+    if (method === 'subscriptions/listen' && feed) {
+      // an instance for this client: its gate decides, as for resources/subscribe
+      const server = factory(ctx);
+      try {
+        feed.checkListen(server, params);
+      } catch (err) {
+        const code = typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : -32603;
+        return { status: 200, code, message: err instanceof Error ? err.message : String(err), ...((err as { data?: unknown }).data !== undefined ? { data: (err as { data?: unknown }).data } : {}) };
+      } finally {
+        void server.close().catch(() => undefined);
+      }
+    }
+    return undefined;
+  };
+  return Object.assign(factory, { settings, toolCount: all.length, precheck, ...(feed ? { bus: feed.bus } : {}) });
 }
