@@ -374,7 +374,7 @@ describe('per-tool scopes from the API description (petstore_auth: read:pets, wr
   }, 60_000);
 
   it('static client tokens are not scoped', async () => {
-    const staticServer = await startHttp(built.server, { PETSTORE_BASE_URL: backend.url, PETSTORE_OAUTH_ISSUER: idp.issuer, PETSTORE_HTTP_TOKENS: 'ops=static-token-0123456789abcdef' });
+    const staticServer = await startHttp(built.server, { PETSTORE_AUDIT_FILE: path.join(built.dir, 'audit-static.jsonl'), PETSTORE_BASE_URL: backend.url, PETSTORE_OAUTH_ISSUER: idp.issuer, PETSTORE_HTTP_TOKENS: 'ops=static-token-0123456789abcdef' });
     try {
       const tools = await (async () => {
         const { client } = await connectClient({ kind: 'http', url: staticServer.url, headers: { authorization: 'Bearer static-token-0123456789abcdef' } }, 'modern');
