@@ -120,6 +120,7 @@ export function buildPrimitives(input: PrimitivesInput): Primitives {
     const prompt: IrPrompt = { kind: 'prompt', name: p.name, arguments: args, messages, origin: origin(at) };
     if (p.title !== undefined) prompt.title = p.title;
     if (p.description !== undefined) prompt.description = p.description;
+    if (p.scopes !== undefined && p.scopes.length > 0) prompt.scopes = [...new Set(p.scopes)].sort();
     return prompt;
   });
 
@@ -153,6 +154,7 @@ export function buildPrimitives(input: PrimitivesInput): Primitives {
     if (r.title !== undefined) res.title = r.title;
     if (r.description !== undefined) res.description = r.description;
     if (mimeType !== undefined) res.mimeType = mimeType;
+    if (r.scopes !== undefined && r.scopes.length > 0) res.scopes = [...new Set(r.scopes)].sort();
     resources.push(res);
   });
 
@@ -181,6 +183,7 @@ export function buildPrimitives(input: PrimitivesInput): Primitives {
     if (t.title !== undefined) tpl.title = t.title;
     if (t.description !== undefined) tpl.description = t.description;
     if (t.mimeType !== undefined) tpl.mimeType = t.mimeType;
+    if (t.scopes !== undefined && t.scopes.length > 0) tpl.scopes = [...new Set(t.scopes)].sort();
     resourceTemplates.push(tpl);
   });
 

@@ -520,6 +520,8 @@ export type IrPrompt = {
   /** Messages in order. */
   messages: IrPromptMessage[];
   origin: Origin;
+  /** OAuth scopes an MCP access token must carry to see and use it (manifest `scopes`, sorted); absent ⇒ none. */
+  scopes?: string[];
 };
 
 /** Where a fixed-URI resource's content comes from. */
@@ -542,6 +544,8 @@ export type IrResource = {
   /** With a handler: poll it every this many ms while someone is subscribed, notifying on a change (manifest `refreshMs`). */
   refreshMs?: number;
   origin: Origin;
+  /** OAuth scopes an MCP access token must carry to see and use it (manifest `scopes`, sorted); absent ⇒ none. */
+  scopes?: string[];
 };
 
 /** A family of resources named by an RFC 6570 URI template. */
@@ -559,6 +563,8 @@ export type IrResourceTemplate = {
   complete?: Record<string, string[]>;
   handler: IrHandlerRef;
   origin: Origin;
+  /** OAuth scopes an MCP access token must carry to see and use it (manifest `scopes`, sorted); absent ⇒ none. */
+  scopes?: string[];
 };
 
 /** The kinds of primitive concern mappings apply to. */

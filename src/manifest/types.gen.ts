@@ -876,6 +876,11 @@ export type Prompt = {
   title?: string;
   /** What the prompt is for. */
   description?: string;
+  /**
+   * OAuth scopes an MCP access token must carry to see and get the prompt (and complete its arguments) (over
+   * HTTP with `<ENV_PREFIX>_OAUTH_ISSUER`); default: none.
+   */
+  scopes?: string[];
   /** The prompt's arguments. */
   arguments?: PromptArgument[];
   /** The messages the prompt returns, in order. */
@@ -895,6 +900,11 @@ export type Resource = {
   title?: string;
   /** What the resource holds. */
   description?: string;
+  /**
+   * OAuth scopes an MCP access token must carry to see and read the resource (and subscribe to it) (over HTTP
+   * with `<ENV_PREFIX>_OAUTH_ISSUER`); default: none.
+   */
+  scopes?: string[];
   /** MIME type of the content. For `file`, defaults to a guess from the file extension. */
   mimeType?: string;
   /** Static text content. */
@@ -926,6 +936,11 @@ export type ResourceTemplate = {
   title?: string;
   /** What the resources hold. */
   description?: string;
+  /**
+   * OAuth scopes an MCP access token must carry to see and read the template's resources (and subscribe to
+   * them, complete its variables) (over HTTP with `<ENV_PREFIX>_OAUTH_ISSUER`); default: none.
+   */
+  scopes?: string[];
   /** MIME type of the content. */
   mimeType?: string;
   /**

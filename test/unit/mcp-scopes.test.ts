@@ -9,7 +9,7 @@ import { Diagnostics } from '../../src/diagnostics.js';
 import { buildIr, type BuildManifest } from '../../src/ir/build.js';
 import { parseYamlSource } from '../../src/manifest/source.js';
 import type { LoadedSpec } from '../../src/openapi/load.js';
-import { allScopes, missingScopes, scopeGate, scopeShortfall } from '../../templates/runtime/oauth-scopes.js';
+import { allScopes, missingScopes, nestedScopes, scopeGate, scopeNeeds, scopeShortfall } from '../../templates/runtime/oauth-scopes.js';
 import { corpusSpec } from '../helpers/corpus.js';
 
 function build(specText: string, file = 'openapi.yaml', manifestYaml = '') {
@@ -93,7 +93,7 @@ describe('scopes at run time', () => {
   const ctx = (authInfo: unknown) => ({ http: { authInfo } }) as never;
 
   it('hides from an OAuth token the tools whose scopes it lacks; static tokens and stdio see everything', () => {
-    const gate = scopeGate(table);
+    const gate = scopeGate(scopeNeeds(table));
     const shown = (authInfo: unknown) => table.map((t) => t.name).filter((n) => gate.visible('tools', n, ctx(authInfo)));
     expect(shown(oauth(['read']))).toEqual(['reads', 'open']);
     expect(shown(oauth(['read', 'write']))).toEqual(['reads', 'writes', 'open']);
@@ -103,9 +103,9 @@ describe('scopes at run time', () => {
   });
 
   it('finds the first call of a tool without its scopes in a body or batch', () => {
-    const needs = new Map([['writes', ['read', 'write']]]);
+    const needs = scopeNeeds([{ name: 'writes', scopes: ['read', 'write'] }]);
     const call = (name: string) => ({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name } });
-    expect(scopeShortfall(call('writes'), needs, oauth(['read']) as never)).toEqual({ tool: 'writes', needs: ['read', 'write'], missing: ['write'] });
+    expect(scopeShortfall(call('writes'), needs, oauth(['read']) as never)).toEqual({ what: 'tool writes', needs: ['read', 'write'], missing: ['write'] });
     expect(scopeShortfall([call('open'), call('writes')], needs, oauth([]) as never)?.missing).toEqual(['read', 'write']);
     expect(scopeShortfall(call('writes'), needs, oauth(['write', 'read']) as never)).toBeUndefined();
     expect(scopeShortfall({ method: 'tools/list' }, needs, oauth([]) as never)).toBeUndefined();
@@ -113,6 +113,54 @@ describe('scopes at run time', () => {
   });
 
   it('advertises every scope some tool needs, sorted', () => {
-    expect(allScopes([{ name: 'a', scopes: ['write', 'read'] }, { name: 'b', scopes: ['admin', 'read'] }, { name: 'c' }])).toEqual(['admin', 'read', 'write']);
+    expect(allScopes(scopeNeeds([{ name: 'a', scopes: ['write', 'read'] }, { name: 'b', scopes: ['admin', 'read'] }, { name: 'c' }]))).toEqual(['admin', 'read', 'write']);
+    expect(allScopes(scopeNeeds([], { prompts: [{ name: 'p', scopes: ['docs'] }], templates: [{ uriTemplate: 'x://{id}', scopes: ['notes'] }] }))).toEqual(['docs', 'notes']);
+  });
+
+  const primitives = {
+    prompts: [{ name: 'open' }, { name: 'letter', scopes: ['write'] }],
+    resources: [{ uri: 'docs://open' }, { uri: 'docs://staff', scopes: ['staff'] }, { uri: 'notes://fixed' }],
+    templates: [{ uriTemplate: 'notes://{id}', scopes: ['notes'] }],
+  };
+
+  it('hides prompts, resources and templates whose scopes an OAuth token lacks, and refuses using them', () => {
+    const gate = scopeGate(scopeNeeds([], primitives));
+    expect(gate.visible('prompts', 'letter', ctx(oauth(['read'])))).toBe(false);
+    expect(gate.visible('prompts', 'letter', ctx(oauth(['write'])))).toBe(true);
+    expect(gate.visible('prompts', 'open', ctx(oauth([])))).toBe(true);
+    expect(gate.visible('resources', 'docs://staff', ctx(oauth([])))).toBe(false);
+    expect(gate.visible('resourceTemplates', 'notes://{id}', ctx({ token: 't', clientId: 'ops', scopes: [], expiresAt: 1 }))).toBe(true);
+    expect(() => gate.assertAllowed('resourceTemplates', 'notes://{id}', ctx(oauth(['read'])))).toThrow('The resource template notes://{id} needs the scope notes');
+    expect(() => gate.assertAllowed('prompts', 'letter', ctx(oauth(['write'])))).not.toThrow();
+  });
+
+  it('finds the request of a body that uses a primitive without its scopes: by name, by URI (a fixed URI before a template), by completion ref', () => {
+    const needs = scopeNeeds([], primitives);
+    const req = (method: string, params: unknown) => ({ jsonrpc: '2.0', id: 1, method, params });
+    const none = oauth([]) as never;
+    expect(scopeShortfall(req('prompts/get', { name: 'letter' }), needs, none)?.what).toBe('prompt letter');
+    expect(scopeShortfall(req('prompts/get', { name: 'open' }), needs, none)).toBeUndefined();
+    expect(scopeShortfall(req('resources/read', { uri: 'docs://staff' }), needs, none)?.what).toBe('resource docs://staff');
+    expect(scopeShortfall(req('resources/read', { uri: 'notes://7' }), needs, none)).toEqual({ what: 'resource template notes://{id}', needs: ['notes'], missing: ['notes'] });
+    // a fixed URI the template also matches is the resource's (resources.ts reads it first)
+    expect(scopeShortfall(req('resources/read', { uri: 'notes://fixed' }), needs, none)).toBeUndefined();
+    expect(scopeShortfall(req('resources/subscribe', { uri: 'notes://7' }), needs, none)?.what).toBe('resource template notes://{id}');
+    expect(scopeShortfall(req('subscriptions/listen', { notifications: { resourceSubscriptions: ['docs://open', 'docs://staff'] } }), needs, none)?.what).toBe('resource docs://staff');
+    expect(scopeShortfall(req('completion/complete', { ref: { type: 'ref/prompt', name: 'letter' }, argument: { name: 'a', value: '' } }), needs, none)?.what).toBe('prompt letter');
+    expect(scopeShortfall(req('completion/complete', { ref: { type: 'ref/resource', uri: 'notes://{id}' }, argument: { name: 'id', value: '' } }), needs, none)?.what).toBe('resource template notes://{id}');
+    expect(scopeShortfall(req('resources/read', { uri: 'notes://7' }), needs, oauth(['notes']) as never)).toBeUndefined();
+    expect(scopeShortfall(req('resources/read', { uri: 'notes://7' }), needs, { token: 't', clientId: 'ops', scopes: [], expiresAt: 1 })).toBeUndefined();
+  });
+
+  it('refuses a nested call of an operation whose scopes the token lacks, as a denial; passes outer calls and held scopes', async () => {
+    const tool = { name: 'addPet', scopes: ['read', 'write'] };
+    const call = (authInfo: unknown, parent?: { name: string; callId: string }) => ({ name: 'addPet', target: { kind: 'operation', tool }, ctx: { http: { authInfo } }, report: {} as { refusal?: unknown }, ...(parent ? { parent } : {}) });
+    const next = async () => ({ content: [] });
+    const nested = call(oauth(['read']), { name: 'register_pet', callId: 'c1' });
+    await expect(nestedScopes(nested as never, next)).rejects.toThrow('The tool addPet needs the scopes read write; the OAuth token lacks write');
+    expect(nested.report.refusal).toEqual({ kind: 'denied', reason: 'the tool addPet needs the scopes read write; the OAuth token lacks write' });
+    await expect(nestedScopes(call(oauth(['read', 'write']), { name: 'register_pet', callId: 'c1' }) as never, next)).resolves.toEqual({ content: [] });
+    await expect(nestedScopes(call(oauth([])) as never, next)).resolves.toEqual({ content: [] });
+    await expect(nestedScopes(call({ token: 't', clientId: 'ops', scopes: [], expiresAt: 1 }, { name: 'register_pet', callId: 'c1' }) as never, next)).resolves.toEqual({ content: [] });
   });
 });

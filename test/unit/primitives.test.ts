@@ -82,6 +82,26 @@ describe('custom primitives: IR and emitted files', () => {
     expect(files.has('src/runtime/subscriptions.ts')).toBe(true);
   });
 
+  it('scopes of prompts, resources and templates: deduplicated and sorted in the IR, emitted, handed to main, and the base gate guards them', async () => {
+    const dir = fixture(
+      `prompts:\n  - { name: p, scopes: [write, read, write], messages: [{ text: hi }] }\n  - { name: q, messages: [{ text: hi }] }\n` +
+        `resources:\n  - { uri: 'x://a', name: a, text: A, scopes: [docs] }\n` +
+        `resourceTemplates:\n  - { uriTemplate: 'x://pets/{id}', name: pet, handler: 'handlers/res.ts#readPet', scopes: [notes] }\n`,
+      { 'server/src/handlers/res.ts': 'export function readPet() { return "p"; }\n' },
+    );
+    const res = await compile({ manifestPath: 'mcpgen.yaml', cwd: dir, emit: true });
+    expect(res.diagnostics.items).toEqual([]);
+    expect(res.ir!.prompts.map((p) => p.scopes)).toStrictEqual([['read', 'write'], undefined]);
+    expect(res.ir!.resources[0]!.scopes).toStrictEqual(['docs']);
+    expect(res.ir!.resourceTemplates[0]!.scopes).toStrictEqual(['notes']);
+    const files = res.files!;
+    expect(files.get('src/prompts.gen.ts')).toContain('"scopes": [\n      "read",\n      "write"\n    ],');
+    expect(files.get('src/resources.gen.ts')).toContain('"scopes": ["docs"],');
+    const entry = files.get('src/server.ts')!;
+    expect(entry).toContain('  scoped: { prompts, resources, templates: resourceTemplates },');
+    expect(entry).toContain('  install: (server, instance, base) => {\n    const gate = base;\n    installPrompts(server, prompts, { gate });');
+  });
+
   it('a plain OpenAPI server carries no prompt, resource or concern code and no handlebars', async () => {
     const res = await compile({ manifestPath: 'mcpgen.yaml', cwd: fixture(''), emit: true });
     const files = res.files!;

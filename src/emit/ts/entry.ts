@@ -98,6 +98,8 @@ export type ServerParts = {
   promptReadsResources: boolean;
   /** Some resource can change (a handler computes it, or a template's): resource subscriptions and the `subscribe` capability. */
   subscriptions: boolean;
+  /** Some prompt, resource or template needs OAuth scopes (manifest `scopes`). */
+  scoped: boolean;
 };
 
 /** The optional parts of `ir`. */
@@ -122,6 +124,7 @@ export function serverParts(ir: IrServer): ServerParts {
     completions: ir.prompts.some((p) => p.arguments.some((a) => a.complete !== undefined)) || ir.resourceTemplates.some((t) => t.complete !== undefined),
     promptReadsResources: ir.prompts.some((p) => p.messages.some((m) => 'resource' in m && 'read' in m.resource)),
     subscriptions: ir.resources.some((r) => r.content.kind === 'handler') || ir.resourceTemplates.length > 0,
+    scoped: [...ir.prompts, ...ir.resources, ...ir.resourceTemplates].some((x) => x.scopes !== undefined),
   };
 }
 
@@ -148,7 +151,7 @@ export function emitServerEntry(ir: IrServer): string {
   if (p.projection) imports.push("import './runtime/projection.js';");
   if (p.completions) imports.push("import { installCompletions } from './runtime/completion.js';");
   if (p.anyPrompts) imports.push("import { installPrompts } from './runtime/prompts.js';");
-  if (p.policy && p.concerns) imports.push("import { composeGates } from './runtime/primitives.js';");
+  if (p.concerns) imports.push("import { composeGates } from './runtime/primitives.js';");
   if (p.reflection) imports.push("import { ReflectionGate, reflectionConfigFromEnv } from './runtime/reflection.js';");
   if (hasResources) imports.push("import { installResources } from './runtime/resources.js';");
   if (p.search) imports.push("import { createToolSearch } from './runtime/search.js';");
@@ -173,20 +176,20 @@ export function emitServerEntry(ir: IrServer): string {
   if (p.concerns) experimental.push('concerns: concernCapability(concerns.declarations, concerns.metaKey, concerns.presets) as never');
   if (p.preprocessors) experimental.push('preprocessors: preprocessorCapability(preprocessors) as never');
   if (experimental.length > 0) caps.push(`  experimental: { ${experimental.join(', ')} },`);
-  // the gate prompts and resources are filtered and guarded with: concerns, the policy's access rules, or both
-  const gated = p.concerns || p.policy;
+  // the gate prompts and resources are filtered and guarded with: concerns, the base gate (the policy's access rules, OAuth scopes), or both
+  const gated = p.concerns || p.policy || p.scoped;
   const gateOpt = gated ? ', { gate }' : '';
   const install: string[] = [];
   // search mode per preset: the concern gate tells the server each request's active preset
   // code registration (entry: custom): registered primitives' concern mappings beside the manifest's
   const mappings = ir.entry === 'custom' ? ' mappings: registry.mappings(concerns.mappings),' : '';
   const concernOptions = `{ ...concerns,${mappings} capabilities, era: instance.era${p.searchPresets ? ', toolListMode: toolSearch.modeOf' : ''} }`;
-  if (p.concerns && p.policy && p.searchPresets) {
+  // the base gate (runtime/server.ts) holds the OAuth scopes of tools, prompts and resources and the policy's access rules: concerns join it
+  if (p.concerns && p.searchPresets) {
     install.push(`    const concernGate = installConcerns(server, ${concernOptions});`);
     install.push('    const gate = { ...composeGates(base, concernGate), activePreset: concernGate.activePreset };');
-  } else if (p.concerns && p.policy) install.push(`    const gate = composeGates(base, installConcerns(server, ${concernOptions}));`);
-  else if (p.concerns) install.push(`    const gate = installConcerns(server, ${concernOptions});`);
-  else if (p.policy && (p.anyPrompts || hasResources)) install.push('    const gate = base;');
+  } else if (p.concerns) install.push(`    const gate = composeGates(base, installConcerns(server, ${concernOptions}));`);
+  else if ((p.policy || p.scoped) && (p.anyPrompts || hasResources)) install.push('    const gate = base;');
   if (p.preprocessors) install.push('    installPreprocessors(server, preprocessors);');
   // prompts that embed a declared resource read it as resources/read does (the gate included)
   const readsResources = p.promptReadsResources && hasResources;
@@ -215,6 +218,7 @@ export function emitServerEntry(ir: IrServer): string {
   if (p.preprocessors) ext.push('  preprocessorNames: preprocessors.map((p) => p.name),');
   if (p.search) ext.push(p.searchPresets ? '  search: toolSearch,' : '  search: createToolSearch(searchIndex),');
   if (p.subscriptions) ext.push('  subscriptions: resourceChanges,');
+  if (p.scoped) ext.push(`  scoped: { ${[p.prompts ? 'prompts' : '', p.resources ? 'resources' : '', p.templates ? 'templates: resourceTemplates' : ''].filter(Boolean).join(', ')} },`);
   if (p.policy) ext.push('  policy: (context) => createPolicy(policy, { serverName: config.name, serverVersion: config.version, ...context }),');
   if (ir.policy?.audit) ext.push('  audit: policy.audit,');
   // name only the parameters the body uses (the project type-checks with noUnusedParameters)

@@ -86,6 +86,7 @@ export function emitPromptsFile(ir: IrServer): string {
     if (p.title !== undefined) o.title = p.title;
     if (p.description !== undefined) o.description = p.description;
     if (p.arguments.length > 0) o.arguments = p.arguments.map((a) => ({ name: a.name, ...(a.description !== undefined ? { description: a.description } : {}), required: a.required, ...(a.complete !== undefined ? { complete: a.complete } : {}) }));
+    if (p.scopes !== undefined) o.scopes = p.scopes;
     o.messages = p.messages;
     return o;
   });
@@ -118,6 +119,7 @@ function metadataFields(r: IrResource | IrResourceTemplate): Array<[string, stri
   if (r.title !== undefined) fields.push(['title', tsLiteral(r.title)]);
   if (r.description !== undefined) fields.push(['description', tsLiteral(r.description)]);
   if (r.mimeType !== undefined) fields.push(['mimeType', tsLiteral(r.mimeType)]);
+  if (r.scopes !== undefined) fields.push(['scopes', tsLiteral(r.scopes)]);
   return fields;
 }
 
