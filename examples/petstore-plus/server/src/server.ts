@@ -11,6 +11,7 @@ import { resources, resourceTemplates } from './resources.gen.js';
 import { concernCapability, installConcerns } from './runtime/concern-protocol.js';
 import { main } from './runtime/main.js';
 import { installPrompts } from './runtime/prompts.js';
+import { composeGates } from './runtime/primitives.js';
 import { installResources } from './runtime/resources.js';
 import { installSubscriptions, resourceChanges } from './runtime/subscriptions.js';
 import { tools } from './tools.gen.js';
@@ -29,8 +30,8 @@ await main(config, tools, {
   extraTools,
   capabilities,
   subscriptions: resourceChanges,
-  install: (server, instance) => {
-    const gate = installConcerns(server, { ...concerns, capabilities, era: instance.era });
+  install: (server, instance, base) => {
+    const gate = composeGates(base, installConcerns(server, { ...concerns, capabilities, era: instance.era }));
     installPrompts(server, prompts, { gate });
     installResources(server, { resources, templates: resourceTemplates }, { gate });
     installSubscriptions(server, instance, { resources, templates: resourceTemplates }, { gate });

@@ -43,6 +43,8 @@ export type ResourceDefinition = {
   readonly title?: string;
   readonly description?: string;
   readonly mimeType?: string;
+  /** OAuth scopes an MCP access token must carry to see, read and subscribe to the resource (manifest `scopes`; oauth-scopes.ts). */
+  readonly scopes?: readonly string[];
   readonly text?: string;
   /** Base64 content (an embedded binary file). */
   readonly blob?: string;
@@ -58,6 +60,8 @@ export type ResourceTemplateDefinition = {
   readonly title?: string;
   readonly description?: string;
   readonly mimeType?: string;
+  /** OAuth scopes an MCP access token must carry to see the template and read its resources (manifest `scopes`; oauth-scopes.ts). */
+  readonly scopes?: readonly string[];
   /** What `completion/complete` offers for each variable (completion.ts). */
   readonly complete?: Readonly<Record<string, readonly string[]>>;
   readonly handler: (uri: URL, variables: Variables, ctx: ServerContext) => Promise<ResourceContent> | ResourceContent;

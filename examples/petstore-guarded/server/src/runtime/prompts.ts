@@ -67,6 +67,8 @@ export type PromptDefinition = {
   readonly title?: string;
   readonly description?: string;
   readonly arguments?: readonly PromptArgumentDefinition[];
+  /** OAuth scopes an MCP access token must carry to see and get the prompt (manifest `scopes`; oauth-scopes.ts). */
+  readonly scopes?: readonly string[];
 } & ({ readonly messages: readonly PromptMessageDefinition[]; readonly handler?: undefined } | { readonly handler: PromptHandler; readonly messages?: undefined });
 
 /** A rendered text message. */

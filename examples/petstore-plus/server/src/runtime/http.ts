@@ -41,6 +41,7 @@ import { bearerChecker, hostAllowed, isOAuthPath, noOAuth, originAllowed, refusa
 import { log } from './log.js';
 import type { ResourceServer } from './oauth-resource.js';
 import { scopeShortfall } from './oauth-scopes.js';
+import type { ScopeNeeds } from './oauth-scopes.js';
 
 export type Era = 'legacy' | 'modern';
 /** Makes a fresh server instance: one per modern request, one per legacy session. `identity` is the client identity of the request (from its bearer token; undefined without tokens). `headers` are the HTTP request headers. */
@@ -53,7 +54,7 @@ export interface HttpOptions {
   allowedOrigins?: readonly string[];       // Origin values accepted besides loopback origins
   tokens?: ReadonlyMap<string, string>;     // bearer token -> identity; absent/empty = no auth
   oauth?: ResourceServer;                   // OAuth access tokens (oauth-resource.ts): verified besides the static tokens; metadata at /.well-known/oauth-protected-resource
-  toolScopes?: ReadonlyMap<string, readonly string[]>; // tool ⇒ scopes an OAuth token needs to call it (oauth-scopes.ts): a tools/call without them is 403 insufficient_scope
+  scopeNeeds?: ScopeNeeds; // what an OAuth token needs to call a tool, get a prompt, read a resource (oauth-scopes.ts): a request without it is 403 insufficient_scope
   sessionIdleMs?: number;                   // legacy session idle timeout, default 30 min
   maxSessions?: number;                     // cap on open legacy sessions, default 100
   maxSessionsPerClient?: number;            // cap per client identity (with tokens), default 10: its least recently used session is closed for a new one
@@ -338,10 +339,10 @@ export async function serveHttp(factory: HttpServerFactory, options: HttpOptions
       }
     }
     // a call of a tool whose scopes the OAuth token lacks: 403 before the transport starts answering, so that the host can step up
-    const short = oauth !== undefined && options.toolScopes !== undefined ? scopeShortfall(body, options.toolScopes, auth) : undefined;
+    const short = oauth !== undefined && options.scopeNeeds !== undefined ? scopeShortfall(body, options.scopeNeeds, auth) : undefined;
     if (short !== undefined) {
-      log('info', 'http: refused a tool call without the scopes it needs (403)', { client: auth!.clientId, tool: short.tool, missing: short.missing });
-      return send(res, oauth!.insufficientScope(resource!, short.tool, short.needs, auth!.scopes));
+      log('info', 'http: refused a request without the scopes it needs (403)', { client: auth!.clientId, target: short.what, missing: short.missing });
+      return send(res, oauth!.insufficientScope(resource!, short.what, short.needs, auth!.scopes));
     }
     const headers = webHeaders(req);
     // the era is told from the headers and the parsed body: the probe needs no copy of the body

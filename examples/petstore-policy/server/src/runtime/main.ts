@@ -19,7 +19,7 @@ import type * as OAuthResource from './oauth-resource.js';
 import type * as OAuthExchange from './oauth-exchange.js';
 import type { TokenExchanger } from './oauth-exchange.js';
 import { log, parseLogLevel, setLogLevel } from './log.js';
-import { allScopes, toolScopes } from './oauth-scopes.js';
+import { allScopes, scopeNeeds } from './oauth-scopes.js';
 import { createServer } from './server.js';
 import type { PolicyLayer, ReflectionGuard, ServerExtensions, ServerFactory } from './server.js';
 import { describeBase, resolveSettings, settingsVariables } from './settings.js';
@@ -114,10 +114,10 @@ export async function main(config: ServerConfig, tools: readonly OperationTool[]
   let on: string;
   if (serve.transport === 'http') {
     const { serveHttp } = (await import('./http.js')) as typeof HttpServing;
-    // a 401 asks for the scopes set (else every scope some tool needs); the metadata lists those and every scope some tool needs (clients register with them)
-    const scoped = [...tools, ...(options.extraTools ?? [])];
-    const challengeScopes = serve.oauth?.scopes ?? allScopes(scoped);
-    const scopesSupported = [...new Set([...challengeScopes, ...allScopes(scoped)])];
+    // a 401 asks for the scopes set (else every scope some tool, prompt or resource needs); the metadata lists those and all of them (clients register with them)
+    const needs = scopeNeeds([...tools, ...(options.extraTools ?? [])], options.scoped);
+    const challengeScopes = serve.oauth?.scopes ?? allScopes(needs);
+    const scopesSupported = [...new Set([...challengeScopes, ...allScopes(needs)])];
     const oauth = serve.oauth !== undefined ? ((await import('./oauth-resource.js')) as typeof OAuthResource).resourceServer({ ...serve.oauth, scopesSupported, challengeScopes, resourceName: config.name, timeoutMs: settings.timeoutMs }, (message) => log('error', `${config.name}: OAuth: ${message}`)) : undefined;
     const credentials = serve.oauth?.introspection;
     if (oauth !== undefined && credentials !== undefined) exchange = ((await import('./oauth-exchange.js')) as typeof OAuthExchange).tokenExchanger({ tokenEndpoint: () => oauth.tokenEndpoint(), clientId: credentials.clientId, clientSecret: credentials.clientSecret, timeoutMs: settings.timeoutMs });
@@ -132,7 +132,7 @@ export async function main(config: ServerConfig, tools: readonly OperationTool[]
       allowedHosts: serve.allowedHosts,
       allowedOrigins: serve.allowedOrigins,
       tokens: serve.tokens,
-      ...(oauth !== undefined ? { oauth, toolScopes: toolScopes(scoped) } : {}),
+      ...(oauth !== undefined ? { oauth, scopeNeeds: needs } : {}),
       sessionIdleMs: serve.sessionIdleMs,
       maxSessions: serve.maxSessions,
       maxSessionsPerClient: serve.maxSessionsPerClient,

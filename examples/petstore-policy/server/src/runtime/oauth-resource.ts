@@ -181,7 +181,7 @@ export type ResourceServer = {
    * error="insufficient_scope", scope="<held and needed>"` — both, since some clients ask for no
    * more than the challenge names when they step up.
    */
-  insufficientScope(resource: string, tool: string, needs: readonly string[], held: readonly string[]): Response;
+  insufficientScope(resource: string, what: string, needs: readonly string[], held: readonly string[]): Response;
 };
 
 /**
@@ -271,8 +271,8 @@ export function resourceServer(options: OAuthResourceOptions, onError: (message:
         return { ok: false, response: unavailable(err), reason: 'the authorization server cannot be reached' };
       }
     },
-    insufficientScope(resource, tool, needs, held) {
-      const error = new OAuthError(OAuthErrorCode.InsufficientScope, `The tool ${tool} needs the scope${needs.length > 1 ? 's' : ''} ${needs.join(' ')}`);
+    insufficientScope(resource, what, needs, held) {
+      const error = new OAuthError(OAuthErrorCode.InsufficientScope, `The ${what} needs the scope${needs.length > 1 ? 's' : ''} ${needs.join(' ')}`);
       return bearerAuthChallengeResponse(error, { requiredScopes: [...new Set([...held, ...needs])], resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(new URL(resource)) });
     },
   };

@@ -39,7 +39,8 @@ import { resolveSettings } from './settings.js';
 import type { Settings } from './settings.js';
 import { belongsTo, roundOf, sealRound } from './rounds.js';
 import { openState } from './state.js';
-import { isOAuthToken, scopeGate } from './oauth-scopes.js';
+import { isOAuthToken, nestedScopes, scopeGate, scopeNeeds } from './oauth-scopes.js';
+import type { ScopedPrimitives } from './oauth-scopes.js';
 import type { TokenExchanger } from './oauth-exchange.js';
 import { toolEntry } from './surface.js';
 import type { ToolEntry } from './surface.js';
@@ -129,6 +130,8 @@ export type ServerExtensions = {
   exchange?: TokenExchanger;
   /** Tools implemented by handlers, listed after the operation tools. */
   extraTools?: readonly AnyExtraTool[];
+  /** The manifest's prompts, resources and templates, when one needs OAuth scopes (oauth-scopes.ts); the install hook must apply the base gate to them. */
+  scoped?: ScopedPrimitives;
   /**
    * Capabilities to declare besides `tools` and `logging` (prompts, resources, `experimental`);
    * a `tools` entry here replaces the default `{}` (e.g. `{ listChanged: true }`).
@@ -298,8 +301,8 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
     return callOperation(target.tool, call.args, withPresetResults(bounded(settings, call.bounds), call), callOptions);
   };
 
-  /** A handler's nested call: the policy's steps and argument validation, then the operation's request (never a result that asks for input). */
-  const nestedSteps = [...(policy?.steps ?? []), checkArguments];
+  /** A handler's nested call: the policy's steps, the OAuth token's scopes (oauth-scopes.ts), argument validation, then the operation's request (never a result that asks for input). */
+  const nestedSteps = [...(policy?.steps ?? []), nestedScopes, checkArguments];
   const runNested = async (call: ToolCall): Promise<{ result: CallToolResult; status?: number }> => {
     const result = (await runPipeline(nestedSteps, dispatch, call)) as CallToolResult;
     return { result, ...(call.report.httpStatus !== undefined ? { status: call.report.httpStatus } : {}) };
@@ -314,8 +317,8 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
     return own === undefined ? current : { ...current, results: { ...(current.results ?? DEFAULT_RESULT_POLICY), ...own } };
   };
 
-  // an OAuth token sees only the tools its scopes allow (oauth-scopes.ts; open when no tool needs a scope)
-  const scoped = scopeGate([...tools, ...(options.extraTools ?? [])]);
+  // an OAuth token sees only the tools, prompts and resources its scopes allow (oauth-scopes.ts; open when nothing needs a scope)
+  const scoped = scopeGate(scopeNeeds([...tools, ...(options.extraTools ?? [])], options.scoped));
   const factory = (instance: InstanceContext): Server => {
     const serverOptions: ConstructorParameters<typeof Server>[1] = {
       capabilities,
