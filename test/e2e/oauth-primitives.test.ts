@@ -8,7 +8,9 @@
  * prompts/get, resources/read, resources/subscribe or completion/complete of a scoped one without
  * the scope is 403 insufficient_scope naming what is needed; the handler's nested addPet call for
  * a read:pets token is refused (the handler gets `ok: false` naming the missing scope, nothing
- * reaches the API, the trail says tool.denied under the handler's callId).
+ * reaches the API, the trail says tool.denied under the handler's callId). Built again with
+ * concerns and no policy, the concern gate joins the scope gate instead of replacing it (a
+ * read:pets token was shown findPetsByStatus before).
  */
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -25,6 +27,29 @@ const FIXTURE = path.join(ROOT, 'test/fixtures/oauth-primitives');
 const work = path.join(ROOT, '.cache/oauth-primitives-e2e');
 const project = path.join(work, 'server');
 const audit = path.join(work, 'audit.jsonl');
+// the fixture with concerns and no policy: the concern gate must not replace the scope gate
+const concernsWork = path.join(ROOT, '.cache/oauth-primitives-concerns-e2e');
+const CONCERNS = `concerns:
+  - name: audience
+    values: [customer, staff]
+concernMappings:
+  prompts:
+    greet: { audience: customer }
+`;
+
+/** Builds the fixture's manifest (changed by `edit`) in `dir` and compiles the project; returns the project folder. */
+async function build(dir: string, edit: (manifest: string) => string = (m) => m): Promise<string> {
+  const server = path.join(dir, 'server');
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(path.join(server, 'src'), { recursive: true });
+  writeFileSync(path.join(dir, 'mcpgen.yaml'), edit(readFileSync(path.join(FIXTURE, 'mcpgen.yaml'), 'utf8')));
+  writeFileSync(path.join(dir, 'openapi.yaml'), readFileSync(corpusSpec('petstore-3.0.json'), 'utf8'));
+  cpSync(path.join(FIXTURE, 'handlers'), path.join(server, 'src/handlers'), { recursive: true });
+  const io = { stdout: () => undefined, stderr: (s: string) => void process.stderr.write(s), cwd: ROOT };
+  expect(await main(['build', path.relative(ROOT, path.join(dir, 'mcpgen.yaml')), '--quiet'], io)).toBe(0);
+  await run(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', server]);
+  return server;
+}
 
 /** The API: answers 200 with a pet and remembers what it was asked. */
 type Backend = { url: string; requests: Array<{ method: string; path: string }>; close(): Promise<void> };
@@ -42,16 +67,11 @@ async function startBackend(): Promise<Backend> {
 let idp: Idp;
 let backend: Backend;
 let server: HttpProcess;
+let concernsProject: string;
 
 beforeAll(async () => {
-  rmSync(work, { recursive: true, force: true });
-  mkdirSync(path.join(project, 'src'), { recursive: true });
-  cpSync(path.join(FIXTURE, 'mcpgen.yaml'), path.join(work, 'mcpgen.yaml'));
-  writeFileSync(path.join(work, 'openapi.yaml'), readFileSync(corpusSpec('petstore-3.0.json'), 'utf8'));
-  cpSync(path.join(FIXTURE, 'handlers'), path.join(project, 'src/handlers'), { recursive: true });
-  const io = { stdout: () => undefined, stderr: (s: string) => void process.stderr.write(s), cwd: ROOT };
-  expect(await main(['build', path.relative(ROOT, path.join(work, 'mcpgen.yaml')), '--quiet'], io)).toBe(0);
-  await run(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', project]);
+  await build(work);
+  concernsProject = await build(concernsWork, (m) => m.replace(/\npolicy:\n[\s\S]*$/, `\n${CONCERNS}`));
   idp = await startIdp({ keys: [await rsaKey('key-1')] });
   backend = await startBackend();
   server = await startHttp(project, { PETSTORE_PETSTORE_AUTH_TOKEN: 'upstream-token-0123456789', PETSTORE_AUDIT_FILE: audit, PETSTORE_BASE_URL: backend.url, PETSTORE_OAUTH_ISSUER: idp.issuer });
@@ -157,5 +177,23 @@ describe('ctx.api checks the token against the operation', () => {
     await client.close();
     expect(JSON.parse(result.content[0]!.text!)).toEqual({ ok: true, status: 200 });
     expect(backend.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /pet']);
+  });
+});
+
+describe('with concerns (and no policy)', () => {
+  it('a token still sees only the tools, prompts and resources its scopes allow', async () => {
+    const other = await startHttp(concernsProject, { PETSTORE_PETSTORE_AUTH_TOKEN: 'upstream-token-0123456789', PETSTORE_BASE_URL: backend.url, PETSTORE_OAUTH_ISSUER: idp.issuer });
+    try {
+      const token = await idp.clientToken(other.url, READ);
+      const { client } = await connectClient({ kind: 'http', url: other.url, headers: { authorization: `Bearer ${token}` } }, 'modern');
+      const tools = (await client.listTools()).tools.map((t) => t.name);
+      expect(tools).toContain('getPetById');
+      expect(tools).not.toContain('findPetsByStatus');
+      expect((await client.listPrompts()).prompts.map((p) => p.name)).toEqual(['greet']);
+      expect((await client.listResources()).resources.map((r) => r.uri)).toEqual(['petstore://docs/open']);
+      await client.close();
+    } finally {
+      other.kill('SIGKILL');
+    }
   });
 });
