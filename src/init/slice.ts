@@ -6,6 +6,7 @@
  * or a method that is not one, is an error naming the closest tags (or methods).
  */
 import type { SelectorInput } from '../ir/select.js';
+import { METHODS } from '../openapi/operations.js';
 import { editDistance, suggest } from '../suggest.js';
 
 /** The flags as given (repeatable, so lists). */
@@ -14,7 +15,7 @@ export type SliceFlags = { tags: readonly string[]; excludeTags: readonly string
 /** The selectors of a slice; both absent when no flag was given (the whole spec). */
 export type Slice = { include?: SelectorInput[]; exclude?: SelectorInput[] };
 
-const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+const METHOD_NAMES: readonly string[] = METHODS;
 
 /** A flag value the spec cannot satisfy: which flag, what is wrong, how to fix it. */
 export type SliceError = { flag: string; message: string; help: string };
@@ -59,12 +60,12 @@ export function sliceSelectors(flags: SliceFlags, specTags: ReadonlySet<string>)
   const methods: string[] = [];
   for (const m of flags.methods) {
     const lower = m.toLowerCase();
-    if (METHODS.includes(lower)) {
+    if (METHOD_NAMES.includes(lower)) {
       if (!methods.includes(lower)) methods.push(lower);
       continue;
     }
-    const near = suggest(lower, METHODS);
-    errors.push({ flag: '--method', message: `${JSON.stringify(m)} is not an HTTP method`, help: near ? `did you mean ${near.toUpperCase()}?` : `use one of ${METHODS.map((x) => x.toUpperCase()).join(', ')}` });
+    const near = suggest(lower, METHOD_NAMES);
+    errors.push({ flag: '--method', message: `${JSON.stringify(m)} is not an HTTP method`, help: near ? `did you mean ${near.toUpperCase()}?` : `use one of ${METHOD_NAMES.map((x) => x.toUpperCase()).join(', ')}` });
   }
   if (errors.length > 0) return { errors };
   const unique = (l: readonly string[]) => [...new Set(l)];

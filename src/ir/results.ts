@@ -6,7 +6,7 @@
  * cost more than the call), so the compaction here must be the runtime's (`runtime/results.ts`).
  */
 import { compact } from '../../templates/runtime/results.js';
-import type { Diagnostics, Location } from '../diagnostics.js';
+import { pointer, type Diagnostics, type Location } from '../diagnostics.js';
 import { o200k } from '../lazy.js';
 import type { ResolvedResults, ResultPresetSettings } from '../manifest/load.js';
 import type { ResultsOverride } from '../manifest/types.gen.js';
@@ -46,7 +46,7 @@ export function resolveResultPresets(
         'MCPGEN_UNKNOWN_PRESET',
         `results.presets names preset ${JSON.stringify(name)}, which concernPresets does not declare`,
         presets.length > 0 ? `use one of ${presets.map((d) => JSON.stringify(d)).join(', ')}` : 'declare it under `concernPresets`, or set the top-level `results` for the whole server',
-        opts.locate(`/results/presets/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`, { key: true }),
+        opts.locate(pointer(['results', 'presets', name]), { key: true }),
       );
       continue;
     }

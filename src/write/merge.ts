@@ -11,6 +11,7 @@
  * Arrays and scalars are compared whole. Formatting and key order are not content: `npm install`
  * rewrites both, and a file that differs from the merge only in them is left alone.
  */
+import { escapePointerToken } from '../diagnostics.js';
 
 /** A parsed JSON value. */
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -33,7 +34,6 @@ const SORTED_MAPS = new Set(['/dependencies', '/devDependencies', '/optionalDepe
 
 const isJsonObject = (v: Json | undefined): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 const has = (o: JsonObject, k: string) => Object.prototype.hasOwnProperty.call(o, k);
-const token = (k: string) => k.replace(/~/g, '~0').replace(/\//g, '~1');
 const byCodeUnit = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
@@ -93,7 +93,7 @@ function mergeObject(opts: Step & { base: JsonObject; ours: JsonObject; theirs: 
   for (const k of keys) {
     const value = mergeValue({
       ...opts,
-      pointer: `${opts.pointer}/${token(k)}`,
+      pointer: `${opts.pointer}/${escapePointerToken(k)}`,
       base: has(base, k) ? base[k] : undefined,
       ours: has(ours, k) ? ours[k] : undefined,
       theirs: has(theirs, k) ? theirs[k] : undefined,

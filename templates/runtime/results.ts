@@ -138,11 +138,6 @@ function jsonBytes(value: unknown): number {
   return text === undefined ? 0 : Buffer.byteLength(text, 'utf8');
 }
 
-/** Estimated o200k tokens of `bytes` of JSON for `tool`. */
-export function estimateTokens(bytes: number, tool: Pick<OperationTool, 'bytesPerToken'>): number {
-  return Math.ceil(bytes / (tool.bytesPerToken ?? DEFAULT_BYTES_PER_TOKEN));
-}
-
 /** Where the list of a result is: the value itself, or one of its top-level properties. */
 type ListAt = { readonly key?: string; readonly items: readonly unknown[] };
 

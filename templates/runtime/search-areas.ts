@@ -11,8 +11,6 @@ import { SEARCH_LIMITS } from './search-tools.js';
 
 /** An area as listed: its name, how many tools the request may use there, what they are about. */
 export type AreaLine = { area: string; tools: number; about: string };
-/** A tool of an area as listed. */
-export type ToolLine = { name: string; summary: string };
 
 /** A page of `items` (1-based), and how many pages there are. */
 export function page<T>(items: readonly T[], pageNumber: number, size: number): { items: T[]; page: number; pages: number } {

@@ -9,7 +9,7 @@
  * before them, never after.
  */
 import type { IrServer } from '../../ir/types.js';
-import { clientConfigs } from './ship.js';
+import { clientConfigs, httpHeaderPlaceholders } from './ship.js';
 
 /** The Inspector the lines run: pinned, because on Node 20 an unpinned `npx` picks an old release (newer ones declare Node 22). */
 export const INSPECTOR_PACKAGE = '@modelcontextprotocol/inspector@2.12.0';
@@ -42,11 +42,10 @@ export function clientLines(ir: IrServer, entry?: { claude?: string; inspector?:
   const add = clients.claudeCodeAdd;
   const claudeEntry = entry?.claude ?? add.command[1]!;
   const inspectorEntry = entry?.inspector ?? 'dist/server.js';
-  const headers = clients.http.claudeCodeAdd.slice(clients.http.claudeCodeAdd.indexOf(clients.http.url) + 1);
   return {
     claudeStdio: line(['claude', 'mcp', 'add', add.name, ...add.env.flatMap((e) => ['-e', e]), '--', 'node', claudeEntry]),
     claudeHttp: line(clients.http.claudeCodeAdd),
     inspectorStdio: line(['npx', '-y', INSPECTOR_PACKAGE, '--cli', ...add.env.flatMap((e) => ['-e', e]), 'node', inspectorEntry, '--method', 'tools/list']),
-    inspectorHttp: line(['npx', '-y', INSPECTOR_PACKAGE, '--cli', clients.http.url, '--transport', 'http', ...headers, '--method', 'tools/list']),
+    inspectorHttp: line(['npx', '-y', INSPECTOR_PACKAGE, '--cli', clients.http.url, '--transport', 'http', ...httpHeaderPlaceholders(ir).flatMap(([h, v]) => ['--header', `${h}: ${v}`]), '--method', 'tools/list']),
   };
 }

@@ -91,6 +91,11 @@ function httpHeaders(ir: IrServer, value: (name: string, placeholder: string, se
   return [...token, ...own.map((h): [string, string] => [h.header, value(h.header, headerPlaceholder(h), h.header.toLowerCase().replace(/[^a-z0-9]+/g, '_'))])];
 }
 
+/** The headers an HTTP client sends, with placeholder values (`claude mcp add --header`, the Inspector's `--header`). */
+export function httpHeaderPlaceholders(ir: IrServer): Array<[string, string]> {
+  return httpHeaders(ir, (_n, placeholder) => placeholder);
+}
+
 /** How each client is configured, as objects (README snippets and `.mcp.json`): over stdio, and over HTTP. */
 export function clientConfigs(ir: IrServer): {
   claudeDesktop: unknown;

@@ -33,6 +33,8 @@ describe('apiClient', () => {
     const call = (result: object) => apiClient({ x: op('x') }, answer(result)).x!({} as never);
     expect(await call({ content: [{ type: 'text', text: '{"a":1}' }], structuredContent: { b: 2 } })).toMatchObject({ ok: true, data: { b: 2 } });
     expect(await call({ content: [{ type: 'text', text: '[1,2]' }] })).toMatchObject({ ok: true, data: [1, 2] });
+    // a result shaped to fit carries its note after the JSON: the data is still the JSON
+    expect(await call({ content: [{ type: 'text', text: '{"items":[1]}\n[results: 1 of 40 items shown; call again with page=2]' }] })).toMatchObject({ ok: true, data: { items: [1] } });
     expect(await call({ content: [{ type: 'text', text: 'HTTP 204 No Content' }] })).toMatchObject({ ok: true, data: 'HTTP 204 No Content' });
   });
 

@@ -48,15 +48,23 @@ function textOf(result: CallToolResult): string {
     .join('\n');
 }
 
-/** The data of a successful result (see {@link ApiResult}). */
+/**
+ * The data of a successful result (see {@link ApiResult}). A JSON result's first text block is
+ * the compact JSON (no raw line break), followed, when the result was shaped to fit, by a line
+ * break and a `[results: …]` note: the JSON is the block's first line.
+ */
 function dataOf(result: CallToolResult): unknown {
   if (result.structuredContent !== undefined) return result.structuredContent;
-  const text = textOf(result);
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return text;
+  const first = result.content.find((c): c is { type: 'text'; text: string } => c.type === 'text')?.text;
+  if (first !== undefined) {
+    const line = first.split('\n', 1)[0]!;
+    try {
+      return JSON.parse(line) as unknown;
+    } catch {
+      // not JSON: the text itself
+    }
   }
+  return textOf(result);
 }
 
 /** The client of the operations in `uses`, each run by `run`. */
