@@ -80,7 +80,7 @@ describe('a request without a valid client token', () => {
     expect(reason.out).toContain('Unauthorized: this MCP server needs a client token: send \\\\\\"Authorization: Bearer <token>\\\\\\" with a token listed in PETSTORE_HTTP_TOKENS (or PETSTORE_HTTP_TOKENS_FILE)');
   }, 180_000);
 
-  it('the server logged the refusals as the README shows, rate-limited, and never the token', () => {
+  it('the server logged the refusals as the README shows, and never the token (the rate limit: test/unit/runtime/http-refusals.test.ts)', () => {
     const lines = http.stderr().split('\n').filter((l) => l.includes('refused a request'));
     expect(lines.length).toBeGreaterThan(0);
     const shown = quoted()[0]!.replace(/^… /, 'TIME ');

@@ -271,7 +271,7 @@ describe('per-identity state', () => {
     expect((await call(bob)).isError).toBeFalsy();
     const again = await call(alice);
     expect(again.isError).toBe(true);
-    expect(again.content[0]!.text).toMatch(/per minute|rate|limit/i);
+    expect(again.content[0]!.text).toContain('per minute for client "alice"');
     // the audit trail has both: the user (client) and the OAuth client (oauthClient), never the token
     const events = readFileSync(audit, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { event: string; client?: string; oauthClient?: string; primitive?: string });
     const invoked = events.filter((e) => e.event === 'tool.invoked' && e.primitive === 'getUserByName');

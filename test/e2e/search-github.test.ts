@@ -129,6 +129,7 @@ describe('search mode on GitHub', () => {
     const issues = await call('search_tools', { tag: 'issues' });
     const listing = issues.structuredContent as { area: string; tools: Array<{ name: string }>; pages: number };
     expect(listing.area).toBe('issues');
+    expect(listing.tools.length).toBeGreaterThan(0);
     expect(listing.tools.every((t) => t.name.startsWith('issues_'))).toBe(true);
     expect(Buffer.byteLength(text(issues))).toBeLessThanOrEqual(2048);
     const deletes = await call('search_tools', { query: 'comment', tag: 'issues', method: 'DELETE' });
