@@ -5,7 +5,7 @@
  * This file is copied verbatim into every generated project.
  */
 import type { CallToolResult, InputRequiredResult, Server, ServerContext } from '@modelcontextprotocol/server';
-import type { JustificationStoreOptions } from './reflection-store.js';
+import type { JustificationsFactory, JustificationStoreOptions } from './reflection-store.js';
 import { persistToolFor as surfacePersistToolFor } from './surface.js';
 import type { ToolEntry } from './surface.js';
 import type { JsonSchema } from './types.js';
@@ -65,6 +65,8 @@ export type ReflectionGateConfig = ReflectionConfig & {
   readonly stateKey: Buffer;
   /** What a stored justification must not hold, as in the audit trail: field names (the policy's `audit.redact`) and secret values. */
   readonly redact?: JustificationRedaction;
+  /** Makes the justification store instead of the file store under `storeDir` (main.ts: Redis, with `<PREFIX>_REDIS_URL`). */
+  readonly makeStore?: JustificationsFactory;
 };
 
 /**

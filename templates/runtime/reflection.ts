@@ -57,6 +57,8 @@ import { canonicalJson, gateKey } from './reflection-key.js';
 import { DEFAULT_JUSTIFICATION_SCHEMA, judgeReply, justificationChecker, justificationRequest } from './reflection-sampling.js';
 import type { JustificationCheck } from './reflection-sampling.js';
 import { JustificationStore, StoreError, jsonByteLength } from './reflection-store.js';
+import type { Justifications } from './reflection-store.js';
+import { SharedStateError } from './shared-state.js';
 import { parsePositiveInteger, settingsVariables } from './settings.js';
 import { DEFAULT_HINT_TTL_MS, signHint, verifyHint } from './state.js';
 import type { JsonSchema } from './types.js';
@@ -143,7 +145,7 @@ type SamplingStep = { kind: 'done' } | { kind: 'ask'; result: InputRequiredResul
 /** Enforces gates for tool calls and serves their prompts and `persist_justification`. */
 export class ReflectionGate {
   readonly mode: ReflectionMode;
-  readonly store: JustificationStore;
+  readonly store: Justifications;
   /** The justification schema in force. */
   readonly schema: JsonSchema;
   /** Whether the host flow exists (`mode` is not `sampling`): list `persistTool` and route its calls to `persist`. */
@@ -169,9 +171,10 @@ export class ReflectionGate {
     this.mode = config.mode ?? 'auto';
     this.hintTtlMs = config.hintTtlMs ?? DEFAULT_HINT_TTL_MS;
     this.schema = config.justificationSchema ?? DEFAULT_JUSTIFICATION_SCHEMA;
-    this.store = new JustificationStore(config.storeDir, config.domains, config.store);
+    // the file store, unless the instances share one (main.ts: <PREFIX>_REDIS_URL)
+    this.store = config.makeStore?.(config.domains, config.store ?? {}) ?? new JustificationStore(config.storeDir, config.domains, config.store);
     // temp files a crash left mid-write are removed once they are surely no other writer's
-    void this.store.removeStaleTemps().catch((err: unknown) => log('warn', 'reflection: cannot remove stale temp files of the justification store', err));
+    void this.store.removeStaleTemps?.().catch((err: unknown) => log('warn', 'reflection: cannot remove stale temp files of the justification store', err));
     this.validateJustification = justificationChecker(this.schema);
     this.exposesPersistTool = this.mode !== 'sampling';
     this.noStructured = new Set(config.toolsWithOutputSchema ?? []);
@@ -253,6 +256,8 @@ export class ReflectionGate {
       if (problems.length > 0) log('warn', `reflection: stored justification ${r.gate.domain}/${r.hash} no longer validates; asking again`, { problems });
       return problems.length === 0;
     } catch (err) {
+      // a shared store that cannot answer fails the call closed, naming the cause (check)
+      if (err instanceof SharedStateError) throw err;
       log('warn', `reflection: cannot read justification ${r.gate.domain}/${r.hash}`, err);
       return false;
     }
@@ -280,6 +285,17 @@ export class ReflectionGate {
       log('error', `reflection: cannot render the prompt arguments of ${tool}`, err);
       return { ok: false, result: failure(`Tool ${tool}: cannot compute its reflection gate: ${errorMessage(err)}`) };
     }
+    try {
+      return await this.checkResolved(tool, resolved, call);
+    } catch (err) {
+      if (!(err instanceof SharedStateError)) throw err;
+      log('warn', `reflection: cannot check the gate of ${tool}: ${err.message}`);
+      return { ok: false, result: failure(`Tool ${tool} needs a justification, which cannot be checked now: ${err.message}. The call was not run; retry shortly.`) };
+    }
+  }
+
+  /** `check` once the gates' keys are known. */
+  private async checkResolved(tool: string, resolved: readonly Resolved[], call: GateCall): Promise<GateOutcome> {
     const memory = memoryOf(call.state);
     const sampling = clientSamples(call);
     const met = async (r: Resolved): Promise<boolean> => memory.done.includes(r.hash) || (await this.satisfied(r));
@@ -471,6 +487,10 @@ export class ReflectionGate {
       await this.store.put(domain, hex, { ...meta, promptArgs: this.redacted(meta.promptArgs) as Record<string, string>, justification: this.redacted(justification), source: 'host', createdAt: new Date().toISOString() });
     } catch (err) {
       if (err instanceof StoreError) return failure(`Cannot store the justification: ${errorMessage(err)}`);
+      if (err instanceof SharedStateError) {
+        log('warn', `reflection: cannot store justification ${domain}/${hex}: ${err.message}`);
+        return failure(`Cannot store the justification: ${err.message}; it was not stored, call ${PERSIST_TOOL_NAME} again shortly`);
+      }
       // the server's paths stay in its log: the client learns only what kind of failure it was
       log('error', `reflection: cannot store justification ${domain}/${hex}`, err);
       const code = (err as { code?: unknown } | null)?.code;

@@ -68,6 +68,8 @@ export type ServerFactory = ((ctx: InstanceContext) => Server) & {
   readonly toolCount: number;
   /** The change-event bus of modern `subscriptions/listen` streams over HTTP (when some resource can change). */
   readonly bus?: ServerEventBus;
+  /** Sends resource changes through a bus shared with other instances (redis-bus.ts) too (when some resource can change). */
+  readonly share?: (bus: ServerEventBus) => void;
   /**
    * Checks a modern (2026-07-28) HTTP request before the SDK serves it: a `tools/call` whose
    * `Mcp-Param-*` headers disagree with its `x-mcp-header` arguments (HTTP 400, -32020), a
@@ -83,6 +85,8 @@ export interface ListenFeed {
   readonly bus: ServerEventBus;
   /** Throws the error `resources/subscribe` would give when the listen params ask for a resource `server`'s client may not read. */
   checkListen(server: Server, params: unknown): void;
+  /** Sends changes through a bus shared with other instances too. */
+  share(bus: ServerEventBus): void;
 }
 
 /** The reflection gate as the server sees it (reflection.ts's `ReflectionGate` is one). */
@@ -457,5 +461,5 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
     }
     return undefined;
   };
-  return Object.assign(factory, { settings, toolCount: all.length, precheck, ...(feed ? { bus: feed.bus } : {}) });
+  return Object.assign(factory, { settings, toolCount: all.length, precheck, ...(feed ? { bus: feed.bus, share: (bus: ServerEventBus) => feed.share(bus) } : {}) });
 }

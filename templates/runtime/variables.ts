@@ -80,6 +80,11 @@ export const SETTINGS = {
   maxSessions: { suffix: 'MAX_SESSIONS', type: 'integer', transport: 'http', description: 'Most legacy HTTP sessions open at once' },
   maxSessionsPerClient: { suffix: 'MAX_SESSIONS_PER_CLIENT', type: 'integer', transport: 'http', description: 'Most legacy HTTP sessions one client token holds at once; a new one closes its least recently used idle session' },
   drainMs: { suffix: 'DRAIN_MS', type: 'integer', description: 'On SIGTERM or SIGINT, how long calls under way may finish before the server exits, in milliseconds' },
+  redisUrl: { suffix: 'REDIS_URL', type: 'string', secret: true, description: 'Redis shared by several instances of this server: redis://[user:password@]host[:port][/db], or rediss:// for TLS. Justifications, limits and change notifications are then shared; unset: they stay in this process' },
+  redisPrefix: { suffix: 'REDIS_PREFIX', type: 'string', description: 'Prefix of the Redis keys and channels, so several servers can share one Redis (default: the server name)' },
+  redisFailOpen: { suffix: 'REDIS_FAIL_OPEN', type: 'string', description: 'limits: calls pass their limits while Redis cannot be reached (logged); unset: they are refused. Justifications always fail closed' },
+  redisLeaseMs: { suffix: 'REDIS_LEASE_MS', type: 'integer', description: 'With Redis: how long a concurrency slot outlives an instance that died holding it, in milliseconds (renewed while the call runs)' },
+  redisTimeoutMs: { suffix: 'REDIS_TIMEOUT_MS', type: 'integer', description: 'With Redis: bound on connecting and on each command, in milliseconds; a call never waits on Redis longer' },
 } as const satisfies Record<string, SettingDeclaration>;
 
 /** Key of a setting in {@link SETTINGS}. */
@@ -190,6 +195,8 @@ export const SERVE_DEFAULTS = {
   maxSessions: 100,
   maxSessionsPerClient: 10,
   drainMs: 10_000,
+  redisLeaseMs: 30_000,
+  redisTimeoutMs: 2_000,
 } as const satisfies { transport: Transport } & Record<string, string | number>;
 
 /** Least severe level logged when `<envPrefix>_LOG_LEVEL` is unset. */
@@ -264,6 +271,11 @@ export function serverVariables(sources: VariableSources): Variable[] {
   setting('maxSessions', SERVE_DEFAULTS.maxSessions);
   setting('maxSessionsPerClient', SERVE_DEFAULTS.maxSessionsPerClient);
   setting('drainMs', SERVE_DEFAULTS.drainMs);
+  setting('redisUrl', undefined);
+  setting('redisPrefix', undefined);
+  setting('redisFailOpen', undefined);
+  setting('redisLeaseMs', SERVE_DEFAULTS.redisLeaseMs);
+  setting('redisTimeoutMs', SERVE_DEFAULTS.redisTimeoutMs);
 
   for (const scheme of config.securitySchemes ?? []) {
     // needed when some tool has no alternative without this scheme

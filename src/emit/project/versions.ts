@@ -20,6 +20,13 @@ export const GENERATED_DEPENDENCIES = {
   zod: '4.6.7',
   /** Requests over a unix socket (`unix:` base URLs, runtime/socket.ts); loaded only when one is used. 7.x supports Node 20.18.1+. */
   undici: '7.30.2',
+  /**
+   * Shared state of several instances (`<PREFIX>_REDIS_URL`: runtime/redis*.ts): the Redis client,
+   * and the rate limiter over it. Every project declares them, since any server may be scaled out
+   * by its operator with a variable alone; they are loaded only when the URL is set. Node 12+/14+.
+   */
+  ioredis: '5.11.1',
+  'rate-limiter-flexible': '11.4.0',
 } as const;
 
 /** Dependencies a generated project has only when its manifest uses the feature that needs them. */

@@ -79,6 +79,11 @@ describe('the variable registry', () => {
       ['PETS_MAX_SESSIONS', 'setting', false, false, '100'],
       ['PETS_MAX_SESSIONS_PER_CLIENT', 'setting', false, false, '10'],
       ['PETS_DRAIN_MS', 'setting', false, false, '10000'],
+      ['PETS_REDIS_URL', 'setting', false, true, undefined],
+      ['PETS_REDIS_PREFIX', 'setting', false, false, undefined],
+      ['PETS_REDIS_FAIL_OPEN', 'setting', false, false, undefined],
+      ['PETS_REDIS_LEASE_MS', 'setting', false, false, '30000'],
+      ['PETS_REDIS_TIMEOUT_MS', 'setting', false, false, '2000'],
       ['PETS_KEY', 'credential', true, true, undefined],
       ['PETS_USER', 'credential', false, true, undefined],
       ['PETS_PASSWORD', 'credential', false, true, undefined],
@@ -96,7 +101,7 @@ describe('the variable registry', () => {
     expect(vars.map((v) => v.name)).toEqual([
       'PETS_BASE_URL', 'PETS_TIMEOUT_MS', 'PETS_MAX_RESPONSE_BYTES', 'PETS_MAX_IN_FLIGHT_BYTES', 'PETS_MAX_ARGUMENT_BYTES', 'PETS_LOG_LEVEL',
       // serving settings; no PETS_HINT_TTL_MS without a reflection gate
-      'PETS_TRANSPORT', 'PETS_PORT', 'PETS_HOST', 'PETS_ALLOWED_HOSTS', 'PETS_ALLOWED_ORIGINS', 'PETS_ALLOW_ANONYMOUS', 'PETS_HTTP_TOKENS', 'PETS_HTTP_TOKENS_FILE', 'PETS_PUBLIC_URL', 'PETS_OAUTH_ISSUER', 'PETS_OAUTH_AUDIENCE', 'PETS_OAUTH_SCOPES', 'PETS_OAUTH_JWKS_URL', 'PETS_OAUTH_INTROSPECTION_URL', 'PETS_OAUTH_CLIENT_ID', 'PETS_OAUTH_CLIENT_SECRET', 'PETS_CLIENT', 'PETS_STATE_KEY', 'PETS_SESSION_IDLE_MS', 'PETS_MAX_SESSIONS', 'PETS_MAX_SESSIONS_PER_CLIENT', 'PETS_DRAIN_MS',
+      'PETS_TRANSPORT', 'PETS_PORT', 'PETS_HOST', 'PETS_ALLOWED_HOSTS', 'PETS_ALLOWED_ORIGINS', 'PETS_ALLOW_ANONYMOUS', 'PETS_HTTP_TOKENS', 'PETS_HTTP_TOKENS_FILE', 'PETS_PUBLIC_URL', 'PETS_OAUTH_ISSUER', 'PETS_OAUTH_AUDIENCE', 'PETS_OAUTH_SCOPES', 'PETS_OAUTH_JWKS_URL', 'PETS_OAUTH_INTROSPECTION_URL', 'PETS_OAUTH_CLIENT_ID', 'PETS_OAUTH_CLIENT_SECRET', 'PETS_CLIENT', 'PETS_STATE_KEY', 'PETS_SESSION_IDLE_MS', 'PETS_MAX_SESSIONS', 'PETS_MAX_SESSIONS_PER_CLIENT', 'PETS_DRAIN_MS', 'PETS_REDIS_URL', 'PETS_REDIS_PREFIX', 'PETS_REDIS_FAIL_OPEN', 'PETS_REDIS_LEASE_MS', 'PETS_REDIS_TIMEOUT_MS',
     ]);
     expect(vars[0]).toMatchObject({ required: false, default: 'https://pets.example.com' });
   });

@@ -1,0 +1,41 @@
+/**
+ * Everything several instances share through Redis, made once at start (main.ts, when
+ * `<PREFIX>_REDIS_URL` is set): the connection, the justification store factory, the limits'
+ * counters and the change-notification bus.
+ *
+ * This file is copied verbatim into every generated project; it is loaded only when the URL is set.
+ */
+import { connectRedis } from './redis.js';
+import type { SharedRedis } from './redis.js';
+import { RedisBus } from './redis-bus.js';
+import { RedisCounters } from './redis-counters.js';
+import { RedisJustifications } from './redis-justifications.js';
+import type { Justifications, JustificationStoreOptions } from './reflection-store.js';
+import type { RedisSettings } from './shared-state.js';
+
+/** The shared stores of this process. */
+export type SharedStores = {
+  readonly redis: SharedRedis;
+  /** Makes the reflection gate's store for its declared domains. */
+  readonly makeStore: (domains: readonly string[], opts: JustificationStoreOptions) => Justifications;
+  readonly counters: RedisCounters;
+  /** Change notifications between instances. */
+  readonly bus: RedisBus;
+  close(): Promise<void>;
+};
+
+/** Connects (or throws naming the URL and the cause) and makes the shared stores. */
+export async function sharedStores(settings: RedisSettings, name: string): Promise<SharedStores> {
+  const redis = await connectRedis(settings, name);
+  const bus = new RedisBus(redis);
+  return {
+    redis,
+    makeStore: (domains, opts) => new RedisJustifications(redis, domains, opts),
+    counters: new RedisCounters(redis),
+    bus,
+    close: async () => {
+      bus.close();
+      await redis.close();
+    },
+  };
+}
