@@ -368,19 +368,10 @@ module.exports = {
 },"31":function(container,depth0,helpers,partials,data) {
     return "\nTools, resources and resource templates marked \"handler\" run your own functions, in the files\nnamed: mcpgen created each missing file once, as a stub, and never changes it. A handler with\nthe wrong signature fails `npm run build`.\n\nA tool's handler calls the API operations the manifest lists in its `uses` as\n`ctx.api.<operationId>(args)`, typed by the tool's `<Tool>Context` in `src/extra-tools.gen.ts`:\neach runs as the operation's tool would (base URL, credentials, timeout, response limit) and\nresolves to `{ ok, status, data }` or `{ ok: false, error }`; with an audit trail, its events\ncarry the handler call's id as `parentCallId`.\n";
 },"32":function(container,depth0,helpers,partials,data) {
-    var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), alias3="function", lookupProperty = container.lookupProperty || function(parent, propertyName) {
-        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
-          return parent[propertyName];
-        }
-        return undefined
-    };
-
-  return "\n## Registering in code\n\nTools, prompts and resources come from two places: the manifest (`extraTools`, `prompts`,\n`resources`, `resourceTemplates`: the tables above) and your `src/main.ts` (`entry: custom`),\nwhose `register(server)` runs when the server starts, before it serves. mcpgen wrote\n`src/main.ts` once as a stub and never changes it. The same tool both ways:\n\n```yaml\n# mcpgen.yaml\nextraTools:\n  - name: flag_pet\n    inputSchema: { type: object, properties: { pet: { type: string } }, required: [pet] }\n    handler: handlers/flag.ts#flagPet\n```\n\n```ts\n// src/main.ts\nimport type { LibraryServer } from './index.js';\nexport async function register(server: LibraryServer): Promise<void> {\n  // registered only where it is wanted\n  if (process.env.FLAGS === 'on') {\n    server.registerTool<{ pet: string }>(\n      'flag_pet',\n      { inputSchema: { type: 'object', properties: { pet: { type: 'string' } }, required: ['pet'] } },\n      ({ pet }) => `flagged ${pet}`,\n    );\n  }\n  server.registerPrompt({ name: 'tour', messages: [{ role: 'user', text: 'Show me around.' }] });\n  server.registerResource({ uri: 'notes://today', name: 'notes', handler: () => 'notes of the day' });\n}\n```\n\nA registration is checked as the build checks the manifest (legal names, schemas compiled,\ndeclared `concerns`), and goes through the same validation, concern filtering, access rules,\nlimits and audit trail. A name the server already has throws `Tool with name '<name>' already\nexists` (`Prompt with name …`, `Resource with URI …`): the server logs it and exits with code 1.\nThe build cannot see these primitives; the server logs their count and size when it starts.\n\nThe package is a library too: another program can embed the server.\n\n```ts\nimport { createServer } from '"
-    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":420,"column":32},"end":{"line":420,"column":36}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":420,"column":30},"end":{"line":420,"column":38}}}) : helper))) != null ? stack1 : "")
-    + "';\nconst server = createServer();\nserver.registerTool('echo', { inputSchema: { type: 'object', properties: { text: { type: 'string' } } } }, ({ text }) => String(text));\nawait server.serve({ transport: 'http', port: 3000 });   // or 'stdio'; the rest from "
-    + ((stack1 = (((helper = lookupProperty(helpers,"envPrefix") || alias1(depth0, "envPrefix", {"start":{"line":423,"column":88},"end":{"line":423,"column":97}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"envPrefix","hash":{},"data":data,"loc":{"start":{"line":423,"column":86},"end":{"line":423,"column":99}}}) : helper))) != null ? stack1 : "")
-    + "_* variables\n```\n";
+    return "\nThis project's own bin registers too (`entry: custom`): `src/main.ts`, whose `register(server)`\nruns when the server starts, before it serves; what it throws is logged and the process exits\nwith code 1. mcpgen wrote `src/main.ts` once as a stub and never changes it. The same tool both\nways:\n\n```yaml\n# mcpgen.yaml\nextraTools:\n  - name: flag_pet\n    inputSchema: { type: object, properties: { pet: { type: string } }, required: [pet] }\n    handler: handlers/flag.ts#flagPet\n```\n\n```ts\n// src/main.ts\nimport type { LibraryServer } from './index.js';\nexport async function register(server: LibraryServer): Promise<void> {\n  // registered only where it is wanted\n  if (process.env.FLAGS === 'on') {\n    server.registerTool<{ pet: string }>(\n      'flag_pet',\n      { inputSchema: { type: 'object', properties: { pet: { type: 'string' } }, required: ['pet'] } },\n      ({ pet }) => `flagged ${pet}`,\n    );\n  }\n  server.registerPrompt({ name: 'tour', messages: [{ role: 'user', text: 'Show me around.' }] });\n  server.registerResource({ uri: 'notes://today', name: 'notes', handler: () => 'notes of the day' });\n}\n```\n";
 },"33":function(container,depth0,helpers,partials,data) {
+    return "\nFor registrations in this project's own bin, set `entry: custom` in the manifest: mcpgen then\nwrites a `src/main.ts` (once, never overwritten) whose `register(server)` runs before the server\nserves.\n";
+},"34":function(container,depth0,helpers,partials,data) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -389,8 +380,8 @@ module.exports = {
     };
 
   return "\n## Prompts\n\n| Prompt | Title | Arguments (* = required) |\n| --- | --- | --- |\n"
-    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"prompts"),{"name":"each","hash":{},"fn":container.program(34, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":443,"column":0},"end":{"line":445,"column":9}}})) != null ? stack1 : "");
-},"34":function(container,depth0,helpers,partials,data) {
+    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"prompts"),{"name":"each","hash":{},"fn":container.program(35, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":452,"column":0},"end":{"line":454,"column":9}}})) != null ? stack1 : "");
+},"35":function(container,depth0,helpers,partials,data) {
     var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), alias3="function", lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -399,13 +390,13 @@ module.exports = {
     };
 
   return "| "
-    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":444,"column":4},"end":{"line":444,"column":8}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":444,"column":2},"end":{"line":444,"column":10}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":453,"column":4},"end":{"line":453,"column":8}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":453,"column":2},"end":{"line":453,"column":10}}}) : helper))) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":444,"column":15},"end":{"line":444,"column":17}} )).call(alias2,lookupProperty(depth0,"title"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":444,"column":13},"end":{"line":444,"column":25}}})) != null ? stack1 : "")
+    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":453,"column":15},"end":{"line":453,"column":17}} )).call(alias2,lookupProperty(depth0,"title"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":453,"column":13},"end":{"line":453,"column":25}}})) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"args") || alias1(depth0, "args", {"start":{"line":444,"column":30},"end":{"line":444,"column":34}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"args","hash":{},"data":data,"loc":{"start":{"line":444,"column":28},"end":{"line":444,"column":36}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"args") || alias1(depth0, "args", {"start":{"line":453,"column":30},"end":{"line":453,"column":34}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"args","hash":{},"data":data,"loc":{"start":{"line":453,"column":28},"end":{"line":453,"column":36}}}) : helper))) != null ? stack1 : "")
     + " |\n";
-},"35":function(container,depth0,helpers,partials,data) {
+},"36":function(container,depth0,helpers,partials,data) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -414,8 +405,8 @@ module.exports = {
     };
 
   return "\n## Resources\n\n| URI | Name | MIME type | Content |\n| --- | --- | --- | --- |\n"
-    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"resources"),{"name":"each","hash":{},"fn":container.program(36, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":453,"column":0},"end":{"line":455,"column":9}}})) != null ? stack1 : "");
-},"36":function(container,depth0,helpers,partials,data) {
+    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"resources"),{"name":"each","hash":{},"fn":container.program(37, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":462,"column":0},"end":{"line":464,"column":9}}})) != null ? stack1 : "");
+},"37":function(container,depth0,helpers,partials,data) {
     var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), alias3="function", lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -424,15 +415,15 @@ module.exports = {
     };
 
   return "| "
-    + ((stack1 = (((helper = lookupProperty(helpers,"uri") || alias1(depth0, "uri", {"start":{"line":454,"column":4},"end":{"line":454,"column":7}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"uri","hash":{},"data":data,"loc":{"start":{"line":454,"column":2},"end":{"line":454,"column":9}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"uri") || alias1(depth0, "uri", {"start":{"line":463,"column":4},"end":{"line":463,"column":7}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"uri","hash":{},"data":data,"loc":{"start":{"line":463,"column":2},"end":{"line":463,"column":9}}}) : helper))) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":454,"column":14},"end":{"line":454,"column":16}} )).call(alias2,lookupProperty(depth0,"name"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":454,"column":12},"end":{"line":454,"column":23}}})) != null ? stack1 : "")
+    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":463,"column":14},"end":{"line":463,"column":16}} )).call(alias2,lookupProperty(depth0,"name"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":463,"column":12},"end":{"line":463,"column":23}}})) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":454,"column":28},"end":{"line":454,"column":30}} )).call(alias2,lookupProperty(depth0,"mimeType"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":454,"column":26},"end":{"line":454,"column":41}}})) != null ? stack1 : "")
+    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":463,"column":28},"end":{"line":463,"column":30}} )).call(alias2,lookupProperty(depth0,"mimeType"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":463,"column":26},"end":{"line":463,"column":41}}})) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"content") || alias1(depth0, "content", {"start":{"line":454,"column":46},"end":{"line":454,"column":53}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"content","hash":{},"data":data,"loc":{"start":{"line":454,"column":44},"end":{"line":454,"column":55}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"content") || alias1(depth0, "content", {"start":{"line":463,"column":46},"end":{"line":463,"column":53}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"content","hash":{},"data":data,"loc":{"start":{"line":463,"column":44},"end":{"line":463,"column":55}}}) : helper))) != null ? stack1 : "")
     + " |\n";
-},"37":function(container,depth0,helpers,partials,data) {
+},"38":function(container,depth0,helpers,partials,data) {
     var stack1, alias1=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -441,12 +432,12 @@ module.exports = {
     };
 
   return "\n## Concerns\n\nClients may filter the tools, prompts and resources they see by these concerns: in the\ninitialize request (`capabilities.experimental.concerns`), in the `notifications/initialized`\nparams, with the `concerns/update` request, or per request in `_meta[\"io.mcpgen/concerns\"]`.\nA client that sets nothing sees everything."
-    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(lookupProperty(depth0,"concerns"),"enforce"),{"name":"if","hash":{},"fn":container.program(38, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":464,"column":43},"end":{"line":465,"column":30}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(lookupProperty(depth0,"concerns"),"enforce"),{"name":"if","hash":{},"fn":container.program(39, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":473,"column":43},"end":{"line":474,"column":30}}})) != null ? stack1 : "")
     + "\n\n| Concern | Values | Default | Meaning |\n| --- | --- | --- | --- |\n"
-    + ((stack1 = lookupProperty(helpers,"each").call(alias1,lookupProperty(lookupProperty(depth0,"concerns"),"declarations"),{"name":"each","hash":{},"fn":container.program(39, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":469,"column":0},"end":{"line":471,"column":9}}})) != null ? stack1 : "");
-},"38":function(container,depth0,helpers,partials,data) {
-    return " Calls to filtered-out\nprimitives are refused.";
+    + ((stack1 = lookupProperty(helpers,"each").call(alias1,lookupProperty(lookupProperty(depth0,"concerns"),"declarations"),{"name":"each","hash":{},"fn":container.program(40, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":478,"column":0},"end":{"line":480,"column":9}}})) != null ? stack1 : "");
 },"39":function(container,depth0,helpers,partials,data) {
+    return " Calls to filtered-out\nprimitives are refused.";
+},"40":function(container,depth0,helpers,partials,data) {
     var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), alias3="function", lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -455,15 +446,15 @@ module.exports = {
     };
 
   return "| "
-    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":470,"column":4},"end":{"line":470,"column":8}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":470,"column":2},"end":{"line":470,"column":10}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":479,"column":4},"end":{"line":479,"column":8}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":479,"column":2},"end":{"line":479,"column":10}}}) : helper))) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"values") || alias1(depth0, "values", {"start":{"line":470,"column":15},"end":{"line":470,"column":21}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"values","hash":{},"data":data,"loc":{"start":{"line":470,"column":13},"end":{"line":470,"column":23}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"values") || alias1(depth0, "values", {"start":{"line":479,"column":15},"end":{"line":479,"column":21}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"values","hash":{},"data":data,"loc":{"start":{"line":479,"column":13},"end":{"line":479,"column":23}}}) : helper))) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":470,"column":28},"end":{"line":470,"column":30}} )).call(alias2,lookupProperty(depth0,"default"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":470,"column":26},"end":{"line":470,"column":40}}})) != null ? stack1 : "")
+    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":479,"column":28},"end":{"line":479,"column":30}} )).call(alias2,lookupProperty(depth0,"default"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":479,"column":26},"end":{"line":479,"column":40}}})) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":470,"column":45},"end":{"line":470,"column":47}} )).call(alias2,lookupProperty(depth0,"description"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":470,"column":43},"end":{"line":470,"column":61}}})) != null ? stack1 : "")
+    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":479,"column":45},"end":{"line":479,"column":47}} )).call(alias2,lookupProperty(depth0,"description"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":479,"column":43},"end":{"line":479,"column":61}}})) != null ? stack1 : "")
     + " |\n";
-},"40":function(container,depth0,helpers,partials,data) {
+},"41":function(container,depth0,helpers,partials,data) {
     var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -472,17 +463,17 @@ module.exports = {
     };
 
   return "\n## Reflection gate\n\nThese tools run only once the model has justified the call, one justification per gate (in\norder), stored as `<domain>/<hash>.json` under `"
-    + ((stack1 = (((helper = lookupProperty(helpers,"envPrefix") || alias1(depth0, "envPrefix", {"start":{"line":478,"column":50},"end":{"line":478,"column":59}} ))),(typeof helper === "function" ? helper.call(alias2,{"name":"envPrefix","hash":{},"data":data,"loc":{"start":{"line":478,"column":48},"end":{"line":478,"column":61}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"envPrefix") || alias1(depth0, "envPrefix", {"start":{"line":487,"column":50},"end":{"line":487,"column":59}} ))),(typeof helper === "function" ? helper.call(alias2,{"name":"envPrefix","hash":{},"data":data,"loc":{"start":{"line":487,"column":48},"end":{"line":487,"column":61}}}) : helper))) != null ? stack1 : "")
     + "_REFLECTION_DIR` and reused for the\nsame decision (same prompt and prompt arguments). Mode: `"
-    + ((stack1 = container.lambda(alias1(lookupProperty(depth0,"reflection"), "mode", {"start":{"line":479,"column":59},"end":{"line":479,"column":74}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = container.lambda(alias1(lookupProperty(depth0,"reflection"), "mode", {"start":{"line":488,"column":59},"end":{"line":488,"column":74}} ), depth0)) != null ? stack1 : "")
     + "`.\n"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"reflection"),"sampling"),{"name":"if","hash":{},"fn":container.program(41, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":480,"column":0},"end":{"line":481,"column":7}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"reflection"),"host"),{"name":"if","hash":{},"fn":container.program(42, data, 0),"inverse":container.program(45, data, 0),"data":data,"loc":{"start":{"line":481,"column":7},"end":{"line":483,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"reflection"),"sampling"),{"name":"if","hash":{},"fn":container.program(42, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":489,"column":0},"end":{"line":490,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"reflection"),"host"),{"name":"if","hash":{},"fn":container.program(43, data, 0),"inverse":container.program(46, data, 0),"data":data,"loc":{"start":{"line":490,"column":7},"end":{"line":492,"column":7}}})) != null ? stack1 : "")
     + "\n| Tool | Gates (domain: prompt) |\n| --- | --- |\n"
-    + ((stack1 = lookupProperty(helpers,"each").call(alias2,lookupProperty(lookupProperty(depth0,"reflection"),"gates"),{"name":"each","hash":{},"fn":container.program(46, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":487,"column":0},"end":{"line":489,"column":9}}})) != null ? stack1 : "");
-},"41":function(container,depth0,helpers,partials,data) {
-    return "With a client that supports MCP sampling, the server asks the client's model itself, inside the tool call.\n";
+    + ((stack1 = lookupProperty(helpers,"each").call(alias2,lookupProperty(lookupProperty(depth0,"reflection"),"gates"),{"name":"each","hash":{},"fn":container.program(47, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":496,"column":0},"end":{"line":498,"column":9}}})) != null ? stack1 : "");
 },"42":function(container,depth0,helpers,partials,data) {
+    return "With a client that supports MCP sampling, the server asks the client's model itself, inside the tool call.\n";
+},"43":function(container,depth0,helpers,partials,data) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -490,15 +481,15 @@ module.exports = {
         return undefined
     };
 
-  return ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(lookupProperty(depth0,"reflection"),"sampling"),{"name":"if","hash":{},"fn":container.program(43, data, 0),"inverse":container.program(44, data, 0),"data":data,"loc":{"start":{"line":481,"column":30},"end":{"line":481,"column":90}}})) != null ? stack1 : "")
+  return ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(lookupProperty(depth0,"reflection"),"sampling"),{"name":"if","hash":{},"fn":container.program(44, data, 0),"inverse":container.program(45, data, 0),"data":data,"loc":{"start":{"line":490,"column":30},"end":{"line":490,"column":90}}})) != null ? stack1 : "")
     + " the call returns an `isError` hint `{prompt, prompt_args, hash, domain, remaining}` (as `structuredContent`, and as JSON in the second text block, the only place for tools with an output schema): get the prompt with `prompts/get`, have the model answer it with the JSON justification, call `persist_justification` with the hash, domain and justification, then call the tool again.\n";
-},"43":function(container,depth0,helpers,partials,data) {
-    return "Otherwise";
 },"44":function(container,depth0,helpers,partials,data) {
-    return "On a miss";
+    return "Otherwise";
 },"45":function(container,depth0,helpers,partials,data) {
-    return "A client without sampling cannot run these tools.\n";
+    return "On a miss";
 },"46":function(container,depth0,helpers,partials,data) {
+    return "A client without sampling cannot run these tools.\n";
+},"47":function(container,depth0,helpers,partials,data) {
     var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), alias3="function", lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -507,11 +498,11 @@ module.exports = {
     };
 
   return "| `"
-    + ((stack1 = (((helper = lookupProperty(helpers,"tool") || alias1(depth0, "tool", {"start":{"line":488,"column":5},"end":{"line":488,"column":9}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"tool","hash":{},"data":data,"loc":{"start":{"line":488,"column":3},"end":{"line":488,"column":11}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"tool") || alias1(depth0, "tool", {"start":{"line":497,"column":5},"end":{"line":497,"column":9}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"tool","hash":{},"data":data,"loc":{"start":{"line":497,"column":3},"end":{"line":497,"column":11}}}) : helper))) != null ? stack1 : "")
     + "` | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"gates") || alias1(depth0, "gates", {"start":{"line":488,"column":17},"end":{"line":488,"column":22}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"gates","hash":{},"data":data,"loc":{"start":{"line":488,"column":15},"end":{"line":488,"column":24}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"gates") || alias1(depth0, "gates", {"start":{"line":497,"column":17},"end":{"line":497,"column":22}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"gates","hash":{},"data":data,"loc":{"start":{"line":497,"column":15},"end":{"line":497,"column":24}}}) : helper))) != null ? stack1 : "")
     + " |\n";
-},"47":function(container,depth0,helpers,partials,data) {
+},"48":function(container,depth0,helpers,partials,data) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -520,8 +511,8 @@ module.exports = {
     };
 
   return "\n## Preprocessors\n\nNot tools: a host runs them on each user message, in this order, with `preprocessors/run`\n(advertised in `capabilities.experimental.preprocessors`), or gets their context followed by the\nmessage from the `with_context` prompt. `src/runtime/preprocessors-host.ts` is a helper for hosts\nbuilt on the SDK `Client`: copy it into your host.\n\n| Order | Preprocessor | Runs after | Timeout | On error | Handler |\n| --- | --- | --- | --- | --- | --- |\n"
-    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"preprocessors"),{"name":"each","hash":{},"fn":container.program(48, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":502,"column":0},"end":{"line":504,"column":9}}})) != null ? stack1 : "");
-},"48":function(container,depth0,helpers,partials,data) {
+    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"preprocessors"),{"name":"each","hash":{},"fn":container.program(49, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":511,"column":0},"end":{"line":513,"column":9}}})) != null ? stack1 : "");
+},"49":function(container,depth0,helpers,partials,data) {
     var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), alias3="function", lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -530,17 +521,17 @@ module.exports = {
     };
 
   return "| "
-    + ((stack1 = (((helper = lookupProperty(helpers,"order") || alias1(depth0, "order", {"start":{"line":503,"column":4},"end":{"line":503,"column":9}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"order","hash":{},"data":data,"loc":{"start":{"line":503,"column":2},"end":{"line":503,"column":11}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"order") || alias1(depth0, "order", {"start":{"line":512,"column":4},"end":{"line":512,"column":9}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"order","hash":{},"data":data,"loc":{"start":{"line":512,"column":2},"end":{"line":512,"column":11}}}) : helper))) != null ? stack1 : "")
     + " | `"
-    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":503,"column":17},"end":{"line":503,"column":21}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":503,"column":15},"end":{"line":503,"column":23}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":512,"column":17},"end":{"line":512,"column":21}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":512,"column":15},"end":{"line":512,"column":23}}}) : helper))) != null ? stack1 : "")
     + "` | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"after") || alias1(depth0, "after", {"start":{"line":503,"column":29},"end":{"line":503,"column":34}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"after","hash":{},"data":data,"loc":{"start":{"line":503,"column":27},"end":{"line":503,"column":36}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"after") || alias1(depth0, "after", {"start":{"line":512,"column":29},"end":{"line":512,"column":34}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"after","hash":{},"data":data,"loc":{"start":{"line":512,"column":27},"end":{"line":512,"column":36}}}) : helper))) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"timeout") || alias1(depth0, "timeout", {"start":{"line":503,"column":41},"end":{"line":503,"column":48}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"timeout","hash":{},"data":data,"loc":{"start":{"line":503,"column":39},"end":{"line":503,"column":50}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"timeout") || alias1(depth0, "timeout", {"start":{"line":512,"column":41},"end":{"line":512,"column":48}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"timeout","hash":{},"data":data,"loc":{"start":{"line":512,"column":39},"end":{"line":512,"column":50}}}) : helper))) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"onError") || alias1(depth0, "onError", {"start":{"line":503,"column":55},"end":{"line":503,"column":62}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"onError","hash":{},"data":data,"loc":{"start":{"line":503,"column":53},"end":{"line":503,"column":64}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"onError") || alias1(depth0, "onError", {"start":{"line":512,"column":55},"end":{"line":512,"column":62}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"onError","hash":{},"data":data,"loc":{"start":{"line":512,"column":53},"end":{"line":512,"column":64}}}) : helper))) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"handler") || alias1(depth0, "handler", {"start":{"line":503,"column":69},"end":{"line":503,"column":76}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"handler","hash":{},"data":data,"loc":{"start":{"line":503,"column":67},"end":{"line":503,"column":78}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"handler") || alias1(depth0, "handler", {"start":{"line":512,"column":69},"end":{"line":512,"column":76}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"handler","hash":{},"data":data,"loc":{"start":{"line":512,"column":67},"end":{"line":512,"column":78}}}) : helper))) != null ? stack1 : "")
     + " |\n";
 },"compiler":[8,">= 4.3.0"],"main":function(container,depth0,helpers,partials,data) {
     var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), alias3="function", alias4=container.lambda, lookupProperty = container.lookupProperty || function(parent, propertyName) {
@@ -715,13 +706,18 @@ module.exports = {
     + "\n## Tools\n\nArguments are validated against each tool's input schema before any request is sent; invalid\narguments, HTTP errors (non-2xx), timeouts and connection failures come back as tool results\nwith `isError: true` so the model can correct itself. Unknown tool names are JSON-RPC errors.\n\n"
     + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"hasAuth"),{"name":"if","hash":{},"fn":container.program(27, data, 0),"inverse":container.program(29, data, 0),"data":data,"loc":{"start":{"line":352,"column":0},"end":{"line":364,"column":7}}})) != null ? stack1 : "")
     + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"hasHandlers"),{"name":"if","hash":{},"fn":container.program(31, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":365,"column":0},"end":{"line":376,"column":7}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"customEntry"),{"name":"if","hash":{},"fn":container.program(32, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":377,"column":0},"end":{"line":425,"column":7}}})) != null ? stack1 : "")
+    + "\n## Registering in code\n\nTools, prompts and resources come from two places: the manifest (`extraTools`, `prompts`,\n`resources`, `resourceTemplates`: the tables above) and code, through the package's library entry\n(`src/index.ts`): `createServer()` returns the server before it serves, with `registerTool`,\n`registerPrompt`, `registerResource` and `registerResourceTemplate`, then `serve()`. Another\nprogram can embed the server:\n\n```ts\nimport { createServer } from '"
+    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":387,"column":32},"end":{"line":387,"column":36}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":387,"column":30},"end":{"line":387,"column":38}}}) : helper))) != null ? stack1 : "")
+    + "';\nconst server = createServer();\nserver.registerTool('echo', { inputSchema: { type: 'object', properties: { text: { type: 'string' } } } }, ({ text }) => String(text));\nawait server.serve({ transport: 'http', port: 3000 });   // or 'stdio'; the rest from "
+    + ((stack1 = (((helper = lookupProperty(helpers,"envPrefix") || alias1(depth0, "envPrefix", {"start":{"line":390,"column":88},"end":{"line":390,"column":97}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"envPrefix","hash":{},"data":data,"loc":{"start":{"line":390,"column":86},"end":{"line":390,"column":99}}}) : helper))) != null ? stack1 : "")
+    + "_* variables\n```\n\nA registration is checked as the build checks the manifest (legal names, schemas compiled,\ndeclared `concerns`), and goes through the same validation, concern filtering, access rules,\nlimits and audit trail. A name the server already has throws `Tool with name '<name>' already\nexists` (`Prompt with name …`, `Resource with URI …`). The build cannot see these primitives; the\nserver logs their count and size when it starts.\n"
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"customEntry"),{"name":"if","hash":{},"fn":container.program(32, data, 0),"inverse":container.program(33, data, 0),"data":data,"loc":{"start":{"line":398,"column":0},"end":{"line":434,"column":7}}})) != null ? stack1 : "")
     + "\n## Dependencies for handlers\n\nHandlers can import any npm package. Declare it in the manifest's `package.dependencies`\n(`package.devDependencies` for what only the build needs) and run `mcpgen build`, or run\n`npm install <package>` here. `package.json` is merged on every build, never overwritten: what\nyou add or change is kept, mcpgen's own changes are applied, and only a key you both changed\ndifferently stops the build (`MCPGEN_OUTPUT_CONFLICT`, naming the key). After a build that\nchanged the dependencies, run `npm install` to install them and update `package-lock.json`\n(commit it; mcpgen never touches it). The packages mcpgen declares itself (the MCP SDK, ajv,\nzod, …) can be imported as they are.\n"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"prompts"),"length"),{"name":"if","hash":{},"fn":container.program(33, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":437,"column":0},"end":{"line":446,"column":7}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"resources"),"length"),{"name":"if","hash":{},"fn":container.program(35, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":447,"column":0},"end":{"line":456,"column":7}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"concerns"),{"name":"if","hash":{},"fn":container.program(37, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":457,"column":0},"end":{"line":472,"column":7}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"reflection"),{"name":"if","hash":{},"fn":container.program(40, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":473,"column":0},"end":{"line":490,"column":7}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"preprocessors"),"length"),{"name":"if","hash":{},"fn":container.program(47, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":491,"column":0},"end":{"line":505,"column":7}}})) != null ? stack1 : "");
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"prompts"),"length"),{"name":"if","hash":{},"fn":container.program(34, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":446,"column":0},"end":{"line":455,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"resources"),"length"),{"name":"if","hash":{},"fn":container.program(36, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":456,"column":0},"end":{"line":465,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"concerns"),{"name":"if","hash":{},"fn":container.program(38, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":466,"column":0},"end":{"line":481,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"reflection"),{"name":"if","hash":{},"fn":container.program(41, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":482,"column":0},"end":{"line":499,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"preprocessors"),"length"),{"name":"if","hash":{},"fn":container.program(48, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":500,"column":0},"end":{"line":514,"column":7}}})) != null ? stack1 : "");
 },"useData":true},
   "env.example.hbs": {"0":function(container,depth0,helpers,partials,data) {
     return "# Where the API accepts one of several credentials, one is uncommented and the others say\n# which they replace: set one of them (a tool uses the first alternative that is set).\n";

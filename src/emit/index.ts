@@ -7,7 +7,7 @@ import { emitGitignore, emitPackageJson, emitReadme, emitTsconfig } from './proj
 import { emitBundleManifest, emitDockerfile, emitDockerignore, emitEnvExample, emitMcpbignore, emitMcpJson } from './project/ship.js';
 import { runtimeFiles } from './runtime.js';
 import { emitConcernsFile } from './ts/concerns.js';
-import { emitConfigFile, emitServerEntry } from './ts/entry.js';
+import { emitConfigFile, emitLibraryIndex, emitServerEntry } from './ts/entry.js';
 import { emitCustomServerEntry } from './ts/library.js';
 import { emitPreprocessorsFile, emitReflectionFile } from './ts/gates.js';
 import { emitPolicyFile } from './ts/policy.js';
@@ -30,11 +30,12 @@ export function emitProject(ir: IrServer): Map<string, string> {
     ['package.json', emitPackageJson(ir)],
     ['tsconfig.json', emitTsconfig(ir)],
     ['src/config.gen.ts', emitConfigFile(ir)],
-    // entry: custom ⇒ the bin runs the user's src/main.ts, and src/index.ts is the library entry (what emitServerEntry renders then)
+    // the bin: one call (entry: custom ⇒ the user's src/main.ts registers first)
     ['src/server.ts', ir.entry === 'custom' ? emitCustomServerEntry() : emitServerEntry(ir)],
+    // every project is a library too: `import { createServer } from '<name>'`
+    ['src/index.ts', emitLibraryIndex(ir)],
     ['src/tools.gen.ts', emitToolsFile(ir)],
   ]);
-  if (ir.entry === 'custom') files.set('src/index.ts', emitServerEntry(ir));
   if (ir.extraTools.length > 0) files.set('src/extra-tools.gen.ts', emitExtraToolsFile(ir));
   if (ir.prompts.length > 0) files.set('src/prompts.gen.ts', emitPromptsFile(ir));
   if (ir.resources.length + ir.resourceTemplates.length > 0) files.set('src/resources.gen.ts', emitResourcesFile(ir));

@@ -293,3 +293,61 @@ export async function register(server: LibraryServer): Promise<void> {
     expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['listPets']);
   }, 60_000);
 });
+
+describe('every project is a library: the Petstore example (no `entry: custom`)', () => {
+  const dir = path.join(ROOT, '.cache/library-e2e-default');
+  beforeAll(async () => {
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir, { recursive: true });
+    for (const f of ['mcpgen.yaml', 'openapi.yaml']) cpSync(path.join(ROOT, 'examples/petstore', f), path.join(dir, f));
+    const io = { stdout: () => undefined, stderr: (s: string) => void process.stderr.write(s), cwd: ROOT };
+    expect(await main(['build', path.relative(ROOT, path.join(dir, 'mcpgen.yaml')), '--quiet'], io)).toBe(0);
+    await run(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', path.join(dir, 'server')]);
+  }, 180_000);
+
+  it('its bin is one main call, and package.json exports createServer with types', () => {
+    expect(readFileSync(path.join(dir, 'server/src/server.ts'), 'utf8')).toMatch(/\nawait main\(config, tools\);\n$/);
+    const pkg = JSON.parse(readFileSync(path.join(dir, 'server/package.json'), 'utf8')) as { exports: Record<string, Record<string, string>>; types: string };
+    expect(pkg.exports['.']).toEqual({ types: './dist/index.d.ts', default: './dist/index.js' });
+    expect(readFileSync(path.join(dir, 'server/dist/index.d.ts'), 'utf8')).toContain('export declare function createServer(): LibraryServer;');
+  });
+
+  it.each(ERAS)('another program registers a tool (only with its flag on) and serves it beside the operations, %s era; a duplicate throws the seed\'s message', async (era) => {
+    const script = path.join(dir, 'embed.mjs');
+    writeFileSync(
+      script,
+      `import { createServer } from ${JSON.stringify(path.join(dir, 'server/dist/index.js'))};
+const server = createServer();
+if (process.env.EMBED_FEATURE === 'on') server.registerTool('pet_count', { inputSchema: { type: 'object', properties: {} } }, () => 'many');
+try { server.registerTool('listPets', { inputSchema: { type: 'object' } }, () => 'x'); } catch (err) { process.stderr.write('refused: ' + err.message + '\\n'); }
+await server.serve({ transport: 'http', host: '127.0.0.1', port: 0, argv: [] });
+`,
+    );
+    const child = spawn(process.execPath, [script], { cwd: dir, env: { PATH: process.env.PATH ?? '', PETSTORE_BASE_URL: backend.url, EMBED_FEATURE: 'on' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      let err = '';
+      const url = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`not listening; stderr:\n${err}`)), 20_000);
+        child.stderr.on('data', (d: Buffer) => {
+          err += d.toString('utf8');
+          const m = /Streamable HTTP at (http:\/\/\S+?\/mcp)\b/.exec(err);
+          if (m) {
+            clearTimeout(timer);
+            resolve(m[1]!);
+          }
+        });
+      });
+      expect(err).toContain("refused: Tool with name 'listPets' already exists");
+      const { client } = await connectClient({ kind: 'http', url }, era);
+      clients.push(client);
+      const names = (await client.listTools()).tools.map((t) => t.name);
+      expect(names).toContain('pet_count');
+      expect(names).toContain('listPets');
+      expect(((await client.callTool({ name: 'pet_count', arguments: {} })) as Result).content).toEqual([{ type: 'text', text: 'many' }]);
+      const pets = (await client.callTool({ name: 'listPets', arguments: {} })) as Result;
+      expect(pets.isError).toBeFalsy();
+    } finally {
+      child.kill('SIGKILL');
+    }
+  }, 60_000);
+});

@@ -58,16 +58,20 @@ describe('entry: custom', () => {
     expect((JSON.parse(files.get('tsconfig.json')!) as { compilerOptions: Record<string, unknown> }).compilerOptions.declaration).toBe(true);
   });
 
-  it('the generated entry keeps none of it, warns of a limits key that matches nothing, and is no library', async () => {
+  it('the generated bin keeps none of it and warns of a limits key that matches nothing; the package is a library all the same', async () => {
     const { res, codes } = await build(POLICY);
     const policy = res.ir!.policy!;
     expect(policy.access!.rules.every((r) => r.atRunTime === undefined)).toBe(true);
     expect(policy.limits!.tools.map((e) => [e.pattern, e.tools])).toEqual([[undefined, ['listPets']]]);
     expect(codes).toContain('MCPGEN_POLICY_UNMATCHED_LIMIT');
     const files = res.files!;
-    expect(files.has('src/index.ts')).toBe(false);
-    expect(files.has('src/runtime/library.ts')).toBe(false);
+    // the bin is one main call; the library entry (every project) is beside it, not loaded by it
     expect(files.get('src/server.ts')).toContain('await main(config, tools, {');
-    expect((JSON.parse(files.get('package.json')!) as Record<string, unknown>).exports).toBeUndefined();
+    expect(files.get('src/server.ts')).not.toContain('library');
+    expect(files.get('src/index.ts')).toContain('export function createServer(): LibraryServer {');
+    expect(files.get('src/index.ts')).toContain('createPolicy(registeredPolicy(policy, registry.primitives()), ');
+    expect(files.has('src/runtime/library.ts')).toBe(true);
+    expect(files.has('src/main.ts')).toBe(false);
+    expect((JSON.parse(files.get('package.json')!) as Record<string, unknown>).exports).toEqual({ '.': { types: './dist/index.d.ts', default: './dist/index.js' } });
   });
 });

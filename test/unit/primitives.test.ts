@@ -69,11 +69,11 @@ describe('custom primitives: IR and emitted files', () => {
     ]);
     expect(ir.resourceTemplates.map((t) => [t.uriTemplate, t.variables, t.handler.file])).toStrictEqual([['x://pets/{id}{?full}', ['id', 'full'], 'handlers/res.ts']]);
     const files = res.files!;
-    expect([...files.keys()].filter((f) => !f.startsWith('src/runtime/'))).toEqual(['.dockerignore', '.env.example', '.gitignore', '.mcp.json', '.mcpbignore', 'Dockerfile', 'README.md', 'manifest.json', 'package.json', 'src/config.gen.ts', 'src/extra-tools.gen.ts', 'src/prompts.gen.ts', 'src/resources.gen.ts', 'src/server.ts', 'src/tools.gen.ts', 'tsconfig.json', '.mcpgen.json']);
+    expect([...files.keys()].filter((f) => !f.startsWith('src/runtime/'))).toEqual(['.dockerignore', '.env.example', '.gitignore', '.mcp.json', '.mcpbignore', 'Dockerfile', 'README.md', 'manifest.json', 'package.json', 'src/config.gen.ts', 'src/extra-tools.gen.ts', 'src/index.ts', 'src/prompts.gen.ts', 'src/resources.gen.ts', 'src/server.ts', 'src/tools.gen.ts', 'tsconfig.json', '.mcpgen.json']);
     expect(files.get('src/extra-tools.gen.ts')).toContain('export const feeTool = defineTool<FeeArgs, FeeResult>({');
     // no concerns: no concern module, no listChanged, no experimental capability
     const pkg = JSON.parse(files.get('package.json')!) as { dependencies: Record<string, string> };
-    expect(Object.keys(pkg.dependencies)).toEqual(['@modelcontextprotocol/node', '@modelcontextprotocol/server', 'ajv', 'ajv-formats', 'handlebars', 'jose', 're2js', 'undici', 'zod']);
+    expect(Object.keys(pkg.dependencies)).toEqual(['@modelcontextprotocol/node', '@modelcontextprotocol/server', 'ajv', 'ajv-formats', 'handlebars', 'ioredis', 'jose', 'rate-limiter-flexible', 're2js', 'undici', 'zod']);
     expect(files.has('src/runtime/concern-protocol.ts')).toBe(false);
     // handler resources and templates can change: subscriptions, and the capability says so
     expect(files.get('src/server.ts')).toContain('const capabilities: ServerCapabilities = {\n  tools: {},\n  prompts: {},\n  resources: { subscribe: true },\n};');
@@ -102,12 +102,26 @@ describe('custom primitives: IR and emitted files', () => {
     expect(entry).toContain('  install: (server, instance, base) => {\n    const gate = base;\n    installPrompts(server, prompts, { gate });');
   });
 
-  it('a plain OpenAPI server carries no prompt, resource or concern code and no handlebars', async () => {
+  it('a plain OpenAPI server\'s bin loads no prompt, resource or concern code; only its library entry does (handlebars for registered prompts)', async () => {
     const res = await compile({ manifestPath: 'mcpgen.yaml', cwd: fixture(''), emit: true });
     const files = res.files!;
     expect(files.get('src/server.ts')).toMatch(/\nawait main\(config, tools\);\n$/);
-    expect([...files.keys()].filter((f) => /prompts|resources|concern|extra-tools\.gen/.test(f))).toEqual([]);
-    expect(Object.keys((JSON.parse(files.get('package.json')!) as { dependencies: object }).dependencies)).toEqual(['@modelcontextprotocol/node', '@modelcontextprotocol/server', 'ajv', 'ajv-formats', 'jose', 're2js', 'undici', 'zod']);
+    // the modules each entry loads: its relative imports, followed through the emitted files
+    const closure = (entry: string): string[] => {
+      const seen = new Set<string>();
+      const visit = (file: string) => {
+        if (seen.has(file) || !files.has(file)) return;
+        seen.add(file);
+        for (const m of files.get(file)!.matchAll(/from '(\.{1,2}\/[^']+)\.js'/g)) visit(path.posix.join(path.posix.dirname(file), m[1]! + '.ts'));
+      };
+      visit(entry);
+      return [...seen];
+    };
+    const primitiveCode = (f: string) => /prompts|resources|concern|library|registry/.test(f);
+    expect(closure('src/server.ts').filter(primitiveCode)).toEqual([]);
+    expect(closure('src/index.ts').filter(primitiveCode).sort()).toEqual(['src/runtime/concern-protocol.ts', 'src/runtime/concerns.ts', 'src/runtime/library.ts', 'src/runtime/prompts.ts', 'src/runtime/registry.ts', 'src/runtime/resources.ts']);
+    expect([...files.keys()].filter((f) => /\.gen\.ts$/.test(f) && /prompts|resources|concern|extra-tools/.test(f))).toEqual([]);
+    expect(Object.keys((JSON.parse(files.get('package.json')!) as { dependencies: object }).dependencies)).toEqual(['@modelcontextprotocol/node', '@modelcontextprotocol/server', 'ajv', 'ajv-formats', 'handlebars', 'ioredis', 'jose', 'rate-limiter-flexible', 're2js', 'undici', 'zod']);
   });
 });
 

@@ -27,8 +27,8 @@ const sorted = (map: DependencyMap): DependencyMap => Object.fromEntries(Object.
 export function generatedDependencies(ir: IrServer): DependencySections {
   const deps: DependencyMap = { ...GENERATED_DEPENDENCIES };
   const parts = serverParts(ir);
-  // entry: custom ships the library (runtime/library.ts), which serves registered prompts
-  if (parts.anyPrompts || ir.reflection !== undefined || ir.entry === 'custom') deps.handlebars = OPTIONAL_DEPENDENCIES.handlebars;
+  // every project ships the library (src/index.ts, runtime/library.ts), which serves registered prompts
+  deps.handlebars = OPTIONAL_DEPENDENCIES.handlebars;
   if (parts.search) deps.stemmer = OPTIONAL_DEPENDENCIES.stemmer;
   if (ir.policy !== undefined) deps['@opentelemetry/api'] = OPTIONAL_DEPENDENCIES['@opentelemetry/api'];
   if (parts.projection) deps['@jmespath-community/jmespath'] = OPTIONAL_DEPENDENCIES['@jmespath-community/jmespath'];

@@ -37,8 +37,9 @@ export function emitPackageJson(ir: IrServer): string {
   Object.assign(pkg, {
     type: 'module',
     bin: { [ir.name]: ENTRY_POINT },
-    // entry: custom ⇒ also a library: `import { createServer } from '<name>'`
-    ...(ir.entry === 'custom' ? { exports: { '.': { types: './dist/index.d.ts', default: './dist/index.js' } }, types: 'dist/index.d.ts' } : {}),
+    // every project is also a library: `import { createServer } from '<name>'` (src/index.ts)
+    exports: { '.': { types: './dist/index.d.ts', default: './dist/index.js' } },
+    types: 'dist/index.d.ts',
     files: ['dist', '.env.example'],
     engines: { node: '>=20.19.0' },
     scripts: { build: 'tsc -p tsconfig.json', start: `node ${ENTRY_POINT}`, prepack: 'npm run build', ...(ir.policy?.audit?.chain === true ? { 'verify-audit': 'node dist/runtime/verify-audit.js' } : {}) },
@@ -52,7 +53,8 @@ export function emitTsconfig(ir?: IrServer): string {
   return json({
     compilerOptions: {
       target: 'es2022',
-      ...(ir?.entry === 'custom' ? { declaration: true } : {}),
+      // the library entry's types (src/index.ts); the init starter's tsconfig has no IR
+      ...(ir !== undefined ? { declaration: true } : {}),
       module: 'nodenext',
       moduleResolution: 'nodenext',
       strict: true,

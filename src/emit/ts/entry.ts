@@ -128,7 +128,15 @@ export function serverParts(ir: IrServer): ServerParts {
   };
 }
 
-/** Renders `src/server.ts`, the entry point (`bin` of the generated package): one call of the runtime's `main`. */
+/** Renders `src/index.ts`, the package's library entry (every project): `createServer()`, ./library.ts. */
+export function emitLibraryIndex(ir: IrServer): string {
+  return emitServerEntry({ ...ir, entry: 'custom' });
+}
+
+/**
+ * Renders `src/server.ts`, the bin: one `main` call over the generated wiring — or, for
+ * `entry: custom` (and for `src/index.ts` of every project, ./library.ts), the library entry.
+ */
 export function emitServerEntry(ir: IrServer): string {
   const p = serverParts(ir);
   const hasResources = p.resources || p.templates;
