@@ -6,7 +6,7 @@
  * the starter then writes as `include`/`exclude` — so the manifest can name the tools, the
  * variables the server reads and the size of the tool surface.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { lstat, mkdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -89,6 +89,23 @@ function relativeTo(fromDir: string, file: string): string {
   if (path.isAbsolute(rel)) return file.split(path.sep).join('/');
   const posix = rel.split(path.sep).join('/');
   return posix.startsWith('../') ? posix : `./${posix}`;
+}
+
+/**
+ * The starter's `$schema`: a location that holds on every machine that checks the project out —
+ * mcpgen's copy in the project's own `node_modules` (mcpgen as a dev dependency: found from the
+ * manifest's folder upwards, as Node resolves packages), relative to the manifest; otherwise the
+ * schema of this mcpgen version on the npm CDN. Never the path of the mcpgen that happens to run
+ * (a clone or a global install), which is on no other machine.
+ */
+export function schemaLocation(manifestDir: string): string {
+  for (let dir = path.resolve(manifestDir); ; dir = path.dirname(dir)) {
+    const local = path.join(dir, 'node_modules', 'mcpgen', 'schemas', 'manifest.schema.json');
+    if (existsSync(local)) return relativeTo(path.resolve(manifestDir), local);
+    if (path.dirname(dir) === dir) break;
+  }
+  const { version } = JSON.parse(readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string };
+  return `https://unpkg.com/mcpgen@${version}/schemas/manifest.schema.json`;
 }
 
 /**
@@ -192,7 +209,7 @@ export async function runInit(opts: { spec: string; out?: string } & Partial<Sli
     specVersion: spec.version,
     ir,
     definedSchemes: definedSchemes(spec),
-    schema: commentText(relativeTo(path.dirname(outAbs), path.join(PACKAGE_ROOT, 'schemas', 'manifest.schema.json')), 4096),
+    schema: commentText(schemaLocation(path.dirname(outAbs)), 4096),
     maxListBytes: DEFAULT_LIMITS.maxListBytes,
     ...(sliced ? { slice: { ...slice, flags: sliceFlagsText(flags), specOperations: ops.length } } : {}),
   });

@@ -4,7 +4,7 @@
  * (the largest) or build (the others) the result. Slices (`--tag`, `--exclude-tag`, `--method`)
  * on Asana and Twilio, and a full starter trimmed by hand then cleaned by `mcpgen fix`.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parse } from 'yaml';
@@ -14,6 +14,7 @@ import { main } from '../../src/cli/main.js';
 import type { JsonReport } from '../../src/cli/report.js';
 import { commentText, quoted } from '../../src/init/starter.js';
 import { CORPUS_SPECS, corpusSpec, specSlug } from '../helpers/corpus.js';
+import { ROOT } from '../helpers/project.js';
 
 const temps: string[] = [];
 const tempDir = () => {
@@ -103,6 +104,22 @@ describe('mcpgen init', () => {
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/^api\/mcpgen\.yaml error api\/mcpgen\.yaml already exists\n  help: mcpgen init never overwrites a file/);
     expect(readFileSync(path.join(dir, 'api/mcpgen.yaml'), 'utf8')).toBe(before);
+  });
+
+  it('points $schema at something every machine has: mcpgen in the project\'s node_modules, else this version on the npm CDN', async () => {
+    const spec = corpusSpec('petstore-3.0.json');
+    const { version } = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    const schemaLine = (text: string) => text.split('\n')[0];
+    // no mcpgen installed beside the project (a clone or a global install runs): the versioned URL, not a path into it
+    const bare = tempDir();
+    expect((await cli(['init', spec, '--out', 'api/mcpgen.yaml'], bare)).code).toBe(0);
+    expect(schemaLine(readFileSync(path.join(bare, 'api/mcpgen.yaml'), 'utf8'))).toBe(`# yaml-language-server: $schema=https://unpkg.com/mcpgen@${version}/schemas/manifest.schema.json`);
+    // mcpgen as the project's dev dependency: its copy, relative to the manifest (found upwards)
+    const project = tempDir();
+    mkdirSync(path.join(project, 'node_modules/mcpgen/schemas'), { recursive: true });
+    writeFileSync(path.join(project, 'node_modules/mcpgen/schemas/manifest.schema.json'), '{}');
+    expect((await cli(['init', spec, '--out', 'api/mcpgen.yaml'], project)).code).toBe(0);
+    expect(schemaLine(readFileSync(path.join(project, 'api/mcpgen.yaml'), 'utf8'))).toBe('# yaml-language-server: $schema=../node_modules/mcpgen/schemas/manifest.schema.json');
   });
 
   it('refuses a spec it cannot read, writing nothing', async () => {
