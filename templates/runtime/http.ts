@@ -62,6 +62,7 @@ export interface HttpOptions {
   tokensFrom?: string;                      // where the client tokens are set, for the 401 message (e.g. 'PETS_HTTP_TOKENS (or PETS_HTTP_TOKENS_FILE)')
   now?: () => number;                       // clock of the refusal log's rate limit (tests)
   bus?: ServerEventBus;                     // change events of modern subscriptions/listen streams (resource subscriptions)
+  unknownSession?: string;                  // said after 'Session not found' (several instances: sessions need sticky routing)
   precheck?: (body: unknown, ctx: { identity?: string; headers: Headers }) => { status: number; code: number; message: string; data?: unknown } | undefined; // refuses a modern request before the SDK serves it (x-mcp-header mismatch, a subscription the client may not read)
 }
 export interface HttpHandle {
@@ -228,7 +229,7 @@ export async function serveHttp(factory: HttpServerFactory, options: HttpOptions
     const sid = header(req, 'mcp-session-id');
     if (sid !== undefined) {
       const s = sessions.get(sid);
-      if (s === undefined || s.identity !== auth?.clientId) return reply(res, 404, rpcError(-32001, 'Session not found'));
+      if (s === undefined || s.identity !== auth?.clientId) return reply(res, 404, rpcError(-32001, `Session not found${options.unknownSession ?? ''}`));
       touch(s, req, res);
       s.used = Date.now();
       return s.transport.handleRequest(Object.assign(req, { auth }), res, body);

@@ -24,7 +24,7 @@ import type { JustificationsFactory } from './reflection-store.js';
 import { createServer } from './server.js';
 import type { PolicyLayer, ReflectionGuard, ServerExtensions, ServerFactory } from './server.js';
 import { describeBase, resolveSettings, settingsVariables } from './settings.js';
-import { redisSettings } from './shared-state.js';
+import { INSTANCE_ID, redisSettings } from './shared-state.js';
 import { stateKey } from './state.js';
 import { warmUp } from './warm.js';
 import { STDOUT_BACKLOG, serveOnStdio } from './stdio.js';
@@ -161,6 +161,8 @@ export async function main(config: ServerConfig, tools: readonly OperationTool[]
       // x-mcp-header checks and subscription access, before the SDK serves a modern request
       precheck: (body, ctx) => factory.precheck(body, { era: 'modern', headers: ctx.headers, ...(ctx.identity !== undefined ? { identity: ctx.identity } : {}) }),
       ...(factory.bus ? { bus: factory.bus } : {}),
+      // legacy sessions live in the instance that opened them (docs/deploy.md: route by Mcp-Session-Id)
+      ...(shared !== undefined ? { unknownSession: ` on this instance (${INSTANCE_ID}): a legacy session (clients before MCP 2026-07-28) is served only by the instance that opened it, so the load balancer must route requests by their Mcp-Session-Id header (sticky sessions); it may also have expired or been closed. Start a new session` } : {}),
     }).catch((err: unknown) => {
       log('error', `${config.name}: cannot listen on ${serve.host}:${serve.port}: ${err instanceof Error ? err.message : String(err)}`);
       process.exit(1);

@@ -1,0 +1,334 @@
+/**
+ * Scale-out end to end (issue 22): three processes of one generated server on three ports share
+ * a real redis-server (test/helpers/redis.ts) through `<PREFIX>_REDIS_URL`, with the same state key
+ * and each its own justification directory (so nothing can pass through the disk), driven by real
+ * clients of both eras over Streamable HTTP against a backend on 127.0.0.1.
+ * - a gate hint issued by instance 1, persisted through instance 2, satisfies the gate on 3;
+ * - `perMinute: 60` (overall) admits exactly 60 of 300 concurrent calls spread over the three;
+ * - `maxConcurrent: 4` holds across instances (the backend holds the calls, so it is exact);
+ * - killing an instance mid-call frees its slots once their lease (1.5 s here) expires;
+ * - a resource change signalled on instance 1 reaches subscribers of all three, both eras;
+ * - a legacy session is served by the instance that opened it; on another, a 404 says why;
+ * - Redis killed and restarted under load: every call answers (none waits for Redis), refused
+ *   calls name the cause, an acknowledged justification survives, and service resumes.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client as ModernClient } from '@modelcontextprotocol/client';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { main } from '../../src/cli/main.js';
+import { connectClient, startHttp } from '../helpers/eras.js';
+import type { AnyClient, Era, HttpProcess } from '../helpers/eras.js';
+import { ROOT, run } from '../helpers/project.js';
+import { describeWithRedis, startRedis } from '../helpers/redis.js';
+import type { RedisServer } from '../helpers/redis.js';
+
+const SPEC = `openapi: 3.0.3
+info: { title: Scaled, version: 1.0.0 }
+servers: [{ url: http://127.0.0.1:9 }]
+paths:
+  /hold/{tag}:
+    get:
+      operationId: hold
+      summary: Waits until the test lets it answer
+      parameters: [{ name: tag, in: path, required: true, schema: { type: string } }]
+      responses: { '200': { description: ok, content: { application/json: { schema: { type: object } } } } }
+  /notes:
+    post:
+      operationId: addNote
+      requestBody: { content: { application/json: { schema: { type: object, properties: { text: { type: string } } } } } }
+      responses: { '201': { description: ok, content: { application/json: { schema: { type: object } } } } }
+  /pets/{id}:
+    delete:
+      operationId: deletePet
+      parameters: [{ name: id, in: path, required: true, schema: { type: string } }]
+      responses: { '204': { description: gone } }
+  /ping:
+    get:
+      operationId: ping
+      responses: { '200': { description: ok, content: { application/json: { schema: { type: object } } } } }
+`;
+const MANIFEST = `name: scaled
+version: 1.0.0
+openapi: ./openapi.yaml
+output: ./server
+extraTools:
+  - name: bump
+    description: Changes the note and says so (notifyResourceUpdated).
+    inputSchema: { type: object, properties: {}, additionalProperties: false }
+    handler: handlers/notes.ts#bump
+resources:
+  - uri: notes://signalled
+    name: signalled
+    handler: handlers/notes.ts#signalled
+reflection:
+  mode: host
+  domains: [pets]
+  gates:
+    deletePet:
+      domain: pets
+      prompt: justify_removal
+      promptArgs: { id: "{{id}}" }
+      template: Why delete pet {{id}}?
+policy:
+  limits:
+    tools:
+      hold: { maxConcurrent: 4, timeoutMs: 60000 }
+      addNote: { perMinute: { overall: 60 } }
+      ping: { maxConcurrent: 1000 }
+`;
+const HANDLERS = `import { notifyResourceUpdated } from '../runtime/subscriptions.js';
+let n = 0;
+export function bump() {
+  n++;
+  notifyResourceUpdated('notes://signalled');
+  return \`bumped \${n}\`;
+}
+export const signalled = () => \`note \${n}\`;
+`;
+const GOOD = { intent: 'remove a duplicate record', alternatives: ['keep it'], choice: 'delete it', confidence: 0.9 };
+const STATE_KEY = 'scale-out-state-key-0123456789abcdef';
+
+const work = path.join(ROOT, '.cache/scale-out');
+const project = path.join(work, 'server');
+let redis: RedisServer;
+let api: Server;
+let baseUrl = '';
+const instances: HttpProcess[] = [];
+const open: AnyClient[] = [];
+/** Requests to /hold the backend holds, until `releaseHeld`. */
+const held: ServerResponse[] = [];
+let notes = 0;
+
+type Result = { isError?: boolean; content: Array<{ type: string; text?: string }>; structuredContent?: Record<string, unknown> };
+const text = (r: Result) => r.content.map((c) => c.text ?? '').join('\n');
+
+function backend(req: IncomingMessage, res: ServerResponse): void {
+  req.on('data', () => undefined);
+  req.on('end', () => {
+    if (req.url?.startsWith('/hold/')) {
+      held.push(res);
+      res.on('close', () => {
+        const i = held.indexOf(res);
+        if (i >= 0) held.splice(i, 1);
+      });
+      return;
+    }
+    if (req.url === '/notes') notes++;
+    if (req.method === 'DELETE') return void res.writeHead(204).end();
+    res.writeHead(req.method === 'POST' ? 201 : 200, { 'content-type': 'application/json' }).end('{"ok":true}');
+  });
+}
+
+function releaseHeld(): void {
+  for (const res of held.splice(0)) res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+}
+
+async function startInstance(extra: Record<string, string> = {}): Promise<HttpProcess> {
+  const dir = mkdtempSync(path.join(work, 'instance-'));
+  const p = await startHttp(project, {
+    SCALED_BASE_URL: baseUrl,
+    SCALED_STATE_KEY: STATE_KEY,
+    SCALED_REDIS_URL: redis.url,
+    SCALED_REDIS_LEASE_MS: '1500',
+    SCALED_REDIS_TIMEOUT_MS: '1000',
+    SCALED_REFLECTION_DIR: path.join(dir, 'justifications'),
+    ...extra,
+  });
+  instances.push(p);
+  return p;
+}
+
+async function client(p: HttpProcess, era: Era, setup?: (c: AnyClient) => void): Promise<AnyClient> {
+  const { client: c } = await connectClient({ kind: 'http', url: p.url }, era, setup ? { setup } : {});
+  open.push(c);
+  return c;
+}
+
+const call = (c: AnyClient, name: string, args: Record<string, unknown> = {}, timeout = 30_000): Promise<Result> => (c as LegacyClient).callTool({ name, arguments: args }, undefined, { timeout }) as Promise<Result>;
+
+async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describeWithRedis('three instances sharing state through Redis', () => {
+  let a: HttpProcess;
+  let b: HttpProcess;
+  let c: HttpProcess;
+
+  beforeAll(async () => {
+    rmSync(work, { recursive: true, force: true });
+    mkdirSync(path.join(project, 'src/handlers'), { recursive: true });
+    writeFileSync(path.join(project, 'src/handlers/notes.ts'), HANDLERS);
+    writeFileSync(path.join(work, 'openapi.yaml'), SPEC);
+    writeFileSync(path.join(work, 'mcpgen.yaml'), MANIFEST);
+    const io = { stdout: () => undefined, stderr: (s: string) => void process.stderr.write(s), cwd: ROOT };
+    expect(await main(['build', path.relative(ROOT, path.join(work, 'mcpgen.yaml')), '--out', path.relative(ROOT, project), '--quiet'], io)).toBe(0);
+    await run(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', project]);
+    redis = await startRedis();
+    api = createServer(backend);
+    await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
+    baseUrl = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
+    [a, b, c] = await Promise.all([startInstance(), startInstance(), startInstance()]);
+  }, 240_000);
+
+  afterAll(async () => {
+    releaseHeld();
+    await Promise.all(open.splice(0).map((x) => x.close().catch(() => undefined)));
+    for (const p of instances) p.kill('SIGKILL');
+    api?.closeAllConnections();
+    api?.close();
+    await redis?.stop();
+  });
+
+  it('refuses to start when Redis cannot be reached, naming it', async () => {
+    const err = await startHttp(project, { SCALED_BASE_URL: baseUrl, SCALED_REDIS_URL: 'redis://:pw-never-shown@127.0.0.1:1', SCALED_REDIS_TIMEOUT_MS: '1000' }).then(
+      () => '',
+      (e: Error) => e.message,
+    );
+    expect(err).toMatch(/cannot start: cannot reach Redis at redis:\/\/127\.0\.0\.1:1\/? \(SCALED_REDIS_URL\)/);
+    expect(err).not.toContain('pw-never-shown');
+  });
+
+  for (const era of ['legacy', 'modern'] as const) {
+    it(`${era}: a hint from instance 1, persisted through instance 2, satisfies the gate on instance 3`, async () => {
+      const id = `pet-${era}`;
+      const hint = await call(await client(a, era), 'deletePet', { id });
+      expect(hint.isError).toBe(true);
+      const hash = JSON.parse(hint.content[1]!.text!).hash as string;
+      const stored = await call(await client(b, era), 'persist_justification', { hash, domain: 'pets', justification: GOOD });
+      expect(stored.isError, text(stored)).toBeFalsy();
+      const done = await call(await client(c, era), 'deletePet', { id });
+      expect(done.isError, text(done)).toBeFalsy();
+      // and instance 1 too, at once
+      expect((await call(await client(a, era), 'deletePet', { id })).isError).toBeFalsy();
+    });
+  }
+
+  it('perMinute 60 (overall) admits exactly 60 of 300 concurrent calls spread over the three', async () => {
+    const clients = await Promise.all([a, b, c].map((p) => client(p, 'modern')));
+    const before = notes;
+    const results = await Promise.all(Array.from({ length: 300 }, (_, i) => call(clients[i % 3]!, 'addNote', { body: { text: `n${i}` } }, 60_000)));
+    const admitted = results.filter((r) => !r.isError);
+    expect(admitted).toHaveLength(60);
+    expect(notes - before).toBe(60);
+    for (const r of results.filter((x) => x.isError)) expect(text(r)).toMatch(/over its limit of 60 calls per minute over all clients/);
+  });
+
+  it('maxConcurrent 4 holds across instances, and a slot comes back when its call ends', async () => {
+    const clients = await Promise.all([a, b, c].map((p) => client(p, 'modern')));
+    const calls = Array.from({ length: 12 }, (_, i) => call(clients[i % 3]!, 'hold', { tag: `t${i}` }, 60_000));
+    // 8 are refused at once; 4 wait at the backend
+    const refused: Result[] = [];
+    for (const p of calls) void p.then((r) => r.isError && refused.push(r));
+    await waitFor(() => refused.length === 8 && held.length === 4);
+    for (const r of refused) expect(text(r)).toMatch(/already has 4 calls running/);
+    releaseHeld();
+    const results = await Promise.all(calls);
+    expect(results.filter((r) => !r.isError)).toHaveLength(4);
+    // the slots are free again
+    const again = call(clients[1]!, 'hold', { tag: 'again' });
+    await waitFor(() => held.length === 1);
+    releaseHeld();
+    expect((await again).isError).toBeFalsy();
+  });
+
+  it('killing an instance mid-call frees its slots once their lease expires', async () => {
+    const doomed = await startInstance();
+    const d = await client(doomed, 'modern');
+    const calls = Array.from({ length: 4 }, (_, i) => call(d, 'hold', { tag: `doomed${i}` }).catch(() => undefined));
+    await waitFor(() => held.length === 4);
+    const other = await client(a, 'modern');
+    expect(text(await call(other, 'hold', { tag: 'blocked' }))).toMatch(/already has 4 calls running/);
+    doomed.kill('SIGKILL');
+    await doomed.exit;
+    await Promise.all(calls);
+    // the backend's held requests were cut with the process; its 4 leases lapse within 1.5 s
+    await waitFor(async () => {
+      const r = call(other, 'hold', { tag: 'after' });
+      const first = await Promise.race([r, new Promise<'held'>((resolve) => setTimeout(() => resolve('held'), 300))]);
+      if (first === 'held' || !first.isError) {
+        await waitFor(() => held.length >= 1);
+        releaseHeld();
+        return !(await r).isError;
+      }
+      return false;
+    });
+  });
+
+  it('a resource change signalled on one instance reaches subscribers of all three, both eras', async () => {
+    const got: string[][] = [[], [], [], []];
+    const setupFor = (i: number, era: Era) => (x: AnyClient) => {
+      if (era === 'legacy') (x as LegacyClient).setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void got[i]!.push(n.params.uri));
+      else (x as ModernClient).setNotificationHandler('notifications/resources/updated', (n) => void got[i]!.push(n.params.uri));
+    };
+    const subs: Array<{ close(): Promise<void> } | undefined> = [];
+    const targets: Array<[HttpProcess, Era]> = [[a, 'legacy'], [b, 'legacy'], [c, 'modern'], [b, 'modern']];
+    for (const [i, [p, era]] of targets.entries()) {
+      const x = await client(p, era, setupFor(i, era));
+      if (era === 'legacy') await (x as LegacyClient).subscribeResource({ uri: 'notes://signalled' });
+      else subs.push(await (x as ModernClient).listen({ resourceSubscriptions: ['notes://signalled'] }));
+    }
+    const r = await call(await client(a, 'modern'), 'bump');
+    expect(r.isError, text(r)).toBeFalsy();
+    await waitFor(() => got.every((g) => g.includes('notes://signalled')));
+    await Promise.all(subs.map((s) => s?.close()));
+  });
+
+  it('a legacy session is served by the instance that opened it; another instance answers 404 saying why', async () => {
+    const x = (await client(a, 'legacy')) as LegacyClient;
+    expect((await x.callTool({ name: 'ping', arguments: {} })).isError).toBeFalsy();
+    const sid = (x.transport as unknown as { sessionId?: string }).sessionId!;
+    expect(sid).toBeTruthy();
+    const res = await fetch(b.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': sid, 'mcp-protocol-version': '2025-06-18' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+    });
+    expect(res.status).toBe(404);
+    const body = (await res.json()) as { error: { message: string } };
+    expect(body.error.message).toMatch(/^Session not found on this instance \(.+\): a legacy session .* is served only by the instance that opened it, so the load balancer must route requests by their Mcp-Session-Id header \(sticky sessions\)/);
+  });
+
+  it('Redis killed and restarted under load: no call waits for it, refusals name it, an acknowledged justification survives, service resumes', async () => {
+    const clients = await Promise.all([a, b, c].map((p) => client(p, 'modern')));
+    // acknowledged just before the crash
+    const hint = await call(clients[0]!, 'deletePet', { id: 'fault' });
+    const hash = JSON.parse(hint.content[1]!.text!).hash as string;
+    expect((await call(clients[1]!, 'persist_justification', { hash, domain: 'pets', justification: GOOD })).isError).toBeFalsy();
+    let stop = false;
+    const outcomes: Result[] = [];
+    const load = Promise.all(
+      clients.map(async (x) => {
+        while (!stop) outcomes.push(await call(x, 'ping', {}, 15_000));
+      }),
+    );
+    await waitFor(() => outcomes.length >= 6);
+    await redis.kill();
+    const during = outcomes.length;
+    // calls keep answering while Redis is down (each within its timeout: a hung one would stall the loop)
+    await waitFor(() => outcomes.slice(during).filter((r) => r.isError).length >= 6);
+    const gate = await call(clients[2]!, 'deletePet', { id: 'fault' });
+    expect(gate.isError).toBe(true);
+    expect(text(gate)).toMatch(/cannot be checked now: the shared store \(Redis at redis:\/\/127\.0\.0\.1:\d+\/?\) is unavailable/);
+    for (const r of outcomes.slice(during).filter((x) => x.isError)) expect(text(r)).toMatch(/Tool ping cannot be checked against its limits: the shared store \(Redis at .*\) is unavailable/);
+    await redis.restart();
+    const resumed = outcomes.length;
+    await waitFor(() => outcomes.slice(resumed).some((r) => !r.isError), 30_000);
+    stop = true;
+    await load;
+    // the justification acknowledged before the crash satisfies the gate on another instance
+    expect((await call(clients[2]!, 'deletePet', { id: 'fault' })).isError).toBeFalsy();
+    // nothing reached the disk: each instance's own justification directory stayed empty
+    for (const p of [a, b, c]) expect(p.stderr()).not.toMatch(/cannot store/);
+  }, 120_000);
+});
