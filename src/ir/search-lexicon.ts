@@ -65,7 +65,7 @@ class WordNet {
   }
 
   /** The words of a synset and its pointers (`@` hypernym, `~` hyponym, …). */
-  synset(offset: number, pos: Pos): { words: string[]; pointers: Array<{ symbol: string; offset: number; pos: string }> } {
+  synset(offset: number, pos: Pos): { words: string[]; pointers: Array<{ symbol: string; offset: number; pos: string; source: number; target: number }> } {
     const buf = this.data.get(pos)!;
     const end = buf.indexOf(10, offset);
     const f = buf.toString('latin1', offset, end < 0 ? buf.length : end).split(' ');
@@ -74,8 +74,8 @@ class WordNet {
     for (let i = 0; i < wordCount; i++) ws.push(f[4 + i * 2]!.replace(/\(.*\)$/, '').toLowerCase());
     let at = 4 + wordCount * 2;
     const pointerCount = Number(f[at++]);
-    const pointers: Array<{ symbol: string; offset: number; pos: string }> = [];
-    for (let i = 0; i < pointerCount; i++, at += 4) pointers.push({ symbol: f[at]!, offset: Number(f[at + 1]), pos: f[at + 2]! });
+    const pointers: Array<{ symbol: string; offset: number; pos: string; source: number; target: number }> = [];
+    for (let i = 0; i < pointerCount; i++, at += 4) pointers.push({ symbol: f[at]!, offset: Number(f[at + 1]), pos: f[at + 2]!, source: parseInt(f[at + 3]!.slice(0, 2), 16), target: parseInt(f[at + 3]!.slice(2), 16) });
     return { words: ws, pointers };
   }
 }
@@ -101,6 +101,16 @@ export function wordnetLexicon(): Lexicon {
         senses.slice(0, SENSES).forEach((offset, i) => {
           const s = wn.synset(offset, pos);
           for (const x of s.words) out.add(x);
+          if (i === 0) {
+            // the word's derivations in its first sense (`subscription` for subscribe, `assign` for assignee)
+            const me = s.words.indexOf(w) + 1;
+            for (const p of s.pointers) {
+              if (p.symbol !== '+' || (p.source !== 0 && p.source !== me) || (p.pos !== 'n' && p.pos !== 'v')) continue;
+              const t = wn.synset(p.offset, p.pos === 'n' ? 'noun' : 'verb').words;
+              if (p.target === 0) for (const x of t) out.add(x);
+              else if (t[p.target - 1] !== undefined) out.add(t[p.target - 1]!);
+            }
+          }
           if (i > 0) return;
           const hyponyms = s.pointers.filter((p) => p.symbol === '~');
           if (hyponyms.length > MAX_HYPONYMS) return;

@@ -10,7 +10,10 @@
  *    search-text.ts) and the operation's method and path shape say what it does, the lexical
  *    score is multiplied by {@link INTENT}.match if they agree, by {@link INTENT}.near for list and
  *    read ({@link NEAR}), and by {@link INTENT}.clash otherwise.
- * 3. **Tiebreak.** Prefix and one-edit matches of query terms never add to the score: they order
+ * 3. **Coverage.** The score is multiplied by {@link coverageFactor}: lowered by the IDF of each
+ *    word of the tool's name the query does not say (its intent verbs aside), so that of two tools
+ *    that match the query the one named for it comes first.
+ * 4. **Tiebreak.** Prefix and one-edit matches of query terms never add to the score: they order
  *    tools whose score is equal (and tools that match nothing exactly), then catalogue order.
  *
  * This file is copied into generated projects that use search mode.
@@ -26,7 +29,7 @@ export const WEIGHTS: Readonly<Record<(typeof FIELDS)[number], number>> = { name
 export const B: Readonly<Record<(typeof FIELDS)[number], number>> = { name: 0.5, summary: 0.5, path: 0.3, tag: 0.3, params: 0.75, titles: 0.75, arguments: 0.75, description: 0.75, related: 0.5 };
 /** Saturation of the weighted frequency (BM25's k1). */
 export const SATURATION = { k1: 1.2 };
-/** The weight of the near terms of a query word the index does not have (rule 3). */
+/** The weight of the near terms of a query word the index does not have (rule 4). */
 export const NEAR_WORD = { weight: 0.5 };
 /** Intent factors (rule 2). */
 export const INTENT = { match: 1.5, near: 1.15, clash: 0.75 };
@@ -40,6 +43,8 @@ export type LoadedIndex = {
   readonly avg: readonly number[];
   /** Terms in sorted order (for prefix and fuzzy matching). */
   readonly vocabulary: readonly string[];
+  /** Per tool: the terms of its name with their IDF (rule 3). */
+  readonly names: ReadonlyArray<ReadonlyArray<readonly [string, number]>>;
 };
 
 export function loadIndex(serialised: string): LoadedIndex {
@@ -47,11 +52,21 @@ export function loadIndex(serialised: string): LoadedIndex {
   if (data.version !== 2) throw new Error(`search index version ${String(data.version)} is not 2: rebuild the project with this mcpgen`);
   const n = Math.max(data.tools.length, 1);
   const avg = data.fields.map((_, f) => Math.max(data.lengths.reduce((s, l) => s + l[f]!, 0) / n, 1));
-  return { data, avg, vocabulary: Object.keys(data.terms).sort() };
+  const names: Array<Array<readonly [string, number]>> = data.tools.map(() => []);
+  const nameField = data.fields.indexOf('name');
+  for (const [t, p] of Object.entries(data.terms)) {
+    let idf: number | undefined;
+    for (let i = 0; i < p.length; i += 3) {
+      if (p[i + 1] !== nameField) continue;
+      idf ??= termIdf(p, n);
+      names[p[i]!]!.push([t, idf]);
+    }
+  }
+  return { data, avg, vocabulary: Object.keys(data.terms).sort(), names };
 }
 
 /** Why a tool scored what it did (MCPGEN_SEARCH_DEBUG). */
-export type Explanation = { terms: Array<{ term: string; idf: number; fields: string[]; score: number }>; lexical: number; intent: { query?: Intent; tool?: Intent; factor: number }; tiebreak: number };
+export type Explanation = { terms: Array<{ term: string; idf: number; fields: string[]; score: number }>; lexical: number; intent: { query?: Intent; tool?: Intent; factor: number }; coverage: number; tiebreak: number };
 
 export type Hit = { readonly index: number; readonly name: string; readonly score: number; readonly tiebreak: number };
 
@@ -104,29 +119,39 @@ function nearTerms(index: LoadedIndex, t: string, exact: ReadonlySet<string>): s
   return out;
 }
 
+/** The IDF of a term from its postings, over `n` tools. */
+function termIdf(p: readonly number[], n: number): number {
+  let df = 0;
+  for (let i = 0; i < p.length; i += 3) if (i === 0 || p[i] !== p[i - 3]) df++;
+  return Math.log(1 + (n - df + 0.5) / (df + 0.5));
+}
+
 /** Adds the BM25F score of `t` to `scores` (per tool); `explain` receives each tool's share. */
-function scoreTerm(index: LoadedIndex, t: string, weight: number, scores: Float64Array, explain?: (doc: number, idf: number, fields: string[], s: number) => void): void {
+function scoreTerm(index: LoadedIndex, t: string, weight: number, scores: Float64Array, explain?: (doc: number, idf: number, fields: string[], s: number) => void, related?: Uint8Array): void {
   const p = index.data.terms[t];
   if (p === undefined) return;
   const { data, avg } = index;
   const n = data.tools.length;
-  let df = 0;
-  for (let i = 0; i < p.length; i += 3) if (i === 0 || p[i] !== p[i - 3]) df++;
-  const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+  const idf = termIdf(p, n);
   let i = 0;
   while (i < p.length) {
     const doc = p[i]!;
     let tf = 0;
+    let named = false;
+    let viaRelated = false;
     const fields: string[] = [];
     for (; i < p.length && p[i] === doc; i += 3) {
       const f = p[i + 1]!;
       const field = data.fields[f]!;
+      if (field === 'name') named = true;
+      else if (field === 'related') viaRelated = true;
       const norm = 1 - B[field] + (B[field] * data.lengths[doc]![f]!) / avg[f]!;
       tf += (WEIGHTS[field] * p[i + 2]!) / norm;
       if (explain) fields.push(`${field}×${p[i + 2]}`);
     }
     const s = (weight * idf * tf) / (SATURATION.k1 + tf);
     scores[doc]! += s;
+    if (related && viaRelated && !named && related[doc]! < 255) related[doc]!++;
     explain?.(doc, idf, fields, s);
   }
 }
@@ -137,6 +162,30 @@ export function intentFactor(q: Intent | undefined, tool: Intent | ''): number {
   if (q === tool) return INTENT.match;
   if (NEAR.has(`${q} ${tool}`)) return INTENT.near;
   return INTENT.clash;
+}
+
+/**
+ * How much each unit of IDF of a name term the query leaves unsaid lowers a tool's score, and the
+ * lowest factor (rule 3): a tool named for more than the request asks for
+ * (`secret-scanning_bulk-delete-repo-custom-patterns` for "delete a repo") is a worse answer than one
+ * named for what it asks (`repos_delete`).
+ */
+export const COVERAGE = { perIdf: 0.04, floor: 0.4 };
+/** Stems of the verbs a name says its intent with (rule 2 weighs them): never unsaid. */
+const NAME_VERBS = new Set(['list', 'get', 'read', 'fetch', 'creat', 'updat', 'replac', 'patch', 'delet', 'post', 'put', 'remov', 'add', 'set']);
+
+/**
+ * The coverage factor of a tool (rule 3): 1 − {@link COVERAGE}.perIdf × the summed IDF of its
+ * name terms the query does not have (exactly or as a prefix), at least {@link COVERAGE}.floor.
+ * Each query term the tool meets only through its WordNet words (`related`) stands for one name
+ * term, the rarest left: "buyer" says `customer`.
+ */
+export function coverageFactor(name: ReadonlyArray<readonly [string, number]>, covered: ReadonlySet<string>, related = 0): number {
+  const unsaid: number[] = [];
+  for (const [t, idf] of name) if (!NAME_VERBS.has(t) && !covered.has(t)) unsaid.push(idf);
+  unsaid.sort((a, b) => b - a);
+  const left = unsaid.slice(related).reduce((s, x) => s + x, 0);
+  return Math.max(COVERAGE.floor, 1 - COVERAGE.perIdf * left);
 }
 
 /**
@@ -155,7 +204,8 @@ export function rank(index: LoadedIndex, query: string, limit: number, keep: (do
     list.push({ term: t, idf: Math.round(idf * 100) / 100, fields, score: Math.round(s * 1000) / 1000 });
     notes.set(doc, list);
   } : undefined;
-  for (const { term: t, weight } of exact) scoreTerm(index, t, weight, lexical, note?.(t));
+  const related = new Uint8Array(n);
+  for (const { term: t, weight } of exact) scoreTerm(index, t, weight, lexical, note?.(t), related);
   for (const { term: t, weight } of exact) {
     // a word the index does not have at all ("config", "repo" where it says configuration,
     // repository) scores through its near terms, discounted; any other word's near terms only break ties
@@ -163,18 +213,24 @@ export function rank(index: LoadedIndex, query: string, limit: number, keep: (do
     for (const near of nearTerms(index, t, exactSet)) scoreTerm(index, near, weight * (unknown ? NEAR_WORD.weight : 1), unknown ? lexical : tiebreak, note?.(`~${near}`));
   }
   const intent = queryIntent(query);
-  const hits: Hit[] = [];
-  for (let doc = 0; doc < n; doc++) {
-    if ((lexical[doc]! <= 0 && tiebreak[doc]! <= 0) || !keep(doc)) continue;
-    const factor = intentFactor(intent, index.data.tools[doc]![1]);
-    hits.push({ index: doc, name: index.data.tools[doc]![0], score: lexical[doc]! * factor, tiebreak: tiebreak[doc]! });
-  }
-  hits.sort((a, b) => b.score - a.score || b.tiebreak - a.tiebreak || a.index - b.index);
+  const covered = new Set(exactSet);
+  for (const t of exactSet) for (const near of nearTerms(index, t, exactSet)) covered.add(near);
+  const collect = (): Hit[] => {
+    const hits: Hit[] = [];
+    for (let doc = 0; doc < n; doc++) {
+      if ((lexical[doc]! <= 0 && tiebreak[doc]! <= 0) || !keep(doc)) continue;
+      const factor = intentFactor(intent, index.data.tools[doc]![1]) * coverageFactor(index.names[doc]!, covered, related[doc]!);
+      hits.push({ index: doc, name: index.data.tools[doc]![0], score: lexical[doc]! * factor, tiebreak: tiebreak[doc]! });
+    }
+    hits.sort((a, b) => b.score - a.score || b.tiebreak - a.tiebreak || a.index - b.index);
+    return hits;
+  };
+  const hits = collect();
   const top = hits.slice(0, limit);
   if (explain) {
     for (const h of top) {
       const tool = index.data.tools[h.index]![1];
-      explain.set(h.index, { terms: notes.get(h.index) ?? [], lexical: Math.round(lexical[h.index]! * 1000) / 1000, intent: { ...(intent ? { query: intent } : {}), ...(tool ? { tool } : {}), factor: intentFactor(intent, tool) }, tiebreak: Math.round(h.tiebreak * 1000) / 1000 });
+      explain.set(h.index, { terms: notes.get(h.index) ?? [], lexical: Math.round(lexical[h.index]! * 1000) / 1000, intent: { ...(intent ? { query: intent } : {}), ...(tool ? { tool } : {}), factor: intentFactor(intent, tool) }, coverage: Math.round(coverageFactor(index.names[h.index]!, covered, related[h.index]!) * 1000) / 1000, tiebreak: Math.round(h.tiebreak * 1000) / 1000 });
     }
   }
   return top;

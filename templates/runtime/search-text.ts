@@ -59,11 +59,11 @@ export type Intent = 'list' | 'read' | 'create' | 'update' | 'delete';
  * resource (the verbs of CRUD and their everyday variants), not any API's vocabulary.
  */
 const INTENT_WORDS: Record<Intent, readonly string[]> = {
-  list: ['list', 'lists', 'listing', 'which', 'enumerate', 'browse', 'every', 'all', 'many', 'search', 'find'],
-  read: ['get', 'show', 'view', 'read', 'fetch', 'see', 'look', 'lookup', 'details', 'detail', 'info', 'inspect', 'describe', 'check', 'status', 'retrieve', 'download'],
-  create: ['create', 'add', 'new', 'make', 'open', 'start', 'register', 'submit', 'post', 'launch', 'provision', 'generate', 'invite', 'upload', 'set up', 'spin up', 'send', 'publish', 'raise', 'write', 'draft', 'compose', 'propose'],
-  update: ['update', 'change', 'edit', 'modify', 'rename', 'set', 'replace', 'patch', 'toggle', 'enable', 'disable', 'turn', 'switch', 'resize', 'scale', 'adjust', 'move', 'mark', 'configure', 'close', 'reopen', 'lock', 'unlock', 'archive', 'pause', 'resume', 'suspend', 'approve', 'assign'],
-  delete: ['delete', 'remove', 'erase', 'wipe', 'destroy', 'drop', 'purge', 'discard', 'uninstall', 'revoke', 'tear down', 'get rid', 'kill', 'clear', 'unregister', 'deregister', 'cancel'],
+  list: ['list', 'lists', 'listing', 'which', 'enumerate', 'browse', 'every', 'all', 'many', 'search', 'find', 'history', 'recent'],
+  read: ['get', 'show', 'view', 'read', 'fetch', 'see', 'look', 'lookup', 'details', 'detail', 'info', 'inspect', 'describe', 'check', 'status', 'retrieve', 'download', 'tail', 'export', 'preview'],
+  create: ['create', 'add', 'new', 'make', 'open', 'start', 'register', 'submit', 'post', 'launch', 'provision', 'generate', 'invite', 'upload', 'set up', 'spin up', 'send', 'publish', 'raise', 'write', 'draft', 'compose', 'propose', 'store', 'save', 'reserve', 'deploy', 'schedule', 'book', 'attach', 'put', 'bill', 'charge', 'text', 'dial', 'ring', 'mint', 'define', 'trigger', 'kick off', 'run'],
+  update: ['update', 'change', 'edit', 'modify', 'rename', 'set', 'replace', 'patch', 'toggle', 'enable', 'disable', 'turn', 'switch', 'resize', 'scale', 'adjust', 'move', 'mark', 'configure', 'close', 'reopen', 'lock', 'unlock', 'archive', 'pause', 'resume', 'suspend', 'approve', 'assign', 'grow', 'shrink', 'upgrade', 'downgrade', 'hang up', 'redact', 'fix', 'point', 'promote', 'follow', 'star'],
+  delete: ['delete', 'remove', 'erase', 'wipe', 'destroy', 'drop', 'purge', 'discard', 'uninstall', 'revoke', 'tear down', 'get rid', 'kill', 'clear', 'unregister', 'deregister', 'cancel', 'release', 'retire', 'unlink', 'detach', 'evict', 'kick out', 'terminate', 'stop'],
 };
 
 /** Intent words by first word, longest phrase first. */
@@ -97,10 +97,31 @@ export function queryIntent(query: string): Intent | undefined {
   if (/^ (how much|what is|what s|whats) /.test(text)) return 'read';
   for (let i = 0; i < ws.length; i++) {
     for (const { phrase, intent } of INTENT_INDEX.get(ws[i]!) ?? []) {
-      if (phrase.every((p, j) => ws[i + j] === p)) return intent;
+      if (!phrase.every((p, j) => ws[i + j] === p)) continue;
+      // after a determiner the word is a noun: "refund a charge", "the latest run"
+      if (i > 0 && DETERMINERS.has(ws[i - 1]!)) continue;
+      // "get the logs", "show recordings": reading what is plural lists it
+      if (intent === 'read' && plural(objectOf(ws, i + phrase.length))) return 'list';
+      return intent;
     }
   }
+  // "unwatch", "unfollow", "unlink": undoing a relation deletes it
+  for (const w of ws) if (/^un[a-z]{3,}$/.test(w) && !/^(under|until|unless|uniq|univers|unit|unknown|unread|unused|unusual|unlimited|unpaid|unsure)/.test(w)) return 'delete';
   return undefined;
+}
+
+/** Words after which a verb-like word is a noun. */
+const DETERMINERS = new Set(['a', 'an', 'the', 'my', 'your', 'our', 'their', 'its', 'his', 'her', 'this', 'that', 'these', 'those', 'each']);
+
+/** The first word after `from` that is not a stop word, or ''. */
+function objectOf(ws: readonly string[], from: number): string {
+  for (let i = from; i < ws.length && i < from + 3; i++) if (!STOP.has(ws[i]!)) return ws[i]!;
+  return '';
+}
+
+/** Does `word` look like an English plural (`logs`, `recordings`; not `status`, `access`, `analysis`)? */
+function plural(word: string): boolean {
+  return /[a-z]{2}s$/.test(word) && !/(ss|us|is)$/.test(word);
 }
 
 /** Is `word` one of the verbs or question words that say an intent (`create`, `list`, `which`)? */

@@ -55,7 +55,7 @@ function debugLines(query: string, hits: ReadonlyArray<{ index: number; name: st
   hits.forEach((h, i) => {
     const e = why.get(h.index)!;
     const terms = e.terms.map((t) => `${t.term}(idf ${t.idf}; ${t.fields.join(',')})=${t.score}`).join(' ');
-    lines.push(`[search] #${i + 1} ${h.name} score=${Math.round(h.score * 1000) / 1000} = lexical ${e.lexical} × intent ${e.intent.factor} (query ${e.intent.query ?? '-'}, tool ${e.intent.tool ?? '-'}); tiebreak ${e.tiebreak}; ${terms}`);
+    lines.push(`[search] #${i + 1} ${h.name} score=${Math.round(h.score * 1000) / 1000} = lexical ${e.lexical} × intent ${e.intent.factor} (query ${e.intent.query ?? '-'}, tool ${e.intent.tool ?? '-'}) × coverage ${e.coverage}; tiebreak ${e.tiebreak}; ${terms}`);
   });
   return `${lines.join('\n')}\n`;
 }

@@ -20,6 +20,9 @@ describe('WordNet lexicon', () => {
     expect(lexicon('customer')).toContain('buyer');
     expect(lexicon('refund')).toContain('reimburse');
     expect(lexicon('customers')).toContain('buyer');
+    // the derivations of a word's first sense: a noun's verb and back
+    expect(lexicon('assignee')).toContain('assign');
+    expect(lexicon('payment')).toContain('pay');
     const words = lexicon('delete');
     expect(words).toEqual([...words].sort());
     expect(lexicon('id')).toEqual([]);

@@ -34,6 +34,24 @@ describe('search words', () => {
     expect(queryIntent('currency conversion rates')).toBeUndefined();
   });
 
+  it('reads everyday verbs, a read of something plural as a list, un- verbs as a delete, and a verb-like noun after a determiner as no verb', () => {
+    expect(queryIntent('store a database password in the cluster')).toBe('create');
+    expect(queryIntent('release a number I no longer need')).toBe('delete');
+    expect(queryIntent('hang up a call that is still in progress')).toBe('update');
+    // reading what is plural lists it; reading one thing reads it
+    expect(queryIntent('get the logs of a CI run')).toBe('list');
+    expect(queryIntent('show recordings of a conference')).toBe('list');
+    expect(queryIntent('get the status of a job')).toBe('read');
+    expect(queryIntent('get the access of a user')).toBe('read');
+    // undoing a relation deletes it; a word that only starts with "un" says nothing
+    expect(queryIntent('unwatch a repository')).toBe('delete');
+    expect(queryIntent('unread notifications')).toBeUndefined();
+    // "charge" and "run" are verbs at the start, nouns after "a" / "the"
+    expect(queryIntent('charge a card $20')).toBe('create');
+    expect(queryIntent('refund a charge')).toBeUndefined();
+    expect(queryIntent('logs for the run')).toBeUndefined();
+  });
+
   it('reads the intent of an operation from its method and path shape', () => {
     expect(operationIntent('GET', '/repos/{owner}/{repo}/issues', 'issues_list-for-repo')).toBe('list');
     expect(operationIntent('GET', '/api/v1/namespaces/{namespace}/pods', 'listCoreV1NamespacedPod')).toBe('list');

@@ -8,6 +8,7 @@ import { ProtocolError } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { buildSearchIndex, createToolSearch, fieldTexts } from '../../../templates/runtime/search.js';
 import type { SearchSource } from '../../../templates/runtime/search.js';
+import { COVERAGE } from '../../../templates/runtime/search-rank.js';
 import { SEARCH_LIMITS, SEARCH_TOOLS } from '../../../templates/runtime/search-tools.js';
 
 const TOOLS: SearchSource[] = Array.from({ length: 30 }, (_, i) => ({
@@ -77,6 +78,23 @@ describe('search runtime', () => {
     expect(ranked(tools, 'show me runner 4')[0]).toBe('runners_get');
   });
 
+  it('ranks a tool named for what the query says above one whose name says much more (coverage)', () => {
+    const tools: SearchSource[] = [
+      { name: 'scanning_bulk-delete-repo-custom-patterns', description: 'Bulk delete custom patterns of a repo\n\nPermanently deletes the patterns of a repo.', method: 'DELETE', path: '/repos/{owner}/{repo}/scanning/patterns', inputSchema: {} },
+      { name: 'repos_delete', description: 'Delete a repository', method: 'DELETE', path: '/repos/{owner}/{repo}', inputSchema: {} },
+      ...Array.from({ length: 8 }, (_, i): SearchSource => ({ name: `widgets_get-${i}`, description: 'Get a widget of a repo.', method: 'GET', path: `/repos/{owner}/{repo}/widgets/w${i}`, inputSchema: {} })),
+    ];
+    expect(ranked(tools, 'permanently delete a repo')[0]).toBe('repos_delete');
+    // without the coverage factor, the longer name's extra matches win
+    const saved = COVERAGE.perIdf;
+    COVERAGE.perIdf = 0;
+    try {
+      expect(ranked(tools, 'permanently delete a repo')[0]).toBe('scanning_bulk-delete-repo-custom-patterns');
+    } finally {
+      COVERAGE.perIdf = saved;
+    }
+  });
+
   it('reads a request in the first person as about the authenticated user', () => {
     const tools: SearchSource[] = [
       { name: 'repos_list-for-org', description: 'List organization repositories.', method: 'GET', path: '/orgs/{org}/repos', inputSchema: {} },
@@ -119,7 +137,7 @@ describe('search runtime', () => {
     createToolSearch(buildSearchIndex(TOOLS), undefined, { MCPGEN_SEARCH_DEBUG: '1' }).search({ query: 'remove an order', limit: 1 }, () => true, describeTool);
     const lines = String(write.mock.calls[0]![0]).trimEnd().split('\n');
     expect(lines[0]).toBe('[search] "remove an order" intent=delete');
-    expect(lines[1]).toMatch(/^\[search\] #1 orders_delete score=[\d.]+ = lexical [\d.]+ × intent 1\.5 \(query delete, tool delete\); tiebreak [\d.]+; order\(idf [\d.]+; name×1,summary×1,path×1\)=[\d.]+$/);
+    expect(lines[1]).toMatch(/^\[search\] #1 orders_delete score=[\d.]+ = lexical [\d.]+ × intent 1\.5 \(query delete, tool delete\) × coverage [\d.]+; tiebreak [\d.]+; order\(idf [\d.]+; name×1,summary×1,path×1\)=[\d.]+$/);
   });
 
   it('bounds every answer and refuses malformed arguments with -32602', () => {
