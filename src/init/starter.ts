@@ -8,6 +8,7 @@
 import { Scalar, stringify } from 'yaml';
 import type { SelectorInput } from '../ir/select.js';
 import { reservedVariables } from '../ir/security.js';
+import { DEFAULT_LIMITS } from '../ir/surface.js';
 import type { HttpMethod, IrSecurityScheme, IrServer } from '../ir/types.js';
 
 /** What {@link starterManifest} is made from. */
@@ -108,6 +109,14 @@ function surfaceSection(input: StarterInput, out: (...l: string[]) => void): voi
     out(`#   ${plural(tools, 'tool')}; tools/list is ${num(s.listBytes)} bytes (${size(s.listBytes)}), ${num(s.withOutputSchema)} with an output schema.`);
     if (s.listBytes > input.maxListBytes) out(`#   That is over budget.maxListBytes (${num(input.maxListBytes)}, what clients read in one message): the build fails until you trim.`);
     else if (s.listBytes > input.maxListBytes / 4) out(`#   That is over a quarter of budget.maxListBytes (${num(input.maxListBytes)}): the build warns.`);
+    // the one warning a build of the starter gives of itself: said here, with its two remedies
+    const dropped = s.outputSchemasDropped.length;
+    if (dropped > 0) {
+      out(`#   ${num(dropped)} of them publish no output schema: ${dropped === 1 ? 'its is' : 'theirs are'} larger than outputSchemaMaxBytes (${num(DEFAULT_LIMITS.maxOutputBytes)}),`);
+      out('#   so `mcpgen build` warns (MCPGEN_OUTPUT_SCHEMA_DROPPED; its help names the value that keeps them');
+      out('#   all). Their results still come back as text. Raise `outputSchemaMaxBytes`, or acknowledge it:');
+      out('# diagnostics: { MCPGEN_OUTPUT_SCHEMA_DROPPED: off }');
+    }
   } else out(`#   ${plural(tools, 'tool')}.`);
   out('# A client sends every tool\'s name, description and schemas to the model in each session;');
   out('# fewer, smaller tools leave it more room and choose better. Keep what your users need:');

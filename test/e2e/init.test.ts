@@ -242,6 +242,14 @@ describe('mcpgen init --tag: a starter for a slice', () => {
       expect(w.help).toMatch(/outputSchemaMaxBytes: \d+|diagnostics/);
     }
     expect(doc.summary!.operationTools).toBe(mapped.length);
+    // the one warning of the starter's own making is explained in it, and its commented line silences it
+    const dropped = warnings.some((w) => w.code === 'MCPGEN_OUTPUT_SCHEMA_DROPPED');
+    expect(text.includes('so `mcpgen build` warns (MCPGEN_OUTPUT_SCHEMA_DROPPED;')).toBe(dropped);
+    if (dropped) {
+      writeFileSync(path.join(dir, 'mcpgen.yaml'), text.replace(/^# diagnostics: \{ MCPGEN_OUTPUT_SCHEMA_DROPPED: off \}$/m, 'diagnostics: { MCPGEN_OUTPUT_SCHEMA_DROPPED: off }'));
+      const clean = JSON.parse((await cli(['build', 'mcpgen.yaml', '--format', 'json'], dir)).stdout) as JsonReport;
+      expect(clean.diagnostics).toEqual([]);
+    }
   }, 120_000);
 
   it.each(SLICES)('%s: a full starter trimmed to two tags builds with one warning, and after mcpgen fix with none about mappings, comments kept', async (name, tags) => {
