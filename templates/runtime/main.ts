@@ -43,7 +43,7 @@ export type MainOptions = Omit<ServerExtensions, 'reflection'> & {
   /** The policy's audit trail settings, when it keeps one (listed by `--help`; its `redact` fields are redacted from stored justifications too). */
   audit?: { readonly file?: string; readonly redact?: readonly string[] };
   /** Makes the policy layer (policy.ts `createPolicy` over the generated `policy`), given what it must never write down. */
-  policy?: (context: { readonly envPrefix: string; readonly env: NodeJS.ProcessEnv; readonly secrets: () => readonly string[]; readonly counters?: Counters }) => ClosablePolicy;
+  policy?: (context: { readonly envPrefix: string; readonly env: NodeJS.ProcessEnv; readonly secrets: () => readonly string[]; readonly counters?: Counters; readonly instance?: string }) => ClosablePolicy;
 };
 
 /** What a stored justification must not hold (reflection-config.ts `JustificationRedaction`; not imported, so servers without a gate copy none of it). */
@@ -105,7 +105,7 @@ export async function main(config: ServerConfig, tools: readonly OperationTool[]
     const redis = redisSettings(config.envPrefix, config.name, env);
     if (redis !== undefined) shared = await ((await import('./redis-shared.js')) as typeof RedisShared).sharedStores(redis, config.name);
     reflection = makeReflection?.(key.key, { redact: { fields: options.audit?.redact ?? [], secrets: () => secrets }, ...(shared ? { makeStore: shared.makeStore } : {}) });
-    policy = makePolicy?.({ envPrefix: config.envPrefix, env, secrets: () => secrets, ...(shared ? { counters: shared.counters } : {}) });
+    policy = makePolicy?.({ envPrefix: config.envPrefix, env, secrets: () => secrets, ...(shared ? { counters: shared.counters, instance: INSTANCE_ID } : {}) });
     factory = createServer(config, tools, env, {
       ...extensions,
       ...(reflection ? { reflection } : {}),
