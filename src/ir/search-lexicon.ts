@@ -5,10 +5,12 @@
  * tool about customers, "wipe" one that erases, without a table of synonyms and without anything
  * new in the generated server at run time.
  *
- * For a noun or verb: the other words of its first {@link SENSES} senses (synonyms; a sense after
- * the first only if WordNet's tagged texts use it, so rare senses add nothing), and of the
- * direct hyponyms (more specific words, a verb's troponyms) of its first sense when there are at
- * most {@link MAX_HYPONYMS} of them. Deterministic: the same word gives the same words, sorted.
+ * For a noun, verb or adjective: the other words of its first {@link SENSES} senses (synonyms; a
+ * sense after the first only if WordNet's tagged texts use it, so rare senses add nothing); for
+ * its first sense also the words derived from it (`assignee` → assign, `payment` → pay), an
+ * adjective's similar adjectives (`latest` → current), and the direct hyponyms (more specific
+ * words, a verb's troponyms) when there are at most {@link MAX_HYPONYMS} of them. Deterministic:
+ * the same word gives the same words, sorted.
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -22,12 +24,13 @@ export const MAX_HYPONYMS = 12;
 /** Words shorter than this are not looked up (`id`, `ip`, …: WordNet knows them as something else). */
 const MIN_WORD = 3;
 
-type Pos = 'noun' | 'verb';
+type Pos = 'noun' | 'verb' | 'adj';
 
 /** WordNet's detachment rules (morphy), for a word not in the index as it stands. */
 const MORPHY: Record<Pos, Array<[string, string]>> = {
   noun: [['s', ''], ['ses', 's'], ['xes', 'x'], ['zes', 'z'], ['ches', 'ch'], ['shes', 'sh'], ['men', 'man'], ['ies', 'y']],
   verb: [['s', ''], ['ies', 'y'], ['es', 'e'], ['es', ''], ['ed', 'e'], ['ed', ''], ['ing', 'e'], ['ing', '']],
+  adj: [['er', ''], ['est', ''], ['er', 'e'], ['est', 'e']],
 };
 
 class WordNet {
@@ -35,7 +38,7 @@ class WordNet {
   private readonly data = new Map<Pos, Buffer>();
 
   constructor(dir: string) {
-    for (const pos of ['noun', 'verb'] as const) {
+    for (const pos of ['noun', 'verb', 'adj'] as const) {
       const m = new Map<string, number[]>();
       for (const line of readFileSync(path.join(dir, `index.${pos}`), 'latin1').split('\n')) {
         if (line.length === 0 || line.startsWith(' ')) continue;
@@ -96,22 +99,22 @@ export function wordnetLexicon(): Lexicon {
     if (hit !== undefined) return hit;
     const out = new Set<string>();
     if (w.length >= MIN_WORD && /^[a-z]+$/.test(w)) {
-      for (const pos of ['noun', 'verb'] as const) {
+      for (const pos of ['noun', 'verb', 'adj'] as const) {
         const senses = wn.senses(w, pos);
         senses.slice(0, SENSES).forEach((offset, i) => {
           const s = wn.synset(offset, pos);
           for (const x of s.words) out.add(x);
-          if (i === 0) {
-            // the word's derivations in its first sense (`subscription` for subscribe, `assign` for assignee)
-            const me = s.words.indexOf(w) + 1;
-            for (const p of s.pointers) {
-              if (p.symbol !== '+' || (p.source !== 0 && p.source !== me) || (p.pos !== 'n' && p.pos !== 'v')) continue;
-              const t = wn.synset(p.offset, p.pos === 'n' ? 'noun' : 'verb').words;
-              if (p.target === 0) for (const x of t) out.add(x);
-              else if (t[p.target - 1] !== undefined) out.add(t[p.target - 1]!);
-            }
-          }
           if (i > 0) return;
+          // the words derived from it (`assign` for assignee), and an adjective's similar ones (`current` for latest)
+          const me = s.words.indexOf(w) + 1;
+          for (const p of s.pointers) {
+            if (p.symbol === '+' && (p.source === 0 || p.source === me) && (p.pos === 'n' || p.pos === 'v')) {
+              const derived = wn.synset(p.offset, p.pos === 'n' ? 'noun' : 'verb').words;
+              if (p.target === 0) for (const x of derived) out.add(x);
+              else if (derived[p.target - 1] !== undefined) out.add(derived[p.target - 1]!);
+            }
+            if (pos === 'adj' && p.symbol === '&') for (const x of wn.synset(p.offset, 'adj').words) out.add(x);
+          }
           const hyponyms = s.pointers.filter((p) => p.symbol === '~');
           if (hyponyms.length > MAX_HYPONYMS) return;
           for (const h of hyponyms) for (const x of wn.synset(h.offset, pos).words) out.add(x);

@@ -108,13 +108,14 @@ function oneEdit(a: string, b: string): boolean {
   return a.length > b.length ? a.slice(i + 1) === b.slice(i) : a.slice(i) === b.slice(i + 1);
 }
 
-/** Index terms near a query term that the query does not have exactly: longer words it begins (4+ characters), or one edit away (5+). */
-function nearTerms(index: LoadedIndex, t: string, exact: ReadonlySet<string>): string[] {
-  if (t.length < 4 || t.includes('_')) return [];
-  const out: string[] = [];
+/** Index terms near a query term that the query does not have exactly: longer words it begins (4+ characters), and words one edit away (5+). */
+function nearTerms(index: LoadedIndex, t: string, exact: ReadonlySet<string>): { prefix: string[]; edit: string[] } {
+  const out = { prefix: [] as string[], edit: [] as string[] };
+  if (t.length < 4 || t.includes('_')) return out;
   for (const v of index.vocabulary) {
     if (v === t || exact.has(v) || v.includes('_')) continue;
-    if (v.startsWith(t) || (t.length >= 5 && oneEdit(t, v))) out.push(v);
+    if (v.startsWith(t)) out.prefix.push(v);
+    else if (t.length >= 5 && oneEdit(t, v)) out.edit.push(v);
   }
   return out;
 }
@@ -205,27 +206,29 @@ export function rank(index: LoadedIndex, query: string, limit: number, keep: (do
     notes.set(doc, list);
   } : undefined;
   const related = new Uint8Array(n);
-  for (const { term: t, weight } of exact) scoreTerm(index, t, weight, lexical, note?.(t), related);
+  // only the query's own words count as saying a name word through the tool's WordNet words (rule 3)
+  for (const { term: t, weight } of exact) scoreTerm(index, t, weight, lexical, note?.(t), weight === 1 ? related : undefined);
+  const covered = new Set(exactSet);
   for (const { term: t, weight } of exact) {
     // a word the index does not have at all ("config", "repo" where it says configuration,
-    // repository) scores through its near terms, discounted; any other word's near terms only break ties
+    // repository) scores through the longer words it begins, discounted; one-edit neighbours
+    // ("stage" and "state"), and any near term of a word the index has, only break ties
     const unknown = !Object.hasOwn(index.data.terms, t);
-    for (const near of nearTerms(index, t, exactSet)) scoreTerm(index, near, weight * (unknown ? NEAR_WORD.weight : 1), unknown ? lexical : tiebreak, note?.(`~${near}`));
+    const near = nearTerms(index, t, exactSet);
+    for (const v of near.prefix) {
+      covered.add(v);
+      scoreTerm(index, v, weight * (unknown ? NEAR_WORD.weight : 1), unknown ? lexical : tiebreak, note?.(`~${v}`));
+    }
+    for (const v of near.edit) scoreTerm(index, v, weight, tiebreak, note?.(`~${v}`));
   }
   const intent = queryIntent(query);
-  const covered = new Set(exactSet);
-  for (const t of exactSet) for (const near of nearTerms(index, t, exactSet)) covered.add(near);
-  const collect = (): Hit[] => {
-    const hits: Hit[] = [];
-    for (let doc = 0; doc < n; doc++) {
-      if ((lexical[doc]! <= 0 && tiebreak[doc]! <= 0) || !keep(doc)) continue;
-      const factor = intentFactor(intent, index.data.tools[doc]![1]) * coverageFactor(index.names[doc]!, covered, related[doc]!);
-      hits.push({ index: doc, name: index.data.tools[doc]![0], score: lexical[doc]! * factor, tiebreak: tiebreak[doc]! });
-    }
-    hits.sort((a, b) => b.score - a.score || b.tiebreak - a.tiebreak || a.index - b.index);
-    return hits;
-  };
-  const hits = collect();
+  const hits: Hit[] = [];
+  for (let doc = 0; doc < n; doc++) {
+    if ((lexical[doc]! <= 0 && tiebreak[doc]! <= 0) || !keep(doc)) continue;
+    const factor = intentFactor(intent, index.data.tools[doc]![1]) * coverageFactor(index.names[doc]!, covered, related[doc]!);
+    hits.push({ index: doc, name: index.data.tools[doc]![0], score: lexical[doc]! * factor, tiebreak: tiebreak[doc]! });
+  }
+  hits.sort((a, b) => b.score - a.score || b.tiebreak - a.tiebreak || a.index - b.index);
   const top = hits.slice(0, limit);
   if (explain) {
     for (const h of top) {

@@ -23,6 +23,8 @@ describe('WordNet lexicon', () => {
     // the derivations of a word's first sense: a noun's verb and back
     expect(lexicon('assignee')).toContain('assign');
     expect(lexicon('payment')).toContain('pay');
+    // adjectives, with their similar ones
+    expect(lexicon('latest')).toContain('current');
     const words = lexicon('delete');
     expect(words).toEqual([...words].sort());
     expect(lexicon('id')).toEqual([]);

@@ -114,6 +114,20 @@ describe('search runtime', () => {
     expect(ranked(tools, 'statu report')).toEqual(['reports_get', 'statuses_list']);
   });
 
+  it('scores a word the index lacks through the longer words it begins, and its one-edit neighbours not at all', () => {
+    const tools: SearchSource[] = [
+      { name: 'states_get', description: 'Get a state.', inputSchema: {} },
+      { name: 'configurations_get', description: 'Get a configuration.', inputSchema: {} },
+    ];
+    const search = createToolSearch(buildSearchIndex(tools), undefined, {});
+    const results = (query: string) => (search.search({ query }, () => true, (n) => tools.find((t) => t.name === n)).structuredContent as { results: Result[] }).results;
+    // "config" begins "configuration": an abbreviation, scored (discounted)
+    expect(results('config')[0]).toMatchObject({ name: 'configurations_get' });
+    expect(results('config')[0]!.score).toBeGreaterThan(0);
+    // "staging" stems to "stage", one edit from "state": listed as a tiebreak only, score 0
+    expect(results('staging')).toEqual([expect.objectContaining({ name: 'states_get', score: 0 })]);
+  });
+
   it('filters by method and area, and browses areas and an area’s tools in pages', () => {
     const search = createToolSearch(buildSearchIndex(TOOLS), undefined, {});
     expect(names(search.search({ query: 'order', method: 'delete' }, () => true, describeTool))).toEqual(['orders_delete']);
