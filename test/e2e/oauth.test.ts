@@ -119,9 +119,8 @@ describe('discovery', () => {
     const res = await post();
     expect(res.status).toBe(401);
     const challenge = res.headers.get('www-authenticate')!;
-    expect(challenge).toMatch(/^Bearer /);
-    expect(challenge).toContain(`resource_metadata="${metadataUrl()}"`);
-    expect(challenge).toContain('scope="read:pets"');
+    // RFC 6750 3.1: no credentials sent, so no error code or description in the challenge
+    expect(challenge).toBe(`Bearer scope="read:pets", resource_metadata="${metadataUrl()}"`);
     const meta = await fetch(metadataUrl());
     expect(meta.status).toBe(200);
     const doc = (await meta.json()) as Record<string, unknown>;
