@@ -7,6 +7,7 @@
  */
 import type { SelectorInput } from '../ir/select.js';
 import { METHODS } from '../openapi/operations.js';
+import { shellQuote } from '../shell.js';
 import { editDistance, suggest } from '../suggest.js';
 
 /** The flags as given (repeatable, so lists). */
@@ -80,6 +81,6 @@ export function sliceSelectors(flags: SliceFlags, specTags: ReadonlySet<string>)
 
 /** `--tag "Tasks" --tag "Projects" --method GET`: the flags of a slice as a command line would give them. */
 export function sliceFlagsText(flags: SliceFlags): string {
-  const q = (v: string) => (/^[\w.-]+$/.test(v) ? v : JSON.stringify(v));
+  const q = shellQuote;
   return [...flags.tags.map((t) => `--tag ${q(t)}`), ...flags.excludeTags.map((t) => `--exclude-tag ${q(t)}`), ...flags.methods.map((m) => `--method ${m.toUpperCase()}`)].join(' ');
 }

@@ -8,6 +8,7 @@
  */
 import type { Diagnostics, Location } from '../diagnostics.js';
 import type { RawOperation } from '../openapi/operations.js';
+import { shellQuote } from '../shell.js';
 import { assignToolNames, type NameRequest } from './names.js';
 
 /** One stale entry: where it is in the manifest and what it is, for messages (`concernMappings.tools.getTask`). */
@@ -71,7 +72,7 @@ export class ExcludedReferences {
     const n = located.length;
     const shown = located.slice(0, SHOWN).map((l) => l.e.label).join(', ');
     const more = n > SHOWN ? `, … and ${n - SHOWN} more` : '';
-    const file = /^[\w./@+-]+$/.test(located[0]!.at.file) ? located[0]!.at.file : JSON.stringify(located[0]!.at.file);
+    const file = shellQuote(located[0]!.at.file);
     diagnostics.warn(
       'MCPGEN_EXCLUDED_REFERENCES',
       `${n} manifest ${n === 1 ? 'entry names an operation' : 'entries name operations'} that include/exclude leave out, so ${n === 1 ? 'it does' : 'they do'} nothing: ${shown}${more}`,

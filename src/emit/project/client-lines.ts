@@ -9,15 +9,14 @@
  * before them, never after.
  */
 import type { IrServer } from '../../ir/types.js';
+import { shellQuote } from '../../shell.js';
 import { clientConfigs, httpHeaderPlaceholders } from './ship.js';
+
+export { shellQuote };
 
 /** The Inspector the lines run: pinned, because on Node 20 an unpinned `npx` picks an old release (newer ones declare Node 22). */
 export const INSPECTOR_PACKAGE = '@modelcontextprotocol/inspector@2.12.0';
 
-/** A POSIX shell word for any text (single-quoted unless it is plainly safe). */
-export function shellQuote(value: string): string {
-  return /^[A-Za-z0-9_./:@%+=,-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
-}
 
 const line = (words: readonly string[]) => words.map(shellQuote).join(' ');
 
