@@ -3,6 +3,7 @@
  * besides reading mcpgen's own templates, and the same IR always gives the same bytes.
  */
 import type { IrServer } from '../ir/types.js';
+import { emitCompose } from './project/compose.js';
 import { emitGitignore, emitPackageJson, emitReadme, emitTsconfig } from './project/files.js';
 import { emitBundleManifest, emitDockerfile, emitDockerignore, emitEnvExample, emitMcpbignore, emitMcpJson } from './project/ship.js';
 import { runtimeFiles } from './runtime.js';
@@ -44,6 +45,8 @@ export function emitProject(ir: IrServer): Map<string, string> {
   if (ir.reflection !== undefined) files.set('src/reflection.gen.ts', emitReflectionFile(ir));
   if (usesSearch(ir)) files.set('src/search-index.gen.ts', emitSearchIndexFile(ir));
   if (ir.policy !== undefined) files.set('src/policy.gen.ts', emitPolicyFile(ir));
+  // three replicas, Redis and a reverse proxy (docs/deploy.md)
+  if (ir.deploy === 'compose') files.set('compose.yaml', emitCompose(ir));
   // the host-side helper is for the user's host, not the server: shipped, imported by nothing
   // shipped although nothing generated imports them: the preprocessor host helper, the audit chain checker
   const hostHelpers = [...(ir.preprocessors.length > 0 ? ['preprocessors-host.ts'] : []), ...(ir.policy?.audit?.chain === true ? ['verify-audit.ts'] : [])];

@@ -49,7 +49,7 @@ export type BuildManifest = Pick<
   'name' | 'version' | 'description' | 'baseUrl' | 'envPrefix' | 'maxToolNameLength' | 'maxDescriptionLength' | 'timeoutMs' | 'maxResponseBytes' | 'auth' | 'uploads'
 > &
   Partial<Pick<ResolvedManifest, 'scopeMap' | 'httpAuth'>> &
-  Partial<Pick<ResolvedManifest, 'entry'>> &
+  Partial<Pick<ResolvedManifest, 'entry' | 'deploy'>> &
   Partial<Pick<ResolvedManifest, 'package' | 'outputSchemas' | 'outputSchemaDepth' | 'outputSchemaMaxBytes' | 'inputSchemaMaxBytes' | 'maxArgumentDescriptionLength' | 'budget' | 'results' | 'resultPresets'>
 > &
   Partial<Pick<ResolvedManifest, 'maxInFlightBytes' | 'dir' | 'extraTools' | 'prompts' | 'resources' | 'resourceTemplates' | 'concerns' | 'concernMappings' | 'concernPresets' | 'exposeInMeta' | 'enforce' | 'preprocessors' | 'reflection' | 'discovery' | 'discoveryPresets'>> & {
@@ -294,6 +294,7 @@ export function buildIr(input: BuildInput): IrServer {
   if (manifest.package !== undefined) server.package = { ...manifest.package };
   // the project is a library too, and src/main.ts registers primitives in code (runtime/library.ts)
   if (manifest.entry === 'custom') server.entry = 'custom';
+  if (manifest.deploy === 'compose') server.deploy = 'compose';
   // over the final primitives: every tool, prompt and resource is named and mapped by now
   if (manifest.policy !== undefined) server.policy = buildPolicy({ policy: manifest.policy, server, locateManifest, diagnostics, excluded });
   const stale = excluded.report(diagnostics, locateManifest);

@@ -278,6 +278,8 @@ export type IrServer = {
   package?: IrPackage;
   /** Manifest `entry: custom`: the package exports `createServer()` and `src/server.ts` runs the user's `src/main.ts` (code registration); absent ⇒ the generated entry. */
   entry?: 'custom';
+  /** Manifest `deploy: compose`: the build writes compose.yaml (three replicas behind a reverse proxy, Redis); absent ⇒ none. */
+  deploy?: 'compose';
   /** Prefix of the environment variables the server reads. */
   envPrefix: string;
   /** Default API base URL; absent when neither manifest nor spec gives an absolute one. */

@@ -80,6 +80,8 @@ export type ResolvedManifest = {
   scopeMap?: Record<string, string | string[]>;
   /** `entry`: `custom` ⇒ the project is a library and src/main.ts registers primitives in code; absent ⇒ `generated`. */
   entry?: 'custom';
+  /** `deploy`: `compose` ⇒ the build writes compose.yaml (three replicas, Redis, a reverse proxy); absent ⇒ none. */
+  deploy?: 'compose';
   uploads?: Uploads;
   /** Absolute directory of the manifest (`file` resources are read relative to it). */
   dir: string;
@@ -328,6 +330,7 @@ export function resolveManifest(loaded: LoadedManifest): ResolvedManifest {
     out.discoveryPresets = modes;
   }
   if (m.entry === 'custom') out.entry = 'custom';
+  if (m.deploy === 'compose') out.deploy = 'compose';
   const resultPresets = resolveResultPresets(m.results);
   if (resultPresets !== undefined) out.resultPresets = resultPresets;
   const description = str('description');

@@ -342,6 +342,14 @@ export type Manifest = {
    */
   extraTools?: ExtraTool[];
   /**
+   * Deployment files the build writes besides the Dockerfile. `compose`: a `compose.yaml` running three
+   * replicas of the server behind a reverse proxy (HAProxy, routing legacy sessions by `Mcp-Session-Id`),
+   * sharing justifications, limits and change notifications through a Redis service (`<PREFIX>_REDIS_URL`),
+   * with the variables each needs (docs/deploy.md). `none` (the default): none.
+   * @default "none"
+   */
+  deploy?: 'none' | 'compose';
+  /**
    * Who writes the server's start-up. `generated` (the default): `src/server.ts` serves what the manifest
    * declares. `custom`: the project is also a library (`createServer()` from its package, typed) and
    * `src/server.ts` runs your `src/main.ts` (written once as a stub, never overwritten), whose
