@@ -5,7 +5,7 @@
 "use strict";
 module.exports = validate20;
 module.exports.default = validate20;
-const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://mcpgen.dev/schemas/manifest.schema.json","title":"mcpgen manifest","description":"The mcpgen manifest (mcpgen.yaml): which OpenAPI description to compile into an MCP server, which of its operations become tools, and how. Point your editor at this file with `# yaml-language-server: $schema=<path>/manifest.schema.json`.","type":"object","additionalProperties":false,"required":["name","openapi"],"properties":{"$schema":{"description":"Optional pointer to this schema, for editors that read `$schema` from the document.","type":"string"},"name":{"description":"Name of the generated server: its npm package name, its bin name and the `serverInfo.name` it reports. Lower case letters, digits, `-`, `_` and `.`; starts with a letter or digit.","type":"string","pattern":"^[a-z0-9][a-z0-9._-]*$","maxLength":214},"version":{"description":"Version of the generated server (`serverInfo.version`, package.json `version`). Defaults to 0.1.0.","type":"string","pattern":"^(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)(?:-[0-9A-Za-z.-]+)?(?:\\+[0-9A-Za-z.-]+)?$","default":"0.1.0"},"description":{"description":"What the server is for. Sent to clients as the server's `instructions` and written into the generated README and package.json.","type":"string","maxLength":4000},"package":{"description":"How the generated project is published: its package.json (npm) and its MCP Bundle manifest (manifest.json). The project is publishable unless `private` is true.","type":"object","additionalProperties":false,"properties":{"private":{"description":"Write `\"private\": true` into the generated package.json, so that `npm publish` refuses the package. Defaults to false: the package can be published.","type":"boolean","default":false},"author":{"description":"Author of the package, e.g. `Jane Doe <jane@example.com>`: package.json `author`, and the MCP Bundle's `author.name` (which defaults to the server's name).","type":"string","minLength":1,"maxLength":200},"license":{"description":"SPDX license expression of the generated package (package.json and MCP Bundle `license`), e.g. `MIT`.","type":"string","pattern":"^[A-Za-z0-9.+() -]+$","maxLength":200},"repository":{"description":"URL of the source repository (package.json and MCP Bundle `repository`), e.g. `https://github.com/acme/petstore-mcp`.","type":"string","pattern":"^https?://[^\\s]+$","maxLength":2000},"dependencies":{"description":"Runtime dependencies of the generated project, merged into its package.json `dependencies`: package name to version range, e.g. `{ date-fns: \"^4.1.0\" }`. For handler code that imports a library. A package the generated project already declares cannot be named here.","type":"object","propertyNames":{"pattern":"^(@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*$","maxLength":214},"additionalProperties":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[^\\s\\x00-\\x1f]+( [^\\s\\x00-\\x1f]+)*$"},"maxProperties":200},"devDependencies":{"description":"Development dependencies of the generated project, merged into its package.json `devDependencies`: package name to version range, e.g. `{ date-fns: \"^4.1.0\" }`. For handler code that imports a library. A package the generated project already declares cannot be named here.","type":"object","propertyNames":{"pattern":"^(@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*$","maxLength":214},"additionalProperties":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[^\\s\\x00-\\x1f]+( [^\\s\\x00-\\x1f]+)*$"},"maxProperties":200}}},"openapi":{"description":"Path of the OpenAPI description (Swagger 2.0, OpenAPI 3.0 or 3.1; YAML or JSON), relative to this manifest.","type":"string","minLength":1},"output":{"description":"Directory the generated project is written to, relative to this manifest. `mcpgen build --out` overrides it. Defaults to `./server`.","type":"string","minLength":1,"default":"./server"},"baseUrl":{"description":"Base URL of the API the generated server calls: an absolute http(s) URL, or a local unix socket as `unix:<socket path>[:<base path>]` (e.g. `unix:/var/run/docker.sock:/v1.43`; `unix:///var/run/docker.sock` works too, and a `:` inside the socket path is written `%3A`). Overrides the spec's `servers`/`host`. Still overridable at run time with the `<ENV_PREFIX>_BASE_URL` environment variable.","type":"string","pattern":"^(https?://|unix:/)[^\\s]+$"},"http":{"description":"Defaults of serving over Streamable HTTP.","type":"object","additionalProperties":false,"properties":{"auth":{"description":"Defaults of the OAuth resource server: the settings `<ENV_PREFIX>_OAUTH_ISSUER`, `_OAUTH_AUDIENCE` and `_OAUTH_SCOPES` win over them. With an `issuer` the server accepts OAuth access tokens over HTTP unless the settings say otherwise.","type":"object","additionalProperties":false,"properties":{"issuer":{"description":"Issuer URL of the authorization server, exactly as it spells it (https, or http on localhost/127.0.0.1).","type":"string","pattern":"^https?://[^\\s]+$"},"audience":{"description":"The `aud` access tokens must carry (default: the server's resource URL).","type":"string","minLength":1},"scopes":{"description":"Scopes clients ask for at first (default: every scope some tool needs).","type":"array","items":{"type":"string","minLength":1}}}}}},"envPrefix":{"description":"Prefix of the environment variables the generated server reads (`<PREFIX>_BASE_URL`, `<PREFIX>_TIMEOUT_MS`, …). Defaults to the upper-cased `name` with non-alphanumerics replaced by `_`.","type":"string","pattern":"^[A-Z][A-Z0-9_]*$"},"allowRemoteRefs":{"description":"URL prefixes from which remote `$ref`s may be fetched while loading the spec (e.g. `https://schemas.example.com/`). Remote references are refused unless they start with one of these.","type":"array","items":{"type":"string","pattern":"^https?://"},"uniqueItems":true},"maxToolNameLength":{"description":"Longest tool name to emit, 1–128. Defaults to 64. Lower it to leave room for client prefixes such as `mcp__server__` (Claude Code counts the whole prefixed name against 64).","type":"integer","minimum":1,"maximum":128,"default":64},"maxDescriptionLength":{"description":"Longest tool description to emit, in characters; longer descriptions are cut at a sentence or word boundary and end in `…`. Defaults to 1024.","type":"integer","minimum":64,"maximum":100000,"default":1024},"timeoutMs":{"description":"Default timeout of one API request in milliseconds (overridable at run time with `<ENV_PREFIX>_TIMEOUT_MS`). Defaults to 30000.","type":"integer","minimum":1,"maximum":600000,"default":30000},"maxResponseBytes":{"description":"Largest API response body, in bytes, passed back to the model; longer bodies are truncated with a note giving the original size. Defaults to 1000000.","type":"integer","minimum":1024,"default":1000000},"maxInFlightBytes":{"description":"Most bytes of API response bodies the generated server holds at once, over all calls in flight (overridable at run time with `<ENV_PREFIX>_MAX_IN_FLIGHT_BYTES`): a call is refused with an error result when the bodies held leave no room for one more of `maxResponseBytes`, or when its body would exceed the limit while it is read. It bounds the server's memory under many concurrent calls against slow, huge or compressed responses. At least `maxResponseBytes`. Defaults to 67108864 (64 MiB).","type":"integer","minimum":1024,"default":67108864},"outputSchemas":{"description":"How tools publish the shape of their 2xx results. `lenient` (default): a slim output schema every plausible body satisfies (nothing required, `null` accepted below the root, extra properties allowed, no formats, patterns or enums, cut below `outputSchemaDepth`), so a response that drifts from the spec is never reported as an error. `strict`: the spec's schema as written, for object results only, and a 2xx body that does not match it comes back as an error. `none`: no output schema and no `structuredContent`. Overridable per operation.","enum":["lenient","strict","none"],"default":"lenient"},"outputSchemaDepth":{"description":"How deep lenient output schemas describe a result at most (the result object's own properties, or a listed object's, are depth 1); deeper values are typed only, e.g. `{type: object}`. A schema that would be larger than `outputSchemaMaxBytes` is described less deep. Defaults to 2.","type":"integer","minimum":1,"maximum":8,"default":2},"outputSchemaMaxBytes":{"description":"Largest output schema, in bytes of JSON, a tool publishes; a larger one is dropped (the tool then returns its result as text only) with a build warning naming the tool. Defaults to 768.","type":"integer","minimum":0,"default":768},"inputSchemaMaxBytes":{"description":"Size a tool's input schema is slimmed towards, in bytes of JSON. A larger schema first loses the descriptions of nested properties, then is cut from the deepest level up: a cut subtree is published (and validated) as its type only, e.g. `{type: object}`, and the API checks the rest. Arguments themselves are never removed. Defaults to 4096.","type":"integer","minimum":1024,"default":4096},"maxArgumentDescriptionLength":{"description":"Longest description of an argument (a parameter, or a property of the request body), in characters; markdown links are reduced to their text, and longer ones are cut at a sentence or word boundary. Defaults to 160.","type":"integer","minimum":20,"default":160},"budget":{"description":"Limits on the tool surface the server publishes. Over a limit the build fails, naming the largest tools and what to do about each.","type":"object","additionalProperties":false,"properties":{"maxListBytes":{"description":"Largest `tools/list` answer, in bytes (UTF-8 length of the JSON of the `tools` array). Defaults to 10485760, the most the MCP SDK's stdio transport reads in one message; the build warns above a quarter of it.","type":"integer","minimum":1,"default":10485760},"maxTools":{"description":"Most tools the server may publish. No limit by default.","type":"integer","minimum":1},"maxTokens":{"description":"Most tokens (o200k tokenizer) the `tools` array of `tools/list` may take. No limit by default; setting it makes every build count tokens.","type":"integer","minimum":1},"presets":{"description":"Limits per concern preset (a key of `concernPresets`): the same limits, on the tools a client that selected the preset lists. Over a limit the build fails, naming the preset's largest tools and the cheapest ways to get under.","type":"object","additionalProperties":{"type":"object","additionalProperties":false,"properties":{"maxListBytes":{"description":"Largest `tools/list` answer with this preset selected, in bytes. No limit by default (the server-wide `maxListBytes` always applies).","type":"integer","minimum":1},"maxTools":{"description":"Most tools listed with this preset selected.","type":"integer","minimum":1},"maxTokens":{"description":"Most tokens (o200k) of the `tools` array with this preset selected; setting it makes every build count tokens.","type":"integer","minimum":1}}}}}},"results":{"description":"How tool results are made to fit the model's context: a token budget, compaction of JSON results, and an optional projection argument. Each key can be changed per operation in `overrides`.","type":"object","additionalProperties":false,"properties":{"maxTokens":{"description":"Largest tool result, in o200k tokens; each of its text and its `structuredContent` must fit. Over it, a list is cut at an item boundary and an object by its largest fields, and the result says what was left out and how to get the rest. Claude Code refuses MCP tool results over 25,000 tokens and moves results over 50,000 characters to a file. Defaults to 8000.","type":"integer","minimum":256,"default":8000},"compact":{"description":"Compact JSON results: drop `null`s, empty arrays and objects and the keys `omit` names, and shorten strings longer than `maxStringChars`. On by default.","type":"boolean","default":true},"omit":{"description":"Keys compaction drops wherever they appear in a result, as names or patterns in which `*` matches any run of characters (`*_url` drops `html_url` and `avatar_url`). The default drops the link and id noise of hypermedia APIs: links the model can rebuild or does not need, GitHub's `node_id` and `gravatar_id`, HAL's `_links`. `[]` keeps every key.","type":"array","items":{"type":"string","minLength":1},"uniqueItems":true,"default":["*_url","url","node_id","_links","gravatar_id"]},"maxStringChars":{"description":"Longest string compaction keeps whole, in characters; a longer one is cut and marked with how much was left out. Defaults to 1000.","type":"integer","minimum":64,"default":1000},"projection":{"description":"Give tools whose results can be JSON an optional `fields` argument: a JMESPath expression the server applies to the response, so the model can ask for only what it needs. Named `result_fields` when the tool already has a `fields` argument. Off by default.","type":"boolean","default":false},"presets":{"description":"Result settings per concern preset (a key of `concernPresets`), for the requests whose active preset it is: only the keys given change, over the settings above; a tool's own `overrides.<op>.results` still win.","type":"object","additionalProperties":{"type":"object","additionalProperties":false,"properties":{"maxTokens":{"description":"Largest tool result with this preset active, in o200k tokens; each of its text and its `structuredContent` must fit.","type":"integer","minimum":256},"compact":{"description":"Compact JSON results with this preset active (drop `null`s, empty values and `omit` keys; shorten long strings).","type":"boolean"},"omit":{"description":"Keys compaction drops with this preset active, instead of the top-level `omit` (`*` matches any run of characters; `[]` keeps every key).","type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"maxStringChars":{"description":"Longest string compaction keeps whole with this preset active, in characters.","type":"integer","minimum":64}}}}}},"uploads":{"description":"File uploads (multipart file fields and binary request bodies). A file argument is always accepted as base64 content; with `localFiles: true` it may also be `{ path }` of a file the server reads itself.","type":"object","additionalProperties":false,"properties":{"localFiles":{"description":"Let file arguments name a local file (`{ path, filename?, contentType? }`) instead of carrying its content. Off by default: a model could otherwise ask the server to send any readable file to the API.","type":"boolean","default":false},"root":{"description":"Directory local files must be inside (symlinks resolved), relative to the server's working directory at run time; `<ENV_PREFIX>_UPLOAD_ROOT` overrides it. Defaults to `.`.","type":"string","minLength":1,"default":"."}}},"include":{"description":"Which operations become tools. An operation is included when it matches at least one selector. Omit to include every operation.","type":"array","items":{"$ref":"#/$defs/selector"}},"exclude":{"description":"Operations to leave out. An operation matching any selector here is excluded, even when `include` selects it (exclude wins).","type":"array","items":{"$ref":"#/$defs/selector"}},"overrides":{"description":"Per-operation changes, keyed by operationId or by `METHOD /path` (e.g. `GET /pets/{petId}`).","type":"object","additionalProperties":{"$ref":"#/$defs/override"}},"arguments":{"description":"Argument rules: each changes one argument on every tool that has it (of the operations its `match` selects, every operation by default), as `overrides.<operation>.arguments` does for one tool. A per-operation override of the same argument wins, field by field.","type":"array","items":{"$ref":"#/$defs/argumentRule"}},"scopeMap":{"description":"OAuth scopes of the API description (its oauth2/openIdConnect scheme's) mapped to the scopes MCP access tokens carry: each API scope an operation's `security` lists becomes the scope, or the scopes, given here (`[]`: none); an API scope not listed stays as it is. A key the API description does not define is a warning.","type":"object","additionalProperties":{"oneOf":[{"type":"string","minLength":1},{"type":"array","items":{"type":"string","minLength":1}}]}},"auth":{"description":"Credentials for the API's security schemes: maps a scheme name (from `components.securitySchemes`, or `securityDefinitions` in Swagger 2.0) to the environment variables the generated server reads the secrets from at run time. Only variable names go here, never secrets. A scheme that is not listed reads `<ENV_PREFIX>_<SCHEME>_API_KEY` (apiKey), `_TOKEN` (http bearer; oauth2 flows other than client credentials, openIdConnect), `_USERNAME` and `_PASSWORD` (http basic), or `_CLIENT_ID` and `_CLIENT_SECRET` (oauth2 client credentials), where `<SCHEME>` is the scheme name upper-cased with non-alphanumerics replaced by `_`.","type":"object","additionalProperties":{"$ref":"#/$defs/authScheme"}},"extraTools":{"description":"Tools implemented by your own TypeScript functions instead of an API operation, served beside the operation tools. Arguments are validated against `inputSchema` before the handler runs; a thrown error becomes an `isError` result.","type":"array","items":{"$ref":"#/$defs/extraTool"}},"entry":{"description":"Who writes the server's start-up. `generated` (the default): `src/server.ts` serves what the manifest declares. `custom`: the project is also a library (`createServer()` from its package, typed) and `src/server.ts` runs your `src/main.ts` (written once as a stub, never overwritten), whose `register(server)` may add tools, prompts, resources and resource templates in code (`registerTool`, `registerPrompt`, `registerResource`, `registerResourceTemplate`) before it serves.","enum":["generated","custom"],"default":"generated"},"preprocessors":{"description":"Preprocessors: your TypeScript functions a host runs on each user input before the model sees it, to gather context. They are not tools: they never appear in `tools/list` and `tools/call` refuses them. The server serves them on `preprocessors/list` and `preprocessors/run`, advertised in `capabilities.experimental.preprocessors`, and through the `with_context` prompt for hosts that speak only standard MCP.","type":"array","items":{"$ref":"#/$defs/preprocessor"}},"prompts":{"description":"Prompts (user-invoked message templates) the server offers. Message texts are Handlebars templates over the prompt's arguments, checked when the project is built.","type":"array","items":{"$ref":"#/$defs/prompt"}},"resources":{"description":"Resources with a fixed URI: static `text`, a `file` embedded at build time, or a `handler` that produces the content when it is read.","type":"array","items":{"$ref":"#/$defs/resource"}},"resourceTemplates":{"description":"Families of resources named by an RFC 6570 URI template (e.g. `pets://{petId}`), read by a handler that receives the template's variables.","type":"array","items":{"$ref":"#/$defs/resourceTemplate"}},"concerns":{"description":"Concerns clients can filter the server's tools, prompts, resources and resource templates by, e.g. `risk: [low, high]`. Published in `capabilities.experimental.concerns`.","type":"array","items":{"$ref":"#/$defs/concern"}},"concernMappings":{"description":"Which concern values each primitive matches, per kind: tools by final tool name, prompts by name, resources by URI, resource templates by URI template. A primitive or concern that is not mapped matches every value.","type":"object","additionalProperties":false,"properties":{"tools":{"description":"Tool name (operation or extra tool) ⇒ concern values.","$ref":"#/$defs/concernMappingTable"},"prompts":{"description":"Prompt name ⇒ concern values.","$ref":"#/$defs/concernMappingTable"},"resources":{"description":"Resource URI ⇒ concern values.","$ref":"#/$defs/concernMappingTable"},"resourceTemplates":{"description":"Resource URI template ⇒ concern values.","$ref":"#/$defs/concernMappingTable"}}},"concernPresets":{"description":"Named sets of concern preferences a client can select with `concerns/update { preset }` (or in the initialized notification), e.g. `cautious: { risk: low }`.","type":"object","additionalProperties":{"$ref":"#/$defs/concernPreferences"}},"discovery":{"description":"How clients find the tools. `list` (default): `tools/list` lists every tool (those the client's concern preferences show). `search`: it lists `search_tools` (ranked by a full-text index built at build time over names, descriptions, tags and arguments), `describe_tool` and `call_tool` (plus `persist_justification` when gates exist), for APIs too big for any context; every tool is still validated and run by the same code, concerns and gates included. The object form chooses per concern preset: `{ mode: list, presets: { everything: search } }`; `mode` applies when the client selected no preset (and to presets not named), `presets` names presets of `concernPresets` whose mode differs. The index (and the `stemmer` package) ships whenever any preset or the default is `search`.","anyOf":[{"enum":["list","search"]},{"type":"object","properties":{"mode":{"description":"The mode when the client selected no concern preset, and of every preset `presets` does not name.","enum":["list","search"],"default":"list"},"presets":{"description":"Concern preset name (a key of `concernPresets`) ⇒ its mode, when it differs from `mode`.","type":"object","additionalProperties":{"enum":["list","search"]}}},"additionalProperties":false}],"default":"list"},"exposeInMeta":{"description":"Publish each primitive's concern mapping in its list entry as `_meta.concerns`, for concern-aware clients and debugging. Defaults to false.","type":"boolean","default":false},"enforce":{"description":"Refuse calls, `prompts/get` and `resources/read` of primitives the session's concern preferences filter out (JSON-RPC error -32602). Defaults to false: filtering then only shapes the lists.","type":"boolean","default":false},"reflection":{"description":"The reflection gate: tools that run only once the model has justified the call. Each gate has a prompt; its answer, a JSON justification, is validated and stored under `storeDir`, keyed by the gate's domain, prompt template and prompt arguments, so the same decision is justified once. With a client that supports MCP sampling the server asks the client's model itself inside the tool call; otherwise the call returns a hint and the host uses `prompts/get` and the `persist_justification` tool, then retries.","$ref":"#/$defs/reflection"},"policy":{"description":"The policy layer: an audit trail of every call, access control per client identity, and per-tool limits. Decided at build time where it can be: access rules are resolved to the exact primitives they match.","$ref":"#/$defs/policy"},"diagnostics":{"description":"Acknowledge or escalate diagnostics by code: `off` silences a warning you have read and accepted, `warning` keeps the default, `error` makes a warning block the build. Errors cannot be lowered or silenced. E.g. `{ MCPGEN_AUTH_UNSUPPORTED_SCHEME: off }`.","type":"object","propertyNames":{"pattern":"^MCPGEN_[A-Z0-9_]+$"},"additionalProperties":{"enum":["off","warning","error"]}}},"$defs":{"stringOrList":{"description":"One value or a list of values; a list matches when any value matches.","anyOf":[{"type":"string","minLength":1},{"type":"array","items":{"type":"string","minLength":1},"minItems":1}]},"selector":{"description":"Matches operations. Every field given must match (AND); a field with a list matches when any of its values does (OR).","type":"object","additionalProperties":false,"minProperties":1,"properties":{"tag":{"description":"Tag name(s) the operation carries.","$ref":"#/$defs/stringOrList"},"operationId":{"description":"operationId(s) of the operation.","$ref":"#/$defs/stringOrList"},"path":{"description":"Path glob(s) over the path template, e.g. `/pets/**` or `/store/*`: `*` matches within one segment, `**` across segments. Braces are literal, so `/pets/{petId}` matches that template.","$ref":"#/$defs/stringOrList"},"method":{"description":"HTTP method(s), lower case.","anyOf":[{"$ref":"#/$defs/method"},{"type":"array","items":{"$ref":"#/$defs/method"},"minItems":1}]},"deprecated":{"description":"Matches operations by their `deprecated` flag: `exclude: [{ deprecated: true }]` leaves deprecated operations out.","type":"boolean"}}},"method":{"description":"An HTTP method, lower case.","enum":["get","put","post","delete","options","head","patch","trace"]},"override":{"description":"Changes to the tool generated from one operation.","type":"object","additionalProperties":false,"properties":{"name":{"description":"Tool name to use instead of the derived one. Must be a legal MCP tool name (`[A-Za-z0-9_.-]`) no longer than `maxToolNameLength`, and unique.","type":"string","pattern":"^[A-Za-z0-9_.-]+$","maxLength":128},"outputSchemas":{"description":"`lenient`, `strict` or `none` for this tool, instead of the top-level `outputSchemas`.","enum":["lenient","strict","none"]},"title":{"description":"Human-readable title shown by clients (defaults to the operation's summary).","type":"string"},"description":{"description":"Tool description to use instead of the operation's summary and description.","type":"string"},"annotations":{"description":"Tool annotations, merged over the derived ones (GET ⇒ readOnlyHint, DELETE ⇒ destructiveHint, PUT ⇒ idempotentHint).","type":"object","additionalProperties":false,"properties":{"title":{"description":"Display title.","type":"string"},"readOnlyHint":{"description":"The tool does not modify its environment.","type":"boolean"},"destructiveHint":{"description":"The tool may perform destructive updates.","type":"boolean"},"idempotentHint":{"description":"Repeated calls with the same arguments have no additional effect.","type":"boolean"},"openWorldHint":{"description":"The tool interacts with an open world of external entities.","type":"boolean"}}},"arguments":{"description":"Changes to the tool's arguments, keyed by the argument name as generated (a parameter's argument name such as `petId` or `query_id`, or `body` for the request body): hide an argument and fill it from a constant or an environment variable, give it a default, another description or another name.","type":"object","additionalProperties":{"$ref":"#/$defs/argumentOverride"}},"results":{"$ref":"#/$defs/resultsOverride"},"scopes":{"description":"OAuth scopes an MCP access token must carry to see and call the tool (over HTTP with `<ENV_PREFIX>_OAUTH_ISSUER`), instead of those its operation's `security` lists for the API description's oauth2/openIdConnect scheme (after `scopeMap`); `[]`: none.","type":"array","items":{"type":"string","minLength":1}}}},"argumentOverride":{"description":"Changes to one argument of an operation tool. A hidden argument takes exactly one of `value` and `env` and nothing else; `default`, `description` and `name` apply to arguments the model sees.","type":"object","additionalProperties":false,"properties":{"hidden":{"description":"Leave the argument out of the tool's input schema and `Args` type: the model never sees it, and the server sends `value` or the value of `env` on every call.","type":"boolean"},"value":{"description":"The constant (any JSON value) the server sends for a hidden argument."},"env":{"description":"Environment variable the server reads a hidden argument's value from at start-up. The value is treated like a credential: it never appears in generated files, error texts or logs; while it is unset, calls of the tool fail with a message naming the variable.","$ref":"#/$defs/envName"},"default":{"description":"Value the server sends when the model leaves the argument out (any JSON value). Published as the argument schema's `default`; the argument is then no longer required."},"description":{"description":"Description of the argument to publish instead of the spec's.","type":"string"},"name":{"description":"Name the model sees for the argument instead of the generated one; the request still uses the parameter's own name. Must be unique within the tool, letters, digits, `_`, `.` and `-`, at most 64 characters.","type":"string","pattern":"^[A-Za-z0-9_.-]{1,64}$"},"header":{"description":"Mirror the argument as the `Mcp-Param-<header>` HTTP header (SEP-2243 `x-mcp-header` in the input schema): a 2026-07-28 client sends its value in that header too, and the server refuses a call whose header disagrees with the body (HTTP 400, -32020). For an argument whose schema is a string, integer or boolean. Header parameters are mirrored under their own name without it.","type":"string","pattern":"^[!#$%&'*+\\-.^_`|~0-9A-Za-z]+$"}}},"argumentRule":{"description":"One argument rule: the argument `name` of every tool `match` selects that has it is hidden and filled (`hidden` with `value` or `env`), or gets a `default`, a `description` or another name (`as`). The fields mean what they mean in a per-operation argument override.","type":"object","additionalProperties":false,"required":["name"],"properties":{"match":{"description":"The operations the rule applies to, as an `include`/`exclude` selector; every operation when omitted.","$ref":"#/$defs/selector"},"name":{"description":"The argument as generated (a parameter's argument name such as `token` or `per_page`, or `body`); tools without it are left alone.","type":"string","minLength":1},"hidden":{"description":"Leave the argument out of every matched tool's input schema and `Args` type; the server sends `value` or the value of `env` on every call.","type":"boolean"},"value":{"description":"The constant (any JSON value) the server sends for the hidden argument."},"env":{"description":"Environment variable the server reads the hidden argument's value from, treated like a credential (never in generated files, error texts or logs; unset ⇒ calls fail naming it).","$ref":"#/$defs/envName"},"default":{"description":"Value the server sends when the model leaves the argument out (any JSON value); published as its schema's `default`."},"description":{"description":"Description of the argument to publish instead of the spec's.","type":"string"},"as":{"description":"Name the model sees for the argument; requests still use the parameter's own name. Letters, digits, `_`, `.` and `-`, at most 64 characters, unique within each tool.","type":"string","pattern":"^[A-Za-z0-9_.-]{1,64}$"}}},"resultsOverride":{"description":"Result settings for this tool, over the top-level `results`: only the keys given change.","type":"object","additionalProperties":false,"properties":{"maxTokens":{"description":"Largest tool result, in o200k tokens; each of its text and its `structuredContent` must fit. Over it, a list is cut at an item boundary and an object by its largest fields, and the result says what was left out and how to get the rest. Claude Code refuses MCP tool results over 25,000 tokens and moves results over 50,000 characters to a file.","type":"integer","minimum":256},"compact":{"description":"Compact JSON results: drop `null`s, empty arrays and objects and the keys `omit` names, and shorten strings longer than `maxStringChars`.","type":"boolean"},"omit":{"description":"Keys compaction drops for this tool, instead of the top-level `omit` (`*` matches any run of characters; `[]` keeps every key).","type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"maxStringChars":{"description":"Longest string compaction keeps whole, in characters; a longer one is cut and marked with how much was left out.","type":"integer","minimum":64},"projection":{"description":"Give tools whose results can be JSON an optional `fields` argument: a JMESPath expression the server applies to the response, so the model can ask for only what it needs. Named `result_fields` when the tool already has a `fields` argument.","type":"boolean"}}},"authScheme":{"description":"Environment variables of one security scheme, and whether MCP clients bring their own credential over HTTP (`fromClient`). Which fields apply depends on the scheme's type; the others are errors. Omitted fields keep their default variable names.","type":"object","additionalProperties":false,"properties":{"env":{"description":"Variable holding the API key (apiKey schemes) or the token sent as `Authorization: Bearer` (http bearer; oauth2 without a client-credentials flow; openIdConnect).","$ref":"#/$defs/envName"},"username":{"description":"Variable holding the user name (http basic).","$ref":"#/$defs/envName"},"password":{"description":"Variable holding the password (http basic).","$ref":"#/$defs/envName"},"clientId":{"description":"Variable holding the OAuth client id (oauth2 client credentials).","$ref":"#/$defs/envName"},"clientSecret":{"description":"Variable holding the OAuth client secret (oauth2 client credentials).","$ref":"#/$defs/envName"},"tokenUrl":{"description":"Token endpoint to use instead of the spec's `tokenUrl` (oauth2 client credentials).","type":"string","pattern":"^https://[^\\s]+$"},"exchange":{"description":"OAuth 2.0 Token Exchange (RFC 8693), for bearer schemes (http bearer; oauth2 without a client-credentials flow; openIdConnect): over Streamable HTTP, a request that came with an OAuth access token has it exchanged at the authorization server (`<ENV_PREFIX>_OAUTH_ISSUER`, with the server's `<ENV_PREFIX>_OAUTH_CLIENT_ID` and `_CLIENT_SECRET`) for a token for the API, sent instead of the environment's token; the MCP token itself never reaches the API. Over stdio, and for static client tokens, the environment is used as before.","type":"object","additionalProperties":false,"required":["audience"],"properties":{"audience":{"description":"The API, as the authorization server names it (`audience` of the exchange request).","type":"string","minLength":1},"scopes":{"description":"Scopes to ask for with the exchanged token (default: none named).","type":"array","items":{"type":"string","minLength":1}}}},"fromClient":{"description":"Over Streamable HTTP, take the credential from this header of each MCP request instead of the environment, so every MCP client uses its own (apiKey: the value; bearer: the value, a leading `Bearer ` dropped; basic: `Basic <base64>` or `user:password`). Over stdio the environment is used as before. Not for oauth2 schemes. `Authorization` carries the MCP client tokens when the server is given some, and the server then refuses to start.","type":"string","pattern":"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$"},"scopes":{"description":"Scopes to request with the token (oauth2 client credentials). Defaults to every scope the included operations require; `[]` requests none.","type":"array","items":{"type":"string","minLength":1},"uniqueItems":true}}},"envName":{"description":"Name of an environment variable: upper-case letters, digits and `_`, not starting with a digit.","type":"string","pattern":"^[A-Z_][A-Z0-9_]*$"},"handlerRef":{"description":"A TypeScript function of the generated project: `<file>#<export>`, the file relative to the project's `src/` folder (e.g. `handlers/pets.ts#summarizePets`). A file that does not exist yet is created by `mcpgen build` as a typed stub, once; mcpgen never overwrites it.","type":"string","pattern":"^(\\./)?[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*\\.ts#[A-Za-z_$][A-Za-z0-9_$]*$"},"jsonSchemaObject":{"description":"A JSON Schema (draft 2020-12) whose root is an object schema (`type: object`).","type":"object"},"extraTool":{"description":"A tool implemented by a handler function.","type":"object","additionalProperties":false,"required":["name","inputSchema","handler"],"properties":{"name":{"description":"Tool name: `[A-Za-z0-9_.-]`, at most `maxToolNameLength`, unique among all tools (operation tools included).","type":"string","pattern":"^[A-Za-z0-9_.-]+$","maxLength":128},"title":{"description":"Human-readable title shown by clients.","type":"string"},"description":{"description":"What the tool does, for the model.","type":"string"},"inputSchema":{"description":"JSON Schema of the arguments; the root must be `type: object`. The handler's argument type is generated from it.","$ref":"#/$defs/jsonSchemaObject"},"outputSchema":{"description":"JSON Schema of the structured result (root `type: object`). When given, the handler must return a matching object, which is sent as `structuredContent` too.","$ref":"#/$defs/jsonSchemaObject"},"annotations":{"description":"Tool annotations, merged over the derived ones (GET ⇒ readOnlyHint, DELETE ⇒ destructiveHint, PUT ⇒ idempotentHint).","type":"object","additionalProperties":false,"properties":{"title":{"description":"Display title.","type":"string"},"readOnlyHint":{"description":"The tool does not modify its environment.","type":"boolean"},"destructiveHint":{"description":"The tool may perform destructive updates.","type":"boolean"},"idempotentHint":{"description":"Repeated calls with the same arguments have no additional effect.","type":"boolean"},"openWorldHint":{"description":"The tool interacts with an open world of external entities.","type":"boolean"}}},"scopes":{"description":"OAuth scopes an MCP access token must carry to see and call the tool (over HTTP with `<ENV_PREFIX>_OAUTH_ISSUER`); default: none.","type":"array","items":{"type":"string","minLength":1}},"handler":{"description":"The function that runs the tool: `<file>#<export>`, relative to the generated project's `src/`. It receives the validated arguments and a context (`signal`, `log`, `progress`, `api`).","$ref":"#/$defs/handlerRef"},"uses":{"description":"OperationIds of the API operations the handler calls through `ctx.api` (typed, run like their tools, audited as nested calls). Operations left out of the tool list by `include`/`exclude` may be named too: the project keeps them for this tool.","type":"array","uniqueItems":true,"items":{"type":"string","minLength":1}}}},"promptArgument":{"description":"One argument of a prompt (clients send argument values as strings).","type":"object","additionalProperties":false,"required":["name"],"properties":{"name":{"description":"Argument name, usable in templates as `{{name}}`.","type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$"},"description":{"description":"What the argument means.","type":"string"},"required":{"description":"Whether the client must send it; a missing required argument is an invalid-params error. Defaults to false.","type":"boolean","default":false},"complete":{"description":"Values `completion/complete` offers for this argument: those starting with what the user typed (case-insensitive), at most 100 at a time.","$ref":"#/$defs/completionValues"},"parameter":{"description":"The OpenAPI parameter this argument stands for: `completion/complete` offers the values of its `enum` (unless `complete` is given).","$ref":"#/$defs/parameterBinding"}}},"completionValues":{"description":"Completion values, in the order offered.","type":"array","items":{"type":"string"},"minItems":1,"maxItems":10000},"parameterBinding":{"description":"An OpenAPI parameter, by operation and name: its schema's `enum` (or its array items' `enum`) is the completion source.","type":"object","additionalProperties":false,"required":["operation","name"],"properties":{"operation":{"description":"The operation's `operationId`.","type":"string","minLength":1},"name":{"description":"The parameter's name as the OpenAPI description spells it.","type":"string","minLength":1},"in":{"description":"Where the parameter goes, when the operation has two of that name.","enum":["path","query","header","cookie"]}}},"templateVariable":{"description":"Completion source of one variable of a resource template.","type":"object","additionalProperties":false,"properties":{"complete":{"description":"Values `completion/complete` offers for the variable (prefix-filtered, at most 100 at a time).","$ref":"#/$defs/completionValues"},"parameter":{"description":"The OpenAPI parameter the variable stands for: its `enum` is offered (unless `complete` is given).","$ref":"#/$defs/parameterBinding"}}},"promptFile":{"description":"A file embedded into the generated server at build time, relative to the manifest and inside its folder.","type":"object","additionalProperties":false,"required":["file"],"properties":{"file":{"description":"Path of the file, relative to the manifest (at most 1 MiB).","type":"string","minLength":1},"mimeType":{"description":"MIME type of the content. Defaults to a guess from the file extension.","type":"string","pattern":"^[a-z]+/[A-Za-z0-9.+_-]+$"}}},"promptResource":{"description":"An embedded resource of a prompt message: a declared resource by `uri` (read when the prompt is got), or `uri` with the content given here (`text` or `file`).","type":"object","additionalProperties":false,"required":["uri"],"properties":{"uri":{"description":"The resource URI. With `text` or `file` it may be a Handlebars template over the prompt's arguments (`{{resourceUri}}`); without, it names one of `resources`.","type":"string","minLength":1},"text":{"description":"The content: a Handlebars template over the prompt's arguments.","type":"string"},"file":{"description":"The content: a file embedded at build time, relative to the manifest and inside its folder (at most 1 MiB); text when it is UTF-8 and its MIME type textual, else a base64 blob.","type":"string","minLength":1},"mimeType":{"description":"MIME type of the content (for `file`, defaults to a guess from the extension).","type":"string","pattern":"^[a-z]+/[A-Za-z0-9.+_-]+$"}}},"promptResourceLink":{"description":"A link to a resource (`resource_link` content): the client reads it if it wants to.","type":"object","additionalProperties":false,"required":["uri"],"properties":{"uri":{"description":"The resource URI; when it is one of `resources`, its name, title, description and MIME type are the defaults of the fields below.","$ref":"#/$defs/resourceUri"},"name":{"description":"Short name of the resource (required unless `uri` is one of `resources`).","type":"string","minLength":1},"title":{"description":"Human-readable title.","type":"string"},"description":{"description":"What the resource holds.","type":"string"},"mimeType":{"description":"MIME type of the resource.","type":"string","pattern":"^[a-z]+/[A-Za-z0-9.+_-]+$"}}},"promptMessage":{"description":"One message of a prompt: exactly one of `text`, `image`, `audio`, `resource` and `resourceLink`.","type":"object","additionalProperties":false,"properties":{"role":{"description":"Who says it. Defaults to `user`.","enum":["user","assistant"],"default":"user"},"text":{"description":"The message text: a Handlebars template over the prompt's arguments (`{{species}}`, `{{#if budget}}…{{/if}}`), rendered without HTML escaping.","type":"string"},"image":{"description":"Image content: a file embedded at build time, sent as base64 with its MIME type.","$ref":"#/$defs/promptFile"},"audio":{"description":"Audio content: a file embedded at build time, sent as base64 with its MIME type.","$ref":"#/$defs/promptFile"},"resource":{"description":"An embedded resource (`resource` content).","$ref":"#/$defs/promptResource"},"resourceLink":{"description":"A link to a resource (`resource_link` content).","$ref":"#/$defs/promptResourceLink"}}},"prompt":{"description":"A prompt: metadata, arguments and message templates.","type":"object","additionalProperties":false,"required":["name","messages"],"properties":{"name":{"description":"Prompt name, unique among prompts.","type":"string","pattern":"^[A-Za-z0-9_.-]+$","maxLength":128},"title":{"description":"Human-readable title shown by clients.","type":"string"},"description":{"description":"What the prompt is for.","type":"string"},"scopes":{"description":"OAuth scopes an MCP access token must carry to see and get the prompt (and complete its arguments) (over HTTP with `<ENV_PREFIX>_OAUTH_ISSUER`); default: none.","type":"array","items":{"type":"string","minLength":1}},"arguments":{"description":"The prompt's arguments.","type":"array","items":{"$ref":"#/$defs/promptArgument"}},"messages":{"description":"The messages the prompt returns, in order.","type":"array","items":{"$ref":"#/$defs/promptMessage"},"minItems":1}}},"resourceUri":{"description":"An absolute URI with a scheme, e.g. `petstore://docs/handbook`.","type":"string","pattern":"^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$"},"resource":{"description":"A resource with a fixed URI. Give exactly one of `text`, `file` and `handler`.","type":"object","additionalProperties":false,"required":["uri","name"],"properties":{"uri":{"description":"The resource URI, unique among resources.","$ref":"#/$defs/resourceUri"},"name":{"description":"Short name of the resource.","type":"string","minLength":1},"title":{"description":"Human-readable title shown by clients.","type":"string"},"description":{"description":"What the resource holds.","type":"string"},"scopes":{"description":"OAuth scopes an MCP access token must carry to see and read the resource (and subscribe to it) (over HTTP with `<ENV_PREFIX>_OAUTH_ISSUER`); default: none.","type":"array","items":{"type":"string","minLength":1}},"mimeType":{"description":"MIME type of the content. For `file`, defaults to a guess from the file extension.","type":"string","pattern":"^[a-z]+/[A-Za-z0-9.+_-]+$"},"text":{"description":"Static text content.","type":"string"},"file":{"description":"A file embedded into the generated server at build time, relative to this manifest and inside its folder. Served as text when it is UTF-8 and its MIME type is textual, otherwise as a base64 blob.","type":"string","minLength":1},"handler":{"description":"A function producing the content when the resource is read: `<file>#<export>`, relative to the generated project's `src/`.","$ref":"#/$defs/handlerRef"},"refreshMs":{"description":"With `handler`: while a client is subscribed to the resource, read it every this many milliseconds and send `notifications/resources/updated` when its content changed (a SHA-256 of it is compared).","type":"integer","minimum":100,"maximum":86400000}}},"resourceTemplate":{"description":"A family of resources named by an RFC 6570 URI template, read by a handler.","type":"object","additionalProperties":false,"required":["uriTemplate","name","handler"],"properties":{"uriTemplate":{"description":"RFC 6570 URI template, e.g. `petstore://species/{species}/care`; unique among templates.","type":"string","pattern":"^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$"},"name":{"description":"Short name of the template.","type":"string","minLength":1},"title":{"description":"Human-readable title shown by clients.","type":"string"},"description":{"description":"What the resources hold.","type":"string"},"scopes":{"description":"OAuth scopes an MCP access token must carry to see and read the template's resources (and subscribe to them, complete its variables) (over HTTP with `<ENV_PREFIX>_OAUTH_ISSUER`); default: none.","type":"array","items":{"type":"string","minLength":1}},"mimeType":{"description":"MIME type of the content.","type":"string","pattern":"^[a-z]+/[A-Za-z0-9.+_-]+$"},"handler":{"description":"The function that reads a resource: `<file>#<export>`, relative to the generated project's `src/`; it receives the URI and the template's variables.","$ref":"#/$defs/handlerRef"},"variables":{"description":"Completion sources of the template's variables, by variable name (each one of the template's): `complete` values or an OpenAPI `parameter` whose `enum` is offered.","type":"object","additionalProperties":{"$ref":"#/$defs/templateVariable"}}}},"concern":{"description":"A concern clients may set a preference for.","type":"object","additionalProperties":false,"required":["name","values"],"properties":{"name":{"description":"Concern name, unique.","type":"string","pattern":"^[A-Za-z][A-Za-z0-9_.-]*$"},"description":{"description":"What the concern means, for hosts to show users.","type":"string"},"values":{"description":"The values a client may choose from.","type":"array","items":{"type":"string","minLength":1},"minItems":1,"uniqueItems":true},"default":{"description":"Suggested value, published to clients. It is not applied to filtering: a client that sets nothing sees everything.","type":"string","minLength":1}}},"concernMappingTable":{"description":"Primitive id ⇒ the concern values it matches.","type":"object","additionalProperties":{"$ref":"#/$defs/concernMapping"}},"concernMapping":{"description":"Concern name ⇒ the value (or values) the primitive matches. Concerns not named here match every value.","type":"object","additionalProperties":{"$ref":"#/$defs/stringOrList"}},"concernPreferences":{"description":"Concern name ⇒ chosen value.","type":"object","additionalProperties":{"type":"string","minLength":1}},"preprocessor":{"description":"A preprocessor: a handler that gets the user input and returns context for it.","type":"object","additionalProperties":false,"required":["name","handler"],"properties":{"name":{"description":"Preprocessor name: `[A-Za-z0-9_.-]`, unique among preprocessors and not the name of a tool.","type":"string","pattern":"^[A-Za-z0-9_.-]+$","maxLength":128},"title":{"description":"Human-readable title.","type":"string"},"description":{"description":"What context the preprocessor gathers (listed by `preprocessors/list`).","type":"string"},"handler":{"description":"The function that runs the preprocessor: `<file>#<export>`, relative to the generated project's `src/`. It receives `{ input }` (the user input) and a context (`signal`, `log`) and returns text, any JSON value, or a `CallToolResult`-like `{ content }`.","$ref":"#/$defs/handlerRef"},"after":{"description":"Names of preprocessors that must run before this one. `after` orders runs; it does not pass one output to another. Cycles are errors.","type":"array","items":{"type":"string"}},"timeoutMs":{"description":"Milliseconds the preprocessor may take before it is cut off (its signal is aborted and its block has status `timeout`). Defaults to 10000.","type":"integer","minimum":1,"maximum":600000},"onError":{"description":"What an error or timeout does: `skip` (default) records the failed block and runs the rest; `fail` stops the run and reports it as failed.","enum":["skip","fail"]}}},"reflection":{"description":"Reflection gate settings.","type":"object","additionalProperties":false,"properties":{"storeDir":{"description":"Directory of the stored justifications (`<storeDir>/<domain>/<hash>.json`), relative to the server's working directory; `<ENV_PREFIX>_REFLECTION_DIR` overrides it at run time.","type":"string","minLength":1,"default":".preflight/justifications"},"mode":{"description":"`auto` (default): ask the client's model through MCP sampling when the client supports it, else return the hint for the host flow; `sampling`: only sampling (a client without it cannot run gated tools); `host`: only the hint and `persist_justification`.","enum":["auto","sampling","host"],"default":"auto"},"scope":{"description":"`domain` (default): a justification is shared by every tool whose gate has the same domain, prompt and prompt arguments; `tool`: each tool needs its own. A gate's own `scope` wins.","$ref":"#/$defs/reflectionScope"},"domains":{"description":"The declared domains (directory names under `storeDir`: `[A-Za-z0-9_.-]`, at most 64 characters). Every gate's domain must be one of them; `persist_justification` accepts only these. Defaults to the domains the gates use.","type":"array","items":{"type":"string","pattern":"^(?!\\.{1,2}$)[A-Za-z0-9_.-]{1,64}$"}},"justificationSchema":{"description":"JSON Schema (root `type: object`) every justification must match. Defaults to the four keys `intent` (string), `alternatives` (list of strings), `choice` (string) and `confidence` (number 0–1), all required.","$ref":"#/$defs/jsonSchemaObject"},"maxJustificationBytes":{"description":"Largest justification accepted, in bytes of JSON. Defaults to 32768.","type":"integer","minimum":64,"maximum":1048576},"sampling":{"description":"Settings of the sampling requests sent to the client's model.","type":"object","additionalProperties":false,"properties":{"maxTokens":{"description":"`maxTokens` of each request. Defaults to 800.","type":"integer","minimum":1},"timeoutMs":{"description":"Milliseconds to wait for the client's answer. Defaults to 60000 (the SDK's request timeout).","type":"integer","minimum":1}}},"gates":{"description":"Gated tool (final tool name: an operation or extra tool) ⇒ its gate, or a list of gates satisfied one after another.","type":"object","additionalProperties":{"anyOf":[{"$ref":"#/$defs/reflectionGate"},{"type":"array","minItems":1,"items":{"$ref":"#/$defs/reflectionGate"}}]}}}},"reflectionScope":{"description":"How widely a justification is shared: `domain` or `tool`.","enum":["domain","tool"]},"reflectionGate":{"description":"One gate of a tool: the prompt the model answers, and the domain its justification is stored under.","type":"object","additionalProperties":false,"required":["domain","prompt","template"],"properties":{"domain":{"description":"Domain of the justification: one of `reflection.domains`.","type":"string","pattern":"^(?!\\.{1,2}$)[A-Za-z0-9_.-]{1,64}$"},"prompt":{"description":"Name under which `prompts/get` serves the gate's prompt; gates that share a prompt name must share its template. Must not be the name of a manifest prompt.","type":"string","pattern":"^[A-Za-z0-9_.-]+$","maxLength":128},"description":{"description":"Description of the prompt in `prompts/list`.","type":"string"},"template":{"description":"The prompt text: a Handlebars template over the prompt arguments (`{{petId}}`). Its hash is part of the justification key, so editing it invalidates the stored justifications.","type":"string","minLength":1},"promptArgs":{"description":"Prompt argument ⇒ Handlebars template over the TOOL's arguments, e.g. `petId: \"{{petId}}\"` (`{{json body}}` renders a value as JSON). The rendered values are part of the key, normalised (trimmed, inner whitespace collapsed).","type":"object","additionalProperties":{"type":"string"}},"scope":{"description":"Overrides `reflection.scope` for this gate.","$ref":"#/$defs/reflectionScope"}}},"policy":{"description":"Audit trail, access control and limits.","type":"object","additionalProperties":false,"properties":{"audit":{"description":"Where audit events go: a JSON Lines file, stderr, or both.","$ref":"#/$defs/policyAudit"},"access":{"description":"Which clients may list and use which tools, prompts and resources.","$ref":"#/$defs/policyAccess"},"limits":{"description":"Per-tool limits: timeout of the whole call, concurrency, calls per minute, response size.","$ref":"#/$defs/policyLimits"}}},"policyAudit":{"description":"Audit trail settings. Set `file`, `stderr: true`, or both.","type":"object","additionalProperties":false,"properties":{"file":{"description":"JSON Lines file the events are appended to, relative to the server's working directory; `<ENV_PREFIX>_AUDIT_FILE` overrides it at run time.","type":"string","minLength":1},"stderr":{"description":"Also (or only) write each event as one line to stderr.","type":"boolean","default":false},"redact":{"description":"Argument field names whose values are replaced by \"[redacted]\" at any depth (case-insensitive); secrets always are.","type":"array","items":{"type":"string","minLength":1}},"chain":{"description":"Each line carries the SHA-256 of the previous line, so an edited line breaks the chain (the generated `verify-audit` script finds it). Needs `file`.","type":"boolean","default":false},"onWriteError":{"description":"`fail` (default): a call whose `tool.invoked` event cannot be written is refused before it runs (-32603); `continue`: the call goes on and the failure is logged. A terminal event that cannot be written never turns a call that ran into an error: it is logged and the result returned.","enum":["fail","continue"],"default":"fail"}}},"policyAccess":{"description":"Access control: a primitive is allowed for a client when an allow rule for that client matches it and no deny rule does; `default` decides when no rule matches.","type":"object","additionalProperties":false,"properties":{"default":{"description":"What a client may use when no rule for it matches a primitive.","enum":["allow","deny"],"default":"allow"},"rules":{"description":"Access rules; deny wins over allow.","type":"array","items":{"$ref":"#/$defs/policyRule"}}}},"policyRule":{"description":"One access rule: the clients it applies to, and what it allows and/or denies them.","type":"object","additionalProperties":false,"required":["clients"],"properties":{"clients":{"description":"Client identities (from the HTTP tokens' `name=token`; on stdio `<ENV_PREFIX>_CLIENT`, else `local`): letters, digits and `._@-`; `*` is every client.","type":"array","items":{"type":"string","minLength":1},"minItems":1},"scopes":{"description":"Only requests whose OAuth access token carries every one of these scopes (over HTTP with `<ENV_PREFIX>_OAUTH_ISSUER`); static client tokens and stdio never match.","type":"array","items":{"type":"string","minLength":1},"minItems":1},"claims":{"description":"Only requests whose OAuth access token has each of these claims with this value (a list claim matches when it holds the value); static client tokens and stdio never match.","type":"object","additionalProperties":{"type":["string","number","boolean"]},"minProperties":1},"allow":{"description":"Primitives the clients may list and use.","$ref":"#/$defs/policySelector"},"deny":{"description":"Primitives the clients may not list or use (wins over every allow).","$ref":"#/$defs/policySelector"}}},"policySelector":{"description":"Matches primitives: every condition given must hold (AND); a list matches when any of its values does (OR). `{}` matches every primitive.","type":"object","additionalProperties":false,"properties":{"kinds":{"description":"Only primitives of these kinds (default: every kind).","type":"array","items":{"enum":["tools","prompts","resources","resourceTemplates"]},"minItems":1},"names":{"description":"Final names of tools and prompts, URIs of resources, URI templates of resource templates: exact, or picomatch globs (`*` does not cross `/`, `**` does; braces are literal).","$ref":"#/$defs/stringOrList"},"tags":{"description":"OpenAPI tags: matches operation tools with one of them (extra tools, prompts and resources have no tags).","$ref":"#/$defs/stringOrList"},"concerns":{"description":"Concern ⇒ value(s): matches primitives whose `concernMappings` entry for that concern lists one of the values. A primitive with no mapping for the concern does NOT match (access control fails closed).","type":"object","additionalProperties":{"$ref":"#/$defs/stringOrList"}},"annotations":{"description":"Tool annotation ⇒ boolean, e.g. `readOnlyHint: true`: matches tools whose annotation has that value (prompts and resources never match).","type":"object","additionalProperties":{"type":"boolean"}}}},"policyLimits":{"description":"Limits as a default and per tool.","type":"object","additionalProperties":false,"properties":{"default":{"description":"Limits of every tool no `tools` entry matches.","$ref":"#/$defs/toolLimits"},"tools":{"description":"Tool name or picomatch glob ⇒ its limits; the first entry (in manifest order) that matches a tool wins, fields it leaves out come from `default`.","type":"object","additionalProperties":{"$ref":"#/$defs/toolLimits"}}}},"toolLimits":{"description":"Limits of a tool (all optional).","type":"object","additionalProperties":false,"properties":{"timeoutMs":{"description":"Bound on the whole logical call (gate, sampling and the upstream request included), ms; the lower of this and `timeoutMs` applies to the upstream request.","type":"integer","minimum":1},"maxConcurrent":{"description":"Most calls of the tool running at once (over all clients of this server process).","type":"integer","minimum":1},"perMinute":{"description":"Most calls started in any 60 s, per client identity and over all clients.","type":"object","additionalProperties":false,"properties":{"client":{"description":"Per client identity.","type":"integer","minimum":1},"overall":{"description":"Over all clients.","type":"integer","minimum":1}}},"maxResponseBytes":{"description":"Largest response body passed back for this tool (bytes); the lower of this and `maxResponseBytes` wins.","type":"integer","minimum":1}}}}};
+const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://mcpgen.dev/schemas/manifest.schema.json","title":"mcpgen manifest","description":"The mcpgen manifest (mcpgen.yaml): which OpenAPI description to compile into an MCP server, which of its operations become tools, and how. Point your editor at this file with `# yaml-language-server: $schema=<path>/manifest.schema.json`.","type":"object","additionalProperties":false,"required":["name","openapi"],"properties":{"$schema":{"description":"Optional pointer to this schema, for editors that read `$schema` from the document.","type":"string"},"name":{"description":"Name of the generated server: its npm package name, its bin name and the `serverInfo.name` it reports. Lower case letters, digits, `-`, `_` and `.`; starts with a letter or digit.","type":"string","pattern":"^[a-z0-9][a-z0-9._-]*$","maxLength":214},"version":{"description":"Version of the generated server (`serverInfo.version`, package.json `version`). Defaults to 0.1.0.","type":"string","pattern":"^(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)(?:-[0-9A-Za-z.-]+)?(?:\\+[0-9A-Za-z.-]+)?$","default":"0.1.0"},"description":{"description":"What the server is for. Sent to clients as the server's `instructions` and written into the generated README and package.json.","type":"string","maxLength":4000},"package":{"description":"How the generated project is published: its package.json (npm) and its MCP Bundle manifest (manifest.json). The project is publishable unless `private` is true.","type":"object","additionalProperties":false,"properties":{"private":{"description":"Write `\"private\": true` into the generated package.json, so that `npm publish` refuses the package. Defaults to false: the package can be published.","type":"boolean","default":false},"author":{"description":"Author of the package, e.g. `Jane Doe <jane@example.com>`: package.json `author`, and the MCP Bundle's `author.name` (which defaults to the server's name).","type":"string","minLength":1,"maxLength":200},"license":{"description":"SPDX license expression of the generated package (package.json and MCP Bundle `license`), e.g. `MIT`.","type":"string","pattern":"^[A-Za-z0-9.+() -]+$","maxLength":200},"repository":{"description":"URL of the source repository (package.json and MCP Bundle `repository`), e.g. `https://github.com/acme/petstore-mcp`.","type":"string","pattern":"^https?://[^\\s]+$","maxLength":2000},"dependencies":{"description":"Runtime dependencies of the generated project, merged into its package.json `dependencies`: package name to version range, e.g. `{ date-fns: \"^4.1.0\" }`. For handler code that imports a library. A package the generated project already declares cannot be named here.","type":"object","propertyNames":{"pattern":"^(@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*$","maxLength":214},"additionalProperties":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[^\\s\\x00-\\x1f]+( [^\\s\\x00-\\x1f]+)*$"},"maxProperties":200},"devDependencies":{"description":"Development dependencies of the generated project, merged into its package.json `devDependencies`: package name to version range, e.g. `{ date-fns: \"^4.1.0\" }`. For handler code that imports a library. A package the generated project already declares cannot be named here.","type":"object","propertyNames":{"pattern":"^(@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*$","maxLength":214},"additionalProperties":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[^\\s\\x00-\\x1f]+( [^\\s\\x00-\\x1f]+)*$"},"maxProperties":200}}},"openapi":{"description":"Path of the OpenAPI description (Swagger 2.0, OpenAPI 3.0 or 3.1; YAML or JSON), relative to this manifest.","type":"string","minLength":1},"output":{"description":"Directory the generated project is written to, relative to this manifest. `mcpgen build --out` overrides it. Defaults to `./server`.","type":"string","minLength":1,"default":"./server"},"baseUrl":{"description":"Base URL of the API the generated server calls: an absolute http(s) URL, or a local unix socket as `unix:<socket path>[:<base path>]` (e.g. `unix:/var/run/docker.sock:/v1.43`; `unix:///var/run/docker.sock` works too, and a `:` inside the socket path is written `%3A`). Overrides the spec's `servers`/`host`. Still overridable at run time with the `<ENV_PREFIX>_BASE_URL` environment variable.","type":"string","pattern":"^(https?://|unix:/)[^\\s]+$"},"http":{"description":"Defaults of serving over Streamable HTTP.","type":"object","additionalProperties":false,"properties":{"auth":{"description":"Defaults of the OAuth resource server: the settings `<ENV_PREFIX>_OAUTH_ISSUER`, `_OAUTH_AUDIENCE` and `_OAUTH_SCOPES` win over them. With an `issuer` the server accepts OAuth access tokens over HTTP unless the settings say otherwise.","type":"object","additionalProperties":false,"properties":{"issuer":{"description":"Issuer URL of the authorization server, exactly as it spells it (https, or http on localhost/127.0.0.1).","type":"string","pattern":"^https?://[^\\s]+$"},"audience":{"description":"The `aud` access tokens must carry (default: the server's resource URL).","type":"string","minLength":1},"scopes":{"description":"Scopes clients ask for at first (default: every scope some tool needs).","type":"array","items":{"type":"string","minLength":1}}}}}},"envPrefix":{"description":"Prefix of the environment variables the generated server reads (`<PREFIX>_BASE_URL`, `<PREFIX>_TIMEOUT_MS`, …). Defaults to the upper-cased `name` with non-alphanumerics replaced by `_`.","type":"string","pattern":"^[A-Z][A-Z0-9_]*$"},"allowRemoteRefs":{"description":"URL prefixes from which remote `$ref`s may be fetched while loading the spec (e.g. `https://schemas.example.com/`). Remote references are refused unless they start with one of these.","type":"array","items":{"type":"string","pattern":"^https?://"},"uniqueItems":true},"maxToolNameLength":{"description":"Longest tool name to emit, 1–128. Defaults to 64. Lower it to leave room for client prefixes such as `mcp__server__` (Claude Code counts the whole prefixed name against 64).","type":"integer","minimum":1,"maximum":128,"default":64},"maxDescriptionLength":{"description":"Longest tool description to emit, in characters; longer descriptions are cut at a sentence or word boundary and end in `…`. Defaults to 1024.","type":"integer","minimum":64,"maximum":100000,"default":1024},"timeoutMs":{"description":"Default timeout of one API request in milliseconds (overridable at run time with `<ENV_PREFIX>_TIMEOUT_MS`). Defaults to 30000.","type":"integer","minimum":1,"maximum":600000,"default":30000},"maxResponseBytes":{"description":"Largest API response body, in bytes, passed back to the model; longer bodies are truncated with a note giving the original size. Defaults to 1000000.","type":"integer","minimum":1024,"default":1000000},"maxInFlightBytes":{"description":"Most bytes of API response bodies the generated server holds at once, over all calls in flight (overridable at run time with `<ENV_PREFIX>_MAX_IN_FLIGHT_BYTES`): a call is refused with an error result when the bodies held leave no room for one more of `maxResponseBytes`, or when its body would exceed the limit while it is read. It bounds the server's memory under many concurrent calls against slow, huge or compressed responses. At least `maxResponseBytes`. Defaults to 67108864 (64 MiB).","type":"integer","minimum":1024,"default":67108864},"outputSchemas":{"description":"How tools publish the shape of their 2xx results. `lenient` (default): a slim output schema every plausible body satisfies (nothing required, `null` accepted below the root, extra properties allowed, no formats, patterns or enums, cut below `outputSchemaDepth`), so a response that drifts from the spec is never reported as an error. `strict`: the spec's schema as written, for object results only, and a 2xx body that does not match it comes back as an error. `none`: no output schema and no `structuredContent`. Overridable per operation.","enum":["lenient","strict","none"],"default":"lenient"},"outputSchemaDepth":{"description":"How deep lenient output schemas describe a result at most (the result object's own properties, or a listed object's, are depth 1); deeper values are typed only, e.g. `{type: object}`. A schema that would be larger than `outputSchemaMaxBytes` is described less deep. Defaults to 2.","type":"integer","minimum":1,"maximum":8,"default":2},"outputSchemaMaxBytes":{"description":"Largest output schema, in bytes of JSON, a tool publishes; a larger one is dropped (the tool then returns its result as text only) with a build warning naming the tool. Defaults to 768.","type":"integer","minimum":0,"default":768},"inputSchemaMaxBytes":{"description":"Size a tool's input schema is slimmed towards, in bytes of JSON. A larger schema first loses the descriptions of nested properties, then is cut from the deepest level up: a cut subtree is published (and validated) as its type only, e.g. `{type: object}`, and the API checks the rest. Arguments themselves are never removed. Defaults to 4096.","type":"integer","minimum":1024,"default":4096},"maxArgumentDescriptionLength":{"description":"Longest description of an argument (a parameter, or a property of the request body), in characters; markdown links are reduced to their text, and longer ones are cut at a sentence or word boundary. Defaults to 160.","type":"integer","minimum":20,"default":160},"budget":{"description":"Limits on the tool surface the server publishes. Over a limit the build fails, naming the largest tools and what to do about each.","type":"object","additionalProperties":false,"properties":{"maxListBytes":{"description":"Largest `tools/list` answer, in bytes (UTF-8 length of the JSON of the `tools` array). Defaults to 10485760, the most the MCP SDK's stdio transport reads in one message; the build warns above a quarter of it.","type":"integer","minimum":1,"default":10485760},"maxTools":{"description":"Most tools the server may publish. No limit by default.","type":"integer","minimum":1},"maxTokens":{"description":"Most tokens (o200k tokenizer) the `tools` array of `tools/list` may take. No limit by default; setting it makes every build count tokens.","type":"integer","minimum":1},"presets":{"description":"Limits per concern preset (a key of `concernPresets`): the same limits, on the tools a client that selected the preset lists. Over a limit the build fails, naming the preset's largest tools and the cheapest ways to get under.","type":"object","additionalProperties":{"type":"object","additionalProperties":false,"properties":{"maxListBytes":{"description":"Largest `tools/list` answer with this preset selected, in bytes. No limit by default (the server-wide `maxListBytes` always applies).","type":"integer","minimum":1},"maxTools":{"description":"Most tools listed with this preset selected.","type":"integer","minimum":1},"maxTokens":{"description":"Most tokens (o200k) of the `tools` array with this preset selected; setting it makes every build count tokens.","type":"integer","minimum":1}}}}}},"results":{"description":"How tool results are made to fit the model's context: a token budget, compaction of JSON results, and an optional projection argument. Each key can be changed per operation in `overrides`.","type":"object","additionalProperties":false,"properties":{"maxTokens":{"description":"Largest tool result, in o200k tokens; each of its text and its `structuredContent` must fit. Over it, a list is cut at an item boundary and an object by its largest fields, and the result says what was left out and how to get the rest. Claude Code refuses MCP tool results over 25,000 tokens and moves results over 50,000 characters to a file. Defaults to 8000.","type":"integer","minimum":256,"default":8000},"compact":{"description":"Compact JSON results: drop `null`s, empty arrays and objects and the keys `omit` names, and shorten strings longer than `maxStringChars`. On by default.","type":"boolean","default":true},"omit":{"description":"Keys compaction drops wherever they appear in a result, as names or patterns in which `*` matches any run of characters (`*_url` drops `html_url` and `avatar_url`). The default drops the link and id noise of hypermedia APIs: links the model can rebuild or does not need, GitHub's `node_id` and `gravatar_id`, HAL's `_links`. `[]` keeps every key.","type":"array","items":{"type":"string","minLength":1},"uniqueItems":true,"default":["*_url","url","node_id","_links","gravatar_id"]},"maxStringChars":{"description":"Longest string compaction keeps whole, in characters; a longer one is cut and marked with how much was left out. Defaults to 1000.","type":"integer","minimum":64,"default":1000},"projection":{"description":"Give tools whose results can be JSON an optional `fields` argument: a JMESPath expression the server applies to the response, so the model can ask for only what it needs. Named `result_fields` when the tool already has a `fields` argument. Off by default.","type":"boolean","default":false},"presets":{"description":"Result settings per concern preset (a key of `concernPresets`), for the requests whose active preset it is: only the keys given change, over the settings above; a tool's own `overrides.<op>.results` still win.","type":"object","additionalProperties":{"type":"object","additionalProperties":false,"properties":{"maxTokens":{"description":"Largest tool result with this preset active, in o200k tokens; each of its text and its `structuredContent` must fit.","type":"integer","minimum":256},"compact":{"description":"Compact JSON results with this preset active (drop `null`s, empty values and `omit` keys; shorten long strings).","type":"boolean"},"omit":{"description":"Keys compaction drops with this preset active, instead of the top-level `omit` (`*` matches any run of characters; `[]` keeps every key).","type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"maxStringChars":{"description":"Longest string compaction keeps whole with this preset active, in characters.","type":"integer","minimum":64}}}}}},"uploads":{"description":"File uploads (multipart file fields and binary request bodies). A file argument is always accepted as base64 content; with `localFiles: true` it may also be `{ path }` of a file the server reads itself.","type":"object","additionalProperties":false,"properties":{"localFiles":{"description":"Let file arguments name a local file (`{ path, filename?, contentType? }`) instead of carrying its content. Off by default: a model could otherwise ask the server to send any readable file to the API.","type":"boolean","default":false},"root":{"description":"Directory local files must be inside (symlinks resolved), relative to the server's working directory at run time; `<ENV_PREFIX>_UPLOAD_ROOT` overrides it. Defaults to `.`.","type":"string","minLength":1,"default":"."}}},"include":{"description":"Which operations become tools. An operation is included when it matches at least one selector. Omit to include every operation.","type":"array","items":{"$ref":"#/$defs/selector"}},"exclude":{"description":"Operations to leave out. An operation matching any selector here is excluded, even when `include` selects it (exclude wins).","type":"array","items":{"$ref":"#/$defs/selector"}},"overrides":{"description":"Per-operation changes, keyed by operationId or by `METHOD /path` (e.g. `GET /pets/{petId}`).","type":"object","additionalProperties":{"$ref":"#/$defs/override"}},"arguments":{"description":"Argument rules: each changes one argument on every tool that has it (of the operations its `match` selects, every operation by default), as `overrides.<operation>.arguments` does for one tool. A per-operation override of the same argument wins, field by field.","type":"array","items":{"$ref":"#/$defs/argumentRule"}},"scopeMap":{"description":"OAuth scopes of the API description (its oauth2/openIdConnect scheme's) mapped to the scopes MCP access tokens carry: each API scope an operation's `security` lists becomes the scope, or the scopes, given here (`[]`: none); an API scope not listed stays as it is. A key the API description does not define is a warning.","type":"object","additionalProperties":{"oneOf":[{"type":"string","minLength":1},{"type":"array","items":{"type":"string","minLength":1}}]}},"auth":{"description":"Credentials for the API's security schemes: maps a scheme name (from `components.securitySchemes`, or `securityDefinitions` in Swagger 2.0) to the environment variables the generated server reads the secrets from at run time. Only variable names go here, never secrets. A scheme that is not listed reads `<ENV_PREFIX>_<SCHEME>_API_KEY` (apiKey), `_TOKEN` (http bearer; oauth2 flows other than client credentials, openIdConnect), `_USERNAME` and `_PASSWORD` (http basic), or `_CLIENT_ID` and `_CLIENT_SECRET` (oauth2 client credentials), where `<SCHEME>` is the scheme name upper-cased with non-alphanumerics replaced by `_`.","type":"object","additionalProperties":{"$ref":"#/$defs/authScheme"}},"extraTools":{"description":"Tools implemented by your own TypeScript functions instead of an API operation, served beside the operation tools. Arguments are validated against `inputSchema` before the handler runs; a thrown error becomes an `isError` result.","type":"array","items":{"$ref":"#/$defs/extraTool"}},"deploy":{"description":"Deployment files the build writes besides the Dockerfile. `compose`: a `compose.yaml` running three replicas of the server behind a reverse proxy (HAProxy, routing legacy sessions by `Mcp-Session-Id`), sharing justifications, limits and change notifications through a Redis service (`<PREFIX>_REDIS_URL`), with the variables each needs (docs/deploy.md). `none` (the default): none.","enum":["none","compose"],"default":"none"},"entry":{"description":"Who writes the server's start-up. `generated` (the default): `src/server.ts` serves what the manifest declares. `custom`: the project is also a library (`createServer()` from its package, typed) and `src/server.ts` runs your `src/main.ts` (written once as a stub, never overwritten), whose `register(server)` may add tools, prompts, resources and resource templates in code (`registerTool`, `registerPrompt`, `registerResource`, `registerResourceTemplate`) before it serves.","enum":["generated","custom"],"default":"generated"},"preprocessors":{"description":"Preprocessors: your TypeScript functions a host runs on each user input before the model sees it, to gather context. They are not tools: they never appear in `tools/list` and `tools/call` refuses them. The server serves them on `preprocessors/list` and `preprocessors/run`, advertised in `capabilities.experimental.preprocessors`, and through the `with_context` prompt for hosts that speak only standard MCP.","type":"array","items":{"$ref":"#/$defs/preprocessor"}},"prompts":{"description":"Prompts (user-invoked message templates) the server offers. Message texts are Handlebars templates over the prompt's arguments, checked when the project is built.","type":"array","items":{"$ref":"#/$defs/prompt"}},"resources":{"description":"Resources with a fixed URI: static `text`, a `file` embedded at build time, or a `handler` that produces the content when it is read.","type":"array","items":{"$ref":"#/$defs/resource"}},"resourceTemplates":{"description":"Families of resources named by an RFC 6570 URI template (e.g. `pets://{petId}`), read by a handler that receives the template's variables.","type":"array","items":{"$ref":"#/$defs/resourceTemplate"}},"concerns":{"description":"Concerns clients can filter the server's tools, prompts, resources and resource templates by, e.g. `risk: [low, high]`. Published in `capabilities.experimental.concerns`.","type":"array","items":{"$ref":"#/$defs/concern"}},"concernMappings":{"description":"Which concern values each primitive matches, per kind: tools by final tool name, prompts by name, resources by URI, resource templates by URI template. A primitive or concern that is not mapped matches every value.","type":"object","additionalProperties":false,"properties":{"tools":{"description":"Tool name (operation or extra tool) ⇒ concern values.","$ref":"#/$defs/concernMappingTable"},"prompts":{"description":"Prompt name ⇒ concern values.","$ref":"#/$defs/concernMappingTable"},"resources":{"description":"Resource URI ⇒ concern values.","$ref":"#/$defs/concernMappingTable"},"resourceTemplates":{"description":"Resource URI template ⇒ concern values.","$ref":"#/$defs/concernMappingTable"}}},"concernPresets":{"description":"Named sets of concern preferences a client can select with `concerns/update { preset }` (or in the initialized notification), e.g. `cautious: { risk: low }`.","type":"object","additionalProperties":{"$ref":"#/$defs/concernPreferences"}},"discovery":{"description":"How clients find the tools. `list` (default): `tools/list` lists every tool (those the client's concern preferences show). `search`: it lists `search_tools` (ranked by a full-text index built at build time over names, descriptions, tags and arguments), `describe_tool` and `call_tool` (plus `persist_justification` when gates exist), for APIs too big for any context; every tool is still validated and run by the same code, concerns and gates included. The object form chooses per concern preset: `{ mode: list, presets: { everything: search } }`; `mode` applies when the client selected no preset (and to presets not named), `presets` names presets of `concernPresets` whose mode differs. The index (and the `stemmer` package) ships whenever any preset or the default is `search`.","anyOf":[{"enum":["list","search"]},{"type":"object","properties":{"mode":{"description":"The mode when the client selected no concern preset, and of every preset `presets` does not name.","enum":["list","search"],"default":"list"},"presets":{"description":"Concern preset name (a key of `concernPresets`) ⇒ its mode, when it differs from `mode`.","type":"object","additionalProperties":{"enum":["list","search"]}}},"additionalProperties":false}],"default":"list"},"exposeInMeta":{"description":"Publish each primitive's concern mapping in its list entry as `_meta.concerns`, for concern-aware clients and debugging. Defaults to false.","type":"boolean","default":false},"enforce":{"description":"Refuse calls, `prompts/get` and `resources/read` of primitives the session's concern preferences filter out (JSON-RPC error -32602). Defaults to false: filtering then only shapes the lists.","type":"boolean","default":false},"reflection":{"description":"The reflection gate: tools that run only once the model has justified the call. Each gate has a prompt; its answer, a JSON justification, is validated and stored under `storeDir`, keyed by the gate's domain, prompt template and prompt arguments, so the same decision is justified once. With a client that supports MCP sampling the server asks the client's model itself inside the tool call; otherwise the call returns a hint and the host uses `prompts/get` and the `persist_justification` tool, then retries.","$ref":"#/$defs/reflection"},"policy":{"description":"The policy layer: an audit trail of every call, access control per client identity, and per-tool limits. Decided at build time where it can be: access rules are resolved to the exact primitives they match.","$ref":"#/$defs/policy"},"diagnostics":{"description":"Acknowledge or escalate diagnostics by code: `off` silences a warning you have read and accepted, `warning` keeps the default, `error` makes a warning block the build. Errors cannot be lowered or silenced. E.g. `{ MCPGEN_AUTH_UNSUPPORTED_SCHEME: off }`.","type":"object","propertyNames":{"pattern":"^MCPGEN_[A-Z0-9_]+$"},"additionalProperties":{"enum":["off","warning","error"]}}},"$defs":{"stringOrList":{"description":"One value or a list of values; a list matches when any value matches.","anyOf":[{"type":"string","minLength":1},{"type":"array","items":{"type":"string","minLength":1},"minItems":1}]},"selector":{"description":"Matches operations. Every field given must match (AND); a field with a list matches when any of its values does (OR).","type":"object","additionalProperties":false,"minProperties":1,"properties":{"tag":{"description":"Tag name(s) the operation carries.","$ref":"#/$defs/stringOrList"},"operationId":{"description":"operationId(s) of the operation.","$ref":"#/$defs/stringOrList"},"path":{"description":"Path glob(s) over the path template, e.g. `/pets/**` or `/store/*`: `*` matches within one segment, `**` across segments. Braces are literal, so `/pets/{petId}` matches that template.","$ref":"#/$defs/stringOrList"},"method":{"description":"HTTP method(s), lower case.","anyOf":[{"$ref":"#/$defs/method"},{"type":"array","items":{"$ref":"#/$defs/method"},"minItems":1}]},"deprecated":{"description":"Matches operations by their `deprecated` flag: `exclude: [{ deprecated: true }]` leaves deprecated operations out.","type":"boolean"}}},"method":{"description":"An HTTP method, lower case.","enum":["get","put","post","delete","options","head","patch","trace"]},"override":{"description":"Changes to the tool generated from one operation.","type":"object","additionalProperties":false,"properties":{"name":{"description":"Tool name to use instead of the derived one. Must be a legal MCP tool name (`[A-Za-z0-9_.-]`) no longer than `maxToolNameLength`, and unique.","type":"string","pattern":"^[A-Za-z0-9_.-]+$","maxLength":128},"outputSchemas":{"description":"`lenient`, `strict` or `none` for this tool, instead of the top-level `outputSchemas`.","enum":["lenient","strict","none"]},"title":{"description":"Human-readable title shown by clients (defaults to the operation's summary).","type":"string"},"description":{"description":"Tool description to use instead of the operation's summary and description.","type":"string"},"annotations":{"description":"Tool annotations, merged over the derived ones (GET ⇒ readOnlyHint, DELETE ⇒ destructiveHint, PUT ⇒ idempotentHint).","type":"object","additionalProperties":false,"properties":{"title":{"description":"Display title.","type":"string"},"readOnlyHint":{"description":"The tool does not modify its environment.","type":"boolean"},"destructiveHint":{"description":"The tool may perform destructive updates.","type":"boolean"},"idempotentHint":{"description":"Repeated calls with the same arguments have no additional effect.","type":"boolean"},"openWorldHint":{"description":"The tool interacts with an open world of external entities.","type":"boolean"}}},"arguments":{"description":"Changes to the tool's arguments, keyed by the argument name as generated (a parameter's argument name such as `petId` or `query_id`, or `body` for the request body): hide an argument and fill it from a constant or an environment variable, give it a default, another description or another name.","type":"object","additionalProperties":{"$ref":"#/$defs/argumentOverride"}},"results":{"$ref":"#/$defs/resultsOverride"},"scopes":{"description":"OAuth scopes an MCP access token must carry to see and call the tool (over HTTP with `<ENV_PREFIX>_OAUTH_ISSUER`), instead of those its operation's `security` lists for the API description's oauth2/openIdConnect scheme (after `scopeMap`); `[]`: none.","type":"array","items":{"type":"string","minLength":1}}}},"argumentOverride":{"description":"Changes to one argument of an operation tool. A hidden argument takes exactly one of `value` and `env` and nothing else; `default`, `description` and `name` apply to arguments the model sees.","type":"object","additionalProperties":false,"properties":{"hidden":{"description":"Leave the argument out of the tool's input schema and `Args` type: the model never sees it, and the server sends `value` or the value of `env` on every call.","type":"boolean"},"value":{"description":"The constant (any JSON value) the server sends for a hidden argument."},"env":{"description":"Environment variable the server reads a hidden argument's value from at start-up. The value is treated like a credential: it never appears in generated files, error texts or logs; while it is unset, calls of the tool fail with a message naming the variable.","$ref":"#/$defs/envName"},"default":{"description":"Value the server sends when the model leaves the argument out (any JSON value). Published as the argument schema's `default`; the argument is then no longer required."},"description":{"description":"Description of the argument to publish instead of the spec's.","type":"string"},"name":{"description":"Name the model sees for the argument instead of the generated one; the request still uses the parameter's own name. Must be unique within the tool, letters, digits, `_`, `.` and `-`, at most 64 characters.","type":"string","pattern":"^[A-Za-z0-9_.-]{1,64}$"},"header":{"description":"Mirror the argument as the `Mcp-Param-<header>` HTTP header (SEP-2243 `x-mcp-header` in the input schema): a 2026-07-28 client sends its value in that header too, and the server refuses a call whose header disagrees with the body (HTTP 400, -32020). For an argument whose schema is a string, integer or boolean. Header parameters are mirrored under their own name without it.","type":"string","pattern":"^[!#$%&'*+\\-.^_`|~0-9A-Za-z]+$"}}},"argumentRule":{"description":"One argument rule: the argument `name` of every tool `match` selects that has it is hidden and filled (`hidden` with `value` or `env`), or gets a `default`, a `description` or another name (`as`). The fields mean what they mean in a per-operation argument override.","type":"object","additionalProperties":false,"required":["name"],"properties":{"match":{"description":"The operations the rule applies to, as an `include`/`exclude` selector; every operation when omitted.","$ref":"#/$defs/selector"},"name":{"description":"The argument as generated (a parameter's argument name such as `token` or `per_page`, or `body`); tools without it are left alone.","type":"string","minLength":1},"hidden":{"description":"Leave the argument out of every matched tool's input schema and `Args` type; the server sends `value` or the value of `env` on every call.","type":"boolean"},"value":{"description":"The constant (any JSON value) the server sends for the hidden argument."},"env":{"description":"Environment variable the server reads the hidden argument's value from, treated like a credential (never in generated files, error texts or logs; unset ⇒ calls fail naming it).","$ref":"#/$defs/envName"},"default":{"description":"Value the server sends when the model leaves the argument out (any JSON value); published as its schema's `default`."},"description":{"description":"Description of the argument to publish instead of the spec's.","type":"string"},"as":{"description":"Name the model sees for the argument; requests still use the parameter's own name. Letters, digits, `_`, `.` and `-`, at most 64 characters, unique within each tool.","type":"string","pattern":"^[A-Za-z0-9_.-]{1,64}$"}}},"resultsOverride":{"description":"Result settings for this tool, over the top-level `results`: only the keys given change.","type":"object","additionalProperties":false,"properties":{"maxTokens":{"description":"Largest tool result, in o200k tokens; each of its text and its `structuredContent` must fit. Over it, a list is cut at an item boundary and an object by its largest fields, and the result says what was left out and how to get the rest. Claude Code refuses MCP tool results over 25,000 tokens and moves results over 50,000 characters to a file.","type":"integer","minimum":256},"compact":{"description":"Compact JSON results: drop `null`s, empty arrays and objects and the keys `omit` names, and shorten strings longer than `maxStringChars`.","type":"boolean"},"omit":{"description":"Keys compaction drops for this tool, instead of the top-level `omit` (`*` matches any run of characters; `[]` keeps every key).","type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"maxStringChars":{"description":"Longest string compaction keeps whole, in characters; a longer one is cut and marked with how much was left out.","type":"integer","minimum":64},"projection":{"description":"Give tools whose results can be JSON an optional `fields` argument: a JMESPath expression the server applies to the response, so the model can ask for only what it needs. Named `result_fields` when the tool already has a `fields` argument.","type":"boolean"}}},"authScheme":{"description":"Environment variables of one security scheme, and whether MCP clients bring their own credential over HTTP (`fromClient`). Which fields apply depends on the scheme's type; the others are errors. Omitted fields keep their default variable names.","type":"object","additionalProperties":false,"properties":{"env":{"description":"Variable holding the API key (apiKey schemes) or the token sent as `Authorization: Bearer` (http bearer; oauth2 without a client-credentials flow; openIdConnect).","$ref":"#/$defs/envName"},"username":{"description":"Variable holding the user name (http basic).","$ref":"#/$defs/envName"},"password":{"description":"Variable holding the password (http basic).","$ref":"#/$defs/envName"},"clientId":{"description":"Variable holding the OAuth client id (oauth2 client credentials).","$ref":"#/$defs/envName"},"clientSecret":{"description":"Variable holding the OAuth client secret (oauth2 client credentials).","$ref":"#/$defs/envName"},"tokenUrl":{"description":"Token endpoint to use instead of the spec's `tokenUrl` (oauth2 client credentials).","type":"string","pattern":"^https://[^\\s]+$"},"exchange":{"description":"OAuth 2.0 Token Exchange (RFC 8693), for bearer schemes (http bearer; oauth2 without a client-credentials flow; openIdConnect): over Streamable HTTP, a request that came with an OAuth access token has it exchanged at the authorization server (`<ENV_PREFIX>_OAUTH_ISSUER`, with the server's `<ENV_PREFIX>_OAUTH_CLIENT_ID` and `_CLIENT_SECRET`) for a token for the API, sent instead of the environment's token; the MCP token itself never reaches the API. Over stdio, and for static client tokens, the environment is used as before.","type":"object","additionalProperties":false,"required":["audience"],"properties":{"audience":{"description":"The API, as the authorization server names it (`audience` of the exchange request).","type":"string","minLength":1},"scopes":{"description":"Scopes to ask for with the exchanged token (default: none named).","type":"array","items":{"type":"string","minLength":1}}}},"fromClient":{"description":"Over Streamable HTTP, take the credential from this header of each MCP request instead of the environment, so every MCP client uses its own (apiKey: the value; bearer: the value, a leading `Bearer ` dropped; basic: `Basic <base64>` or `user:password`). Over stdio the environment is used as before. Not for oauth2 schemes. `Authorization` carries the MCP client tokens when the server is given some, and the server then refuses to start.","type":"string","pattern":"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$"},"scopes":{"description":"Scopes to request with the token (oauth2 client credentials). Defaults to every scope the included operations require; `[]` requests none.","type":"array","items":{"type":"string","minLength":1},"uniqueItems":true}}},"envName":{"description":"Name of an environment variable: upper-case letters, digits and `_`, not starting with a digit.","type":"string","pattern":"^[A-Z_][A-Z0-9_]*$"},"handlerRef":{"description":"A TypeScript function of the generated project: `<file>#<export>`, the file relative to the project's `src/` folder (e.g. `handlers/pets.ts#summarizePets`). A file that does not exist yet is created by `mcpgen build` as a typed stub, once; mcpgen never overwrites it.","type":"string","pattern":"^(\\./)?[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*\\.ts#[A-Za-z_$][A-Za-z0-9_$]*$"},"jsonSchemaObject":{"description":"A JSON Schema (draft 2020-12) whose root is an object schema (`type: object`).","type":"object"},"extraTool":{"description":"A tool implemented by a handler function.","type":"object","additionalProperties":false,"required":["name","inputSchema","handler"],"properties":{"name":{"description":"Tool name: `[A-Za-z0-9_.-]`, at most `maxToolNameLength`, unique among all tools (operation tools included).","type":"string","pattern":"^[A-Za-z0-9_.-]+$","maxLength":128},"title":{"description":"Human-readable title shown by clients.","type":"string"},"description":{"description":"What the tool does, for the model.","type":"string"},"inputSchema":{"description":"JSON Schema of the arguments; the root must be `type: object`. The handler's argument type is generated from it.","$ref":"#/$defs/jsonSchemaObject"},"outputSchema":{"description":"JSON Schema of the structured result (root `type: object`). When given, the handler must return a matching object, which is sent as `structuredContent` too.","$ref":"#/$defs/jsonSchemaObject"},"annotations":{"description":"Tool annotations, merged over the derived ones (GET ⇒ readOnlyHint, DELETE ⇒ destructiveHint, PUT ⇒ idempotentHint).","type":"object","additionalProperties":false,"properties":{"title":{"description":"Display title.","type":"string"},"readOnlyHint":{"description":"The tool does not modify its environment.","type":"boolean"},"destructiveHint":{"description":"The tool may perform destructive updates.","type":"boolean"},"idempotentHint":{"description":"Repeated calls with the same arguments have no additional effect.","type":"boolean"},"openWorldHint":{"description":"The tool interacts with an open world of external entities.","type":"boolean"}}},"scopes":{"description":"OAuth scopes an MCP access token must carry to see and call the tool (over HTTP with `<ENV_PREFIX>_OAUTH_ISSUER`); default: none.","type":"array","items":{"type":"string","minLength":1}},"handler":{"description":"The function that runs the tool: `<file>#<export>`, relative to the generated project's `src/`. It receives the validated arguments and a context (`signal`, `log`, `progress`, `api`).","$ref":"#/$defs/handlerRef"},"uses":{"description":"OperationIds of the API operations the handler calls through `ctx.api` (typed, run like their tools, audited as nested calls). Operations left out of the tool list by `include`/`exclude` may be named too: the project keeps them for this tool.","type":"array","uniqueItems":true,"items":{"type":"string","minLength":1}}}},"promptArgument":{"description":"One argument of a prompt (clients send argument values as strings).","type":"object","additionalProperties":false,"required":["name"],"properties":{"name":{"description":"Argument name, usable in templates as `{{name}}`.","type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$"},"description":{"description":"What the argument means.","type":"string"},"required":{"description":"Whether the client must send it; a missing required argument is an invalid-params error. Defaults to false.","type":"boolean","default":false},"complete":{"description":"Values `completion/complete` offers for this argument: those starting with what the user typed (case-insensitive), at most 100 at a time.","$ref":"#/$defs/completionValues"},"parameter":{"description":"The OpenAPI parameter this argument stands for: `completion/complete` offers the values of its `enum` (unless `complete` is given).","$ref":"#/$defs/parameterBinding"}}},"completionValues":{"description":"Completion values, in the order offered.","type":"array","items":{"type":"string"},"minItems":1,"maxItems":10000},"parameterBinding":{"description":"An OpenAPI parameter, by operation and name: its schema's `enum` (or its array items' `enum`) is the completion source.","type":"object","additionalProperties":false,"required":["operation","name"],"properties":{"operation":{"description":"The operation's `operationId`.","type":"string","minLength":1},"name":{"description":"The parameter's name as the OpenAPI description spells it.","type":"string","minLength":1},"in":{"description":"Where the parameter goes, when the operation has two of that name.","enum":["path","query","header","cookie"]}}},"templateVariable":{"description":"Completion source of one variable of a resource template.","type":"object","additionalProperties":false,"properties":{"complete":{"description":"Values `completion/complete` offers for the variable (prefix-filtered, at most 100 at a time).","$ref":"#/$defs/completionValues"},"parameter":{"description":"The OpenAPI parameter the variable stands for: its `enum` is offered (unless `complete` is given).","$ref":"#/$defs/parameterBinding"}}},"promptFile":{"description":"A file embedded into the generated server at build time, relative to the manifest and inside its folder.","type":"object","additionalProperties":false,"required":["file"],"properties":{"file":{"description":"Path of the file, relative to the manifest (at most 1 MiB).","type":"string","minLength":1},"mimeType":{"description":"MIME type of the content. Defaults to a guess from the file extension.","type":"string","pattern":"^[a-z]+/[A-Za-z0-9.+_-]+$"}}},"promptResource":{"description":"An embedded resource of a prompt message: a declared resource by `uri` (read when the prompt is got), or `uri` with the content given here (`text` or `file`).","type":"object","additionalProperties":false,"required":["uri"],"properties":{"uri":{"description":"The resource URI. With `text` or `file` it may be a Handlebars template over the prompt's arguments (`{{resourceUri}}`); without, it names one of `resources`.","type":"string","minLength":1},"text":{"description":"The content: a Handlebars template over the prompt's arguments.","type":"string"},"file":{"description":"The content: a file embedded at build time, relative to the manifest and inside its folder (at most 1 MiB); text when it is UTF-8 and its MIME type textual, else a base64 blob.","type":"string","minLength":1},"mimeType":{"description":"MIME type of the content (for `file`, defaults to a guess from the extension).","type":"string","pattern":"^[a-z]+/[A-Za-z0-9.+_-]+$"}}},"promptResourceLink":{"description":"A link to a resource (`resource_link` content): the client reads it if it wants to.","type":"object","additionalProperties":false,"required":["uri"],"properties":{"uri":{"description":"The resource URI; when it is one of `resources`, its name, title, description and MIME type are the defaults of the fields below.","$ref":"#/$defs/resourceUri"},"name":{"description":"Short name of the resource (required unless `uri` is one of `resources`).","type":"string","minLength":1},"title":{"description":"Human-readable title.","type":"string"},"description":{"description":"What the resource holds.","type":"string"},"mimeType":{"description":"MIME type of the resource.","type":"string","pattern":"^[a-z]+/[A-Za-z0-9.+_-]+$"}}},"promptMessage":{"description":"One message of a prompt: exactly one of `text`, `image`, `audio`, `resource` and `resourceLink`.","type":"object","additionalProperties":false,"properties":{"role":{"description":"Who says it. Defaults to `user`.","enum":["user","assistant"],"default":"user"},"text":{"description":"The message text: a Handlebars template over the prompt's arguments (`{{species}}`, `{{#if budget}}…{{/if}}`), rendered without HTML escaping.","type":"string"},"image":{"description":"Image content: a file embedded at build time, sent as base64 with its MIME type.","$ref":"#/$defs/promptFile"},"audio":{"description":"Audio content: a file embedded at build time, sent as base64 with its MIME type.","$ref":"#/$defs/promptFile"},"resource":{"description":"An embedded resource (`resource` content).","$ref":"#/$defs/promptResource"},"resourceLink":{"description":"A link to a resource (`resource_link` content).","$ref":"#/$defs/promptResourceLink"}}},"prompt":{"description":"A prompt: metadata, arguments and message templates.","type":"object","additionalProperties":false,"required":["name","messages"],"properties":{"name":{"description":"Prompt name, unique among prompts.","type":"string","pattern":"^[A-Za-z0-9_.-]+$","maxLength":128},"title":{"description":"Human-readable title shown by clients.","type":"string"},"description":{"description":"What the prompt is for.","type":"string"},"scopes":{"description":"OAuth scopes an MCP access token must carry to see and get the prompt (and complete its arguments) (over HTTP with `<ENV_PREFIX>_OAUTH_ISSUER`); default: none.","type":"array","items":{"type":"string","minLength":1}},"arguments":{"description":"The prompt's arguments.","type":"array","items":{"$ref":"#/$defs/promptArgument"}},"messages":{"description":"The messages the prompt returns, in order.","type":"array","items":{"$ref":"#/$defs/promptMessage"},"minItems":1}}},"resourceUri":{"description":"An absolute URI with a scheme, e.g. `petstore://docs/handbook`.","type":"string","pattern":"^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$"},"resource":{"description":"A resource with a fixed URI. Give exactly one of `text`, `file` and `handler`.","type":"object","additionalProperties":false,"required":["uri","name"],"properties":{"uri":{"description":"The resource URI, unique among resources.","$ref":"#/$defs/resourceUri"},"name":{"description":"Short name of the resource.","type":"string","minLength":1},"title":{"description":"Human-readable title shown by clients.","type":"string"},"description":{"description":"What the resource holds.","type":"string"},"scopes":{"description":"OAuth scopes an MCP access token must carry to see and read the resource (and subscribe to it) (over HTTP with `<ENV_PREFIX>_OAUTH_ISSUER`); default: none.","type":"array","items":{"type":"string","minLength":1}},"mimeType":{"description":"MIME type of the content. For `file`, defaults to a guess from the file extension.","type":"string","pattern":"^[a-z]+/[A-Za-z0-9.+_-]+$"},"text":{"description":"Static text content.","type":"string"},"file":{"description":"A file embedded into the generated server at build time, relative to this manifest and inside its folder. Served as text when it is UTF-8 and its MIME type is textual, otherwise as a base64 blob.","type":"string","minLength":1},"handler":{"description":"A function producing the content when the resource is read: `<file>#<export>`, relative to the generated project's `src/`.","$ref":"#/$defs/handlerRef"},"refreshMs":{"description":"With `handler`: while a client is subscribed to the resource, read it every this many milliseconds and send `notifications/resources/updated` when its content changed (a SHA-256 of it is compared).","type":"integer","minimum":100,"maximum":86400000}}},"resourceTemplate":{"description":"A family of resources named by an RFC 6570 URI template, read by a handler.","type":"object","additionalProperties":false,"required":["uriTemplate","name","handler"],"properties":{"uriTemplate":{"description":"RFC 6570 URI template, e.g. `petstore://species/{species}/care`; unique among templates.","type":"string","pattern":"^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$"},"name":{"description":"Short name of the template.","type":"string","minLength":1},"title":{"description":"Human-readable title shown by clients.","type":"string"},"description":{"description":"What the resources hold.","type":"string"},"scopes":{"description":"OAuth scopes an MCP access token must carry to see and read the template's resources (and subscribe to them, complete its variables) (over HTTP with `<ENV_PREFIX>_OAUTH_ISSUER`); default: none.","type":"array","items":{"type":"string","minLength":1}},"mimeType":{"description":"MIME type of the content.","type":"string","pattern":"^[a-z]+/[A-Za-z0-9.+_-]+$"},"handler":{"description":"The function that reads a resource: `<file>#<export>`, relative to the generated project's `src/`; it receives the URI and the template's variables.","$ref":"#/$defs/handlerRef"},"variables":{"description":"Completion sources of the template's variables, by variable name (each one of the template's): `complete` values or an OpenAPI `parameter` whose `enum` is offered.","type":"object","additionalProperties":{"$ref":"#/$defs/templateVariable"}}}},"concern":{"description":"A concern clients may set a preference for.","type":"object","additionalProperties":false,"required":["name","values"],"properties":{"name":{"description":"Concern name, unique.","type":"string","pattern":"^[A-Za-z][A-Za-z0-9_.-]*$"},"description":{"description":"What the concern means, for hosts to show users.","type":"string"},"values":{"description":"The values a client may choose from.","type":"array","items":{"type":"string","minLength":1},"minItems":1,"uniqueItems":true},"default":{"description":"Suggested value, published to clients. It is not applied to filtering: a client that sets nothing sees everything.","type":"string","minLength":1}}},"concernMappingTable":{"description":"Primitive id ⇒ the concern values it matches.","type":"object","additionalProperties":{"$ref":"#/$defs/concernMapping"}},"concernMapping":{"description":"Concern name ⇒ the value (or values) the primitive matches. Concerns not named here match every value.","type":"object","additionalProperties":{"$ref":"#/$defs/stringOrList"}},"concernPreferences":{"description":"Concern name ⇒ chosen value.","type":"object","additionalProperties":{"type":"string","minLength":1}},"preprocessor":{"description":"A preprocessor: a handler that gets the user input and returns context for it.","type":"object","additionalProperties":false,"required":["name","handler"],"properties":{"name":{"description":"Preprocessor name: `[A-Za-z0-9_.-]`, unique among preprocessors and not the name of a tool.","type":"string","pattern":"^[A-Za-z0-9_.-]+$","maxLength":128},"title":{"description":"Human-readable title.","type":"string"},"description":{"description":"What context the preprocessor gathers (listed by `preprocessors/list`).","type":"string"},"handler":{"description":"The function that runs the preprocessor: `<file>#<export>`, relative to the generated project's `src/`. It receives `{ input }` (the user input) and a context (`signal`, `log`) and returns text, any JSON value, or a `CallToolResult`-like `{ content }`.","$ref":"#/$defs/handlerRef"},"after":{"description":"Names of preprocessors that must run before this one. `after` orders runs; it does not pass one output to another. Cycles are errors.","type":"array","items":{"type":"string"}},"timeoutMs":{"description":"Milliseconds the preprocessor may take before it is cut off (its signal is aborted and its block has status `timeout`). Defaults to 10000.","type":"integer","minimum":1,"maximum":600000},"onError":{"description":"What an error or timeout does: `skip` (default) records the failed block and runs the rest; `fail` stops the run and reports it as failed.","enum":["skip","fail"]}}},"reflection":{"description":"Reflection gate settings.","type":"object","additionalProperties":false,"properties":{"storeDir":{"description":"Directory of the stored justifications (`<storeDir>/<domain>/<hash>.json`), relative to the server's working directory; `<ENV_PREFIX>_REFLECTION_DIR` overrides it at run time.","type":"string","minLength":1,"default":".preflight/justifications"},"mode":{"description":"`auto` (default): ask the client's model through MCP sampling when the client supports it, else return the hint for the host flow; `sampling`: only sampling (a client without it cannot run gated tools); `host`: only the hint and `persist_justification`.","enum":["auto","sampling","host"],"default":"auto"},"scope":{"description":"`domain` (default): a justification is shared by every tool whose gate has the same domain, prompt and prompt arguments; `tool`: each tool needs its own. A gate's own `scope` wins.","$ref":"#/$defs/reflectionScope"},"domains":{"description":"The declared domains (directory names under `storeDir`: `[A-Za-z0-9_.-]`, at most 64 characters). Every gate's domain must be one of them; `persist_justification` accepts only these. Defaults to the domains the gates use.","type":"array","items":{"type":"string","pattern":"^(?!\\.{1,2}$)[A-Za-z0-9_.-]{1,64}$"}},"justificationSchema":{"description":"JSON Schema (root `type: object`) every justification must match. Defaults to the four keys `intent` (string), `alternatives` (list of strings), `choice` (string) and `confidence` (number 0–1), all required.","$ref":"#/$defs/jsonSchemaObject"},"maxJustificationBytes":{"description":"Largest justification accepted, in bytes of JSON. Defaults to 32768.","type":"integer","minimum":64,"maximum":1048576},"sampling":{"description":"Settings of the sampling requests sent to the client's model.","type":"object","additionalProperties":false,"properties":{"maxTokens":{"description":"`maxTokens` of each request. Defaults to 800.","type":"integer","minimum":1},"timeoutMs":{"description":"Milliseconds to wait for the client's answer. Defaults to 60000 (the SDK's request timeout).","type":"integer","minimum":1}}},"gates":{"description":"Gated tool (final tool name: an operation or extra tool) ⇒ its gate, or a list of gates satisfied one after another.","type":"object","additionalProperties":{"anyOf":[{"$ref":"#/$defs/reflectionGate"},{"type":"array","minItems":1,"items":{"$ref":"#/$defs/reflectionGate"}}]}}}},"reflectionScope":{"description":"How widely a justification is shared: `domain` or `tool`.","enum":["domain","tool"]},"reflectionGate":{"description":"One gate of a tool: the prompt the model answers, and the domain its justification is stored under.","type":"object","additionalProperties":false,"required":["domain","prompt","template"],"properties":{"domain":{"description":"Domain of the justification: one of `reflection.domains`.","type":"string","pattern":"^(?!\\.{1,2}$)[A-Za-z0-9_.-]{1,64}$"},"prompt":{"description":"Name under which `prompts/get` serves the gate's prompt; gates that share a prompt name must share its template. Must not be the name of a manifest prompt.","type":"string","pattern":"^[A-Za-z0-9_.-]+$","maxLength":128},"description":{"description":"Description of the prompt in `prompts/list`.","type":"string"},"template":{"description":"The prompt text: a Handlebars template over the prompt arguments (`{{petId}}`). Its hash is part of the justification key, so editing it invalidates the stored justifications.","type":"string","minLength":1},"promptArgs":{"description":"Prompt argument ⇒ Handlebars template over the TOOL's arguments, e.g. `petId: \"{{petId}}\"` (`{{json body}}` renders a value as JSON). The rendered values are part of the key, normalised (trimmed, inner whitespace collapsed).","type":"object","additionalProperties":{"type":"string"}},"scope":{"description":"Overrides `reflection.scope` for this gate.","$ref":"#/$defs/reflectionScope"}}},"policy":{"description":"Audit trail, access control and limits.","type":"object","additionalProperties":false,"properties":{"audit":{"description":"Where audit events go: a JSON Lines file, stderr, or both.","$ref":"#/$defs/policyAudit"},"access":{"description":"Which clients may list and use which tools, prompts and resources.","$ref":"#/$defs/policyAccess"},"limits":{"description":"Per-tool limits: timeout of the whole call, concurrency, calls per minute, response size.","$ref":"#/$defs/policyLimits"}}},"policyAudit":{"description":"Audit trail settings. Set `file`, `stderr: true`, or both.","type":"object","additionalProperties":false,"properties":{"file":{"description":"JSON Lines file the events are appended to, relative to the server's working directory; `<ENV_PREFIX>_AUDIT_FILE` overrides it at run time.","type":"string","minLength":1},"stderr":{"description":"Also (or only) write each event as one line to stderr.","type":"boolean","default":false},"redact":{"description":"Argument field names whose values are replaced by \"[redacted]\" at any depth (case-insensitive); secrets always are.","type":"array","items":{"type":"string","minLength":1}},"chain":{"description":"Each line carries the SHA-256 of the previous line, so an edited line breaks the chain (the generated `verify-audit` script finds it). Needs `file`.","type":"boolean","default":false},"onWriteError":{"description":"`fail` (default): a call whose `tool.invoked` event cannot be written is refused before it runs (-32603); `continue`: the call goes on and the failure is logged. A terminal event that cannot be written never turns a call that ran into an error: it is logged and the result returned.","enum":["fail","continue"],"default":"fail"}}},"policyAccess":{"description":"Access control: a primitive is allowed for a client when an allow rule for that client matches it and no deny rule does; `default` decides when no rule matches.","type":"object","additionalProperties":false,"properties":{"default":{"description":"What a client may use when no rule for it matches a primitive.","enum":["allow","deny"],"default":"allow"},"rules":{"description":"Access rules; deny wins over allow.","type":"array","items":{"$ref":"#/$defs/policyRule"}}}},"policyRule":{"description":"One access rule: the clients it applies to, and what it allows and/or denies them.","type":"object","additionalProperties":false,"required":["clients"],"properties":{"clients":{"description":"Client identities (from the HTTP tokens' `name=token`; on stdio `<ENV_PREFIX>_CLIENT`, else `local`): letters, digits and `._@-`; `*` is every client.","type":"array","items":{"type":"string","minLength":1},"minItems":1},"scopes":{"description":"Only requests whose OAuth access token carries every one of these scopes (over HTTP with `<ENV_PREFIX>_OAUTH_ISSUER`); static client tokens and stdio never match.","type":"array","items":{"type":"string","minLength":1},"minItems":1},"claims":{"description":"Only requests whose OAuth access token has each of these claims with this value (a list claim matches when it holds the value); static client tokens and stdio never match.","type":"object","additionalProperties":{"type":["string","number","boolean"]},"minProperties":1},"allow":{"description":"Primitives the clients may list and use.","$ref":"#/$defs/policySelector"},"deny":{"description":"Primitives the clients may not list or use (wins over every allow).","$ref":"#/$defs/policySelector"}}},"policySelector":{"description":"Matches primitives: every condition given must hold (AND); a list matches when any of its values does (OR). `{}` matches every primitive.","type":"object","additionalProperties":false,"properties":{"kinds":{"description":"Only primitives of these kinds (default: every kind).","type":"array","items":{"enum":["tools","prompts","resources","resourceTemplates"]},"minItems":1},"names":{"description":"Final names of tools and prompts, URIs of resources, URI templates of resource templates: exact, or picomatch globs (`*` does not cross `/`, `**` does; braces are literal).","$ref":"#/$defs/stringOrList"},"tags":{"description":"OpenAPI tags: matches operation tools with one of them (extra tools, prompts and resources have no tags).","$ref":"#/$defs/stringOrList"},"concerns":{"description":"Concern ⇒ value(s): matches primitives whose `concernMappings` entry for that concern lists one of the values. A primitive with no mapping for the concern does NOT match (access control fails closed).","type":"object","additionalProperties":{"$ref":"#/$defs/stringOrList"}},"annotations":{"description":"Tool annotation ⇒ boolean, e.g. `readOnlyHint: true`: matches tools whose annotation has that value (prompts and resources never match).","type":"object","additionalProperties":{"type":"boolean"}}}},"policyLimits":{"description":"Limits as a default and per tool.","type":"object","additionalProperties":false,"properties":{"default":{"description":"Limits of every tool no `tools` entry matches.","$ref":"#/$defs/toolLimits"},"tools":{"description":"Tool name or picomatch glob ⇒ its limits; the first entry (in manifest order) that matches a tool wins, fields it leaves out come from `default`.","type":"object","additionalProperties":{"$ref":"#/$defs/toolLimits"}}}},"toolLimits":{"description":"Limits of a tool (all optional).","type":"object","additionalProperties":false,"properties":{"timeoutMs":{"description":"Bound on the whole logical call (gate, sampling and the upstream request included), ms; the lower of this and `timeoutMs` applies to the upstream request.","type":"integer","minimum":1},"maxConcurrent":{"description":"Most calls of the tool running at once (over all clients of this server process).","type":"integer","minimum":1},"perMinute":{"description":"Most calls started in any 60 s, per client identity and over all clients.","type":"object","additionalProperties":false,"properties":{"client":{"description":"Per client identity.","type":"integer","minimum":1},"overall":{"description":"Over all clients.","type":"integer","minimum":1}}},"maxResponseBytes":{"description":"Largest response body passed back for this tool (bytes); the lower of this and `maxResponseBytes` wins.","type":"integer","minimum":1}}}}};
 const schema74 = {"description":"A concern clients may set a preference for.","type":"object","additionalProperties":false,"required":["name","values"],"properties":{"name":{"description":"Concern name, unique.","type":"string","pattern":"^[A-Za-z][A-Za-z0-9_.-]*$"},"description":{"description":"What the concern means, for hosts to show users.","type":"string"},"values":{"description":"The values a client may choose from.","type":"array","items":{"type":"string","minLength":1},"minItems":1,"uniqueItems":true},"default":{"description":"Suggested value, published to clients. It is not applied to filtering: a client that sets nothing sees everything.","type":"string","minLength":1}}};
 const schema78 = {"description":"Concern name ⇒ chosen value.","type":"object","additionalProperties":{"type":"string","minLength":1}};
 const func1 = Object.prototype.hasOwnProperty;
@@ -7519,11 +7519,11 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.entry !== undefined){
-let data76 = data.entry;
+if(data.deploy !== undefined){
+let data76 = data.deploy;
 const _errs168 = errors;
-if(!((data76 === "generated") || (data76 === "custom"))){
-validate20.errors = [{instancePath:instancePath+"/entry",schemaPath:"#/properties/entry/enum",keyword:"enum",params:{allowedValues: schema31.properties.entry.enum},message:"must be equal to one of the allowed values"}];
+if(!((data76 === "none") || (data76 === "compose"))){
+validate20.errors = [{instancePath:instancePath+"/deploy",schemaPath:"#/properties/deploy/enum",keyword:"enum",params:{allowedValues: schema31.properties.deploy.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs168 === errors;
@@ -7532,20 +7532,33 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.preprocessors !== undefined){
-let data77 = data.preprocessors;
+if(data.entry !== undefined){
+let data77 = data.entry;
 const _errs169 = errors;
-if(errors === _errs169){
-if(Array.isArray(data77)){
+if(!((data77 === "generated") || (data77 === "custom"))){
+validate20.errors = [{instancePath:instancePath+"/entry",schemaPath:"#/properties/entry/enum",keyword:"enum",params:{allowedValues: schema31.properties.entry.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs169 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.preprocessors !== undefined){
+let data78 = data.preprocessors;
+const _errs170 = errors;
+if(errors === _errs170){
+if(Array.isArray(data78)){
 var valid31 = true;
-const len9 = data77.length;
+const len9 = data78.length;
 for(let i12=0; i12<len9; i12++){
-const _errs171 = errors;
-if(!(validate35(data77[i12], {instancePath:instancePath+"/preprocessors/" + i12,parentData:data77,parentDataProperty:i12,rootData,dynamicAnchors}))){
+const _errs172 = errors;
+if(!(validate35(data78[i12], {instancePath:instancePath+"/preprocessors/" + i12,parentData:data78,parentDataProperty:i12,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate35.errors : vErrors.concat(validate35.errors);
 errors = vErrors.length;
 }
-var valid31 = _errs171 === errors;
+var valid31 = _errs172 === errors;
 if(!valid31){
 break;
 }
@@ -7556,26 +7569,26 @@ validate20.errors = [{instancePath:instancePath+"/preprocessors",schemaPath:"#/p
 return false;
 }
 }
-var valid0 = _errs169 === errors;
+var valid0 = _errs170 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.prompts !== undefined){
-let data79 = data.prompts;
-const _errs172 = errors;
-if(errors === _errs172){
-if(Array.isArray(data79)){
+let data80 = data.prompts;
+const _errs173 = errors;
+if(errors === _errs173){
+if(Array.isArray(data80)){
 var valid32 = true;
-const len10 = data79.length;
+const len10 = data80.length;
 for(let i13=0; i13<len10; i13++){
-const _errs174 = errors;
-if(!(validate37(data79[i13], {instancePath:instancePath+"/prompts/" + i13,parentData:data79,parentDataProperty:i13,rootData,dynamicAnchors}))){
+const _errs175 = errors;
+if(!(validate37(data80[i13], {instancePath:instancePath+"/prompts/" + i13,parentData:data80,parentDataProperty:i13,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate37.errors : vErrors.concat(validate37.errors);
 errors = vErrors.length;
 }
-var valid32 = _errs174 === errors;
+var valid32 = _errs175 === errors;
 if(!valid32){
 break;
 }
@@ -7586,26 +7599,26 @@ validate20.errors = [{instancePath:instancePath+"/prompts",schemaPath:"#/propert
 return false;
 }
 }
-var valid0 = _errs172 === errors;
+var valid0 = _errs173 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.resources !== undefined){
-let data81 = data.resources;
-const _errs175 = errors;
-if(errors === _errs175){
-if(Array.isArray(data81)){
+let data82 = data.resources;
+const _errs176 = errors;
+if(errors === _errs176){
+if(Array.isArray(data82)){
 var valid33 = true;
-const len11 = data81.length;
+const len11 = data82.length;
 for(let i14=0; i14<len11; i14++){
-const _errs177 = errors;
-if(!(validate45(data81[i14], {instancePath:instancePath+"/resources/" + i14,parentData:data81,parentDataProperty:i14,rootData,dynamicAnchors}))){
+const _errs178 = errors;
+if(!(validate45(data82[i14], {instancePath:instancePath+"/resources/" + i14,parentData:data82,parentDataProperty:i14,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate45.errors : vErrors.concat(validate45.errors);
 errors = vErrors.length;
 }
-var valid33 = _errs177 === errors;
+var valid33 = _errs178 === errors;
 if(!valid33){
 break;
 }
@@ -7616,26 +7629,26 @@ validate20.errors = [{instancePath:instancePath+"/resources",schemaPath:"#/prope
 return false;
 }
 }
-var valid0 = _errs175 === errors;
+var valid0 = _errs176 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.resourceTemplates !== undefined){
-let data83 = data.resourceTemplates;
-const _errs178 = errors;
-if(errors === _errs178){
-if(Array.isArray(data83)){
+let data84 = data.resourceTemplates;
+const _errs179 = errors;
+if(errors === _errs179){
+if(Array.isArray(data84)){
 var valid34 = true;
-const len12 = data83.length;
+const len12 = data84.length;
 for(let i15=0; i15<len12; i15++){
-const _errs180 = errors;
-if(!(validate47(data83[i15], {instancePath:instancePath+"/resourceTemplates/" + i15,parentData:data83,parentDataProperty:i15,rootData,dynamicAnchors}))){
+const _errs181 = errors;
+if(!(validate47(data84[i15], {instancePath:instancePath+"/resourceTemplates/" + i15,parentData:data84,parentDataProperty:i15,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate47.errors : vErrors.concat(validate47.errors);
 errors = vErrors.length;
 }
-var valid34 = _errs180 === errors;
+var valid34 = _errs181 === errors;
 if(!valid34){
 break;
 }
@@ -7646,46 +7659,46 @@ validate20.errors = [{instancePath:instancePath+"/resourceTemplates",schemaPath:
 return false;
 }
 }
-var valid0 = _errs178 === errors;
+var valid0 = _errs179 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.concerns !== undefined){
-let data85 = data.concerns;
-const _errs181 = errors;
-if(errors === _errs181){
-if(Array.isArray(data85)){
+let data86 = data.concerns;
+const _errs182 = errors;
+if(errors === _errs182){
+if(Array.isArray(data86)){
 var valid35 = true;
-const len13 = data85.length;
+const len13 = data86.length;
 for(let i16=0; i16<len13; i16++){
-let data86 = data85[i16];
-const _errs183 = errors;
+let data87 = data86[i16];
 const _errs184 = errors;
-if(errors === _errs184){
-if(data86 && typeof data86 == "object" && !Array.isArray(data86)){
+const _errs185 = errors;
+if(errors === _errs185){
+if(data87 && typeof data87 == "object" && !Array.isArray(data87)){
 let missing1;
-if(((data86.name === undefined) && (missing1 = "name")) || ((data86.values === undefined) && (missing1 = "values"))){
+if(((data87.name === undefined) && (missing1 = "name")) || ((data87.values === undefined) && (missing1 = "values"))){
 validate20.errors = [{instancePath:instancePath+"/concerns/" + i16,schemaPath:"#/$defs/concern/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
-const _errs186 = errors;
-for(const key18 in data86){
+const _errs187 = errors;
+for(const key18 in data87){
 if(!((((key18 === "name") || (key18 === "description")) || (key18 === "values")) || (key18 === "default"))){
 validate20.errors = [{instancePath:instancePath+"/concerns/" + i16,schemaPath:"#/$defs/concern/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs186 === errors){
-if(data86.name !== undefined){
-let data87 = data86.name;
-const _errs187 = errors;
-if(errors === _errs187){
-if(typeof data87 === "string"){
-if(!pattern46.test(data87)){
+if(_errs187 === errors){
+if(data87.name !== undefined){
+let data88 = data87.name;
+const _errs188 = errors;
+if(errors === _errs188){
+if(typeof data88 === "string"){
+if(!pattern46.test(data88)){
 validate20.errors = [{instancePath:instancePath+"/concerns/" + i16+"/name",schemaPath:"#/$defs/concern/properties/name/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z][A-Za-z0-9_.-]*$"},message:"must match pattern \""+"^[A-Za-z][A-Za-z0-9_.-]*$"+"\""}];
 return false;
 }
@@ -7695,42 +7708,42 @@ validate20.errors = [{instancePath:instancePath+"/concerns/" + i16+"/name",schem
 return false;
 }
 }
-var valid37 = _errs187 === errors;
+var valid37 = _errs188 === errors;
 }
 else {
 var valid37 = true;
 }
 if(valid37){
-if(data86.description !== undefined){
-const _errs189 = errors;
-if(typeof data86.description !== "string"){
+if(data87.description !== undefined){
+const _errs190 = errors;
+if(typeof data87.description !== "string"){
 validate20.errors = [{instancePath:instancePath+"/concerns/" + i16+"/description",schemaPath:"#/$defs/concern/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid37 = _errs189 === errors;
+var valid37 = _errs190 === errors;
 }
 else {
 var valid37 = true;
 }
 if(valid37){
-if(data86.values !== undefined){
-let data89 = data86.values;
-const _errs191 = errors;
-if(errors === _errs191){
-if(Array.isArray(data89)){
-if(data89.length < 1){
+if(data87.values !== undefined){
+let data90 = data87.values;
+const _errs192 = errors;
+if(errors === _errs192){
+if(Array.isArray(data90)){
+if(data90.length < 1){
 validate20.errors = [{instancePath:instancePath+"/concerns/" + i16+"/values",schemaPath:"#/$defs/concern/properties/values/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
 var valid38 = true;
-const len14 = data89.length;
+const len14 = data90.length;
 for(let i17=0; i17<len14; i17++){
-let data90 = data89[i17];
-const _errs193 = errors;
-if(errors === _errs193){
-if(typeof data90 === "string"){
-if(func2(data90) < 1){
+let data91 = data90[i17];
+const _errs194 = errors;
+if(errors === _errs194){
+if(typeof data91 === "string"){
+if(func2(data91) < 1){
 validate20.errors = [{instancePath:instancePath+"/concerns/" + i16+"/values/" + i17,schemaPath:"#/$defs/concern/properties/values/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
@@ -7740,18 +7753,18 @@ validate20.errors = [{instancePath:instancePath+"/concerns/" + i16+"/values/" + 
 return false;
 }
 }
-var valid38 = _errs193 === errors;
+var valid38 = _errs194 === errors;
 if(!valid38){
 break;
 }
 }
 if(valid38){
-let i18 = data89.length;
+let i18 = data90.length;
 let j3;
 if(i18 > 1){
 const indices3 = {};
 for(;i18--;){
-let item3 = data89[i18];
+let item3 = data90[i18];
 if(typeof item3 !== "string"){
 continue;
 }
@@ -7772,18 +7785,18 @@ validate20.errors = [{instancePath:instancePath+"/concerns/" + i16+"/values",sch
 return false;
 }
 }
-var valid37 = _errs191 === errors;
+var valid37 = _errs192 === errors;
 }
 else {
 var valid37 = true;
 }
 if(valid37){
-if(data86.default !== undefined){
-let data91 = data86.default;
-const _errs195 = errors;
-if(errors === _errs195){
-if(typeof data91 === "string"){
-if(func2(data91) < 1){
+if(data87.default !== undefined){
+let data92 = data87.default;
+const _errs196 = errors;
+if(errors === _errs196){
+if(typeof data92 === "string"){
+if(func2(data92) < 1){
 validate20.errors = [{instancePath:instancePath+"/concerns/" + i16+"/default",schemaPath:"#/$defs/concern/properties/default/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
@@ -7793,7 +7806,7 @@ validate20.errors = [{instancePath:instancePath+"/concerns/" + i16+"/default",sc
 return false;
 }
 }
-var valid37 = _errs195 === errors;
+var valid37 = _errs196 === errors;
 }
 else {
 var valid37 = true;
@@ -7809,7 +7822,7 @@ validate20.errors = [{instancePath:instancePath+"/concerns/" + i16,schemaPath:"#
 return false;
 }
 }
-var valid35 = _errs183 === errors;
+var valid35 = _errs184 === errors;
 if(!valid35){
 break;
 }
@@ -7820,41 +7833,29 @@ validate20.errors = [{instancePath:instancePath+"/concerns",schemaPath:"#/proper
 return false;
 }
 }
-var valid0 = _errs181 === errors;
+var valid0 = _errs182 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.concernMappings !== undefined){
-let data92 = data.concernMappings;
-const _errs197 = errors;
-if(errors === _errs197){
-if(data92 && typeof data92 == "object" && !Array.isArray(data92)){
-const _errs199 = errors;
-for(const key19 in data92){
+let data93 = data.concernMappings;
+const _errs198 = errors;
+if(errors === _errs198){
+if(data93 && typeof data93 == "object" && !Array.isArray(data93)){
+const _errs200 = errors;
+for(const key19 in data93){
 if(!((((key19 === "tools") || (key19 === "prompts")) || (key19 === "resources")) || (key19 === "resourceTemplates"))){
 validate20.errors = [{instancePath:instancePath+"/concernMappings",schemaPath:"#/properties/concernMappings/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs199 === errors){
-if(data92.tools !== undefined){
-const _errs200 = errors;
-if(!(validate51(data92.tools, {instancePath:instancePath+"/concernMappings/tools",parentData:data92,parentDataProperty:"tools",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
-errors = vErrors.length;
-}
-var valid40 = _errs200 === errors;
-}
-else {
-var valid40 = true;
-}
-if(valid40){
-if(data92.prompts !== undefined){
+if(_errs200 === errors){
+if(data93.tools !== undefined){
 const _errs201 = errors;
-if(!(validate51(data92.prompts, {instancePath:instancePath+"/concernMappings/prompts",parentData:data92,parentDataProperty:"prompts",rootData,dynamicAnchors}))){
+if(!(validate51(data93.tools, {instancePath:instancePath+"/concernMappings/tools",parentData:data93,parentDataProperty:"tools",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
 errors = vErrors.length;
 }
@@ -7864,9 +7865,9 @@ else {
 var valid40 = true;
 }
 if(valid40){
-if(data92.resources !== undefined){
+if(data93.prompts !== undefined){
 const _errs202 = errors;
-if(!(validate51(data92.resources, {instancePath:instancePath+"/concernMappings/resources",parentData:data92,parentDataProperty:"resources",rootData,dynamicAnchors}))){
+if(!(validate51(data93.prompts, {instancePath:instancePath+"/concernMappings/prompts",parentData:data93,parentDataProperty:"prompts",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
 errors = vErrors.length;
 }
@@ -7876,13 +7877,25 @@ else {
 var valid40 = true;
 }
 if(valid40){
-if(data92.resourceTemplates !== undefined){
+if(data93.resources !== undefined){
 const _errs203 = errors;
-if(!(validate51(data92.resourceTemplates, {instancePath:instancePath+"/concernMappings/resourceTemplates",parentData:data92,parentDataProperty:"resourceTemplates",rootData,dynamicAnchors}))){
+if(!(validate51(data93.resources, {instancePath:instancePath+"/concernMappings/resources",parentData:data93,parentDataProperty:"resources",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
 errors = vErrors.length;
 }
 var valid40 = _errs203 === errors;
+}
+else {
+var valid40 = true;
+}
+if(valid40){
+if(data93.resourceTemplates !== undefined){
+const _errs204 = errors;
+if(!(validate51(data93.resourceTemplates, {instancePath:instancePath+"/concernMappings/resourceTemplates",parentData:data93,parentDataProperty:"resourceTemplates",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
+errors = vErrors.length;
+}
+var valid40 = _errs204 === errors;
 }
 else {
 var valid40 = true;
@@ -7897,29 +7910,29 @@ validate20.errors = [{instancePath:instancePath+"/concernMappings",schemaPath:"#
 return false;
 }
 }
-var valid0 = _errs197 === errors;
+var valid0 = _errs198 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.concernPresets !== undefined){
-let data97 = data.concernPresets;
-const _errs204 = errors;
-if(errors === _errs204){
-if(data97 && typeof data97 == "object" && !Array.isArray(data97)){
-for(const key20 in data97){
-let data98 = data97[key20];
-const _errs207 = errors;
-const _errs208 = errors;
-if(errors === _errs208){
+let data98 = data.concernPresets;
+const _errs205 = errors;
+if(errors === _errs205){
 if(data98 && typeof data98 == "object" && !Array.isArray(data98)){
-for(const key21 in data98){
-let data99 = data98[key21];
-const _errs211 = errors;
-if(errors === _errs211){
-if(typeof data99 === "string"){
-if(func2(data99) < 1){
+for(const key20 in data98){
+let data99 = data98[key20];
+const _errs208 = errors;
+const _errs209 = errors;
+if(errors === _errs209){
+if(data99 && typeof data99 == "object" && !Array.isArray(data99)){
+for(const key21 in data99){
+let data100 = data99[key21];
+const _errs212 = errors;
+if(errors === _errs212){
+if(typeof data100 === "string"){
+if(func2(data100) < 1){
 validate20.errors = [{instancePath:instancePath+"/concernPresets/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + key21.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/concernPreferences/additionalProperties/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
@@ -7929,7 +7942,7 @@ validate20.errors = [{instancePath:instancePath+"/concernPresets/" + key20.repla
 return false;
 }
 }
-var valid43 = _errs211 === errors;
+var valid43 = _errs212 === errors;
 if(!valid43){
 break;
 }
@@ -7940,7 +7953,7 @@ validate20.errors = [{instancePath:instancePath+"/concernPresets/" + key20.repla
 return false;
 }
 }
-var valid41 = _errs207 === errors;
+var valid41 = _errs208 === errors;
 if(!valid41){
 break;
 }
@@ -7951,19 +7964,19 @@ validate20.errors = [{instancePath:instancePath+"/concernPresets",schemaPath:"#/
 return false;
 }
 }
-var valid0 = _errs204 === errors;
+var valid0 = _errs205 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.discovery !== undefined){
-let data100 = data.discovery;
-const _errs213 = errors;
+let data101 = data.discovery;
 const _errs214 = errors;
-let valid44 = false;
 const _errs215 = errors;
-if(!((data100 === "list") || (data100 === "search"))){
+let valid44 = false;
+const _errs216 = errors;
+if(!((data101 === "list") || (data101 === "search"))){
 const err12 = {instancePath:instancePath+"/discovery",schemaPath:"#/properties/discovery/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema31.properties.discovery.anyOf[0].enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err12];
@@ -7973,13 +7986,13 @@ vErrors.push(err12);
 }
 errors++;
 }
-var _valid1 = _errs215 === errors;
+var _valid1 = _errs216 === errors;
 valid44 = valid44 || _valid1;
-const _errs216 = errors;
-if(errors === _errs216){
-if(data100 && typeof data100 == "object" && !Array.isArray(data100)){
-const _errs218 = errors;
-for(const key22 in data100){
+const _errs217 = errors;
+if(errors === _errs217){
+if(data101 && typeof data101 == "object" && !Array.isArray(data101)){
+const _errs219 = errors;
+for(const key22 in data101){
 if(!((key22 === "mode") || (key22 === "presets"))){
 const err13 = {instancePath:instancePath+"/discovery",schemaPath:"#/properties/discovery/anyOf/1/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties"};
 if(vErrors === null){
@@ -7992,11 +8005,11 @@ errors++;
 break;
 }
 }
-if(_errs218 === errors){
-if(data100.mode !== undefined){
-let data101 = data100.mode;
-const _errs219 = errors;
-if(!((data101 === "list") || (data101 === "search"))){
+if(_errs219 === errors){
+if(data101.mode !== undefined){
+let data102 = data101.mode;
+const _errs220 = errors;
+if(!((data102 === "list") || (data102 === "search"))){
 const err14 = {instancePath:instancePath+"/discovery/mode",schemaPath:"#/properties/discovery/anyOf/1/properties/mode/enum",keyword:"enum",params:{allowedValues: schema31.properties.discovery.anyOf[1].properties.mode.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err14];
@@ -8006,21 +8019,21 @@ vErrors.push(err14);
 }
 errors++;
 }
-var valid45 = _errs219 === errors;
+var valid45 = _errs220 === errors;
 }
 else {
 var valid45 = true;
 }
 if(valid45){
-if(data100.presets !== undefined){
-let data102 = data100.presets;
-const _errs220 = errors;
-if(errors === _errs220){
-if(data102 && typeof data102 == "object" && !Array.isArray(data102)){
-for(const key23 in data102){
-let data103 = data102[key23];
-const _errs223 = errors;
-if(!((data103 === "list") || (data103 === "search"))){
+if(data101.presets !== undefined){
+let data103 = data101.presets;
+const _errs221 = errors;
+if(errors === _errs221){
+if(data103 && typeof data103 == "object" && !Array.isArray(data103)){
+for(const key23 in data103){
+let data104 = data103[key23];
+const _errs224 = errors;
+if(!((data104 === "list") || (data104 === "search"))){
 const err15 = {instancePath:instancePath+"/discovery/presets/" + key23.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/discovery/anyOf/1/properties/presets/additionalProperties/enum",keyword:"enum",params:{allowedValues: schema31.properties.discovery.anyOf[1].properties.presets.additionalProperties.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err15];
@@ -8030,7 +8043,7 @@ vErrors.push(err15);
 }
 errors++;
 }
-var valid46 = _errs223 === errors;
+var valid46 = _errs224 === errors;
 if(!valid46){
 break;
 }
@@ -8047,7 +8060,7 @@ vErrors.push(err16);
 errors++;
 }
 }
-var valid45 = _errs220 === errors;
+var valid45 = _errs221 === errors;
 }
 else {
 var valid45 = true;
@@ -8066,7 +8079,7 @@ vErrors.push(err17);
 errors++;
 }
 }
-var _valid1 = _errs216 === errors;
+var _valid1 = _errs217 === errors;
 valid44 = valid44 || _valid1;
 if(!valid44){
 const err18 = {instancePath:instancePath+"/discovery",schemaPath:"#/properties/discovery/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
@@ -8081,62 +8094,50 @@ validate20.errors = vErrors;
 return false;
 }
 else {
-errors = _errs214;
+errors = _errs215;
 if(vErrors !== null){
-if(_errs214){
-vErrors.length = _errs214;
+if(_errs215){
+vErrors.length = _errs215;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid0 = _errs213 === errors;
+var valid0 = _errs214 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.exposeInMeta !== undefined){
-const _errs224 = errors;
+const _errs225 = errors;
 if(typeof data.exposeInMeta !== "boolean"){
 validate20.errors = [{instancePath:instancePath+"/exposeInMeta",schemaPath:"#/properties/exposeInMeta/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
-var valid0 = _errs224 === errors;
+var valid0 = _errs225 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.enforce !== undefined){
-const _errs226 = errors;
+const _errs227 = errors;
 if(typeof data.enforce !== "boolean"){
 validate20.errors = [{instancePath:instancePath+"/enforce",schemaPath:"#/properties/enforce/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
-var valid0 = _errs226 === errors;
+var valid0 = _errs227 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.reflection !== undefined){
-const _errs228 = errors;
+const _errs229 = errors;
 if(!(validate58(data.reflection, {instancePath:instancePath+"/reflection",parentData:data,parentDataProperty:"reflection",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate58.errors : vErrors.concat(validate58.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs228 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.policy !== undefined){
-const _errs229 = errors;
-if(!(validate63(data.policy, {instancePath:instancePath+"/policy",parentData:data,parentDataProperty:"policy",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate63.errors : vErrors.concat(validate63.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs229 === errors;
@@ -8145,13 +8146,25 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.diagnostics !== undefined){
-let data108 = data.diagnostics;
+if(data.policy !== undefined){
 const _errs230 = errors;
-if(errors === _errs230){
-if(data108 && typeof data108 == "object" && !Array.isArray(data108)){
-for(const key24 in data108){
-const _errs232 = errors;
+if(!(validate63(data.policy, {instancePath:instancePath+"/policy",parentData:data,parentDataProperty:"policy",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate63.errors : vErrors.concat(validate63.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs230 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.diagnostics !== undefined){
+let data109 = data.diagnostics;
+const _errs231 = errors;
+if(errors === _errs231){
+if(data109 && typeof data109 == "object" && !Array.isArray(data109)){
+for(const key24 in data109){
+const _errs233 = errors;
 if(typeof key24 === "string"){
 if(!pattern50.test(key24)){
 const err19 = {instancePath:instancePath+"/diagnostics",schemaPath:"#/properties/diagnostics/propertyNames/pattern",keyword:"pattern",params:{pattern: "^MCPGEN_[A-Z0-9_]+$"},message:"must match pattern \""+"^MCPGEN_[A-Z0-9_]+$"+"\"",propertyName:key24};
@@ -8164,7 +8177,7 @@ vErrors.push(err19);
 errors++;
 }
 }
-var valid47 = _errs232 === errors;
+var valid47 = _errs233 === errors;
 if(!valid47){
 const err20 = {instancePath:instancePath+"/diagnostics",schemaPath:"#/properties/diagnostics/propertyNames",keyword:"propertyNames",params:{propertyName: key24},message:"property name must be valid"};
 if(vErrors === null){
@@ -8180,14 +8193,14 @@ break;
 }
 }
 if(valid47){
-for(const key25 in data108){
-let data109 = data108[key25];
-const _errs234 = errors;
-if(!(((data109 === "off") || (data109 === "warning")) || (data109 === "error"))){
+for(const key25 in data109){
+let data110 = data109[key25];
+const _errs235 = errors;
+if(!(((data110 === "off") || (data110 === "warning")) || (data110 === "error"))){
 validate20.errors = [{instancePath:instancePath+"/diagnostics/" + key25.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/diagnostics/additionalProperties/enum",keyword:"enum",params:{allowedValues: schema31.properties.diagnostics.additionalProperties.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-var valid48 = _errs234 === errors;
+var valid48 = _errs235 === errors;
 if(!valid48){
 break;
 }
@@ -8199,10 +8212,11 @@ validate20.errors = [{instancePath:instancePath+"/diagnostics",schemaPath:"#/pro
 return false;
 }
 }
-var valid0 = _errs230 === errors;
+var valid0 = _errs231 === errors;
 }
 else {
 var valid0 = true;
+}
 }
 }
 }
