@@ -14,9 +14,17 @@
  * A tool that declares the operations it calls (manifest `uses`) gets them as `ctx.api`, keyed by
  * operationId, typed from the operations' generated argument and result types (api-client.ts).
  *
+ * A handler may ask the client for input while it runs — `ctx.elicit`, `ctx.elicitUrl`,
+ * `ctx.sample`, `ctx.roots` (handler-input.ts, both eras). In the 2026-07-28 era a question not
+ * answered yet ends the run with an input-required result, and the handler runs again when the
+ * client answers; a missing client capability fails the call with JSON-RPC error -32021.
+ *
  * This file is copied verbatim into every generated project.
  */
-import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/server';
+import { MissingRequiredClientCapabilityError } from '@modelcontextprotocol/server';
+import type { CallToolResult, InputRequiredResult, ToolAnnotations } from '@modelcontextprotocol/server';
+import { InputPending, InputRequestFailed } from './handler-input.js';
+import type { HandlerInput, InputSession } from './handler-input.js';
 import { log } from './log.js';
 import type { LogLevel } from './log.js';
 import { errorMessage } from './primitives.js';
@@ -29,7 +37,7 @@ import { validateArguments, validateOutput } from './validate.js';
  * `<Tool>Context` of a tool with `uses` is `ExtraToolContext<<Tool>Api>`, one typed method per
  * operation it declared.
  */
-export type ExtraToolContext<Api = ApiClient> = {
+export type ExtraToolContext<Api = ApiClient> = HandlerInput & {
   /** Aborted when the client cancels the call. */
   readonly signal: AbortSignal;
   /**
@@ -71,6 +79,8 @@ export type ExtraTool<Args = Record<string, unknown>, Result = unknown, Api = Ap
   readonly scopes?: readonly string[];
   /** The operations `ctx.api` calls, by operationId (manifest `uses`). */
   readonly uses?: Readonly<Record<string, OperationTool>>;
+  /** Runs as an MCP task (manifest `task`, tasks.ts): `optional` when the client asks for one, `required` always. */
+  readonly task?: 'optional' | 'required';
   readonly handler: (args: Args, ctx: ExtraToolContext<Api>) => Promise<Result> | Result;
 };
 
@@ -87,6 +97,15 @@ export function defineTool<Args = Record<string, unknown>, Result = unknown, Api
 
 /** `ctx.api` of a tool that declared no operations. */
 const NO_API: ApiClient = Object.freeze({});
+
+/** The questions of a handler run outside a tool call of a client (nobody to ask). */
+const NO_INPUT: HandlerInput = Object.freeze({
+  canAsk: () => false,
+  elicit: () => Promise.reject(new InputRequestFailed('This run of the handler has no client to ask')),
+  elicitUrl: () => Promise.reject(new InputRequestFailed('This run of the handler has no client to ask')),
+  sample: () => Promise.reject(new InputRequestFailed('This run of the handler has no client to ask')),
+  roots: () => Promise.reject(new InputRequestFailed('This run of the handler has no client to ask')),
+});
 
 /** An `isError` result with one text block. */
 function failure(text: string): CallToolResult {
@@ -130,10 +149,18 @@ export function toToolResult(tool: ToolSchemas, value: unknown): CallToolResult 
 
 /**
  * Runs extra tool `tool` with `args` (`undefined` ⇒ `{}`): invalid arguments ⇒ `isError` listing
- * every problem; a thrown error ⇒ `isError` with its message (stack logged to stderr).
- * Never throws.
+ * every problem; a thrown error ⇒ `isError` with its message (stack logged to stderr). With
+ * `input` (the call's questions, handler-input.ts): a run that asked what the client has not
+ * answered yet ⇒ the input-required result, whatever the handler did after; a question the
+ * client lacks the capability for, not caught by the handler ⇒ that -32021 error is thrown.
+ * Throws nothing else.
  */
-export async function callExtraTool<Args, Result, Api>(tool: ExtraTool<Args, Result, Api>, args: unknown, signal: AbortSignal, opts: { readonly argumentsChecked?: boolean; readonly clientLog?: ClientLog; readonly progress?: ClientProgress; readonly api?: ApiClient } = {}): Promise<CallToolResult> {
+export async function callExtraTool<Args, Result, Api>(
+  tool: ExtraTool<Args, Result, Api>,
+  args: unknown,
+  signal: AbortSignal,
+  opts: { readonly argumentsChecked?: boolean; readonly clientLog?: ClientLog; readonly progress?: ClientProgress; readonly api?: ApiClient; readonly input?: InputSession } = {},
+): Promise<CallToolResult | InputRequiredResult> {
   const input = args ?? {};
   let problems: string[] = [];
   try {
@@ -147,6 +174,7 @@ export async function callExtraTool<Args, Result, Api>(tool: ExtraTool<Args, Res
   if (problems.length > 0) return failure(`Invalid arguments for tool ${tool.name}:\n${problems.map((p) => `- ${p}`).join('\n')}`);
 
   const ctx: ExtraToolContext<Api> = {
+    ...(opts.input?.input ?? NO_INPUT),
     signal,
     // the server's pipeline builds the client of the tool's `uses` (api-client.ts)
     api: (opts.api ?? NO_API) as Api,
@@ -160,8 +188,14 @@ export async function callExtraTool<Args, Result, Api>(tool: ExtraTool<Args, Res
   try {
     value = await tool.handler(input as Args, ctx);
   } catch (err) {
-    log('error', `tool ${tool.name} failed`, { error: err, stack: err instanceof Error ? err.stack : undefined });
+    const asked = opts.input?.pending();
+    if (asked !== undefined) return asked;
+    if (err instanceof MissingRequiredClientCapabilityError) throw err;
+    if (err instanceof InputPending) return failure(`Tool ${tool.name} failed: it asked the client for input outside the call's own run`);
+    if (err instanceof InputRequestFailed) log('info', `tool ${tool.name}: ${err.message}`);
+    else log('error', `tool ${tool.name} failed`, { error: err, stack: err instanceof Error ? err.stack : undefined });
     return failure(`Tool ${tool.name} failed: ${errorMessage(err)}`);
   }
-  return toToolResult(tool, value);
+  // a handler that caught its question's signal still waits for the answer
+  return opts.input?.pending() ?? toToolResult(tool, value);
 }

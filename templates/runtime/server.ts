@@ -21,6 +21,7 @@ import type { CallOptions } from './call.js';
 import { apiClient } from './api-client.js';
 import { callExtraTool } from './extra-tools.js';
 import type { AnyExtraTool } from './extra-tools.js';
+import { inputSession } from './handler-input.js';
 import { InFlightBudget } from './in-flight.js';
 import type { OutputBacklog } from './in-flight.js';
 import { log } from './log.js';
@@ -281,7 +282,9 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
       // ctx.api: the operations the tool declared, each a nested call through the policy's steps and this dispatch
       const uses = target.tool.uses;
       const api = uses ? apiClient(uses, (tool, args) => runNested(nestedCall(call, tool, args))) : undefined;
-      return callExtraTool(target.tool, call.args, call.signal, { argumentsChecked: true, clientLog, ...(progress ? { progress } : {}), ...(api ? { api } : {}) });
+      // ctx.elicit / sample / roots: real requests (legacy), or input rounds of this call (2026-07-28)
+      const input = inputSession({ era: call.era, server: call.server, ctx: call.ctx, state: call.state, signal: call.signal });
+      return callExtraTool(target.tool, call.args, call.signal, { argumentsChecked: true, clientLog, input, ...(progress ? { progress } : {}), ...(api ? { api } : {}) });
     }
     // the MCP client's own request headers (its Authorization above all) reach the API only
     // for a security scheme that takes its credential `fromClient`

@@ -70,7 +70,7 @@ describe('per-preset surface', () => {
       expect(p.listBytes).toBeLessThan(s.listBytes!);
     }
     // front-desk: customer tools of low risk, the customer prompts, policies and the care template
-    expect(s.presets[0]).toMatchObject({ tools: 4, prompts: 2, resources: 2, resourceTemplates: 1 });
+    expect(s.presets[0]).toMatchObject({ tools: 5, prompts: 2, resources: 2, resourceTemplates: 1 });
     expect(s.largest[0]).toMatchObject({ name: 'updatePet', dominant: 'inputSchema' });
   });
 

@@ -33,7 +33,7 @@ const work = path.join(ROOT, '.cache/primitives');
 const project = path.join(work, 'server');
 const META_KEY = 'io.mcpgen/concerns';
 const OPERATION_TOOLS = ['listPets', 'createPet', 'getPetById', 'updatePet', 'deletePet', 'store_inventory'];
-const ALL_TOOLS = [...OPERATION_TOOLS, 'adoption_fee', 'pet_name_ideas'];
+const ALL_TOOLS = [...OPERATION_TOOLS, 'adoption_fee', 'pet_name_ideas', 'adoption_interview'];
 const ALL_RESOURCES = ['petstore://policies/adoption', 'petstore://docs/handbook', 'petstore://brand/logo', 'petstore://server/status'];
 const TEMPLATE = 'petstore://species/{species}/care';
 
@@ -201,7 +201,7 @@ describe('concern filtering (seed 002 workflow)', () => {
   it('2a. takes preferences from the initialize request', async () => {
     const { client } = await connect({ concerns: { audience: 'customer' } });
     expect(await lists(client)).toEqual({
-      tools: ['listPets', 'getPetById', 'adoption_fee', 'pet_name_ideas'],
+      tools: ['listPets', 'getPetById', 'adoption_fee', 'pet_name_ideas', 'adoption_interview'],
       prompts: ['adopt_a_pet', 'care_plan'],
       resources: ['petstore://policies/adoption', 'petstore://brand/logo'],
       templates: [TEMPLATE],
@@ -211,13 +211,13 @@ describe('concern filtering (seed 002 workflow)', () => {
   it('2b. takes preferences (and presets) from the initialized notification params', async () => {
     const { client } = await connect({ initialized: { concerns: { risk: 'low', detail: 'brief' } } });
     expect(await lists(client)).toEqual({
-      tools: ['listPets', 'getPetById', 'store_inventory', 'adoption_fee', 'pet_name_ideas'],
+      tools: ['listPets', 'getPetById', 'store_inventory', 'adoption_fee', 'pet_name_ideas', 'adoption_interview'],
       prompts: ['adopt_a_pet'],
       resources: ['petstore://policies/adoption', 'petstore://brand/logo', 'petstore://server/status'],
       templates: [],
     });
     const staff = await connect({ initialized: { preset: 'back-office' } });
-    expect((await lists(staff.client)).tools).toEqual(ALL_TOOLS.filter((t) => !['adoption_fee', 'pet_name_ideas'].includes(t)));
+    expect((await lists(staff.client)).tools).toEqual(ALL_TOOLS.filter((t) => !['adoption_fee', 'pet_name_ideas', 'adoption_interview'].includes(t)));
   });
 
   it('3. updates preferences with concerns/update (partial, idempotent) and sends list_changed', async () => {
@@ -234,7 +234,7 @@ describe('concern filtering (seed 002 workflow)', () => {
     expect(await update(client, { concerns: { audience: 'customer', risk: 'low' } })).toEqual({ concerns: { audience: 'customer', detail: 'brief', risk: 'low' }, changed: true });
     await eventually(() => notes.tools > 0 && notes.prompts > 0 && notes.resources > 1);
     expect(notes).toEqual({ tools: 1, prompts: 1, resources: 2 });
-    expect((await lists(client)).tools).toEqual(['listPets', 'getPetById', 'adoption_fee', 'pet_name_ideas']);
+    expect((await lists(client)).tools).toEqual(['listPets', 'getPetById', 'adoption_fee', 'pet_name_ideas', 'adoption_interview']);
 
     // idempotent: the same update changes nothing and notifies nobody
     expect((await update(client, { concerns: { audience: 'customer' } })).changed).toBe(false);
@@ -259,7 +259,7 @@ describe('concern filtering (seed 002 workflow)', () => {
     expect(staffTools.tools.map((t) => t.name)).toEqual(['listPets', 'getPetById', 'store_inventory']);
     const prompts = await client.request({ method: 'prompts/list', params: { _meta: { [META_KEY]: { detail: 'brief' } } } }, ListPromptsResultSchema);
     expect(prompts.prompts.map((p) => p.name)).toEqual(['adopt_a_pet']);
-    expect((await lists(client)).tools).toEqual(['listPets', 'getPetById', 'adoption_fee', 'pet_name_ideas']);
+    expect((await lists(client)).tools).toEqual(['listPets', 'getPetById', 'adoption_fee', 'pet_name_ideas', 'adoption_interview']);
     const err = await rejection(client.request({ method: 'tools/list', params: { _meta: { [META_KEY]: { audience: 'everyone' } } } }, ListToolsResultSchema));
     expect(err.code).toBe(-32602);
     expect(err.message).toContain('allowed values: "customer", "staff"');
@@ -287,7 +287,7 @@ describe('concern filtering (seed 002 workflow)', () => {
   it('keeps preferences per session: two concurrent clients each see their own lists', async () => {
     const [customer, staff] = await Promise.all([connect({ concerns: { audience: 'customer' } }), connect({ concerns: { audience: 'staff' } })]);
     const [a, b] = await Promise.all([lists(customer.client), lists(staff.client)]);
-    expect(a.tools).toEqual(['listPets', 'getPetById', 'adoption_fee', 'pet_name_ideas']);
+    expect(a.tools).toEqual(['listPets', 'getPetById', 'adoption_fee', 'pet_name_ideas', 'adoption_interview']);
     expect(b.tools).toEqual(OPERATION_TOOLS);
     expect(a.resources).not.toEqual(b.resources);
     // one client's update leaves the other untouched

@@ -1,0 +1,157 @@
+/**
+ * Handlers that ask the client for input end to end: test/fixtures/handler-input (extra tools that
+ * call `ctx.elicit`, `ctx.sample` and `ctx.roots`, and an audit trail) is built, compiled with
+ * tsc and served over stdio and over Streamable HTTP, to the v1 SDK client (legacy era: the
+ * server sends real `elicitation/create`, `sampling/createMessage` and `roots/list` requests) and
+ * the v2 client pinned to 2026-07-28 (InputRequiredResult rounds the client fulfils and retries,
+ * with the signed requestState). The client's handlers are scripted: the elicitation answer is
+ * chosen by the message (accept / decline / cancel), the model echoes the prompt.
+ */
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import * as z from 'zod/v4';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/main.js';
+import { connectClient, ERAS, rpcError, startHttp, TRANSPORTS } from '../helpers/eras.js';
+import type { AnyClient, Era, HttpProcess, Target, TransportKind } from '../helpers/eras.js';
+import { ROOT, run } from '../helpers/project.js';
+
+const FIXTURE = path.join(ROOT, 'test/fixtures/handler-input');
+const work = path.join(ROOT, '.cache/handler-input-e2e');
+const project = path.join(work, 'server');
+const audit = path.join(mkdtempSync(path.join(ROOT, '.cache/handler-input-audit-')), 'trail.jsonl');
+const ENV = { ASKFX_AUDIT_FILE: audit };
+
+type Result = { isError?: boolean; content: Array<{ type: string; text?: string }> };
+type Event = { event: string; primitive?: string; callId?: string; outcome?: string };
+const text = (r: Result) => r.content.map((c) => c.text ?? '').join('\n');
+
+let http: HttpProcess | undefined;
+const clients: AnyClient[] = [];
+
+beforeAll(async () => {
+  rmSync(work, { recursive: true, force: true });
+  mkdirSync(path.join(project, 'src'), { recursive: true });
+  cpSync(path.join(FIXTURE, 'mcpgen.yaml'), path.join(work, 'mcpgen.yaml'));
+  cpSync(path.join(FIXTURE, 'openapi.yaml'), path.join(work, 'openapi.yaml'));
+  cpSync(path.join(FIXTURE, 'handlers'), path.join(project, 'src/handlers'), { recursive: true });
+  const io = { stdout: () => undefined, stderr: (s: string) => void process.stderr.write(s), cwd: ROOT };
+  expect(await main(['build', path.relative(ROOT, path.join(work, 'mcpgen.yaml')), '--quiet'], io)).toBe(0);
+  await run(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', project]);
+  http = await startHttp(project, ENV);
+}, 180_000);
+
+afterAll(async () => {
+  await Promise.all(clients.splice(0).map((c) => c.close().catch(() => undefined)));
+  http?.kill('SIGKILL');
+  rmSync(path.dirname(audit), { recursive: true, force: true });
+});
+
+/** What the scripted client was asked. */
+type Asked = { elicit: Array<{ message: string; requestedSchema: unknown }>; sampling: unknown[]; roots: number };
+
+const FULL = { elicitation: { form: {} }, sampling: {}, roots: { listChanged: true } };
+
+/** A client of `era` over `transport` whose user and model answer as scripted; `capabilities` default to all three. */
+async function client(transport: TransportKind, era: Era, capabilities: Record<string, unknown> = FULL): Promise<{ c: AnyClient; asked: Asked }> {
+  const asked: Asked = { elicit: [], sampling: [], roots: 0 };
+  const target: Target = transport === 'stdio' ? { kind: 'stdio', server: project, env: ENV } : { kind: 'http', url: http!.url };
+  const handlers: Record<string, (req: { params: Record<string, unknown> }) => unknown> = {
+    'elicitation/create': (req) => {
+      const message = String(req.params.message);
+      asked.elicit.push({ message, requestedSchema: req.params.requestedSchema });
+      if (message.startsWith('decline')) return { action: 'decline' };
+      if (message.startsWith('cancel')) return { action: 'cancel' };
+      if (message.startsWith('wrong')) return { action: 'accept', content: { name: 42 } };
+      return { action: 'accept', content: { name: 'Ada', age: 36 } };
+    },
+    'sampling/createMessage': (req) => {
+      asked.sampling.push(req.params);
+      const first = (req.params.messages as Array<{ content: { text?: string } }>)[0]!;
+      return { role: 'assistant', model: 'scripted', content: { type: 'text', text: `echo(${first.content.text ?? ''})` } };
+    },
+    'roots/list': () => {
+      asked.roots++;
+      return { roots: [{ uri: 'file:///work/project', name: 'project' }, { uri: 'file:///work/docs' }] };
+    },
+  };
+  const { client: c } = await connectClient(target, era, {
+    capabilities: capabilities as never,
+    setup: (cl) => {
+      const declared: Record<string, boolean> = { 'elicitation/create': 'elicitation' in capabilities, 'sampling/createMessage': 'sampling' in capabilities, 'roots/list': 'roots' in capabilities };
+      for (const [method, handler] of Object.entries(handlers)) {
+        if (!declared[method]) continue;
+        if (era === 'legacy') (cl as { setRequestHandler: (s: unknown, h: unknown) => void }).setRequestHandler(z.object({ method: z.literal(method) }).passthrough(), handler);
+        else (cl as { setRequestHandler: (m: string, h: unknown) => void }).setRequestHandler(method, handler);
+      }
+    },
+  });
+  clients.push(c);
+  return { c, asked };
+}
+
+const call = async (c: AnyClient, name: string, args: Record<string, unknown> = {}) => (await c.callTool({ name, arguments: args })) as Result;
+const events = (): Event[] =>
+  readFileSync(audit, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as Event);
+
+describe.each(TRANSPORTS)('handlers ask the client for input, over %s', (transport) => {
+  describe.each(ERAS)('%s era', (era) => {
+    it('ctx.elicit: the form reaches the user; accept gives its content, decline and cancel are told apart', async () => {
+      const { c, asked } = await client(transport, era);
+      const accepted = await call(c, 'ask_user', { message: 'accept: your name?' });
+      expect(accepted.isError, text(accepted)).toBeFalsy();
+      expect(text(accepted)).toBe('accepted: Ada, 36');
+      expect(asked.elicit[0]).toEqual({
+        message: 'accept: your name?',
+        requestedSchema: { type: 'object', properties: { name: { type: 'string', minLength: 1 }, age: { type: 'integer', minimum: 0 } }, required: ['name'] },
+      });
+      expect(text(await call(c, 'ask_user', { message: 'decline: your name?' }))).toBe('the user chose decline');
+      expect(text(await call(c, 'ask_user', { message: 'cancel: your name?' }))).toBe('the user chose cancel');
+      // an accepted answer that does not match the form never reaches the handler's logic (the v1
+      // client refuses to send it itself; the v2 client sends it, and the server checks it)
+      const wrong = await call(c, 'ask_user', { message: 'wrong: your name?' });
+      expect(wrong.isError).toBe(true);
+      expect(text(wrong)).toMatch(era === 'legacy' ? /does not match[\s\S]*name must be string/ : /The answer to the form does not match it:\n- name: must be string/);
+      expect(asked.elicit).toHaveLength(4);
+    });
+
+    it('ctx.sample asks the model, ctx.roots reads the roots', async () => {
+      const { c, asked } = await client(transport, era);
+      expect(text(await call(c, 'ask_model', { question: 'Capital of France?' }))).toBe('model said: echo(Capital of France?)');
+      expect(asked.sampling).toEqual([expect.objectContaining({ messages: [{ role: 'user', content: { type: 'text', text: 'Capital of France?' } }], maxTokens: 50 })]);
+      expect(text(await call(c, 'client_roots'))).toBe('roots: file:///work/project, file:///work/docs');
+      expect(asked.roots).toBe(1);
+    });
+
+    it('three questions in a row are one logical call: one tool.invoked and one tool.completed line in the audit trail', async () => {
+      const { c, asked } = await client(transport, era);
+      const result = await call(c, 'interview');
+      expect(result.isError, text(result)).toBeFalsy();
+      expect(text(result)).toBe('echo(Greet Ada) (2 roots)');
+      expect([asked.elicit.length, asked.sampling.length, asked.roots]).toEqual([1, 1, 1]);
+      // the audit file is shared by every server of this file: the lines of this call by its callId
+      const mine = events().filter((e) => e.primitive === 'interview');
+      const invoked = mine.filter((e) => e.event === 'tool.invoked');
+      const last = invoked.at(-1)!;
+      const ofCall = mine.filter((e) => e.callId === last.callId).map((e) => e.event);
+      expect(ofCall).toEqual(['tool.invoked', 'tool.completed']);
+    });
+
+    it('a client that did not declare a capability gets the documented error (-32021) naming it', async () => {
+      const { c, asked } = await client(transport, era, {});
+      for (const [tool, args, needed] of [
+        ['ask_user', { message: 'accept: name?' }, 'elicitation'],
+        ['ask_model', { question: 'hi' }, 'sampling'],
+        ['client_roots', {}, 'roots'],
+      ] as const) {
+        const err = await rpcError(c.callTool({ name: tool, arguments: args }));
+        expect(err.code, tool).toBe(-32021);
+        expect((err as { data?: { requiredCapabilities?: Record<string, unknown> } }).data?.requiredCapabilities, tool).toHaveProperty(needed);
+      }
+      expect([asked.elicit.length, asked.sampling.length, asked.roots]).toEqual([0, 0, 0]);
+    });
+  });
+});
