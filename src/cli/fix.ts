@@ -6,11 +6,11 @@
  * nothing. The file is written only when something changed, through a temporary file renamed
  * over it, so a reader never sees half a manifest.
  */
-import { randomBytes } from 'node:crypto';
-import { readFile, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { compile } from '../compile.js';
 import { removeEntries } from '../fix/remove.js';
+import { atomicWrite } from '../write/tree.js';
 import type { Io } from './commands.js';
 import { formatDiagnostics } from './format.js';
 import { paint } from './terminal.js';
@@ -64,12 +64,9 @@ export async function runFix(opts: { manifest: string; dryRun: boolean }, io: Io
   const target = await realpath(abs);
   const now = await readFile(target, 'utf8');
   if (now !== before) return refuse(`${shown} changed while it was being checked; nothing written`, 'run `mcpgen fix` again');
-  const tmp = path.join(path.dirname(target), `.${path.basename(target)}.${randomBytes(6).toString('hex')}.tmp`);
   try {
-    await writeFile(tmp, out.text, { flag: 'wx', mode: (await stat(target)).mode & 0o777 });
-    await rename(tmp, target);
+    await atomicWrite(target, out.text, { mode: (await stat(target)).mode & 0o777 });
   } catch (e) {
-    await rm(tmp, { force: true });
     return refuse(`cannot write ${shown}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`, 'check that the folder is writable; nothing changed');
   }
   io.stdout(`${c.green('Fixed')} ${c.bold(shown)}: removed ${what}:\n${lines}`);

@@ -15,7 +15,7 @@
  * - Each file is written to a temporary sibling, fsynced and renamed over the target, so a
  *   crash never leaves a half-written file; unchanged files are not touched at all.
  */
-import { createHash } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import { mkdir, open, readdir, rename, rmdir, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
@@ -210,11 +210,15 @@ async function blockedAncestor(dir: string): Promise<string | undefined> {
   }
 }
 
-/** Writes a file via a temporary sibling + fsync + rename. */
-export async function atomicWrite(file: string, content: string): Promise<void> {
+/**
+ * Writes a file via a temporary sibling + fsync + rename. The temporary name is random and
+ * created exclusively (`wx`), so nothing already there — a stale file, a planted symlink — is
+ * followed or overwritten; `mode` is the new file's (default 0644).
+ */
+export async function atomicWrite(file: string, content: string, options: { mode?: number } = {}): Promise<void> {
   await mkdir(path.dirname(file), { recursive: true });
-  const tmp = `${file}.${process.pid}.${createHash('sha256').update(file).digest('hex').slice(0, 8)}.tmp`;
-  const handle = await open(tmp, 'w', 0o644);
+  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
+  const handle = await open(tmp, 'wx', options.mode ?? 0o644);
   try {
     await handle.writeFile(content, 'utf8');
     await handle.sync();
