@@ -151,7 +151,7 @@ export async function benchHttp({ root, cacheDir, results, printTable }) {
 }
 
 /** N closed loops (one per entry of `calls`) for `warmup` + `seconds`; counts and times the calls that start after the warm-up and end within the window. */
-async function load(calls, seconds, warmup, serverPid) {
+export async function load(calls, seconds, warmup, serverPid) {
   const start = performance.now();
   const from = start + warmup * 1000;
   const until = from + seconds * 1000;
@@ -195,7 +195,7 @@ function procCpuMs(pid) {
 }
 
 /** The Petstore backend in a child process (its request log emptied twice a second: it would grow for the whole run). */
-async function startBackendProcess(root) {
+export async function startBackendProcess(root) {
   const script = `import { startBackend } from ${JSON.stringify(path.join(root, 'examples/petstore/backend.mjs'))};
 const { url, requests } = await startBackend({ port: 0 });
 setInterval(() => { requests.length = 0; }, 500);
@@ -205,7 +205,7 @@ console.log('backend at ' + url);`;
 }
 
 /** `<server>/dist/server.js --transport http --port 0`, as test/helpers/eras.ts `startHttp` starts it; resolves once it listens. */
-async function startHttp(server, env) {
+export async function startHttp(server, env) {
   const child = spawn(process.execPath, [path.join(server, 'dist/server.js'), '--transport', 'http', '--port', '0'], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout.resume();
   return listening(child, /Streamable HTTP at (http:\/\/\S+?\/mcp)\b/, 'stderr');

@@ -17,7 +17,9 @@
 // OMG's servers of Petstore and GitHub in the same run), then the result tokens of GitHub's five
 // list tools on 30-item pages, raw and delivered, and what shaping a result costs per call against
 // the call's overhead (bench/results.mjs).
-// BENCH_ONLY (a comma-separated subset of build, listTools, runtime, results, http) runs only those sections;
+// Then what sharing state through Redis costs (bench/scale-out.mjs): calls/s and p50/p99 of one
+// instance without Redis, one with it, and three with it, as ratios (skipped without redis-server).
+// BENCH_ONLY (a comma-separated subset of build, listTools, runtime, results, http, scaleOut) runs only those sections;
 // BENCH_HTTP_SECONDS (default 4) sets how long each HTTP load runs after its warm-up.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -27,10 +29,11 @@ import { fileURLToPath } from 'node:url';
 import { benchHttp } from './http.mjs';
 import { benchResults } from './results.mjs';
 import { benchRuntime } from './runtime.mjs';
+import { benchScaleOut } from './scale-out.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const RUNS = Math.max(1, Number(process.env.BENCH_RUNS ?? 5));
-const SECTIONS = ['build', 'listTools', 'runtime', 'results', 'http'];
+const SECTIONS = ['build', 'listTools', 'runtime', 'results', 'http', 'scaleOut'];
 const only = process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(',').map((s) => s.trim()) : SECTIONS;
 for (const s of only) if (!SECTIONS.includes(s)) throw new Error(`BENCH_ONLY: unknown section ${s} (known: ${SECTIONS.join(', ')})`);
 const runs = (section) => only.includes(section);
@@ -153,6 +156,8 @@ if (runs('results')) {
 }
 
 if (runs('http')) await benchHttp({ root, cacheDir, results, printTable });
+
+if (runs('scaleOut')) await benchScaleOut({ root, cacheDir, results, printTable });
 
 writeFileSync(path.join(cacheDir, 'results.json'), JSON.stringify(results, null, 2) + '\n');
 rmSync(tmp, { recursive: true, force: true });
