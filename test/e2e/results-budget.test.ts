@@ -106,6 +106,12 @@ function nextOf(r: CallToolResult): Record<string, unknown> {
   return fromText;
 }
 
+/** Whether the tool lists an output schema (then every result of it must carry structuredContent). */
+async function listsOutputSchema(on: Connected, name: string): Promise<boolean> {
+  const { tools } = await on.client.listTools();
+  return tools.find((t) => t.name === name)!.outputSchema !== undefined;
+}
+
 /** The tool of an operation, by its operationId in the description's name rules. */
 async function toolName(operationId: string): Promise<string> {
   const { tools } = await server.client.listTools();
@@ -132,7 +138,8 @@ describe('GitHub list results within the budget, with default settings', () => {
     expect(result.isError).toBeFalsy();
     const text = textOf(result);
     expect(countTokens(text)).toBeLessThanOrEqual(BUDGET);
-    // tools whose output schema was dropped for size return the text alone
+    // tools whose output schema was dropped for size return the text alone; the others structuredContent too
+    expect(result.structuredContent !== undefined).toBe(await listsOutputSchema(server, name));
     if (result.structuredContent !== undefined) expect(countTokens(JSON.stringify(result.structuredContent))).toBeLessThanOrEqual(BUDGET);
     const [json, note] = text.split('\n[results: ');
     const shown = JSON.parse(json!) as unknown;
@@ -198,6 +205,7 @@ describe("against Prism's dynamic responses", () => {
         const result = (await mocked.client.callTool({ name, arguments: ARGS[operationId]! })) as CallToolResult;
         expect(result.isError, `${operationId}: ${textOf(result).slice(0, 300)}`).toBeFalsy();
         expect(countTokens(textOf(result))).toBeLessThanOrEqual(BUDGET);
+        expect(result.structuredContent !== undefined).toBe(await listsOutputSchema(mocked, name));
         if (result.structuredContent !== undefined) expect(countTokens(JSON.stringify(result.structuredContent))).toBeLessThanOrEqual(BUDGET);
       }
     } finally {

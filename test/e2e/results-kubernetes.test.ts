@@ -96,6 +96,8 @@ describe('a large Kubernetes list', () => {
     expect(result.isError).toBeFalsy();
     const text = textOf(result);
     expect(countTokens(text)).toBeLessThanOrEqual(8000);
+    // structuredContent exactly when the tool lists an output schema (MCP: a tool with one must send it)
+    expect(result.structuredContent !== undefined).toBe(tools[0]!.outputSchema !== undefined);
     if (result.structuredContent !== undefined) expect(countTokens(JSON.stringify(result.structuredContent))).toBeLessThanOrEqual(8000);
     const [json, note] = text.split('\n[results: ');
     const list = JSON.parse(json!) as { kind: string; metadata: { continue: string }; items: Array<{ metadata: { name: string; namespace: string } }> };

@@ -65,6 +65,8 @@ describe.each(['GetCustomers', 'GetCharges', 'GetInvoices'])('Stripe %s', (opera
     expect(result.isError, textOf(result)).toBeFalsy();
     const text = textOf(result);
     expect(countTokens(text)).toBeLessThanOrEqual(8000);
+    // structuredContent exactly when the tool lists an output schema (MCP: a tool with one must send it)
+    expect(result.structuredContent !== undefined).toBe(tools.find((t) => t.name === operationId)!.outputSchema !== undefined);
     if (result.structuredContent !== undefined) expect(countTokens(JSON.stringify(result.structuredContent))).toBeLessThanOrEqual(8000);
     const [json, note] = text.split('\n[results: ');
     const page = JSON.parse(json!) as { object: string; has_more: boolean; data: Array<{ id: string }> };
