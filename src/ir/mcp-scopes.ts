@@ -1,5 +1,5 @@
 /**
- * Per-tool OAuth scopes for MCP clients (issue 25): what an operation's OpenAPI `security`
+ * Per-tool OAuth scopes for MCP clients: what an operation's OpenAPI `security`
  * requirement lists for the API description's oauth2 / openIdConnect scheme becomes the scopes an
  * MCP access token must carry to see and call the tool (runtime/oauth-scopes.ts enforces them for
  * OAuth tokens only).
