@@ -5,6 +5,7 @@
  */
 import type { Diagnostic } from '../diagnostics.js';
 import { largestTools, presetToolSizes } from '../ir/surface.js';
+import { discoveryOf } from '../ir/discovery.js';
 import type { IrServer } from '../ir/types.js';
 import type { WriteReport } from '../write/tree.js';
 import { diagnosticJson, escapeGithubData, escapeGithubProperty, type DiagnosticJson } from './format.js';
@@ -45,7 +46,9 @@ export type Summary = {
   outputSchemasDropped: number | null;
   inputSchemasCut: number | null;
   /** `search` when the server lists search_tools, describe_tool and call_tool instead of its tools to a client that selected no preset (each preset's own mode: `presets[].discovery`). */
-  discovery: 'list' | 'search';
+  discovery: 'list' | 'search' | 'code';
+  /** Code mode: o200k tokens of the `tools/list` result a client reads (search_tools, describe_tool, execute…); else absent. */
+  codeListTokens?: number;
   /** Search mode: bytes of the `tools` array a client lists (`listBytes` is then the catalogue behind search_tools); else null. */
   searchListBytes: number | null;
   /** The surface with each concern preset selected, in manifest order. */
@@ -135,7 +138,7 @@ export type Contributor = { name: string; bytes: number; tokens: number | null; 
 export type PresetSummary = {
   name: string;
   /** `search`: a client that selected the preset lists search_tools, describe_tool and call_tool (`tools`, `listBytes`); `catalogue` measures what they reach. */
-  discovery: 'list' | 'search';
+  discovery: 'list' | 'search' | 'code';
   tools: number;
   listBytes: number;
   /** Search mode: the tools behind search_tools with the preset selected, and their `tools/list` bytes; else null. */
@@ -174,7 +177,7 @@ export function presetSummaries(ir: IrServer): PresetSummary[] {
   if (!s) return [];
   return s.presets.map((p) => ({
     name: p.name,
-    discovery: p.catalogue ? 'search' : 'list',
+    discovery: discoveryOf(ir, p.name),
     tools: p.tools.length,
     listBytes: p.listBytes,
     catalogue: p.catalogue ? { tools: p.catalogue.tools.length, listBytes: p.catalogue.listBytes } : null,
@@ -204,7 +207,7 @@ export function formatSurfaceReport(ir: IrServer): string {
   const tokens = new Map((s.tokens?.largest ?? []).map((t) => [t.name, t.tokens]));
   const counted = s.tokens ? `, ${n(s.tokens.total)} tokens (o200k)` : '';
   const lines = s.search
-    ? [`Tool surface (search mode): tools/list ${n(s.search.listBytes)} bytes (${s.search.tools.length} tools); search catalogue ${s.tools.length} tools, ${n(s.listBytes)} bytes${counted}.`]
+    ? [`Tool surface (${s.search.mode === 'code' ? 'code' : 'search'} mode): tools/list ${n(s.search.listBytes)} bytes${s.search.tokens !== undefined ? `, ${n(s.search.tokens)} tokens (o200k)` : ''} (${s.search.tools.length} tools); search catalogue ${s.tools.length} tools, ${n(s.listBytes)} bytes${counted}.`]
     : [`Tool surface: ${s.tools.length} tools, tools/list ${n(s.listBytes)} bytes${counted}.`];
   if (s.outputSchemasDropped.length) lines.push(`  ${s.outputSchemasDropped.length} output schema(s) dropped for size (outputSchemaMaxBytes); ${s.inputSchemasCut.length} input schema(s) cut (inputSchemaMaxBytes).`);
   lines.push(s.search ? '  Largest tools in the search catalogue:' : '  Largest tools:');
@@ -251,6 +254,7 @@ export function summarize(ir: IrServer, output: string, written?: WriteReport, c
     outputSchemasDropped: s ? s.outputSchemasDropped.length : null,
     inputSchemasCut: s ? s.inputSchemasCut.length : null,
     discovery: ir.discovery ?? 'list',
+    ...(s?.search?.tokens !== undefined ? { codeListTokens: s.search.tokens } : {}),
     searchListBytes: s?.search ? s.search.listBytes : null,
     presets: presetSummaries(ir),
     largest: s ? contributors(s, undefined, s.tokens?.largest, 10) : [],

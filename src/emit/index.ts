@@ -14,7 +14,8 @@ import { emitPreprocessorsFile, emitReflectionFile } from './ts/gates.js';
 import { emitPolicyFile } from './ts/policy.js';
 import { emitExtraToolsFile, emitPromptsFile, emitResourcesFile } from './ts/primitives.js';
 import { emitSearchIndexFile } from './ts/search.js';
-import { usesSearch } from '../ir/discovery.js';
+import { usesCode, usesSearch } from '../ir/discovery.js';
+import { emitCodeSignaturesFile } from './ts/code-mode.js';
 import { emitToolsFile } from './ts/tools.js';
 
 /** Renders every generated file of the project, sorted by path. */
@@ -44,6 +45,7 @@ export function emitProject(ir: IrServer): Map<string, string> {
   if (ir.preprocessors.length > 0) files.set('src/preprocessors.gen.ts', emitPreprocessorsFile(ir));
   if (ir.reflection !== undefined) files.set('src/reflection.gen.ts', emitReflectionFile(ir));
   if (usesSearch(ir)) files.set('src/search-index.gen.ts', emitSearchIndexFile(ir));
+  if (usesCode(ir)) files.set('src/code-signatures.gen.ts', emitCodeSignaturesFile(ir));
   if (ir.policy !== undefined) files.set('src/policy.gen.ts', emitPolicyFile(ir));
   // three replicas, Redis and a reverse proxy (docs/deploy.md)
   if (ir.deploy === 'compose') files.set('compose.yaml', emitCompose(ir));

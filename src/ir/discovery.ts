@@ -2,7 +2,8 @@
  * How clients find the tools (manifest `discovery`), per concern preset: the mode when no preset
  * is selected (`discovery`, or `discovery.mode`) and the presets whose mode differs
  * (`discovery.presets`). A preset's mode decides what `tools/list` lists for a client that selected
- * it: its filtered catalogue (`list`) or the search front tools (`search`). The IR keeps the
+ * it: its filtered catalogue (`list`), the search front tools (`search`), or code mode's (`code`:
+ * search_tools, describe_tool, execute). The IR keeps the
  * default in `discovery` and only the presets that differ from it in `presetDiscovery`.
  */
 import type { Diagnostics, Location } from '../diagnostics.js';
@@ -10,7 +11,7 @@ import type { ResolvedManifest } from '../manifest/load.js';
 import type { IrServer } from './types.js';
 
 /** A discovery mode. */
-export type DiscoveryMode = 'list' | 'search';
+export type DiscoveryMode = 'list' | 'search' | 'code';
 
 /**
  * Resolves `discovery` against the declared presets: a preset name `concernPresets` does not
@@ -21,8 +22,8 @@ export function resolveDiscovery(
   presets: readonly string[],
   opts: { locate: (pointer: string, o?: { key?: boolean }) => Location; diagnostics: Diagnostics },
 ): Pick<IrServer, 'discovery' | 'presetDiscovery'> {
-  const mode: DiscoveryMode = manifest.discovery === 'search' ? 'search' : 'list';
-  const out: Pick<IrServer, 'discovery' | 'presetDiscovery'> = mode === 'search' ? { discovery: 'search' } : {};
+  const mode: DiscoveryMode = manifest.discovery === 'search' || manifest.discovery === 'code' ? manifest.discovery : 'list';
+  const out: Pick<IrServer, 'discovery' | 'presetDiscovery'> = mode !== 'list' ? { discovery: mode } : {};
   const differ: Record<string, DiscoveryMode> = {};
   for (const [name, m] of Object.entries(manifest.discoveryPresets ?? {})) {
     if (!presets.includes(name)) {
@@ -43,10 +44,15 @@ export function resolveDiscovery(
 /** The mode of `preset` (undefined: a client that selected none). */
 export function discoveryOf(ir: Pick<IrServer, 'discovery' | 'presetDiscovery'>, preset?: string): DiscoveryMode {
   if (preset !== undefined && ir.presetDiscovery && Object.hasOwn(ir.presetDiscovery, preset)) return ir.presetDiscovery[preset]!;
-  return ir.discovery === 'search' ? 'search' : 'list';
+  return ir.discovery ?? 'list';
 }
 
-/** Whether the server needs search mode's runtime, index and `stemmer`: the default or any preset is `search`. */
+/** Whether the server needs search mode's runtime, index and `stemmer`: the default or any preset is `search` or `code` (code mode searches with the same index). */
 export function usesSearch(ir: Pick<IrServer, 'discovery' | 'presetDiscovery'>): boolean {
-  return ir.discovery === 'search' || Object.values(ir.presetDiscovery ?? {}).includes('search');
+  return ir.discovery !== undefined || Object.values(ir.presetDiscovery ?? {}).some((m) => m !== 'list');
+}
+
+/** Whether the server needs code mode's runtime (sandbox, `quickjs-emscripten`, `sucrase`) and signatures: the default or any preset is `code`. */
+export function usesCode(ir: Pick<IrServer, 'discovery' | 'presetDiscovery'>): boolean {
+  return ir.discovery === 'code' || Object.values(ir.presetDiscovery ?? {}).includes('code');
 }

@@ -10,7 +10,7 @@ import { o200k } from '../lazy.js';
 import { waysUnder } from './budget.js';
 import { DEFAULT_JUSTIFICATION_SCHEMA, listBytes, persistToolFor, toolEntry, withConcernMeta, type ToolEntry } from '../../templates/runtime/surface.js';
 import { matches } from '../../templates/runtime/concerns.js';
-import { SEARCH_TOOLS } from '../../templates/runtime/search-tools.js';
+import { CODE_TOOLS, SEARCH_TOOLS } from '../../templates/runtime/search-tools.js';
 import { discoveryOf, usesSearch } from './discovery.js';
 import { portable } from './portable.js';
 import { WITH_CONTEXT_PROMPT } from './preprocessors.js';
@@ -73,8 +73,8 @@ export function fitTools(
 }
 
 /** Search mode: the `tools/list` entries (search_tools, describe_tool, call_tool, the gate's persist tool). */
-export function searchEntries(ir: IrServer): ToolEntry[] {
-  const entries: ToolEntry[] = [...SEARCH_TOOLS];
+export function searchEntries(ir: IrServer, mode: 'search' | 'code' = 'search'): ToolEntry[] {
+  const entries: ToolEntry[] = [...(mode === 'code' ? CODE_TOOLS : SEARCH_TOOLS)];
   const r = ir.reflection;
   if (r && r.mode !== 'sampling') {
     const mappings = ir.concerns?.exposeInMeta ? (ir.concerns.mappings.tools ?? {}) : {};
@@ -115,10 +115,11 @@ export function presetEntries(ir: IrServer, preset: string, entries: readonly To
  * persist tool when the preset shows it (the server lists the search tools unfiltered).
  */
 export function presetListed(ir: IrServer, preset: string, entries: readonly ToolEntry[] = toolEntries(ir)): ToolEntry[] {
-  if (discoveryOf(ir, preset) === 'list') return presetEntries(ir, preset, entries);
-  const front = searchEntries(ir);
+  const mode = discoveryOf(ir, preset);
+  if (mode === 'list') return presetEntries(ir, preset, entries);
+  const front = searchEntries(ir, mode);
   const shown = new Set(presetEntries(ir, preset, front).map((e) => e.name));
-  return front.filter((e) => SEARCH_TOOLS.includes(e) || shown.has(e.name));
+  return front.filter((e) => SEARCH_TOOLS.includes(e) || CODE_TOOLS.includes(e) || shown.has(e.name));
 }
 
 /** The surface of every concern preset, in manifest order. */
@@ -138,7 +139,7 @@ function measurePresets(ir: IrServer, entries: readonly ToolEntry[], listBytes: 
       name,
       tools: listed.map((e) => e.name),
       listBytes: listBytes(listed),
-      ...(discoveryOf(ir, name) === 'search' ? { catalogue: { tools: catalogue.map((e) => e.name), listBytes: listBytes(catalogue) } } : {}),
+      ...(discoveryOf(ir, name) !== 'list' ? { catalogue: { tools: catalogue.map((e) => e.name), listBytes: listBytes(catalogue) } } : {}),
       prompts: prompts.filter((p) => visible('prompts', p)).length,
       resources: ir.resources.filter((r) => visible('resources', r.uri)).length,
       resourceTemplates: ir.resourceTemplates.filter((t) => visible('resourceTemplates', t.uriTemplate)).length,
@@ -170,7 +171,9 @@ export function measureSurface(ir: IrServer, report: FitReport = { dropped: [], 
     inputSchemasCut: report.cut,
     presets: measurePresets(ir, entries, measured),
     ...(ir.discovery === 'search' ? { search: { tools: searchEntries(ir).map((e) => e.name), listBytes: listBytes(searchEntries(ir)) } } : {}),
-    ...(usesSearch(ir) ? { front: sized(searchEntries(ir)) } : {}),
+    // code mode: its front tools, and their o200k tokens as a client reads the tools/list result
+    ...(ir.discovery === 'code' ? { search: { tools: searchEntries(ir, 'code').map((e) => e.name), listBytes: listBytes(searchEntries(ir, 'code')), mode: 'code' as const, tokens: o200k().countTokens(JSON.stringify({ tools: searchEntries(ir, 'code') })) } } : {}),
+    ...(usesSearch(ir) ? { front: sized(searchEntries(ir, ir.discovery === 'code' ? 'code' : 'search')) } : {}),
   };
 }
 

@@ -341,13 +341,13 @@ export type IrServer = {
    */
   excludedReferences?: string[];
   /** `search`: the server lists search_tools, describe_tool and call_tool instead of its tools (manifest `discovery`). */
-  discovery?: 'search';
+  discovery?: 'search' | 'code';
   /**
    * Concern preset ⇒ its discovery mode, for the presets whose mode differs from `discovery`
    * (manifest `discovery.presets`; ir/discovery.ts): what `tools/list` lists for a client that
    * selected the preset.
    */
-  presetDiscovery?: Record<string, 'list' | 'search'>;
+  presetDiscovery?: Record<string, 'list' | 'search' | 'code'>;
   /** The policy layer, when the manifest has `policy`: access rules resolved to exact primitives (ir/policy.ts). */
   policy?: IrPolicy;
 };
@@ -406,7 +406,7 @@ export type IrSurface = {
   /** The surface a client that selected each concern preset lists, in manifest order. */
   presets: IrPresetSurface[];
   /** Search mode (no preset selected): what `tools/list` lists (the fields above measure the catalogue behind `search_tools`). */
-  search?: { tools: string[]; listBytes: number };
+  search?: { tools: string[]; listBytes: number; mode?: 'code'; tokens?: number };
   /** The search-mode entries, unfiltered (search_tools, describe_tool, call_tool, the gate's persist tool), when the server or any preset is in search mode. */
   front?: IrSurface['tools'];
 };

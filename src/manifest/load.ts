@@ -98,9 +98,9 @@ export type ResolvedManifest = {
   enforce: boolean;
   /** How clients find the tools (default `list`). */
   /** The mode when no concern preset is selected (`discovery`, or `discovery.mode`). */
-  discovery: 'list' | 'search';
+  discovery: 'list' | 'search' | 'code';
   /** `discovery.presets`: concern preset name ⇒ its mode, as written. */
-  discoveryPresets?: Record<string, 'list' | 'search'>;
+  discoveryPresets?: Record<string, 'list' | 'search' | 'code'>;
   /** Preprocessors as written (entries that are not objects dropped). */
   preprocessors?: Preprocessor[];
   /** The reflection gate settings as written. */
@@ -276,9 +276,9 @@ function resolvePackage(raw: unknown): ResolvedPackage {
 }
 
 /** The mode of `discovery` when no preset is selected: the string form, or the object form's `mode`. */
-function discoveryMode(raw: unknown): 'list' | 'search' {
+function discoveryMode(raw: unknown): 'list' | 'search' | 'code' {
   const mode = isRecord(raw) ? raw.mode : raw;
-  return mode === 'search' ? 'search' : 'list';
+  return mode === 'search' || mode === 'code' ? mode : 'list';
 }
 
 /**
@@ -323,9 +323,9 @@ export function resolveManifest(loaded: LoadedManifest): ResolvedManifest {
   };
   // the object form's per-preset modes (names are checked against concernPresets in the IR)
   if (isRecord(m.discovery) && isRecord(m.discovery.presets)) {
-    const modes: Record<string, 'list' | 'search'> = {};
+    const modes: Record<string, 'list' | 'search' | 'code'> = {};
     for (const [name, mode] of Object.entries(m.discovery.presets)) {
-      if (mode === 'list' || mode === 'search') Object.defineProperty(modes, name, { value: mode, enumerable: true, writable: true, configurable: true });
+      if (mode === 'list' || mode === 'search' || mode === 'code') Object.defineProperty(modes, name, { value: mode, enumerable: true, writable: true, configurable: true });
     }
     out.discoveryPresets = modes;
   }

@@ -413,18 +413,23 @@ export type Manifest = {
    * `persist_justification` when gates exist), for APIs too big for any context; every tool is still
    * validated and run by the same code, concerns and gates included. The object form chooses per concern
    * preset: `{ mode: list, presets: { everything: search } }`; `mode` applies when the client selected no
-   * preset (and to presets not named), `presets` names presets of `concernPresets` whose mode differs. The
-   * index (and the `stemmer` package) ships whenever any preset or the default is `search`.
+   * preset (and to presets not named), `presets` names presets of `concernPresets` whose mode differs.
+   * `code`: it lists `search_tools` and `describe_tool`, which give each operation's TypeScript signature
+   * (from the same schemas as the typed client `ctx.api`), and `execute`, which runs TypeScript or JavaScript
+   * in a QuickJS WebAssembly sandbox where each `api.<operation>(args)` is a nested call through the same
+   * validation, access rules, limits, audit, concern reach and reflection gate as a direct call. The index
+   * (and the `stemmer` package) ships whenever any preset or the default is `search` or `code`;
+   * `quickjs-emscripten` and `sucrase` ship when one is `code`.
    * @default "list"
    */
-  discovery?: 'list' | 'search' | {
+  discovery?: 'list' | 'search' | 'code' | {
     /**
      * The mode when the client selected no concern preset, and of every preset `presets` does not name.
      * @default "list"
      */
-    mode?: 'list' | 'search';
+    mode?: 'list' | 'search' | 'code';
     /** Concern preset name (a key of `concernPresets`) ⇒ its mode, when it differs from `mode`. */
-    presets?: Record<string, 'list' | 'search'>;
+    presets?: Record<string, 'list' | 'search' | 'code'>;
   };
   /**
    * Publish each primitive's concern mapping in its list entry as `_meta.concerns`, for concern-aware clients

@@ -82,3 +82,31 @@ export const SEARCH_TOOLS: readonly ToolEntry[] = [
     annotations: { title: 'Call tool', openWorldHint: true },
   },
 ];
+
+/** Names of the code-mode tools (manifest `discovery: code`): search and describe as in search mode, and `execute`. */
+export const CODE_TOOL_NAMES = { search: SEARCH_TOOL_NAMES.search, describe: SEARCH_TOOL_NAMES.describe, execute: 'execute' } as const;
+
+/** The `tools/list` entries of code mode, in list order. */
+export const CODE_TOOLS: readonly ToolEntry[] = [
+  {
+    ...SEARCH_TOOLS[0]!,
+    description: `Finds the API operations that fit a task, best match first, each with its TypeScript signature for execute. Describe the task in plain words. No query: the API's areas; a tag: only that area.`,
+  },
+  {
+    ...SEARCH_TOOLS[1]!,
+    description: "One operation's TypeScript signature (api.<name>(args): Promise<result>) and description, for code run by execute.",
+  },
+  {
+    name: CODE_TOOL_NAMES.execute,
+    title: 'Execute code',
+    description:
+      'Runs TypeScript or JavaScript (the body of an async function) in a sandbox and returns what it returns, plus its console output. `api.<name>(args)` calls an operation (signatures from search_tools/describe_tool) and resolves to its data, or throws an Error with status and body. Only api, console and the language exist: no network, files or timers. Filter and join in code; return only what is needed.',
+    inputSchema: {
+      type: 'object',
+      properties: { code: { type: 'string', minLength: 1, description: 'The body of an async function: await api calls, then return a JSON value.' } },
+      required: ['code'],
+      additionalProperties: false,
+    },
+    annotations: { title: 'Execute code', openWorldHint: true },
+  },
+];

@@ -114,7 +114,7 @@ export function unknownToolMessage(name: string, known: Iterable<string>): strin
 }
 
 /** Search mode per concern preset (manifest `discovery` in its object form): the mode without a preset, and the presets whose mode differs. */
-export type DiscoveryModes = { readonly mode: 'list' | 'search'; readonly presets?: { readonly [preset: string]: 'list' | 'search' } };
+export type DiscoveryModes = { readonly mode: 'list' | 'search' | 'code'; readonly presets?: { readonly [preset: string]: 'list' | 'search' | 'code' } };
 
 /**
  * Loads a serialised index: what the server needs to answer in search mode. Without `discovery`,
@@ -131,7 +131,7 @@ export function createToolSearch(serialised: string, discovery: DiscoveryModes =
     names: SEARCH_TOOL_NAMES,
     modeOf: (preset) => (preset !== undefined && Object.hasOwn(presets, preset) ? presets[preset]! : discovery.mode),
     unknown: unknownToolMessage,
-    search(args, keep, describe): CallToolResult {
+    search(args, keep, describe, signature): CallToolResult {
       const a = searchArguments(args);
       const area = a.tag === undefined ? undefined : findArea(index, a.tag);
       if (area === -1) {
@@ -169,7 +169,9 @@ export function createToolSearch(serialised: string, discovery: DiscoveryModes =
         hits.map((hit) => {
           const tool = describe(hit.name);
           const area = index.data.areas[index.data.tools[hit.index]![2]]![0];
-          return { name: hit.name, ...(tool?.title !== undefined ? { title: tool.title } : {}), description: cut(tool?.description ?? '', chars), ...(index.data.areas.length > 1 ? { area } : {}), score: Math.round(hit.score * 100) / 100 };
+          // code mode: the operation's TypeScript signature, what the model writes code against
+          const sig = signature?.(hit.name);
+          return { name: hit.name, ...(tool?.title !== undefined ? { title: tool.title } : {}), description: cut(tool?.description ?? '', chars), ...(sig !== undefined ? { signature: sig } : {}), ...(index.data.areas.length > 1 ? { area } : {}), score: Math.round(hit.score * 100) / 100 };
         });
       // at the default limit or below, descriptions are cut shorter until the answer fits answerBytes
       let chars: number = SEARCH_LIMITS.descriptionChars;

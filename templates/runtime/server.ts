@@ -113,11 +113,34 @@ export interface ToolSearch {
    * The mode of a request whose active concern preset is `preset` (undefined: none): `search`
    * lists `tools`, `list` the catalogue. Absent: every request lists `tools`.
    */
-  modeOf?(preset: string | undefined): 'list' | 'search';
-  /** Answers `search_tools` over the tools `keep` accepts; invalid arguments throw -32602. */
-  search(args: unknown, keep: (name: string) => boolean, describe: (name: string) => ToolMetadata | undefined): CallToolResult;
+  modeOf?(preset: string | undefined): 'list' | 'search' | 'code';
+  /** Answers `search_tools` over the tools `keep` accepts; invalid arguments throw -32602. With `signature`, each result carries its operation's TypeScript signature (code mode). */
+  search(args: unknown, keep: (name: string) => boolean, describe: (name: string) => ToolMetadata | undefined, signature?: (name: string) => string | undefined): CallToolResult;
   /** What `describe_tool` and `call_tool` say of a name the request cannot see: the closest of `known` (the names it can), and a pointer to `search_tools`. */
   unknown(name: string, known: Iterable<string>): string;
+  /** Code mode (`discovery: code`, code-mode.ts's `createCodeMode` makes one): for the requests whose mode is `code`. */
+  readonly code?: CodeFront;
+}
+
+/** What one nested call of code mode gave (code-mode.ts's `NestedOutcome`). */
+export type CodeNestedOutcome = { readonly result?: CallToolResult; readonly status?: number; readonly refused?: string };
+
+/** Code mode as the server sees it (code-mode.ts's `CodeMode` is one; not imported, so other servers carry no sandbox). */
+export interface CodeFront {
+  /** `search_tools`, `describe_tool` and `execute`, listed instead of the catalogue. */
+  readonly tools: readonly ToolEntry[];
+  readonly executeName: string;
+  /** The TypeScript signature of an operation tool (undefined: not callable from code). */
+  signature(name: string): string | undefined;
+  /** What the audit keeps of an execute call's arguments (the code's hash, never its text). */
+  auditArguments(args: Record<string, unknown>): Record<string, unknown>;
+  /** Runs the code; each `api` call goes through `run`. */
+  execute(
+    args: Record<string, unknown>,
+    run: (tool: string, args: Record<string, unknown>, signal: AbortSignal) => Promise<CodeNestedOutcome>,
+    signal: AbortSignal,
+    results?: Settings['results'],
+  ): Promise<CallToolResult>;
 }
 
 /** A gate that knows the concern preset a request has selected (concern-protocol.ts's `ConcernControl` is one). */
@@ -186,6 +209,12 @@ export function toolDescriptor(tool: ToolMetadata): Tool {
   return toolEntry(tool) as Tool;
 }
 
+/** The first text block of a result. */
+function textOfResult(result: ToolResult): string {
+  const first = (result as CallToolResult).content?.find((c) => c.type === 'text');
+  return first?.type === 'text' ? first.text : '';
+}
+
 /** A required string argument of a search-mode tool; anything else is invalid params. */
 function stringArgument(args: Record<string, unknown>, key: string, tool: string): string {
   const value = args[key];
@@ -234,7 +263,7 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
   }
   const metadata = (name: string): ToolMetadata | undefined => {
     const t = byName.get(name);
-    return t && t.kind !== 'persist' ? t.tool : undefined;
+    return t && (t.kind === 'operation' || t.kind === 'extra') ? t.tool : undefined;
   };
   const preprocessors = new Set(options.preprocessorNames ?? []);
   const hasTools = byName.size > 0;
@@ -251,6 +280,10 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
   const catalogue = (): Tool[] => (listed ??= [...all.map(toolDescriptor), ...(persistTool ? [persistTool as Tool] : [])]);
   // search mode lists its three tools (and the gate's persist tool) instead of the catalogue
   const front: Tool[] | undefined = search ? [...(search.tools as Tool[]), ...(persistTool ? [persistTool as Tool] : [])] : undefined;
+  // code mode lists search_tools, describe_tool and execute (and the persist tool)
+  const code = search?.code;
+  const codeFront: Tool[] | undefined = code ? [...(code.tools as Tool[]), ...(persistTool ? [persistTool as Tool] : [])] : undefined;
+  const codeNames: ReadonlySet<string> = new Set(code ? code.tools.map((t) => t.name) : []);
   const policy = options.policy;
   const searchNames: ReadonlySet<string> = new Set(search ? [search.names.search, search.names.describe, search.names.call] : []);
   const steps = [...(policy?.steps ?? []), ...(options.steps ?? []), ...toolCallSteps(reflection ? { reflection } : {})];
@@ -260,6 +293,11 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
   /** Sends the call to its tool: the API request, the extra tool's handler, or the persist tool. */
   const dispatch = async (call: ToolCall): Promise<ToolResult> => {
     const target = call.target;
+    if (target.kind === 'code') {
+      // each api call of the code: a nested call of this one, under this call's signal and the run's
+      const runCode = (tool: string, args: Record<string, unknown>, signal: AbortSignal) => runCodeCall(call, tool, args, signal);
+      return code!.execute(target.args, runCode, call.signal, withPresetResults(settings, call).results ?? DEFAULT_RESULT_POLICY);
+    }
     if (target.kind === 'persist') {
       const result = await reflection!.persist(call.args);
       if (policy && result.isError !== true) {
@@ -312,6 +350,43 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
     return { result, ...(call.report.httpStatus !== undefined ? { status: call.report.httpStatus } : {}) };
   };
 
+  /**
+   * A nested call of code mode's code: the policy's steps (audit under the execute call's id,
+   * access rules — checked, unlike a handler's nested call — and limits), the OAuth token's
+   * scopes, the reach of the request (what its concern preset and access gate let it see), argument
+   * validation, and the reflection gate, which refuses with its instructions (code cannot answer
+   * a question mid-run). Never rejects.
+   */
+  const codeSteps: Step[] = [
+    ...(policy?.steps ?? []),
+    nestedScopes,
+    (call, next) => (call.gate.visible('tools', call.name, call.ctx) ? next() : Promise.reject(new Error(`${call.name} is not reachable by this client (its concern preset or access rules hide it)`))),
+    checkArguments,
+    async (call, next) => {
+      if (!reflection || !reflection.isGated(call.name)) return next();
+      const verdict = await reflection.check(call.name, call.args, { server: call.server, ctx: call.ctx, era: call.era, signal: call.signal, callId: call.callId, state: call.state });
+      if (verdict.ok) return next();
+      const said = isInputRequired(verdict.result) ? 'its justification is asked from the client mid-call, which code cannot wait for' : textOfResult(verdict.result);
+      const reason = `the reflection gate holds ${call.name}: ${said}\nFrom code: get the justification stored first (${reflection.persistTool.name}), then run execute again.`;
+      call.report.refusal = { kind: 'denied', reason };
+      throw new Error(reason);
+    },
+  ];
+  const runCodeCall = async (parent: ToolCall, name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<CodeNestedOutcome> => {
+    const target = byName.get(name);
+    if (!target || target.kind !== 'operation') return { refused: `${name} is not an operation of this server` };
+    const base = nestedCall(parent, target.tool, args);
+    const call: ToolCall = { ...base, signal: AbortSignal.any([parent.signal, signal]), parent: { name: parent.name, callId: parent.callId, code: true } };
+    try {
+      const result = await runPipeline(codeSteps, dispatch, call);
+      if (isInputRequired(result)) return { refused: `${name} asks the client for input, which code cannot give` };
+      if (call.report.refusal && result.isError === true) return { refused: textOfResult(result) };
+      return { result, ...(call.report.httpStatus !== undefined ? { status: call.report.httpStatus } : {}) };
+    } catch (err) {
+      return { refused: err instanceof Error ? err.message : String(err) };
+    }
+  };
+
   /** `settings` with the result settings of the request's active concern preset over the server's (the tool's own still win, in results.ts). */
   const withPresetResults = (current: Settings, call: ToolCall): Settings => {
     const presets = config.resultPresets;
@@ -357,8 +432,11 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
 
     // search mode per concern preset: the request's active preset decides what is listed
     const activePreset = (gate as Partial<PresetGate>).activePreset;
-    const listsFront = (ctx: ServerContext): boolean => search?.modeOf === undefined || search.modeOf(activePreset?.(ctx)) === 'search';
+    const modeOf = (ctx: ServerContext): 'list' | 'search' | 'code' => (search === undefined ? 'list' : (search.modeOf?.(activePreset?.(ctx)) ?? 'search'));
+    const listsFront = (ctx: ServerContext): boolean => modeOf(ctx) === 'search';
     server.setRequestHandler('tools/list', (_request, ctx) => {
+      // code mode: its own tools are always listed (the persist tool as the gate says)
+      if (codeFront && modeOf(ctx) === 'code') return { tools: codeFront.filter((t) => codeNames.has(t.name) || gate.visible('tools', t.name, ctx)).map((t) => (codeNames.has(t.name) ? t : gate.decorate('tools', t.name, t))) };
       // search mode's own three tools are always listed: what they reach is filtered by the gate
       if (front && listsFront(ctx)) return { tools: gate === OPEN_GATE ? front : front.filter((t) => searchNames.has(t.name) || gate.visible('tools', t.name, ctx)).map((t) => (searchNames.has(t.name) ? t : gate.decorate('tools', t.name, t))) };
       const shown = catalogue();
@@ -368,7 +446,8 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
 
     /** Runs one tool call through the pipeline, carrying its logical call across input rounds. */
     const run = async (name: string, args: Record<string, unknown>, ctx: ServerContext, viaCallTool?: string): Promise<ToolResult> => {
-      const target = byName.get(name);
+      // code mode's execute: the pipeline's call carries what the audit may keep (the code's hash); the code rides in the target
+      const target: PipelineTool | undefined = code && name === code.executeName && !byName.has(name) ? { kind: 'code', name, args } : byName.get(name);
       if (!target) {
         if (preprocessors.has(name)) throw invalidParams(`${name} is a preprocessor, not a tool: a host runs preprocessors with preprocessors/run, or gets their context from the with_context prompt`);
         throw invalidParams(`Unknown tool: ${name}`);
@@ -388,7 +467,7 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
       const call: ToolCall = {
         name,
         target,
-        args,
+        args: target.kind === 'code' ? code!.auditArguments(args) : args,
         argumentBytes: size.bytes,
         server,
         ctx,
@@ -416,6 +495,16 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
       // one value for validation, the gate and the call: a missing `arguments` is `{}` everywhere,
       // so leaving it out cannot skip the gate of a tool whose arguments are all optional
       const args = callArguments(name, raw);
+      if (code && !byName.has(name) && codeNames.has(name) && modeOf(ctx) === 'code') {
+        if (name === code.executeName) return run(name, args, ctx);
+        if (name === search!.names.search) return search!.search(args, (n) => code.signature(n) !== undefined && gate.visible('tools', n, ctx), metadata, (n) => code.signature(n));
+        const wanted = stringArgument(args, 'name', name);
+        const tool = metadata(wanted);
+        const signature = code.signature(wanted);
+        if (!tool || signature === undefined || !gate.visible('tools', wanted, ctx)) return { isError: true, content: [{ type: 'text', text: search!.unknown(wanted, visibleNames(ctx).filter((n) => code.signature(n) !== undefined)) }] };
+        const described = { name: tool.name, ...(tool.title !== undefined ? { title: tool.title } : {}), ...(tool.description !== undefined ? { description: tool.description } : {}), signature };
+        return { content: [{ type: 'text', text: `${tool.description ? `/** ${tool.description.replace(/\*\//g, '* /').slice(0, 1000)} */\n` : ''}${signature}` }], structuredContent: described };
+      }
       if (search && !byName.has(name)) {
         if (name === search.names.search) return search.search(args, (n) => metadata(n) !== undefined && gate.visible('tools', n, ctx), metadata);
         if (name === search.names.describe) {

@@ -30,6 +30,10 @@ export function generatedDependencies(ir: IrServer): DependencySections {
   // every project ships the library (src/index.ts, runtime/library.ts), which serves registered prompts
   deps.handlebars = OPTIONAL_DEPENDENCIES.handlebars;
   if (parts.search) deps.stemmer = OPTIONAL_DEPENDENCIES.stemmer;
+  if (parts.code) {
+    deps['quickjs-emscripten'] = OPTIONAL_DEPENDENCIES['quickjs-emscripten'];
+    deps.sucrase = OPTIONAL_DEPENDENCIES.sucrase;
+  }
   if (ir.policy !== undefined) deps['@opentelemetry/api'] = OPTIONAL_DEPENDENCIES['@opentelemetry/api'];
   if (parts.projection) deps['@jmespath-community/jmespath'] = OPTIONAL_DEPENDENCIES['@jmespath-community/jmespath'];
   return { dependencies: sorted(deps), devDependencies: sorted({ ...GENERATED_DEV_DEPENDENCIES }) };

@@ -36,6 +36,14 @@ export const OPTIONAL_DEPENDENCIES = {
   /** Search mode (`discovery: search`): runtime/search-text.ts stems query words as the build stemmed the index's (Porter; ESM, no dependencies, Node 16+). */
   stemmer: '2.0.1',
   /**
+   * Code mode's sandbox (`discovery: code`, runtime/sandbox.ts): QuickJS compiled to WebAssembly —
+   * no native build on Node 20 (isolated-vm needs a C++ toolchain there), no Node APIs inside,
+   * a new instance per `execute` in a few milliseconds, its memory bounded by the instance's.
+   */
+  'quickjs-emscripten': '0.32.0',
+  /** Code mode: strips TypeScript types from `execute`'s code (runtime/code-mode.ts), keeping line numbers. */
+  sucrase: '3.35.1',
+  /**
    * The policy layer's spans (runtime/telemetry.ts): a no-op unless the process registers an
    * OpenTelemetry SDK. 1.9.x: the newest the OpenTelemetry SDK 2.x accepts (it wants < 1.10).
    */

@@ -4,7 +4,7 @@
  * so a project copies only the runtime modules, and needs only the dependencies, it uses.
  */
 import type { IrServer } from '../../ir/types.js';
-import { usesSearch } from '../../ir/discovery.js';
+import { usesCode, usesSearch } from '../../ir/discovery.js';
 import { TS_HEADER } from '../header.js';
 import { serverVariables, type Variable, type VariableSources, type VariableTool } from '../../../templates/runtime/variables.js';
 import { tsLiteral } from '../safe.js';
@@ -88,6 +88,8 @@ export type ServerParts = {
   search: boolean;
   /** Search mode per concern preset (`discovery.presets`): the active preset decides what `tools/list` lists. */
   searchPresets: boolean;
+  /** Code mode (`discovery: code`, for the server or a preset): search_tools, describe_tool and a sandboxed execute. */
+  code: boolean;
   /** The policy layer (`policy`: audit, access, limits). */
   policy: boolean;
   /** Some tool takes a projection argument (`results.projection`): the server loads the JMESPath evaluator. */
@@ -119,6 +121,7 @@ export function serverParts(ir: IrServer): ServerParts {
     anyPrompts: ir.prompts.length > 0 || gatePrompts || preprocessors,
     search: usesSearch(ir),
     searchPresets: ir.presetDiscovery !== undefined,
+    code: usesCode(ir),
     policy: ir.policy !== undefined,
     projection: ir.tools.some((t) => t.projection !== undefined),
     completions: ir.prompts.some((p) => p.arguments.some((a) => a.complete !== undefined)) || ir.resourceTemplates.some((t) => t.complete !== undefined),
@@ -162,13 +165,20 @@ export function emitServerEntry(ir: IrServer): string {
   if (p.concerns) imports.push("import { composeGates } from './runtime/primitives.js';");
   if (p.reflection) imports.push("import { ReflectionGate, reflectionConfigFromEnv } from './runtime/reflection.js';");
   if (hasResources) imports.push("import { installResources } from './runtime/resources.js';");
+  if (p.code) imports.push("import { codeLimitsFromEnv, createCodeMode } from './runtime/code-mode.js';");
   if (p.search) imports.push("import { createToolSearch } from './runtime/search.js';");
   if (p.subscriptions) imports.push("import { installSubscriptions, resourceChanges } from './runtime/subscriptions.js';");
-  if (p.search) imports.push(`import { ${p.searchPresets ? 'discovery, ' : ''}searchIndex } from './search-index.gen.js';`);
+  if (p.search) imports.push(`import { ${p.searchPresets || p.code ? 'discovery, ' : ''}searchIndex } from './search-index.gen.js';`);
+  if (p.code) imports.push("import { codeSignatures } from './code-signatures.gen.js';");
   imports.push("import { tools } from './tools.gen.js';");
   const head = '#!/usr/bin/env node\n' + TS_HEADER + '\n' + imports.join('\n') + '\n\n';
   const call = '// --help, --version and --print-config answer on stdout and exit; otherwise the server serves MCP\n// over stdio, or over Streamable HTTP with --transport http (see --help)\n';
-  if (plain && ir.entry !== 'custom') return head + call + `await main(config, tools${p.search ? ', { search: createToolSearch(searchIndex) }' : ''});\n`;
+  // code mode: the search tools with code mode's signatures and sandbox, its bounds from <PREFIX>_CODE_* (runtime/code-mode.ts)
+  const toolSearchDecl =
+    p.searchPresets || p.code
+      ? `/** ${p.code ? 'Search and code mode' : 'Search mode'}, per concern preset (manifest \`discovery\`): shared by every instance. */\nconst toolSearch = ${p.code ? '{ ...createToolSearch(searchIndex, discovery), code: createCodeMode(codeSignatures, { limits: codeLimitsFromEnv(config.envPrefix, process.env) }) }' : 'createToolSearch(searchIndex, discovery)'};\n\n`
+      : '';
+  if (plain && ir.entry !== 'custom') return head + toolSearchDecl + call + `await main(config, tools${p.code ? ', { search: toolSearch }' : p.search ? ', { search: createToolSearch(searchIndex) }' : ''});\n`;
 
   // list_changed is only ever sent after a concern update, so it is declared only with concerns
   const changing = p.concerns ? '{ listChanged: true }' : '{}';
@@ -224,7 +234,7 @@ export function emitServerEntry(ir: IrServer): string {
     ext.push('  reflectionDir: reflection.storeDir,');
   }
   if (p.preprocessors) ext.push('  preprocessorNames: preprocessors.map((p) => p.name),');
-  if (p.search) ext.push(p.searchPresets ? '  search: toolSearch,' : '  search: createToolSearch(searchIndex),');
+  if (p.search) ext.push(p.searchPresets || p.code ? '  search: toolSearch,' : '  search: createToolSearch(searchIndex),');
   if (p.subscriptions) ext.push('  subscriptions: resourceChanges,');
   if (p.scoped) ext.push(`  scoped: { ${[p.prompts ? 'prompts' : '', p.resources ? 'resources' : '', p.templates ? 'templates: resourceTemplates' : ''].filter(Boolean).join(', ')} },`);
   if (p.policy) ext.push('  policy: (context) => createPolicy(policy, { serverName: config.name, serverVersion: config.version, ...context }),');
@@ -237,7 +247,7 @@ export function emitServerEntry(ir: IrServer): string {
   if (install.length > 0) ext.push(`  install: (${params.join(', ')}) => {\n${p.reflection && p.anyPrompts ? '    const reflectionPrompts = reflectionGate?.promptsFor() ?? [];\n' : ''}${install.join('\n')}\n  },`);
   const gateDecl =
     (p.reflection ? '/** The reflection gate, shared by every instance of this process (made once the state key is known). */\nlet reflectionGate: ReflectionGate | undefined;\n\n' : '') +
-    (p.searchPresets ? '/** Search mode, per concern preset (manifest `discovery`): shared by every instance. */\nconst toolSearch = createToolSearch(searchIndex, discovery);\n\n' : '');
+    toolSearchDecl;
   if (ir.entry === 'custom') return emitLibraryEntry(ir, { imports, decls: gateDecl, capabilities: caps, extensions: ext });
   return (
     head +

@@ -37,7 +37,7 @@ export function searchSources(ir: IrServer): SearchSource[] {
  */
 export function emitSearchIndexFile(ir: IrServer): string {
   const index = TS_HEADER + '\n/** The index `search_tools` ranks with (BM25F over tool fields and their WordNet words, serialised at build time). */\n' + `export const searchIndex: string = ${tsString(buildSearchIndex(searchSources(ir), wordnetLexicon()))};\n`;
-  if (ir.presetDiscovery === undefined) return index;
+  if (ir.presetDiscovery === undefined && ir.discovery !== 'code') return index;
   const modes = { mode: ir.discovery ?? 'list', presets: ir.presetDiscovery };
   return index + '\n/** What `tools/list` lists (manifest `discovery`): the search tools (`search`) or the tools (`list`), without a preset and per preset. */\n' + `export const discovery = ${tsLiteral(modes, 2)} as const;\n`;
 }

@@ -1,0 +1,227 @@
+/**
+ * Code mode (manifest `discovery: code`): the server lists `search_tools`, `describe_tool` and
+ * `execute`. A model finds operations with `search_tools`, reads each one's TypeScript signature
+ * (`api.<name>(args): Promise<Result>`, generated at build time from the same schemas as the
+ * typed client `ctx.api`), and sends code to `execute`: the body of an async function, in
+ * TypeScript or JavaScript. Types are stripped with sucrase; the code runs in a QuickJS sandbox
+ * (sandbox.ts) that sees `api`, `console` and the language only. Every `api.<name>(args)` is a
+ * nested call of the `execute` call through the server's pipeline (the server's runner: access
+ * rules, limits, audit, concern reach, argument validation, the reflection gate); credentials are
+ * added there, outside the sandbox. The answer is what the code returns (made to fit the results
+ * budget) and what it logged; a crossed bound is an `isError` naming the bound and the calls made
+ * before it.
+ *
+ * This file is copied into generated projects that use code mode.
+ */
+import { createHash } from 'node:crypto';
+import type { CallToolResult } from '@modelcontextprotocol/server';
+import { transform } from 'sucrase';
+import { codeName } from './code-mode-name.js';
+import { runSandbox } from './sandbox.js';
+import type { HostCallOutcome, SandboxLimits, SandboxOutcome } from './sandbox.js';
+import { compact, fitBytes } from './results.js';
+import { CODE_TOOLS, CODE_TOOL_NAMES } from './search-tools.js';
+import type { ToolEntry } from './surface.js';
+import type { ResultPolicy } from './types.js';
+import { DEFAULT_BYTES_PER_TOKEN } from './types.js';
+
+/** Bounds of one `execute` when no setting says otherwise. */
+export const DEFAULT_CODE_LIMITS: SandboxLimits = Object.freeze({
+  timeoutMs: 30_000,
+  memoryBytes: 64 * 1024 * 1024,
+  maxCalls: 50,
+  maxOutputBytes: 262_144,
+  maxConsoleBytes: 16_384,
+});
+
+/** Most characters of a failed API response's body the code (and the answer) sees. */
+export const ERROR_BODY_CHARS = 2000;
+
+export { codeName } from './code-mode-name.js';
+/** Most characters of code one `execute` takes. */
+export const MAX_CODE_CHARS = 100_000;
+
+/** The settings of code mode, `<PREFIX>_CODE_*` (declared in variables.ts). */
+export const CODE_SETTINGS = {
+  timeoutMs: 'CODE_TIMEOUT_MS',
+  memoryBytes: 'CODE_MEMORY_BYTES',
+  maxCalls: 'CODE_MAX_CALLS',
+  maxOutputBytes: 'CODE_MAX_OUTPUT_BYTES',
+  maxConsoleBytes: 'CODE_MAX_CONSOLE_BYTES',
+} as const satisfies Record<keyof SandboxLimits, string>;
+
+/** The bounds of `execute`: the defaults, each overridden by its `<PREFIX>_CODE_*` variable (a positive integer; anything else throws naming it). */
+export function codeLimitsFromEnv(envPrefix: string, env: NodeJS.ProcessEnv): SandboxLimits {
+  const out: Record<string, number> = { ...DEFAULT_CODE_LIMITS };
+  for (const [key, suffix] of Object.entries(CODE_SETTINGS)) {
+    const name = `${envPrefix}_${suffix}`;
+    const raw = env[name]?.trim();
+    if (raw === undefined || raw === '') continue;
+    if (!/^[1-9][0-9]{0,12}$/.test(raw)) throw new Error(`${name} must be a positive integer (got ${JSON.stringify(raw.slice(0, 40))})`);
+    out[key] = Number(raw);
+  }
+  return out as SandboxLimits;
+}
+
+
+/** What one nested call gave, as the server's runner reports it. */
+export type NestedOutcome = {
+  readonly result?: CallToolResult;
+  readonly status?: number;
+  /** Set when a step refused the call (access, limits, the gate, reach): why. */
+  readonly refused?: string;
+};
+
+/** Runs operation `tool` with `args` as a nested call of the `execute` call; never rejects. */
+export type CodeRunner = (tool: string, args: Record<string, unknown>, signal: AbortSignal) => Promise<NestedOutcome>;
+
+/** One API call the code made, for the answer. */
+type CallRecord = { readonly name: string; readonly status: string };
+
+/** The text of a result's text blocks, joined. */
+function textOf(result: CallToolResult): string {
+  return result.content
+    .filter((c): c is { type: 'text'; text: string } => c.type === 'text')
+    .map((c) => c.text)
+    .join('\n');
+}
+
+/** The data of a successful result: its structured content, else its first line as JSON, else its text (as `ctx.api` reads it). */
+function dataOf(result: CallToolResult): unknown {
+  if (result.structuredContent !== undefined) return result.structuredContent;
+  const text = textOf(result);
+  try {
+    return JSON.parse(text.split('\n', 1)[0]!) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+/** A one-line summary of the calls made: counts per operation and status, in order of first use. */
+function callSummary(calls: readonly CallRecord[]): string {
+  if (calls.length === 0) return 'no API calls were made';
+  const counts = new Map<string, number>();
+  for (const c of calls) counts.set(`${c.name} ${c.status}`, (counts.get(`${c.name} ${c.status}`) ?? 0) + 1);
+  return `${calls.length} API call${calls.length === 1 ? ' was' : 's were'} made: ${[...counts].map(([k, n]) => (n > 1 ? `${k} ×${n}` : k)).join(', ')}`;
+}
+
+/** The sucrase-transformed code, or where its syntax is wrong (line:column in the user's code). */
+function stripTypes(code: string): { js: string } | { error: string } {
+  try {
+    // wrapped as the sandbox will run it, so a top-level `return` and `await` parse; one line added
+    const out = transform(`async function __mcpgen_body() {\n${code}\n}`, { transforms: ['typescript'], disableESTransforms: true }).code;
+    const start = out.indexOf('{');
+    const end = out.lastIndexOf('}');
+    return { js: out.slice(start + 2, end - 1) };
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    const at = /\((\d+):(\d+)\)\s*$/.exec(message);
+    if (at) return { error: `SyntaxError at line ${Number(at[1]) - 1}:${Number(at[2]) + 1}: ${message.replace(/\s*\(\d+:\d+\)\s*$/, '')}` };
+    return { error: `SyntaxError: ${message}` };
+  }
+}
+
+/** Code mode as the server uses it. */
+export interface CodeMode {
+  /** The tools listed instead of the catalogue, in list order. */
+  readonly tools: readonly ToolEntry[];
+  /** Name of the execute tool. */
+  readonly executeName: string;
+  /** The TypeScript signature of tool `name`'s operation (`api.<name>(args): Promise<…>`), if it has one. */
+  signature(name: string): string | undefined;
+  /** The tool an `api.<name>` of the code means: a tool name itself, or its {@link codeName}. */
+  toolOf(name: string): string | undefined;
+  /** What the audit trail keeps of an `execute` call's arguments: the code's SHA-256 and size, never its text. */
+  auditArguments(args: Record<string, unknown>): Record<string, unknown>;
+  /** Runs `execute`: never throws for anything the code does. */
+  execute(args: Record<string, unknown>, run: CodeRunner, signal: AbortSignal, results?: ResultPolicy): Promise<CallToolResult>;
+}
+
+/** Options of {@link createCodeMode}. */
+export type CodeModeOptions = {
+  /** Bounds of each run (default {@link DEFAULT_CODE_LIMITS}). */
+  readonly limits?: SandboxLimits;
+};
+
+/** Code mode over `signatures` (tool name ⇒ its signature, generated at build time). */
+export function createCodeMode(signatures: Readonly<Record<string, string>>, options: CodeModeOptions = {}): CodeMode {
+  const limits = options.limits ?? DEFAULT_CODE_LIMITS;
+  const byCodeName = new Map<string, string>();
+  for (const name of Object.keys(signatures)) if (!byCodeName.has(codeName(name))) byCodeName.set(codeName(name), name);
+  const failure = (text: string): CallToolResult => ({ isError: true, content: [{ type: 'text', text }] });
+  return {
+    tools: CODE_TOOLS,
+    executeName: CODE_TOOL_NAMES.execute,
+    signature: (name) => (Object.hasOwn(signatures, name) ? signatures[name] : undefined),
+    toolOf: (name) => (Object.hasOwn(signatures, name) ? name : byCodeName.get(name)),
+    auditArguments(args) {
+      const code = typeof args.code === 'string' ? args.code : '';
+      return { code: '[redacted]', codeSha256: createHash('sha256').update(code).digest('hex'), codeChars: code.length };
+    },
+    async execute(args, run, signal, results) {
+      const code = args.code;
+      if (typeof code !== 'string' || code.trim() === '') return failure(`Invalid arguments for tool ${CODE_TOOL_NAMES.execute}: code must be a non-empty string`);
+      if (code.length > MAX_CODE_CHARS) return failure(`Invalid arguments for tool ${CODE_TOOL_NAMES.execute}: code is ${code.length} characters, over the bound of ${MAX_CODE_CHARS}`);
+      const stripped = stripTypes(code);
+      if ('error' in stripped) return failure(`${stripped.error}\nNo code ran; no API calls were made.`);
+      const calls: CallRecord[] = [];
+      const host = async (name: string, callArgs: unknown, callSignal: AbortSignal): Promise<HostCallOutcome> => {
+        const tool = byCodeName.has(name) || Object.hasOwn(signatures, name) ? (Object.hasOwn(signatures, name) ? name : byCodeName.get(name)!) : undefined;
+        if (tool === undefined) {
+          calls.push({ name, status: 'unknown' });
+          return { ok: false, message: `api.${name} is not an operation of this server; use ${CODE_TOOL_NAMES.search} to find one and ${CODE_TOOL_NAMES.describe} for its signature` };
+        }
+        const a = typeof callArgs === 'object' && callArgs !== null && !Array.isArray(callArgs) ? (callArgs as Record<string, unknown>) : {};
+        const outcome = await run(tool, a, callSignal);
+        if (outcome.refused !== undefined) {
+          calls.push({ name: tool, status: 'refused' });
+          return { ok: false, message: `${tool} was refused: ${outcome.refused}` };
+        }
+        const result = outcome.result!;
+        const status = outcome.status;
+        if (result.isError === true) {
+          calls.push({ name: tool, status: status !== undefined ? String(status) : 'error' });
+          const text = textOf(result);
+          return { ok: false, message: `${tool} failed${status !== undefined ? ` with HTTP ${status}` : ''}: ${text.split('\n', 1)[0]!.slice(0, 300)}`, ...(status !== undefined ? { status } : {}), body: text.slice(0, ERROR_BODY_CHARS) };
+        }
+        calls.push({ name: tool, status: status !== undefined ? String(status) : 'ok' });
+        return { ok: true, data: dataOf(result) };
+      };
+      const outcome = await runSandbox(stripped.js, host, limits, signal);
+      return answer(outcome, calls, results);
+    },
+  };
+}
+
+/** The console block of an answer, if the code logged anything. */
+function consoleBlock(out: string): CallToolResult['content'] {
+  return out === '' ? [] : [{ type: 'text', text: `console:\n${out}` }];
+}
+
+/** The `execute` answer for a run's outcome. */
+function answer(outcome: SandboxOutcome, calls: readonly CallRecord[], results: ResultPolicy | undefined): CallToolResult {
+  const summary = callSummary(calls);
+  switch (outcome.kind) {
+    case 'returned': {
+      let value = JSON.parse(outcome.json) as unknown;
+      const policy = results;
+      let note = '';
+      if (policy !== undefined) {
+        if (policy.compact) value = compact(value, policy);
+        const fitted = fitBytes(value, policy.maxTokens * DEFAULT_BYTES_PER_TOKEN);
+        value = fitted.value;
+        if (fitted.cut?.list) note = ` The returned list was cut to ${fitted.cut.list.kept} of ${fitted.cut.list.total} items to fit the results budget of ${policy.maxTokens} tokens: return less, or page in the code.`;
+        else if (fitted.cut?.droppedFields) note = ` Fields left out to fit the results budget of ${policy.maxTokens} tokens: ${fitted.cut.droppedFields.join(', ')}.`;
+      }
+      return { content: [{ type: 'text', text: JSON.stringify(value) ?? 'null' }, { type: 'text', text: `[${summary}.${note}]` }, ...consoleBlock(outcome.console)] };
+    }
+    case 'syntax':
+      return { isError: true, content: [{ type: 'text', text: `${outcome.message}\n${summary}.` }, ...consoleBlock(outcome.console)] };
+    case 'thrown':
+      return { isError: true, content: [{ type: 'text', text: `The code threw ${outcome.message}${outcome.stack ? `\n${outcome.stack}` : ''}\nBefore it, ${summary}.` }, ...consoleBlock(outcome.console)] };
+    case 'bound':
+      return { isError: true, content: [{ type: 'text', text: `Stopped by the ${outcome.message}.\nBefore it, ${summary}.` }, ...consoleBlock(outcome.console)] };
+    case 'cancelled':
+      return { isError: true, content: [{ type: 'text', text: `The run was cancelled; ${summary}.` }] };
+  }
+}

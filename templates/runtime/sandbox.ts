@@ -1,0 +1,317 @@
+/**
+ * The sandbox of code mode's `execute`: JavaScript run by QuickJS compiled to WebAssembly
+ * (quickjs-emscripten), never by the host's V8. The code sees the language, `api` and `console`
+ * only: no `process`, `require`, `import()`, timers, network or file system exist inside.
+ *
+ * Each run gets a WebAssembly instance of its own with a `WebAssembly.Memory` whose maximum is the
+ * memory bound: that is the outer bound. QuickJS's own memory limit alone does not hold —
+ * `a.push("y".repeat(1e6))` in a loop grew a process to 2.2 GB before QuickJS said "out of
+ * memory", and calls the interrupt handler too seldom for a check there — but a WASM memory
+ * cannot grow past its maximum, so the allocation fails inside QuickJS and the run ends with
+ * "out of memory". A fresh instance per run also means no state is shared between runs: two
+ * concurrent `execute` calls cannot see each other's globals. The compiled module is shared.
+ *
+ * Time: the interrupt handler stops the code at the deadline (or when cancelled, or when a bound
+ * was crossed); a run that waits on the host (an API call) is ended by a timer. Stack: 256 KiB
+ * (at 512 KiB deep recursion overflowed the host stack and killed the process in a trial).
+ *
+ * This file is copied into generated projects that use code mode.
+ */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { newQuickJSWASMModuleFromVariant, newVariant, RELEASE_SYNC } from 'quickjs-emscripten';
+import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from 'quickjs-emscripten';
+
+/** Bounds of one run. */
+export type SandboxLimits = {
+  /** Wall time of the whole run, API calls included, in milliseconds. */
+  readonly timeoutMs: number;
+  /** Memory of the run's WebAssembly instance (QuickJS heap and all), in bytes. */
+  readonly memoryBytes: number;
+  /** API calls the code may make. */
+  readonly maxCalls: number;
+  /** Bytes of the returned value as JSON. */
+  readonly maxOutputBytes: number;
+  /** Bytes of captured console output. */
+  readonly maxConsoleBytes: number;
+};
+
+/** Stack of the QuickJS runtime: 256 KiB (512 KiB crashed the host in a trial). */
+export const SANDBOX_STACK_BYTES = 256 * 1024;
+
+/** What one API call from the code gave: its data, or why it failed (status and a bounded body when the API answered). */
+export type HostCallOutcome = { readonly ok: true; readonly data: unknown } | { readonly ok: false; readonly message: string; readonly status?: number; readonly body?: string };
+
+/** Runs one API call of the code (`api.<name>(args)`); never throws. */
+export type HostCall = (name: string, args: unknown, signal: AbortSignal) => Promise<HostCallOutcome>;
+
+/** Which bound ended a run. */
+export type BoundName = 'time' | 'memory' | 'calls' | 'output' | 'console';
+
+/** How a run ended. `console`: what the code logged (within its bound). */
+export type SandboxOutcome =
+  | { readonly kind: 'returned'; readonly json: string; readonly console: string }
+  | { readonly kind: 'syntax'; readonly message: string; readonly console: string }
+  | { readonly kind: 'thrown'; readonly message: string; readonly stack?: string; readonly console: string }
+  | { readonly kind: 'bound'; readonly bound: BoundName; readonly message: string; readonly console: string }
+  | { readonly kind: 'cancelled'; readonly console: string };
+
+/** Name of the user's code in stack traces. */
+const CODE_FILE = 'code.js';
+/** Lines the wrapper adds before the user's first line. */
+const WRAPPER_LINES = 1;
+
+/**
+ * The prelude every run evaluates first: `api` (a proxy: any property is an operation, called
+ * through the one host function, which it then removes from the globals) and `console`.
+ */
+const PRELUDE = `(() => {
+  const call = globalThis.__mcpgen_call, log = globalThis.__mcpgen_log;
+  delete globalThis.__mcpgen_call; delete globalThis.__mcpgen_log;
+  const show = (v) => { if (typeof v === 'string') return v; try { const s = JSON.stringify(v); return s === undefined ? String(v) : s; } catch { return String(v); } };
+  const write = (level) => (...args) => { log(level, args.map(show).join(' ')); };
+  const c = { log: write('log'), info: write('info'), warn: write('warn'), error: write('error'), debug: write('debug') };
+  Object.defineProperty(globalThis, 'console', { value: Object.freeze(c), enumerable: false });
+  const op = (name) => async (args) => {
+    const r = JSON.parse(await call(name, JSON.stringify(args === undefined ? {} : args)));
+    if (r.ok) return r.data;
+    const e = new Error(r.message);
+    e.operation = name;
+    if (r.status !== undefined) e.status = r.status;
+    if (r.body !== undefined) e.body = r.body;
+    throw e;
+  };
+  const api = new Proxy(Object.freeze(Object.create(null)), {
+    get: (_t, name) => (typeof name === 'string' && name !== 'then' ? op(name) : undefined),
+    set: () => false, defineProperty: () => false, deleteProperty: () => false,
+  });
+  Object.defineProperty(globalThis, 'api', { value: api, enumerable: false });
+})();`;
+
+let compiled: Promise<WebAssembly.Module | undefined> | undefined;
+
+/** The QuickJS WebAssembly module, compiled once per process (undefined: let emscripten load it each time). */
+function wasmModule(): Promise<WebAssembly.Module | undefined> {
+  compiled ??= (async () => {
+    try {
+      const file = createRequire(import.meta.url).resolve('@jitl/quickjs-wasmfile-release-sync/wasm');
+      return await WebAssembly.compile(readFileSync(file));
+    } catch {
+      return undefined;
+    }
+  })();
+  return compiled;
+}
+
+/** A QuickJS instance whose WebAssembly memory cannot grow past `memoryBytes` (plus the engine's own 16 MiB floor). */
+async function boundedQuickJS(memoryBytes: number): Promise<QuickJSWASMModule> {
+  const page = 65536;
+  const initial = 256; // 16 MiB, what the module declares
+  const maximum = Math.max(initial, Math.ceil(memoryBytes / page) + 64);
+  const wasmMemory = new WebAssembly.Memory({ initial, maximum });
+  const module = await wasmModule();
+  // emscripten's own messages (an abort's) are dropped: stdout belongs to the protocol over stdio
+  // (print and printErr are emscripten Module options its loader type does not declare)
+  const quiet = { print: () => undefined, printErr: () => undefined } as Record<string, unknown>;
+  return newQuickJSWASMModuleFromVariant(newVariant(RELEASE_SYNC, { wasmMemory, emscriptenModule: quiet, ...(module ? { wasmModule: module } : {}) }));
+}
+
+/** A stack trace with only the user's frames, line numbers as the user wrote them. */
+function userStack(stack: unknown): string | undefined {
+  if (typeof stack !== 'string') return undefined;
+  const lines = stack
+    .split('\n')
+    .filter((l) => l.includes(`${CODE_FILE}:`) && !l.includes('<eval>'))
+    .map((l) => l.trim().replace(/code\.js:(\d+):(\d+)/, (_m, line: string, col: string) => `line ${Math.max(1, Number(line) - WRAPPER_LINES)}:${col}`));
+  return lines.length > 0 ? lines.slice(0, 10).join('\n') : undefined;
+}
+
+/**
+ * Runs `js` (already plain JavaScript: the body of an async function) in a fresh sandbox. Resolves
+ * once the code's promise settles, a bound is crossed, or `signal` aborts; never rejects for
+ * anything the code does.
+ */
+export async function runSandbox(js: string, host: HostCall, limits: SandboxLimits, signal: AbortSignal): Promise<SandboxOutcome> {
+  const quickjs = await boundedQuickJS(limits.memoryBytes);
+  const runtime: QuickJSRuntime = quickjs.newRuntime();
+  runtime.setMemoryLimit(limits.memoryBytes);
+  runtime.setMaxStackSize(SANDBOX_STACK_BYTES);
+  const deadline = Date.now() + limits.timeoutMs;
+  let stop: BoundName | 'cancelled' | undefined;
+  let ended = false;
+  const inFlight = new AbortController();
+  runtime.setInterruptHandler(() => stop !== undefined || signal.aborted || Date.now() > deadline);
+  const vm: QuickJSContext = runtime.newContext();
+  let out = '';
+  let calls = 0;
+  let wake: (() => void) | undefined;
+  const halt = (why: BoundName | 'cancelled') => {
+    stop ??= why;
+    wake?.();
+  };
+
+  const logFn = vm.newFunction('__mcpgen_log', (levelH, textH) => {
+    const level = vm.getString(levelH);
+    const text = vm.getString(textH);
+    const line = `${level === 'log' ? '' : `[${level}] `}${text}\n`;
+    if (Buffer.byteLength(out) + Buffer.byteLength(line) > limits.maxConsoleBytes) {
+      out += line.slice(0, Math.max(0, limits.maxConsoleBytes - Buffer.byteLength(out)));
+      halt('console');
+      return vm.newError(`console output is over its bound of ${limits.maxConsoleBytes} bytes`);
+    }
+    out += line;
+    return undefined;
+  });
+  vm.setProp(vm.global, '__mcpgen_log', logFn);
+  logFn.dispose();
+
+  const callFn = vm.newFunction('__mcpgen_call', (nameH, argsH) => {
+    const name = vm.getString(nameH);
+    const argsText = vm.getString(argsH);
+    const deferred = vm.newPromise();
+    const settle = (outcome: HostCallOutcome) => {
+      if (ended) return;
+      let text: string;
+      try {
+        text = JSON.stringify(outcome);
+      } catch {
+        text = JSON.stringify({ ok: false, message: `${name}: its result cannot be passed to the code` });
+      }
+      const s = vm.newString(text);
+      deferred.resolve(s);
+      s.dispose();
+      deferred.dispose();
+      runtime.executePendingJobs();
+      wake?.();
+    };
+    calls += 1;
+    if (calls > limits.maxCalls) {
+      halt('calls');
+      settle({ ok: false, message: `the API call bound of ${limits.maxCalls} calls per execute is reached` });
+      return deferred.handle;
+    }
+    let args: unknown;
+    try {
+      args = JSON.parse(argsText);
+    } catch {
+      args = {};
+    }
+    void host(name, args, inFlight.signal).then(settle, (err: unknown) => settle({ ok: false, message: err instanceof Error ? err.message : String(err) }));
+    return deferred.handle;
+  });
+  vm.setProp(vm.global, '__mcpgen_call', callFn);
+  callFn.dispose();
+
+  const finish = (outcome: SandboxOutcome): SandboxOutcome => {
+    ended = true;
+    inFlight.abort();
+    // only a run that returned is torn down piece by piece; any other may hold live objects (a
+    // pending promise, a half-built value) that QuickJS asserts on: its WebAssembly instance,
+    // memory and all, is dropped whole and collected
+    if (outcome.kind === 'returned') {
+      try {
+        vm.dispose();
+        runtime.dispose();
+      } catch {
+        // dropped whole all the same
+      }
+    }
+    return outcome;
+  };
+  const boundOutcome = (bound: BoundName): SandboxOutcome => ({ kind: 'bound', bound, message: boundMessage(bound, limits), console: out });
+  const ending = (): SandboxOutcome | undefined => {
+    if (signal.aborted) return { kind: 'cancelled', console: out };
+    if (stop === 'cancelled') return { kind: 'cancelled', console: out };
+    if (stop !== undefined) return boundOutcome(stop);
+    if (Date.now() > deadline) return boundOutcome('time');
+    return undefined;
+  };
+  /** An error of the code (or of QuickJS) as an outcome. */
+  const errorOutcome = (handle: QuickJSHandle): SandboxOutcome => {
+    let message = 'the code failed';
+    let stack: string | undefined;
+    try {
+      const e = vm.dump(handle) as { name?: unknown; message?: unknown; stack?: unknown } | unknown;
+      if (typeof e === 'object' && e !== null) {
+        const err = e as { name?: unknown; message?: unknown; stack?: unknown };
+        message = `${typeof err.name === 'string' ? `${err.name}: ` : ''}${String(err.message ?? '')}`;
+        stack = userStack(err.stack);
+      } else message = e === null || e === undefined ? 'InternalError: an error QuickJS could not describe (its stack or memory was exhausted)' : String(e);
+    } catch {
+      message = 'InternalError: out of memory';
+    }
+    handle.dispose();
+    const early = ending();
+    if (early) return early;
+    if (/out of memory/.test(message) || message === 'InternalError: ' || message === '') return boundOutcome('memory');
+    if (/interrupted/.test(message)) return boundOutcome('time');
+    return { kind: 'thrown', message, ...(stack !== undefined ? { stack } : {}), console: out };
+  };
+
+  try {
+    const prelude = vm.evalCode(PRELUDE, 'prelude.js');
+    if (prelude.error) return finish(errorOutcome(prelude.error));
+    prelude.value.dispose();
+    const wrapped = `(async () => {\n${js}\n})().then((v) => { const s = JSON.stringify(v === undefined ? null : v); return s === undefined ? 'null' : s; })`;
+    const started = vm.evalCode(wrapped, CODE_FILE);
+    if (started.error) return finish(errorOutcome(started.error));
+    const promise = started.value;
+    let settled: { value?: QuickJSHandle; error?: QuickJSHandle } | undefined;
+    void vm.resolvePromise(promise).then((r) => {
+      settled = r.error ? { error: r.error } : { value: r.value };
+      wake?.();
+    });
+    promise.dispose();
+    runtime.executePendingJobs();
+    const onAbort = () => halt('cancelled');
+    signal.addEventListener('abort', onAbort, { once: true });
+    const timer = setTimeout(() => halt('time'), Math.max(0, deadline - Date.now()));
+    try {
+      while (settled === undefined && ending() === undefined) {
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+          if (settled !== undefined || stop !== undefined || signal.aborted) resolve();
+        });
+        wake = undefined;
+      }
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+    }
+    const early = ending();
+    if (early) {
+      settled?.value?.dispose();
+      settled?.error?.dispose();
+      return finish(early);
+    }
+    if (settled!.error) return finish(errorOutcome(settled!.error));
+    const json = vm.getString(settled!.value!);
+    settled!.value!.dispose();
+    if (Buffer.byteLength(json) > limits.maxOutputBytes) return finish(boundOutcome('output'));
+    return finish({ kind: 'returned', json, console: out });
+  } catch (err) {
+    // QuickJS itself failed (its memory exhausted mid-call): the run is over, the instance dropped
+    ended = true;
+    inFlight.abort();
+    const early = ending();
+    if (early) return early;
+    const message = err instanceof Error ? err.message : String(err);
+    return /memory|out of bounds|unreachable/i.test(message) ? boundOutcome('memory') : { kind: 'thrown', message: `InternalError: ${message}`, console: out };
+  }
+}
+
+/** What a crossed bound is called in the answer, with its value and the setting that tunes it. */
+function boundMessage(bound: BoundName, limits: SandboxLimits): string {
+  switch (bound) {
+    case 'time':
+      return `wall time bound: the code ran longer than ${limits.timeoutMs} ms and was stopped`;
+    case 'memory':
+      return `memory bound: the code used more than ${Math.round(limits.memoryBytes / 1048576)} MiB and was stopped`;
+    case 'calls':
+      return `API call bound: the code made more than ${limits.maxCalls} API calls and was stopped`;
+    case 'output':
+      return `output bound: the returned value is more than ${limits.maxOutputBytes} bytes of JSON; return less (filter, count or summarise in the code)`;
+    case 'console':
+      return `console bound: the code logged more than ${limits.maxConsoleBytes} bytes and was stopped`;
+  }
+}

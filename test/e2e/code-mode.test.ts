@@ -1,0 +1,224 @@
+/**
+ * Code mode on GitHub's REST API (1,223 operations): test/fixtures/github/mcpgen.yaml built once
+ * with `discovery: code` (preset `ci` lists its tools), an audit trail and an access rule denying
+ * `pulls_list-reviews` to client bob; compiled with mcpgen's tsc and run against a recording
+ * backend on 127.0.0.1. One `execute` lists the open pull requests, fetches each one's reviews and
+ * returns those with none: the backend saw exactly those requests, the answer is small, the audit
+ * trail nests each API call under the execute call, and bob's run fails naming the rule. Then the
+ * hostile-code suite (test/fixtures/code-mode/hostile.json): each case refused or bounded, the
+ * server serving the next call, no secret in any answer, log or audit line.
+ */
+import http from 'node:http';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { encode } from 'gpt-tokenizer/encoding/o200k_base';
+import { main } from '../../src/cli/main.js';
+import type { JsonReport } from '../../src/cli/report.js';
+import { connectClient, ERAS, startHttp } from '../helpers/eras.js';
+import type { AnyClient, HttpProcess } from '../helpers/eras.js';
+import { ROOT, run } from '../helpers/project.js';
+
+const FIXTURE = path.join(ROOT, 'test/fixtures/github');
+const work = path.join(ROOT, '.cache/code-mode-github');
+const server = path.join(work, 'server');
+const SECRET = 'state-key-0123456789abcdef0123456789abcdef-secret';
+const HOSTILE = JSON.parse(readFileSync(path.join(ROOT, 'test/fixtures/code-mode/hostile.json'), 'utf8')) as { cases: Array<{ name: string; code: string; expect: string }> };
+
+type Seen = { method: string; url: string };
+let backend: http.Server;
+const requests: Seen[] = [];
+let report: JsonReport;
+let env: Record<string, string>;
+const clients: AnyClient[] = [];
+let httpServer: HttpProcess | undefined;
+
+/** The PRs of o/r: #1 and #3 have no review, #2 has one. */
+const PULLS = [1, 2, 3].map((n) => ({ number: n, title: `PR ${n}`, state: 'open', body: 'x'.repeat(2000), user: { login: `u${n}` } }));
+
+const TASK = `
+type Pull = { number: number; title: string };
+const pulls = (await api.pulls_list({ owner: 'o', repo: 'r', state: 'open' })) as Pull[];
+const none: Pull[] = [];
+for (const p of pulls) {
+  const reviews = (await api.pulls_list_reviews({ owner: 'o', repo: 'r', pull_number: p.number })) as unknown[];
+  if (reviews.length === 0) none.push({ number: p.number, title: p.title });
+}
+console.log('checked', pulls.length);
+return none;
+`;
+
+const text = (r: unknown): string => ((r as { content: Array<{ type: string; text?: string }> }).content ?? []).map((c) => c.text ?? '').join('\n');
+const audit = (): Array<Record<string, unknown>> =>
+  readFileSync(path.join(work, 'audit.jsonl'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+
+beforeAll(async () => {
+  rmSync(work, { recursive: true, force: true });
+  mkdirSync(work, { recursive: true });
+  const manifest = readFileSync(path.join(FIXTURE, 'mcpgen.yaml'), 'utf8').replace('openapi: ../../../.corpus/github-rest.json', `openapi: ${JSON.stringify(path.join(ROOT, '.corpus/github-rest.json'))}`);
+  writeFileSync(
+    path.join(work, 'mcpgen.yaml'),
+    `${manifest}discovery:\n  mode: code\n  presets: { ci: list }\npolicy:\n  audit:\n    file: audit.jsonl\n  access:\n    default: allow\n    rules:\n      - clients: [bob]\n        deny: { names: ['pulls_list-reviews'] }\n`,
+  );
+  let out = '';
+  const io = { stdout: (s: string) => void (out += s), stderr: (s: string) => void process.stderr.write(s), cwd: work };
+  expect(await main(['build', 'mcpgen.yaml', '--format', 'json', '--report'], io)).toBe(0);
+  report = JSON.parse(out) as JsonReport;
+  await run(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', server], { maxBuffer: 64 * 1024 * 1024 }).catch((e: { stdout?: string }) => {
+    throw new Error(`the generated project does not compile:\n${e.stdout ?? String(e)}`);
+  });
+  backend = http.createServer((req, res) => {
+    requests.push({ method: req.method!, url: req.url! });
+    const url = new URL(req.url!, 'http://x');
+    const reviews = /^\/repos\/o\/r\/pulls\/(\d+)\/reviews$/.exec(url.pathname);
+    let body: unknown = { message: 'Not Found' };
+    let status = 404;
+    if (req.method === 'GET' && url.pathname === '/repos/o/r/pulls') [status, body] = [200, PULLS];
+    else if (req.method === 'GET' && reviews) [status, body] = Number(reviews[1]) === 404 ? [404, { message: 'Not Found', documentation_url: 'https://docs' }] : [200, Number(reviews[1]) === 2 ? [{ id: 9, state: 'APPROVED' }] : []];
+    else if (url.pathname === '/slow') return; // never answers
+    res.writeHead(status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(body));
+  });
+  await new Promise<void>((r) => backend.listen(0, '127.0.0.1', r));
+  const base = `http://127.0.0.1:${(backend.address() as { port: number }).port}`;
+  env = {
+    GITHUB_BASE_URL: base,
+    GITHUB_REFLECTION_DIR: path.join(work, 'store'),
+    GITHUB_AUDIT_FILE: path.join(work, 'audit.jsonl'),
+    GITHUB_STATE_KEY: SECRET,
+    GITHUB_CODE_TIMEOUT_MS: '3000',
+  };
+}, 600_000);
+
+afterAll(async () => {
+  await Promise.all(clients.splice(0).map((c) => c.close().catch(() => undefined)));
+  httpServer?.kill();
+  backend?.close();
+});
+
+async function stdioClient(era: 'legacy' | 'modern', client = 'alice', extra: Record<string, string> = {}): Promise<{ client: AnyClient; stderr: () => string }> {
+  const c = await connectClient({ kind: 'stdio', server, env: { ...env, GITHUB_CLIENT: client, ...extra } }, era);
+  clients.push(c.client);
+  return c;
+}
+
+describe('code mode on GitHub', () => {
+  it('lists search_tools, describe_tool, execute (and the persist tool) in under 1,000 o200k tokens, and build --report says so', async () => {
+    const { client } = await stdioClient('modern');
+    const list = await client.listTools();
+    expect(list.tools.map((t) => t.name)).toEqual(['search_tools', 'describe_tool', 'execute', 'persist_justification']);
+    const tokens = encode(JSON.stringify(list)).length;
+    expect(tokens).toBeLessThanOrEqual(1000);
+    expect(report.summary.discovery).toBe('code');
+    expect(report.summary.codeListTokens).toBeLessThanOrEqual(1000);
+  });
+
+  it('search_tools and describe_tool give TypeScript signatures', async () => {
+    const { client } = await stdioClient('modern');
+    const found = text(await client.callTool({ name: 'search_tools', arguments: { query: 'list reviews of a pull request' } }));
+    expect(found).toContain('api.pulls_list_reviews(args: { owner: string; repo: string; pull_number: number');
+    const described = text(await client.callTool({ name: 'describe_tool', arguments: { name: 'pulls_list' } }));
+    expect(described).toContain('api.pulls_list(args: { owner: string; repo: string; state?: "open" | "closed" | "all"');
+  });
+
+  for (const era of ERAS) {
+    it(`one execute finds the open PRs without a review (${era}, stdio): exact requests, a small answer, nested audit`, async () => {
+      const { client, stderr } = await stdioClient(era);
+      requests.length = 0;
+      const result = await client.callTool({ name: 'execute', arguments: { code: TASK } });
+      expect(result.isError, text(result)).toBeFalsy();
+      const answer = text(result);
+      expect(JSON.parse(answer.split('\n', 1)[0]!)).toEqual([
+        { number: 1, title: 'PR 1' },
+        { number: 3, title: 'PR 3' },
+      ]);
+      expect(answer).toContain('4 API calls were made: pulls_list 200, pulls_list-reviews 200 ×3');
+      expect(answer).toContain('console:\nchecked 3');
+      expect(encode(answer).length).toBeLessThan(2000);
+      expect(requests.map((r) => `${r.method} ${r.url}`)).toEqual([
+        'GET /repos/o/r/pulls?state=open',
+        'GET /repos/o/r/pulls/1/reviews',
+        'GET /repos/o/r/pulls/2/reviews',
+        'GET /repos/o/r/pulls/3/reviews',
+      ]);
+      // one execute record (code hash, no code text) and the four nested calls under its id
+      const lines = audit();
+      const exec = lines.filter((l) => l.primitive === 'execute' && l.event === 'tool.invoked').at(-1)!;
+      expect(exec.arguments).toMatchObject({ code: '[redacted]', codeChars: TASK.length });
+      expect(String((exec.arguments as { codeSha256: string }).codeSha256)).toMatch(/^[0-9a-f]{64}$/);
+      expect(JSON.stringify(lines)).not.toContain('pulls_list_reviews({');
+      const nested = lines.filter((l) => l.parentCallId === exec.callId && l.event === 'tool.completed');
+      expect(nested.map((l) => l.primitive)).toEqual(['pulls_list', 'pulls_list-reviews', 'pulls_list-reviews', 'pulls_list-reviews']);
+      expect(lines.filter((l) => l.callId === exec.callId && l.event === 'tool.completed')).toHaveLength(1);
+      expect(stderr()).not.toContain(SECRET);
+    });
+  }
+
+  it('an access rule denying pulls_list-reviews makes the same code fail naming the rule, after one request', async () => {
+    const { client } = await stdioClient('modern', 'bob');
+    requests.length = 0;
+    const result = await client.callTool({ name: 'execute', arguments: { code: TASK } });
+    expect(result.isError).toBe(true);
+    const t = text(result);
+    expect(t).toContain('pulls_list-reviews was refused');
+    expect(t).toContain('policy.access.rules[0]');
+    expect(t).toContain('2 API calls were made: pulls_list 200, pulls_list-reviews refused');
+    expect(requests.map((r) => `${r.method} ${r.url}`)).toEqual(['GET /repos/o/r/pulls?state=open']);
+    expect(audit().some((l) => l.event === 'tool.denied' && l.primitive === 'pulls_list-reviews' && l.client === 'bob' && typeof l.parentCallId === 'string')).toBe(true);
+  });
+
+  it('a non-2xx response rejects with its status and body, which the code can catch', async () => {
+    const { client } = await stdioClient('modern');
+    const code = `try { await api.pulls_list_reviews({ owner: 'o', repo: 'r', pull_number: 404 }); return 'no'; } catch (e) { return { status: e.status, body: e.body.slice(0, 200), op: e.operation }; }`;
+    const result = await client.callTool({ name: 'execute', arguments: { code } });
+    const value = JSON.parse(text(result).split('\n', 1)[0]!) as { status: number; body: string; op: string };
+    expect(value.status).toBe(404);
+    expect(value.body).toContain('Not Found');
+    expect(value.op).toBe('pulls_list_reviews');
+  });
+
+  it('serves code mode over Streamable HTTP in both eras, each client with its own identity', async () => {
+    httpServer = await startHttp(server, { ...env, GITHUB_HTTP_TOKENS: 'alice=alice-token-0123456789,bob=bob-token-0123456789' });
+    for (const era of ERAS) {
+      for (const [who, token, ok] of [
+        ['alice', 'alice-token-0123456789', true],
+        ['bob', 'bob-token-0123456789', false],
+      ] as const) {
+        const { client } = await connectClient({ kind: 'http', url: httpServer.url, headers: { authorization: `Bearer ${token}` } }, era);
+        clients.push(client);
+        const result = await client.callTool({ name: 'execute', arguments: { code: TASK } });
+        expect(result.isError === true, `${era} ${who}: ${text(result)}`).toBe(!ok);
+      }
+    }
+  });
+});
+
+describe('hostile code', () => {
+  let client: AnyClient;
+  let stderr: () => string;
+  beforeAll(async () => {
+    ({ client, stderr } = await stdioClient('modern', 'alice', { GITHUB_CODE_MAX_CONSOLE_BYTES: '4096' }));
+  });
+
+  for (const c of HOSTILE.cases) {
+    it(`${c.name}: ${c.expect}`, async () => {
+      requests.length = 0;
+      const result = await client.callTool({ name: 'execute', arguments: { code: c.code } }, undefined, { timeout: 30_000 });
+      const t = text(result);
+      expect(t).not.toContain(SECRET);
+      expect(t).toMatch(new RegExp(c.expect));
+      // the server keeps serving
+      const next = await client.callTool({ name: 'execute', arguments: { code: 'return 6 * 7' } });
+      expect(text(next).split('\n', 1)[0]).toBe('42');
+      expect(requests.some((r) => r.method === 'DELETE')).toBe(false);
+    }, 60_000);
+  }
+
+  it('left no secret in the log or the audit trail', () => {
+    expect(stderr()).not.toContain(SECRET);
+    expect(readFileSync(path.join(work, 'audit.jsonl'), 'utf8')).not.toContain(SECRET);
+  });
+});
