@@ -287,31 +287,31 @@ module.exports = {
     };
 
   return "## Troubleshooting\n\n### Over HTTP: \"Dynamic Client Registration rejected\", \"Interactive OAuth requires a TTY\"\n\nWith `"
-    + ((stack1 = alias2(alias1(lookupProperty(depth0,"http"), "tokensVar", {"start":{"line":306,"column":8},"end":{"line":306,"column":22}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias2(alias1(lookupProperty(depth0,"http"), "tokensVar", {"start":{"line":311,"column":8},"end":{"line":311,"column":22}} ), depth0)) != null ? stack1 : "")
     + "` (or `"
-    + ((stack1 = alias2(alias1(lookupProperty(depth0,"http"), "tokensFileVar", {"start":{"line":306,"column":33},"end":{"line":306,"column":51}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias2(alias1(lookupProperty(depth0,"http"), "tokensFileVar", {"start":{"line":311,"column":33},"end":{"line":311,"column":51}} ), depth0)) != null ? stack1 : "")
     + "`) set, every request must carry\n`Authorization: Bearer <token>` with one of its tokens. A request without it, or with another\ntoken, gets 401, whose body and `WWW-Authenticate` `error_description` say which token and which\nvariable, and the server logs one line (at most one a second, with a count of those it left out;\nnever the token):\n\n```\n… WARN http: refused a request without a valid client token (401) {\"remote\":\"127.0.0.1\",\"reason\":\"no Authorization header\"}\n```\n\nThis server has no OAuth, but clients try OAuth after a 401; its OAuth discovery paths answer\n404 saying so. What the clients print (Claude Code CLI 2.1.332, MCP Inspector CLI 2.12.0):\n\n- `claude mcp list`, the server added without the header:\n\n  ```\n  "
-    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":322,"column":4},"end":{"line":322,"column":8}} ))),(typeof helper === alias4 ? helper.call(alias3,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":322,"column":2},"end":{"line":322,"column":10}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":327,"column":4},"end":{"line":327,"column":8}} ))),(typeof helper === alias4 ? helper.call(alias3,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":327,"column":2},"end":{"line":327,"column":10}}}) : helper))) != null ? stack1 : "")
     + ": "
-    + ((stack1 = alias2(alias1(lookupProperty(depth0,"http"), "url", {"start":{"line":322,"column":14},"end":{"line":322,"column":22}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias2(alias1(lookupProperty(depth0,"http"), "url", {"start":{"line":327,"column":14},"end":{"line":327,"column":22}} ), depth0)) != null ? stack1 : "")
     + " (HTTP) - ✘ Failed to connect — Dynamic Client Registration rejected (HTTP 404): {\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32000,\"message\":\"Not found: this MCP server does not use OAuth; send \\\"Authorization: Bearer <token>\\\" with a token listed in "
-    + ((stack1 = alias2(alias1(lookupProperty(depth0,"http"), "tokensVar", {"start":{"line":322,"column":267},"end":{"line":322,"column":281}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias2(alias1(lookupProperty(depth0,"http"), "tokensVar", {"start":{"line":327,"column":267},"end":{"line":327,"column":281}} ), depth0)) != null ? stack1 : "")
     + " (or "
-    + ((stack1 = alias2(alias1(lookupProperty(depth0,"http"), "tokensFileVar", {"start":{"line":322,"column":290},"end":{"line":322,"column":308}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias2(alias1(lookupProperty(depth0,"http"), "tokensFileVar", {"start":{"line":327,"column":290},"end":{"line":327,"column":308}} ), depth0)) != null ? stack1 : "")
     + ")\"},\"id\":null}\n  ```\n\n  and added with a token the server does not have:\n\n  ```\n  "
-    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":328,"column":4},"end":{"line":328,"column":8}} ))),(typeof helper === alias4 ? helper.call(alias3,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":328,"column":2},"end":{"line":328,"column":10}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":333,"column":4},"end":{"line":333,"column":8}} ))),(typeof helper === alias4 ? helper.call(alias3,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":333,"column":2},"end":{"line":333,"column":10}}}) : helper))) != null ? stack1 : "")
     + ": "
-    + ((stack1 = alias2(alias1(lookupProperty(depth0,"http"), "url", {"start":{"line":328,"column":14},"end":{"line":328,"column":22}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias2(alias1(lookupProperty(depth0,"http"), "url", {"start":{"line":333,"column":14},"end":{"line":333,"column":22}} ), depth0)) != null ? stack1 : "")
     + " (HTTP) - ✘ Failed to connect — Server rejected the configured Authorization header (HTTP 401). Check that the token is valid for this MCP endpoint — OAuth fallback is disabled when headers.Authorization is set. Error detail: {\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32000,\"message\":\"Unauthorized: the bearer token is not one of this server's client tokens: send \\\"Authorization: Bearer <token>\\\" with a token listed in "
-    + ((stack1 = alias2(alias1(lookupProperty(depth0,"http"), "tokensVar", {"start":{"line":328,"column":439},"end":{"line":328,"column":453}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias2(alias1(lookupProperty(depth0,"http"), "tokensVar", {"start":{"line":333,"column":439},"end":{"line":333,"column":453}} ), depth0)) != null ? stack1 : "")
     + " (or "
-    + ((stack1 = alias2(alias1(lookupProperty(depth0,"http"), "tokensFileVar", {"start":{"line":328,"column":462},"end":{"line":328,"column":480}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias2(alias1(lookupProperty(depth0,"http"), "tokensFileVar", {"start":{"line":333,"column":462},"end":{"line":333,"column":480}} ), depth0)) != null ? stack1 : "")
     + ")\"},\"id\":null}\n  ```\n\n- The Inspector CLI, with a wrong token or none:\n\n  ```\n  {\"error\":{\"code\":\"auth_required\",\"message\":\"Interactive OAuth requires a TTY on stdin or stderr (or MCP_AUTO_OPEN_ENABLED=true). For CI/non-interactive runs use --stored-auth-only.\"}}\n  ```\n\n  Add `--stored-auth-only` to see the server's reason instead (`Error POSTing to endpoint: … Unauthorized: …`).\n\nWhat to do: use a token listed in `"
-    + ((stack1 = alias2(alias1(lookupProperty(depth0,"http"), "tokensVar", {"start":{"line":339,"column":37},"end":{"line":339,"column":51}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias2(alias1(lookupProperty(depth0,"http"), "tokensVar", {"start":{"line":344,"column":37},"end":{"line":344,"column":51}} ), depth0)) != null ? stack1 : "")
     + "` (`name=token`; add one for the client and\nrestart the server) and send it as the header. For Claude Code, remove the server\n(`claude mcp remove "
-    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":341,"column":22},"end":{"line":341,"column":26}} ))),(typeof helper === alias4 ? helper.call(alias3,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":341,"column":20},"end":{"line":341,"column":28}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":346,"column":22},"end":{"line":346,"column":26}} ))),(typeof helper === alias4 ? helper.call(alias3,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":346,"column":20},"end":{"line":346,"column":28}}}) : helper))) != null ? stack1 : "")
     + "`) and add it again with the line of [Over HTTP](#over-http), its\n`--header 'Authorization: Bearer <token>'` filled in; for the Inspector, add the same `--header`.\nOn loopback, for yourself, you may instead start the server without `"
-    + ((stack1 = alias2(alias1(lookupProperty(depth0,"http"), "tokensVar", {"start":{"line":343,"column":71},"end":{"line":343,"column":85}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias2(alias1(lookupProperty(depth0,"http"), "tokensVar", {"start":{"line":348,"column":71},"end":{"line":348,"column":85}} ), depth0)) != null ? stack1 : "")
     + "`.\n";
 },"27":function(container,depth0,helpers,partials,data) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
@@ -322,7 +322,7 @@ module.exports = {
     };
 
   return "| Tool | Request | Title | Credentials |\n| --- | --- | --- | --- |\n"
-    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"tools"),{"name":"each","hash":{},"fn":container.program(28, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":355,"column":0},"end":{"line":357,"column":9}}})) != null ? stack1 : "");
+    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"tools"),{"name":"each","hash":{},"fn":container.program(28, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":360,"column":0},"end":{"line":362,"column":9}}})) != null ? stack1 : "");
 },"28":function(container,depth0,helpers,partials,data) {
     var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), alias3="function", lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -332,13 +332,13 @@ module.exports = {
     };
 
   return "| `"
-    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":356,"column":5},"end":{"line":356,"column":9}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":356,"column":3},"end":{"line":356,"column":11}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":361,"column":5},"end":{"line":361,"column":9}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":361,"column":3},"end":{"line":361,"column":11}}}) : helper))) != null ? stack1 : "")
     + "` | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"request") || alias1(depth0, "request", {"start":{"line":356,"column":17},"end":{"line":356,"column":24}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"request","hash":{},"data":data,"loc":{"start":{"line":356,"column":15},"end":{"line":356,"column":26}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"request") || alias1(depth0, "request", {"start":{"line":361,"column":17},"end":{"line":361,"column":24}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"request","hash":{},"data":data,"loc":{"start":{"line":361,"column":15},"end":{"line":361,"column":26}}}) : helper))) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":356,"column":31},"end":{"line":356,"column":33}} )).call(alias2,lookupProperty(depth0,"title"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":356,"column":29},"end":{"line":356,"column":41}}})) != null ? stack1 : "")
+    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":361,"column":31},"end":{"line":361,"column":33}} )).call(alias2,lookupProperty(depth0,"title"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":361,"column":29},"end":{"line":361,"column":41}}})) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"auth") || alias1(depth0, "auth", {"start":{"line":356,"column":46},"end":{"line":356,"column":50}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"auth","hash":{},"data":data,"loc":{"start":{"line":356,"column":44},"end":{"line":356,"column":52}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"auth") || alias1(depth0, "auth", {"start":{"line":361,"column":46},"end":{"line":361,"column":50}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"auth","hash":{},"data":data,"loc":{"start":{"line":361,"column":44},"end":{"line":361,"column":52}}}) : helper))) != null ? stack1 : "")
     + " |\n";
 },"29":function(container,depth0,helpers,partials,data) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
@@ -349,7 +349,7 @@ module.exports = {
     };
 
   return "| Tool | Request | Title |\n| --- | --- | --- |\n"
-    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"tools"),{"name":"each","hash":{},"fn":container.program(30, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":361,"column":0},"end":{"line":363,"column":9}}})) != null ? stack1 : "");
+    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"tools"),{"name":"each","hash":{},"fn":container.program(30, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":366,"column":0},"end":{"line":368,"column":9}}})) != null ? stack1 : "");
 },"30":function(container,depth0,helpers,partials,data) {
     var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), alias3="function", lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -359,11 +359,11 @@ module.exports = {
     };
 
   return "| `"
-    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":362,"column":5},"end":{"line":362,"column":9}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":362,"column":3},"end":{"line":362,"column":11}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":367,"column":5},"end":{"line":367,"column":9}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":367,"column":3},"end":{"line":367,"column":11}}}) : helper))) != null ? stack1 : "")
     + "` | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"request") || alias1(depth0, "request", {"start":{"line":362,"column":17},"end":{"line":362,"column":24}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"request","hash":{},"data":data,"loc":{"start":{"line":362,"column":15},"end":{"line":362,"column":26}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"request") || alias1(depth0, "request", {"start":{"line":367,"column":17},"end":{"line":367,"column":24}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"request","hash":{},"data":data,"loc":{"start":{"line":367,"column":15},"end":{"line":367,"column":26}}}) : helper))) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":362,"column":31},"end":{"line":362,"column":33}} )).call(alias2,lookupProperty(depth0,"title"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":362,"column":29},"end":{"line":362,"column":41}}})) != null ? stack1 : "")
+    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":367,"column":31},"end":{"line":367,"column":33}} )).call(alias2,lookupProperty(depth0,"title"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":367,"column":29},"end":{"line":367,"column":41}}})) != null ? stack1 : "")
     + " |\n";
 },"31":function(container,depth0,helpers,partials,data) {
     return "\nTools, resources and resource templates marked \"handler\" run your own functions, in the files\nnamed: mcpgen created each missing file once, as a stub, and never changes it. A handler with\nthe wrong signature fails `npm run build`.\n\nA tool's handler calls the API operations the manifest lists in its `uses` as\n`ctx.api.<operationId>(args)`, typed by the tool's `<Tool>Context` in `src/extra-tools.gen.ts`:\neach runs as the operation's tool would (base URL, credentials, timeout, response limit) and\nresolves to `{ ok, status, data }` or `{ ok: false, error }`; with an audit trail, its events\ncarry the handler call's id as `parentCallId`.\n";
@@ -380,7 +380,7 @@ module.exports = {
     };
 
   return "\n## Prompts\n\n| Prompt | Title | Arguments (* = required) |\n| --- | --- | --- |\n"
-    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"prompts"),{"name":"each","hash":{},"fn":container.program(35, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":452,"column":0},"end":{"line":454,"column":9}}})) != null ? stack1 : "");
+    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"prompts"),{"name":"each","hash":{},"fn":container.program(35, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":457,"column":0},"end":{"line":459,"column":9}}})) != null ? stack1 : "");
 },"35":function(container,depth0,helpers,partials,data) {
     var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), alias3="function", lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -390,11 +390,11 @@ module.exports = {
     };
 
   return "| "
-    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":453,"column":4},"end":{"line":453,"column":8}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":453,"column":2},"end":{"line":453,"column":10}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":458,"column":4},"end":{"line":458,"column":8}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":458,"column":2},"end":{"line":458,"column":10}}}) : helper))) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":453,"column":15},"end":{"line":453,"column":17}} )).call(alias2,lookupProperty(depth0,"title"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":453,"column":13},"end":{"line":453,"column":25}}})) != null ? stack1 : "")
+    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":458,"column":15},"end":{"line":458,"column":17}} )).call(alias2,lookupProperty(depth0,"title"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":458,"column":13},"end":{"line":458,"column":25}}})) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"args") || alias1(depth0, "args", {"start":{"line":453,"column":30},"end":{"line":453,"column":34}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"args","hash":{},"data":data,"loc":{"start":{"line":453,"column":28},"end":{"line":453,"column":36}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"args") || alias1(depth0, "args", {"start":{"line":458,"column":30},"end":{"line":458,"column":34}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"args","hash":{},"data":data,"loc":{"start":{"line":458,"column":28},"end":{"line":458,"column":36}}}) : helper))) != null ? stack1 : "")
     + " |\n";
 },"36":function(container,depth0,helpers,partials,data) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
@@ -405,7 +405,7 @@ module.exports = {
     };
 
   return "\n## Resources\n\n| URI | Name | MIME type | Content |\n| --- | --- | --- | --- |\n"
-    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"resources"),{"name":"each","hash":{},"fn":container.program(37, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":462,"column":0},"end":{"line":464,"column":9}}})) != null ? stack1 : "");
+    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"resources"),{"name":"each","hash":{},"fn":container.program(37, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":467,"column":0},"end":{"line":469,"column":9}}})) != null ? stack1 : "");
 },"37":function(container,depth0,helpers,partials,data) {
     var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), alias3="function", lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -415,13 +415,13 @@ module.exports = {
     };
 
   return "| "
-    + ((stack1 = (((helper = lookupProperty(helpers,"uri") || alias1(depth0, "uri", {"start":{"line":463,"column":4},"end":{"line":463,"column":7}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"uri","hash":{},"data":data,"loc":{"start":{"line":463,"column":2},"end":{"line":463,"column":9}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"uri") || alias1(depth0, "uri", {"start":{"line":468,"column":4},"end":{"line":468,"column":7}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"uri","hash":{},"data":data,"loc":{"start":{"line":468,"column":2},"end":{"line":468,"column":9}}}) : helper))) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":463,"column":14},"end":{"line":463,"column":16}} )).call(alias2,lookupProperty(depth0,"name"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":463,"column":12},"end":{"line":463,"column":23}}})) != null ? stack1 : "")
+    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":468,"column":14},"end":{"line":468,"column":16}} )).call(alias2,lookupProperty(depth0,"name"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":468,"column":12},"end":{"line":468,"column":23}}})) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":463,"column":28},"end":{"line":463,"column":30}} )).call(alias2,lookupProperty(depth0,"mimeType"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":463,"column":26},"end":{"line":463,"column":41}}})) != null ? stack1 : "")
+    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":468,"column":28},"end":{"line":468,"column":30}} )).call(alias2,lookupProperty(depth0,"mimeType"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":468,"column":26},"end":{"line":468,"column":41}}})) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"content") || alias1(depth0, "content", {"start":{"line":463,"column":46},"end":{"line":463,"column":53}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"content","hash":{},"data":data,"loc":{"start":{"line":463,"column":44},"end":{"line":463,"column":55}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"content") || alias1(depth0, "content", {"start":{"line":468,"column":46},"end":{"line":468,"column":53}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"content","hash":{},"data":data,"loc":{"start":{"line":468,"column":44},"end":{"line":468,"column":55}}}) : helper))) != null ? stack1 : "")
     + " |\n";
 },"38":function(container,depth0,helpers,partials,data) {
     var stack1, alias1=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
@@ -432,9 +432,9 @@ module.exports = {
     };
 
   return "\n## Concerns\n\nClients may filter the tools, prompts and resources they see by these concerns: in the\ninitialize request (`capabilities.experimental.concerns`), in the `notifications/initialized`\nparams, with the `concerns/update` request, or per request in `_meta[\"io.mcpgen/concerns\"]`.\nA client that sets nothing sees everything."
-    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(lookupProperty(depth0,"concerns"),"enforce"),{"name":"if","hash":{},"fn":container.program(39, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":473,"column":43},"end":{"line":474,"column":30}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(lookupProperty(depth0,"concerns"),"enforce"),{"name":"if","hash":{},"fn":container.program(39, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":478,"column":43},"end":{"line":479,"column":30}}})) != null ? stack1 : "")
     + "\n\n| Concern | Values | Default | Meaning |\n| --- | --- | --- | --- |\n"
-    + ((stack1 = lookupProperty(helpers,"each").call(alias1,lookupProperty(lookupProperty(depth0,"concerns"),"declarations"),{"name":"each","hash":{},"fn":container.program(40, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":478,"column":0},"end":{"line":480,"column":9}}})) != null ? stack1 : "");
+    + ((stack1 = lookupProperty(helpers,"each").call(alias1,lookupProperty(lookupProperty(depth0,"concerns"),"declarations"),{"name":"each","hash":{},"fn":container.program(40, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":483,"column":0},"end":{"line":485,"column":9}}})) != null ? stack1 : "");
 },"39":function(container,depth0,helpers,partials,data) {
     return " Calls to filtered-out\nprimitives are refused.";
 },"40":function(container,depth0,helpers,partials,data) {
@@ -446,13 +446,13 @@ module.exports = {
     };
 
   return "| "
-    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":479,"column":4},"end":{"line":479,"column":8}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":479,"column":2},"end":{"line":479,"column":10}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":484,"column":4},"end":{"line":484,"column":8}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":484,"column":2},"end":{"line":484,"column":10}}}) : helper))) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"values") || alias1(depth0, "values", {"start":{"line":479,"column":15},"end":{"line":479,"column":21}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"values","hash":{},"data":data,"loc":{"start":{"line":479,"column":13},"end":{"line":479,"column":23}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"values") || alias1(depth0, "values", {"start":{"line":484,"column":15},"end":{"line":484,"column":21}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"values","hash":{},"data":data,"loc":{"start":{"line":484,"column":13},"end":{"line":484,"column":23}}}) : helper))) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":479,"column":28},"end":{"line":479,"column":30}} )).call(alias2,lookupProperty(depth0,"default"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":479,"column":26},"end":{"line":479,"column":40}}})) != null ? stack1 : "")
+    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":484,"column":28},"end":{"line":484,"column":30}} )).call(alias2,lookupProperty(depth0,"default"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":484,"column":26},"end":{"line":484,"column":40}}})) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":479,"column":45},"end":{"line":479,"column":47}} )).call(alias2,lookupProperty(depth0,"description"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":479,"column":43},"end":{"line":479,"column":61}}})) != null ? stack1 : "")
+    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":484,"column":45},"end":{"line":484,"column":47}} )).call(alias2,lookupProperty(depth0,"description"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":484,"column":43},"end":{"line":484,"column":61}}})) != null ? stack1 : "")
     + " |\n";
 },"41":function(container,depth0,helpers,partials,data) {
     var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
@@ -463,14 +463,14 @@ module.exports = {
     };
 
   return "\n## Reflection gate\n\nThese tools run only once the model has justified the call, one justification per gate (in\norder), stored as `<domain>/<hash>.json` under `"
-    + ((stack1 = (((helper = lookupProperty(helpers,"envPrefix") || alias1(depth0, "envPrefix", {"start":{"line":487,"column":50},"end":{"line":487,"column":59}} ))),(typeof helper === "function" ? helper.call(alias2,{"name":"envPrefix","hash":{},"data":data,"loc":{"start":{"line":487,"column":48},"end":{"line":487,"column":61}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"envPrefix") || alias1(depth0, "envPrefix", {"start":{"line":492,"column":50},"end":{"line":492,"column":59}} ))),(typeof helper === "function" ? helper.call(alias2,{"name":"envPrefix","hash":{},"data":data,"loc":{"start":{"line":492,"column":48},"end":{"line":492,"column":61}}}) : helper))) != null ? stack1 : "")
     + "_REFLECTION_DIR` and reused for the\nsame decision (same prompt and prompt arguments). Mode: `"
-    + ((stack1 = container.lambda(alias1(lookupProperty(depth0,"reflection"), "mode", {"start":{"line":488,"column":59},"end":{"line":488,"column":74}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = container.lambda(alias1(lookupProperty(depth0,"reflection"), "mode", {"start":{"line":493,"column":59},"end":{"line":493,"column":74}} ), depth0)) != null ? stack1 : "")
     + "`.\n"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"reflection"),"sampling"),{"name":"if","hash":{},"fn":container.program(42, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":489,"column":0},"end":{"line":490,"column":7}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"reflection"),"host"),{"name":"if","hash":{},"fn":container.program(43, data, 0),"inverse":container.program(46, data, 0),"data":data,"loc":{"start":{"line":490,"column":7},"end":{"line":492,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"reflection"),"sampling"),{"name":"if","hash":{},"fn":container.program(42, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":494,"column":0},"end":{"line":495,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"reflection"),"host"),{"name":"if","hash":{},"fn":container.program(43, data, 0),"inverse":container.program(46, data, 0),"data":data,"loc":{"start":{"line":495,"column":7},"end":{"line":497,"column":7}}})) != null ? stack1 : "")
     + "\n| Tool | Gates (domain: prompt) |\n| --- | --- |\n"
-    + ((stack1 = lookupProperty(helpers,"each").call(alias2,lookupProperty(lookupProperty(depth0,"reflection"),"gates"),{"name":"each","hash":{},"fn":container.program(47, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":496,"column":0},"end":{"line":498,"column":9}}})) != null ? stack1 : "");
+    + ((stack1 = lookupProperty(helpers,"each").call(alias2,lookupProperty(lookupProperty(depth0,"reflection"),"gates"),{"name":"each","hash":{},"fn":container.program(47, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":501,"column":0},"end":{"line":503,"column":9}}})) != null ? stack1 : "");
 },"42":function(container,depth0,helpers,partials,data) {
     return "With a client that supports MCP sampling, the server asks the client's model itself, inside the tool call.\n";
 },"43":function(container,depth0,helpers,partials,data) {
@@ -481,7 +481,7 @@ module.exports = {
         return undefined
     };
 
-  return ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(lookupProperty(depth0,"reflection"),"sampling"),{"name":"if","hash":{},"fn":container.program(44, data, 0),"inverse":container.program(45, data, 0),"data":data,"loc":{"start":{"line":490,"column":30},"end":{"line":490,"column":90}}})) != null ? stack1 : "")
+  return ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(lookupProperty(depth0,"reflection"),"sampling"),{"name":"if","hash":{},"fn":container.program(44, data, 0),"inverse":container.program(45, data, 0),"data":data,"loc":{"start":{"line":495,"column":30},"end":{"line":495,"column":90}}})) != null ? stack1 : "")
     + " the call returns an `isError` hint `{prompt, prompt_args, hash, domain, remaining}` (as `structuredContent`, and as JSON in the second text block, the only place for tools with an output schema): get the prompt with `prompts/get`, have the model answer it with the JSON justification, call `persist_justification` with the hash, domain and justification, then call the tool again.\n";
 },"44":function(container,depth0,helpers,partials,data) {
     return "Otherwise";
@@ -498,9 +498,9 @@ module.exports = {
     };
 
   return "| `"
-    + ((stack1 = (((helper = lookupProperty(helpers,"tool") || alias1(depth0, "tool", {"start":{"line":497,"column":5},"end":{"line":497,"column":9}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"tool","hash":{},"data":data,"loc":{"start":{"line":497,"column":3},"end":{"line":497,"column":11}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"tool") || alias1(depth0, "tool", {"start":{"line":502,"column":5},"end":{"line":502,"column":9}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"tool","hash":{},"data":data,"loc":{"start":{"line":502,"column":3},"end":{"line":502,"column":11}}}) : helper))) != null ? stack1 : "")
     + "` | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"gates") || alias1(depth0, "gates", {"start":{"line":497,"column":17},"end":{"line":497,"column":22}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"gates","hash":{},"data":data,"loc":{"start":{"line":497,"column":15},"end":{"line":497,"column":24}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"gates") || alias1(depth0, "gates", {"start":{"line":502,"column":17},"end":{"line":502,"column":22}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"gates","hash":{},"data":data,"loc":{"start":{"line":502,"column":15},"end":{"line":502,"column":24}}}) : helper))) != null ? stack1 : "")
     + " |\n";
 },"48":function(container,depth0,helpers,partials,data) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
@@ -511,7 +511,7 @@ module.exports = {
     };
 
   return "\n## Preprocessors\n\nNot tools: a host runs them on each user message, in this order, with `preprocessors/run`\n(advertised in `capabilities.experimental.preprocessors`), or gets their context followed by the\nmessage from the `with_context` prompt. `src/runtime/preprocessors-host.ts` is a helper for hosts\nbuilt on the SDK `Client`: copy it into your host.\n\n| Order | Preprocessor | Runs after | Timeout | On error | Handler |\n| --- | --- | --- | --- | --- | --- |\n"
-    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"preprocessors"),{"name":"each","hash":{},"fn":container.program(49, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":511,"column":0},"end":{"line":513,"column":9}}})) != null ? stack1 : "");
+    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"preprocessors"),{"name":"each","hash":{},"fn":container.program(49, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":516,"column":0},"end":{"line":518,"column":9}}})) != null ? stack1 : "");
 },"49":function(container,depth0,helpers,partials,data) {
     var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), alias3="function", lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -521,17 +521,17 @@ module.exports = {
     };
 
   return "| "
-    + ((stack1 = (((helper = lookupProperty(helpers,"order") || alias1(depth0, "order", {"start":{"line":512,"column":4},"end":{"line":512,"column":9}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"order","hash":{},"data":data,"loc":{"start":{"line":512,"column":2},"end":{"line":512,"column":11}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"order") || alias1(depth0, "order", {"start":{"line":517,"column":4},"end":{"line":517,"column":9}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"order","hash":{},"data":data,"loc":{"start":{"line":517,"column":2},"end":{"line":517,"column":11}}}) : helper))) != null ? stack1 : "")
     + " | `"
-    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":512,"column":17},"end":{"line":512,"column":21}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":512,"column":15},"end":{"line":512,"column":23}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":517,"column":17},"end":{"line":517,"column":21}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":517,"column":15},"end":{"line":517,"column":23}}}) : helper))) != null ? stack1 : "")
     + "` | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"after") || alias1(depth0, "after", {"start":{"line":512,"column":29},"end":{"line":512,"column":34}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"after","hash":{},"data":data,"loc":{"start":{"line":512,"column":27},"end":{"line":512,"column":36}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"after") || alias1(depth0, "after", {"start":{"line":517,"column":29},"end":{"line":517,"column":34}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"after","hash":{},"data":data,"loc":{"start":{"line":517,"column":27},"end":{"line":517,"column":36}}}) : helper))) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"timeout") || alias1(depth0, "timeout", {"start":{"line":512,"column":41},"end":{"line":512,"column":48}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"timeout","hash":{},"data":data,"loc":{"start":{"line":512,"column":39},"end":{"line":512,"column":50}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"timeout") || alias1(depth0, "timeout", {"start":{"line":517,"column":41},"end":{"line":517,"column":48}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"timeout","hash":{},"data":data,"loc":{"start":{"line":517,"column":39},"end":{"line":517,"column":50}}}) : helper))) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"onError") || alias1(depth0, "onError", {"start":{"line":512,"column":55},"end":{"line":512,"column":62}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"onError","hash":{},"data":data,"loc":{"start":{"line":512,"column":53},"end":{"line":512,"column":64}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"onError") || alias1(depth0, "onError", {"start":{"line":517,"column":55},"end":{"line":517,"column":62}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"onError","hash":{},"data":data,"loc":{"start":{"line":517,"column":53},"end":{"line":517,"column":64}}}) : helper))) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"handler") || alias1(depth0, "handler", {"start":{"line":512,"column":69},"end":{"line":512,"column":76}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"handler","hash":{},"data":data,"loc":{"start":{"line":512,"column":67},"end":{"line":512,"column":78}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"handler") || alias1(depth0, "handler", {"start":{"line":517,"column":69},"end":{"line":517,"column":76}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"handler","hash":{},"data":data,"loc":{"start":{"line":517,"column":67},"end":{"line":517,"column":78}}}) : helper))) != null ? stack1 : "")
     + " |\n";
 },"compiler":[8,">= 4.3.0"],"main":function(container,depth0,helpers,partials,data) {
     var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), alias3="function", alias4=container.lambda, lookupProperty = container.lookupProperty || function(parent, propertyName) {
@@ -669,55 +669,57 @@ module.exports = {
     + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "sessionIdleVar", {"start":{"line":245,"column":5},"end":{"line":245,"column":24}} ), depth0)) != null ? stack1 : "")
     + "` idle and capped at `"
     + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "maxSessionsVar", {"start":{"line":245,"column":50},"end":{"line":245,"column":69}} ), depth0)) != null ? stack1 : "")
-    + "` sessions.\n- **Shutdown**: on SIGTERM or SIGINT the server stops accepting requests, lets calls under way finish\n  for at most `"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "drainVar", {"start":{"line":247,"column":17},"end":{"line":247,"column":30}} ), depth0)) != null ? stack1 : "")
+    + "` sessions: behind a load balancer,\n  route their requests by that header to the instance that answered it (sticky sessions).\n- **Several instances**: with `"
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "redisUrlVar", {"start":{"line":247,"column":33},"end":{"line":247,"column":49}} ), depth0)) != null ? stack1 : "")
+    + "` (`redis://…`, or `rediss://` for TLS) the instances share\n  reflection-gate justifications, the policy's per-minute and concurrency limits and resource change\n  notifications through Redis, and each keeps its own audit file; without it each counts on its own.\n  While Redis cannot be reached, gated and limited calls are refused naming the cause.\n- **Shutdown**: on SIGTERM or SIGINT the server stops accepting requests, lets calls under way finish\n  for at most `"
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "drainVar", {"start":{"line":252,"column":17},"end":{"line":252,"column":30}} ), depth0)) != null ? stack1 : "")
     + "` and exits.\n\n### Deploy as a remote server (OAuth)\n\nServe it behind HTTPS and register it with your authorization server as a protected resource (an\n\"API\") whose identifier is the public URL of the endpoint, e.g. `https://mcp.example.com/mcp`:\n\n```sh\n"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "publicUrlVar", {"start":{"line":255,"column":2},"end":{"line":255,"column":19}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "publicUrlVar", {"start":{"line":260,"column":2},"end":{"line":260,"column":19}} ), depth0)) != null ? stack1 : "")
     + "=https://mcp.example.com/mcp      # what clients connect to; the resource identifier\n"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "oauthIssuerVar", {"start":{"line":256,"column":2},"end":{"line":256,"column":21}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "oauthIssuerVar", {"start":{"line":261,"column":2},"end":{"line":261,"column":21}} ), depth0)) != null ? stack1 : "")
     + "=https://login.example.com/realms/mcp\n"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "allowedHostsVar", {"start":{"line":257,"column":2},"end":{"line":257,"column":22}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "allowedHostsVar", {"start":{"line":262,"column":2},"end":{"line":262,"column":22}} ), depth0)) != null ? stack1 : "")
     + "=mcp.example.com\nnode dist/server.js --transport http --host 0.0.0.0\n```\n\nA client that connects without a token gets `401` with `WWW-Authenticate: Bearer …\nresource_metadata=\"https://mcp.example.com/.well-known/oauth-protected-resource/mcp\"`; that\ndocument names the authorization server, the client runs the authorization-code + PKCE flow\nthere (registering itself if the server allows dynamic client registration; otherwise give the\nclient the ID of a client you registered) and comes back with an access token. In Claude or\nChatGPT, add a custom connector with the public URL.\n\nEvery request's token must be a JWT signed with one of the authorization server's published keys\n(or, with the client ID and secret below, an opaque token the authorization server says is active)\n(RS*, PS*, ES*, EdDSA; never `none` or HMAC), issued by `"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "oauthIssuerVar", {"start":{"line":270,"column":59},"end":{"line":270,"column":78}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "oauthIssuerVar", {"start":{"line":275,"column":59},"end":{"line":275,"column":78}} ), depth0)) != null ? stack1 : "")
     + "`, for the audience\n`"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "oauthAudienceVar", {"start":{"line":271,"column":3},"end":{"line":271,"column":24}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "oauthAudienceVar", {"start":{"line":276,"column":3},"end":{"line":276,"column":24}} ), depth0)) != null ? stack1 : "")
     + "` (default: the public URL, else `http://<Host>/mcp` of the request), not\nexpired and not before its `nbf` (30 s of skew); anything else is `401 invalid_token`. The token's\n`sub` (else `client_id`) is the client's identity. The token is never passed to the API.\n\nA tool whose API operation asks for OAuth scopes (its `security` in the API description) needs\nthe same scopes in the token: without them the client does not see the tool, and a call is\n`403 insufficient_scope` naming the scopes, so that the client can ask the user for more.\nPrompts, resources and extra tools with `scopes` in the manifest are hidden and refused the same\nway, and a handler's `ctx.api` call of an operation needs the operation's scopes. Register those\nscopes with the authorization server. Static tokens are not limited by scopes.\n\n| Variable | What it does |\n| --- | --- |\n| `"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "oauthIssuerVar", {"start":{"line":284,"column":5},"end":{"line":284,"column":24}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "oauthIssuerVar", {"start":{"line":289,"column":5},"end":{"line":289,"column":24}} ), depth0)) != null ? stack1 : "")
     + "` | The issuer URL, exactly as the authorization server spells it; its metadata is discovered from it. |\n| `"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "publicUrlVar", {"start":{"line":285,"column":5},"end":{"line":285,"column":22}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "publicUrlVar", {"start":{"line":290,"column":5},"end":{"line":290,"column":22}} ), depth0)) != null ? stack1 : "")
     + "` | The endpoint's public URL: the `resource` clients ask tokens for, and the default audience. |\n| `"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "oauthAudienceVar", {"start":{"line":286,"column":5},"end":{"line":286,"column":26}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "oauthAudienceVar", {"start":{"line":291,"column":5},"end":{"line":291,"column":26}} ), depth0)) != null ? stack1 : "")
     + "` | The `aud` tokens must carry, when the authorization server does not use the public URL. |\n| `"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "oauthScopesVar", {"start":{"line":287,"column":5},"end":{"line":287,"column":24}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "oauthScopesVar", {"start":{"line":292,"column":5},"end":{"line":292,"column":24}} ), depth0)) != null ? stack1 : "")
     + "` | Space-separated scopes clients ask for at first (default: every scope some tool needs). |\n| `"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "oauthJwksVar", {"start":{"line":288,"column":5},"end":{"line":288,"column":22}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "oauthJwksVar", {"start":{"line":293,"column":5},"end":{"line":293,"column":22}} ), depth0)) != null ? stack1 : "")
     + "` | The signing keys' URL, when discovery does not give it. |\n| `"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "oauthClientIdVar", {"start":{"line":289,"column":5},"end":{"line":289,"column":26}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "oauthClientIdVar", {"start":{"line":294,"column":5},"end":{"line":294,"column":26}} ), depth0)) != null ? stack1 : "")
     + "`, `"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "oauthClientSecretVar", {"start":{"line":289,"column":34},"end":{"line":289,"column":59}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "oauthClientSecretVar", {"start":{"line":294,"column":34},"end":{"line":294,"column":59}} ), depth0)) != null ? stack1 : "")
     + "` | This server's own client at the authorization server: with them, opaque (non-JWT) access tokens are checked by introspection (RFC 7662). |\n| `"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "oauthIntrospectionVar", {"start":{"line":290,"column":5},"end":{"line":290,"column":31}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "oauthIntrospectionVar", {"start":{"line":295,"column":5},"end":{"line":295,"column":31}} ), depth0)) != null ? stack1 : "")
     + "` | The introspection endpoint, when discovery does not give it. |\n\nSettings for common authorization servers (replace the placeholders):\n\n| Authorization server | `"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "oauthIssuerVar", {"start":{"line":294,"column":28},"end":{"line":294,"column":47}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "oauthIssuerVar", {"start":{"line":299,"column":28},"end":{"line":299,"column":47}} ), depth0)) != null ? stack1 : "")
     + "` | `"
-    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "oauthAudienceVar", {"start":{"line":294,"column":56},"end":{"line":294,"column":77}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias4(alias1(lookupProperty(depth0,"http"), "oauthAudienceVar", {"start":{"line":299,"column":56},"end":{"line":299,"column":77}} ), depth0)) != null ? stack1 : "")
     + "` |\n| --- | --- | --- |\n| Keycloak | `https://<host>/realms/<realm>` | unset, with an audience mapper adding the public URL to `aud` (or the client ID the mapper adds) |\n| Auth0 | `https://<tenant>.auth0.com/` (with the trailing slash) | unset, with an API whose identifier is the public URL |\n| Microsoft Entra ID | `https://login.microsoftonline.com/<tenant-id>/v2.0` | the application (client) ID of the API's app registration |\n| Okta | `https://<org>.okta.com/oauth2/default` | the authorization server's audience, e.g. `api://default` |\n\n"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"http"),"tokenHeader"),{"name":"if","hash":{},"fn":container.program(26, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":301,"column":0},"end":{"line":344,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"http"),"tokenHeader"),{"name":"if","hash":{},"fn":container.program(26, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":306,"column":0},"end":{"line":349,"column":7}}})) != null ? stack1 : "")
     + "\n## Tools\n\nArguments are validated against each tool's input schema before any request is sent; invalid\narguments, HTTP errors (non-2xx), timeouts and connection failures come back as tool results\nwith `isError: true` so the model can correct itself. Unknown tool names are JSON-RPC errors.\n\n"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"hasAuth"),{"name":"if","hash":{},"fn":container.program(27, data, 0),"inverse":container.program(29, data, 0),"data":data,"loc":{"start":{"line":352,"column":0},"end":{"line":364,"column":7}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"hasHandlers"),{"name":"if","hash":{},"fn":container.program(31, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":365,"column":0},"end":{"line":376,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"hasAuth"),{"name":"if","hash":{},"fn":container.program(27, data, 0),"inverse":container.program(29, data, 0),"data":data,"loc":{"start":{"line":357,"column":0},"end":{"line":369,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"hasHandlers"),{"name":"if","hash":{},"fn":container.program(31, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":370,"column":0},"end":{"line":381,"column":7}}})) != null ? stack1 : "")
     + "\n## Registering in code\n\nTools, prompts and resources come from two places: the manifest (`extraTools`, `prompts`,\n`resources`, `resourceTemplates`: the tables above) and code, through the package's library entry\n(`src/index.ts`): `createServer()` returns the server before it serves, with `registerTool`,\n`registerPrompt`, `registerResource` and `registerResourceTemplate`, then `serve()`. Another\nprogram can embed the server:\n\n```ts\nimport { createServer } from '"
-    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":387,"column":32},"end":{"line":387,"column":36}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":387,"column":30},"end":{"line":387,"column":38}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":392,"column":32},"end":{"line":392,"column":36}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":392,"column":30},"end":{"line":392,"column":38}}}) : helper))) != null ? stack1 : "")
     + "';\nconst server = createServer();\nserver.registerTool('echo', { inputSchema: { type: 'object', properties: { text: { type: 'string' } } } }, ({ text }) => String(text));\nawait server.serve({ transport: 'http', port: 3000 });   // or 'stdio'; the rest from "
-    + ((stack1 = (((helper = lookupProperty(helpers,"envPrefix") || alias1(depth0, "envPrefix", {"start":{"line":390,"column":88},"end":{"line":390,"column":97}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"envPrefix","hash":{},"data":data,"loc":{"start":{"line":390,"column":86},"end":{"line":390,"column":99}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"envPrefix") || alias1(depth0, "envPrefix", {"start":{"line":395,"column":88},"end":{"line":395,"column":97}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"envPrefix","hash":{},"data":data,"loc":{"start":{"line":395,"column":86},"end":{"line":395,"column":99}}}) : helper))) != null ? stack1 : "")
     + "_* variables\n```\n\nA registration is checked as the build checks the manifest (legal names, schemas compiled,\ndeclared `concerns`), and goes through the same validation, concern filtering, access rules,\nlimits and audit trail. A name the server already has throws `Tool with name '<name>' already\nexists` (`Prompt with name …`, `Resource with URI …`). The build cannot see these primitives; the\nserver logs their count and size when it starts.\n"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"customEntry"),{"name":"if","hash":{},"fn":container.program(32, data, 0),"inverse":container.program(33, data, 0),"data":data,"loc":{"start":{"line":398,"column":0},"end":{"line":434,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"customEntry"),{"name":"if","hash":{},"fn":container.program(32, data, 0),"inverse":container.program(33, data, 0),"data":data,"loc":{"start":{"line":403,"column":0},"end":{"line":439,"column":7}}})) != null ? stack1 : "")
     + "\n## Dependencies for handlers\n\nHandlers can import any npm package. Declare it in the manifest's `package.dependencies`\n(`package.devDependencies` for what only the build needs) and run `mcpgen build`, or run\n`npm install <package>` here. `package.json` is merged on every build, never overwritten: what\nyou add or change is kept, mcpgen's own changes are applied, and only a key you both changed\ndifferently stops the build (`MCPGEN_OUTPUT_CONFLICT`, naming the key). After a build that\nchanged the dependencies, run `npm install` to install them and update `package-lock.json`\n(commit it; mcpgen never touches it). The packages mcpgen declares itself (the MCP SDK, ajv,\nzod, …) can be imported as they are.\n"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"prompts"),"length"),{"name":"if","hash":{},"fn":container.program(34, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":446,"column":0},"end":{"line":455,"column":7}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"resources"),"length"),{"name":"if","hash":{},"fn":container.program(36, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":456,"column":0},"end":{"line":465,"column":7}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"concerns"),{"name":"if","hash":{},"fn":container.program(38, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":466,"column":0},"end":{"line":481,"column":7}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"reflection"),{"name":"if","hash":{},"fn":container.program(41, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":482,"column":0},"end":{"line":499,"column":7}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"preprocessors"),"length"),{"name":"if","hash":{},"fn":container.program(48, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":500,"column":0},"end":{"line":514,"column":7}}})) != null ? stack1 : "");
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"prompts"),"length"),{"name":"if","hash":{},"fn":container.program(34, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":451,"column":0},"end":{"line":460,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"resources"),"length"),{"name":"if","hash":{},"fn":container.program(36, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":461,"column":0},"end":{"line":470,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"concerns"),{"name":"if","hash":{},"fn":container.program(38, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":471,"column":0},"end":{"line":486,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"reflection"),{"name":"if","hash":{},"fn":container.program(41, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":487,"column":0},"end":{"line":504,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"preprocessors"),"length"),{"name":"if","hash":{},"fn":container.program(48, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":505,"column":0},"end":{"line":519,"column":7}}})) != null ? stack1 : "");
 },"useData":true},
   "env.example.hbs": {"0":function(container,depth0,helpers,partials,data) {
     return "# Where the API accepts one of several credentials, one is uncommented and the others say\n# which they replace: set one of them (a tool uses the first alternative that is set).\n";

@@ -208,6 +208,7 @@ export function emitReadme(ir: IrServer): string {
     oauthClientSecretVar: names.oauthClientSecret,
     clientVar: names.client,
     stateKeyVar: names.stateKey,
+    redisUrlVar: names.redisUrl,
     sessionIdleVar: names.sessionIdleMs,
     maxSessionsVar: names.maxSessions,
     drainVar: names.drainMs,
