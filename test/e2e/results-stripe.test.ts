@@ -29,12 +29,14 @@ const TOTAL = 1000;
 let backend: http.Server;
 let server: Connected;
 const requests: string[] = [];
+const authorizations: Array<string | undefined> = [];
 
 beforeAll(async () => {
   // a page of `limit` (default 100) objects after `starting_after`, out of 1,000
   backend = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://backend');
     requests.push(`${url.pathname}${url.search}`);
+    authorizations.push(req.headers.authorization);
     const kind = KINDS[url.pathname];
     if (!kind) return void res.writeHead(404).end();
     const limit = Number(url.searchParams.get('limit') ?? 100);
@@ -63,6 +65,8 @@ describe.each(['GetCustomers', 'GetCharges', 'GetInvoices'])('Stripe %s', (opera
     const name = tools.find((t) => t.name === operationId)!.name;
     const result = (await server.client.callTool({ name, arguments: {} })) as CallToolResult;
     expect(result.isError, textOf(result)).toBeFalsy();
+    // Stripe's first alternative, basicAuth, with the key as user name and an empty password (bearerAuth is set too)
+    expect(authorizations.at(-1)).toBe(`Basic ${Buffer.from('sk_test_results:').toString('base64')}`);
     const text = textOf(result);
     expect(countTokens(text)).toBeLessThanOrEqual(8000);
     // structuredContent exactly when the tool lists an output schema (MCP: a tool with one must send it)

@@ -213,6 +213,16 @@ describe('choosing among alternatives', () => {
     }
   });
 
+  it('takes an HTTP basic password set to nothing as an empty password (the key as user name, as Stripe has it); unset is missing', async () => {
+    await call(tool([['basic'], ['bearer']]), new Authenticator(schemes, { T_USER: 'sk_test_123', T_PASS: '', T_TOKEN: 'tok' }));
+    expect(probes()[0]!.headers.authorization).toBe(`Basic ${Buffer.from('sk_test_123:').toString('base64')}`);
+    await call(tool([['basic'], ['bearer']]), new Authenticator(schemes, { T_USER: 'sk_test_123', T_TOKEN: 'tok' }));
+    expect(probes()[1]!.headers.authorization).toBe('Bearer tok');
+    // a blank user name is still unset
+    const r = await call(tool([['basic']]), new Authenticator(schemes, { T_USER: ' ', T_PASS: '' }));
+    expect(text(r)).toMatch(/set T_USER \(scheme "basic"\)/);
+  });
+
   it('treats an empty alternative as optional: credentials when set, none otherwise', async () => {
     await call(tool([[], ['header_key']]), new Authenticator(schemes, fullEnv()));
     expect(probes()[0]!.headers['x-api-key']).toBe(SECRETS.KEY);
