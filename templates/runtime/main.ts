@@ -15,12 +15,14 @@ import type * as HttpServing from './http.js';
 import type * as OAuthResource from './oauth-resource.js';
 import type * as OAuthExchange from './oauth-exchange.js';
 import type { TokenExchanger } from './oauth-exchange.js';
+import { listChanges } from './list-changes.js';
 import { log, parseLogLevel, setLogLevel } from './log.js';
 import { allScopes, scopeNeeds } from './oauth-scopes.js';
 import type { Counters } from './counters.js';
 import type * as RedisShared from './redis-shared.js';
 import type { SharedStores } from './redis-shared.js';
 import type { JustificationsFactory } from './reflection-store.js';
+import { InMemoryServerEventBus } from '@modelcontextprotocol/server';
 import { createServer } from './server.js';
 import type { PolicyLayer, ReflectionGuard, ServerExtensions, ServerFactory } from './server.js';
 import { describeBase, resolveSettings, settingsVariables } from './settings.js';
@@ -131,6 +133,8 @@ export async function main(config: ServerConfig, tools: readonly OperationTool[]
   let on: string;
   if (serve.transport === 'http') {
     const { serveHttp } = (await import('./http.js')) as typeof HttpServing;
+    // the listen streams' bus: resource changes' (fed by the shared bus), else the shared bus, else one of this process (list changes)
+    const streams = factory.bus ?? shared?.bus ?? new InMemoryServerEventBus();
     // a 401 asks for the scopes set (else every scope some tool, prompt or resource needs); the metadata lists those and all of them (clients register with them)
     const needs = scopeNeeds([...tools, ...(options.extraTools ?? [])], options.scoped);
     const challengeScopes = serve.oauth?.scopes ?? allScopes(needs);
@@ -160,13 +164,14 @@ export async function main(config: ServerConfig, tools: readonly OperationTool[]
       bodyLimitHint: `tool arguments may take ${settings.maxArgumentBytes ?? DEFAULT_MAX_ARGUMENT_BYTES} bytes (${vars.maxArgumentBytes}), the rest of the message ${BODY_ENVELOPE_BYTES}`,
       // x-mcp-header checks and subscription access, before the SDK serves a modern request
       precheck: (body, ctx) => factory.precheck(body, { era: 'modern', headers: ctx.headers, ...(ctx.identity !== undefined ? { identity: ctx.identity } : {}) }),
-      ...(factory.bus ? { bus: factory.bus } : {}),
+      bus: streams,
       // legacy sessions live in the instance that opened them (docs/deploy.md: route by Mcp-Session-Id)
       ...(shared !== undefined ? { unknownSession: ` on this instance (${INSTANCE_ID}): a legacy session (clients before MCP 2026-07-28) is served only by the instance that opened it, so the load balancer must route requests by their Mcp-Session-Id header (sticky sessions); it may also have expired or been closed. Start a new session` } : {}),
     }).catch((err: unknown) => {
       log('error', `${config.name}: cannot listen on ${serve.host}:${serve.port}: ${err instanceof Error ? err.message : String(err)}`);
       process.exit(1);
     });
+    listChanges.install({ sessions: () => handle.sessions(), streams, ...(shared !== undefined ? { shared: shared.bus } : {}) });
     let closing = false;
     const shutdown = (reason: string): void => {
       if (closing) return;

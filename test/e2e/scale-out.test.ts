@@ -7,7 +7,8 @@
  * - `perMinute: 60` (overall) admits exactly 60 of 300 concurrent calls spread over the three;
  * - `maxConcurrent: 4` holds across instances (the backend holds the calls, so it is exact);
  * - killing an instance mid-call frees its slots once their lease (1.5 s here) expires;
- * - a resource change signalled on instance 1 reaches subscribers of all three, both eras;
+ * - a resource change signalled on instance 1 reaches subscribers of all three, both eras, and so
+ *   does a tools list change (`notifyListChanged`);
  * - a legacy session is served by the instance that opened it; on another, a 404 says why;
  * - Redis killed and restarted under load: every call answers (none waits for Redis), refused
  *   calls name the cause, an acknowledged justification survives, and service resumes;
@@ -19,7 +20,7 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ResourceUpdatedNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Client as ModernClient } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -64,6 +65,13 @@ extraTools:
     description: Changes the note and says so (notifyResourceUpdated).
     inputSchema: { type: object, properties: {}, additionalProperties: false }
     handler: handlers/notes.ts#bump
+  - name: relist
+    description: Says the tool list changed (notifyListChanged).
+    inputSchema: { type: object, properties: {}, additionalProperties: false }
+    handler: handlers/notes.ts#relist
+concerns:
+  - name: risk
+    values: [low, high]
 resources:
   - uri: notes://signalled
     name: signalled
@@ -85,8 +93,13 @@ policy:
       addNote: { perMinute: { overall: 60 } }
       ping: { maxConcurrent: 1000 }
 `;
-const HANDLERS = `import { notifyResourceUpdated } from '../runtime/subscriptions.js';
+const HANDLERS = `import { notifyListChanged } from '../runtime/list-changes.js';
+import { notifyResourceUpdated } from '../runtime/subscriptions.js';
 let n = 0;
+export function relist() {
+  notifyListChanged('tools');
+  return 'relisted';
+}
 export function bump() {
   n++;
   notifyResourceUpdated('notes://signalled');
@@ -286,6 +299,29 @@ describeWithRedis('three instances sharing state through Redis', () => {
     expect(r.isError, text(r)).toBeFalsy();
     await waitFor(() => got.every((g) => g.includes('notes://signalled')));
     await Promise.all(subs.map((s) => s?.close()));
+  });
+
+  it('a tools list change signalled on one instance reaches the clients of all three, both eras', async () => {
+    const got = [0, 0, 0, 0];
+    const targets: Array<[HttpProcess, Era]> = [[a, 'legacy'], [b, 'legacy'], [c, 'legacy'], [b, 'modern']];
+    const subs: Array<{ close(): Promise<void> }> = [];
+    for (const [i, [p, era]] of targets.entries()) {
+      const x = await client(p, era, (y) => {
+        if (era === 'legacy') (y as LegacyClient).setNotificationHandler(ToolListChangedNotificationSchema, () => void got[i]!++);
+        else (y as ModernClient).setNotificationHandler('notifications/tools/list_changed', () => void got[i]!++);
+      });
+      if (era === 'modern') {
+        const sub = await (x as ModernClient).listen({ toolsListChanged: true });
+        expect(sub.honoredFilter.toolsListChanged).toBe(true);
+        subs.push(sub);
+      }
+    }
+    const r = await call(await client(c, 'modern'), 'relist');
+    expect(r.isError, text(r)).toBeFalsy();
+    await waitFor(() => got.every((n) => n >= 1));
+    await new Promise((res) => setTimeout(res, 200));
+    expect(got).toEqual([1, 1, 1, 1]);
+    await Promise.all(subs.map((s) => s.close()));
   });
 
   it('a legacy session is served by the instance that opened it; another instance answers 404 saying why', async () => {
