@@ -74,7 +74,7 @@ function watch(client: Redis, what: string, shown: string): void {
 export function describeFailure(err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
   if (/Command timed out/i.test(message)) return 'a command did not complete in time';
-  if (/enableOfflineQueue|Connection is closed|Stream isn't writeable|ECONNREFUSED|ECONNRESET|EPIPE/i.test(message)) return 'the connection is down';
+  if (/enableOfflineQueue|Connection is closed|Stream isn't writeable|not ready|ECONNREFUSED|ECONNRESET|EPIPE/i.test(message)) return 'the connection is down';
   return message.slice(0, 200);
 }
 
