@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 // `npm run bench`: the project's one benchmark. In the same run, alternating the order each round,
 // it builds Petstore, GitHub and Kubernetes with
-//   - mcpgen (`bin/mcpgen.js build --out <tmp>`),
+//   - mcpgen (`bin/mcpgen.js build --out <tmp> --no-cache`: a cold build),
 //   - openapi-mcp-generator (OMG, the pinned dev dependency, `-i <spec> -o <tmp> --force`),
 //   - the bare parse floor (`SwaggerParser.dereference` of the same spec),
 // each in a fresh child process timed from outside (wall), with the child's CPU time and peak RSS
 // taken from `process.resourceUsage()` at its exit (bench/usage.mjs, preloaded). It prints medians
-// and the ratios mcpgen/OMG and mcpgen/floor, then how long the MCP SDK `Client` takes to list the
+// and the ratios mcpgen/OMG and mcpgen/floor, then mcpgen's rebuild after a manifest-only change
+// with the build cache (.cache/mcpgen/ beside the manifest) against its cold build, then how long the MCP SDK `Client` takes to list the
 // tools of the generated GitHub and Kubernetes servers, with the list's bytes and o200k tokens,
 // then tools/call throughput and p50/p99 of the generated Petstore server over Streamable HTTP with
 // 1, 8 and 32 concurrent clients against a direct fetch of the same loopback backend (bench/http.mjs).
@@ -19,7 +20,9 @@
 // the call's overhead (bench/results.mjs).
 // Then what sharing state through Redis costs (bench/scale-out.mjs): calls/s and p50/p99 of one
 // instance without Redis, one with it, and three with it, as ratios (skipped without redis-server).
-// BENCH_ONLY (a comma-separated subset of build, listTools, runtime, results, http, scaleOut) runs only those sections;
+// Then code mode's costs (bench/code-mode.mjs): a fresh sandbox's start, execute against a direct tools/call,
+// and one nested API call from code against a direct tools/call, as ratios.
+// BENCH_ONLY (a comma-separated subset of build, listTools, runtime, results, http, scaleOut, codeMode) runs only those sections;
 // BENCH_HTTP_SECONDS (default 4) sets how long each HTTP load runs after its warm-up.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -30,10 +33,11 @@ import { benchHttp } from './http.mjs';
 import { benchResults } from './results.mjs';
 import { benchRuntime } from './runtime.mjs';
 import { benchScaleOut } from './scale-out.mjs';
+import { benchCodeMode } from './code-mode.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const RUNS = Math.max(1, Number(process.env.BENCH_RUNS ?? 5));
-const SECTIONS = ['build', 'listTools', 'runtime', 'results', 'http', 'scaleOut'];
+const SECTIONS = ['build', 'listTools', 'runtime', 'results', 'http', 'scaleOut', 'codeMode'];
 const only = process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(',').map((s) => s.trim()) : SECTIONS;
 for (const s of only) if (!SECTIONS.includes(s)) throw new Error(`BENCH_ONLY: unknown section ${s} (known: ${SECTIONS.join(', ')})`);
 const runs = (section) => only.includes(section);
@@ -62,7 +66,7 @@ function corpusCase(name, file) {
 }
 
 const tools = {
-  mcpgen: (c, out) => [path.join(root, 'bin/mcpgen.js'), 'build', c.manifest, '--out', out, '--quiet'],
+  mcpgen: (c, out) => [path.join(root, 'bin/mcpgen.js'), 'build', c.manifest, '--out', out, '--quiet', '--no-cache'],
   OMG: (c, out) => [omgBin, '-i', c.spec, '-o', out, '-b', 'http://127.0.0.1:1', '--force'],
   floor: (c) => ['--input-type=module', '-e', `import SwaggerParser from '@apidevtools/swagger-parser'; await SwaggerParser.dereference(${JSON.stringify(c.spec)});`],
 };
@@ -112,6 +116,43 @@ for (const [name, r] of Object.entries(results.build)) {
 }
 if (runs('build')) printTable(rows);
 
+// A rebuild after a manifest-only change, from the build cache: a manifest of its own per spec (so
+// the cache is beside it, in the bench's temporary folder), built once to fill the cache, then each
+// round changes the manifest's description and builds again, alternating with a cold build
+// (--no-cache) of the same manifest.
+if (runs('build')) {
+  const rebuild = [['rebuild after a manifest-only change', 'cached wall / CPU', 'cold wall / CPU', 'cached/cold', 'goal']];
+  for (const c of cases) {
+    const dir = path.join(tmp, `rebuild-${c.name}`);
+    mkdirSync(dir, { recursive: true });
+    const manifest = path.join(dir, 'mcpgen.yaml');
+    const write = (i) => writeFileSync(manifest, `name: bench\nopenapi: ${JSON.stringify(c.spec)}\nbaseUrl: http://127.0.0.1:1\ndescription: round ${i}\n`);
+    const build = (cache) => {
+      rmSync(usageFile, { force: true });
+      const args = ['--import', path.join(root, 'bench/usage.mjs'), path.join(root, 'bin/mcpgen.js'), 'build', manifest, '--out', path.join(dir, cache ? 'cached' : 'cold'), '--quiet', ...(cache ? [] : ['--no-cache'])];
+      const t = performance.now();
+      const r = spawnSync(process.execPath, args, { cwd: root, env: { ...process.env, BENCH_USAGE_FILE: usageFile }, encoding: 'utf8', maxBuffer: 64 << 20 });
+      const wallMs = performance.now() - t;
+      if (r.status !== 0) throw new Error(`mcpgen rebuild of ${c.name} exited ${r.status}\n${r.stderr}`);
+      return { wallMs, cpuMs: JSON.parse(readFileSync(usageFile, 'utf8')).cpuMs };
+    };
+    write(0);
+    build(true);
+    const cached = [];
+    const cold = [];
+    for (let i = 1; i <= RUNS; i++) {
+      write(i);
+      if (i % 2) cached.push(build(true)), cold.push(build(false));
+      else cold.push(build(false)), cached.push(build(true));
+    }
+    const m = (xs, k) => median(xs.map((x) => x[k]));
+    results.build[c.name].rebuild = { cached: { wallMs: m(cached, 'wallMs'), cpuMs: m(cached, 'cpuMs'), samples: cached }, cold: { wallMs: m(cold, 'wallMs'), cpuMs: m(cold, 'cpuMs'), samples: cold } };
+    rebuild.push([c.name, `${sec(m(cached, 'wallMs'))} / ${sec(m(cached, 'cpuMs'))}`, `${sec(m(cold, 'wallMs'))} / ${sec(m(cold, 'cpuMs'))}`, ratio(m(cached, 'wallMs'), m(cold, 'wallMs')), c.name === 'GitHub' ? '≤ 0.25 s wall' : '']);
+  }
+  console.log('');
+  printTable(rebuild);
+}
+
 function printTable(rs) {
   const widths = rs[0].map((_, i) => Math.max(...rs.map((r) => r[i].length)));
   for (const [j, r] of rs.entries()) {
@@ -158,6 +199,8 @@ if (runs('results')) {
 if (runs('http')) await benchHttp({ root, cacheDir, results, printTable });
 
 if (runs('scaleOut')) await benchScaleOut({ root, cacheDir, results, printTable });
+
+if (runs('codeMode')) await benchCodeMode({ root, cacheDir, results, printTable, median });
 
 writeFileSync(path.join(cacheDir, 'results.json'), JSON.stringify(results, null, 2) + '\n');
 rmSync(tmp, { recursive: true, force: true });

@@ -22,6 +22,8 @@ export type ValidateOptions = {
   cwd?: string;
   /** Told when a stage starts (`reading the spec`, …), e.g. for a progress indicator. */
   onStage?: (stage: string) => void;
+  /** Use the build cache beside the manifest, `.cache/mcpgen/` (default: off here; the CLI's default is on, `--no-cache` turns it off). */
+  cache?: boolean;
 };
 
 /** What {@link validate} found. */

@@ -13,7 +13,9 @@ import { countTokens } from './ir/surface.js';
 import type { IrServer } from './ir/types.js';
 import { loadManifest, resolveManifest } from './manifest/load.js';
 import { checkInvalidManifest } from './manifest/partial.js';
-import { loadSpec } from './openapi/load.js';
+import { cacheDir, loadSpecCached, type CacheOutcome } from './openapi/cache.js';
+import { loadSpec, type LoadedSpec, type LoadSpecOptions } from './openapi/load.js';
+import { readTokenMemo, saveTokenMemo, useTokenMemo } from './token-memo.js';
 import { checkHandlers } from './write/handlers.js';
 import { checkOutputDir, withLockFile } from './write/tree.js';
 
@@ -30,6 +32,8 @@ export type CompileOptions = {
   tokens?: boolean;
   /** Told when a stage starts (`reading the spec`, …), for a progress indicator. */
   onStage?: (stage: string) => void;
+  /** Read and keep the loaded spec in the build cache beside the manifest (`.cache/mcpgen/`, ./openapi/cache.ts); the CLI's default, off with `--no-cache`. */
+  cache?: boolean;
 };
 
 /** What {@link compile} produced. */
@@ -46,6 +50,10 @@ export type CompileResult = {
   displayOut?: string;
   /** Where the output directory is chosen (the manifest's `output`, or `--out`): output conflicts are reported there. */
   outputAt?: Location;
+  /** With `cache`: whether the spec came from the build cache (`hit`), can be kept in it (`miss`), or cannot. */
+  specCache?: CacheOutcome;
+  /** With `cache`: writes what the cache lacks (the spec on a miss, new token counts); for a build that wrote its project only. Resolves to whether it wrote. */
+  saveCache?: () => Promise<boolean>;
 };
 
 const display = (cwd: string, p: string) => path.relative(cwd, p).split(path.sep).join('/') || '.';
@@ -69,8 +77,17 @@ export async function compile(opts: CompileOptions): Promise<CompileResult> {
   if (unsafe) {
     diagnostics.error('MCPGEN_OUTPUT_UNSAFE', `output directory ${displayOut} is ${unsafe}`, 'use a dedicated folder for the generated project, e.g. `output: ./server`', outputAt);
   }
-  const ir = await model(opts, loaded, m, diagnostics);
-  if (!ir) return { diagnostics, outDir, displayOut, outputAt };
+  const cached: { outcome?: CacheOutcome; save?: () => Promise<boolean> } = {};
+  // token counts of the result examples are remembered in the cache too (./token-memo.ts)
+  const memo = opts.cache === true ? await readTokenMemo(cacheDir(loaded.dir)) : undefined;
+  const ir = await useTokenMemo(memo, () => model(opts, loaded, m, diagnostics, cached));
+  const saveCache = async () => {
+    const spec = cached.save ? await cached.save() : false;
+    const tokens = memo && cached.outcome !== undefined && cached.outcome !== 'uncacheable' ? await saveTokenMemo(cacheDir(loaded.dir), memo) : false;
+    return spec || tokens;
+  };
+  const specCache = cached.outcome !== undefined ? { specCache: cached.outcome, saveCache } : {};
+  if (!ir) return { diagnostics, outDir, displayOut, outputAt, ...specCache };
   const maxTokens = m.budget.maxTokens;
   if (ir.surface && !diagnostics.hasErrors && (opts.tokens === true || wantsTokens(m.budget))) {
     opts.onStage?.('counting tokens');
@@ -82,9 +99,9 @@ export async function compile(opts: CompileOptions): Promise<CompileResult> {
     checkPresetTokens(ir, m.budget.presets ?? {}, { locate: (p) => loaded.source.locate(p), diagnostics });
   }
   const stubs = await checkHandlers({ ir, outDir, displayOut, locateManifest: (p) => loaded.source.locate(p), diagnostics });
-  if (diagnostics.hasErrors || !opts.emit) return { diagnostics, ir, outDir, displayOut, outputAt };
+  if (diagnostics.hasErrors || !opts.emit) return { diagnostics, ir, outDir, displayOut, outputAt, ...specCache };
   opts.onStage?.(`generating ${ir.tools.length + ir.extraTools.length} tools`);
-  return { diagnostics, ir, files: withLockFile(emitProject(ir)), stubs, outDir, displayOut, outputAt };
+  return { diagnostics, ir, files: withLockFile(emitProject(ir)), stubs, outDir, displayOut, outputAt, ...specCache };
 }
 
 /**
@@ -93,16 +110,25 @@ export async function compile(opts: CompileOptions): Promise<CompileResult> {
  * accepted, so one run reports both kinds). A function of its own so that the spec document is
  * garbage once the IR is built, before the emitters allocate the project.
  */
-async function model(opts: CompileOptions, loaded: Loaded, m: NonNullable<ReturnType<typeof resolveManifest>>, diagnostics: Diagnostics): Promise<IrServer | undefined> {
+async function model(opts: CompileOptions, loaded: Loaded, m: NonNullable<ReturnType<typeof resolveManifest>>, diagnostics: Diagnostics, cached: { outcome?: CacheOutcome; save?: () => Promise<boolean> }): Promise<IrServer | undefined> {
   opts.onStage?.('reading the spec');
-  const spec = await loadSpec({
+  const loadOpts: LoadSpecOptions = {
     file: m.openapiPath,
     displayPath: display(opts.cwd, m.openapiPath),
     rootDirs: [loaded.dir, path.dirname(m.openapiPath)],
     referencedAt: loaded.source.locate('/openapi'),
     allowRemoteRefs: m.allowRemoteRefs ?? [],
     diagnostics,
-  });
+  };
+  let spec: LoadedSpec | undefined;
+  if (opts.cache === true) {
+    const got = await loadSpecCached({ ...loadOpts, cacheDir: cacheDir(loaded.dir) });
+    spec = got.spec;
+    cached.outcome = got.outcome;
+    if (got.save) cached.save = got.save;
+  } else {
+    spec = await loadSpec(loadOpts);
+  }
   if (!spec) return undefined;
   if (!loaded.valid) {
     const locateManifest = (p: string, o?: { key?: boolean }) => loaded.source.locate(p, o);

@@ -21,11 +21,13 @@ export type ValidateOutcome = { result: ValidateResult; ir?: IrServer };
 export async function buildProject(opts: BuildOptions): Promise<BuildOutcome> {
   const cwd = path.resolve(opts.cwd ?? process.cwd());
   const check = opts.check === true;
-  const res = await compile({ manifestPath: opts.manifest, cwd, emit: true, tokens: opts.report === true, ...(opts.onStage ? { onStage: opts.onStage } : {}), ...(opts.out !== undefined ? { out: opts.out } : {}) });
+  const res = await compile({ manifestPath: opts.manifest, cwd, emit: true, tokens: opts.report === true, cache: opts.cache === true, ...(opts.onStage ? { onStage: opts.onStage } : {}), ...(opts.out !== undefined ? { out: opts.out } : {}) });
   let written: WriteReport | undefined;
   if (res.files && res.outDir && res.ir) {
     opts.onStage?.(check ? `comparing ${res.files.size} files` : `writing ${res.files.size} files`);
     written = await writeCompiled({ ...res, files: res.files, outDir: res.outDir, ir: res.ir }, check);
+    // the spec is kept only by a build that wrote its project: a refused build and --check write nothing
+    if (written && !check && !res.diagnostics.hasErrors) await res.saveCache?.();
   }
   const diagnostics = res.diagnostics.sorted();
   const out = res.displayOut ?? res.outDir ?? '.';
@@ -39,7 +41,7 @@ export async function buildProject(opts: BuildOptions): Promise<BuildOutcome> {
 /** `validate` (api.ts), keeping the model for the CLI's text output. */
 export async function validateProject(opts: ValidateOptions): Promise<ValidateOutcome> {
   const cwd = path.resolve(opts.cwd ?? process.cwd());
-  const res = await compile({ manifestPath: opts.manifest, cwd, emit: true, ...(opts.onStage ? { onStage: opts.onStage } : {}) });
+  const res = await compile({ manifestPath: opts.manifest, cwd, emit: true, cache: opts.cache === true, ...(opts.onStage ? { onStage: opts.onStage } : {}) });
   if (res.files && res.outDir && res.ir) {
     opts.onStage?.('checking the output folder');
     await writeCompiled({ ...res, files: res.files, outDir: res.outDir, ir: res.ir }, true);

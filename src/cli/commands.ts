@@ -88,11 +88,11 @@ function surfaceNote(ir: IrServer): string {
 }
 
 /** `mcpgen validate`: every check `build` makes, including what is in the output folder; nothing written. */
-export async function runValidate(opts: { manifest: string; format: Format; quiet?: boolean }, io: Io): Promise<number> {
+export async function runValidate(opts: { manifest: string; format: Format; quiet?: boolean; cache?: boolean }, io: Io): Promise<number> {
   const progress = opts.quiet ? NO_PROGRESS : (io.progress?.(`Validating ${opts.manifest}`) ?? NO_PROGRESS);
   let done: ValidateOutcome;
   try {
-    done = await validateProject({ manifest: opts.manifest, cwd: io.cwd, onStage: progress.stage });
+    done = await validateProject({ manifest: opts.manifest, cwd: io.cwd, onStage: progress.stage, cache: opts.cache !== false });
   } finally {
     progress.stop();
   }
@@ -106,12 +106,12 @@ export async function runValidate(opts: { manifest: string; format: Format; quie
 }
 
 /** `mcpgen build [--check]`. */
-export async function runBuild(opts: { manifest: string; out?: string; check: boolean; format: Format; report?: boolean; quiet?: boolean }, io: Io): Promise<number> {
+export async function runBuild(opts: { manifest: string; out?: string; check: boolean; format: Format; report?: boolean; quiet?: boolean; cache?: boolean }, io: Io): Promise<number> {
   const started = performance.now();
   const progress = opts.quiet ? NO_PROGRESS : (io.progress?.(`${opts.check ? 'Checking' : 'Building'} ${opts.manifest}`) ?? NO_PROGRESS);
   let done: BuildOutcome;
   try {
-    done = await buildProject({ manifest: opts.manifest, cwd: io.cwd, check: opts.check, report: opts.report === true, onStage: progress.stage, ...(opts.out !== undefined ? { out: opts.out } : {}) });
+    done = await buildProject({ manifest: opts.manifest, cwd: io.cwd, check: opts.check, report: opts.report === true, onStage: progress.stage, cache: opts.cache !== false, ...(opts.out !== undefined ? { out: opts.out } : {}) });
   } finally {
     progress.stop();
   }

@@ -15,8 +15,8 @@ const VERSION = (JSON.parse(readFileSync(packageFile('package.json'), 'utf8')) a
 
 /** Every option of each command (and the global ones), for "did you mean" on an unknown one. */
 const OPTIONS: Record<string, readonly string[]> = {
-  build: ['out', 'check', 'format', 'report', 'quiet', 'watch'],
-  validate: ['format', 'quiet'],
+  build: ['out', 'check', 'format', 'report', 'quiet', 'watch', 'no-cache'],
+  validate: ['format', 'quiet', 'no-cache'],
   init: ['out', 'tag', 'exclude-tag', 'method'],
   fix: ['dry-run'],
 };
@@ -62,10 +62,11 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
           .option('report', { type: 'boolean', default: false, describe: 'Also count the tool surface\'s tokens (o200k) and list the largest tools' })
           .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'No progress and no success message; diagnostics and drift are still printed' })
           .option('watch', { alias: 'w', type: 'boolean', default: false, describe: 'Build, then rebuild whenever the manifest, the spec, a handler or a template changes (Ctrl-C stops)' })
+          .option('cache', { type: 'boolean', default: true, describe: 'Keep the checked spec in .cache/mcpgen/ beside the manifest and reuse it while it is unchanged (--no-cache: read and check it anew, touch no cache)' })
           .check((a) => !(a.watch && a.check) || '--watch and --check cannot be used together: --check is for CI, --watch for editing'),
       async (a) => {
         if (usageError !== undefined) return;
-        const opts = { manifest: a.manifest, format: a.format, report: a.report, quiet: a.quiet, ...(a.out !== undefined ? { out: a.out } : {}) };
+        const opts = { manifest: a.manifest, format: a.format, report: a.report, quiet: a.quiet, cache: a.cache, ...(a.out !== undefined ? { out: a.out } : {}) };
         if (a.watch) {
           const { runWatch } = await import('./watch.js');
           code = await runWatch({ ...opts, color: io.colors?.stdout.enabled === true }, io, io.signal ?? stopSignal());
@@ -82,11 +83,12 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
         y
           .positional('manifest', { type: 'string', demandOption: true, describe: 'Path of the manifest (mcpgen.yaml)' })
           .option('format', { choices: ['text', 'json', 'github'] as const, default: 'text' as const, describe: 'Diagnostics format' })
-          .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'No progress and no success message; diagnostics are still printed' }),
+          .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'No progress and no success message; diagnostics are still printed' })
+          .option('cache', { type: 'boolean', default: true, describe: 'Reuse the checked spec kept in .cache/mcpgen/ beside the manifest (--no-cache: read and check it anew, touch no cache)' }),
       async (a) => {
         if (usageError !== undefined) return;
         const { runValidate } = await import('./commands.js');
-        code = await runValidate({ manifest: a.manifest, format: a.format, quiet: a.quiet }, io);
+        code = await runValidate({ manifest: a.manifest, format: a.format, quiet: a.quiet, cache: a.cache }, io);
       },
     )
     .command(

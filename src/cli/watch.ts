@@ -15,7 +15,7 @@ import { PACKAGE_ROOT } from '../paths.js';
 import type { Format, Io } from './commands.js';
 
 /** Options of {@link runWatch}: those of `build`, less `--check`. */
-export type WatchOptions = { manifest: string; out?: string; format: Format; report?: boolean; quiet?: boolean; color?: boolean };
+export type WatchOptions = { manifest: string; out?: string; format: Format; report?: boolean; quiet?: boolean; color?: boolean; cache?: boolean };
 
 /** What to watch for one manifest. */
 export type WatchTargets = {
@@ -99,6 +99,7 @@ function buildArgs(opts: WatchOptions): string[] {
     opts.format,
     ...(opts.report ? ['--report'] : []),
     ...(opts.quiet ? ['--quiet'] : []),
+    ...(opts.cache === false ? ['--no-cache'] : []),
   ];
 }
 

@@ -7,7 +7,7 @@
  */
 import { compact } from '../../templates/runtime/results.js';
 import { pointer, type Diagnostics, type Location } from '../diagnostics.js';
-import { o200k } from '../lazy.js';
+import { countO200k } from '../token-memo.js';
 import type { ResolvedResults, ResultPresetSettings } from '../manifest/load.js';
 import type { ResultsOverride } from '../manifest/types.gen.js';
 import type { IrResultPolicy, JsonSchema } from './types.js';
@@ -186,7 +186,7 @@ export class ResultCalibrator {
 /** The tokens of a measured example, counted on first use (its text is then let go). */
 function tokensOf(m: Measured): number {
   if (m.tokens === undefined) {
-    m.tokens = m.text === undefined ? 0 : o200k().countTokens(m.text);
+    m.tokens = m.text === undefined ? 0 : countO200k(m.text);
     m.text = undefined;
   }
   return m.tokens;

@@ -18,6 +18,8 @@ export type YamlSource = {
   text: string;
   /** The parsed value, as plain JSON-compatible data. */
   value: unknown;
+  /** Set when the text was read as JSON (`value` is then `JSON.parse(text)`), not by the YAML parser. */
+  json?: true;
   /**
    * Location of the node at `pointer` (RFC 6901). With `key: true`, of the mapping key instead
    * of the value (for unknown keys). A pointer that does not exist resolves to the position of
@@ -110,6 +112,7 @@ function parseJson(opts: ParseYamlSourceOptions, text: string): YamlSource | und
     file: opts.file,
     text,
     value,
+    json: true,
     locate(ptr, o) {
       return { file: opts.file, pointer: ptr, ...pos(idx().find(parsePointer(ptr), o).offset) };
     },

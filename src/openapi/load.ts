@@ -27,6 +27,8 @@ export type LoadedSpec = {
   document: Record<string, unknown>;
   /** The root file as parsed, for locating diagnostics. */
   source: YamlSource;
+  /** Set when the document went through bundling (which may edit the parsed document in place: `document` is then not the text's value). */
+  bundled?: true;
 };
 
 
@@ -43,6 +45,10 @@ export type LoadSpecOptions = {
   /** URL prefixes remote `$ref`s may start with. */
   allowRemoteRefs: readonly string[];
   diagnostics: Diagnostics;
+  /** The spec file's bytes when they were read already (by the build cache, ./cache.ts). */
+  bytes?: Buffer;
+  /** Told of every file a `$ref` reads (by its real path) and every remote document fetched, for the build cache's key. */
+  onRead?: (read: { file: string; bytes: Buffer } | { url: string }) => void;
 };
 
 /** Loads, validates and bundles an OpenAPI description; `undefined` when it cannot be used. */
@@ -51,7 +57,7 @@ export async function loadSpec(opts: LoadSpecOptions): Promise<LoadedSpec | unde
   const at: Location = { file: displayPath, pointer: '', line: 1, col: 1 };
   let text: string;
   try {
-    text = (await readRegularFile(file)).toString('utf8');
+    text = (opts.bytes ?? (await readRegularFile(file))).toString('utf8');
   } catch (e) {
     diagnostics.error(
       'MCPGEN_SPEC_NOT_FOUND',
@@ -104,14 +110,14 @@ export async function loadSpec(opts: LoadSpecOptions): Promise<LoadedSpec | unde
     if (cycles === 0) checkRefCycles({ doc: bundled, source, diagnostics });
   }
   if (!bundled || diagnostics.items.slice(errorsBefore).some((d) => d.severity === 'error')) return undefined;
-  return { version, document: bundled, source };
+  return { version, document: bundled, source, ...(unchanged ? {} : { bundled: true as const }) };
 }
 
 /**
  * Reads a file that must be a regular file: a FIFO would block the read forever and a device
  * such as /dev/zero never end, so anything else is refused before it is opened.
  */
-async function readRegularFile(file: string): Promise<Buffer> {
+export async function readRegularFile(file: string): Promise<Buffer> {
   const st = await stat(file);
   if (!st.isFile()) throw Object.assign(new Error('not a regular file'), { code: st.isDirectory() ? 'a folder, not a file' : 'not a regular file (a FIFO, socket or device)' });
   return readFile(file);
@@ -249,7 +255,9 @@ async function bundle(doc: Record<string, unknown>, opts: LoadSpecOptions, sourc
             throw new Error(`refused: ${display(abs)} is outside the directories of the manifest and the spec`);
           }
           try {
-            return await readRegularFile(real);
+            const bytes = await readRegularFile(real);
+            opts.onRead?.({ file: real, bytes });
+            return bytes;
           } catch (e) {
             refusals.push(`unreadable:${abs}\0is ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
             throw e;
@@ -266,6 +274,7 @@ async function bundle(doc: Record<string, unknown>, opts: LoadSpecOptions, sourc
           }
           const res = await fetch(f.url, { signal: AbortSignal.timeout(20_000), redirect: 'error' });
           if (!res.ok) throw new Error(`HTTP ${res.status} fetching ${f.url}`);
+          opts.onRead?.({ url: f.url });
           return Buffer.from(await res.arrayBuffer());
         },
       },

@@ -1,7 +1,8 @@
 /**
  * Every real-world spec of the corpus (corpus/corpus.json, fetched into .corpus/) builds, every tool
  * schema is portable and compiles with Ajv, and the generated project type-checks with tsc —
- * GitHub's 1,223 operations included.
+ * GitHub's 1,223 operations included. The cold build keeps its spec in the build cache, and a
+ * second build from the cache gives the same bytes and diagnostics (issue 24).
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -22,7 +23,14 @@ describe('corpus', () => {
     const manifest = path.join(work, 'mcpgen.yaml');
     writeFileSync(manifest, `name: corpus-${slug}\nopenapi: ${path.relative(work, corpusSpec(file))}\noutput: ./server\n`);
 
-    const res = await compile({ manifestPath: manifest, cwd: ROOT, emit: true });
+    const res = await compile({ manifestPath: manifest, cwd: ROOT, emit: true, cache: true });
+    expect(res.specCache).toBe('miss');
+    expect(await res.saveCache!()).toBe(true);
+    const cached = await compile({ manifestPath: manifest, cwd: ROOT, emit: true, cache: true });
+    expect(cached.specCache).toBe('hit');
+    expect(cached.diagnostics.items).toEqual(res.diagnostics.items);
+    expect([...cached.files!.keys()]).toEqual([...res.files!.keys()]);
+    for (const [file, text] of res.files!) expect(cached.files!.get(file) === text, `${file}: cached bytes`).toBe(true);
     const errors = res.diagnostics.items.filter((d) => d.severity === 'error');
     expect(errors).toEqual([]);
     const ir = res.ir!;

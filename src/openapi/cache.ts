@@ -1,0 +1,313 @@
+/**
+ * The build cache: a loaded, checked and bundled spec kept under `.cache/mcpgen/` beside the
+ * manifest, so a rebuild after a change to the manifest, a handler or a template skips reading,
+ * checking and bundling the spec.
+ *
+ * An entry is found by the spec's path (one slot per spec and loading options, overwritten when
+ * they change) and trusted only when its key matches: a hash of the spec's bytes, mcpgen's version
+ * and a fingerprint of its loading code, and the options that affect loading; every file a `$ref`
+ * read is read again and must hash as it did; and the entry's own body must have the length and
+ * hash its header records (a partial or corrupted write is a miss, and is overwritten). A spec
+ * that fetched a remote `$ref`, or that failed to load, is not cached. Entries are written to a
+ * temporary file and renamed into place, so a reader never sees half of one.
+ *
+ * What a hit gives is what the load gave: the same document (the spec's own text parsed again when
+ * it was JSON and needed no bundling, else the bundled document as stored), the same diagnostics
+ * (replayed through the run's levels), and a source that locates pointers in the spec's text,
+ * parsing it only when something asks.
+ */
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { LineCounter } from 'yaml';
+import { prepareCacheDir } from '../cache-dir.js';
+import { Diagnostics, parsePointer, type Diagnostic } from '../diagnostics.js';
+import { JsonIndex } from '../manifest/json-index.js';
+import { parseYamlSource, type YamlSource } from '../manifest/source.js';
+import { PACKAGE_ROOT } from '../paths.js';
+import { loadSpec, readRegularFile, type LoadedSpec, type LoadSpecOptions, type SpecVersion } from './load.js';
+
+/** Format of an entry; bumped when its layout changes. */
+const FORMAT = 2;
+
+export { cacheDir } from '../cache-dir.js';
+
+/** Where the spec came from: the cache (`hit`), or a load whose result can be kept (`miss`) or cannot (`uncacheable`). */
+export type CacheOutcome = 'hit' | 'miss' | 'uncacheable';
+
+/** Entry header: the first line of an entry file. */
+type Header = {
+  format: number;
+  key: string;
+  version: SpecVersion;
+  /** Files a `$ref` read: real path and sha256 of their bytes. */
+  files: Array<{ file: string; sha256: string }>;
+  diagnostics: Diagnostic[];
+  /** `text`: the document is `JSON.parse` of the spec's text; `body`: it is the body after the header. */
+  document: 'text' | 'body';
+  /**
+   * Where the document holds one object at several places (a bundled `$ref`, a YAML alias): each
+   * later place's pointer tokens and the first place's. The model may tell objects apart by
+   * identity, so the document is rebuilt with the same sharing, not as copies.
+   */
+  shared: Array<[string[], string[]]>;
+  /** The spec's text was read as JSON (else by the YAML parser): how its source locates pointers. */
+  json: boolean;
+  bodyBytes: number;
+  bodySha256: string;
+};
+
+const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
+
+let fingerprintValue: string | undefined;
+
+/**
+ * mcpgen's version, and the size and time of every file the loading code is made of (this
+ * folder's modules, the YAML/JSON source reader, the precompiled meta-schema checks) and the
+ * versions of the parsers it uses: a new release, or an edited checkout, never reads an entry
+ * written by other code.
+ */
+function fingerprint(): string {
+  if (fingerprintValue !== undefined) return fingerprintValue;
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const files = [
+    ...readdirSync(here).map((f) => path.join(here, f)),
+    ...readdirSync(path.join(here, '..', 'manifest')).filter((f) => /^(source|json-index)\./.test(f)).map((f) => path.join(here, '..', 'manifest', f)),
+    ...['2.0', '3.0', '3.1'].map((v) => path.join(PACKAGE_ROOT, 'generated', `openapi-${v}-check.cjs`)),
+  ];
+  const parts = [readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')];
+  for (const f of files.sort()) {
+    try {
+      const st = statSync(f);
+      parts.push(`${f}\0${st.size}\0${st.mtimeMs}`);
+    } catch {
+      parts.push(`${f}\0-`);
+    }
+  }
+  for (const pkg of ['@apidevtools/swagger-parser', '@apidevtools/json-schema-ref-parser', 'yaml']) {
+    try {
+      parts.push(readFileSync(path.join(PACKAGE_ROOT, 'node_modules', pkg, 'package.json'), 'utf8'));
+    } catch {
+      parts.push(`${pkg}\0-`);
+    }
+  }
+  return (fingerprintValue = sha256(parts.join('\n')));
+}
+
+/** The options that change what loading gives, besides the bytes read. */
+function optionsKey(opts: LoadSpecOptions): string {
+  return JSON.stringify({ format: FORMAT, file: path.resolve(opts.file), display: opts.displayPath, rootDirs: opts.rootDirs.map((d) => path.resolve(d)), allowRemoteRefs: opts.allowRemoteRefs, mcpgen: fingerprint() });
+}
+
+/** What {@link loadSpecCached} gives: the spec, whether the cache answered, and on a miss how to keep what was loaded. */
+export type CachedLoad = {
+  spec: LoadedSpec | undefined;
+  outcome: CacheOutcome;
+  /** Writes the entry (a miss only): called once the build has written its project, so a refused build, `--check` and `validate` write nothing. Resolves to whether it was written. */
+  save?: () => Promise<boolean>;
+};
+
+/**
+ * {@link loadSpec} through the cache in `dir`. Reports exactly what `loadSpec` reports; `outcome`
+ * says whether the cache answered. The entry of a miss is made ready here (before the model
+ * reads the document) and written only by `save`.
+ */
+export async function loadSpecCached(opts: LoadSpecOptions & { cacheDir: string }): Promise<CachedLoad> {
+  let bytes: Buffer;
+  try {
+    bytes = await readRegularFile(opts.file);
+  } catch {
+    // loadSpec says why it cannot be read
+    return { spec: await loadSpec(opts), outcome: 'uncacheable' };
+  }
+  const options = optionsKey(opts);
+  const slot = path.join(opts.cacheDir, `spec-${sha256(options).slice(0, 32)}.entry`);
+  const key = sha256(`${options}\0${sha256(bytes)}`);
+  const hit = await readEntry(slot, key, bytes, opts);
+  if (hit) return { spec: hit, outcome: 'hit' };
+
+  // a miss: load as without a cache, in a Diagnostics of its own so the entry keeps every
+  // diagnostic before the manifest's levels drop or promote any
+  const scratch = new Diagnostics();
+  const read: Array<{ file: string; bytes: Buffer }> = [];
+  let remote = false;
+  const spec = await loadSpec({
+    ...opts,
+    bytes,
+    diagnostics: scratch,
+    onRead: (r) => {
+      if ('url' in r) remote = true;
+      else read.push(r);
+    },
+  });
+  for (const d of scratch.items) opts.diagnostics.add(d);
+  if (!spec || remote) return { spec, outcome: 'uncacheable' };
+  // one spec file read as JSON and used as it is: its text is the document (bundling edits the
+  // parsed document in place, so a bundled one may be the same object and still not the text's)
+  const asText = spec.source.json === true && spec.bundled !== true && spec.document === spec.source.value;
+  const shared = asText ? [] : sharing(spec.document);
+  if (shared === undefined) return { spec, outcome: 'uncacheable' };
+  const body = asText ? '' : JSON.stringify(spec.document);
+  const header: Header = {
+    format: FORMAT,
+    key,
+    version: spec.version,
+    files: read.map((r) => ({ file: r.file, sha256: sha256(r.bytes) })),
+    diagnostics: scratch.items,
+    document: asText ? 'text' : 'body',
+    shared,
+    json: spec.source.json === true,
+    bodyBytes: Buffer.byteLength(body),
+    bodySha256: sha256(body),
+  };
+  const content = `${JSON.stringify(header)}\n${body}`;
+  return { spec, outcome: 'miss', save: () => writeEntry(opts.cacheDir, slot, content) };
+}
+
+/** The entry in `slot` when it is whole and its key and referenced files match; `undefined` otherwise. */
+async function readEntry(slot: string, key: string, bytes: Buffer, opts: LoadSpecOptions): Promise<LoadedSpec | undefined> {
+  let raw: Buffer;
+  try {
+    raw = await readFile(slot);
+  } catch {
+    return undefined;
+  }
+  try {
+    const nl = raw.indexOf(0x0a);
+    if (nl < 0) return undefined;
+    const header = JSON.parse(raw.subarray(0, nl).toString('utf8')) as Header;
+    if (header.format !== FORMAT || header.key !== key) return undefined;
+    const body = raw.subarray(nl + 1);
+    if (body.length !== header.bodyBytes || sha256(body) !== header.bodySha256) return undefined;
+    for (const f of header.files) {
+      let now: Buffer;
+      try {
+        now = await readRegularFile(f.file);
+      } catch {
+        return undefined;
+      }
+      if (sha256(now) !== f.sha256) return undefined;
+    }
+    let text = bytes.toString('utf8');
+    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    const document = JSON.parse(header.document === 'text' ? text : body.toString('utf8')) as unknown;
+    if (document === null || typeof document !== 'object' || Array.isArray(document)) return undefined;
+    if (!share(document, header.shared)) return undefined;
+    for (const d of header.diagnostics) opts.diagnostics.add(d);
+    return { version: header.version, document: document as Record<string, unknown>, source: header.json ? jsonSource(opts.displayPath, text, document) : yamlSource(opts.displayPath, text, document) };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Every place that holds an object met before, in `JSON.stringify`'s order, with the first place
+ * that holds it; `undefined` for a document JSON cannot carry as it is (a cycle, `-0`, a value
+ * JSON leaves out or changes).
+ */
+function sharing(doc: unknown): Array<[string[], string[]]> | undefined {
+  const first = new Map<object, string[]>();
+  const out: Array<[string[], string[]]> = [];
+  const walk = (v: unknown, at: string[]): boolean => {
+    if (v === null || typeof v === 'string' || typeof v === 'boolean') return true;
+    if (typeof v === 'number') return Number.isFinite(v) && !Object.is(v, -0);
+    if (typeof v !== 'object') return false;
+    const seen = first.get(v);
+    if (seen) {
+      // a cycle passes through an object whose place is a prefix of this one
+      if (seen.length < at.length && seen.every((t, i) => t === at[i])) return false;
+      out.push([at, seen]);
+      return true;
+    }
+    first.set(v, at);
+    if (Array.isArray(v)) return v.every((x, i) => walk(x, [...at, String(i)]));
+    if (Object.getPrototypeOf(v) !== Object.prototype && Object.getPrototypeOf(v) !== null) return false;
+    for (const k of Object.keys(v)) if (!walk((v as Record<string, unknown>)[k], [...at, k])) return false;
+    return true;
+  };
+  return walk(doc, []) ? out : undefined;
+}
+
+/** Puts back the sharing {@link sharing} recorded into a document parsed from its JSON; false when the places do not exist. */
+function share(doc: object, shared: Array<[string[], string[]]>): boolean {
+  const at = (tokens: string[]): unknown => {
+    let cur: unknown = doc;
+    for (const t of tokens) {
+      if (cur === null || typeof cur !== 'object' || !Object.hasOwn(cur, t)) return undefined;
+      cur = (cur as Record<string, unknown>)[t];
+    }
+    return cur;
+  };
+  for (const [place, firstPlace] of shared) {
+    const parent = at(place.slice(0, -1));
+    const target = at(firstPlace);
+    const key = place.at(-1);
+    if (key === undefined || parent === null || typeof parent !== 'object' || !Object.hasOwn(parent, key) || target === null || typeof target !== 'object') return false;
+    // defined, not assigned: a `__proto__` key is an own property here
+    Object.defineProperty(parent, key, { value: target, writable: true, enumerable: true, configurable: true });
+  }
+  return true;
+}
+
+/**
+ * The source of a spec read as JSON, locating as source.ts's JSON source does (a lazy index of the
+ * text and a line table, built on the first `locate`), without parsing the text again or looking
+ * for duplicate keys (the load did: the text is the same).
+ */
+function jsonSource(file: string, text: string, value: unknown): YamlSource {
+  let index: JsonIndex | undefined;
+  let lines: LineCounter | undefined;
+  return {
+    file,
+    text,
+    value,
+    json: true,
+    locate(ptr, o) {
+      const offset = (index ??= new JsonIndex(text)).find(parsePointer(ptr), o).offset;
+      if (!lines) {
+        lines = new LineCounter();
+        lines.addNewLine(0);
+        for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) lines.addNewLine(i + 1);
+      }
+      const p = lines.linePos(offset);
+      return { file, pointer: ptr, ...(p.line === 0 ? { line: 1, col: offset + 1 } : { line: p.line, col: p.col }) };
+    },
+  };
+}
+
+/**
+ * The source of a spec read as YAML: its `locate` parses the text on its first call, as the load
+ * did (the spec's syntax was checked then; the text is the same, so nothing is reported).
+ */
+function yamlSource(file: string, text: string, value: unknown): YamlSource {
+  let parsed: YamlSource | undefined;
+  return {
+    file,
+    text,
+    value,
+    locate(ptr, o) {
+      parsed ??= parseYamlSource({ file, text, diagnostics: new Diagnostics(), syntaxCode: 'MCPGEN_SPEC_SYNTAX' });
+      return parsed ? parsed.locate(ptr, o) : { file, pointer: ptr, line: 1, col: 1 };
+    },
+  };
+}
+
+/**
+ * Writes an entry whole or not at all: into a temporary file renamed over the slot (in the folder
+ * ../cache-dir.ts prepares). Any failure (a read-only folder, a full disk) only means there is no
+ * entry.
+ */
+async function writeEntry(dir: string, slot: string, content: string): Promise<boolean> {
+  const tmp = `${slot}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+  try {
+    await prepareCacheDir(dir);
+    await writeFile(tmp, content);
+    await rename(tmp, slot);
+    return true;
+  } catch {
+    await rm(tmp, { force: true }).catch(() => undefined);
+    return false;
+  }
+}

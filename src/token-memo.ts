@@ -1,0 +1,112 @@
+/**
+ * o200k token counts remembered across builds, in the build cache (`.cache/mcpgen/tokens.entry`):
+ * calibrating result sizes counts the tokens of every JSON response example the spec documents
+ * (GitHub: loading the tokenizer ~0.5 s, counting ~0.5 s), and a rebuild after a manifest change
+ * counts the same texts again. A count is found by the sha256 of the exact text, so it is the
+ * tokenizer's own answer for that text; the tokenizer's version is part of the entry, and the entry
+ * is trusted only whole (its body's length and hash are in its header), as the spec's entries are
+ * (./openapi/cache.ts). The tokenizer is loaded only when a text is not remembered.
+ *
+ * One memo is active at a time, for the model of a build that uses the cache ({@link useTokenMemo});
+ * without one, counting is the tokenizer's call as before.
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { prepareCacheDir } from './cache-dir.js';
+import { o200k } from './lazy.js';
+import { PACKAGE_ROOT } from './paths.js';
+
+const FORMAT = 1;
+const FILE = 'tokens.entry';
+
+/** Counts by text hash: those read from the cache, and those this build used (what is saved). */
+export type TokenMemo = { known: Map<string, number>; used: Map<string, number>; changed: boolean };
+
+let active: TokenMemo | undefined;
+
+const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
+
+let tokenizerVersion: string | undefined;
+function tokenizer(): string {
+  if (tokenizerVersion === undefined) {
+    try {
+      tokenizerVersion = (JSON.parse(readFileSync(path.join(PACKAGE_ROOT, 'node_modules/gpt-tokenizer/package.json'), 'utf8')) as { version: string }).version;
+    } catch {
+      tokenizerVersion = 'unknown';
+    }
+  }
+  return `o200k ${tokenizerVersion}`;
+}
+
+/** The o200k token count of `text`: remembered when the active memo has it, else counted (and remembered). */
+export function countO200k(text: string): number {
+  const memo = active;
+  if (!memo) return o200k().countTokens(text);
+  const key = sha256(text);
+  let n = memo.used.get(key) ?? memo.known.get(key);
+  if (n === undefined) {
+    n = o200k().countTokens(text);
+    memo.changed = true;
+  }
+  memo.used.set(key, n);
+  return n;
+}
+
+/** Runs `fn` with `memo` active (none: counts as without a cache). */
+export async function useTokenMemo<T>(memo: TokenMemo | undefined, fn: () => Promise<T>): Promise<T> {
+  const before = active;
+  active = memo;
+  try {
+    return await fn();
+  } finally {
+    active = before;
+  }
+}
+
+/** The memo kept in `cacheDir`; an empty one when there is none, or it is partial, corrupted or of another tokenizer. */
+export async function readTokenMemo(cacheDir: string): Promise<TokenMemo> {
+  const memo: TokenMemo = { known: new Map(), used: new Map(), changed: false };
+  let raw: Buffer;
+  try {
+    raw = await readFile(path.join(cacheDir, FILE));
+  } catch {
+    return memo;
+  }
+  try {
+    const nl = raw.indexOf(0x0a);
+    if (nl < 0) return memo;
+    const header = JSON.parse(raw.subarray(0, nl).toString('utf8')) as { format?: unknown; tokenizer?: unknown; bodyBytes?: unknown; bodySha256?: unknown };
+    const body = raw.subarray(nl + 1);
+    if (header.format !== FORMAT || header.tokenizer !== tokenizer() || body.length !== header.bodyBytes || sha256(body) !== header.bodySha256) return memo;
+    const counts = JSON.parse(body.toString('utf8')) as unknown;
+    if (counts === null || typeof counts !== 'object' || Array.isArray(counts)) return memo;
+    for (const [k, v] of Object.entries(counts)) if (/^[0-9a-f]{64}$/.test(k) && Number.isSafeInteger(v) && (v as number) >= 0) memo.known.set(k, v as number);
+  } catch {
+    memo.known.clear();
+  }
+  return memo;
+}
+
+/**
+ * Writes the counts this build used (so the entry holds what the last build needed, and does not
+ * grow), when they differ from what was read; whole or not at all (a temporary file renamed over
+ * it). Resolves to whether it wrote.
+ */
+export async function saveTokenMemo(cacheDir: string, memo: TokenMemo): Promise<boolean> {
+  if (!memo.changed && memo.used.size === memo.known.size) return false;
+  const body = JSON.stringify(Object.fromEntries([...memo.used].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))));
+  const header = { format: FORMAT, tokenizer: tokenizer(), bodyBytes: Buffer.byteLength(body), bodySha256: sha256(body) };
+  const file = path.join(cacheDir, FILE);
+  const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+  try {
+    await prepareCacheDir(cacheDir);
+    await writeFile(tmp, `${JSON.stringify(header)}\n${body}`);
+    await rename(tmp, file);
+    return true;
+  } catch {
+    await rm(tmp, { force: true }).catch(() => undefined);
+    return false;
+  }
+}

@@ -1,0 +1,62 @@
+/**
+ * Token counts remembered in the build cache (src/token-memo.ts): a whole entry answers without
+ * the tokenizer; a partial, corrupted or other-tokenizer entry is not read (the counts are the
+ * tokenizer's again); the entry saved holds what the build used.
+ */
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { o200k } from '../../src/lazy.js';
+import { countO200k, readTokenMemo, saveTokenMemo, useTokenMemo } from '../../src/token-memo.js';
+
+const temps: string[] = [];
+afterAll(() => {
+  for (const d of temps) rmSync(d, { recursive: true, force: true });
+});
+const sha256 = (s: string | Buffer) => createHash('sha256').update(s).digest('hex');
+const TEXTS = ['{"id":1,"name":"Rex"}', '{"login":"octocat","html_url":"https://github.com/octocat"}'];
+
+/** Counts `TEXTS` with a memo read from `dir`, saves it, and returns the counts and whether it wrote. */
+async function countWith(dir: string): Promise<{ counts: number[]; wrote: boolean }> {
+  const memo = await readTokenMemo(dir);
+  const counts = await useTokenMemo(memo, async () => TEXTS.map(countO200k));
+  return { counts, wrote: await saveTokenMemo(dir, memo) };
+}
+
+describe('token memo', () => {
+  it('answers from a whole entry, and never from a damaged one', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'mcpgen-tokens-'));
+    temps.push(dir);
+    const real = TEXTS.map((t) => o200k().countTokens(t));
+    expect(await countWith(dir)).toEqual({ counts: real, wrote: true });
+    // nothing new: nothing written
+    expect(await countWith(dir)).toEqual({ counts: real, wrote: false });
+    const file = path.join(dir, 'tokens.entry');
+    const whole = readFileSync(file, 'utf8');
+    const nl = whole.indexOf('\n');
+    const header = JSON.parse(whole.slice(0, nl)) as Record<string, unknown>;
+    // an entry whose body and hash agree is believed: the count comes from it, not the tokenizer
+    const doctored = whole.slice(nl + 1).replace(`"${sha256(TEXTS[0]!)}":${real[0]}`, `"${sha256(TEXTS[0]!)}":999`);
+    expect(doctored).not.toBe(whole.slice(nl + 1));
+    writeFileSync(file, `${JSON.stringify({ ...header, bodyBytes: Buffer.byteLength(doctored), bodySha256: sha256(doctored) })}\n${doctored}`);
+    expect((await countWith(dir)).counts).toEqual([999, real[1]]);
+    // damaged entries: the tokenizer counts again, and the entry is written whole
+    const damaged = [
+      whole.slice(0, Math.floor(whole.length / 2)),
+      `${JSON.stringify(header)}\n${doctored}`,
+      `${JSON.stringify({ ...header, tokenizer: 'o200k 0.0.0', bodyBytes: Buffer.byteLength(doctored), bodySha256: sha256(doctored) })}\n${doctored}`,
+      '',
+    ];
+    for (const bytes of damaged) {
+      writeFileSync(file, bytes);
+      expect(await countWith(dir)).toEqual({ counts: real, wrote: true });
+      expect(readFileSync(file, 'utf8')).toBe(whole);
+    }
+  });
+
+  it('counts with the tokenizer when no memo is active', () => {
+    expect(TEXTS.map(countO200k)).toEqual(TEXTS.map((t) => o200k().countTokens(t)));
+  });
+});
