@@ -47,7 +47,9 @@ export function buildReflection(input: ReflectionInput): IrReflection | undefine
   const toolNames = [...byName.keys()];
 
   if (r.justificationSchema !== undefined) input.checkSchema(r.justificationSchema, '/reflection/justificationSchema', 'justification schema');
-  if (mode !== 'sampling' && byName.has(PERSIST_TOOL_NAME)) {
+  // the host flow (and its tool) exists when some gate may fall back to it
+  const gateModes = Object.values(r.gates ?? {}).flatMap((v) => (Array.isArray(v) ? v : [v]).map((g) => g.mode ?? mode));
+  if ([mode, ...gateModes].some((m) => m !== 'sampling') && byName.has(PERSIST_TOOL_NAME)) {
     diagnostics.error('MCPGEN_DUPLICATE_TOOL_NAME', `tool name "${PERSIST_TOOL_NAME}" is taken by the reflection gate's host flow`, `rename that tool, or set \`reflection.mode: sampling\` (no ${PERSIST_TOOL_NAME} tool then)`, locateManifest('/reflection'));
   }
 
@@ -111,6 +113,7 @@ export function buildReflection(input: ReflectionInput): IrReflection | undefine
       } else prompts.set(g.prompt, { template: g.template, args: new Set(Object.keys(promptArgs)), at });
       const gate: IrGate = { domain: g.domain, prompt: g.prompt, template: g.template, promptArgs: { ...promptArgs }, origin: { file, pointer: at } };
       if (g.scope !== undefined) gate.scope = g.scope;
+      if (g.mode !== undefined) gate.mode = g.mode;
       if (g.description !== undefined) gate.description = g.description;
       return gate;
     });

@@ -608,6 +608,8 @@ export type IrGate = {
   /** Prompt argument ⇒ Handlebars template over the tool's arguments. */
   promptArgs: Record<string, string>;
   scope?: 'domain' | 'tool';
+  /** Overrides the reflection's `mode` for this gate. */
+  mode?: 'auto' | 'sampling' | 'host' | 'elicit';
   description?: string;
   origin: Origin;
 };
@@ -615,7 +617,7 @@ export type IrGate = {
 /** The reflection gate (manifest `reflection`). */
 export type IrReflection = {
   storeDir: string;
-  mode: 'auto' | 'sampling' | 'host';
+  mode: 'auto' | 'sampling' | 'host' | 'elicit';
   scope: 'domain' | 'tool';
   /** Declared domains (or those the gates use), in manifest order. */
   domains: string[];

@@ -1034,10 +1034,12 @@ export type Reflection = {
   /**
    * `auto` (default): ask the client's model through MCP sampling when the client supports it, else return
    * the hint for the host flow; `sampling`: only sampling (a client without it cannot run gated tools);
-   * `host`: only the hint and `persist_justification`.
+   * `host`: only the hint and `persist_justification`; `elicit`: ask the user, through an elicitation form
+   * made of the justification schema, when the client supports elicitation (declining refuses the call; an
+   * accepted answer is stored with `source: "user"`), else as `auto`. A gate's own `mode` wins.
    * @default "auto"
    */
-  mode?: 'auto' | 'sampling' | 'host';
+  mode?: ReflectionMode;
   /**
    * `domain` (default): a justification is shared by every tool whose gate has the same domain, prompt and
    * prompt arguments; `tool`: each tool needs its own. A gate's own `scope` wins.
@@ -1071,6 +1073,9 @@ export type Reflection = {
   gates?: Record<string, ReflectionGate | ReflectionGate[]>;
 };
 
+/** How a gate obtains a justification: `auto`, `sampling`, `host` or `elicit`. */
+export type ReflectionMode = 'auto' | 'sampling' | 'host' | 'elicit';
+
 /** How widely a justification is shared: `domain` or `tool`. */
 export type ReflectionScope = 'domain' | 'tool';
 
@@ -1098,6 +1103,8 @@ export type ReflectionGate = {
   promptArgs?: Record<string, string>;
   /** Overrides `reflection.scope` for this gate. */
   scope?: ReflectionScope;
+  /** Overrides `reflection.mode` for this gate, e.g. `elicit` to have the user justify this gate only. */
+  mode?: ReflectionMode;
 };
 
 /** Audit trail, access control and limits. */

@@ -10,8 +10,8 @@ import { persistToolFor as surfacePersistToolFor } from './surface.js';
 import type { ToolEntry } from './surface.js';
 import type { JsonSchema } from './types.js';
 
-/** `auto`: sampling when the client supports it, else the host flow; `sampling` / `host`: only that. */
-export type ReflectionMode = 'auto' | 'sampling' | 'host';
+/** `auto`: sampling when the client supports it, else the host flow; `sampling` / `host`: only that; `elicit`: the user answers a form when the client can elicit, else as `auto`. */
+export type ReflectionMode = 'auto' | 'sampling' | 'host' | 'elicit';
 /** `domain`: a justification is shared by every tool of the domain; `tool`: keyed per tool too. */
 export type ReflectionScope = 'domain' | 'tool';
 
@@ -26,6 +26,8 @@ export type GateDefinition = {
   readonly promptArgs?: Readonly<Record<string, string>>;
   /** Overrides the config's `scope` for this gate. */
   readonly scope?: ReflectionScope;
+  /** Overrides the config's `mode` for this gate. */
+  readonly mode?: ReflectionMode;
   /** Description of the prompt in `prompts/list`. */
   readonly description?: string;
 };

@@ -7,7 +7,7 @@
  * with the signed requestState). The client's handlers are scripted: the elicitation answer is
  * chosen by the message (accept / decline / cancel), the model echoes the prompt.
  */
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import * as z from 'zod/v4';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,8 +19,10 @@ import { ROOT, run } from '../helpers/project.js';
 const FIXTURE = path.join(ROOT, 'test/fixtures/handler-input');
 const work = path.join(ROOT, '.cache/handler-input-e2e');
 const project = path.join(work, 'server');
-const audit = path.join(mkdtempSync(path.join(ROOT, '.cache/handler-input-audit-')), 'trail.jsonl');
-const ENV = { ASKFX_AUDIT_FILE: audit };
+const scratch = mkdtempSync(path.join(ROOT, '.cache/handler-input-run-'));
+const audit = path.join(scratch, 'trail.jsonl');
+const store = path.join(scratch, 'justifications');
+const ENV = { ASKFX_AUDIT_FILE: audit, ASKFX_REFLECTION_DIR: store };
 
 type Result = { isError?: boolean; content: Array<{ type: string; text?: string }> };
 type Event = { event: string; primitive?: string; callId?: string; outcome?: string };
@@ -44,7 +46,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all(clients.splice(0).map((c) => c.close().catch(() => undefined)));
   http?.kill('SIGKILL');
-  rmSync(path.dirname(audit), { recursive: true, force: true });
+  rmSync(scratch, { recursive: true, force: true });
 });
 
 /** What the scripted client was asked. */
@@ -53,13 +55,14 @@ type Asked = { elicit: Array<{ message: string; requestedSchema: unknown }>; sam
 const FULL = { elicitation: { form: {} }, sampling: {}, roots: { listChanged: true } };
 
 /** A client of `era` over `transport` whose user and model answer as scripted; `capabilities` default to all three. */
-async function client(transport: TransportKind, era: Era, capabilities: Record<string, unknown> = FULL): Promise<{ c: AnyClient; asked: Asked }> {
+async function client(transport: TransportKind, era: Era, capabilities: Record<string, unknown> = FULL, user?: (message: string) => unknown): Promise<{ c: AnyClient; asked: Asked }> {
   const asked: Asked = { elicit: [], sampling: [], roots: 0 };
   const target: Target = transport === 'stdio' ? { kind: 'stdio', server: project, env: ENV } : { kind: 'http', url: http!.url };
   const handlers: Record<string, (req: { params: Record<string, unknown> }) => unknown> = {
     'elicitation/create': (req) => {
       const message = String(req.params.message);
       asked.elicit.push({ message, requestedSchema: req.params.requestedSchema });
+      if (user) return user(message);
       if (message.startsWith('decline')) return { action: 'decline' };
       if (message.startsWith('cancel')) return { action: 'cancel' };
       if (message.startsWith('wrong')) return { action: 'accept', content: { name: 42 } };
@@ -152,6 +155,90 @@ describe.each(TRANSPORTS)('handlers ask the client for input, over %s', (transpo
         expect((err as { data?: { requiredCapabilities?: Record<string, unknown> } }).data?.requiredCapabilities, tool).toHaveProperty(needed);
       }
       expect([asked.elicit.length, asked.sampling.length, asked.roots]).toEqual([0, 0, 0]);
+    });
+  });
+});
+
+/** The stored justifications: `<domain>/<hash>.json` ⇒ record. */
+const stored = (): Array<{ source?: string; tool?: string; justification: unknown }> =>
+  existsSync(store)
+    ? readdirSync(store, { recursive: true, encoding: 'utf8' })
+        .filter((f) => f.endsWith('.json'))
+        .map((f) => JSON.parse(readFileSync(path.join(store, f), 'utf8')) as { source?: string; tool?: string; justification: unknown })
+    : [];
+
+const ANSWER = { intent: 'free the pet', alternatives: 'keep it; give it away', choice: 'release: it is wild', confidence: 0.8 };
+
+describe.each(TRANSPORTS)('the reflection gate asks the user (mode elicit), over %s', (transport) => {
+  describe.each(ERAS)('%s era', (era) => {
+    it('accept: the form is the justification schema, the call runs once, the record says source user', async () => {
+      const name = `Rex-${transport}-${era}`;
+      const { c, asked } = await client(transport, era, FULL, () => ({ action: 'accept', content: ANSWER }));
+      const result = await call(c, 'release_pet', { name });
+      expect(result.isError, text(result)).toBeFalsy();
+      expect(text(result)).toBe(`released ${name}`);
+      expect(asked.elicit).toHaveLength(1);
+      expect(asked.elicit[0]!.message).toContain(`Before release_pet runs, it needs your justification (reflection gate, domain "pets").`);
+      expect(asked.elicit[0]!.message).toContain(`You are about to release ${name} for good. Why?`);
+      expect(asked.elicit[0]!.requestedSchema).toMatchObject({
+        type: 'object',
+        properties: { intent: { type: 'string' }, alternatives: { type: 'string' }, choice: { type: 'string' }, confidence: { type: 'number', minimum: 0, maximum: 1 } },
+        required: ['intent', 'choice', 'confidence'],
+      });
+      expect(asked.sampling).toEqual([]);
+      const record = stored().find((r) => JSON.stringify(r).includes(name));
+      expect(record).toMatchObject({ source: 'user', tool: 'release_pet', justification: { ...ANSWER, alternatives: ['keep it', 'give it away'] } });
+      // justified once: the same call runs again without asking
+      expect(text(await call(c, 'release_pet', { name }))).toBe(`released ${name}`);
+      expect(asked.elicit).toHaveLength(1);
+      // one logical call per tools/call in the audit trail, however many rounds
+      const lines = events().filter((e) => e.primitive === 'release_pet');
+      const last = lines.filter((e) => e.event === 'tool.invoked').at(-2)!;
+      expect(lines.filter((e) => e.callId === last.callId).map((e) => e.event)).toEqual(['tool.invoked', 'tool.completed']);
+    });
+
+    it('an invalid answer is asked again once, quoting its problems (the v1 client refuses to send one: the gate goes on as in auto)', async () => {
+      const name = `Fido-${transport}-${era}`;
+      let n = 0;
+      const { c, asked } = await client(transport, era, FULL, () => ({ action: 'accept', content: n++ === 0 ? { ...ANSWER, intent: '' } : ANSWER }));
+      const result = await call(c, 'release_pet', { name });
+      if (era === 'modern') {
+        expect(text(result)).toBe(`released ${name}`);
+        expect(asked.elicit).toHaveLength(2);
+        expect(asked.elicit[1]!.message).toMatch(/The previous answer was not accepted:\n- justification\.intent: /);
+      } else {
+        // the v1 client checks its own answer against the form, and fails the request
+        expect(asked.elicit).toHaveLength(1);
+        expect(asked.sampling).toHaveLength(2);
+        expect(result.isError).toBe(true);
+        expect(text(result)).toContain('persist_justification');
+      }
+    });
+
+    it('decline and cancel refuse the call; nothing is stored', async () => {
+      for (const action of ['decline', 'cancel'] as const) {
+        const name = `Tom-${action}-${transport}-${era}`;
+        const { c } = await client(transport, era, FULL, () => ({ action }));
+        const result = await call(c, 'release_pet', { name });
+        expect(result.isError).toBe(true);
+        expect(text(result)).toBe(`Tool release_pet was not run: the user ${action === 'decline' ? 'declined to give' : 'dismissed the request for'} a justification (reflection gate, domain "pets"). Calling the tool again asks again.`);
+        expect(stored().some((r) => JSON.stringify(r).includes(name))).toBe(false);
+      }
+    });
+
+    it('a client that cannot elicit falls back as in auto: the model when it samples, else the host-flow hint', async () => {
+      const sampledName = `Kit-${transport}-${era}`;
+      const model = await client(transport, era, { sampling: {} });
+      // the scripted model echoes the prompt, which is no justification: after two tries, the hint
+      const hinted = await call(model.c, 'release_pet', { name: sampledName });
+      expect(model.asked.elicit).toEqual([]);
+      expect(model.asked.sampling).toHaveLength(2);
+      expect(hinted.isError).toBe(true);
+      expect(text(hinted)).toContain('persist_justification');
+      const bare = await client(transport, era, {});
+      const hint = await call(bare.c, 'release_pet', { name: `Bo-${transport}-${era}` });
+      expect(hint.isError).toBe(true);
+      expect(text(hint)).toMatch(/needs a justification before it runs[\s\S]*persist_justification/);
     });
   });
 });

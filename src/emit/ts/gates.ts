@@ -41,6 +41,7 @@ export function emitReflectionFile(ir: IrServer): string {
         const o: Record<string, unknown> = { domain: g.domain, prompt: g.prompt, template: g.template };
         if (Object.keys(g.promptArgs).length > 0) o.promptArgs = g.promptArgs;
         if (g.scope !== undefined) o.scope = g.scope;
+        if (g.mode !== undefined) o.mode = g.mode;
         if (g.description !== undefined) o.description = g.description;
         return o;
       }),
