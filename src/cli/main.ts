@@ -139,6 +139,7 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
       const hints = usageErrors.filter((m) => m.startsWith('Did you mean'));
       usageError = [...usageErrors.filter((m) => !m.startsWith('Did you mean')), ...hints].join('\n');
     });
+  skipHelpCache(parser);
   let helpText = '';
   try {
     await parser.parseAsync(argv, {}, (_err, _argv, output) => {
@@ -156,6 +157,18 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
   }
   if (helpText) io.stdout(helpText + '\n');
   return code;
+}
+
+/**
+ * yargs renders the command's whole help text after starting its handler, only to keep it for a
+ * later `showHelp` (about 20 ms of every build, 5% of a Petstore build's CPU). mcpgen prints help
+ * only for `--help` and for a usage error, both before any handler runs, and renders it then; so
+ * the keeping is turned off (through yargs' internal methods, when it has them).
+ */
+function skipHelpCache(parser: unknown): void {
+  const internal = (parser as { getInternalMethods?: () => { getUsageInstance?: () => { cacheHelpMessage?: unknown } } }).getInternalMethods?.();
+  const usage = internal?.getUsageInstance?.();
+  if (usage && typeof usage.cacheHelpMessage === 'function') usage.cacheHelpMessage = () => undefined;
 }
 
 const NO_COLORS = paint(false);
