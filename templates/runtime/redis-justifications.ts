@@ -8,7 +8,9 @@
  * declared domain and 64-hex hash before Redis is asked, the size cap on write, and on read a
  * record that is not JSON, names another key or is too big counts as absent. A write is one `SET`
  * (atomic: readers see the old record or the new one). Keys do not expire: a justification lasts
- * as long as a file would.
+ * as long as a file would. What a hint was issued for (tool, prompt, redacted arguments) is kept
+ * under `<prefix>:hint:<domain>:<hash>` for the hint's lifetime, so that a persist through another
+ * instance records them as the issuing instance would.
  *
  * A failed command (Redis down, past its timeout) throws `SharedStateError` naming the cause: the
  * gate answers the call with an `isError` saying so (fail closed) instead of a new hint.
@@ -17,8 +19,11 @@
  */
 import type { SharedRedis } from './redis.js';
 import { unavailable } from './redis.js';
-import { checkKey, checkSize, DEFAULT_MAX_JUSTIFICATION_BYTES, isValidDomainName, parseRecord, recordText, StoreError } from './reflection-store.js';
-import type { JustificationRecord, Justifications, JustificationStoreOptions } from './reflection-store.js';
+import { asIssuedHint, checkKey, checkSize, DEFAULT_MAX_JUSTIFICATION_BYTES, isValidDomainName, parseRecord, recordText, StoreError } from './reflection-store.js';
+import type { IssuedHint, JustificationRecord, Justifications, JustificationStoreOptions } from './reflection-store.js';
+
+/** Largest remembered hint read back, in bytes. */
+const MAX_HINT_BYTES = 64 * 1024;
 
 /** Justifications in Redis (module comment). */
 export class RedisJustifications implements Justifications {
@@ -63,5 +68,30 @@ export class RedisJustifications implements Justifications {
       throw unavailable(this.#redis.settings, err);
     }
     return `redis:${key}`;
+  }
+
+  async rememberHint(domain: string, hash: string, issued: IssuedHint, ttlMs: number): Promise<void> {
+    checkKey(this.#domains, domain, hash);
+    try {
+      await this.#redis.client.set(this.#redis.key('hint', domain, hash), JSON.stringify(issued), 'PX', Math.max(1, Math.floor(ttlMs)));
+    } catch (err) {
+      throw unavailable(this.#redis.settings, err);
+    }
+  }
+
+  async recallHint(domain: string, hash: string): Promise<IssuedHint | undefined> {
+    checkKey(this.#domains, domain, hash);
+    let text: string | null;
+    try {
+      text = await this.#redis.client.get(this.#redis.key('hint', domain, hash));
+    } catch (err) {
+      throw unavailable(this.#redis.settings, err);
+    }
+    if (text === null || text.length > MAX_HINT_BYTES) return undefined;
+    try {
+      return asIssuedHint(JSON.parse(text));
+    } catch {
+      return undefined;
+    }
   }
 }

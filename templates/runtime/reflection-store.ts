@@ -107,6 +107,26 @@ export interface Justifications {
   put(domain: string, hash: string, record: Omit<JustificationRecord, 'hash' | 'domain'>): Promise<string>;
   /** Housekeeping at start (the file store's stale temp files); returns how many things were removed. */
   removeStaleTemps?(): Promise<number>;
+  /**
+   * Remembers what a hint was issued for, for `ttlMs`, so that a `persist_justification` through
+   * another instance records the tool, prompt and arguments too. Optional: without it (the file
+   * store) only the instance that issued the hint knows them.
+   */
+  rememberHint?(domain: string, hash: string, issued: IssuedHint, ttlMs: number): Promise<void>;
+  /** What {@link rememberHint} kept for (domain, hash), if it is still there and well-formed. */
+  recallHint?(domain: string, hash: string): Promise<IssuedHint | undefined>;
+}
+
+/** What a gate hint was issued for (its prompt arguments already redacted). */
+export type IssuedHint = { readonly tool: string; readonly prompt: string; readonly promptArgs: Readonly<Record<string, string>> };
+
+/** `value` as an {@link IssuedHint}, or `undefined` when it is not one. */
+export function asIssuedHint(value: unknown): IssuedHint | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { tool, prompt, promptArgs } = value as Record<string, unknown>;
+  if (typeof tool !== 'string' || typeof prompt !== 'string' || typeof promptArgs !== 'object' || promptArgs === null || Array.isArray(promptArgs)) return undefined;
+  if (!Object.values(promptArgs).every((v) => typeof v === 'string')) return undefined;
+  return { tool, prompt, promptArgs: promptArgs as Record<string, string> };
 }
 
 /** Makes a store for the declared `domains` (what `ReflectionGateConfig.makeStore` is). */

@@ -460,6 +460,8 @@ export class ReflectionGate {
     if (this.issued.size >= MAX_ISSUED) this.issued.delete(this.issued.keys().next().value as string);
     this.issued.delete(cacheKey);
     this.issued.set(cacheKey, { tool, prompt: r.gate.prompt, promptArgs: r.promptArgs });
+    // for a persist through another instance (a shared store); a failure only loses that
+    void this.store.rememberHint?.(r.gate.domain, r.hash, { tool, prompt: r.gate.prompt, promptArgs: this.redacted(r.promptArgs) as Record<string, string> }, this.hintTtlMs).catch(() => undefined);
     const hint: GateHint = { prompt: r.gate.prompt, prompt_args: r.promptArgs, hash: signed, domain: r.gate.domain, remaining };
     const text = [
       `Tool ${tool} needs a justification before it runs (reflection gate, domain "${r.gate.domain}"; ${remaining} gate${remaining === 1 ? '' : 's'} left including this one).`,
@@ -521,7 +523,7 @@ export class ReflectionGate {
       else problems.push(...this.validateJustification(justification));
     }
     if (problems.length > 0 || hex === undefined || !domainOk) return failure(`Invalid ${PERSIST_TOOL_NAME} call:\n${problems.map((p) => `- ${p}`).join('\n')}`);
-    const known = this.issued.get(`${domain}/${hex}`);
+    const known = this.issued.get(`${domain}/${hex}`) ?? (await this.store.recallHint?.(domain, hex).catch(() => undefined));
     const prompts = this.domainPrompts.get(domain);
     const onlyPrompt = prompts !== undefined && prompts.size === 1 ? ([...prompts][0] as string) : '';
     const meta = known ?? { prompt: onlyPrompt, promptArgs: {} };

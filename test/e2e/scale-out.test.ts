@@ -15,140 +15,37 @@
  * - every instance keeps its own chained audit file (instance id in each line), and
  *   `verify-audit <configured file>` checks each of them.
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ResourceUpdatedNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Client as ModernClient } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
 import { connectClient, startHttp } from '../helpers/eras.js';
 import type { AnyClient, Era, HttpProcess } from '../helpers/eras.js';
 import { ROOT, run } from '../helpers/project.js';
 import { describeWithRedis, startRedis } from '../helpers/redis.js';
 import type { RedisServer } from '../helpers/redis.js';
+import { buildScaledServer, startScaledBackend } from '../helpers/scaled-server.js';
+import type { ScaledBackend } from '../helpers/scaled-server.js';
 
-const SPEC = `openapi: 3.0.3
-info: { title: Scaled, version: 1.0.0 }
-servers: [{ url: http://127.0.0.1:9 }]
-paths:
-  /hold/{tag}:
-    get:
-      operationId: hold
-      summary: Waits until the test lets it answer
-      parameters: [{ name: tag, in: path, required: true, schema: { type: string } }]
-      responses: { '200': { description: ok, content: { application/json: { schema: { type: object } } } } }
-  /notes:
-    post:
-      operationId: addNote
-      requestBody: { content: { application/json: { schema: { type: object, properties: { text: { type: string } } } } } }
-      responses: { '201': { description: ok, content: { application/json: { schema: { type: object } } } } }
-  /pets/{id}:
-    delete:
-      operationId: deletePet
-      parameters: [{ name: id, in: path, required: true, schema: { type: string } }]
-      responses: { '204': { description: gone } }
-  /ping:
-    get:
-      operationId: ping
-      responses: { '200': { description: ok, content: { application/json: { schema: { type: object } } } } }
-`;
-const MANIFEST = `name: scaled
-version: 1.0.0
-openapi: ./openapi.yaml
-output: ./server
-extraTools:
-  - name: bump
-    description: Changes the note and says so (notifyResourceUpdated).
-    inputSchema: { type: object, properties: {}, additionalProperties: false }
-    handler: handlers/notes.ts#bump
-  - name: relist
-    description: Says the tool list changed (notifyListChanged).
-    inputSchema: { type: object, properties: {}, additionalProperties: false }
-    handler: handlers/notes.ts#relist
-concerns:
-  - name: risk
-    values: [low, high]
-resources:
-  - uri: notes://signalled
-    name: signalled
-    handler: handlers/notes.ts#signalled
-reflection:
-  mode: host
-  domains: [pets]
-  gates:
-    deletePet:
-      domain: pets
-      prompt: justify_removal
-      promptArgs: { id: "{{id}}" }
-      template: Why delete pet {{id}}?
-policy:
-  audit: { file: audit.jsonl, chain: true, stderr: false }
-  limits:
-    tools:
-      hold: { maxConcurrent: 4, timeoutMs: 60000 }
-      addNote: { perMinute: { overall: 60 } }
-      ping: { maxConcurrent: 1000 }
-`;
-const HANDLERS = `import { notifyListChanged } from '../runtime/list-changes.js';
-import { notifyResourceUpdated } from '../runtime/subscriptions.js';
-let n = 0;
-export function relist() {
-  notifyListChanged('tools');
-  return 'relisted';
-}
-export function bump() {
-  n++;
-  notifyResourceUpdated('notes://signalled');
-  return \`bumped \${n}\`;
-}
-export const signalled = () => \`note \${n}\`;
-`;
 const GOOD = { intent: 'remove a duplicate record', alternatives: ['keep it'], choice: 'delete it', confidence: 0.9 };
 const STATE_KEY = 'scale-out-state-key-0123456789abcdef';
 
 const work = path.join(ROOT, '.cache/scale-out');
-const project = path.join(work, 'server');
+let project = '';
 let redis: RedisServer;
-let api: Server;
-let baseUrl = '';
+let api: ScaledBackend;
 const instances: HttpProcess[] = [];
 const open: AnyClient[] = [];
-/** Requests to /hold the backend holds, until `releaseHeld`. */
-const held: ServerResponse[] = [];
-let notes = 0;
 
 type Result = { isError?: boolean; content: Array<{ type: string; text?: string }>; structuredContent?: Record<string, unknown> };
 const text = (r: Result) => r.content.map((c) => c.text ?? '').join('\n');
 
-function backend(req: IncomingMessage, res: ServerResponse): void {
-  req.on('data', () => undefined);
-  req.on('end', () => {
-    if (req.url?.startsWith('/hold/')) {
-      held.push(res);
-      res.on('close', () => {
-        const i = held.indexOf(res);
-        if (i >= 0) held.splice(i, 1);
-      });
-      return;
-    }
-    if (req.url === '/notes') notes++;
-    if (req.method === 'DELETE') return void res.writeHead(204).end();
-    res.writeHead(req.method === 'POST' ? 201 : 200, { 'content-type': 'application/json' }).end('{"ok":true}');
-  });
-}
-
-function releaseHeld(): void {
-  for (const res of held.splice(0)) res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
-}
-
 async function startInstance(extra: Record<string, string> = {}): Promise<HttpProcess> {
   const dir = mkdtempSync(path.join(work, 'instance-'));
   const p = await startHttp(project, {
-    SCALED_BASE_URL: baseUrl,
+    SCALED_BASE_URL: api.url,
     SCALED_STATE_KEY: STATE_KEY,
     SCALED_REDIS_URL: redis.url,
     SCALED_REDIS_LEASE_MS: '1500',
@@ -183,32 +80,21 @@ describeWithRedis('three instances sharing state through Redis', () => {
   let c: HttpProcess;
 
   beforeAll(async () => {
-    rmSync(work, { recursive: true, force: true });
-    mkdirSync(path.join(project, 'src/handlers'), { recursive: true });
-    writeFileSync(path.join(project, 'src/handlers/notes.ts'), HANDLERS);
-    writeFileSync(path.join(work, 'openapi.yaml'), SPEC);
-    writeFileSync(path.join(work, 'mcpgen.yaml'), MANIFEST);
-    const io = { stdout: () => undefined, stderr: (s: string) => void process.stderr.write(s), cwd: ROOT };
-    expect(await main(['build', path.relative(ROOT, path.join(work, 'mcpgen.yaml')), '--out', path.relative(ROOT, project), '--quiet'], io)).toBe(0);
-    await run(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', project]);
+    project = await buildScaledServer(work);
     redis = await startRedis();
-    api = createServer(backend);
-    await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
-    baseUrl = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
+    api = await startScaledBackend();
     [a, b, c] = await Promise.all([startInstance(), startInstance(), startInstance()]);
   }, 240_000);
 
   afterAll(async () => {
-    releaseHeld();
     await Promise.all(open.splice(0).map((x) => x.close().catch(() => undefined)));
     for (const p of instances) p.kill('SIGKILL');
-    api?.closeAllConnections();
     api?.close();
     await redis?.stop();
   });
 
   it('refuses to start when Redis cannot be reached, naming it', async () => {
-    const err = await startHttp(project, { SCALED_BASE_URL: baseUrl, SCALED_REDIS_URL: 'redis://:pw-never-shown@127.0.0.1:1', SCALED_REDIS_TIMEOUT_MS: '1000' }).then(
+    const err = await startHttp(project, { SCALED_BASE_URL: api.url, SCALED_REDIS_URL: 'redis://:pw-never-shown@127.0.0.1:1', SCALED_REDIS_TIMEOUT_MS: '1000' }).then(
       () => '',
       (e: Error) => e.message,
     );
@@ -224,6 +110,8 @@ describeWithRedis('three instances sharing state through Redis', () => {
       const hash = JSON.parse(hint.content[1]!.text!).hash as string;
       const stored = await call(await client(b, era), 'persist_justification', { hash, domain: 'pets', justification: GOOD });
       expect(stored.isError, text(stored)).toBeFalsy();
+      // instance 2 knows what instance 1 issued the hint for
+      expect(text(stored)).toMatch(/Now call deletePet again with the same arguments/);
       const done = await call(await client(c, era), 'deletePet', { id });
       expect(done.isError, text(done)).toBeFalsy();
       // and instance 1 too, at once
@@ -233,11 +121,11 @@ describeWithRedis('three instances sharing state through Redis', () => {
 
   it('perMinute 60 (overall) admits exactly 60 of 300 concurrent calls spread over the three', async () => {
     const clients = await Promise.all([a, b, c].map((p) => client(p, 'modern')));
-    const before = notes;
+    const before = api.notes();
     const results = await Promise.all(Array.from({ length: 300 }, (_, i) => call(clients[i % 3]!, 'addNote', { body: { text: `n${i}` } }, 60_000)));
     const admitted = results.filter((r) => !r.isError);
     expect(admitted).toHaveLength(60);
-    expect(notes - before).toBe(60);
+    expect(api.notes() - before).toBe(60);
     for (const r of results.filter((x) => x.isError)) expect(text(r)).toMatch(/over its limit of 60 calls per minute over all clients/);
   });
 
@@ -247,15 +135,15 @@ describeWithRedis('three instances sharing state through Redis', () => {
     // 8 are refused at once; 4 wait at the backend
     const refused: Result[] = [];
     for (const p of calls) void p.then((r) => r.isError && refused.push(r));
-    await waitFor(() => refused.length === 8 && held.length === 4);
+    await waitFor(() => refused.length === 8 && api.held.length === 4);
     for (const r of refused) expect(text(r)).toMatch(/already has 4 calls running/);
-    releaseHeld();
+    api.release();
     const results = await Promise.all(calls);
     expect(results.filter((r) => !r.isError)).toHaveLength(4);
     // the slots are free again
     const again = call(clients[1]!, 'hold', { tag: 'again' });
-    await waitFor(() => held.length === 1);
-    releaseHeld();
+    await waitFor(() => api.held.length === 1);
+    api.release();
     expect((await again).isError).toBeFalsy();
   });
 
@@ -263,7 +151,7 @@ describeWithRedis('three instances sharing state through Redis', () => {
     const doomed = await startInstance();
     const d = await client(doomed, 'modern');
     const calls = Array.from({ length: 4 }, (_, i) => call(d, 'hold', { tag: `doomed${i}` }).catch(() => undefined));
-    await waitFor(() => held.length === 4);
+    await waitFor(() => api.held.length === 4);
     const other = await client(a, 'modern');
     expect(text(await call(other, 'hold', { tag: 'blocked' }))).toMatch(/already has 4 calls running/);
     doomed.kill('SIGKILL');
@@ -274,8 +162,8 @@ describeWithRedis('three instances sharing state through Redis', () => {
       const r = call(other, 'hold', { tag: 'after' });
       const first = await Promise.race([r, new Promise<'held'>((resolve) => setTimeout(() => resolve('held'), 300))]);
       if (first === 'held' || !first.isError) {
-        await waitFor(() => held.length >= 1);
-        releaseHeld();
+        await waitFor(() => api.held.length >= 1);
+        api.release();
         return !(await r).isError;
       }
       return false;

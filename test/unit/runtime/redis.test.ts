@@ -74,6 +74,13 @@ describeWithRedis('shared state in Redis', () => {
     expect(await b.get('billing', other)).toBeUndefined();
     await raw.client.set(raw.key('justification', 'billing', other), 'not json');
     expect(await b.get('billing', other)).toBeUndefined();
+    // what a hint was issued for, remembered by one instance and recalled by another, until it expires
+    await a.rememberHint('billing', other, { tool: 'pay', prompt: 'why_pay', promptArgs: { amount: '5' } }, 300);
+    expect(await b.recallHint('billing', other)).toEqual({ tool: 'pay', prompt: 'why_pay', promptArgs: { amount: '5' } });
+    await raw.client.set(raw.key('hint', 'billing', HASH), JSON.stringify({ tool: 'pay', prompt: 'p', promptArgs: { n: 1 } }));
+    expect(await b.recallHint('billing', HASH)).toBeUndefined();
+    await new Promise((r) => setTimeout(r, 400));
+    expect(await b.recallHint('billing', other)).toBeUndefined();
   });
 
   it('counts a rate over every instance: 10 per window admits exactly 10 of 40 concurrent hits from two connections', async () => {

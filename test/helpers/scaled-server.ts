@@ -1,0 +1,147 @@
+/**
+ * The generated server of test/e2e/scale-out.test.ts: a spec and manifest with a reflection gate
+ * (host mode), limits, a signalled resource, a list change and concerns (so `listChanged` is
+ * declared), built and compiled into `<work>/server`; and its backend on 127.0.0.1, which holds
+ * `GET /hold/<tag>` requests until released (so concurrency is observed exactly) and counts
+ * `POST /notes`.
+ */
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { expect } from 'vitest';
+import { main } from '../../src/cli/main.js';
+import { ROOT, run } from './project.js';
+
+export const SPEC = `openapi: 3.0.3
+info: { title: Scaled, version: 1.0.0 }
+servers: [{ url: http://127.0.0.1:9 }]
+paths:
+  /hold/{tag}:
+    get:
+      operationId: hold
+      summary: Waits until the test lets it answer
+      parameters: [{ name: tag, in: path, required: true, schema: { type: string } }]
+      responses: { '200': { description: ok, content: { application/json: { schema: { type: object } } } } }
+  /notes:
+    post:
+      operationId: addNote
+      requestBody: { content: { application/json: { schema: { type: object, properties: { text: { type: string } } } } } }
+      responses: { '201': { description: ok, content: { application/json: { schema: { type: object } } } } }
+  /pets/{id}:
+    delete:
+      operationId: deletePet
+      parameters: [{ name: id, in: path, required: true, schema: { type: string } }]
+      responses: { '204': { description: gone } }
+  /ping:
+    get:
+      operationId: ping
+      responses: { '200': { description: ok, content: { application/json: { schema: { type: object } } } } }
+`;
+export const MANIFEST = `name: scaled
+version: 1.0.0
+openapi: ./openapi.yaml
+output: ./server
+extraTools:
+  - name: bump
+    description: Changes the note and says so (notifyResourceUpdated).
+    inputSchema: { type: object, properties: {}, additionalProperties: false }
+    handler: handlers/notes.ts#bump
+  - name: relist
+    description: Says the tool list changed (notifyListChanged).
+    inputSchema: { type: object, properties: {}, additionalProperties: false }
+    handler: handlers/notes.ts#relist
+concerns:
+  - name: risk
+    values: [low, high]
+resources:
+  - uri: notes://signalled
+    name: signalled
+    handler: handlers/notes.ts#signalled
+reflection:
+  mode: host
+  domains: [pets]
+  gates:
+    deletePet:
+      domain: pets
+      prompt: justify_removal
+      promptArgs: { id: "{{id}}" }
+      template: Why delete pet {{id}}?
+policy:
+  audit: { file: audit.jsonl, chain: true, stderr: false }
+  limits:
+    tools:
+      hold: { maxConcurrent: 4, timeoutMs: 60000 }
+      addNote: { perMinute: { overall: 60 } }
+      ping: { maxConcurrent: 1000 }
+`;
+export const HANDLERS = `import { notifyListChanged } from '../runtime/list-changes.js';
+import { notifyResourceUpdated } from '../runtime/subscriptions.js';
+let n = 0;
+export function relist() {
+  notifyListChanged('tools');
+  return 'relisted';
+}
+export function bump() {
+  n++;
+  notifyResourceUpdated('notes://signalled');
+  return \`bumped \${n}\`;
+}
+export const signalled = () => \`note \${n}\`;
+`;
+
+/** Builds and compiles the server into `<work>/server`; returns that folder. */
+export async function buildScaledServer(work: string): Promise<string> {
+  const project = path.join(work, 'server');
+  rmSync(work, { recursive: true, force: true });
+  mkdirSync(path.join(project, 'src/handlers'), { recursive: true });
+  writeFileSync(path.join(project, 'src/handlers/notes.ts'), HANDLERS);
+  writeFileSync(path.join(work, 'openapi.yaml'), SPEC);
+  writeFileSync(path.join(work, 'mcpgen.yaml'), MANIFEST);
+  const io = { stdout: () => undefined, stderr: (s: string) => void process.stderr.write(s), cwd: ROOT };
+  expect(await main(['build', path.relative(ROOT, path.join(work, 'mcpgen.yaml')), '--out', path.relative(ROOT, project), '--quiet'], io)).toBe(0);
+  await run(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', project]);
+  return project;
+}
+
+/** The backend: its URL, the /hold requests it holds, how many notes it stored. */
+export type ScaledBackend = { readonly url: string; readonly held: ServerResponse[]; readonly notes: () => number; release(): void; close(): void };
+
+/** Starts the backend on a free loopback port. */
+export async function startScaledBackend(): Promise<ScaledBackend> {
+  const held: ServerResponse[] = [];
+  let notes = 0;
+  function handle(req: IncomingMessage, res: ServerResponse): void {
+    req.on('data', () => undefined);
+    req.on('end', () => {
+      if (req.url?.startsWith('/hold/')) {
+        held.push(res);
+        res.on('close', () => {
+          const i = held.indexOf(res);
+          if (i >= 0) held.splice(i, 1);
+        });
+        return;
+      }
+      if (req.url === '/notes') notes++;
+      if (req.method === 'DELETE') return void res.writeHead(204).end();
+      res.writeHead(req.method === 'POST' ? 201 : 200, { 'content-type': 'application/json' }).end('{"ok":true}');
+    });
+  }
+  function release(): void {
+    for (const res of held.splice(0)) res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+  }
+  const api = createServer(handle);
+  await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(api.address() as AddressInfo).port}`,
+    held,
+    notes: () => notes,
+    release,
+    close: () => {
+      release();
+      api.closeAllConnections();
+      api.close();
+    },
+  };
+}
