@@ -24,15 +24,10 @@ import { CODE_TOOLS, CODE_TOOL_NAMES } from './search-tools.js';
 import type { ToolEntry } from './surface.js';
 import type { ResultPolicy } from './types.js';
 import { DEFAULT_BYTES_PER_TOKEN } from './types.js';
+import { CODE_DEFAULTS, settingNames } from './variables.js';
 
 /** Bounds of one `execute` when no setting says otherwise. */
-export const DEFAULT_CODE_LIMITS: SandboxLimits = Object.freeze({
-  timeoutMs: 30_000,
-  memoryBytes: 64 * 1024 * 1024,
-  maxCalls: 50,
-  maxOutputBytes: 262_144,
-  maxConsoleBytes: 16_384,
-});
+export const DEFAULT_CODE_LIMITS: SandboxLimits = Object.freeze({ ...CODE_DEFAULTS });
 
 /** Most characters of a failed API response's body the code (and the answer) sees. */
 export const ERROR_BODY_CHARS = 2000;
@@ -41,20 +36,12 @@ export { codeName } from './code-mode-name.js';
 /** Most characters of code one `execute` takes. */
 export const MAX_CODE_CHARS = 100_000;
 
-/** The settings of code mode, `<PREFIX>_CODE_*` (declared in variables.ts). */
-export const CODE_SETTINGS = {
-  timeoutMs: 'CODE_TIMEOUT_MS',
-  memoryBytes: 'CODE_MEMORY_BYTES',
-  maxCalls: 'CODE_MAX_CALLS',
-  maxOutputBytes: 'CODE_MAX_OUTPUT_BYTES',
-  maxConsoleBytes: 'CODE_MAX_CONSOLE_BYTES',
-} as const satisfies Record<keyof SandboxLimits, string>;
-
-/** The bounds of `execute`: the defaults, each overridden by its `<PREFIX>_CODE_*` variable (a positive integer; anything else throws naming it). */
+/** The bounds of `execute`: the defaults, each overridden by its `<PREFIX>_CODE_*` variable (declared in variables.ts; a positive integer, anything else throws naming it). */
 export function codeLimitsFromEnv(envPrefix: string, env: NodeJS.ProcessEnv): SandboxLimits {
+  const names = settingNames(envPrefix);
+  const variables: Record<keyof SandboxLimits, string> = { timeoutMs: names.codeTimeoutMs, memoryBytes: names.codeMemoryBytes, maxCalls: names.codeMaxCalls, maxOutputBytes: names.codeMaxOutputBytes, maxConsoleBytes: names.codeMaxConsoleBytes };
   const out: Record<string, number> = { ...DEFAULT_CODE_LIMITS };
-  for (const [key, suffix] of Object.entries(CODE_SETTINGS)) {
-    const name = `${envPrefix}_${suffix}`;
+  for (const [key, name] of Object.entries(variables)) {
     const raw = env[name]?.trim();
     if (raw === undefined || raw === '') continue;
     if (!/^[1-9][0-9]{0,12}$/.test(raw)) throw new Error(`${name} must be a positive integer (got ${JSON.stringify(raw.slice(0, 40))})`);

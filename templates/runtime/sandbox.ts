@@ -8,8 +8,10 @@
  * `a.push("y".repeat(1e6))` in a loop grew a process to 2.2 GB before QuickJS said "out of
  * memory", and calls the interrupt handler too seldom for a check there — but a WASM memory
  * cannot grow past its maximum, so the allocation fails inside QuickJS and the run ends with
- * "out of memory". A fresh instance per run also means no state is shared between runs: two
- * concurrent `execute` calls cannot see each other's globals. The compiled module is shared.
+ * "out of memory". Two concurrent `execute` calls never share an instance, and every run has a
+ * QuickJS runtime of its own, so no run sees another's globals. An instance is used again only
+ * after a run that returned and was freed whole without growing its memory; any other is dropped.
+ * The compiled module is shared.
  *
  * Time: the interrupt handler stops the code at the deadline (or when cancelled, or when a bound
  * was crossed); a run that waits on the host (an API call) is ended by a timer. Stack: 256 KiB
@@ -103,17 +105,34 @@ function wasmModule(): Promise<WebAssembly.Module | undefined> {
   return compiled;
 }
 
+/** One QuickJS WebAssembly instance and its memory. */
+type Instance = { readonly quickjs: QuickJSWASMModule; readonly memory: WebAssembly.Memory; readonly maximum: number };
+
+/** WebAssembly pages (64 KiB) an instance starts with: 16 MiB, what the module declares. */
+const INITIAL_PAGES = 256;
+
+/**
+ * Instances whose last run returned and was torn down whole (its QuickJS runtime freed, so no
+ * object of it is left) and whose memory never grew: the next run takes one instead of
+ * instantiating (the bulk of a run's start). Any other run's instance is dropped.
+ */
+const idle: Instance[] = [];
+const MAX_IDLE = 2;
+
 /** A QuickJS instance whose WebAssembly memory cannot grow past `memoryBytes` (plus the engine's own 16 MiB floor). */
-async function boundedQuickJS(memoryBytes: number): Promise<QuickJSWASMModule> {
+async function boundedQuickJS(memoryBytes: number): Promise<Instance> {
   const page = 65536;
-  const initial = 256; // 16 MiB, what the module declares
+  const initial = INITIAL_PAGES;
   const maximum = Math.max(initial, Math.ceil(memoryBytes / page) + 64);
+  const reused = idle.findIndex((i) => i.maximum === maximum);
+  if (reused !== -1) return idle.splice(reused, 1)[0]!;
   const wasmMemory = new WebAssembly.Memory({ initial, maximum });
   const module = await wasmModule();
   // emscripten's own messages (an abort's) are dropped: stdout belongs to the protocol over stdio
   // (print and printErr are emscripten Module options its loader type does not declare)
   const quiet = { print: () => undefined, printErr: () => undefined } as Record<string, unknown>;
-  return newQuickJSWASMModuleFromVariant(newVariant(RELEASE_SYNC, { wasmMemory, emscriptenModule: quiet, ...(module ? { wasmModule: module } : {}) }));
+  const quickjs = await newQuickJSWASMModuleFromVariant(newVariant(RELEASE_SYNC, { wasmMemory, emscriptenModule: quiet, ...(module ? { wasmModule: module } : {}) }));
+  return { quickjs, memory: wasmMemory, maximum };
 }
 
 /** A stack trace with only the user's frames, line numbers as the user wrote them. */
@@ -132,8 +151,8 @@ function userStack(stack: unknown): string | undefined {
  * anything the code does.
  */
 export async function runSandbox(js: string, host: HostCall, limits: SandboxLimits, signal: AbortSignal): Promise<SandboxOutcome> {
-  const quickjs = await boundedQuickJS(limits.memoryBytes);
-  const runtime: QuickJSRuntime = quickjs.newRuntime();
+  const instance = await boundedQuickJS(limits.memoryBytes);
+  const runtime: QuickJSRuntime = instance.quickjs.newRuntime();
   runtime.setMemoryLimit(limits.memoryBytes);
   runtime.setMaxStackSize(SANDBOX_STACK_BYTES);
   const deadline = Date.now() + limits.timeoutMs;
@@ -212,6 +231,7 @@ export async function runSandbox(js: string, host: HostCall, limits: SandboxLimi
       try {
         vm.dispose();
         runtime.dispose();
+        if (instance.memory.buffer.byteLength === INITIAL_PAGES * 65536 && idle.length < MAX_IDLE) idle.push(instance);
       } catch {
         // dropped whole all the same
       }

@@ -183,6 +183,8 @@ export type ServerConfig = {
   readonly baseUrl?: string;
   /** Defaults of the OAuth resource server (manifest `http.auth`), unless `<envPrefix>_OAUTH_ISSUER`, `_OAUTH_AUDIENCE`, `_OAUTH_SCOPES` are set. */
   readonly oauth?: { readonly issuer?: string; readonly audience?: string; readonly scopes?: readonly string[] };
+  /** Code mode is on for the server or a preset (manifest `discovery: code`): `--help` lists its `<PREFIX>_CODE_*` bounds. */
+  readonly codeMode?: boolean;
   /** Prefix of the environment variables the server reads. */
   readonly envPrefix: string;
   /** Request timeout in ms, unless `<envPrefix>_TIMEOUT_MS` is set. */

@@ -84,6 +84,11 @@ export const SETTINGS = {
   redisPrefix: { suffix: 'REDIS_PREFIX', type: 'string', description: 'Prefix of the Redis keys and channels, so several servers can share one Redis (default: the server name)' },
   redisFailOpen: { suffix: 'REDIS_FAIL_OPEN', type: 'string', description: 'limits: calls pass their limits while Redis cannot be reached (logged); unset: they are refused. Justifications always fail closed' },
   redisLeaseMs: { suffix: 'REDIS_LEASE_MS', type: 'integer', description: 'With Redis: how long a concurrency slot outlives an instance that died holding it, in milliseconds (renewed while the call runs)' },
+  codeTimeoutMs: { suffix: 'CODE_TIMEOUT_MS', type: 'integer', description: 'Code mode: wall time of one execute (its code and its API calls), in milliseconds' },
+  codeMemoryBytes: { suffix: 'CODE_MEMORY_BYTES', type: 'integer', description: 'Code mode: memory of one execute\'s sandbox (its own WebAssembly memory), in bytes' },
+  codeMaxCalls: { suffix: 'CODE_MAX_CALLS', type: 'integer', description: 'Code mode: API calls one execute may make' },
+  codeMaxOutputBytes: { suffix: 'CODE_MAX_OUTPUT_BYTES', type: 'integer', description: 'Code mode: largest value one execute may return, in bytes of JSON (before the results budget shapes it)' },
+  codeMaxConsoleBytes: { suffix: 'CODE_MAX_CONSOLE_BYTES', type: 'integer', description: 'Code mode: console output one execute may write, in bytes; more stops the run' },
   redisTimeoutMs: { suffix: 'REDIS_TIMEOUT_MS', type: 'integer', description: 'With Redis: bound on connecting and on each command, in milliseconds; a call never waits on Redis longer' },
 } as const satisfies Record<string, SettingDeclaration>;
 
@@ -176,6 +181,8 @@ export type VariableSources = {
     readonly securitySchemes?: readonly CredentialScheme[];
     /** The manifest's `http.auth` (defaults of the OAuth settings). */
     readonly oauth?: { readonly issuer?: string; readonly audience?: string; readonly scopes?: readonly string[] };
+    /** Code mode is on for the server or a preset (manifest `discovery: code`): its bounds are settings. */
+    readonly codeMode?: boolean;
   };
   readonly tools: readonly VariableTool[];
   /** The reflection gate's store directory, when the server has a gate. */
@@ -198,6 +205,15 @@ export const SERVE_DEFAULTS = {
   redisLeaseMs: 30_000,
   redisTimeoutMs: 2_000,
 } as const satisfies { transport: Transport } & Record<string, string | number>;
+
+/** Bounds of one code-mode `execute` while their `<envPrefix>_CODE_*` variables are unset (code-mode.ts). */
+export const CODE_DEFAULTS = {
+  timeoutMs: 30_000,
+  memoryBytes: 67_108_864,
+  maxCalls: 50,
+  maxOutputBytes: 262_144,
+  maxConsoleBytes: 16_384,
+} as const;
 
 /** Least severe level logged when `<envPrefix>_LOG_LEVEL` is unset. */
 export const DEFAULT_LOG_LEVEL = 'info';
@@ -276,6 +292,13 @@ export function serverVariables(sources: VariableSources): Variable[] {
   setting('redisFailOpen', undefined);
   setting('redisLeaseMs', SERVE_DEFAULTS.redisLeaseMs);
   setting('redisTimeoutMs', SERVE_DEFAULTS.redisTimeoutMs);
+  if (config.codeMode === true) {
+    setting('codeTimeoutMs', CODE_DEFAULTS.timeoutMs);
+    setting('codeMemoryBytes', CODE_DEFAULTS.memoryBytes);
+    setting('codeMaxCalls', CODE_DEFAULTS.maxCalls);
+    setting('codeMaxOutputBytes', CODE_DEFAULTS.maxOutputBytes);
+    setting('codeMaxConsoleBytes', CODE_DEFAULTS.maxConsoleBytes);
+  }
 
   for (const scheme of config.securitySchemes ?? []) {
     // needed when some tool has no alternative without this scheme
