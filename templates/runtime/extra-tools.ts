@@ -58,6 +58,13 @@ export type ExtraToolContext<Api = ApiClient> = HandlerInput & {
    * nested call of this one; it resolves to an {@link ApiResult} and never throws. Empty without `uses`.
    */
   readonly api: Api;
+  /**
+   * Tells the clients subscribed to the resource at `uri` that it changed (legacy
+   * `resources/subscribe`, 2026-07-28 `subscriptions/listen`; with a shared bus, those of every
+   * instance), e.g. after the handler changed what a handler resource shows. Does nothing when no
+   * resource of the server can change (no handler resource or template).
+   */
+  readonly notifyResourceUpdated: (uri: string) => void;
 };
 
 /** Sends a handler's progress report to the MCP client, when it asked for progress. */
@@ -159,7 +166,7 @@ export async function callExtraTool<Args, Result, Api>(
   tool: ExtraTool<Args, Result, Api>,
   args: unknown,
   signal: AbortSignal,
-  opts: { readonly argumentsChecked?: boolean; readonly clientLog?: ClientLog; readonly progress?: ClientProgress; readonly api?: ApiClient; readonly input?: InputSession } = {},
+  opts: { readonly argumentsChecked?: boolean; readonly clientLog?: ClientLog; readonly progress?: ClientProgress; readonly api?: ApiClient; readonly input?: InputSession; readonly notifyResourceUpdated?: (uri: string) => void } = {},
 ): Promise<CallToolResult | InputRequiredResult> {
   const input = args ?? {};
   let problems: string[] = [];
@@ -183,6 +190,10 @@ export async function callExtraTool<Args, Result, Api>(
       opts.clientLog?.(level, message, data);
     },
     progress: (progress, total, message) => opts.progress?.(progress, total, message),
+    notifyResourceUpdated: (uri) => {
+      if (opts.notifyResourceUpdated !== undefined) opts.notifyResourceUpdated(uri);
+      else log('debug', `${tool.name}: notifyResourceUpdated(${uri}): no resource of this server can change, so nobody is subscribed`);
+    },
   };
   let value: Result;
   try {

@@ -88,6 +88,8 @@ export interface ListenFeed {
   checkListen(server: Server, params: unknown): void;
   /** Sends changes through a bus shared with other instances too. */
   share(bus: ServerEventBus): void;
+  /** Tells every subscriber (of every instance, with a shared bus) that `uri` changed: a handler's `ctx.notifyResourceUpdated`. */
+  updated(uri: string): void;
 }
 
 /** The reflection gate as the server sees it (reflection.ts's `ReflectionGate` is one). */
@@ -322,7 +324,9 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
       const api = uses ? apiClient(uses, (tool, args) => runNested(nestedCall(call, tool, args))) : undefined;
       // ctx.elicit / sample / roots: real requests (legacy), or input rounds of this call (2026-07-28)
       const input = inputSession({ era: call.era, server: call.server, ctx: call.ctx, state: call.state, signal: call.signal });
-      return callExtraTool(target.tool, call.args, call.signal, { argumentsChecked: true, clientLog, input, ...(progress ? { progress } : {}), ...(api ? { api } : {}) });
+      const feed = options.subscriptions;
+      const notifyResourceUpdated = feed ? (uri: string): void => feed.updated(uri) : undefined;
+      return callExtraTool(target.tool, call.args, call.signal, { argumentsChecked: true, clientLog, input, ...(notifyResourceUpdated ? { notifyResourceUpdated } : {}), ...(progress ? { progress } : {}), ...(api ? { api } : {}) });
     }
     // the MCP client's own request headers (its Authorization above all) reach the API only
     // for a security scheme that takes its credential `fromClient`

@@ -10,6 +10,9 @@
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import * as z from 'zod/v4';
+import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client as ModernClient } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { connectClient, ERAS, rpcError, startHttp, TRANSPORTS } from '../helpers/eras.js';
@@ -240,5 +243,38 @@ describe.each(TRANSPORTS)('the reflection gate asks the user (mode elicit), over
       expect(hint.isError).toBe(true);
       expect(text(hint)).toMatch(/needs a justification before it runs[\s\S]*persist_justification/);
     });
+  });
+});
+
+describe.each(TRANSPORTS)('ctx.notifyResourceUpdated reaches subscribers, over %s', (transport) => {
+  it.each(ERAS)('%s era', async (era) => {
+    const updates: string[] = [];
+    let arrived: () => void = () => undefined;
+    const target: Target = transport === 'stdio' ? { kind: 'stdio', server: project, env: ENV } : { kind: 'http', url: http!.url };
+    const { client: c } = await connectClient(target, era, {
+      setup: (cl) => {
+        const on = (uri: string) => {
+          updates.push(uri);
+          arrived();
+        };
+        if (era === 'legacy') (cl as LegacyClient).setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => on(n.params.uri));
+        else (cl as ModernClient).setNotificationHandler('notifications/resources/updated', (n) => on(n.params.uri));
+      },
+    });
+    clients.push(c);
+    expect(c.getServerCapabilities()?.resources).toMatchObject({ subscribe: true });
+    let stop: () => Promise<void>;
+    if (era === 'legacy') {
+      await (c as LegacyClient).subscribeResource({ uri: 'notes://counter' });
+      stop = async () => void (await (c as LegacyClient).unsubscribeResource({ uri: 'notes://counter' }));
+    } else {
+      const sub = await (c as ModernClient).listen({ resourceSubscriptions: ['notes://counter'] });
+      stop = () => sub.close();
+    }
+    const got = new Promise<void>((resolve) => (arrived = resolve));
+    expect(text(await call(c, 'bump_counter'))).toMatch(/^count is now \d+$/);
+    await got;
+    expect(updates).toEqual(['notes://counter']);
+    await stop();
   });
 });
