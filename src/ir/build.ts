@@ -30,6 +30,7 @@ import { policyDifference, projectionArgName, ResultCalibrator, resolveResultPre
 import { reportSchemaNotes, type ToolSchemaNotes } from './schema-notes.js';
 import { buildSecurity, reservedVariables } from './security.js';
 import { mcpScopes } from './mcp-scopes.js';
+import { longRunning } from './long-running.js';
 import { selectOperations, type SelectorInput } from './select.js';
 import { plainLinks, truncateDescription } from './text.js';
 import { checkPresetBudgets } from './budget.js';
@@ -196,6 +197,8 @@ export function buildIr(input: BuildInput): IrServer {
     if (parts.outputSchema) tool.outputSchema = parts.outputSchema;
     if (parts.body) tool.body = parts.body;
     if (op.operationId) tool.operationId = op.operationId;
+    const lro = longRunning(op, ops, (n) => conv.deref(n));
+    if (lro) tool.longRunning = lro;
     const settings = toolResultSettings(results, ov?.results);
     applyResultSettings({ tool, parts, global: results, settings, calibrator });
     const counted = input.exampleTokens && listed ? calibrator.exampleTokens(parts.resultExamples, settings) : undefined;

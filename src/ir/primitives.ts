@@ -79,6 +79,7 @@ export function buildPrimitives(input: PrimitivesInput): Primitives {
     if (t.description !== undefined) tool.description = t.description;
     if (t.outputSchema !== undefined) tool.outputSchema = t.outputSchema;
     if (t.scopes !== undefined && t.scopes.length > 0) tool.scopes = [...new Set(t.scopes)].sort();
+    if (t.task !== undefined) tool.task = t.task;
     return tool;
   });
 

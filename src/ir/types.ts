@@ -6,6 +6,7 @@
  * TS identifiers, file paths) is final here; emitters never invent or de-duplicate names.
  */
 import type { PolicyConfig } from '../../templates/runtime/policy-types.js';
+import type { IrLongRunning } from './long-running.js';
 
 /** A JSON Schema object as published to clients. */
 export type JsonSchema = Record<string, unknown>;
@@ -146,6 +147,8 @@ export type IrOperationTool = {
    * applies to the response. It maps to no parameter, so it is never sent to the API.
    */
   projection?: { arg: string };
+  /** A long-running operation (ir/long-running.ts): the server polls its status URL until it ends, and the tool runs as an MCP task when the client asks. */
+  longRunning?: IrLongRunning;
   origin: Origin;
 };
 
@@ -474,6 +477,8 @@ export type IrExtraTool = {
   apiTypeName?: string;
   /** TS identifier of the exported `<Tool>Context` type (the handler's context), with `uses`. */
   contextTypeName?: string;
+  /** Runs as an MCP task (manifest `task`): `optional` when the client asks for one, `required` always. */
+  task?: 'optional' | 'required';
   origin: Origin;
 };
 

@@ -763,6 +763,14 @@ export type ExtraTool = {
    * the project keeps them for this tool.
    */
   uses?: string[];
+  /**
+   * Run the tool as an MCP task (`io.modelcontextprotocol/tasks` in 2026-07-28, `execution.taskSupport` in
+   * 2025-11-25): the call returns a task at once and the handler runs on, polled with `tasks/get` and
+   * cancelled with `tasks/cancel` (the handler's `ctx.signal` aborts). `optional`: a task when the client
+   * asks for one, else the call waits for the handler. `required`: only as a task; a client that cannot run
+   * tasks gets the era's error (-32021 naming the extension, or -32601). Default: never a task.
+   */
+  task?: 'optional' | 'required';
 };
 
 /** One argument of a prompt (clients send argument values as strings). */

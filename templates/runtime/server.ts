@@ -34,6 +34,8 @@ import type { Era, PipelineTool, Step, ToolCall, ToolGuard, ToolResult } from '.
 import { composeGates, OPEN_GATE } from './primitives.js';
 import type { PrimitiveGate } from './primitives.js';
 import { resolveSettings } from './settings.js';
+import { TaskTools } from './tasks-tools.js';
+import type { TaskStore } from './tasks-store.js';
 import type { Settings } from './settings.js';
 import { belongsTo, roundOf, sealRound } from './rounds.js';
 import { openState } from './state.js';
@@ -201,6 +203,8 @@ export type CreateServerOptions = ServerExtensions & {
   steps?: readonly Step[];
   /** The policy layer: its steps run first, its access gate filters every list, its audit trail records sessions, prompts, resources, preprocessors and justifications. */
   policy?: PolicyLayer;
+  /** Where the tasks of task tools live (tasks-store.ts); default: in this process, bounded. */
+  taskStore?: TaskStore;
 };
 
 /** The fields of a tool (operation or extra) its `tools/list` entry is made of. */
@@ -291,6 +295,8 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
   const steps = [...(policy?.steps ?? []), ...(options.steps ?? []), ...toolCallSteps(reflection ? { reflection } : {})];
   const defaultIdentity = options.identity ?? 'local';
   const maxArgumentBytes = settings.maxArgumentBytes ?? DEFAULT_MAX_ARGUMENT_BYTES;
+  // tools that run as MCP tasks (tasks-tools.ts): one task table for every instance of the process
+  const taskTools = TaskTools.of(all, options.taskStore);
 
   /** Sends the call to its tool: the API request, the extra tool's handler, or the persist tool. */
   const dispatch = async (call: ToolCall): Promise<ToolResult> => {
@@ -404,7 +410,7 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
   const scoped = scopeGate(scopeNeeds([...tools, ...(options.extraTools ?? [])], options.scoped));
   const factory = (instance: InstanceContext): Server => {
     const serverOptions: ConstructorParameters<typeof Server>[1] = {
-      capabilities,
+      capabilities: taskTools ? taskTools.capabilities(instance.era, capabilities) : capabilities,
       // an input round's state comes back from the client: only state this server (or another
       // with the same key) sealed is accepted (-32602 "Invalid or expired requestState" else)
       requestState: { verify: (token: string) => openState(stateKey, token) },
@@ -433,6 +439,7 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
       });
     }
     if (!hasTools) return server;
+    taskTools?.install(server, instance.era, (ctx) => ctx.http?.authInfo?.clientId ?? instance.identity ?? defaultIdentity);
 
     // search mode per concern preset: the request's active preset decides what is listed
     const activePreset = (gate as Partial<PresetGate>).activePreset;
@@ -443,13 +450,13 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
       if (codeFront && modeOf(ctx) === 'code') return { tools: codeFront.filter((t) => codeNames.has(t.name) || gate.visible('tools', t.name, ctx)).map((t) => (codeNames.has(t.name) ? t : gate.decorate('tools', t.name, t))) };
       // search mode's own three tools are always listed: what they reach is filtered by the gate
       if (front && listsFront(ctx)) return { tools: gate === OPEN_GATE ? front : front.filter((t) => searchNames.has(t.name) || gate.visible('tools', t.name, ctx)).map((t) => (searchNames.has(t.name) ? t : gate.decorate('tools', t.name, t))) };
-      const shown = catalogue();
+      const shown = taskTools ? taskTools.listed(instance.era, catalogue()) : catalogue();
       if (gate === OPEN_GATE) return { tools: shown };
       return { tools: shown.filter((t) => gate.visible('tools', t.name, ctx)).map((t) => gate.decorate('tools', t.name, t)) };
     });
 
     /** Runs one tool call through the pipeline, carrying its logical call across input rounds. */
-    const run = async (name: string, args: Record<string, unknown>, ctx: ServerContext, viaCallTool?: string): Promise<ToolResult> => {
+    const run = async (name: string, args: Record<string, unknown>, ctx: ServerContext, viaCallTool?: string, signal?: AbortSignal): Promise<ToolResult> => {
       // code mode's execute: the pipeline's call carries what the audit may keep (the code's hash); the code rides in the target
       const target: PipelineTool | undefined = code && name === code.executeName && !byName.has(name) ? { kind: 'code', name, args } : byName.get(name);
       if (!target) {
@@ -480,7 +487,7 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
         callId: round ? round.callId : randomUUID(),
         firstRound: !round,
         state: round && typeof round.state === 'object' && round.state !== null ? { ...round.state } : {},
-        signal: ctx.mcpReq.signal,
+        signal: signal ?? ctx.mcpReq.signal,
         gate,
         report: {},
         ...(headers ? { headers } : {}),
@@ -525,7 +532,10 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
           return run(inner, callArguments(inner, args.arguments), ctx, name);
         }
       }
-      return run(name, args, ctx);
+      // a task tool the client runs as a task: the call runs in the task, under its signal (tasks-tools.ts)
+      const owner = ctx.http?.authInfo?.clientId ?? instance.identity ?? defaultIdentity;
+      const asTask = taskTools && (await taskTools.call(instance.era, name, params, ctx, owner, server, async (taskSignal) => (await run(name, args, ctx, undefined, taskSignal)) as CallToolResult));
+      return asTask || run(name, args, ctx);
     });
     return server;
   };

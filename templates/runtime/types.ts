@@ -152,6 +152,13 @@ export type OperationTool<Args = unknown> = {
   readonly security?: SecurityRequirements;
   /** OAuth scopes an MCP access token must carry to see and call the tool (its operation's `security` for the API description's oauth2/openIdConnect scheme); absent ⇒ none. */
   readonly scopes?: readonly string[];
+  /**
+   * A long-running operation (its spec answers `202` with `Location` / `Operation-Location` /
+   * `Azure-AsyncOperation`, or says `x-ms-long-running-operation: true`): the call polls it until it
+   * ends (tasks-poll.ts), and the tool runs as an MCP task when the client asks (tasks.ts).
+   * `cancelPaths`: the spec's `DELETE` paths a status URL may match, to cancel the operation.
+   */
+  readonly longRunning?: { readonly cancelPaths?: readonly string[] };
   /** Type-level only: never set at run time. Carries `Args` so typed helpers can infer it. */
   readonly __args?: Args;
 };

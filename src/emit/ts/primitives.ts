@@ -52,6 +52,7 @@ function extraToolExpr(t: IrExtraTool): string {
   if (t.outputSchema) fields.push(['outputSchema', tsLiteral(t.outputSchema, 2)]);
   if (Object.keys(t.annotations).length > 0) fields.push(['annotations', tsLiteral(t.annotations, 2)]);
   if (t.scopes) fields.push(['scopes', tsLiteral(t.scopes)]);
+  if (t.task) fields.push(['task', tsLiteral(t.task)]);
   if (t.uses) fields.push(['uses', objectExpr(t.uses.map((u) => [u.operationId, u.constName]))]);
   fields.push(['handler', member(t.handler.moduleAlias, t.handler.exportName)]);
   return objectExpr(fields);

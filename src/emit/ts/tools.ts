@@ -114,6 +114,7 @@ function toolExpr(t: IrOperationTool, schemaExpr: (s: JsonSchema) => string): st
   if (t.projection) fields.push(['projection', tsLiteral({ arg: t.projection.arg })]);
   if (t.security.length > 0) fields.push(['security', tsLiteral(t.security)]);
   if (t.scopes !== undefined && t.scopes.length > 0) fields.push(['scopes', tsLiteral(t.scopes)]);
+  if (t.longRunning) fields.push(['longRunning', tsLiteral(t.longRunning)]);
   return objectExpr(fields);
 }
 

@@ -1,0 +1,83 @@
+/**
+ * The task tools of a server, as createServer (server.ts) sees them: which tools may or must run as
+ * MCP tasks (extra tools with `task`, operation tools whose operation is long-running), the
+ * capabilities and `tools/list` entries that say so in each era, and the routing of a `tools/call`:
+ * a task created (and the call run in it), or the call left to run at once.
+ *
+ * The whole pipeline (audit, access rules, limits, concern enforcement, validation, the gate) runs
+ * inside the task, once, exactly as for a call answered at once; the task's signal replaces the
+ * request's, so the work outlives the request that started it and stops on `tasks/cancel`.
+ *
+ * This file is copied verbatim into every generated project.
+ */
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import type { CallToolResult, Server, ServerCapabilities, ServerContext, Tool } from '@modelcontextprotocol/server';
+import { declaresTasks, missingTasks, TASK_CAPABILITIES, TASKS_EXTENSION, Tasks } from './tasks.js';
+import type { TaskSupport } from './tasks.js';
+import type { TaskStore } from './tasks-store.js';
+
+type Era = 'legacy' | 'modern';
+
+/** A tool as far as tasks go. */
+type TaskCandidate = { readonly name: string; readonly kind: string; readonly task?: TaskSupport; readonly longRunning?: unknown };
+
+/** The task tools of a server and their tasks (one per process: tasks outlive server instances). */
+export class TaskTools {
+  private constructor(
+    readonly support: ReadonlyMap<string, TaskSupport>,
+    readonly tasks: Tasks,
+  ) {}
+
+  /** The task tools among `tools` (extra tools' `task`, long-running operations: `optional`); undefined when none. */
+  static of(tools: readonly TaskCandidate[], store?: TaskStore): TaskTools | undefined {
+    const support = new Map<string, TaskSupport>();
+    for (const t of tools) {
+      if (t.kind === 'extra' && t.task !== undefined) support.set(t.name, t.task);
+      else if (t.kind === 'operation' && t.longRunning !== undefined) support.set(t.name, 'optional');
+    }
+    return support.size === 0 ? undefined : new TaskTools(support, new Tasks(store ? { store } : {}));
+  }
+
+  /** `base` with the tasks capability of `era` (legacy `tasks`, 2026-07-28 the extension, as exactly `{}`). */
+  capabilities(era: Era, base: ServerCapabilities): ServerCapabilities {
+    if (era === 'legacy') return { ...base, ...TASK_CAPABILITIES.legacy } as ServerCapabilities;
+    const extensions = { ...((base as { extensions?: Record<string, unknown> }).extensions ?? {}), [TASKS_EXTENSION]: {} };
+    return { ...base, extensions } as ServerCapabilities;
+  }
+
+  /** `tools` with `execution.taskSupport` on the task tools (legacy; 2026-07-28 lists no `execution`). */
+  listed(era: Era, tools: Tool[]): Tool[] {
+    if (era !== 'legacy') return tools;
+    return tools.map((t) => {
+      const support = this.support.get(t.name);
+      return support === undefined ? t : ({ ...t, execution: { taskSupport: support } } as Tool);
+    });
+  }
+
+  /** Registers tasks/get and the other task methods of `era` on `server`. */
+  install(server: Server, era: Era, ownerOf: (ctx: ServerContext) => string): void {
+    this.tasks.install(server, era, ownerOf);
+  }
+
+  /**
+   * Routes a `tools/call` of `name`: a task tool the client asks to run as a task (legacy
+   * `params.task`; 2026-07-28: the request declares the extension) gets a task running `work` and
+   * the create-task result; a `required` one called otherwise is refused (legacy -32601, 2026-07-28
+   * -32021 naming the extension); anything else is undefined: run it at once.
+   */
+  async call(era: Era, name: string, params: unknown, ctx: ServerContext, owner: string, server: Server, work: (signal: AbortSignal) => Promise<CallToolResult>): Promise<CallToolResult | undefined> {
+    const support = this.support.get(name);
+    if (support === undefined) return undefined;
+    const hint = (params as { task?: unknown }).task;
+    const asked = era === 'legacy' ? typeof hint === 'object' && hint !== null : declaresTasks(ctx);
+    if (!asked) {
+      if (support === 'optional') return undefined;
+      if (era === 'legacy') throw new ProtocolError(ProtocolErrorCode.MethodNotFound, `Tool ${name} runs only as a task: call it with params.task (the server declares the tasks capability)`);
+      throw missingTasks(`Tool ${name}`);
+    }
+    const ttl = era === 'legacy' ? (hint as { ttl?: unknown }).ttl : undefined;
+    const notify = era === 'legacy' ? (t: Parameters<typeof Tasks.statusNotification>[0]) => void server.notification(Tasks.statusNotification(t) as never).catch(() => undefined) : undefined;
+    const record = await this.tasks.start(era, owner, name, work, { ...(typeof ttl === 'number' ? { ttlMs: ttl } : {}), ...(notify ? { notify } : {}) });
+    return Tasks.created(era, record);
+  }
+}

@@ -1,0 +1,253 @@
+/**
+ * MCP tasks: a tool call that returns at once with a task, runs on in the server, and is polled
+ * (`tasks/get`), fetched (`tasks/result`, legacy), cancelled (`tasks/cancel`) and listed
+ * (`tasks/list`, legacy) by the client that created it.
+ *
+ * Both eras, on their own wire:
+ * - 2025-11-25 (legacy): the `tasks` capability, tools listed with `execution.taskSupport`, a call
+ *   asks for a task with `params.task` and gets `{ task }` back; `ttl` / `pollInterval`; a tool
+ *   result with `isError` ends the task `failed` (its result still comes from `tasks/result`);
+ *   `notifications/tasks/status` on every change, to the client's connection.
+ * - 2026-07-28 (the `io.modelcontextprotocol/tasks` extension, SEP-2663): declared as exactly `{}`
+ *   under `capabilities.extensions`; the server decides: a task tool called by a client whose request
+ *   declares the extension gets a flat `CreateTaskResult` (`resultType: "task"`, `ttlMs`,
+ *   `pollIntervalMs`); `tasks/get` inlines the result (`resultType: "complete"`) or the error;
+ *   `tasks/cancel` and `tasks/update` answer an empty acknowledgement; a tool error is `completed`
+ *   with `result.isError`, `failed` is for JSON-RPC errors only; `tasks/result` and `tasks/list` do
+ *   not exist (-32601); a request that does not declare the extension is refused -32021.
+ *
+ * A task belongs to the identity that created it: another identity's task id is unknown to every
+ * method (-32602, never a wait). Its state lives in a {@link TaskStore}; the work itself (and its
+ * AbortController) in this process.
+ *
+ * This file is copied verbatim into every generated project.
+ */
+import { randomUUID } from 'node:crypto';
+import { CLIENT_CAPABILITIES_META_KEY, MissingRequiredClientCapabilityError, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import type { CallToolResult, Server, ServerContext } from '@modelcontextprotocol/server';
+import { log } from './log.js';
+import { MemoryTaskStore, TaskStoreFullError, TERMINAL } from './tasks-store.js';
+import type { TaskRecord, TaskStore } from './tasks-store.js';
+
+/** The extension's id (2026-07-28). */
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+/** The legacy `_meta` key naming the task a message belongs to. */
+export const RELATED_TASK = 'io.modelcontextprotocol/related-task';
+
+/** How a tool runs as a task: `optional` (when the client asks, else synchronously) or `required`. */
+export type TaskSupport = 'optional' | 'required';
+type Era = 'legacy' | 'modern';
+
+/** Options of {@link Tasks}. */
+export type TasksOptions = {
+  readonly store?: TaskStore;
+  /** Kept this long after creation unless the client asks for less (legacy `ttl`). */
+  readonly ttlMs?: number;
+  /** The poll interval suggested to clients. */
+  readonly pollIntervalMs?: number;
+};
+
+/** The capabilities of each era for a server with task tools. */
+export const TASK_CAPABILITIES = {
+  legacy: { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } },
+  // exactly {}: ext-tasks treats anything inside as "no tasks"
+  modern: { extensions: { [TASKS_EXTENSION]: {} } },
+} as const;
+
+const invalid = (message: string) => new ProtocolError(ProtocolErrorCode.InvalidParams, message);
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** Whether the modern request `ctx` declares the tasks extension (in its `_meta` envelope). */
+export function declaresTasks(ctx: ServerContext): boolean {
+  const caps = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as { extensions?: Record<string, unknown> } | undefined;
+  return typeof caps?.extensions === 'object' && caps.extensions !== null && caps.extensions[TASKS_EXTENSION] !== undefined;
+}
+
+/** The -32021 of a modern request that needs the extension and does not declare it. */
+export function missingTasks(what: string): MissingRequiredClientCapabilityError {
+  return new MissingRequiredClientCapabilityError({ requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } }, `${what} needs the ${TASKS_EXTENSION} extension, which this request does not declare in its client capabilities`);
+}
+
+/** A task on the legacy wire. */
+function legacyTask(t: TaskRecord): Record<string, unknown> {
+  return { taskId: t.taskId, status: t.status, ...(t.statusMessage !== undefined ? { statusMessage: t.statusMessage } : {}), createdAt: iso(t.createdAt), lastUpdatedAt: iso(t.lastUpdatedAt), ttl: t.ttlMs, pollInterval: t.pollIntervalMs };
+}
+
+/** A task on the 2026-07-28 wire (no result or error: {@link detailed} adds them). */
+function modernTask(t: TaskRecord): Record<string, unknown> {
+  return { taskId: t.taskId, status: t.status, ...(t.statusMessage !== undefined ? { statusMessage: t.statusMessage } : {}), createdAt: iso(t.createdAt), lastUpdatedAt: iso(t.lastUpdatedAt), ttlMs: t.ttlMs, pollIntervalMs: t.pollIntervalMs };
+}
+
+/** `tasks/get` of the 2026-07-28 wire: the task, with its result (completed) or error (failed). */
+function detailed(t: TaskRecord): Record<string, unknown> {
+  const out: Record<string, unknown> = { resultType: 'complete', ...modernTask(t) };
+  if (t.status === 'completed' && t.result) out.result = { ...t.result, resultType: 'complete' };
+  if (t.status === 'failed') out.error = t.error ?? { code: ProtocolErrorCode.InternalError, message: 'The task failed' };
+  return out;
+}
+
+/** The running tasks of a process and their state. */
+export class Tasks {
+  readonly store: TaskStore;
+  private readonly ttlMs: number;
+  private readonly pollIntervalMs: number;
+  /** Running tasks of this process. */
+  private readonly running = new Map<string, { controller: AbortController; era: Era; notify?: (t: TaskRecord) => void }>();
+  /** Who waits for a task to end (legacy tasks/result). */
+  private readonly waiters = new Map<string, Array<() => void>>();
+
+  constructor(options: TasksOptions = {}) {
+    this.store = options.store ?? new MemoryTaskStore();
+    const bound = this.store instanceof MemoryTaskStore ? this.store.bounds.maxAgeMs : Number.POSITIVE_INFINITY;
+    this.ttlMs = Math.min(options.ttlMs ?? 15 * 60 * 1000, bound);
+    this.pollIntervalMs = options.pollIntervalMs ?? 1000;
+  }
+
+  /**
+   * Creates a task of `owner` running `work` and returns it once stored (a `tasks/get` right after
+   * finds it). `work` gets the task's signal (aborted by `tasks/cancel`); its result ends the task.
+   * `notify` is told of every change (legacy status notifications). A full store ⇒ -32603.
+   */
+  async start(era: Era, owner: string, tool: string, work: (signal: AbortSignal) => Promise<CallToolResult>, opts: { ttlMs?: number; notify?: (t: TaskRecord) => void } = {}): Promise<TaskRecord> {
+    const now = Date.now();
+    const ttlMs = Math.max(1000, Math.min(opts.ttlMs !== undefined && Number.isFinite(opts.ttlMs) ? Math.floor(opts.ttlMs) : this.ttlMs, this.ttlMs));
+    const record: TaskRecord = { taskId: randomUUID(), owner, tool, status: 'working', createdAt: now, lastUpdatedAt: now, ttlMs, pollIntervalMs: this.pollIntervalMs };
+    try {
+      await this.store.create(record);
+    } catch (err) {
+      if (err instanceof TaskStoreFullError) throw new ProtocolError(ProtocolErrorCode.InternalError, `Cannot start ${tool} as a task: ${err.message}`);
+      throw err;
+    }
+    const controller = new AbortController();
+    this.running.set(record.taskId, { controller, era, ...(opts.notify ? { notify: opts.notify } : {}) });
+    void this.finish(record.taskId, era, work(controller.signal));
+    return record;
+  }
+
+  /** Records how `work` ended. */
+  private async finish(taskId: string, era: Era, work: Promise<CallToolResult>): Promise<void> {
+    let update: Parameters<TaskStore['update']>[1];
+    try {
+      const result = await work;
+      if ((result as { resultType?: unknown }).resultType === 'input_required') {
+        update = { status: 'failed', error: { code: ProtocolErrorCode.InternalError, message: 'The tool asked the client for input, which a task cannot do yet: call it without a task' } };
+      } else {
+        // legacy: a tool error ends the task failed (its result is still what tasks/result gives); 2026: completed with isError
+        update = { status: era === 'legacy' && result.isError === true ? 'failed' : 'completed', result };
+      }
+    } catch (err) {
+      const code = err instanceof ProtocolError ? err.code : ProtocolErrorCode.InternalError;
+      const data = err instanceof ProtocolError ? (err as { data?: unknown }).data : undefined;
+      update = { status: 'failed', error: { code, message: err instanceof Error ? err.message : String(err), ...(data !== undefined ? { data } : {}) } };
+    }
+    await this.change(taskId, update).catch((err: unknown) => log('warn', `task ${taskId}: cannot record its end`, err));
+    this.running.delete(taskId);
+    for (const wake of this.waiters.get(taskId) ?? []) wake();
+    this.waiters.delete(taskId);
+  }
+
+  /** Updates a task and tells its listener. */
+  private async change(taskId: string, update: Parameters<TaskStore['update']>[1]): Promise<TaskRecord | undefined> {
+    const before = await this.store.get(taskId);
+    const after = await this.store.update(taskId, update);
+    if (after && before && after.status !== before.status) {
+      try {
+        this.running.get(taskId)?.notify?.(after);
+      } catch {
+        // a closed connection: the client polls
+      }
+    }
+    return after;
+  }
+
+  /** The task `taskId` of `owner`; -32602 when unknown, expired or another identity's. */
+  async get(owner: string, taskId: unknown): Promise<TaskRecord> {
+    if (typeof taskId !== 'string' || taskId.length === 0) throw invalid('taskId must be a non-empty string');
+    const t = await this.store.get(taskId);
+    if (!t || t.owner !== owner) throw invalid(`Unknown task: ${taskId} (tasks are kept for their ttl and seen only by the client that created them)`);
+    return t;
+  }
+
+  /** Cancels a running task of `owner` (its work is aborted); a finished one is returned as it is. */
+  async cancel(owner: string, taskId: unknown): Promise<{ task: TaskRecord; wasTerminal: boolean }> {
+    const t = await this.get(owner, taskId);
+    if (TERMINAL.has(t.status)) return { task: t, wasTerminal: true };
+    const after = (await this.change(t.taskId, { status: 'cancelled', statusMessage: 'Cancelled by the client' })) ?? t;
+    this.running.get(t.taskId)?.controller.abort(new Error('The task was cancelled'));
+    return { task: after, wasTerminal: false };
+  }
+
+  /** The task once it has ended (legacy tasks/result blocks until then). */
+  async settled(owner: string, taskId: unknown, signal: AbortSignal): Promise<TaskRecord> {
+    for (;;) {
+      const t = await this.get(owner, taskId);
+      if (TERMINAL.has(t.status)) return t;
+      await new Promise<void>((resolve, reject) => {
+        const list = this.waiters.get(t.taskId) ?? [];
+        list.push(resolve);
+        this.waiters.set(t.taskId, list);
+        // a task of another process (shared store) ends without waking us: look again now and then
+        const timer = setTimeout(resolve, this.pollIntervalMs * 5);
+        timer.unref();
+        signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+      });
+    }
+  }
+
+  /**
+   * Registers the task methods of `era` on `server`; `ownerOf` names the identity of a request.
+   * Legacy: tasks/get, tasks/result, tasks/list, tasks/cancel. 2026-07-28: tasks/get, tasks/cancel,
+   * tasks/update (-32021 without the extension; tasks/result and tasks/list stay unknown: -32601).
+   */
+  install(server: Server, era: Era, ownerOf: (ctx: ServerContext) => string): void {
+    const params = { params: { '~standard': { version: 1, vendor: 'mcpgen', validate: (value: unknown) => ({ value }) } } } as const;
+    const id = (p: unknown): unknown => (p as { taskId?: unknown } | undefined)?.taskId;
+    if (era === 'legacy') {
+      server.setRequestHandler('tasks/get', params, async (p, ctx) => legacyTask(await this.get(ownerOf(ctx), id(p))));
+      server.setRequestHandler('tasks/list', params, async (_p, ctx) => ({ tasks: (await this.store.list(ownerOf(ctx))).map(legacyTask) }));
+      server.setRequestHandler('tasks/cancel', params, async (p, ctx) => {
+        const { task, wasTerminal } = await this.cancel(ownerOf(ctx), id(p));
+        if (wasTerminal) throw invalid(`Task ${task.taskId} has already ended (${task.status}): it cannot be cancelled`);
+        return legacyTask(task);
+      });
+      server.setRequestHandler('tasks/result', params, async (p, ctx) => {
+        const t = await this.settled(ownerOf(ctx), id(p), ctx.mcpReq.signal);
+        const related = { [RELATED_TASK]: { taskId: t.taskId } };
+        if (t.result) return { ...t.result, _meta: { ...(t.result._meta ?? {}), ...related } };
+        if (t.status === 'cancelled') throw new ProtocolError(ProtocolErrorCode.InternalError, `Task ${t.taskId} was cancelled`, related);
+        throw new ProtocolError(t.error?.code ?? ProtocolErrorCode.InternalError, t.error?.message ?? 'The task failed', t.error?.data ?? related);
+      });
+      return;
+    }
+    const gated = (ctx: ServerContext, method: string): void => {
+      if (!declaresTasks(ctx)) throw missingTasks(method);
+    };
+    server.setRequestHandler('tasks/get', params, async (p, ctx) => {
+      gated(ctx, 'tasks/get');
+      return detailed(await this.get(ownerOf(ctx), id(p)));
+    });
+    server.setRequestHandler('tasks/cancel', params, async (p, ctx) => {
+      gated(ctx, 'tasks/cancel');
+      await this.cancel(ownerOf(ctx), id(p));
+      return { resultType: 'complete' };
+    });
+    server.setRequestHandler('tasks/update', params, async (p, ctx) => {
+      gated(ctx, 'tasks/update');
+      // no task of this server waits for input: the answers have nowhere to go, the ack is all
+      await this.get(ownerOf(ctx), id(p));
+      return { resultType: 'complete' };
+    });
+  }
+
+  /** The `tools/call` answer that creates task `t` in `era`. */
+  static created(era: Era, t: TaskRecord): CallToolResult {
+    // the v2 SDK checks a tools/call result: content must be there
+    if (era === 'legacy') return { content: [], task: legacyTask(t) } as unknown as CallToolResult;
+    return { content: [], resultType: 'task', ...modernTask(t) } as unknown as CallToolResult;
+  }
+
+  /** The legacy `notifications/tasks/status` of `t` (sent to the connection that created it). */
+  static statusNotification(t: TaskRecord): { method: 'notifications/tasks/status'; params: Record<string, unknown> } {
+    return { method: 'notifications/tasks/status', params: legacyTask(t) };
+  }
+}

@@ -1,0 +1,69 @@
+/**
+ * The bounds of the in-process task store (templates/runtime/tasks-store.ts) and what Tasks
+ * (tasks.ts) makes of them: at most `maxTasks` tasks (the oldest finished one makes room; when all
+ * run, a new one is refused), each kept `ttlMs` after its creation, never past `maxAgeMs`; a task is
+ * seen by its owner only; a finished task never changes.
+ */
+import { describe, expect, it } from 'vitest';
+import { MemoryTaskStore, TaskStoreFullError } from '../../../templates/runtime/tasks-store.js';
+import type { TaskRecord } from '../../../templates/runtime/tasks-store.js';
+import { Tasks } from '../../../templates/runtime/tasks.js';
+
+const task = (id: string, at: number, over: Partial<TaskRecord> = {}): TaskRecord => ({ taskId: id, owner: 'alice', tool: 't', status: 'working', createdAt: at, lastUpdatedAt: at, ttlMs: 1000, pollIntervalMs: 100, ...over });
+
+describe('MemoryTaskStore', () => {
+  it('refuses a task past maxTasks while all run, and drops the oldest finished one to make room', async () => {
+    let now = 0;
+    const store = new MemoryTaskStore({ maxTasks: 2, maxAgeMs: 10_000 }, () => now);
+    await store.create(task('a', 0));
+    await store.create(task('b', 0));
+    await expect(store.create(task('c', 0))).rejects.toBeInstanceOf(TaskStoreFullError);
+    await store.update('a', { status: 'completed' });
+    now = 1;
+    await store.create(task('c', 1));
+    expect(await store.get('a')).toBeUndefined();
+    expect((await store.list('alice')).map((t) => t.taskId)).toEqual(['b', 'c']);
+  });
+
+  it('forgets a task ttlMs after its creation', async () => {
+    let now = 0;
+    const store = new MemoryTaskStore({ maxTasks: 10, maxAgeMs: 10_000 }, () => now);
+    await store.create(task('a', 0, { ttlMs: 500 }));
+    now = 499;
+    expect(await store.get('a')).toBeDefined();
+    now = 500;
+    expect(await store.get('a')).toBeUndefined();
+    expect(await store.list('alice')).toEqual([]);
+  });
+
+  it('never changes a finished task', async () => {
+    const store = new MemoryTaskStore();
+    await store.create(task('a', Date.now()));
+    await store.update('a', { status: 'cancelled' });
+    expect((await store.update('a', { status: 'completed', result: { content: [] } }))?.status).toBe('cancelled');
+  });
+});
+
+describe('Tasks', () => {
+  it('caps a task ttl at the store maxAgeMs and refuses a task when the store is full (-32603)', async () => {
+    const tasks = new Tasks({ store: new MemoryTaskStore({ maxTasks: 1, maxAgeMs: 5000 }), ttlMs: 60_000 });
+    const never = (signal: AbortSignal) => new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(new Error('stopped'))));
+    const first = await tasks.start('modern', 'alice', 't', never);
+    expect(first.ttlMs).toBe(5000);
+    await expect(tasks.start('modern', 'alice', 't', never)).rejects.toMatchObject({ code: -32603 });
+    // another identity's task is unknown to it
+    await expect(tasks.get('bob', first.taskId)).rejects.toMatchObject({ code: -32602 });
+    await tasks.cancel('alice', first.taskId);
+    expect((await tasks.get('alice', first.taskId)).status).toBe('cancelled');
+  });
+
+  it('ends a task with a tool error completed in 2026-07-28 and failed in 2025-11-25', async () => {
+    const tasks = new Tasks();
+    const error = async () => ({ isError: true, content: [{ type: 'text' as const, text: 'no' }] });
+    const modern = await tasks.start('modern', 'a', 't', error);
+    const legacy = await tasks.start('legacy', 'a', 't', error);
+    const signal = new AbortController().signal;
+    expect((await tasks.settled('a', modern.taskId, signal)).status).toBe('completed');
+    expect((await tasks.settled('a', legacy.taskId, signal)).status).toBe('failed');
+  });
+});
