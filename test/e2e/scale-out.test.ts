@@ -4,7 +4,8 @@
  * and each its own justification directory (so nothing can pass through the disk), driven by real
  * clients of both eras over Streamable HTTP against a backend on 127.0.0.1.
  * - a gate hint issued by instance 1, persisted through instance 2, satisfies the gate on 3;
- * - `perMinute: 60` (overall) admits exactly 60 of 300 concurrent calls spread over the three;
+ * - `perMinute: 60` (overall) admits exactly 60 of 300 concurrent calls spread over the three, and
+ *   a call whose input rounds land on two instances counts once;
  * - `maxConcurrent: 4` holds across instances (the backend holds the calls, so it is exact);
  * - killing an instance mid-call frees its slots once their lease (1.5 s here) expires;
  * - a resource change signalled on instance 1 reaches subscribers of all three, both eras, and so
@@ -19,7 +20,7 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ResourceUpdatedNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
-import type { Client as ModernClient } from '@modelcontextprotocol/client';
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttp } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { connectClient, startHttp } from '../helpers/eras.js';
 import type { AnyClient, Era, HttpProcess } from '../helpers/eras.js';
@@ -210,6 +211,31 @@ describeWithRedis('three instances sharing state through Redis', () => {
     await new Promise((res) => setTimeout(res, 200));
     expect(got).toEqual([1, 1, 1, 1]);
     await Promise.all(subs.map((s) => s.close()));
+  });
+
+  it('a call whose input rounds land on different instances counts once against perMinute', async () => {
+    // the client spreads its requests itself: each POST goes to the next instance
+    const urls = [a.url, b.url, c.url];
+    const posts: Array<{ url: string; method: string }> = [];
+    let next = 0;
+    const spread = (_: string | URL, init?: RequestInit) => {
+      const url = urls[next++ % urls.length]!;
+      if (init?.method === 'POST') posts.push({ url, method: (JSON.parse(String(init.body)) as { method?: string }).method ?? '' });
+      return fetch(url, init);
+    };
+    const x = new ModernClient({ name: 'rounds', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: { pin: '2026-07-28' } } } as ConstructorParameters<typeof ModernClient>[1]);
+    x.setRequestHandler('elicitation/create', () => ({ action: 'accept', content: { name: 'Ada' } }));
+    await x.connect(new ModernHttp(new URL(a.url), { fetch: spread }));
+    open.push(x as unknown as AnyClient);
+    const first = (await x.callTool({ name: 'ask', arguments: {} })) as Result;
+    expect(first.isError, text(first)).toBeFalsy();
+    expect(text(first)).toContain('Ada');
+    // its two rounds went to two instances, and the second was not counted as a second call
+    const rounds = posts.filter((p) => p.method === 'tools/call');
+    expect(rounds).toHaveLength(2);
+    expect(rounds[0]!.url).not.toBe(rounds[1]!.url);
+    const second = (await x.callTool({ name: 'ask', arguments: {} })) as Result;
+    expect(text(second)).toMatch(/over its limit of 1 call per minute for client/);
   });
 
   it('a legacy session is served by the instance that opened it; another instance answers 404 saying why', async () => {

@@ -1,6 +1,6 @@
 /**
  * The generated server of test/e2e/scale-out.test.ts: a spec and manifest with a reflection gate
- * (host mode), limits, a signalled resource, a list change and concerns (so `listChanged` is
+ * (host mode), limits, a signalled resource, a list change, a question to the user, and concerns (so `listChanged` is
  * declared), built and compiled into `<work>/server`; and its backend on 127.0.0.1, which holds
  * `GET /hold/<tag>` requests until released (so concurrency is observed exactly) and counts
  * `POST /notes`.
@@ -52,6 +52,10 @@ extraTools:
     description: Says the tool list changed (notifyListChanged).
     inputSchema: { type: object, properties: {}, additionalProperties: false }
     handler: handlers/notes.ts#relist
+  - name: ask
+    description: Asks the user a question (an input round in 2026-07-28).
+    inputSchema: { type: object, properties: {}, additionalProperties: false }
+    handler: handlers/notes.ts#ask
 concerns:
   - name: risk
     values: [low, high]
@@ -75,8 +79,10 @@ policy:
       hold: { maxConcurrent: 4, timeoutMs: 60000 }
       addNote: { perMinute: { overall: 60 } }
       ping: { maxConcurrent: 1000 }
+      ask: { perMinute: { client: 1 } }
 `;
-export const HANDLERS = `import { notifyListChanged } from '../runtime/list-changes.js';
+export const HANDLERS = `import type { ExtraToolContext } from '../runtime/extra-tools.js';
+import { notifyListChanged } from '../runtime/list-changes.js';
 import { notifyResourceUpdated } from '../runtime/subscriptions.js';
 let n = 0;
 export function relist() {
@@ -89,6 +95,10 @@ export function bump() {
   return \`bumped \${n}\`;
 }
 export const signalled = () => \`note \${n}\`;
+export async function ask(_args: unknown, ctx: ExtraToolContext) {
+  const answer = await ctx.elicit('name?', { properties: { name: { type: 'string' } }, required: ['name'] });
+  return \`asked: \${JSON.stringify(answer)}\`;
+}
 `;
 
 /** Builds and compiles the server into `<work>/server`; returns that folder. */
