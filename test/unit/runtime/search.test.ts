@@ -133,7 +133,7 @@ describe('search runtime', () => {
     expect(names(search.search({ query: 'order', method: 'delete' }, () => true, describeTool))).toEqual(['orders_delete']);
     expect(names(search.search({ query: 'pet', tag: 'store' }, () => true, describeTool))).toEqual(['orders_create']);
     const areas = search.search({}, () => true, describeTool);
-    expect(areas.structuredContent).toEqual({ areas: [{ area: 'pets', tools: 30, about: 'item, pets' }, { area: 'store', tools: 2, about: 'orders' }], page: 1, pages: 1 });
+    expect(areas.structuredContent).toEqual({ areas: [{ area: 'pets', tools: 30, about: 'item' }, { area: 'store', tools: 2, about: 'orders' }], page: 1, pages: 1 });
     expect(search.search({}, (n) => n.startsWith('orders'), describeTool).structuredContent).toMatchObject({ areas: [{ area: 'store', tools: 2 }] });
     const first = search.search({ tag: 'pets' }, () => true, describeTool);
     expect(first.structuredContent).toMatchObject({ area: 'pets', page: 1, pages: 2 });
@@ -142,6 +142,21 @@ describe('search runtime', () => {
     const second = search.search({ tag: 'PETS', page: 2 }, () => true, describeTool);
     expect((second.structuredContent as { tools: Array<{ name: string; summary: string }> }).tools[0]).toEqual({ name: 'pets_item-15', summary: 'Pet 15' });
     expect((search.search({ tag: 'stor' }, () => true, describeTool).content[0] as { text: string }).text).toBe('No area "stor". Did you mean "store"? Call search_tools without a query for the areas.');
+  });
+
+  it('says what an area is about by the words of its tools’ names that tell it apart, not by its own name or words every area shares', () => {
+    const tool = (name: string, tag: string): SearchSource => ({ name, description: name, tags: [tag], inputSchema: {} });
+    const tools = [
+      ...['workflow-runs', 'workflow-jobs', 'runner-groups', 'repo-secrets', 'org-secrets'].map((w) => tool(`actions_list-${w}-for-repo`, 'actions')),
+      ...['issues', 'comments', 'labels'].map((w) => tool(`issues_list-${w}-for-repo`, 'issues')),
+      tool('emojis_get', 'emojis'),
+    ];
+    const about = Object.fromEntries(((createToolSearch(buildSearchIndex(tools), undefined, {}).search({}, () => true, () => undefined).structuredContent as { areas: Array<{ area: string; about: string }> }).areas).map((a) => [a.area, a.about]));
+    // `repo` is in nearly every name, `actions` is the area's own name: neither tells the area apart
+    expect(about.actions).toBe('secrets, workflow, groups, jobs, org');
+    expect(about.issues).toBe('comments, labels, repo');
+    // an area whose names say nothing but its own name is about that
+    expect(about.emojis).toBe('emojis');
   });
 
   it('writes why each result scored what it did to stderr with MCPGEN_SEARCH_DEBUG, and nothing without', () => {
