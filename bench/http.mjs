@@ -11,6 +11,9 @@
 // id. The CPU time the server process and this (client) process spend in the measured window,
 // per call, comes from /proc (Linux; absent elsewhere). On a 2-core machine the three processes share the cores: the ratios are what one machine
 // gives end to end, not the server's cost alone.
+// The runtime's floor: the same loads against bench/floor-server.mjs, a bare v2-SDK server with one
+// getPetById tool doing the same fetch (no validation, no pipeline), both eras, 1/8/32 clients; the
+// generated server's CPU per call over the floor's is what mcpgen's runtime adds (goal ≤ 1.15×).
 import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import YAML from 'yaml';
@@ -34,6 +37,7 @@ export async function benchHttp({ root, cacheDir, results, printTable }) {
 
   const backend = await startBackendProcess(root);
   const server = await startHttp(out, { PETSTORE_BASE_URL: backend.url });
+  const floor = await startFloor(root, { PETSTORE_BASE_URL: backend.url });
   const direct = `${backend.url}/pets/${TOOL.arguments.petId}`;
   const directCall = async () => {
     const res = await fetch(direct);
@@ -63,7 +67,7 @@ export async function benchHttp({ root, cacheDir, results, printTable }) {
   };
 
   const rows = [];
-  const plan = [...CONCURRENCY.map((n) => ({ n, era: 'legacy' })), { n: 8, era: 'modern' }];
+  const plan = [...CONCURRENCY.map((n) => ({ n, era: 'legacy' })), ...CONCURRENCY.map((n) => ({ n, era: 'modern' }))];
   console.log(`\ntools/call ${TOOL.name} over Streamable HTTP against the loopback backend vs a direct fetch of GET /pets/${TOOL.arguments.petId}, same concurrency; ${seconds} s per load after ${warmup} s of warm-up\n`);
   try {
     for (const { n, era } of plan) {
@@ -76,8 +80,16 @@ export async function benchHttp({ root, cacheDir, results, printTable }) {
       } finally {
         await m.close();
       }
+      // the bare-SDK floor under the same load, right after
+      const f = await mcpCalls(era, n, floor);
+      let fl;
+      try {
+        fl = await load(f.calls, seconds, warmup, floor.pid);
+      } finally {
+        await f.close();
+      }
       const key = `${n} client${n === 1 ? '' : 's'}${era === 'modern' ? ' (modern)' : ''}`;
-      results.http[key] = { clients: n, era, seconds, mcp: r, direct: d, throughputRatio: r.perSecond / d.perSecond, p50DeltaMs: r.p50Ms - d.p50Ms, p99DeltaMs: r.p99Ms - d.p99Ms };
+      results.http[key] = { clients: n, era, seconds, mcp: r, direct: d, floor: fl, throughputRatio: r.perSecond / d.perSecond, p50DeltaMs: r.p50Ms - d.p50Ms, p99DeltaMs: r.p99Ms - d.p99Ms, serverCpuOverFloor: r.serverCpuMsPerCall / fl.serverCpuMsPerCall };
       rows.push(key);
     }
     // the policy layer's cost: the same calls against examples/petstore-policy (audit trail with a
@@ -126,8 +138,9 @@ export async function benchHttp({ root, cacheDir, results, printTable }) {
     }
   } finally {
     server.kill();
+    floor.kill();
     backend.kill();
-    await Promise.all([server.exit, backend.exit]);
+    await Promise.all([server.exit, floor.exit, backend.exit]);
   }
 
   const ms = (x) => `${x.toFixed(2)} ms`;
@@ -138,6 +151,15 @@ export async function benchHttp({ root, cacheDir, results, printTable }) {
     table.push([`http ${key}`, r.perSecond.toFixed(0), d.perSecond.toFixed(0), `${throughputRatio.toFixed(2)}×`, ms(r.p50Ms), ms(d.p50Ms), plus(r.p50Ms - d.p50Ms), ms(r.p99Ms), ms(d.p99Ms), plus(r.p99Ms - d.p99Ms), r.serverCpuMsPerCall === undefined ? 'n/a' : `${ms(r.serverCpuMsPerCall)} / ${ms(r.clientCpuMsPerCall)}`]);
   }
   printTable(table);
+
+  console.log(`\nserver CPU per call, the generated server against the bare-SDK floor (bench/floor-server.mjs: one tool, the same fetch, no validation) under the same load; goal ≤ 1.15×\n`);
+  const floorTable = [['figure', 'calls/s generated', 'calls/s floor', 'server CPU/call generated', 'server CPU/call floor', 'generated/floor', 'p50 generated', 'p50 floor']];
+  for (const key of rows) {
+    const { mcp: r, floor: f, serverCpuOverFloor } = results.http[key];
+    const cpu = (x) => (x === undefined ? 'n/a' : ms(x));
+    floorTable.push([`http ${key}`, r.perSecond.toFixed(0), f.perSecond.toFixed(0), cpu(r.serverCpuMsPerCall), cpu(f.serverCpuMsPerCall), Number.isFinite(serverCpuOverFloor) ? `${serverCpuOverFloor.toFixed(2)}×` : 'n/a', ms(r.p50Ms), ms(f.p50Ms)]);
+  }
+  printTable(floorTable);
 
   console.log(`\nthe policy layer (examples/petstore-policy: chained audit file, access rules, limits) against the same manifest without its policy block, ${TOOL.name}, legacy era; goal: server CPU per call at most 1.2× without it\n`);
   const policyTable = [['figure', 'calls/s off', 'calls/s on', 'on/off', 'server CPU/call off', 'server CPU/call on', 'on/off']];
@@ -202,6 +224,13 @@ setInterval(() => { requests.length = 0; }, 500);
 console.log('backend at ' + url);`;
   const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
   return listening(child, /backend at (http:\/\/\S+)/, 'stdout');
+}
+
+/** bench/floor-server.mjs (the bare-SDK floor) on a free loopback port; resolves once it listens. */
+export async function startFloor(root, env) {
+  const child = spawn(process.execPath, [path.join(root, 'bench/floor-server.mjs')], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout.resume();
+  return listening(child, /Streamable HTTP at (http:\/\/\S+?\/mcp)\b/, 'stderr');
 }
 
 /** `<server>/dist/server.js --transport http --port 0`, as test/helpers/eras.ts `startHttp` starts it; resolves once it listens. */
