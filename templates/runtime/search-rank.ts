@@ -14,7 +14,9 @@
  *    word of the tool's name the query does not say (its intent verbs aside), so that of two tools
  *    that match the query the one named for it comes first.
  * 4. **Tiebreak.** Prefix and one-edit matches of query terms never add to the score: they order
- *    tools whose score is equal (and tools that match nothing exactly), then catalogue order.
+ *    tools whose score is equal (and tools that match nothing exactly), then catalogue order. The
+ *    one exception: a query word the index lacks scores through the longer words it begins, at
+ *    {@link NEAR_WORD} weight ("config" ⇒ configuration), never through a one-edit neighbour.
  *
  * This file is copied into generated projects that use search mode.
  */
