@@ -4,7 +4,7 @@
  * (`api.<name>(args): Promise<Result>`, generated at build time from the same schemas as the
  * typed client `ctx.api`), and sends code to `execute`: the body of an async function, in
  * TypeScript or JavaScript. Types are stripped with sucrase; the code runs in a QuickJS sandbox
- * (sandbox.ts) that sees `api`, `console` and the language only. Every `api.<name>(args)` is a
+ * (sandbox.ts) on a worker thread (sandbox-host.ts) that sees `api`, `console` and the language only. Every `api.<name>(args)` is a
  * nested call of the `execute` call through the server's pipeline (the server's runner: access
  * rules, limits, audit, concern reach, argument validation, the reflection gate); credentials are
  * added there, outside the sandbox. The answer is what the code returns (made to fit the results
@@ -17,7 +17,7 @@ import { createHash } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { transform } from 'sucrase';
 import { codeName } from './code-mode-name.js';
-import { runSandbox } from './sandbox.js';
+import { runIsolated } from './sandbox-host.js';
 import type { HostCallOutcome, SandboxLimits, SandboxOutcome } from './sandbox.js';
 import { compact, fitBytes } from './results.js';
 import { CODE_TOOLS, CODE_TOOL_NAMES } from './search-tools.js';
@@ -174,7 +174,7 @@ export function createCodeMode(signatures: Readonly<Record<string, string>>, opt
         calls.push({ name: tool, status: status !== undefined ? String(status) : 'ok' });
         return { ok: true, data: dataOf(result) };
       };
-      const outcome = await runSandbox(stripped.js, host, limits, signal);
+      const outcome = await runIsolated(stripped.js, host, limits, signal);
       return answer(outcome, calls, results);
     },
   };

@@ -146,11 +146,13 @@ function userStack(stack: unknown): string | undefined {
 }
 
 /**
- * Runs `js` (already plain JavaScript: the body of an async function) in a fresh sandbox. Resolves
+ * Runs `js` (already plain JavaScript: the body of an async function) in a fresh sandbox, on this
+ * thread (sandbox-host.ts runs it on a worker thread, so that code that loops cannot hold up the
+ * server's event loop). Resolves
  * once the code's promise settles, a bound is crossed, or `signal` aborts; never rejects for
  * anything the code does.
  */
-export async function runSandbox(js: string, host: HostCall, limits: SandboxLimits, signal: AbortSignal): Promise<SandboxOutcome> {
+export async function runSandbox(js: string, host: HostCall, limits: SandboxLimits, signal: AbortSignal, stopFlag?: Int32Array): Promise<SandboxOutcome> {
   const instance = await boundedQuickJS(limits.memoryBytes);
   const runtime: QuickJSRuntime = instance.quickjs.newRuntime();
   runtime.setMemoryLimit(limits.memoryBytes);
@@ -159,7 +161,8 @@ export async function runSandbox(js: string, host: HostCall, limits: SandboxLimi
   let stop: BoundName | 'cancelled' | undefined;
   let ended = false;
   const inFlight = new AbortController();
-  runtime.setInterruptHandler(() => stop !== undefined || signal.aborted || Date.now() > deadline);
+  // stopFlag: set by another thread (sandbox-host.ts) to stop code that never yields to this thread's event loop
+  runtime.setInterruptHandler(() => stop !== undefined || signal.aborted || Date.now() > deadline || (stopFlag !== undefined && Atomics.load(stopFlag, 0) !== 0));
   const vm: QuickJSContext = runtime.newContext();
   let out = '';
   let calls = 0;

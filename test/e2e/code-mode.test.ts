@@ -28,6 +28,8 @@ const HOSTILE = JSON.parse(readFileSync(path.join(ROOT, 'test/fixtures/code-mode
 type Seen = { method: string; url: string };
 let backend: http.Server;
 const requests: Seen[] = [];
+/** Requests to the never-answering route whose connection the server closed. */
+const closed: string[] = [];
 let report: JsonReport;
 let env: Record<string, string>;
 const clients: AnyClient[] = [];
@@ -78,7 +80,11 @@ beforeAll(async () => {
     let status = 404;
     if (req.method === 'GET' && url.pathname === '/repos/o/r/pulls') [status, body] = [200, PULLS];
     else if (req.method === 'GET' && reviews) [status, body] = Number(reviews[1]) === 404 ? [404, { message: 'Not Found', documentation_url: 'https://docs' }] : [200, Number(reviews[1]) === 2 ? [{ id: 9, state: 'APPROVED' }] : []];
-    else if (url.pathname === '/slow') return; // never answers
+    else if (url.pathname === '/repos/o/slow/pulls') {
+      // never answers: the test sees whether the server gives up the request (its socket closes)
+      res.on('close', () => closed.push(req.url!));
+      return;
+    }
     res.writeHead(status, { 'content-type': 'application/json' });
     res.end(JSON.stringify(body));
   });
@@ -192,6 +198,75 @@ describe('code mode on GitHub', () => {
         const result = await client.callTool({ name: 'execute', arguments: { code: TASK } });
         expect(result.isError === true, `${era} ${who}: ${text(result)}`).toBe(!ok);
       }
+    }
+  });
+});
+
+describe('cancellation, isolation and memory', () => {
+  it('a client that cancels an execute stops its code and its API call in flight; the server keeps serving (legacy era: notifications/cancelled)', async () => {
+    const { client } = await stdioClient('legacy');
+    closed.length = 0;
+    requests.length = 0;
+    const controller = new AbortController();
+    const pending = client.callTool({ name: 'execute', arguments: { code: `await api.pulls_list({ owner: 'o', repo: 'slow' }); return 'never'` } }, undefined, { signal: controller.signal });
+    const settled = pending.then(
+      () => 'resolved',
+      () => 'rejected',
+    );
+    while (!requests.some((r) => r.url.startsWith('/repos/o/slow/pulls'))) await new Promise((r) => setTimeout(r, 20));
+    controller.abort();
+    expect(await settled).toBe('rejected');
+    while (closed.length === 0) await new Promise((r) => setTimeout(r, 20));
+    expect(closed[0]).toMatch(/^\/repos\/o\/slow\/pulls/);
+    const next = await client.callTool({ name: 'execute', arguments: { code: 'return 1' } });
+    expect(text(next).split('\n', 1)[0]).toBe('1');
+  });
+
+  it('code that loops holds up only its own run: another client is served meanwhile', async () => {
+    const a = await stdioClient('modern');
+    const order: string[] = [];
+    const loop = a.client.callTool({ name: 'execute', arguments: { code: 'while (true) {}' } }).then((r) => void order.push(`loop: ${text(r).split('\n', 1)[0]}`));
+    // the loop has started when its execute is in the audit trail
+    while (!audit().some((l) => l.event === 'tool.invoked' && l.primitive === 'execute' && (l.arguments as { codeChars?: number }).codeChars === 'while (true) {}'.length)) await new Promise((r) => setTimeout(r, 20));
+    const quick = await a.client.callTool({ name: 'execute', arguments: { code: 'return 2' } });
+    order.push(`quick: ${text(quick).split('\n', 1)[0]}`);
+    await loop;
+    expect(order[0]).toBe('quick: 2');
+    expect(order[1]).toMatch(/^loop: Stopped by the wall time bound/);
+  });
+
+  it('concurrent executes of two clients see only their own globals', async () => {
+    const [a, b] = await Promise.all([stdioClient('modern', 'alice'), stdioClient('legacy', 'carol')]);
+    const code = (v: string) => `globalThis.mine = ${JSON.stringify(v)}; for (let i = 0; i < 3; i++) await api.pulls_list({ owner: 'o', repo: 'r' }); return [globalThis.mine, typeof globalThis.other]`;
+    const both = await Promise.all([
+      a.client.callTool({ name: 'execute', arguments: { code: code('A') } }),
+      b.client.callTool({ name: 'execute', arguments: { code: code('B') } }),
+      a.client.callTool({ name: 'execute', arguments: { code: code('A2') } }),
+    ]);
+    expect(both.map((r) => JSON.parse(text(r).split('\n', 1)[0]!))).toEqual([
+      ['A', 'undefined'],
+      ['B', 'undefined'],
+      ['A2', 'undefined'],
+    ]);
+  });
+
+  it('memory bombs stay within the memory bound: the server process peaks far below the 2.2 GB of a QuickJS limit alone', async () => {
+    const proc = await startHttp(server, env);
+    try {
+      const status = () => readFileSync(`/proc/${proc.pid}/status`, 'utf8');
+      const kib = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status())![1]);
+      const { client } = await connectClient({ kind: 'http', url: proc.url }, 'modern');
+      clients.push(client);
+      await client.callTool({ name: 'execute', arguments: { code: 'return 1' } });
+      const baseline = kib('VmRSS');
+      for (const code of ["const a = []; while (true) a.push('y'.repeat(1e6))", 'const a = []; while (true) a.push({ x: a.length })', "return 'y'.repeat(2 ** 29).length"]) {
+        const r = await client.callTool({ name: 'execute', arguments: { code } });
+        expect(text(r)).toContain('memory bound');
+      }
+      // the sandbox's memory bound (64 MiB) plus a worker thread's own heap, with room to spare
+      expect(kib('VmHWM') - baseline).toBeLessThan(256 * 1024);
+    } finally {
+      proc.kill();
     }
   });
 });

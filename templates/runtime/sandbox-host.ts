@@ -1,0 +1,112 @@
+/**
+ * Code mode's sandbox on worker threads: each `execute` runs (sandbox.ts, QuickJS) on one of a few
+ * worker threads (sandbox-worker.ts), so code that loops holds up that thread only — never the
+ * server's event loop, its other clients or the run's own cancellation. Each API call of the code
+ * comes back here as a message and runs through the server's pipeline on this thread (credentials
+ * never reach the worker). A run is stopped through a shared flag its interrupt handler reads
+ * (cancellation, the wall time); a worker that does not answer within a grace period after the
+ * wall time is ended, with every run on it, and replaced.
+ *
+ * This file is copied into generated projects that use code mode.
+ */
+import { Worker } from 'node:worker_threads';
+import './sandbox-worker.js';
+import { SANDBOX_WORKER } from './sandbox-worker.js';
+import type { ToWorker } from './sandbox-worker.js';
+import type { HostCall, HostCallOutcome, SandboxLimits, SandboxOutcome } from './sandbox.js';
+
+/** Worker threads runs are spread over. */
+const WORKERS = 2;
+/** How long after its wall time a run's worker may take to answer before it is ended. */
+const GRACE_MS = 2000;
+
+/** Messages from a worker. */
+type FromWorker =
+  | { readonly type: 'call'; readonly run: number; readonly call: number; readonly name: string; readonly args: unknown }
+  | { readonly type: 'abort-call'; readonly run: number; readonly call: number }
+  | { readonly type: 'done'; readonly run: number; readonly outcome: SandboxOutcome };
+
+type Run = { readonly host: HostCall; readonly flag: Int32Array; readonly calls: Map<number, AbortController>; finish(outcome: SandboxOutcome): void };
+type Slot = { readonly worker: Worker; readonly runs: Map<number, Run> };
+
+const slots: Array<Slot | undefined> = [];
+let nextRun = 1;
+let turn = 0;
+
+/** A worker, started on first use (and again after one was ended). */
+function slot(): Slot {
+  const i = turn++ % WORKERS;
+  const existing = slots[i];
+  if (existing) return existing;
+  const worker = new Worker(new URL('./sandbox-worker.js', import.meta.url), { workerData: { role: SANDBOX_WORKER }, stdout: true, stderr: true });
+  // a worker never keeps the process alive on its own, and its output never reaches stdout (the protocol's over stdio)
+  worker.unref();
+  worker.stdout.resume();
+  worker.stderr.resume();
+  const s: Slot = { worker, runs: new Map() };
+  slots[i] = s;
+  const lost = (why: string) => {
+    if (slots[i] === s) slots[i] = undefined;
+    for (const run of s.runs.values()) run.finish({ kind: 'thrown', message: `InternalError: the sandbox's thread ended (${why})`, console: '' });
+    s.runs.clear();
+  };
+  worker.on('error', (err) => lost(err instanceof Error ? err.message : String(err)));
+  worker.on('exit', (code) => lost(`exit code ${code}`));
+  worker.on('message', (m: FromWorker) => {
+    const run = s.runs.get(m.run);
+    if (!run) return;
+    if (m.type === 'done') return run.finish(m.outcome);
+    if (m.type === 'abort-call') return void run.calls.get(m.call)?.abort();
+    const controller = new AbortController();
+    run.calls.set(m.call, controller);
+    void run.host(m.name, m.args, controller.signal).then(
+      (outcome) => {
+        run.calls.delete(m.call);
+        if (s.runs.has(m.run)) s.worker.postMessage({ type: 'result', run: m.run, call: m.call, outcome } satisfies ToWorker);
+      },
+      () => undefined,
+    );
+  });
+  return s;
+}
+
+/** Runs `js` on a worker thread; the same contract as sandbox.ts's `runSandbox`. */
+export function runIsolated(js: string, host: HostCall, limits: SandboxLimits, signal: AbortSignal): Promise<SandboxOutcome> {
+  return new Promise<SandboxOutcome>((resolve) => {
+    const s = slot();
+    const id = nextRun++;
+    const shared = new SharedArrayBuffer(4);
+    const flag = new Int32Array(shared);
+    let grace: NodeJS.Timeout | undefined;
+    const stop = () => {
+      Atomics.store(flag, 0, 1);
+      s.worker.postMessage({ type: 'cancel', run: id } satisfies ToWorker);
+    };
+    const onAbort = () => {
+      stop();
+      grace ??= setTimeout(() => void s.worker.terminate(), GRACE_MS);
+    };
+    // past the wall time and the grace period, the worker is stuck (native code that never reaches the interrupt handler): ended
+    const deadline = setTimeout(() => {
+      stop();
+      grace ??= setTimeout(() => void s.worker.terminate(), GRACE_MS);
+    }, limits.timeoutMs + 250);
+    const run: Run = {
+      host: (name, args, callSignal): Promise<HostCallOutcome> => host(name, args, callSignal),
+      flag,
+      calls: new Map(),
+      finish: (outcome) => {
+        if (!s.runs.delete(id)) return;
+        clearTimeout(deadline);
+        if (grace) clearTimeout(grace);
+        signal.removeEventListener('abort', onAbort);
+        for (const c of run.calls.values()) c.abort();
+        resolve(signal.aborted && outcome.kind !== 'returned' ? { kind: 'cancelled', console: outcome.console } : outcome);
+      },
+    };
+    s.runs.set(id, run);
+    signal.addEventListener('abort', onAbort, { once: true });
+    s.worker.postMessage({ type: 'run', run: id, js, limits, flag: shared } satisfies ToWorker);
+    if (signal.aborted) onAbort();
+  });
+}
