@@ -16,7 +16,7 @@ import { mcpHeaderProblem } from './mcp-header.js';
 import { guessMimeType, isTextualMime } from './mime.js';
 import { buildPromptMessage, utf8 } from './prompt-content.js';
 import { checkUriTemplate } from './uri-template.js';
-import type { IrExtraTool, IrPrompt, IrPromptMessage, IrResource, IrResourceTemplate, IrServer, JsonSchema } from './types.js';
+import type { IrExtraTool, IrHandlerRef, IrPrompt, IrPromptMessage, IrResource, IrResourceTemplate, IrServer, JsonSchema } from './types.js';
 
 /** Inputs of {@link buildPrimitives}. */
 export type PrimitivesInput = {
@@ -93,8 +93,9 @@ export function buildPrimitives(input: PrimitivesInput): Primitives {
     }
   };
 
-  /** The completion values of a `complete` list or a `parameter` binding (`complete` wins); undefined when neither is given or the binding fails (reported). */
-  const completion = (source: { complete?: string[]; parameter?: ParameterBinding }, pointer: string): string[] | undefined => {
+  /** The completion values of a `complete` list (or its handler) or a `parameter` binding (`complete` wins); undefined when neither is given or the binding fails (reported). */
+  const completion = (source: { complete?: string[] | string; parameter?: ParameterBinding }, pointer: string): string[] | IrHandlerRef | undefined => {
+    if (typeof source.complete === 'string') return handlers.ref(source.complete, `${pointer}/complete`);
     if (source.complete !== undefined) return [...new Set(source.complete)];
     if (source.parameter === undefined) return undefined;
     const found = input.parameterEnum?.(source.parameter) ?? { error: 'the OpenAPI description is not available', help: 'give the values under `complete`' };
@@ -170,7 +171,7 @@ export function buildPrimitives(input: PrimitivesInput): Primitives {
       return;
     }
     const tpl: IrResourceTemplate = { kind: 'resource-template', uriTemplate: t.uriTemplate, name: t.name, variables: check.variables, handler: handlers.ref(t.handler, `${at}/handler`), origin: origin(at) };
-    const complete: Record<string, string[]> = {};
+    const complete: Record<string, string[] | IrHandlerRef> = {};
     for (const [name, source] of Object.entries(t.variables ?? {})) {
       const pointer = `${at}/variables/${escapePointerToken(name)}`;
       if (!check.variables.includes(name)) {

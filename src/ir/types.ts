@@ -500,8 +500,8 @@ export type IrPromptArgument = {
   name: string;
   description?: string;
   required: boolean;
-  /** What `completion/complete` offers for it: the manifest's `complete`, or the enum of the bound OpenAPI parameter (strings, in order). */
-  complete?: string[];
+  /** What `completion/complete` offers for it: the manifest's `complete` (values, or a handler that computes them), or the enum of the bound OpenAPI parameter (strings, in order). */
+  complete?: string[] | IrHandlerRef;
 };
 
 /**
@@ -566,8 +566,8 @@ export type IrResourceTemplate = {
   mimeType?: string;
   /** Variable names of the template, in order of first appearance. */
   variables: string[];
-  /** Completion values by variable (manifest `variables`: `complete`, or the bound OpenAPI parameter's enum). */
-  complete?: Record<string, string[]>;
+  /** Completion values (or the handler computing them) by variable (manifest `variables`: `complete`, or the bound OpenAPI parameter's enum). */
+  complete?: Record<string, string[] | IrHandlerRef>;
   handler: IrHandlerRef;
   origin: Origin;
   /** OAuth scopes an MCP access token must carry to see and use it (manifest `scopes`, sorted); absent ⇒ none. */

@@ -787,9 +787,11 @@ export type PromptArgument = {
   required?: boolean;
   /**
    * Values `completion/complete` offers for this argument: those starting with what the user typed
-   * (case-insensitive), at most 100 at a time.
+   * (case-insensitive), at most 100 at a time. Or a handler (`<file>#<export>`) that computes them from what
+   * the user typed and the other arguments' values: `(value, { arguments, ctx }) => string[]`, its list sent
+   * as it is (at most 100).
    */
-  complete?: CompletionValues;
+  complete?: CompletionValues | HandlerRef;
   /**
    * The OpenAPI parameter this argument stands for: `completion/complete` offers the values of its `enum`
    * (unless `complete` is given).
@@ -815,8 +817,11 @@ export type ParameterBinding = {
 
 /** Completion source of one variable of a resource template. */
 export type TemplateVariable = {
-  /** Values `completion/complete` offers for the variable (prefix-filtered, at most 100 at a time). */
-  complete?: CompletionValues;
+  /**
+   * Values `completion/complete` offers for the variable (prefix-filtered, at most 100 at a time), or a
+   * handler (`<file>#<export>`) that computes them: `(value, { arguments, ctx }) => string[]`.
+   */
+  complete?: CompletionValues | HandlerRef;
   /** The OpenAPI parameter the variable stands for: its `enum` is offered (unless `complete` is given). */
   parameter?: ParameterBinding;
 };

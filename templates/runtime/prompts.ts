@@ -29,8 +29,8 @@ export type PromptArgumentDefinition = {
   readonly name: string;
   readonly description?: string;
   readonly required?: boolean;
-  /** What `completion/complete` offers for it (completion.ts). */
-  readonly complete?: readonly string[];
+  /** What `completion/complete` offers for it: values, or a handler computing them (completion.ts). */
+  readonly complete?: readonly string[] | ((value: string, context: { readonly arguments: Readonly<Record<string, string>>; readonly ctx: ServerContext }) => readonly string[] | Promise<readonly string[]>);
 };
 
 type Role = 'user' | 'assistant';

@@ -278,3 +278,22 @@ describe.each(TRANSPORTS)('ctx.notifyResourceUpdated reaches subscribers, over %
     await stop();
   });
 });
+
+describe.each(TRANSPORTS)('completions computed by a handler, over %s', (transport) => {
+  it.each(ERAS)('%s era: a prompt argument and a template variable, from what was typed and the other arguments', async (era) => {
+    const target: Target = transport === 'stdio' ? { kind: 'stdio', server: project, env: ENV } : { kind: 'http', url: http!.url };
+    const { client: c } = await connectClient(target, era);
+    clients.push(c);
+    expect(c.getServerCapabilities()?.completions).toEqual({});
+    type Completion = { completion: { values: string[]; total?: number; hasMore?: boolean } };
+    const complete = (params: Record<string, unknown>) => (c as LegacyClient).complete(params as never) as Promise<Completion>;
+    const prompt = { type: 'ref/prompt', name: 'greet' };
+    expect((await complete({ ref: prompt, argument: { name: 'pet', value: 'b' }, context: { arguments: { species: 'dog' } } })).completion).toEqual({ values: ['Biscuit', 'Bolt'], total: 2, hasMore: false });
+    expect((await complete({ ref: prompt, argument: { name: 'pet', value: 'm' }, context: { arguments: { species: 'cat' } } })).completion.values).toEqual(['Miso', 'Mittens']);
+    expect((await complete({ ref: prompt, argument: { name: 'pet', value: 'm' } })).completion.values).toEqual(['Miso', 'Mittens']);
+    // the values list beside it still completes by prefix
+    expect((await complete({ ref: prompt, argument: { name: 'species', value: 'c' } })).completion.values).toEqual(['cat']);
+    const template = { type: 'ref/resource', uri: 'notes://pets/{species}/{name}' };
+    expect((await complete({ ref: template, argument: { name: 'name', value: 'r' }, context: { arguments: { species: 'dog' } } })).completion.values).toEqual(['Rex']);
+  });
+});

@@ -80,6 +80,24 @@ function apiTypes(t: IrExtraTool, uses: NonNullable<IrExtraTool['uses']>, apiTyp
   );
 }
 
+/** A completion handler reference (rather than a list of values). */
+const isHandlerRef = (c: unknown): c is IrHandlerRef => typeof c === 'object' && c !== null && !Array.isArray(c) && typeof (c as IrHandlerRef).moduleAlias === 'string';
+
+/** The completion handlers of prompt arguments and template variables (manifest `complete: <file>#<export>`). */
+function completionRefs(ir: IrServer): IrHandlerRef[] {
+  return [...ir.prompts.flatMap((p) => p.arguments.map((a) => a.complete)), ...ir.resourceTemplates.flatMap((t) => Object.values(t.complete ?? {}))].filter(isHandlerRef);
+}
+
+/** A prompt with a completion handler: the same fields as the literal, the handler as a reference to its module's export. */
+function promptExpr(o: Record<string, unknown>): string {
+  const fields: Array<[string, string]> = Object.entries(o).map(([k, v]): [string, string] => {
+    if (k !== 'arguments') return [k, tsLiteral(v, 2)];
+    const args = v as Array<Record<string, unknown>>;
+    return [k, arrayExpr(args.map((a) => objectExpr(Object.entries(a).map(([ak, av]): [string, string] => [ak, isHandlerRef(av) ? member(av.moduleAlias, av.exportName) : tsLiteral(av, 2)]))))];
+  });
+  return objectExpr(fields);
+}
+
 /** Renders `src/prompts.gen.ts`. */
 export function emitPromptsFile(ir: IrServer): string {
   const prompts = ir.prompts.map((p) => {
@@ -91,17 +109,21 @@ export function emitPromptsFile(ir: IrServer): string {
     o.messages = p.messages;
     return o;
   });
+  // a completion handler is a reference to its module's export, not data (without one, the file is one literal)
+  const handlers = ir.prompts.flatMap((p) => p.arguments.map((a) => a.complete)).filter(isHandlerRef);
   return (
     TS_HEADER +
-    "\nimport type { PromptDefinition } from './runtime/prompts.js';\n\n" +
+    "\nimport type { PromptDefinition } from './runtime/prompts.js';\n" +
+    (handlers.length > 0 ? handlerImports(handlers) : '') +
+    '\n' +
     '/** The prompts of this server, in manifest order. Message texts (and embedded resources\' `uri` and `text`) are Handlebars templates over the arguments; embedded files are inlined as base64. */\n' +
-    `export const prompts: readonly PromptDefinition[] = ${tsLiteral(prompts, 2)};\n`
+    `export const prompts: readonly PromptDefinition[] = ${handlers.length > 0 ? arrayExpr(prompts.map(promptExpr)) : tsLiteral(prompts, 2)};\n`
   );
 }
 
 /** Renders `src/resources.gen.ts`. */
 export function emitResourcesFile(ir: IrServer): string {
-  const refs = [...ir.resources.flatMap((r) => (r.content.kind === 'handler' ? [r.content.handler] : [])), ...ir.resourceTemplates.map((t) => t.handler)];
+  const refs = [...ir.resources.flatMap((r) => (r.content.kind === 'handler' ? [r.content.handler] : [])), ...ir.resourceTemplates.map((t) => t.handler), ...completionRefs({ ...ir, prompts: [] })];
   const types = [ir.resources.length > 0 ? 'ResourceDefinition' : '', ir.resourceTemplates.length > 0 ? 'ResourceTemplateDefinition' : ''].filter(Boolean);
   const parts = [TS_HEADER, '\n', `import type { ${types.join(', ')} } from './runtime/resources.js';\n`, handlerImports(refs)];
   if (ir.resources.length > 0) {
@@ -134,6 +156,10 @@ function resourceExpr(r: IrResource): string {
 
 function templateExpr(t: IrResourceTemplate): string {
   const fields = metadataFields(t);
-  if (t.complete !== undefined) fields.push(['complete', tsLiteral(t.complete, 2)]);
+  const complete = t.complete;
+  if (complete !== undefined) {
+    const byHandler = Object.values(complete).some(isHandlerRef);
+    fields.push(['complete', byHandler ? objectExpr(Object.entries(complete).map(([k, v]): [string, string] => [k, isHandlerRef(v) ? member(v.moduleAlias, v.exportName) : tsLiteral(v, 2)])) : tsLiteral(complete, 2)]);
+  }
   return objectExpr([...fields, ['handler', member(t.handler.moduleAlias, t.handler.exportName)]]);
 }

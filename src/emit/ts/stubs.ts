@@ -12,7 +12,11 @@ type Use =
   | { kind: 'tool'; name: string; argsTypeName: string; resultTypeName: string; contextTypeName?: string }
   | { kind: 'resource'; uri: string }
   | { kind: 'template'; uriTemplate: string }
-  | { kind: 'preprocessor'; name: string };
+  | { kind: 'preprocessor'; name: string }
+  | { kind: 'completion'; what: string };
+
+/** A completion handler (rather than a list of values). */
+const isRef = (c: unknown): c is IrHandlerRef => typeof c === 'object' && c !== null && !Array.isArray(c);
 
 /** Every handler reference of the server with what it serves, in manifest order. */
 function handlerUses(ir: IrServer): Array<{ ref: IrHandlerRef; use: Use }> {
@@ -21,6 +25,8 @@ function handlerUses(ir: IrServer): Array<{ ref: IrHandlerRef; use: Use }> {
     ...ir.resources.flatMap((r) => (r.content.kind === 'handler' ? [{ ref: r.content.handler, use: { kind: 'resource', uri: r.uri } as Use }] : [])),
     ...ir.resourceTemplates.map((t) => ({ ref: t.handler, use: { kind: 'template', uriTemplate: t.uriTemplate } as Use })),
     ...ir.preprocessors.map((p) => ({ ref: p.handler, use: { kind: 'preprocessor', name: p.name } as Use })),
+    ...ir.prompts.flatMap((p) => p.arguments.flatMap((a) => (isRef(a.complete) ? [{ ref: a.complete, use: { kind: 'completion', what: `argument ${a.name} of the prompt ${p.name}` } as Use }] : []))),
+    ...ir.resourceTemplates.flatMap((t) => Object.entries(t.complete ?? {}).flatMap(([v, c]) => (isRef(c) ? [{ ref: c, use: { kind: 'completion', what: `variable ${v} of the resource template ${t.uriTemplate}` } as Use }] : []))),
   ];
 }
 
@@ -77,6 +83,13 @@ function stub(file: string, uses: ReadonlyArray<{ ref: IrHandlerRef; use: Use }>
         docComment(`Reads the resource \`${use.uri}\`: return text, bytes, or \`{ text | blob, mimeType }\`.`) +
           `export async function ${ref.exportName}(_uri: URL, _extra: RequestExtra): Promise<ResourceContent> {\n` +
           `  throw new Error(${tsString(`the resource ${use.uri} is not implemented yet: ${edit}`)});\n}\n`,
+      );
+    } else if (use.kind === 'completion') {
+      need('completion', 'CompletionContext');
+      fns.push(
+        docComment(`Completes the ${use.what}: gets what the user typed so far, returns the values to offer (at most 100 are sent).`) +
+          `export async function ${ref.exportName}(_value: string, _context: CompletionContext): Promise<string[]> {\n` +
+          `  throw new Error(${tsString(`the completion of the ${use.what} is not implemented yet: ${edit}`)});\n}\n`,
       );
     } else if (use.kind === 'preprocessor') {
       need('preprocessors', 'PreprocessorContext');

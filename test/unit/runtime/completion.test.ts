@@ -90,3 +90,42 @@ describe.each(ERAS)('%s era', (era) => {
     }
   });
 });
+
+describe('a completion handler', () => {
+  it.each(ERAS)('%s era: gets the typed value and the other arguments; its strings are sent in its order, cut to 100; a throw gives none', async (era) => {
+    const seen: Array<{ value: string; args: Record<string, string> }> = [];
+    const many = Array.from({ length: 150 }, (_, i) => `v${i}`);
+    const sources = {
+      prompts: [
+        {
+          name: 'h',
+          arguments: [
+            {
+              name: 'a',
+              complete: (value: string, context: { arguments: Readonly<Record<string, string>> }) => {
+                seen.push({ value, args: { ...context.arguments } });
+                if (value === 'boom') throw new Error('boom');
+                if (value === 'many') return many;
+                return ['zeta', 7 as unknown as string, 'alpha'];
+              },
+            },
+          ],
+        },
+      ],
+    };
+    const client = (await linkedClient(
+      ({}) => {
+        const server = new Server({ name: 't', version: '1' }, { capabilities: { completions: {} } });
+        installCompletions(server, sources);
+        return server;
+      },
+      era,
+    )) as unknown as Client;
+    open.push(client as unknown as AnyClient);
+    const ask = async (value: string, context?: Record<string, string>) => (await client.complete({ ref: { type: 'ref/prompt', name: 'h' }, argument: { name: 'a', value }, ...(context ? { context: { arguments: context } } : {}) })).completion;
+    expect(await ask('x', { b: 'B' })).toEqual({ values: ['zeta', 'alpha'], total: 2, hasMore: false });
+    expect(seen[0]).toEqual({ value: 'x', args: { b: 'B' } });
+    expect(await ask('many')).toEqual({ values: many.slice(0, MAX_COMPLETION_VALUES), total: 150, hasMore: true });
+    expect(await ask('boom')).toEqual({ values: [] });
+  });
+});
