@@ -17,6 +17,7 @@ import type { Explanation } from './search-rank.js';
 import { queryIntent } from './search-text.js';
 import { SEARCH_LIMITS, SEARCH_METHODS, SEARCH_TOOLS, SEARCH_TOOL_NAMES } from './search-tools.js';
 import type { ToolSearch } from './server.js';
+import { SEARCH_DEBUG_VARIABLE } from './variables.js';
 
 export { buildSearchIndex, fieldTexts } from './search-index.js';
 export type { Lexicon, SearchSource } from './search-index.js';
@@ -124,7 +125,7 @@ export type DiscoveryModes = { readonly mode: 'list' | 'search' | 'code'; readon
 export function createToolSearch(serialised: string, discovery: DiscoveryModes = { mode: 'search' }, env: NodeJS.ProcessEnv = process.env): ToolSearch & Required<Pick<ToolSearch, 'modeOf'>> {
   const index = loadIndex(serialised);
   const presets = discovery.presets ?? {};
-  const debug = (env.MCPGEN_SEARCH_DEBUG ?? '') !== '' && env.MCPGEN_SEARCH_DEBUG !== '0';
+  const debug = (env[SEARCH_DEBUG_VARIABLE] ?? '') !== '' && env[SEARCH_DEBUG_VARIABLE] !== '0';
   const answer = (text: string, structured: Record<string, unknown>): CallToolResult => ({ content: [{ type: 'text', text }], structuredContent: structured });
   return {
     tools: SEARCH_TOOLS,

@@ -183,6 +183,8 @@ export type VariableSources = {
     readonly oauth?: { readonly issuer?: string; readonly audience?: string; readonly scopes?: readonly string[] };
     /** Code mode is on for the server or a preset (manifest `discovery: code`): its bounds are settings. */
     readonly codeMode?: boolean;
+    /** Search or code mode is on for the server or a preset: `search_tools` reads {@link SEARCH_DEBUG_VARIABLE}. */
+    readonly searchMode?: boolean;
   };
   readonly tools: readonly VariableTool[];
   /** The reflection gate's store directory, when the server has a gate. */
@@ -214,6 +216,12 @@ export const CODE_DEFAULTS = {
   maxOutputBytes: 262_144,
   maxConsoleBytes: 16_384,
 } as const;
+
+/**
+ * The one variable with a fixed name rather than `<envPrefix>_…`: search mode's debug switch,
+ * named the same in every generated server so that it can be set for any of them.
+ */
+export const SEARCH_DEBUG_VARIABLE = 'MCPGEN_SEARCH_DEBUG';
 
 /** Least severe level logged when `<envPrefix>_LOG_LEVEL` is unset. */
 export const DEFAULT_LOG_LEVEL = 'info';
@@ -292,6 +300,9 @@ export function serverVariables(sources: VariableSources): Variable[] {
   setting('redisFailOpen', undefined);
   setting('redisLeaseMs', SERVE_DEFAULTS.redisLeaseMs);
   setting('redisTimeoutMs', SERVE_DEFAULTS.redisTimeoutMs);
+  if (config.searchMode === true) {
+    add({ name: SEARCH_DEBUG_VARIABLE, kind: 'setting', type: 'string', description: 'Search mode: set to anything but 0 to write why each search_tools result scored what it did to stderr', secret: false, required: false });
+  }
   if (config.codeMode === true) {
     setting('codeTimeoutMs', CODE_DEFAULTS.timeoutMs);
     setting('codeMemoryBytes', CODE_DEFAULTS.memoryBytes);

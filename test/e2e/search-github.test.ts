@@ -159,6 +159,26 @@ describe('search mode on GitHub', () => {
     expect(hidden.isError).toBe(true);
   });
 
+  it('declares MCPGEN_SEARCH_DEBUG like every variable (--help, .env.example), and with it set writes why each result scored to stderr, never stdout', async () => {
+    const help = await run(process.execPath, [path.join(work, 'server/dist/server.js'), '--help']);
+    expect(help.stdout).toMatch(/MCPGEN_SEARCH_DEBUG\b.*search_tools result scored/);
+    expect(readFileSync(path.join(work, 'server/.env.example'), 'utf8')).toContain('MCPGEN_SEARCH_DEBUG');
+    const transport = new StdioClientTransport({ command: process.execPath, args: [path.join(work, 'server/dist/server.js')], env: { PATH: process.env.PATH ?? '', ...env, MCPGEN_SEARCH_DEBUG: '1' }, stderr: 'pipe', cwd: work });
+    let stderr = '';
+    transport.stderr!.on('data', (c: Buffer) => void (stderr += c.toString()));
+    const debugging = new Client({ name: 'search-debug', version: '1' });
+    await debugging.connect(transport);
+    try {
+      // the answer is the same as without debugging: stdout carries only the protocol
+      const answer = (await debugging.callTool({ name: 'search_tools', arguments: { query: 'delete a repository', limit: 2 } })) as CallToolResult;
+      expect(answer.structuredContent).toEqual((await call('search_tools', { query: 'delete a repository', limit: 2 })).structuredContent);
+      await expect.poll(() => stderr).toContain('[search] "delete a repository" intent=delete');
+      expect(stderr).toMatch(/\[search\] #1 repos_delete score=[\d.]+ = lexical [\d.]+ × intent 1\.5 \(query delete, tool delete\) × coverage [\d.]+; tiebreak/);
+    } finally {
+      await debugging.close();
+    }
+  });
+
   it('describe_tool gives the full tools/list entry of one tool', async () => {
     const r = await call('describe_tool', { name: 'issues_create' });
     const entry = r.structuredContent as { name: string; inputSchema: { required: string[] } };

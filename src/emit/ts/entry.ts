@@ -29,6 +29,7 @@ export function serverConfig(ir: IrServer): Record<string, unknown> & VariableSo
   if (ir.resultPresets) config.resultPresets = ir.resultPresets;
   if (ir.httpAuth) config.oauth = ir.httpAuth;
   if (usesCode(ir)) config.codeMode = true;
+  if (usesSearch(ir)) config.searchMode = true;
   if (ir.securitySchemes.length > 0) {
     // variable NAMES only: secret values exist in the server's environment, never in its source
     config.securitySchemes = ir.securitySchemes.map((s) => {

@@ -10,6 +10,7 @@ import { buildSearchIndex, createToolSearch, fieldTexts } from '../../../templat
 import type { SearchSource } from '../../../templates/runtime/search.js';
 import { COVERAGE } from '../../../templates/runtime/search-rank.js';
 import { SEARCH_LIMITS, SEARCH_TOOLS } from '../../../templates/runtime/search-tools.js';
+import { SEARCH_DEBUG_VARIABLE, serverVariables } from '../../../templates/runtime/variables.js';
 
 const TOOLS: SearchSource[] = Array.from({ length: 30 }, (_, i) => ({
   name: `pets_item-${i}`,
@@ -157,6 +158,14 @@ describe('search runtime', () => {
     expect(about.issues).toBe('comments, labels, repo');
     // an area whose names say nothing but its own name is about that
     expect(about.emojis).toBe('emojis');
+  });
+
+  it('declares MCPGEN_SEARCH_DEBUG among the server’s variables when search (or code) mode is on, and only then', () => {
+    const config = { envPrefix: 'PETS', timeoutMs: 1000, maxResponseBytes: 1000 };
+    const debug = (searchMode?: boolean) => serverVariables({ config: { ...config, ...(searchMode !== undefined ? { searchMode } : {}) }, tools: [] }).find((v) => v.name === SEARCH_DEBUG_VARIABLE);
+    expect(SEARCH_DEBUG_VARIABLE).toBe('MCPGEN_SEARCH_DEBUG');
+    expect(debug(true)).toMatchObject({ kind: 'setting', secret: false, required: false });
+    expect(debug(undefined)).toBeUndefined();
   });
 
   it('writes why each result scored what it did to stderr with MCPGEN_SEARCH_DEBUG, and nothing without', () => {
