@@ -53,7 +53,7 @@ afterAll(async () => {
 });
 
 /** What the scripted client was asked. */
-type Asked = { elicit: Array<{ message: string; requestedSchema: unknown }>; sampling: unknown[]; roots: number };
+type Asked = { elicit: Array<{ message: string; requestedSchema: unknown; url?: unknown; mode?: unknown }>; sampling: unknown[]; roots: number };
 
 const FULL = { elicitation: { form: {} }, sampling: {}, roots: { listChanged: true } };
 
@@ -64,7 +64,7 @@ async function client(transport: TransportKind, era: Era, capabilities: Record<s
   const handlers: Record<string, (req: { params: Record<string, unknown> }) => unknown> = {
     'elicitation/create': (req) => {
       const message = String(req.params.message);
-      asked.elicit.push({ message, requestedSchema: req.params.requestedSchema });
+      asked.elicit.push({ message, requestedSchema: req.params.requestedSchema, ...(req.params.url !== undefined ? { url: req.params.url, mode: req.params.mode } : {}) });
       if (user) return user(message);
       if (message.startsWith('decline')) return { action: 'decline' };
       if (message.startsWith('cancel')) return { action: 'cancel' };
@@ -295,5 +295,17 @@ describe.each(TRANSPORTS)('completions computed by a handler, over %s', (transpo
     expect((await complete({ ref: prompt, argument: { name: 'species', value: 'c' } })).completion.values).toEqual(['cat']);
     const template = { type: 'ref/resource', uri: 'notes://pets/{species}/{name}' };
     expect((await complete({ ref: template, argument: { name: 'name', value: 'r' }, context: { arguments: { species: 'dog' } } })).completion.values).toEqual(['Rex']);
+  });
+});
+
+describe.each(TRANSPORTS)('ctx.elicitUrl sends the user to a page, over %s', (transport) => {
+  it.each(ERAS)('%s era: a client with elicitation.url gets the URL request; one with forms only is not asked', async (era) => {
+    const { c, asked } = await client(transport, era, { elicitation: { form: {}, url: {} } }, () => ({ action: 'accept' }));
+    expect(text(await call(c, 'sign_in'))).toBe('sign-in: accept');
+    expect(asked.elicit).toHaveLength(1);
+    expect(asked.elicit[0]).toMatchObject({ message: 'Sign in to the pet store', url: 'https://auth.example.com/login?state=abc', mode: 'url' });
+    const formsOnly = await client(transport, era, { elicitation: { form: {} } });
+    expect(text(await call(formsOnly.c, 'sign_in'))).toBe('cannot send you to the sign-in page');
+    expect(formsOnly.asked.elicit).toEqual([]);
   });
 });
