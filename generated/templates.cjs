@@ -455,24 +455,38 @@ module.exports = {
     + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":484,"column":45},"end":{"line":484,"column":47}} )).call(alias2,lookupProperty(depth0,"description"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":484,"column":43},"end":{"line":484,"column":61}}})) != null ? stack1 : "")
     + " |\n";
 },"41":function(container,depth0,helpers,partials,data) {
-    var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
+    var stack1, alias1=container.strict, alias2=container.lambda, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
         }
         return undefined
     };
 
-  return "\n## Reflection gate\n\nThese tools run only once the model has justified the call, one justification per gate (in\norder), stored as `<domain>/<hash>.json` under `"
-    + ((stack1 = (((helper = lookupProperty(helpers,"envPrefix") || alias1(depth0, "envPrefix", {"start":{"line":492,"column":50},"end":{"line":492,"column":59}} ))),(typeof helper === "function" ? helper.call(alias2,{"name":"envPrefix","hash":{},"data":data,"loc":{"start":{"line":492,"column":48},"end":{"line":492,"column":61}}}) : helper))) != null ? stack1 : "")
-    + "_REFLECTION_DIR` and reused for the\nsame decision (same prompt and prompt arguments). Mode: `"
-    + ((stack1 = container.lambda(alias1(lookupProperty(depth0,"reflection"), "mode", {"start":{"line":493,"column":59},"end":{"line":493,"column":74}} ), depth0)) != null ? stack1 : "")
-    + "`.\n"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"reflection"),"sampling"),{"name":"if","hash":{},"fn":container.program(42, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":494,"column":0},"end":{"line":495,"column":7}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"reflection"),"host"),{"name":"if","hash":{},"fn":container.program(43, data, 0),"inverse":container.program(46, data, 0),"data":data,"loc":{"start":{"line":495,"column":7},"end":{"line":497,"column":7}}})) != null ? stack1 : "")
-    + "\n| Tool | Gates (domain: prompt) |\n| --- | --- |\n"
-    + ((stack1 = lookupProperty(helpers,"each").call(alias2,lookupProperty(lookupProperty(depth0,"reflection"),"gates"),{"name":"each","hash":{},"fn":container.program(47, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":501,"column":0},"end":{"line":503,"column":9}}})) != null ? stack1 : "");
+  return "\n## Code mode\n\n"
+    + ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(lookupProperty(depth0,"codeMode"),"everywhere"),{"name":"if","hash":{},"fn":container.program(42, data, 0),"inverse":container.program(43, data, 0),"data":data,"loc":{"start":{"line":491,"column":0},"end":{"line":491,"column":152}}})) != null ? stack1 : "")
+    + " `search_tools`, `describe_tool` and `execute` (and\n`persist_justification` with gates) instead of the tools. `search_tools` and `describe_tool` give\neach operation's TypeScript signature, `api.<name>(args): Promise<result>`; `execute` runs\nTypeScript or JavaScript — the body of an async function, types stripped with sucrase — in a\nQuickJS WebAssembly sandbox on a worker thread, where only `api`, `console` and the language exist\n(no `process`, `require`, `import()`, network, files or timers). Each `api.<name>(args)` runs that\noperation through the same argument validation, access rules, limits, concern filtering and\nreflection gate as a direct call (a gated operation without a stored justification rejects with\nthe gate's instructions), and is audited under the `execute` call's id; the `execute` record keeps\nthe code's SHA-256 and length, never its text. Credentials are added outside the sandbox. A call\nresolves to the operation's data, or rejects with an `Error` carrying `status` and a bounded\n`body`, which the code may catch. The answer is what the code returns (cut to the results budget),\nthe calls made, and what it logged. A crossed bound ends the run with an error naming it and the\ncalls made before it:\n\n| Bound | Variable | Default |\n| --- | --- | --- |\n| Wall time of one `execute`, API calls included (ms) | `"
+    + ((stack1 = alias2(alias1(lookupProperty(depth0,"codeMode"), "timeoutVar", {"start":{"line":508,"column":59},"end":{"line":508,"column":78}} ), depth0)) != null ? stack1 : "")
+    + "` | "
+    + ((stack1 = alias2(alias1(lookupProperty(depth0,"codeMode"), "timeoutMs", {"start":{"line":508,"column":86},"end":{"line":508,"column":104}} ), depth0)) != null ? stack1 : "")
+    + " |\n| Memory of its sandbox (bytes; the sandbox's own WebAssembly memory cannot grow past it) | `"
+    + ((stack1 = alias2(alias1(lookupProperty(depth0,"codeMode"), "memoryVar", {"start":{"line":509,"column":95},"end":{"line":509,"column":113}} ), depth0)) != null ? stack1 : "")
+    + "` | "
+    + ((stack1 = alias2(alias1(lookupProperty(depth0,"codeMode"), "memoryBytes", {"start":{"line":509,"column":121},"end":{"line":509,"column":141}} ), depth0)) != null ? stack1 : "")
+    + " |\n| API calls | `"
+    + ((stack1 = alias2(alias1(lookupProperty(depth0,"codeMode"), "callsVar", {"start":{"line":510,"column":17},"end":{"line":510,"column":34}} ), depth0)) != null ? stack1 : "")
+    + "` | "
+    + ((stack1 = alias2(alias1(lookupProperty(depth0,"codeMode"), "maxCalls", {"start":{"line":510,"column":42},"end":{"line":510,"column":59}} ), depth0)) != null ? stack1 : "")
+    + " |\n| Returned value (bytes of JSON) | `"
+    + ((stack1 = alias2(alias1(lookupProperty(depth0,"codeMode"), "outputVar", {"start":{"line":511,"column":38},"end":{"line":511,"column":56}} ), depth0)) != null ? stack1 : "")
+    + "` | "
+    + ((stack1 = alias2(alias1(lookupProperty(depth0,"codeMode"), "maxOutputBytes", {"start":{"line":511,"column":64},"end":{"line":511,"column":87}} ), depth0)) != null ? stack1 : "")
+    + " |\n| Console output (bytes) | `"
+    + ((stack1 = alias2(alias1(lookupProperty(depth0,"codeMode"), "consoleVar", {"start":{"line":512,"column":30},"end":{"line":512,"column":49}} ), depth0)) != null ? stack1 : "")
+    + "` | "
+    + ((stack1 = alias2(alias1(lookupProperty(depth0,"codeMode"), "maxConsoleBytes", {"start":{"line":512,"column":57},"end":{"line":512,"column":81}} ), depth0)) != null ? stack1 : "")
+    + " |\n";
 },"42":function(container,depth0,helpers,partials,data) {
-    return "With a client that supports MCP sampling, the server asks the client's model itself, inside the tool call.\n";
+    return "`tools/list` lists";
 },"43":function(container,depth0,helpers,partials,data) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -481,15 +495,45 @@ module.exports = {
         return undefined
     };
 
-  return ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(lookupProperty(depth0,"reflection"),"sampling"),{"name":"if","hash":{},"fn":container.program(44, data, 0),"inverse":container.program(45, data, 0),"data":data,"loc":{"start":{"line":495,"column":30},"end":{"line":495,"column":90}}})) != null ? stack1 : "")
-    + " the call returns an `isError` hint `{prompt, prompt_args, hash, domain, remaining}` (as `structuredContent`, and as JSON in the second text block, the only place for tools with an output schema): get the prompt with `prompts/get`, have the model answer it with the JSON justification, call `persist_justification` with the hash, domain and justification, then call the tool again.\n";
+  return "For a client whose concern preset is in code mode ("
+    + ((stack1 = container.lambda(container.strict(lookupProperty(depth0,"codeMode"), "presets", {"start":{"line":491,"column":106},"end":{"line":491,"column":122}} ), depth0)) != null ? stack1 : "")
+    + "), `tools/list` lists";
 },"44":function(container,depth0,helpers,partials,data) {
-    return "Otherwise";
+    var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "\n## Reflection gate\n\nThese tools run only once the model has justified the call, one justification per gate (in\norder), stored as `<domain>/<hash>.json` under `"
+    + ((stack1 = (((helper = lookupProperty(helpers,"envPrefix") || alias1(depth0, "envPrefix", {"start":{"line":519,"column":50},"end":{"line":519,"column":59}} ))),(typeof helper === "function" ? helper.call(alias2,{"name":"envPrefix","hash":{},"data":data,"loc":{"start":{"line":519,"column":48},"end":{"line":519,"column":61}}}) : helper))) != null ? stack1 : "")
+    + "_REFLECTION_DIR` and reused for the\nsame decision (same prompt and prompt arguments). Mode: `"
+    + ((stack1 = container.lambda(alias1(lookupProperty(depth0,"reflection"), "mode", {"start":{"line":520,"column":59},"end":{"line":520,"column":74}} ), depth0)) != null ? stack1 : "")
+    + "`.\n"
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"reflection"),"sampling"),{"name":"if","hash":{},"fn":container.program(45, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":521,"column":0},"end":{"line":522,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"reflection"),"host"),{"name":"if","hash":{},"fn":container.program(46, data, 0),"inverse":container.program(49, data, 0),"data":data,"loc":{"start":{"line":522,"column":7},"end":{"line":524,"column":7}}})) != null ? stack1 : "")
+    + "\n| Tool | Gates (domain: prompt) |\n| --- | --- |\n"
+    + ((stack1 = lookupProperty(helpers,"each").call(alias2,lookupProperty(lookupProperty(depth0,"reflection"),"gates"),{"name":"each","hash":{},"fn":container.program(50, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":528,"column":0},"end":{"line":530,"column":9}}})) != null ? stack1 : "");
 },"45":function(container,depth0,helpers,partials,data) {
-    return "On a miss";
+    return "With a client that supports MCP sampling, the server asks the client's model itself, inside the tool call.\n";
 },"46":function(container,depth0,helpers,partials,data) {
-    return "A client without sampling cannot run these tools.\n";
+    var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(lookupProperty(depth0,"reflection"),"sampling"),{"name":"if","hash":{},"fn":container.program(47, data, 0),"inverse":container.program(48, data, 0),"data":data,"loc":{"start":{"line":522,"column":30},"end":{"line":522,"column":90}}})) != null ? stack1 : "")
+    + " the call returns an `isError` hint `{prompt, prompt_args, hash, domain, remaining}` (as `structuredContent`, and as JSON in the second text block, the only place for tools with an output schema): get the prompt with `prompts/get`, have the model answer it with the JSON justification, call `persist_justification` with the hash, domain and justification, then call the tool again.\n";
 },"47":function(container,depth0,helpers,partials,data) {
+    return "Otherwise";
+},"48":function(container,depth0,helpers,partials,data) {
+    return "On a miss";
+},"49":function(container,depth0,helpers,partials,data) {
+    return "A client without sampling cannot run these tools.\n";
+},"50":function(container,depth0,helpers,partials,data) {
     var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), alias3="function", lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -498,11 +542,11 @@ module.exports = {
     };
 
   return "| `"
-    + ((stack1 = (((helper = lookupProperty(helpers,"tool") || alias1(depth0, "tool", {"start":{"line":502,"column":5},"end":{"line":502,"column":9}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"tool","hash":{},"data":data,"loc":{"start":{"line":502,"column":3},"end":{"line":502,"column":11}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"tool") || alias1(depth0, "tool", {"start":{"line":529,"column":5},"end":{"line":529,"column":9}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"tool","hash":{},"data":data,"loc":{"start":{"line":529,"column":3},"end":{"line":529,"column":11}}}) : helper))) != null ? stack1 : "")
     + "` | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"gates") || alias1(depth0, "gates", {"start":{"line":502,"column":17},"end":{"line":502,"column":22}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"gates","hash":{},"data":data,"loc":{"start":{"line":502,"column":15},"end":{"line":502,"column":24}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"gates") || alias1(depth0, "gates", {"start":{"line":529,"column":17},"end":{"line":529,"column":22}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"gates","hash":{},"data":data,"loc":{"start":{"line":529,"column":15},"end":{"line":529,"column":24}}}) : helper))) != null ? stack1 : "")
     + " |\n";
-},"48":function(container,depth0,helpers,partials,data) {
+},"51":function(container,depth0,helpers,partials,data) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -511,8 +555,8 @@ module.exports = {
     };
 
   return "\n## Preprocessors\n\nNot tools: a host runs them on each user message, in this order, with `preprocessors/run`\n(advertised in `capabilities.experimental.preprocessors`), or gets their context followed by the\nmessage from the `with_context` prompt. `src/runtime/preprocessors-host.ts` is a helper for hosts\nbuilt on the SDK `Client`: copy it into your host.\n\n| Order | Preprocessor | Runs after | Timeout | On error | Handler |\n| --- | --- | --- | --- | --- | --- |\n"
-    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"preprocessors"),{"name":"each","hash":{},"fn":container.program(49, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":516,"column":0},"end":{"line":518,"column":9}}})) != null ? stack1 : "");
-},"49":function(container,depth0,helpers,partials,data) {
+    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"preprocessors"),{"name":"each","hash":{},"fn":container.program(52, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":543,"column":0},"end":{"line":545,"column":9}}})) != null ? stack1 : "");
+},"52":function(container,depth0,helpers,partials,data) {
     var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), alias3="function", lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -521,17 +565,17 @@ module.exports = {
     };
 
   return "| "
-    + ((stack1 = (((helper = lookupProperty(helpers,"order") || alias1(depth0, "order", {"start":{"line":517,"column":4},"end":{"line":517,"column":9}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"order","hash":{},"data":data,"loc":{"start":{"line":517,"column":2},"end":{"line":517,"column":11}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"order") || alias1(depth0, "order", {"start":{"line":544,"column":4},"end":{"line":544,"column":9}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"order","hash":{},"data":data,"loc":{"start":{"line":544,"column":2},"end":{"line":544,"column":11}}}) : helper))) != null ? stack1 : "")
     + " | `"
-    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":517,"column":17},"end":{"line":517,"column":21}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":517,"column":15},"end":{"line":517,"column":23}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":544,"column":17},"end":{"line":544,"column":21}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":544,"column":15},"end":{"line":544,"column":23}}}) : helper))) != null ? stack1 : "")
     + "` | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"after") || alias1(depth0, "after", {"start":{"line":517,"column":29},"end":{"line":517,"column":34}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"after","hash":{},"data":data,"loc":{"start":{"line":517,"column":27},"end":{"line":517,"column":36}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"after") || alias1(depth0, "after", {"start":{"line":544,"column":29},"end":{"line":544,"column":34}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"after","hash":{},"data":data,"loc":{"start":{"line":544,"column":27},"end":{"line":544,"column":36}}}) : helper))) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"timeout") || alias1(depth0, "timeout", {"start":{"line":517,"column":41},"end":{"line":517,"column":48}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"timeout","hash":{},"data":data,"loc":{"start":{"line":517,"column":39},"end":{"line":517,"column":50}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"timeout") || alias1(depth0, "timeout", {"start":{"line":544,"column":41},"end":{"line":544,"column":48}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"timeout","hash":{},"data":data,"loc":{"start":{"line":544,"column":39},"end":{"line":544,"column":50}}}) : helper))) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"onError") || alias1(depth0, "onError", {"start":{"line":517,"column":55},"end":{"line":517,"column":62}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"onError","hash":{},"data":data,"loc":{"start":{"line":517,"column":53},"end":{"line":517,"column":64}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"onError") || alias1(depth0, "onError", {"start":{"line":544,"column":55},"end":{"line":544,"column":62}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"onError","hash":{},"data":data,"loc":{"start":{"line":544,"column":53},"end":{"line":544,"column":64}}}) : helper))) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"handler") || alias1(depth0, "handler", {"start":{"line":517,"column":69},"end":{"line":517,"column":76}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"handler","hash":{},"data":data,"loc":{"start":{"line":517,"column":67},"end":{"line":517,"column":78}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"handler") || alias1(depth0, "handler", {"start":{"line":544,"column":69},"end":{"line":544,"column":76}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"handler","hash":{},"data":data,"loc":{"start":{"line":544,"column":67},"end":{"line":544,"column":78}}}) : helper))) != null ? stack1 : "")
     + " |\n";
 },"compiler":[8,">= 4.3.0"],"main":function(container,depth0,helpers,partials,data) {
     var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), alias3="function", alias4=container.lambda, lookupProperty = container.lookupProperty || function(parent, propertyName) {
@@ -718,8 +762,9 @@ module.exports = {
     + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"prompts"),"length"),{"name":"if","hash":{},"fn":container.program(34, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":451,"column":0},"end":{"line":460,"column":7}}})) != null ? stack1 : "")
     + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"resources"),"length"),{"name":"if","hash":{},"fn":container.program(36, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":461,"column":0},"end":{"line":470,"column":7}}})) != null ? stack1 : "")
     + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"concerns"),{"name":"if","hash":{},"fn":container.program(38, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":471,"column":0},"end":{"line":486,"column":7}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"reflection"),{"name":"if","hash":{},"fn":container.program(41, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":487,"column":0},"end":{"line":504,"column":7}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"preprocessors"),"length"),{"name":"if","hash":{},"fn":container.program(48, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":505,"column":0},"end":{"line":519,"column":7}}})) != null ? stack1 : "");
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"codeMode"),{"name":"if","hash":{},"fn":container.program(41, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":487,"column":0},"end":{"line":513,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"reflection"),{"name":"if","hash":{},"fn":container.program(44, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":514,"column":0},"end":{"line":531,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"preprocessors"),"length"),{"name":"if","hash":{},"fn":container.program(51, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":532,"column":0},"end":{"line":546,"column":7}}})) != null ? stack1 : "");
 },"useData":true},
   "env.example.hbs": {"0":function(container,depth0,helpers,partials,data) {
     return "# Where the API accepts one of several credentials, one is uncommented and the others say\n# which they replace: set one of them (a tool uses the first alternative that is set).\n";

@@ -120,6 +120,12 @@ describe('code mode on GitHub', () => {
     expect(tokens).toBeLessThanOrEqual(1000);
     expect(report.summary.discovery).toBe('code');
     expect(report.summary.codeListTokens).toBeLessThanOrEqual(1000);
+    // the project ships the sandbox's dependencies and documents code mode and its bounds
+    const pkg = JSON.parse(readFileSync(path.join(server, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    expect(pkg.dependencies).toMatchObject({ 'quickjs-emscripten': '0.32.0', sucrase: '3.35.1' });
+    const readme = readFileSync(path.join(server, 'README.md'), 'utf8');
+    expect(readme).toContain('## Code mode');
+    expect(readme).toContain('| API calls | `GITHUB_CODE_MAX_CALLS` | 50 |');
   });
 
   it('search_tools and describe_tool give TypeScript signatures', async () => {

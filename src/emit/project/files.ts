@@ -13,7 +13,8 @@ import { packageDependencies } from './dependencies.js';
 import { clientLines, shellQuote } from './client-lines.js';
 import { credentialPlan } from './credentials.js';
 import { clientConfigs, clientHeaderSchemes, clientVariables, defaultDescription, ENTRY_POINT, MCPB_VERSION } from './ship.js';
-import { SERVE_DEFAULTS, settingNames } from '../../../templates/runtime/variables.js';
+import { CODE_DEFAULTS, SERVE_DEFAULTS, settingNames } from '../../../templates/runtime/variables.js';
+import { usesCode } from '../../ir/discovery.js';
 
 /** A POSIX shell word for any text (re-exported: the README's `sh` helper and older callers). */
 export { shellQuote };
@@ -234,6 +235,19 @@ export function emitReadme(ir: IrServer): string {
         ...ir.resourceTemplates.map((t) => ({ uri: mdCode(t.uriTemplate), name: t.name, mimeType: t.mimeType ?? '', content: `template, ${handlerText(t.handler)}` })),
       ],
       concerns: ir.concerns && { enforce: ir.concerns.enforce, declarations: ir.concerns.declarations.map((c) => ({ name: mdCode(c.name), values: c.values.map(mdCode).join(', '), default: c.default ?? '', description: c.description ?? '' })) },
+      codeMode: usesCode(ir) && {
+        everywhere: ir.discovery === 'code',
+        presets: Object.entries(ir.presetDiscovery ?? {})
+          .filter(([, m]) => m === 'code')
+          .map(([n]) => mdCode(n))
+          .join(', '),
+        timeoutVar: names.codeTimeoutMs,
+        memoryVar: names.codeMemoryBytes,
+        callsVar: names.codeMaxCalls,
+        outputVar: names.codeMaxOutputBytes,
+        consoleVar: names.codeMaxConsoleBytes,
+        ...CODE_DEFAULTS,
+      },
       reflection: ir.reflection && {
         storeDir: ir.reflection.storeDir,
         mode: ir.reflection.mode,
