@@ -112,6 +112,7 @@ export async function main(config: ServerConfig, tools: readonly OperationTool[]
       ...extensions,
       ...(reflection ? { reflection } : {}),
       ...(policy ? { policy } : {}),
+      ...(shared !== undefined ? { taskStore: shared.tasks } : {}),
       settings,
       stateKey: key.key,
       identity: serve.clientIdentity,

@@ -1,7 +1,7 @@
 /**
  * Everything several instances share through Redis, made once at start (main.ts, when
  * `<PREFIX>_REDIS_URL` is set): the connection, the justification store factory, the limits'
- * counters and the change-notification bus.
+ * counters, the task store and the change-notification bus.
  *
  * This file is copied verbatim into every generated project; it is loaded only when the URL is set.
  */
@@ -10,6 +10,7 @@ import type { SharedRedis } from './redis.js';
 import { RedisBus } from './redis-bus.js';
 import { RedisCounters } from './redis-counters.js';
 import { RedisJustifications } from './redis-justifications.js';
+import { RedisTaskStore } from './redis-tasks.js';
 import type { Justifications, JustificationStoreOptions } from './reflection-store.js';
 import type { RedisSettings } from './shared-state.js';
 
@@ -19,6 +20,8 @@ export type SharedStores = {
   /** Makes the reflection gate's store for its declared domains. */
   readonly makeStore: (domains: readonly string[], opts: JustificationStoreOptions) => Justifications;
   readonly counters: RedisCounters;
+  /** MCP task state. */
+  readonly tasks: RedisTaskStore;
   /** Change notifications between instances. */
   readonly bus: RedisBus;
   close(): Promise<void>;
@@ -32,6 +35,7 @@ export async function sharedStores(settings: RedisSettings, name: string): Promi
     redis,
     makeStore: (domains, opts) => new RedisJustifications(redis, domains, opts),
     counters: new RedisCounters(redis),
+    tasks: new RedisTaskStore(redis),
     bus,
     close: async () => {
       bus.close();

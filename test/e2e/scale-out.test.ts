@@ -10,6 +10,7 @@
  * - killing an instance mid-call frees its slots once their lease (1.5 s here) expires;
  * - a resource change signalled on instance 1 reaches subscribers of all three, both eras, and so
  *   does a tools list change (`notifyListChanged`);
+ * - a task created through one instance is polled, listed and read through the others;
  * - a legacy session is served by the instance that opened it; on another, a 404 says why;
  * - Redis killed and restarted under load: every call answers (none waits for Redis), refused
  *   calls name the cause, an acknowledged justification survives, and service resumes;
@@ -18,7 +19,7 @@
  */
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ResourceUpdatedNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, CreateTaskResultSchema, ResourceUpdatedNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttp } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -236,6 +237,18 @@ describeWithRedis('three instances sharing state through Redis', () => {
     expect(rounds[0]!.url).not.toBe(rounds[1]!.url);
     const second = (await x.callTool({ name: 'ask', arguments: {} })) as Result;
     expect(text(second)).toMatch(/over its limit of 1 call per minute for client/);
+  });
+
+  it('a task created through one instance is polled, listed and its result read through others', async () => {
+    const x = (await client(a, 'legacy')) as LegacyClient;
+    const y = (await client(b, 'legacy')) as LegacyClient;
+    const z = (await client(c, 'legacy')) as LegacyClient;
+    const created = await x.request({ method: 'tools/call', params: { name: 'brew', arguments: {}, task: { ttl: 60_000 } } }, CreateTaskResultSchema);
+    const id = created.task.taskId;
+    expect(['working', 'completed']).toContain((await y.experimental.tasks.getTask(id)).status);
+    await waitFor(async () => (await y.experimental.tasks.getTask(id)).status === 'completed');
+    expect(text((await z.experimental.tasks.getTaskResult(id, CallToolResultSchema)) as Result)).toBe('brewed');
+    expect((await z.experimental.tasks.listTasks()).tasks.map((t) => t.taskId)).toContain(id);
   });
 
   it('a legacy session is served by the instance that opened it; another instance answers 404 saying why', async () => {

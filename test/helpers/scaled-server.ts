@@ -56,6 +56,11 @@ extraTools:
     description: Asks the user a question (an input round in 2026-07-28).
     inputSchema: { type: object, properties: {}, additionalProperties: false }
     handler: handlers/notes.ts#ask
+  - name: brew
+    description: Takes a moment; runs as an MCP task when asked.
+    inputSchema: { type: object, properties: {}, additionalProperties: false }
+    handler: handlers/notes.ts#brew
+    task: optional
 concerns:
   - name: risk
     values: [low, high]
@@ -95,6 +100,10 @@ export function bump() {
   return \`bumped \${n}\`;
 }
 export const signalled = () => \`note \${n}\`;
+export async function brew() {
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  return 'brewed';
+}
 export async function ask(_args: unknown, ctx: ExtraToolContext) {
   const answer = await ctx.elicit('name?', { properties: { name: { type: 'string' } }, required: ['name'] });
   return \`asked: \${JSON.stringify(answer)}\`;

@@ -1,0 +1,107 @@
+/**
+ * MCP task state in Redis (redis-tasks.ts) against a real redis-server: what one instance creates
+ * another reads, lists and updates; concurrent updates are not lost and a terminal task never
+ * changes; the count bound makes room from finished tasks only; tasks expire; ids and values that
+ * are not task records are refused or absent; a lost Redis throws SharedStateError.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeWithRedis, startRedis } from '../../helpers/redis.js';
+import type { RedisServer } from '../../helpers/redis.js';
+import { connectRedis } from '../../../templates/runtime/redis.js';
+import type { SharedRedis } from '../../../templates/runtime/redis.js';
+import { RedisTaskStore } from '../../../templates/runtime/redis-tasks.js';
+import { redisSettings, SharedStateError } from '../../../templates/runtime/shared-state.js';
+import { TaskStoreFullError } from '../../../templates/runtime/tasks-store.js';
+import type { TaskRecord } from '../../../templates/runtime/tasks-store.js';
+
+describeWithRedis('tasks in Redis', () => {
+  let redis: RedisServer;
+  const open: SharedRedis[] = [];
+  const connect = async () => {
+    const prefix = `t${Math.random().toString(36).slice(2, 8)}`;
+    const one = await connectRedis(redisSettings('PETS', 'pets', { PETS_REDIS_URL: redis.url, PETS_REDIS_PREFIX: prefix, PETS_REDIS_TIMEOUT_MS: '500' })!, 'a');
+    const two = await connectRedis(redisSettings('PETS', 'pets', { PETS_REDIS_URL: redis.url, PETS_REDIS_PREFIX: prefix, PETS_REDIS_TIMEOUT_MS: '500' })!, 'b');
+    open.push(one, two);
+    return [one, two] as const;
+  };
+  const task = (id: string, extra: Partial<TaskRecord> = {}): TaskRecord => ({ taskId: id, owner: 'alice', tool: 'slow', status: 'working', createdAt: Date.now(), lastUpdatedAt: Date.now(), ttlMs: 60_000, pollIntervalMs: 500, ...extra });
+
+  beforeAll(async () => {
+    redis = await startRedis();
+  }, 30_000);
+  afterAll(async () => {
+    for (const c of open) await c.close();
+    await redis?.stop();
+  });
+
+  it('a task created through one instance is read, listed and finished through another', async () => {
+    const [one, two] = await connect();
+    const a = new RedisTaskStore(one);
+    const b = new RedisTaskStore(two);
+    await a.create(task('t1', { createdAt: Date.now() - 10 }));
+    await a.create(task('t2'));
+    await a.create(task('t3', { owner: 'bob' }));
+    expect((await b.get('t1'))?.status).toBe('working');
+    expect((await b.list('alice')).map((t) => t.taskId)).toEqual(['t1', 't2']);
+    expect((await b.list('bob')).map((t) => t.taskId)).toEqual(['t3']);
+    const done = await b.update('t1', { status: 'completed', result: { content: [{ type: 'text', text: 'ok' }] } });
+    expect(done?.status).toBe('completed');
+    expect((await a.get('t1'))?.result).toEqual({ content: [{ type: 'text', text: 'ok' }] });
+    // terminal: never changed again
+    expect((await a.update('t1', { status: 'working' }))?.status).toBe('completed');
+    expect(await b.get('nope')).toBeUndefined();
+    expect(await b.update('nope', { status: 'failed' })).toBeUndefined();
+  });
+
+  it('concurrent updates from two instances each land once, none lost', async () => {
+    const [one, two] = await connect();
+    const a = new RedisTaskStore(one);
+    const b = new RedisTaskStore(two);
+    await a.create(task('race'));
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).update('race', { statusMessage: `step ${i}` })));
+    expect(results.every((r) => r?.status === 'working')).toBe(true);
+    const final = (await a.get('race'))!;
+    expect(final.statusMessage).toMatch(/^step \d+$/);
+    // a cancel racing with progress messages wins for good
+    await Promise.all([a.update('race', { status: 'cancelled' }), b.update('race', { statusMessage: 'late' }), b.update('race', { statusMessage: 'later' })]);
+    expect((await b.update('race', { statusMessage: 'after' }))?.status).toBe('cancelled');
+  });
+
+  it('is bounded: a finished task makes room, running ones never do; tasks expire', async () => {
+    const [one] = await connect();
+    const s = new RedisTaskStore(one, { maxTasks: 2, maxAgeMs: 60_000 });
+    await s.create(task('r1'));
+    await s.create(task('r2'));
+    await expect(s.create(task('r3'))).rejects.toThrow(TaskStoreFullError);
+    await s.update('r1', { status: 'completed' });
+    await s.create(task('r3'));
+    expect(await s.get('r1')).toBeUndefined();
+    expect((await s.list('alice')).map((t) => t.taskId)).toEqual(['r2', 'r3']);
+    const short = new RedisTaskStore(one, { maxTasks: 10, maxAgeMs: 200 });
+    await short.create(task('brief'));
+    expect(await short.get('brief')).toBeDefined();
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await short.get('brief')).toBeUndefined();
+  });
+
+  it('refuses ids that are not ids; a value that is not its task record is absent', async () => {
+    const [one] = await connect();
+    const s = new RedisTaskStore(one);
+    await expect(s.create(task('../x'))).rejects.toThrow(/task id/);
+    expect(await s.get('a:b')).toBeUndefined();
+    await one.client.set(one.key('task', 'forged'), JSON.stringify(task('other')));
+    expect(await s.get('forged')).toBeUndefined();
+    await one.client.set(one.key('task', 'junk'), '{"taskId":"junk"');
+    expect(await s.get('junk')).toBeUndefined();
+  });
+
+  it('throws SharedStateError while Redis is down', async () => {
+    const [one] = await connect();
+    const s = new RedisTaskStore(one);
+    await s.create(task('kept'));
+    await redis.kill();
+    await expect(s.get('kept')).rejects.toThrow(SharedStateError);
+    await expect(s.create(task('new'))).rejects.toThrow(/the shared store \(Redis at .*\) is unavailable/);
+    await redis.restart();
+  }, 30_000);
+});
