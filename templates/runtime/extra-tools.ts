@@ -21,7 +21,7 @@
  *
  * This file is copied verbatim into every generated project.
  */
-import { MissingRequiredClientCapabilityError } from '@modelcontextprotocol/server';
+import { MissingRequiredClientCapabilityError, ProtocolError } from '@modelcontextprotocol/server';
 import type { CallToolResult, InputRequiredResult, ToolAnnotations } from '@modelcontextprotocol/server';
 import { InputPending, InputRequestFailed } from './handler-input.js';
 import type { HandlerInput, InputSession } from './handler-input.js';
@@ -159,7 +159,8 @@ export function toToolResult(tool: ToolSchemas, value: unknown): CallToolResult 
  * every problem; a thrown error ⇒ `isError` with its message (stack logged to stderr). With
  * `input` (the call's questions, handler-input.ts): a run that asked what the client has not
  * answered yet ⇒ the input-required result, whatever the handler did after; a question the
- * client lacks the capability for, not caught by the handler ⇒ that -32021 error is thrown.
+ * client lacks the capability for, not caught by the handler ⇒ that -32021 error is thrown; a
+ * `ProtocolError` the handler throws ⇒ thrown as it is (the call fails with that JSON-RPC error).
  * Throws nothing else.
  */
 export async function callExtraTool<Args, Result, Api>(
@@ -202,6 +203,8 @@ export async function callExtraTool<Args, Result, Api>(
     const asked = opts.input?.pending();
     if (asked !== undefined) return asked;
     if (err instanceof MissingRequiredClientCapabilityError) throw err;
+    // a JSON-RPC error thrown on purpose fails the call as that error (a task ends `failed` with it)
+    if (err instanceof ProtocolError) throw err;
     if (err instanceof InputPending) return failure(`Tool ${tool.name} failed: it asked the client for input outside the call's own run`);
     if (err instanceof InputRequestFailed) log('info', `tool ${tool.name}: ${err.message}`);
     else log('error', `tool ${tool.name} failed`, { error: err, stack: err instanceof Error ? err.stack : undefined });

@@ -534,7 +534,7 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
       }
       // a task tool the client runs as a task: the call runs in the task, under its signal (tasks-tools.ts)
       const owner = ctx.http?.authInfo?.clientId ?? instance.identity ?? defaultIdentity;
-      const asTask = taskTools && (await taskTools.call(instance.era, name, params, ctx, owner, server, async (taskSignal) => (await run(name, args, ctx, undefined, taskSignal)) as CallToolResult));
+      const asTask = taskTools && (await taskTools.call(instance.era, name, params, ctx, owner, server, async (taskSignal, resume) => (await run(name, args, TaskTools.resumed(ctx, resume, (token) => openState(stateKey, token)), undefined, taskSignal)) as CallToolResult));
       return asTask || run(name, args, ctx);
     });
     return server;

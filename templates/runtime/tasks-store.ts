@@ -37,10 +37,12 @@ export type TaskRecord = {
   readonly result?: CallToolResult;
   /** The JSON-RPC error of a `failed` task. */
   readonly error?: TaskError;
+  /** The questions an `input_required` task waits on (2026-07-28), by key; answered ones leave. */
+  readonly inputRequests?: Readonly<Record<string, unknown>>;
 };
 
 /** What changes of a task. */
-export type TaskUpdate = Pick<Partial<TaskRecord>, 'status' | 'statusMessage' | 'result' | 'error'>;
+export type TaskUpdate = Pick<Partial<TaskRecord>, 'status' | 'statusMessage' | 'result' | 'error' | 'inputRequests'>;
 
 /** Thrown by `create` when the store holds as many live tasks as it may. */
 export class TaskStoreFullError extends Error {}
@@ -104,6 +106,8 @@ export class MemoryTaskStore implements TaskStore {
     const t = await this.get(taskId);
     if (!t || TERMINAL.has(t.status)) return t;
     const next: TaskRecord = { ...t, ...update, lastUpdatedAt: Math.max(this.now(), t.lastUpdatedAt) };
+    // the questions belong to input_required only
+    if (next.status !== 'input_required' && next.inputRequests !== undefined) delete (next as { inputRequests?: unknown }).inputRequests;
     this.tasks.set(taskId, next);
     return next;
   }

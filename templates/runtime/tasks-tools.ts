@@ -13,7 +13,7 @@
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { CallToolResult, Server, ServerCapabilities, ServerContext, Tool } from '@modelcontextprotocol/server';
 import { declaresTasks, missingTasks, TASK_CAPABILITIES, TASKS_EXTENSION, Tasks } from './tasks.js';
-import type { TaskSupport } from './tasks.js';
+import type { TaskResume, TaskSupport, TaskWork } from './tasks.js';
 import type { TaskStore } from './tasks-store.js';
 
 type Era = 'legacy' | 'modern';
@@ -54,6 +54,17 @@ export class TaskTools {
     });
   }
 
+  /**
+   * The context of a task's next run after `tasks/update` answered its questions: the request's,
+   * with the answers as its `inputResponses` and the run's round state (`open` checks and opens
+   * the sealed one, as the SDK does for a retried request) — so the run is the call's next round.
+   */
+  static resumed(ctx: ServerContext, resume: TaskResume | undefined, open: (token: string) => unknown): ServerContext {
+    if (resume === undefined) return ctx;
+    const state = resume.requestState !== undefined ? open(resume.requestState) : undefined;
+    return { ...ctx, mcpReq: { ...ctx.mcpReq, inputResponses: resume.inputResponses, requestState: () => state } } as ServerContext;
+  }
+
   /** Registers tasks/get and the other task methods of `era` on `server`. */
   install(server: Server, era: Era, ownerOf: (ctx: ServerContext) => string): void {
     this.tasks.install(server, era, ownerOf);
@@ -65,7 +76,7 @@ export class TaskTools {
    * the create-task result; a `required` one called otherwise is refused (legacy -32601, 2026-07-28
    * -32021 naming the extension); anything else is undefined: run it at once.
    */
-  async call(era: Era, name: string, params: unknown, ctx: ServerContext, owner: string, server: Server, work: (signal: AbortSignal) => Promise<CallToolResult>): Promise<CallToolResult | undefined> {
+  async call(era: Era, name: string, params: unknown, ctx: ServerContext, owner: string, server: Server, work: TaskWork): Promise<CallToolResult | undefined> {
     const support = this.support.get(name);
     if (support === undefined) return undefined;
     const hint = (params as { task?: unknown }).task;

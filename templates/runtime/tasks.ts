@@ -12,7 +12,10 @@
  *   under `capabilities.extensions`; the server decides: a task tool called by a client whose request
  *   declares the extension gets a flat `CreateTaskResult` (`resultType: "task"`, `ttlMs`,
  *   `pollIntervalMs`); `tasks/get` inlines the result (`resultType: "complete"`) or the error;
- *   `tasks/cancel` and `tasks/update` answer an empty acknowledgement; a tool error is `completed`
+ *   `tasks/cancel` and `tasks/update` answer an empty acknowledgement; a handler that asks the
+ *   client for input (handler-input.ts) parks its task `input_required` with the questions on
+ *   `tasks/get` (`inputRequests`), and `tasks/update` answers them — once every question has its
+ *   answer the handler runs again, as a later input round of the same call; a tool error is `completed`
  *   with `result.isError`, `failed` is for JSON-RPC errors only; `tasks/result` and `tasks/list` do
  *   not exist (-32601); a request that does not declare the extension is refused -32021.
  *
@@ -28,6 +31,12 @@ import type { CallToolResult, Server, ServerContext } from '@modelcontextprotoco
 import { log } from './log.js';
 import { MemoryTaskStore, TaskStoreFullError, TERMINAL } from './tasks-store.js';
 import type { TaskRecord, TaskStore } from './tasks-store.js';
+
+/** What a task's next run gets after `tasks/update` answered its questions (2026-07-28). */
+export type TaskResume = { readonly requestState?: string; readonly inputResponses: Readonly<Record<string, unknown>> };
+
+/** The work of a task: one run (again with `resume` after its questions were answered). */
+export type TaskWork = (signal: AbortSignal, resume?: TaskResume) => Promise<CallToolResult>;
 
 /** The extension's id (2026-07-28). */
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
@@ -83,6 +92,7 @@ function detailed(t: TaskRecord): Record<string, unknown> {
   const out: Record<string, unknown> = { resultType: 'complete', ...modernTask(t) };
   if (t.status === 'completed' && t.result) out.result = { ...t.result, resultType: 'complete' };
   if (t.status === 'failed') out.error = t.error ?? { code: ProtocolErrorCode.InternalError, message: 'The task failed' };
+  if (t.status === 'input_required' && t.inputRequests) out.inputRequests = t.inputRequests;
   return out;
 }
 
@@ -92,7 +102,7 @@ export class Tasks {
   private readonly ttlMs: number;
   private readonly pollIntervalMs: number;
   /** Running tasks of this process. */
-  private readonly running = new Map<string, { controller: AbortController; era: Era; notify?: (t: TaskRecord) => void }>();
+  private readonly running = new Map<string, { controller: AbortController; era: Era; notify?: (t: TaskRecord) => void; work: TaskWork; resume?: { requestState?: string; answers: Record<string, unknown> } }>();
   /** Who waits for a task to end (legacy tasks/result). */
   private readonly waiters = new Map<string, Array<() => void>>();
 
@@ -108,7 +118,7 @@ export class Tasks {
    * finds it). `work` gets the task's signal (aborted by `tasks/cancel`); its result ends the task.
    * `notify` is told of every change (legacy status notifications). A full store ⇒ -32603.
    */
-  async start(era: Era, owner: string, tool: string, work: (signal: AbortSignal) => Promise<CallToolResult>, opts: { ttlMs?: number; notify?: (t: TaskRecord) => void } = {}): Promise<TaskRecord> {
+  async start(era: Era, owner: string, tool: string, work: TaskWork, opts: { ttlMs?: number; notify?: (t: TaskRecord) => void } = {}): Promise<TaskRecord> {
     const now = Date.now();
     const ttlMs = Math.max(1000, Math.min(opts.ttlMs !== undefined && Number.isFinite(opts.ttlMs) ? Math.floor(opts.ttlMs) : this.ttlMs, this.ttlMs));
     const record: TaskRecord = { taskId: randomUUID(), owner, tool, status: 'working', createdAt: now, lastUpdatedAt: now, ttlMs, pollIntervalMs: this.pollIntervalMs };
@@ -119,7 +129,7 @@ export class Tasks {
       throw err;
     }
     const controller = new AbortController();
-    this.running.set(record.taskId, { controller, era, ...(opts.notify ? { notify: opts.notify } : {}) });
+    this.running.set(record.taskId, { controller, era, work, ...(opts.notify ? { notify: opts.notify } : {}) });
     void this.finish(record.taskId, era, work(controller.signal));
     return record;
   }
@@ -129,8 +139,17 @@ export class Tasks {
     let update: Parameters<TaskStore['update']>[1];
     try {
       const result = await work;
+      const running = this.running.get(taskId);
+      if ((result as { resultType?: unknown }).resultType === 'input_required' && era === 'modern' && running && !running.controller.signal.aborted) {
+        // parked until tasks/update answers every question; the next run continues the same call
+        const asked = (result as { inputRequests?: Record<string, unknown>; requestState?: unknown }).inputRequests ?? {};
+        const state = (result as { requestState?: unknown }).requestState;
+        running.resume = { ...(typeof state === 'string' ? { requestState: state } : {}), answers: {} };
+        await this.change(taskId, { status: 'input_required', inputRequests: asked }).catch((err: unknown) => log('warn', `task ${taskId}: cannot record its questions`, err));
+        return;
+      }
       if ((result as { resultType?: unknown }).resultType === 'input_required') {
-        update = { status: 'failed', error: { code: ProtocolErrorCode.InternalError, message: 'The tool asked the client for input, which a task cannot do yet: call it without a task' } };
+        update = { status: 'failed', error: { code: ProtocolErrorCode.InternalError, message: 'The tool asked the client for input, which a legacy task cannot do: call it without a task' } };
       } else {
         // legacy: a tool error ends the task failed (its result is still what tasks/result gives); 2026: completed with isError
         update = { status: era === 'legacy' && result.isError === true ? 'failed' : 'completed', result };
@@ -175,6 +194,30 @@ export class Tasks {
     const after = (await this.change(t.taskId, { status: 'cancelled', statusMessage: 'Cancelled by the client' })) ?? t;
     this.running.get(t.taskId)?.controller.abort(new Error('The task was cancelled'));
     return { task: after, wasTerminal: false };
+  }
+
+  /**
+   * `tasks/update`: keeps the answers to questions the task of `owner` waits on (others are
+   * ignored); once none is left, the work runs again with every answer, as the call's next round.
+   */
+  async answer(owner: string, taskId: unknown, responses: unknown): Promise<void> {
+    const t = await this.get(owner, taskId);
+    const running = this.running.get(t.taskId);
+    if (t.status !== 'input_required' || !running?.resume || typeof responses !== 'object' || responses === null || Array.isArray(responses)) return;
+    const pending: Record<string, unknown> = { ...(t.inputRequests ?? {}) };
+    for (const [key, value] of Object.entries(responses as Record<string, unknown>)) {
+      if (!Object.hasOwn(pending, key)) continue;
+      running.resume.answers[key] = value;
+      delete pending[key];
+    }
+    if (Object.keys(pending).length > 0) {
+      await this.change(t.taskId, { inputRequests: pending });
+      return;
+    }
+    const { requestState, answers } = running.resume;
+    delete running.resume;
+    await this.change(t.taskId, { status: 'working' });
+    void this.finish(t.taskId, running.era, running.work(running.controller.signal, { ...(requestState !== undefined ? { requestState } : {}), inputResponses: answers }));
   }
 
   /** The task once it has ended (legacy tasks/result blocks until then). */
@@ -233,8 +276,8 @@ export class Tasks {
     });
     server.setRequestHandler('tasks/update', params, async (p, ctx) => {
       gated(ctx, 'tasks/update');
-      // no task of this server waits for input: the answers have nowhere to go, the ack is all
-      await this.get(ownerOf(ctx), id(p));
+      // the SDK lifts `inputResponses` off the params of every request (as for a retried call)
+      await this.answer(ownerOf(ctx), id(p), ctx.mcpReq.inputResponses ?? (p as { inputResponses?: unknown }).inputResponses);
       return { resultType: 'complete' };
     });
   }

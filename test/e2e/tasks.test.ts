@@ -79,7 +79,7 @@ async function modern(kind: TransportKind, who: keyof typeof TOKENS = 'alice') {
   const raw = async (method: string, params: Record<string, unknown>, tasks = true) => {
     const caps = tasks ? { extensions: { 'io.modelcontextprotocol/tasks': {} } } : {};
     const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': framing.clientInfo, 'io.modelcontextprotocol/clientCapabilities': caps };
-    return dispatch({ method, params: { ...params, _meta: meta } }) as Promise<{ kind: 'result'; result: Record<string, unknown> } | { kind: 'error'; error: { code: number; message: string; data?: unknown } }>;
+    return dispatch({ method, params: { _meta: meta, ...params } }) as Promise<{ kind: 'result'; result: Record<string, unknown> } | { kind: 'error'; error: { code: number; message: string; data?: unknown } }>;
   };
   return { client: v2, session, raw };
 }
@@ -229,6 +229,36 @@ describe.each(TRANSPORTS)('tasks over %s', (kind) => {
       const sync = await raw('tools/call', { name: 'brew', arguments: { ms: 1 } }, false);
       expect(sync).toMatchObject({ kind: 'result', result: { resultType: 'complete' } });
       expect(textOf((sync as { result: { content?: unknown } }).result)).toBe('brewed for 1 ms');
+    });
+
+    it('a task whose handler asks for input waits input_required; tasks/update answers it and the call ends, audited once', async () => {
+      const { raw } = await modern(kind);
+      const caps = { elicitation: {}, extensions: { 'io.modelcontextprotocol/tasks': {} } };
+      const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'e2e-modern', version: '1.0.0' }, 'io.modelcontextprotocol/clientCapabilities': caps };
+      const created = (await raw('tools/call', { name: 'ask', arguments: {}, _meta: meta })) as { result: { taskId: string; resultType: string } };
+      expect(created.result.resultType).toBe('task');
+      const taskId = created.result.taskId;
+      let got: { result: { status: string; inputRequests?: Record<string, { method: string }>; result?: { content?: unknown } } };
+      const get = async () => {
+        await new Promise((r) => setTimeout(r, 50));
+        return (await raw('tasks/get', { taskId })) as typeof got;
+      };
+      do got = await get();
+      while (got.result.status === 'working');
+      expect(got.result.status).toBe('input_required');
+      expect(Object.keys(got.result.inputRequests ?? {})).toEqual(['elicit-1']);
+      expect(got.result.inputRequests!['elicit-1']!.method).toBe('elicitation/create');
+      expect(await raw('tasks/update', { taskId, inputResponses: { 'elicit-1': { action: 'accept', content: { name: 'Alice' } } } })).toMatchObject({ kind: 'result', result: { resultType: 'complete' } });
+      do got = await get();
+      while (got.result.status === 'working' || got.result.status === 'input_required');
+      expect(got.result.status).toBe('completed');
+      expect(textOf(got.result.result!)).toBe('hello Alice');
+      if (kind === 'http') {
+        // one logical call across its two runs: one tool.invoked, one terminal event
+        const lines = http.stderr().split('\n').filter((l) => l.startsWith('audit ') && l.includes('"primitive":"ask"'));
+        expect(lines.filter((l) => l.includes('"event":"tool.invoked"'))).toHaveLength(1);
+        expect(lines.filter((l) => l.includes('"event":"tool.completed"'))).toHaveLength(1);
+      }
     });
 
     it('an extra task tool is a task; cancelling it aborts its handler', async () => {
