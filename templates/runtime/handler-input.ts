@@ -14,7 +14,8 @@
  * time the question finds its answer and returns it. Answers of earlier rounds are kept in the
  * call's round state (rounds.ts: signed, bound to the call), so a later round — possibly on
  * another instance — still has them. So in this era a handler must be written to run again:
- * what it does before its last question runs once per round (nested `ctx.api` calls included).
+ * what it does before its last question runs once per round — except its `ctx.api` calls, whose
+ * outcomes are replayed from the round state instead of being made again (api-replay.ts).
  * Questions asked together (`Promise.all([ctx.elicit(…), ctx.sample(…)])`) go out in one round.
  * The pipeline's own steps (audit, limits, the reflection gate) run once per logical call.
  *

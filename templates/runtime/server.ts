@@ -19,6 +19,7 @@ import { Authenticator } from './auth.js';
 import { callOperation } from './call.js';
 import type { CallOptions } from './call.js';
 import { apiClient } from './api-client.js';
+import { replayAcrossRounds } from './api-replay.js';
 import { callExtraTool } from './extra-tools.js';
 import type { AnyExtraTool } from './extra-tools.js';
 import { inputSession } from './handler-input.js';
@@ -327,7 +328,8 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
                 .catch(() => undefined);
       // ctx.api: the operations the tool declared, each a nested call through the policy's steps and this dispatch
       const uses = target.tool.uses;
-      const api = uses ? apiClient(uses, (tool, args) => runNested(nestedCall(call, tool, args))) : undefined;
+      // a 2026-07-28 handler runs again on each input round: its earlier API calls are replayed, not made again (api-replay.ts)
+      const api = uses ? apiClient(uses, replayAcrossRounds(call, (tool, args) => runNested(nestedCall(call, tool, args)))) : undefined;
       // ctx.elicit / sample / roots: real requests (legacy), or input rounds of this call (2026-07-28)
       const input = inputSession({ era: call.era, server: call.server, ctx: call.ctx, state: call.state, signal: call.signal });
       const feed = options.subscriptions;

@@ -8,6 +8,8 @@
  * chosen by the message (accept / decline / cancel), the model echoes the prompt.
  */
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import http_ from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import * as z from 'zod/v4';
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -25,7 +27,18 @@ const project = path.join(work, 'server');
 const scratch = mkdtempSync(path.join(ROOT, '.cache/handler-input-run-'));
 const audit = path.join(scratch, 'trail.jsonl');
 const store = path.join(scratch, 'justifications');
-const ENV = { ASKFX_AUDIT_FILE: audit, ASKFX_REFLECTION_DIR: store };
+const ENV: Record<string, string> = { ASKFX_AUDIT_FILE: audit, ASKFX_REFLECTION_DIR: store };
+
+/** The API behind the fixture's createNote: counts the notes it is sent. */
+const posted: string[] = [];
+const backend = http_.createServer((req, res) => {
+  let body = '';
+  req.on('data', (d: Buffer) => void (body += d.toString('utf8')));
+  req.on('end', () => {
+    posted.push(body);
+    res.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ id: posted.length, text: (JSON.parse(body) as { text: string }).text }));
+  });
+});
 
 type Result = { isError?: boolean; content: Array<{ type: string; text?: string }> };
 type Event = { event: string; primitive?: string; callId?: string; outcome?: string };
@@ -43,12 +56,16 @@ beforeAll(async () => {
   const io = { stdout: () => undefined, stderr: (s: string) => void process.stderr.write(s), cwd: ROOT };
   expect(await main(['build', path.relative(ROOT, path.join(work, 'mcpgen.yaml')), '--quiet'], io)).toBe(0);
   await run(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', project]);
+  await new Promise<void>((resolve) => backend.listen(0, '127.0.0.1', resolve));
+  ENV.ASKFX_BASE_URL = `http://127.0.0.1:${(backend.address() as AddressInfo).port}`;
   http = await startHttp(project, ENV);
 }, 180_000);
 
 afterAll(async () => {
   await Promise.all(clients.splice(0).map((c) => c.close().catch(() => undefined)));
   http?.kill('SIGKILL');
+  backend.closeAllConnections();
+  backend.close();
   rmSync(scratch, { recursive: true, force: true });
 });
 
@@ -307,5 +324,19 @@ describe.each(TRANSPORTS)('ctx.elicitUrl sends the user to a page, over %s', (tr
     const formsOnly = await client(transport, era, { elicitation: { form: {} } });
     expect(text(await call(formsOnly.c, 'sign_in'))).toBe('cannot send you to the sign-in page');
     expect(formsOnly.asked.elicit).toEqual([]);
+  });
+});
+
+describe.each(TRANSPORTS)('API calls before a question are made once per logical call, over %s', (transport) => {
+  it.each(ERAS)('%s era: the POST reaches the API once, and is audited once', async (era) => {
+    const { c, asked } = await client(transport, era, FULL, () => ({ action: 'accept', content: { keep: true } }));
+    const text_ = `note-${transport}-${era}`;
+    const result = await call(c, 'note_then_ask', { text: text_ });
+    expect(result.isError, text(result)).toBeFalsy();
+    expect(text(result)).toMatch(/^note \d+: accept$/);
+    expect(asked.elicit).toHaveLength(1);
+    expect(posted.filter((b) => b.includes(text_))).toHaveLength(1);
+    const nested = events().filter((e) => e.primitive === 'createNote' && e.event === 'tool.invoked' && JSON.stringify(e).includes(text_));
+    expect(nested).toHaveLength(1);
   });
 });

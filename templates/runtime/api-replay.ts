@@ -1,0 +1,71 @@
+/**
+ * `ctx.api` across the input rounds of one logical call (2026-07-28). A handler that asks the
+ * client something (handler-input.ts) runs again from the top when the client answers, so the
+ * API calls it made before the question would be made again — a `POST` twice, audited and
+ * counted by the limits twice. Instead, each nested call's outcome is kept in the call's round
+ * state (sealed into the signed requestState, bound to the call), in the order the handler made
+ * them, and a later run that makes the same call (same operation, same arguments, same place in
+ * the order) gets the kept outcome without a request. A run that departs from the recorded order
+ * makes its calls afresh from that point.
+ *
+ * Outcomes are kept up to {@link MAX_KEPT_BYTES} of JSON each (the state travels with every
+ * round); a larger one is remembered as made: a later run gets it again by a new request for a
+ * `GET`/`HEAD` operation, and an `isError` result saying so for any other (never a second
+ * write). Legacy clients have no rounds (their questions are real requests inside one run):
+ * nothing is kept.
+ *
+ * This file is copied verbatim into every generated project that has extra tools with `uses`.
+ */
+import type { NestedRunner } from './api-client.js';
+import { argumentsHash } from './rounds.js';
+
+/** Largest outcome kept across rounds, in bytes of JSON. */
+export const MAX_KEPT_BYTES = 64 * 1024;
+
+/** Key of the round state the outcomes are kept under. */
+const STATE_KEY = 'api';
+
+type Outcome = Awaited<ReturnType<NestedRunner>>;
+type Kept = { readonly tool: string; readonly args: string; readonly outcome?: Outcome };
+
+/** The kept calls by their place in the order (`"0"`, `"1"`…): concurrent calls may end in any order. */
+function keptOf(state: Record<string, unknown>): Record<string, Kept> {
+  const raw = state[STATE_KEY];
+  const out: Record<string, Kept> = {};
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return out;
+  for (const [at, k] of Object.entries(raw as Record<string, unknown>)) {
+    if (/^\d+$/.test(at) && typeof k === 'object' && k !== null && typeof (k as Kept).tool === 'string' && typeof (k as Kept).args === 'string') out[at] = k as Kept;
+  }
+  return out;
+}
+
+/** `run` with the outcomes of earlier rounds of the call replayed (module comment); `run` itself in the legacy era. */
+export function replayAcrossRounds(call: { readonly era: 'legacy' | 'modern'; readonly state: Record<string, unknown> }, run: NestedRunner): NestedRunner {
+  if (call.era !== 'modern') return run;
+  const kept = keptOf(call.state);
+  let next = 0;
+  return async (tool, args) => {
+    const at = next++;
+    const hash = argumentsHash(args);
+    const prior = Object.hasOwn(kept, String(at)) ? kept[String(at)] : undefined;
+    if (prior !== undefined && prior.tool === tool.name && prior.args === hash) {
+      if (prior.outcome !== undefined) return prior.outcome;
+      const method = tool.http.method.toUpperCase();
+      if (method !== 'GET' && method !== 'HEAD') {
+        return { result: { isError: true, content: [{ type: 'text', text: `${tool.name} was already called with these arguments in an earlier round of this tool call; its result was too large to keep, and it is not sent again` }] } };
+      }
+    }
+    const outcome = await run(tool, args);
+    let size = Infinity;
+    try {
+      size = Buffer.byteLength(JSON.stringify(outcome) ?? '', 'utf8');
+    } catch {
+      // not JSON: remembered as made, not kept
+    }
+    // what follows a departure from the recorded order was made for another path: dropped
+    if (prior !== undefined && (prior.tool !== tool.name || prior.args !== hash)) for (const k of Object.keys(kept)) if (Number(k) > at) delete kept[k];
+    kept[String(at)] = { tool: tool.name, args: hash, ...(size <= MAX_KEPT_BYTES ? { outcome } : {}) };
+    call.state[STATE_KEY] = kept;
+    return outcome;
+  };
+}

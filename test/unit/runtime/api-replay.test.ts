@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { MAX_KEPT_BYTES, replayAcrossRounds } from '../../../templates/runtime/api-replay.js';
+import type { OperationTool } from '../../../templates/runtime/types.js';
+
+const op = (name: string, method: string): OperationTool => ({ kind: 'operation', name, inputSchema: { type: 'object' }, http: { method, path: '/', params: [] } }) as OperationTool;
+const post = op('createNote', 'POST');
+const get = op('listNotes', 'GET');
+
+/** A runner that counts its requests and answers `answer(n)`. */
+function runner(answer: (n: number) => string = (n) => `ok ${n}`) {
+  const sent: string[] = [];
+  const run = async (tool: OperationTool, args: Record<string, unknown>) => {
+    sent.push(`${tool.name} ${JSON.stringify(args)}`);
+    return { result: { content: [{ type: 'text' as const, text: answer(sent.length) }] }, status: 200 };
+  };
+  return { sent, run };
+}
+
+/** One round: a fresh wrapper over the same state, as the pipeline builds per run of the handler. */
+const round = (state: Record<string, unknown>, run: ReturnType<typeof runner>['run'], era: 'legacy' | 'modern' = 'modern') => replayAcrossRounds({ era, state: JSON.parse(JSON.stringify(state)) as Record<string, unknown> }, run);
+
+describe('replayAcrossRounds', () => {
+  it('a later round gets the outcomes of the same calls in the same order without a request; concurrent calls keep their places', async () => {
+    const { sent, run } = runner();
+    const state: Record<string, unknown> = {};
+    const first = replayAcrossRounds({ era: 'modern', state }, run);
+    const [a, b] = await Promise.all([first(post, { text: 'x' }), first(get, {})]);
+    expect(sent).toHaveLength(2);
+    const again = round(state, run);
+    expect(await again(post, { text: 'x' })).toEqual(a);
+    expect(await again(get, {})).toEqual(b);
+    expect(sent).toHaveLength(2);
+    // a call past what was recorded is made
+    await again(get, { page: 2 });
+    expect(sent).toHaveLength(3);
+  });
+
+  it('a run that departs from the order makes its calls afresh from there', async () => {
+    const { sent, run } = runner();
+    const state: Record<string, unknown> = {};
+    const first = replayAcrossRounds({ era: 'modern', state }, run);
+    await first(post, { text: 'x' });
+    await first(get, {});
+    const again = replayAcrossRounds({ era: 'modern', state }, run);
+    await again(post, { text: 'other' });
+    await again(get, {});
+    expect(sent).toEqual(['createNote {"text":"x"}', 'listNotes {}', 'createNote {"text":"other"}', 'listNotes {}']);
+  });
+
+  it('an outcome too large to keep: a GET is made again, a POST is not sent twice', async () => {
+    const big = 'y'.repeat(MAX_KEPT_BYTES + 1);
+    const { sent, run } = runner(() => big);
+    const state: Record<string, unknown> = {};
+    const first = replayAcrossRounds({ era: 'modern', state }, run);
+    await first(post, { text: 'x' });
+    await first(get, {});
+    expect(JSON.stringify(state).length).toBeLessThan(1000);
+    const again = round(state, run);
+    const replayed = await again(post, { text: 'x' });
+    expect(replayed.result.isError).toBe(true);
+    expect(replayed.result.content[0]).toMatchObject({ text: expect.stringContaining('createNote was already called with these arguments') });
+    await again(get, {});
+    expect(sent).toEqual(['createNote {"text":"x"}', 'listNotes {}', 'listNotes {}']);
+  });
+
+  it('keeps nothing in the legacy era (one run per call)', async () => {
+    const { run } = runner();
+    const state: Record<string, unknown> = {};
+    await replayAcrossRounds({ era: 'legacy', state }, run)(post, { text: 'x' });
+    expect(state).toEqual({});
+  });
+});
