@@ -14,8 +14,9 @@ import type { IrServer } from './ir/types.js';
 import { loadManifest, resolveManifest } from './manifest/load.js';
 import { checkInvalidManifest } from './manifest/partial.js';
 import { cacheDir, loadSpecCached, type CacheOutcome } from './openapi/cache.js';
-import { loadSpec, type LoadedSpec, type LoadSpecOptions } from './openapi/load.js';
+import { loadSpec, readRegularFile, type LoadedSpec, type LoadSpecOptions } from './openapi/load.js';
 import { readTokenMemo, saveTokenMemo, useTokenMemo } from './token-memo.js';
+import { TokenWorker } from './token-worker.js';
 import { checkHandlers } from './write/handlers.js';
 import { checkOutputDir, withLockFile } from './write/tree.js';
 
@@ -80,7 +81,18 @@ export async function compile(opts: CompileOptions): Promise<CompileResult> {
   const cached: { outcome?: CacheOutcome; save?: () => Promise<boolean> } = {};
   // token counts of the result examples are remembered in the cache too (./token-memo.ts)
   const memo = opts.cache === true ? await readTokenMemo(cacheDir(loaded.dir)) : undefined;
-  const ir = await useTokenMemo(memo, () => model(opts, loaded, m, diagnostics, cached));
+  const bytes = await readRegularFile(m.openapiPath).catch(() => undefined);
+  // calibrating result sizes counts the tokens of the spec's examples: a build that has none of
+  // those counts yet (no cache, or an empty one) and does not count on this thread anyway (the
+  // report, token budgets) loads the tokenizer on a worker while it reads and models the spec
+  const countsAhead = bytes !== undefined && (memo === undefined || memo.known.size === 0) && opts.tokens !== true && !wantsTokens(m.budget) && bytes.includes('example');
+  const tokenWorker = countsAhead ? new TokenWorker() : undefined;
+  let ir: IrServer | undefined;
+  try {
+    ir = await useTokenMemo(memo, () => model(opts, loaded, m, diagnostics, cached, bytes), tokenWorker);
+  } finally {
+    tokenWorker?.close();
+  }
   const saveCache = async () => {
     const spec = cached.save ? await cached.save() : false;
     const tokens = memo && cached.outcome !== undefined && cached.outcome !== 'uncacheable' ? await saveTokenMemo(cacheDir(loaded.dir), memo) : false;
@@ -110,7 +122,7 @@ export async function compile(opts: CompileOptions): Promise<CompileResult> {
  * accepted, so one run reports both kinds). A function of its own so that the spec document is
  * garbage once the IR is built, before the emitters allocate the project.
  */
-async function model(opts: CompileOptions, loaded: Loaded, m: NonNullable<ReturnType<typeof resolveManifest>>, diagnostics: Diagnostics, cached: { outcome?: CacheOutcome; save?: () => Promise<boolean> }): Promise<IrServer | undefined> {
+async function model(opts: CompileOptions, loaded: Loaded, m: NonNullable<ReturnType<typeof resolveManifest>>, diagnostics: Diagnostics, cached: { outcome?: CacheOutcome; save?: () => Promise<boolean> }, bytes: Buffer | undefined): Promise<IrServer | undefined> {
   opts.onStage?.('reading the spec');
   const loadOpts: LoadSpecOptions = {
     file: m.openapiPath,
@@ -119,6 +131,7 @@ async function model(opts: CompileOptions, loaded: Loaded, m: NonNullable<Return
     referencedAt: loaded.source.locate('/openapi'),
     allowRemoteRefs: m.allowRemoteRefs ?? [],
     diagnostics,
+    ...(bytes !== undefined ? { bytes } : {}),
   };
   let spec: LoadedSpec | undefined;
   if (opts.cache === true) {

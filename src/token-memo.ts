@@ -17,6 +17,7 @@ import path from 'node:path';
 import { prepareCacheDir } from './cache-dir.js';
 import { o200k } from './lazy.js';
 import { PACKAGE_ROOT } from './paths.js';
+import type { TokenWorker } from './token-worker.js';
 
 const FORMAT = 1;
 const FILE = 'tokens.entry';
@@ -25,6 +26,10 @@ const FILE = 'tokens.entry';
 export type TokenMemo = { known: Map<string, number>; used: Map<string, number>; changed: boolean };
 
 let active: TokenMemo | undefined;
+let worker: TokenWorker | undefined;
+
+/** A count by the active worker, else by the tokenizer on this thread. */
+const count = (text: string): number => worker?.count(text) ?? o200k().countTokens(text);
 
 const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
 
@@ -43,25 +48,29 @@ function tokenizer(): string {
 /** The o200k token count of `text`: remembered when the active memo has it, else counted (and remembered). */
 export function countO200k(text: string): number {
   const memo = active;
-  if (!memo) return o200k().countTokens(text);
+  if (!memo) return count(text);
   const key = sha256(text);
   let n = memo.used.get(key) ?? memo.known.get(key);
   if (n === undefined) {
-    n = o200k().countTokens(text);
+    n = count(text);
     memo.changed = true;
   }
   memo.used.set(key, n);
   return n;
 }
 
-/** Runs `fn` with `memo` active (none: counts as without a cache). */
-export async function useTokenMemo<T>(memo: TokenMemo | undefined, fn: () => Promise<T>): Promise<T> {
-  const before = active;
+/**
+ * Runs `fn` with `memo` active (none: counts as without a cache) and, when given, counting on the
+ * tokenizer worker (./token-worker.ts) instead of this thread.
+ */
+export async function useTokenMemo<T>(memo: TokenMemo | undefined, fn: () => Promise<T>, tokenWorker?: TokenWorker): Promise<T> {
+  const before = [active, worker] as const;
   active = memo;
+  worker = tokenWorker;
   try {
     return await fn();
   } finally {
-    active = before;
+    [active, worker] = before;
   }
 }
 

@@ -117,7 +117,7 @@ export type CachedLoad = {
 export async function loadSpecCached(opts: LoadSpecOptions & { cacheDir: string }): Promise<CachedLoad> {
   let bytes: Buffer;
   try {
-    bytes = await readRegularFile(opts.file);
+    bytes = opts.bytes ?? (await readRegularFile(opts.file));
   } catch {
     // loadSpec says why it cannot be read
     return { spec: await loadSpec(opts), outcome: 'uncacheable' };

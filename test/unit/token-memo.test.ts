@@ -1,7 +1,8 @@
 /**
  * Token counts remembered in the build cache (src/token-memo.ts): a whole entry answers without
  * the tokenizer; a partial, corrupted or other-tokenizer entry is not read (the counts are the
- * tokenizer's again); the entry saved holds what the build used.
+ * tokenizer's again); the entry saved holds what the build used. The tokenizer worker counts as
+ * the tokenizer does.
  */
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -10,6 +11,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { o200k } from '../../src/lazy.js';
 import { countO200k, readTokenMemo, saveTokenMemo, useTokenMemo } from '../../src/token-memo.js';
+import { TokenWorker } from '../../src/token-worker.js';
 
 const temps: string[] = [];
 afterAll(() => {
@@ -58,5 +60,23 @@ describe('token memo', () => {
 
   it('counts with the tokenizer when no memo is active', () => {
     expect(TEXTS.map(countO200k)).toEqual(TEXTS.map((t) => o200k().countTokens(t)));
+  });
+});
+
+describe('token worker', () => {
+  it('counts on a worker thread what the tokenizer counts here, synchronously', async () => {
+    const texts = [...TEXTS, '', 'ünïcödé ✓ 𝔘 — '.repeat(50), JSON.stringify({ a: Array.from({ length: 300 }, (_, i) => i) })];
+    const worker = new TokenWorker();
+    try {
+      expect(texts.map((t) => worker.count(t))).toEqual(texts.map((t) => o200k().countTokens(t)));
+      // through the memo's counting, as a build counts
+      const counted = await useTokenMemo(undefined, async () => texts.map(countO200k), worker);
+      expect(counted).toEqual(texts.map((t) => o200k().countTokens(t)));
+    } finally {
+      worker.close();
+    }
+    // a closed worker does not answer: the count falls back to this thread at once
+    expect(worker.count(TEXTS[0]!)).toBeUndefined();
+    expect(await useTokenMemo(undefined, async () => countO200k(TEXTS[0]!), worker)).toBe(o200k().countTokens(TEXTS[0]!));
   });
 });

@@ -1,0 +1,79 @@
+/**
+ * The o200k tokenizer on a worker thread, answering synchronously: the main thread posts a text
+ * and sleeps on a shared flag (Atomics.wait) until the worker has counted it. Started when a cold
+ * build is about to read a spec that documents examples, the worker loads the tokenizer (~0.5 s on
+ * GitHub: compiling its 2.4 MB rank table and building its maps) on the second core while the main
+ * thread reads, checks and starts modelling the spec; the counts are the same tokenizer's, so the
+ * same numbers. When the worker cannot answer (it failed to start or load, or took over 60 s), the
+ * count falls back to the tokenizer on the main thread.
+ */
+import { createRequire } from 'node:module';
+import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
+
+const require = createRequire(import.meta.url);
+
+// CommonJS, run by the worker as given (no file of its own, so it runs from src/ under tests too)
+const SOURCE = `
+const { workerData } = require('node:worker_threads');
+const { port, flag, tokenizer } = workerData;
+let count;
+try {
+  count = require(tokenizer).countTokens;
+} catch (e) {
+  count = () => { throw e; };
+}
+port.on('message', (text) => {
+  let reply;
+  try {
+    reply = { tokens: count(text) };
+  } catch (e) {
+    reply = { error: String(e) };
+  }
+  port.postMessage(reply);
+  Atomics.store(flag, 0, 1);
+  Atomics.notify(flag, 0);
+});
+`;
+
+const WAIT_MS = 60_000;
+
+/** A tokenizer on a worker thread; {@link TokenWorker.count} is synchronous. */
+export class TokenWorker {
+  readonly #worker: Worker;
+  readonly #port: MessagePort;
+  readonly #flag = new Int32Array(new SharedArrayBuffer(4));
+  #broken = false;
+
+  constructor() {
+    const { port1, port2 } = new MessageChannel();
+    this.#port = port1;
+    this.#worker = new Worker(SOURCE, { eval: true, workerData: { port: port2, flag: this.#flag, tokenizer: require.resolve('gpt-tokenizer/cjs/encoding/o200k_base') }, transferList: [port2] });
+    this.#worker.unref();
+    // an error of the worker itself shows as no answer: the count falls back
+    this.#worker.on('error', () => undefined);
+  }
+
+  /** The o200k token count of `text`; `undefined` when the worker cannot answer (count it on this thread then). */
+  count(text: string): number | undefined {
+    if (this.#broken) return undefined;
+    Atomics.store(this.#flag, 0, 0);
+    this.#port.postMessage(text);
+    if (Atomics.wait(this.#flag, 0, 0, WAIT_MS) === 'timed-out') {
+      this.#broken = true;
+      return undefined;
+    }
+    const reply = receiveMessageOnPort(this.#port)?.message as { tokens?: number; error?: string } | undefined;
+    if (reply === undefined || typeof reply.tokens !== 'number') {
+      this.#broken = true;
+      return undefined;
+    }
+    return reply.tokens;
+  }
+
+  /** Stops the worker. */
+  close(): void {
+    this.#broken = true;
+    this.#port.close();
+    void this.#worker.terminate();
+  }
+}
