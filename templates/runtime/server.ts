@@ -534,9 +534,10 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
           return run(inner, callArguments(inner, args.arguments), ctx, name);
         }
       }
-      // a task tool the client runs as a task: the call runs in the task, under its signal (tasks-tools.ts)
+      // a task tool the client runs as a task: the call runs in the task, under its signal (tasks-tools.ts);
+      // one the request may not see (access rules, scopes, concerns) gets no task: the pipeline refuses it at once
       const owner = ctx.http?.authInfo?.clientId ?? instance.identity ?? defaultIdentity;
-      const asTask = taskTools && (await taskTools.call(instance.era, name, params, ctx, owner, server, async (taskSignal, resume) => (await run(name, args, TaskTools.resumed(ctx, resume, (token) => openState(stateKey, token)), undefined, taskSignal)) as CallToolResult));
+      const asTask = taskTools && gate.visible('tools', name, ctx) && (await taskTools.call(instance.era, name, params, ctx, owner, server, async (taskSignal, resume) => (await run(name, args, TaskTools.resumed(ctx, resume, (token) => openState(stateKey, token)), undefined, taskSignal)) as CallToolResult));
       return asTask || run(name, args, ctx);
     });
     return server;

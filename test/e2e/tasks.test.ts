@@ -14,7 +14,7 @@
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, CreateTaskResultSchema, TaskStatusNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Client as ModernClient } from '@modelcontextprotocol/client';
 import { createTaskSessionFromClient, resultFromTaskOutcome } from '@modelcontextprotocol/ext-tasks/client';
@@ -167,6 +167,20 @@ describe.each(TRANSPORTS)('tasks over %s', (kind) => {
       expect(textOf(result)).toContain('"total":7');
     });
 
+    it('sends notifications/tasks/status as the task changes', async () => {
+      const client = await legacy(kind);
+      const seen: string[] = [];
+      const done = new Promise<void>((resolve) =>
+        client.setNotificationHandler(TaskStatusNotificationSchema, (n) => {
+          seen.push(`${n.params.taskId}:${n.params.status}`);
+          if (n.params.status === 'completed') resolve();
+        }),
+      );
+      const created = await client.request({ method: 'tools/call', params: { name: 'brew', arguments: { ms: 50 }, task: { ttl: 60_000 } } }, CreateTaskResultSchema);
+      await done;
+      expect(seen).toEqual([`${created.task.taskId}:completed`]);
+    });
+
     it('a task: required tool called without a task is -32601; with one it runs', async () => {
       const client = await legacy(kind);
       expect((await rpcError(client.callTool({ name: 'bake', arguments: {} }))).code).toBe(-32601);
@@ -287,6 +301,25 @@ describe('tasks belong to the identity that created them (HTTP)', () => {
     const m = await modern('http', 'bob');
     expect(await m.raw('tasks/get', { taskId: id })).toMatchObject({ kind: 'error', error: { code: -32602 } });
     await alice.experimental.tasks.cancelTask(id);
+  });
+
+  it('a tool the access rules deny gets no task: the call is refused at once, as without one', async () => {
+    const bob = await legacy('http', 'bob');
+    expect((await bob.listTools()).tools.map((t) => t.name)).not.toContain('startExport');
+    const mark = api.count();
+    const asTask = await bob.request({ method: 'tools/call', params: { name: 'startExport', arguments: { body: { name: 'x' } }, task: { ttl: 60_000 } } }, CallToolResultSchema).then(
+      (r) => ({ result: r as { isError?: boolean; task?: unknown; content?: unknown } }),
+      (e: unknown) => ({ error: e as { code: number } }),
+    );
+    const plain = await bob.callTool({ name: 'startExport', arguments: { body: { name: 'x' } } }).then(
+      (r) => ({ result: r as { isError?: boolean; task?: unknown; content?: unknown } }),
+      (e: unknown) => ({ error: e as { code: number } }),
+    );
+    // the same refusal either way, and never a task
+    expect('result' in asTask ? { isError: asTask.result.isError, text: textOf(asTask.result) } : { code: asTask.error.code }).toEqual('result' in plain ? { isError: plain.result.isError, text: textOf(plain.result) } : { code: plain.error.code });
+    if ('result' in asTask) expect(asTask.result.task).toBeUndefined();
+    expect(api.count()).toBe(mark);
+    expect((await bob.experimental.tasks.listTasks()).tasks).toEqual([]);
   });
 });
 
