@@ -14,13 +14,18 @@
  * - A record read back is checked (its id, owner, status and times) and size-capped; anything
  *   else counts as absent. A failed command throws `SharedStateError` naming the cause.
  *
- * The work of a task runs in the process that started it: cancelling it through another instance
- * needs that process to hear of it (not done here).
+ * - The work of a task runs in the process that started it: a cancel through any instance is
+ *   published on `<prefix>:task-cancels`, and each instance's {@link RedisTaskStore.onCancelled}
+ *   listeners hear of it (tasks.ts aborts the work it runs). Pub/sub is fire-and-forget: a cancel
+ *   published while Redis is unreachable still marks the task cancelled, and the work, if it
+ *   runs on, cannot change it.
  *
  * This file is copied verbatim into every generated project; it is loaded only when the URL is set.
  */
+import type { Redis } from 'ioredis';
+import { log } from './log.js';
 import type { SharedRedis } from './redis.js';
-import { unavailable } from './redis.js';
+import { describeFailure, unavailable } from './redis.js';
 import { DEFAULT_TASK_BOUNDS, TaskStoreFullError, TERMINAL } from './tasks-store.js';
 import type { TaskBounds, TaskRecord, TaskStatus, TaskStore, TaskUpdate } from './tasks-store.js';
 
@@ -55,6 +60,9 @@ export class RedisTaskStore implements TaskStore {
   readonly #redis: SharedRedis;
   readonly #bounds: TaskBounds;
   readonly #now: () => number;
+  readonly #cancelled = new Set<(taskId: string) => void>();
+  #sub: Redis | undefined;
+  #subscribed: Promise<void> = Promise.resolve();
 
   constructor(redis: SharedRedis, bounds: TaskBounds = DEFAULT_TASK_BOUNDS, now: () => number = Date.now) {
     this.#redis = redis;
@@ -128,10 +136,39 @@ export class RedisTaskStore implements TaskStore {
         const next: TaskRecord = { ...t, ...update, lastUpdatedAt: Math.max(this.#now(), t.lastUpdatedAt) };
         // questions belong to input_required only (as in the in-process store)
         if (next.status !== 'input_required') delete (next as { inputRequests?: unknown }).inputRequests;
-        if ((await this.#redis.client.eval(SWAP, 1, key, text!, JSON.stringify(next))) === 1) return next;
+        if ((await this.#redis.client.eval(SWAP, 1, key, text!, JSON.stringify(next))) === 1) {
+          if (next.status === 'cancelled') await this.#redis.client.publish(this.#redis.key('task-cancels'), taskId).catch((err: unknown) => log('warn', `tasks: the cancel of ${taskId} reached only this instance: ${describeFailure(err)}`));
+          return next;
+        }
       }
       throw new Error(`task ${taskId} changed under every one of 20 updates`);
     });
+  }
+
+  onCancelled(listener: (taskId: string) => void): void {
+    this.#cancelled.add(listener);
+    if (this.#sub !== undefined) return;
+    const channel = this.#redis.key('task-cancels');
+    const sub = (this.#sub = this.#redis.subscriber());
+    sub.on('message', (from: string, taskId: string) => {
+      if (from !== channel || !ID.test(taskId)) return;
+      for (const l of this.#cancelled) {
+        try {
+          l(taskId);
+        } catch (err) {
+          log('warn', 'tasks: a cancel listener failed', err);
+        }
+      }
+    });
+    this.#subscribed = sub.subscribe(channel).then(
+      () => undefined,
+      (err: unknown) => log('warn', `tasks: cannot subscribe to ${channel}: ${describeFailure(err)}`),
+    );
+  }
+
+  /** Resolves once cancels of other instances are heard (after {@link onCancelled}). */
+  ready(): Promise<void> {
+    return this.#subscribed;
   }
 
   async list(owner: string): Promise<TaskRecord[]> {

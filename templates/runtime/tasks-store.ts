@@ -57,6 +57,12 @@ export interface TaskStore {
   update(taskId: string, update: TaskUpdate): Promise<TaskRecord | undefined>;
   /** The live tasks of `owner`, oldest first. */
   list(owner: string): Promise<TaskRecord[]>;
+  /**
+   * Calls `listener` with the id of each task cancelled through another process sharing the store
+   * (and this one), so that the process running it stops its work. Optional: an in-process store
+   * has no other process.
+   */
+  onCancelled?(listener: (taskId: string) => void): void;
 }
 
 /** Bounds of the in-process store. */

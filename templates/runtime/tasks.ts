@@ -111,6 +111,8 @@ export class Tasks {
     const bound = this.store instanceof MemoryTaskStore ? this.store.bounds.maxAgeMs : Number.POSITIVE_INFINITY;
     this.ttlMs = Math.min(options.ttlMs ?? 15 * 60 * 1000, bound);
     this.pollIntervalMs = options.pollIntervalMs ?? 1000;
+    // a task cancelled through another instance (a shared store) stops here too
+    this.store.onCancelled?.((taskId) => this.running.get(taskId)?.controller.abort(new Error('The task was cancelled')));
   }
 
   /**

@@ -10,7 +10,8 @@
  * - killing an instance mid-call frees its slots once their lease (1.5 s here) expires;
  * - a resource change signalled on instance 1 reaches subscribers of all three, both eras, and so
  *   does a tools list change (`notifyListChanged`);
- * - a task created through one instance is polled, listed and read through the others;
+ * - a task created through one instance is polled, listed and read through the others, and its
+ *   work stops when it is cancelled through another;
  * - a legacy session is served by the instance that opened it; on another, a 404 says why;
  * - Redis killed and restarted under load: every call answers (none waits for Redis), refused
  *   calls name the cause, an acknowledged justification survives, and service resumes;
@@ -239,7 +240,7 @@ describeWithRedis('three instances sharing state through Redis', () => {
     expect(text(second)).toMatch(/over its limit of 1 call per minute for client/);
   });
 
-  it('a task created through one instance is polled, listed and its result read through others', async () => {
+  it('a task created through one instance is polled, listed and its result read through others, and stops when cancelled through another', async () => {
     const x = (await client(a, 'legacy')) as LegacyClient;
     const y = (await client(b, 'legacy')) as LegacyClient;
     const z = (await client(c, 'legacy')) as LegacyClient;
@@ -249,6 +250,12 @@ describeWithRedis('three instances sharing state through Redis', () => {
     await waitFor(async () => (await y.experimental.tasks.getTask(id)).status === 'completed');
     expect(text((await z.experimental.tasks.getTaskResult(id, CallToolResultSchema)) as Result)).toBe('brewed');
     expect((await z.experimental.tasks.listTasks()).tasks.map((t) => t.taskId)).toContain(id);
+    // cancelled through another instance, the work running on instance 1 stops
+    const long = await x.request({ method: 'tools/call', params: { name: 'steep', arguments: {}, task: { ttl: 60_000 } } }, CreateTaskResultSchema);
+    const before = api.stopped();
+    expect((await y.experimental.tasks.cancelTask(long.task.taskId)).status).toBe('cancelled');
+    await waitFor(() => api.stopped() === before + 1);
+    expect((await z.experimental.tasks.getTask(long.task.taskId)).status).toBe('cancelled');
   });
 
   it('a legacy session is served by the instance that opened it; another instance answers 404 saying why', async () => {

@@ -3,7 +3,7 @@
  * (host mode), limits, a signalled resource, a list change, a question to the user, and concerns (so `listChanged` is
  * declared), built and compiled into `<work>/server`; and its backend on 127.0.0.1, which holds
  * `GET /hold/<tag>` requests until released (so concurrency is observed exactly) and counts
- * `POST /notes`.
+ * `POST /notes` and the tasks that saw their cancel (`POST /stopped`).
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -61,6 +61,11 @@ extraTools:
     inputSchema: { type: object, properties: {}, additionalProperties: false }
     handler: handlers/notes.ts#brew
     task: optional
+  - name: steep
+    description: Runs until cancelled (as an MCP task), then tells the backend.
+    inputSchema: { type: object, properties: {}, additionalProperties: false }
+    handler: handlers/notes.ts#steep
+    task: required
 concerns:
   - name: risk
     values: [low, high]
@@ -104,6 +109,14 @@ export async function brew() {
   await new Promise((resolve) => setTimeout(resolve, 300));
   return 'brewed';
 }
+export async function steep(_args: unknown, ctx: ExtraToolContext) {
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, 60_000);
+    ctx.signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+  });
+  if (ctx.signal.aborted) await fetch(\`\${process.env.SCALED_BASE_URL}/stopped\`, { method: 'POST' }).catch(() => undefined);
+  return 'steeped';
+}
 export async function ask(_args: unknown, ctx: ExtraToolContext) {
   const answer = await ctx.elicit('name?', { properties: { name: { type: 'string' } }, required: ['name'] });
   return \`asked: \${JSON.stringify(answer)}\`;
@@ -125,12 +138,13 @@ export async function buildScaledServer(work: string): Promise<string> {
 }
 
 /** The backend: its URL, the /hold requests it holds, how many notes it stored. */
-export type ScaledBackend = { readonly url: string; readonly held: ServerResponse[]; readonly notes: () => number; release(): void; close(): void };
+export type ScaledBackend = { readonly url: string; readonly held: ServerResponse[]; readonly notes: () => number; readonly stopped: () => number; release(): void; close(): void };
 
 /** Starts the backend on a free loopback port. */
 export async function startScaledBackend(): Promise<ScaledBackend> {
   const held: ServerResponse[] = [];
   let notes = 0;
+  let stopped = 0;
   function handle(req: IncomingMessage, res: ServerResponse): void {
     req.on('data', () => undefined);
     req.on('end', () => {
@@ -143,6 +157,7 @@ export async function startScaledBackend(): Promise<ScaledBackend> {
         return;
       }
       if (req.url === '/notes') notes++;
+      if (req.url === '/stopped') stopped++;
       if (req.method === 'DELETE') return void res.writeHead(204).end();
       res.writeHead(req.method === 'POST' ? 201 : 200, { 'content-type': 'application/json' }).end('{"ok":true}');
     });
@@ -156,6 +171,7 @@ export async function startScaledBackend(): Promise<ScaledBackend> {
     url: `http://127.0.0.1:${(api.address() as AddressInfo).port}`,
     held,
     notes: () => notes,
+    stopped: () => stopped,
     release,
     close: () => {
       release();

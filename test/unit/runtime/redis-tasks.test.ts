@@ -1,7 +1,7 @@
 /**
  * MCP task state in Redis (redis-tasks.ts) against a real redis-server: what one instance creates
  * another reads, lists and updates; concurrent updates are not lost and a terminal task never
- * changes; the count bound makes room from finished tasks only; tasks expire; ids and values that
+ * changes, and a cancel is heard by every instance; the count bound makes room from finished tasks only; tasks expire; ids and values that
  * are not task records are refused or absent; a lost Redis throws SharedStateError.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -65,6 +65,24 @@ describeWithRedis('tasks in Redis', () => {
     // a cancel racing with progress messages wins for good
     await Promise.all([a.update('race', { status: 'cancelled' }), b.update('race', { statusMessage: 'late' }), b.update('race', { statusMessage: 'later' })]);
     expect((await b.update('race', { statusMessage: 'after' }))?.status).toBe('cancelled');
+  });
+
+  it('tells every instance listening of a cancel made through another, once', async () => {
+    const [one, two] = await connect();
+    const runner = new RedisTaskStore(one);
+    const other = new RedisTaskStore(two);
+    const heard: string[] = [];
+    runner.onCancelled((id) => heard.push(id));
+    await runner.ready();
+    await runner.create(task('long'));
+    await other.update('long', { statusMessage: 'half way' });
+    await other.update('long', { status: 'cancelled' });
+    // a second cancel of a terminal task changes nothing and says nothing
+    await other.update('long', { status: 'cancelled' });
+    const deadline = Date.now() + 5_000;
+    while (heard.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(heard).toEqual(['long']);
   });
 
   it('is bounded: a finished task makes room, running ones never do; tasks expire', async () => {
