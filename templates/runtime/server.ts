@@ -217,6 +217,11 @@ export function toolDescriptor(tool: ToolMetadata): Tool {
 }
 
 /** The first text block of a result. */
+/** `settings` whose results are compacted but not cut to a token budget (code mode's nested calls). */
+function wholeResults(settings: Settings): Settings {
+  return { ...settings, results: { ...(settings.results ?? DEFAULT_RESULT_POLICY), maxTokens: Number.MAX_SAFE_INTEGER } };
+}
+
 function textOfResult(result: ToolResult): string {
   const first = (result as CallToolResult).content?.find((c) => c.type === 'text');
   return first?.type === 'text' ? first.text : '';
@@ -352,7 +357,10 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
     const authInfo = call.ctx?.http?.authInfo;
     if (options.exchange !== undefined && isOAuthToken(authInfo)) callOptions.exchange = (spec, scheme) => options.exchange!(authInfo, spec, scheme);
     if (options.fetch) callOptions.fetch = options.fetch;
-    return callOperation(target.tool, call.args, withPresetResults(bounded(settings, call.bounds), call), callOptions);
+    const resultSettings = withPresetResults(bounded(settings, call.bounds), call);
+    // code mode's calls: the code gets the whole (compacted) result, never one cut to the model's
+    // token budget — it filters before anything reaches the context, and execute's answer is budgeted
+    return callOperation(target.tool, call.args, call.parent?.code === true ? wholeResults(resultSettings) : resultSettings, callOptions);
   };
 
   /** A handler's nested call: the policy's steps, the OAuth token's scopes (oauth-scopes.ts), argument validation, then the operation's request (never a result that asks for input). */

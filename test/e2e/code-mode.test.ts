@@ -80,6 +80,7 @@ beforeAll(async () => {
     let status = 404;
     if (req.method === 'GET' && url.pathname === '/repos/o/r/pulls') [status, body] = [200, PULLS];
     else if (req.method === 'GET' && reviews) [status, body] = Number(reviews[1]) === 404 ? [404, { message: 'Not Found', documentation_url: 'https://docs' }] : [200, Number(reviews[1]) === 2 ? [{ id: 9, state: 'APPROVED' }] : []];
+    else if (req.method === 'GET' && url.pathname === '/repos/o/big/pulls') [status, body] = [200, Array.from({ length: 40 }, (_, i) => ({ number: i + 1, title: `PR ${i + 1}`, body: 'b'.repeat(900) }))];
     else if (url.pathname === '/repos/o/slow/pulls') {
       // never answers: the test sees whether the server gives up the request (its socket closes)
       res.on('close', () => closed.push(req.url!));
@@ -126,6 +127,24 @@ describe('code mode on GitHub', () => {
     const readme = readFileSync(path.join(server, 'README.md'), 'utf8');
     expect(readme).toContain('## Code mode');
     expect(readme).toContain('| API calls | `GITHUB_CODE_MAX_CALLS` | 50 |');
+  });
+
+  it('per preset: a preset in list mode lists its tools; code reaches only what the request\'s preset shows', async () => {
+    const { client } = await stdioClient('modern');
+    const meta = (preset: string) => ({ _meta: { 'io.mcpgen/concernPreset': preset } });
+    const ci = await client.listTools(meta('ci'));
+    expect(ci.tools.length).toBe(report.summary.presets.find((p) => p.name === 'ci')!.tools);
+    expect(ci.tools.some((t) => t.name === 'execute')).toBe(false);
+    const review = await client.listTools(meta('code-review'));
+    expect(review.tools.map((t) => t.name)).toContain('execute');
+    requests.length = 0;
+    // code-review shows the pulls area only: an issues operation is out of its reach, a pulls one in it
+    const out = await client.callTool({ name: 'execute', arguments: { code: `return await api.issues_list_for_repo({ owner: 'o', repo: 'r' })` }, ...meta('code-review') });
+    expect(out.isError).toBe(true);
+    expect(text(out)).toContain('issues_list-for-repo was refused: issues_list-for-repo is not reachable by this client');
+    const inside = await client.callTool({ name: 'execute', arguments: { code: `return (await api.pulls_list({ owner: 'o', repo: 'r' })).length` }, ...meta('code-review') });
+    expect(text(inside).split('\n', 1)[0]).toBe('3');
+    expect(requests.map((r) => r.url)).toEqual(['/repos/o/r/pulls']);
   });
 
   it('search_tools and describe_tool give TypeScript signatures', async () => {
@@ -180,6 +199,17 @@ describe('code mode on GitHub', () => {
     expect(t).toContain('2 API calls were made: pulls_list 200, pulls_list-reviews refused');
     expect(requests.map((r) => `${r.method} ${r.url}`)).toEqual(['GET /repos/o/r/pulls?state=open']);
     expect(audit().some((l) => l.event === 'tool.denied' && l.primitive === 'pulls_list-reviews' && l.client === 'bob' && typeof l.parentCallId === 'string')).toBe(true);
+  });
+
+  it("code gets an operation's whole result, not one cut to the model's token budget; execute's own answer is budgeted", async () => {
+    const { client } = await stdioClient('modern');
+    // 40 PRs of ~1 KB: ~40 KB of JSON, over the results budget of 8,000 tokens a direct call is cut to
+    const direct = text(await client.callTool({ name: 'pulls_list', arguments: { owner: 'o', repo: 'big' } }));
+    expect(direct).toMatch(/kept \d+ of 40|\d+ of 40/);
+    const counted = await client.callTool({ name: 'execute', arguments: { code: `const p = await api.pulls_list({ owner: 'o', repo: 'big' }); return p.length` } });
+    expect(text(counted).split('\n', 1)[0]).toBe('40');
+    const whole = text(await client.callTool({ name: 'execute', arguments: { code: `return await api.pulls_list({ owner: 'o', repo: 'big' })` } }));
+    expect(whole).toMatch(/The returned list was cut to \d+ of 40 items to fit the results budget of 8000 tokens/);
   });
 
   it('a non-2xx response rejects with its status and body, which the code can catch', async () => {
