@@ -14,6 +14,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
   ListPromptsResultSchema,
   ListToolsResultSchema,
   PromptListChangedNotificationSchema,
@@ -139,6 +141,23 @@ describe('custom primitives', () => {
     const pets = (await client.callTool({ name: 'listPets', arguments: {} })) as CallToolResult;
     expect(pets.isError).toBeFalsy();
     expect(text(pets)).toContain('Rex');
+  });
+
+  it('adoption_interview asks the user a form, then the model for a name (the documented example of ctx.elicit and ctx.sample)', async () => {
+    const transport = new StdioClientTransport({ command: process.execPath, args: [path.join(project, 'dist/server.js')], env: { PATH: process.env.PATH ?? '', PETSTORE_PLUS_BASE_URL: backend.url }, stderr: 'pipe' });
+    const client = new Client({ name: 'primitives-e2e', version: '1' }, { capabilities: { elicitation: { form: {} }, sampling: {} } });
+    const forms: unknown[] = [];
+    client.setRequestHandler(ElicitRequestSchema, (req) => {
+      forms.push(req.params);
+      return { action: 'accept', content: { species: 'dog', budget: 200, firstPet: true } };
+    });
+    client.setRequestHandler(CreateMessageRequestSchema, () => ({ role: 'assistant', model: 'scripted', content: { type: 'text', text: 'Pancake' } }));
+    await client.connect(transport);
+    clients.push(client);
+    const result = (await client.callTool({ name: 'adoption_interview', arguments: {} })) as CallToolResult;
+    expect(result.isError, text(result)).toBeFalsy();
+    expect(text(result)).toBe('A dog named Pancake, with a budget of 200 USD — a first pet: ask the staff for the starter guide.');
+    expect(forms).toEqual([expect.objectContaining({ message: 'Tell us about the pet you would like to adopt.' })]);
   });
 
   it('renders prompt templates and refuses a missing required argument', async () => {
