@@ -477,8 +477,8 @@ export type IrExtraTool = {
   apiTypeName?: string;
   /** TS identifier of the exported `<Tool>Context` type (the handler's context), with `uses`. */
   contextTypeName?: string;
-  /** Runs as an MCP task (manifest `task`): `optional` when the client asks for one, `required` always. */
-  task?: 'optional' | 'required';
+  /** Runs as an MCP task (manifest `task`): `optional` when the client asks for one, `required` always, `deferred` from the handler's `ctx.runAsTask()` on. */
+  task?: 'optional' | 'required' | 'deferred';
   origin: Origin;
 };
 

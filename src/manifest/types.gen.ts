@@ -768,9 +768,12 @@ export type ExtraTool = {
    * 2025-11-25): the call returns a task at once and the handler runs on, polled with `tasks/get` and
    * cancelled with `tasks/cancel` (the handler's `ctx.signal` aborts). `optional`: a task when the client
    * asks for one, else the call waits for the handler. `required`: only as a task; a client that cannot run
-   * tasks gets the era's error (-32021 naming the extension, or -32601). Default: never a task.
+   * tasks gets the era's error (-32021 naming the extension, or -32601). `deferred`: the handler decides —
+   * for a 2026-07-28 client that runs tasks the call runs as usual (its questions answered in input-required
+   * rounds) until the handler calls `ctx.runAsTask()`, and then becomes a task; legacy clients get it as
+   * `optional`. Default: never a task.
    */
-  task?: 'optional' | 'required';
+  task?: 'optional' | 'required' | 'deferred';
 };
 
 /** One argument of a prompt (clients send argument values as strings). */

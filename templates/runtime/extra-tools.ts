@@ -65,6 +65,13 @@ export type ExtraToolContext<Api = ApiClient> = HandlerInput & {
    * resource of the server can change (no handler resource or template).
    */
   readonly notifyResourceUpdated: (uri: string) => void;
+  /**
+   * A tool with `task: deferred`: from here on the call runs as an MCP task — a 2026-07-28 client
+   * that runs tasks gets the task at once and the handler goes on inside it (typically after its
+   * questions were answered in input-required rounds). Does nothing otherwise (no such client, or
+   * another kind of tool), and nothing the second time.
+   */
+  readonly runAsTask: () => void;
 };
 
 /** Sends a handler's progress report to the MCP client, when it asked for progress. */
@@ -86,8 +93,8 @@ export type ExtraTool<Args = Record<string, unknown>, Result = unknown, Api = Ap
   readonly scopes?: readonly string[];
   /** The operations `ctx.api` calls, by operationId (manifest `uses`). */
   readonly uses?: Readonly<Record<string, OperationTool>>;
-  /** Runs as an MCP task (manifest `task`, tasks.ts): `optional` when the client asks for one, `required` always. */
-  readonly task?: 'optional' | 'required';
+  /** Runs as an MCP task (manifest `task`, tasks.ts): `optional` when the client asks for one, `required` always, `deferred` from the handler's `ctx.runAsTask()` on. */
+  readonly task?: 'optional' | 'required' | 'deferred';
   readonly handler: (args: Args, ctx: ExtraToolContext<Api>) => Promise<Result> | Result;
 };
 
@@ -167,7 +174,7 @@ export async function callExtraTool<Args, Result, Api>(
   tool: ExtraTool<Args, Result, Api>,
   args: unknown,
   signal: AbortSignal,
-  opts: { readonly argumentsChecked?: boolean; readonly clientLog?: ClientLog; readonly progress?: ClientProgress; readonly api?: ApiClient; readonly input?: InputSession; readonly notifyResourceUpdated?: (uri: string) => void } = {},
+  opts: { readonly argumentsChecked?: boolean; readonly clientLog?: ClientLog; readonly progress?: ClientProgress; readonly api?: ApiClient; readonly input?: InputSession; readonly notifyResourceUpdated?: (uri: string) => void; readonly runAsTask?: () => void } = {},
 ): Promise<CallToolResult | InputRequiredResult> {
   const input = args ?? {};
   let problems: string[] = [];
@@ -195,6 +202,7 @@ export async function callExtraTool<Args, Result, Api>(
       if (opts.notifyResourceUpdated !== undefined) opts.notifyResourceUpdated(uri);
       else log('debug', `${tool.name}: notifyResourceUpdated(${uri}): no resource of this server can change, so nobody is subscribed`);
     },
+    runAsTask: () => opts.runAsTask?.(),
   };
   let value: Result;
   try {

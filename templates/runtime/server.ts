@@ -37,6 +37,7 @@ import type { PrimitiveGate } from './primitives.js';
 import { resolveSettings } from './settings.js';
 import { TaskTools } from './tasks-tools.js';
 import type { TaskStore } from './tasks-store.js';
+import type { TaskWork } from './tasks.js';
 import type { Settings } from './settings.js';
 import { belongsTo, roundOf, sealRound } from './rounds.js';
 import { openState } from './state.js';
@@ -339,7 +340,9 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
       const input = inputSession({ era: call.era, server: call.server, ctx: call.ctx, state: call.state, signal: call.signal });
       const feed = options.subscriptions;
       const notifyResourceUpdated = feed ? (uri: string): void => feed.updated(uri) : undefined;
-      return callExtraTool(target.tool, call.args, call.signal, { argumentsChecked: true, clientLog, input, ...(notifyResourceUpdated ? { notifyResourceUpdated } : {}), ...(progress ? { progress } : {}), ...(api ? { api } : {}) });
+      // ctx.runAsTask: a deferred task tool's handler turns its call into a task (tasks-tools.ts)
+      const runAsTask = TaskTools.escalation(call.ctx);
+      return callExtraTool(target.tool, call.args, call.signal, { argumentsChecked: true, clientLog, input, ...(notifyResourceUpdated ? { notifyResourceUpdated } : {}), ...(progress ? { progress } : {}), ...(api ? { api } : {}), ...(runAsTask ? { runAsTask } : {}) });
     }
     // the MCP client's own request headers (its Authorization above all) reach the API only
     // for a security scheme that takes its credential `fromClient`
@@ -544,9 +547,13 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
       }
       // a task tool the client runs as a task: the call runs in the task, under its signal (tasks-tools.ts);
       // one the request may not see (access rules, scopes, concerns) gets no task: the pipeline refuses it at once
-      const owner = ctx.http?.authInfo?.clientId ?? instance.identity ?? defaultIdentity;
-      const asTask = taskTools && gate.visible('tools', name, ctx) && (await taskTools.call(instance.era, name, params, ctx, owner, server, async (taskSignal, resume) => (await run(name, args, TaskTools.resumed(ctx, resume, (token) => openState(stateKey, token)), undefined, taskSignal)) as CallToolResult));
-      return asTask || run(name, args, ctx);
+      if (taskTools && gate.visible('tools', name, ctx)) {
+        const owner = ctx.http?.authInfo?.clientId ?? instance.identity ?? defaultIdentity;
+        const work: TaskWork = async (taskSignal, resume) => (await run(name, args, TaskTools.resumed(ctx, resume, (token) => openState(stateKey, token)), undefined, taskSignal)) as CallToolResult;
+        const asTask = (await taskTools.deferred(instance.era, name, ctx, owner, work)) ?? (await taskTools.call(instance.era, name, params, ctx, owner, server, work));
+        if (asTask) return asTask;
+      }
+      return run(name, args, ctx);
     });
     return server;
   };

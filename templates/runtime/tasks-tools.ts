@@ -19,18 +19,21 @@ import type { TaskStore } from './tasks-store.js';
 type Era = 'legacy' | 'modern';
 
 /** A tool as far as tasks go. */
-type TaskCandidate = { readonly name: string; readonly kind: string; readonly task?: TaskSupport; readonly longRunning?: unknown };
+type TaskCandidate = { readonly name: string; readonly kind: string; readonly task?: TaskSupport | 'deferred'; readonly longRunning?: unknown };
+
+/** The `ctx.runAsTask` of the requests of deferred tools now running (by the request's context). */
+const ESCALATIONS = new WeakMap<ServerContext, () => void>();
 
 /** The task tools of a server and their tasks (one per process: tasks outlive server instances). */
 export class TaskTools {
   private constructor(
-    readonly support: ReadonlyMap<string, TaskSupport>,
+    readonly support: ReadonlyMap<string, TaskSupport | 'deferred'>,
     readonly tasks: Tasks,
   ) {}
 
   /** The task tools among `tools` (extra tools' `task`, long-running operations: `optional`); undefined when none. */
   static of(tools: readonly TaskCandidate[], store?: TaskStore): TaskTools | undefined {
-    const support = new Map<string, TaskSupport>();
+    const support = new Map<string, TaskSupport | 'deferred'>();
     for (const t of tools) {
       if (t.kind === 'extra' && t.task !== undefined) support.set(t.name, t.task);
       else if (t.kind === 'operation' && t.longRunning !== undefined) support.set(t.name, 'optional');
@@ -50,7 +53,7 @@ export class TaskTools {
     if (era !== 'legacy') return tools;
     return tools.map((t) => {
       const support = this.support.get(t.name);
-      return support === undefined ? t : ({ ...t, execution: { taskSupport: support } } as Tool);
+      return support === undefined ? t : ({ ...t, execution: { taskSupport: support === 'deferred' ? 'optional' : support } } as Tool);
     });
   }
 
@@ -63,6 +66,39 @@ export class TaskTools {
     if (resume === undefined) return ctx;
     const state = resume.requestState !== undefined ? open(resume.requestState) : undefined;
     return { ...ctx, mcpReq: { ...ctx.mcpReq, inputResponses: resume.inputResponses, requestState: () => state } } as ServerContext;
+  }
+
+  /** The `ctx.runAsTask` of the request `ctx` (a deferred tool's run), if any. */
+  static escalation(ctx: ServerContext): (() => void) | undefined {
+    return ESCALATIONS.get(ctx);
+  }
+
+  /**
+   * A `task: deferred` tool called by a 2026-07-28 client that runs tasks: the call runs as any
+   * call (its input-required rounds answered synchronously) until the handler calls
+   * `ctx.runAsTask()`; then the client gets a task at once and the run goes on inside it, under
+   * the task's signal. Undefined when `name` is no such tool or the client does not run tasks.
+   */
+  async deferred(era: Era, name: string, ctx: ServerContext, owner: string, work: TaskWork): Promise<CallToolResult | undefined> {
+    if (era !== 'modern' || this.support.get(name) !== 'deferred' || !declaresTasks(ctx)) return undefined;
+    const controller = new AbortController();
+    const request = ctx.mcpReq.signal;
+    const onAbort = (): void => controller.abort(request.reason);
+    request.addEventListener('abort', onAbort, { once: true });
+    let escalate: () => void = () => undefined;
+    const escalated = new Promise<undefined>((resolve) => (escalate = () => resolve(undefined)));
+    ESCALATIONS.set(ctx, () => escalate());
+    try {
+      const result = work(controller.signal);
+      const first = await Promise.race([result.then((r) => ({ r })), escalated]);
+      if (first) return first.r;
+      // the task outlives the request: the request's end no longer aborts it, tasks/cancel does
+      request.removeEventListener('abort', onAbort);
+      return Tasks.created(era, await this.tasks.start(era, owner, name, work, { running: { result, controller } }));
+    } finally {
+      request.removeEventListener('abort', onAbort);
+      ESCALATIONS.delete(ctx);
+    }
   }
 
   /** Registers tasks/get and the other task methods of `era` on `server`. */
@@ -78,11 +114,12 @@ export class TaskTools {
    */
   async call(era: Era, name: string, params: unknown, ctx: ServerContext, owner: string, server: Server, work: TaskWork): Promise<CallToolResult | undefined> {
     const support = this.support.get(name);
-    if (support === undefined) return undefined;
+    // 2026-07-28: a deferred tool becomes a task when its handler says so (deferred() below)
+    if (support === undefined || (support === 'deferred' && era === 'modern')) return undefined;
     const hint = (params as { task?: unknown }).task;
     const asked = era === 'legacy' ? typeof hint === 'object' && hint !== null : declaresTasks(ctx);
     if (!asked) {
-      if (support === 'optional') return undefined;
+      if (support !== 'required') return undefined;
       if (era === 'legacy') throw new ProtocolError(ProtocolErrorCode.MethodNotFound, `Tool ${name} runs only as a task: call it with params.task (the server declares the tasks capability)`);
       throw missingTasks(`Tool ${name}`);
     }

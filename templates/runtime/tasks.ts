@@ -120,7 +120,7 @@ export class Tasks {
    * finds it). `work` gets the task's signal (aborted by `tasks/cancel`); its result ends the task.
    * `notify` is told of every change (legacy status notifications). A full store ⇒ -32603.
    */
-  async start(era: Era, owner: string, tool: string, work: TaskWork, opts: { ttlMs?: number; notify?: (t: TaskRecord) => void } = {}): Promise<TaskRecord> {
+  async start(era: Era, owner: string, tool: string, work: TaskWork, opts: { ttlMs?: number; notify?: (t: TaskRecord) => void; running?: { result: Promise<CallToolResult>; controller: AbortController } } = {}): Promise<TaskRecord> {
     const now = Date.now();
     const ttlMs = Math.max(1000, Math.min(opts.ttlMs !== undefined && Number.isFinite(opts.ttlMs) ? Math.floor(opts.ttlMs) : this.ttlMs, this.ttlMs));
     const record: TaskRecord = { taskId: randomUUID(), owner, tool, status: 'working', createdAt: now, lastUpdatedAt: now, ttlMs, pollIntervalMs: this.pollIntervalMs };
@@ -130,9 +130,10 @@ export class Tasks {
       if (err instanceof TaskStoreFullError) throw new ProtocolError(ProtocolErrorCode.InternalError, `Cannot start ${tool} as a task: ${err.message}`);
       throw err;
     }
-    const controller = new AbortController();
+    // `running`: work already under way (a deferred tool's handler that asked to become a task)
+    const controller = opts.running?.controller ?? new AbortController();
     this.running.set(record.taskId, { controller, era, work, ...(opts.notify ? { notify: opts.notify } : {}) });
-    void this.finish(record.taskId, era, work(controller.signal));
+    void this.finish(record.taskId, era, opts.running?.result ?? work(controller.signal));
     return record;
   }
 

@@ -93,7 +93,7 @@ describe.each(TRANSPORTS)('tasks over %s', (kind) => {
       expect(client.getServerCapabilities()?.tasks).toMatchObject({ list: {}, cancel: {}, requests: { tools: { call: {} } } });
       const tools = (await client.listTools()).tools;
       const support = Object.fromEntries(tools.map((t) => [t.name, (t as { execution?: { taskSupport?: string } }).execution?.taskSupport]));
-      expect(support).toMatchObject({ startExport: 'optional', runReport: 'optional', brew: 'optional', bake: 'required', listPets: undefined, getOperation: undefined });
+      expect(support).toMatchObject({ startExport: 'optional', runReport: 'optional', brew: 'optional', bake: 'required', interview: 'optional', listPets: undefined, getOperation: undefined });
     });
 
     it('runs a long-running operation as a task: created, polled with the API key at the resolved URL, its result the final body', async () => {
@@ -273,6 +273,26 @@ describe.each(TRANSPORTS)('tasks over %s', (kind) => {
         expect(lines.filter((l) => l.includes('"event":"tool.invoked"'))).toHaveLength(1);
         expect(lines.filter((l) => l.includes('"event":"tool.completed"'))).toHaveLength(1);
       }
+    });
+
+    it('task: deferred asks in an input-required round first, then becomes a task when the handler says so', async () => {
+      const { raw } = await modern(kind);
+      const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'e2e-modern', version: '1.0.0' }, 'io.modelcontextprotocol/clientCapabilities': { elicitation: {}, extensions: { 'io.modelcontextprotocol/tasks': {} } } };
+      const first = (await raw('tools/call', { name: 'interview', arguments: {}, _meta: meta })) as { result: Record<string, unknown> };
+      expect(first.result.resultType).toBe('input_required');
+      expect(first.result.taskId).toBeUndefined();
+      expect(Object.keys(first.result.inputRequests as object)).toEqual(['name']);
+      const second = (await raw('tools/call', { name: 'interview', arguments: {}, inputResponses: { name: { action: 'accept', content: { name: 'Alice' } } }, requestState: first.result.requestState, _meta: meta })) as { result: Record<string, unknown> };
+      expect(second.result.resultType).toBe('task');
+      expect(second.result.requestState).toBeUndefined();
+      const taskId = second.result.taskId as string;
+      let got: { result: { status: string; result?: { content?: unknown } } };
+      do {
+        await new Promise((r) => setTimeout(r, 50));
+        got = (await raw('tasks/get', { taskId })) as typeof got;
+      } while (got.result.status === 'working');
+      expect(got.result.status).toBe('completed');
+      expect(textOf(got.result.result!)).toBe('Hello, Alice!');
     });
 
     it('an extra task tool is a task; cancelling it aborts its handler', async () => {

@@ -52,3 +52,12 @@ export async function multiInput(_args: Record<string, never>, ctx: ExtraToolCon
   const name = (a: typeof first) => (a.action === 'accept' ? String(a.content.name ?? '') : a.action);
   return { content: [{ type: 'text' as const, text: `Got ${name(first)} and ${name(second)}` }] };
 }
+
+/** test_tool_with_task: the name is asked in an input-required round; once answered, the call becomes a task. */
+export async function toolWithTask(_args: Record<string, never>, ctx: ExtraToolContext) {
+  const answer = await ctx.elicit('What is your name?', { properties: { name: { type: 'string' } }, required: ['name'] }, { key: 'user_name' });
+  const name = answer.action === 'accept' ? String(answer.content.name) : 'stranger';
+  ctx.runAsTask();
+  await sleep(200, ctx.signal);
+  return { content: [{ type: 'text' as const, text: `Hello, ${name}!` }] };
+}
