@@ -85,7 +85,7 @@ export async function compile(opts: CompileOptions): Promise<CompileResult> {
   // calibrating result sizes counts the tokens of the spec's examples: a build that has none of
   // those counts yet (no cache, or an empty one) and does not count on this thread anyway (the
   // report, token budgets) loads the tokenizer on a worker while it reads and models the spec
-  const countsAhead = bytes !== undefined && (memo === undefined || memo.known.size === 0) && opts.tokens !== true && !wantsTokens(m.budget) && bytes.includes('example');
+  const countsAhead = bytes !== undefined && (memo === undefined || memo.known.size === 0) && opts.tokens !== true && !wantsTokens(m.budget) && documentsExamples(bytes);
   const tokenWorker = countsAhead ? new TokenWorker() : undefined;
   let ir: IrServer | undefined;
   try {
@@ -153,6 +153,20 @@ async function model(opts: CompileOptions, loaded: Loaded, m: NonNullable<Return
 }
 
 type Loaded = NonNullable<Awaited<ReturnType<typeof loadManifest>>>;
+
+/** Keys that document examples in JSON (`"example":`, `"examples":`) or YAML (`example:`, `examples:`). */
+const EXAMPLE_KEYS = ['example":', 'examples":', 'example:', 'examples:'].map((k) => Buffer.from(k));
+/** How many example keys make the tokenizer worth loading ahead (GitHub has 5,864; Kubernetes 1). */
+const EXAMPLES_AHEAD = 20;
+
+/** Whether a spec's text documents enough examples that calibration will count tokens (a guess: it decides only where the tokenizer loads). */
+function documentsExamples(bytes: Buffer): boolean {
+  let n = 0;
+  for (const key of EXAMPLE_KEYS) {
+    for (let i = bytes.indexOf(key); i >= 0; i = bytes.indexOf(key, i + key.length)) if (++n >= EXAMPLES_AHEAD) return true;
+  }
+  return false;
+}
 
 function loadedManifestOrUndefined(loaded: Loaded): ReturnType<typeof resolveManifest> | undefined {
   // a manifest that failed its schema may still name a readable spec: load it too, so spec
