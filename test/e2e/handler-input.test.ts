@@ -17,6 +17,7 @@ import type { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/in
 import type { Client as ModernClient } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
+import { Client as V2Client, StreamableHTTPClientTransport as V2Http } from '@modelcontextprotocol/client';
 import { connectClient, ERAS, rpcError, startHttp, TRANSPORTS } from '../helpers/eras.js';
 import type { AnyClient, Era, HttpProcess, Target, TransportKind } from '../helpers/eras.js';
 import { ROOT, run } from '../helpers/project.js';
@@ -338,5 +339,45 @@ describe.each(TRANSPORTS)('API calls before a question are made once per logical
     expect(posted.filter((b) => b.includes(text_))).toHaveLength(1);
     const nested = events().filter((e) => e.primitive === 'createNote' && e.event === 'tool.invoked' && JSON.stringify(e).includes(text_));
     expect(nested).toHaveLength(1);
+  });
+});
+
+describe('rounds of one call on two instances (2026-07-28 over HTTP)', () => {
+  it('each request goes to the other instance of two sharing the state key: the questions, answers and the API call still make one logical call', async () => {
+    const key = 'state-key-shared-by-both-instances-0123456789';
+    const a = await startHttp(project, { ...ENV, ASKFX_STATE_KEY: key });
+    const b = await startHttp(project, { ...ENV, ASKFX_STATE_KEY: key });
+    try {
+      const targets = [a.url, b.url];
+      const hits: string[] = [];
+      let n = 0;
+      // a round-robin balancer: every POST goes to the next instance
+      const balanced = (input: string | URL | Request, init?: RequestInit) => {
+        const url = targets[n++ % 2]!;
+        hits.push(url);
+        return fetch(url, init);
+      };
+      const c = new V2Client({ name: 'e2e-balanced', version: '1' }, { capabilities: FULL, versionNegotiation: { mode: { pin: '2026-07-28' } } } as ConstructorParameters<typeof V2Client>[1]);
+      const asked = { elicit: 0, sampling: 0, roots: 0 };
+      c.setRequestHandler('elicitation/create', (req) => (asked.elicit++, { action: 'accept', content: String(req.params.message).includes('keep note') ? { keep: true } : { name: 'Ada' } }));
+      c.setRequestHandler('sampling/createMessage', (req) => (asked.sampling++, { role: 'assistant', model: 'scripted', content: { type: 'text', text: `echo(${(req.params.messages[0]!.content as { text: string }).text})` } }));
+      c.setRequestHandler('roots/list', () => (asked.roots++, { roots: [{ uri: 'file:///one' }] }));
+      await c.connect(new V2Http(new URL(a.url), { fetch: balanced as never }));
+      clients.push(c);
+      const before = hits.length;
+      const interview = (await c.callTool({ name: 'interview', arguments: {} })) as Result;
+      expect(text(interview)).toBe('echo(Greet Ada) (1 root)');
+      // four requests (three answered rounds), alternating between the instances
+      expect(hits.slice(before)).toHaveLength(4);
+      expect(new Set(hits.slice(before))).toEqual(new Set(targets));
+      const note = `balanced-${Date.now()}`;
+      const noted = (await c.callTool({ name: 'note_then_ask', arguments: { text: note } })) as Result;
+      expect(text(noted)).toMatch(/^note \d+: accept$/);
+      expect(posted.filter((p) => p.includes(note))).toHaveLength(1);
+      expect([asked.elicit, asked.sampling, asked.roots]).toEqual([2, 1, 1]);
+    } finally {
+      a.kill('SIGKILL');
+      b.kill('SIGKILL');
+    }
   });
 });
