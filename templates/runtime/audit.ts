@@ -1,6 +1,7 @@
 /**
  * The audit trail (manifest `policy.audit`): every tool invocation and completion, refusal,
- * session, prompt, resource read… is one JSON line, appended to a file, to stderr, or both.
+ * session, prompt, resource read… is one JSON line, appended to a file, to stderr, or both — and emitted as an
+ * OpenTelemetry log record (audit-otel.ts; a no-op without a LoggerProvider).
  *
  * - One line per event, keys in a fixed order: `time`, `id`, `instance` (several instances only), `event`, `session`, `client`, `oauthClient`, `era`,
  *   `primitive`, `callId`, `parentCallId`, `arguments`, `outcome`, `httpStatus`, `durationMs`, `detail`, and with
@@ -33,6 +34,7 @@ import { mkdir, open } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { OtelLogSink } from './audit-otel.js';
 import { scrub } from './auth.js';
 
 export { redact } from './redact.js';
@@ -349,7 +351,8 @@ export class AuditLog {
     this.chain = config.chain === true;
     this.instance = options.instance;
     const file = options.file ?? (config.file === undefined ? undefined : resolve(config.file));
-    this.sinks = options.sinks ?? [...(file !== undefined ? [new FileSink(file)] : []), ...(config.stderr === true || file === undefined ? [new StderrSink()] : [])];
+    // and every line as an OpenTelemetry log record too (a no-op without a LoggerProvider): collectors merge the instances' trails
+    this.sinks = options.sinks ?? [...(file !== undefined ? [new FileSink(file)] : []), ...(config.stderr === true || file === undefined ? [new StderrSink()] : []), new OtelLogSink()];
   }
 
   /** `text` without secrets nor the values `args` has in redacted fields (for `detail`). */

@@ -34,7 +34,10 @@ export function generatedDependencies(ir: IrServer): DependencySections {
     deps['quickjs-emscripten'] = OPTIONAL_DEPENDENCIES['quickjs-emscripten'];
     deps.sucrase = OPTIONAL_DEPENDENCIES.sucrase;
   }
-  if (ir.policy !== undefined) deps['@opentelemetry/api'] = OPTIONAL_DEPENDENCIES['@opentelemetry/api'];
+  if (ir.policy !== undefined) {
+    deps['@opentelemetry/api'] = OPTIONAL_DEPENDENCIES['@opentelemetry/api'];
+    deps['@opentelemetry/api-logs'] = OPTIONAL_DEPENDENCIES['@opentelemetry/api-logs'];
+  }
   if (parts.projection) deps['@jmespath-community/jmespath'] = OPTIONAL_DEPENDENCIES['@jmespath-community/jmespath'];
   return { dependencies: sorted(deps), devDependencies: sorted({ ...GENERATED_DEV_DEPENDENCIES }) };
 }

@@ -48,6 +48,12 @@ export const OPTIONAL_DEPENDENCIES = {
    * OpenTelemetry SDK. 1.9.x: the newest the OpenTelemetry SDK 2.x accepts (it wants < 1.10).
    */
   '@opentelemetry/api': '1.9.1',
+  /**
+   * The audit trail as OpenTelemetry log records (runtime/audit-otel.ts), so a collector merges the
+   * trails of several instances: a no-op unless the process registers a LoggerProvider. 0.223.1:
+   * the logs API released with the SDK 2.12 line (Node 18.19+/20.6+, API < 1.10).
+   */
+  '@opentelemetry/api-logs': '0.223.1',
   /** Projection of tool results (`results.projection`: runtime/projection.ts evaluates the `fields` JMESPath expression). */
   '@jmespath-community/jmespath': '1.3.0',
 } as const;
