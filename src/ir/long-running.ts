@@ -11,6 +11,7 @@
  * would destroy data, so no other `DELETE` is ever sent; without one, cancelling stops polling.
  */
 import type { RawOperation } from '../openapi/operations.js';
+import type { IrServer } from './types.js';
 
 /** What the IR keeps of a long-running operation (the runtime `OperationTool.longRunning`). */
 export type IrLongRunning = {
@@ -50,4 +51,9 @@ export function longRunning(op: RawOperation, ops: readonly RawOperation[], dere
   if (!isLongRunning(op, deref)) return undefined;
   const paths = cancelPaths(ops, deref);
   return paths.length > 0 ? { cancelPaths: paths } : {};
+}
+
+/** Whether some tool of `ir` runs as an MCP task (a long-running operation, an extra tool's `task`): its bounds are settings. */
+export function usesTasks(ir: Pick<IrServer, 'tools' | 'extraTools'>): boolean {
+  return ir.tools.some((t) => t.longRunning !== undefined) || ir.extraTools.some((t) => t.task !== undefined);
 }

@@ -303,7 +303,7 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
   const defaultIdentity = options.identity ?? 'local';
   const maxArgumentBytes = settings.maxArgumentBytes ?? DEFAULT_MAX_ARGUMENT_BYTES;
   // tools that run as MCP tasks (tasks-tools.ts): one task table for every instance of the process
-  const taskTools = TaskTools.of(all, options.taskStore);
+  const taskTools = TaskTools.of(all, config.envPrefix, env, options.taskStore);
 
   /** Sends the call to its tool: the API request, the extra tool's handler, or the persist tool. */
   const dispatch = async (call: ToolCall): Promise<ToolResult> => {

@@ -14,7 +14,9 @@ import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { CallToolResult, Server, ServerCapabilities, ServerContext, Tool } from '@modelcontextprotocol/server';
 import { declaresTasks, missingTasks, TASK_CAPABILITIES, TASKS_EXTENSION, Tasks } from './tasks.js';
 import type { TaskResume, TaskSupport, TaskWork } from './tasks.js';
+import { MemoryTaskStore } from './tasks-store.js';
 import type { TaskStore } from './tasks-store.js';
+import { settingNames, TASK_DEFAULTS } from './variables.js';
 
 type Era = 'legacy' | 'modern';
 
@@ -31,14 +33,28 @@ export class TaskTools {
     readonly tasks: Tasks,
   ) {}
 
-  /** The task tools among `tools` (extra tools' `task`, long-running operations: `optional`); undefined when none. */
-  static of(tools: readonly TaskCandidate[], store?: TaskStore): TaskTools | undefined {
+  /**
+   * The task tools among `tools` (extra tools' `task`, long-running operations: `optional`);
+   * undefined when none. Tasks live in `store`, else in this process, bounded by
+   * `<envPrefix>_MAX_TASKS` and `_TASK_TTL_MS` (positive integers; anything else throws naming the variable).
+   */
+  static of(tools: readonly TaskCandidate[], envPrefix: string, env: NodeJS.ProcessEnv, store?: TaskStore): TaskTools | undefined {
     const support = new Map<string, TaskSupport | 'deferred'>();
     for (const t of tools) {
       if (t.kind === 'extra' && t.task !== undefined) support.set(t.name, t.task);
       else if (t.kind === 'operation' && t.longRunning !== undefined) support.set(t.name, 'optional');
     }
-    return support.size === 0 ? undefined : new TaskTools(support, new Tasks(store ? { store } : {}));
+    if (support.size === 0) return undefined;
+    const names = settingNames(envPrefix);
+    const read = (name: string, fallback: number): number => {
+      const raw = env[name]?.trim();
+      if (raw === undefined || raw === '') return fallback;
+      if (!/^[1-9][0-9]{0,12}$/.test(raw)) throw new Error(`${name} must be a positive integer (got ${JSON.stringify(raw.slice(0, 40))})`);
+      return Number(raw);
+    };
+    const maxTasks = read(names.maxTasks, TASK_DEFAULTS.maxTasks);
+    const ttlMs = read(names.taskTtlMs, TASK_DEFAULTS.ttlMs);
+    return new TaskTools(support, new Tasks({ store: store ?? new MemoryTaskStore({ maxTasks, maxAgeMs: ttlMs }), ttlMs }));
   }
 
   /** `base` with the tasks capability of `era` (legacy `tasks`, 2026-07-28 the extension, as exactly `{}`). */

@@ -192,6 +192,8 @@ export type ServerConfig = {
   readonly oauth?: { readonly issuer?: string; readonly audience?: string; readonly scopes?: readonly string[] };
   /** Code mode is on for the server or a preset (manifest `discovery: code`): `--help` lists its `<PREFIX>_CODE_*` bounds. */
   readonly codeMode?: boolean;
+  /** Some tool runs as an MCP task (an extra tool's `task`, a long-running operation): `--help` lists the `<PREFIX>_MAX_TASKS` / `_TASK_TTL_MS` bounds. */
+  readonly taskTools?: boolean;
   /** Search or code mode is on for the server or a preset: `--help` lists `MCPGEN_SEARCH_DEBUG`. */
   readonly searchMode?: boolean;
   /** Prefix of the environment variables the server reads. */

@@ -90,6 +90,8 @@ export const SETTINGS = {
   codeMaxOutputBytes: { suffix: 'CODE_MAX_OUTPUT_BYTES', type: 'integer', description: 'Code mode: largest value one execute may return, in bytes of JSON (before the results budget shapes it)' },
   codeMaxConsoleBytes: { suffix: 'CODE_MAX_CONSOLE_BYTES', type: 'integer', description: 'Code mode: console output one execute may write, in bytes; more stops the run' },
   redisTimeoutMs: { suffix: 'REDIS_TIMEOUT_MS', type: 'integer', description: 'With Redis: bound on connecting and on each command, in milliseconds; a call never waits on Redis longer' },
+  maxTasks: { suffix: 'MAX_TASKS', type: 'integer', description: 'Tasks: most tasks kept at once; the oldest finished one makes room, and while all run a new task is refused' },
+  taskTtlMs: { suffix: 'TASK_TTL_MS', type: 'integer', description: 'Tasks: how long a task is kept after its creation, in milliseconds (a 2025-11-25 client may ask for less)' },
 } as const satisfies Record<string, SettingDeclaration>;
 
 /** Key of a setting in {@link SETTINGS}. */
@@ -185,6 +187,8 @@ export type VariableSources = {
     readonly codeMode?: boolean;
     /** Search or code mode is on for the server or a preset: `search_tools` reads {@link SEARCH_DEBUG_VARIABLE}. */
     readonly searchMode?: boolean;
+    /** Some tool runs as an MCP task (tasks.ts): its bounds are settings. */
+    readonly taskTools?: boolean;
   };
   readonly tools: readonly VariableTool[];
   /** The reflection gate's store directory, when the server has a gate. */
@@ -207,6 +211,12 @@ export const SERVE_DEFAULTS = {
   redisLeaseMs: 30_000,
   redisTimeoutMs: 2_000,
 } as const satisfies { transport: Transport } & Record<string, string | number>;
+
+/** Bounds of the task table while `<envPrefix>_MAX_TASKS` and `_TASK_TTL_MS` are unset (tasks-tools.ts). */
+export const TASK_DEFAULTS = {
+  maxTasks: 1000,
+  ttlMs: 900_000,
+} as const;
 
 /** Bounds of one code-mode `execute` while their `<envPrefix>_CODE_*` variables are unset (code-mode.ts). */
 export const CODE_DEFAULTS = {
@@ -302,6 +312,10 @@ export function serverVariables(sources: VariableSources): Variable[] {
   setting('redisTimeoutMs', SERVE_DEFAULTS.redisTimeoutMs);
   if (config.searchMode === true) {
     add({ name: SEARCH_DEBUG_VARIABLE, kind: 'setting', type: 'string', description: 'Search mode: set to anything but 0 to write why each search_tools result scored what it did to stderr', secret: false, required: false });
+  }
+  if (config.taskTools === true) {
+    setting('maxTasks', TASK_DEFAULTS.maxTasks);
+    setting('taskTtlMs', TASK_DEFAULTS.ttlMs);
   }
   if (config.codeMode === true) {
     setting('codeTimeoutMs', CODE_DEFAULTS.timeoutMs);

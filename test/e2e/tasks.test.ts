@@ -343,5 +343,31 @@ describe('tasks belong to the identity that created them (HTTP)', () => {
   });
 });
 
+describe('bounds of the task table (<PREFIX>_MAX_TASKS, _TASK_TTL_MS)', () => {
+  it('--help lists them; with JOBS_MAX_TASKS=1 a second running task is refused (-32603) until the first ends', async () => {
+    const help = await run(process.execPath, [path.join(project, 'dist/server.js'), '--help']);
+    expect(help.stdout).toContain('JOBS_MAX_TASKS');
+    expect(help.stdout).toContain('JOBS_TASK_TTL_MS');
+    const small = await startHttp(project, { ...env(), JOBS_MAX_TASKS: '1', JOBS_TASK_TTL_MS: '5000' });
+    try {
+      const { client } = await connectClient({ kind: 'http', url: small.url }, 'legacy', { capabilities: { tasks: {} } as never });
+      open.push(client);
+      const c = client as LegacyClient;
+      const first = await c.request({ method: 'tools/call', params: { name: 'brew', arguments: { ms: 600_000 }, task: { ttl: 60_000 } } }, CreateTaskResultSchema);
+      // the ttl asked for is capped at the server's
+      expect(first.task.ttl).toBe(5000);
+      const refused = await rpcError(c.request({ method: 'tools/call', params: { name: 'brew', arguments: { ms: 1 }, task: { ttl: 60_000 } } }, CreateTaskResultSchema));
+      expect(refused.code).toBe(-32603);
+      expect(refused.message).toMatch(/its limit/);
+      await c.experimental.tasks.cancelTask(first.task.taskId);
+      // a finished task makes room
+      const next = await c.request({ method: 'tools/call', params: { name: 'brew', arguments: { ms: 1 }, task: { ttl: 60_000 } } }, CreateTaskResultSchema);
+      expect(next.task.status).toBe('working');
+    } finally {
+      small.kill();
+    }
+  });
+});
+
 // keep the linter quiet about unused types in some transports
 export type { AnyClient };

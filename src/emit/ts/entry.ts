@@ -5,6 +5,7 @@
  */
 import type { IrServer } from '../../ir/types.js';
 import { usesCode, usesSearch } from '../../ir/discovery.js';
+import { usesTasks } from '../../ir/long-running.js';
 import { TS_HEADER } from '../header.js';
 import { serverVariables, type Variable, type VariableSources, type VariableTool } from '../../../templates/runtime/variables.js';
 import { tsLiteral } from '../safe.js';
@@ -29,6 +30,7 @@ export function serverConfig(ir: IrServer): Record<string, unknown> & VariableSo
   if (ir.resultPresets) config.resultPresets = ir.resultPresets;
   if (ir.httpAuth) config.oauth = ir.httpAuth;
   if (usesCode(ir)) config.codeMode = true;
+  if (usesTasks(ir)) config.taskTools = true;
   if (usesSearch(ir)) config.searchMode = true;
   if (ir.securitySchemes.length > 0) {
     // variable NAMES only: secret values exist in the server's environment, never in its source
