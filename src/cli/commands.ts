@@ -70,7 +70,7 @@ function presetLines(ir: IrServer): string {
       const share = ir.surface && ir.surface.listBytes > 0 ? `, ${((100 * p.listBytes) / ir.surface.listBytes).toFixed(1)}% of all` : '';
       const tokens = p.listTokens !== null ? `, ${p.listTokens.toLocaleString('en-US')} tokens` : '';
       // a preset in search mode lists the search tools; its catalogue is what they reach
-      const search = p.catalogue ? `, search mode; catalogue ${n(p.catalogue.tools, 'tool')}, ${p.catalogue.listBytes.toLocaleString('en-US')} bytes` : '';
+      const search = p.catalogue ? `, ${p.discovery} mode; catalogue ${n(p.catalogue.tools, 'tool')}, ${p.catalogue.listBytes.toLocaleString('en-US')} bytes` : '';
       const parts = [n(p.tools, 'tool') + ` (tools/list ${p.listBytes.toLocaleString('en-US')} bytes${share}${tokens}${search})`, n(p.prompts, 'prompt'), n(p.resources, 'resource')];
       if (p.resourceTemplates > 0) parts.push(n(p.resourceTemplates, 'resource template'));
       return `  preset ${p.name}: ${parts.join(', ')}\n`;
@@ -83,7 +83,7 @@ function surfaceNote(ir: IrServer): string {
   const s = ir.surface;
   if (!s) return '';
   const tokens = s.tokens ? `, ${s.tokens.total.toLocaleString('en-US')} tokens` : '';
-  if (s.search) return ` (search mode: tools/list ${s.search.listBytes.toLocaleString('en-US')} bytes, ${s.search.tools.length} tools; catalogue ${s.listBytes.toLocaleString('en-US')} bytes${tokens}; ${s.withOutputSchema} with an output schema)`;
+  if (s.search) return ` (${s.search.mode === 'code' ? 'code' : 'search'} mode: tools/list ${s.search.listBytes.toLocaleString('en-US')} bytes${s.search.tokens !== undefined ? `, ${s.search.tokens.toLocaleString('en-US')} tokens` : ''}, ${s.search.tools.length} tools; catalogue ${s.listBytes.toLocaleString('en-US')} bytes${tokens}; ${s.withOutputSchema} with an output schema)`;
   return ` (tools/list ${s.listBytes.toLocaleString('en-US')} bytes${tokens}; ${s.withOutputSchema} with an output schema)`;
 }
 

@@ -14,7 +14,7 @@ import type { IrServer } from './types.js';
 const LIMITS = {
   /** Object nesting rendered in the arguments / the result; deeper is `object`. */
   inputDepth: 3,
-  outputDepth: 2,
+  outputDepth: 3,
   /** Properties of an object shown; more end in `…` as an index signature. */
   inputProps: 40,
   outputProps: 12,
@@ -94,7 +94,7 @@ function typeOf(schema: unknown, ctx: Ctx, level: number): string {
           return 'null';
         case 'array': {
           const item = typeOf(schema.items, ctx, level + 1);
-          return /^[A-Za-z0-9_"]+$/.test(item) || item.startsWith('{') ? `${item}[]` : `Array<${item}>`;
+          return /^[A-Za-z0-9_"]+$/.test(item) ? `${item}[]` : `Array<${item}>`;
         }
         case 'object':
           return objectOf(schema, ctx, level);

@@ -11,6 +11,8 @@
 import http from 'node:http';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Project } from 'ts-morph';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { main } from '../../src/cli/main.js';
@@ -153,6 +155,12 @@ describe('code mode on GitHub', () => {
     expect(found).toContain('api.pulls_list_reviews(args: { owner: string; repo: string; pull_number: number');
     const described = text(await client.callTool({ name: 'describe_tool', arguments: { name: 'pulls_list' } }));
     expect(described).toContain('api.pulls_list(args: { owner: string; repo: string; state?: "open" | "closed" | "all"');
+    // every one of GitHub's 1,223 signatures is a valid declaration
+    const { codeSignatures } = (await import(pathToFileURL(path.join(server, 'dist/code-signatures.gen.js')).href)) as { codeSignatures: Record<string, string> };
+    const all = Object.values(codeSignatures);
+    expect(all).toHaveLength(1223);
+    const file = new Project({ useInMemoryFileSystem: true }).createSourceFile('all.ts', all.map((sig, i) => `declare function f${i}${sig.slice(sig.indexOf('('))};`).join('\n'));
+    expect(file.getPreEmitDiagnostics().filter((d) => d.getCode() < 2000).map((d) => String(d.getMessageText()))).toEqual([]);
   });
 
   for (const era of ERAS) {

@@ -1,0 +1,89 @@
+/**
+ * examples/petstore-code (code mode with a preset in list mode, an access rule and a gated
+ * operation), built and compiled from its committed manifest and served over stdio against a
+ * recording backend: a client without a preset lists the code tools and its code filters pets; the
+ * front-desk preset lists its tools; client intern's code is refused updatePet naming the rule;
+ * deletePet from code rejects with the gate's instructions and sends nothing.
+ */
+import http from 'node:http';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/main.js';
+import { connectClient } from '../helpers/eras.js';
+import type { AnyClient } from '../helpers/eras.js';
+import { ROOT, run } from '../helpers/project.js';
+
+const work = path.join(ROOT, '.cache/code-mode-example');
+const server = path.join(work, 'server');
+const requests: string[] = [];
+let backend: http.Server;
+let env: Record<string, string>;
+const clients: AnyClient[] = [];
+const text = (r: unknown): string => ((r as { content: Array<{ text?: string }> }).content ?? []).map((c) => c.text ?? '').join('\n');
+
+beforeAll(async () => {
+  rmSync(work, { recursive: true, force: true });
+  mkdirSync(work, { recursive: true });
+  const manifest = readFileSync(path.join(ROOT, 'examples/petstore-code/mcpgen.yaml'), 'utf8').replace('openapi: ../petstore/openapi.yaml', `openapi: ${JSON.stringify(path.join(ROOT, 'examples/petstore/openapi.yaml'))}`);
+  writeFileSync(path.join(work, 'mcpgen.yaml'), manifest);
+  const io = { stdout: () => undefined, stderr: (s: string) => void process.stderr.write(s), cwd: work };
+  expect(await main(['build', 'mcpgen.yaml', '--quiet'], io)).toBe(0);
+  await run(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', server], { maxBuffer: 16 * 1024 * 1024 });
+  backend = http.createServer((req, res) => {
+    requests.push(`${req.method} ${req.url}`);
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(
+      JSON.stringify({
+        items: [
+          { id: 1, name: 'Tom', tag: 'cat', status: 'available' },
+          { id: 2, name: 'Rex', tag: 'dog', status: 'available' },
+          { id: 3, name: 'Kit', tag: 'cat', status: 'sold' },
+        ],
+        total: 3,
+      }),
+    );
+  });
+  await new Promise<void>((r) => backend.listen(0, '127.0.0.1', r));
+  env = { PETSTORE_CODE_BASE_URL: `http://127.0.0.1:${(backend.address() as { port: number }).port}`, PETSTORE_CODE_AUDIT_FILE: path.join(work, 'audit.jsonl'), PETSTORE_CODE_REFLECTION_DIR: path.join(work, 'store') };
+}, 300_000);
+
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+  backend?.close();
+});
+
+async function client(name = 'local'): Promise<AnyClient> {
+  const c = await connectClient({ kind: 'stdio', server, env: { ...env, PETSTORE_CODE_CLIENT: name } }, 'modern');
+  clients.push(c.client);
+  return c.client;
+}
+
+describe('examples/petstore-code', () => {
+  it('lists the code tools without a preset, the front-desk tools with it', async () => {
+    const c = await client();
+    expect((await c.listTools()).tools.map((t) => t.name)).toEqual(['search_tools', 'describe_tool', 'execute', 'persist_justification']);
+    const desk = await c.listTools({ _meta: { 'io.mcpgen/concernPreset': 'front-desk' } });
+    expect(desk.tools.map((t) => t.name).sort()).toEqual(['createPet', 'getInventory', 'getPetById', 'listPets', 'persist_justification'].sort());
+  });
+
+  it('runs the README example: the cats, by name', async () => {
+    const c = await client();
+    expect(text(await c.callTool({ name: 'describe_tool', arguments: { name: 'listPets' } }))).toContain('api.listPets(args: { limit?: number; status?: "available" | "pending" | "sold"; tags?: string[] }): Promise<{ items?: (Array<{ id?: number | null; name?: string | null; tag?: string | null');
+    const r = await c.callTool({ name: 'execute', arguments: { code: `const { items } = await api.listPets({ limit: 50 });\nreturn items.filter((p: { tag?: string }) => p.tag === 'cat').map((p: { name: string }) => p.name);` } });
+    expect(text(r).split('\n', 1)[0]).toBe('["Tom","Kit"]');
+  });
+
+  it("refuses intern's updatePet from code, naming the rule, and holds deletePet at the gate", async () => {
+    const intern = await client('intern');
+    requests.length = 0;
+    const denied = await intern.callTool({ name: 'execute', arguments: { code: `return await api.updatePet({ petId: 1, body: { name: 'Tim' } })` } });
+    expect(denied.isError).toBe(true);
+    expect(text(denied)).toContain('policy.access.rules[0]');
+    const gated = await intern.callTool({ name: 'execute', arguments: { code: `return await api.deletePet({ petId: 1 })` } });
+    expect(gated.isError).toBe(true);
+    expect(text(gated)).toContain('the reflection gate holds deletePet');
+    expect(text(gated)).toContain('justify_pet_removal');
+    expect(requests).toEqual([]);
+  });
+});
