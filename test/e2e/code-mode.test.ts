@@ -266,6 +266,37 @@ describe('cancellation, isolation and memory', () => {
     expect(text(next).split('\n', 1)[0]).toBe('1');
   });
 
+  it('a legacy HTTP session that ends stops its execute and the API call in flight', async () => {
+    const proc = await startHttp(server, env);
+    try {
+      closed.length = 0;
+      requests.length = 0;
+      const { client } = await connectClient({ kind: 'http', url: proc.url }, 'legacy');
+      const pending = client.callTool({ name: 'execute', arguments: { code: `await api.pulls_list({ owner: 'o', repo: 'slow' }); return 'never'` } }).catch(() => 'failed');
+      while (!requests.some((r) => r.url.startsWith('/repos/o/slow/pulls'))) await new Promise((r) => setTimeout(r, 20));
+      // the client ends its session (DELETE), then goes
+      await (client as unknown as { transport: { terminateSession(): Promise<void> } }).transport.terminateSession();
+      await client.close();
+      await pending;
+      while (closed.length === 0) await new Promise((r) => setTimeout(r, 20));
+      expect(closed[0]).toMatch(/^\/repos\/o\/slow\/pulls/);
+    } finally {
+      proc.kill();
+    }
+  });
+
+  it('SIGTERM drains: an execute that would loop for ten minutes is stopped and the process exits', async () => {
+    // the wall time is ten minutes and the drain 300 ms: only the drain can end this run before the test's timeout
+    const proc = await startHttp(server, { ...env, GITHUB_CODE_TIMEOUT_MS: '600000', GITHUB_DRAIN_MS: '300' });
+    const { client } = await connectClient({ kind: 'http', url: proc.url }, 'modern');
+    const pending = client.callTool({ name: 'execute', arguments: { code: 'while (true) {}' } }).catch(() => 'failed');
+    while (!audit().some((l) => l.event === 'tool.invoked' && l.primitive === 'execute' && l.era === 'modern' && (l.arguments as { codeChars?: number }).codeChars === 'while (true) {}'.length && Date.parse(String(l.time)) > Date.now() - 20_000)) await new Promise((r) => setTimeout(r, 20));
+    proc.kill('SIGTERM');
+    expect(await proc.exit).not.toBeUndefined();
+    await pending;
+    await client.close().catch(() => undefined);
+  }, 60_000);
+
   it('code that loops holds up only its own run: another client is served meanwhile', async () => {
     const a = await stdioClient('modern');
     const order: string[] = [];
