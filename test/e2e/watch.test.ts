@@ -1,10 +1,11 @@
 /**
  * `mcpgen build --watch` as a user runs it: a child process on a temporary Petstore project;
  * an edit of the spec is rebuilt (the new text reaches the generated file), the build's own
- * writes trigger nothing, and SIGTERM stops it cleanly.
+ * writes (the project and the build cache) trigger nothing, a manifest edit's rebuild reads the
+ * spec from the build cache, and SIGTERM stops it cleanly.
  */
 import { spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -52,12 +53,22 @@ describe('mcpgen build --watch', () => {
       expect(stderr).toMatch(/openapi\.yaml changed: rebuilding/);
       expect(stdout.split('\n').filter((l) => l.startsWith('Built'))[1]).toMatch(/0 added, [1-9]\d* changed, 0 removed/);
       expect(readFileSync(tools, 'utf8')).toContain('Lists every pet the store has');
+      // the rebuild kept the edited spec in the build cache beside the manifest
+      const cache = path.join(dir, '.cache/mcpgen');
+      const entries = readdirSync(cache).filter((f) => f.startsWith('spec-') && f.endsWith('.entry'));
+      expect(entries).toHaveLength(1);
+      const entry = path.join(cache, entries[0]!);
+      expect(readFileSync(entry, 'utf8')).toContain('Lists every pet the store has');
+      const kept = statSync(entry);
 
       // a manifest edit rebuilds too
       const manifest = path.join(dir, 'mcpgen.yaml');
       writeFileSync(manifest, readFileSync(manifest, 'utf8').replace('description: Counts of pets by status', 'description: How many pets there are, by status'));
       await until(() => builds() === 3, 60_000, seen);
       expect(readFileSync(tools, 'utf8')).toContain('How many pets there are, by status');
+      // a manifest-only change: the spec came from the cache, whose entry was not written again
+      const after = statSync(entry);
+      expect([after.ino, after.mtimeMs]).toEqual([kept.ino, kept.mtimeMs]);
 
       // the build's own writes into server/ start no further build
       await new Promise((r) => setTimeout(r, 1500));
