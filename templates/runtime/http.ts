@@ -64,6 +64,7 @@ export interface HttpOptions {
   bus?: ServerEventBus;                     // change events of modern subscriptions/listen streams (resource subscriptions)
   unknownSession?: string;                  // said after 'Session not found' (several instances: sessions need sticky routing)
   precheck?: (body: unknown, ctx: { identity?: string; headers: Headers }) => { status: number; code: number; message: string; data?: unknown } | undefined; // refuses a modern request before the SDK serves it (x-mcp-header mismatch, a subscription the client may not read)
+  taskListen?: (identity: string | undefined, taskIds: readonly unknown[], subscriptionId: unknown, send: (message: unknown) => void) => Promise<{ accepted: string[]; stop: () => void }>; // 2026-07-28 listen streams for task ids (tasks-tools.ts), served before the SDK's router, which knows none
 }
 export interface HttpHandle {
   readonly url: string;                     // e.g. http://127.0.0.1:PORT/mcp
@@ -351,6 +352,8 @@ export async function serveHttp(factory: HttpServerFactory, options: HttpOptions
     if (legacy) return legacyRoute(req, res, body, auth, headers);
     const refused = options.precheck?.(body, { ...(auth?.clientId !== undefined ? { identity: auth.clientId } : {}), headers });
     if (refused) return reply(res, refused.status, { jsonrpc: '2.0', error: { code: refused.code, message: refused.message, ...(refused.data !== undefined ? { data: refused.data } : {}) }, id: (body as { id?: unknown }).id ?? null });
+    const taskIds = options.taskListen && isMethod(body, 'subscriptions/listen') ? (body as { params?: { notifications?: { taskIds?: unknown } } }).params?.notifications?.taskIds : undefined;
+    if (Array.isArray(taskIds) && taskIds.length > 0) return listenForTasks(res, body as { id?: unknown }, taskIds, auth?.clientId, options.taskListen!);
     await modernNode(Object.assign(req, { auth }), res, body);
   };
 
@@ -403,4 +406,23 @@ export async function serveHttp(factory: HttpServerFactory, options: HttpOptions
         log('info', 'http: closed');
       })()),
   };
+}
+
+/**
+ * A 2026-07-28 `subscriptions/listen` stream for task ids (the Tasks extension): an SSE response
+ * whose first message acknowledges the ids of the client's own live tasks, then one
+ * `notifications/tasks` per change of one of them, until the client closes it.
+ */
+async function listenForTasks(res: ServerResponse, body: { id?: unknown }, taskIds: readonly unknown[], identity: string | undefined, taskListen: NonNullable<HttpOptions['taskListen']>): Promise<void> {
+  const subscriptionId = body.id ?? null;
+  const write = (message: unknown): void => void res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive' });
+  // a change before the acknowledgement is sent waits for it
+  let early: unknown[] | undefined = [];
+  const { accepted, stop } = await taskListen(identity, taskIds, subscriptionId, (message) => (early ? early.push(message) : write(message)));
+  write({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { _meta: { 'io.modelcontextprotocol/subscriptionId': subscriptionId }, notifications: { taskIds: accepted } } });
+  for (const message of early) write(message);
+  early = undefined;
+  if (res.destroyed) stop();
+  else res.once('close', stop);
 }

@@ -165,6 +165,7 @@ export async function main(config: ServerConfig, tools: readonly OperationTool[]
       bodyLimitHint: `tool arguments may take ${settings.maxArgumentBytes ?? DEFAULT_MAX_ARGUMENT_BYTES} bytes (${vars.maxArgumentBytes}), the rest of the message ${BODY_ENVELOPE_BYTES}`,
       // x-mcp-header checks and subscription access, before the SDK serves a modern request
       precheck: (body, ctx) => factory.precheck(body, { era: 'modern', headers: ctx.headers, ...(ctx.identity !== undefined ? { identity: ctx.identity } : {}) }),
+      ...(factory.taskListen ? { taskListen: factory.taskListen } : {}),
       bus: streams,
       // legacy sessions live in the instance that opened them (docs/deploy.md: route by Mcp-Session-Id)
       ...(shared !== undefined ? { unknownSession: ` on this instance (${INSTANCE_ID}): a legacy session (clients before MCP 2026-07-28) is served only by the instance that opened it, so the load balancer must route requests by their Mcp-Session-Id header (sticky sessions); it may also have expired or been closed. Start a new session` } : {}),

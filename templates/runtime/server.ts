@@ -82,6 +82,8 @@ export type ServerFactory = ((ctx: InstanceContext) => Server) & {
    * gives). Undefined: serve it.
    */
   precheck(body: unknown, ctx: InstanceContext): HeaderRefusal | undefined;
+  /** With task tools: a 2026-07-28 HTTP listen stream for task ids (tasks-tools.ts `listen`); `identity` undefined ⇒ the server's default. */
+  readonly taskListen?: (identity: string | undefined, taskIds: readonly unknown[], subscriptionId: unknown, send: (message: unknown) => void) => Promise<{ accepted: string[]; stop: () => void }>;
 };
 
 /** What the server needs of resource subscriptions (subscriptions.ts's `resourceChanges` is one; not imported, so servers whose resources never change carry none of it). */
@@ -585,5 +587,6 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
     }
     return undefined;
   };
-  return Object.assign(factory, { settings, toolCount: all.length, precheck, ...(feed ? { bus: feed.bus, share: (bus: ServerEventBus) => feed.share(bus) } : {}) });
+  const taskListen = taskTools ? { taskListen: (identity: string | undefined, ids: readonly unknown[], subscriptionId: unknown, send: (message: unknown) => void) => taskTools.listen(identity ?? defaultIdentity, ids, subscriptionId, send) } : {};
+  return Object.assign(factory, { settings, toolCount: all.length, precheck, ...taskListen, ...(feed ? { bus: feed.bus, share: (bus: ServerEventBus) => feed.share(bus) } : {}) });
 }

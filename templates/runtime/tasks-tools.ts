@@ -117,6 +117,26 @@ export class TaskTools {
     }
   }
 
+  /**
+   * A 2026-07-28 listen stream for `taskIds` (`subscriptions/listen` with `notifications.taskIds`,
+   * served before the SDK's listen router, which knows no task ids): the ids of `owner`'s live tasks
+   * among them (what the acknowledgement lists; another identity's are left out as unknown), and a
+   * subscription that sends `notifications/tasks` for each change of one of those tasks until stopped.
+   */
+  async listen(owner: string, taskIds: readonly unknown[], subscriptionId: unknown, send: (message: unknown) => void): Promise<{ accepted: string[]; stop: () => void }> {
+    const accepted: string[] = [];
+    for (const id of new Set(taskIds)) {
+      if (typeof id !== 'string') continue;
+      const t = await this.tasks.store.get(id);
+      if (t && t.owner === owner) accepted.push(id);
+    }
+    const wanted = new Set(accepted);
+    const stop = this.tasks.watch((t) => {
+      if (wanted.has(t.taskId) && t.owner === owner) send({ jsonrpc: '2.0', ...Tasks.listenNotification(t, subscriptionId) });
+    });
+    return { accepted, stop };
+  }
+
   /** Registers tasks/get and the other task methods of `era` on `server`. */
   install(server: Server, era: Era, ownerOf: (ctx: ServerContext) => string): void {
     this.tasks.install(server, era, ownerOf);

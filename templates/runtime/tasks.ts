@@ -105,6 +105,8 @@ export class Tasks {
   private readonly running = new Map<string, { controller: AbortController; era: Era; notify?: (t: TaskRecord) => void; work: TaskWork; resume?: { requestState?: string; answers: Record<string, unknown> } }>();
   /** Who waits for a task to end (legacy tasks/result). */
   private readonly waiters = new Map<string, Array<() => void>>();
+  /** Who watches every change (2026-07-28 listen streams, tasks-tools.ts). */
+  private readonly watchers = new Set<(t: TaskRecord) => void>();
 
   constructor(options: TasksOptions = {}) {
     this.store = options.store ?? new MemoryTaskStore();
@@ -172,11 +174,18 @@ export class Tasks {
   private async change(taskId: string, update: Parameters<TaskStore['update']>[1]): Promise<TaskRecord | undefined> {
     const before = await this.store.get(taskId);
     const after = await this.store.update(taskId, update);
-    if (after && before && after.status !== before.status) {
+    if (after && before && (after.status !== before.status || after.inputRequests !== before.inputRequests)) {
       try {
-        this.running.get(taskId)?.notify?.(after);
+        if (after.status !== before.status) this.running.get(taskId)?.notify?.(after);
       } catch {
         // a closed connection: the client polls
+      }
+      for (const watch of [...this.watchers]) {
+        try {
+          watch(after);
+        } catch (err) {
+          log('warn', 'tasks: a watcher failed', err);
+        }
       }
     }
     return after;
@@ -221,6 +230,12 @@ export class Tasks {
     delete running.resume;
     await this.change(t.taskId, { status: 'working' });
     void this.finish(t.taskId, running.era, running.work(running.controller.signal, { ...(requestState !== undefined ? { requestState } : {}), inputResponses: answers }));
+  }
+
+  /** Calls `watcher` with each task that changes (status or questions) until the returned function is called. */
+  watch(watcher: (t: TaskRecord) => void): () => void {
+    this.watchers.add(watcher);
+    return () => void this.watchers.delete(watcher);
   }
 
   /** The task once it has ended (legacy tasks/result blocks until then). */
@@ -290,6 +305,12 @@ export class Tasks {
     // the v2 SDK checks a tools/call result: content must be there
     if (era === 'legacy') return { content: [], task: legacyTask(t) } as unknown as CallToolResult;
     return { content: [], resultType: 'task', ...modernTask(t) } as unknown as CallToolResult;
+  }
+
+  /** The 2026-07-28 `notifications/tasks` of `t` on the listen stream `subscriptionId`: the whole task, result or error inlined. */
+  static listenNotification(t: TaskRecord, subscriptionId: unknown): { method: 'notifications/tasks'; params: Record<string, unknown> } {
+    const { resultType: _complete, ...task } = detailed(t);
+    return { method: 'notifications/tasks', params: { ...task, _meta: { 'io.modelcontextprotocol/subscriptionId': subscriptionId } } };
   }
 
   /** The legacy `notifications/tasks/status` of `t` (sent to the connection that created it). */

@@ -343,6 +343,58 @@ describe('tasks belong to the identity that created them (HTTP)', () => {
   });
 });
 
+describe('2026-07-28 status notifications: subscriptions/listen with taskIds (HTTP)', () => {
+  /** Opens a listen stream for `taskIds` as `who`; its messages, in order, as they come. */
+  async function listen(who: keyof typeof TOKENS, taskIds: string[]) {
+    const controller = new AbortController();
+    const envelope = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'e2e-listen', version: '1.0.0' }, 'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } } };
+    const res = await fetch(http.url, {
+      method: 'POST',
+      signal: controller.signal,
+      headers: { authorization: `Bearer ${TOKENS[who]}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'subscriptions/listen' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: `listen-${who}`, method: 'subscriptions/listen', params: { notifications: { taskIds }, _meta: envelope } }),
+    });
+    expect(res.headers.get('content-type')).toContain('text/event-stream');
+    const reader = res.body!.getReader();
+    let buffer = '';
+    const next = async (): Promise<{ method: string; params: Record<string, unknown> }> => {
+      for (;;) {
+        const end = buffer.indexOf('\n\n');
+        if (end >= 0) {
+          const event = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const data = event.split('\n').find((l) => l.startsWith('data: '));
+          if (data) return JSON.parse(data.slice(6)) as { method: string; params: Record<string, unknown> };
+          continue;
+        }
+        const { value, done } = await reader.read();
+        if (done) throw new Error('the listen stream ended');
+        buffer += new TextDecoder().decode(value);
+      }
+    };
+    open.push({ close: async () => controller.abort() });
+    return { next, close: () => controller.abort() };
+  }
+
+  it('acknowledges the caller\'s own tasks only, then sends notifications/tasks as one changes', async () => {
+    const { raw } = await modern('http', 'alice');
+    const created = (await raw('tools/call', { name: 'brew', arguments: { ms: 600_000 } })) as { result: { taskId: string } };
+    const taskId = created.result.taskId;
+    const stream = await listen('alice', [taskId, 'no-such-task']);
+    const ack = await stream.next();
+    expect(ack).toMatchObject({ method: 'notifications/subscriptions/acknowledged', params: { notifications: { taskIds: [taskId] }, _meta: { 'io.modelcontextprotocol/subscriptionId': 'listen-alice' } } });
+    // bob may not listen to alice's task: acknowledged without it
+    const spy = await listen('bob', [taskId]);
+    expect((await spy.next()).params).toMatchObject({ notifications: { taskIds: [] } });
+    await raw('tasks/cancel', { taskId });
+    const changed = await stream.next();
+    expect(changed).toMatchObject({ method: 'notifications/tasks', params: { taskId, status: 'cancelled', _meta: { 'io.modelcontextprotocol/subscriptionId': 'listen-alice' } } });
+    expect(changed.params.resultType).toBeUndefined();
+    stream.close();
+    spy.close();
+  });
+});
+
 describe('bounds of the task table (<PREFIX>_MAX_TASKS, _TASK_TTL_MS)', () => {
   it('--help lists them; with JOBS_MAX_TASKS=1 a second running task is refused (-32603) until the first ends', async () => {
     const help = await run(process.execPath, [path.join(project, 'dist/server.js'), '--help']);
