@@ -62,8 +62,8 @@ export type NestedOutcome = {
 /** Runs operation `tool` with `args` as a nested call of the `execute` call; never rejects. */
 export type CodeRunner = (tool: string, args: Record<string, unknown>, signal: AbortSignal) => Promise<NestedOutcome>;
 
-/** One API call the code made, for the answer. */
-type CallRecord = { readonly name: string; readonly status: string };
+/** One API call the code made, for the answer (`in flight` until it answers). */
+type CallRecord = { readonly name: string; status: string };
 
 /** The text of a result's text blocks, joined. */
 function textOf(result: CallToolResult): string {
@@ -159,19 +159,21 @@ export function createCodeMode(signatures: Readonly<Record<string, string>>, opt
           return { ok: false, message: `api.${name} is not an operation of this server; use ${CODE_TOOL_NAMES.search} to find one and ${CODE_TOOL_NAMES.describe} for its signature` };
         }
         const a = typeof callArgs === 'object' && callArgs !== null && !Array.isArray(callArgs) ? (callArgs as Record<string, unknown>) : {};
+        const record: CallRecord = { name: tool, status: 'in flight' };
+        calls.push(record);
         const outcome = await run(tool, a, callSignal);
         if (outcome.refused !== undefined) {
-          calls.push({ name: tool, status: 'refused' });
+          record.status = 'refused';
           return { ok: false, message: `${tool} was refused: ${outcome.refused}` };
         }
         const result = outcome.result!;
         const status = outcome.status;
         if (result.isError === true) {
-          calls.push({ name: tool, status: status !== undefined ? String(status) : 'error' });
+          record.status = status !== undefined ? String(status) : 'error';
           const text = textOf(result);
           return { ok: false, message: `${tool} failed${status !== undefined ? ` with HTTP ${status}` : ''}: ${text.split('\n', 1)[0]!.slice(0, 300)}`, ...(status !== undefined ? { status } : {}), body: text.slice(0, ERROR_BODY_CHARS) };
         }
-        calls.push({ name: tool, status: status !== undefined ? String(status) : 'ok' });
+        record.status = status !== undefined ? String(status) : 'ok';
         return { ok: true, data: dataOf(result) };
       };
       const outcome = await runIsolated(stripped.js, host, limits, signal);
