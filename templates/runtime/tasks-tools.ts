@@ -12,7 +12,8 @@
  */
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { CallToolResult, Server, ServerCapabilities, ServerContext, Tool } from '@modelcontextprotocol/server';
-import { declaresTasks, missingTasks, TASK_CAPABILITIES, TASKS_EXTENSION, Tasks } from './tasks.js';
+import { Tasks } from './tasks.js';
+import { createdResult, declaresTasks, installTaskMethods, listenNotification, missingTasks, statusNotification, TASK_CAPABILITIES, TASKS_EXTENSION } from './tasks-wire.js';
 import type { TaskResume, TaskSupport, TaskWork } from './tasks.js';
 import { MemoryTaskStore } from './tasks-store.js';
 import type { TaskStore } from './tasks-store.js';
@@ -110,7 +111,7 @@ export class TaskTools {
       if (first) return first.r;
       // the task outlives the request: the request's end no longer aborts it, tasks/cancel does
       request.removeEventListener('abort', onAbort);
-      return Tasks.created(era, await this.tasks.start(era, owner, name, work, { running: { result, controller } }));
+      return createdResult(era, await this.tasks.start(era, owner, name, work, { running: { result, controller } }));
     } finally {
       request.removeEventListener('abort', onAbort);
       ESCALATIONS.delete(ctx);
@@ -132,14 +133,14 @@ export class TaskTools {
     }
     const wanted = new Set(accepted);
     const stop = this.tasks.watch((t) => {
-      if (wanted.has(t.taskId) && t.owner === owner) send({ jsonrpc: '2.0', ...Tasks.listenNotification(t, subscriptionId) });
+      if (wanted.has(t.taskId) && t.owner === owner) send({ jsonrpc: '2.0', ...listenNotification(t, subscriptionId) });
     });
     return { accepted, stop };
   }
 
   /** Registers tasks/get and the other task methods of `era` on `server`. */
   install(server: Server, era: Era, ownerOf: (ctx: ServerContext) => string): void {
-    this.tasks.install(server, era, ownerOf);
+    installTaskMethods(this.tasks, server, era, ownerOf);
   }
 
   /**
@@ -160,8 +161,8 @@ export class TaskTools {
       throw missingTasks(`Tool ${name}`);
     }
     const ttl = era === 'legacy' ? (hint as { ttl?: unknown }).ttl : undefined;
-    const notify = era === 'legacy' ? (t: Parameters<typeof Tasks.statusNotification>[0]) => void server.notification(Tasks.statusNotification(t) as never).catch(() => undefined) : undefined;
+    const notify = era === 'legacy' ? (t: Parameters<typeof statusNotification>[0]) => void server.notification(statusNotification(t) as never).catch(() => undefined) : undefined;
     const record = await this.tasks.start(era, owner, name, work, { ...(typeof ttl === 'number' ? { ttlMs: ttl } : {}), ...(notify ? { notify } : {}) });
-    return Tasks.created(era, record);
+    return createdResult(era, record);
   }
 }
