@@ -78,6 +78,7 @@ export function runIsolated(js: string, host: HostCall, limits: SandboxLimits, s
     const shared = new SharedArrayBuffer(4);
     const flag = new Int32Array(shared);
     let grace: NodeJS.Timeout | undefined;
+    let timedOut = false;
     const stop = () => {
       Atomics.store(flag, 0, 1);
       s.worker.postMessage({ type: 'cancel', run: id } satisfies ToWorker);
@@ -88,6 +89,7 @@ export function runIsolated(js: string, host: HostCall, limits: SandboxLimits, s
     };
     // past the wall time and the grace period, the worker is stuck (native code that never reaches the interrupt handler): ended
     const deadline = setTimeout(() => {
+      timedOut = true;
       stop();
       grace ??= setTimeout(() => void s.worker.terminate(), GRACE_MS);
     }, limits.timeoutMs + 250);
@@ -101,7 +103,12 @@ export function runIsolated(js: string, host: HostCall, limits: SandboxLimits, s
         if (grace) clearTimeout(grace);
         signal.removeEventListener('abort', onAbort);
         for (const c of run.calls.values()) c.abort();
-        resolve(signal.aborted && outcome.kind !== 'returned' ? { kind: 'cancelled', console: outcome.console } : outcome);
+        if (signal.aborted && outcome.kind !== 'returned') return resolve({ kind: 'cancelled', console: outcome.console });
+        // a worker ended past the wall time: the run crossed that bound
+        if (timedOut && outcome.kind === 'thrown' && outcome.message.includes("the sandbox's thread ended")) {
+          return resolve({ kind: 'bound', bound: 'time', message: `wall time bound: the code ran longer than ${limits.timeoutMs} ms and was stopped (its thread was ended)`, console: outcome.console });
+        }
+        resolve(outcome);
       },
     };
     s.runs.set(id, run);

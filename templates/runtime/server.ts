@@ -219,12 +219,12 @@ export function toolDescriptor(tool: ToolMetadata): Tool {
   return toolEntry(tool) as Tool;
 }
 
-/** The first text block of a result. */
 /** `settings` whose results are compacted but not cut to a token budget (code mode's nested calls). */
 function wholeResults(settings: Settings): Settings {
   return { ...settings, results: { ...(settings.results ?? DEFAULT_RESULT_POLICY), maxTokens: Number.MAX_SAFE_INTEGER } };
 }
 
+/** The first text block of a result. */
 function textOfResult(result: ToolResult): string {
   const first = (result as CallToolResult).content?.find((c) => c.type === 'text');
   return first?.type === 'text' ? first.text : '';
@@ -391,7 +391,8 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
       if (!reflection || !reflection.isGated(call.name)) return next();
       const verdict = await reflection.check(call.name, call.args, { server: call.server, ctx: call.ctx, era: call.era, signal: call.signal, callId: call.callId, state: call.state });
       if (verdict.ok) return next();
-      const said = isInputRequired(verdict.result) ? 'its justification is asked from the client mid-call, which code cannot wait for' : textOfResult(verdict.result);
+      // the gate's own instructions, but the retry is a new run of the code, not a direct call
+      const said = isInputRequired(verdict.result) ? 'its justification is asked from the client mid-call, which code cannot wait for' : textOfResult(verdict.result).replace(`Then call ${call.name} again with the same arguments.`, `Then run ${call.parent?.name ?? 'execute'} again with the same code.`);
       const reason = `the reflection gate holds ${call.name}: ${said}\nFrom code: get the justification stored first (${reflection.persistTool.name}), then run execute again.`;
       call.report.refusal = { kind: 'denied', reason };
       throw new Error(reason);
@@ -454,7 +455,7 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
       });
     }
     if (!hasTools) return server;
-    taskTools?.install(server, instance.era, (ctx) => ctx.http?.authInfo?.clientId ?? instance.identity ?? defaultIdentity);
+    taskTools?.install(server, instance.era, (ctx) => ctx.http?.authInfo?.clientId ?? instance.identity ?? defaultIdentity, (tool, ctx) => gate.visible('tools', tool, ctx));
 
     // search mode per concern preset: the request's active preset decides what is listed
     const activePreset = (gate as Partial<PresetGate>).activePreset;

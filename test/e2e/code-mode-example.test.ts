@@ -84,6 +84,15 @@ describe('examples/petstore-code', () => {
     expect(gated.isError).toBe(true);
     expect(text(gated)).toContain('the reflection gate holds deletePet');
     expect(text(gated)).toContain('justify_pet_removal');
+    expect(text(gated)).toContain('Then run execute again with the same code.');
     expect(requests).toEqual([]);
+    // the host flow from code: store the justification the refusal asked for, run the same code again
+    const hash = /"hash": "([^"]+)"/.exec(text(gated))![1]!;
+    const justification = { intent: 'remove a duplicate record', alternatives: ['mark it sold'], choice: 'delete: it is a duplicate', confidence: 0.9 };
+    const stored = await intern.callTool({ name: 'persist_justification', arguments: { hash, domain: 'pets', justification } });
+    expect(stored.isError).toBeFalsy();
+    const again = await intern.callTool({ name: 'execute', arguments: { code: `return await api.deletePet({ petId: 1 })` } });
+    expect(again.isError, text(again)).toBeFalsy();
+    expect(requests).toEqual(['DELETE /pets/1']);
   });
 });
