@@ -138,9 +138,9 @@ export class TaskTools {
     return { accepted, stop };
   }
 
-  /** Registers tasks/get and the other task methods of `era` on `server`. */
-  install(server: Server, era: Era, ownerOf: (ctx: ServerContext) => string): void {
-    installTaskMethods(this.tasks, server, era, ownerOf);
+  /** Registers tasks/get and the other task methods of `era` on `server`; `visible` filters tasks/list by the tool of each task (the request's gate). */
+  install(server: Server, era: Era, ownerOf: (ctx: ServerContext) => string, visible?: (tool: string, ctx: ServerContext) => boolean): void {
+    installTaskMethods(this.tasks, server, era, ownerOf, visible);
   }
 
   /**

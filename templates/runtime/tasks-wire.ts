@@ -67,12 +67,13 @@ function detailed(t: TaskRecord): Record<string, unknown> {
  * Legacy: tasks/get, tasks/result, tasks/list, tasks/cancel. 2026-07-28: tasks/get, tasks/cancel,
  * tasks/update (-32021 without the extension; tasks/result and tasks/list stay unknown: -32601).
  */
-export function installTaskMethods(tasks: Tasks, server: Server, era: Era, ownerOf: (ctx: ServerContext) => string): void {
+export function installTaskMethods(tasks: Tasks, server: Server, era: Era, ownerOf: (ctx: ServerContext) => string, visible: (tool: string, ctx: ServerContext) => boolean = () => true): void {
   const params = { params: { '~standard': { version: 1, vendor: 'mcpgen', validate: (value: unknown) => ({ value }) } } } as const;
   const id = (p: unknown): unknown => (p as { taskId?: unknown } | undefined)?.taskId;
   if (era === 'legacy') {
     server.setRequestHandler('tasks/get', params, async (p, ctx) => legacyTask(await tasks.get(ownerOf(ctx), id(p))));
-    server.setRequestHandler('tasks/list', params, async (_p, ctx) => ({ tasks: (await tasks.store.list(ownerOf(ctx))).map(legacyTask) }));
+    // the request's concern preferences and access rules filter tasks/list as they filter tools/list (seed 002)
+    server.setRequestHandler('tasks/list', params, async (_p, ctx) => ({ tasks: (await tasks.store.list(ownerOf(ctx))).filter((t) => visible(t.tool, ctx)).map(legacyTask) }));
     server.setRequestHandler('tasks/cancel', params, async (p, ctx) => {
       const { task, wasTerminal } = await tasks.cancel(ownerOf(ctx), id(p));
       if (wasTerminal) throw invalid(`Task ${task.taskId} has already ended (${task.status}): it cannot be cancelled`);

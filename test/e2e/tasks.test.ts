@@ -323,6 +323,18 @@ describe('tasks belong to the identity that created them (HTTP)', () => {
     await alice.experimental.tasks.cancelTask(id);
   });
 
+  it('tasks/list is filtered by the session\'s concern preferences, as tools/list is', async () => {
+    const plain = await legacy('http', 'alice');
+    const created = await plain.request({ method: 'tools/call', params: { name: 'brew', arguments: { ms: 600_000 }, task: { ttl: 60_000 } } }, CreateTaskResultSchema);
+    const { client } = await connectClient(target('http', 'alice'), 'legacy', { capabilities: { tasks: {}, experimental: { concerns: { area: 'jobs' } } } as never });
+    open.push(client);
+    const jobsOnly = client as LegacyClient;
+    expect((await jobsOnly.listTools()).tools.map((t) => t.name)).not.toContain('brew');
+    expect((await jobsOnly.experimental.tasks.listTasks()).tasks.map((t) => t.taskId)).not.toContain(created.task.taskId);
+    expect((await plain.experimental.tasks.listTasks()).tasks.map((t) => t.taskId)).toContain(created.task.taskId);
+    await plain.experimental.tasks.cancelTask(created.task.taskId);
+  });
+
   it('a tool the access rules deny gets no task: the call is refused at once, as without one', async () => {
     const bob = await legacy('http', 'bob');
     expect((await bob.listTools()).tools.map((t) => t.name)).not.toContain('startExport');
