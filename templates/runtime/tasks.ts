@@ -61,7 +61,7 @@ export class Tasks {
   private readonly ttlMs: number;
   private readonly pollIntervalMs: number;
   /** Running tasks of this process. */
-  private readonly running = new Map<string, { controller: AbortController; era: Era; notify?: (t: TaskRecord) => void; work: TaskWork; resume?: { requestState?: string; answers: Record<string, unknown> } }>();
+  private readonly running = new Map<string, { controller: AbortController; era: Era; expiry: ReturnType<typeof setTimeout>; notify?: (t: TaskRecord) => void; work: TaskWork; resume?: { requestState?: string; answers: Record<string, unknown> } }>();
   /** Who waits for a task to end (legacy tasks/result). */
   private readonly waiters = new Map<string, Array<() => void>>();
   /** Who watches every change (2026-07-28 listen streams, tasks-tools.ts). */
@@ -93,7 +93,13 @@ export class Tasks {
     }
     // `running`: work already under way (a deferred tool's handler that asked to become a task)
     const controller = opts.running?.controller ?? new AbortController();
-    this.running.set(record.taskId, { controller, era, work, ...(opts.notify ? { notify: opts.notify } : {}) });
+    // past its ttl nobody can fetch the task: work still under way (or parked waiting for answers) stops then
+    const expiry = setTimeout(() => {
+      controller.abort(new Error('The task outlived its ttl'));
+      this.running.delete(record.taskId);
+    }, ttlMs);
+    expiry.unref();
+    this.running.set(record.taskId, { controller, era, work, expiry, ...(opts.notify ? { notify: opts.notify } : {}) });
     void this.finish(record.taskId, era, opts.running?.result ?? work(controller.signal));
     return record;
   }
@@ -124,6 +130,7 @@ export class Tasks {
       update = { status: 'failed', error: { code, message: err instanceof Error ? err.message : String(err), ...(data !== undefined ? { data } : {}) } };
     }
     await this.change(taskId, update).catch((err: unknown) => log('warn', `task ${taskId}: cannot record its end`, err));
+    clearTimeout(this.running.get(taskId)?.expiry);
     this.running.delete(taskId);
     for (const wake of this.waiters.get(taskId) ?? []) wake();
     this.waiters.delete(taskId);

@@ -57,6 +57,22 @@ describe('Tasks', () => {
     expect((await tasks.get('alice', first.taskId)).status).toBe('cancelled');
   });
 
+  it('stops work still under way once its task outlives its ttl (nobody could fetch it any more)', async () => {
+    const tasks = new Tasks({ store: new MemoryTaskStore({ maxTasks: 10, maxAgeMs: 1000 }), ttlMs: 1000 });
+    let stopped!: () => void;
+    const aborted = new Promise<void>((resolve) => (stopped = resolve));
+    const work = (signal: AbortSignal) =>
+      new Promise<never>((_, reject) =>
+        signal.addEventListener('abort', () => {
+          stopped();
+          reject(new Error('stopped'));
+        }),
+      );
+    const t = await tasks.start('modern', 'alice', 't', work);
+    await aborted;
+    await expect(tasks.get('alice', t.taskId)).rejects.toMatchObject({ code: -32602 });
+  });
+
   it('ends a task with a tool error completed in 2026-07-28 and failed in 2025-11-25', async () => {
     const tasks = new Tasks();
     const error = async () => ({ isError: true, content: [{ type: 'text' as const, text: 'no' }] });
