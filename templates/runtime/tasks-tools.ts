@@ -14,12 +14,10 @@ import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { CallToolResult, Server, ServerCapabilities, ServerContext, Tool } from '@modelcontextprotocol/server';
 import { Tasks } from './tasks.js';
 import { createdResult, declaresTasks, installTaskMethods, listenNotification, missingTasks, statusNotification, TASK_CAPABILITIES, TASKS_EXTENSION } from './tasks-wire.js';
-import type { TaskResume, TaskSupport, TaskWork } from './tasks.js';
+import type { Era, TaskResume, TaskSupport, TaskWork } from './tasks.js';
 import { MemoryTaskStore } from './tasks-store.js';
 import type { TaskStore } from './tasks-store.js';
 import { settingNames, TASK_DEFAULTS } from './variables.js';
-
-type Era = 'legacy' | 'modern';
 
 /** A tool as far as tasks go. */
 type TaskCandidate = { readonly name: string; readonly kind: string; readonly task?: TaskSupport | 'deferred'; readonly longRunning?: unknown };
