@@ -18,7 +18,7 @@ const LIMITS = {
   /** Properties of an object shown; more end in `…` as an index signature. */
   inputProps: 40,
   outputProps: 12,
-  nestedOutputProps: 6,
+  nestedOutputProps: 10,
   /** Literals of an enum shown; more: their base type. */
   enumValues: 12,
   /** Characters of a whole signature; longer: the result type is cut to `unknown`. */
@@ -40,7 +40,7 @@ function literal(v: unknown): string {
   return 'unknown';
 }
 
-type Ctx = { readonly defs: Record<string, unknown>; readonly depth: number; readonly props: number; readonly nestedProps: number; readonly seen: ReadonlySet<string> };
+type Ctx = { readonly defs: Record<string, unknown>; readonly depth: number; readonly props: number; readonly nestedProps: number; readonly seen: ReadonlySet<string>; readonly omit?: (key: string) => boolean };
 
 /** The compact TypeScript type of a schema. */
 function typeOf(schema: unknown, ctx: Ctx, level: number): string {
@@ -114,7 +114,8 @@ function resolve(schema: Record<string, unknown>, ctx: Ctx): unknown {
 
 function objectOf(schema: Record<string, unknown>, ctx: Ctx, level: number): string {
   if (level >= ctx.depth) return 'object';
-  const props = isObj(schema.properties) ? Object.entries(schema.properties) : [];
+  // a result's keys that compaction drops (results.omit: `*_url`, `node_id`…) never reach the code
+  const props = isObj(schema.properties) ? Object.entries(schema.properties).filter(([k]) => !ctx.omit?.(k)) : [];
   const required = new Set(Array.isArray(schema.required) ? schema.required.filter((r): r is string => typeof r === 'string') : []);
   if (props.length === 0) return schema.additionalProperties === false ? '{}' : 'Record<string, unknown>';
   // required properties first: they are what a call must give
@@ -125,20 +126,31 @@ function objectOf(schema: Record<string, unknown>, ctx: Ctx, level: number): str
   return `{ ${shown.join('; ')} }`;
 }
 
-/** The signature of one operation: `api.<codeName>(args: {…}): Promise<…>`. */
-export function codeSignature(name: string, inputSchema: unknown, outputSchema: unknown): string {
+/**
+ * The signature of one operation: `api.<codeName>(args: {…}): Promise<…>`. `wrapped`: the output
+ * schema is the `{status, data}` wrapper of a result that is not always an object, whose `data` is
+ * what code receives (code-mode.ts unwraps it).
+ */
+export function codeSignature(name: string, inputSchema: unknown, outputSchema: unknown, wrapped = false, omit: readonly string[] = []): string {
+  const patterns = omit.map((p) => new RegExp(`^${p.split('*').map((x) => x.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`));
+  const omitted = (key: string) => patterns.some((re) => re.test(key));
   const defsOf = (s: unknown) => (isObj(s) && isObj(s.$defs) ? s.$defs : {});
   const input = typeOf(inputSchema, { defs: defsOf(inputSchema), depth: LIMITS.inputDepth, props: LIMITS.inputProps, nestedProps: LIMITS.inputProps, seen: new Set() }, 0);
   const args = input === 'Record<string, unknown>' || input === '{}' || input === 'unknown' ? 'args?: {}' : `args: ${input}`;
   const head = `api.${codeName(name)}(${args})`;
-  const output = outputSchema === undefined ? 'unknown' : typeOf(outputSchema, { defs: defsOf(outputSchema), depth: LIMITS.outputDepth, props: LIMITS.outputProps, nestedProps: LIMITS.nestedOutputProps, seen: new Set() }, 0);
+  if (wrapped && isObj(outputSchema)) {
+    const data = isObj(outputSchema.properties) ? outputSchema.properties.data : undefined;
+    outputSchema = data === undefined ? undefined : { ...(isObj(data) ? data : {}), ...(isObj(outputSchema.$defs) ? { $defs: outputSchema.$defs } : {}) };
+  }
+  const output = outputSchema === undefined ? 'unknown' : typeOf(outputSchema, { defs: defsOf(outputSchema), depth: LIMITS.outputDepth, props: LIMITS.outputProps, nestedProps: LIMITS.nestedOutputProps, seen: new Set(), omit: omitted }, 0);
   const full = `${head}: Promise<${output}>`;
   return full.length <= LIMITS.chars ? full : `${head}: Promise<unknown>`;
 }
 
 /** Tool name ⇒ signature, for every operation tool of `ir`, in tool order. */
-export function codeSignatures(ir: Pick<IrServer, 'tools'>): Record<string, string> {
+export function codeSignatures(ir: Pick<IrServer, 'tools' | 'results'>): Record<string, string> {
+  const omit = ir.results.compact ? ir.results.omit : [];
   const out: Record<string, string> = {};
-  for (const t of ir.tools) Object.defineProperty(out, t.name, { value: codeSignature(t.name, t.inputSchema, t.outputSchema), enumerable: true, writable: true, configurable: true });
+  for (const t of ir.tools) Object.defineProperty(out, t.name, { value: codeSignature(t.name, t.inputSchema, t.outputSchema, t.resultShape === 'wrapped', t.results?.compact === false ? [] : (t.results?.omit ?? omit)), enumerable: true, writable: true, configurable: true });
   return out;
 }

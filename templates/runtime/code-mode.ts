@@ -55,6 +55,8 @@ export function codeLimitsFromEnv(envPrefix: string, env: NodeJS.ProcessEnv): Sa
 export type NestedOutcome = {
   readonly result?: CallToolResult;
   readonly status?: number;
+  /** The tool wraps its results as `{status, data}` (results that are not always objects): code gets `data`. */
+  readonly wrapped?: boolean;
   /** Set when a step refused the call (access, limits, the gate, reach): why. */
   readonly refused?: string;
 };
@@ -73,9 +75,15 @@ function textOf(result: CallToolResult): string {
     .join('\n');
 }
 
-/** The data of a successful result: its structured content, else its first line as JSON, else its text (as `ctx.api` reads it). */
-function dataOf(result: CallToolResult): unknown {
-  if (result.structuredContent !== undefined) return result.structuredContent;
+/**
+ * The data of a successful result: the response body's JSON value — its structured content, or
+ * that content's `data` when the tool wraps results that are not always objects (`{status, data}`),
+ * else the text's first line as JSON, else the text — so code sees the same value whether or not
+ * the tool publishes an output schema.
+ */
+function dataOf(result: CallToolResult, wrapped: boolean): unknown {
+  const structured = result.structuredContent as Record<string, unknown> | undefined;
+  if (structured !== undefined && structured !== null) return wrapped ? (structured.data ?? null) : structured;
   const text = textOf(result);
   try {
     return JSON.parse(text.split('\n', 1)[0]!) as unknown;
@@ -174,7 +182,7 @@ export function createCodeMode(signatures: Readonly<Record<string, string>>, opt
           return { ok: false, message: `${tool} failed${status !== undefined ? ` with HTTP ${status}` : ''}: ${text.split('\n', 1)[0]!.slice(0, 300)}`, ...(status !== undefined ? { status } : {}), body: text.slice(0, ERROR_BODY_CHARS) };
         }
         record.status = status !== undefined ? String(status) : 'ok';
-        return { ok: true, data: dataOf(result) };
+        return { ok: true, data: dataOf(result, outcome.wrapped === true) };
       };
       const outcome = await runIsolated(stripped.js, host, limits, signal);
       return answer(outcome, calls, results);

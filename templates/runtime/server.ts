@@ -131,7 +131,7 @@ export interface ToolSearch {
 }
 
 /** What one nested call of code mode gave (code-mode.ts's `NestedOutcome`). */
-export type CodeNestedOutcome = { readonly result?: CallToolResult; readonly status?: number; readonly refused?: string };
+export type CodeNestedOutcome = { readonly result?: CallToolResult; readonly status?: number; readonly wrapped?: boolean; readonly refused?: string };
 
 /** Code mode as the server sees it (code-mode.ts's `CodeMode` is one; not imported, so other servers carry no sandbox). */
 export interface CodeFront {
@@ -407,7 +407,7 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
       const result = await runPipeline(codeSteps, dispatch, call);
       if (isInputRequired(result)) return { refused: `${name} asks the client for input, which code cannot give` };
       if (call.report.refusal && result.isError === true) return { refused: textOfResult(result) };
-      return { result, ...(call.report.httpStatus !== undefined ? { status: call.report.httpStatus } : {}) };
+      return { result, wrapped: target.tool.resultShape === 'wrapped', ...(call.report.httpStatus !== undefined ? { status: call.report.httpStatus } : {}) };
     } catch (err) {
       return { refused: err instanceof Error ? err.message : String(err) };
     }

@@ -65,7 +65,8 @@ beforeAll(async () => {
   const manifest = readFileSync(path.join(FIXTURE, 'mcpgen.yaml'), 'utf8').replace('openapi: ../../../.corpus/github-rest.json', `openapi: ${JSON.stringify(path.join(ROOT, '.corpus/github-rest.json'))}`);
   writeFileSync(
     path.join(work, 'mcpgen.yaml'),
-    `${manifest}discovery:\n  mode: code\n  presets: { ci: list }\npolicy:\n  audit:\n    file: audit.jsonl\n  access:\n    default: allow\n    rules:\n      - clients: [bob]\n        deny: { names: ['pulls_list-reviews'] }\n`,
+    // output schemas up to 64 KB are kept, so list results are typed in their signatures and come back wrapped ({status, data}) for code to unwrap
+    `${manifest}outputSchemaMaxBytes: 65536\ndiscovery:\n  mode: code\n  presets: { ci: list }\npolicy:\n  audit:\n    file: audit.jsonl\n  access:\n    default: allow\n    rules:\n      - clients: [bob]\n        deny: { names: ['pulls_list-reviews'] }\n`,
   );
   let out = '';
   const io = { stdout: (s: string) => void (out += s), stderr: (s: string) => void process.stderr.write(s), cwd: work };
@@ -155,6 +156,10 @@ describe('code mode on GitHub', () => {
     expect(found).toContain('api.pulls_list_reviews(args: { owner: string; repo: string; pull_number: number');
     const described = text(await client.callTool({ name: 'describe_tool', arguments: { name: 'pulls_list' } }));
     expect(described).toContain('api.pulls_list(args: { owner: string; repo: string; state?: "open" | "closed" | "all"');
+    // the result type is the body's (a list of pull requests), not the {status, data} wrapper
+    expect(described).toMatch(/\): Promise<\(?Array<\{ id\?: number \| null; number\?: number \| null; state\?: string \| null; locked\?: boolean \| null; title\?: string \| null;/);
+    // without the keys compaction drops (url, *_url, node_id), which the code never receives
+    expect(described).not.toMatch(/html_url|node_id/);
     // every one of GitHub's 1,223 signatures is a valid declaration
     const { codeSignatures } = (await import(pathToFileURL(path.join(server, 'dist/code-signatures.gen.js')).href)) as { codeSignatures: Record<string, string> };
     const all = Object.values(codeSignatures);

@@ -30,6 +30,18 @@ describe('codeSignature', () => {
     expect(syntaxErrors(sig)).toEqual([]);
   });
 
+  it("a wrapped result ({status, data}) is typed as its data, which is what code receives", () => {
+    const output = { type: 'object', properties: { status: { type: 'integer' }, data: { type: 'array', items: pet } } };
+    expect(codeSignature('list', { type: 'object', properties: {} }, output, true)).toBe('api.list(args?: {}): Promise<Array<{ name: string; id?: number; tag?: string | null }>>');
+    expect(codeSignature('empty', { type: 'object', properties: {} }, { type: 'object', properties: { status: { type: 'integer' } } }, true)).toBe('api.empty(args?: {}): Promise<unknown>');
+  });
+
+  it("leaves out the result keys compaction drops (results.omit), never the arguments'", () => {
+    const output = { type: 'object', properties: { url: { type: 'string' }, html_url: { type: 'string' }, node_id: { type: 'string' }, number: { type: 'integer' } } };
+    const input = { type: 'object', properties: { url: { type: 'string' } } };
+    expect(codeSignature('x', input, output, false, ['*_url', 'url', 'node_id'])).toBe('api.x(args: { url?: string }): Promise<{ number?: number }>');
+  });
+
   it('an operation without arguments or result schema', () => {
     expect(codeSignature('meta_root', { type: 'object', properties: {} }, undefined)).toBe('api.meta_root(args?: {}): Promise<unknown>');
   });
@@ -41,7 +53,7 @@ describe('codeSignature', () => {
     const sig = codeSignature('x', input, output);
     expect(sig).toContain('args: { node?: { child?: object } }');
     expect(sig).toContain('a: string; big?: string; wide?: { f0?: string;');
-    expect(sig).toContain('/* +14 more */ [k: string]: unknown');
+    expect(sig).toContain('/* +10 more */ [k: string]: unknown');
     expect(syntaxErrors(sig)).toEqual([]);
   });
 
