@@ -81,7 +81,9 @@ async function modern(kind: TransportKind, who: keyof typeof TOKENS = 'alice') {
     const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': framing.clientInfo, 'io.modelcontextprotocol/clientCapabilities': caps };
     return dispatch({ method, params: { _meta: meta, ...params } }) as Promise<{ kind: 'result'; result: Record<string, unknown> } | { kind: 'error'; error: { code: number; message: string; data?: unknown } }>;
   };
-  return { client: v2, session, raw };
+  /** Sends a message on the client's transport as it is (a listen request, a cancellation). */
+  const post = (message: unknown) => (v2 as unknown as { transport: { send(m: unknown): Promise<void> } }).transport.send(message);
+  return { client: v2, session, raw, post, taskNotifications: dispatch.taskNotifications };
 }
 
 const textOf = (r: { content?: unknown }) => ((r.content as Array<{ type: string; text?: string }>) ?? []).map((c) => c.text ?? '').join('\n');
@@ -293,6 +295,28 @@ describe.each(TRANSPORTS)('tasks over %s', (kind) => {
       } while (got.result.status === 'working');
       expect(got.result.status).toBe('completed');
       expect(textOf(got.result.result!)).toBe('Hello, Alice!');
+    });
+
+    it('subscriptions/listen with taskIds acknowledges the connection\'s own tasks, then sends notifications/tasks as one changes', async () => {
+      const { raw, post, taskNotifications } = await modern(kind);
+      const created = (await raw('tools/call', { name: 'brew', arguments: { ms: 600_000 } })) as { result: { taskId: string } };
+      const taskId = created.result.taskId;
+      const envelope = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'e2e-modern', version: '1.0.0' }, 'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } } };
+      const until = async (n: number) => {
+        while (taskNotifications.length < n) await new Promise((r) => setTimeout(r, 20));
+      };
+      if (kind === 'stdio') {
+        await post({ jsonrpc: '2.0', id: 'listen-1', method: 'subscriptions/listen', params: { notifications: { taskIds: [taskId, 'no-such-task'] }, _meta: envelope } });
+        await until(1);
+        expect(taskNotifications[0]).toMatchObject({ method: 'notifications/subscriptions/acknowledged', params: { notifications: { taskIds: [taskId] } } });
+        await raw('tasks/cancel', { taskId });
+        await until(2);
+        expect(taskNotifications[1]).toMatchObject({ method: 'notifications/tasks', params: { taskId, status: 'cancelled', _meta: { 'io.modelcontextprotocol/subscriptionId': 'listen-1' } } });
+        await post({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'listen-1', _meta: envelope } });
+      } else {
+        // over HTTP the stream is the listen request's response (test below); here: the task is cancellable as usual
+        await raw('tasks/cancel', { taskId });
+      }
     });
 
     it('an extra task tool is a task; cancelling it aborts its handler', async () => {

@@ -121,10 +121,17 @@ type RawTransport = { send(message: unknown): Promise<void>; onmessage?: (messag
  * The `rawDispatch` of ext-tasks for a connected v2 `Client` over `transport`: each request gets an
  * id of its own and goes out on the transport; its answer is taken off before the SDK sees it.
  */
-export function rawDispatch(transport: RawTransport): (request: unknown) => Promise<{ kind: 'result'; result: never } | { kind: 'error'; error: never }> {
+export function rawDispatch(transport: RawTransport): ((request: unknown) => Promise<{ kind: 'result'; result: never } | { kind: 'error'; error: never }>) & { taskNotifications: Array<{ method: string; params: Record<string, unknown> }> } {
   const pending = new Map<string, (m: Message) => void>();
   const sdk = transport.onmessage;
+  /** Task listen notifications (2026-07-28), kept here: the SDK client knows neither. */
+  const taskNotifications: Array<{ method: string; params: Record<string, unknown> }> = [];
   transport.onmessage = (message, extra) => {
+    const method = (message as { method?: unknown }).method;
+    if (message.id === undefined && (method === 'notifications/subscriptions/acknowledged' || method === 'notifications/tasks')) {
+      taskNotifications.push(message as unknown as { method: string; params: Record<string, unknown> });
+      return;
+    }
     const done = typeof message.id === 'string' ? pending.get(message.id) : undefined;
     if (done) {
       pending.delete(message.id as string);
@@ -132,7 +139,7 @@ export function rawDispatch(transport: RawTransport): (request: unknown) => Prom
     } else sdk?.call(transport, message, extra);
   };
   let next = 0;
-  return async (request) => {
+  const dispatch = async (request: unknown) => {
     const id = `raw-${++next}`;
     const answer = new Promise<Message>((resolve) => pending.set(id, resolve));
     try {
@@ -146,6 +153,7 @@ export function rawDispatch(transport: RawTransport): (request: unknown) => Prom
       return { kind: 'error', error: parsed.error as never };
     }
     const m = await answer;
-    return m.error ? { kind: 'error', error: m.error as never } : { kind: 'result', result: m.result as never };
+    return m.error ? ({ kind: 'error', error: m.error as never } as const) : ({ kind: 'result', result: m.result as never } as const);
   };
+  return Object.assign(dispatch, { taskNotifications });
 }
