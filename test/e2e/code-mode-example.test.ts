@@ -3,7 +3,9 @@
  * operation), built and compiled from its committed manifest and served over stdio against a
  * recording backend: a client without a preset lists the code tools and its code filters pets; the
  * front-desk preset lists its tools; client intern's code is refused updatePet naming the rule;
- * deletePet from code rejects with the gate's instructions and sends nothing.
+ * deletePet from code rejects with the gate's instructions and sends nothing, and runs once the
+ * justification is stored. Then a spec behind an API key: the API gets the key, the code and every
+ * answer, log and audit line never hold it.
  */
 import http from 'node:http';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -94,5 +96,60 @@ describe('examples/petstore-code', () => {
     const again = await intern.callTool({ name: 'execute', arguments: { code: `return await api.deletePet({ petId: 1 })` } });
     expect(again.isError, text(again)).toBeFalsy();
     expect(requests).toEqual(['DELETE /pets/1']);
+  });
+});
+
+describe('credentials stay outside the sandbox', () => {
+  const dir = path.join(ROOT, '.cache/code-mode-credentials');
+  const KEY = 'sk-live-0123456789abcdef-code-mode-secret';
+  const seen: Array<string | undefined> = [];
+  let api: http.Server;
+  let c: AnyClient;
+  let stderr: () => string;
+
+  beforeAll(async () => {
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir, { recursive: true });
+    // the api-client fixture's spec: every operation needs the X-Api-Key header
+    writeFileSync(
+      path.join(dir, 'mcpgen.yaml'),
+      `name: cmk\nversion: 1.0.0\nopenapi: ${JSON.stringify(path.join(ROOT, 'test/fixtures/api-client/openapi.yaml'))}\noutput: ./server\nauth:\n  apiKey: { env: CMK_API_KEY }\ndiscovery: code\npolicy:\n  audit:\n    file: audit.jsonl\n`,
+    );
+    expect(await main(['build', 'mcpgen.yaml', '--quiet'], { stdout: () => undefined, stderr: (t: string) => void process.stderr.write(t), cwd: dir })).toBe(0);
+    await run(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', path.join(dir, 'server')], { maxBuffer: 16 * 1024 * 1024 });
+    api = http.createServer((req, res) => {
+      seen.push(req.headers['x-api-key'] as string | undefined);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ items: [{ id: 1, name: 'Tom' }], total: 1 }));
+    });
+    await new Promise<void>((r) => api.listen(0, '127.0.0.1', r));
+    const connected = await connectClient(
+      { kind: 'stdio', server: path.join(dir, 'server'), env: { CMK_BASE_URL: `http://127.0.0.1:${(api.address() as { port: number }).port}`, CMK_API_KEY: KEY, CMK_AUDIT_FILE: path.join(dir, 'audit.jsonl') } },
+      'modern',
+    );
+    c = connected.client;
+    stderr = connected.stderr;
+    clients.push(c);
+  }, 300_000);
+
+  afterAll(() => api?.close());
+
+  it('the API gets the key; code that hunts for it finds nothing, and no answer, log or audit line holds it', async () => {
+    const code = `
+      const found = [];
+      for (const name of Object.getOwnPropertyNames(globalThis)) found.push(name);
+      const e = await api.listPets({ limit: 1 });
+      let thrown = '';
+      try { await api.getPetById({ petId: 'x' }); } catch (err) { thrown = String(err.message) + String(err.body); }
+      console.log(JSON.stringify(e), thrown);
+      return { found, e, env: typeof process, headers: JSON.stringify(e).includes('X-Api-Key') };
+    `;
+    const r = await c.callTool({ name: 'execute', arguments: { code } });
+    expect(r.isError, text(r)).toBeFalsy();
+    expect(seen).toEqual([KEY]);
+    expect(text(r)).not.toContain(KEY);
+    expect(JSON.parse(text(r).split('\n', 1)[0]!)).toMatchObject({ env: 'undefined', headers: false });
+    expect(stderr()).not.toContain(KEY);
+    expect(readFileSync(path.join(dir, 'audit.jsonl'), 'utf8')).not.toContain(KEY);
   });
 });
