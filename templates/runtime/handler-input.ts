@@ -49,7 +49,7 @@ export type ElicitUrlAnswer = { readonly action: 'accept' | 'decline' | 'cancel'
 export type SampleAnswer = CreateMessageResult | CreateMessageResultWithTools;
 /** A kind of question, for `ctx.canAsk`. */
 export type InputKind = 'elicitation' | 'elicitation.url' | 'sampling' | 'roots';
-/** Options of one question: its key (see the module comment), and (legacy era) how long to wait for the answer. */
+/** Options of one question: its key (see the module comment), and (legacy era) how long to wait for the answer: default 10 minutes for a user's (a form, a URL), the SDK's 60 s for the model's and the roots. */
 export type InputOptions = { readonly key?: string; readonly timeoutMs?: number };
 
 /** The questions a handler may ask (`ctx.elicit`, `ctx.elicitUrl`, `ctx.sample`, `ctx.roots`, `ctx.canAsk`). */
@@ -137,6 +137,9 @@ function checkedContent(form: ElicitForm, content: unknown): Record<string, unkn
   return (content ?? {}) as Record<string, unknown>;
 }
 
+/** How long a legacy client's user may take over a form or a URL before the question fails (a person, not a model). */
+export const USER_ANSWER_TIMEOUT_MS = 10 * 60 * 1000;
+
 /** Key of the call's round state the answers are kept under. */
 const STATE_KEY = 'input';
 
@@ -180,7 +183,10 @@ export function inputSession(call: InputCall): InputSession {
   };
 
   /** Legacy era: a real request related to the call's, with its signal and timeout. */
-  const legacyOptions = (options?: InputOptions) => ({ relatedRequestId: call.ctx.mcpReq.id, signal: call.signal, ...(options?.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {}) });
+  const legacyOptions = (options?: InputOptions, user = false) => {
+    const timeout = options?.timeoutMs ?? (user ? USER_ANSWER_TIMEOUT_MS : undefined);
+    return { relatedRequestId: call.ctx.mcpReq.id, signal: call.signal, ...(timeout !== undefined ? { timeout } : {}) };
+  };
   const refused = (what: string, err: unknown): never => {
     if (call.signal.aborted) throw call.signal.reason ?? err;
     throw new InputRequestFailed(`The client refused or failed the ${what} request: ${err instanceof Error ? err.message : String(err)}`);
@@ -201,7 +207,7 @@ export function inputSession(call: InputCall): InputSession {
       }
       let result: { action: 'accept' | 'decline' | 'cancel'; content?: unknown };
       try {
-        result = (await call.server.elicitInput(params, legacyOptions(options))) as typeof result;
+        result = (await call.server.elicitInput(params, legacyOptions(options, true))) as typeof result;
       } catch (err) {
         return refused('elicitation', err);
       }
@@ -212,7 +218,7 @@ export function inputSession(call: InputCall): InputSession {
       const key = keyOf('elicit', options);
       if (call.era === 'modern') return modern(key, 'elicit', () => inputRequired.elicitUrl({ message, url }), (view) => ({ action: (view as { action: ElicitUrlAnswer['action'] }).action }));
       try {
-        const result = await call.server.elicitInput({ mode: 'url', message, url, elicitationId: randomUUID() }, legacyOptions(options));
+        const result = await call.server.elicitInput({ mode: 'url', message, url, elicitationId: randomUUID() }, legacyOptions(options, true));
         return { action: result.action };
       } catch (err) {
         return refused('URL elicitation', err);
