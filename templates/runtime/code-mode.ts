@@ -111,7 +111,8 @@ function stripTypes(code: string): { js: string } | { error: string } {
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     const at = /\((\d+):(\d+)\)\s*$/.exec(message);
-    if (at) return { error: `SyntaxError at line ${Number(at[1]) - 1}:${Number(at[2]) + 1}: ${message.replace(/\s*\(\d+:\d+\)\s*$/, '')}` };
+    // sucrase's line counts the wrapper's first line; its column is already 1-based
+    if (at) return { error: `SyntaxError at line ${Number(at[1]) - 1}:${Number(at[2])}: ${message.replace(/\s*\(\d+:\d+\)\s*$/, '')}` };
     return { error: `SyntaxError: ${message}` };
   }
 }
