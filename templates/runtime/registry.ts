@@ -11,8 +11,7 @@
  */
 import { UriTemplate } from '@modelcontextprotocol/server';
 import type { ServerCapabilities, ToolAnnotations } from '@modelcontextprotocol/server';
-import type { ConcernDeclaration, ConcernMapping } from './concerns.js';
-import type { ConcernMappings } from './concern-protocol.js';
+import type { ConcernDeclaration, ConcernMapping, ConcernMappings } from './concerns.js';
 import type { AnyExtraTool, ExtraToolContext } from './extra-tools.js';
 import type { PromptDefinition } from './prompts.js';
 import type { ResourceDefinition, ResourceTemplateDefinition } from './resources.js';
