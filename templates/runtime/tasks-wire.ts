@@ -72,7 +72,7 @@ export function installTaskMethods(tasks: Tasks, server: Server, era: Era, owner
   const id = (p: unknown): unknown => (p as { taskId?: unknown } | undefined)?.taskId;
   if (era === 'legacy') {
     server.setRequestHandler('tasks/get', params, async (p, ctx) => legacyTask(await tasks.get(ownerOf(ctx), id(p))));
-    // the request's concern preferences and access rules filter tasks/list as they filter tools/list (seed 002)
+    // the request's concern preferences and access rules filter tasks/list as they filter tools/list
     server.setRequestHandler('tasks/list', params, async (_p, ctx) => ({ tasks: (await tasks.store.list(ownerOf(ctx))).filter((t) => visible(t.tool, ctx)).map(legacyTask) }));
     server.setRequestHandler('tasks/cancel', params, async (p, ctx) => {
       const { task, wasTerminal } = await tasks.cancel(ownerOf(ctx), id(p));
