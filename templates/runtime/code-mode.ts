@@ -136,12 +136,15 @@ export interface CodeMode {
 /** Options of {@link createCodeMode}. */
 export type CodeModeOptions = {
   /** Bounds of each run (default {@link DEFAULT_CODE_LIMITS}). */
-  readonly limits?: SandboxLimits;
+  readonly limits?: SandboxLimits | (() => SandboxLimits);
 };
 
 /** Code mode over `signatures` (tool name ⇒ its signature, generated at build time). */
 export function createCodeMode(signatures: Readonly<Record<string, string>>, options: CodeModeOptions = {}): CodeMode {
-  const limits = options.limits ?? DEFAULT_CODE_LIMITS;
+  // read when the first execute runs: an invalid <PREFIX>_CODE_* value then fails that call, naming
+  // the variable, instead of the whole server at import (--help and --print-config still work)
+  let resolved: SandboxLimits | undefined;
+  const limitsNow = (): SandboxLimits => (resolved ??= typeof options.limits === 'function' ? options.limits() : (options.limits ?? DEFAULT_CODE_LIMITS));
   const byCodeName = new Map<string, string>();
   for (const name of Object.keys(signatures)) if (!byCodeName.has(codeName(name))) byCodeName.set(codeName(name), name);
   const failure = (text: string): CallToolResult => ({ isError: true, content: [{ type: 'text', text }] });
@@ -185,6 +188,12 @@ export function createCodeMode(signatures: Readonly<Record<string, string>>, opt
         record.status = status !== undefined ? String(status) : 'ok';
         return { ok: true, data: dataOf(result, outcome.wrapped === true) };
       };
+      let limits: SandboxLimits;
+      try {
+        limits = limitsNow();
+      } catch (err) {
+        return failure(`Code mode cannot run: ${err instanceof Error ? err.message : String(err)}`);
+      }
       const outcome = await runIsolated(stripped.js, host, limits, signal);
       return answer(outcome, calls, results);
     },

@@ -225,6 +225,14 @@ describe('code mode on GitHub', () => {
     expect(whole).toMatch(/The returned list was cut to \d+ of 40 items to fit the results budget of 8000 tokens/);
   });
 
+  it('an invalid bound setting fails execute naming the variable; the server still starts and serves', async () => {
+    const { client } = await stdioClient('modern', 'alice', { GITHUB_CODE_MAX_CALLS: 'many' });
+    const r = await client.callTool({ name: 'execute', arguments: { code: 'return 1' } });
+    expect(r.isError).toBe(true);
+    expect(text(r)).toContain('GITHUB_CODE_MAX_CALLS must be a positive integer (got "many")');
+    expect((await client.listTools()).tools.length).toBe(4);
+  });
+
   it('a non-2xx response rejects with its status and body, which the code can catch', async () => {
     const { client } = await stdioClient('modern');
     const code = `try { await api.pulls_list_reviews({ owner: 'o', repo: 'r', pull_number: 404 }); return 'no'; } catch (e) { return { status: e.status, body: e.body.slice(0, 200), op: e.operation }; }`;

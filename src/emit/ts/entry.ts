@@ -180,7 +180,7 @@ export function emitServerEntry(ir: IrServer): string {
   // code mode: the search tools with code mode's signatures and sandbox, its bounds from <PREFIX>_CODE_* (runtime/code-mode.ts)
   const toolSearchDecl =
     p.searchPresets || p.code
-      ? `/** ${p.code ? 'Search and code mode' : 'Search mode'}, per concern preset (manifest \`discovery\`): shared by every instance. */\nconst toolSearch = ${p.code ? '{ ...createToolSearch(searchIndex, discovery), code: createCodeMode(codeSignatures, { limits: codeLimitsFromEnv(config.envPrefix, process.env) }) }' : 'createToolSearch(searchIndex, discovery)'};\n\n`
+      ? `/** ${p.code ? 'Search and code mode' : 'Search mode'}, per concern preset (manifest \`discovery\`): shared by every instance. */\nconst toolSearch = ${p.code ? '{ ...createToolSearch(searchIndex, discovery), code: createCodeMode(codeSignatures, { limits: () => codeLimitsFromEnv(config.envPrefix, process.env) }) }' : 'createToolSearch(searchIndex, discovery)'};\n\n`
       : '';
   if (plain && ir.entry !== 'custom') return head + toolSearchDecl + call + `await main(config, tools${p.code ? ', { search: toolSearch }' : p.search ? ', { search: createToolSearch(searchIndex) }' : ''});\n`;
 
