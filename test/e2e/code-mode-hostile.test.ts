@@ -1,0 +1,159 @@
+/**
+ * Hostile code against the GitHub code-mode server (test/helpers/code-mode-github.ts): the suite of
+ * test/fixtures/code-mode/hostile.json, each case refused or bounded and followed by a working
+ * call, no secret in any answer, log or audit line; cancellation (a client's cancel, a session's
+ * end, SIGTERM's drain) stops the code and its API calls in flight; a loop holds up only its own
+ * run; concurrent runs see only their own globals; memory bombs leave the process's peak RSS bounded.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectClient, startHttp } from '../helpers/eras.js';
+import type { AnyClient } from '../helpers/eras.js';
+import { codeModeGithub, SECRET, text } from '../helpers/code-mode-github.js';
+import type { CodeModeGithub } from '../helpers/code-mode-github.js';
+import { ROOT } from '../helpers/project.js';
+
+const WORK = 'code-mode-hostile';
+const HOSTILE = JSON.parse(readFileSync(path.join(ROOT, 'test/fixtures/code-mode/hostile.json'), 'utf8')) as { cases: Array<{ name: string; code: string; expect: string }> };
+
+let gh: CodeModeGithub;
+const clients: AnyClient[] = [];
+const stdioClient = (...a: Parameters<CodeModeGithub['stdioClient']>) => gh.stdioClient(...a);
+const audit = () => gh.audit();
+
+beforeAll(async () => {
+  gh = await codeModeGithub(WORK);
+}, 600_000);
+
+afterAll(async () => {
+  await Promise.all(clients.splice(0).map((c) => c.close().catch(() => undefined)));
+  await gh?.close();
+});
+
+describe('cancellation, isolation and memory', () => {
+  it('a client that cancels an execute stops its code and its API call in flight; the server keeps serving (legacy era: notifications/cancelled)', async () => {
+    const { client } = await stdioClient('legacy');
+    gh.closed.length = 0;
+    gh.requests.length = 0;
+    const controller = new AbortController();
+    const pending = client.callTool({ name: 'execute', arguments: { code: `await api.pulls_list({ owner: 'o', repo: 'slow' }); return 'never'` } }, undefined, { signal: controller.signal });
+    const settled = pending.then(
+      () => 'resolved',
+      () => 'rejected',
+    );
+    while (!gh.requests.some((r) => r.url.startsWith('/repos/o/slow/pulls'))) await new Promise((r) => setTimeout(r, 20));
+    controller.abort();
+    expect(await settled).toBe('rejected');
+    while (gh.closed.length === 0) await new Promise((r) => setTimeout(r, 20));
+    expect(gh.closed[0]).toMatch(/^\/repos\/o\/slow\/pulls/);
+    const next = await client.callTool({ name: 'execute', arguments: { code: 'return 1' } });
+    expect(text(next).split('\n', 1)[0]).toBe('1');
+  });
+
+  it('a legacy HTTP session that ends stops its execute and the API call in flight', async () => {
+    const proc = await startHttp(gh.server, gh.env);
+    try {
+      gh.closed.length = 0;
+      gh.requests.length = 0;
+      const { client } = await connectClient({ kind: 'http', url: proc.url }, 'legacy');
+      const pending = client.callTool({ name: 'execute', arguments: { code: `await api.pulls_list({ owner: 'o', repo: 'slow' }); return 'never'` } }).catch(() => 'failed');
+      while (!gh.requests.some((r) => r.url.startsWith('/repos/o/slow/pulls'))) await new Promise((r) => setTimeout(r, 20));
+      // the client ends its session (DELETE), then goes
+      await (client as unknown as { transport: { terminateSession(): Promise<void> } }).transport.terminateSession();
+      await client.close();
+      await pending;
+      while (gh.closed.length === 0) await new Promise((r) => setTimeout(r, 20));
+      expect(gh.closed[0]).toMatch(/^\/repos\/o\/slow\/pulls/);
+    } finally {
+      proc.kill();
+    }
+  });
+
+  it('SIGTERM drains: an execute that would loop for ten minutes is stopped and the process exits', async () => {
+    // the wall time is ten minutes and the drain 300 ms: only the drain can end this run before the test's timeout
+    const proc = await startHttp(gh.server, { ...gh.env, GITHUB_CODE_TIMEOUT_MS: '600000', GITHUB_DRAIN_MS: '300' });
+    const { client } = await connectClient({ kind: 'http', url: proc.url }, 'modern');
+    const pending = client.callTool({ name: 'execute', arguments: { code: 'while (true) {}' } }).catch(() => 'failed');
+    while (!audit().some((l) => l.event === 'tool.invoked' && l.primitive === 'execute' && l.era === 'modern' && (l.arguments as { codeChars?: number }).codeChars === 'while (true) {}'.length && Date.parse(String(l.time)) > Date.now() - 20_000)) await new Promise((r) => setTimeout(r, 20));
+    proc.kill('SIGTERM');
+    expect(await proc.exit).not.toBeUndefined();
+    await pending;
+    await client.close().catch(() => undefined);
+  }, 60_000);
+
+  it('code that loops holds up only its own run: another client is served meanwhile', async () => {
+    const a = await stdioClient('modern');
+    const order: string[] = [];
+    const loop = a.client.callTool({ name: 'execute', arguments: { code: 'while (true) {}' } }).then((r) => void order.push(`loop: ${text(r).split('\n', 1)[0]}`));
+    // the loop has started when its execute is in the audit trail
+    while (!audit().some((l) => l.event === 'tool.invoked' && l.primitive === 'execute' && (l.arguments as { codeChars?: number }).codeChars === 'while (true) {}'.length)) await new Promise((r) => setTimeout(r, 20));
+    const quick = await a.client.callTool({ name: 'execute', arguments: { code: 'return 2' } });
+    order.push(`quick: ${text(quick).split('\n', 1)[0]}`);
+    await loop;
+    expect(order[0]).toBe('quick: 2');
+    expect(order[1]).toMatch(/^loop: Stopped by the wall time bound/);
+  });
+
+  it('concurrent executes of two clients see only their own globals', async () => {
+    const [a, b] = await Promise.all([stdioClient('modern', 'alice'), stdioClient('legacy', 'carol')]);
+    const code = (v: string) => `globalThis.mine = ${JSON.stringify(v)}; for (let i = 0; i < 3; i++) await api.pulls_list({ owner: 'o', repo: 'r' }); return [globalThis.mine, typeof globalThis.other]`;
+    const both = await Promise.all([
+      a.client.callTool({ name: 'execute', arguments: { code: code('A') } }),
+      b.client.callTool({ name: 'execute', arguments: { code: code('B') } }),
+      a.client.callTool({ name: 'execute', arguments: { code: code('A2') } }),
+    ]);
+    expect(both.map((r) => JSON.parse(text(r).split('\n', 1)[0]!))).toEqual([
+      ['A', 'undefined'],
+      ['B', 'undefined'],
+      ['A2', 'undefined'],
+    ]);
+  });
+
+  it('memory bombs stay within the memory bound: the server process peaks far below the 2.2 GB of a QuickJS limit alone', async () => {
+    const proc = await startHttp(gh.server, gh.env);
+    try {
+      const status = () => readFileSync(`/proc/${proc.pid}/status`, 'utf8');
+      const kib = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status())![1]);
+      const { client } = await connectClient({ kind: 'http', url: proc.url }, 'modern');
+      clients.push(client);
+      await client.callTool({ name: 'execute', arguments: { code: 'return 1' } });
+      const baseline = kib('VmRSS');
+      for (const code of ["const a = []; while (true) a.push('y'.repeat(1e6))", 'const a = []; while (true) a.push({ x: a.length })', "return 'y'.repeat(2 ** 29).length"]) {
+        const r = await client.callTool({ name: 'execute', arguments: { code } });
+        expect(text(r)).toContain('memory bound');
+      }
+      // the sandbox's memory bound (64 MiB) plus a worker thread's own heap, with room to spare
+      expect(kib('VmHWM') - baseline).toBeLessThan(256 * 1024);
+    } finally {
+      proc.kill();
+    }
+  });
+});
+
+describe('hostile code', () => {
+  let client: AnyClient;
+  let stderr: () => string;
+  beforeAll(async () => {
+    ({ client, stderr } = await stdioClient('modern', 'alice', { GITHUB_CODE_MAX_CONSOLE_BYTES: '4096' }));
+  });
+
+  for (const c of HOSTILE.cases) {
+    it(`${c.name}: ${c.expect}`, async () => {
+      gh.requests.length = 0;
+      const result = await client.callTool({ name: 'execute', arguments: { code: c.code } }, undefined, { timeout: 30_000 });
+      const t = text(result);
+      expect(t).not.toContain(SECRET);
+      expect(t).toMatch(new RegExp(c.expect));
+      // the server keeps serving
+      const next = await client.callTool({ name: 'execute', arguments: { code: 'return 6 * 7' } });
+      expect(text(next).split('\n', 1)[0]).toBe('42');
+      expect(gh.requests.some((r) => r.method === 'DELETE')).toBe(false);
+    }, 60_000);
+  }
+
+  it('left no secret in the log or the audit trail', () => {
+    expect(stderr()).not.toContain(SECRET);
+    expect(readFileSync(path.join(gh.work, 'audit.jsonl'), 'utf8')).not.toContain(SECRET);
+  });
+});
