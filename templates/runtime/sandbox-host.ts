@@ -33,9 +33,18 @@ const slots: Array<Slot | undefined> = [];
 let nextRun = 1;
 let turn = 0;
 
-/** A worker, started on first use (and again after one was ended). */
+/** The worker with the fewest runs (a free place starts one, as after one was ended): a run that loops keeps others off its worker. */
 function slot(): Slot {
-  const i = turn++ % WORKERS;
+  let i = -1;
+  for (let k = 0; k < WORKERS; k++) {
+    const at = (turn + k) % WORKERS;
+    if (slots[at] === undefined) {
+      i = at;
+      break;
+    }
+    if (i === -1 || slots[at]!.runs.size < slots[i]!.runs.size) i = at;
+  }
+  turn++;
   const existing = slots[i];
   if (existing) return existing;
   const worker = new Worker(new URL('./sandbox-worker.js', import.meta.url), { workerData: { role: SANDBOX_WORKER }, stdout: true, stderr: true });
