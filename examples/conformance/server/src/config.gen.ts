@@ -24,5 +24,6 @@ export const config: ServerConfig = {
       "gravatar_id"
     ],
     "maxStringChars": 1000
-  }
+  },
+  "taskTools": true
 };

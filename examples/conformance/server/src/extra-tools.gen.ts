@@ -4,7 +4,9 @@
 import { defineTool } from './runtime/extra-tools.js';
 import type { AnyExtraTool } from './runtime/extra-tools.js';
 import * as $handlers_content from "./handlers/content.js";
+import * as $handlers_input from "./handlers/input.js";
 import * as $handlers_logging from "./handlers/logging.js";
+import * as $handlers_tasks from "./handlers/tasks.js";
 
 /** Arguments of the `test_simple_text` tool, as its handler receives them (validated against the input schema). */
 export type TestSimpleTextArgs = Record<string, never>;
@@ -377,6 +379,526 @@ export const testHeaderParamTool = defineTool<TestHeaderParamArgs, TestHeaderPar
   "handler": $handlers_content.headerParam
 });
 
+/** Arguments of the `test_sampling` tool, as its handler receives them (validated against the input schema). */
+export type TestSamplingArgs = {
+  /** The prompt to send to the LLM. */
+  prompt: string;
+};
+
+/** What the `test_sampling` handler returns: text, any JSON value (sent as JSON text), or a complete `CallToolResult`. */
+export type TestSamplingResult = unknown;
+
+/** Asks the client's model the prompt it is given (tools-call-sampling, ctx.sample). */
+export const testSamplingTool = defineTool<TestSamplingArgs, TestSamplingResult>({
+  "kind": "extra",
+  "name": "test_sampling",
+  "description": "Asks the client's model the prompt it is given (tools-call-sampling, ctx.sample).",
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "prompt": {
+        "type": "string",
+        "description": "The prompt to send to the LLM."
+      }
+    },
+    "required": [
+      "prompt"
+    ],
+    "additionalProperties": false
+  },
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false
+  },
+  "handler": $handlers_input.sampling
+});
+
+/** Arguments of the `test_elicitation` tool, as its handler receives them (validated against the input schema). */
+export type TestElicitationArgs = {
+  /** The message to show the user. */
+  message: string;
+};
+
+/** What the `test_elicitation` handler returns: text, any JSON value (sent as JSON text), or a complete `CallToolResult`. */
+export type TestElicitationResult = unknown;
+
+/** Asks the user for a username and an email (tools-call-elicitation, ctx.elicit). */
+export const testElicitationTool = defineTool<TestElicitationArgs, TestElicitationResult>({
+  "kind": "extra",
+  "name": "test_elicitation",
+  "description": "Asks the user for a username and an email (tools-call-elicitation, ctx.elicit).",
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "message": {
+        "type": "string",
+        "description": "The message to show the user."
+      }
+    },
+    "required": [
+      "message"
+    ],
+    "additionalProperties": false
+  },
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false
+  },
+  "handler": $handlers_input.elicitation
+});
+
+/** Arguments of the `test_elicitation_sep1034_defaults` tool, as its handler receives them (validated against the input schema). */
+export type TestElicitationSep1034DefaultsArgs = Record<string, never>;
+
+/** What the `test_elicitation_sep1034_defaults` handler returns: text, any JSON value (sent as JSON text), or a complete `CallToolResult`. */
+export type TestElicitationSep1034DefaultsResult = unknown;
+
+/** Asks the user a form whose fields all have defaults (elicitation-sep1034-defaults). */
+export const testElicitationSep1034DefaultsTool = defineTool<TestElicitationSep1034DefaultsArgs, TestElicitationSep1034DefaultsResult>({
+  "kind": "extra",
+  "name": "test_elicitation_sep1034_defaults",
+  "description": "Asks the user a form whose fields all have defaults (elicitation-sep1034-defaults).",
+  "inputSchema": {
+    "type": "object",
+    "properties": {},
+    "additionalProperties": false
+  },
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false
+  },
+  "handler": $handlers_input.elicitationDefaults
+});
+
+/** Arguments of the `test_elicitation_sep1330_enums` tool, as its handler receives them (validated against the input schema). */
+export type TestElicitationSep1330EnumsArgs = Record<string, never>;
+
+/** What the `test_elicitation_sep1330_enums` handler returns: text, any JSON value (sent as JSON text), or a complete `CallToolResult`. */
+export type TestElicitationSep1330EnumsResult = unknown;
+
+/** Asks the user a form with the five kinds of enum field (elicitation-sep1330-enums). */
+export const testElicitationSep1330EnumsTool = defineTool<TestElicitationSep1330EnumsArgs, TestElicitationSep1330EnumsResult>({
+  "kind": "extra",
+  "name": "test_elicitation_sep1330_enums",
+  "description": "Asks the user a form with the five kinds of enum field (elicitation-sep1330-enums).",
+  "inputSchema": {
+    "type": "object",
+    "properties": {},
+    "additionalProperties": false
+  },
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false
+  },
+  "handler": $handlers_input.elicitationEnums
+});
+
+/** Arguments of the `test_missing_capability` tool, as its handler receives them (validated against the input schema). */
+export type TestMissingCapabilityArgs = Record<string, never>;
+
+/** What the `test_missing_capability` handler returns: text, any JSON value (sent as JSON text), or a complete `CallToolResult`. */
+export type TestMissingCapabilityResult = unknown;
+
+/** Needs the client's model: a 2026-07-28 request that does not declare `sampling` is refused with -32021, HTTP 400 (server-stateless). */
+export const testMissingCapabilityTool = defineTool<TestMissingCapabilityArgs, TestMissingCapabilityResult>({
+  "kind": "extra",
+  "name": "test_missing_capability",
+  "description": "Needs the client's model: a 2026-07-28 request that does not declare `sampling` is refused with -32021, HTTP 400 (server-stateless).",
+  "inputSchema": {
+    "type": "object",
+    "properties": {},
+    "additionalProperties": false
+  },
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false
+  },
+  "handler": $handlers_input.missingCapability
+});
+
+/** Arguments of the `test_input_required_result_elicitation` tool, as its handler receives them (validated against the input schema). */
+export type TestInputRequiredResultElicitationArgs = Record<string, never>;
+
+/** What the `test_input_required_result_elicitation` handler returns: text, any JSON value (sent as JSON text), or a complete `CallToolResult`. */
+export type TestInputRequiredResultElicitationResult = unknown;
+
+/** Asks the user's name under the key user_name (input-required-result-basic-elicitation, -missing-input-response, -ignore-extra-params, -validate-input, -result-type). */
+export const testInputRequiredResultElicitationTool = defineTool<TestInputRequiredResultElicitationArgs, TestInputRequiredResultElicitationResult>({
+  "kind": "extra",
+  "name": "test_input_required_result_elicitation",
+  "description": "Asks the user's name under the key user_name (input-required-result-basic-elicitation, -missing-input-response, -ignore-extra-params, -validate-input, -result-type).",
+  "inputSchema": {
+    "type": "object",
+    "properties": {},
+    "additionalProperties": false
+  },
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false
+  },
+  "handler": $handlers_input.askName
+});
+
+/** Arguments of the `test_input_required_result_sampling` tool, as its handler receives them (validated against the input schema). */
+export type TestInputRequiredResultSamplingArgs = Record<string, never>;
+
+/** What the `test_input_required_result_sampling` handler returns: text, any JSON value (sent as JSON text), or a complete `CallToolResult`. */
+export type TestInputRequiredResultSamplingResult = unknown;
+
+/** Asks the client's model under the key capital_question (input-required-result-basic-sampling). */
+export const testInputRequiredResultSamplingTool = defineTool<TestInputRequiredResultSamplingArgs, TestInputRequiredResultSamplingResult>({
+  "kind": "extra",
+  "name": "test_input_required_result_sampling",
+  "description": "Asks the client's model under the key capital_question (input-required-result-basic-sampling).",
+  "inputSchema": {
+    "type": "object",
+    "properties": {},
+    "additionalProperties": false
+  },
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false
+  },
+  "handler": $handlers_input.askCapital
+});
+
+/** Arguments of the `test_input_required_result_list_roots` tool, as its handler receives them (validated against the input schema). */
+export type TestInputRequiredResultListRootsArgs = Record<string, never>;
+
+/** What the `test_input_required_result_list_roots` handler returns: text, any JSON value (sent as JSON text), or a complete `CallToolResult`. */
+export type TestInputRequiredResultListRootsResult = unknown;
+
+/** Reads the client's roots under the key client_roots (input-required-result-basic-list-roots). */
+export const testInputRequiredResultListRootsTool = defineTool<TestInputRequiredResultListRootsArgs, TestInputRequiredResultListRootsResult>({
+  "kind": "extra",
+  "name": "test_input_required_result_list_roots",
+  "description": "Reads the client's roots under the key client_roots (input-required-result-basic-list-roots).",
+  "inputSchema": {
+    "type": "object",
+    "properties": {},
+    "additionalProperties": false
+  },
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false
+  },
+  "handler": $handlers_input.listRoots
+});
+
+/** Arguments of the `test_input_required_result_request_state` tool, as its handler receives them (validated against the input schema). */
+export type TestInputRequiredResultRequestStateArgs = Record<string, never>;
+
+/** What the `test_input_required_result_request_state` handler returns: text, any JSON value (sent as JSON text), or a complete `CallToolResult`. */
+export type TestInputRequiredResultRequestStateResult = unknown;
+
+/** Asks a confirmation under the key confirm, with a signed requestState (input-required-result-request-state). */
+export const testInputRequiredResultRequestStateTool = defineTool<TestInputRequiredResultRequestStateArgs, TestInputRequiredResultRequestStateResult>({
+  "kind": "extra",
+  "name": "test_input_required_result_request_state",
+  "description": "Asks a confirmation under the key confirm, with a signed requestState (input-required-result-request-state).",
+  "inputSchema": {
+    "type": "object",
+    "properties": {},
+    "additionalProperties": false
+  },
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false
+  },
+  "handler": $handlers_input.confirm
+});
+
+/** Arguments of the `test_input_required_result_multiple_inputs` tool, as its handler receives them (validated against the input schema). */
+export type TestInputRequiredResultMultipleInputsArgs = Record<string, never>;
+
+/** What the `test_input_required_result_multiple_inputs` handler returns: text, any JSON value (sent as JSON text), or a complete `CallToolResult`. */
+export type TestInputRequiredResultMultipleInputsResult = unknown;
+
+/** Asks a form, the model and the roots in one round (input-required-result-multiple-input-requests). */
+export const testInputRequiredResultMultipleInputsTool = defineTool<TestInputRequiredResultMultipleInputsArgs, TestInputRequiredResultMultipleInputsResult>({
+  "kind": "extra",
+  "name": "test_input_required_result_multiple_inputs",
+  "description": "Asks a form, the model and the roots in one round (input-required-result-multiple-input-requests).",
+  "inputSchema": {
+    "type": "object",
+    "properties": {},
+    "additionalProperties": false
+  },
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false
+  },
+  "handler": $handlers_input.multipleInputs
+});
+
+/** Arguments of the `test_input_required_result_multi_round` tool, as its handler receives them (validated against the input schema). */
+export type TestInputRequiredResultMultiRoundArgs = Record<string, never>;
+
+/** What the `test_input_required_result_multi_round` handler returns: text, any JSON value (sent as JSON text), or a complete `CallToolResult`. */
+export type TestInputRequiredResultMultiRoundResult = unknown;
+
+/** Asks two questions in two rounds, step1 then step2 (input-required-result-multi-round). */
+export const testInputRequiredResultMultiRoundTool = defineTool<TestInputRequiredResultMultiRoundArgs, TestInputRequiredResultMultiRoundResult>({
+  "kind": "extra",
+  "name": "test_input_required_result_multi_round",
+  "description": "Asks two questions in two rounds, step1 then step2 (input-required-result-multi-round).",
+  "inputSchema": {
+    "type": "object",
+    "properties": {},
+    "additionalProperties": false
+  },
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false
+  },
+  "handler": $handlers_input.multiRound
+});
+
+/** Arguments of the `test_input_required_result_tampered_state` tool, as its handler receives them (validated against the input schema). */
+export type TestInputRequiredResultTamperedStateArgs = Record<string, never>;
+
+/** What the `test_input_required_result_tampered_state` handler returns: text, any JSON value (sent as JSON text), or a complete `CallToolResult`. */
+export type TestInputRequiredResultTamperedStateResult = unknown;
+
+/** Asks the user's name; a retry whose requestState was altered is refused with -32602 (input-required-result-tampered-state). */
+export const testInputRequiredResultTamperedStateTool = defineTool<TestInputRequiredResultTamperedStateArgs, TestInputRequiredResultTamperedStateResult>({
+  "kind": "extra",
+  "name": "test_input_required_result_tampered_state",
+  "description": "Asks the user's name; a retry whose requestState was altered is refused with -32602 (input-required-result-tampered-state).",
+  "inputSchema": {
+    "type": "object",
+    "properties": {},
+    "additionalProperties": false
+  },
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false
+  },
+  "handler": $handlers_input.askName
+});
+
+/** Arguments of the `test_input_required_result_capabilities` tool, as its handler receives them (validated against the input schema). */
+export type TestInputRequiredResultCapabilitiesArgs = Record<string, never>;
+
+/** What the `test_input_required_result_capabilities` handler returns: text, any JSON value (sent as JSON text), or a complete `CallToolResult`. */
+export type TestInputRequiredResultCapabilitiesResult = unknown;
+
+/** Asks only what the request's client capabilities cover (input-required-result-capability-check). */
+export const testInputRequiredResultCapabilitiesTool = defineTool<TestInputRequiredResultCapabilitiesArgs, TestInputRequiredResultCapabilitiesResult>({
+  "kind": "extra",
+  "name": "test_input_required_result_capabilities",
+  "description": "Asks only what the request's client capabilities cover (input-required-result-capability-check).",
+  "inputSchema": {
+    "type": "object",
+    "properties": {},
+    "additionalProperties": false
+  },
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false
+  },
+  "handler": $handlers_input.capabilities
+});
+
+/** Arguments of the `greet` tool, as its handler receives them (validated against the input schema). */
+export type GreetArgs = {
+  name: string;
+};
+
+/** What the `greet` handler returns: text, any JSON value (sent as JSON text), or a complete `CallToolResult`. */
+export type GreetResult = unknown;
+
+/** Says hello, at once (never a task; tasks-lifecycle, tasks-request-headers). */
+export const greetTool = defineTool<GreetArgs, GreetResult>({
+  "kind": "extra",
+  "name": "greet",
+  "description": "Says hello, at once (never a task; tasks-lifecycle, tasks-request-headers).",
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "name": {
+        "type": "string"
+      }
+    },
+    "required": [
+      "name"
+    ],
+    "additionalProperties": false
+  },
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false
+  },
+  "handler": $handlers_tasks.greet
+});
+
+/** Arguments of the `slow_compute` tool, as its handler receives them (validated against the input schema). */
+export type SlowComputeArgs = {
+  seconds: number;
+  label?: string;
+};
+
+/** What the `slow_compute` handler returns: text, any JSON value (sent as JSON text), or a complete `CallToolResult`. */
+export type SlowComputeResult = unknown;
+
+/** Sleeps `seconds` seconds, then says so; a task when the client runs tasks, cancelled by tasks/cancel. */
+export const slowComputeTool = defineTool<SlowComputeArgs, SlowComputeResult>({
+  "kind": "extra",
+  "name": "slow_compute",
+  "description": "Sleeps `seconds` seconds, then says so; a task when the client runs tasks, cancelled by tasks/cancel.",
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "seconds": {
+        "type": "number",
+        "minimum": 0
+      },
+      "label": {
+        "type": "string"
+      }
+    },
+    "required": [
+      "seconds"
+    ],
+    "additionalProperties": false
+  },
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false
+  },
+  "task": "optional",
+  "handler": $handlers_tasks.slowCompute
+});
+
+/** Arguments of the `failing_job` tool, as its handler receives them (validated against the input schema). */
+export type FailingJobArgs = Record<string, never>;
+
+/** What the `failing_job` handler returns: text, any JSON value (sent as JSON text), or a complete `CallToolResult`. */
+export type FailingJobResult = unknown;
+
+/** Fails with a tool error after a moment; runs only as a task (tasks-required-task-error). */
+export const failingJobTool = defineTool<FailingJobArgs, FailingJobResult>({
+  "kind": "extra",
+  "name": "failing_job",
+  "description": "Fails with a tool error after a moment; runs only as a task (tasks-required-task-error).",
+  "inputSchema": {
+    "type": "object",
+    "properties": {},
+    "additionalProperties": false
+  },
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false
+  },
+  "task": "required",
+  "handler": $handlers_tasks.failingJob
+});
+
+/** Arguments of the `protocol_error_job` tool, as its handler receives them (validated against the input schema). */
+export type ProtocolErrorJobArgs = Record<string, never>;
+
+/** What the `protocol_error_job` handler returns: text, any JSON value (sent as JSON text), or a complete `CallToolResult`. */
+export type ProtocolErrorJobResult = unknown;
+
+/** Fails with a JSON-RPC error (a protocol error, not a tool error); a task when the client runs tasks. */
+export const protocolErrorJobTool = defineTool<ProtocolErrorJobArgs, ProtocolErrorJobResult>({
+  "kind": "extra",
+  "name": "protocol_error_job",
+  "description": "Fails with a JSON-RPC error (a protocol error, not a tool error); a task when the client runs tasks.",
+  "inputSchema": {
+    "type": "object",
+    "properties": {},
+    "additionalProperties": false
+  },
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false
+  },
+  "task": "optional",
+  "handler": $handlers_tasks.protocolErrorJob
+});
+
+/** Arguments of the `confirm_delete` tool, as its handler receives them (validated against the input schema). */
+export type ConfirmDeleteArgs = {
+  filename: string;
+};
+
+/** What the `confirm_delete` handler returns: text, any JSON value (sent as JSON text), or a complete `CallToolResult`. */
+export type ConfirmDeleteResult = unknown;
+
+/** Asks the user to confirm deleting a file (a task waits input_required for the answer; tasks-mrtr-input). */
+export const confirmDeleteTool = defineTool<ConfirmDeleteArgs, ConfirmDeleteResult>({
+  "kind": "extra",
+  "name": "confirm_delete",
+  "description": "Asks the user to confirm deleting a file (a task waits input_required for the answer; tasks-mrtr-input).",
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "filename": {
+        "type": "string"
+      }
+    },
+    "required": [
+      "filename"
+    ],
+    "additionalProperties": false
+  },
+  "annotations": {
+    "destructiveHint": true,
+    "openWorldHint": false
+  },
+  "task": "optional",
+  "handler": $handlers_tasks.confirmDelete
+});
+
+/** Arguments of the `multi_input` tool, as its handler receives them (validated against the input schema). */
+export type MultiInputArgs = Record<string, never>;
+
+/** What the `multi_input` handler returns: text, any JSON value (sent as JSON text), or a complete `CallToolResult`. */
+export type MultiInputResult = unknown;
+
+/** Asks two questions at once (two inputRequests pending together; tasks-mrtr-input). */
+export const multiInputTool = defineTool<MultiInputArgs, MultiInputResult>({
+  "kind": "extra",
+  "name": "multi_input",
+  "description": "Asks two questions at once (two inputRequests pending together; tasks-mrtr-input).",
+  "inputSchema": {
+    "type": "object",
+    "properties": {},
+    "additionalProperties": false
+  },
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false
+  },
+  "task": "optional",
+  "handler": $handlers_tasks.multiInput
+});
+
+/** Arguments of the `test_tool_with_task` tool, as its handler receives them (validated against the input schema). */
+export type TestToolWithTaskArgs = Record<string, never>;
+
+/** What the `test_tool_with_task` handler returns: text, any JSON value (sent as JSON text), or a complete `CallToolResult`. */
+export type TestToolWithTaskResult = unknown;
+
+/** Asks the user's name in an input-required round, then becomes a task that greets them (tasks-mrtr-composition). */
+export const testToolWithTaskTool = defineTool<TestToolWithTaskArgs, TestToolWithTaskResult>({
+  "kind": "extra",
+  "name": "test_tool_with_task",
+  "description": "Asks the user's name in an input-required round, then becomes a task that greets them (tasks-mrtr-composition).",
+  "inputSchema": {
+    "type": "object",
+    "properties": {},
+    "additionalProperties": false
+  },
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false
+  },
+  "task": "deferred",
+  "handler": $handlers_tasks.toolWithTask
+});
+
 /** Every extra tool of this server, in manifest order. */
 export const extraTools: readonly AnyExtraTool[] = [
   testSimpleTextTool,
@@ -391,4 +913,24 @@ export const extraTools: readonly AnyExtraTool[] = [
   testStreamingElicitationTool,
   jsonSchema202012ToolTool,
   testHeaderParamTool,
+  testSamplingTool,
+  testElicitationTool,
+  testElicitationSep1034DefaultsTool,
+  testElicitationSep1330EnumsTool,
+  testMissingCapabilityTool,
+  testInputRequiredResultElicitationTool,
+  testInputRequiredResultSamplingTool,
+  testInputRequiredResultListRootsTool,
+  testInputRequiredResultRequestStateTool,
+  testInputRequiredResultMultipleInputsTool,
+  testInputRequiredResultMultiRoundTool,
+  testInputRequiredResultTamperedStateTool,
+  testInputRequiredResultCapabilitiesTool,
+  greetTool,
+  slowComputeTool,
+  failingJobTool,
+  protocolErrorJobTool,
+  confirmDeleteTool,
+  multiInputTool,
+  testToolWithTaskTool,
 ];

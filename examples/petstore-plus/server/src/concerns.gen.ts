@@ -65,6 +65,11 @@ export const concerns: Omit<InstallConcernsOptions, 'era'> = {
         "risk": "low",
         "audience": "customer",
         "detail": "brief"
+      },
+      "adoption_interview": {
+        "risk": "low",
+        "audience": "customer",
+        "detail": "brief"
       }
     },
     "prompts": {

@@ -4,6 +4,7 @@
 import { defineTool } from './runtime/extra-tools.js';
 import type { AnyExtraTool } from './runtime/extra-tools.js';
 import * as $handlers_adoption from "./handlers/adoption.js";
+import * as $handlers_interview from "./handlers/interview.js";
 import * as $handlers_names from "./handlers/names.js";
 
 /** Arguments of the `adoption_fee` tool, as its handler receives them (validated against the input schema). */
@@ -130,8 +131,33 @@ export const petNameIdeasTool = defineTool<PetNameIdeasArgs, PetNameIdeasResult>
   "handler": $handlers_names.petNameIdeas
 });
 
+/** Arguments of the `adoption_interview` tool, as its handler receives them (validated against the input schema). */
+export type AdoptionInterviewArgs = Record<string, never>;
+
+/** What the `adoption_interview` handler returns: text, any JSON value (sent as JSON text), or a complete `CallToolResult`. */
+export type AdoptionInterviewResult = unknown;
+
+/** Adoption interview */
+export const adoptionInterviewTool = defineTool<AdoptionInterviewArgs, AdoptionInterviewResult>({
+  "kind": "extra",
+  "name": "adoption_interview",
+  "title": "Adoption interview",
+  "description": "Asks the user what pet they want and their budget, then suggests a name for it.",
+  "inputSchema": {
+    "type": "object",
+    "properties": {},
+    "additionalProperties": false
+  },
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false
+  },
+  "handler": $handlers_interview.adoptionInterview
+});
+
 /** Every extra tool of this server, in manifest order. */
 export const extraTools: readonly AnyExtraTool[] = [
   adoptionFeeTool,
   petNameIdeasTool,
+  adoptionInterviewTool,
 ];

@@ -65,7 +65,9 @@ export interface HttpOptions {
   tokensFrom?: string;                      // where the client tokens are set, for the 401 message (e.g. 'PETS_HTTP_TOKENS (or PETS_HTTP_TOKENS_FILE)')
   now?: () => number;                       // clock of the refusal log's rate limit (tests)
   bus?: ServerEventBus;                     // change events of modern subscriptions/listen streams (resource subscriptions)
+  unknownSession?: string;                  // said after 'Session not found' (several instances: sessions need sticky routing)
   precheck?: (body: unknown, ctx: { identity?: string; headers: Headers }) => { status: number; code: number; message: string; data?: unknown } | undefined; // refuses a modern request before the SDK serves it (x-mcp-header mismatch, a subscription the client may not read)
+  taskListen?: (identity: string | undefined, taskIds: readonly unknown[], subscriptionId: unknown, send: (message: unknown) => void) => Promise<{ accepted: string[]; stop: () => void }>; // 2026-07-28 listen streams for task ids (tasks-tools.ts), served before the SDK's router, which knows none
 }
 export interface HttpHandle {
   readonly url: string;                     // e.g. http://127.0.0.1:PORT/mcp
@@ -231,7 +233,7 @@ export async function serveHttp(factory: HttpServerFactory, options: HttpOptions
     const sid = header(req, 'mcp-session-id');
     if (sid !== undefined) {
       const s = sessions.get(sid);
-      if (s === undefined || s.identity !== auth?.clientId) return reply(res, 404, rpcError(-32001, 'Session not found'));
+      if (s === undefined || s.identity !== auth?.clientId) return reply(res, 404, rpcError(-32001, `Session not found${options.unknownSession ?? ''}`));
       touch(s, req, res);
       s.used = Date.now();
       return s.transport.handleRequest(Object.assign(req, { auth }), res, body);
@@ -353,6 +355,8 @@ export async function serveHttp(factory: HttpServerFactory, options: HttpOptions
     if (legacy) return legacyRoute(req, res, body, auth, headers);
     const refused = options.precheck?.(body, { ...(auth?.clientId !== undefined ? { identity: auth.clientId } : {}), headers });
     if (refused) return reply(res, refused.status, { jsonrpc: '2.0', error: { code: refused.code, message: refused.message, ...(refused.data !== undefined ? { data: refused.data } : {}) }, id: (body as { id?: unknown }).id ?? null });
+    const taskIds = options.taskListen && isMethod(body, 'subscriptions/listen') ? (body as { params?: { notifications?: { taskIds?: unknown } } }).params?.notifications?.taskIds : undefined;
+    if (Array.isArray(taskIds) && taskIds.length > 0) return listenForTasks(res, body as { id?: unknown }, taskIds, auth?.clientId, options.taskListen!);
     await modernNode(Object.assign(req, { auth }), res, body);
   };
 
@@ -405,4 +409,23 @@ export async function serveHttp(factory: HttpServerFactory, options: HttpOptions
         log('info', 'http: closed');
       })()),
   };
+}
+
+/**
+ * A 2026-07-28 `subscriptions/listen` stream for task ids (the Tasks extension): an SSE response
+ * whose first message acknowledges the ids of the client's own live tasks, then one
+ * `notifications/tasks` per change of one of them, until the client closes it.
+ */
+async function listenForTasks(res: ServerResponse, body: { id?: unknown }, taskIds: readonly unknown[], identity: string | undefined, taskListen: NonNullable<HttpOptions['taskListen']>): Promise<void> {
+  const subscriptionId = body.id ?? null;
+  const write = (message: unknown): void => void res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive' });
+  // a change before the acknowledgement is sent waits for it
+  let early: unknown[] | undefined = [];
+  const { accepted, stop } = await taskListen(identity, taskIds, subscriptionId, (message) => (early ? early.push(message) : write(message)));
+  write({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { _meta: { 'io.modelcontextprotocol/subscriptionId': subscriptionId }, notifications: { taskIds: accepted } } });
+  for (const message of early) write(message);
+  early = undefined;
+  if (res.destroyed) stop();
+  else res.once('close', stop);
 }

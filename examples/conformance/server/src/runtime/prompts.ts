@@ -22,7 +22,7 @@
  */
 import Handlebars from 'handlebars';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
-import type { GetPromptResult, Prompt, PromptMessage, ReadResourceResult, Server, ServerContext } from '@modelcontextprotocol/server';
+import type { GetPromptResult, InputRequiredResult, Prompt, PromptMessage, ReadResourceResult, Server, ServerContext } from '@modelcontextprotocol/server';
 import { log } from './log.js';
 import { OPEN_GATE, errorMessage } from './primitives.js';
 import type { PrimitiveGate } from './primitives.js';
@@ -32,8 +32,8 @@ export type PromptArgumentDefinition = {
   readonly name: string;
   readonly description?: string;
   readonly required?: boolean;
-  /** What `completion/complete` offers for it (completion.ts). */
-  readonly complete?: readonly string[];
+  /** What `completion/complete` offers for it: values, or a handler computing them (completion.ts). */
+  readonly complete?: readonly string[] | ((value: string, context: { readonly arguments: Readonly<Record<string, string>>; readonly ctx: ServerContext }) => readonly string[] | Promise<readonly string[]>);
 };
 
 type Role = 'user' | 'assistant';
@@ -58,8 +58,13 @@ export type PromptMessageDefinition =
 /** Reads a declared resource for a prompt (installResources' reader: the resources' gate applies). */
 export type PromptResourceReader = (uri: string, ctx: ServerContext) => Promise<ReadResourceResult>;
 
-/** Builds the result of a dynamic prompt from its (checked) arguments. */
-export type PromptHandler = (args: Record<string, string>, ctx: ServerContext) => Promise<GetPromptResult> | GetPromptResult;
+/**
+ * Builds the result of a dynamic prompt from its (checked) arguments. It may ask the client for
+ * input instead (SEP-2322): return `inputRequired({ inputRequests })` from the SDK, and read the
+ * answers of the retried request with `inputResponse(ctx.mcpReq.inputResponses, key)`; for a
+ * legacy client the SDK sends the requests and runs the handler again with the answers.
+ */
+export type PromptHandler = (args: Record<string, string>, ctx: ServerContext) => Promise<GetPromptResult | InputRequiredResult> | GetPromptResult | InputRequiredResult;
 
 /** A prompt: metadata plus either message templates or a handler. */
 export type PromptDefinition = {
@@ -184,7 +189,7 @@ export function installPrompts(server: Server, prompts: readonly PromptDefinitio
     prompts: prompts.filter((p) => gate.visible('prompts', p.name, extra)).map((p) => gate.decorate('prompts', p.name, descriptors.get(p.name) ?? promptDescriptor(p))),
   }));
 
-  server.setRequestHandler('prompts/get', async (request, extra): Promise<GetPromptResult> => {
+  server.setRequestHandler('prompts/get', async (request, extra): Promise<GetPromptResult | InputRequiredResult> => {
     const { name } = request.params;
     const def = byName.get(name);
     if (def === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${name}`);

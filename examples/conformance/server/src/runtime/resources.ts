@@ -62,8 +62,8 @@ export type ResourceTemplateDefinition = {
   readonly mimeType?: string;
   /** OAuth scopes an MCP access token must carry to see the template and read its resources (manifest `scopes`; oauth-scopes.ts). */
   readonly scopes?: readonly string[];
-  /** What `completion/complete` offers for each variable (completion.ts). */
-  readonly complete?: Readonly<Record<string, readonly string[]>>;
+  /** What `completion/complete` offers for each variable: values, or a handler computing them (completion.ts). */
+  readonly complete?: Readonly<Record<string, readonly string[] | ((value: string, context: { readonly arguments: Readonly<Record<string, string>>; readonly ctx: ServerContext }) => readonly string[] | Promise<readonly string[]>)>>;
   readonly handler: (uri: URL, variables: Variables, ctx: ServerContext) => Promise<ResourceContent> | ResourceContent;
 };
 

@@ -18,11 +18,18 @@ import type * as HttpServing from './http.js';
 import type * as OAuthResource from './oauth-resource.js';
 import type * as OAuthExchange from './oauth-exchange.js';
 import type { TokenExchanger } from './oauth-exchange.js';
+import { listChanges } from './list-changes.js';
 import { log, parseLogLevel, setLogLevel } from './log.js';
 import { allScopes, scopeNeeds } from './oauth-scopes.js';
+import type { Counters } from './counters.js';
+import type * as RedisShared from './redis-shared.js';
+import type { SharedStores } from './redis-shared.js';
+import type { JustificationsFactory } from './reflection-store.js';
+import { InMemoryServerEventBus } from '@modelcontextprotocol/server';
 import { createServer } from './server.js';
 import type { PolicyLayer, ReflectionGuard, ServerExtensions, ServerFactory } from './server.js';
 import { describeBase, resolveSettings, settingsVariables } from './settings.js';
+import { INSTANCE_ID, redisSettings } from './shared-state.js';
 import { stateKey } from './state.js';
 import { warmUp } from './warm.js';
 import { STDOUT_BACKLOG, serveOnStdio } from './stdio.js';
@@ -35,13 +42,13 @@ const BODY_ENVELOPE_BYTES = 262_144;
 /** What the entry hands to {@link main} besides config and tools. */
 export type MainOptions = Omit<ServerExtensions, 'reflection'> & {
   /** Makes the reflection gate, given the key hints are signed with (shared by instances with the same `<PREFIX>_STATE_KEY`) and what stored justifications must not hold. */
-  reflection?: (key: Buffer, extra: { readonly redact: JustificationRedaction }) => ReflectionGuard;
+  reflection?: (key: Buffer, extra: { readonly redact: JustificationRedaction; readonly makeStore?: JustificationsFactory }) => ReflectionGuard;
   /** The reflection gate's store directory (listed by `--help`). */
   reflectionDir?: string;
   /** The policy's audit trail settings, when it keeps one (listed by `--help`; its `redact` fields are redacted from stored justifications too). */
   audit?: { readonly file?: string; readonly redact?: readonly string[] };
   /** Makes the policy layer (policy.ts `createPolicy` over the generated `policy`), given what it must never write down. */
-  policy?: (context: { readonly envPrefix: string; readonly env: NodeJS.ProcessEnv; readonly secrets: () => readonly string[] }) => ClosablePolicy;
+  policy?: (context: { readonly envPrefix: string; readonly env: NodeJS.ProcessEnv; readonly secrets: () => readonly string[]; readonly counters?: Counters; readonly instance?: string }) => ClosablePolicy;
 };
 
 /** What a stored justification must not hold (reflection-config.ts `JustificationRedaction`; not imported, so servers without a gate copy none of it). */
@@ -66,6 +73,12 @@ function secretValues(config: ServerConfig, env: NodeJS.ProcessEnv, tokens: Read
   if (key) out.add(key);
   const introspection = env[`${config.envPrefix}_OAUTH_CLIENT_SECRET`]?.trim();
   if (introspection) out.add(introspection);
+  const redis = env[`${config.envPrefix}_REDIS_URL`]?.trim();
+  if (redis) {
+    out.add(redis);
+    const password = URL.canParse(redis) ? decodeURIComponent(new URL(redis).password) : '';
+    if (password) out.add(password);
+  }
   return [...out];
 }
 
@@ -80,6 +93,7 @@ export async function main(config: ServerConfig, tools: readonly OperationTool[]
   let reflection: ReflectionGuard | undefined;
   let policy: ClosablePolicy | undefined;
   let exchange: TokenExchanger | undefined;
+  let shared: SharedStores | undefined;
   try {
     // also refuses tokens while a scheme takes its credential from the Authorization header
     serve = resolveServeOptions(argv, config, env);
@@ -92,21 +106,30 @@ export async function main(config: ServerConfig, tools: readonly OperationTool[]
     const exchanging = serve.oauth?.introspection !== undefined && (config.securitySchemes ?? []).some((s) => s.kind === 'bearer' && s.exchange !== undefined);
     if (exchanging) extensions.exchange = (auth, spec, scheme) => exchange!(auth, spec, scheme);
     const secrets = secretValues(config, env, serve.tokens);
-    reflection = makeReflection?.(key.key, { redact: { fields: options.audit?.redact ?? [], secrets: () => secrets } });
-    policy = makePolicy?.({ envPrefix: config.envPrefix, env, secrets: () => secrets });
+    // several instances share justifications, limits and change notifications through Redis
+    const redis = redisSettings(config.envPrefix, config.name, env);
+    if (redis !== undefined) shared = await ((await import('./redis-shared.js')) as typeof RedisShared).sharedStores(redis, config.name);
+    reflection = makeReflection?.(key.key, { redact: { fields: options.audit?.redact ?? [], secrets: () => secrets }, ...(shared ? { makeStore: shared.makeStore } : {}) });
+    policy = makePolicy?.({ envPrefix: config.envPrefix, env, secrets: () => secrets, ...(shared ? { counters: shared.counters, instance: INSTANCE_ID } : {}) });
     factory = createServer(config, tools, env, {
       ...extensions,
       ...(reflection ? { reflection } : {}),
       ...(policy ? { policy } : {}),
+      ...(shared !== undefined ? { taskStore: shared.tasks } : {}),
       settings,
       stateKey: key.key,
       identity: serve.clientIdentity,
       ...(serve.transport === 'stdio' ? { outputBacklog: STDOUT_BACKLOG } : {}),
     });
+    if (shared !== undefined) factory.share?.(shared.bus);
   } catch (err) {
     log('error', `${config.name}: cannot start: ${err instanceof Error ? err.message : String(err)}`);
     process.exit(1);
   }
+  const closeAll = async (): Promise<void> => {
+    await policy?.close(AUDIT_CLOSE_MS);
+    await shared?.close();
+  };
 
   const settings = factory.settings;
   const where = settings.baseUrl !== undefined ? describeBase(settings) : `WARNING: ${vars.baseUrl} is not set, tool calls will fail until it is`;
@@ -114,6 +137,8 @@ export async function main(config: ServerConfig, tools: readonly OperationTool[]
   let on: string;
   if (serve.transport === 'http') {
     const { serveHttp } = (await import('./http.js')) as typeof HttpServing;
+    // the listen streams' bus: resource changes' (fed by the shared bus), else the shared bus, else one of this process (list changes)
+    const streams = factory.bus ?? shared?.bus ?? new InMemoryServerEventBus();
     // a 401 asks for the scopes set (else every scope some tool, prompt or resource needs); the metadata lists those and all of them (clients register with them)
     const needs = scopeNeeds([...tools, ...(options.extraTools ?? [])], options.scoped);
     const challengeScopes = serve.oauth?.scopes ?? allScopes(needs);
@@ -143,11 +168,15 @@ export async function main(config: ServerConfig, tools: readonly OperationTool[]
       bodyLimitHint: `tool arguments may take ${settings.maxArgumentBytes ?? DEFAULT_MAX_ARGUMENT_BYTES} bytes (${vars.maxArgumentBytes}), the rest of the message ${BODY_ENVELOPE_BYTES}`,
       // x-mcp-header checks and subscription access, before the SDK serves a modern request
       precheck: (body, ctx) => factory.precheck(body, { era: 'modern', headers: ctx.headers, ...(ctx.identity !== undefined ? { identity: ctx.identity } : {}) }),
-      ...(factory.bus ? { bus: factory.bus } : {}),
+      ...(factory.taskListen ? { taskListen: factory.taskListen } : {}),
+      bus: streams,
+      // legacy sessions live in the instance that opened them (docs/deploy.md: route by Mcp-Session-Id)
+      ...(shared !== undefined ? { unknownSession: ` on this instance (${INSTANCE_ID}): a legacy session (clients before MCP 2026-07-28) is served only by the instance that opened it, so the load balancer must route requests by their Mcp-Session-Id header (sticky sessions); it may also have expired or been closed. Start a new session` } : {}),
     }).catch((err: unknown) => {
       log('error', `${config.name}: cannot listen on ${serve.host}:${serve.port}: ${err instanceof Error ? err.message : String(err)}`);
       process.exit(1);
     });
+    listChanges.install({ sessions: () => handle.sessions(), streams, ...(shared !== undefined ? { shared: shared.bus } : {}) });
     let closing = false;
     const shutdown = (reason: string): void => {
       if (closing) return;
@@ -161,7 +190,7 @@ export async function main(config: ServerConfig, tools: readonly OperationTool[]
       }, bound).unref();
       handle
         .close()
-        .then(() => policy?.close(AUDIT_CLOSE_MS))
+        .then(closeAll)
         .then(
           () => process.exit(0),
           () => process.exit(0),
@@ -172,7 +201,7 @@ export async function main(config: ServerConfig, tools: readonly OperationTool[]
     const clients = [...(serve.tokens.size > 0 ? [`${serve.tokens.size} client token${serve.tokens.size === 1 ? '' : 's'}`] : []), ...(serve.oauth !== undefined ? [`OAuth access tokens of ${serve.oauth.issuer}`] : [])];
     on = `Streamable HTTP at ${handle.url}${clients.length > 0 ? ` (${clients.join(', ')})` : ''}`;
   } else {
-    serveOnStdio(factory, config.name, serve.clientIdentity, () => policy?.close(AUDIT_CLOSE_MS) ?? Promise.resolve(), serve.drainMs + AUDIT_CLOSE_MS + 300);
+    serveOnStdio(factory, config.name, serve.clientIdentity, closeAll, serve.drainMs + AUDIT_CLOSE_MS + 300);
     on = 'stdio';
   }
   // a torn last line of the audit trail (a crash) is repaired now, not at the first event
@@ -181,6 +210,7 @@ export async function main(config: ServerConfig, tools: readonly OperationTool[]
   // now, while the client connects
   if (factory.toolCount > 0) warmUp();
   log(settings.baseUrl !== undefined ? 'info' : 'warn', `${config.name} ${config.version}: MCP server on ${on} with ${factory.toolCount} tools${gate}; ${where}`);
+  if (shared !== undefined) log('info', `${config.name}: justifications, limits and change notifications are shared through Redis at ${shared.redis.settings.shown} (key prefix ${shared.redis.settings.prefix}:)`);
   for (const u of unmetRequirements(tools, config.securitySchemes ?? [], env, { transport: serve.transport })) log('warn', `${config.name}: ${describeUnmet(u)}`);
   for (const m of missingArgumentVariables(tools, env)) {
     log('warn', `${config.name}: ${m.variable} is not set, so hidden arguments of ${m.tools.join(', ')} have no value; those tools will fail until it is set and the server restarted`);

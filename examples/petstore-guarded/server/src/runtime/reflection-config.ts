@@ -8,13 +8,13 @@
  * This file is copied verbatim into every generated project.
  */
 import type { CallToolResult, InputRequiredResult, Server, ServerContext } from '@modelcontextprotocol/server';
-import type { JustificationStoreOptions } from './reflection-store.js';
+import type { JustificationsFactory, JustificationStoreOptions } from './reflection-store.js';
 import { persistToolFor as surfacePersistToolFor } from './surface.js';
 import type { ToolEntry } from './surface.js';
 import type { JsonSchema } from './types.js';
 
-/** `auto`: sampling when the client supports it, else the host flow; `sampling` / `host`: only that. */
-export type ReflectionMode = 'auto' | 'sampling' | 'host';
+/** `auto`: sampling when the client supports it, else the host flow; `sampling` / `host`: only that; `elicit`: the user answers a form when the client can elicit, else as `auto`. */
+export type ReflectionMode = 'auto' | 'sampling' | 'host' | 'elicit';
 /** `domain`: a justification is shared by every tool of the domain; `tool`: keyed per tool too. */
 export type ReflectionScope = 'domain' | 'tool';
 
@@ -29,6 +29,8 @@ export type GateDefinition = {
   readonly promptArgs?: Readonly<Record<string, string>>;
   /** Overrides the config's `scope` for this gate. */
   readonly scope?: ReflectionScope;
+  /** Overrides the config's `mode` for this gate. */
+  readonly mode?: ReflectionMode;
   /** Description of the prompt in `prompts/list`. */
   readonly description?: string;
 };
@@ -68,6 +70,8 @@ export type ReflectionGateConfig = ReflectionConfig & {
   readonly stateKey: Buffer;
   /** What a stored justification must not hold, as in the audit trail: field names (the policy's `audit.redact`) and secret values. */
   readonly redact?: JustificationRedaction;
+  /** Makes the justification store instead of the file store under `storeDir` (main.ts: Redis, with `<PREFIX>_REDIS_URL`). */
+  readonly makeStore?: JustificationsFactory;
 };
 
 /**

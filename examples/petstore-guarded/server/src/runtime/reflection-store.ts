@@ -3,7 +3,8 @@
 
 /**
  * The justification store of the reflection gate: one JSON file per justification at
- * `<dir>/<domain>/<hash>.json`.
+ * `<dir>/<domain>/<hash>.json` (the default; redis-justifications.ts keeps them in Redis when
+ * several instances share state, behind the same {@link Justifications} interface and checks).
  *
  * Safety rules, checked before the file system is touched:
  *  - `domain` must be one of the declared domains and match `^[A-Za-z0-9_.-]{1,64}$` (not `.` or
@@ -48,8 +49,8 @@ export type JustificationRecord = {
   readonly promptArgs: Readonly<Record<string, string>>;
   /** The justification JSON the model wrote. */
   readonly justification: unknown;
-  /** How it was obtained: by the server through sampling, or by the host via `persist_justification`. */
-  readonly source?: 'sampling' | 'host';
+  /** How it was obtained: by the server through sampling, by the host via `persist_justification`, or from the user through a form (mode `elicit`). */
+  readonly source?: 'sampling' | 'host' | 'user';
   /** ISO time of writing. */
   readonly createdAt?: string;
 };
@@ -93,8 +94,82 @@ function hasCode(err: unknown, ...codes: string[]): boolean {
   return typeof code === 'string' && codes.includes(code);
 }
 
+/**
+ * What the gate needs of a justification store: this file's {@link JustificationStore} (files,
+ * the default) or redis-justifications.ts (shared by several instances). Both validate keys and
+ * sizes with the functions below, so either refuses the same things with the same messages.
+ */
+export interface Justifications {
+  /** Cap on the JSON size of one justification. */
+  readonly maxJustificationBytes: number;
+  /** Whether `domain` is declared (and valid). */
+  hasDomain(domain: unknown): domain is string;
+  /** The stored record, or `undefined` when there is none or it is not a valid record of that key. */
+  get(domain: string, hash: string): Promise<JustificationRecord | undefined>;
+  /** Writes `record` atomically; returns where it went (for logs). */
+  put(domain: string, hash: string, record: Omit<JustificationRecord, 'hash' | 'domain'>): Promise<string>;
+  /** Housekeeping at start (the file store's stale temp files); returns how many things were removed. */
+  removeStaleTemps?(): Promise<number>;
+  /**
+   * Remembers what a hint was issued for, for `ttlMs`, so that a `persist_justification` through
+   * another instance records the tool, prompt and arguments too. Optional: without it (the file
+   * store) only the instance that issued the hint knows them.
+   */
+  rememberHint?(domain: string, hash: string, issued: IssuedHint, ttlMs: number): Promise<void>;
+  /** What {@link rememberHint} kept for (domain, hash), if it is still there and well-formed. */
+  recallHint?(domain: string, hash: string): Promise<IssuedHint | undefined>;
+}
+
+/** What a gate hint was issued for (its prompt arguments already redacted). */
+export type IssuedHint = { readonly tool: string; readonly prompt: string; readonly promptArgs: Readonly<Record<string, string>> };
+
+/** `value` as an {@link IssuedHint}, or `undefined` when it is not one. */
+export function asIssuedHint(value: unknown): IssuedHint | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { tool, prompt, promptArgs } = value as Record<string, unknown>;
+  if (typeof tool !== 'string' || typeof prompt !== 'string' || typeof promptArgs !== 'object' || promptArgs === null || Array.isArray(promptArgs)) return undefined;
+  if (!Object.values(promptArgs).every((v) => typeof v === 'string')) return undefined;
+  return { tool, prompt, promptArgs: promptArgs as Record<string, string> };
+}
+
+/** Makes a store for the declared `domains` (what `ReflectionGateConfig.makeStore` is). */
+export type JustificationsFactory = (domains: readonly string[], opts: JustificationStoreOptions) => Justifications;
+
+/** Checks that `domain` is one of `domains` and `hash` a gate key; throws `StoreError` otherwise. */
+export function checkKey(domains: ReadonlySet<string>, domain: string, hash: string): void {
+  if (!(isValidDomainName(domain) && domains.has(domain))) throw new StoreError('domain', `Unknown reflection domain ${JSON.stringify(domain)}`);
+  if (!isGateKey(hash)) throw new StoreError('hash', 'A justification hash must be 64 lower-case hex digits');
+}
+
+/** Checks the size of a justification against `max`; throws `StoreError` otherwise. */
+export function checkSize(justification: unknown, max: number): void {
+  const size = jsonByteLength(justification);
+  if (size > max) throw new StoreError('size', `The justification is ${Number.isFinite(size) ? `${size} bytes of JSON` : 'not serialisable'}; the limit is ${max} bytes`);
+}
+
+/** The record of (domain, hash) in `text`, or `undefined` when `text` is not one (not JSON, another key, no justification, too big). */
+export function parseRecord(text: string, domain: string, hash: string): JustificationRecord | undefined {
+  if (Buffer.byteLength(text, 'utf8') > MAX_RECORD_BYTES) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return undefined;
+  const rec = parsed as Partial<JustificationRecord>;
+  if (rec.hash !== hash || rec.domain !== domain || rec.justification === undefined) return undefined;
+  return rec as JustificationRecord;
+}
+
+/** The JSON text of `record` stored under (domain, hash) (its `hash` and `domain` forced to the key's). */
+export function recordText(domain: string, hash: string, record: Omit<JustificationRecord, 'hash' | 'domain'>): string {
+  const full: JustificationRecord = Object.assign({ hash, domain }, record, { hash, domain });
+  return JSON.stringify(full, null, 2) + '\n';
+}
+
 /** Justifications under one directory, one file per (domain, hash). */
-export class JustificationStore {
+export class JustificationStore implements Justifications {
   /** Absolute store directory. */
   readonly dir: string;
   /** Cap on the JSON size of one justification. */
@@ -118,8 +193,7 @@ export class JustificationStore {
 
   /** The file of (domain, hash); throws `StoreError` for an undeclared domain or a malformed hash. */
   pathFor(domain: string, hash: string): string {
-    if (!this.hasDomain(domain)) throw new StoreError('domain', `Unknown reflection domain ${JSON.stringify(domain)}`);
-    if (!isGateKey(hash)) throw new StoreError('hash', 'A justification hash must be 64 lower-case hex digits');
+    checkKey(this.domains, domain, hash);
     return path.join(this.dir, domain, `${hash}.json`);
   }
 
@@ -157,16 +231,7 @@ export class JustificationStore {
       if (hasCode(err, 'ENOENT', 'ELOOP', 'EISDIR', 'EMLINK')) return undefined;
       throw err;
     }
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      return undefined;
-    }
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return undefined;
-    const rec = parsed as Partial<JustificationRecord>;
-    if (rec.hash !== hash || rec.domain !== domain || rec.justification === undefined) return undefined;
-    return rec as JustificationRecord;
+    return parseRecord(text, domain, hash);
   }
 
   /**
@@ -197,12 +262,8 @@ export class JustificationStore {
    */
   async put(domain: string, hash: string, record: Omit<JustificationRecord, 'hash' | 'domain'>): Promise<string> {
     const file = this.pathFor(domain, hash);
-    const size = jsonByteLength(record.justification);
-    if (size > this.maxJustificationBytes) {
-      throw new StoreError('size', `The justification is ${Number.isFinite(size) ? `${size} bytes of JSON` : 'not serialisable'}; the limit is ${this.maxJustificationBytes} bytes`);
-    }
-    const full: JustificationRecord = Object.assign({ hash, domain }, record, { hash, domain });
-    const body = JSON.stringify(full, null, 2) + '\n';
+    checkSize(record.justification, this.maxJustificationBytes);
+    const body = recordText(domain, hash, record);
     const dirPath = path.dirname(file);
     await mkdir(dirPath, { recursive: true });
     await this.checkDomainDir(domain);

@@ -24,6 +24,10 @@
  *    (`prompts/get`), have the model write the JSON, call `persist_justification`, and retry;
  *  - mode `sampling` never hints: without client sampling, or after two invalid answers, the
  *    call fails with an explanation (and `persist_justification` is not needed).
+ *  - mode `elicit` (the config's or the gate's own `mode`) asks the user first, through a form
+ *    made of the justification schema (reflection-elicit.ts): accept ⇒ stored with
+ *    `source: "user"`; decline or cancel ⇒ the call is refused; a client without elicitation, a
+ *    schema no form can hold, a failed request or two invalid answers ⇒ as in `auto`.
  * Legacy era (2025 clients): the gate sends `sampling/createMessage` itself, inside the handler
  * run (`sampleInCall`), each request bounded by `sampling.timeoutMs` (the SDK's 60 s default
  * otherwise); a refusal, an error or a timeout gives up like two invalid answers do (the hint in
@@ -59,7 +63,12 @@ import type { GateCall, GateDefinition, GateHint, GateOutcome, ReflectionConfig,
 import { canonicalJson, gateKey } from './reflection-key.js';
 import { DEFAULT_JUSTIFICATION_SCHEMA, judgeReply, justificationChecker, justificationRequest } from './reflection-sampling.js';
 import type { JustificationCheck } from './reflection-sampling.js';
+import { askUserInCall, askUserRound, justificationForm, justificationMessage } from './reflection-elicit.js';
+import type { JustificationForm, UserStep } from './reflection-elicit.js';
+import { clientCapabilities, covers } from './handler-input.js';
 import { JustificationStore, StoreError, jsonByteLength } from './reflection-store.js';
+import type { Justifications } from './reflection-store.js';
+import { SharedStateError } from './shared-state.js';
 import { parsePositiveInteger, settingsVariables } from './settings.js';
 import { DEFAULT_HINT_TTL_MS, signHint, verifyHint } from './state.js';
 import type { JsonSchema } from './types.js';
@@ -101,8 +110,8 @@ type Resolved = { gate: GateDefinition; promptArgs: Record<string, string>; hash
 type RoundMemory = {
   /** Keys of the gates satisfied in earlier rounds of this call. */
   done: string[];
-  /** The sampling request in flight: the gate key, which attempt (1 or 2), its deadline (unix ms) if any. */
-  pending?: { hash: string; attempt: number; deadline?: number };
+  /** The sampling request (or, `via: 'user'`, the form) in flight: the gate key, which attempt (1 or 2), its deadline (unix ms) if any. */
+  pending?: { hash: string; attempt: number; deadline?: number; via?: 'user' };
 };
 
 /** Key of `call.state` the gate uses. */
@@ -114,7 +123,7 @@ function memoryOf(state: Record<string, unknown>): RoundMemory {
   const p = raw?.pending;
   const memory: RoundMemory = { done };
   if (typeof p === 'object' && p !== null && typeof p.hash === 'string' && (p.attempt === 1 || p.attempt === 2)) {
-    memory.pending = { hash: p.hash, attempt: p.attempt, ...(typeof p.deadline === 'number' ? { deadline: p.deadline } : {}) };
+    memory.pending = { hash: p.hash, attempt: p.attempt, ...(typeof p.deadline === 'number' ? { deadline: p.deadline } : {}), ...(p.via === 'user' ? { via: 'user' as const } : {}) };
   }
   state[STATE_KEY] = memory;
   return memory;
@@ -146,7 +155,7 @@ type SamplingStep = { kind: 'done' } | { kind: 'ask'; result: InputRequiredResul
 /** Enforces gates for tool calls and serves their prompts and `persist_justification`. */
 export class ReflectionGate {
   readonly mode: ReflectionMode;
-  readonly store: JustificationStore;
+  readonly store: Justifications;
   /** The justification schema in force. */
   readonly schema: JsonSchema;
   /** Whether the host flow exists (`mode` is not `sampling`): list `persistTool` and route its calls to `persist`. */
@@ -163,6 +172,8 @@ export class ReflectionGate {
   private readonly issued = new Map<string, Issued>();
   private readonly domainPrompts = new Map<string, Set<string>>();
   private readonly noStructured: ReadonlySet<string>;
+  /** The justification schema as an elicitation form (mode `elicit`); `undefined` when no form can hold it. */
+  private readonly form: JustificationForm | undefined;
 
   /** Throws when a gate names an undeclared domain, a prompt is declared with two templates, or the state key is missing. */
   constructor(config: ReflectionGateConfig) {
@@ -172,11 +183,14 @@ export class ReflectionGate {
     this.mode = config.mode ?? 'auto';
     this.hintTtlMs = config.hintTtlMs ?? DEFAULT_HINT_TTL_MS;
     this.schema = config.justificationSchema ?? DEFAULT_JUSTIFICATION_SCHEMA;
-    this.store = new JustificationStore(config.storeDir, config.domains, config.store);
+    // the file store, unless the instances share one (main.ts: <PREFIX>_REDIS_URL)
+    this.store = config.makeStore?.(config.domains, config.store ?? {}) ?? new JustificationStore(config.storeDir, config.domains, config.store);
     // temp files a crash left mid-write are removed once they are surely no other writer's
-    void this.store.removeStaleTemps().catch((err: unknown) => log('warn', 'reflection: cannot remove stale temp files of the justification store', err));
+    void this.store.removeStaleTemps?.().catch((err: unknown) => log('warn', 'reflection: cannot remove stale temp files of the justification store', err));
     this.validateJustification = justificationChecker(this.schema);
-    this.exposesPersistTool = this.mode !== 'sampling';
+    // the host flow exists when some gate may fall back to it
+    this.exposesPersistTool = [this.mode, ...Object.values(config.gates).flatMap((gs) => gs.map((g) => g.mode ?? this.mode))].some((m) => m !== 'sampling');
+    this.form = justificationForm(this.schema);
     this.noStructured = new Set(config.toolsWithOutputSchema ?? []);
     this.persistTool = persistToolFor(this.schema, config.domains);
     const argUse = new Map<string, { keys: string[]; gates: GateDefinition[] }>();
@@ -256,6 +270,8 @@ export class ReflectionGate {
       if (problems.length > 0) log('warn', `reflection: stored justification ${r.gate.domain}/${r.hash} no longer validates; asking again`, { problems });
       return problems.length === 0;
     } catch (err) {
+      // a shared store that cannot answer fails the call closed, naming the cause (check)
+      if (err instanceof SharedStateError) throw err;
       log('warn', `reflection: cannot read justification ${r.gate.domain}/${r.hash}`, err);
       return false;
     }
@@ -283,6 +299,17 @@ export class ReflectionGate {
       log('error', `reflection: cannot render the prompt arguments of ${tool}`, err);
       return { ok: false, result: failure(`Tool ${tool}: cannot compute its reflection gate: ${errorMessage(err)}`) };
     }
+    try {
+      return await this.checkResolved(tool, resolved, call);
+    } catch (err) {
+      if (!(err instanceof SharedStateError)) throw err;
+      log('warn', `reflection: cannot check the gate of ${tool}: ${err.message}`);
+      return { ok: false, result: failure(`Tool ${tool} needs a justification, which cannot be checked now: ${err.message}. The call was not run; retry shortly.`) };
+    }
+  }
+
+  /** `check` once the gates' keys are known. */
+  private async checkResolved(tool: string, resolved: readonly Resolved[], call: GateCall): Promise<GateOutcome> {
     const memory = memoryOf(call.state);
     const sampling = clientSamples(call);
     const met = async (r: Resolved): Promise<boolean> => memory.done.includes(r.hash) || (await this.satisfied(r));
@@ -290,7 +317,22 @@ export class ReflectionGate {
       const r = resolved[i] as Resolved;
       if (await met(r)) continue;
       let problems: readonly string[] = [];
-      if (this.mode !== 'host' && sampling) {
+      const own = r.gate.mode ?? this.mode;
+      if (own === 'elicit') {
+        // the user answers a form; without elicitation (or a form for the schema), or when that gave nothing usable, as in auto
+        const step = await this.userStep(tool, r, call, memory);
+        if (step?.kind === 'done') {
+          memory.done.push(r.hash);
+          continue;
+        }
+        if (step?.kind === 'ask') return { ok: false, result: step.result };
+        if (step?.kind === 'refused') {
+          const what = step.action === 'decline' ? 'declined to give' : 'dismissed the request for';
+          return { ok: false, result: failure(`Tool ${tool} was not run: the user ${what} a justification (reflection gate, domain "${r.gate.domain}"). Calling the tool again asks again.`) };
+        }
+      }
+      const mode = own === 'elicit' ? 'auto' : own;
+      if (mode !== 'host' && sampling) {
         const step = call.era === 'legacy' ? await this.sampleInCall(tool, r, call) : await this.samplingStep(tool, r, call, memory);
         if (step.kind === 'done') {
           memory.done.push(r.hash);
@@ -299,7 +341,7 @@ export class ReflectionGate {
         if (step.kind === 'ask') return { ok: false, result: step.result };
         problems = step.problems;
       }
-      if (this.mode === 'sampling') {
+      if (mode === 'sampling') {
         const why = sampling
           ? `no valid justification could be obtained from the client's model:\n${problems.map((p) => `- ${p}`).join('\n')}\nCalling the tool again asks again.`
           : 'the client does not support MCP sampling, which this server requires for its reflection gates (reflection mode "sampling").';
@@ -310,6 +352,22 @@ export class ReflectionGate {
       return { ok: false, result: this.hint(tool, r, remaining) };
     }
     return { ok: true };
+  }
+
+  /**
+   * Mode `elicit`: asks the user for `r`'s justification through a form (reflection-elicit.ts) —
+   * a real request in the legacy era, an input round in 2026-07-28 — and stores a valid answer
+   * with `source: "user"`. `undefined` when the user cannot be asked: the client did not declare
+   * elicitation, no form can hold the schema, or an earlier round of this call fell back to sampling.
+   */
+  private async userStep(tool: string, r: Resolved, call: GateCall, memory: RoundMemory): Promise<UserStep | undefined> {
+    if (this.form === undefined || !covers(clientCapabilities(call), 'elicitation')) return undefined;
+    if (memory.pending !== undefined && memory.pending.hash === r.hash && memory.pending.via !== 'user') return undefined;
+    const message = (problems?: readonly string[]): string => justificationMessage(tool, r.gate.domain, this.promptText(r), problems);
+    const step = call.era === 'legacy' ? await askUserInCall(call, this.form, message, this.validateJustification) : askUserRound(call, memory, r.hash, this.form, message, this.validateJustification);
+    if (step.kind === 'done') await this.keep(tool, r, step.justification, 'user');
+    if (step.kind === 'failed') log('info', `reflection: no justification from the user for ${tool} (${r.gate.domain})`, { problems: step.problems });
+    return step;
   }
 
   /** An input round asking the client's model for `r`'s justification (attempt 1, or 2 quoting the invalid reply). */
@@ -364,10 +422,10 @@ export class ReflectionGate {
   }
 
   /** Stores a valid sampled justification; a store failure is logged, and the answer still counts for this call. */
-  private async keep(tool: string, r: Resolved, justification: Record<string, unknown>): Promise<void> {
+  private async keep(tool: string, r: Resolved, justification: Record<string, unknown>, source: 'sampling' | 'user' = 'sampling'): Promise<void> {
     try {
-      await this.store.put(r.gate.domain, r.hash, { tool, prompt: r.gate.prompt, promptArgs: this.redacted(r.promptArgs) as Record<string, string>, justification: this.redacted(justification), source: 'sampling', createdAt: new Date().toISOString() });
-      log('info', `reflection: justification for ${tool} (${r.gate.domain}) obtained by sampling`, { hash: r.hash });
+      await this.store.put(r.gate.domain, r.hash, { tool, prompt: r.gate.prompt, promptArgs: this.redacted(r.promptArgs) as Record<string, string>, justification: this.redacted(justification), source, createdAt: new Date().toISOString() });
+      log('info', `reflection: justification for ${tool} (${r.gate.domain}) obtained ${source === 'user' ? 'from the user' : 'by sampling'}`, { hash: r.hash });
     } catch (err) {
       // the call goes on (the answer is valid and remembered for this call); the next call asks again
       log('warn', `reflection: cannot store the sampled justification ${r.gate.domain}/${r.hash}`, err);
@@ -405,6 +463,8 @@ export class ReflectionGate {
     if (this.issued.size >= MAX_ISSUED) this.issued.delete(this.issued.keys().next().value as string);
     this.issued.delete(cacheKey);
     this.issued.set(cacheKey, { tool, prompt: r.gate.prompt, promptArgs: r.promptArgs });
+    // for a persist through another instance (a shared store); a failure only loses that
+    void this.store.rememberHint?.(r.gate.domain, r.hash, { tool, prompt: r.gate.prompt, promptArgs: this.redacted(r.promptArgs) as Record<string, string> }, this.hintTtlMs).catch(() => undefined);
     const hint: GateHint = { prompt: r.gate.prompt, prompt_args: r.promptArgs, hash: signed, domain: r.gate.domain, remaining };
     const text = [
       `Tool ${tool} needs a justification before it runs (reflection gate, domain "${r.gate.domain}"; ${remaining} gate${remaining === 1 ? '' : 's'} left including this one).`,
@@ -466,7 +526,7 @@ export class ReflectionGate {
       else problems.push(...this.validateJustification(justification));
     }
     if (problems.length > 0 || hex === undefined || !domainOk) return failure(`Invalid ${PERSIST_TOOL_NAME} call:\n${problems.map((p) => `- ${p}`).join('\n')}`);
-    const known = this.issued.get(`${domain}/${hex}`);
+    const known = this.issued.get(`${domain}/${hex}`) ?? (await this.store.recallHint?.(domain, hex).catch(() => undefined));
     const prompts = this.domainPrompts.get(domain);
     const onlyPrompt = prompts !== undefined && prompts.size === 1 ? ([...prompts][0] as string) : '';
     const meta = known ?? { prompt: onlyPrompt, promptArgs: {} };
@@ -474,6 +534,10 @@ export class ReflectionGate {
       await this.store.put(domain, hex, { ...meta, promptArgs: this.redacted(meta.promptArgs) as Record<string, string>, justification: this.redacted(justification), source: 'host', createdAt: new Date().toISOString() });
     } catch (err) {
       if (err instanceof StoreError) return failure(`Cannot store the justification: ${errorMessage(err)}`);
+      if (err instanceof SharedStateError) {
+        log('warn', `reflection: cannot store justification ${domain}/${hex}: ${err.message}`);
+        return failure(`Cannot store the justification: ${err.message}; it was not stored, call ${PERSIST_TOOL_NAME} again shortly`);
+      }
       // the server's paths stay in its log: the client learns only what kind of failure it was
       log('error', `reflection: cannot store justification ${domain}/${hex}`, err);
       const code = (err as { code?: unknown } | null)?.code;

@@ -9,10 +9,11 @@
  *
  * This file is copied verbatim into every generated project.
  */
-import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { log } from './log.js';
 import type { ServerFactory } from './server.js';
 import type { OutputBacklog } from './in-flight.js';
+import { withTaskListen } from './tasks-stdio.js';
 
 /** What stdout holds for the client to read: results wait there in memory, counted in the response budget. */
 export const STDOUT_BACKLOG: OutputBacklog = {
@@ -31,7 +32,9 @@ export const STDOUT_BACKLOG: OutputBacklog = {
 
 /** Serves `factory` on this process's stdin/stdout until the client goes away or a signal arrives; exits at the latest `exitWithinMs` after that. */
 export function serveOnStdio(factory: ServerFactory, name: string, identity: string, beforeExit: () => Promise<void> = () => Promise.resolve(), exitWithinMs = 10_700): void {
-  const handle = serveStdio((ctx) => factory({ era: ctx.era, identity }), { onerror: (err) => log('warn', 'MCP protocol error', err) });
+  // with task tools, 2026-07-28 listen requests for task ids are served before the SDK's entry (tasks-stdio.ts)
+  const transport = factory.taskListen ? withTaskListen(new StdioServerTransport(), factory.taskListen, identity) : undefined;
+  const handle = serveStdio((ctx) => factory({ era: ctx.era, identity }), { onerror: (err) => log('warn', 'MCP protocol error', err), ...(transport ? { transport } : {}) });
   let closing = false;
   const shutdown = (reason: string): void => {
     if (closing) return;

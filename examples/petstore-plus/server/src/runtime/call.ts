@@ -20,6 +20,8 @@ import { buildRequest, RequestBuildError } from './request.js';
 import { resolveUploads } from './uploads.js';
 import type { BuiltRequest } from './request.js';
 import { send } from './send.js';
+import { awaitOperation, PollError, pollUrl } from './tasks-poll.js';
+import type { PollSend } from './tasks-poll.js';
 import { socketFetch } from './socket.js';
 import type { SendOptions } from './send.js';
 import { settingsVariables, SOCKET_ORIGIN } from './settings.js';
@@ -343,6 +345,12 @@ export async function callOperation(tool: OperationTool, args: unknown, settings
   }
 }
 
+/** Whether an answer starts a long-running operation: `202` naming a status URL, or `200`/`201` with `Operation-Location` / `Azure-AsyncOperation` (a plain `Location` there is just the created resource). */
+function longRunningAnswer(response: Response, requestUrl: string): boolean {
+  if (response.status === 202) return pollUrl(response, requestUrl) !== undefined;
+  return (response.status === 200 || response.status === 201) && (response.headers.has('operation-location') || response.headers.has('azure-asyncoperation'));
+}
+
 /** Why a call was refused for memory, naming the limit and its variable. */
 function inFlightText(tool: OperationTool, settings: Settings, budget: InFlightBudget, sent: string | undefined): string {
   const limit = `maxInFlightBytes, ${budget.limit} bytes${settings.envPrefix !== undefined ? `, ${settingsVariables(settings.envPrefix).maxInFlightBytes}` : ''}`;
@@ -425,7 +433,21 @@ async function run(tool: OperationTool, args: unknown, settings: Settings, opts:
     },
   };
   try {
-    const response = await send(req, selection.schemes, sendOptions);
+    let response = await send(req, selection.schemes, sendOptions);
+    // a long-running operation (tasks-poll.ts): its status URL is polled, with the same credentials, until it ends
+    let failedAs: string | undefined;
+    if (tool.longRunning !== undefined && longRunningAnswer(response, req.url)) {
+      clear(); // each poll has its own deadline
+      const pollSend: PollSend = (method, url, pollSignal) => send({ method, url, headers: { accept: 'application/json' } }, selection.schemes, { ...sendOptions, signal: pollSignal, onApplied: (applied) => void secrets.push(...applied.secrets) });
+      try {
+        const end = await awaitOperation(response, req.url, { send: pollSend, signal: opts.signal ?? new AbortController().signal, baseUrl: settings.baseUrl, longRunning: tool.longRunning, timeoutMs: settings.timeoutMs });
+        response = end.response;
+        failedAs = end.failed;
+      } catch (err) {
+        if (err instanceof PollError) return errorResult(`Tool ${tool.name}: ${err.message}`);
+        throw err;
+      }
+    }
     opts.onStatus?.(response.status);
     const body = await readBounded(response, settings.maxResponseBytes, share).catch((err: unknown) => {
       if (err instanceof InFlightLimitError) throw new InFlightRefusal(`${req.method} ${target(req.url).path}, ${statusLine(response)}`);
@@ -443,6 +465,7 @@ async function run(tool: OperationTool, args: unknown, settings: Settings, opts:
         const text = body.bytes.byteLength > 0 || body.truncated ? `${statusLine(response)}\n${bodyText(body, response.headers.get('content-type'))}` : statusLine(response);
         return errorResult(text);
       }
+      if (failedAs !== undefined) return errorResult(`The API's operation ended with status ${failedAs}:\n${bodyText(body, response.headers.get('content-type'))}`);
       return successResult(tool, sent, response, body, settings, { args: callArgs, ...(projection !== undefined ? { projection } : {}), ...(opts.keepResult ? { keep: opts.keepResult } : {}) });
     }, body.bytes.byteLength <= SMALL_BODY_BYTES && !body.truncated);
   } catch (err) {

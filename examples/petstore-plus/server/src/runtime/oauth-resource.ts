@@ -27,7 +27,7 @@
  */
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import type { JWTPayload } from 'jose';
-import { bearerAuthChallengeResponse, buildOAuthProtectedResourceMetadata, getOAuthProtectedResourceMetadataUrl, OAuthError, OAuthErrorCode, oauthMetadataResponse, verifyBearerToken } from '@modelcontextprotocol/server';
+import { bearerAuthChallengeResponse, getOAuthProtectedResourceMetadataUrl, OAuthError, OAuthErrorCode, oauthMetadataResponse, verifyBearerToken } from '@modelcontextprotocol/server';
 import type { AuthInfo, OAuthMetadata, OAuthTokenVerifier } from '@modelcontextprotocol/server';
 import { readBounded } from './body.js';
 import { introspectionVerifier, looksLikeJwt } from './oauth-introspect.js';
@@ -267,7 +267,12 @@ export function resourceServer(options: OAuthResourceOptions, onError: (message:
         const auth = await verifyBearerToken(authorization, { verifier, ...(expected ? { expectedResource: expected } : {}), resourceMetadataUrl });
         return { ok: true, auth };
       } catch (err) {
-        if (err instanceof OAuthError) return { ok: false, response: bearerAuthChallengeResponse(err, { resourceMetadataUrl, ...advertised }), reason: err.message };
+        if (err instanceof OAuthError) {
+          const response = bearerAuthChallengeResponse(err, { resourceMetadataUrl, ...advertised });
+          // RFC 6750 3.1: a request with no credentials at all gets no error code in the challenge
+          if ((authorization ?? '').trim() === '') response.headers.set('www-authenticate', response.headers.get('www-authenticate')!.replace(/^Bearer error="[^"]*", error_description="(?:[^"\\]|\\.)*"(?:, )?/, 'Bearer '));
+          return { ok: false, response, reason: err.message };
+        }
         return { ok: false, response: unavailable(err), reason: 'the authorization server cannot be reached' };
       }
     },
@@ -282,9 +287,4 @@ export function resourceServer(options: OAuthResourceOptions, onError: (message:
 export function isLoopbackUrl(url: string): boolean {
   const host = new URL(url).hostname;
   return host === 'localhost' || host === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
-}
-
-/** Checks the metadata the settings produce once, at start (an http issuer beyond loopback is refused). Throws with the SDK's reason. */
-export function checkIssuer(issuer: string): void {
-  buildOAuthProtectedResourceMetadata({ oauthMetadata: { issuer, authorization_endpoint: issuer, token_endpoint: issuer, response_types_supported: ['code'] }, resourceServerUrl: new URL('http://localhost/mcp'), dangerouslyAllowInsecureIssuerUrl: isLoopbackUrl(issuer) });
 }

@@ -52,6 +52,8 @@ export class ResourceChanges {
   private readonly pollers = new Map<string, Poller>();
   private readonly checks = new WeakMap<Server, SubscribeCheck>();
   private readonly inner = new InMemoryServerEventBus((err) => log('warn', 'subscriptions: a listener failed', err));
+  /** The bus shared with other instances (redis-bus.ts), once {@link share} is called. */
+  private shared: ServerEventBus | undefined;
 
   /** The bus of the HTTP handler's `subscriptions/listen` streams: an open stream makes every polled resource poll. */
   readonly bus: ServerEventBus = {
@@ -66,8 +68,31 @@ export class ResourceChanges {
     },
   };
 
-  /** Tells every listener (legacy subscribers, stdio connections, HTTP listen streams) that `uri` changed. */
+  /**
+   * Tells every listener (legacy subscribers, stdio connections, HTTP listen streams) that `uri`
+   * changed; with a shared bus, those of every instance.
+   */
   updated(uri: string): void {
+    if (this.shared !== undefined) this.shared.publish({ kind: 'resource_updated', uri });
+    else this.deliver(uri);
+  }
+
+  /**
+   * Sends changes through `bus` (several instances sharing state: redis-bus.ts) instead of only
+   * to this process's listeners; the bus delivers this instance's changes and other instances'
+   * to {@link deliver}. Once per process.
+   */
+  share(bus: ServerEventBus): void {
+    if (this.shared !== undefined) return;
+    this.shared = bus;
+    bus.subscribe((event) => {
+      if (event.kind === 'resource_updated') this.deliver(event.uri);
+      else this.inner.publish(event);
+    });
+  }
+
+  /** Delivers a change to this process's listeners. */
+  private deliver(uri: string): void {
     for (const listener of [...this.listeners]) {
       try {
         listener(uri);

@@ -115,9 +115,10 @@ function denied(access: AccessControl, identity: string, kind: PrimitiveKind, id
  */
 export function accessStep(access: AccessControl): Step {
   return (call, next) => {
-    // a nested call (an operation a handler calls through ctx.api) is part of the handler's call, which was allowed
+    // a nested call (an operation a handler calls through ctx.api) is part of the handler's call, which was allowed;
+    // one made by code mode's code is checked itself (the code is the model's, not the operator's)
     const token = tokenOf(call.ctx);
-    if (call.parent !== undefined || access.allows(call.identity, 'tools', call.name, token)) return next();
+    if ((call.parent !== undefined && call.parent.code !== true) || access.allows(call.identity, 'tools', call.name, token)) return next();
     call.report.refusal = { kind: 'denied', reason: access.why(call.identity, 'tools', call.name, token) };
     return Promise.reject(denied(access, call.identity, 'tools', call.name, token));
   };

@@ -3,9 +3,10 @@
 
 /**
  * The audit trail (manifest `policy.audit`): every tool invocation and completion, refusal,
- * session, prompt, resource read… is one JSON line, appended to a file, to stderr, or both.
+ * session, prompt, resource read… is one JSON line, appended to a file, to stderr, or both — and emitted as an
+ * OpenTelemetry log record (audit-otel.ts; a no-op without a LoggerProvider).
  *
- * - One line per event, keys in a fixed order: `time`, `id`, `event`, `session`, `client`, `oauthClient`, `era`,
+ * - One line per event, keys in a fixed order: `time`, `id`, `instance` (several instances only), `event`, `session`, `client`, `oauthClient`, `era`,
  *   `primitive`, `callId`, `parentCallId`, `arguments`, `outcome`, `httpStatus`, `durationMs`, `detail`, and with
  *   `chain: true` `prev` = hex SHA-256 of the previous line's exact text (without its newline; the
  *   first line of a file has 64 zeros). A file that already exists continues its chain.
@@ -23,9 +24,11 @@
  *   failure is logged to stderr). A terminal line that cannot be written never turns a call that
  *   ran into an error: the failure is logged and the result returned.
  *
- * Per instance today: the queue and the chain's last hash live in this process; a shared store
- * replaces the sinks ({@link AuditSink}, with `lastLine` to continue a chain) without touching the
- * pipeline. Two processes appending to one chained file break the chain: give each its own file.
+ * Per instance: the queue and the chain's last hash live in this process. Two processes appending
+ * to one chained file break the chain, so each instance keeps its own: with `<PREFIX>_REDIS_URL`
+ * (several instances sharing state) the file is `<name>.<instance id>.<ext>` beside the configured
+ * one ({@link instanceFile}) and every line carries `instance` after `id`; merging the instances'
+ * trails into one order is the log collector's job, and `verify-audit` checks every file.
  *
  * This file is copied into every generated project that has `policy.audit`.
  */
@@ -34,6 +37,7 @@ import { mkdir, open } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { OtelLogSink } from './audit-otel.js';
 import { scrub } from './auth.js';
 
 export { redact } from './redact.js';
@@ -212,6 +216,12 @@ export function auditFile(config: AuditConfig, envPrefix: string, env: NodeJS.Pr
   return file === undefined ? undefined : resolve(file);
 }
 
+/** The audit file of instance `instance`: `<dir>/<name>.<instance>.<ext>` beside `file` (`<name>.<instance>` when it has no extension). */
+export function instanceFile(file: string, instance: string): string {
+  const m = /^(.*?)(\.[A-Za-z0-9]{1,8})?$/.exec(file)!;
+  return `${m[1]}.${instance}${m[2] ?? ''}`;
+}
+
 /** A summary of arguments for an audit line: the redacted value, and whether part of it was left out. */
 export type ArgumentSummary = { readonly value: unknown; readonly cut: boolean };
 
@@ -303,7 +313,7 @@ function fieldValues(value: unknown, fields: ReadonlySet<string>, out: string[] 
 }
 
 /** Options of {@link AuditLog}: `file` (resolved) overrides `config.file`; `sinks` replace the file and stderr sinks (tests, shared stores); `secrets` are read at each event. */
-export type AuditLogOptions = { file?: string; sinks?: AuditSink[]; secrets?: () => readonly string[]; now?: () => Date };
+export type AuditLogOptions = { file?: string; sinks?: AuditSink[]; secrets?: () => readonly string[]; now?: () => Date; instance?: string };
 
 /** An event rendered and waiting in the queue. */
 type Pending = { readonly text: string; readonly done: (err?: unknown) => void };
@@ -322,6 +332,8 @@ export class AuditLog {
   private readonly secrets: () => readonly string[];
   private readonly now: () => Date;
   private readonly chain: boolean;
+  /** This instance's id, in every line (several instances sharing state through Redis). */
+  private readonly instance: string | undefined;
   private pending: Pending[] = [];
   private flushing: Promise<void> | undefined;
   /** Hash of the last line the chained store holds (valid while `synced`). */
@@ -340,8 +352,10 @@ export class AuditLog {
     this.secrets = options.secrets ?? (() => []);
     this.now = options.now ?? (() => new Date());
     this.chain = config.chain === true;
+    this.instance = options.instance;
     const file = options.file ?? (config.file === undefined ? undefined : resolve(config.file));
-    this.sinks = options.sinks ?? [...(file !== undefined ? [new FileSink(file)] : []), ...(config.stderr === true || file === undefined ? [new StderrSink()] : [])];
+    // and every line as an OpenTelemetry log record too (a no-op without a LoggerProvider): collectors merge the instances' trails
+    this.sinks = options.sinks ?? [...(file !== undefined ? [new FileSink(file)] : []), ...(config.stderr === true || file === undefined ? [new StderrSink()] : []), new OtelLogSink()];
   }
 
   /** `text` without secrets nor the values `args` has in redacted fields (for `detail`). */
@@ -358,6 +372,7 @@ export class AuditLog {
     const line: Record<string, unknown> = {
       time: this.now().toISOString(),
       id: randomUUID(),
+      instance: this.instance,
       event: input.name,
       session: input.session ?? null,
       client: input.client,
@@ -414,6 +429,7 @@ export class AuditLog {
     return {
       time: this.now().toISOString(),
       id: randomUUID(),
+      ...(this.instance !== undefined ? { instance: this.instance } : {}),
       event: 'trail.repaired',
       session: null,
       client: 'server',

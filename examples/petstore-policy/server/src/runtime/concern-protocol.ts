@@ -52,7 +52,7 @@ import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { Server, ServerCapabilities, ServerContext } from '@modelcontextprotocol/server';
 import * as z from 'zod/v4';
 import { ConcernSession, applyPatch, isRecord, matches, validatePreferences } from './concerns.js';
-import type { ConcernDeclaration, ConcernMapping, ConcernPatch, ConcernPreferences, ConcernPresets } from './concerns.js';
+import type { ConcernDeclaration, ConcernMappings, ConcernPatch, ConcernPreferences, ConcernPresets } from './concerns.js';
 import { log } from './log.js';
 import { withConcernMeta } from './surface.js';
 import { PRIMITIVE_KINDS, requestMeta } from './primitives.js';
@@ -70,8 +70,7 @@ export const CONCERN_PRESET_KEY = 'concernPreset';
 /** The custom JSON-RPC methods this module answers. */
 export const CONCERN_METHODS = ['concerns/list', 'concerns/update'] as const;
 
-/** Concern mappings per primitive kind: id (tool/prompt name, resource URI, URI template) ⇒ mapping. */
-export type ConcernMappings = { readonly [K in PrimitiveKind]?: { readonly [id: string]: ConcernMapping } };
+export type { ConcernMappings } from './concerns.js';
 
 /** What the server publishes under `capabilities.experimental.concerns`. */
 export type ConcernCapability = {

@@ -14,6 +14,7 @@
  *
  * This file is copied verbatim into every generated project.
  */
+import type { PrimitiveKind } from './primitives.js';
 
 /** A concern the server declares (manifest `concerns`). */
 export type ConcernDeclaration = {
@@ -30,6 +31,9 @@ export type ConcernDeclaration = {
  * concern the mapping does not name matches every value.
  */
 export type ConcernMapping = { readonly [concern: string]: string | readonly string[] };
+
+/** Concern mappings per primitive kind: id (tool/prompt name, resource URI, URI template) ⇒ mapping. */
+export type ConcernMappings = { readonly [K in PrimitiveKind]?: { readonly [id: string]: ConcernMapping } };
 
 /** A host's preferences: concern name ⇒ chosen value. Concerns absent here are unset. */
 export type ConcernPreferences = Record<string, string>;

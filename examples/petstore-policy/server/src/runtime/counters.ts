@@ -3,11 +3,13 @@
 
 /**
  * The counters behind the policy layer's limits (limits.ts): concurrency slots and sliding-window
- * rates, behind a small interface so that a store shared by several instances (Redis, a database)
- * can replace the in-process default later without touching the pipeline.
+ * rates, behind a small interface so that a store shared by several instances can replace the
+ * in-process default without touching the pipeline.
  *
- * {@link MemoryCounters} counts per process: with several instances behind a load balancer, each
- * enforces the limits on the calls it serves (a limit of N per minute is N per instance).
+ * {@link MemoryCounters} counts per process: with several instances behind a load balancer and no
+ * shared store, each enforces the limits on the calls it serves (a limit of N per minute is N per
+ * instance). With `<PREFIX>_REDIS_URL`, redis-counters.ts shares them (its methods answer
+ * asynchronously, and throw `SharedStateError` when Redis cannot answer).
  *
  * This file is copied verbatim into every generated project with `policy.limits`.
  */
@@ -21,13 +23,13 @@ export interface Counters {
    * Takes one of `limit` slots of `key`: a function that gives it back (calling it again does
    * nothing), or `undefined` when all `limit` slots are taken.
    */
-  acquire(key: string, limit: number): (() => void) | undefined;
+  acquire(key: string, limit: number): (() => void) | undefined | Promise<(() => void) | undefined>;
   /**
    * Counts one event of `key` at `now` (ms) unless `limit` events already happened in the
    * `windowMs` before `now` (a sliding window); then nothing is counted and `retryAfterMs` says
    * when the oldest of them leaves the window.
    */
-  hit(key: string, limit: number, windowMs: number, now: number): HitResult;
+  hit(key: string, limit: number, windowMs: number, now: number): HitResult | Promise<HitResult>;
 }
 
 /** Options of {@link MemoryCounters}. */

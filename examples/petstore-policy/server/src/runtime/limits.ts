@@ -12,13 +12,16 @@
  * `call.report.refusal` set for the audit step around this one. A call past its deadline is
  * aborted (its signal, which the upstream request follows) and answered as limited.
  *
- * The counters are per instance by default (counters.ts); a shared store can replace them.
+ * The counters are per instance by default (counters.ts); with `<PREFIX>_REDIS_URL` they are shared
+ * by every instance (redis-counters.ts). A shared store that cannot answer refuses the call
+ * (`SharedStateError` ⇒ an `isError` naming the cause) unless `<PREFIX>_REDIS_FAIL_OPEN=limits`.
  * This file is copied verbatim into every generated project with `policy.limits`.
  */
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { MemoryCounters } from './counters.js';
 import type { Counters } from './counters.js';
 import type { Step, ToolCall, ToolResult } from './pipeline.js';
+import { SharedStateError } from './shared-state.js';
 import type { LimitsConfig, ToolLimits } from './policy-types.js';
 
 /** A limit's field, as named in messages. */
@@ -93,6 +96,11 @@ function limited(call: ToolCall, reason: string, text: string): CallToolResult {
   return { isError: true, content: [{ type: 'text', text }] };
 }
 
+/** The limited result of a call whose limits cannot be checked (the shared store cannot answer). */
+function unchecked(call: ToolCall, err: SharedStateError): CallToolResult {
+  return limited(call, `limits unchecked: ${err.message}`, `Tool ${call.name} cannot be checked against its limits: ${err.message}. The call was not run; retry shortly.`);
+}
+
 /** `ms` as whole seconds to wait, at least 1. */
 function seconds(ms: number): number {
   return Math.max(1, Math.ceil(ms / 1000));
@@ -134,7 +142,12 @@ export function limitsStep(limits: Limits, now: () => number = Date.now): Step {
     // a concurrency slot for this round; nothing else is counted when none is free
     let release: (() => void) | undefined;
     if (l.maxConcurrent !== undefined) {
-      release = counters.acquire(key('running', tool), l.maxConcurrent);
+      try {
+        release = await counters.acquire(key('running', tool), l.maxConcurrent);
+      } catch (err) {
+        if (err instanceof SharedStateError) return unchecked(call, err);
+        throw err;
+      }
       if (release === undefined) {
         const n = l.maxConcurrent;
         return limited(
@@ -149,25 +162,30 @@ export function limitsStep(limits: Limits, now: () => number = Date.now): Step {
       // rates: counted once per logical call, on its first round; per client first, so that a
       // client over its own rate takes nothing from the overall one
       if (call.firstRound && l.perMinute) {
-        const t = now();
-        const { perClient, overall } = l.perMinute;
-        if (perClient !== undefined) {
-          const hit = counters.hit(key('rate', tool, 'client', call.identity), perClient, MINUTE_MS, t);
-          if (!hit.ok)
-            return limited(
-              call,
-              `perMinute.perClient ${perClient} (${from['perMinute.perClient']})`,
-              `Tool ${tool} is over its limit of ${perClient} call${perClient === 1 ? '' : 's'} per minute for client ${JSON.stringify(call.identity)} (${from['perMinute.perClient']}.perMinute.perClient); retry in ${seconds(hit.retryAfterMs)} s.`,
-            );
-        }
-        if (overall !== undefined) {
-          const hit = counters.hit(key('rate', tool, 'all'), overall, MINUTE_MS, t);
-          if (!hit.ok)
-            return limited(
-              call,
-              `perMinute.overall ${overall} (${from['perMinute.overall']})`,
-              `Tool ${tool} is over its limit of ${overall} call${overall === 1 ? '' : 's'} per minute over all clients (${from['perMinute.overall']}.perMinute.overall); retry in ${seconds(hit.retryAfterMs)} s.`,
-            );
+        try {
+          const t = now();
+          const { perClient, overall } = l.perMinute;
+          if (perClient !== undefined) {
+            const hit = await counters.hit(key('rate', tool, 'client', call.identity), perClient, MINUTE_MS, t);
+            if (!hit.ok)
+              return limited(
+                call,
+                `perMinute.perClient ${perClient} (${from['perMinute.perClient']})`,
+                `Tool ${tool} is over its limit of ${perClient} call${perClient === 1 ? '' : 's'} per minute for client ${JSON.stringify(call.identity)} (${from['perMinute.perClient']}.perMinute.perClient); retry in ${seconds(hit.retryAfterMs)} s.`,
+              );
+          }
+          if (overall !== undefined) {
+            const hit = await counters.hit(key('rate', tool, 'all'), overall, MINUTE_MS, t);
+            if (!hit.ok)
+              return limited(
+                call,
+                `perMinute.overall ${overall} (${from['perMinute.overall']})`,
+                `Tool ${tool} is over its limit of ${overall} call${overall === 1 ? '' : 's'} per minute over all clients (${from['perMinute.overall']}.perMinute.overall); retry in ${seconds(hit.retryAfterMs)} s.`,
+              );
+          }
+        } catch (err) {
+          if (err instanceof SharedStateError) return unchecked(call, err);
+          throw err;
         }
       }
 

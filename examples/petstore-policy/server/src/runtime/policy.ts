@@ -14,7 +14,7 @@
  * This file is copied verbatim into every generated project with a `policy`.
  */
 import { AccessControl, accessGate, accessStep } from './access.js';
-import { AuditLog, auditFile, auditStep } from './audit.js';
+import { AuditLog, auditFile, auditStep, instanceFile } from './audit.js';
 import type { AuditInput, AuditSink } from './audit.js';
 import type { Counters } from './counters.js';
 import { Limits, limitsStep } from './limits.js';
@@ -56,6 +56,8 @@ export type PolicyOptions = {
   readonly secrets?: () => readonly string[];
   /** Counters of the limits instead of the in-process ones (a shared store). */
   readonly counters?: Counters;
+  /** This instance's id when several share state (main.ts, `<PREFIX>_REDIS_URL`): in every audit line, and the audit file is this instance's own (audit.ts `instanceFile`). */
+  readonly instance?: string;
   /** Where audit lines go instead of the file and stderr (tests, a shared store). */
   readonly auditSinks?: AuditSink[];
   /** Clock of the limits' rates and deadlines (tests). */
@@ -66,9 +68,11 @@ export type PolicyOptions = {
 export function createPolicy(config: PolicyConfig, options: PolicyOptions): Policy {
   let audit: AuditLog | undefined;
   if (config.audit) {
-    const file = auditFile(config.audit, options.envPrefix, options.env);
+    const configured = auditFile(config.audit, options.envPrefix, options.env);
+    const file = configured !== undefined && options.instance !== undefined ? instanceFile(configured, options.instance) : configured;
     audit = new AuditLog(config.audit, {
       ...(file !== undefined ? { file } : {}),
+      ...(options.instance !== undefined ? { instance: options.instance } : {}),
       ...(options.auditSinks ? { sinks: options.auditSinks } : {}),
       ...(options.secrets ? { secrets: options.secrets } : {}),
     });

@@ -22,8 +22,10 @@ import { Authenticator } from './auth.js';
 import { callOperation } from './call.js';
 import type { CallOptions } from './call.js';
 import { apiClient } from './api-client.js';
+import { replayAcrossRounds } from './api-replay.js';
 import { callExtraTool } from './extra-tools.js';
 import type { AnyExtraTool } from './extra-tools.js';
+import { inputSession } from './handler-input.js';
 import { InFlightBudget } from './in-flight.js';
 import type { OutputBacklog } from './in-flight.js';
 import { log } from './log.js';
@@ -36,6 +38,9 @@ import type { Era, PipelineTool, Step, ToolCall, ToolGuard, ToolResult } from '.
 import { composeGates, OPEN_GATE } from './primitives.js';
 import type { PrimitiveGate } from './primitives.js';
 import { resolveSettings } from './settings.js';
+import { TaskTools } from './tasks-tools.js';
+import type { TaskStore } from './tasks-store.js';
+import type { TaskWork } from './tasks.js';
 import type { Settings } from './settings.js';
 import { belongsTo, roundOf, sealRound } from './rounds.js';
 import { openState } from './state.js';
@@ -71,6 +76,8 @@ export type ServerFactory = ((ctx: InstanceContext) => Server) & {
   readonly toolCount: number;
   /** The change-event bus of modern `subscriptions/listen` streams over HTTP (when some resource can change). */
   readonly bus?: ServerEventBus;
+  /** Sends resource changes through a bus shared with other instances (redis-bus.ts) too (when some resource can change). */
+  readonly share?: (bus: ServerEventBus) => void;
   /**
    * Checks a modern (2026-07-28) HTTP request before the SDK serves it: a `tools/call` whose
    * `Mcp-Param-*` headers disagree with its `x-mcp-header` arguments (HTTP 400, -32020), a
@@ -78,6 +85,8 @@ export type ServerFactory = ((ctx: InstanceContext) => Server) & {
    * gives). Undefined: serve it.
    */
   precheck(body: unknown, ctx: InstanceContext): HeaderRefusal | undefined;
+  /** With task tools: a 2026-07-28 HTTP listen stream for task ids (tasks-tools.ts `listen`); `identity` undefined ⇒ the server's default. */
+  readonly taskListen?: (identity: string | undefined, taskIds: readonly unknown[], subscriptionId: unknown, send: (message: unknown) => void) => Promise<{ accepted: string[]; stop: () => void }>;
 };
 
 /** What the server needs of resource subscriptions (subscriptions.ts's `resourceChanges` is one; not imported, so servers whose resources never change carry none of it). */
@@ -86,6 +95,10 @@ export interface ListenFeed {
   readonly bus: ServerEventBus;
   /** Throws the error `resources/subscribe` would give when the listen params ask for a resource `server`'s client may not read. */
   checkListen(server: Server, params: unknown): void;
+  /** Sends changes through a bus shared with other instances too. */
+  share(bus: ServerEventBus): void;
+  /** Tells every subscriber (of every instance, with a shared bus) that `uri` changed: a handler's `ctx.notifyResourceUpdated`. */
+  updated(uri: string): void;
 }
 
 /** The reflection gate as the server sees it (reflection.ts's `ReflectionGate` is one). */
@@ -111,11 +124,34 @@ export interface ToolSearch {
    * The mode of a request whose active concern preset is `preset` (undefined: none): `search`
    * lists `tools`, `list` the catalogue. Absent: every request lists `tools`.
    */
-  modeOf?(preset: string | undefined): 'list' | 'search';
-  /** Answers `search_tools` over the tools `keep` accepts; invalid arguments throw -32602. */
-  search(args: unknown, keep: (name: string) => boolean, describe: (name: string) => ToolMetadata | undefined): CallToolResult;
+  modeOf?(preset: string | undefined): 'list' | 'search' | 'code';
+  /** Answers `search_tools` over the tools `keep` accepts; invalid arguments throw -32602. With `signature`, each result carries its operation's TypeScript signature (code mode). */
+  search(args: unknown, keep: (name: string) => boolean, describe: (name: string) => ToolMetadata | undefined, signature?: (name: string) => string | undefined): CallToolResult;
   /** What `describe_tool` and `call_tool` say of a name the request cannot see: the closest of `known` (the names it can), and a pointer to `search_tools`. */
   unknown(name: string, known: Iterable<string>): string;
+  /** Code mode (`discovery: code`, code-mode.ts's `createCodeMode` makes one): for the requests whose mode is `code`. */
+  readonly code?: CodeFront;
+}
+
+/** What one nested call of code mode gave (code-mode.ts's `NestedOutcome`). */
+export type CodeNestedOutcome = { readonly result?: CallToolResult; readonly status?: number; readonly wrapped?: boolean; readonly refused?: string };
+
+/** Code mode as the server sees it (code-mode.ts's `CodeMode` is one; not imported, so other servers carry no sandbox). */
+export interface CodeFront {
+  /** `search_tools`, `describe_tool` and `execute`, listed instead of the catalogue. */
+  readonly tools: readonly ToolEntry[];
+  readonly executeName: string;
+  /** The TypeScript signature of an operation tool (undefined: not callable from code). */
+  signature(name: string): string | undefined;
+  /** What the audit keeps of an execute call's arguments (the code's hash, never its text). */
+  auditArguments(args: Record<string, unknown>): Record<string, unknown>;
+  /** Runs the code; each `api` call goes through `run`. */
+  execute(
+    args: Record<string, unknown>,
+    run: (tool: string, args: Record<string, unknown>, signal: AbortSignal) => Promise<CodeNestedOutcome>,
+    signal: AbortSignal,
+    results?: Settings['results'],
+  ): Promise<CallToolResult>;
 }
 
 /** A gate that knows the concern preset a request has selected (concern-protocol.ts's `ConcernControl` is one). */
@@ -174,6 +210,8 @@ export type CreateServerOptions = ServerExtensions & {
   steps?: readonly Step[];
   /** The policy layer: its steps run first, its access gate filters every list, its audit trail records sessions, prompts, resources, preprocessors and justifications. */
   policy?: PolicyLayer;
+  /** Where the tasks of task tools live (tasks-store.ts); default: in this process, bounded. */
+  taskStore?: TaskStore;
 };
 
 /** The fields of a tool (operation or extra) its `tools/list` entry is made of. */
@@ -182,6 +220,17 @@ export type ToolMetadata = Pick<OperationTool, 'name' | 'title' | 'description' 
 /** The `tools/list` entry of a tool: its metadata and schemas, as generated (the same function the build measures with). */
 export function toolDescriptor(tool: ToolMetadata): Tool {
   return toolEntry(tool) as Tool;
+}
+
+/** `settings` whose results are compacted but not cut to a token budget (code mode's nested calls). */
+function wholeResults(settings: Settings): Settings {
+  return { ...settings, results: { ...(settings.results ?? DEFAULT_RESULT_POLICY), maxTokens: Number.MAX_SAFE_INTEGER } };
+}
+
+/** The first text block of a result. */
+function textOfResult(result: ToolResult): string {
+  const first = (result as CallToolResult).content?.find((c) => c.type === 'text');
+  return first?.type === 'text' ? first.text : '';
 }
 
 /** A required string argument of a search-mode tool; anything else is invalid params. */
@@ -232,7 +281,7 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
   }
   const metadata = (name: string): ToolMetadata | undefined => {
     const t = byName.get(name);
-    return t && t.kind !== 'persist' ? t.tool : undefined;
+    return t && (t.kind === 'operation' || t.kind === 'extra') ? t.tool : undefined;
   };
   const preprocessors = new Set(options.preprocessorNames ?? []);
   const hasTools = byName.size > 0;
@@ -249,15 +298,26 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
   const catalogue = (): Tool[] => (listed ??= [...all.map(toolDescriptor), ...(persistTool ? [persistTool as Tool] : [])]);
   // search mode lists its three tools (and the gate's persist tool) instead of the catalogue
   const front: Tool[] | undefined = search ? [...(search.tools as Tool[]), ...(persistTool ? [persistTool as Tool] : [])] : undefined;
+  // code mode lists search_tools, describe_tool and execute (and the persist tool)
+  const code = search?.code;
+  const codeFront: Tool[] | undefined = code ? [...(code.tools as Tool[]), ...(persistTool ? [persistTool as Tool] : [])] : undefined;
+  const codeNames: ReadonlySet<string> = new Set(code ? code.tools.map((t) => t.name) : []);
   const policy = options.policy;
   const searchNames: ReadonlySet<string> = new Set(search ? [search.names.search, search.names.describe, search.names.call] : []);
   const steps = [...(policy?.steps ?? []), ...(options.steps ?? []), ...toolCallSteps(reflection ? { reflection } : {})];
   const defaultIdentity = options.identity ?? 'local';
   const maxArgumentBytes = settings.maxArgumentBytes ?? DEFAULT_MAX_ARGUMENT_BYTES;
+  // tools that run as MCP tasks (tasks-tools.ts): one task table for every instance of the process
+  const taskTools = TaskTools.of(all, config.envPrefix, env, options.taskStore);
 
   /** Sends the call to its tool: the API request, the extra tool's handler, or the persist tool. */
   const dispatch = async (call: ToolCall): Promise<ToolResult> => {
     const target = call.target;
+    if (target.kind === 'code') {
+      // each api call of the code: a nested call of this one, under this call's signal and the run's
+      const runCode = (tool: string, args: Record<string, unknown>, signal: AbortSignal) => runCodeCall(call, tool, args, signal);
+      return code!.execute(target.args, runCode, call.signal, withPresetResults(settings, call).results ?? DEFAULT_RESULT_POLICY);
+    }
     if (target.kind === 'persist') {
       const result = await reflection!.persist(call.args);
       if (policy && result.isError !== true) {
@@ -279,8 +339,15 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
                 .catch(() => undefined);
       // ctx.api: the operations the tool declared, each a nested call through the policy's steps and this dispatch
       const uses = target.tool.uses;
-      const api = uses ? apiClient(uses, (tool, args) => runNested(nestedCall(call, tool, args))) : undefined;
-      return callExtraTool(target.tool, call.args, call.signal, { argumentsChecked: true, clientLog, ...(progress ? { progress } : {}), ...(api ? { api } : {}) });
+      // a 2026-07-28 handler runs again on each input round: its earlier API calls are replayed, not made again (api-replay.ts)
+      const api = uses ? apiClient(uses, replayAcrossRounds(call, (tool, args) => runNested(nestedCall(call, tool, args)))) : undefined;
+      // ctx.elicit / sample / roots: real requests (legacy), or input rounds of this call (2026-07-28)
+      const input = inputSession({ era: call.era, server: call.server, ctx: call.ctx, state: call.state, signal: call.signal });
+      const feed = options.subscriptions;
+      const notifyResourceUpdated = feed ? (uri: string): void => feed.updated(uri) : undefined;
+      // ctx.runAsTask: a deferred task tool's handler turns its call into a task (tasks-tools.ts)
+      const runAsTask = TaskTools.escalation(call.ctx);
+      return callExtraTool(target.tool, call.args, call.signal, { argumentsChecked: true, clientLog, input, ...(notifyResourceUpdated ? { notifyResourceUpdated } : {}), ...(progress ? { progress } : {}), ...(api ? { api } : {}), ...(runAsTask ? { runAsTask } : {}) });
     }
     // the MCP client's own request headers (its Authorization above all) reach the API only
     // for a security scheme that takes its credential `fromClient`
@@ -298,7 +365,10 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
     const authInfo = call.ctx?.http?.authInfo;
     if (options.exchange !== undefined && isOAuthToken(authInfo)) callOptions.exchange = (spec, scheme) => options.exchange!(authInfo, spec, scheme);
     if (options.fetch) callOptions.fetch = options.fetch;
-    return callOperation(target.tool, call.args, withPresetResults(bounded(settings, call.bounds), call), callOptions);
+    const resultSettings = withPresetResults(bounded(settings, call.bounds), call);
+    // code mode's calls: the code gets the whole (compacted) result, never one cut to the model's
+    // token budget — it filters before anything reaches the context, and execute's answer is budgeted
+    return callOperation(target.tool, call.args, call.parent?.code === true ? wholeResults(resultSettings) : resultSettings, callOptions);
   };
 
   /** A handler's nested call: the policy's steps, the OAuth token's scopes (oauth-scopes.ts), argument validation, then the operation's request (never a result that asks for input). */
@@ -306,6 +376,44 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
   const runNested = async (call: ToolCall): Promise<{ result: CallToolResult; status?: number }> => {
     const result = (await runPipeline(nestedSteps, dispatch, call)) as CallToolResult;
     return { result, ...(call.report.httpStatus !== undefined ? { status: call.report.httpStatus } : {}) };
+  };
+
+  /**
+   * A nested call of code mode's code: the policy's steps (audit under the execute call's id,
+   * access rules — checked, unlike a handler's nested call — and limits), the OAuth token's
+   * scopes, the reach of the request (what its concern preset and access gate let it see), argument
+   * validation, and the reflection gate, which refuses with its instructions (code cannot answer
+   * a question mid-run). Never rejects.
+   */
+  const codeSteps: Step[] = [
+    ...(policy?.steps ?? []),
+    nestedScopes,
+    (call, next) => (call.gate.visible('tools', call.name, call.ctx) ? next() : Promise.reject(new Error(`${call.name} is not reachable by this client (its concern preset or access rules hide it)`))),
+    checkArguments,
+    async (call, next) => {
+      if (!reflection || !reflection.isGated(call.name)) return next();
+      const verdict = await reflection.check(call.name, call.args, { server: call.server, ctx: call.ctx, era: call.era, signal: call.signal, callId: call.callId, state: call.state });
+      if (verdict.ok) return next();
+      // the gate's own instructions, but the retry is a new run of the code, not a direct call
+      const said = isInputRequired(verdict.result) ? 'its justification is asked from the client mid-call, which code cannot wait for' : textOfResult(verdict.result).replace(`Then call ${call.name} again with the same arguments.`, `Then run ${call.parent?.name ?? 'execute'} again with the same code.`);
+      const reason = `the reflection gate holds ${call.name}: ${said}\nFrom code: get the justification stored first (${reflection.persistTool.name}), then run execute again.`;
+      call.report.refusal = { kind: 'denied', reason };
+      throw new Error(reason);
+    },
+  ];
+  const runCodeCall = async (parent: ToolCall, name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<CodeNestedOutcome> => {
+    const target = byName.get(name);
+    if (!target || target.kind !== 'operation') return { refused: `${name} is not an operation of this server` };
+    const base = nestedCall(parent, target.tool, args);
+    const call: ToolCall = { ...base, signal: AbortSignal.any([parent.signal, signal]), parent: { name: parent.name, callId: parent.callId, code: true } };
+    try {
+      const result = await runPipeline(codeSteps, dispatch, call);
+      if (isInputRequired(result)) return { refused: `${name} asks the client for input, which code cannot give` };
+      if (call.report.refusal && result.isError === true) return { refused: textOfResult(result) };
+      return { result, wrapped: target.tool.resultShape === 'wrapped', ...(call.report.httpStatus !== undefined ? { status: call.report.httpStatus } : {}) };
+    } catch (err) {
+      return { refused: err instanceof Error ? err.message : String(err) };
+    }
   };
 
   /** `settings` with the result settings of the request's active concern preset over the server's (the tool's own still win, in results.ts). */
@@ -321,7 +429,7 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
   const scoped = scopeGate(scopeNeeds([...tools, ...(options.extraTools ?? [])], options.scoped));
   const factory = (instance: InstanceContext): Server => {
     const serverOptions: ConstructorParameters<typeof Server>[1] = {
-      capabilities,
+      capabilities: taskTools ? taskTools.capabilities(instance.era, capabilities) : capabilities,
       // an input round's state comes back from the client: only state this server (or another
       // with the same key) sealed is accepted (-32602 "Invalid or expired requestState" else)
       requestState: { verify: (token: string) => openState(stateKey, token) },
@@ -350,21 +458,26 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
       });
     }
     if (!hasTools) return server;
+    taskTools?.install(server, instance.era, (ctx) => ctx.http?.authInfo?.clientId ?? instance.identity ?? defaultIdentity, (tool, ctx) => gate.visible('tools', tool, ctx));
 
     // search mode per concern preset: the request's active preset decides what is listed
     const activePreset = (gate as Partial<PresetGate>).activePreset;
-    const listsFront = (ctx: ServerContext): boolean => search?.modeOf === undefined || search.modeOf(activePreset?.(ctx)) === 'search';
+    const modeOf = (ctx: ServerContext): 'list' | 'search' | 'code' => (search === undefined ? 'list' : (search.modeOf?.(activePreset?.(ctx)) ?? 'search'));
+    const listsFront = (ctx: ServerContext): boolean => modeOf(ctx) === 'search';
     server.setRequestHandler('tools/list', (_request, ctx) => {
+      // code mode: its own tools are always listed (the persist tool as the gate says)
+      if (codeFront && modeOf(ctx) === 'code') return { tools: codeFront.filter((t) => codeNames.has(t.name) || gate.visible('tools', t.name, ctx)).map((t) => (codeNames.has(t.name) ? t : gate.decorate('tools', t.name, t))) };
       // search mode's own three tools are always listed: what they reach is filtered by the gate
       if (front && listsFront(ctx)) return { tools: gate === OPEN_GATE ? front : front.filter((t) => searchNames.has(t.name) || gate.visible('tools', t.name, ctx)).map((t) => (searchNames.has(t.name) ? t : gate.decorate('tools', t.name, t))) };
-      const shown = catalogue();
+      const shown = taskTools ? taskTools.listed(instance.era, catalogue()) : catalogue();
       if (gate === OPEN_GATE) return { tools: shown };
       return { tools: shown.filter((t) => gate.visible('tools', t.name, ctx)).map((t) => gate.decorate('tools', t.name, t)) };
     });
 
     /** Runs one tool call through the pipeline, carrying its logical call across input rounds. */
-    const run = async (name: string, args: Record<string, unknown>, ctx: ServerContext, viaCallTool?: string): Promise<ToolResult> => {
-      const target = byName.get(name);
+    const run = async (name: string, args: Record<string, unknown>, ctx: ServerContext, viaCallTool?: string, signal?: AbortSignal): Promise<ToolResult> => {
+      // code mode's execute: the pipeline's call carries what the audit may keep (the code's hash); the code rides in the target
+      const target: PipelineTool | undefined = code && name === code.executeName && !byName.has(name) ? { kind: 'code', name, args } : byName.get(name);
       if (!target) {
         if (preprocessors.has(name)) throw invalidParams(`${name} is a preprocessor, not a tool: a host runs preprocessors with preprocessors/run, or gets their context from the with_context prompt`);
         throw invalidParams(`Unknown tool: ${name}`);
@@ -384,7 +497,7 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
       const call: ToolCall = {
         name,
         target,
-        args,
+        args: target.kind === 'code' ? code!.auditArguments(args) : args,
         argumentBytes: size.bytes,
         server,
         ctx,
@@ -393,7 +506,7 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
         callId: round ? round.callId : randomUUID(),
         firstRound: !round,
         state: round && typeof round.state === 'object' && round.state !== null ? { ...round.state } : {},
-        signal: ctx.mcpReq.signal,
+        signal: signal ?? ctx.mcpReq.signal,
         gate,
         report: {},
         ...(headers ? { headers } : {}),
@@ -412,6 +525,16 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
       // one value for validation, the gate and the call: a missing `arguments` is `{}` everywhere,
       // so leaving it out cannot skip the gate of a tool whose arguments are all optional
       const args = callArguments(name, raw);
+      if (code && !byName.has(name) && codeNames.has(name) && modeOf(ctx) === 'code') {
+        if (name === code.executeName) return run(name, args, ctx);
+        if (name === search!.names.search) return search!.search(args, (n) => code.signature(n) !== undefined && gate.visible('tools', n, ctx), metadata, (n) => code.signature(n));
+        const wanted = stringArgument(args, 'name', name);
+        const tool = metadata(wanted);
+        const signature = code.signature(wanted);
+        if (!tool || signature === undefined || !gate.visible('tools', wanted, ctx)) return { isError: true, content: [{ type: 'text', text: search!.unknown(wanted, visibleNames(ctx).filter((n) => code.signature(n) !== undefined)) }] };
+        const described = { name: tool.name, ...(tool.title !== undefined ? { title: tool.title } : {}), ...(tool.description !== undefined ? { description: tool.description } : {}), signature };
+        return { content: [{ type: 'text', text: `${tool.description ? `/** ${tool.description.replace(/\*\//g, '* /').slice(0, 1000)} */\n` : ''}${signature}` }], structuredContent: described };
+      }
       if (search && !byName.has(name)) {
         if (name === search.names.search) return search.search(args, (n) => metadata(n) !== undefined && gate.visible('tools', n, ctx), metadata);
         if (name === search.names.describe) {
@@ -427,6 +550,14 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
           if (!byName.has(inner) && !preprocessors.has(inner)) throw invalidParams(search.unknown(inner, visibleNames(ctx)));
           return run(inner, callArguments(inner, args.arguments), ctx, name);
         }
+      }
+      // a task tool the client runs as a task: the call runs in the task, under its signal (tasks-tools.ts);
+      // one the request may not see (access rules, scopes, concerns) gets no task: the pipeline refuses it at once
+      if (taskTools && gate.visible('tools', name, ctx)) {
+        const owner = ctx.http?.authInfo?.clientId ?? instance.identity ?? defaultIdentity;
+        const work: TaskWork = async (taskSignal, resume) => (await run(name, args, TaskTools.resumed(ctx, resume, (token) => openState(stateKey, token)), undefined, taskSignal)) as CallToolResult;
+        const asTask = (await taskTools.deferred(instance.era, name, ctx, owner, work)) ?? (await taskTools.call(instance.era, name, params, ctx, owner, server, work));
+        if (asTask) return asTask;
       }
       return run(name, args, ctx);
     });
@@ -460,5 +591,6 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
     }
     return undefined;
   };
-  return Object.assign(factory, { settings, toolCount: all.length, precheck, ...(feed ? { bus: feed.bus } : {}) });
+  const taskListen = taskTools ? { taskListen: (identity: string | undefined, ids: readonly unknown[], subscriptionId: unknown, send: (message: unknown) => void) => taskTools.listen(identity ?? defaultIdentity, ids, subscriptionId, send) } : {};
+  return Object.assign(factory, { settings, toolCount: all.length, precheck, ...taskListen, ...(feed ? { bus: feed.bus, share: (bus: ServerEventBus) => feed.share(bus) } : {}) });
 }

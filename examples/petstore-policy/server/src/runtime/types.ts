@@ -155,6 +155,13 @@ export type OperationTool<Args = unknown> = {
   readonly security?: SecurityRequirements;
   /** OAuth scopes an MCP access token must carry to see and call the tool (its operation's `security` for the API description's oauth2/openIdConnect scheme); absent ⇒ none. */
   readonly scopes?: readonly string[];
+  /**
+   * A long-running operation (its spec answers `202` with `Location` / `Operation-Location` /
+   * `Azure-AsyncOperation`, or says `x-ms-long-running-operation: true`): the call polls it until it
+   * ends (tasks-poll.ts), and the tool runs as an MCP task when the client asks (tasks.ts).
+   * `cancelPaths`: the spec's `DELETE` paths a status URL may match, to cancel the operation.
+   */
+  readonly longRunning?: { readonly cancelPaths?: readonly string[] };
   /** Type-level only: never set at run time. Carries `Args` so typed helpers can infer it. */
   readonly __args?: Args;
 };
@@ -186,6 +193,12 @@ export type ServerConfig = {
   readonly baseUrl?: string;
   /** Defaults of the OAuth resource server (manifest `http.auth`), unless `<envPrefix>_OAUTH_ISSUER`, `_OAUTH_AUDIENCE`, `_OAUTH_SCOPES` are set. */
   readonly oauth?: { readonly issuer?: string; readonly audience?: string; readonly scopes?: readonly string[] };
+  /** Code mode is on for the server or a preset (manifest `discovery: code`): `--help` lists its `<PREFIX>_CODE_*` bounds. */
+  readonly codeMode?: boolean;
+  /** Some tool runs as an MCP task (an extra tool's `task`, a long-running operation): `--help` lists the `<PREFIX>_MAX_TASKS` / `_TASK_TTL_MS` bounds. */
+  readonly taskTools?: boolean;
+  /** Search or code mode is on for the server or a preset: `--help` lists `MCPGEN_SEARCH_DEBUG`. */
+  readonly searchMode?: boolean;
   /** Prefix of the environment variables the server reads. */
   readonly envPrefix: string;
   /** Request timeout in ms, unless `<envPrefix>_TIMEOUT_MS` is set. */

@@ -4,7 +4,12 @@
 /**
  * Checks a chained audit trail (`policy.audit.chain: true`):
  *
- *   node dist/runtime/verify-audit.js <audit file>
+ *   node dist/runtime/verify-audit.js <audit file> [<audit file>…]
+ *
+ * Several instances sharing state (`<PREFIX>_REDIS_URL`) each keep their own file,
+ * `<name>.<instance id>.<ext>` beside the configured `<name>.<ext>`: naming the configured file
+ * checks it (when it exists) and every instance's file beside it, each chain on its own, under a
+ * `== <file>` heading; the exit code is the worst of them.
  *
  * Every line must be a JSON object with the audit fields (`time`, `id`, `event`, `session`,
  * `client`, `era` — `null` for the trail's own `trail.*` events — and `prev`), and its `prev` must
@@ -25,7 +30,8 @@
  * every generated project whose audit trail is chained.
  */
 import { createHash } from 'node:crypto';
-import { createReadStream, realpathSync } from 'node:fs';
+import { createReadStream, existsSync, readdirSync, realpathSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 /** One break of the chain: the line, why, and whether the trail itself records its repair. */
@@ -128,17 +134,47 @@ function ranges(sorted: readonly number[]): Array<[number, number]> {
   return out;
 }
 
-/** The command line: prints the verdict and returns the exit code. */
+/** An instance id in a file name (shared-state.ts `INSTANCE_ID`: host, process id, 6 hex digits). */
+const INSTANCE_PART = '[A-Za-z0-9_.-]+-\\d+-[0-9a-f]{6}';
+
+/** `file` (when it exists, or when no instance file is beside it) and the instances' files beside it, sorted. */
+export function trailFiles(file: string): string[] {
+  const dir = dirname(file);
+  const name = basename(file);
+  const m = /^(.*?)(\.[A-Za-z0-9]{1,8})?$/.exec(name)!;
+  const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const re = new RegExp(`^${escape(m[1]!)}\\.${INSTANCE_PART}${escape(m[2] ?? '')}$`);
+  let siblings: string[] = [];
+  try {
+    siblings = readdirSync(dir).filter((f) => re.test(f)).sort().map((f) => join(dir, f));
+  } catch {
+    // no folder: reported when the file itself is read
+  }
+  return existsSync(file) || siblings.length === 0 ? [file, ...siblings] : siblings;
+}
+
+/** The command line: prints the verdict of each trail and returns the worst exit code. */
 export async function main(argv: readonly string[], out: (line: string) => void = (l) => process.stdout.write(l + '\n'), err: (line: string) => void = (l) => process.stderr.write(l + '\n')): Promise<number> {
-  if (argv.length !== 1 || argv[0] === '--help' || argv[0] === '-h') {
-    err('usage: verify-audit <audit file>   (checks the hash chain of a chained audit trail)');
+  if (argv.length === 0 || argv.includes('--help') || argv.includes('-h')) {
+    err('usage: verify-audit <audit file> [<audit file>...]   (checks the hash chain of a chained audit trail, and of each instance\'s file beside it)');
     return 2;
   }
+  const files = argv.flatMap(trailFiles);
+  let code = 0;
+  for (const file of files) {
+    if (files.length > 1) out(`== ${file}`);
+    code = Math.max(code, await verifyOne(file, out, err));
+  }
+  return code;
+}
+
+/** Prints the verdict of one file; returns its exit code. */
+async function verifyOne(file: string, out: (line: string) => void, err: (line: string) => void): Promise<number> {
   let verdict: AuditVerdict;
   try {
-    verdict = await verifyAuditFile(argv[0]!);
+    verdict = await verifyAuditFile(file);
   } catch (e) {
-    err(`cannot read ${argv[0]}: ${e instanceof Error ? e.message : String(e)}`);
+    err(`cannot read ${file}: ${e instanceof Error ? e.message : String(e)}`);
     return 2;
   }
   for (const b of verdict.breaks) out(`line ${b.line}: ${b.reason}`);

@@ -75,6 +75,16 @@ function read(env: NodeJS.ProcessEnv, name: string): string | undefined {
   return v === undefined || v.trim() === '' ? undefined : v.trim();
 }
 
+/**
+ * A variable of `scheme` as the call uses it: blank counts as unset, except an HTTP basic
+ * password, which may be empty when the variable is set (APIs such as Stripe take the key as
+ * the user name and no password).
+ */
+function readVariable(env: NodeJS.ProcessEnv, scheme: SecurityScheme, name: string): string | undefined {
+  if (scheme.kind === 'basic' && name === scheme.env.password && env[name] !== undefined) return env[name]!.trim();
+  return read(env, name);
+}
+
 
 /** The header a scheme takes its credential from over HTTP, if it does (manifest `fromClient`). */
 export function clientHeaderOf(scheme: SecurityScheme): string | undefined {
@@ -187,7 +197,7 @@ export class Authenticator {
         const header = clientHeaders ? clientHeaderOf(scheme) : undefined;
         if (header !== undefined) {
           if (readHeader(clientHeaders!, header) === undefined) headers.add(header);
-        } else for (const v of schemeVariables(scheme)) if (read(this.env, v) === undefined) missing.add(v);
+        } else for (const v of schemeVariables(scheme)) if (readVariable(this.env, scheme, v) === undefined) missing.add(v);
       }
       if (!unknown && missing.size === 0 && headers.size === 0) return { ok: true, schemes };
       const names = alternative.map((n) => JSON.stringify(n)).join(' + ');
@@ -273,13 +283,18 @@ export class Authenticator {
         }
         case 'basic': {
           const given = fromClient(s);
-          const [user, password] = given !== undefined ? basicFromHeader(s.name, given.header, given.value) : [secret(s.env.username), secret(s.env.password)];
+          const password = (): string => {
+            const v = readVariable(this.env, s, s.env.password);
+            if (v === undefined) throw new AuthError(`missing credentials: set ${s.env.password} in the server's environment`);
+            return v;
+          };
+          const [user, pass] = given !== undefined ? basicFromHeader(s.name, given.header, given.value) : [secret(s.env.username), password()];
           if (given === undefined && user.includes(':')) throw new AuthError(`the value of ${s.env.username} must not contain ":" (HTTP basic authentication cannot carry it)`);
-          const encoded = Buffer.from(`${user}:${password}`, 'utf8').toString('base64');
+          const encoded = Buffer.from(`${user}:${pass}`, 'utf8').toString('base64');
           setHeader(headers, 'Authorization', `Basic ${encoded}`);
           credentialHeaders.add('authorization');
           // an API may echo the user name back ("user … may not …"): it is as private as the password
-          secrets.push(user, encodeRfc3986(user), password, encoded);
+          secrets.push(user, encodeRfc3986(user), ...(pass !== '' ? [pass] : []), encoded);
           break;
         }
         case 'oauth2ClientCredentials': {

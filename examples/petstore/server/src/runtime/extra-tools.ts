@@ -17,9 +17,17 @@
  * A tool that declares the operations it calls (manifest `uses`) gets them as `ctx.api`, keyed by
  * operationId, typed from the operations' generated argument and result types (api-client.ts).
  *
+ * A handler may ask the client for input while it runs — `ctx.elicit`, `ctx.elicitUrl`,
+ * `ctx.sample`, `ctx.roots` (handler-input.ts, both eras). In the 2026-07-28 era a question not
+ * answered yet ends the run with an input-required result, and the handler runs again when the
+ * client answers; a missing client capability fails the call with JSON-RPC error -32021.
+ *
  * This file is copied verbatim into every generated project.
  */
-import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/server';
+import { MissingRequiredClientCapabilityError, ProtocolError } from '@modelcontextprotocol/server';
+import type { CallToolResult, InputRequiredResult, ToolAnnotations } from '@modelcontextprotocol/server';
+import { InputPending, InputRequestFailed } from './handler-input.js';
+import type { HandlerInput, InputSession } from './handler-input.js';
 import { log } from './log.js';
 import type { LogLevel } from './log.js';
 import { errorMessage } from './primitives.js';
@@ -32,7 +40,7 @@ import { validateArguments, validateOutput } from './validate.js';
  * `<Tool>Context` of a tool with `uses` is `ExtraToolContext<<Tool>Api>`, one typed method per
  * operation it declared.
  */
-export type ExtraToolContext<Api = ApiClient> = {
+export type ExtraToolContext<Api = ApiClient> = HandlerInput & {
   /** Aborted when the client cancels the call. */
   readonly signal: AbortSignal;
   /**
@@ -53,6 +61,20 @@ export type ExtraToolContext<Api = ApiClient> = {
    * nested call of this one; it resolves to an {@link ApiResult} and never throws. Empty without `uses`.
    */
   readonly api: Api;
+  /**
+   * Tells the clients subscribed to the resource at `uri` that it changed (legacy
+   * `resources/subscribe`, 2026-07-28 `subscriptions/listen`; with a shared bus, those of every
+   * instance), e.g. after the handler changed what a handler resource shows. Does nothing when no
+   * resource of the server can change (no handler resource or template).
+   */
+  readonly notifyResourceUpdated: (uri: string) => void;
+  /**
+   * A tool with `task: deferred`: from here on the call runs as an MCP task — a 2026-07-28 client
+   * that runs tasks gets the task at once and the handler goes on inside it (typically after its
+   * questions were answered in input-required rounds). Does nothing otherwise (no such client, or
+   * another kind of tool), and nothing the second time.
+   */
+  readonly runAsTask: () => void;
 };
 
 /** Sends a handler's progress report to the MCP client, when it asked for progress. */
@@ -74,6 +96,8 @@ export type ExtraTool<Args = Record<string, unknown>, Result = unknown, Api = Ap
   readonly scopes?: readonly string[];
   /** The operations `ctx.api` calls, by operationId (manifest `uses`). */
   readonly uses?: Readonly<Record<string, OperationTool>>;
+  /** Runs as an MCP task (manifest `task`, tasks.ts): `optional` when the client asks for one, `required` always, `deferred` from the handler's `ctx.runAsTask()` on. */
+  readonly task?: 'optional' | 'required' | 'deferred';
   readonly handler: (args: Args, ctx: ExtraToolContext<Api>) => Promise<Result> | Result;
 };
 
@@ -90,6 +114,15 @@ export function defineTool<Args = Record<string, unknown>, Result = unknown, Api
 
 /** `ctx.api` of a tool that declared no operations. */
 const NO_API: ApiClient = Object.freeze({});
+
+/** The questions of a handler run outside a tool call of a client (nobody to ask). */
+const NO_INPUT: HandlerInput = Object.freeze({
+  canAsk: () => false,
+  elicit: () => Promise.reject(new InputRequestFailed('This run of the handler has no client to ask')),
+  elicitUrl: () => Promise.reject(new InputRequestFailed('This run of the handler has no client to ask')),
+  sample: () => Promise.reject(new InputRequestFailed('This run of the handler has no client to ask')),
+  roots: () => Promise.reject(new InputRequestFailed('This run of the handler has no client to ask')),
+});
 
 /** An `isError` result with one text block. */
 function failure(text: string): CallToolResult {
@@ -133,10 +166,19 @@ export function toToolResult(tool: ToolSchemas, value: unknown): CallToolResult 
 
 /**
  * Runs extra tool `tool` with `args` (`undefined` ⇒ `{}`): invalid arguments ⇒ `isError` listing
- * every problem; a thrown error ⇒ `isError` with its message (stack logged to stderr).
- * Never throws.
+ * every problem; a thrown error ⇒ `isError` with its message (stack logged to stderr). With
+ * `input` (the call's questions, handler-input.ts): a run that asked what the client has not
+ * answered yet ⇒ the input-required result, whatever the handler did after; a question the
+ * client lacks the capability for, not caught by the handler ⇒ that -32021 error is thrown; a
+ * `ProtocolError` the handler throws ⇒ thrown as it is (the call fails with that JSON-RPC error).
+ * Throws nothing else.
  */
-export async function callExtraTool<Args, Result, Api>(tool: ExtraTool<Args, Result, Api>, args: unknown, signal: AbortSignal, opts: { readonly argumentsChecked?: boolean; readonly clientLog?: ClientLog; readonly progress?: ClientProgress; readonly api?: ApiClient } = {}): Promise<CallToolResult> {
+export async function callExtraTool<Args, Result, Api>(
+  tool: ExtraTool<Args, Result, Api>,
+  args: unknown,
+  signal: AbortSignal,
+  opts: { readonly argumentsChecked?: boolean; readonly clientLog?: ClientLog; readonly progress?: ClientProgress; readonly api?: ApiClient; readonly input?: InputSession; readonly notifyResourceUpdated?: (uri: string) => void; readonly runAsTask?: () => void } = {},
+): Promise<CallToolResult | InputRequiredResult> {
   const input = args ?? {};
   let problems: string[] = [];
   try {
@@ -150,6 +192,7 @@ export async function callExtraTool<Args, Result, Api>(tool: ExtraTool<Args, Res
   if (problems.length > 0) return failure(`Invalid arguments for tool ${tool.name}:\n${problems.map((p) => `- ${p}`).join('\n')}`);
 
   const ctx: ExtraToolContext<Api> = {
+    ...(opts.input?.input ?? NO_INPUT),
     signal,
     // the server's pipeline builds the client of the tool's `uses` (api-client.ts)
     api: (opts.api ?? NO_API) as Api,
@@ -158,13 +201,26 @@ export async function callExtraTool<Args, Result, Api>(tool: ExtraTool<Args, Res
       opts.clientLog?.(level, message, data);
     },
     progress: (progress, total, message) => opts.progress?.(progress, total, message),
+    notifyResourceUpdated: (uri) => {
+      if (opts.notifyResourceUpdated !== undefined) opts.notifyResourceUpdated(uri);
+      else log('debug', `${tool.name}: notifyResourceUpdated(${uri}): no resource of this server can change, so nobody is subscribed`);
+    },
+    runAsTask: () => opts.runAsTask?.(),
   };
   let value: Result;
   try {
     value = await tool.handler(input as Args, ctx);
   } catch (err) {
-    log('error', `tool ${tool.name} failed`, { error: err, stack: err instanceof Error ? err.stack : undefined });
+    const asked = opts.input?.pending();
+    if (asked !== undefined) return asked;
+    if (err instanceof MissingRequiredClientCapabilityError) throw err;
+    // a JSON-RPC error thrown on purpose fails the call as that error (a task ends `failed` with it)
+    if (err instanceof ProtocolError) throw err;
+    if (err instanceof InputPending) return failure(`Tool ${tool.name} failed: it asked the client for input outside the call's own run`);
+    if (err instanceof InputRequestFailed) log('info', `tool ${tool.name}: ${err.message}`);
+    else log('error', `tool ${tool.name} failed`, { error: err, stack: err instanceof Error ? err.stack : undefined });
     return failure(`Tool ${tool.name} failed: ${errorMessage(err)}`);
   }
-  return toToolResult(tool, value);
+  // a handler that caught its question's signal still waits for the answer
+  return opts.input?.pending() ?? toToolResult(tool, value);
 }

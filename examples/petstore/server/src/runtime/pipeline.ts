@@ -44,7 +44,9 @@ export type ToolResult = CallToolResult | InputRequiredResult;
 export type PipelineTool =
   | { readonly kind: 'operation'; readonly tool: OperationTool }
   | { readonly kind: 'extra'; readonly tool: AnyExtraTool }
-  | { readonly kind: 'persist'; readonly name: string };
+  | { readonly kind: 'persist'; readonly name: string }
+  /** Code mode's `execute` (code-mode.ts): `args` holds the code; the call's own `args` are what the audit keeps (its hash). */
+  | { readonly kind: 'code'; readonly name: string; readonly args: Record<string, unknown> };
 
 /** One logical tool call, as every step sees it. */
 export type ToolCall = {
@@ -83,8 +85,12 @@ export type ToolCall = {
   readonly bounds?: { readonly timeoutMs?: number; readonly maxResponseBytes?: number };
   /** What happened to this round of the call, filled in as it runs (for the audit trail and spans). */
   readonly report: CallReport;
-  /** Set on a nested call (an operation a handler called through `ctx.api`): the handler's call. */
-  readonly parent?: { readonly name: string; readonly callId: string };
+  /**
+   * Set on a nested call (an operation a handler called through `ctx.api`, or code through
+   * `api`): the calling call. `code`: called by code mode's `execute`, whose code is not trusted
+   * as a handler is — the access rules apply to the nested call itself.
+   */
+  readonly parent?: { readonly name: string; readonly callId: string; readonly code?: boolean };
 };
 
 /**
@@ -151,6 +157,8 @@ function failure(text: string): CallToolResult {
 
 /** Concern enforcement: a tool the request's concern preferences hide is refused (-32602) when the server enforces them. */
 export const enforceConcerns: Step = (call, next) => {
+  // code mode's execute is one of the front tools, always callable (what its code reaches is checked per nested call)
+  if (call.target.kind === 'code') return next();
   call.gate.assertAllowed('tools', call.name, call.ctx);
   return next();
 };
@@ -161,7 +169,7 @@ export const enforceConcerns: Step = (call, next) => {
  * request is sent. The persist tool checks its own arguments.
  */
 export const checkArguments: Step = (call, next) => {
-  if (call.target.kind === 'persist') return next();
+  if (call.target.kind === 'persist' || call.target.kind === 'code') return next();
   const tool = call.target.tool;
   let problems: string[];
   try {
@@ -205,7 +213,7 @@ function retryThroughCallTool(result: CallToolResult, tool: string, callTool: st
 /** The reflection gate as a step: a gated tool runs only once the gate allows it. */
 export function reflectionStep(guard: ToolGuard): Step {
   return async (call, next) => {
-    if (call.target.kind === 'persist' || !guard.isGated(call.name)) return next();
+    if (call.target.kind === 'persist' || call.target.kind === 'code' || !guard.isGated(call.name)) return next();
     const verdict = await guard.check(call.name, call.args, { server: call.server, ctx: call.ctx, era: call.era, signal: call.signal, callId: call.callId, state: call.state });
     if (verdict.ok) return next();
     if (call.viaCallTool !== undefined && !isInputRequired(verdict.result)) return retryThroughCallTool(verdict.result, call.name, call.viaCallTool);

@@ -83,6 +83,18 @@ export const SETTINGS = {
   maxSessions: { suffix: 'MAX_SESSIONS', type: 'integer', transport: 'http', description: 'Most legacy HTTP sessions open at once' },
   maxSessionsPerClient: { suffix: 'MAX_SESSIONS_PER_CLIENT', type: 'integer', transport: 'http', description: 'Most legacy HTTP sessions one client token holds at once; a new one closes its least recently used idle session' },
   drainMs: { suffix: 'DRAIN_MS', type: 'integer', description: 'On SIGTERM or SIGINT, how long calls under way may finish before the server exits, in milliseconds' },
+  redisUrl: { suffix: 'REDIS_URL', type: 'string', secret: true, description: 'Redis shared by several instances of this server: redis://[user:password@]host[:port][/db], or rediss:// for TLS. Justifications, limits and change notifications are then shared; unset: they stay in this process' },
+  redisPrefix: { suffix: 'REDIS_PREFIX', type: 'string', description: 'Prefix of the Redis keys and channels, so several servers can share one Redis (default: the server name)' },
+  redisFailOpen: { suffix: 'REDIS_FAIL_OPEN', type: 'string', description: 'limits: calls pass their limits while Redis cannot be reached (logged); unset: they are refused. Justifications always fail closed' },
+  redisLeaseMs: { suffix: 'REDIS_LEASE_MS', type: 'integer', description: 'With Redis: how long a concurrency slot outlives an instance that died holding it, in milliseconds (renewed while the call runs)' },
+  codeTimeoutMs: { suffix: 'CODE_TIMEOUT_MS', type: 'integer', description: 'Code mode: wall time of one execute (its code and its API calls), in milliseconds' },
+  codeMemoryBytes: { suffix: 'CODE_MEMORY_BYTES', type: 'integer', description: 'Code mode: memory of one execute\'s sandbox (its own WebAssembly memory), in bytes' },
+  codeMaxCalls: { suffix: 'CODE_MAX_CALLS', type: 'integer', description: 'Code mode: API calls one execute may make' },
+  codeMaxOutputBytes: { suffix: 'CODE_MAX_OUTPUT_BYTES', type: 'integer', description: 'Code mode: largest value one execute may return, in bytes of JSON (before the results budget shapes it)' },
+  codeMaxConsoleBytes: { suffix: 'CODE_MAX_CONSOLE_BYTES', type: 'integer', description: 'Code mode: console output one execute may write, in bytes; more stops the run' },
+  redisTimeoutMs: { suffix: 'REDIS_TIMEOUT_MS', type: 'integer', description: 'With Redis: bound on connecting and on each command, in milliseconds; a call never waits on Redis longer' },
+  maxTasks: { suffix: 'MAX_TASKS', type: 'integer', description: 'Tasks: most tasks kept at once; the oldest finished one makes room, and while all run a new task is refused' },
+  taskTtlMs: { suffix: 'TASK_TTL_MS', type: 'integer', description: 'Tasks: how long a task is kept after its creation, in milliseconds (a 2025-11-25 client may ask for less)' },
 } as const satisfies Record<string, SettingDeclaration>;
 
 /** Key of a setting in {@link SETTINGS}. */
@@ -174,6 +186,12 @@ export type VariableSources = {
     readonly securitySchemes?: readonly CredentialScheme[];
     /** The manifest's `http.auth` (defaults of the OAuth settings). */
     readonly oauth?: { readonly issuer?: string; readonly audience?: string; readonly scopes?: readonly string[] };
+    /** Code mode is on for the server or a preset (manifest `discovery: code`): its bounds are settings. */
+    readonly codeMode?: boolean;
+    /** Search or code mode is on for the server or a preset: `search_tools` reads {@link SEARCH_DEBUG_VARIABLE}. */
+    readonly searchMode?: boolean;
+    /** Some tool runs as an MCP task (tasks.ts): its bounds are settings. */
+    readonly taskTools?: boolean;
   };
   readonly tools: readonly VariableTool[];
   /** The reflection gate's store directory, when the server has a gate. */
@@ -193,7 +211,30 @@ export const SERVE_DEFAULTS = {
   maxSessions: 100,
   maxSessionsPerClient: 10,
   drainMs: 10_000,
+  redisLeaseMs: 30_000,
+  redisTimeoutMs: 2_000,
 } as const satisfies { transport: Transport } & Record<string, string | number>;
+
+/** Bounds of the task table while `<envPrefix>_MAX_TASKS` and `_TASK_TTL_MS` are unset (tasks-tools.ts). */
+export const TASK_DEFAULTS = {
+  maxTasks: 1000,
+  ttlMs: 900_000,
+} as const;
+
+/** Bounds of one code-mode `execute` while their `<envPrefix>_CODE_*` variables are unset (code-mode.ts). */
+export const CODE_DEFAULTS = {
+  timeoutMs: 30_000,
+  memoryBytes: 67_108_864,
+  maxCalls: 50,
+  maxOutputBytes: 262_144,
+  maxConsoleBytes: 16_384,
+} as const;
+
+/**
+ * The one variable with a fixed name rather than `<envPrefix>_…`: search mode's debug switch,
+ * named the same in every generated server so that it can be set for any of them.
+ */
+export const SEARCH_DEBUG_VARIABLE = 'MCPGEN_SEARCH_DEBUG';
 
 /** Least severe level logged when `<envPrefix>_LOG_LEVEL` is unset. */
 export const DEFAULT_LOG_LEVEL = 'info';
@@ -267,6 +308,25 @@ export function serverVariables(sources: VariableSources): Variable[] {
   setting('maxSessions', SERVE_DEFAULTS.maxSessions);
   setting('maxSessionsPerClient', SERVE_DEFAULTS.maxSessionsPerClient);
   setting('drainMs', SERVE_DEFAULTS.drainMs);
+  setting('redisUrl', undefined);
+  setting('redisPrefix', undefined);
+  setting('redisFailOpen', undefined);
+  setting('redisLeaseMs', SERVE_DEFAULTS.redisLeaseMs);
+  setting('redisTimeoutMs', SERVE_DEFAULTS.redisTimeoutMs);
+  if (config.searchMode === true) {
+    add({ name: SEARCH_DEBUG_VARIABLE, kind: 'setting', type: 'string', description: 'Search mode: set to anything but 0 to write why each search_tools result scored what it did to stderr', secret: false, required: false });
+  }
+  if (config.taskTools === true) {
+    setting('maxTasks', TASK_DEFAULTS.maxTasks);
+    setting('taskTtlMs', TASK_DEFAULTS.ttlMs);
+  }
+  if (config.codeMode === true) {
+    setting('codeTimeoutMs', CODE_DEFAULTS.timeoutMs);
+    setting('codeMemoryBytes', CODE_DEFAULTS.memoryBytes);
+    setting('codeMaxCalls', CODE_DEFAULTS.maxCalls);
+    setting('codeMaxOutputBytes', CODE_DEFAULTS.maxOutputBytes);
+    setting('codeMaxConsoleBytes', CODE_DEFAULTS.maxConsoleBytes);
+  }
 
   for (const scheme of config.securitySchemes ?? []) {
     // needed when some tool has no alternative without this scheme
