@@ -11,12 +11,11 @@
  * without one, counting is the tokenizer's call as before.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { prepareCacheDir } from './cache-dir.js';
 import { o200k } from './lazy.js';
-import { PACKAGE_ROOT } from './paths.js';
+import { installedPackageJson } from './paths.js';
 import type { TokenWorker } from './token-worker.js';
 
 const FORMAT = 1;
@@ -37,7 +36,7 @@ let tokenizerVersion: string | undefined;
 function tokenizer(): string {
   if (tokenizerVersion === undefined) {
     try {
-      tokenizerVersion = (JSON.parse(readFileSync(path.join(PACKAGE_ROOT, 'node_modules/gpt-tokenizer/package.json'), 'utf8')) as { version: string }).version;
+      tokenizerVersion = (JSON.parse(installedPackageJson('gpt-tokenizer')!) as { version: string }).version;
     } catch {
       tokenizerVersion = 'unknown';
     }

@@ -26,7 +26,7 @@ import { prepareCacheDir } from '../cache-dir.js';
 import { Diagnostics, parsePointer, type Diagnostic } from '../diagnostics.js';
 import { JsonIndex } from '../manifest/json-index.js';
 import { parseYamlSource, type YamlSource } from '../manifest/source.js';
-import { PACKAGE_ROOT } from '../paths.js';
+import { installedPackageJson, PACKAGE_ROOT } from '../paths.js';
 import { loadSpec, readRegularFile, type LoadedSpec, type LoadSpecOptions, type SpecVersion } from './load.js';
 
 /** Format of an entry; bumped when its layout changes. */
@@ -75,6 +75,8 @@ function fingerprint(): string {
   const files = [
     ...readdirSync(here).map((f) => path.join(here, f)),
     ...readdirSync(path.join(here, '..', 'manifest')).filter((f) => /^(source|json-index)\./.test(f)).map((f) => path.join(here, '..', 'manifest', f)),
+    // what load.ts imports from outside these folders
+    ...readdirSync(path.join(here, '..')).filter((f) => /^(diagnostics|json)\.(ts|js)$/.test(f)).map((f) => path.join(here, '..', f)),
     ...['2.0', '3.0', '3.1'].map((v) => path.join(PACKAGE_ROOT, 'generated', `openapi-${v}-check.cjs`)),
   ];
   const parts = [readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')];
@@ -86,13 +88,8 @@ function fingerprint(): string {
       parts.push(`${f}\0-`);
     }
   }
-  for (const pkg of ['@apidevtools/swagger-parser', '@apidevtools/json-schema-ref-parser', 'yaml']) {
-    try {
-      parts.push(readFileSync(path.join(PACKAGE_ROOT, 'node_modules', pkg, 'package.json'), 'utf8'));
-    } catch {
-      parts.push(`${pkg}\0-`);
-    }
-  }
+  // the loaders' versions, wherever npm installed them (hoisted when mcpgen is a dependency)
+  for (const pkg of ['@apidevtools/swagger-parser', '@apidevtools/json-schema-ref-parser', 'yaml']) parts.push(installedPackageJson(pkg) ?? `${pkg}\0-`);
   return (fingerprintValue = sha256(parts.join('\n')));
 }
 
