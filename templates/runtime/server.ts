@@ -148,6 +148,8 @@ export interface CodeFront {
     run: (tool: string, args: Record<string, unknown>, signal: AbortSignal) => Promise<CodeNestedOutcome>,
     signal: AbortSignal,
     results?: Settings['results'],
+    /** The client's identity: its share of the runs under way at once is bounded. */
+    identity?: string,
   ): Promise<CallToolResult>;
 }
 
@@ -313,7 +315,8 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
     if (target.kind === 'code') {
       // each api call of the code: a nested call of this one, under this call's signal and the run's
       const runCode = (tool: string, args: Record<string, unknown>, signal: AbortSignal) => runCodeCall(call, tool, args, signal);
-      return code!.execute(target.args, runCode, call.signal, withPresetResults(settings, call).results ?? DEFAULT_RESULT_POLICY);
+      // the run counts against the process's bound of runs under way and this client's share of it
+      return code!.execute(target.args, runCode, call.signal, withPresetResults(settings, call).results ?? DEFAULT_RESULT_POLICY, call.identity);
     }
     if (target.kind === 'persist') {
       const result = await reflection!.persist(call.args);

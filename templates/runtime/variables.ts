@@ -89,6 +89,7 @@ export const SETTINGS = {
   codeMaxCalls: { suffix: 'CODE_MAX_CALLS', type: 'integer', description: 'Code mode: API calls one execute may make' },
   codeMaxOutputBytes: { suffix: 'CODE_MAX_OUTPUT_BYTES', type: 'integer', description: 'Code mode: largest value one execute may return, in bytes of JSON (before the results budget shapes it)' },
   codeMaxConsoleBytes: { suffix: 'CODE_MAX_CONSOLE_BYTES', type: 'integer', description: 'Code mode: console output one execute may write, in bytes; more stops the run' },
+  codeMaxRuns: { suffix: 'CODE_MAX_RUNS', type: 'integer', description: 'Code mode: most execute runs under way at once in this process (each holds up to its memory bound); one client identity may hold half of them (rounded up); an execute past either is refused at once' },
   redisTimeoutMs: { suffix: 'REDIS_TIMEOUT_MS', type: 'integer', description: 'With Redis: bound on connecting and on each command, in milliseconds; a call never waits on Redis longer' },
   maxTasks: { suffix: 'MAX_TASKS', type: 'integer', description: 'Tasks: most tasks kept at once; the oldest finished one makes room, and while all run a new task is refused' },
   taskTtlMs: { suffix: 'TASK_TTL_MS', type: 'integer', description: 'Tasks: how long a task is kept after its creation, in milliseconds (a 2025-11-25 client may ask for less)' },
@@ -225,6 +226,7 @@ export const CODE_DEFAULTS = {
   maxCalls: 50,
   maxOutputBytes: 262_144,
   maxConsoleBytes: 16_384,
+  maxRuns: 4,
 } as const;
 
 /**
@@ -323,6 +325,7 @@ export function serverVariables(sources: VariableSources): Variable[] {
     setting('codeMaxCalls', CODE_DEFAULTS.maxCalls);
     setting('codeMaxOutputBytes', CODE_DEFAULTS.maxOutputBytes);
     setting('codeMaxConsoleBytes', CODE_DEFAULTS.maxConsoleBytes);
+    setting('codeMaxRuns', CODE_DEFAULTS.maxRuns);
   }
 
   for (const scheme of config.securitySchemes ?? []) {

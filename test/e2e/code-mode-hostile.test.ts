@@ -131,6 +131,52 @@ describe('cancellation, isolation and memory', () => {
   });
 });
 
+describe('the bound of runs under way', () => {
+  it('past GITHUB_CODE_MAX_RUNS (4) runs at once, or a client\'s share of them (2), an execute is refused at once naming the bound; peak RSS stays within 4 sandboxes; the server keeps serving', async () => {
+    const tokens = { alice: 'alice-token-0123456789', bob: 'bob-token-0123456789', carol: 'carol-token-0123456789' };
+    const proc = await startHttp(gh.server, { ...gh.env, GITHUB_HTTP_TOKENS: Object.entries(tokens).map(([n, t]) => `${n}=${t}`).join(',') });
+    try {
+      const kib = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${proc.pid}/status`, 'utf8'))![1]);
+      const connect = async (token: string) => {
+        const { client } = await connectClient({ kind: 'http', url: proc.url, headers: { authorization: `Bearer ${token}` } }, 'modern');
+        clients.push(client);
+        return client;
+      };
+      const [alice, bob, carol] = [await connect(tokens.alice), await connect(tokens.bob), await connect(tokens.carol)];
+      await alice.callTool({ name: 'execute', arguments: { code: 'return 1' } });
+      const baseline = kib('VmRSS');
+      // each run fills ~40 MB of its sandbox, then waits on a backend call that never answers (until the 3 s wall time)
+      const fill = `const a = []; for (let i = 0; i < 40; i++) a.push('y'.repeat(1e6) + i); await api.pulls_list({ owner: 'o', repo: 'slow' }); return a.length`;
+      const start = (client: AnyClient, n: number) => Array.from({ length: n }, () => client.callTool({ name: 'execute', arguments: { code: fill } }, undefined, { timeout: 30_000 }).then(text));
+      const waiting = async (n: number) => {
+        while (gh.requests.filter((r) => r.url.startsWith('/repos/o/slow/pulls')).length < n) await new Promise((r) => setTimeout(r, 20));
+      };
+      gh.requests.length = 0;
+      const a = start(alice, 10);
+      await waiting(2);
+      const b = start(bob, 10);
+      await waiting(4);
+      const c = await Promise.all(start(carol, 2));
+      const [aa, bb] = [await Promise.all(a), await Promise.all(b)];
+      for (const answers of [aa, bb]) {
+        expect(answers.filter((t) => t.includes('wall time bound'))).toHaveLength(2);
+        const refused = answers.filter((t) => t.includes('Code mode is busy for this client'));
+        expect(refused).toHaveLength(8);
+        expect(refused[0]).toContain('its share (half, rounded up) of the GITHUB_CODE_MAX_RUNS=4 runs at once');
+        expect(refused[0]).toContain('No code ran; no API calls were made');
+      }
+      for (const t of c) expect(t).toContain('Code mode is busy: 4 execute runs are under way, the bound of GITHUB_CODE_MAX_RUNS=4 runs at once');
+      expect(gh.requests.filter((r) => r.url.startsWith('/repos/o/slow/pulls'))).toHaveLength(4);
+      // 4 sandboxes of at most 64 MiB + 4 MiB each, and room for a second worker thread's own heap
+      expect(kib('VmHWM') - baseline).toBeLessThan(4 * 68 * 1024 + 160 * 1024);
+      // the runs ended, their places are free: every client runs again
+      for (const client of [alice, bob, carol]) expect(text(await client.callTool({ name: 'execute', arguments: { code: 'return 6 * 7' } })).split('\n', 1)[0]).toBe('42');
+    } finally {
+      proc.kill();
+    }
+  }, 120_000);
+});
+
 describe('hostile code', () => {
   let client: AnyClient;
   let stderr: () => string;

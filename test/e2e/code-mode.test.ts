@@ -60,6 +60,7 @@ describe('code mode on GitHub', () => {
     const readme = readFileSync(path.join(gh.server, 'README.md'), 'utf8');
     expect(readme).toContain('## Code mode');
     expect(readme).toContain('| API calls | `GITHUB_CODE_MAX_CALLS` | 50 |');
+    expect(readme).toMatch(/\| Runs under way at once in the server .*\| `GITHUB_CODE_MAX_RUNS` \| 4 \|/);
   });
 
   it('per preset: a preset in list mode lists its tools; code reaches only what the request\'s preset shows', async () => {

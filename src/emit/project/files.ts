@@ -246,6 +246,7 @@ export function emitReadme(ir: IrServer): string {
         callsVar: names.codeMaxCalls,
         outputVar: names.codeMaxOutputBytes,
         consoleVar: names.codeMaxConsoleBytes,
+        runsVar: names.codeMaxRuns,
         ...CODE_DEFAULTS,
       },
       reflection: ir.reflection && {
