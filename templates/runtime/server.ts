@@ -404,6 +404,9 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
   const runCodeCall = async (parent: ToolCall, name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<CodeNestedOutcome> => {
     const target = byName.get(name);
     if (!target || target.kind !== 'operation') return { refused: `${name} is not an operation of this server` };
+    // the same size and depth bound as a direct call's arguments, before any step looks at them
+    const size = measureArguments(args, maxArgumentBytes);
+    if (!size.fits) return { refused: overLimitMessage(name, size, settingNames(config.envPrefix).maxArgumentBytes) };
     const base = nestedCall(parent, target.tool, args);
     const call: ToolCall = { ...base, signal: AbortSignal.any([parent.signal, signal]), parent: { name: parent.name, callId: parent.callId, code: true } };
     try {

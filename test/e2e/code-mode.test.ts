@@ -164,6 +164,17 @@ describe('code mode on GitHub', () => {
     expect((await client.listTools()).tools.length).toBe(4);
   });
 
+  it('an API call from code whose arguments are over GITHUB_MAX_ARGUMENT_BYTES is refused as a direct call is, with an error the code can catch; nothing reaches the API', async () => {
+    const { client } = await stdioClient('modern', 'alice', { GITHUB_MAX_ARGUMENT_BYTES: '4096' });
+    gh.requests.length = 0;
+    const code = `try { await api.pulls_list({ owner: 'x'.repeat(10000), repo: 'r' }); return 'sent'; } catch (e) { return e.message; }`;
+    const caught = text(await client.callTool({ name: 'execute', arguments: { code } })).split('\n', 1)[0]!;
+    expect(JSON.parse(caught)).toBe('pulls_list was refused: Invalid arguments for tool pulls_list: they take more than 4096 bytes as JSON (the limit, GITHUB_MAX_ARGUMENT_BYTES); nothing was run');
+    expect(gh.requests).toEqual([]);
+    // under the bound, the same call goes through
+    expect(text(await client.callTool({ name: 'execute', arguments: { code: `return (await api.pulls_list({ owner: 'o', repo: 'r' })).length` } })).split('\n', 1)[0]).toBe('3');
+  });
+
   it('a non-2xx response rejects with its status and body, which the code can catch', async () => {
     const { client } = await stdioClient('modern');
     const code = `try { await api.pulls_list_reviews({ owner: 'o', repo: 'r', pull_number: 404 }); return 'no'; } catch (e) { return { status: e.status, body: e.body.slice(0, 200), op: e.operation }; }`;
