@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { diagnosticLevels } from './diagnostic-levels.js';
 import { Diagnostics, type Location } from './diagnostics.js';
-import { emitProject } from './emit/index.js';
+import { emitProject, loadModeEmitters } from './emit/index.js';
 import { buildIr } from './ir/build.js';
 import { checkPresetTokens, wantsTokens } from './ir/budget.js';
 import { countTokens } from './ir/surface.js';
@@ -113,7 +113,7 @@ export async function compile(opts: CompileOptions): Promise<CompileResult> {
   const stubs = await checkHandlers({ ir, outDir, displayOut, locateManifest: (p) => loaded.source.locate(p), diagnostics });
   if (diagnostics.hasErrors || !opts.emit) return { diagnostics, ir, outDir, displayOut, outputAt, ...specCache };
   opts.onStage?.(`generating ${ir.tools.length + ir.extraTools.length} tools`);
-  return { diagnostics, ir, files: withLockFile(emitProject(ir)), stubs, outDir, displayOut, outputAt, ...specCache };
+  return { diagnostics, ir, files: withLockFile(emitProject(ir, await loadModeEmitters(ir))), stubs, outDir, displayOut, outputAt, ...specCache };
 }
 
 /**

@@ -13,13 +13,33 @@ import { emitCustomServerEntry } from './ts/library.js';
 import { emitPreprocessorsFile, emitReflectionFile } from './ts/gates.js';
 import { emitPolicyFile } from './ts/policy.js';
 import { emitExtraToolsFile, emitPromptsFile, emitResourcesFile } from './ts/primitives.js';
-import { emitSearchIndexFile } from './ts/search.js';
 import { usesCode, usesSearch } from '../ir/discovery.js';
-import { emitCodeSignaturesFile } from './ts/code-mode.js';
 import { emitToolsFile } from './ts/tools.js';
 
-/** Renders every generated file of the project, sorted by path. */
-export function emitProject(ir: IrServer): Map<string, string> {
+/**
+ * The emitters of the discovery modes, loaded only by a build that uses them (search mode's pull in
+ * the WordNet lexicon, the stemmer and the runtime's index builder; code mode's the signatures).
+ */
+export interface ModeEmitters {
+  searchIndex?: (ir: IrServer) => string;
+  codeSignatures?: (ir: IrServer) => string;
+}
+
+/** Loads the emitters {@link emitProject} needs for `ir`'s discovery modes. */
+export async function loadModeEmitters(ir: IrServer): Promise<ModeEmitters> {
+  return {
+    ...(usesSearch(ir) ? { searchIndex: (await import('./ts/search.js')).emitSearchIndexFile } : {}),
+    ...(usesCode(ir) ? { codeSignatures: (await import('./ts/code-mode.js')).emitCodeSignaturesFile } : {}),
+  };
+}
+
+function modeEmitter(emit: ((ir: IrServer) => string) | undefined, what: string): (ir: IrServer) => string {
+  if (emit === undefined) throw new Error(`emitProject: ${what} needs the emitters of loadModeEmitters(ir)`);
+  return emit;
+}
+
+/** Renders every generated file of the project, sorted by path (`modes`: {@link loadModeEmitters}). */
+export function emitProject(ir: IrServer, modes: ModeEmitters = {}): Map<string, string> {
   const files = new Map<string, string>([
     ['.dockerignore', emitDockerignore()],
     ['.env.example', emitEnvExample(ir)],
@@ -44,8 +64,8 @@ export function emitProject(ir: IrServer): Map<string, string> {
   if (ir.concerns !== undefined) files.set('src/concerns.gen.ts', emitConcernsFile(ir));
   if (ir.preprocessors.length > 0) files.set('src/preprocessors.gen.ts', emitPreprocessorsFile(ir));
   if (ir.reflection !== undefined) files.set('src/reflection.gen.ts', emitReflectionFile(ir));
-  if (usesSearch(ir)) files.set('src/search-index.gen.ts', emitSearchIndexFile(ir));
-  if (usesCode(ir)) files.set('src/code-signatures.gen.ts', emitCodeSignaturesFile(ir));
+  if (usesSearch(ir)) files.set('src/search-index.gen.ts', modeEmitter(modes.searchIndex, 'search mode')(ir));
+  if (usesCode(ir)) files.set('src/code-signatures.gen.ts', modeEmitter(modes.codeSignatures, 'code mode')(ir));
   if (ir.policy !== undefined) files.set('src/policy.gen.ts', emitPolicyFile(ir));
   // three replicas, Redis and a reverse proxy (docs/deploy.md)
   if (ir.deploy === 'compose') files.set('compose.yaml', emitCompose(ir));
