@@ -221,7 +221,8 @@ export function createCodeMode(signatures: Readonly<Record<string, string>>, opt
       running += 1;
       runningBy.set(identity, mine + 1);
       try {
-        const outcome = await runIsolated(stripped.js, host, limits, signal);
+        // the owner: a sandbox instance is used again only by the same client's runs
+        const outcome = await runIsolated(stripped.js, host, limits, signal, identity);
         return answer(outcome, calls, results);
       } finally {
         running -= 1;

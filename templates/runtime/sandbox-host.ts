@@ -79,8 +79,8 @@ function slot(): Slot {
   return s;
 }
 
-/** Runs `js` on a worker thread; the same contract as sandbox.ts's `runSandbox`. */
-export function runIsolated(js: string, host: HostCall, limits: SandboxLimits, signal: AbortSignal): Promise<SandboxOutcome> {
+/** Runs `js` on a worker thread for `owner` (the client identity); the same contract as sandbox.ts's `runSandbox`. */
+export function runIsolated(js: string, host: HostCall, limits: SandboxLimits, signal: AbortSignal, owner = ''): Promise<SandboxOutcome> {
   return new Promise<SandboxOutcome>((resolve) => {
     const s = slot();
     const id = nextRun++;
@@ -122,7 +122,7 @@ export function runIsolated(js: string, host: HostCall, limits: SandboxLimits, s
     };
     s.runs.set(id, run);
     signal.addEventListener('abort', onAbort, { once: true });
-    s.worker.postMessage({ type: 'run', run: id, js, limits, flag: shared } satisfies ToWorker);
+    s.worker.postMessage({ type: 'run', run: id, js, limits, flag: shared, owner } satisfies ToWorker);
     if (signal.aborted) onAbort();
   });
 }
