@@ -46,7 +46,7 @@ describe('sealState / openState', () => {
   it('round-trips JSON until it expires', () => {
     const value = { callId: 'c1', state: { reflection: { done: ['x'] }, n: 1, s: 'é"' } };
     const token = sealState(KEY, value, 1000, NOW);
-    expect(token).toMatch(/^[A-Za-z0-9_-]+\.\d+\.[A-Za-z0-9_-]+$/);
+    expect(token).toMatch(/^[A-Za-z0-9_-]{16}\.[A-Za-z0-9_-]+\.\d+\.[A-Za-z0-9_-]{22}$/);
     expect(openState(KEY, token, NOW + 999)).toEqual(value);
     const expired = refusal(() => openState(KEY, token, NOW + 1000));
     expect(expired.reason).toBe('expired');
@@ -62,14 +62,29 @@ describe('sealState / openState', () => {
   it('refuses another key, altered payloads or expiries, and malformed tokens', () => {
     const token = sealState(KEY, { a: 1 }, 1000, NOW);
     expect(refusal(() => openState(OTHER, token, NOW)).reason).toBe('bad-signature');
-    const [payload, expiry, mac] = token.split('.') as [string, string, string];
+    const [iv, body, expiry, tag] = token.split('.') as [string, string, string, string];
+    const flipped = Buffer.from(body, 'base64url');
+    flipped[0] = flipped[0]! ^ 1;
+    expect(refusal(() => openState(KEY, `${iv}.${flipped.toString('base64url')}.${expiry}.${tag}`, NOW)).reason).toBe('bad-signature');
     const forged = Buffer.from(JSON.stringify({ a: 2 })).toString('base64url');
-    expect(refusal(() => openState(KEY, `${forged}.${expiry}.${mac}`, NOW)).reason).toBe('bad-signature');
-    expect(refusal(() => openState(KEY, `${payload}.${Number(expiry) + 100000}.${mac}`, NOW)).reason).toBe('bad-signature');
-    for (const bad of ['', 'abc', 'a.b', `${payload}.${expiry}.${mac}.x`, `${payload}.-1.${mac}`, `${payload}.${expiry}.`, `${payload}.${expiry}.${mac}+`]) {
+    expect(refusal(() => openState(KEY, `${iv}.${forged}.${expiry}.${tag}`, NOW)).reason).toBe('bad-signature');
+    expect(refusal(() => openState(KEY, `${iv}.${body}.${Number(expiry) + 100000}.${tag}`, NOW)).reason).toBe('bad-signature');
+    expect(refusal(() => openState(KEY, `${randomBytes(12).toString('base64url')}.${body}.${expiry}.${tag}`, NOW)).reason).toBe('bad-signature');
+    for (const bad of ['', 'abc', 'a.b', `${body}.${expiry}.${tag}`, `${iv}.${body}.${expiry}.${tag}.x`, `${iv}.${body}.-1.${tag}`, `${iv}.${body}.${expiry}.`, `${iv}.${body}.${expiry}.${tag}+`, `${iv}AAAA.${body}.${expiry}.${tag}`]) {
       expect(refusal(() => openState(KEY, bad, NOW)).reason).toBe('malformed');
     }
     expect(refusal(() => openState(KEY, 42 as unknown as string, NOW)).reason).toBe('malformed');
+  });
+
+  it('is confidential: nothing of the value can be read from the token', () => {
+    const secret = 'api-response-text-9f2c';
+    const token = sealState(KEY, { api: { '0': { outcome: { text: secret } } } }, 1000, NOW);
+    const decoded = token.split('.').map((p) => Buffer.from(p, 'base64url').toString('latin1')).join('\n');
+    expect(token).not.toContain(secret);
+    expect(decoded).not.toContain(secret);
+    expect(decoded).not.toContain('outcome');
+    // a random iv: the same value seals to another token each time
+    expect(sealState(KEY, { a: 1 }, 1000, NOW)).not.toBe(sealState(KEY, { a: 1 }, 1000, NOW));
   });
 
   it('a state token is not a hint and a hint is not a state token', () => {
