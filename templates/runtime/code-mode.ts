@@ -222,7 +222,7 @@ export function createCodeMode(signatures: Readonly<Record<string, string>>, opt
       runningBy.set(identity, mine + 1);
       try {
         // the owner: a sandbox instance is used again only by the same client's runs
-        const outcome = await runIsolated(stripped.js, host, limits, signal, identity);
+        const outcome = await runIsolated(stripped.js, host, limits, signal, identity, maxRuns);
         return answer(outcome, calls, results);
       } finally {
         running -= 1;

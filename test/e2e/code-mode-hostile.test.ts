@@ -95,6 +95,33 @@ describe('cancellation, isolation and memory', () => {
     expect(order[1]).toMatch(/^loop: Stopped by the wall time bound/);
   });
 
+  it('a run never waits behind a loop on a shared thread: with two loops of alice under way, bob\'s run is answered first (HTTP)', async () => {
+    const tokens = { alice: 'alice-token-0123456789', bob: 'bob-token-0123456789' };
+    const proc = await startHttp(gh.server, { ...gh.env, GITHUB_HTTP_TOKENS: Object.entries(tokens).map(([n, t]) => `${n}=${t}`).join(',') });
+    try {
+      const connect = async (token: string) => {
+        const { client } = await connectClient({ kind: 'http', url: proc.url, headers: { authorization: `Bearer ${token}` } }, 'modern');
+        clients.push(client);
+        return client;
+      };
+      const [alice, bob] = [await connect(tokens.alice), await connect(tokens.bob)];
+      const order: string[] = [];
+      // each loop's code has a length of its own, so its audit record tells that it has started
+      const loops = [71, 72].map((n) => {
+        const code = `while (true) {}${' '.repeat(n - 15)}`;
+        return { n, done: alice.callTool({ name: 'execute', arguments: { code } }).then((r) => void order.push(`loop: ${text(r).split('\n', 1)[0]}`)) };
+      });
+      for (const { n } of loops) while (!audit().some((l) => l.event === 'tool.invoked' && l.client === 'alice' && (l.arguments as { codeChars?: number }).codeChars === n && Date.parse(String(l.time)) > Date.now() - 20_000)) await new Promise((r) => setTimeout(r, 20));
+      const quick = await bob.callTool({ name: 'execute', arguments: { code: 'return 3' } });
+      order.push(`quick: ${text(quick).split('\n', 1)[0]}`);
+      await Promise.all(loops.map((l) => l.done));
+      expect(order[0]).toBe('quick: 3');
+      expect(order.slice(1)).toEqual([expect.stringMatching(/^loop: Stopped by the wall time bound/), expect.stringMatching(/^loop: Stopped by the wall time bound/)]);
+    } finally {
+      proc.kill();
+    }
+  }, 60_000);
+
   it('concurrent executes of two clients see only their own globals', async () => {
     const [a, b] = await Promise.all([stdioClient('modern', 'alice'), stdioClient('legacy', 'carol')]);
     const code = (v: string) => `globalThis.mine = ${JSON.stringify(v)}; for (let i = 0; i < 3; i++) await api.pulls_list({ owner: 'o', repo: 'r' }); return [globalThis.mine, typeof globalThis.other]`;
