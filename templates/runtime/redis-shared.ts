@@ -11,6 +11,7 @@ import { RedisBus } from './redis-bus.js';
 import { RedisCounters } from './redis-counters.js';
 import { RedisJustifications } from './redis-justifications.js';
 import { RedisTaskStore } from './redis-tasks.js';
+import type { TaskBounds } from './tasks-store.js';
 import type { Justifications, JustificationStoreOptions } from './reflection-store.js';
 import type { RedisSettings } from './shared-state.js';
 
@@ -27,15 +28,15 @@ export type SharedStores = {
   close(): Promise<void>;
 };
 
-/** Connects (or throws naming the URL and the cause) and makes the shared stores. */
-export async function sharedStores(settings: RedisSettings, name: string): Promise<SharedStores> {
+/** Connects (or throws naming the URL and the cause) and makes the shared stores; tasks within `taskBounds` (`<PREFIX>_MAX_TASKS` / `_TASK_TTL_MS`). */
+export async function sharedStores(settings: RedisSettings, name: string, taskBounds?: TaskBounds): Promise<SharedStores> {
   const redis = await connectRedis(settings, name);
   const bus = new RedisBus(redis);
   return {
     redis,
     makeStore: (domains, opts) => new RedisJustifications(redis, domains, opts),
     counters: new RedisCounters(redis),
-    tasks: new RedisTaskStore(redis),
+    tasks: new RedisTaskStore(redis, taskBounds),
     bus,
     close: async () => {
       bus.close();

@@ -58,7 +58,8 @@ function parse(text: string | null, taskId: string): TaskRecord | undefined {
 /** Tasks in Redis (module comment). */
 export class RedisTaskStore implements TaskStore {
   readonly #redis: SharedRedis;
-  readonly #bounds: TaskBounds;
+  /** `<PREFIX>_MAX_TASKS` / `_TASK_TTL_MS`, as for the in-process store (tasks-store.ts `taskBounds`). */
+  readonly bounds: TaskBounds;
   readonly #now: () => number;
   readonly #cancelled = new Set<(taskId: string) => void>();
   #sub: Redis | undefined;
@@ -66,7 +67,7 @@ export class RedisTaskStore implements TaskStore {
 
   constructor(redis: SharedRedis, bounds: TaskBounds = DEFAULT_TASK_BOUNDS, now: () => number = Date.now) {
     this.#redis = redis;
-    this.#bounds = bounds;
+    this.bounds = bounds;
     this.#now = now;
   }
 
@@ -93,9 +94,9 @@ export class RedisTaskStore implements TaskStore {
     const c = this.#redis.client;
     const all = this.#redis.key('tasks');
     await this.#run(async () => {
-      if ((await c.zcard(all)) >= this.#bounds.maxTasks) await this.#makeRoom(all);
-      const ttl = Math.max(1, Math.min(record.ttlMs, this.#bounds.maxAgeMs) - (this.#now() - record.createdAt));
-      await c.multi().set(this.#key(record.taskId), JSON.stringify(record), 'PX', ttl).zadd(all, record.createdAt, record.taskId).zadd(this.#owners(record.owner), record.createdAt, record.taskId).pexpire(this.#owners(record.owner), this.#bounds.maxAgeMs).exec();
+      if ((await c.zcard(all)) >= this.bounds.maxTasks) await this.#makeRoom(all);
+      const ttl = Math.max(1, Math.min(record.ttlMs, this.bounds.maxAgeMs) - (this.#now() - record.createdAt));
+      await c.multi().set(this.#key(record.taskId), JSON.stringify(record), 'PX', ttl).zadd(all, record.createdAt, record.taskId).zadd(this.#owners(record.owner), record.createdAt, record.taskId).pexpire(this.#owners(record.owner), this.bounds.maxAgeMs).exec();
     });
   }
 
@@ -112,7 +113,7 @@ export class RedisTaskStore implements TaskStore {
       else live.push(t);
     });
     if (gone.length > 0) await c.zrem(all, ...gone);
-    if (live.length < this.#bounds.maxTasks) return;
+    if (live.length < this.bounds.maxTasks) return;
     const finished = live.find((t) => TERMINAL.has(t.status));
     if (finished === undefined) throw new TaskStoreFullError(`the server runs ${live.length} tasks, its limit: retry when one has finished`);
     await c.multi().del(this.#key(finished.taskId)).zrem(all, finished.taskId).zrem(this.#owners(finished.owner), finished.taskId).exec();

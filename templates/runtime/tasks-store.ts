@@ -7,6 +7,7 @@
  * This file is copied verbatim into every generated project.
  */
 import type { CallToolResult } from '@modelcontextprotocol/server';
+import { settingNames, TASK_DEFAULTS } from './variables.js';
 
 /** The statuses of a task (both eras use the same words). */
 export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
@@ -57,6 +58,8 @@ export interface TaskStore {
   update(taskId: string, update: TaskUpdate): Promise<TaskRecord | undefined>;
   /** The live tasks of `owner`, oldest first. */
   list(owner: string): Promise<TaskRecord[]>;
+  /** Its count and age bounds (tasks.ts never promises a `ttlMs` past `maxAgeMs`). */
+  readonly bounds?: TaskBounds;
   /**
    * Calls `listener` with the id of each task cancelled through another process sharing the store
    * (and this one), so that the process running it stops its work. Optional: an in-process store
@@ -65,7 +68,7 @@ export interface TaskStore {
   onCancelled?(listener: (taskId: string) => void): void;
 }
 
-/** Bounds of the in-process store. */
+/** Bounds of a task store. */
 export type TaskBounds = {
   /** Most tasks kept at once; the oldest finished one makes room, else a new task is refused. */
   readonly maxTasks: number;
@@ -74,6 +77,22 @@ export type TaskBounds = {
 };
 
 export const DEFAULT_TASK_BOUNDS: TaskBounds = { maxTasks: 1000, maxAgeMs: 60 * 60 * 1000 };
+
+/**
+ * The bounds `<envPrefix>_MAX_TASKS` and `_TASK_TTL_MS` set (positive integers; anything else
+ * throws naming the variable), the one place both are read: the in-process store and the Redis
+ * one (redis-shared.ts) get the same.
+ */
+export function taskBounds(envPrefix: string, env: NodeJS.ProcessEnv): TaskBounds {
+  const names = settingNames(envPrefix);
+  const read = (name: string, fallback: number): number => {
+    const raw = env[name]?.trim();
+    if (raw === undefined || raw === '') return fallback;
+    if (!/^[1-9][0-9]{0,12}$/.test(raw)) throw new Error(`${name} must be a positive integer (got ${JSON.stringify(raw.slice(0, 40))})`);
+    return Number(raw);
+  };
+  return { maxTasks: read(names.maxTasks, TASK_DEFAULTS.maxTasks), maxAgeMs: read(names.taskTtlMs, TASK_DEFAULTS.ttlMs) };
+}
 
 /** Tasks in a Map, dropped `ttlMs` after their creation, at most `maxTasks`. */
 export class MemoryTaskStore implements TaskStore {

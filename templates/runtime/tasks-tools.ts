@@ -15,9 +15,8 @@ import type { CallToolResult, Server, ServerCapabilities, ServerContext, Tool } 
 import { Tasks } from './tasks.js';
 import { createdResult, declaresTasks, installTaskMethods, listenNotification, missingTasks, statusNotification, TASK_CAPABILITIES, TASKS_EXTENSION } from './tasks-wire.js';
 import type { Era, TaskResume, TaskSupport, TaskWork } from './tasks.js';
-import { MemoryTaskStore } from './tasks-store.js';
+import { MemoryTaskStore, taskBounds } from './tasks-store.js';
 import type { TaskStore } from './tasks-store.js';
-import { settingNames, TASK_DEFAULTS } from './variables.js';
 
 /** A tool as far as tasks go. */
 type TaskCandidate = { readonly name: string; readonly kind: string; readonly task?: TaskSupport | 'deferred'; readonly longRunning?: unknown };
@@ -44,16 +43,9 @@ export class TaskTools {
       else if (t.kind === 'operation' && t.longRunning !== undefined) support.set(t.name, 'optional');
     }
     if (support.size === 0) return undefined;
-    const names = settingNames(envPrefix);
-    const read = (name: string, fallback: number): number => {
-      const raw = env[name]?.trim();
-      if (raw === undefined || raw === '') return fallback;
-      if (!/^[1-9][0-9]{0,12}$/.test(raw)) throw new Error(`${name} must be a positive integer (got ${JSON.stringify(raw.slice(0, 40))})`);
-      return Number(raw);
-    };
-    const maxTasks = read(names.maxTasks, TASK_DEFAULTS.maxTasks);
-    const ttlMs = read(names.taskTtlMs, TASK_DEFAULTS.ttlMs);
-    return new TaskTools(support, new Tasks({ store: store ?? new MemoryTaskStore({ maxTasks, maxAgeMs: ttlMs }), ttlMs }));
+    const bounds = taskBounds(envPrefix, env);
+    // a shared store was made with the same bounds (main.ts); its ttl caps what a task is promised
+    return new TaskTools(support, new Tasks({ store: store ?? new MemoryTaskStore(bounds), ttlMs: bounds.maxAgeMs }));
   }
 
   /** `base` with the tasks capability of `era` (legacy `tasks`, 2026-07-28 the extension, as exactly `{}`). */

@@ -4,21 +4,26 @@
  * and each its own justification directory (so nothing can pass through the disk), driven by real
  * clients of both eras over Streamable HTTP against a backend on 127.0.0.1.
  * - a gate hint issued by instance 1, persisted through instance 2, satisfies the gate on 3;
- * - `perMinute: 60` (overall) admits exactly 60 of 300 concurrent calls spread over the three, and
- *   a call whose input rounds land on two instances counts once;
+ * - Redis unreachable at start: the process exits naming the URL, never its password (in the
+ *   user-info part or in the query, where ioredis also reads it);
+ * - `perMinute: 60` (overall) admits exactly 60 of 300 concurrent calls spread over the three;
+ * - a 2026-07-28 call of `ask` (limited to 1 call per minute per client) whose two input rounds
+ *   the client sends to two different instances counts once: the next call is refused;
  * - `maxConcurrent: 4` holds across instances (the backend holds the calls, so it is exact);
  * - killing an instance mid-call frees its slots once their lease (1.5 s here) expires;
  * - a resource change signalled on instance 1 reaches subscribers of all three, both eras, and so
  *   does a tools list change (`notifyListChanged`);
  * - a task created through one instance is polled, listed and read through the others, and its
  *   work stops when it is cancelled through another;
- * - a legacy session is served by the instance that opened it; on another, a 404 says why;
+ * - a legacy session is served by the instance that opened it; on another, a 404 says why,
+ *   without naming the instance's host or process;
  * - Redis killed and restarted under load: every call answers (none waits for Redis), refused
  *   calls name the cause, an acknowledged justification survives, and service resumes;
  * - every instance keeps its own chained audit file (instance id in each line), and
  *   `verify-audit <configured file>` checks each of them.
  */
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import path from 'node:path';
 import { CallToolResultSchema, CreateTaskResultSchema, ResourceUpdatedNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
@@ -103,6 +108,12 @@ describeWithRedis('three instances sharing state through Redis', () => {
     );
     expect(err).toMatch(/cannot start: cannot reach Redis at redis:\/\/127\.0\.0\.1:1\/? \(SCALED_REDIS_URL\)/);
     expect(err).not.toContain('pw-never-shown');
+    const query = await startHttp(project, { SCALED_BASE_URL: api.url, SCALED_REDIS_URL: 'redis://127.0.0.1:1/?password=pw-in-query', SCALED_REDIS_TIMEOUT_MS: '1000' }).then(
+      () => '',
+      (e: Error) => e.message,
+    );
+    expect(query).toMatch(/cannot start: cannot reach Redis at redis:\/\/127\.0\.0\.1:1\/? \(SCALED_REDIS_URL\)/);
+    expect(query).not.toContain('pw-in-query');
   });
 
   for (const era of ['legacy', 'modern'] as const) {
@@ -270,7 +281,10 @@ describeWithRedis('three instances sharing state through Redis', () => {
     });
     expect(res.status).toBe(404);
     const body = (await res.json()) as { error: { message: string } };
-    expect(body.error.message).toMatch(/^Session not found on this instance \(.+\): a legacy session .* is served only by the instance that opened it, so the load balancer must route requests by their Mcp-Session-Id header \(sticky sessions\)/);
+    expect(body.error.message).toMatch(/^Session not found on this instance: a legacy session .* is served only by the instance that opened it, so the load balancer must route requests by their Mcp-Session-Id header \(sticky sessions\)/);
+    // the instance's host name and process id are nobody's business
+    expect(body.error.message).not.toContain(hostname());
+    expect(body.error.message).not.toMatch(/-\d+-[0-9a-f]{6}/);
   });
 
   it('Redis killed and restarted under load: no call waits for it, refusals name it, an acknowledged justification survives, service resumes', async () => {

@@ -11,7 +11,9 @@ import { connectRedis } from '../../../templates/runtime/redis.js';
 import type { SharedRedis } from '../../../templates/runtime/redis.js';
 import { RedisTaskStore } from '../../../templates/runtime/redis-tasks.js';
 import { redisSettings, SharedStateError } from '../../../templates/runtime/shared-state.js';
-import { TaskStoreFullError } from '../../../templates/runtime/tasks-store.js';
+import { sharedStores } from '../../../templates/runtime/redis-shared.js';
+import { Tasks } from '../../../templates/runtime/tasks.js';
+import { taskBounds, TaskStoreFullError } from '../../../templates/runtime/tasks-store.js';
 import type { TaskRecord } from '../../../templates/runtime/tasks-store.js';
 
 describeWithRedis('tasks in Redis', () => {
@@ -100,6 +102,50 @@ describeWithRedis('tasks in Redis', () => {
     expect(await short.get('brief')).toBeDefined();
     await new Promise((r) => setTimeout(r, 300));
     expect(await short.get('brief')).toBeUndefined();
+  });
+
+  it('the shared store gets the bounds <PREFIX>_MAX_TASKS and _TASK_TTL_MS set, and a task is promised the ttl its key lives', async () => {
+    const env = { PETS_REDIS_URL: redis.url, PETS_REDIS_PREFIX: `t${Math.random().toString(36).slice(2, 8)}`, PETS_REDIS_TIMEOUT_MS: '500', PETS_MAX_TASKS: '2', PETS_TASK_TTL_MS: '7200000' };
+    const shared = await sharedStores(redisSettings('PETS', 'pets', env)!, 'bounds', taskBounds('PETS', env));
+    try {
+      expect(shared.tasks.bounds).toEqual({ maxTasks: 2, maxAgeMs: 7_200_000 });
+      // what TaskTools makes with a shared store: Tasks capped by the store's own bound
+      const tasks = new Tasks({ store: shared.tasks, ttlMs: taskBounds('PETS', env).maxAgeMs });
+      const never = () => new Promise<never>(() => undefined);
+      const first = await tasks.start('modern', 'alice', 'slow', never);
+      // 2 h asked and promised (above the 1 h default bound), and the key lives that long
+      expect(first.ttlMs).toBe(7_200_000);
+      expect(await shared.redis.client.pttl(shared.redis.key('task', first.taskId))).toBeGreaterThan(3_600_000);
+      await tasks.start('modern', 'alice', 'slow', never);
+      // MAX_TASKS=2: a third while both run is refused
+      await expect(tasks.start('modern', 'alice', 'slow', never)).rejects.toThrow(/runs 2 tasks, its limit/);
+      // a store bounded below the asked ttl caps what is promised
+      const capped = new Tasks({ store: new RedisTaskStore(shared.redis, { maxTasks: 10, maxAgeMs: 60_000 }), ttlMs: 7_200_000 });
+      expect((await capped.start('modern', 'alice', 'slow', never)).ttlMs).toBe(60_000);
+    } finally {
+      await shared.close();
+    }
+  });
+
+  it('tasks/update reaching an instance that does not run the task is refused naming sticky routing; the answers are not lost silently', async () => {
+    const [one, two] = await connect();
+    const a = new Tasks({ store: new RedisTaskStore(one) });
+    const b = new Tasks({ store: new RedisTaskStore(two) });
+    let runs = 0;
+    const t = await a.start('modern', 'alice', 'ask', async (_signal, resume) => {
+      runs++;
+      if (resume === undefined) return { resultType: 'input_required', inputRequests: { name: { method: 'elicitation/create', params: {} } } } as never;
+      return { content: [{ type: 'text', text: `hello ${String((resume.inputResponses.name as { content?: { name?: string } }).content?.name)}` }] };
+    });
+    for (let i = 0; i < 100 && (await b.get('alice', t.taskId)).status !== 'input_required'; i++) await new Promise((r) => setTimeout(r, 10));
+    expect((await b.get('alice', t.taskId)).status).toBe('input_required');
+    await expect(b.answer('alice', t.taskId, { name: { action: 'accept', content: { name: 'Ada' } } })).rejects.toThrow(/instance that created the task \(sticky routing\)/);
+    expect((await a.get('alice', t.taskId)).status).toBe('input_required');
+    // through the instance that runs it, the same answer is taken and the work runs again
+    await a.answer('alice', t.taskId, { name: { action: 'accept', content: { name: 'Ada' } } });
+    const done = await a.settled('alice', t.taskId, new AbortController().signal);
+    expect(done.status).toBe('completed');
+    expect(runs).toBe(2);
   });
 
   it('refuses ids that are not ids; a value that is not its task record is absent', async () => {

@@ -13,7 +13,7 @@ import { RedisBus, parseMessage } from '../../../templates/runtime/redis-bus.js'
 import { RedisCounters } from '../../../templates/runtime/redis-counters.js';
 import { RedisJustifications } from '../../../templates/runtime/redis-justifications.js';
 import { StoreError } from '../../../templates/runtime/reflection-store.js';
-import { INSTANCE_ID, redisSettings, SharedStateError } from '../../../templates/runtime/shared-state.js';
+import { INSTANCE_ID, redisSettings, redisUrlSecrets, SharedStateError } from '../../../templates/runtime/shared-state.js';
 import type { RedisSettings } from '../../../templates/runtime/shared-state.js';
 
 const HASH = 'a'.repeat(64);
@@ -44,6 +44,11 @@ describeWithRedis('shared state in Redis', () => {
     const s = redisSettings('PETS', 'pets', { PETS_REDIS_URL: 'rediss://u:hunter2secret@cache.example:6380/2' })!;
     expect(s).toMatchObject({ prefix: 'pets', failOpenLimits: false, leaseMs: 30_000, timeoutMs: 2_000 });
     expect(s.shown).toBe('rediss://cache.example:6380/2');
+    // ioredis also takes the password (and user name) from the query: never shown, always a secret
+    const q = redisSettings('PETS', 'pets', { PETS_REDIS_URL: 'redis://cache.example:6379/0?password=hunter3secret&username=ops%20user#frag' })!;
+    expect(q.shown).toBe('redis://cache.example:6379/0');
+    expect(redisUrlSecrets('redis://cache.example:6379/0?password=hunter3secret&username=ops%20user')).toEqual(expect.arrayContaining(['hunter3secret', 'ops user']));
+    expect(redisUrlSecrets('redis://u:p%40ss@cache.example')).toEqual(expect.arrayContaining(['redis://u:p%40ss@cache.example', 'p@ss']));
   });
 
   it('fails to start with a clear message when Redis is unreachable, without the password', async () => {
@@ -55,6 +60,12 @@ describeWithRedis('shared state in Redis', () => {
     );
     expect(err?.message).toMatch(new RegExp(`cannot reach Redis at redis://127\\.0\\.0\\.1:${port}/? \\(PETS_REDIS_URL\\): .*ECONNREFUSED.*unset PETS_REDIS_URL`));
     expect(err?.message).not.toContain('hunter2secret');
+    const q = await connectRedis(settingsFor(`redis://127.0.0.1:${port}/?password=hunter3secret`), 'test').then(
+      () => undefined,
+      (e: Error) => e,
+    );
+    expect(q?.message).toMatch(/cannot reach Redis at redis:\/\/127\.0\.0\.1/);
+    expect(q?.message).not.toContain('hunter3secret');
   });
 
   it('stores justifications under the same checks as the file store, shared by every connection', async () => {

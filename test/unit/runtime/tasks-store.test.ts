@@ -2,8 +2,9 @@
  * The bounds of the in-process task store (templates/runtime/tasks-store.ts) and what Tasks
  * (tasks.ts) makes of them: at most `maxTasks` tasks (the oldest finished one makes room; when all
  * run, a new one is refused), each kept `ttlMs` after its creation, never past `maxAgeMs`; a task is
- * seen by its owner only; a finished task never changes.
+ * seen by its owner only; a finished task never changes; a long wait for a task leaks no listeners.
  */
+import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { MemoryTaskStore, TaskStoreFullError } from '../../../templates/runtime/tasks-store.js';
 import type { TaskRecord } from '../../../templates/runtime/tasks-store.js';
@@ -81,5 +82,38 @@ describe('Tasks', () => {
     const signal = new AbortController().signal;
     expect((await tasks.settled('a', modern.taskId, signal)).status).toBe('completed');
     expect((await tasks.settled('a', legacy.taskId, signal)).status).toBe('failed');
+  });
+
+  it('waiting for a task run by another instance (a shared store) adds no abort listener or waiter per look', async () => {
+    const store = new MemoryTaskStore();
+    // two "instances" on one store: `runner` runs the work, `waiter` only reads it
+    const runner = new Tasks({ store, pollIntervalMs: 1 });
+    let looks = 0;
+    const counting = Object.assign(Object.create(store) as MemoryTaskStore, {
+      get: (id: string) => {
+        looks++;
+        return store.get(id);
+      },
+    });
+    const waiter = new Tasks({ store: counting, pollIntervalMs: 1 });
+    let finish!: () => void;
+    const t = await runner.start('legacy', 'alice', 't', () => new Promise((resolve) => (finish = () => resolve({ content: [] }))));
+    const ctl = new AbortController();
+    const settled = waiter.settled('alice', t.taskId, ctl.signal);
+    // many passes of the waiter's look-again timer
+    while (looks < 30) await new Promise((r) => setTimeout(r, 5));
+    expect(getEventListeners(ctl.signal, 'abort').length).toBeLessThanOrEqual(1);
+    expect(((waiter as unknown as { waiters: Map<string, unknown[]> }).waiters.get(t.taskId) ?? []).length).toBeLessThanOrEqual(1);
+    finish();
+    expect((await settled).status).toBe('completed');
+    expect(getEventListeners(ctl.signal, 'abort')).toHaveLength(0);
+    // an abort while waiting rejects and leaves nothing behind
+    const u = await runner.start('legacy', 'alice', 't', () => new Promise(() => undefined));
+    const stop = new AbortController();
+    const waiting = waiter.settled('alice', u.taskId, stop.signal);
+    await new Promise((r) => setTimeout(r, 20));
+    stop.abort(new Error('gone'));
+    await expect(waiting).rejects.toThrow('gone');
+    expect((waiter as unknown as { waiters: Map<string, unknown[]> }).waiters.has(u.taskId)).toBe(false);
   });
 });
