@@ -45,6 +45,7 @@ import { isOAuthToken, nestedScopes, scopeGate, scopeNeeds } from './oauth-scope
 import type { ScopedPrimitives } from './oauth-scopes.js';
 import type { TokenExchanger } from './oauth-exchange.js';
 import { toolEntry } from './surface.js';
+import { listAnswered } from './warm.js';
 import type { ToolEntry } from './surface.js';
 import type { OperationTool, ServerConfig } from './types.js';
 import { readArgumentEnv } from './arguments.js';
@@ -468,6 +469,7 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
     const modeOf = (ctx: ServerContext): 'list' | 'search' | 'code' => (search === undefined ? 'list' : (search.modeOf?.(activePreset?.(ctx)) ?? 'search'));
     const listsFront = (ctx: ServerContext): boolean => modeOf(ctx) === 'search';
     server.setRequestHandler('tools/list', (_request, ctx) => {
+      listAnswered();
       // code mode: its own tools are always listed (the persist tool as the gate says)
       if (codeFront && modeOf(ctx) === 'code') return { tools: codeFront.filter((t) => codeNames.has(t.name) || gate.visible('tools', t.name, ctx)).map((t) => (codeNames.has(t.name) ? t : gate.decorate('tools', t.name, t))) };
       // search mode's own three tools are always listed: what they reach is filtered by the gate
