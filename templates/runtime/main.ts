@@ -109,7 +109,7 @@ export async function main(config: ServerConfig, tools: readonly OperationTool[]
       ...extensions,
       ...(reflection ? { reflection } : {}),
       ...(policy ? { policy } : {}),
-      ...(shared !== undefined ? { taskStore: shared.tasks } : {}),
+      ...(shared !== undefined ? { taskStore: shared.tasks, roundNonces: shared.rounds } : {}),
       settings,
       stateKey: key.key,
       identity: serve.clientIdentity,

@@ -39,7 +39,10 @@ import { TaskTools } from './tasks-tools.js';
 import type { TaskStore } from './tasks-store.js';
 import type { TaskWork } from './tasks.js';
 import type { Settings } from './settings.js';
-import { belongsTo, roundOf, sealRound } from './rounds.js';
+import { belongsTo, hasNonce, ROUND_STATE_TTL_MS, roundOf, sealRound } from './rounds.js';
+import { LocalRoundNonces } from './round-nonces.js';
+import { SharedStateError } from './shared-state.js';
+import type { RoundNonces } from './round-nonces.js';
 import { openState } from './state.js';
 import { isOAuthToken, nestedScopes, scopeGate, scopeNeeds } from './oauth-scopes.js';
 import type { ScopedPrimitives } from './oauth-scopes.js';
@@ -212,6 +215,8 @@ export type CreateServerOptions = ServerExtensions & {
   policy?: PolicyLayer;
   /** Where the tasks of task tools live (tasks-store.ts); default: in this process, bounded. */
   taskStore?: TaskStore;
+  /** Where used round-state nonces are remembered (round-nonces.ts); default: in this process, bounded. */
+  roundNonces?: RoundNonces;
 };
 
 /** The fields of a tool (operation or extra) its `tools/list` entry is made of. */
@@ -267,6 +272,7 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
   // one memory budget for the response bodies of all calls in flight, of every instance
   const inFlight = new InFlightBudget(settings.maxInFlightBytes ?? DEFAULT_MAX_IN_FLIGHT_BYTES, options.outputBacklog);
   const stateKey = options.stateKey ?? Buffer.from(randomUUID() + randomUUID());
+  const roundNonces = options.roundNonces ?? new LocalRoundNonces();
   const reflection = options.reflection;
   const persistTool = reflection?.exposesPersistTool ? reflection.persistTool : undefined;
   const all: ReadonlyArray<OperationTool | AnyExtraTool> = [...tools, ...(options.extraTools ?? [])];
@@ -497,6 +503,26 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
       // skips what runs once per call: its audit line, its rate count)
       if (round && !belongsTo(round, name, identity, args)) {
         throw invalidParams(`Invalid requestState: it belongs to another call (tool, client or arguments differ); retry the call without it`);
+      }
+      // …and continues it once: resending a later round would run it again (its writes too)
+      if (round) {
+        if (!hasNonce(round)) throw invalidParams('Invalid requestState: not the state of a tool call; retry the call without it');
+        let claim: Awaited<ReturnType<RoundNonces['claim']>>;
+        try {
+          claim = await roundNonces.claim(round.nonce, ROUND_STATE_TTL_MS);
+        } catch (err) {
+          if (!(err instanceof SharedStateError)) throw err;
+          log('warn', `${name}: cannot check that requestState is used once: ${err.message}`);
+          return { isError: true, content: [{ type: 'text', text: `Cannot continue this call of ${name}: ${err.message}; its requestState was not used, send it again shortly` }] };
+        }
+        if (claim === 'used') {
+          log('warn', `${name}: refused a requestState that was already used (call ${round.callId}, client ${identity})`);
+          throw invalidParams('Invalid requestState: this requestState was already used (each continues its call once); start the call again without it');
+        }
+        if (claim === 'full') {
+          log('warn', `${name}: refused an input round: too many rounds answered in the last ${ROUND_STATE_TTL_MS / 60_000} minutes to remember them all`);
+          return { isError: true, content: [{ type: 'text', text: `Cannot continue this call of ${name}: the server is answering too many input rounds at once; its requestState was not used, send it again shortly` }] };
+        }
       }
       const headers = ctx.http?.req?.headers ?? instance.headers;
       const call: ToolCall = {

@@ -36,6 +36,8 @@ const backend = http_.createServer((req, res) => {
   let body = '';
   req.on('data', (d: Buffer) => void (body += d.toString('utf8')));
   req.on('end', () => {
+    // a large page (read_many_then_ask): ~22 KB within the result budget (strings cut at 1,000 characters, 8,000 tokens)
+    if (req.method === 'GET' && req.url?.startsWith('/pages/')) return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ n: Number(req.url.slice(7)), lines: Array.from({ length: 25 }, (_, i) => `${i}`.padEnd(900, 'p')) }));
     posted.push(body);
     res.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ id: posted.length, text: (JSON.parse(body) as { text: string }).text }));
   });
@@ -379,5 +381,79 @@ describe('rounds of one call on two instances (2026-07-28 over HTTP)', () => {
       a.kill('SIGKILL');
       b.kill('SIGKILL');
     }
+  });
+});
+
+/** The JSON-RPC message of a Streamable HTTP response (a JSON body, or the last `data:` event of an SSE stream). */
+async function rpcReply(res: Response): Promise<{ result?: Result & { resultType?: string }; error?: { code: number; message: string } }> {
+  const body = await res.text();
+  if (!(res.headers.get('content-type') ?? '').includes('text/event-stream')) return JSON.parse(body) as never;
+  const data = body.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trim()).filter((l) => l.startsWith('{'));
+  return JSON.parse(data.at(-1)!) as never;
+}
+
+/** Every dot-separated part of a token decoded from base64url, for searching (what a client could read of it). */
+const decoded = (token: string) => token.split('.').map((p) => Buffer.from(p, 'base64url').toString('utf8')).join('\n');
+
+describe('a round state is confidential and continues its call once (2026-07-28 over HTTP)', () => {
+  /** A pinned v2 client whose user accepts, and the requests it sent (url and init, to resend one). */
+  async function recordingClient(urls: readonly string[]) {
+    const sent: Array<{ url: string; init: RequestInit; body: string }> = [];
+    let n = 0;
+    const recording = (_input: string | URL | Request, init?: RequestInit) => {
+      const url = urls[n++ % urls.length]!;
+      if (init?.method === 'POST') sent.push({ url, init, body: String(init.body) });
+      return fetch(url, init);
+    };
+    const c = new V2Client({ name: 'e2e-rounds', version: '1' }, { capabilities: FULL, versionNegotiation: { mode: { pin: '2026-07-28' } } } as ConstructorParameters<typeof V2Client>[1]);
+    c.setRequestHandler('elicitation/create', () => ({ action: 'accept', content: { keep: true } }));
+    await c.connect(new V2Http(new URL(urls[0]!), { fetch: recording as never }));
+    clients.push(c);
+    return { c, sent };
+  }
+  const statesIn = (sent: ReadonlyArray<{ body: string }>) =>
+    sent.map((s) => (JSON.parse(s.body) as { params?: { requestState?: unknown } }).params?.requestState).filter((s): s is string => typeof s === 'string');
+
+  it('the requestState of an input-required round holds none of the API response it carries', async () => {
+    const { c, sent } = await recordingClient([http!.url]);
+    const note = `confidential-${Date.now()}`;
+    const result = (await c.callTool({ name: 'note_then_ask', arguments: { text: note } })) as Result;
+    expect(text(result)).toMatch(/^note \d+: accept$/);
+    const states = statesIn(sent);
+    expect(states).toHaveLength(1);
+    // the backend's answer ({"id":…,"text":"<note>"}) was kept in the state: nothing of it shows
+    expect(states[0]).not.toContain(note);
+    expect(decoded(states[0]!)).not.toContain(note);
+    expect(decoded(states[0]!)).not.toContain('createNote');
+  });
+
+  it('resending the last round is refused: the write after the question reaches the API once, one logical call in the audit', async () => {
+    const { c, sent } = await recordingClient([http!.url]);
+    const note = `once-${Date.now()}`;
+    const result = (await c.callTool({ name: 'ask_then_note', arguments: { text: note } })) as Result;
+    expect(text(result)).toMatch(/^wrote note \d+$/);
+    expect(posted.filter((b) => b.includes(note))).toHaveLength(1);
+    const last = sent.filter((s) => s.body.includes('requestState') && s.body.includes(note)).at(-1)!;
+    for (let i = 0; i < 2; i++) {
+      const again = await rpcReply(await fetch(last.url, last.init));
+      expect(again.error?.message).toMatch(/this requestState was already used/);
+    }
+    expect(posted.filter((b) => b.includes(note))).toHaveLength(1);
+    expect(events().filter((e) => e.primitive === 'createNote' && e.event === 'tool.invoked' && JSON.stringify(e).includes(note))).toHaveLength(1);
+    const invoked = events().filter((e) => e.primitive === 'ask_then_note' && e.event === 'tool.invoked' && JSON.stringify(e).includes(note));
+    expect(invoked).toHaveLength(1);
+    expect(events().filter((e) => e.callId === invoked[0]!.callId && e.primitive === 'ask_then_note').map((e) => e.event)).toEqual(['tool.invoked', 'tool.completed']);
+  });
+
+  it('many API results kept across rounds stay within what a round may send back', async () => {
+    const { c, sent } = await recordingClient([http!.url]);
+    const result = (await c.callTool({ name: 'read_many_then_ask', arguments: { count: 30 } })) as Result;
+    expect(result.isError, text(result)).toBeFalsy();
+    expect(text(result)).toBe('read 30 pages: accept');
+    const states = statesIn(sent);
+    expect(states).toHaveLength(1);
+    // some pages were kept (the budget is used), not all of them (30 × ~45 KB, the page twice: content and structuredContent, would pass the 1.25 MiB body limit once encoded)
+    expect(Buffer.byteLength(states[0]!)).toBeGreaterThan(150 * 1024);
+    expect(Buffer.byteLength(states[0]!)).toBeLessThan(512 * 1024);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_KEPT_BYTES, replayAcrossRounds } from '../../../templates/runtime/api-replay.js';
+import { MAX_KEPT_BYTES, MAX_KEPT_TOTAL_BYTES, replayAcrossRounds } from '../../../templates/runtime/api-replay.js';
 import type { OperationTool } from '../../../templates/runtime/types.js';
 
 const op = (name: string, method: string): OperationTool => ({ kind: 'operation', name, inputSchema: { type: 'object' }, http: { method, path: '/', params: [] } }) as OperationTool;
@@ -61,6 +61,25 @@ describe('replayAcrossRounds', () => {
     expect(replayed.result.content[0]).toMatchObject({ text: expect.stringContaining('createNote was already called with these arguments') });
     await again(get, {});
     expect(sent).toEqual(['createNote {"text":"x"}', 'listNotes {}', 'listNotes {}']);
+  });
+
+  it('keeps outcomes up to a total: past it, a GET is made again and a POST is not sent twice', async () => {
+    const chunk = 'z'.repeat(60 * 1024);
+    const { sent, run } = runner(() => chunk);
+    const state: Record<string, unknown> = {};
+    const first = replayAcrossRounds({ era: 'modern', state }, run);
+    for (let i = 0; i < 20; i++) await first(get, { page: i });
+    await first(post, { text: 'x' });
+    // the state that travels with the next round stays within the total (plus bookkeeping)
+    expect(Buffer.byteLength(JSON.stringify(state))).toBeLessThan(MAX_KEPT_TOTAL_BYTES + 8 * 1024);
+    expect(sent).toHaveLength(21);
+    const again = round(state, run);
+    for (let i = 0; i < 20; i++) await again(get, { page: i });
+    // the first four (60 KiB each within 256 KiB) came from the state; the others were fetched again
+    expect(sent).toHaveLength(21 + 16);
+    const replayed = await again(post, { text: 'x' });
+    expect(replayed.result.isError).toBe(true);
+    expect(sent.filter((s) => s.startsWith('createNote'))).toHaveLength(1);
   });
 
   it('keeps nothing in the legacy era (one run per call)', async () => {
