@@ -125,6 +125,17 @@ export class RedisTaskStore implements TaskStore {
     return t !== undefined && t.createdAt + t.ttlMs > this.#now() ? t : undefined;
   }
 
+  async getMany(taskIds: readonly string[]): Promise<Array<TaskRecord | undefined>> {
+    const valid = taskIds.filter((id) => ID.test(id));
+    const texts = valid.length > 0 ? await this.#run(() => this.#redis.client.mget(...valid.map((id) => this.#key(id)))) : [];
+    const byId = new Map(valid.map((id, i) => [id, parse(texts[i] ?? null, id)]));
+    const now = this.#now();
+    return taskIds.map((id) => {
+      const t = byId.get(id);
+      return t !== undefined && t.createdAt + t.ttlMs > now ? t : undefined;
+    });
+  }
+
   async update(taskId: string, update: TaskUpdate): Promise<TaskRecord | undefined> {
     if (!ID.test(taskId)) return undefined;
     const key = this.#key(taskId);

@@ -54,6 +54,8 @@ export interface TaskStore {
   create(record: TaskRecord): Promise<void>;
   /** The task, unless unknown or expired. */
   get(taskId: string): Promise<TaskRecord | undefined>;
+  /** {@link get} of each id, in one round trip (optional: without it, one `get` per id). */
+  getMany?(taskIds: readonly string[]): Promise<Array<TaskRecord | undefined>>;
   /** Applies `update` (a terminal task is never changed: returns it as it is); undefined when unknown. */
   update(taskId: string, update: TaskUpdate): Promise<TaskRecord | undefined>;
   /** The live tasks of `owner`, oldest first. */

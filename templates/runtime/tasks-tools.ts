@@ -18,6 +18,9 @@ import type { Era, TaskResume, TaskSupport, TaskWork } from './tasks.js';
 import { MemoryTaskStore, taskBounds } from './tasks-store.js';
 import type { TaskStore } from './tasks-store.js';
 
+/** Most task ids one `subscriptions/listen` may follow (more: -32602). */
+export const MAX_LISTEN_TASK_IDS = 100;
+
 /** A tool as far as tasks go. */
 type TaskCandidate = { readonly name: string; readonly kind: string; readonly task?: TaskSupport | 'deferred'; readonly longRunning?: unknown };
 
@@ -115,12 +118,12 @@ export class TaskTools {
    * subscription that sends `notifications/tasks` for each change of one of those tasks until stopped.
    */
   async listen(owner: string, taskIds: readonly unknown[], subscriptionId: unknown, send: (message: unknown) => void): Promise<{ accepted: string[]; stop: () => void }> {
-    const accepted: string[] = [];
-    for (const id of new Set(taskIds)) {
-      if (typeof id !== 'string') continue;
-      const t = await this.tasks.store.get(id);
-      if (t && t.owner === owner) accepted.push(id);
-    }
+    const ids = [...new Set(taskIds)].filter((id): id is string => typeof id === 'string');
+    if (ids.length > MAX_LISTEN_TASK_IDS) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `A listen stream may follow at most ${MAX_LISTEN_TASK_IDS} task ids (got ${ids.length}): open several streams`);
+    // one round trip where the store allows (Redis: MGET)
+    const store = this.tasks.store;
+    const found = store.getMany ? await store.getMany(ids) : await Promise.all(ids.map((id) => store.get(id)));
+    const accepted = ids.filter((_, i) => found[i]?.owner === owner);
     const wanted = new Set(accepted);
     const stop = this.tasks.watch((t) => {
       if (wanted.has(t.taskId) && t.owner === owner) send({ jsonrpc: '2.0', ...listenNotification(t, subscriptionId) });

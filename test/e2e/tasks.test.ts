@@ -429,6 +429,19 @@ describe('2026-07-28 status notifications: subscriptions/listen with taskIds (HT
     stream.close();
     spy.close();
   });
+
+  it('refuses a listen for more than 100 task ids with a JSON-RPC error, before any stream is opened', async () => {
+    const envelope = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'e2e-listen', version: '1.0.0' }, 'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } } };
+    const taskIds = Array.from({ length: 101 }, (_, i) => `t${i}`);
+    const res = await fetch(http.url, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKENS.alice}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'subscriptions/listen' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 'listen-many', method: 'subscriptions/listen', params: { notifications: { taskIds }, _meta: envelope } }),
+    });
+    expect(res.status).toBe(400);
+    expect(res.headers.get('content-type')).toContain('application/json');
+    expect(await res.json()).toMatchObject({ jsonrpc: '2.0', id: 'listen-many', error: { code: -32602, message: expect.stringMatching(/at most 100 task ids \(got 101\)/) } });
+  });
 });
 
 describe('bounds of the task table (<PREFIX>_MAX_TASKS, _TASK_TTL_MS)', () => {

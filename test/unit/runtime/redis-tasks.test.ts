@@ -52,6 +52,8 @@ describeWithRedis('tasks in Redis', () => {
     // terminal: never changed again
     expect((await a.update('t1', { status: 'working' }))?.status).toBe('completed');
     expect(await b.get('nope')).toBeUndefined();
+    // several in one round trip, in order; unknown and malformed ids are absent
+    expect((await b.getMany(['t3', 'nope', 'not an id', 't2'])).map((t) => t?.taskId)).toEqual(['t3', undefined, undefined, 't2']);
     expect(await b.update('nope', { status: 'failed' })).toBeUndefined();
   });
 

@@ -48,6 +48,18 @@ describe('tasks-poll', () => {
     expect(sent).toEqual([]);
   });
 
+  it('stops polling at its overall deadline with a PollError, cancelling the operation when the API declares DELETE', async () => {
+    const sent: string[] = [];
+    const send = async (method: string, url: string) => {
+      sent.push(`${method} ${new URL(url).pathname}`);
+      return new Response('{"status":"Running"}', { headers: { 'content-type': 'application/json', 'retry-after': '0' } });
+    };
+    const err = await awaitOperation(accepted({ location: '/api/op/9', 'retry-after': '0' }), 'https://h.example/api/x', { send, signal: new AbortController().signal, baseUrl: 'https://h.example/api', longRunning: { cancelPaths: ['/op/{id}'] }, timeoutMs: 1000, deadlineMs: 250 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(PollError);
+    expect(String((err as Error).message)).toMatch(/did not end within 250 ms of polling \/api\/op\/9/);
+    expect(sent.at(-1)).toBe('DELETE /api/op/9');
+  });
+
   it('polls while running (202, or status Running), ends on Succeeded with that body, and on Failed as a failure', async () => {
     const answers = [new Response(null, { status: 202, headers: { 'retry-after': '0' } }), new Response('{"status":"InProgress"}', { headers: { 'content-type': 'application/json', 'retry-after': '0' } }), new Response('{"status":"Succeeded","n":1}', { headers: { 'content-type': 'application/json' } })];
     const send = async () => answers.shift()!;
