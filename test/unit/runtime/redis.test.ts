@@ -124,13 +124,22 @@ describeWithRedis('shared state in Redis', () => {
   });
 
   it('renews a lease while its call runs', async () => {
-    const s = settingsFor(redis.url, { PETS_REDIS_LEASE_MS: '300' });
-    const c = new RedisCounters(await connect(s));
+    // observed on the lease itself (its expiry, the member's score, moves forward), not by racing a short lease against a sleep
+    const s = settingsFor(redis.url, { PETS_REDIS_LEASE_MS: '3000' });
+    const conn = await connect(s);
+    const c = new RedisCounters(conn);
     const held = await c.acquire('renewed', 1);
     expect(held).toBeTypeOf('function');
-    await new Promise((r) => setTimeout(r, 1_000));
+    const expiry = async () => Number((await conn.client.zrange(conn.key('slots', 'renewed'), 0, -1, 'WITHSCORES'))[1]);
+    const first = await expiry();
+    expect(first).toBeGreaterThan(0);
+    // renewed every third of the lease: its expiry moves forward, twice, and the slot stays taken
+    await waitFor(async () => (await expiry()) > first, 15_000);
+    const second = await expiry();
+    await waitFor(async () => (await expiry()) > second, 15_000);
     expect(await c.acquire('renewed', 1)).toBeUndefined();
     held!();
+    await waitFor(async () => (await conn.client.zcard(conn.key('slots', 'renewed'))) === 0);
   });
 
   it('delivers events to the other instances, once each, and checks messages', async () => {
