@@ -19,9 +19,14 @@
  *   listeners hear of it (tasks.ts aborts the work it runs). Pub/sub is fire-and-forget: a cancel
  *   published while Redis is unreachable still marks the task cancelled, and the work, if it
  *   runs on, cannot change it.
+ * - Each change of a task's status or questions is published on `<prefix>:task-changes` (with
+ *   this store's random id, so its own are not echoed back): {@link RedisTaskStore.onChanged}
+ *   listeners on the other instances hear of it (tasks.ts tells its listen streams and waiters).
+ *   The answers of `tasks/update` are not forwarded: the instance running the task takes them.
  *
  * This file is copied verbatim into every generated project; it is loaded only when the URL is set.
  */
+import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { log } from './log.js';
 import type { SharedRedis } from './redis.js';
@@ -62,6 +67,11 @@ export class RedisTaskStore implements TaskStore {
   readonly bounds: TaskBounds;
   readonly #now: () => number;
   readonly #cancelled = new Set<(taskId: string) => void>();
+  readonly #changed = new Set<(taskId: string) => void>();
+  /** Tells this store's own change messages from other instances'. */
+  readonly #self = randomUUID();
+  /** Handler of each subscribed channel. */
+  readonly #channels = new Map<string, (message: string) => void>();
   #sub: Redis | undefined;
   #subscribed: Promise<void> = Promise.resolve();
 
@@ -150,6 +160,7 @@ export class RedisTaskStore implements TaskStore {
         if (next.status !== 'input_required') delete (next as { inputRequests?: unknown }).inputRequests;
         if ((await this.#redis.client.eval(SWAP, 1, key, text!, JSON.stringify(next))) === 1) {
           if (next.status === 'cancelled') await this.#redis.client.publish(this.#redis.key('task-cancels'), taskId).catch((err: unknown) => log('warn', `tasks: the cancel of ${taskId} reached only this instance: ${describeFailure(err)}`));
+          if (next.status !== t.status || update.inputRequests !== undefined) await this.#redis.client.publish(this.#redis.key('task-changes'), `${this.#self} ${taskId}`).catch((err: unknown) => log('warn', `tasks: the change of ${taskId} reached only this instance's listeners: ${describeFailure(err)}`));
           return next;
         }
       }
@@ -159,26 +170,51 @@ export class RedisTaskStore implements TaskStore {
 
   onCancelled(listener: (taskId: string) => void): void {
     this.#cancelled.add(listener);
-    if (this.#sub !== undefined) return;
-    const channel = this.#redis.key('task-cancels');
-    const sub = (this.#sub = this.#redis.subscriber());
-    sub.on('message', (from: string, taskId: string) => {
-      if (from !== channel || !ID.test(taskId)) return;
-      for (const l of this.#cancelled) {
-        try {
-          l(taskId);
-        } catch (err) {
-          log('warn', 'tasks: a cancel listener failed', err);
-        }
-      }
+    this.#listen('task-cancels', (taskId) => {
+      if (ID.test(taskId)) this.#tell(this.#cancelled, taskId, 'cancel');
     });
-    this.#subscribed = sub.subscribe(channel).then(
+  }
+
+  /**
+   * Calls `listener` with the id of each task whose status or questions another instance changed
+   * (`<prefix>:task-changes`; this store's own changes are not echoed), so listen streams and
+   * waiters on every instance hear of them. Fire-and-forget, like cancels.
+   */
+  onChanged(listener: (taskId: string) => void): void {
+    this.#changed.add(listener);
+    this.#listen('task-changes', (message) => {
+      const [from, taskId] = message.split(' ');
+      if (from !== this.#self && taskId !== undefined && ID.test(taskId)) this.#tell(this.#changed, taskId, 'change');
+    });
+  }
+
+  #tell(listeners: ReadonlySet<(taskId: string) => void>, taskId: string, what: string): void {
+    for (const l of listeners) {
+      try {
+        l(taskId);
+      } catch (err) {
+        log('warn', `tasks: a ${what} listener failed`, err);
+      }
+    }
+  }
+
+  /** Subscribes to `<prefix>:<name>` once, on the one subscriber connection. */
+  #listen(name: string, handler: (message: string) => void): void {
+    const channel = this.#redis.key(name);
+    if (this.#channels.has(channel)) return;
+    this.#channels.set(channel, handler);
+    if (this.#sub === undefined) {
+      this.#sub = this.#redis.subscriber();
+      this.#sub.on('message', (from: string, message: string) => this.#channels.get(from)?.(message));
+    }
+    const subscribing = this.#sub.subscribe(channel).then(
       () => undefined,
       (err: unknown) => log('warn', `tasks: cannot subscribe to ${channel}: ${describeFailure(err)}`),
     );
+    this.#subscribed = Promise.all([this.#subscribed, subscribing]).then(() => undefined);
   }
 
-  /** Resolves once cancels of other instances are heard (after {@link onCancelled}). */
+  /** Resolves once cancels and changes of other instances are heard (after {@link onCancelled} / {@link onChanged}). */
   ready(): Promise<void> {
     return this.#subscribed;
   }

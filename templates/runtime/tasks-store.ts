@@ -68,6 +68,11 @@ export interface TaskStore {
    * has no other process.
    */
   onCancelled?(listener: (taskId: string) => void): void;
+  /**
+   * Calls `listener` with the id of each task whose status or questions another process sharing
+   * the store changed, so that listen streams and waiters here hear of it. Optional, as above.
+   */
+  onChanged?(listener: (taskId: string) => void): void;
 }
 
 /** Bounds of a task store. */

@@ -75,6 +75,22 @@ export class Tasks {
     this.pollIntervalMs = options.pollIntervalMs ?? 1000;
     // a task cancelled through another instance (a shared store) stops here too
     this.store.onCancelled?.((taskId) => this.running.get(taskId)?.controller.abort(new Error('The task was cancelled')));
+    // a change made through another instance reaches this one's listen streams and waiters
+    this.store.onChanged?.((taskId) => void this.heard(taskId));
+  }
+
+  /** Tells watchers (and, once it ended, waiters) of a change another instance made to `taskId`. */
+  private async heard(taskId: string): Promise<void> {
+    const t = await this.store.get(taskId).catch(() => undefined);
+    if (t === undefined) return;
+    for (const watch of [...this.watchers]) {
+      try {
+        watch(t);
+      } catch (err) {
+        log('warn', 'tasks: a watcher failed', err);
+      }
+    }
+    if (TERMINAL.has(t.status)) for (const wake of [...(this.waiters.get(taskId) ?? [])]) wake();
   }
 
   /**

@@ -80,7 +80,7 @@ export const SETTINGS = {
   maxSessions: { suffix: 'MAX_SESSIONS', type: 'integer', transport: 'http', description: 'Most legacy HTTP sessions open at once' },
   maxSessionsPerClient: { suffix: 'MAX_SESSIONS_PER_CLIENT', type: 'integer', transport: 'http', description: 'Most legacy HTTP sessions one client token holds at once; a new one closes its least recently used idle session' },
   drainMs: { suffix: 'DRAIN_MS', type: 'integer', description: 'On SIGTERM or SIGINT, how long calls under way may finish before the server exits, in milliseconds' },
-  redisUrl: { suffix: 'REDIS_URL', type: 'string', secret: true, description: 'Redis shared by several instances of this server: redis://[user:password@]host[:port][/db], or rediss:// for TLS. Justifications, limits and change notifications are then shared; unset: they stay in this process' },
+  redisUrl: { suffix: 'REDIS_URL', type: 'string', secret: true, description: 'Redis shared by several instances of this server: redis://[user:password@]host[:port][/db], or rediss:// for TLS. Justifications, limits, MCP task state and change notifications are then shared; unset: they stay in this process' },
   redisPrefix: { suffix: 'REDIS_PREFIX', type: 'string', description: 'Prefix of the Redis keys and channels, so several servers can share one Redis (default: the server name)' },
   redisFailOpen: { suffix: 'REDIS_FAIL_OPEN', type: 'string', description: 'limits: calls pass their limits while Redis cannot be reached (logged); unset: they are refused. Justifications always fail closed' },
   redisLeaseMs: { suffix: 'REDIS_LEASE_MS', type: 'integer', description: 'With Redis: how long a concurrency slot outlives an instance that died holding it, in milliseconds (renewed while the call runs)' },

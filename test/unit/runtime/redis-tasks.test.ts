@@ -150,6 +150,27 @@ describeWithRedis('tasks in Redis', () => {
     expect(runs).toBe(2);
   });
 
+  it('a task change made on one instance reaches the watchers (listen streams) of another, once, and not echoed back', async () => {
+    const [one, two] = await connect();
+    const sa = new RedisTaskStore(one);
+    const sb = new RedisTaskStore(two);
+    const a = new Tasks({ store: sa });
+    const b = new Tasks({ store: sb });
+    await Promise.all([sa.ready(), sb.ready()]);
+    const seenA: string[] = [];
+    const seenB: string[] = [];
+    a.watch((t) => seenA.push(t.status));
+    b.watch((t) => seenB.push(t.status));
+    let finish!: () => void;
+    const t = await a.start('modern', 'alice', 'slow', () => new Promise((resolve) => (finish = () => resolve({ content: [{ type: 'text', text: 'done' }] }))));
+    finish();
+    for (let i = 0; i < 500 && !seenB.includes('completed'); i++) await new Promise((r) => setTimeout(r, 10));
+    expect(seenB).toEqual(['completed']);
+    expect(seenA).toEqual(['completed']);
+    // a waiter on the other instance wakes on the message too
+    expect((await b.settled('alice', t.taskId, new AbortController().signal)).status).toBe('completed');
+  });
+
   it('refuses ids that are not ids; a value that is not its task record is absent', async () => {
     const [one] = await connect();
     const s = new RedisTaskStore(one);
