@@ -186,7 +186,8 @@ describe('the bound of runs under way', () => {
       const c = await Promise.all(start(carol, 2));
       const [aa, bb] = [await Promise.all(a), await Promise.all(b)];
       for (const answers of [aa, bb]) {
-        expect(answers.filter((t) => t.includes('wall time bound'))).toHaveLength(2);
+        // the two that ran end at the wall time (the backend never answers)
+        expect(answers.filter((t) => !t.includes('Code mode is busy')), JSON.stringify(answers.slice(0, 3))).toEqual([expect.stringContaining('wall time bound'), expect.stringContaining('wall time bound')]);
         const refused = answers.filter((t) => t.includes('Code mode is busy for this client'));
         expect(refused).toHaveLength(8);
         expect(refused[0]).toContain('its share (half, rounded up) of the GITHUB_CODE_MAX_RUNS=4 runs at once');
