@@ -22,7 +22,10 @@
  * - Each change of a task's status or questions is published on `<prefix>:task-changes` (with
  *   this store's random id, so its own are not echoed back): {@link RedisTaskStore.onChanged}
  *   listeners on the other instances hear of it (tasks.ts tells its listen streams and waiters).
- *   The answers of `tasks/update` are not forwarded: the instance running the task takes them.
+ * - The answers of a `tasks/update` reaching an instance that does not run the task are
+ *   published on `<prefix>:task-answers`; the instance running it takes them
+ *   ({@link RedisTaskStore.onAnswers}). Fire-and-forget too: the update is acknowledged once
+ *   published, and answers for a task whose instance died are lost with its work.
  *
  * This file is copied verbatim into every generated project; it is loaded only when the URL is set.
  */
@@ -68,6 +71,7 @@ export class RedisTaskStore implements TaskStore {
   readonly #now: () => number;
   readonly #cancelled = new Set<(taskId: string) => void>();
   readonly #changed = new Set<(taskId: string) => void>();
+  readonly #answers = new Set<(taskId: string, responses: unknown) => void>();
   /** Tells this store's own change messages from other instances'. */
   readonly #self = randomUUID();
   /** Handler of each subscribed channel. */
@@ -185,6 +189,32 @@ export class RedisTaskStore implements TaskStore {
     this.#listen('task-changes', (message) => {
       const [from, taskId] = message.split(' ');
       if (from !== this.#self && taskId !== undefined && ID.test(taskId)) this.#tell(this.#changed, taskId, 'change');
+    });
+  }
+
+  async forwardAnswers(taskId: string, responses: unknown): Promise<void> {
+    if (!ID.test(taskId)) return;
+    await this.#run(() => this.#redis.client.publish(this.#redis.key('task-answers'), JSON.stringify({ taskId, responses })));
+  }
+
+  onAnswers(listener: (taskId: string, responses: unknown) => void): void {
+    this.#answers.add(listener);
+    this.#listen('task-answers', (message) => {
+      if (message.length > MAX_RECORD_BYTES) return;
+      let m: { taskId?: unknown; responses?: unknown };
+      try {
+        m = JSON.parse(message) as typeof m;
+      } catch {
+        return;
+      }
+      if (typeof m?.taskId !== 'string' || !ID.test(m.taskId)) return;
+      for (const l of this.#answers) {
+        try {
+          l(m.taskId, m.responses);
+        } catch (err) {
+          log('warn', 'tasks: an answer listener failed', err);
+        }
+      }
     });
   }
 

@@ -73,6 +73,10 @@ export interface TaskStore {
    * the store changed, so that listen streams and waiters here hear of it. Optional, as above.
    */
   onChanged?(listener: (taskId: string) => void): void;
+  /** Sends `tasks/update` answers to the process that runs `taskId` (optional: without it, they are refused elsewhere). */
+  forwardAnswers?(taskId: string, responses: unknown): Promise<void>;
+  /** Calls `listener` with answers forwarded for a task (each process takes those of the tasks it runs). */
+  onAnswers?(listener: (taskId: string, responses: unknown) => void): void;
 }
 
 /** Bounds of a task store. */

@@ -77,6 +77,20 @@ export class Tasks {
     this.store.onCancelled?.((taskId) => this.running.get(taskId)?.controller.abort(new Error('The task was cancelled')));
     // a change made through another instance reaches this one's listen streams and waiters
     this.store.onChanged?.((taskId) => void this.heard(taskId));
+    // answers sent to another instance for a task this one runs
+    this.store.onAnswers?.((taskId, responses) => void this.received(taskId, responses));
+  }
+
+  /** Takes answers another instance forwarded, when this process runs the task. */
+  private async received(taskId: string, responses: unknown): Promise<void> {
+    const running = this.running.get(taskId);
+    if (running === undefined) return;
+    try {
+      const t = await this.store.get(taskId);
+      if (t !== undefined) await this.take(t, running, responses);
+    } catch (err) {
+      log('warn', `task ${taskId}: cannot take the answers forwarded by another instance`, err);
+    }
   }
 
   /** Tells watchers (and, once it ended, waiters) of a change another instance made to `taskId`. */
@@ -194,8 +208,9 @@ export class Tasks {
   /**
    * `tasks/update`: keeps the answers to questions the task of `owner` waits on (others are
    * ignored); once none is left, the work runs again with every answer, as the call's next round.
-   * A task waiting for answers that this process does not run is refused (-32600, naming sticky
-   * routing): its work and the answers so far live in the process that started it.
+   * A task waiting for answers that this process does not run: a shared store that can forward
+   * them (Redis) carries them to the process that runs it; otherwise the update is refused
+   * (-32600, naming sticky routing), since its work and the answers so far live there.
    */
   async answer(owner: string, taskId: unknown, responses: unknown): Promise<void> {
     const t = await this.get(owner, taskId);
@@ -203,11 +218,18 @@ export class Tasks {
     // the questions wait in the process that runs the work: answers reaching another (several
     // instances behind a load balancer, or this one restarted) cannot be taken, so they are refused
     if (t.status === 'input_required' && running === undefined) {
+      // a shared store carries them to the instance that runs the task (Redis pub/sub)
+      if (this.store.forwardAnswers) return this.store.forwardAnswers(t.taskId, responses);
       throw new ProtocolError(
         ProtocolErrorCode.InvalidRequest,
         `Task ${t.taskId} waits for its answers in the server instance that runs it, and this request reached another one (or that instance restarted): the answers were not taken. With several instances behind a load balancer, tasks/update must reach the instance that created the task (sticky routing); the task stays input_required until its ttl`,
       );
     }
+    await this.take(t, running, responses);
+  }
+
+  /** Keeps `responses` for the questions task `t` (run here by `running`) waits on; runs it again once none is left. */
+  private async take(t: TaskRecord, running: ReturnType<Tasks['running']['get']>, responses: unknown): Promise<void> {
     if (t.status !== 'input_required' || !running?.resume || typeof responses !== 'object' || responses === null || Array.isArray(responses)) return;
     const pending: Record<string, unknown> = { ...(t.inputRequests ?? {}) };
     for (const [key, value] of Object.entries(responses as Record<string, unknown>)) {

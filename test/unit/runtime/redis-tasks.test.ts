@@ -129,10 +129,13 @@ describeWithRedis('tasks in Redis', () => {
     }
   });
 
-  it('tasks/update reaching an instance that does not run the task is refused naming sticky routing; the answers are not lost silently', async () => {
+  it('tasks/update reaching an instance that does not run the task is forwarded to the one that does, which runs the next round', async () => {
     const [one, two] = await connect();
-    const a = new Tasks({ store: new RedisTaskStore(one) });
-    const b = new Tasks({ store: new RedisTaskStore(two) });
+    const sa = new RedisTaskStore(one);
+    const sb = new RedisTaskStore(two);
+    const a = new Tasks({ store: sa });
+    const b = new Tasks({ store: sb });
+    await Promise.all([sa.ready(), sb.ready()]);
     let runs = 0;
     const t = await a.start('modern', 'alice', 'ask', async (_signal, resume) => {
       runs++;
@@ -141,12 +144,12 @@ describeWithRedis('tasks in Redis', () => {
     });
     for (let i = 0; i < 100 && (await b.get('alice', t.taskId)).status !== 'input_required'; i++) await new Promise((r) => setTimeout(r, 10));
     expect((await b.get('alice', t.taskId)).status).toBe('input_required');
-    await expect(b.answer('alice', t.taskId, { name: { action: 'accept', content: { name: 'Ada' } } })).rejects.toThrow(/instance that created the task \(sticky routing\)/);
-    expect((await a.get('alice', t.taskId)).status).toBe('input_required');
-    // through the instance that runs it, the same answer is taken and the work runs again
-    await a.answer('alice', t.taskId, { name: { action: 'accept', content: { name: 'Ada' } } });
+    // bob may not answer alice's task through any instance
+    await expect(b.answer('bob', t.taskId, { name: {} })).rejects.toThrow(/Unknown task/);
+    await b.answer('alice', t.taskId, { name: { action: 'accept', content: { name: 'Ada' } } });
     const done = await a.settled('alice', t.taskId, new AbortController().signal);
     expect(done.status).toBe('completed');
+    expect(done.result).toEqual({ content: [{ type: 'text', text: 'hello Ada' }] });
     expect(runs).toBe(2);
   });
 

@@ -84,6 +84,16 @@ describe('Tasks', () => {
     expect((await tasks.settled('a', legacy.taskId, signal)).status).toBe('failed');
   });
 
+  it('tasks/update for a task another process runs, on a store that cannot forward answers, is refused naming sticky routing', async () => {
+    const store = new MemoryTaskStore();
+    const a = new Tasks({ store });
+    const b = new Tasks({ store });
+    const t = await a.start('modern', 'alice', 't', async () => ({ resultType: 'input_required', inputRequests: { q: {} } }) as never);
+    for (let i = 0; i < 100 && (await store.get(t.taskId))?.status !== 'input_required'; i++) await new Promise((r) => setTimeout(r, 5));
+    await expect(b.answer('alice', t.taskId, { q: 1 })).rejects.toThrow(/instance that created the task \(sticky routing\)/);
+    expect((await store.get(t.taskId))?.status).toBe('input_required');
+  });
+
   it('waiting for a task run by another instance (a shared store) adds no abort listener or waiter per look', async () => {
     const store = new MemoryTaskStore();
     // two "instances" on one store: `runner` runs the work, `waiter` only reads it
