@@ -4,8 +4,9 @@
  * tsc and served over stdio and over Streamable HTTP, to the v1 SDK client (legacy era: the
  * server sends real `elicitation/create`, `sampling/createMessage` and `roots/list` requests) and
  * the v2 client pinned to 2026-07-28 (InputRequiredResult rounds the client fulfils and retries,
- * with the signed requestState). The client's handlers are scripted: the elicitation answer is
- * chosen by the message (accept / decline / cancel), the model echoes the prompt.
+ * with the sealed — encrypted, used once — requestState). The client's handlers are scripted: the
+ * elicitation answer is chosen by the message (accept / decline / cancel), the model echoes the
+ * prompt.
  */
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import http_ from 'node:http';

@@ -8,7 +8,8 @@
  *   user-info part or in the query, where ioredis also reads it);
  * - `perMinute: 60` (overall) admits exactly 60 of 300 concurrent calls spread over the three;
  * - a 2026-07-28 call of `ask` (limited to 1 call per minute per client) whose two input rounds
- *   the client sends to two different instances counts once: the next call is refused;
+ *   the client sends to two different instances counts once: the next call is refused; its last
+ *   round resent to a third instance is refused (a round state is used once, across instances);
  * - `maxConcurrent: 4` holds across instances (the backend holds the calls, so it is exact);
  * - killing an instance mid-call frees its slots once their lease (1.5 s here) expires;
  * - a resource change signalled on instance 1 reaches subscribers of all three, both eras, and so
@@ -229,11 +230,11 @@ describeWithRedis('three instances sharing state through Redis', () => {
   it('a call whose input rounds land on different instances counts once against perMinute', async () => {
     // the client spreads its requests itself: each POST goes to the next instance
     const urls = [a.url, b.url, c.url];
-    const posts: Array<{ url: string; method: string }> = [];
+    const posts: Array<{ url: string; method: string; init: RequestInit }> = [];
     let next = 0;
     const spread = (_: string | URL, init?: RequestInit) => {
       const url = urls[next++ % urls.length]!;
-      if (init?.method === 'POST') posts.push({ url, method: (JSON.parse(String(init.body)) as { method?: string }).method ?? '' });
+      if (init?.method === 'POST') posts.push({ url, method: (JSON.parse(String(init.body)) as { method?: string }).method ?? '', init });
       return fetch(url, init);
     };
     const x = new ModernClient({ name: 'rounds', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: { pin: '2026-07-28' } } } as ConstructorParameters<typeof ModernClient>[1]);
@@ -247,6 +248,11 @@ describeWithRedis('three instances sharing state through Redis', () => {
     const rounds = posts.filter((p) => p.method === 'tools/call');
     expect(rounds).toHaveLength(2);
     expect(rounds[0]!.url).not.toBe(rounds[1]!.url);
+    // the second round's request (its requestState) resent to the instance neither round reached: already used
+    const third = urls.find((u) => u !== rounds[0]!.url && u !== rounds[1]!.url)!;
+    const resent = await fetch(third, rounds[1]!.init);
+    const body = await resent.text();
+    expect(body).toMatch(/this requestState was already used/);
     const second = (await x.callTool({ name: 'ask', arguments: {} })) as Result;
     expect(text(second)).toMatch(/over its limit of 1 call per minute for client/);
   });
