@@ -3,6 +3,9 @@ import { CreateMessageRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defineTool } from '../../../templates/runtime/extra-tools.js';
 import { setLogSink } from '../../../templates/runtime/log.js';
+import { SharedStateError } from '../../../templates/runtime/shared-state.js';
+import { LocalRoundNonces } from '../../../templates/runtime/round-nonces.js';
+import type { RoundNonces } from '../../../templates/runtime/round-nonces.js';
 import { createServer } from '../../../templates/runtime/server.js';
 import type { Step } from '../../../templates/runtime/server.js';
 import type { ServerConfig } from '../../../templates/runtime/types.js';
@@ -118,4 +121,43 @@ it('refuses a requestState offered with another call (tool or arguments differ):
   expect(other?.message).toMatch(/belongs to another call/);
   // only the genuine rounds ran the steps: a first round and its continuation
   expect(rounds).toEqual([true, false]);
+});
+
+describe('a round state is used once (round-nonces.ts)', () => {
+  const ask: Step = async (call, next) => {
+    const answer = inputResponse(call.ctx.mcpReq.inputResponses, 'approve');
+    if (answer.kind !== 'sampling') return inputRequired({ inputRequests: { approve: inputRequired.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: 'ok?' } }], maxTokens: 5 }) } });
+    return next();
+  };
+  async function client(roundNonces: RoundNonces) {
+    const rounds: boolean[] = [];
+    const spy: Step = async (call, next) => {
+      rounds.push(call.firstRound);
+      return next();
+    };
+    const c = await linkedClient(createServer(config, [], {}, { extraTools: [echo], steps: [spy, ask], roundNonces }), 'modern', {
+      capabilities: { sampling: {} },
+      setup: (cl) => (cl as { setRequestHandler: (m: string, h: unknown) => void }).setRequestHandler('sampling/createMessage', () => ({ role: 'assistant' as const, model: 'm', content: { type: 'text' as const, text: 'yes' } })),
+    });
+    clients.push(c);
+    return { c, rounds };
+  }
+
+  it('Redis unreachable: the round is refused with an isError naming the cause, and the call does not go on (fail closed)', async () => {
+    const down: RoundNonces = { claim: () => Promise.reject(new SharedStateError('the shared store (Redis at redis://127.0.0.1:1/) is unavailable: connection refused')) };
+    const { c, rounds } = await client(down);
+    const result = (await c.callTool({ name: 'echo', arguments: { text: 'hi' } })) as { isError?: boolean; content: Array<{ text?: string }> };
+    expect(result.isError).toBe(true);
+    expect(result.content[0]?.text).toMatch(/^Cannot continue this call of echo: the shared store \(Redis at redis:\/\/127\.0\.0\.1:1\/\) is unavailable: connection refused; its requestState was not used/);
+    expect(rounds).toEqual([true]);
+  });
+
+  it('when the in-process store is full, a round is refused rather than a used state forgotten', async () => {
+    const { c, rounds } = await client(new LocalRoundNonces({ max: 1 }));
+    expect(await c.callTool({ name: 'echo', arguments: { text: 'one' } })).toMatchObject({ content: [{ type: 'text', text: 'one' }] });
+    const second = (await c.callTool({ name: 'echo', arguments: { text: 'two' } })) as { isError?: boolean; content: Array<{ text?: string }> };
+    expect(second.isError).toBe(true);
+    expect(second.content[0]?.text).toMatch(/too many input rounds at once; its requestState was not used, send it again shortly/);
+    expect(rounds).toEqual([true, false, true]);
+  });
 });
