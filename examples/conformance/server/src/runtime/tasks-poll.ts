@@ -19,6 +19,9 @@
  * - Cancelling (the call's signal aborts: `tasks/cancel`, or the client cancelling the request)
  *   stops polling, and, when the API declares `DELETE` on the poll URL's path (`cancelPaths`, from
  *   the spec), sends that `DELETE` so the API stops the work too.
+ * - Polling has an overall deadline: `deadlineMs` after it starts (default 15 minutes, the default
+ *   task ttl; a task's own ttl aborts it sooner) no further poll is sent — a {@link PollError} says
+ *   so, after the cancelling `DELETE` when the API declares one.
  *
  * This file is copied verbatim into every generated project.
  */
@@ -44,6 +47,8 @@ const RUNNING = new Set(['notstarted', 'running', 'inprogress', 'accepted', 'pen
 const FAILED = new Set(['failed', 'failure', 'error', 'canceled', 'cancelled', 'aborted']);
 const MIN_INTERVAL_MS = 100;
 const MAX_INTERVAL_MS = 30_000;
+/** How long polling goes on at most when the caller sets no deadline (the default task ttl, variables.ts `TASK_DEFAULTS`). */
+export const DEFAULT_POLL_DEADLINE_MS = 900_000;
 /** Largest poll body read to find its status. */
 const MAX_POLL_BODY = 1024 * 1024;
 
@@ -124,17 +129,24 @@ function statusWord(bytes: Uint8Array, contentType: string | null): string | und
  * and returns its final answer. Throws {@link PollError} for what cannot be polled, and the
  * signal's reason once cancelled (after the cancelling `DELETE`, when the API declares one).
  */
-export async function awaitOperation(accepted: Response, requestUrl: string, opts: { send: PollSend; signal: AbortSignal; baseUrl: string; longRunning: LongRunning; timeoutMs: number }): Promise<OperationEnd> {
+export async function awaitOperation(accepted: Response, requestUrl: string, opts: { send: PollSend; signal: AbortSignal; baseUrl: string; longRunning: LongRunning; timeoutMs: number; deadlineMs?: number }): Promise<OperationEnd> {
   let url = pollUrl(accepted, requestUrl);
   if (url === undefined) throw new PollError(`the API accepted the operation (HTTP ${accepted.status}) but names no URL to follow it (Operation-Location, Azure-AsyncOperation or Location)`);
   const origin = new URL(requestUrl).origin;
   let previous = accepted;
   let fallback = 1000;
   await accepted.body?.cancel().catch(() => undefined);
+  const limit = opts.deadlineMs ?? DEFAULT_POLL_DEADLINE_MS;
+  const deadline = Date.now() + limit;
   try {
     for (;;) {
       if (new URL(url).origin !== origin) throw new PollError(`the API named a status URL on another origin (${new URL(url).origin}); it is not polled, since the API's credentials would go with it`);
-      await sleep(retryAfterMs(previous, fallback), opts.signal);
+      const wait = retryAfterMs(previous, fallback);
+      if (Date.now() + wait > deadline) {
+        await cancelOperation(url, opts);
+        throw new PollError(`the API's operation did not end within ${limit} ms of polling ${new URL(url).pathname}; it is no longer followed`);
+      }
+      await sleep(wait, opts.signal);
       fallback = Math.min(MAX_INTERVAL_MS, fallback * 2);
       const timeout = AbortSignal.timeout(opts.timeoutMs);
       const response = await opts.send('GET', url, AbortSignal.any([opts.signal, timeout]));

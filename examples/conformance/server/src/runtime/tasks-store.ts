@@ -10,6 +10,7 @@
  * This file is copied verbatim into every generated project.
  */
 import type { CallToolResult } from '@modelcontextprotocol/server';
+import { settingNames, TASK_DEFAULTS } from './variables.js';
 
 /** The statuses of a task (both eras use the same words). */
 export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
@@ -56,19 +57,32 @@ export interface TaskStore {
   create(record: TaskRecord): Promise<void>;
   /** The task, unless unknown or expired. */
   get(taskId: string): Promise<TaskRecord | undefined>;
+  /** {@link get} of each id, in one round trip (optional: without it, one `get` per id). */
+  getMany?(taskIds: readonly string[]): Promise<Array<TaskRecord | undefined>>;
   /** Applies `update` (a terminal task is never changed: returns it as it is); undefined when unknown. */
   update(taskId: string, update: TaskUpdate): Promise<TaskRecord | undefined>;
   /** The live tasks of `owner`, oldest first. */
   list(owner: string): Promise<TaskRecord[]>;
+  /** Its count and age bounds (tasks.ts never promises a `ttlMs` past `maxAgeMs`). */
+  readonly bounds?: TaskBounds;
   /**
    * Calls `listener` with the id of each task cancelled through another process sharing the store
    * (and this one), so that the process running it stops its work. Optional: an in-process store
    * has no other process.
    */
   onCancelled?(listener: (taskId: string) => void): void;
+  /**
+   * Calls `listener` with the id of each task whose status or questions another process sharing
+   * the store changed, so that listen streams and waiters here hear of it. Optional, as above.
+   */
+  onChanged?(listener: (taskId: string) => void): void;
+  /** Sends `tasks/update` answers to the process that runs `taskId` (optional: without it, they are refused elsewhere). */
+  forwardAnswers?(taskId: string, responses: unknown): Promise<void>;
+  /** Calls `listener` with answers forwarded for a task (each process takes those of the tasks it runs). */
+  onAnswers?(listener: (taskId: string, responses: unknown) => void): void;
 }
 
-/** Bounds of the in-process store. */
+/** Bounds of a task store. */
 export type TaskBounds = {
   /** Most tasks kept at once; the oldest finished one makes room, else a new task is refused. */
   readonly maxTasks: number;
@@ -77,6 +91,22 @@ export type TaskBounds = {
 };
 
 export const DEFAULT_TASK_BOUNDS: TaskBounds = { maxTasks: 1000, maxAgeMs: 60 * 60 * 1000 };
+
+/**
+ * The bounds `<envPrefix>_MAX_TASKS` and `_TASK_TTL_MS` set (positive integers; anything else
+ * throws naming the variable), the one place both are read: the in-process store and the Redis
+ * one (redis-shared.ts) get the same.
+ */
+export function taskBounds(envPrefix: string, env: NodeJS.ProcessEnv): TaskBounds {
+  const names = settingNames(envPrefix);
+  const read = (name: string, fallback: number): number => {
+    const raw = env[name]?.trim();
+    if (raw === undefined || raw === '') return fallback;
+    if (!/^[1-9][0-9]{0,12}$/.test(raw)) throw new Error(`${name} must be a positive integer (got ${JSON.stringify(raw.slice(0, 40))})`);
+    return Number(raw);
+  };
+  return { maxTasks: read(names.maxTasks, TASK_DEFAULTS.maxTasks), maxAgeMs: read(names.taskTtlMs, TASK_DEFAULTS.ttlMs) };
+}
 
 /** Tasks in a Map, dropped `ttlMs` after their creation, at most `maxTasks`. */
 export class MemoryTaskStore implements TaskStore {

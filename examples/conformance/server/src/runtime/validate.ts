@@ -8,11 +8,10 @@
  * schema Ajv checks it against the 2020-12 meta-schema; that check runs the meta-schema validator
  * precompiled at mcpgen's build (meta-validator.ts), so the first call does not compile it.
  */
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import type { AnySchema, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
-import formatsImport from 'ajv-formats';
+import { createRequire } from 'node:module';
+import type { Ajv2020, AnySchema, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import type { FormatsPlugin } from 'ajv-formats';
-import { META_SCHEMA_ID, validateMetaSchema } from './meta-validator.js';
+import * as metaValidator from './meta-validator.js';
 import { AJV_OPTIONS } from './validate-options.js';
 import type { JsonSchema, OperationTool } from './types.js';
 
@@ -24,20 +23,27 @@ export type ValidatedTool = Pick<OperationTool, 'name' | 'inputSchema' | 'output
 /** Most messages reported for one value; the rest are summarised. */
 export const MAX_MESSAGES = 20;
 
-// ajv-formats is CommonJS: under NodeNext its default import is typed as the module namespace,
-// while at run time it is the plugin function itself (which also carries `.default`).
+// Ajv and its formats (CommonJS, ~40 ms of CPU to load) are required on first use — the warm-up
+// (warm.ts), or a call before it — not when the server starts, so the first tools/list answer does
+// not wait for them.
+const require = createRequire(import.meta.url);
+
+// ajv-formats is CommonJS: the module is the plugin function itself (which also carries `.default`).
 type FormatsImport = FormatsPlugin | { readonly default: FormatsPlugin };
-const formatsModule: FormatsImport = formatsImport;
-const addFormats: FormatsPlugin = typeof formatsModule === 'function' ? formatsModule : formatsModule.default;
+
+type MetaValidator = typeof metaValidator;
 
 let ajv: Ajv2020 | undefined;
 
 /** The shared Ajv instance (options in validate-options.ts), created on first use. */
 function getAjv(): Ajv2020 {
   if (!ajv) {
-    const instance = new Ajv2020(AJV_OPTIONS);
+    const { Ajv2020: Ajv } = require('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js');
+    const formats = require('ajv-formats') as FormatsImport;
+    const addFormats: FormatsPlugin = typeof formats === 'function' ? formats : formats.default;
+    const instance = new Ajv(AJV_OPTIONS);
     addFormats(instance);
-    usePrecompiledMetaSchema(instance);
+    usePrecompiledMetaSchema(instance, metaValidator);
     ajv = instance;
   }
   return ajv;
@@ -58,7 +64,7 @@ export function warmUpValidation(): void {
  * does with it: `errors` set, and `schema is invalid: <errorsText>` thrown. Anything else (a
  * boolean schema, another or a malformed `$schema`) goes to Ajv's method unchanged.
  */
-function usePrecompiledMetaSchema(instance: Ajv2020): void {
+function usePrecompiledMetaSchema(instance: Ajv2020, { META_SCHEMA_ID, validateMetaSchema }: MetaValidator): void {
   const own = instance.validateSchema.bind(instance);
   instance.validateSchema = (schema: AnySchema, throwOrLogError?: boolean) => {
     if (typeof schema !== 'object' || schema === null || !(schema.$schema === undefined || schema.$schema === META_SCHEMA_ID)) return own(schema, throwOrLogError);

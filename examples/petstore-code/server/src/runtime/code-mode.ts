@@ -29,8 +29,20 @@ import type { ResultPolicy } from './types.js';
 import { DEFAULT_BYTES_PER_TOKEN } from './types.js';
 import { CODE_DEFAULTS, settingNames } from './variables.js';
 
-/** Bounds of one `execute` when no setting says otherwise. */
-export const DEFAULT_CODE_LIMITS: SandboxLimits = Object.freeze({ ...CODE_DEFAULTS });
+/**
+ * Bounds of code mode: those of each run, and `maxRuns`, the most runs under way at once in the
+ * process (each holds a WebAssembly memory of up to `memoryBytes` until it ends), named by
+ * `maxRunsVariable` in the refusal.
+ */
+export type CodeLimits = SandboxLimits & { readonly maxRuns: number; readonly maxRunsVariable?: string };
+
+/** Bounds of code mode when no setting says otherwise. */
+export const DEFAULT_CODE_LIMITS: CodeLimits = Object.freeze({ ...CODE_DEFAULTS });
+
+/** The runs one client identity may hold at once: half of `maxRuns`, rounded up, so one client never holds them all (unless the bound is 1). */
+export function runsPerIdentity(maxRuns: number): number {
+  return Math.max(1, Math.ceil(maxRuns / 2));
+}
 
 /** Most characters of a failed API response's body the code (and the answer) sees. */
 export const ERROR_BODY_CHARS = 2000;
@@ -40,17 +52,17 @@ export { codeName } from './code-mode-name.js';
 export const MAX_CODE_CHARS = 100_000;
 
 /** The bounds of `execute`: the defaults, each overridden by its `<PREFIX>_CODE_*` variable (declared in variables.ts; a positive integer, anything else throws naming it). */
-export function codeLimitsFromEnv(envPrefix: string, env: NodeJS.ProcessEnv): SandboxLimits {
+export function codeLimitsFromEnv(envPrefix: string, env: NodeJS.ProcessEnv): CodeLimits {
   const names = settingNames(envPrefix);
-  const variables: Record<keyof SandboxLimits, string> = { timeoutMs: names.codeTimeoutMs, memoryBytes: names.codeMemoryBytes, maxCalls: names.codeMaxCalls, maxOutputBytes: names.codeMaxOutputBytes, maxConsoleBytes: names.codeMaxConsoleBytes };
-  const out: Record<string, number> = { ...DEFAULT_CODE_LIMITS };
+  const variables: Record<keyof SandboxLimits | 'maxRuns', string> = { timeoutMs: names.codeTimeoutMs, memoryBytes: names.codeMemoryBytes, maxCalls: names.codeMaxCalls, maxOutputBytes: names.codeMaxOutputBytes, maxConsoleBytes: names.codeMaxConsoleBytes, maxRuns: names.codeMaxRuns };
+  const out: Record<string, number | string> = { ...DEFAULT_CODE_LIMITS, maxRunsVariable: names.codeMaxRuns };
   for (const [key, name] of Object.entries(variables)) {
     const raw = env[name]?.trim();
     if (raw === undefined || raw === '') continue;
     if (!/^[1-9][0-9]{0,12}$/.test(raw)) throw new Error(`${name} must be a positive integer (got ${JSON.stringify(raw.slice(0, 40))})`);
     out[key] = Number(raw);
   }
-  return out as SandboxLimits;
+  return out as CodeLimits;
 }
 
 
@@ -132,25 +144,31 @@ export interface CodeMode {
   toolOf(name: string): string | undefined;
   /** What the audit trail keeps of an `execute` call's arguments: the code's SHA-256 and size, never its text. */
   auditArguments(args: Record<string, unknown>): Record<string, unknown>;
-  /** Runs `execute`: never throws for anything the code does. */
-  execute(args: Record<string, unknown>, run: CodeRunner, signal: AbortSignal, results?: ResultPolicy): Promise<CallToolResult>;
+  /**
+   * Runs `execute` for client `identity`: never throws for anything the code does. Past the bound
+   * of runs under way (or the identity's share of it), refused at once with an `isError` naming it.
+   */
+  execute(args: Record<string, unknown>, run: CodeRunner, signal: AbortSignal, results?: ResultPolicy, identity?: string): Promise<CallToolResult>;
 }
 
 /** Options of {@link createCodeMode}. */
 export type CodeModeOptions = {
   /** Bounds of each run (default {@link DEFAULT_CODE_LIMITS}). */
-  readonly limits?: SandboxLimits | (() => SandboxLimits);
+  readonly limits?: CodeLimits | (() => CodeLimits);
 };
 
 /** Code mode over `signatures` (tool name ⇒ its signature, generated at build time). */
 export function createCodeMode(signatures: Readonly<Record<string, string>>, options: CodeModeOptions = {}): CodeMode {
   // read when the first execute runs: an invalid <PREFIX>_CODE_* value then fails that call, naming
   // the variable, instead of the whole server at import (--help and --print-config still work)
-  let resolved: SandboxLimits | undefined;
-  const limitsNow = (): SandboxLimits => (resolved ??= typeof options.limits === 'function' ? options.limits() : (options.limits ?? DEFAULT_CODE_LIMITS));
+  let resolved: CodeLimits | undefined;
+  const limitsNow = (): CodeLimits => (resolved ??= typeof options.limits === 'function' ? options.limits() : (options.limits ?? DEFAULT_CODE_LIMITS));
   const byCodeName = new Map<string, string>();
   for (const name of Object.keys(signatures)) if (!byCodeName.has(codeName(name))) byCodeName.set(codeName(name), name);
   const failure = (text: string): CallToolResult => ({ isError: true, content: [{ type: 'text', text }] });
+  // runs under way in this process, in all and per client identity: each holds its sandbox's memory until it ends
+  let running = 0;
+  const runningBy = new Map<string, number>();
   return {
     tools: CODE_TOOLS,
     executeName: CODE_TOOL_NAMES.execute,
@@ -160,7 +178,7 @@ export function createCodeMode(signatures: Readonly<Record<string, string>>, opt
       const code = typeof args.code === 'string' ? args.code : '';
       return { code: '[redacted]', codeSha256: createHash('sha256').update(code).digest('hex'), codeChars: code.length };
     },
-    async execute(args, run, signal, results) {
+    async execute(args, run, signal, results, identity = 'local') {
       const code = args.code;
       if (typeof code !== 'string' || code.trim() === '') return failure(`Invalid arguments for tool ${CODE_TOOL_NAMES.execute}: code must be a non-empty string`);
       if (code.length > MAX_CODE_CHARS) return failure(`Invalid arguments for tool ${CODE_TOOL_NAMES.execute}: code is ${code.length} characters, over the bound of ${MAX_CODE_CHARS}`);
@@ -191,14 +209,30 @@ export function createCodeMode(signatures: Readonly<Record<string, string>>, opt
         record.status = status !== undefined ? String(status) : 'ok';
         return { ok: true, data: dataOf(result, outcome.wrapped === true) };
       };
-      let limits: SandboxLimits;
+      let bounds: CodeLimits;
       try {
-        limits = limitsNow();
+        bounds = limitsNow();
       } catch (err) {
         return failure(`Code mode cannot run: ${err instanceof Error ? err.message : String(err)}`);
       }
-      const outcome = await runIsolated(stripped.js, host, limits, signal);
-      return answer(outcome, calls, results);
+      const { maxRuns, maxRunsVariable, ...limits } = bounds;
+      const variable = maxRunsVariable ?? '<PREFIX>_CODE_MAX_RUNS';
+      const share = runsPerIdentity(maxRuns);
+      const mine = runningBy.get(identity) ?? 0;
+      if (mine >= share) return failure(`Code mode is busy for this client: it has ${mine} execute runs under way, its share (half, rounded up) of the ${variable}=${maxRuns} runs at once on this server. No code ran; no API calls were made. Try again when one of its runs has ended.`);
+      if (running >= maxRuns) return failure(`Code mode is busy: ${running} execute runs are under way, the bound of ${variable}=${maxRuns} runs at once on this server. No code ran; no API calls were made. Try again when a run has ended.`);
+      running += 1;
+      runningBy.set(identity, mine + 1);
+      try {
+        // the owner: a sandbox instance is used again only by the same client's runs
+        const outcome = await runIsolated(stripped.js, host, limits, signal, identity, maxRuns);
+        return answer(outcome, calls, results);
+      } finally {
+        running -= 1;
+        const left = (runningBy.get(identity) ?? 1) - 1;
+        if (left > 0) runningBy.set(identity, left);
+        else runningBy.delete(identity);
+      }
     },
   };
 }

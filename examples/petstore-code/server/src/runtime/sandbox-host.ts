@@ -2,8 +2,10 @@
 // Regenerate with `mcpgen build`; verify with `mcpgen build --check`.
 
 /**
- * Code mode's sandbox on worker threads: each `execute` runs (sandbox.ts, QuickJS) on one of a few
- * worker threads (sandbox-worker.ts), so code that loops holds up that thread only — never the
+ * Code mode's sandbox on worker threads: each `execute` runs (sandbox.ts, QuickJS) on a worker
+ * thread (sandbox-worker.ts) of its own while no more runs are under way than code mode's bound
+ * (<PREFIX>_CODE_MAX_RUNS, up to {@link MAX_WORKERS} threads), so code that loops holds up that
+ * thread only, never another run (past 8 runs at once, runs share threads), nor the
  * server's event loop, its other clients or the run's own cancellation. Each API call of the code
  * comes back here as a message and runs through the server's pipeline on this thread (credentials
  * never reach the worker). A run is stopped through a shared flag its interrupt handler reads
@@ -18,8 +20,8 @@ import { SANDBOX_WORKER } from './sandbox-worker.js';
 import type { ToWorker } from './sandbox-worker.js';
 import type { HostCall, HostCallOutcome, SandboxLimits, SandboxOutcome } from './sandbox.js';
 
-/** Worker threads runs are spread over. */
-const WORKERS = 2;
+/** Most worker threads runs are spread over: one per run under way up to this, then they share. */
+export const MAX_WORKERS = 8;
 /** How long after its wall time a run's worker may take to answer before it is ended. */
 const GRACE_MS = 2000;
 
@@ -36,17 +38,23 @@ const slots: Array<Slot | undefined> = [];
 let nextRun = 1;
 let turn = 0;
 
-/** The worker with the fewest runs (a free place starts one, as after one was ended): a run that loops keeps others off its worker. */
-function slot(): Slot {
+/**
+ * The worker for a new run, of `workers` places: a started one with no run, else a free place
+ * (which starts one, as after one was ended), else the one with the fewest runs. With a place per
+ * run under way, no run ever shares its thread with one that loops.
+ */
+function slot(workers: number): Slot {
   let i = -1;
-  for (let k = 0; k < WORKERS; k++) {
-    const at = (turn + k) % WORKERS;
+  let free = -1;
+  for (let k = 0; k < workers; k++) {
+    const at = (turn + k) % workers;
     if (slots[at] === undefined) {
-      i = at;
-      break;
+      if (free === -1) free = at;
+      continue;
     }
     if (i === -1 || slots[at]!.runs.size < slots[i]!.runs.size) i = at;
   }
+  if (free !== -1 && (i === -1 || slots[i]!.runs.size > 0)) i = free;
   turn++;
   const existing = slots[i];
   if (existing) return existing;
@@ -82,10 +90,14 @@ function slot(): Slot {
   return s;
 }
 
-/** Runs `js` on a worker thread; the same contract as sandbox.ts's `runSandbox`. */
-export function runIsolated(js: string, host: HostCall, limits: SandboxLimits, signal: AbortSignal): Promise<SandboxOutcome> {
+/**
+ * Runs `js` on a worker thread for `owner` (the client identity); the same contract as sandbox.ts's
+ * `runSandbox`. `workers`: the most runs under way at once (code mode's bound), so the threads
+ * kept (up to {@link MAX_WORKERS}) give each run one of its own.
+ */
+export function runIsolated(js: string, host: HostCall, limits: SandboxLimits, signal: AbortSignal, owner = '', workers = 2): Promise<SandboxOutcome> {
   return new Promise<SandboxOutcome>((resolve) => {
-    const s = slot();
+    const s = slot(Math.min(MAX_WORKERS, Math.max(1, workers)));
     const id = nextRun++;
     const shared = new SharedArrayBuffer(4);
     const flag = new Int32Array(shared);
@@ -125,7 +137,7 @@ export function runIsolated(js: string, host: HostCall, limits: SandboxLimits, s
     };
     s.runs.set(id, run);
     signal.addEventListener('abort', onAbort, { once: true });
-    s.worker.postMessage({ type: 'run', run: id, js, limits, flag: shared } satisfies ToWorker);
+    s.worker.postMessage({ type: 'run', run: id, js, limits, flag: shared, owner } satisfies ToWorker);
     if (signal.aborted) onAbort();
   });
 }

@@ -13,7 +13,8 @@
  * cannot grow past its maximum, so the allocation fails inside QuickJS and the run ends with
  * "out of memory". Two concurrent `execute` calls never share an instance, and every run has a
  * QuickJS runtime of its own, so no run sees another's globals. An instance is used again only
- * after a run that returned and was freed whole without growing its memory; any other is dropped.
+ * after a run that returned and was freed whole without growing its memory, and only by a run of
+ * the same owner (client identity); any other is dropped.
  * The compiled module is shared.
  *
  * Time: the interrupt handler stops the code at the deadline (or when cancelled, or when a bound
@@ -106,10 +107,10 @@ function userStack(stack: unknown): string | undefined {
  * thread (sandbox-host.ts runs it on a worker thread, so that code that loops cannot hold up the
  * server's event loop). Resolves
  * once the code's promise settles, a bound is crossed, or `signal` aborts; never rejects for
- * anything the code does.
+ * anything the code does. `owner` (the client identity): only its runs reuse this run's instance.
  */
-export async function runSandbox(js: string, host: HostCall, limits: SandboxLimits, signal: AbortSignal, stopFlag?: Int32Array): Promise<SandboxOutcome> {
-  const instance = await boundedQuickJS(limits.memoryBytes);
+export async function runSandbox(js: string, host: HostCall, limits: SandboxLimits, signal: AbortSignal, stopFlag?: Int32Array, owner = ''): Promise<SandboxOutcome> {
+  const instance = await boundedQuickJS(limits.memoryBytes, owner);
   const runtime: QuickJSRuntime = instance.quickjs.newRuntime();
   runtime.setMemoryLimit(limits.memoryBytes);
   runtime.setMaxStackSize(SANDBOX_STACK_BYTES);
@@ -190,7 +191,7 @@ export async function runSandbox(js: string, host: HostCall, limits: SandboxLimi
       try {
         vm.dispose();
         runtime.dispose();
-        release(instance);
+        release(instance, owner);
       } catch {
         // dropped whole all the same
       }

@@ -18,9 +18,11 @@ import type { CallToolResult, Server, ServerCapabilities, ServerContext, Tool } 
 import { Tasks } from './tasks.js';
 import { createdResult, declaresTasks, installTaskMethods, listenNotification, missingTasks, statusNotification, TASK_CAPABILITIES, TASKS_EXTENSION } from './tasks-wire.js';
 import type { Era, TaskResume, TaskSupport, TaskWork } from './tasks.js';
-import { MemoryTaskStore } from './tasks-store.js';
+import { MemoryTaskStore, taskBounds } from './tasks-store.js';
 import type { TaskStore } from './tasks-store.js';
-import { settingNames, TASK_DEFAULTS } from './variables.js';
+
+/** Most task ids one `subscriptions/listen` may follow (more: -32602). */
+export const MAX_LISTEN_TASK_IDS = 100;
 
 /** A tool as far as tasks go. */
 type TaskCandidate = { readonly name: string; readonly kind: string; readonly task?: TaskSupport | 'deferred'; readonly longRunning?: unknown };
@@ -47,16 +49,9 @@ export class TaskTools {
       else if (t.kind === 'operation' && t.longRunning !== undefined) support.set(t.name, 'optional');
     }
     if (support.size === 0) return undefined;
-    const names = settingNames(envPrefix);
-    const read = (name: string, fallback: number): number => {
-      const raw = env[name]?.trim();
-      if (raw === undefined || raw === '') return fallback;
-      if (!/^[1-9][0-9]{0,12}$/.test(raw)) throw new Error(`${name} must be a positive integer (got ${JSON.stringify(raw.slice(0, 40))})`);
-      return Number(raw);
-    };
-    const maxTasks = read(names.maxTasks, TASK_DEFAULTS.maxTasks);
-    const ttlMs = read(names.taskTtlMs, TASK_DEFAULTS.ttlMs);
-    return new TaskTools(support, new Tasks({ store: store ?? new MemoryTaskStore({ maxTasks, maxAgeMs: ttlMs }), ttlMs }));
+    const bounds = taskBounds(envPrefix, env);
+    // a shared store was made with the same bounds (main.ts); its ttl caps what a task is promised
+    return new TaskTools(support, new Tasks({ store: store ?? new MemoryTaskStore(bounds), ttlMs: bounds.maxAgeMs }));
   }
 
   /** `base` with the tasks capability of `era` (legacy `tasks`, 2026-07-28 the extension, as exactly `{}`). */
@@ -126,12 +121,12 @@ export class TaskTools {
    * subscription that sends `notifications/tasks` for each change of one of those tasks until stopped.
    */
   async listen(owner: string, taskIds: readonly unknown[], subscriptionId: unknown, send: (message: unknown) => void): Promise<{ accepted: string[]; stop: () => void }> {
-    const accepted: string[] = [];
-    for (const id of new Set(taskIds)) {
-      if (typeof id !== 'string') continue;
-      const t = await this.tasks.store.get(id);
-      if (t && t.owner === owner) accepted.push(id);
-    }
+    const ids = [...new Set(taskIds)].filter((id): id is string => typeof id === 'string');
+    if (ids.length > MAX_LISTEN_TASK_IDS) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `A listen stream may follow at most ${MAX_LISTEN_TASK_IDS} task ids (got ${ids.length}): open several streams`);
+    // one round trip where the store allows (Redis: MGET)
+    const store = this.tasks.store;
+    const found = store.getMany ? await store.getMany(ids) : await Promise.all(ids.map((id) => store.get(id)));
+    const accepted = ids.filter((_, i) => found[i]?.owner === owner);
     const wanted = new Set(accepted);
     const stop = this.tasks.watch((t) => {
       if (wanted.has(t.taskId) && t.owner === owner) send({ jsonrpc: '2.0', ...listenNotification(t, subscriptionId) });

@@ -419,10 +419,20 @@ export async function serveHttp(factory: HttpServerFactory, options: HttpOptions
 async function listenForTasks(res: ServerResponse, body: { id?: unknown }, taskIds: readonly unknown[], identity: string | undefined, taskListen: NonNullable<HttpOptions['taskListen']>): Promise<void> {
   const subscriptionId = body.id ?? null;
   const write = (message: unknown): void => void res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive' });
   // a change before the acknowledgement is sent waits for it
   let early: unknown[] | undefined = [];
-  const { accepted, stop } = await taskListen(identity, taskIds, subscriptionId, (message) => (early ? early.push(message) : write(message)));
+  let listening: Awaited<ReturnType<typeof taskListen>>;
+  try {
+    listening = await taskListen(identity, taskIds, subscriptionId, (message) => (early ? early.push(message) : write(message)));
+  } catch (err) {
+    // checked before anything is sent: a refusal (too many ids) or an unreachable shared store is a JSON-RPC error, not a torn stream
+    const code = typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : -32603;
+    const told = code !== -32603 || (err as { name?: unknown }).name === 'SharedStateError';
+    if (code === -32603) log('warn', 'http: a task listen stream could not start', { error: told ? (err as Error).message : String(err) });
+    return reply(res, code === -32603 ? 500 : 400, rpcError(code, told ? (err as Error).message : 'Internal server error', body.id ?? null));
+  }
+  const { accepted, stop } = listening;
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive' });
   write({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { _meta: { 'io.modelcontextprotocol/subscriptionId': subscriptionId }, notifications: { taskIds: accepted } } });
   for (const message of early) write(message);
   early = undefined;

@@ -7,6 +7,7 @@
  * (redis.ts, ioredis) is loaded only when the URL is set.
  *
  * - `<PREFIX>_REDIS_URL`: `redis://[user:password@]host[:port][/db]`, or `rediss://…` for TLS.
+ *   Messages show it without user name, password, query or fragment.
  *   Unset: everything stays in this process, as it always did.
  * - `<PREFIX>_REDIS_PREFIX`: the prefix of every key and channel (default: the server's name), so
  *   several servers can share one Redis.
@@ -30,7 +31,7 @@ export const REDIS_DEFAULTS = { leaseMs: SERVE_DEFAULTS.redisLeaseMs, timeoutMs:
 export type RedisSettings = {
   /** The URL as set (secret: it may hold a password). */
   readonly url: string;
-  /** The URL without user name or password, for messages. */
+  /** The URL without user name, password, query or fragment, for messages. */
   readonly shown: string;
   /** Prefix of every key and channel, without the trailing `:`. */
   readonly prefix: string;
@@ -74,12 +75,35 @@ function positive(variable: string, value: string | undefined, fallback: number)
   return n;
 }
 
-/** `url` without user name and password. */
+/**
+ * `url` without user name, password, query or fragment: ioredis also reads `?password=` and
+ * `?username=` from the query, so none of it is shown.
+ */
 export function showRedisUrl(url: URL): string {
   const copy = new URL(url.href);
   copy.username = '';
   copy.password = '';
+  copy.search = '';
+  copy.hash = '';
   return copy.href;
+}
+
+/** The secret parts of a Redis URL as set: the URL, its password and the query's `password` / `username` values (kept out of the audit trail). */
+export function redisUrlSecrets(url: string): string[] {
+  const out = new Set<string>([url]);
+  if (!URL.canParse(url)) return [...out];
+  const parsed = new URL(url);
+  let password = parsed.password;
+  try {
+    password = decodeURIComponent(password);
+  } catch {
+    // a malformed escape: the raw text is what is kept out
+  }
+  if (password) out.add(password);
+  for (const name of ['password', 'username']) {
+    for (const value of parsed.searchParams.getAll(name)) if (value) out.add(value);
+  }
+  return [...out];
 }
 
 /**

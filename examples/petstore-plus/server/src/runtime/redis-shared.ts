@@ -4,7 +4,7 @@
 /**
  * Everything several instances share through Redis, made once at start (main.ts, when
  * `<PREFIX>_REDIS_URL` is set): the connection, the justification store factory, the limits'
- * counters, the task store and the change-notification bus.
+ * counters, the task store, the used round-state nonces and the change-notification bus.
  *
  * This file is copied verbatim into every generated project; it is loaded only when the URL is set.
  */
@@ -13,7 +13,9 @@ import type { SharedRedis } from './redis.js';
 import { RedisBus } from './redis-bus.js';
 import { RedisCounters } from './redis-counters.js';
 import { RedisJustifications } from './redis-justifications.js';
+import { RedisRoundNonces } from './redis-rounds.js';
 import { RedisTaskStore } from './redis-tasks.js';
+import type { TaskBounds } from './tasks-store.js';
 import type { Justifications, JustificationStoreOptions } from './reflection-store.js';
 import type { RedisSettings } from './shared-state.js';
 
@@ -25,20 +27,23 @@ export type SharedStores = {
   readonly counters: RedisCounters;
   /** MCP task state. */
   readonly tasks: RedisTaskStore;
+  /** Nonces of round states already used (each continues its call once). */
+  readonly rounds: RedisRoundNonces;
   /** Change notifications between instances. */
   readonly bus: RedisBus;
   close(): Promise<void>;
 };
 
-/** Connects (or throws naming the URL and the cause) and makes the shared stores. */
-export async function sharedStores(settings: RedisSettings, name: string): Promise<SharedStores> {
+/** Connects (or throws naming the URL and the cause) and makes the shared stores; tasks within `taskBounds` (`<PREFIX>_MAX_TASKS` / `_TASK_TTL_MS`). */
+export async function sharedStores(settings: RedisSettings, name: string, taskBounds?: TaskBounds): Promise<SharedStores> {
   const redis = await connectRedis(settings, name);
   const bus = new RedisBus(redis);
   return {
     redis,
     makeStore: (domains, opts) => new RedisJustifications(redis, domains, opts),
     counters: new RedisCounters(redis),
-    tasks: new RedisTaskStore(redis),
+    tasks: new RedisTaskStore(redis, taskBounds),
+    rounds: new RedisRoundNonces(redis),
     bus,
     close: async () => {
       bus.close();

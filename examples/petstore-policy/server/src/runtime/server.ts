@@ -42,12 +42,16 @@ import { TaskTools } from './tasks-tools.js';
 import type { TaskStore } from './tasks-store.js';
 import type { TaskWork } from './tasks.js';
 import type { Settings } from './settings.js';
-import { belongsTo, roundOf, sealRound } from './rounds.js';
+import { belongsTo, hasNonce, ROUND_STATE_TTL_MS, roundOf, sealRound } from './rounds.js';
+import { LocalRoundNonces } from './round-nonces.js';
+import { SharedStateError } from './shared-state.js';
+import type { RoundNonces } from './round-nonces.js';
 import { openState } from './state.js';
 import { isOAuthToken, nestedScopes, scopeGate, scopeNeeds } from './oauth-scopes.js';
 import type { ScopedPrimitives } from './oauth-scopes.js';
 import type { TokenExchanger } from './oauth-exchange.js';
 import { toolEntry } from './surface.js';
+import { listAnswered } from './warm.js';
 import type { ToolEntry } from './surface.js';
 import type { OperationTool, ServerConfig } from './types.js';
 import { readArgumentEnv } from './arguments.js';
@@ -151,6 +155,8 @@ export interface CodeFront {
     run: (tool: string, args: Record<string, unknown>, signal: AbortSignal) => Promise<CodeNestedOutcome>,
     signal: AbortSignal,
     results?: Settings['results'],
+    /** The client's identity: its share of the runs under way at once is bounded. */
+    identity?: string,
   ): Promise<CallToolResult>;
 }
 
@@ -212,6 +218,8 @@ export type CreateServerOptions = ServerExtensions & {
   policy?: PolicyLayer;
   /** Where the tasks of task tools live (tasks-store.ts); default: in this process, bounded. */
   taskStore?: TaskStore;
+  /** Where used round-state nonces are remembered (round-nonces.ts); default: in this process, bounded. */
+  roundNonces?: RoundNonces;
 };
 
 /** The fields of a tool (operation or extra) its `tools/list` entry is made of. */
@@ -267,6 +275,7 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
   // one memory budget for the response bodies of all calls in flight, of every instance
   const inFlight = new InFlightBudget(settings.maxInFlightBytes ?? DEFAULT_MAX_IN_FLIGHT_BYTES, options.outputBacklog);
   const stateKey = options.stateKey ?? Buffer.from(randomUUID() + randomUUID());
+  const roundNonces = options.roundNonces ?? new LocalRoundNonces();
   const reflection = options.reflection;
   const persistTool = reflection?.exposesPersistTool ? reflection.persistTool : undefined;
   const all: ReadonlyArray<OperationTool | AnyExtraTool> = [...tools, ...(options.extraTools ?? [])];
@@ -316,7 +325,8 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
     if (target.kind === 'code') {
       // each api call of the code: a nested call of this one, under this call's signal and the run's
       const runCode = (tool: string, args: Record<string, unknown>, signal: AbortSignal) => runCodeCall(call, tool, args, signal);
-      return code!.execute(target.args, runCode, call.signal, withPresetResults(settings, call).results ?? DEFAULT_RESULT_POLICY);
+      // the run counts against the process's bound of runs under way and this client's share of it
+      return code!.execute(target.args, runCode, call.signal, withPresetResults(settings, call).results ?? DEFAULT_RESULT_POLICY, call.identity);
     }
     if (target.kind === 'persist') {
       const result = await reflection!.persist(call.args);
@@ -404,6 +414,9 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
   const runCodeCall = async (parent: ToolCall, name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<CodeNestedOutcome> => {
     const target = byName.get(name);
     if (!target || target.kind !== 'operation') return { refused: `${name} is not an operation of this server` };
+    // the same size and depth bound as a direct call's arguments, before any step looks at them
+    const size = measureArguments(args, maxArgumentBytes);
+    if (!size.fits) return { refused: overLimitMessage(name, size, settingNames(config.envPrefix).maxArgumentBytes) };
     const base = nestedCall(parent, target.tool, args);
     const call: ToolCall = { ...base, signal: AbortSignal.any([parent.signal, signal]), parent: { name: parent.name, callId: parent.callId, code: true } };
     try {
@@ -465,6 +478,7 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
     const modeOf = (ctx: ServerContext): 'list' | 'search' | 'code' => (search === undefined ? 'list' : (search.modeOf?.(activePreset?.(ctx)) ?? 'search'));
     const listsFront = (ctx: ServerContext): boolean => modeOf(ctx) === 'search';
     server.setRequestHandler('tools/list', (_request, ctx) => {
+      listAnswered();
       // code mode: its own tools are always listed (the persist tool as the gate says)
       if (codeFront && modeOf(ctx) === 'code') return { tools: codeFront.filter((t) => codeNames.has(t.name) || gate.visible('tools', t.name, ctx)).map((t) => (codeNames.has(t.name) ? t : gate.decorate('tools', t.name, t))) };
       // search mode's own three tools are always listed: what they reach is filtered by the gate
@@ -492,6 +506,26 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
       // skips what runs once per call: its audit line, its rate count)
       if (round && !belongsTo(round, name, identity, args)) {
         throw invalidParams(`Invalid requestState: it belongs to another call (tool, client or arguments differ); retry the call without it`);
+      }
+      // …and continues it once: resending a later round would run it again (its writes too)
+      if (round) {
+        if (!hasNonce(round)) throw invalidParams('Invalid requestState: not the state of a tool call; retry the call without it');
+        let claim: Awaited<ReturnType<RoundNonces['claim']>>;
+        try {
+          claim = await roundNonces.claim(round.nonce, ROUND_STATE_TTL_MS);
+        } catch (err) {
+          if (!(err instanceof SharedStateError)) throw err;
+          log('warn', `${name}: cannot check that requestState is used once: ${err.message}`);
+          return { isError: true, content: [{ type: 'text', text: `Cannot continue this call of ${name}: ${err.message}; its requestState was not used, send it again shortly` }] };
+        }
+        if (claim === 'used') {
+          log('warn', `${name}: refused a requestState that was already used (call ${round.callId}, client ${identity})`);
+          throw invalidParams('Invalid requestState: this requestState was already used (each continues its call once); start the call again without it');
+        }
+        if (claim === 'full') {
+          log('warn', `${name}: refused an input round: too many rounds answered in the last ${ROUND_STATE_TTL_MS / 60_000} minutes to remember them all`);
+          return { isError: true, content: [{ type: 'text', text: `Cannot continue this call of ${name}: the server is answering too many input rounds at once; its requestState was not used, send it again shortly` }] };
+        }
       }
       const headers = ctx.http?.req?.headers ?? instance.headers;
       const call: ToolCall = {

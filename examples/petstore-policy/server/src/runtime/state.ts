@@ -2,14 +2,19 @@
 // Regenerate with `mcpgen build`; verify with `mcpgen build --check`.
 
 /**
- * Signed state shared by every server instance that has the same key (HMAC-SHA256, node:crypto
- * only): the `requestState` of multi-round tool calls (input rounds) and the `hash` of reflection
- * gate hints. Modern (2026-07-28) clients have no session and may reach another instance on each
+ * State shared by every server instance that has the same key (node:crypto only): the sealed
+ * `requestState` of multi-round tool calls (input rounds: encrypted, since it may hold API results
+ * fetched with the server's credentials) and the signed `hash` of reflection gate hints (not
+ * secret: the model copies it). Modern (2026-07-28) clients have no session and may reach another instance on each
  * request, so nothing here relies on process memory.
  *
  * Formats (every part base64url or decimal, separated by dots):
- *  - sealed state: `<base64url(JSON value)>.<expiry, unix ms>.<mac>`, mac = HMAC(key,
- *    "mcpgen.state.v1\0" + payload + "." + expiry);
+ *  - sealed state: `<base64url(iv)>.<base64url(ciphertext)>.<expiry, unix ms>.<base64url(tag)>`:
+ *    the JSON value encrypted with AES-256-GCM (12-byte random iv, 16-byte tag) under a key derived
+ *    from the state key by HKDF-SHA256 (info "mcpgen.state.v2"), the expiry authenticated as
+ *    additional data ("mcpgen.state.v2\0" + expiry). GCM's tag is the only authentication (no
+ *    separate HMAC): a state altered, or sealed under another key, fails it. Nothing of the value
+ *    can be read without the key;
  *  - gate hint: `<64 hex>.<expiry, unix seconds>.<mac>`, mac = two 16-byte HMAC halves: the first
  *    binds the hex and the expiry ("mcpgen.hint.v1\0hex.expiry"), the second also the domain
  *    ("…\0domain"). A wrong first half means another key (or a forgery); a right first half and a
@@ -18,7 +23,7 @@
  *
  * This file is copied verbatim into every generated project.
  */
-import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createHmac, hkdfSync, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 
 /** Shortest accepted `<PREFIX>_STATE_KEY`, in characters. */
 export const MIN_STATE_KEY_LENGTH = 32;
@@ -72,31 +77,54 @@ function sameBytes(a: Buffer, b: Buffer): boolean {
 const B64URL = /^[A-Za-z0-9_-]*$/;
 const DECIMAL = /^(0|[1-9][0-9]{0,15})$/;
 
+/** The AES-256-GCM key of sealed state, derived from the state key with its own label (cached per key). */
+const sealKeys = new WeakMap<Buffer, Buffer>();
+function sealKey(key: Buffer): Buffer {
+  let k = sealKeys.get(key);
+  if (k === undefined) {
+    k = Buffer.from(hkdfSync('sha256', key, Buffer.alloc(0), 'mcpgen.state.v2', 32));
+    sealKeys.set(key, k);
+  }
+  return k;
+}
+
 /**
- * Seals `value` (anything `JSON.stringify` accepts) into a token valid for `ttlMs` (default one
- * hour) from `now`.
+ * Seals `value` (anything `JSON.stringify` accepts) into an encrypted token valid for `ttlMs`
+ * (default one hour) from `now`.
  */
 export function sealState(key: Buffer, value: unknown, ttlMs: number = DEFAULT_STATE_TTL_MS, now: number = Date.now()): string {
   const json = JSON.stringify(value);
   if (json === undefined) throw new TypeError('sealState: the value is not JSON-serialisable');
-  const payload = Buffer.from(json, 'utf8').toString('base64url');
   const expiry = String(Math.ceil(now + ttlMs));
-  return `${payload}.${expiry}.${mac(key, `mcpgen.state.v1\0${payload}.${expiry}`).toString('base64url')}`;
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', sealKey(key), iv);
+  cipher.setAAD(Buffer.from(`mcpgen.state.v2\0${expiry}`, 'utf8'));
+  const body = Buffer.concat([cipher.update(json, 'utf8'), cipher.final()]);
+  return `${iv.toString('base64url')}.${body.toString('base64url')}.${expiry}.${cipher.getAuthTag().toString('base64url')}`;
 }
 
-/** The value sealed in `token`; throws `StateError` when it is malformed, signed under another key, or expired. */
+/** The value sealed in `token`; throws `StateError` when it is malformed, sealed under another key or altered, or expired. */
 export function openState(key: Buffer, token: string, now: number = Date.now()): unknown {
   const parts = typeof token === 'string' ? token.split('.') : [];
-  const [payload, expiry, sig] = parts;
-  if (parts.length !== 3 || payload === undefined || expiry === undefined || sig === undefined || !B64URL.test(payload) || !DECIMAL.test(expiry) || !B64URL.test(sig) || sig === '') {
+  const [iv, body, expiry, tag] = parts;
+  if (parts.length !== 4 || iv === undefined || body === undefined || expiry === undefined || tag === undefined || !B64URL.test(iv) || !B64URL.test(body) || !DECIMAL.test(expiry) || !B64URL.test(tag)) {
     throw new StateError('malformed', 'Invalid request state: not a token this server issued (malformed)');
   }
-  if (!sameBytes(Buffer.from(sig, 'base64url'), mac(key, `mcpgen.state.v1\0${payload}.${expiry}`))) {
+  const ivBytes = Buffer.from(iv, 'base64url');
+  const tagBytes = Buffer.from(tag, 'base64url');
+  if (ivBytes.length !== 12 || tagBytes.length !== 16) throw new StateError('malformed', 'Invalid request state: not a token this server issued (malformed)');
+  let json: string;
+  try {
+    const decipher = createDecipheriv('aes-256-gcm', sealKey(key), ivBytes, { authTagLength: 16 });
+    decipher.setAAD(Buffer.from(`mcpgen.state.v2\0${expiry}`, 'utf8'));
+    decipher.setAuthTag(tagBytes);
+    json = Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
+  } catch {
     throw new StateError('bad-signature', 'Invalid request state: its signature does not match (issued under another state key, or altered)');
   }
   if (now >= Number(expiry)) throw new StateError('expired', `Request state expired at ${new Date(Number(expiry)).toISOString()}; start the call again`);
   try {
-    return JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as unknown;
+    return JSON.parse(json) as unknown;
   } catch {
     throw new StateError('malformed', 'Invalid request state: its payload is not JSON');
   }

@@ -72,11 +72,42 @@ export class Tasks {
 
   constructor(options: TasksOptions = {}) {
     this.store = options.store ?? new MemoryTaskStore();
-    const bound = this.store instanceof MemoryTaskStore ? this.store.bounds.maxAgeMs : Number.POSITIVE_INFINITY;
+    // never promise a ttl past the store's own bound (its records expire then)
+    const bound = this.store.bounds?.maxAgeMs ?? Number.POSITIVE_INFINITY;
     this.ttlMs = Math.min(options.ttlMs ?? 15 * 60 * 1000, bound);
     this.pollIntervalMs = options.pollIntervalMs ?? 1000;
     // a task cancelled through another instance (a shared store) stops here too
     this.store.onCancelled?.((taskId) => this.running.get(taskId)?.controller.abort(new Error('The task was cancelled')));
+    // a change made through another instance reaches this one's listen streams and waiters
+    this.store.onChanged?.((taskId) => void this.heard(taskId));
+    // answers sent to another instance for a task this one runs
+    this.store.onAnswers?.((taskId, responses) => void this.received(taskId, responses));
+  }
+
+  /** Takes answers another instance forwarded, when this process runs the task. */
+  private async received(taskId: string, responses: unknown): Promise<void> {
+    const running = this.running.get(taskId);
+    if (running === undefined) return;
+    try {
+      const t = await this.store.get(taskId);
+      if (t !== undefined) await this.take(t, running, responses);
+    } catch (err) {
+      log('warn', `task ${taskId}: cannot take the answers forwarded by another instance`, err);
+    }
+  }
+
+  /** Tells watchers (and, once it ended, waiters) of a change another instance made to `taskId`. */
+  private async heard(taskId: string): Promise<void> {
+    const t = await this.store.get(taskId).catch(() => undefined);
+    if (t === undefined) return;
+    for (const watch of [...this.watchers]) {
+      try {
+        watch(t);
+      } catch (err) {
+        log('warn', 'tasks: a watcher failed', err);
+      }
+    }
+    if (TERMINAL.has(t.status)) for (const wake of [...(this.waiters.get(taskId) ?? [])]) wake();
   }
 
   /**
@@ -135,7 +166,7 @@ export class Tasks {
     await this.change(taskId, update).catch((err: unknown) => log('warn', `task ${taskId}: cannot record its end`, err));
     clearTimeout(this.running.get(taskId)?.expiry);
     this.running.delete(taskId);
-    for (const wake of this.waiters.get(taskId) ?? []) wake();
+    for (const wake of [...(this.waiters.get(taskId) ?? [])]) wake();
     this.waiters.delete(taskId);
   }
 
@@ -180,10 +211,28 @@ export class Tasks {
   /**
    * `tasks/update`: keeps the answers to questions the task of `owner` waits on (others are
    * ignored); once none is left, the work runs again with every answer, as the call's next round.
+   * A task waiting for answers that this process does not run: a shared store that can forward
+   * them (Redis) carries them to the process that runs it; otherwise the update is refused
+   * (-32600, naming sticky routing), since its work and the answers so far live there.
    */
   async answer(owner: string, taskId: unknown, responses: unknown): Promise<void> {
     const t = await this.get(owner, taskId);
     const running = this.running.get(t.taskId);
+    // the questions wait in the process that runs the work: answers reaching another (several
+    // instances behind a load balancer, or this one restarted) cannot be taken, so they are refused
+    if (t.status === 'input_required' && running === undefined) {
+      // a shared store carries them to the instance that runs the task (Redis pub/sub)
+      if (this.store.forwardAnswers) return this.store.forwardAnswers(t.taskId, responses);
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidRequest,
+        `Task ${t.taskId} waits for its answers in the server instance that runs it, and this request reached another one (or that instance restarted): the answers were not taken. With several instances behind a load balancer, tasks/update must reach the instance that created the task (sticky routing); the task stays input_required until its ttl`,
+      );
+    }
+    await this.take(t, running, responses);
+  }
+
+  /** Keeps `responses` for the questions task `t` (run here by `running`) waits on; runs it again once none is left. */
+  private async take(t: TaskRecord, running: ReturnType<Tasks['running']['get']>, responses: unknown): Promise<void> {
     if (t.status !== 'input_required' || !running?.resume || typeof responses !== 'object' || responses === null || Array.isArray(responses)) return;
     const pending: Record<string, unknown> = { ...(t.inputRequests ?? {}) };
     for (const [key, value] of Object.entries(responses as Record<string, unknown>)) {
@@ -212,14 +261,32 @@ export class Tasks {
     for (;;) {
       const t = await this.get(owner, taskId);
       if (TERMINAL.has(t.status)) return t;
+      signal.throwIfAborted();
       await new Promise<void>((resolve, reject) => {
+        // each wake removes what this pass added: a long wait adds no listeners or waiters
+        const done = (): void => {
+          clearTimeout(timer);
+          signal.removeEventListener('abort', aborted);
+          const list = this.waiters.get(t.taskId);
+          const at = list?.indexOf(wake) ?? -1;
+          if (at >= 0) list!.splice(at, 1);
+          if (list?.length === 0) this.waiters.delete(t.taskId);
+        };
+        const wake = (): void => {
+          done();
+          resolve();
+        };
+        const aborted = (): void => {
+          done();
+          reject(signal.reason);
+        };
         const list = this.waiters.get(t.taskId) ?? [];
-        list.push(resolve);
+        list.push(wake);
         this.waiters.set(t.taskId, list);
         // a task of another process (shared store) ends without waking us: look again now and then
-        const timer = setTimeout(resolve, this.pollIntervalMs * 5);
+        const timer = setTimeout(wake, this.pollIntervalMs * 5);
         timer.unref();
-        signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+        signal.addEventListener('abort', aborted, { once: true });
       });
     }
   }

@@ -6,13 +6,14 @@
  * client something (handler-input.ts) runs again from the top when the client answers, so the
  * API calls it made before the question would be made again — a `POST` twice, audited and
  * counted by the limits twice. Instead, each nested call's outcome is kept in the call's round
- * state (sealed into the signed requestState, bound to the call), in the order the handler made
+ * state (sealed into the encrypted requestState, bound to the call), in the order the handler made
  * them, and a later run that makes the same call (same operation, same arguments, same place in
  * the order) gets the kept outcome without a request. A run that departs from the recorded order
  * makes its calls afresh from that point.
  *
- * Outcomes are kept up to {@link MAX_KEPT_BYTES} of JSON each (the state travels with every
- * round); a larger one is remembered as made: a later run gets it again by a new request for a
+ * Outcomes are kept up to {@link MAX_KEPT_BYTES} of JSON each and {@link MAX_KEPT_TOTAL_BYTES}
+ * in all (the state travels with every round, inside a request whose body is limited); a larger
+ * one, or one past the total, is remembered as made: a later run gets it again by a new request for a
  * `GET`/`HEAD` operation, and an `isError` result saying so for any other (never a second
  * write). Legacy clients have no rounds (their questions are real requests inside one run):
  * nothing is kept.
@@ -24,6 +25,8 @@ import { argumentsHash } from './rounds.js';
 
 /** Largest outcome kept across rounds, in bytes of JSON. */
 export const MAX_KEPT_BYTES = 64 * 1024;
+/** Most bytes of JSON of all the outcomes kept across the rounds of one call. */
+export const MAX_KEPT_TOTAL_BYTES = 256 * 1024;
 
 /** Key of the round state the outcomes are kept under. */
 const STATE_KEY = 'api';
@@ -40,6 +43,15 @@ function keptOf(state: Record<string, unknown>): Record<string, Kept> {
     if (/^\d+$/.test(at) && typeof k === 'object' && k !== null && typeof (k as Kept).tool === 'string' && typeof (k as Kept).args === 'string') out[at] = k as Kept;
   }
   return out;
+}
+
+/** Bytes of JSON of a kept outcome (sizes are not kept: the state is the only record). */
+function keptSize(outcome: Outcome): number {
+  try {
+    return Buffer.byteLength(JSON.stringify(outcome) ?? '', 'utf8');
+  } catch {
+    return 0;
+  }
 }
 
 /** `run` with the outcomes of earlier rounds of the call replayed (module comment); `run` itself in the legacy era. */
@@ -67,7 +79,8 @@ export function replayAcrossRounds(call: { readonly era: 'legacy' | 'modern'; re
     }
     // what follows a departure from the recorded order was made for another path: dropped
     if (prior !== undefined && (prior.tool !== tool.name || prior.args !== hash)) for (const k of Object.keys(kept)) if (Number(k) > at) delete kept[k];
-    kept[String(at)] = { tool: tool.name, args: hash, ...(size <= MAX_KEPT_BYTES ? { outcome } : {}) };
+    const others = Object.entries(kept).reduce((sum, [k, o]) => (k === String(at) || o.outcome === undefined ? sum : sum + keptSize(o.outcome)), 0);
+    kept[String(at)] = { tool: tool.name, args: hash, ...(size <= MAX_KEPT_BYTES && others + size <= MAX_KEPT_TOTAL_BYTES ? { outcome } : {}) };
     call.state[STATE_KEY] = kept;
     return outcome;
   };

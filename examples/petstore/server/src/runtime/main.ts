@@ -29,8 +29,9 @@ import { InMemoryServerEventBus } from '@modelcontextprotocol/server';
 import { createServer } from './server.js';
 import type { PolicyLayer, ReflectionGuard, ServerExtensions, ServerFactory } from './server.js';
 import { describeBase, resolveSettings, settingsVariables } from './settings.js';
-import { INSTANCE_ID, redisSettings } from './shared-state.js';
+import { INSTANCE_ID, redisSettings, redisUrlSecrets } from './shared-state.js';
 import { stateKey } from './state.js';
+import { taskBounds } from './tasks-store.js';
 import { warmUp } from './warm.js';
 import { STDOUT_BACKLOG, serveOnStdio } from './stdio.js';
 import type { OperationTool, ServerConfig } from './types.js';
@@ -74,11 +75,7 @@ function secretValues(config: ServerConfig, env: NodeJS.ProcessEnv, tokens: Read
   const introspection = env[`${config.envPrefix}_OAUTH_CLIENT_SECRET`]?.trim();
   if (introspection) out.add(introspection);
   const redis = env[`${config.envPrefix}_REDIS_URL`]?.trim();
-  if (redis) {
-    out.add(redis);
-    const password = URL.canParse(redis) ? decodeURIComponent(new URL(redis).password) : '';
-    if (password) out.add(password);
-  }
+  if (redis) for (const value of redisUrlSecrets(redis)) out.add(value);
   return [...out];
 }
 
@@ -106,16 +103,16 @@ export async function main(config: ServerConfig, tools: readonly OperationTool[]
     const exchanging = serve.oauth?.introspection !== undefined && (config.securitySchemes ?? []).some((s) => s.kind === 'bearer' && s.exchange !== undefined);
     if (exchanging) extensions.exchange = (auth, spec, scheme) => exchange!(auth, spec, scheme);
     const secrets = secretValues(config, env, serve.tokens);
-    // several instances share justifications, limits and change notifications through Redis
+    // several instances share justifications, limits, task state and change notifications through Redis
     const redis = redisSettings(config.envPrefix, config.name, env);
-    if (redis !== undefined) shared = await ((await import('./redis-shared.js')) as typeof RedisShared).sharedStores(redis, config.name);
+    if (redis !== undefined) shared = await ((await import('./redis-shared.js')) as typeof RedisShared).sharedStores(redis, config.name, taskBounds(config.envPrefix, env));
     reflection = makeReflection?.(key.key, { redact: { fields: options.audit?.redact ?? [], secrets: () => secrets }, ...(shared ? { makeStore: shared.makeStore } : {}) });
     policy = makePolicy?.({ envPrefix: config.envPrefix, env, secrets: () => secrets, ...(shared ? { counters: shared.counters, instance: INSTANCE_ID } : {}) });
     factory = createServer(config, tools, env, {
       ...extensions,
       ...(reflection ? { reflection } : {}),
       ...(policy ? { policy } : {}),
-      ...(shared !== undefined ? { taskStore: shared.tasks } : {}),
+      ...(shared !== undefined ? { taskStore: shared.tasks, roundNonces: shared.rounds } : {}),
       settings,
       stateKey: key.key,
       identity: serve.clientIdentity,
@@ -171,7 +168,7 @@ export async function main(config: ServerConfig, tools: readonly OperationTool[]
       ...(factory.taskListen ? { taskListen: factory.taskListen } : {}),
       bus: streams,
       // legacy sessions live in the instance that opened them (docs/deploy.md: route by Mcp-Session-Id)
-      ...(shared !== undefined ? { unknownSession: ` on this instance (${INSTANCE_ID}): a legacy session (clients before MCP 2026-07-28) is served only by the instance that opened it, so the load balancer must route requests by their Mcp-Session-Id header (sticky sessions); it may also have expired or been closed. Start a new session` } : {}),
+      ...(shared !== undefined ? { unknownSession: ` on this instance: a legacy session (clients before MCP 2026-07-28) is served only by the instance that opened it, so the load balancer must route requests by their Mcp-Session-Id header (sticky sessions); it may also have expired or been closed. Start a new session` } : {}),
     }).catch((err: unknown) => {
       log('error', `${config.name}: cannot listen on ${serve.host}:${serve.port}: ${err instanceof Error ? err.message : String(err)}`);
       process.exit(1);
@@ -210,7 +207,7 @@ export async function main(config: ServerConfig, tools: readonly OperationTool[]
   // now, while the client connects
   if (factory.toolCount > 0) warmUp();
   log(settings.baseUrl !== undefined ? 'info' : 'warn', `${config.name} ${config.version}: MCP server on ${on} with ${factory.toolCount} tools${gate}; ${where}`);
-  if (shared !== undefined) log('info', `${config.name}: justifications, limits and change notifications are shared through Redis at ${shared.redis.settings.shown} (key prefix ${shared.redis.settings.prefix}:)`);
+  if (shared !== undefined) log('info', `${config.name}: justifications, limits, MCP task state and change notifications are shared through Redis at ${shared.redis.settings.shown} (key prefix ${shared.redis.settings.prefix}:)`);
   for (const u of unmetRequirements(tools, config.securitySchemes ?? [], env, { transport: serve.transport })) log('warn', `${config.name}: ${describeUnmet(u)}`);
   for (const m of missingArgumentVariables(tools, env)) {
     log('warn', `${config.name}: ${m.variable} is not set, so hidden arguments of ${m.tools.join(', ')} have no value; those tools will fail until it is set and the server restarted`);

@@ -22,9 +22,17 @@
  *   listeners hear of it (tasks.ts aborts the work it runs). Pub/sub is fire-and-forget: a cancel
  *   published while Redis is unreachable still marks the task cancelled, and the work, if it
  *   runs on, cannot change it.
+ * - Each change of a task's status or questions is published on `<prefix>:task-changes` (with
+ *   this store's random id, so its own are not echoed back): {@link RedisTaskStore.onChanged}
+ *   listeners on the other instances hear of it (tasks.ts tells its listen streams and waiters).
+ * - The answers of a `tasks/update` reaching an instance that does not run the task are
+ *   published on `<prefix>:task-answers`; the instance running it takes them
+ *   ({@link RedisTaskStore.onAnswers}). Fire-and-forget too: the update is acknowledged once
+ *   published, and answers for a task whose instance died are lost with its work.
  *
  * This file is copied verbatim into every generated project; it is loaded only when the URL is set.
  */
+import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { log } from './log.js';
 import type { SharedRedis } from './redis.js';
@@ -61,15 +69,22 @@ function parse(text: string | null, taskId: string): TaskRecord | undefined {
 /** Tasks in Redis (module comment). */
 export class RedisTaskStore implements TaskStore {
   readonly #redis: SharedRedis;
-  readonly #bounds: TaskBounds;
+  /** `<PREFIX>_MAX_TASKS` / `_TASK_TTL_MS`, as for the in-process store (tasks-store.ts `taskBounds`). */
+  readonly bounds: TaskBounds;
   readonly #now: () => number;
   readonly #cancelled = new Set<(taskId: string) => void>();
+  readonly #changed = new Set<(taskId: string) => void>();
+  readonly #answers = new Set<(taskId: string, responses: unknown) => void>();
+  /** Tells this store's own change messages from other instances'. */
+  readonly #self = randomUUID();
+  /** Handler of each subscribed channel. */
+  readonly #channels = new Map<string, (message: string) => void>();
   #sub: Redis | undefined;
   #subscribed: Promise<void> = Promise.resolve();
 
   constructor(redis: SharedRedis, bounds: TaskBounds = DEFAULT_TASK_BOUNDS, now: () => number = Date.now) {
     this.#redis = redis;
-    this.#bounds = bounds;
+    this.bounds = bounds;
     this.#now = now;
   }
 
@@ -96,9 +111,9 @@ export class RedisTaskStore implements TaskStore {
     const c = this.#redis.client;
     const all = this.#redis.key('tasks');
     await this.#run(async () => {
-      if ((await c.zcard(all)) >= this.#bounds.maxTasks) await this.#makeRoom(all);
-      const ttl = Math.max(1, Math.min(record.ttlMs, this.#bounds.maxAgeMs) - (this.#now() - record.createdAt));
-      await c.multi().set(this.#key(record.taskId), JSON.stringify(record), 'PX', ttl).zadd(all, record.createdAt, record.taskId).zadd(this.#owners(record.owner), record.createdAt, record.taskId).pexpire(this.#owners(record.owner), this.#bounds.maxAgeMs).exec();
+      if ((await c.zcard(all)) >= this.bounds.maxTasks) await this.#makeRoom(all);
+      const ttl = Math.max(1, Math.min(record.ttlMs, this.bounds.maxAgeMs) - (this.#now() - record.createdAt));
+      await c.multi().set(this.#key(record.taskId), JSON.stringify(record), 'PX', ttl).zadd(all, record.createdAt, record.taskId).zadd(this.#owners(record.owner), record.createdAt, record.taskId).pexpire(this.#owners(record.owner), this.bounds.maxAgeMs).exec();
     });
   }
 
@@ -115,7 +130,7 @@ export class RedisTaskStore implements TaskStore {
       else live.push(t);
     });
     if (gone.length > 0) await c.zrem(all, ...gone);
-    if (live.length < this.#bounds.maxTasks) return;
+    if (live.length < this.bounds.maxTasks) return;
     const finished = live.find((t) => TERMINAL.has(t.status));
     if (finished === undefined) throw new TaskStoreFullError(`the server runs ${live.length} tasks, its limit: retry when one has finished`);
     await c.multi().del(this.#key(finished.taskId)).zrem(all, finished.taskId).zrem(this.#owners(finished.owner), finished.taskId).exec();
@@ -125,6 +140,17 @@ export class RedisTaskStore implements TaskStore {
     if (!ID.test(taskId)) return undefined;
     const t = parse(await this.#run(() => this.#redis.client.get(this.#key(taskId))), taskId);
     return t !== undefined && t.createdAt + t.ttlMs > this.#now() ? t : undefined;
+  }
+
+  async getMany(taskIds: readonly string[]): Promise<Array<TaskRecord | undefined>> {
+    const valid = taskIds.filter((id) => ID.test(id));
+    const texts = valid.length > 0 ? await this.#run(() => this.#redis.client.mget(...valid.map((id) => this.#key(id)))) : [];
+    const byId = new Map(valid.map((id, i) => [id, parse(texts[i] ?? null, id)]));
+    const now = this.#now();
+    return taskIds.map((id) => {
+      const t = byId.get(id);
+      return t !== undefined && t.createdAt + t.ttlMs > now ? t : undefined;
+    });
   }
 
   async update(taskId: string, update: TaskUpdate): Promise<TaskRecord | undefined> {
@@ -141,6 +167,7 @@ export class RedisTaskStore implements TaskStore {
         if (next.status !== 'input_required') delete (next as { inputRequests?: unknown }).inputRequests;
         if ((await this.#redis.client.eval(SWAP, 1, key, text!, JSON.stringify(next))) === 1) {
           if (next.status === 'cancelled') await this.#redis.client.publish(this.#redis.key('task-cancels'), taskId).catch((err: unknown) => log('warn', `tasks: the cancel of ${taskId} reached only this instance: ${describeFailure(err)}`));
+          if (next.status !== t.status || update.inputRequests !== undefined) await this.#redis.client.publish(this.#redis.key('task-changes'), `${this.#self} ${taskId}`).catch((err: unknown) => log('warn', `tasks: the change of ${taskId} reached only this instance's listeners: ${describeFailure(err)}`));
           return next;
         }
       }
@@ -150,26 +177,77 @@ export class RedisTaskStore implements TaskStore {
 
   onCancelled(listener: (taskId: string) => void): void {
     this.#cancelled.add(listener);
-    if (this.#sub !== undefined) return;
-    const channel = this.#redis.key('task-cancels');
-    const sub = (this.#sub = this.#redis.subscriber());
-    sub.on('message', (from: string, taskId: string) => {
-      if (from !== channel || !ID.test(taskId)) return;
-      for (const l of this.#cancelled) {
+    this.#listen('task-cancels', (taskId) => {
+      if (ID.test(taskId)) this.#tell(this.#cancelled, taskId, 'cancel');
+    });
+  }
+
+  /**
+   * Calls `listener` with the id of each task whose status or questions another instance changed
+   * (`<prefix>:task-changes`; this store's own changes are not echoed), so listen streams and
+   * waiters on every instance hear of them. Fire-and-forget, like cancels.
+   */
+  onChanged(listener: (taskId: string) => void): void {
+    this.#changed.add(listener);
+    this.#listen('task-changes', (message) => {
+      const [from, taskId] = message.split(' ');
+      if (from !== this.#self && taskId !== undefined && ID.test(taskId)) this.#tell(this.#changed, taskId, 'change');
+    });
+  }
+
+  async forwardAnswers(taskId: string, responses: unknown): Promise<void> {
+    if (!ID.test(taskId)) return;
+    await this.#run(() => this.#redis.client.publish(this.#redis.key('task-answers'), JSON.stringify({ taskId, responses })));
+  }
+
+  onAnswers(listener: (taskId: string, responses: unknown) => void): void {
+    this.#answers.add(listener);
+    this.#listen('task-answers', (message) => {
+      if (message.length > MAX_RECORD_BYTES) return;
+      let m: { taskId?: unknown; responses?: unknown };
+      try {
+        m = JSON.parse(message) as typeof m;
+      } catch {
+        return;
+      }
+      if (typeof m?.taskId !== 'string' || !ID.test(m.taskId)) return;
+      for (const l of this.#answers) {
         try {
-          l(taskId);
+          l(m.taskId, m.responses);
         } catch (err) {
-          log('warn', 'tasks: a cancel listener failed', err);
+          log('warn', 'tasks: an answer listener failed', err);
         }
       }
     });
-    this.#subscribed = sub.subscribe(channel).then(
+  }
+
+  #tell(listeners: ReadonlySet<(taskId: string) => void>, taskId: string, what: string): void {
+    for (const l of listeners) {
+      try {
+        l(taskId);
+      } catch (err) {
+        log('warn', `tasks: a ${what} listener failed`, err);
+      }
+    }
+  }
+
+  /** Subscribes to `<prefix>:<name>` once, on the one subscriber connection. */
+  #listen(name: string, handler: (message: string) => void): void {
+    const channel = this.#redis.key(name);
+    if (this.#channels.has(channel)) return;
+    this.#channels.set(channel, handler);
+    if (this.#sub === undefined) {
+      this.#sub = this.#redis.subscriber();
+      this.#sub.on('message', (from: string, message: string) => this.#channels.get(from)?.(message));
+    }
+    const subscribing = this.#sub.subscribe(channel).then(
       () => undefined,
       (err: unknown) => log('warn', `tasks: cannot subscribe to ${channel}: ${describeFailure(err)}`),
     );
+    this.#subscribed = Promise.all([this.#subscribed, subscribing]).then(() => undefined);
   }
 
-  /** Resolves once cancels of other instances are heard (after {@link onCancelled}). */
+  /** Resolves once cancels and changes of other instances are heard (after {@link onCancelled} / {@link onChanged}). */
   ready(): Promise<void> {
     return this.#subscribed;
   }

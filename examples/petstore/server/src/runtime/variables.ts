@@ -83,7 +83,7 @@ export const SETTINGS = {
   maxSessions: { suffix: 'MAX_SESSIONS', type: 'integer', transport: 'http', description: 'Most legacy HTTP sessions open at once' },
   maxSessionsPerClient: { suffix: 'MAX_SESSIONS_PER_CLIENT', type: 'integer', transport: 'http', description: 'Most legacy HTTP sessions one client token holds at once; a new one closes its least recently used idle session' },
   drainMs: { suffix: 'DRAIN_MS', type: 'integer', description: 'On SIGTERM or SIGINT, how long calls under way may finish before the server exits, in milliseconds' },
-  redisUrl: { suffix: 'REDIS_URL', type: 'string', secret: true, description: 'Redis shared by several instances of this server: redis://[user:password@]host[:port][/db], or rediss:// for TLS. Justifications, limits and change notifications are then shared; unset: they stay in this process' },
+  redisUrl: { suffix: 'REDIS_URL', type: 'string', secret: true, description: 'Redis shared by several instances of this server: redis://[user:password@]host[:port][/db], or rediss:// for TLS. Justifications, limits, MCP task state and change notifications are then shared; unset: they stay in this process' },
   redisPrefix: { suffix: 'REDIS_PREFIX', type: 'string', description: 'Prefix of the Redis keys and channels, so several servers can share one Redis (default: the server name)' },
   redisFailOpen: { suffix: 'REDIS_FAIL_OPEN', type: 'string', description: 'limits: calls pass their limits while Redis cannot be reached (logged); unset: they are refused. Justifications always fail closed' },
   redisLeaseMs: { suffix: 'REDIS_LEASE_MS', type: 'integer', description: 'With Redis: how long a concurrency slot outlives an instance that died holding it, in milliseconds (renewed while the call runs)' },
@@ -92,6 +92,7 @@ export const SETTINGS = {
   codeMaxCalls: { suffix: 'CODE_MAX_CALLS', type: 'integer', description: 'Code mode: API calls one execute may make' },
   codeMaxOutputBytes: { suffix: 'CODE_MAX_OUTPUT_BYTES', type: 'integer', description: 'Code mode: largest value one execute may return, in bytes of JSON (before the results budget shapes it)' },
   codeMaxConsoleBytes: { suffix: 'CODE_MAX_CONSOLE_BYTES', type: 'integer', description: 'Code mode: console output one execute may write, in bytes; more stops the run' },
+  codeMaxRuns: { suffix: 'CODE_MAX_RUNS', type: 'integer', description: 'Code mode: most execute runs under way at once in this process (each holds up to its memory bound); one client identity may hold half of them (rounded up); an execute past either is refused at once' },
   redisTimeoutMs: { suffix: 'REDIS_TIMEOUT_MS', type: 'integer', description: 'With Redis: bound on connecting and on each command, in milliseconds; a call never waits on Redis longer' },
   maxTasks: { suffix: 'MAX_TASKS', type: 'integer', description: 'Tasks: most tasks kept at once; the oldest finished one makes room, and while all run a new task is refused' },
   taskTtlMs: { suffix: 'TASK_TTL_MS', type: 'integer', description: 'Tasks: how long a task is kept after its creation, in milliseconds (a 2025-11-25 client may ask for less)' },
@@ -228,6 +229,7 @@ export const CODE_DEFAULTS = {
   maxCalls: 50,
   maxOutputBytes: 262_144,
   maxConsoleBytes: 16_384,
+  maxRuns: 4,
 } as const;
 
 /**
@@ -326,6 +328,7 @@ export function serverVariables(sources: VariableSources): Variable[] {
     setting('codeMaxCalls', CODE_DEFAULTS.maxCalls);
     setting('codeMaxOutputBytes', CODE_DEFAULTS.maxOutputBytes);
     setting('codeMaxConsoleBytes', CODE_DEFAULTS.maxConsoleBytes);
+    setting('codeMaxRuns', CODE_DEFAULTS.maxRuns);
   }
 
   for (const scheme of config.securitySchemes ?? []) {
