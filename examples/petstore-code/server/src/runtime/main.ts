@@ -96,7 +96,8 @@ export async function main(config: ServerConfig, tools: readonly OperationTool[]
     serve = resolveServeOptions(argv, config, env);
     const settings = resolveSettings(config, env);
     const key = stateKey(config.envPrefix, env);
-    // only a reflection gate's hints outlive a process today (input rounds last seconds)
+    // warned for the gate only: its hints are meant to outlive a process (24 h); an input round lives at most
+    // 15 minutes, so a generated key fails one only across a restart mid-call or on another instance
     if (key.generated && options.reflection) log('warn', `${config.name}: ${config.envPrefix}_STATE_KEY is not set, so a key was generated for this run: reflection-gate hints and input rounds are not accepted after a restart or by another instance; set it (32 characters or more) to share them`);
     const { reflection: makeReflection, reflectionDir: _dir, audit: _audit, policy: makePolicy, ...extensions } = options;
     // token exchange for schemes with `exchange` (needs the server's client credentials; bound once the resource server exists)
