@@ -160,7 +160,7 @@ describe('code mode on GitHub', () => {
     const { client } = await stdioClient('modern', 'alice', { GITHUB_CODE_MAX_CALLS: 'many' });
     const r = await client.callTool({ name: 'execute', arguments: { code: 'return 1' } });
     expect(r.isError).toBe(true);
-    expect(text(r)).toContain('GITHUB_CODE_MAX_CALLS must be a positive integer (got "many")');
+    expect(text(r)).toContain('GITHUB_CODE_MAX_CALLS must be a positive whole number of calls (got "many")');
     expect((await client.listTools()).tools.length).toBe(4);
   });
 

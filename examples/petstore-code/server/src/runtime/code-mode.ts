@@ -27,6 +27,7 @@ import { CODE_TOOLS, CODE_TOOL_NAMES } from './search-tools.js';
 import type { ToolEntry } from './surface.js';
 import type { ResultPolicy } from './types.js';
 import { DEFAULT_BYTES_PER_TOKEN } from './types.js';
+import { readPositiveInteger } from './settings.js';
 import { CODE_DEFAULTS, settingNames } from './variables.js';
 
 /**
@@ -51,17 +52,15 @@ export { codeName } from './code-mode-name.js';
 /** Most characters of code one `execute` takes. */
 export const MAX_CODE_CHARS = 100_000;
 
+/** What each bound counts, for the message of a malformed value. */
+const UNITS: Record<keyof SandboxLimits | 'maxRuns', string> = { timeoutMs: 'milliseconds', memoryBytes: 'bytes', maxCalls: 'calls', maxOutputBytes: 'bytes', maxConsoleBytes: 'bytes', maxRuns: 'runs' };
+
 /** The bounds of `execute`: the defaults, each overridden by its `<PREFIX>_CODE_*` variable (declared in variables.ts; a positive integer, anything else throws naming it). */
 export function codeLimitsFromEnv(envPrefix: string, env: NodeJS.ProcessEnv): CodeLimits {
   const names = settingNames(envPrefix);
   const variables: Record<keyof SandboxLimits | 'maxRuns', string> = { timeoutMs: names.codeTimeoutMs, memoryBytes: names.codeMemoryBytes, maxCalls: names.codeMaxCalls, maxOutputBytes: names.codeMaxOutputBytes, maxConsoleBytes: names.codeMaxConsoleBytes, maxRuns: names.codeMaxRuns };
   const out: Record<string, number | string> = { ...DEFAULT_CODE_LIMITS, maxRunsVariable: names.codeMaxRuns };
-  for (const [key, name] of Object.entries(variables)) {
-    const raw = env[name]?.trim();
-    if (raw === undefined || raw === '') continue;
-    if (!/^[1-9][0-9]{0,12}$/.test(raw)) throw new Error(`${name} must be a positive integer (got ${JSON.stringify(raw.slice(0, 40))})`);
-    out[key] = Number(raw);
-  }
+  for (const [key, name] of Object.entries(variables)) out[key] = readPositiveInteger(env, name, out[key] as number, UNITS[key as keyof typeof variables]);
   return out as CodeLimits;
 }
 

@@ -139,15 +139,21 @@ export function parsePositiveInteger(variable: string, value: string, unit: stri
   const text = value.trim();
   const n = /^\d+$/.test(text) ? Number(text) : NaN;
   if (!Number.isSafeInteger(n) || n <= 0) {
-    throw new SettingsError(variable, `${variable} must be a positive whole number of ${unit}, e.g. 30000 (got ${JSON.stringify(value)})`);
+    throw new SettingsError(variable, `${variable} must be a positive whole number of ${unit} (got ${JSON.stringify(value)})`);
   }
   return n;
 }
 
-/** Value of an environment variable, `undefined` when unset or blank. */
-function read(env: NodeJS.ProcessEnv, name: string): string | undefined {
+/** Value of an environment variable, trimmed; `undefined` when unset or blank. */
+export function read(env: NodeJS.ProcessEnv, name: string): string | undefined {
   const v = env[name];
   return v === undefined || v.trim() === '' ? undefined : v.trim();
+}
+
+/** The positive whole number `variable` holds, `fallback` when unset or blank; throws `SettingsError` naming it otherwise. */
+export function readPositiveInteger(env: NodeJS.ProcessEnv, variable: string, fallback: number, unit: string): number {
+  const v = read(env, variable);
+  return v === undefined ? fallback : parsePositiveInteger(variable, v, unit);
 }
 
 /**

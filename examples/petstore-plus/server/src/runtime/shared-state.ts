@@ -22,6 +22,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import { read, readPositiveInteger } from './settings.js';
 import { SERVE_DEFAULTS, settingNames } from './variables.js';
 
 /** Defaults of the Redis settings (declared with the variables). */
@@ -62,18 +63,6 @@ export class SharedStateError extends Error {
   }
 }
 
-/** Value of a variable, `undefined` when unset or blank. */
-function read(env: NodeJS.ProcessEnv, name: string): string | undefined {
-  const v = env[name];
-  return v === undefined || v.trim() === '' ? undefined : v.trim();
-}
-
-function positive(variable: string, value: string | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  const n = /^\d+$/.test(value) ? Number(value) : NaN;
-  if (!Number.isSafeInteger(n) || n <= 0) throw new RedisSettingsError(`${variable} must be a positive whole number of milliseconds (got ${JSON.stringify(value)})`);
-  return n;
-}
 
 /**
  * `url` without user name, password, query or fragment: ioredis also reads `?password=` and
@@ -133,8 +122,8 @@ export function redisSettings(envPrefix: string, serverName: string, env: NodeJS
     shown: showRedisUrl(parsed),
     prefix: prefix.replace(/:+$/, ''),
     failOpenLimits: failOpen === 'limits',
-    leaseMs: positive(variables.leaseMs, read(env, variables.leaseMs), REDIS_DEFAULTS.leaseMs),
-    timeoutMs: positive(variables.timeoutMs, read(env, variables.timeoutMs), REDIS_DEFAULTS.timeoutMs),
+    leaseMs: readPositiveInteger(env, variables.leaseMs, REDIS_DEFAULTS.leaseMs, 'milliseconds'),
+    timeoutMs: readPositiveInteger(env, variables.timeoutMs, REDIS_DEFAULTS.timeoutMs, 'milliseconds'),
     variables,
   };
 }

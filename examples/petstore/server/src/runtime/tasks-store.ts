@@ -10,6 +10,7 @@
  * This file is copied verbatim into every generated project.
  */
 import type { CallToolResult } from '@modelcontextprotocol/server';
+import { readPositiveInteger } from './settings.js';
 import { settingNames, TASK_DEFAULTS } from './variables.js';
 
 /** The statuses of a task (both eras use the same words). */
@@ -99,13 +100,7 @@ export const DEFAULT_TASK_BOUNDS: TaskBounds = { maxTasks: 1000, maxAgeMs: 60 * 
  */
 export function taskBounds(envPrefix: string, env: NodeJS.ProcessEnv): TaskBounds {
   const names = settingNames(envPrefix);
-  const read = (name: string, fallback: number): number => {
-    const raw = env[name]?.trim();
-    if (raw === undefined || raw === '') return fallback;
-    if (!/^[1-9][0-9]{0,12}$/.test(raw)) throw new Error(`${name} must be a positive integer (got ${JSON.stringify(raw.slice(0, 40))})`);
-    return Number(raw);
-  };
-  return { maxTasks: read(names.maxTasks, TASK_DEFAULTS.maxTasks), maxAgeMs: read(names.taskTtlMs, TASK_DEFAULTS.ttlMs) };
+  return { maxTasks: readPositiveInteger(env, names.maxTasks, TASK_DEFAULTS.maxTasks, 'tasks'), maxAgeMs: readPositiveInteger(env, names.taskTtlMs, TASK_DEFAULTS.ttlMs, 'milliseconds') };
 }
 
 /** Tasks in a Map, dropped `ttlMs` after their creation, at most `maxTasks`. */
