@@ -15,6 +15,10 @@
  * write). Legacy clients have no rounds (their questions are real requests inside one run):
  * nothing is kept.
  *
+ * Code mode's `execute` uses the same replay ({@link replayByName}, under its own state key): when
+ * the reflection gate asks the client in an input round, the code runs again on the retry, and its
+ * calls before the gated one are replayed. An outcome that asks for input is never kept.
+ *
  * This file is copied verbatim into every generated project that has extra tools with `uses`.
  */
 import type { NestedRunner } from './api-client.js';
@@ -32,8 +36,8 @@ type Outcome = Awaited<ReturnType<NestedRunner>>;
 type Kept = { readonly tool: string; readonly args: string; readonly outcome?: Outcome };
 
 /** The kept calls by their place in the order (`"0"`, `"1"`…): concurrent calls may end in any order. */
-function keptOf(state: Record<string, unknown>): Record<string, Kept> {
-  const raw = state[STATE_KEY];
+function keptOf(state: Record<string, unknown>, key: string): Record<string, Kept> {
+  const raw = state[key];
   const out: Record<string, Kept> = {};
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return out;
   for (const [at, k] of Object.entries(raw as Record<string, unknown>)) {
@@ -43,7 +47,7 @@ function keptOf(state: Record<string, unknown>): Record<string, Kept> {
 }
 
 /** Bytes of JSON of a kept outcome (sizes are not kept: the state is the only record). */
-function keptSize(outcome: Outcome): number {
+function keptSize(outcome: unknown): number {
   try {
     return Buffer.byteLength(JSON.stringify(outcome) ?? '', 'utf8');
   } catch {
@@ -54,20 +58,35 @@ function keptSize(outcome: Outcome): number {
 /** `run` with the outcomes of earlier rounds of the call replayed (module comment); `run` itself in the legacy era. */
 export function replayAcrossRounds(call: { readonly era: 'legacy' | 'modern'; readonly state: Record<string, unknown> }, run: NestedRunner): NestedRunner {
   if (call.era !== 'modern') return run;
-  const kept = keptOf(call.state);
+  const replay = replayByName<{ tool: Parameters<NestedRunner>[0] }, Outcome>(
+    call,
+    ({ tool }, args) => run(tool, args),
+    (text) => ({ result: { isError: true, content: [{ type: 'text', text }] } }),
+  );
+  return (tool, args) => replay(tool.name, tool.http.method, { tool }, args);
+}
+
+/**
+ * The replay of {@link replayAcrossRounds} for any runner of named operations (code mode's): calls
+ * are told apart by `name`, `method` says whether one may be made again, `refusal` makes the
+ * outcome of a write that is not made twice. Outcomes that are objects with an `input` are not kept.
+ * `stateKey`: where in the call's round state.
+ */
+export function replayByName<Extra, O>(call: { readonly state: Record<string, unknown> }, run: (extra: Extra, args: Record<string, unknown>) => Promise<O>, refusal: (text: string) => O, stateKey = STATE_KEY): (name: string, method: string, extra: Extra, args: Record<string, unknown>) => Promise<O> {
+  const kept = keptOf(call.state, stateKey) as Record<string, { tool: string; args: string; outcome?: O }>;
   let next = 0;
-  return async (tool, args) => {
+  return async (name, method, extra, args) => {
     const at = next++;
     const hash = argumentsHash(args);
     const prior = Object.hasOwn(kept, String(at)) ? kept[String(at)] : undefined;
-    if (prior !== undefined && prior.tool === tool.name && prior.args === hash) {
+    if (prior !== undefined && prior.tool === name && prior.args === hash) {
       if (prior.outcome !== undefined) return prior.outcome;
-      const method = tool.http.method.toUpperCase();
-      if (method !== 'GET' && method !== 'HEAD') {
-        return { result: { isError: true, content: [{ type: 'text', text: `${tool.name} was already called with these arguments in an earlier round of this tool call; its result was too large to keep, and it is not sent again` }] } };
-      }
+      const m = method.toUpperCase();
+      if (m !== 'GET' && m !== 'HEAD') return refusal(`${name} was already called with these arguments in an earlier round of this tool call; its result was too large to keep, and it is not sent again`);
     }
-    const outcome = await run(tool, args);
+    const outcome = await run(extra, args);
+    // a question for the client is asked again by the next round's call: nothing to keep
+    if (typeof outcome === 'object' && outcome !== null && (outcome as { input?: unknown }).input !== undefined) return outcome;
     let size = Infinity;
     try {
       size = Buffer.byteLength(JSON.stringify(outcome) ?? '', 'utf8');
@@ -75,10 +94,10 @@ export function replayAcrossRounds(call: { readonly era: 'legacy' | 'modern'; re
       // not JSON: remembered as made, not kept
     }
     // what follows a departure from the recorded order was made for another path: dropped
-    if (prior !== undefined && (prior.tool !== tool.name || prior.args !== hash)) for (const k of Object.keys(kept)) if (Number(k) > at) delete kept[k];
+    if (prior !== undefined && (prior.tool !== name || prior.args !== hash)) for (const k of Object.keys(kept)) if (Number(k) > at) delete kept[k];
     const others = Object.entries(kept).reduce((sum, [k, o]) => (k === String(at) || o.outcome === undefined ? sum : sum + keptSize(o.outcome)), 0);
-    kept[String(at)] = { tool: tool.name, args: hash, ...(size <= MAX_KEPT_BYTES && others + size <= MAX_KEPT_TOTAL_BYTES ? { outcome } : {}) };
-    call.state[STATE_KEY] = kept;
+    kept[String(at)] = { tool: name, args: hash, ...(size <= MAX_KEPT_BYTES && others + size <= MAX_KEPT_TOTAL_BYTES ? { outcome } : {}) };
+    call.state[stateKey] = kept;
     return outcome;
   };
 }

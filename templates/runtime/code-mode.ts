@@ -14,10 +14,11 @@
  * This file is copied into generated projects that use code mode.
  */
 import { createHash } from 'node:crypto';
-import type { CallToolResult } from '@modelcontextprotocol/server';
+import type { CallToolResult, InputRequiredResult } from '@modelcontextprotocol/server';
 import { transform } from 'sucrase';
 import { codeName } from './code-mode-name.js';
 import { runIsolated } from './sandbox-host.js';
+import type { WaitForClient } from './sandbox-host.js';
 import type { HostCallOutcome, SandboxLimits, SandboxOutcome } from './sandbox.js';
 import { compact, fitBytes } from './results.js';
 import { CODE_TOOLS, CODE_TOOL_NAMES } from './search-tools.js';
@@ -70,10 +71,20 @@ export type NestedOutcome = {
   readonly wrapped?: boolean;
   /** Set when a step refused the call (access, limits, the gate, reach): why. */
   readonly refused?: string;
+  /**
+   * Set when the reflection gate asks the client for the call's justification in an input round
+   * (2026-07-28): the run ends and `execute` answers with this request; the client's retry runs
+   * the code again, its earlier calls replayed (api-replay.ts), and the gate judges the answer.
+   */
+  readonly input?: InputRequiredResult;
 };
 
-/** Runs operation `tool` with `args` as a nested call of the `execute` call; never rejects. */
-export type CodeRunner = (tool: string, args: Record<string, unknown>, signal: AbortSignal) => Promise<NestedOutcome>;
+/**
+ * Runs operation `tool` with `args` as a nested call of the `execute` call; never rejects.
+ * `waiting`: runs a question to the client (the reflection gate asking mid-run, legacy era) with
+ * the run's wall time stopped.
+ */
+export type CodeRunner = (tool: string, args: Record<string, unknown>, signal: AbortSignal, waiting?: WaitForClient) => Promise<NestedOutcome>;
 
 /** One API call the code made, for the answer (`in flight` until it answers). */
 type CallRecord = { readonly name: string; status: string };
@@ -144,7 +155,7 @@ export interface CodeMode {
    * Runs `execute` for client `identity`: never throws for anything the code does. Past the bound
    * of runs under way (or the identity's share of it), refused at once with an `isError` naming it.
    */
-  execute(args: Record<string, unknown>, run: CodeRunner, signal: AbortSignal, results?: ResultPolicy, identity?: string): Promise<CallToolResult>;
+  execute(args: Record<string, unknown>, run: CodeRunner, signal: AbortSignal, results?: ResultPolicy, identity?: string): Promise<CallToolResult | InputRequiredResult>;
 }
 
 /** Options of {@link createCodeMode}. */
@@ -181,7 +192,13 @@ export function createCodeMode(signatures: Readonly<Record<string, string>>, opt
       const stripped = stripTypes(code);
       if ('error' in stripped) return failure(`${stripped.error}\nNo code ran; no API calls were made.`);
       const calls: CallRecord[] = [];
-      const host = async (name: string, callArgs: unknown, callSignal: AbortSignal): Promise<HostCallOutcome> => {
+      // a question for the client (the gate, 2026-07-28): the run ends with it once the calls in flight have answered
+      const ended = new AbortController();
+      let asking: InputRequiredResult | undefined;
+      const inFlight = new Set<Promise<unknown>>();
+      const host = async (name: string, callArgs: unknown, callSignal: AbortSignal, waiting?: WaitForClient): Promise<HostCallOutcome> => {
+        // once the run asks, later calls are not made (the retry's run makes them)
+        if (asking !== undefined) return new Promise<HostCallOutcome>(() => undefined);
         const tool = byCodeName.has(name) || Object.hasOwn(signatures, name) ? (Object.hasOwn(signatures, name) ? name : byCodeName.get(name)!) : undefined;
         if (tool === undefined) {
           calls.push({ name, status: 'unknown' });
@@ -190,7 +207,21 @@ export function createCodeMode(signatures: Readonly<Record<string, string>>, opt
         const a = typeof callArgs === 'object' && callArgs !== null && !Array.isArray(callArgs) ? (callArgs as Record<string, unknown>) : {};
         const record: CallRecord = { name: tool, status: 'in flight' };
         calls.push(record);
-        const outcome = await run(tool, a, callSignal);
+        const made = run(tool, a, callSignal, waiting);
+        inFlight.add(made);
+        const outcome = await made.finally(() => inFlight.delete(made));
+        if (outcome.input !== undefined) {
+          record.status = 'asking the client';
+          if (asking === undefined) {
+            asking = outcome.input;
+            // the other calls in flight finish (their outcomes kept for the retry), then the run ends
+            void (async () => {
+              while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+              ended.abort();
+            })();
+          }
+          return new Promise<HostCallOutcome>(() => undefined);
+        }
         if (outcome.refused !== undefined) {
           record.status = 'refused';
           return { ok: false, message: `${tool} was refused: ${outcome.refused}` };
@@ -221,7 +252,9 @@ export function createCodeMode(signatures: Readonly<Record<string, string>>, opt
       runningBy.set(identity, mine + 1);
       try {
         // the owner: a sandbox instance is used again only by the same client's runs
-        const outcome = await runIsolated(stripped.js, host, limits, signal, identity, maxRuns);
+        const outcome = await runIsolated(stripped.js, host, limits, AbortSignal.any([signal, ended.signal]), identity, maxRuns);
+        // the run ended to ask the client (unless the code returned first): the question is the answer
+        if (asking !== undefined && outcome.kind !== 'returned' && !signal.aborted) return asking;
         return answer(outcome, calls, results);
       } finally {
         running -= 1;

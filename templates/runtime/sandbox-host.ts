@@ -15,7 +15,17 @@ import { Worker } from 'node:worker_threads';
 import './sandbox-worker.js';
 import { SANDBOX_WORKER } from './sandbox-worker.js';
 import type { ToWorker } from './sandbox-worker.js';
-import type { HostCall, HostCallOutcome, SandboxLimits, SandboxOutcome } from './sandbox.js';
+import { clockOf, countedMs } from './sandbox-clock.js';
+import type { HostCallOutcome, SandboxLimits, SandboxOutcome } from './sandbox.js';
+
+/**
+ * Runs `work` (a question to the client: a reflection gate asking mid-run) with the run's wall
+ * time stopped meanwhile (sandbox-clock.ts: up to MAX_PAUSE_MS per run in all).
+ */
+export type WaitForClient = <T>(work: () => Promise<T>) => Promise<T>;
+
+/** Runs one API call of the code on this thread; `waiting` stops the run's clock while the call waits on the client. */
+export type MainHostCall = (name: string, args: unknown, signal: AbortSignal, waiting: WaitForClient) => Promise<HostCallOutcome>;
 
 /** Most worker threads runs are spread over: one per run under way up to this, then they share. */
 export const MAX_WORKERS = 8;
@@ -28,7 +38,7 @@ type FromWorker =
   | { readonly type: 'abort-call'; readonly run: number; readonly call: number }
   | { readonly type: 'done'; readonly run: number; readonly outcome: SandboxOutcome };
 
-type Run = { readonly host: HostCall; readonly flag: Int32Array; readonly calls: Map<number, AbortController>; finish(outcome: SandboxOutcome): void };
+type Run = { readonly host: MainHostCall; readonly waiting: WaitForClient; readonly flag: Int32Array; readonly calls: Map<number, AbortController>; finish(outcome: SandboxOutcome): void };
 type Slot = { readonly worker: Worker; readonly runs: Map<number, Run> };
 
 const slots: Array<Slot | undefined> = [];
@@ -76,7 +86,7 @@ function slot(workers: number): Slot {
     if (m.type === 'abort-call') return void run.calls.get(m.call)?.abort();
     const controller = new AbortController();
     run.calls.set(m.call, controller);
-    void run.host(m.name, m.args, controller.signal).then(
+    void run.host(m.name, m.args, controller.signal, run.waiting).then(
       (outcome) => {
         run.calls.delete(m.call);
         if (s.runs.has(m.run)) s.worker.postMessage({ type: 'result', run: m.run, call: m.call, outcome } satisfies ToWorker);
@@ -92,12 +102,28 @@ function slot(workers: number): Slot {
  * `runSandbox`. `workers`: the most runs under way at once (code mode's bound), so the threads
  * kept (up to {@link MAX_WORKERS}) give each run one of its own.
  */
-export function runIsolated(js: string, host: HostCall, limits: SandboxLimits, signal: AbortSignal, owner = '', workers = 2): Promise<SandboxOutcome> {
+export function runIsolated(js: string, host: MainHostCall, limits: SandboxLimits, signal: AbortSignal, owner = '', workers = 2): Promise<SandboxOutcome> {
   return new Promise<SandboxOutcome>((resolve) => {
     const s = slot(Math.min(MAX_WORKERS, Math.max(1, workers)));
     const id = nextRun++;
-    const shared = new SharedArrayBuffer(4);
-    const flag = new Int32Array(shared);
+    // the stop flag (bytes 0–3) and the run's clock (8–23: waiting for the client, sandbox-clock.ts)
+    const shared = new SharedArrayBuffer(24);
+    const flag = new Int32Array(shared, 0, 1);
+    const clock = clockOf(new Int32Array(shared))!;
+    const started = Date.now();
+    let waits = 0;
+    const waiting: WaitForClient = async (work) => {
+      if (waits++ === 0) Atomics.store(clock, 0, BigInt(Date.now()));
+      try {
+        return await work();
+      } finally {
+        if (--waits === 0) {
+          // the wait is added before it ends: a reader in between counts it twice (leniently), never not at all
+          Atomics.add(clock, 1, BigInt(Math.max(0, Date.now() - Number(Atomics.load(clock, 0)))));
+          Atomics.store(clock, 0, 0n);
+        }
+      }
+    };
     let grace: NodeJS.Timeout | undefined;
     let timedOut = false;
     const stop = () => {
@@ -109,13 +135,20 @@ export function runIsolated(js: string, host: HostCall, limits: SandboxLimits, s
       grace ??= setTimeout(() => void s.worker.terminate(), GRACE_MS);
     };
     // past the wall time and the grace period, the worker is stuck (native code that never reaches the interrupt handler): ended
-    const deadline = setTimeout(() => {
-      timedOut = true;
-      stop();
-      grace ??= setTimeout(() => void s.worker.terminate(), GRACE_MS);
-    }, limits.timeoutMs + 250);
+    // (waiting for the client moves the deadline: checked again then)
+    let deadline: NodeJS.Timeout;
+    const arm = (): void => {
+      deadline = setTimeout(() => {
+        if (countedMs(started, Date.now(), clock) <= limits.timeoutMs + 250) return arm();
+        timedOut = true;
+        stop();
+        grace ??= setTimeout(() => void s.worker.terminate(), GRACE_MS);
+      }, Math.max(20, limits.timeoutMs + 251 - countedMs(started, Date.now(), clock)));
+    };
+    arm();
     const run: Run = {
-      host: (name, args, callSignal): Promise<HostCallOutcome> => host(name, args, callSignal),
+      host,
+      waiting,
       flag,
       calls: new Map(),
       finish: (outcome) => {

@@ -15,13 +15,17 @@
  * The compiled module is shared.
  *
  * Time: the interrupt handler stops the code at the deadline (or when cancelled, or when a bound
- * was crossed); a run that waits on the host (an API call) is ended by a timer. Stack: 256 KiB
+ * was crossed); a run that waits on the host (an API call) is ended by a timer. Time the run
+ * spends waiting for the client to answer a reflection gate's question (legacy era: a sampling
+ * request or a form sent mid-run) does not count against the wall time, up to
+ * MAX_PAUSE_MS per run in all (the host marks it in the run's shared clock: sandbox-clock.ts). Stack: 256 KiB
  * (at 512 KiB deep recursion overflowed the host stack and killed the process in a trial).
  *
  * This file is copied into generated projects that use code mode.
  */
 import type { QuickJSContext, QuickJSHandle, QuickJSRuntime } from 'quickjs-emscripten';
 import { boundedQuickJS, release } from './sandbox-instances.js';
+import { clockOf, countedMs } from './sandbox-clock.js';
 
 /** Bounds of one run. */
 export type SandboxLimits = {
@@ -111,12 +115,14 @@ export async function runSandbox(js: string, host: HostCall, limits: SandboxLimi
   const runtime: QuickJSRuntime = instance.quickjs.newRuntime();
   runtime.setMemoryLimit(limits.memoryBytes);
   runtime.setMaxStackSize(SANDBOX_STACK_BYTES);
-  const deadline = Date.now() + limits.timeoutMs;
+  const runStart = Date.now();
+  const clock = clockOf(stopFlag);
+  const overTime = (): boolean => countedMs(runStart, Date.now(), clock) > limits.timeoutMs;
   let stop: BoundName | 'cancelled' | undefined;
   let ended = false;
   const inFlight = new AbortController();
   // stopFlag: set by another thread (sandbox-host.ts) to stop code that never yields to this thread's event loop
-  runtime.setInterruptHandler(() => stop !== undefined || signal.aborted || Date.now() > deadline || (stopFlag !== undefined && Atomics.load(stopFlag, 0) !== 0));
+  runtime.setInterruptHandler(() => stop !== undefined || signal.aborted || overTime() || (stopFlag !== undefined && Atomics.load(stopFlag, 0) !== 0));
   const vm: QuickJSContext = runtime.newContext();
   let out = '';
   let calls = 0;
@@ -200,7 +206,7 @@ export async function runSandbox(js: string, host: HostCall, limits: SandboxLimi
     if (signal.aborted) return { kind: 'cancelled', console: out };
     if (stop === 'cancelled') return { kind: 'cancelled', console: out };
     if (stop !== undefined) return boundOutcome(stop);
-    if (Date.now() > deadline) return boundOutcome('time');
+    if (overTime()) return boundOutcome('time');
     return undefined;
   };
   /** An error of the code (or of QuickJS) as an outcome. */
@@ -242,7 +248,12 @@ export async function runSandbox(js: string, host: HostCall, limits: SandboxLimi
     runtime.executePendingJobs();
     const onAbort = () => halt('cancelled');
     signal.addEventListener('abort', onAbort, { once: true });
-    const timer = setTimeout(() => halt('time'), Math.max(0, deadline - Date.now()));
+    // at the deadline, unless waiting for the client moved it: then again at the new one
+    let timer: NodeJS.Timeout | undefined;
+    const arm = (): void => {
+      timer = setTimeout(() => (overTime() ? halt('time') : arm()), Math.max(20, limits.timeoutMs - countedMs(runStart, Date.now(), clock) + 1));
+    };
+    arm();
     try {
       while (settled === undefined && ending() === undefined) {
         await new Promise<void>((resolve) => {

@@ -14,12 +14,12 @@
 import { randomUUID } from 'node:crypto';
 import { ResourceNotFoundError } from '@modelcontextprotocol/server';
 import type { Server } from '@modelcontextprotocol/server';
-import type { CallToolResult, ServerCapabilities, ServerContext, ServerEventBus, Tool } from '@modelcontextprotocol/server';
+import type { CallToolResult, InputRequiredResult, ServerCapabilities, ServerContext, ServerEventBus, Tool } from '@modelcontextprotocol/server';
 import { Authenticator } from './auth.js';
 import { callOperation } from './call.js';
 import type { CallOptions } from './call.js';
 import { apiClient } from './api-client.js';
-import { replayAcrossRounds } from './api-replay.js';
+import { replayAcrossRounds, replayByName } from './api-replay.js';
 import { callExtraTool } from './extra-tools.js';
 import type { AnyExtraTool } from './extra-tools.js';
 import { inputSession } from './handler-input.js';
@@ -39,7 +39,7 @@ import { TaskTools } from './tasks-tools.js';
 import type { TaskStore } from './tasks-store.js';
 import type { TaskWork } from './tasks.js';
 import type { Settings } from './settings.js';
-import { belongsTo, hasNonce, ROUND_STATE_TTL_MS, roundOf, sealRound } from './rounds.js';
+import { argumentsHash, belongsTo, hasNonce, ROUND_STATE_TTL_MS, roundOf, sealRound } from './rounds.js';
 import { LocalRoundNonces } from './round-nonces.js';
 import { SharedStateError } from './shared-state.js';
 import type { RoundNonces } from './round-nonces.js';
@@ -135,7 +135,9 @@ export interface ToolSearch {
 }
 
 /** What one nested call of code mode gave (code-mode.ts's `NestedOutcome`). */
-export type CodeNestedOutcome = { readonly result?: CallToolResult; readonly status?: number; readonly wrapped?: boolean; readonly refused?: string };
+export type CodeNestedOutcome = { readonly result?: CallToolResult; readonly status?: number; readonly wrapped?: boolean; readonly refused?: string; readonly input?: InputRequiredResult };
+/** Runs a question to the client with code mode's run clock stopped (sandbox-host.ts's `WaitForClient`). */
+export type CodeWaiting = <T>(work: () => Promise<T>) => Promise<T>;
 
 /** Code mode as the server sees it (code-mode.ts's `CodeMode` is one; not imported, so other servers carry no sandbox). */
 export interface CodeFront {
@@ -149,12 +151,12 @@ export interface CodeFront {
   /** Runs the code; each `api` call goes through `run`. */
   execute(
     args: Record<string, unknown>,
-    run: (tool: string, args: Record<string, unknown>, signal: AbortSignal) => Promise<CodeNestedOutcome>,
+    run: (tool: string, args: Record<string, unknown>, signal: AbortSignal, waiting?: CodeWaiting) => Promise<CodeNestedOutcome>,
     signal: AbortSignal,
     results?: Settings['results'],
     /** The client's identity: its share of the runs under way at once is bounded. */
     identity?: string,
-  ): Promise<CallToolResult>;
+  ): Promise<ToolResult>;
 }
 
 /** A gate that knows the concern preset a request has selected (concern-protocol.ts's `ConcernControl` is one). */
@@ -320,8 +322,14 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
   const dispatch = async (call: ToolCall): Promise<ToolResult> => {
     const target = call.target;
     if (target.kind === 'code') {
-      // each api call of the code: a nested call of this one, under this call's signal and the run's
-      const runCode = (tool: string, args: Record<string, unknown>, signal: AbortSignal) => runCodeCall(call, tool, args, signal);
+      // each api call of the code: a nested call of this one, under this call's signal and the run's;
+      // on a later input round (the gate asked the client), the calls made before it are replayed
+      const replay = replayByName<{ tool: string; signal: AbortSignal; waiting?: CodeWaiting }, CodeNestedOutcome>(call, ({ tool, signal, waiting }, args) => runCodeCall(call, tool, args, signal, waiting), (refused) => ({ refused }), 'codeApi');
+      const runCode = (tool: string, args: Record<string, unknown>, signal: AbortSignal, waiting?: CodeWaiting) => {
+        const target = byName.get(tool);
+        if (call.era !== 'modern' || target?.kind !== 'operation') return runCodeCall(call, tool, args, signal, waiting);
+        return replay(tool, target.tool.http.method, { tool, signal, ...(waiting ? { waiting } : {}) }, args);
+      };
       // the run counts against the process's bound of runs under way and this client's share of it
       return code!.execute(target.args, runCode, call.signal, withPresetResults(settings, call).results ?? DEFAULT_RESULT_POLICY, call.identity);
     }
@@ -389,8 +397,10 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
    * A nested call of code mode's code: the policy's steps (audit under the execute call's id,
    * access rules — checked, unlike a handler's nested call — and limits), the OAuth token's
    * scopes, the reach of the request (what its concern preset and access gate let it see), argument
-   * validation, and the reflection gate, which refuses with its instructions (code cannot answer
-   * a question mid-run). Never rejects.
+   * validation, and the reflection gate, decided as for a direct call: its instructions (host
+   * flow) are a refusal the code can catch; a question to the client is asked mid-run — legacy:
+   * real requests with the run's wall time stopped meanwhile (`waiting`); 2026-07-28: the run ends
+   * with the input round and runs again on the retry, earlier calls replayed. Never rejects.
    */
   const codeSteps: Step[] = [
     ...(policy?.steps ?? []),
@@ -399,26 +409,42 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
     checkArguments,
     async (call, next) => {
       if (!reflection || !reflection.isGated(call.name)) return next();
-      const verdict = await reflection.check(call.name, call.args, { server: call.server, ctx: call.ctx, era: call.era, signal: call.signal, callId: call.callId, state: call.state });
+      const run = codeRuns.get(call);
+      const check = () => reflection.check(call.name, call.args, { server: call.server, ctx: call.ctx, era: call.era, signal: call.signal, callId: call.callId, state: run?.gateState ?? call.state });
+      const waiting = run?.waiting;
+      const verdict = waiting ? await waiting(check) : await check();
       if (verdict.ok) return next();
+      // 2026-07-28: the gate asks in an input round; the execute call answers with it
+      if (isInputRequired(verdict.result)) return verdict.result;
       // the gate's own instructions, but the retry is a new run of the code, not a direct call
-      const said = isInputRequired(verdict.result) ? 'its justification is asked from the client mid-call, which code cannot wait for' : textOfResult(verdict.result).replace(`Then call ${call.name} again with the same arguments.`, `Then run ${call.parent?.name ?? 'execute'} again with the same code.`);
+      const said = textOfResult(verdict.result).replace(`Then call ${call.name} again with the same arguments.`, `Then run ${call.parent?.name ?? 'execute'} again with the same code.`);
       const reason = `the reflection gate holds ${call.name}: ${said}\nFrom code: get the justification stored first (${reflection.persistTool.name}), then run execute again.`;
       call.report.refusal = { kind: 'denied', reason };
       throw new Error(reason);
     },
   ];
-  const runCodeCall = async (parent: ToolCall, name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<CodeNestedOutcome> => {
+  /** Of each nested call of code: the gate's round memory (in the execute call's round state, so the retry's run finds it) and the run's question-waiting (its clock). */
+  const codeRuns = new WeakMap<ToolCall, { gateState: Record<string, unknown>; waiting?: CodeWaiting }>();
+  const runCodeCall = async (parent: ToolCall, name: string, args: Record<string, unknown>, signal: AbortSignal, waiting?: CodeWaiting): Promise<CodeNestedOutcome> => {
     const target = byName.get(name);
     if (!target || target.kind !== 'operation') return { refused: `${name} is not an operation of this server` };
     // the same size and depth bound as a direct call's arguments, before any step looks at them
     const size = measureArguments(args, maxArgumentBytes);
     if (!size.fits) return { refused: overLimitMessage(name, size, settingNames(config.envPrefix).maxArgumentBytes) };
     const base = nestedCall(parent, target.tool, args);
-    const call: ToolCall = { ...base, signal: AbortSignal.any([parent.signal, signal]), parent: { name: parent.name, callId: parent.callId, code: true } };
+    // the call the gate asked about in the last round (2026-07-28) continues as that logical call: audited and counted once
+    const gateState = (parent.state.codeGate ??= {}) as Record<string, unknown>;
+    const asked = gateState.asked as { callId: string; tool: string; args: string } | undefined;
+    const again = asked !== undefined && asked.tool === name && asked.args === argumentsHash(args);
+    if (again) delete gateState.asked;
+    const call: ToolCall = { ...base, ...(again ? { callId: asked.callId, firstRound: false } : {}), signal: AbortSignal.any([parent.signal, signal]), parent: { name: parent.name, callId: parent.callId, code: true } };
+    codeRuns.set(call, { gateState, ...(waiting ? { waiting } : {}) });
     try {
       const result = await runPipeline(codeSteps, dispatch, call);
-      if (isInputRequired(result)) return { refused: `${name} asks the client for input, which code cannot give` };
+      if (isInputRequired(result)) {
+        gateState.asked = { callId: call.callId, tool: name, args: argumentsHash(args) };
+        return { input: result };
+      }
       if (call.report.refusal && result.isError === true) return { refused: textOfResult(result) };
       return { result, wrapped: target.tool.resultShape === 'wrapped', ...(call.report.httpStatus !== undefined ? { status: call.report.httpStatus } : {}) };
     } catch (err) {
@@ -544,7 +570,8 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
         ...(viaCallTool !== undefined ? { viaCallTool } : {}),
       };
       const result = await runPipeline(steps, dispatch, call);
-      if (isInputRequired(result)) return { ...result, requestState: sealRound(stateKey, call) };
+      // (execute's round state is bound to its arguments as sent, not to what the audit keeps of them)
+      if (isInputRequired(result)) return { ...result, requestState: sealRound(stateKey, target.kind === 'code' ? { ...call, args } : call) };
       return result;
     };
 

@@ -1,0 +1,188 @@
+/**
+ * Code mode and the reflection gate asking the client: a gated operation called from `execute`
+ * code goes through the gate's own decision, as a direct call would. Mode `auto` with a client that
+ * samples: the client's model is asked mid-run (legacy: a real `sampling/createMessage` inside the
+ * run, its wait not counted against the run's wall time; 2026-07-28: the execute call answers with
+ * the input round, the client retries, the code runs again with its earlier calls replayed) and the
+ * call goes on. A gate in mode `elicit`: the user is asked; declining makes the code's call reject
+ * with an error naming the gate, which the code catches, and the backend sees nothing. Legacy over
+ * stdio, 2026-07-28 over HTTP and stdio; the audit nests the gated call under execute.
+ */
+import http from 'node:http';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/main.js';
+import { connectClient, startHttp } from '../helpers/eras.js';
+import type { AnyClient, Era, HttpProcess, Target } from '../helpers/eras.js';
+import { ROOT, run } from '../helpers/project.js';
+
+const work = path.join(ROOT, '.cache/code-mode-gate');
+const server = path.join(work, 'server');
+const requests: string[] = [];
+let backend: http.Server;
+let env: Record<string, string>;
+let httpServer: HttpProcess | undefined;
+const clients: AnyClient[] = [];
+const text = (r: unknown): string => ((r as { content?: Array<{ text?: string }> }).content ?? []).map((c) => c.text ?? '').join('\n');
+const GOOD = { intent: 'remove a duplicate record', alternatives: ['mark it sold', 'leave it'], choice: 'delete: the record was entered twice', confidence: 0.9 };
+const FORM_GOOD = { intent: 'rename a pet', alternatives: 'leave it', choice: 'rename: the name was misspelt', confidence: 0.8 };
+
+const MANIFEST = `name: gatecode
+version: 1.0.0
+openapi: ${JSON.stringify(path.join(ROOT, 'examples/petstore/openapi.yaml'))}
+output: ./server
+discovery: code
+policy:
+  audit:
+    file: audit.jsonl
+reflection:
+  mode: auto
+  domains: [pets]
+  gates:
+    deletePet:
+      domain: pets
+      prompt: justify_pet_removal
+      promptArgs: { petId: "{{petId}}" }
+      template: You are about to delete pet {{petId}} for good. Justify it.
+    updatePet:
+      domain: pets
+      mode: elicit
+      prompt: justify_pet_change
+      promptArgs: { petId: "{{petId}}" }
+      template: You are about to change pet {{petId}}. Justify it.
+`;
+
+beforeAll(async () => {
+  rmSync(work, { recursive: true, force: true });
+  mkdirSync(work, { recursive: true });
+  writeFileSync(path.join(work, 'mcpgen.yaml'), MANIFEST);
+  const io = { stdout: () => undefined, stderr: (s: string) => void process.stderr.write(s), cwd: work };
+  expect(await main(['build', 'mcpgen.yaml', '--quiet'], io)).toBe(0);
+  await run(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', server], { maxBuffer: 16 * 1024 * 1024 });
+  backend = http.createServer((req, res) => {
+    requests.push(`${req.method} ${req.url}`);
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ id: 1, name: 'Tom', status: 'available' }));
+  });
+  await new Promise<void>((r) => backend.listen(0, '127.0.0.1', r));
+  env = {
+    GATECODE_BASE_URL: `http://127.0.0.1:${(backend.address() as { port: number }).port}`,
+    GATECODE_AUDIT_FILE: path.join(work, 'audit.jsonl'),
+    GATECODE_REFLECTION_DIR: path.join(work, 'store'),
+    GATECODE_CODE_TIMEOUT_MS: '3000',
+  };
+  httpServer = await startHttp(server, env);
+}, 300_000);
+
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+  httpServer?.kill('SIGKILL');
+  backend?.close();
+});
+
+type Asked = { sampling: number; forms: string[] };
+
+/** A client of `era` over `transport` whose model answers with a valid justification (after `delayMs`) and whose user `user`s every form. */
+async function client(transport: 'stdio' | 'http', era: Era, user: 'accept' | 'decline', delayMs = 0): Promise<{ c: AnyClient; asked: Asked }> {
+  const asked: Asked = { sampling: 0, forms: [] };
+  const target: Target = transport === 'stdio' ? { kind: 'stdio', server, env } : { kind: 'http', url: httpServer!.url };
+  const handlers: Record<string, (req: { params: Record<string, unknown> }) => unknown> = {
+    'sampling/createMessage': async () => {
+      asked.sampling++;
+      if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
+      return { role: 'assistant', model: 'scripted', content: { type: 'text', text: JSON.stringify(GOOD) } };
+    },
+    'elicitation/create': (req) => {
+      asked.forms.push(String(req.params.message));
+      return user === 'accept' ? { action: 'accept', content: FORM_GOOD } : { action: 'decline' };
+    },
+  };
+  const { client: c } = await connectClient(target, era, {
+    capabilities: { sampling: {}, elicitation: { form: {} } } as never,
+    setup: (cl) => {
+      for (const [method, handler] of Object.entries(handlers)) {
+        if (era === 'legacy') (cl as { setRequestHandler: (s: unknown, h: unknown) => void }).setRequestHandler(z.object({ method: z.literal(method) }).passthrough(), handler);
+        else (cl as { setRequestHandler: (m: string, h: unknown) => void }).setRequestHandler(method, handler);
+      }
+    },
+  });
+  clients.push(c);
+  return { c, asked };
+}
+
+const audit = (): Array<Record<string, unknown>> =>
+  readFileSync(path.join(work, 'audit.jsonl'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+
+const CASES: ReadonlyArray<{ transport: 'stdio' | 'http'; era: Era; pet: number }> = [
+  { transport: 'stdio', era: 'legacy', pet: 11 },
+  { transport: 'http', era: 'modern', pet: 21 },
+  { transport: 'stdio', era: 'modern', pet: 31 },
+];
+
+describe.each(CASES)('a gated operation from code, $era era over $transport', ({ transport, era, pet }) => {
+  it("approved by the client's model: the code's call goes on and the backend sees it, after the calls before it (made once)", async () => {
+    const { c, asked } = await client(transport, era, 'accept');
+    requests.length = 0;
+    const before = audit().length;
+    const code = `const pet = await api.getPetById({ petId: ${pet} });\nconst gone = await api.deletePet({ petId: ${pet} });\nreturn { name: pet.name, deleted: true };`;
+    const r = await c.callTool({ name: 'execute', arguments: { code } });
+    expect(r.isError, text(r)).toBeFalsy();
+    expect(text(r).split('\n', 1)[0]).toBe('{"name":"Tom","deleted":true}');
+    expect(asked.sampling).toBe(1);
+    // the GET before the gated call is made once: replayed, not sent again, on the 2026-07-28 retry
+    expect(requests).toEqual([`GET /pets/${pet}`, `DELETE /pets/${pet}`]);
+    // the audit: one execute record; the nested calls under its id
+    const events = audit().slice(before);
+    const invoked = events.filter((e) => e.event === 'tool.invoked' && e.primitive === 'execute');
+    expect(invoked).toHaveLength(1);
+    const id = invoked[0]!.callId;
+    // each nested call is one logical call (the gated one too, across the 2026-07-28 round): one invoked, one completed
+    for (const op of ['getPetById', 'deletePet']) {
+      const own = events.filter((e) => e.primitive === op);
+      expect(own.map((e) => e.event)).toEqual(['tool.invoked', 'tool.completed']);
+      expect(own.map((e) => e.parentCallId)).toEqual([id, id]);
+      expect(own[0]!.callId).toBe(own[1]!.callId);
+    }
+  });
+
+  it('declined by the user (a gate in mode elicit): the code catches a rejection naming the gate; the backend sees nothing', async () => {
+    const { c, asked } = await client(transport, era, 'decline');
+    requests.length = 0;
+    const code = `try {\n  await api.updatePet({ petId: ${pet}, body: { name: 'Rex' } });\n  return 'ran';\n} catch (e) {\n  return 'caught: ' + e.message;\n}`;
+    const r = await c.callTool({ name: 'execute', arguments: { code } });
+    expect(r.isError, text(r)).toBeFalsy();
+    const value = JSON.parse(text(r).split('\n', 1)[0]!) as string;
+    expect(value).toMatch(/^caught: updatePet was refused: /);
+    expect(value).toContain('reflection gate');
+    expect(value).toContain('declined');
+    expect(asked.forms).toHaveLength(1);
+    expect(asked.forms[0]).toContain(`You are about to change pet ${pet}.`);
+    expect(requests).toEqual([]);
+  });
+
+  it('accepted by the user: the form answer lets the call run', async () => {
+    const { c, asked } = await client(transport, era, 'accept');
+    requests.length = 0;
+    const r = await c.callTool({ name: 'execute', arguments: { code: `await api.updatePet({ petId: ${pet + 1}, body: { name: 'Rex' } });\nreturn 'ok';` } });
+    expect(r.isError, text(r)).toBeFalsy();
+    expect(asked.forms).toHaveLength(1);
+    expect(requests).toEqual([`PUT /pets/${pet + 1}`]);
+  });
+});
+
+describe('waiting for the client does not count against the wall time', () => {
+  it('legacy over stdio: a model that answers after the 3 s wall time still lets the run finish', async () => {
+    const { c, asked } = await client('stdio', 'legacy', 'accept', 4000);
+    requests.length = 0;
+    const r = await c.callTool({ name: 'execute', arguments: { code: `await api.deletePet({ petId: 41 });\nreturn 'deleted';` } });
+    expect(r.isError, text(r)).toBeFalsy();
+    expect(text(r).split('\n', 1)[0]).toBe('"deleted"');
+    expect(asked.sampling).toBe(1);
+    expect(requests).toEqual(['DELETE /pets/41']);
+  }, 30_000);
+});
