@@ -158,6 +158,9 @@ export function runIsolated(js: string, host: MainHostCall, limits: SandboxLimit
         signal.removeEventListener('abort', onAbort);
         for (const c of run.calls.values()) c.abort();
         if (signal.aborted && outcome.kind !== 'returned') return resolve({ kind: 'cancelled', console: outcome.console });
+        // stopped here at the wall time (the worker's own timer had not fired yet: a busy thread, a
+        // slow start), the worker reports a cancellation: the run crossed the time bound all the same
+        if (timedOut && outcome.kind === 'cancelled') return resolve({ kind: 'bound', bound: 'time', message: `wall time bound: the code ran longer than ${limits.timeoutMs} ms and was stopped`, console: outcome.console });
         // a worker ended past the wall time: the run crossed that bound
         if (timedOut && outcome.kind === 'thrown' && outcome.message.includes("the sandbox's thread ended")) {
           return resolve({ kind: 'bound', bound: 'time', message: `wall time bound: the code ran longer than ${limits.timeoutMs} ms and was stopped (its thread was ended)`, console: outcome.console });
@@ -167,7 +170,7 @@ export function runIsolated(js: string, host: MainHostCall, limits: SandboxLimit
     };
     s.runs.set(id, run);
     signal.addEventListener('abort', onAbort, { once: true });
-    s.worker.postMessage({ type: 'run', run: id, js, limits, flag: shared, owner } satisfies ToWorker);
+    s.worker.postMessage({ type: 'run', run: id, js, limits, flag: shared, owner, startedAt: started } satisfies ToWorker);
     if (signal.aborted) onAbort();
   });
 }

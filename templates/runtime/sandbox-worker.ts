@@ -15,7 +15,7 @@ import type { HostCallOutcome, SandboxLimits } from './sandbox.js';
 
 /** Messages from the main thread. */
 export type ToWorker =
-  | { readonly type: 'run'; readonly run: number; readonly js: string; readonly limits: SandboxLimits; readonly flag: SharedArrayBuffer; readonly owner: string }
+  | { readonly type: 'run'; readonly run: number; readonly js: string; readonly limits: SandboxLimits; readonly flag: SharedArrayBuffer; readonly owner: string; readonly startedAt: number }
   | { readonly type: 'result'; readonly run: number; readonly call: number; readonly outcome: HostCallOutcome }
   | { readonly type: 'cancel'; readonly run: number };
 
@@ -44,7 +44,7 @@ if (!isMainThread && parentPort !== null && (workerData as { role?: unknown } | 
         port.postMessage({ type: 'call', run: m.run, call, name, args });
         signal.addEventListener('abort', () => port.postMessage({ type: 'abort-call', run: m.run, call }), { once: true });
       });
-    void runSandbox(m.js, host, m.limits, controller.signal, new Int32Array(m.flag), m.owner)
+    void runSandbox(m.js, host, m.limits, controller.signal, new Int32Array(m.flag), m.owner, m.startedAt)
       .then(
         (outcome) => port.postMessage({ type: 'done', run: m.run, outcome }),
         (err: unknown) => port.postMessage({ type: 'done', run: m.run, outcome: { kind: 'thrown', message: `InternalError: ${err instanceof Error ? err.message : String(err)}`, console: '' } }),

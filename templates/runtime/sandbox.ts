@@ -109,13 +109,15 @@ function userStack(stack: unknown): string | undefined {
  * server's event loop). Resolves
  * once the code's promise settles, a bound is crossed, or `signal` aborts; never rejects for
  * anything the code does. `owner` (the client identity): only its runs reuse this run's instance.
+ * `startedAt`: when the wall time began (default: now).
  */
-export async function runSandbox(js: string, host: HostCall, limits: SandboxLimits, signal: AbortSignal, stopFlag?: Int32Array, owner = ''): Promise<SandboxOutcome> {
+export async function runSandbox(js: string, host: HostCall, limits: SandboxLimits, signal: AbortSignal, stopFlag?: Int32Array, owner = '', startedAt?: number): Promise<SandboxOutcome> {
+  // the wall time counts from when the run was asked for (the host's clock: sandbox-host.ts stops it at the same moment, plus a margin)
+  const runStart = startedAt ?? Date.now();
   const instance = await boundedQuickJS(limits.memoryBytes, owner);
   const runtime: QuickJSRuntime = instance.quickjs.newRuntime();
   runtime.setMemoryLimit(limits.memoryBytes);
   runtime.setMaxStackSize(SANDBOX_STACK_BYTES);
-  const runStart = Date.now();
   const clock = clockOf(stopFlag);
   const overTime = (): boolean => countedMs(runStart, Date.now(), clock) > limits.timeoutMs;
   let stop: BoundName | 'cancelled' | undefined;

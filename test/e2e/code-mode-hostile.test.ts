@@ -159,9 +159,12 @@ describe('cancellation, isolation and memory', () => {
 });
 
 describe('the bound of runs under way', () => {
+  // deterministic by construction: the runs admitted end only when the test releases the backend
+  // (no wall time ends them: it is 10 minutes here), and each client's refusals are awaited before
+  // the next client starts, so no request can arrive after a place was freed
   it('past GITHUB_CODE_MAX_RUNS (4) runs at once, or a client\'s share of them (2), an execute is refused at once naming the bound; peak RSS stays within 4 sandboxes; the server keeps serving', async () => {
     const tokens = { alice: 'alice-token-0123456789', bob: 'bob-token-0123456789', carol: 'carol-token-0123456789' };
-    const proc = await startHttp(gh.server, { ...gh.env, GITHUB_HTTP_TOKENS: Object.entries(tokens).map(([n, t]) => `${n}=${t}`).join(',') });
+    const proc = await startHttp(gh.server, { ...gh.env, GITHUB_CODE_TIMEOUT_MS: '600000', GITHUB_HTTP_TOKENS: Object.entries(tokens).map(([n, t]) => `${n}=${t}`).join(',') });
     try {
       const kib = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${proc.pid}/status`, 'utf8'))![1]);
       const connect = async (token: string) => {
@@ -172,34 +175,38 @@ describe('the bound of runs under way', () => {
       const [alice, bob, carol] = [await connect(tokens.alice), await connect(tokens.bob), await connect(tokens.carol)];
       await alice.callTool({ name: 'execute', arguments: { code: 'return 1' } });
       const baseline = kib('VmRSS');
-      // each run fills ~40 MB of its sandbox, then waits on a backend call that never answers (until the 3 s wall time)
-      const fill = `const a = []; for (let i = 0; i < 40; i++) a.push('y'.repeat(1e6) + i); await api.pulls_list({ owner: 'o', repo: 'slow' }); return a.length`;
-      const start = (client: AnyClient, n: number) => Array.from({ length: n }, () => client.callTool({ name: 'execute', arguments: { code: fill } }, undefined, { timeout: 30_000 }).then(text));
-      const waiting = async (n: number) => {
-        while (gh.requests.filter((r) => r.url.startsWith('/repos/o/slow/pulls')).length < n) await new Promise((r) => setTimeout(r, 20));
+      // each run fills ~40 MB of its sandbox, then waits on a backend call held until the test releases it
+      const fill = `const a = []; for (let i = 0; i < 40; i++) a.push('y'.repeat(1e6) + i); await api.pulls_list({ owner: 'o', repo: 'held' }); return a.length`;
+      const start = (client: AnyClient, n: number) => {
+        const answered: string[] = [];
+        const all = Promise.all(Array.from({ length: n }, () => client.callTool({ name: 'execute', arguments: { code: fill } }, undefined, { timeout: 60_000 }).then(text).then((t) => (answered.push(t), t))));
+        return { all, answered };
+      };
+      const until = async (ok: () => boolean) => {
+        while (!ok()) await new Promise((r) => setTimeout(r, 20));
       };
       gh.requests.length = 0;
       const a = start(alice, 10);
-      await waiting(2);
+      await until(() => gh.held() === 2 && a.answered.length === 8);
       const b = start(bob, 10);
-      await waiting(4);
-      const c = await Promise.all(start(carol, 2));
-      const [aa, bb] = [await Promise.all(a), await Promise.all(b)];
-      for (const answers of [aa, bb]) {
-        // the two that ran end at the wall time (the backend never answers)
-        expect(answers.filter((t) => !t.includes('Code mode is busy')), JSON.stringify(answers.slice(0, 3))).toEqual([expect.stringContaining('wall time bound'), expect.stringContaining('wall time bound')]);
-        const refused = answers.filter((t) => t.includes('Code mode is busy for this client'));
-        expect(refused).toHaveLength(8);
-        expect(refused[0]).toContain('its share (half, rounded up) of the GITHUB_CODE_MAX_RUNS=4 runs at once');
-        expect(refused[0]).toContain('No code ran; no API calls were made');
+      await until(() => gh.held() === 4 && b.answered.length === 8);
+      const c = await start(carol, 2).all;
+      for (const answers of [a.answered, b.answered]) {
+        expect(answers.filter((t) => t.includes('Code mode is busy for this client')), JSON.stringify(answers)).toHaveLength(8);
+        expect(answers[0]).toContain('its share (half, rounded up) of the GITHUB_CODE_MAX_RUNS=4 runs at once');
+        expect(answers[0]).toContain('No code ran; no API calls were made');
       }
       for (const t of c) expect(t).toContain('Code mode is busy: 4 execute runs are under way, the bound of GITHUB_CODE_MAX_RUNS=4 runs at once');
-      expect(gh.requests.filter((r) => r.url.startsWith('/repos/o/slow/pulls'))).toHaveLength(4);
+      expect(gh.requests.filter((r) => r.url.startsWith('/repos/o/held/pulls'))).toHaveLength(4);
       // 4 sandboxes of at most 64 MiB + 4 MiB each, and room for a second worker thread's own heap
       expect(kib('VmHWM') - baseline).toBeLessThan(4 * 68 * 1024 + 160 * 1024);
+      gh.releaseHeld();
+      // the two runs of each client that were admitted return once the backend answers
+      for (const answers of [await a.all, await b.all]) expect(answers.filter((t) => !t.includes('Code mode is busy')).map((t) => t.split('\n', 1)[0])).toEqual(['40', '40']);
       // the runs ended, their places are free: every client runs again
       for (const client of [alice, bob, carol]) expect(text(await client.callTool({ name: 'execute', arguments: { code: 'return 6 * 7' } })).split('\n', 1)[0]).toBe('42');
     } finally {
+      gh.releaseHeld();
       proc.kill();
     }
   }, 120_000);

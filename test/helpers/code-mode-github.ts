@@ -3,7 +3,8 @@
  * GitHub with `discovery: code` (preset `ci` lists its tools), output schemas up to 64 KB kept (so
  * list results are typed and come back wrapped for code to unwrap), an audit trail and an access
  * rule denying `pulls_list-reviews` to client bob, compiled with mcpgen's tsc, and a recording
- * backend on 127.0.0.1: o/r has PRs #1–#3 (#2 reviewed), o/big 40 PRs, o/slow never answers.
+ * backend on 127.0.0.1: o/r has PRs #1–#3 (#2 reviewed), o/big 40 PRs, o/slow never answers, o/held
+ * answers `[]` when the test calls `releaseHeld()`.
  */
 import http from 'node:http';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -30,6 +31,10 @@ export type CodeModeGithub = {
   readonly requests: Array<{ method: string; url: string }>;
   /** Requests to o/slow whose connection the server closed. */
   readonly closed: string[];
+  /** How many requests to o/held wait for `releaseHeld()`. */
+  held(): number;
+  /** Answers every request to o/held waiting now with `[]`. */
+  releaseHeld(): void;
   /** The audit trail's events. */
   audit(): Array<Record<string, unknown>>;
   /** A stdio client of `era` as `client`, closed by `close()`. */
@@ -57,6 +62,7 @@ export async function codeModeGithub(name: string): Promise<CodeModeGithub> {
   });
   const requests: Array<{ method: string; url: string }> = [];
   const closed: string[] = [];
+  const held: http.ServerResponse[] = [];
   const backend = http.createServer((req, res) => {
     requests.push({ method: req.method!, url: req.url! });
     const url = new URL(req.url!, 'http://x');
@@ -66,6 +72,7 @@ export async function codeModeGithub(name: string): Promise<CodeModeGithub> {
     if (req.method === 'GET' && url.pathname === '/repos/o/r/pulls') [status, body] = [200, PULLS];
     else if (req.method === 'GET' && reviews) [status, body] = Number(reviews[1]) === 404 ? [404, { message: 'Not Found', documentation_url: 'https://docs' }] : [200, Number(reviews[1]) === 2 ? [{ id: 9, state: 'APPROVED' }] : []];
     else if (req.method === 'GET' && url.pathname === '/repos/o/big/pulls') [status, body] = [200, Array.from({ length: 40 }, (_, i) => ({ number: i + 1, title: `PR ${i + 1}`, body: 'b'.repeat(900) }))];
+    else if (url.pathname === '/repos/o/held/pulls') return void held.push(res);
     else if (url.pathname === '/repos/o/slow/pulls') {
       // never answers: the test sees whether the server gives up the request (its socket closes)
       res.on('close', () => closed.push(req.url!));
@@ -90,6 +97,10 @@ export async function codeModeGithub(name: string): Promise<CodeModeGithub> {
     report,
     requests,
     closed,
+    held: () => held.length,
+    releaseHeld: () => {
+      for (const res of held.splice(0)) res.writeHead(200, { 'content-type': 'application/json' }).end('[]');
+    },
     audit: () =>
       readFileSync(path.join(work, 'audit.jsonl'), 'utf8')
         .split('\n')
