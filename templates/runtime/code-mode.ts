@@ -33,7 +33,12 @@ import { CODE_DEFAULTS, settingNames } from './variables.js';
  * process (each holds a WebAssembly memory of up to `memoryBytes` until it ends), named by
  * `maxRunsVariable` in the refusal.
  */
-export type CodeLimits = SandboxLimits & { readonly maxRuns: number; readonly maxRunsVariable?: string };
+export type CodeLimits = SandboxLimits & {
+  readonly maxRuns: number;
+  readonly maxRunsVariable?: string;
+  /** Most characters of the code its audit record keeps (`<PREFIX>_CODE_AUDIT_TEXT`); unset: none, only its hash and length. */
+  readonly auditTextChars?: number;
+};
 
 /** Bounds of code mode when no setting says otherwise. */
 export const DEFAULT_CODE_LIMITS: CodeLimits = Object.freeze({ ...CODE_DEFAULTS });
@@ -59,6 +64,8 @@ export function codeLimitsFromEnv(envPrefix: string, env: NodeJS.ProcessEnv): Co
   const variables: Record<keyof SandboxLimits | 'maxRuns', string> = { timeoutMs: names.codeTimeoutMs, memoryBytes: names.codeMemoryBytes, maxCalls: names.codeMaxCalls, maxOutputBytes: names.codeMaxOutputBytes, maxConsoleBytes: names.codeMaxConsoleBytes, maxRuns: names.codeMaxRuns };
   const out: Record<string, number | string> = { ...DEFAULT_CODE_LIMITS, maxRunsVariable: names.codeMaxRuns };
   for (const [key, name] of Object.entries(variables)) out[key] = readPositiveInteger(env, name, out[key] as number, UNITS[key as keyof typeof variables]);
+  const auditText = readPositiveInteger(env, names.codeAuditText, 0, 'characters');
+  if (auditText > 0) out.auditTextChars = Math.min(auditText, MAX_CODE_CHARS);
   return out as CodeLimits;
 }
 
@@ -149,7 +156,7 @@ export interface CodeMode {
   signature(name: string): string | undefined;
   /** The tool an `api.<name>` of the code means: a tool name itself, or its {@link codeName}. */
   toolOf(name: string): string | undefined;
-  /** What the audit trail keeps of an `execute` call's arguments: the code's SHA-256 and size, never its text. */
+  /** What the audit trail keeps of an `execute` call's arguments: the code's SHA-256 and size; its text only as `<PREFIX>_CODE_AUDIT_TEXT` allows (its first characters). */
   auditArguments(args: Record<string, unknown>): Record<string, unknown>;
   /**
    * Runs `execute` for client `identity`: never throws for anything the code does. Past the bound
@@ -183,7 +190,15 @@ export function createCodeMode(signatures: Readonly<Record<string, string>>, opt
     toolOf: (name) => (Object.hasOwn(signatures, name) ? name : byCodeName.get(name)),
     auditArguments(args) {
       const code = typeof args.code === 'string' ? args.code : '';
-      return { code: '[redacted]', codeSha256: createHash('sha256').update(code).digest('hex'), codeChars: code.length };
+      let keep = 0;
+      try {
+        keep = limitsNow().auditTextChars ?? 0;
+      } catch {
+        // an invalid setting: execute itself fails naming it; the audit keeps no text
+      }
+      // the audit scrubs credentials from it and cuts it to its bound on arguments, as any argument
+      const text = keep > 0 ? (code.length > keep ? `${code.slice(0, keep)}…[+${code.length - keep} characters]` : code) : '[redacted]';
+      return { code: text, codeSha256: createHash('sha256').update(code).digest('hex'), codeChars: code.length };
     },
     async execute(args, run, signal, results, identity = 'local') {
       const code = args.code;
@@ -242,7 +257,7 @@ export function createCodeMode(signatures: Readonly<Record<string, string>>, opt
       } catch (err) {
         return failure(`Code mode cannot run: ${err instanceof Error ? err.message : String(err)}`);
       }
-      const { maxRuns, maxRunsVariable, ...limits } = bounds;
+      const { maxRuns, maxRunsVariable, auditTextChars: _text, ...limits } = bounds;
       const variable = maxRunsVariable ?? '<PREFIX>_CODE_MAX_RUNS';
       const share = runsPerIdentity(maxRuns);
       const mine = runningBy.get(identity) ?? 0;

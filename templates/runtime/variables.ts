@@ -89,6 +89,7 @@ export const SETTINGS = {
   codeMaxCalls: { suffix: 'CODE_MAX_CALLS', type: 'integer', description: 'Code mode: API calls one execute may make' },
   codeMaxOutputBytes: { suffix: 'CODE_MAX_OUTPUT_BYTES', type: 'integer', description: 'Code mode: largest value one execute may return, in bytes of JSON (before the results budget shapes it)' },
   codeMaxConsoleBytes: { suffix: 'CODE_MAX_CONSOLE_BYTES', type: 'integer', description: 'Code mode: console output one execute may write, in bytes; more stops the run' },
+  codeAuditText: { suffix: 'CODE_AUDIT_TEXT', type: 'integer', description: "Code mode: keep the first this many characters of each execute's code in its audit record (credentials scrubbed, and cut to the audit's bound on arguments); unset: only the code's SHA-256 and length" },
   codeMaxRuns: { suffix: 'CODE_MAX_RUNS', type: 'integer', description: 'Code mode: most execute runs under way at once in this process (each holds up to its memory bound); one client identity may hold half of them (rounded up); an execute past either is refused at once' },
   redisTimeoutMs: { suffix: 'REDIS_TIMEOUT_MS', type: 'integer', description: 'With Redis: bound on connecting and on each command, in milliseconds; a call never waits on Redis longer' },
   maxTasks: { suffix: 'MAX_TASKS', type: 'integer', description: 'Tasks: most tasks kept at once; the oldest finished one makes room, and while all run a new task is refused' },
@@ -326,6 +327,7 @@ export function serverVariables(sources: VariableSources): Variable[] {
     setting('codeMaxOutputBytes', CODE_DEFAULTS.maxOutputBytes);
     setting('codeMaxConsoleBytes', CODE_DEFAULTS.maxConsoleBytes);
     setting('codeMaxRuns', CODE_DEFAULTS.maxRuns);
+    setting('codeAuditText', undefined);
   }
 
   for (const scheme of config.securitySchemes ?? []) {

@@ -152,4 +152,30 @@ describe('credentials stay outside the sandbox', () => {
     expect(stderr()).not.toContain(KEY);
     expect(readFileSync(path.join(dir, 'audit.jsonl'), 'utf8')).not.toContain(KEY);
   });
+
+  it('the audit keeps the code text only with CMK_CODE_AUDIT_TEXT, cut to it, and never a credential in it', async () => {
+    const env = { CMK_BASE_URL: `http://127.0.0.1:${(api.address() as { port: number }).port}`, CMK_API_KEY: KEY, CMK_AUDIT_FILE: path.join(dir, 'audit.jsonl') };
+    // code that holds the key itself (pasted by a model that saw it somewhere)
+    const code = (tag: string) => `const key = '${KEY}'; // ${tag}\nreturn key.length + ${'1'.repeat(50)};`;
+    const records = () =>
+      readFileSync(path.join(dir, 'audit.jsonl'), 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { event: string; primitive?: string; arguments?: { code?: string; codeSha256?: string; codeChars?: number } })
+        .filter((e) => e.event === 'tool.invoked' && e.primitive === 'execute');
+    // default: hash and length, no text
+    const r1 = await c.callTool({ name: 'execute', arguments: { code: code('default') } });
+    expect(r1.isError, text(r1)).toBeFalsy();
+    expect(records().at(-1)!.arguments).toMatchObject({ code: '[redacted]', codeChars: code('default').length });
+    // set: the text, cut to the setting's characters, the key scrubbed
+    const { client: kept } = await connectClient({ kind: 'stdio', server: path.join(dir, 'server'), env: { ...env, CMK_CODE_AUDIT_TEXT: '80' } }, 'legacy');
+    clients.push(kept);
+    const r2 = await kept.callTool({ name: 'execute', arguments: { code: code('kept') } });
+    expect(r2.isError, text(r2)).toBeFalsy();
+    const audited = records().at(-1)!.arguments!;
+    expect(audited.codeChars).toBe(code('kept').length);
+    expect(audited.code).toMatch(/^const key = '\[redacted\]'; \/\/ kept\nreturn key/);
+    expect(audited.code).toContain(`…[+${code('kept').length - 80} characters]`);
+    expect(readFileSync(path.join(dir, 'audit.jsonl'), 'utf8')).not.toContain(KEY);
+  });
 });
