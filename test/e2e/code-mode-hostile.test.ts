@@ -1,8 +1,9 @@
 /**
  * Hostile code against the GitHub code-mode server (test/helpers/code-mode-github.ts): the suite of
  * test/fixtures/code-mode/hostile.json, each case refused or bounded and followed by a working
- * call, no secret in any answer, log or audit line; cancellation (a client's cancel, a session's
- * end, SIGTERM's drain) stops the code and its API calls in flight; a loop holds up only its own
+ * call, no secret in any answer, log or audit line; cancellation (a client's cancel in both eras —
+ * the 2026-07-28 client's over stdio and over HTTP too —, a session's end, SIGTERM's drain) stops
+ * the code and its API calls in flight; a loop holds up only its own
  * run; concurrent runs see only their own globals; memory bombs leave the process's peak RSS bounded.
  */
 import { readFileSync } from 'node:fs';
@@ -50,6 +51,42 @@ describe('cancellation, isolation and memory', () => {
     const next = await client.callTool({ name: 'execute', arguments: { code: 'return 1' } });
     expect(text(next).split('\n', 1)[0]).toBe('1');
   });
+
+  // the 2026-07-28 client (@modelcontextprotocol/client 2.4.0, Protocol.request's cancel): over
+  // stdio it sends notifications/cancelled; over Streamable HTTP it aborts the request's own POST
+  // stream (hasPerRequestStream), the era's cancellation signal
+  for (const transport of ['stdio', 'http'] as const) {
+    it(`a 2026-07-28 client that cancels an execute (${transport}) stops its code and its API call in flight; the server keeps serving`, async () => {
+      // a wall time of ten minutes: only the cancel can end this run before the test's timeout
+      const long = { GITHUB_CODE_TIMEOUT_MS: '600000' };
+      const proc = transport === 'http' ? await startHttp(gh.server, { ...gh.env, ...long }) : undefined;
+      try {
+        const client = proc ? (await connectClient({ kind: 'http', url: proc.url }, 'modern')).client : (await stdioClient('modern', 'alice', long)).client;
+        clients.push(client);
+        gh.closed.length = 0;
+        gh.requests.length = 0;
+        const controller = new AbortController();
+        // (the 2.x client's callTool takes its request options second)
+        const call = (client as unknown as { callTool(params: unknown, options: { signal: AbortSignal }): Promise<unknown> }).callTool({ name: 'execute', arguments: { code: `await api.pulls_list({ owner: 'o', repo: 'slow' }); return 'never'` } }, { signal: controller.signal });
+        const settled = call.then(
+          () => 'resolved',
+          () => 'rejected',
+        );
+        while (!gh.requests.some((r) => r.url.startsWith('/repos/o/slow/pulls'))) await new Promise((r) => setTimeout(r, 20));
+        controller.abort();
+        expect(await settled).toBe('rejected');
+        // the server gave up the backend request: only a cancel reaching it does (the backend never answers)
+        while (gh.closed.length === 0) await new Promise((r) => setTimeout(r, 20));
+        expect(gh.closed[0]).toMatch(/^\/repos\/o\/slow\/pulls/);
+        // and the run ended as cancelled
+        while (!audit().some((l) => l.event === 'tool.failed' && l.primitive === 'execute' && l.era === 'modern' && Date.parse(String(l.time)) > Date.now() - 20_000 && JSON.stringify(l).includes('cancelled'))) await new Promise((r) => setTimeout(r, 20));
+        const next = await client.callTool({ name: 'execute', arguments: { code: 'return 1' } });
+        expect(text(next).split('\n', 1)[0]).toBe('1');
+      } finally {
+        proc?.kill();
+      }
+    });
+  }
 
   it('a legacy HTTP session that ends stops its execute and the API call in flight', async () => {
     const proc = await startHttp(gh.server, gh.env);
