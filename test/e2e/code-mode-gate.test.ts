@@ -6,7 +6,8 @@
  * the input round, the client retries, the code runs again with its earlier calls replayed) and the
  * call goes on. A gate in mode `elicit`: the user is asked; declining makes the code's call reject
  * with an error naming the gate, which the code catches, and the backend sees nothing. Legacy over
- * stdio, 2026-07-28 over HTTP and stdio; the audit nests the gated call under execute.
+ * stdio, 2026-07-28 over HTTP and stdio; the audit nests the gated call under execute. And the
+ * policy's limits count each call from code: past `perMinute`, the code's call rejects naming it.
  */
 import http from 'node:http';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -37,6 +38,9 @@ discovery: code
 policy:
   audit:
     file: audit.jsonl
+  limits:
+    tools:
+      listPets: { perMinute: { client: 3 } }
 reflection:
   mode: auto
   domains: [pets]
@@ -185,4 +189,21 @@ describe('waiting for the client does not count against the wall time', () => {
     expect(asked.sampling).toBe(1);
     expect(requests).toEqual(['DELETE /pets/41']);
   }, 30_000);
+});
+
+describe('limits count each call from code', () => {
+  it("past listPets perMinute (3 per client), the code's further calls reject naming the limit; the backend saw 3", async () => {
+    const { c } = await client('stdio', 'modern', 'accept');
+    requests.length = 0;
+    const code = `const out = [];\nfor (let i = 0; i < 5; i++) {\n  try { await api.listPets({ limit: 1 }); out.push('ok'); } catch (e) { out.push(e.message); }\n}\nreturn out;`;
+    const r = await c.callTool({ name: 'execute', arguments: { code } });
+    expect(r.isError, text(r)).toBeFalsy();
+    const out = JSON.parse(text(r).split('\n', 1)[0]!) as string[];
+    expect(out.slice(0, 3)).toEqual(['ok', 'ok', 'ok']);
+    for (const m of out.slice(3)) expect(m).toMatch(/^listPets was refused: .*perMinute/);
+    expect(requests.filter((q) => q.startsWith('GET /pets'))).toHaveLength(3);
+    const limited = audit().filter((e) => e.event === 'tool.limited' && e.primitive === 'listPets');
+    expect(limited.length).toBeGreaterThanOrEqual(2);
+    expect(typeof limited.at(-1)!.parentCallId).toBe('string');
+  });
 });
