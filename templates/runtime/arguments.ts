@@ -8,6 +8,7 @@
  * returns them as secrets so that error texts and logs never show them, and a tool whose variable
  * is unset is refused with a message naming the variable, without calling the API.
  */
+import { isPlainObject } from './json-shapes.js';
 import { encodeRfc3986 } from './request.js';
 import type { HttpBody, HttpOperation, HttpParam, OperationTool } from './types.js';
 import { argumentVariables } from './variables.js';
@@ -53,11 +54,6 @@ export function missingArgumentVariables(tools: readonly OperationTool[], env: N
 function secretForms(value: string): string[] {
   const forms = [value, encodeRfc3986(value), encodeURIComponent(value), new URLSearchParams({ v: value }).toString().slice(2), JSON.stringify(value).slice(1, -1)];
   return [...new Set(forms)];
-}
-
-/** A JSON object (not an array, not null). */
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** Sets an own property, even one named `__proto__`. */

@@ -48,7 +48,8 @@
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { Server, ServerCapabilities, ServerContext } from '@modelcontextprotocol/server';
 import * as z from 'zod/v4';
-import { ConcernSession, applyPatch, isRecord, matches, validatePreferences } from './concerns.js';
+import { ConcernSession, applyPatch, matches, validatePreferences } from './concerns.js';
+import { isRecord } from './json-shapes.js';
 import type { ConcernDeclaration, ConcernMappings, ConcernPatch, ConcernPreferences, ConcernPresets } from './concerns.js';
 import { log } from './log.js';
 import { withConcernMeta } from './surface.js';

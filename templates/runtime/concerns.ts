@@ -11,6 +11,7 @@
  *
  * This file is copied verbatim into every generated project.
  */
+import { isRecord } from './json-shapes.js';
 import type { PrimitiveKind } from './primitives.js';
 
 /** A concern the server declares (manifest `concerns`). */
@@ -68,11 +69,6 @@ export function matches(mapping: ConcernMapping | undefined, prefs: ConcernPrefe
 /** `"a", "b"` rendering of a list of names. */
 function quoted(names: readonly string[]): string {
   return names.map((n) => JSON.stringify(n)).join(', ');
-}
-
-/** Whether `value` is a non-null, non-array object. */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**

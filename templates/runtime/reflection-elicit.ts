@@ -12,6 +12,7 @@
 import { inputRequired, inputResponse } from '@modelcontextprotocol/server';
 import type { InputRequiredResult } from '@modelcontextprotocol/server';
 import type { ElicitForm } from './elicit-check.js';
+import { isRecord } from './json-shapes.js';
 import type { GateCall } from './reflection-config.js';
 import type { JsonSchema } from './types.js';
 
@@ -21,8 +22,6 @@ export type JustificationForm = { readonly form: ElicitForm; toJustification(con
 /** Keywords a primitive field of a form keeps from the schema. */
 const KEPT = ['type', 'title', 'description', 'minLength', 'maxLength', 'format', 'minimum', 'maximum', 'enum', 'oneOf', 'default'] as const;
 const FORMATS = new Set(['email', 'uri', 'date', 'date-time']);
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Splits a text field back into a list: `;` or new lines, entries trimmed, empty ones dropped. */
 export function splitList(text: string): string[] {
@@ -35,17 +34,17 @@ export function splitList(text: string): string[] {
 /** The form of `schema`, or `undefined` when some property cannot be a form field. */
 export function justificationForm(schema: JsonSchema): JustificationForm | undefined {
   const properties = (schema as { properties?: unknown }).properties;
-  if (!isObject(properties)) return undefined;
+  if (!isRecord(properties)) return undefined;
   const fields: Record<string, Record<string, unknown>> = {};
   const lists = new Set<string>();
   for (const [name, raw] of Object.entries(properties)) {
-    if (!isObject(raw)) return undefined;
+    if (!isRecord(raw)) return undefined;
     const type = raw.type;
     if (type === 'string' || type === 'number' || type === 'integer' || type === 'boolean') {
       const field: Record<string, unknown> = {};
       for (const k of KEPT) if (raw[k] !== undefined && !(k === 'format' && !FORMATS.has(String(raw[k])))) field[k] = raw[k];
       fields[name] = field;
-    } else if (type === 'array' && isObject(raw.items) && raw.items.type === 'string') {
+    } else if (type === 'array' && isRecord(raw.items) && raw.items.type === 'string') {
       if (Array.isArray(raw.items.enum) || Array.isArray(raw.items.anyOf)) {
         fields[name] = { type: 'array', items: raw.items, ...(raw.title !== undefined ? { title: raw.title } : {}), ...(raw.description !== undefined ? { description: raw.description } : {}) };
       } else {
@@ -91,7 +90,7 @@ export const userInputKey = (hash: string, attempt: number): string => `reflecti
 
 /** An answer's justification and its problems (`[]`: valid). */
 function judge(form: JustificationForm, content: unknown, check: (j: unknown) => string[]): { justification: Record<string, unknown>; problems: string[] } {
-  const justification = form.toJustification(isObject(content) ? content : {});
+  const justification = form.toJustification(isRecord(content) ? content : {});
   return { justification, problems: check(justification) };
 }
 

@@ -13,6 +13,7 @@ import { UriTemplate } from '@modelcontextprotocol/server';
 import type { ServerCapabilities, ToolAnnotations } from '@modelcontextprotocol/server';
 import type { ConcernDeclaration, ConcernMapping, ConcernMappings } from './concerns.js';
 import type { AnyExtraTool, ExtraToolContext } from './extra-tools.js';
+import { isRecord } from './json-shapes.js';
 import type { PromptDefinition } from './prompts.js';
 import type { ResourceDefinition, ResourceTemplateDefinition } from './resources.js';
 import type { JsonSchema } from './types.js';
@@ -48,7 +49,6 @@ export type Taken = { readonly tools: readonly string[]; readonly prompts: reado
 /** Tool and prompt names: what MCP allows (SEP-986), as the manifest's. */
 const NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Every primitive registered so far, checked; the server takes them when it starts serving. */
 export class Registry {
@@ -71,10 +71,10 @@ export class Registry {
     if (typeof name !== 'string' || !NAME.test(name)) throw new Error(`Invalid tool name ${JSON.stringify(name)}: use 1 to 128 letters, digits, '_', '-' and '.'`);
     if (this.#names.tools.has(name)) throw new Error(`Tool with name '${name}' already exists`);
     if (typeof handler !== 'function') throw new Error(`Tool ${name}: the handler must be a function`);
-    if (!isObject(definition)) throw new Error(`Tool ${name}: the definition must be an object`);
+    if (!isRecord(definition)) throw new Error(`Tool ${name}: the definition must be an object`);
     const { concerns, inputSchema, outputSchema } = definition;
-    if (!isObject(inputSchema) || inputSchema.type !== 'object') throw new Error(`Tool ${name}: inputSchema must be a JSON Schema of type "object"`);
-    if (outputSchema !== undefined && (!isObject(outputSchema) || outputSchema.type !== 'object')) throw new Error(`Tool ${name}: outputSchema must be a JSON Schema of type "object"`);
+    if (!isRecord(inputSchema) || inputSchema.type !== 'object') throw new Error(`Tool ${name}: inputSchema must be a JSON Schema of type "object"`);
+    if (outputSchema !== undefined && (!isRecord(outputSchema) || outputSchema.type !== 'object')) throw new Error(`Tool ${name}: outputSchema must be a JSON Schema of type "object"`);
     // compiles both schemas now (the validators are cached for the calls): a bad schema fails the start, not a call
     validateArguments({ name, inputSchema }, {});
     if (outputSchema !== undefined) validateOutput({ name, inputSchema, outputSchema }, {});
@@ -96,7 +96,7 @@ export class Registry {
 
   /** Checks and adds a prompt. */
   addPrompt(def: RegisteredPrompt): void {
-    if (!isObject(def) || typeof def.name !== 'string' || !NAME.test(def.name)) throw new Error(`Invalid prompt name ${JSON.stringify(isObject(def) ? def.name : def)}: use 1 to 128 letters, digits, '_', '-' and '.'`);
+    if (!isRecord(def) || typeof def.name !== 'string' || !NAME.test(def.name)) throw new Error(`Invalid prompt name ${JSON.stringify(isRecord(def) ? def.name : def)}: use 1 to 128 letters, digits, '_', '-' and '.'`);
     const { name } = def;
     if (this.#names.prompts.has(name)) throw new Error(`Prompt with name '${name}' already exists`);
     if ((def.handler === undefined) === (def.messages === undefined)) throw new Error(`Prompt ${name}: give either messages or a handler`);
@@ -111,7 +111,7 @@ export class Registry {
 
   /** Checks and adds a resource. */
   addResource(def: RegisteredResource): void {
-    if (!isObject(def) || typeof def.uri !== 'string') throw new Error('A resource needs a uri');
+    if (!isRecord(def) || typeof def.uri !== 'string') throw new Error('A resource needs a uri');
     const { uri } = def;
     if (!URL.canParse(uri)) throw new Error(`Invalid resource URI ${JSON.stringify(uri)}: it must be an absolute URI`);
     if (this.#names.resources.has(uri)) throw new Error(`Resource with URI '${uri}' already exists`);
@@ -127,7 +127,7 @@ export class Registry {
 
   /** Checks and adds a resource template. */
   addTemplate(def: RegisteredResourceTemplate): void {
-    if (!isObject(def) || typeof def.uriTemplate !== 'string') throw new Error('A resource template needs a uriTemplate');
+    if (!isRecord(def) || typeof def.uriTemplate !== 'string') throw new Error('A resource template needs a uriTemplate');
     const t = def.uriTemplate;
     if (this.#names.resourceTemplates.has(t)) throw new Error(`Resource template with URI template '${t}' already exists`);
     try {
@@ -175,7 +175,7 @@ export class Registry {
   #checkConcerns(what: string, mapping: ConcernMapping | undefined): void {
     if (mapping === undefined) return;
     if (this.#declarations === undefined) throw new Error(`${what}: concerns given, but the server declares none (manifest \`concerns\`)`);
-    if (!isObject(mapping)) throw new Error(`${what}: concerns must map concern names to values`);
+    if (!isRecord(mapping)) throw new Error(`${what}: concerns must map concern names to values`);
     for (const [concern, value] of Object.entries(mapping)) {
       const declared = this.#declarations.find((d) => d.name === concern);
       if (declared === undefined) throw new Error(`${what}: unknown concern ${JSON.stringify(concern)} (declared: ${this.#declarations.map((d) => d.name).join(', ')})`);

@@ -6,6 +6,7 @@
  */
 import { open, realpath } from 'node:fs/promises';
 import path from 'node:path';
+import { isRecord } from './json-shapes.js';
 import { decodeBase64, RequestBuildError, type FilePart } from './request.js';
 import type { Settings } from './settings.js';
 import type { HttpOperation } from './types.js';
@@ -13,7 +14,6 @@ import type { HttpOperation } from './types.js';
 /** Largest local file an upload may read (bytes). */
 export const MAX_UPLOAD_BYTES = 50 * 1024 * 1024;
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 async function readLocal(arg: string, ref: Record<string, unknown>, settings: Settings): Promise<FilePart> {
   if (settings.uploadRoot === undefined) {
