@@ -464,30 +464,32 @@ module.exports = {
 
   return "\n## Code mode\n\n"
     + ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(lookupProperty(depth0,"codeMode"),"everywhere"),{"name":"if","hash":{},"fn":container.program(42, data, 0),"inverse":container.program(43, data, 0),"data":data,"loc":{"start":{"line":499,"column":0},"end":{"line":499,"column":152}}})) != null ? stack1 : "")
-    + " `search_tools`, `describe_tool` and `execute` (and\n`persist_justification` with gates) instead of the tools. `search_tools` and `describe_tool` give\neach operation's TypeScript signature, `api.<name>(args): Promise<result>`; `execute` runs\nTypeScript or JavaScript — the body of an async function, types stripped with sucrase — in a\nQuickJS WebAssembly sandbox on a worker thread, where only `api`, `console` and the language exist\n(no `process`, `require`, `import()`, network, files or timers). Each `api.<name>(args)` runs that\noperation through the same argument validation, access rules, limits, concern filtering and\nreflection gate as a direct call (a gated operation without a stored justification rejects with\nthe gate's instructions), and is audited under the `execute` call's id; the `execute` record keeps\nthe code's SHA-256 and length, never its text. Credentials are added outside the sandbox. A call\nresolves to the operation's data, or rejects with an `Error` carrying `status` and a bounded\n`body`, which the code may catch. The answer is what the code returns (cut to the results budget),\nthe calls made, and what it logged. A crossed bound ends the run with an error naming it and the\ncalls made before it:\n\n| Bound | Variable | Default |\n| --- | --- | --- |\n| Wall time of one `execute`, API calls included (ms) | `"
-    + ((stack1 = alias2(alias1(lookupProperty(depth0,"codeMode"), "timeoutVar", {"start":{"line":516,"column":59},"end":{"line":516,"column":78}} ), depth0)) != null ? stack1 : "")
+    + " `search_tools`, `describe_tool` and `execute` (and\n`persist_justification` with gates) instead of the tools. `search_tools` and `describe_tool` give\neach operation's TypeScript signature, `api.<name>(args): Promise<result>`; `execute` runs\nTypeScript or JavaScript — the body of an async function, types stripped with sucrase — in a\nQuickJS WebAssembly sandbox on a worker thread, where only `api`, `console` and the language exist\n(no `process`, `require`, `import()`, network, files or timers). Each `api.<name>(args)` runs that\noperation through the same argument validation, access rules, limits, concern filtering and\nreflection gate as a direct call (a gated operation without a stored justification rejects with\nthe gate's instructions, or — in sampling, auto or elicit mode with a client that can answer — the\nclient is asked mid-run and the call goes on or rejects with the gate's reason), and is audited\nunder the `execute` call's id; the `execute` record keeps the code's SHA-256 and length, and its\ntext only with `"
+    + ((stack1 = alias2(alias1(lookupProperty(depth0,"codeMode"), "auditTextVar", {"start":{"line":510,"column":18},"end":{"line":510,"column":39}} ), depth0)) != null ? stack1 : "")
+    + "` set (the characters to keep). Credentials are added outside the sandbox. A call\nresolves to the operation's data, or rejects with an `Error` carrying `status` and a bounded\n`body`, which the code may catch. The answer is what the code returns (cut to the results budget),\nthe calls made, and what it logged. A crossed bound ends the run with an error naming it and the\ncalls made before it:\n\n| Bound | Variable | Default |\n| --- | --- | --- |\n| Wall time of one `execute`, API calls included (ms) | `"
+    + ((stack1 = alias2(alias1(lookupProperty(depth0,"codeMode"), "timeoutVar", {"start":{"line":518,"column":59},"end":{"line":518,"column":78}} ), depth0)) != null ? stack1 : "")
     + "` | "
-    + ((stack1 = alias2(alias1(lookupProperty(depth0,"codeMode"), "timeoutMs", {"start":{"line":516,"column":86},"end":{"line":516,"column":104}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias2(alias1(lookupProperty(depth0,"codeMode"), "timeoutMs", {"start":{"line":518,"column":86},"end":{"line":518,"column":104}} ), depth0)) != null ? stack1 : "")
     + " |\n| Memory of its sandbox (bytes; the sandbox's own WebAssembly memory cannot grow past it) | `"
-    + ((stack1 = alias2(alias1(lookupProperty(depth0,"codeMode"), "memoryVar", {"start":{"line":517,"column":95},"end":{"line":517,"column":113}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias2(alias1(lookupProperty(depth0,"codeMode"), "memoryVar", {"start":{"line":519,"column":95},"end":{"line":519,"column":113}} ), depth0)) != null ? stack1 : "")
     + "` | "
-    + ((stack1 = alias2(alias1(lookupProperty(depth0,"codeMode"), "memoryBytes", {"start":{"line":517,"column":121},"end":{"line":517,"column":141}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias2(alias1(lookupProperty(depth0,"codeMode"), "memoryBytes", {"start":{"line":519,"column":121},"end":{"line":519,"column":141}} ), depth0)) != null ? stack1 : "")
     + " |\n| API calls | `"
-    + ((stack1 = alias2(alias1(lookupProperty(depth0,"codeMode"), "callsVar", {"start":{"line":518,"column":17},"end":{"line":518,"column":34}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias2(alias1(lookupProperty(depth0,"codeMode"), "callsVar", {"start":{"line":520,"column":17},"end":{"line":520,"column":34}} ), depth0)) != null ? stack1 : "")
     + "` | "
-    + ((stack1 = alias2(alias1(lookupProperty(depth0,"codeMode"), "maxCalls", {"start":{"line":518,"column":42},"end":{"line":518,"column":59}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias2(alias1(lookupProperty(depth0,"codeMode"), "maxCalls", {"start":{"line":520,"column":42},"end":{"line":520,"column":59}} ), depth0)) != null ? stack1 : "")
     + " |\n| Returned value (bytes of JSON) | `"
-    + ((stack1 = alias2(alias1(lookupProperty(depth0,"codeMode"), "outputVar", {"start":{"line":519,"column":38},"end":{"line":519,"column":56}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias2(alias1(lookupProperty(depth0,"codeMode"), "outputVar", {"start":{"line":521,"column":38},"end":{"line":521,"column":56}} ), depth0)) != null ? stack1 : "")
     + "` | "
-    + ((stack1 = alias2(alias1(lookupProperty(depth0,"codeMode"), "maxOutputBytes", {"start":{"line":519,"column":64},"end":{"line":519,"column":87}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias2(alias1(lookupProperty(depth0,"codeMode"), "maxOutputBytes", {"start":{"line":521,"column":64},"end":{"line":521,"column":87}} ), depth0)) != null ? stack1 : "")
     + " |\n| Console output (bytes) | `"
-    + ((stack1 = alias2(alias1(lookupProperty(depth0,"codeMode"), "consoleVar", {"start":{"line":520,"column":30},"end":{"line":520,"column":49}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias2(alias1(lookupProperty(depth0,"codeMode"), "consoleVar", {"start":{"line":522,"column":30},"end":{"line":522,"column":49}} ), depth0)) != null ? stack1 : "")
     + "` | "
-    + ((stack1 = alias2(alias1(lookupProperty(depth0,"codeMode"), "maxConsoleBytes", {"start":{"line":520,"column":57},"end":{"line":520,"column":81}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias2(alias1(lookupProperty(depth0,"codeMode"), "maxConsoleBytes", {"start":{"line":522,"column":57},"end":{"line":522,"column":81}} ), depth0)) != null ? stack1 : "")
     + " |\n| Runs under way at once in the server (one client holds at most half, rounded up; each holds its memory until it ends; past it, `execute` is refused at once) | `"
-    + ((stack1 = alias2(alias1(lookupProperty(depth0,"codeMode"), "runsVar", {"start":{"line":521,"column":164},"end":{"line":521,"column":180}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias2(alias1(lookupProperty(depth0,"codeMode"), "runsVar", {"start":{"line":523,"column":164},"end":{"line":523,"column":180}} ), depth0)) != null ? stack1 : "")
     + "` | "
-    + ((stack1 = alias2(alias1(lookupProperty(depth0,"codeMode"), "maxRuns", {"start":{"line":521,"column":188},"end":{"line":521,"column":204}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias2(alias1(lookupProperty(depth0,"codeMode"), "maxRuns", {"start":{"line":523,"column":188},"end":{"line":523,"column":204}} ), depth0)) != null ? stack1 : "")
     + " |\n";
 },"42":function(container,depth0,helpers,partials,data) {
     return "`tools/list` lists";
@@ -511,14 +513,14 @@ module.exports = {
     };
 
   return "\n## Reflection gate\n\nThese tools run only once the model has justified the call, one justification per gate (in\norder), stored as `<domain>/<hash>.json` under `"
-    + ((stack1 = (((helper = lookupProperty(helpers,"envPrefix") || alias1(depth0, "envPrefix", {"start":{"line":528,"column":50},"end":{"line":528,"column":59}} ))),(typeof helper === "function" ? helper.call(alias2,{"name":"envPrefix","hash":{},"data":data,"loc":{"start":{"line":528,"column":48},"end":{"line":528,"column":61}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"envPrefix") || alias1(depth0, "envPrefix", {"start":{"line":530,"column":50},"end":{"line":530,"column":59}} ))),(typeof helper === "function" ? helper.call(alias2,{"name":"envPrefix","hash":{},"data":data,"loc":{"start":{"line":530,"column":48},"end":{"line":530,"column":61}}}) : helper))) != null ? stack1 : "")
     + "_REFLECTION_DIR` and reused for the\nsame decision (same prompt and prompt arguments). Mode: `"
-    + ((stack1 = container.lambda(alias1(lookupProperty(depth0,"reflection"), "mode", {"start":{"line":529,"column":59},"end":{"line":529,"column":74}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = container.lambda(alias1(lookupProperty(depth0,"reflection"), "mode", {"start":{"line":531,"column":59},"end":{"line":531,"column":74}} ), depth0)) != null ? stack1 : "")
     + "`.\n"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"reflection"),"sampling"),{"name":"if","hash":{},"fn":container.program(45, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":530,"column":0},"end":{"line":531,"column":7}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"reflection"),"host"),{"name":"if","hash":{},"fn":container.program(46, data, 0),"inverse":container.program(49, data, 0),"data":data,"loc":{"start":{"line":531,"column":7},"end":{"line":533,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"reflection"),"sampling"),{"name":"if","hash":{},"fn":container.program(45, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":532,"column":0},"end":{"line":533,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"reflection"),"host"),{"name":"if","hash":{},"fn":container.program(46, data, 0),"inverse":container.program(49, data, 0),"data":data,"loc":{"start":{"line":533,"column":7},"end":{"line":535,"column":7}}})) != null ? stack1 : "")
     + "\n| Tool | Gates (domain: prompt) |\n| --- | --- |\n"
-    + ((stack1 = lookupProperty(helpers,"each").call(alias2,lookupProperty(lookupProperty(depth0,"reflection"),"gates"),{"name":"each","hash":{},"fn":container.program(50, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":537,"column":0},"end":{"line":539,"column":9}}})) != null ? stack1 : "");
+    + ((stack1 = lookupProperty(helpers,"each").call(alias2,lookupProperty(lookupProperty(depth0,"reflection"),"gates"),{"name":"each","hash":{},"fn":container.program(50, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":539,"column":0},"end":{"line":541,"column":9}}})) != null ? stack1 : "");
 },"45":function(container,depth0,helpers,partials,data) {
     return "With a client that supports MCP sampling, the server asks the client's model itself, inside the tool call.\n";
 },"46":function(container,depth0,helpers,partials,data) {
@@ -529,7 +531,7 @@ module.exports = {
         return undefined
     };
 
-  return ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(lookupProperty(depth0,"reflection"),"sampling"),{"name":"if","hash":{},"fn":container.program(47, data, 0),"inverse":container.program(48, data, 0),"data":data,"loc":{"start":{"line":531,"column":30},"end":{"line":531,"column":90}}})) != null ? stack1 : "")
+  return ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(lookupProperty(depth0,"reflection"),"sampling"),{"name":"if","hash":{},"fn":container.program(47, data, 0),"inverse":container.program(48, data, 0),"data":data,"loc":{"start":{"line":533,"column":30},"end":{"line":533,"column":90}}})) != null ? stack1 : "")
     + " the call returns an `isError` hint `{prompt, prompt_args, hash, domain, remaining}` (as `structuredContent`, and as JSON in the second text block, the only place for tools with an output schema): get the prompt with `prompts/get`, have the model answer it with the JSON justification, call `persist_justification` with the hash, domain and justification, then call the tool again.\n";
 },"47":function(container,depth0,helpers,partials,data) {
     return "Otherwise";
@@ -546,9 +548,9 @@ module.exports = {
     };
 
   return "| `"
-    + ((stack1 = (((helper = lookupProperty(helpers,"tool") || alias1(depth0, "tool", {"start":{"line":538,"column":5},"end":{"line":538,"column":9}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"tool","hash":{},"data":data,"loc":{"start":{"line":538,"column":3},"end":{"line":538,"column":11}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"tool") || alias1(depth0, "tool", {"start":{"line":540,"column":5},"end":{"line":540,"column":9}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"tool","hash":{},"data":data,"loc":{"start":{"line":540,"column":3},"end":{"line":540,"column":11}}}) : helper))) != null ? stack1 : "")
     + "` | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"gates") || alias1(depth0, "gates", {"start":{"line":538,"column":17},"end":{"line":538,"column":22}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"gates","hash":{},"data":data,"loc":{"start":{"line":538,"column":15},"end":{"line":538,"column":24}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"gates") || alias1(depth0, "gates", {"start":{"line":540,"column":17},"end":{"line":540,"column":22}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"gates","hash":{},"data":data,"loc":{"start":{"line":540,"column":15},"end":{"line":540,"column":24}}}) : helper))) != null ? stack1 : "")
     + " |\n";
 },"51":function(container,depth0,helpers,partials,data) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
@@ -559,7 +561,7 @@ module.exports = {
     };
 
   return "\n## Preprocessors\n\nNot tools: a host runs them on each user message, in this order, with `preprocessors/run`\n(advertised in `capabilities.experimental.preprocessors`), or gets their context followed by the\nmessage from the `with_context` prompt. `src/runtime/preprocessors-host.ts` is a helper for hosts\nbuilt on the SDK `Client`: copy it into your host.\n\n| Order | Preprocessor | Runs after | Timeout | On error | Handler |\n| --- | --- | --- | --- | --- | --- |\n"
-    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"preprocessors"),{"name":"each","hash":{},"fn":container.program(52, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":552,"column":0},"end":{"line":554,"column":9}}})) != null ? stack1 : "");
+    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"preprocessors"),{"name":"each","hash":{},"fn":container.program(52, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":554,"column":0},"end":{"line":556,"column":9}}})) != null ? stack1 : "");
 },"52":function(container,depth0,helpers,partials,data) {
     var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), alias3="function", lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -569,17 +571,17 @@ module.exports = {
     };
 
   return "| "
-    + ((stack1 = (((helper = lookupProperty(helpers,"order") || alias1(depth0, "order", {"start":{"line":553,"column":4},"end":{"line":553,"column":9}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"order","hash":{},"data":data,"loc":{"start":{"line":553,"column":2},"end":{"line":553,"column":11}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"order") || alias1(depth0, "order", {"start":{"line":555,"column":4},"end":{"line":555,"column":9}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"order","hash":{},"data":data,"loc":{"start":{"line":555,"column":2},"end":{"line":555,"column":11}}}) : helper))) != null ? stack1 : "")
     + " | `"
-    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":553,"column":17},"end":{"line":553,"column":21}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":553,"column":15},"end":{"line":553,"column":23}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":555,"column":17},"end":{"line":555,"column":21}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":555,"column":15},"end":{"line":555,"column":23}}}) : helper))) != null ? stack1 : "")
     + "` | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"after") || alias1(depth0, "after", {"start":{"line":553,"column":29},"end":{"line":553,"column":34}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"after","hash":{},"data":data,"loc":{"start":{"line":553,"column":27},"end":{"line":553,"column":36}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"after") || alias1(depth0, "after", {"start":{"line":555,"column":29},"end":{"line":555,"column":34}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"after","hash":{},"data":data,"loc":{"start":{"line":555,"column":27},"end":{"line":555,"column":36}}}) : helper))) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"timeout") || alias1(depth0, "timeout", {"start":{"line":553,"column":41},"end":{"line":553,"column":48}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"timeout","hash":{},"data":data,"loc":{"start":{"line":553,"column":39},"end":{"line":553,"column":50}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"timeout") || alias1(depth0, "timeout", {"start":{"line":555,"column":41},"end":{"line":555,"column":48}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"timeout","hash":{},"data":data,"loc":{"start":{"line":555,"column":39},"end":{"line":555,"column":50}}}) : helper))) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"onError") || alias1(depth0, "onError", {"start":{"line":553,"column":55},"end":{"line":553,"column":62}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"onError","hash":{},"data":data,"loc":{"start":{"line":553,"column":53},"end":{"line":553,"column":64}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"onError") || alias1(depth0, "onError", {"start":{"line":555,"column":55},"end":{"line":555,"column":62}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"onError","hash":{},"data":data,"loc":{"start":{"line":555,"column":53},"end":{"line":555,"column":64}}}) : helper))) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"handler") || alias1(depth0, "handler", {"start":{"line":553,"column":69},"end":{"line":553,"column":76}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"handler","hash":{},"data":data,"loc":{"start":{"line":553,"column":67},"end":{"line":553,"column":78}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"handler") || alias1(depth0, "handler", {"start":{"line":555,"column":69},"end":{"line":555,"column":76}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"handler","hash":{},"data":data,"loc":{"start":{"line":555,"column":67},"end":{"line":555,"column":78}}}) : helper))) != null ? stack1 : "")
     + " |\n";
 },"compiler":[8,">= 4.3.0"],"main":function(container,depth0,helpers,partials,data) {
     var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), alias3="function", alias4=container.lambda, lookupProperty = container.lookupProperty || function(parent, propertyName) {
@@ -766,9 +768,9 @@ module.exports = {
     + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"prompts"),"length"),{"name":"if","hash":{},"fn":container.program(34, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":459,"column":0},"end":{"line":468,"column":7}}})) != null ? stack1 : "")
     + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"resources"),"length"),{"name":"if","hash":{},"fn":container.program(36, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":469,"column":0},"end":{"line":478,"column":7}}})) != null ? stack1 : "")
     + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"concerns"),{"name":"if","hash":{},"fn":container.program(38, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":479,"column":0},"end":{"line":494,"column":7}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"codeMode"),{"name":"if","hash":{},"fn":container.program(41, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":495,"column":0},"end":{"line":522,"column":7}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"reflection"),{"name":"if","hash":{},"fn":container.program(44, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":523,"column":0},"end":{"line":540,"column":7}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"preprocessors"),"length"),{"name":"if","hash":{},"fn":container.program(51, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":541,"column":0},"end":{"line":555,"column":7}}})) != null ? stack1 : "");
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"codeMode"),{"name":"if","hash":{},"fn":container.program(41, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":495,"column":0},"end":{"line":524,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"reflection"),{"name":"if","hash":{},"fn":container.program(44, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":525,"column":0},"end":{"line":542,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"preprocessors"),"length"),{"name":"if","hash":{},"fn":container.program(51, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":543,"column":0},"end":{"line":557,"column":7}}})) != null ? stack1 : "");
 },"useData":true},
   "env.example.hbs": {"0":function(container,depth0,helpers,partials,data) {
     return "# Where the API accepts one of several credentials, one is uncommented and the others say\n# which they replace: set one of them (a tool uses the first alternative that is set).\n";

@@ -247,6 +247,7 @@ export function emitReadme(ir: IrServer): string {
         outputVar: names.codeMaxOutputBytes,
         consoleVar: names.codeMaxConsoleBytes,
         runsVar: names.codeMaxRuns,
+        auditTextVar: names.codeAuditText,
         ...CODE_DEFAULTS,
       },
       reflection: ir.reflection && {
