@@ -10,6 +10,7 @@
  */
 import { isPlainObject } from './json-shapes.js';
 import { encodeRfc3986 } from './request.js';
+import { read } from './settings.js';
 import type { HttpBody, HttpOperation, HttpParam, OperationTool } from './types.js';
 import { argumentVariables } from './variables.js';
 
@@ -27,12 +28,6 @@ export type MissingArgumentVariable = { readonly variable: string; readonly tool
 
 function fillable(op: HttpOperation): Array<HttpParam | HttpBody> {
   return op.body ? [...op.params, op.body] : [...op.params];
-}
-
-/** Value of a variable, trimmed; `undefined` when unset or blank (as for credentials). */
-function read(env: NodeJS.ProcessEnv, name: string): string | undefined {
-  const v = env[name];
-  return v === undefined || v.trim() === '' ? undefined : v.trim();
 }
 
 /** Reads the variables the hidden arguments of `tools` come from; unset and blank ones are left out. */

@@ -20,6 +20,7 @@
 import { AuthError, TokenCache } from './oauth.js';
 import { encodeRfc3986 } from './request.js';
 import type { BuiltRequest } from './request.js';
+import { read } from './settings.js';
 import type { SecurityRequirements, SecurityScheme, TokenExchangeSpec } from './types.js';
 import { schemeVariables } from './variables.js';
 
@@ -65,12 +66,6 @@ export type Applied = {
   /** OAuth tokens used, by scheme name, so that a 401 can drop exactly these. */
   readonly tokens: ReadonlyMap<string, string>;
 };
-
-/** Value of a variable, trimmed; `undefined` when unset or blank. */
-function read(env: NodeJS.ProcessEnv, name: string): string | undefined {
-  const v = env[name];
-  return v === undefined || v.trim() === '' ? undefined : v.trim();
-}
 
 /**
  * A variable of `scheme` as the call uses it: blank counts as unset, except an HTTP basic

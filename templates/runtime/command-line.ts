@@ -12,7 +12,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { addTokens, parseAllowedHosts, parseAllowedOrigins, parseIdentity, parsePositiveInteger, resolveOAuthSettings, resolveSettings, SettingsError, tokenFileEntries, tokenListEntries } from './settings.js';
+import { addTokens, parseAllowedHosts, parseAllowedOrigins, parseIdentity, parsePositiveInteger, read, resolveOAuthSettings, resolveSettings, SettingsError, tokenFileEntries, tokenListEntries } from './settings.js';
 import type { OAuthSettings } from './settings.js';
 import type { ServerConfig } from './types.js';
 import { SERVE_DEFAULTS, serverVariables, settingNames } from './variables.js';
@@ -97,12 +97,6 @@ export function parseCommandLine(argv: readonly string[]): Command {
 /** A value as printed: as is when it is plain, else as a JSON string (no line break can split a line). */
 function shown(value: string): string {
   return /^[\x21-\x7e]*$/.test(value) && !value.startsWith('"') ? value : JSON.stringify(value);
-}
-
-/** Value of a variable, trimmed; `undefined` when unset or blank (as the server reads it). */
-function read(env: NodeJS.ProcessEnv, name: string): string | undefined {
-  const v = env[name];
-  return v === undefined || v.trim() === '' ? undefined : v.trim();
 }
 
 /** `--help`: usage, options and every environment variable. */
