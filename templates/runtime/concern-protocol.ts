@@ -54,7 +54,8 @@ import type { ConcernDeclaration, ConcernMappings, ConcernPatch, ConcernPreferen
 import { log } from './log.js';
 import { withConcernMeta } from './surface.js';
 import { PRIMITIVE_KINDS, requestMeta } from './primitives.js';
-import type { Era, PrimitiveGate, PrimitiveKind } from './primitives.js';
+import type { Era } from './era.js';
+import type { PrimitiveGate, PrimitiveKind } from './primitives.js';
 
 /** Default `_meta` key carrying per-request preferences. */
 export const DEFAULT_CONCERNS_META_KEY = 'io.mcpgen/concerns';

@@ -35,12 +35,12 @@ import { createMcpHandler, isInitializeRequest, isLegacyRequest } from '@modelco
 import type { AuthInfo, Server, ServerEventBus } from '@modelcontextprotocol/server';
 import { jsonNestsDeeper, MAX_ARGUMENT_DEPTH, MAX_BODY_DEPTH } from './argument-limits.js';
 import { bearerChecker, hostAllowed, isOAuthPath, noOAuth, originAllowed, refusal, refusalLog } from './http-auth.js';
+import type { Era } from './era.js';
 import { log } from './log.js';
 import type { ResourceServer } from './oauth-resource.js';
 import { scopeShortfall } from './oauth-scopes.js';
 import type { ScopeNeeds } from './oauth-scopes.js';
 
-export type Era = 'legacy' | 'modern';
 /** Makes a fresh server instance: one per modern request, one per legacy session. `identity` is the client identity of the request (from its bearer token; undefined without tokens). `headers` are the HTTP request headers. */
 export type HttpServerFactory = (ctx: { era: Era; identity?: string; headers: Headers }) => Server | Promise<Server>;
 export interface HttpOptions {

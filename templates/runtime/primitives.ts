@@ -14,9 +14,6 @@ export type PrimitiveKind = 'tools' | 'prompts' | 'resources' | 'resourceTemplat
 /** Every primitive kind, in a fixed order. */
 export const PRIMITIVE_KINDS: readonly PrimitiveKind[] = ['tools', 'prompts', 'resources', 'resourceTemplates'];
 
-/** The protocol era a server instance serves: `legacy` (≤ 2025-11-25, initialize, sessions) or `modern` (2026-07-28, stateless). */
-export type Era = 'legacy' | 'modern';
-
 /**
  * What the v2 SDK passes to a request handler of a low-level `Server` (`ctx.mcpReq._meta`,
  * `ctx.mcpReq.signal`, `ctx.mcpReq.log`, `ctx.http?.authInfo`...). The name is kept for the

@@ -14,7 +14,8 @@ import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { CallToolResult, Server, ServerCapabilities, ServerContext, Tool } from '@modelcontextprotocol/server';
 import { Tasks } from './tasks.js';
 import { createdResult, declaresTasks, installTaskMethods, listenNotification, missingTasks, statusNotification, TASK_CAPABILITIES, TASKS_EXTENSION } from './tasks-wire.js';
-import type { Era, TaskResume, TaskSupport, TaskWork } from './tasks.js';
+import type { Era } from './era.js';
+import type { TaskResume, TaskSupport, TaskWork } from './tasks.js';
 import { MemoryTaskStore, taskBounds } from './tasks-store.js';
 import type { TaskStore } from './tasks-store.js';
 

@@ -14,7 +14,8 @@
  */
 import { CLIENT_CAPABILITIES_META_KEY, MissingRequiredClientCapabilityError, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { CallToolResult, Server, ServerContext } from '@modelcontextprotocol/server';
-import type { Era, Tasks } from './tasks.js';
+import type { Era } from './era.js';
+import type { Tasks } from './tasks.js';
 import type { TaskRecord } from './tasks-store.js';
 
 /** The extension's id (2026-07-28). */

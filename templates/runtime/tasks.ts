@@ -29,6 +29,7 @@
 import { randomUUID } from 'node:crypto';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { CallToolResult } from '@modelcontextprotocol/server';
+import type { Era } from './era.js';
 import { log } from './log.js';
 import { MemoryTaskStore, TaskStoreFullError, TERMINAL } from './tasks-store.js';
 import type { TaskRecord, TaskStore } from './tasks-store.js';
@@ -43,8 +44,6 @@ const invalid = (message: string) => new ProtocolError(ProtocolErrorCode.Invalid
 
 /** How a tool runs as a task: `optional` (when the client asks, else synchronously) or `required`. */
 export type TaskSupport = 'optional' | 'required';
-/** The protocol era of the instance that created a task. */
-export type Era = 'legacy' | 'modern';
 
 /** Options of {@link Tasks}. */
 export type TasksOptions = {
