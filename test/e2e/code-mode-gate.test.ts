@@ -89,12 +89,13 @@ afterAll(async () => {
 type Asked = { sampling: number; forms: string[] };
 
 /** A client of `era` over `transport` whose model answers with a valid justification (after `delayMs`) and whose user `user`s every form. */
-async function client(transport: 'stdio' | 'http', era: Era, user: 'accept' | 'decline', delayMs = 0): Promise<{ c: AnyClient; asked: Asked }> {
+async function client(transport: 'stdio' | 'http', era: Era, user: 'accept' | 'decline', delayMs = 0, model: 'answers' | 'refuses' = 'answers'): Promise<{ c: AnyClient; asked: Asked }> {
   const asked: Asked = { sampling: 0, forms: [] };
   const target: Target = transport === 'stdio' ? { kind: 'stdio', server, env } : { kind: 'http', url: httpServer!.url };
   const handlers: Record<string, (req: { params: Record<string, unknown> }) => unknown> = {
     'sampling/createMessage': async () => {
       asked.sampling++;
+      if (model === 'refuses') throw new Error('the user declined the sampling request');
       if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
       return { role: 'assistant', model: 'scripted', content: { type: 'text', text: JSON.stringify(GOOD) } };
     },
@@ -166,6 +167,31 @@ describe.each(CASES)('a gated operation from code, $era era over $transport', ({
     expect(value).toContain('declined');
     expect(asked.forms).toHaveLength(1);
     expect(asked.forms[0]).toContain(`You are about to change pet ${pet}.`);
+    expect(requests).toEqual([]);
+  });
+
+  it('calls in flight beside the gated one finish before the question goes out: each is made once', async () => {
+    const { c, asked } = await client(transport, era, 'accept');
+    requests.length = 0;
+    const code = `const [pet] = await Promise.all([api.getPetById({ petId: ${pet + 5} }), api.deletePet({ petId: ${pet + 5} })]);\nreturn pet.name;`;
+    const r = await c.callTool({ name: 'execute', arguments: { code } });
+    expect(r.isError, text(r)).toBeFalsy();
+    expect(text(r).split('\n', 1)[0]).toBe('"Tom"');
+    expect(asked.sampling).toBe(1);
+    expect([...requests].sort()).toEqual([`DELETE /pets/${pet + 5}`, `GET /pets/${pet + 5}`]);
+  });
+
+  // legacy only: a 2.x client whose sampling handler throws fails its own callTool (its input-required driver) rather than answering, for a direct call too
+  it.skipIf(era !== 'legacy')("refused by the client's model (mode auto): the code catches the gate's instructions; the backend sees nothing", async () => {
+    const { c, asked } = await client(transport, era, 'accept', 0, 'refuses');
+    requests.length = 0;
+    const code = `try { await api.deletePet({ petId: ${pet + 6} }); return 'ran'; } catch (e) { return e.message; }`;
+    const r = await c.callTool({ name: 'execute', arguments: { code } });
+    expect(r.isError, text(r)).toBeFalsy();
+    const value = JSON.parse(text(r).split('\n', 1)[0]!) as string;
+    expect(value).toMatch(/^deletePet was refused: the reflection gate holds deletePet/);
+    expect(value).toContain('persist_justification');
+    expect(asked.sampling).toBe(1);
     expect(requests).toEqual([]);
   });
 
