@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_KEPT_BYTES, MAX_KEPT_TOTAL_BYTES, replayAcrossRounds } from '../../../templates/runtime/api-replay.js';
+import { MAX_KEPT_BYTES, MAX_KEPT_TOTAL_BYTES, replayAcrossRounds, replayByName } from '../../../templates/runtime/api-replay.js';
 import type { OperationTool } from '../../../templates/runtime/types.js';
 
 const op = (name: string, method: string): OperationTool => ({ kind: 'operation', name, inputSchema: { type: 'object' }, http: { method, path: '/', params: [] } }) as OperationTool;
@@ -87,5 +87,28 @@ describe('replayAcrossRounds', () => {
     const state: Record<string, unknown> = {};
     await replayAcrossRounds({ era: 'legacy', state }, run)(post, { text: 'x' });
     expect(state).toEqual({});
+  });
+});
+
+describe('replayByName (code mode)', () => {
+  it('keeps outcomes under its own key; an outcome that asks for input is not kept, so the next round makes that call again', async () => {
+    const sent: string[] = [];
+    let asks = true;
+    const run = async (extra: { name: string }, args: Record<string, unknown>) => {
+      sent.push(`${extra.name} ${JSON.stringify(args)}`);
+      return extra.name === 'deletePet' && asks ? { input: { resultType: 'input_required' } } : { result: `${extra.name} done` };
+    };
+    const state: Record<string, unknown> = { api: { untouched: true } };
+    const first = replayByName({ state }, run, (refused) => ({ refused }), 'codeApi');
+    expect(await first('getPetById', 'GET', { name: 'getPetById' }, { petId: 1 })).toEqual({ result: 'getPetById done' });
+    expect(await first('deletePet', 'DELETE', { name: 'deletePet' }, { petId: 1 })).toMatchObject({ input: {} });
+    expect(state.api).toEqual({ untouched: true });
+    expect(Object.keys(state.codeApi as object)).toEqual(['0']);
+    // the retry: the GET is replayed, the gated DELETE is made (now answered)
+    asks = false;
+    const again = replayByName({ state: JSON.parse(JSON.stringify(state)) as Record<string, unknown> }, run, (refused) => ({ refused }), 'codeApi');
+    expect(await again('getPetById', 'GET', { name: 'getPetById' }, { petId: 1 })).toEqual({ result: 'getPetById done' });
+    expect(await again('deletePet', 'DELETE', { name: 'deletePet' }, { petId: 1 })).toEqual({ result: 'deletePet done' });
+    expect(sent).toEqual(['getPetById {"petId":1}', 'deletePet {"petId":1}', 'deletePet {"petId":1}']);
   });
 });
