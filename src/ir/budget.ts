@@ -4,7 +4,7 @@
  * preset's largest tools and the cheapest ways to get under, worked out from the measured sizes
  * (fewest tools to change first).
  */
-import type { Diagnostics, Location } from '../diagnostics.js';
+import { type Diagnostics, escapePointerToken, type Location } from '../diagnostics.js';
 import { largestTools, presetToolSizes } from './surface.js';
 import type { IrPresetSurface, IrServer, IrSurface } from './types.js';
 
@@ -71,14 +71,14 @@ export function checkPresetBudgets(ir: IrServer, budgets: Readonly<Record<string
   if (!s) return;
   const declared = Object.keys(ir.concerns?.presets ?? {});
   for (const [name, limits] of Object.entries(budgets)) {
-    const at = (key: string) => opts.locate(`/budget/presets/${escape(name)}/${key}`);
+    const at = (key: string) => opts.locate(`/budget/presets/${escapePointerToken(name)}/${key}`);
     const p = s.presets.find((x) => x.name === name);
     if (!p) {
       opts.diagnostics.error(
         'MCPGEN_UNKNOWN_PRESET',
         `budget.presets names preset ${JSON.stringify(name)}, which concernPresets does not declare`,
         declared.length > 0 ? `use one of ${declared.map((d) => JSON.stringify(d)).join(', ')}` : 'declare it under `concernPresets`, or remove this budget',
-        opts.locate(`/budget/presets/${escape(name)}`, { key: true }),
+        opts.locate(`/budget/presets/${escapePointerToken(name)}`, { key: true }),
       );
       continue;
     }
@@ -124,7 +124,7 @@ export function checkPresetTokens(ir: IrServer, budgets: Readonly<Record<string,
       'MCPGEN_OVER_BUDGET',
       `preset ${JSON.stringify(p.name)}: tools/list is ${p.tokens.total} tokens, over budget.presets.${p.name}.maxTokens ${max}; the largest tools:${bullets(p.tokens.largest.map((t) => `${t.name} ${t.tokens} tokens`))}`,
       'trim the preset (`exclude`, `outputSchemas: none`, `concernMappings`, shorter descriptions) or raise its budget',
-      opts.locate(`/budget/presets/${escape(p.name)}/maxTokens`),
+      opts.locate(`/budget/presets/${escapePointerToken(p.name)}/maxTokens`),
     );
   }
 }
@@ -134,6 +134,3 @@ export function wantsTokens(budget: { maxTokens?: number; presets?: Readonly<Rec
   return budget.maxTokens !== undefined || Object.values(budget.presets ?? {}).some((p) => p.maxTokens !== undefined);
 }
 
-function escape(token: string): string {
-  return token.replace(/~/g, '~0').replace(/\//g, '~1');
-}

@@ -1,7 +1,7 @@
 /**
  * Stage 3 (model): OpenAPI document + manifest → IR. The only stage that reads both.
  */
-import type { Diagnostics, Location } from '../diagnostics.js';
+import { type Diagnostics, escapePointerToken, type Location } from '../diagnostics.js';
 import { isObject } from '../json.js';
 import type { ArgumentOverride, ArgumentRule, Policy, ResultsOverride } from '../manifest/types.gen.js';
 import { resolveResults, type ResolvedManifest, type ResolvedResults } from '../manifest/load.js';
@@ -120,13 +120,13 @@ export function buildIr(input: BuildInput): IrServer {
   // entries naming operations include/exclude leave out: one warning at the end, not an error each
   const excluded = new ExcludedReferences(excludedToolNames({ ops, selected, request: requestOf, extras: extraRequests, maxToolNameLength: manifest.maxToolNameLength, names: toolNames }));
   const kept = new Set([...selected, ...used.only]);
-  for (const [op, { key }] of overrides) if (!kept.has(op)) excluded.add(`/overrides/${escape(key)}`, entryLabel('overrides', key));
+  for (const [op, { key }] of overrides) if (!kept.has(op)) excluded.add(`/overrides/${escapePointerToken(key)}`, entryLabel('overrides', key));
   const locateKey = (key: string): Location => {
     const extra = /^extraTools\[(\d+)\]$/.exec(key);
     if (extra) return locateManifest(`/extraTools/${extra[1]}/name`);
     const op = [...selected, ...used.only].find((o) => `${o.httpMethod} ${o.path}` === key)!;
     const ov = overrides.get(op);
-    return ov ? locateManifest(`/overrides/${escape(ov.key)}/name`) : spec.source.locate(op.pointer);
+    return ov ? locateManifest(`/overrides/${escapePointerToken(ov.key)}/name`) : spec.source.locate(op.pointer);
   };
   for (const p of problems) {
     if (p.kind === 'too-long') {
@@ -169,7 +169,7 @@ export function buildIr(input: BuildInput): IrServer {
     const ov = entry?.override;
     const args = [...parts.params.map((p) => p.arg), ...(parts.body ? [parts.body.arg] : [])];
     const merged = rules.forTool({ op, name: names[i]!, args, bodyFields: bodyFieldNames(parts), own: isObject(ov?.arguments) ? ov.arguments : undefined });
-    if (merged) parts = hideBodyFields(applyArgumentOverrides({ parts, overrides: merged.overrides, sources: merged.sources, operation: `${op.httpMethod} ${op.path}`, at: `/overrides/${escape(entry?.key ?? '')}/arguments`, reserved, locateManifest, diagnostics }), merged.bodyFields);
+    if (merged) parts = hideBodyFields(applyArgumentOverrides({ parts, overrides: merged.overrides, sources: merged.sources, operation: `${op.httpMethod} ${op.path}`, at: `/overrides/${escapePointerToken(entry?.key ?? '')}/arguments`, reserved, locateManifest, diagnostics }), merged.bodyFields);
     const tool: IrOperationTool = {
       kind: 'operation-tool',
       name: names[i]!,
@@ -335,10 +335,6 @@ function applyResultSettings(input: { tool: IrOperationTool; parts: { jsonResult
   }
 }
 
-function escape(token: string): string {
-  return token.replace(/~/g, '~0').replace(/\//g, '~1');
-}
-
 function checkDuplicateOperationIds(ops: readonly RawOperation[], input: BuildInput): void {
   const byId = new Map<string, RawOperation[]>();
   for (const op of ops) if (op.operationId) byId.set(op.operationId, [...(byId.get(op.operationId) ?? []), op]);
@@ -359,11 +355,11 @@ function resolveOverrides(ops: readonly RawOperation[], input: BuildInput): Map<
     const op = m ? ops.find((o) => o.method === m[1]!.toLowerCase() && o.path === m[2]) : ops.find((o) => o.operationId === key);
     if (!op) {
       const near = suggest(key, ops.flatMap((o) => (o.operationId ? [o.operationId] : [`${o.httpMethod} ${o.path}`])));
-      input.diagnostics.error('MCPGEN_UNKNOWN_OPERATION', `override "${key}" matches no operation`, near ? `did you mean "${near}"?` : 'key overrides by operationId or by `METHOD /path`', input.locateManifest(`/overrides/${escape(key)}`, { key: true }));
+      input.diagnostics.error('MCPGEN_UNKNOWN_OPERATION', `override "${key}" matches no operation`, near ? `did you mean "${near}"?` : 'key overrides by operationId or by `METHOD /path`', input.locateManifest(`/overrides/${escapePointerToken(key)}`, { key: true }));
       continue;
     }
     if (out.has(op)) {
-      input.diagnostics.error('MCPGEN_DUPLICATE_TOOL_NAME', `overrides "${out.get(op)!.key}" and "${key}" both target ${op.httpMethod} ${op.path}`, 'merge them into one override', input.locateManifest(`/overrides/${escape(key)}`, { key: true }));
+      input.diagnostics.error('MCPGEN_DUPLICATE_TOOL_NAME', `overrides "${out.get(op)!.key}" and "${key}" both target ${op.httpMethod} ${op.path}`, 'merge them into one override', input.locateManifest(`/overrides/${escapePointerToken(key)}`, { key: true }));
       continue;
     }
     out.set(op, { key, override: overrides[key]! });

@@ -6,7 +6,7 @@
  * search_tools, describe_tool, execute). The IR keeps the
  * default in `discovery` and only the presets that differ from it in `presetDiscovery`.
  */
-import type { Diagnostics, Location } from '../diagnostics.js';
+import { type Diagnostics, escapePointerToken, type Location } from '../diagnostics.js';
 import type { ResolvedManifest } from '../manifest/load.js';
 import type { IrServer } from './types.js';
 
@@ -31,7 +31,7 @@ export function resolveDiscovery(
         'MCPGEN_UNKNOWN_PRESET',
         `discovery.presets names preset ${JSON.stringify(name)}, which concernPresets does not declare`,
         presets.length > 0 ? `use one of ${presets.map((d) => JSON.stringify(d)).join(', ')}` : 'declare it under `concernPresets`, or set `discovery.mode` for the whole server',
-        opts.locate(`/discovery/presets/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`, { key: true }),
+        opts.locate(`/discovery/presets/${escapePointerToken(name)}`, { key: true }),
       );
       continue;
     }

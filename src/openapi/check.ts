@@ -8,7 +8,7 @@
  *   never end. Cycles through `properties`, `items` and the like are ordinary recursive schemas
  *   and fine; a parameter, response or path item `$ref` cycle is an error too.
  */
-import { type Diagnostics, parsePointer, pointer } from '../diagnostics.js';
+import { type Diagnostics, escapePointerToken, parsePointer, pointer } from '../diagnostics.js';
 import { isObject } from '../json.js';
 import type { YamlSource } from '../manifest/source.js';
 import { COMPOSITION, MAX_DOCUMENT_DEPTH, hasRefCycle, scanDocument } from './scan.js';
@@ -172,7 +172,7 @@ function reportRefCycles(opts: { doc: Record<string, unknown>; source: YamlSourc
     for (let i = keys.length - 1; i >= 0; i--) {
       const k = keys[i]!;
       const v = node[k];
-      if (v !== null && typeof v === 'object') stack.push({ node: v, ptr: `${ptr}/${k.includes('~') || k.includes('/') ? k.replace(/~/g, '~0').replace(/\//g, '~1') : k}` });
+      if (v !== null && typeof v === 'object') stack.push({ node: v, ptr: `${ptr}/${escapePointerToken(k)}` });
     }
   }
   let count = 0;

@@ -12,7 +12,7 @@
 import { createHash } from 'node:crypto';
 import { lstat, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { Diagnostics, type Location } from '../diagnostics.js';
+import { Diagnostics, escapePointerToken, type Location } from '../diagnostics.js';
 import { HASH_HEADER, MD_HEADER, TS_HEADER } from '../emit/header.js';
 import { isObject } from '../json.js';
 import { parseYamlSource, type YamlSource } from '../manifest/source.js';
@@ -124,7 +124,7 @@ export function readLock(opts: { displayLock: string; found: Found }): PreviousL
   } else if (isObject(value.files)) {
     for (const [f, hash] of Object.entries(value.files)) {
       files.set(f, typeof hash === 'string' ? hash : undefined);
-      pointers.set(f, `/files/${f.replace(/~/g, '~0').replace(/\//g, '~1')}`);
+      pointers.set(f, `/files/${escapePointerToken(f)}`);
     }
   }
   if (isObject(value.mergeBase)) {
