@@ -27,6 +27,7 @@ import type { JWTPayload } from 'jose';
 import { bearerAuthChallengeResponse, getOAuthProtectedResourceMetadataUrl, OAuthError, OAuthErrorCode, oauthMetadataResponse, verifyBearerToken } from '@modelcontextprotocol/server';
 import type { AuthInfo, OAuthMetadata, OAuthTokenVerifier } from '@modelcontextprotocol/server';
 import { readBounded } from './body.js';
+import { isLoopbackHostname } from './loopback.js';
 import { introspectionVerifier, looksLikeJwt } from './oauth-introspect.js';
 import type { IntrospectionCache, IntrospectionOptions } from './oauth-introspect.js';
 import { asUrl, AuthorizationServerUnavailable, CLOCK_SKEW_S, tokenAuthInfo } from './oauth-token.js';
@@ -282,7 +283,6 @@ export function resourceServer(options: OAuthResourceOptions, onError: (message:
 
 /** Whether `url` is on a loopback host (an http issuer is accepted there only). */
 export function isLoopbackUrl(url: string): boolean {
-  const host = new URL(url).hostname;
-  return host === 'localhost' || host === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+  return isLoopbackHostname(new URL(url).hostname);
 }
 

@@ -7,6 +7,7 @@
  * failures are reported by status (and the standard OAuth error code) only, never by body.
  */
 import { readBounded } from './body.js';
+import { isLoopbackHostname } from './loopback.js';
 
 /** A failure to obtain or apply credentials; its message names variables and endpoints, never secret values. */
 export class AuthError extends Error {
@@ -51,8 +52,7 @@ function where(url: URL): string {
 
 /** Whether a URL's hostname is this machine (`localhost`, 127.0.0.0/8, `[::1]`): a request there never crosses the network. */
 function isLoopback(hostname: string): boolean {
-  const h = hostname.toLowerCase();
-  return h === 'localhost' || h.endsWith('.localhost') || h === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
+  return isLoopbackHostname(hostname) || hostname.toLowerCase().endsWith('.localhost');
 }
 
 /** `application/x-www-form-urlencoded` encoding of one value (RFC 6749 §2.3.1 encodes client id and secret so). */

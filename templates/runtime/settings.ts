@@ -10,6 +10,7 @@
  * form is never ambiguous.
  */
 import path from 'node:path';
+import { isLoopbackHostname } from './loopback.js';
 import type { ResultPolicy, ServerConfig } from './types.js';
 import { DEFAULT_MAX_ARGUMENT_BYTES, DEFAULT_MAX_IN_FLIGHT_BYTES, settingNames } from './variables.js';
 import type { SettingKey } from './variables.js';
@@ -286,7 +287,7 @@ export type OAuthSettings = {
 
 /** Whether `url`'s host is loopback (localhost, 127.0.0.0/8, [::1]): plain http is accepted there only. */
 function loopbackUrl(url: URL): boolean {
-  return url.hostname === 'localhost' || url.hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(url.hostname);
+  return isLoopbackHostname(url.hostname);
 }
 
 /** Checks an absolute URL setting: https (http on loopback), no credentials, query or fragment. Returns it as set. */
