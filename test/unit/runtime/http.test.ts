@@ -449,10 +449,10 @@ describe('close()', () => {
     const body = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'slow', arguments: {} } });
     const slow = raw(h, { method: 'POST', headers, body }).then((r) => r.body, (e: unknown) => e);
     await new Promise((r) => setTimeout(r, 50));
-    const t0 = Date.now();
     await h.close();
-    expect(Date.now() - t0).toBeLessThan(350);
-    // The response was cut before the tool's result (due at 400 ms) was written.
+    // close() resolved without waiting for the tool: the response was cut before the tool's result
+    // (due at 400 ms) was written. (No timed assertion: on a slow machine close() may take longer
+    // than drainMs, and what matters is that the result never reached the client.)
     const outcome = await slow;
     expect(typeof outcome === 'string' ? outcome : '').not.toContain('slow done');
   });
