@@ -22,6 +22,7 @@
  * This file is copied verbatim into every generated project that has extra tools with `uses`.
  */
 import type { NestedRunner } from './api-client.js';
+import { encodedBytes } from './result-size.js';
 import { argumentsHash } from './rounds.js';
 
 /** Largest outcome kept across rounds, in bytes of JSON. */
@@ -49,7 +50,7 @@ function keptOf(state: Record<string, unknown>, key: string): Record<string, Kep
 /** Bytes of JSON of a kept outcome (sizes are not kept: the state is the only record). */
 function keptSize(outcome: unknown): number {
   try {
-    return Buffer.byteLength(JSON.stringify(outcome) ?? '', 'utf8');
+    return encodedBytes(outcome);
   } catch {
     return 0;
   }
@@ -89,7 +90,7 @@ export function replayByName<Extra, O>(call: { readonly state: Record<string, un
     if (typeof outcome === 'object' && outcome !== null && (outcome as { input?: unknown }).input !== undefined) return outcome;
     let size = Infinity;
     try {
-      size = Buffer.byteLength(JSON.stringify(outcome) ?? '', 'utf8');
+      size = encodedBytes(outcome);
     } catch {
       // not JSON: remembered as made, not kept
     }

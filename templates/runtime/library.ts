@@ -20,6 +20,7 @@ import type { MainOptions } from './main.js';
 import { promptDescriptor, installPrompts } from './prompts.js';
 import { installResources, resourceDescriptor, templateDescriptor } from './resources.js';
 import { Registry } from './registry.js';
+import { encodedBytes } from './result-size.js';
 import type { RegisteredPrompt, RegisteredResource, RegisteredResourceTemplate, Taken, ToolDefinition, ToolHandler } from './registry.js';
 import type { ConcernDeclaration } from './concerns.js';
 import type { PrimitiveGate } from './primitives.js';
@@ -148,7 +149,7 @@ function withRegistered(options: MainOptions, registry: Registry, concerns: bool
 
 /** `1 tool (312 bytes)`: the count and list-entry bytes of registered primitives of one kind. */
 function counted(items: readonly object[], word: string): string {
-  const bytes = items.reduce((sum, item) => sum + Buffer.byteLength(JSON.stringify(item)), 0);
+  const bytes = items.reduce((sum, item) => sum + encodedBytes(item), 0);
   return `${items.length} ${word}${items.length === 1 ? '' : 's'} (${bytes} bytes)`;
 }
 
