@@ -14,6 +14,7 @@
  * This file is copied verbatim into every generated project that has extra tools.
  */
 import type { CallToolResult } from '@modelcontextprotocol/server';
+import { errorResult } from './error-result.js';
 import type { OperationTool } from './types.js';
 
 /**
@@ -75,7 +76,7 @@ export function apiClient(uses: Readonly<Record<string, OperationTool>>, run: Ne
       } catch (err) {
         // a policy step's refusal (access, an audit line that could not be written) is an error, not a throw
         const error = `${operationId} was refused: ${err instanceof Error ? err.message : String(err)}`;
-        return { ok: false, error, result: { isError: true, content: [{ type: 'text', text: error }] } };
+        return { ok: false, error, result: errorResult(error) };
       }
       const { result, status } = outcome;
       const withStatus = status !== undefined ? { status } : {};

@@ -22,6 +22,7 @@
  * This file is copied verbatim into every generated project that has extra tools with `uses`.
  */
 import type { NestedRunner } from './api-client.js';
+import { errorResult } from './error-result.js';
 import { encodedBytes } from './result-size.js';
 import { argumentsHash } from './rounds.js';
 
@@ -62,7 +63,7 @@ export function replayAcrossRounds(call: { readonly era: 'legacy' | 'modern'; re
   const replay = replayByName<{ tool: Parameters<NestedRunner>[0] }, Outcome>(
     call,
     ({ tool }, args) => run(tool, args),
-    (text) => ({ result: { isError: true, content: [{ type: 'text', text }] } }),
+    (text) => ({ result: errorResult(text) }),
   );
   return (tool, args) => replay(tool.name, tool.http.method, { tool }, args);
 }

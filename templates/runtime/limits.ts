@@ -17,6 +17,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { MemoryCounters } from './counters.js';
 import type { Counters } from './counters.js';
+import { errorResult } from './error-result.js';
 import type { Step, ToolCall, ToolResult } from './pipeline.js';
 import { SharedStateError } from './shared-state.js';
 import type { LimitsConfig, ToolLimits } from './policy-types.js';
@@ -90,7 +91,7 @@ export class Limits {
 /** The limited result of a call, with the refusal recorded for the audit step. */
 function limited(call: ToolCall, reason: string, text: string): CallToolResult {
   call.report.refusal = { kind: 'limited', reason };
-  return { isError: true, content: [{ type: 'text', text }] };
+  return errorResult(text);
 }
 
 /** The limited result of a call whose limits cannot be checked (the shared store cannot answer). */

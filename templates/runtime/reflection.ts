@@ -49,6 +49,7 @@
 import Handlebars from 'handlebars';
 import { CLIENT_CAPABILITIES_META_KEY, DEFAULT_REQUEST_TIMEOUT_MSEC, inputRequired, inputResponse, SdkError, SdkErrorCode } from '@modelcontextprotocol/server';
 import type { CallToolResult, InputRequiredResult, ServerContext } from '@modelcontextprotocol/server';
+import { errorResult } from './error-result.js';
 import { log } from './log.js';
 import { errorMessage } from './primitives.js';
 import { redact } from './redact.js';
@@ -136,10 +137,6 @@ function clientSamples(call: GateCall): boolean {
     if (typeof caps === 'object' && caps !== null) return (caps as { sampling?: unknown }).sampling !== undefined;
   }
   return call.server.getClientCapabilities()?.sampling !== undefined;
-}
-
-function failure(text: string): CallToolResult {
-  return { isError: true, content: [{ type: 'text', text }] };
 }
 
 const hbs = Handlebars.create();
@@ -294,14 +291,14 @@ export class ReflectionGate {
       resolved = gates.map((g) => this.resolve(tool, g, args));
     } catch (err) {
       log('error', `reflection: cannot render the prompt arguments of ${tool}`, err);
-      return { ok: false, result: failure(`Tool ${tool}: cannot compute its reflection gate: ${errorMessage(err)}`) };
+      return { ok: false, result: errorResult(`Tool ${tool}: cannot compute its reflection gate: ${errorMessage(err)}`) };
     }
     try {
       return await this.checkResolved(tool, resolved, call);
     } catch (err) {
       if (!(err instanceof SharedStateError)) throw err;
       log('warn', `reflection: cannot check the gate of ${tool}: ${err.message}`);
-      return { ok: false, result: failure(`Tool ${tool} needs a justification, which cannot be checked now: ${err.message}. The call was not run; retry shortly.`) };
+      return { ok: false, result: errorResult(`Tool ${tool} needs a justification, which cannot be checked now: ${err.message}. The call was not run; retry shortly.`) };
     }
   }
 
@@ -325,7 +322,7 @@ export class ReflectionGate {
         if (step?.kind === 'ask') return { ok: false, result: step.result };
         if (step?.kind === 'refused') {
           const what = step.action === 'decline' ? 'declined to give' : 'dismissed the request for';
-          return { ok: false, result: failure(`Tool ${tool} was not run: the user ${what} a justification (reflection gate, domain "${r.gate.domain}"). Calling the tool again asks again.`) };
+          return { ok: false, result: errorResult(`Tool ${tool} was not run: the user ${what} a justification (reflection gate, domain "${r.gate.domain}"). Calling the tool again asks again.`) };
         }
       }
       const mode = own === 'elicit' ? 'auto' : own;
@@ -342,7 +339,7 @@ export class ReflectionGate {
         const why = sampling
           ? `no valid justification could be obtained from the client's model:\n${problems.map((p) => `- ${p}`).join('\n')}\nCalling the tool again asks again.`
           : 'the client does not support MCP sampling, which this server requires for its reflection gates (reflection mode "sampling").';
-        return { ok: false, result: failure(`Tool ${tool} needs a justification (domain "${r.gate.domain}"), but ${why}`) };
+        return { ok: false, result: errorResult(`Tool ${tool} needs a justification (domain "${r.gate.domain}"), but ${why}`) };
       }
       let remaining = 1;
       for (const later of resolved.slice(i + 1)) if (!(await met(later))) remaining++;
@@ -492,7 +489,7 @@ export class ReflectionGate {
 
   /** Implements the `persist_justification` tool (module comment); never throws. */
   async persist(input: unknown): Promise<CallToolResult> {
-    if (typeof input !== 'object' || input === null || Array.isArray(input)) return failure(`Invalid ${PERSIST_TOOL_NAME} call:\n- arguments: must be object`);
+    if (typeof input !== 'object' || input === null || Array.isArray(input)) return errorResult(`Invalid ${PERSIST_TOOL_NAME} call:\n- arguments: must be object`);
     const { hash, domain, justification, ...rest } = input as Record<string, unknown>;
     const problems: string[] = Object.keys(rest).map((k) => `${k}: is not an accepted argument`);
     let hex: string | undefined;
@@ -522,7 +519,7 @@ export class ReflectionGate {
       if (size > this.store.maxJustificationBytes) problems.push(`justification: is ${size} bytes of JSON; the limit is ${this.store.maxJustificationBytes} bytes`);
       else problems.push(...this.validateJustification(justification));
     }
-    if (problems.length > 0 || hex === undefined || !domainOk) return failure(`Invalid ${PERSIST_TOOL_NAME} call:\n${problems.map((p) => `- ${p}`).join('\n')}`);
+    if (problems.length > 0 || hex === undefined || !domainOk) return errorResult(`Invalid ${PERSIST_TOOL_NAME} call:\n${problems.map((p) => `- ${p}`).join('\n')}`);
     const known = this.issued.get(`${domain}/${hex}`) ?? (await this.store.recallHint?.(domain, hex).catch(() => undefined));
     const prompts = this.domainPrompts.get(domain);
     const onlyPrompt = prompts !== undefined && prompts.size === 1 ? ([...prompts][0] as string) : '';
@@ -530,15 +527,15 @@ export class ReflectionGate {
     try {
       await this.store.put(domain, hex, { ...meta, promptArgs: this.redacted(meta.promptArgs) as Record<string, string>, justification: this.redacted(justification), source: 'host', createdAt: new Date().toISOString() });
     } catch (err) {
-      if (err instanceof StoreError) return failure(`Cannot store the justification: ${errorMessage(err)}`);
+      if (err instanceof StoreError) return errorResult(`Cannot store the justification: ${errorMessage(err)}`);
       if (err instanceof SharedStateError) {
         log('warn', `reflection: cannot store justification ${domain}/${hex}: ${err.message}`);
-        return failure(`Cannot store the justification: ${err.message}; it was not stored, call ${PERSIST_TOOL_NAME} again shortly`);
+        return errorResult(`Cannot store the justification: ${err.message}; it was not stored, call ${PERSIST_TOOL_NAME} again shortly`);
       }
       // the server's paths stay in its log: the client learns only what kind of failure it was
       log('error', `reflection: cannot store justification ${domain}/${hex}`, err);
       const code = (err as { code?: unknown } | null)?.code;
-      return failure(`Cannot store the justification: the server could not write it${typeof code === 'string' && /^E[A-Z]+$/.test(code) ? ` (${code})` : ''}; try again later`);
+      return errorResult(`Cannot store the justification: the server could not write it${typeof code === 'string' && /^E[A-Z]+$/.test(code) ? ` (${code})` : ''}; try again later`);
     }
     const toolName = known?.tool;
     log('info', `reflection: justification for ${toolName ?? 'a gated tool'} (${domain}) stored by the host`, { hash: hex });
