@@ -7,12 +7,12 @@
  * a missing spec, drift, an output conflict) is a diagnostic, never a throw.
  */
 import type { Diagnostic } from './diagnostics.js';
-import type { DriftEntry, Summary } from './cli/report.js';
+import type { DriftEntry, Summary } from './summary.js';
 import { buildProject, validateProject } from './project.js';
 import type { WriteReport } from './write/tree.js';
 
 export type { Diagnostic, DiagnosticCode, Location, Severity, WarningCode } from './diagnostics.js';
-export type { Contributor, DriftEntry, PresetSummary, ResultExampleSummary, ResultsSummary, Summary } from './cli/report.js';
+export type { Contributor, DriftEntry, PresetSummary, ResultExampleSummary, ResultsSummary, Summary } from './summary.js';
 
 /** Options of {@link validate}. */
 export type ValidateOptions = {

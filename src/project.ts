@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import type { BuildOptions, BuildResult, ValidateOptions, ValidateResult } from './api.js';
-import { driftOf, summarize } from './cli/report.js';
+import { driftOf, summarize } from './summary.js';
 import { compile, type CompileResult } from './compile.js';
 import { handlerExports } from './emit/ts/stubs.js';
 import type { IrServer } from './ir/types.js';

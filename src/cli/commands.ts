@@ -7,7 +7,8 @@ import { clientLines, shellQuote } from '../emit/project/client-lines.js';
 import { ENTRY_POINT } from '../emit/project/ship.js';
 import type { IrServer } from '../ir/types.js';
 import { formatDiagnostics } from './format.js';
-import { formatArgumentRulesReport, formatGithubDrift, formatJsonReport, formatResultsReport, formatSurfaceReport, formatTextDrift, presetSummaries, resultsSummary, servedPrompts, type DriftEntry, type Summary } from './report.js';
+import { formatArgumentRulesReport, formatGithubDrift, formatJsonReport, formatResultsReport, formatSurfaceReport, formatTextDrift } from './report.js';
+import { presetSummaries, resultsSummary, servedPrompts, type DriftEntry, type Summary } from '../summary.js';
 import { NO_PROGRESS, paint, type Paint, type Progress } from './terminal.js';
 
 /**

@@ -12,7 +12,7 @@ import type { Server, ServerCapabilities } from '@modelcontextprotocol/server';
 import * as z from 'zod/v4';
 import { afterEach, describe, expect, it } from 'vitest';
 import { compile } from '../../src/compile.js';
-import { presetSummaries } from '../../src/cli/report.js';
+import { presetSummaries } from '../../src/summary.js';
 import { emitServerEntry } from '../../src/emit/ts/entry.js';
 import { emitSearchIndexFile } from '../../src/emit/ts/search.js';
 import { concernCapability, installConcerns } from '../../templates/runtime/concern-protocol.js';
