@@ -3,6 +3,7 @@
  */
 import { InFlightLimitError } from './in-flight.js';
 import type { InFlightShare } from './in-flight.js';
+import { isJsonMedia, mediaType } from './media-type.js';
 
 /** A response body read up to a limit. */
 export type BoundedBody = {
@@ -85,22 +86,11 @@ export function truncationNote(body: BoundedBody): string {
 /** How a response body is passed back. */
 export type BodyKind = 'json' | 'text' | 'image' | 'binary';
 
-/** Base media type, lower case, without parameters (`''` when absent). */
-function baseType(contentType: string | null): string {
-  return (contentType ?? '').split(';')[0]!.trim().toLowerCase();
-}
-
-/** True for `application/json` and `+json` types. */
-export function isJsonMedia(contentType: string | null): boolean {
-  const t = baseType(contentType);
-  return t === 'application/json' || t.endsWith('+json');
-}
-
 const TEXTUAL = /^(text\/.*|application\/(xml|.*\+xml|x-www-form-urlencoded|javascript|ecmascript|x-javascript|yaml|x-yaml|.*\+yaml|x-ndjson|graphql|sql|csv)|image\/svg\+xml)$/;
 
 /** Decides how to return a body from its `Content-Type`; sniffs UTF-8 when there is none. */
 export function bodyKind(contentType: string | null, bytes: Uint8Array): BodyKind {
-  const t = baseType(contentType);
+  const t = mediaType(contentType);
   if (isJsonMedia(t)) return 'json';
   if (TEXTUAL.test(t)) return 'text';
   if (t.startsWith('image/')) return 'image';
