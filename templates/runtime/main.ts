@@ -26,6 +26,7 @@ import { InMemoryServerEventBus } from '@modelcontextprotocol/server';
 import { createServer } from './server.js';
 import type { PolicyLayer, ReflectionGuard, ServerExtensions, ServerFactory } from './server.js';
 import { describeBase, resolveSettings, settingsVariables } from './settings.js';
+import { shutdownRoutine } from './shutdown.js';
 import { INSTANCE_ID, redisSettings, redisUrlSecrets } from './shared-state.js';
 import { stateKey } from './state.js';
 import { taskBounds } from './tasks-store.js';
@@ -172,25 +173,8 @@ export async function main(config: ServerConfig, tools: readonly OperationTool[]
       process.exit(1);
     });
     listChanges.install({ sessions: () => handle.sessions(), streams, ...(shared !== undefined ? { shared: shared.bus } : {}) });
-    let closing = false;
-    const shutdown = (reason: string): void => {
-      if (closing) return;
-      closing = true;
-      log('info', `${config.name}: shutting down (${reason}), finishing calls in flight (at most ${serve.drainMs} ms)`);
-      // the bound holds whatever the calls or the audit trail wait for
-      const bound = serve.drainMs + AUDIT_CLOSE_MS + 300;
-      setTimeout(() => {
-        log('warn', `${config.name}: exiting ${bound} ms after ${reason} with work unfinished`);
-        process.exit(0);
-      }, bound).unref();
-      handle
-        .close()
-        .then(closeAll)
-        .then(
-          () => process.exit(0),
-          () => process.exit(0),
-        );
-    };
+    // the bound holds whatever the calls or the audit trail wait for
+    const shutdown = shutdownRoutine(config.name, serve.drainMs + AUDIT_CLOSE_MS + 300, () => handle.close().then(closeAll), `, finishing calls in flight (at most ${serve.drainMs} ms)`);
     process.once('SIGINT', () => shutdown('SIGINT'));
     process.once('SIGTERM', () => shutdown('SIGTERM'));
     const clients = [...(serve.tokens.size > 0 ? [`${serve.tokens.size} client token${serve.tokens.size === 1 ? '' : 's'}`] : []), ...(serve.oauth !== undefined ? [`OAuth access tokens of ${serve.oauth.issuer}`] : [])];

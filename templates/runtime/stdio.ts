@@ -9,6 +9,7 @@
 import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { log } from './log.js';
 import type { ServerFactory } from './server.js';
+import { shutdownRoutine } from './shutdown.js';
 import type { OutputBacklog } from './in-flight.js';
 import { withTaskListen } from './tasks-stdio.js';
 
@@ -32,23 +33,7 @@ export function serveOnStdio(factory: ServerFactory, name: string, identity: str
   // with task tools, 2026-07-28 listen requests for task ids are served before the SDK's entry (tasks-stdio.ts)
   const transport = factory.taskListen ? withTaskListen(new StdioServerTransport(), factory.taskListen, identity) : undefined;
   const handle = serveStdio((ctx) => factory({ era: ctx.era, identity }), { onerror: (err) => log('warn', 'MCP protocol error', err), ...(transport ? { transport } : {}) });
-  let closing = false;
-  const shutdown = (reason: string): void => {
-    if (closing) return;
-    closing = true;
-    log('info', `${name}: shutting down (${reason})`);
-    setTimeout(() => {
-      log('warn', `${name}: exiting ${exitWithinMs} ms after ${reason} with work unfinished`);
-      process.exit(0);
-    }, exitWithinMs).unref();
-    handle
-      .close()
-      .then(beforeExit)
-      .then(
-        () => process.exit(0),
-        () => process.exit(0),
-      );
-  };
+  const shutdown = shutdownRoutine(name, exitWithinMs, () => handle.close().then(beforeExit));
   process.stdin.once('end', () => shutdown('stdin closed'));
   process.stdin.once('close', () => shutdown('stdin closed'));
   process.once('SIGINT', () => shutdown('SIGINT'));
