@@ -3,7 +3,7 @@
  */
 import { type Diagnostics, escapePointerToken, type Location } from '../diagnostics.js';
 import { isObject } from '../json.js';
-import type { ArgumentOverride, ArgumentRule, Policy, ResultsOverride } from '../manifest/types.gen.js';
+import type { ArgumentRule, Override, Policy } from '../manifest/types.gen.js';
 import { resolveResults, type ResolvedManifest, type ResolvedResults } from '../manifest/load.js';
 import type { LoadedSpec } from '../openapi/load.js';
 import { knownTags, listOperations, type RawOperation } from '../openapi/operations.js';
@@ -35,11 +35,7 @@ import { selectOperations, type SelectorInput } from './select.js';
 import { plainLinks, truncateDescription } from './text.js';
 import { checkPresetBudgets } from './budget.js';
 import { checkBudget, DEFAULT_LIMITS, fitTools, measureSurface } from './surface.js';
-import type { OutputSchemaMode } from './output-schema.js';
-import type { IrOperationTool, IrResultExample, IrServer, ToolAnnotations } from './types.js';
-
-/** A per-operation override from the manifest. */
-export type OverrideInput = { name?: string; title?: string; description?: string; annotations?: ToolAnnotations; arguments?: Record<string, ArgumentOverride>; outputSchemas?: OutputSchemaMode; results?: ResultsOverride; scopes?: string[] };
+import type { IrOperationTool, IrResultExample, IrServer } from './types.js';
 
 /**
  * The manifest settings the IR builder reads (defaults applied); selectors as written, so that
@@ -56,7 +52,7 @@ export type BuildManifest = Pick<
   Partial<Pick<ResolvedManifest, 'maxInFlightBytes' | 'dir' | 'extraTools' | 'prompts' | 'resources' | 'resourceTemplates' | 'concerns' | 'concernMappings' | 'concernPresets' | 'exposeInMeta' | 'enforce' | 'preprocessors' | 'reflection' | 'discovery' | 'discoveryPresets'>> & {
   include?: SelectorInput[];
   exclude?: SelectorInput[];
-  overrides?: Record<string, OverrideInput>;
+  overrides?: Record<string, Override>;
   /** `arguments` (argument rules) as written. */
   argumentRules?: ArgumentRule[];
   /** `policy` as written. */
@@ -347,8 +343,8 @@ function checkDuplicateOperationIds(ops: readonly RawOperation[], input: BuildIn
   }
 }
 
-function resolveOverrides(ops: readonly RawOperation[], input: BuildInput): Map<RawOperation, { key: string; override: OverrideInput }> {
-  const out = new Map<RawOperation, { key: string; override: OverrideInput }>();
+function resolveOverrides(ops: readonly RawOperation[], input: BuildInput): Map<RawOperation, { key: string; override: Override }> {
+  const out = new Map<RawOperation, { key: string; override: Override }>();
   const overrides = input.manifest.overrides ?? {};
   for (const key of Object.keys(overrides).sort()) {
     const m = /^([A-Za-z]+)\s+(\/.*)$/.exec(key);
