@@ -1,11 +1,9 @@
 /** Synthesised descriptions (src/ir/describe.ts) for operations with neither summary nor description. */
 import { describe, expect, it } from 'vitest';
-import { Diagnostics } from '../../src/diagnostics.js';
-import { buildIr, type BuildManifest } from '../../src/ir/build.js';
+import { buildIr } from '../../src/ir/build.js';
 import { synthesizeDescription, type DescribeInput } from '../../src/ir/describe.js';
 import type { IrParam } from '../../src/ir/types.js';
-import { parseYamlSource } from '../../src/manifest/source.js';
-import type { LoadedSpec } from '../../src/openapi/load.js';
+import { irFromText } from '../helpers/ir.js';
 
 const origin = { file: 'openapi.yaml', pointer: '' };
 const param = (arg: string, loc: IrParam['in'], extra: Partial<IrParam> = {}): IrParam => ({ kind: 'param', arg, name: arg, in: loc, required: loc === 'path', origin, ...extra });
@@ -81,17 +79,12 @@ paths:
 
 describe('buildIr', () => {
   it('gives every operation without summary or description one, from the arguments the model sees', () => {
-    const diagnostics = new Diagnostics();
-    const spec = parseYamlSource({ file: 'openapi.yaml', text: SPEC, diagnostics, syntaxCode: 'MCPGEN_SPEC_SYNTAX' })!;
-    const mf = parseYamlSource({
-      file: 'mcpgen.yaml',
-      text: 'overrides:\n  listKeys:\n    arguments:\n      api_token: { hidden: true, env: X_TOKEN }\n      q: { name: search }\n',
-      diagnostics,
-      syntaxCode: 'MCPGEN_MANIFEST_SYNTAX',
-    })!;
-    const manifest: BuildManifest = { name: 'x', version: '1.0.0', envPrefix: 'X', maxToolNameLength: 64, maxDescriptionLength: 1024, timeoutMs: 1000, maxResponseBytes: 10_000, baseUrl: 'https://h', ...(mf.value as object) };
-    const loaded: LoadedSpec = { version: '3.0', document: spec.value as Record<string, unknown>, source: spec };
-    const ir = buildIr({ manifest, locateManifest: (p, o) => mf.locate(p, o), spec: loaded, diagnostics });
+    const { ir, diagnostics } = irFromText({
+      spec: SPEC,
+      version: '3.0',
+      manifestYaml: 'overrides:\n  listKeys:\n    arguments:\n      api_token: { hidden: true, env: X_TOKEN }\n      q: { name: search }\n',
+      manifest: { baseUrl: 'https://h' },
+    });
     expect(diagnostics.items.filter((d) => d.severity === 'error')).toEqual([]);
     expect(ir.tools.map((t) => t.description)).toEqual([
       'GET /accounts/{id}/keys — list keys (tag: keys). Path parameters: id. Query: search.',

@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { Diagnostics } from '../../src/diagnostics.js';
-import { buildIr, type BuildManifest } from '../../src/ir/build.js';
 import { parseYamlSource } from '../../src/manifest/source.js';
 import { validateManifest } from '../../src/manifest/validate.js';
-import type { LoadedSpec } from '../../src/openapi/load.js';
+import { irFromText } from '../helpers/ir.js';
 
 const SPEC = `openapi: 3.0.3
 info: { title: t, version: '1' }
@@ -28,12 +27,7 @@ paths:
 `;
 
 function setup(manifestYaml: string) {
-  const diagnostics = new Diagnostics();
-  const spec = parseYamlSource({ file: 'openapi.yaml', text: SPEC, diagnostics, syntaxCode: 'MCPGEN_SPEC_SYNTAX' })!;
-  const mf = parseYamlSource({ file: 'mcpgen.yaml', text: manifestYaml, diagnostics, syntaxCode: 'MCPGEN_MANIFEST_SYNTAX' })!;
-  const manifest: BuildManifest = { name: 'x', version: '1.0.0', envPrefix: 'X', maxToolNameLength: 64, maxDescriptionLength: 1024, timeoutMs: 1000, maxResponseBytes: 10_000, ...(mf.value as object) };
-  const loaded: LoadedSpec = { version: '3.0', document: spec.value as Record<string, unknown>, source: spec };
-  const ir = buildIr({ manifest, locateManifest: (p, o) => mf.locate(p, o), spec: loaded, diagnostics });
+  const { ir, diagnostics } = irFromText({ spec: SPEC, version: '3.0', manifestYaml });
   return { ir, diagnostics, tool: (name: string) => ir.tools.find((t) => t.name === name)! };
 }
 

@@ -4,23 +4,13 @@
  * binary; Swagger 2.0 body / formData), and that nothing invents values the caller did not give.
  */
 import { describe, expect, it } from 'vitest';
-import { Diagnostics } from '../../src/diagnostics.js';
-import { buildIr } from '../../src/ir/build.js';
 import type { IrOperationTool } from '../../src/ir/types.js';
-import { parseYamlSource } from '../../src/manifest/source.js';
 import { buildRequest } from '../../templates/runtime/request.js';
 import { validateArguments } from '../../templates/runtime/validate.js';
+import { irFromText } from '../helpers/ir.js';
 
 function tools(specYaml: string, version: '2.0' | '3.0' | '3.1', localFiles = false): IrOperationTool[] {
-  const diagnostics = new Diagnostics();
-  const spec = parseYamlSource({ file: 'openapi.yaml', text: specYaml, diagnostics, syntaxCode: 'MCPGEN_SPEC_SYNTAX' })!;
-  const loc = { file: 'mcpgen.yaml', pointer: '', line: 1, col: 1 };
-  const ir = buildIr({
-    manifest: { name: 'x', version: '1.0.0', envPrefix: 'X', maxToolNameLength: 64, maxDescriptionLength: 1024, timeoutMs: 1000, maxResponseBytes: 10_000, baseUrl: 'http://127.0.0.1:1', uploads: { localFiles } },
-    locateManifest: () => loc,
-    spec: { version, document: spec.value as Record<string, unknown>, source: spec },
-    diagnostics,
-  });
+  const { ir, diagnostics } = irFromText({ spec: specYaml, version, manifest: { baseUrl: 'http://127.0.0.1:1', uploads: { localFiles } } });
   expect(diagnostics.items.filter((d) => d.severity === 'error')).toEqual([]);
   return ir.tools;
 }

@@ -3,13 +3,11 @@
  * mapped variable names, operation-level overrides, and located manifest diagnostics.
  */
 import { describe, expect, it } from 'vitest';
-import { Diagnostics } from '../../src/diagnostics.js';
 import { emitProject } from '../../src/emit/index.js';
-import { buildIr, type BuildManifest } from '../../src/ir/build.js';
 import { reservedVariables, SETTINGS_SUFFIXES } from '../../src/ir/security.js';
 import { SETTINGS } from '../../templates/runtime/variables.js';
-import { parseYamlSource } from '../../src/manifest/source.js';
-import type { LoadedSpec, SpecVersion } from '../../src/openapi/load.js';
+import type { SpecVersion } from '../../src/openapi/load.js';
+import { irFromText } from '../helpers/ir.js';
 
 const SPEC3 = `openapi: 3.1.0
 info: { title: t, version: '1' }
@@ -75,13 +73,7 @@ paths:
 `;
 
 function setup(manifestYaml: string, specYaml = SPEC3, version: SpecVersion = '3.1') {
-  const diagnostics = new Diagnostics();
-  const spec = parseYamlSource({ file: 'openapi.yaml', text: specYaml, diagnostics, syntaxCode: 'MCPGEN_SPEC_SYNTAX' })!;
-  const mf = parseYamlSource({ file: 'mcpgen.yaml', text: manifestYaml || '{}', diagnostics, syntaxCode: 'MCPGEN_MANIFEST_SYNTAX' })!;
-  const manifest: BuildManifest = { name: 'x', version: '1.0.0', envPrefix: 'PETS', maxToolNameLength: 64, maxDescriptionLength: 1024, timeoutMs: 1000, maxResponseBytes: 10_000, ...(mf.value as object) };
-  const loaded: LoadedSpec = { version, document: spec.value as Record<string, unknown>, source: spec };
-  const ir = buildIr({ manifest, locateManifest: (p, o) => mf.locate(p, o), spec: loaded, diagnostics });
-  return { ir, diagnostics };
+  return irFromText({ spec: specYaml, version, manifestYaml, manifest: { envPrefix: 'PETS' } });
 }
 
 const security = (ir: ReturnType<typeof setup>['ir']) => Object.fromEntries(ir.tools.map((t) => [t.name, t.security]));

@@ -5,21 +5,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { Diagnostics } from '../../src/diagnostics.js';
-import { buildIr, type BuildManifest } from '../../src/ir/build.js';
-import { parseYamlSource } from '../../src/manifest/source.js';
-import type { LoadedSpec } from '../../src/openapi/load.js';
 import { allScopes, missingScopes, nestedScopes, scopeGate, scopeNeeds, scopeShortfall } from '../../templates/runtime/oauth-scopes.js';
 import { corpusSpec } from '../helpers/corpus.js';
+import { irFromText } from '../helpers/ir.js';
 
 function build(specText: string, file = 'openapi.yaml', manifestYaml = '') {
-  const diagnostics = new Diagnostics();
-  const spec = parseYamlSource({ file, text: specText, diagnostics, syntaxCode: 'MCPGEN_SPEC_SYNTAX' })!;
-  const mf = parseYamlSource({ file: 'mcpgen.yaml', text: manifestYaml || '{}', diagnostics, syntaxCode: 'MCPGEN_MANIFEST_SYNTAX' })!;
-  const manifest: BuildManifest = { name: 'x', version: '1.0.0', envPrefix: 'X', maxToolNameLength: 64, maxDescriptionLength: 1024, timeoutMs: 1000, maxResponseBytes: 10_000, ...(mf.value as object) };
-  const document = spec.value as Record<string, unknown>;
-  const loaded: LoadedSpec = { version: typeof document.swagger === 'string' ? '2.0' : '3.0', document, source: spec };
-  const ir = buildIr({ manifest, locateManifest: (p, o) => mf.locate(p, o), spec: loaded, diagnostics });
+  const { ir, diagnostics } = irFromText({ spec: specText, specFile: file, manifestYaml });
   return { scopes: Object.fromEntries(ir.tools.map((t) => [t.name, t.scopes])), diagnostics: diagnostics.items };
 }
 const tools = (specText: string, file = 'openapi.yaml') => build(specText, file).scopes;

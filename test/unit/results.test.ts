@@ -5,12 +5,13 @@ import { Diagnostics } from '../../src/diagnostics.js';
 import { emitProject } from '../../src/emit/index.js';
 import { emitConfigFile, serverConfig } from '../../src/emit/ts/entry.js';
 import { emitToolsFile } from '../../src/emit/ts/tools.js';
-import { buildIr, type BuildManifest } from '../../src/ir/build.js';
+import type { BuildManifest } from '../../src/ir/build.js';
 import { compactJson, PROJECTION_DESCRIPTION, projectionArgName } from '../../src/ir/results.js';
 import { resolveResults } from '../../src/manifest/load.js';
 import { parseYamlSource } from '../../src/manifest/source.js';
 import { validateManifest } from '../../src/manifest/validate.js';
-import type { LoadedSpec, SpecVersion } from '../../src/openapi/load.js';
+import type { SpecVersion } from '../../src/openapi/load.js';
+import { irFromText } from '../helpers/ir.js';
 
 const ISSUE = { number: 1347, title: 'Found a bug', state: 'open', user: { login: 'octocat', id: 1, node_id: 'MDQ6VXNlcjE=', avatar_url: 'https://github.com/images/error/octocat_happy.gif', gravatar_id: '' }, labels: [], assignee: null, body: 'I am having a problem with this.', html_url: 'https://github.com/octocat/Hello-World/issues/1347', created_at: '2011-04-22T13:33:48Z' };
 const PULL = { number: 1, title: 'Amazing new feature', state: 'open', user: { login: 'octocat' }, draft: false, milestone: null, merged_at: null, body: 'Please pull these awesome changes in!', created_at: '2011-01-26T19:01:12Z', updated_at: '2011-01-26T19:01:12Z', head: { ref: 'new-topic', sha: '6dcb09b5b57875f334f61aebed695e2e4193db5e' }, base: { ref: 'main', sha: '6dcb09b5b57875f334f61aebed695e2e4193db5e' } };
@@ -48,11 +49,7 @@ const SPEC = {
 };
 
 function build(manifest: Partial<BuildManifest> = {}, spec: Record<string, unknown> = SPEC, version: SpecVersion = '3.0') {
-  const diagnostics = new Diagnostics();
-  const source = parseYamlSource({ file: 'openapi.json', text: JSON.stringify(spec), diagnostics, syntaxCode: 'MCPGEN_SPEC_SYNTAX' })!;
-  const m: BuildManifest = { name: 'x', version: '1.0.0', envPrefix: 'X', maxToolNameLength: 64, maxDescriptionLength: 1024, timeoutMs: 1000, maxResponseBytes: 10_000, ...manifest };
-  const loaded: LoadedSpec = { version, document: source.value as Record<string, unknown>, source };
-  const ir = buildIr({ manifest: m, locateManifest: () => ({ file: 'mcpgen.yaml', pointer: '', line: 0, col: 0 }), spec: loaded, diagnostics });
+  const { ir, diagnostics } = irFromText({ spec: JSON.stringify(spec), specFile: 'openapi.json', version, manifest });
   expect(diagnostics.items.filter((d) => d.severity === 'error')).toEqual([]);
   return ir;
 }
