@@ -1,6 +1,5 @@
 /** Synthesised descriptions (src/ir/describe.ts) for operations with neither summary nor description. */
 import { describe, expect, it } from 'vitest';
-import { buildIr } from '../../src/ir/build.js';
 import { synthesizeDescription, type DescribeInput } from '../../src/ir/describe.js';
 import type { IrParam } from '../../src/ir/types.js';
 import { irFromText } from '../helpers/ir.js';

@@ -1,8 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Diagnostics } from '../../src/diagnostics.js';
-import { buildIr, specBaseUrl, type BuildManifest } from '../../src/ir/build.js';
-import { parseYamlSource } from '../../src/manifest/source.js';
-import type { LoadedSpec } from '../../src/openapi/load.js';
+import { specBaseUrl } from '../../src/ir/build.js';
+import { irFromText } from '../helpers/ir.js';
 
 const SPEC = `openapi: 3.0.3
 info: { title: t, version: '1' }
@@ -42,13 +40,8 @@ paths:
 `;
 
 function setup(manifestYaml: string, specYaml = SPEC) {
-  const diagnostics = new Diagnostics();
-  const spec = parseYamlSource({ file: 'openapi.yaml', text: specYaml, diagnostics, syntaxCode: 'MCPGEN_SPEC_SYNTAX' })!;
-  const mf = parseYamlSource({ file: 'mcpgen.yaml', text: manifestYaml || '{}', diagnostics, syntaxCode: 'MCPGEN_MANIFEST_SYNTAX' })!;
-  const manifest: BuildManifest = { name: 'x', version: '1.0.0', envPrefix: 'X', maxToolNameLength: 64, timeoutMs: 1000, maxResponseBytes: 10_000, ...(mf.value as object) };
-  const loaded: LoadedSpec = { version: '3.0', document: spec.value as Record<string, unknown>, source: spec };
-  const ir = buildIr({ manifest, locateManifest: (p, o) => mf.locate(p, o), spec: loaded, diagnostics });
-  return { ir, diagnostics };
+  // the builder's own description limit, not the test default
+  return irFromText({ spec: specYaml, version: '3.0', manifestYaml, manifest: { maxDescriptionLength: undefined } });
 }
 
 describe('buildIr', () => {
