@@ -12,8 +12,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { AuthInfo } from '@modelcontextprotocol/server';
-import { readBounded } from './body.js';
 import { AuthError } from './oauth.js';
+import { FormPostFailure, postClientForm, type FormAnswer } from './oauth-post.js';
 import type { TokenExchangeSpec } from './types.js';
 
 /** Exchanges the OAuth access token of a call (`auth`) for an API token as `spec` asks, for `scheme`. */
@@ -34,8 +34,6 @@ const ACCESS_TOKEN = 'urn:ietf:params:oauth:token-type:access_token';
 const CODES = new Set(['invalid_request', 'invalid_client', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'invalid_scope', 'invalid_target']);
 /** Most exchanged tokens kept. */
 const CACHE_ENTRIES = 1000;
-/** Largest token endpoint answer read. */
-const MAX_RESPONSE_BYTES = 64 * 1024;
 
 /** Makes the exchanger. */
 export function tokenExchanger(o: ExchangeOptions): TokenExchanger {
@@ -43,18 +41,16 @@ export function tokenExchanger(o: ExchangeOptions): TokenExchanger {
   const pending = new Map<string, Promise<{ token: string; until: number }>>();
   const exchange = async (subject: AuthInfo, spec: TokenExchangeSpec, scheme: string): Promise<{ token: string; until: number }> => {
     const endpoint = await o.tokenEndpoint();
-    const basic = Buffer.from(`${encodeURIComponent(o.clientId)}:${encodeURIComponent(o.clientSecret)}`).toString('base64');
     const form = new URLSearchParams({ grant_type: GRANT, subject_token: subject.token, subject_token_type: ACCESS_TOKEN, requested_token_type: ACCESS_TOKEN, audience: spec.audience });
     if (spec.scopes !== undefined && spec.scopes.length > 0) form.set('scope', spec.scopes.join(' '));
     const where = `the token exchange for scheme ${JSON.stringify(scheme)} at ${endpoint}`;
-    let res: Response;
-    let text: string;
+    let res: FormAnswer;
     try {
-      res = await fetch(endpoint, { method: 'POST', headers: { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }, body: form, redirect: 'error', signal: AbortSignal.timeout(o.timeoutMs) });
-      text = new TextDecoder().decode((await readBounded(res, MAX_RESPONSE_BYTES)).bytes);
+      res = await postClientForm(endpoint, { clientId: o.clientId, clientSecret: o.clientSecret, form, timeoutMs: o.timeoutMs });
     } catch (err) {
-      throw new AuthError(`${where} ${err instanceof Error && err.name === 'TimeoutError' ? `got no answer within ${o.timeoutMs} ms` : 'could not be sent'}`);
+      throw new AuthError(`${where} ${err instanceof FormPostFailure && err.timedOut ? `got no answer within ${o.timeoutMs} ms` : 'could not be sent'}`);
     }
+    const text = res.text;
     let body: Record<string, unknown> = {};
     try {
       const parsed = JSON.parse(text) as unknown;

@@ -14,7 +14,7 @@
 import { createHash } from 'node:crypto';
 import { OAuthError, OAuthErrorCode } from '@modelcontextprotocol/server';
 import type { AuthInfo, OAuthTokenVerifier } from '@modelcontextprotocol/server';
-import { readBounded } from './body.js';
+import { FormPostFailure, postClientForm, type FormAnswer } from './oauth-post.js';
 import { AuthorizationServerUnavailable, CLOCK_SKEW_S, tokenAuthInfo } from './oauth-token.js';
 import type { Claims } from './oauth-token.js';
 
@@ -22,8 +22,6 @@ import type { Claims } from './oauth-token.js';
 export const INTROSPECTION_CACHE_MS = 30_000;
 /** Most introspection answers kept. */
 const CACHE_ENTRIES = 1000;
-/** Largest introspection response read. */
-const MAX_RESPONSE_BYTES = 64 * 1024;
 
 /** Whether `token` has the form of a JWS compact serialization (three base64url parts). */
 export function looksLikeJwt(token: string): boolean {
@@ -44,25 +42,16 @@ export type IntrospectionCache = Map<string, { claims: Claims; until: number }>;
 
 /** Asks the endpoint about `token`; throws AuthorizationServerUnavailable when it cannot answer. */
 async function introspect(token: string, o: IntrospectionOptions): Promise<Claims> {
-  const basic = Buffer.from(`${encodeURIComponent(o.clientId)}:${encodeURIComponent(o.clientSecret)}`).toString('base64');
-  let res: Response;
-  let text: string;
+  let res: FormAnswer;
   try {
-    res = await fetch(o.endpoint, {
-      method: 'POST',
-      headers: { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
-      body: new URLSearchParams({ token, token_type_hint: 'access_token' }),
-      redirect: 'error',
-      signal: AbortSignal.timeout(o.timeoutMs),
-    });
-    text = new TextDecoder().decode((await readBounded(res, MAX_RESPONSE_BYTES)).bytes);
+    res = await postClientForm(o.endpoint, { clientId: o.clientId, clientSecret: o.clientSecret, form: new URLSearchParams({ token, token_type_hint: 'access_token' }), timeoutMs: o.timeoutMs });
   } catch (err) {
-    const timedOut = err instanceof Error && err.name === 'TimeoutError';
+    const timedOut = err instanceof FormPostFailure && err.timedOut;
     throw new AuthorizationServerUnavailable(`the introspection endpoint ${o.endpoint} ${timedOut ? `did not answer within ${o.timeoutMs} ms` : 'cannot be reached'}`);
   }
   if (!res.ok) throw new AuthorizationServerUnavailable(`the introspection endpoint ${o.endpoint} answered HTTP ${res.status}${res.status === 401 ? ' (check the resource server\'s client ID and secret)' : ''}`);
   try {
-    const body = JSON.parse(text) as unknown;
+    const body = JSON.parse(res.text) as unknown;
     if (typeof body === 'object' && body !== null && !Array.isArray(body)) return body as Claims;
   } catch {
     // reported below

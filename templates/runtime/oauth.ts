@@ -6,8 +6,8 @@
  * Nothing here ever puts a secret into an error message or a log line: token endpoint
  * failures are reported by status (and the standard OAuth error code) only, never by body.
  */
-import { readBounded } from './body.js';
 import { isLoopbackHostname } from './loopback.js';
+import { FormPostFailure, postClientForm, type FormAnswer } from './oauth-post.js';
 
 /** A failure to obtain or apply credentials; its message names variables and endpoints, never secret values. */
 export class AuthError extends Error {
@@ -36,9 +36,6 @@ export type TokenRequest = {
 /** A token and when it stops being used (epoch ms; `Infinity` when the endpoint gave no lifetime). */
 type Cached = { token: string; expiresAt: number };
 
-/** Largest token endpoint response read. */
-const MAX_TOKEN_RESPONSE = 64 * 1024;
-
 /** Longest margin before `expires_in` at which a token is renewed (it is also at most a tenth of the lifetime). */
 export const EXPIRY_SKEW_MS = 30_000;
 
@@ -53,11 +50,6 @@ function where(url: URL): string {
 /** Whether a URL's hostname is this machine (`localhost`, 127.0.0.0/8, `[::1]`): a request there never crosses the network. */
 function isLoopback(hostname: string): boolean {
   return isLoopbackHostname(hostname) || hostname.toLowerCase().endsWith('.localhost');
-}
-
-/** `application/x-www-form-urlencoded` encoding of one value (RFC 6749 §2.3.1 encodes client id and secret so). */
-function formEncode(value: string): string {
-  return new URLSearchParams([['', value]]).toString().slice(1);
 }
 
 /** The first error code (`ECONNREFUSED`, `UND_ERR_…`) in an error's cause chain, else the innermost message. */
@@ -102,25 +94,15 @@ async function requestToken(req: TokenRequest, now: () => number): Promise<Cache
   }
   const form = new URLSearchParams([['grant_type', 'client_credentials']]);
   if (req.scopes.length > 0) form.set('scope', req.scopes.join(' '));
-  const basic = Buffer.from(`${formEncode(req.clientId)}:${formEncode(req.clientSecret)}`, 'utf8').toString('base64');
   const started = now();
-  let response: Response;
-  let text: string;
+  let response: FormAnswer;
   try {
-    response = await req.fetch(url.href, {
-      method: 'POST',
-      headers: { Authorization: `Basic ${basic}`, 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' },
-      body: form.toString(),
-      // the client secret goes to this endpoint only, never on to wherever it might redirect
-      redirect: 'error',
-      signal: AbortSignal.timeout(req.timeoutMs),
-    });
-    const body = await readBounded(response, MAX_TOKEN_RESPONSE);
-    text = new TextDecoder().decode(body.bytes);
+    response = await postClientForm(url.href, { clientId: req.clientId, clientSecret: req.clientSecret, form, timeoutMs: req.timeoutMs, fetch: req.fetch });
   } catch (err) {
-    const timedOut = err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
-    throw new AuthError(`the token request to ${where(url)} ${timedOut ? `timed out after ${req.timeoutMs} ms` : `failed: ${causeOf(err)}`}`);
+    const failure = err instanceof FormPostFailure ? err : new FormPostFailure(false, { cause: err });
+    throw new AuthError(`the token request to ${where(url)} ${failure.timedOut ? `timed out after ${req.timeoutMs} ms` : `failed: ${causeOf(failure.cause)}`}`);
   }
+  const text = response.text;
   const fields = tokenFields(text);
   if (!response.ok) {
     const code = typeof fields.error === 'string' && OAUTH_ERRORS.has(fields.error) ? ` (${fields.error})` : '';
