@@ -9,6 +9,7 @@
  */
 import { codeName } from '../../templates/runtime/code-mode-name.js';
 import type { IrServer } from './types.js';
+import { isObject } from '../json.js';
 
 /** Bounds of one signature. */
 const LIMITS = {
@@ -24,8 +25,6 @@ const LIMITS = {
   /** Characters of a whole signature; longer: the result type is cut to `unknown`. */
   chars: 1500,
 } as const;
-
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** A property key as TypeScript writes it. */
 function key(name: string): string {
@@ -46,7 +45,7 @@ type Ctx = { readonly defs: Record<string, unknown>; readonly depth: number; rea
 function typeOf(schema: unknown, ctx: Ctx, level: number): string {
   if (schema === true || schema === undefined) return 'unknown';
   if (schema === false) return 'never';
-  if (!isObj(schema)) return 'unknown';
+  if (!isObject(schema)) return 'unknown';
   if (typeof schema.$ref === 'string') {
     const name = schema.$ref.startsWith('#/$defs/') ? decodeURIComponent(schema.$ref.slice(8)).replace(/~1/g, '/').replace(/~0/g, '~') : undefined;
     if (name === undefined || !Object.hasOwn(ctx.defs, name) || ctx.seen.has(name)) return 'object';
@@ -67,16 +66,16 @@ function typeOf(schema: unknown, ctx: Ctx, level: number): string {
     // merged as one object when every part is one (the usual shape), else the first part
     const merged: Record<string, unknown> = { type: 'object', properties: {}, required: [] as string[] };
     for (const part of schema.allOf) {
-      const p = isObj(part) && typeof part.$ref === 'string' ? resolve(part, ctx) : part;
-      if (!isObj(p)) continue;
-      Object.assign(merged.properties as object, isObj(p.properties) ? p.properties : {});
+      const p = isObject(part) && typeof part.$ref === 'string' ? resolve(part, ctx) : part;
+      if (!isObject(p)) continue;
+      Object.assign(merged.properties as object, isObject(p.properties) ? p.properties : {});
       if (Array.isArray(p.required)) (merged.required as string[]).push(...p.required.filter((r): r is string => typeof r === 'string'));
     }
     return typeOf(merged, ctx, level);
   }
   const types = Array.isArray(schema.type) ? schema.type.filter((t): t is string => typeof t === 'string') : typeof schema.type === 'string' ? [schema.type] : [];
   if (types.length === 0) {
-    if (isObj(schema.properties)) types.push('object');
+    if (isObject(schema.properties)) types.push('object');
     else if (schema.items !== undefined) types.push('array');
     else return 'unknown';
   }
@@ -115,7 +114,7 @@ function resolve(schema: Record<string, unknown>, ctx: Ctx): unknown {
 function objectOf(schema: Record<string, unknown>, ctx: Ctx, level: number): string {
   if (level >= ctx.depth) return 'object';
   // a result's keys that compaction drops (results.omit: `*_url`, `node_id`…) never reach the code
-  const props = isObj(schema.properties) ? Object.entries(schema.properties).filter(([k]) => !ctx.omit?.(k)) : [];
+  const props = isObject(schema.properties) ? Object.entries(schema.properties).filter(([k]) => !ctx.omit?.(k)) : [];
   const required = new Set(Array.isArray(schema.required) ? schema.required.filter((r): r is string => typeof r === 'string') : []);
   if (props.length === 0) return schema.additionalProperties === false ? '{}' : 'Record<string, unknown>';
   // required properties first: they are what a call must give
@@ -134,13 +133,13 @@ function objectOf(schema: Record<string, unknown>, ctx: Ctx, level: number): str
 export function codeSignature(name: string, inputSchema: unknown, outputSchema: unknown, wrapped = false, omit: readonly string[] = []): string {
   const patterns = omit.map((p) => new RegExp(`^${p.split('*').map((x) => x.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`));
   const omitted = (key: string) => patterns.some((re) => re.test(key));
-  const defsOf = (s: unknown) => (isObj(s) && isObj(s.$defs) ? s.$defs : {});
+  const defsOf = (s: unknown) => (isObject(s) && isObject(s.$defs) ? s.$defs : {});
   const input = typeOf(inputSchema, { defs: defsOf(inputSchema), depth: LIMITS.inputDepth, props: LIMITS.inputProps, nestedProps: LIMITS.inputProps, seen: new Set() }, 0);
   const args = input === 'Record<string, unknown>' || input === '{}' || input === 'unknown' ? 'args?: {}' : `args: ${input}`;
   const head = `api.${codeName(name)}(${args})`;
-  if (wrapped && isObj(outputSchema)) {
-    const data = isObj(outputSchema.properties) ? outputSchema.properties.data : undefined;
-    outputSchema = data === undefined ? undefined : { ...(isObj(data) ? data : {}), ...(isObj(outputSchema.$defs) ? { $defs: outputSchema.$defs } : {}) };
+  if (wrapped && isObject(outputSchema)) {
+    const data = isObject(outputSchema.properties) ? outputSchema.properties.data : undefined;
+    outputSchema = data === undefined ? undefined : { ...(isObject(data) ? data : {}), ...(isObject(outputSchema.$defs) ? { $defs: outputSchema.$defs } : {}) };
   }
   const output = outputSchema === undefined ? 'unknown' : typeOf(outputSchema, { defs: defsOf(outputSchema), depth: LIMITS.outputDepth, props: LIMITS.outputProps, nestedProps: LIMITS.nestedOutputProps, seen: new Set(), omit: omitted }, 0);
   const full = `${head}: Promise<${output}>`;

@@ -12,6 +12,7 @@
  */
 import type { RawOperation } from '../openapi/operations.js';
 import type { IrServer } from './types.js';
+import { isObject } from '../json.js';
 
 /** What the IR keeps of a long-running operation (the runtime `OperationTool.longRunning`). */
 export type IrLongRunning = {
@@ -20,10 +21,6 @@ export type IrLongRunning = {
 };
 
 const STATUS_HEADERS = new Set(['location', 'operation-location', 'azure-asyncoperation']);
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** Whether `op` is long-running: the AutoRest mark, or a `202` response declaring a status-URL header. */
 export function isLongRunning(op: RawOperation, deref: (node: unknown) => unknown): boolean {

@@ -12,6 +12,7 @@
  */
 import { jsonFits } from '../json-size.js';
 import type { JsonSchema } from './types.js';
+import { isObject } from '../json.js';
 
 /** How output schemas are published (manifest `outputSchemas`). */
 export type OutputSchemaMode = 'lenient' | 'strict' | 'none';
@@ -106,27 +107,25 @@ export function isObjectRoot(schema: JsonSchema): boolean {
  */
 export function lenientRoot(schema: JsonSchema, depth = DEFAULT_OUTPUT_DEPTH): JsonSchema {
   const r = resolve(schema, schema, new Set());
-  return isObj(r.node) ? lenientInner(r.node, schema, depth, 0, r.seen) : ANY_VALUE;
+  return isObject(r.node) ? lenientInner(r.node, schema, depth, 0, r.seen) : ANY_VALUE;
 }
 
 type Defs = Record<string, unknown>;
-
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Follows `#/$defs/X` references of `root`; `undefined` when dangling or cyclic beyond `seen`. */
 function resolve(node: unknown, root: JsonSchema, seen: Set<string>): { node: unknown; seen: Set<string>; cycle?: true } {
   let cur = node;
   let s = seen;
-  while (isObj(cur) && typeof cur.$ref === 'string') {
+  while (isObject(cur) && typeof cur.$ref === 'string') {
     const m = /^#\/\$defs\/(.+)$/.exec(cur.$ref);
-    const defs = (isObj(root.$defs) ? root.$defs : {}) as Defs;
+    const defs = (isObject(root.$defs) ? root.$defs : {}) as Defs;
     const name = m ? decodeURIComponent(m[1]!).replace(/~1/g, '/').replace(/~0/g, '~') : undefined;
     if (name === undefined || !Object.hasOwn(defs, name)) return { node: undefined, seen: s };
     // back into a definition being described: its type only
     if (s.has(name)) return { node: defs[name], seen: s, cycle: true };
     s = new Set(s).add(name);
     const { $ref: _ignored, ...siblings } = cur;
-    cur = Object.keys(siblings).length > 0 && isObj(defs[name]) ? { ...(defs[name] as object), ...siblings } : defs[name];
+    cur = Object.keys(siblings).length > 0 && isObject(defs[name]) ? { ...(defs[name] as object), ...siblings } : defs[name];
   }
   return { node: cur, seen: s };
 }
@@ -135,7 +134,7 @@ function resolve(node: unknown, root: JsonSchema, seen: Set<string>): { node: un
 function typesOf(node: Record<string, unknown>): string[] {
   if (typeof node.type === 'string') return [node.type];
   if (Array.isArray(node.type)) return node.type.filter((t): t is string => typeof t === 'string');
-  if (isObj(node.properties) || isObj(node.additionalProperties)) return ['object'];
+  if (isObject(node.properties) || isObject(node.additionalProperties)) return ['object'];
   if (node.items !== undefined || node.prefixItems !== undefined) return ['array'];
   if (Array.isArray(node.enum) || 'const' in node) {
     const values = Array.isArray(node.enum) ? node.enum : [node.const];
@@ -149,7 +148,7 @@ function orNull(schema: JsonSchema): JsonSchema {
   if (schema.type === 'null') return schema;
   if (Array.isArray(schema.type)) return schema.type.includes('null') ? schema : { ...schema, type: [...schema.type, 'null'] };
   if (Array.isArray(schema.anyOf) && Object.keys(schema).length === 1) {
-    return schema.anyOf.some((b) => isObj(b) && b.type === 'null') ? schema : { anyOf: [...schema.anyOf, NULL] };
+    return schema.anyOf.some((b) => isObject(b) && b.type === 'null') ? schema : { anyOf: [...schema.anyOf, NULL] };
   }
   return { anyOf: [schema, NULL] };
 }
@@ -157,7 +156,7 @@ function orNull(schema: JsonSchema): JsonSchema {
 /** Lenient form of any node below the root (it accepts `null` too). */
 function lenient(node: unknown, root: JsonSchema, depth: number, level: number, seen: Set<string>): JsonSchema {
   const r = resolve(node, root, seen);
-  if (!isObj(r.node)) return ANY_VALUE;
+  if (!isObject(r.node)) return ANY_VALUE;
   if (r.cycle) return orNull(typedOnly(r.node));
   return orNull(lenientInner(r.node, root, depth, level, r.seen));
 }
@@ -167,7 +166,7 @@ function lenientInner(node: Record<string, unknown>, root: JsonSchema, depth: nu
   const branches = [...(Array.isArray(node.allOf) ? node.allOf : []), ...(Array.isArray(node.anyOf) ? node.anyOf : []), ...(Array.isArray(node.oneOf) ? node.oneOf : [])];
   const own = typesOf(node);
   if (branches.length > 0) {
-    const resolved = branches.map((b) => resolve(b, root, seen)).filter((b): b is { node: Record<string, unknown>; seen: Set<string> } => isObj(b.node));
+    const resolved = branches.map((b) => resolve(b, root, seen)).filter((b): b is { node: Record<string, unknown>; seen: Set<string> } => isObject(b.node));
     const branchTypes = resolved.map((b) => typesOf(b.node));
     // objects combined by allOf/anyOf/oneOf: one object with the properties of all of them
     if (own.every((t) => t === 'object') && resolved.length > 0 && branchTypes.every((t) => t.length > 0 && t.every((x) => x === 'object' || x === 'null'))) {
@@ -243,7 +242,7 @@ function lenientObject(node: Record<string, unknown>, root: JsonSchema, depth: n
   const props = new Map<string, { schema: unknown; seen: Set<string> }>();
   const conflicts = new Set<string>();
   const add = (n: Record<string, unknown>, s: Set<string>) => {
-    if (!isObj(n.properties)) return;
+    if (!isObject(n.properties)) return;
     for (const [k, v] of Object.entries(n.properties)) {
       const known = props.get(k);
       if (known && known.schema !== v && JSON.stringify(known.schema) !== JSON.stringify(v)) conflicts.add(k);
@@ -258,7 +257,7 @@ function lenientObject(node: Record<string, unknown>, root: JsonSchema, depth: n
       const list = b.node[key];
       if (Array.isArray(list)) for (const sub of list) {
         const rs = resolve(sub, root, b.seen);
-        if (isObj(rs.node)) add(rs.node, rs.seen);
+        if (isObject(rs.node)) add(rs.node, rs.seen);
       }
     }
   }

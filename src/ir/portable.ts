@@ -14,6 +14,7 @@
  */
 import { ANY_VALUE } from './output-schema.js';
 import type { JsonSchema } from './types.js';
+import { isObject } from '../json.js';
 
 const MAP_KEYWORDS = new Set(['properties', 'patternProperties', 'dependentSchemas', 'dependencies', '$defs', 'definitions']);
 const LIST_KEYWORDS = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
@@ -30,8 +31,6 @@ const CONSTRAINING = new Set([
   'dependencies', '$ref', '$dynamicRef', '$recursiveRef',
 ]);
 
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /**
  * The portable form of a root schema. The input is not changed; parts that are portable already
  * are shared with it rather than copied (what is published is only ever read).
@@ -45,7 +44,7 @@ function node(value: unknown, keyword: string | undefined): unknown {
     if (keyword !== undefined && BOOLEAN_OK.has(keyword)) return value;
     return value ? ANY_VALUE : { not: {} };
   }
-  if (!isObj(value)) return value;
+  if (!isObject(value)) return value;
   // the body of `not` may be empty on purpose (`{not: {}}` is "nothing")
   if (keyword === 'not' && Object.keys(value).length === 0) return value;
   // the subschemas first; the node is copied only when one of them changed or it changes itself
@@ -54,9 +53,9 @@ function node(value: unknown, keyword: string | undefined): unknown {
     if (!Object.hasOwn(value, k)) continue;
     const v = value[k];
     let next = v;
-    if (MAP_KEYWORDS.has(k) && isObj(v)) next = mapValues(v, k);
+    if (MAP_KEYWORDS.has(k) && isObject(v)) next = mapValues(v, k);
     else if (LIST_KEYWORDS.has(k) && Array.isArray(v)) next = mapList(v, k);
-    else if (SINGLE_KEYWORDS.has(k) && (isObj(v) || typeof v === 'boolean')) next = node(v, k);
+    else if (SINGLE_KEYWORDS.has(k) && (isObject(v) || typeof v === 'boolean')) next = node(v, k);
     if (next !== v) (replaced ??= new Map()).set(k, next);
   }
   const typeArray = Array.isArray(value.type);

@@ -16,14 +16,13 @@ import { jsonFits } from '../json-size.js';
 import { ANY_VALUE } from './output-schema.js';
 import { plainLinks, truncateDescription } from './text.js';
 import type { JsonSchema } from './types.js';
+import { isObject } from '../json.js';
 
 /** Limits of {@link slimInput}. */
 export type InputLimits = { maxBytes: number; maxArgumentDescriptionLength: number };
 
 /** What slimming did, for the build report. */
 export type SlimResult = { schema: JsonSchema; /** Depth the schema was cut at, when it was. */ cutAt?: number };
-
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Depth (root = 0) of the levels whose descriptions are kept: arguments (1) and body properties (2). */
 const DESCRIBED_LEVELS = 2;
@@ -78,11 +77,11 @@ export function slimInput(schema: JsonSchema, limits: InputLimits): SlimResult {
  * node's level. `$defs` entries are not levelled (they are inlined before any cut).
  */
 function mapLevels(node: unknown, level: number, fn: (node: Record<string, unknown>, level: number) => Record<string, unknown>, maxLevel = Infinity): unknown {
-  if (!isObj(node) || level > maxLevel) return node;
+  if (!isObject(node) || level > maxLevel) return node;
   const out = Object.fromEntries(
     Object.entries(node).map(([k, v]): [string, unknown] => {
-      if (k === 'properties' && isObj(v)) return [k, Object.fromEntries(Object.entries(v).map(([p, s]) => [p, mapLevels(s, level + 1, fn, maxLevel)]))];
-      if ((k === 'items' || k === 'additionalProperties' || k === 'not') && isObj(v)) return [k, mapLevels(v, level, fn, maxLevel)];
+      if (k === 'properties' && isObject(v)) return [k, Object.fromEntries(Object.entries(v).map(([p, s]) => [p, mapLevels(s, level + 1, fn, maxLevel)]))];
+      if ((k === 'items' || k === 'additionalProperties' || k === 'not') && isObject(v)) return [k, mapLevels(v, level, fn, maxLevel)];
       if ((k === 'anyOf' || k === 'oneOf' || k === 'allOf' || k === 'prefixItems') && Array.isArray(v)) return [k, v.map((s) => mapLevels(s, level, fn, maxLevel))];
       return [k, v];
     }),
@@ -92,7 +91,7 @@ function mapLevels(node: unknown, level: number, fn: (node: Record<string, unkno
 
 /** The schema with `$defs` inlined and every node below `depth` replaced by its type. */
 function cutAt(root: JsonSchema, depth: number): JsonSchema {
-  const defs = isObj(root.$defs) ? root.$defs : {};
+  const defs = isObject(root.$defs) ? root.$defs : {};
   const { $defs: _defs, ...body } = root;
   return inline(body, 0, depth, defs, []) as JsonSchema;
 }
@@ -100,30 +99,30 @@ function cutAt(root: JsonSchema, depth: number): JsonSchema {
 function deref(node: Record<string, unknown>, defs: Record<string, unknown>, trail: readonly string[]): { node: Record<string, unknown>; trail: readonly string[] } | undefined {
   let cur: unknown = node;
   let t = trail;
-  while (isObj(cur) && typeof cur.$ref === 'string') {
+  while (isObject(cur) && typeof cur.$ref === 'string') {
     const m = /^#\/\$defs\/(.+)$/.exec(cur.$ref);
     const name = m ? decodeURIComponent(m[1]!).replace(/~1/g, '/').replace(/~0/g, '~') : undefined;
     if (name === undefined || !Object.hasOwn(defs, name) || t.includes(name)) return undefined;
     t = [...t, name];
     const { $ref: _r, ...siblings } = cur;
     const target = defs[name];
-    cur = isObj(target) ? { ...target, ...siblings } : target;
+    cur = isObject(target) ? { ...target, ...siblings } : target;
   }
-  return isObj(cur) ? { node: cur, trail: t } : undefined;
+  return isObject(cur) ? { node: cur, trail: t } : undefined;
 }
 
 function inline(node: unknown, level: number, depth: number, defs: Record<string, unknown>, trail: readonly string[]): unknown {
-  if (!isObj(node)) return node;
+  if (!isObject(node)) return node;
   const r = deref(node, defs, trail);
   // a reference back into its own cycle, or one that cannot be followed: its type only
   if (!r) return typedStandIn(node, defs);
   if (level >= depth && level > 0) return typedStandIn(r.node, defs);
   return Object.fromEntries(
     Object.entries(r.node).map(([k, v]): [string, unknown] => {
-      if (k === 'properties' && isObj(v)) return [k, Object.fromEntries(Object.entries(v).map(([p, s]) => [p, inline(s, level + 1, depth, defs, r.trail)]))];
-      if ((k === 'items' || k === 'additionalProperties' || k === 'not' || k === 'contains' || k === 'propertyNames') && isObj(v)) return [k, inline(v, level + (k === 'items' ? 0 : 1), depth, defs, r.trail)];
+      if (k === 'properties' && isObject(v)) return [k, Object.fromEntries(Object.entries(v).map(([p, s]) => [p, inline(s, level + 1, depth, defs, r.trail)]))];
+      if ((k === 'items' || k === 'additionalProperties' || k === 'not' || k === 'contains' || k === 'propertyNames') && isObject(v)) return [k, inline(v, level + (k === 'items' ? 0 : 1), depth, defs, r.trail)];
       if ((k === 'anyOf' || k === 'oneOf' || k === 'allOf' || k === 'prefixItems') && Array.isArray(v)) return [k, v.map((s) => inline(s, level, depth, defs, r.trail))];
-      if (k === 'patternProperties' && isObj(v)) return [k, Object.fromEntries(Object.entries(v).map(([p, s]) => [p, inline(s, level + 1, depth, defs, r.trail)]))];
+      if (k === 'patternProperties' && isObject(v)) return [k, Object.fromEntries(Object.entries(v).map(([p, s]) => [p, inline(s, level + 1, depth, defs, r.trail)]))];
       return [k, v];
     }),
   );
@@ -133,13 +132,13 @@ function inline(node: unknown, level: number, depth: number, defs: Record<string
 function typedStandIn(node: Record<string, unknown>, defs: Record<string, unknown>): JsonSchema {
   const types = new Set<string>();
   const visit = (n: unknown, trail: readonly string[], hops: number): boolean => {
-    if (!isObj(n) || hops > 8) return false;
+    if (!isObject(n) || hops > 8) return false;
     const r = deref(n, defs, trail);
     if (!r) return false;
     const t = r.node.type;
     if (typeof t === 'string') types.add(t);
     else if (Array.isArray(t)) t.forEach((x) => typeof x === 'string' && types.add(x));
-    else if (isObj(r.node.properties)) types.add('object');
+    else if (isObject(r.node.properties)) types.add('object');
     else if (r.node.items !== undefined) types.add('array');
     else {
       const branches = [...((r.node.anyOf as unknown[]) ?? []), ...((r.node.oneOf as unknown[]) ?? []), ...((r.node.allOf as unknown[]) ?? [])];

@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { parsePointer } from '../diagnostics.js';
 import { packageFile } from '../paths.js';
+import { isObject } from '../json.js';
 
 /** A JSON Schema node (an object; boolean schemas do not occur in the manifest schema). */
 export type SchemaNode = { [keyword: string]: unknown };
@@ -24,10 +25,8 @@ export function manifestSchema(): SchemaNode {
   return cached;
 }
 
-/** True for a plain (non-array) object. */
-export function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
+/** True for a plain (non-array, non-null) object: `json.ts`'s test, under the manifest code's name. */
+export const isRecord = isObject;
 
 /** Follows `$ref`s (local `#/...` ones only) until a node without one. */
 export function resolveRef(node: unknown, root: SchemaNode = manifestSchema()): SchemaNode | undefined {

@@ -6,6 +6,7 @@
  * the type, enforces those. Very deep schemas degrade to `unknown` rather than blow up tsc.
  */
 import { docComment, propKey, tsLiteral } from '../safe.js';
+import { isObject } from '../../json.js';
 
 /** Context of one conversion. */
 export type TypeContext = {
@@ -49,13 +50,11 @@ export function declareSchemaType(opts: DeclareTypeOptions): string {
   return out;
 }
 
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /** The TS type for a JSON Schema. `indent` is the indentation of the line the type starts on. */
 export function schemaType(schema: unknown, ctx: TypeContext, indent = '', depth = 0): string {
   if (schema === true || schema === undefined) return 'unknown';
   if (schema === false) return 'never';
-  if (!isObj(schema) || depth > MAX_DEPTH) return 'unknown';
+  if (!isObject(schema) || depth > MAX_DEPTH) return 'unknown';
   const s = schema;
   if (typeof s.$ref === 'string') {
     return s.$ref.startsWith('#/$defs/') ? ctx.defType(decodeURIComponent(s.$ref.slice(8)).replace(/~1/g, '/').replace(/~0/g, '~')) : 'unknown';
@@ -76,7 +75,7 @@ export function schemaType(schema: unknown, ctx: TypeContext, indent = '', depth
 function baseType(s: Record<string, unknown>, ctx: TypeContext, indent: string, depth: number): string | undefined {
   const types = Array.isArray(s.type) ? (s.type as unknown[]).filter((t): t is string => typeof t === 'string') : typeof s.type === 'string' ? [s.type] : [];
   if (types.length === 0) {
-    if (isObj(s.properties) || s.additionalProperties !== undefined) return objectType(s, ctx, indent, depth);
+    if (isObject(s.properties) || s.additionalProperties !== undefined) return objectType(s, ctx, indent, depth);
     if (s.items !== undefined || Array.isArray(s.prefixItems)) return arrayType(s, ctx, indent, depth);
     return undefined;
   }
@@ -112,12 +111,12 @@ function arrayType(s: Record<string, unknown>, ctx: TypeContext, indent: string,
 }
 
 function objectType(s: Record<string, unknown>, ctx: TypeContext, indent: string, depth: number): string {
-  const props = isObj(s.properties) ? s.properties : {};
+  const props = isObject(s.properties) ? s.properties : {};
   const required = new Set(Array.isArray(s.required) ? s.required.filter((r): r is string => typeof r === 'string') : []);
   const inner = indent + '  ';
   const lines: string[] = [];
   for (const [name, sub] of Object.entries(props)) {
-    const doc = isObj(sub) && typeof sub.description === 'string' ? docComment(sub.description, inner) : '';
+    const doc = isObject(sub) && typeof sub.description === 'string' ? docComment(sub.description, inner) : '';
     lines.push(`${doc}${inner}${propKey(name)}${required.has(name) ? '' : '?'}: ${schemaType(sub, ctx, inner, depth + 1)};\n`);
   }
   // properties listed as required without a schema still have to be present
