@@ -1,6 +1,7 @@
 /**
  * The runtime's messages that the docs quote stay the runtime's messages: every message in a docs
- * table whose last column is "Message", and every `isError`: `…` quoted in running text, is split
+ * table whose last column is "Message", every `isError`: `…` quoted in running text, and any other
+ * quote in running text recognised as a runtime message (one long piece of it is said verbatim), is split
  * at its placeholders (`<name>`, `…`, `N`, example values in quotes, error codes such as
  * ECONNREFUSED), and each literal piece of 8+ characters must be in the runtime's source
  * (templates/runtime, where a template literal's `${…}` may sit between its words). A message
@@ -61,8 +62,29 @@ function inSource(piece: string): boolean {
 
 const DOCS = ['README.md', ...readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
 
+/**
+ * Runtime messages quoted in running text outside the tables (a refusal the server logs, a note a
+ * result carries): a quote of 30+ characters that reads as words, one of whose literal pieces of
+ * 12+ characters the runtime says verbatim. Recognised so, it must then be the runtime's whole.
+ */
+function prose(file: string, known: ReadonlySet<string>, text: string = readFileSync(path.join(ROOT, file), 'utf8')): Quote[] {
+  const found: Quote[] = [];
+  text
+    .split('\n')
+    .forEach((line, i) => {
+      for (const m of line.matchAll(/``(.+?)``|`([^`]+)`/g)) {
+        const text = (m[1] ?? m[2])!;
+        if (known.has(text) || text.length < 30 || !/ [a-z]+ [a-z]+ /.test(text)) continue;
+        if (pieces(text).some((p) => p.length >= 12 && source.includes(p))) found.push({ where: `${file}:${i + 1}`, text });
+      }
+    });
+  return found;
+}
+
 describe('runtime messages quoted in the docs', () => {
-  const all = DOCS.flatMap(quotes);
+  const tabled = DOCS.flatMap(quotes);
+  const known = new Set(tabled.map((q) => q.text));
+  const all = [...tabled, ...DOCS.flatMap((f) => prose(f, known))];
 
   it('finds the message tables and quoted isError results (the check reads something)', () => {
     expect(all.length).toBeGreaterThanOrEqual(25);
@@ -72,6 +94,12 @@ describe('runtime messages quoted in the docs', () => {
   it.each(all.map((q) => [q.where, q.text] as const))('%s: %s', (_where, text) => {
     const missing = pieces(text).filter((p) => !inSource(p));
     expect(missing, 'reworded in the runtime without its doc (or the doc without the runtime)').toEqual([]);
+  });
+
+  it('recognises a runtime message quoted in running text, and its rewording', () => {
+    const [quote] = prose('x.md', new Set(), 'On success: `Justification stored (domain "pets", hash <hash>). Now call <tool> once more, with the same arguments.`');
+    expect(quote?.text).toMatch(/^Justification stored/);
+    expect(pieces(quote!.text).filter((p) => !inSource(p))).toHaveLength(1);
   });
 
   it('fails for a message the runtime does not say', () => {
