@@ -24,6 +24,7 @@ import { constants } from 'node:fs';
 import { lstat, mkdir, open, readdir, rename, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { isGateKey } from './reflection-key.js';
+import { encodedBytes } from './result-size.js';
 
 /** Default cap on the JSON size of one justification, in bytes (UTF-8). */
 export const DEFAULT_MAX_JUSTIFICATION_BYTES = 32 * 1024;
@@ -79,8 +80,7 @@ export function isValidDomainName(domain: unknown): domain is string {
 /** Size in bytes of the JSON of `value` (UTF-8); `Infinity` when it cannot be serialised. */
 export function jsonByteLength(value: unknown): number {
   try {
-    const text = JSON.stringify(value);
-    return text === undefined ? 0 : Buffer.byteLength(text, 'utf8');
+    return encodedBytes(value);
   } catch {
     return Number.POSITIVE_INFINITY;
   }
