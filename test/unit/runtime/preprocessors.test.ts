@@ -63,9 +63,8 @@ describe('runPreprocessors', () => {
       def('stuck', { timeoutMs: 50, handler: (_i, ctx) => new Promise(() => ctx.signal.addEventListener('abort', () => (aborted = ctx.signal.reason))) }),
       def('after', { after: ['stuck'] }),
     ];
-    const started = Date.now();
+    // the handler never resolves: only its 50 ms timeout can end the run (no timed assertion)
     const run = await runPreprocessors(defs, 'x');
-    expect(Date.now() - started).toBeLessThan(2000);
     expect(run.ok).toBe(true);
     expect(run.blocks[0]).toMatchObject({ name: 'stuck', status: 'timeout', error: 'timed out after 50 ms' });
     expect(run.blocks[0]?.durationMs).toBeGreaterThanOrEqual(45);
