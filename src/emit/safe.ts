@@ -6,25 +6,17 @@
  * - {@link tsString} / {@link tsLiteral}: quotes, backslashes, `${`, U+2028/U+2029 and `</script>`
  *   can never end the literal or start code — output is JSON with the line separators escaped.
  * - {@link docText}: `*\/` can never close the doc comment; line terminators are normalised.
- * - {@link identifier}: the result is always a valid, non-reserved identifier.
+ * - {@link identifier} (made in identifiers.ts, which the IR builder uses too): the result is always
+ *   a valid, non-reserved identifier.
  * - {@link propKey}: a property name is an identifier or a string literal, never raw text.
  * - {@link lineText}: text for one line of a line-based file (a `#` comment of `.env.example`,
  *   a Dockerfile): no line terminator or control character can start a line of its own.
  */
 
-const RESERVED = new Set([
-  // ECMAScript keywords, future reserved words and literals
-  'break', 'case', 'catch', 'class', 'const', 'continue', 'debugger', 'default', 'delete', 'do', 'else', 'enum', 'export',
-  'extends', 'false', 'finally', 'for', 'function', 'if', 'import', 'in', 'instanceof', 'new', 'null', 'return', 'super',
-  'switch', 'this', 'throw', 'true', 'try', 'typeof', 'var', 'void', 'while', 'with', 'yield', 'let', 'static',
-  'implements', 'interface', 'package', 'private', 'protected', 'public', 'await', 'arguments', 'eval', 'undefined',
-  'NaN', 'Infinity',
-  // TypeScript type keywords that cannot name a type
-  'any', 'boolean', 'never', 'number', 'object', 'string', 'symbol', 'unknown', 'bigint', 'type', 'as', 'is', 'keyof',
-  'readonly', 'declare', 'namespace', 'module', 'require', 'global', 'infer', 'satisfies', 'asserts', 'accessor',
-  // names the generated files import or declare themselves
-  'OperationTool', 'JsonSchema', 'ServerConfig', 'tools', 'config', 'runStdio', 'createServer',
-]);
+import { isIdentifierName } from '../identifiers.js';
+
+/** Identifiers are made by identifiers.ts (the IR names with them too); emitters take them from here as before. */
+export { camelCase, identifier, isIdentifierName, pascalCase } from '../identifiers.js';
 
 /** A TypeScript string literal for any string (double-quoted JSON with U+2028/U+2029 and `<` escaped). */
 export function tsString(value: string): string {
@@ -136,39 +128,7 @@ export function docComment(value: string | undefined, indent = ''): string {
   return `${indent}/**\n${lines.map((l) => `${indent} *${l ? ' ' + l : ''}`).join('\n')}\n${indent} */\n`;
 }
 
-/**
- * A valid TS identifier from any text: characters outside `[A-Za-z0-9_$]` become `_`, a leading
- * digit gets a `_` prefix, and reserved words (and mcpgen's own imported names) get a `_` suffix.
- */
-export function identifier(value: string): string {
-  let id = value.replace(/[^A-Za-z0-9_$]/g, '_');
-  if (id === '') id = '_';
-  if (/^[0-9]/.test(id)) id = '_' + id;
-  if (RESERVED.has(id)) id += '_';
-  return id;
-}
-
-/** True when `value` can be used as an unquoted property name. */
-export function isIdentifierName(value: string): boolean {
-  return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(value);
-}
-
 /** A property key: bare when it is an identifier name, otherwise a string literal. */
 export function propKey(value: string): string {
   return isIdentifierName(value) ? value : tsString(value);
-}
-
-/** PascalCase words of a name: `get-pet_byID` → `GetPetByID`. Non-alphanumerics split words. */
-export function pascalCase(value: string): string {
-  return value
-    .split(/[^A-Za-z0-9]+/)
-    .filter(Boolean)
-    .map((w) => w[0]!.toUpperCase() + w.slice(1))
-    .join('');
-}
-
-/** camelCase form of {@link pascalCase}. */
-export function camelCase(value: string): string {
-  const p = pascalCase(value);
-  return p ? p[0]!.toLowerCase() + p.slice(1) : p;
 }

@@ -12,7 +12,7 @@
  * different bodies in that table keeps its own `$defs`, typed under its own names. Extra tools
  * always keep their own `$defs`.
  */
-import { identifier } from '../emit/safe.js';
+import { identifier } from '../identifiers.js';
 import type { IrDefTypes, IrExtraTool, IrOperationTool, IrSharedDef, IrSharedDefs, JsonSchema } from './types.js';
 
 /** The tools whose schemas get type names (the IR's tools, final schemas). */

@@ -3,7 +3,7 @@
  * preprocessors) → IR handler references, with one import alias per handler file.
  */
 import type { Diagnostics, Location } from '../diagnostics.js';
-import { identifier } from '../emit/safe.js';
+import { identifier } from '../identifiers.js';
 import type { ResolvedManifest } from '../manifest/load.js';
 import type { HandlerRef } from '../manifest/types.gen.js';
 import type { IrHandlerRef } from './types.js';

@@ -9,7 +9,7 @@
  * that collides with anything is an error, as is one that is too long.
  */
 import { createHash } from 'node:crypto';
-import { camelCase, identifier, pascalCase } from '../emit/safe.js';
+import { camelCase, identifier, pascalCase } from '../identifiers.js';
 
 /** A tool waiting for its name. */
 export type NameRequest = {
