@@ -7,6 +7,7 @@
  */
 import type { PolicyConfig } from '../../templates/runtime/policy-types.js';
 import type { IrLongRunning } from './long-running.js';
+import type { HttpMethod } from '../openapi/operations.js';
 
 /** A JSON Schema object as published to clients. */
 export type JsonSchema = Record<string, unknown>;
@@ -80,8 +81,8 @@ export type IrBody = {
   origin: Origin;
 };
 
-/** HTTP method, upper case. */
-export type HttpMethod = 'GET' | 'PUT' | 'POST' | 'DELETE' | 'OPTIONS' | 'HEAD' | 'PATCH' | 'TRACE';
+/** HTTP method, upper case (defined where operations are read: openapi/operations.ts). */
+export type { HttpMethod };
 
 /** MCP tool annotations. */
 export type ToolAnnotations = {

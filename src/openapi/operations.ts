@@ -2,8 +2,10 @@
  * Enumerates the operations of a bundled OpenAPI document in spec order.
  */
 import { pointer } from '../diagnostics.js';
-import type { HttpMethod } from '../ir/types.js';
 import { isObject } from '../json.js';
+
+/** HTTP method, upper case. */
+export type HttpMethod = 'GET' | 'PUT' | 'POST' | 'DELETE' | 'OPTIONS' | 'HEAD' | 'PATCH' | 'TRACE';
 
 /** HTTP methods in the order OpenAPI lists them in a Path Item. */
 export const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
