@@ -16,9 +16,10 @@ import { parseYamlSource, type YamlSource } from '../manifest/source.js';
 import { checkDepth, checkFiniteNumbers, checkRefCycles, shallowCopy } from './check.js';
 import { scanDocument, type DocumentScan } from './scan.js';
 import { metaSchemaIssues } from './meta-schema.js';
+import type { SpecVersion } from './version.js';
 
-/** Which OpenAPI generation a document belongs to. */
-export type SpecVersion = '2.0' | '3.0' | '3.1';
+/** Which OpenAPI generation a document belongs to (openapi/version.ts, which meta-schema.ts reads without this module). */
+export type { SpecVersion };
 
 /** A loaded, bundled OpenAPI document. */
 export type LoadedSpec = {

@@ -18,7 +18,7 @@ import { createRequire } from 'node:module';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { escapePointerToken } from '../diagnostics.js';
 import { isObject } from '../json.js';
-import type { SpecVersion } from './load.js';
+import type { SpecVersion } from './version.js';
 import { generatedCheck } from '../lazy.js';
 
 /** One meta-schema problem, at a JSON pointer of the document. */
