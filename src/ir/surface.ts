@@ -7,7 +7,7 @@
 import type { Diagnostics, Location } from '../diagnostics.js';
 import { jsonFits } from '../json-size.js';
 import { o200k } from '../lazy.js';
-import { waysUnder } from './budget.js';
+import { waysUnder } from './ways-under.js';
 import { DEFAULT_JUSTIFICATION_SCHEMA, listBytes, persistToolFor, toolEntry, withConcernMeta, type ToolEntry } from '../../templates/runtime/surface.js';
 import { matches } from '../../templates/runtime/concerns.js';
 import { CODE_TOOLS, SEARCH_TOOLS } from '../../templates/runtime/search-tools.js';
