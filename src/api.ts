@@ -6,63 +6,12 @@
  * here writes to stdout or stderr or ends the process, and a user's mistake (a broken manifest,
  * a missing spec, drift, an output conflict) is a diagnostic, never a throw.
  */
-import type { Diagnostic } from './diagnostics.js';
-import type { DriftEntry, Summary } from './summary.js';
+import type { BuildOptions, BuildResult, ValidateOptions, ValidateResult } from './api-types.js';
 import { buildProject, validateProject } from './project.js';
-import type { WriteReport } from './write/tree.js';
 
 export type { Diagnostic, DiagnosticCode, Location, Severity, WarningCode } from './diagnostics.js';
 export type { Contributor, DriftEntry, PresetSummary, ResultExampleSummary, ResultsSummary, Summary } from './summary.js';
-
-/** Options of {@link validate}. */
-export type ValidateOptions = {
-  /** Path of the manifest (`mcpgen.yaml`), absolute or relative to `cwd`. */
-  manifest: string;
-  /** The directory relative paths are resolved from and diagnostics' files shown relative to (default: `process.cwd()`). */
-  cwd?: string;
-  /** Told when a stage starts (`reading the spec`, …), e.g. for a progress indicator. */
-  onStage?: (stage: string) => void;
-  /** Use the build cache beside the manifest, `.cache/mcpgen/` (default: off here; the CLI's default is on, `--no-cache` turns it off). */
-  cache?: boolean;
-};
-
-/** What {@link validate} found. */
-export type ValidateResult = {
-  /** No error among `diagnostics` (warnings allowed). */
-  ok: boolean;
-  /** Every problem, sorted as the CLI prints them (errors and warnings, each located). */
-  diagnostics: Diagnostic[];
-  /** What the server would publish; `null` when there are errors. The `summary` of `--format json`. */
-  summary: Summary | null;
-};
-
-/** Options of {@link build}. */
-export type BuildOptions = ValidateOptions & {
-  /** Output directory, overriding the manifest's `output` (the CLI's `--out`), relative to `cwd`. */
-  out?: string;
-  /** Write nothing; report in `drift` every file that would be added, changed or removed (the CLI's `--check`). */
-  check?: boolean;
-  /** Also count the surface's tokens and those of the result examples (the CLI's `--report`). */
-  report?: boolean;
-};
-
-/** What {@link build} did. */
-export type BuildResult = {
-  /** No error among `diagnostics` and, with `check`, no drift: the CLI's exit code 0. */
-  ok: boolean;
-  /** Every problem, sorted as the CLI prints them. */
-  diagnostics: Diagnostic[];
-  /** What was (or, with `check`, would be) generated; `null` when nothing could be. */
-  summary: Summary | null;
-  /** With `check`: every out-of-date file, as `build --check` lists it; else empty. */
-  drift: DriftEntry[];
-  /** The output directory as shown (relative to `cwd`), when the manifest names one. */
-  output?: string;
-  /** The absolute output directory. */
-  outDir?: string;
-  /** Project paths (`src/tools.gen.ts`) by what the write did (with `check`: would do), when it got that far. */
-  files?: WriteReport;
-};
+export type { BuildOptions, BuildResult, ValidateOptions, ValidateResult } from './api-types.js';
 
 /** Builds (or, with `check`, compares) the project the manifest describes. */
 export async function build(opts: BuildOptions): Promise<BuildResult> {

@@ -4,7 +4,7 @@
  * the model, which only the CLI's text output uses.
  */
 import path from 'node:path';
-import type { BuildOptions, BuildResult, ValidateOptions, ValidateResult } from './api.js';
+import type { BuildOptions, BuildResult, ValidateOptions, ValidateResult } from './api-types.js';
 import { driftOf, summarize } from './summary.js';
 import { compile, type CompileResult } from './compile.js';
 import { handlerExports } from './emit/ts/stubs.js';
