@@ -11,14 +11,8 @@
  * would destroy data, so no other `DELETE` is ever sent; without one, cancelling stops polling.
  */
 import type { RawOperation } from '../openapi/operations.js';
-import type { IrServer } from './types.js';
+import type { IrLongRunning, IrServer } from './types.js';
 import { isObject } from '../json.js';
-
-/** What the IR keeps of a long-running operation (the runtime `OperationTool.longRunning`). */
-export type IrLongRunning = {
-  /** Path templates the API declares a cancelling `DELETE` on (status monitors), sorted; absent when none. */
-  cancelPaths?: string[];
-};
 
 const STATUS_HEADERS = new Set(['location', 'operation-location', 'azure-asyncoperation']);
 

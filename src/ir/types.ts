@@ -6,7 +6,6 @@
  * TS identifiers, file paths) is final here; emitters never invent or de-duplicate names.
  */
 import type { PolicyConfig } from '../../templates/runtime/policy-types.js';
-import type { IrLongRunning } from './long-running.js';
 import type { HttpMethod } from '../openapi/operations.js';
 
 /** A JSON Schema object as published to clients. */
@@ -634,4 +633,10 @@ export type IrReflection = {
   gates: Record<string, IrGate[]>;
   /** Gated tools that declare an output schema (their hint carries no `structuredContent`). */
   toolsWithOutputSchema: string[];
+};
+
+/** What the IR keeps of a long-running operation (the runtime `OperationTool.longRunning`). */
+export type IrLongRunning = {
+  /** Path templates the API declares a cancelling `DELETE` on (status monitors), sorted; absent when none. */
+  cancelPaths?: string[];
 };

@@ -11,6 +11,7 @@ import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Diagnostics, Location } from '../diagnostics.js';
 import { checkDependencies } from './dependencies.js';
+import { exportedNames } from './exported-names.js';
 import { checkUserEntry } from './user-entry.js';
 import { emitHandlerStubs, handlerExports } from '../emit/ts/stubs.js';
 import { generatedPath } from '../ir/handlers.js';
@@ -68,20 +69,4 @@ export async function checkHandlers(opts: CheckHandlersOptions): Promise<Map<str
     }
   }
   return missing;
-}
-
-/** Names a TypeScript module's source exports, by the patterns in the module comment. */
-export function exportedNames(source: string): Set<string> {
-  const names = new Set<string>();
-  const id = '[A-Za-z_$][A-Za-z0-9_$]*';
-  for (const m of source.matchAll(new RegExp(`\\bexport\\s+(?:declare\\s+)?(?:async\\s+)?function\\s*\\*?\\s*(${id})`, 'g'))) names.add(m[1]!);
-  for (const m of source.matchAll(new RegExp(`\\bexport\\s+(?:declare\\s+)?(?:const|let|var)\\s+(${id})`, 'g'))) names.add(m[1]!);
-  for (const m of source.matchAll(/\bexport\s*\{([^}]*)\}/g)) {
-    for (const spec of m[1]!.split(',')) {
-      const parts = spec.trim().replace(/^type\s+/, '').split(/\s+as\s+/);
-      const name = parts[parts.length - 1]!.trim();
-      if (name !== '') names.add(name);
-    }
-  }
-  return names;
 }

@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { Diagnostics, Location } from '../diagnostics.js';
 import { emitUserEntryStub, USER_ENTRY } from '../emit/ts/library.js';
 import type { IrServer } from '../ir/types.js';
-import { exportedNames } from './handlers.js';
+import { exportedNames } from './exported-names.js';
 
 /** Adds the stub of `src/main.ts` to `missing` when the file does not exist; reports a file that does not export `register`. */
 export async function checkUserEntry(opts: { ir: IrServer; outDir: string; displayOut: string; locateManifest: (pointer: string) => Location; diagnostics: Diagnostics }, missing: Map<string, string>): Promise<void> {
