@@ -10,8 +10,10 @@ import { AuthError, Authenticator, scrub } from './auth.js';
 import type { ApplyContext } from './auth.js';
 import { bodyKind, decodeText, readBounded, truncationNote } from './body.js';
 import type { BoundedBody } from './body.js';
+import { errorResult } from './error-result.js';
 import { InFlightBudget, InFlightLimitError, InFlightShare, SMALL_BODY_BYTES } from './in-flight.js';
 import { boundResult } from './result-size.js';
+import { isPlainObject } from './json-shapes.js';
 import { log, logsAt } from './log.js';
 import { buildRequest, RequestBuildError } from './request.js';
 import { resolveUploads } from './uploads.js';
@@ -69,14 +71,6 @@ export type CallOptions = {
 /** The authenticator of calls made without one: it knows no scheme. */
 const NO_AUTH = new Authenticator([], {});
 
-/** An `isError` result with one text block. */
-export function errorResult(text: string): CallToolResult {
-  return { isError: true, content: [{ type: 'text', text }] };
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** `host` and `path` of a URL (never its query, which may hold secrets). */
 function target(url: string): { host: string; path: string; noQuery: string } {

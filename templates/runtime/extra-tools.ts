@@ -23,10 +23,12 @@
  */
 import { MissingRequiredClientCapabilityError, ProtocolError } from '@modelcontextprotocol/server';
 import type { CallToolResult, InputRequiredResult, ToolAnnotations } from '@modelcontextprotocol/server';
+import { errorResult } from './error-result.js';
 import { InputPending, InputRequestFailed } from './handler-input.js';
 import type { HandlerInput, InputSession } from './handler-input.js';
 import { log } from './log.js';
 import type { LogLevel } from './log.js';
+import { isPlainObject } from './json-shapes.js';
 import { errorMessage } from './primitives.js';
 import type { ApiClient } from './api-client.js';
 import type { JsonSchema, OperationTool } from './types.js';
@@ -121,18 +123,9 @@ const NO_INPUT: HandlerInput = Object.freeze({
   roots: () => Promise.reject(new InputRequestFailed('This run of the handler has no client to ask')),
 });
 
-/** An `isError` result with one text block. */
-function failure(text: string): CallToolResult {
-  return { isError: true, content: [{ type: 'text', text }] };
-}
-
 /** Whether `value` looks like a `CallToolResult` (an object with a `content` array). */
 export function isCallToolResult(value: unknown): value is CallToolResult {
   return typeof value === 'object' && value !== null && Array.isArray((value as { content?: unknown }).content);
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** The fields of an extra tool that validation and result conversion read. */
@@ -146,10 +139,10 @@ export function toToolResult(tool: ToolSchemas, value: unknown): CallToolResult 
   try {
     text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
   } catch (err) {
-    return failure(`Tool ${tool.name} returned a value that cannot be serialised: ${errorMessage(err)}`);
+    return errorResult(`Tool ${tool.name} returned a value that cannot be serialised: ${errorMessage(err)}`);
   }
   if (tool.outputSchema === undefined) return { content: [{ type: 'text', text }] };
-  const problem = (note: string): CallToolResult => failure(`${text}\n\n[note: ${note}]`);
+  const problem = (note: string): CallToolResult => errorResult(`${text}\n\n[note: ${note}]`);
   if (!isPlainObject(value)) return problem(`the tool declares an output schema but returned ${value === undefined ? 'nothing' : value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`}, not an object`);
   let mismatches: string[];
   try {
@@ -183,10 +176,10 @@ export async function callExtraTool<Args, Result, Api>(
     if (opts.argumentsChecked !== true) problems = validateArguments(tool, input);
   } catch (err) {
     log('error', `cannot validate arguments of ${tool.name}`, err);
-    return failure(`Tool ${tool.name} cannot check its arguments: ${errorMessage(err)}`);
+    return errorResult(`Tool ${tool.name} cannot check its arguments: ${errorMessage(err)}`);
   }
   if (problems.length === 0 && !isPlainObject(input)) problems = ['arguments: must be object'];
-  if (problems.length > 0) return failure(`Invalid arguments for tool ${tool.name}:\n${problems.map((p) => `- ${p}`).join('\n')}`);
+  if (problems.length > 0) return errorResult(`Invalid arguments for tool ${tool.name}:\n${problems.map((p) => `- ${p}`).join('\n')}`);
 
   const ctx: ExtraToolContext<Api> = {
     ...(opts.input?.input ?? NO_INPUT),
@@ -213,10 +206,10 @@ export async function callExtraTool<Args, Result, Api>(
     if (err instanceof MissingRequiredClientCapabilityError) throw err;
     // a JSON-RPC error thrown on purpose fails the call as that error (a task ends `failed` with it)
     if (err instanceof ProtocolError) throw err;
-    if (err instanceof InputPending) return failure(`Tool ${tool.name} failed: it asked the client for input outside the call's own run`);
+    if (err instanceof InputPending) return errorResult(`Tool ${tool.name} failed: it asked the client for input outside the call's own run`);
     if (err instanceof InputRequestFailed) log('info', `tool ${tool.name}: ${err.message}`);
     else log('error', `tool ${tool.name} failed`, { error: err, stack: err instanceof Error ? err.stack : undefined });
-    return failure(`Tool ${tool.name} failed: ${errorMessage(err)}`);
+    return errorResult(`Tool ${tool.name} failed: ${errorMessage(err)}`);
   }
   // a handler that caught its question's signal still waits for the answer
   return opts.input?.pending() ?? toToolResult(tool, value);

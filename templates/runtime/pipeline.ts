@@ -24,6 +24,7 @@
  * This file is copied verbatim into every generated project.
  */
 import type { CallToolResult, InputRequiredResult, Server, ServerContext } from '@modelcontextprotocol/server';
+import { errorResult } from './error-result.js';
 import type { AnyExtraTool } from './extra-tools.js';
 import type { PrimitiveGate } from './primitives.js';
 import { randomUUID } from 'node:crypto';
@@ -147,11 +148,6 @@ export function isInputRequired(result: ToolResult): result is InputRequiredResu
   return (result as { resultType?: unknown }).resultType === 'input_required';
 }
 
-/** An `isError` result with one text block. */
-function failure(text: string): CallToolResult {
-  return { isError: true, content: [{ type: 'text', text }] };
-}
-
 /** Concern enforcement: a tool the request's concern preferences hide is refused (-32602) when the server enforces them. */
 export const enforceConcerns: Step = (call, next) => {
   // code mode's execute is one of the front tools, always callable (what its code reaches is checked per nested call)
@@ -173,9 +169,9 @@ export const checkArguments: Step = (call, next) => {
     problems = validateArguments(tool, call.args);
   } catch (err) {
     log('error', `cannot validate arguments of ${tool.name}`, err);
-    return Promise.resolve(failure(`Tool ${tool.name} cannot check its arguments: ${err instanceof Error ? err.message : String(err)}`));
+    return Promise.resolve(errorResult(`Tool ${tool.name} cannot check its arguments: ${err instanceof Error ? err.message : String(err)}`));
   }
-  if (problems.length > 0) return Promise.resolve(failure(`Invalid arguments for tool ${tool.name}:\n${problems.map((p) => `- ${p}`).join('\n')}`));
+  if (problems.length > 0) return Promise.resolve(errorResult(`Invalid arguments for tool ${tool.name}:\n${problems.map((p) => `- ${p}`).join('\n')}`));
   return next();
 };
 

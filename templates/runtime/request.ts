@@ -4,6 +4,8 @@
  * never escape its place in the URL (no `../` traversal, no injected query or header lines).
  */
 import { randomBytes } from 'node:crypto';
+import { isRecord } from './json-shapes.js';
+import { isJsonMedia, mediaType } from './media-type.js';
 import type { HttpOperation, HttpParam, ParamStyle } from './types.js';
 
 /** A request that is ready for `fetch`. */
@@ -62,10 +64,6 @@ function argument(args: Record<string, unknown>, name: string): unknown {
 /** Sets an own property, even one named `__proto__` (a plain assignment would replace the prototype). */
 function define(target: Record<string, unknown>, key: string, value: unknown): void {
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Entries of an object, skipping undefined members. */
@@ -209,17 +207,6 @@ function cookiePairs(p: HttpParam, value: unknown): string[] {
   return queryPairs({ ...p, style: 'form' }, value);
 }
 
-/** Base media type, lower case, without parameters. */
-export function mediaType(contentType: string): string {
-  return (contentType.split(';')[0] ?? '').trim().toLowerCase();
-}
-
-/** True for `application/json` and any `+json` type. */
-export function isJsonType(contentType: string): boolean {
-  const t = mediaType(contentType);
-  return t === 'application/json' || t.endsWith('+json');
-}
-
 /** A file ready to be sent: its bytes, and the file name and media type of its part. */
 export type FilePart = { readonly kind: 'file'; readonly bytes: Uint8Array; readonly filename: string; readonly contentType: string };
 
@@ -285,7 +272,7 @@ function multipartBody(value: unknown): { body: string | Uint8Array; contentType
 /** Encodes the body for its media type; returns the body and the `Content-Type` to send. */
 function encodeBody(arg: string, contentType: string, value: unknown): { body: string | Uint8Array; contentType: string } {
   const type = mediaType(contentType);
-  if (isJsonType(type)) return { body: JSON.stringify(value) ?? 'null', contentType };
+  if (isJsonMedia(type)) return { body: JSON.stringify(value) ?? 'null', contentType };
   if (type === 'application/x-www-form-urlencoded') return { body: formBody(value), contentType };
   if (type === 'multipart/form-data') return multipartBody(value);
   if (type === 'application/octet-stream' || /^(image|audio|video)\//.test(type)) return { body: decodeBase64(arg, value), contentType };

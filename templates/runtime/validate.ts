@@ -8,6 +8,7 @@
 import { createRequire } from 'node:module';
 import type { Ajv2020, AnySchema, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import type { FormatsPlugin } from 'ajv-formats';
+import { isRecord } from './json-shapes.js';
 import * as metaValidator from './meta-validator.js';
 import { AJV_OPTIONS } from './validate-options.js';
 import type { JsonSchema, OperationTool } from './types.js';
@@ -89,7 +90,6 @@ function unescapeKey(key: string): string {
   return key.startsWith(ESCAPE) ? key.slice(1) : key;
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const escapeNames = (v: unknown): unknown => (Array.isArray(v) ? v.map((r) => (typeof r === 'string' ? escapeKey(r) : r)) : v);
 
 /** A value with every object key escaped (new objects, built from entries so `__proto__` stays a key). */
