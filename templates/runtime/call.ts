@@ -27,7 +27,7 @@ import { settingsVariables, SOCKET_ORIGIN } from './settings.js';
 import { DEFAULT_MAX_IN_FLIGHT_BYTES } from './variables.js';
 import type { Settings } from './settings.js';
 import type { OperationTool } from './types.js';
-import { conformOutput, validateArguments, validateOutput } from './validate.js';
+import { conformOutput, validateOutput } from './validate.js';
 import { measureArguments } from './argument-limits.js';
 import { getProjector, policyFor, shapeResult } from './results.js';
 import { STATUS_CODES } from 'node:http';
@@ -53,8 +53,6 @@ export type CallOptions = {
    * has a budget of its own of `settings.maxInFlightBytes`.
    */
   inFlight?: InFlightBudget;
-  /** The arguments were already validated against the tool's input schema (the server's pipeline did): not again. */
-  argumentsChecked?: boolean;
   /**
    * Headers of the MCP request (over HTTP): a security scheme with `fromClient` takes its
    * credential from the named header. Nothing else of them ever reaches the API.
@@ -317,12 +315,12 @@ function scrubbed(result: CallToolResult, secrets: readonly string[]): CallToolR
 }
 
 /**
- * Runs tool `tool` with `args`: validates them (invalid ⇒ `isError` listing every problem, no
- * request sent), picks its credentials (missing ⇒ `isError` naming the variables, no request
+ * Runs tool `tool` with `args`, which the server's pipeline has validated against the tool's input
+ * schema (pipeline.ts checkArguments; validation happens there only): picks its credentials (missing ⇒ `isError` naming the variables, no request
  * sent), sends the request within `settings.timeoutMs` (combined with `opts.signal`), reads at
  * most `settings.maxResponseBytes` and returns the response as MCP content.
  */
-export async function callOperation(tool: OperationTool, args: unknown, settings: Settings, opts: CallOptions = {}): Promise<CallToolResult> {
+export async function callOperation(tool: OperationTool, args: Record<string, unknown>, settings: Settings, opts: CallOptions = {}): Promise<CallToolResult> {
   const secrets: string[] = [];
   const budget = opts.inFlight ?? new InFlightBudget(settings.maxInFlightBytes ?? DEFAULT_MAX_IN_FLIGHT_BYTES);
   const share = new InFlightShare(budget);
@@ -353,23 +351,13 @@ function inFlightText(tool: OperationTool, settings: Settings, budget: InFlightB
 }
 
 /** {@link callOperation}; `secrets` collects the credential values sent, to scrub the result. */
-async function run(tool: OperationTool, args: unknown, settings: Settings, opts: CallOptions & { inFlight: InFlightBudget }, secrets: string[], share: InFlightShare): Promise<CallToolResult> {
-  const input = args ?? {};
-  let problems: string[] = [];
-  try {
-    if (opts.argumentsChecked !== true) problems = validateArguments(tool, input);
-  } catch (err) {
-    log('error', `cannot validate arguments of ${tool.name}`, err);
-    return errorResult(`Tool ${tool.name} cannot check its arguments: ${err instanceof Error ? err.message : String(err)}`);
-  }
-  if (problems.length === 0 && !isPlainObject(input)) problems = ['arguments: must be object'];
-  if (problems.length > 0) return errorResult(`Invalid arguments for tool ${tool.name}:\n${problems.map((p) => `- ${p}`).join('\n')}`);
+async function run(tool: OperationTool, args: Record<string, unknown>, settings: Settings, opts: CallOptions & { inFlight: InFlightBudget }, secrets: string[], share: InFlightShare): Promise<CallToolResult> {
   if (settings.baseUrl === undefined) {
     return errorResult(`Tool ${tool.name} cannot run: no API base URL is configured. Set the environment variable ${variable(settings, 'baseUrl')} to the API's URL (e.g. https://api.example.com).`);
   }
 
   // the projection argument is the server's, never the API's: taken out, and checked before anything is sent
-  let callArgs = input as Record<string, unknown>;
+  let callArgs = args;
   let projection: string | undefined;
   if (tool.projection !== undefined && Object.hasOwn(callArgs, tool.projection.arg)) {
     const { [tool.projection.arg]: expression, ...rest } = callArgs;

@@ -1,7 +1,7 @@
 /**
  * Extra tools (manifest `extraTools`): tools implemented by a user handler instead of
- * an HTTP operation. `callExtraTool` validates the arguments against the tool's input schema
- * (invalid ⇒ `isError` naming each field, handler not called), runs the handler and converts
+ * an HTTP operation. The server's pipeline validates the arguments against the tool's input schema
+ * (invalid ⇒ `isError` naming each field, handler not called); `callExtraTool` runs the handler and converts
  * what it returns into a `CallToolResult`; it never throws.
  *
  * Handler results: an object with a `content` array is taken as a `CallToolResult` and returned
@@ -32,7 +32,7 @@ import { isPlainObject } from './json-shapes.js';
 import { errorMessage } from './primitives.js';
 import type { ApiClient } from './api-client.js';
 import type { JsonSchema, OperationTool } from './types.js';
-import { validateArguments, validateOutput } from './validate.js';
+import { validateOutput } from './validate.js';
 
 /**
  * What a handler gets besides its arguments. `Api` is the type of `ctx.api`: the generated
@@ -155,8 +155,8 @@ export function toToolResult(tool: ToolSchemas, value: unknown): CallToolResult 
 }
 
 /**
- * Runs extra tool `tool` with `args` (`undefined` ⇒ `{}`): invalid arguments ⇒ `isError` listing
- * every problem; a thrown error ⇒ `isError` with its message (stack logged to stderr). With
+ * Runs extra tool `tool` with `args`, which the server's pipeline has validated against the
+ * tool's input schema (pipeline.ts checkArguments; validation happens there only); a thrown error ⇒ `isError` with its message (stack logged to stderr). With
  * `input` (the call's questions, handler-input.ts): a run that asked what the client has not
  * answered yet ⇒ the input-required result, whatever the handler did after; a question the
  * client lacks the capability for, not caught by the handler ⇒ that -32021 error is thrown; a
@@ -165,22 +165,10 @@ export function toToolResult(tool: ToolSchemas, value: unknown): CallToolResult 
  */
 export async function callExtraTool<Args, Result, Api>(
   tool: ExtraTool<Args, Result, Api>,
-  args: unknown,
+  args: Record<string, unknown>,
   signal: AbortSignal,
-  opts: { readonly argumentsChecked?: boolean; readonly clientLog?: ClientLog; readonly progress?: ClientProgress; readonly api?: ApiClient; readonly input?: InputSession; readonly notifyResourceUpdated?: (uri: string) => void; readonly runAsTask?: () => void } = {},
+  opts: { readonly clientLog?: ClientLog; readonly progress?: ClientProgress; readonly api?: ApiClient; readonly input?: InputSession; readonly notifyResourceUpdated?: (uri: string) => void; readonly runAsTask?: () => void } = {},
 ): Promise<CallToolResult | InputRequiredResult> {
-  const input = args ?? {};
-  let problems: string[] = [];
-  try {
-    // the server's pipeline has validated them already
-    if (opts.argumentsChecked !== true) problems = validateArguments(tool, input);
-  } catch (err) {
-    log('error', `cannot validate arguments of ${tool.name}`, err);
-    return errorResult(`Tool ${tool.name} cannot check its arguments: ${errorMessage(err)}`);
-  }
-  if (problems.length === 0 && !isPlainObject(input)) problems = ['arguments: must be object'];
-  if (problems.length > 0) return errorResult(`Invalid arguments for tool ${tool.name}:\n${problems.map((p) => `- ${p}`).join('\n')}`);
-
   const ctx: ExtraToolContext<Api> = {
     ...(opts.input?.input ?? NO_INPUT),
     signal,
@@ -199,7 +187,7 @@ export async function callExtraTool<Args, Result, Api>(
   };
   let value: Result;
   try {
-    value = await tool.handler(input as Args, ctx);
+    value = await tool.handler(args as Args, ctx);
   } catch (err) {
     const asked = opts.input?.pending();
     if (asked !== undefined) return asked;

@@ -362,7 +362,7 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
       const notifyResourceUpdated = feed ? (uri: string): void => feed.updated(uri) : undefined;
       // ctx.runAsTask: a deferred task tool's handler turns its call into a task (tasks-tools.ts)
       const runAsTask = TaskTools.escalation(call.ctx);
-      return callExtraTool(target.tool, call.args, call.signal, { argumentsChecked: true, clientLog, input, ...(notifyResourceUpdated ? { notifyResourceUpdated } : {}), ...(progress ? { progress } : {}), ...(api ? { api } : {}), ...(runAsTask ? { runAsTask } : {}) });
+      return callExtraTool(target.tool, call.args, call.signal, { clientLog, input, ...(notifyResourceUpdated ? { notifyResourceUpdated } : {}), ...(progress ? { progress } : {}), ...(api ? { api } : {}), ...(runAsTask ? { runAsTask } : {}) });
     }
     // the MCP client's own request headers (its Authorization above all) reach the API only
     // for a security scheme that takes its credential `fromClient`
@@ -371,7 +371,6 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
       auth,
       argumentEnv,
       inFlight,
-      argumentsChecked: true,
       onStatus: (status) => void (call.report.httpStatus = status),
       keepResult: (tool, text) => resultStore.keep(call.identity, tool, text),
     };

@@ -4,6 +4,9 @@ import type { AddressInfo } from 'node:net';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { callOperation } from '../../../templates/runtime/call.js';
+import { callArguments } from '../../../templates/runtime/instance.js';
+import { checkArguments } from '../../../templates/runtime/pipeline.js';
+import type { ToolCall } from '../../../templates/runtime/pipeline.js';
 import { DEFAULT_RESULT_POLICY } from '../../../templates/runtime/results.js';
 import { DRAIN_BYTES } from '../../../templates/runtime/body.js';
 import { setLogSink } from '../../../templates/runtime/log.js';
@@ -90,23 +93,29 @@ const getPetLenient: OperationTool = { ...getPet, name: 'getPetLenient', outputS
 /** A lenient tool whose results are not always objects: `{status, data}`. */
 const listPets: OperationTool = { ...getPet, name: 'listPets', resultShape: 'wrapped', outputSchema: { type: 'object', properties: { status: { type: 'integer' }, data: { anyOf: [{ type: 'array', items: lenientPet }, { type: 'null' }] } } } };
 
+/** A call as the server makes it: the envelope read (instance.ts), the arguments checked once by the pipeline's step, then the operation. */
+function viaPipeline(t: OperationTool, raw: unknown, s: Settings): Promise<CallToolResult> {
+  const args = callArguments(t.name, raw);
+  return checkArguments({ target: { kind: 'operation', tool: t }, args } as unknown as ToolCall, () => callOperation(t, args, s)) as Promise<CallToolResult>;
+}
+
 describe('validation and configuration', () => {
   it('refuses invalid arguments without sending a request', async () => {
-    const result = await callOperation(getPet, { petId: 'x', extra: 1 }, settings());
+    const result = await viaPipeline(getPet, { petId: 'x', extra: 1 }, settings());
     expect(result.isError).toBe(true);
     expect(text(result)).toBe('Invalid arguments for tool testTool:\n- extra: is not an accepted argument\n- petId: must be integer');
     expect(requests).toEqual([]);
   });
 
   it('treats missing arguments as {} (and reports required ones)', async () => {
-    const result = await callOperation(getPet, undefined, settings());
+    const result = await viaPipeline(getPet, undefined, settings());
     expect(text(result)).toBe('Invalid arguments for tool testTool:\n- petId: is required');
     expect(requests).toEqual([]);
   });
 
   it('refuses non-object arguments even when the schema allows them', async () => {
-    const result = await callOperation(tool({ method: 'GET', path: '/x', params: [] }, {}), [1, 2], settings());
-    expect(text(result)).toMatch(/arguments: must be object/);
+    expect(() => viaPipeline(tool({ method: 'GET', path: '/x', params: [] }, {}), [1, 2], settings())).toThrow(/arguments must be an object of argument values, not an array/);
+    expect(requests).toEqual([]);
   });
 
   it('says which variable to set when no base URL is configured', async () => {

@@ -2,6 +2,9 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { callExtraTool, defineTool, toToolResult } from '../../../templates/runtime/extra-tools.js';
 import type { AnyExtraTool, ExtraTool } from '../../../templates/runtime/extra-tools.js';
 import { setLogSink } from '../../../templates/runtime/log.js';
+import { callArguments } from '../../../templates/runtime/instance.js';
+import { checkArguments } from '../../../templates/runtime/pipeline.js';
+import type { ToolCall } from '../../../templates/runtime/pipeline.js';
 
 type AddArgs = { a: number; b: number };
 
@@ -32,13 +35,19 @@ afterEach(() => {
 });
 const signal = new AbortController().signal;
 
+/** A call as the server makes it: the envelope read (instance.ts), the arguments checked once by the pipeline's step, then the handler. */
+function viaPipeline(t: AnyExtraTool, raw: unknown) {
+  const args = callArguments(t.name, raw);
+  return checkArguments({ target: { kind: 'extra', tool: t }, args } as unknown as ToolCall, () => callExtraTool(t, args, signal));
+}
+
 describe('callExtraTool', () => {
-  it('validates arguments before calling the handler', async () => {
-    const result = await callExtraTool(add, { a: 'one', c: 1 }, signal);
+  it('has its arguments validated before the handler is called', async () => {
+    const result = (await viaPipeline(add, { a: 'one', c: 1 })) as { isError?: boolean; content: unknown };
     expect(result.isError).toBe(true);
     expect(result.content).toEqual([{ type: 'text', text: 'Invalid arguments for tool extra_add:\n- b: is required\n- c: is not an accepted argument\n- a: must be number' }]);
     expect(calls).toBe(0);
-    expect((await callExtraTool(make('t_arr', () => 'x'), [1], signal)).isError).toBe(true);
+    expect(() => viaPipeline(make('t_arr', () => 'x'), [1])).toThrow(/arguments must be an object/);
   });
 
   it('returns an object result as JSON text plus structuredContent when an output schema exists', async () => {
@@ -63,7 +72,7 @@ describe('callExtraTool', () => {
     expect(await callExtraTool(make('t_s', () => 'hello'), {}, signal)).toEqual({ content: [{ type: 'text', text: 'hello' }] });
     expect(await callExtraTool(make('t_n', async () => 42), {}, signal)).toEqual({ content: [{ type: 'text', text: '42' }] });
     expect(await callExtraTool(make('t_o', () => ({ a: [1] })), {}, signal)).toEqual({ content: [{ type: 'text', text: '{"a":[1]}' }] });
-    expect(await callExtraTool(make('t_u', () => undefined), undefined, signal)).toEqual({ content: [] });
+    expect(await callExtraTool(make('t_u', () => undefined), {}, signal)).toEqual({ content: [] });
   });
 
   it('returns a CallToolResult-shaped value as is', async () => {
