@@ -580,8 +580,9 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
     server.setRequestHandler('tools/call', { params: RAW_PARAMS }, async (params, ctx) => {
       const { name, arguments: raw } = params as { name: string; arguments?: unknown };
       // one value for validation, the gate and the call: a missing `arguments` is `{}` everywhere,
-      // so leaving it out cannot skip the gate of a tool whose arguments are all optional
-      const args = callArguments(name, raw);
+      // so leaving it out cannot skip the gate of a tool whose arguments are all optional; the
+      // envelope (an object, or left out) was checked once, before this handler (instance.ts checkToolCall)
+      const args = (raw ?? {}) as Record<string, unknown>;
       if (code && !byName.has(name) && codeNames.has(name) && modeOf(ctx) === 'code') {
         if (name === code.executeName) return run(name, args, ctx);
         if (name === search!.names.search) return search!.search(args, (n) => code.signature(n) !== undefined && gate.visible('tools', n, ctx), metadata, (n) => code.signature(n));
