@@ -1,7 +1,7 @@
 // Code mode's costs (`npm run bench`, section codeMode): GitHub built with `discovery: code`, served
 // over stdio against a loopback backend that answers every request with a small JSON list.
 //   - the sandbox's start: a QuickJS runtime and context (in an idle bounded WebAssembly instance) running
-//     `return 1`, in this process with the generated server's own runtime/sandbox.js (p50; goal ≤ 5 ms);
+//     `return 1`, in this process with the generated server's own runtime/code/sandbox.js (p50; goal ≤ 5 ms);
 //   - `execute` of `return 1` against a direct tools/call of `pulls_list`, as the client sees them (p50);
 //   - the cost of one nested API call: (execute with 20 `api.pulls_list` calls − execute with none) / 20,
 //     against a direct tools/call in the same run (goal: at most +1 ms), as a ratio.
@@ -37,7 +37,7 @@ export async function benchCodeMode({ root, cacheDir, results, printTable, media
   const base = `http://127.0.0.1:${backend.address().port}`;
 
   // the sandbox alone, in this process
-  const { runSandbox } = await import(pathToFileURL(path.join(server, 'dist/runtime/sandbox.js')).href);
+  const { runSandbox } = await import(pathToFileURL(path.join(server, 'dist/runtime/code/sandbox.js')).href);
   const limits = { timeoutMs: 30_000, memoryBytes: 64 << 20, maxCalls: 50, maxOutputBytes: 1 << 18, maxConsoleBytes: 1 << 14 };
   const never = new AbortController().signal;
   const host = async () => ({ ok: true, data: null });

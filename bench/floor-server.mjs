@@ -1,7 +1,7 @@
 // The runtime's floor for the HTTP rows of `npm run bench` (bench/http.mjs): a bare server written
 // with the v2 SDK alone, serving one tool, getPetById, that does the same `fetch` of the Petstore
 // backend as the generated server's tool and returns the pet as text — no argument validation, no
-// pipeline, no result shaping, no logging. Served as the generated server serves (runtime/http.ts):
+// pipeline, no result shaping, no logging. Served as the generated server serves (runtime/transport/http.ts):
 // 2026-07-28 requests statelessly through the SDK's createMcpHandler (a server per request), 2025-era
 // requests through a sessionful NodeStreamableHTTPServerTransport (a server per session), told
 // apart by the SDK's isLegacyRequest. What the generated server's CPU per call is over this one's is

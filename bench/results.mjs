@@ -7,7 +7,7 @@
 //     `Client`) — its text, and its `structuredContent` (serialised) when the tool has one;
 //   - shaping: the run-time cost of `shapeResult` (compaction + budget + note) per call, measured
 //     in-process on the same parsed page with the generated project's own compiled runtime
-//     (dist/runtime/results.js) and tool definitions, median of many calls after a warm-up;
+//     (dist/runtime/operation/results.js) and tool definitions, median of many calls after a warm-up;
 //   - added: p50 of a tools/call minus p50 of a direct fetch of the same page (bench/runtime.mjs
 //     `overhead`), the server-side cost of the whole call that shaping is part of.
 import { execFileSync } from 'node:child_process';
@@ -65,7 +65,7 @@ export async function benchResults({ root, cacheDir, results, printTable, median
   execFileSync(process.execPath, [path.join(root, 'bin/mcpgen.js'), 'build', path.join(dir, 'mcpgen.yaml'), '--quiet'], { cwd: root, stdio: 'pipe' });
   const out = path.join(dir, 'server');
   execFileSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', out], { stdio: 'inherit' });
-  const runtime = await import(pathToFileURL(path.join(out, 'dist/runtime/results.js')).href);
+  const runtime = await import(pathToFileURL(path.join(out, 'dist/runtime/operation/results.js')).href);
   const { tools } = await import(pathToFileURL(path.join(out, 'dist/tools.gen.js')).href);
   const { config } = await import(pathToFileURL(path.join(out, 'dist/config.gen.js')).href);
   const server = { command: [path.join(out, 'dist/server.js')], env: { [`${config.envPrefix}_BASE_URL`]: backendUrl } };

@@ -560,7 +560,7 @@ module.exports = {
         return undefined
     };
 
-  return "\n## Preprocessors\n\nNot tools: a host runs them on each user message, in this order, with `preprocessors/run`\n(advertised in `capabilities.experimental.preprocessors`), or gets their context followed by the\nmessage from the `with_context` prompt. `src/runtime/preprocessors-host.ts` is a helper for hosts\nbuilt on the SDK `Client`: copy it into your host.\n\n| Order | Preprocessor | Runs after | Timeout | On error | Handler |\n| --- | --- | --- | --- | --- | --- |\n"
+  return "\n## Preprocessors\n\nNot tools: a host runs them on each user message, in this order, with `preprocessors/run`\n(advertised in `capabilities.experimental.preprocessors`), or gets their context followed by the\nmessage from the `with_context` prompt. `src/runtime/preprocessors/preprocessors-host.ts` is a helper for hosts\nbuilt on the SDK `Client`: copy it into your host.\n\n| Order | Preprocessor | Runs after | Timeout | On error | Handler |\n| --- | --- | --- | --- | --- | --- |\n"
     + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"preprocessors"),{"name":"each","hash":{},"fn":container.program(52, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":554,"column":0},"end":{"line":556,"column":9}}})) != null ? stack1 : "");
 },"52":function(container,depth0,helpers,partials,data) {
     var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), alias3="function", lookupProperty = container.lookupProperty || function(parent, propertyName) {

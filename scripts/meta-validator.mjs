@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Writes templates/runtime/meta-validator.ts: the JSON Schema 2020-12 meta-schema validator that
+// Writes templates/runtime/generated/meta-validator.gen.ts: the JSON Schema 2020-12 meta-schema validator that
 // Ajv would compile on a generated server's first tool call (to check the tool's schema before
 // compiling it), generated ahead of time with Ajv's standalone code, with the runtime's options
 // (validate.ts `AJV_OPTIONS`). Compiling the meta-schema is ~50 ms of cold code generation; the
@@ -15,7 +15,7 @@ import formatsImport from 'ajv-formats';
 import standaloneImport from 'ajv/dist/standalone/index.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-export const META_VALIDATOR_FILE = path.join(root, 'templates/runtime/meta-validator.ts');
+export const META_VALIDATOR_FILE = path.join(root, 'templates/runtime/generated/meta-validator.gen.ts');
 export const META_SCHEMA_ID = 'https://json-schema.org/draft/2020-12/schema';
 
 const addFormats = formatsImport.default ?? formatsImport;
@@ -68,7 +68,7 @@ function ajvVersion() {
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const { AJV_OPTIONS } = await import(pathToFileURL(path.join(root, 'templates/runtime/validate-options.ts')).href).catch(() => ({}));
+  const { AJV_OPTIONS } = await import(pathToFileURL(path.join(root, 'templates/runtime/validation/validate-options.ts')).href).catch(() => ({}));
   if (!AJV_OPTIONS) throw new Error('run with a TypeScript loader: node --import tsx scripts/meta-validator.mjs');
   writeFileSync(META_VALIDATOR_FILE, metaValidatorSource(AJV_OPTIONS));
   console.log(`wrote ${path.relative(root, META_VALIDATOR_FILE)}`);

@@ -2,7 +2,7 @@
  * The options and results of the library's `build` and `validate` (api.ts, which exports them),
  * apart so that project.ts, which does the work, reads them without importing api.ts.
  */
-import type { Diagnostic } from './diagnostics.js';
+import type { Diagnostic } from './core/diagnostics.js';
 import type { DriftEntry, Summary } from './summary.js';
 import type { WriteReport } from './write/tree.js';
 

@@ -9,7 +9,7 @@
 import type { BuildOptions, BuildResult, ValidateOptions, ValidateResult } from './api-types.js';
 import { buildProject, validateProject } from './project.js';
 
-export type { Diagnostic, DiagnosticCode, Location, Severity, WarningCode } from './diagnostics.js';
+export type { Diagnostic, DiagnosticCode, Location, Severity, WarningCode } from './core/diagnostics.js';
 export type { Contributor, DriftEntry, PresetSummary, ResultExampleSummary, ResultsSummary, Summary } from './summary.js';
 export type { BuildOptions, BuildResult, ValidateOptions, ValidateResult } from './api-types.js';
 

@@ -4,19 +4,19 @@
  * nothing is emitted when any error was found.
  */
 import path from 'node:path';
-import { diagnosticLevels } from './diagnostic-levels.js';
-import { Diagnostics, type Location } from './diagnostics.js';
+import { diagnosticLevels } from './core/diagnostic-levels.js';
+import { Diagnostics, type Location } from './core/diagnostics.js';
 import { emitProject, loadModeEmitters } from './emit/index.js';
 import { buildIr } from './ir/build.js';
-import { checkPresetTokens, wantsTokens } from './ir/budget.js';
-import { countTokens } from './ir/surface.js';
+import { checkPresetTokens, wantsTokens } from './ir/surface/budget.js';
+import { countTokens } from './ir/surface/surface.js';
 import type { IrServer } from './ir/types.js';
 import { loadManifest, resolveManifest } from './manifest/load.js';
 import { checkInvalidManifest } from './manifest/partial.js';
 import { cacheDir, loadSpecCached, type CacheOutcome } from './openapi/cache.js';
 import { loadSpec, readRegularFile, type LoadedSpec, type LoadSpecOptions } from './openapi/load.js';
-import { readTokenMemo, saveTokenMemo, useTokenMemo } from './token-memo.js';
-import { TokenWorker } from './token-worker.js';
+import { readTokenMemo, saveTokenMemo, useTokenMemo } from './core/token-memo.js';
+import { TokenWorker } from './core/token-worker.js';
 import { checkHandlers } from './write/handlers.js';
 import { checkOutputDir, withLockFile } from './write/tree.js';
 

@@ -3,8 +3,8 @@
  * `build --check`: data both the library (`api.ts`, `project.ts`) and the CLI return. How the
  * CLI prints them (text, `--format json`, `--format github`) is `cli/report.ts`.
  */
-import { presetToolSizes } from './ir/surface.js';
-import { discoveryOf } from './ir/discovery.js';
+import { presetToolSizes } from './ir/surface/surface.js';
+import { discoveryOf } from './ir/features/discovery.js';
 import type { IrServer } from './ir/types.js';
 import type { WriteReport } from './write/tree.js';
 

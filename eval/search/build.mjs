@@ -73,7 +73,7 @@ function build(api, spec) {
 export async function loadApi(api, spec) {
   const out = build(api, spec);
   const url = (f) => pathToFileURL(path.join(out, f)).href;
-  const { createToolSearch } = await import(url('runtime/search.js'));
+  const { createToolSearch } = await import(url('runtime/search/search.js'));
   const { searchIndex } = await import(url('search-index.gen.js'));
   const { tools } = await import(url('tools.gen.js'));
   const byName = new Map(tools.map((t) => [t.name, t]));

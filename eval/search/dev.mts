@@ -1,6 +1,6 @@
 // npx tsx eval/search/dev.mts [--api <name>]... [--misses]
 // The quick loop for tuning search on the development half, in seconds instead of a build of
-// each API: the ranking's TypeScript sources (templates/runtime/search*.ts, src/ir/search-lexicon.ts)
+// each API: the ranking's TypeScript sources (templates/runtime/search*.ts, src/ir/features/search-lexicon.ts)
 // run as they are, on the tools the compiler's IR gives each API (the same manifest as
 // build.mjs's: `discovery: search`, default naming). Prints the dev half's top-1 / top-3 / top-10
 // / MRR / found within two calls per API, and with --misses the dev queries not ranked first.
@@ -10,9 +10,9 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { compile } from '../../src/compile.js';
 import { searchSources } from '../../src/emit/ts/search.js';
-import { wordnetLexicon } from '../../src/ir/search-lexicon.js';
-import { buildSearchIndex } from '../../templates/runtime/search-index.js';
-import { createToolSearch } from '../../templates/runtime/search.js';
+import { wordnetLexicon } from '../../src/ir/features/search-lexicon.js';
+import { buildSearchIndex } from '../../templates/runtime/search/search-index.js';
+import { createToolSearch } from '../../templates/runtime/search/search.js';
 import { root } from './build.mjs';
 
 /** The query files, in file-name order (as run.mjs reads them). */

@@ -13,7 +13,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { CreateMessageRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { startBackend } from '../petstore/backend.mjs';
-import { runPreprocessors, toSystemContext } from './server/dist/runtime/preprocessors-host.js';
+import { runPreprocessors, toSystemContext } from './server/dist/runtime/preprocessors/preprocessors-host.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const backend = await startBackend({ port: 0 });

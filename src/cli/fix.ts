@@ -1,7 +1,7 @@
 /**
  * `mcpgen fix <manifest> [--dry-run]`: removes the manifest entries that name operations the
  * spec has but `include`/`exclude` leave out (MCPGEN_EXCLUDED_REFERENCES: concern mappings,
- * overrides, reflection gates, policy limits), keeping every other byte of the file (src/fix/remove.ts).
+ * overrides, reflection gates, policy limits), keeping every other byte of the file (src/cli/fix/remove.ts).
  * The manifest is checked as `validate` checks it first; with any error it refuses and changes
  * nothing. The file is written only when something changed, through a temporary file renamed
  * over it, so a reader never sees half a manifest.
@@ -9,7 +9,7 @@
 import { readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { compile } from '../compile.js';
-import { removeEntries } from '../fix/remove.js';
+import { removeEntries } from './fix/remove.js';
 import { atomicWrite } from '../write/tree.js';
 import type { Io } from './commands.js';
 import { formatDiagnostics } from './format.js';

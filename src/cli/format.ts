@@ -3,7 +3,7 @@
  * docs/cli.md, here without summary and drift; `report.ts` adds them) and for GitHub
  * Actions (`github`: workflow commands that annotate the files of a pull request).
  */
-import type { Diagnostic } from '../diagnostics.js';
+import type { Diagnostic } from '../core/diagnostics.js';
 import { paint, type Paint } from './terminal.js';
 
 /** Output formats of {@link formatDiagnostics}. */

@@ -1,8 +1,8 @@
 /**
  * `mcpgen init <spec> [--out mcpgen.yaml] [--tag T]… [--exclude-tag T]… [--method M]…`: reads an
- * OpenAPI description and writes a commented starter manifest for it (src/init/starter.ts), never
+ * OpenAPI description and writes a commented starter manifest for it (src/cli/init/starter.ts), never
  * over an existing file. The spec is loaded and checked as `build` does, and modelled with every
- * operation included — or, with the flags, only the slice they select (src/init/slice.ts), which
+ * operation included — or, with the flags, only the slice they select (src/cli/init/slice.ts), which
  * the starter then writes as `include`/`exclude` — so the manifest can name the tools, the
  * variables the server reads and the size of the tool surface.
  */
@@ -10,17 +10,17 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { lstat, mkdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { Diagnostics, type Diagnostic } from '../diagnostics.js';
+import { Diagnostics, type Diagnostic } from '../core/diagnostics.js';
 import { buildIr } from '../ir/build.js';
-import { DEFAULT_LIMITS } from '../ir/surface.js';
+import { DEFAULT_LIMITS } from '../ir/surface/surface.js';
 import type { IrServer } from '../ir/types.js';
-import { isObject } from '../json.js';
+import { isObject } from '../core/json.js';
 import { loadManifest, resolveManifest, toDisplayPath } from '../manifest/load.js';
 import { loadSpec, type LoadedSpec } from '../openapi/load.js';
 import { knownTags, listOperations } from '../openapi/operations.js';
-import { PACKAGE_ROOT } from '../paths.js';
-import { sliceFlagsText, sliceSelectors, type Slice, type SliceFlags } from '../init/slice.js';
-import { commentText, proposeArgumentRules, starterManifest } from '../init/starter.js';
+import { PACKAGE_ROOT } from '../core/paths.js';
+import { sliceFlagsText, sliceSelectors, type Slice, type SliceFlags } from './init/slice.js';
+import { commentText, proposeArgumentRules, starterManifest } from './init/starter.js';
 import type { Io } from './commands.js';
 import { formatDiagnostics } from './format.js';
 import { paint } from './terminal.js';

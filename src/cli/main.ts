@@ -8,8 +8,8 @@ import yargs from 'yargs';
 // them; `init` and `--watch` code, with chokidar, only for those)
 import type { Io } from './commands.js';
 import { paint, progressDelay, startProgress, useColor, useProgress, NO_PROGRESS } from './terminal.js';
-import { packageFile } from '../paths.js';
-import { suggest } from '../suggest.js';
+import { packageFile } from '../core/paths.js';
+import { suggest } from '../core/suggest.js';
 
 const VERSION = (JSON.parse(readFileSync(packageFile('package.json'), 'utf8')) as { version: string }).version;
 

@@ -3,8 +3,8 @@
  * list of `summary.ts`): `--report` text, `--format json` as one document with the diagnostics
  * (docs/cli.md), `--format github` annotations of drifted files.
  */
-import type { Diagnostic } from '../diagnostics.js';
-import { largestTools } from '../ir/surface.js';
+import type { Diagnostic } from '../core/diagnostics.js';
+import { largestTools } from '../ir/surface/surface.js';
 import type { IrServer } from '../ir/types.js';
 import { presetSummaries, type DriftEntry, type ResultsSummary, type Summary } from '../summary.js';
 import { diagnosticJson, escapeGithubData, escapeGithubProperty, type DiagnosticJson } from './format.js';

@@ -8,10 +8,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
-import { Diagnostics } from '../diagnostics.js';
-import { isObject } from '../json.js';
+import { Diagnostics } from '../core/diagnostics.js';
+import { isObject } from '../core/json.js';
 import { loadManifest, resolveManifest, toDisplayPath } from '../manifest/load.js';
-import { PACKAGE_ROOT } from '../paths.js';
+import { PACKAGE_ROOT } from '../core/paths.js';
 import type { Format, Io } from './commands.js';
 
 /** Options of {@link runWatch}: those of `build`, less `--check`. */

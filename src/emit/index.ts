@@ -13,7 +13,7 @@ import { emitCustomServerEntry } from './ts/library.js';
 import { emitPreprocessorsFile, emitReflectionFile } from './ts/gates.js';
 import { emitPolicyFile } from './ts/policy.js';
 import { emitExtraToolsFile, emitPromptsFile, emitResourcesFile } from './ts/primitives.js';
-import { usesCode, usesSearch } from '../ir/discovery.js';
+import { usesCode, usesSearch } from '../ir/features/discovery.js';
 import { emitToolsFile } from './ts/tools.js';
 
 /**
@@ -71,7 +71,7 @@ export function emitProject(ir: IrServer, modes: ModeEmitters = {}): Map<string,
   if (ir.deploy === 'compose') files.set('compose.yaml', emitCompose(ir));
   // the host-side helper is for the user's host, not the server: shipped, imported by nothing
   // shipped although nothing generated imports them: the preprocessor host helper, the audit chain checker
-  const hostHelpers = [...(ir.preprocessors.length > 0 ? ['preprocessors-host.ts'] : []), ...(ir.policy?.audit?.chain === true ? ['verify-audit.ts'] : [])];
+  const hostHelpers = [...(ir.preprocessors.length > 0 ? ['preprocessors/preprocessors-host.ts'] : []), ...(ir.policy?.audit?.chain === true ? ['policy/verify-audit.ts'] : [])];
   for (const [file, content] of runtimeFiles([...files.values()], hostHelpers)) files.set(file, content);
   const sorted = [...files.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   return new Map(sorted.map((k) => [k, normalizeNewlines(files.get(k)!)]));

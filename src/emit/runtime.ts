@@ -7,7 +7,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { TS_HEADER } from './header.js';
-import { packageFile } from '../paths.js';
+import { packageFile } from '../core/paths.js';
 
 const RUNTIME_DIR = packageFile('templates/runtime/');
 

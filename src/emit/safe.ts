@@ -13,10 +13,10 @@
  *   a Dockerfile): no line terminator or control character can start a line of its own.
  */
 
-import { isIdentifierName } from '../identifiers.js';
+import { isIdentifierName } from '../core/identifiers.js';
 
 /** Identifiers are made by identifiers.ts (the IR names with them too); emitters take them from here as before. */
-export { camelCase, identifier, isIdentifierName, pascalCase } from '../identifiers.js';
+export { camelCase, identifier, isIdentifierName, pascalCase } from '../core/identifiers.js';
 
 /** A TypeScript string literal for any string (double-quoted JSON with U+2028/U+2029 and `<` escaped). */
 export function tsString(value: string): string {

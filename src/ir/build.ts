@@ -1,40 +1,40 @@
 /**
  * Stage 3 (model): OpenAPI document + manifest → IR. The only stage that reads both.
  */
-import { type Diagnostics, escapePointerToken, type Location } from '../diagnostics.js';
-import { isObject } from '../json.js';
+import { type Diagnostics, escapePointerToken, type Location } from '../core/diagnostics.js';
+import { isObject } from '../core/json.js';
 import type { ArgumentRule, Override, Policy } from '../manifest/types.gen.js';
 import { resolveResults, type ResolvedManifest, type ResolvedResults } from '../manifest/load.js';
 import type { LoadedSpec } from '../openapi/load.js';
 import { knownTags, listOperations, type RawOperation } from '../openapi/operations.js';
 import { SchemaConverter } from '../openapi/schema.js';
-import { suggest } from '../suggest.js';
-import { parameterEnumLookup } from './completions.js';
-import { buildConcerns } from './concerns.js';
-import { assignDefTypes } from './def-types.js';
-import { resolveDiscovery } from './discovery.js';
-import { synthesizeDescription } from './describe.js';
-import { assignIdentifiers, assignToolNames, type NameRequest } from './names.js';
-import { ArgumentRules, bodyFieldNames, hideBodyFields } from './argument-rules.js';
-import { applyArgumentOverrides } from './arguments.js';
-import { attachUses, usedOperations } from './api-uses.js';
-import { entryLabel, ExcludedReferences, excludedToolNames } from './excluded.js';
-import { operationParts } from './operation-tool.js';
-import { handlerResolver } from './handlers.js';
-import { buildPolicy } from './policy.js';
-import { buildPreprocessors, WITH_CONTEXT_PROMPT } from './preprocessors.js';
-import { checkPresetCoverage } from './preset-coverage.js';
-import { buildPrimitives, objectSchemaChecker } from './primitives.js';
-import { buildReflection, PERSIST_TOOL_NAME } from './reflection.js';
-import { policyDifference, projectionArgName, ResultCalibrator, resolveResultPresets, serverResultPolicy, toolResultSettings, withProjectionArgument } from './results.js';
-import { reportSchemaNotes, type ToolSchemaNotes } from './schema-notes.js';
-import { buildSecurity, reservedVariables } from './security.js';
-import { mcpScopes } from './mcp-scopes.js';
-import { longRunning } from './long-running.js';
-import { selectOperations, type SelectorInput } from './select.js';
+import { suggest } from '../core/suggest.js';
+import { parameterEnumLookup } from './features/completions.js';
+import { buildConcerns } from './features/concerns.js';
+import { assignDefTypes } from './tools/def-types.js';
+import { resolveDiscovery } from './features/discovery.js';
+import { synthesizeDescription } from './tools/describe.js';
+import { assignIdentifiers, assignToolNames, type NameRequest } from './tools/names.js';
+import { ArgumentRules, bodyFieldNames, hideBodyFields } from './tools/argument-rules.js';
+import { applyArgumentOverrides } from './tools/arguments.js';
+import { attachUses, usedOperations } from './features/api-uses.js';
+import { entryLabel, ExcludedReferences, excludedToolNames } from './tools/excluded.js';
+import { operationParts } from './tools/operation-tool.js';
+import { handlerResolver } from './features/handlers.js';
+import { buildPolicy } from './features/policy.js';
+import { buildPreprocessors, WITH_CONTEXT_PROMPT } from './features/preprocessors.js';
+import { checkPresetCoverage } from './features/preset-coverage.js';
+import { buildPrimitives, objectSchemaChecker } from './features/primitives.js';
+import { buildReflection, PERSIST_TOOL_NAME } from './features/reflection.js';
+import { policyDifference, projectionArgName, ResultCalibrator, resolveResultPresets, serverResultPolicy, toolResultSettings, withProjectionArgument } from './tools/results.js';
+import { reportSchemaNotes, type ToolSchemaNotes } from './schema/schema-notes.js';
+import { buildSecurity, reservedVariables } from './tools/security.js';
+import { mcpScopes } from './tools/mcp-scopes.js';
+import { longRunning } from './tools/long-running.js';
+import { selectOperations, type SelectorInput } from './tools/select.js';
 import { plainLinks, truncateDescription } from './text.js';
-import { checkPresetBudgets } from './budget.js';
-import { checkBudget, DEFAULT_LIMITS, fitTools, measureSurface } from './surface.js';
+import { checkPresetBudgets } from './surface/budget.js';
+import { checkBudget, DEFAULT_LIMITS, fitTools, measureSurface } from './surface/surface.js';
 import type { IrOperationTool, IrResultExample, IrServer } from './types.js';
 
 /**

@@ -5,7 +5,7 @@
  * alone. The IR is data, never code: it holds no TypeScript source. Every name (tool names,
  * TS identifiers, file paths) is final here; emitters never invent or de-duplicate names.
  */
-import type { PolicyConfig } from '../../templates/runtime/policy-types.js';
+import type { PolicyConfig } from '../../templates/runtime/policy/policy-types.js';
 import type { HttpMethod } from '../openapi/operations.js';
 
 /** A JSON Schema object as published to clients. */
@@ -131,7 +131,7 @@ export type IrOperationTool = {
    * authentication is optional. Every name is a scheme of {@link IrServer.securitySchemes}.
    */
   security: string[][];
-  /** OAuth scopes an MCP access token must carry to see and call the tool (ir/mcp-scopes.ts); absent ⇒ none. */
+  /** OAuth scopes an MCP access token must carry to see and call the tool (ir/tools/mcp-scopes.ts); absent ⇒ none. */
   scopes?: string[];
   /** TS type names of the input schema's `$defs`, when it has any. */
   inputDefTypes?: IrDefTypes;
@@ -147,7 +147,7 @@ export type IrOperationTool = {
    * applies to the response. It maps to no parameter, so it is never sent to the API.
    */
   projection?: { arg: string };
-  /** A long-running operation (ir/long-running.ts): the server polls its status URL until it ends, and the tool runs as an MCP task when the client asks. */
+  /** A long-running operation (ir/tools/long-running.ts): the server polls its status URL until it ends, and the tool runs as an MCP task when the client asks. */
   longRunning?: IrLongRunning;
   origin: Origin;
 };
@@ -180,7 +180,7 @@ export type IrResultExample = {
 
 /**
  * How the `$defs` of one tool schema are typed in the generated project (decided in
- * `ir/def-types.ts`, never by an emitter).
+ * `ir/tools/def-types.ts`, never by an emitter).
  */
 export type IrDefTypes = {
   /**
@@ -247,7 +247,7 @@ export type IrSecurityScheme = IrSchemeBase &
         env: { token: string };
         /** Over HTTP, the MCP request header the token is taken from instead of `env` (a leading `Bearer ` dropped). */
         fromClient?: string;
-        /** OAuth token exchange (manifest `auth.<scheme>.exchange`): over HTTP with an OAuth access token, the API gets a token exchanged for it (runtime/oauth-exchange.ts). */
+        /** OAuth token exchange (manifest `auth.<scheme>.exchange`): over HTTP with an OAuth access token, the API gets a token exchanged for it (runtime/oauth/oauth-exchange.ts). */
         exchange?: { audience: string; scopes?: string[] };
       }
     | {
@@ -347,11 +347,11 @@ export type IrServer = {
   discovery?: 'search' | 'code';
   /**
    * Concern preset ⇒ its discovery mode, for the presets whose mode differs from `discovery`
-   * (manifest `discovery.presets`; ir/discovery.ts): what `tools/list` lists for a client that
+   * (manifest `discovery.presets`; ir/features/discovery.ts): what `tools/list` lists for a client that
    * selected the preset.
    */
   presetDiscovery?: Record<string, 'list' | 'search' | 'code'>;
-  /** The policy layer, when the manifest has `policy`: access rules resolved to exact primitives (ir/policy.ts). */
+  /** The policy layer, when the manifest has `policy`: access rules resolved to exact primitives (ir/features/policy.ts). */
   policy?: IrPolicy;
 };
 

@@ -2,8 +2,8 @@
  * Wording helpers for manifest diagnostics: how to name a place in the manifest, a value, a
  * schema, and which allowed key a typo was meant to be.
  */
-import { parsePointer } from '../diagnostics.js';
-import { editDistance } from '../suggest.js';
+import { parsePointer } from '../core/diagnostics.js';
+import { editDistance } from '../core/suggest.js';
 import { isRecord, resolveRef, type SchemaNode } from './schema.js';
 
 /**

@@ -4,9 +4,9 @@
  */
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { Diagnostics } from '../diagnostics.js';
+import type { Diagnostics } from '../core/diagnostics.js';
 import { isRecord, manifestSchema } from './schema.js';
-import { parseYamlSource, type YamlSource } from './source.js';
+import { parseYamlSource, type YamlSource } from '../source/source.js';
 import type { ArgumentRule, AuthScheme, ConcernMapping, Concern, ExtraTool, Manifest, Override, Policy, Preprocessor, Prompt, Reflection, Resource, ResourceTemplate, Selector } from './types.gen.js';
 
 /** The manifest's `uploads` settings. */

@@ -10,7 +10,7 @@
  * of the wrong type still inside a list ends the pass quietly: the schema error already says
  * what is wrong there.
  */
-import { type Diagnostic, Diagnostics, parsePointer } from '../diagnostics.js';
+import { type Diagnostic, Diagnostics, parsePointer } from '../core/diagnostics.js';
 import { isRecord } from './schema.js';
 import type { LoadedManifest } from './load.js';
 

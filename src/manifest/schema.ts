@@ -4,9 +4,9 @@
  * generated types (./types.gen.ts) all come from it.
  */
 import { readFileSync } from 'node:fs';
-import { parsePointer } from '../diagnostics.js';
-import { packageFile } from '../paths.js';
-import { isObject } from '../json.js';
+import { parsePointer } from '../core/diagnostics.js';
+import { packageFile } from '../core/paths.js';
+import { isObject } from '../core/json.js';
 
 /** A JSON Schema node (an object; boolean schemas do not occur in the manifest schema). */
 export type SchemaNode = { [keyword: string]: unknown };

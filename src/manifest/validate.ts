@@ -7,11 +7,11 @@
  * single "must be a string or a list of strings" diagnostic replaces the wall of branch errors.
  */
 import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
-import { type Diagnostic, type Diagnostics, escapePointerToken } from '../diagnostics.js';
+import { type Diagnostic, type Diagnostics, escapePointerToken } from '../core/diagnostics.js';
 import { allowedKeys, closest, describeSchema, describeValue, jsonType, oneOf, quote, subject, typeMatches } from './describe.js';
 import { isRecord, manifestSchema, schemaAt } from './schema.js';
-import { ajv2020, generatedCheck } from '../lazy.js';
-import type { YamlSource } from './source.js';
+import { ajv2020, generatedCheck } from '../core/lazy.js';
+import type { YamlSource } from '../source/source.js';
 
 type Compiled = {
   ajv: Ajv2020;

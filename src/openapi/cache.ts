@@ -22,17 +22,17 @@ import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LineCounter } from 'yaml';
-import { prepareCacheDir } from '../cache-dir.js';
-import { Diagnostics, parsePointer, type Diagnostic } from '../diagnostics.js';
-import { JsonIndex } from '../manifest/json-index.js';
-import { parseYamlSource, type YamlSource } from '../manifest/source.js';
-import { installedPackageJson, PACKAGE_ROOT } from '../paths.js';
+import { prepareCacheDir } from '../core/cache-dir.js';
+import { Diagnostics, parsePointer, type Diagnostic } from '../core/diagnostics.js';
+import { JsonIndex } from '../source/json-index.js';
+import { parseYamlSource, type YamlSource } from '../source/source.js';
+import { installedPackageJson, PACKAGE_ROOT } from '../core/paths.js';
 import { loadSpec, readRegularFile, type LoadedSpec, type LoadSpecOptions, type SpecVersion } from './load.js';
 
 /** Format of an entry; bumped when its layout changes. */
 const FORMAT = 2;
 
-export { cacheDir } from '../cache-dir.js';
+export { cacheDir } from '../core/cache-dir.js';
 
 /** Where the spec came from: the cache (`hit`), or a load whose result can be kept (`miss`) or cannot (`uncacheable`). */
 export type CacheOutcome = 'hit' | 'miss' | 'uncacheable';

@@ -8,9 +8,9 @@
  *   never end. Cycles through `properties`, `items` and the like are ordinary recursive schemas
  *   and fine; a parameter, response or path item `$ref` cycle is an error too.
  */
-import { type Diagnostics, escapePointerToken, parsePointer, pointer } from '../diagnostics.js';
-import { isObject } from '../json.js';
-import type { YamlSource } from '../manifest/source.js';
+import { type Diagnostics, escapePointerToken, parsePointer, pointer } from '../core/diagnostics.js';
+import { isObject } from '../core/json.js';
+import type { YamlSource } from '../source/source.js';
 import { COMPOSITION, MAX_DOCUMENT_DEPTH, hasRefCycle, scanDocument } from './scan.js';
 
 export { MAX_DOCUMENT_DEPTH };

@@ -10,9 +10,9 @@
 import { realpathSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { Diagnostics, parsePointer, pointer, type Location } from '../diagnostics.js';
-import { isObject } from '../json.js';
-import { parseYamlSource, type YamlSource } from '../manifest/source.js';
+import { Diagnostics, parsePointer, pointer, type Location } from '../core/diagnostics.js';
+import { isObject } from '../core/json.js';
+import { parseYamlSource, type YamlSource } from '../source/source.js';
 import { checkDepth, checkFiniteNumbers, checkRefCycles, shallowCopy } from './check.js';
 import { scanDocument, type DocumentScan } from './scan.js';
 import { metaSchemaIssues } from './meta-schema.js';

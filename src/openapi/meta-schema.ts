@@ -16,10 +16,10 @@
  */
 import { createRequire } from 'node:module';
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import { escapePointerToken } from '../diagnostics.js';
-import { isObject } from '../json.js';
+import { escapePointerToken } from '../core/diagnostics.js';
+import { isObject } from '../core/json.js';
 import type { SpecVersion } from './version.js';
-import { generatedCheck } from '../lazy.js';
+import { generatedCheck } from '../core/lazy.js';
 
 /** One meta-schema problem, at a JSON pointer of the document. */
 export type MetaIssue = {

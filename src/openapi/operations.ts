@@ -1,8 +1,8 @@
 /**
  * Enumerates the operations of a bundled OpenAPI document in spec order.
  */
-import { pointer } from '../diagnostics.js';
-import { isObject } from '../json.js';
+import { pointer } from '../core/diagnostics.js';
+import { isObject } from '../core/json.js';
 
 /** HTTP method, upper case. */
 export type HttpMethod = 'GET' | 'PUT' | 'POST' | 'DELETE' | 'OPTIONS' | 'HEAD' | 'PATCH' | 'TRACE';

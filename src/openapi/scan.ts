@@ -4,8 +4,8 @@
  * declares a `$id`, which `$ref`s it uses — without spelling a path per value. The checks in
  * ./check.ts walk again, spelling paths, only for a document that has something to report.
  */
-import { parsePointer } from '../diagnostics.js';
-import { isObject } from '../json.js';
+import { parsePointer } from '../core/diagnostics.js';
+import { isObject } from '../core/json.js';
 
 /** Deepest nesting of a document mcpgen reads (JSON levels, about half as many schema levels; a published schema is cut at 64 levels anyway). */
 export const MAX_DOCUMENT_DEPTH = 2500;

@@ -8,7 +8,7 @@
  * is replaced by its type only (`{type: "object"}`), which the server validates and the API
  * checks in full, and the build warns naming the tools (MCPGEN_SCHEMA_TOO_DEEP).
  */
-import { isObject } from '../json.js';
+import { isObject } from '../core/json.js';
 
 /** Deepest schema level published (the root is level 0; every subschema keyword adds one). */
 export const MAX_SCHEMA_DEPTH = 64;

@@ -15,10 +15,10 @@
  * - Conversion recurses at most {@link MAX_SCHEMA_DEPTH} × 2 schemas deep (a subtree below is
  *   cut to its type and reported), so a spec nested thousands of levels cannot overflow the stack.
  */
-import { parsePointer } from '../diagnostics.js';
-import { jsonLengthFits } from '../json-size.js';
-import { isObject } from '../json.js';
-import { patternProblem } from '../../templates/runtime/pattern.js';
+import { parsePointer } from '../core/diagnostics.js';
+import { jsonLengthFits } from '../core/json-size.js';
+import { isObject } from '../core/json.js';
+import { patternProblem } from '../../templates/runtime/core/pattern.js';
 import { MAX_SCHEMA_DEPTH, typeStandIn } from './schema-depth.js';
 
 /** A JSON Schema value (object or boolean schema). */

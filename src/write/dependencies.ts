@@ -4,7 +4,7 @@
  * declares cannot be added (or re-pinned) from the manifest; and one package is named in one
  * section only. Both are MCPGEN_DEPENDENCY_CONFLICT at the manifest key, before anything is written.
  */
-import { type Diagnostics, type Location, pointer } from '../diagnostics.js';
+import { type Diagnostics, type Location, pointer } from '../core/diagnostics.js';
 import { type DependencySections, generatedDependencies, manifestDependencies } from '../emit/project/dependencies.js';
 import type { IrServer } from '../ir/types.js';
 

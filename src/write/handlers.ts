@@ -9,12 +9,12 @@
  */
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { Diagnostics, Location } from '../diagnostics.js';
+import type { Diagnostics, Location } from '../core/diagnostics.js';
 import { checkDependencies } from './dependencies.js';
 import { exportedNames } from './exported-names.js';
 import { checkUserEntry } from './user-entry.js';
 import { emitHandlerStubs, handlerExports } from '../emit/ts/stubs.js';
-import { generatedPath } from '../ir/handlers.js';
+import { generatedPath } from '../ir/features/handlers.js';
 import type { IrServer } from '../ir/types.js';
 
 /** Options of {@link checkHandlers}. */

@@ -11,9 +11,9 @@
  * not mcpgen's, as for any other file. (A file that still has the recorded hash never gets here:
  * it is mcpgen's and simply replaced.)
  */
-import { Diagnostics, type Location } from '../diagnostics.js';
-import { parseYamlSource } from '../manifest/source.js';
-import { isObject } from '../json.js';
+import { Diagnostics, type Location } from '../core/diagnostics.js';
+import { parseYamlSource } from '../source/source.js';
+import { isObject } from '../core/json.js';
 import { contentHash, type PreviousLock } from './ownership.js';
 import { type Json, mergeJson } from './merge.js';
 

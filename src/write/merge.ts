@@ -11,7 +11,7 @@
  * Arrays and scalars are compared whole. Formatting and key order are not content: `npm install`
  * rewrites both, and a file that differs from the merge only in them is left alone.
  */
-import { escapePointerToken } from '../diagnostics.js';
+import { escapePointerToken } from '../core/diagnostics.js';
 
 /** A parsed JSON value. */
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };

@@ -12,10 +12,10 @@
 import { createHash } from 'node:crypto';
 import { lstat, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { Diagnostics, escapePointerToken, type Location } from '../diagnostics.js';
+import { Diagnostics, escapePointerToken, type Location } from '../core/diagnostics.js';
 import { HASH_HEADER, MD_HEADER, TS_HEADER } from '../emit/header.js';
-import { isObject } from '../json.js';
-import { parseYamlSource, type YamlSource } from '../manifest/source.js';
+import { isObject } from '../core/json.js';
+import { parseYamlSource, type YamlSource } from '../source/source.js';
 
 /** Name of the file that records the generated files and their hashes. */
 export const LOCK_FILE = '.mcpgen.json';

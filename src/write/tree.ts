@@ -19,7 +19,7 @@ import { randomBytes } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import { mkdir, open, readdir, rename, rmdir, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import type { Diagnostics, Location } from '../diagnostics.js';
+import type { Diagnostics, Location } from '../core/diagnostics.js';
 import { mergeOnDisk } from './merge-file.js';
 import { inspect, isSafeRelative, LOCK_FILE, lockText, MERGED_FILES, owned, readLock } from './ownership.js';
 

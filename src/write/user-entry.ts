@@ -5,7 +5,7 @@
  */
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { Diagnostics, Location } from '../diagnostics.js';
+import type { Diagnostics, Location } from '../core/diagnostics.js';
 import { emitUserEntryStub, USER_ENTRY } from '../emit/ts/library.js';
 import type { IrServer } from '../ir/types.js';
 import { exportedNames } from './exported-names.js';

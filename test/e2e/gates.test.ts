@@ -17,7 +17,7 @@ import type { CallToolResult, CreateMessageRequest, LoggingMessageNotification }
 import * as z from 'zod/v4';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
-import { runPreprocessors, toSystemContext } from '../../templates/runtime/preprocessors-host.js';
+import { runPreprocessors, toSystemContext } from '../../templates/runtime/preprocessors/preprocessors-host.js';
 import { ROOT, run, typecheck } from '../helpers/project.js';
 import { startBackend } from '../../examples/petstore/backend.mjs';
 import { rejection } from '../helpers/mcp.js';
@@ -366,6 +366,6 @@ describe('preprocessors', () => {
     expect(viaHelper.via).toBe('preprocessors/run');
     expect(viaHelper.blocks.map((b) => b.name)).toEqual(['house_rules', 'pet_lookup']);
     expect(toSystemContext(viaHelper.blocks)).toMatch(/^Context gathered for this message by preprocessors[\s\S]*## house_rules\nAdoptions:[\s\S]*## pet_lookup\n\[\{.*"name":"Rex"/);
-    expect(existsSync(path.join(project, 'src/runtime/preprocessors-host.ts'))).toBe(true);
+    expect(existsSync(path.join(project, 'src/runtime/preprocessors/preprocessors-host.ts'))).toBe(true);
   });
 });

@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { serverDescription, serverName, serverVersion } from '../../src/cli/init.js';
 import { main } from '../../src/cli/main.js';
 import type { JsonReport } from '../../src/cli/report.js';
-import { commentText, quoted } from '../../src/init/starter.js';
+import { commentText, quoted } from '../../src/cli/init/starter.js';
 import { CORPUS_SPECS, corpusSpec, specSlug } from '../helpers/corpus.js';
 import { ROOT } from '../helpers/project.js';
 

@@ -29,9 +29,9 @@ describe('the packed CLI', () => {
     // the library: `exports` and `types` point at these
     expect(files).toContain('dist/src/api.js');
     expect(files).toContain('dist/src/api.d.ts');
-    expect(files).toContain('dist/src/diagnostics.d.ts');
+    expect(files).toContain('dist/src/core/diagnostics.d.ts');
     expect(files).toContain('schemas/manifest.schema.json');
-    expect(files).toContain('templates/runtime/server.ts');
+    expect(files).toContain('templates/runtime/server/server.ts');
     expect(files).toContain('generated/manifest-check.cjs');
     expect(files).toContain('generated/templates.cjs');
     for (const f of files) expect(f, f).toMatch(/^(bin|dist|generated|schemas|templates)\/|^(package\.json|README\.md|LICENSE)$/);

@@ -164,7 +164,7 @@ describe('arguments as a lever', () => {
     }
     expect(lines.filter((l) => l.event === 'tool.denied' && l.client === 'reader')).toHaveLength(5);
     // the chain holds
-    const verify = await run(process.execPath, [path.join(project, 'dist/runtime/verify-audit.js'), audit]).catch((e: { stdout?: string }) => e);
+    const verify = await run(process.execPath, [path.join(project, 'dist/runtime/policy/verify-audit.js'), audit]).catch((e: { stdout?: string }) => e);
     expect((verify as { stdout: string }).stdout).toMatch(/^ok: \d+ lines/);
   }, 120_000);
 });
@@ -270,7 +270,7 @@ describe('malformed requests and session hoarding', () => {
 
 describe('the trail through crashes, full disks and shutdowns', () => {
   const verifyAudit = (file: string) =>
-    run(process.execPath, [path.join(project, 'dist/runtime/verify-audit.js'), file]).then(
+    run(process.execPath, [path.join(project, 'dist/runtime/policy/verify-audit.js'), file]).then(
       (r) => ({ code: 0, out: r.stdout }),
       (e: { code: number; stdout: string }) => ({ code: e.code, out: e.stdout }),
     );

@@ -133,7 +133,7 @@ describe('audit trail', () => {
     expect(batch.filter((e) => e.event === 'tool.completed').length).toBeGreaterThan(0);
 
     const verify = promisify(execFile);
-    const script = path.join(project, 'dist/runtime/verify-audit.js');
+    const script = path.join(project, 'dist/runtime/policy/verify-audit.js');
     const ok = await verify(process.execPath, [script, auditFile]);
     expect(ok.stdout.trim()).toBe(`ok: ${lines.length} lines`);
     // an edit by hand: the line names the first one broken

@@ -337,7 +337,7 @@ describeWithRedis('three instances sharing state through Redis', () => {
       expect(lines.length).toBeGreaterThan(0);
       expect(lines.every((l) => l.instance === id)).toBe(true);
     }
-    const out = await run(process.execPath, [path.join(project, 'dist/runtime/verify-audit.js'), path.join(dir, 'trail.jsonl')]).then((r) => ({ code: 0, stdout: r.stdout }), (e: { code: number; stdout: string }) => ({ code: e.code, stdout: e.stdout }));
+    const out = await run(process.execPath, [path.join(project, 'dist/runtime/policy/verify-audit.js'), path.join(dir, 'trail.jsonl')]).then((r) => ({ code: 0, stdout: r.stdout }), (e: { code: number; stdout: string }) => ({ code: e.code, stdout: e.stdout }));
     // the killed instance's last line may be torn (not yet repaired: it never started again); the others verify
     for (const f of files) expect(out.stdout).toContain(`== ${path.join(dir, f)}`);
     expect(out.stdout.match(/^ok: \d+ lines$/gm)?.length ?? 0).toBeGreaterThanOrEqual(3);

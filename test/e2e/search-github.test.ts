@@ -99,7 +99,7 @@ describe('search mode on GitHub', () => {
   // what a model reads at the default limit stays within 2 KB, and a floor that catches a broken
   // index (not a quality bar).
   it('answers over stdio as its build-time index ranks, within 2 KB at the default limit; the expected tool in the first ten for at least half of the 20 queries', async () => {
-    const { createToolSearch } = (await import(pathToFileURL(path.join(work, 'server/dist/runtime/search.js')).href)) as typeof import('../../templates/runtime/search.js');
+    const { createToolSearch } = (await import(pathToFileURL(path.join(work, 'server/dist/runtime/search/search.js')).href)) as typeof import('../../templates/runtime/search/search.js');
     const { searchIndex } = (await import(pathToFileURL(path.join(work, 'server/dist/search-index.gen.js')).href)) as { searchIndex: string };
     const local = createToolSearch(searchIndex, undefined, {});
     const misses: string[] = [];

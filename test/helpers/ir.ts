@@ -3,10 +3,10 @@
  * no files, no `compile()`, the manifest's defaults filled with small test values. Diagnostics
  * point into the given manifest text (`mcpgen.yaml`) and spec text.
  */
-import { Diagnostics } from '../../src/diagnostics.js';
+import { Diagnostics } from '../../src/core/diagnostics.js';
 import { buildIr, type BuildManifest } from '../../src/ir/build.js';
 import type { IrServer } from '../../src/ir/types.js';
-import { parseYamlSource } from '../../src/manifest/source.js';
+import { parseYamlSource } from '../../src/source/source.js';
 import type { SpecVersion } from '../../src/openapi/load.js';
 
 /** The manifest settings every test build starts from. */

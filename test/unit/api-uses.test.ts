@@ -76,7 +76,7 @@ describe('extraTools[].uses', () => {
     expect(extra).toContain('export type FindPetContext = ExtraToolContext<FindPetApi>;');
     expect(extra).toContain('defineTool<FindPetArgs, FindPetResult, FindPetApi>(');
     expect(extra).toMatch(/"uses": \{\n {4}"listPets": listPetsTool,\n {4}"getPet": getPetTool\n {2}\}/);
-    expect(res.files!.has('src/runtime/api-client.ts')).toBe(true);
+    expect(res.files!.has('src/runtime/tools/api-client.ts')).toBe(true);
 
     // the stub types its context with ctx.api
     expect(res.stubs!.get('src/handlers/find.ts')).toContain('export async function findPet(_args: FindPetArgs, _ctx: FindPetContext): Promise<FindPetResult> {');

@@ -1,11 +1,11 @@
 /**
- * Code mode's signatures (src/ir/code-signatures.ts): one line of TypeScript per operation, from its
+ * Code mode's signatures (src/ir/features/code-signatures.ts): one line of TypeScript per operation, from its
  * input and output schemas — exact for the usual shapes, summarised for deep, wide or long ones,
  * and always a valid declaration (TypeScript's parser finds no error).
  */
 import { Project } from 'ts-morph';
 import { describe, expect, it } from 'vitest';
-import { codeSignature } from '../../src/ir/code-signatures.js';
+import { codeSignature } from '../../src/ir/features/code-signatures.js';
 
 const project = new Project({ useInMemoryFileSystem: true });
 let n = 0;

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { parse } from 'yaml';
 import { afterAll, describe, expect, it } from 'vitest';
 import { compile } from '../../src/compile.js';
-import { serverVariables, settingNames } from '../../templates/runtime/variables.js';
+import { serverVariables, settingNames } from '../../templates/runtime/process/variables.js';
 
 const SPEC = `openapi: 3.0.3
 info: { title: Pets, version: 1.0.0 }

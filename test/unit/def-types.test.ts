@@ -1,6 +1,6 @@
-/** `$defs` type names decided in the IR (src/ir/def-types.ts): valid, unique, order-independent. */
+/** `$defs` type names decided in the IR (src/ir/tools/def-types.ts): valid, unique, order-independent. */
 import { describe, expect, it } from 'vitest';
-import { allocate, assignDefTypes } from '../../src/ir/def-types.js';
+import { allocate, assignDefTypes } from '../../src/ir/tools/def-types.js';
 import type { IrExtraTool, IrOperationTool, JsonSchema } from '../../src/ir/types.js';
 
 const op = (id: string, inputSchema: JsonSchema, outputSchema?: JsonSchema) =>

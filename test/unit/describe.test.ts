@@ -1,6 +1,6 @@
-/** Synthesised descriptions (src/ir/describe.ts) for operations with neither summary nor description. */
+/** Synthesised descriptions (src/ir/tools/describe.ts) for operations with neither summary nor description. */
 import { describe, expect, it } from 'vitest';
-import { synthesizeDescription, type DescribeInput } from '../../src/ir/describe.js';
+import { synthesizeDescription, type DescribeInput } from '../../src/ir/tools/describe.js';
 import type { IrParam } from '../../src/ir/types.js';
 import { irFromText } from '../helpers/ir.js';
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CATALOG } from '../../src/diagnostics.js';
+import { CATALOG } from '../../src/core/diagnostics.js';
 import { GENERATED_DEPENDENCIES, GENERATED_DEV_DEPENDENCIES, OPTIONAL_DEPENDENCIES } from '../../src/emit/project/versions.js';
 
 describe('docs and pins stay in step with the code', () => {

@@ -1,10 +1,10 @@
 /**
- * src/fix/remove.ts: entries leave by their own lines (or their own text and comma in a flow
+ * src/cli/fix/remove.ts: entries leave by their own lines (or their own text and comma in a flow
  * mapping); every other byte — comments, order, quoting, alignment, blank lines — is as it was.
  */
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { removeEntries } from '../../src/fix/remove.js';
+import { removeEntries } from '../../src/cli/fix/remove.js';
 
 const MANIFEST = `# yaml-language-server: $schema=../schemas/manifest.schema.json
 name: "petstore"   # npm package, bin and serverInfo name

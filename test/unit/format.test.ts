@@ -5,7 +5,7 @@ import { escapeGithubData, escapeGithubProperty, formatDiagnostics } from '../..
 import { formatGithubDrift, formatJsonReport } from '../../src/cli/report.js';
 import type { Summary } from '../../src/summary.js';
 import { paint } from '../../src/cli/terminal.js';
-import { type Diagnostic, Diagnostics } from '../../src/diagnostics.js';
+import { type Diagnostic, Diagnostics } from '../../src/core/diagnostics.js';
 import { loadManifest } from '../../src/manifest/load.js';
 
 const unknownKey: Diagnostic = {

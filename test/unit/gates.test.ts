@@ -69,10 +69,10 @@ describe('preprocessors: build-time checks', () => {
     const gen = files.get('src/preprocessors.gen.ts')!;
     expect(gen).toContain('import * as $handlers_pre from "./handlers/pre.js";');
     expect(gen).toMatch(/"name": "late",\n {4}"description": "Late.",\n {4}"after": \["early"\],\n {4}"timeoutMs": 50,\n {4}"onError": "fail",\n {4}"handler": \$handlers_pre\.a/);
-    expect(files.has('src/runtime/preprocessors-host.ts')).toBe(true);
+    expect(files.has('src/runtime/preprocessors/preprocessors-host.ts')).toBe(true);
     expect(files.get('src/server.ts')).toContain("preprocessorNames: preprocessors.map((p) => p.name),");
     expect(files.get('src/server.ts')).toContain('experimental: { preprocessors: preprocessorCapability(preprocessors) as never }');
-    // with_context is a prompt: the project needs handlebars (runtime/prompts.ts) even without manifest prompts
+    // with_context is a prompt: the project needs handlebars (runtime/primitives/prompts.ts) even without manifest prompts
     expect(Object.keys(JSON.parse(files.get('package.json')!).dependencies)).toEqual(expect.arrayContaining(['handlebars', 'zod']));
   });
 

@@ -8,7 +8,7 @@ import { parse } from 'yaml';
 import { describe, expect, test } from 'vitest';
 import { CHECK_OPTIONS, openapi31Schema, validatorSources } from '../../scripts/validators.mjs';
 import { TEMPLATES_FILE, templatesSource } from '../../scripts/templates.mjs';
-import { generatedCheck } from '../../src/lazy.js';
+import { generatedCheck } from '../../src/core/lazy.js';
 import { manifestSchema } from '../../src/manifest/schema.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 

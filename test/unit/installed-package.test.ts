@@ -9,7 +9,7 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { installedPackageJson } from '../../src/paths.js';
+import { installedPackageJson } from '../../src/core/paths.js';
 import { ROOT } from '../helpers/project.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'mcpgen-installed-'));
@@ -21,14 +21,14 @@ it('finds a package hoisted beside an installed mcpgen, skipping a folder packag
   mkdirSync(path.join(mcpgen, 'dist/src'), { recursive: true });
   writeFileSync(path.join(mcpgen, 'package.json'), JSON.stringify({ name: 'mcpgen', version: '0.1.0', type: 'module' }));
   // the compiled module (dist/ is built before the tests)
-  cpSync(path.join(ROOT, 'dist/src/paths.js'), path.join(mcpgen, 'dist/src/paths.js'));
+  cpSync(path.join(ROOT, 'dist/src/core/paths.js'), path.join(mcpgen, 'dist/src/core/paths.js'));
   // the hoisted package: its entry in a folder that has a package.json of its own (name, no version)
   const yaml = path.join(dir, 'node_modules/yaml');
   mkdirSync(path.join(yaml, 'dist'), { recursive: true });
   writeFileSync(path.join(yaml, 'package.json'), JSON.stringify({ name: 'yaml', version: '9.9.9', type: 'module', exports: { '.': './dist/index.js' } }));
   writeFileSync(path.join(yaml, 'dist/package.json'), JSON.stringify({ name: 'yaml', type: 'module' }));
   writeFileSync(path.join(yaml, 'dist/index.js'), 'export default 1;\n');
-  const script = `import { installedPackageJson } from ${JSON.stringify(path.join(mcpgen, 'dist/src/paths.js'))};\nprocess.stdout.write(JSON.stringify([installedPackageJson('yaml'), installedPackageJson('not-installed-anywhere')]));`;
+  const script = `import { installedPackageJson } from ${JSON.stringify(path.join(mcpgen, 'dist/src/core/paths.js'))};\nprocess.stdout.write(JSON.stringify([installedPackageJson('yaml'), installedPackageJson('not-installed-anywhere')]));`;
   const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: dir, encoding: 'utf8' });
   const [yamlJson, missing] = JSON.parse(out) as [string, string | null];
   expect((JSON.parse(yamlJson) as { version: string }).version).toBe('9.9.9');

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { Diagnostics } from '../../src/diagnostics.js';
+import { Diagnostics } from '../../src/core/diagnostics.js';
 import type { BuildManifest } from '../../src/ir/build.js';
-import { parseYamlSource } from '../../src/manifest/source.js';
+import { parseYamlSource } from '../../src/source/source.js';
 import { validateManifest } from '../../src/manifest/validate.js';
 import { irFromText } from '../helpers/ir.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Diagnostics } from '../../src/diagnostics.js';
-import { parseYamlSource } from '../../src/manifest/source.js';
+import { Diagnostics } from '../../src/core/diagnostics.js';
+import { parseYamlSource } from '../../src/source/source.js';
 import { validateManifest } from '../../src/manifest/validate.js';
 import { irFromText } from '../helpers/ir.js';
 

@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { IrOperationTool } from '../../src/ir/types.js';
-import { buildRequest } from '../../templates/runtime/request.js';
-import { validateArguments } from '../../templates/runtime/validate.js';
+import { buildRequest } from '../../templates/runtime/operation/request.js';
+import { validateArguments } from '../../templates/runtime/validation/validate.js';
 import { irFromText } from '../helpers/ir.js';
 
 function tools(specYaml: string, version: '2.0' | '3.0' | '3.1', localFiles = false): IrOperationTool[] {

@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { emitProject } from '../../src/emit/index.js';
-import { reservedVariables, SETTINGS_SUFFIXES } from '../../src/ir/security.js';
-import { SETTINGS } from '../../templates/runtime/variables.js';
+import { reservedVariables, SETTINGS_SUFFIXES } from '../../src/ir/tools/security.js';
+import { SETTINGS } from '../../templates/runtime/process/variables.js';
 import type { SpecVersion } from '../../src/openapi/load.js';
 import { irFromText } from '../helpers/ir.js';
 

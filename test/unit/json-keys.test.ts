@@ -1,7 +1,7 @@
 // Duplicate JSON keys: the fast path (keys spelled in the text vs keys held by JSON.parse's result)
 // must never hide a duplicate the full scan finds.
 import { describe, expect, test } from 'vitest';
-import { countKeys, findDuplicateKeys } from '../../src/manifest/json-index.js';
+import { countKeys, findDuplicateKeys } from '../../src/source/json-index.js';
 
 const texts = [
   '{"a": 1, "b": {"c": [1, {"d": 2}]}}',

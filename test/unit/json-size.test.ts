@@ -1,6 +1,6 @@
 // jsonFits must answer exactly `Buffer.byteLength(JSON.stringify(v)) <= limit`, at every limit.
 import { expect, test } from 'vitest';
-import { jsonFits, jsonLengthFits } from '../../src/json-size.js';
+import { jsonFits, jsonLengthFits } from '../../src/core/json-size.js';
 
 const values: unknown[] = [
   null, 0, -0, 1.5e-7, Number.NaN, Infinity, true, '', 'é€😀 "q" \\ \n\u2028', '\ud800',

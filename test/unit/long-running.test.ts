@@ -1,11 +1,11 @@
 /**
- * Long-running operations (src/ir/long-running.ts): a 202 with a status-URL header or the AutoRest
+ * Long-running operations (src/ir/tools/long-running.ts): a 202 with a status-URL header or the AutoRest
  * mark makes an operation long-running; only a DELETE on a status monitor (a path whose GET answers
  * 202) is a cancellation — never any other DELETE.
  */
 import { describe, expect, it } from 'vitest';
 import { listOperations } from '../../src/openapi/operations.js';
-import { longRunning } from '../../src/ir/long-running.js';
+import { longRunning } from '../../src/ir/tools/long-running.js';
 
 const doc = {
   openapi: '3.0.3',

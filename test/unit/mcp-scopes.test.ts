@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { allScopes, missingScopes, nestedScopes, scopeGate, scopeNeeds, scopeShortfall } from '../../templates/runtime/oauth-scopes.js';
+import { allScopes, missingScopes, nestedScopes, scopeGate, scopeNeeds, scopeShortfall } from '../../templates/runtime/oauth/oauth-scopes.js';
 import { corpusSpec } from '../helpers/corpus.js';
 import { irFromText } from '../helpers/ir.js';
 

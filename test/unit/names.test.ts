@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { assignIdentifiers, assignToolNames, fitName, sanitizeToolName, shortHash } from '../../src/ir/names.js';
+import { assignIdentifiers, assignToolNames, fitName, sanitizeToolName, shortHash } from '../../src/ir/tools/names.js';
 
 const LEGAL = /^[A-Za-z0-9_.-]{1,128}$/;
 

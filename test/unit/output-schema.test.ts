@@ -4,9 +4,9 @@
  */
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it, test } from 'vitest';
-import { ANY_VALUE, lenientRoot, outputContract } from '../../src/ir/output-schema.js';
-import { portable } from '../../src/ir/portable.js';
-import { slimInput } from '../../src/ir/slim-input.js';
+import { ANY_VALUE, lenientRoot, outputContract } from '../../src/ir/tools/output-schema.js';
+import { portable } from '../../src/ir/schema/portable.js';
+import { slimInput } from '../../src/ir/schema/slim-input.js';
 import { portabilityProblems } from '../helpers/portability.js';
 
 const ajv = new Ajv2020({ strict: false, allErrors: true });

@@ -10,9 +10,9 @@ import path from 'node:path';
 import { transformSync } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { compile } from '../../src/compile.js';
-import { CATALOG } from '../../src/diagnostics.js';
-import { effectiveAnnotations } from '../../src/ir/policy.js';
-import type { AccessRule } from '../../templates/runtime/policy-types.js';
+import { CATALOG } from '../../src/core/diagnostics.js';
+import { effectiveAnnotations } from '../../src/ir/features/policy.js';
+import type { AccessRule } from '../../templates/runtime/policy/policy-types.js';
 
 const FIXTURE = new URL('../fixtures/policy/', import.meta.url);
 const BASE = readFileSync(new URL('base.yaml', FIXTURE), 'utf8');
@@ -360,11 +360,11 @@ describe('emitted src/policy.gen.ts', () => {
     expect(diagnostics).toEqual([]);
     const files = res.files!;
     const text = files.get('src/policy.gen.ts')!;
-    expect(text).toContain("import type { PolicyConfig } from './runtime/policy-types.js';");
+    expect(text).toContain("import type { PolicyConfig } from './runtime/policy/policy-types.js';");
     expect(text).toContain('export const policy: PolicyConfig = {');
     // manifest text reaches the code only through tsLiteral
     expect(text).toContain('"audit/\\u003c/script>.jsonl"');
-    expect(files.get('src/runtime/policy-types.ts')).toContain('export type PolicyConfig');
+    expect(files.get('src/runtime/policy/policy-types.ts')).toContain('export type PolicyConfig');
     // it parses, and its literal is exactly the IR's policy
     // (esbuild throws on a syntax error; it strips the type-only import and the annotation)
     const js = transformSync(text, { loader: 'ts', format: 'cjs' }).code;
@@ -375,7 +375,7 @@ describe('emitted src/policy.gen.ts', () => {
 
     const plain = await build('', { emit: true });
     expect(plain.res.files!.has('src/policy.gen.ts')).toBe(false);
-    expect(plain.res.files!.has('src/runtime/policy-types.ts')).toBe(false);
+    expect(plain.res.files!.has('src/runtime/policy/policy-types.ts')).toBe(false);
   });
 
   it('is deterministic: the same bytes from two builds and from reordered input', async () => {

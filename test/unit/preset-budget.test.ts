@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { compile } from '../../src/compile.js';
-import { waysUnder } from '../../src/ir/ways-under.js';
+import { waysUnder } from '../../src/ir/surface/ways-under.js';
 
 const ops = Array.from({ length: 8 }, (_, i) => `  /things${i}/{id}:
     ${i % 2 === 0 ? 'get' : 'delete'}:

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { guessMimeType, isTextualMime } from '../../src/ir/mime.js';
-import { checkPromptTemplate } from '../../src/ir/prompt-template.js';
-import { checkUriTemplate } from '../../src/ir/uri-template.js';
+import { guessMimeType, isTextualMime } from '../../src/ir/features/mime.js';
+import { checkPromptTemplate } from '../../src/ir/features/prompt-template.js';
+import { checkUriTemplate } from '../../src/ir/features/uri-template.js';
 import { exportedNames } from '../../src/write/exported-names.js';
 
 describe('checkPromptTemplate', () => {

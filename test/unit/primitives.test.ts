@@ -9,7 +9,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { compile } from '../../src/compile.js';
-import type { Diagnostic } from '../../src/diagnostics.js';
+import type { Diagnostic } from '../../src/core/diagnostics.js';
 
 const SPEC = `openapi: 3.0.3
 info: { title: t, version: '1' }
@@ -74,12 +74,12 @@ describe('custom primitives: IR and emitted files', () => {
     // no concerns: no concern module, no listChanged, no experimental capability
     const pkg = JSON.parse(files.get('package.json')!) as { dependencies: Record<string, string> };
     expect(Object.keys(pkg.dependencies)).toEqual(['@modelcontextprotocol/node', '@modelcontextprotocol/server', 'ajv', 'ajv-formats', 'handlebars', 'ioredis', 'jose', 'rate-limiter-flexible', 're2js', 'undici', 'zod']);
-    expect(files.has('src/runtime/concern-protocol.ts')).toBe(false);
+    expect(files.has('src/runtime/concerns/concern-protocol.ts')).toBe(false);
     // handler resources and templates can change: subscriptions, and the capability says so
     expect(files.get('src/server.ts')).toContain('const capabilities: ServerCapabilities = {\n  tools: {},\n  prompts: {},\n  resources: { subscribe: true },\n};');
     expect(files.get('src/server.ts')).toContain('installPrompts(server, prompts);\n    installResources(server, { resources, templates: resourceTemplates });\n    installSubscriptions(server, instance, { resources, templates: resourceTemplates });');
     expect(files.get('src/server.ts')).toContain('  subscriptions: resourceChanges,');
-    expect(files.has('src/runtime/subscriptions.ts')).toBe(true);
+    expect(files.has('src/runtime/primitives/subscriptions.ts')).toBe(true);
   });
 
   it('scopes of prompts, resources and templates: deduplicated and sorted in the IR, emitted, handed to main, and the base gate guards them', async () => {
@@ -119,7 +119,7 @@ describe('custom primitives: IR and emitted files', () => {
     };
     const primitiveCode = (f: string) => /prompts|resources|concern|library|registry/.test(f);
     expect(closure('src/server.ts').filter(primitiveCode)).toEqual([]);
-    expect(closure('src/index.ts').filter(primitiveCode).sort()).toEqual(['src/runtime/concerns.ts', 'src/runtime/library.ts', 'src/runtime/prompts.ts', 'src/runtime/registry.ts', 'src/runtime/resources.ts']);
+    expect(closure('src/index.ts').filter(primitiveCode).sort()).toEqual(['src/runtime/concerns/concerns.ts', 'src/runtime/library.ts', 'src/runtime/primitives/prompts.ts', 'src/runtime/server/registry.ts', 'src/runtime/primitives/resources.ts']);
     expect([...files.keys()].filter((f) => /\.gen\.ts$/.test(f) && /prompts|resources|concern|extra-tools/.test(f))).toEqual([]);
     expect(Object.keys((JSON.parse(files.get('package.json')!) as { dependencies: object }).dependencies)).toEqual(['@modelcontextprotocol/node', '@modelcontextprotocol/server', 'ajv', 'ajv-formats', 'handlebars', 'ioredis', 'jose', 'rate-limiter-flexible', 're2js', 'undici', 'zod']);
   });

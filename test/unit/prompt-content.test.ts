@@ -66,13 +66,13 @@ describe('completion sources', () => {
     const entry = res.files!.get('src/server.ts')!;
     expect(entry).toContain('  completions: {},');
     expect(entry).toContain('installCompletions(server, { prompts });');
-    expect(res.files!.has('src/runtime/completion.ts')).toBe(true);
+    expect(res.files!.has('src/runtime/primitives/completion.ts')).toBe(true);
   });
 
   it('declares no completions capability, and ships no completion module, when nothing completes', async () => {
     const res = await build('prompts:\n  - name: p\n    arguments: [{ name: a }]\n    messages: [{ text: hi }]\n');
     expect(res.files!.get('src/server.ts')).not.toMatch(/completion/);
-    expect(res.files!.has('src/runtime/completion.ts')).toBe(false);
+    expect(res.files!.has('src/runtime/primitives/completion.ts')).toBe(false);
   });
 
   it('reports bindings to operations or parameters that do not exist or have no enum, and unknown template variables', async () => {

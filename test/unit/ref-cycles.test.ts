@@ -2,10 +2,10 @@
 // document's $refs) must find exactly the cycles the reporting walk names: every shape below is
 // checked both ways.
 import { describe, expect, test } from 'vitest';
-import { Diagnostics } from '../../src/diagnostics.js';
+import { Diagnostics } from '../../src/core/diagnostics.js';
 import { checkRefCycles } from '../../src/openapi/check.js';
 import { hasRefCycle, scanDocument } from '../../src/openapi/scan.js';
-import type { YamlSource } from '../../src/manifest/source.js';
+import type { YamlSource } from '../../src/source/source.js';
 
 const source = { locate: () => ({ file: 'spec.json', pointer: '', line: 1, col: 1 }) } as unknown as YamlSource;
 const doc = (schemas: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ openapi: '3.0.3', paths: {}, components: { schemas, ...extra } });

@@ -9,9 +9,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { compile } from '../../src/compile.js';
-import { Diagnostics } from '../../src/diagnostics.js';
+import { Diagnostics } from '../../src/core/diagnostics.js';
 import { emitConfigFile, serverConfig } from '../../src/emit/ts/entry.js';
-import { parseYamlSource } from '../../src/manifest/source.js';
+import { parseYamlSource } from '../../src/source/source.js';
 import { validateManifest } from '../../src/manifest/validate.js';
 
 const SPEC = `openapi: 3.0.3

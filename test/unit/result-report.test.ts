@@ -13,7 +13,7 @@ import { main } from '../../src/cli/main.js';
 import { formatResultsReport, type JsonReport } from '../../src/cli/report.js';
 import type { ResultsSummary } from '../../src/summary.js';
 import { compile } from '../../src/compile.js';
-import { compactJson } from '../../src/ir/results.js';
+import { compactJson } from '../../src/ir/tools/results.js';
 import { resolveResults } from '../../src/manifest/load.js';
 
 const USER = { login: 'octocat', id: 1, node_id: 'MDQ6VXNlcjE=', avatar_url: 'https://github.com/images/error/octocat_happy.gif', gravatar_id: '', site_admin: false };

@@ -1,14 +1,14 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { describe, expect, it } from 'vitest';
-import { Diagnostics } from '../../src/diagnostics.js';
+import { Diagnostics } from '../../src/core/diagnostics.js';
 import { emitProject } from '../../src/emit/index.js';
 import { emitConfigFile, serverConfig } from '../../src/emit/ts/entry.js';
 import { emitToolsFile } from '../../src/emit/ts/tools.js';
 import type { BuildManifest } from '../../src/ir/build.js';
-import { compactJson, PROJECTION_DESCRIPTION, projectionArgName } from '../../src/ir/results.js';
+import { compactJson, PROJECTION_DESCRIPTION, projectionArgName } from '../../src/ir/tools/results.js';
 import { resolveResults } from '../../src/manifest/load.js';
-import { parseYamlSource } from '../../src/manifest/source.js';
+import { parseYamlSource } from '../../src/source/source.js';
 import { validateManifest } from '../../src/manifest/validate.js';
 import type { SpecVersion } from '../../src/openapi/load.js';
 import { irFromText } from '../helpers/ir.js';
@@ -204,8 +204,8 @@ describe('results in the IR and the generated project', () => {
     expect(tools).toContain('  "projection": {"arg":"fields"}\n');
     // the Args type has it: the model sends it
     expect(tools).toContain(`export type ListPullsArgs = {\n  /** ${PROJECTION_DESCRIPTION} */\n  fields?: string;\n};`);
-    expect(files.get('src/server.ts')).toContain("import './runtime/projection.js';\n");
-    expect(files.has('src/runtime/projection.ts')).toBe(true);
+    expect(files.get('src/server.ts')).toContain("import './runtime/operation/projection.js';\n");
+    expect(files.has('src/runtime/operation/projection.ts')).toBe(true);
     expect(JSON.parse(files.get('package.json')!).dependencies['@jmespath-community/jmespath']).toBe('1.3.0');
   });
 

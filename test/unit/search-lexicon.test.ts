@@ -1,12 +1,12 @@
 /**
- * The WordNet lexicon search mode expands tools with at build time (src/ir/search-lexicon.ts),
+ * The WordNet lexicon search mode expands tools with at build time (src/ir/features/search-lexicon.ts),
  * and what it does to the ranking: a user's word that no tool has meets the tool WordNet relates
  * it to, and the index built with it is the same bytes every time.
  */
 import { describe, expect, it } from 'vitest';
-import { wordnetLexicon } from '../../src/ir/search-lexicon.js';
-import { buildSearchIndex, createToolSearch } from '../../templates/runtime/search.js';
-import type { SearchSource } from '../../templates/runtime/search.js';
+import { wordnetLexicon } from '../../src/ir/features/search-lexicon.js';
+import { buildSearchIndex, createToolSearch } from '../../templates/runtime/search/search.js';
+import type { SearchSource } from '../../templates/runtime/search/search.js';
 
 const TOOLS: SearchSource[] = [
   { name: 'customers_delete', description: 'Delete a customer.', method: 'DELETE', path: '/customers/{id}', inputSchema: {} },

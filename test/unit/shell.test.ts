@@ -3,8 +3,8 @@
  */
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { sliceFlagsText } from '../../src/init/slice.js';
-import { shellQuote } from '../../src/shell.js';
+import { sliceFlagsText } from '../../src/cli/init/slice.js';
+import { shellQuote } from '../../src/core/shell.js';
 
 describe('shellQuote', () => {
   it.each(['plain', 'api/mcpgen.yaml', "it's", 'two words', '$HOME', '`id`', '"quoted"', 'a\\b', '*', 'new\nline', ''])('%j reads back as itself in sh', (text) => {

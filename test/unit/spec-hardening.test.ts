@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { compile } from '../../src/compile.js';
-import type { Diagnostic } from '../../src/diagnostics.js';
+import type { Diagnostic } from '../../src/core/diagnostics.js';
 
 const temps: string[] = [];
 afterAll(() => {

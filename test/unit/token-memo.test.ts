@@ -1,5 +1,5 @@
 /**
- * Token counts remembered in the build cache (src/token-memo.ts): a whole entry answers without
+ * Token counts remembered in the build cache (src/core/token-memo.ts): a whole entry answers without
  * the tokenizer; a partial, corrupted or other-tokenizer entry is not read (the counts are the
  * tokenizer's again); the entry saved holds what the build used. The tokenizer worker counts as
  * the tokenizer does.
@@ -9,9 +9,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { o200k } from '../../src/lazy.js';
-import { countO200k, readTokenMemo, saveTokenMemo, useTokenMemo } from '../../src/token-memo.js';
-import { TokenWorker } from '../../src/token-worker.js';
+import { o200k } from '../../src/core/lazy.js';
+import { countO200k, readTokenMemo, saveTokenMemo, useTokenMemo } from '../../src/core/token-memo.js';
+import { TokenWorker } from '../../src/core/token-worker.js';
 
 const temps: string[] = [];
 afterAll(() => {

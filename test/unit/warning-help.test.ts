@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { compile } from '../../src/compile.js';
-import { CATALOG, type Diagnostic, WARNING_CODES, type WarningCode } from '../../src/diagnostics.js';
+import { CATALOG, type Diagnostic, WARNING_CODES, type WarningCode } from '../../src/core/diagnostics.js';
 
 const MANIFEST = 'name: pets\nversion: 1.0.0\nopenapi: ./openapi.yaml\noutput: ./server\n';
 

@@ -9,7 +9,7 @@
  * before them, never after.
  */
 import type { IrServer } from '../../ir/types.js';
-import { shellQuote } from '../../shell.js';
+import { shellQuote } from '../../core/shell.js';
 import { clientConfigs, httpHeaderPlaceholders } from './ship.js';
 
 export { shellQuote };

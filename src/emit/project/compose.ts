@@ -5,7 +5,7 @@
  * HAProxy, which spreads requests over the replicas and routes a legacy session's requests by
  * their `Mcp-Session-Id` to the replica that opened it (learned from its response header).
  *
- * The replicas get every variable the server reads (the settings registry, runtime/variables.ts)
+ * The replicas get every variable the server reads (the settings registry, runtime/process/variables.ts)
  * passed through from the operator's environment or `.env` (`${NAME:-}`: blank counts as unset),
  * except the ones the deployment fixes (transport, host, port, Redis URL); the state key is
  * required, as every replica must sign with the same one. Printed by hand, every value a
@@ -14,7 +14,7 @@
 import type { IrServer } from '../../ir/types.js';
 import { HASH_HEADER } from '../header.js';
 import { irVariables } from '../ts/entry.js';
-import { SERVE_DEFAULTS, settingNames } from '../../../templates/runtime/variables.js';
+import { SERVE_DEFAULTS, settingNames } from '../../../templates/runtime/process/variables.js';
 
 /** Replicas of the server service. */
 export const COMPOSE_REPLICAS = 3;

@@ -12,7 +12,7 @@
  * (authentication optional) still counts: its non-empty alternatives are offered the same way.
  */
 import type { IrSecurityScheme, IrServer } from '../../ir/types.js';
-import { schemeVariables } from '../../../templates/runtime/variables.js';
+import { schemeVariables } from '../../../templates/runtime/process/variables.js';
 
 /** One way to satisfy a group: its schemes and their variables. */
 export type CredentialAlternative = { schemes: string[]; variables: string[] };

@@ -20,9 +20,9 @@ const sorted = (map: DependencyMap): DependencyMap => Object.fromEntries(Object.
 
 /**
  * What mcpgen declares itself, sorted: the fixed runtime dependencies plus handlebars for prompts
- * of any kind (runtime/prompts.ts: manifest prompts, gate prompts, `with_context`) and gate prompt
+ * of any kind (runtime/primitives/prompts.ts: manifest prompts, gate prompts, `with_context`) and gate prompt
  * arguments, the Porter stemmer for search mode, the OpenTelemetry API for the policy layer, and the
- * JMESPath evaluator when some tool takes a projection (runtime/projection.ts).
+ * JMESPath evaluator when some tool takes a projection (runtime/operation/projection.ts).
  */
 export function generatedDependencies(ir: IrServer): DependencySections {
   const deps: DependencyMap = { ...GENERATED_DEPENDENCIES };

@@ -4,8 +4,8 @@
  * `noEscape` + `strict`, spec text only through the `md` helper).
  */
 import type Handlebars from 'handlebars';
-import { handlebarsRuntime, projectTemplates } from '../../lazy.js';
-import { DEFAULT_PREPROCESSOR_TIMEOUT_MS, runOrder } from '../../ir/preprocessors.js';
+import { handlebarsRuntime, projectTemplates } from '../../core/lazy.js';
+import { DEFAULT_PREPROCESSOR_TIMEOUT_MS, runOrder } from '../../ir/features/preprocessors.js';
 import type { IrHandlerRef, IrOperationTool, IrResource, IrSecurityScheme, IrServer } from '../../ir/types.js';
 import { HASH_HEADER, MD_HEADER } from '../header.js';
 import { irVariables } from '../ts/entry.js';
@@ -13,8 +13,8 @@ import { packageDependencies } from './dependencies.js';
 import { clientLines, shellQuote } from './client-lines.js';
 import { credentialPlan } from './credentials.js';
 import { clientConfigs, clientHeaderSchemes, clientVariables, defaultDescription, ENTRY_POINT, MCPB_VERSION } from './ship.js';
-import { CODE_DEFAULTS, SERVE_DEFAULTS, settingNames } from '../../../templates/runtime/variables.js';
-import { usesCode } from '../../ir/discovery.js';
+import { CODE_DEFAULTS, SERVE_DEFAULTS, settingNames } from '../../../templates/runtime/process/variables.js';
+import { usesCode } from '../../ir/features/discovery.js';
 
 /** A POSIX shell word for any text (re-exported: the README's `sh` helper and older callers). */
 export { shellQuote };
@@ -43,7 +43,7 @@ export function emitPackageJson(ir: IrServer): string {
     types: 'dist/index.d.ts',
     files: ['dist', '.env.example'],
     engines: { node: '>=20.19.0' },
-    scripts: { build: 'tsc -p tsconfig.json', start: `node ${ENTRY_POINT}`, prepack: 'npm run build', ...(ir.policy?.audit?.chain === true ? { 'verify-audit': 'node dist/runtime/verify-audit.js' } : {}) },
+    scripts: { build: 'tsc -p tsconfig.json', start: `node ${ENTRY_POINT}`, prepack: 'npm run build', ...(ir.policy?.audit?.chain === true ? { 'verify-audit': 'node dist/runtime/policy/verify-audit.js' } : {}) },
     ...packageDependencies(ir),
   });
   return json(pkg);

@@ -3,16 +3,16 @@
  * `.dockerignore`, the Claude Code project config `.mcp.json`, the MCP Bundle manifest
  * (`manifest.json`, packed by `@anthropic-ai/mcpb`) and `.mcpbignore`, and the client
  * configurations the README shows. Every variable they name comes from the runtime's own
- * registry (templates/runtime/variables.ts), so they list exactly what the server reads.
+ * registry (templates/runtime/process/variables.ts), so they list exactly what the server reads.
  *
  * JSON files are printed from objects with a fixed key order; line-based files are handlebars
  * templates (`noEscape` + `strict`) fed only text that went through `lineText`.
  */
 import type Handlebars from 'handlebars';
-import { handlebarsRuntime, projectTemplates } from '../../lazy.js';
+import { handlebarsRuntime, projectTemplates } from '../../core/lazy.js';
 import type { IrSecurityScheme, IrServer } from '../../ir/types.js';
-import { SERVE_DEFAULTS, settingNames } from '../../../templates/runtime/variables.js';
-import type { Variable } from '../../../templates/runtime/variables.js';
+import { SERVE_DEFAULTS, settingNames } from '../../../templates/runtime/process/variables.js';
+import type { Variable } from '../../../templates/runtime/process/variables.js';
 import { HASH_HEADER } from '../header.js';
 import { lineText } from '../safe.js';
 import { irVariables } from '../ts/entry.js';

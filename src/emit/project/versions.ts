@@ -5,20 +5,20 @@
 export const GENERATED_DEPENDENCIES = {
   /** The official MCP SDK, v2: one server serves both protocol eras (2025-11-25 and earlier, and 2026-07-28). */
   '@modelcontextprotocol/server': '2.4.0',
-  /** Streamable HTTP on node:http (runtime/http.ts). */
+  /** Streamable HTTP on node:http (runtime/transport/http.ts). */
   '@modelcontextprotocol/node': '2.1.2',
   ajv: '8.20.0',
   'ajv-formats': '3.0.1',
-  /** OAuth access tokens (JWT) checked against the authorization server's keys (runtime/oauth-resource.ts): no dependencies; 6.x supports Node 20. */
+  /** OAuth access tokens (JWT) checked against the authorization server's keys (runtime/oauth/oauth-resource.ts): no dependencies; 6.x supports Node 20. */
   jose: '6.2.17',
   /**
-   * Schema patterns matched in linear time (runtime/pattern.ts): pure JavaScript RE2, so one
+   * Schema patterns matched in linear time (runtime/core/pattern.ts): pure JavaScript RE2, so one
    * crafted argument cannot stall the server the way a backtracking `^(a+)+$` does. Node 20+.
    */
   re2js: '2.10.0',
   /** Params schemas of the custom methods (concerns/update, preprocessors/run); the v2 SDK needs it at run time too. */
   zod: '4.6.7',
-  /** Requests over a unix socket (`unix:` base URLs, runtime/socket.ts); loaded only when one is used. 7.x supports Node 20.18.1+. */
+  /** Requests over a unix socket (`unix:` base URLs, runtime/operation/socket.ts); loaded only when one is used. 7.x supports Node 20.18.1+. */
   undici: '7.30.2',
   /**
    * Shared state of several instances (`<PREFIX>_REDIS_URL`: runtime/redis*.ts): the Redis client,
@@ -31,30 +31,30 @@ export const GENERATED_DEPENDENCIES = {
 
 /** Dependencies a generated project has only when its manifest uses the feature that needs them. */
 export const OPTIONAL_DEPENDENCIES = {
-  /** Prompt templates (runtime/prompts.ts; reflection.ts renders gate prompts and prompt arguments). */
+  /** Prompt templates (runtime/primitives/prompts.ts; reflection.ts renders gate prompts and prompt arguments). */
   handlebars: '4.7.10',
-  /** Search mode (`discovery: search`): runtime/search-text.ts stems query words as the build stemmed the index's (Porter; ESM, no dependencies, Node 16+). */
+  /** Search mode (`discovery: search`): runtime/search/search-text.ts stems query words as the build stemmed the index's (Porter; ESM, no dependencies, Node 16+). */
   stemmer: '2.0.1',
   /**
-   * Code mode's sandbox (`discovery: code`, runtime/sandbox.ts): QuickJS compiled to WebAssembly —
+   * Code mode's sandbox (`discovery: code`, runtime/code/sandbox.ts): QuickJS compiled to WebAssembly —
    * no native build on Node 20 (isolated-vm needs a C++ toolchain there), no Node APIs inside,
    * a new instance per `execute` in a few milliseconds, its memory bounded by the instance's.
    */
   'quickjs-emscripten': '0.32.0',
-  /** Code mode: strips TypeScript types from `execute`'s code (runtime/code-mode.ts), keeping line numbers. */
+  /** Code mode: strips TypeScript types from `execute`'s code (runtime/code/code-mode.ts), keeping line numbers. */
   sucrase: '3.35.1',
   /**
-   * The policy layer's spans (runtime/telemetry.ts): a no-op unless the process registers an
+   * The policy layer's spans (runtime/policy/telemetry.ts): a no-op unless the process registers an
    * OpenTelemetry SDK. 1.9.x: the newest the OpenTelemetry SDK 2.x accepts (it wants < 1.10).
    */
   '@opentelemetry/api': '1.9.1',
   /**
-   * The audit trail as OpenTelemetry log records (runtime/audit-otel.ts), so a collector merges the
+   * The audit trail as OpenTelemetry log records (runtime/policy/audit-otel.ts), so a collector merges the
    * trails of several instances: a no-op unless the process registers a LoggerProvider. 0.223.1:
    * the logs API released with the SDK 2.12 line (Node 18.19+/20.6+, API < 1.10).
    */
   '@opentelemetry/api-logs': '0.223.1',
-  /** Projection of tool results (`results.projection`: runtime/projection.ts evaluates the `fields` JMESPath expression). */
+  /** Projection of tool results (`results.projection`: runtime/operation/projection.ts evaluates the `fields` JMESPath expression). */
   '@jmespath-community/jmespath': '1.3.0',
 } as const;
 

@@ -13,7 +13,7 @@ export function emitConcernsFile(ir: IrServer): string {
   if (Object.keys(c.presets).length > 0) data.presets = c.presets;
   return (
     TS_HEADER +
-    "\nimport type { InstallConcernsOptions } from './runtime/concern-protocol.js';\n\n" +
+    "\nimport type { InstallConcernsOptions } from './runtime/concerns/concern-protocol.js';\n\n" +
     '/** Concern filtering of this server (manifest `concerns`, `concernMappings`, `concernPresets`, `exposeInMeta`, `enforce`). */\n' +
     `export const concerns: Omit<InstallConcernsOptions, 'era'> = ${tsLiteral(data, 2)};\n`
   );

@@ -4,10 +4,10 @@
  * so a project copies only the runtime modules, and needs only the dependencies, it uses.
  */
 import type { IrServer } from '../../ir/types.js';
-import { usesCode, usesSearch } from '../../ir/discovery.js';
-import { usesTasks } from '../../ir/long-running.js';
+import { usesCode, usesSearch } from '../../ir/features/discovery.js';
+import { usesTasks } from '../../ir/tools/long-running.js';
 import { TS_HEADER } from '../header.js';
-import { serverVariables, type Variable, type VariableSources, type VariableTool } from '../../../templates/runtime/variables.js';
+import { serverVariables, type Variable, type VariableSources, type VariableTool } from '../../../templates/runtime/process/variables.js';
 import { tsLiteral } from '../safe.js';
 import { emitLibraryEntry } from './library.js';
 
@@ -70,7 +70,7 @@ export function emitConfigFile(ir: IrServer): string {
   const config = serverConfig(ir);
   return (
     TS_HEADER +
-    "\nimport type { ServerConfig } from './runtime/types.js';\n\n" +
+    "\nimport type { ServerConfig } from './runtime/core/types.js';\n\n" +
     '/** Settings from the manifest; `<envPrefix>_*` environment variables override them at run time. */\n' +
     `export const config: ServerConfig = ${tsLiteral(config, 2)};\n`
   );
@@ -158,26 +158,26 @@ export function emitServerEntry(ir: IrServer): string {
   if (p.prompts) imports.push("import { prompts } from './prompts.gen.js';");
   if (p.reflection) imports.push("import { reflection } from './reflection.gen.js';");
   if (hasResources) imports.push(`import { ${[p.resources ? 'resources' : '', p.templates ? 'resourceTemplates' : ''].filter(Boolean).join(', ')} } from './resources.gen.js';`);
-  if (p.concerns) imports.push("import { concernCapability, installConcerns } from './runtime/concern-protocol.js';");
+  if (p.concerns) imports.push("import { concernCapability, installConcerns } from './runtime/concerns/concern-protocol.js';");
   imports.push("import { main } from './runtime/main.js';");
-  if (p.policy) imports.push("import { createPolicy } from './runtime/policy.js';");
-  if (p.preprocessors) imports.push("import { installPreprocessors, preprocessorCapability, withContextPrompt } from './runtime/preprocessors-protocol.js';");
+  if (p.policy) imports.push("import { createPolicy } from './runtime/policy/policy.js';");
+  if (p.preprocessors) imports.push("import { installPreprocessors, preprocessorCapability, withContextPrompt } from './runtime/preprocessors/preprocessors-protocol.js';");
   // registers the JMESPath evaluator with the result pipeline; servers without projection never load it
-  if (p.projection) imports.push("import './runtime/projection.js';");
-  if (p.completions) imports.push("import { installCompletions } from './runtime/completion.js';");
-  if (p.anyPrompts) imports.push("import { installPrompts } from './runtime/prompts.js';");
-  if (p.concerns) imports.push("import { composeGates } from './runtime/primitives.js';");
-  if (p.reflection) imports.push("import { ReflectionGate, reflectionConfigFromEnv } from './runtime/reflection.js';");
-  if (hasResources) imports.push("import { installResources } from './runtime/resources.js';");
-  if (p.code) imports.push("import { codeLimitsFromEnv, createCodeMode } from './runtime/code-mode.js';");
-  if (p.search) imports.push("import { createToolSearch } from './runtime/search.js';");
-  if (p.subscriptions) imports.push("import { installSubscriptions, resourceChanges } from './runtime/subscriptions.js';");
+  if (p.projection) imports.push("import './runtime/operation/projection.js';");
+  if (p.completions) imports.push("import { installCompletions } from './runtime/primitives/completion.js';");
+  if (p.anyPrompts) imports.push("import { installPrompts } from './runtime/primitives/prompts.js';");
+  if (p.concerns) imports.push("import { composeGates } from './runtime/core/primitives.js';");
+  if (p.reflection) imports.push("import { ReflectionGate, reflectionConfigFromEnv } from './runtime/reflection/reflection.js';");
+  if (hasResources) imports.push("import { installResources } from './runtime/primitives/resources.js';");
+  if (p.code) imports.push("import { codeLimitsFromEnv, createCodeMode } from './runtime/code/code-mode.js';");
+  if (p.search) imports.push("import { createToolSearch } from './runtime/search/search.js';");
+  if (p.subscriptions) imports.push("import { installSubscriptions, resourceChanges } from './runtime/primitives/subscriptions.js';");
   if (p.search) imports.push(`import { ${p.searchPresets || p.code ? 'discovery, ' : ''}searchIndex } from './search-index.gen.js';`);
   if (p.code) imports.push("import { codeSignatures } from './code-signatures.gen.js';");
   imports.push("import { tools } from './tools.gen.js';");
   const head = '#!/usr/bin/env node\n' + TS_HEADER + '\n' + imports.join('\n') + '\n\n';
   const call = '// --help, --version and --print-config answer on stdout and exit; otherwise the server serves MCP\n// over stdio, or over Streamable HTTP with --transport http (see --help)\n';
-  // code mode: the search tools with code mode's signatures and sandbox, its bounds from <PREFIX>_CODE_* (runtime/code-mode.ts)
+  // code mode: the search tools with code mode's signatures and sandbox, its bounds from <PREFIX>_CODE_* (runtime/code/code-mode.ts)
   const toolSearchDecl =
     p.searchPresets || p.code
       ? `/** ${p.code ? 'Search and code mode' : 'Search mode'}, per concern preset (manifest \`discovery\`): shared by every instance. */\nconst toolSearch = ${p.code ? '{ ...createToolSearch(searchIndex, discovery), code: createCodeMode(codeSignatures, { limits: () => codeLimitsFromEnv(config.envPrefix, process.env) }) }' : 'createToolSearch(searchIndex, discovery)'};\n\n`
@@ -192,7 +192,7 @@ export function emitServerEntry(ir: IrServer): string {
   // subscribe: some resource can change (resources/subscribe, subscriptions/listen)
   if (hasResources) caps.push(`  resources: ${p.subscriptions ? (p.concerns ? '{ subscribe: true, listChanged: true }' : '{ subscribe: true }') : changing},`);
   if (p.completions) caps.push('  completions: {},');
-  // logging is declared by every server (runtime/server.ts): preprocessor runs are reported as logging notifications
+  // logging is declared by every server (runtime/server/server.ts): preprocessor runs are reported as logging notifications
   const experimental: string[] = [];
   // the capability types take JSON values; these are JSON data, typed more precisely
   if (p.concerns) experimental.push('concerns: concernCapability(concerns.declarations, concerns.metaKey, concerns.presets) as never');
@@ -206,7 +206,7 @@ export function emitServerEntry(ir: IrServer): string {
   // code registration (entry: custom): registered primitives' concern mappings beside the manifest's
   const mappings = ir.entry === 'custom' ? ' mappings: registry.mappings(concerns.mappings),' : '';
   const concernOptions = `{ ...concerns,${mappings} capabilities, era: instance.era${p.searchPresets ? ', toolListMode: toolSearch.modeOf' : ''} }`;
-  // the base gate (runtime/server.ts) holds the OAuth scopes of tools, prompts and resources and the policy's access rules: concerns join it
+  // the base gate (runtime/server/server.ts) holds the OAuth scopes of tools, prompts and resources and the policy's access rules: concerns join it
   if (p.concerns && p.searchPresets) {
     install.push(`    const concernGate = installConcerns(server, ${concernOptions});`);
     install.push('    const gate = { ...composeGates(base, concernGate), activePreset: concernGate.activePreset };');

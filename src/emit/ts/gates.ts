@@ -14,7 +14,7 @@ import { handlerImports } from './primitives.js';
 export function emitPreprocessorsFile(ir: IrServer): string {
   return (
     TS_HEADER +
-    "\nimport type { PreprocessorDefinition } from './runtime/preprocessors.js';\n" +
+    "\nimport type { PreprocessorDefinition } from './runtime/preprocessors/preprocessors.js';\n" +
     handlerImports(ir.preprocessors.map((p) => p.handler)) +
     '\n/** The preprocessors of this server, in manifest order (they run in `after` order). Each handler gets `{ input }` and a context (`signal`, `log`). */\n' +
     `export const preprocessors: readonly PreprocessorDefinition[] = ${arrayExpr(ir.preprocessors.map(preprocessorExpr))};\n`
@@ -55,7 +55,7 @@ export function emitReflectionFile(ir: IrServer): string {
   if (r.maxJustificationBytes !== undefined) data.store = { maxJustificationBytes: r.maxJustificationBytes };
   return (
     TS_HEADER +
-    "\nimport type { ReflectionConfig } from './runtime/reflection.js';\n\n" +
+    "\nimport type { ReflectionConfig } from './runtime/reflection/reflection.js';\n\n" +
     '/** The reflection gate of this server (manifest `reflection`); `<envPrefix>_REFLECTION_DIR` overrides `storeDir` at run time. */\n' +
     `export const reflection: ReflectionConfig = ${tsLiteral(data, 2)};\n`
   );

@@ -6,10 +6,10 @@
  * written once and never overwritten (the user's file, as handler stubs are).
  */
 import type { IrServer } from '../../ir/types.js';
-import { usesSearch } from '../../ir/discovery.js';
-import { PERSIST_TOOL_NAME } from '../../ir/reflection.js';
-import { WITH_CONTEXT_PROMPT } from '../../ir/preprocessors.js';
-import { SEARCH_TOOL_NAMES } from '../../../templates/runtime/search-tools.js';
+import { usesSearch } from '../../ir/features/discovery.js';
+import { PERSIST_TOOL_NAME } from '../../ir/features/reflection.js';
+import { WITH_CONTEXT_PROMPT } from '../../ir/features/preprocessors.js';
+import { SEARCH_TOOL_NAMES } from '../../../templates/runtime/search/search-tools.js';
 import { TS_HEADER } from '../header.js';
 import { tsLiteral } from '../safe.js';
 
@@ -36,9 +36,9 @@ export function emitLibraryEntry(ir: IrServer, pieces: EntryPieces): string {
   const imports = [...(hasCaps && !pieces.imports.includes(typeImport) ? [typeImport] : []), ...pieces.imports]
     .filter((line) => hasCaps || !line.includes('ServerCapabilities'))
     .map((line) => (line === "import { main } from './runtime/main.js';" ? "import { createLibraryServer } from './runtime/library.js';\nimport type { LibraryServer } from './runtime/library.js';" : line));
-  // the policy's rules and limits select registered primitives too (runtime/registered-policy.ts)
+  // the policy's rules and limits select registered primitives too (runtime/policy/registered-policy.ts)
   const ext = [...(hasCaps ? [] : ['  capabilities,']), ...pieces.extensions].map((l) => l.replace('createPolicy(policy, ', 'createPolicy(registeredPolicy(policy, registry.primitives()), '));
-  if (ext.some((l) => l.includes('registeredPolicy('))) imports.push("import { withRegistered as registeredPolicy } from './runtime/registered-policy.js';");
+  if (ext.some((l) => l.includes('registeredPolicy('))) imports.push("import { withRegistered as registeredPolicy } from './runtime/policy/registered-policy.js';");
   const body = ext.map((l) => '    ' + l.replace(/\n/g, '\n    ')).join('\n');
   const concerns = ir.concerns !== undefined ? ', concerns: concerns.declarations' : '';
   return (
@@ -47,7 +47,7 @@ export function emitLibraryEntry(ir: IrServer, pieces: EntryPieces): string {
     imports.join('\n') +
     '\n\n' +
     "export type { LibraryServer, RegisteredPrompt, RegisteredResource, RegisteredResourceTemplate, ServeCall, ToolDefinition, ToolHandler } from './runtime/library.js';\n" +
-    "export type { ExtraToolContext } from './runtime/extra-tools.js';\n\n" +
+    "export type { ExtraToolContext } from './runtime/tools/extra-tools.js';\n\n" +
     pieces.decls +
     (hasCaps ? '/** What the manifest makes this server declare: only the primitive kinds it has, and its protocol extensions. */\n' + `const declared: ServerCapabilities = {\n${pieces.capabilities.join('\n')}\n};\n\n` : '') +
     '/** Tool names, prompt names, resource URIs and URI templates the server has before any registration. */\n' +

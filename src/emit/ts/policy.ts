@@ -10,7 +10,7 @@ import { tsLiteral } from '../safe.js';
 export function emitPolicyFile(ir: IrServer): string {
   return (
     TS_HEADER +
-    "\nimport type { PolicyConfig } from './runtime/policy-types.js';\n\n" +
+    "\nimport type { PolicyConfig } from './runtime/policy/policy-types.js';\n\n" +
     '/** The policy of this server (manifest `policy`): audit trail, access rules resolved to the primitives they match, limits per tool. */\n' +
     `export const policy: PolicyConfig = ${tsLiteral(ir.policy!, 2)};\n`
   );

@@ -25,7 +25,7 @@ export function handlerImports(refs: readonly IrHandlerRef[]): string {
 
 /** Renders `src/extra-tools.gen.ts`. */
 export function emitExtraToolsFile(ir: IrServer): string {
-  const parts = [TS_HEADER, '\n', "import { defineTool } from './runtime/extra-tools.js';\n", `import type { AnyExtraTool${ir.extraTools.some((t) => t.uses) ? ', ExtraToolContext' : ''} } from './runtime/extra-tools.js';\n`, ...apiImports(ir), handlerImports(ir.extraTools.map((t) => t.handler))];
+  const parts = [TS_HEADER, '\n', "import { defineTool } from './runtime/tools/extra-tools.js';\n", `import type { AnyExtraTool${ir.extraTools.some((t) => t.uses) ? ', ExtraToolContext' : ''} } from './runtime/tools/extra-tools.js';\n`, ...apiImports(ir), handlerImports(ir.extraTools.map((t) => t.handler))];
   for (const t of ir.extraTools) {
     parts.push('\n' + declareSchemaType({ name: t.argsTypeName, schema: t.inputSchema, ...(t.inputDefTypes ? { defTypes: t.inputDefTypes } : {}), doc: `Arguments of the \`${t.name}\` tool, as its handler receives them (validated against the input schema).` }));
     if (t.outputSchema) {
@@ -65,7 +65,7 @@ function apiImports(ir: IrServer): string[] {
   const values = [...new Set(uses.map((u) => u.constName))].sort();
   const types = [...new Set(uses.flatMap((u) => [u.argsTypeName, ...(u.resultTypeName ? [u.resultTypeName] : [])]))].sort();
   return [
-    "import type { ApiOperation } from './runtime/api-client.js';\n",
+    "import type { ApiOperation } from './runtime/tools/api-client.js';\n",
     `import { ${values.join(', ')} } from './tools.gen.js';\n`,
     `import type { ${types.join(', ')} } from './tools.gen.js';\n`,
   ];
@@ -113,7 +113,7 @@ export function emitPromptsFile(ir: IrServer): string {
   const handlers = ir.prompts.flatMap((p) => p.arguments.map((a) => a.complete)).filter(isHandlerRef);
   return (
     TS_HEADER +
-    "\nimport type { PromptDefinition } from './runtime/prompts.js';\n" +
+    "\nimport type { PromptDefinition } from './runtime/primitives/prompts.js';\n" +
     (handlers.length > 0 ? handlerImports(handlers) : '') +
     '\n' +
     '/** The prompts of this server, in manifest order. Message texts (and embedded resources\' `uri` and `text`) are Handlebars templates over the arguments; embedded files are inlined as base64. */\n' +
@@ -125,7 +125,7 @@ export function emitPromptsFile(ir: IrServer): string {
 export function emitResourcesFile(ir: IrServer): string {
   const refs = [...ir.resources.flatMap((r) => (r.content.kind === 'handler' ? [r.content.handler] : [])), ...ir.resourceTemplates.map((t) => t.handler), ...completionRefs({ ...ir, prompts: [] })];
   const types = [ir.resources.length > 0 ? 'ResourceDefinition' : '', ir.resourceTemplates.length > 0 ? 'ResourceTemplateDefinition' : ''].filter(Boolean);
-  const parts = [TS_HEADER, '\n', `import type { ${types.join(', ')} } from './runtime/resources.js';\n`, handlerImports(refs)];
+  const parts = [TS_HEADER, '\n', `import type { ${types.join(', ')} } from './runtime/primitives/resources.js';\n`, handlerImports(refs)];
   if (ir.resources.length > 0) {
     parts.push(`\n/** Resources with a fixed URI, in manifest order (embedded files are inlined as text or base64). */\nexport const resources: readonly ResourceDefinition[] = ${arrayExpr(ir.resources.map(resourceExpr))};\n`);
   }

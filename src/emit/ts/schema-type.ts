@@ -6,7 +6,7 @@
  * the type, enforces those. Very deep schemas degrade to `unknown` rather than blow up tsc.
  */
 import { docComment, propKey, tsLiteral } from '../safe.js';
-import { isObject } from '../../json.js';
+import { isObject } from '../../core/json.js';
 
 /** Context of one conversion. */
 export type TypeContext = {

@@ -1,13 +1,13 @@
 /**
  * Emits `src/search-index.gen.ts` for search mode (manifest `discovery: search`): the index of
- * every tool, built here with the generated server's own code (templates/runtime/search-index.ts)
- * and mcpgen's WordNet lexicon (ir/search-lexicon.ts), embedded as one string the server loads at
+ * every tool, built here with the generated server's own code (templates/runtime/search/search-index.ts)
+ * and mcpgen's WordNet lexicon (ir/features/search-lexicon.ts), embedded as one string the server loads at
  * start-up, so no start-up time is spent indexing and the ranking is fixed by the build.
  */
 import type { IrServer } from '../../ir/types.js';
-import { buildSearchIndex } from '../../../templates/runtime/search-index.js';
-import type { SearchSource } from '../../../templates/runtime/search-index.js';
-import { wordnetLexicon } from '../../ir/search-lexicon.js';
+import { buildSearchIndex } from '../../../templates/runtime/search/search-index.js';
+import type { SearchSource } from '../../../templates/runtime/search/search-index.js';
+import { wordnetLexicon } from '../../ir/features/search-lexicon.js';
 import { TS_HEADER } from '../header.js';
 import { tsLiteral, tsString } from '../safe.js';
 

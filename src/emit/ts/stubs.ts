@@ -70,37 +70,37 @@ function stub(file: string, uses: ReadonlyArray<{ ref: IrHandlerRef; use: Use }>
       types.add(use.argsTypeName).add(use.resultTypeName);
       // a tool with `uses` gets its typed context (ctx.api), generated beside its types
       if (use.contextTypeName !== undefined) types.add(use.contextTypeName);
-      else need('extra-tools', 'ExtraToolContext');
+      else need('tools/extra-tools', 'ExtraToolContext');
       fns.push(
         docComment(`Handler of the \`${use.name}\` tool: gets the validated arguments, returns the result (a thrown error becomes an \`isError\` result).`) +
           `export async function ${ref.exportName}(_args: ${use.argsTypeName}, _ctx: ${use.contextTypeName ?? 'ExtraToolContext'}): Promise<${use.resultTypeName}> {\n` +
           `  throw new Error(${tsString(`the ${use.name} tool is not implemented yet: ${edit}`)});\n}\n`,
       );
     } else if (use.kind === 'resource') {
-      need('primitives', 'RequestExtra');
-      need('resources', 'ResourceContent');
+      need('core/primitives', 'RequestExtra');
+      need('primitives/resources', 'ResourceContent');
       fns.push(
         docComment(`Reads the resource \`${use.uri}\`: return text, bytes, or \`{ text | blob, mimeType }\`.`) +
           `export async function ${ref.exportName}(_uri: URL, _extra: RequestExtra): Promise<ResourceContent> {\n` +
           `  throw new Error(${tsString(`the resource ${use.uri} is not implemented yet: ${edit}`)});\n}\n`,
       );
     } else if (use.kind === 'completion') {
-      need('completion', 'CompletionContext');
+      need('primitives/completion', 'CompletionContext');
       fns.push(
         docComment(`Completes the ${use.what}: gets what the user typed so far, returns the values to offer (at most 100 are sent).`) +
           `export async function ${ref.exportName}(_value: string, _context: CompletionContext): Promise<string[]> {\n` +
           `  throw new Error(${tsString(`the completion of the ${use.what} is not implemented yet: ${edit}`)});\n}\n`,
       );
     } else if (use.kind === 'preprocessor') {
-      need('preprocessors', 'PreprocessorContext');
+      need('preprocessors/preprocessors', 'PreprocessorContext');
       fns.push(
         docComment(`Preprocessor \`${use.name}\`: gets the user input, returns context for it (text, any JSON value, or \`{ content: [...] }\`); \`undefined\` adds nothing. Honour \`ctx.signal\`: it fires at the timeout.`) +
           `export async function ${ref.exportName}(_request: { input: string }, _ctx: PreprocessorContext): Promise<unknown> {\n` +
           `  throw new Error(${tsString(`the ${use.name} preprocessor is not implemented yet: ${edit}`)});\n}\n`,
       );
     } else {
-      need('primitives', 'RequestExtra');
-      need('resources', 'ResourceContent');
+      need('core/primitives', 'RequestExtra');
+      need('primitives/resources', 'ResourceContent');
       fns.push(
         docComment(`Reads a resource of the template \`${use.uriTemplate}\`; \`variables\` holds the template's variables.`) +
           `export async function ${ref.exportName}(_uri: URL, _variables: Variables, _extra: RequestExtra): Promise<ResourceContent> {\n` +

@@ -12,7 +12,7 @@
  * - `$defs` entries are stored once per file (`inputDefs` / `outputDefs`) and attached to each
  *   tool's schema with `withDefs`, and their TS types are declared once (`InputDef$X`), so a
  *   definition used by 800 Kubernetes tools is written once, not 800 times. Which schemas share
- *   the tables and every type name are decided in the IR (`ir/def-types.ts`). The published
+ *   the tables and every type name are decided in the IR (`ir/tools/def-types.ts`). The published
  *   schemas are identical to the IR's.
  * - The file is assembled from fragments that each come out of `safe.ts` (docComment,
  *   tsLiteral, identifiers decided in the IR, types from schema-type.ts); tests parse it.
@@ -37,7 +37,7 @@ export function emitToolsFile(ir: IrServer): string {
 
   const parts: string[] = [TS_HEADER, '\n'];
   const usesShared = ir.sharedDefs.input.length + ir.sharedDefs.output.length > 0;
-  parts.push(usesShared ? "import { withDefs } from './runtime/defs.js';\nimport type { JsonSchema, OperationTool } from './runtime/types.js';\n" : "import type { OperationTool } from './runtime/types.js';\n");
+  parts.push(usesShared ? "import { withDefs } from './runtime/core/defs.js';\nimport type { JsonSchema, OperationTool } from './runtime/core/types.js';\n" : "import type { OperationTool } from './runtime/core/types.js';\n");
   for (const mode of ['input', 'output'] as const) {
     const table = ir.sharedDefs[mode];
     if (table.length === 0) continue;

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { Diagnostics } from '../../../src/diagnostics.js';
+import { Diagnostics } from '../../../src/core/diagnostics.js';
 import { deriveEnvPrefix, type LoadedManifest, loadManifest, resolveManifest } from '../../../src/manifest/load.js';
 
 let tmp: string;

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
-import { type Diagnostic, Diagnostics, pointer } from '../../../src/diagnostics.js';
-import { parseYamlSource, type YamlSource } from '../../../src/manifest/source.js';
+import { type Diagnostic, Diagnostics, pointer } from '../../../src/core/diagnostics.js';
+import { parseYamlSource, type YamlSource } from '../../../src/source/source.js';
 import { corpusSpec } from '../../helpers/corpus.js';
 
 function parse(text: string, file = 'doc.yaml'): { source: YamlSource | undefined; diagnostics: Diagnostic[] } {

@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { type Diagnostic, Diagnostics } from '../../../src/diagnostics.js';
+import { type Diagnostic, Diagnostics } from '../../../src/core/diagnostics.js';
 import { loadManifest } from '../../../src/manifest/load.js';
-import { parseYamlSource } from '../../../src/manifest/source.js';
+import { parseYamlSource } from '../../../src/source/source.js';
 import { validateManifest } from '../../../src/manifest/validate.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');

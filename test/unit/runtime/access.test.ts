@@ -1,12 +1,12 @@
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { ServerContext } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
-import { AccessControl, accessGate, accessStep, composeGates } from '../../../templates/runtime/access.js';
-import { runPipeline } from '../../../templates/runtime/pipeline.js';
-import type { ToolCall, ToolResult } from '../../../templates/runtime/pipeline.js';
-import type { AccessConfig, AccessRule } from '../../../templates/runtime/policy-types.js';
-import { OPEN_GATE } from '../../../templates/runtime/primitives.js';
-import type { PrimitiveGate } from '../../../templates/runtime/primitives.js';
+import { AccessControl, accessGate, accessStep, composeGates } from '../../../templates/runtime/policy/access.js';
+import { runPipeline } from '../../../templates/runtime/pipeline/pipeline.js';
+import type { ToolCall, ToolResult } from '../../../templates/runtime/pipeline/pipeline.js';
+import type { AccessConfig, AccessRule } from '../../../templates/runtime/policy/policy-types.js';
+import { OPEN_GATE } from '../../../templates/runtime/core/primitives.js';
+import type { PrimitiveGate } from '../../../templates/runtime/core/primitives.js';
 
 /** A rule matching tools only (other kinds empty) unless given. */
 function rule(source: string, effect: 'allow' | 'deny', clients: string[], tools: string[], more: Partial<AccessRule> = {}): AccessRule {

@@ -4,9 +4,9 @@
  * the text; an isError result's text as `error`; a policy step's refusal (a throw) as `error`.
  */
 import { describe, expect, it } from 'vitest';
-import { apiClient } from '../../../templates/runtime/api-client.js';
-import type { NestedRunner } from '../../../templates/runtime/api-client.js';
-import type { OperationTool } from '../../../templates/runtime/types.js';
+import { apiClient } from '../../../templates/runtime/tools/api-client.js';
+import type { NestedRunner } from '../../../templates/runtime/tools/api-client.js';
+import type { OperationTool } from '../../../templates/runtime/core/types.js';
 
 const op = (name: string): OperationTool => ({ kind: 'operation', name, inputSchema: { type: 'object' }, http: { method: 'GET', path: `/${name}`, params: [] } }) as unknown as OperationTool;
 

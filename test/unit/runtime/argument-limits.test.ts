@@ -3,7 +3,7 @@
  * it stops at the first byte or level past a limit, and it needs no stack for deep values.
  */
 import { describe, expect, it } from 'vitest';
-import { MAX_ARGUMENT_DEPTH, measureArguments, overLimitMessage } from '../../../templates/runtime/argument-limits.js';
+import { MAX_ARGUMENT_DEPTH, measureArguments, overLimitMessage } from '../../../templates/runtime/operation/argument-limits.js';
 
 const bytes = (v: unknown) => Buffer.byteLength(JSON.stringify(v), 'utf8');
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { fillArguments, missingArgumentVariables, readArgumentEnv } from '../../../templates/runtime/arguments.js';
-import { buildRequest } from '../../../templates/runtime/request.js';
-import type { HttpOperation, OperationTool } from '../../../templates/runtime/types.js';
+import { fillArguments, missingArgumentVariables, readArgumentEnv } from '../../../templates/runtime/operation/arguments.js';
+import { buildRequest } from '../../../templates/runtime/operation/request.js';
+import type { HttpOperation, OperationTool } from '../../../templates/runtime/core/types.js';
 
 const op: HttpOperation = {
   method: 'POST',

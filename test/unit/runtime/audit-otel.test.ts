@@ -1,5 +1,5 @@
 /**
- * The audit trail as OpenTelemetry log records (runtime/audit-otel.ts): with a LoggerProvider
+ * The audit trail as OpenTelemetry log records (runtime/policy/audit-otel.ts): with a LoggerProvider
  * registered, every line the instance's file holds is emitted once, its body the line itself, with
  * the event, instance and call as attributes; before one is registered nothing is emitted and the
  * file is written as ever.
@@ -10,8 +10,8 @@ import path from 'node:path';
 import { logs } from '@opentelemetry/api-logs';
 import { InMemoryLogRecordExporter, LoggerProvider, SimpleLogRecordProcessor } from '@opentelemetry/sdk-logs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { AuditLog } from '../../../templates/runtime/audit.js';
-import { AUDIT_LOGGER_NAME } from '../../../templates/runtime/audit-otel.js';
+import { AuditLog } from '../../../templates/runtime/policy/audit.js';
+import { AUDIT_LOGGER_NAME } from '../../../templates/runtime/policy/audit-otel.js';
 
 let dir = '';
 beforeAll(async () => {

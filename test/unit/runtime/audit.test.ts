@@ -6,12 +6,12 @@ import { promisify } from 'node:util';
 import { ProtocolError } from '@modelcontextprotocol/server';
 import type { CallToolResult, InputRequiredResult, Server, ServerContext } from '@modelcontextprotocol/server';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { AUDIT_ARGUMENT_BYTES, AuditLog, AuditWriteError, auditFile, auditStep, FileSink, lineHash, MAX_PENDING_EVENTS, redact, summarize } from '../../../templates/runtime/audit.js';
-import type { AuditSink } from '../../../templates/runtime/audit.js';
-import { setLogSink } from '../../../templates/runtime/log.js';
-import { runPipeline } from '../../../templates/runtime/pipeline.js';
-import type { CallReport, ToolCall, ToolResult } from '../../../templates/runtime/pipeline.js';
-import { verifyAuditFile } from '../../../templates/runtime/verify-audit.js';
+import { AUDIT_ARGUMENT_BYTES, AuditLog, AuditWriteError, auditFile, auditStep, FileSink, lineHash, MAX_PENDING_EVENTS, redact, summarize } from '../../../templates/runtime/policy/audit.js';
+import type { AuditSink } from '../../../templates/runtime/policy/audit.js';
+import { setLogSink } from '../../../templates/runtime/core/log.js';
+import { runPipeline } from '../../../templates/runtime/pipeline/pipeline.js';
+import type { CallReport, ToolCall, ToolResult } from '../../../templates/runtime/pipeline/pipeline.js';
+import { verifyAuditFile } from '../../../templates/runtime/policy/verify-audit.js';
 
 const run = promisify(execFile);
 const root = path.resolve(import.meta.dirname, '../../..');
@@ -199,7 +199,7 @@ describe('AuditLog', () => {
     for (let i = 0; i < 6; i++) await log.record({ name: 'tool.invoked', client: 'a', era: 'modern', callId: `c${i}`, arguments: { n: i } });
     await log.close();
     const lines = (await readFile(file, 'utf8')).trimEnd().split('\n');
-    const cli = (f: string) => run(process.execPath, ['--import', 'tsx', path.join(root, 'templates/runtime/verify-audit.ts'), f], { cwd: root }).then((r) => ({ code: 0, out: r.stdout }), (e: { code: number; stdout: string }) => ({ code: e.code, out: e.stdout }));
+    const cli = (f: string) => run(process.execPath, ['--import', 'tsx', path.join(root, 'templates/runtime/policy/verify-audit.ts'), f], { cwd: root }).then((r) => ({ code: 0, out: r.stdout }), (e: { code: number; stdout: string }) => ({ code: e.code, out: e.stdout }));
     expect(await cli(file)).toEqual({ code: 0, out: 'ok: 6 lines\n' });
     expect((await cli(path.join(dir, 'missing.jsonl'))).code).toBe(2);
 

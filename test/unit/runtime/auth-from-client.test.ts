@@ -4,10 +4,10 @@
  * the MCP request is forwarded, and no message shows a value.
  */
 import { describe, expect, it } from 'vitest';
-import { Authenticator } from '../../../templates/runtime/auth.js';
-import type { ApplyContext } from '../../../templates/runtime/auth.js';
-import { unmetRequirements } from '../../../templates/runtime/credentials.js';
-import type { SecurityScheme } from '../../../templates/runtime/types.js';
+import { Authenticator } from '../../../templates/runtime/operation/auth.js';
+import type { ApplyContext } from '../../../templates/runtime/operation/auth.js';
+import { unmetRequirements } from '../../../templates/runtime/process/credentials.js';
+import type { SecurityScheme } from '../../../templates/runtime/core/types.js';
 
 const schemes: SecurityScheme[] = [
   { kind: 'apiKey', name: 'key', in: 'query', paramName: 'api_key', fromClient: 'X-Upstream-Key', env: { apiKey: 'PETS_KEY' } },

@@ -3,15 +3,15 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import type { AddressInfo } from 'node:net';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { callOperation } from '../../../templates/runtime/call.js';
-import { callArguments } from '../../../templates/runtime/instance.js';
-import { checkArguments } from '../../../templates/runtime/pipeline.js';
-import type { ToolCall } from '../../../templates/runtime/pipeline.js';
-import { DEFAULT_RESULT_POLICY } from '../../../templates/runtime/results.js';
-import { DRAIN_BYTES } from '../../../templates/runtime/body.js';
-import { setLogSink } from '../../../templates/runtime/log.js';
-import type { Settings } from '../../../templates/runtime/settings.js';
-import type { HttpOperation, JsonSchema, OperationTool } from '../../../templates/runtime/types.js';
+import { callOperation } from '../../../templates/runtime/operation/call.js';
+import { callArguments } from '../../../templates/runtime/server/instance.js';
+import { checkArguments } from '../../../templates/runtime/pipeline/pipeline.js';
+import type { ToolCall } from '../../../templates/runtime/pipeline/pipeline.js';
+import { DEFAULT_RESULT_POLICY } from '../../../templates/runtime/operation/results.js';
+import { DRAIN_BYTES } from '../../../templates/runtime/operation/body.js';
+import { setLogSink } from '../../../templates/runtime/core/log.js';
+import type { Settings } from '../../../templates/runtime/process/settings.js';
+import type { HttpOperation, JsonSchema, OperationTool } from '../../../templates/runtime/core/types.js';
 
 type Recorded = { method: string; url: string; headers: IncomingHttpHeaders; body: Buffer };
 type Route = (req: IncomingMessage, res: ServerResponse) => void;

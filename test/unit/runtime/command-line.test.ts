@@ -8,11 +8,11 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkFromClient, helpText, parseCommandLine, resolveServeOptions, runCommandLine } from '../../../templates/runtime/command-line.js';
-import type { CommandLineIo } from '../../../templates/runtime/command-line.js';
-import { SettingsError } from '../../../templates/runtime/settings.js';
-import type { ServerConfig } from '../../../templates/runtime/types.js';
-import { serverVariables } from '../../../templates/runtime/variables.js';
+import { checkFromClient, helpText, parseCommandLine, resolveServeOptions, runCommandLine } from '../../../templates/runtime/process/command-line.js';
+import type { CommandLineIo } from '../../../templates/runtime/process/command-line.js';
+import { SettingsError } from '../../../templates/runtime/process/settings.js';
+import type { ServerConfig } from '../../../templates/runtime/core/types.js';
+import { serverVariables } from '../../../templates/runtime/process/variables.js';
 
 const config: ServerConfig = {
   name: 'pets',

@@ -1,5 +1,5 @@
 /**
- * templates/runtime/completion.ts and the prompt content of templates/runtime/prompts.ts on a
+ * templates/runtime/primitives/completion.ts and the prompt content of templates/runtime/primitives/prompts.ts on a
  * v2 SDK `Server`, with a legacy and a modern client over an in-memory link: prefix matching,
  * the 100-value limit, the gate (a prompt or template the session may not use is -32602, as an
  * unknown one), and a prompt that embeds a declared resource through the resources' reader (the
@@ -7,11 +7,11 @@
  */
 import { ProtocolError, ProtocolErrorCode, Server } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it } from 'vitest';
-import { complete, installCompletions, MAX_COMPLETION_VALUES } from '../../../templates/runtime/completion.js';
-import type { PrimitiveGate } from '../../../templates/runtime/primitives.js';
-import { installPrompts } from '../../../templates/runtime/prompts.js';
-import type { PromptDefinition } from '../../../templates/runtime/prompts.js';
-import { installResources } from '../../../templates/runtime/resources.js';
+import { complete, installCompletions, MAX_COMPLETION_VALUES } from '../../../templates/runtime/primitives/completion.js';
+import type { PrimitiveGate } from '../../../templates/runtime/core/primitives.js';
+import { installPrompts } from '../../../templates/runtime/primitives/prompts.js';
+import type { PromptDefinition } from '../../../templates/runtime/primitives/prompts.js';
+import { installResources } from '../../../templates/runtime/primitives/resources.js';
 import { ERAS, linkedClient } from '../../helpers/linked.js';
 import type { AnyClient } from '../../helpers/linked.js';
 

@@ -7,10 +7,10 @@ import { InMemoryTransport, ProtocolErrorCode, Server } from '@modelcontextproto
 import type { JSONRPCMessage, ServerCapabilities, Tool } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { CONCERN_PRESET_META_KEY, DEFAULT_CONCERNS_META_KEY, concernCapability, installConcerns } from '../../../templates/runtime/concern-protocol.js';
-import type { ConcernMappings } from '../../../templates/runtime/concern-protocol.js';
-import type { ConcernDeclaration, ConcernPresets } from '../../../templates/runtime/concerns.js';
-import { setLogSink } from '../../../templates/runtime/log.js';
+import { CONCERN_PRESET_META_KEY, DEFAULT_CONCERNS_META_KEY, concernCapability, installConcerns } from '../../../templates/runtime/concerns/concern-protocol.js';
+import type { ConcernMappings } from '../../../templates/runtime/concerns/concern-protocol.js';
+import type { ConcernDeclaration, ConcernPresets } from '../../../templates/runtime/concerns/concerns.js';
+import { setLogSink } from '../../../templates/runtime/core/log.js';
 import { ERAS, linkedClient } from '../../helpers/linked.js';
 import type { Era } from '../../helpers/linked.js';
 

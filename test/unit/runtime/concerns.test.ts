@@ -5,13 +5,13 @@ import { PromptListChangedNotificationSchema, ResourceListChangedNotificationSch
 import type { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import * as z from 'zod/v4';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_CONCERNS_META_KEY, concernCapability, installConcerns } from '../../../templates/runtime/concern-protocol.js';
-import type { ConcernControl, ConcernMappings } from '../../../templates/runtime/concern-protocol.js';
-import { ConcernSession, matches, validatePreferences } from '../../../templates/runtime/concerns.js';
-import type { ConcernDeclaration, ConcernPresets } from '../../../templates/runtime/concerns.js';
-import { setLogSink } from '../../../templates/runtime/log.js';
-import { installPrompts } from '../../../templates/runtime/prompts.js';
-import { installResources } from '../../../templates/runtime/resources.js';
+import { DEFAULT_CONCERNS_META_KEY, concernCapability, installConcerns } from '../../../templates/runtime/concerns/concern-protocol.js';
+import type { ConcernControl, ConcernMappings } from '../../../templates/runtime/concerns/concern-protocol.js';
+import { ConcernSession, matches, validatePreferences } from '../../../templates/runtime/concerns/concerns.js';
+import type { ConcernDeclaration, ConcernPresets } from '../../../templates/runtime/concerns/concerns.js';
+import { setLogSink } from '../../../templates/runtime/core/log.js';
+import { installPrompts } from '../../../templates/runtime/primitives/prompts.js';
+import { installResources } from '../../../templates/runtime/primitives/resources.js';
 import { ERAS, linkedClient } from '../../helpers/linked.js';
 import type { Era } from '../../helpers/linked.js';
 

@@ -4,9 +4,9 @@
  * `fromClient` schemes are never missing. The warning names what to set and which tools fail.
  */
 import { describe, expect, it } from 'vitest';
-import { Authenticator } from '../../../templates/runtime/auth.js';
-import { describeUnmet, unmetRequirements } from '../../../templates/runtime/credentials.js';
-import type { SecurityScheme } from '../../../templates/runtime/types.js';
+import { Authenticator } from '../../../templates/runtime/operation/auth.js';
+import { describeUnmet, unmetRequirements } from '../../../templates/runtime/process/credentials.js';
+import type { SecurityScheme } from '../../../templates/runtime/core/types.js';
 
 const schemes: SecurityScheme[] = [
   { kind: 'bearer', name: 'personalAccessToken', env: { token: 'A_PAT' } },

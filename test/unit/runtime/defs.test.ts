@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { withDefs } from '../../../templates/runtime/defs.js';
+import { withDefs } from '../../../templates/runtime/core/defs.js';
 
 describe('withDefs', () => {
   it('attaches the named definitions, in order, after the schema keys', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkElicitAnswer } from '../../../templates/runtime/elicit-check.js';
-import { covers } from '../../../templates/runtime/handler-input.js';
+import { checkElicitAnswer } from '../../../templates/runtime/validation/elicit-check.js';
+import { covers } from '../../../templates/runtime/tools/handler-input.js';
 
 const FORM = {
   type: 'object' as const,

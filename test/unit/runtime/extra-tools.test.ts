@@ -1,10 +1,10 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { callExtraTool, defineTool, toToolResult } from '../../../templates/runtime/extra-tools.js';
-import type { AnyExtraTool, ExtraTool } from '../../../templates/runtime/extra-tools.js';
-import { setLogSink } from '../../../templates/runtime/log.js';
-import { callArguments } from '../../../templates/runtime/instance.js';
-import { checkArguments } from '../../../templates/runtime/pipeline.js';
-import type { ToolCall } from '../../../templates/runtime/pipeline.js';
+import { callExtraTool, defineTool, toToolResult } from '../../../templates/runtime/tools/extra-tools.js';
+import type { AnyExtraTool, ExtraTool } from '../../../templates/runtime/tools/extra-tools.js';
+import { setLogSink } from '../../../templates/runtime/core/log.js';
+import { callArguments } from '../../../templates/runtime/server/instance.js';
+import { checkArguments } from '../../../templates/runtime/pipeline/pipeline.js';
+import type { ToolCall } from '../../../templates/runtime/pipeline/pipeline.js';
 
 type AddArgs = { a: number; b: number };
 

@@ -1,5 +1,5 @@
 /**
- * templates/runtime/handler-input.ts in the 2026-07-28 era, on a fake request context: question
+ * templates/runtime/tools/handler-input.ts in the 2026-07-28 era, on a fake request context: question
  * keys, questions asked together going out in one round, answers kept in the round state for
  * later rounds, an answer of the wrong kind asked again, a handler that swallows the pending
  * signal still answering input_required, and the capability error.
@@ -7,9 +7,9 @@
 import { CLIENT_CAPABILITIES_META_KEY, MissingRequiredClientCapabilityError } from '@modelcontextprotocol/server';
 import type { Server, ServerContext } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
-import { callExtraTool, defineTool } from '../../../templates/runtime/extra-tools.js';
-import type { ExtraToolContext } from '../../../templates/runtime/extra-tools.js';
-import { inputSession } from '../../../templates/runtime/handler-input.js';
+import { callExtraTool, defineTool } from '../../../templates/runtime/tools/extra-tools.js';
+import type { ExtraToolContext } from '../../../templates/runtime/tools/extra-tools.js';
+import { inputSession } from '../../../templates/runtime/tools/handler-input.js';
 
 const ALL = { elicitation: {}, sampling: {}, roots: {} };
 const FORM = { type: 'object' as const, properties: { name: { type: 'string' } }, required: ['name'] };

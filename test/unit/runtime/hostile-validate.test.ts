@@ -4,9 +4,9 @@
  * pattern the engine cannot run is reported by the same check the compiler uses.
  */
 import { describe, expect, it } from 'vitest';
-import { linearRegExp, patternProblem } from '../../../templates/runtime/pattern.js';
-import { conformOutput, validateArguments } from '../../../templates/runtime/validate.js';
-import type { JsonSchema, OperationTool } from '../../../templates/runtime/types.js';
+import { linearRegExp, patternProblem } from '../../../templates/runtime/core/pattern.js';
+import { conformOutput, validateArguments } from '../../../templates/runtime/validation/validate.js';
+import type { JsonSchema, OperationTool } from '../../../templates/runtime/core/types.js';
 
 let n = 0;
 function tool(inputSchema: JsonSchema, outputSchema?: JsonSchema): OperationTool {

@@ -8,9 +8,9 @@
 import { request as httpRequest } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Server } from '@modelcontextprotocol/server';
-import { serveHttp, type HttpHandle, type HttpOptions } from '../../../templates/runtime/http.js';
-import { bearerChecker, refusal, refusalLog } from '../../../templates/runtime/http-auth.js';
-import { setLogSink, type LogSink } from '../../../templates/runtime/log.js';
+import { serveHttp, type HttpHandle, type HttpOptions } from '../../../templates/runtime/transport/http.js';
+import { bearerChecker, refusal, refusalLog } from '../../../templates/runtime/transport/http-auth.js';
+import { setLogSink, type LogSink } from '../../../templates/runtime/core/log.js';
 
 const TOKEN = 'right-token-4f3e2d1c0b0a9988';
 const TOKENS_FROM = 'PETS_HTTP_TOKENS (or PETS_HTTP_TOKENS_FILE)';

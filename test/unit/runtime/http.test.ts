@@ -1,5 +1,5 @@
 /**
- * The Streamable HTTP transport (templates/runtime/http.ts) over real node HTTP on 127.0.0.1,
+ * The Streamable HTTP transport (templates/runtime/transport/http.ts) over real node HTTP on 127.0.0.1,
  * driven by the v1 SDK client (legacy, sessionful) and the v2 client pinned to 2026-07-28 (modern).
  */
 import { afterEach, beforeAll, afterAll, describe, expect, it, vi } from 'vitest';
@@ -10,10 +10,10 @@ import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextp
 import { CreateMessageRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
 import { Server, ProtocolError, ProtocolErrorCode, inputRequired, inputResponse } from '@modelcontextprotocol/server';
-import { serveHttp, type HttpHandle, type HttpOptions, type HttpServerFactory } from '../../../templates/runtime/http.js';
-import { bearerChecker, hostAllowed, originAllowed } from '../../../templates/runtime/http-auth.js';
-import { setLogSink, type LogSink } from '../../../templates/runtime/log.js';
-import { jsonNestsDeeper } from '../../../templates/runtime/argument-limits.js';
+import { serveHttp, type HttpHandle, type HttpOptions, type HttpServerFactory } from '../../../templates/runtime/transport/http.js';
+import { bearerChecker, hostAllowed, originAllowed } from '../../../templates/runtime/transport/http-auth.js';
+import { setLogSink, type LogSink } from '../../../templates/runtime/core/log.js';
+import { jsonNestsDeeper } from '../../../templates/runtime/operation/argument-limits.js';
 
 type Era = 'legacy' | 'modern';
 type AnyClient = LegacyClient | ModernClient;

@@ -5,11 +5,11 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import { DRAIN_BYTES, readBounded } from '../../../templates/runtime/body.js';
-import { InFlightBudget, InFlightLimitError, InFlightShare } from '../../../templates/runtime/in-flight.js';
-import { boundResult, cutToEncoded, jsonStringBytes, resultLimit } from '../../../templates/runtime/result-size.js';
-import { resolveSettings, SettingsError } from '../../../templates/runtime/settings.js';
-import type { ServerConfig } from '../../../templates/runtime/types.js';
+import { DRAIN_BYTES, readBounded } from '../../../templates/runtime/operation/body.js';
+import { InFlightBudget, InFlightLimitError, InFlightShare } from '../../../templates/runtime/operation/in-flight.js';
+import { boundResult, cutToEncoded, jsonStringBytes, resultLimit } from '../../../templates/runtime/operation/result-size.js';
+import { resolveSettings, SettingsError } from '../../../templates/runtime/process/settings.js';
+import type { ServerConfig } from '../../../templates/runtime/core/types.js';
 
 const wire = (r: unknown) => Buffer.byteLength(JSON.stringify(r));
 

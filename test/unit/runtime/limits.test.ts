@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryCounters } from '../../../templates/runtime/counters.js';
-import { DEADLINE_STATE_KEY, Limits, limitsStep } from '../../../templates/runtime/limits.js';
-import { runPipeline } from '../../../templates/runtime/pipeline.js';
-import type { ToolCall, ToolResult } from '../../../templates/runtime/pipeline.js';
-import type { LimitsConfig } from '../../../templates/runtime/policy-types.js';
-import { OPEN_GATE } from '../../../templates/runtime/primitives.js';
+import { MemoryCounters } from '../../../templates/runtime/policy/counters.js';
+import { DEADLINE_STATE_KEY, Limits, limitsStep } from '../../../templates/runtime/policy/limits.js';
+import { runPipeline } from '../../../templates/runtime/pipeline/pipeline.js';
+import type { ToolCall, ToolResult } from '../../../templates/runtime/pipeline/pipeline.js';
+import type { LimitsConfig } from '../../../templates/runtime/policy/policy-types.js';
+import { OPEN_GATE } from '../../../templates/runtime/core/primitives.js';
 
 /** A first-round call of `name` by `identity`. */
 function call(name: string, identity = 'alice', over: Partial<ToolCall> = {}): ToolCall {

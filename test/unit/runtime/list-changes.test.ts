@@ -7,7 +7,7 @@
 import { InMemoryServerEventBus } from '@modelcontextprotocol/server';
 import type { Server, ServerEvent } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
-import { ListChanges } from '../../../templates/runtime/list-changes.js';
+import { ListChanges } from '../../../templates/runtime/server/list-changes.js';
 
 function session(sent: string[], name: string): Server {
   return {

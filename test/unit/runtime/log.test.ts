@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { getLogLevel, log, parseLogLevel, setLogLevel } from '../../../templates/runtime/log.js';
+import { getLogLevel, log, parseLogLevel, setLogLevel } from '../../../templates/runtime/core/log.js';
 
 afterEach(() => {
   vi.restoreAllMocks();

@@ -6,7 +6,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FormPostFailure, postClientForm } from '../../../templates/runtime/oauth-post.js';
+import { FormPostFailure, postClientForm } from '../../../templates/runtime/operation/oauth-post.js';
 
 let server: Server;
 let base = '';

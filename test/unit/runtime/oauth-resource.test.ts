@@ -7,7 +7,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { discoverIssuer, discoveryUrls, resourceServer } from '../../../templates/runtime/oauth-resource.js';
+import { discoverIssuer, discoveryUrls, resourceServer } from '../../../templates/runtime/oauth/oauth-resource.js';
 import { startIdp, type Idp } from '../../helpers/idp.js';
 
 let idp: Idp;

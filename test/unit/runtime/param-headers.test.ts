@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkParamHeaders, decodeParamValue, HEADER_MISMATCH, paramHeaders } from '../../../templates/runtime/param-headers.js';
-import { mcpHeaderProblem } from '../../../src/ir/mcp-header.js';
+import { checkParamHeaders, decodeParamValue, HEADER_MISMATCH, paramHeaders } from '../../../templates/runtime/operation/param-headers.js';
+import { mcpHeaderProblem } from '../../../src/ir/tools/mcp-header.js';
 
 const SCHEMA = {
   type: 'object',

@@ -1,14 +1,14 @@
 import { inputRequired, inputResponse } from '@modelcontextprotocol/server';
 import { CreateMessageRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { defineTool } from '../../../templates/runtime/extra-tools.js';
-import { setLogSink } from '../../../templates/runtime/log.js';
-import { SharedStateError } from '../../../templates/runtime/shared-state.js';
-import { LocalRoundNonces } from '../../../templates/runtime/round-nonces.js';
-import type { RoundNonces } from '../../../templates/runtime/round-nonces.js';
-import { createServer } from '../../../templates/runtime/server.js';
-import type { Step } from '../../../templates/runtime/server.js';
-import type { ServerConfig } from '../../../templates/runtime/types.js';
+import { defineTool } from '../../../templates/runtime/tools/extra-tools.js';
+import { setLogSink } from '../../../templates/runtime/core/log.js';
+import { SharedStateError } from '../../../templates/runtime/shared/shared-state.js';
+import { LocalRoundNonces } from '../../../templates/runtime/server/round-nonces.js';
+import type { RoundNonces } from '../../../templates/runtime/server/round-nonces.js';
+import { createServer } from '../../../templates/runtime/server/server.js';
+import type { Step } from '../../../templates/runtime/server/server.js';
+import type { ServerConfig } from '../../../templates/runtime/core/types.js';
 import { ERAS, linkedClient } from '../../helpers/linked.js';
 import type { AnyClient, Era } from '../../helpers/linked.js';
 

@@ -1,15 +1,15 @@
 import { ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { ServerContext } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
-import type { AuditSink } from '../../../templates/runtime/audit.js';
-import { composeGates } from '../../../templates/runtime/access.js';
-import { MemoryCounters } from '../../../templates/runtime/counters.js';
-import { runPipeline } from '../../../templates/runtime/pipeline.js';
-import type { ToolCall, ToolResult } from '../../../templates/runtime/pipeline.js';
-import { createPolicy } from '../../../templates/runtime/policy.js';
-import type { PolicyConfig } from '../../../templates/runtime/policy-types.js';
-import { OPEN_GATE } from '../../../templates/runtime/primitives.js';
-import type { PrimitiveGate } from '../../../templates/runtime/primitives.js';
+import type { AuditSink } from '../../../templates/runtime/policy/audit.js';
+import { composeGates } from '../../../templates/runtime/policy/access.js';
+import { MemoryCounters } from '../../../templates/runtime/policy/counters.js';
+import { runPipeline } from '../../../templates/runtime/pipeline/pipeline.js';
+import type { ToolCall, ToolResult } from '../../../templates/runtime/pipeline/pipeline.js';
+import { createPolicy } from '../../../templates/runtime/policy/policy.js';
+import type { PolicyConfig } from '../../../templates/runtime/policy/policy-types.js';
+import { OPEN_GATE } from '../../../templates/runtime/core/primitives.js';
+import type { PrimitiveGate } from '../../../templates/runtime/core/primitives.js';
 
 /** An audit sink keeping its lines. */
 function memorySink(): AuditSink & { events: () => Array<Record<string, unknown>> } {

@@ -4,12 +4,12 @@ import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/type
 import type { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod/v4';
-import { setLogSink } from '../../../templates/runtime/log.js';
-import { runPreprocessors as hostRun, toSystemContext } from '../../../templates/runtime/preprocessors-host.js';
-import type { PreprocessorHostClient } from '../../../templates/runtime/preprocessors-host.js';
-import { blockMessage, installPreprocessors, preprocessorCapability, withContextPrompt } from '../../../templates/runtime/preprocessors-protocol.js';
-import type { PreprocessorDefinition } from '../../../templates/runtime/preprocessors.js';
-import { installPrompts } from '../../../templates/runtime/prompts.js';
+import { setLogSink } from '../../../templates/runtime/core/log.js';
+import { runPreprocessors as hostRun, toSystemContext } from '../../../templates/runtime/preprocessors/preprocessors-host.js';
+import type { PreprocessorHostClient } from '../../../templates/runtime/preprocessors/preprocessors-host.js';
+import { blockMessage, installPreprocessors, preprocessorCapability, withContextPrompt } from '../../../templates/runtime/preprocessors/preprocessors-protocol.js';
+import type { PreprocessorDefinition } from '../../../templates/runtime/preprocessors/preprocessors.js';
+import { installPrompts } from '../../../templates/runtime/primitives/prompts.js';
 import { ERAS, linkedClient } from '../../helpers/linked.js';
 import type { AnyClient, Era } from '../../helpers/linked.js';
 

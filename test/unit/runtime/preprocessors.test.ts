@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getLogLevel, setLogLevel, setLogSink } from '../../../templates/runtime/log.js';
-import type { LogLevel } from '../../../templates/runtime/log.js';
-import { orderPreprocessors, preprocessorNames, runPreprocessors } from '../../../templates/runtime/preprocessors.js';
-import type { PreprocessorDefinition } from '../../../templates/runtime/preprocessors.js';
+import { getLogLevel, setLogLevel, setLogSink } from '../../../templates/runtime/core/log.js';
+import type { LogLevel } from '../../../templates/runtime/core/log.js';
+import { orderPreprocessors, preprocessorNames, runPreprocessors } from '../../../templates/runtime/preprocessors/preprocessors.js';
+import type { PreprocessorDefinition } from '../../../templates/runtime/preprocessors/preprocessors.js';
 
 const logs: string[] = [];
 let level: LogLevel;

@@ -1,10 +1,10 @@
 import { Server } from '@modelcontextprotocol/server';
 import type { Prompt } from '@modelcontextprotocol/server';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { setLogSink } from '../../../templates/runtime/log.js';
-import type { PrimitiveGate } from '../../../templates/runtime/primitives.js';
-import { installPrompts, missingArguments, renderPrompt } from '../../../templates/runtime/prompts.js';
-import type { PromptDefinition } from '../../../templates/runtime/prompts.js';
+import { setLogSink } from '../../../templates/runtime/core/log.js';
+import type { PrimitiveGate } from '../../../templates/runtime/core/primitives.js';
+import { installPrompts, missingArguments, renderPrompt } from '../../../templates/runtime/primitives/prompts.js';
+import type { PromptDefinition } from '../../../templates/runtime/primitives/prompts.js';
 import { ERAS, linkedClient } from '../../helpers/linked.js';
 import type { Era } from '../../helpers/linked.js';
 

@@ -6,10 +6,10 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeWithRedis, startRedis } from '../../helpers/redis.js';
 import type { RedisServer } from '../../helpers/redis.js';
-import { connectRedis } from '../../../templates/runtime/redis.js';
-import type { SharedRedis } from '../../../templates/runtime/redis.js';
-import { RedisRoundNonces } from '../../../templates/runtime/redis-rounds.js';
-import { redisSettings, SharedStateError } from '../../../templates/runtime/shared-state.js';
+import { connectRedis } from '../../../templates/runtime/redis/redis.js';
+import type { SharedRedis } from '../../../templates/runtime/redis/redis.js';
+import { RedisRoundNonces } from '../../../templates/runtime/redis/redis-rounds.js';
+import { redisSettings, SharedStateError } from '../../../templates/runtime/shared/shared-state.js';
 
 describeWithRedis('round nonces in Redis', () => {
   let redis: RedisServer;

@@ -7,14 +7,14 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeWithRedis, startRedis } from '../../helpers/redis.js';
 import type { RedisServer } from '../../helpers/redis.js';
-import { connectRedis } from '../../../templates/runtime/redis.js';
-import type { SharedRedis } from '../../../templates/runtime/redis.js';
-import { RedisTaskStore } from '../../../templates/runtime/redis-tasks.js';
-import { redisSettings, SharedStateError } from '../../../templates/runtime/shared-state.js';
-import { sharedStores } from '../../../templates/runtime/redis-shared.js';
-import { Tasks } from '../../../templates/runtime/tasks.js';
-import { taskBounds, TaskStoreFullError } from '../../../templates/runtime/tasks-store.js';
-import type { TaskRecord } from '../../../templates/runtime/tasks-store.js';
+import { connectRedis } from '../../../templates/runtime/redis/redis.js';
+import type { SharedRedis } from '../../../templates/runtime/redis/redis.js';
+import { RedisTaskStore } from '../../../templates/runtime/redis/redis-tasks.js';
+import { redisSettings, SharedStateError } from '../../../templates/runtime/shared/shared-state.js';
+import { sharedStores } from '../../../templates/runtime/redis/redis-shared.js';
+import { Tasks } from '../../../templates/runtime/tasks/tasks.js';
+import { taskBounds, TaskStoreFullError } from '../../../templates/runtime/tasks/tasks-store.js';
+import type { TaskRecord } from '../../../templates/runtime/tasks/tasks-store.js';
 
 describeWithRedis('tasks in Redis', () => {
   let redis: RedisServer;

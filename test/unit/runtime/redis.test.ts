@@ -7,14 +7,14 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeWithRedis, freePort, startRedis } from '../../helpers/redis.js';
 import type { RedisServer } from '../../helpers/redis.js';
-import { connectRedis } from '../../../templates/runtime/redis.js';
-import type { SharedRedis } from '../../../templates/runtime/redis.js';
-import { RedisBus, parseMessage } from '../../../templates/runtime/redis-bus.js';
-import { RedisCounters } from '../../../templates/runtime/redis-counters.js';
-import { RedisJustifications } from '../../../templates/runtime/redis-justifications.js';
-import { StoreError } from '../../../templates/runtime/reflection-store.js';
-import { INSTANCE_ID, redisSettings, redisUrlSecrets, SharedStateError } from '../../../templates/runtime/shared-state.js';
-import type { RedisSettings } from '../../../templates/runtime/shared-state.js';
+import { connectRedis } from '../../../templates/runtime/redis/redis.js';
+import type { SharedRedis } from '../../../templates/runtime/redis/redis.js';
+import { RedisBus, parseMessage } from '../../../templates/runtime/redis/redis-bus.js';
+import { RedisCounters } from '../../../templates/runtime/redis/redis-counters.js';
+import { RedisJustifications } from '../../../templates/runtime/redis/redis-justifications.js';
+import { StoreError } from '../../../templates/runtime/reflection/reflection-store.js';
+import { INSTANCE_ID, redisSettings, redisUrlSecrets, SharedStateError } from '../../../templates/runtime/shared/shared-state.js';
+import type { RedisSettings } from '../../../templates/runtime/shared/shared-state.js';
 
 const HASH = 'a'.repeat(64);
 const settingsFor = (url: string, extra: Record<string, string> = {}): RedisSettings => redisSettings('PETS', 'pets', { PETS_REDIS_URL: url, PETS_REDIS_PREFIX: `t${Math.random().toString(36).slice(2, 8)}`, PETS_REDIS_TIMEOUT_MS: '500', ...extra })!;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { justificationForm, justificationMessage, splitList } from '../../../templates/runtime/reflection-elicit.js';
-import { DEFAULT_JUSTIFICATION_SCHEMA } from '../../../templates/runtime/reflection-sampling.js';
+import { justificationForm, justificationMessage, splitList } from '../../../templates/runtime/reflection/reflection-elicit.js';
+import { DEFAULT_JUSTIFICATION_SCHEMA } from '../../../templates/runtime/reflection/reflection-sampling.js';
 
 describe('justificationForm', () => {
   it('the default schema: primitives as they are, the list of alternatives as one text field split back', () => {

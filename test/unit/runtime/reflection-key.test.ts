@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, gateKey, isGateKey, normalizeArgs, templateHash } from '../../../templates/runtime/reflection-key.js';
+import { canonicalJson, gateKey, isGateKey, normalizeArgs, templateHash } from '../../../templates/runtime/reflection/reflection-key.js';
 
 describe('normalizeArgs', () => {
   it('sorts object keys recursively and keeps array order', () => {

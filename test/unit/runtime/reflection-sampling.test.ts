@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_JUSTIFICATION_SCHEMA, SAMPLING_SYSTEM_PROMPT, embedJustificationSchema, extractJsonObject, judgeReply, justificationChecker, justificationRequest } from '../../../templates/runtime/reflection-sampling.js';
+import { DEFAULT_JUSTIFICATION_SCHEMA, SAMPLING_SYSTEM_PROMPT, embedJustificationSchema, extractJsonObject, judgeReply, justificationChecker, justificationRequest } from '../../../templates/runtime/reflection/reflection-sampling.js';
 
 describe('extractJsonObject', () => {
   it('takes a fenced json block first', () => {

@@ -5,10 +5,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { JustificationStore, StoreError, isValidDomainName } from '../../../templates/runtime/reflection-store.js';
+import { JustificationStore, StoreError, isValidDomainName } from '../../../templates/runtime/reflection/reflection-store.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-const STORE_MODULE = path.join(ROOT, 'templates/runtime/reflection-store.ts');
+const STORE_MODULE = path.join(ROOT, 'templates/runtime/reflection/reflection-store.ts');
 const work = mkdtempSync(path.join(tmpdir(), 'mcpgen-store-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 

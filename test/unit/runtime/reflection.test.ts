@@ -9,12 +9,12 @@ import type { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/in
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ERAS, linkedClient } from '../../helpers/linked.js';
 import type { AnyClient, Era } from '../../helpers/linked.js';
-import { setLogSink } from '../../../templates/runtime/log.js';
-import { renderPrompt } from '../../../templates/runtime/prompts.js';
-import { gateKey } from '../../../templates/runtime/reflection-key.js';
-import { PERSIST_TOOL_NAME, ReflectionGate, hintTtlVariable, reflectionConfigFromEnv } from '../../../templates/runtime/reflection.js';
-import type { GateHint, ReflectionConfig, ReflectionGateConfig } from '../../../templates/runtime/reflection.js';
-import { signHint, withRoundState } from '../../../templates/runtime/state.js';
+import { setLogSink } from '../../../templates/runtime/core/log.js';
+import { renderPrompt } from '../../../templates/runtime/primitives/prompts.js';
+import { gateKey } from '../../../templates/runtime/reflection/reflection-key.js';
+import { PERSIST_TOOL_NAME, ReflectionGate, hintTtlVariable, reflectionConfigFromEnv } from '../../../templates/runtime/reflection/reflection.js';
+import type { GateHint, ReflectionConfig, ReflectionGateConfig } from '../../../templates/runtime/reflection/reflection.js';
+import { signHint, withRoundState } from '../../../templates/runtime/shared/state.js';
 
 const work = mkdtempSync(path.join(tmpdir(), 'mcpgen-reflection-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));

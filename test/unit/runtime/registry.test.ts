@@ -6,9 +6,9 @@
  * matched against the registered names at run time.
  */
 import { describe, expect, it } from 'vitest';
-import { Registry } from '../../../templates/runtime/registry.js';
-import { globMatcher, withRegistered } from '../../../templates/runtime/registered-policy.js';
-import type { PolicyConfig } from '../../../templates/runtime/policy-types.js';
+import { Registry } from '../../../templates/runtime/server/registry.js';
+import { globMatcher, withRegistered } from '../../../templates/runtime/policy/registered-policy.js';
+import type { PolicyConfig } from '../../../templates/runtime/policy/policy-types.js';
 
 const taken = { tools: ['listPets'], prompts: ['greet'], resources: ['app://about'], resourceTemplates: ['app://pets/{id}'] };
 const declarations = [{ name: 'risk', values: ['low', 'high'] }];

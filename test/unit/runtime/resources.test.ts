@@ -1,10 +1,10 @@
 import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, Server } from '@modelcontextprotocol/server';
 import type { ReadResourceResult, Resource, ResourceTemplateType } from '@modelcontextprotocol/server';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { setLogSink } from '../../../templates/runtime/log.js';
-import type { PrimitiveGate } from '../../../templates/runtime/primitives.js';
-import { RESOURCE_NOT_FOUND, installResources, toContents } from '../../../templates/runtime/resources.js';
-import type { ResourceDefinition, ResourceTemplateDefinition } from '../../../templates/runtime/resources.js';
+import { setLogSink } from '../../../templates/runtime/core/log.js';
+import type { PrimitiveGate } from '../../../templates/runtime/core/primitives.js';
+import { RESOURCE_NOT_FOUND, installResources, toContents } from '../../../templates/runtime/primitives/resources.js';
+import type { ResourceDefinition, ResourceTemplateDefinition } from '../../../templates/runtime/primitives/resources.js';
 import { ERAS, linkedClient } from '../../helpers/linked.js';
 import type { Era } from '../../helpers/linked.js';
 

@@ -10,11 +10,11 @@ import type { AddressInfo } from 'node:net';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERAS, linkedClient } from '../../helpers/linked.js';
-import { OPEN_GATE } from '../../../templates/runtime/primitives.js';
-import { createServer } from '../../../templates/runtime/server.js';
-import type { PresetGate } from '../../../templates/runtime/server.js';
-import type { OperationTool, ServerConfig } from '../../../templates/runtime/types.js';
-import { ResultStore } from '../../../templates/runtime/result-store.js';
+import { OPEN_GATE } from '../../../templates/runtime/core/primitives.js';
+import { createServer } from '../../../templates/runtime/server/server.js';
+import type { PresetGate } from '../../../templates/runtime/server/server.js';
+import type { OperationTool, ServerConfig } from '../../../templates/runtime/core/types.js';
+import { ResultStore } from '../../../templates/runtime/server/result-store.js';
 
 const items = Array.from({ length: 40 }, (_, i) => ({ id: i + 1, name: `item ${i + 1} ${'n'.repeat(60)}` }));
 const backend = createHttpServer((_req, res) => {

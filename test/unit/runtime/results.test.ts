@@ -5,9 +5,9 @@
  * cursor in the body, Stripe's has_more).
  */
 import { describe, expect, it } from 'vitest';
-import { compact, DEFAULT_RESULT_POLICY, fitBytes, nextCall, policyFor, shapeResult } from '../../../templates/runtime/results.js';
-import type { CompactionReport } from '../../../templates/runtime/results.js';
-import type { OperationTool } from '../../../templates/runtime/types.js';
+import { compact, DEFAULT_RESULT_POLICY, fitBytes, nextCall, policyFor, shapeResult } from '../../../templates/runtime/operation/results.js';
+import type { CompactionReport } from '../../../templates/runtime/operation/results.js';
+import type { OperationTool } from '../../../templates/runtime/core/types.js';
 
 /** A list tool with the given query parameters. */
 function tool(query: string[], extra: Partial<OperationTool> = {}): OperationTool {

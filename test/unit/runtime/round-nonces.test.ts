@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LocalRoundNonces } from '../../../templates/runtime/round-nonces.js';
+import { LocalRoundNonces } from '../../../templates/runtime/server/round-nonces.js';
 
 describe('LocalRoundNonces', () => {
   it('accepts a nonce once until it expires', async () => {

@@ -1,11 +1,11 @@
 /**
- * Code mode's sandbox instances (templates/runtime/sandbox-instances.ts): a freed run's data stays
+ * Code mode's sandbox instances (templates/runtime/code/sandbox-instances.ts): a freed run's data stays
  * in its WebAssembly memory, so an idle instance goes back only to runs of the same owner (client
  * identity) — another client's run gets memory that never held it. Checked from the host side on
  * the instances' memory itself.
  */
 import { describe, expect, it } from 'vitest';
-import { boundedQuickJS, release } from '../../../templates/runtime/sandbox-instances.js';
+import { boundedQuickJS, release } from '../../../templates/runtime/code/sandbox-instances.js';
 
 const MEMORY = 64 * 1024 * 1024;
 

@@ -4,7 +4,7 @@
  * and the shape of its path).
  */
 import { describe, expect, it } from 'vitest';
-import { operationIntent, queryIntent, terms, words } from '../../../templates/runtime/search-text.js';
+import { operationIntent, queryIntent, terms, words } from '../../../templates/runtime/search/search-text.js';
 
 describe('search words', () => {
   it('splits names and text into words and stems them the same on both sides', () => {

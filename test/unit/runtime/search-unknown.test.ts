@@ -5,13 +5,13 @@
  * suggested. Real server, real clients of both eras.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { defineTool } from '../../../templates/runtime/extra-tools.js';
-import { setLogSink } from '../../../templates/runtime/log.js';
-import { createPolicy } from '../../../templates/runtime/policy.js';
-import type { PolicyConfig } from '../../../templates/runtime/policy-types.js';
-import { buildSearchIndex, closestNames, createToolSearch, unknownToolMessage } from '../../../templates/runtime/search.js';
-import { createServer } from '../../../templates/runtime/server.js';
-import type { ServerConfig } from '../../../templates/runtime/types.js';
+import { defineTool } from '../../../templates/runtime/tools/extra-tools.js';
+import { setLogSink } from '../../../templates/runtime/core/log.js';
+import { createPolicy } from '../../../templates/runtime/policy/policy.js';
+import type { PolicyConfig } from '../../../templates/runtime/policy/policy-types.js';
+import { buildSearchIndex, closestNames, createToolSearch, unknownToolMessage } from '../../../templates/runtime/search/search.js';
+import { createServer } from '../../../templates/runtime/server/server.js';
+import type { ServerConfig } from '../../../templates/runtime/core/types.js';
 import { ERAS, linkedClient } from '../../helpers/linked.js';
 import type { AnyClient, Era } from '../../helpers/linked.js';
 

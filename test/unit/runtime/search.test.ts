@@ -6,11 +6,11 @@
  */
 import { ProtocolError } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { buildSearchIndex, createToolSearch, fieldTexts } from '../../../templates/runtime/search.js';
-import type { SearchSource } from '../../../templates/runtime/search.js';
-import { COVERAGE } from '../../../templates/runtime/search-rank.js';
-import { SEARCH_LIMITS, SEARCH_TOOLS } from '../../../templates/runtime/search-tools.js';
-import { SEARCH_DEBUG_VARIABLE, serverVariables } from '../../../templates/runtime/variables.js';
+import { buildSearchIndex, createToolSearch, fieldTexts } from '../../../templates/runtime/search/search.js';
+import type { SearchSource } from '../../../templates/runtime/search/search.js';
+import { COVERAGE } from '../../../templates/runtime/search/search-rank.js';
+import { SEARCH_LIMITS, SEARCH_TOOLS } from '../../../templates/runtime/search/search-tools.js';
+import { SEARCH_DEBUG_VARIABLE, serverVariables } from '../../../templates/runtime/process/variables.js';
 
 const TOOLS: SearchSource[] = Array.from({ length: 30 }, (_, i) => ({
   name: `pets_item-${i}`,

@@ -10,14 +10,14 @@ import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/type
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ERAS, linkedClient } from '../../helpers/linked.js';
 import type { AnyClient, Era } from '../../helpers/linked.js';
-import { setLogSink } from '../../../templates/runtime/log.js';
-import { defineTool } from '../../../templates/runtime/extra-tools.js';
-import type { PrimitiveGate } from '../../../templates/runtime/primitives.js';
-import { createServer } from '../../../templates/runtime/server.js';
-import type { CreateServerOptions } from '../../../templates/runtime/server.js';
-import { SettingsError } from '../../../templates/runtime/settings.js';
-import type { OperationTool, ServerConfig } from '../../../templates/runtime/types.js';
-import { compiledValidatorCount } from '../../../templates/runtime/validate.js';
+import { setLogSink } from '../../../templates/runtime/core/log.js';
+import { defineTool } from '../../../templates/runtime/tools/extra-tools.js';
+import type { PrimitiveGate } from '../../../templates/runtime/core/primitives.js';
+import { createServer } from '../../../templates/runtime/server/server.js';
+import type { CreateServerOptions } from '../../../templates/runtime/server/server.js';
+import { SettingsError } from '../../../templates/runtime/process/settings.js';
+import type { OperationTool, ServerConfig } from '../../../templates/runtime/core/types.js';
+import { compiledValidatorCount } from '../../../templates/runtime/validation/validate.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { resolveSettings, SettingsError } from '../../../templates/runtime/settings.js';
-import type { ServerConfig } from '../../../templates/runtime/types.js';
+import { resolveSettings, SettingsError } from '../../../templates/runtime/process/settings.js';
+import type { ServerConfig } from '../../../templates/runtime/core/types.js';
 
 const config: ServerConfig = { name: 'pets', version: '1.0.0', envPrefix: 'PETS', baseUrl: 'https://pets.example.com/api/v3/', timeoutMs: 30000, maxResponseBytes: 1000000 };
 

@@ -1,6 +1,6 @@
 /**
- * `unix:` base URLs: parsing (runtime/settings.ts) and requests through a real node:http server
- * listening on a unix socket in a temp folder (runtime/socket.ts, through callOperation).
+ * `unix:` base URLs: parsing (runtime/process/settings.ts) and requests through a real node:http server
+ * listening on a unix socket in a temp folder (runtime/operation/socket.ts, through callOperation).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -9,11 +9,11 @@ import os from 'node:os';
 import path from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callOperation } from '../../../templates/runtime/call.js';
-import { setLogSink } from '../../../templates/runtime/log.js';
-import { describeBase, parseApiBase, resolveSettings, SettingsError } from '../../../templates/runtime/settings.js';
-import { closeSockets, socketFetch } from '../../../templates/runtime/socket.js';
-import type { OperationTool, ServerConfig } from '../../../templates/runtime/types.js';
+import { callOperation } from '../../../templates/runtime/operation/call.js';
+import { setLogSink } from '../../../templates/runtime/core/log.js';
+import { describeBase, parseApiBase, resolveSettings, SettingsError } from '../../../templates/runtime/process/settings.js';
+import { closeSockets, socketFetch } from '../../../templates/runtime/operation/socket.js';
+import type { OperationTool, ServerConfig } from '../../../templates/runtime/core/types.js';
 
 describe('parseApiBase', () => {
   it.each([

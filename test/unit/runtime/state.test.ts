@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_HINT_TTL_MS, StateError, openState, sealState, signHint, stateKey, verifyHint, withRoundState } from '../../../templates/runtime/state.js';
-import type { RoundState } from '../../../templates/runtime/state.js';
+import { DEFAULT_HINT_TTL_MS, StateError, openState, sealState, signHint, stateKey, verifyHint, withRoundState } from '../../../templates/runtime/shared/state.js';
+import type { RoundState } from '../../../templates/runtime/shared/state.js';
 
 const KEY = randomBytes(32);
 const OTHER = randomBytes(32);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ResourceChanges } from '../../../templates/runtime/subscriptions.js';
+import { ResourceChanges } from '../../../templates/runtime/primitives/subscriptions.js';
 
 /** Resolves once `check` holds, polling every 5 ms (the test's timeout bounds it). */
 const until = async (check: () => boolean): Promise<void> => {

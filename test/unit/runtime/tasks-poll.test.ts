@@ -1,12 +1,12 @@
 /**
- * Polling a long-running operation (templates/runtime/tasks-poll.ts), without a network: the status
+ * Polling a long-running operation (templates/runtime/operation/tasks-poll.ts), without a network: the status
  * URL resolved against the request URL (never appended to the base URL), Retry-After in seconds or
  * as a date within bounds, the cancel templates matched literally (a hostile path template is text,
  * not a pattern), a status URL on another origin refused before anything is sent, an Azure status
  * read whatever its case, and the DELETE only for a declared status monitor.
  */
 import { describe, expect, it } from 'vitest';
-import { awaitOperation, matchesTemplate, PollError, pollUrl, retryAfterMs } from '../../../templates/runtime/tasks-poll.js';
+import { awaitOperation, matchesTemplate, PollError, pollUrl, retryAfterMs } from '../../../templates/runtime/operation/tasks-poll.js';
 
 const accepted = (headers: Record<string, string>) => new Response(null, { status: 202, headers });
 

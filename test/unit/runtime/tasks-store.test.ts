@@ -1,14 +1,14 @@
 /**
- * The bounds of the in-process task store (templates/runtime/tasks-store.ts) and what Tasks
+ * The bounds of the in-process task store (templates/runtime/tasks/tasks-store.ts) and what Tasks
  * (tasks.ts) makes of them: at most `maxTasks` tasks (the oldest finished one makes room; when all
  * run, a new one is refused), each kept `ttlMs` after its creation, never past `maxAgeMs`; a task is
  * seen by its owner only; a finished task never changes; a long wait for a task leaks no listeners.
  */
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { MemoryTaskStore, TaskStoreFullError } from '../../../templates/runtime/tasks-store.js';
-import type { TaskRecord } from '../../../templates/runtime/tasks-store.js';
-import { Tasks } from '../../../templates/runtime/tasks.js';
+import { MemoryTaskStore, TaskStoreFullError } from '../../../templates/runtime/tasks/tasks-store.js';
+import type { TaskRecord } from '../../../templates/runtime/tasks/tasks-store.js';
+import { Tasks } from '../../../templates/runtime/tasks/tasks.js';
 
 const task = (id: string, at: number, over: Partial<TaskRecord> = {}): TaskRecord => ({ taskId: id, owner: 'alice', tool: 't', status: 'working', createdAt: at, lastUpdatedAt: at, ttlMs: 1000, pollIntervalMs: 100, ...over });
 

@@ -2,9 +2,9 @@ import { trace } from '@opentelemetry/api';
 import type { CallToolResult, InputRequiredResult, Server, ServerContext } from '@modelcontextprotocol/server';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runPipeline } from '../../../templates/runtime/pipeline.js';
-import type { ToolCall, ToolResult } from '../../../templates/runtime/pipeline.js';
-import { telemetryStep } from '../../../templates/runtime/telemetry.js';
+import { runPipeline } from '../../../templates/runtime/pipeline/pipeline.js';
+import type { ToolCall, ToolResult } from '../../../templates/runtime/pipeline/pipeline.js';
+import { telemetryStep } from '../../../templates/runtime/policy/telemetry.js';
 
 const SECRET = 'sk-live-telemetry-1234';
 const ok: CallToolResult = { content: [{ type: 'text', text: 'done' }] };

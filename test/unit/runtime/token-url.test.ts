@@ -1,6 +1,6 @@
 /** The generated server never sends an OAuth client secret over plain http to another machine. */
 import { describe, expect, it } from 'vitest';
-import { AuthError, TokenCache } from '../../../templates/runtime/oauth.js';
+import { AuthError, TokenCache } from '../../../templates/runtime/operation/oauth.js';
 
 const request = (tokenUrl: string, baseUrl?: string) => {
   const calls: string[] = [];

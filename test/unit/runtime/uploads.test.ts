@@ -4,9 +4,9 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callOperation } from '../../../templates/runtime/call.js';
-import type { Settings } from '../../../templates/runtime/settings.js';
-import type { OperationTool } from '../../../templates/runtime/types.js';
+import { callOperation } from '../../../templates/runtime/operation/call.js';
+import type { Settings } from '../../../templates/runtime/process/settings.js';
+import type { OperationTool } from '../../../templates/runtime/core/types.js';
 
 const seen: Array<{ headers: IncomingMessage['headers']; body: Buffer }> = [];
 const server = createServer((req, res) => {

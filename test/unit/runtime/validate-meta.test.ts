@@ -1,5 +1,5 @@
 /**
- * The precompiled 2020-12 meta-schema validator (templates/runtime/meta-validator.ts) is up to
+ * The precompiled 2020-12 meta-schema validator (templates/runtime/generated/meta-validator.gen.ts) is up to
  * date with scripts/meta-validator.mjs, and says exactly what Ajv's own compiled meta-schema says:
  * same verdict, same error objects, same "cannot be compiled" message through validateArguments.
  */
@@ -9,10 +9,10 @@ import formatsImport from 'ajv-formats';
 import type { FormatsPlugin } from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { META_VALIDATOR_FILE, metaValidatorSource } from '../../../scripts/meta-validator.mjs';
-import { validateMetaSchema } from '../../../templates/runtime/meta-validator.js';
-import type { JsonSchema, OperationTool } from '../../../templates/runtime/types.js';
-import { AJV_OPTIONS } from '../../../templates/runtime/validate-options.js';
-import { validateArguments } from '../../../templates/runtime/validate.js';
+import { validateMetaSchema } from '../../../templates/runtime/generated/meta-validator.gen.js';
+import type { JsonSchema, OperationTool } from '../../../templates/runtime/core/types.js';
+import { AJV_OPTIONS } from '../../../templates/runtime/validation/validate-options.js';
+import { validateArguments } from '../../../templates/runtime/validation/validate.js';
 
 const formatsModule = formatsImport as FormatsPlugin | { default: FormatsPlugin };
 const addFormats = typeof formatsModule === 'function' ? formatsModule : formatsModule.default;

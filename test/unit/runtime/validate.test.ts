@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { compiledValidatorCount, formatPath, MAX_MESSAGES, validateArguments, validateOutput } from '../../../templates/runtime/validate.js';
-import type { JsonSchema, OperationTool } from '../../../templates/runtime/types.js';
+import { compiledValidatorCount, formatPath, MAX_MESSAGES, validateArguments, validateOutput } from '../../../templates/runtime/validation/validate.js';
+import type { JsonSchema, OperationTool } from '../../../templates/runtime/core/types.js';
 
 function tool(name: string, inputSchema: JsonSchema, outputSchema?: JsonSchema): OperationTool {
   const t: OperationTool = { kind: 'operation', name, inputSchema, http: { method: 'GET', path: '/', params: [] } };
@@ -133,7 +133,7 @@ describe('validateOutput', () => {
 
 describe('inherited properties', () => {
   it('does not mistake Object.prototype members for arguments', async () => {
-    const { validateArguments } = await import('../../../templates/runtime/validate.js');
+    const { validateArguments } = await import('../../../templates/runtime/validation/validate.js');
     const tool = {
       kind: 'operation' as const,
       name: 'protoProps',

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { schemeVariables as authSchemeVariables } from '../../../templates/runtime/auth.js';
-import { helpText, parseCommandLine, printConfig, runCommandLine } from '../../../templates/runtime/command-line.js';
-import type { CommandLineIo } from '../../../templates/runtime/command-line.js';
-import { getLogLevel } from '../../../templates/runtime/log.js';
-import { resolveSettings, settingsVariables } from '../../../templates/runtime/settings.js';
-import type { OperationTool, ServerConfig } from '../../../templates/runtime/types.js';
-import { argumentVariables, schemeVariables, serverVariables, SETTINGS, settingNames } from '../../../templates/runtime/variables.js';
+import { schemeVariables as authSchemeVariables } from '../../../templates/runtime/operation/auth.js';
+import { helpText, parseCommandLine, printConfig, runCommandLine } from '../../../templates/runtime/process/command-line.js';
+import type { CommandLineIo } from '../../../templates/runtime/process/command-line.js';
+import { getLogLevel } from '../../../templates/runtime/core/log.js';
+import { resolveSettings, settingsVariables } from '../../../templates/runtime/process/settings.js';
+import type { OperationTool, ServerConfig } from '../../../templates/runtime/core/types.js';
+import { argumentVariables, schemeVariables, serverVariables, SETTINGS, settingNames } from '../../../templates/runtime/process/variables.js';
 
 const config: ServerConfig = {
   name: 'pets',

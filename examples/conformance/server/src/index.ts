@@ -8,14 +8,14 @@ import { prompts } from './prompts.gen.js';
 import { resources, resourceTemplates } from './resources.gen.js';
 import { createLibraryServer } from './runtime/library.js';
 import type { LibraryServer } from './runtime/library.js';
-import { installCompletions } from './runtime/completion.js';
-import { installPrompts } from './runtime/prompts.js';
-import { installResources } from './runtime/resources.js';
-import { installSubscriptions, resourceChanges } from './runtime/subscriptions.js';
+import { installCompletions } from './runtime/primitives/completion.js';
+import { installPrompts } from './runtime/primitives/prompts.js';
+import { installResources } from './runtime/primitives/resources.js';
+import { installSubscriptions, resourceChanges } from './runtime/primitives/subscriptions.js';
 import { tools } from './tools.gen.js';
 
 export type { LibraryServer, RegisteredPrompt, RegisteredResource, RegisteredResourceTemplate, ServeCall, ToolDefinition, ToolHandler } from './runtime/library.js';
-export type { ExtraToolContext } from './runtime/extra-tools.js';
+export type { ExtraToolContext } from './runtime/tools/extra-tools.js';
 
 /** What the manifest makes this server declare: only the primitive kinds it has, and its protocol extensions. */
 const declared: ServerCapabilities = {

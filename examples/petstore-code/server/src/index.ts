@@ -6,22 +6,22 @@ import { concerns } from './concerns.gen.js';
 import { config } from './config.gen.js';
 import { policy } from './policy.gen.js';
 import { reflection } from './reflection.gen.js';
-import { concernCapability, installConcerns } from './runtime/concern-protocol.js';
+import { concernCapability, installConcerns } from './runtime/concerns/concern-protocol.js';
 import { createLibraryServer } from './runtime/library.js';
 import type { LibraryServer } from './runtime/library.js';
-import { createPolicy } from './runtime/policy.js';
-import { installPrompts } from './runtime/prompts.js';
-import { composeGates } from './runtime/primitives.js';
-import { ReflectionGate, reflectionConfigFromEnv } from './runtime/reflection.js';
-import { codeLimitsFromEnv, createCodeMode } from './runtime/code-mode.js';
-import { createToolSearch } from './runtime/search.js';
+import { createPolicy } from './runtime/policy/policy.js';
+import { installPrompts } from './runtime/primitives/prompts.js';
+import { composeGates } from './runtime/core/primitives.js';
+import { ReflectionGate, reflectionConfigFromEnv } from './runtime/reflection/reflection.js';
+import { codeLimitsFromEnv, createCodeMode } from './runtime/code/code-mode.js';
+import { createToolSearch } from './runtime/search/search.js';
 import { discovery, searchIndex } from './search-index.gen.js';
 import { codeSignatures } from './code-signatures.gen.js';
 import { tools } from './tools.gen.js';
-import { withRegistered as registeredPolicy } from './runtime/registered-policy.js';
+import { withRegistered as registeredPolicy } from './runtime/policy/registered-policy.js';
 
 export type { LibraryServer, RegisteredPrompt, RegisteredResource, RegisteredResourceTemplate, ServeCall, ToolDefinition, ToolHandler } from './runtime/library.js';
-export type { ExtraToolContext } from './runtime/extra-tools.js';
+export type { ExtraToolContext } from './runtime/tools/extra-tools.js';
 
 /** The reflection gate, shared by every instance of this process (made once the state key is known). */
 let reflectionGate: ReflectionGate | undefined;

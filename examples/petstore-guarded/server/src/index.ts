@@ -7,13 +7,13 @@ import { preprocessors } from './preprocessors.gen.js';
 import { reflection } from './reflection.gen.js';
 import { createLibraryServer } from './runtime/library.js';
 import type { LibraryServer } from './runtime/library.js';
-import { installPreprocessors, preprocessorCapability, withContextPrompt } from './runtime/preprocessors-protocol.js';
-import { installPrompts } from './runtime/prompts.js';
-import { ReflectionGate, reflectionConfigFromEnv } from './runtime/reflection.js';
+import { installPreprocessors, preprocessorCapability, withContextPrompt } from './runtime/preprocessors/preprocessors-protocol.js';
+import { installPrompts } from './runtime/primitives/prompts.js';
+import { ReflectionGate, reflectionConfigFromEnv } from './runtime/reflection/reflection.js';
 import { tools } from './tools.gen.js';
 
 export type { LibraryServer, RegisteredPrompt, RegisteredResource, RegisteredResourceTemplate, ServeCall, ToolDefinition, ToolHandler } from './runtime/library.js';
-export type { ExtraToolContext } from './runtime/extra-tools.js';
+export type { ExtraToolContext } from './runtime/tools/extra-tools.js';
 
 /** The reflection gate, shared by every instance of this process (made once the state key is known). */
 let reflectionGate: ReflectionGate | undefined;

@@ -7,9 +7,9 @@ import { config } from './config.gen.js';
 import { preprocessors } from './preprocessors.gen.js';
 import { reflection } from './reflection.gen.js';
 import { main } from './runtime/main.js';
-import { installPreprocessors, preprocessorCapability, withContextPrompt } from './runtime/preprocessors-protocol.js';
-import { installPrompts } from './runtime/prompts.js';
-import { ReflectionGate, reflectionConfigFromEnv } from './runtime/reflection.js';
+import { installPreprocessors, preprocessorCapability, withContextPrompt } from './runtime/preprocessors/preprocessors-protocol.js';
+import { installPrompts } from './runtime/primitives/prompts.js';
+import { ReflectionGate, reflectionConfigFromEnv } from './runtime/reflection/reflection.js';
 import { tools } from './tools.gen.js';
 
 /** The reflection gate, shared by every instance of this process (made once the state key is known). */

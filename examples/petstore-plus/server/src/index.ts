@@ -7,17 +7,17 @@ import { config } from './config.gen.js';
 import { extraTools } from './extra-tools.gen.js';
 import { prompts } from './prompts.gen.js';
 import { resources, resourceTemplates } from './resources.gen.js';
-import { concernCapability, installConcerns } from './runtime/concern-protocol.js';
+import { concernCapability, installConcerns } from './runtime/concerns/concern-protocol.js';
 import { createLibraryServer } from './runtime/library.js';
 import type { LibraryServer } from './runtime/library.js';
-import { installPrompts } from './runtime/prompts.js';
-import { composeGates } from './runtime/primitives.js';
-import { installResources } from './runtime/resources.js';
-import { installSubscriptions, resourceChanges } from './runtime/subscriptions.js';
+import { installPrompts } from './runtime/primitives/prompts.js';
+import { composeGates } from './runtime/core/primitives.js';
+import { installResources } from './runtime/primitives/resources.js';
+import { installSubscriptions, resourceChanges } from './runtime/primitives/subscriptions.js';
 import { tools } from './tools.gen.js';
 
 export type { LibraryServer, RegisteredPrompt, RegisteredResource, RegisteredResourceTemplate, ServeCall, ToolDefinition, ToolHandler } from './runtime/library.js';
-export type { ExtraToolContext } from './runtime/extra-tools.js';
+export type { ExtraToolContext } from './runtime/tools/extra-tools.js';
 
 /** What the manifest makes this server declare: only the primitive kinds it has, and its protocol extensions. */
 const declared: ServerCapabilities = {

@@ -8,12 +8,12 @@ import { config } from './config.gen.js';
 import { extraTools } from './extra-tools.gen.js';
 import { prompts } from './prompts.gen.js';
 import { resources, resourceTemplates } from './resources.gen.js';
-import { concernCapability, installConcerns } from './runtime/concern-protocol.js';
+import { concernCapability, installConcerns } from './runtime/concerns/concern-protocol.js';
 import { main } from './runtime/main.js';
-import { installPrompts } from './runtime/prompts.js';
-import { composeGates } from './runtime/primitives.js';
-import { installResources } from './runtime/resources.js';
-import { installSubscriptions, resourceChanges } from './runtime/subscriptions.js';
+import { installPrompts } from './runtime/primitives/prompts.js';
+import { composeGates } from './runtime/core/primitives.js';
+import { installResources } from './runtime/primitives/resources.js';
+import { installSubscriptions, resourceChanges } from './runtime/primitives/subscriptions.js';
 import { tools } from './tools.gen.js';
 
 /** What this server declares: only the primitive kinds it has, and its protocol extensions. */

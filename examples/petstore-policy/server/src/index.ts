@@ -5,16 +5,16 @@ import type { ServerCapabilities } from '@modelcontextprotocol/server';
 import { concerns } from './concerns.gen.js';
 import { config } from './config.gen.js';
 import { policy } from './policy.gen.js';
-import { concernCapability, installConcerns } from './runtime/concern-protocol.js';
+import { concernCapability, installConcerns } from './runtime/concerns/concern-protocol.js';
 import { createLibraryServer } from './runtime/library.js';
 import type { LibraryServer } from './runtime/library.js';
-import { createPolicy } from './runtime/policy.js';
-import { composeGates } from './runtime/primitives.js';
+import { createPolicy } from './runtime/policy/policy.js';
+import { composeGates } from './runtime/core/primitives.js';
 import { tools } from './tools.gen.js';
-import { withRegistered as registeredPolicy } from './runtime/registered-policy.js';
+import { withRegistered as registeredPolicy } from './runtime/policy/registered-policy.js';
 
 export type { LibraryServer, RegisteredPrompt, RegisteredResource, RegisteredResourceTemplate, ServeCall, ToolDefinition, ToolHandler } from './runtime/library.js';
-export type { ExtraToolContext } from './runtime/extra-tools.js';
+export type { ExtraToolContext } from './runtime/tools/extra-tools.js';
 
 /** What the manifest makes this server declare: only the primitive kinds it has, and its protocol extensions. */
 const declared: ServerCapabilities = {

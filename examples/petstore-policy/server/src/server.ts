@@ -6,10 +6,10 @@ import type { ServerCapabilities } from '@modelcontextprotocol/server';
 import { concerns } from './concerns.gen.js';
 import { config } from './config.gen.js';
 import { policy } from './policy.gen.js';
-import { concernCapability, installConcerns } from './runtime/concern-protocol.js';
+import { concernCapability, installConcerns } from './runtime/concerns/concern-protocol.js';
 import { main } from './runtime/main.js';
-import { createPolicy } from './runtime/policy.js';
-import { composeGates } from './runtime/primitives.js';
+import { createPolicy } from './runtime/policy/policy.js';
+import { composeGates } from './runtime/core/primitives.js';
 import { tools } from './tools.gen.js';
 
 /** What this server declares: only the primitive kinds it has, and its protocol extensions. */

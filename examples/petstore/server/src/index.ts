@@ -8,7 +8,7 @@ import type { LibraryServer } from './runtime/library.js';
 import { tools } from './tools.gen.js';
 
 export type { LibraryServer, RegisteredPrompt, RegisteredResource, RegisteredResourceTemplate, ServeCall, ToolDefinition, ToolHandler } from './runtime/library.js';
-export type { ExtraToolContext } from './runtime/extra-tools.js';
+export type { ExtraToolContext } from './runtime/tools/extra-tools.js';
 
 /** What the manifest makes this server declare: only the primitive kinds it has, and its protocol extensions. */
 const declared: ServerCapabilities = {

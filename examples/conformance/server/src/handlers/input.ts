@@ -1,5 +1,5 @@
 // Handlers of the conformance fixtures that ask the client for input while they run (manifest
-// `extraTools`): `ctx.elicit`, `ctx.sample` and `ctx.roots` (runtime/handler-input.ts). Yours to
+// `extraTools`): `ctx.elicit`, `ctx.sample` and `ctx.roots` (runtime/tools/handler-input.ts). Yours to
 // edit: mcpgen never overwrites it.
 //
 // Legacy clients (0.1.16: tools-call-sampling, tools-call-elicitation, elicitation-sep1034-defaults,
@@ -8,7 +8,7 @@
 // InputRequiredResult, answer it, and call again: the handler runs again from the top, and each
 // question finds its answer under its key (the keys are the ones the suite expects).
 
-import type { ExtraToolContext } from '../runtime/extra-tools.js';
+import type { ExtraToolContext } from '../runtime/tools/extra-tools.js';
 
 type Text = { content: { type: 'text'; text: string }[] };
 const text = (t: string): Text => ({ content: [{ type: 'text', text: t }] });

@@ -1,0 +1,257 @@
+/**
+ * The tool surface: every operation tool's schemas made to fit (portable, slimmed, output
+ * schemas under their cap), then the `tools/list` a client will receive measured with the
+ * generated server's own listing code (templates/runtime/core/surface.ts), and checked against the
+ * manifest's `budget`.
+ */
+import type { Diagnostics, Location } from '../../core/diagnostics.js';
+import { jsonFits } from '../../core/json-size.js';
+import { o200k } from '../../core/lazy.js';
+import { waysUnder } from './ways-under.js';
+import { DEFAULT_JUSTIFICATION_SCHEMA, listBytes, persistToolFor, toolEntry, withConcernMeta, type ToolEntry } from '../../../templates/runtime/core/surface.js';
+import { matches } from '../../../templates/runtime/concerns/concerns.js';
+import { CODE_TOOLS, SEARCH_TOOLS } from '../../../templates/runtime/search/search-tools.js';
+import { discoveryOf, usesSearch } from '../features/discovery.js';
+import { portable } from '../schema/portable.js';
+import { WITH_CONTEXT_PROMPT } from '../features/preprocessors.js';
+import { slimInput } from '../schema/slim-input.js';
+import type { IrOperationTool, IrPresetSurface, IrServer, IrSurface } from '../types.js';
+
+/** Defaults of the size settings (the manifest schema documents the same values). */
+export const DEFAULT_LIMITS = {
+  maxInputBytes: 4096,
+  maxArgumentDescriptionLength: 160,
+  maxOutputBytes: 768,
+  maxListBytes: 10_485_760,
+} as const;
+
+/** Above this share of `budget.maxListBytes` the build warns. */
+export const SOFT_LIST_SHARE = 0.25;
+
+const bytes = (v: unknown): number => (v === undefined ? 0 : Buffer.byteLength(JSON.stringify(v)));
+
+/** What {@link fitTools} changed, for the surface report. */
+export type FitReport = { dropped: string[]; cut: string[]; describedResults: number };
+
+/**
+ * Makes every operation tool's schemas fit, in place: input schemas slimmed towards
+ * `maxInputBytes` and made portable; output schemas made portable and dropped (one warning
+ * naming the tools) when larger than `maxOutputBytes`.
+ */
+export function fitTools(
+  tools: IrOperationTool[],
+  opts: { maxInputBytes: number; maxArgumentDescriptionLength: number; maxOutputBytes: number; locate: () => Location; diagnostics: Diagnostics },
+): FitReport {
+  const report: FitReport = { dropped: [], cut: [], describedResults: 0 };
+  // the size of the largest dropped schema: the `outputSchemaMaxBytes` that would keep them all
+  let needed = 0;
+  for (const t of tools) {
+    const slim = slimInput(t.inputSchema, { maxBytes: opts.maxInputBytes, maxArgumentDescriptionLength: opts.maxArgumentDescriptionLength });
+    t.inputSchema = portable(slim.schema);
+    if (slim.cutAt !== undefined) report.cut.push(t.name);
+    if (t.outputSchema) {
+      // a JSON schema for the 2xx body: the object itself, or the wrapper's `data`
+      if (t.resultShape === 'object' || Object.hasOwn((t.outputSchema.properties ?? {}) as object, 'data')) report.describedResults++;
+      const out = portable(t.outputSchema);
+      if (t.outputMode !== 'strict' && !jsonFits(out, opts.maxOutputBytes)) {
+        delete t.outputSchema;
+        report.dropped.push(t.name);
+        needed = Math.max(needed, bytes(out));
+      } else t.outputSchema = out;
+    }
+  }
+  if (report.dropped.length > 0) {
+    const shown = report.dropped.slice(0, 20).join(', ') + (report.dropped.length > 20 ? ` and ${report.dropped.length - 20} more` : '');
+    opts.diagnostics.warn(
+      'MCPGEN_OUTPUT_SCHEMA_DROPPED',
+      `${report.dropped.length} tool(s) publish no output schema because theirs is larger than outputSchemaMaxBytes ${opts.maxOutputBytes}: ${shown}`,
+      `their results still come back as text; \`outputSchemaMaxBytes: ${needed}\` keeps ${report.dropped.length === 1 ? 'its schema' : 'all of them'}; or lower \`outputSchemaDepth\`, or set \`outputSchemas: none\` on ${report.dropped.length === 1 ? 'that tool' : 'those tools'} (overrides) to silence this`,
+      opts.locate(),
+    );
+  }
+  return report;
+}
+
+/** Search mode: the `tools/list` entries (search_tools, describe_tool, call_tool, the gate's persist tool). */
+export function searchEntries(ir: IrServer, mode: 'search' | 'code' = 'search'): ToolEntry[] {
+  const entries: ToolEntry[] = [...(mode === 'code' ? CODE_TOOLS : SEARCH_TOOLS)];
+  const r = ir.reflection;
+  if (r && r.mode !== 'sampling') {
+    const mappings = ir.concerns?.exposeInMeta ? (ir.concerns.mappings.tools ?? {}) : {};
+    const persist = persistToolFor(r.justificationSchema ?? DEFAULT_JUSTIFICATION_SCHEMA, r.domains);
+    entries.push(Object.hasOwn(mappings, persist.name) ? withConcernMeta(persist, mappings[persist.name]) : persist);
+  }
+  return entries;
+}
+
+/** The `tools/list` entries of a server, unfiltered, in the order the server lists them. */
+export function toolEntries(ir: IrServer): ToolEntry[] {
+  const mappings = ir.concerns?.exposeInMeta ? (ir.concerns.mappings.tools ?? {}) : {};
+  const meta = (e: ToolEntry): ToolEntry => (Object.hasOwn(mappings, e.name) ? withConcernMeta(e, mappings[e.name]) : e);
+  const entries = [...ir.tools, ...ir.extraTools].map((t) => meta(toolEntry(t)));
+  const r = ir.reflection;
+  if (r && r.mode !== 'sampling') {
+    entries.push(meta(persistToolFor(r.justificationSchema ?? DEFAULT_JUSTIFICATION_SCHEMA, r.domains)));
+  }
+  return entries;
+}
+
+/**
+ * The catalogue a client that selected `preset` sees: the unfiltered entries filtered with the
+ * generated server's own matching rule (templates/runtime/concerns/concerns.ts). In list mode that is what
+ * `tools/list` lists; in search mode, what `search_tools` searches.
+ */
+export function presetEntries(ir: IrServer, preset: string, entries: readonly ToolEntry[] = toolEntries(ir)): ToolEntry[] {
+  const c = ir.concerns;
+  if (!c || !Object.hasOwn(c.presets, preset)) return [...entries];
+  const prefs = c.presets[preset] ?? {};
+  const tools = c.mappings.tools ?? {};
+  return entries.filter((e) => matches(Object.hasOwn(tools, e.name) ? tools[e.name] : undefined, prefs));
+}
+
+/**
+ * The `tools/list` entries a client that selected `preset` receives, whatever its mode: its
+ * catalogue ({@link presetEntries}) in list mode; in search mode the search tools, with the gate's
+ * persist tool when the preset shows it (the server lists the search tools unfiltered).
+ */
+export function presetListed(ir: IrServer, preset: string, entries: readonly ToolEntry[] = toolEntries(ir)): ToolEntry[] {
+  const mode = discoveryOf(ir, preset);
+  if (mode === 'list') return presetEntries(ir, preset, entries);
+  const front = searchEntries(ir, mode);
+  const shown = new Set(presetEntries(ir, preset, front).map((e) => e.name));
+  return front.filter((e) => SEARCH_TOOLS.includes(e) || CODE_TOOLS.includes(e) || shown.has(e.name));
+}
+
+/** The surface of every concern preset, in manifest order. */
+function measurePresets(ir: IrServer, entries: readonly ToolEntry[], listBytes: (list: readonly ToolEntry[]) => number): IrPresetSurface[] {
+  const c = ir.concerns;
+  if (!c) return [];
+  const gatePrompts = [...new Set(Object.values(ir.reflection?.gates ?? {}).flatMap((gates) => gates.map((g) => g.prompt)))];
+  const prompts = [...ir.prompts.map((p) => p.name), ...gatePrompts, ...(ir.preprocessors.length > 0 ? [WITH_CONTEXT_PROMPT] : [])];
+  return Object.entries(c.presets).map(([name, prefs]) => {
+    const visible = (kind: 'prompts' | 'resources' | 'resourceTemplates', id: string): boolean => {
+      const m = c.mappings[kind] ?? {};
+      return matches(Object.hasOwn(m, id) ? m[id] : undefined, prefs);
+    };
+    const catalogue = presetEntries(ir, name, entries);
+    const listed = presetListed(ir, name, entries);
+    return {
+      name,
+      tools: listed.map((e) => e.name),
+      listBytes: listBytes(listed),
+      ...(discoveryOf(ir, name) !== 'list' ? { catalogue: { tools: catalogue.map((e) => e.name), listBytes: listBytes(catalogue) } } : {}),
+      prompts: prompts.filter((p) => visible('prompts', p)).length,
+      resources: ir.resources.filter((r) => visible('resources', r.uri)).length,
+      resourceTemplates: ir.resourceTemplates.filter((t) => visible('resourceTemplates', t.uriTemplate)).length,
+    };
+  });
+}
+
+/** Measures the surface of a finished IR. */
+export function measureSurface(ir: IrServer, report: FitReport = { dropped: [], cut: [], describedResults: 0 }): IrSurface {
+  const entries = toolEntries(ir);
+  const sized = (list: readonly ToolEntry[]): IrSurface['tools'] =>
+    list.map((e) => ({
+      name: e.name,
+      bytes: bytes(e),
+      inputBytes: bytes(e.inputSchema),
+      outputBytes: bytes(e.outputSchema),
+      descriptionBytes: e.description === undefined ? 0 : Buffer.byteLength(e.description),
+    }));
+  const tools = sized(entries);
+  // a list's JSON is its entries' JSON between brackets, separated by commas: summed, not serialised again
+  const sizes = new Map<ToolEntry, number>(entries.map((e, i) => [e, tools[i]!.bytes]));
+  const measured = (list: readonly ToolEntry[]): number => (list.every((e) => sizes.has(e)) ? 2 + Math.max(0, list.length - 1) + list.reduce((n, e) => n + sizes.get(e)!, 0) : listBytes(list));
+  return {
+    tools,
+    listBytes: measured(entries),
+    withOutputSchema: entries.filter((e) => e.outputSchema !== undefined).length,
+    describedResults: report.describedResults,
+    outputSchemasDropped: report.dropped,
+    inputSchemasCut: report.cut,
+    presets: measurePresets(ir, entries, measured),
+    ...(ir.discovery === 'search' ? { search: { tools: searchEntries(ir).map((e) => e.name), listBytes: listBytes(searchEntries(ir)) } } : {}),
+    // code mode: its front tools, and their o200k tokens as a client reads the tools/list result
+    ...(ir.discovery === 'code' ? { search: { tools: searchEntries(ir, 'code').map((e) => e.name), listBytes: listBytes(searchEntries(ir, 'code')), mode: 'code' as const, tokens: o200k().countTokens(JSON.stringify({ tools: searchEntries(ir, 'code') })) } } : {}),
+    ...(usesSearch(ir) ? { front: sized(searchEntries(ir, ir.discovery === 'code' ? 'code' : 'search')) } : {}),
+  };
+}
+
+/** The sizes of the tools a preset lists: the search tools' for a search-mode preset, else its catalogue's. */
+export function presetToolSizes(surface: IrSurface, preset: IrPresetSurface): IrSurface['tools'] {
+  const listed = new Set(preset.tools);
+  return (preset.catalogue ? (surface.front ?? []) : surface.tools).filter((t) => listed.has(t.name));
+}
+
+/** What would shrink a tool most, for the budget error. */
+function advice(t: IrSurface['tools'][number]): string {
+  const parts: Array<[number, string]> = [
+    [t.outputBytes, '`outputSchemas: none` (or a lower `outputSchemaMaxBytes`)'],
+    [t.inputBytes, 'a lower `inputSchemaMaxBytes`'],
+    [t.descriptionBytes, 'a shorter `description` override'],
+  ];
+  parts.sort((a, b) => b[0] - a[0]);
+  return `exclude it, or ${parts[0]![1]}`;
+}
+
+/** The largest tools, one line each. */
+export function largestTools(surface: IrSurface, count = 10): string[] {
+  return [...surface.tools]
+    .sort((a, b) => b.bytes - a.bytes || (a.name < b.name ? -1 : 1))
+    .slice(0, count)
+    .map((t) => `${t.name} ${t.bytes} bytes (input ${t.inputBytes}, output ${t.outputBytes}, description ${t.descriptionBytes}): ${advice(t)}`);
+}
+
+/** Checks the surface against `budget` (bytes and tool count; tokens are counted by the CLI when asked). */
+export function checkBudget(ir: IrServer, budget: { maxListBytes: number; maxTools?: number }, opts: { locate: (pointer: string) => Location; diagnostics: Diagnostics }): void {
+  const s = ir.surface;
+  if (!s) return;
+  const list = (lines: string[]) => lines.map((l) => `\n  - ${l}`).join('');
+  // in search mode a client lists three tools; the catalogue is read one tool at a time
+  if (s.search) {
+    if (s.search.listBytes > budget.maxListBytes) {
+      opts.diagnostics.error('MCPGEN_OVER_BUDGET', `tools/list (search mode) is ${s.search.listBytes} bytes, over budget.maxListBytes ${budget.maxListBytes}`, 'raise `budget.maxListBytes`: search mode lists only its own tools', opts.locate('/budget/maxListBytes'));
+    }
+  } else if (s.listBytes > budget.maxListBytes) {
+    opts.diagnostics.error(
+      'MCPGEN_OVER_BUDGET',
+      `tools/list is ${s.listBytes} bytes, over budget.maxListBytes ${budget.maxListBytes}; the largest tools:${list(largestTools(s))}\n  cheapest ways to get under (${s.listBytes - budget.maxListBytes} bytes):${list(waysUnder(s.tools, s.listBytes - budget.maxListBytes)).replace(/\n {2}/g, '\n    ')}`,
+      'trim the surface (`exclude` operations, `outputSchemas: none`, lower `inputSchemaMaxBytes`) or raise `budget.maxListBytes` if every client you serve reads more',
+      opts.locate('/budget/maxListBytes'),
+    );
+  } else if (s.listBytes > budget.maxListBytes * SOFT_LIST_SHARE) {
+    opts.diagnostics.warn(
+      'MCPGEN_LARGE_SURFACE',
+      `tools/list is ${s.listBytes} bytes, over a quarter of budget.maxListBytes ${budget.maxListBytes}: many clients truncate or refuse lists this large`,
+      'trim the surface with `exclude`, concerns or `outputSchemas: none`; the build summary lists the largest tools with --report',
+      opts.locate('/budget/maxListBytes'),
+    );
+  }
+  if (budget.maxTools !== undefined && s.tools.length > budget.maxTools) {
+    opts.diagnostics.error('MCPGEN_OVER_BUDGET', `the server publishes ${s.tools.length} tools, over budget.maxTools ${budget.maxTools}`, 'narrow `include` or add `exclude` selectors', opts.locate('/budget/maxTools'));
+  }
+}
+
+/**
+ * Counts the tokens of the `tools` array with the o200k tokenizer (loaded only here: it costs
+ * about a quarter of a second), and of each of the ten largest tools; the same for every preset.
+ */
+export async function countTokens(ir: IrServer): Promise<{ total: number; largest: Array<{ name: string; tokens: number }> }> {
+  const count = o200k().countTokens;
+  const entries = toolEntries(ir);
+  const cache = new Map<string, number>();
+  const tokensOf = (e: ToolEntry): number => {
+    let n = cache.get(e.name);
+    if (n === undefined) cache.set(e.name, (n = count(JSON.stringify(e))));
+    return n;
+  };
+  const tally = (list: readonly ToolEntry[]) => ({
+    total: count(JSON.stringify(list)),
+    largest: [...list]
+      .sort((a, b) => bytes(b) - bytes(a) || (a.name < b.name ? -1 : 1))
+      .slice(0, 10)
+      .map((e) => ({ name: e.name, tokens: tokensOf(e) })),
+  });
+  for (const p of ir.surface?.presets ?? []) p.tokens = tally(presetListed(ir, p.name, entries));
+  return tally(entries);
+}
