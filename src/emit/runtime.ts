@@ -6,6 +6,7 @@
  * carries no prompt code (and no dependency it would need).
  */
 import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { TS_HEADER } from './header.js';
 import { packageFile } from '../core/paths.js';
 
@@ -13,11 +14,12 @@ const RUNTIME_DIR = packageFile('templates/runtime/');
 
 let cache: Map<string, string> | undefined;
 
-/** Every runtime module by name (`server.ts`), as source. */
+/** Every runtime module by its path under templates/runtime (`server/server.ts`, `main.ts`), as source. */
 function modules(): Map<string, string> {
   if (!cache) {
     cache = new Map();
-    const names = readdirSync(RUNTIME_DIR)
+    const names = readdirSync(RUNTIME_DIR, { recursive: true, encoding: 'utf8' })
+      .map((f) => f.split(path.sep).join('/'))
       .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts') && !f.endsWith('.d.ts'))
       .sort();
     for (const name of names) cache.set(name, readFileSync(new URL(name, RUNTIME_DIR), 'utf8'));
@@ -25,28 +27,34 @@ function modules(): Map<string, string> {
   return cache;
 }
 
-/** Relative `./x.js` module names a source file imports or re-exports (type-only and side-effect-only imports included). */
-function localImports(source: string, prefix: string): string[] {
-  const re = new RegExp(`(?:from|^import)\\s+['"]${prefix.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}([A-Za-z0-9_-]+)\\.js['"]`, 'gm');
-  return [...source.matchAll(re)].map((m) => `${m[1]}.ts`);
+/**
+ * Runtime modules a source file imports or re-exports by a relative `.js` specifier (type-only and
+ * side-effect-only imports included), as paths under the runtime folder. `from` is the importer's
+ * folder there (`''` for the runtime's root, `server` for `server/server.ts`); `prefix` is what
+ * the specifiers start with (`./runtime/` in generated code, `./` or `../` in the runtime itself).
+ */
+function localImports(source: string, from: string, prefix: string): string[] {
+  const re = new RegExp(`(?:from|^import)\\s+['"](${prefix.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}[A-Za-z0-9_./-]+)\\.js['"]`, 'gm');
+  return [...source.matchAll(re)].map((m) => path.posix.normalize(path.posix.join(from, m[1]!.slice(prefix === './runtime/' ? './runtime/'.length : 0))) + '.ts');
 }
 
 /**
  * Runtime files for a project whose generated sources are `generated`, keyed by their path in
- * the project (`src/runtime/<file>.ts`), in name order. `alsoShip` names modules to copy although
- * nothing generated imports them (e.g. `preprocessors-host.ts`, for the user's host).
+ * the project (`src/runtime/<folder>/<file>.ts`, the folders of templates/runtime), in path order.
+ * `alsoShip` names modules to copy although nothing generated imports them (e.g.
+ * `preprocessors/preprocessors-host.ts`, for the user's host).
  */
 export function runtimeFiles(generated: Iterable<string>, alsoShip: readonly string[] = []): Map<string, string> {
   const all = modules();
   const needed = new Set<string>();
-  const queue = [...[...generated].flatMap((src) => localImports(src, './runtime/')), ...alsoShip];
+  const queue = [...[...generated].flatMap((src) => localImports(src, '', './runtime/')), ...alsoShip];
   while (queue.length) {
     const name = queue.pop()!;
     if (needed.has(name)) continue;
     const source = all.get(name);
-    if (source === undefined) throw new Error(`generated code imports runtime module ${name}, which templates/runtime does not have`);
+    if (source === undefined || name.startsWith('../')) throw new Error(`generated code imports runtime module ${name}, which templates/runtime does not have`);
     needed.add(name);
-    queue.push(...localImports(source, './'));
+    queue.push(...localImports(source, path.posix.dirname(name), '.'));
   }
   return new Map([...needed].sort().map((name) => [`src/runtime/${name}`, TS_HEADER + '\n' + all.get(name)!]));
 }

@@ -74,9 +74,9 @@ function fingerprint(): string {
   const here = path.dirname(fileURLToPath(import.meta.url));
   const files = [
     ...readdirSync(here).map((f) => path.join(here, f)),
-    ...readdirSync(path.join(here, '..', 'manifest')).filter((f) => /^(source|json-index)\./.test(f)).map((f) => path.join(here, '..', 'manifest', f)),
+    ...readdirSync(path.join(here, '..', 'source')).map((f) => path.join(here, '..', 'source', f)),
     // what load.ts imports from outside these folders
-    ...readdirSync(path.join(here, '..')).filter((f) => /^(diagnostics|json)\.(ts|js)$/.test(f)).map((f) => path.join(here, '..', f)),
+    ...readdirSync(path.join(here, '..', 'core')).filter((f) => /^(diagnostics|json)\.(ts|js)$/.test(f)).map((f) => path.join(here, '..', 'core', f)),
     ...['2.0', '3.0', '3.1'].map((v) => path.join(PACKAGE_ROOT, 'generated', `openapi-${v}-check.cjs`)),
   ];
   const parts = [readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')];
