@@ -33,8 +33,8 @@ import { mcpScopes } from './tools/mcp-scopes.js';
 import { longRunning } from './tools/long-running.js';
 import { selectOperations, type SelectorInput } from './tools/select.js';
 import { plainLinks, truncateDescription } from './text.js';
-import { checkPresetBudgets } from './surface/budget.js';
-import { checkBudget, DEFAULT_LIMITS, fitTools, measureSurface } from './surface/surface.js';
+import { checkBudget, checkPresetBudgets } from './surface/budget.js';
+import { DEFAULT_LIMITS, fitTools, measureSurface } from './surface/surface.js';
 import type { IrOperationTool, IrResultExample, IrServer } from './types.js';
 
 /**

@@ -1,11 +1,12 @@
 /**
- * Per-preset budgets (`budget.presets`): the surface a client that selected a concern preset
- * lists, checked against that preset's limits. Over a limit is a located error naming the
+ * The verdicts on the measured surface (surface.ts measures, this module judges): the manifest's
+ * `budget` (bytes and tool count of the whole list), and per-preset budgets (`budget.presets`):
+ * the surface a client that selected a concern preset lists, checked against that preset's limits. Over a limit is a located error naming the
  * preset's largest tools and the cheapest ways to get under, worked out from the measured sizes
  * (fewest tools to change first).
  */
 import { type Diagnostics, escapePointerToken, type Location } from '../../core/diagnostics.js';
-import { largestTools, presetToolSizes } from './surface.js';
+import { largestTools, presetToolSizes, SOFT_LIST_SHARE } from './surface.js';
 import { waysUnder } from './ways-under.js';
 import type { IrPresetSurface, IrServer, IrSurface } from '../types.js';
 
@@ -92,3 +93,32 @@ export function wantsTokens(budget: { maxTokens?: number; presets?: Readonly<Rec
   return budget.maxTokens !== undefined || Object.values(budget.presets ?? {}).some((p) => p.maxTokens !== undefined);
 }
 
+/** Checks the surface against `budget` (bytes and tool count; tokens are counted by the CLI when asked). */
+export function checkBudget(ir: IrServer, budget: { maxListBytes: number; maxTools?: number }, opts: { locate: (pointer: string) => Location; diagnostics: Diagnostics }): void {
+  const s = ir.surface;
+  if (!s) return;
+  const list = (lines: string[]) => lines.map((l) => `\n  - ${l}`).join('');
+  // in search mode a client lists three tools; the catalogue is read one tool at a time
+  if (s.search) {
+    if (s.search.listBytes > budget.maxListBytes) {
+      opts.diagnostics.error('MCPGEN_OVER_BUDGET', `tools/list (search mode) is ${s.search.listBytes} bytes, over budget.maxListBytes ${budget.maxListBytes}`, 'raise `budget.maxListBytes`: search mode lists only its own tools', opts.locate('/budget/maxListBytes'));
+    }
+  } else if (s.listBytes > budget.maxListBytes) {
+    opts.diagnostics.error(
+      'MCPGEN_OVER_BUDGET',
+      `tools/list is ${s.listBytes} bytes, over budget.maxListBytes ${budget.maxListBytes}; the largest tools:${list(largestTools(s))}\n  cheapest ways to get under (${s.listBytes - budget.maxListBytes} bytes):${list(waysUnder(s.tools, s.listBytes - budget.maxListBytes)).replace(/\n {2}/g, '\n    ')}`,
+      'trim the surface (`exclude` operations, `outputSchemas: none`, lower `inputSchemaMaxBytes`) or raise `budget.maxListBytes` if every client you serve reads more',
+      opts.locate('/budget/maxListBytes'),
+    );
+  } else if (s.listBytes > budget.maxListBytes * SOFT_LIST_SHARE) {
+    opts.diagnostics.warn(
+      'MCPGEN_LARGE_SURFACE',
+      `tools/list is ${s.listBytes} bytes, over a quarter of budget.maxListBytes ${budget.maxListBytes}: many clients truncate or refuse lists this large`,
+      'trim the surface with `exclude`, concerns or `outputSchemas: none`; the build summary lists the largest tools with --report',
+      opts.locate('/budget/maxListBytes'),
+    );
+  }
+  if (budget.maxTools !== undefined && s.tools.length > budget.maxTools) {
+    opts.diagnostics.error('MCPGEN_OVER_BUDGET', `the server publishes ${s.tools.length} tools, over budget.maxTools ${budget.maxTools}`, 'narrow `include` or add `exclude` selectors', opts.locate('/budget/maxTools'));
+  }
+}

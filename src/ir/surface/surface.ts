@@ -1,13 +1,12 @@
 /**
  * The tool surface: every operation tool's schemas made to fit (portable, slimmed, output
  * schemas under their cap), then the `tools/list` a client will receive measured with the
- * generated server's own listing code (templates/runtime/core/surface.ts), and checked against the
- * manifest's `budget`.
+ * generated server's own listing code (templates/runtime/core/surface.ts), budget.ts judges it
+ * against the manifest's `budget`.
  */
 import type { Diagnostics, Location } from '../../core/diagnostics.js';
 import { jsonFits } from '../../core/json-size.js';
 import { o200k } from '../../core/lazy.js';
-import { waysUnder } from './ways-under.js';
 import { DEFAULT_JUSTIFICATION_SCHEMA, listBytes, persistToolFor, toolEntry, withConcernMeta, type ToolEntry } from '../../../templates/runtime/core/surface.js';
 import { matches } from '../../../templates/runtime/concerns/concerns.js';
 import { CODE_TOOLS, SEARCH_TOOLS } from '../../../templates/runtime/search/search-tools.js';
@@ -200,36 +199,6 @@ export function largestTools(surface: IrSurface, count = 10): string[] {
     .sort((a, b) => b.bytes - a.bytes || (a.name < b.name ? -1 : 1))
     .slice(0, count)
     .map((t) => `${t.name} ${t.bytes} bytes (input ${t.inputBytes}, output ${t.outputBytes}, description ${t.descriptionBytes}): ${advice(t)}`);
-}
-
-/** Checks the surface against `budget` (bytes and tool count; tokens are counted by the CLI when asked). */
-export function checkBudget(ir: IrServer, budget: { maxListBytes: number; maxTools?: number }, opts: { locate: (pointer: string) => Location; diagnostics: Diagnostics }): void {
-  const s = ir.surface;
-  if (!s) return;
-  const list = (lines: string[]) => lines.map((l) => `\n  - ${l}`).join('');
-  // in search mode a client lists three tools; the catalogue is read one tool at a time
-  if (s.search) {
-    if (s.search.listBytes > budget.maxListBytes) {
-      opts.diagnostics.error('MCPGEN_OVER_BUDGET', `tools/list (search mode) is ${s.search.listBytes} bytes, over budget.maxListBytes ${budget.maxListBytes}`, 'raise `budget.maxListBytes`: search mode lists only its own tools', opts.locate('/budget/maxListBytes'));
-    }
-  } else if (s.listBytes > budget.maxListBytes) {
-    opts.diagnostics.error(
-      'MCPGEN_OVER_BUDGET',
-      `tools/list is ${s.listBytes} bytes, over budget.maxListBytes ${budget.maxListBytes}; the largest tools:${list(largestTools(s))}\n  cheapest ways to get under (${s.listBytes - budget.maxListBytes} bytes):${list(waysUnder(s.tools, s.listBytes - budget.maxListBytes)).replace(/\n {2}/g, '\n    ')}`,
-      'trim the surface (`exclude` operations, `outputSchemas: none`, lower `inputSchemaMaxBytes`) or raise `budget.maxListBytes` if every client you serve reads more',
-      opts.locate('/budget/maxListBytes'),
-    );
-  } else if (s.listBytes > budget.maxListBytes * SOFT_LIST_SHARE) {
-    opts.diagnostics.warn(
-      'MCPGEN_LARGE_SURFACE',
-      `tools/list is ${s.listBytes} bytes, over a quarter of budget.maxListBytes ${budget.maxListBytes}: many clients truncate or refuse lists this large`,
-      'trim the surface with `exclude`, concerns or `outputSchemas: none`; the build summary lists the largest tools with --report',
-      opts.locate('/budget/maxListBytes'),
-    );
-  }
-  if (budget.maxTools !== undefined && s.tools.length > budget.maxTools) {
-    opts.diagnostics.error('MCPGEN_OVER_BUDGET', `the server publishes ${s.tools.length} tools, over budget.maxTools ${budget.maxTools}`, 'narrow `include` or add `exclude` selectors', opts.locate('/budget/maxTools'));
-  }
 }
 
 /**
