@@ -51,7 +51,7 @@ export function metaValidatorSource(options) {
  * first tool call does not pay for compiling the meta-schema (~50 ms). Same code, same errors.
  */
 import type { ErrorObject } from 'ajv/dist/2020.js';
-${requires ? "import { createRequire } from 'node:module';\n" : ''}import { ${options.code.regExp.code} } from './pattern.js';
+${requires ? "import { createRequire } from 'node:module';\n" : ''}import { ${options.code.regExp.code} } from '../core/pattern.js';
 ${requires ? '\nconst require = createRequire(import.meta.url);\n' : ''}
 /** \`$id\` of the meta-schema this validates against. */
 export const META_SCHEMA_ID = ${JSON.stringify(META_SCHEMA_ID)};

@@ -119,7 +119,7 @@ describe('custom primitives: IR and emitted files', () => {
     };
     const primitiveCode = (f: string) => /prompts|resources|concern|library|registry/.test(f);
     expect(closure('src/server.ts').filter(primitiveCode)).toEqual([]);
-    expect(closure('src/index.ts').filter(primitiveCode).sort()).toEqual(['src/runtime/concerns/concerns.ts', 'src/runtime/library.ts', 'src/runtime/primitives/prompts.ts', 'src/runtime/server/registry.ts', 'src/runtime/primitives/resources.ts']);
+    expect(closure('src/index.ts').filter(primitiveCode).sort()).toEqual(['src/runtime/concerns/concerns.ts', 'src/runtime/library.ts', 'src/runtime/primitives/prompts.ts', 'src/runtime/primitives/resources.ts', 'src/runtime/server/registry.ts']);
     expect([...files.keys()].filter((f) => /\.gen\.ts$/.test(f) && /prompts|resources|concern|extra-tools/.test(f))).toEqual([]);
     expect(Object.keys((JSON.parse(files.get('package.json')!) as { dependencies: object }).dependencies)).toEqual(['@modelcontextprotocol/node', '@modelcontextprotocol/server', 'ajv', 'ajv-formats', 'handlebars', 'ioredis', 'jose', 'rate-limiter-flexible', 're2js', 'undici', 'zod']);
   });
