@@ -16,20 +16,21 @@
  */
 import type { Server } from '@modelcontextprotocol/server';
 import { ResourceNotFoundError } from '@modelcontextprotocol/server';
-import { parseCommandLine } from './command-line.js';
-import { log } from './log.js';
+import { parseCommandLine } from './process/command-line.js';
+import { log } from './core/log.js';
 import { main } from './main.js';
 import type { MainOptions } from './main.js';
-import { promptDescriptor, installPrompts } from './prompts.js';
-import { installResources, resourceDescriptor, templateDescriptor } from './resources.js';
-import { Registry } from './registry.js';
-import type { RegisteredPrompt, RegisteredResource, RegisteredResourceTemplate, Taken, ToolDefinition, ToolHandler } from './registry.js';
-import type { ConcernDeclaration } from './concerns.js';
-import type { PrimitiveGate } from './primitives.js';
-import { toolEntry } from './surface.js';
-import type { OperationTool, ServerConfig } from './types.js';
+import { promptDescriptor, installPrompts } from './primitives/prompts.js';
+import { installResources, resourceDescriptor, templateDescriptor } from './primitives/resources.js';
+import { Registry } from './server/registry.js';
+import { encodedBytes } from './operation/result-size.js';
+import type { RegisteredPrompt, RegisteredResource, RegisteredResourceTemplate, Taken, ToolDefinition, ToolHandler } from './server/registry.js';
+import type { ConcernDeclaration } from './concerns/concerns.js';
+import type { PrimitiveGate } from './core/primitives.js';
+import { toolEntry } from './core/surface.js';
+import type { OperationTool, ServerConfig } from './core/types.js';
 
-export type { RegisteredPrompt, RegisteredResource, RegisteredResourceTemplate, ToolDefinition, ToolHandler } from './registry.js';
+export type { RegisteredPrompt, RegisteredResource, RegisteredResourceTemplate, ToolDefinition, ToolHandler } from './server/registry.js';
 
 /** How {@link LibraryServer.serve} serves; what it leaves out comes from the command line and `<PREFIX>_*` variables, as for the generated entry. */
 export type ServeCall = {
@@ -151,7 +152,7 @@ function withRegistered(options: MainOptions, registry: Registry, concerns: bool
 
 /** `1 tool (312 bytes)`: the count and list-entry bytes of registered primitives of one kind. */
 function counted(items: readonly object[], word: string): string {
-  const bytes = items.reduce((sum, item) => sum + Buffer.byteLength(JSON.stringify(item)), 0);
+  const bytes = items.reduce((sum, item) => sum + encodedBytes(item), 0);
   return `${items.length} ${word}${items.length === 1 ? '' : 's'} (${bytes} bytes)`;
 }
 

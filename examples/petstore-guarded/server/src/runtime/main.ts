@@ -9,33 +9,34 @@
  *
  * This file is copied verbatim into every generated project.
  */
-import { missingArgumentVariables } from './arguments.js';
-import { resolveServeOptions, runCommandLine } from './command-line.js';
-import { describeUnmet, unmetRequirements } from './credentials.js';
-import type { ServeOptions } from './command-line.js';
+import { missingArgumentVariables } from './operation/arguments.js';
+import { resolveServeOptions, runCommandLine } from './process/command-line.js';
+import { describeUnmet, unmetRequirements } from './process/credentials.js';
+import type { ServeOptions } from './process/command-line.js';
 // loaded only to serve over HTTP (its SDK package takes ~40 ms to load, which stdio does not need)
-import type * as HttpServing from './http.js';
-import type * as OAuthResource from './oauth-resource.js';
-import type * as OAuthExchange from './oauth-exchange.js';
-import type { TokenExchanger } from './oauth-exchange.js';
-import { listChanges } from './list-changes.js';
-import { log, parseLogLevel, setLogLevel } from './log.js';
-import { allScopes, scopeNeeds } from './oauth-scopes.js';
-import type { Counters } from './counters.js';
-import type * as RedisShared from './redis-shared.js';
-import type { SharedStores } from './redis-shared.js';
-import type { JustificationsFactory } from './reflection-store.js';
+import type * as HttpServing from './transport/http.js';
+import type * as OAuthResource from './oauth/oauth-resource.js';
+import type * as OAuthExchange from './oauth/oauth-exchange.js';
+import type { TokenExchanger } from './oauth/oauth-exchange.js';
+import { listChanges } from './server/list-changes.js';
+import { log, parseLogLevel, setLogLevel } from './core/log.js';
+import { allScopes, scopeNeeds } from './oauth/oauth-scopes.js';
+import type { Counters } from './policy/counters.js';
+import type * as RedisShared from './redis/redis-shared.js';
+import type { SharedStores } from './redis/redis-shared.js';
+import type { JustificationsFactory } from './reflection/reflection-store.js';
 import { InMemoryServerEventBus } from '@modelcontextprotocol/server';
-import { createServer } from './server.js';
-import type { PolicyLayer, ReflectionGuard, ServerExtensions, ServerFactory } from './server.js';
-import { describeBase, resolveSettings, settingsVariables } from './settings.js';
-import { INSTANCE_ID, redisSettings, redisUrlSecrets } from './shared-state.js';
-import { stateKey } from './state.js';
-import { taskBounds } from './tasks-store.js';
-import { warmUp } from './warm.js';
-import { STDOUT_BACKLOG, serveOnStdio } from './stdio.js';
-import type { OperationTool, ServerConfig } from './types.js';
-import { DEFAULT_MAX_ARGUMENT_BYTES, schemeVariables } from './variables.js';
+import { createServer } from './server/server.js';
+import type { PolicyLayer, ReflectionGuard, ServerExtensions, ServerFactory } from './server/server.js';
+import { describeBase, resolveSettings, settingsVariables } from './process/settings.js';
+import { shutdownRoutine } from './process/shutdown.js';
+import { INSTANCE_ID, redisSettings, redisUrlSecrets } from './shared/shared-state.js';
+import { stateKey } from './shared/state.js';
+import { taskBounds } from './tasks/tasks-store.js';
+import { warmUp } from './server/warm.js';
+import { STDOUT_BACKLOG, serveOnStdio } from './transport/stdio.js';
+import type { OperationTool, ServerConfig } from './core/types.js';
+import { DEFAULT_MAX_ARGUMENT_BYTES, schemeVariables } from './process/variables.js';
 
 /** Room in an HTTP request body for what is not tool arguments (the JSON-RPC envelope, `_meta`, a client's answer to an input request). */
 const BODY_ENVELOPE_BYTES = 262_144;
@@ -106,7 +107,7 @@ export async function main(config: ServerConfig, tools: readonly OperationTool[]
     const secrets = secretValues(config, env, serve.tokens);
     // several instances share justifications, limits, task state and change notifications through Redis
     const redis = redisSettings(config.envPrefix, config.name, env);
-    if (redis !== undefined) shared = await ((await import('./redis-shared.js')) as typeof RedisShared).sharedStores(redis, config.name, taskBounds(config.envPrefix, env));
+    if (redis !== undefined) shared = await ((await import('./redis/redis-shared.js')) as typeof RedisShared).sharedStores(redis, config.name, taskBounds(config.envPrefix, env));
     reflection = makeReflection?.(key.key, { redact: { fields: options.audit?.redact ?? [], secrets: () => secrets }, ...(shared ? { makeStore: shared.makeStore } : {}) });
     policy = makePolicy?.({ envPrefix: config.envPrefix, env, secrets: () => secrets, ...(shared ? { counters: shared.counters, instance: INSTANCE_ID } : {}) });
     factory = createServer(config, tools, env, {
@@ -134,16 +135,16 @@ export async function main(config: ServerConfig, tools: readonly OperationTool[]
   const gate = reflection ? ` (${reflection.exposesPersistTool ? 'reflection gate with persist_justification' : 'reflection gate, sampling only'})` : '';
   let on: string;
   if (serve.transport === 'http') {
-    const { serveHttp } = (await import('./http.js')) as typeof HttpServing;
+    const { serveHttp } = (await import('./transport/http.js')) as typeof HttpServing;
     // the listen streams' bus: resource changes' (fed by the shared bus), else the shared bus, else one of this process (list changes)
     const streams = factory.bus ?? shared?.bus ?? new InMemoryServerEventBus();
     // a 401 asks for the scopes set (else every scope some tool, prompt or resource needs); the metadata lists those and all of them (clients register with them)
     const needs = scopeNeeds([...tools, ...(options.extraTools ?? [])], options.scoped);
     const challengeScopes = serve.oauth?.scopes ?? allScopes(needs);
     const scopesSupported = [...new Set([...challengeScopes, ...allScopes(needs)])];
-    const oauth = serve.oauth !== undefined ? ((await import('./oauth-resource.js')) as typeof OAuthResource).resourceServer({ ...serve.oauth, scopesSupported, challengeScopes, resourceName: config.name, timeoutMs: settings.timeoutMs }, (message) => log('error', `${config.name}: OAuth: ${message}`)) : undefined;
+    const oauth = serve.oauth !== undefined ? ((await import('./oauth/oauth-resource.js')) as typeof OAuthResource).resourceServer({ ...serve.oauth, scopesSupported, challengeScopes, resourceName: config.name, timeoutMs: settings.timeoutMs }, (message) => log('error', `${config.name}: OAuth: ${message}`)) : undefined;
     const credentials = serve.oauth?.introspection;
-    if (oauth !== undefined && credentials !== undefined) exchange = ((await import('./oauth-exchange.js')) as typeof OAuthExchange).tokenExchanger({ tokenEndpoint: () => oauth.tokenEndpoint(), clientId: credentials.clientId, clientSecret: credentials.clientSecret, timeoutMs: settings.timeoutMs });
+    if (oauth !== undefined && credentials !== undefined) exchange = ((await import('./oauth/oauth-exchange.js')) as typeof OAuthExchange).tokenExchanger({ tokenEndpoint: () => oauth.tokenEndpoint(), clientId: credentials.clientId, clientSecret: credentials.clientSecret, timeoutMs: settings.timeoutMs });
     for (const s of config.securitySchemes ?? []) {
       if (s.kind === 'bearer' && s.exchange !== undefined && exchange === undefined) log('warn', `${config.name}: security scheme ${JSON.stringify(s.name)} exchanges OAuth access tokens, which needs ${vars.oauthIssuer}, ${vars.oauthClientId} and ${vars.oauthClientSecret}; until they are set it sends ${s.env.token}`);
     }
@@ -175,25 +176,8 @@ export async function main(config: ServerConfig, tools: readonly OperationTool[]
       process.exit(1);
     });
     listChanges.install({ sessions: () => handle.sessions(), streams, ...(shared !== undefined ? { shared: shared.bus } : {}) });
-    let closing = false;
-    const shutdown = (reason: string): void => {
-      if (closing) return;
-      closing = true;
-      log('info', `${config.name}: shutting down (${reason}), finishing calls in flight (at most ${serve.drainMs} ms)`);
-      // the bound holds whatever the calls or the audit trail wait for
-      const bound = serve.drainMs + AUDIT_CLOSE_MS + 300;
-      setTimeout(() => {
-        log('warn', `${config.name}: exiting ${bound} ms after ${reason} with work unfinished`);
-        process.exit(0);
-      }, bound).unref();
-      handle
-        .close()
-        .then(closeAll)
-        .then(
-          () => process.exit(0),
-          () => process.exit(0),
-        );
-    };
+    // the bound holds whatever the calls or the audit trail wait for
+    const shutdown = shutdownRoutine(config.name, serve.drainMs + AUDIT_CLOSE_MS + 300, () => handle.close().then(closeAll), `, finishing calls in flight (at most ${serve.drainMs} ms)`);
     process.once('SIGINT', () => shutdown('SIGINT'));
     process.once('SIGTERM', () => shutdown('SIGTERM'));
     const clients = [...(serve.tokens.size > 0 ? [`${serve.tokens.size} client token${serve.tokens.size === 1 ? '' : 's'}`] : []), ...(serve.oauth !== undefined ? [`OAuth access tokens of ${serve.oauth.issuer}`] : [])];
