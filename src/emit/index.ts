@@ -14,6 +14,7 @@ import { emitPreprocessorsFile, emitReflectionFile } from './ts/gates.js';
 import { emitPolicyFile } from './ts/policy.js';
 import { emitExtraToolsFile, emitPromptsFile, emitResourcesFile } from './ts/primitives.js';
 import { usesCode, usesSearch } from '../ir/features/discovery.js';
+import { handlerExports } from './ts/stubs.js';
 import { emitToolsFile } from './ts/tools.js';
 
 /**
@@ -72,7 +73,9 @@ export function emitProject(ir: IrServer, modes: ModeEmitters = {}): Map<string,
   // the host-side helper is for the user's host, not the server: shipped, imported by nothing
   // shipped although nothing generated imports them: the preprocessor host helper, the audit chain checker
   const hostHelpers = [...(ir.preprocessors.length > 0 ? ['preprocessors/preprocessors-host.ts'] : []), ...(ir.policy?.audit?.chain === true ? ['policy/verify-audit.ts'] : [])];
-  for (const [file, content] of runtimeFiles([...files.values()], hostHelpers)) files.set(file, content);
+  // the one runtime module the user's handler files (and an `entry: custom` src/main.ts) import: its path is stable
+  const userCode = handlerExports(ir).size > 0 || ir.entry === 'custom' ? ['handlers.ts'] : [];
+  for (const [file, content] of runtimeFiles([...files.values()], [...hostHelpers, ...userCode])) files.set(file, content);
   const sorted = [...files.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   return new Map(sorted.map((k) => [k, normalizeNewlines(files.get(k)!)]));
 }

@@ -12,6 +12,7 @@ import path from 'node:path';
 import type { Diagnostics, Location } from '../core/diagnostics.js';
 import { checkDependencies } from './dependencies.js';
 import { exportedNames } from './exported-names.js';
+import { staleRuntimeImports } from './runtime-imports.js';
 import { checkUserEntry } from './user-entry.js';
 import { emitHandlerStubs, handlerExports } from '../emit/ts/stubs.js';
 import { generatedPath } from '../ir/features/handlers.js';
@@ -31,7 +32,8 @@ export type CheckHandlersOptions = {
 /**
  * Reports missing handler files (warning: build writes a stub), missing exports (error, located
  * at the manifest's `handler` value) and manifest dependencies for handlers that collide with
- * the generated project's (./dependencies.ts). Returns the stubs of the missing files, keyed by
+ * the generated project's (./dependencies.ts), and imports of runtime paths that no longer exist
+ * (warning, located in the handler file: ./runtime-imports.ts). Returns the stubs of the missing files, keyed by
  * project path.
  */
 export async function checkHandlers(opts: CheckHandlersOptions): Promise<Map<string, string>> {
@@ -61,6 +63,14 @@ export async function checkHandlers(opts: CheckHandlersOptions): Promise<Map<str
       diagnostics.warn('MCPGEN_HANDLER_MISSING', `handler file ${shown} does not exist yet; \`mcpgen build\` writes a typed stub there, once`, "implement the stub's functions (mcpgen never overwrites the file) and commit it", opts.locateManifest(exports[0]!.ref.origin.pointer));
       missing.set(file, stubs.get(file)!);
       continue;
+    }
+    for (const stale of staleRuntimeImports(file.slice('src/'.length), source)) {
+      diagnostics.warn(
+        'MCPGEN_HANDLER_RUNTIME_IMPORT',
+        `handler file ${shown} imports ${stale.specifier}, a runtime module that no longer exists (the runtime's modules are in folders now); the project will not compile`,
+        `import from '${stale.replacement}' instead: it exports every type and function handlers use, and its path stays the same (mcpgen does not edit your file)`,
+        { file: shown, pointer: '', line: stale.line, col: stale.col },
+      );
     }
     const exported = exportedNames(source);
     for (const { exportName, ref } of exports) {

@@ -245,6 +245,10 @@ describe('handler stubs', () => {
     expect(text).toContain('import type { FeeArgs, FeeResult } from "../extra-tools.gen.js";');
     expect(text).toContain('export async function fee(_args: FeeArgs, _ctx: ExtraToolContext): Promise<FeeResult> {');
     expect(text).toContain('export async function readIt(_uri: URL, _variables: Variables, _extra: RequestExtra): Promise<ResourceContent> {');
+    // runtime types come from the one module whose path stays put, which the project ships
+    expect(text).toContain('import type { ExtraToolContext, RequestExtra, ResourceContent, Variables } from "../runtime/handlers.js";');
+    expect(text).not.toMatch(/@modelcontextprotocol|runtime\/(?!handlers\.js)/);
+    expect(existsSync(path.join(dir, 'server/src/runtime/handlers.ts'))).toBe(true);
     const lock = JSON.parse(readFileSync(path.join(dir, 'server/.mcpgen.json'), 'utf8')) as { files: Record<string, string> };
     expect(Object.keys(lock.files)).not.toContain('src/handlers/fee.ts');
 

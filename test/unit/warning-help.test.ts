@@ -135,6 +135,11 @@ const ROWS: Record<WarningCode, Row> = {
     files: base(openTool),
     follow: (f) => ({ ...f, 'server/src/handlers/greet.ts': 'export async function greet() {\n  return { content: [] };\n}\n' }), // implement the stub
   },
+  MCPGEN_HANDLER_RUNTIME_IMPORT: {
+    files: { ...base(openTool), 'server/src/handlers/greet.ts': "import type { ExtraToolContext } from '../runtime/extra-tools.js';\n\nexport async function greet(_args: unknown, _ctx: ExtraToolContext) {\n  return { content: [] };\n}\n" },
+    // import from the path the help names
+    follow: (f, d) => edit(f, 'server/src/handlers/greet.ts', "'../runtime/extra-tools.js'", `'${/import from '([^']+)'/.exec(d.help)?.[1] ?? '(no path in the help)'}'`),
+  },
   MCPGEN_PROMPT_UNKNOWN_VARIABLE: {
     files: base('prompts:\n  - name: hello\n    messages:\n      - text: Hello {{who}}.\n'),
     follow: (f) => edit(f, 'mcpgen.yaml', '  - name: hello\n', '  - name: hello\n    arguments: [{ name: who }]\n'), // declare it under arguments

@@ -61,8 +61,9 @@ export function emitHandlerStubs(ir: IrServer): Map<string, string> {
 function stub(file: string, uses: ReadonlyArray<{ ref: IrHandlerRef; use: Use }>): string {
   const up = path.posix.relative(path.posix.dirname(file), '.') || '.';
   const types = new Set<string>();
-  const runtime = new Map<string, Set<string>>();
-  const need = (module: string, name: string) => runtime.set(module, (runtime.get(module) ?? new Set()).add(name));
+  // runtime types come from runtime/handlers.ts, the module whose path stays put when the runtime's folders change
+  const runtime = new Set<string>();
+  const need = (name: string) => runtime.add(name);
   const fns: string[] = [];
   for (const { ref, use } of uses) {
     const edit = `edit src/${file}`;
@@ -70,37 +71,38 @@ function stub(file: string, uses: ReadonlyArray<{ ref: IrHandlerRef; use: Use }>
       types.add(use.argsTypeName).add(use.resultTypeName);
       // a tool with `uses` gets its typed context (ctx.api), generated beside its types
       if (use.contextTypeName !== undefined) types.add(use.contextTypeName);
-      else need('tools/extra-tools', 'ExtraToolContext');
+      else need('ExtraToolContext');
       fns.push(
         docComment(`Handler of the \`${use.name}\` tool: gets the validated arguments, returns the result (a thrown error becomes an \`isError\` result).`) +
           `export async function ${ref.exportName}(_args: ${use.argsTypeName}, _ctx: ${use.contextTypeName ?? 'ExtraToolContext'}): Promise<${use.resultTypeName}> {\n` +
           `  throw new Error(${tsString(`the ${use.name} tool is not implemented yet: ${edit}`)});\n}\n`,
       );
     } else if (use.kind === 'resource') {
-      need('core/primitives', 'RequestExtra');
-      need('primitives/resources', 'ResourceContent');
+      need('RequestExtra');
+      need('ResourceContent');
       fns.push(
         docComment(`Reads the resource \`${use.uri}\`: return text, bytes, or \`{ text | blob, mimeType }\`.`) +
           `export async function ${ref.exportName}(_uri: URL, _extra: RequestExtra): Promise<ResourceContent> {\n` +
           `  throw new Error(${tsString(`the resource ${use.uri} is not implemented yet: ${edit}`)});\n}\n`,
       );
     } else if (use.kind === 'completion') {
-      need('primitives/completion', 'CompletionContext');
+      need('CompletionContext');
       fns.push(
         docComment(`Completes the ${use.what}: gets what the user typed so far, returns the values to offer (at most 100 are sent).`) +
           `export async function ${ref.exportName}(_value: string, _context: CompletionContext): Promise<string[]> {\n` +
           `  throw new Error(${tsString(`the completion of the ${use.what} is not implemented yet: ${edit}`)});\n}\n`,
       );
     } else if (use.kind === 'preprocessor') {
-      need('preprocessors/preprocessors', 'PreprocessorContext');
+      need('PreprocessorContext');
       fns.push(
         docComment(`Preprocessor \`${use.name}\`: gets the user input, returns context for it (text, any JSON value, or \`{ content: [...] }\`); \`undefined\` adds nothing. Honour \`ctx.signal\`: it fires at the timeout.`) +
           `export async function ${ref.exportName}(_request: { input: string }, _ctx: PreprocessorContext): Promise<unknown> {\n` +
           `  throw new Error(${tsString(`the ${use.name} preprocessor is not implemented yet: ${edit}`)});\n}\n`,
       );
     } else {
-      need('core/primitives', 'RequestExtra');
-      need('primitives/resources', 'ResourceContent');
+      need('RequestExtra');
+      need('Variables');
+      need('ResourceContent');
       fns.push(
         docComment(`Reads a resource of the template \`${use.uriTemplate}\`; \`variables\` holds the template's variables.`) +
           `export async function ${ref.exportName}(_uri: URL, _variables: Variables, _extra: RequestExtra): Promise<ResourceContent> {\n` +
@@ -109,9 +111,8 @@ function stub(file: string, uses: ReadonlyArray<{ ref: IrHandlerRef; use: Use }>
     }
   }
   const imports: string[] = [];
-  if (uses.some((u) => u.use.kind === 'template')) imports.push('import type { Variables } from "@modelcontextprotocol/server";');
   if (types.size > 0) imports.push(`import type { ${[...types].sort().join(', ')} } from ${tsString(`${up}/extra-tools.gen.js`)};`);
-  for (const module of [...runtime.keys()].sort()) imports.push(`import type { ${[...runtime.get(module)!].sort().join(', ')} } from ${tsString(`${up}/runtime/${module}.js`)};`);
+  if (runtime.size > 0) imports.push(`import type { ${[...runtime].sort().join(', ')} } from ${tsString(`${up}/runtime/handlers.js`)};`);
   return (
     '// Handlers named in the mcpgen manifest. This file is yours: `mcpgen build` wrote it once,\n' +
     '// because it did not exist, and will never change it. Replace the bodies below.\n' +
