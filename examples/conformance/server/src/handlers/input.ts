@@ -8,7 +8,7 @@
 // InputRequiredResult, answer it, and call again: the handler runs again from the top, and each
 // question finds its answer under its key (the keys are the ones the suite expects).
 
-import type { ExtraToolContext } from '../runtime/tools/extra-tools.js';
+import type { ExtraToolContext } from '../runtime/handlers.js';
 
 type Text = { content: { type: 'text'; text: string }[] };
 const text = (t: string): Text => ({ content: [{ type: 'text', text: t }] });

@@ -7,7 +7,7 @@
 // which reaches the client as `notifications/progress` when it asked for progress
 // (tools-call-with-progress).
 
-import type { ExtraToolContext } from '../runtime/tools/extra-tools.js';
+import type { ExtraToolContext } from '../runtime/handlers.js';
 
 const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {

@@ -1,7 +1,7 @@
 // Handlers of the Tasks extension's fixtures of the MCP conformance suite (manifest `extraTools`
 // with `task`). Yours to edit: mcpgen never overwrites them.
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
-import type { ExtraToolContext } from '../runtime/tools/extra-tools.js';
+import type { ExtraToolContext } from '../runtime/handlers.js';
 
 /** Waits `ms`, or rejects when the call (or its task) is cancelled. */
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

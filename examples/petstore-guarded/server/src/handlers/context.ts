@@ -1,6 +1,6 @@
 // Preprocessors of the petstore-guarded example (see ../../../mcpgen.yaml). This file is ours:
 // mcpgen wrote it once as a stub and never touches it again.
-import type { PreprocessorContext } from '../runtime/preprocessors/preprocessors.js';
+import type { PreprocessorContext } from '../runtime/handlers.js';
 
 const RULES: ReadonlyArray<{ words: RegExp; rule: string }> = [
   { words: /\b(adopt|adoption|buy)\w*/i, rule: 'Adoptions: adopters must be 18 or older; every pet goes home vaccinated and microchipped.' },

@@ -2,7 +2,7 @@
 // stub and never changes it; the types come from the generated ../extra-tools.gen.ts, so a
 // signature that no longer matches the manifest's schemas fails `npm run build`.
 import type { AdoptionFeeArgs, AdoptionFeeResult } from '../extra-tools.gen.js';
-import type { ExtraToolContext } from '../runtime/tools/extra-tools.js';
+import type { ExtraToolContext } from '../runtime/handlers.js';
 
 const BASE_FEE: Record<AdoptionFeeArgs['species'], number> = { dog: 150, cat: 90, rabbit: 40, other: 60 };
 

@@ -1,8 +1,7 @@
 // Handler of the `petstore://species/{species}/care` resource template (manifest
 // `resourceTemplates`). Yours to edit: mcpgen never overwrites it.
 import type { Variables } from '@modelcontextprotocol/server';
-import type { RequestExtra } from '../runtime/core/primitives.js';
-import type { ResourceContent } from '../runtime/primitives/resources.js';
+import type { RequestExtra, ResourceContent } from '../runtime/handlers.js';
 
 const SHEETS: Record<string, string> = {
   dog: '# Dog care\n\n- Two walks a day.\n- Fresh water at all times.\n- Yearly vaccinations.\n',

@@ -7,7 +7,7 @@
 // 2026-07-28 client gets input rounds, and this function runs again from the top with the
 // answers, so it asks before doing anything that must not repeat. A client that cannot elicit
 // makes the call fail with -32021 (the form is what the tool is about).
-import type { ExtraToolContext } from '../runtime/tools/extra-tools.js';
+import type { ExtraToolContext } from '../runtime/handlers.js';
 
 const FALLBACK: Record<string, string> = { dog: 'Biscuit', cat: 'Miso', rabbit: 'Clover', other: 'Pixel' };
 
