@@ -29,7 +29,7 @@ const project = path.join(work, 'server');
 let http: HttpProcess;
 const open: AnyClient[] = [];
 
-const HANDLERS = `import { notifyResourceUpdated } from '../runtime/primitives/subscriptions.js';
+const HANDLERS = `import { notifyResourceUpdated } from '../runtime/handlers.js';
 
 let signalledCount = 0;
 let polledCount = 0;

@@ -91,9 +91,8 @@ policy:
       ping: { maxConcurrent: 1000 }
       ask: { perMinute: { client: 1 } }
 `;
-export const HANDLERS = `import type { ExtraToolContext } from '../runtime/tools/extra-tools.js';
-import { notifyListChanged } from '../runtime/server/list-changes.js';
-import { notifyResourceUpdated } from '../runtime/primitives/subscriptions.js';
+export const HANDLERS = `import type { ExtraToolContext } from '../runtime/handlers.js';
+import { notifyListChanged, notifyResourceUpdated } from '../runtime/handlers.js';
 let n = 0;
 export function relist() {
   notifyListChanged('tools');
