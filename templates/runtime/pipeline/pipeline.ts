@@ -7,7 +7,8 @@
  * A step has the form `(call, next) => result`: it may refuse (return a result or throw a
  * JSON-RPC error), ask the client for input (return an input-required result), or call `next()`
  * and look at what comes back. Adding a concern of its own (access control, limits, audit) is
- * one more step in {@link toolCallSteps}; nothing else changes.
+ * one more step in the step order of dispatch.ts (`createDispatch`, the one place that orders the
+ * steps of direct, nested and code calls); nothing else changes.
  *
  * One logical call: in the 2026-07-28 era (and in the SDK's legacy shim) a handler that needs
  * input from the client (sampling) returns an input-required result and runs again, from the
@@ -212,11 +213,4 @@ export function reflectionStep(guard: ToolGuard): Step {
     if (call.viaCallTool !== undefined && !isInputRequired(verdict.result)) return retryThroughCallTool(verdict.result, call.name, call.viaCallTool);
     return verdict.result;
   };
-}
-
-/** The steps of every tool call, in order. */
-export function toolCallSteps(options: { readonly reflection?: ToolGuard }): Step[] {
-  const steps: Step[] = [enforceConcerns, checkArguments];
-  if (options.reflection) steps.push(reflectionStep(options.reflection));
-  return steps;
 }
