@@ -366,7 +366,7 @@ module.exports = {
     + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":367,"column":31},"end":{"line":367,"column":33}} )).call(alias2,lookupProperty(depth0,"title"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":367,"column":29},"end":{"line":367,"column":41}}})) != null ? stack1 : "")
     + " |\n";
 },"31":function(container,depth0,helpers,partials,data) {
-    return "\nTools, resources and resource templates marked \"handler\" run your own functions, in the files\nnamed: mcpgen created each missing file once, as a stub, and never changes it. A handler with\nthe wrong signature fails `npm run build`.\n\nA tool's handler calls the API operations the manifest lists in its `uses` as\n`ctx.api.<operationId>(args)`, typed by the tool's `<Tool>Context` in `src/extra-tools.gen.ts`:\neach runs as the operation's tool would (base URL, credentials, timeout, response limit) and\nresolves to `{ ok, status, data }` or `{ ok: false, error }`; with an audit trail, its events\ncarry the handler call's id as `parentCallId`.\n\nA tool's handler can also ask the client while it runs: `ctx.elicit(message, form)` (the user\nfills in a form: accept, decline or cancel), `ctx.elicitUrl(message, url)`, `ctx.sample(params)`\n(the client's model) and `ctx.roots()`. A 2025 client gets real requests; a 2026-07-28 client\ngets the questions in an input-required result and calls again with the answers, which runs the\nhandler again from the top (its `ctx.api` calls are replayed, not repeated), so ask before doing\nanything that must not happen twice. A client that did not declare the capability gets error\n-32021 unless the handler checks `ctx.canAsk(kind)` first.\n";
+    return "\nTools, resources and resource templates marked \"handler\" run your own functions, in the files\nnamed: mcpgen created each missing file once, as a stub, and never changes it. A handler with\nthe wrong signature fails `npm run build`. Handlers import what they need of the runtime (context\ntypes, `notifyResourceUpdated`, `notifyListChanged`, errors) from `src/runtime/handlers.ts` only:\nits path stays the same across mcpgen versions, while the runtime's folders may change.\n\nA tool's handler calls the API operations the manifest lists in its `uses` as\n`ctx.api.<operationId>(args)`, typed by the tool's `<Tool>Context` in `src/extra-tools.gen.ts`:\neach runs as the operation's tool would (base URL, credentials, timeout, response limit) and\nresolves to `{ ok, status, data }` or `{ ok: false, error }`; with an audit trail, its events\ncarry the handler call's id as `parentCallId`.\n\nA tool's handler can also ask the client while it runs: `ctx.elicit(message, form)` (the user\nfills in a form: accept, decline or cancel), `ctx.elicitUrl(message, url)`, `ctx.sample(params)`\n(the client's model) and `ctx.roots()`. A 2025 client gets real requests; a 2026-07-28 client\ngets the questions in an input-required result and calls again with the answers, which runs the\nhandler again from the top (its `ctx.api` calls are replayed, not repeated), so ask before doing\nanything that must not happen twice. A client that did not declare the capability gets error\n-32021 unless the handler checks `ctx.canAsk(kind)` first.\n";
 },"32":function(container,depth0,helpers,partials,data) {
     return "\nThis project's own bin registers too (`entry: custom`): `src/main.ts`, whose `register(server)`\nruns when the server starts, before it serves; what it throws is logged and the process exits\nwith code 1. mcpgen wrote `src/main.ts` once as a stub and never changes it. The same tool both\nways:\n\n```yaml\n# mcpgen.yaml\nextraTools:\n  - name: flag_pet\n    inputSchema: { type: object, properties: { pet: { type: string } }, required: [pet] }\n    handler: handlers/flag.ts#flagPet\n```\n\n```ts\n// src/main.ts\nimport type { LibraryServer } from './index.js';\nexport async function register(server: LibraryServer): Promise<void> {\n  // registered only where it is wanted\n  if (process.env.FLAGS === 'on') {\n    server.registerTool<{ pet: string }>(\n      'flag_pet',\n      { inputSchema: { type: 'object', properties: { pet: { type: 'string' } }, required: ['pet'] } },\n      ({ pet }) => `flagged ${pet}`,\n    );\n  }\n  server.registerPrompt({ name: 'tour', messages: [{ role: 'user', text: 'Show me around.' }] });\n  server.registerResource({ uri: 'notes://today', name: 'notes', handler: () => 'notes of the day' });\n}\n```\n";
 },"33":function(container,depth0,helpers,partials,data) {
@@ -380,7 +380,7 @@ module.exports = {
     };
 
   return "\n## Prompts\n\n| Prompt | Title | Arguments (* = required) |\n| --- | --- | --- |\n"
-    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"prompts"),{"name":"each","hash":{},"fn":container.program(35, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":465,"column":0},"end":{"line":467,"column":9}}})) != null ? stack1 : "");
+    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"prompts"),{"name":"each","hash":{},"fn":container.program(35, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":467,"column":0},"end":{"line":469,"column":9}}})) != null ? stack1 : "");
 },"35":function(container,depth0,helpers,partials,data) {
     var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), alias3="function", lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -390,11 +390,11 @@ module.exports = {
     };
 
   return "| "
-    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":466,"column":4},"end":{"line":466,"column":8}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":466,"column":2},"end":{"line":466,"column":10}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":468,"column":4},"end":{"line":468,"column":8}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":468,"column":2},"end":{"line":468,"column":10}}}) : helper))) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":466,"column":15},"end":{"line":466,"column":17}} )).call(alias2,lookupProperty(depth0,"title"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":466,"column":13},"end":{"line":466,"column":25}}})) != null ? stack1 : "")
+    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":468,"column":15},"end":{"line":468,"column":17}} )).call(alias2,lookupProperty(depth0,"title"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":468,"column":13},"end":{"line":468,"column":25}}})) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"args") || alias1(depth0, "args", {"start":{"line":466,"column":30},"end":{"line":466,"column":34}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"args","hash":{},"data":data,"loc":{"start":{"line":466,"column":28},"end":{"line":466,"column":36}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"args") || alias1(depth0, "args", {"start":{"line":468,"column":30},"end":{"line":468,"column":34}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"args","hash":{},"data":data,"loc":{"start":{"line":468,"column":28},"end":{"line":468,"column":36}}}) : helper))) != null ? stack1 : "")
     + " |\n";
 },"36":function(container,depth0,helpers,partials,data) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
@@ -405,7 +405,7 @@ module.exports = {
     };
 
   return "\n## Resources\n\n| URI | Name | MIME type | Content |\n| --- | --- | --- | --- |\n"
-    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"resources"),{"name":"each","hash":{},"fn":container.program(37, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":475,"column":0},"end":{"line":477,"column":9}}})) != null ? stack1 : "");
+    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"resources"),{"name":"each","hash":{},"fn":container.program(37, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":477,"column":0},"end":{"line":479,"column":9}}})) != null ? stack1 : "");
 },"37":function(container,depth0,helpers,partials,data) {
     var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), alias3="function", lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -415,13 +415,13 @@ module.exports = {
     };
 
   return "| "
-    + ((stack1 = (((helper = lookupProperty(helpers,"uri") || alias1(depth0, "uri", {"start":{"line":476,"column":4},"end":{"line":476,"column":7}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"uri","hash":{},"data":data,"loc":{"start":{"line":476,"column":2},"end":{"line":476,"column":9}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"uri") || alias1(depth0, "uri", {"start":{"line":478,"column":4},"end":{"line":478,"column":7}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"uri","hash":{},"data":data,"loc":{"start":{"line":478,"column":2},"end":{"line":478,"column":9}}}) : helper))) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":476,"column":14},"end":{"line":476,"column":16}} )).call(alias2,lookupProperty(depth0,"name"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":476,"column":12},"end":{"line":476,"column":23}}})) != null ? stack1 : "")
+    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":478,"column":14},"end":{"line":478,"column":16}} )).call(alias2,lookupProperty(depth0,"name"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":478,"column":12},"end":{"line":478,"column":23}}})) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":476,"column":28},"end":{"line":476,"column":30}} )).call(alias2,lookupProperty(depth0,"mimeType"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":476,"column":26},"end":{"line":476,"column":41}}})) != null ? stack1 : "")
+    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":478,"column":28},"end":{"line":478,"column":30}} )).call(alias2,lookupProperty(depth0,"mimeType"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":478,"column":26},"end":{"line":478,"column":41}}})) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"content") || alias1(depth0, "content", {"start":{"line":476,"column":46},"end":{"line":476,"column":53}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"content","hash":{},"data":data,"loc":{"start":{"line":476,"column":44},"end":{"line":476,"column":55}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"content") || alias1(depth0, "content", {"start":{"line":478,"column":46},"end":{"line":478,"column":53}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"content","hash":{},"data":data,"loc":{"start":{"line":478,"column":44},"end":{"line":478,"column":55}}}) : helper))) != null ? stack1 : "")
     + " |\n";
 },"38":function(container,depth0,helpers,partials,data) {
     var stack1, alias1=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
@@ -432,9 +432,9 @@ module.exports = {
     };
 
   return "\n## Concerns\n\nClients may filter the tools, prompts and resources they see by these concerns: in the\ninitialize request (`capabilities.experimental.concerns`), in the `notifications/initialized`\nparams, with the `concerns/update` request, or per request in `_meta[\"io.mcpgen/concerns\"]`.\nA client that sets nothing sees everything."
-    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(lookupProperty(depth0,"concerns"),"enforce"),{"name":"if","hash":{},"fn":container.program(39, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":486,"column":43},"end":{"line":487,"column":30}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(lookupProperty(depth0,"concerns"),"enforce"),{"name":"if","hash":{},"fn":container.program(39, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":488,"column":43},"end":{"line":489,"column":30}}})) != null ? stack1 : "")
     + "\n\n| Concern | Values | Default | Meaning |\n| --- | --- | --- | --- |\n"
-    + ((stack1 = lookupProperty(helpers,"each").call(alias1,lookupProperty(lookupProperty(depth0,"concerns"),"declarations"),{"name":"each","hash":{},"fn":container.program(40, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":491,"column":0},"end":{"line":493,"column":9}}})) != null ? stack1 : "");
+    + ((stack1 = lookupProperty(helpers,"each").call(alias1,lookupProperty(lookupProperty(depth0,"concerns"),"declarations"),{"name":"each","hash":{},"fn":container.program(40, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":493,"column":0},"end":{"line":495,"column":9}}})) != null ? stack1 : "");
 },"39":function(container,depth0,helpers,partials,data) {
     return " Calls to filtered-out\nprimitives are refused.";
 },"40":function(container,depth0,helpers,partials,data) {
@@ -446,13 +446,13 @@ module.exports = {
     };
 
   return "| "
-    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":492,"column":4},"end":{"line":492,"column":8}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":492,"column":2},"end":{"line":492,"column":10}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":494,"column":4},"end":{"line":494,"column":8}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":494,"column":2},"end":{"line":494,"column":10}}}) : helper))) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"values") || alias1(depth0, "values", {"start":{"line":492,"column":15},"end":{"line":492,"column":21}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"values","hash":{},"data":data,"loc":{"start":{"line":492,"column":13},"end":{"line":492,"column":23}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"values") || alias1(depth0, "values", {"start":{"line":494,"column":15},"end":{"line":494,"column":21}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"values","hash":{},"data":data,"loc":{"start":{"line":494,"column":13},"end":{"line":494,"column":23}}}) : helper))) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":492,"column":28},"end":{"line":492,"column":30}} )).call(alias2,lookupProperty(depth0,"default"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":492,"column":26},"end":{"line":492,"column":40}}})) != null ? stack1 : "")
+    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":494,"column":28},"end":{"line":494,"column":30}} )).call(alias2,lookupProperty(depth0,"default"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":494,"column":26},"end":{"line":494,"column":40}}})) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":492,"column":45},"end":{"line":492,"column":47}} )).call(alias2,lookupProperty(depth0,"description"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":492,"column":43},"end":{"line":492,"column":61}}})) != null ? stack1 : "")
+    + ((stack1 = (lookupProperty(helpers,"md")||alias1(depth0, "md", {"start":{"line":494,"column":45},"end":{"line":494,"column":47}} )).call(alias2,lookupProperty(depth0,"description"),{"name":"md","hash":{},"data":data,"loc":{"start":{"line":494,"column":43},"end":{"line":494,"column":61}}})) != null ? stack1 : "")
     + " |\n";
 },"41":function(container,depth0,helpers,partials,data) {
     var stack1, alias1=container.strict, alias2=container.lambda, lookupProperty = container.lookupProperty || function(parent, propertyName) {
@@ -463,33 +463,33 @@ module.exports = {
     };
 
   return "\n## Code mode\n\n"
-    + ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(lookupProperty(depth0,"codeMode"),"everywhere"),{"name":"if","hash":{},"fn":container.program(42, data, 0),"inverse":container.program(43, data, 0),"data":data,"loc":{"start":{"line":499,"column":0},"end":{"line":499,"column":152}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(lookupProperty(depth0,"codeMode"),"everywhere"),{"name":"if","hash":{},"fn":container.program(42, data, 0),"inverse":container.program(43, data, 0),"data":data,"loc":{"start":{"line":501,"column":0},"end":{"line":501,"column":152}}})) != null ? stack1 : "")
     + " `search_tools`, `describe_tool` and `execute` (and\n`persist_justification` with gates) instead of the tools. `search_tools` and `describe_tool` give\neach operation's TypeScript signature, `api.<name>(args): Promise<result>`; `execute` runs\nTypeScript or JavaScript — the body of an async function, types stripped with sucrase — in a\nQuickJS WebAssembly sandbox on a worker thread, where only `api`, `console` and the language exist\n(no `process`, `require`, `import()`, network, files or timers). Each `api.<name>(args)` runs that\noperation through the same argument validation, access rules, limits, concern filtering and\nreflection gate as a direct call (a gated operation without a stored justification rejects with\nthe gate's instructions, or — in sampling, auto or elicit mode with a client that can answer — the\nclient is asked mid-run and the call goes on or rejects with the gate's reason), and is audited\nunder the `execute` call's id; the `execute` record keeps the code's SHA-256 and length, and its\ntext only with `"
-    + ((stack1 = alias2(alias1(lookupProperty(depth0,"codeMode"), "auditTextVar", {"start":{"line":510,"column":18},"end":{"line":510,"column":39}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias2(alias1(lookupProperty(depth0,"codeMode"), "auditTextVar", {"start":{"line":512,"column":18},"end":{"line":512,"column":39}} ), depth0)) != null ? stack1 : "")
     + "` set (the characters to keep). Credentials are added outside the sandbox. A call\nresolves to the operation's data, or rejects with an `Error` carrying `status` and a bounded\n`body`, which the code may catch. The answer is what the code returns (cut to the results budget),\nthe calls made, and what it logged. A crossed bound ends the run with an error naming it and the\ncalls made before it:\n\n| Bound | Variable | Default |\n| --- | --- | --- |\n| Wall time of one `execute`, API calls included (ms) | `"
-    + ((stack1 = alias2(alias1(lookupProperty(depth0,"codeMode"), "timeoutVar", {"start":{"line":518,"column":59},"end":{"line":518,"column":78}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias2(alias1(lookupProperty(depth0,"codeMode"), "timeoutVar", {"start":{"line":520,"column":59},"end":{"line":520,"column":78}} ), depth0)) != null ? stack1 : "")
     + "` | "
-    + ((stack1 = alias2(alias1(lookupProperty(depth0,"codeMode"), "timeoutMs", {"start":{"line":518,"column":86},"end":{"line":518,"column":104}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias2(alias1(lookupProperty(depth0,"codeMode"), "timeoutMs", {"start":{"line":520,"column":86},"end":{"line":520,"column":104}} ), depth0)) != null ? stack1 : "")
     + " |\n| Memory of its sandbox (bytes; the sandbox's own WebAssembly memory cannot grow past it) | `"
-    + ((stack1 = alias2(alias1(lookupProperty(depth0,"codeMode"), "memoryVar", {"start":{"line":519,"column":95},"end":{"line":519,"column":113}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias2(alias1(lookupProperty(depth0,"codeMode"), "memoryVar", {"start":{"line":521,"column":95},"end":{"line":521,"column":113}} ), depth0)) != null ? stack1 : "")
     + "` | "
-    + ((stack1 = alias2(alias1(lookupProperty(depth0,"codeMode"), "memoryBytes", {"start":{"line":519,"column":121},"end":{"line":519,"column":141}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias2(alias1(lookupProperty(depth0,"codeMode"), "memoryBytes", {"start":{"line":521,"column":121},"end":{"line":521,"column":141}} ), depth0)) != null ? stack1 : "")
     + " |\n| API calls | `"
-    + ((stack1 = alias2(alias1(lookupProperty(depth0,"codeMode"), "callsVar", {"start":{"line":520,"column":17},"end":{"line":520,"column":34}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias2(alias1(lookupProperty(depth0,"codeMode"), "callsVar", {"start":{"line":522,"column":17},"end":{"line":522,"column":34}} ), depth0)) != null ? stack1 : "")
     + "` | "
-    + ((stack1 = alias2(alias1(lookupProperty(depth0,"codeMode"), "maxCalls", {"start":{"line":520,"column":42},"end":{"line":520,"column":59}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias2(alias1(lookupProperty(depth0,"codeMode"), "maxCalls", {"start":{"line":522,"column":42},"end":{"line":522,"column":59}} ), depth0)) != null ? stack1 : "")
     + " |\n| Returned value (bytes of JSON) | `"
-    + ((stack1 = alias2(alias1(lookupProperty(depth0,"codeMode"), "outputVar", {"start":{"line":521,"column":38},"end":{"line":521,"column":56}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias2(alias1(lookupProperty(depth0,"codeMode"), "outputVar", {"start":{"line":523,"column":38},"end":{"line":523,"column":56}} ), depth0)) != null ? stack1 : "")
     + "` | "
-    + ((stack1 = alias2(alias1(lookupProperty(depth0,"codeMode"), "maxOutputBytes", {"start":{"line":521,"column":64},"end":{"line":521,"column":87}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias2(alias1(lookupProperty(depth0,"codeMode"), "maxOutputBytes", {"start":{"line":523,"column":64},"end":{"line":523,"column":87}} ), depth0)) != null ? stack1 : "")
     + " |\n| Console output (bytes) | `"
-    + ((stack1 = alias2(alias1(lookupProperty(depth0,"codeMode"), "consoleVar", {"start":{"line":522,"column":30},"end":{"line":522,"column":49}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias2(alias1(lookupProperty(depth0,"codeMode"), "consoleVar", {"start":{"line":524,"column":30},"end":{"line":524,"column":49}} ), depth0)) != null ? stack1 : "")
     + "` | "
-    + ((stack1 = alias2(alias1(lookupProperty(depth0,"codeMode"), "maxConsoleBytes", {"start":{"line":522,"column":57},"end":{"line":522,"column":81}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias2(alias1(lookupProperty(depth0,"codeMode"), "maxConsoleBytes", {"start":{"line":524,"column":57},"end":{"line":524,"column":81}} ), depth0)) != null ? stack1 : "")
     + " |\n| Runs under way at once in the server (one client holds at most half, rounded up; each holds its memory until it ends; past it, `execute` is refused at once) | `"
-    + ((stack1 = alias2(alias1(lookupProperty(depth0,"codeMode"), "runsVar", {"start":{"line":523,"column":164},"end":{"line":523,"column":180}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias2(alias1(lookupProperty(depth0,"codeMode"), "runsVar", {"start":{"line":525,"column":164},"end":{"line":525,"column":180}} ), depth0)) != null ? stack1 : "")
     + "` | "
-    + ((stack1 = alias2(alias1(lookupProperty(depth0,"codeMode"), "maxRuns", {"start":{"line":523,"column":188},"end":{"line":523,"column":204}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = alias2(alias1(lookupProperty(depth0,"codeMode"), "maxRuns", {"start":{"line":525,"column":188},"end":{"line":525,"column":204}} ), depth0)) != null ? stack1 : "")
     + " |\n";
 },"42":function(container,depth0,helpers,partials,data) {
     return "`tools/list` lists";
@@ -502,7 +502,7 @@ module.exports = {
     };
 
   return "For a client whose concern preset is in code mode ("
-    + ((stack1 = container.lambda(container.strict(lookupProperty(depth0,"codeMode"), "presets", {"start":{"line":499,"column":106},"end":{"line":499,"column":122}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = container.lambda(container.strict(lookupProperty(depth0,"codeMode"), "presets", {"start":{"line":501,"column":106},"end":{"line":501,"column":122}} ), depth0)) != null ? stack1 : "")
     + "), `tools/list` lists";
 },"44":function(container,depth0,helpers,partials,data) {
     var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
@@ -513,14 +513,14 @@ module.exports = {
     };
 
   return "\n## Reflection gate\n\nThese tools run only once the model has justified the call, one justification per gate (in\norder), stored as `<domain>/<hash>.json` under `"
-    + ((stack1 = (((helper = lookupProperty(helpers,"envPrefix") || alias1(depth0, "envPrefix", {"start":{"line":530,"column":50},"end":{"line":530,"column":59}} ))),(typeof helper === "function" ? helper.call(alias2,{"name":"envPrefix","hash":{},"data":data,"loc":{"start":{"line":530,"column":48},"end":{"line":530,"column":61}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"envPrefix") || alias1(depth0, "envPrefix", {"start":{"line":532,"column":50},"end":{"line":532,"column":59}} ))),(typeof helper === "function" ? helper.call(alias2,{"name":"envPrefix","hash":{},"data":data,"loc":{"start":{"line":532,"column":48},"end":{"line":532,"column":61}}}) : helper))) != null ? stack1 : "")
     + "_REFLECTION_DIR` and reused for the\nsame decision (same prompt and prompt arguments). Mode: `"
-    + ((stack1 = container.lambda(alias1(lookupProperty(depth0,"reflection"), "mode", {"start":{"line":531,"column":59},"end":{"line":531,"column":74}} ), depth0)) != null ? stack1 : "")
+    + ((stack1 = container.lambda(alias1(lookupProperty(depth0,"reflection"), "mode", {"start":{"line":533,"column":59},"end":{"line":533,"column":74}} ), depth0)) != null ? stack1 : "")
     + "`.\n"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"reflection"),"sampling"),{"name":"if","hash":{},"fn":container.program(45, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":532,"column":0},"end":{"line":533,"column":7}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"reflection"),"host"),{"name":"if","hash":{},"fn":container.program(46, data, 0),"inverse":container.program(49, data, 0),"data":data,"loc":{"start":{"line":533,"column":7},"end":{"line":535,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"reflection"),"sampling"),{"name":"if","hash":{},"fn":container.program(45, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":534,"column":0},"end":{"line":535,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"reflection"),"host"),{"name":"if","hash":{},"fn":container.program(46, data, 0),"inverse":container.program(49, data, 0),"data":data,"loc":{"start":{"line":535,"column":7},"end":{"line":537,"column":7}}})) != null ? stack1 : "")
     + "\n| Tool | Gates (domain: prompt) |\n| --- | --- |\n"
-    + ((stack1 = lookupProperty(helpers,"each").call(alias2,lookupProperty(lookupProperty(depth0,"reflection"),"gates"),{"name":"each","hash":{},"fn":container.program(50, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":539,"column":0},"end":{"line":541,"column":9}}})) != null ? stack1 : "");
+    + ((stack1 = lookupProperty(helpers,"each").call(alias2,lookupProperty(lookupProperty(depth0,"reflection"),"gates"),{"name":"each","hash":{},"fn":container.program(50, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":541,"column":0},"end":{"line":543,"column":9}}})) != null ? stack1 : "");
 },"45":function(container,depth0,helpers,partials,data) {
     return "With a client that supports MCP sampling, the server asks the client's model itself, inside the tool call.\n";
 },"46":function(container,depth0,helpers,partials,data) {
@@ -531,7 +531,7 @@ module.exports = {
         return undefined
     };
 
-  return ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(lookupProperty(depth0,"reflection"),"sampling"),{"name":"if","hash":{},"fn":container.program(47, data, 0),"inverse":container.program(48, data, 0),"data":data,"loc":{"start":{"line":533,"column":30},"end":{"line":533,"column":90}}})) != null ? stack1 : "")
+  return ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(lookupProperty(depth0,"reflection"),"sampling"),{"name":"if","hash":{},"fn":container.program(47, data, 0),"inverse":container.program(48, data, 0),"data":data,"loc":{"start":{"line":535,"column":30},"end":{"line":535,"column":90}}})) != null ? stack1 : "")
     + " the call returns an `isError` hint `{prompt, prompt_args, hash, domain, remaining}` (as `structuredContent`, and as JSON in the second text block, the only place for tools with an output schema): get the prompt with `prompts/get`, have the model answer it with the JSON justification, call `persist_justification` with the hash, domain and justification, then call the tool again.\n";
 },"47":function(container,depth0,helpers,partials,data) {
     return "Otherwise";
@@ -548,9 +548,9 @@ module.exports = {
     };
 
   return "| `"
-    + ((stack1 = (((helper = lookupProperty(helpers,"tool") || alias1(depth0, "tool", {"start":{"line":540,"column":5},"end":{"line":540,"column":9}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"tool","hash":{},"data":data,"loc":{"start":{"line":540,"column":3},"end":{"line":540,"column":11}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"tool") || alias1(depth0, "tool", {"start":{"line":542,"column":5},"end":{"line":542,"column":9}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"tool","hash":{},"data":data,"loc":{"start":{"line":542,"column":3},"end":{"line":542,"column":11}}}) : helper))) != null ? stack1 : "")
     + "` | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"gates") || alias1(depth0, "gates", {"start":{"line":540,"column":17},"end":{"line":540,"column":22}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"gates","hash":{},"data":data,"loc":{"start":{"line":540,"column":15},"end":{"line":540,"column":24}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"gates") || alias1(depth0, "gates", {"start":{"line":542,"column":17},"end":{"line":542,"column":22}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"gates","hash":{},"data":data,"loc":{"start":{"line":542,"column":15},"end":{"line":542,"column":24}}}) : helper))) != null ? stack1 : "")
     + " |\n";
 },"51":function(container,depth0,helpers,partials,data) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
@@ -561,7 +561,7 @@ module.exports = {
     };
 
   return "\n## Preprocessors\n\nNot tools: a host runs them on each user message, in this order, with `preprocessors/run`\n(advertised in `capabilities.experimental.preprocessors`), or gets their context followed by the\nmessage from the `with_context` prompt. `src/runtime/preprocessors/preprocessors-host.ts` is a helper for hosts\nbuilt on the SDK `Client`: copy it into your host.\n\n| Order | Preprocessor | Runs after | Timeout | On error | Handler |\n| --- | --- | --- | --- | --- | --- |\n"
-    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"preprocessors"),{"name":"each","hash":{},"fn":container.program(52, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":554,"column":0},"end":{"line":556,"column":9}}})) != null ? stack1 : "");
+    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"preprocessors"),{"name":"each","hash":{},"fn":container.program(52, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":556,"column":0},"end":{"line":558,"column":9}}})) != null ? stack1 : "");
 },"52":function(container,depth0,helpers,partials,data) {
     var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), alias3="function", lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -571,17 +571,17 @@ module.exports = {
     };
 
   return "| "
-    + ((stack1 = (((helper = lookupProperty(helpers,"order") || alias1(depth0, "order", {"start":{"line":555,"column":4},"end":{"line":555,"column":9}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"order","hash":{},"data":data,"loc":{"start":{"line":555,"column":2},"end":{"line":555,"column":11}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"order") || alias1(depth0, "order", {"start":{"line":557,"column":4},"end":{"line":557,"column":9}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"order","hash":{},"data":data,"loc":{"start":{"line":557,"column":2},"end":{"line":557,"column":11}}}) : helper))) != null ? stack1 : "")
     + " | `"
-    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":555,"column":17},"end":{"line":555,"column":21}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":555,"column":15},"end":{"line":555,"column":23}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":557,"column":17},"end":{"line":557,"column":21}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":557,"column":15},"end":{"line":557,"column":23}}}) : helper))) != null ? stack1 : "")
     + "` | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"after") || alias1(depth0, "after", {"start":{"line":555,"column":29},"end":{"line":555,"column":34}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"after","hash":{},"data":data,"loc":{"start":{"line":555,"column":27},"end":{"line":555,"column":36}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"after") || alias1(depth0, "after", {"start":{"line":557,"column":29},"end":{"line":557,"column":34}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"after","hash":{},"data":data,"loc":{"start":{"line":557,"column":27},"end":{"line":557,"column":36}}}) : helper))) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"timeout") || alias1(depth0, "timeout", {"start":{"line":555,"column":41},"end":{"line":555,"column":48}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"timeout","hash":{},"data":data,"loc":{"start":{"line":555,"column":39},"end":{"line":555,"column":50}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"timeout") || alias1(depth0, "timeout", {"start":{"line":557,"column":41},"end":{"line":557,"column":48}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"timeout","hash":{},"data":data,"loc":{"start":{"line":557,"column":39},"end":{"line":557,"column":50}}}) : helper))) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"onError") || alias1(depth0, "onError", {"start":{"line":555,"column":55},"end":{"line":555,"column":62}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"onError","hash":{},"data":data,"loc":{"start":{"line":555,"column":53},"end":{"line":555,"column":64}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"onError") || alias1(depth0, "onError", {"start":{"line":557,"column":55},"end":{"line":557,"column":62}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"onError","hash":{},"data":data,"loc":{"start":{"line":557,"column":53},"end":{"line":557,"column":64}}}) : helper))) != null ? stack1 : "")
     + " | "
-    + ((stack1 = (((helper = lookupProperty(helpers,"handler") || alias1(depth0, "handler", {"start":{"line":555,"column":69},"end":{"line":555,"column":76}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"handler","hash":{},"data":data,"loc":{"start":{"line":555,"column":67},"end":{"line":555,"column":78}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"handler") || alias1(depth0, "handler", {"start":{"line":557,"column":69},"end":{"line":557,"column":76}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"handler","hash":{},"data":data,"loc":{"start":{"line":557,"column":67},"end":{"line":557,"column":78}}}) : helper))) != null ? stack1 : "")
     + " |\n";
 },"compiler":[8,">= 4.3.0"],"main":function(container,depth0,helpers,partials,data) {
     var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), alias3="function", alias4=container.lambda, lookupProperty = container.lookupProperty || function(parent, propertyName) {
@@ -757,20 +757,20 @@ module.exports = {
     + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"http"),"tokenHeader"),{"name":"if","hash":{},"fn":container.program(26, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":306,"column":0},"end":{"line":349,"column":7}}})) != null ? stack1 : "")
     + "\n## Tools\n\nArguments are validated against each tool's input schema before any request is sent; invalid\narguments, HTTP errors (non-2xx), timeouts and connection failures come back as tool results\nwith `isError: true` so the model can correct itself. Unknown tool names are JSON-RPC errors.\n\n"
     + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"hasAuth"),{"name":"if","hash":{},"fn":container.program(27, data, 0),"inverse":container.program(29, data, 0),"data":data,"loc":{"start":{"line":357,"column":0},"end":{"line":369,"column":7}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"hasHandlers"),{"name":"if","hash":{},"fn":container.program(31, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":370,"column":0},"end":{"line":389,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"hasHandlers"),{"name":"if","hash":{},"fn":container.program(31, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":370,"column":0},"end":{"line":391,"column":7}}})) != null ? stack1 : "")
     + "\n## Registering in code\n\nTools, prompts and resources come from two places: the manifest (`extraTools`, `prompts`,\n`resources`, `resourceTemplates`: the tables above) and code, through the package's library entry\n(`src/index.ts`): `createServer()` returns the server before it serves, with `registerTool`,\n`registerPrompt`, `registerResource` and `registerResourceTemplate`, then `serve()`. Another\nprogram can embed the server:\n\n```ts\nimport { createServer } from '"
-    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":400,"column":32},"end":{"line":400,"column":36}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":400,"column":30},"end":{"line":400,"column":38}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"name") || alias1(depth0, "name", {"start":{"line":402,"column":32},"end":{"line":402,"column":36}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"name","hash":{},"data":data,"loc":{"start":{"line":402,"column":30},"end":{"line":402,"column":38}}}) : helper))) != null ? stack1 : "")
     + "';\nconst server = createServer();\nserver.registerTool('echo', { inputSchema: { type: 'object', properties: { text: { type: 'string' } } } }, ({ text }) => String(text));\nawait server.serve({ transport: 'http', port: 3000 });   // or 'stdio'; the rest from "
-    + ((stack1 = (((helper = lookupProperty(helpers,"envPrefix") || alias1(depth0, "envPrefix", {"start":{"line":403,"column":88},"end":{"line":403,"column":97}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"envPrefix","hash":{},"data":data,"loc":{"start":{"line":403,"column":86},"end":{"line":403,"column":99}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"envPrefix") || alias1(depth0, "envPrefix", {"start":{"line":405,"column":88},"end":{"line":405,"column":97}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"envPrefix","hash":{},"data":data,"loc":{"start":{"line":405,"column":86},"end":{"line":405,"column":99}}}) : helper))) != null ? stack1 : "")
     + "_* variables\n```\n\nA registration is checked as the build checks the manifest (legal names, schemas compiled,\ndeclared `concerns`), and goes through the same validation, concern filtering, access rules,\nlimits and audit trail. A name the server already has throws `Tool with name '<name>' already\nexists` (`Prompt with name …`, `Resource with URI …`). The build cannot see these primitives; the\nserver logs their count and size when it starts.\n"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"customEntry"),{"name":"if","hash":{},"fn":container.program(32, data, 0),"inverse":container.program(33, data, 0),"data":data,"loc":{"start":{"line":411,"column":0},"end":{"line":447,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"customEntry"),{"name":"if","hash":{},"fn":container.program(32, data, 0),"inverse":container.program(33, data, 0),"data":data,"loc":{"start":{"line":413,"column":0},"end":{"line":449,"column":7}}})) != null ? stack1 : "")
     + "\n## Dependencies for handlers\n\nHandlers can import any npm package. Declare it in the manifest's `package.dependencies`\n(`package.devDependencies` for what only the build needs) and run `mcpgen build`, or run\n`npm install <package>` here. `package.json` is merged on every build, never overwritten: what\nyou add or change is kept, mcpgen's own changes are applied, and only a key you both changed\ndifferently stops the build (`MCPGEN_OUTPUT_CONFLICT`, naming the key). After a build that\nchanged the dependencies, run `npm install` to install them and update `package-lock.json`\n(commit it; mcpgen never touches it). The packages mcpgen declares itself (the MCP SDK, ajv,\nzod, …) can be imported as they are.\n"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"prompts"),"length"),{"name":"if","hash":{},"fn":container.program(34, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":459,"column":0},"end":{"line":468,"column":7}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"resources"),"length"),{"name":"if","hash":{},"fn":container.program(36, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":469,"column":0},"end":{"line":478,"column":7}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"concerns"),{"name":"if","hash":{},"fn":container.program(38, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":479,"column":0},"end":{"line":494,"column":7}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"codeMode"),{"name":"if","hash":{},"fn":container.program(41, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":495,"column":0},"end":{"line":524,"column":7}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"reflection"),{"name":"if","hash":{},"fn":container.program(44, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":525,"column":0},"end":{"line":542,"column":7}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"preprocessors"),"length"),{"name":"if","hash":{},"fn":container.program(51, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":543,"column":0},"end":{"line":557,"column":7}}})) != null ? stack1 : "");
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"prompts"),"length"),{"name":"if","hash":{},"fn":container.program(34, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":461,"column":0},"end":{"line":470,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"resources"),"length"),{"name":"if","hash":{},"fn":container.program(36, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":471,"column":0},"end":{"line":480,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"concerns"),{"name":"if","hash":{},"fn":container.program(38, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":481,"column":0},"end":{"line":496,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"codeMode"),{"name":"if","hash":{},"fn":container.program(41, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":497,"column":0},"end":{"line":526,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"reflection"),{"name":"if","hash":{},"fn":container.program(44, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":527,"column":0},"end":{"line":544,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(lookupProperty(depth0,"preprocessors"),"length"),{"name":"if","hash":{},"fn":container.program(51, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":545,"column":0},"end":{"line":559,"column":7}}})) != null ? stack1 : "");
 },"useData":true},
   "env.example.hbs": {"0":function(container,depth0,helpers,partials,data) {
     return "# Where the API accepts one of several credentials, one is uncommented and the others say\n# which they replace: set one of them (a tool uses the first alternative that is set).\n";
