@@ -28,28 +28,41 @@ function topLevelModules(): ReadonlySet<string> {
   return topLevel;
 }
 
-// `import … from '…'`, `export … from '…'`, `import '…'`, `import('…')`: the specifier in group 1 or 2
-const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(?\s*)(['"])(\.{1,2}\/[^'"\n]*)\1/g;
+// what comes right before a module specifier: `import … from`, `export … from`, `import`, `import(`
+const BEFORE_SPECIFIER = /(?:\bfrom|\bimport)\s*(?:\(\s*)?$/;
+
+// a comment or a string literal, scanned left to right (so `//` inside a string is no comment, and a quote inside a comment opens no string)
+const COMMENT_OR_STRING = /\/\*[\s\S]*?(?:\*\/|$)|\/\/[^\n]*|'(?:\\.|[^'\\\n])*'|"(?:\\.|[^"\\\n])*"|`(?:\\[\s\S]|[^`\\])*`/g;
 
 /**
  * The imports in `source` (a handler file at `file`, relative to the project's `src/`, e.g.
  * `handlers/tools.ts`) of a flat runtime path that is no module: `runtime/<name>.js` right under
- * `src/`, where `<name>` is not one of the runtime's top-level modules.
+ * `src/`, where `<name>` is not one of the runtime's top-level modules. Specifiers are the string
+ * literals right after `from` or `import` (comments and other strings do not count).
  */
 export function staleRuntimeImports(file: string, source: string): StaleRuntimeImport[] {
   const dir = path.posix.dirname(file);
   const out: StaleRuntimeImport[] = [];
-  for (const m of source.matchAll(SPECIFIER)) {
-    const specifier = m[2]!;
-    const target = path.posix.normalize(path.posix.join(dir, specifier));
-    const flat = /^runtime\/([^/]+?)(?:\.[cm]?js|\.[cm]?ts)?$/.exec(target);
+  let last = 0;
+  let code = '';
+  for (const m of source.matchAll(COMMENT_OR_STRING)) {
+    const token = m[0];
+    code += source.slice(last, m.index);
+    last = m.index + token.length;
+    if (token.startsWith('/') || token.startsWith('`')) {
+      code += ' ';
+      continue;
+    }
+    // the end of the code so far (not all of it: a file of many strings stays linear)
+    const isSpecifier = BEFORE_SPECIFIER.test(code.slice(-200));
+    code += '""';
+    const specifier = token.slice(1, -1);
+    if (!isSpecifier || !specifier.startsWith('.')) continue;
+    const flat = /^runtime\/([^/]+?)(?:\.[cm]?js|\.[cm]?ts)?$/.exec(path.posix.normalize(path.posix.join(dir, specifier)));
     if (flat === null || topLevelModules().has(flat[1]!)) continue;
-    const at = m.index + m[0].length - specifier.length - 2;
-    const before = source.slice(0, at);
-    const line = before.split('\n').length;
-    const col = at - before.lastIndexOf('\n');
+    const before = source.slice(0, m.index);
     const up = path.posix.relative(dir, 'runtime/handlers.js');
-    out.push({ line, col, specifier, replacement: up.startsWith('.') ? up : `./${up}` });
+    out.push({ line: before.split('\n').length, col: m.index - before.lastIndexOf('\n'), specifier, replacement: up.startsWith('.') ? up : `./${up}` });
   }
   return out;
 }
