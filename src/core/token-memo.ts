@@ -29,6 +29,8 @@ let worker: TokenWorker | undefined;
 
 /** A count by the active worker, else by the tokenizer on this thread. */
 const count = (text: string): number => worker?.count(text) ?? o200k().countTokens(text);
+/** Counts of `texts` by the active worker in one round trip, else by the tokenizer on this thread. */
+const countAll = (texts: string[]): number[] => (texts.length === 0 ? [] : (worker?.countAll(texts) ?? texts.map((t) => o200k().countTokens(t))));
 
 const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
 
@@ -56,6 +58,22 @@ export function countO200k(text: string): number {
   }
   memo.used.set(key, n);
   return n;
+}
+
+/** {@link countO200k} of each of `texts`, the ones not remembered counted in one batch. */
+export function countO200kAll(texts: readonly string[]): number[] {
+  const memo = active;
+  if (!memo) return countAll([...texts]);
+  const keys = texts.map((t) => sha256(t));
+  const out = keys.map((k) => memo.used.get(k) ?? memo.known.get(k));
+  const missing = out.flatMap((n, i) => (n === undefined ? [i] : []));
+  if (missing.length > 0) {
+    const counted = countAll(missing.map((i) => texts[i]!));
+    missing.forEach((i, j) => (out[i] = counted[j]));
+    memo.changed = true;
+  }
+  keys.forEach((k, i) => memo.used.set(k, out[i]!));
+  return out as number[];
 }
 
 /**

@@ -25,7 +25,7 @@ try {
 port.on('message', (text) => {
   let reply;
   try {
-    reply = { tokens: count(text) };
+    reply = { tokens: Array.isArray(text) ? text.map((t) => count(t)) : count(text) };
   } catch (e) {
     reply = { error: String(e) };
   }
@@ -68,6 +68,23 @@ export class TokenWorker {
       return undefined;
     }
     return reply.tokens;
+  }
+
+  /** The o200k token counts of `texts` in one round trip; `undefined` when the worker cannot answer. */
+  countAll(texts: readonly string[]): number[] | undefined {
+    if (this.#broken) return undefined;
+    Atomics.store(this.#flag, 0, 0);
+    this.#port.postMessage(texts);
+    if (Atomics.wait(this.#flag, 0, 0, WAIT_MS) === 'timed-out') {
+      this.#broken = true;
+      return undefined;
+    }
+    const reply = receiveMessageOnPort(this.#port)?.message as { tokens?: unknown; error?: string } | undefined;
+    if (reply === undefined || !Array.isArray(reply.tokens) || reply.tokens.length !== texts.length || !reply.tokens.every((n) => typeof n === 'number')) {
+      this.#broken = true;
+      return undefined;
+    }
+    return reply.tokens as number[];
   }
 
   /** Stops the worker. */

@@ -26,7 +26,7 @@ import { buildPreprocessors, WITH_CONTEXT_PROMPT } from './features/preprocessor
 import { checkPresetCoverage } from './features/preset-coverage.js';
 import { buildPrimitives, objectSchemaChecker } from './features/primitives.js';
 import { buildReflection, PERSIST_TOOL_NAME } from './features/reflection.js';
-import { policyDifference, projectionArgName, ResultCalibrator, resolveResultPresets, serverResultPolicy, toolResultSettings, withProjectionArgument } from './tools/results.js';
+import { type Calibration, countCalibrations, policyDifference, projectionArgName, ResultCalibrator, resolveResultPresets, serverResultPolicy, toolResultSettings, withProjectionArgument } from './tools/results.js';
 import { reportSchemaNotes, type ToolSchemaNotes } from './schema/schema-notes.js';
 import { buildSecurity, reservedVariables } from './tools/security.js';
 import { mcpScopes } from './tools/mcp-scopes.js';
@@ -155,6 +155,8 @@ export function buildIr(input: BuildInput): IrServer {
   const schemaNotes: ToolSchemaNotes[] = [];
   const results = manifest.results ?? resolveResults(undefined);
   const calibrator = new ResultCalibrator();
+  // every tool's calibration, finished after all tools are made: their texts counted in one batch
+  const calibrations: Array<{ tool: IrOperationTool; calibration: Calibration }> = [];
   const resultExamples: IrResultExample[] = [];
   /** The tool of `op`, named `names[i]`; `listed`: a tool the server lists (its schema notes and examples are reported). */
   const operationTool = (op: RawOperation, i: number, listed: boolean): IrOperationTool => {
@@ -196,13 +198,18 @@ export function buildIr(input: BuildInput): IrServer {
     const lro = longRunning(op, ops, (n) => conv.deref(n));
     if (lro) tool.longRunning = lro;
     const settings = toolResultSettings(results, ov?.results);
-    applyResultSettings({ tool, parts, global: results, settings, calibrator });
+    applyResultSettings({ tool, parts, global: results, settings, calibrator, calibrations });
     const counted = input.exampleTokens && listed ? calibrator.exampleTokens(parts.resultExamples, settings) : undefined;
     if (counted) resultExamples.push({ tool: tool.name, ...counted, maxTokens: settings.maxTokens });
     return tool;
   };
   const tools: IrOperationTool[] = selected.map((op, i) => operationTool(op, i, true));
   const apiOperations = used.only.map((op, j) => operationTool(op, selected.length + extras.length + j, false));
+  countCalibrations(calibrations.map((c) => c.calibration));
+  for (const { tool, calibration } of calibrations) {
+    const bytesPerToken = calibration.finish();
+    if (bytesPerToken !== undefined) tool.bytesPerToken = bytesPerToken;
+  }
 
   reportSchemaNotes(schemaNotes, diagnostics);
   const fitted = fitTools(tools, {
@@ -317,12 +324,13 @@ export { truncateDescription } from './text.js';
  * `bytesPerToken`, and, with projection on and a result that can be JSON, its projection
  * argument (named clear of every argument it has, hidden ones included).
  */
-function applyResultSettings(input: { tool: IrOperationTool; parts: { jsonResult: boolean; resultExamples: unknown[] }; global: ResolvedResults; settings: ResolvedResults; calibrator: ResultCalibrator }): void {
+function applyResultSettings(input: { tool: IrOperationTool; parts: { jsonResult: boolean; resultExamples: unknown[] }; global: ResolvedResults; settings: ResolvedResults; calibrator: ResultCalibrator; calibrations: Array<{ tool: IrOperationTool; calibration: Calibration }> }): void {
   const { tool, parts, settings } = input;
   const differs = policyDifference(settings, input.global);
   if (differs) tool.results = differs;
-  const bytesPerToken = input.calibrator.bytesPerToken(parts.resultExamples, settings);
-  if (bytesPerToken !== undefined) tool.bytesPerToken = bytesPerToken;
+  // its bytesPerToken is set once every tool's examples are counted (buildIr)
+  const calibration = input.calibrator.calibration(parts.resultExamples, settings);
+  if (calibration) input.calibrations.push({ tool, calibration });
   if (settings.projection && parts.jsonResult) {
     const properties = typeof tool.inputSchema.properties === 'object' && tool.inputSchema.properties !== null ? Object.keys(tool.inputSchema.properties) : [];
     const arg = projectionArgName(new Set([...properties, ...tool.params.map((p) => p.arg), ...(tool.body ? [tool.body.arg] : [])]));

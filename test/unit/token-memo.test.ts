@@ -2,7 +2,7 @@
  * Token counts remembered in the build cache (src/core/token-memo.ts): a whole entry answers without
  * the tokenizer; a partial, corrupted or other-tokenizer entry is not read (the counts are the
  * tokenizer's again); the entry saved holds what the build used. The tokenizer worker counts as
- * the tokenizer does.
+ * the tokenizer does, one text or a batch of them in one round trip.
  */
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { o200k } from '../../src/core/lazy.js';
-import { countO200k, readTokenMemo, saveTokenMemo, useTokenMemo } from '../../src/core/token-memo.js';
+import { countO200k, countO200kAll, readTokenMemo, saveTokenMemo, useTokenMemo } from '../../src/core/token-memo.js';
 import { TokenWorker } from '../../src/core/token-worker.js';
 
 const temps: string[] = [];
@@ -78,5 +78,38 @@ describe('token worker', () => {
     // a closed worker does not answer: the count falls back to this thread at once
     expect(worker.count(TEXTS[0]!)).toBeUndefined();
     expect(await useTokenMemo(undefined, async () => countO200k(TEXTS[0]!), worker)).toBe(o200k().countTokens(TEXTS[0]!));
+  });
+});
+
+describe('batched counts', () => {
+  const texts = [...TEXTS, '', TEXTS[0]!, 'ünïcödé ✓ 𝔘 — '.repeat(50)];
+  const expected = texts.map((t) => o200k().countTokens(t));
+
+  it('the worker counts a batch as the tokenizer counts each text, and a closed one falls back', async () => {
+    const worker = new TokenWorker();
+    try {
+      expect(worker.countAll(texts)).toEqual(expected);
+      expect(await useTokenMemo(undefined, async () => countO200kAll(texts), worker)).toEqual(expected);
+    } finally {
+      worker.close();
+    }
+    expect(worker.countAll(texts)).toBeUndefined();
+    expect(await useTokenMemo(undefined, async () => countO200kAll(texts), worker)).toEqual(expected);
+  });
+
+  it('with a memo: remembered texts answer from it, the rest are counted and remembered', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'mcpgen-token-batch-'));
+    temps.push(dir);
+    expect((await countWith(dir)).wrote).toBe(true); // remembers TEXTS
+    const memo = await readTokenMemo(dir);
+    expect(memo.known.size).toBe(TEXTS.length);
+    const counted = await useTokenMemo(memo, async () => countO200kAll(texts));
+    expect(counted).toEqual(expected);
+    expect(memo.changed).toBe(true);
+    expect([...memo.used.keys()].sort()).toEqual([...new Set(texts.map((t) => sha256(t)))].sort());
+    // all remembered now: nothing new counted
+    const again = await readTokenMemo(dir);
+    await useTokenMemo(again, async () => countO200kAll(TEXTS));
+    expect(again.changed).toBe(false);
   });
 });

@@ -7,7 +7,7 @@
  */
 import { compact } from '../../../templates/runtime/operation/results.js';
 import { pointer, type Diagnostics, type Location } from '../../core/diagnostics.js';
-import { countO200k } from '../../core/token-memo.js';
+import { countO200k, countO200kAll } from '../../core/token-memo.js';
 import type { ResolvedResults, ResultPresetSettings } from '../../manifest/load.js';
 import type { ResultsOverride } from '../../manifest/types.gen.js';
 import type { IrResultPolicy, JsonSchema } from '../types.js';
@@ -159,13 +159,28 @@ export class ResultCalibrator {
    * loaded on the first call that has something to count.
    */
   bytesPerToken(examples: readonly unknown[], settings: Pick<ResolvedResults, 'compact' | 'omit' | 'maxStringChars'>): number | undefined {
+    return this.calibration(examples, settings)?.finish();
+  }
+
+  /**
+   * {@link bytesPerToken} in two halves, so many tools' texts are counted in one batch
+   * ({@link countCalibrations}: one round trip to the tokenizer worker instead of one per example):
+   * the examples measured now, `finish` the figure once they are counted (it counts what is left).
+   * `undefined` when there is nothing to calibrate on (no examples, or fewer than 200 bytes).
+   */
+  calibration(examples: readonly unknown[], settings: Pick<ResolvedResults, 'compact' | 'omit' | 'maxStringChars'>): Calibration | undefined {
     if (examples.length === 0) return undefined;
     const measured = this.#measure(examples, settings);
     const bytes = measured.reduce((n, m) => n + m.bytes, 0);
     if (bytes < MIN_CALIBRATION_BYTES) return undefined;
-    let tokens = 0;
-    for (const m of measured) tokens += tokensOf(m);
-    return tokens === 0 ? undefined : Math.round((bytes / tokens) * 100) / 100;
+    return {
+      measured,
+      finish: () => {
+        let tokens = 0;
+        for (const m of measured) tokens += tokensOf(m);
+        return tokens === 0 ? undefined : Math.round((bytes / tokens) * 100) / 100;
+      },
+    };
   }
 
   /**
@@ -181,6 +196,22 @@ export class ResultCalibrator {
     const rawTokens = settings.compact ? tokensOf(this.#measure([examples[largest]], { ...settings, compact: false })[0]!) : compacted[largest]!;
     return { examples: examples.length, rawTokens, tokens: compacted[largest]! };
   }
+}
+
+/** A tool's calibration, measured and not yet counted ({@link ResultCalibrator.calibration}). */
+export type Calibration = { readonly measured: readonly Measured[]; finish: () => number | undefined };
+
+/** Counts the texts of `calibrations` not counted yet, all in one batch (the same counts as one by one). */
+export function countCalibrations(calibrations: readonly Calibration[]): void {
+  const pending = new Set<Measured>();
+  for (const c of calibrations) for (const m of c.measured) if (m.tokens === undefined && m.text !== undefined) pending.add(m);
+  if (pending.size === 0) return;
+  const list = [...pending];
+  const counts = countO200kAll(list.map((m) => m.text!));
+  list.forEach((m, i) => {
+    m.tokens = counts[i]!;
+    m.text = undefined;
+  });
 }
 
 /** The tokens of a measured example, counted on first use (its text is then let go). */
