@@ -27,10 +27,63 @@ export type TokenMemo = { known: Map<string, number>; used: Map<string, number>;
 let active: TokenMemo | undefined;
 let worker: TokenWorker | undefined;
 
+/** Batches posted ahead to the active worker ({@link countAhead}) and not collected yet, in order. */
+let ahead: string[][] = [];
+/** Counts the worker made ahead, by text. */
+let early = new Map<string, number>();
+/** Texts to count ahead not posted yet: posted in batches of {@link AHEAD_CHARS} (a post costs a wake-up of the worker). */
+let gathered: string[] = [];
+let gatheredChars = 0;
+const AHEAD_CHARS = 64 * 1024;
+
+function postGathered(): void {
+  if (gathered.length === 0) return;
+  worker?.post(gathered);
+  if (worker) ahead.push(gathered);
+  gathered = [];
+  gatheredChars = 0;
+}
+
+/** Collects what was posted ahead into {@link early} (nothing when the worker cannot answer: counted again then). */
+function settle(): void {
+  postGathered();
+  if (ahead.length === 0) return;
+  const batches = ahead;
+  ahead = [];
+  const counts = worker?.collect();
+  if (!counts || counts.length !== batches.length) return;
+  batches.forEach((texts, i) => {
+    if (counts[i]!.length === texts.length) texts.forEach((t, j) => early.set(t, counts[i]![j]!));
+  });
+}
+
 /** A count by the active worker, else by the tokenizer on this thread. */
-const count = (text: string): number => worker?.count(text) ?? o200k().countTokens(text);
+const count = (text: string): number => {
+  settle();
+  return early.get(text) ?? worker?.count(text) ?? o200k().countTokens(text);
+};
 /** Counts of `texts` by the active worker in one round trip, else by the tokenizer on this thread. */
-const countAll = (texts: string[]): number[] => (texts.length === 0 ? [] : (worker?.countAll(texts) ?? texts.map((t) => o200k().countTokens(t))));
+const countAll = (texts: string[]): number[] => {
+  settle();
+  const missing = texts.filter((t) => !early.has(t));
+  const counted = missing.length === 0 ? [] : (worker?.countAll(missing) ?? missing.map((t) => o200k().countTokens(t)));
+  let j = 0;
+  return texts.map((t) => early.get(t) ?? counted[j++]!);
+};
+
+/**
+ * Has the active worker count `texts` while this thread goes on (a later count of one of them
+ * takes the worker's answer); nothing without a worker. The counts are the same tokenizer's, so
+ * the same numbers whether counted ahead or not.
+ */
+export function countAhead(texts: readonly string[]): void {
+  if (!worker || texts.length === 0) return;
+  for (const t of texts) {
+    gathered.push(t);
+    gatheredChars += t.length;
+  }
+  if (gatheredChars >= AHEAD_CHARS) postGathered();
+}
 
 const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
 
@@ -81,13 +134,18 @@ export function countO200kAll(texts: readonly string[]): number[] {
  * tokenizer worker (./token-worker.ts) instead of this thread.
  */
 export async function useTokenMemo<T>(memo: TokenMemo | undefined, fn: () => Promise<T>, tokenWorker?: TokenWorker): Promise<T> {
-  const before = [active, worker] as const;
+  const before = [active, worker, ahead, early, gathered, gatheredChars] as const;
   active = memo;
   worker = tokenWorker;
+  ahead = [];
+  early = new Map();
+  gathered = [];
+  gatheredChars = 0;
   try {
     return await fn();
   } finally {
-    [active, worker] = before;
+    settle();
+    [active, worker, ahead, early, gathered, gatheredChars] = before;
   }
 }
 

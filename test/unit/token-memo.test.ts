@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { o200k } from '../../src/core/lazy.js';
-import { countO200k, countO200kAll, readTokenMemo, saveTokenMemo, useTokenMemo } from '../../src/core/token-memo.js';
+import { countAhead, countO200k, countO200kAll, readTokenMemo, saveTokenMemo, useTokenMemo } from '../../src/core/token-memo.js';
 import { TokenWorker } from '../../src/core/token-worker.js';
 
 const temps: string[] = [];
@@ -111,5 +111,48 @@ describe('batched counts', () => {
     const again = await readTokenMemo(dir);
     await useTokenMemo(again, async () => countO200kAll(TEXTS));
     expect(again.changed).toBe(false);
+  });
+});
+
+describe('counting ahead', () => {
+  const texts = [...TEXTS, 'ünïcödé ✓ 𝔘 — '.repeat(50), JSON.stringify({ a: Array.from({ length: 300 }, (_, i) => i) })];
+  const expected = texts.map((t) => o200k().countTokens(t));
+
+  it('the worker answers batches posted ahead, in order, when collected', () => {
+    const worker = new TokenWorker();
+    try {
+      worker.post(texts.slice(0, 2));
+      worker.post(texts.slice(2));
+      expect(worker.collect()).toEqual([expected.slice(0, 2), expected.slice(2)]);
+      expect(worker.collect()).toEqual([]);
+      // a count after a collect is its own answer
+      expect(worker.count(texts[0]!)).toBe(expected[0]);
+    } finally {
+      worker.close();
+    }
+    worker.post(texts);
+    expect(worker.collect()).toBeUndefined();
+  });
+
+  it('counts posted ahead (small batches gathered, large ones sent) give the tokenizer\'s counts', async () => {
+    const worker = new TokenWorker();
+    const big = Array.from({ length: 40 }, (_, i) => JSON.stringify({ i, text: 'x'.repeat(2000 + i) }));
+    try {
+      const counted = await useTokenMemo(
+        undefined,
+        async () => {
+          countAhead(texts);
+          countAhead(big); // over the gathering size: posted at once
+          return [...countO200kAll(big), ...texts.map(countO200k), countO200k('not counted ahead')];
+        },
+        worker,
+      );
+      expect(counted).toEqual([...big, ...texts, 'not counted ahead'].map((t) => o200k().countTokens(t)));
+    } finally {
+      worker.close();
+    }
+    // without a worker, counting ahead does nothing and counts are the tokenizer's
+    countAhead(texts);
+    expect(texts.map(countO200k)).toEqual(expected);
   });
 });

@@ -7,7 +7,7 @@
  */
 import { compact } from '../../../templates/runtime/operation/results.js';
 import { pointer, type Diagnostics, type Location } from '../../core/diagnostics.js';
-import { countO200k, countO200kAll } from '../../core/token-memo.js';
+import { countAhead, countO200k, countO200kAll } from '../../core/token-memo.js';
 import type { ResolvedResults, ResultPresetSettings } from '../../manifest/load.js';
 import type { ResultsOverride } from '../../manifest/types.gen.js';
 import type { IrResultPolicy, JsonSchema } from '../types.js';
@@ -137,6 +137,8 @@ export type ExampleTokens = {
  */
 export class ResultCalibrator {
   readonly #measured = new Map<string, WeakMap<object, Measured>>();
+  /** What was posted to be counted ahead. */
+  readonly #ahead = new WeakSet<Measured>();
 
   /** `examples` as the server would send them under `settings` (`raw`: as documented), each measured once per policy. */
   #measure(examples: readonly unknown[], settings: Pick<ResolvedResults, 'compact' | 'omit' | 'maxStringChars'>): Measured[] {
@@ -173,6 +175,10 @@ export class ResultCalibrator {
     const measured = this.#measure(examples, settings);
     const bytes = measured.reduce((n, m) => n + m.bytes, 0);
     if (bytes < MIN_CALIBRATION_BYTES) return undefined;
+    // the worker counts them while the model goes on (each text once)
+    const fresh = measured.filter((m) => m.tokens === undefined && m.text !== undefined && !this.#ahead.has(m));
+    for (const m of fresh) this.#ahead.add(m);
+    countAhead(fresh.map((m) => m.text!));
     return {
       measured,
       finish: () => {
