@@ -60,8 +60,6 @@ export type CallOptions = {
   clientHeaders?: { get(name: string): string | null };
   /** Over HTTP with an OAuth access token: exchanges it for an API token (schemes with `exchange`, auth.ts). */
   exchange?: ApplyContext['exchange'];
-  /** Told the HTTP status of the API's response, once it arrives. */
-  onStatus?: (status: number) => void;
   /** Keeps the whole of a result that had to be cut (JSON text) for this call's client; its URI, or `undefined` when it cannot be kept. */
   keepResult?: (tool: string, text: string) => string | undefined;
 };
@@ -321,14 +319,24 @@ function scrubbed(result: CallToolResult, secrets: readonly string[]): CallToolR
  * most `settings.maxResponseBytes` and returns the response as MCP content.
  */
 export async function callOperation(tool: OperationTool, args: Record<string, unknown>, settings: Settings, opts: CallOptions = {}): Promise<CallToolResult> {
+  return (await sendOperation(tool, args, settings, opts)).result;
+}
+
+/** What an operation call gave: its result, and the HTTP status of the API's response when one arrived. */
+export type OperationOutcome = { readonly result: CallToolResult; readonly status?: number };
+
+/** {@link callOperation}, returning the HTTP status of the API's response too (for the audit trail and spans). */
+export async function sendOperation(tool: OperationTool, args: Record<string, unknown>, settings: Settings, opts: CallOptions = {}): Promise<OperationOutcome> {
   const secrets: string[] = [];
   const budget = opts.inFlight ?? new InFlightBudget(settings.maxInFlightBytes ?? DEFAULT_MAX_IN_FLIGHT_BYTES);
   const share = new InFlightShare(budget);
+  const seen: { status?: number } = {};
   try {
-    const result = await run(tool, args, settings, { ...opts, inFlight: budget }, secrets, share);
+    const result = await run(tool, args, settings, { ...opts, inFlight: budget }, secrets, share, seen);
     // what goes on the wire is bounded too: the body's bytes can grow when they are encoded
     const fallback = tool.strictOutput === true && tool.outputSchema !== undefined ? ({ kind: 'strict' } as const) : ({ kind: 'minimal', wrapped: tool.resultShape === 'wrapped' } as const);
-    return await budget.turn(() => boundResult(scrubbed(result, secrets), settings.maxResponseBytes, fallback), share.bytes <= SMALL_BODY_BYTES);
+    const bounded = await budget.turn(() => boundResult(scrubbed(result, secrets), settings.maxResponseBytes, fallback), share.bytes <= SMALL_BODY_BYTES);
+    return seen.status !== undefined ? { result: bounded, status: seen.status } : { result: bounded };
   } finally {
     share.release();
   }
@@ -350,8 +358,8 @@ function inFlightText(tool: OperationTool, settings: Settings, budget: InFlightB
   return `Tool ${tool.name}: the request was sent (${sent}), but its response was not read: ${held}, and it would exceed the memory limit for responses in flight (${limit}). Retry when fewer calls are running.`;
 }
 
-/** {@link callOperation}; `secrets` collects the credential values sent, to scrub the result. */
-async function run(tool: OperationTool, args: Record<string, unknown>, settings: Settings, opts: CallOptions & { inFlight: InFlightBudget }, secrets: string[], share: InFlightShare): Promise<CallToolResult> {
+/** {@link callOperation}; `secrets` collects the credential values sent, to scrub the result, `seen` the HTTP status of the response once it arrives. */
+async function run(tool: OperationTool, args: Record<string, unknown>, settings: Settings, opts: CallOptions & { inFlight: InFlightBudget }, secrets: string[], share: InFlightShare, seen: { status?: number }): Promise<CallToolResult> {
   if (settings.baseUrl === undefined) {
     return errorResult(`Tool ${tool.name} cannot run: no API base URL is configured. Set the environment variable ${variable(settings, 'baseUrl')} to the API's URL (e.g. https://api.example.com).`);
   }
@@ -427,7 +435,7 @@ async function run(tool: OperationTool, args: Record<string, unknown>, settings:
         throw err;
       }
     }
-    opts.onStatus?.(response.status);
+    seen.status = response.status;
     const body = await readBounded(response, settings.maxResponseBytes, share).catch((err: unknown) => {
       if (err instanceof InFlightLimitError) throw new InFlightRefusal(`${req.method} ${target(req.url).path}, ${statusLine(response)}`);
       throw err;

@@ -10,7 +10,7 @@
  */
 import type { CallToolResult, InputRequiredResult, ServerContext } from '@modelcontextprotocol/server';
 import type { Authenticator } from '../operation/auth.js';
-import { callOperation } from '../operation/call.js';
+import { sendOperation } from '../operation/call.js';
 import type { CallOptions } from '../operation/call.js';
 import type { InFlightBudget } from '../operation/in-flight.js';
 import { measureArguments, overLimitMessage } from '../operation/argument-limits.js';
@@ -223,7 +223,6 @@ export function createDispatch(options: DispatchOptions): Dispatch {
       auth,
       argumentEnv,
       inFlight,
-      onStatus: (status) => void (call.report.httpStatus = status),
       keepResult: (tool, text) => resultStore.keep(call.identity, tool, text),
     };
     if (call.headers) callOptions.clientHeaders = call.headers;
@@ -234,7 +233,10 @@ export function createDispatch(options: DispatchOptions): Dispatch {
     const resultSettings = withPresetResults(bounded(settings, call.bounds), call);
     // code mode's calls: the code gets the whole (compacted) result, never one cut to the model's
     // token budget — it filters before anything reaches the context, and execute's answer is budgeted
-    return callOperation(target.tool, call.args, call.parent?.code === true ? wholeResults(resultSettings) : resultSettings, callOptions);
+    const outcome = await sendOperation(target.tool, call.args, call.parent?.code === true ? wholeResults(resultSettings) : resultSettings, callOptions);
+    // the status is what the steps around the call (audit, spans) and a nested call's caller read of it
+    if (outcome.status !== undefined) call.report.httpStatus = outcome.status;
+    return outcome.result;
   };
 
   const runNested = async (call: ToolCall): Promise<{ result: CallToolResult; status?: number }> => {

@@ -3,7 +3,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import type { AddressInfo } from 'node:net';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { callOperation } from '../../../templates/runtime/operation/call.js';
+import { callOperation, sendOperation } from '../../../templates/runtime/operation/call.js';
 import { callArguments } from '../../../templates/runtime/server/instance.js';
 import { checkArguments } from '../../../templates/runtime/pipeline/pipeline.js';
 import type { ToolCall } from '../../../templates/runtime/pipeline/pipeline.js';
@@ -235,6 +235,20 @@ describe('requests and successful responses', () => {
     const result = await callOperation(getPetTyped, { petId: 9 }, settings({ baseUrl: 'http://fake.test' }), { fetch: fakeFetch });
     expect(calls).toEqual(['http://fake.test/pets/9']);
     expect(result.structuredContent).toEqual({ id: 9, name: 'Fake' });
+  });
+});
+
+describe('the HTTP status returned with the result', () => {
+  it('returns the status of the response (success or error), and none when nothing was sent', async () => {
+    routes.set('/pets/7', reply(200, 'application/json', '{"id":7}'));
+    routes.set('/pets/8', reply(404, 'text/plain', 'no such pet'));
+    expect(await sendOperation(getPet, { petId: 7 }, settings())).toMatchObject({ status: 200, result: { content: [{ type: 'text', text: '{"id":7}' }] } });
+    const missing = await sendOperation(getPet, { petId: 8 }, settings());
+    expect(missing.status).toBe(404);
+    expect(missing.result.isError).toBe(true);
+    const unsent = await sendOperation(getPet, { petId: 1 }, { timeoutMs: 1000, maxResponseBytes: 1000, envPrefix: 'PETS' });
+    expect(unsent).not.toHaveProperty('status');
+    expect(unsent.result.isError).toBe(true);
   });
 });
 
