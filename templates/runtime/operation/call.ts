@@ -125,10 +125,12 @@ function bodyText(body: BoundedBody, contentType: string | null): string {
  * itself, or `{status, data}` for tools whose results are not always objects. Under a lenient
  * schema a body that drifts from the spec is never an error: the values the schema does not
  * accept are `null` in `structuredContent` (logged at debug level) and complete in the text.
- * Only `strict` tools report a mismatch, as an `isError` result that still carries the data.
+ * Only `strict` tools (`outputSchemas: strict`) report a mismatch, as an `isError` result that
+ * still carries the data and says why — the SDK client rejects a result without matching
+ * `structuredContent` otherwise, and the data must never be hidden; their bodies are not shaped.
  */
 function successResult(tool: OperationTool, req: BuiltRequest, response: Response, body: BoundedBody, settings: Settings, call: { args: Record<string, unknown>; projection?: string; keep?: CallOptions['keepResult'] }): CallToolResult {
-  if (tool.strictOutput === true && tool.outputSchema !== undefined) return strictSuccessResult(tool, req, response, body, settings);
+  const strict = tool.strictOutput === true && tool.outputSchema !== undefined;
   const contentType = response.headers.get('content-type');
   const wrapped = tool.resultShape === 'wrapped';
   const withSchema = tool.outputSchema !== undefined;
@@ -144,21 +146,29 @@ function successResult(tool: OperationTool, req: BuiltRequest, response: Respons
     log('debug', `tool ${tool.name}: the ${status} response is not a JSON object; structuredContent is empty, the body is in the text`);
     return { content, structuredContent: {} };
   };
+  /** A strict tool's result that does not fit its output schema: the data, and why. */
+  const problem = (text: string, note: string): CallToolResult => errorResult(`${text}\n\n[note: ${note}]`);
+  const raise = `; raise ${variable(settings, 'maxResponseBytes')} to receive it`;
 
   if (body.bytes.byteLength === 0 && !body.truncated) {
-    return result([{ type: 'text', text: status === 204 ? statusLine(response) : `${statusLine(response)} (empty body)` }]);
+    const line = status === 204 ? statusLine(response) : `${statusLine(response)} (empty body)`;
+    return strict ? problem(line, 'the tool declares an output schema but the response has no body') : result([{ type: 'text', text: line }]);
   }
   const kind = bodyKind(contentType, body.bytes);
   if (kind === 'json' || kind === 'text') {
     const text = bodyText(body, contentType);
+    if (strict && kind === 'text') return problem(text, 'the response is not JSON, so it has no structured content');
+    if (strict && body.truncated) return problem(text, `the response exceeds the limit of ${settings.maxResponseBytes} bytes, so it was not parsed${raise}`);
     if (kind === 'text' || body.truncated) return result([{ type: 'text', text }]);
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
     } catch {
+      if (strict) return problem(text, 'the response is not valid JSON, so it cannot be checked against the output schema');
       log('debug', `tool ${tool.name}: the ${status} response is not valid JSON; it is returned as text`);
       return result([{ type: 'text', text }]);
     }
+    if (strict) return strictResult(tool, text, parsed, problem);
     if (call.projection !== undefined && tool.projection !== undefined) {
       const arg = tool.projection.arg;
       try {
@@ -179,10 +189,24 @@ function successResult(tool: OperationTool, req: BuiltRequest, response: Respons
   }
   const mimeType = (contentType ?? 'application/octet-stream').split(';')[0]!.trim() || 'application/octet-stream';
   if (body.truncated) {
-    return errorResult(`${statusLine(response)}: the ${mimeType} response is larger than the limit of ${settings.maxResponseBytes} bytes (${truncationNote(body)}); raise ${variable(settings, 'maxResponseBytes')} to receive it`);
+    return errorResult(`${statusLine(response)}: the ${mimeType} response is larger than the limit of ${settings.maxResponseBytes} bytes (${truncationNote(body)})${raise}`);
   }
   const data = Buffer.from(body.bytes).toString('base64');
-  return result(kind === 'image' ? [{ type: 'image', data, mimeType }] : [{ type: 'resource', resource: { uri: target(req.url).noQuery, mimeType, blob: data } }]);
+  const content: CallToolResult['content'] = kind === 'image' ? [{ type: 'image', data, mimeType }] : [{ type: 'resource', resource: { uri: target(req.url).noQuery, mimeType, blob: data } }];
+  return strict ? { content: [...content, { type: 'text', text: `[note: the tool declares an output schema but the response is ${mimeType}]` }], isError: true } : result(content);
+}
+
+/** A strict tool's parsed JSON body: its `structuredContent` when it is an object its output schema accepts, else a {@link successResult} problem. */
+function strictResult(tool: OperationTool, text: string, parsed: unknown, problem: (text: string, note: string) => CallToolResult): CallToolResult {
+  if (!isPlainObject(parsed)) return problem(text, 'the response is not a JSON object, as the output schema requires');
+  let mismatches: string[];
+  try {
+    mismatches = validateOutput(tool, parsed);
+  } catch (err) {
+    return problem(text, err instanceof Error ? err.message : String(err));
+  }
+  if (mismatches.length > 0) return problem(text, `the response does not match the tool's output schema:\n${mismatches.map((m) => `- ${m}`).join('\n')}`);
+  return { content: [{ type: 'text', text }], structuredContent: parsed };
 }
 
 /** `value` made to fit the tool's lenient output schema (see `conformOutput`); `{}` when nothing fits. */
@@ -200,55 +224,6 @@ function structured(tool: OperationTool, value: Record<string, unknown>): Record
   }
   if (fitted.nulled.length > 0) log('debug', `tool ${tool.name}: the response differs from the spec; null in structuredContent at ${fitted.nulled.join(', ')}`);
   return fitted.value;
-}
-
-/**
- * `outputSchemas: strict`: a result without matching `structuredContent` is returned as
- * `isError` with the data and an explanation, because the SDK client rejects such results
- * otherwise and the data must never be hidden.
- */
-function strictSuccessResult(tool: OperationTool, req: BuiltRequest, response: Response, body: BoundedBody, settings: Settings): CallToolResult {
-  const contentType = response.headers.get('content-type');
-  const problem = (text: string, note: string): CallToolResult => errorResult(`${text}\n\n[note: ${note}]`);
-  const raise = `; raise ${variable(settings, 'maxResponseBytes')} to receive it`;
-
-  if (body.bytes.byteLength === 0 && !body.truncated) {
-    const line = response.status === 204 ? statusLine(response) : `${statusLine(response)} (empty body)`;
-    return problem(line, 'the tool declares an output schema but the response has no body');
-  }
-  const kind = bodyKind(contentType, body.bytes);
-  if (kind === 'json') {
-    const text = bodyText(body, contentType);
-    if (body.truncated) return problem(text, `the response exceeds the limit of ${settings.maxResponseBytes} bytes, so it was not parsed${raise}`);
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      return problem(text, 'the response is not valid JSON, so it cannot be checked against the output schema');
-    }
-    if (!isPlainObject(parsed)) return problem(text, 'the response is not a JSON object, as the output schema requires');
-    let mismatches: string[];
-    try {
-      mismatches = validateOutput(tool, parsed);
-    } catch (err) {
-      return problem(text, err instanceof Error ? err.message : String(err));
-    }
-    if (mismatches.length > 0) {
-      return problem(text, `the response does not match the tool's output schema:\n${mismatches.map((m) => `- ${m}`).join('\n')}`);
-    }
-    return { content: [{ type: 'text', text }], structuredContent: parsed };
-  }
-  if (kind === 'text') return problem(bodyText(body, contentType), 'the response is not JSON, so it has no structured content');
-  const mimeType = (contentType ?? 'application/octet-stream').split(';')[0]!.trim() || 'application/octet-stream';
-  if (body.truncated) {
-    return errorResult(`${statusLine(response)}: the ${mimeType} response is larger than the limit of ${settings.maxResponseBytes} bytes (${truncationNote(body)})${raise}`);
-  }
-  const data = Buffer.from(body.bytes).toString('base64');
-  const result: CallToolResult =
-    kind === 'image'
-      ? { content: [{ type: 'image', data, mimeType }] }
-      : { content: [{ type: 'resource', resource: { uri: target(req.url).noQuery, mimeType, blob: data } }] };
-  return { ...result, isError: true, content: [...result.content, { type: 'text', text: `[note: the tool declares an output schema but the response is ${mimeType}]` }] };
 }
 
 /** setTimeout's longest delay; a longer one fires at once (as AbortSignal.timeout's does). */

@@ -252,6 +252,37 @@ describe('the HTTP status returned with the result', () => {
   });
 });
 
+describe('strict output schemas: every kind of body', () => {
+  it('answers each with the data and why it does not fit (empty, text, invalid JSON, not an object, a mismatch, too large, binary)', async () => {
+    const answers: Record<string, () => Response> = {
+      '1': () => new Response(null, { status: 204 }),
+      '2': () => new Response('plain words', { headers: { 'content-type': 'text/plain' } }),
+      '3': () => new Response('{"id":', { headers: { 'content-type': 'application/json' } }),
+      '4': () => new Response('[1]', { headers: { 'content-type': 'application/json' } }),
+      '5': () => new Response('{"id":"seven"}', { headers: { 'content-type': 'application/json' } }),
+      '6': () => new Response(`{"id":7,"name":"${'x'.repeat(2000)}"}`, { headers: { 'content-type': 'application/json' } }),
+      '7': () => new Response(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1]), { headers: { 'content-type': 'image/png' } }),
+      '8': () => new Response('{"id":7,"name":"Rex"}', { headers: { 'content-type': 'application/json' } }),
+    };
+    const fetchOf: typeof fetch = async (input) => answers[String(input).split('/').pop()!]!();
+    const call = (id: number) => callOperation(getPetTyped, { petId: id }, settings({ baseUrl: 'http://fake.test', maxResponseBytes: 1000 }), { fetch: fetchOf });
+    const notes = await Promise.all([1, 2, 3, 4, 5, 6].map(async (id) => text(await call(id)).split('[note: ')[1]));
+    expect(notes).toEqual([
+      'the tool declares an output schema but the response has no body]',
+      'the response is not JSON, so it has no structured content]',
+      'the response is not valid JSON, so it cannot be checked against the output schema]',
+      'the response is not a JSON object, as the output schema requires]',
+      "the response does not match the tool's output schema:\n- name: is required\n- id: must be integer]",
+      'the response exceeds the limit of 1000 bytes, so it was not parsed; raise PETS_MAX_RESPONSE_BYTES to receive it]',
+    ]);
+    for (const id of [1, 2, 3, 4, 5, 6]) expect((await call(id)).isError).toBe(true);
+    const image = await call(7);
+    expect(image).toEqual({ content: [{ type: 'image', data: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1]).toString('base64'), mimeType: 'image/png' }, { type: 'text', text: '[note: the tool declares an output schema but the response is image/png]' }], isError: true });
+    expect(Object.keys(image)).toEqual(['content', 'isError']);
+    expect(await call(8)).toEqual({ content: [{ type: 'text', text: '{"id":7,"name":"Rex"}' }], structuredContent: { id: 7, name: 'Rex' } });
+  });
+});
+
 describe('errors', () => {
   it('returns non-2xx responses as isError with status and body', async () => {
     routes.set('/pets/8', reply(404, 'application/json', '{"message":"Pet not found"}'));
