@@ -4,8 +4,11 @@
  * build is about to read a spec that documents examples, the worker loads the tokenizer (~0.5 s on
  * GitHub: compiling its 2.4 MB rank table and building its maps) on the second core while the main
  * thread reads, checks and starts modelling the spec; the counts are the same tokenizer's, so the
- * same numbers. When the worker cannot answer (it failed to start or load, or took over 60 s), the
- * count falls back to the tokenizer on the main thread.
+ * same numbers. The calibration also posts its texts ahead ({@link TokenWorker.post}, in batches),
+ * so the worker counts them while the main thread models, and collects the answers when it needs
+ * them ({@link TokenWorker.collect}): one synchronous round trip per text cost a cold GitHub build
+ * ~0.5 s of waiting. When the worker cannot answer (it failed to start or load, or took over 60 s),
+ * the count falls back to the tokenizer on the main thread.
  */
 import { createRequire } from 'node:module';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
