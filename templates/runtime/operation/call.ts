@@ -148,7 +148,8 @@ function successResult(tool: OperationTool, req: BuiltRequest, response: Respons
   };
   /** A strict tool's result that does not fit its output schema: the data, and why. */
   const problem = (text: string, note: string): CallToolResult => errorResult(`${text}\n\n[note: ${note}]`);
-  const raise = `; raise ${variable(settings, 'maxResponseBytes')} to receive it`;
+  // (named only when needed: building the variable's name per call costs a measurable share of a call's CPU)
+  const raise = (): string => `; raise ${variable(settings, 'maxResponseBytes')} to receive it`;
 
   if (body.bytes.byteLength === 0 && !body.truncated) {
     const line = status === 204 ? statusLine(response) : `${statusLine(response)} (empty body)`;
@@ -158,7 +159,7 @@ function successResult(tool: OperationTool, req: BuiltRequest, response: Respons
   if (kind === 'json' || kind === 'text') {
     const text = bodyText(body, contentType);
     if (strict && kind === 'text') return problem(text, 'the response is not JSON, so it has no structured content');
-    if (strict && body.truncated) return problem(text, `the response exceeds the limit of ${settings.maxResponseBytes} bytes, so it was not parsed${raise}`);
+    if (strict && body.truncated) return problem(text, `the response exceeds the limit of ${settings.maxResponseBytes} bytes, so it was not parsed${raise()}`);
     if (kind === 'text' || body.truncated) return result([{ type: 'text', text }]);
     let parsed: unknown;
     try {
@@ -189,7 +190,7 @@ function successResult(tool: OperationTool, req: BuiltRequest, response: Respons
   }
   const mimeType = (contentType ?? 'application/octet-stream').split(';')[0]!.trim() || 'application/octet-stream';
   if (body.truncated) {
-    return errorResult(`${statusLine(response)}: the ${mimeType} response is larger than the limit of ${settings.maxResponseBytes} bytes (${truncationNote(body)})${raise}`);
+    return errorResult(`${statusLine(response)}: the ${mimeType} response is larger than the limit of ${settings.maxResponseBytes} bytes (${truncationNote(body)})${raise()}`);
   }
   const data = Buffer.from(body.bytes).toString('base64');
   const content: CallToolResult['content'] = kind === 'image' ? [{ type: 'image', data, mimeType }] : [{ type: 'resource', resource: { uri: target(req.url).noQuery, mimeType, blob: data } }];
