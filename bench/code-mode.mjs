@@ -5,9 +5,10 @@
 //   - `execute` of `return 1` against a direct tools/call of `pulls_list`, as the client sees them (p50);
 //   - the cost of one nested API call: (execute with 20 `api.pulls_list` calls − execute with none) / 20,
 //     against a direct tools/call in the same run (goal: at most +1 ms), as a ratio.
-import http from 'node:http';
+
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -20,7 +21,10 @@ export async function benchCodeMode({ root, cacheDir, results, printTable, media
   }
   const dir = path.join(cacheDir, 'code-mode');
   mkdirSync(dir, { recursive: true });
-  const manifest = readFileSync(path.join(root, 'test/fixtures/github/mcpgen.yaml'), 'utf8').replace('openapi: ../../../.corpus/github-rest.json', `openapi: ${JSON.stringify(spec)}`);
+  const manifest = readFileSync(path.join(root, 'test/fixtures/github/mcpgen.yaml'), 'utf8').replace(
+    'openapi: ../../../.corpus/github-rest.json',
+    `openapi: ${JSON.stringify(spec)}`,
+  );
   writeFileSync(path.join(dir, 'mcpgen.yaml'), `${manifest}discovery: code\n`);
   execFileSync(process.execPath, [path.join(root, 'bin/mcpgen.js'), 'build', path.join(dir, 'mcpgen.yaml'), '--quiet'], { cwd: dir, stdio: 'pipe' });
   const server = path.join(dir, 'server');
@@ -52,7 +56,14 @@ export async function benchCodeMode({ root, cacheDir, results, printTable, media
   const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
   const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
   const client = new Client({ name: 'bench-code', version: '1' });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [path.join(server, 'dist/server.js')], env: { PATH: process.env.PATH ?? '', GITHUB_BASE_URL: base }, stderr: 'ignore' }));
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [path.join(server, 'dist/server.js')],
+      env: { PATH: process.env.PATH ?? '', GITHUB_BASE_URL: base },
+      stderr: 'ignore',
+    }),
+  );
   const direct = () => client.callTool({ name: 'pulls_list', arguments: { owner: 'o', repo: 'r' } });
   const execute = (code) => client.callTool({ name: 'execute', arguments: { code } });
   const loop = `for (let i = 0; i < 20; i++) await api.pulls_list({ owner: 'o', repo: 'r' }); return 1`;
@@ -83,6 +94,12 @@ export async function benchCodeMode({ root, cacheDir, results, printTable, media
     ['figure', 'code mode', 'direct tools/call', 'ratio', 'goal'],
     ['sandbox start (QuickJS runtime + context, return 1)', ms(start), '', '', '≤ 5 ms'],
     ['execute return 1 / direct pulls_list', ms(e), ms(d), `${(e / d).toFixed(2)}×`, ''],
-    ['one nested api call / direct pulls_list', ms(perCall), ms(d), `${(perCall / d).toFixed(2)}×`, `≤ direct + 1 ms (${perCall - d <= 1 ? 'met' : 'not met'})`],
+    [
+      'one nested api call / direct pulls_list',
+      ms(perCall),
+      ms(d),
+      `${(perCall / d).toFixed(2)}×`,
+      `≤ direct + 1 ms (${perCall - d <= 1 ? 'met' : 'not met'})`,
+    ],
   ]);
 }

@@ -16,8 +16,8 @@
 // generated server's CPU per call over the floor's is what mcpgen's runtime adds (goal ≤ 1.15×).
 import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
-import YAML from 'yaml';
 import path from 'node:path';
+import YAML from 'yaml';
 
 const CONCURRENCY = [1, 8, 32];
 const TOOL = { name: 'getPetById', arguments: { petId: 1 } };
@@ -28,7 +28,10 @@ export async function benchHttp({ root, cacheDir, results, printTable }) {
   const warmup = Math.min(1, seconds / 4);
   const out = path.join(cacheDir, 'server-Petstore');
   // Inside the repository, so the generated project resolves the SDK and @types/node from its node_modules.
-  execFileSync(process.execPath, [path.join(root, 'bin/mcpgen.js'), 'build', path.join(root, 'examples/petstore/mcpgen.yaml'), '--out', out, '--quiet'], { cwd: root, stdio: 'pipe' });
+  execFileSync(process.execPath, [path.join(root, 'bin/mcpgen.js'), 'build', path.join(root, 'examples/petstore/mcpgen.yaml'), '--out', out, '--quiet'], {
+    cwd: root,
+    stdio: 'pipe',
+  });
   execFileSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', out], { stdio: 'inherit' });
 
   const { Client: LegacyClient } = await import('@modelcontextprotocol/sdk/client/index.js');
@@ -51,7 +54,13 @@ export async function benchHttp({ root, cacheDir, results, printTable }) {
       const client = new LegacyClient({ name: 'bench', version: '1.0.0' }, { capabilities: {} });
       const transport = new LegacyHttp(new URL(target.url), init);
       await client.connect(transport);
-      return { client, close: async () => { await transport.terminateSession().catch(() => {}); await client.close(); } };
+      return {
+        client,
+        close: async () => {
+          await transport.terminateSession().catch(() => {});
+          await client.close();
+        },
+      };
     }
     const client = new ModernClient({ name: 'bench', version: '1.0.0' }, { capabilities: {}, versionNegotiation: { mode: { pin: '2026-07-28' } } });
     await client.connect(new ModernHttp(new URL(target.url), init));
@@ -68,11 +77,17 @@ export async function benchHttp({ root, cacheDir, results, printTable }) {
 
   const rows = [];
   const plan = [...CONCURRENCY.map((n) => ({ n, era: 'legacy' })), ...CONCURRENCY.map((n) => ({ n, era: 'modern' }))];
-  console.log(`\ntools/call ${TOOL.name} over Streamable HTTP against the loopback backend vs a direct fetch of GET /pets/${TOOL.arguments.petId}, same concurrency; ${seconds} s per load after ${warmup} s of warm-up\n`);
+  console.log(
+    `\ntools/call ${TOOL.name} over Streamable HTTP against the loopback backend vs a direct fetch of GET /pets/${TOOL.arguments.petId}, same concurrency; ${seconds} s per load after ${warmup} s of warm-up\n`,
+  );
   try {
     for (const { n, era } of plan) {
       // The direct load first, then the MCP load, each with its own warm-up.
-      const d = await load(Array.from({ length: n }, () => directCall), seconds, warmup);
+      const d = await load(
+        Array.from({ length: n }, () => directCall),
+        seconds,
+        warmup,
+      );
       const m = await mcpCalls(era, n);
       let r;
       try {
@@ -89,7 +104,18 @@ export async function benchHttp({ root, cacheDir, results, printTable }) {
         await f.close();
       }
       const key = `${n} client${n === 1 ? '' : 's'}${era === 'modern' ? ' (modern)' : ''}`;
-      results.http[key] = { clients: n, era, seconds, mcp: r, direct: d, floor: fl, throughputRatio: r.perSecond / d.perSecond, p50DeltaMs: r.p50Ms - d.p50Ms, p99DeltaMs: r.p99Ms - d.p99Ms, serverCpuOverFloor: r.serverCpuMsPerCall / fl.serverCpuMsPerCall };
+      results.http[key] = {
+        clients: n,
+        era,
+        seconds,
+        mcp: r,
+        direct: d,
+        floor: fl,
+        throughputRatio: r.perSecond / d.perSecond,
+        p50DeltaMs: r.p50Ms - d.p50Ms,
+        p99DeltaMs: r.p99Ms - d.p99Ms,
+        serverCpuOverFloor: r.serverCpuMsPerCall / fl.serverCpuMsPerCall,
+      };
       rows.push(key);
     }
     // the policy layer's cost: the same calls against examples/petstore-policy (audit trail with a
@@ -103,15 +129,25 @@ export async function benchHttp({ root, cacheDir, results, printTable }) {
     manifest.output = offOut;
     const offManifest = path.join(cacheDir, 'petstore-policy-off.yaml');
     writeFileSync(offManifest, YAML.stringify(manifest));
-    for (const [m, out] of [[path.join(root, 'examples/petstore-policy/mcpgen.yaml'), policyOut], [offManifest, offOut]]) {
+    for (const [m, out] of [
+      [path.join(root, 'examples/petstore-policy/mcpgen.yaml'), policyOut],
+      [offManifest, offOut],
+    ]) {
       execFileSync(process.execPath, [path.join(root, 'bin/mcpgen.js'), 'build', m, '--out', out, '--quiet'], { cwd: root, stdio: 'pipe' });
       execFileSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', out], { stdio: 'inherit' });
     }
-    const unguarded = await startHttp(offOut, { PETSTORE_POLICY_BASE_URL: backend.url, PETSTORE_POLICY_HTTP_TOKENS: 'admin=bench-admin-token-0123456789abcdef' });
+    const unguarded = await startHttp(offOut, {
+      PETSTORE_POLICY_BASE_URL: backend.url,
+      PETSTORE_POLICY_HTTP_TOKENS: 'admin=bench-admin-token-0123456789abcdef',
+    });
     const token = 'bench-admin-token-0123456789abcdef';
     const auditFile = path.join(cacheDir, `policy-audit-${process.pid}.jsonl`);
     rmSync(auditFile, { force: true });
-    const guarded = await startHttp(policyOut, { PETSTORE_POLICY_BASE_URL: backend.url, PETSTORE_POLICY_HTTP_TOKENS: `admin=${token}`, PETSTORE_POLICY_AUDIT_FILE: auditFile });
+    const guarded = await startHttp(policyOut, {
+      PETSTORE_POLICY_BASE_URL: backend.url,
+      PETSTORE_POLICY_HTTP_TOKENS: `admin=${token}`,
+      PETSTORE_POLICY_AUDIT_FILE: auditFile,
+    });
     try {
       for (const n of [1, 8]) {
         const off = await mcpCalls('legacy', n, unguarded, { authorization: `Bearer ${token}` });
@@ -128,7 +164,13 @@ export async function benchHttp({ root, cacheDir, results, printTable }) {
         } finally {
           await on.close();
         }
-        results.http[`policy ${n}`] = { clients: n, off: plain, on: policed, cpuRatio: policed.serverCpuMsPerCall / plain.serverCpuMsPerCall, throughputRatio: policed.perSecond / plain.perSecond };
+        results.http[`policy ${n}`] = {
+          clients: n,
+          off: plain,
+          on: policed,
+          cpuRatio: policed.serverCpuMsPerCall / plain.serverCpuMsPerCall,
+          throughputRatio: policed.perSecond / plain.perSecond,
+        };
       }
     } finally {
       guarded.kill();
@@ -145,29 +187,66 @@ export async function benchHttp({ root, cacheDir, results, printTable }) {
 
   const ms = (x) => `${x.toFixed(2)} ms`;
   const plus = (x) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(2)} ms`;
-  const table = [['figure', 'MCP calls/s', 'direct/s', 'MCP/direct', 'p50 MCP', 'p50 direct', 'p50 added', 'p99 MCP', 'p99 direct', 'p99 added', 'CPU/call server / client']];
+  const table = [
+    ['figure', 'MCP calls/s', 'direct/s', 'MCP/direct', 'p50 MCP', 'p50 direct', 'p50 added', 'p99 MCP', 'p99 direct', 'p99 added', 'CPU/call server / client'],
+  ];
   for (const key of rows) {
     const { mcp: r, direct: d, throughputRatio } = results.http[key];
-    table.push([`http ${key}`, r.perSecond.toFixed(0), d.perSecond.toFixed(0), `${throughputRatio.toFixed(2)}×`, ms(r.p50Ms), ms(d.p50Ms), plus(r.p50Ms - d.p50Ms), ms(r.p99Ms), ms(d.p99Ms), plus(r.p99Ms - d.p99Ms), r.serverCpuMsPerCall === undefined ? 'n/a' : `${ms(r.serverCpuMsPerCall)} / ${ms(r.clientCpuMsPerCall)}`]);
+    table.push([
+      `http ${key}`,
+      r.perSecond.toFixed(0),
+      d.perSecond.toFixed(0),
+      `${throughputRatio.toFixed(2)}×`,
+      ms(r.p50Ms),
+      ms(d.p50Ms),
+      plus(r.p50Ms - d.p50Ms),
+      ms(r.p99Ms),
+      ms(d.p99Ms),
+      plus(r.p99Ms - d.p99Ms),
+      r.serverCpuMsPerCall === undefined ? 'n/a' : `${ms(r.serverCpuMsPerCall)} / ${ms(r.clientCpuMsPerCall)}`,
+    ]);
   }
   printTable(table);
 
-  console.log(`\nserver CPU per call, the generated server against the bare-SDK floor (bench/floor-server.mjs: one tool, the same fetch, no validation) under the same load; goal ≤ 1.15×\n`);
-  const floorTable = [['figure', 'calls/s generated', 'calls/s floor', 'server CPU/call generated', 'server CPU/call floor', 'generated/floor', 'p50 generated', 'p50 floor']];
+  console.log(
+    `\nserver CPU per call, the generated server against the bare-SDK floor (bench/floor-server.mjs: one tool, the same fetch, no validation) under the same load; goal ≤ 1.15×\n`,
+  );
+  const floorTable = [
+    ['figure', 'calls/s generated', 'calls/s floor', 'server CPU/call generated', 'server CPU/call floor', 'generated/floor', 'p50 generated', 'p50 floor'],
+  ];
   for (const key of rows) {
     const { mcp: r, floor: f, serverCpuOverFloor } = results.http[key];
     const cpu = (x) => (x === undefined ? 'n/a' : ms(x));
-    floorTable.push([`http ${key}`, r.perSecond.toFixed(0), f.perSecond.toFixed(0), cpu(r.serverCpuMsPerCall), cpu(f.serverCpuMsPerCall), Number.isFinite(serverCpuOverFloor) ? `${serverCpuOverFloor.toFixed(2)}×` : 'n/a', ms(r.p50Ms), ms(f.p50Ms)]);
+    floorTable.push([
+      `http ${key}`,
+      r.perSecond.toFixed(0),
+      f.perSecond.toFixed(0),
+      cpu(r.serverCpuMsPerCall),
+      cpu(f.serverCpuMsPerCall),
+      Number.isFinite(serverCpuOverFloor) ? `${serverCpuOverFloor.toFixed(2)}×` : 'n/a',
+      ms(r.p50Ms),
+      ms(f.p50Ms),
+    ]);
   }
   printTable(floorTable);
 
-  console.log(`\nthe policy layer (examples/petstore-policy: chained audit file, access rules, limits) against the same manifest without its policy block, ${TOOL.name}, legacy era; goal: server CPU per call at most 1.2× without it\n`);
+  console.log(
+    `\nthe policy layer (examples/petstore-policy: chained audit file, access rules, limits) against the same manifest without its policy block, ${TOOL.name}, legacy era; goal: server CPU per call at most 1.2× without it\n`,
+  );
   const policyTable = [['figure', 'calls/s off', 'calls/s on', 'on/off', 'server CPU/call off', 'server CPU/call on', 'on/off']];
   for (const n of [1, 8]) {
     const r = results.http[`policy ${n}`];
     if (r === undefined) continue;
     const cpu = (x) => (x === undefined ? 'n/a' : ms(x));
-    policyTable.push([`policy ${n} client${n === 1 ? '' : 's'}`, r.off.perSecond.toFixed(0), r.on.perSecond.toFixed(0), `${r.throughputRatio.toFixed(2)}×`, cpu(r.off.serverCpuMsPerCall), cpu(r.on.serverCpuMsPerCall), Number.isFinite(r.cpuRatio) ? `${r.cpuRatio.toFixed(2)}×` : 'n/a']);
+    policyTable.push([
+      `policy ${n} client${n === 1 ? '' : 's'}`,
+      r.off.perSecond.toFixed(0),
+      r.on.perSecond.toFixed(0),
+      `${r.throughputRatio.toFixed(2)}×`,
+      cpu(r.off.serverCpuMsPerCall),
+      cpu(r.on.serverCpuMsPerCall),
+      Number.isFinite(r.cpuRatio) ? `${r.cpuRatio.toFixed(2)}×` : 'n/a',
+    ]);
   }
   printTable(policyTable);
 }
@@ -228,14 +307,20 @@ console.log('backend at ' + url);`;
 
 /** bench/floor-server.mjs (the bare-SDK floor) on a free loopback port; resolves once it listens. */
 export async function startFloor(root, env) {
-  const child = spawn(process.execPath, [path.join(root, 'bench/floor-server.mjs')], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [path.join(root, 'bench/floor-server.mjs')], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   child.stdout.resume();
   return listening(child, /Streamable HTTP at (http:\/\/\S+?\/mcp)\b/, 'stderr');
 }
 
 /** `<server>/dist/server.js --transport http --port 0`, as test/helpers/eras.ts `startHttp` starts it; resolves once it listens. */
 export async function startHttp(server, env) {
-  const child = spawn(process.execPath, [path.join(server, 'dist/server.js'), '--transport', 'http', '--port', '0'], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [path.join(server, 'dist/server.js'), '--transport', 'http', '--port', '0'], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   child.stdout.resume();
   return listening(child, /Streamable HTTP at (http:\/\/\S+?\/mcp)\b/, 'stderr');
 }

@@ -41,9 +41,17 @@ export async function benchResults({ root, cacheDir, results, printTable, median
 
   const pages = OPERATIONS.map(([id, args]) => {
     const { path: template, value } = example(spec, id);
-    const body = Array.isArray(value) ? page(value[0]) : Object.fromEntries(Object.entries(value).map(([k, v]) => [k, Array.isArray(v) ? page(v[0]) : k === 'total_count' ? 4242 : v]));
+    const body = Array.isArray(value)
+      ? page(value[0])
+      : Object.fromEntries(Object.entries(value).map(([k, v]) => [k, Array.isArray(v) ? page(v[0]) : k === 'total_count' ? 4242 : v]));
     const json = JSON.stringify(body);
-    return { id, args, re: new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`), urlPath: template.replace(/\{([^}]+)\}/g, (_, name) => encodeURIComponent(String(args[name] ?? name))), json };
+    return {
+      id,
+      args,
+      re: new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`),
+      urlPath: template.replace(/\{([^}]+)\}/g, (_, name) => encodeURIComponent(String(args[name] ?? name))),
+      json,
+    };
   });
   const backend = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://backend');
@@ -51,7 +59,10 @@ export async function benchResults({ root, cacheDir, results, printTable, median
     if (!hit) return void res.writeHead(404).end();
     const next = new URL(url);
     next.searchParams.set('page', String(Number(url.searchParams.get('page') ?? '1') + 1));
-    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', link: `<http://127.0.0.1${next.pathname}${next.search}>; rel="next", <http://127.0.0.1${url.pathname}?page=34>; rel="last"` });
+    res.writeHead(200, {
+      'content-type': 'application/json; charset=utf-8',
+      link: `<http://127.0.0.1${next.pathname}${next.search}>; rel="next", <http://127.0.0.1${url.pathname}?page=34>; rel="last"`,
+    });
     res.end(hit.json);
   });
   await new Promise((resolve) => backend.listen(0, '127.0.0.1', resolve));
@@ -61,7 +72,10 @@ export async function benchResults({ root, cacheDir, results, printTable, median
   const dir = path.join(cacheDir, 'result-tokens');
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  writeFileSync(path.join(dir, 'mcpgen.yaml'), `name: gh-results\nopenapi: ${JSON.stringify(specFile)}\noutput: ./server\ninclude:\n  - operationId: ${JSON.stringify(OPERATIONS.map(([id]) => id))}\nresults:\n  projection: true\n`);
+  writeFileSync(
+    path.join(dir, 'mcpgen.yaml'),
+    `name: gh-results\nopenapi: ${JSON.stringify(specFile)}\noutput: ./server\ninclude:\n  - operationId: ${JSON.stringify(OPERATIONS.map(([id]) => id))}\nresults:\n  projection: true\n`,
+  );
   execFileSync(process.execPath, [path.join(root, 'bin/mcpgen.js'), 'build', path.join(dir, 'mcpgen.yaml'), '--quiet'], { cwd: root, stdio: 'pipe' });
   const out = path.join(dir, 'server');
   execFileSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', out], { stdio: 'inherit' });
@@ -70,11 +84,15 @@ export async function benchResults({ root, cacheDir, results, printTable, median
   const { config } = await import(pathToFileURL(path.join(out, 'dist/config.gen.js')).href);
   const server = { command: [path.join(out, 'dist/server.js')], env: { [`${config.envPrefix}_BASE_URL`]: backendUrl } };
 
-  console.log(`\nresult tokens: GitHub's five list tools, 30-item pages built from the spec's examples, default results settings (o200k tokens); shaping = shapeResult per call in-process (median); added = call p50 − direct fetch p50 over stdio (${CALLS} each)\n`);
+  console.log(
+    `\nresult tokens: GitHub's five list tools, 30-item pages built from the spec's examples, default results settings (o200k tokens); shaping = shapeResult per call in-process (median); added = call p50 − direct fetch p50 over stdio (${CALLS} each)\n`,
+  );
   const rows = [['tool', 'raw tokens', 'delivered (text / structured)', 'items shown', 'shaping per call', 'call added (p50)']];
   results.results = {};
   const client = new Client({ name: 'bench', version: '1' });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: server.command, env: { PATH: process.env.PATH ?? '', ...server.env }, stderr: 'ignore' }));
+  await client.connect(
+    new StdioClientTransport({ command: process.execPath, args: server.command, env: { PATH: process.env.PATH ?? '', ...server.env }, stderr: 'ignore' }),
+  );
   try {
     const listed = (await client.request({ method: 'tools/list', params: {} }, ListToolsResultSchema)).tools;
     for (const p of pages) {
@@ -98,7 +116,14 @@ export async function benchResults({ root, cacheDir, results, printTable, median
       r.addedP50Ms = r.p50Ms - r.directP50Ms;
       results.results[p.id] = r;
       const n = (x) => x.toLocaleString('en-US');
-      rows.push([p.id, n(r.rawTokens), `${n(r.textTokens)} / ${r.structuredTokens === null ? 'none' : n(r.structuredTokens)}`, `${r.itemsShown} of ${r.items}`, `${n(Math.round(r.shapeUs))} µs`, `${r.addedP50Ms.toFixed(2)} ms`]);
+      rows.push([
+        p.id,
+        n(r.rawTokens),
+        `${n(r.textTokens)} / ${r.structuredTokens === null ? 'none' : n(r.structuredTokens)}`,
+        `${r.itemsShown} of ${r.items}`,
+        `${n(Math.round(r.shapeUs))} µs`,
+        `${r.addedP50Ms.toFixed(2)} ms`,
+      ]);
     }
   } finally {
     await client.close();
@@ -133,7 +158,11 @@ function shapingUs(runtime, tool, config, p, median) {
 /** Follows local `$ref`s of `spec`. */
 function resolve(spec, value) {
   let cur = value;
-  for (let i = 0; i < 10 && cur?.$ref !== undefined; i++) cur = cur.$ref.replace(/^#\//, '').split('/').reduce((a, k) => a?.[k], spec);
+  for (let i = 0; i < 10 && cur?.$ref !== undefined; i++)
+    cur = cur.$ref
+      .replace(/^#\//, '')
+      .split('/')
+      .reduce((a, k) => a?.[k], spec);
   return cur;
 }
 

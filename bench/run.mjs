@@ -29,11 +29,11 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { benchCodeMode } from './code-mode.mjs';
 import { benchHttp } from './http.mjs';
 import { benchResults } from './results.mjs';
 import { benchRuntime } from './runtime.mjs';
 import { benchScaleOut } from './scale-out.mjs';
-import { benchCodeMode } from './code-mode.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const RUNS = Math.max(1, Number(process.env.BENCH_RUNS ?? 5));
@@ -50,7 +50,10 @@ if (!existsSync(omgBin)) throw new Error('openapi-mcp-generator is not installed
 
 const cases = [
   { name: 'Petstore', spec: path.join(root, 'examples/petstore/openapi.yaml'), manifest: path.join(root, 'examples/petstore/mcpgen.yaml') },
-  ...[['GitHub', 'github-rest.json'], ['Kubernetes', 'kubernetes.json']].map(([name, file]) => corpusCase(name, file)),
+  ...[
+    ['GitHub', 'github-rest.json'],
+    ['Kubernetes', 'kubernetes.json'],
+  ].map(([name, file]) => corpusCase(name, file)),
 ].filter(Boolean);
 
 function corpusCase(name, file) {
@@ -68,7 +71,11 @@ function corpusCase(name, file) {
 const tools = {
   mcpgen: (c, out) => [path.join(root, 'bin/mcpgen.js'), 'build', c.manifest, '--out', out, '--quiet', '--no-cache'],
   OMG: (c, out) => [omgBin, '-i', c.spec, '-o', out, '-b', 'http://127.0.0.1:1', '--force'],
-  floor: (c) => ['--input-type=module', '-e', `import SwaggerParser from '@apidevtools/swagger-parser'; await SwaggerParser.dereference(${JSON.stringify(c.spec)});`],
+  floor: (c) => [
+    '--input-type=module',
+    '-e',
+    `import SwaggerParser from '@apidevtools/swagger-parser'; await SwaggerParser.dereference(${JSON.stringify(c.spec)});`,
+  ],
 };
 const names = Object.keys(tools);
 
@@ -90,8 +97,22 @@ const median = (xs) => {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
-console.log(`${runs('build') ? `build in a fresh child process, ${RUNS} alternating rounds, medians; ` : ''}node ${process.version}, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown cpu'})${runs('build') ? '\n' : ''}`);
-const results = { date: new Date().toISOString(), node: process.version, cores: os.cpus().length, cpu: os.cpus()[0]?.model, runs: RUNS, sections: only, build: {}, listTools: {}, runtime: {}, results: {}, http: {} };
+console.log(
+  `${runs('build') ? `build in a fresh child process, ${RUNS} alternating rounds, medians; ` : ''}node ${process.version}, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown cpu'})${runs('build') ? '\n' : ''}`,
+);
+const results = {
+  date: new Date().toISOString(),
+  node: process.version,
+  cores: os.cpus().length,
+  cpu: os.cpus()[0]?.model,
+  runs: RUNS,
+  sections: only,
+  build: {},
+  listTools: {},
+  runtime: {},
+  results: {},
+  http: {},
+};
 for (const c of runs('build') ? cases : []) {
   const samples = Object.fromEntries(names.map((n) => [n, []]));
   for (let i = 0; i < RUNS; i++) {
@@ -102,7 +123,15 @@ for (const c of runs('build') ? cases : []) {
     }
   }
   results.build[c.name] = Object.fromEntries(
-    names.map((n) => [n, { wallMs: median(samples[n].map((s) => s.wallMs)), cpuMs: median(samples[n].map((s) => s.cpuMs)), rssMiB: median(samples[n].map((s) => s.rssMiB)), samples: samples[n] }]),
+    names.map((n) => [
+      n,
+      {
+        wallMs: median(samples[n].map((s) => s.wallMs)),
+        cpuMs: median(samples[n].map((s) => s.cpuMs)),
+        rssMiB: median(samples[n].map((s) => s.rssMiB)),
+        samples: samples[n],
+      },
+    ]),
   );
 }
 
@@ -111,8 +140,22 @@ const ratio = (a, b) => `${(a / b).toFixed(2)}×`;
 const rows = [['figure', 'mcpgen', 'OMG', 'floor', 'mcpgen/OMG', 'mcpgen/floor']];
 for (const [name, r] of Object.entries(results.build)) {
   const { mcpgen: m, OMG: o, floor: f } = r;
-  rows.push([`build ${name} wall / CPU`, `${sec(m.wallMs)} / ${sec(m.cpuMs)}`, `${sec(o.wallMs)} / ${sec(o.cpuMs)}`, `${sec(f.wallMs)} / ${sec(f.cpuMs)}`, `${ratio(m.wallMs, o.wallMs)} / ${ratio(m.cpuMs, o.cpuMs)}`, `${ratio(m.wallMs, f.wallMs)} / ${ratio(m.cpuMs, f.cpuMs)}`]);
-  rows.push([`build ${name} peak RSS`, `${m.rssMiB.toFixed(0)} MiB`, `${o.rssMiB.toFixed(0)} MiB`, `${f.rssMiB.toFixed(0)} MiB`, ratio(m.rssMiB, o.rssMiB), ratio(m.rssMiB, f.rssMiB)]);
+  rows.push([
+    `build ${name} wall / CPU`,
+    `${sec(m.wallMs)} / ${sec(m.cpuMs)}`,
+    `${sec(o.wallMs)} / ${sec(o.cpuMs)}`,
+    `${sec(f.wallMs)} / ${sec(f.cpuMs)}`,
+    `${ratio(m.wallMs, o.wallMs)} / ${ratio(m.cpuMs, o.cpuMs)}`,
+    `${ratio(m.wallMs, f.wallMs)} / ${ratio(m.cpuMs, f.cpuMs)}`,
+  ]);
+  rows.push([
+    `build ${name} peak RSS`,
+    `${m.rssMiB.toFixed(0)} MiB`,
+    `${o.rssMiB.toFixed(0)} MiB`,
+    `${f.rssMiB.toFixed(0)} MiB`,
+    ratio(m.rssMiB, o.rssMiB),
+    ratio(m.rssMiB, f.rssMiB),
+  ]);
 }
 if (runs('build')) printTable(rows);
 
@@ -129,7 +172,17 @@ if (runs('build')) {
     const write = (i) => writeFileSync(manifest, `name: bench\nopenapi: ${JSON.stringify(c.spec)}\nbaseUrl: http://127.0.0.1:1\ndescription: round ${i}\n`);
     const build = (cache) => {
       rmSync(usageFile, { force: true });
-      const args = ['--import', path.join(root, 'bench/usage.mjs'), path.join(root, 'bin/mcpgen.js'), 'build', manifest, '--out', path.join(dir, cache ? 'cached' : 'cold'), '--quiet', ...(cache ? [] : ['--no-cache'])];
+      const args = [
+        '--import',
+        path.join(root, 'bench/usage.mjs'),
+        path.join(root, 'bin/mcpgen.js'),
+        'build',
+        manifest,
+        '--out',
+        path.join(dir, cache ? 'cached' : 'cold'),
+        '--quiet',
+        ...(cache ? [] : ['--no-cache']),
+      ];
       const t = performance.now();
       const r = spawnSync(process.execPath, args, { cwd: root, env: { ...process.env, BENCH_USAGE_FILE: usageFile }, encoding: 'utf8', maxBuffer: 64 << 20 });
       const wallMs = performance.now() - t;
@@ -146,8 +199,17 @@ if (runs('build')) {
       else cold.push(build(false)), cached.push(build(true));
     }
     const m = (xs, k) => median(xs.map((x) => x[k]));
-    results.build[c.name].rebuild = { cached: { wallMs: m(cached, 'wallMs'), cpuMs: m(cached, 'cpuMs'), samples: cached }, cold: { wallMs: m(cold, 'wallMs'), cpuMs: m(cold, 'cpuMs'), samples: cold } };
-    rebuild.push([c.name, `${sec(m(cached, 'wallMs'))} / ${sec(m(cached, 'cpuMs'))}`, `${sec(m(cold, 'wallMs'))} / ${sec(m(cold, 'cpuMs'))}`, ratio(m(cached, 'wallMs'), m(cold, 'wallMs')), c.name === 'GitHub' ? '≤ 0.25 s wall' : '']);
+    results.build[c.name].rebuild = {
+      cached: { wallMs: m(cached, 'wallMs'), cpuMs: m(cached, 'cpuMs'), samples: cached },
+      cold: { wallMs: m(cold, 'wallMs'), cpuMs: m(cold, 'cpuMs'), samples: cold },
+    };
+    rebuild.push([
+      c.name,
+      `${sec(m(cached, 'wallMs'))} / ${sec(m(cached, 'cpuMs'))}`,
+      `${sec(m(cold, 'wallMs'))} / ${sec(m(cold, 'cpuMs'))}`,
+      ratio(m(cached, 'wallMs'), m(cold, 'wallMs')),
+      c.name === 'GitHub' ? '≤ 0.25 s wall' : '',
+    ]);
   }
   console.log('');
   printTable(rebuild);
@@ -167,14 +229,17 @@ function printTable(rs) {
 const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
 const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
 const { countTokens } = await import('gpt-tokenizer/encoding/o200k_base');
-if (runs('listTools')) console.log(`\nSDK Client listTools() against the mcpgen-generated server over stdio, median of ${RUNS} lists (goal: under 1 s for GitHub)\n`);
+if (runs('listTools'))
+  console.log(`\nSDK Client listTools() against the mcpgen-generated server over stdio, median of ${RUNS} lists (goal: under 1 s for GitHub)\n`);
 for (const c of runs('listTools') ? cases.filter((x) => x.name !== 'Petstore') : []) {
   // Inside the repository, so the generated project resolves the SDK and @types/node from its node_modules.
   const out = path.join(cacheDir, `server-${c.name}`);
   execFileSync(process.execPath, [path.join(root, 'bin/mcpgen.js'), 'build', c.manifest, '--out', out, '--quiet'], { cwd: root, stdio: 'pipe' });
   execFileSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', out], { stdio: 'inherit' });
   const client = new Client({ name: 'bench', version: '1' });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [path.join(out, 'dist/server.js')], env: { PATH: process.env.PATH ?? '' }, stderr: 'ignore' }));
+  await client.connect(
+    new StdioClientTransport({ command: process.execPath, args: [path.join(out, 'dist/server.js')], env: { PATH: process.env.PATH ?? '' }, stderr: 'ignore' }),
+  );
   const times = [];
   let tools = [];
   for (let i = 0; i < RUNS; i++) {
@@ -186,7 +251,9 @@ for (const c of runs('listTools') ? cases.filter((x) => x.name !== 'Petstore') :
   const json = JSON.stringify(tools);
   const r = { ms: median(times), tools: tools.length, bytes: Buffer.byteLength(json), tokens: countTokens(json) };
   results.listTools[c.name] = r;
-  console.log(`${c.name.padEnd(12)} ${String(Math.round(r.ms)).padStart(6)} ms  ${r.tools} tools, ${r.bytes.toLocaleString('en-US')} bytes, ${r.tokens.toLocaleString('en-US')} o200k tokens`);
+  console.log(
+    `${c.name.padEnd(12)} ${String(Math.round(r.ms)).padStart(6)} ms  ${r.tools} tools, ${r.bytes.toLocaleString('en-US')} bytes, ${r.tokens.toLocaleString('en-US')} o200k tokens`,
+  );
 }
 
 if (runs('runtime')) await benchRuntime({ root, cacheDir, results, printTable, cases, runs: RUNS, omgBin, median });

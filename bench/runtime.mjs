@@ -44,7 +44,9 @@ export async function benchRuntime({ root, cacheDir, results, printTable, cases,
   });
   await new Promise((resolve) => backend.listen(0, '127.0.0.1', resolve));
   const backendUrl = `http://127.0.0.1:${backend.address().port}`;
-  console.log(`\nruntime over stdio (SDK v1 Client): type-check, cold start to the first tools/list answer (a raw request: no client-side output-schema compiling), first tools/call against a loopback backend (${RUNS(runs)} starts), then ${CALLS} calls vs ${CALLS} direct fetches\n`);
+  console.log(
+    `\nruntime over stdio (SDK v1 Client): type-check, cold start to the first tools/list answer (a raw request: no client-side output-schema compiling), first tools/call against a loopback backend (${RUNS(runs)} starts), then ${CALLS} calls vs ${CALLS} direct fetches\n`,
+  );
 
   const rows = [['figure', 'mcpgen', 'OMG', 'mcpgen/OMG', 'goal']];
   results.runtime = {};
@@ -68,10 +70,17 @@ export async function benchRuntime({ root, cacheDir, results, printTable, cases,
         rmSync(odir, { recursive: true, force: true });
         execFileSync(process.execPath, [omgBin, '-i', p.spec, '-o', odir, '-b', 'http://127.0.0.1:9', '--force'], { cwd: root, stdio: 'pipe' });
         r.typecheck.OMG = typecheck(tsc, ['-p', odir, '--rootDir', path.join(odir, 'src'), '--noEmit'], TYPECHECK_TIMEOUT_MS);
-        const built = spawnSync(process.execPath, [tsc, '-p', odir, '--rootDir', path.join(odir, 'src'), '--noCheck'], { encoding: 'utf8', timeout: TYPECHECK_TIMEOUT_MS });
+        const built = spawnSync(process.execPath, [tsc, '-p', odir, '--rootDir', path.join(odir, 'src'), '--noCheck'], {
+          encoding: 'utf8',
+          timeout: TYPECHECK_TIMEOUT_MS,
+        });
         if (existsSync(path.join(odir, 'build/index.js'))) {
           let name;
-          omg = { command: [path.join(odir, 'build/index.js')], env: { API_BASE_URL: backendUrl }, tool: (tools) => (name ??= tools.find((t) => p.omgTool.test(t.name))?.name) };
+          omg = {
+            command: [path.join(odir, 'build/index.js')],
+            env: { API_BASE_URL: backendUrl },
+            tool: (tools) => (name ??= tools.find((t) => p.omgTool.test(t.name))?.name),
+          };
         } else r.omgError = `OMG's project did not compile: ${(built.stdout + built.stderr).slice(0, 300)}`;
       }
 
@@ -82,7 +91,13 @@ export async function benchRuntime({ root, cacheDir, results, printTable, cases,
         for (const k of i % 2 ? Object.keys(servers).reverse() : Object.keys(servers)) starts[k].push(await startAndCall(sdk, servers[k], p.args));
       }
       for (const [k, s] of Object.entries(starts)) {
-        r[k] = { coldStartMs: median(s.map((x) => x.coldMs)), firstCallMs: median(s.map((x) => x.firstCallMs)), firstCallMaxMs: Math.max(...s.map((x) => x.firstCallMs)), tool: s[0].tool, samples: s };
+        r[k] = {
+          coldStartMs: median(s.map((x) => x.coldMs)),
+          firstCallMs: median(s.map((x) => x.firstCallMs)),
+          firstCallMaxMs: Math.max(...s.map((x) => x.firstCallMs)),
+          tool: s[0].tool,
+          samples: s,
+        };
       }
       // call overhead over a direct fetch
       for (const k of Object.keys(servers)) Object.assign(r[k], await overhead(sdk, servers[k], p.args, `${backendUrl}${p.urlPath}`));
@@ -93,11 +108,41 @@ export async function benchRuntime({ root, cacheDir, results, printTable, cases,
       const ms = (x) => (x === undefined ? 'n/a' : `${x.toFixed(x < 10 ? 2 : 0)} ms`);
       const ratio = (a, b) => (a === undefined || b === undefined ? 'n/a' : `${(a / b).toFixed(2)}×`);
       const tc = (t) => (t === undefined ? 'n/a' : `${(t.wallMs / 1000).toFixed(2)} s${t.timedOut ? ' (timed out)' : t.ok ? '' : `, fails ${t.firstError}`}`);
-      rows.push([`type-check ${p.name} (tsc --noEmit)`, tc(r.typecheck.mcpgen), tc(r.typecheck.OMG), ratio(r.typecheck.mcpgen.wallMs, r.typecheck.OMG?.wallMs), p.name === 'GitHub' ? '≤ 4 s' : '']);
-      rows.push([`cold start to tools/list ${p.name}`, ms(m.coldStartMs), ms(o?.coldStartMs), ratio(m.coldStartMs, o?.coldStartMs), p.name === 'GitHub' ? '≤ OMG' : '']);
-      rows.push([`first tools/call ${p.name} (${m.tool}; max)`, `${ms(m.firstCallMs)} (${ms(m.firstCallMaxMs)})`, o ? `${ms(o.firstCallMs)} (${ms(o.firstCallMaxMs)})` : 'n/a', ratio(m.firstCallMs, o?.firstCallMs), p.name === 'GitHub' ? '≤ 30 ms' : '']);
-      rows.push([`call p50 ${p.name} (direct; added)`, `${ms(m.p50Ms)} (${ms(m.directP50Ms)}; ${plus(m.p50Ms - m.directP50Ms)})`, o ? `${ms(o.p50Ms)} (${ms(o.directP50Ms)}; ${plus(o.p50Ms - o.directP50Ms)})` : 'n/a', ratio(m.p50Ms - m.directP50Ms, o ? o.p50Ms - o.directP50Ms : undefined), p.name === 'GitHub' ? '≤ +0.75 ms' : '']);
-      rows.push([`call p99 ${p.name} (direct; added; ratio of p99s)`, `${ms(m.p99Ms)} (${ms(m.directP99Ms)}; ${plus(m.p99Ms - m.directP99Ms)})`, o ? `${ms(o.p99Ms)} (${ms(o.directP99Ms)}; ${plus(o.p99Ms - o.directP99Ms)})` : 'n/a', ratio(m.p99Ms, o?.p99Ms), '']);
+      rows.push([
+        `type-check ${p.name} (tsc --noEmit)`,
+        tc(r.typecheck.mcpgen),
+        tc(r.typecheck.OMG),
+        ratio(r.typecheck.mcpgen.wallMs, r.typecheck.OMG?.wallMs),
+        p.name === 'GitHub' ? '≤ 4 s' : '',
+      ]);
+      rows.push([
+        `cold start to tools/list ${p.name}`,
+        ms(m.coldStartMs),
+        ms(o?.coldStartMs),
+        ratio(m.coldStartMs, o?.coldStartMs),
+        p.name === 'GitHub' ? '≤ OMG' : '',
+      ]);
+      rows.push([
+        `first tools/call ${p.name} (${m.tool}; max)`,
+        `${ms(m.firstCallMs)} (${ms(m.firstCallMaxMs)})`,
+        o ? `${ms(o.firstCallMs)} (${ms(o.firstCallMaxMs)})` : 'n/a',
+        ratio(m.firstCallMs, o?.firstCallMs),
+        p.name === 'GitHub' ? '≤ 30 ms' : '',
+      ]);
+      rows.push([
+        `call p50 ${p.name} (direct; added)`,
+        `${ms(m.p50Ms)} (${ms(m.directP50Ms)}; ${plus(m.p50Ms - m.directP50Ms)})`,
+        o ? `${ms(o.p50Ms)} (${ms(o.directP50Ms)}; ${plus(o.p50Ms - o.directP50Ms)})` : 'n/a',
+        ratio(m.p50Ms - m.directP50Ms, o ? o.p50Ms - o.directP50Ms : undefined),
+        p.name === 'GitHub' ? '≤ +0.75 ms' : '',
+      ]);
+      rows.push([
+        `call p99 ${p.name} (direct; added; ratio of p99s)`,
+        `${ms(m.p99Ms)} (${ms(m.directP99Ms)}; ${plus(m.p99Ms - m.directP99Ms)})`,
+        o ? `${ms(o.p99Ms)} (${ms(o.directP99Ms)}; ${plus(o.p99Ms - o.directP99Ms)})` : 'n/a',
+        ratio(m.p99Ms, o?.p99Ms),
+        '',
+      ]);
     }
   } finally {
     backend.close();
@@ -113,14 +158,22 @@ function typecheck(tsc, args, timeout) {
   const r = spawnSync(process.execPath, [tsc, ...args], { encoding: 'utf8', maxBuffer: 64 << 20, ...(timeout ? { timeout } : {}) });
   const wallMs = performance.now() - t;
   const text = `${r.stdout}${r.stderr}`;
-  return { wallMs, ok: r.status === 0, timedOut: r.error?.code === 'ETIMEDOUT', firstError: /error (TS\d+)/.exec(text)?.[1] ?? (r.status === 0 ? undefined : `exit ${r.status ?? r.signal}`), errors: (text.match(/error TS\d+/g) ?? []).length };
+  return {
+    wallMs,
+    ok: r.status === 0,
+    timedOut: r.error?.code === 'ETIMEDOUT',
+    firstError: /error (TS\d+)/.exec(text)?.[1] ?? (r.status === 0 ? undefined : `exit ${r.status ?? r.signal}`),
+    errors: (text.match(/error TS\d+/g) ?? []).length,
+  };
 }
 
 /** One start: spawn → connect → tools/list (cold), then the first tools/call (first), then close. */
 async function startAndCall({ Client, StdioClientTransport, ListToolsResultSchema }, server, args) {
   const t0 = performance.now();
   const client = new Client({ name: 'bench', version: '1' });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: server.command, env: { PATH: process.env.PATH ?? '', ...server.env }, stderr: 'ignore' }));
+  await client.connect(
+    new StdioClientTransport({ command: process.execPath, args: server.command, env: { PATH: process.env.PATH ?? '', ...server.env }, stderr: 'ignore' }),
+  );
   // the answer itself: listTools() would also compile the client's validators of every output schema
   const { tools } = await client.request({ method: 'tools/list', params: {} }, ListToolsResultSchema);
   const t1 = performance.now();
@@ -136,7 +189,9 @@ async function startAndCall({ Client, StdioClientTransport, ListToolsResultSchem
 /** `calls` (default `CALLS`) sequential tools/calls and as many direct fetches of `url`, in alternating blocks after a warm-up; p50/p99 of each. */
 export async function overhead({ Client, StdioClientTransport, ListToolsResultSchema }, server, args, url, calls = CALLS) {
   const client = new Client({ name: 'bench', version: '1' });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: server.command, env: { PATH: process.env.PATH ?? '', ...server.env }, stderr: 'ignore' }));
+  await client.connect(
+    new StdioClientTransport({ command: process.execPath, args: server.command, env: { PATH: process.env.PATH ?? '', ...server.env }, stderr: 'ignore' }),
+  );
   const name = server.tool((await client.request({ method: 'tools/list', params: {} }, ListToolsResultSchema)).tools);
   const mcp = async () => {
     const res = await client.callTool({ name, arguments: args });

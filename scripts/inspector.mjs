@@ -28,9 +28,27 @@ const cli = path.join(dir, 'node_modules/@modelcontextprotocol/inspector/clients
 export function ensureInspector() {
   if (!existsSync(node22) || !existsSync(cli)) {
     mkdirSync(dir, { recursive: true });
-    execFileSync('npm', ['install', '--prefix', dir, '--no-save', '--no-audit', '--no-fund', '--loglevel=error', '--engine-strict=false', `${nodePackage}@${NODE22_VERSION}`, `@modelcontextprotocol/inspector@${INSPECTOR_VERSION}`], { stdio: ['ignore', 'inherit', 'inherit'], timeout: 300_000 });
+    execFileSync(
+      'npm',
+      [
+        'install',
+        '--prefix',
+        dir,
+        '--no-save',
+        '--no-audit',
+        '--no-fund',
+        '--loglevel=error',
+        '--engine-strict=false',
+        `${nodePackage}@${NODE22_VERSION}`,
+        `@modelcontextprotocol/inspector@${INSPECTOR_VERSION}`,
+      ],
+      { stdio: ['ignore', 'inherit', 'inherit'], timeout: 300_000 },
+    );
   }
-  if (!existsSync(node22) || !existsSync(cli)) throw new Error(`inspector: installing ${nodePackage}@${NODE22_VERSION} and @modelcontextprotocol/inspector@${INSPECTOR_VERSION} into ${dir} did not produce ${node22} and ${cli}`);
+  if (!existsSync(node22) || !existsSync(cli))
+    throw new Error(
+      `inspector: installing ${nodePackage}@${NODE22_VERSION} and @modelcontextprotocol/inspector@${INSPECTOR_VERSION} into ${dir} did not produce ${node22} and ${cli}`,
+    );
   return { node22, cli };
 }
 
@@ -77,16 +95,26 @@ export function inspectHttp(url, args, headers = {}) {
   const home = mkdtempSync(path.join(os.tmpdir(), 'mcpgen-inspector-'));
   const headerArgs = Object.entries(headers).flatMap(([k, v]) => ['--header', `${k}: ${v}`]);
   return new Promise((resolve) => {
-    execFile(node, [launcher, '--cli', url, '--transport', 'http', ...headerArgs, ...args, '--format', 'json'], { env: { PATH: process.env.PATH ?? '', HOME: home }, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, timeout: 120_000 }, (err, stdout, stderr) => {
-      rmSync(home, { recursive: true, force: true });
-      let parsed;
-      try {
-        parsed = JSON.parse(stdout);
-      } catch {
-        parsed = undefined;
-      }
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, output: parsed, stdout: stdout.slice(0, 4000), stderr: stderr.slice(0, 4000) });
-    });
+    execFile(
+      node,
+      [launcher, '--cli', url, '--transport', 'http', ...headerArgs, ...args, '--format', 'json'],
+      { env: { PATH: process.env.PATH ?? '', HOME: home }, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, timeout: 120_000 },
+      (err, stdout, stderr) => {
+        rmSync(home, { recursive: true, force: true });
+        let parsed;
+        try {
+          parsed = JSON.parse(stdout);
+        } catch {
+          parsed = undefined;
+        }
+        resolve({
+          code: err ? (typeof err.code === 'number' ? err.code : 1) : 0,
+          output: parsed,
+          stdout: stdout.slice(0, 4000),
+          stderr: stderr.slice(0, 4000),
+        });
+      },
+    );
   });
 }
 
@@ -105,7 +133,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const r = inspectTools(argv[sep + 1], argv.slice(sep + 2));
   const expected = n >= 0 ? Number(argv[n + 1]) : undefined;
   const ok = r.code === 0 && r.findings.length === 0 && (expected === undefined || r.tools.length === expected);
-  console.log(`inspector ${INSPECTOR_VERSION}: exit ${r.code}, ${r.tools.length} tools${expected !== undefined ? ` (expected ${expected})` : ''}, ${r.findings.length} tool(s) with schema findings`);
+  console.log(
+    `inspector ${INSPECTOR_VERSION}: exit ${r.code}, ${r.tools.length} tools${expected !== undefined ? ` (expected ${expected})` : ''}, ${r.findings.length} tool(s) with schema findings`,
+  );
   if (r.findings.length) console.log(JSON.stringify(r.findings.slice(0, 5), null, 2));
   if (!ok && r.stderr) console.error(r.stderr);
   process.exit(ok ? 0 : 1);

@@ -11,8 +11,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import formatsImport from 'ajv-formats';
 import standaloneImport from 'ajv/dist/standalone/index.js';
+import formatsImport from 'ajv-formats';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const META_VALIDATOR_FILE = path.join(root, 'templates/runtime/generated/meta-validator.gen.ts');
@@ -25,7 +25,9 @@ const standaloneCode = standaloneImport.default ?? standaloneImport;
 export function generatorAjv(options) {
   // only the code name matters here (the generated module imports `linearRegExp` from pattern.ts);
   // toString must differ per pattern, as Ajv de-duplicates compiled patterns by it
-  const regExp = Object.assign((pattern, flags) => ({ test: (s) => new RegExp(pattern, flags).test(s), toString: () => `re2:${pattern}` }), { code: options.code.regExp.code });
+  const regExp = Object.assign((pattern, flags) => ({ test: (s) => new RegExp(pattern, flags).test(s), toString: () => `re2:${pattern}` }), {
+    code: options.code.regExp.code,
+  });
   const ajv = new Ajv2020({ ...options, code: { ...options.code, regExp, source: true, lines: true } });
   addFormats(ajv);
   return ajv;

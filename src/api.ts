@@ -9,9 +9,9 @@
 import type { BuildOptions, BuildResult, ValidateOptions, ValidateResult } from './api-types.js';
 import { buildProject, validateProject } from './project.js';
 
+export type { BuildOptions, BuildResult, ValidateOptions, ValidateResult } from './api-types.js';
 export type { Diagnostic, DiagnosticCode, Location, Severity, WarningCode } from './core/diagnostics.js';
 export type { Contributor, DriftEntry, PresetSummary, ResultExampleSummary, ResultsSummary, Summary } from './summary.js';
-export type { BuildOptions, BuildResult, ValidateOptions, ValidateResult } from './api-types.js';
 
 /** Builds (or, with `check`, compares) the project the manifest describes. */
 export async function build(opts: BuildOptions): Promise<BuildResult> {

@@ -6,6 +6,8 @@
 import path from 'node:path';
 import { diagnosticLevels } from './core/diagnostic-levels.js';
 import { Diagnostics, type Location } from './core/diagnostics.js';
+import { readTokenMemo, saveTokenMemo, useTokenMemo } from './core/token-memo.js';
+import { TokenWorker } from './core/token-worker.js';
 import { emitProject, loadModeEmitters } from './emit/index.js';
 import { buildIr } from './ir/build.js';
 import { checkPresetTokens, wantsTokens } from './ir/surface/budget.js';
@@ -13,10 +15,8 @@ import { countTokens } from './ir/surface/surface.js';
 import type { IrServer } from './ir/types.js';
 import { loadManifest, resolveManifest } from './manifest/load.js';
 import { checkInvalidManifest } from './manifest/partial.js';
-import { cacheDir, loadSpecCached, type CacheOutcome } from './openapi/cache.js';
-import { loadSpec, readRegularFile, type LoadedSpec, type LoadSpecOptions } from './openapi/load.js';
-import { readTokenMemo, saveTokenMemo, useTokenMemo } from './core/token-memo.js';
-import { TokenWorker } from './core/token-worker.js';
+import { type CacheOutcome, cacheDir, loadSpecCached } from './openapi/cache.js';
+import { type LoadedSpec, type LoadSpecOptions, loadSpec, readRegularFile } from './openapi/load.js';
 import { checkHandlers } from './write/handlers.js';
 import { checkOutputDir, withLockFile } from './write/tree.js';
 
@@ -65,7 +65,9 @@ export async function compile(opts: CompileOptions): Promise<CompileResult> {
   const loaded = await loadManifest(opts.manifestPath, diagnostics, { cwd: opts.cwd });
   if (!loaded) return { diagnostics };
   // from here on every warning is added at the level the manifest's `diagnostics` sets for it
-  diagnostics.setLevels(diagnosticLevels({ value: (loaded.manifest as { diagnostics?: unknown }).diagnostics, locate: (p, o) => loaded.source.locate(p, o), diagnostics }));
+  diagnostics.setLevels(
+    diagnosticLevels({ value: (loaded.manifest as { diagnostics?: unknown }).diagnostics, locate: (p, o) => loaded.source.locate(p, o), diagnostics }),
+  );
   const m = loadedManifestOrUndefined(loaded);
   if (!m) return { diagnostics };
   const outDir = opts.out !== undefined ? path.resolve(opts.cwd, opts.out) : m.outputDir;
@@ -76,7 +78,12 @@ export async function compile(opts: CompileOptions): Promise<CompileResult> {
     { dir: opts.cwd, name: 'the working directory' },
   ]);
   if (unsafe) {
-    diagnostics.error('MCPGEN_OUTPUT_UNSAFE', `output directory ${displayOut} is ${unsafe}`, 'use a dedicated folder for the generated project, e.g. `output: ./server`', outputAt);
+    diagnostics.error(
+      'MCPGEN_OUTPUT_UNSAFE',
+      `output directory ${displayOut} is ${unsafe}`,
+      'use a dedicated folder for the generated project, e.g. `output: ./server`',
+      outputAt,
+    );
   }
   const cached: { outcome?: CacheOutcome; save?: () => Promise<boolean> } = {};
   // token counts of the result examples are remembered in the cache too (./token-memo.ts)
@@ -85,7 +92,8 @@ export async function compile(opts: CompileOptions): Promise<CompileResult> {
   // calibrating result sizes counts the tokens of the spec's examples: a build that has none of
   // those counts yet (no cache, or an empty one) and does not count on this thread anyway (the
   // report, token budgets) loads the tokenizer on a worker while it reads and models the spec
-  const countsAhead = bytes !== undefined && (memo === undefined || memo.known.size === 0) && opts.tokens !== true && !wantsTokens(m.budget) && documentsExamples(bytes);
+  const countsAhead =
+    bytes !== undefined && (memo === undefined || memo.known.size === 0) && opts.tokens !== true && !wantsTokens(m.budget) && documentsExamples(bytes);
   const tokenWorker = countsAhead ? new TokenWorker() : undefined;
   let ir: IrServer | undefined;
   try {
@@ -106,7 +114,12 @@ export async function compile(opts: CompileOptions): Promise<CompileResult> {
     ir.surface.tokens = await countTokens(ir);
     if (maxTokens !== undefined && ir.surface.tokens.total > maxTokens) {
       const top = ir.surface.tokens.largest.map((t) => `\n  - ${t.name} ${t.tokens} tokens`).join('');
-      diagnostics.error('MCPGEN_OVER_BUDGET', `tools/list is ${ir.surface.tokens.total} tokens, over budget.maxTokens ${maxTokens}; the largest tools:${top}`, 'trim the surface (`exclude` operations, `outputSchemas: none`, lower `inputSchemaMaxBytes`, shorter descriptions) or raise `budget.maxTokens`', loaded.source.locate('/budget/maxTokens'));
+      diagnostics.error(
+        'MCPGEN_OVER_BUDGET',
+        `tools/list is ${ir.surface.tokens.total} tokens, over budget.maxTokens ${maxTokens}; the largest tools:${top}`,
+        'trim the surface (`exclude` operations, `outputSchemas: none`, lower `inputSchemaMaxBytes`, shorter descriptions) or raise `budget.maxTokens`',
+        loaded.source.locate('/budget/maxTokens'),
+      );
     }
     checkPresetTokens(ir, m.budget.presets ?? {}, { locate: (p) => loaded.source.locate(p), diagnostics });
   }
@@ -122,7 +135,14 @@ export async function compile(opts: CompileOptions): Promise<CompileResult> {
  * accepted, so one run reports both kinds). A function of its own so that the spec document is
  * garbage once the IR is built, before the emitters allocate the project.
  */
-async function model(opts: CompileOptions, loaded: Loaded, m: NonNullable<ReturnType<typeof resolveManifest>>, diagnostics: Diagnostics, cached: { outcome?: CacheOutcome; save?: () => Promise<boolean> }, bytes: Buffer | undefined): Promise<IrServer | undefined> {
+async function model(
+  opts: CompileOptions,
+  loaded: Loaded,
+  m: NonNullable<ReturnType<typeof resolveManifest>>,
+  diagnostics: Diagnostics,
+  cached: { outcome?: CacheOutcome; save?: () => Promise<boolean> },
+  bytes: Buffer | undefined,
+): Promise<IrServer | undefined> {
   opts.onStage?.('reading the spec');
   const loadOpts: LoadSpecOptions = {
     file: m.openapiPath,
@@ -145,11 +165,21 @@ async function model(opts: CompileOptions, loaded: Loaded, m: NonNullable<Return
   if (!spec) return undefined;
   if (!loaded.valid) {
     const locateManifest = (p: string, o?: { key?: boolean }) => loaded.source.locate(p, o);
-    checkInvalidManifest({ loaded, diagnostics, checks: (pruned, into) => void buildIr({ manifest: resolveManifest(pruned), locateManifest, spec, diagnostics: into }) });
+    checkInvalidManifest({
+      loaded,
+      diagnostics,
+      checks: (pruned, into) => void buildIr({ manifest: resolveManifest(pruned), locateManifest, spec, diagnostics: into }),
+    });
     return undefined;
   }
   opts.onStage?.('modelling the tools');
-  return buildIr({ manifest: m, locateManifest: (p, o) => loaded.source.locate(p, o), spec, diagnostics, ...(opts.tokens === true ? { exampleTokens: true } : {}) });
+  return buildIr({
+    manifest: m,
+    locateManifest: (p, o) => loaded.source.locate(p, o),
+    spec,
+    diagnostics,
+    ...(opts.tokens === true ? { exampleTokens: true } : {}),
+  });
 }
 
 type Loaded = NonNullable<Awaited<ReturnType<typeof loadManifest>>>;

@@ -5,11 +5,11 @@
  */
 import path from 'node:path';
 import type { BuildOptions, BuildResult, ValidateOptions, ValidateResult } from './api-types.js';
-import { driftOf, summarize } from './summary.js';
-import { compile, type CompileResult } from './compile.js';
+import { type CompileResult, compile } from './compile.js';
 import { handlerExports } from './emit/ts/stubs.js';
 import type { IrServer } from './ir/types.js';
-import { writeTree, type WriteReport } from './write/tree.js';
+import { driftOf, summarize } from './summary.js';
+import { type WriteReport, writeTree } from './write/tree.js';
 
 /** `build`'s result with what the CLI prints besides it. */
 export type BuildOutcome = { result: BuildResult; ir?: IrServer; fileCount: number };
@@ -21,7 +21,15 @@ export type ValidateOutcome = { result: ValidateResult; ir?: IrServer };
 export async function buildProject(opts: BuildOptions): Promise<BuildOutcome> {
   const cwd = path.resolve(opts.cwd ?? process.cwd());
   const check = opts.check === true;
-  const res = await compile({ manifestPath: opts.manifest, cwd, emit: true, tokens: opts.report === true, cache: opts.cache === true, ...(opts.onStage ? { onStage: opts.onStage } : {}), ...(opts.out !== undefined ? { out: opts.out } : {}) });
+  const res = await compile({
+    manifestPath: opts.manifest,
+    cwd,
+    emit: true,
+    tokens: opts.report === true,
+    cache: opts.cache === true,
+    ...(opts.onStage ? { onStage: opts.onStage } : {}),
+    ...(opts.out !== undefined ? { out: opts.out } : {}),
+  });
   let written: WriteReport | undefined;
   if (res.files && res.outDir && res.ir) {
     opts.onStage?.(check ? `comparing ${res.files.size} files` : `writing ${res.files.size} files`);

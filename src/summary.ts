@@ -3,8 +3,9 @@
  * `build --check`: data both the library (`api.ts`, `project.ts`) and the CLI return. How the
  * CLI prints them (text, `--format json`, `--format github`) is `cli/report.ts`.
  */
-import { presetToolSizes } from './ir/surface/surface.js';
+
 import { discoveryOf } from './ir/features/discovery.js';
+import { presetToolSizes } from './ir/surface/surface.js';
 import type { IrServer } from './ir/types.js';
 import type { WriteReport } from './write/tree.js';
 
@@ -105,7 +106,13 @@ export type PresetSummary = {
 };
 
 /** The largest of `tools`, with what dominates each (the description, input or output schema). */
-export function contributors(surface: NonNullable<IrServer['surface']>, tools: readonly string[] | undefined, tokens: ReadonlyArray<{ name: string; tokens: number }> | undefined, count: number, pool: NonNullable<IrServer['surface']>['tools'] = surface.tools): Contributor[] {
+export function contributors(
+  surface: NonNullable<IrServer['surface']>,
+  tools: readonly string[] | undefined,
+  tokens: ReadonlyArray<{ name: string; tokens: number }> | undefined,
+  count: number,
+  pool: NonNullable<IrServer['surface']>['tools'] = surface.tools,
+): Contributor[] {
   const only = tools ? new Set(tools) : undefined;
   const counted = new Map((tokens ?? []).map((t) => [t.name, t.tokens]));
   return pool
@@ -179,7 +186,8 @@ export function summarize(ir: IrServer, output: string, written?: WriteReport, c
   if (results) out.results = results;
   if (ir.argumentRules) out.argumentRules = ir.argumentRules.map((r) => ({ index: r.index, name: r.name, sets: [...r.sets], tools: r.tools.length }));
   if (written) {
-    if (!check) out.files = { added: written.added.length, changed: written.changed.length, removed: written.removed.length, unchanged: written.unchanged.length };
+    if (!check)
+      out.files = { added: written.added.length, changed: written.changed.length, removed: written.removed.length, unchanged: written.unchanged.length };
     out.stubs = written.stubs.map((f) => `${output}/${f}`);
   }
   return out;

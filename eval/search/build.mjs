@@ -8,7 +8,7 @@
 // or the runtime rebuilds.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -29,7 +29,10 @@ function toolchain() {
   if (toolchainHash) return toolchainHash;
   const h = createHash('sha256');
   for (const top of ['dist', 'templates', 'generated']) {
-    for (const f of walk(path.join(root, top))) h.update(`${top}/${f}\0`).update(readFileSync(path.join(root, top, f))).update('\0');
+    for (const f of walk(path.join(root, top)))
+      h.update(`${top}/${f}\0`)
+        .update(readFileSync(path.join(root, top, f)))
+        .update('\0');
   }
   return (toolchainHash = h.digest('hex'));
 }
@@ -49,8 +52,18 @@ function build(api, spec) {
   const dir = path.join(cacheRoot, api);
   const specFile = path.join(root, spec);
   if (!existsSync(specFile)) throw new Error(`${spec} is missing: run \`npm run corpus\` first`);
-  const manifest = [`name: "eval-${api}"`, 'version: "0.1.0"', `openapi: ${JSON.stringify(specFile)}`, 'output: "./server"', 'discovery: search', ''].join('\n');
-  const key = createHash('sha256').update(spec).update('\0').update(readFileSync(specFile)).update('\0').update(manifest).update('\0').update(toolchain()).digest('hex');
+  const manifest = [`name: "eval-${api}"`, 'version: "0.1.0"', `openapi: ${JSON.stringify(specFile)}`, 'output: "./server"', 'discovery: search', ''].join(
+    '\n',
+  );
+  const key = createHash('sha256')
+    .update(spec)
+    .update('\0')
+    .update(readFileSync(specFile))
+    .update('\0')
+    .update(manifest)
+    .update('\0')
+    .update(toolchain())
+    .digest('hex');
   const keyFile = path.join(dir, 'key');
   const out = path.join(dir, 'server', 'dist');
   if (existsSync(keyFile) && readFileSync(keyFile, 'utf8') === key) return out;
@@ -80,7 +93,11 @@ export async function loadApi(api, spec) {
   const toolSearch = createToolSearch(searchIndex, { mode: 'search' });
   /** `search_tools` as a client calls it: the answer's text and its results. */
   const call = (args) => {
-    const answer = toolSearch.search(args, () => true, (name) => byName.get(name));
+    const answer = toolSearch.search(
+      args,
+      () => true,
+      (name) => byName.get(name),
+    );
     return { text: answer.content[0].text, results: answer.structuredContent?.results ?? [] };
   };
   const search = (query, limit) => call({ query, limit }).results.map((r) => r.name);

@@ -11,14 +11,17 @@ import path from 'node:path';
 import { compile } from '../../src/compile.js';
 import { searchSources } from '../../src/emit/ts/search.js';
 import { wordnetLexicon } from '../../src/ir/features/search-lexicon.js';
-import { buildSearchIndex } from '../../templates/runtime/search/search-index.js';
 import { createToolSearch } from '../../templates/runtime/search/search.js';
+import { buildSearchIndex } from '../../templates/runtime/search/search-index.js';
 import { root } from './build.mjs';
 
 /** The query files, in file-name order (as run.mjs reads them). */
 function readQueryFiles(): Array<{ api: string; spec: string; queries: unknown[] }> {
   const dir = path.join(root, 'eval', 'search', 'queries');
-  return readdirSync(dir).filter((f) => f.endsWith('.json')).sort().map((f) => JSON.parse(readFileSync(path.join(dir, f), 'utf8')));
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .map((f) => JSON.parse(readFileSync(path.join(dir, f), 'utf8')));
 }
 
 const args = process.argv.slice(2);
@@ -37,12 +40,29 @@ for (const file of readQueryFiles()) {
   const dir = path.join(root, '.cache', 'eval-search-dev', file.api);
   mkdirSync(dir, { recursive: true });
   const manifest = path.join(dir, 'mcpgen.yaml');
-  writeFileSync(manifest, [`name: "eval-${file.api}"`, 'version: "0.1.0"', `openapi: ${JSON.stringify(path.join(root, file.spec))}`, 'output: "./server"', 'discovery: search', ''].join('\n'));
+  writeFileSync(
+    manifest,
+    [
+      `name: "eval-${file.api}"`,
+      'version: "0.1.0"',
+      `openapi: ${JSON.stringify(path.join(root, file.spec))}`,
+      'output: "./server"',
+      'discovery: search',
+      '',
+    ].join('\n'),
+  );
   const { ir } = await compile({ manifestPath: manifest, cwd: root, emit: false });
   if (ir === undefined) throw new Error(`${file.api}: the compiler gave no model of ${file.spec} (run \`npm run corpus\` first?)`);
   const byName = new Map(ir.tools.map((t) => [t.name, t]));
   const search = createToolSearch(buildSearchIndex(searchSources(ir), lexicon), { mode: 'search' }, {});
-  const call = (a: Record<string, unknown>): Result[] => (search.search(a, () => true, (n) => byName.get(n) as never).structuredContent as { results?: Result[] }).results ?? [];
+  const call = (a: Record<string, unknown>): Result[] =>
+    (
+      search.search(
+        a,
+        () => true,
+        (n) => byName.get(n) as never,
+      ).structuredContent as { results?: Result[] }
+    ).results ?? [];
   const s = { n: 0, top1: 0, top3: 0, top10: 0, mrr: 0, two: 0 };
   for (const q of file.queries as Array<{ id: string; query: string; accept: string[]; split: string }>) {
     if (q.split !== 'dev') continue;
@@ -63,10 +83,17 @@ for (const file of readQueryFiles()) {
     if (rank > 0) s.top10++;
     if (rank > 0) s.mrr += 1 / rank;
     if (two) s.two++;
-    if (misses && rank !== 1) missLines.push(`${q.id}  rank ${rank === 0 ? '>10' : rank}  ${JSON.stringify(q.query)}\n    accept: ${q.accept.join(', ')}\n    top 3:  ${ranked.slice(0, 3).join(', ')}`);
+    if (misses && rank !== 1)
+      missLines.push(
+        `${q.id}  rank ${rank === 0 ? '>10' : rank}  ${JSON.stringify(q.query)}\n    accept: ${q.accept.join(', ')}\n    top 3:  ${ranked.slice(0, 3).join(', ')}`,
+      );
   }
   for (const k of Object.keys(totals) as Array<keyof typeof totals>) totals[k] += s[k];
-  process.stdout.write(`${file.api.padEnd(14)}${String(s.n).padStart(4)}${f(s.top1, s.n)}${f(s.top3, s.n)}${f(s.top10, s.n)}${f(s.mrr, s.n)}${f(s.two, s.n)}\n`);
+  process.stdout.write(
+    `${file.api.padEnd(14)}${String(s.n).padStart(4)}${f(s.top1, s.n)}${f(s.top3, s.n)}${f(s.top10, s.n)}${f(s.mrr, s.n)}${f(s.two, s.n)}\n`,
+  );
 }
-process.stdout.write(`${'all'.padEnd(14)}${String(totals.n).padStart(4)}${f(totals.top1, totals.n)}${f(totals.top3, totals.n)}${f(totals.top10, totals.n)}${f(totals.mrr, totals.n)}${f(totals.two, totals.n)}\n`);
+process.stdout.write(
+  `${'all'.padEnd(14)}${String(totals.n).padStart(4)}${f(totals.top1, totals.n)}${f(totals.top3, totals.n)}${f(totals.top10, totals.n)}${f(totals.mrr, totals.n)}${f(totals.two, totals.n)}\n`,
+);
 if (misses) process.stdout.write(`${missLines.length} dev queries not ranked first:\n${missLines.join('\n')}\n`);

@@ -9,7 +9,7 @@
 // --misses lists the dev queries mcpgen does not rank first (never held-out ones: tune on dev only).
 // --write-names writes eval/search/names/<api>.txt (the built tool names, which the unit test
 // checks the query files against). Run `npm run corpus` first when .corpus/ is missing.
-import { readFileSync, readdirSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { bm25Index } from './bm25.mjs';
 import { compile, loadApi, root } from './build.mjs';
@@ -96,7 +96,18 @@ async function main() {
       if (missing.length > 0) throw new Error(`${q.id}: ${missing.join(', ')} is not a tool of the ${file.api} build`);
       const ranked = api.search(q.query, LIMIT);
       const two = twoCalls(api, q);
-      perQuery.push({ api: file.api, id: q.id, split: q.split, query: q.query, accept: q.accept, top: ranked.slice(0, 3), mcpgen: rankOf(ranked, q.accept), bm25: rankOf(bm25(q.query, LIMIT), q.accept), two: two.found, bytes: two.bytes });
+      perQuery.push({
+        api: file.api,
+        id: q.id,
+        split: q.split,
+        query: q.query,
+        accept: q.accept,
+        top: ranked.slice(0, 3),
+        mcpgen: rankOf(ranked, q.accept),
+        bm25: rankOf(bm25(q.query, LIMIT), q.accept),
+        two: two.found,
+        bytes: two.bytes,
+      });
     }
   }
 
@@ -106,12 +117,25 @@ async function main() {
   for (const split of splits) {
     for (const api of apis) {
       const qs = perQuery.filter((q) => (api === 'all' || q.api === api) && (split === 'all' || q.split === split));
-      rows.push({ api, split, queries: qs.length, mcpgen: { ...score(qs.map((q) => q.mcpgen)), twoCalls: qs.length === 0 ? 0 : qs.filter((q) => q.two).length / qs.length, maxBytes: Math.max(0, ...qs.map((q) => q.bytes)) }, bm25: score(qs.map((q) => q.bm25)) });
+      rows.push({
+        api,
+        split,
+        queries: qs.length,
+        mcpgen: {
+          ...score(qs.map((q) => q.mcpgen)),
+          twoCalls: qs.length === 0 ? 0 : qs.filter((q) => q.two).length / qs.length,
+          maxBytes: Math.max(0, ...qs.map((q) => q.bytes)),
+        },
+        bm25: score(qs.map((q) => q.bm25)),
+      });
     }
   }
   if (opts.misses) {
     const misses = perQuery.filter((q) => q.split === 'dev' && q.mcpgen !== 1);
-    const lines = misses.map((q) => `${q.id}  rank ${q.mcpgen === 0 ? '>10' : q.mcpgen}  ${JSON.stringify(q.query)}\n    accept: ${q.accept.join(', ')}\n    top 3:  ${q.top.join(', ')}`);
+    const lines = misses.map(
+      (q) =>
+        `${q.id}  rank ${q.mcpgen === 0 ? '>10' : q.mcpgen}  ${JSON.stringify(q.query)}\n    accept: ${q.accept.join(', ')}\n    top 3:  ${q.top.join(', ')}`,
+    );
     process.stdout.write(`${misses.length} dev queries not ranked first by mcpgen (held-out misses are not listed):\n${lines.join('\n')}\n`);
     return;
   }
@@ -122,7 +146,10 @@ async function main() {
   const f = (x) => x.toFixed(2);
   const cells = (s) => [f(s.top1), f(s.top3), f(s.top10), f(s.mrr)].map((c) => c.padStart(6)).join('');
   const lines = [`${'API'.padEnd(14)}${'split'.padEnd(9)}${'n'.padStart(4)}  | mcpgen top-1 top-3 top-10  MRR  2-call  bytes | BM25   top-1 top-3 top-10  MRR`];
-  for (const r of rows) lines.push(`${r.api.padEnd(14)}${r.split.padEnd(9)}${String(r.queries).padStart(4)}  |       ${cells(r.mcpgen)}${f(r.mcpgen.twoCalls).padStart(8)}${String(r.mcpgen.maxBytes).padStart(7)} |       ${cells(r.bm25)}`);
+  for (const r of rows)
+    lines.push(
+      `${r.api.padEnd(14)}${r.split.padEnd(9)}${String(r.queries).padStart(4)}  |       ${cells(r.mcpgen)}${f(r.mcpgen.twoCalls).padStart(8)}${String(r.mcpgen.maxBytes).padStart(7)} |       ${cells(r.bm25)}`,
+    );
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 

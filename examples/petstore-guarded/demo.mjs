@@ -18,7 +18,12 @@ import { runPreprocessors, toSystemContext } from './server/dist/runtime/preproc
 const here = path.dirname(fileURLToPath(import.meta.url));
 const backend = await startBackend({ port: 0 });
 const store = mkdtempSync(path.join(os.tmpdir(), 'petstore-guarded-'));
-const JUSTIFICATION = { intent: 'remove a record entered by mistake', alternatives: ['mark the pet sold', 'keep it'], choice: 'delete: the pet never existed', confidence: 0.9 };
+const JUSTIFICATION = {
+  intent: 'remove a record entered by mistake',
+  alternatives: ['mark the pet sold', 'keep it'],
+  choice: 'delete: the pet never existed',
+  confidence: 0.9,
+};
 
 async function connect(name, model) {
   const transport = new StdioClientTransport({
@@ -66,8 +71,11 @@ const deleted = await sampler.callTool({ name: 'deletePet', arguments: { petId: 
 for (const q of asked) console.log(`  server asked the client's model: ${JSON.stringify(q)}`);
 console.log(`  -> ${deleted.isError ? 'failed' : 'deleted'} in one tools/call`);
 
-console.log(`\nstored justifications: ${readdirSync(store, { recursive: true }).filter((f) => String(f).endsWith('.json')).join(', ')}`);
+console.log(
+  `\nstored justifications: ${readdirSync(store, { recursive: true })
+    .filter((f) => String(f).endsWith('.json'))
+    .join(', ')}`,
+);
 await Promise.all([host.close(), sampler.close()]);
 backend.server.close();
 rmSync(store, { recursive: true, force: true });
-

@@ -24,7 +24,12 @@ client.setNotificationHandler(ToolListChangedNotificationSchema, () => console.l
 await client.connect(transport);
 
 const show = async (title) => {
-  const [tools, prompts, resources, templates] = await Promise.all([client.listTools(), client.listPrompts(), client.listResources(), client.listResourceTemplates()]);
+  const [tools, prompts, resources, templates] = await Promise.all([
+    client.listTools(),
+    client.listPrompts(),
+    client.listResources(),
+    client.listResourceTemplates(),
+  ]);
   console.log(`\n${title}`);
   console.log(`  tools:     ${tools.tools.map((t) => t.name).join(', ')}`);
   console.log(`  prompts:   ${prompts.prompts.map((p) => p.name).join(', ')}`);
@@ -42,7 +47,10 @@ console.log('prompts/get adopt_a_pet:', JSON.stringify(prompt.messages[0].conten
 const care = await client.readResource({ uri: 'petstore://species/rabbit/care' });
 console.log('resources/read petstore://species/rabbit/care:', JSON.stringify(care.contents[0].text));
 
-const updated = await client.request({ method: 'concerns/update', params: { preset: 'front-desk' } }, z.looseObject({ concerns: z.record(z.string(), z.string()) }));
+const updated = await client.request(
+  { method: 'concerns/update', params: { preset: 'front-desk' } },
+  z.looseObject({ concerns: z.record(z.string(), z.string()) }),
+);
 console.log('\nconcerns/update { preset: "front-desk" } ->', JSON.stringify(updated.concerns));
 await show('as the front desk:');
 try {

@@ -2,14 +2,14 @@
  * The `build` and `validate` commands.
  */
 import path from 'node:path';
-import { buildProject, validateProject, type BuildOutcome, type ValidateOutcome } from '../project.js';
 import { clientLines, shellQuote } from '../emit/project/client-lines.js';
 import { ENTRY_POINT } from '../emit/project/ship.js';
 import type { IrServer } from '../ir/types.js';
+import { type BuildOutcome, buildProject, type ValidateOutcome, validateProject } from '../project.js';
+import { type DriftEntry, presetSummaries, resultsSummary, type Summary, servedPrompts } from '../summary.js';
 import { formatDiagnostics } from './format.js';
 import { formatArgumentRulesReport, formatGithubDrift, formatJsonReport, formatResultsReport, formatSurfaceReport, formatTextDrift } from './report.js';
-import { presetSummaries, resultsSummary, servedPrompts, type DriftEntry, type Summary } from '../summary.js';
-import { NO_PROGRESS, paint, type Paint, type Progress } from './terminal.js';
+import { NO_PROGRESS, type Paint, type Progress, paint } from './terminal.js';
 
 /**
  * Where the commands read and write. `colors` (default: none) styles text output per stream;
@@ -71,8 +71,14 @@ function presetLines(ir: IrServer): string {
       const share = ir.surface && ir.surface.listBytes > 0 ? `, ${((100 * p.listBytes) / ir.surface.listBytes).toFixed(1)}% of all` : '';
       const tokens = p.listTokens !== null ? `, ${p.listTokens.toLocaleString('en-US')} tokens` : '';
       // a preset in search mode lists the search tools; its catalogue is what they reach
-      const search = p.catalogue ? `, ${p.discovery} mode; catalogue ${n(p.catalogue.tools, 'tool')}, ${p.catalogue.listBytes.toLocaleString('en-US')} bytes` : '';
-      const parts = [n(p.tools, 'tool') + ` (tools/list ${p.listBytes.toLocaleString('en-US')} bytes${share}${tokens}${search})`, n(p.prompts, 'prompt'), n(p.resources, 'resource')];
+      const search = p.catalogue
+        ? `, ${p.discovery} mode; catalogue ${n(p.catalogue.tools, 'tool')}, ${p.catalogue.listBytes.toLocaleString('en-US')} bytes`
+        : '';
+      const parts = [
+        n(p.tools, 'tool') + ` (tools/list ${p.listBytes.toLocaleString('en-US')} bytes${share}${tokens}${search})`,
+        n(p.prompts, 'prompt'),
+        n(p.resources, 'resource'),
+      ];
       if (p.resourceTemplates > 0) parts.push(n(p.resourceTemplates, 'resource template'));
       return `  preset ${p.name}: ${parts.join(', ')}\n`;
     })
@@ -84,7 +90,8 @@ function surfaceNote(ir: IrServer): string {
   const s = ir.surface;
   if (!s) return '';
   const tokens = s.tokens ? `, ${s.tokens.total.toLocaleString('en-US')} tokens` : '';
-  if (s.search) return ` (${s.search.mode === 'code' ? 'code' : 'search'} mode: tools/list ${s.search.listBytes.toLocaleString('en-US')} bytes${s.search.tokens !== undefined ? `, ${s.search.tokens.toLocaleString('en-US')} tokens` : ''}, ${s.search.tools.length} tools; catalogue ${s.listBytes.toLocaleString('en-US')} bytes${tokens}; ${s.withOutputSchema} with an output schema)`;
+  if (s.search)
+    return ` (${s.search.mode === 'code' ? 'code' : 'search'} mode: tools/list ${s.search.listBytes.toLocaleString('en-US')} bytes${s.search.tokens !== undefined ? `, ${s.search.tokens.toLocaleString('en-US')} tokens` : ''}, ${s.search.tools.length} tools; catalogue ${s.listBytes.toLocaleString('en-US')} bytes${tokens}; ${s.withOutputSchema} with an output schema)`;
   return ` (tools/list ${s.listBytes.toLocaleString('en-US')} bytes${tokens}; ${s.withOutputSchema} with an output schema)`;
 }
 
@@ -107,12 +114,23 @@ export async function runValidate(opts: { manifest: string; format: Format; quie
 }
 
 /** `mcpgen build [--check]`. */
-export async function runBuild(opts: { manifest: string; out?: string; check: boolean; format: Format; report?: boolean; quiet?: boolean; cache?: boolean }, io: Io): Promise<number> {
+export async function runBuild(
+  opts: { manifest: string; out?: string; check: boolean; format: Format; report?: boolean; quiet?: boolean; cache?: boolean },
+  io: Io,
+): Promise<number> {
   const started = performance.now();
   const progress = opts.quiet ? NO_PROGRESS : (io.progress?.(`${opts.check ? 'Checking' : 'Building'} ${opts.manifest}`) ?? NO_PROGRESS);
   let done: BuildOutcome;
   try {
-    done = await buildProject({ manifest: opts.manifest, cwd: io.cwd, check: opts.check, report: opts.report === true, onStage: progress.stage, cache: opts.cache !== false, ...(opts.out !== undefined ? { out: opts.out } : {}) });
+    done = await buildProject({
+      manifest: opts.manifest,
+      cwd: io.cwd,
+      check: opts.check,
+      report: opts.report === true,
+      onStage: progress.stage,
+      cache: opts.cache !== false,
+      ...(opts.out !== undefined ? { out: opts.out } : {}),
+    });
   } finally {
     progress.stop();
   }

@@ -9,9 +9,9 @@
 import { readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { compile } from '../compile.js';
-import { removeEntries } from './fix/remove.js';
 import { atomicWrite } from '../write/tree.js';
 import type { Io } from './commands.js';
+import { removeEntries } from './fix/remove.js';
 import { formatDiagnostics } from './format.js';
 import { paint } from './terminal.js';
 
@@ -50,7 +50,11 @@ export async function runFix(opts: { manifest: string; dryRun: boolean }, io: Io
   }
 
   const out = removeEntries(before, pointers);
-  if (!out.ok) return refuse(`cannot remove the entries safely: ${out.reason}`, 'remove the entries the build warning (MCPGEN_EXCLUDED_REFERENCES) names by hand; nothing changed');
+  if (!out.ok)
+    return refuse(
+      `cannot remove the entries safely: ${out.reason}`,
+      'remove the entries the build warning (MCPGEN_EXCLUDED_REFERENCES) names by hand; nothing changed',
+    );
   const n = pointers.length;
   const width = String(Math.max(...out.removed.map((r) => r.lastLine))).length;
   const lines = out.removed.flatMap((r) => r.lines.map((l, i) => `${c.red(`- ${String(r.firstLine + i).padStart(width)} | ${l}`)}\n`)).join('');

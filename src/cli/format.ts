@@ -4,7 +4,7 @@
  * Actions (`github`: workflow commands that annotate the files of a pull request).
  */
 import type { Diagnostic } from '../core/diagnostics.js';
-import { paint, type Paint } from './terminal.js';
+import { type Paint, paint } from './terminal.js';
 
 /** Output formats of {@link formatDiagnostics}. */
 export type DiagnosticsFormat = 'text' | 'json' | 'github';

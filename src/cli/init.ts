@@ -10,25 +10,49 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { lstat, mkdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { Diagnostics, type Diagnostic } from '../core/diagnostics.js';
+import { type Diagnostic, Diagnostics } from '../core/diagnostics.js';
+import { isObject } from '../core/json.js';
+import { PACKAGE_ROOT } from '../core/paths.js';
 import { buildIr } from '../ir/build.js';
 import { DEFAULT_LIMITS } from '../ir/surface/surface.js';
 import type { IrServer } from '../ir/types.js';
-import { isObject } from '../core/json.js';
 import { loadManifest, resolveManifest, toDisplayPath } from '../manifest/load.js';
-import { loadSpec, type LoadedSpec } from '../openapi/load.js';
+import { type LoadedSpec, loadSpec } from '../openapi/load.js';
 import { knownTags, listOperations } from '../openapi/operations.js';
-import { PACKAGE_ROOT } from '../core/paths.js';
-import { sliceFlagsText, sliceSelectors, type Slice, type SliceFlags } from './init/slice.js';
-import { commentText, proposeArgumentRules, starterManifest } from './init/starter.js';
 import type { Io } from './commands.js';
 import { formatDiagnostics } from './format.js';
+import { type Slice, type SliceFlags, sliceFlagsText, sliceSelectors } from './init/slice.js';
+import { commentText, proposeArgumentRules, starterManifest } from './init/starter.js';
 import { paint } from './terminal.js';
 
 const SEMVER = /^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
 
 /** Words of an API title that say nothing about which API it is. */
-const FILLER = new Set(['s', 'a', 'an', 'the', 'api', 'apis', 'openapi', 'swagger', 'spec', 'specs', 'specification', 'official', 'rest', 'restful', 'http', 'documentation', 'docs', 'definition', 'reference', 'service', 'v1', 'v2', 'v3']);
+const FILLER = new Set([
+  's',
+  'a',
+  'an',
+  'the',
+  'api',
+  'apis',
+  'openapi',
+  'swagger',
+  'spec',
+  'specs',
+  'specification',
+  'official',
+  'rest',
+  'restful',
+  'http',
+  'documentation',
+  'docs',
+  'definition',
+  'reference',
+  'service',
+  'v1',
+  'v2',
+  'v3',
+]);
 
 /**
  * A legal manifest `name` from the spec's title (else its file name): the words before a ` - `,
@@ -49,7 +73,13 @@ export function serverName(title: string | undefined, specFile: string): string 
     const kept = words(head).filter((w) => !FILLER.has(w));
     return (kept.length > 0 ? kept : words(t)).slice(0, 4).join('-');
   };
-  return fromTitle(title ?? '') || words(path.basename(specFile).replace(/\.[^.]*$/, '')).slice(0, 4).join('-') || 'api';
+  return (
+    fromTitle(title ?? '') ||
+    words(path.basename(specFile).replace(/\.[^.]*$/, ''))
+      .slice(0, 4)
+      .join('-') ||
+    'api'
+  );
 }
 
 /** A semver `version` from `info.version`: kept when it is one, else its leading numbers (`v2` ⇒ `2.0.0`, `2022-11-28` ⇒ `2022.11.28`), else `0.1.0`. */
@@ -118,12 +148,19 @@ async function modelOf(spec: LoadedSpec, specAbs: string, name: string, slice: S
   try {
     const file = path.join(dir, 'mcpgen.yaml');
     // JSON is YAML: the selectors go in as data, whatever the tags say
-    const selectors = (slice.include ? `include: ${JSON.stringify(slice.include)}\n` : '') + (slice.exclude ? `exclude: ${JSON.stringify(slice.exclude)}\n` : '');
+    const selectors =
+      (slice.include ? `include: ${JSON.stringify(slice.include)}\n` : '') + (slice.exclude ? `exclude: ${JSON.stringify(slice.exclude)}\n` : '');
     const model = async (extra: string) => {
       writeFileSync(file, `name: ${JSON.stringify(name)}\nopenapi: ${JSON.stringify(specAbs)}\n${selectors}${extra}`);
       const own = new Diagnostics();
       const loaded = await loadManifest(file, own, { cwd });
-      if (!loaded || !loaded.valid) throw new Error(`the minimal manifest did not load: ${own.sorted().map((d) => d.message).join('; ')}`);
+      if (!loaded || !loaded.valid)
+        throw new Error(
+          `the minimal manifest did not load: ${own
+            .sorted()
+            .map((d) => d.message)
+            .join('; ')}`,
+        );
       return { own, loaded, ir: buildIr({ manifest: resolveManifest(loaded), locateManifest: (p, o) => loaded.source.locate(p, o), spec, diagnostics: own }) };
     };
     let { own, loaded, ir } = await model('');
@@ -154,7 +191,9 @@ export async function runInit(opts: { spec: string; out?: string } & Partial<Sli
   const outShown = toDisplayPath(io.cwd, outAbs);
   const err = io.colors?.stderr ?? paint(false);
   const refuse = (why: string) => {
-    io.stderr(`${err.bold(outShown)} ${err.bold(err.red('error'))} ${why}\n  ${err.cyan('help:')} mcpgen init never overwrites a file: remove it, or write elsewhere with --out <path>\n`);
+    io.stderr(
+      `${err.bold(outShown)} ${err.bold(err.red('error'))} ${why}\n  ${err.cyan('help:')} mcpgen init never overwrites a file: remove it, or write elsewhere with --out <path>\n`,
+    );
     return 1;
   };
   // checked before reading a large spec, and again (atomically) when writing
@@ -229,7 +268,9 @@ export async function runInit(opts: { spec: string; out?: string } & Partial<Sli
     `${c.green('Wrote')} ${c.bold(outShown)} for ${title !== undefined ? `"${commentText(title, 80)}" ` : ''}(${specShown}): ` +
       `${ir.tools.length} tools${sliced ? ` of ${ops.length} operations` : ''}${s ? `, tools/list ${s.listBytes.toLocaleString('en-US')} bytes` : ''}, ${ir.securitySchemes.length} security scheme(s) mapped.\n` +
       (diagnostics.hasErrors ? `The spec has errors \`mcpgen build\` will report until they are fixed (above).\n` : '') +
-      (sliced ? `Next: \`mcpgen build ${outShown}\`.\n` : `Next: trim it (see its comments; \`mcpgen init --tag …\` writes a starter for a slice instead), then \`mcpgen build ${outShown}\`.\n`),
+      (sliced
+        ? `Next: \`mcpgen build ${outShown}\`.\n`
+        : `Next: trim it (see its comments; \`mcpgen init --tag …\` writes a starter for a slice instead), then \`mcpgen build ${outShown}\`.\n`),
   );
   return 0;
 }

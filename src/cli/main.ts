@@ -4,12 +4,12 @@
  */
 import { readFileSync } from 'node:fs';
 import yargs from 'yargs';
+import { packageFile } from '../core/paths.js';
+import { suggest } from '../core/suggest.js';
 // the commands are loaded when one runs (`--help`, `--version` and usage errors load none of
 // them; `init` and `--watch` code, with chokidar, only for those)
 import type { Io } from './commands.js';
-import { paint, progressDelay, startProgress, useColor, useProgress, NO_PROGRESS } from './terminal.js';
-import { packageFile } from '../core/paths.js';
-import { suggest } from '../core/suggest.js';
+import { NO_PROGRESS, paint, progressDelay, startProgress, useColor, useProgress } from './terminal.js';
 
 const VERSION = (JSON.parse(readFileSync(packageFile('package.json'), 'utf8')) as { version: string }).version;
 
@@ -52,21 +52,43 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
     .usage('$0 <command> [options]\n\nCompile an OpenAPI description and a YAML manifest into a typed TypeScript MCP server project.')
     .command(
       'build <manifest>',
-      'Generate the server project into the manifest\'s output directory',
+      "Generate the server project into the manifest's output directory",
       (y) =>
         y
           .positional('manifest', { type: 'string', demandOption: true, describe: 'Path of the manifest (mcpgen.yaml)' })
-          .option('out', { type: 'string', describe: 'Output directory (overrides the manifest\'s `output`)' })
+          .option('out', { type: 'string', describe: "Output directory (overrides the manifest's `output`)" })
           .option('check', { type: 'boolean', default: false, describe: 'Write nothing; exit 1 listing every file that would be added, changed or removed' })
           .option('format', { choices: ['text', 'json', 'github'] as const, default: 'text' as const, describe: 'Diagnostics format' })
-          .option('report', { type: 'boolean', default: false, describe: 'Also count the tool surface\'s tokens (o200k) and list the largest tools' })
-          .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'No progress and no success message; diagnostics and drift are still printed' })
-          .option('watch', { alias: 'w', type: 'boolean', default: false, describe: 'Build, then rebuild whenever the manifest, the spec, a handler or a template changes (Ctrl-C stops)' })
-          .option('cache', { type: 'boolean', default: true, describe: 'Keep the checked spec in .cache/mcpgen/ beside the manifest and reuse it while it is unchanged (--no-cache: read and check it anew, touch no cache)' })
+          .option('report', { type: 'boolean', default: false, describe: "Also count the tool surface's tokens (o200k) and list the largest tools" })
+          .option('quiet', {
+            alias: 'q',
+            type: 'boolean',
+            default: false,
+            describe: 'No progress and no success message; diagnostics and drift are still printed',
+          })
+          .option('watch', {
+            alias: 'w',
+            type: 'boolean',
+            default: false,
+            describe: 'Build, then rebuild whenever the manifest, the spec, a handler or a template changes (Ctrl-C stops)',
+          })
+          .option('cache', {
+            type: 'boolean',
+            default: true,
+            describe:
+              'Keep the checked spec in .cache/mcpgen/ beside the manifest and reuse it while it is unchanged (--no-cache: read and check it anew, touch no cache)',
+          })
           .check((a) => !(a.watch && a.check) || '--watch and --check cannot be used together: --check is for CI, --watch for editing'),
       async (a) => {
         if (usageError !== undefined) return;
-        const opts = { manifest: a.manifest, format: a.format, report: a.report, quiet: a.quiet, cache: a.cache, ...(a.out !== undefined ? { out: a.out } : {}) };
+        const opts = {
+          manifest: a.manifest,
+          format: a.format,
+          report: a.report,
+          quiet: a.quiet,
+          cache: a.cache,
+          ...(a.out !== undefined ? { out: a.out } : {}),
+        };
         if (a.watch) {
           const { runWatch } = await import('./watch.js');
           code = await runWatch({ ...opts, color: io.colors?.stdout.enabled === true }, io, io.signal ?? stopSignal());
@@ -84,7 +106,11 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
           .positional('manifest', { type: 'string', demandOption: true, describe: 'Path of the manifest (mcpgen.yaml)' })
           .option('format', { choices: ['text', 'json', 'github'] as const, default: 'text' as const, describe: 'Diagnostics format' })
           .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'No progress and no success message; diagnostics are still printed' })
-          .option('cache', { type: 'boolean', default: true, describe: 'Reuse the checked spec kept in .cache/mcpgen/ beside the manifest (--no-cache: read and check it anew, touch no cache)' }),
+          .option('cache', {
+            type: 'boolean',
+            default: true,
+            describe: 'Reuse the checked spec kept in .cache/mcpgen/ beside the manifest (--no-cache: read and check it anew, touch no cache)',
+          }),
       async (a) => {
         if (usageError !== undefined) return;
         const { runValidate } = await import('./commands.js');
@@ -100,7 +126,12 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
           .option('out', { type: 'string', default: 'mcpgen.yaml', describe: 'Where to write the manifest' })
           .option('tag', { type: 'string', array: true, nargs: 1, describe: 'Keep only operations with this tag (repeatable; any of them)' })
           .option('exclude-tag', { type: 'string', array: true, nargs: 1, describe: 'Leave out operations with this tag (repeatable; wins over --tag)' })
-          .option('method', { type: 'string', array: true, nargs: 1, describe: 'Keep only operations with this HTTP method, e.g. GET (repeatable; any of them)' }),
+          .option('method', {
+            type: 'string',
+            array: true,
+            nargs: 1,
+            describe: 'Keep only operations with this HTTP method, e.g. GET (repeatable; any of them)',
+          }),
       async (a) => {
         if (usageError !== undefined) return;
         const { runInit } = await import('./init.js');

@@ -38,7 +38,15 @@ export function progressDelay(env: Env): number {
 }
 
 /** Colour functions; identity when colour is off. */
-export type Paint = { enabled: boolean; red: (s: string) => string; yellow: (s: string) => string; green: (s: string) => string; dim: (s: string) => string; bold: (s: string) => string; cyan: (s: string) => string };
+export type Paint = {
+  enabled: boolean;
+  red: (s: string) => string;
+  yellow: (s: string) => string;
+  green: (s: string) => string;
+  dim: (s: string) => string;
+  bold: (s: string) => string;
+  cyan: (s: string) => string;
+};
 
 /** The colour functions for `enabled`. */
 export function paint(enabled: boolean): Paint {

@@ -5,13 +5,13 @@
  * caches are read anew and a crash in one build never stops the watcher; its output is passed
  * through as it is. What to watch is read again from the manifest after every build.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
-import { watch, type FSWatcher } from 'chokidar';
+import { type FSWatcher, watch } from 'chokidar';
 import { Diagnostics } from '../core/diagnostics.js';
 import { isObject } from '../core/json.js';
-import { loadManifest, resolveManifest, toDisplayPath } from '../manifest/load.js';
 import { PACKAGE_ROOT } from '../core/paths.js';
+import { loadManifest, resolveManifest, toDisplayPath } from '../manifest/load.js';
 import type { Format, Io } from './commands.js';
 
 /** Options of {@link runWatch}: those of `build`, less `--check`. */
@@ -179,7 +179,9 @@ export async function runWatch(opts: WatchOptions, io: Io, signal: AbortSignal):
   });
   await new Promise<void>((resolve) => watcher!.on('ready', resolve));
   const extra = targets.paths.length - 1;
-  io.stderr(`Watching ${shown(path.resolve(io.cwd, opts.manifest))}${extra > 0 ? `, its spec, the files it names and mcpgen's templates` : ''} for changes (Ctrl-C stops)\n`);
+  io.stderr(
+    `Watching ${shown(path.resolve(io.cwd, opts.manifest))}${extra > 0 ? `, its spec, the files it names and mcpgen's templates` : ''} for changes (Ctrl-C stops)\n`,
+  );
 
   await new Promise<void>((resolve) => {
     if (signal.aborted) resolve();

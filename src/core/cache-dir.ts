@@ -16,7 +16,10 @@ export async function prepareCacheDir(dir: string): Promise<void> {
   mkdirSync(dir, { recursive: true });
   await Promise.all([
     writeIfMissing(path.join(dir, '.gitignore'), '# written by mcpgen: its build cache, safe to delete\n*\n'),
-    writeIfMissing(path.join(dir, 'CACHEDIR.TAG'), "Signature: 8a477f597d28d172789f06886806bc55\n# This file marks mcpgen's build cache: safe to delete, not worth backing up.\n"),
+    writeIfMissing(
+      path.join(dir, 'CACHEDIR.TAG'),
+      "Signature: 8a477f597d28d172789f06886806bc55\n# This file marks mcpgen's build cache: safe to delete, not worth backing up.\n",
+    ),
   ]);
 }
 

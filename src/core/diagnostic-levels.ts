@@ -18,7 +18,11 @@ const WARNINGS: ReadonlySet<string> = new Set(WARNING_CODES);
  * diagnosticLevels({ value, locate, diagnostics });
  * // Map { 'MCPGEN_NO_BASE_URL' => 'off' }, and an MCPGEN_DIAGNOSTIC_LEVEL_INVALID error at MCPGEN_UNKNOWN_TAG
  */
-export function diagnosticLevels(opts: { value: unknown; locate: (pointer: string, o?: { key?: boolean }) => Location; diagnostics: Diagnostics }): Map<string, DiagnosticLevel> {
+export function diagnosticLevels(opts: {
+  value: unknown;
+  locate: (pointer: string, o?: { key?: boolean }) => Location;
+  diagnostics: Diagnostics;
+}): Map<string, DiagnosticLevel> {
   const levels = new Map<string, DiagnosticLevel>();
   const { value } = opts;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return levels;
@@ -28,11 +32,21 @@ export function diagnosticLevels(opts: { value: unknown; locate: (pointer: strin
     const at = opts.locate(`/diagnostics/${escapePointerToken(code)}`, { key: true });
     if (!Object.hasOwn(CATALOG, code)) {
       const near = suggest(code, Object.keys(CATALOG));
-      opts.diagnostics.error('MCPGEN_DIAGNOSTIC_LEVEL_INVALID', `diagnostics names ${code}, which is not an mcpgen diagnostic code`, near !== undefined ? `did you mean "${near}"?` : 'use a code from docs/diagnostics.md, as printed after the severity', at);
+      opts.diagnostics.error(
+        'MCPGEN_DIAGNOSTIC_LEVEL_INVALID',
+        `diagnostics names ${code}, which is not an mcpgen diagnostic code`,
+        near !== undefined ? `did you mean "${near}"?` : 'use a code from docs/diagnostics.md, as printed after the severity',
+        at,
+      );
       continue;
     }
     if (level !== 'error' && !WARNINGS.has(code)) {
-      opts.diagnostics.error('MCPGEN_DIAGNOSTIC_LEVEL_INVALID', `diagnostics sets ${code} to ${level}, but ${code} is always an error and cannot be lowered`, `fix what ${code} reports, or remove this entry; only warnings can be set to off`, at);
+      opts.diagnostics.error(
+        'MCPGEN_DIAGNOSTIC_LEVEL_INVALID',
+        `diagnostics sets ${code} to ${level}, but ${code} is always an error and cannot be lowered`,
+        `fix what ${code} reports, or remove this entry; only warnings can be set to off`,
+        at,
+      );
       continue;
     }
     levels.set(code, level as DiagnosticLevel);

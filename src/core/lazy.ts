@@ -51,4 +51,6 @@ export function generatedCheck(name: 'manifest' | 'openapi-2.0' | 'openapi-3.0' 
 }
 
 /** The precompiled project templates: file name under templates/project ⇒ template. */
-export const projectTemplates = once(() => require(fileURLToPath(packageFile('generated/templates.cjs'))) as Record<string, Parameters<typeof Handlebars.template>[0]>);
+export const projectTemplates = once(
+  () => require(fileURLToPath(packageFile('generated/templates.cjs'))) as Record<string, Parameters<typeof Handlebars.template>[0]>,
+);

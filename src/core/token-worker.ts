@@ -11,7 +11,7 @@
  * the count falls back to the tokenizer on the main thread.
  */
 import { createRequire } from 'node:module';
-import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
+import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
 
 const require = createRequire(import.meta.url);
 
@@ -59,7 +59,11 @@ export class TokenWorker {
   constructor() {
     const { port1, port2 } = new MessageChannel();
     this.#port = port1;
-    this.#worker = new Worker(SOURCE, { eval: true, workerData: { port: port2, flag: this.#flag, ahead: this.#ahead, tokenizer: require.resolve('gpt-tokenizer/cjs/encoding/o200k_base') }, transferList: [port2] });
+    this.#worker = new Worker(SOURCE, {
+      eval: true,
+      workerData: { port: port2, flag: this.#flag, ahead: this.#ahead, tokenizer: require.resolve('gpt-tokenizer/cjs/encoding/o200k_base') },
+      transferList: [port2],
+    });
     this.#worker.unref();
     // an error of the worker itself shows as no answer: the count falls back
     this.#worker.on('error', () => undefined);

@@ -2,6 +2,8 @@
  * Stage 4 (emit): IR → virtual file tree (relative POSIX path → content). Pure: no I/O
  * besides reading mcpgen's own templates, and the same IR always gives the same bytes.
  */
+
+import { usesCode, usesSearch } from '../ir/features/discovery.js';
 import type { IrServer } from '../ir/types.js';
 import { emitCompose } from './project/compose.js';
 import { emitGitignore, emitPackageJson, emitReadme, emitTsconfig } from './project/files.js';
@@ -9,11 +11,10 @@ import { emitBundleManifest, emitDockerfile, emitDockerignore, emitEnvExample, e
 import { runtimeFiles } from './runtime.js';
 import { emitConcernsFile } from './ts/concerns.js';
 import { emitConfigFile, emitLibraryIndex, emitServerEntry } from './ts/entry.js';
-import { emitCustomServerEntry } from './ts/library.js';
 import { emitPreprocessorsFile, emitReflectionFile } from './ts/gates.js';
+import { emitCustomServerEntry } from './ts/library.js';
 import { emitPolicyFile } from './ts/policy.js';
 import { emitExtraToolsFile, emitPromptsFile, emitResourcesFile } from './ts/primitives.js';
-import { usesCode, usesSearch } from '../ir/features/discovery.js';
 import { handlerExports } from './ts/stubs.js';
 import { emitToolsFile } from './ts/tools.js';
 
@@ -72,7 +73,10 @@ export function emitProject(ir: IrServer, modes: ModeEmitters = {}): Map<string,
   if (ir.deploy === 'compose') files.set('compose.yaml', emitCompose(ir));
   // the host-side helper is for the user's host, not the server: shipped, imported by nothing
   // shipped although nothing generated imports them: the preprocessor host helper, the audit chain checker
-  const hostHelpers = [...(ir.preprocessors.length > 0 ? ['preprocessors/preprocessors-host.ts'] : []), ...(ir.policy?.audit?.chain === true ? ['policy/verify-audit.ts'] : [])];
+  const hostHelpers = [
+    ...(ir.preprocessors.length > 0 ? ['preprocessors/preprocessors-host.ts'] : []),
+    ...(ir.policy?.audit?.chain === true ? ['policy/verify-audit.ts'] : []),
+  ];
   // the one runtime module the user's handler files (and an `entry: custom` src/main.ts) import: its path is stable
   const userCode = handlerExports(ir).size > 0 || ir.entry === 'custom' ? ['handlers.ts'] : [];
   for (const [file, content] of runtimeFiles([...files.values()], [...hostHelpers, ...userCode])) files.set(file, content);

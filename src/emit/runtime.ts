@@ -7,8 +7,8 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { TS_HEADER } from './header.js';
 import { packageFile } from '../core/paths.js';
+import { TS_HEADER } from './header.js';
 
 const RUNTIME_DIR = packageFile('templates/runtime/');
 
@@ -35,7 +35,9 @@ function modules(): Map<string, string> {
  */
 function localImports(source: string, from: string, prefix: string): string[] {
   const re = new RegExp(`(?:from|^import)\\s+['"](${prefix.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}[A-Za-z0-9_./-]+)\\.js['"]`, 'gm');
-  return [...source.matchAll(re)].map((m) => path.posix.normalize(path.posix.join(from, m[1]!.slice(prefix === './runtime/' ? './runtime/'.length : 0))) + '.ts');
+  return [...source.matchAll(re)].map(
+    (m) => path.posix.normalize(path.posix.join(from, m[1]!.slice(prefix === './runtime/' ? './runtime/'.length : 0))) + '.ts',
+  );
 }
 
 /**

@@ -3,38 +3,48 @@
  */
 import { type Diagnostics, escapePointerToken, type Location } from '../core/diagnostics.js';
 import { isObject } from '../core/json.js';
+import { suggest } from '../core/suggest.js';
+import { type ResolvedManifest, type ResolvedResults, resolveResults } from '../manifest/load.js';
 import type { ArgumentRule, Override, Policy } from '../manifest/types.gen.js';
-import { resolveResults, type ResolvedManifest, type ResolvedResults } from '../manifest/load.js';
 import type { LoadedSpec } from '../openapi/load.js';
 import { knownTags, listOperations, type RawOperation } from '../openapi/operations.js';
 import { SchemaConverter } from '../openapi/schema.js';
-import { suggest } from '../core/suggest.js';
+import { attachUses, usedOperations } from './features/api-uses.js';
 import { parameterEnumLookup } from './features/completions.js';
 import { buildConcerns } from './features/concerns.js';
-import { assignDefTypes } from './tools/def-types.js';
 import { resolveDiscovery } from './features/discovery.js';
-import { synthesizeDescription } from './tools/describe.js';
-import { assignIdentifiers, assignToolNames, type NameRequest } from './tools/names.js';
-import { ArgumentRules, bodyFieldNames, hideBodyFields } from './tools/argument-rules.js';
-import { applyArgumentOverrides } from './tools/arguments.js';
-import { attachUses, usedOperations } from './features/api-uses.js';
-import { entryLabel, ExcludedReferences, excludedToolNames } from './tools/excluded.js';
-import { operationParts } from './tools/operation-tool.js';
 import { handlerResolver } from './features/handlers.js';
 import { buildPolicy } from './features/policy.js';
 import { buildPreprocessors, WITH_CONTEXT_PROMPT } from './features/preprocessors.js';
 import { checkPresetCoverage } from './features/preset-coverage.js';
 import { buildPrimitives, objectSchemaChecker } from './features/primitives.js';
 import { buildReflection, PERSIST_TOOL_NAME } from './features/reflection.js';
-import { type Calibration, countCalibrations, policyDifference, projectionArgName, ResultCalibrator, resolveResultPresets, serverResultPolicy, toolResultSettings, withProjectionArgument } from './tools/results.js';
 import { reportSchemaNotes, type ToolSchemaNotes } from './schema/schema-notes.js';
-import { buildSecurity, reservedVariables } from './tools/security.js';
-import { mcpScopes } from './tools/mcp-scopes.js';
-import { longRunning } from './tools/long-running.js';
-import { selectOperations, type SelectorInput } from './tools/select.js';
-import { plainLinks, truncateDescription } from './text.js';
 import { checkBudget, checkPresetBudgets } from './surface/budget.js';
 import { DEFAULT_LIMITS, fitTools, measureSurface } from './surface/surface.js';
+import { plainLinks, truncateDescription } from './text.js';
+import { ArgumentRules, bodyFieldNames, hideBodyFields } from './tools/argument-rules.js';
+import { applyArgumentOverrides } from './tools/arguments.js';
+import { assignDefTypes } from './tools/def-types.js';
+import { synthesizeDescription } from './tools/describe.js';
+import { ExcludedReferences, entryLabel, excludedToolNames } from './tools/excluded.js';
+import { longRunning } from './tools/long-running.js';
+import { mcpScopes } from './tools/mcp-scopes.js';
+import { assignIdentifiers, assignToolNames, type NameRequest } from './tools/names.js';
+import { operationParts } from './tools/operation-tool.js';
+import {
+  type Calibration,
+  countCalibrations,
+  policyDifference,
+  projectionArgName,
+  ResultCalibrator,
+  resolveResultPresets,
+  serverResultPolicy,
+  toolResultSettings,
+  withProjectionArgument,
+} from './tools/results.js';
+import { buildSecurity, reservedVariables } from './tools/security.js';
+import { type SelectorInput, selectOperations } from './tools/select.js';
 import type { IrOperationTool, IrResultExample, IrServer } from './types.js';
 
 /**
@@ -43,21 +53,62 @@ import type { IrOperationTool, IrResultExample, IrServer } from './types.js';
  */
 export type BuildManifest = Pick<
   ResolvedManifest,
-  'name' | 'version' | 'description' | 'baseUrl' | 'envPrefix' | 'maxToolNameLength' | 'maxDescriptionLength' | 'timeoutMs' | 'maxResponseBytes' | 'auth' | 'uploads'
+  | 'name'
+  | 'version'
+  | 'description'
+  | 'baseUrl'
+  | 'envPrefix'
+  | 'maxToolNameLength'
+  | 'maxDescriptionLength'
+  | 'timeoutMs'
+  | 'maxResponseBytes'
+  | 'auth'
+  | 'uploads'
 > &
   Partial<Pick<ResolvedManifest, 'scopeMap' | 'httpAuth'>> &
   Partial<Pick<ResolvedManifest, 'entry' | 'deploy'>> &
-  Partial<Pick<ResolvedManifest, 'package' | 'outputSchemas' | 'outputSchemaDepth' | 'outputSchemaMaxBytes' | 'inputSchemaMaxBytes' | 'maxArgumentDescriptionLength' | 'budget' | 'results' | 'resultPresets'>
-> &
-  Partial<Pick<ResolvedManifest, 'maxInFlightBytes' | 'dir' | 'extraTools' | 'prompts' | 'resources' | 'resourceTemplates' | 'concerns' | 'concernMappings' | 'concernPresets' | 'exposeInMeta' | 'enforce' | 'preprocessors' | 'reflection' | 'discovery' | 'discoveryPresets'>> & {
-  include?: SelectorInput[];
-  exclude?: SelectorInput[];
-  overrides?: Record<string, Override>;
-  /** `arguments` (argument rules) as written. */
-  argumentRules?: ArgumentRule[];
-  /** `policy` as written. */
-  policy?: Policy;
-};
+  Partial<
+    Pick<
+      ResolvedManifest,
+      | 'package'
+      | 'outputSchemas'
+      | 'outputSchemaDepth'
+      | 'outputSchemaMaxBytes'
+      | 'inputSchemaMaxBytes'
+      | 'maxArgumentDescriptionLength'
+      | 'budget'
+      | 'results'
+      | 'resultPresets'
+    >
+  > &
+  Partial<
+    Pick<
+      ResolvedManifest,
+      | 'maxInFlightBytes'
+      | 'dir'
+      | 'extraTools'
+      | 'prompts'
+      | 'resources'
+      | 'resourceTemplates'
+      | 'concerns'
+      | 'concernMappings'
+      | 'concernPresets'
+      | 'exposeInMeta'
+      | 'enforce'
+      | 'preprocessors'
+      | 'reflection'
+      | 'discovery'
+      | 'discoveryPresets'
+    >
+  > & {
+    include?: SelectorInput[];
+    exclude?: SelectorInput[];
+    overrides?: Record<string, Override>;
+    /** `arguments` (argument rules) as written. */
+    argumentRules?: ArgumentRule[];
+    /** `policy` as written. */
+    policy?: Policy;
+  };
 
 /** Inputs of {@link buildIr}. */
 export type BuildInput = {
@@ -91,9 +142,16 @@ export function buildIr(input: BuildInput): IrServer {
   const selectorErrors = diagnostics.items.filter((d) => d.severity === 'error').length > errorsBefore;
   if (selected.length === 0 && !selectorErrors) {
     // with custom primitives a server without operation tools is legitimate, but likely a slip
-    const others = [manifest.extraTools, manifest.prompts, manifest.resources, manifest.resourceTemplates, manifest.preprocessors].some((l) => (l?.length ?? 0) > 0);
+    const others = [manifest.extraTools, manifest.prompts, manifest.resources, manifest.resourceTemplates, manifest.preprocessors].some(
+      (l) => (l?.length ?? 0) > 0,
+    );
     const report = others ? diagnostics.warn.bind(diagnostics) : diagnostics.error.bind(diagnostics);
-    report('MCPGEN_NO_TOOLS', 'no operation is left to become a tool', ops.length ? 'loosen `include` or `exclude` in the manifest' : 'the OpenAPI document has no operations', locateManifest(manifest.include ? '/include' : manifest.exclude ? '/exclude' : ''));
+    report(
+      'MCPGEN_NO_TOOLS',
+      'no operation is left to become a tool',
+      ops.length ? 'loosen `include` or `exclude` in the manifest' : 'the OpenAPI document has no operations',
+      locateManifest(manifest.include ? '/include' : manifest.exclude ? '/exclude' : ''),
+    );
   }
 
   const overrides = resolveOverrides(ops, input);
@@ -114,7 +172,9 @@ export function buildIr(input: BuildInput): IrServer {
   const { names, problems } = assignToolNames(requests, manifest.maxToolNameLength);
   const toolNames = names.slice(0, selected.length + extras.length);
   // entries naming operations include/exclude leave out: one warning at the end, not an error each
-  const excluded = new ExcludedReferences(excludedToolNames({ ops, selected, request: requestOf, extras: extraRequests, maxToolNameLength: manifest.maxToolNameLength, names: toolNames }));
+  const excluded = new ExcludedReferences(
+    excludedToolNames({ ops, selected, request: requestOf, extras: extraRequests, maxToolNameLength: manifest.maxToolNameLength, names: toolNames }),
+  );
   const kept = new Set([...selected, ...used.only]);
   for (const [op, { key }] of overrides) if (!kept.has(op)) excluded.add(`/overrides/${escapePointerToken(key)}`, entryLabel('overrides', key));
   const locateKey = (key: string): Location => {
@@ -126,7 +186,12 @@ export function buildIr(input: BuildInput): IrServer {
   };
   for (const p of problems) {
     if (p.kind === 'too-long') {
-      diagnostics.error('MCPGEN_INVALID_TOOL_NAME', `tool name "${p.name}" is ${p.name.length} characters, longer than maxToolNameLength ${p.max}`, `shorten the name or raise \`maxToolNameLength\` (at most 128)`, locateKey(p.key));
+      diagnostics.error(
+        'MCPGEN_INVALID_TOOL_NAME',
+        `tool name "${p.name}" is ${p.name.length} characters, longer than maxToolNameLength ${p.max}`,
+        `shorten the name or raise \`maxToolNameLength\` (at most 128)`,
+        locateKey(p.key),
+      );
     } else {
       for (const key of p.keys) {
         const others = p.keys.filter((k) => k !== key);
@@ -146,9 +211,21 @@ export function buildIr(input: BuildInput): IrServer {
     locateManifest,
     diagnostics,
   });
-  const toolScopes = mcpScopes({ spec, ops: [...selected, ...used.only], deref: (n) => conv.deref(n), ...(manifest.scopeMap ? { scopeMap: manifest.scopeMap } : {}), locateManifest, diagnostics }).scopes;
+  const toolScopes = mcpScopes({
+    spec,
+    ops: [...selected, ...used.only],
+    deref: (n) => conv.deref(n),
+    ...(manifest.scopeMap ? { scopeMap: manifest.scopeMap } : {}),
+    locateManifest,
+    diagnostics,
+  }).scopes;
   if (manifest.maxInFlightBytes !== undefined && manifest.maxInFlightBytes < manifest.maxResponseBytes) {
-    diagnostics.error('MCPGEN_MANIFEST_INVALID', `maxInFlightBytes ${manifest.maxInFlightBytes} is less than maxResponseBytes ${manifest.maxResponseBytes}: no response could be read`, 'raise `maxInFlightBytes` to at least `maxResponseBytes` (the default is 67108864)', locateManifest('/maxInFlightBytes'));
+    diagnostics.error(
+      'MCPGEN_MANIFEST_INVALID',
+      `maxInFlightBytes ${manifest.maxInFlightBytes} is less than maxResponseBytes ${manifest.maxResponseBytes}: no response could be read`,
+      'raise `maxInFlightBytes` to at least `maxResponseBytes` (the default is 67108864)',
+      locateManifest('/maxInFlightBytes'),
+    );
   }
   const reserved = reservedVariables(manifest.envPrefix);
   const rules = new ArgumentRules({ rules: manifest.argumentRules ?? [], ops, tags: knownTags(doc, ops), reserved, locateManifest, diagnostics });
@@ -161,13 +238,36 @@ export function buildIr(input: BuildInput): IrServer {
   /** The tool of `op`, named `names[i]`; `listed`: a tool the server lists (its schema notes and examples are reported). */
   const operationTool = (op: RawOperation, i: number, listed: boolean): IrOperationTool => {
     const outputSchemas = overrides.get(op)?.override.outputSchemas ?? manifest.outputSchemas ?? 'lenient';
-    let parts = operationParts({ op, doc, version: spec.version, conv, file, localFiles: manifest.uploads?.localFiles === true, outputSchemas, ...(manifest.outputSchemaDepth !== undefined ? { outputDepth: manifest.outputSchemaDepth } : {}), outputMaxBytes: manifest.outputSchemaMaxBytes ?? DEFAULT_LIMITS.maxOutputBytes });
+    let parts = operationParts({
+      op,
+      doc,
+      version: spec.version,
+      conv,
+      file,
+      localFiles: manifest.uploads?.localFiles === true,
+      outputSchemas,
+      ...(manifest.outputSchemaDepth !== undefined ? { outputDepth: manifest.outputSchemaDepth } : {}),
+      outputMaxBytes: manifest.outputSchemaMaxBytes ?? DEFAULT_LIMITS.maxOutputBytes,
+    });
     if (parts.schemaNotes && listed) schemaNotes.push({ tool: names[i]!, notes: parts.schemaNotes, location: spec.source.locate(op.pointer) });
     const entry = overrides.get(op);
     const ov = entry?.override;
     const args = [...parts.params.map((p) => p.arg), ...(parts.body ? [parts.body.arg] : [])];
     const merged = rules.forTool({ op, name: names[i]!, args, bodyFields: bodyFieldNames(parts), own: isObject(ov?.arguments) ? ov.arguments : undefined });
-    if (merged) parts = hideBodyFields(applyArgumentOverrides({ parts, overrides: merged.overrides, sources: merged.sources, operation: `${op.httpMethod} ${op.path}`, at: `/overrides/${escapePointerToken(entry?.key ?? '')}/arguments`, reserved, locateManifest, diagnostics }), merged.bodyFields);
+    if (merged)
+      parts = hideBodyFields(
+        applyArgumentOverrides({
+          parts,
+          overrides: merged.overrides,
+          sources: merged.sources,
+          operation: `${op.httpMethod} ${op.path}`,
+          at: `/overrides/${escapePointerToken(entry?.key ?? '')}/arguments`,
+          reserved,
+          locateManifest,
+          diagnostics,
+        }),
+        merged.bodyFields,
+      );
     const tool: IrOperationTool = {
       kind: 'operation-tool',
       name: names[i]!,
@@ -189,7 +289,8 @@ export function buildIr(input: BuildInput): IrServer {
     const scopes = ov?.scopes !== undefined ? [...new Set(ov.scopes)].sort() : toolScopes.get(op);
     if (scopes !== undefined && scopes.length > 0) tool.scopes = scopes;
     const title = ov?.title ?? parts.title;
-    const description = ov?.description ?? (parts.description === undefined ? undefined : truncateDescription(plainLinks(parts.description), manifest.maxDescriptionLength));
+    const description =
+      ov?.description ?? (parts.description === undefined ? undefined : truncateDescription(plainLinks(parts.description), manifest.maxDescriptionLength));
     if (title !== undefined) tool.title = title;
     if (description !== undefined) tool.description = description;
     if (parts.outputSchema) tool.outputSchema = parts.outputSchema;
@@ -222,7 +323,8 @@ export function buildIr(input: BuildInput): IrServer {
 
   // an operation with neither summary nor description still tells the model what it does
   for (const [i, t] of tools.entries()) {
-    if (t.description === undefined) t.description = synthesizeDescription({ ...t, deprecated: selected[i]!.deprecated, maxLength: manifest.maxDescriptionLength });
+    if (t.description === undefined)
+      t.description = synthesizeDescription({ ...t, deprecated: selected[i]!.deprecated, maxLength: manifest.maxDescriptionLength });
   }
 
   const handlers = handlerResolver({ manifest, locateManifest, diagnostics });
@@ -236,11 +338,23 @@ export function buildIr(input: BuildInput): IrServer {
   });
   // persist_justification is a tool too when the reflection gate has a host flow
   const hostFlow = manifest.reflection !== undefined && manifest.reflection.mode !== 'sampling';
-  const preprocessors = buildPreprocessors({ manifest, toolNames: hostFlow ? [...toolNames, PERSIST_TOOL_NAME] : toolNames, handlers, locateManifest, diagnostics });
+  const preprocessors = buildPreprocessors({
+    manifest,
+    toolNames: hostFlow ? [...toolNames, PERSIST_TOOL_NAME] : toolNames,
+    handlers,
+    locateManifest,
+    diagnostics,
+  });
   const manifestPrompts = (manifest.prompts ?? []).map((p) => p.name);
   if (preprocessors.length > 0) {
     const i = manifestPrompts.indexOf(WITH_CONTEXT_PROMPT);
-    if (i >= 0) diagnostics.error('MCPGEN_DUPLICATE_PRIMITIVE', `prompt name "${WITH_CONTEXT_PROMPT}" is taken by the preprocessors' prompt`, 'rename this prompt', locateManifest(`/prompts/${i}/name`));
+    if (i >= 0)
+      diagnostics.error(
+        'MCPGEN_DUPLICATE_PRIMITIVE',
+        `prompt name "${WITH_CONTEXT_PROMPT}" is taken by the preprocessors' prompt`,
+        'rename this prompt',
+        locateManifest(`/prompts/${i}/name`),
+      );
   }
   const reflection = buildReflection({
     manifest,
@@ -309,7 +423,12 @@ export function buildIr(input: BuildInput): IrServer {
   if (manifest.httpAuth !== undefined && Object.keys(manifest.httpAuth).length > 0) server.httpAuth = manifest.httpAuth;
   if (baseUrl !== undefined) server.baseUrl = baseUrl;
   else {
-    diagnostics.warn('MCPGEN_NO_BASE_URL', 'the spec gives no absolute server URL and the manifest sets no `baseUrl`', `set \`baseUrl\` in the manifest; if the URL is known only where the server runs (${manifest.envPrefix}_BASE_URL), acknowledge this with \`diagnostics: { MCPGEN_NO_BASE_URL: off }\``, locateManifest(''));
+    diagnostics.warn(
+      'MCPGEN_NO_BASE_URL',
+      'the spec gives no absolute server URL and the manifest sets no `baseUrl`',
+      `set \`baseUrl\` in the manifest; if the URL is known only where the server runs (${manifest.envPrefix}_BASE_URL), acknowledge this with \`diagnostics: { MCPGEN_NO_BASE_URL: off }\``,
+      locateManifest(''),
+    );
   }
   server.surface = measureSurface(server, fitted);
   checkBudget(server, manifest.budget ?? { maxListBytes: DEFAULT_LIMITS.maxListBytes }, { locate: locateManifest, diagnostics });
@@ -324,7 +443,14 @@ export { truncateDescription } from './text.js';
  * `bytesPerToken`, and, with projection on and a result that can be JSON, its projection
  * argument (named clear of every argument it has, hidden ones included).
  */
-function applyResultSettings(input: { tool: IrOperationTool; parts: { jsonResult: boolean; resultExamples: unknown[] }; global: ResolvedResults; settings: ResolvedResults; calibrator: ResultCalibrator; calibrations: Array<{ tool: IrOperationTool; calibration: Calibration }> }): void {
+function applyResultSettings(input: {
+  tool: IrOperationTool;
+  parts: { jsonResult: boolean; resultExamples: unknown[] };
+  global: ResolvedResults;
+  settings: ResolvedResults;
+  calibrator: ResultCalibrator;
+  calibrations: Array<{ tool: IrOperationTool; calibration: Calibration }>;
+}): void {
   const { tool, parts, settings } = input;
   const differs = policyDifference(settings, input.global);
   if (differs) tool.results = differs;
@@ -346,7 +472,12 @@ function checkDuplicateOperationIds(ops: readonly RawOperation[], input: BuildIn
     if (list.length < 2) continue;
     for (const op of list) {
       const others = list.filter((o) => o !== op).map((o) => `${o.httpMethod} ${o.path}`);
-      input.diagnostics.error('MCPGEN_DUPLICATE_OPERATION_ID', `operationId "${id}" of ${op.httpMethod} ${op.path} is also used by ${others.join(', ')}`, 'operationIds must be unique: rename one in the OpenAPI document', input.spec.source.locate(op.pointer + '/operationId'));
+      input.diagnostics.error(
+        'MCPGEN_DUPLICATE_OPERATION_ID',
+        `operationId "${id}" of ${op.httpMethod} ${op.path} is also used by ${others.join(', ')}`,
+        'operationIds must be unique: rename one in the OpenAPI document',
+        input.spec.source.locate(op.pointer + '/operationId'),
+      );
     }
   }
 }
@@ -358,12 +489,25 @@ function resolveOverrides(ops: readonly RawOperation[], input: BuildInput): Map<
     const m = /^([A-Za-z]+)\s+(\/.*)$/.exec(key);
     const op = m ? ops.find((o) => o.method === m[1]!.toLowerCase() && o.path === m[2]) : ops.find((o) => o.operationId === key);
     if (!op) {
-      const near = suggest(key, ops.flatMap((o) => (o.operationId ? [o.operationId] : [`${o.httpMethod} ${o.path}`])));
-      input.diagnostics.error('MCPGEN_UNKNOWN_OPERATION', `override "${key}" matches no operation`, near ? `did you mean "${near}"?` : 'key overrides by operationId or by `METHOD /path`', input.locateManifest(`/overrides/${escapePointerToken(key)}`, { key: true }));
+      const near = suggest(
+        key,
+        ops.flatMap((o) => (o.operationId ? [o.operationId] : [`${o.httpMethod} ${o.path}`])),
+      );
+      input.diagnostics.error(
+        'MCPGEN_UNKNOWN_OPERATION',
+        `override "${key}" matches no operation`,
+        near ? `did you mean "${near}"?` : 'key overrides by operationId or by `METHOD /path`',
+        input.locateManifest(`/overrides/${escapePointerToken(key)}`, { key: true }),
+      );
       continue;
     }
     if (out.has(op)) {
-      input.diagnostics.error('MCPGEN_DUPLICATE_TOOL_NAME', `overrides "${out.get(op)!.key}" and "${key}" both target ${op.httpMethod} ${op.path}`, 'merge them into one override', input.locateManifest(`/overrides/${escapePointerToken(key)}`, { key: true }));
+      input.diagnostics.error(
+        'MCPGEN_DUPLICATE_TOOL_NAME',
+        `overrides "${out.get(op)!.key}" and "${key}" both target ${op.httpMethod} ${op.path}`,
+        'merge them into one override',
+        input.locateManifest(`/overrides/${escapePointerToken(key)}`, { key: true }),
+      );
       continue;
     }
     out.set(op, { key, override: overrides[key]! });
@@ -411,5 +555,7 @@ function absolute(url: string): string | undefined {
 function outputCapAt(locateManifest: BuildInput['locateManifest']): Location {
   const value = locateManifest('/outputSchemaMaxBytes');
   const root = locateManifest('');
-  return value.line === root.line && value.col === root.col ? { file: root.file, pointer: '', line: 0, col: 0 } : locateManifest('/outputSchemaMaxBytes', { key: true });
+  return value.line === root.line && value.col === root.col
+    ? { file: root.file, pointer: '', line: 0, col: 0 }
+    : locateManifest('/outputSchemaMaxBytes', { key: true });
 }

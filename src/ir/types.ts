@@ -513,7 +513,14 @@ export type IrPromptMessage =
   | { role: 'user' | 'assistant'; text: string }
   | { role: 'user' | 'assistant'; image: { data: string; mimeType: string } }
   | { role: 'user' | 'assistant'; audio: { data: string; mimeType: string } }
-  | { role: 'user' | 'assistant'; resource: { uri: string; mimeType?: string } & ({ text: string } | { blob: string } | { /** A declared resource, read when the prompt is got. */ read: true }) }
+  | {
+      role: 'user' | 'assistant';
+      resource: { uri: string; mimeType?: string } & (
+        | { text: string }
+        | { blob: string }
+        | { /** A declared resource, read when the prompt is got. */ read: true }
+      );
+    }
   | { role: 'user' | 'assistant'; resourceLink: { uri: string; name: string; title?: string; description?: string; mimeType?: string } };
 
 /** A prompt whose messages are Handlebars templates and embedded content (checked at build time). */

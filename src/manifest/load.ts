@@ -5,12 +5,28 @@
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Diagnostics } from '../core/diagnostics.js';
-import { isRecord, manifestSchema } from './schema.js';
 import { parseYamlSource, type YamlSource } from '../source/source.js';
-import type { ArgumentRule, AuthScheme, ConcernMapping, Concern, ExtraTool, Manifest, Override, Policy, Preprocessor, Prompt, Reflection, Resource, ResourceTemplate, Selector } from './types.gen.js';
+import { isRecord, manifestSchema } from './schema.js';
+import type {
+  ArgumentRule,
+  AuthScheme,
+  Concern,
+  ConcernMapping,
+  ExtraTool,
+  Manifest,
+  Override,
+  Policy,
+  Preprocessor,
+  Prompt,
+  Reflection,
+  Resource,
+  ResourceTemplate,
+  Selector,
+} from './types.gen.js';
 
 /** The manifest's `uploads` settings. */
 export type Uploads = NonNullable<Manifest['uploads']>;
+
 import { validateManifest } from './validate.js';
 
 /** A manifest as read from disk. */
@@ -28,7 +44,6 @@ export type LoadedManifest = {
   /** Manifest path relative to the working directory, with `/` separators (used in diagnostics). */
   displayPath: string;
 };
-
 
 /** A manifest with the schema's defaults applied and its paths made absolute. */
 export type ResolvedManifest = {
@@ -65,7 +80,12 @@ export type ResolvedManifest = {
   /** `results.presets`: concern preset name ⇒ the result settings it changes, as written (values of the wrong type dropped). */
   resultPresets?: Record<string, ResultPresetSettings>;
   /** Limits on the published surface (`maxListBytes` defaulted). */
-  budget: { maxListBytes: number; maxTools?: number; maxTokens?: number; presets?: Record<string, { maxListBytes?: number; maxTools?: number; maxTokens?: number }> };
+  budget: {
+    maxListBytes: number;
+    maxTools?: number;
+    maxTokens?: number;
+    presets?: Record<string, { maxListBytes?: number; maxTools?: number; maxTokens?: number }>;
+  };
   /** Selectors as written (a field may be one value or a list), so diagnostics can point at them. */
   include?: Selector[];
   exclude?: Selector[];
@@ -155,9 +175,19 @@ export async function loadManifest(manifestPath: string, diagnostics: Diagnostic
     if (code === 'ENOENT') {
       diagnostics.error('MCPGEN_MANIFEST_NOT_FOUND', `manifest ${displayPath} not found`, 'check the path; the manifest is usually named mcpgen.yaml', at);
     } else if (code === 'EISDIR') {
-      diagnostics.error('MCPGEN_MANIFEST_NOT_FOUND', `${displayPath} is a directory, not a manifest file`, 'pass the manifest file itself, e.g. `mcpgen build mcpgen.yaml`', at);
+      diagnostics.error(
+        'MCPGEN_MANIFEST_NOT_FOUND',
+        `${displayPath} is a directory, not a manifest file`,
+        'pass the manifest file itself, e.g. `mcpgen build mcpgen.yaml`',
+        at,
+      );
     } else {
-      diagnostics.error('MCPGEN_MANIFEST_NOT_FOUND', `cannot read manifest ${displayPath}: ${code ?? String(e)}`, 'check that the file exists and is readable', at);
+      diagnostics.error(
+        'MCPGEN_MANIFEST_NOT_FOUND',
+        `cannot read manifest ${displayPath}: ${code ?? String(e)}`,
+        'check that the file exists and is readable',
+        at,
+      );
     }
     return undefined;
   }
@@ -325,7 +355,8 @@ export function resolveManifest(loaded: LoadedManifest): ResolvedManifest {
   if (isRecord(m.discovery) && isRecord(m.discovery.presets)) {
     const modes: Record<string, 'list' | 'search' | 'code'> = {};
     for (const [name, mode] of Object.entries(m.discovery.presets)) {
-      if (mode === 'list' || mode === 'search' || mode === 'code') Object.defineProperty(modes, name, { value: mode, enumerable: true, writable: true, configurable: true });
+      if (mode === 'list' || mode === 'search' || mode === 'code')
+        Object.defineProperty(modes, name, { value: mode, enumerable: true, writable: true, configurable: true });
     }
     out.discoveryPresets = modes;
   }
@@ -356,7 +387,9 @@ export function resolveManifest(loaded: LoadedManifest): ResolvedManifest {
     };
   }
   if (isRecord(m.scopeMap)) {
-    out.scopeMap = Object.fromEntries(Object.entries(m.scopeMap).filter(([, v]) => typeof v === 'string' || (Array.isArray(v) && v.every((x) => typeof x === 'string')))) as Record<string, string | string[]>;
+    out.scopeMap = Object.fromEntries(
+      Object.entries(m.scopeMap).filter(([, v]) => typeof v === 'string' || (Array.isArray(v) && v.every((x) => typeof x === 'string'))),
+    ) as Record<string, string | string[]>;
   }
   const records = <T>(k: string): T[] | undefined => (Array.isArray(m[k]) ? (m[k].filter(isRecord) as T[]) : undefined);
   const extraTools = records<ExtraTool>('extraTools');

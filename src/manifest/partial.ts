@@ -11,8 +11,8 @@
  * what is wrong there.
  */
 import { type Diagnostic, Diagnostics, parsePointer } from '../core/diagnostics.js';
-import { isRecord } from './schema.js';
 import type { LoadedManifest } from './load.js';
+import { isRecord } from './schema.js';
 
 const SCHEMA_CODES = new Set(['MCPGEN_MANIFEST_INVALID', 'MCPGEN_MANIFEST_UNKNOWN_KEY']);
 
@@ -28,7 +28,8 @@ export function schemaErrorPointers(diagnostics: Diagnostics, manifestFile: stri
  */
 export function withoutRejected(value: unknown, pointers: readonly string[]): unknown {
   const copy = structuredClone(value);
-  const at = (tokens: readonly string[]) => tokens.reduce<unknown>((node, t) => (Array.isArray(node) ? node[Number(t)] : isRecord(node) ? node[t] : undefined), copy);
+  const at = (tokens: readonly string[]) =>
+    tokens.reduce<unknown>((node, t) => (Array.isArray(node) ? node[Number(t)] : isRecord(node) ? node[t] : undefined), copy);
   const remove = (tokens: readonly string[]) => {
     const parent = at(tokens.slice(0, -1));
     if (isRecord(parent)) delete parent[tokens.at(-1)!];
@@ -66,7 +67,11 @@ export function independent(d: Diagnostic, rejected: readonly string[], manifest
  * Runs `checks` (the semantic pass) on the manifest without its rejected values, adding to
  * `diagnostics` what it finds that is independent of the schema errors already there.
  */
-export function checkInvalidManifest(opts: { loaded: LoadedManifest; diagnostics: Diagnostics; checks: (pruned: LoadedManifest, into: Diagnostics) => void }): void {
+export function checkInvalidManifest(opts: {
+  loaded: LoadedManifest;
+  diagnostics: Diagnostics;
+  checks: (pruned: LoadedManifest, into: Diagnostics) => void;
+}): void {
   const { loaded, diagnostics } = opts;
   const scratch = new Diagnostics();
   const rejected = schemaErrorPointers(diagnostics, loaded.displayPath);

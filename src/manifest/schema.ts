@@ -5,8 +5,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { parsePointer } from '../core/diagnostics.js';
-import { packageFile } from '../core/paths.js';
 import { isObject } from '../core/json.js';
+import { packageFile } from '../core/paths.js';
 
 /** A JSON Schema node (an object; boolean schemas do not occur in the manifest schema). */
 export type SchemaNode = { [keyword: string]: unknown };

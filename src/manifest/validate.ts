@@ -8,10 +8,10 @@
  */
 import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { type Diagnostic, type Diagnostics, escapePointerToken } from '../core/diagnostics.js';
-import { allowedKeys, closest, describeSchema, describeValue, jsonType, oneOf, quote, subject, typeMatches } from './describe.js';
-import { isRecord, manifestSchema, schemaAt } from './schema.js';
 import { ajv2020, generatedCheck } from '../core/lazy.js';
 import type { YamlSource } from '../source/source.js';
+import { allowedKeys, closest, describeSchema, describeValue, jsonType, oneOf, quote, subject, typeMatches } from './describe.js';
+import { isRecord, manifestSchema, schemaAt } from './schema.js';
 
 type Compiled = {
   ajv: Ajv2020;
@@ -82,10 +82,7 @@ export function validateManifest(source: YamlSource, diagnostics: Diagnostics): 
   const cmp = (a: string | number, b: string | number) => (a < b ? -1 : a > b ? 1 : 0);
   out.sort(
     (a, b) =>
-      cmp(a.location.line, b.location.line) ||
-      cmp(a.location.col, b.location.col) ||
-      cmp(a.location.pointer, b.location.pointer) ||
-      cmp(a.message, b.message),
+      cmp(a.location.line, b.location.line) || cmp(a.location.col, b.location.col) || cmp(a.location.pointer, b.location.pointer) || cmp(a.message, b.message),
   );
   for (const d of out) diagnostics.add(d);
   return out.length === 0;
@@ -106,7 +103,12 @@ function nonFinite(value: unknown): Issue[] {
   const walk = (node: unknown, ptr: string) => {
     if (typeof node === 'number' && !Number.isFinite(node)) {
       const spelled = Number.isNaN(node) ? '.nan' : node > 0 ? '.inf' : '-.inf';
-      out.push({ code: 'MCPGEN_MANIFEST_INVALID', message: `${subject(ptr)} is ${spelled}, a number JSON cannot express`, help: 'use a finite number, or leave the key out', pointer: ptr });
+      out.push({
+        code: 'MCPGEN_MANIFEST_INVALID',
+        message: `${subject(ptr)} is ${spelled}, a number JSON cannot express`,
+        help: 'use a finite number, or leave the key out',
+        pointer: ptr,
+      });
     } else if (Array.isArray(node)) node.forEach((v, i) => walk(v, `${ptr}/${i}`));
     else if (isRecord(node)) for (const [k, v] of Object.entries(node)) walk(v, `${ptr}/${escapePointerToken(k)}`);
   };
@@ -149,7 +151,13 @@ function issuesOf(e: ErrorObject, prefix: string, c: Compiled): Issue[] {
       const allowed = allowedKeys(e.parentSchema);
       const near = closest(key, allowed);
       const help = near ? `did you mean "${near}"?` : allowed.length > 0 ? `allowed keys: ${allowed.join(', ')}` : 'remove this key';
-      const issue: Issue = { code: 'MCPGEN_MANIFEST_UNKNOWN_KEY', message: `unknown key ${quote(key)}`, help, pointer: `${ptr}/${escapePointerToken(key)}`, key: true };
+      const issue: Issue = {
+        code: 'MCPGEN_MANIFEST_UNKNOWN_KEY',
+        message: `unknown key ${quote(key)}`,
+        help,
+        pointer: `${ptr}/${escapePointerToken(key)}`,
+        key: true,
+      };
       if (near) issue.meant = near;
       return [issue];
     }
@@ -166,7 +174,13 @@ function issuesOf(e: ErrorObject, prefix: string, c: Compiled): Issue[] {
     }
     case 'enum': {
       const values = Array.isArray(p.allowedValues) ? p.allowedValues : [];
-      const near = typeof e.data === 'string' ? closest(e.data, values.filter((v): v is string => typeof v === 'string')) : undefined;
+      const near =
+        typeof e.data === 'string'
+          ? closest(
+              e.data,
+              values.filter((v): v is string => typeof v === 'string'),
+            )
+          : undefined;
       return invalid(`${who} must be ${oneOf(values)}, got ${got}`, near ? `did you mean "${near}"?` : desc());
     }
     case 'const':

@@ -23,11 +23,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LineCounter } from 'yaml';
 import { prepareCacheDir } from '../core/cache-dir.js';
-import { Diagnostics, parsePointer, type Diagnostic } from '../core/diagnostics.js';
+import { type Diagnostic, Diagnostics, parsePointer } from '../core/diagnostics.js';
+import { installedPackageJson, PACKAGE_ROOT } from '../core/paths.js';
 import { JsonIndex } from '../source/json-index.js';
 import { parseYamlSource, type YamlSource } from '../source/source.js';
-import { installedPackageJson, PACKAGE_ROOT } from '../core/paths.js';
-import { loadSpec, readRegularFile, type LoadedSpec, type LoadSpecOptions, type SpecVersion } from './load.js';
+import { type LoadedSpec, type LoadSpecOptions, loadSpec, readRegularFile, type SpecVersion } from './load.js';
 
 /** Format of an entry; bumped when its layout changes. */
 const FORMAT = 2;
@@ -76,7 +76,9 @@ function fingerprint(): string {
     ...readdirSync(here).map((f) => path.join(here, f)),
     ...readdirSync(path.join(here, '..', 'source')).map((f) => path.join(here, '..', 'source', f)),
     // what load.ts imports from outside these folders
-    ...readdirSync(path.join(here, '..', 'core')).filter((f) => /^(diagnostics|json)\.(ts|js)$/.test(f)).map((f) => path.join(here, '..', 'core', f)),
+    ...readdirSync(path.join(here, '..', 'core'))
+      .filter((f) => /^(diagnostics|json)\.(ts|js)$/.test(f))
+      .map((f) => path.join(here, '..', 'core', f)),
     ...['2.0', '3.0', '3.1'].map((v) => path.join(PACKAGE_ROOT, 'generated', `openapi-${v}-check.cjs`)),
   ];
   const parts = [readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')];
@@ -95,7 +97,14 @@ function fingerprint(): string {
 
 /** The options that change what loading gives, besides the bytes read. */
 function optionsKey(opts: LoadSpecOptions): string {
-  return JSON.stringify({ format: FORMAT, file: path.resolve(opts.file), display: opts.displayPath, rootDirs: opts.rootDirs.map((d) => path.resolve(d)), allowRemoteRefs: opts.allowRemoteRefs, mcpgen: fingerprint() });
+  return JSON.stringify({
+    format: FORMAT,
+    file: path.resolve(opts.file),
+    display: opts.displayPath,
+    rootDirs: opts.rootDirs.map((d) => path.resolve(d)),
+    allowRemoteRefs: opts.allowRemoteRefs,
+    mcpgen: fingerprint(),
+  });
 }
 
 /** What {@link loadSpecCached} gives: the spec, whether the cache answered, and on a miss how to keep what was loaded. */
@@ -193,7 +202,11 @@ async function readEntry(slot: string, key: string, bytes: Buffer, opts: LoadSpe
     if (document === null || typeof document !== 'object' || Array.isArray(document)) return undefined;
     if (!share(document, header.shared)) return undefined;
     for (const d of header.diagnostics) opts.diagnostics.add(d);
-    return { version: header.version, document: document as Record<string, unknown>, source: header.json ? jsonSource(opts.displayPath, text, document) : yamlSource(opts.displayPath, text, document) };
+    return {
+      version: header.version,
+      document: document as Record<string, unknown>,
+      source: header.json ? jsonSource(opts.displayPath, text, document) : yamlSource(opts.displayPath, text, document),
+    };
   } catch {
     return undefined;
   }
@@ -241,7 +254,8 @@ function share(doc: object, shared: Array<[string[], string[]]>): boolean {
     const parent = at(place.slice(0, -1));
     const target = at(firstPlace);
     const key = place.at(-1);
-    if (key === undefined || parent === null || typeof parent !== 'object' || !Object.hasOwn(parent, key) || target === null || typeof target !== 'object') return false;
+    if (key === undefined || parent === null || typeof parent !== 'object' || !Object.hasOwn(parent, key) || target === null || typeof target !== 'object')
+      return false;
     // defined, not assigned: a `__proto__` key is an own property here
     Object.defineProperty(parent, key, { value: target, writable: true, enumerable: true, configurable: true });
   }

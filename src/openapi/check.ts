@@ -11,7 +11,7 @@
 import { type Diagnostics, escapePointerToken, parsePointer, pointer } from '../core/diagnostics.js';
 import { isObject } from '../core/json.js';
 import type { YamlSource } from '../source/source.js';
-import { COMPOSITION, MAX_DOCUMENT_DEPTH, hasRefCycle, scanDocument } from './scan.js';
+import { COMPOSITION, hasRefCycle, MAX_DOCUMENT_DEPTH, scanDocument } from './scan.js';
 
 export { MAX_DOCUMENT_DEPTH };
 
@@ -95,7 +95,7 @@ export function checkDepth(opts: { doc: unknown; source: YamlSource; diagnostics
       return false;
     }
     // a scalar child is one level deeper than its container: only a container can be past the limit first
-    pushChildren(stack, frame, (v) => v !== null && typeof v === 'object' ? true : frame.depth + 1 > MAX_DOCUMENT_DEPTH);
+    pushChildren(stack, frame, (v) => (v !== null && typeof v === 'object' ? true : frame.depth + 1 > MAX_DOCUMENT_DEPTH));
   }
   return true;
 }

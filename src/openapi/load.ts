@@ -10,12 +10,12 @@
 import { realpathSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { Diagnostics, parsePointer, pointer, type Location } from '../core/diagnostics.js';
+import { Diagnostics, type Location, parsePointer, pointer } from '../core/diagnostics.js';
 import { isObject } from '../core/json.js';
 import { parseYamlSource, type YamlSource } from '../source/source.js';
 import { checkDepth, checkFiniteNumbers, checkRefCycles, shallowCopy } from './check.js';
-import { scanDocument, type DocumentScan } from './scan.js';
 import { metaSchemaIssues } from './meta-schema.js';
+import { type DocumentScan, scanDocument } from './scan.js';
 import type { SpecVersion } from './version.js';
 
 /** Which OpenAPI generation a document belongs to (openapi/version.ts, which meta-schema.ts reads without this module). */
@@ -31,7 +31,6 @@ export type LoadedSpec = {
   /** Set when the document went through bundling (which may edit the parsed document in place: `document` is then not the text's value). */
   bundled?: true;
 };
-
 
 /** Options of {@link loadSpec}. */
 export type LoadSpecOptions = {
@@ -120,7 +119,8 @@ export async function loadSpec(opts: LoadSpecOptions): Promise<LoadedSpec | unde
  */
 export async function readRegularFile(file: string): Promise<Buffer> {
   const st = await stat(file);
-  if (!st.isFile()) throw Object.assign(new Error('not a regular file'), { code: st.isDirectory() ? 'a folder, not a file' : 'not a regular file (a FIFO, socket or device)' });
+  if (!st.isFile())
+    throw Object.assign(new Error('not a regular file'), { code: st.isDirectory() ? 'a folder, not a file' : 'not a regular file (a FIFO, socket or device)' });
   return readFile(file);
 }
 
@@ -158,10 +158,20 @@ function checkSchema(doc: Record<string, unknown>, version: SpecVersion, source:
   const input = maxDepth < META_SCHEMA_DEPTH ? doc : (shallowCopy(doc, META_SCHEMA_DEPTH) as Record<string, unknown>);
   const issues = metaSchemaIssues(input, version).filter((i) => !isRef(i.pointer) && !isRef(i.pointer.slice(0, i.pointer.lastIndexOf('/'))));
   for (const i of issues.slice(0, MAX_SCHEMA_ISSUES)) {
-    diagnostics.error('MCPGEN_SPEC_INVALID', i.message, 'fix the document so that it validates against the OpenAPI schema', source.locate(i.pointer, { key: i.key === true }));
+    diagnostics.error(
+      'MCPGEN_SPEC_INVALID',
+      i.message,
+      'fix the document so that it validates against the OpenAPI schema',
+      source.locate(i.pointer, { key: i.key === true }),
+    );
   }
   if (issues.length > MAX_SCHEMA_ISSUES) {
-    diagnostics.error('MCPGEN_SPEC_INVALID', `…and ${issues.length - MAX_SCHEMA_ISSUES} more schema problems`, 'fix the ones above and run again', source.locate(''));
+    diagnostics.error(
+      'MCPGEN_SPEC_INVALID',
+      `…and ${issues.length - MAX_SCHEMA_ISSUES} more schema problems`,
+      'fix the ones above and run again',
+      source.locate(''),
+    );
   }
   return issues.length === 0;
 }
@@ -248,7 +258,9 @@ async function bundle(doc: Record<string, unknown>, opts: LoadSpecOptions, sourc
           try {
             real = realpathSync(abs);
           } catch (e) {
-            refusals.push(`unreadable:${abs}\0${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'does not exist' : `cannot be read (${(e as NodeJS.ErrnoException).code ?? String(e)})`}`);
+            refusals.push(
+              `unreadable:${abs}\0${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'does not exist' : `cannot be read (${(e as NodeJS.ErrnoException).code ?? String(e)})`}`,
+            );
             throw e;
           }
           if (!inside(real, roots) && real !== rootFile) {
@@ -300,13 +312,33 @@ async function bundle(doc: Record<string, unknown>, opts: LoadSpecOptions, sourc
       const outside = refusals.find((r) => r.startsWith('outside:') && raw.includes(r.slice(8)));
       const unreadable = refusals.find((r) => r.startsWith('unreadable:') && raw.includes(r.slice(11, r.indexOf('\0'))));
       if (remote) {
-        diagnostics.error('MCPGEN_SPEC_REMOTE_REF', `remote $ref to ${remote.slice(7)} refused`, 'add the URL prefix to `allowRemoteRefs` in the manifest, or vendor the file locally', loc);
+        diagnostics.error(
+          'MCPGEN_SPEC_REMOTE_REF',
+          `remote $ref to ${remote.slice(7)} refused`,
+          'add the URL prefix to `allowRemoteRefs` in the manifest, or vendor the file locally',
+          loc,
+        );
       } else if (outside) {
-        diagnostics.error('MCPGEN_SPEC_REF_OUTSIDE', `$ref to ${display(outside.slice(8))} refused: it is outside the directories of the manifest and the spec`, 'keep every referenced file inside the directory of the manifest or of the spec', loc);
+        diagnostics.error(
+          'MCPGEN_SPEC_REF_OUTSIDE',
+          `$ref to ${display(outside.slice(8))} refused: it is outside the directories of the manifest and the spec`,
+          'keep every referenced file inside the directory of the manifest or of the spec',
+          loc,
+        );
       } else if (unreadable) {
-        diagnostics.error('MCPGEN_SPEC_REF_UNRESOLVED', `cannot resolve $ref: ${display(unreadable.slice(11, unreadable.indexOf('\0')))} ${unreadable.slice(unreadable.indexOf('\0') + 1)}`, 'point the $ref at an existing regular file', loc);
+        diagnostics.error(
+          'MCPGEN_SPEC_REF_UNRESOLVED',
+          `cannot resolve $ref: ${display(unreadable.slice(11, unreadable.indexOf('\0')))} ${unreadable.slice(unreadable.indexOf('\0') + 1)}`,
+          'point the $ref at an existing regular file',
+          loc,
+        );
       } else {
-        diagnostics.error('MCPGEN_SPEC_REF_UNRESOLVED', `cannot resolve $ref: ${msg}`, 'fix the $ref so that it points at an existing file and JSON pointer', loc);
+        diagnostics.error(
+          'MCPGEN_SPEC_REF_UNRESOLVED',
+          `cannot resolve $ref: ${msg}`,
+          'fix the $ref so that it points at an existing file and JSON pointer',
+          loc,
+        );
       }
     }
     return undefined;

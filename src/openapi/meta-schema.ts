@@ -18,8 +18,8 @@ import { createRequire } from 'node:module';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { escapePointerToken } from '../core/diagnostics.js';
 import { isObject } from '../core/json.js';
-import type { SpecVersion } from './version.js';
 import { generatedCheck } from '../core/lazy.js';
+import type { SpecVersion } from './version.js';
 
 /** One meta-schema problem, at a JSON pointer of the document. */
 export type MetaIssue = {
@@ -137,7 +137,8 @@ function explain(errors: ErrorObject[], c: Compiled): Found[] {
 type Outcome = { issues: Found[] } | { mismatch: Map<string, unknown[]> };
 
 /** A discriminator error: a property fixed to one value by its branch (`in: query`). */
-const isMismatch = (f: ErrorObject) => (f.keyword === 'const' || (f.keyword === 'enum' && Array.isArray(f.schema) && f.schema.length === 1)) && /^\/[^/]+$/.test(f.instancePath);
+const isMismatch = (f: ErrorObject) =>
+  (f.keyword === 'const' || (f.keyword === 'enum' && Array.isArray(f.schema) && f.schema.length === 1)) && /^\/[^/]+$/.test(f.instancePath);
 
 function merge(into: Map<string, unknown[]>, from: Map<string, unknown[]>, base = ''): void {
   for (const [p, values] of from) into.set(base + p, [...(into.get(base + p) ?? []), ...values]);
@@ -166,7 +167,8 @@ function branchOutcome(errors: ErrorObject[], c: Compiled): Outcome {
 /** A failed oneOf/anyOf, explained by the branch that applies (see the module comment); paths relative to its data. */
 function alternatives(e: ErrorObject, c: Compiled): Outcome {
   const params = e.params as { passingSchemas?: unknown };
-  if (params.passingSchemas !== null && params.passingSchemas !== undefined) return { issues: [{ pointer: '', node: '', text: 'matches more than one of the forms allowed here' }] };
+  if (params.passingSchemas !== null && params.passingSchemas !== undefined)
+    return { issues: [{ pointer: '', node: '', text: 'matches more than one of the forms allowed here' }] };
   const branches = Array.isArray(e.schema) ? (e.schema as unknown[]) : [];
   const at = c.pointers.get(e.schema as object);
   const data = e.data;
@@ -185,7 +187,8 @@ function alternatives(e: ErrorObject, c: Compiled): Outcome {
     return { issues: [{ pointer: '', node: '', text: 'does not match any of the forms allowed here' }] };
   }
   const hasRef = isObject(data) && '$ref' in data;
-  const refBranch = (errors: ErrorObject[]) => errors.some((f) => f.instancePath === '' && f.keyword === 'required' && (f.params as { missingProperty?: string }).missingProperty === '$ref');
+  const refBranch = (errors: ErrorObject[]) =>
+    errors.some((f) => f.instancePath === '' && f.keyword === 'required' && (f.params as { missingProperty?: string }).missingProperty === '$ref');
   const candidates = hasRef ? tried : tried.filter((b) => !refBranch(b));
   const outcomes = (candidates.length > 0 ? candidates : tried).map((errors) => branchOutcome(errors, c));
   const fitting = outcomes.filter((o): o is { issues: Found[] } => 'issues' in o);
@@ -222,7 +225,11 @@ function issue(e: ErrorObject): Found {
       return { pointer: `${at}/${escapePointerToken(key)}`, node: at, key: true, text: `has a key the specification does not define: ${JSON.stringify(key)}` };
     }
     case 'enum':
-      return { pointer: at, node: at, text: `must be one of ${(Array.isArray(p.allowedValues) ? p.allowedValues : []).map((v) => JSON.stringify(v)).join(', ')}` };
+      return {
+        pointer: at,
+        node: at,
+        text: `must be one of ${(Array.isArray(p.allowedValues) ? p.allowedValues : []).map((v) => JSON.stringify(v)).join(', ')}`,
+      };
     default:
       return { pointer: at, node: at, text: e.message ?? 'is invalid' };
   }

@@ -15,7 +15,19 @@ export const MAX_SCHEMA_DEPTH = 64;
 
 const MAP_KEYWORDS = new Set(['properties', 'patternProperties', 'dependentSchemas', '$defs', 'definitions']);
 const LIST_KEYWORDS = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
-const SINGLE_KEYWORDS = new Set(['items', 'additionalProperties', 'not', 'if', 'then', 'else', 'propertyNames', 'contains', 'unevaluatedProperties', 'unevaluatedItems', 'contentSchema']);
+const SINGLE_KEYWORDS = new Set([
+  'items',
+  'additionalProperties',
+  'not',
+  'if',
+  'then',
+  'else',
+  'propertyNames',
+  'contains',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+  'contentSchema',
+]);
 
 /**
  * `node` reduced to the JSON types it declares (`{type: "object"}`, an `anyOf` of types, or `{}`
@@ -25,7 +37,15 @@ export function typeStandIn(node: unknown): unknown {
   if (!isObject(node)) return typeof node === 'boolean' ? node : {};
   const t = node.type;
   const types =
-    typeof t === 'string' ? [t] : Array.isArray(t) ? t.filter((x): x is string => typeof x === 'string') : isObject(node.properties) ? ['object'] : node.items !== undefined ? ['array'] : [];
+    typeof t === 'string'
+      ? [t]
+      : Array.isArray(t)
+        ? t.filter((x): x is string => typeof x === 'string')
+        : isObject(node.properties)
+          ? ['object']
+          : node.items !== undefined
+            ? ['array']
+            : [];
   const one = (type: string): Record<string, unknown> => (type === 'array' ? { type, items: {} } : { type });
   if (types.length === 0) return {};
   return types.length === 1 ? one(types[0]!) : { anyOf: types.map(one) };

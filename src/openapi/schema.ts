@@ -15,10 +15,11 @@
  * - Conversion recurses at most {@link MAX_SCHEMA_DEPTH} × 2 schemas deep (a subtree below is
  *   cut to its type and reported), so a spec nested thousands of levels cannot overflow the stack.
  */
-import { parsePointer } from '../core/diagnostics.js';
-import { jsonLengthFits } from '../core/json-size.js';
-import { isObject } from '../core/json.js';
+
 import { patternProblem } from '../../templates/runtime/core/pattern.js';
+import { parsePointer } from '../core/diagnostics.js';
+import { isObject } from '../core/json.js';
+import { jsonLengthFits } from '../core/json-size.js';
 import { MAX_SCHEMA_DEPTH, typeStandIn } from './schema-depth.js';
 
 /** A JSON Schema value (object or boolean schema). */
@@ -31,12 +32,45 @@ export type SpecSchema = unknown;
 export type SchemaMode = 'input' | 'output';
 
 const SCALAR_KEYWORDS = new Set([
-  'type', 'enum', 'const', 'format', 'title', 'description', 'default', 'multipleOf', 'maximum', 'exclusiveMaximum',
-  'minimum', 'exclusiveMinimum', 'maxLength', 'minLength', 'pattern', 'maxItems', 'minItems', 'uniqueItems',
-  'maxContains', 'minContains', 'maxProperties', 'minProperties', 'required', 'dependentRequired', 'deprecated',
-  'contentEncoding', 'contentMediaType',
+  'type',
+  'enum',
+  'const',
+  'format',
+  'title',
+  'description',
+  'default',
+  'multipleOf',
+  'maximum',
+  'exclusiveMaximum',
+  'minimum',
+  'exclusiveMinimum',
+  'maxLength',
+  'minLength',
+  'pattern',
+  'maxItems',
+  'minItems',
+  'uniqueItems',
+  'maxContains',
+  'minContains',
+  'maxProperties',
+  'minProperties',
+  'required',
+  'dependentRequired',
+  'deprecated',
+  'contentEncoding',
+  'contentMediaType',
 ]);
-const SCHEMA_KEYWORDS = new Set(['additionalProperties', 'not', 'if', 'then', 'else', 'propertyNames', 'contains', 'unevaluatedProperties', 'unevaluatedItems']);
+const SCHEMA_KEYWORDS = new Set([
+  'additionalProperties',
+  'not',
+  'if',
+  'then',
+  'else',
+  'propertyNames',
+  'contains',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+]);
 const SCHEMA_LIST_KEYWORDS = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
 const SCHEMA_MAP_KEYWORDS = new Set(['properties', 'patternProperties', 'dependentSchemas', '$defs', 'definitions']);
 /**
@@ -192,7 +226,9 @@ export class SchemaConverter {
     if (!nullable && description === undefined) return target;
     let value = target.value;
     if (description !== undefined) value = isObject(value) && !('$ref' in value) ? { ...value, description } : { allOf: [value], description };
-    return target.notes ? { value: nullableWrap(value, nullable), deps: target.deps, notes: target.notes } : { value: nullableWrap(value, nullable), deps: target.deps };
+    return target.notes
+      ? { value: nullableWrap(value, nullable), deps: target.deps, notes: target.notes }
+      : { value: nullableWrap(value, nullable), deps: target.deps };
   }
 
   private keywords(node: Record<string, unknown>, mode: SchemaMode): Converted {
@@ -249,7 +285,10 @@ export class SchemaConverter {
     }
     const types = Array.isArray(out.type) ? out.type : [out.type];
     if (types.includes('array') && out.items === undefined && out.prefixItems === undefined) out.items = {};
-    const converted: Converted = { value: nullableWrap(out, node.nullable === true || node['x-nullable'] === true), deps: deps !== undefined && deps.size > 0 ? deps : NO_DEPS };
+    const converted: Converted = {
+      value: nullableWrap(out, node.nullable === true || node['x-nullable'] === true),
+      deps: deps !== undefined && deps.size > 0 ? deps : NO_DEPS,
+    };
     const kept = notes !== undefined ? finalNotes(notes) : undefined;
     if (kept) converted.notes = kept;
     return converted;
@@ -261,7 +300,10 @@ export class SchemaScope {
   private readonly deps = new Set<string>();
   private readonly acc = { patterns: new Map<string, string>(), cut: false };
 
-  constructor(private readonly conv: SchemaConverter, private readonly mode: SchemaMode) {}
+  constructor(
+    private readonly conv: SchemaConverter,
+    private readonly mode: SchemaMode,
+  ) {}
 
   /** Converts one schema. */
   convert(schema: unknown): unknown {
@@ -326,7 +368,23 @@ function nullableWrap(out: unknown, nullable: boolean): unknown {
   return { anyOf: [out, { type: 'null' }] };
 }
 
-const GENERIC_TOKENS = new Set(['paths', 'content', 'schema', 'schemas', 'responses', 'requestBody', 'properties', 'items', 'parameters', 'components', 'definitions', 'additionalProperties', 'allOf', 'anyOf', 'oneOf']);
+const GENERIC_TOKENS = new Set([
+  'paths',
+  'content',
+  'schema',
+  'schemas',
+  'responses',
+  'requestBody',
+  'properties',
+  'items',
+  'parameters',
+  'components',
+  'definitions',
+  'additionalProperties',
+  'allOf',
+  'anyOf',
+  'oneOf',
+]);
 
 /**
  * A readable `$defs` name for a reference: the schema name for `#/components/schemas/X` and
@@ -338,7 +396,10 @@ function defBaseName(ref: string): string {
   const clean = (t: string) => t.replace(/[^A-Za-z0-9_.-]+/g, '_').replace(/^_+|_+$/g, '');
   const isComponent = (tokens[0] === 'components' && tokens.length === 3) || (tokens[0] === 'definitions' && tokens.length === 2);
   if (isComponent) return clean(tokens[tokens.length - 1]!) || 'Def';
-  const meaningful = tokens.filter((t) => !GENERIC_TOKENS.has(t) && !t.includes('/json')).map(clean).filter(Boolean);
+  const meaningful = tokens
+    .filter((t) => !GENERIC_TOKENS.has(t) && !t.includes('/json'))
+    .map(clean)
+    .filter(Boolean);
   return meaningful.slice(-3).join('_') || 'Def';
 }
 

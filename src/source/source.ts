@@ -80,7 +80,9 @@ function reportJsonError(opts: ParseYamlSourceOptions, text: string): void {
     const at = /\bat position (\d+)/.exec(raw);
     const offset = at ? Math.min(Number(at[1]), text.length) : text.length;
     const message = lowerFirst(raw.replace(/\s*(?:in JSON )?at position \d+.*$/, '').replace(/ in JSON$/, '')) || 'not well-formed JSON';
-    const help = /string/i.test(message) ? 'check for a missing closing quote, or a line break inside a string' : 'check for a missing comma, quote, bracket or brace just before this position';
+    const help = /string/i.test(message)
+      ? 'check for a missing closing quote, or a line break inside a string'
+      : 'check for a missing comma, quote, bracket or brace just before this position';
     opts.diagnostics.error(opts.syntaxCode, message, help, { file: opts.file, pointer: '', ...linePos(countLines(text), offset) });
   }
 }
@@ -155,7 +157,12 @@ function parseYaml(opts: ParseYamlSourceOptions, text: string): YamlSource | und
     // keys (whose tree is sound) get a pointer.
     const tokens = e.code === 'DUPLICATE_KEY' ? tokensAt(doc, offset) : [];
     const loc = at(offset, tokens);
-    const message = e.code === 'DUPLICATE_KEY' ? `duplicate key ${JSON.stringify(tokens.at(-1) ?? '')}` : e.code === 'MULTIPLE_DOCS' ? 'the file holds more than one YAML document' : lowerFirst(e.message);
+    const message =
+      e.code === 'DUPLICATE_KEY'
+        ? `duplicate key ${JSON.stringify(tokens.at(-1) ?? '')}`
+        : e.code === 'MULTIPLE_DOCS'
+          ? 'the file holds more than one YAML document'
+          : lowerFirst(e.message);
     const help = HELP[e.code] ?? DEFAULT_HELP;
     if (warning) diagnostics.warn(syntaxCode, message, help, loc);
     else diagnostics.error(syntaxCode, message, help, loc);

@@ -27,9 +27,19 @@ export function checkDependencies(opts: CheckDependenciesOptions): void {
       const mine = SECTIONS.find((s) => Object.prototype.hasOwnProperty.call(own[s], name));
       if (mine !== undefined) {
         const usable = mine === 'dependencies' ? `handlers can import ${name} as it is` : `it is there for the build already`;
-        opts.diagnostics.error('MCPGEN_DEPENDENCY_CONFLICT', `package.${section} names ${JSON.stringify(name)}, which the generated project declares itself (${name} ${own[mine][name]} in ${mine})`, `remove it from package.${section}: ${usable}; mcpgen keeps the version its runtime is tested with`, at);
+        opts.diagnostics.error(
+          'MCPGEN_DEPENDENCY_CONFLICT',
+          `package.${section} names ${JSON.stringify(name)}, which the generated project declares itself (${name} ${own[mine][name]} in ${mine})`,
+          `remove it from package.${section}: ${usable}; mcpgen keeps the version its runtime is tested with`,
+          at,
+        );
       } else if (section === 'devDependencies' && Object.prototype.hasOwnProperty.call(user.dependencies, name)) {
-        opts.diagnostics.error('MCPGEN_DEPENDENCY_CONFLICT', `package.devDependencies names ${JSON.stringify(name)}, which package.dependencies names too`, 'keep it in one of them: dependencies for what handlers import when the server runs, devDependencies for what only the build needs', at);
+        opts.diagnostics.error(
+          'MCPGEN_DEPENDENCY_CONFLICT',
+          `package.devDependencies names ${JSON.stringify(name)}, which package.dependencies names too`,
+          'keep it in one of them: dependencies for what handlers import when the server runs, devDependencies for what only the build needs',
+          at,
+        );
       }
     }
   }

@@ -13,7 +13,10 @@ export function exportedNames(source: string): Set<string> {
   for (const m of source.matchAll(new RegExp(`\\bexport\\s+(?:declare\\s+)?(?:const|let|var)\\s+(${id})`, 'g'))) names.add(m[1]!);
   for (const m of source.matchAll(/\bexport\s*\{([^}]*)\}/g)) {
     for (const spec of m[1]!.split(',')) {
-      const parts = spec.trim().replace(/^type\s+/, '').split(/\s+as\s+/);
+      const parts = spec
+        .trim()
+        .replace(/^type\s+/, '')
+        .split(/\s+as\s+/);
       const name = parts[parts.length - 1]!.trim();
       if (name !== '') names.add(name);
     }

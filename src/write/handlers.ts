@@ -10,13 +10,13 @@
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Diagnostics, Location } from '../core/diagnostics.js';
+import { emitHandlerStubs, handlerExports } from '../emit/ts/stubs.js';
+import { generatedPath } from '../ir/features/handlers.js';
+import type { IrServer } from '../ir/types.js';
 import { checkDependencies } from './dependencies.js';
 import { exportedNames } from './exported-names.js';
 import { staleRuntimeImports } from './runtime-imports.js';
 import { checkUserEntry } from './user-entry.js';
-import { emitHandlerStubs, handlerExports } from '../emit/ts/stubs.js';
-import { generatedPath } from '../ir/features/handlers.js';
-import type { IrServer } from '../ir/types.js';
 
 /** Options of {@link checkHandlers}. */
 export type CheckHandlersOptions = {
@@ -57,10 +57,20 @@ export async function checkHandlers(opts: CheckHandlersOptions): Promise<Map<str
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code !== 'ENOENT') {
-        diagnostics.error('MCPGEN_HANDLER_EXPORT_MISSING', `handler file ${shown} cannot be read: ${code ?? String(err)}`, 'make it a readable file', opts.locateManifest(exports[0]!.ref.origin.pointer));
+        diagnostics.error(
+          'MCPGEN_HANDLER_EXPORT_MISSING',
+          `handler file ${shown} cannot be read: ${code ?? String(err)}`,
+          'make it a readable file',
+          opts.locateManifest(exports[0]!.ref.origin.pointer),
+        );
         continue;
       }
-      diagnostics.warn('MCPGEN_HANDLER_MISSING', `handler file ${shown} does not exist yet; \`mcpgen build\` writes a typed stub there, once`, "implement the stub's functions (mcpgen never overwrites the file) and commit it", opts.locateManifest(exports[0]!.ref.origin.pointer));
+      diagnostics.warn(
+        'MCPGEN_HANDLER_MISSING',
+        `handler file ${shown} does not exist yet; \`mcpgen build\` writes a typed stub there, once`,
+        "implement the stub's functions (mcpgen never overwrites the file) and commit it",
+        opts.locateManifest(exports[0]!.ref.origin.pointer),
+      );
       missing.set(file, stubs.get(file)!);
       continue;
     }
@@ -75,7 +85,12 @@ export async function checkHandlers(opts: CheckHandlersOptions): Promise<Map<str
     const exported = exportedNames(source);
     for (const { exportName, ref } of exports) {
       if (exported.has(exportName)) continue;
-      diagnostics.error('MCPGEN_HANDLER_EXPORT_MISSING', `handler file ${shown} does not export "${exportName}"`, `add \`export async function ${exportName}(…)\` to the file, or fix the name after \`#\``, opts.locateManifest(ref.origin.pointer));
+      diagnostics.error(
+        'MCPGEN_HANDLER_EXPORT_MISSING',
+        `handler file ${shown} does not export "${exportName}"`,
+        `add \`export async function ${exportName}(…)\` to the file, or fix the name after \`#\``,
+        opts.locateManifest(ref.origin.pointer),
+      );
     }
   }
   return missing;

@@ -12,10 +12,10 @@
  * it is mcpgen's and simply replaced.)
  */
 import { Diagnostics, type Location } from '../core/diagnostics.js';
-import { parseYamlSource } from '../source/source.js';
 import { isObject } from '../core/json.js';
-import { contentHash, type PreviousLock } from './ownership.js';
+import { parseYamlSource } from '../source/source.js';
 import { type Json, mergeJson } from './merge.js';
+import { contentHash, type PreviousLock } from './ownership.js';
 
 /** What {@link mergeOnDisk} decided. */
 export type MergeOnDisk =
@@ -69,14 +69,26 @@ export function mergeOnDisk(opts: MergeOnDiskOptions): MergeOnDisk {
     theirs = JSON.parse(opts.onDisk.charCodeAt(0) === 0xfeff ? opts.onDisk.slice(1) : opts.onDisk);
   } catch (e) {
     const why = e instanceof Error ? e.message : String(e);
-    opts.conflict(`${opts.shown} is not valid JSON (${why}); mcpgen merges it as JSON with what it generates, so it leaves the file alone`, `fix the JSON in ${opts.shown} and build again`, errorAt(opts.shown, opts.onDisk, why));
+    opts.conflict(
+      `${opts.shown} is not valid JSON (${why}); mcpgen merges it as JSON with what it generates, so it leaves the file alone`,
+      `fix the JSON in ${opts.shown} and build again`,
+      errorAt(opts.shown, opts.onDisk, why),
+    );
     return { kind: 'conflict' };
   }
   if (!isObject(theirs)) {
-    opts.conflict(`${opts.shown} is JSON but not an object; mcpgen merges it key by key with what it generates, so it leaves the file alone`, `make ${opts.shown} a JSON object (restore the generated one) and build again`, { file: opts.shown, pointer: '', line: 1, col: 1 });
+    opts.conflict(
+      `${opts.shown} is JSON but not an object; mcpgen merges it key by key with what it generates, so it leaves the file alone`,
+      `make ${opts.shown} a JSON object (restore the generated one) and build again`,
+      { file: opts.shown, pointer: '', line: 1, col: 1 },
+    );
     return { kind: 'conflict' };
   }
-  const result = mergeJson({ base: base as Record<string, Json>, ours: JSON.parse(opts.generated) as Record<string, Json>, theirs: theirs as Record<string, Json> });
+  const result = mergeJson({
+    base: base as Record<string, Json>,
+    ours: JSON.parse(opts.generated) as Record<string, Json>,
+    theirs: theirs as Record<string, Json>,
+  });
   if (result.conflicts.length > 0) {
     const source = parseYamlSource({ file: opts.shown, text: opts.onDisk, diagnostics: new Diagnostics(), syntaxCode: 'MCPGEN_SPEC_SYNTAX' });
     for (const c of result.conflicts) {
@@ -98,7 +110,11 @@ export function mergeOnDisk(opts: MergeOnDiskOptions): MergeOnDisk {
     text = json(result.merged);
   } catch (e) {
     // JSON.stringify recurses: a value nested deeper than the stack allows cannot be printed again
-    opts.conflict(`${opts.shown} cannot be rewritten (${e instanceof Error ? e.message : String(e)}); mcpgen leaves it alone`, `simplify ${opts.shown} and build again`, { file: opts.shown, pointer: '', line: 1, col: 1 });
+    opts.conflict(
+      `${opts.shown} cannot be rewritten (${e instanceof Error ? e.message : String(e)}); mcpgen leaves it alone`,
+      `simplify ${opts.shown} and build again`,
+      { file: opts.shown, pointer: '', line: 1, col: 1 },
+    );
     return { kind: 'conflict' };
   }
   return { kind: 'merged', text };

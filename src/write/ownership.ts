@@ -13,8 +13,8 @@ import { createHash } from 'node:crypto';
 import { lstat, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Diagnostics, escapePointerToken, type Location } from '../core/diagnostics.js';
-import { HASH_HEADER, MD_HEADER, TS_HEADER } from '../emit/header.js';
 import { isObject } from '../core/json.js';
+import { HASH_HEADER, MD_HEADER, TS_HEADER } from '../emit/header.js';
 import { parseYamlSource, type YamlSource } from '../source/source.js';
 
 /** Name of the file that records the generated files and their hashes. */
@@ -75,7 +75,8 @@ export async function inspect(root: string, rel: string, display: (rel: string) 
       if (code === 'ENOENT') return { kind: 'missing' };
       return { kind: 'blocked', at: sub, what: `${display(sub)} cannot be inspected (${code ?? String(e)})` };
     }
-    if (st.isSymbolicLink()) return { kind: 'blocked', at: sub, what: `${display(sub)} is a symbolic link${last ? '' : ' to a folder'}; mcpgen does not write through links` };
+    if (st.isSymbolicLink())
+      return { kind: 'blocked', at: sub, what: `${display(sub)} is a symbolic link${last ? '' : ' to a folder'}; mcpgen does not write through links` };
     if (!last) {
       if (!st.isDirectory()) return { kind: 'blocked', at: sub, what: `${display(sub)} is a file, where mcpgen needs a folder` };
       continue;

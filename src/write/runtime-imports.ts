@@ -24,7 +24,11 @@ let topLevel: ReadonlySet<string> | undefined;
 
 /** The modules at the top of the runtime (`main`, `library`, `handlers`): the flat paths that still exist. */
 function topLevelModules(): ReadonlySet<string> {
-  topLevel ??= new Set(readdirSync(packageFile('templates/runtime/'), { withFileTypes: true }).flatMap((e) => (e.isFile() && e.name.endsWith('.ts') && !e.name.endsWith('.d.ts') ? [e.name.slice(0, -3)] : [])));
+  topLevel ??= new Set(
+    readdirSync(packageFile('templates/runtime/'), { withFileTypes: true }).flatMap((e) =>
+      e.isFile() && e.name.endsWith('.ts') && !e.name.endsWith('.d.ts') ? [e.name.slice(0, -3)] : [],
+    ),
+  );
   return topLevel;
 }
 

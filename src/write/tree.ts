@@ -77,7 +77,10 @@ function realPath(p: string): string {
  */
 export function checkOutputDir(outDir: string, protectedDirs: ReadonlyArray<string | { dir: string; name: string }>): string | undefined {
   const linked = realPath(outDir) !== path.resolve(outDir) ? ' (after following symbolic links)' : '';
-  for (const [out, resolve, note] of [[path.resolve(outDir), path.resolve, ''], [realPath(outDir), realPath, linked]] as const) {
+  for (const [out, resolve, note] of [
+    [path.resolve(outDir), path.resolve, ''],
+    [realPath(outDir), realPath, linked],
+  ] as const) {
     if (out === path.parse(out).root) return `the filesystem root${note}`;
     for (const entry of protectedDirs) {
       const { dir, name } = typeof entry === 'string' ? { dir: entry, name: entry } : entry;
@@ -96,7 +99,8 @@ function assertInside(root: string, rel: string): string {
   return abs;
 }
 
-const CONFLICT_HELP = 'move it away or choose another `output` folder; mcpgen only overwrites and removes files it wrote (recorded with their hash in .mcpgen.json) or that begin with its header';
+const CONFLICT_HELP =
+  'move it away or choose another `output` folder; mcpgen only overwrites and removes files it wrote (recorded with their hash in .mcpgen.json) or that begin with its header';
 
 /** Writes (or checks) the tree; returns undefined when a user file is in the way (reported in `diagnostics`). */
 export async function writeTree(opts: WriteOptions): Promise<WriteReport | undefined> {
@@ -114,7 +118,10 @@ export async function writeTree(opts: WriteOptions): Promise<WriteReport | undef
   }
   const blocker = root === undefined ? await blockedAncestor(outDir) : undefined;
   if (blocker !== undefined) {
-    conflict(`output ${opts.displayDir} cannot be created: ${blocker} on its way is a file, not a folder`, 'point `output` at a folder (it is created when missing)');
+    conflict(
+      `output ${opts.displayDir} cannot be created: ${blocker} on its way is a file, not a folder`,
+      'point `output` at a folder (it is created when missing)',
+    );
     return undefined;
   }
 
@@ -140,15 +147,28 @@ export async function writeTree(opts: WriteOptions): Promise<WriteReport | undef
     else if (found.text === content) report.unchanged.push(rel);
     else if (rel === LOCK_FILE ? previous.ours : !userFiles.has(rel) && owned(found.text, previous.files.get(rel))) report.changed.push(rel);
     else {
-      const merge = MERGED_FILES.has(rel) ? mergeOnDisk({ rel, generated: content, onDisk: found.text, previous, shown: display(rel), conflict }) : { kind: 'no-base' as const };
+      const merge = MERGED_FILES.has(rel)
+        ? mergeOnDisk({ rel, generated: content, onDisk: found.text, previous, shown: display(rel), conflict })
+        : { kind: 'no-base' as const };
       if (merge.kind === 'merged') {
         // merged with the user's edits: written only when the merge differs from the file in content
         (merge.text === undefined ? report.unchanged : report.changed).push(rel);
         if (merge.text !== undefined) pending.push([abs, merge.text]);
       } else if (merge.kind === 'no-base') {
-        if (previous.files.get(rel) !== undefined && MERGED_FILES.has(rel)) conflict(`${display(rel)} was changed since mcpgen wrote it, and ${display(LOCK_FILE)} does not hold what mcpgen generated for it (it is from before mcpgen merged ${rel}, or its mergeBase was edited), so mcpgen cannot tell your changes from its own`, `put back the ${rel} mcpgen wrote (e.g. from version control), build, then make your changes again: from then on mcpgen keeps them`);
-        else if (previous.files.get(rel) !== undefined) conflict(`${display(rel)} was changed since mcpgen wrote it (it no longer has the hash recorded in ${display(LOCK_FILE)}) and does not begin with the generated header`);
-        else if (previous.files.has(rel)) conflict(`${display(rel)} is listed in an older ${display(LOCK_FILE)} without a hash and does not begin with the generated header, so mcpgen cannot tell whether you edited it`, 'if you have not edited it, delete it and build again (mcpgen records its hash from now on); otherwise move it away');
+        if (previous.files.get(rel) !== undefined && MERGED_FILES.has(rel))
+          conflict(
+            `${display(rel)} was changed since mcpgen wrote it, and ${display(LOCK_FILE)} does not hold what mcpgen generated for it (it is from before mcpgen merged ${rel}, or its mergeBase was edited), so mcpgen cannot tell your changes from its own`,
+            `put back the ${rel} mcpgen wrote (e.g. from version control), build, then make your changes again: from then on mcpgen keeps them`,
+          );
+        else if (previous.files.get(rel) !== undefined)
+          conflict(
+            `${display(rel)} was changed since mcpgen wrote it (it no longer has the hash recorded in ${display(LOCK_FILE)}) and does not begin with the generated header`,
+          );
+        else if (previous.files.has(rel))
+          conflict(
+            `${display(rel)} is listed in an older ${display(LOCK_FILE)} without a hash and does not begin with the generated header, so mcpgen cannot tell whether you edited it`,
+            'if you have not edited it, delete it and build again (mcpgen records its hash from now on); otherwise move it away',
+          );
         else conflict(`${display(rel)} exists and was not written by mcpgen`);
       }
       continue;
@@ -159,7 +179,11 @@ export async function writeTree(opts: WriteOptions): Promise<WriteReport | undef
     if (files.has(rel) || userFiles.has(rel) || opts.stubs?.has(rel)) continue;
     const where = previous.locate(rel);
     if (!isSafeRelative(rel)) {
-      conflict(`${display(LOCK_FILE)} lists ${JSON.stringify(rel)}, which is not a path inside the output folder; mcpgen will not remove it`, 'remove the entry from .mcpgen.json', where);
+      conflict(
+        `${display(LOCK_FILE)} lists ${JSON.stringify(rel)}, which is not a path inside the output folder; mcpgen will not remove it`,
+        'remove the entry from .mcpgen.json',
+        where,
+      );
       continue;
     }
     const found = await inspect(outDir, rel, display);
@@ -169,8 +193,15 @@ export async function writeTree(opts: WriteOptions): Promise<WriteReport | undef
       continue;
     }
     const recorded = previous.files.get(rel) !== undefined;
-    const why = found.kind === 'blocked' ? found.what : `${display(rel)} ${recorded ? 'does not have the content mcpgen wrote (its hash differs)' : 'has no recorded hash (an older .mcpgen.json)'} and does not begin with the generated header`;
-    conflict(`${display(rel)} is listed in ${display(LOCK_FILE)} as generated, but mcpgen will not remove it: ${why}`, 'if the file is yours, remove its entry from .mcpgen.json; if it is a stale generated file, delete it', where);
+    const why =
+      found.kind === 'blocked'
+        ? found.what
+        : `${display(rel)} ${recorded ? 'does not have the content mcpgen wrote (its hash differs)' : 'has no recorded hash (an older .mcpgen.json)'} and does not begin with the generated header`;
+    conflict(
+      `${display(rel)} is listed in ${display(LOCK_FILE)} as generated, but mcpgen will not remove it: ${why}`,
+      'if the file is yours, remove its entry from .mcpgen.json; if it is a stale generated file, delete it',
+      where,
+    );
   }
   for (const [rel, content] of opts.stubs ?? []) {
     if (files.has(rel)) continue;

@@ -13,19 +13,19 @@
  */
 import type { Server } from '@modelcontextprotocol/server';
 import { ResourceNotFoundError } from '@modelcontextprotocol/server';
-import { parseCommandLine } from './process/command-line.js';
-import { log } from './core/log.js';
-import { main } from './main.js';
-import type { MainOptions } from './main.js';
-import { promptDescriptor, installPrompts } from './primitives/prompts.js';
-import { installResources, resourceDescriptor, templateDescriptor } from './primitives/resources.js';
-import { Registry } from './server/registry.js';
-import { encodedBytes } from './operation/result-size.js';
-import type { RegisteredPrompt, RegisteredResource, RegisteredResourceTemplate, Taken, ToolDefinition, ToolHandler } from './server/registry.js';
 import type { ConcernDeclaration } from './concerns/concerns.js';
+import { log } from './core/log.js';
 import type { PrimitiveGate } from './core/primitives.js';
 import { toolEntry } from './core/surface.js';
 import type { OperationTool, ServerConfig } from './core/types.js';
+import type { MainOptions } from './main.js';
+import { main } from './main.js';
+import { encodedBytes } from './operation/result-size.js';
+import { installPrompts, promptDescriptor } from './primitives/prompts.js';
+import { installResources, resourceDescriptor, templateDescriptor } from './primitives/resources.js';
+import { parseCommandLine } from './process/command-line.js';
+import type { RegisteredPrompt, RegisteredResource, RegisteredResourceTemplate, Taken, ToolDefinition, ToolHandler } from './server/registry.js';
+import { Registry } from './server/registry.js';
 
 export type { RegisteredPrompt, RegisteredResource, RegisteredResourceTemplate, ToolDefinition, ToolHandler } from './server/registry.js';
 
@@ -107,7 +107,9 @@ function merge(server: Server, method: string, mine: Handler | undefined, theirs
 const concat =
   (key: string) =>
   (a: Handler | undefined, b: Handler): Handler =>
-  async (request, ctx) => ({ [key]: [...(a ? ((await a(request, ctx)) as Record<string, unknown[]>)[key]! : []), ...((await b(request, ctx)) as Record<string, unknown[]>)[key]!] });
+  async (request, ctx) => ({
+    [key]: [...(a ? ((await a(request, ctx)) as Record<string, unknown[]>)[key]! : []), ...((await b(request, ctx)) as Record<string, unknown[]>)[key]!],
+  });
 
 /** `options` with the registered primitives added: tools beside the extra tools, prompts and resources installed behind each instance's gate. */
 function withRegistered(options: MainOptions, registry: Registry, concerns: boolean): MainOptions {
@@ -126,7 +128,13 @@ function withRegistered(options: MainOptions, registry: Registry, concerns: bool
         const own = shadow((s) => installPrompts(s, prompts, { gate }));
         const names = new Set(prompts.map((p) => p.name));
         merge(server, 'prompts/list', manifest.get('prompts/list'), own.get('prompts/list')!, concat('prompts'));
-        merge(server, 'prompts/get', manifest.get('prompts/get'), own.get('prompts/get')!, (a, b) => (request, ctx) => (a && !names.has(String(request.params.name)) ? a(request, ctx) : b(request, ctx)));
+        merge(
+          server,
+          'prompts/get',
+          manifest.get('prompts/get'),
+          own.get('prompts/get')!,
+          (a, b) => (request, ctx) => (a && !names.has(String(request.params.name)) ? a(request, ctx) : b(request, ctx)),
+        );
       }
       if (resources.length + templates.length > 0) {
         const own = shadow((s) => void installResources(s, { resources, templates }, { gate }));
@@ -155,7 +163,11 @@ function counted(items: readonly object[], word: string): string {
 
 /** The command-line flags of `call`'s explicit serving options (flags win over variables). */
 function flags(call: ServeCall): string[] {
-  return [...(call.transport !== undefined ? ['--transport', call.transport] : []), ...(call.host !== undefined ? ['--host', call.host] : []), ...(call.port !== undefined ? ['--port', String(call.port)] : [])];
+  return [
+    ...(call.transport !== undefined ? ['--transport', call.transport] : []),
+    ...(call.host !== undefined ? ['--host', call.host] : []),
+    ...(call.port !== undefined ? ['--port', String(call.port)] : []),
+  ];
 }
 
 /** A server of `config` and `tools` (the generated `src/index.ts` calls this): registrations first, then `serve`. */
@@ -195,7 +207,12 @@ export function createLibraryServer(config: ServerConfig, tools: readonly Operat
       const options = withRegistered(extensions(registry), registry, parts.concerns !== undefined);
       const { tools: t, prompts, resources, templates } = registry;
       if (parseCommandLine(argv).kind === 'serve' && t.length + prompts.length + resources.length + templates.length > 0) {
-        const kinds = [counted(t.map(toolEntry), 'tool'), counted(prompts.map(promptDescriptor), 'prompt'), counted(resources.map(resourceDescriptor), 'resource'), counted(templates.map(templateDescriptor), 'resource template')];
+        const kinds = [
+          counted(t.map(toolEntry), 'tool'),
+          counted(prompts.map(promptDescriptor), 'prompt'),
+          counted(resources.map(resourceDescriptor), 'resource'),
+          counted(templates.map(templateDescriptor), 'resource template'),
+        ];
         log('info', `${config.name}: registered at run time: ${kinds.join(', ')} of list entries`);
       }
       await main(config, tools, options, argv, call.env ?? process.env);

@@ -167,28 +167,32 @@ describe('examples/conformance', () => {
   });
 
   for (const line of lines) {
-    it.skipIf(!http)(`passes conformance ${line.version}${line.name === '2026' ? ' --requirements 2026-07-28' : ''} over Streamable HTTP${http ? '' : ` (${SKIP_REASON})`}`, async () => {
-      const all = await results();
-      expect(all.skipped).toBeUndefined();
-      const result = all.results[line.name]!;
-      // the summary and the Total line in the test output (CI logs)
-      console.log(`${c.summaryText(result)}\n${c.totalText(result)}`);
-      const context = `${c.summaryText(result)}\n--- server stderr ---\n${all.serverStderr}`;
-      expect(result.totalLine, context).toBe(EXPECTED_TOTAL[line.name]);
-      expect(result.unexpectedFailures, context).toEqual([]);
-      expect(result.stale, context).toEqual([]);
-      expect(result.unlisted, context).toEqual([]);
-      expect(result.passingListed, context).toEqual([]);
-      // every entry is used: judged by the suite, or a failing scenario it runs unscored
-      expect([...result.expectedFailures, ...result.listedUnjudged].sort(), context).toEqual(result.baseline.map((e) => e.entry).sort());
-      for (const name of MUST_PASS[line.name]) expect(result.scenarios[name], `${name}\n${context}`).toMatchObject({ ok: true, failed: 0 });
-      for (const name of MUST_PASS[line.name]) expect(result.scenarios[name]!.passed, `${name}\n${context}`).toBeGreaterThan(0);
-      // the Total line adds up
-      const scenarios = Object.values(result.scenarios);
-      expect(result.passed, context).toBe(scenarios.reduce((n, s) => n + s.passed, 0));
-      expect(result.failed, context).toBe(scenarios.reduce((n, s) => n + s.failed, 0));
-      expect(c.linePassed(result), context).toBe(true);
-      expect(result.code, context).toBe(0);
-    }, 600_000);
+    it.skipIf(!http)(
+      `passes conformance ${line.version}${line.name === '2026' ? ' --requirements 2026-07-28' : ''} over Streamable HTTP${http ? '' : ` (${SKIP_REASON})`}`,
+      async () => {
+        const all = await results();
+        expect(all.skipped).toBeUndefined();
+        const result = all.results[line.name]!;
+        // the summary and the Total line in the test output (CI logs)
+        console.log(`${c.summaryText(result)}\n${c.totalText(result)}`);
+        const context = `${c.summaryText(result)}\n--- server stderr ---\n${all.serverStderr}`;
+        expect(result.totalLine, context).toBe(EXPECTED_TOTAL[line.name]);
+        expect(result.unexpectedFailures, context).toEqual([]);
+        expect(result.stale, context).toEqual([]);
+        expect(result.unlisted, context).toEqual([]);
+        expect(result.passingListed, context).toEqual([]);
+        // every entry is used: judged by the suite, or a failing scenario it runs unscored
+        expect([...result.expectedFailures, ...result.listedUnjudged].sort(), context).toEqual(result.baseline.map((e) => e.entry).sort());
+        for (const name of MUST_PASS[line.name]) expect(result.scenarios[name], `${name}\n${context}`).toMatchObject({ ok: true, failed: 0 });
+        for (const name of MUST_PASS[line.name]) expect(result.scenarios[name]!.passed, `${name}\n${context}`).toBeGreaterThan(0);
+        // the Total line adds up
+        const scenarios = Object.values(result.scenarios);
+        expect(result.passed, context).toBe(scenarios.reduce((n, s) => n + s.passed, 0));
+        expect(result.failed, context).toBe(scenarios.reduce((n, s) => n + s.failed, 0));
+        expect(c.linePassed(result), context).toBe(true);
+        expect(result.code, context).toBe(0);
+      },
+      600_000,
+    );
   }
 });

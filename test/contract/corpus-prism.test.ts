@@ -25,9 +25,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error a plain ES module script without type declarations
 import { ensureInspector, inspectTools } from '../../scripts/inspector.mjs';
 import { CORPUS_SPECS, corpusSpec, specSlug } from '../helpers/corpus.js';
+import { connectClient as connectEraClient, startHttp } from '../helpers/eras.js';
 import { buildContractProject, connectClient, dependencyMismatches, serverEnv, startPrism, stopPrisms } from '../helpers/prism.js';
 import { ROOT } from '../helpers/project.js';
-import { connectClient as connectEraClient, startHttp } from '../helpers/eras.js';
 import { startRecordingProxy } from '../helpers/recording-proxy.js';
 import { sampleArguments } from './sample.js';
 
@@ -67,103 +67,130 @@ afterAll(stopPrisms);
 
 describe('contract: Prism dynamic responses over the whole corpus', () => {
   it.skip.each(CORPUS_SPECS.filter((f) => PRISM_CANNOT_START.has(f)))('%s: Prism does not start on it', () => undefined);
-  it.each(CORPUS_SPECS.filter((f) => !PRISM_CANNOT_START.has(f)))('%s: every sampled call answered 2xx is a non-error result the SDK Client accepts', async (file) => {
-    const spec = corpusSpec(file);
-    const slug = specSlug(file);
-    const times: Record<string, number> = {};
-    let t = Date.now();
-    const lap = (name: string) => {
-      times[name] = Date.now() - t;
-      t = Date.now();
-    };
-    const project = await buildContractProject(spec, path.join(ROOT, '.cache/contract-corpus', slug), `contract-corpus-${slug}`);
-    expect(dependencyMismatches(project.serverDir)).toEqual([]);
-    lap('build');
-    const prism = await startPrism(spec, { dynamic: true, seed: SEED, startTimeoutMs: 180_000 });
-    lap('prism');
-    const proxy = await startRecordingProxy(prism.url);
-    const env = serverEnv(project.ir, proxy.url);
-    const problems: string[] = [];
-    let conn = await connectClient(project.serverJs, env);
-    try {
-      let tools: Tool[];
+  it.each(CORPUS_SPECS.filter((f) => !PRISM_CANNOT_START.has(f)))(
+    '%s: every sampled call answered 2xx is a non-error result the SDK Client accepts',
+    async (file) => {
+      const spec = corpusSpec(file);
+      const slug = specSlug(file);
+      const times: Record<string, number> = {};
+      let t = Date.now();
+      const lap = (name: string) => {
+        times[name] = Date.now() - t;
+        t = Date.now();
+      };
+      const project = await buildContractProject(spec, path.join(ROOT, '.cache/contract-corpus', slug), `contract-corpus-${slug}`);
+      expect(dependencyMismatches(project.serverDir)).toEqual([]);
+      lap('build');
+      const prism = await startPrism(spec, { dynamic: true, seed: SEED, startTimeoutMs: 180_000 });
+      lap('prism');
+      const proxy = await startRecordingProxy(prism.url);
+      const env = serverEnv(project.ir, proxy.url);
+      const problems: string[] = [];
+      let conn = await connectClient(project.serverJs, env);
       try {
-        tools = (await conn.client.listTools()).tools;
-      } catch (err) {
-        problems.push(`tools/list with the SDK Client's default settings failed: ${(err as Error).message}`);
-        await conn.client.close();
-        conn = await connectClient(project.serverJs, env, { maxBufferSize: LARGE_BUFFER });
-        tools = (await conn.client.listTools()).tools;
-      }
-      lap('listTools');
-      expect(tools.length).toBe(project.ir.tools.length);
-      // the surface the build reported is, byte for byte, what the client received
-      expect(Buffer.byteLength(JSON.stringify(tools))).toBe(project.ir.surface!.listBytes);
-      const surface = project.ir.surface!;
-      if (SIZE_LIMITS[file]) {
-        // by default, at most what openapi-mcp-generator 4.0.1 publishes (with no output schemas)
-        expect(surface.listBytes, `${file} tools/list bytes`).toBeLessThanOrEqual(SIZE_LIMITS[file]!);
-        // slim, not dropped wholesale: at least half the tools whose 2xx has a JSON schema keep one
-        expect(surface.describedResults - surface.outputSchemasDropped.length, `${file} output schemas kept of ${surface.describedResults}`).toBeGreaterThanOrEqual(surface.describedResults / 2);
-      }
-      // the official MCP Inspector's strict schema check: no finding (warnings included), every tool seen
-      const inspected = inspectTools(process.execPath, [project.serverJs], env);
-      lap('inspector');
-      expect({ code: inspected.code, tools: inspected.tools.length, findings: inspected.findings.slice(0, 3) }, inspected.stderr).toEqual({ code: 0, tools: tools.length, findings: [] });
-      const byName = new Map(tools.map((tool) => [tool.name, tool]));
-      const sampled = spreadSample(project.ir.tools).map((op) => byName.get(op.name)!);
-      expect(sampled.length).toBeGreaterThanOrEqual(Math.min(20, project.ir.tools.length));
-
-      const outcomes: Outcome[] = [];
-      for (const tool of sampled) outcomes.push(await callOnce(conn.client, tool, proxy.exchanges));
-      lap('calls');
-
-      const ok = outcomes.filter((o) => is2xx(o.status) && !o.isError && !o.threw);
-      const bad = outcomes.filter((o) => is2xx(o.status) && (o.isError || o.threw));
-      const other = outcomes.filter((o) => o.status !== undefined && !is2xx(o.status));
-      const notSent = outcomes.filter((o) => o.status === undefined);
-      const statuses = other.reduce<Record<number, number>>((acc, o) => ({ ...acc, [o.status!]: (acc[o.status!] ?? 0) + 1 }), {});
-      console.log(
-        `${file}: ${tools.length} tools, ${sampled.length} called: 2xx ok ${ok.length} (${ok.filter((o) => o.outputSchema).length} checked by the Client against an output schema), 2xx-but-error ${bad.length}, non-2xx ${other.length} ${JSON.stringify(statuses)}, not sent ${notSent.length}` +
-          ` | tools/list ${surface.listBytes} bytes, ${surface.withOutputSchema} output schemas | build+tsc ${times.build} ms, prism start ${times.prism} ms, listTools ${times.listTools} ms, inspector ${times.inspector} ms, calls ${times.calls} ms`,
-      );
-      writeFileSync(path.join(ROOT, '.cache/contract-corpus', slug, 'calls.json'), JSON.stringify(outcomes, null, 2));
-
-      if (SIZE_LIMITS[file]) {
-        // at real size over Streamable HTTP, to a modern-era client (2026-07-28): the same list, byte
-        // for byte, and a call that got a 2xx over stdio gets one again
-        const served = await startHttp(project.serverDir, env);
+        let tools: Tool[];
         try {
-          const { client: modern } = await connectEraClient({ kind: 'http', url: served.url }, 'modern');
-          try {
-            const listed = (await modern.listTools()).tools;
-            expect(Buffer.byteLength(JSON.stringify(listed)), `${file} tools/list bytes to a modern client over HTTP`).toBe(surface.listBytes);
-            const first = ok[0];
-            expect(first, `${file}: a call with a 2xx to repeat`).toBeDefined();
-            const again = await callOnce(modern as unknown as Client, byName.get(first!.tool)!, proxy.exchanges);
-            expect({ tool: again.tool, status: again.status, isError: again.isError, threw: again.threw }).toEqual({ tool: first!.tool, status: first!.status, isError: false, threw: undefined });
-          } finally {
-            await modern.close();
-          }
-        } finally {
-          served.kill('SIGKILL');
+          tools = (await conn.client.listTools()).tools;
+        } catch (err) {
+          problems.push(`tools/list with the SDK Client's default settings failed: ${(err as Error).message}`);
+          await conn.client.close();
+          conn = await connectClient(project.serverJs, env, { maxBufferSize: LARGE_BUFFER });
+          tools = (await conn.client.listTools()).tools;
         }
-        lap('http');
+        lap('listTools');
+        expect(tools.length).toBe(project.ir.tools.length);
+        // the surface the build reported is, byte for byte, what the client received
+        expect(Buffer.byteLength(JSON.stringify(tools))).toBe(project.ir.surface!.listBytes);
+        const surface = project.ir.surface!;
+        if (SIZE_LIMITS[file]) {
+          // by default, at most what openapi-mcp-generator 4.0.1 publishes (with no output schemas)
+          expect(surface.listBytes, `${file} tools/list bytes`).toBeLessThanOrEqual(SIZE_LIMITS[file]!);
+          // slim, not dropped wholesale: at least half the tools whose 2xx has a JSON schema keep one
+          expect(
+            surface.describedResults - surface.outputSchemasDropped.length,
+            `${file} output schemas kept of ${surface.describedResults}`,
+          ).toBeGreaterThanOrEqual(surface.describedResults / 2);
+        }
+        // the official MCP Inspector's strict schema check: no finding (warnings included), every tool seen
+        const inspected = inspectTools(process.execPath, [project.serverJs], env);
+        lap('inspector');
+        expect({ code: inspected.code, tools: inspected.tools.length, findings: inspected.findings.slice(0, 3) }, inspected.stderr).toEqual({
+          code: 0,
+          tools: tools.length,
+          findings: [],
+        });
+        const byName = new Map(tools.map((tool) => [tool.name, tool]));
+        const sampled = spreadSample(project.ir.tools).map((op) => byName.get(op.name)!);
+        expect(sampled.length).toBeGreaterThanOrEqual(Math.min(20, project.ir.tools.length));
+
+        const outcomes: Outcome[] = [];
+        for (const tool of sampled) outcomes.push(await callOnce(conn.client, tool, proxy.exchanges));
+        lap('calls');
+
+        const ok = outcomes.filter((o) => is2xx(o.status) && !o.isError && !o.threw);
+        const bad = outcomes.filter((o) => is2xx(o.status) && (o.isError || o.threw));
+        const other = outcomes.filter((o) => o.status !== undefined && !is2xx(o.status));
+        const notSent = outcomes.filter((o) => o.status === undefined);
+        const statuses = other.reduce<Record<number, number>>((acc, o) => ({ ...acc, [o.status!]: (acc[o.status!] ?? 0) + 1 }), {});
+        console.log(
+          `${file}: ${tools.length} tools, ${sampled.length} called: 2xx ok ${ok.length} (${ok.filter((o) => o.outputSchema).length} checked by the Client against an output schema), 2xx-but-error ${bad.length}, non-2xx ${other.length} ${JSON.stringify(statuses)}, not sent ${notSent.length}` +
+            ` | tools/list ${surface.listBytes} bytes, ${surface.withOutputSchema} output schemas | build+tsc ${times.build} ms, prism start ${times.prism} ms, listTools ${times.listTools} ms, inspector ${times.inspector} ms, calls ${times.calls} ms`,
+        );
+        writeFileSync(path.join(ROOT, '.cache/contract-corpus', slug, 'calls.json'), JSON.stringify(outcomes, null, 2));
+
+        if (SIZE_LIMITS[file]) {
+          // at real size over Streamable HTTP, to a modern-era client (2026-07-28): the same list, byte
+          // for byte, and a call that got a 2xx over stdio gets one again
+          const served = await startHttp(project.serverDir, env);
+          try {
+            const { client: modern } = await connectEraClient({ kind: 'http', url: served.url }, 'modern');
+            try {
+              const listed = (await modern.listTools()).tools;
+              expect(Buffer.byteLength(JSON.stringify(listed)), `${file} tools/list bytes to a modern client over HTTP`).toBe(surface.listBytes);
+              const first = ok[0];
+              expect(first, `${file}: a call with a 2xx to repeat`).toBeDefined();
+              const again = await callOnce(modern as unknown as Client, byName.get(first!.tool)!, proxy.exchanges);
+              expect({ tool: again.tool, status: again.status, isError: again.isError, threw: again.threw }).toEqual({
+                tool: first!.tool,
+                status: first!.status,
+                isError: false,
+                threw: undefined,
+              });
+            } finally {
+              await modern.close();
+            }
+          } finally {
+            served.kill('SIGKILL');
+          }
+          lap('http');
+        }
+        for (const o of bad)
+          problems.push(
+            `${o.tool}: ${o.request} answered ${o.status}, but ${o.threw ? `the Client rejected the result: ${o.threw}` : `the result is isError: ${o.text}`}`.slice(
+              0,
+              800,
+            ),
+          );
+        // calls that never reached Prism: the sample's arguments were refused (a limit of the
+        // sampler, not of the server) — anything else means the server itself broke
+        for (const o of notSent)
+          if (o.threw || !/^(Invalid arguments|Missing)/.test(o.text))
+            problems.push(`${o.tool}: no request reached Prism: ${(o.threw ?? o.text).slice(0, 300)}`);
+        for (const o of outcomes) if (o.status === 0) problems.push(`${o.tool}: the proxy could not reach Prism`);
+        const floor = Math.max(Math.min(MIN_2XX_CALLS, sampled.length), Math.ceil(sampled.length * MIN_2XX_SHARE));
+        if (ok.length + bad.length < floor)
+          problems.push(
+            `only ${ok.length + bad.length} of ${sampled.length} calls got a 2xx from Prism (at least ${floor} expected): ${JSON.stringify(statuses)}`,
+          );
+        expect(problems, `${file}:\n${problems.join('\n')}`).toEqual([]);
+      } finally {
+        await conn.client.close();
+        await proxy.close();
+        prism.stop();
       }
-      for (const o of bad) problems.push(`${o.tool}: ${o.request} answered ${o.status}, but ${o.threw ? `the Client rejected the result: ${o.threw}` : `the result is isError: ${o.text}`}`.slice(0, 800));
-      // calls that never reached Prism: the sample's arguments were refused (a limit of the
-      // sampler, not of the server) — anything else means the server itself broke
-      for (const o of notSent) if (o.threw || !/^(Invalid arguments|Missing)/.test(o.text)) problems.push(`${o.tool}: no request reached Prism: ${(o.threw ?? o.text).slice(0, 300)}`);
-      for (const o of outcomes) if (o.status === 0) problems.push(`${o.tool}: the proxy could not reach Prism`);
-      const floor = Math.max(Math.min(MIN_2XX_CALLS, sampled.length), Math.ceil(sampled.length * MIN_2XX_SHARE));
-      if (ok.length + bad.length < floor) problems.push(`only ${ok.length + bad.length} of ${sampled.length} calls got a 2xx from Prism (at least ${floor} expected): ${JSON.stringify(statuses)}`);
-      expect(problems, `${file}:\n${problems.join('\n')}`).toEqual([]);
-    } finally {
-      await conn.client.close();
-      await proxy.close();
-      prism.stop();
-    }
-  }, 600_000);
+    },
+    600_000,
+  );
 });
 
 /** Calls one tool with sample arguments and notes what Prism answered (the last upstream exchange of the call). */

@@ -41,7 +41,12 @@ export function sample(schema: unknown, root: Schema, depth = 0): unknown {
     return parts.every(isObj) ? Object.assign({}, ...parts) : parts[0];
   }
   const alts = Array.isArray(schema.oneOf) ? schema.oneOf : Array.isArray(schema.anyOf) ? schema.anyOf : undefined;
-  if (alts) return sample(alts.find((a) => !(isObj(a) && a.type === 'null')), root, depth + 1);
+  if (alts)
+    return sample(
+      alts.find((a) => !(isObj(a) && a.type === 'null')),
+      root,
+      depth + 1,
+    );
   const types = Array.isArray(schema.type) ? schema.type.filter((t) => t !== 'null') : [schema.type ?? (isObj(schema.properties) ? 'object' : undefined)];
   switch (types[0]) {
     case 'string': {

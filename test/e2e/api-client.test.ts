@@ -14,19 +14,32 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
-import { connectClient, ERAS, rpcError } from '../helpers/eras.js';
-import type { AnyClient } from '../helpers/eras.js';
-import { ROOT, run } from '../helpers/project.js';
 import { startBackend } from '../../examples/petstore/backend.mjs';
+import { main } from '../../src/cli/main.js';
+import type { AnyClient } from '../helpers/eras.js';
+import { connectClient, ERAS, rpcError } from '../helpers/eras.js';
+import { ROOT, run } from '../helpers/project.js';
 
 const FIXTURE = path.join(ROOT, 'test/fixtures/api-client');
 const work = path.join(ROOT, '.cache/api-client-e2e');
 const project = path.join(work, 'server');
 const KEY = 'key-0123456789abcdef';
 
-type Backend = { url: string; server: { close(): void }; requests: Array<{ method: string; path: string; query: string; headers: Record<string, string | undefined> }> };
-type Event = { event: string; primitive?: string; callId?: string; parentCallId?: string; outcome?: string; httpStatus?: number; detail?: string; arguments?: unknown };
+type Backend = {
+  url: string;
+  server: { close(): void };
+  requests: Array<{ method: string; path: string; query: string; headers: Record<string, string | undefined> }>;
+};
+type Event = {
+  event: string;
+  primitive?: string;
+  callId?: string;
+  parentCallId?: string;
+  outcome?: string;
+  httpStatus?: number;
+  detail?: string;
+  arguments?: unknown;
+};
 type Result = { isError?: boolean; content: Array<{ type: string; text?: string }>; structuredContent?: Record<string, unknown> };
 
 let backend: Backend;
@@ -58,7 +71,10 @@ afterAll(async () => {
 /** A client of a fresh server process with its own audit file. */
 async function connect(era: (typeof ERAS)[number], env: Record<string, string> = {}): Promise<{ client: AnyClient; audit: string }> {
   const audit = path.join(mkdtempSync(path.join(work, 'audit-')), 'trail.jsonl');
-  const { client } = await connectClient({ kind: 'stdio', server: project, env: { APIFX_BASE_URL: backend.url, APIFX_API_KEY: KEY, APIFX_AUDIT_FILE: audit, ...env } }, era);
+  const { client } = await connectClient(
+    { kind: 'stdio', server: project, env: { APIFX_BASE_URL: backend.url, APIFX_API_KEY: KEY, APIFX_AUDIT_FILE: audit, ...env } },
+    era,
+  );
   clients.push(client);
   return { client, audit };
 }
@@ -92,7 +108,12 @@ describe.each(ERAS)('a composite tool calling the API through ctx.api, %s era', 
     const parent = trail.find((e) => e.event === 'tool.invoked' && e.primitive === 'adopt_pet')!;
     expect(parent.parentCallId).toBeUndefined();
     const nested = trail.filter((e) => e.parentCallId === parent.callId);
-    expect(nested.map((e) => `${e.event} ${e.primitive}`)).toEqual(['tool.invoked listPets', 'tool.completed listPets', 'tool.invoked getPetById', 'tool.completed getPetById']);
+    expect(nested.map((e) => `${e.event} ${e.primitive}`)).toEqual([
+      'tool.invoked listPets',
+      'tool.completed listPets',
+      'tool.invoked getPetById',
+      'tool.completed getPetById',
+    ]);
     expect(nested.filter((e) => e.event === 'tool.completed').map((e) => [e.outcome, e.httpStatus])).toEqual([
       ['ok', 200],
       ['ok', 200],
@@ -107,7 +128,10 @@ describe.each(ERAS)('a composite tool calling the API through ctx.api, %s era', 
     expect(again.isError).toBe(true);
     expect(again.content[0]!.text).toMatch(/^Tool adopt_pet failed: getPetById: .*perMinute\.perClient/s);
     const second = events(audit).filter((e) => e.event === 'tool.invoked' && e.primitive === 'adopt_pet')[1]!;
-    expect(events(audit).find((e) => e.parentCallId === second.callId && e.event === 'tool.limited')).toMatchObject({ primitive: 'getPetById', outcome: 'limited' });
+    expect(events(audit).find((e) => e.parentCallId === second.callId && e.event === 'tool.limited')).toMatchObject({
+      primitive: 'getPetById',
+      outcome: 'limited',
+    });
 
     // a tool without `uses` has an empty ctx.api
     const fee = (await client.callTool({ name: 'adoption_fee', arguments: { species: 'dog', ageYears: 2 } })) as Result;

@@ -6,14 +6,15 @@
  * the SDK Client; a recording backend on 127.0.0.1 checks what each request carries. The token is
  * a secret: not in the generated files, the results or the server's stderr (debug logging on).
  */
-import http from 'node:http';
+
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { corpusSpec } from '../helpers/corpus.js';
-import { connect, type Connected } from '../helpers/generated-server.js';
+import { type Connected, connect } from '../helpers/generated-server.js';
 import { ROOT, run } from '../helpers/project.js';
 
 const work = path.join(ROOT, '.cache/argument-rules');
@@ -47,7 +48,12 @@ let tools: Tool[] = [];
 
 /** What the spec says: operations taking `token` as a parameter, and as a top-level field of their request body. */
 function slackTokens(): { params: number; fields: number; operations: number } {
-  const doc = JSON.parse(readFileSync(corpusSpec('slack.json'), 'utf8')) as { paths: Record<string, Record<string, { parameters?: Array<{ name: string }>; requestBody?: { content: Record<string, { schema?: { properties?: object } }> } }>> };
+  const doc = JSON.parse(readFileSync(corpusSpec('slack.json'), 'utf8')) as {
+    paths: Record<
+      string,
+      Record<string, { parameters?: Array<{ name: string }>; requestBody?: { content: Record<string, { schema?: { properties?: object } }> } }>
+    >;
+  };
   let params = 0;
   let fields = 0;
   let operations = 0;
@@ -69,9 +75,11 @@ beforeAll(async () => {
   let err = '';
   const code = await main(['build', 'mcpgen.yaml', '--report'], { stdout: (s) => void (report += s), stderr: (s) => void (err += s), cwd: work });
   expect(code, err).toBe(0);
-  await run(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', path.join(work, 'server')], { maxBuffer: 16 * 1024 * 1024 }).catch((e: { stdout?: string }) => {
-    throw new Error(`the generated project does not compile:\n${e.stdout ?? String(e)}`);
-  });
+  await run(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', path.join(work, 'server')], { maxBuffer: 16 * 1024 * 1024 }).catch(
+    (e: { stdout?: string }) => {
+      throw new Error(`the generated project does not compile:\n${e.stdout ?? String(e)}`);
+    },
+  );
 
   backend = http.createServer((req, res) => {
     let body = '';
@@ -84,7 +92,11 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => backend.listen(0, '127.0.0.1', r));
   baseUrl = `http://127.0.0.1:${(backend.address() as { port: number }).port}/api`;
-  conn = await connect(path.join(work, 'server'), { SLACK_BASE_URL: baseUrl, SLACK_LOG_LEVEL: 'debug', SLACK_TOKEN: TOKEN, SLACK_SLACKAUTH_TOKEN: BEARER }, 'argument-rules-e2e');
+  conn = await connect(
+    path.join(work, 'server'),
+    { SLACK_BASE_URL: baseUrl, SLACK_LOG_LEVEL: 'debug', SLACK_TOKEN: TOKEN, SLACK_SLACKAUTH_TOKEN: BEARER },
+    'argument-rules-e2e',
+  );
   tools = (await conn.client.listTools()).tools;
 }, 600_000);
 
@@ -152,7 +164,11 @@ describe('argument rules on Slack', () => {
     const form = await call('admin_emoji_add', { body: { name: 'party', url: 'https://example.com/party.png' } });
     expect(form.result.isError).toBeFalsy();
     expect(form.requests[0]!.headers['content-type']).toMatch(/^application\/x-www-form-urlencoded/);
-    expect(Object.fromEntries(new URLSearchParams(form.requests[0]!.body))).toStrictEqual({ name: 'party', url: 'https://example.com/party.png', token: TOKEN });
+    expect(Object.fromEntries(new URLSearchParams(form.requests[0]!.body))).toStrictEqual({
+      name: 'party',
+      url: 'https://example.com/party.png',
+      token: TOKEN,
+    });
   });
 
   it('a rename and a default by rule reach the API under the original name, with the default', async () => {
@@ -185,7 +201,9 @@ describe('argument rules on Slack', () => {
     try {
       const { result, requests } = await call('auth_test', {}, bare);
       expect(result.isError).toBe(true);
-      expect(text(result)).toBe('Tool auth_test cannot run: missing configuration: set SLACK_TOKEN (hidden argument "token") in the server\'s environment, then restart the server.');
+      expect(text(result)).toBe(
+        'Tool auth_test cannot run: missing configuration: set SLACK_TOKEN (hidden argument "token") in the server\'s environment, then restart the server.',
+      );
       expect(requests).toEqual([]);
       const form = await call('admin_emoji_add', { body: { name: 'party', url: 'https://example.com/p.png' } }, bare);
       expect(text(form.result)).toContain('set SLACK_TOKEN (hidden argument "token" of "body")');

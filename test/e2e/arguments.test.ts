@@ -5,8 +5,9 @@
  * what each request carries. Values read from the environment are secrets: none may appear in the
  * generated files, the tool results or the server's stderr (debug logging on).
  */
-import http from 'node:http';
+
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -150,7 +151,12 @@ describe('argument overrides in a generated server', () => {
       properties: { search: { type: 'string', description: 'Words to look for.' }, limit: { type: 'integer', default: 20 } },
       additionalProperties: false,
     });
-    expect(schema('addNote')).toStrictEqual({ type: 'object', properties: { body: { type: 'object', properties: { text: { type: 'string' } } } }, required: ['body'], additionalProperties: false });
+    expect(schema('addNote')).toStrictEqual({
+      type: 'object',
+      properties: { body: { type: 'object', properties: { text: { type: 'string' } } } },
+      required: ['body'],
+      additionalProperties: false,
+    });
     expect(schema('whoami')).toStrictEqual({ type: 'object', properties: {}, additionalProperties: false });
   });
 
@@ -177,7 +183,9 @@ describe('argument overrides in a generated server', () => {
   it('refuses a tool whose variable is unset, naming it, without calling the API', async () => {
     const { result, requests } = await call('addNote', { body: { text: 'hi' } });
     expect(result.isError).toBe(true);
-    expect(text(result)).toBe('Tool addNote cannot run: missing configuration: set ARGSFX_NOTE_SECRET (hidden argument "secret") in the server\'s environment, then restart the server.');
+    expect(text(result)).toBe(
+      'Tool addNote cannot run: missing configuration: set ARGSFX_NOTE_SECRET (hidden argument "secret") in the server\'s environment, then restart the server.',
+    );
     expect(requests).toEqual([]);
   });
 

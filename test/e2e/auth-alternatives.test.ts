@@ -6,8 +6,9 @@
  * credentials set; a backend on 127.0.0.1 checks the header each call carries. The server must
  * start without a credentials warning, and the client snippets must ask for one alternative.
  */
-import http from 'node:http';
+
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -37,7 +38,11 @@ beforeAll(async () => {
     req.resume();
     req.on('end', () => {
       const h = req.headers;
-      seen.push({ url: req.url!, ...(h.authorization !== undefined ? { authorization: h.authorization } : {}), ...(h['x-workspace-key'] !== undefined ? { workspace: String(h['x-workspace-key']) } : {}) });
+      seen.push({
+        url: req.url!,
+        ...(h.authorization !== undefined ? { authorization: h.authorization } : {}),
+        ...(h['x-workspace-key'] !== undefined ? { workspace: String(h['x-workspace-key']) } : {}),
+      });
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end('{"ok":true}');
     });
@@ -53,7 +58,12 @@ afterAll(() => {
 /** Starts the server with `env`, calls each tool once, and returns what the backend saw and the server's stderr. */
 async function session(env: Record<string, string>): Promise<{ stderr: string; calls: Array<{ tool: string; result: CallToolResult; requests: Seen[] }> }> {
   let stderr = '';
-  const transport = new StdioClientTransport({ command: process.execPath, args: [path.join(work, 'server/dist/server.js')], env: { PATH: process.env.PATH ?? '', ALTFX_BASE_URL: `${url}/v1`, ...env }, stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [path.join(work, 'server/dist/server.js')],
+    env: { PATH: process.env.PATH ?? '', ALTFX_BASE_URL: `${url}/v1`, ...env },
+    stderr: 'pipe',
+  });
   transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
   const client = new Client({ name: 'alternatives-e2e', version: '1' });
   await client.connect(transport);
@@ -78,7 +88,10 @@ describe('alternative credentials', () => {
     const { stderr, calls } = await session({ ALTFX_OAUTH_TOKEN: OAUTH, ALTFX_WORKSPACEKEY_API_KEY: WS });
     expect(warnings(stderr)).toEqual([]);
     for (const c of calls) expect(c.result.isError, text(c.result)).toBeFalsy();
-    expect(calls.map((c) => c.requests)).toEqual([[{ url: '/v1/tasks', authorization: `Bearer ${OAUTH}` }], [{ url: '/v1/workspaces', authorization: `Bearer ${OAUTH}`, workspace: WS }]]);
+    expect(calls.map((c) => c.requests)).toEqual([
+      [{ url: '/v1/tasks', authorization: `Bearer ${OAUTH}` }],
+      [{ url: '/v1/workspaces', authorization: `Bearer ${OAUTH}`, workspace: WS }],
+    ]);
     expect(stderr).not.toContain(OAUTH);
   });
 
@@ -112,7 +125,10 @@ describe('alternative credentials', () => {
     expect(Object.keys(mcpJson.mcpServers['alternatives-fixture']!.env)).toEqual(['ALTFX_PERSONALACCESSTOKEN_TOKEN', 'ALTFX_WORKSPACEKEY_API_KEY']);
     const readme = readFileSync(path.join(server, 'README.md'), 'utf8');
     const vscode = /\*\*VS Code\*\*[^]*?```json\n([^]*?)```/.exec(readme)![1]!;
-    expect((JSON.parse(vscode) as { inputs: Array<{ id: string }> }).inputs.map((i) => i.id)).toEqual(['altfx_personalaccesstoken_token', 'altfx_workspacekey_api_key']);
+    expect((JSON.parse(vscode) as { inputs: Array<{ id: string }> }).inputs.map((i) => i.id)).toEqual([
+      'altfx_personalaccesstoken_token',
+      'altfx_workspacekey_api_key',
+    ]);
     expect(readme).toMatch(/claude mcp add alternatives-fixture -e ALTFX_PERSONALACCESSTOKEN_TOKEN=\.\.\. -e ALTFX_WORKSPACEKEY_API_KEY=\.\.\. -- node /);
     expect(readme).toContain('| `listTasks`, `getMe` | `ALTFX_PERSONALACCESSTOKEN_TOKEN` (personalAccessToken), asked **or** `ALTFX_OAUTH_TOKEN` (oauth2) |');
     const env = readFileSync(path.join(server, '.env.example'), 'utf8');

@@ -5,8 +5,9 @@
  * backend on 127.0.0.1 checks the credentials each tool sends. No secret may appear in the
  * generated files, the tool results or the server's stderr.
  */
-import http from 'node:http';
+
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -108,7 +109,9 @@ describe('generated server with authentication', () => {
     expect(first.requests.map((r) => r.url)).toEqual(['/oauth/token', '/v1/oauth']);
     const [token, api] = first.requests as [Seen, Seen];
     expect(token.method).toBe('POST');
-    expect(token.headers.authorization).toBe(`Basic ${Buffer.from(`${SECRETS.AUTHFX_CLIENTCREDENTIALS_CLIENT_ID}:${SECRETS.AUTHFX_CLIENTCREDENTIALS_CLIENT_SECRET}`).toString('base64')}`);
+    expect(token.headers.authorization).toBe(
+      `Basic ${Buffer.from(`${SECRETS.AUTHFX_CLIENTCREDENTIALS_CLIENT_ID}:${SECRETS.AUTHFX_CLIENTCREDENTIALS_CLIENT_SECRET}`).toString('base64')}`,
+    );
     expect(Object.fromEntries(new URLSearchParams(token.body))).toEqual({ grant_type: 'client_credentials', scope: 'pets.read' });
     expect(api.headers.authorization).toBe(`Bearer ${ACCESS_TOKEN}`);
     expect(JSON.parse(api.body)).toEqual({ name: 'Rex' });

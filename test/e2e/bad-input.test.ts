@@ -13,10 +13,10 @@
  * - `arguments` of the wrong JSON type is a JSON-RPC -32602 error with one readable line.
  */
 import http from 'node:http';
-import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import * as z from 'zod/v4';
+import { type CallToolResult, CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildServer, connect, pingMs, type BuiltServer, type Connected } from '../helpers/generated-server.js';
+import * as z from 'zod/v4';
+import { type BuiltServer, buildServer, type Connected, connect, pingMs } from '../helpers/generated-server.js';
 import { rejection } from '../helpers/mcp.js';
 
 /** A schema nested `depth` levels: objects in properties, arrays in items, alternating. */
@@ -83,7 +83,12 @@ const SPEC = JSON.stringify({
               schema: {
                 type: 'object',
                 required: ['__proto__', 'constructor'],
-                properties: { ['__proto__']: { type: 'string' }, constructor: { type: 'integer' }, toString: { type: 'boolean' }, hasOwnProperty: { type: 'string' } },
+                properties: {
+                  ['__proto__']: { type: 'string' },
+                  constructor: { type: 'integer' },
+                  toString: { type: 'boolean' },
+                  hasOwnProperty: { type: 'string' },
+                },
               },
             },
           },
@@ -108,7 +113,12 @@ const SPEC = JSON.stringify({
   },
   components: {
     // a chain of 600 distinct definitions, each inlined into the one before
-    schemas: Object.fromEntries(Array.from({ length: 600 }, (_, i) => [`L${i}`, i === 599 ? { type: 'string' } : { type: 'object', properties: { next: { $ref: `#/components/schemas/L${i + 1}` } } }])),
+    schemas: Object.fromEntries(
+      Array.from({ length: 600 }, (_, i) => [
+        `L${i}`,
+        i === 599 ? { type: 'string' } : { type: 'object', properties: { next: { $ref: `#/components/schemas/L${i + 1}` } } },
+      ]),
+    ),
   },
 });
 
@@ -213,7 +223,9 @@ describe('argument and property names that are Object.prototype members', () => 
   });
 
   it('validates and sends them', async () => {
-    const args = JSON.parse('{"__proto__":"p","constructor":"c","toString":"t","body":{"__proto__":"bp","constructor":7,"toString":true,"hasOwnProperty":"h"}}') as Record<string, unknown>;
+    const args = JSON.parse(
+      '{"__proto__":"p","constructor":"c","toString":"t","body":{"__proto__":"bp","constructor":7,"toString":true,"hasOwnProperty":"h"}}',
+    ) as Record<string, unknown>;
     const result = await call('proto', args);
     expect(text(result)).toBe('{"ok":true}');
     expect(result.isError).toBeUndefined();

@@ -52,7 +52,8 @@ function doctor(entry: string, edit: (body: string) => string): void {
  * the lock file lists their hashes), so they are left out — they are not the cache's business,
  * and another build of mcpgen's templates between two builds would change them.
  */
-const generated = (dir: string, out = 'server') => Object.fromEntries(Object.entries(snapshot(path.join(dir, out))).filter(([f]) => !f.startsWith('src/runtime/') && f !== '.mcpgen.json'));
+const generated = (dir: string, out = 'server') =>
+  Object.fromEntries(Object.entries(snapshot(path.join(dir, out))).filter(([f]) => !f.startsWith('src/runtime/') && f !== '.mcpgen.json'));
 
 async function build(dir: string, ...args: string[]) {
   const res = await mcpgen(['build', 'mcpgen.yaml', '--quiet', ...args], dir);

@@ -36,7 +36,17 @@ describe('--format json: one document', () => {
     expect(Object.keys(doc)).toEqual(['diagnostics', 'summary', 'drift']);
     expect(doc.diagnostics).toEqual([]);
     expect(doc.drift).toEqual([]);
-    expect(doc.summary).toMatchObject({ name: 'petstore', version: '1.0.0', output: 'server', tools: 6, operationTools: 6, extraTools: 0, prompts: 0, resources: 0, stubs: [] });
+    expect(doc.summary).toMatchObject({
+      name: 'petstore',
+      version: '1.0.0',
+      output: 'server',
+      tools: 6,
+      operationTools: 6,
+      extraTools: 0,
+      prompts: 0,
+      resources: 0,
+      stubs: [],
+    });
     expect(doc.summary!.listBytes).toBeGreaterThan(1000);
     expect(doc.summary!.withOutputSchema).toBeGreaterThan(0);
     expect(doc.summary!.files!.added).toBeGreaterThan(5);
@@ -73,7 +83,9 @@ describe('--format json: one document', () => {
     expect(gh.code).toBe(1);
     expect(gh.stderr.split('\n').filter((l) => l !== '')).toEqual([
       expect.stringMatching(/^::error file=server\/README\.md,title=mcpgen drift \(added\)::server\/README\.md would be added/),
-      expect.stringMatching(/^::error file=server\/src\/tools\.gen\.ts,title=mcpgen drift \(changed\)::server\/src\/tools\.gen\.ts is out of date.*run `mcpgen build mcpgen\.yaml`/),
+      expect.stringMatching(
+        /^::error file=server\/src\/tools\.gen\.ts,title=mcpgen drift \(changed\)::server\/src\/tools\.gen\.ts is out of date.*run `mcpgen build mcpgen\.yaml`/,
+      ),
     ]);
     // text keeps its list on stderr
     const text = await mcpgen(['build', 'mcpgen.yaml', '--check'], dir);
@@ -124,7 +136,9 @@ describe('diagnostics a reader can follow', () => {
     expect(text.stderr.split('\n')[0]).toMatch(/^asana\.json#\/components\/securitySchemes\/oauth2 warning MCPGEN_AUTH_UNSUPPORTED_SCHEME /);
     expect(text.stderr).not.toMatch(/asana\.json:1:\d+/);
     const gh = await mcpgen(['validate', 'mcpgen.yaml', '--format', 'github'], dir);
-    expect(gh.stderr).toMatch(/^::warning file=asana\.json,line=1,title=MCPGEN_AUTH_UNSUPPORTED_SCHEME::.* \(at \/components\/securitySchemes\/oauth2\) \(help: /);
+    expect(gh.stderr).toMatch(
+      /^::warning file=asana\.json,line=1,title=MCPGEN_AUTH_UNSUPPORTED_SCHEME::.* \(at \/components\/securitySchemes\/oauth2\) \(help: /,
+    );
     const json = JSON.parse((await mcpgen(['validate', 'mcpgen.yaml', '--format', 'json'], dir)).stdout) as JsonReport;
     expect(json.diagnostics[0]!.location).toMatchObject({ file: 'asana.json', pointer: '/components/securitySchemes/oauth2', line: 1 });
     expect(json.diagnostics[0]!.location.col).toBeGreaterThan(200);
@@ -154,7 +168,9 @@ describe('terminals', () => {
       delete e.CI;
       delete e.FORCE_COLOR;
       if (!('NO_COLOR' in env)) delete e.NO_COLOR;
-      execFile('script', ['-qec', command, '/dev/null'], { cwd, env: e, timeout: 60_000 }, (err, stdout) => (err && err.killed ? reject(err) : resolve(stdout)));
+      execFile('script', ['-qec', command, '/dev/null'], { cwd, env: e, timeout: 60_000 }, (err, stdout) =>
+        err && err.killed ? reject(err) : resolve(stdout),
+      );
     });
   }
 

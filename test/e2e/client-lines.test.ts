@@ -10,9 +10,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBackend } from '../../examples/petstore/backend.mjs';
-import { startHttp, type HttpProcess } from '../helpers/eras.js';
 import { claudeOnPath, inspectorJson, shell } from '../helpers/clients.js';
-import { buildServer, type BuiltServer } from '../helpers/generated-server.js';
+import { type HttpProcess, startHttp } from '../helpers/eras.js';
+import { type BuiltServer, buildServer } from '../helpers/generated-server.js';
 import { ROOT } from '../helpers/project.js';
 
 /** The README's one-line command starting with `start` in the first `sh` block of it after `heading`. */
@@ -126,7 +126,9 @@ describe('the MCP Inspector CLI, as the generated README prints it', () => {
     try {
       const readme = readFileSync(path.join(built.server, 'README.md'), 'utf8');
       const printed = inspectorLine(readme, '### Over HTTP');
-      expect(printed).toBe("npx -y @modelcontextprotocol/inspector@2.12.0 --cli http://127.0.0.1:3000/mcp --transport http --header 'Authorization: Bearer <token>' --method tools/list");
+      expect(printed).toBe(
+        "npx -y @modelcontextprotocol/inspector@2.12.0 --cli http://127.0.0.1:3000/mcp --transport http --header 'Authorization: Bearer <token>' --method tools/list",
+      );
       const line = printed.replace('http://127.0.0.1:3000/mcp', server.url).replace('<token>', token);
       const env = { ...scratch(), cwd: built.server };
       const listed = await shell(line, env);
@@ -144,7 +146,10 @@ describe('the MCP Inspector CLI, as the generated README prints it', () => {
 
 describe('mcpgen build prints its next two commands', () => {
   it('builds the project, then the printed claude mcp add line connects Claude Code to it', async () => {
-    const out = await shell(`${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(ROOT, 'bin/mcpgen.js'))} build mcpgen.yaml`, { ...scratch(), cwd: built.dir });
+    const out = await shell(`${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(ROOT, 'bin/mcpgen.js'))} build mcpgen.yaml`, {
+      ...scratch(),
+      cwd: built.dir,
+    });
     expect(out.code, out.out).toBe(0);
     const lines = out.stdout.trimEnd().split('\n');
     expect(lines.at(-3)).toBe('Next:');

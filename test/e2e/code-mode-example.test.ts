@@ -7,13 +7,14 @@
  * justification is stored. Then a spec behind an API key: the API gets the key, the code and every
  * answer, log and audit line never hold it.
  */
-import http from 'node:http';
+
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
-import { connectClient } from '../helpers/eras.js';
 import type { AnyClient } from '../helpers/eras.js';
+import { connectClient } from '../helpers/eras.js';
 import { ROOT, run } from '../helpers/project.js';
 
 const work = path.join(ROOT, '.cache/code-mode-example');
@@ -27,7 +28,10 @@ const text = (r: unknown): string => ((r as { content: Array<{ text?: string }> 
 beforeAll(async () => {
   rmSync(work, { recursive: true, force: true });
   mkdirSync(work, { recursive: true });
-  const manifest = readFileSync(path.join(ROOT, 'examples/petstore-code/mcpgen.yaml'), 'utf8').replace('openapi: ../petstore/openapi.yaml', `openapi: ${JSON.stringify(path.join(ROOT, 'examples/petstore/openapi.yaml'))}`);
+  const manifest = readFileSync(path.join(ROOT, 'examples/petstore-code/mcpgen.yaml'), 'utf8').replace(
+    'openapi: ../petstore/openapi.yaml',
+    `openapi: ${JSON.stringify(path.join(ROOT, 'examples/petstore/openapi.yaml'))}`,
+  );
   writeFileSync(path.join(work, 'mcpgen.yaml'), manifest);
   const io = { stdout: () => undefined, stderr: (s: string) => void process.stderr.write(s), cwd: work };
   expect(await main(['build', 'mcpgen.yaml', '--quiet'], io)).toBe(0);
@@ -47,7 +51,11 @@ beforeAll(async () => {
     );
   });
   await new Promise<void>((r) => backend.listen(0, '127.0.0.1', r));
-  env = { PETSTORE_CODE_BASE_URL: `http://127.0.0.1:${(backend.address() as { port: number }).port}`, PETSTORE_CODE_AUDIT_FILE: path.join(work, 'audit.jsonl'), PETSTORE_CODE_REFLECTION_DIR: path.join(work, 'store') };
+  env = {
+    PETSTORE_CODE_BASE_URL: `http://127.0.0.1:${(backend.address() as { port: number }).port}`,
+    PETSTORE_CODE_AUDIT_FILE: path.join(work, 'audit.jsonl'),
+    PETSTORE_CODE_REFLECTION_DIR: path.join(work, 'store'),
+  };
 }, 300_000);
 
 afterAll(async () => {
@@ -71,8 +79,15 @@ describe('examples/petstore-code', () => {
 
   it('runs the README example: the cats, by name', async () => {
     const c = await client();
-    expect(text(await c.callTool({ name: 'describe_tool', arguments: { name: 'listPets' } }))).toContain('api.listPets(args: { limit?: number; status?: "available" | "pending" | "sold"; tags?: string[] }): Promise<{ items?: (Array<{ id?: number | null; name?: string | null; tag?: string | null');
-    const r = await c.callTool({ name: 'execute', arguments: { code: `const { items } = await api.listPets({ limit: 50 });\nreturn items.filter((p: { tag?: string }) => p.tag === 'cat').map((p: { name: string }) => p.name);` } });
+    expect(text(await c.callTool({ name: 'describe_tool', arguments: { name: 'listPets' } }))).toContain(
+      'api.listPets(args: { limit?: number; status?: "available" | "pending" | "sold"; tags?: string[] }): Promise<{ items?: (Array<{ id?: number | null; name?: string | null; tag?: string | null',
+    );
+    const r = await c.callTool({
+      name: 'execute',
+      arguments: {
+        code: `const { items } = await api.listPets({ limit: 50 });\nreturn items.filter((p: { tag?: string }) => p.tag === 'cat').map((p: { name: string }) => p.name);`,
+      },
+    });
     expect(text(r).split('\n', 1)[0]).toBe('["Tom","Kit"]');
   });
 
@@ -124,7 +139,11 @@ describe('credentials stay outside the sandbox', () => {
     });
     await new Promise<void>((r) => api.listen(0, '127.0.0.1', r));
     const connected = await connectClient(
-      { kind: 'stdio', server: path.join(dir, 'server'), env: { CMK_BASE_URL: `http://127.0.0.1:${(api.address() as { port: number }).port}`, CMK_API_KEY: KEY, CMK_AUDIT_FILE: path.join(dir, 'audit.jsonl') } },
+      {
+        kind: 'stdio',
+        server: path.join(dir, 'server'),
+        env: { CMK_BASE_URL: `http://127.0.0.1:${(api.address() as { port: number }).port}`, CMK_API_KEY: KEY, CMK_AUDIT_FILE: path.join(dir, 'audit.jsonl') },
+      },
       'modern',
     );
     c = connected.client;
@@ -154,7 +173,11 @@ describe('credentials stay outside the sandbox', () => {
   });
 
   it('the audit keeps the code text only with CMK_CODE_AUDIT_TEXT, cut to it, and never a credential in it', async () => {
-    const env = { CMK_BASE_URL: `http://127.0.0.1:${(api.address() as { port: number }).port}`, CMK_API_KEY: KEY, CMK_AUDIT_FILE: path.join(dir, 'audit.jsonl') };
+    const env = {
+      CMK_BASE_URL: `http://127.0.0.1:${(api.address() as { port: number }).port}`,
+      CMK_API_KEY: KEY,
+      CMK_AUDIT_FILE: path.join(dir, 'audit.jsonl'),
+    };
     // code that holds the key itself (pasted by a model that saw it somewhere)
     const code = (tag: string) => `const key = '${KEY}'; // ${tag}\nreturn key.length + ${'1'.repeat(50)};`;
     const records = () =>

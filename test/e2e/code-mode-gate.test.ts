@@ -9,14 +9,15 @@
  * stdio, 2026-07-28 over HTTP and stdio; the audit nests the gated call under execute. And the
  * policy's limits count each call from code: past `perMinute`, the code's call rejects naming it.
  */
-import http from 'node:http';
+
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
-import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { main } from '../../src/cli/main.js';
-import { connectClient, startHttp } from '../helpers/eras.js';
 import type { AnyClient, Era, HttpProcess, Target } from '../helpers/eras.js';
+import { connectClient, startHttp } from '../helpers/eras.js';
 import { ROOT, run } from '../helpers/project.js';
 
 const work = path.join(ROOT, '.cache/code-mode-gate');
@@ -27,7 +28,12 @@ let env: Record<string, string>;
 let httpServer: HttpProcess | undefined;
 const clients: AnyClient[] = [];
 const text = (r: unknown): string => ((r as { content?: Array<{ text?: string }> }).content ?? []).map((c) => c.text ?? '').join('\n');
-const GOOD = { intent: 'remove a duplicate record', alternatives: ['mark it sold', 'leave it'], choice: 'delete: the record was entered twice', confidence: 0.9 };
+const GOOD = {
+  intent: 'remove a duplicate record',
+  alternatives: ['mark it sold', 'leave it'],
+  choice: 'delete: the record was entered twice',
+  confidence: 0.9,
+};
 const FORM_GOOD = { intent: 'rename a pet', alternatives: 'leave it', choice: 'rename: the name was misspelt', confidence: 0.8 };
 
 const MANIFEST = `name: gatecode
@@ -89,7 +95,13 @@ afterAll(async () => {
 type Asked = { sampling: number; forms: string[] };
 
 /** A client of `era` over `transport` whose model answers with a valid justification (after `delayMs`) and whose user `user`s every form. */
-async function client(transport: 'stdio' | 'http', era: Era, user: 'accept' | 'decline', delayMs = 0, model: 'answers' | 'refuses' = 'answers'): Promise<{ c: AnyClient; asked: Asked }> {
+async function client(
+  transport: 'stdio' | 'http',
+  era: Era,
+  user: 'accept' | 'decline',
+  delayMs = 0,
+  model: 'answers' | 'refuses' = 'answers',
+): Promise<{ c: AnyClient; asked: Asked }> {
   const asked: Asked = { sampling: 0, forms: [] };
   const target: Target = transport === 'stdio' ? { kind: 'stdio', server, env } : { kind: 'http', url: httpServer!.url };
   const handlers: Record<string, (req: { params: Record<string, unknown> }) => unknown> = {
@@ -108,7 +120,8 @@ async function client(transport: 'stdio' | 'http', era: Era, user: 'accept' | 'd
     capabilities: { sampling: {}, elicitation: { form: {} } } as never,
     setup: (cl) => {
       for (const [method, handler] of Object.entries(handlers)) {
-        if (era === 'legacy') (cl as { setRequestHandler: (s: unknown, h: unknown) => void }).setRequestHandler(z.object({ method: z.literal(method) }).passthrough(), handler);
+        if (era === 'legacy')
+          (cl as { setRequestHandler: (s: unknown, h: unknown) => void }).setRequestHandler(z.object({ method: z.literal(method) }).passthrough(), handler);
         else (cl as { setRequestHandler: (m: string, h: unknown) => void }).setRequestHandler(method, handler);
       }
     },

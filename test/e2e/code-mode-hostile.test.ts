@@ -9,14 +9,16 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectClient, startHttp } from '../helpers/eras.js';
-import type { AnyClient } from '../helpers/eras.js';
-import { codeModeGithub, SECRET, text } from '../helpers/code-mode-github.js';
 import type { CodeModeGithub } from '../helpers/code-mode-github.js';
+import { codeModeGithub, SECRET, text } from '../helpers/code-mode-github.js';
+import type { AnyClient } from '../helpers/eras.js';
+import { connectClient, startHttp } from '../helpers/eras.js';
 import { ROOT } from '../helpers/project.js';
 
 const WORK = 'code-mode-hostile';
-const HOSTILE = JSON.parse(readFileSync(path.join(ROOT, 'test/fixtures/code-mode/hostile.json'), 'utf8')) as { cases: Array<{ name: string; code: string; expect: string }> };
+const HOSTILE = JSON.parse(readFileSync(path.join(ROOT, 'test/fixtures/code-mode/hostile.json'), 'utf8')) as {
+  cases: Array<{ name: string; code: string; expect: string }>;
+};
 
 let gh: CodeModeGithub;
 const clients: AnyClient[] = [];
@@ -38,7 +40,9 @@ describe('cancellation, isolation and memory', () => {
     gh.closed.length = 0;
     gh.requests.length = 0;
     const controller = new AbortController();
-    const pending = client.callTool({ name: 'execute', arguments: { code: `await api.pulls_list({ owner: 'o', repo: 'slow' }); return 'never'` } }, undefined, { signal: controller.signal });
+    const pending = client.callTool({ name: 'execute', arguments: { code: `await api.pulls_list({ owner: 'o', repo: 'slow' }); return 'never'` } }, undefined, {
+      signal: controller.signal,
+    });
     const settled = pending.then(
       () => 'resolved',
       () => 'rejected',
@@ -67,7 +71,10 @@ describe('cancellation, isolation and memory', () => {
         gh.requests.length = 0;
         const controller = new AbortController();
         // (the 2.x client's callTool takes its request options second)
-        const call = (client as unknown as { callTool(params: unknown, options: { signal: AbortSignal }): Promise<unknown> }).callTool({ name: 'execute', arguments: { code: `await api.pulls_list({ owner: 'o', repo: 'slow' }); return 'never'` } }, { signal: controller.signal });
+        const call = (client as unknown as { callTool(params: unknown, options: { signal: AbortSignal }): Promise<unknown> }).callTool(
+          { name: 'execute', arguments: { code: `await api.pulls_list({ owner: 'o', repo: 'slow' }); return 'never'` } },
+          { signal: controller.signal },
+        );
         const settled = call.then(
           () => 'resolved',
           () => 'rejected',
@@ -79,7 +86,17 @@ describe('cancellation, isolation and memory', () => {
         while (gh.closed.length === 0) await new Promise((r) => setTimeout(r, 20));
         expect(gh.closed[0]).toMatch(/^\/repos\/o\/slow\/pulls/);
         // and the run ended as cancelled
-        while (!audit().some((l) => l.event === 'tool.failed' && l.primitive === 'execute' && l.era === 'modern' && Date.parse(String(l.time)) > Date.now() - 20_000 && JSON.stringify(l).includes('cancelled'))) await new Promise((r) => setTimeout(r, 20));
+        while (
+          !audit().some(
+            (l) =>
+              l.event === 'tool.failed' &&
+              l.primitive === 'execute' &&
+              l.era === 'modern' &&
+              Date.parse(String(l.time)) > Date.now() - 20_000 &&
+              JSON.stringify(l).includes('cancelled'),
+          )
+        )
+          await new Promise((r) => setTimeout(r, 20));
         const next = await client.callTool({ name: 'execute', arguments: { code: 'return 1' } });
         expect(text(next).split('\n', 1)[0]).toBe('1');
       } finally {
@@ -94,7 +111,9 @@ describe('cancellation, isolation and memory', () => {
       gh.closed.length = 0;
       gh.requests.length = 0;
       const { client } = await connectClient({ kind: 'http', url: proc.url }, 'legacy');
-      const pending = client.callTool({ name: 'execute', arguments: { code: `await api.pulls_list({ owner: 'o', repo: 'slow' }); return 'never'` } }).catch(() => 'failed');
+      const pending = client
+        .callTool({ name: 'execute', arguments: { code: `await api.pulls_list({ owner: 'o', repo: 'slow' }); return 'never'` } })
+        .catch(() => 'failed');
       while (!gh.requests.some((r) => r.url.startsWith('/repos/o/slow/pulls'))) await new Promise((r) => setTimeout(r, 20));
       // the client ends its session (DELETE), then goes
       await (client as unknown as { transport: { terminateSession(): Promise<void> } }).transport.terminateSession();
@@ -112,7 +131,17 @@ describe('cancellation, isolation and memory', () => {
     const proc = await startHttp(gh.server, { ...gh.env, GITHUB_CODE_TIMEOUT_MS: '600000', GITHUB_DRAIN_MS: '300' });
     const { client } = await connectClient({ kind: 'http', url: proc.url }, 'modern');
     const pending = client.callTool({ name: 'execute', arguments: { code: 'while (true) {}' } }).catch(() => 'failed');
-    while (!audit().some((l) => l.event === 'tool.invoked' && l.primitive === 'execute' && l.era === 'modern' && (l.arguments as { codeChars?: number }).codeChars === 'while (true) {}'.length && Date.parse(String(l.time)) > Date.now() - 20_000)) await new Promise((r) => setTimeout(r, 20));
+    while (
+      !audit().some(
+        (l) =>
+          l.event === 'tool.invoked' &&
+          l.primitive === 'execute' &&
+          l.era === 'modern' &&
+          (l.arguments as { codeChars?: number }).codeChars === 'while (true) {}'.length &&
+          Date.parse(String(l.time)) > Date.now() - 20_000,
+      )
+    )
+      await new Promise((r) => setTimeout(r, 20));
     proc.kill('SIGTERM');
     expect(await proc.exit).not.toBeUndefined();
     await pending;
@@ -122,9 +151,16 @@ describe('cancellation, isolation and memory', () => {
   it('code that loops holds up only its own run: another client is served meanwhile', async () => {
     const a = await stdioClient('modern');
     const order: string[] = [];
-    const loop = a.client.callTool({ name: 'execute', arguments: { code: 'while (true) {}' } }).then((r) => void order.push(`loop: ${text(r).split('\n', 1)[0]}`));
+    const loop = a.client
+      .callTool({ name: 'execute', arguments: { code: 'while (true) {}' } })
+      .then((r) => void order.push(`loop: ${text(r).split('\n', 1)[0]}`));
     // the loop has started when its execute is in the audit trail
-    while (!audit().some((l) => l.event === 'tool.invoked' && l.primitive === 'execute' && (l.arguments as { codeChars?: number }).codeChars === 'while (true) {}'.length)) await new Promise((r) => setTimeout(r, 20));
+    while (
+      !audit().some(
+        (l) => l.event === 'tool.invoked' && l.primitive === 'execute' && (l.arguments as { codeChars?: number }).codeChars === 'while (true) {}'.length,
+      )
+    )
+      await new Promise((r) => setTimeout(r, 20));
     const quick = await a.client.callTool({ name: 'execute', arguments: { code: 'return 2' } });
     order.push(`quick: ${text(quick).split('\n', 1)[0]}`);
     await loop;
@@ -132,9 +168,14 @@ describe('cancellation, isolation and memory', () => {
     expect(order[1]).toMatch(/^loop: Stopped by the wall time bound/);
   });
 
-  it('a run never waits behind a loop on a shared thread: with two loops of alice under way, bob\'s run is answered first (HTTP)', async () => {
+  it("a run never waits behind a loop on a shared thread: with two loops of alice under way, bob's run is answered first (HTTP)", async () => {
     const tokens = { alice: 'alice-token-0123456789', bob: 'bob-token-0123456789' };
-    const proc = await startHttp(gh.server, { ...gh.env, GITHUB_HTTP_TOKENS: Object.entries(tokens).map(([n, t]) => `${n}=${t}`).join(',') });
+    const proc = await startHttp(gh.server, {
+      ...gh.env,
+      GITHUB_HTTP_TOKENS: Object.entries(tokens)
+        .map(([n, t]) => `${n}=${t}`)
+        .join(','),
+    });
     try {
       const connect = async (token: string) => {
         const { client } = await connectClient({ kind: 'http', url: proc.url, headers: { authorization: `Bearer ${token}` } }, 'modern');
@@ -148,12 +189,25 @@ describe('cancellation, isolation and memory', () => {
         const code = `while (true) {}${' '.repeat(n - 15)}`;
         return { n, done: alice.callTool({ name: 'execute', arguments: { code } }).then((r) => void order.push(`loop: ${text(r).split('\n', 1)[0]}`)) };
       });
-      for (const { n } of loops) while (!audit().some((l) => l.event === 'tool.invoked' && l.client === 'alice' && (l.arguments as { codeChars?: number }).codeChars === n && Date.parse(String(l.time)) > Date.now() - 20_000)) await new Promise((r) => setTimeout(r, 20));
+      for (const { n } of loops)
+        while (
+          !audit().some(
+            (l) =>
+              l.event === 'tool.invoked' &&
+              l.client === 'alice' &&
+              (l.arguments as { codeChars?: number }).codeChars === n &&
+              Date.parse(String(l.time)) > Date.now() - 20_000,
+          )
+        )
+          await new Promise((r) => setTimeout(r, 20));
       const quick = await bob.callTool({ name: 'execute', arguments: { code: 'return 3' } });
       order.push(`quick: ${text(quick).split('\n', 1)[0]}`);
       await Promise.all(loops.map((l) => l.done));
       expect(order[0]).toBe('quick: 3');
-      expect(order.slice(1)).toEqual([expect.stringMatching(/^loop: Stopped by the wall time bound/), expect.stringMatching(/^loop: Stopped by the wall time bound/)]);
+      expect(order.slice(1)).toEqual([
+        expect.stringMatching(/^loop: Stopped by the wall time bound/),
+        expect.stringMatching(/^loop: Stopped by the wall time bound/),
+      ]);
     } finally {
       proc.kill();
     }
@@ -161,7 +215,8 @@ describe('cancellation, isolation and memory', () => {
 
   it('concurrent executes of two clients see only their own globals', async () => {
     const [a, b] = await Promise.all([stdioClient('modern', 'alice'), stdioClient('legacy', 'carol')]);
-    const code = (v: string) => `globalThis.mine = ${JSON.stringify(v)}; for (let i = 0; i < 3; i++) await api.pulls_list({ owner: 'o', repo: 'r' }); return [globalThis.mine, typeof globalThis.other]`;
+    const code = (v: string) =>
+      `globalThis.mine = ${JSON.stringify(v)}; for (let i = 0; i < 3; i++) await api.pulls_list({ owner: 'o', repo: 'r' }); return [globalThis.mine, typeof globalThis.other]`;
     const both = await Promise.all([
       a.client.callTool({ name: 'execute', arguments: { code: code('A') } }),
       b.client.callTool({ name: 'execute', arguments: { code: code('B') } }),
@@ -183,7 +238,11 @@ describe('cancellation, isolation and memory', () => {
       clients.push(client);
       await client.callTool({ name: 'execute', arguments: { code: 'return 1' } });
       const baseline = kib('VmRSS');
-      for (const code of ["const a = []; while (true) a.push('y'.repeat(1e6))", 'const a = []; while (true) a.push({ x: a.length })', "return 'y'.repeat(2 ** 29).length"]) {
+      for (const code of [
+        "const a = []; while (true) a.push('y'.repeat(1e6))",
+        'const a = []; while (true) a.push({ x: a.length })',
+        "return 'y'.repeat(2 ** 29).length",
+      ]) {
         const r = await client.callTool({ name: 'execute', arguments: { code } });
         expect(text(r)).toContain('memory bound');
       }
@@ -199,9 +258,15 @@ describe('the bound of runs under way', () => {
   // deterministic by construction: the runs admitted end only when the test releases the backend
   // (no wall time ends them: it is 10 minutes here), and each client's refusals are awaited before
   // the next client starts, so no request can arrive after a place was freed
-  it('past GITHUB_CODE_MAX_RUNS (4) runs at once, or a client\'s share of them (2), an execute is refused at once naming the bound; peak RSS stays within 4 sandboxes; the server keeps serving', async () => {
+  it("past GITHUB_CODE_MAX_RUNS (4) runs at once, or a client's share of them (2), an execute is refused at once naming the bound; peak RSS stays within 4 sandboxes; the server keeps serving", async () => {
     const tokens = { alice: 'alice-token-0123456789', bob: 'bob-token-0123456789', carol: 'carol-token-0123456789' };
-    const proc = await startHttp(gh.server, { ...gh.env, GITHUB_CODE_TIMEOUT_MS: '600000', GITHUB_HTTP_TOKENS: Object.entries(tokens).map(([n, t]) => `${n}=${t}`).join(',') });
+    const proc = await startHttp(gh.server, {
+      ...gh.env,
+      GITHUB_CODE_TIMEOUT_MS: '600000',
+      GITHUB_HTTP_TOKENS: Object.entries(tokens)
+        .map(([n, t]) => `${n}=${t}`)
+        .join(','),
+    });
     try {
       const kib = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${proc.pid}/status`, 'utf8'))![1]);
       const connect = async (token: string) => {
@@ -216,7 +281,14 @@ describe('the bound of runs under way', () => {
       const fill = `const a = []; for (let i = 0; i < 40; i++) a.push('y'.repeat(1e6) + i); await api.pulls_list({ owner: 'o', repo: 'held' }); return a.length`;
       const start = (client: AnyClient, n: number) => {
         const answered: string[] = [];
-        const all = Promise.all(Array.from({ length: n }, () => client.callTool({ name: 'execute', arguments: { code: fill } }, undefined, { timeout: 60_000 }).then(text).then((t) => (answered.push(t), t))));
+        const all = Promise.all(
+          Array.from({ length: n }, () =>
+            client
+              .callTool({ name: 'execute', arguments: { code: fill } }, undefined, { timeout: 60_000 })
+              .then(text)
+              .then((t) => (answered.push(t), t)),
+          ),
+        );
         return { all, answered };
       };
       const until = async (ok: () => boolean) => {
@@ -229,7 +301,10 @@ describe('the bound of runs under way', () => {
       await until(() => gh.held() === 4 && b.answered.length === 8);
       const c = await start(carol, 2).all;
       for (const answers of [a.answered, b.answered]) {
-        expect(answers.filter((t) => t.includes('Code mode is busy for this client')), JSON.stringify(answers)).toHaveLength(8);
+        expect(
+          answers.filter((t) => t.includes('Code mode is busy for this client')),
+          JSON.stringify(answers),
+        ).toHaveLength(8);
         expect(answers[0]).toContain('its share (half, rounded up) of the GITHUB_CODE_MAX_RUNS=4 runs at once');
         expect(answers[0]).toContain('No code ran; no API calls were made');
       }
@@ -239,9 +314,11 @@ describe('the bound of runs under way', () => {
       expect(kib('VmHWM') - baseline).toBeLessThan(4 * 68 * 1024 + 160 * 1024);
       gh.releaseHeld();
       // the two runs of each client that were admitted return once the backend answers
-      for (const answers of [await a.all, await b.all]) expect(answers.filter((t) => !t.includes('Code mode is busy')).map((t) => t.split('\n', 1)[0])).toEqual(['40', '40']);
+      for (const answers of [await a.all, await b.all])
+        expect(answers.filter((t) => !t.includes('Code mode is busy')).map((t) => t.split('\n', 1)[0])).toEqual(['40', '40']);
       // the runs ended, their places are free: every client runs again
-      for (const client of [alice, bob, carol]) expect(text(await client.callTool({ name: 'execute', arguments: { code: 'return 6 * 7' } })).split('\n', 1)[0]).toBe('42');
+      for (const client of [alice, bob, carol])
+        expect(text(await client.callTool({ name: 'execute', arguments: { code: 'return 6 * 7' } })).split('\n', 1)[0]).toBe('42');
     } finally {
       gh.releaseHeld();
       proc.kill();

@@ -6,16 +6,17 @@
  * execute call, and bob's run fails naming the access rule; the whole result for code, bounds
  * settings, errors the code can catch, both eras over stdio and HTTP.
  */
-import { pathToFileURL } from 'node:url';
-import { Project } from 'ts-morph';
-import { encode } from 'gpt-tokenizer/encoding/o200k_base';
+
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { encode } from 'gpt-tokenizer/encoding/o200k_base';
+import { Project } from 'ts-morph';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { connectClient, ERAS, startHttp } from '../helpers/eras.js';
-import type { AnyClient } from '../helpers/eras.js';
-import { codeModeGithub, SECRET, text } from '../helpers/code-mode-github.js';
 import type { CodeModeGithub } from '../helpers/code-mode-github.js';
+import { codeModeGithub, SECRET, text } from '../helpers/code-mode-github.js';
+import type { AnyClient } from '../helpers/eras.js';
+import { connectClient, ERAS, startHttp } from '../helpers/eras.js';
 
 const WORK = 'code-mode-github';
 
@@ -63,7 +64,7 @@ describe('code mode on GitHub', () => {
     expect(readme).toMatch(/\| Runs under way at once in the server .*\| `GITHUB_CODE_MAX_RUNS` \| 4 \|/);
   });
 
-  it('per preset: a preset in list mode lists its tools; code reaches only what the request\'s preset shows', async () => {
+  it("per preset: a preset in list mode lists its tools; code reaches only what the request's preset shows", async () => {
     const { client } = await stdioClient('modern');
     const meta = (preset: string) => ({ _meta: { 'io.mcpgen/concernPreset': preset } });
     const ci = await client.listTools(meta('ci'));
@@ -73,10 +74,18 @@ describe('code mode on GitHub', () => {
     expect(review.tools.map((t) => t.name)).toContain('execute');
     gh.requests.length = 0;
     // code-review shows the pulls area only: an issues operation is out of its reach, a pulls one in it
-    const out = await client.callTool({ name: 'execute', arguments: { code: `return await api.issues_list_for_repo({ owner: 'o', repo: 'r' })` }, ...meta('code-review') });
+    const out = await client.callTool({
+      name: 'execute',
+      arguments: { code: `return await api.issues_list_for_repo({ owner: 'o', repo: 'r' })` },
+      ...meta('code-review'),
+    });
     expect(out.isError).toBe(true);
     expect(text(out)).toContain('issues_list-for-repo was refused: issues_list-for-repo is not reachable by this client');
-    const inside = await client.callTool({ name: 'execute', arguments: { code: `return (await api.pulls_list({ owner: 'o', repo: 'r' })).length` }, ...meta('code-review') });
+    const inside = await client.callTool({
+      name: 'execute',
+      arguments: { code: `return (await api.pulls_list({ owner: 'o', repo: 'r' })).length` },
+      ...meta('code-review'),
+    });
     expect(text(inside).split('\n', 1)[0]).toBe('3');
     expect(gh.requests.map((r) => r.url)).toEqual(['/repos/o/r/pulls']);
   });
@@ -88,15 +97,27 @@ describe('code mode on GitHub', () => {
     const described = text(await client.callTool({ name: 'describe_tool', arguments: { name: 'pulls_list' } }));
     expect(described).toContain('api.pulls_list(args: { owner: string; repo: string; state?: "open" | "closed" | "all"');
     // the result type is the body's (a list of pull requests), not the {status, data} wrapper
-    expect(described).toMatch(/\): Promise<\(?Array<\{ id\?: number \| null; number\?: number \| null; state\?: string \| null; locked\?: boolean \| null; title\?: string \| null;/);
+    expect(described).toMatch(
+      /\): Promise<\(?Array<\{ id\?: number \| null; number\?: number \| null; state\?: string \| null; locked\?: boolean \| null; title\?: string \| null;/,
+    );
     // without the keys compaction drops (url, *_url, node_id), which the code never receives
     expect(described).not.toMatch(/html_url|node_id/);
     // every one of GitHub's 1,223 signatures is a valid declaration
-    const { codeSignatures } = (await import(pathToFileURL(path.join(gh.server, 'dist/code-signatures.gen.js')).href)) as { codeSignatures: Record<string, string> };
+    const { codeSignatures } = (await import(pathToFileURL(path.join(gh.server, 'dist/code-signatures.gen.js')).href)) as {
+      codeSignatures: Record<string, string>;
+    };
     const all = Object.values(codeSignatures);
     expect(all).toHaveLength(1223);
-    const file = new Project({ useInMemoryFileSystem: true }).createSourceFile('all.ts', all.map((sig, i) => `declare function f${i}${sig.slice(sig.indexOf('('))};`).join('\n'));
-    expect(file.getPreEmitDiagnostics().filter((d) => d.getCode() < 2000).map((d) => String(d.getMessageText()))).toEqual([]);
+    const file = new Project({ useInMemoryFileSystem: true }).createSourceFile(
+      'all.ts',
+      all.map((sig, i) => `declare function f${i}${sig.slice(sig.indexOf('('))};`).join('\n'),
+    );
+    expect(
+      file
+        .getPreEmitDiagnostics()
+        .filter((d) => d.getCode() < 2000)
+        .map((d) => String(d.getMessageText())),
+    ).toEqual([]);
   });
 
   for (const era of ERAS) {
@@ -142,7 +163,9 @@ describe('code mode on GitHub', () => {
     expect(t).toContain('policy.access.rules[0]');
     expect(t).toContain('2 API calls were made: pulls_list 200, pulls_list-reviews refused');
     expect(gh.requests.map((r) => `${r.method} ${r.url}`)).toEqual(['GET /repos/o/r/pulls?state=open']);
-    expect(audit().some((l) => l.event === 'tool.denied' && l.primitive === 'pulls_list-reviews' && l.client === 'bob' && typeof l.parentCallId === 'string')).toBe(true);
+    expect(
+      audit().some((l) => l.event === 'tool.denied' && l.primitive === 'pulls_list-reviews' && l.client === 'bob' && typeof l.parentCallId === 'string'),
+    ).toBe(true);
   });
 
   it("code gets an operation's whole result, not one cut to the model's token budget; execute's own answer is budgeted", async () => {
@@ -150,7 +173,10 @@ describe('code mode on GitHub', () => {
     // 40 PRs of ~1 KB: ~40 KB of JSON, over the results budget of 8,000 tokens a direct call is cut to
     const direct = text(await client.callTool({ name: 'pulls_list', arguments: { owner: 'o', repo: 'big' } }));
     expect(direct).toMatch(/kept \d+ of 40|\d+ of 40/);
-    const counted = await client.callTool({ name: 'execute', arguments: { code: `const p = await api.pulls_list({ owner: 'o', repo: 'big' }); return p.length` } });
+    const counted = await client.callTool({
+      name: 'execute',
+      arguments: { code: `const p = await api.pulls_list({ owner: 'o', repo: 'big' }); return p.length` },
+    });
     expect(text(counted).split('\n', 1)[0]).toBe('40');
     const whole = text(await client.callTool({ name: 'execute', arguments: { code: `return await api.pulls_list({ owner: 'o', repo: 'big' })` } }));
     expect(whole).toMatch(/The returned list was cut to \d+ of 40 items to fit the results budget of 8000 tokens/);
@@ -169,10 +195,17 @@ describe('code mode on GitHub', () => {
     gh.requests.length = 0;
     const code = `try { await api.pulls_list({ owner: 'x'.repeat(10000), repo: 'r' }); return 'sent'; } catch (e) { return e.message; }`;
     const caught = text(await client.callTool({ name: 'execute', arguments: { code } })).split('\n', 1)[0]!;
-    expect(JSON.parse(caught)).toBe('pulls_list was refused: Invalid arguments for tool pulls_list: they take more than 4096 bytes as JSON (the limit, GITHUB_MAX_ARGUMENT_BYTES); nothing was run');
+    expect(JSON.parse(caught)).toBe(
+      'pulls_list was refused: Invalid arguments for tool pulls_list: they take more than 4096 bytes as JSON (the limit, GITHUB_MAX_ARGUMENT_BYTES); nothing was run',
+    );
     expect(gh.requests).toEqual([]);
     // under the bound, the same call goes through
-    expect(text(await client.callTool({ name: 'execute', arguments: { code: `return (await api.pulls_list({ owner: 'o', repo: 'r' })).length` } })).split('\n', 1)[0]).toBe('3');
+    expect(
+      text(await client.callTool({ name: 'execute', arguments: { code: `return (await api.pulls_list({ owner: 'o', repo: 'r' })).length` } })).split(
+        '\n',
+        1,
+      )[0],
+    ).toBe('3');
   });
 
   it('a non-2xx response rejects with its status and body, which the code can catch', async () => {
@@ -201,4 +234,3 @@ describe('code mode on GitHub', () => {
     }
   });
 });
-

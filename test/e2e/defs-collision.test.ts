@@ -22,7 +22,16 @@ it('clashing $defs names each get their own type and the project type-checks', a
 
   const extra = readFileSync(path.join(dir, 'server/src/extra-tools.gen.ts'), 'utf8');
   const declared = (src: string) => [...src.matchAll(/^export type (\S+) =/gm)].map((m) => m[1]!);
-  expect(declared(extra)).toEqual(['ShapesArgs', 'ShapesArgs$a_b_3', 'ShapesArgs$a_b', 'ShapesArgs$a_b_4', 'ShapesArgs$a_b_2', 'ShapesResult', 'ShapesResult$n_1_2', 'ShapesResult$n_1']);
+  expect(declared(extra)).toEqual([
+    'ShapesArgs',
+    'ShapesArgs$a_b_3',
+    'ShapesArgs$a_b',
+    'ShapesArgs$a_b_4',
+    'ShapesArgs$a_b_2',
+    'ShapesResult',
+    'ShapesResult$n_1_2',
+    'ShapesResult$n_1',
+  ]);
   const tools = declared(readFileSync(path.join(dir, 'server/src/tools.gen.ts'), 'utf8'));
   expect(new Set(tools).size).toBe(tools.length);
   expect(tools.filter((t) => t.startsWith('InputDef$'))).toEqual(['InputDef$tree_node_2', 'InputDef$tree_node_3', 'InputDef$tree_node']);

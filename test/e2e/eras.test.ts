@@ -9,21 +9,30 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import * as z from 'zod/v4';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
-import { ROOT, run } from '../helpers/project.js';
-import { connectClient, ERAS, rpcError, startHttp, TRANSPORTS } from '../helpers/eras.js';
-import type { AnyClient, Era, HttpProcess, Target, TransportKind } from '../helpers/eras.js';
+import * as z from 'zod/v4';
 import { startBackend } from '../../examples/petstore/backend.mjs';
 import { inspectHttp } from '../../scripts/inspector.mjs';
+import { main } from '../../src/cli/main.js';
+import type { AnyClient, Era, HttpProcess, Target, TransportKind } from '../helpers/eras.js';
+import { connectClient, ERAS, rpcError, startHttp, TRANSPORTS } from '../helpers/eras.js';
+import { ROOT, run } from '../helpers/project.js';
 
 const work = path.join(ROOT, '.cache/eras');
-const GOOD = { intent: 'remove a duplicate record', alternatives: ['mark it sold', 'leave it'], choice: 'delete: the record was entered twice', confidence: 0.9 };
+const GOOD = {
+  intent: 'remove a duplicate record',
+  alternatives: ['mark it sold', 'leave it'],
+  choice: 'delete: the record was entered twice',
+  confidence: 0.9,
+};
 const META_KEY = 'io.mcpgen/concerns';
 const SIGNED_HASH = /^[0-9a-f]{64}\.\d+\.[A-Za-z0-9_-]+$/;
 
-type Backend = { url: string; server: { close(): void }; requests: Array<{ method: string; path: string; body: string; headers: Record<string, string | undefined> }> };
+type Backend = {
+  url: string;
+  server: { close(): void };
+  requests: Array<{ method: string; path: string; body: string; headers: Record<string, string | undefined> }>;
+};
 let backend: Backend;
 const projects: Record<'plus' | 'guarded', string> = { plus: path.join(work, 'plus/server'), guarded: path.join(work, 'guarded/server') };
 const http: Partial<Record<'plus' | 'guarded', HttpProcess>> = {};
@@ -32,14 +41,25 @@ const KEY = 'an-e2e-state-key-that-is-long-enough-0123456789';
 
 function env(which: 'plus' | 'guarded'): Record<string, string> {
   if (which === 'plus') return { PETSTORE_PLUS_BASE_URL: backend.url };
-  return { PETSTORE_GUARDED_BASE_URL: backend.url, PETSTORE_GUARDED_REFLECTION_DIR: mkdtempSync(path.join(work, 'store-')), PETSTORE_GUARDED_STATE_KEY: KEY, PETSTORE_GUARDED_LOG_LEVEL: 'debug' };
+  return {
+    PETSTORE_GUARDED_BASE_URL: backend.url,
+    PETSTORE_GUARDED_REFLECTION_DIR: mkdtempSync(path.join(work, 'store-')),
+    PETSTORE_GUARDED_STATE_KEY: KEY,
+    PETSTORE_GUARDED_LOG_LEVEL: 'debug',
+  };
 }
 
 beforeAll(async () => {
   rmSync(work, { recursive: true, force: true });
   const io = { stdout: () => undefined, stderr: (s: string) => void process.stderr.write(s), cwd: ROOT };
-  for (const [which, example] of [['plus', 'petstore-plus'], ['guarded', 'petstore-guarded']] as const) {
-    cpSync(path.join(ROOT, 'examples', example, 'server'), projects[which], { recursive: true, filter: (src) => !/[\\/](node_modules|dist|\.preflight)$/.test(src) });
+  for (const [which, example] of [
+    ['plus', 'petstore-plus'],
+    ['guarded', 'petstore-guarded'],
+  ] as const) {
+    cpSync(path.join(ROOT, 'examples', example, 'server'), projects[which], {
+      recursive: true,
+      filter: (src) => !/[\\/](node_modules|dist|\.preflight)$/.test(src),
+    });
     expect(await main(['build', `examples/${example}/mcpgen.yaml`, '--out', path.relative(ROOT, projects[which]), '--check'], io)).toBe(0);
     await run(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', projects[which]]);
   }
@@ -70,7 +90,11 @@ const UpdateResult = z.looseObject({ concerns: z.record(z.string(), z.unknown())
 const hintOf = (r: Result) => (r.structuredContent ?? JSON.parse(r.content[1]!.text!)) as { hash: string; domain: string; prompt: string };
 /** A new pet in the backend (each test deletes or changes its own). */
 async function newPet(name: string): Promise<number> {
-  const res = await fetch(`${backend.url}/pets`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name, status: 'available' }) });
+  const res = await fetch(`${backend.url}/pets`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ name, status: 'available' }),
+  });
   return ((await res.json()) as { id: number }).id;
 }
 const ToolList = z.object({ tools: z.array(z.object({ name: z.string() }).passthrough()) }).passthrough();
@@ -109,11 +133,15 @@ describe.each(TRANSPORTS.flatMap((t) => ERAS.map((e) => [t, e] as const)))('over
     expect(care.contents.length).toBeGreaterThan(0);
   });
 
-  it('filters by concern: legacy through concerns/update and list_changed, modern through each request\'s _meta', async () => {
+  it("filters by concern: legacy through concerns/update and list_changed, modern through each request's _meta", async () => {
     if (era === 'legacy') {
       let changed = 0;
       const c = await client('plus', transport, era, {
-        setup: (cl) => (cl as { setNotificationHandler: (s: unknown, h: () => void) => void }).setNotificationHandler(z.object({ method: z.literal('notifications/tools/list_changed') }).passthrough(), () => void changed++),
+        setup: (cl) =>
+          (cl as { setNotificationHandler: (s: unknown, h: () => void) => void }).setNotificationHandler(
+            z.object({ method: z.literal('notifications/tools/list_changed') }).passthrough(),
+            () => void changed++,
+          ),
       });
       const all = (await c.listTools()).tools.map((t) => t.name);
       await c.request({ method: 'concerns/update', params: { concerns: { audience: 'customer', risk: 'low' } } }, UpdateResult as never);
@@ -129,7 +157,11 @@ describe.each(TRANSPORTS.flatMap((t) => ERAS.map((e) => [t, e] as const)))('over
     } else {
       const c = await client('plus', transport, era);
       const all = ((await c.request({ method: 'tools/list', params: {} }, ToolList as never)) as z.infer<typeof ToolList>).tools.map((t) => t.name);
-      const shown = ((await c.request({ method: 'tools/list', params: { _meta: { [META_KEY]: { audience: 'customer', risk: 'low' } } } }, ToolList as never)) as z.infer<typeof ToolList>).tools.map((t) => t.name);
+      const shown = (
+        (await c.request({ method: 'tools/list', params: { _meta: { [META_KEY]: { audience: 'customer', risk: 'low' } } } }, ToolList as never)) as z.infer<
+          typeof ToolList
+        >
+      ).tools.map((t) => t.name);
       expect(shown.length).toBeLessThan(all.length);
       expect(shown).not.toContain('createPet');
       // the next request without _meta sees everything again: no connection state
@@ -149,7 +181,11 @@ describe.each(TRANSPORTS.flatMap((t) => ERAS.map((e) => [t, e] as const)))('over
           sampled.push(req);
           return { role: 'assistant', model: 'scripted', content: { type: 'text', text: JSON.stringify(GOOD) } };
         };
-        if (era === 'legacy') (cl as { setRequestHandler: (s: unknown, h: unknown) => void }).setRequestHandler(z.object({ method: z.literal('sampling/createMessage') }).passthrough(), handler);
+        if (era === 'legacy')
+          (cl as { setRequestHandler: (s: unknown, h: unknown) => void }).setRequestHandler(
+            z.object({ method: z.literal('sampling/createMessage') }).passthrough(),
+            handler,
+          );
         else (cl as { setRequestHandler: (m: string, h: unknown) => void }).setRequestHandler('sampling/createMessage', handler);
       },
     });
@@ -179,7 +215,10 @@ describe.each(TRANSPORTS.flatMap((t) => ERAS.map((e) => [t, e] as const)))('over
 
   it('runs preprocessors and serves with_context', async () => {
     const c = await client('guarded', transport, era);
-    const ran = (await c.request({ method: 'preprocessors/run', params: { input: 'Please delete Rex, he was entered twice.' } }, RunResult as never)) as z.infer<typeof RunResult>;
+    const ran = (await c.request(
+      { method: 'preprocessors/run', params: { input: 'Please delete Rex, he was entered twice.' } },
+      RunResult as never,
+    )) as z.infer<typeof RunResult>;
     expect(ran.ok).toBe(true);
     expect(ran.blocks.map((b) => b.name)).toEqual(['house_rules', 'pet_lookup']);
     expect(ran.blocks.map((b) => b.content ?? '').join('\n')).toContain('Rex');
@@ -189,7 +228,10 @@ describe.each(TRANSPORTS.flatMap((t) => ERAS.map((e) => [t, e] as const)))('over
 });
 
 /** Sends one raw HTTP request (Host and Origin headers included as given) and returns status, headers and body. */
-function raw(url: string, init: { method?: string; headers?: Record<string, string>; body?: string }): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+function raw(
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string },
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
   const u = new URL(url);
   return new Promise((resolve, reject) => {
     const req = request({ host: u.hostname, port: u.port, path: u.pathname, method: init.method ?? 'POST', headers: init.headers ?? {} }, (res) => {
@@ -202,7 +244,12 @@ function raw(url: string, init: { method?: string; headers?: Record<string, stri
   });
 }
 
-const INIT = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+const INIT = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+});
 const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
 describe('Streamable HTTP', () => {
@@ -272,12 +319,18 @@ describe('Streamable HTTP', () => {
     try {
       const { client: onOther } = await connectClient({ kind: 'http', url: other.url }, 'modern');
       open.push(onOther);
-      const refused = (await onOther.callTool({ name: 'persist_justification', arguments: { hash: hint.hash, domain: hint.domain, justification: GOOD } })) as Result;
+      const refused = (await onOther.callTool({
+        name: 'persist_justification',
+        arguments: { hash: hint.hash, domain: hint.domain, justification: GOOD },
+      })) as Result;
       expect(refused.isError).toBe(true);
       expect(text(refused)).toMatch(/key|sign/i);
       const { client: onSame } = await connectClient({ kind: 'http', url: same.url }, 'modern');
       open.push(onSame);
-      const accepted = (await onSame.callTool({ name: 'persist_justification', arguments: { hash: hint.hash, domain: hint.domain, justification: GOOD } })) as Result;
+      const accepted = (await onSame.callTool({
+        name: 'persist_justification',
+        arguments: { hash: hint.hash, domain: hint.domain, justification: GOOD },
+      })) as Result;
       expect(accepted.isError, text(accepted)).toBeFalsy();
       const before = backend.requests.length;
       const retried = (await onSame.callTool({ name: 'updatePet', arguments: args })) as Result;
@@ -290,7 +343,9 @@ describe('Streamable HTTP', () => {
   });
 
   it('drains on SIGTERM: a call in flight completes, then the process exits 0', async () => {
-    const slow = createServer((_req, res) => void setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{"id":9,"name":"Slow"}'), 800));
+    const slow = createServer(
+      (_req, res) => void setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{"id":9,"name":"Slow"}'), 800),
+    );
     await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
     const p = await startHttp(projects.plus, { PETSTORE_PLUS_BASE_URL: `http://127.0.0.1:${(slow.address() as AddressInfo).port}` });
     try {

@@ -6,12 +6,12 @@
  * is answered within 1 s, every call ends with a result, and the server's peak memory (VmHWM)
  * stays within 2 × maxInFlightBytes + 150 MB. Every loop here is bounded in count and time.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildServer, connect, pingMs, type BuiltServer, type Connected } from '../helpers/generated-server.js';
+import { type BuiltServer, buildServer, type Connected, connect, pingMs } from '../helpers/generated-server.js';
 
 const MAX_RESPONSE = 65_536;
 const IN_FLIGHT = 16 * 1024 * 1024;
@@ -161,7 +161,9 @@ describe('one result', () => {
     const result = (await server.client.callTool({ name: 'fetchThing', arguments: { kind: 'nul' } })) as CallToolResult;
     const size = Buffer.byteLength(JSON.stringify(result));
     expect(size).toBeLessThanOrEqual(2 * MAX_RESPONSE + 4096);
-    expect(text(result)).toMatch(/\[truncated: the text takes \d{6} bytes once encoded as JSON, more than the limit; showing the first \d+ of 655\d\d characters\]$/);
+    expect(text(result)).toMatch(
+      /\[truncated: the text takes \d{6} bytes once encoded as JSON, more than the limit; showing the first \d+ of 655\d\d characters\]$/,
+    );
   });
 
   it('numbers that grow when re-encoded do not double the result', async () => {
@@ -173,7 +175,9 @@ describe('one result', () => {
   it('a gzip bomb is read up to the limit and no further', async () => {
     const result = (await server.client.callTool({ name: 'fetchThing', arguments: { kind: 'bomb' } })) as CallToolResult;
     // 256 KB of NUL characters are kept: the text is cut further to fit once encoded
-    expect(text(result)).toMatch(/\[truncated: the text takes \d{6} bytes once encoded as JSON, more than the limit; showing the first \d+ of 655\d\d characters\]$/);
+    expect(text(result)).toMatch(
+      /\[truncated: the text takes \d{6} bytes once encoded as JSON, more than the limit; showing the first \d+ of 655\d\d characters\]$/,
+    );
     expect(Buffer.byteLength(JSON.stringify(result))).toBeLessThanOrEqual(2 * MAX_RESPONSE + 4096);
   });
 });
@@ -189,7 +193,9 @@ describe('the memory limit for responses in flight', () => {
       await new Promise((r) => setTimeout(r, 200));
       const second = (await server.client.callTool({ name: 'fetchThing', arguments: { kind: 'hold' } })) as CallToolResult;
       expect(second.isError).toBe(true);
-      expect(text(second)).toMatch(/^Tool fetchThing was not run: the server holds \d+ bytes of responses of other calls, and one more response of up to 65536 bytes would exceed the memory limit for responses in flight \(maxInFlightBytes, 100000 bytes, FAULTS_MAX_IN_FLIGHT_BYTES\)\. Nothing was sent/);
+      expect(text(second)).toMatch(
+        /^Tool fetchThing was not run: the server holds \d+ bytes of responses of other calls, and one more response of up to 65536 bytes would exceed the memory limit for responses in flight \(maxInFlightBytes, 100000 bytes, FAULTS_MAX_IN_FLIGHT_BYTES\)\. Nothing was sent/,
+      );
       expect((await counts()).hold).toBe(before + 1);
       expect(((await first) as CallToolResult).isError).toBe(true); // timed out
       // once the first call is over, its bytes are given back
@@ -220,7 +226,13 @@ describe('100 concurrent calls against misbehaving backends', () => {
       })();
       const started = performance.now();
       const results = await Promise.all(
-        Array.from({ length: 100 }, (_, i) => server.client.callTool({ name: 'fetchThing', arguments: { kind: kinds[i % kinds.length]! } }, undefined, { timeout: 30_000 }) as Promise<CallToolResult>),
+        Array.from(
+          { length: 100 },
+          (_, i) =>
+            server.client.callTool({ name: 'fetchThing', arguments: { kind: kinds[i % kinds.length]! } }, undefined, {
+              timeout: 30_000,
+            }) as Promise<CallToolResult>,
+        ),
       );
       done = true;
       await pinger;
@@ -238,7 +250,9 @@ describe('100 concurrent calls against misbehaving backends', () => {
       // still serving
       const after = (await server.client.callTool({ name: 'fetchThing', arguments: { kind: 'ok' } })) as CallToolResult;
       expect(after.isError).toBeUndefined();
-      process.stderr.write(`faults: ${results.length} calls in ${Math.round(elapsed)} ms, slowest ping ${Math.round(Math.max(...pings))} ms, peak RSS ${Math.round(peak / 1048576)} MB, ${results.filter((r) => /memory limit/.test(text(r))).length} refused for memory\n`);
+      process.stderr.write(
+        `faults: ${results.length} calls in ${Math.round(elapsed)} ms, slowest ping ${Math.round(Math.max(...pings))} ms, peak RSS ${Math.round(peak / 1048576)} MB, ${results.filter((r) => /memory limit/.test(text(r))).length} refused for memory\n`,
+      );
     } finally {
       await server.close();
     }

@@ -7,8 +7,8 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parse } from 'yaml';
 import { afterAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { main } from '../../src/cli/main.js';
 import type { JsonReport } from '../../src/cli/report.js';
 import { ROOT } from '../helpers/project.js';
@@ -78,7 +78,8 @@ describe('entries naming left-out operations', () => {
     expect(stale).toHaveLength(1);
     expect(stale[0]).toMatchObject({
       severity: 'warning',
-      message: '4 manifest entries name operations that include/exclude leave out, so they do nothing: overrides.getInventory, concernMappings.tools.getInventory, reflection.gates.getInventory, policy.limits.tools.getInventory',
+      message:
+        '4 manifest entries name operations that include/exclude leave out, so they do nothing: overrides.getInventory, concernMappings.tools.getInventory, reflection.gates.getInventory, policy.limits.tools.getInventory',
       help: expect.stringContaining('run `mcpgen fix mcpgen.yaml` to remove them'),
       // at the first, by line
       location: { file: 'mcpgen.yaml', pointer: '/overrides/getInventory', line: 7 },
@@ -89,7 +90,9 @@ describe('entries naming left-out operations', () => {
     const text = TRIMMED().replace('    deletePet:    { access: write }', '    deletePet:    { access: write }\n    getInventry:  { access: read }');
     const dir = setup(text);
     const list = await diagnosticsOf(dir);
-    expect(list.filter((d) => d.severity === 'error').map((d) => [d.code, d.message, d.help])).toEqual([['MCPGEN_UNKNOWN_PRIMITIVE', 'tool "getInventry" does not exist', 'did you mean "getInventory"? (include/exclude leave it out)']]);
+    expect(list.filter((d) => d.severity === 'error').map((d) => [d.code, d.message, d.help])).toEqual([
+      ['MCPGEN_UNKNOWN_PRIMITIVE', 'tool "getInventry" does not exist', 'did you mean "getInventory"? (include/exclude leave it out)'],
+    ]);
     expect(list.filter((d) => d.code === 'MCPGEN_EXCLUDED_REFERENCES')).toHaveLength(1);
 
     const res = await cli(['fix', 'mcpgen.yaml'], dir);
@@ -131,7 +134,9 @@ describe('entries naming left-out operations', () => {
     expect(after).toContain('  - tag: pets           # only the pets\n');
     // no temporary file left beside it
     expect(readdirSync(dir)).toEqual(['mcpgen.yaml']);
-    expect((parse(after) as { reflection: { gates: object } }).reflection.gates).toEqual({ deletePet: { domain: 'pets', prompt: 'why_delete', template: 'Why?' } });
+    expect((parse(after) as { reflection: { gates: object } }).reflection.gates).toEqual({
+      deletePet: { domain: 'pets', prompt: 'why_delete', template: 'Why?' },
+    });
 
     // the manifest now validates without the warning; a second fix has nothing to do and writes nothing
     expect((await diagnosticsOf(dir)).map((d) => d.code)).not.toContain('MCPGEN_EXCLUDED_REFERENCES');

@@ -5,13 +5,14 @@
  * of the MCP request — its own `Authorization` header above all — ever reaches the API. Over
  * stdio (no headers) the `fromClient` scheme falls back to its environment variable.
  */
-import { createServer } from 'node:http';
+
 import type { IncomingHttpHeaders, Server } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildServer } from '../helpers/generated-server.js';
-import { connectClient, ERAS, startHttp } from '../helpers/eras.js';
 import type { AnyClient, HttpProcess } from '../helpers/eras.js';
+import { connectClient, ERAS, startHttp } from '../helpers/eras.js';
+import { buildServer } from '../helpers/generated-server.js';
 
 const SPEC = `openapi: 3.0.3
 info: { title: Upstream, version: 1.0.0 }
@@ -73,7 +74,14 @@ const text = (r: Result) => r.content.map((c) => c.text ?? '').join('\n');
 
 describe.each(ERAS)('over HTTP, %s era', (era) => {
   it('sends the token the MCP client gives in X-Upstream-Token, and never its own Authorization header', async () => {
-    const { client } = await connectClient({ kind: 'http', url: http.url, headers: { 'x-upstream-token': `user-token-of-${era}`, authorization: 'Bearer mcp-client-credential', cookie: 'session=mcp' } }, era);
+    const { client } = await connectClient(
+      {
+        kind: 'http',
+        url: http.url,
+        headers: { 'x-upstream-token': `user-token-of-${era}`, authorization: 'Bearer mcp-client-credential', cookie: 'session=mcp' },
+      },
+      era,
+    );
     open.push(client);
     seen.length = 0;
     const me = (await client.callTool({ name: 'whoAmI', arguments: {} })) as Result;
@@ -101,8 +109,11 @@ describe.each(ERAS)('over HTTP, %s era', (era) => {
 });
 
 describe('over stdio', () => {
-  it('takes the fromClient scheme\'s credential from the environment', async () => {
-    const { client } = await connectClient({ kind: 'stdio', server: project, env: { UPSTREAM_BASE_URL: apiUrl, UPSTREAM_SERVICE_KEY: SERVICE_KEY, UPSTREAM_USERTOKEN_TOKEN: ENV_TOKEN } }, 'legacy');
+  it("takes the fromClient scheme's credential from the environment", async () => {
+    const { client } = await connectClient(
+      { kind: 'stdio', server: project, env: { UPSTREAM_BASE_URL: apiUrl, UPSTREAM_SERVICE_KEY: SERVICE_KEY, UPSTREAM_USERTOKEN_TOKEN: ENV_TOKEN } },
+      'legacy',
+    );
     open.push(client);
     seen.length = 0;
     const me = (await client.callTool({ name: 'whoAmI', arguments: {} })) as Result;

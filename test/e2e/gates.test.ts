@@ -12,20 +12,25 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { CreateMessageRequestSchema, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { CallToolResult, CreateMessageRequest, LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js';
-import * as z from 'zod/v4';
+import { CreateMessageRequestSchema, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as z from 'zod/v4';
+import { startBackend } from '../../examples/petstore/backend.mjs';
 import { main } from '../../src/cli/main.js';
 import { runPreprocessors, toSystemContext } from '../../templates/runtime/preprocessors/preprocessors-host.js';
-import { ROOT, run, typecheck } from '../helpers/project.js';
-import { startBackend } from '../../examples/petstore/backend.mjs';
 import { rejection } from '../helpers/mcp.js';
+import { ROOT, run, typecheck } from '../helpers/project.js';
 
 const EXAMPLE = path.join(ROOT, 'examples/petstore-guarded');
 const work = path.join(ROOT, '.cache/gates');
 const project = path.join(work, 'server');
-const GOOD = { intent: 'remove a duplicate record', alternatives: ['mark it sold', 'leave it'], choice: 'delete: the record was entered twice', confidence: 0.9 };
+const GOOD = {
+  intent: 'remove a duplicate record',
+  alternatives: ['mark it sold', 'leave it'],
+  choice: 'delete: the record was entered twice',
+  confidence: 0.9,
+};
 const HEX64 = /^[0-9a-f]{64}$/;
 /** A hint's hash: the 64-hex key of the justification, its expiry and an HMAC under the server's state key. */
 const SIGNED = /^[0-9a-f]{64}\.[0-9]+\.[A-Za-z0-9_-]+$/;
@@ -65,7 +70,13 @@ async function connect(opts: { model?: Model; baseUrl?: string; env?: Record<str
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [path.join(project, 'dist/server.js')],
-    env: { PATH: process.env.PATH ?? '', PETSTORE_GUARDED_BASE_URL: opts.baseUrl ?? backend.url, PETSTORE_GUARDED_REFLECTION_DIR: store, PETSTORE_GUARDED_LOG_LEVEL: 'debug', ...opts.env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      PETSTORE_GUARDED_BASE_URL: opts.baseUrl ?? backend.url,
+      PETSTORE_GUARDED_REFLECTION_DIR: store,
+      PETSTORE_GUARDED_LOG_LEVEL: 'debug',
+      ...opts.env,
+    },
     stderr: 'pipe',
   });
   let err = '';
@@ -88,9 +99,15 @@ async function connect(opts: { model?: Model; baseUrl?: string; env?: Record<str
 
 const call = (s: Session, name: string, args: Record<string, unknown>) => s.client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
 const text = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
-const samplingText = (req: CreateMessageRequest) => req.params.messages.map((m) => (Array.isArray(m.content) ? m.content : [m.content]).map((c) => (c.type === 'text' ? c.text : '')).join('')).join('\n');
+const samplingText = (req: CreateMessageRequest) =>
+  req.params.messages.map((m) => (Array.isArray(m.content) ? m.content : [m.content]).map((c) => (c.type === 'text' ? c.text : '')).join('')).join('\n');
 /** Justification files of a store: `<domain>/<hash>.json`, sorted. */
-const stored = (store: string) => (existsSync(store) ? readdirSync(store, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.json')).sort() : []);
+const stored = (store: string) =>
+  existsSync(store)
+    ? readdirSync(store, { recursive: true, encoding: 'utf8' })
+        .filter((f) => f.endsWith('.json'))
+        .sort()
+    : [];
 type Hint = { prompt: string; prompt_args: Record<string, string>; hash: string; domain: string; remaining: number };
 
 describe('what the justification store keeps', () => {
@@ -141,7 +158,10 @@ describe('reflection gate', () => {
     const result = await call(s, 'deletePet', { petId: 2 });
     expect(result.isError, text(result)).toBeFalsy();
     // one sampling request per gate, in gate order, each with its rendered prompt
-    expect(s.sampling.map(samplingText)).toEqual([expect.stringContaining('You are about to delete pet 2 from the pet store for good.'), expect.stringContaining('Deleting pet 2 also erases its history')]);
+    expect(s.sampling.map(samplingText)).toEqual([
+      expect.stringContaining('You are about to delete pet 2 from the pet store for good.'),
+      expect.stringContaining('Deleting pet 2 also erases its history'),
+    ]);
     expect(backend.requests.slice(before).map((r) => `${r.method} ${r.path}`)).toEqual(['DELETE /pets/2']);
     const files = stored(s.store);
     expect(files.map((f) => path.dirname(f))).toEqual(['pets', 'records']);
@@ -203,11 +223,21 @@ describe('reflection gate', () => {
     const first = await call(s, 'deletePet', { petId: 3 });
     expect(first.isError).toBe(true);
     const hint1 = first.structuredContent as Hint;
-    expect(hint1).toEqual({ prompt: 'justify_pet_removal', prompt_args: { petId: '3' }, hash: expect.stringMatching(SIGNED) as unknown, domain: 'pets', remaining: 2 });
-    expect(text(first)).toMatch(/1\. Get the prompt: prompts\/get with name "justify_pet_removal"[\s\S]*2\. Have the model answer it[\s\S]*3\. Call the tool persist_justification/);
+    expect(hint1).toEqual({
+      prompt: 'justify_pet_removal',
+      prompt_args: { petId: '3' },
+      hash: expect.stringMatching(SIGNED) as unknown,
+      domain: 'pets',
+      remaining: 2,
+    });
+    expect(text(first)).toMatch(
+      /1\. Get the prompt: prompts\/get with name "justify_pet_removal"[\s\S]*2\. Have the model answer it[\s\S]*3\. Call the tool persist_justification/,
+    );
 
     const prompt = await s.client.getPrompt({ name: hint1.prompt, arguments: hint1.prompt_args });
-    expect(prompt.messages).toEqual([{ role: 'user', content: { type: 'text', text: expect.stringContaining('You are about to delete pet 3 from the pet store for good.') as unknown } }]);
+    expect(prompt.messages).toEqual([
+      { role: 'user', content: { type: 'text', text: expect.stringContaining('You are about to delete pet 3 from the pet store for good.') as unknown } },
+    ]);
 
     const saved = await call(s, 'persist_justification', { hash: hint1.hash, domain: hint1.domain, justification: GOOD });
     expect(saved.isError, text(saved)).toBeFalsy();
@@ -234,7 +264,12 @@ describe('reflection gate', () => {
     expect(miss.isError).toBe(true);
     expect(miss.structuredContent).toBeUndefined();
     const hint = JSON.parse((miss.content[1] as { text: string }).text) as Hint;
-    expect(hint).toMatchObject({ prompt: 'justify_pet_change', prompt_args: { petId: '1', change: '{"name":"Rex","status":"available"}' }, domain: 'pets', remaining: 1 });
+    expect(hint).toMatchObject({
+      prompt: 'justify_pet_change',
+      prompt_args: { petId: '1', change: '{"name":"Rex","status":"available"}' },
+      domain: 'pets',
+      remaining: 1,
+    });
     await call(s, 'persist_justification', { hash: hint.hash, domain: hint.domain, justification: GOOD });
     const done = await call(s, 'updatePet', args);
     expect(done.isError, text(done)).toBeFalsy();
@@ -247,7 +282,9 @@ describe('reflection gate', () => {
 
     const bare = await call(s, 'persist_justification', { hash: 'a'.repeat(64), domain: 'pets', justification: GOOD });
     expect(bare.isError).toBe(true);
-    expect(text(bare)).toBe('Invalid persist_justification call:\n- hash: must be the `hash` of a gate hint exactly as given (64 lower-case hex digits, a dot, an expiry, a dot and a signature)');
+    expect(text(bare)).toBe(
+      'Invalid persist_justification call:\n- hash: must be the `hash` of a gate hint exactly as given (64 lower-case hex digits, a dot, an expiry, a dot and a signature)',
+    );
     // the hint's own expiry and signature on another 64-hex key: the signature does not match
     const [, expiry, mac] = hint.hash.split('.');
     const forged = await call(s, 'persist_justification', { hash: `${'a'.repeat(64)}.${expiry}.${mac}`, domain: 'pets', justification: GOOD });
@@ -261,7 +298,11 @@ describe('reflection gate', () => {
     const wrongDomain = await call(s, 'persist_justification', { hash: hint.hash, domain: 'records', justification: GOOD });
     expect(text(wrongDomain)).toContain('- domain: must be "pets", the domain of the hint that issued this hash');
 
-    const invalid = await call(s, 'persist_justification', { hash: hint.hash, domain: 'pets', justification: { intent: '', alternatives: 'none', confidence: 1.5, mood: 'sure' } });
+    const invalid = await call(s, 'persist_justification', {
+      hash: hint.hash,
+      domain: 'pets',
+      justification: { intent: '', alternatives: 'none', confidence: 1.5, mood: 'sure' },
+    });
     expect(invalid.isError).toBe(true);
     const lines = text(invalid).split('\n');
     expect(lines[0]).toBe('Invalid persist_justification call:');
@@ -289,26 +330,41 @@ describe('typed preprocessor handlers', () => {
   it('a preprocessor handler with the wrong signature fails tsc where it is wired in', async () => {
     const broken = path.join(work, 'broken-preprocessor');
     cpSync(project, broken, { recursive: true, filter: (src) => !/[\\/](node_modules|dist|\.preflight)$/.test(src) && !/store-/.test(path.basename(src)) });
-    const source = readFileSync(path.join(broken, 'src/handlers/context.ts'), 'utf8').replace('export async function houseRules(request: { input: string }', 'export async function houseRules(request: { input: number }');
+    const source = readFileSync(path.join(broken, 'src/handlers/context.ts'), 'utf8').replace(
+      'export async function houseRules(request: { input: string }',
+      'export async function houseRules(request: { input: number }',
+    );
     writeFileSync(path.join(broken, 'src/handlers/context.ts'), source);
     const r = await typecheck(broken);
     expect(r.ok).toBe(false);
     // the generated table rejects it (the handler's own body may fail too)
     const errors = r.output.split('\n').filter((l) => /src\/preprocessors\.gen\.ts\(\d+,\d+\): error TS\d+/.test(l));
     expect(errors).toHaveLength(1);
-    expect(errors[0]).toContain("error TS2322: Type '(request: { input: number; }, _ctx: PreprocessorContext) => Promise<string | undefined>' is not assignable to type '(input: { input: string; }, ctx: PreprocessorContext) => unknown'");
+    expect(errors[0]).toContain(
+      "error TS2322: Type '(request: { input: number; }, _ctx: PreprocessorContext) => Promise<string | undefined>' is not assignable to type '(input: { input: string; }, ctx: PreprocessorContext) => unknown'",
+    );
   });
 });
 
 describe('preprocessors', () => {
-  const Run = z.looseObject({ ok: z.boolean(), blocks: z.array(z.looseObject({ name: z.string(), status: z.string(), durationMs: z.number(), content: z.string().optional(), error: z.string().optional() })) });
+  const Run = z.looseObject({
+    ok: z.boolean(),
+    blocks: z.array(
+      z.looseObject({ name: z.string(), status: z.string(), durationMs: z.number(), content: z.string().optional(), error: z.string().optional() }),
+    ),
+  });
   const List = z.looseObject({ preprocessors: z.array(z.looseObject({ name: z.string(), order: z.number(), after: z.array(z.string()) })) });
   type AnyRequest = Parameters<Client['request']>[0];
-  const request = <T extends z.ZodType>(s: Session, method: string, params: Record<string, unknown> | undefined, schema: T) => s.client.request({ method, ...(params ? { params } : {}) } as unknown as AnyRequest, schema);
+  const request = <T extends z.ZodType>(s: Session, method: string, params: Record<string, unknown> | undefined, schema: T) =>
+    s.client.request({ method, ...(params ? { params } : {}) } as unknown as AnyRequest, schema);
 
   it('(f) are advertised and listed in after order, never as tools, and tools/call refuses them', async () => {
     const s = await connect();
-    expect(s.client.getServerCapabilities()?.experimental?.preprocessors).toEqual({ methods: ['preprocessors/list', 'preprocessors/run'], preprocessors: ['house_rules', 'pet_lookup'], prompt: 'with_context' });
+    expect(s.client.getServerCapabilities()?.experimental?.preprocessors).toEqual({
+      methods: ['preprocessors/list', 'preprocessors/run'],
+      preprocessors: ['house_rules', 'pet_lookup'],
+      prompt: 'with_context',
+    });
     const listed = await request(s, 'preprocessors/list', undefined, List);
     expect(listed.preprocessors.map((p) => [p.name, p.order, p.after])).toEqual([
       ['house_rules', 0, []],
@@ -320,7 +376,12 @@ describe('preprocessors', () => {
     const refused = await rejection(s.client.callTool({ name: 'pet_lookup', arguments: { input: 'Rex' } }));
     expect(refused.code).toBe(-32602);
     expect(refused.message).toContain('pet_lookup is a preprocessor, not a tool');
-    expect((await s.client.listPrompts()).prompts.map((p) => p.name)).toEqual(['justify_pet_removal', 'confirm_record_loss', 'justify_pet_change', 'with_context']);
+    expect((await s.client.listPrompts()).prompts.map((p) => p.name)).toEqual([
+      'justify_pet_removal',
+      'confirm_record_loss',
+      'justify_pet_change',
+      'with_context',
+    ]);
   });
 
   it('(f) preprocessors/run returns the context blocks in after order, and logs each run', async () => {
@@ -358,14 +419,20 @@ describe('preprocessors', () => {
     const input = 'Can I adopt Rex?';
     const prompt = await s.client.getPrompt({ name: 'with_context', arguments: { input } });
     const texts = prompt.messages.map((m) => (m.content as { text: string }).text);
-    expect(texts).toEqual(['[preprocessor house_rules] Adoptions: adopters must be 18 or older; every pet goes home vaccinated and microchipped.', expect.stringMatching(/^\[preprocessor pet_lookup\] \[/), input]);
+    expect(texts).toEqual([
+      '[preprocessor house_rules] Adoptions: adopters must be 18 or older; every pet goes home vaccinated and microchipped.',
+      expect.stringMatching(/^\[preprocessor pet_lookup\] \[/),
+      input,
+    ]);
     expect(JSON.parse(texts[1]!.slice('[preprocessor pet_lookup] '.length))).toEqual([expect.objectContaining({ id: 1, name: 'Rex' })]);
     expect(prompt.messages.every((m) => m.role === 'user')).toBe(true);
     // the shipped host helper: preprocessors/run when advertised, and a per-turn context text
     const viaHelper = await runPreprocessors(s.client, input);
     expect(viaHelper.via).toBe('preprocessors/run');
     expect(viaHelper.blocks.map((b) => b.name)).toEqual(['house_rules', 'pet_lookup']);
-    expect(toSystemContext(viaHelper.blocks)).toMatch(/^Context gathered for this message by preprocessors[\s\S]*## house_rules\nAdoptions:[\s\S]*## pet_lookup\n\[\{.*"name":"Rex"/);
+    expect(toSystemContext(viaHelper.blocks)).toMatch(
+      /^Context gathered for this message by preprocessors[\s\S]*## house_rules\nAdoptions:[\s\S]*## pet_lookup\n\[\{.*"name":"Rex"/,
+    );
     expect(existsSync(path.join(project, 'src/runtime/preprocessors/preprocessors-host.ts'))).toBe(true);
   });
 });

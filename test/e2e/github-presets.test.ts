@@ -33,13 +33,18 @@ describe('GitHub with concern presets', () => {
     const work = path.join(ROOT, '.cache/github-presets');
     rmSync(work, { recursive: true, force: true });
     mkdirSync(work, { recursive: true });
-    const manifest = readFileSync(path.join(FIXTURE, 'mcpgen.yaml'), 'utf8').replace('openapi: ../../../.corpus/github-rest.json', `openapi: ${JSON.stringify(path.join(ROOT, '.corpus/github-rest.json'))}`);
+    const manifest = readFileSync(path.join(FIXTURE, 'mcpgen.yaml'), 'utf8').replace(
+      'openapi: ../../../.corpus/github-rest.json',
+      `openapi: ${JSON.stringify(path.join(ROOT, '.corpus/github-rest.json'))}`,
+    );
     writeFileSync(path.join(work, 'mcpgen.yaml'), `${manifest}budget:\n  presets:\n    code-review: { maxListBytes: ${review.listBytes - 10_000} }\n`);
     const res = await compile({ manifestPath: 'mcpgen.yaml', cwd: work, emit: false });
     const errors = res.diagnostics.items.filter((d) => d.severity === 'error');
     expect(errors.map((e) => [e.code, e.location.pointer])).toEqual([['MCPGEN_OVER_BUDGET', '/budget/presets/code-review/maxListBytes']]);
     const largest = surface.tools.filter((t) => review.tools.includes(t.name)).sort((a, b) => b.bytes - a.bytes || (a.name < b.name ? -1 : 1))[0]!;
-    expect(errors[0]!.message).toContain(`over budget.presets.code-review.maxListBytes ${review.listBytes - 10_000}; the largest tools:\n  - ${largest.name} ${largest.bytes} bytes`);
+    expect(errors[0]!.message).toContain(
+      `over budget.presets.code-review.maxListBytes ${review.listBytes - 10_000}; the largest tools:\n  - ${largest.name} ${largest.bytes} bytes`,
+    );
     expect(errors[0]!.message).toMatch(/cheapest ways to get under \(10000 bytes\):/);
     expect(errors[0]!.location.line).toBeGreaterThan(1000);
   });

@@ -24,7 +24,10 @@ afterAll(() => {
 /** A tiny ES module package with its own types. */
 function library(dir: string, name: string, body: string, types: string): void {
   mkdirSync(dir, { recursive: true });
-  writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name, version: '1.0.0', type: 'module', main: 'index.js', types: 'index.d.ts' }, null, 2) + '\n');
+  writeFileSync(
+    path.join(dir, 'package.json'),
+    JSON.stringify({ name, version: '1.0.0', type: 'module', main: 'index.js', types: 'index.d.ts' }, null, 2) + '\n',
+  );
   writeFileSync(path.join(dir, 'index.js'), body);
   writeFileSync(path.join(dir, 'index.d.ts'), types);
 }
@@ -66,7 +69,12 @@ it('keeps a real npm install across builds, and the handler runs with both libra
   writeFileSync(path.join(dir, 'openapi.yaml'), readFileSync(path.join(ROOT, 'examples/petstore/openapi.yaml'), 'utf8'));
   writeFileSync(path.join(dir, 'mcpgen.yaml'), MANIFEST);
   library(path.join(dir, 'libs/shout'), 'shout', 'export const shout = (s) => s.toUpperCase() + "!";\n', 'export declare function shout(s: string): string;\n');
-  library(path.join(dir, 'libs/whisper'), 'whisper', 'export const whisper = (s) => s.toLowerCase() + "...";\n', 'export declare function whisper(s: string): string;\n');
+  library(
+    path.join(dir, 'libs/whisper'),
+    'whisper',
+    'export const whisper = (s) => s.toLowerCase() + "...";\n',
+    'export declare function whisper(s: string): string;\n',
+  );
   const server = path.join(dir, 'server');
 
   const first = await mcpgen(['build', 'mcpgen.yaml'], dir);
@@ -89,7 +97,15 @@ it('keeps a real npm install across builds, and the handler runs with both libra
 
   await run('npm', ['run', 'build', '--silent'], { cwd: server, timeout: 120_000 });
   const client = new Client({ name: 'deps-e2e', version: '1' });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [path.join(server, 'dist/server.js')], env: { PATH: process.env.PATH ?? '' }, stderr: 'pipe', cwd: server }));
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [path.join(server, 'dist/server.js')],
+      env: { PATH: process.env.PATH ?? '' },
+      stderr: 'pipe',
+      cwd: server,
+    }),
+  );
   try {
     const res = (await client.callTool({ name: 'greet', arguments: { name: 'Ada' } })) as CallToolResult;
     expect(res.isError).toBeFalsy();

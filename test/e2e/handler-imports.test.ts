@@ -98,9 +98,11 @@ describe('handler code imports the runtime from src/runtime/handlers.ts', () => 
     const built = await cli(['build', 'mcpgen.yaml'], dir);
     expect(built.stderr).not.toContain('MCPGEN_');
     expect(built.code).toBe(0);
-    await run(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', path.join(dir, 'server')], { maxBuffer: 16 * 1024 * 1024 }).catch((e: { stdout?: string }) => {
-      throw new Error(`the project does not compile:\n${e.stdout ?? String(e)}`);
-    });
+    await run(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', path.join(dir, 'server')], { maxBuffer: 16 * 1024 * 1024 }).catch(
+      (e: { stdout?: string }) => {
+        throw new Error(`the project does not compile:\n${e.stdout ?? String(e)}`);
+      },
+    );
     const c = await connect(path.join(dir, 'server'), {});
     try {
       const ok = await c.client.callTool({ name: 'touch', arguments: {} });
@@ -116,7 +118,10 @@ describe('handler code imports the runtime from src/runtime/handlers.ts', () => 
 });
 
 describe('MCPGEN_HANDLER_RUNTIME_IMPORT', () => {
-  const OLD_TOUCH = TOUCH.replace("import type { ApiResult, ElicitAnswer, ExtraToolContext, ListKind } from '../runtime/handlers.js';", "import type { ApiResult } from '../runtime/tools/api-client.js';\nimport type { ElicitAnswer } from '../runtime/tools/handler-input.js';\nimport type { ExtraToolContext } from '../runtime/extra-tools.js';\nimport type { ListKind } from '../runtime/list-changes.js';");
+  const OLD_TOUCH = TOUCH.replace(
+    "import type { ApiResult, ElicitAnswer, ExtraToolContext, ListKind } from '../runtime/handlers.js';",
+    "import type { ApiResult } from '../runtime/tools/api-client.js';\nimport type { ElicitAnswer } from '../runtime/tools/handler-input.js';\nimport type { ExtraToolContext } from '../runtime/extra-tools.js';\nimport type { ListKind } from '../runtime/list-changes.js';",
+  );
   const OLD_NOTES = NOTES.replace(
     "import type { CompletionContext, PreprocessorContext, RequestExtra, ResourceContent, Variables } from '../../runtime/handlers.js';",
     'import type { Variables } from "@modelcontextprotocol/server";\nimport type { CompletionContext } from "../../runtime/primitives/completion.js";\nimport type { PreprocessorContext } from "../../runtime/preprocessors.js";\nimport type { RequestExtra } from "../../runtime/primitives.js";\nimport type { ResourceContent } from \'../../runtime/resources.js\';',

@@ -12,15 +12,15 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import http_ from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import * as z from 'zod/v4';
-import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Client as ModernClient } from '@modelcontextprotocol/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
 import { Client as V2Client, StreamableHTTPClientTransport as V2Http } from '@modelcontextprotocol/client';
-import { connectClient, ERAS, rpcError, startHttp, TRANSPORTS } from '../helpers/eras.js';
+import type { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as z from 'zod/v4';
+import { main } from '../../src/cli/main.js';
 import type { AnyClient, Era, HttpProcess, Target, TransportKind } from '../helpers/eras.js';
+import { connectClient, ERAS, rpcError, startHttp, TRANSPORTS } from '../helpers/eras.js';
 import { ROOT, run } from '../helpers/project.js';
 
 const FIXTURE = path.join(ROOT, 'test/fixtures/handler-input');
@@ -38,7 +38,10 @@ const backend = http_.createServer((req, res) => {
   req.on('data', (d: Buffer) => void (body += d.toString('utf8')));
   req.on('end', () => {
     // a large page (read_many_then_ask): ~22 KB within the result budget (strings cut at 1,000 characters, 8,000 tokens)
-    if (req.method === 'GET' && req.url?.startsWith('/pages/')) return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ n: Number(req.url.slice(7)), lines: Array.from({ length: 25 }, (_, i) => `${i}`.padEnd(900, 'p')) }));
+    if (req.method === 'GET' && req.url?.startsWith('/pages/'))
+      return void res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ n: Number(req.url.slice(7)), lines: Array.from({ length: 25 }, (_, i) => `${i}`.padEnd(900, 'p')) }));
     posted.push(body);
     res.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ id: posted.length, text: (JSON.parse(body) as { text: string }).text }));
   });
@@ -79,13 +82,22 @@ type Asked = { elicit: Array<{ message: string; requestedSchema: unknown; url?: 
 const FULL = { elicitation: { form: {} }, sampling: {}, roots: { listChanged: true } };
 
 /** A client of `era` over `transport` whose user and model answer as scripted; `capabilities` default to all three. */
-async function client(transport: TransportKind, era: Era, capabilities: Record<string, unknown> = FULL, user?: (message: string) => unknown): Promise<{ c: AnyClient; asked: Asked }> {
+async function client(
+  transport: TransportKind,
+  era: Era,
+  capabilities: Record<string, unknown> = FULL,
+  user?: (message: string) => unknown,
+): Promise<{ c: AnyClient; asked: Asked }> {
   const asked: Asked = { elicit: [], sampling: [], roots: 0 };
   const target: Target = transport === 'stdio' ? { kind: 'stdio', server: project, env: ENV } : { kind: 'http', url: http!.url };
   const handlers: Record<string, (req: { params: Record<string, unknown> }) => unknown> = {
     'elicitation/create': (req) => {
       const message = String(req.params.message);
-      asked.elicit.push({ message, requestedSchema: req.params.requestedSchema, ...(req.params.url !== undefined ? { url: req.params.url, mode: req.params.mode } : {}) });
+      asked.elicit.push({
+        message,
+        requestedSchema: req.params.requestedSchema,
+        ...(req.params.url !== undefined ? { url: req.params.url, mode: req.params.mode } : {}),
+      });
       if (user) return user(message);
       if (message.startsWith('decline')) return { action: 'decline' };
       if (message.startsWith('cancel')) return { action: 'cancel' };
@@ -105,10 +117,15 @@ async function client(transport: TransportKind, era: Era, capabilities: Record<s
   const { client: c } = await connectClient(target, era, {
     capabilities: capabilities as never,
     setup: (cl) => {
-      const declared: Record<string, boolean> = { 'elicitation/create': 'elicitation' in capabilities, 'sampling/createMessage': 'sampling' in capabilities, 'roots/list': 'roots' in capabilities };
+      const declared: Record<string, boolean> = {
+        'elicitation/create': 'elicitation' in capabilities,
+        'sampling/createMessage': 'sampling' in capabilities,
+        'roots/list': 'roots' in capabilities,
+      };
       for (const [method, handler] of Object.entries(handlers)) {
         if (!declared[method]) continue;
-        if (era === 'legacy') (cl as { setRequestHandler: (s: unknown, h: unknown) => void }).setRequestHandler(z.object({ method: z.literal(method) }).passthrough(), handler);
+        if (era === 'legacy')
+          (cl as { setRequestHandler: (s: unknown, h: unknown) => void }).setRequestHandler(z.object({ method: z.literal(method) }).passthrough(), handler);
         else (cl as { setRequestHandler: (m: string, h: unknown) => void }).setRequestHandler(method, handler);
       }
     },
@@ -141,14 +158,18 @@ describe.each(TRANSPORTS)('handlers ask the client for input, over %s', (transpo
       // client refuses to send it itself; the v2 client sends it, and the server checks it)
       const wrong = await call(c, 'ask_user', { message: 'wrong: your name?' });
       expect(wrong.isError).toBe(true);
-      expect(text(wrong)).toMatch(era === 'legacy' ? /does not match[\s\S]*name must be string/ : /The answer to the form does not match it:\n- name: must be string/);
+      expect(text(wrong)).toMatch(
+        era === 'legacy' ? /does not match[\s\S]*name must be string/ : /The answer to the form does not match it:\n- name: must be string/,
+      );
       expect(asked.elicit).toHaveLength(4);
     });
 
     it('ctx.sample asks the model, ctx.roots reads the roots', async () => {
       const { c, asked } = await client(transport, era);
       expect(text(await call(c, 'ask_model', { question: 'Capital of France?' }))).toBe('model said: echo(Capital of France?)');
-      expect(asked.sampling).toEqual([expect.objectContaining({ messages: [{ role: 'user', content: { type: 'text', text: 'Capital of France?' } }], maxTokens: 50 })]);
+      expect(asked.sampling).toEqual([
+        expect.objectContaining({ messages: [{ role: 'user', content: { type: 'text', text: 'Capital of France?' } }], maxTokens: 50 }),
+      ]);
       expect(text(await call(c, 'client_roots'))).toBe('roots: file:///work/project, file:///work/docs');
       expect(asked.roots).toBe(1);
     });
@@ -206,7 +227,12 @@ describe.each(TRANSPORTS)('the reflection gate asks the user (mode elicit), over
       expect(asked.elicit[0]!.message).toContain(`You are about to release ${name} for good. Why?`);
       expect(asked.elicit[0]!.requestedSchema).toMatchObject({
         type: 'object',
-        properties: { intent: { type: 'string' }, alternatives: { type: 'string' }, choice: { type: 'string' }, confidence: { type: 'number', minimum: 0, maximum: 1 } },
+        properties: {
+          intent: { type: 'string' },
+          alternatives: { type: 'string' },
+          choice: { type: 'string' },
+          confidence: { type: 'number', minimum: 0, maximum: 1 },
+        },
         required: ['intent', 'choice', 'confidence'],
       });
       expect(asked.sampling).toEqual([]);
@@ -245,7 +271,9 @@ describe.each(TRANSPORTS)('the reflection gate asks the user (mode elicit), over
         const { c } = await client(transport, era, FULL, () => ({ action }));
         const result = await call(c, 'release_pet', { name });
         expect(result.isError).toBe(true);
-        expect(text(result)).toBe(`Tool release_pet was not run: the user ${action === 'decline' ? 'declined to give' : 'dismissed the request for'} a justification (reflection gate, domain "pets"). Calling the tool again asks again.`);
+        expect(text(result)).toBe(
+          `Tool release_pet was not run: the user ${action === 'decline' ? 'declined to give' : 'dismissed the request for'} a justification (reflection gate, domain "pets"). Calling the tool again asks again.`,
+        );
         expect(stored().some((r) => JSON.stringify(r).includes(name))).toBe(false);
       }
     });
@@ -309,13 +337,22 @@ describe.each(TRANSPORTS)('completions computed by a handler, over %s', (transpo
     type Completion = { completion: { values: string[]; total?: number; hasMore?: boolean } };
     const complete = (params: Record<string, unknown>) => (c as LegacyClient).complete(params as never) as Promise<Completion>;
     const prompt = { type: 'ref/prompt', name: 'greet' };
-    expect((await complete({ ref: prompt, argument: { name: 'pet', value: 'b' }, context: { arguments: { species: 'dog' } } })).completion).toEqual({ values: ['Biscuit', 'Bolt'], total: 2, hasMore: false });
-    expect((await complete({ ref: prompt, argument: { name: 'pet', value: 'm' }, context: { arguments: { species: 'cat' } } })).completion.values).toEqual(['Miso', 'Mittens']);
+    expect((await complete({ ref: prompt, argument: { name: 'pet', value: 'b' }, context: { arguments: { species: 'dog' } } })).completion).toEqual({
+      values: ['Biscuit', 'Bolt'],
+      total: 2,
+      hasMore: false,
+    });
+    expect((await complete({ ref: prompt, argument: { name: 'pet', value: 'm' }, context: { arguments: { species: 'cat' } } })).completion.values).toEqual([
+      'Miso',
+      'Mittens',
+    ]);
     expect((await complete({ ref: prompt, argument: { name: 'pet', value: 'm' } })).completion.values).toEqual(['Miso', 'Mittens']);
     // the values list beside it still completes by prefix
     expect((await complete({ ref: prompt, argument: { name: 'species', value: 'c' } })).completion.values).toEqual(['cat']);
     const template = { type: 'ref/resource', uri: 'notes://pets/{species}/{name}' };
-    expect((await complete({ ref: template, argument: { name: 'name', value: 'r' }, context: { arguments: { species: 'dog' } } })).completion.values).toEqual(['Rex']);
+    expect((await complete({ ref: template, argument: { name: 'name', value: 'r' }, context: { arguments: { species: 'dog' } } })).completion.values).toEqual([
+      'Rex',
+    ]);
   });
 });
 
@@ -360,10 +397,22 @@ describe('rounds of one call on two instances (2026-07-28 over HTTP)', () => {
         hits.push(url);
         return fetch(url, init);
       };
-      const c = new V2Client({ name: 'e2e-balanced', version: '1' }, { capabilities: FULL, versionNegotiation: { mode: { pin: '2026-07-28' } } } as ConstructorParameters<typeof V2Client>[1]);
+      const c = new V2Client({ name: 'e2e-balanced', version: '1' }, {
+        capabilities: FULL,
+        versionNegotiation: { mode: { pin: '2026-07-28' } },
+      } as ConstructorParameters<typeof V2Client>[1]);
       const asked = { elicit: 0, sampling: 0, roots: 0 };
-      c.setRequestHandler('elicitation/create', (req) => (asked.elicit++, { action: 'accept', content: String(req.params.message).includes('keep note') ? { keep: true } : { name: 'Ada' } }));
-      c.setRequestHandler('sampling/createMessage', (req) => (asked.sampling++, { role: 'assistant', model: 'scripted', content: { type: 'text', text: `echo(${(req.params.messages[0]!.content as { text: string }).text})` } }));
+      c.setRequestHandler(
+        'elicitation/create',
+        (req) => (asked.elicit++, { action: 'accept', content: String(req.params.message).includes('keep note') ? { keep: true } : { name: 'Ada' } }),
+      );
+      c.setRequestHandler(
+        'sampling/createMessage',
+        (req) => (
+          asked.sampling++,
+          { role: 'assistant', model: 'scripted', content: { type: 'text', text: `echo(${(req.params.messages[0]!.content as { text: string }).text})` } }
+        ),
+      );
       c.setRequestHandler('roots/list', () => (asked.roots++, { roots: [{ uri: 'file:///one' }] }));
       await c.connect(new V2Http(new URL(a.url), { fetch: balanced as never }));
       clients.push(c);
@@ -389,12 +438,20 @@ describe('rounds of one call on two instances (2026-07-28 over HTTP)', () => {
 async function rpcReply(res: Response): Promise<{ result?: Result & { resultType?: string }; error?: { code: number; message: string } }> {
   const body = await res.text();
   if (!(res.headers.get('content-type') ?? '').includes('text/event-stream')) return JSON.parse(body) as never;
-  const data = body.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trim()).filter((l) => l.startsWith('{'));
+  const data = body
+    .split('\n')
+    .filter((l) => l.startsWith('data:'))
+    .map((l) => l.slice(5).trim())
+    .filter((l) => l.startsWith('{'));
   return JSON.parse(data.at(-1)!) as never;
 }
 
 /** Every dot-separated part of a token decoded from base64url, for searching (what a client could read of it). */
-const decoded = (token: string) => token.split('.').map((p) => Buffer.from(p, 'base64url').toString('utf8')).join('\n');
+const decoded = (token: string) =>
+  token
+    .split('.')
+    .map((p) => Buffer.from(p, 'base64url').toString('utf8'))
+    .join('\n');
 
 describe('a round state is confidential and continues its call once (2026-07-28 over HTTP)', () => {
   /** A pinned v2 client whose user accepts, and the requests it sent (url and init, to resend one). */
@@ -406,7 +463,10 @@ describe('a round state is confidential and continues its call once (2026-07-28 
       if (init?.method === 'POST') sent.push({ url, init, body: String(init.body) });
       return fetch(url, init);
     };
-    const c = new V2Client({ name: 'e2e-rounds', version: '1' }, { capabilities: FULL, versionNegotiation: { mode: { pin: '2026-07-28' } } } as ConstructorParameters<typeof V2Client>[1]);
+    const c = new V2Client({ name: 'e2e-rounds', version: '1' }, {
+      capabilities: FULL,
+      versionNegotiation: { mode: { pin: '2026-07-28' } },
+    } as ConstructorParameters<typeof V2Client>[1]);
     c.setRequestHandler('elicitation/create', () => ({ action: 'accept', content: { keep: true } }));
     await c.connect(new V2Http(new URL(urls[0]!), { fetch: recording as never }));
     clients.push(c);
@@ -443,7 +503,11 @@ describe('a round state is confidential and continues its call once (2026-07-28 
     expect(events().filter((e) => e.primitive === 'createNote' && e.event === 'tool.invoked' && JSON.stringify(e).includes(note))).toHaveLength(1);
     const invoked = events().filter((e) => e.primitive === 'ask_then_note' && e.event === 'tool.invoked' && JSON.stringify(e).includes(note));
     expect(invoked).toHaveLength(1);
-    expect(events().filter((e) => e.callId === invoked[0]!.callId && e.primitive === 'ask_then_note').map((e) => e.event)).toEqual(['tool.invoked', 'tool.completed']);
+    expect(
+      events()
+        .filter((e) => e.callId === invoked[0]!.callId && e.primitive === 'ask_then_note')
+        .map((e) => e.event),
+    ).toEqual(['tool.invoked', 'tool.completed']);
   });
 
   it('many API results kept across rounds stay within what a round may send back', async () => {

@@ -4,13 +4,14 @@
  * type-checks, runs, and none of the injected `process.exit(7)` ever fires. Path arguments
  * such as `../admin` or `a/b?c` stay inside their path segment.
  */
-import http from 'node:http';
+
 import { cpSync, mkdirSync, rmSync } from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import * as z from 'zod/v4';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as z from 'zod/v4';
 import { main } from '../../src/cli/main.js';
 import { ROOT, run, typecheck } from '../helpers/project.js';
 
@@ -49,7 +50,12 @@ describe('hostile spec', () => {
 
   it('runs, lists its tools with the hostile text intact, and never executes injected code', async () => {
     await run(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', path.join(work, 'server')]);
-    const transport = new StdioClientTransport({ command: process.execPath, args: [path.join(work, 'server/dist/server.js')], env: { PATH: process.env.PATH ?? '', HOSTILE_BASE_URL: url }, stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [path.join(work, 'server/dist/server.js')],
+      env: { PATH: process.env.PATH ?? '', HOSTILE_BASE_URL: url },
+      stderr: 'pipe',
+    });
     client = new Client({ name: 'hostile', version: '1' });
     await client.connect(transport);
     transport.onclose = () => {
@@ -95,14 +101,19 @@ describe('hostile spec', () => {
     expect(Object.keys(evil.inputSchema.properties!)).toEqual(['x"\'`${process.exit(7)}', 'constructor']);
     // its handler is the stub mcpgen wrote (hostile text stays inside string literals there too)
     const stub = await client.callTool({ name: 'evil_tool', arguments: { constructor: '*/' } });
-    expect(stub).toEqual({ isError: true, content: [{ type: 'text', text: 'Tool evil_tool failed: the evil_tool tool is not implemented yet: edit src/handlers/evil.ts' }] });
+    expect(stub).toEqual({
+      isError: true,
+      content: [{ type: 'text', text: 'Tool evil_tool failed: the evil_tool tool is not implemented yet: edit src/handlers/evil.ts' }],
+    });
     const prompt = await client.getPrompt({ name: 'evil_prompt', arguments: { arg: '{{arg}} ${x}' } });
     expect(prompt.messages[0]!.content).toEqual({ type: 'text', text: '{{arg}} ${x} "; process.exit(7); " */ ${process.exit(7)} `backtick` \u2028' });
     const uri = 'evil://x"\'`${process.exit(7)}*/';
     expect((await client.readResource({ uri })).contents).toEqual([{ uri, text: '"; process.exit(7); " */ ${process.exit(7)} </script> \u2028' }]);
     expect((await client.listResourceTemplates()).resourceTemplates[0]!.description).toBe('*/ process.exit(7); /*');
     const concerns = (client.getServerCapabilities()!.experimental as { concerns: { declarations: unknown[] } }).concerns;
-    expect(concerns.declarations).toEqual([{ name: 'danger', description: '*/ process.exit(7); /* ${process.exit(7)}', values: ['"\'`${process.exit(7)}', '*/'] }]);
+    expect(concerns.declarations).toEqual([
+      { name: 'danger', description: '*/ process.exit(7); /* ${process.exit(7)}', values: ['"\'`${process.exit(7)}', '*/'] },
+    ]);
 
     // the reflection gate renders hostile templates and arguments as text, never as code
     const gated = await client.callTool({ name: 'evil_gated', arguments: { [queryName]: '*/ ${x}' } });
@@ -117,10 +128,16 @@ describe('hostile spec', () => {
     expect(gatePrompt.messages[0]!.content).toEqual({ type: 'text', text: '*/ ${x} "; process.exit(7); " */ ${process.exit(7)} `backtick` \u2028' });
     expect((await client.listPrompts()).prompts.find((p) => p.name === 'evil_gate')!.description).toBe('*/ process.exit(7); /* ${process.exit(7)}');
     // so do preprocessors: listed with their hostile description, run as the stub mcpgen wrote
-    const listed = await client.request({ method: 'preprocessors/list' } as unknown as Parameters<Client['request']>[0], z.looseObject({ preprocessors: z.array(z.looseObject({ name: z.string(), description: z.string() })) }));
+    const listed = await client.request(
+      { method: 'preprocessors/list' } as unknown as Parameters<Client['request']>[0],
+      z.looseObject({ preprocessors: z.array(z.looseObject({ name: z.string(), description: z.string() })) }),
+    );
     expect(listed.preprocessors).toMatchObject([{ name: 'evil_pre', description: '"; process.exit(7); " */ ${process.exit(7)} `backtick` </script> \u2028' }]);
     const withContext = await client.getPrompt({ name: 'with_context', arguments: { input: '${process.exit(7)}' } });
-    expect(withContext.messages.map((m) => (m.content as { text: string }).text)).toEqual(['[preprocessor evil_pre: error] the evil_pre preprocessor is not implemented yet: edit src/handlers/evil.ts', '${process.exit(7)}']);
+    expect(withContext.messages.map((m) => (m.content as { text: string }).text)).toEqual([
+      '[preprocessor evil_pre: error] the evil_pre preprocessor is not implemented yet: edit src/handlers/evil.ts',
+      '${process.exit(7)}',
+    ]);
     expect(exitCode).toBeNull();
   });
 });

@@ -11,8 +11,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claudeOnPath, shell } from '../helpers/clients.js';
-import { startHttp, type HttpProcess } from '../helpers/eras.js';
-import { buildServer, type BuiltServer } from '../helpers/generated-server.js';
+import { type HttpProcess, startHttp } from '../helpers/eras.js';
+import { type BuiltServer, buildServer } from '../helpers/generated-server.js';
 import { ROOT } from '../helpers/project.js';
 
 const TOKEN = 'tok-refusals-0123456789abcdef';
@@ -67,7 +67,7 @@ describe('a request without a valid client token', () => {
     expect(wrong.out).not.toContain(WRONG);
   }, 180_000);
 
-  it('the Inspector prints what the README quotes, and with --stored-auth-only the server\'s reason', async () => {
+  it("the Inspector prints what the README quotes, and with --stored-auth-only the server's reason", async () => {
     const env = { ...scratch(), cwd: built.server };
     const base = `npx -y @modelcontextprotocol/inspector@2.12.0 --cli ${http.url} --transport http`;
     const none = await shell(`${base} --method tools/list </dev/null`, env);
@@ -77,16 +77,28 @@ describe('a request without a valid client token', () => {
     expect(wrong.out.trim().split('\n')).toContain(inspector);
     const reason = await shell(`${base} --stored-auth-only --method tools/list </dev/null`, env);
     expect(reason.out).toContain('Error POSTing to endpoint: ');
-    expect(reason.out).toContain('Unauthorized: this MCP server needs a client token: send \\\\\\"Authorization: Bearer <token>\\\\\\" with a token listed in PETSTORE_HTTP_TOKENS (or PETSTORE_HTTP_TOKENS_FILE)');
+    expect(reason.out).toContain(
+      'Unauthorized: this MCP server needs a client token: send \\\\\\"Authorization: Bearer <token>\\\\\\" with a token listed in PETSTORE_HTTP_TOKENS (or PETSTORE_HTTP_TOKENS_FILE)',
+    );
   }, 180_000);
 
   it('the server logged the refusals as the README shows, and never the token (the rate limit: test/unit/runtime/http-refusals.test.ts)', () => {
-    const lines = http.stderr().split('\n').filter((l) => l.includes('refused a request'));
+    const lines = http
+      .stderr()
+      .split('\n')
+      .filter((l) => l.includes('refused a request'));
     expect(lines.length).toBeGreaterThan(0);
     const shown = quoted()[0]!.replace(/^… /, 'TIME ');
-    const shape = (l: string) => l.replace(/^\S+ /, '').replace(/,"suppressed":\d+/, '').replace(/"reason":"[^"]*"/, '"reason":…');
+    const shape = (l: string) =>
+      l
+        .replace(/^\S+ /, '')
+        .replace(/,"suppressed":\d+/, '')
+        .replace(/"reason":"[^"]*"/, '"reason":…');
     expect(lines.map(shape)).toContain(shape(shown));
-    for (const l of lines) expect(l).toMatch(/^\S+Z WARN http: refused a request without a valid client token \(401\) \{"remote":"(::ffff:)?127\.0\.0\.1","reason":"(no Authorization header|the bearer token is not one of the client tokens)"(,"suppressed":\d+)?\}$/);
+    for (const l of lines)
+      expect(l).toMatch(
+        /^\S+Z WARN http: refused a request without a valid client token \(401\) \{"remote":"(::ffff:)?127\.0\.0\.1","reason":"(no Authorization header|the bearer token is not one of the client tokens)"(,"suppressed":\d+)?\}$/,
+      );
     expect(http.stderr()).not.toContain(WRONG.slice(0, 12));
     expect(http.stderr()).not.toContain(TOKEN.slice(0, 12));
   });

@@ -7,12 +7,12 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parse } from 'yaml';
 import { afterAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { commentText, quoted } from '../../src/cli/init/starter.js';
 import { serverDescription, serverName, serverVersion } from '../../src/cli/init.js';
 import { main } from '../../src/cli/main.js';
 import type { JsonReport } from '../../src/cli/report.js';
-import { commentText, quoted } from '../../src/cli/init/starter.js';
 import { CORPUS_SPECS, corpusSpec, specSlug } from '../helpers/corpus.js';
 import { ROOT } from '../helpers/project.js';
 
@@ -54,7 +54,18 @@ describe('helpers', () => {
   });
 
   it('quotes any text as one double-quoted YAML line, and flattens comment text', () => {
-    for (const s of ['plain', 'a\nb', 'x: y # z', '"q"', 'null', '1.0', '\u2028\u2029\u0085', '\u0007', "it's", `${'long text '.repeat(20)}\n\n# not a comment\nkey: value`]) {
+    for (const s of [
+      'plain',
+      'a\nb',
+      'x: y # z',
+      '"q"',
+      'null',
+      '1.0',
+      '\u2028\u2029\u0085',
+      '\u0007',
+      "it's",
+      `${'long text '.repeat(20)}\n\n# not a comment\nkey: value`,
+    ]) {
       const q = quoted(s);
       expect(q).not.toMatch(/[\n\r\u2028\u2029\u0085]/);
       expect(parse(`k: ${q}`)).toEqual({ k: s });
@@ -82,7 +93,9 @@ describe('mcpgen init', () => {
     expect(text).toMatch(/"api_key": \{ env: "PETSTORE_API_KEY_API_KEY" \} +# API key in header "api_key"/);
     expect(text).toMatch(/"petstore_auth": .*# oauth2 \(implicit\): sent as a static bearer token/);
     // tags as commented include entries with their operation counts
-    expect(text).toMatch(/^# include:\n#   - tag: "pet" +# 8 operations, [\d,]+ bytes\n#   - tag: "store" +# 4 operations, [\d,]+ bytes\n#   - tag: "user" +# 8 operations, [\d,]+ bytes$/m);
+    expect(text).toMatch(
+      /^# include:\n#   - tag: "pet" +# 8 operations, [\d,]+ bytes\n#   - tag: "store" +# 4 operations, [\d,]+ bytes\n#   - tag: "user" +# 8 operations, [\d,]+ bytes$/m,
+    );
     // concerns: read or write by method, for every tool
     expect(m.concerns).toEqual([{ name: 'access', description: expect.any(String), values: ['read', 'write'] }]);
     const tools = (m.concernMappings as { tools: Record<string, { access: string }> }).tools;
@@ -106,20 +119,24 @@ describe('mcpgen init', () => {
     expect(readFileSync(path.join(dir, 'api/mcpgen.yaml'), 'utf8')).toBe(before);
   });
 
-  it('points $schema at something every machine has: mcpgen in the project\'s node_modules, else this version on the npm CDN', async () => {
+  it("points $schema at something every machine has: mcpgen in the project's node_modules, else this version on the npm CDN", async () => {
     const spec = corpusSpec('petstore-3.0.json');
     const { version } = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
     const schemaLine = (text: string) => text.split('\n')[0];
     // no mcpgen installed beside the project (a clone or a global install runs): the versioned URL, not a path into it
     const bare = tempDir();
     expect((await cli(['init', spec, '--out', 'api/mcpgen.yaml'], bare)).code).toBe(0);
-    expect(schemaLine(readFileSync(path.join(bare, 'api/mcpgen.yaml'), 'utf8'))).toBe(`# yaml-language-server: $schema=https://unpkg.com/mcpgen@${version}/schemas/manifest.schema.json`);
+    expect(schemaLine(readFileSync(path.join(bare, 'api/mcpgen.yaml'), 'utf8'))).toBe(
+      `# yaml-language-server: $schema=https://unpkg.com/mcpgen@${version}/schemas/manifest.schema.json`,
+    );
     // mcpgen as the project's dev dependency: its copy, relative to the manifest (found upwards)
     const project = tempDir();
     mkdirSync(path.join(project, 'node_modules/mcpgen/schemas'), { recursive: true });
     writeFileSync(path.join(project, 'node_modules/mcpgen/schemas/manifest.schema.json'), '{}');
     expect((await cli(['init', spec, '--out', 'api/mcpgen.yaml'], project)).code).toBe(0);
-    expect(schemaLine(readFileSync(path.join(project, 'api/mcpgen.yaml'), 'utf8'))).toBe('# yaml-language-server: $schema=../node_modules/mcpgen/schemas/manifest.schema.json');
+    expect(schemaLine(readFileSync(path.join(project, 'api/mcpgen.yaml'), 'utf8'))).toBe(
+      '# yaml-language-server: $schema=../node_modules/mcpgen/schemas/manifest.schema.json',
+    );
   });
 
   it('refuses a spec it cannot read, writing nothing', async () => {
@@ -177,30 +194,35 @@ describe('mcpgen init', () => {
 describe('mcpgen init on every corpus spec', () => {
   // the largest are validated (every check, nothing written); the others are built
   const VALIDATE_ONLY = new Set(['github-rest.json', 'kubernetes.json']);
-  it.each(CORPUS_SPECS.map((s) => [s]))('%s: init, then validate or build the manifest', async (name) => {
-    const dir = tempDir();
-    const out = `${specSlug(name)}/mcpgen.yaml`;
-    const init = await cli(['init', corpusSpec(name), '--out', out], dir);
-    expect(init.code, init.stderr).toBe(0);
-    const text = readFileSync(path.join(dir, out), 'utf8');
-    expect(text).toMatch(/^# Tool surface of the whole spec/m);
-    const m = parse(text) as { name: string; concernMappings: { tools: Record<string, unknown> } };
-    const cmd = VALIDATE_ONLY.has(name) ? 'validate' : 'build';
-    const res = await cli([cmd, out, '--format', 'json'], dir);
-    const doc = JSON.parse(res.stdout) as JsonReport;
-    expect(res.code, JSON.stringify(doc.diagnostics.filter((d) => d.severity === 'error'))).toBe(0);
-    expect(doc.summary!.name).toBe(m.name);
-    expect(doc.summary!.operationTools).toBe(Object.keys(m.concernMappings.tools).length);
-    expect(text).toContain(`tools/list is ${doc.summary!.listBytes!.toLocaleString('en-US')} bytes`);
-    if (cmd === 'build') expect(existsSync(path.join(dir, specSlug(name), 'server/src/tools.gen.ts'))).toBe(true);
-  }, 180_000);
+  it.each(CORPUS_SPECS.map((s) => [s]))(
+    '%s: init, then validate or build the manifest',
+    async (name) => {
+      const dir = tempDir();
+      const out = `${specSlug(name)}/mcpgen.yaml`;
+      const init = await cli(['init', corpusSpec(name), '--out', out], dir);
+      expect(init.code, init.stderr).toBe(0);
+      const text = readFileSync(path.join(dir, out), 'utf8');
+      expect(text).toMatch(/^# Tool surface of the whole spec/m);
+      const m = parse(text) as { name: string; concernMappings: { tools: Record<string, unknown> } };
+      const cmd = VALIDATE_ONLY.has(name) ? 'validate' : 'build';
+      const res = await cli([cmd, out, '--format', 'json'], dir);
+      const doc = JSON.parse(res.stdout) as JsonReport;
+      expect(res.code, JSON.stringify(doc.diagnostics.filter((d) => d.severity === 'error'))).toBe(0);
+      expect(doc.summary!.name).toBe(m.name);
+      expect(doc.summary!.operationTools).toBe(Object.keys(m.concernMappings.tools).length);
+      expect(text).toContain(`tools/list is ${doc.summary!.listBytes!.toLocaleString('en-US')} bytes`);
+      if (cmd === 'build') expect(existsSync(path.join(dir, specSlug(name), 'server/src/tools.gen.ts'))).toBe(true);
+    },
+    180_000,
+  );
 });
 
 /** operationId ⇒ tags of every operation in a corpus JSON spec. */
 function operationTags(spec: string): Map<string, string[]> {
   const doc = JSON.parse(readFileSync(spec, 'utf8')) as { paths: Record<string, Record<string, { operationId?: string; tags?: string[] }>> };
   const out = new Map<string, string[]>();
-  for (const item of Object.values(doc.paths)) for (const op of Object.values(item)) if (typeof op === 'object' && op !== null && op.operationId) out.set(op.operationId, op.tags ?? []);
+  for (const item of Object.values(doc.paths))
+    for (const op of Object.values(item)) if (typeof op === 'object' && op !== null && op.operationId) out.set(op.operationId, op.tags ?? []);
   return out;
 }
 
@@ -210,87 +232,102 @@ const SLICES: Array<[string, [string, string]]> = [
 ];
 
 describe('mcpgen init --tag: a starter for a slice', () => {
-  it.each(SLICES)('%s: init --tag X --tag Y, then build: no error, at most one warning, only the slice in the file', async (name, tags) => {
-    const dir = tempDir();
-    const spec = corpusSpec(name);
-    const init = await cli(['init', spec, '--tag', tags[0], '--tag', tags[1]], dir);
-    expect(init.code, init.stderr).toBe(0);
-    const text = readFileSync(path.join(dir, 'mcpgen.yaml'), 'utf8');
-    const m = parse(text) as { include: unknown; concernMappings: { tools: Record<string, unknown> } };
-    expect(m.include).toEqual([{ tag: tags }]);
-    // every mapped tool, and every tag and operation the comments name, is of the slice
-    const byId = operationTags(spec);
-    const mapped = Object.keys(m.concernMappings.tools);
-    const inSlice = [...byId].filter(([, t]) => t.some((x) => tags.includes(x))).map(([id]) => id);
-    expect(mapped.sort()).toEqual(inSlice.sort());
-    const listedTags = [...text.matchAll(/^# {3}- tag: "([^"]+)"/gm)].map((x) => x[1]!);
-    expect(listedTags.length).toBeGreaterThan(0);
-    for (const t of listedTags) expect(inSlice.some((id) => byId.get(id)!.includes(t)), t).toBe(true);
-    const example = /^# {3}"([^"]+)":$/m.exec(text)![1]!;
-    expect(inSlice).toContain(example);
-    expect(init.stdout).toContain(`${mapped.length} tools of ${byId.size} operations`);
+  it.each(SLICES)(
+    '%s: init --tag X --tag Y, then build: no error, at most one warning, only the slice in the file',
+    async (name, tags) => {
+      const dir = tempDir();
+      const spec = corpusSpec(name);
+      const init = await cli(['init', spec, '--tag', tags[0], '--tag', tags[1]], dir);
+      expect(init.code, init.stderr).toBe(0);
+      const text = readFileSync(path.join(dir, 'mcpgen.yaml'), 'utf8');
+      const m = parse(text) as { include: unknown; concernMappings: { tools: Record<string, unknown> } };
+      expect(m.include).toEqual([{ tag: tags }]);
+      // every mapped tool, and every tag and operation the comments name, is of the slice
+      const byId = operationTags(spec);
+      const mapped = Object.keys(m.concernMappings.tools);
+      const inSlice = [...byId].filter(([, t]) => t.some((x) => tags.includes(x))).map(([id]) => id);
+      expect(mapped.sort()).toEqual(inSlice.sort());
+      const listedTags = [...text.matchAll(/^# {3}- tag: "([^"]+)"/gm)].map((x) => x[1]!);
+      expect(listedTags.length).toBeGreaterThan(0);
+      for (const t of listedTags)
+        expect(
+          inSlice.some((id) => byId.get(id)!.includes(t)),
+          t,
+        ).toBe(true);
+      const example = /^# {3}"([^"]+)":$/m.exec(text)![1]!;
+      expect(inSlice).toContain(example);
+      expect(init.stdout).toContain(`${mapped.length} tools of ${byId.size} operations`);
 
-    const built = await cli(['build', 'mcpgen.yaml', '--format', 'json'], dir);
-    const doc = JSON.parse(built.stdout) as JsonReport;
-    expect(built.code, JSON.stringify(doc.diagnostics)).toBe(0);
-    expect(doc.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
-    // at most one warning, and it says what it is about (Asana's slice: none; Twilio's: MCPGEN_OUTPUT_SCHEMA_DROPPED with the value that keeps the schemas)
-    const warnings = doc.diagnostics.filter((d) => d.severity === 'warning');
-    expect(warnings.length, JSON.stringify(warnings)).toBeLessThanOrEqual(1);
-    for (const w of warnings) {
-      expect(w.code).not.toMatch(/EXCLUDED|UNKNOWN/);
-      expect(w.help).toMatch(/outputSchemaMaxBytes: \d+|diagnostics/);
-    }
-    expect(doc.summary!.operationTools).toBe(mapped.length);
-    // the one warning of the starter's own making is explained in it, and its commented line silences it
-    const dropped = warnings.some((w) => w.code === 'MCPGEN_OUTPUT_SCHEMA_DROPPED');
-    expect(text.includes('so `mcpgen build` warns (MCPGEN_OUTPUT_SCHEMA_DROPPED;')).toBe(dropped);
-    if (dropped) {
-      writeFileSync(path.join(dir, 'mcpgen.yaml'), text.replace(/^# diagnostics: \{ MCPGEN_OUTPUT_SCHEMA_DROPPED: off \}$/m, 'diagnostics: { MCPGEN_OUTPUT_SCHEMA_DROPPED: off }'));
-      const clean = JSON.parse((await cli(['build', 'mcpgen.yaml', '--format', 'json'], dir)).stdout) as JsonReport;
-      expect(clean.diagnostics).toEqual([]);
-    }
-  }, 120_000);
+      const built = await cli(['build', 'mcpgen.yaml', '--format', 'json'], dir);
+      const doc = JSON.parse(built.stdout) as JsonReport;
+      expect(built.code, JSON.stringify(doc.diagnostics)).toBe(0);
+      expect(doc.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+      // at most one warning, and it says what it is about (Asana's slice: none; Twilio's: MCPGEN_OUTPUT_SCHEMA_DROPPED with the value that keeps the schemas)
+      const warnings = doc.diagnostics.filter((d) => d.severity === 'warning');
+      expect(warnings.length, JSON.stringify(warnings)).toBeLessThanOrEqual(1);
+      for (const w of warnings) {
+        expect(w.code).not.toMatch(/EXCLUDED|UNKNOWN/);
+        expect(w.help).toMatch(/outputSchemaMaxBytes: \d+|diagnostics/);
+      }
+      expect(doc.summary!.operationTools).toBe(mapped.length);
+      // the one warning of the starter's own making is explained in it, and its commented line silences it
+      const dropped = warnings.some((w) => w.code === 'MCPGEN_OUTPUT_SCHEMA_DROPPED');
+      expect(text.includes('so `mcpgen build` warns (MCPGEN_OUTPUT_SCHEMA_DROPPED;')).toBe(dropped);
+      if (dropped) {
+        writeFileSync(
+          path.join(dir, 'mcpgen.yaml'),
+          text.replace(/^# diagnostics: \{ MCPGEN_OUTPUT_SCHEMA_DROPPED: off \}$/m, 'diagnostics: { MCPGEN_OUTPUT_SCHEMA_DROPPED: off }'),
+        );
+        const clean = JSON.parse((await cli(['build', 'mcpgen.yaml', '--format', 'json'], dir)).stdout) as JsonReport;
+        expect(clean.diagnostics).toEqual([]);
+      }
+    },
+    120_000,
+  );
 
-  it.each(SLICES)('%s: a full starter trimmed to two tags builds with one warning, and after mcpgen fix with none about mappings, comments kept', async (name, tags) => {
-    const dir = tempDir();
-    expect((await cli(['init', corpusSpec(name)], dir)).code).toBe(0);
-    const file = path.join(dir, 'mcpgen.yaml');
-    const full = readFileSync(file, 'utf8');
-    // uncomment `include:` and two of its entries, as the comments say
-    let trimmed = full.replace(/^# include:$/m, 'include:');
-    for (const t of tags) trimmed = trimmed.replace(`#   - tag: ${JSON.stringify(t)} `, `  - tag: ${JSON.stringify(t)} `);
-    expect(trimmed.match(/^ {2}- tag: /gm)).toHaveLength(2);
-    writeFileSync(file, trimmed);
+  it.each(SLICES)(
+    '%s: a full starter trimmed to two tags builds with one warning, and after mcpgen fix with none about mappings, comments kept',
+    async (name, tags) => {
+      const dir = tempDir();
+      expect((await cli(['init', corpusSpec(name)], dir)).code).toBe(0);
+      const file = path.join(dir, 'mcpgen.yaml');
+      const full = readFileSync(file, 'utf8');
+      // uncomment `include:` and two of its entries, as the comments say
+      let trimmed = full.replace(/^# include:$/m, 'include:');
+      for (const t of tags) trimmed = trimmed.replace(`#   - tag: ${JSON.stringify(t)} `, `  - tag: ${JSON.stringify(t)} `);
+      expect(trimmed.match(/^ {2}- tag: /gm)).toHaveLength(2);
+      writeFileSync(file, trimmed);
 
-    const before = JSON.parse((await cli(['build', 'mcpgen.yaml', '--format', 'json'], dir)).stdout) as JsonReport;
-    expect(before.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
-    const stale = before.diagnostics.filter((d) => d.code === 'MCPGEN_EXCLUDED_REFERENCES');
-    expect(stale).toHaveLength(1);
-    const all = Object.keys((parse(full) as { concernMappings: { tools: object } }).concernMappings.tools).length;
-    const left = all - before.summary!.operationTools;
-    expect(stale[0]!.message).toMatch(new RegExp(`^${left} manifest entries name operations that include/exclude leave out`));
-    expect(stale[0]!.help).toContain('mcpgen fix mcpgen.yaml');
+      const before = JSON.parse((await cli(['build', 'mcpgen.yaml', '--format', 'json'], dir)).stdout) as JsonReport;
+      expect(before.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+      const stale = before.diagnostics.filter((d) => d.code === 'MCPGEN_EXCLUDED_REFERENCES');
+      expect(stale).toHaveLength(1);
+      const all = Object.keys((parse(full) as { concernMappings: { tools: object } }).concernMappings.tools).length;
+      const left = all - before.summary!.operationTools;
+      expect(stale[0]!.message).toMatch(new RegExp(`^${left} manifest entries name operations that include/exclude leave out`));
+      expect(stale[0]!.help).toContain('mcpgen fix mcpgen.yaml');
 
-    const fixed = await cli(['fix', 'mcpgen.yaml'], dir);
-    expect(fixed.code, fixed.stderr).toBe(0);
-    expect(fixed.stdout).toContain(`removed ${left} entries`);
-    const after = readFileSync(file, 'utf8');
-    // comments survive, and the file is the trimmed one less mapping lines only, in order
-    expect(after).toContain('# Concerns let a client narrow the tools it sees');
-    expect(after).toMatch(/^# {3}- tag: "[^"]+" +# \d+ operations?/m);
-    const kept = after.split('\n');
-    const keptSet = new Set(kept);
-    const gone = trimmed.split('\n').filter((l) => !keptSet.has(l));
-    expect(gone).toHaveLength(left);
-    for (const l of gone) expect(l).toMatch(/^ {4}"[^"]+": \{ access: (read|write) \}$/);
-    expect(trimmed.split('\n').filter((l) => !gone.includes(l))).toEqual(kept);
+      const fixed = await cli(['fix', 'mcpgen.yaml'], dir);
+      expect(fixed.code, fixed.stderr).toBe(0);
+      expect(fixed.stdout).toContain(`removed ${left} entries`);
+      const after = readFileSync(file, 'utf8');
+      // comments survive, and the file is the trimmed one less mapping lines only, in order
+      expect(after).toContain('# Concerns let a client narrow the tools it sees');
+      expect(after).toMatch(/^# {3}- tag: "[^"]+" +# \d+ operations?/m);
+      const kept = after.split('\n');
+      const keptSet = new Set(kept);
+      const gone = trimmed.split('\n').filter((l) => !keptSet.has(l));
+      expect(gone).toHaveLength(left);
+      for (const l of gone) expect(l).toMatch(/^ {4}"[^"]+": \{ access: (read|write) \}$/);
+      expect(trimmed.split('\n').filter((l) => !gone.includes(l))).toEqual(kept);
 
-    const again = JSON.parse((await cli(['build', 'mcpgen.yaml', '--format', 'json'], dir)).stdout) as JsonReport;
-    expect(again.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
-    expect(again.diagnostics.filter((d) => /EXCLUDED|UNKNOWN_PRIMITIVE|CONCERN/.test(d.code))).toEqual([]);
-    expect(again.summary!.operationTools).toBe(before.summary!.operationTools);
-  }, 120_000);
+      const again = JSON.parse((await cli(['build', 'mcpgen.yaml', '--format', 'json'], dir)).stdout) as JsonReport;
+      expect(again.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+      expect(again.diagnostics.filter((d) => /EXCLUDED|UNKNOWN_PRIMITIVE|CONCERN/.test(d.code))).toEqual([]);
+      expect(again.summary!.operationTools).toBe(before.summary!.operationTools);
+    },
+    120_000,
+  );
 
   it('combines --exclude-tag and --method as exclude and include selectors', async () => {
     const dir = tempDir();

@@ -15,7 +15,8 @@ import { ROOT, run } from '../helpers/project.js';
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'mcpgen-install-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-const npm = (args: string[], cwd: string) => run('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], { cwd, timeout: 300_000, maxBuffer: 64 * 1024 * 1024 });
+const npm = (args: string[], cwd: string) =>
+  run('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], { cwd, timeout: 300_000, maxBuffer: 64 * 1024 * 1024 });
 
 describe('the packed CLI', () => {
   it('packs only what it needs, installs from the tarball, and builds the Petstore example', async () => {
@@ -81,7 +82,10 @@ describe('the packed CLI', () => {
 async function useTheLibrary(project: string, reference: string): Promise<void> {
   const manifest = path.join(ROOT, 'examples/petstore/mcpgen.yaml');
   mkdirSync(path.join(project, 'broken'));
-  writeFileSync(path.join(project, 'broken/mcpgen.yaml'), `name: broken\nversion: 1.0.0\nopenapi: ${JSON.stringify(path.join(ROOT, 'examples/petstore/openapi.yaml'))}\noutput: ./server\nbogus: 1\n`);
+  writeFileSync(
+    path.join(project, 'broken/mcpgen.yaml'),
+    `name: broken\nversion: 1.0.0\nopenapi: ${JSON.stringify(path.join(ROOT, 'examples/petstore/openapi.yaml'))}\noutput: ./server\nbogus: 1\n`,
+  );
   writeFileSync(
     path.join(project, 'use.mjs'),
     [
@@ -100,7 +104,10 @@ async function useTheLibrary(project: string, reference: string): Promise<void> 
   const used = await run('node', ['use.mjs', manifest], { cwd: project, timeout: 120_000 });
   // nothing but the script's own line: the library prints nothing
   expect(used.stderr).toBe('');
-  const r = JSON.parse(used.stdout) as Record<'built' | 'checked' | 'broken' | 'missing', { ok: boolean; diagnostics: unknown[]; summary: { name: string; tools: number } | null; drift?: unknown[]; files?: { added: string[] } }>;
+  const r = JSON.parse(used.stdout) as Record<
+    'built' | 'checked' | 'broken' | 'missing',
+    { ok: boolean; diagnostics: unknown[]; summary: { name: string; tools: number } | null; drift?: unknown[]; files?: { added: string[] } }
+  >;
 
   // build: the same bytes as the CLI; the summary of --format json
   expect(r.built.ok).toBe(true);
@@ -120,7 +127,13 @@ async function useTheLibrary(project: string, reference: string): Promise<void> 
   // validate: located diagnostics as objects, the same the CLI prints
   expect(r.broken.ok).toBe(false);
   expect(r.broken.summary).toBeNull();
-  expect(r.broken.diagnostics).toContainEqual(expect.objectContaining({ code: 'MCPGEN_MANIFEST_UNKNOWN_KEY', severity: 'error', location: { file: 'broken/mcpgen.yaml', pointer: '/bogus', line: 5, col: 1 } }));
+  expect(r.broken.diagnostics).toContainEqual(
+    expect.objectContaining({
+      code: 'MCPGEN_MANIFEST_UNKNOWN_KEY',
+      severity: 'error',
+      location: { file: 'broken/mcpgen.yaml', pointer: '/bogus', line: 5, col: 1 },
+    }),
+  );
   const cliBroken = await mcpgen(['validate', 'broken/mcpgen.yaml', '--format', 'json'], project);
   expect(cliBroken.code).toBe(1);
   expect(r.broken.diagnostics).toEqual((JSON.parse(cliBroken.stdout) as { diagnostics: unknown[] }).diagnostics);
@@ -130,7 +143,13 @@ async function useTheLibrary(project: string, reference: string): Promise<void> 
   expect(r.missing.diagnostics).toEqual([expect.objectContaining({ code: 'MCPGEN_MANIFEST_NOT_FOUND', severity: 'error' })]);
 
   // the types, through the package's `exports`
-  writeFileSync(path.join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', strict: true, noEmit: true, skipLibCheck: true, types: [] }, files: ['use.mts'] }));
+  writeFileSync(
+    path.join(project, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', strict: true, noEmit: true, skipLibCheck: true, types: [] },
+      files: ['use.mts'],
+    }),
+  );
   const typed = [
     "import { build, validate, type BuildResult, type Diagnostic } from 'mcpgen';",
     "const result: BuildResult = await build({ manifest: 'mcpgen.yaml', check: true, report: true });",

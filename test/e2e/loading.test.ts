@@ -4,8 +4,8 @@
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { compile } from '../../src/compile.js';
 import { portabilityProblems } from '../helpers/portability.js';
 import { ROOT } from '../helpers/project.js';
@@ -24,7 +24,13 @@ describe('spec loading', () => {
     const name = nullable({ type: 'string' });
     expect(out).toEqual({
       type: 'object',
-      properties: { name, children: nullable({ type: 'array', items: nullable({ type: 'object', properties: { name, children: nullable({ type: 'array', items: nullable({ type: 'object' }) }) } }) }) },
+      properties: {
+        name,
+        children: nullable({
+          type: 'array',
+          items: nullable({ type: 'object', properties: { name, children: nullable({ type: 'array', items: nullable({ type: 'object' }) }) } }),
+        }),
+      },
     });
     // the input schema keeps the recursion as $defs + $ref across files
     const input = putNode!.inputSchema;
@@ -46,7 +52,10 @@ describe('spec loading', () => {
     // components and info are unordered maps; paths keep their order (tools follow spec order)
     const shuffled = { ...reverse(spec), paths: spec.paths, components: { schemas: reverse(spec.components!.schemas!) }, info: reverse(spec.info!) };
     writeFileSync(path.join(dir, 'openapi.json'), JSON.stringify(shuffled));
-    writeFileSync(path.join(dir, 'mcpgen.yaml'), readFileSync(path.join(ROOT, 'examples/petstore/mcpgen.yaml'), 'utf8').replace('./openapi.yaml', './openapi.json'));
+    writeFileSync(
+      path.join(dir, 'mcpgen.yaml'),
+      readFileSync(path.join(ROOT, 'examples/petstore/mcpgen.yaml'), 'utf8').replace('./openapi.yaml', './openapi.json'),
+    );
     const a = await compile({ manifestPath: path.join(ROOT, 'examples/petstore/mcpgen.yaml'), cwd: ROOT, emit: true });
     const b = await compile({ manifestPath: path.join(dir, 'mcpgen.yaml'), cwd: ROOT, emit: true });
     expect([...b.files!.keys()]).toEqual([...a.files!.keys()]);

@@ -6,16 +6,17 @@
  * token, nor the environment's token — one exchange per caller, kept for later calls; a static
  * client token still sends the environment's token.
  */
+
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readFileSync } from 'node:fs';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectClient, startHttp, type HttpProcess } from '../helpers/eras.js';
-import type { Era } from '../helpers/eras.js';
-import { buildServer } from '../helpers/generated-server.js';
 import { corpusSpec } from '../helpers/corpus.js';
-import { RESOURCE_CLIENT, startIdp, type Idp } from '../helpers/idp.js';
+import type { Era } from '../helpers/eras.js';
+import { connectClient, type HttpProcess, startHttp } from '../helpers/eras.js';
+import { buildServer } from '../helpers/generated-server.js';
+import { type Idp, RESOURCE_CLIENT, startIdp } from '../helpers/idp.js';
 
 const API = 'https://petstore.example.com/api';
 const ENV_TOKEN = 'env-upstream-token-0123456789';
@@ -68,7 +69,10 @@ function userToken(sub: string): Promise<string> {
 async function findPets(token: string, era: Era, times = 1): Promise<void> {
   const { client } = await connectClient({ kind: 'http', url: server.url, headers: { authorization: `Bearer ${token}` } }, era);
   for (let i = 0; i < times; i++) {
-    const result = (await client.callTool({ name: 'findPetsByStatus', arguments: { status: ['available'] } })) as { isError?: boolean; content: Array<{ text?: string }> };
+    const result = (await client.callTool({ name: 'findPetsByStatus', arguments: { status: ['available'] } })) as {
+      isError?: boolean;
+      content: Array<{ text?: string }>;
+    };
     expect(result.isError, result.content[0]?.text).toBeFalsy();
   }
   await client.close();
@@ -102,7 +106,10 @@ describe('token exchange for the API', () => {
     seen.length = 0;
     const token = await userToken('not-delegable');
     const { client } = await connectClient({ kind: 'http', url: server.url, headers: { authorization: `Bearer ${token}` } }, 'modern');
-    const result = (await client.callTool({ name: 'findPetsByStatus', arguments: { status: ['available'] } })) as { isError?: boolean; content: Array<{ text?: string }> };
+    const result = (await client.callTool({ name: 'findPetsByStatus', arguments: { status: ['available'] } })) as {
+      isError?: boolean;
+      content: Array<{ text?: string }>;
+    };
     await client.close();
     expect(result.isError).toBe(true);
     expect(result.content[0]!.text).toContain(`the token exchange for scheme "petstore_auth" at ${idp.issuer}/token answered HTTP 400 (invalid_grant)`);
@@ -110,7 +117,7 @@ describe('token exchange for the API', () => {
     expect(seen).toEqual([]);
   });
 
-  it('a static client token sends the environment\'s token, as before', async () => {
+  it("a static client token sends the environment's token, as before", async () => {
     seen.length = 0;
     await findPets(STATIC, 'modern');
     expect(seen).toEqual([`Bearer ${ENV_TOKEN}`]);

@@ -7,14 +7,15 @@
  * credentials of the server make it 503 (the token may be fine), and no log line holds a token
  * or the secret.
  */
+
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectClient, startHttp, type HttpProcess } from '../helpers/eras.js';
-import { buildServer, type BuiltServer } from '../helpers/generated-server.js';
 import { corpusSpec } from '../helpers/corpus.js';
-import { RESOURCE_CLIENT, startIdp, type Idp } from '../helpers/idp.js';
+import { connectClient, type HttpProcess, startHttp } from '../helpers/eras.js';
+import { type BuiltServer, buildServer } from '../helpers/generated-server.js';
+import { type Idp, RESOURCE_CLIENT, startIdp } from '../helpers/idp.js';
 
 const manifest = 'name: petstore\nversion: 1.0.0\nopenapi: ./openapi.yaml\noutput: ./server\n';
 
@@ -35,7 +36,12 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
   apiUrl = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
   built = await buildServer('oauth-introspection', readFileSync(corpusSpec('petstore-3.0.json'), 'utf8'), manifest);
-  server = await startHttp(built.server, { PETSTORE_BASE_URL: apiUrl, PETSTORE_OAUTH_ISSUER: idp.issuer, PETSTORE_OAUTH_CLIENT_ID: RESOURCE_CLIENT.id, PETSTORE_OAUTH_CLIENT_SECRET: RESOURCE_CLIENT.secret });
+  server = await startHttp(built.server, {
+    PETSTORE_BASE_URL: apiUrl,
+    PETSTORE_OAUTH_ISSUER: idp.issuer,
+    PETSTORE_OAUTH_CLIENT_ID: RESOURCE_CLIENT.id,
+    PETSTORE_OAUTH_CLIENT_SECRET: RESOURCE_CLIENT.secret,
+  });
 }, 180_000);
 
 afterAll(async () => {
@@ -48,17 +54,30 @@ afterAll(async () => {
 function post(url: string, token: string): Promise<Response> {
   return fetch(url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25', authorization: `Bearer ${token}` },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-11-25',
+      authorization: `Bearer ${token}`,
+    },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'getOrderById', arguments: { orderId: 7 } } }),
   });
 }
 
-describe('the manifest\'s http.auth', () => {
+describe("the manifest's http.auth", () => {
   it('gives the OAuth defaults: the issuer and the scopes to ask for, without any setting', async () => {
-    const defaults = await buildServer('oauth-manifest-defaults', readFileSync(corpusSpec('petstore-3.0.json'), 'utf8'), `${manifest}http:\n  auth:\n    issuer: '${idp.issuer}'\n    scopes: [read:pets]\n`);
+    const defaults = await buildServer(
+      'oauth-manifest-defaults',
+      readFileSync(corpusSpec('petstore-3.0.json'), 'utf8'),
+      `${manifest}http:\n  auth:\n    issuer: '${idp.issuer}'\n    scopes: [read:pets]\n`,
+    );
     const plain = await startHttp(defaults.server, { PETSTORE_BASE_URL: apiUrl });
     try {
-      const res = await fetch(plain.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
+      const res = await fetch(plain.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: '{}',
+      });
       expect(res.status).toBe(401);
       expect(res.headers.get('www-authenticate')).toContain('scope="read:pets"');
       const doc = (await (await fetch(plain.url.replace('/mcp', '/.well-known/oauth-protected-resource/mcp'))).json()) as { authorization_servers: string[] };
@@ -85,11 +104,15 @@ describe('opaque access tokens, introspected', () => {
 
   it.each([
     ['issued for another resource', () => idp.clientToken('http://127.0.0.1:1/mcp'), /not issued for this resource/],
-    ['revoked', async () => {
-      const token = await idp.clientToken(server.url);
-      await idp.revoke(token);
-      return token;
-    }, /not active/],
+    [
+      'revoked',
+      async () => {
+        const token = await idp.clientToken(server.url);
+        await idp.revoke(token);
+        return token;
+      },
+      /not active/,
+    ],
     ['unknown to the authorization server', async () => 'unknownopaquetoken0123456789abcdefghijk', /not active/],
   ] as Array<[string, () => Promise<string>, RegExp]>)('a token %s is 401 invalid_token, nothing reaching the API', async (_name, make, why) => {
     requests.length = 0;
@@ -103,7 +126,12 @@ describe('opaque access tokens, introspected', () => {
   });
 
   it('with wrong credentials of its own the server cannot introspect: 503, the reason logged without the secret', async () => {
-    const wrong = await startHttp(built.server, { PETSTORE_BASE_URL: apiUrl, PETSTORE_OAUTH_ISSUER: idp.issuer, PETSTORE_OAUTH_CLIENT_ID: RESOURCE_CLIENT.id, PETSTORE_OAUTH_CLIENT_SECRET: 'not-the-secret-0123456789' });
+    const wrong = await startHttp(built.server, {
+      PETSTORE_BASE_URL: apiUrl,
+      PETSTORE_OAUTH_ISSUER: idp.issuer,
+      PETSTORE_OAUTH_CLIENT_ID: RESOURCE_CLIENT.id,
+      PETSTORE_OAUTH_CLIENT_SECRET: 'not-the-secret-0123456789',
+    });
     try {
       requests.length = 0;
       const res = await post(wrong.url, await idp.clientToken(wrong.url));

@@ -19,8 +19,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { corpusSpec } from '../helpers/corpus.js';
-import { connectClient, startHttp, type Era, type HttpProcess } from '../helpers/eras.js';
-import { rsaKey, startIdp, type Idp } from '../helpers/idp.js';
+import { connectClient, type Era, type HttpProcess, startHttp } from '../helpers/eras.js';
+import { type Idp, rsaKey, startIdp } from '../helpers/idp.js';
 import { ROOT, run } from '../helpers/project.js';
 
 const FIXTURE = path.join(ROOT, 'test/fixtures/oauth-primitives');
@@ -74,7 +74,12 @@ beforeAll(async () => {
   concernsProject = await build(concernsWork, (m) => m.replace(/\npolicy:\n[\s\S]*$/, `\n${CONCERNS}`));
   idp = await startIdp({ keys: [await rsaKey('key-1')] });
   backend = await startBackend();
-  server = await startHttp(project, { PETSTORE_PETSTORE_AUTH_TOKEN: 'upstream-token-0123456789', PETSTORE_AUDIT_FILE: audit, PETSTORE_BASE_URL: backend.url, PETSTORE_OAUTH_ISSUER: idp.issuer });
+  server = await startHttp(project, {
+    PETSTORE_PETSTORE_AUTH_TOKEN: 'upstream-token-0123456789',
+    PETSTORE_AUDIT_FILE: audit,
+    PETSTORE_BASE_URL: backend.url,
+    PETSTORE_OAUTH_ISSUER: idp.issuer,
+  });
 }, 180_000);
 
 afterAll(async () => {
@@ -103,19 +108,38 @@ describe('prompts, resources and templates with scopes', () => {
       return { prompts, resources, templates };
     };
     expect(await seen(READ)).toEqual({ prompts: ['greet'], resources: ['petstore://docs/open'], templates: [] });
-    expect(await seen(WRITE)).toEqual({ prompts: ['greet', 'adoption_letter'], resources: ['petstore://docs/open', 'petstore://docs/staff'], templates: ['petstore://pets/{petId}/notes'] });
+    expect(await seen(WRITE)).toEqual({
+      prompts: ['greet', 'adoption_letter'],
+      resources: ['petstore://docs/open', 'petstore://docs/staff'],
+      templates: ['petstore://pets/{petId}/notes'],
+    });
   });
 
   it.each(['legacy', 'modern'] as Era[])('using one without its scope is 403 insufficient_scope naming what is needed (%s)', async (era) => {
     const token = await idp.clientToken(server.url, READ);
-    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}`, 'mcp-protocol-version': era === 'legacy' ? '2025-11-25' : '2026-07-28' };
+    const headers = {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      authorization: `Bearer ${token}`,
+      'mcp-protocol-version': era === 'legacy' ? '2025-11-25' : '2026-07-28',
+    };
     const refused = [
       { method: 'prompts/get', params: { name: 'adoption_letter', arguments: { pet: 'Rex' } }, what: 'prompt adoption_letter' },
       { method: 'resources/read', params: { uri: 'petstore://docs/staff' }, what: 'resource petstore://docs/staff' },
       { method: 'resources/read', params: { uri: 'petstore://pets/7/notes' }, what: 'resource template petstore://pets/{petId}/notes' },
-      { method: 'completion/complete', params: { ref: { type: 'ref/prompt', name: 'adoption_letter' }, argument: { name: 'pet', value: 'R' } }, what: 'prompt adoption_letter' },
-      { method: 'completion/complete', params: { ref: { type: 'ref/resource', uri: 'petstore://pets/{petId}/notes' }, argument: { name: 'petId', value: '' } }, what: 'resource template petstore://pets/{petId}/notes' },
-      ...(era === 'legacy' ? [{ method: 'resources/subscribe', params: { uri: 'petstore://pets/7/notes' }, what: 'resource template petstore://pets/{petId}/notes' }] : []),
+      {
+        method: 'completion/complete',
+        params: { ref: { type: 'ref/prompt', name: 'adoption_letter' }, argument: { name: 'pet', value: 'R' } },
+        what: 'prompt adoption_letter',
+      },
+      {
+        method: 'completion/complete',
+        params: { ref: { type: 'ref/resource', uri: 'petstore://pets/{petId}/notes' }, argument: { name: 'petId', value: '' } },
+        what: 'resource template petstore://pets/{petId}/notes',
+      },
+      ...(era === 'legacy'
+        ? [{ method: 'resources/subscribe', params: { uri: 'petstore://pets/7/notes' }, what: 'resource template petstore://pets/{petId}/notes' }]
+        : []),
     ];
     for (const r of refused) {
       const res = await fetch(server.url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 5, method: r.method, params: r.params }) });
@@ -138,14 +162,20 @@ describe('prompts, resources and templates with scopes', () => {
     expect((await client.readResource({ uri: 'petstore://pets/7/notes' })).contents[0]).toMatchObject({ text: 'Notes of petstore://pets/7/notes.' });
     const letter = await client.getPrompt({ name: 'adoption_letter', arguments: { pet: 'Rex' } });
     expect(letter.messages[0]!.content).toMatchObject({ type: 'text', text: 'Write an adoption letter for Rex.' });
-    expect((await client.complete({ ref: { type: 'ref/prompt', name: 'adoption_letter' }, argument: { name: 'pet', value: 'R' } })).completion.values).toEqual(['Rex']);
+    expect((await client.complete({ ref: { type: 'ref/prompt', name: 'adoption_letter' }, argument: { name: 'pet', value: 'R' } })).completion.values).toEqual([
+      'Rex',
+    ]);
     await client.close();
   });
 });
 
 describe('ctx.api checks the token against the operation', () => {
   type Event = { event: string; primitive?: string; callId?: string; parentCallId?: string; detail?: string };
-  const events = (): Event[] => readFileSync(audit, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Event);
+  const events = (): Event[] =>
+    readFileSync(audit, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Event);
 
   it('a nested call of an operation whose scopes the token lacks is refused, named, audited, and never reaches the API', async () => {
     backend.requests.length = 0;
@@ -182,7 +212,11 @@ describe('ctx.api checks the token against the operation', () => {
 
 describe('with concerns (and no policy)', () => {
   it('a token still sees only the tools, prompts and resources its scopes allow', async () => {
-    const other = await startHttp(concernsProject, { PETSTORE_PETSTORE_AUTH_TOKEN: 'upstream-token-0123456789', PETSTORE_BASE_URL: backend.url, PETSTORE_OAUTH_ISSUER: idp.issuer });
+    const other = await startHttp(concernsProject, {
+      PETSTORE_PETSTORE_AUTH_TOKEN: 'upstream-token-0123456789',
+      PETSTORE_BASE_URL: backend.url,
+      PETSTORE_OAUTH_ISSUER: idp.issuer,
+    });
     try {
       const token = await idp.clientToken(other.url, READ);
       const { client } = await connectClient({ kind: 'http', url: other.url, headers: { authorization: `Bearer ${token}` } }, 'modern');

@@ -5,17 +5,20 @@
  * with different scopes see exactly the tools whose operations' scopes they hold, and a call of a
  * tool without its scope is 403 naming it, with nothing reaching the API.
  */
+
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectClient, startHttp, type HttpProcess } from '../helpers/eras.js';
-import { buildServer } from '../helpers/generated-server.js';
 import { corpusSpec } from '../helpers/corpus.js';
-import { startIdp, type Idp } from '../helpers/idp.js';
+import { connectClient, type HttpProcess, startHttp } from '../helpers/eras.js';
+import { buildServer } from '../helpers/generated-server.js';
+import { type Idp, startIdp } from '../helpers/idp.js';
 
 const manifest = 'name: slack\nversion: 1.0.0\nopenapi: ./openapi.yaml\noutput: ./server\noutputSchemas: none\n';
-const spec = JSON.parse(readFileSync(corpusSpec('slack.json'), 'utf8')) as { paths: Record<string, Record<string, { operationId?: string; security?: Array<Record<string, string[]>> }>> };
+const spec = JSON.parse(readFileSync(corpusSpec('slack.json'), 'utf8')) as {
+  paths: Record<string, Record<string, { operationId?: string; security?: Array<Record<string, string[]>> }>>;
+};
 
 /** operationId ⇒ the slackAuth scopes the description lists for it. */
 const needs = new Map<string, string[]>();
@@ -44,7 +47,11 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
   const built = await buildServer('oauth-slack', readFileSync(corpusSpec('slack.json'), 'utf8'), manifest);
-  server = await startHttp(built.server, { SLACK_BASE_URL: `http://127.0.0.1:${(api.address() as AddressInfo).port}/api`, SLACK_SLACKAUTH_TOKEN: 'xoxb-upstream', SLACK_OAUTH_ISSUER: idp.issuer });
+  server = await startHttp(built.server, {
+    SLACK_BASE_URL: `http://127.0.0.1:${(api.address() as AddressInfo).port}/api`,
+    SLACK_SLACKAUTH_TOKEN: 'xoxb-upstream',
+    SLACK_OAUTH_ISSUER: idp.issuer,
+  });
 }, 600_000);
 
 afterAll(async () => {
@@ -62,7 +69,11 @@ async function listed(scopes: readonly string[]): Promise<string[]> {
 }
 
 /** The operations a token with `scopes` may use, by the description. */
-const allowed = (scopes: readonly string[]) => [...needs].filter(([, s]) => s.every((x) => scopes.includes(x))).map(([id]) => id).sort();
+const allowed = (scopes: readonly string[]) =>
+  [...needs]
+    .filter(([, s]) => s.every((x) => scopes.includes(x)))
+    .map(([id]) => id)
+    .sort();
 
 describe('Slack: tools by the scopes of each operation', () => {
   it('two tokens with different scopes see exactly the tools their scopes allow', async () => {
@@ -83,7 +94,12 @@ describe('Slack: tools by the scopes of each operation', () => {
     const token = await idp.clientToken(server.url, READER.join(' '));
     const res = await fetch(server.url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', authorization: `Bearer ${token}` },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        authorization: `Bearer ${token}`,
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'chat_postMessage', arguments: { channel: 'C1', text: 'hi' } } }),
     });
     expect(res.status).toBe(403);

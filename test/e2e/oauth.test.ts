@@ -9,16 +9,16 @@
  * provider.
  */
 import { createHmac, createPublicKey } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectClient, startHttp, type HttpProcess } from '../helpers/eras.js';
-import type { Era } from '../helpers/eras.js';
-import { buildServer, type BuiltServer } from '../helpers/generated-server.js';
 import { corpusSpec } from '../helpers/corpus.js';
-import { rsaKey, startIdp, type Idp, type SigningKey } from '../helpers/idp.js';
+import type { Era } from '../helpers/eras.js';
+import { connectClient, type HttpProcess, startHttp } from '../helpers/eras.js';
+import { type BuiltServer, buildServer } from '../helpers/generated-server.js';
+import { type Idp, rsaKey, type SigningKey, startIdp } from '../helpers/idp.js';
 import { oauthClient, oauthSession } from '../helpers/oauth-clients.js';
 
 // the access rule and the audit trail show that the verified subject is the client identity of every step
@@ -54,7 +54,13 @@ async function startBackend(): Promise<Backend> {
   const server = http.createServer((req, res) => {
     requests.push({ method: req.method ?? '', path: req.url ?? '', ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}) });
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify((req.url ?? '').startsWith('/pet/findByStatus') ? [{ id: 1, name: 'Rex', photoUrls: [], status: 'available' }] : { id: 7, petId: 1, quantity: 2, status: 'placed' }));
+    res.end(
+      JSON.stringify(
+        (req.url ?? '').startsWith('/pet/findByStatus')
+          ? [{ id: 1, name: 'Rex', photoUrls: [], status: 'available' }]
+          : { id: 7, petId: 1, quantity: 2, status: 'placed' },
+      ),
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests, close: () => new Promise((resolve) => server.close(() => resolve())) };
@@ -75,7 +81,14 @@ beforeAll(async () => {
   backend = await startBackend();
   built = await buildServer('oauth', readFileSync(corpusSpec('petstore-3.0.json'), 'utf8'), manifest);
   audit = path.join(built.dir, 'audit.jsonl');
-  server = await startHttp(built.server, { PETSTORE_PETSTORE_AUTH_TOKEN: UPSTREAM, PETSTORE_AUDIT_FILE: audit,  PETSTORE_BASE_URL: backend.url, PETSTORE_OAUTH_ISSUER: idp.issuer, PETSTORE_OAUTH_SCOPES: 'read:pets', PETSTORE_LOG_LEVEL: 'debug' });
+  server = await startHttp(built.server, {
+    PETSTORE_PETSTORE_AUTH_TOKEN: UPSTREAM,
+    PETSTORE_AUDIT_FILE: audit,
+    PETSTORE_BASE_URL: backend.url,
+    PETSTORE_OAUTH_ISSUER: idp.issuer,
+    PETSTORE_OAUTH_SCOPES: 'read:pets',
+    PETSTORE_LOG_LEVEL: 'debug',
+  });
 }, 180_000);
 
 afterAll(async () => {
@@ -91,7 +104,12 @@ const call = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get
 function post(token?: string): Promise<Response> {
   return fetch(server.url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25', ...(token !== undefined ? { authorization: `Bearer ${token}` } : {}) },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-11-25',
+      ...(token !== undefined ? { authorization: `Bearer ${token}` } : {}),
+    },
     body: JSON.stringify(call),
   });
 }
@@ -124,7 +142,12 @@ describe('discovery', () => {
     const meta = await fetch(metadataUrl());
     expect(meta.status).toBe(200);
     const doc = (await meta.json()) as Record<string, unknown>;
-    expect(doc).toMatchObject({ resource: server.url, authorization_servers: [idp.issuer], bearer_methods_supported: ['header'], scopes_supported: ['read:pets', 'write:pets'] });
+    expect(doc).toMatchObject({
+      resource: server.url,
+      authorization_servers: [idp.issuer],
+      bearer_methods_supported: ['header'],
+      scopes_supported: ['read:pets', 'write:pets'],
+    });
     // the root form answers the same document
     const root = await fetch(server.url.replace('/mcp', '/.well-known/oauth-protected-resource'));
     expect(await root.json()).toEqual(doc);
@@ -225,28 +248,38 @@ describe('a key rotated at the provider', () => {
   }, 30_000);
 });
 
-describe('the SDK clients\' own OAuth support: authorization code + PKCE against the provider', () => {
-  it.each(['legacy', 'modern'] as Era[])('%s era: registers, logs in headlessly, then lists and calls tools as the user', async (era) => {
-    backend.requests.length = 0;
-    const client = await oauthClient(era, server.url, `user-${era}`);
-    const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toContain('getOrderById');
-    const result = (await client.callTool({ name: 'getOrderById', arguments: { orderId: 7 } })) as { isError?: boolean };
-    expect(result.isError).toBeFalsy();
-    await client.close();
-    expect(backend.requests.map((r) => r.path)).toEqual(['/store/order/7']);
-    // the user who logged in is the client identity the audit trail records
-    const events = readFileSync(audit, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { client?: string; primitive?: string });
-    expect(events.some((e) => e.client === `user-${era}` && e.primitive === 'getOrderById')).toBe(true);
-    expect(readFileSync(audit, 'utf8')).not.toMatch(/eyJ[\w-]+\.eyJ/); // no JWT anywhere
-  }, 60_000);
+describe("the SDK clients' own OAuth support: authorization code + PKCE against the provider", () => {
+  it.each(['legacy', 'modern'] as Era[])(
+    '%s era: registers, logs in headlessly, then lists and calls tools as the user',
+    async (era) => {
+      backend.requests.length = 0;
+      const client = await oauthClient(era, server.url, `user-${era}`);
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name)).toContain('getOrderById');
+      const result = (await client.callTool({ name: 'getOrderById', arguments: { orderId: 7 } })) as { isError?: boolean };
+      expect(result.isError).toBeFalsy();
+      await client.close();
+      expect(backend.requests.map((r) => r.path)).toEqual(['/store/order/7']);
+      // the user who logged in is the client identity the audit trail records
+      const events = readFileSync(audit, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { client?: string; primitive?: string });
+      expect(events.some((e) => e.client === `user-${era}` && e.primitive === 'getOrderById')).toBe(true);
+      expect(readFileSync(audit, 'utf8')).not.toMatch(/eyJ[\w-]+\.eyJ/); // no JWT anywhere
+    },
+    60_000,
+  );
 
-  it('an access rule naming a subject applies to that user\'s token', async () => {
+  it("an access rule naming a subject applies to that user's token", async () => {
     backend.requests.length = 0;
     const client = await oauthClient('modern', server.url, 'user-denied');
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).not.toContain('getOrderById');
-    const err = await client.callTool({ name: 'getOrderById', arguments: { orderId: 7 } }).then(() => undefined, (e: unknown) => e as { code: number; message: string });
+    const err = await client.callTool({ name: 'getOrderById', arguments: { orderId: 7 } }).then(
+      () => undefined,
+      (e: unknown) => e as { code: number; message: string },
+    );
     expect(err?.message).toContain('not available to client "user-denied"');
     await client.close();
     expect(backend.requests).toEqual([]);
@@ -260,7 +293,10 @@ describe('per-identity state', () => {
     const user = (sub: string) => idp.sign({ iss: idp.issuer, aud: server.url, sub, client_id: 'shared-app', scope: 'read:pets', iat: now, exp: now + 600 });
     const call = async (token: string) => {
       const { client } = await connectClient({ kind: 'http', url: server.url, headers: { authorization: `Bearer ${token}` } }, 'modern');
-      const result = (await client.callTool({ name: 'getUserByName', arguments: { username: 'x' } })) as { isError?: boolean; content: Array<{ text?: string }> };
+      const result = (await client.callTool({ name: 'getUserByName', arguments: { username: 'x' } })) as {
+        isError?: boolean;
+        content: Array<{ text?: string }>;
+      };
       await client.close();
       return result;
     };
@@ -272,9 +308,16 @@ describe('per-identity state', () => {
     expect(again.isError).toBe(true);
     expect(again.content[0]!.text).toContain('per minute for client "alice"');
     // the audit trail has both: the user (client) and the OAuth client (oauthClient), never the token
-    const events = readFileSync(audit, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { event: string; client?: string; oauthClient?: string; primitive?: string });
+    const events = readFileSync(audit, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { event: string; client?: string; oauthClient?: string; primitive?: string });
     const invoked = events.filter((e) => e.event === 'tool.invoked' && e.primitive === 'getUserByName');
-    expect(invoked.map((e) => [e.client, e.oauthClient])).toEqual([['alice', 'shared-app'], ['bob', 'shared-app'], ['alice', 'shared-app']]);
+    expect(invoked.map((e) => [e.client, e.oauthClient])).toEqual([
+      ['alice', 'shared-app'],
+      ['bob', 'shared-app'],
+      ['alice', 'shared-app'],
+    ]);
     expect(readFileSync(audit, 'utf8')).not.toContain(alice);
   });
 });
@@ -283,11 +326,15 @@ describe('access rules on token claims', () => {
   it('a rule on a claim applies to the tokens with that claim, whoever they are', async () => {
     backend.requests.length = 0;
     const now = Math.floor(Date.now() / 1000);
-    const token = (sub: string, org: string) => idp.sign({ iss: idp.issuer, aud: server.url, sub, client_id: 'shared-app', org, scope: 'read:pets', iat: now, exp: now + 600 });
+    const token = (sub: string, org: string) =>
+      idp.sign({ iss: idp.issuer, aud: server.url, sub, client_id: 'shared-app', org, scope: 'read:pets', iat: now, exp: now + 600 });
     const session = async (t: string) => (await connectClient({ kind: 'http', url: server.url, headers: { authorization: `Bearer ${t}` } }, 'legacy')).client;
     const blocked = await session(await token('carol', 'blocked'));
     expect((await blocked.listTools()).tools.map((t) => t.name)).not.toContain('logoutUser');
-    const err = await blocked.callTool({ name: 'logoutUser', arguments: {} }).then(() => undefined, (e: unknown) => e as { message: string });
+    const err = await blocked.callTool({ name: 'logoutUser', arguments: {} }).then(
+      () => undefined,
+      (e: unknown) => e as { message: string },
+    );
     expect(err?.message).toContain('Tool logoutUser is not available to client "carol"');
     expect(err?.message).toContain('policy.access.rules[1].deny');
     await blocked.close();
@@ -327,30 +374,44 @@ describe('per-tool scopes from the API description (petstore_auth: read:pets, wr
     }
   });
 
-  it.each(['legacy', 'modern'] as Era[])('a call without the scope is 403 insufficient_scope naming what is needed and held, nothing reaching the API (%s)', async (era) => {
-    backend.requests.length = 0;
-    const token = await idp.clientToken(server.url, 'read:pets');
-    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}` };
-    const body = { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'findPetsByStatus', arguments: { status: 'available' } } };
-    const res = await fetch(server.url, { method: 'POST', headers: { ...headers, 'mcp-protocol-version': era === 'legacy' ? '2025-11-25' : '2026-07-28' }, body: JSON.stringify(body) });
-    expect(res.status).toBe(403);
-    const challenge = res.headers.get('www-authenticate')!;
-    expect(challenge).toContain('error="insufficient_scope"');
-    expect(challenge).toContain('scope="read:pets write:pets"');
-    expect(challenge).toContain(`resource_metadata="${metadataUrl()}"`);
-    expect(await res.json()).toEqual({ error: 'insufficient_scope', error_description: 'The tool findPetsByStatus needs the scopes read:pets write:pets' });
-    // an extra tool too
-    const extra = await fetch(server.url, { method: 'POST', headers: { ...headers, 'mcp-protocol-version': era === 'legacy' ? '2025-11-25' : '2026-07-28' }, body: JSON.stringify({ ...body, params: { name: 'adopt_pet', arguments: {} } }) });
-    expect(extra.status).toBe(403);
-    expect(extra.headers.get('www-authenticate')).toContain('scope="read:pets write:pets"');
-    expect(backend.requests).toEqual([]);
-  });
+  it.each(['legacy', 'modern'] as Era[])(
+    'a call without the scope is 403 insufficient_scope naming what is needed and held, nothing reaching the API (%s)',
+    async (era) => {
+      backend.requests.length = 0;
+      const token = await idp.clientToken(server.url, 'read:pets');
+      const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}` };
+      const body = { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'findPetsByStatus', arguments: { status: 'available' } } };
+      const res = await fetch(server.url, {
+        method: 'POST',
+        headers: { ...headers, 'mcp-protocol-version': era === 'legacy' ? '2025-11-25' : '2026-07-28' },
+        body: JSON.stringify(body),
+      });
+      expect(res.status).toBe(403);
+      const challenge = res.headers.get('www-authenticate')!;
+      expect(challenge).toContain('error="insufficient_scope"');
+      expect(challenge).toContain('scope="read:pets write:pets"');
+      expect(challenge).toContain(`resource_metadata="${metadataUrl()}"`);
+      expect(await res.json()).toEqual({ error: 'insufficient_scope', error_description: 'The tool findPetsByStatus needs the scopes read:pets write:pets' });
+      // an extra tool too
+      const extra = await fetch(server.url, {
+        method: 'POST',
+        headers: { ...headers, 'mcp-protocol-version': era === 'legacy' ? '2025-11-25' : '2026-07-28' },
+        body: JSON.stringify({ ...body, params: { name: 'adopt_pet', arguments: {} } }),
+      });
+      expect(extra.status).toBe(403);
+      expect(extra.headers.get('www-authenticate')).toContain('scope="read:pets write:pets"');
+      expect(backend.requests).toEqual([]);
+    },
+  );
 
   it('a token with the scopes calls the tool, and the API receives its own credential, never the MCP token', async () => {
     backend.requests.length = 0;
     const token = await idp.clientToken(server.url, 'read:pets write:pets');
     const { client } = await connectClient({ kind: 'http', url: server.url, headers: { authorization: `Bearer ${token}` } }, 'legacy');
-    const result = (await client.callTool({ name: 'findPetsByStatus', arguments: { status: ['available'] } })) as { isError?: boolean; content: Array<{ text?: string }> };
+    const result = (await client.callTool({ name: 'findPetsByStatus', arguments: { status: ['available'] } })) as {
+      isError?: boolean;
+      content: Array<{ text?: string }>;
+    };
     await client.close();
     expect(result.isError, result.content[0]?.text).toBeFalsy();
     expect(backend.requests.map((r) => r.authorization)).toEqual([`Bearer ${UPSTREAM}`]);
@@ -362,7 +423,10 @@ describe('per-tool scopes from the API description (petstore_auth: read:pets, wr
     const { client, authorizeAgain } = await oauthSession('modern', server.url, 'user-step-up');
     expect((await client.listTools()).tools.map((t) => t.name)).not.toContain('findPetsByStatus');
     const call = () => client.callTool({ name: 'findPetsByStatus', arguments: { status: ['available'] } }) as Promise<{ isError?: boolean }>;
-    const first = await call().then(() => undefined, (e: unknown) => e);
+    const first = await call().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(String(first)).toMatch(/Unauthorized/);
     expect(backend.requests).toEqual([]);
     await authorizeAgain();
@@ -373,10 +437,18 @@ describe('per-tool scopes from the API description (petstore_auth: read:pets, wr
   }, 60_000);
 
   it('static client tokens are not scoped', async () => {
-    const staticServer = await startHttp(built.server, { PETSTORE_AUDIT_FILE: path.join(built.dir, 'audit-static.jsonl'), PETSTORE_BASE_URL: backend.url, PETSTORE_OAUTH_ISSUER: idp.issuer, PETSTORE_HTTP_TOKENS: 'ops=static-token-0123456789abcdef' });
+    const staticServer = await startHttp(built.server, {
+      PETSTORE_AUDIT_FILE: path.join(built.dir, 'audit-static.jsonl'),
+      PETSTORE_BASE_URL: backend.url,
+      PETSTORE_OAUTH_ISSUER: idp.issuer,
+      PETSTORE_HTTP_TOKENS: 'ops=static-token-0123456789abcdef',
+    });
     try {
       const tools = await (async () => {
-        const { client } = await connectClient({ kind: 'http', url: staticServer.url, headers: { authorization: 'Bearer static-token-0123456789abcdef' } }, 'modern');
+        const { client } = await connectClient(
+          { kind: 'http', url: staticServer.url, headers: { authorization: 'Bearer static-token-0123456789abcdef' } },
+          'modern',
+        );
         const list = await client.listTools();
         await client.close();
         return list.tools.map((t) => t.name);

@@ -28,10 +28,16 @@ function petstore(manifestExtra = ''): string {
   return dir;
 }
 
-type Pkg = Record<string, unknown> & { version: string; scripts: Record<string, string>; dependencies: Record<string, string>; devDependencies: Record<string, string> };
+type Pkg = Record<string, unknown> & {
+  version: string;
+  scripts: Record<string, string>;
+  dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+};
 const pkgPath = (dir: string) => path.join(dir, 'server/package.json');
 const readPkg = (dir: string) => JSON.parse(readFileSync(pkgPath(dir), 'utf8')) as Pkg;
-const setManifest = (dir: string, edit: (text: string) => string) => writeFileSync(path.join(dir, 'mcpgen.yaml'), edit(readFileSync(path.join(dir, 'mcpgen.yaml'), 'utf8')));
+const setManifest = (dir: string, edit: (text: string) => string) =>
+  writeFileSync(path.join(dir, 'mcpgen.yaml'), edit(readFileSync(path.join(dir, 'mcpgen.yaml'), 'utf8')));
 const setVersion = (dir: string, v: string) => setManifest(dir, (t) => t.replace(/^version: .*$/m, `version: ${v}`));
 
 /** `npm pkg set` in the generated project: npm's own rewrite of package.json, no registry needed. */
@@ -43,7 +49,10 @@ const npmPkgSet = (dir: string, ...pairs: string[]) => run('npm', ['pkg', 'set',
  */
 function npmInstallLike(dir: string, name: string, range: string): void {
   const { dependencies, ...rest } = readPkg(dir);
-  const reordered = { dependencies: Object.fromEntries(Object.entries({ ...dependencies, [name]: range }).sort(([a], [b]) => (a < b ? -1 : 1))), ...Object.fromEntries(Object.entries(rest).reverse()) };
+  const reordered = {
+    dependencies: Object.fromEntries(Object.entries({ ...dependencies, [name]: range }).sort(([a], [b]) => (a < b ? -1 : 1))),
+    ...Object.fromEntries(Object.entries(rest).reverse()),
+  };
   writeFileSync(pkgPath(dir), JSON.stringify(reordered, null, 4) + '\n');
 }
 
@@ -64,7 +73,10 @@ async function expectConflict(dir: string, mention: RegExp): Promise<Diag[]> {
     const res = await mcpgen([...args, 'mcpgen.yaml', '--format', 'json'], dir);
     expect(res.code, `${args.join(' ')}: ${res.stderr}`).toBe(1);
     errors = errorsOf(res.stdout);
-    expect(errors.map((d) => d.code), args.join(' ')).toEqual(errors.map(() => 'MCPGEN_OUTPUT_CONFLICT'));
+    expect(
+      errors.map((d) => d.code),
+      args.join(' '),
+    ).toEqual(errors.map(() => 'MCPGEN_OUTPUT_CONFLICT'));
     expect(errors.map((d) => d.message).join('\n')).toMatch(mention);
     expect(snapshot(dir), args.join(' ')).toEqual(before);
   }
@@ -72,7 +84,7 @@ async function expectConflict(dir: string, mention: RegExp): Promise<Diag[]> {
 }
 
 describe('a user-edited package.json', () => {
-  it('keeps what npm added on rebuild, with --check clean, and still takes mcpgen\'s changes', async () => {
+  it("keeps what npm added on rebuild, with --check clean, and still takes mcpgen's changes", async () => {
     const dir = petstore();
     await built(dir);
     await npmPkgSet(dir, 'dependencies.left-pad=^1.3.0', 'scripts.lint=eslint src', 'overrides.undici=7.30.2');
@@ -174,7 +186,7 @@ describe('a user-edited package.json', () => {
 });
 
 describe('package.dependencies in the manifest', () => {
-  it('lands in package.json, sorted among mcpgen\'s, and leaves it when removed; user additions stay', async () => {
+  it("lands in package.json, sorted among mcpgen's, and leaves it when removed; user additions stay", async () => {
     const dir = petstore('package:\n  dependencies:\n    date-fns: ^4.1.0\n    "@acme/greet": file:../greet\n  devDependencies:\n    vitest: ^3.2.0\n');
     await built(dir);
     let pkg = readPkg(dir);
@@ -205,7 +217,9 @@ describe('package.dependencies in the manifest', () => {
   });
 
   it('refuses a package mcpgen declares itself, or one named in both sections, at the manifest key', async () => {
-    const dir = petstore('package:\n  dependencies:\n    zod: ^4.0.0\n    date-fns: ^4.1.0\n  devDependencies:\n    typescript: ^5.9.0\n    date-fns: ^4.1.0\n');
+    const dir = petstore(
+      'package:\n  dependencies:\n    zod: ^4.0.0\n    date-fns: ^4.1.0\n  devDependencies:\n    typescript: ^5.9.0\n    date-fns: ^4.1.0\n',
+    );
     for (const args of [['build'], ['validate']]) {
       const res = await mcpgen([...args, 'mcpgen.yaml', '--format', 'json'], dir);
       expect(res.code, res.stderr).toBe(1);

@@ -128,11 +128,19 @@ describe('generated Petstore server', () => {
   });
 
   it('writes nothing but JSON-RPC to stdout', async () => {
-    const child = spawn(process.execPath, [path.join(dir, 'dist/server.js')], { env: { PATH: process.env.PATH ?? '', PETSTORE_BASE_URL: backend.url }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [path.join(dir, 'dist/server.js')], {
+      env: { PATH: process.env.PATH ?? '', PETSTORE_BASE_URL: backend.url },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     const send = (msg: unknown) => child.stdin.write(JSON.stringify(msg) + '\n');
-    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+    send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    });
     send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'getPetById', arguments: { petId: 1 } } });
     await new Promise<void>((resolve) => {

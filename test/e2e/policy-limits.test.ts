@@ -5,14 +5,14 @@
  * is audited, and the API credential and the redacted argument never appear in the trail.
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:http';
 import type { Server } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildServer } from '../helpers/generated-server.js';
-import { connectClient, startHttp } from '../helpers/eras.js';
 import type { AnyClient, HttpProcess } from '../helpers/eras.js';
+import { connectClient, startHttp } from '../helpers/eras.js';
+import { buildServer } from '../helpers/generated-server.js';
 
 const SPEC = `openapi: 3.0.3
 info: { title: Slow, version: 1.0.0 }
@@ -74,7 +74,12 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
   const project = (await buildServer('policy-limits', SPEC, MANIFEST)).server;
   audit = path.join(mkdtempSync(path.join(project, '..', 'audit-')), 'trail.jsonl');
-  http = await startHttp(project, { SLOW_BASE_URL: `http://127.0.0.1:${(api.address() as AddressInfo).port}`, SLOW_TOKEN_TOKEN: TOKEN, SLOW_AUDIT_FILE: audit, SLOW_HTTP_TOKENS: `alice=${ALICE},bob=${BOB}` });
+  http = await startHttp(project, {
+    SLOW_BASE_URL: `http://127.0.0.1:${(api.address() as AddressInfo).port}`,
+    SLOW_TOKEN_TOKEN: TOKEN,
+    SLOW_AUDIT_FILE: audit,
+    SLOW_HTTP_TOKENS: `alice=${ALICE},bob=${BOB}`,
+  });
 }, 120_000);
 
 afterAll(async () => {

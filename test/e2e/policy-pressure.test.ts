@@ -7,14 +7,14 @@
  * `anonymous`, never `<PREFIX>_CLIENT`.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { connect } from 'node:net';
 import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync, statSync, truncateSync } from 'node:fs';
+import { connect } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
 import { startBackend } from '../../examples/petstore/backend.mjs';
-import { connectClient, rpcError, startHttp } from '../helpers/eras.js';
+import { main } from '../../src/cli/main.js';
 import type { AnyClient, Era, HttpProcess } from '../helpers/eras.js';
+import { connectClient, rpcError, startHttp } from '../helpers/eras.js';
 import { ROOT, run } from '../helpers/project.js';
 
 const work = path.join(ROOT, '.cache/policy-pressure-e2e');
@@ -47,7 +47,9 @@ async function serve(env: Record<string, string> = {}): Promise<{ http: HttpProc
   const http = await startHttp(project, {
     PETSTORE_POLICY_BASE_URL: backend.url,
     PETSTORE_POLICY_AUDIT_FILE: audit,
-    PETSTORE_POLICY_HTTP_TOKENS: Object.entries(TOKENS).map(([name, token]) => `${name}=${token}`).join(','),
+    PETSTORE_POLICY_HTTP_TOKENS: Object.entries(TOKENS)
+      .map(([name, token]) => `${name}=${token}`)
+      .join(','),
     ...env,
   });
   servers.push(http);
@@ -55,7 +57,11 @@ async function serve(env: Record<string, string> = {}): Promise<{ http: HttpProc
 }
 
 async function as(http: HttpProcess, identity: keyof typeof TOKENS | undefined, era: Era = 'modern'): Promise<AnyClient> {
-  const { client } = await connectClient({ kind: 'http', url: http.url, ...(identity ? { headers: { authorization: `Bearer ${TOKENS[identity]}` } } : {}) }, era, { name: `pressure-${identity ?? 'anonymous'}` });
+  const { client } = await connectClient(
+    { kind: 'http', url: http.url, ...(identity ? { headers: { authorization: `Bearer ${TOKENS[identity]}` } } : {}) },
+    era,
+    { name: `pressure-${identity ?? 'anonymous'}` },
+  );
   clients.push(client);
   return client;
 }
@@ -87,7 +93,12 @@ describe('arguments as a lever', () => {
     // process (and the pings it times) busy for a second
     const [head, tail] = JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'tools/call', params: { name: 'createPet', arguments: WIDE } }).split('"id":0');
     expect(Buffer.byteLength(head! + tail!)).toBeGreaterThan(3_600_000);
-    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', authorization: `Bearer ${TOKENS.reader}` };
+    const headers = {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      authorization: `Bearer ${TOKENS.reader}`,
+    };
     let pingMs = 0;
     let calls: Promise<Array<{ status: number; text: string }>> | undefined;
     const pinger = (async () => {
@@ -112,7 +123,9 @@ describe('arguments as a lever', () => {
     await pinger;
     for (const a of answers) {
       expect(a.status).toBe(413);
-      expect(JSON.parse(a.text).error.message).toBe('Payload too large (limit 1310720 bytes; tool arguments may take 1048576 bytes (PETSTORE_POLICY_MAX_ARGUMENT_BYTES), the rest of the message 262144)');
+      expect(JSON.parse(a.text).error.message).toBe(
+        'Payload too large (limit 1310720 bytes; tool arguments may take 1048576 bytes (PETSTORE_POLICY_MAX_ARGUMENT_BYTES), the rest of the message 262144)',
+      );
     }
     expect(took).toBeLessThan(10_000);
     expect(pingMs).toBeLessThan(1_000);
@@ -126,11 +139,16 @@ describe('arguments as a lever', () => {
 
   it('over stdio (no body limit) the same arguments are refused with -32602 before the audit trail, access control or validation see them', async () => {
     const audit = path.join(mkdtempSync(path.join(work, 'audit-')), 'trail.jsonl');
-    const { client } = await connectClient({ kind: 'stdio', server: project, env: { PETSTORE_POLICY_BASE_URL: backend.url, PETSTORE_POLICY_AUDIT_FILE: audit, PETSTORE_POLICY_CLIENT: 'reader' } }, 'legacy');
+    const { client } = await connectClient(
+      { kind: 'stdio', server: project, env: { PETSTORE_POLICY_BASE_URL: backend.url, PETSTORE_POLICY_AUDIT_FILE: audit, PETSTORE_POLICY_CLIENT: 'reader' } },
+      'legacy',
+    );
     clients.push(client);
     const e = await rpcError(client.callTool({ name: 'createPet', arguments: WIDE }, undefined, { timeout: 60_000 }));
     expect(e.code).toBe(-32602);
-    expect(e.message).toContain('Invalid arguments for tool createPet: they take more than 1048576 bytes as JSON (the limit, PETSTORE_POLICY_MAX_ARGUMENT_BYTES); nothing was run');
+    expect(e.message).toContain(
+      'Invalid arguments for tool createPet: they take more than 1048576 bytes as JSON (the limit, PETSTORE_POLICY_MAX_ARGUMENT_BYTES); nothing was run',
+    );
     let deep: unknown = 'bottom';
     for (let i = 0; i < 100; i++) deep = { d: deep };
     const d = await rpcError(client.callTool({ name: 'createPet', arguments: { body: { name: 'x', tags: [deep] } } }));
@@ -138,7 +156,10 @@ describe('arguments as a lever', () => {
     expect(d.message).toContain('they are nested more than 64 levels deep');
     // nothing reached the trail: it holds only what a normal call writes
     expect((await client.callTool({ name: 'getPetById', arguments: { petId: 1 } })).isError).toBeFalsy();
-    const events = readFileSync(audit, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as { event: string; primitive?: string });
+    const events = readFileSync(audit, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { event: string; primitive?: string });
     expect(events.filter((l) => l.primitive === 'createPet')).toEqual([]);
   }, 120_000);
 
@@ -154,7 +175,10 @@ describe('arguments as a lever', () => {
     }
     const added = size(audit) - before;
     expect(added).toBeLessThan(5 * 16 * 1024);
-    const lines = readFileSync(audit, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = readFileSync(audit, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     const invoked = lines.filter((l) => l.event === 'tool.invoked' && l.client === 'reader');
     expect(invoked).toHaveLength(5);
     for (const line of invoked) {
@@ -173,7 +197,10 @@ describe('who may connect', () => {
   /** Runs the server with `args` and `env` until it exits (or is killed after 20 s); its exit code and stderr. */
   function exitOf(args: string[], env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
     return new Promise((resolve) => {
-      const child = spawn(process.execPath, [path.join(project, 'dist/server.js'), ...args], { env: { PATH: process.env.PATH ?? '', PETSTORE_POLICY_BASE_URL: backend.url, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [path.join(project, 'dist/server.js'), ...args], {
+        env: { PATH: process.env.PATH ?? '', PETSTORE_POLICY_BASE_URL: backend.url, ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let stderr = '';
       child.stderr.on('data', (d: Buffer) => void (stderr += d.toString('utf8')));
       const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
@@ -188,10 +215,15 @@ describe('who may connect', () => {
     const refused = await exitOf(['--transport', 'http', '--host', '0.0.0.0', '--port', '0'], {});
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/cannot start: --host 0\.0\.0\.0 listens beyond loopback, but no client authentication is configured/);
-    for (const way of ['PETSTORE_POLICY_HTTP_TOKENS', 'PETSTORE_POLICY_HTTP_TOKENS_FILE', '127.0.0.1', 'PETSTORE_POLICY_ALLOW_ANONYMOUS=true']) expect(refused.stderr).toContain(way);
+    for (const way of ['PETSTORE_POLICY_HTTP_TOKENS', 'PETSTORE_POLICY_HTTP_TOKENS_FILE', '127.0.0.1', 'PETSTORE_POLICY_ALLOW_ANONYMOUS=true'])
+      expect(refused.stderr).toContain(way);
     expect(refused.stderr).not.toMatch(/listening/);
     // knowingly anonymous, it starts
-    const anonymous = await startHttp(project, { PETSTORE_POLICY_BASE_URL: backend.url, PETSTORE_POLICY_ALLOW_ANONYMOUS: 'true', PETSTORE_POLICY_AUDIT_FILE: path.join(work, 'anon.jsonl') }, ['--host', '0.0.0.0']);
+    const anonymous = await startHttp(
+      project,
+      { PETSTORE_POLICY_BASE_URL: backend.url, PETSTORE_POLICY_ALLOW_ANONYMOUS: 'true', PETSTORE_POLICY_AUDIT_FILE: path.join(work, 'anon.jsonl') },
+      ['--host', '0.0.0.0'],
+    );
     servers.push(anonymous);
     const res = await fetch(anonymous.url.replace('0.0.0.0', '127.0.0.1').replace(/\/mcp$/, '/healthz'));
     expect(res.status).toBe(200);
@@ -208,7 +240,10 @@ describe('who may connect', () => {
     const result = await client.callTool({ name: 'updatePet', arguments: { body: { id: 1, name: 'Rex', status: 'sold' } } }).catch((e: unknown) => e);
     expect(backend.requests.length).toBe(before);
     expect(JSON.stringify(result)).not.toMatch(/"isError":false/);
-    const lines = readFileSync(audit, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as { client: string; event: string });
+    const lines = readFileSync(audit, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { client: string; event: string });
     expect(lines.filter((l) => l.event.startsWith('tool.')).map((l) => l.client)).toEqual(expect.arrayContaining(['anonymous']));
     expect(lines.some((l) => l.client === 'admin')).toBe(false);
   }, 60_000);
@@ -216,14 +251,27 @@ describe('who may connect', () => {
 
 describe('malformed requests and session hoarding', () => {
   const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-  const INIT = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+  const INIT = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+  });
 
   /** One HTTP/1.1 request on a raw socket, so that the request target can be anything. */
   function rawRequest(url: string, target: string, headers: Record<string, string>, body: string): Promise<{ status: number; text: string }> {
     const { hostname, port } = new URL(url);
     return new Promise((resolve, reject) => {
       const socket = connect(Number(port), hostname, () => {
-        socket.write(`POST ${target} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n${Object.entries({ ...headers, 'content-length': String(Buffer.byteLength(body)), connection: 'close' }).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n${body}`);
+        socket.write(
+          `POST ${target} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n${Object.entries({
+            ...headers,
+            'content-length': String(Buffer.byteLength(body)),
+            connection: 'close',
+          })
+            .map(([k, v]) => `${k}: ${v}\r\n`)
+            .join('')}\r\n${body}`,
+        );
       });
       let data = '';
       socket.on('data', (d) => void (data += d.toString('utf8')));
@@ -257,7 +305,12 @@ describe('malformed requests and session hoarding', () => {
       ids.push(res.headers.get('mcp-session-id')!);
       await res.body?.cancel();
     }
-    const ping = (id: string) => fetch(http.url, { method: 'POST', headers: { ...JSON_HEADERS, authorization: `Bearer ${TOKENS.reader}`, 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }) });
+    const ping = (id: string) =>
+      fetch(http.url, {
+        method: 'POST',
+        headers: { ...JSON_HEADERS, authorization: `Bearer ${TOKENS.reader}`, 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }),
+      });
     expect((await ping(ids[0]!)).status).toBe(404);
     expect((await ping(ids[99]!)).status).toBe(200);
     // the admin's legacy client gets its session
@@ -290,7 +343,14 @@ describe('the trail through crashes, full disks and shutdowns', () => {
         const m = /Streamable HTTP at (http:\/\/\S+?\/mcp)\b/.exec(err);
         if (m) {
           clearTimeout(timer);
-          const handle = { url: m[1]!, pid: child.pid!, stderr: () => err, exit, kill: (signal: NodeJS.Signals = 'SIGTERM') => void child.kill(signal), stop: () => void child.kill('SIGKILL') };
+          const handle = {
+            url: m[1]!,
+            pid: child.pid!,
+            stderr: () => err,
+            exit,
+            kill: (signal: NodeJS.Signals = 'SIGTERM') => void child.kill(signal),
+            stop: () => void child.kill('SIGKILL'),
+          };
           servers.push(handle);
           resolve(handle);
         }
@@ -314,7 +374,11 @@ describe('the trail through crashes, full disks and shutdowns', () => {
     const tornBytes = Buffer.byteLength(readFileSync(audit, 'utf8').split('\n').at(-1)!);
     expect(tornBytes).toBeGreaterThan(0);
 
-    const again = await startHttp(project, { PETSTORE_POLICY_BASE_URL: backend.url, PETSTORE_POLICY_AUDIT_FILE: audit, PETSTORE_POLICY_HTTP_TOKENS: `admin=${TOKENS.admin}` });
+    const again = await startHttp(project, {
+      PETSTORE_POLICY_BASE_URL: backend.url,
+      PETSTORE_POLICY_AUDIT_FILE: audit,
+      PETSTORE_POLICY_HTTP_TOKENS: `admin=${TOKENS.admin}`,
+    });
     servers.push(again);
     // repaired at start, before any call
     for (let i = 0; i < 100 && !readFileSync(audit, 'utf8').includes('"trail.repaired"'); i++) await new Promise((r) => setTimeout(r, 50));
@@ -327,7 +391,9 @@ describe('the trail through crashes, full disks and shutdowns', () => {
     expect(JSON.parse(lines[torn + 1]!)).toMatchObject({ event: 'trail.repaired', torn: { bytes: tornBytes } });
     const verdict = await verifyAudit(audit);
     expect(verdict.code).toBe(0);
-    expect(verdict.out).toContain(`line ${torn + 1}: a torn line of ${tornBytes} bytes (a write cut short by a crash or a full disk), repaired by the trail.repaired event on line ${torn + 2}`);
+    expect(verdict.out).toContain(
+      `line ${torn + 1}: a torn line of ${tornBytes} bytes (a write cut short by a crash or a full disk), repaired by the trail.repaired event on line ${torn + 2}`,
+    );
     const before = torn === 0 ? '' : torn === 1 ? '1, ' : `1-${torn}, `;
     expect(verdict.out).toMatch(new RegExp(`ok: ${lines.length} lines; verified lines ${before}${torn + 2}-${lines.length}\\n$`));
   }, 120_000);
@@ -355,7 +421,11 @@ describe('the trail through crashes, full disks and shutdowns', () => {
     full.stop();
     await full.exit;
 
-    const roomy = await startHttp(project, { PETSTORE_POLICY_BASE_URL: backend.url, PETSTORE_POLICY_AUDIT_FILE: audit, PETSTORE_POLICY_HTTP_TOKENS: `admin=${TOKENS.admin}` });
+    const roomy = await startHttp(project, {
+      PETSTORE_POLICY_BASE_URL: backend.url,
+      PETSTORE_POLICY_AUDIT_FILE: audit,
+      PETSTORE_POLICY_HTTP_TOKENS: `admin=${TOKENS.admin}`,
+    });
     servers.push(roomy);
     const after = await as(roomy, 'admin');
     expect((await after.callTool({ name: 'getPetById', arguments: { petId: 2 } })).isError).toBeFalsy();
@@ -373,14 +443,28 @@ describe('the trail through crashes, full disks and shutdowns', () => {
     const fifo = path.join(dir, 'trail.jsonl');
     // the trail goes to a pipe read slowly (320 KB/s): the queue backs up behind it
     execFileSync('mkfifo', [fifo]);
-    const reader = spawn(process.execPath, ['-e', `const fs = require('fs'); const fd = fs.openSync(${JSON.stringify(fifo)}, 'r'); const b = Buffer.alloc(16384); setInterval(() => { try { fs.readSync(fd, b, 0, b.length, null); } catch {} }, 50);`], { stdio: 'ignore' });
+    const reader = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const fs = require('fs'); const fd = fs.openSync(${JSON.stringify(fifo)}, 'r'); const b = Buffer.alloc(16384); setInterval(() => { try { fs.readSync(fd, b, 0, b.length, null); } catch {} }, 50);`,
+      ],
+      { stdio: 'ignore' },
+    );
     try {
-      const http = await startHttp(project, { PETSTORE_POLICY_BASE_URL: backend.url, PETSTORE_POLICY_AUDIT_FILE: fifo, PETSTORE_POLICY_HTTP_TOKENS: `admin=${TOKENS.admin}`, PETSTORE_POLICY_DRAIN_MS: '1000' });
+      const http = await startHttp(project, {
+        PETSTORE_POLICY_BASE_URL: backend.url,
+        PETSTORE_POLICY_AUDIT_FILE: fifo,
+        PETSTORE_POLICY_HTTP_TOKENS: `admin=${TOKENS.admin}`,
+        PETSTORE_POLICY_DRAIN_MS: '1000',
+      });
       servers.push(http);
       const admin = await as(http, 'admin');
       // each call's invoked line carries a 4 KiB summary of its arguments
       const big = { body: { name: 'x', tags: Array.from({ length: 200 }, (_, i) => ({ name: `tag-${i}-${'y'.repeat(40)}` })) } };
-      const calls = Array.from({ length: 400 }, () => admin.callTool({ name: 'createPet', arguments: big }, undefined, { timeout: 30_000 }).catch(() => undefined));
+      const calls = Array.from({ length: 400 }, () =>
+        admin.callTool({ name: 'createPet', arguments: big }, undefined, { timeout: 30_000 }).catch(() => undefined),
+      );
       await new Promise((r) => setTimeout(r, 1000));
       const started = performance.now();
       http.kill('SIGTERM');
@@ -388,7 +472,9 @@ describe('the trail through crashes, full disks and shutdowns', () => {
       const took = performance.now() - started;
       expect(code).toBe(0);
       expect(took).toBeLessThan(1000 + 1000);
-      expect(http.stderr()).toMatch(/audit: \d+ events? could not be written before the server exits \(the drain time ran out\)|exiting \d+ ms after SIGTERM with work unfinished/);
+      expect(http.stderr()).toMatch(
+        /audit: \d+ events? could not be written before the server exits \(the drain time ran out\)|exiting \d+ ms after SIGTERM with work unfinished/,
+      );
       await Promise.all(calls);
     } finally {
       reader.kill('SIGKILL');

@@ -12,18 +12,33 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
-import { ROOT, run } from '../helpers/project.js';
-import { connectClient, rpcError, startHttp } from '../helpers/eras.js';
-import type { AnyClient, Era, HttpProcess } from '../helpers/eras.js';
 import { startBackend } from '../../examples/petstore/backend.mjs';
+import { main } from '../../src/cli/main.js';
+import type { AnyClient, Era, HttpProcess } from '../helpers/eras.js';
+import { connectClient, rpcError, startHttp } from '../helpers/eras.js';
+import { ROOT, run } from '../helpers/project.js';
 
 const work = path.join(ROOT, '.cache/policy-e2e');
 const project = path.join(work, 'server');
 const TOKENS = { reader: 'reader-token-0123456789abcdef', clerk: 'clerk-token-0123456789abcdef', admin: 'admin-token-0123456789abcdef' };
 type Identity = keyof typeof TOKENS;
 type Backend = { url: string; server: { close(): void }; requests: Array<{ method: string; path: string }> };
-type Event = { time: string; id: string; event: string; session: string | null; client: string; era: string; primitive?: string; callId?: string; arguments?: unknown; outcome?: string; httpStatus?: number; durationMs?: number; detail?: string; prev?: string };
+type Event = {
+  time: string;
+  id: string;
+  event: string;
+  session: string | null;
+  client: string;
+  era: string;
+  primitive?: string;
+  callId?: string;
+  arguments?: unknown;
+  outcome?: string;
+  httpStatus?: number;
+  durationMs?: number;
+  detail?: string;
+  prev?: string;
+};
 type Result = { isError?: boolean; content: Array<{ type: string; text?: string }> };
 
 let backend: Backend;
@@ -42,7 +57,9 @@ beforeAll(async () => {
   http = await startHttp(project, {
     PETSTORE_POLICY_BASE_URL: backend.url,
     PETSTORE_POLICY_AUDIT_FILE: auditFile,
-    PETSTORE_POLICY_HTTP_TOKENS: Object.entries(TOKENS).map(([name, token]) => `${name}=${token}`).join(','),
+    PETSTORE_POLICY_HTTP_TOKENS: Object.entries(TOKENS)
+      .map(([name, token]) => `${name}=${token}`)
+      .join(','),
   });
 }, 180_000);
 
@@ -53,7 +70,9 @@ afterAll(async () => {
 });
 
 async function as(identity: Identity, era: Era): Promise<AnyClient> {
-  const { client } = await connectClient({ kind: 'http', url: http.url, headers: { authorization: `Bearer ${TOKENS[identity]}` } }, era, { name: `policy-${identity}` });
+  const { client } = await connectClient({ kind: 'http', url: http.url, headers: { authorization: `Bearer ${TOKENS[identity]}` } }, era, {
+    name: `policy-${identity}`,
+  });
   open.push(client);
   return client;
 }
@@ -119,9 +138,14 @@ describe('audit trail', () => {
     const clients = await Promise.all([as('reader', 'legacy'), as('reader', 'modern'), as('clerk', 'legacy'), as('admin', 'modern')]);
     const startLine = events().length;
     await Promise.all(clients.flatMap((c) => Array.from({ length: 50 }, (_, i) => c.callTool({ name: 'getPetById', arguments: { petId: 1 + (i % 3) } }))));
-    const lines = readFileSync(auditFile, 'utf8').split('\n').filter((l) => l !== '');
+    const lines = readFileSync(auditFile, 'utf8')
+      .split('\n')
+      .filter((l) => l !== '');
     for (const l of lines) expect(() => JSON.parse(l)).not.toThrow();
-    const batch = lines.slice(startLine).map((l) => JSON.parse(l) as Event).filter((e) => e.primitive === 'getPetById');
+    const batch = lines
+      .slice(startLine)
+      .map((l) => JSON.parse(l) as Event)
+      .filter((e) => e.primitive === 'getPetById');
     const byCall = new Map<string, string[]>();
     for (const e of batch) byCall.set(e.callId!, [...(byCall.get(e.callId!) ?? []), e.event]);
     expect(byCall.size).toBe(200);

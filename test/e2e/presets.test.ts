@@ -14,10 +14,10 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod/v4';
 import { main } from '../../src/cli/main.js';
-import { ROOT, run } from '../helpers/project.js';
-import { connectClient } from '../helpers/eras.js';
-import type { AnyClient, Era } from '../helpers/eras.js';
 import type { JsonReport } from '../../src/cli/report.js';
+import type { AnyClient, Era } from '../helpers/eras.js';
+import { connectClient } from '../helpers/eras.js';
+import { ROOT, run } from '../helpers/project.js';
 
 const EXAMPLE = path.join(ROOT, 'examples/petstore-plus');
 const work = path.join(ROOT, '.cache/presets');
@@ -92,7 +92,7 @@ describe('per-preset surface', () => {
     }
   });
 
-  it('modern era (v2 Client, 2026-07-28): the reported bytes are the bytes it receives naming each preset in a request\'s _meta', async () => {
+  it("modern era (v2 Client, 2026-07-28): the reported bytes are the bytes it receives naming each preset in a request's _meta", async () => {
     const client = await connect('modern');
     expect((await listed(client)).bytes).toBe(report.summary!.listBytes);
     const legacy = await connect('legacy');

@@ -12,7 +12,7 @@ import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import {
   CreateMessageRequestSchema,
   ElicitRequestSchema,
@@ -22,13 +22,12 @@ import {
   ResourceListChangedNotificationSchema,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import * as z from 'zod/v4';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
-import { ROOT, run, typecheck } from '../helpers/project.js';
+import * as z from 'zod/v4';
 import { startBackend } from '../../examples/petstore/backend.mjs';
+import { main } from '../../src/cli/main.js';
 import { rejection } from '../helpers/mcp.js';
+import { ROOT, run, typecheck } from '../helpers/project.js';
 
 const EXAMPLE = path.join(ROOT, 'examples/petstore-plus');
 const work = path.join(ROOT, '.cache/primitives');
@@ -74,7 +73,8 @@ async function connect(opts: { concerns?: Record<string, string>; initialized?: 
   if (opts.initialized) {
     const send = transport.send.bind(transport);
     const params = opts.initialized;
-    transport.send = (message: JSONRPCMessage) => send('method' in message && message.method === 'notifications/initialized' ? { ...message, params } : message);
+    transport.send = (message: JSONRPCMessage) =>
+      send('method' in message && message.method === 'notifications/initialized' ? { ...message, params } : message);
   }
   const client = new Client({ name: 'primitives-e2e', version: '1' }, opts.concerns ? { capabilities: { experimental: { concerns: opts.concerns } } } : {});
   const notes: Notes = { tools: 0, prompts: 0, resources: 0 };
@@ -88,7 +88,12 @@ async function connect(opts: { concerns?: Record<string, string>; initialized?: 
 
 type Lists = { tools: string[]; prompts: string[]; resources: string[]; templates: string[] };
 async function lists(client: Client): Promise<Lists> {
-  const [tools, prompts, resources, templates] = await Promise.all([client.listTools(), client.listPrompts(), client.listResources(), client.listResourceTemplates()]);
+  const [tools, prompts, resources, templates] = await Promise.all([
+    client.listTools(),
+    client.listPrompts(),
+    client.listResources(),
+    client.listResourceTemplates(),
+  ]);
   return {
     tools: tools.tools.map((t) => t.name),
     prompts: prompts.prompts.map((p) => p.name),
@@ -98,7 +103,10 @@ async function lists(client: Client): Promise<Lists> {
 }
 
 const Updated = z.looseObject({ concerns: z.record(z.string(), z.string()), changed: z.boolean() });
-const Listed = z.looseObject({ concerns: z.array(z.looseObject({ name: z.string() })), presets: z.record(z.string(), z.record(z.string(), z.string())).optional() });
+const Listed = z.looseObject({
+  concerns: z.array(z.looseObject({ name: z.string() })),
+  presets: z.record(z.string(), z.record(z.string(), z.string())).optional(),
+});
 type AnyRequest = Parameters<Client['request']>[0];
 const update = (client: Client, params: Record<string, unknown>) => client.request({ method: 'concerns/update', params } as unknown as AnyRequest, Updated);
 const text = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
@@ -144,7 +152,12 @@ describe('custom primitives', () => {
   });
 
   it('adoption_interview asks the user a form, then the model for a name (the documented example of ctx.elicit and ctx.sample)', async () => {
-    const transport = new StdioClientTransport({ command: process.execPath, args: [path.join(project, 'dist/server.js')], env: { PATH: process.env.PATH ?? '', PETSTORE_PLUS_BASE_URL: backend.url }, stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [path.join(project, 'dist/server.js')],
+      env: { PATH: process.env.PATH ?? '', PETSTORE_PLUS_BASE_URL: backend.url },
+      stderr: 'pipe',
+    });
     const client = new Client({ name: 'primitives-e2e', version: '1' }, { capabilities: { elicitation: { form: {} }, sampling: {} } });
     const forms: unknown[] = [];
     client.setRequestHandler(ElicitRequestSchema, (req) => {
@@ -164,7 +177,13 @@ describe('custom primitives', () => {
     const { client } = await connect();
     const adopt = await client.getPrompt({ name: 'adopt_a_pet', arguments: { species: 'cat', budget: '120' } });
     expect(adopt.messages).toEqual([
-      { role: 'user', content: { type: 'text', text: 'I would like to adopt a cat. My budget is 120 USD.\nList the available ones with listPets, check the fee with adoption_fee, and recommend one.' } },
+      {
+        role: 'user',
+        content: {
+          type: 'text',
+          text: 'I would like to adopt a cat. My budget is 120 USD.\nList the available ones with listPets, check the fee with adoption_fee, and recommend one.',
+        },
+      },
     ]);
     const noBudget = await client.getPrompt({ name: 'adopt_a_pet', arguments: { species: '<b>dog</b>' } });
     expect((noBudget.messages[0]!.content as { text: string }).text).toMatch(/^I would like to adopt a <b>dog<\/b>\.\n/);
@@ -180,7 +199,11 @@ describe('custom primitives', () => {
     const read = async (uri: string) => (await client.readResource({ uri })).contents[0] as { uri: string; mimeType?: string; text?: string; blob?: string };
     expect((await read('petstore://policies/adoption')).text).toMatch(/^Adopters must be 18 or older/);
     const handbook = await read('petstore://docs/handbook');
-    expect(handbook).toEqual({ uri: 'petstore://docs/handbook', mimeType: 'text/markdown', text: readFileSync(path.join(EXAMPLE, 'docs/handbook.md'), 'utf8') });
+    expect(handbook).toEqual({
+      uri: 'petstore://docs/handbook',
+      mimeType: 'text/markdown',
+      text: readFileSync(path.join(EXAMPLE, 'docs/handbook.md'), 'utf8'),
+    });
     const logo = await read('petstore://brand/logo');
     expect(logo.mimeType).toBe('image/png');
     expect(Buffer.from(logo.blob!, 'base64')).toEqual(readFileSync(path.join(EXAMPLE, 'docs/logo.png')));
@@ -247,10 +270,18 @@ describe('concern filtering (seed 002 workflow)', () => {
     expect(await update(client, { concerns: { detail: 'brief' } })).toEqual({ concerns: { audience: 'staff', detail: 'brief' }, changed: true });
     await eventually(() => notes.resources > 0);
     expect(notes).toEqual({ tools: 0, prompts: 0, resources: 1 });
-    expect(await lists(client)).toEqual({ tools: OPERATION_TOOLS, prompts: [], resources: ['petstore://brand/logo', 'petstore://server/status'], templates: [] });
+    expect(await lists(client)).toEqual({
+      tools: OPERATION_TOOLS,
+      prompts: [],
+      resources: ['petstore://brand/logo', 'petstore://server/status'],
+      templates: [],
+    });
 
     // the seed's "relax" step: switch audience; tools change, so tools/list_changed arrives
-    expect(await update(client, { concerns: { audience: 'customer', risk: 'low' } })).toEqual({ concerns: { audience: 'customer', detail: 'brief', risk: 'low' }, changed: true });
+    expect(await update(client, { concerns: { audience: 'customer', risk: 'low' } })).toEqual({
+      concerns: { audience: 'customer', detail: 'brief', risk: 'low' },
+      changed: true,
+    });
     await eventually(() => notes.tools > 0 && notes.prompts > 0 && notes.resources > 1);
     expect(notes).toEqual({ tools: 1, prompts: 1, resources: 2 });
     expect((await lists(client)).tools).toEqual(['listPets', 'getPetById', 'adoption_fee', 'pet_name_ideas', 'adoption_interview']);
@@ -274,7 +305,10 @@ describe('concern filtering (seed 002 workflow)', () => {
 
   it('4. honours per-request _meta preferences, for that request only', async () => {
     const { client } = await connect({ concerns: { audience: 'customer' } });
-    const staffTools = await client.request({ method: 'tools/list', params: { _meta: { [META_KEY]: { audience: 'staff', risk: 'low' } } } }, ListToolsResultSchema);
+    const staffTools = await client.request(
+      { method: 'tools/list', params: { _meta: { [META_KEY]: { audience: 'staff', risk: 'low' } } } },
+      ListToolsResultSchema,
+    );
     expect(staffTools.tools.map((t) => t.name)).toEqual(['listPets', 'getPetById', 'store_inventory']);
     const prompts = await client.request({ method: 'prompts/list', params: { _meta: { [META_KEY]: { detail: 'brief' } } } }, ListPromptsResultSchema);
     expect(prompts.prompts.map((p) => p.name)).toEqual(['adopt_a_pet']);
@@ -292,8 +326,12 @@ describe('concern filtering (seed 002 workflow)', () => {
     expect(backend.requests.filter((r) => r.method === 'DELETE')).toEqual([]);
     expect((await rejection(client.readResource({ uri: 'petstore://docs/handbook' }))).message).toContain('Resource petstore://docs/handbook is not available');
     await update(client, { concerns: { detail: 'brief' } });
-    expect((await rejection(client.getPrompt({ name: 'care_plan', arguments: { petName: 'Rex', species: 'dog' } }))).message).toContain('Prompt care_plan is not available');
-    expect((await rejection(client.readResource({ uri: 'petstore://species/dog/care' }))).message).toContain('Resource template petstore://species/{species}/care is not available');
+    expect((await rejection(client.getPrompt({ name: 'care_plan', arguments: { petName: 'Rex', species: 'dog' } }))).message).toContain(
+      'Prompt care_plan is not available',
+    );
+    expect((await rejection(client.readResource({ uri: 'petstore://species/dog/care' }))).message).toContain(
+      'Resource template petstore://species/{species}/care is not available',
+    );
     // visible ones still work
     expect(((await client.callTool({ name: 'adoption_fee', arguments: { species: 'cat', ageYears: 1 } })) as CallToolResult).isError).toBeFalsy();
     // a per-request _meta preference applies to calls too
@@ -334,7 +372,10 @@ describe('typed handlers', () => {
     expect(r.ok).toBe(false);
     const errors = r.output.split('\n').filter((l) => /error TS\d+/.test(l));
     expect(errors).toHaveLength(1);
-    const m = /src\/extra-tools\.gen\.ts\((\d+),\d+\): error TS2322: .*is not assignable to type '\(args: AdoptionFeeArgs, ctx: ExtraToolContext<ApiClient>\) => AdoptionFeeResult \| Promise<AdoptionFeeResult>'/.exec(errors[0]!);
+    const m =
+      /src\/extra-tools\.gen\.ts\((\d+),\d+\): error TS2322: .*is not assignable to type '\(args: AdoptionFeeArgs, ctx: ExtraToolContext<ApiClient>\) => AdoptionFeeResult \| Promise<AdoptionFeeResult>'/.exec(
+        errors[0]!,
+      );
     expect(m, r.output).not.toBeNull();
     const line = readFileSync(path.join(broken, 'src/extra-tools.gen.ts'), 'utf8').split('\n')[Number(m![1]) - 1];
     expect(line).toContain('"handler": $handlers_adoption.adoptionFee');

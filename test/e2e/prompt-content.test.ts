@@ -14,9 +14,9 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
-import { ROOT, run } from '../helpers/project.js';
-import { connectClient, ERAS, rpcError, startHttp, TRANSPORTS } from '../helpers/eras.js';
 import type { AnyClient, Era, HttpProcess, TransportKind } from '../helpers/eras.js';
+import { connectClient, ERAS, rpcError, startHttp, TRANSPORTS } from '../helpers/eras.js';
+import { ROOT, run } from '../helpers/project.js';
 
 const FIXTURE = path.join(ROOT, 'test/fixtures/prompt-content');
 const work = path.join(ROOT, '.cache/prompt-content');
@@ -28,7 +28,10 @@ beforeAll(async () => {
   rmSync(work, { recursive: true, force: true });
   // the template's handler, written where the manifest's `handler` points (the project's src/)
   mkdirSync(path.join(project, 'src/handlers'), { recursive: true });
-  writeFileSync(path.join(project, 'src/handlers/care.ts'), "export function care(_uri: URL, variables: Record<string, string | string[]>) {\n  return `care of ${String(variables.species)}: ${String(variables.topic)}`;\n}\n");
+  writeFileSync(
+    path.join(project, 'src/handlers/care.ts'),
+    'export function care(_uri: URL, variables: Record<string, string | string[]>) {\n  return `care of ${String(variables.species)}: ${String(variables.topic)}`;\n}\n',
+  );
   const io = { stdout: () => undefined, stderr: (s: string) => void process.stderr.write(s), cwd: ROOT };
   expect(await main(['build', path.relative(ROOT, path.join(FIXTURE, 'mcpgen.yaml')), '--out', path.relative(ROOT, project), '--quiet'], io)).toBe(0);
   await run(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', project]);
@@ -94,7 +97,10 @@ describe.each(TRANSPORTS.flatMap((t) => ERAS.map((e) => [t, e] as const)))('over
       // a declared resource, read when the prompt is got
       { role: 'user', content: { type: 'resource', resource: { uri: 'petstore://docs/handbook', mimeType: 'text/markdown', text: '# Handbook' } } },
       // a file embedded at build time (text: UTF-8 and a textual MIME type)
-      { role: 'user', content: { type: 'resource', resource: { uri: 'petstore://care/sheet', mimeType: 'text/markdown', text: '# Care sheet\n\nFeed twice a day.\n' } } },
+      {
+        role: 'user',
+        content: { type: 'resource', resource: { uri: 'petstore://care/sheet', mimeType: 'text/markdown', text: '# Care sheet\n\nFeed twice a day.\n' } },
+      },
       // URI and text are templates over the arguments
       { role: 'user', content: { type: 'resource', resource: { uri: 'petstore://pets/Rex/notes', text: 'Notes about Rex.' } } },
       // a link to a declared resource: its name, description and MIME type

@@ -54,7 +54,10 @@ describe('the README quickstart', () => {
 
     expect(stdout).toMatch(/^Built petstore into server: 5 tools/m);
     expect(stdout).toMatch(/^petstore: node \S+\/petstore-mcp\/server\/dist\/server\.js - ✔ Connected$/m);
-    const result = inspectorJson(stdout.slice(stdout.lastIndexOf('✔ Connected'))) as { isError?: boolean; structuredContent: { items: Array<{ name: string }> } };
+    const result = inspectorJson(stdout.slice(stdout.lastIndexOf('✔ Connected'))) as {
+      isError?: boolean;
+      structuredContent: { items: Array<{ name: string }> };
+    };
     expect(result.isError ?? false).toBe(false);
     expect(result.structuredContent.items.map((p) => p.name)).toEqual(['Rex', 'Tom']);
   }, 600_000);

@@ -9,14 +9,15 @@
  * returns what it selects, and a bad expression is an `isError` before anything is sent. Then the
  * same tools against Prism's dynamic responses (generated from the schemas) stay within the budget.
  */
+
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readFileSync } from 'node:fs';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { corpusSpec } from '../helpers/corpus.js';
-import { buildServer, connect, type Connected } from '../helpers/generated-server.js';
+import { buildServer, type Connected, connect } from '../helpers/generated-server.js';
 import { startPrism } from '../helpers/prism.js';
 
 const OPERATIONS = ['pulls/list', 'issues/list-for-repo', 'repos/list-for-org', 'search/issues-and-pull-requests', 'actions/list-workflow-runs-for-repo'];
@@ -28,7 +29,11 @@ const spec = JSON.parse(readFileSync(corpusSpec('github-rest.json'), 'utf8')) as
 /** Follows local $refs. */
 function resolve(value: unknown): unknown {
   let cur = value as { $ref?: string } | undefined;
-  for (let i = 0; i < 10 && cur?.$ref !== undefined; i++) cur = cur.$ref.replace(/^#\//, '').split('/').reduce<unknown>((a, k) => (a as Record<string, unknown>)?.[k], spec) as { $ref?: string };
+  for (let i = 0; i < 10 && cur?.$ref !== undefined; i++)
+    cur = cur.$ref
+      .replace(/^#\//, '')
+      .split('/')
+      .reduce<unknown>((a, k) => (a as Record<string, unknown>)?.[k], spec) as { $ref?: string };
   return cur;
 }
 
@@ -61,7 +66,9 @@ const matcher = (template: string) => new RegExp(`^${template.replace(/\{[^}]+\}
 
 const bodies = OPERATIONS.map((id) => {
   const { path, value } = example(id);
-  const body = Array.isArray(value) ? page(value[0]) : Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, Array.isArray(v) ? page(v[0]) : k === 'total_count' ? 4242 : v]));
+  const body = Array.isArray(value)
+    ? page(value[0])
+    : Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, Array.isArray(v) ? page(v[0]) : k === 'total_count' ? 4242 : v]));
   return { id, re: matcher(path), body };
 });
 
@@ -78,7 +85,10 @@ beforeAll(async () => {
     if (!hit) return void res.writeHead(404).end();
     const next = new URL(url);
     next.searchParams.set('page', String(Number(url.searchParams.get('page') ?? '1') + 1));
-    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', link: `<${`http://127.0.0.1${next.pathname}${next.search}`}>; rel="next", <http://127.0.0.1${url.pathname}?page=34>; rel="last"` });
+    res.writeHead(200, {
+      'content-type': 'application/json; charset=utf-8',
+      link: `<${`http://127.0.0.1${next.pathname}${next.search}`}>; rel="next", <http://127.0.0.1${url.pathname}?page=34>; rel="last"`,
+    });
     res.end(JSON.stringify(hit.body));
   });
   await new Promise<void>((r) => backend.listen(0, '127.0.0.1', r));
@@ -129,35 +139,45 @@ const ARGS: Record<string, Record<string, unknown>> = {
 };
 
 describe('GitHub list results within the budget, with default settings', () => {
-  it.each(OPERATIONS)('%s: text and structuredContent under 8,000 o200k tokens, the key fields of every item shown, the count and the next call', async (operationId) => {
-    const name = await toolName(operationId);
-    const raw = bodies.find((b) => b.id === operationId)!.body;
-    const rawTokens = countTokens(JSON.stringify(raw));
-    expect(rawTokens).toBeGreaterThan(BUDGET);
-    const result = (await server.client.callTool({ name, arguments: ARGS[operationId]! })) as CallToolResult;
-    expect(result.isError).toBeFalsy();
-    const text = textOf(result);
-    expect(countTokens(text)).toBeLessThanOrEqual(BUDGET);
-    // tools whose output schema was dropped for size return the text alone; the others structuredContent too
-    expect(result.structuredContent !== undefined).toBe(await listsOutputSchema(server, name));
-    if (result.structuredContent !== undefined) expect(countTokens(JSON.stringify(result.structuredContent))).toBeLessThanOrEqual(BUDGET);
-    const [json, note] = text.split('\n[results: ');
-    const shown = JSON.parse(json!) as unknown;
-    const items = (Array.isArray(shown) ? shown : Object.values(shown as Record<string, unknown>).find(Array.isArray)) as Array<Record<string, unknown>>;
-    const originals = (Array.isArray(raw) ? raw : Object.values(raw as Record<string, unknown>).find(Array.isArray)) as Array<Record<string, unknown>>;
-    expect(items.length).toBeGreaterThan(0);
-    items.forEach((item, i) => {
-      const original = originals[i]!;
-      for (const key of ['number', 'id', 'title', 'name', 'state', 'created_at']) if (original[key] !== undefined && original[key] !== null) expect(item[key], `${key} of item ${i}`).toEqual(original[key]);
-      const login = (original.user as { login?: string } | undefined)?.login ?? (original.owner as { login?: string } | undefined)?.login ?? (original.actor as { login?: string } | undefined)?.login;
-      if (login !== undefined) expect(JSON.stringify(item)).toContain(`"login":${JSON.stringify(login)}`);
-    });
-    // how many there are, and the exact next call
-    expect(note).toMatch(new RegExp(`^${items.length} of 30 items( of "\\w+")? shown, cut to fit 8000 tokens; the rest: call ${name} with \\{.*"page":\\d+,"per_page":\\d+\\}`));
-    const next = nextOf(result);
-    expect(next).toMatchObject(ARGS[operationId]!);
-    expect(((Number(next.page) - 1) * Number(next.per_page))).toBe(items.length);
-  }, 60_000);
+  it.each(OPERATIONS)(
+    '%s: text and structuredContent under 8,000 o200k tokens, the key fields of every item shown, the count and the next call',
+    async (operationId) => {
+      const name = await toolName(operationId);
+      const raw = bodies.find((b) => b.id === operationId)!.body;
+      const rawTokens = countTokens(JSON.stringify(raw));
+      expect(rawTokens).toBeGreaterThan(BUDGET);
+      const result = (await server.client.callTool({ name, arguments: ARGS[operationId]! })) as CallToolResult;
+      expect(result.isError).toBeFalsy();
+      const text = textOf(result);
+      expect(countTokens(text)).toBeLessThanOrEqual(BUDGET);
+      // tools whose output schema was dropped for size return the text alone; the others structuredContent too
+      expect(result.structuredContent !== undefined).toBe(await listsOutputSchema(server, name));
+      if (result.structuredContent !== undefined) expect(countTokens(JSON.stringify(result.structuredContent))).toBeLessThanOrEqual(BUDGET);
+      const [json, note] = text.split('\n[results: ');
+      const shown = JSON.parse(json!) as unknown;
+      const items = (Array.isArray(shown) ? shown : Object.values(shown as Record<string, unknown>).find(Array.isArray)) as Array<Record<string, unknown>>;
+      const originals = (Array.isArray(raw) ? raw : Object.values(raw as Record<string, unknown>).find(Array.isArray)) as Array<Record<string, unknown>>;
+      expect(items.length).toBeGreaterThan(0);
+      items.forEach((item, i) => {
+        const original = originals[i]!;
+        for (const key of ['number', 'id', 'title', 'name', 'state', 'created_at'])
+          if (original[key] !== undefined && original[key] !== null) expect(item[key], `${key} of item ${i}`).toEqual(original[key]);
+        const login =
+          (original.user as { login?: string } | undefined)?.login ??
+          (original.owner as { login?: string } | undefined)?.login ??
+          (original.actor as { login?: string } | undefined)?.login;
+        if (login !== undefined) expect(JSON.stringify(item)).toContain(`"login":${JSON.stringify(login)}`);
+      });
+      // how many there are, and the exact next call
+      expect(note).toMatch(
+        new RegExp(`^${items.length} of 30 items( of "\\w+")? shown, cut to fit 8000 tokens; the rest: call ${name} with \\{.*"page":\\d+,"per_page":\\d+\\}`),
+      );
+      const next = nextOf(result);
+      expect(next).toMatchObject(ARGS[operationId]!);
+      expect((Number(next.page) - 1) * Number(next.per_page)).toBe(items.length);
+    },
+    60_000,
+  );
 
   it('the next call continues exactly after the last item shown', async () => {
     const name = await toolName('pulls/list');
@@ -172,7 +192,10 @@ describe('GitHub list results within the budget, with default settings', () => {
   it('fields projection returns what it selects (all 30 items fit), and is never sent to the API', async () => {
     const name = await toolName('pulls/list');
     const before = requests.length;
-    const result = (await server.client.callTool({ name, arguments: { ...ARGS['pulls/list']!, fields: '[].{number: number, title: title, user: user.login, state: state}' } })) as CallToolResult;
+    const result = (await server.client.callTool({
+      name,
+      arguments: { ...ARGS['pulls/list']!, fields: '[].{number: number, title: title, user: user.login, state: state}' },
+    })) as CallToolResult;
     expect(result.isError).toBeFalsy();
     const shown = JSON.parse(textOf(result).split('\n[results: ')[0]!) as Array<Record<string, unknown>>;
     expect(shown).toHaveLength(30);

@@ -7,14 +7,15 @@
  * (a result, or the in-flight refusal that says to retry), pings are answered, and the server's
  * peak memory stays bounded.
  */
+
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readFileSync } from 'node:fs';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { corpusSpec } from '../helpers/corpus.js';
-import { buildServer, connect, pingMs, type Connected } from '../helpers/generated-server.js';
+import { buildServer, type Connected, connect, pingMs } from '../helpers/generated-server.js';
 
 /** A pod as the API server sends one: labels, annotations, managed fields, containers, status. */
 function pod(i: number): Record<string, unknown> {
@@ -29,10 +30,33 @@ function pod(i: number): Record<string, unknown> {
       labels: { app: 'web', 'pod-template-hash': '7d9c6b5f4', tier: 'frontend' },
       annotations: { 'kubectl.kubernetes.io/restartedAt': '2026-11-20T09:59:00Z', 'prometheus.io/scrape': 'true' },
       ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-7d9c6b5f4', uid: 'aa', controller: true, blockOwnerDeletion: true }],
-      managedFields: [{ manager: 'kube-controller-manager', operation: 'Update', apiVersion: 'v1', time: '2026-11-20T10:00:00Z', fieldsType: 'FieldsV1', fieldsV1: { 'f:metadata': { 'f:labels': { '.': {}, 'f:app': {} } }, 'f:spec': { 'f:containers': { 'k:{"name":"web"}': { '.': {}, 'f:image': {}, 'f:ports': {} } } } } }],
+      managedFields: [
+        {
+          manager: 'kube-controller-manager',
+          operation: 'Update',
+          apiVersion: 'v1',
+          time: '2026-11-20T10:00:00Z',
+          fieldsType: 'FieldsV1',
+          fieldsV1: {
+            'f:metadata': { 'f:labels': { '.': {}, 'f:app': {} } },
+            'f:spec': { 'f:containers': { 'k:{"name":"web"}': { '.': {}, 'f:image': {}, 'f:ports': {} } } },
+          },
+        },
+      ],
     },
     spec: {
-      containers: [{ name: 'web', image: 'registry.example.com/shop/web:1.42.0', ports: [{ containerPort: 8080, protocol: 'TCP' }], resources: { limits: { cpu: '500m', memory: '512Mi' }, requests: { cpu: '100m', memory: '128Mi' } }, env: [{ name: 'MODE', value: 'production' }], volumeMounts: [{ name: 'kube-api-access', mountPath: '/var/run/secrets/kubernetes.io/serviceaccount', readOnly: true }], terminationMessagePath: '/dev/termination-log', imagePullPolicy: 'IfNotPresent' }],
+      containers: [
+        {
+          name: 'web',
+          image: 'registry.example.com/shop/web:1.42.0',
+          ports: [{ containerPort: 8080, protocol: 'TCP' }],
+          resources: { limits: { cpu: '500m', memory: '512Mi' }, requests: { cpu: '100m', memory: '128Mi' } },
+          env: [{ name: 'MODE', value: 'production' }],
+          volumeMounts: [{ name: 'kube-api-access', mountPath: '/var/run/secrets/kubernetes.io/serviceaccount', readOnly: true }],
+          terminationMessagePath: '/dev/termination-log',
+          imagePullPolicy: 'IfNotPresent',
+        },
+      ],
       restartPolicy: 'Always',
       nodeName: `node-${i % 5}`,
       serviceAccountName: 'default',
@@ -44,13 +68,29 @@ function pod(i: number): Record<string, unknown> {
       hostIP: `10.0.0.${i % 5}`,
       podIP: `10.244.${i % 5}.${i % 250}`,
       startTime: '2026-11-20T10:00:00Z',
-      containerStatuses: [{ name: 'web', ready: true, restartCount: 0, image: 'registry.example.com/shop/web:1.42.0', imageID: 'registry.example.com/shop/web@sha256:0123456789abcdef', containerID: `containerd://${'f'.repeat(64)}`, started: true, state: { running: { startedAt: '2026-11-20T10:00:05Z' } } }],
+      containerStatuses: [
+        {
+          name: 'web',
+          ready: true,
+          restartCount: 0,
+          image: 'registry.example.com/shop/web:1.42.0',
+          imageID: 'registry.example.com/shop/web@sha256:0123456789abcdef',
+          containerID: `containerd://${'f'.repeat(64)}`,
+          started: true,
+          state: { running: { startedAt: '2026-11-20T10:00:05Z' } },
+        },
+      ],
       qosClass: 'Burstable',
     },
   };
 }
 
-const POD_LIST = { kind: 'PodList', apiVersion: 'v1', metadata: { resourceVersion: '123456', continue: 'eyJ2IjoibWV0YS5rOHMuaW8vdjEifQ' }, items: Array.from({ length: 200 }, (_, i) => pod(i)) };
+const POD_LIST = {
+  kind: 'PodList',
+  apiVersion: 'v1',
+  metadata: { resourceVersion: '123456', continue: 'eyJ2IjoibWV0YS5rOHMuaW8vdjEifQ' },
+  items: Array.from({ length: 200 }, (_, i) => pod(i)),
+};
 const BODY = JSON.stringify(POD_LIST);
 
 let backend: http.Server;
@@ -70,7 +110,11 @@ beforeAll(async () => {
   const manifest = `name: k8s-results\nopenapi: ${JSON.stringify(corpusSpec('kubernetes.json'))}\noutput: ./server\ninclude:\n  - operationId: [listCoreV1NamespacedPod]\n`;
   const built = await buildServer('results-kubernetes', 'openapi: 3.0.3\n', manifest);
   // the default response limit is 1,000,000 bytes; the budget of responses in flight 16 MiB here
-  server = await connect(built.server, { K8S_RESULTS_BASE_URL: `http://127.0.0.1:${(backend.address() as AddressInfo).port}`, K8S_RESULTS_MAX_IN_FLIGHT_BYTES: String(16 * 1024 * 1024), K8S_RESULTS_BEARERTOKEN_API_KEY: 'Bearer k8s-test-token' });
+  server = await connect(built.server, {
+    K8S_RESULTS_BASE_URL: `http://127.0.0.1:${(backend.address() as AddressInfo).port}`,
+    K8S_RESULTS_MAX_IN_FLIGHT_BYTES: String(16 * 1024 * 1024),
+    K8S_RESULTS_BEARERTOKEN_API_KEY: 'Bearer k8s-test-token',
+  });
 }, 240_000);
 
 afterAll(async () => {
@@ -104,7 +148,11 @@ describe('a large Kubernetes list', () => {
     expect(list.kind).toBe('PodList');
     expect(list.items.length).toBeGreaterThan(0);
     list.items.forEach((p, i) => expect(p.metadata).toMatchObject({ name: POD_LIST.items[i]!.metadata.name, namespace: 'shop' }));
-    expect(note).toMatch(new RegExp(`^${list.items.length} of 200 items of "items" shown, cut to fit 8000 tokens; for the rest, call ${name} with \\{"namespace":"shop","limit":${list.items.length}\\} and page on`));
+    expect(note).toMatch(
+      new RegExp(
+        `^${list.items.length} of 200 items of "items" shown, cut to fit 8000 tokens; for the rest, call ${name} with \\{"namespace":"shop","limit":${list.items.length}\\} and page on`,
+      ),
+    );
   }, 60_000);
 
   it('100 such calls at once all end, pings are answered within 1 s, and memory stays bounded', async () => {
@@ -118,7 +166,12 @@ describe('a large Kubernetes list', () => {
         await new Promise((r) => setTimeout(r, 50));
       }
     })();
-    const results = await Promise.all(Array.from({ length: 100 }, () => server.client.callTool({ name, arguments: { namespace: 'shop' } }, undefined, { timeout: 120_000 }) as Promise<CallToolResult>));
+    const results = await Promise.all(
+      Array.from(
+        { length: 100 },
+        () => server.client.callTool({ name, arguments: { namespace: 'shop' } }, undefined, { timeout: 120_000 }) as Promise<CallToolResult>,
+      ),
+    );
     done = true;
     await pinger;
     let shown = 0;

@@ -12,7 +12,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compile } from '../../src/compile.js';
-import { buildServer, connect, type Connected } from '../helpers/generated-server.js';
+import { buildServer, type Connected, connect } from '../helpers/generated-server.js';
 import { portabilityProblems } from '../helpers/portability.js';
 
 let work: string;
@@ -157,7 +157,9 @@ describe('a 2xx is never an error because of its shape', () => {
   it('outputSchemas: strict keeps reporting a mismatch as an error with the body, and passes a matching one', async () => {
     const bad = (await client.callTool({ name: 'getPetStrict', arguments: { id: 'bad' } })) as CallToolResult;
     expect(bad.isError).toBe(true);
-    expect(text(bad)).toMatch(/^\{"id":"seven"\}\n\n\[note: the response does not match the tool's output schema:\n- name: is required\n- id: must be integer\]$/);
+    expect(text(bad)).toMatch(
+      /^\{"id":"seven"\}\n\n\[note: the response does not match the tool's output schema:\n- name: is required\n- id: must be integer\]$/,
+    );
     const good = (await client.callTool({ name: 'getPetStrict', arguments: { id: 'good' } })) as CallToolResult;
     expect(good).toEqual({ content: [{ type: 'text', text: '{"id":7,"name":"Rex"}' }], structuredContent: { id: 7, name: 'Rex' } });
   });

@@ -26,17 +26,22 @@
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
-import { CallToolResultSchema, CreateTaskResultSchema, ResourceUpdatedNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttp } from '@modelcontextprotocol/client';
+import type { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
+import {
+  CallToolResultSchema,
+  CreateTaskResultSchema,
+  ResourceUpdatedNotificationSchema,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { connectClient, startHttp } from '../helpers/eras.js';
 import type { AnyClient, Era, HttpProcess } from '../helpers/eras.js';
+import { connectClient, startHttp } from '../helpers/eras.js';
 import { ROOT, run } from '../helpers/project.js';
-import { describeWithRedis, startRedis } from '../helpers/redis.js';
 import type { RedisServer } from '../helpers/redis.js';
-import { buildScaledServer, startScaledBackend } from '../helpers/scaled-server.js';
+import { describeWithRedis, startRedis } from '../helpers/redis.js';
 import type { ScaledBackend } from '../helpers/scaled-server.js';
+import { buildScaledServer, startScaledBackend } from '../helpers/scaled-server.js';
 
 const GOOD = { intent: 'remove a duplicate record', alternatives: ['keep it'], choice: 'delete it', confidence: 0.9 };
 const STATE_KEY = 'scale-out-state-key-0123456789abcdef';
@@ -73,7 +78,8 @@ async function client(p: HttpProcess, era: Era, setup?: (c: AnyClient) => void):
   return c;
 }
 
-const call = (c: AnyClient, name: string, args: Record<string, unknown> = {}, timeout = 30_000): Promise<Result> => (c as LegacyClient).callTool({ name, arguments: args }, undefined, { timeout }) as Promise<Result>;
+const call = (c: AnyClient, name: string, args: Record<string, unknown> = {}, timeout = 30_000): Promise<Result> =>
+  (c as LegacyClient).callTool({ name, arguments: args }, undefined, { timeout }) as Promise<Result>;
 
 async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -103,13 +109,21 @@ describeWithRedis('three instances sharing state through Redis', () => {
   });
 
   it('refuses to start when Redis cannot be reached, naming it', async () => {
-    const err = await startHttp(project, { SCALED_BASE_URL: api.url, SCALED_REDIS_URL: 'redis://:pw-never-shown@127.0.0.1:1', SCALED_REDIS_TIMEOUT_MS: '1000' }).then(
+    const err = await startHttp(project, {
+      SCALED_BASE_URL: api.url,
+      SCALED_REDIS_URL: 'redis://:pw-never-shown@127.0.0.1:1',
+      SCALED_REDIS_TIMEOUT_MS: '1000',
+    }).then(
       () => '',
       (e: Error) => e.message,
     );
     expect(err).toMatch(/cannot start: cannot reach Redis at redis:\/\/127\.0\.0\.1:1\/? \(SCALED_REDIS_URL\)/);
     expect(err).not.toContain('pw-never-shown');
-    const query = await startHttp(project, { SCALED_BASE_URL: api.url, SCALED_REDIS_URL: 'redis://127.0.0.1:1/?password=pw-in-query', SCALED_REDIS_TIMEOUT_MS: '1000' }).then(
+    const query = await startHttp(project, {
+      SCALED_BASE_URL: api.url,
+      SCALED_REDIS_URL: 'redis://127.0.0.1:1/?password=pw-in-query',
+      SCALED_REDIS_TIMEOUT_MS: '1000',
+    }).then(
       () => '',
       (e: Error) => e.message,
     );
@@ -192,7 +206,12 @@ describeWithRedis('three instances sharing state through Redis', () => {
       else (x as ModernClient).setNotificationHandler('notifications/resources/updated', (n) => void got[i]!.push(n.params.uri));
     };
     const subs: Array<{ close(): Promise<void> } | undefined> = [];
-    const targets: Array<[HttpProcess, Era]> = [[a, 'legacy'], [b, 'legacy'], [c, 'modern'], [b, 'modern']];
+    const targets: Array<[HttpProcess, Era]> = [
+      [a, 'legacy'],
+      [b, 'legacy'],
+      [c, 'modern'],
+      [b, 'modern'],
+    ];
     for (const [i, [p, era]] of targets.entries()) {
       const x = await client(p, era, setupFor(i, era));
       if (era === 'legacy') await (x as LegacyClient).subscribeResource({ uri: 'notes://signalled' });
@@ -206,7 +225,12 @@ describeWithRedis('three instances sharing state through Redis', () => {
 
   it('a tools list change signalled on one instance reaches the clients of all three, both eras', async () => {
     const got = [0, 0, 0, 0];
-    const targets: Array<[HttpProcess, Era]> = [[a, 'legacy'], [b, 'legacy'], [c, 'legacy'], [b, 'modern']];
+    const targets: Array<[HttpProcess, Era]> = [
+      [a, 'legacy'],
+      [b, 'legacy'],
+      [c, 'legacy'],
+      [b, 'modern'],
+    ];
     const subs: Array<{ close(): Promise<void> }> = [];
     for (const [i, [p, era]] of targets.entries()) {
       const x = await client(p, era, (y) => {
@@ -237,7 +261,10 @@ describeWithRedis('three instances sharing state through Redis', () => {
       if (init?.method === 'POST') posts.push({ url, method: (JSON.parse(String(init.body)) as { method?: string }).method ?? '', init });
       return fetch(url, init);
     };
-    const x = new ModernClient({ name: 'rounds', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: { pin: '2026-07-28' } } } as ConstructorParameters<typeof ModernClient>[1]);
+    const x = new ModernClient({ name: 'rounds', version: '1.0.0' }, {
+      capabilities: { elicitation: { form: {} } },
+      versionNegotiation: { mode: { pin: '2026-07-28' } },
+    } as ConstructorParameters<typeof ModernClient>[1]);
     x.setRequestHandler('elicitation/create', () => ({ action: 'accept', content: { name: 'Ada' } }));
     await x.connect(new ModernHttp(new URL(a.url), { fetch: spread }));
     open.push(x as unknown as AnyClient);
@@ -282,12 +309,19 @@ describeWithRedis('three instances sharing state through Redis', () => {
     expect(sid).toBeTruthy();
     const res = await fetch(b.url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': sid, 'mcp-protocol-version': '2025-06-18' },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-session-id': sid,
+        'mcp-protocol-version': '2025-06-18',
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
     });
     expect(res.status).toBe(404);
     const body = (await res.json()) as { error: { message: string } };
-    expect(body.error.message).toMatch(/^Session not found on this instance: a legacy session .* is served only by the instance that opened it, so the load balancer must route requests by their Mcp-Session-Id header \(sticky sessions\)/);
+    expect(body.error.message).toMatch(
+      /^Session not found on this instance: a legacy session .* is served only by the instance that opened it, so the load balancer must route requests by their Mcp-Session-Id header \(sticky sessions\)/,
+    );
     // the instance's host name and process id are nobody's business
     expect(body.error.message).not.toContain(hostname());
     expect(body.error.message).not.toMatch(/-\d+-[0-9a-f]{6}/);
@@ -314,7 +348,8 @@ describeWithRedis('three instances sharing state through Redis', () => {
     const gate = await call(clients[2]!, 'deletePet', { id: 'fault' });
     expect(gate.isError).toBe(true);
     expect(text(gate)).toMatch(/cannot be checked now: the shared store \(Redis at redis:\/\/127\.0\.0\.1:\d+\/?\) is unavailable/);
-    for (const r of outcomes.slice(during).filter((x) => x.isError)) expect(text(r)).toMatch(/Tool ping cannot be checked against its limits: the shared store \(Redis at .*\) is unavailable/);
+    for (const r of outcomes.slice(during).filter((x) => x.isError))
+      expect(text(r)).toMatch(/Tool ping cannot be checked against its limits: the shared store \(Redis at .*\) is unavailable/);
     await redis.restart();
     const resumed = outcomes.length;
     await waitFor(() => outcomes.slice(resumed).some((r) => !r.isError), 30_000);
@@ -333,11 +368,17 @@ describeWithRedis('three instances sharing state through Redis', () => {
     expect(files.length).toBeGreaterThanOrEqual(3);
     for (const f of files) {
       const id = /^trail\.(.+)\.jsonl$/.exec(f)![1]!;
-      const lines = readFileSync(path.join(dir, f), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { instance?: string });
+      const lines = readFileSync(path.join(dir, f), 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { instance?: string });
       expect(lines.length).toBeGreaterThan(0);
       expect(lines.every((l) => l.instance === id)).toBe(true);
     }
-    const out = await run(process.execPath, [path.join(project, 'dist/runtime/policy/verify-audit.js'), path.join(dir, 'trail.jsonl')]).then((r) => ({ code: 0, stdout: r.stdout }), (e: { code: number; stdout: string }) => ({ code: e.code, stdout: e.stdout }));
+    const out = await run(process.execPath, [path.join(project, 'dist/runtime/policy/verify-audit.js'), path.join(dir, 'trail.jsonl')]).then(
+      (r) => ({ code: 0, stdout: r.stdout }),
+      (e: { code: number; stdout: string }) => ({ code: e.code, stdout: e.stdout }),
+    );
     // the killed instance's last line may be torn (not yet repaired: it never started again); the others verify
     for (const f of files) expect(out.stdout).toContain(`== ${path.join(dir, f)}`);
     expect(out.stdout.match(/^ok: \d+ lines$/gm)?.length ?? 0).toBeGreaterThanOrEqual(3);

@@ -9,8 +9,8 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
-import { connectClient } from '../helpers/eras.js';
 import type { AnyClient } from '../helpers/eras.js';
+import { connectClient } from '../helpers/eras.js';
 import { ROOT, run } from '../helpers/project.js';
 
 const work = path.join(ROOT, '.cache/search-code-mode');
@@ -22,7 +22,17 @@ beforeAll(async () => {
   for (const mode of MODES) {
     const dir = path.join(work, mode);
     mkdirSync(dir, { recursive: true });
-    writeFileSync(path.join(dir, 'mcpgen.yaml'), [`name: "pets-${mode}"`, 'version: "0.1.0"', `openapi: ${JSON.stringify(path.join(ROOT, 'examples/petstore/openapi.yaml'))}`, 'output: "./server"', `discovery: ${mode}`, ''].join('\n'));
+    writeFileSync(
+      path.join(dir, 'mcpgen.yaml'),
+      [
+        `name: "pets-${mode}"`,
+        'version: "0.1.0"',
+        `openapi: ${JSON.stringify(path.join(ROOT, 'examples/petstore/openapi.yaml'))}`,
+        'output: "./server"',
+        `discovery: ${mode}`,
+        '',
+      ].join('\n'),
+    );
     const io = { stdout: () => undefined, stderr: (s: string) => void process.stderr.write(s), cwd: dir };
     expect(await main(['build', 'mcpgen.yaml', '--quiet'], io)).toBe(0);
     await run(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', path.join(dir, 'server')], { maxBuffer: 16 * 1024 * 1024 });
@@ -42,12 +52,20 @@ const results = async (mode: (typeof MODES)[number], args: Record<string, unknow
 describe('search mode and code mode share the index and the ranking', () => {
   it('both builds write the same index, byte for byte', () => {
     // the serialised index (code mode's file also says its discovery mode)
-    const index = (mode: string) => readFileSync(path.join(work, mode, 'server/src/search-index.gen.ts'), 'utf8').split('\n').find((l) => l.startsWith('export const searchIndex'));
+    const index = (mode: string) =>
+      readFileSync(path.join(work, mode, 'server/src/search-index.gen.ts'), 'utf8')
+        .split('\n')
+        .find((l) => l.startsWith('export const searchIndex'));
     expect(index('search')).toMatch(/^export const searchIndex: string = ".*"version/);
     expect(index('code')).toBe(index('search'));
   });
 
-  for (const args of [{ query: 'add a new pet' }, { query: 'which pets are there', limit: 10 }, { query: 'remove a pet', method: 'DELETE' }, { query: 'how many are in stock' }]) {
+  for (const args of [
+    { query: 'add a new pet' },
+    { query: 'which pets are there', limit: 10 },
+    { query: 'remove a pet', method: 'DELETE' },
+    { query: 'how many are in stock' },
+  ]) {
     it(`search_tools ${JSON.stringify(args)}: the same tools, order and scores in both modes`, async () => {
       const search = await results('search', args);
       const code = await results('code', args);
@@ -60,7 +78,8 @@ describe('search mode and code mode share the index and the ranking', () => {
   }
 
   it('search_tools without a query: the same areas', async () => {
-    const areas = async (mode: (typeof MODES)[number]) => ((await clients[mode]!.callTool({ name: 'search_tools', arguments: {} })) as { structuredContent: unknown }).structuredContent;
+    const areas = async (mode: (typeof MODES)[number]) =>
+      ((await clients[mode]!.callTool({ name: 'search_tools', arguments: {} })) as { structuredContent: unknown }).structuredContent;
     expect(await areas('code')).toEqual(await areas('search'));
   });
 });

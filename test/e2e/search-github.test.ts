@@ -10,8 +10,9 @@
  * list, ci: list } }`): a client that selects one of them lists its tools, one that selects another
  * preset lists the search tools, in both protocol eras, with the bytes the build reports for each.
  */
-import http from 'node:http';
+
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -21,8 +22,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod/v4';
 import { main } from '../../src/cli/main.js';
 import type { JsonReport } from '../../src/cli/report.js';
-import { connectClient } from '../helpers/eras.js';
 import type { AnyClient } from '../helpers/eras.js';
+import { connectClient } from '../helpers/eras.js';
 import { ROOT, run } from '../helpers/project.js';
 
 const FIXTURE = path.join(ROOT, 'test/fixtures/github');
@@ -40,15 +41,20 @@ beforeAll(async () => {
   rmSync(work, { recursive: true, force: true });
   mkdirSync(work, { recursive: true });
   // the fixture, in search mode but for two presets that list their tools, with the corpus spec at its real place
-  const manifest = readFileSync(path.join(FIXTURE, 'mcpgen.yaml'), 'utf8').replace('openapi: ../../../.corpus/github-rest.json', `openapi: ${JSON.stringify(path.join(ROOT, '.corpus/github-rest.json'))}`);
+  const manifest = readFileSync(path.join(FIXTURE, 'mcpgen.yaml'), 'utf8').replace(
+    'openapi: ../../../.corpus/github-rest.json',
+    `openapi: ${JSON.stringify(path.join(ROOT, '.corpus/github-rest.json'))}`,
+  );
   writeFileSync(path.join(work, 'mcpgen.yaml'), `${manifest}discovery:\n  mode: search\n  presets: { code-review: list, ci: list }\n`);
   let out = '';
   const io = { stdout: (s: string) => void (out += s), stderr: (s: string) => void process.stderr.write(s), cwd: work };
   expect(await main(['build', 'mcpgen.yaml', '--format', 'json'], io)).toBe(0);
   report = JSON.parse(out) as JsonReport;
-  await run(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', path.join(work, 'server')], { maxBuffer: 64 * 1024 * 1024 }).catch((e: { stdout?: string }) => {
-    throw new Error(`the generated project does not compile:\n${e.stdout ?? String(e)}`);
-  });
+  await run(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', path.join(work, 'server')], { maxBuffer: 64 * 1024 * 1024 }).catch(
+    (e: { stdout?: string }) => {
+      throw new Error(`the generated project does not compile:\n${e.stdout ?? String(e)}`);
+    },
+  );
   backend = http.createServer((req, res) => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString()));
@@ -99,14 +105,22 @@ describe('search mode on GitHub', () => {
   // what a model reads at the default limit stays within 2 KB, and a floor that catches a broken
   // index (not a quality bar).
   it('answers over stdio as its build-time index ranks, within 2 KB at the default limit; the expected tool in the first ten for at least half of the 20 queries', async () => {
-    const { createToolSearch } = (await import(pathToFileURL(path.join(work, 'server/dist/runtime/search/search.js')).href)) as typeof import('../../templates/runtime/search/search.js');
+    const { createToolSearch } = (await import(
+      pathToFileURL(path.join(work, 'server/dist/runtime/search/search.js')).href
+    )) as typeof import('../../templates/runtime/search/search.js');
     const { searchIndex } = (await import(pathToFileURL(path.join(work, 'server/dist/search-index.gen.js')).href)) as { searchIndex: string };
     const local = createToolSearch(searchIndex, undefined, {});
     const misses: string[] = [];
     for (const q of QUERIES.queries) {
       const r = await call('search_tools', { query: q.query, limit: 10 });
       const names = (r.structuredContent as { results: Array<{ name: string }> }).results.map((x) => x.name);
-      const expected = (local.search({ query: q.query, limit: 10 }, () => true, () => undefined).structuredContent as { results: Array<{ name: string }> }).results.map((x) => x.name);
+      const expected = (
+        local.search(
+          { query: q.query, limit: 10 },
+          () => true,
+          () => undefined,
+        ).structuredContent as { results: Array<{ name: string }> }
+      ).results.map((x) => x.name);
       expect(names, q.query).toEqual(expected);
       if (!names.includes(q.tool)) misses.push(`${q.query} => ${q.tool} (got ${names.slice(0, 3).join(', ')})`);
       const five = await call('search_tools', { query: q.query });
@@ -153,8 +167,14 @@ describe('search mode on GitHub', () => {
     const r = (await client.callTool({ name: 'search_tools', arguments: { query: 'create a comment', limit: 10 }, _meta })) as CallToolResult;
     const names = (r.structuredContent as { results: Array<{ name: string }> }).results.map((x) => x.name);
     expect(names.length).toBeGreaterThan(0);
-    expect(names.some((n) => n.startsWith('pulls_')), names.join(', ')).toBe(true);
-    expect(names.filter((n) => n.startsWith('issues_') || n.startsWith('gists_') || n.startsWith('repos_')), names.join(', ')).toEqual([]);
+    expect(
+      names.some((n) => n.startsWith('pulls_')),
+      names.join(', '),
+    ).toBe(true);
+    expect(
+      names.filter((n) => n.startsWith('issues_') || n.startsWith('gists_') || n.startsWith('repos_')),
+      names.join(', '),
+    ).toEqual([]);
     const hidden = (await client.callTool({ name: 'describe_tool', arguments: { name: 'issues_create' }, _meta })) as CallToolResult;
     expect(hidden.isError).toBe(true);
   });
@@ -163,7 +183,13 @@ describe('search mode on GitHub', () => {
     const help = await run(process.execPath, [path.join(work, 'server/dist/server.js'), '--help']);
     expect(help.stdout).toMatch(/MCPGEN_SEARCH_DEBUG\b.*search_tools result scored/);
     expect(readFileSync(path.join(work, 'server/.env.example'), 'utf8')).toContain('MCPGEN_SEARCH_DEBUG');
-    const transport = new StdioClientTransport({ command: process.execPath, args: [path.join(work, 'server/dist/server.js')], env: { PATH: process.env.PATH ?? '', ...env, MCPGEN_SEARCH_DEBUG: '1' }, stderr: 'pipe', cwd: work });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [path.join(work, 'server/dist/server.js')],
+      env: { PATH: process.env.PATH ?? '', ...env, MCPGEN_SEARCH_DEBUG: '1' },
+      stderr: 'pipe',
+      cwd: work,
+    });
     let stderr = '';
     transport.stderr!.on('data', (c: Buffer) => void (stderr += c.toString()));
     const debugging = new Client({ name: 'search-debug', version: '1' });
@@ -173,7 +199,9 @@ describe('search mode on GitHub', () => {
       const answer = (await debugging.callTool({ name: 'search_tools', arguments: { query: 'delete a repository', limit: 2 } })) as CallToolResult;
       expect(answer.structuredContent).toEqual((await call('search_tools', { query: 'delete a repository', limit: 2 })).structuredContent);
       await expect.poll(() => stderr).toContain('[search] "delete a repository" intent=delete');
-      expect(stderr).toMatch(/\[search\] #1 repos_delete score=[\d.]+ = lexical [\d.]+ × intent 1\.5 \(query delete, tool delete\) × coverage [\d.]+; tiebreak/);
+      expect(stderr).toMatch(
+        /\[search\] #1 repos_delete score=[\d.]+ = lexical [\d.]+ × intent 1\.5 \(query delete, tool delete\) × coverage [\d.]+; tiebreak/,
+      );
     } finally {
       await debugging.close();
     }

@@ -8,13 +8,14 @@
  *   one without it is, same-origin redirects still are;
  * - an `http://` OAuth `tokenUrl` is a build error (located), except on loopback hosts.
  */
-import http from 'node:http';
+
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compile } from '../../src/compile.js';
-import { buildServer, connect, type Connected } from '../helpers/generated-server.js';
+import { buildServer, type Connected, connect } from '../helpers/generated-server.js';
 import { ROOT } from '../helpers/project.js';
 
 const KEY = 'qk-7d1e9f0a55';
@@ -85,7 +86,13 @@ beforeAll(async () => {
     const query = u.search;
     if (u.pathname === '/whoami') {
       res.writeHead(403, { 'content-type': 'text/plain' });
-      res.end(`user ${Buffer.from((req.headers.authorization ?? '').slice(6), 'base64').toString().split(':')[0]} may not do this`);
+      res.end(
+        `user ${
+          Buffer.from((req.headers.authorization ?? '').slice(6), 'base64')
+            .toString()
+            .split(':')[0]
+        } may not do this`,
+      );
     } else if (u.pathname.endsWith('/away-with-query')) {
       res.writeHead(302, { location: `${otherUrl}/landing${query}` });
       res.end();
@@ -101,7 +108,13 @@ beforeAll(async () => {
     }
   });
   const url = await listen(apiServer);
-  server = await connect(built.server, { SECRETSFX_BASE_URL: url, SECRETSFX_BASICAUTH_USERNAME: USER, SECRETSFX_BASICAUTH_PASSWORD: 'pw-secret-99', SECRETSFX_QUERYKEY_API_KEY: KEY, SECRETSFX_HIDDEN: HIDDEN });
+  server = await connect(built.server, {
+    SECRETSFX_BASE_URL: url,
+    SECRETSFX_BASICAUTH_USERNAME: USER,
+    SECRETSFX_BASICAUTH_PASSWORD: 'pw-secret-99',
+    SECRETSFX_QUERYKEY_API_KEY: KEY,
+    SECRETSFX_HIDDEN: HIDDEN,
+  });
 }, 300_000);
 
 afterAll(async () => {
@@ -182,7 +195,10 @@ components:
           scopes: {}
 `,
     );
-    writeFileSync(path.join(dir, 'mcpgen.yaml'), `name: tok\nopenapi: ./openapi.yaml\nbaseUrl: https://api.example.com\n${viaManifest ? `auth:\n  cc:\n    tokenUrl: ${tokenUrl}\n` : ''}`);
+    writeFileSync(
+      path.join(dir, 'mcpgen.yaml'),
+      `name: tok\nopenapi: ./openapi.yaml\nbaseUrl: https://api.example.com\n${viaManifest ? `auth:\n  cc:\n    tokenUrl: ${tokenUrl}\n` : ''}`,
+    );
     const res = await compile({ manifestPath: path.join(dir, 'mcpgen.yaml'), cwd: dir, emit: false });
     return res.diagnostics.items.filter((d) => d.code === 'MCPGEN_INSECURE_TOKEN_URL' || d.code === 'MCPGEN_MANIFEST_INVALID');
   };
@@ -201,7 +217,10 @@ components:
     expect(found[0]!.location).toMatchObject({ file: 'mcpgen.yaml', pointer: '/auth/cc/tokenUrl', line: 6 });
   });
 
-  it.each(['http://127.0.0.1:8080/token', 'http://localhost/token', 'http://[::1]:9000/token', 'https://auth.example.com/token', '/oauth/token'])('accepts %s', async (tokenUrl) => {
-    expect(await build(tokenUrl, false)).toEqual([]);
-  });
+  it.each(['http://127.0.0.1:8080/token', 'http://localhost/token', 'http://[::1]:9000/token', 'https://auth.example.com/token', '/oauth/token'])(
+    'accepts %s',
+    async (tokenUrl) => {
+      expect(await build(tokenUrl, false)).toEqual([]);
+    },
+  );
 });

@@ -11,8 +11,8 @@
  *   unpacked bundle runs as Claude Desktop would start it.
  */
 import { execFile } from 'node:child_process';
-import http from 'node:http';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -77,9 +77,14 @@ async function generate(manifest: string, outDir: string): Promise<void> {
 /** Runs the built server: `--print-config` and friends, or over stdio when `calls` is given. */
 function runServer(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [path.join(server, 'dist/server.js'), ...args], { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 30_000 }, (err, stdout, stderr) => {
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [path.join(server, 'dist/server.js'), ...args],
+      { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 30_000 },
+      (err, stdout, stderr) => {
+        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -151,9 +156,22 @@ describe('a generated server reads exactly what .env.example lists', () => {
     const { stderr } = await recorded({});
     // the state key is advice, not a need: without it the gate works, its hints just do not outlive the process
     expect(stderr).toMatch(/SHIPFX_STATE_KEY is not set, so a key was generated for this run/);
-    const warnings = stderr.split('\n').filter((l) => !l.includes('SHIPFX_STATE_KEY is not set')).join('\n');
+    const warnings = stderr
+      .split('\n')
+      .filter((l) => !l.includes('SHIPFX_STATE_KEY is not set'))
+      .join('\n');
     const needed = [...new Set([...warnings.matchAll(/\bSHIPFX_[A-Z0-9_]+/g)].map((m) => m[0]))].sort();
-    expect(needed).toEqual(['SHIPFX_APIKEYHEADER_API_KEY', 'SHIPFX_APIKEYQUERY_API_KEY', 'SHIPFX_BASE_URL', 'SHIPFX_BASICAUTH_PASSWORD', 'SHIPFX_BASICAUTH_USERNAME', 'SHIPFX_CLIENTCREDENTIALS_CLIENT_ID', 'SHIPFX_CLIENTCREDENTIALS_CLIENT_SECRET', 'SHIPFX_MY_TOKEN', 'SHIPFX_QUERY']);
+    expect(needed).toEqual([
+      'SHIPFX_APIKEYHEADER_API_KEY',
+      'SHIPFX_APIKEYQUERY_API_KEY',
+      'SHIPFX_BASE_URL',
+      'SHIPFX_BASICAUTH_PASSWORD',
+      'SHIPFX_BASICAUTH_USERNAME',
+      'SHIPFX_CLIENTCREDENTIALS_CLIENT_ID',
+      'SHIPFX_CLIENTCREDENTIALS_CLIENT_SECRET',
+      'SHIPFX_MY_TOKEN',
+      'SHIPFX_QUERY',
+    ]);
     const manifest = JSON.parse(readFileSync(path.join(server, 'manifest.json'), 'utf8'));
     const env = manifest.server.mcp_config.env as Record<string, string>;
     for (const name of needed) {
@@ -238,10 +256,21 @@ describe('MCP Bundle of the Petstore server', () => {
     const required = Object.entries(manifest.user_config as Record<string, { required: boolean }>).filter(([, u]) => u.required);
     expect(required).toEqual([]);
     const backendUrl = url.replace(/\/v1$/, '');
-    const config = await getMcpConfigForManifest({ manifest, extensionPath: unpacked, systemDirs: { HOME: os.homedir() }, userConfig: { petstore_base_url: backendUrl }, pathSeparator: path.sep });
+    const config = await getMcpConfigForManifest({
+      manifest,
+      extensionPath: unpacked,
+      systemDirs: { HOME: os.homedir() },
+      userConfig: { petstore_base_url: backendUrl },
+      pathSeparator: path.sep,
+    });
     expect(config).toBeDefined();
     expect(config!.env).toEqual({ PETSTORE_BASE_URL: backendUrl });
-    const transport = new StdioClientTransport({ command: process.execPath, args: config!.args!, env: { PATH: process.env.PATH ?? '', ...config!.env }, stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: config!.args!,
+      env: { PATH: process.env.PATH ?? '', ...config!.env },
+      stderr: 'pipe',
+    });
     const client = new Client({ name: 'bundle-e2e', version: '1' });
     await client.connect(transport);
     const { tools } = await client.listTools();

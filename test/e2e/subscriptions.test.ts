@@ -14,14 +14,14 @@
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Client as ModernClient } from '@modelcontextprotocol/client';
+import type { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
-import { ROOT, run } from '../helpers/project.js';
-import { connectClient, ERAS, rpcError, startHttp, TRANSPORTS } from '../helpers/eras.js';
 import type { AnyClient, Era, HttpProcess, TransportKind } from '../helpers/eras.js';
+import { connectClient, ERAS, rpcError, startHttp, TRANSPORTS } from '../helpers/eras.js';
+import { ROOT, run } from '../helpers/project.js';
 
 const FIXTURE = path.join(ROOT, 'test/fixtures/subscriptions');
 const work = path.join(ROOT, '.cache/subscriptions');
@@ -98,7 +98,9 @@ async function client(transport: TransportKind, era: Era): Promise<{ c: AnyClien
     if (era === 'legacy') (c as LegacyClient).setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => onUpdate(n.params.uri));
     else (c as ModernClient).setNotificationHandler('notifications/resources/updated', (n) => onUpdate(n.params.uri));
   };
-  const { client: c } = await connectClient(transport === 'stdio' ? { kind: 'stdio', server: project, env: {} } : { kind: 'http', url: http.url }, era, { setup });
+  const { client: c } = await connectClient(transport === 'stdio' ? { kind: 'stdio', server: project, env: {} } : { kind: 'http', url: http.url }, era, {
+    setup,
+  });
   open.push(c);
   // resolves when the next notification for `uri` arrives (the test times out otherwise)
   const next = (uri: string) => new Promise<void>((resolve) => waiters.push({ uri, resolve }));
@@ -206,16 +208,31 @@ describe('x-mcp-header', () => {
       params: {
         name: 'echo_region',
         arguments: { region },
-        _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} },
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+          'io.modelcontextprotocol/clientCapabilities': {},
+        },
       },
     };
     const res = await fetch(http.url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'echo_region', ...headers },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tools/call',
+        'mcp-name': 'echo_region',
+        ...headers,
+      },
       body: JSON.stringify(body),
     });
     const text = await res.text();
-    return { status: res.status, text, json: res.headers.get('content-type')?.includes('json') ? (JSON.parse(text) as { error?: { code: number; message: string } }) : undefined };
+    return {
+      status: res.status,
+      text,
+      json: res.headers.get('content-type')?.includes('json') ? (JSON.parse(text) as { error?: { code: number; message: string } }) : undefined,
+    };
   };
 
   it('refuses over HTTP a call whose Mcp-Param header disagrees with the body (400, -32020)', async () => {

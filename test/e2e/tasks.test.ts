@@ -14,17 +14,17 @@
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { CallToolResultSchema, CreateTaskResultSchema, TaskStatusNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Client as ModernClient } from '@modelcontextprotocol/client';
 import { createTaskSessionFromClient, resultFromTaskOutcome } from '@modelcontextprotocol/ext-tasks/client';
+import type { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { CallToolResultSchema, CreateTaskResultSchema, TaskStatusNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
-import { ROOT, run } from '../helpers/project.js';
-import { connectClient, rpcError, startHttp, TRANSPORTS } from '../helpers/eras.js';
 import type { AnyClient, HttpProcess, Target, TransportKind } from '../helpers/eras.js';
-import { rawDispatch, startJobsApi } from '../helpers/tasks.js';
+import { connectClient, rpcError, startHttp, TRANSPORTS } from '../helpers/eras.js';
+import { ROOT, run } from '../helpers/project.js';
 import type { JobsApi } from '../helpers/tasks.js';
+import { rawDispatch, startJobsApi } from '../helpers/tasks.js';
 
 const FIXTURE = path.join(ROOT, 'test/fixtures/tasks');
 const work = path.join(ROOT, '.cache/tasks');
@@ -58,7 +58,9 @@ function env(): Record<string, string> {
 }
 
 function target(kind: TransportKind, who: keyof typeof TOKENS = 'alice'): Target {
-  return kind === 'stdio' ? { kind: 'stdio', server: project, env: env() } : { kind: 'http', url: http.url, headers: { authorization: `Bearer ${TOKENS[who]}` } };
+  return kind === 'stdio'
+    ? { kind: 'stdio', server: project, env: env() }
+    : { kind: 'http', url: http.url, headers: { authorization: `Bearer ${TOKENS[who]}` } };
 }
 
 async function legacy(kind: TransportKind, who: keyof typeof TOKENS = 'alice'): Promise<LegacyClient> {
@@ -78,8 +80,14 @@ async function modern(kind: TransportKind, who: keyof typeof TOKENS = 'alice') {
   /** A raw request with the envelope (`tasks`: the extension declared). */
   const raw = async (method: string, params: Record<string, unknown>, tasks = true) => {
     const caps = tasks ? { extensions: { 'io.modelcontextprotocol/tasks': {} } } : {};
-    const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': framing.clientInfo, 'io.modelcontextprotocol/clientCapabilities': caps };
-    return dispatch({ method, params: { _meta: meta, ...params } }) as Promise<{ kind: 'result'; result: Record<string, unknown> } | { kind: 'error'; error: { code: number; message: string; data?: unknown } }>;
+    const meta = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientInfo': framing.clientInfo,
+      'io.modelcontextprotocol/clientCapabilities': caps,
+    };
+    return dispatch({ method, params: { _meta: meta, ...params } }) as Promise<
+      { kind: 'result'; result: Record<string, unknown> } | { kind: 'error'; error: { code: number; message: string; data?: unknown } }
+    >;
   };
   /** Sends a message on the client's transport as it is (a listen request, a cancellation). */
   const post = (message: unknown) => (v2 as unknown as { transport: { send(m: unknown): Promise<void> } }).transport.send(message);
@@ -95,14 +103,26 @@ describe.each(TRANSPORTS)('tasks over %s', (kind) => {
       expect(client.getServerCapabilities()?.tasks).toMatchObject({ list: {}, cancel: {}, requests: { tools: { call: {} } } });
       const tools = (await client.listTools()).tools;
       const support = Object.fromEntries(tools.map((t) => [t.name, (t as { execution?: { taskSupport?: string } }).execution?.taskSupport]));
-      expect(support).toMatchObject({ startExport: 'optional', runReport: 'optional', brew: 'optional', bake: 'required', interview: 'optional', listPets: undefined, getOperation: undefined });
+      expect(support).toMatchObject({
+        startExport: 'optional',
+        runReport: 'optional',
+        brew: 'optional',
+        bake: 'required',
+        interview: 'optional',
+        listPets: undefined,
+        getOperation: undefined,
+      });
     });
 
     it('runs a long-running operation as a task: created, polled with the API key at the resolved URL, its result the final body', async () => {
       const client = await legacy(kind);
       const seen: string[] = [];
       let result: { content?: unknown; structuredContent?: unknown } | undefined;
-      for await (const message of client.experimental.tasks.callToolStream({ name: 'startExport', arguments: { body: { name: 'q3', steps: 2 } } }, CallToolResultSchema, { task: { ttl: 60_000 } })) {
+      for await (const message of client.experimental.tasks.callToolStream(
+        { name: 'startExport', arguments: { body: { name: 'q3', steps: 2 } } },
+        CallToolResultSchema,
+        { task: { ttl: 60_000 } },
+      )) {
         seen.push(message.type === 'taskStatus' ? `status:${message.task.status}` : message.type);
         if (message.type === 'result') result = message.result;
         if (message.type === 'error') throw message.error;
@@ -118,7 +138,10 @@ describe.each(TRANSPORTS)('tasks over %s', (kind) => {
     it('cancels mid-way: the task is cancelled and the API gets the DELETE it declares', async () => {
       const client = await legacy(kind);
       const mark = api.count();
-      const created = await client.request({ method: 'tools/call', params: { name: 'startExport', arguments: { body: { name: 'forever', steps: -1 } }, task: { ttl: 60_000 } } }, CreateTaskResultSchema);
+      const created = await client.request(
+        { method: 'tools/call', params: { name: 'startExport', arguments: { body: { name: 'forever', steps: -1 } }, task: { ttl: 60_000 } } },
+        CreateTaskResultSchema,
+      );
       const op = await api.operationAfter(mark);
       await api.polled(op, 1);
       expect((await client.experimental.tasks.getTask(created.task.taskId)).status).toBe('working');
@@ -133,7 +156,10 @@ describe.each(TRANSPORTS)('tasks over %s', (kind) => {
     it('cancels an operation the API offers no cancellation for: polling stops, nothing is deleted', async () => {
       const client = await legacy(kind);
       const mark = api.count();
-      const created = await client.request({ method: 'tools/call', params: { name: 'runReport', arguments: { body: { steps: -1 } }, task: { ttl: 60_000 } } }, CreateTaskResultSchema);
+      const created = await client.request(
+        { method: 'tools/call', params: { name: 'runReport', arguments: { body: { steps: -1 } }, task: { ttl: 60_000 } } },
+        CreateTaskResultSchema,
+      );
       const op = await api.operationAfter(mark);
       await api.polled(op, 2);
       await client.experimental.tasks.cancelTask(created.task.taskId);
@@ -146,7 +172,10 @@ describe.each(TRANSPORTS)('tasks over %s', (kind) => {
 
     it('reads an Azure status case-insensitively: Failed ends the task failed, its result the error', async () => {
       const client = await legacy(kind);
-      const created = await client.request({ method: 'tools/call', params: { name: 'runReport', arguments: { body: { steps: 1, fail: true } }, task: { ttl: 60_000 } } }, CreateTaskResultSchema);
+      const created = await client.request(
+        { method: 'tools/call', params: { name: 'runReport', arguments: { body: { steps: 1, fail: true } }, task: { ttl: 60_000 } } },
+        CreateTaskResultSchema,
+      );
       const result = await client.experimental.tasks.getTaskResult(created.task.taskId, CallToolResultSchema);
       expect(result.isError).toBe(true);
       expect(textOf(result)).toMatch(/status failed[\s\S]*disk full/);
@@ -178,7 +207,10 @@ describe.each(TRANSPORTS)('tasks over %s', (kind) => {
           if (n.params.status === 'completed') resolve();
         }),
       );
-      const created = await client.request({ method: 'tools/call', params: { name: 'brew', arguments: { ms: 50 }, task: { ttl: 60_000 } } }, CreateTaskResultSchema);
+      const created = await client.request(
+        { method: 'tools/call', params: { name: 'brew', arguments: { ms: 50 }, task: { ttl: 60_000 } } },
+        CreateTaskResultSchema,
+      );
       await done;
       expect(seen).toEqual([`${created.task.taskId}:completed`]);
     });
@@ -239,7 +271,10 @@ describe.each(TRANSPORTS)('tasks over %s', (kind) => {
     it('a task: required tool called without the extension is -32021 naming it; tasks/get without it is -32021 too', async () => {
       const { raw } = await modern(kind);
       const refused = await raw('tools/call', { name: 'bake', arguments: {} }, false);
-      expect(refused).toMatchObject({ kind: 'error', error: { code: -32021, data: { requiredCapabilities: { extensions: { 'io.modelcontextprotocol/tasks': {} } } } } });
+      expect(refused).toMatchObject({
+        kind: 'error',
+        error: { code: -32021, data: { requiredCapabilities: { extensions: { 'io.modelcontextprotocol/tasks': {} } } } },
+      });
       expect(await raw('tasks/get', { taskId: 'x' }, false)).toMatchObject({ kind: 'error', error: { code: -32021 } });
       // an optional one runs at once for such a request
       const sync = await raw('tools/call', { name: 'brew', arguments: { ms: 1 } }, false);
@@ -250,7 +285,11 @@ describe.each(TRANSPORTS)('tasks over %s', (kind) => {
     it('a task whose handler asks for input waits input_required; tasks/update answers it and the call ends, audited once', async () => {
       const { raw } = await modern(kind);
       const caps = { elicitation: {}, extensions: { 'io.modelcontextprotocol/tasks': {} } };
-      const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'e2e-modern', version: '1.0.0' }, 'io.modelcontextprotocol/clientCapabilities': caps };
+      const meta = {
+        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+        'io.modelcontextprotocol/clientInfo': { name: 'e2e-modern', version: '1.0.0' },
+        'io.modelcontextprotocol/clientCapabilities': caps,
+      };
       const created = (await raw('tools/call', { name: 'ask', arguments: {}, _meta: meta })) as { result: { taskId: string; resultType: string } };
       expect(created.result.resultType).toBe('task');
       const taskId = created.result.taskId;
@@ -264,14 +303,20 @@ describe.each(TRANSPORTS)('tasks over %s', (kind) => {
       expect(got.result.status).toBe('input_required');
       expect(Object.keys(got.result.inputRequests ?? {})).toEqual(['elicit-1']);
       expect(got.result.inputRequests!['elicit-1']!.method).toBe('elicitation/create');
-      expect(await raw('tasks/update', { taskId, inputResponses: { 'elicit-1': { action: 'accept', content: { name: 'Alice' } } } })).toMatchObject({ kind: 'result', result: { resultType: 'complete' } });
+      expect(await raw('tasks/update', { taskId, inputResponses: { 'elicit-1': { action: 'accept', content: { name: 'Alice' } } } })).toMatchObject({
+        kind: 'result',
+        result: { resultType: 'complete' },
+      });
       do got = await get();
       while (got.result.status === 'working' || got.result.status === 'input_required');
       expect(got.result.status).toBe('completed');
       expect(textOf(got.result.result!)).toBe('hello Alice');
       if (kind === 'http') {
         // one logical call across its two runs: one tool.invoked, one terminal event
-        const lines = http.stderr().split('\n').filter((l) => l.startsWith('audit ') && l.includes('"primitive":"ask"'));
+        const lines = http
+          .stderr()
+          .split('\n')
+          .filter((l) => l.startsWith('audit ') && l.includes('"primitive":"ask"'));
         expect(lines.filter((l) => l.includes('"event":"tool.invoked"'))).toHaveLength(1);
         expect(lines.filter((l) => l.includes('"event":"tool.completed"'))).toHaveLength(1);
       }
@@ -279,12 +324,22 @@ describe.each(TRANSPORTS)('tasks over %s', (kind) => {
 
     it('task: deferred asks in an input-required round first, then becomes a task when the handler says so', async () => {
       const { raw } = await modern(kind);
-      const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'e2e-modern', version: '1.0.0' }, 'io.modelcontextprotocol/clientCapabilities': { elicitation: {}, extensions: { 'io.modelcontextprotocol/tasks': {} } } };
+      const meta = {
+        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+        'io.modelcontextprotocol/clientInfo': { name: 'e2e-modern', version: '1.0.0' },
+        'io.modelcontextprotocol/clientCapabilities': { elicitation: {}, extensions: { 'io.modelcontextprotocol/tasks': {} } },
+      };
       const first = (await raw('tools/call', { name: 'interview', arguments: {}, _meta: meta })) as { result: Record<string, unknown> };
       expect(first.result.resultType).toBe('input_required');
       expect(first.result.taskId).toBeUndefined();
       expect(Object.keys(first.result.inputRequests as object)).toEqual(['name']);
-      const second = (await raw('tools/call', { name: 'interview', arguments: {}, inputResponses: { name: { action: 'accept', content: { name: 'Alice' } } }, requestState: first.result.requestState, _meta: meta })) as { result: Record<string, unknown> };
+      const second = (await raw('tools/call', {
+        name: 'interview',
+        arguments: {},
+        inputResponses: { name: { action: 'accept', content: { name: 'Alice' } } },
+        requestState: first.result.requestState,
+        _meta: meta,
+      })) as { result: Record<string, unknown> };
       expect(second.result.resultType).toBe('task');
       expect(second.result.requestState).toBeUndefined();
       const taskId = second.result.taskId as string;
@@ -297,21 +352,33 @@ describe.each(TRANSPORTS)('tasks over %s', (kind) => {
       expect(textOf(got.result.result!)).toBe('Hello, Alice!');
     });
 
-    it('subscriptions/listen with taskIds acknowledges the connection\'s own tasks, then sends notifications/tasks as one changes', async () => {
+    it("subscriptions/listen with taskIds acknowledges the connection's own tasks, then sends notifications/tasks as one changes", async () => {
       const { raw, post, taskNotifications } = await modern(kind);
       const created = (await raw('tools/call', { name: 'brew', arguments: { ms: 600_000 } })) as { result: { taskId: string } };
       const taskId = created.result.taskId;
-      const envelope = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'e2e-modern', version: '1.0.0' }, 'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } } };
+      const envelope = {
+        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+        'io.modelcontextprotocol/clientInfo': { name: 'e2e-modern', version: '1.0.0' },
+        'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } },
+      };
       const until = async (n: number) => {
         while (taskNotifications.length < n) await new Promise((r) => setTimeout(r, 20));
       };
       if (kind === 'stdio') {
-        await post({ jsonrpc: '2.0', id: 'listen-1', method: 'subscriptions/listen', params: { notifications: { taskIds: [taskId, 'no-such-task'] }, _meta: envelope } });
+        await post({
+          jsonrpc: '2.0',
+          id: 'listen-1',
+          method: 'subscriptions/listen',
+          params: { notifications: { taskIds: [taskId, 'no-such-task'] }, _meta: envelope },
+        });
         await until(1);
         expect(taskNotifications[0]).toMatchObject({ method: 'notifications/subscriptions/acknowledged', params: { notifications: { taskIds: [taskId] } } });
         await raw('tasks/cancel', { taskId });
         await until(2);
-        expect(taskNotifications[1]).toMatchObject({ method: 'notifications/tasks', params: { taskId, status: 'cancelled', _meta: { 'io.modelcontextprotocol/subscriptionId': 'listen-1' } } });
+        expect(taskNotifications[1]).toMatchObject({
+          method: 'notifications/tasks',
+          params: { taskId, status: 'cancelled', _meta: { 'io.modelcontextprotocol/subscriptionId': 'listen-1' } },
+        });
         await post({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'listen-1', _meta: envelope } });
       } else {
         // over HTTP the stream is the listen request's response (test below); here: the task is cancellable as usual
@@ -334,7 +401,10 @@ describe('tasks belong to the identity that created them (HTTP)', () => {
   it('another identity cannot see, fetch, list or cancel a task', async () => {
     const alice = await legacy('http', 'alice');
     const bob = await legacy('http', 'bob');
-    const created = await alice.request({ method: 'tools/call', params: { name: 'brew', arguments: { ms: 600_000 }, task: { ttl: 60_000 } } }, CreateTaskResultSchema);
+    const created = await alice.request(
+      { method: 'tools/call', params: { name: 'brew', arguments: { ms: 600_000 }, task: { ttl: 60_000 } } },
+      CreateTaskResultSchema,
+    );
     const id = created.task.taskId;
     expect((await rpcError(bob.experimental.tasks.getTask(id))).code).toBe(-32602);
     expect((await rpcError(bob.experimental.tasks.cancelTask(id))).code).toBe(-32602);
@@ -347,10 +417,15 @@ describe('tasks belong to the identity that created them (HTTP)', () => {
     await alice.experimental.tasks.cancelTask(id);
   });
 
-  it('tasks/list is filtered by the session\'s concern preferences, as tools/list is', async () => {
+  it("tasks/list is filtered by the session's concern preferences, as tools/list is", async () => {
     const plain = await legacy('http', 'alice');
-    const created = await plain.request({ method: 'tools/call', params: { name: 'brew', arguments: { ms: 600_000 }, task: { ttl: 60_000 } } }, CreateTaskResultSchema);
-    const { client } = await connectClient(target('http', 'alice'), 'legacy', { capabilities: { tasks: {}, experimental: { concerns: { area: 'jobs' } } } as never });
+    const created = await plain.request(
+      { method: 'tools/call', params: { name: 'brew', arguments: { ms: 600_000 }, task: { ttl: 60_000 } } },
+      CreateTaskResultSchema,
+    );
+    const { client } = await connectClient(target('http', 'alice'), 'legacy', {
+      capabilities: { tasks: {}, experimental: { concerns: { area: 'jobs' } } } as never,
+    });
     open.push(client);
     const jobsOnly = client as LegacyClient;
     expect((await jobsOnly.listTools()).tools.map((t) => t.name)).not.toContain('brew');
@@ -363,16 +438,20 @@ describe('tasks belong to the identity that created them (HTTP)', () => {
     const bob = await legacy('http', 'bob');
     expect((await bob.listTools()).tools.map((t) => t.name)).not.toContain('startExport');
     const mark = api.count();
-    const asTask = await bob.request({ method: 'tools/call', params: { name: 'startExport', arguments: { body: { name: 'x' } }, task: { ttl: 60_000 } } }, CallToolResultSchema).then(
-      (r) => ({ result: r as { isError?: boolean; task?: unknown; content?: unknown } }),
-      (e: unknown) => ({ error: e as { code: number } }),
-    );
+    const asTask = await bob
+      .request({ method: 'tools/call', params: { name: 'startExport', arguments: { body: { name: 'x' } }, task: { ttl: 60_000 } } }, CallToolResultSchema)
+      .then(
+        (r) => ({ result: r as { isError?: boolean; task?: unknown; content?: unknown } }),
+        (e: unknown) => ({ error: e as { code: number } }),
+      );
     const plain = await bob.callTool({ name: 'startExport', arguments: { body: { name: 'x' } } }).then(
       (r) => ({ result: r as { isError?: boolean; task?: unknown; content?: unknown } }),
       (e: unknown) => ({ error: e as { code: number } }),
     );
     // the same refusal either way, and never a task
-    expect('result' in asTask ? { isError: asTask.result.isError, text: textOf(asTask.result) } : { code: asTask.error.code }).toEqual('result' in plain ? { isError: plain.result.isError, text: textOf(plain.result) } : { code: plain.error.code });
+    expect('result' in asTask ? { isError: asTask.result.isError, text: textOf(asTask.result) } : { code: asTask.error.code }).toEqual(
+      'result' in plain ? { isError: plain.result.isError, text: textOf(plain.result) } : { code: plain.error.code },
+    );
     if ('result' in asTask) expect(asTask.result.task).toBeUndefined();
     expect(api.count()).toBe(mark);
     expect((await bob.experimental.tasks.listTasks()).tasks).toEqual([]);
@@ -383,11 +462,21 @@ describe('2026-07-28 status notifications: subscriptions/listen with taskIds (HT
   /** Opens a listen stream for `taskIds` as `who`; its messages, in order, as they come. */
   async function listen(who: keyof typeof TOKENS, taskIds: string[]) {
     const controller = new AbortController();
-    const envelope = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'e2e-listen', version: '1.0.0' }, 'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } } };
+    const envelope = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientInfo': { name: 'e2e-listen', version: '1.0.0' },
+      'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } },
+    };
     const res = await fetch(http.url, {
       method: 'POST',
       signal: controller.signal,
-      headers: { authorization: `Bearer ${TOKENS[who]}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'subscriptions/listen' },
+      headers: {
+        authorization: `Bearer ${TOKENS[who]}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'subscriptions/listen',
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: `listen-${who}`, method: 'subscriptions/listen', params: { notifications: { taskIds }, _meta: envelope } }),
     });
     expect(res.headers.get('content-type')).toContain('text/event-stream');
@@ -412,35 +501,55 @@ describe('2026-07-28 status notifications: subscriptions/listen with taskIds (HT
     return { next, close: () => controller.abort() };
   }
 
-  it('acknowledges the caller\'s own tasks only, then sends notifications/tasks as one changes', async () => {
+  it("acknowledges the caller's own tasks only, then sends notifications/tasks as one changes", async () => {
     const { raw } = await modern('http', 'alice');
     const created = (await raw('tools/call', { name: 'brew', arguments: { ms: 600_000 } })) as { result: { taskId: string } };
     const taskId = created.result.taskId;
     const stream = await listen('alice', [taskId, 'no-such-task']);
     const ack = await stream.next();
-    expect(ack).toMatchObject({ method: 'notifications/subscriptions/acknowledged', params: { notifications: { taskIds: [taskId] }, _meta: { 'io.modelcontextprotocol/subscriptionId': 'listen-alice' } } });
+    expect(ack).toMatchObject({
+      method: 'notifications/subscriptions/acknowledged',
+      params: { notifications: { taskIds: [taskId] }, _meta: { 'io.modelcontextprotocol/subscriptionId': 'listen-alice' } },
+    });
     // bob may not listen to alice's task: acknowledged without it
     const spy = await listen('bob', [taskId]);
     expect((await spy.next()).params).toMatchObject({ notifications: { taskIds: [] } });
     await raw('tasks/cancel', { taskId });
     const changed = await stream.next();
-    expect(changed).toMatchObject({ method: 'notifications/tasks', params: { taskId, status: 'cancelled', _meta: { 'io.modelcontextprotocol/subscriptionId': 'listen-alice' } } });
+    expect(changed).toMatchObject({
+      method: 'notifications/tasks',
+      params: { taskId, status: 'cancelled', _meta: { 'io.modelcontextprotocol/subscriptionId': 'listen-alice' } },
+    });
     expect(changed.params.resultType).toBeUndefined();
     stream.close();
     spy.close();
   });
 
   it('refuses a listen for more than 100 task ids with a JSON-RPC error, before any stream is opened', async () => {
-    const envelope = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'e2e-listen', version: '1.0.0' }, 'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } } };
+    const envelope = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientInfo': { name: 'e2e-listen', version: '1.0.0' },
+      'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } },
+    };
     const taskIds = Array.from({ length: 101 }, (_, i) => `t${i}`);
     const res = await fetch(http.url, {
       method: 'POST',
-      headers: { authorization: `Bearer ${TOKENS.alice}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'subscriptions/listen' },
+      headers: {
+        authorization: `Bearer ${TOKENS.alice}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'subscriptions/listen',
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: 'listen-many', method: 'subscriptions/listen', params: { notifications: { taskIds }, _meta: envelope } }),
     });
     expect(res.status).toBe(400);
     expect(res.headers.get('content-type')).toContain('application/json');
-    expect(await res.json()).toMatchObject({ jsonrpc: '2.0', id: 'listen-many', error: { code: -32602, message: expect.stringMatching(/at most 100 task ids \(got 101\)/) } });
+    expect(await res.json()).toMatchObject({
+      jsonrpc: '2.0',
+      id: 'listen-many',
+      error: { code: -32602, message: expect.stringMatching(/at most 100 task ids \(got 101\)/) },
+    });
   });
 });
 
@@ -454,10 +563,15 @@ describe('bounds of the task table (<PREFIX>_MAX_TASKS, _TASK_TTL_MS)', () => {
       const { client } = await connectClient({ kind: 'http', url: small.url }, 'legacy', { capabilities: { tasks: {} } as never });
       open.push(client);
       const c = client as LegacyClient;
-      const first = await c.request({ method: 'tools/call', params: { name: 'brew', arguments: { ms: 600_000 }, task: { ttl: 60_000 } } }, CreateTaskResultSchema);
+      const first = await c.request(
+        { method: 'tools/call', params: { name: 'brew', arguments: { ms: 600_000 }, task: { ttl: 60_000 } } },
+        CreateTaskResultSchema,
+      );
       // the ttl asked for is capped at the server's
       expect(first.task.ttl).toBe(5000);
-      const refused = await rpcError(c.request({ method: 'tools/call', params: { name: 'brew', arguments: { ms: 1 }, task: { ttl: 60_000 } } }, CreateTaskResultSchema));
+      const refused = await rpcError(
+        c.request({ method: 'tools/call', params: { name: 'brew', arguments: { ms: 1 }, task: { ttl: 60_000 } } }, CreateTaskResultSchema),
+      );
       expect(refused.code).toBe(-32603);
       expect(refused.message).toMatch(/its limit/);
       await c.experimental.tasks.cancelTask(first.task.taskId);

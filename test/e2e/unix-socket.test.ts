@@ -23,7 +23,10 @@ let stderr = '';
 
 beforeAll(async () => {
   copyFileSync(path.join(ROOT, 'examples/petstore/openapi.yaml'), path.join(dir, 'openapi.yaml'));
-  writeFileSync(path.join(dir, 'mcpgen.yaml'), `name: socket-pets\nopenapi: ./openapi.yaml\noutput: ./server\nbaseUrl: ${JSON.stringify(`unix:${socket}:/v2`)}\n`);
+  writeFileSync(
+    path.join(dir, 'mcpgen.yaml'),
+    `name: socket-pets\nopenapi: ./openapi.yaml\noutput: ./server\nbaseUrl: ${JSON.stringify(`unix:${socket}:/v2`)}\n`,
+  );
   let err = '';
   expect(await main(['build', 'mcpgen.yaml'], { stdout: () => undefined, stderr: (s: string) => void (err += s), cwd: dir }), err).toBe(0);
   // the temp folder is outside the repository: resolve the project's dependencies from mcpgen's
@@ -37,7 +40,12 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => backend.listen(socket, resolve));
 
-  const transport = new StdioClientTransport({ command: process.execPath, args: [path.join(dir, 'server/dist/server.js')], env: { PATH: process.env.PATH ?? '' }, stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [path.join(dir, 'server/dist/server.js')],
+    env: { PATH: process.env.PATH ?? '' },
+    stderr: 'pipe',
+  });
   transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
   client = new Client({ name: 'unix-e2e', version: '1' });
   await client.connect(transport);

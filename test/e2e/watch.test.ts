@@ -33,7 +33,11 @@ describe('mcpgen build --watch', () => {
     cpSync(path.join(ROOT, 'examples/petstore/mcpgen.yaml'), path.join(dir, 'mcpgen.yaml'));
     const env: NodeJS.ProcessEnv = { ...process.env, FORCE_COLOR: '0' };
     delete env.NO_COLOR;
-    const child = spawn(process.execPath, [path.join(ROOT, 'bin/mcpgen.js'), 'build', 'mcpgen.yaml', '--watch'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [path.join(ROOT, 'bin/mcpgen.js'), 'build', 'mcpgen.yaml', '--watch'], {
+      cwd: dir,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
@@ -63,7 +67,10 @@ describe('mcpgen build --watch', () => {
 
       // a manifest edit rebuilds too
       const manifest = path.join(dir, 'mcpgen.yaml');
-      writeFileSync(manifest, readFileSync(manifest, 'utf8').replace('description: Counts of pets by status', 'description: How many pets there are, by status'));
+      writeFileSync(
+        manifest,
+        readFileSync(manifest, 'utf8').replace('description: Counts of pets by status', 'description: How many pets there are, by status'),
+      );
       await until(() => builds() === 3, 60_000, seen);
       expect(readFileSync(tools, 'utf8')).toContain('How many pets there are, by status');
       // a manifest-only change: the spec came from the cache, whose entry was not written again

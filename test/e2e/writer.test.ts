@@ -4,8 +4,9 @@
  * or begins with the generated header. Everything else is the user's and stops the build with a
  * located error, with nothing written — for `build`, `build --check` and `validate` alike.
  */
-import { createHash } from 'node:crypto';
+
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -109,7 +110,10 @@ describe('ownership by content', () => {
     const edited = readFileSync(path.join(dir, 'server/manifest.json'), 'utf8').replace('"version"', '"keywords": ["mine"],\n  "version"');
     writeFileSync(path.join(dir, 'server/manifest.json'), edited);
     // and package.json: merged (test/e2e/package-json.test.ts), so not a conflict
-    writeFileSync(path.join(dir, 'server/package.json'), readFileSync(path.join(dir, 'server/package.json'), 'utf8').replace('"version"', '"private": true,\n  "version"'));
+    writeFileSync(
+      path.join(dir, 'server/package.json'),
+      readFileSync(path.join(dir, 'server/package.json'), 'utf8').replace('"version"', '"private": true,\n  "version"'),
+    );
     writeFileSync(path.join(dir, 'mcpgen.yaml'), readFileSync(path.join(dir, 'mcpgen.yaml'), 'utf8').replace(/^version: .*$/m, 'version: 3.0.0'));
     const [err, ...more] = await expectRefused(dir, ['MCPGEN_OUTPUT_CONFLICT'], [/server\/manifest\.json.*changed/]);
     expect(more).toEqual([]);

@@ -10,10 +10,15 @@ export type Run = { code: number; stdout: string; stderr: string };
 /** Runs `bin/mcpgen.js` with `args` in `cwd` (killed after `timeoutMs`, default 60 s). */
 export function mcpgen(args: string[], cwd = ROOT, timeoutMs = 60_000): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [path.join(ROOT, 'bin/mcpgen.js'), ...args], { cwd, timeout: timeoutMs, env: { ...process.env, FORCE_COLOR: '0', MCPGEN_DEBUG: '' } }, (err, stdout, stderr) => {
-      const e = err as (Error & { code?: number | string; killed?: boolean }) | null;
-      resolve({ code: e ? (e.killed ? -1 : typeof e.code === 'number' ? e.code : 1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [path.join(ROOT, 'bin/mcpgen.js'), ...args],
+      { cwd, timeout: timeoutMs, env: { ...process.env, FORCE_COLOR: '0', MCPGEN_DEBUG: '' } },
+      (err, stdout, stderr) => {
+        const e = err as (Error & { code?: number | string; killed?: boolean }) | null;
+        resolve({ code: e ? (e.killed ? -1 : typeof e.code === 'number' ? e.code : 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 

@@ -6,13 +6,14 @@
  * backend on 127.0.0.1: o/r has PRs #1–#3 (#2 reviewed), o/big 40 PRs, o/slow never answers, o/held
  * answers `[]` when the test calls `releaseHeld()`.
  */
-import http from 'node:http';
+
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { main } from '../../src/cli/main.js';
 import type { JsonReport } from '../../src/cli/report.js';
-import { connectClient } from './eras.js';
 import type { AnyClient } from './eras.js';
+import { connectClient } from './eras.js';
 import { ROOT, run } from './project.js';
 
 /** The secret state key the server runs with: no answer, log or audit line may hold it. */
@@ -48,7 +49,10 @@ export async function codeModeGithub(name: string): Promise<CodeModeGithub> {
   const server = path.join(work, 'server');
   rmSync(work, { recursive: true, force: true });
   mkdirSync(work, { recursive: true });
-  const manifest = readFileSync(path.join(ROOT, 'test/fixtures/github/mcpgen.yaml'), 'utf8').replace('openapi: ../../../.corpus/github-rest.json', `openapi: ${JSON.stringify(path.join(ROOT, '.corpus/github-rest.json'))}`);
+  const manifest = readFileSync(path.join(ROOT, 'test/fixtures/github/mcpgen.yaml'), 'utf8').replace(
+    'openapi: ../../../.corpus/github-rest.json',
+    `openapi: ${JSON.stringify(path.join(ROOT, '.corpus/github-rest.json'))}`,
+  );
   writeFileSync(
     path.join(work, 'mcpgen.yaml'),
     `${manifest}outputSchemaMaxBytes: 65536\ndiscovery:\n  mode: code\n  presets: { ci: list }\npolicy:\n  audit:\n    file: audit.jsonl\n  access:\n    default: allow\n    rules:\n      - clients: [bob]\n        deny: { names: ['pulls_list-reviews'] }\n`,
@@ -57,9 +61,11 @@ export async function codeModeGithub(name: string): Promise<CodeModeGithub> {
   const io = { stdout: (s: string) => void (out += s), stderr: (s: string) => void process.stderr.write(s), cwd: work };
   if ((await main(['build', 'mcpgen.yaml', '--format', 'json', '--report'], io)) !== 0) throw new Error('the GitHub code-mode build failed');
   const report = JSON.parse(out) as JsonReport;
-  await run(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', server], { maxBuffer: 64 * 1024 * 1024 }).catch((e: { stdout?: string }) => {
-    throw new Error(`the generated project does not compile:\n${e.stdout ?? String(e)}`);
-  });
+  await run(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', server], { maxBuffer: 64 * 1024 * 1024 }).catch(
+    (e: { stdout?: string }) => {
+      throw new Error(`the generated project does not compile:\n${e.stdout ?? String(e)}`);
+    },
+  );
   const requests: Array<{ method: string; url: string }> = [];
   const closed: string[] = [];
   const held: http.ServerResponse[] = [];
@@ -70,8 +76,13 @@ export async function codeModeGithub(name: string): Promise<CodeModeGithub> {
     let body: unknown = { message: 'Not Found' };
     let status = 404;
     if (req.method === 'GET' && url.pathname === '/repos/o/r/pulls') [status, body] = [200, PULLS];
-    else if (req.method === 'GET' && reviews) [status, body] = Number(reviews[1]) === 404 ? [404, { message: 'Not Found', documentation_url: 'https://docs' }] : [200, Number(reviews[1]) === 2 ? [{ id: 9, state: 'APPROVED' }] : []];
-    else if (req.method === 'GET' && url.pathname === '/repos/o/big/pulls') [status, body] = [200, Array.from({ length: 40 }, (_, i) => ({ number: i + 1, title: `PR ${i + 1}`, body: 'b'.repeat(900) }))];
+    else if (req.method === 'GET' && reviews)
+      [status, body] =
+        Number(reviews[1]) === 404
+          ? [404, { message: 'Not Found', documentation_url: 'https://docs' }]
+          : [200, Number(reviews[1]) === 2 ? [{ id: 9, state: 'APPROVED' }] : []];
+    else if (req.method === 'GET' && url.pathname === '/repos/o/big/pulls')
+      [status, body] = [200, Array.from({ length: 40 }, (_, i) => ({ number: i + 1, title: `PR ${i + 1}`, body: 'b'.repeat(900) }))];
     else if (url.pathname === '/repos/o/held/pulls') return void held.push(res);
     else if (url.pathname === '/repos/o/slow/pulls') {
       // never answers: the test sees whether the server gives up the request (its socket closes)

@@ -7,7 +7,9 @@ import { ROOT } from './project.js';
 export const CORPUS_DIR = path.join(ROOT, '.corpus');
 
 /** File names of every corpus spec, in the list's order. */
-export const CORPUS_SPECS: readonly string[] = (JSON.parse(readFileSync(path.join(ROOT, 'corpus/corpus.json'), 'utf8')) as { specs: Array<{ name: string }> }).specs.map((s) => s.name);
+export const CORPUS_SPECS: readonly string[] = (
+  JSON.parse(readFileSync(path.join(ROOT, 'corpus/corpus.json'), 'utf8')) as { specs: Array<{ name: string }> }
+).specs.map((s) => s.name);
 
 /** Absolute path of a corpus spec; throws, saying how to fetch it, when it is not there (tests never skip for a missing corpus). */
 export function corpusSpec(name: string): string {
@@ -18,4 +20,8 @@ export function corpusSpec(name: string): string {
 }
 
 /** A file-name-safe slug of a spec's name, e.g. `petstore-3-0`. */
-export const specSlug = (name: string) => name.replace(/\.[^.]+$/, '').toLowerCase().replace(/[^a-z0-9]+/g, '-');
+export const specSlug = (name: string) =>
+  name
+    .replace(/\.[^.]+$/, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-');

@@ -6,17 +6,17 @@
  */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttp } from '@modelcontextprotocol/client';
+import { StdioClientTransport as ModernStdio } from '@modelcontextprotocol/client/stdio';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as LegacyStdio } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport as LegacyHttp } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
-import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttp } from '@modelcontextprotocol/client';
-import { StdioClientTransport as ModernStdio } from '@modelcontextprotocol/client/stdio';
 
 import type { AnyClient, Era } from './linked.js';
 
-export { ERAS } from './linked.js';
 export type { AnyClient, Era } from './linked.js';
+export { ERAS } from './linked.js';
 export type TransportKind = 'stdio' | 'http';
 export const TRANSPORTS: readonly TransportKind[] = ['stdio', 'http'];
 
@@ -33,7 +33,10 @@ export type HttpProcess = {
 
 /** Starts `<server>/dist/server.js --transport http --port 0` (plus `args`) and waits until it listens. */
 export async function startHttp(server: string, env: Record<string, string>, args: readonly string[] = []): Promise<HttpProcess> {
-  const child = spawn(process.execPath, [path.join(server, 'dist/server.js'), '--transport', 'http', '--port', '0', ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [path.join(server, 'dist/server.js'), '--transport', 'http', '--port', '0', ...args], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let err = '';
   let out = '';
   child.stdout.on('data', (d: Buffer) => void (out += d.toString('utf8')));
@@ -57,21 +60,34 @@ export async function startHttp(server: string, env: Record<string, string>, arg
 }
 
 /** How to reach a server: spawn it over stdio, or an HTTP endpoint. */
-export type Target = { readonly kind: 'stdio'; readonly server: string; readonly env: Record<string, string> } | { readonly kind: 'http'; readonly url: string; readonly headers?: Record<string, string> };
+export type Target =
+  | { readonly kind: 'stdio'; readonly server: string; readonly env: Record<string, string> }
+  | { readonly kind: 'http'; readonly url: string; readonly headers?: Record<string, string> };
 
 /** A connected client of `era` to `target`; `setup` runs before connecting (request handlers). */
-export async function connectClient(target: Target, era: Era, options: { capabilities?: ClientCapabilities; setup?: (client: AnyClient) => void; name?: string } = {}): Promise<{ client: AnyClient; stderr: () => string }> {
+export async function connectClient(
+  target: Target,
+  era: Era,
+  options: { capabilities?: ClientCapabilities; setup?: (client: AnyClient) => void; name?: string } = {},
+): Promise<{ client: AnyClient; stderr: () => string }> {
   const capabilities = options.capabilities ?? {};
   const name = options.name ?? `e2e-${era}`;
   let log = '';
   const client: AnyClient =
     era === 'legacy'
       ? new LegacyClient({ name, version: '1.0.0' }, { capabilities })
-      : new ModernClient({ name, version: '1.0.0' }, { capabilities, versionNegotiation: { mode: { pin: '2026-07-28' } } } as ConstructorParameters<typeof ModernClient>[1]);
+      : new ModernClient({ name, version: '1.0.0' }, { capabilities, versionNegotiation: { mode: { pin: '2026-07-28' } } } as ConstructorParameters<
+          typeof ModernClient
+        >[1]);
   options.setup?.(client);
   let transport: unknown;
   if (target.kind === 'stdio') {
-    const params = { command: process.execPath, args: [path.join(target.server, 'dist/server.js')], env: { PATH: process.env.PATH ?? '', ...target.env }, stderr: 'pipe' as const };
+    const params = {
+      command: process.execPath,
+      args: [path.join(target.server, 'dist/server.js')],
+      env: { PATH: process.env.PATH ?? '', ...target.env },
+      stderr: 'pipe' as const,
+    };
     const t = era === 'legacy' ? new LegacyStdio(params) : new ModernStdio(params);
     t.stderr?.on('data', (d: Buffer) => void (log += d.toString('utf8')));
     transport = t;

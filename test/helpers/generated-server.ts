@@ -24,15 +24,20 @@ export async function buildServer(name: string, spec: string, manifest: string):
   // the library, not the CLI: these tests are about the generated server, not about the command line
   const res = await compile({ manifestPath: path.join(dir, 'mcpgen.yaml'), cwd: dir, emit: true });
   const stderr = res.diagnostics.items.map((d) => `${d.location.file}:${d.location.line}:${d.location.col} ${d.severity} ${d.code} ${d.message}\n`).join('');
-  expect(res.diagnostics.items.filter((d) => d.severity === 'error'), stderr).toEqual([]);
+  expect(
+    res.diagnostics.items.filter((d) => d.severity === 'error'),
+    stderr,
+  ).toEqual([]);
   const server = path.join(dir, 'server');
   for (const [file, content] of [...(res.files ?? []), ...(res.stubs ?? [])]) {
     mkdirSync(path.dirname(path.join(res.outDir!, file)), { recursive: true });
     writeFileSync(path.join(res.outDir!, file), content);
   }
-  await run(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', server], { maxBuffer: 16 * 1024 * 1024 }).catch((e: { stdout?: string }) => {
-    throw new Error(`the generated project does not compile:\n${e.stdout ?? String(e)}`);
-  });
+  await run(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', server], { maxBuffer: 16 * 1024 * 1024 }).catch(
+    (e: { stdout?: string }) => {
+      throw new Error(`the generated project does not compile:\n${e.stdout ?? String(e)}`);
+    },
+  );
   return { dir, server, stderr };
 }
 
@@ -41,7 +46,12 @@ export type Connected = { client: Client; pid: number; stderr: () => string; clo
 
 /** Starts `<server>/dist/server.js` with `env` (plus PATH) and connects a `Client` to it. */
 export async function connect(server: string, env: Record<string, string>, name = 'hardening-e2e'): Promise<Connected> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [path.join(server, 'dist/server.js')], env: { PATH: process.env.PATH ?? '', ...env }, stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [path.join(server, 'dist/server.js')],
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stderr: 'pipe',
+  });
   let log = '';
   transport.stderr?.on('data', (d: Buffer) => void (log += d.toString('utf8')));
   const client = new Client({ name, version: '1' });

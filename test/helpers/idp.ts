@@ -11,10 +11,10 @@
  * (a published one, or one the provider never had) to make tokens a provider would never issue.
  */
 import http from 'node:http';
-import { Readable } from 'node:stream';
 import type { AddressInfo } from 'node:net';
-import { createLocalJWKSet, exportJWK, generateKeyPair, jwtVerify, SignJWT } from 'jose';
+import { Readable } from 'node:stream';
 import type { JWK, JWTPayload } from 'jose';
+import { createLocalJWKSet, exportJWK, generateKeyPair, jwtVerify, SignJWT } from 'jose';
 import Provider from 'oidc-provider';
 
 /** A signing key: its private JWK (with `kid`, `alg`), and the key object jose signs with. */
@@ -106,8 +106,22 @@ function exchangeGrant(issuer: string, keys: readonly SigningKey[], exchanges: E
 function makeProvider(issuer: string, keys: readonly SigningKey[], scopes: readonly string[], opaque: boolean, exchanges: Exchange[]): Provider {
   const provider = new Provider(issuer, {
     clients: [
-      { client_id: TEST_CLIENT.id, client_secret: TEST_CLIENT.secret, grant_types: ['client_credentials'], response_types: [], redirect_uris: [], token_endpoint_auth_method: 'client_secret_post' },
-      { client_id: RESOURCE_CLIENT.id, client_secret: RESOURCE_CLIENT.secret, grant_types: [TOKEN_EXCHANGE], response_types: [], redirect_uris: [], token_endpoint_auth_method: 'client_secret_basic' },
+      {
+        client_id: TEST_CLIENT.id,
+        client_secret: TEST_CLIENT.secret,
+        grant_types: ['client_credentials'],
+        response_types: [],
+        redirect_uris: [],
+        token_endpoint_auth_method: 'client_secret_post',
+      },
+      {
+        client_id: RESOURCE_CLIENT.id,
+        client_secret: RESOURCE_CLIENT.secret,
+        grant_types: [TOKEN_EXCHANGE],
+        response_types: [],
+        redirect_uris: [],
+        token_endpoint_auth_method: 'client_secret_basic',
+      },
     ],
     jwks: { keys: keys.map((k) => k.jwk) } as never,
     scopes: [...SCOPES, ...scopes],
@@ -124,7 +138,12 @@ function makeProvider(issuer: string, keys: readonly SigningKey[], scopes: reado
         enabled: true,
         defaultResource: (_ctx: unknown, _client: unknown, oneOf?: string) => oneOf,
         useGrantedResource: () => true,
-        getResourceServerInfo: () => ({ scope: [...SCOPES, ...scopes].filter((s) => s !== 'openid' && s !== 'offline_access').join(' '), accessTokenFormat: opaque ? 'opaque' : 'jwt', accessTokenTTL: 600, jwt: { sign: { alg: 'RS256' } } }),
+        getResourceServerInfo: () => ({
+          scope: [...SCOPES, ...scopes].filter((s) => s !== 'openid' && s !== 'offline_access').join(' '),
+          accessTokenFormat: opaque ? 'opaque' : 'jwt',
+          accessTokenTTL: 600,
+          jwt: { sign: { alg: 'RS256' } },
+        }),
       },
     },
     // refresh tokens without offline_access, so that clients that registered the grant get one
@@ -132,10 +151,20 @@ function makeProvider(issuer: string, keys: readonly SigningKey[], scopes: reado
   } as never);
   if (process.env.DEBUG_OAUTH) {
     provider.on('registration_create.success', (_ctx: unknown, client: { scope?: string }) => console.log('registered scope', client.scope));
-    provider.on('authorization.error', (ctx: { oidc?: { params?: unknown } }, err: Error) => console.log('authorization error', err.message, JSON.stringify(ctx.oidc?.params)));
-    provider.on('grant.error', (_ctx: unknown, err: Error) => console.log('grant error', err.message, (err as { error_description?: string }).error_description));
+    provider.on('authorization.error', (ctx: { oidc?: { params?: unknown } }, err: Error) =>
+      console.log('authorization error', err.message, JSON.stringify(ctx.oidc?.params)),
+    );
+    provider.on('grant.error', (_ctx: unknown, err: Error) =>
+      console.log('grant error', err.message, (err as { error_description?: string }).error_description),
+    );
   }
-  provider.registerGrantType(TOKEN_EXCHANGE, exchangeGrant(issuer, keys, exchanges), ['subject_token', 'subject_token_type', 'requested_token_type', 'audience', 'scope']);
+  provider.registerGrantType(TOKEN_EXCHANGE, exchangeGrant(issuer, keys, exchanges), [
+    'subject_token',
+    'subject_token_type',
+    'requested_token_type',
+    'audience',
+    'scope',
+  ]);
   provider.on('server_error', (_ctx: unknown, err: Error) => process.stderr.write(`oidc-provider: ${err.stack}\n`));
   return provider;
 }
@@ -159,7 +188,14 @@ function registerWithoutScope(req: http.IncomingMessage, res: http.ServerRespons
       // not JSON: the provider answers it
     }
     const replay = Readable.from([body]) as unknown as http.IncomingMessage;
-    Object.assign(replay, { method: req.method, url: req.url, headers: { ...req.headers, 'content-length': String(body.length) }, socket: req.socket, connection: req.socket, httpVersion: req.httpVersion });
+    Object.assign(replay, {
+      method: req.method,
+      url: req.url,
+      headers: { ...req.headers, 'content-length': String(body.length) },
+      socket: req.socket,
+      connection: req.socket,
+      httpVersion: req.httpVersion,
+    });
     void provider.callback()(replay, res);
   });
 }
@@ -243,7 +279,12 @@ export async function headlessAuthorize(authorizationUrl: string, login: string,
   let method = 'GET';
   let body: URLSearchParams | undefined;
   for (let step = 0; step < 20; step++) {
-    const res = await fetch(url, { method, redirect: 'manual', headers: { cookie: jar.header(), ...(body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) }, ...(body ? { body } : {}) });
+    const res = await fetch(url, {
+      method,
+      redirect: 'manual',
+      headers: { cookie: jar.header(), ...(body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
+      ...(body ? { body } : {}),
+    });
     jar.take(res);
     const location = res.headers.get('location');
     if (res.status >= 300 && res.status < 400 && location !== null) {

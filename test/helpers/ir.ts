@@ -4,13 +4,21 @@
  * point into the given manifest text (`mcpgen.yaml`) and spec text.
  */
 import { Diagnostics } from '../../src/core/diagnostics.js';
-import { buildIr, type BuildManifest } from '../../src/ir/build.js';
+import { type BuildManifest, buildIr } from '../../src/ir/build.js';
 import type { IrServer } from '../../src/ir/types.js';
-import { parseYamlSource } from '../../src/source/source.js';
 import type { SpecVersion } from '../../src/openapi/load.js';
+import { parseYamlSource } from '../../src/source/source.js';
 
 /** The manifest settings every test build starts from. */
-export const TEST_MANIFEST: BuildManifest = { name: 'x', version: '1.0.0', envPrefix: 'X', maxToolNameLength: 64, maxDescriptionLength: 1024, timeoutMs: 1000, maxResponseBytes: 10_000 };
+export const TEST_MANIFEST: BuildManifest = {
+  name: 'x',
+  version: '1.0.0',
+  envPrefix: 'X',
+  maxToolNameLength: 64,
+  maxDescriptionLength: 1024,
+  timeoutMs: 1000,
+  maxResponseBytes: 10_000,
+};
 
 export type IrFromText = {
   /** The spec, YAML or JSON text. */

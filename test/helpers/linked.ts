@@ -4,11 +4,12 @@
  * exactly as over real stdio), the client is the v1 SDK `Client` (legacy era, `initialize`) or the
  * v2 `Client` pinned to 2026-07-28 (modern era, per-request `_meta` envelope).
  */
+
+import { Client as ModernClient } from '@modelcontextprotocol/client';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import type { ClientCapabilities as LegacyCapabilities } from '@modelcontextprotocol/sdk/types.js';
-import { Client as ModernClient } from '@modelcontextprotocol/client';
-import { InMemoryTransport } from '@modelcontextprotocol/server';
 import type { Server } from '@modelcontextprotocol/server';
+import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 
 /** A protocol era: `legacy` (≤ 2025-11-25, initialize) or `modern` (2026-07-28). */
@@ -39,7 +40,10 @@ export async function linkedClient(
   const client: AnyClient =
     era === 'legacy'
       ? new LegacyClient({ name: 'test-legacy', version: '1.0.0' }, { capabilities })
-      : new ModernClient({ name: 'test-modern', version: '1.0.0' }, { capabilities, versionNegotiation: { mode: { pin: '2026-07-28' } } } as ConstructorParameters<typeof ModernClient>[1]);
+      : new ModernClient({ name: 'test-modern', version: '1.0.0' }, {
+          capabilities,
+          versionNegotiation: { mode: { pin: '2026-07-28' } },
+        } as ConstructorParameters<typeof ModernClient>[1]);
   options.setup?.(client);
   await (client as LegacyClient).connect(clientSide as unknown as Parameters<LegacyClient['connect']>[0]);
   return client;

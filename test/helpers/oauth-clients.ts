@@ -7,10 +7,11 @@
  * `finishAuth` (the v2 client wants all of its parameters: the provider sends RFC 9207 `iss`),
  * and connects again with the tokens.
  */
+
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttp } from '@modelcontextprotocol/client';
+import { UnauthorizedError as LegacyUnauthorized } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as LegacyHttp } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { UnauthorizedError as LegacyUnauthorized } from '@modelcontextprotocol/sdk/client/auth.js';
-import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttp } from '@modelcontextprotocol/client';
 import { headlessAuthorize } from './idp.js';
 import type { AnyClient, Era } from './linked.js';
 
@@ -27,7 +28,13 @@ class MemoryProvider {
     return REDIRECT;
   }
   get clientMetadata() {
-    return { client_name: this.name, redirect_uris: [REDIRECT], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
+    return {
+      client_name: this.name,
+      redirect_uris: [REDIRECT],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    };
   }
   clientInformation() {
     return this.#client as never;
@@ -71,11 +78,14 @@ export async function oauthClient(era: Era, url: string, login: string): Promise
  */
 export async function oauthSession(era: Era, url: string, login: string): Promise<{ client: AnyClient; authorizeAgain(): Promise<void> }> {
   const provider = new MemoryProvider(`e2e-${era}`);
-  const transport = () => (era === 'legacy' ? new LegacyHttp(new URL(url), { authProvider: provider as never }) : new ModernHttp(new URL(url), { authProvider: provider as never }));
+  const transport = () =>
+    era === 'legacy' ? new LegacyHttp(new URL(url), { authProvider: provider as never }) : new ModernHttp(new URL(url), { authProvider: provider as never });
   const client = () =>
     era === 'legacy'
       ? new LegacyClient({ name: `e2e-${era}`, version: '1.0.0' })
-      : new ModernClient({ name: `e2e-${era}`, version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } } as ConstructorParameters<typeof ModernClient>[1]);
+      : new ModernClient({ name: `e2e-${era}`, version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } } as ConstructorParameters<
+          typeof ModernClient
+        >[1]);
   const finish = async (t: LegacyHttp | ModernHttp): Promise<void> => {
     const sent = provider.authorizationUrl;
     if (sent === undefined) throw new Error('the client did not start authorizing');

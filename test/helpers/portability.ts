@@ -8,16 +8,64 @@ const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object
 
 const MAP_KEYWORDS = new Set(['properties', 'patternProperties', 'dependentSchemas', 'dependencies', '$defs', 'definitions']);
 const LIST_KEYWORDS = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
-const SINGLE_KEYWORDS = new Set(['items', 'contains', 'not', 'propertyNames', 'if', 'then', 'else', 'additionalProperties', 'unevaluatedProperties', 'additionalItems', 'unevaluatedItems', 'contentSchema']);
+const SINGLE_KEYWORDS = new Set([
+  'items',
+  'contains',
+  'not',
+  'propertyNames',
+  'if',
+  'then',
+  'else',
+  'additionalProperties',
+  'unevaluatedProperties',
+  'additionalItems',
+  'unevaluatedItems',
+  'contentSchema',
+]);
 /** Where a bare `true`/`false` is fine. */
 const BOOLEAN_OK = new Set(['additionalProperties', 'unevaluatedProperties', 'additionalItems', 'unevaluatedItems']);
 /** Keywords that constrain a value; a schema with none accepts anything (`untyped-schema`). */
 const CONSTRAINING = new Set([
-  'type', 'enum', 'const', 'multipleOf', 'maximum', 'exclusiveMaximum', 'minimum', 'exclusiveMinimum', 'maxLength', 'minLength',
-  'pattern', 'maxItems', 'minItems', 'uniqueItems', 'maxContains', 'minContains', 'maxProperties', 'minProperties', 'required',
-  'dependentRequired', 'format', 'contentMediaType', 'contentEncoding', 'contentSchema', 'allOf', 'anyOf', 'oneOf', 'not', 'items',
-  'prefixItems', 'contains', 'properties', 'patternProperties', 'additionalProperties', 'propertyNames', 'dependentSchemas',
-  'dependencies', '$ref', '$dynamicRef', '$recursiveRef',
+  'type',
+  'enum',
+  'const',
+  'multipleOf',
+  'maximum',
+  'exclusiveMaximum',
+  'minimum',
+  'exclusiveMinimum',
+  'maxLength',
+  'minLength',
+  'pattern',
+  'maxItems',
+  'minItems',
+  'uniqueItems',
+  'maxContains',
+  'minContains',
+  'maxProperties',
+  'minProperties',
+  'required',
+  'dependentRequired',
+  'format',
+  'contentMediaType',
+  'contentEncoding',
+  'contentSchema',
+  'allOf',
+  'anyOf',
+  'oneOf',
+  'not',
+  'items',
+  'prefixItems',
+  'contains',
+  'properties',
+  'patternProperties',
+  'additionalProperties',
+  'propertyNames',
+  'dependentSchemas',
+  'dependencies',
+  '$ref',
+  '$dynamicRef',
+  '$recursiveRef',
 ]);
 
 /** Problems that would make a tool schema non-portable across the major clients. */

@@ -3,7 +3,7 @@
  * validating OpenAPI mock) on 127.0.0.1, and connect an SDK `Client` to the built server over
  * stdio with every credential it could need.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -122,7 +122,11 @@ export function serverEnv(ir: IrServer, baseUrl: string): Record<string, string>
 }
 
 /** An SDK `Client` connected over stdio to a built server, and the tail of the server's stderr (always drained, so the server never blocks on it). */
-export async function connectClient(serverJs: string, env: Record<string, string>, opts: { maxBufferSize?: number } = {}): Promise<{ client: Client; stderr: () => string }> {
+export async function connectClient(
+  serverJs: string,
+  env: Record<string, string>,
+  opts: { maxBufferSize?: number } = {},
+): Promise<{ client: Client; stderr: () => string }> {
   const client = new Client({ name: 'contract', version: '1' });
   const params = { command: process.execPath, args: [serverJs], env, stderr: 'pipe' as const };
   const transport = new StdioClientTransport(opts.maxBufferSize !== undefined ? { ...params, maxBufferSize: opts.maxBufferSize } : params);

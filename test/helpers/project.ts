@@ -26,7 +26,10 @@ export async function installAndBuild(dir: string): Promise<void> {
 /** Type-checks a project with mcpgen's own TypeScript 7 compiler. */
 export async function typecheck(dir: string): Promise<{ ok: boolean; output: string }> {
   try {
-    const r = await run(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', dir, '--noEmit'], { maxBuffer: 64 * 1024 * 1024, timeout: 240_000 });
+    const r = await run(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', dir, '--noEmit'], {
+      maxBuffer: 64 * 1024 * 1024,
+      timeout: 240_000,
+    });
     return { ok: true, output: r.stdout + r.stderr };
   } catch (e) {
     const err = e as { stdout?: string; stderr?: string };

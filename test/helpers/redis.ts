@@ -5,8 +5,9 @@
  * When redis-server is missing: on CI (`CI=true`) the tests FAIL (`redisTest` throws); on a
  * developer's machine they are skipped, and a loud message says which and how to install it.
  */
-import { spawn, spawnSync } from 'node:child_process';
+
 import type { ChildProcess } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -25,13 +26,17 @@ export function describeWithRedis(name: string, fn: () => void): void {
   if (process.env.CI === 'true' || process.env.CI === '1') {
     describe(name, () => {
       it('has redis-server', () => {
-        throw new Error('redis-server is not installed, and CI must not skip the scale-out tests: install it (Debian/Ubuntu: apt-get install redis-server; .ci/run does)');
+        throw new Error(
+          'redis-server is not installed, and CI must not skip the scale-out tests: install it (Debian/Ubuntu: apt-get install redis-server; .ci/run does)',
+        );
       });
     });
     return;
   }
   const line = '!'.repeat(78);
-  process.stderr.write(`\n${line}\n!! SKIPPED: "${name}" needs redis-server, which is not installed.\n!! Install it (Debian/Ubuntu: sudo apt-get install redis-server; macOS: brew install redis)\n!! to run these tests. CI installs it and never skips them.\n${line}\n\n`);
+  process.stderr.write(
+    `\n${line}\n!! SKIPPED: "${name}" needs redis-server, which is not installed.\n!! Install it (Debian/Ubuntu: sudo apt-get install redis-server; macOS: brew install redis)\n!! to run these tests. CI installs it and never skips them.\n${line}\n\n`,
+  );
   describe.skip(name, fn);
 }
 
@@ -74,7 +79,30 @@ export type RedisServer = {
 };
 
 async function launch(port: number, dir: string): Promise<ChildProcess> {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--appendfsync', 'always', '--save', '', '--daemonize', 'no', '--logfile', '', '--loglevel', 'warning'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(
+    'redis-server',
+    [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--dir',
+      dir,
+      '--appendonly',
+      'yes',
+      '--appendfsync',
+      'always',
+      '--save',
+      '',
+      '--daemonize',
+      'no',
+      '--logfile',
+      '',
+      '--loglevel',
+      'warning',
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   let err = '';
   child.stderr?.on('data', (d: Buffer) => void (err += d.toString('utf8')));
   const deadline = Date.now() + 20_000;

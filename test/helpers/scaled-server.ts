@@ -6,8 +6,8 @@
  * `POST /notes` and the tasks that saw their cancel (`POST /stopped`).
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { expect } from 'vitest';
@@ -137,7 +137,14 @@ export async function buildScaledServer(work: string): Promise<string> {
 }
 
 /** The backend: its URL, the /hold requests it holds, how many notes it stored. */
-export type ScaledBackend = { readonly url: string; readonly held: ServerResponse[]; readonly notes: () => number; readonly stopped: () => number; release(): void; close(): void };
+export type ScaledBackend = {
+  readonly url: string;
+  readonly held: ServerResponse[];
+  readonly notes: () => number;
+  readonly stopped: () => number;
+  release(): void;
+  close(): void;
+};
 
 /** Starts the backend on a free loopback port. */
 export async function startScaledBackend(): Promise<ScaledBackend> {

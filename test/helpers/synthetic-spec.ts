@@ -15,7 +15,8 @@ export function syntheticSpec(count: number): Record<string, unknown> {
     const props: Record<string, unknown> = {
       id: { type: 'integer', format: 'int64' },
       name: { type: 'string', maxLength: 100 },
-      [`field${s}`]: s % 3 === 0 ? { type: 'array', items: { type: 'string' } } : s % 3 === 1 ? { type: 'number' } : { type: 'string', enum: ['a', 'b', `c${s}`] },
+      [`field${s}`]:
+        s % 3 === 0 ? { type: 'array', items: { type: 'string' } } : s % 3 === 1 ? { type: 'number' } : { type: 'string', enum: ['a', 'b', `c${s}`] },
     };
     // a few shared schemas refer to others, so that $refs nest
     if (s > 0 && s % 4 === 0) props.parent = { $ref: `#/components/schemas/Shared${s - 1}` };
@@ -28,7 +29,12 @@ export function syntheticSpec(count: number): Record<string, unknown> {
     const depth = resource % 3;
     const segments = [`/r${resource}`, ...Array.from({ length: depth }, (_, d) => `/{p${d}}/sub${d}`)];
     const path = segments.join('');
-    const parameters: unknown[] = Array.from({ length: depth }, (_, d) => ({ name: `p${d}`, in: 'path', required: true, schema: d % 2 ? { type: 'integer' } : { type: 'string' } }));
+    const parameters: unknown[] = Array.from({ length: depth }, (_, d) => ({
+      name: `p${d}`,
+      in: 'path',
+      required: true,
+      schema: d % 2 ? { type: 'integer' } : { type: 'string' },
+    }));
     if (method === 'get') {
       parameters.push({ name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100 } });
       if (i % 3 === 0) parameters.push({ name: 'state', in: 'query', schema: { type: 'string', enum: ['open', 'closed', `s${i % 7}`] } });
@@ -53,11 +59,15 @@ export function syntheticSpec(count: number): Record<string, unknown> {
         [method === 'post' ? '201' : method === 'delete' ? '204' : '200']:
           method === 'delete'
             ? { description: 'Deleted' }
-            : { description: 'OK', content: { 'application/json': { schema: i % 2 ? shared(i) : i % 10 === 0 ? { type: 'array', items: shared(i + 1) } : inline(i) } } },
+            : {
+                description: 'OK',
+                content: { 'application/json': { schema: i % 2 ? shared(i) : i % 10 === 0 ? { type: 'array', items: shared(i + 1) } : inline(i) } },
+              },
       },
     };
     if (i % 9 !== 0) op.summary = `Operation ${i} on resource ${resource}`;
-    if (method === 'post' || method === 'put') op.requestBody = { required: true, content: { 'application/json': { schema: i % 3 === 0 ? shared(i + 2) : inline(i + 3) } } };
+    if (method === 'post' || method === 'put')
+      op.requestBody = { required: true, content: { 'application/json': { schema: i % 3 === 0 ? shared(i + 2) : inline(i + 3) } } };
     (paths[path] ??= {})[method] = op;
   }
   return { openapi: '3.0.3', info: { title: 'Synthetic', version: '1.0.0' }, servers: [{ url: 'https://api.example.com' }], paths, components: { schemas } };

@@ -9,7 +9,16 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /** One operation of the local API. */
-export type Operation = { id: string; seq: number; kind: 'export' | 'report'; steps: number; polls: number; cancelled: boolean; fail: boolean; keyless: number };
+export type Operation = {
+  id: string;
+  seq: number;
+  kind: 'export' | 'report';
+  steps: number;
+  polls: number;
+  cancelled: boolean;
+  fail: boolean;
+  keyless: number;
+};
 
 /** The local API: its base URL, operations, and events to wait for. */
 export type JobsApi = {
@@ -121,7 +130,9 @@ type RawTransport = { send(message: unknown): Promise<void>; onmessage?: (messag
  * The `rawDispatch` of ext-tasks for a connected v2 `Client` over `transport`: each request gets an
  * id of its own and goes out on the transport; its answer is taken off before the SDK sees it.
  */
-export function rawDispatch(transport: RawTransport): ((request: unknown) => Promise<{ kind: 'result'; result: never } | { kind: 'error'; error: never }>) & { taskNotifications: Array<{ method: string; params: Record<string, unknown> }> } {
+export function rawDispatch(transport: RawTransport): ((request: unknown) => Promise<{ kind: 'result'; result: never } | { kind: 'error'; error: never }>) & {
+  taskNotifications: Array<{ method: string; params: Record<string, unknown> }>;
+} {
   const pending = new Map<string, (m: Message) => void>();
   const sdk = transport.onmessage;
   /** Task listen notifications (2026-07-28), kept here: the SDK client knows neither. */

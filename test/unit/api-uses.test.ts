@@ -44,7 +44,12 @@ describe('extraTools[].uses', () => {
     const res = await compile({ manifestPath: path.join(dir, 'mcpgen.yaml'), cwd: dir, emit: true });
     const errors = res.diagnostics.sorted().filter((d) => d.severity === 'error');
     expect(errors).toEqual([
-      expect.objectContaining({ code: 'MCPGEN_UNKNOWN_OPERATION', message: 'extraTools[0].uses names operationId "getPett", which the spec does not have', help: 'did you mean "getPet"?', location: expect.objectContaining({ file: 'mcpgen.yaml', pointer: '/extraTools/0/uses/1', line: 7 }) }),
+      expect.objectContaining({
+        code: 'MCPGEN_UNKNOWN_OPERATION',
+        message: 'extraTools[0].uses names operationId "getPett", which the spec does not have',
+        help: 'did you mean "getPet"?',
+        location: expect.objectContaining({ file: 'mcpgen.yaml', pointer: '/extraTools/0/uses/1', line: 7 }),
+      }),
     ]);
   });
 
@@ -79,11 +84,15 @@ describe('extraTools[].uses', () => {
     expect(res.files!.has('src/runtime/tools/api-client.ts')).toBe(true);
 
     // the stub types its context with ctx.api
-    expect(res.stubs!.get('src/handlers/find.ts')).toContain('export async function findPet(_args: FindPetArgs, _ctx: FindPetContext): Promise<FindPetResult> {');
+    expect(res.stubs!.get('src/handlers/find.ts')).toContain(
+      'export async function findPet(_args: FindPetArgs, _ctx: FindPetContext): Promise<FindPetResult> {',
+    );
   });
 
   it('a tool without uses changes nothing: no API types, no apiOperations', async () => {
-    const dir = fixture(`exclude: [{ operationId: getPet }]\nextraTools:\n  - { name: find_pet, inputSchema: { type: object }, handler: 'handlers/find.ts#findPet' }\n`);
+    const dir = fixture(
+      `exclude: [{ operationId: getPet }]\nextraTools:\n  - { name: find_pet, inputSchema: { type: object }, handler: 'handlers/find.ts#findPet' }\n`,
+    );
     const res = await compile({ manifestPath: path.join(dir, 'mcpgen.yaml'), cwd: dir, emit: true });
     expect(res.ir!.apiOperations).toBeUndefined();
     expect(res.files!.get('src/extra-tools.gen.ts')).not.toContain('Api');

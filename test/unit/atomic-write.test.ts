@@ -19,7 +19,7 @@ it('concurrent writes of one file all land (the last rename wins) and leave no t
   expect(readdirSync(path.dirname(file))).toEqual(['manifest.yaml']);
 });
 
-it('gives the file the mode asked for (mcpgen fix keeps the manifest\'s), 0644 by default', async () => {
+it("gives the file the mode asked for (mcpgen fix keeps the manifest's), 0644 by default", async () => {
   const a = path.join(dir, 'a.yaml');
   const b = path.join(dir, 'b.yaml');
   await atomicWrite(a, 'x', { mode: 0o600 });

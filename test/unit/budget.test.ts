@@ -6,17 +6,20 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { compile } from '../../src/compile.js';
 import { main } from '../../src/cli/main.js';
+import { compile } from '../../src/compile.js';
 
-const ops = Array.from({ length: 12 }, (_, i) => `  /things${i}/{id}:
+const ops = Array.from(
+  { length: 12 },
+  (_, i) => `  /things${i}/{id}:
     get:
       operationId: getThing${i}
       summary: Get thing ${i}.
       description: Thing ${i}. ${'Long words about the thing. '.repeat(i * 3)}
       parameters: [{ name: id, in: path, required: true, schema: { type: string } }]
       responses: { '200': { description: ok, content: { application/json: { schema: { type: object, properties: { id: { type: string }, size: { type: integer } } } } } } }
-`).join('');
+`,
+).join('');
 const SPEC = `openapi: 3.0.3\ninfo: { title: t, version: '1' }\nservers: [{ url: 'https://api.example.com' }]\npaths:\n${ops}`;
 
 function project(manifestExtra: string): string {
@@ -75,7 +78,9 @@ describe('budget', () => {
     const res = await compile({ manifestPath: 'mcpgen.yaml', cwd: project('outputSchemaMaxBytes: 10\n'), emit: false });
     const d = res.diagnostics.items;
     expect(d.map((x) => x.code)).toEqual(['MCPGEN_OUTPUT_SCHEMA_DROPPED']);
-    expect(d[0]!.message).toBe('12 tool(s) publish no output schema because theirs is larger than outputSchemaMaxBytes 10: getThing0, getThing1, getThing2, getThing3, getThing4, getThing5, getThing6, getThing7, getThing8, getThing9, getThing10, getThing11');
+    expect(d[0]!.message).toBe(
+      '12 tool(s) publish no output schema because theirs is larger than outputSchemaMaxBytes 10: getThing0, getThing1, getThing2, getThing3, getThing4, getThing5, getThing6, getThing7, getThing8, getThing9, getThing10, getThing11',
+    );
     expect(res.ir!.surface!.withOutputSchema).toBe(0);
     expect(res.ir!.tools.every((t) => t.outputSchema === undefined)).toBe(true);
   });

@@ -9,8 +9,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { parse } from 'yaml';
 import { afterAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { compile } from '../../src/compile.js';
 import { serverVariables, settingNames } from '../../templates/runtime/process/variables.js';
 
@@ -57,7 +57,19 @@ async function build(deploy: string): Promise<Map<string, string>> {
 }
 
 type Compose = {
-  services: Record<string, { image?: string; build?: string; command?: string[]; deploy?: { replicas?: number }; environment?: Record<string, string>; ports?: string[]; depends_on?: unknown; configs?: Array<{ source: string; target: string }> }>;
+  services: Record<
+    string,
+    {
+      image?: string;
+      build?: string;
+      command?: string[];
+      deploy?: { replicas?: number };
+      environment?: Record<string, string>;
+      ports?: string[];
+      depends_on?: unknown;
+      configs?: Array<{ source: string; target: string }>;
+    }
+  >;
   configs: Record<string, { content: string }>;
   volumes: Record<string, unknown>;
 };
@@ -88,7 +100,13 @@ describe('deploy: compose', () => {
     expect(env[names.stateKey]).toMatch(/^\$\{PETS_API_STATE_KEY:\?set PETS_API_STATE_KEY to a random value/);
     // the registry's variables over HTTP, each passed through: no more, no fewer
     const registry = serverVariables({
-      config: { envPrefix: 'PETS_API', baseUrl: 'https://api.example.com', timeoutMs: 30000, maxResponseBytes: 1, securitySchemes: [{ kind: 'apiKey', name: 'key', env: { apiKey: 'PETS_API_KEY_API_KEY' } }] },
+      config: {
+        envPrefix: 'PETS_API',
+        baseUrl: 'https://api.example.com',
+        timeoutMs: 30000,
+        maxResponseBytes: 1,
+        securitySchemes: [{ kind: 'apiKey', name: 'key', env: { apiKey: 'PETS_API_KEY_API_KEY' } }],
+      },
       tools: [],
       reflectionDir: '.preflight/justifications',
       audit: { file: 'audit/trail.jsonl' },
@@ -120,7 +138,10 @@ describe('deploy: compose', () => {
       return;
     }
     const files = (await build('deploy: compose\n')) as Map<string, string> & { dir: string };
-    const r = spawnSync('docker', ['compose', '-f', path.join(files.dir, 'compose.yaml'), 'config', '--quiet'], { env: { ...process.env, PETS_API_STATE_KEY: 'k'.repeat(32) }, encoding: 'utf8' });
+    const r = spawnSync('docker', ['compose', '-f', path.join(files.dir, 'compose.yaml'), 'config', '--quiet'], {
+      env: { ...process.env, PETS_API_STATE_KEY: 'k'.repeat(32) },
+      encoding: 'utf8',
+    });
     expect(r.status, r.stderr).toBe(0);
   });
 });

@@ -73,7 +73,10 @@ describe('scripts/corpus.mjs', () => {
     expect(readFileSync(path.join(dest, 'a.json'), 'utf8')).toBe(FILES['specs/a.json']);
     expect(readFileSync(path.join(dest, 'long.yaml'), 'utf8')).toBe(FILES[LONG]);
     // everything is in place: no package is needed any more
-    const again = await runScript(writeList('ok-gone.json', [{ name: 'a.json', path: 'specs/a.json', sha256: sha(FILES['specs/a.json']!) }], path.join(tmp, 'absent.tgz')), dest);
+    const again = await runScript(
+      writeList('ok-gone.json', [{ name: 'a.json', path: 'specs/a.json', sha256: sha(FILES['specs/a.json']!) }], path.join(tmp, 'absent.tgz')),
+      dest,
+    );
     expect(again.code).toBe(0);
   }, 60_000);
 
@@ -104,7 +107,10 @@ describe('scripts/corpus.mjs', () => {
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain(`b.json: specs/b.json is not in ${tgz}`);
 
-    const noPackage = await runScript(writeList('nopkg.json', [{ name: 'c.json', path: 'c.json', sha256: '2'.repeat(64) }], path.join(tmp, 'absent.tgz')), dest);
+    const noPackage = await runScript(
+      writeList('nopkg.json', [{ name: 'c.json', path: 'c.json', sha256: '2'.repeat(64) }], path.join(tmp, 'absent.tgz')),
+      dest,
+    );
     expect(noPackage.code).toBe(1);
     expect(noPackage.stderr).toMatch(/c\.json: npm pack .*absent\.tgz failed/);
   }, 60_000);

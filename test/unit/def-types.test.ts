@@ -4,8 +4,16 @@ import { allocate, assignDefTypes } from '../../src/ir/tools/def-types.js';
 import type { IrExtraTool, IrOperationTool, JsonSchema } from '../../src/ir/types.js';
 
 const op = (id: string, inputSchema: JsonSchema, outputSchema?: JsonSchema) =>
-  ({ kind: 'operation-tool', argsTypeName: `${id}Args`, resultTypeName: `${id}Result`, constName: `${id.toLowerCase()}Tool`, inputSchema, ...(outputSchema ? { outputSchema } : {}) }) as IrOperationTool;
-const extra = (id: string, inputSchema: JsonSchema) => ({ kind: 'extra-tool', argsTypeName: `${id}Args`, resultTypeName: `${id}Result`, constName: `${id.toLowerCase()}Tool`, inputSchema }) as IrExtraTool;
+  ({
+    kind: 'operation-tool',
+    argsTypeName: `${id}Args`,
+    resultTypeName: `${id}Result`,
+    constName: `${id.toLowerCase()}Tool`,
+    inputSchema,
+    ...(outputSchema ? { outputSchema } : {}),
+  }) as IrOperationTool;
+const extra = (id: string, inputSchema: JsonSchema) =>
+  ({ kind: 'extra-tool', argsTypeName: `${id}Args`, resultTypeName: `${id}Result`, constName: `${id.toLowerCase()}Tool`, inputSchema }) as IrExtraTool;
 
 describe('allocate', () => {
   it('keeps names that are identifiers and numbers the others in code-unit order', () => {
@@ -38,7 +46,7 @@ describe('assignDefTypes', () => {
   it('shares equal definitions across operation tools and keeps clashing ones per tool', () => {
     const a = op('A', { type: 'object', $defs: { node, 'x-y': { type: 'string' } } });
     const b = op('B', { type: 'object', $defs: { node } }, { type: 'object', $defs: { node } });
-    const c = op('C', { type: 'object', $defs: { node: { type: 'integer' }, 'x_y': { type: 'number' }, 'x-y': { type: 'boolean' } } });
+    const c = op('C', { type: 'object', $defs: { node: { type: 'integer' }, x_y: { type: 'number' }, 'x-y': { type: 'boolean' } } });
     const e = extra('E', { type: 'object', $defs: { node } });
     const shared = assignDefTypes({ tools: [a, b, c], extraTools: [e] });
     expect(shared).toStrictEqual({

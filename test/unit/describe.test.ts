@@ -1,17 +1,37 @@
 /** Synthesised descriptions (src/ir/tools/describe.ts) for operations with neither summary nor description. */
 import { describe, expect, it } from 'vitest';
-import { synthesizeDescription, type DescribeInput } from '../../src/ir/tools/describe.js';
+import { type DescribeInput, synthesizeDescription } from '../../src/ir/tools/describe.js';
 import type { IrParam } from '../../src/ir/types.js';
 import { irFromText } from '../helpers/ir.js';
 
 const origin = { file: 'openapi.yaml', pointer: '' };
-const param = (arg: string, loc: IrParam['in'], extra: Partial<IrParam> = {}): IrParam => ({ kind: 'param', arg, name: arg, in: loc, required: loc === 'path', origin, ...extra });
-const input = (over: Partial<DescribeInput>): DescribeInput => ({ method: 'GET', path: '/', tags: [], params: [], deprecated: false, maxLength: 1024, ...over });
+const param = (arg: string, loc: IrParam['in'], extra: Partial<IrParam> = {}): IrParam => ({
+  kind: 'param',
+  arg,
+  name: arg,
+  in: loc,
+  required: loc === 'path',
+  origin,
+  ...extra,
+});
+const input = (over: Partial<DescribeInput>): DescribeInput => ({
+  method: 'GET',
+  path: '/',
+  tags: [],
+  params: [],
+  deprecated: false,
+  maxLength: 1024,
+  ...over,
+});
 
 describe('synthesizeDescription', () => {
   it('says method, path, an action, the tags and the arguments by location', () => {
     const text = synthesizeDescription(
-      input({ path: '/repos/{owner}/{repo}/issues', tags: ['issues'], params: [param('owner', 'path'), param('repo', 'path'), param('state', 'query'), param('labels', 'query'), param('X-Trace', 'header')] }),
+      input({
+        path: '/repos/{owner}/{repo}/issues',
+        tags: ['issues'],
+        params: [param('owner', 'path'), param('repo', 'path'), param('state', 'query'), param('labels', 'query'), param('X-Trace', 'header')],
+      }),
     );
     expect(text).toBe('GET /repos/{owner}/{repo}/issues — list issues (tag: issues). Path parameters: owner, repo. Query: state, labels. Headers: X-Trace.');
   });
@@ -43,7 +63,9 @@ describe('synthesizeDescription', () => {
         deprecated: true,
       }),
     );
-    expect(text).toBe('[deprecated] POST /uploads — create in uploads (tags: files, beta). Cookies: session. Body: a file (application/octet-stream), optional.');
+    expect(text).toBe(
+      '[deprecated] POST /uploads — create in uploads (tags: files, beta). Cookies: session. Body: a file (application/octet-stream), optional.',
+    );
   });
 
   it('cuts to maxDescriptionLength at a list boundary', () => {

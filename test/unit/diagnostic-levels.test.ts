@@ -8,8 +8,8 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { JsonReport } from '../../src/cli/report.js';
 import { main } from '../../src/cli/main.js';
+import type { JsonReport } from '../../src/cli/report.js';
 
 const SPEC = `openapi: 3.0.3
 info: { title: t, version: '1' }
@@ -78,7 +78,9 @@ describe('diagnostics levels', () => {
     const dir = project('diagnostics:\n  MCPGEN_NO_BASE_URL: error\n');
     const text = await cli(['validate', 'mcpgen.yaml'], dir);
     expect(text.code).toBe(1);
-    expect(text.stderr).toMatch(/^mcpgen\.yaml:1:1 error MCPGEN_NO_BASE_URL .*\n {2}help: .*\(an error because the manifest's `diagnostics` sets MCPGEN_NO_BASE_URL: error\)\n1 error, 0 warnings\n$/);
+    expect(text.stderr).toMatch(
+      /^mcpgen\.yaml:1:1 error MCPGEN_NO_BASE_URL .*\n {2}help: .*\(an error because the manifest's `diagnostics` sets MCPGEN_NO_BASE_URL: error\)\n1 error, 0 warnings\n$/,
+    );
     const gh = await cli(['validate', 'mcpgen.yaml', '--format', 'github'], dir);
     expect(gh.code).toBe(1);
     expect(gh.stderr).toMatch(/^::error file=mcpgen\.yaml,line=1,col=1,title=MCPGEN_NO_BASE_URL::/);
@@ -98,8 +100,20 @@ describe('diagnostics levels', () => {
     const doc = JSON.parse(res.stdout) as JsonReport;
     const invalid = doc.diagnostics.filter((d) => d.code === 'MCPGEN_DIAGNOSTIC_LEVEL_INVALID');
     expect(invalid.map((d) => [d.severity, d.message, d.help, d.location.pointer, d.location.line])).toEqual([
-      ['error', 'diagnostics sets MCPGEN_UNKNOWN_TAG to off, but MCPGEN_UNKNOWN_TAG is always an error and cannot be lowered', 'fix what MCPGEN_UNKNOWN_TAG reports, or remove this entry; only warnings can be set to off', '/diagnostics/MCPGEN_UNKNOWN_TAG', 8],
-      ['error', 'diagnostics names MCPGEN_NO_BASEURL, which is not an mcpgen diagnostic code', 'did you mean "MCPGEN_NO_BASE_URL"?', '/diagnostics/MCPGEN_NO_BASEURL', 9],
+      [
+        'error',
+        'diagnostics sets MCPGEN_UNKNOWN_TAG to off, but MCPGEN_UNKNOWN_TAG is always an error and cannot be lowered',
+        'fix what MCPGEN_UNKNOWN_TAG reports, or remove this entry; only warnings can be set to off',
+        '/diagnostics/MCPGEN_UNKNOWN_TAG',
+        8,
+      ],
+      [
+        'error',
+        'diagnostics names MCPGEN_NO_BASEURL, which is not an mcpgen diagnostic code',
+        'did you mean "MCPGEN_NO_BASE_URL"?',
+        '/diagnostics/MCPGEN_NO_BASEURL',
+        9,
+      ],
     ]);
     // the error it tried to silence is still there
     expect(doc.diagnostics.some((d) => d.code === 'MCPGEN_UNKNOWN_TAG' && d.severity === 'error')).toBe(true);

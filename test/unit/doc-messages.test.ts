@@ -36,9 +36,14 @@ function quotes(file: string): Quote[] {
     }
     if (!line.startsWith('|')) inTable = false;
     if (inTable && !line.startsWith('| ---')) {
-      const last = line.split(/(?<!\\)\|/).slice(1, -1).at(-1) ?? '';
+      const last =
+        line
+          .split(/(?<!\\)\|/)
+          .slice(1, -1)
+          .at(-1) ?? '';
       // an example ("e.g. `…`") is an instance of a pattern, not the message's text
-      for (const m of last.replace(/e\.g\. ``.+?``|e\.g\. `[^`]+`(, `[^`]+`)*/g, '').matchAll(/``(.+?)``|`([^`]+)`/g)) found.push({ where, text: (m[1] ?? m[2])! });
+      for (const m of last.replace(/e\.g\. ``.+?``|e\.g\. `[^`]+`(, `[^`]+`)*/g, '').matchAll(/``(.+?)``|`([^`]+)`/g))
+        found.push({ where, text: (m[1] ?? m[2])! });
     }
     for (const m of line.matchAll(/`isError`: ``(.+?)``|`isError`: `([^`]+)`/g)) found.push({ where, text: (m[1] ?? m[2])! });
   });
@@ -60,7 +65,12 @@ function inSource(piece: string): boolean {
   return new RegExp(words.join('(?:\\s|\\$\\{[^`\\n]{0,120}?`?)+')).test(source);
 }
 
-const DOCS = ['README.md', ...readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const DOCS = [
+  'README.md',
+  ...readdirSync(path.join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 
 /**
  * Runtime messages quoted in running text outside the tables (a refusal the server logs, a note a
@@ -69,15 +79,13 @@ const DOCS = ['README.md', ...readdirSync(path.join(ROOT, 'docs')).filter((f) =>
  */
 function prose(file: string, known: ReadonlySet<string>, text: string = readFileSync(path.join(ROOT, file), 'utf8')): Quote[] {
   const found: Quote[] = [];
-  text
-    .split('\n')
-    .forEach((line, i) => {
-      for (const m of line.matchAll(/``(.+?)``|`([^`]+)`/g)) {
-        const text = (m[1] ?? m[2])!;
-        if (known.has(text) || text.length < 30 || !/ [a-z]+ [a-z]+ /.test(text)) continue;
-        if (pieces(text).some((p) => p.length >= 12 && source.includes(p))) found.push({ where: `${file}:${i + 1}`, text });
-      }
-    });
+  text.split('\n').forEach((line, i) => {
+    for (const m of line.matchAll(/``(.+?)``|`([^`]+)`/g)) {
+      const text = (m[1] ?? m[2])!;
+      if (known.has(text) || text.length < 30 || !/ [a-z]+ [a-z]+ /.test(text)) continue;
+      if (pieces(text).some((p) => p.length >= 12 && source.includes(p))) found.push({ where: `${file}:${i + 1}`, text });
+    }
+  });
   return found;
 }
 
@@ -97,7 +105,11 @@ describe('runtime messages quoted in the docs', () => {
   });
 
   it('recognises a runtime message quoted in running text, and its rewording', () => {
-    const [quote] = prose('x.md', new Set(), 'On success: `Justification stored (domain "pets", hash <hash>). Now call <tool> once more, with the same arguments.`');
+    const [quote] = prose(
+      'x.md',
+      new Set(),
+      'On success: `Justification stored (domain "pets", hash <hash>). Now call <tool> once more, with the same arguments.`',
+    );
     expect(quote?.text).toMatch(/^Justification stored/);
     expect(pieces(quote!.text).filter((p) => !inSource(p))).toHaveLength(1);
   });

@@ -35,7 +35,23 @@ describe('manifest reference', () => {
       $defs: Record<string, { properties: Record<string, unknown> }>;
     };
     const fieldsOf = (...defs: string[]) => defs.flatMap((d) => Object.keys(schema.$defs[d]!.properties));
-    const keys = [...Object.keys(schema.properties), ...fieldsOf('selector', 'override', 'argumentOverride', 'argumentRule', 'extraTool', 'prompt', 'resource', 'resourceTemplate', 'concern', 'preprocessor', 'reflection', 'reflectionGate')];
+    const keys = [
+      ...Object.keys(schema.properties),
+      ...fieldsOf(
+        'selector',
+        'override',
+        'argumentOverride',
+        'argumentRule',
+        'extraTool',
+        'prompt',
+        'resource',
+        'resourceTemplate',
+        'concern',
+        'preprocessor',
+        'reflection',
+        'reflectionGate',
+      ),
+    ];
     for (const key of keys) expect(doc, key).toContain(`| \`${key}\` |`);
   });
 });

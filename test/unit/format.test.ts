@@ -3,10 +3,10 @@ import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, test } from 'vitest';
 import { escapeGithubData, escapeGithubProperty, formatDiagnostics } from '../../src/cli/format.js';
 import { formatGithubDrift, formatJsonReport } from '../../src/cli/report.js';
-import type { Summary } from '../../src/summary.js';
 import { paint } from '../../src/cli/terminal.js';
 import { type Diagnostic, Diagnostics } from '../../src/core/diagnostics.js';
 import { loadManifest } from '../../src/manifest/load.js';
+import type { Summary } from '../../src/summary.js';
 
 const unknownKey: Diagnostic = {
   code: 'MCPGEN_MANIFEST_UNKNOWN_KEY',
@@ -70,7 +70,8 @@ describe('text', () => {
     const over: Diagnostic = {
       code: 'MCPGEN_OVER_BUDGET',
       severity: 'error',
-      message: 'tools/list is 900 bytes, over budget.maxListBytes 500; the largest tools:\n  - a 400 bytes\n  - b 300 bytes\n  cheapest ways to get under (400 bytes):\n    - `exclude` 1 tool(s) (a): saves 401 bytes',
+      message:
+        'tools/list is 900 bytes, over budget.maxListBytes 500; the largest tools:\n  - a 400 bytes\n  - b 300 bytes\n  cheapest ways to get under (400 bytes):\n    - `exclude` 1 tool(s) (a): saves 401 bytes',
       help: 'trim the surface\r\nor raise the budget',
       location: { file: 'mcpgen.yaml', pointer: '/budget/maxListBytes', line: 4, col: 3 },
     };
@@ -104,7 +105,9 @@ describe('text', () => {
         '',
       ].join('\n'),
     );
-    expect(formatDiagnostics([far], 'github')).toBe('::warning file=asana.json,line=1,title=MCPGEN_NO_BASE_URL::no base URL (at /components/securitySchemes/oauth2)\n');
+    expect(formatDiagnostics([far], 'github')).toBe(
+      '::warning file=asana.json,line=1,title=MCPGEN_NO_BASE_URL::no base URL (at /components/securitySchemes/oauth2)\n',
+    );
     // the JSON document keeps the numbers: a tool can decide for itself
     expect(JSON.parse(formatDiagnostics([far], 'json')).diagnostics[0].location).toStrictEqual(far.location);
   });
@@ -122,7 +125,13 @@ describe('text', () => {
 
 describe('json', () => {
   test('one document: diagnostics with a fixed key order, no summary, no drift', () => {
-    const scrambled = { location: { col: 1, line: 3, pointer: '/nmae', file: 'mcpgen.yaml' }, help: unknownKey.help, message: unknownKey.message, severity: 'error', code: unknownKey.code } as Diagnostic;
+    const scrambled = {
+      location: { col: 1, line: 3, pointer: '/nmae', file: 'mcpgen.yaml' },
+      help: unknownKey.help,
+      message: unknownKey.message,
+      severity: 'error',
+      code: unknownKey.code,
+    } as Diagnostic;
     const out = formatDiagnostics([scrambled, warning], 'json');
     expect(out.endsWith('\n')).toBe(true);
     const doc = { diagnostics: [unknownKey, warning], summary: null, drift: [] };
@@ -180,7 +189,15 @@ describe('github', () => {
   });
 
   test('one annotation per drifted file', () => {
-    expect(formatGithubDrift([{ change: 'changed', file: 'server/src/tools.gen.ts' }, { change: 'missing', file: 'dir, x/src/handlers/a.ts' }], 'mcpgen.yaml')).toBe(
+    expect(
+      formatGithubDrift(
+        [
+          { change: 'changed', file: 'server/src/tools.gen.ts' },
+          { change: 'missing', file: 'dir, x/src/handlers/a.ts' },
+        ],
+        'mcpgen.yaml',
+      ),
+    ).toBe(
       '::error file=server/src/tools.gen.ts,title=mcpgen drift (changed)::server/src/tools.gen.ts is out of date: it differs from what mcpgen generates; run `mcpgen build mcpgen.yaml` and commit the result\n' +
         '::error file=dir%2C x/src/handlers/a.ts,title=mcpgen drift (missing)::dir, x/src/handlers/a.ts is missing: a handler file the server imports (`mcpgen build` writes a stub); run `mcpgen build mcpgen.yaml` and commit the result\n',
     );
@@ -188,7 +205,9 @@ describe('github', () => {
 
   test('escaping of properties and data', () => {
     const d: Diagnostic = { ...warning, message: '100% bad\r\nline: two, three', help: '' };
-    expect(formatDiagnostics([d], 'github')).toBe('::warning file=dir%2C with%3A odd%25chars/spec.json,line=12,title=MCPGEN_NO_BASE_URL::100%25 bad%0D%0Aline: two, three\n');
+    expect(formatDiagnostics([d], 'github')).toBe(
+      '::warning file=dir%2C with%3A odd%25chars/spec.json,line=12,title=MCPGEN_NO_BASE_URL::100%25 bad%0D%0Aline: two, three\n',
+    );
     expect(escapeGithubData('a%b\nc:d,e')).toBe('a%25b%0Ac:d,e');
     expect(escapeGithubProperty('a%b\nc:d,e')).toBe('a%25b%0Ac%3Ad%2Ce');
   });

@@ -21,7 +21,10 @@ paths:
       responses: { '200': { description: ok, content: { application/json: { schema: { type: object, properties: { id: { type: integer } } } } } } }
 `;
 
-const HANDLERS = { 'server/src/handlers/pre.ts': 'export async function a() { return "a"; }\nexport async function b() { return "b"; }\nexport async function c() { return "c"; }\n' };
+const HANDLERS = {
+  'server/src/handlers/pre.ts':
+    'export async function a() { return "a"; }\nexport async function b() { return "b"; }\nexport async function c() { return "c"; }\n',
+};
 const PRE = (name: string, fn: string, extra = '') => `  - { name: ${name}, handler: 'handlers/pre.ts#${fn}'${extra} }\n`;
 const GATE = `{ domain: pets, prompt: why_delete, promptArgs: { petId: '{{petId}}' }, template: 'Why delete {{petId}}?' }`;
 
@@ -38,39 +41,85 @@ function fixture(manifest: string, files: Record<string, string> = HANDLERS): st
 
 async function diagnose(manifest: string, files?: Record<string, string>) {
   const res = await compile({ manifestPath: 'mcpgen.yaml', cwd: fixture(manifest, files), emit: false });
-  return res.diagnostics.sorted().map((d) => ({ code: d.code, severity: d.severity, message: d.message, help: d.help, at: `${d.location.line}:${d.location.col} ${d.location.pointer}` }));
+  return res.diagnostics
+    .sorted()
+    .map((d) => ({ code: d.code, severity: d.severity, message: d.message, help: d.help, at: `${d.location.line}:${d.location.col} ${d.location.pointer}` }));
 }
 
 describe('preprocessors: build-time checks', () => {
   it('reports unknown after names with a suggestion, self-reference, duplicates and clashes with tools', async () => {
-    const d = await diagnose(`preprocessors:\n${PRE('ctx', 'a', ', after: [ctz]')}${PRE('own', 'b', ', after: [own]')}${PRE('ctx', 'c')}${PRE('deletePet', 'c')}`);
+    const d = await diagnose(
+      `preprocessors:\n${PRE('ctx', 'a', ', after: [ctz]')}${PRE('own', 'b', ', after: [own]')}${PRE('ctx', 'c')}${PRE('deletePet', 'c')}`,
+    );
     expect(d).toEqual([
-      { code: 'MCPGEN_UNKNOWN_PREPROCESSOR', severity: 'error', message: 'preprocessor "ctx" runs after "ctz", which is not a preprocessor', help: 'did you mean "ctx"?', at: '4:56 /preprocessors/0/after/0' },
-      { code: 'MCPGEN_PREPROCESSOR_CYCLE', severity: 'error', message: 'preprocessor "own" is listed in its own `after`', help: 'remove it from the list', at: '5:56 /preprocessors/1/after/0' },
-      { code: 'MCPGEN_DUPLICATE_PRIMITIVE', severity: 'error', message: 'preprocessor name "ctx" is already used by entry 0', help: 'give each preprocessor a different name', at: '6:13 /preprocessors/2/name' },
-      expect.objectContaining({ code: 'MCPGEN_DUPLICATE_PRIMITIVE', message: 'preprocessor name "deletePet" is also the name of a tool', at: '7:13 /preprocessors/3/name' }),
+      {
+        code: 'MCPGEN_UNKNOWN_PREPROCESSOR',
+        severity: 'error',
+        message: 'preprocessor "ctx" runs after "ctz", which is not a preprocessor',
+        help: 'did you mean "ctx"?',
+        at: '4:56 /preprocessors/0/after/0',
+      },
+      {
+        code: 'MCPGEN_PREPROCESSOR_CYCLE',
+        severity: 'error',
+        message: 'preprocessor "own" is listed in its own `after`',
+        help: 'remove it from the list',
+        at: '5:56 /preprocessors/1/after/0',
+      },
+      {
+        code: 'MCPGEN_DUPLICATE_PRIMITIVE',
+        severity: 'error',
+        message: 'preprocessor name "ctx" is already used by entry 0',
+        help: 'give each preprocessor a different name',
+        at: '6:13 /preprocessors/2/name',
+      },
+      expect.objectContaining({
+        code: 'MCPGEN_DUPLICATE_PRIMITIVE',
+        message: 'preprocessor name "deletePet" is also the name of a tool',
+        at: '7:13 /preprocessors/3/name',
+      }),
     ]);
   });
 
   it('reports a cycle once, with its path, at an `after` entry on it', async () => {
     const d = await diagnose(`preprocessors:\n${PRE('a', 'a', ', after: [c]')}${PRE('b', 'b', ', after: [a]')}${PRE('c', 'c', ', after: [b]')}`);
-    expect(d).toEqual([{ code: 'MCPGEN_PREPROCESSOR_CYCLE', severity: 'error', message: 'preprocessors wait for each other in a cycle: "a" after "c" after "b" after "a"', help: 'remove one `after` entry of the cycle', at: '4:54 /preprocessors/0/after/0' }]);
+    expect(d).toEqual([
+      {
+        code: 'MCPGEN_PREPROCESSOR_CYCLE',
+        severity: 'error',
+        message: 'preprocessors wait for each other in a cycle: "a" after "c" after "b" after "a"',
+        help: 'remove one `after` entry of the cycle',
+        at: '4:54 /preprocessors/0/after/0',
+      },
+    ]);
   });
 
   it('reserves the with_context prompt name', async () => {
     const d = await diagnose(`preprocessors:\n${PRE('a', 'a')}prompts:\n  - { name: with_context, messages: [{ text: hi }] }\n`);
-    expect(d).toEqual([expect.objectContaining({ code: 'MCPGEN_DUPLICATE_PRIMITIVE', message: 'prompt name "with_context" is taken by the preprocessors\' prompt', at: '6:13 /prompts/0/name' })]);
+    expect(d).toEqual([
+      expect.objectContaining({
+        code: 'MCPGEN_DUPLICATE_PRIMITIVE',
+        message: 'prompt name "with_context" is taken by the preprocessors\' prompt',
+        at: '6:13 /prompts/0/name',
+      }),
+    ]);
   });
 
   it('emits the preprocessors with their handlers, ships the host helper, and needs zod', async () => {
-    const res = await compile({ manifestPath: 'mcpgen.yaml', cwd: fixture(`preprocessors:\n${PRE('late', 'a', ', after: [early], timeoutMs: 50, onError: fail, description: Late.')}${PRE('early', 'b')}`), emit: true });
+    const res = await compile({
+      manifestPath: 'mcpgen.yaml',
+      cwd: fixture(`preprocessors:\n${PRE('late', 'a', ', after: [early], timeoutMs: 50, onError: fail, description: Late.')}${PRE('early', 'b')}`),
+      emit: true,
+    });
     expect(res.diagnostics.items).toEqual([]);
     const files = res.files!;
     const gen = files.get('src/preprocessors.gen.ts')!;
     expect(gen).toContain('import * as $handlers_pre from "./handlers/pre.js";');
-    expect(gen).toMatch(/"name": "late",\n {4}"description": "Late.",\n {4}"after": \["early"\],\n {4}"timeoutMs": 50,\n {4}"onError": "fail",\n {4}"handler": \$handlers_pre\.a/);
+    expect(gen).toMatch(
+      /"name": "late",\n {4}"description": "Late.",\n {4}"after": \["early"\],\n {4}"timeoutMs": 50,\n {4}"onError": "fail",\n {4}"handler": \$handlers_pre\.a/,
+    );
     expect(files.has('src/runtime/preprocessors/preprocessors-host.ts')).toBe(true);
-    expect(files.get('src/server.ts')).toContain("preprocessorNames: preprocessors.map((p) => p.name),");
+    expect(files.get('src/server.ts')).toContain('preprocessorNames: preprocessors.map((p) => p.name),');
     expect(files.get('src/server.ts')).toContain('experimental: { preprocessors: preprocessorCapability(preprocessors) as never }');
     // with_context is a prompt: the project needs handlebars (runtime/primitives/prompts.ts) even without manifest prompts
     expect(Object.keys(JSON.parse(files.get('package.json')!).dependencies)).toEqual(expect.arrayContaining(['handlebars', 'zod']));
@@ -91,7 +140,9 @@ describe('reflection gate: build-time checks', () => {
   it('accepts one gate or a list, defaults domains to those used, and emits the config', async () => {
     const res = await compile({
       manifestPath: 'mcpgen.yaml',
-      cwd: fixture(`reflection:\n  gates:\n    deletePet: ${GATE}\n    updatePet:\n      - { domain: pets, prompt: why_change, scope: tool, promptArgs: { change: '{{json body}}' }, template: 'Why {{change}}?' }\n      - { domain: audit, prompt: why_delete, promptArgs: { petId: '{{petId}}' }, template: 'Why delete {{petId}}?' }\n`),
+      cwd: fixture(
+        `reflection:\n  gates:\n    deletePet: ${GATE}\n    updatePet:\n      - { domain: pets, prompt: why_change, scope: tool, promptArgs: { change: '{{json body}}' }, template: 'Why {{change}}?' }\n      - { domain: audit, prompt: why_delete, promptArgs: { petId: '{{petId}}' }, template: 'Why delete {{petId}}?' }\n`,
+      ),
       emit: true,
     });
     expect(res.diagnostics.items).toEqual([]);
@@ -104,7 +155,9 @@ describe('reflection gate: build-time checks', () => {
     ]);
     const files = res.files!;
     expect(files.get('src/reflection.gen.ts')).toContain('export const reflection: ReflectionConfig = {');
-    expect(files.get('src/server.ts')).toContain('reflection: (key, extra) => (reflectionGate = new ReflectionGate({ ...reflectionConfigFromEnv(reflection, config.envPrefix, key), ...extra })),');
+    expect(files.get('src/server.ts')).toContain(
+      'reflection: (key, extra) => (reflectionGate = new ReflectionGate({ ...reflectionConfigFromEnv(reflection, config.envPrefix, key), ...extra })),',
+    );
     expect(files.get('src/server.ts')).toContain('installPrompts(server, [...reflectionPrompts]);');
     expect(JSON.parse(files.get('package.json')!).dependencies.handlebars).toBeDefined();
   });
@@ -113,7 +166,11 @@ describe('reflection gate: build-time checks', () => {
     const manifest = `reflection:\n  gates:\n    deletePet: ${GATE}\n    updatePet: ${GATE.replace('why_delete', 'why_update')}\n`;
     const strict = await compile({ manifestPath: 'mcpgen.yaml', cwd: fixture(`outputSchemas: strict\n${manifest}`), emit: false });
     expect(strict.ir!.reflection!.toolsWithOutputSchema).toEqual(['updatePet']);
-    const perTool = await compile({ manifestPath: 'mcpgen.yaml', cwd: fixture(`overrides:\n  updatePet: { outputSchemas: strict }\n${manifest}`), emit: false });
+    const perTool = await compile({
+      manifestPath: 'mcpgen.yaml',
+      cwd: fixture(`overrides:\n  updatePet: { outputSchemas: strict }\n${manifest}`),
+      emit: false,
+    });
     expect(perTool.ir!.reflection!.toolsWithOutputSchema).toEqual(['updatePet']);
     const none = await compile({ manifestPath: 'mcpgen.yaml', cwd: fixture(`outputSchemas: none\n${manifest}`), emit: false });
     expect(none.ir!.reflection!.toolsWithOutputSchema).toEqual([]);
@@ -125,11 +182,36 @@ describe('reflection gate: build-time checks', () => {
     );
     expect(d.map((x) => [x.code, x.at, x.message, x.help])).toEqual([
       ['MCPGEN_UNKNOWN_PRIMITIVE', '6:5 /reflection/gates/deletPet', 'gated tool "deletPet" does not exist', 'did you mean "deletePet"?'],
-      ['MCPGEN_REFLECTION_UNKNOWN_DOMAIN', '8:19 /reflection/gates/deletePet/0/domain', 'domain "pest" is not declared in `reflection.domains`', 'did you mean "pets"?'],
-      ['MCPGEN_REFLECTION_PROMPT_ARGUMENT', '8:55 /reflection/gates/deletePet/0/promptArgs/id', 'prompt argument "id" of a gate of deletePet reads {{petID}}, which is not an argument of deletePet', 'did you mean "petId"?'],
-      ['MCPGEN_REFLECTION_PROMPT_ARGUMENT', '8:80 /reflection/gates/deletePet/0/template', 'the template of gate prompt "p1" uses {{why}}, which no gate gives it under `promptArgs`', 'add `why` to `promptArgs` (now: id)'],
-      ['MCPGEN_PROMPT_TEMPLATE_INVALID', '9:47 /reflection/gates/deletePet/1/template', expect.stringMatching(/^the template of gate prompt "p2" is not valid: Parse error on line 1/), expect.any(String)],
-      ['MCPGEN_DUPLICATE_PRIMITIVE', '10:80 /reflection/gates/deletePet/2/template', 'gate prompt "p1" is used with two different templates', 'give this gate another prompt name, or the same template'],
+      [
+        'MCPGEN_REFLECTION_UNKNOWN_DOMAIN',
+        '8:19 /reflection/gates/deletePet/0/domain',
+        'domain "pest" is not declared in `reflection.domains`',
+        'did you mean "pets"?',
+      ],
+      [
+        'MCPGEN_REFLECTION_PROMPT_ARGUMENT',
+        '8:55 /reflection/gates/deletePet/0/promptArgs/id',
+        'prompt argument "id" of a gate of deletePet reads {{petID}}, which is not an argument of deletePet',
+        'did you mean "petId"?',
+      ],
+      [
+        'MCPGEN_REFLECTION_PROMPT_ARGUMENT',
+        '8:80 /reflection/gates/deletePet/0/template',
+        'the template of gate prompt "p1" uses {{why}}, which no gate gives it under `promptArgs`',
+        'add `why` to `promptArgs` (now: id)',
+      ],
+      [
+        'MCPGEN_PROMPT_TEMPLATE_INVALID',
+        '9:47 /reflection/gates/deletePet/1/template',
+        expect.stringMatching(/^the template of gate prompt "p2" is not valid: Parse error on line 1/),
+        expect.any(String),
+      ],
+      [
+        'MCPGEN_DUPLICATE_PRIMITIVE',
+        '10:80 /reflection/gates/deletePet/2/template',
+        'gate prompt "p1" is used with two different templates',
+        'give this gate another prompt name, or the same template',
+      ],
     ]);
   });
 
@@ -143,7 +225,9 @@ describe('reflection gate: build-time checks', () => {
       ['MCPGEN_TOOL_SCHEMA_INVALID', '10:24 /reflection/justificationSchema', 'the justification schema must be an object schema, got type "array"'],
     ]);
     // mode sampling has no host flow, so the name is free
-    const sampling = await diagnose(`extraTools:\n  - { name: persist_justification, inputSchema: { type: object }, handler: 'handlers/pre.ts#a' }\nreflection:\n  mode: sampling\n  gates:\n    deletePet: ${GATE}\n`);
+    const sampling = await diagnose(
+      `extraTools:\n  - { name: persist_justification, inputSchema: { type: object }, handler: 'handlers/pre.ts#a' }\nreflection:\n  mode: sampling\n  gates:\n    deletePet: ${GATE}\n`,
+    );
     expect(sampling).toEqual([]);
   });
 
@@ -152,7 +236,12 @@ describe('reflection gate: build-time checks', () => {
       `concerns: [{ name: risk, values: [low, high] }]\nconcernMappings:\n  prompts: { why_delete: { risk: low }, with_context: { risk: low } }\npreprocessors:\n${PRE('a', 'a')}reflection:\n  gates:\n    deletePet: ${GATE}\n`,
     );
     expect(d.map((x) => [x.code, x.at, x.message, x.help])).toEqual([
-      ['MCPGEN_UNKNOWN_PRIMITIVE', '5:14 /concernMappings/prompts/why_delete', 'prompt "why_delete" is a reflection gate prompt, which follows its tool and cannot be mapped to concerns', 'map the gated tool instead: concernMappings.tools.deletePet'],
+      [
+        'MCPGEN_UNKNOWN_PRIMITIVE',
+        '5:14 /concernMappings/prompts/why_delete',
+        'prompt "why_delete" is a reflection gate prompt, which follows its tool and cannot be mapped to concerns',
+        'map the gated tool instead: concernMappings.tools.deletePet',
+      ],
     ]);
   });
 
@@ -160,7 +249,9 @@ describe('reflection gate: build-time checks', () => {
     const d = await diagnose(
       `extraTools:\n  - { name: open, inputSchema: { type: object, properties: { a: { type: string } }, additionalProperties: true }, handler: 'handlers/pre.ts#a' }\nreflection:\n  gates:\n    open: { domain: d, prompt: p, promptArgs: { x: '{{b}}' }, template: '{{x}}' }\n`,
     );
-    expect(d.map((x) => [x.code, x.severity, x.message])).toEqual([['MCPGEN_REFLECTION_PROMPT_ARGUMENT', 'warning', 'prompt argument "x" of a gate of open reads {{b}}, which is not a declared argument of open']]);
+    expect(d.map((x) => [x.code, x.severity, x.message])).toEqual([
+      ['MCPGEN_REFLECTION_PROMPT_ARGUMENT', 'warning', 'prompt argument "x" of a gate of open reads {{b}}, which is not a declared argument of open'],
+    ]);
     const none = await diagnose(`reflection:\n  mode: host\n`);
     expect(none.map((x) => [x.code, x.severity, x.at])).toEqual([['MCPGEN_REFLECTION_NO_GATES', 'warning', '4:3 /reflection']]);
   });

@@ -1,16 +1,16 @@
 // The compiler's generated modules (scripts/validators.mjs, scripts/templates.mjs) are committed:
 // they must be what their scripts write today, and the precompiled checks must agree with the full
 // validators they stand in front of.
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { parse } from 'yaml';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, test } from 'vitest';
-import { CHECK_OPTIONS, openapi31Schema, validatorSources } from '../../scripts/validators.mjs';
+import { parse } from 'yaml';
 import { TEMPLATES_FILE, templatesSource } from '../../scripts/templates.mjs';
+import { CHECK_OPTIONS, openapi31Schema, validatorSources } from '../../scripts/validators.mjs';
 import { generatedCheck } from '../../src/core/lazy.js';
 import { manifestSchema } from '../../src/manifest/schema.js';
-import { Ajv2020 } from 'ajv/dist/2020.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const manifestCheck = generatedCheck('manifest');
@@ -35,7 +35,9 @@ describe('the precompiled manifest check agrees with the full validator', () => 
       return false; // a YAML syntax error never reaches the schema
     }
   };
-  const invalid = readdirSync(bad).map((d) => path.join(bad, d, 'mcpgen.yaml')).filter(readable);
+  const invalid = readdirSync(bad)
+    .map((d) => path.join(bad, d, 'mcpgen.yaml'))
+    .filter(readable);
   test.each([...examples, ...invalid].map((f) => ({ f: path.relative(ROOT, f) })))('$f', ({ f }) => {
     const value: unknown = parse(readFileSync(path.join(ROOT, f), 'utf8'), { uniqueKeys: false });
     expect(manifestCheck(value)).toBe(full(value));
@@ -60,7 +62,9 @@ describe('the precompiled OpenAPI checks agree with the full validators', () => 
   };
   const fast = { '2.0': check20, '3.0': check30, '3.1': check31 };
   const corpus = path.join(ROOT, '.corpus');
-  const docs = readdirSync(corpus).filter((f) => f.endsWith('.json')).map((f) => ({ f, doc: JSON.parse(readFileSync(path.join(corpus, f), 'utf8')) }));
+  const docs = readdirSync(corpus)
+    .filter((f) => f.endsWith('.json'))
+    .map((f) => ({ f, doc: JSON.parse(readFileSync(path.join(corpus, f), 'utf8')) }));
   const version = (d: Record<string, unknown>) => (d.swagger === '2.0' ? '2.0' : String(d.openapi).startsWith('3.1') ? '3.1' : '3.0');
   test.each(docs.map(({ f }) => ({ f })))('corpus $f, and a broken copy of it', ({ f }) => {
     const doc = docs.find((d) => d.f === f)!.doc as Record<string, unknown>;

@@ -8,11 +8,41 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 
 const SOURCE = readFileSync(new URL('../../templates/runtime/handlers.ts', import.meta.url), 'utf8');
-const TYPES = ['ApiClient', 'ApiOperation', 'ApiResult', 'ClientLog', 'ClientProgress', 'CompletionContext', 'ElicitAnswer', 'ElicitForm', 'ElicitUrlAnswer', 'ExtraToolContext', 'HandlerInput', 'InputKind', 'InputOptions', 'ListKind', 'PreprocessorContext', 'RequestExtra', 'ResourceContent', 'SampleAnswer', 'Variables'];
-const VALUES = ['InputRequestFailed', 'MissingRequiredClientCapabilityError', 'ProtocolError', 'ProtocolErrorCode', 'notifyListChanged', 'notifyResourceUpdated'];
+const TYPES = [
+  'ApiClient',
+  'ApiOperation',
+  'ApiResult',
+  'ClientLog',
+  'ClientProgress',
+  'CompletionContext',
+  'ElicitAnswer',
+  'ElicitForm',
+  'ElicitUrlAnswer',
+  'ExtraToolContext',
+  'HandlerInput',
+  'InputKind',
+  'InputOptions',
+  'ListKind',
+  'PreprocessorContext',
+  'RequestExtra',
+  'ResourceContent',
+  'SampleAnswer',
+  'Variables',
+];
+const VALUES = [
+  'InputRequestFailed',
+  'MissingRequiredClientCapabilityError',
+  'ProtocolError',
+  'ProtocolErrorCode',
+  'notifyListChanged',
+  'notifyResourceUpdated',
+];
 
 const exported = (kind: 'type' | 'value'): string[] =>
-  [...SOURCE.matchAll(kind === 'type' ? /^export type \{([^}]*)\}/gm : /^export \{([^}]*)\}/gm)].flatMap((m) => m[1]!.split(',').map((n) => n.trim())).filter((n) => n !== '').sort();
+  [...SOURCE.matchAll(kind === 'type' ? /^export type \{([^}]*)\}/gm : /^export \{([^}]*)\}/gm)]
+    .flatMap((m) => m[1]!.split(',').map((n) => n.trim()))
+    .filter((n) => n !== '')
+    .sort();
 
 describe('runtime/handlers.ts, the module handler code imports', () => {
   it('exports exactly the promised names', () => {

@@ -21,7 +21,8 @@ const modules: string[] = TREES.flatMap((tree) =>
 );
 const known = new Set(modules);
 
-const IMPORT = /(?:^|[\n;])\s*(?:import|export)\b[^'";]*?\bfrom\s*['"](\.{1,2}\/[^'"]+)['"]|(?:^|\n)\s*import\s*['"](\.{1,2}\/[^'"]+)['"]|\bimport\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g;
+const IMPORT =
+  /(?:^|[\n;])\s*(?:import|export)\b[^'";]*?\bfrom\s*['"](\.{1,2}\/[^'"]+)['"]|(?:^|\n)\s*import\s*['"](\.{1,2}\/[^'"]+)['"]|\bimport\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g;
 
 /** The repository paths of the modules `file` imports by relative specifier. */
 function importsOf(file: string): string[] {
@@ -45,7 +46,9 @@ for (const tree of TREES) folders.add(tree);
 for (const folder of folders) {
   const readme = path.join(ROOT, folder, 'README.md');
   if (!existsSync(readme)) continue;
-  const line = readFileSync(readme, 'utf8').split('\n').find((l) => l.startsWith('May import:'));
+  const line = readFileSync(readme, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('May import:'));
   if (line === undefined) continue;
   rules.set(folder, new Set([...line.matchAll(/`([^`]+)`/g)].map((m) => m[1]!.replace(/\/$/, ''))));
 }
@@ -67,7 +70,8 @@ describe('import directions', () => {
     const missing = [...folders].filter((d) => (TREES.includes(d) || TREES.includes(path.posix.dirname(d))) && !rules.has(d));
     expect(missing).toEqual([]);
     for (const tree of TREES) expect(rules.has(tree)).toBe(true);
-    for (const [folder, allowed] of rules) for (const a of allowed) expect(rules.has(a), `${folder}/README.md names ${a}, which has no README with a May import line`).toBe(true);
+    for (const [folder, allowed] of rules)
+      for (const a of allowed) expect(rules.has(a), `${folder}/README.md names ${a}, which has no README with a May import line`).toBe(true);
   });
 
   it('no module imports, directly or not, itself', () => {

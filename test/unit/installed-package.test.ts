@@ -36,5 +36,6 @@ it('finds a package hoisted beside an installed mcpgen, skipping a folder packag
 });
 
 it('in this checkout, the versions of the loaders and the tokenizer', () => {
-  for (const pkg of ['yaml', 'gpt-tokenizer', '@apidevtools/swagger-parser']) expect((JSON.parse(installedPackageJson(pkg)!) as { version: string }).version).toMatch(/^\d+\.\d+\.\d+/);
+  for (const pkg of ['yaml', 'gpt-tokenizer', '@apidevtools/swagger-parser'])
+    expect((JSON.parse(installedPackageJson(pkg)!) as { version: string }).version).toMatch(/^\d+\.\d+\.\d+/);
 });

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { Diagnostics } from '../../src/core/diagnostics.js';
 import type { BuildManifest } from '../../src/ir/build.js';
-import { parseYamlSource } from '../../src/source/source.js';
 import { validateManifest } from '../../src/manifest/validate.js';
+import { parseYamlSource } from '../../src/source/source.js';
 import { irFromText } from '../helpers/ir.js';
 
 const SPEC = `openapi: 3.0.3
@@ -61,7 +61,10 @@ function setup(manifestYaml: string) {
     spec: SPEC,
     version: '3.0',
     manifestYaml,
-    fromYaml: ({ arguments: argumentRules, ...rest }) => ({ ...rest, ...(argumentRules ? { argumentRules: argumentRules as BuildManifest['argumentRules'] } : {}) }),
+    fromYaml: ({ arguments: argumentRules, ...rest }) => ({
+      ...rest,
+      ...(argumentRules ? { argumentRules: argumentRules as BuildManifest['argumentRules'] } : {}),
+    }),
   });
   return { ir, diagnostics, tool: (name: string) => ir.tools.find((t) => t.name === name)! };
 }
@@ -88,7 +91,9 @@ describe('argument rules', () => {
     const note = b.tool('addNote');
     expect(note.inputSchema.properties).toStrictEqual({ body: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } });
     expect(note.body!.fields).toStrictEqual([{ name: 'token', fixed: { env: 'ACME_TOKEN' } }]);
-    expect(b.ir.argumentRules).toStrictEqual([{ index: 0, name: 'token', sets: ['hidden'], fill: { env: 'ACME_TOKEN' }, tools: ['listPets', 'createPet', 'deletePet', 'addNote'] }]);
+    expect(b.ir.argumentRules).toStrictEqual([
+      { index: 0, name: 'token', sets: ['hidden'], fill: { env: 'ACME_TOKEN' }, tools: ['listPets', 'createPet', 'deletePet', 'addNote'] },
+    ]);
   });
 
   it('match selects by operationId, path, method and tag; `as` renames, `default` and `description` publish', () => {
@@ -105,7 +110,11 @@ describe('argument rules', () => {
 `);
     expect(b.diagnostics.items).toStrictEqual([]);
     const list = b.tool('listPets');
-    expect(list.inputSchema.properties).toStrictEqual({ token: { type: 'string', description: 'Auth token.' }, limit: { type: 'integer', default: 100 }, conversation: { type: 'string' } });
+    expect(list.inputSchema.properties).toStrictEqual({
+      token: { type: 'string', description: 'Auth token.' },
+      limit: { type: 'integer', default: 100 },
+      conversation: { type: 'string' },
+    });
     expect(list.inputSchema.required).toStrictEqual(['token']);
     expect(param(b, 'listPets', 'channel')).toMatchObject({ arg: 'conversation', name: 'channel', in: 'query' });
     expect(param(b, 'listPets', 'limit')).toMatchObject({ arg: 'limit', default: 100 });
@@ -142,9 +151,19 @@ overrides:
     expect(param(b, 'listPets', 'token')!.fixed).toStrictEqual({ env: 'ACME_TOKEN' });
     expect(param(b, 'createPet', 'token')!.fixed).toStrictEqual({ value: 'fixed-for-create' });
     expect(param(b, 'deletePet', 'token')!.fixed).toBeUndefined();
-    expect((b.tool('deletePet').inputSchema.properties as Record<string, unknown>).token).toStrictEqual({ type: 'string', description: 'Only here the model sends it.' });
-    expect((b.tool('listStores').inputSchema.properties as Record<string, unknown>).limit).toStrictEqual({ type: 'integer', description: 'How many.', default: 5 });
-    expect(b.ir.argumentRules!.map((r) => r.tools)).toStrictEqual([['listPets', 'addNote'], ['listPets', 'listStores']]);
+    expect((b.tool('deletePet').inputSchema.properties as Record<string, unknown>).token).toStrictEqual({
+      type: 'string',
+      description: 'Only here the model sends it.',
+    });
+    expect((b.tool('listStores').inputSchema.properties as Record<string, unknown>).limit).toStrictEqual({
+      type: 'integer',
+      description: 'How many.',
+      default: 5,
+    });
+    expect(b.ir.argumentRules!.map((r) => r.tools)).toStrictEqual([
+      ['listPets', 'addNote'],
+      ['listPets', 'listStores'],
+    ]);
   });
 
   it('reports a rule that changes no tool, with a suggestion that clears it', () => {
@@ -161,7 +180,15 @@ overrides:
     default: 1
 `);
     expect(rows(b.diagnostics)).toStrictEqual([
-      ['MCPGEN_ARGUMENT_RULE_UNMATCHED', 'warning', 2, 11, '/arguments/0/name', 'argument rule arguments[0] applies to no tool: none of the tools it matches has an argument "tokn"', 'did you mean "token"?'],
+      [
+        'MCPGEN_ARGUMENT_RULE_UNMATCHED',
+        'warning',
+        2,
+        11,
+        '/arguments/0/name',
+        'argument rule arguments[0] applies to no tool: none of the tools it matches has an argument "tokn"',
+        'did you mean "token"?',
+      ],
       [
         'MCPGEN_ARGUMENT_RULE_UNMATCHED',
         'warning',
@@ -171,8 +198,24 @@ overrides:
         'argument rule arguments[1] applies to no tool: none of the tools it matches has an argument "token"',
         "arguments are named as generated (the names in a tool's input schema, `body` for a request body): fix `name` or `match`, or remove the rule",
       ],
-      ['MCPGEN_ARGUMENT_RULE_UNMATCHED', 'warning', 9, 5, '/arguments/2/match', 'argument rule arguments[2] (argument "limit") applies to no tool: its `match` selects none of the server\'s tools', "widen `match` (it takes the fields of an `include` selector; the operations `include`/`exclude` leave out are not tools), or remove the rule"],
-      ['MCPGEN_UNMATCHED_PATH', 'warning', 9, 20, '/arguments/2/match/path', 'arguments[2].match path glob "/nowhere/**" matches no operation', '`*` matches within one path segment, `**` across segments; paths start with `/`'],
+      [
+        'MCPGEN_ARGUMENT_RULE_UNMATCHED',
+        'warning',
+        9,
+        5,
+        '/arguments/2/match',
+        'argument rule arguments[2] (argument "limit") applies to no tool: its `match` selects none of the server\'s tools',
+        'widen `match` (it takes the fields of an `include` selector; the operations `include`/`exclude` leave out are not tools), or remove the rule',
+      ],
+      [
+        'MCPGEN_UNMATCHED_PATH',
+        'warning',
+        9,
+        20,
+        '/arguments/2/match/path',
+        'arguments[2].match path glob "/nowhere/**" matches no operation',
+        '`*` matches within one path segment, `**` across segments; paths start with `/`',
+      ],
     ]);
   });
 
@@ -214,7 +257,11 @@ overrides:
       ],
     ]);
     // arguments[4] sets another field of `limit` than arguments[0]: no conflict, both apply
-    expect((b.tool('listPets').inputSchema.properties as Record<string, unknown>).limit).toStrictEqual({ type: 'integer', description: 'Page size.', default: 10 });
+    expect((b.tool('listPets').inputSchema.properties as Record<string, unknown>).limit).toStrictEqual({
+      type: 'integer',
+      description: 'Page size.',
+      default: 10,
+    });
   });
 
   it('checks each rule once, where it is written, and the tool-level problems where their fields are', () => {
@@ -242,13 +289,55 @@ overrides:
       token: { description: Shown? }
 `);
     expect(rows(b.diagnostics).map((r) => r.slice(0, 6))).toStrictEqual([
-      ['MCPGEN_ARGUMENT_OVERRIDE_INVALID', 'error', 3, 5, '/arguments/0/hidden', 'hidden argument "token" of arguments[0] has neither `value` nor `env`, so the server has nothing to send'],
-      ['MCPGEN_ARGUMENT_OVERRIDE_INVALID', 'error', 5, 5, '/arguments/1/value', '`value` of argument "limit" of arguments[1] applies only to a hidden argument'],
-      ['MCPGEN_ARGUMENT_OVERRIDE_INVALID', 'error', 8, 10, '/arguments/2/env', "X_BASE_URL is one of the server's own settings variables and cannot hold an argument"],
+      [
+        'MCPGEN_ARGUMENT_OVERRIDE_INVALID',
+        'error',
+        3,
+        5,
+        '/arguments/0/hidden',
+        'hidden argument "token" of arguments[0] has neither `value` nor `env`, so the server has nothing to send',
+      ],
+      [
+        'MCPGEN_ARGUMENT_OVERRIDE_INVALID',
+        'error',
+        5,
+        5,
+        '/arguments/1/value',
+        '`value` of argument "limit" of arguments[1] applies only to a hidden argument',
+      ],
+      [
+        'MCPGEN_ARGUMENT_OVERRIDE_INVALID',
+        'error',
+        8,
+        10,
+        '/arguments/2/env',
+        "X_BASE_URL is one of the server's own settings variables and cannot hold an argument",
+      ],
       ['MCPGEN_ARGUMENT_OVERRIDE_INVALID', 'error', 9, 5, '/arguments/3', 'argument rule arguments[3] changes nothing about argument "limit"'],
-      ['MCPGEN_UNKNOWN_OPERATION', 'error', 10, 27, '/arguments/4/match/operationId', 'arguments[4].match names operationId "listPet", which the spec does not have'],
-      ['MCPGEN_ARGUMENT_OVERRIDE_INVALID', 'error', 15, 9, '/arguments/5/as', 'cannot rename argument "channel" of DELETE /pets/{petId} to "conversation": argument "conversation" has that name'],
-      ['MCPGEN_ARGUMENT_OVERRIDE_INVALID', 'error', 22, 16, '/overrides/listPets/arguments/token/description', '`description` does not apply to argument "token" of GET /pets, which is hidden from the model'],
+      [
+        'MCPGEN_UNKNOWN_OPERATION',
+        'error',
+        10,
+        27,
+        '/arguments/4/match/operationId',
+        'arguments[4].match names operationId "listPet", which the spec does not have',
+      ],
+      [
+        'MCPGEN_ARGUMENT_OVERRIDE_INVALID',
+        'error',
+        15,
+        9,
+        '/arguments/5/as',
+        'cannot rename argument "channel" of DELETE /pets/{petId} to "conversation": argument "conversation" has that name',
+      ],
+      [
+        'MCPGEN_ARGUMENT_OVERRIDE_INVALID',
+        'error',
+        22,
+        16,
+        '/overrides/listPets/arguments/token/description',
+        '`description` does not apply to argument "token" of GET /pets, which is hidden from the model',
+      ],
     ]);
   });
 

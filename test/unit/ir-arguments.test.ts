@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Diagnostics } from '../../src/core/diagnostics.js';
-import { parseYamlSource } from '../../src/source/source.js';
 import { validateManifest } from '../../src/manifest/validate.js';
+import { parseYamlSource } from '../../src/source/source.js';
 import { irFromText } from '../helpers/ir.js';
 
 const SPEC = `openapi: 3.0.3
@@ -59,11 +59,50 @@ describe('argument overrides', () => {
       additionalProperties: false,
     });
     expect(list.params).toStrictEqual([
-      { kind: 'param', arg: 'account', name: 'account', in: 'path', required: true, fixed: { env: 'ACME_ACCOUNT' }, origin: { file: 'openapi.yaml', pointer: '/paths/~1accounts~1{account}~1pets/parameters/0' } },
-      { kind: 'param', arg: 'token', name: 'token', in: 'query', required: true, fixed: { value: { nested: [1, 'two'] } }, origin: { file: 'openapi.yaml', pointer: '/paths/~1accounts~1{account}~1pets/get/parameters/0' } },
-      { kind: 'param', arg: 'limit', name: 'limit', in: 'query', required: true, default: 25, origin: { file: 'openapi.yaml', pointer: '/paths/~1accounts~1{account}~1pets/get/parameters/1' } },
-      { kind: 'param', arg: 'search', name: 'q', in: 'query', required: false, origin: { file: 'openapi.yaml', pointer: '/paths/~1accounts~1{account}~1pets/get/parameters/2' } },
-      { kind: 'param', arg: '__proto__', name: '__proto__', in: 'header', required: false, fixed: { value: 'proto-header' }, origin: { file: 'openapi.yaml', pointer: '/paths/~1accounts~1{account}~1pets/get/parameters/3' } },
+      {
+        kind: 'param',
+        arg: 'account',
+        name: 'account',
+        in: 'path',
+        required: true,
+        fixed: { env: 'ACME_ACCOUNT' },
+        origin: { file: 'openapi.yaml', pointer: '/paths/~1accounts~1{account}~1pets/parameters/0' },
+      },
+      {
+        kind: 'param',
+        arg: 'token',
+        name: 'token',
+        in: 'query',
+        required: true,
+        fixed: { value: { nested: [1, 'two'] } },
+        origin: { file: 'openapi.yaml', pointer: '/paths/~1accounts~1{account}~1pets/get/parameters/0' },
+      },
+      {
+        kind: 'param',
+        arg: 'limit',
+        name: 'limit',
+        in: 'query',
+        required: true,
+        default: 25,
+        origin: { file: 'openapi.yaml', pointer: '/paths/~1accounts~1{account}~1pets/get/parameters/1' },
+      },
+      {
+        kind: 'param',
+        arg: 'search',
+        name: 'q',
+        in: 'query',
+        required: false,
+        origin: { file: 'openapi.yaml', pointer: '/paths/~1accounts~1{account}~1pets/get/parameters/2' },
+      },
+      {
+        kind: 'param',
+        arg: '__proto__',
+        name: '__proto__',
+        in: 'header',
+        required: false,
+        fixed: { value: 'proto-header' },
+        origin: { file: 'openapi.yaml', pointer: '/paths/~1accounts~1{account}~1pets/get/parameters/3' },
+      },
     ]);
     const create = tool('createPet');
     expect(create.inputSchema.required).toStrictEqual(['account', 'pet']);
@@ -87,7 +126,12 @@ describe('argument overrides', () => {
     // a header parameter: mirrored as Mcp-Param-__proto__ (SEP-2243 x-mcp-header)
     expect(JSON.stringify(props)).toContain('"__proto__":{"type":"string","x-mcp-header":"__proto__","description":"A header."}');
     const create = tool('createPet');
-    expect(create.inputSchema).toStrictEqual({ type: 'object', properties: { account: { type: 'string' } }, required: ['account'], additionalProperties: false });
+    expect(create.inputSchema).toStrictEqual({
+      type: 'object',
+      properties: { account: { type: 'string' } },
+      required: ['account'],
+      additionalProperties: false,
+    });
     expect(create.body?.fixed).toStrictEqual({ value: { name: 'Rex' } });
   });
 
@@ -107,14 +151,70 @@ describe('argument overrides', () => {
 `);
     expect(rows(diagnostics)).toStrictEqual([
       ['MCPGEN_UNKNOWN_ARGUMENT', 4, 7, '/overrides/listPets/arguments/tokn', 'GET /accounts/{account}/pets has no argument "tokn"', 'did you mean "token"?'],
-      ['MCPGEN_ARGUMENT_OVERRIDE_INVALID', 5, 16, '/overrides/listPets/arguments/token/hidden', 'hidden argument "token" of GET /accounts/{account}/pets has neither `value` nor `env`, so the server has nothing to send', 'add `value: <constant>`, or `env: <VARIABLE>` to read it from the environment'],
-      ['MCPGEN_ARGUMENT_OVERRIDE_INVALID', 6, 40, '/overrides/listPets/arguments/limit/env', 'hidden argument "limit" of GET /accounts/{account}/pets gives both `value` and `env`', 'keep one: `value` for a constant, `env` for a value read from the environment'],
-      ['MCPGEN_ARGUMENT_OVERRIDE_INVALID', 6, 52, '/overrides/listPets/arguments/limit/default', '`default` does not apply to argument "limit" of GET /accounts/{account}/pets, which is hidden from the model', 'remove `default`'],
-      ['MCPGEN_ARGUMENT_OVERRIDE_INVALID', 7, 12, '/overrides/listPets/arguments/q/value', '`value` of argument "q" of GET /accounts/{account}/pets applies only to a hidden argument', 'add `hidden: true`, or use `default` for a value the model may change'],
-      ['MCPGEN_ARGUMENT_OVERRIDE_INVALID', 7, 32, '/overrides/listPets/arguments/q/name', 'cannot rename argument "q" of GET /accounts/{account}/pets to "limit": argument "limit" has that name', 'choose another name, or rename that argument too'],
-      ['MCPGEN_ARGUMENT_OVERRIDE_INVALID', 8, 37, '/overrides/listPets/arguments/account/env', "X_BASE_URL is one of the server's own settings variables and cannot hold an argument", 'choose another variable name'],
-      ['MCPGEN_ARGUMENT_OVERRIDE_INVALID', 11, 24, '/overrides/createPet/arguments/body/default', '`default` of argument "body" of POST /accounts/{account}/pets is not a JSON value', 'use a string, a finite number, a boolean, null, or lists and mappings of those'],
-      ['MCPGEN_ARGUMENT_OVERRIDE_INVALID', 12, 24, '/overrides/createPet/arguments/account/name', 'cannot rename argument "account" of POST /accounts/{account}/pets to "body": argument "body" has that name', 'choose another name, or rename that argument too'],
+      [
+        'MCPGEN_ARGUMENT_OVERRIDE_INVALID',
+        5,
+        16,
+        '/overrides/listPets/arguments/token/hidden',
+        'hidden argument "token" of GET /accounts/{account}/pets has neither `value` nor `env`, so the server has nothing to send',
+        'add `value: <constant>`, or `env: <VARIABLE>` to read it from the environment',
+      ],
+      [
+        'MCPGEN_ARGUMENT_OVERRIDE_INVALID',
+        6,
+        40,
+        '/overrides/listPets/arguments/limit/env',
+        'hidden argument "limit" of GET /accounts/{account}/pets gives both `value` and `env`',
+        'keep one: `value` for a constant, `env` for a value read from the environment',
+      ],
+      [
+        'MCPGEN_ARGUMENT_OVERRIDE_INVALID',
+        6,
+        52,
+        '/overrides/listPets/arguments/limit/default',
+        '`default` does not apply to argument "limit" of GET /accounts/{account}/pets, which is hidden from the model',
+        'remove `default`',
+      ],
+      [
+        'MCPGEN_ARGUMENT_OVERRIDE_INVALID',
+        7,
+        12,
+        '/overrides/listPets/arguments/q/value',
+        '`value` of argument "q" of GET /accounts/{account}/pets applies only to a hidden argument',
+        'add `hidden: true`, or use `default` for a value the model may change',
+      ],
+      [
+        'MCPGEN_ARGUMENT_OVERRIDE_INVALID',
+        7,
+        32,
+        '/overrides/listPets/arguments/q/name',
+        'cannot rename argument "q" of GET /accounts/{account}/pets to "limit": argument "limit" has that name',
+        'choose another name, or rename that argument too',
+      ],
+      [
+        'MCPGEN_ARGUMENT_OVERRIDE_INVALID',
+        8,
+        37,
+        '/overrides/listPets/arguments/account/env',
+        "X_BASE_URL is one of the server's own settings variables and cannot hold an argument",
+        'choose another variable name',
+      ],
+      [
+        'MCPGEN_ARGUMENT_OVERRIDE_INVALID',
+        11,
+        24,
+        '/overrides/createPet/arguments/body/default',
+        '`default` of argument "body" of POST /accounts/{account}/pets is not a JSON value',
+        'use a string, a finite number, a boolean, null, or lists and mappings of those',
+      ],
+      [
+        'MCPGEN_ARGUMENT_OVERRIDE_INVALID',
+        12,
+        24,
+        '/overrides/createPet/arguments/account/name',
+        'cannot rename argument "account" of POST /accounts/{account}/pets to "body": argument "body" has that name',
+        'choose another name, or rename that argument too',
+      ],
     ]);
   });
 
@@ -151,9 +251,21 @@ describe('argument overrides', () => {
       body: { header: Pet }
 `);
     expect(rows(bad.diagnostics).map((r) => [r[0], r[3], r[4]])).toStrictEqual([
-      ['MCPGEN_ARGUMENT_OVERRIDE_INVALID', '/overrides/listPets/arguments/limit/header', 'argument "limit" of GET /accounts/{account}/pets cannot be mirrored as the Mcp-Param-__PROTO__ header: argument "__proto__" is mirrored as __proto__'],
-      ['MCPGEN_ARGUMENT_OVERRIDE_INVALID', '/overrides/listPets/arguments/token/header', '`header` does not apply to argument "token" of GET /accounts/{account}/pets, which is hidden from the model'],
-      ['MCPGEN_ARGUMENT_OVERRIDE_INVALID', '/overrides/createPet/arguments/body/header', 'argument "body" of POST /accounts/{account}/pets cannot be mirrored as the Mcp-Param-Pet header: its schema\'s type is "object"'],
+      [
+        'MCPGEN_ARGUMENT_OVERRIDE_INVALID',
+        '/overrides/listPets/arguments/limit/header',
+        'argument "limit" of GET /accounts/{account}/pets cannot be mirrored as the Mcp-Param-__PROTO__ header: argument "__proto__" is mirrored as __proto__',
+      ],
+      [
+        'MCPGEN_ARGUMENT_OVERRIDE_INVALID',
+        '/overrides/listPets/arguments/token/header',
+        '`header` does not apply to argument "token" of GET /accounts/{account}/pets, which is hidden from the model',
+      ],
+      [
+        'MCPGEN_ARGUMENT_OVERRIDE_INVALID',
+        '/overrides/createPet/arguments/body/header',
+        'argument "body" of POST /accounts/{account}/pets cannot be mirrored as the Mcp-Param-Pet header: its schema\'s type is "object"',
+      ],
     ]);
   });
 

@@ -72,7 +72,9 @@ describe('buildIr', () => {
   });
 
   it('derives annotations from the method and merges overrides over them', () => {
-    const { ir, diagnostics } = setup(`overrides:\n  DELETE /pets/{id}:\n    name: remove_pet\n    description: Remove it.\n    annotations: { idempotentHint: true }\n`);
+    const { ir, diagnostics } = setup(
+      `overrides:\n  DELETE /pets/{id}:\n    name: remove_pet\n    description: Remove it.\n    annotations: { idempotentHint: true }\n`,
+    );
     expect(diagnostics.items).toEqual([]);
     const del = ir.tools.find((t) => t.method === 'DELETE')!;
     expect(del.name).toBe('remove_pet');
@@ -144,7 +146,10 @@ describe('tool surface controls', () => {
     expect(truncateDescription(text, 30)).toBe('First sentence here.…');
     expect(truncateDescription('x'.repeat(100), 64)).toBe('x'.repeat(63) + '…');
     const long = 'A word. '.repeat(40);
-    const { ir } = setup(`maxDescriptionLength: 64\noverrides:\n  getPet:\n    description: ${JSON.stringify(long)}\n`, SPEC.replace('operationId: listPets', `operationId: listPets\n      description: ${JSON.stringify(long)}`));
+    const { ir } = setup(
+      `maxDescriptionLength: 64\noverrides:\n  getPet:\n    description: ${JSON.stringify(long)}\n`,
+      SPEC.replace('operationId: listPets', `operationId: listPets\n      description: ${JSON.stringify(long)}`),
+    );
     expect(ir.tools.find((t) => t.name === 'listPets')!.description!.length).toBeLessThanOrEqual(64);
     expect(ir.tools.find((t) => t.name === 'getPet')!.description).toBe(long);
   });

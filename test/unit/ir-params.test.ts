@@ -20,7 +20,13 @@ function http(t: IrOperationTool) {
   return {
     method: t.method,
     path: t.path,
-    params: t.params.map((p) => ({ arg: p.arg, name: p.name, in: p.in, ...(p.style ? { style: p.style } : {}), ...(p.explode !== undefined ? { explode: p.explode } : {}) })),
+    params: t.params.map((p) => ({
+      arg: p.arg,
+      name: p.name,
+      in: p.in,
+      ...(p.style ? { style: p.style } : {}),
+      ...(p.explode !== undefined ? { explode: p.explode } : {}),
+    })),
     ...(t.body ? { body: { arg: t.body.arg, contentType: t.body.contentType } } : {}),
   };
 }
@@ -53,7 +59,11 @@ paths:
       { arg: 'X-Ids', in: 'header', style: undefined, explode: undefined },
       { arg: 'session', in: 'cookie', style: undefined, explode: undefined },
     ]);
-    const req = buildRequest(http(t!), { ids: [1, 2], point: { x: 3 }, tags: ['a', 'b'], colors: ['r', 'g'], filter: { color: 'red' }, 'X-Ids': [4, 5], session: 's1' }, 'http://h');
+    const req = buildRequest(
+      http(t!),
+      { ids: [1, 2], point: { x: 3 }, tags: ['a', 'b'], colors: ['r', 'g'], filter: { color: 'red' }, 'X-Ids': [4, 5], session: 's1' },
+      'http://h',
+    );
     // delimiters as the OpenAPI style examples show them
     expect(req.url).toBe('http://h/items/.1.2/;point=x,3?tags=a,b&colors=r|g&filter[color]=red');
     expect(req.headers['X-Ids'] ?? req.headers['x-ids']).toBe('4,5');
@@ -142,9 +152,17 @@ ${types}
       responses: { '204': { description: ok } }
 `;
   it.each([
-    ['application/json + xml prefer JSON', `          application/xml: { schema: { type: object } }\n          application/json: { schema: { type: object } }`, 'application/json'],
+    [
+      'application/json + xml prefer JSON',
+      `          application/xml: { schema: { type: object } }\n          application/json: { schema: { type: object } }`,
+      'application/json',
+    ],
     ['vendor +json counts as JSON', `          application/vnd.api+json: { schema: { type: object } }`, 'application/vnd.api+json'],
-    ['form before multipart', `          multipart/form-data: { schema: { type: object } }\n          application/x-www-form-urlencoded: { schema: { type: object } }`, 'application/x-www-form-urlencoded'],
+    [
+      'form before multipart',
+      `          multipart/form-data: { schema: { type: object } }\n          application/x-www-form-urlencoded: { schema: { type: object } }`,
+      'application/x-www-form-urlencoded',
+    ],
     ['text/plain', `          text/plain: { schema: { type: string } }`, 'text/plain'],
     ['octet-stream', `          application/octet-stream: { schema: { type: string, format: binary } }`, 'application/octet-stream'],
   ])('%s', (_name, types, want) => {
@@ -187,12 +205,17 @@ paths:
     expect(props.file).toEqual({ type: 'string', contentEncoding: 'base64', description: 'The document. (base64-encoded)' });
     expect(props.attachments).toEqual({ type: 'array', items: { type: 'string', contentEncoding: 'base64', description: 'File content, base64-encoded.' } });
     expect(raw!.body).toMatchObject({ binary: true, contentType: 'application/octet-stream' });
-    expect((raw!.inputSchema.properties as Record<string, unknown>).body).toEqual({ type: 'string', contentEncoding: 'base64', description: 'File content, base64-encoded.' });
+    expect((raw!.inputSchema.properties as Record<string, unknown>).body).toEqual({
+      type: 'string',
+      contentEncoding: 'base64',
+      description: 'File content, base64-encoded.',
+    });
   });
 
   it('also accepts { path } when the manifest enables local files', () => {
     const [docs] = tools(spec, '3.1', true);
-    const file = (docs!.inputSchema.properties as Record<string, { properties: Record<string, { anyOf?: Array<Record<string, unknown>> }> }>).body!.properties.file!;
+    const file = (docs!.inputSchema.properties as Record<string, { properties: Record<string, { anyOf?: Array<Record<string, unknown>> }> }>).body!.properties
+      .file!;
     expect(file.anyOf!.map((a) => a.type)).toEqual(['string', 'object']);
     expect(file.anyOf![1]!.required).toEqual(['path']);
   });

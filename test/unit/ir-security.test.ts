@@ -5,8 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { emitProject } from '../../src/emit/index.js';
 import { reservedVariables, SETTINGS_SUFFIXES } from '../../src/ir/tools/security.js';
-import { SETTINGS } from '../../templates/runtime/process/variables.js';
 import type { SpecVersion } from '../../src/openapi/load.js';
+import { SETTINGS } from '../../templates/runtime/process/variables.js';
 import { irFromText } from '../helpers/ir.js';
 
 const SPEC3 = `openapi: 3.1.0
@@ -79,7 +79,7 @@ function setup(manifestYaml: string, specYaml = SPEC3, version: SpecVersion = '3
 const security = (ir: ReturnType<typeof setup>['ir']) => Object.fromEntries(ir.tools.map((t) => [t.name, t.security]));
 
 describe('security requirements (OpenAPI 3.x)', () => {
-  it('takes the operation\'s security, else the document\'s; `[]` and `[{}]` mean none, `{}` among others means optional', () => {
+  it("takes the operation's security, else the document's; `[]` and `[{}]` mean none, `{}` among others means optional", () => {
     const { ir } = setup('');
     expect(security(ir)).toEqual({
       usesDefault: [['api_key']],
@@ -104,7 +104,13 @@ describe('security requirements (OpenAPI 3.x)', () => {
       cookieKey: { name: 'cookieKey', kind: 'apiKey', in: 'cookie', paramName: 'sid', env: { apiKey: 'PETS_COOKIEKEY_API_KEY' } },
       bearer: { name: 'bearer', kind: 'bearer', env: { token: 'PETS_BEARER_TOKEN' } },
       basic: { name: 'basic', kind: 'basic', env: { username: 'PETS_BASIC_USERNAME', password: 'PETS_BASIC_PASSWORD' } },
-      cc: { name: 'cc', kind: 'oauth2ClientCredentials', tokenUrl: 'https://auth.example.com/token', scopes: ['read', 'write'], env: { clientId: 'PETS_CC_CLIENT_ID', clientSecret: 'PETS_CC_CLIENT_SECRET' } },
+      cc: {
+        name: 'cc',
+        kind: 'oauth2ClientCredentials',
+        tokenUrl: 'https://auth.example.com/token',
+        scopes: ['read', 'write'],
+        env: { clientId: 'PETS_CC_CLIENT_ID', clientSecret: 'PETS_CC_CLIENT_SECRET' },
+      },
       implicit: { name: 'implicit', kind: 'bearer', fallbackFrom: 'oauth2 (implicit)', env: { token: 'PETS_IMPLICIT_TOKEN' } },
       oidc: { name: 'oidc', kind: 'bearer', fallbackFrom: 'openIdConnect', env: { token: 'PETS_OIDC_TOKEN' } },
     });
@@ -121,7 +127,7 @@ describe('security requirements (OpenAPI 3.x)', () => {
     expect(diagnostics.items.find((d) => d.location.pointer.endsWith('/oidc'))!.message).toContain('PETS_OIDC_TOKEN');
   });
 
-  it('clears the static-token warning once its help is followed: the help\'s manifest line, as written, acknowledges it', () => {
+  it("clears the static-token warning once its help is followed: the help's manifest line, as written, acknowledges it", () => {
     const { diagnostics } = setup('');
     const helps = diagnostics.items.filter((d) => d.code === 'MCPGEN_AUTH_UNSUPPORTED_SCHEME').map((d) => d.help);
     expect(helps).toEqual([
@@ -131,7 +137,9 @@ describe('security requirements (OpenAPI 3.x)', () => {
     // follow the help literally, one scheme at a time: only the other warning stays
     const line = (h: string) => /`(auth: .*)`$/.exec(h)![1]!;
     const first = setup(line(helps[0]!));
-    expect(first.diagnostics.items.filter((d) => d.code === 'MCPGEN_AUTH_UNSUPPORTED_SCHEME').map((d) => d.location.pointer)).toEqual(['/components/securitySchemes/oidc']);
+    expect(first.diagnostics.items.filter((d) => d.code === 'MCPGEN_AUTH_UNSUPPORTED_SCHEME').map((d) => d.location.pointer)).toEqual([
+      '/components/securitySchemes/oidc',
+    ]);
     const both = setup(`auth: { implicit: { env: PETS_IMPLICIT_TOKEN }, oidc: { env: OIDC } }`);
     expect(both.diagnostics.items.map((d) => d.code)).toEqual(['MCPGEN_SPEC_UNDEFINED_SECURITY_SCHEME']);
     expect(both.ir.securitySchemes.find((s) => s.name === 'oidc')).toMatchObject({ kind: 'bearer', fallbackFrom: 'openIdConnect', env: { token: 'OIDC' } });
@@ -142,10 +150,12 @@ describe('security requirements (OpenAPI 3.x)', () => {
     const { diagnostics } = setup('', spec);
     const help = diagnostics.items.find((d) => d.location.pointer === '/components/securitySchemes/my oidc')!.help;
     expect(help).toContain('`auth: { "my oidc": { env: PETS_MY_OIDC_TOKEN } }`');
-    expect(setup('auth: { "my oidc": { env: PETS_MY_OIDC_TOKEN } }', spec).diagnostics.items.filter((d) => d.code === 'MCPGEN_AUTH_UNSUPPORTED_SCHEME')).toHaveLength(1);
+    expect(
+      setup('auth: { "my oidc": { env: PETS_MY_OIDC_TOKEN } }', spec).diagnostics.items.filter((d) => d.code === 'MCPGEN_AUTH_UNSUPPORTED_SCHEME'),
+    ).toHaveLength(1);
   });
 
-  it('uses the manifest\'s variable names, token URL and scopes', () => {
+  it("uses the manifest's variable names, token URL and scopes", () => {
     const { ir, diagnostics } = setup(`auth:
   api_key: { env: MY_KEY }
   basic: { username: U, password: P }
@@ -167,26 +177,47 @@ describe('security requirements (OpenAPI 3.x)', () => {
     const errors = diagnostics.sorted().filter((d) => d.severity === 'error');
     expect(errors.map((d) => [d.code, d.location.file, d.location.pointer, d.location.line, d.location.col, d.help])).toEqual([
       ['MCPGEN_UNKNOWN_AUTH_SCHEME', 'mcpgen.yaml', '/auth/api-key', 2, 3, 'did you mean "api_key"?'],
-      ['MCPGEN_UNKNOWN_AUTH_SCHEME', 'mcpgen.yaml', '/auth/zzz', 4, 3, 'the spec defines: api_key, basic, bearer, cc, cookieKey, implicit, oidc, query-key, unused'],
+      [
+        'MCPGEN_UNKNOWN_AUTH_SCHEME',
+        'mcpgen.yaml',
+        '/auth/zzz',
+        4,
+        3,
+        'the spec defines: api_key, basic, bearer, cc, cookieKey, implicit, oidc, query-key, unused',
+      ],
     ]);
   });
 
   it('reports fields that do not fit the scheme type, and settings variables, at the field', () => {
     const { diagnostics } = setup(`auth:\n  api_key:\n    username: U\n  cc:\n    env: T\n  bearer:\n    env: PETS_BASE_URL\n`);
-    expect(diagnostics.sorted().filter((d) => d.severity === 'error').map((d) => [d.code, d.location.pointer, d.location.line, d.location.col, d.help])).toEqual([
+    expect(
+      diagnostics
+        .sorted()
+        .filter((d) => d.severity === 'error')
+        .map((d) => [d.code, d.location.pointer, d.location.line, d.location.col, d.help]),
+    ).toEqual([
       ['MCPGEN_AUTH_INVALID_FIELD', '/auth/api_key/username', 3, 5, '"api_key" takes `env`, `fromClient`'],
       ['MCPGEN_AUTH_INVALID_FIELD', '/auth/cc/env', 5, 5, '"cc" takes `clientId`, `clientSecret`, `tokenUrl`, `scopes`'],
       ['MCPGEN_AUTH_INVALID_FIELD', '/auth/bearer/env', 7, 10, 'choose another variable name'],
     ]);
   });
 
-  it('keeps a bearer scheme\'s token exchange (audience, scopes) and refuses it on other kinds, located', () => {
-    const { ir, diagnostics } = setup(`auth:\n  bearer:\n    exchange: { audience: 'https://api.example.com', scopes: [pets.read] }\n  implicit:\n    exchange: { audience: api://pets }\n  api_key:\n    exchange: { audience: x }\n`);
-    expect(ir.securitySchemes.filter((s) => s.kind === 'bearer' && s.exchange !== undefined).map((s) => [s.name, s.kind === 'bearer' ? s.exchange : undefined])).toEqual([
+  it("keeps a bearer scheme's token exchange (audience, scopes) and refuses it on other kinds, located", () => {
+    const { ir, diagnostics } = setup(
+      `auth:\n  bearer:\n    exchange: { audience: 'https://api.example.com', scopes: [pets.read] }\n  implicit:\n    exchange: { audience: api://pets }\n  api_key:\n    exchange: { audience: x }\n`,
+    );
+    expect(
+      ir.securitySchemes.filter((s) => s.kind === 'bearer' && s.exchange !== undefined).map((s) => [s.name, s.kind === 'bearer' ? s.exchange : undefined]),
+    ).toEqual([
       ['bearer', { audience: 'https://api.example.com', scopes: ['pets.read'] }],
       ['implicit', { audience: 'api://pets' }],
     ]);
-    expect(diagnostics.sorted().filter((d) => d.severity === 'error').map((d) => [d.code, d.location.pointer, d.help])).toEqual([['MCPGEN_AUTH_INVALID_FIELD', '/auth/api_key/exchange', '"api_key" takes `env`, `fromClient`']]);
+    expect(
+      diagnostics
+        .sorted()
+        .filter((d) => d.severity === 'error')
+        .map((d) => [d.code, d.location.pointer, d.help]),
+    ).toEqual([['MCPGEN_AUTH_INVALID_FIELD', '/auth/api_key/exchange', '"api_key" takes `env`, `fromClient`']]);
   });
 });
 
@@ -206,9 +237,29 @@ paths:
       responses: { '200': { description: ok } }
 `;
 
-  it('reserves every variable of the server\'s registry, derived from it', () => {
+  it("reserves every variable of the server's registry, derived from it", () => {
     expect(SETTINGS_SUFFIXES).toEqual(Object.values(SETTINGS).map((s) => s.suffix));
-    for (const suffix of ['BASE_URL', 'UPLOAD_ROOT', 'REFLECTION_DIR', 'TRANSPORT', 'PORT', 'HOST', 'ALLOWED_HOSTS', 'ALLOWED_ORIGINS', 'HTTP_TOKENS', 'HTTP_TOKENS_FILE', 'CLIENT', 'STATE_KEY', 'HINT_TTL_MS', 'SESSION_IDLE_MS', 'MAX_SESSIONS', 'MAX_SESSIONS_PER_CLIENT', 'MAX_ARGUMENT_BYTES', 'ALLOW_ANONYMOUS', 'DRAIN_MS']) {
+    for (const suffix of [
+      'BASE_URL',
+      'UPLOAD_ROOT',
+      'REFLECTION_DIR',
+      'TRANSPORT',
+      'PORT',
+      'HOST',
+      'ALLOWED_HOSTS',
+      'ALLOWED_ORIGINS',
+      'HTTP_TOKENS',
+      'HTTP_TOKENS_FILE',
+      'CLIENT',
+      'STATE_KEY',
+      'HINT_TTL_MS',
+      'SESSION_IDLE_MS',
+      'MAX_SESSIONS',
+      'MAX_SESSIONS_PER_CLIENT',
+      'MAX_ARGUMENT_BYTES',
+      'ALLOW_ANONYMOUS',
+      'DRAIN_MS',
+    ]) {
       expect(reservedVariables('PETS').has(`PETS_${suffix}`)).toBe(true);
     }
   });
@@ -226,12 +277,27 @@ overrides:
 `,
       ARG_SPEC,
     );
-    expect(diagnostics.sorted().filter((d) => d.severity === 'error').map((d) => [d.code, d.location.pointer, d.location.line, d.message])).toEqual([
+    expect(
+      diagnostics
+        .sorted()
+        .filter((d) => d.severity === 'error')
+        .map((d) => [d.code, d.location.pointer, d.location.line, d.message]),
+    ).toEqual([
       ['MCPGEN_AUTH_INVALID_FIELD', '/auth/key/env', 2, "PETS_UPLOAD_ROOT is one of the server's own settings variables and cannot hold a secret"],
       ['MCPGEN_AUTH_INVALID_FIELD', '/auth/basic/username', 3, "PETS_REFLECTION_DIR is one of the server's own settings variables and cannot hold a secret"],
       ['MCPGEN_AUTH_INVALID_FIELD', '/auth/basic/password', 3, "PETS_STATE_KEY is one of the server's own settings variables and cannot hold a secret"],
-      ['MCPGEN_ARGUMENT_OVERRIDE_INVALID', '/overrides/listPets/arguments/account/env', 7, "PETS_PORT is one of the server's own settings variables and cannot hold an argument"],
-      ['MCPGEN_ARGUMENT_OVERRIDE_INVALID', '/overrides/listPets/arguments/tenant/env', 8, "PETS_HTTP_TOKENS is one of the server's own settings variables and cannot hold an argument"],
+      [
+        'MCPGEN_ARGUMENT_OVERRIDE_INVALID',
+        '/overrides/listPets/arguments/account/env',
+        7,
+        "PETS_PORT is one of the server's own settings variables and cannot hold an argument",
+      ],
+      [
+        'MCPGEN_ARGUMENT_OVERRIDE_INVALID',
+        '/overrides/listPets/arguments/tenant/env',
+        8,
+        "PETS_HTTP_TOKENS is one of the server's own settings variables and cannot hold an argument",
+      ],
     ]);
   });
 });
@@ -259,7 +325,12 @@ describe('credentials from the MCP client (fromClient)', () => {
   bearer: { fromClient: Mcp-Session-Id }
   basic: { fromClient: authorization }
 `);
-    expect(diagnostics.sorted().filter((d) => d.location.file === 'mcpgen.yaml').map((d) => [d.code, d.severity, d.location.pointer, d.location.line, d.location.col])).toEqual([
+    expect(
+      diagnostics
+        .sorted()
+        .filter((d) => d.location.file === 'mcpgen.yaml')
+        .map((d) => [d.code, d.severity, d.location.pointer, d.location.line, d.location.col]),
+    ).toEqual([
       ['MCPGEN_AUTH_INVALID_FIELD', 'error', '/auth/cc/fromClient', 2, 9],
       ['MCPGEN_AUTH_INVALID_FIELD', 'error', '/auth/implicit/fromClient', 3, 15],
       ['MCPGEN_AUTH_INVALID_FIELD', 'error', '/auth/api_key/fromClient', 4, 26],
@@ -270,7 +341,9 @@ describe('credentials from the MCP client (fromClient)', () => {
     expect(text('/auth/implicit/fromClient')).toContain('not for oauth2');
     expect(text('/auth/api_key/fromClient')).toBe('`fromClient` of "api_key" must be an HTTP header name (got "X Key")');
     expect(text('/auth/bearer/fromClient')).toContain('a header of the MCP transport itself');
-    expect(text('/auth/basic/fromClient')).toBe('`fromClient` of "basic" is Authorization, the header that carries the MCP client tokens over HTTP: the server refuses to start with PETS_HTTP_TOKENS, PETS_HTTP_TOKENS_FILE or PETS_OAUTH_ISSUER set');
+    expect(text('/auth/basic/fromClient')).toBe(
+      '`fromClient` of "basic" is Authorization, the header that carries the MCP client tokens over HTTP: the server refuses to start with PETS_HTTP_TOKENS, PETS_HTTP_TOKENS_FILE or PETS_OAUTH_ISSUER set',
+    );
   });
 });
 
@@ -279,7 +352,13 @@ describe('security (Swagger 2.0)', () => {
     const { ir, diagnostics } = setup('auth:\n  app: { scopes: [extra] }\n', SPEC2, '2.0');
     expect(security(ir)).toEqual({ a: [['basicAuth']], b: [['key'], ['app']], c: [['implicitAuth']], d: [] });
     expect(ir.securitySchemes.map(({ origin: _o, ...s }) => s)).toEqual([
-      { name: 'app', kind: 'oauth2ClientCredentials', tokenUrl: 'https://auth.example.com/token', scopes: ['extra'], env: { clientId: 'PETS_APP_CLIENT_ID', clientSecret: 'PETS_APP_CLIENT_SECRET' } },
+      {
+        name: 'app',
+        kind: 'oauth2ClientCredentials',
+        tokenUrl: 'https://auth.example.com/token',
+        scopes: ['extra'],
+        env: { clientId: 'PETS_APP_CLIENT_ID', clientSecret: 'PETS_APP_CLIENT_SECRET' },
+      },
       { name: 'basicAuth', kind: 'basic', env: { username: 'PETS_BASICAUTH_USERNAME', password: 'PETS_BASICAUTH_PASSWORD' } },
       { name: 'implicitAuth', kind: 'bearer', fallbackFrom: 'oauth2 (implicit)', env: { token: 'PETS_IMPLICITAUTH_TOKEN' } },
       { name: 'key', kind: 'apiKey', in: 'query', paramName: 'api_key', env: { apiKey: 'PETS_KEY_API_KEY' } },

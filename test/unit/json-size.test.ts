@@ -3,9 +3,21 @@ import { expect, test } from 'vitest';
 import { jsonFits, jsonLengthFits } from '../../src/core/json-size.js';
 
 const values: unknown[] = [
-  null, 0, -0, 1.5e-7, Number.NaN, Infinity, true, '', 'é€😀 "q" \\ \n\u2028', '\ud800',
-  [], {}, [undefined, () => 1, Symbol('s'), 1], { a: undefined, b: () => 1, c: 'x' },
-  { 'ké': ['v', { n: null, d: new Date(0) }], e: [[[]]], long: 'x'.repeat(500) },
+  null,
+  0,
+  -0,
+  1.5e-7,
+  Number.NaN,
+  Infinity,
+  true,
+  '',
+  'é€😀 "q" \\ \n\u2028',
+  '\ud800',
+  [],
+  {},
+  [undefined, () => 1, Symbol('s'), 1],
+  { a: undefined, b: () => 1, c: 'x' },
+  { ké: ['v', { n: null, d: new Date(0) }], e: [[[]]], long: 'x'.repeat(500) },
   JSON.parse('{"__proto__": {"a": 1}, "b": [1, 2, {"c": "d"}]}'),
 ];
 

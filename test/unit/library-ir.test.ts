@@ -39,10 +39,14 @@ const POLICY = `policy:
 `;
 
 describe('entry: custom', () => {
-  it('keeps each rule\'s selector and each limits key for the primitives registered at run time (none for a tags selector)', async () => {
+  it("keeps each rule's selector and each limits key for the primitives registered at run time (none for a tags selector)", async () => {
     const { res } = await build(`entry: custom\n${POLICY}`);
     const policy = res.ir!.policy!;
-    expect(policy.access!.rules.map((r) => r.atRunTime)).toEqual([{ kinds: ['tools'], names: ['flag_*'] }, undefined, { concerns: { risk: ['low'] }, annotations: { readOnlyHint: true } }]);
+    expect(policy.access!.rules.map((r) => r.atRunTime)).toEqual([
+      { kinds: ['tools'], names: ['flag_*'] },
+      undefined,
+      { concerns: { risk: ['low'] }, annotations: { readOnlyHint: true } },
+    ]);
     // a key no built tool matches is kept for the registered ones
     expect(policy.limits!.tools.map((e) => [e.pattern, e.tools])).toEqual([
       ['flag_*', []],
@@ -72,6 +76,8 @@ describe('entry: custom', () => {
     expect(files.get('src/index.ts')).toContain('createPolicy(registeredPolicy(policy, registry.primitives()), ');
     expect(files.has('src/runtime/library.ts')).toBe(true);
     expect(files.has('src/main.ts')).toBe(false);
-    expect((JSON.parse(files.get('package.json')!) as Record<string, unknown>).exports).toEqual({ '.': { types: './dist/index.d.ts', default: './dist/index.js' } });
+    expect((JSON.parse(files.get('package.json')!) as Record<string, unknown>).exports).toEqual({
+      '.': { types: './dist/index.d.ts', default: './dist/index.js' },
+    });
   });
 });

@@ -4,19 +4,24 @@
  * 202) is a cancellation — never any other DELETE.
  */
 import { describe, expect, it } from 'vitest';
-import { listOperations } from '../../src/openapi/operations.js';
 import { longRunning } from '../../src/ir/tools/long-running.js';
+import { listOperations } from '../../src/openapi/operations.js';
 
 const doc = {
   openapi: '3.0.3',
   info: { title: 't', version: '1' },
   paths: {
-    '/exports': { post: { operationId: 'startExport', responses: { '202': { description: 'a', headers: { 'Operation-Location': { schema: { type: 'string' } } } } } } },
+    '/exports': {
+      post: { operationId: 'startExport', responses: { '202': { description: 'a', headers: { 'Operation-Location': { schema: { type: 'string' } } } } } },
+    },
     '/jobs': { post: { operationId: 'startJob', responses: { '202': { $ref: '#/components/responses/Accepted' } } } },
     '/reports': { post: { operationId: 'runReport', 'x-ms-long-running-operation': true, responses: { '200': { description: 'ok' } } } },
     '/later': { post: { operationId: 'later', responses: { '202': { description: 'accepted, no status URL' } } } },
     '/pets/{id}': { get: { responses: { '200': { description: 'ok' } } }, delete: { responses: { '204': { description: 'gone' } } } },
-    '/operations/{id}': { get: { responses: { '200': { description: 'done' }, '202': { description: 'running' } } }, delete: { responses: { '204': { description: 'cancelled' } } } },
+    '/operations/{id}': {
+      get: { responses: { '200': { description: 'done' }, '202': { description: 'running' } } },
+      delete: { responses: { '204': { description: 'cancelled' } } },
+    },
   },
   components: { responses: { Accepted: { description: 'a', headers: { Location: { schema: { type: 'string' } } } } } },
 };

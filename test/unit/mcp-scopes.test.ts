@@ -34,7 +34,7 @@ paths:
 `;
 
 describe('scopes in the IR', () => {
-  it('takes the oauth2 scheme\'s scopes of the operation (else the document), none when another credential or none will do', () => {
+  it("takes the oauth2 scheme's scopes of the operation (else the document), none when another credential or none will do", () => {
     expect(tools(SPEC)).toEqual({
       usesDefault: ['read'],
       writes: ['read', 'write'],
@@ -56,17 +56,27 @@ describe('scopes in the IR', () => {
 });
 
 describe('scopes from the manifest', () => {
-  it('scopeMap renames API scopes (one to several, or to none); overrides.<op>.scopes replaces a tool\'s list', () => {
-    const { scopes, diagnostics } = build(SPEC, 'openapi.yaml', `scopeMap:
+  it("scopeMap renames API scopes (one to several, or to none); overrides.<op>.scopes replaces a tool's list", () => {
+    const { scopes, diagnostics } = build(
+      SPEC,
+      'openapi.yaml',
+      `scopeMap:
   read: mcp.read
   write: [mcp.write, mcp.read]
   admin: []
 overrides:
   open: { scopes: [public.read, public.read] }
   usesDefault: { scopes: [] }
-`);
+`,
+    );
     expect(diagnostics.filter((d) => d.code.startsWith('MCPGEN_SCOPE'))).toEqual([]);
-    expect(scopes).toMatchObject({ usesDefault: undefined, writes: ['mcp.read', 'mcp.write'], fewest: ['mcp.read'], open: ['public.read'], noScopes: undefined });
+    expect(scopes).toMatchObject({
+      usesDefault: undefined,
+      writes: ['mcp.read', 'mcp.write'],
+      fewest: ['mcp.read'],
+      open: ['public.read'],
+      noScopes: undefined,
+    });
   });
 
   it('a scopeMap key the API description does not define is a located warning with the nearest scope', () => {
@@ -104,8 +114,15 @@ describe('scopes at run time', () => {
   });
 
   it('advertises every scope some tool needs, sorted', () => {
-    expect(allScopes(scopeNeeds([{ name: 'a', scopes: ['write', 'read'] }, { name: 'b', scopes: ['admin', 'read'] }, { name: 'c' }]))).toEqual(['admin', 'read', 'write']);
-    expect(allScopes(scopeNeeds([], { prompts: [{ name: 'p', scopes: ['docs'] }], templates: [{ uriTemplate: 'x://{id}', scopes: ['notes'] }] }))).toEqual(['docs', 'notes']);
+    expect(allScopes(scopeNeeds([{ name: 'a', scopes: ['write', 'read'] }, { name: 'b', scopes: ['admin', 'read'] }, { name: 'c' }]))).toEqual([
+      'admin',
+      'read',
+      'write',
+    ]);
+    expect(allScopes(scopeNeeds([], { prompts: [{ name: 'p', scopes: ['docs'] }], templates: [{ uriTemplate: 'x://{id}', scopes: ['notes'] }] }))).toEqual([
+      'docs',
+      'notes',
+    ]);
   });
 
   const primitives = {
@@ -121,7 +138,9 @@ describe('scopes at run time', () => {
     expect(gate.visible('prompts', 'open', ctx(oauth([])))).toBe(true);
     expect(gate.visible('resources', 'docs://staff', ctx(oauth([])))).toBe(false);
     expect(gate.visible('resourceTemplates', 'notes://{id}', ctx({ token: 't', clientId: 'ops', scopes: [], expiresAt: 1 }))).toBe(true);
-    expect(() => gate.assertAllowed('resourceTemplates', 'notes://{id}', ctx(oauth(['read'])))).toThrow('The resource template notes://{id} needs the scope notes');
+    expect(() => gate.assertAllowed('resourceTemplates', 'notes://{id}', ctx(oauth(['read'])))).toThrow(
+      'The resource template notes://{id} needs the scope notes',
+    );
     expect(() => gate.assertAllowed('prompts', 'letter', ctx(oauth(['write'])))).not.toThrow();
   });
 
@@ -132,26 +151,45 @@ describe('scopes at run time', () => {
     expect(scopeShortfall(req('prompts/get', { name: 'letter' }), needs, none)?.what).toBe('prompt letter');
     expect(scopeShortfall(req('prompts/get', { name: 'open' }), needs, none)).toBeUndefined();
     expect(scopeShortfall(req('resources/read', { uri: 'docs://staff' }), needs, none)?.what).toBe('resource docs://staff');
-    expect(scopeShortfall(req('resources/read', { uri: 'notes://7' }), needs, none)).toEqual({ what: 'resource template notes://{id}', needs: ['notes'], missing: ['notes'] });
+    expect(scopeShortfall(req('resources/read', { uri: 'notes://7' }), needs, none)).toEqual({
+      what: 'resource template notes://{id}',
+      needs: ['notes'],
+      missing: ['notes'],
+    });
     // a fixed URI the template also matches is the resource's (resources.ts reads it first)
     expect(scopeShortfall(req('resources/read', { uri: 'notes://fixed' }), needs, none)).toBeUndefined();
     expect(scopeShortfall(req('resources/subscribe', { uri: 'notes://7' }), needs, none)?.what).toBe('resource template notes://{id}');
-    expect(scopeShortfall(req('subscriptions/listen', { notifications: { resourceSubscriptions: ['docs://open', 'docs://staff'] } }), needs, none)?.what).toBe('resource docs://staff');
-    expect(scopeShortfall(req('completion/complete', { ref: { type: 'ref/prompt', name: 'letter' }, argument: { name: 'a', value: '' } }), needs, none)?.what).toBe('prompt letter');
-    expect(scopeShortfall(req('completion/complete', { ref: { type: 'ref/resource', uri: 'notes://{id}' }, argument: { name: 'id', value: '' } }), needs, none)?.what).toBe('resource template notes://{id}');
+    expect(scopeShortfall(req('subscriptions/listen', { notifications: { resourceSubscriptions: ['docs://open', 'docs://staff'] } }), needs, none)?.what).toBe(
+      'resource docs://staff',
+    );
+    expect(
+      scopeShortfall(req('completion/complete', { ref: { type: 'ref/prompt', name: 'letter' }, argument: { name: 'a', value: '' } }), needs, none)?.what,
+    ).toBe('prompt letter');
+    expect(
+      scopeShortfall(req('completion/complete', { ref: { type: 'ref/resource', uri: 'notes://{id}' }, argument: { name: 'id', value: '' } }), needs, none)
+        ?.what,
+    ).toBe('resource template notes://{id}');
     expect(scopeShortfall(req('resources/read', { uri: 'notes://7' }), needs, oauth(['notes']) as never)).toBeUndefined();
     expect(scopeShortfall(req('resources/read', { uri: 'notes://7' }), needs, { token: 't', clientId: 'ops', scopes: [], expiresAt: 1 })).toBeUndefined();
   });
 
   it('refuses a nested call of an operation whose scopes the token lacks, as a denial; passes outer calls and held scopes', async () => {
     const tool = { name: 'addPet', scopes: ['read', 'write'] };
-    const call = (authInfo: unknown, parent?: { name: string; callId: string }) => ({ name: 'addPet', target: { kind: 'operation', tool }, ctx: { http: { authInfo } }, report: {} as { refusal?: unknown }, ...(parent ? { parent } : {}) });
+    const call = (authInfo: unknown, parent?: { name: string; callId: string }) => ({
+      name: 'addPet',
+      target: { kind: 'operation', tool },
+      ctx: { http: { authInfo } },
+      report: {} as { refusal?: unknown },
+      ...(parent ? { parent } : {}),
+    });
     const next = async () => ({ content: [] });
     const nested = call(oauth(['read']), { name: 'register_pet', callId: 'c1' });
     await expect(nestedScopes(nested as never, next)).rejects.toThrow('The tool addPet needs the scopes read write; the OAuth token lacks write');
     expect(nested.report.refusal).toEqual({ kind: 'denied', reason: 'the tool addPet needs the scopes read write; the OAuth token lacks write' });
     await expect(nestedScopes(call(oauth(['read', 'write']), { name: 'register_pet', callId: 'c1' }) as never, next)).resolves.toEqual({ content: [] });
     await expect(nestedScopes(call(oauth([])) as never, next)).resolves.toEqual({ content: [] });
-    await expect(nestedScopes(call({ token: 't', clientId: 'ops', scopes: [], expiresAt: 1 }, { name: 'register_pet', callId: 'c1' }) as never, next)).resolves.toEqual({ content: [] });
+    await expect(
+      nestedScopes(call({ token: 't', clientId: 'ops', scopes: [], expiresAt: 1 }, { name: 'register_pet', callId: 'c1' }) as never, next),
+    ).resolves.toEqual({ content: [] });
   });
 });

@@ -78,10 +78,14 @@ overrides:
 
   it('a selector that names no tag is the error, not "no tools"', async () => {
     expect(await errors('name: t\nopenapi: ./openapi.yaml\ninclude:\n  - tag: nosuchtag\n')).toEqual([['MCPGEN_UNKNOWN_TAG', 4, '/include/0/tag']]);
-    expect(await errors('name: t\nopenapi: ./openapi.yaml\ninclude:\n  - operationId: nosuch\n')).toEqual([['MCPGEN_UNKNOWN_OPERATION', 4, '/include/0/operationId']]);
+    expect(await errors('name: t\nopenapi: ./openapi.yaml\ninclude:\n  - operationId: nosuch\n')).toEqual([
+      ['MCPGEN_UNKNOWN_OPERATION', 4, '/include/0/operationId'],
+    ]);
   });
 
   it('still reports "no tools" when the selectors are right but leave nothing', async () => {
-    expect(await errors('name: t\nopenapi: ./openapi.yaml\nexclude:\n  - method: [get, post, put, patch, delete]\n')).toEqual([['MCPGEN_NO_TOOLS', 4, '/exclude']]);
+    expect(await errors('name: t\nopenapi: ./openapi.yaml\nexclude:\n  - method: [get, post, put, patch, delete]\n')).toEqual([
+      ['MCPGEN_NO_TOOLS', 4, '/exclude'],
+    ]);
   });
 });

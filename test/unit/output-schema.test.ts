@@ -4,9 +4,9 @@
  */
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it, test } from 'vitest';
-import { ANY_VALUE, lenientRoot, outputContract } from '../../src/ir/tools/output-schema.js';
 import { portable } from '../../src/ir/schema/portable.js';
 import { slimInput } from '../../src/ir/schema/slim-input.js';
+import { ANY_VALUE, lenientRoot, outputContract } from '../../src/ir/tools/output-schema.js';
 import { portabilityProblems } from '../helpers/portability.js';
 
 const ajv = new Ajv2020({ strict: false, allErrors: true });
@@ -72,23 +72,53 @@ describe('lenient output schemas', () => {
   });
 
   it('merge allOf/oneOf objects into one object, and leave conflicting properties open', () => {
-    const s = lenientRoot({ type: 'object', allOf: [{ type: 'object', properties: { a: { type: 'string' }, c: { type: 'string' } } }, { properties: { b: { type: 'integer' }, c: { type: 'object' } } }] } as never, 1);
+    const s = lenientRoot(
+      {
+        type: 'object',
+        allOf: [
+          { type: 'object', properties: { a: { type: 'string' }, c: { type: 'string' } } },
+          { properties: { b: { type: 'integer' }, c: { type: 'object' } } },
+        ],
+      } as never,
+      1,
+    );
     expect(s.type).toBe('object');
     expect(Object.keys((s.properties ?? {}) as object).sort()).toEqual(['a', 'b']);
     // so an operation answering with such a schema returns the object itself
-    expect(outputContract([{ kind: 'json', schema: { allOf: [{ $ref: '#/$defs/A' }, { properties: { b: { type: 'string' } } }], $defs: { A: { type: 'object', properties: { a: { type: 'string' } } } } } }], 'lenient')).toEqual({
+    expect(
+      outputContract(
+        [
+          {
+            kind: 'json',
+            schema: {
+              allOf: [{ $ref: '#/$defs/A' }, { properties: { b: { type: 'string' } } }],
+              $defs: { A: { type: 'object', properties: { a: { type: 'string' } } } },
+            },
+          },
+        ],
+        'lenient',
+      ),
+    ).toEqual({
       shape: 'object',
       schema: { type: 'object', properties: { a: { anyOf: [{ type: 'string' }, { type: 'null' }] }, b: { anyOf: [{ type: 'string' }, { type: 'null' }] } } },
     });
     // but one of an object or an array is not always an object
-    expect(outputContract([{ kind: 'json', schema: { oneOf: [{ type: 'object' }, { type: 'array', items: { type: 'string' } }] } }], 'lenient').shape).toBe('wrapped');
+    expect(outputContract([{ kind: 'json', schema: { oneOf: [{ type: 'object' }, { type: 'array', items: { type: 'string' } }] } }], 'lenient').shape).toBe(
+      'wrapped',
+    );
   });
 });
 
 describe('the result contract', () => {
   const objectSchema = { type: 'object', properties: { id: { type: 'integer' } } };
   it('an operation whose every 2xx is a JSON object returns that object', () => {
-    const c = outputContract([{ kind: 'json', schema: objectSchema }, { kind: 'json', schema: objectSchema }], 'lenient');
+    const c = outputContract(
+      [
+        { kind: 'json', schema: objectSchema },
+        { kind: 'json', schema: objectSchema },
+      ],
+      'lenient',
+    );
     expect(c.shape).toBe('object');
     expect(c.schema).toEqual({ type: 'object', properties: { id: { anyOf: [{ type: 'number' }, { type: 'null' }] } } });
   });
@@ -97,10 +127,29 @@ describe('the result contract', () => {
     const array = { type: 'array', items: objectSchema };
     expect(outputContract([{ kind: 'json', schema: array }], 'lenient')).toEqual({
       shape: 'wrapped',
-      schema: { type: 'object', properties: { status: { type: 'integer' }, data: { anyOf: [{ type: 'array', items: { anyOf: [{ type: 'object', properties: { id: { anyOf: [{ type: 'number' }, { type: 'null' }] } } }, { type: 'null' }] } }, { type: 'null' }] } } },
+      schema: {
+        type: 'object',
+        properties: {
+          status: { type: 'integer' },
+          data: {
+            anyOf: [
+              {
+                type: 'array',
+                items: { anyOf: [{ type: 'object', properties: { id: { anyOf: [{ type: 'number' }, { type: 'null' }] } } }, { type: 'null' }] },
+              },
+              { type: 'null' },
+            ],
+          },
+        },
+      },
     });
     // an object 200 next to a 204, text, or no 2xx at all
-    for (const bodies of [[{ kind: 'json' as const, schema: objectSchema }, { kind: 'empty' as const }], [{ kind: 'other' as const }], [], [{ kind: 'json' as const }]]) {
+    for (const bodies of [
+      [{ kind: 'json' as const, schema: objectSchema }, { kind: 'empty' as const }],
+      [{ kind: 'other' as const }],
+      [],
+      [{ kind: 'json' as const }],
+    ]) {
       const c = outputContract(bodies, 'lenient');
       expect(c.shape).toBe('wrapped');
       expect((c.schema!.properties as Record<string, unknown>).status).toEqual({ type: 'integer' });
@@ -143,7 +192,18 @@ describe('portable schemas', () => {
       h: { anyOf: [{ type: 'array', items: { type: 'string' } }, { type: 'null' }], maxItems: 2 },
     });
     expect(portabilityProblems(out)).toEqual([]);
-    for (const v of [{ a: 'xy' }, { a: null }, { a: 'x' }, { b: [1], c: null, d: { x: 1 }, e: [1, 'a', null] }, { g: 1 }, { z: 1 }, { h: ['a'] }, { h: [1] }, { h: ['a', 'b', 'c'] }, { h: null }]) {
+    for (const v of [
+      { a: 'xy' },
+      { a: null },
+      { a: 'x' },
+      { b: [1], c: null, d: { x: 1 }, e: [1, 'a', null] },
+      { g: 1 },
+      { z: 1 },
+      { h: ['a'] },
+      { h: [1] },
+      { h: ['a', 'b', 'c'] },
+      { h: null },
+    ]) {
       expect(accepts(out, v), JSON.stringify(v)).toBe(accepts(input, v));
     }
   });
@@ -166,8 +226,20 @@ describe('input slimming', () => {
     required: ['id', 'body'],
     additionalProperties: false,
     $defs: {
-      Spec: { type: 'object', description: 'A spec.', required: ['containers'], properties: { containers: { type: 'array', items: { $ref: '#/$defs/Container' } }, name: { type: 'string', description: 'x'.repeat(400) } } },
-      Container: { type: 'object', description: 'y'.repeat(3000), properties: { image: { type: 'string', description: 'z'.repeat(3000) }, env: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' } } } } } },
+      Spec: {
+        type: 'object',
+        description: 'A spec.',
+        required: ['containers'],
+        properties: { containers: { type: 'array', items: { $ref: '#/$defs/Container' } }, name: { type: 'string', description: 'x'.repeat(400) } },
+      },
+      Container: {
+        type: 'object',
+        description: 'y'.repeat(3000),
+        properties: {
+          image: { type: 'string', description: 'z'.repeat(3000) },
+          env: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' } } } },
+        },
+      },
     },
   };
 

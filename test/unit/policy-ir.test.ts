@@ -31,12 +31,25 @@ function project(extra: string, base = BASE): string {
 async function build(extra: string, opts: { emit?: boolean; base?: string } = {}) {
   const dir = project(extra, opts.base);
   const res = await compile({ manifestPath: 'mcpgen.yaml', cwd: dir, emit: opts.emit ?? false });
-  const diagnostics = res.diagnostics.sorted().map((d) => ({ code: d.code, severity: d.severity, message: d.message, help: d.help, at: `${d.location.file}:${d.location.line - BASE_LINES}:${d.location.col} ${d.location.pointer}` }));
+  const diagnostics = res.diagnostics.sorted().map((d) => ({
+    code: d.code,
+    severity: d.severity,
+    message: d.message,
+    help: d.help,
+    at: `${d.location.file}:${d.location.line - BASE_LINES}:${d.location.col} ${d.location.pointer}`,
+  }));
   return { res, diagnostics, policy: res.ir?.policy };
 }
 
 /** A rule without its source, for compact expectations. */
-const sets = (r: AccessRule) => ({ effect: r.effect, clients: r.clients, tools: r.tools, prompts: r.prompts, resources: r.resources, resourceTemplates: r.resourceTemplates });
+const sets = (r: AccessRule) => ({
+  effect: r.effect,
+  clients: r.clients,
+  tools: r.tools,
+  prompts: r.prompts,
+  resources: r.resources,
+  resourceTemplates: r.resourceTemplates,
+});
 const none = { tools: [], prompts: [], resources: [], resourceTemplates: [] };
 
 describe('policy access rules: resolution over the served primitives', () => {
@@ -61,7 +74,14 @@ describe('policy access rules: resolution over the served primitives', () => {
     expect(policy!.access!.default).toBe('deny');
     expect(policy!.access!.rules.map(sets)).toEqual([
       // getPetById was renamed pet_get: `get*` matches getOrder only, `*_get` the renamed tool
-      { effect: 'allow', clients: ['reader'], tools: ['adoption_fee', 'getOrder', 'pet_get'], prompts: ['adopt'], resources: ['petstore://docs/faq', 'petstore://docs/handbook'], resourceTemplates: ['petstore://species/{species}'] },
+      {
+        effect: 'allow',
+        clients: ['reader'],
+        tools: ['adoption_fee', 'getOrder', 'pet_get'],
+        prompts: ['adopt'],
+        resources: ['petstore://docs/faq', 'petstore://docs/handbook'],
+        resourceTemplates: ['petstore://species/{species}'],
+      },
       { effect: 'allow', clients: ['ops'], ...none, tools: ['order_remove'] },
     ]);
     expect(policy!.access!.rules.map((r) => r.source)).toEqual(['policy.access.rules[0].allow', 'policy.access.rules[1].allow']);
@@ -95,7 +115,9 @@ describe('policy access rules: resolution over the served primitives', () => {
         allow: { concerns: { audience: customer, risk: low } }
 `);
     // rule 2: adoption_fee has audience but no risk mapping, listPets risk but no audience: nothing
-    expect(diagnostics.map((d) => [d.code, d.severity, d.at])).toEqual([['MCPGEN_POLICY_UNMATCHED_SELECTOR', 'warning', 'mcpgen.yaml:9:16 /policy/access/rules/2/allow']]);
+    expect(diagnostics.map((d) => [d.code, d.severity, d.at])).toEqual([
+      ['MCPGEN_POLICY_UNMATCHED_SELECTOR', 'warning', 'mcpgen.yaml:9:16 /policy/access/rules/2/allow'],
+    ]);
     expect(policy!.access!.rules.map(sets)).toEqual([
       // createPet, getOrder, order_remove, adoption_fee, the faq and the template are unmapped: not allowed by a risk rule
       { effect: 'allow', clients: ['reader'], ...none, tools: ['listPets', 'pet_get'], prompts: ['adopt'], resources: ['petstore://docs/handbook'] },
@@ -144,7 +166,13 @@ describe('policy access rules: resolution over the served primitives', () => {
 `);
     expect(diagnostics).toEqual([]);
     const rules = policy!.access!.rules;
-    expect(rules.map((r) => r.source)).toEqual(['policy.access.rules[0].allow', 'policy.access.rules[0].deny', 'policy.access.rules[1].allow', 'policy.access.rules[2].allow', 'policy.access.rules[3].deny']);
+    expect(rules.map((r) => r.source)).toEqual([
+      'policy.access.rules[0].allow',
+      'policy.access.rules[0].deny',
+      'policy.access.rules[1].allow',
+      'policy.access.rules[2].allow',
+      'policy.access.rules[3].deny',
+    ]);
     expect(rules.map(sets)).toEqual([
       // names AND tags AND concerns: adoption_fee has no tag, getOrder is tagged store
       { effect: 'allow', clients: ['admin', 'ops'], ...none, tools: ['listPets'] },
@@ -157,12 +185,18 @@ describe('policy access rules: resolution over the served primitives', () => {
         resources: ['petstore://docs/faq', 'petstore://docs/handbook'],
         resourceTemplates: ['petstore://species/{species}'],
       },
-      { effect: 'allow', clients: ['docs'], ...none, resources: ['petstore://docs/faq', 'petstore://docs/handbook'], resourceTemplates: ['petstore://species/{species}'] },
+      {
+        effect: 'allow',
+        clients: ['docs'],
+        ...none,
+        resources: ['petstore://docs/faq', 'petstore://docs/handbook'],
+        resourceTemplates: ['petstore://species/{species}'],
+      },
       { effect: 'deny', clients: ['docs'], ...none, prompts: ['adopt'] },
     ]);
   });
 
-  it('keeps a rule\'s OAuth scopes (sorted, once) and claims for the runtime, and refuses a claim that is not a plain value', async () => {
+  it("keeps a rule's OAuth scopes (sorted, once) and claims for the runtime, and refuses a claim that is not a plain value", async () => {
     const { diagnostics, policy } = await build(`policy:
   access:
     default: deny
@@ -189,7 +223,7 @@ describe('policy access rules: resolution over the served primitives', () => {
     expect(bad.diagnostics.map((d) => d.code)).toContain('MCPGEN_MANIFEST_INVALID');
   });
 
-  it('matches persist_justification, gate prompts (following their tools\' concerns) and with_context', async () => {
+  it("matches persist_justification, gate prompts (following their tools' concerns) and with_context", async () => {
     const { diagnostics, policy } = await build(`preprocessors:
   - { name: ctx, handler: 'handlers/h.ts#fee' }
 reflection:
@@ -232,8 +266,16 @@ describe('policy audit and limits', () => {
       limits: {
         default: { timeoutMs: 30000, maxConcurrent: 8, perMinute: { perClient: 60, overall: 600 }, maxResponseBytes: 1000000 },
         tools: [
-          { tools: ['deletePet'], limits: { timeoutMs: 30000, maxConcurrent: 8, perMinute: { perClient: 5, overall: 600 }, maxResponseBytes: 1000000 }, source: 'policy.limits.tools["delete*"]' },
-          { tools: ['order_remove'], limits: { timeoutMs: 500, maxConcurrent: 8, perMinute: { perClient: 60, overall: 600 }, maxResponseBytes: 1000000 }, source: 'policy.limits.tools["order_remove"]' },
+          {
+            tools: ['deletePet'],
+            limits: { timeoutMs: 30000, maxConcurrent: 8, perMinute: { perClient: 5, overall: 600 }, maxResponseBytes: 1000000 },
+            source: 'policy.limits.tools["delete*"]',
+          },
+          {
+            tools: ['order_remove'],
+            limits: { timeoutMs: 500, maxConcurrent: 8, perMinute: { perClient: 60, overall: 600 }, maxResponseBytes: 1000000 },
+            source: 'policy.limits.tools["order_remove"]',
+          },
         ],
       },
     });
@@ -246,7 +288,9 @@ describe('policy diagnostics, each located', () => {
     expect(a.diagnostics.map((d) => [d.code, d.severity, d.at])).toEqual([['MCPGEN_POLICY_AUDIT_NO_SINK', 'error', 'mcpgen.yaml:2:10 /policy/audit']]);
     expect(a.diagnostics[0]!.help).toContain('set `file: audit/mcp.jsonl`');
     const b = await build(`policy:\n  audit:\n    stderr: true\n    chain: true\n`);
-    expect(b.diagnostics.map((d) => [d.code, d.severity, d.at])).toEqual([['MCPGEN_POLICY_AUDIT_CHAIN_NO_FILE', 'error', 'mcpgen.yaml:4:12 /policy/audit/chain']]);
+    expect(b.diagnostics.map((d) => [d.code, d.severity, d.at])).toEqual([
+      ['MCPGEN_POLICY_AUDIT_CHAIN_NO_FILE', 'error', 'mcpgen.yaml:4:12 /policy/audit/chain'],
+    ]);
   });
 
   it('access: invalid identities, unknown concerns, values and annotations, unmatched names and tags, rules with no effect', async () => {
@@ -267,12 +311,27 @@ describe('policy diagnostics, each located', () => {
       ['MCPGEN_POLICY_INVALID_CLIENT', 'error', 'mcpgen.yaml:4:24 /policy/access/rules/0/clients/1', expect.stringContaining('letters, digits and . _ @ -')],
       ['MCPGEN_POLICY_UNKNOWN_CONCERN', 'error', 'mcpgen.yaml:5:30 /policy/access/rules/0/allow/concerns/rsk', 'did you mean "risk"?'],
       ['MCPGEN_POLICY_UNKNOWN_CONCERN_VALUE', 'error', 'mcpgen.yaml:5:52 /policy/access/rules/0/allow/concerns/risk/1', 'did you mean "high"?'],
-      ['MCPGEN_POLICY_UNKNOWN_ANNOTATION', 'error', 'mcpgen.yaml:7:33 /policy/access/rules/1/allow/annotations/readOnly', 'test one of readOnlyHint, destructiveHint, idempotentHint, openWorldHint'],
-      ['MCPGEN_POLICY_UNKNOWN_ANNOTATION', 'error', 'mcpgen.yaml:7:49 /policy/access/rules/1/allow/annotations/title', 'test one of readOnlyHint, destructiveHint, idempotentHint, openWorldHint'],
+      [
+        'MCPGEN_POLICY_UNKNOWN_ANNOTATION',
+        'error',
+        'mcpgen.yaml:7:33 /policy/access/rules/1/allow/annotations/readOnly',
+        'test one of readOnlyHint, destructiveHint, idempotentHint, openWorldHint',
+      ],
+      [
+        'MCPGEN_POLICY_UNKNOWN_ANNOTATION',
+        'error',
+        'mcpgen.yaml:7:49 /policy/access/rules/1/allow/annotations/title',
+        'test one of readOnlyHint, destructiveHint, idempotentHint, openWorldHint',
+      ],
       ['MCPGEN_POLICY_UNMATCHED_SELECTOR', 'warning', 'mcpgen.yaml:9:35 /policy/access/rules/2/deny/names/1', 'did you mean "listPets"?'],
       ['MCPGEN_POLICY_UNMATCHED_SELECTOR', 'warning', 'mcpgen.yaml:9:52 /policy/access/rules/2/deny/tags/0', 'did you mean "pets"?'],
       ['MCPGEN_POLICY_NO_EFFECT', 'warning', 'mcpgen.yaml:10:9 /policy/access/rules/3', 'add `allow: {…}` and/or `deny: {…}` to the rule, or remove it'],
-      ['MCPGEN_POLICY_UNMATCHED_SELECTOR', 'warning', 'mcpgen.yaml:12:43 /policy/access/rules/4/allow/names', expect.stringContaining('names are final tool and prompt names')],
+      [
+        'MCPGEN_POLICY_UNMATCHED_SELECTOR',
+        'warning',
+        'mcpgen.yaml:12:43 /policy/access/rules/4/allow/names',
+        expect.stringContaining('names are final tool and prompt names'),
+      ],
     ]);
     const byCode = (code: string) => diagnostics.filter((d) => d.code === code).map((d) => d.message);
     expect(byCode('MCPGEN_POLICY_UNMATCHED_SELECTOR')).toEqual([
@@ -333,7 +392,17 @@ describe('policy diagnostics, each located', () => {
   });
 
   it('every new code is in the catalogue', () => {
-    for (const code of ['MCPGEN_POLICY_AUDIT_NO_SINK', 'MCPGEN_POLICY_AUDIT_CHAIN_NO_FILE', 'MCPGEN_POLICY_INVALID_CLIENT', 'MCPGEN_POLICY_UNKNOWN_CONCERN', 'MCPGEN_POLICY_UNKNOWN_CONCERN_VALUE', 'MCPGEN_POLICY_UNKNOWN_ANNOTATION', 'MCPGEN_POLICY_UNMATCHED_SELECTOR', 'MCPGEN_POLICY_UNMATCHED_LIMIT', 'MCPGEN_POLICY_NO_EFFECT']) {
+    for (const code of [
+      'MCPGEN_POLICY_AUDIT_NO_SINK',
+      'MCPGEN_POLICY_AUDIT_CHAIN_NO_FILE',
+      'MCPGEN_POLICY_INVALID_CLIENT',
+      'MCPGEN_POLICY_UNKNOWN_CONCERN',
+      'MCPGEN_POLICY_UNKNOWN_CONCERN_VALUE',
+      'MCPGEN_POLICY_UNKNOWN_ANNOTATION',
+      'MCPGEN_POLICY_UNMATCHED_SELECTOR',
+      'MCPGEN_POLICY_UNMATCHED_LIMIT',
+      'MCPGEN_POLICY_NO_EFFECT',
+    ]) {
       expect(CATALOG, code).toHaveProperty(code);
     }
   });
@@ -371,7 +440,16 @@ describe('emitted src/policy.gen.ts', () => {
     const mod: { exports: { policy?: unknown } } = { exports: {} };
     new Function('module', 'exports', js)(mod, mod.exports);
     expect(mod.exports.policy).toEqual(res.ir!.policy);
-    expect(mod.exports.policy).toMatchObject({ access: { default: 'deny', rules: [{ clients: ['reader'], tools: ['adoption_fee', 'getOrder', 'listPets', 'pet_get'] }, { clients: ['admin', 'ops'], effect: 'allow', tools: ['listPets'] }, { effect: 'deny', tools: ['deletePet'] }] } });
+    expect(mod.exports.policy).toMatchObject({
+      access: {
+        default: 'deny',
+        rules: [
+          { clients: ['reader'], tools: ['adoption_fee', 'getOrder', 'listPets', 'pet_get'] },
+          { clients: ['admin', 'ops'], effect: 'allow', tools: ['listPets'] },
+          { effect: 'deny', tools: ['deletePet'] },
+        ],
+      },
+    });
 
     const plain = await build('', { emit: true });
     expect(plain.res.files!.has('src/policy.gen.ts')).toBe(false);
@@ -382,7 +460,13 @@ describe('emitted src/policy.gen.ts', () => {
     const a = await build(POLICY, { emit: true });
     const b = await build(POLICY, { emit: true });
     expect(a.res.files!.get('src/policy.gen.ts')).toBe(b.res.files!.get('src/policy.gen.ts'));
-    const reordered = await build(POLICY.replace("clients: [ops, admin]", 'clients: [admin, ops]').replace("names: ['get*', 'list*', adoption_fee]", "names: [adoption_fee, 'list*', 'get*']"), { emit: true });
+    const reordered = await build(
+      POLICY.replace('clients: [ops, admin]', 'clients: [admin, ops]').replace(
+        "names: ['get*', 'list*', adoption_fee]",
+        "names: [adoption_fee, 'list*', 'get*']",
+      ),
+      { emit: true },
+    );
     expect(reordered.res.files!.get('src/policy.gen.ts')).toBe(a.res.files!.get('src/policy.gen.ts'));
   });
 });

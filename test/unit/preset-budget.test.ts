@@ -10,13 +10,16 @@ import { describe, expect, it } from 'vitest';
 import { compile } from '../../src/compile.js';
 import { waysUnder } from '../../src/ir/surface/ways-under.js';
 
-const ops = Array.from({ length: 8 }, (_, i) => `  /things${i}/{id}:
+const ops = Array.from(
+  { length: 8 },
+  (_, i) => `  /things${i}/{id}:
     ${i % 2 === 0 ? 'get' : 'delete'}:
       operationId: thing${i}
       description: Thing ${i}. ${'Long words about the thing. '.repeat(i * 2)}
       parameters: [{ name: id, in: path, required: true, schema: { type: string } }]
       responses: { '200': { description: ok, content: { application/json: { schema: { type: object, properties: { id: { type: string }, size: { type: integer }, ${'p'.repeat(i + 1)}: { type: string } } } } } } }
-`).join('');
+`,
+).join('');
 const SPEC = `openapi: 3.0.3\ninfo: { title: t, version: '1' }\nservers: [{ url: 'https://api.example.com' }]\npaths:\n${ops}`;
 const CONCERNS = `concerns:
   - { name: access, values: [read, write] }
@@ -59,24 +62,34 @@ describe('per-preset surface', () => {
     ]);
     const e = errors[0]!;
     expect(e.location.line).toBeGreaterThan(0);
-    expect(e.message).toMatch(new RegExp(`^preset "read-only": tools/list is ${ro.listBytes} bytes, over budget.presets.read-only.maxListBytes ${ro.listBytes - 300}; the largest tools:\\n {2}- thing6 `));
+    expect(e.message).toMatch(
+      new RegExp(
+        `^preset "read-only": tools/list is ${ro.listBytes} bytes, over budget.presets.read-only.maxListBytes ${ro.listBytes - 300}; the largest tools:\\n {2}- thing6 `,
+      ),
+    );
     // only the preset's own tools are named
     expect(e.message).not.toMatch(/thing[1357]/);
     expect(e.message).toContain('cheapest ways to get under (300 bytes):');
-    expect(e.message).toMatch(/`outputSchemas: none` on 2 tool\(s\) \(thing6, thing4\)|`exclude` \(or map out of preset "read-only" in `concernMappings`\) 1 tool\(s\) \(thing6\)/);
+    expect(e.message).toMatch(
+      /`outputSchemas: none` on 2 tool\(s\) \(thing6, thing4\)|`exclude` \(or map out of preset "read-only" in `concernMappings`\) 1 tool\(s\) \(thing6\)/,
+    );
     expect(errors[1]!.message).toBe('preset "read-only" lists 4 tools, over budget.presets.read-only.maxTools 3');
   });
 
   it('a budget for an undeclared preset is a located error', async () => {
     const res = await compile({ manifestPath: 'mcpgen.yaml', cwd: project('budget:\n  presets:\n    reader: { maxTools: 3 }\n'), emit: false });
-    expect(res.diagnostics.items.map((d) => [d.code, d.location.pointer, d.help])).toEqual([['MCPGEN_UNKNOWN_PRESET', '/budget/presets/reader', 'use one of "read-only", "writer"']]);
+    expect(res.diagnostics.items.map((d) => [d.code, d.location.pointer, d.help])).toEqual([
+      ['MCPGEN_UNKNOWN_PRESET', '/budget/presets/reader', 'use one of "read-only", "writer"'],
+    ]);
   });
 
   it('counts tokens per preset when a preset has a token budget', async () => {
     const res = await compile({ manifestPath: 'mcpgen.yaml', cwd: project('budget:\n  presets:\n    writer: { maxTokens: 50 }\n'), emit: false });
     const e = res.diagnostics.items.find((d) => d.code === 'MCPGEN_OVER_BUDGET')!;
     expect(e.location.pointer).toBe('/budget/presets/writer/maxTokens');
-    expect(e.message).toMatch(/^preset "writer": tools\/list is \d+ tokens, over budget.presets.writer.maxTokens 50; the largest tools:\n {2}- thing7 \d+ tokens/);
+    expect(e.message).toMatch(
+      /^preset "writer": tools\/list is \d+ tokens, over budget.presets.writer.maxTokens 50; the largest tools:\n {2}- thing7 \d+ tokens/,
+    );
     expect(res.ir!.surface!.presets.every((p) => p.tokens!.total > 0)).toBe(true);
   });
 

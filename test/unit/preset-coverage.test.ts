@@ -47,7 +47,10 @@ async function build(manifest: string) {
   writeFileSync(path.join(dir, 'openapi.yaml'), SPEC);
   writeFileSync(path.join(dir, 'mcpgen.yaml'), manifest);
   const res = await compile({ manifestPath: 'mcpgen.yaml', cwd: dir, emit: false });
-  return { warnings: res.diagnostics.sorted().filter((d) => d.code === 'MCPGEN_UNMAPPED_TOOL'), readOnly: res.ir?.surface?.presets.find((p) => p.name === 'read-only')?.tools };
+  return {
+    warnings: res.diagnostics.sorted().filter((d) => d.code === 'MCPGEN_UNMAPPED_TOOL'),
+    readOnly: res.ir?.surface?.presets.find((p) => p.name === 'read-only')?.tools,
+  };
 }
 
 describe('a tool with no concern mapping and a read-only preset', () => {

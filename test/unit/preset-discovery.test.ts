@@ -9,29 +9,32 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Server, ServerCapabilities } from '@modelcontextprotocol/server';
-import * as z from 'zod/v4';
 import { afterEach, describe, expect, it } from 'vitest';
+import * as z from 'zod/v4';
 import { compile } from '../../src/compile.js';
-import { presetSummaries } from '../../src/summary.js';
 import { emitServerEntry } from '../../src/emit/ts/entry.js';
 import { emitSearchIndexFile } from '../../src/emit/ts/search.js';
-import { concernCapability, installConcerns } from '../../templates/runtime/concerns/concern-protocol.js';
+import { presetSummaries } from '../../src/summary.js';
 import type { ConcernMappings } from '../../templates/runtime/concerns/concern-protocol.js';
+import { concernCapability, installConcerns } from '../../templates/runtime/concerns/concern-protocol.js';
 import type { ConcernDeclaration, ConcernPresets } from '../../templates/runtime/concerns/concerns.js';
+import type { OperationTool, ServerConfig } from '../../templates/runtime/core/types.js';
 import { buildSearchIndex, createToolSearch } from '../../templates/runtime/search/search.js';
 import { SEARCH_TOOLS } from '../../templates/runtime/search/search-tools.js';
 import { createServer } from '../../templates/runtime/server/server.js';
-import type { OperationTool, ServerConfig } from '../../templates/runtime/core/types.js';
-import { ERAS, linkedClient } from '../helpers/linked.js';
 import type { AnyClient } from '../helpers/linked.js';
+import { ERAS, linkedClient } from '../helpers/linked.js';
 
-const ops = Array.from({ length: 6 }, (_, i) => `  /things${i}/{id}:
+const ops = Array.from(
+  { length: 6 },
+  (_, i) => `  /things${i}/{id}:
     ${i % 2 === 0 ? 'get' : 'delete'}:
       operationId: thing${i}
       description: Thing ${i}. ${'Long words about the thing. '.repeat(i * 3)}
       parameters: [{ name: id, in: path, required: true, schema: { type: string } }]
       responses: { '200': { description: ok } }
-`).join('');
+`,
+).join('');
 const SPEC = `openapi: 3.0.3\ninfo: { title: t, version: '1' }\nservers: [{ url: 'https://api.example.com' }]\npaths:\n${ops}`;
 // a concern named `discovery`, to show that the mode is not spelled inside a preset
 const CONCERNS = `concerns:
@@ -58,7 +61,11 @@ const frontBytes = Buffer.byteLength(JSON.stringify(SEARCH_TOOLS));
 
 describe('discovery per preset, compiler side', () => {
   it('puts the presets it names in their own mode and measures what each lists', async () => {
-    const res = await compile({ manifestPath: 'mcpgen.yaml', cwd: project('discovery:\n  mode: list\n  presets: { everything: search, writer: list }\n'), emit: false });
+    const res = await compile({
+      manifestPath: 'mcpgen.yaml',
+      cwd: project('discovery:\n  mode: list\n  presets: { everything: search, writer: list }\n'),
+      emit: false,
+    });
     expect(res.diagnostics.items.filter((d) => d.severity === 'error')).toEqual([]);
     const ir = res.ir!;
     expect(ir.discovery).toBeUndefined();
@@ -115,9 +122,16 @@ describe('discovery per preset, compiler side', () => {
     const errors = res.diagnostics.items.filter((d) => d.severity === 'error');
     expect(errors.map((e) => [e.code, e.location.pointer, e.location.line])).toEqual([['MCPGEN_UNKNOWN_PRESET', '/discovery/presets/everyting', 20]]);
     expect(errors[0]!.message).toBe('discovery.presets names preset "everyting", which concernPresets does not declare');
-    const over = await compile({ manifestPath: 'mcpgen.yaml', cwd: project('discovery:\n  presets:\n    everything: search\nbudget:\n  presets:\n    everything: { maxListBytes: 100, maxTools: 2 }\n'), emit: false });
+    const over = await compile({
+      manifestPath: 'mcpgen.yaml',
+      cwd: project('discovery:\n  presets:\n    everything: search\nbudget:\n  presets:\n    everything: { maxListBytes: 100, maxTools: 2 }\n'),
+      emit: false,
+    });
     expect(over.diagnostics.items.filter((d) => d.severity === 'error').map((e) => [e.location.pointer, e.message])).toEqual([
-      ['/budget/presets/everything/maxListBytes', `preset "everything" (search mode): tools/list is ${frontBytes} bytes, over budget.presets.everything.maxListBytes 100`],
+      [
+        '/budget/presets/everything/maxListBytes',
+        `preset "everything" (search mode): tools/list is ${frontBytes} bytes, over budget.presets.everything.maxListBytes 100`,
+      ],
       ['/budget/presets/everything/maxTools', 'preset "everything" (search mode): tools/list is 3 tools, over budget.presets.everything.maxTools 2'],
     ]);
   });
@@ -127,19 +141,51 @@ describe('discovery per preset, compiler side', () => {
 const declarations: ConcernDeclaration[] = [{ name: 'access', values: ['read', 'write'] }];
 const presets: ConcernPresets = { 'read-only': { access: 'read' }, everything: {} };
 const mappings: ConcernMappings = { tools: { readThing: { access: 'read' }, writeThing: { access: 'write' } } };
-const tool = (name: string, method: 'GET' | 'DELETE'): OperationTool => ({ kind: 'operation', name, description: `${method === 'GET' ? 'Read' : 'Delete'} a thing.`, inputSchema: { type: 'object' }, http: { method, path: `/${name}`, params: [] } });
+const tool = (name: string, method: 'GET' | 'DELETE'): OperationTool => ({
+  kind: 'operation',
+  name,
+  description: `${method === 'GET' ? 'Read' : 'Delete'} a thing.`,
+  inputSchema: { type: 'object' },
+  http: { method, path: `/${name}`, params: [] },
+});
 const TOOLS = [tool('readThing', 'GET'), tool('writeThing', 'DELETE')];
 const config: ServerConfig = { name: 'modes', version: '1.0.0', envPrefix: 'MODES', timeoutMs: 1000, maxResponseBytes: 10_000, baseUrl: 'http://127.0.0.1:9' };
-const capabilities: ServerCapabilities = { tools: { listChanged: true }, experimental: { concerns: concernCapability(declarations, undefined, presets) as never } };
-const toolSearch = createToolSearch(buildSearchIndex(TOOLS.map((t) => ({ name: t.name, description: t.description!, method: t.http.method, inputSchema: t.inputSchema }))), { mode: 'list', presets: { everything: 'search' } });
-const factory = createServer(config, TOOLS, {}, { capabilities, search: toolSearch, install: (server, instance) => installConcerns(server, { declarations, mappings, presets, exposeInMeta: false, enforce: true, capabilities, era: instance.era, toolListMode: toolSearch.modeOf }) });
+const capabilities: ServerCapabilities = {
+  tools: { listChanged: true },
+  experimental: { concerns: concernCapability(declarations, undefined, presets) as never },
+};
+const toolSearch = createToolSearch(
+  buildSearchIndex(TOOLS.map((t) => ({ name: t.name, description: t.description!, method: t.http.method, inputSchema: t.inputSchema }))),
+  { mode: 'list', presets: { everything: 'search' } },
+);
+const factory = createServer(
+  config,
+  TOOLS,
+  {},
+  {
+    capabilities,
+    search: toolSearch,
+    install: (server, instance) =>
+      installConcerns(server, {
+        declarations,
+        mappings,
+        presets,
+        exposeInMeta: false,
+        enforce: true,
+        capabilities,
+        era: instance.era,
+        toolListMode: toolSearch.modeOf,
+      }),
+  },
+);
 
 const open: AnyClient[] = [];
 afterEach(async () => {
   await Promise.all(open.splice(0).map((c) => c.close()));
 });
 
-const listed = async (client: AnyClient, preset?: string): Promise<string[]> => (await client.listTools(preset ? { _meta: { 'io.mcpgen/concernPreset': preset } } : undefined)).tools.map((t) => t.name);
+const listed = async (client: AnyClient, preset?: string): Promise<string[]> =>
+  (await client.listTools(preset ? { _meta: { 'io.mcpgen/concernPreset': preset } } : undefined)).tools.map((t) => t.name);
 
 describe('discovery per preset, runtime', () => {
   it.each(ERAS)('%s era: a request whose preset is in search mode lists the search tools, the others their tools', async (era) => {
@@ -155,17 +201,25 @@ describe('discovery per preset, runtime', () => {
     expect(hidden.isError).toBe(true);
   });
 
-  it('legacy era: the session\'s preset decides, and a change of mode sends tools/list_changed', async () => {
+  it("legacy era: the session's preset decides, and a change of mode sends tools/list_changed", async () => {
     let changed = 0;
     const client = await linkedClient(factory as (ctx: { era: 'legacy' }) => Server, 'legacy', {
       capabilities: { experimental: { concernPreset: { name: 'everything' } } } as never,
-      setup: (c) => (c as { setNotificationHandler(schema: unknown, handler: () => void): void }).setNotificationHandler(z.object({ method: z.literal('notifications/tools/list_changed') }), () => void changed++),
+      setup: (c) =>
+        (c as { setNotificationHandler(schema: unknown, handler: () => void): void }).setNotificationHandler(
+          z.object({ method: z.literal('notifications/tools/list_changed') }),
+          () => void changed++,
+        ),
     });
     open.push(client);
     expect(await listed(client)).toEqual(FRONT);
     // _meta names another preset for one request
     expect(await listed(client, 'read-only')).toEqual(['readThing']);
-    const update = (params: Record<string, unknown>) => (client as unknown as { request(r: unknown, s: unknown): Promise<{ changed: boolean }> }).request({ method: 'concerns/update', params }, z.looseObject({ changed: z.boolean() }));
+    const update = (params: Record<string, unknown>) =>
+      (client as unknown as { request(r: unknown, s: unknown): Promise<{ changed: boolean }> }).request(
+        { method: 'concerns/update', params },
+        z.looseObject({ changed: z.boolean() }),
+      );
     // concerns on top of the preset keep it active
     await update({ concerns: { access: 'read' } });
     expect(await listed(client)).toEqual(FRONT);

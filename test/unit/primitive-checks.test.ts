@@ -75,7 +75,8 @@ describe('MIME types of embedded files', () => {
     expect(guessMimeType('logo.png')).toBe('image/png');
     expect(guessMimeType('data.bin')).toBe('application/octet-stream');
     expect(guessMimeType('Makefile')).toBe('application/octet-stream');
-    for (const t of ['text/plain', 'application/json', 'application/ld+json', 'image/svg+xml', 'application/yaml; charset=utf-8']) expect(isTextualMime(t), t).toBe(true);
+    for (const t of ['text/plain', 'application/json', 'application/ld+json', 'image/svg+xml', 'application/yaml; charset=utf-8'])
+      expect(isTextualMime(t), t).toBe(true);
     for (const t of ['image/png', 'application/octet-stream', 'application/pdf']) expect(isTextualMime(t), t).toBe(false);
   });
 });

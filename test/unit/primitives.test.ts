@@ -3,7 +3,7 @@
  * located diagnostics for every semantic check, the IR they build, what gets emitted, and the
  * write-once handler stubs.
  */
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -40,10 +40,15 @@ function fixture(manifest: string, files: Record<string, string | Buffer> = {}):
 
 const handlerFile = { 'server/src/handlers/fee.ts': 'export async function fee() { return { fee: 1 }; }\n' };
 
-async function diagnose(manifest: string, files: Record<string, string | Buffer> = handlerFile): Promise<Array<Pick<Diagnostic, 'code' | 'severity' | 'message' | 'help'> & { at: string }>> {
+async function diagnose(
+  manifest: string,
+  files: Record<string, string | Buffer> = handlerFile,
+): Promise<Array<Pick<Diagnostic, 'code' | 'severity' | 'message' | 'help'> & { at: string }>> {
   const dir = fixture(manifest, files);
   const res = await compile({ manifestPath: 'mcpgen.yaml', cwd: dir, emit: false });
-  return res.diagnostics.sorted().map((d) => ({ code: d.code, severity: d.severity, message: d.message, help: d.help, at: `${d.location.line}:${d.location.col} ${d.location.pointer}` }));
+  return res.diagnostics
+    .sorted()
+    .map((d) => ({ code: d.code, severity: d.severity, message: d.message, help: d.help, at: `${d.location.line}:${d.location.col} ${d.location.pointer}` }));
 }
 
 describe('custom primitives: IR and emitted files', () => {
@@ -52,32 +57,95 @@ describe('custom primitives: IR and emitted files', () => {
       `extraTools:\n${TOOL}prompts:\n  - name: hello\n    arguments: [{ name: who, required: true }]\n    messages: [{ text: 'Hi {{who}}' }, { role: assistant, text: Hello }]\n` +
         `resources:\n  - { uri: 'x://a', name: a, text: A }\n  - { uri: 'x://b', name: b, file: ./b.json }\n  - { uri: 'x://c', name: c, file: ./c.bin, mimeType: text/plain }\n  - { uri: 'x://d', name: d, handler: 'handlers/res.ts#readD' }\n` +
         `resourceTemplates:\n  - { uriTemplate: 'x://pets/{id}{?full}', name: pet, handler: './handlers/res.ts#readPet' }\n`,
-      { ...handlerFile, 'b.json': '{"b":1}', 'c.bin': Buffer.from([0xff, 0x00, 0x01]), 'server/src/handlers/res.ts': 'export const readD = () => "d";\nexport function readPet() { return "p"; }\n' },
+      {
+        ...handlerFile,
+        'b.json': '{"b":1}',
+        'c.bin': Buffer.from([0xff, 0x00, 0x01]),
+        'server/src/handlers/res.ts': 'export const readD = () => "d";\nexport function readPet() { return "p"; }\n',
+      },
     );
     const res = await compile({ manifestPath: 'mcpgen.yaml', cwd: dir, emit: true });
     expect(res.diagnostics.items).toEqual([]);
     const ir = res.ir!;
     expect(ir.extraTools.map((t) => [t.name, t.argsTypeName, t.resultTypeName, t.constName, t.handler])).toStrictEqual([
-      ['fee', 'FeeArgs', 'FeeResult', 'feeTool', { file: 'handlers/fee.ts', exportName: 'fee', moduleAlias: '$handlers_fee', importPath: './handlers/fee.js', origin: { file: 'mcpgen.yaml', pointer: '/extraTools/0/handler' } }],
+      [
+        'fee',
+        'FeeArgs',
+        'FeeResult',
+        'feeTool',
+        {
+          file: 'handlers/fee.ts',
+          exportName: 'fee',
+          moduleAlias: '$handlers_fee',
+          importPath: './handlers/fee.js',
+          origin: { file: 'mcpgen.yaml', pointer: '/extraTools/0/handler' },
+        },
+      ],
     ]);
-    expect(ir.prompts[0]).toStrictEqual({ kind: 'prompt', name: 'hello', arguments: [{ name: 'who', required: true }], messages: [{ role: 'user', text: 'Hi {{who}}' }, { role: 'assistant', text: 'Hello' }], origin: { file: 'mcpgen.yaml', pointer: '/prompts/0' } });
+    expect(ir.prompts[0]).toStrictEqual({
+      kind: 'prompt',
+      name: 'hello',
+      arguments: [{ name: 'who', required: true }],
+      messages: [
+        { role: 'user', text: 'Hi {{who}}' },
+        { role: 'assistant', text: 'Hello' },
+      ],
+      origin: { file: 'mcpgen.yaml', pointer: '/prompts/0' },
+    });
     expect(ir.resources.map((r) => [r.uri, r.mimeType, r.content.kind === 'handler' ? r.content.handler.moduleAlias : r.content])).toStrictEqual([
       ['x://a', undefined, { kind: 'text', text: 'A' }],
       ['x://b', 'application/json', { kind: 'text', text: '{"b":1}' }],
       ['x://c', 'text/plain', { kind: 'blob', blob: '/wAB' }], // textual type, but not UTF-8
       ['x://d', undefined, '$handlers_res'],
     ]);
-    expect(ir.resourceTemplates.map((t) => [t.uriTemplate, t.variables, t.handler.file])).toStrictEqual([['x://pets/{id}{?full}', ['id', 'full'], 'handlers/res.ts']]);
+    expect(ir.resourceTemplates.map((t) => [t.uriTemplate, t.variables, t.handler.file])).toStrictEqual([
+      ['x://pets/{id}{?full}', ['id', 'full'], 'handlers/res.ts'],
+    ]);
     const files = res.files!;
-    expect([...files.keys()].filter((f) => !f.startsWith('src/runtime/'))).toEqual(['.dockerignore', '.env.example', '.gitignore', '.mcp.json', '.mcpbignore', 'Dockerfile', 'README.md', 'manifest.json', 'package.json', 'src/config.gen.ts', 'src/extra-tools.gen.ts', 'src/index.ts', 'src/prompts.gen.ts', 'src/resources.gen.ts', 'src/server.ts', 'src/tools.gen.ts', 'tsconfig.json', '.mcpgen.json']);
+    expect([...files.keys()].filter((f) => !f.startsWith('src/runtime/'))).toEqual([
+      '.dockerignore',
+      '.env.example',
+      '.gitignore',
+      '.mcp.json',
+      '.mcpbignore',
+      'Dockerfile',
+      'README.md',
+      'manifest.json',
+      'package.json',
+      'src/config.gen.ts',
+      'src/extra-tools.gen.ts',
+      'src/index.ts',
+      'src/prompts.gen.ts',
+      'src/resources.gen.ts',
+      'src/server.ts',
+      'src/tools.gen.ts',
+      'tsconfig.json',
+      '.mcpgen.json',
+    ]);
     expect(files.get('src/extra-tools.gen.ts')).toContain('export const feeTool = defineTool<FeeArgs, FeeResult>({');
     // no concerns: no concern module, no listChanged, no experimental capability
     const pkg = JSON.parse(files.get('package.json')!) as { dependencies: Record<string, string> };
-    expect(Object.keys(pkg.dependencies)).toEqual(['@modelcontextprotocol/node', '@modelcontextprotocol/server', 'ajv', 'ajv-formats', 'handlebars', 'ioredis', 'jose', 'rate-limiter-flexible', 're2js', 'undici', 'zod']);
+    expect(Object.keys(pkg.dependencies)).toEqual([
+      '@modelcontextprotocol/node',
+      '@modelcontextprotocol/server',
+      'ajv',
+      'ajv-formats',
+      'handlebars',
+      'ioredis',
+      'jose',
+      'rate-limiter-flexible',
+      're2js',
+      'undici',
+      'zod',
+    ]);
     expect(files.has('src/runtime/concerns/concern-protocol.ts')).toBe(false);
     // handler resources and templates can change: subscriptions, and the capability says so
-    expect(files.get('src/server.ts')).toContain('const capabilities: ServerCapabilities = {\n  tools: {},\n  prompts: {},\n  resources: { subscribe: true },\n};');
-    expect(files.get('src/server.ts')).toContain('installPrompts(server, prompts);\n    installResources(server, { resources, templates: resourceTemplates });\n    installSubscriptions(server, instance, { resources, templates: resourceTemplates });');
+    expect(files.get('src/server.ts')).toContain(
+      'const capabilities: ServerCapabilities = {\n  tools: {},\n  prompts: {},\n  resources: { subscribe: true },\n};',
+    );
+    expect(files.get('src/server.ts')).toContain(
+      'installPrompts(server, prompts);\n    installResources(server, { resources, templates: resourceTemplates });\n    installSubscriptions(server, instance, { resources, templates: resourceTemplates });',
+    );
     expect(files.get('src/server.ts')).toContain('  subscriptions: resourceChanges,');
     expect(files.has('src/runtime/primitives/subscriptions.ts')).toBe(true);
   });
@@ -102,7 +170,7 @@ describe('custom primitives: IR and emitted files', () => {
     expect(entry).toContain('  install: (server, instance, base) => {\n    const gate = base;\n    installPrompts(server, prompts, { gate });');
   });
 
-  it('a plain OpenAPI server\'s bin loads no prompt, resource or concern code; only its library entry does (handlebars for registered prompts)', async () => {
+  it("a plain OpenAPI server's bin loads no prompt, resource or concern code; only its library entry does (handlebars for registered prompts)", async () => {
     const res = await compile({ manifestPath: 'mcpgen.yaml', cwd: fixture(''), emit: true });
     const files = res.files!;
     expect(files.get('src/server.ts')).toMatch(/\nawait main\(config, tools\);\n$/);
@@ -119,9 +187,27 @@ describe('custom primitives: IR and emitted files', () => {
     };
     const primitiveCode = (f: string) => /prompts|resources|concern|library|registry/.test(f);
     expect(closure('src/server.ts').filter(primitiveCode)).toEqual([]);
-    expect(closure('src/index.ts').filter(primitiveCode).sort()).toEqual(['src/runtime/concerns/concerns.ts', 'src/runtime/library.ts', 'src/runtime/primitives/prompts.ts', 'src/runtime/primitives/resources.ts', 'src/runtime/server/registry.ts']);
+    expect(closure('src/index.ts').filter(primitiveCode).sort()).toEqual([
+      'src/runtime/concerns/concerns.ts',
+      'src/runtime/library.ts',
+      'src/runtime/primitives/prompts.ts',
+      'src/runtime/primitives/resources.ts',
+      'src/runtime/server/registry.ts',
+    ]);
     expect([...files.keys()].filter((f) => /\.gen\.ts$/.test(f) && /prompts|resources|concern|extra-tools/.test(f))).toEqual([]);
-    expect(Object.keys((JSON.parse(files.get('package.json')!) as { dependencies: object }).dependencies)).toEqual(['@modelcontextprotocol/node', '@modelcontextprotocol/server', 'ajv', 'ajv-formats', 'handlebars', 'ioredis', 'jose', 'rate-limiter-flexible', 're2js', 'undici', 'zod']);
+    expect(Object.keys((JSON.parse(files.get('package.json')!) as { dependencies: object }).dependencies)).toEqual([
+      '@modelcontextprotocol/node',
+      '@modelcontextprotocol/server',
+      'ajv',
+      'ajv-formats',
+      'handlebars',
+      'ioredis',
+      'jose',
+      'rate-limiter-flexible',
+      're2js',
+      'undici',
+      'zod',
+    ]);
   });
 });
 
@@ -162,7 +248,9 @@ describe('custom primitives: located diagnostics', () => {
   });
 
   it('prompt templates: a syntax error is located at the message, an unknown variable warns', async () => {
-    const d = await diagnose(`prompts:\n  - name: p\n    arguments: [{ name: who }]\n    messages:\n      - text: "Hi {{who}}"\n      - text: "{{#if who}}\\n{{whom}}"\n  - name: q\n    messages: [{ text: "{{wat}}" }]\n`);
+    const d = await diagnose(
+      `prompts:\n  - name: p\n    arguments: [{ name: who }]\n    messages:\n      - text: "Hi {{who}}"\n      - text: "{{#if who}}\\n{{whom}}"\n  - name: q\n    messages: [{ text: "{{wat}}" }]\n`,
+    );
     expect(d.map((x) => [x.code, x.severity, x.at])).toEqual([
       ['MCPGEN_PROMPT_TEMPLATE_INVALID', 'error', '8:15 /prompts/0/messages/1/text'],
       ['MCPGEN_PROMPT_UNKNOWN_VARIABLE', 'warning', '10:24 /prompts/1/messages/0/text'],
@@ -209,7 +297,11 @@ describe('custom primitives: located diagnostics', () => {
       { 'server/src/h/x.ts': 'export const x = 1;\n' },
     );
     expect(d.map((x) => [x.code, x.at, x.message])).toEqual([
-      ['MCPGEN_TOOL_SCHEMA_INVALID', '4:29 /extraTools/0/inputSchema', 'the input schema\'s x-mcp-header is invalid: n: x-mcp-header is allowed only on a string, integer or boolean property, got type "number"'],
+      [
+        'MCPGEN_TOOL_SCHEMA_INVALID',
+        '4:29 /extraTools/0/inputSchema',
+        'the input schema\'s x-mcp-header is invalid: n: x-mcp-header is allowed only on a string, integer or boolean property, got type "number"',
+      ],
       ['MCPGEN_RESOURCE_CONTENT', '6:50 /resources/0/refreshMs', 'resource "x://a" has `refreshMs` but no handler: static content never changes'],
     ]);
   });
@@ -217,7 +309,10 @@ describe('custom primitives: located diagnostics', () => {
   it('the schema refuses handler paths that leave src/ or are not TypeScript', async () => {
     for (const handler of ['../x.ts#f', '/abs/x.ts#f', 'x.js#f', 'x.ts', 'a/../b.ts#f', 'x.ts#not-an-id']) {
       const d = await diagnose(`extraTools:\n  - { name: s, inputSchema: { type: object }, handler: '${handler}' }\n`);
-      expect(d.map((x) => [x.code, x.at]), handler).toEqual([['MCPGEN_MANIFEST_INVALID', '4:56 /extraTools/0/handler']]);
+      expect(
+        d.map((x) => [x.code, x.at]),
+        handler,
+      ).toEqual([['MCPGEN_MANIFEST_INVALID', '4:56 /extraTools/0/handler']]);
     }
   });
 });

@@ -84,7 +84,11 @@ describe('completion sources', () => {
     expect(d.filter((x) => x.code !== 'MCPGEN_HANDLER_MISSING')).toEqual([
       { code: 'MCPGEN_COMPLETION_SOURCE', message: 'no operation has operationId "nope"', at: '6:31 /prompts/0/arguments/0/parameter' },
       { code: 'MCPGEN_COMPLETION_SOURCE', message: 'operation listPets has no parameter "color"', at: '7:31 /prompts/0/arguments/1/parameter' },
-      { code: 'MCPGEN_COMPLETION_SOURCE', message: 'parameter "sort" of operation listPets has no enum to complete from', at: '8:31 /prompts/0/arguments/2/parameter' },
+      {
+        code: 'MCPGEN_COMPLETION_SOURCE',
+        message: 'parameter "sort" of operation listPets has no enum to complete from',
+        at: '8:31 /prompts/0/arguments/2/parameter',
+      },
       { code: 'MCPGEN_COMPLETION_SOURCE', message: '"other" is not a variable of x://pets/{kind}', at: '16:7 /resourceTemplates/0/variables/other' },
     ]);
   });
@@ -126,8 +130,10 @@ describe('prompt message content', () => {
   });
 
   it('checks templates in an embedded resource against the arguments, and keeps hostile text as data in the emitted file', async () => {
-    const hostile = "*/ `${process.exit(1)}` \\u2028 '\" </script>";
-    const res = await build(`prompts:\n  - name: p\n    arguments: [{ name: a }]\n    messages:\n      - resource: { uri: 'x://{{a}}/{{b}}', text: ${JSON.stringify(hostile)} }\n`);
+    const hostile = '*/ `${process.exit(1)}` \\u2028 \'" </script>';
+    const res = await build(
+      `prompts:\n  - name: p\n    arguments: [{ name: a }]\n    messages:\n      - resource: { uri: 'x://{{a}}/{{b}}', text: ${JSON.stringify(hostile)} }\n`,
+    );
     expect(res.diagnostics.items.map((x) => [x.code, x.location.pointer])).toEqual([['MCPGEN_PROMPT_UNKNOWN_VARIABLE', '/prompts/0/messages/0/resource/uri']]);
     const file = res.files!.get('src/prompts.gen.ts')!;
     // the text is one JSON string literal: evaluating the array gives it back unchanged

@@ -17,7 +17,11 @@ const cases: Array<[string, Record<string, unknown>, number]> = [
   ['oneOf through a member pointer', doc({ A: { oneOf: [{ $ref: '#/components/schemas/B' }] }, B: { $ref: '#/components/schemas/A/oneOf/0' } }), 1],
   ['percent-encoded pointer', doc({ 'A B': { $ref: '#/components/schemas/A%20B' } }), 1],
   ['escaped ~1 pointer', doc({ 'a/b': { anyOf: [{ $ref: '#/components/schemas/a~1b' }] } }), 1],
-  ['two separate cycles', doc({ A: { $ref: '#/components/schemas/A' }, B: { allOf: [{ $ref: '#/components/schemas/C' }] }, C: { $ref: '#/components/schemas/B' } }), 2],
+  [
+    'two separate cycles',
+    doc({ A: { $ref: '#/components/schemas/A' }, B: { allOf: [{ $ref: '#/components/schemas/C' }] }, C: { $ref: '#/components/schemas/B' } }),
+    2,
+  ],
   ['parameter cycle', doc({}, { parameters: { p: { $ref: '#/components/parameters/q' }, q: { $ref: '#/components/parameters/p' } } }), 1],
   ['recursion through properties is fine', doc({ Node: { type: 'object', properties: { next: { $ref: '#/components/schemas/Node' } } } }), 0],
   ['recursion through items is fine', doc({ L: { type: 'array', items: { $ref: '#/components/schemas/L' } } }), 0],

@@ -11,8 +11,8 @@ import { describe, expect, it } from 'vitest';
 import { compile } from '../../src/compile.js';
 import { Diagnostics } from '../../src/core/diagnostics.js';
 import { emitConfigFile, serverConfig } from '../../src/emit/ts/entry.js';
-import { parseYamlSource } from '../../src/source/source.js';
 import { validateManifest } from '../../src/manifest/validate.js';
+import { parseYamlSource } from '../../src/source/source.js';
 
 const SPEC = `openapi: 3.0.3
 info: { title: t, version: '1' }
@@ -71,7 +71,9 @@ describe('results.presets in the IR and the generated config', () => {
   it('keeps the presets that set something, with only the keys written, in the emitted order', async () => {
     const res = await compile({
       manifestPath: 'mcpgen.yaml',
-      cwd: project('results:\n  maxTokens: 6000\n  presets:\n    writer: { maxStringChars: 200, omit: ["etag"], maxTokens: 3000 }\n    read-only: { compact: false }\n    everything: {}\n'),
+      cwd: project(
+        'results:\n  maxTokens: 6000\n  presets:\n    writer: { maxStringChars: 200, omit: ["etag"], maxTokens: 3000 }\n    read-only: { compact: false }\n    everything: {}\n',
+      ),
       emit: false,
     });
     expect(errorsOf(res)).toEqual([]);
@@ -96,14 +98,22 @@ describe('results.presets in the IR and the generated config', () => {
   });
 
   it('an undeclared preset is MCPGEN_UNKNOWN_PRESET, located at the key', async () => {
-    const res = await compile({ manifestPath: 'mcpgen.yaml', cwd: project('results:\n  presets:\n    reader: { maxTokens: 3000 }\n    writer: { maxTokens: 3000 }\n'), emit: false });
+    const res = await compile({
+      manifestPath: 'mcpgen.yaml',
+      cwd: project('results:\n  presets:\n    reader: { maxTokens: 3000 }\n    writer: { maxTokens: 3000 }\n'),
+      emit: false,
+    });
     const errors = errorsOf(res);
-    expect(errors.map((e) => [e.code, e.location.pointer, e.location.line, e.help])).toEqual([['MCPGEN_UNKNOWN_PRESET', '/results/presets/reader', 15, 'use one of "read-only", "writer", "everything"']]);
+    expect(errors.map((e) => [e.code, e.location.pointer, e.location.line, e.help])).toEqual([
+      ['MCPGEN_UNKNOWN_PRESET', '/results/presets/reader', 15, 'use one of "read-only", "writer", "everything"'],
+    ]);
     expect(errors[0]!.message).toBe('results.presets names preset "reader", which concernPresets does not declare');
   });
 
   it('without concernPresets, every preset named is unknown, with a hint to use the top-level settings', async () => {
     const res = await compile({ manifestPath: 'mcpgen.yaml', cwd: project('results:\n  presets:\n    triage: { maxTokens: 3000 }\n', ''), emit: false });
-    expect(errorsOf(res).map((e) => [e.code, e.location.pointer, e.help])).toEqual([['MCPGEN_UNKNOWN_PRESET', '/results/presets/triage', 'declare it under `concernPresets`, or set the top-level `results` for the whole server']]);
+    expect(errorsOf(res).map((e) => [e.code, e.location.pointer, e.help])).toEqual([
+      ['MCPGEN_UNKNOWN_PRESET', '/results/presets/triage', 'declare it under `concernPresets`, or set the top-level `results` for the whole server'],
+    ]);
   });
 });

@@ -11,13 +11,30 @@ import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { formatResultsReport, type JsonReport } from '../../src/cli/report.js';
-import type { ResultsSummary } from '../../src/summary.js';
 import { compile } from '../../src/compile.js';
 import { compactJson } from '../../src/ir/tools/results.js';
 import { resolveResults } from '../../src/manifest/load.js';
+import type { ResultsSummary } from '../../src/summary.js';
 
-const USER = { login: 'octocat', id: 1, node_id: 'MDQ6VXNlcjE=', avatar_url: 'https://github.com/images/error/octocat_happy.gif', gravatar_id: '', site_admin: false };
-const ISSUE = (n: number) => ({ number: n, title: `Found a bug ${n}`, state: 'open', user: USER, labels: [], assignee: null, body: 'I am having a problem with this. '.repeat(20), html_url: `https://github.com/octocat/Hello-World/issues/${n}`, created_at: '2011-04-22T13:33:48Z' });
+const USER = {
+  login: 'octocat',
+  id: 1,
+  node_id: 'MDQ6VXNlcjE=',
+  avatar_url: 'https://github.com/images/error/octocat_happy.gif',
+  gravatar_id: '',
+  site_admin: false,
+};
+const ISSUE = (n: number) => ({
+  number: n,
+  title: `Found a bug ${n}`,
+  state: 'open',
+  user: USER,
+  labels: [],
+  assignee: null,
+  body: 'I am having a problem with this. '.repeat(20),
+  html_url: `https://github.com/octocat/Hello-World/issues/${n}`,
+  created_at: '2011-04-22T13:33:48Z',
+});
 const SMALL = [ISSUE(1)];
 const BIG = Array.from({ length: 25 }, (_, i) => ISSUE(i));
 const REPO = { id: 1296269, name: 'Hello-World', owner: USER, html_url: 'https://github.com/octocat/Hello-World', description: null, topics: [] };
@@ -31,11 +48,36 @@ const SPEC = {
       get: {
         operationId: 'listIssues',
         // two examples: the report shows the larger one
-        responses: { '200': { description: 'ok', content: { 'application/json': { schema: { type: 'array', items: { type: 'object' } }, examples: { small: { value: SMALL }, big: { $ref: '#/components/examples/big' } } } } } },
+        responses: {
+          '200': {
+            description: 'ok',
+            content: {
+              'application/json': {
+                schema: { type: 'array', items: { type: 'object' } },
+                examples: { small: { value: SMALL }, big: { $ref: '#/components/examples/big' } },
+              },
+            },
+          },
+        },
       },
     },
-    '/repo': { get: { operationId: 'getRepo', responses: { '200': { description: 'ok', content: { 'application/json': { schema: { type: 'object' }, example: REPO } } } } } },
-    '/search': { get: { operationId: 'searchIssues', responses: { '200': { description: 'ok', content: { 'application/json': { schema: { type: 'array' }, examples: { big: { $ref: '#/components/examples/big' } } } } } } } },
+    '/repo': {
+      get: {
+        operationId: 'getRepo',
+        responses: { '200': { description: 'ok', content: { 'application/json': { schema: { type: 'object' }, example: REPO } } } },
+      },
+    },
+    '/search': {
+      get: {
+        operationId: 'searchIssues',
+        responses: {
+          '200': {
+            description: 'ok',
+            content: { 'application/json': { schema: { type: 'array' }, examples: { big: { $ref: '#/components/examples/big' } } } },
+          },
+        },
+      },
+    },
     '/ping': { get: { operationId: 'ping', responses: { '200': { description: 'ok', content: { 'application/json': { schema: { type: 'object' } } } } } } },
   },
   components: { examples: { big: { value: BIG } } },
@@ -99,11 +141,19 @@ describe('build --report: result examples', () => {
 
   it('says when no tool has an example, and shows ten of many', () => {
     expect(formatResultsReport({ withExamples: 0, overBudget: [], tools: [] })).toBe('Result examples: no tool has a JSON response example in the spec.\n');
-    const tools = Array.from({ length: 14 }, (_, i) => ({ name: `t${String(i).padStart(2, '0')}`, examples: 1, rawTokens: 20_000 + i, tokens: 10_000 + i, maxTokens: 8000 }));
+    const tools = Array.from({ length: 14 }, (_, i) => ({
+      name: `t${String(i).padStart(2, '0')}`,
+      examples: 1,
+      rawTokens: 20_000 + i,
+      tokens: 10_000 + i,
+      maxTokens: 8000,
+    }));
     const r: ResultsSummary = { withExamples: 14, overBudget: tools.map((t) => t.name), tools };
     const lines = formatResultsReport(r).trimEnd().split('\n');
     expect(lines).toHaveLength(12);
     expect(lines[1]).toBe('    t13 20,013 → 10,013 (over maxTokens 8,000)');
-    expect(lines[11]).toBe("  14 tools' compacted examples are over their maxTokens on their own: their results will be cut (t00, t01, t02, t03, t04, t05, t06, t07, t08, t09 and 4 more).");
+    expect(lines[11]).toBe(
+      "  14 tools' compacted examples are over their maxTokens on their own: their results will be cut (t00, t01, t02, t03, t04, t05, t06, t07, t08, t09 and 4 more).",
+    );
   });
 });

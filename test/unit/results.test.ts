@@ -8,13 +8,36 @@ import { emitToolsFile } from '../../src/emit/ts/tools.js';
 import type { BuildManifest } from '../../src/ir/build.js';
 import { compactJson, PROJECTION_DESCRIPTION, projectionArgName } from '../../src/ir/tools/results.js';
 import { resolveResults } from '../../src/manifest/load.js';
-import { parseYamlSource } from '../../src/source/source.js';
 import { validateManifest } from '../../src/manifest/validate.js';
 import type { SpecVersion } from '../../src/openapi/load.js';
+import { parseYamlSource } from '../../src/source/source.js';
 import { irFromText } from '../helpers/ir.js';
 
-const ISSUE = { number: 1347, title: 'Found a bug', state: 'open', user: { login: 'octocat', id: 1, node_id: 'MDQ6VXNlcjE=', avatar_url: 'https://github.com/images/error/octocat_happy.gif', gravatar_id: '' }, labels: [], assignee: null, body: 'I am having a problem with this.', html_url: 'https://github.com/octocat/Hello-World/issues/1347', created_at: '2011-04-22T13:33:48Z' };
-const PULL = { number: 1, title: 'Amazing new feature', state: 'open', user: { login: 'octocat' }, draft: false, milestone: null, merged_at: null, body: 'Please pull these awesome changes in!', created_at: '2011-01-26T19:01:12Z', updated_at: '2011-01-26T19:01:12Z', head: { ref: 'new-topic', sha: '6dcb09b5b57875f334f61aebed695e2e4193db5e' }, base: { ref: 'main', sha: '6dcb09b5b57875f334f61aebed695e2e4193db5e' } };
+const ISSUE = {
+  number: 1347,
+  title: 'Found a bug',
+  state: 'open',
+  user: { login: 'octocat', id: 1, node_id: 'MDQ6VXNlcjE=', avatar_url: 'https://github.com/images/error/octocat_happy.gif', gravatar_id: '' },
+  labels: [],
+  assignee: null,
+  body: 'I am having a problem with this.',
+  html_url: 'https://github.com/octocat/Hello-World/issues/1347',
+  created_at: '2011-04-22T13:33:48Z',
+};
+const PULL = {
+  number: 1,
+  title: 'Amazing new feature',
+  state: 'open',
+  user: { login: 'octocat' },
+  draft: false,
+  milestone: null,
+  merged_at: null,
+  body: 'Please pull these awesome changes in!',
+  created_at: '2011-01-26T19:01:12Z',
+  updated_at: '2011-01-26T19:01:12Z',
+  head: { ref: 'new-topic', sha: '6dcb09b5b57875f334f61aebed695e2e4193db5e' },
+  base: { ref: 'main', sha: '6dcb09b5b57875f334f61aebed695e2e4193db5e' },
+};
 
 const SPEC = {
   openapi: '3.0.3',
@@ -25,24 +48,49 @@ const SPEC = {
       get: {
         operationId: 'listIssues',
         parameters: [{ name: 'fields', in: 'query', schema: { type: 'string' } }],
-        responses: { '200': { description: 'ok', content: { 'application/json': { schema: { type: 'array', items: { type: 'object' } }, example: [ISSUE, ISSUE] } } } },
+        responses: {
+          '200': { description: 'ok', content: { 'application/json': { schema: { type: 'array', items: { type: 'object' } }, example: [ISSUE, ISSUE] } } },
+        },
       },
     },
     '/pulls': {
       get: {
         operationId: 'listPulls',
-        responses: { '200': { description: 'ok', content: { 'application/json': { schema: { type: 'array', items: { type: 'object' } }, examples: { one: { $ref: '#/components/examples/pull' }, two: { value: [PULL, PULL] } } } } } },
+        responses: {
+          '200': {
+            description: 'ok',
+            content: {
+              'application/json': {
+                schema: { type: 'array', items: { type: 'object' } },
+                examples: { one: { $ref: '#/components/examples/pull' }, two: { value: [PULL, PULL] } },
+              },
+            },
+          },
+        },
       },
     },
     '/pulls/{n}': {
       patch: {
         operationId: 'updatePull',
-        parameters: [{ name: 'n', in: 'path', required: true, schema: { type: 'integer' } }, { name: 'fields', in: 'query', schema: { type: 'string' } }, { name: 'result_fields', in: 'query', schema: { type: 'string' } }],
+        parameters: [
+          { name: 'n', in: 'path', required: true, schema: { type: 'integer' } },
+          { name: 'fields', in: 'query', schema: { type: 'string' } },
+          { name: 'result_fields', in: 'query', schema: { type: 'string' } },
+        ],
         responses: { '200': { description: 'ok', content: { 'application/json': { schema: { type: 'object' }, example: { number: 1, title: 'short' } } } } },
       },
-      delete: { operationId: 'deletePull', parameters: [{ name: 'n', in: 'path', required: true, schema: { type: 'integer' } }], responses: { '204': { description: 'gone' } } },
+      delete: {
+        operationId: 'deletePull',
+        parameters: [{ name: 'n', in: 'path', required: true, schema: { type: 'integer' } }],
+        responses: { '204': { description: 'gone' } },
+      },
     },
-    '/avatar': { get: { operationId: 'getAvatar', responses: { '200': { description: 'png', content: { 'image/png': { schema: { type: 'string', format: 'binary' } } } } } } },
+    '/avatar': {
+      get: {
+        operationId: 'getAvatar',
+        responses: { '200': { description: 'png', content: { 'image/png': { schema: { type: 'string', format: 'binary' } } } } },
+      },
+    },
     '/ping': { get: { operationId: 'ping', responses: { default: { description: 'anything' } } } },
   },
   components: { examples: { pull: { value: [PULL] } } },
@@ -88,8 +136,20 @@ describe('manifest schema: results', () => {
   });
 
   it('resolves the schema defaults, and values of the wrong type as absent', () => {
-    expect(resolveResults(undefined)).toStrictEqual({ maxTokens: 8000, compact: true, omit: ['*_url', 'url', 'node_id', '_links', 'gravatar_id'], maxStringChars: 1000, projection: false });
-    expect(resolveResults({ maxTokens: 'big', omit: [], projection: true })).toStrictEqual({ maxTokens: 8000, compact: true, omit: [], maxStringChars: 1000, projection: true });
+    expect(resolveResults(undefined)).toStrictEqual({
+      maxTokens: 8000,
+      compact: true,
+      omit: ['*_url', 'url', 'node_id', '_links', 'gravatar_id'],
+      maxStringChars: 1000,
+      projection: false,
+    });
+    expect(resolveResults({ maxTokens: 'big', omit: [], projection: true })).toStrictEqual({
+      maxTokens: 8000,
+      compact: true,
+      omit: [],
+      maxStringChars: 1000,
+      projection: true,
+    });
   });
 });
 
@@ -103,7 +163,12 @@ describe('compactJson', () => {
       body: 'I am having a problem with this.',
       created_at: '2011-04-22T13:33:48Z',
     });
-    expect(compactJson([{ a: null }, 1, [], { b: 'x'.repeat(70) }], { omit: [], maxStringChars: 64 })).toStrictEqual([null, 1, null, { b: `${'x'.repeat(64)}…[+6 characters]` }]);
+    expect(compactJson([{ a: null }, 1, [], { b: 'x'.repeat(70) }], { omit: [], maxStringChars: 64 })).toStrictEqual([
+      null,
+      1,
+      null,
+      { b: `${'x'.repeat(64)}…[+6 characters]` },
+    ]);
     expect(compactJson({ a: [null, {}], b: { c: [] } }, { omit: [], maxStringChars: 64 })).toBeUndefined();
     // `*` is any run of characters, anchored at both ends; other characters are literal
     expect(compactJson({ html_url: 1, url: 2, urls: 3, 'a.b': 4, axb: 5 }, { omit: ['*url', 'a.b'], maxStringChars: 64 })).toStrictEqual({ urls: 3, axb: 5 });
@@ -121,7 +186,13 @@ describe('results in the IR and the generated project', () => {
   });
 
   it('gives a tool only the override keys that differ from the server policy', () => {
-    const ir = build({ overrides: { listIssues: { results: { maxTokens: 8000, omit: ['node_id'], compact: true } }, listPulls: { results: { maxStringChars: 200, maxTokens: 3000 } }, ping: { results: { projection: false } } } });
+    const ir = build({
+      overrides: {
+        listIssues: { results: { maxTokens: 8000, omit: ['node_id'], compact: true } },
+        listPulls: { results: { maxStringChars: 200, maxTokens: 3000 } },
+        ping: { results: { projection: false } },
+      },
+    });
     expect(tool(ir, 'listIssues').results).toStrictEqual({ omit: ['node_id'] });
     expect(tool(ir, 'listPulls').results).toStrictEqual({ maxTokens: 3000, maxStringChars: 200 });
     expect(tool(ir, 'ping').results).toBeUndefined();
@@ -142,7 +213,9 @@ describe('results in the IR and the generated project', () => {
     const own = build({ overrides: { listIssues: { results: { omit: [] } }, listPulls: { results: { compact: false } } } });
     expect(tool(own, 'listIssues').bytesPerToken).toBe(expectedRatio([[ISSUE, ISSUE]], []));
     const raw = JSON.stringify([PULL]) + JSON.stringify([PULL, PULL]);
-    expect(tool(own, 'listPulls').bytesPerToken).toBe(Math.round((Buffer.byteLength(raw) / (countTokens(JSON.stringify([PULL])) + countTokens(JSON.stringify([PULL, PULL])))) * 100) / 100);
+    expect(tool(own, 'listPulls').bytesPerToken).toBe(
+      Math.round((Buffer.byteLength(raw) / (countTokens(JSON.stringify([PULL])) + countTokens(JSON.stringify([PULL, PULL])))) * 100) / 100,
+    );
     expect(emitToolsFile(ir)).toContain(`  "bytesPerToken": ${expectedRatio([[ISSUE, ISSUE]])}\n`);
   });
 
@@ -152,7 +225,14 @@ describe('results in the IR and the generated project', () => {
       info: { title: 't', version: '1' },
       host: 'api.example.com',
       produces: ['application/json'],
-      paths: { '/issues': { get: { operationId: 'listIssues', responses: { '200': { description: 'ok', schema: { type: 'array', items: { type: 'object' } }, examples: { 'application/json': [ISSUE, ISSUE] } } } } } },
+      paths: {
+        '/issues': {
+          get: {
+            operationId: 'listIssues',
+            responses: { '200': { description: 'ok', schema: { type: 'array', items: { type: 'object' } }, examples: { 'application/json': [ISSUE, ISSUE] } } },
+          },
+        },
+      },
     };
     expect(tool(build({}, spec, '2.0'), 'listIssues').bytesPerToken).toBe(expectedRatio([[ISSUE, ISSUE]]));
   });
@@ -174,7 +254,11 @@ describe('results in the IR and the generated project', () => {
       ['ping', 'fields'],
     ]);
     const list = tool(ir, 'listPulls');
-    expect(list.inputSchema).toStrictEqual({ type: 'object', properties: { fields: { type: 'string', description: PROJECTION_DESCRIPTION } }, additionalProperties: false });
+    expect(list.inputSchema).toStrictEqual({
+      type: 'object',
+      properties: { fields: { type: 'string', description: PROJECTION_DESCRIPTION } },
+      additionalProperties: false,
+    });
     // an argument of the model, never a parameter of the API
     expect(list.params).toEqual([]);
     expect(Object.keys(tool(ir, 'updatePull').inputSchema.properties as object)).toEqual(['n', 'fields', 'result_fields', 'result_fields_2']);
@@ -188,13 +272,21 @@ describe('results in the IR and the generated project', () => {
   it('follows the override over the server setting, and names it clear of hidden arguments too', () => {
     const ir = build({
       results: { ...resolveResults(undefined), projection: true },
-      overrides: { listPulls: { results: { projection: false } }, updatePull: { arguments: { fields: { hidden: true, value: 'all' } } }, deletePull: { results: { projection: true } } },
+      overrides: {
+        listPulls: { results: { projection: false } },
+        updatePull: { arguments: { fields: { hidden: true, value: 'all' } } },
+        deletePull: { results: { projection: true } },
+      },
     });
     expect(tool(ir, 'listPulls').projection).toBeUndefined();
     expect(tool(ir, 'updatePull').projection).toEqual({ arg: 'result_fields_2' });
     // a 204 has no JSON to project
     expect(tool(ir, 'deletePull').projection).toBeUndefined();
-    expect(build({ overrides: { listPulls: { results: { projection: true } } } }).tools.filter((t) => t.projection).map((t) => t.name)).toEqual(['listPulls']);
+    expect(
+      build({ overrides: { listPulls: { results: { projection: true } } } })
+        .tools.filter((t) => t.projection)
+        .map((t) => t.name),
+    ).toEqual(['listPulls']);
   });
 
   it('emits the argument, the tool setting, the import and the dependency', () => {

@@ -15,7 +15,9 @@ describe('text shipped into generated projects', () => {
   for (const dir of DIRS) {
     const url = new URL(dir, import.meta.url);
     // every shipped file, in the runtime's folders too (their README.md files stay in mcpgen)
-    for (const name of readdirSync(url, { recursive: true, encoding: 'utf8' }).filter((f) => /\.(ts|hbs)$/.test(f) && !f.endsWith('.test.ts')).sort()) {
+    for (const name of readdirSync(url, { recursive: true, encoding: 'utf8' })
+      .filter((f) => /\.(ts|hbs)$/.test(f) && !f.endsWith('.test.ts'))
+      .sort()) {
       it(`${dir.replace('../../', '')}${name} cites no internal document`, () => {
         const lines = readFileSync(new URL(name, url), 'utf8').split('\n');
         const hits = lines.flatMap((line, i) => (INTERNAL.some((re) => re.test(line.replace(/RFC \d+ §[\d.]+/g, ''))) ? [`${i + 1}: ${line.trim()}`] : []));

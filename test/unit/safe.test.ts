@@ -19,7 +19,10 @@ const HOSTILE = [
 function syntaxErrors(code: string): string[] {
   const project = new Project({ useInMemoryFileSystem: true });
   const file = project.createSourceFile('x.ts', code);
-  return file.getPreEmitDiagnostics().filter((d) => d.getCode() < 2000).map((d) => String(d.getMessageText()));
+  return file
+    .getPreEmitDiagnostics()
+    .filter((d) => d.getCode() < 2000)
+    .map((d) => String(d.getMessageText()));
 }
 
 describe('tsString / tsLiteral', () => {
@@ -131,11 +134,27 @@ describe('generated README helpers', () => {
 
 describe('tsLiteral (JSON.stringify fast path) prints what the careful printer prints', () => {
   const values: unknown[] = [
-    null, true, 0, -0, 1.5e300, 'a<b', 'line\u2028sep\u2029', '"__proto__": x', '\\"__proto__":',
-    [], {}, [undefined, 1], { a: undefined, b: [{}, []], c: { d: 'e</script>' } },
-    { '__proto__': 1 }, JSON.parse('{"__proto__": {"x": "<y>"}, "z": ["\\u2028"]}'),
+    null,
+    true,
+    0,
+    -0,
+    1.5e300,
+    'a<b',
+    'line\u2028sep\u2029',
+    '"__proto__": x',
+    '\\"__proto__":',
+    [],
+    {},
+    [undefined, 1],
+    { a: undefined, b: [{}, []], c: { d: 'e</script>' } },
+    { __proto__: 1 },
+    JSON.parse('{"__proto__": {"x": "<y>"}, "z": ["\\u2028"]}'),
     // what YAML's !!timestamp, !!binary, !!set and !!omap give: printed as they always were
-    { d: new Date(0) }, [new Date(0)], { s: new Set([1]) }, { u: new Uint8Array([1]) }, { m: new Map([[1, 2]]) },
+    { d: new Date(0) },
+    [new Date(0)],
+    { s: new Set([1]) },
+    { u: new Uint8Array([1]) },
+    { m: new Map([[1, 2]]) },
     { 'with "quotes"': 'and \\ backslashes', nested: { deep: [[[1, 2, { k: 'v' }]]] } },
   ];
   test.each(values.map((v, i) => ({ v, i })))('value $i, with and without indent', ({ v }) => {

@@ -21,7 +21,8 @@ function depthOf(v: unknown): number {
 
 function nested(depth: number): unknown {
   let s: unknown = { type: 'string' };
-  for (let i = 0; i < depth; i++) s = i % 3 === 0 ? { type: 'object', properties: { n: s } } : i % 3 === 1 ? { type: 'array', items: s } : { anyOf: [s, { type: 'null' }] };
+  for (let i = 0; i < depth; i++)
+    s = i % 3 === 0 ? { type: 'object', properties: { n: s } } : i % 3 === 1 ? { type: 'array', items: s } : { anyOf: [s, { type: 'null' }] };
   return s;
 }
 
@@ -43,7 +44,10 @@ describe('depth', () => {
   });
 
   it('cuts to the declared types, keeping __proto__ an own property', () => {
-    const s = JSON.parse('{"type":"object","properties":{"__proto__":{"type":"object","properties":{"x":{"type":["string","null"]}}}}}') as Record<string, unknown>;
+    const s = JSON.parse('{"type":"object","properties":{"__proto__":{"type":"object","properties":{"x":{"type":["string","null"]}}}}}') as Record<
+      string,
+      unknown
+    >;
     const { schema, cut } = boundDepth(s, 1);
     expect(cut).toBe(true);
     expect(Object.keys((schema as { properties: object }).properties)).toEqual(['__proto__']);
@@ -51,7 +55,10 @@ describe('depth', () => {
   });
 
   it.each([
-    [{ type: 'array', items: { type: 'string' } }, { type: 'array', items: {} }],
+    [
+      { type: 'array', items: { type: 'string' } },
+      { type: 'array', items: {} },
+    ],
     [{ type: ['integer', 'null'] }, { anyOf: [{ type: 'integer' }, { type: 'null' }] }],
     [{ properties: { a: {} } }, { type: 'object' }],
     [{ anyOf: [{ type: 'string' }] }, {}],
@@ -66,12 +73,19 @@ describe('patterns', () => {
     const doc = {
       components: {
         schemas: {
-          Tree: { type: 'object', properties: { code: { type: 'string', pattern: '^(?=a)a+$' }, kids: { type: 'array', items: { $ref: '#/components/schemas/Tree' } } } },
+          Tree: {
+            type: 'object',
+            properties: { code: { type: 'string', pattern: '^(?=a)a+$' }, kids: { type: 'array', items: { $ref: '#/components/schemas/Tree' } } },
+          },
         },
       },
     };
     const scope = new SchemaConverter(doc).scope('input');
-    const value = scope.convert({ type: 'object', patternProperties: { '^(a)\\1$': { type: 'string' }, '^x-': { type: 'string' } }, properties: { t: { $ref: '#/components/schemas/Tree' }, ok: { type: 'string', pattern: '^[a-z]+$' } } });
+    const value = scope.convert({
+      type: 'object',
+      patternProperties: { '^(a)\\1$': { type: 'string' }, '^x-': { type: 'string' } },
+      properties: { t: { $ref: '#/components/schemas/Tree' }, ok: { type: 'string', pattern: '^[a-z]+$' } },
+    });
     const root = scope.finish(value as Record<string, unknown>);
     expect(JSON.stringify(root)).not.toContain('(?=');
     expect(JSON.stringify(root)).not.toContain('\\\\1');

@@ -82,8 +82,16 @@ describe('SchemaConverter', () => {
     };
     const input = convert(doc, { $ref: '#/components/schemas/User' }, 'input');
     const output = convert(doc, { $ref: '#/components/schemas/User' }, 'output');
-    expect((input.properties as Record<string, unknown>).x).toStrictEqual({ type: 'object', required: ['password', 'name'], properties: { password: { type: 'string' }, name: { type: 'string' } } });
-    expect((output.properties as Record<string, unknown>).x).toStrictEqual({ type: 'object', required: ['id', 'name'], properties: { id: { type: 'integer' }, name: { type: 'string' } } });
+    expect((input.properties as Record<string, unknown>).x).toStrictEqual({
+      type: 'object',
+      required: ['password', 'name'],
+      properties: { password: { type: 'string' }, name: { type: 'string' } },
+    });
+    expect((output.properties as Record<string, unknown>).x).toStrictEqual({
+      type: 'object',
+      required: ['id', 'name'],
+      properties: { id: { type: 'integer' }, name: { type: 'string' } },
+    });
   });
 
   it('wraps a nullable $ref and keeps a sibling description', () => {
@@ -95,7 +103,10 @@ describe('SchemaConverter', () => {
   });
 
   it('moves large shared definitions to $defs so one tool carries them once', () => {
-    const big = { type: 'object', properties: Object.fromEntries(Array.from({ length: 80 }, (_, i) => [`field${i}`, { type: 'string', description: 'x'.repeat(20) }])) };
+    const big = {
+      type: 'object',
+      properties: Object.fromEntries(Array.from({ length: 80 }, (_, i) => [`field${i}`, { type: 'string', description: 'x'.repeat(20) }])),
+    };
     const wrapper = { type: 'object', properties: { a: { $ref: '#/components/schemas/Big' }, b: { $ref: '#/components/schemas/Big' } } };
     const doc = { components: { schemas: { Big: big, Wrapper: wrapper } } };
     const out = convert(doc, wrapper);

@@ -4,7 +4,7 @@
  * API's default build written by `npm run eval:search -- --write-names` (the harness itself also
  * refuses a query whose accepted tool its build does not have).
  */
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bm25Index, tokenize } from '../../eval/search/bm25.mjs';
@@ -18,7 +18,12 @@ const files: QueryFile[] = readdirSync(path.join(DIR, 'queries'))
   .filter((f) => f.endsWith('.json'))
   .sort()
   .map((f) => JSON.parse(readFileSync(path.join(DIR, 'queries', f), 'utf8')) as QueryFile);
-const namesOf = (api: string): Set<string> => new Set(readFileSync(path.join(DIR, 'names', `${api}.txt`), 'utf8').split('\n').filter((l) => l !== ''));
+const namesOf = (api: string): Set<string> =>
+  new Set(
+    readFileSync(path.join(DIR, 'names', `${api}.txt`), 'utf8')
+      .split('\n')
+      .filter((l) => l !== ''),
+  );
 
 describe('eval/search query files', () => {
   it('hold at least 300 queries over at least five APIs, at least 60 each', () => {
@@ -69,20 +74,38 @@ describe('eval/search query files', () => {
   });
 
   it('has no query that repeats an operation summary of its spec or is part of one', () => {
-    const norm = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, ' ').trim();
+    const norm = (s: string) =>
+      s
+        .toLowerCase()
+        .replace(/[^a-z0-9]+/g, ' ')
+        .trim();
     for (const f of files) {
       const spec = JSON.parse(readFileSync(path.resolve(DIR, '../..', f.spec), 'utf8')) as { paths: Record<string, Record<string, { summary?: unknown }>> };
       const summaries = new Set<string>();
       for (const item of Object.values(spec.paths)) for (const op of Object.values(item)) if (typeof op?.summary === 'string') summaries.add(norm(op.summary));
       const copied = f.queries.filter((q) => [...summaries].some((s) => s.includes(norm(q.query))));
-      expect(copied.map((q) => q.id), f.api).toEqual([]);
+      expect(
+        copied.map((q) => q.id),
+        f.api,
+      ).toEqual([]);
     }
   });
 });
 
 describe('eval/search BM25 baseline', () => {
   it('tokenises without stemming: camelCase, snake_case and kebab-case split, HTML dropped, lower case', () => {
-    expect(tokenize('PostCustomersCustomer issues_list-for-repo <p>Get HTTPStatus</p>')).toEqual(['post', 'customers', 'customer', 'issues', 'list', 'for', 'repo', 'get', 'http', 'status']);
+    expect(tokenize('PostCustomersCustomer issues_list-for-repo <p>Get HTTPStatus</p>')).toEqual([
+      'post',
+      'customers',
+      'customer',
+      'issues',
+      'list',
+      'for',
+      'repo',
+      'get',
+      'http',
+      'status',
+    ]);
   });
 
   it('ranks by BM25 with exact terms only, ties in catalogue order', () => {

@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { wordnetLexicon } from '../../src/ir/features/search-lexicon.js';
-import { buildSearchIndex, createToolSearch } from '../../templates/runtime/search/search.js';
 import type { SearchSource } from '../../templates/runtime/search/search.js';
+import { buildSearchIndex, createToolSearch } from '../../templates/runtime/search/search.js';
 
 const TOOLS: SearchSource[] = [
   { name: 'customers_delete', description: 'Delete a customer.', method: 'DELETE', path: '/customers/{id}', inputSchema: {} },
@@ -35,11 +35,26 @@ describe('WordNet lexicon', () => {
     const json = buildSearchIndex(TOOLS, wordnetLexicon());
     expect(buildSearchIndex(TOOLS, wordnetLexicon())).toBe(json);
     const search = createToolSearch(json, undefined, {});
-    const first = (query: string) => (search.search({ query }, () => true, () => undefined).structuredContent as { results: Array<{ name: string }> }).results[0]?.name;
+    const first = (query: string) =>
+      (
+        search.search(
+          { query },
+          () => true,
+          () => undefined,
+        ).structuredContent as { results: Array<{ name: string }> }
+      ).results[0]?.name;
     expect(first('remove a buyer')).toBe('customers_delete');
     expect(first('reimburse someone')).toBe('refunds_create');
     // without the lexicon, neither word is in any tool
     const plain = createToolSearch(buildSearchIndex(TOOLS), undefined, {});
-    expect((plain.search({ query: 'buyer' }, () => true, () => undefined).structuredContent as { results: unknown[] }).results).toEqual([]);
+    expect(
+      (
+        plain.search(
+          { query: 'buyer' },
+          () => true,
+          () => undefined,
+        ).structuredContent as { results: unknown[] }
+      ).results,
+    ).toEqual([]);
   });
 });

@@ -14,7 +14,13 @@ import { ROOT } from '../helpers/project.js';
 
 async function emit(manifest: string, cwd = ROOT): Promise<Map<string, string>> {
   const r = await compile({ manifestPath: manifest, cwd, emit: true });
-  if (!r.files) throw new Error(r.diagnostics.sorted().map((d) => d.message).join('\n'));
+  if (!r.files)
+    throw new Error(
+      r.diagnostics
+        .sorted()
+        .map((d) => d.message)
+        .join('\n'),
+    );
   return r.files;
 }
 
@@ -41,13 +47,29 @@ function jsonBlocks(markdown: string, heading: string): unknown[] {
   return [...section.matchAll(/```json\n([\s\S]*?)\n```/g)].map((m) => JSON.parse(m[1]!));
 }
 
-const REQUIRED = ['SHIPFX_BASE_URL', 'SHIPFX_APIKEYHEADER_API_KEY', 'SHIPFX_APIKEYQUERY_API_KEY', 'SHIPFX_BASICAUTH_USERNAME', 'SHIPFX_BASICAUTH_PASSWORD', 'SHIPFX_MY_TOKEN', 'SHIPFX_CLIENTCREDENTIALS_CLIENT_ID', 'SHIPFX_CLIENTCREDENTIALS_CLIENT_SECRET', 'SHIPFX_QUERY'];
+const REQUIRED = [
+  'SHIPFX_BASE_URL',
+  'SHIPFX_APIKEYHEADER_API_KEY',
+  'SHIPFX_APIKEYQUERY_API_KEY',
+  'SHIPFX_BASICAUTH_USERNAME',
+  'SHIPFX_BASICAUTH_PASSWORD',
+  'SHIPFX_MY_TOKEN',
+  'SHIPFX_CLIENTCREDENTIALS_CLIENT_ID',
+  'SHIPFX_CLIENTCREDENTIALS_CLIENT_SECRET',
+  'SHIPFX_QUERY',
+];
 
 describe('package.json', () => {
   it('is publishable unless package.private says otherwise, with bin, files, engines and description', async () => {
     const pkg = JSON.parse((await petstore).get('package.json')!);
     expect(pkg.private).toBeUndefined();
-    expect(pkg).toMatchObject({ name: 'petstore', description: 'Manage the pets of the example pet store.', bin: { petstore: 'dist/server.js' }, files: ['dist', '.env.example'], engines: { node: '>=20.19.0' } });
+    expect(pkg).toMatchObject({
+      name: 'petstore',
+      description: 'Manage the pets of the example pet store.',
+      bin: { petstore: 'dist/server.js' },
+      files: ['dist', '.env.example'],
+      engines: { node: '>=20.19.0' },
+    });
     expect(pkg.scripts.prepack).toBe('npm run build');
     const priv = JSON.parse((await emitPetstore('package: { private: true }\n')).get('package.json')!);
     expect(Object.keys(priv).slice(0, 3)).toEqual(['name', 'version', 'private']);
@@ -56,15 +78,25 @@ describe('package.json', () => {
 
   it('carries author, license and repository from the manifest', async () => {
     const pkg = JSON.parse((await fixture).get('package.json')!);
-    expect(pkg).toMatchObject({ author: 'Example Maintainers <maintainers@example.com>', license: 'MIT', repository: { type: 'git', url: 'https://github.com/example/ship-fixture' } });
+    expect(pkg).toMatchObject({
+      author: 'Example Maintainers <maintainers@example.com>',
+      license: 'MIT',
+      repository: { type: 'git', url: 'https://github.com/example/ship-fixture' },
+    });
   });
 });
 
 describe('Dockerfile', () => {
-  for (const [name, files] of [['petstore', petstore], ['ship fixture', fixture]] as const) {
+  for (const [name, files] of [
+    ['petstore', petstore],
+    ['ship fixture', fixture],
+  ] as const) {
     it(`${name}: multi-stage node:20 build, non-root user, COPY sources in the project, the built server as entry`, async () => {
       const tree = await files;
-      const lines = tree.get('Dockerfile')!.split('\n').filter((l) => l.trim() !== '' && !l.startsWith('#'));
+      const lines = tree
+        .get('Dockerfile')!
+        .split('\n')
+        .filter((l) => l.trim() !== '' && !l.startsWith('#'));
       const from = lines.filter((l) => l.startsWith('FROM '));
       expect(from.length).toBeGreaterThanOrEqual(2);
       for (const f of from) expect(f).toMatch(/^FROM node:20(-alpine|-slim)?( AS \w+)?$/);
@@ -74,9 +106,15 @@ describe('Dockerfile', () => {
       const copies = lines.filter((l) => l.startsWith('COPY ') && !l.includes('--from='));
       expect(copies.length).toBeGreaterThan(0);
       for (const copy of copies) {
-        for (const source of copy.split(/\s+/).slice(1, -1).filter((w) => !w.startsWith('--'))) {
+        for (const source of copy
+          .split(/\s+/)
+          .slice(1, -1)
+          .filter((w) => !w.startsWith('--'))) {
           const re = new RegExp(`^${source.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*')}(/|$)`);
-          expect([...tree.keys()].some((f) => re.test(f)), `${source} exists in the project`).toBe(true);
+          expect(
+            [...tree.keys()].some((f) => re.test(f)),
+            `${source} exists in the project`,
+          ).toBe(true);
         }
       }
       expect(lines.some((l) => /^RUN .*npm ci\b/.test(l))).toBe(true);
@@ -107,7 +145,16 @@ describe('.env.example', () => {
     const { all, active } = envExampleNames(text);
     expect(new Set(all).size).toBe(all.length);
     expect(active.sort()).toEqual([...REQUIRED].sort());
-    expect(all).toEqual(expect.arrayContaining(['SHIPFX_TIMEOUT_MS', 'SHIPFX_MAX_RESPONSE_BYTES', 'SHIPFX_MAX_IN_FLIGHT_BYTES', 'SHIPFX_LOG_LEVEL', 'SHIPFX_UPLOAD_ROOT', 'SHIPFX_REFLECTION_DIR']));
+    expect(all).toEqual(
+      expect.arrayContaining([
+        'SHIPFX_TIMEOUT_MS',
+        'SHIPFX_MAX_RESPONSE_BYTES',
+        'SHIPFX_MAX_IN_FLIGHT_BYTES',
+        'SHIPFX_LOG_LEVEL',
+        'SHIPFX_UPLOAD_ROOT',
+        'SHIPFX_REFLECTION_DIR',
+      ]),
+    );
     expect(text).toContain('# SHIPFX_TIMEOUT_MS=30000\n');
     expect(text).toContain('# Bearer token of security scheme bearerAuth\n# Required, secret\nSHIPFX_MY_TOKEN=\n');
     expect(envExampleNames((await petstore).get('.env.example')!).active).toEqual([]);
@@ -116,11 +163,51 @@ describe('.env.example', () => {
   it('keeps spec text inside its comment lines', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'mcpgen-ship-'));
     const scheme = JSON.stringify('evil\nEVIL_INJECTED=1\r\u2028X=2');
-    writeFileSync(path.join(dir, 'api.yaml'), `openapi: 3.0.3\ninfo: { title: t, version: "1" }\nservers: [{ url: "https://x.example.com" }]\ncomponents:\n  securitySchemes:\n    ${scheme}: { type: http, scheme: bearer }\nsecurity: [{ ${scheme}: [] }]\npaths:\n  /a:\n    get:\n      operationId: a\n      responses: { "200": { description: ok } }\n`);
+    writeFileSync(
+      path.join(dir, 'api.yaml'),
+      `openapi: 3.0.3\ninfo: { title: t, version: "1" }\nservers: [{ url: "https://x.example.com" }]\ncomponents:\n  securitySchemes:\n    ${scheme}: { type: http, scheme: bearer }\nsecurity: [{ ${scheme}: [] }]\npaths:\n  /a:\n    get:\n      operationId: a\n      responses: { "200": { description: ok } }\n`,
+    );
     writeFileSync(path.join(dir, 'mcpgen.yaml'), 'name: evil\nopenapi: ./api.yaml\n');
     const text = (await emit('mcpgen.yaml', dir)).get('.env.example')!;
-    const serving = ['TRANSPORT', 'PORT', 'HOST', 'ALLOWED_HOSTS', 'ALLOWED_ORIGINS', 'ALLOW_ANONYMOUS', 'HTTP_TOKENS', 'HTTP_TOKENS_FILE', 'PUBLIC_URL', 'OAUTH_ISSUER', 'OAUTH_AUDIENCE', 'OAUTH_SCOPES', 'OAUTH_JWKS_URL', 'OAUTH_INTROSPECTION_URL', 'OAUTH_CLIENT_ID', 'OAUTH_CLIENT_SECRET', 'CLIENT', 'STATE_KEY', 'SESSION_IDLE_MS', 'MAX_SESSIONS', 'MAX_SESSIONS_PER_CLIENT', 'DRAIN_MS', 'REDIS_URL', 'REDIS_PREFIX', 'REDIS_FAIL_OPEN', 'REDIS_LEASE_MS', 'REDIS_TIMEOUT_MS'].map((s) => `EVIL_${s}`);
-    expect(envExampleNames(text).all).toEqual(['EVIL_BASE_URL', 'EVIL_TIMEOUT_MS', 'EVIL_MAX_RESPONSE_BYTES', 'EVIL_MAX_IN_FLIGHT_BYTES', 'EVIL_MAX_ARGUMENT_BYTES', 'EVIL_LOG_LEVEL', ...serving, 'EVIL_EVIL_EVIL_INJECTED_1__X_2_TOKEN']);
+    const serving = [
+      'TRANSPORT',
+      'PORT',
+      'HOST',
+      'ALLOWED_HOSTS',
+      'ALLOWED_ORIGINS',
+      'ALLOW_ANONYMOUS',
+      'HTTP_TOKENS',
+      'HTTP_TOKENS_FILE',
+      'PUBLIC_URL',
+      'OAUTH_ISSUER',
+      'OAUTH_AUDIENCE',
+      'OAUTH_SCOPES',
+      'OAUTH_JWKS_URL',
+      'OAUTH_INTROSPECTION_URL',
+      'OAUTH_CLIENT_ID',
+      'OAUTH_CLIENT_SECRET',
+      'CLIENT',
+      'STATE_KEY',
+      'SESSION_IDLE_MS',
+      'MAX_SESSIONS',
+      'MAX_SESSIONS_PER_CLIENT',
+      'DRAIN_MS',
+      'REDIS_URL',
+      'REDIS_PREFIX',
+      'REDIS_FAIL_OPEN',
+      'REDIS_LEASE_MS',
+      'REDIS_TIMEOUT_MS',
+    ].map((s) => `EVIL_${s}`);
+    expect(envExampleNames(text).all).toEqual([
+      'EVIL_BASE_URL',
+      'EVIL_TIMEOUT_MS',
+      'EVIL_MAX_RESPONSE_BYTES',
+      'EVIL_MAX_IN_FLIGHT_BYTES',
+      'EVIL_MAX_ARGUMENT_BYTES',
+      'EVIL_LOG_LEVEL',
+      ...serving,
+      'EVIL_EVIL_EVIL_INJECTED_1__X_2_TOKEN',
+    ]);
     expect(text).toContain('# Bearer token of security scheme evil EVIL_INJECTED=1 X=2\n');
   });
 });
@@ -135,7 +222,9 @@ describe('client configuration', () => {
 
   it('the README shows Claude Desktop, VS Code (servers, inputs for secrets), Cursor and Docker entries with every required variable', async () => {
     const readme = (await fixture).get('README.md')!;
-    const [desktop, vscode, cursor, , , , docker] = jsonBlocks(readme, '## Use it from an MCP client') as Array<Record<string, Record<string, { env: Record<string, string>; args: string[] }>>>;
+    const [desktop, vscode, cursor, , , , docker] = jsonBlocks(readme, '## Use it from an MCP client') as Array<
+      Record<string, Record<string, { env: Record<string, string>; args: string[] }>>
+    >;
     expect(Object.keys(desktop!.mcpServers!['ship-fixture']!.env).sort()).toEqual([...REQUIRED].sort());
     expect(Object.keys(vscode!)).toEqual(['inputs', 'servers']);
     const inputs = vscode!.inputs as unknown as Array<{ id: string; password: boolean }>;
@@ -146,7 +235,9 @@ describe('client configuration', () => {
     expect(cursor!.mcpServers!['ship-fixture']!.env.SHIPFX_QUERY).toBe('${env:SHIPFX_QUERY}');
     expect(Object.keys(cursor!.mcpServers!['ship-fixture']!.env).sort()).toEqual([...REQUIRED].sort());
     expect(docker!.mcpServers!['ship-fixture']!.args.filter((a, i, all) => all[i - 1] === '-e').sort()).toEqual([...REQUIRED].sort());
-    expect(readme).toContain(`claude mcp add ship-fixture ${REQUIRED.map((n) => `-e ${n}=...`).join(' ')} -- node /absolute/path/to/ship-fixture/dist/server.js`);
+    expect(readme).toContain(
+      `claude mcp add ship-fixture ${REQUIRED.map((n) => `-e ${n}=...`).join(' ')} -- node /absolute/path/to/ship-fixture/dist/server.js`,
+    );
   });
 
   it('the README shows HTTP entries for Claude Code, VS Code and Cursor with the token header, and no variables', async () => {
@@ -159,18 +250,37 @@ describe('client configuration', () => {
     expect(cursor!.mcpServers!['ship-fixture']).toEqual({ url, headers: { Authorization: 'Bearer <token>' } });
     expect(readme).toContain(`claude mcp add --transport http ship-fixture ${url} --header 'Authorization: Bearer <token>'`);
     const serving = readme.slice(readme.indexOf('## Serving over HTTP'));
-    for (const name of ['--transport http', 'SHIPFX_ALLOWED_HOSTS', 'SHIPFX_ALLOWED_ORIGINS', 'SHIPFX_HTTP_TOKENS_FILE', '/healthz', 'SIGTERM', 'SHIPFX_DRAIN_MS', 'SHIPFX_SESSION_IDLE_MS', 'SHIPFX_STATE_KEY', 'SHIPFX_OAUTH_ISSUER', 'SHIPFX_PUBLIC_URL', 'oauth-protected-resource']) expect(serving).toContain(name);
+    for (const name of [
+      '--transport http',
+      'SHIPFX_ALLOWED_HOSTS',
+      'SHIPFX_ALLOWED_ORIGINS',
+      'SHIPFX_HTTP_TOKENS_FILE',
+      '/healthz',
+      'SIGTERM',
+      'SHIPFX_DRAIN_MS',
+      'SHIPFX_SESSION_IDLE_MS',
+      'SHIPFX_STATE_KEY',
+      'SHIPFX_OAUTH_ISSUER',
+      'SHIPFX_PUBLIC_URL',
+      'oauth-protected-resource',
+    ])
+      expect(serving).toContain(name);
   });
 
   it('sends fromClient headers in the HTTP entries, and drops the token header when a scheme takes Authorization', async () => {
     const keyed = async (auth: string) => {
       const dir = mkdtempSync(path.join(os.tmpdir(), 'mcpgen-ship-'));
-      writeFileSync(path.join(dir, 'api.yaml'), 'openapi: 3.0.3\ninfo: { title: t, version: "1" }\nservers: [{ url: "https://x.example.com" }]\ncomponents:\n  securitySchemes:\n    api_key: { type: apiKey, in: header, name: X-Key }\nsecurity: [{ api_key: [] }]\npaths:\n  /a:\n    get:\n      operationId: a\n      responses: { "200": { description: ok } }\n');
+      writeFileSync(
+        path.join(dir, 'api.yaml'),
+        'openapi: 3.0.3\ninfo: { title: t, version: "1" }\nservers: [{ url: "https://x.example.com" }]\ncomponents:\n  securitySchemes:\n    api_key: { type: apiKey, in: header, name: X-Key }\nsecurity: [{ api_key: [] }]\npaths:\n  /a:\n    get:\n      operationId: a\n      responses: { "200": { description: ok } }\n',
+      );
       writeFileSync(path.join(dir, 'mcpgen.yaml'), `name: pets\nopenapi: ./api.yaml\nauth:\n  api_key: { fromClient: ${auth} }\n`);
       return (await emit('mcpgen.yaml', dir)).get('README.md')!;
     };
     const readme = await keyed('X-Pet-Key');
-    const [, , , claude, vscode] = jsonBlocks(readme, '## Use it from an MCP client') as Array<Record<string, Record<string, { headers: Record<string, string> }>>>;
+    const [, , , claude, vscode] = jsonBlocks(readme, '## Use it from an MCP client') as Array<
+      Record<string, Record<string, { headers: Record<string, string> }>>
+    >;
     expect(claude!.mcpServers!.pets!.headers).toEqual({ Authorization: 'Bearer <token>', 'X-Pet-Key': '<API key>' });
     expect(vscode!.servers!.pets!.headers).toEqual({ Authorization: 'Bearer ${input:mcp_token}', 'X-Pet-Key': '${input:x_pet_key}' });
     expect(readme).toContain('| api\\_key | `X-Pet-Key` |');
@@ -193,7 +303,10 @@ describe('client configuration', () => {
     expect(readme).toContain('| `store_inventory` | `GET /store/inventory` |');
     const snake = await (async () => {
       const dir = mkdtempSync(path.join(os.tmpdir(), 'mcpgen-ship-'));
-      writeFileSync(path.join(dir, 'api.yaml'), 'openapi: 3.0.3\ninfo: { title: t, version: "1" }\nservers: [{ url: "https://x.example.com" }]\npaths:\n  /pet_store/{pet_id}:\n    get:\n      operationId: get_pet\n      parameters: [{ name: pet_id, in: path, required: true, schema: { type: string } }]\n      responses: { "200": { description: ok } }\n');
+      writeFileSync(
+        path.join(dir, 'api.yaml'),
+        'openapi: 3.0.3\ninfo: { title: t, version: "1" }\nservers: [{ url: "https://x.example.com" }]\npaths:\n  /pet_store/{pet_id}:\n    get:\n      operationId: get_pet\n      parameters: [{ name: pet_id, in: path, required: true, schema: { type: string } }]\n      responses: { "200": { description: ok } }\n',
+      );
       writeFileSync(path.join(dir, 'mcpgen.yaml'), 'name: snake\nopenapi: ./api.yaml\n');
       return (await emit('mcpgen.yaml', dir)).get('README.md')!;
     })();
@@ -224,11 +337,25 @@ describe('MCP Bundle manifest', () => {
       expect(userConfig[key!]!.sensitive === true, name).toBe(name !== 'SHIPFX_BASE_URL');
     }
     // what Claude Desktop does with it: every placeholder replaced, optional ones by their default
-    const values = Object.fromEntries(Object.keys(userConfig).filter((k) => userConfig[k]!.required).map((k) => [k, `value of ${k}`]));
-    const config = await getMcpConfigForManifest({ manifest, extensionPath: '/ext', systemDirs: { HOME: '/home/u', DESKTOP: '/d', DOCUMENTS: '/docs', DOWNLOADS: '/dl' }, userConfig: values, pathSeparator: '/' });
+    const values = Object.fromEntries(
+      Object.keys(userConfig)
+        .filter((k) => userConfig[k]!.required)
+        .map((k) => [k, `value of ${k}`]),
+    );
+    const config = await getMcpConfigForManifest({
+      manifest,
+      extensionPath: '/ext',
+      systemDirs: { HOME: '/home/u', DESKTOP: '/d', DOCUMENTS: '/docs', DOWNLOADS: '/dl' },
+      userConfig: values,
+      pathSeparator: '/',
+    });
     expect(config!.args).toEqual(['/ext/dist/server.js']);
     expect(JSON.stringify(config)).not.toContain('${');
-    expect(config!.env).toMatchObject({ SHIPFX_MY_TOKEN: 'value of shipfx_my_token', SHIPFX_UPLOAD_ROOT: '', SHIPFX_REFLECTION_DIR: '/home/u/.ship-fixture/justifications' });
+    expect(config!.env).toMatchObject({
+      SHIPFX_MY_TOKEN: 'value of shipfx_my_token',
+      SHIPFX_UPLOAD_ROOT: '',
+      SHIPFX_REFLECTION_DIR: '/home/u/.ship-fixture/justifications',
+    });
   });
 
   it('offers the base URL with its default when the server has one', async () => {

@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { Diagnostics, pointer } from '../../src/core/diagnostics.js';
 import { isObject } from '../../src/core/json.js';
 import { loadSpecCached } from '../../src/openapi/cache.js';
-import { loadSpec, type LoadSpecOptions } from '../../src/openapi/load.js';
+import { type LoadSpecOptions, loadSpec } from '../../src/openapi/load.js';
 import { corpusSpec } from '../helpers/corpus.js';
 
 const temps: string[] = [];
@@ -67,35 +67,45 @@ paths:
 `;
 
 describe('spec cache', () => {
-  it.each(['petstore-3.0.json', 'train-travel-3.1.yaml', 'petstore-2.0.json', 'digitalocean.json', 'anchored.yaml'])('%s: a hit gives what the load gives', async (name) => {
-    const cacheDir = mkdtempSync(path.join(os.tmpdir(), 'mcpgen-spec-cache-'));
-    temps.push(cacheDir);
-    const file = name === 'anchored.yaml' ? path.join(cacheDir, name) : corpusSpec(name);
-    if (name === 'anchored.yaml') writeFileSync(file, ANCHORED);
-    const opts = (diagnostics: Diagnostics): LoadSpecOptions => ({ file, displayPath: name, rootDirs: [path.dirname(file)], referencedAt: { file: 'mcpgen.yaml', pointer: '/openapi', line: 2, col: 10 }, allowRemoteRefs: [], diagnostics });
-    const plain = new Diagnostics();
-    const loaded = (await loadSpec(opts(plain)))!;
-    const first = new Diagnostics();
-    const miss = await loadSpecCached({ ...opts(first), cacheDir });
-    expect(miss.outcome).toBe('miss');
-    expect(await miss.save!()).toBe(true);
-    const second = new Diagnostics();
-    const hit = await loadSpecCached({ ...opts(second), cacheDir });
-    expect(hit.outcome).toBe('hit');
-    const spec = hit.spec!;
-    expect(spec.version).toBe(loaded.version);
-    expect(spec.document).toEqual(loaded.document);
-    expect(JSON.stringify(spec.document)).toBe(JSON.stringify(loaded.document));
-    // the same object at the same places: the model may tell objects apart by identity
-    expect(sharing(spec.document)).toEqual(sharing(loaded.document));
-    if (name === 'anchored.yaml') expect(sharing(loaded.document).length).toBeGreaterThan(0);
-    expect(second.items).toEqual(plain.items);
-    expect(first.items).toEqual(plain.items);
-    expect(spec.source.file).toBe(loaded.source.file);
-    for (const tokens of [...pointers(loaded.document), ['paths', 'nope'], ['components', 'schemas', 'Nope', 'x']]) {
-      const p = pointer(tokens);
-      expect(spec.source.locate(p), p).toEqual(loaded.source.locate(p));
-      expect(spec.source.locate(p, { key: true }), `${p} (key)`).toEqual(loaded.source.locate(p, { key: true }));
-    }
-  });
+  it.each(['petstore-3.0.json', 'train-travel-3.1.yaml', 'petstore-2.0.json', 'digitalocean.json', 'anchored.yaml'])(
+    '%s: a hit gives what the load gives',
+    async (name) => {
+      const cacheDir = mkdtempSync(path.join(os.tmpdir(), 'mcpgen-spec-cache-'));
+      temps.push(cacheDir);
+      const file = name === 'anchored.yaml' ? path.join(cacheDir, name) : corpusSpec(name);
+      if (name === 'anchored.yaml') writeFileSync(file, ANCHORED);
+      const opts = (diagnostics: Diagnostics): LoadSpecOptions => ({
+        file,
+        displayPath: name,
+        rootDirs: [path.dirname(file)],
+        referencedAt: { file: 'mcpgen.yaml', pointer: '/openapi', line: 2, col: 10 },
+        allowRemoteRefs: [],
+        diagnostics,
+      });
+      const plain = new Diagnostics();
+      const loaded = (await loadSpec(opts(plain)))!;
+      const first = new Diagnostics();
+      const miss = await loadSpecCached({ ...opts(first), cacheDir });
+      expect(miss.outcome).toBe('miss');
+      expect(await miss.save!()).toBe(true);
+      const second = new Diagnostics();
+      const hit = await loadSpecCached({ ...opts(second), cacheDir });
+      expect(hit.outcome).toBe('hit');
+      const spec = hit.spec!;
+      expect(spec.version).toBe(loaded.version);
+      expect(spec.document).toEqual(loaded.document);
+      expect(JSON.stringify(spec.document)).toBe(JSON.stringify(loaded.document));
+      // the same object at the same places: the model may tell objects apart by identity
+      expect(sharing(spec.document)).toEqual(sharing(loaded.document));
+      if (name === 'anchored.yaml') expect(sharing(loaded.document).length).toBeGreaterThan(0);
+      expect(second.items).toEqual(plain.items);
+      expect(first.items).toEqual(plain.items);
+      expect(spec.source.file).toBe(loaded.source.file);
+      for (const tokens of [...pointers(loaded.document), ['paths', 'nope'], ['components', 'schemas', 'Nope', 'x']]) {
+        const p = pointer(tokens);
+        expect(spec.source.locate(p), p).toEqual(loaded.source.locate(p));
+        expect(spec.source.locate(p, { key: true }), `${p} (key)`).toEqual(loaded.source.locate(p, { key: true }));
+      }
+    },
+  );
 });

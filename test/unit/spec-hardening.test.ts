@@ -52,7 +52,10 @@ ${components}`;
 
 describe('local $refs are checked by real path (item 11)', () => {
   it('refuses a $ref through a symlink that leads outside the allowed folders', async () => {
-    const dir = project({ 'secret/notes.yaml': 'type: string\nenum: [TOPSECRET]\n', 'project/openapi.yaml': spec("        - {name: q, in: query, schema: {$ref: './notes.yaml'}}") });
+    const dir = project({
+      'secret/notes.yaml': 'type: string\nenum: [TOPSECRET]\n',
+      'project/openapi.yaml': spec("        - {name: q, in: query, schema: {$ref: './notes.yaml'}}"),
+    });
     symlinkSync(path.join(dir, '../secret/notes.yaml'), path.join(dir, 'notes.yaml'));
     const errors = await errorsOf(dir);
     expect(errors.map((d) => d.code)).toEqual(['MCPGEN_SPEC_REF_OUTSIDE']);
@@ -61,7 +64,13 @@ describe('local $refs are checked by real path (item 11)', () => {
   });
 
   it('refuses a $ref into a symlinked folder that leads outside, and follows links that stay inside', async () => {
-    const dir = project({ 'secret/s.yaml': 'type: string\n', 'project/real/s.yaml': 'type: integer\n', 'project/openapi.yaml': spec("        - {name: q, in: query, schema: {$ref: './linked/s.yaml'}}\n        - {name: r, in: query, schema: {$ref: './inside/s.yaml'}}") });
+    const dir = project({
+      'secret/s.yaml': 'type: string\n',
+      'project/real/s.yaml': 'type: integer\n',
+      'project/openapi.yaml': spec(
+        "        - {name: q, in: query, schema: {$ref: './linked/s.yaml'}}\n        - {name: r, in: query, schema: {$ref: './inside/s.yaml'}}",
+      ),
+    });
     symlinkSync(path.join(dir, '../secret'), path.join(dir, 'linked'));
     symlinkSync(path.join(dir, 'real'), path.join(dir, 'inside'));
     expect((await errorsOf(dir)).map((d) => [d.code, d.location.line])).toEqual([['MCPGEN_SPEC_REF_OUTSIDE', 8]]);
@@ -98,7 +107,11 @@ describe('non-regular spec files (item 12)', () => {
 
 describe('numbers JSON cannot carry (item 14)', () => {
   it('reports .inf and .nan in a schema as located errors, each one', async () => {
-    const dir = project({ 'project/openapi.yaml': spec('        - {name: q, in: query, schema: {type: number, maximum: .inf, minimum: -.Inf}}\n        - {name: r, in: query, schema: {type: number, default: .nan}}') });
+    const dir = project({
+      'project/openapi.yaml': spec(
+        '        - {name: q, in: query, schema: {type: number, maximum: .inf, minimum: -.Inf}}\n        - {name: r, in: query, schema: {type: number, default: .nan}}',
+      ),
+    });
     const errors = await errorsOf(dir);
     expect(errors.map((d) => [d.code, d.location.line, d.location.pointer])).toEqual([
       ['MCPGEN_SPEC_INVALID', 8, '/paths/~1a/get/parameters/0/schema/maximum'],
@@ -112,7 +125,10 @@ describe('numbers JSON cannot carry (item 14)', () => {
 describe('$ref cycles (item 15)', () => {
   it('reports a schema $ref cycle with no content instead of emitting `type X = X`', async () => {
     const dir = project({
-      'project/openapi.yaml': spec("        - {name: q, in: query, schema: {$ref: '#/components/schemas/A'}}", "components:\n  schemas:\n    A: {$ref: '#/components/schemas/B'}\n    B: {$ref: '#/components/schemas/A'}\n    C: {$ref: '#/components/schemas/C'}\n"),
+      'project/openapi.yaml': spec(
+        "        - {name: q, in: query, schema: {$ref: '#/components/schemas/A'}}",
+        "components:\n  schemas:\n    A: {$ref: '#/components/schemas/B'}\n    B: {$ref: '#/components/schemas/A'}\n    C: {$ref: '#/components/schemas/C'}\n",
+      ),
     });
     const errors = await errorsOf(dir);
     expect(errors.map((d) => [d.code, d.location.line, d.location.pointer])).toEqual([
@@ -124,7 +140,10 @@ describe('$ref cycles (item 15)', () => {
 
   it('reports a parameter $ref cycle instead of dropping the parameter', async () => {
     const dir = project({
-      'project/openapi.yaml': spec("        - $ref: '#/components/parameters/P'", "components:\n  parameters:\n    P: {$ref: '#/components/parameters/Q'}\n    Q: {$ref: '#/components/parameters/P'}\n"),
+      'project/openapi.yaml': spec(
+        "        - $ref: '#/components/parameters/P'",
+        "components:\n  parameters:\n    P: {$ref: '#/components/parameters/Q'}\n    Q: {$ref: '#/components/parameters/P'}\n",
+      ),
     });
     const errors = await errorsOf(dir);
     expect(errors.map((d) => [d.code, d.location.pointer])).toEqual([['MCPGEN_SPEC_REF_CYCLE', '/components/parameters/P']]);
@@ -132,7 +151,10 @@ describe('$ref cycles (item 15)', () => {
 
   it('still builds recursive schemas that have content', async () => {
     const dir = project({
-      'project/openapi.yaml': spec("        - {name: q, in: query, schema: {$ref: '#/components/schemas/Node'}}", "components:\n  schemas:\n    Node: {type: object, properties: {next: {$ref: '#/components/schemas/Node'}, alias: {$ref: '#/components/schemas/Alias'}}}\n    Alias: {$ref: '#/components/schemas/Node'}\n"),
+      'project/openapi.yaml': spec(
+        "        - {name: q, in: query, schema: {$ref: '#/components/schemas/Node'}}",
+        "components:\n  schemas:\n    Node: {type: object, properties: {next: {$ref: '#/components/schemas/Node'}, alias: {$ref: '#/components/schemas/Alias'}}}\n    Alias: {$ref: '#/components/schemas/Node'}\n",
+      ),
     });
     expect(await errorsOf(dir)).toEqual([]);
   });

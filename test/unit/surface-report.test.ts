@@ -54,7 +54,9 @@ describe('--report surface lines', () => {
   });
 
   it('a preset in search mode names its catalogue beside its tools/list', async () => {
-    const r = await report('concerns:\n  - name: access\n    values: [read, write]\nconcernMappings:\n  tools:\n    listPets: { access: read }\n    createPet: { access: write }\nconcernPresets:\n  reader: { access: read }\ndiscovery: { mode: list, presets: { reader: search } }\n');
+    const r = await report(
+      'concerns:\n  - name: access\n    values: [read, write]\nconcernMappings:\n  tools:\n    listPets: { access: read }\n    createPet: { access: write }\nconcernPresets:\n  reader: { access: read }\ndiscovery: { mode: list, presets: { reader: search } }\n',
+    );
     expect(r.text).toMatch(/^ {2}Preset reader \(search mode\): 3 tools, tools\/list [\d,]+ bytes; search catalogue 1 tools, [\d,]+ bytes; largest:$/m);
   });
 });

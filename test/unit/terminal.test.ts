@@ -82,7 +82,10 @@ describe('progress delay', () => {
 describe('did you mean, for options', () => {
   it('suggests the closest option of the command for each unknown flag', () => {
     expect(suggestOptions('Unknown argument: frmat', ['build', 'x.yaml', '--frmat', 'json'])).toEqual(['Did you mean --format (not --frmat)?']);
-    expect(suggestOptions('Unknown arguments: frmat, chek', ['build', 'x.yaml', '--frmat=json', '--chek'])).toEqual(['Did you mean --format (not --frmat)?', 'Did you mean --check (not --chek)?']);
+    expect(suggestOptions('Unknown arguments: frmat, chek', ['build', 'x.yaml', '--frmat=json', '--chek'])).toEqual([
+      'Did you mean --format (not --frmat)?',
+      'Did you mean --check (not --chek)?',
+    ]);
     // validate has no --check; init has --out only
     expect(suggestOptions('Unknown argument: chek', ['validate', 'x.yaml', '--chek'])).toEqual([]);
     expect(suggestOptions('Unknown argument: ot', ['init', 'x.yaml', '--ot', 'y'])).toEqual(['Did you mean --out (not --ot)?']);

@@ -134,7 +134,7 @@ describe('counting ahead', () => {
     expect(worker.collect()).toBeUndefined();
   });
 
-  it('counts posted ahead (small batches gathered, large ones sent) give the tokenizer\'s counts', async () => {
+  it("counts posted ahead (small batches gathered, large ones sent) give the tokenizer's counts", async () => {
     const worker = new TokenWorker();
     const big = Array.from({ length: 40 }, (_, i) => JSON.stringify({ i, text: 'x'.repeat(2000 + i) }));
     try {

@@ -80,7 +80,7 @@ const ROWS: Record<WarningCode, Row> = {
     follow: (f) => edit(f, 'mcpgen.yaml', 'description: !note Pets of the store.', 'description: "!note Pets of the store."'), // quote the value
   },
   MCPGEN_SPEC_SYNTAX: {
-    files: base('', SPEC.replace("title: Pets", 'title: !t Pets')),
+    files: base('', SPEC.replace('title: Pets', 'title: !t Pets')),
     follow: (f) => edit(f, 'openapi.yaml', 'title: !t Pets', 'title: Pets'), // remove the !tag
   },
   MCPGEN_UNMATCHED_PATH: {
@@ -92,11 +92,20 @@ const ROWS: Record<WarningCode, Row> = {
     follow: (f) => edit(f, 'mcpgen.yaml', '  - tag: pets\n', ''), // loosen exclude
   },
   MCPGEN_AUTH_FROM_CLIENT_AUTHORIZATION: {
-    files: base('auth:\n  token: { fromClient: Authorization }\n', SPEC.replace('components:\n', 'security: [{ token: [] }]\ncomponents:\n  securitySchemes:\n    token: { type: http, scheme: bearer }\n')),
+    files: base(
+      'auth:\n  token: { fromClient: Authorization }\n',
+      SPEC.replace('components:\n', 'security: [{ token: [] }]\ncomponents:\n  securitySchemes:\n    token: { type: http, scheme: bearer }\n'),
+    ),
     follow: (f) => edit(f, 'mcpgen.yaml', 'fromClient: Authorization', 'fromClient: X-Upstream-Authorization'),
   },
   MCPGEN_AUTH_UNSUPPORTED_SCHEME: {
-    files: base('', SPEC.replace('components:\n', 'security: [{ oidc: [] }]\ncomponents:\n  securitySchemes:\n    oidc: { type: openIdConnect, openIdConnectUrl: "https://id.example.com/.well-known/openid-configuration" }\n')),
+    files: base(
+      '',
+      SPEC.replace(
+        'components:\n',
+        'security: [{ oidc: [] }]\ncomponents:\n  securitySchemes:\n    oidc: { type: openIdConnect, openIdConnectUrl: "https://id.example.com/.well-known/openid-configuration" }\n',
+      ),
+    ),
     // the help quotes the manifest entry to add, e.g. `auth: { oidc: { env: PETS_OIDC_TOKEN } }`
     follow: (f, d) => ({ ...f, 'mcpgen.yaml': `${f['mcpgen.yaml']}${/`(auth: \{.*\})`/.exec(d.help)?.[1] ?? '(no auth entry in the help)'}\n` }),
   },
@@ -105,7 +114,13 @@ const ROWS: Record<WarningCode, Row> = {
     follow: (f) => edit(f, 'openapi.yaml', 'components:\n', 'components:\n  securitySchemes:\n    token: { type: http, scheme: bearer }\n'), // define it
   },
   MCPGEN_SCOPE_MAP_UNKNOWN: {
-    files: base("scopeMap: { 'read:petz': pets.read }\n", SPEC.replace('components:\n', "security: [{ oauth: ['read:pets'] }]\ncomponents:\n  securitySchemes:\n    oauth: { type: oauth2, flows: { authorizationCode: { authorizationUrl: 'https://a.example.com/a', tokenUrl: 'https://a.example.com/t', scopes: { 'read:pets': r } } } }\n")),
+    files: base(
+      "scopeMap: { 'read:petz': pets.read }\n",
+      SPEC.replace(
+        'components:\n',
+        "security: [{ oauth: ['read:pets'] }]\ncomponents:\n  securitySchemes:\n    oauth: { type: oauth2, flows: { authorizationCode: { authorizationUrl: 'https://a.example.com/a', tokenUrl: 'https://a.example.com/t', scopes: { 'read:pets': r } } } }\n",
+      ),
+    ),
     // the help names the nearest scope of the scheme
     follow: (f, d) => edit(f, 'mcpgen.yaml', 'read:petz', /did you mean "([^"]+)"/.exec(d.help)?.[1] ?? '(no scope in the help)'),
   },
@@ -116,10 +131,19 @@ const ROWS: Record<WarningCode, Row> = {
   MCPGEN_OUTPUT_SCHEMA_DROPPED: {
     files: base('outputSchemaMaxBytes: 100\n'),
     // the help says which value keeps every schema
-    follow: (f, d) => edit(f, 'mcpgen.yaml', 'outputSchemaMaxBytes: 100', `outputSchemaMaxBytes: ${/outputSchemaMaxBytes: (\d+)/.exec(d.help)?.[1] ?? '(no value in the help)'}`),
+    follow: (f, d) =>
+      edit(
+        f,
+        'mcpgen.yaml',
+        'outputSchemaMaxBytes: 100',
+        `outputSchemaMaxBytes: ${/outputSchemaMaxBytes: (\d+)/.exec(d.help)?.[1] ?? '(no value in the help)'}`,
+      ),
   },
   MCPGEN_PATTERN_DROPPED: {
-    files: base('', SPEC.replace('schema: { type: string } }]', () => "schema: { type: string, pattern: '^(?=p)[a-z0-9]+$' } }]")),
+    files: base(
+      '',
+      SPEC.replace('schema: { type: string } }]', () => "schema: { type: string, pattern: '^(?=p)[a-z0-9]+$' } }]"),
+    ),
     follow: (f) => edit(f, 'openapi.yaml', '^(?=p)[a-z0-9]+$', '^p[a-z0-9]*$'), // without lookaround
   },
   MCPGEN_SCHEMA_TOO_DEEP: {
@@ -136,9 +160,14 @@ const ROWS: Record<WarningCode, Row> = {
     follow: (f) => ({ ...f, 'server/src/handlers/greet.ts': 'export async function greet() {\n  return { content: [] };\n}\n' }), // implement the stub
   },
   MCPGEN_HANDLER_RUNTIME_IMPORT: {
-    files: { ...base(openTool), 'server/src/handlers/greet.ts': "import type { ExtraToolContext } from '../runtime/extra-tools.js';\n\nexport async function greet(_args: unknown, _ctx: ExtraToolContext) {\n  return { content: [] };\n}\n" },
+    files: {
+      ...base(openTool),
+      'server/src/handlers/greet.ts':
+        "import type { ExtraToolContext } from '../runtime/extra-tools.js';\n\nexport async function greet(_args: unknown, _ctx: ExtraToolContext) {\n  return { content: [] };\n}\n",
+    },
     // import from the path the help names
-    follow: (f, d) => edit(f, 'server/src/handlers/greet.ts', "'../runtime/extra-tools.js'", `'${/import from '([^']+)'/.exec(d.help)?.[1] ?? '(no path in the help)'}'`),
+    follow: (f, d) =>
+      edit(f, 'server/src/handlers/greet.ts', "'../runtime/extra-tools.js'", `'${/import from '([^']+)'/.exec(d.help)?.[1] ?? '(no path in the help)'}'`),
   },
   MCPGEN_PROMPT_UNKNOWN_VARIABLE: {
     files: base('prompts:\n  - name: hello\n    messages:\n      - text: Hello {{who}}.\n'),
@@ -149,7 +178,9 @@ const ROWS: Record<WarningCode, Row> = {
     follow: (f) => edit(f, 'mcpgen.yaml', 'include:\n  - tag: pets\n', ''), // widen include
   },
   MCPGEN_UNMAPPED_TOOL: {
-    files: base(`${openTool}concerns:\n  - name: access\n    values: [read, write]\nconcernPresets:\n  read-only: { access: read }\nconcernMappings:\n  tools:\n    listPets: { access: read }\n    deletePet: { access: write }\n`),
+    files: base(
+      `${openTool}concerns:\n  - name: access\n    values: [read, write]\nconcernPresets:\n  read-only: { access: read }\nconcernMappings:\n  tools:\n    listPets: { access: read }\n    deletePet: { access: write }\n`,
+    ),
     // the help's example keeps the tool in the preset; any value it gives is a mapping
     follow: (f, d) => ({ ...f, 'mcpgen.yaml': `${f['mcpgen.yaml']}    ${/e\.g\. `(greet: \{[^`]*\})`/.exec(d.help)?.[1] ?? '(no example in the help)'}\n` }),
   },
@@ -159,7 +190,9 @@ const ROWS: Record<WarningCode, Row> = {
   },
   MCPGEN_REFLECTION_PROMPT_ARGUMENT: {
     files: {
-      ...base(`${openTool}reflection:\n  gates:\n    greet:\n      domain: pets\n      prompt: justify_greeting\n      promptArgs: { whom: "{{whoo}}" }\n      template: Why greet {{whom}}?\n`),
+      ...base(
+        `${openTool}reflection:\n  gates:\n    greet:\n      domain: pets\n      prompt: justify_greeting\n      promptArgs: { whom: "{{whoo}}" }\n      template: Why greet {{whom}}?\n`,
+      ),
       'server/src/handlers/greet.ts': 'export async function greet() {\n  return { content: [] };\n}\n',
     },
     follow: (f, d) => edit(f, 'mcpgen.yaml', '{{whoo}}', `{{${meant(d)}}}`),
@@ -227,7 +260,10 @@ describe('every warning clears when its help is followed', () => {
 
 describe('MCPGEN_OUTPUT_SCHEMA_DROPPED', () => {
   const wide = `    Wide:\n      type: object\n      properties:\n${Array.from({ length: 60 }, (_, i) => `        property_number_${i}: { type: string }\n`).join('')}`;
-  const spec = SPEC.replace("schema: { type: array, items: { $ref: '#/components/schemas/Pet' } }", "schema: { $ref: '#/components/schemas/Wide' }").replace('components:\n  schemas:\n', `components:\n  schemas:\n${wide}`);
+  const spec = SPEC.replace("schema: { type: array, items: { $ref: '#/components/schemas/Pet' } }", "schema: { $ref: '#/components/schemas/Wide' }").replace(
+    'components:\n  schemas:\n',
+    `components:\n  schemas:\n${wide}`,
+  );
 
   it('without outputSchemaMaxBytes in the manifest, points at the manifest file, not at a key it does not have', async () => {
     const list = await diagnose(base('', spec));

@@ -11,7 +11,7 @@
  * less exactly those entries, or nothing is returned but the reason.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { isMap, isScalar, parseDocument, type Pair, type YAMLMap } from 'yaml';
+import { isMap, isScalar, type Pair, parseDocument, type YAMLMap } from 'yaml';
 import { parsePointer, pointer as pointerOf } from '../../core/diagnostics.js';
 
 /** One removed entry: its pointer, the lines it was on (1-based, inclusive) and their text (a flow entry: its own text). */
@@ -73,7 +73,9 @@ export function removeEntries(source: string, pointers: readonly string[]): Remo
       const firstLine = lineOf(source, start);
       const lastLine = lineOf(source, Math.max(start, trimEnd(source, end, start) - 1));
       // a flow entry shares its line: its own text, on one line
-      const lines = t.map.flow ? [source.slice(start, end).replace(/\s*[\r\n]+\s*/g, ' ')] : all.slice(firstLine - 1, lastLine).map((l) => l.replace(/\r$/, ''));
+      const lines = t.map.flow
+        ? [source.slice(start, end).replace(/\s*[\r\n]+\s*/g, ' ')]
+        : all.slice(firstLine - 1, lastLine).map((l) => l.replace(/\r$/, ''));
       return { pointer: pointerOf(t.path), firstLine, lastLine, lines };
     })
     .sort((a, b) => a.firstLine - b.firstLine);

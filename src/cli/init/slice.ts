@@ -5,10 +5,11 @@
  * the `--exclude-tag` values one `exclude` selector (exclude wins). A tag the spec does not have,
  * or a method that is not one, is an error naming the closest tags (or methods).
  */
-import type { SelectorInput } from '../../ir/tools/select.js';
-import { METHODS } from '../../openapi/operations.js';
+
 import { shellQuote } from '../../core/shell.js';
 import { editDistance, suggest } from '../../core/suggest.js';
+import type { SelectorInput } from '../../ir/tools/select.js';
+import { METHODS } from '../../openapi/operations.js';
 
 /** The flags as given (repeatable, so lists). */
 export type SliceFlags = { tags: readonly string[]; excludeTags: readonly string[]; methods: readonly string[] };
@@ -52,8 +53,19 @@ export function sliceSelectors(flags: SliceFlags, specTags: ReadonlySet<string>)
   const checkTag = (flag: string, tag: string) => {
     if (specTags.has(tag)) return;
     const near = closest(tag, specTags);
-    const all = sortedTags.length <= 12 ? sortedTags.map((t) => JSON.stringify(t)).join(', ') : `${sortedTags.slice(0, 12).map((t) => JSON.stringify(t)).join(', ')}, … (${sortedTags.length} in all; \`mcpgen init\` without --tag lists them with their sizes)`;
-    const help = near.length > 0 ? `did you mean ${orList(near)}? (tags are matched exactly, case included)` : sortedTags.length > 0 ? `the spec's tags: ${all}` : 'the spec has no tags: select operations with `include` paths in the manifest instead';
+    const all =
+      sortedTags.length <= 12
+        ? sortedTags.map((t) => JSON.stringify(t)).join(', ')
+        : `${sortedTags
+            .slice(0, 12)
+            .map((t) => JSON.stringify(t))
+            .join(', ')}, … (${sortedTags.length} in all; \`mcpgen init\` without --tag lists them with their sizes)`;
+    const help =
+      near.length > 0
+        ? `did you mean ${orList(near)}? (tags are matched exactly, case included)`
+        : sortedTags.length > 0
+          ? `the spec's tags: ${all}`
+          : 'the spec has no tags: select operations with `include` paths in the manifest instead';
     errors.push({ flag, message: `${JSON.stringify(tag)} is not a tag of any operation in the spec`, help });
   };
   for (const t of flags.tags) checkTag('--tag', t);
@@ -66,7 +78,11 @@ export function sliceSelectors(flags: SliceFlags, specTags: ReadonlySet<string>)
       continue;
     }
     const near = suggest(lower, METHOD_NAMES);
-    errors.push({ flag: '--method', message: `${JSON.stringify(m)} is not an HTTP method`, help: near ? `did you mean ${near.toUpperCase()}?` : `use one of ${METHOD_NAMES.map((x) => x.toUpperCase()).join(', ')}` });
+    errors.push({
+      flag: '--method',
+      message: `${JSON.stringify(m)} is not an HTTP method`,
+      help: near ? `did you mean ${near.toUpperCase()}?` : `use one of ${METHOD_NAMES.map((x) => x.toUpperCase()).join(', ')}`,
+    });
   }
   if (errors.length > 0) return { errors };
   const unique = (l: readonly string[]) => [...new Set(l)];
@@ -82,5 +98,9 @@ export function sliceSelectors(flags: SliceFlags, specTags: ReadonlySet<string>)
 /** `--tag "Tasks" --tag "Projects" --method GET`: the flags of a slice as a command line would give them. */
 export function sliceFlagsText(flags: SliceFlags): string {
   const q = shellQuote;
-  return [...flags.tags.map((t) => `--tag ${q(t)}`), ...flags.excludeTags.map((t) => `--exclude-tag ${q(t)}`), ...flags.methods.map((m) => `--method ${m.toUpperCase()}`)].join(' ');
+  return [
+    ...flags.tags.map((t) => `--tag ${q(t)}`),
+    ...flags.excludeTags.map((t) => `--exclude-tag ${q(t)}`),
+    ...flags.methods.map((m) => `--method ${m.toUpperCase()}`),
+  ].join(' ');
 }

@@ -6,9 +6,9 @@
  * nothing in a spec can add keys or lines to the manifest.
  */
 import { Scalar, stringify } from 'yaml';
-import type { SelectorInput } from '../../ir/tools/select.js';
-import { reservedVariables } from '../../ir/tools/security.js';
 import { DEFAULT_LIMITS } from '../../ir/surface/surface.js';
+import { reservedVariables } from '../../ir/tools/security.js';
+import type { SelectorInput } from '../../ir/tools/select.js';
 import type { HttpMethod, IrSecurityScheme, IrServer } from '../../ir/types.js';
 
 /** What {@link starterManifest} is made from. */
@@ -58,7 +58,10 @@ export function quoted(value: string): string {
 /** Spec text for a comment: one line, no control characters, cut to `max` characters. */
 export function commentText(value: string, max = 100): string {
   // eslint-disable-next-line no-control-regex
-  const flat = value.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').replace(/\s+/g, ' ').trim();
+  const flat = value
+    .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   return flat.length > max ? `${flat.slice(0, max - 1).trimEnd()}…` : flat;
 }
 
@@ -78,7 +81,9 @@ export function starterManifest(input: StarterInput): string {
   out('# `mcpgen build` generates the server project into `output`.');
   out('');
   out(`name: ${quoted(input.name)}   # npm package, bin and serverInfo name`);
-  out(`version: ${quoted(input.version)}${input.specVersionText !== undefined ? `   # the spec's info.version is "${commentText(input.specVersionText, 40)}", not semver` : ''}`);
+  out(
+    `version: ${quoted(input.version)}${input.specVersionText !== undefined ? `   # the spec's info.version is "${commentText(input.specVersionText, 40)}", not semver` : ''}`,
+  );
   if (input.description !== undefined) out(`description: ${quoted(input.description)}`);
   else out('# description: "What the server is for"   # sent to clients as `instructions`');
   out(`openapi: ${quoted(input.openapi)}`);
@@ -103,22 +108,28 @@ function surfaceSection(input: StarterInput, out: (...l: string[]) => void): voi
   const s = ir.surface;
   const tools = s ? s.tools.length : ir.tools.length;
   const slice = input.slice;
-  if (slice) out(`# Tool surface of the slice \`mcpgen init ${commentText(slice.flags, 300)}\` selected (${num(tools)} of the spec's ${plural(slice.specOperations, 'operation')}), with the settings below:`);
+  if (slice)
+    out(
+      `# Tool surface of the slice \`mcpgen init ${commentText(slice.flags, 300)}\` selected (${num(tools)} of the spec's ${plural(slice.specOperations, 'operation')}), with the settings below:`,
+    );
   else out('# Tool surface of the whole spec, with the settings below:');
   if (s) {
     out(`#   ${plural(tools, 'tool')}; tools/list is ${num(s.listBytes)} bytes (${size(s.listBytes)}), ${num(s.withOutputSchema)} with an output schema.`);
-    if (s.listBytes > input.maxListBytes) out(`#   That is over budget.maxListBytes (${num(input.maxListBytes)}, what clients read in one message): the build fails until you trim.`);
+    if (s.listBytes > input.maxListBytes)
+      out(`#   That is over budget.maxListBytes (${num(input.maxListBytes)}, what clients read in one message): the build fails until you trim.`);
     else if (s.listBytes > input.maxListBytes / 4) out(`#   That is over a quarter of budget.maxListBytes (${num(input.maxListBytes)}): the build warns.`);
     // the one warning a build of the starter gives of itself: said here, with its two remedies
     const dropped = s.outputSchemasDropped.length;
     if (dropped > 0) {
-      out(`#   ${num(dropped)} of them publish no output schema: ${dropped === 1 ? 'its is' : 'theirs are'} larger than outputSchemaMaxBytes (${num(DEFAULT_LIMITS.maxOutputBytes)}),`);
+      out(
+        `#   ${num(dropped)} of them publish no output schema: ${dropped === 1 ? 'its is' : 'theirs are'} larger than outputSchemaMaxBytes (${num(DEFAULT_LIMITS.maxOutputBytes)}),`,
+      );
       out('#   so `mcpgen build` warns (MCPGEN_OUTPUT_SCHEMA_DROPPED; its help names the value that keeps them');
       out('#   all). Their results still come back as text. Raise `outputSchemaMaxBytes`, or acknowledge it:');
       out('# diagnostics: { MCPGEN_OUTPUT_SCHEMA_DROPPED: off }');
     }
   } else out(`#   ${plural(tools, 'tool')}.`);
-  out('# A client sends every tool\'s name, description and schemas to the model in each session;');
+  out("# A client sends every tool's name, description and schemas to the model in each session;");
   out('# fewer, smaller tools leave it more room and choose better. Keep what your users need:');
   if (slice) {
     out('# The slice is the `include`/`exclude` below (docs/manifest.md, "Selectors"); edit them to change it.');
@@ -199,8 +210,9 @@ function authSection(input: StarterInput, out: (...l: string[]) => void): void {
     out('auth:');
     const width = Math.min(72, Math.max(...entries.map(([e]) => e.length)));
     for (const [e, note] of entries) out(`${e.padEnd(width)}   # ${note}`);
-  } else out('# auth: no operation uses the spec\'s security schemes.');
-  for (const name of unused) out(`# ${quoted(name)}: defined by the spec but used by no operation${input.slice ? ' in the slice' : ''}; the server reads nothing for it.`);
+  } else out("# auth: no operation uses the spec's security schemes.");
+  for (const name of unused)
+    out(`# ${quoted(name)}: defined by the spec but used by no operation${input.slice ? ' in the slice' : ''}; the server reads nothing for it.`);
 }
 
 function authValue(s: IrSecurityScheme): string {
@@ -230,7 +242,21 @@ function describeScheme(s: IrSecurityScheme): string {
 }
 
 /** Parameter names that carry a credential, lower case without `-` and `_`. */
-const CREDENTIAL_NAMES: ReadonlySet<string> = new Set(['token', 'accesstoken', 'authtoken', 'apitoken', 'bearertoken', 'sessiontoken', 'apikey', 'xapikey', 'xauthtoken', 'xaccesstoken', 'authorization', 'secret', 'clientsecret']);
+const CREDENTIAL_NAMES: ReadonlySet<string> = new Set([
+  'token',
+  'accesstoken',
+  'authtoken',
+  'apitoken',
+  'bearertoken',
+  'sessiontoken',
+  'apikey',
+  'xapikey',
+  'xauthtoken',
+  'xaccesstoken',
+  'authorization',
+  'secret',
+  'clientsecret',
+]);
 
 /**
  * The argument rules the starter proposes: one hiding each parameter named like a credential
@@ -241,7 +267,8 @@ const CREDENTIAL_NAMES: ReadonlySet<string> = new Set(['token', 'accesstoken', '
 export function proposeArgumentRules(ir: IrServer): Array<{ name: string; hidden: true; env: string }> {
   const counts = new Map<string, number>();
   for (const t of ir.tools) {
-    for (const arg of new Set(t.params.filter((p) => CREDENTIAL_NAMES.has(p.name.toLowerCase().replace(/[-_]/g, ''))).map((p) => p.arg))) counts.set(arg, (counts.get(arg) ?? 0) + 1);
+    for (const arg of new Set(t.params.filter((p) => CREDENTIAL_NAMES.has(p.name.toLowerCase().replace(/[-_]/g, ''))).map((p) => p.arg)))
+      counts.set(arg, (counts.get(arg) ?? 0) + 1);
   }
   const taken = new Set([...reservedVariables(ir.envPrefix), ...ir.securitySchemes.flatMap((s) => Object.values(s.env))]);
   return [...counts]
@@ -249,7 +276,10 @@ export function proposeArgumentRules(ir: IrServer): Array<{ name: string; hidden
     .map(([arg]) => arg)
     .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
     .map((name) => {
-      const stem = `${ir.envPrefix}_${name.toUpperCase().replace(/[^A-Z0-9]+/g, '_').replace(/^_+|_+$/g, '')}`;
+      const stem = `${ir.envPrefix}_${name
+        .toUpperCase()
+        .replace(/[^A-Z0-9]+/g, '_')
+        .replace(/^_+|_+$/g, '')}`;
       let env = stem;
       for (let i = 2; taken.has(env); i++) env = `${stem}_${i}`;
       taken.add(env);
@@ -266,7 +296,7 @@ function argumentsSection(ir: IrServer, out: (...l: string[]) => void): void {
     return;
   }
   out('# Arguments named like a credential on most operations: these rules hide them from the model on');
-  out('# every tool that has them, and the server sends the environment variable\'s value instead');
+  out("# every tool that has them, and the server sends the environment variable's value instead");
   out('# (docs/manifest.md, "Argument rules"). Set the variable where the server runs; delete a rule to');
   out('# let the model send the argument itself.');
   out('arguments:');

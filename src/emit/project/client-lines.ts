@@ -8,15 +8,15 @@
  * Inspector's `--tool-arg <pairs...>` are variadic, so the server's name, URL or command comes
  * before them, never after.
  */
-import type { IrServer } from '../../ir/types.js';
+
 import { shellQuote } from '../../core/shell.js';
+import type { IrServer } from '../../ir/types.js';
 import { clientConfigs, httpHeaderPlaceholders } from './ship.js';
 
 export { shellQuote };
 
 /** The Inspector the lines run: pinned, because on Node 20 an unpinned `npx` picks an old release (newer ones declare Node 22). */
 export const INSPECTOR_PACKAGE = '@modelcontextprotocol/inspector@2.12.0';
-
 
 const line = (words: readonly string[]) => words.map(shellQuote).join(' ');
 
@@ -45,6 +45,17 @@ export function clientLines(ir: IrServer, entry?: { claude?: string; inspector?:
     claudeStdio: line(['claude', 'mcp', 'add', add.name, ...add.env.flatMap((e) => ['-e', e]), '--', 'node', claudeEntry]),
     claudeHttp: line(clients.http.claudeCodeAdd),
     inspectorStdio: line(['npx', '-y', INSPECTOR_PACKAGE, '--cli', ...add.env.flatMap((e) => ['-e', e]), 'node', inspectorEntry, '--method', 'tools/list']),
-    inspectorHttp: line(['npx', '-y', INSPECTOR_PACKAGE, '--cli', clients.http.url, '--transport', 'http', ...httpHeaderPlaceholders(ir).flatMap(([h, v]) => ['--header', `${h}: ${v}`]), '--method', 'tools/list']),
+    inspectorHttp: line([
+      'npx',
+      '-y',
+      INSPECTOR_PACKAGE,
+      '--cli',
+      clients.http.url,
+      '--transport',
+      'http',
+      ...httpHeaderPlaceholders(ir).flatMap(([h, v]) => ['--header', `${h}: ${v}`]),
+      '--method',
+      'tools/list',
+    ]),
   };
 }

@@ -11,10 +11,11 @@
  * required, as every replica must sign with the same one. Printed by hand, every value a
  * double-quoted YAML scalar (JSON string syntax), so the same IR gives the same bytes.
  */
+
+import { SERVE_DEFAULTS, settingNames } from '../../../templates/runtime/process/variables.js';
 import type { IrServer } from '../../ir/types.js';
 import { HASH_HEADER } from '../header.js';
 import { irVariables } from '../ts/entry.js';
-import { SERVE_DEFAULTS, settingNames } from '../../../templates/runtime/process/variables.js';
 
 /** Replicas of the server service. */
 export const COMPOSE_REPLICAS = 3;

@@ -11,8 +11,9 @@
  * the others, and the README names every alternative. A tool with an empty alternative
  * (authentication optional) still counts: its non-empty alternatives are offered the same way.
  */
-import type { IrSecurityScheme, IrServer } from '../../ir/types.js';
+
 import { schemeVariables } from '../../../templates/runtime/process/variables.js';
+import type { IrSecurityScheme, IrServer } from '../../ir/types.js';
 
 /** One way to satisfy a group: its schemes and their variables. */
 export type CredentialAlternative = { schemes: string[]; variables: string[] };

@@ -57,6 +57,7 @@ export function packageDependencies(ir: IrServer): DependencySections {
   const own = generatedDependencies(ir);
   const declared = new Set([...Object.keys(own.dependencies), ...Object.keys(own.devDependencies)]);
   const user = manifestDependencies(ir);
-  const add = (section: keyof DependencySections) => sorted({ ...Object.fromEntries(Object.entries(user[section]).filter(([name]) => !declared.has(name))), ...own[section] });
+  const add = (section: keyof DependencySections) =>
+    sorted({ ...Object.fromEntries(Object.entries(user[section]).filter(([name]) => !declared.has(name))), ...own[section] });
   return { dependencies: add('dependencies'), devDependencies: add('devDependencies') };
 }

@@ -4,17 +4,17 @@
  * `noEscape` + `strict`, spec text only through the `md` helper).
  */
 import type Handlebars from 'handlebars';
+import { CODE_DEFAULTS, SERVE_DEFAULTS, settingNames } from '../../../templates/runtime/process/variables.js';
 import { handlebarsRuntime, projectTemplates } from '../../core/lazy.js';
+import { usesCode } from '../../ir/features/discovery.js';
 import { DEFAULT_PREPROCESSOR_TIMEOUT_MS, runOrder } from '../../ir/features/preprocessors.js';
 import type { IrHandlerRef, IrOperationTool, IrResource, IrSecurityScheme, IrServer } from '../../ir/types.js';
 import { HASH_HEADER, MD_HEADER } from '../header.js';
 import { irVariables } from '../ts/entry.js';
-import { packageDependencies } from './dependencies.js';
 import { clientLines, shellQuote } from './client-lines.js';
 import { credentialPlan } from './credentials.js';
+import { packageDependencies } from './dependencies.js';
 import { clientConfigs, clientHeaderSchemes, clientVariables, defaultDescription, ENTRY_POINT, MCPB_VERSION } from './ship.js';
-import { CODE_DEFAULTS, SERVE_DEFAULTS, settingNames } from '../../../templates/runtime/process/variables.js';
-import { usesCode } from '../../ir/features/discovery.js';
 
 /** A POSIX shell word for any text (re-exported: the README's `sh` helper and older callers). */
 export { shellQuote };
@@ -43,7 +43,12 @@ export function emitPackageJson(ir: IrServer): string {
     types: 'dist/index.d.ts',
     files: ['dist', '.env.example'],
     engines: { node: '>=20.19.0' },
-    scripts: { build: 'tsc -p tsconfig.json', start: `node ${ENTRY_POINT}`, prepack: 'npm run build', ...(ir.policy?.audit?.chain === true ? { 'verify-audit': 'node dist/runtime/policy/verify-audit.js' } : {}) },
+    scripts: {
+      build: 'tsc -p tsconfig.json',
+      start: `node ${ENTRY_POINT}`,
+      prepack: 'npm run build',
+      ...(ir.policy?.audit?.chain === true ? { 'verify-audit': 'node dist/runtime/policy/verify-audit.js' } : {}),
+    },
     ...packageDependencies(ir),
   });
   return json(pkg);
@@ -95,7 +100,6 @@ export function mdCode(value: string): string {
   return `${fence}${pad}${line}${pad}${fence}`;
 }
 
-
 let readme: Handlebars.TemplateDelegate | undefined;
 
 /** ` (a, b)` of the non-empty notes, or nothing. */
@@ -112,7 +116,9 @@ function schemeHow(s: IrSecurityScheme): string {
     case 'basic':
       return 'HTTP basic authentication';
     case 'bearer':
-      return s.fallbackFrom !== undefined ? `static \`Authorization: Bearer\` token (the spec's ${mdText(s.fallbackFrom)} is not performed by the server: obtain a token yourself)` : '`Authorization: Bearer` token';
+      return s.fallbackFrom !== undefined
+        ? `static \`Authorization: Bearer\` token (the spec's ${mdText(s.fallbackFrom)} is not performed by the server: obtain a token yourself)`
+        : '`Authorization: Bearer` token';
     case 'oauth2ClientCredentials': {
       const scopes = s.scopes.length > 0 ? `, scopes ${s.scopes.map(mdText).join(', ')}` : '';
       const relative = /^https?:\/\//i.test(s.tokenUrl) ? '' : ' (relative to the base URL)';
@@ -150,8 +156,12 @@ function toolAuth(t: IrOperationTool): string {
 /** The README's table of tools that accept one of several credentials (see credentials.ts for which is asked). */
 function credentialChoices(ir: IrServer): Array<{ tools: string; alternatives: string }> {
   return credentialPlan(ir).choices.map((c) => ({
-    tools: (c.tools.length > 6 ? `${c.tools.slice(0, 5).map(mdCode).join(', ')} and ${c.tools.length - 5} more` : c.tools.map(mdCode).join(', ')) + (c.optional ? ' (also without credentials)' : ''),
-    alternatives: c.alternatives.map((a, i) => `${a.variables.map(mdCode).join(' + ')} (${a.schemes.map(mdText).join(' + ')})${i === c.asked ? ', asked' : ''}`).join(' **or** '),
+    tools:
+      (c.tools.length > 6 ? `${c.tools.slice(0, 5).map(mdCode).join(', ')} and ${c.tools.length - 5} more` : c.tools.map(mdCode).join(', ')) +
+      (c.optional ? ' (also without credentials)' : ''),
+    alternatives: c.alternatives
+      .map((a, i) => `${a.variables.map(mdCode).join(' + ')} (${a.schemes.map(mdText).join(' + ')})${i === c.asked ? ', asked' : ''}`)
+      .join(' **or** '),
   }));
 }
 
@@ -229,12 +239,29 @@ export function emitReadme(ir: IrServer): string {
       ],
       hasHandlers: ir.extraTools.length > 0 || ir.resourceTemplates.length > 0 || ir.resources.some((r) => r.content.kind === 'handler'),
       customEntry: ir.entry === 'custom',
-      prompts: ir.prompts.map((p) => ({ name: mdCode(p.name), title: p.title ?? '', args: p.arguments.map((a) => `${mdCode(a.name)}${a.required ? '*' : ''}`).join(', ') })),
+      prompts: ir.prompts.map((p) => ({
+        name: mdCode(p.name),
+        title: p.title ?? '',
+        args: p.arguments.map((a) => `${mdCode(a.name)}${a.required ? '*' : ''}`).join(', '),
+      })),
       resources: [
         ...ir.resources.map((r) => ({ uri: mdCode(r.uri), name: r.name, mimeType: r.mimeType ?? '', content: resourceText(r) })),
-        ...ir.resourceTemplates.map((t) => ({ uri: mdCode(t.uriTemplate), name: t.name, mimeType: t.mimeType ?? '', content: `template, ${handlerText(t.handler)}` })),
+        ...ir.resourceTemplates.map((t) => ({
+          uri: mdCode(t.uriTemplate),
+          name: t.name,
+          mimeType: t.mimeType ?? '',
+          content: `template, ${handlerText(t.handler)}`,
+        })),
       ],
-      concerns: ir.concerns && { enforce: ir.concerns.enforce, declarations: ir.concerns.declarations.map((c) => ({ name: mdCode(c.name), values: c.values.map(mdCode).join(', '), default: c.default ?? '', description: c.description ?? '' })) },
+      concerns: ir.concerns && {
+        enforce: ir.concerns.enforce,
+        declarations: ir.concerns.declarations.map((c) => ({
+          name: mdCode(c.name),
+          values: c.values.map(mdCode).join(', '),
+          default: c.default ?? '',
+          description: c.description ?? '',
+        })),
+      },
       codeMode: usesCode(ir) && {
         everywhere: ir.discovery === 'code',
         presets: Object.entries(ir.presetDiscovery ?? {})
@@ -255,7 +282,10 @@ export function emitReadme(ir: IrServer): string {
         mode: ir.reflection.mode,
         sampling: ir.reflection.mode !== 'host',
         host: ir.reflection.mode !== 'sampling',
-        gates: Object.entries(ir.reflection.gates).map(([tool, gates]) => ({ tool, gates: gates.map((g) => `${mdCode(g.domain)}: ${mdCode(g.prompt)}`).join(', ') })),
+        gates: Object.entries(ir.reflection.gates).map(([tool, gates]) => ({
+          tool,
+          gates: gates.map((g) => `${mdCode(g.domain)}: ${mdCode(g.prompt)}`).join(', '),
+        })),
       },
       preprocessors: runOrder(ir.preprocessors).map((p, i) => ({
         order: i + 1,

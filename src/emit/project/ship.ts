@@ -9,10 +9,10 @@
  * templates (`noEscape` + `strict`) fed only text that went through `lineText`.
  */
 import type Handlebars from 'handlebars';
+import type { Variable } from '../../../templates/runtime/process/variables.js';
+import { SERVE_DEFAULTS, settingNames } from '../../../templates/runtime/process/variables.js';
 import { handlebarsRuntime, projectTemplates } from '../../core/lazy.js';
 import type { IrSecurityScheme, IrServer } from '../../ir/types.js';
-import { SERVE_DEFAULTS, settingNames } from '../../../templates/runtime/process/variables.js';
-import type { Variable } from '../../../templates/runtime/process/variables.js';
 import { HASH_HEADER } from '../header.js';
 import { lineText } from '../safe.js';
 import { irVariables } from '../ts/entry.js';
@@ -87,7 +87,9 @@ function headerPlaceholder({ scheme, header }: ClientHeaderScheme): string {
  */
 function httpHeaders(ir: IrServer, value: (name: string, placeholder: string, secretId: string) => string): Array<[string, string]> {
   const own = clientHeaderSchemes(ir);
-  const token: Array<[string, string]> = own.some((h) => h.header.toLowerCase() === 'authorization') ? [] : [['Authorization', value('Authorization', 'Bearer <token>', 'mcp_token')]];
+  const token: Array<[string, string]> = own.some((h) => h.header.toLowerCase() === 'authorization')
+    ? []
+    : [['Authorization', value('Authorization', 'Bearer <token>', 'mcp_token')]];
   return [...token, ...own.map((h): [string, string] => [h.header, value(h.header, headerPlaceholder(h), h.header.toLowerCase().replace(/[^a-z0-9]+/g, '_'))])];
 }
 
@@ -122,18 +124,31 @@ export function clientConfigs(ir: IrServer): {
   const httpInputs: Array<Record<string, unknown>> = [];
   const vscodeHeaders = Object.fromEntries(
     httpHeaders(ir, (name, placeholder, id) => {
-      httpInputs.push({ type: 'promptString', id, description: name === 'Authorization' && id === 'mcp_token' ? `Token of this client in ${settingNames(ir.envPrefix).httpTokens}` : `Value of the ${name} header`, password: true });
+      httpInputs.push({
+        type: 'promptString',
+        id,
+        description:
+          name === 'Authorization' && id === 'mcp_token' ? `Token of this client in ${settingNames(ir.envPrefix).httpTokens}` : `Value of the ${name} header`,
+        password: true,
+      });
       return placeholder.replace(/<[^>]+>(:<[^>]+>)?/, `\${input:${id}}`);
     }),
   );
   return {
     claudeDesktop: { mcpServers: { [ir.name]: { command: 'node', args: [absolute], ...env(placeholder) } } },
     // Claude Code expands ${VAR} (an unset one without default is an error) and ${VAR:-default}
-    claudeCode: { mcpServers: { [ir.name]: { type: 'stdio', command: 'node', args: [ENTRY_POINT], ...env((v) => (v.required ? `\${${v.name}}` : `\${${v.name}:-}`)) } } },
+    claudeCode: {
+      mcpServers: { [ir.name]: { type: 'stdio', command: 'node', args: [ENTRY_POINT], ...env((v) => (v.required ? `\${${v.name}}` : `\${${v.name}:-}`)) } },
+    },
     claudeCodeAdd: { name: ir.name, env: vars.map((v) => `${v.name}=...`), command: ['node', absolute] },
-    vscode: { ...(inputs.length > 0 ? { inputs } : {}), servers: { [ir.name]: { type: 'stdio', command: 'node', args: [`\${workspaceFolder}/${ENTRY_POINT}`], ...env((v) => `\${input:${configKey(v)}}`) } } },
+    vscode: {
+      ...(inputs.length > 0 ? { inputs } : {}),
+      servers: { [ir.name]: { type: 'stdio', command: 'node', args: [`\${workspaceFolder}/${ENTRY_POINT}`], ...env((v) => `\${input:${configKey(v)}}`) } },
+    },
     cursor: { mcpServers: { [ir.name]: { command: 'node', args: [`\${workspaceFolder}/${ENTRY_POINT}`], ...env((v) => `\${env:${v.name}}`) } } },
-    docker: { mcpServers: { [ir.name]: { command: 'docker', args: ['run', '-i', '--rm', ...vars.flatMap((v) => ['-e', v.name]), ir.name], ...env(placeholder) } } },
+    docker: {
+      mcpServers: { [ir.name]: { command: 'docker', args: ['run', '-i', '--rm', ...vars.flatMap((v) => ['-e', v.name]), ir.name], ...env(placeholder) } },
+    },
     http: {
       url,
       // `--header <header...>` is variadic: before the name it would swallow the name and the URL
@@ -162,7 +177,10 @@ export function emitEnvExample(ir: IrServer): string {
   for (const c of plan.choices) {
     c.alternatives.forEach((a, i) => {
       // what the others take instead: without the variables they share with this one
-      const rest = c.alternatives.filter((_, j) => j !== i).map((o) => o.variables.filter((x) => !a.variables.includes(x))).filter((r) => r.length > 0);
+      const rest = c.alternatives
+        .filter((_, j) => j !== i)
+        .map((o) => o.variables.filter((x) => !a.variables.includes(x)))
+        .filter((r) => r.length > 0);
       for (const v of a.variables) others.set(v, [...(others.get(v) ?? []), ...rest]);
     });
   }
@@ -174,7 +192,16 @@ export function emitEnvExample(ir: IrServer): string {
     const only = v.transport === 'http' ? 'HTTP only' : v.transport === 'stdio' ? 'stdio only' : '';
     const alt = v.kind === 'credential' && !v.required ? others.get(v.name) : undefined;
     const asked = alt !== undefined && plan.asked.has(v.name);
-    const need = alt !== undefined && alt.length > 0 ? (asked ? `Required unless ${either(alt)} set instead` : `Optional: set instead of ${either(alt).replace(/ (is|are)$/, '')}`) : v.required ? (v.transport === 'stdio' ? 'Required over stdio' : 'Required') : 'Optional';
+    const need =
+      alt !== undefined && alt.length > 0
+        ? asked
+          ? `Required unless ${either(alt)} set instead`
+          : `Optional: set instead of ${either(alt).replace(/ (is|are)$/, '')}`
+        : v.required
+          ? v.transport === 'stdio'
+            ? 'Required over stdio'
+            : 'Required'
+          : 'Optional';
     const active = v.required || asked;
     const notes = [need, active ? '' : only, v.secret ? 'secret' : '', v.default !== undefined ? `default: ${lineText(v.default)}` : ''].filter(Boolean);
     return {
@@ -193,7 +220,20 @@ export function emitEnvExample(ir: IrServer): string {
  */
 export function emitDockerfile(ir: IrServer): string {
   const names = settingNames(ir.envPrefix);
-  return HASH_HEADER + render('Dockerfile.hbs', { name: ir.name, entry: ENTRY_POINT, reflection: ir.reflection !== undefined, reflectionDir: names.reflectionDir, hostVar: names.host, allowedHosts: names.allowedHosts, tokens: names.httpTokens, drainVar: names.drainMs, port: SERVE_DEFAULTS.port });
+  return (
+    HASH_HEADER +
+    render('Dockerfile.hbs', {
+      name: ir.name,
+      entry: ENTRY_POINT,
+      reflection: ir.reflection !== undefined,
+      reflectionDir: names.reflectionDir,
+      hostVar: names.host,
+      allowedHosts: names.allowedHosts,
+      tokens: names.httpTokens,
+      drainVar: names.drainMs,
+      port: SERVE_DEFAULTS.port,
+    })
+  );
 }
 
 /** Renders `.dockerignore`. */
@@ -249,7 +289,10 @@ export function emitBundleManifest(ir: IrServer): string {
     entry_point: ENTRY_POINT,
     mcp_config: { command: 'node', args: [`\${__dirname}/${ENTRY_POINT}`], ...(Object.keys(env).length > 0 ? { env } : {}) },
   };
-  const tools = [...ir.tools, ...ir.extraTools].map((t) => ({ name: t.name, ...(t.title ?? t.description ? { description: t.title ?? t.description } : {}) }));
+  const tools = [...ir.tools, ...ir.extraTools].map((t) => ({
+    name: t.name,
+    ...((t.title ?? t.description) ? { description: t.title ?? t.description } : {}),
+  }));
   if (tools.length > 0) manifest.tools = tools;
   if (Object.keys(userConfig).length > 0) manifest.user_config = userConfig;
   manifest.compatibility = { platforms: ['darwin', 'win32', 'linux'], runtimes: { node: '>=20.19.0' } };

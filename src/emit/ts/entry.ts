@@ -3,11 +3,12 @@
  * wires up what the manifest uses (extra tools, prompts, resources, concerns) and nothing else,
  * so a project copies only the runtime modules, and needs only the dependencies, it uses.
  */
-import type { IrServer } from '../../ir/types.js';
+
+import { serverVariables, type Variable, type VariableSources, type VariableTool } from '../../../templates/runtime/process/variables.js';
 import { usesCode, usesSearch } from '../../ir/features/discovery.js';
 import { usesTasks } from '../../ir/tools/long-running.js';
+import type { IrServer } from '../../ir/types.js';
 import { TS_HEADER } from '../header.js';
-import { serverVariables, type Variable, type VariableSources, type VariableTool } from '../../../templates/runtime/process/variables.js';
 import { tsLiteral } from '../safe.js';
 import { emitLibraryEntry } from './library.js';
 
@@ -62,7 +63,12 @@ export function variableTools(ir: IrServer): VariableTool[] {
 /** Every environment variable the generated server reads, computed by the runtime's own registry. */
 export function irVariables(ir: IrServer): Variable[] {
   const audit = ir.policy?.audit;
-  return serverVariables({ config: serverConfig(ir), tools: variableTools(ir), ...(ir.reflection ? { reflectionDir: ir.reflection.storeDir } : {}), ...(audit ? { audit: audit.file !== undefined ? { file: audit.file } : {} } : {}) });
+  return serverVariables({
+    config: serverConfig(ir),
+    tools: variableTools(ir),
+    ...(ir.reflection ? { reflectionDir: ir.reflection.storeDir } : {}),
+    ...(audit ? { audit: audit.file !== undefined ? { file: audit.file } : {} } : {}),
+  });
 }
 
 /** Renders `src/config.gen.ts`: the static server settings, as data. */
@@ -157,11 +163,15 @@ export function emitServerEntry(ir: IrServer): string {
   if (p.policy) imports.push("import { policy } from './policy.gen.js';");
   if (p.prompts) imports.push("import { prompts } from './prompts.gen.js';");
   if (p.reflection) imports.push("import { reflection } from './reflection.gen.js';");
-  if (hasResources) imports.push(`import { ${[p.resources ? 'resources' : '', p.templates ? 'resourceTemplates' : ''].filter(Boolean).join(', ')} } from './resources.gen.js';`);
+  if (hasResources)
+    imports.push(
+      `import { ${[p.resources ? 'resources' : '', p.templates ? 'resourceTemplates' : ''].filter(Boolean).join(', ')} } from './resources.gen.js';`,
+    );
   if (p.concerns) imports.push("import { concernCapability, installConcerns } from './runtime/concerns/concern-protocol.js';");
   imports.push("import { main } from './runtime/main.js';");
   if (p.policy) imports.push("import { createPolicy } from './runtime/policy/policy.js';");
-  if (p.preprocessors) imports.push("import { installPreprocessors, preprocessorCapability, withContextPrompt } from './runtime/preprocessors/preprocessors-protocol.js';");
+  if (p.preprocessors)
+    imports.push("import { installPreprocessors, preprocessorCapability, withContextPrompt } from './runtime/preprocessors/preprocessors-protocol.js';");
   // registers the JMESPath evaluator with the result pipeline; servers without projection never load it
   if (p.projection) imports.push("import './runtime/operation/projection.js';");
   if (p.completions) imports.push("import { installCompletions } from './runtime/primitives/completion.js';");
@@ -176,13 +186,20 @@ export function emitServerEntry(ir: IrServer): string {
   if (p.code) imports.push("import { codeSignatures } from './code-signatures.gen.js';");
   imports.push("import { tools } from './tools.gen.js';");
   const head = '#!/usr/bin/env node\n' + TS_HEADER + '\n' + imports.join('\n') + '\n\n';
-  const call = '// --help, --version and --print-config answer on stdout and exit; otherwise the server serves MCP\n// over stdio, or over Streamable HTTP with --transport http (see --help)\n';
+  const call =
+    '// --help, --version and --print-config answer on stdout and exit; otherwise the server serves MCP\n// over stdio, or over Streamable HTTP with --transport http (see --help)\n';
   // code mode: the search tools with code mode's signatures and sandbox, its bounds from <PREFIX>_CODE_* (runtime/code/code-mode.ts)
   const toolSearchDecl =
     p.searchPresets || p.code
       ? `/** ${p.code ? 'Search and code mode' : 'Search mode'}, per concern preset (manifest \`discovery\`): shared by every instance. */\nconst toolSearch = ${p.code ? '{ ...createToolSearch(searchIndex, discovery), code: createCodeMode(codeSignatures, { limits: () => codeLimitsFromEnv(config.envPrefix, process.env) }) }' : 'createToolSearch(searchIndex, discovery)'};\n\n`
       : '';
-  if (plain && ir.entry !== 'custom') return head + toolSearchDecl + call + `await main(config, tools${p.code ? ', { search: toolSearch }' : p.search ? ', { search: createToolSearch(searchIndex) }' : ''});\n`;
+  if (plain && ir.entry !== 'custom')
+    return (
+      head +
+      toolSearchDecl +
+      call +
+      `await main(config, tools${p.code ? ', { search: toolSearch }' : p.search ? ', { search: createToolSearch(searchIndex) }' : ''});\n`
+    );
 
   // list_changed is only ever sent after a concern update, so it is declared only with concerns
   const changing = p.concerns ? '{ listChanged: true }' : '{}';
@@ -218,7 +235,9 @@ export function emitServerEntry(ir: IrServer): string {
   const resourceDefs = [p.resources ? 'resources' : '', p.templates ? 'templates: resourceTemplates' : ''].filter(Boolean).join(', ');
   if (readsResources) install.push(`    const readResource = installResources(server, { ${resourceDefs} }${gateOpt});`);
   if (p.anyPrompts) {
-    const lists = [p.prompts ? '...prompts' : '', p.reflection ? '...reflectionPrompts' : '', p.preprocessors ? 'withContextPrompt(preprocessors)' : ''].filter(Boolean);
+    const lists = [p.prompts ? '...prompts' : '', p.reflection ? '...reflectionPrompts' : '', p.preprocessors ? 'withContextPrompt(preprocessors)' : ''].filter(
+      Boolean,
+    );
     const all = lists.length === 1 && p.prompts ? 'prompts' : `[${lists.join(', ')}]`;
     const promptOpts = readsResources ? (gated ? ', { gate, readResource }' : ', { readResource }') : gateOpt;
     install.push(`    installPrompts(server, ${all}${promptOpts});`);
@@ -234,13 +253,18 @@ export function emitServerEntry(ir: IrServer): string {
   if (p.extraTools) ext.push('  extraTools,');
   ext.push('  capabilities,');
   if (p.reflection) {
-    ext.push('  reflection: (key, extra) => (reflectionGate = new ReflectionGate({ ...reflectionConfigFromEnv(reflection, config.envPrefix, key), ...extra })),');
+    ext.push(
+      '  reflection: (key, extra) => (reflectionGate = new ReflectionGate({ ...reflectionConfigFromEnv(reflection, config.envPrefix, key), ...extra })),',
+    );
     ext.push('  reflectionDir: reflection.storeDir,');
   }
   if (p.preprocessors) ext.push('  preprocessorNames: preprocessors.map((p) => p.name),');
   if (p.search) ext.push(p.searchPresets || p.code ? '  search: toolSearch,' : '  search: createToolSearch(searchIndex),');
   if (p.subscriptions) ext.push('  subscriptions: resourceChanges,');
-  if (p.scoped) ext.push(`  scoped: { ${[p.prompts ? 'prompts' : '', p.resources ? 'resources' : '', p.templates ? 'templates: resourceTemplates' : ''].filter(Boolean).join(', ')} },`);
+  if (p.scoped)
+    ext.push(
+      `  scoped: { ${[p.prompts ? 'prompts' : '', p.resources ? 'resources' : '', p.templates ? 'templates: resourceTemplates' : ''].filter(Boolean).join(', ')} },`,
+    );
   if (p.policy) ext.push('  policy: (context) => createPolicy(policy, { serverName: config.name, serverVersion: config.version, ...context }),');
   if (ir.policy?.audit) ext.push('  audit: policy.audit,');
   // name only the parameters the body uses (the project type-checks with noUnusedParameters)
@@ -248,10 +272,14 @@ export function emitServerEntry(ir: IrServer): string {
   const usesBase = /\bbase\b/.test(body);
   const usesInstance = /\binstance\b/.test(body);
   const params = ['server', ...(usesInstance || usesBase ? [usesInstance ? 'instance' : '_instance'] : []), ...(usesBase ? ['base'] : [])];
-  if (install.length > 0) ext.push(`  install: (${params.join(', ')}) => {\n${p.reflection && p.anyPrompts ? '    const reflectionPrompts = reflectionGate?.promptsFor() ?? [];\n' : ''}${install.join('\n')}\n  },`);
+  if (install.length > 0)
+    ext.push(
+      `  install: (${params.join(', ')}) => {\n${p.reflection && p.anyPrompts ? '    const reflectionPrompts = reflectionGate?.promptsFor() ?? [];\n' : ''}${install.join('\n')}\n  },`,
+    );
   const gateDecl =
-    (p.reflection ? '/** The reflection gate, shared by every instance of this process (made once the state key is known). */\nlet reflectionGate: ReflectionGate | undefined;\n\n' : '') +
-    toolSearchDecl;
+    (p.reflection
+      ? '/** The reflection gate, shared by every instance of this process (made once the state key is known). */\nlet reflectionGate: ReflectionGate | undefined;\n\n'
+      : '') + toolSearchDecl;
   if (ir.entry === 'custom') return emitLibraryEntry(ir, { imports, decls: gateDecl, capabilities: caps, extensions: ext });
   return (
     head +

@@ -5,11 +5,12 @@
  * (one call: the user's `register` from `src/main.ts`, then serve), and the stub of `src/main.ts`,
  * written once and never overwritten (the user's file, as handler stubs are).
  */
-import type { IrServer } from '../../ir/types.js';
-import { usesSearch } from '../../ir/features/discovery.js';
-import { PERSIST_TOOL_NAME } from '../../ir/features/reflection.js';
-import { WITH_CONTEXT_PROMPT } from '../../ir/features/preprocessors.js';
+
 import { SEARCH_TOOL_NAMES } from '../../../templates/runtime/search/search-tools.js';
+import { usesSearch } from '../../ir/features/discovery.js';
+import { WITH_CONTEXT_PROMPT } from '../../ir/features/preprocessors.js';
+import { PERSIST_TOOL_NAME } from '../../ir/features/reflection.js';
+import type { IrServer } from '../../ir/types.js';
 import { TS_HEADER } from '../header.js';
 import { tsLiteral } from '../safe.js';
 
@@ -17,12 +18,23 @@ import { tsLiteral } from '../safe.js';
 export const USER_ENTRY = { file: 'src/main.ts', export: 'register' } as const;
 
 /** What the generated entry's emitter computed: its import lines, declarations, capability lines and `main` option lines. */
-export type EntryPieces = { readonly imports: readonly string[]; readonly decls: string; readonly capabilities: readonly string[]; readonly extensions: readonly string[] };
+export type EntryPieces = {
+  readonly imports: readonly string[];
+  readonly decls: string;
+  readonly capabilities: readonly string[];
+  readonly extensions: readonly string[];
+};
 
 /** What the server has before any registration (runtime `Taken`): a registration of one of these throws. */
 export function takenNames(ir: IrServer): { tools: string[]; prompts: string[]; resources: string[]; resourceTemplates: string[] } {
   const hostFlow = ir.reflection !== undefined && ir.reflection.mode !== 'sampling';
-  const tools = [...ir.tools.map((t) => t.name), ...ir.extraTools.map((t) => t.name), ...ir.preprocessors.map((p) => p.name), ...(hostFlow ? [PERSIST_TOOL_NAME] : []), ...(usesSearch(ir) ? Object.values(SEARCH_TOOL_NAMES) : [])];
+  const tools = [
+    ...ir.tools.map((t) => t.name),
+    ...ir.extraTools.map((t) => t.name),
+    ...ir.preprocessors.map((p) => p.name),
+    ...(hostFlow ? [PERSIST_TOOL_NAME] : []),
+    ...(usesSearch(ir) ? Object.values(SEARCH_TOOL_NAMES) : []),
+  ];
   const gatePrompts = [...new Set(Object.values(ir.reflection?.gates ?? {}).flatMap((gates) => gates.map((g) => g.prompt)))];
   const prompts = [...ir.prompts.map((p) => p.name), ...gatePrompts, ...(ir.preprocessors.length > 0 ? [WITH_CONTEXT_PROMPT] : [])];
   return { tools, prompts, resources: ir.resources.map((r) => r.uri), resourceTemplates: ir.resourceTemplates.map((t) => t.uriTemplate) };
@@ -35,10 +47,17 @@ export function emitLibraryEntry(ir: IrServer, pieces: EntryPieces): string {
   const typeImport = "import type { ServerCapabilities } from '@modelcontextprotocol/server';";
   const imports = [...(hasCaps && !pieces.imports.includes(typeImport) ? [typeImport] : []), ...pieces.imports]
     .filter((line) => hasCaps || !line.includes('ServerCapabilities'))
-    .map((line) => (line === "import { main } from './runtime/main.js';" ? "import { createLibraryServer } from './runtime/library.js';\nimport type { LibraryServer } from './runtime/library.js';" : line));
+    .map((line) =>
+      line === "import { main } from './runtime/main.js';"
+        ? "import { createLibraryServer } from './runtime/library.js';\nimport type { LibraryServer } from './runtime/library.js';"
+        : line,
+    );
   // the policy's rules and limits select registered primitives too (runtime/policy/registered-policy.ts)
-  const ext = [...(hasCaps ? [] : ['  capabilities,']), ...pieces.extensions].map((l) => l.replace('createPolicy(policy, ', 'createPolicy(registeredPolicy(policy, registry.primitives()), '));
-  if (ext.some((l) => l.includes('registeredPolicy('))) imports.push("import { withRegistered as registeredPolicy } from './runtime/policy/registered-policy.js';");
+  const ext = [...(hasCaps ? [] : ['  capabilities,']), ...pieces.extensions].map((l) =>
+    l.replace('createPolicy(policy, ', 'createPolicy(registeredPolicy(policy, registry.primitives()), '),
+  );
+  if (ext.some((l) => l.includes('registeredPolicy(')))
+    imports.push("import { withRegistered as registeredPolicy } from './runtime/policy/registered-policy.js';");
   const body = ext.map((l) => '    ' + l.replace(/\n/g, '\n    ')).join('\n');
   const concerns = ir.concerns !== undefined ? ', concerns: concerns.declarations' : '';
   return (
@@ -49,7 +68,10 @@ export function emitLibraryEntry(ir: IrServer, pieces: EntryPieces): string {
     "export type { LibraryServer, RegisteredPrompt, RegisteredResource, RegisteredResourceTemplate, ServeCall, ToolDefinition, ToolHandler } from './runtime/library.js';\n" +
     "export type { ExtraToolContext } from './runtime/tools/extra-tools.js';\n\n" +
     pieces.decls +
-    (hasCaps ? '/** What the manifest makes this server declare: only the primitive kinds it has, and its protocol extensions. */\n' + `const declared: ServerCapabilities = {\n${pieces.capabilities.join('\n')}\n};\n\n` : '') +
+    (hasCaps
+      ? '/** What the manifest makes this server declare: only the primitive kinds it has, and its protocol extensions. */\n' +
+        `const declared: ServerCapabilities = {\n${pieces.capabilities.join('\n')}\n};\n\n`
+      : '') +
     '/** Tool names, prompt names, resource URIs and URI templates the server has before any registration. */\n' +
     `const taken = ${tsLiteral(takenNames(ir), 2)};\n\n` +
     '/**\n * This server before it serves: register tools, prompts, resources and resource templates in code\n * (`registerTool`, `registerPrompt`, `registerResource`, `registerResourceTemplate`), then `serve()`.\n */\n' +

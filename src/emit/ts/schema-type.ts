@@ -5,8 +5,9 @@
  * Schema says more than TypeScript can (formats, patterns, bounds): the runtime validator, not
  * the type, enforces those. Very deep schemas degrade to `unknown` rather than blow up tsc.
  */
-import { docComment, propKey, tsLiteral } from '../safe.js';
+
 import { isObject } from '../../core/json.js';
+import { docComment, propKey, tsLiteral } from '../safe.js';
 
 /** Context of one conversion. */
 export type TypeContext = {

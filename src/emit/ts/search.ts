@@ -4,10 +4,11 @@
  * and mcpgen's WordNet lexicon (ir/features/search-lexicon.ts), embedded as one string the server loads at
  * start-up, so no start-up time is spent indexing and the ranking is fixed by the build.
  */
-import type { IrServer } from '../../ir/types.js';
-import { buildSearchIndex } from '../../../templates/runtime/search/search-index.js';
+
 import type { SearchSource } from '../../../templates/runtime/search/search-index.js';
+import { buildSearchIndex } from '../../../templates/runtime/search/search-index.js';
 import { wordnetLexicon } from '../../ir/features/search-lexicon.js';
+import type { IrServer } from '../../ir/types.js';
 import { TS_HEADER } from '../header.js';
 import { tsLiteral, tsString } from '../safe.js';
 
@@ -36,8 +37,15 @@ export function searchSources(ir: IrServer): SearchSource[] {
  * `discovery.presets`), also `discovery`: the mode without a preset and each such preset's.
  */
 export function emitSearchIndexFile(ir: IrServer): string {
-  const index = TS_HEADER + '\n/** The index `search_tools` ranks with (BM25F over tool fields and their WordNet words, serialised at build time). */\n' + `export const searchIndex: string = ${tsString(buildSearchIndex(searchSources(ir), wordnetLexicon()))};\n`;
+  const index =
+    TS_HEADER +
+    '\n/** The index `search_tools` ranks with (BM25F over tool fields and their WordNet words, serialised at build time). */\n' +
+    `export const searchIndex: string = ${tsString(buildSearchIndex(searchSources(ir), wordnetLexicon()))};\n`;
   if (ir.presetDiscovery === undefined && ir.discovery !== 'code') return index;
   const modes = { mode: ir.discovery ?? 'list', presets: ir.presetDiscovery };
-  return index + '\n/** What `tools/list` lists (manifest `discovery`): the search tools (`search`) or the tools (`list`), without a preset and per preset. */\n' + `export const discovery = ${tsLiteral(modes, 2)} as const;\n`;
+  return (
+    index +
+    '\n/** What `tools/list` lists (manifest `discovery`): the search tools (`search`) or the tools (`list`), without a preset and per preset. */\n' +
+    `export const discovery = ${tsLiteral(modes, 2)} as const;\n`
+  );
 }

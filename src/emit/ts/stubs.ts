@@ -21,12 +21,29 @@ const isRef = (c: unknown): c is IrHandlerRef => typeof c === 'object' && c !== 
 /** Every handler reference of the server with what it serves, in manifest order. */
 function handlerUses(ir: IrServer): Array<{ ref: IrHandlerRef; use: Use }> {
   return [
-    ...ir.extraTools.map((t) => ({ ref: t.handler, use: { kind: 'tool', name: t.name, argsTypeName: t.argsTypeName, resultTypeName: t.resultTypeName, ...(t.uses && t.contextTypeName ? { contextTypeName: t.contextTypeName } : {}) } as Use })),
+    ...ir.extraTools.map((t) => ({
+      ref: t.handler,
+      use: {
+        kind: 'tool',
+        name: t.name,
+        argsTypeName: t.argsTypeName,
+        resultTypeName: t.resultTypeName,
+        ...(t.uses && t.contextTypeName ? { contextTypeName: t.contextTypeName } : {}),
+      } as Use,
+    })),
     ...ir.resources.flatMap((r) => (r.content.kind === 'handler' ? [{ ref: r.content.handler, use: { kind: 'resource', uri: r.uri } as Use }] : [])),
     ...ir.resourceTemplates.map((t) => ({ ref: t.handler, use: { kind: 'template', uriTemplate: t.uriTemplate } as Use })),
     ...ir.preprocessors.map((p) => ({ ref: p.handler, use: { kind: 'preprocessor', name: p.name } as Use })),
-    ...ir.prompts.flatMap((p) => p.arguments.flatMap((a) => (isRef(a.complete) ? [{ ref: a.complete, use: { kind: 'completion', what: `argument ${a.name} of the prompt ${p.name}` } as Use }] : []))),
-    ...ir.resourceTemplates.flatMap((t) => Object.entries(t.complete ?? {}).flatMap(([v, c]) => (isRef(c) ? [{ ref: c, use: { kind: 'completion', what: `variable ${v} of the resource template ${t.uriTemplate}` } as Use }] : []))),
+    ...ir.prompts.flatMap((p) =>
+      p.arguments.flatMap((a) =>
+        isRef(a.complete) ? [{ ref: a.complete, use: { kind: 'completion', what: `argument ${a.name} of the prompt ${p.name}` } as Use }] : [],
+      ),
+    ),
+    ...ir.resourceTemplates.flatMap((t) =>
+      Object.entries(t.complete ?? {}).flatMap(([v, c]) =>
+        isRef(c) ? [{ ref: c, use: { kind: 'completion', what: `variable ${v} of the resource template ${t.uriTemplate}` } as Use }] : [],
+      ),
+    ),
   ];
 }
 
@@ -95,7 +112,9 @@ function stub(file: string, uses: ReadonlyArray<{ ref: IrHandlerRef; use: Use }>
     } else if (use.kind === 'preprocessor') {
       need('PreprocessorContext');
       fns.push(
-        docComment(`Preprocessor \`${use.name}\`: gets the user input, returns context for it (text, any JSON value, or \`{ content: [...] }\`); \`undefined\` adds nothing. Honour \`ctx.signal\`: it fires at the timeout.`) +
+        docComment(
+          `Preprocessor \`${use.name}\`: gets the user input, returns context for it (text, any JSON value, or \`{ content: [...] }\`); \`undefined\` adds nothing. Honour \`ctx.signal\`: it fires at the timeout.`,
+        ) +
           `export async function ${ref.exportName}(_request: { input: string }, _ctx: PreprocessorContext): Promise<unknown> {\n` +
           `  throw new Error(${tsString(`the ${use.name} preprocessor is not implemented yet: ${edit}`)});\n}\n`,
       );

@@ -37,18 +37,27 @@ export function emitToolsFile(ir: IrServer): string {
 
   const parts: string[] = [TS_HEADER, '\n'];
   const usesShared = ir.sharedDefs.input.length + ir.sharedDefs.output.length > 0;
-  parts.push(usesShared ? "import { withDefs } from './runtime/core/defs.js';\nimport type { JsonSchema, OperationTool } from './runtime/core/types.js';\n" : "import type { OperationTool } from './runtime/core/types.js';\n");
+  parts.push(
+    usesShared
+      ? "import { withDefs } from './runtime/core/defs.js';\nimport type { JsonSchema, OperationTool } from './runtime/core/types.js';\n"
+      : "import type { OperationTool } from './runtime/core/types.js';\n",
+  );
   for (const mode of ['input', 'output'] as const) {
     const table = ir.sharedDefs[mode];
     if (table.length === 0) continue;
     const names = new Map(table.map((d) => [d.name, d.typeName]));
     const ctx: TypeContext = { defType: (d) => names.get(d) ?? 'unknown' };
     for (const { name, typeName, schema: body } of table) {
-      const doc = typeof body === 'object' && body !== null && typeof (body as JsonSchema).description === 'string' ? ((body as JsonSchema).description as string) : `Schema definition \`${name}\`.`;
+      const doc =
+        typeof body === 'object' && body !== null && typeof (body as JsonSchema).description === 'string'
+          ? ((body as JsonSchema).description as string)
+          : `Schema definition \`${name}\`.`;
       parts.push(`\n${docComment(doc)}export type ${typeName} = ${schemaType(body, ctx)};\n`);
     }
     const entries = table.map((d): [string, unknown] => [d.name, d.schema]);
-    parts.push(`\n/** Schema definitions shared by the tools' ${mode} schemas. */\nconst ${mode}Defs: Readonly<Record<string, JsonSchema>> = ${tsLiteral(Object.fromEntries(entries), 2)};\n`);
+    parts.push(
+      `\n/** Schema definitions shared by the tools' ${mode} schemas. */\nconst ${mode}Defs: Readonly<Record<string, JsonSchema>> = ${tsLiteral(Object.fromEntries(entries), 2)};\n`,
+    );
   }
 
   const schemaExpr = (schema: JsonSchema): string => {
@@ -62,8 +71,25 @@ export function emitToolsFile(ir: IrServer): string {
   for (const t of [...ir.tools, ...apiOnly]) {
     // an API-only operation is no tool: its doc says what calls it
     const what = api.has(t) ? `\`${t.operationId ?? t.name}\` operation (not a tool: extra tools call it through \`ctx.api\`)` : `\`${t.name}\` tool`;
-    parts.push('\n' + declareSchemaType({ name: t.argsTypeName, schema: t.inputSchema, doc: `Arguments of the ${what}.`, ...(t.inputDefTypes ? { defTypes: t.inputDefTypes } : {}) }));
-    if (t.outputSchema) parts.push('\n' + declareSchemaType({ name: t.resultTypeName, schema: t.outputSchema, doc: `Structured result of the ${what}.`, ...(t.outputDefTypes ? { defTypes: t.outputDefTypes } : {}) }));
+    parts.push(
+      '\n' +
+        declareSchemaType({
+          name: t.argsTypeName,
+          schema: t.inputSchema,
+          doc: `Arguments of the ${what}.`,
+          ...(t.inputDefTypes ? { defTypes: t.inputDefTypes } : {}),
+        }),
+    );
+    if (t.outputSchema)
+      parts.push(
+        '\n' +
+          declareSchemaType({
+            name: t.resultTypeName,
+            schema: t.outputSchema,
+            doc: `Structured result of the ${what}.`,
+            ...(t.outputDefTypes ? { defTypes: t.outputDefTypes } : {}),
+          }),
+      );
     parts.push(
       `\n${docComment(`${t.method} ${t.path}${t.title ? ` — ${t.title}` : ''}`)}` +
         `export const ${t.constName}: OperationTool<${t.argsTypeName}> = ${toolExpr(t, schemaExpr)};\n`,
@@ -71,7 +97,9 @@ export function emitToolsFile(ir: IrServer): string {
   }
   // each element widened to `OperationTool`: an array of 5,000 differently typed constants would
   // otherwise be typed as their union, whose subtype reduction fails with TS2590 from ~1,400 tools
-  parts.push(`\n/** Every tool of this server, in spec order. */\nexport const tools: readonly OperationTool[] = [\n${ir.tools.map((t) => `  ${t.constName} as OperationTool,\n`).join('')}];\n`);
+  parts.push(
+    `\n/** Every tool of this server, in spec order. */\nexport const tools: readonly OperationTool[] = [\n${ir.tools.map((t) => `  ${t.constName} as OperationTool,\n`).join('')}];\n`,
+  );
   return parts.join('');
 }
 

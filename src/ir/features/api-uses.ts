@@ -6,8 +6,8 @@
  * the generated project does not grow with the operations nobody calls.
  */
 import type { Diagnostics, Location } from '../../core/diagnostics.js';
-import type { RawOperation } from '../../openapi/operations.js';
 import { suggest } from '../../core/suggest.js';
+import type { RawOperation } from '../../openapi/operations.js';
 import type { IrExtraTool, IrOperationTool } from '../types.js';
 
 /** The operations named in `uses`, by extra tool, and those among them that are not tools. */
@@ -35,7 +35,12 @@ export function usedOperations(input: {
         return true;
       }
       const near = suggest(id, ids);
-      input.diagnostics.error('MCPGEN_UNKNOWN_OPERATION', `extraTools[${i}].uses names operationId "${id}", which the spec does not have`, near ? `did you mean "${near}"?` : 'name operations by their operationId in the OpenAPI document', input.locateManifest(`/extraTools/${i}/uses/${j}`));
+      input.diagnostics.error(
+        'MCPGEN_UNKNOWN_OPERATION',
+        `extraTools[${i}].uses names operationId "${id}", which the spec does not have`,
+        near ? `did you mean "${near}"?` : 'name operations by their operationId in the OpenAPI document',
+        input.locateManifest(`/extraTools/${i}/uses/${j}`),
+      );
       return false;
     }),
   );
@@ -57,7 +62,17 @@ export function attachUses(extraTools: IrExtraTool[], byTool: ReadonlyArray<read
     const base = t.argsTypeName.replace(/Args$/, '');
     t.uses = ids.flatMap((id) => {
       const op = byId.get(id);
-      return op ? [{ operationId: id, tool: op.name, constName: op.constName, argsTypeName: op.argsTypeName, ...(op.outputSchema ? { resultTypeName: op.resultTypeName } : {}) }] : [];
+      return op
+        ? [
+            {
+              operationId: id,
+              tool: op.name,
+              constName: op.constName,
+              argsTypeName: op.argsTypeName,
+              ...(op.outputSchema ? { resultTypeName: op.resultTypeName } : {}),
+            },
+          ]
+        : [];
     });
     t.apiTypeName = `${base}Api`;
     t.contextTypeName = `${base}Context`;

@@ -8,8 +8,8 @@
  * signature stays a few hundred characters even for GitHub's largest results.
  */
 import { codeName } from '../../../templates/runtime/code/code-mode-name.js';
-import type { IrServer } from '../types.js';
 import { isObject } from '../../core/json.js';
+import type { IrServer } from '../types.js';
 
 /** Bounds of one signature. */
 const LIMITS = {
@@ -39,7 +39,14 @@ function literal(v: unknown): string {
   return 'unknown';
 }
 
-type Ctx = { readonly defs: Record<string, unknown>; readonly depth: number; readonly props: number; readonly nestedProps: number; readonly seen: ReadonlySet<string>; readonly omit?: (key: string) => boolean };
+type Ctx = {
+  readonly defs: Record<string, unknown>;
+  readonly depth: number;
+  readonly props: number;
+  readonly nestedProps: number;
+  readonly seen: ReadonlySet<string>;
+  readonly omit?: (key: string) => boolean;
+};
 
 /** The compact TypeScript type of a schema. */
 function typeOf(schema: unknown, ctx: Ctx, level: number): string {
@@ -73,7 +80,11 @@ function typeOf(schema: unknown, ctx: Ctx, level: number): string {
     }
     return typeOf(merged, ctx, level);
   }
-  const types = Array.isArray(schema.type) ? schema.type.filter((t): t is string => typeof t === 'string') : typeof schema.type === 'string' ? [schema.type] : [];
+  const types = Array.isArray(schema.type)
+    ? schema.type.filter((t): t is string => typeof t === 'string')
+    : typeof schema.type === 'string'
+      ? [schema.type]
+      : [];
   if (types.length === 0) {
     if (isObject(schema.properties)) types.push('object');
     else if (schema.items !== undefined) types.push('array');
@@ -131,17 +142,43 @@ function objectOf(schema: Record<string, unknown>, ctx: Ctx, level: number): str
  * what code receives (code-mode.ts unwraps it).
  */
 export function codeSignature(name: string, inputSchema: unknown, outputSchema: unknown, wrapped = false, omit: readonly string[] = []): string {
-  const patterns = omit.map((p) => new RegExp(`^${p.split('*').map((x) => x.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`));
+  const patterns = omit.map(
+    (p) =>
+      new RegExp(
+        `^${p
+          .split('*')
+          .map((x) => x.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+          .join('.*')}$`,
+      ),
+  );
   const omitted = (key: string) => patterns.some((re) => re.test(key));
   const defsOf = (s: unknown) => (isObject(s) && isObject(s.$defs) ? s.$defs : {});
-  const input = typeOf(inputSchema, { defs: defsOf(inputSchema), depth: LIMITS.inputDepth, props: LIMITS.inputProps, nestedProps: LIMITS.inputProps, seen: new Set() }, 0);
+  const input = typeOf(
+    inputSchema,
+    { defs: defsOf(inputSchema), depth: LIMITS.inputDepth, props: LIMITS.inputProps, nestedProps: LIMITS.inputProps, seen: new Set() },
+    0,
+  );
   const args = input === 'Record<string, unknown>' || input === '{}' || input === 'unknown' ? 'args?: {}' : `args: ${input}`;
   const head = `api.${codeName(name)}(${args})`;
   if (wrapped && isObject(outputSchema)) {
     const data = isObject(outputSchema.properties) ? outputSchema.properties.data : undefined;
     outputSchema = data === undefined ? undefined : { ...(isObject(data) ? data : {}), ...(isObject(outputSchema.$defs) ? { $defs: outputSchema.$defs } : {}) };
   }
-  const output = outputSchema === undefined ? 'unknown' : typeOf(outputSchema, { defs: defsOf(outputSchema), depth: LIMITS.outputDepth, props: LIMITS.outputProps, nestedProps: LIMITS.nestedOutputProps, seen: new Set(), omit: omitted }, 0);
+  const output =
+    outputSchema === undefined
+      ? 'unknown'
+      : typeOf(
+          outputSchema,
+          {
+            defs: defsOf(outputSchema),
+            depth: LIMITS.outputDepth,
+            props: LIMITS.outputProps,
+            nestedProps: LIMITS.nestedOutputProps,
+            seen: new Set(),
+            omit: omitted,
+          },
+          0,
+        );
   const full = `${head}: Promise<${output}>`;
   return full.length <= LIMITS.chars ? full : `${head}: Promise<unknown>`;
 }
@@ -150,6 +187,12 @@ export function codeSignature(name: string, inputSchema: unknown, outputSchema: 
 export function codeSignatures(ir: Pick<IrServer, 'tools' | 'results'>): Record<string, string> {
   const omit = ir.results.compact ? ir.results.omit : [];
   const out: Record<string, string> = {};
-  for (const t of ir.tools) Object.defineProperty(out, t.name, { value: codeSignature(t.name, t.inputSchema, t.outputSchema, t.resultShape === 'wrapped', t.results?.compact === false ? [] : (t.results?.omit ?? omit)), enumerable: true, writable: true, configurable: true });
+  for (const t of ir.tools)
+    Object.defineProperty(out, t.name, {
+      value: codeSignature(t.name, t.inputSchema, t.outputSchema, t.resultShape === 'wrapped', t.results?.compact === false ? [] : (t.results?.omit ?? omit)),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   return out;
 }

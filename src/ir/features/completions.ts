@@ -33,14 +33,18 @@ function enumStrings(list: unknown): string[] {
 export function parameterEnumLookup(ops: readonly RawOperation[], deref: (node: unknown) => unknown): ParameterEnumLookup {
   return (b) => {
     const op = ops.find((o) => o.operationId === b.operation);
-    if (op === undefined) return { error: `no operation has operationId ${JSON.stringify(b.operation)}`, help: 'name an operationId of the OpenAPI description' };
+    if (op === undefined)
+      return { error: `no operation has operationId ${JSON.stringify(b.operation)}`, help: 'name an operationId of the OpenAPI description' };
     const params = [op.pathItem.parameters, op.node.parameters].flatMap((list) => (Array.isArray(list) ? list.map((p) => deref(p)) : [])).filter(isObject);
     // operation-level parameters win over path-level ones of the same name and location
     const matches = params.filter((p) => p.name === b.name && (b.in === undefined || p.in === b.in)).reverse();
     const param = matches[0];
     if (param === undefined) {
       const names = [...new Set(params.map((p) => String(p.name)))];
-      return { error: `operation ${b.operation} has no parameter ${JSON.stringify(b.name)}${b.in ? ` in ${b.in}` : ''}`, help: names.length > 0 ? `its parameters: ${names.join(', ')}` : 'the operation has no parameters' };
+      return {
+        error: `operation ${b.operation} has no parameter ${JSON.stringify(b.name)}${b.in ? ` in ${b.in}` : ''}`,
+        help: names.length > 0 ? `its parameters: ${names.join(', ')}` : 'the operation has no parameters',
+      };
     }
     const schema = deref(isObject(param.schema) ? param.schema : param);
     let values = isObject(schema) ? enumStrings(schema.enum) : [];
@@ -48,7 +52,11 @@ export function parameterEnumLookup(ops: readonly RawOperation[], deref: (node: 
       const items = deref(schema.items);
       if (isObject(items)) values = enumStrings(items.enum);
     }
-    if (values.length === 0) return { error: `parameter ${JSON.stringify(b.name)} of operation ${b.operation} has no enum to complete from`, help: 'give the values under `complete` instead' };
+    if (values.length === 0)
+      return {
+        error: `parameter ${JSON.stringify(b.name)} of operation ${b.operation} has no enum to complete from`,
+        help: 'give the values under `complete` instead',
+      };
     return { values };
   };
 }

@@ -4,9 +4,9 @@
  * tools included), with did-you-mean hints.
  */
 import { type Diagnostics, escapePointerToken, type Location } from '../../core/diagnostics.js';
-import type { ConcernKind, ResolvedManifest } from '../../manifest/load.js';
 import { suggest } from '../../core/suggest.js';
-import { entryLabel, type ExcludedReferences } from '../tools/excluded.js';
+import type { ConcernKind, ResolvedManifest } from '../../manifest/load.js';
+import { type ExcludedReferences, entryLabel } from '../tools/excluded.js';
 import type { IrConcerns } from '../types.js';
 
 /** Inputs of {@link buildConcerns}. */
@@ -34,12 +34,22 @@ export function buildConcerns(input: ConcernsInput): IrConcerns | undefined {
   const byName = new Map<string, { values: string[] }>();
   declared.forEach((c, i) => {
     if (byName.has(c.name)) {
-      diagnostics.error('MCPGEN_DUPLICATE_PRIMITIVE', `concern ${JSON.stringify(c.name)} is declared twice`, 'merge the two declarations', locateManifest(`/concerns/${i}/name`));
+      diagnostics.error(
+        'MCPGEN_DUPLICATE_PRIMITIVE',
+        `concern ${JSON.stringify(c.name)} is declared twice`,
+        'merge the two declarations',
+        locateManifest(`/concerns/${i}/name`),
+      );
       return;
     }
     byName.set(c.name, { values: c.values });
     if (c.default !== undefined && !c.values.includes(c.default)) {
-      diagnostics.error('MCPGEN_UNKNOWN_CONCERN_VALUE', `default ${JSON.stringify(c.default)} of concern ${JSON.stringify(c.name)} is not one of its values`, hint(c.default, c.values), locateManifest(`/concerns/${i}/default`));
+      diagnostics.error(
+        'MCPGEN_UNKNOWN_CONCERN_VALUE',
+        `default ${JSON.stringify(c.default)} of concern ${JSON.stringify(c.name)} is not one of its values`,
+        hint(c.default, c.values),
+        locateManifest(`/concerns/${i}/default`),
+      );
     }
   });
 
@@ -59,7 +69,12 @@ export function buildConcerns(input: ConcernsInput): IrConcerns | undefined {
     values.forEach((v, k) => {
       if (decl.values.includes(v)) return;
       ok = false;
-      diagnostics.error('MCPGEN_UNKNOWN_CONCERN_VALUE', `${JSON.stringify(v)} is not a value of concern ${JSON.stringify(concern)}`, hint(v, decl.values), locateManifest(Array.isArray(value) ? `${at}/${k}` : at));
+      diagnostics.error(
+        'MCPGEN_UNKNOWN_CONCERN_VALUE',
+        `${JSON.stringify(v)} is not a value of concern ${JSON.stringify(concern)}`,
+        hint(v, decl.values),
+        locateManifest(Array.isArray(value) ? `${at}/${k}` : at),
+      );
     });
     return ok;
   };
@@ -79,13 +94,22 @@ export function buildConcerns(input: ConcernsInput): IrConcerns | undefined {
         }
         const gated = kind === 'prompts' ? input.gatePrompts?.get(id) : undefined;
         if (gated !== undefined) {
-          diagnostics.error('MCPGEN_UNKNOWN_PRIMITIVE', `prompt ${JSON.stringify(id)} is a reflection gate prompt, which follows its tool and cannot be mapped to concerns`, `map the gated tool instead: concernMappings.tools.${gated}`, locateManifest(at, { key: true }));
+          diagnostics.error(
+            'MCPGEN_UNKNOWN_PRIMITIVE',
+            `prompt ${JSON.stringify(id)} is a reflection gate prompt, which follows its tool and cannot be mapped to concerns`,
+            `map the gated tool instead: concernMappings.tools.${gated}`,
+            locateManifest(at, { key: true }),
+          );
           continue;
         }
         // a near name may be one the user left out: say so rather than hide it
         const left = kind === 'tools' ? [...(input.excluded?.toolNames ?? [])] : [];
         const near = suggest(id, [...known, ...left]);
-        const help = near ? `did you mean "${near}"?${known.includes(near) ? '' : ' (include/exclude leave it out)'}` : known.length > 0 ? `map one of the server's ${KIND_LABEL[kind]}s` : `the server has no ${KIND_LABEL[kind]}s`;
+        const help = near
+          ? `did you mean "${near}"?${known.includes(near) ? '' : ' (include/exclude leave it out)'}`
+          : known.length > 0
+            ? `map one of the server's ${KIND_LABEL[kind]}s`
+            : `the server has no ${KIND_LABEL[kind]}s`;
         diagnostics.error('MCPGEN_UNKNOWN_PRIMITIVE', `${KIND_LABEL[kind]} ${JSON.stringify(id)} does not exist`, help, locateManifest(at, { key: true }));
         continue;
       }
@@ -106,7 +130,12 @@ export function buildConcerns(input: ConcernsInput): IrConcerns | undefined {
 
   const declarations = declared
     .filter((c, i) => declared.findIndex((d) => d.name === c.name) === i)
-    .map((c) => ({ name: c.name, ...(c.description !== undefined ? { description: c.description } : {}), values: [...c.values], ...(c.default !== undefined ? { default: c.default } : {}) }));
+    .map((c) => ({
+      name: c.name,
+      ...(c.description !== undefined ? { description: c.description } : {}),
+      values: [...c.values],
+      ...(c.default !== undefined ? { default: c.default } : {}),
+    }));
   return { declarations, mappings, presets, exposeInMeta: m.exposeInMeta, enforce: m.enforce };
 }
 

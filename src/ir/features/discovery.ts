@@ -30,7 +30,9 @@ export function resolveDiscovery(
       opts.diagnostics.error(
         'MCPGEN_UNKNOWN_PRESET',
         `discovery.presets names preset ${JSON.stringify(name)}, which concernPresets does not declare`,
-        presets.length > 0 ? `use one of ${presets.map((d) => JSON.stringify(d)).join(', ')}` : 'declare it under `concernPresets`, or set `discovery.mode` for the whole server',
+        presets.length > 0
+          ? `use one of ${presets.map((d) => JSON.stringify(d)).join(', ')}`
+          : 'declare it under `concernPresets`, or set `discovery.mode` for the whole server',
         opts.locate(`/discovery/presets/${escapePointerToken(name)}`, { key: true }),
       );
       continue;

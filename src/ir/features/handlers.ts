@@ -52,12 +52,21 @@ export function handlerResolver(input: HandlerResolverInput): HandlerResolver {
     ref(value, pointer) {
       const { file: f, exportName } = split(value);
       if (generatedPath(f)) {
-        input.diagnostics.error('MCPGEN_HANDLER_INVALID', `handler file src/${f} is a file mcpgen generates`, 'put handlers in a folder of their own, e.g. `handlers/tools.ts#myTool`', input.locateManifest(pointer));
+        input.diagnostics.error(
+          'MCPGEN_HANDLER_INVALID',
+          `handler file src/${f} is a file mcpgen generates`,
+          'put handlers in a folder of their own, e.g. `handlers/tools.ts#myTool`',
+          input.locateManifest(pointer),
+        );
       } else if (identifier(exportName) !== exportName) {
-        input.diagnostics.error('MCPGEN_HANDLER_INVALID', `handler name "${exportName}" is a reserved word`, 'name the exported function differently', input.locateManifest(pointer));
+        input.diagnostics.error(
+          'MCPGEN_HANDLER_INVALID',
+          `handler name "${exportName}" is a reserved word`,
+          'name the exported function differently',
+          input.locateManifest(pointer),
+        );
       }
       return { file: f, exportName, moduleAlias: aliases.get(f)!, importPath: `./${f.replace(/\.ts$/, '.js')}`, origin: { file, pointer } };
     },
   };
 }
-

@@ -19,15 +19,15 @@
  * - `kinds`: restricts the selector to those kinds.
  */
 import picomatch from 'picomatch';
-import { type Diagnostics, escapePointerToken, type Location } from '../../core/diagnostics.js';
-import type { Policy, PolicySelector, ToolLimits as ManifestToolLimits } from '../../manifest/types.gen.js';
-import { suggest } from '../../core/suggest.js';
-import { entryLabel, type ExcludedReferences } from '../tools/excluded.js';
 import { PERSIST_TOOL } from '../../../templates/runtime/core/surface.js';
 import type { AccessConfig, AccessRule, LimitsConfig, ToolLimits } from '../../../templates/runtime/policy/policy-types.js';
-import { PERSIST_TOOL_NAME } from './reflection.js';
-import { WITH_CONTEXT_PROMPT } from './preprocessors.js';
+import { type Diagnostics, escapePointerToken, type Location } from '../../core/diagnostics.js';
+import { suggest } from '../../core/suggest.js';
+import type { ToolLimits as ManifestToolLimits, Policy, PolicySelector } from '../../manifest/types.gen.js';
+import { type ExcludedReferences, entryLabel } from '../tools/excluded.js';
 import type { IrPolicy, IrPrimitiveKind, IrServer, ToolAnnotations } from '../types.js';
+import { WITH_CONTEXT_PROMPT } from './preprocessors.js';
+import { PERSIST_TOOL_NAME } from './reflection.js';
 
 /** The kinds of primitive access rules match, in the order of {@link AccessRule}'s fields. */
 export const POLICY_KINDS: readonly IrPrimitiveKind[] = ['tools', 'prompts', 'resources', 'resourceTemplates'];
@@ -57,7 +57,10 @@ export type PolicyInput = {
   /** `policy` as written. */
   policy: Policy;
   /** The server as built so far: its primitives and concerns. */
-  server: Pick<IrServer, 'tools' | 'apiOperations' | 'extraTools' | 'prompts' | 'resources' | 'resourceTemplates' | 'concerns' | 'reflection' | 'preprocessors' | 'entry'>;
+  server: Pick<
+    IrServer,
+    'tools' | 'apiOperations' | 'extraTools' | 'prompts' | 'resources' | 'resourceTemplates' | 'concerns' | 'reflection' | 'preprocessors' | 'entry'
+  >;
   locateManifest: (pointer: string, opts?: { key?: boolean }) => Location;
   diagnostics: Diagnostics;
   /** Collects `policy.limits.tools` keys that are the exact name of a left-out operation's tool (not warned about one by one). */
@@ -91,7 +94,8 @@ export function policyPrimitives(server: PolicyInput['server']): PolicyPrimitive
   for (const t of server.tools) out.push({ kind: 'tools', id: t.name, tags: t.tags, annotations: t.annotations, concerns: mapped('tools', t.name) });
   for (const t of server.extraTools) out.push({ kind: 'tools', id: t.name, tags: [], annotations: t.annotations, concerns: mapped('tools', t.name) });
   const r = server.reflection;
-  if (r !== undefined && r.mode !== 'sampling') out.push({ kind: 'tools', id: PERSIST_TOOL_NAME, tags: [], annotations: { ...PERSIST_TOOL.annotations }, concerns: mapped('tools', PERSIST_TOOL_NAME) });
+  if (r !== undefined && r.mode !== 'sampling')
+    out.push({ kind: 'tools', id: PERSIST_TOOL_NAME, tags: [], annotations: { ...PERSIST_TOOL.annotations }, concerns: mapped('tools', PERSIST_TOOL_NAME) });
   for (const p of server.prompts) out.push({ kind: 'prompts', id: p.name, tags: [], concerns: mapped('prompts', p.name) });
   // gate prompts follow their gated tools: the union of those tools' mappings
   const gatePrompts = new Map<string, string[]>();
@@ -104,7 +108,8 @@ export function policyPrimitives(server: PolicyInput['server']): PolicyPrimitive
   }
   if (server.preprocessors.length > 0) out.push({ kind: 'prompts', id: WITH_CONTEXT_PROMPT, tags: [], concerns: mapped('prompts', WITH_CONTEXT_PROMPT) });
   for (const res of server.resources) out.push({ kind: 'resources', id: res.uri, tags: [], concerns: mapped('resources', res.uri) });
-  for (const t of server.resourceTemplates) out.push({ kind: 'resourceTemplates', id: t.uriTemplate, tags: [], concerns: mapped('resourceTemplates', t.uriTemplate) });
+  for (const t of server.resourceTemplates)
+    out.push({ kind: 'resourceTemplates', id: t.uriTemplate, tags: [], concerns: mapped('resourceTemplates', t.uriTemplate) });
   return out;
 }
 
@@ -125,10 +130,20 @@ export function buildPolicy(input: PolicyInput): IrPolicy {
   if (policy.audit !== undefined) {
     const a = policy.audit;
     if (a.file === undefined && a.stderr !== true) {
-      diagnostics.error('MCPGEN_POLICY_AUDIT_NO_SINK', '`policy.audit` writes events nowhere: it has no `file` and `stderr` is not true', 'set `file: audit/mcp.jsonl` (a JSON Lines file), `stderr: true`, or both', locateManifest('/policy/audit'));
+      diagnostics.error(
+        'MCPGEN_POLICY_AUDIT_NO_SINK',
+        '`policy.audit` writes events nowhere: it has no `file` and `stderr` is not true',
+        'set `file: audit/mcp.jsonl` (a JSON Lines file), `stderr: true`, or both',
+        locateManifest('/policy/audit'),
+      );
     }
     if (a.chain === true && a.file === undefined) {
-      diagnostics.error('MCPGEN_POLICY_AUDIT_CHAIN_NO_FILE', '`policy.audit.chain` links the lines of the audit file, but `policy.audit` has no `file`', 'set `file` (a JSON Lines file), or drop `chain`', locateManifest('/policy/audit/chain'));
+      diagnostics.error(
+        'MCPGEN_POLICY_AUDIT_CHAIN_NO_FILE',
+        '`policy.audit.chain` links the lines of the audit file, but `policy.audit` has no `file`',
+        'set `file` (a JSON Lines file), or drop `chain`',
+        locateManifest('/policy/audit/chain'),
+      );
     }
     out.audit = { ...a, ...(a.redact !== undefined ? { redact: [...a.redact] } : {}) };
   }
@@ -143,7 +158,12 @@ function buildAccess(access: NonNullable<Policy['access']>, primitives: readonly
   const dflt = access.default ?? 'allow';
   const rules = access.rules ?? [];
   if (rules.length === 0 && dflt === 'allow') {
-    diagnostics.warn('MCPGEN_POLICY_NO_EFFECT', '`policy.access` has no rules and `default: allow`: every client may use everything, as without it', 'add `rules`, set `default: deny`, or remove `policy.access`', locateManifest('/policy/access'));
+    diagnostics.warn(
+      'MCPGEN_POLICY_NO_EFFECT',
+      '`policy.access` has no rules and `default: allow`: every client may use everything, as without it',
+      'add `rules`, set `default: deny`, or remove `policy.access`',
+      locateManifest('/policy/access'),
+    );
   }
   const resolved: AccessRule[] = [];
   rules.forEach((rule, i) => {
@@ -151,10 +171,20 @@ function buildAccess(access: NonNullable<Policy['access']>, primitives: readonly
     const clients = rule.clients ?? [];
     clients.forEach((c, j) => {
       if (c === '*' || IDENTITY.test(c)) return;
-      diagnostics.error('MCPGEN_POLICY_INVALID_CLIENT', `client identity ${JSON.stringify(c)} of policy.access.rules[${i}] is not a valid identity`, 'an identity is 1–128 letters, digits and . _ @ - (as in the HTTP tokens\' name=token and <ENV_PREFIX>_CLIENT), or `*` for every client', locateManifest(`${at}/clients/${j}`));
+      diagnostics.error(
+        'MCPGEN_POLICY_INVALID_CLIENT',
+        `client identity ${JSON.stringify(c)} of policy.access.rules[${i}] is not a valid identity`,
+        "an identity is 1–128 letters, digits and . _ @ - (as in the HTTP tokens' name=token and <ENV_PREFIX>_CLIENT), or `*` for every client",
+        locateManifest(`${at}/clients/${j}`),
+      );
     });
     if (rule.allow === undefined && rule.deny === undefined) {
-      diagnostics.warn('MCPGEN_POLICY_NO_EFFECT', `policy.access.rules[${i}] has neither \`allow\` nor \`deny\`, so it does nothing`, 'add `allow: {…}` and/or `deny: {…}` to the rule, or remove it', locateManifest(at));
+      diagnostics.warn(
+        'MCPGEN_POLICY_NO_EFFECT',
+        `policy.access.rules[${i}] has neither \`allow\` nor \`deny\`, so it does nothing`,
+        'add `allow: {…}` and/or `deny: {…}` to the rule, or remove it',
+        locateManifest(at),
+      );
       return;
     }
     for (const effect of ['allow', 'deny'] as const) {
@@ -162,7 +192,15 @@ function buildAccess(access: NonNullable<Policy['access']>, primitives: readonly
       if (selector === undefined) continue;
       const source = `policy.access.rules[${i}].${effect}`;
       const matched = resolveSelector(selector, primitives, { at: `${at}/${effect}`, source, input });
-      resolved.push({ clients: sortedUnique(clients), ...(rule.scopes !== undefined ? { scopes: sortedUnique(rule.scopes) } : {}), ...(rule.claims !== undefined ? { claims: rule.claims } : {}), effect, ...matched, source, ...(input.server.entry === 'custom' ? atRunTime(selector) : {}) });
+      resolved.push({
+        clients: sortedUnique(clients),
+        ...(rule.scopes !== undefined ? { scopes: sortedUnique(rule.scopes) } : {}),
+        ...(rule.claims !== undefined ? { claims: rule.claims } : {}),
+        effect,
+        ...matched,
+        source,
+        ...(input.server.entry === 'custom' ? atRunTime(selector) : {}),
+      });
     }
   });
   return { default: dflt, rules: resolved };
@@ -200,8 +238,16 @@ function resolveSelector(s: PolicySelector, primitives: readonly PolicyPrimitive
   names?.forEach((n, j) => {
     if (inScope.some((p) => nameMatchers![j]!(p.id))) return;
     warned = true;
-    const near = suggest(n, inScope.map((p) => p.id));
-    diagnostics.warn('MCPGEN_POLICY_UNMATCHED_SELECTOR', `${source}: names entry ${JSON.stringify(n)} matches no ${kindsLabel}`, near ? `did you mean "${near}"?` : 'names are final tool and prompt names, resource URIs and URI templates; `*` does not cross `/`, `**` does', locateManifest(Array.isArray(s.names) ? `${at}/names/${j}` : `${at}/names`));
+    const near = suggest(
+      n,
+      inScope.map((p) => p.id),
+    );
+    diagnostics.warn(
+      'MCPGEN_POLICY_UNMATCHED_SELECTOR',
+      `${source}: names entry ${JSON.stringify(n)} matches no ${kindsLabel}`,
+      near ? `did you mean "${near}"?` : 'names are final tool and prompt names, resource URIs and URI templates; `*` does not cross `/`, `**` does',
+      locateManifest(Array.isArray(s.names) ? `${at}/names/${j}` : `${at}/names`),
+    );
   });
 
   // tags: operation tools only
@@ -212,7 +258,12 @@ function resolveSelector(s: PolicySelector, primitives: readonly PolicyPrimitive
     if (knownTags.includes(t)) return;
     warned = true;
     const near = suggest(t, knownTags);
-    diagnostics.warn('MCPGEN_POLICY_UNMATCHED_SELECTOR', `${source}: tag ${JSON.stringify(t)} is on no ${kinds.has('tools') ? 'tool the server serves' : 'primitive of the selected kinds (only operation tools have tags)'}`, near ? `did you mean "${near}"?` : `tags of the served tools: ${knownTags.join(', ') || '(none)'}`, locateManifest(Array.isArray(s.tags) ? `${at}/tags/${j}` : `${at}/tags`));
+    diagnostics.warn(
+      'MCPGEN_POLICY_UNMATCHED_SELECTOR',
+      `${source}: tag ${JSON.stringify(t)} is on no ${kinds.has('tools') ? 'tool the server serves' : 'primitive of the selected kinds (only operation tools have tags)'}`,
+      near ? `did you mean "${near}"?` : `tags of the served tools: ${knownTags.join(', ') || '(none)'}`,
+      locateManifest(Array.isArray(s.tags) ? `${at}/tags/${j}` : `${at}/tags`),
+    );
   });
 
   // concerns: declared concerns and values only
@@ -226,7 +277,16 @@ function resolveSelector(s: PolicySelector, primitives: readonly PolicyPrimitive
       badCondition = true;
       const declared = [...declarations.keys()];
       const near = suggest(concern, declared);
-      diagnostics.error('MCPGEN_POLICY_UNKNOWN_CONCERN', `${source}: concern ${JSON.stringify(concern)} is not declared`, near ? `did you mean "${near}"?` : declared.length > 0 ? `declared concerns: ${declared.join(', ')}` : 'declare it under `concerns` and map primitives to it in `concernMappings`', locateManifest(cAt, { key: true }));
+      diagnostics.error(
+        'MCPGEN_POLICY_UNKNOWN_CONCERN',
+        `${source}: concern ${JSON.stringify(concern)} is not declared`,
+        near
+          ? `did you mean "${near}"?`
+          : declared.length > 0
+            ? `declared concerns: ${declared.join(', ')}`
+            : 'declare it under `concerns` and map primitives to it in `concernMappings`',
+        locateManifest(cAt, { key: true }),
+      );
       continue;
     }
     const wanted = list(raw) ?? [];
@@ -234,7 +294,12 @@ function resolveSelector(s: PolicySelector, primitives: readonly PolicyPrimitive
       if (values.includes(v)) return;
       badCondition = true;
       const near = suggest(v, values);
-      diagnostics.error('MCPGEN_POLICY_UNKNOWN_CONCERN_VALUE', `${source}: ${JSON.stringify(v)} is not a value of concern ${JSON.stringify(concern)}`, near ? `did you mean "${near}"?` : `allowed values: ${values.join(', ')}`, locateManifest(Array.isArray(raw) ? `${cAt}/${k}` : cAt));
+      diagnostics.error(
+        'MCPGEN_POLICY_UNKNOWN_CONCERN_VALUE',
+        `${source}: ${JSON.stringify(v)} is not a value of concern ${JSON.stringify(concern)}`,
+        near ? `did you mean "${near}"?` : `allowed values: ${values.join(', ')}`,
+        locateManifest(Array.isArray(raw) ? `${cAt}/${k}` : cAt),
+      );
     });
     concernConds.push([concern, wanted]);
   }
@@ -248,7 +313,12 @@ function resolveSelector(s: PolicySelector, primitives: readonly PolicyPrimitive
     }
     badCondition = true;
     const near = suggest(key, POLICY_ANNOTATIONS);
-    diagnostics.error('MCPGEN_POLICY_UNKNOWN_ANNOTATION', `${source}: ${JSON.stringify(key)} is not a tool annotation a rule can test`, near ? `did you mean "${near}"?` : `test one of ${POLICY_ANNOTATIONS.join(', ')}`, locateManifest(`${at}/annotations/${escapePointerToken(key)}`, { key: true }));
+    diagnostics.error(
+      'MCPGEN_POLICY_UNKNOWN_ANNOTATION',
+      `${source}: ${JSON.stringify(key)} is not a tool annotation a rule can test`,
+      near ? `did you mean "${near}"?` : `test one of ${POLICY_ANNOTATIONS.join(', ')}`,
+      locateManifest(`${at}/annotations/${escapePointerToken(key)}`, { key: true }),
+    );
   }
 
   const matches = (p: PolicyPrimitive): boolean => {
@@ -265,7 +335,12 @@ function resolveSelector(s: PolicySelector, primitives: readonly PolicyPrimitive
   };
   const hits = inScope.filter(matches);
   if (hits.length === 0 && !warned && !badCondition) {
-    diagnostics.warn('MCPGEN_POLICY_UNMATCHED_SELECTOR', `${source} matches no ${kindsLabel}: its conditions together hold for none`, 'loosen the selector; `concerns` only match primitives mapped to that concern in `concernMappings`, and only tools have tags and annotations', locateManifest(at));
+    diagnostics.warn(
+      'MCPGEN_POLICY_UNMATCHED_SELECTOR',
+      `${source} matches no ${kindsLabel}: its conditions together hold for none`,
+      'loosen the selector; `concerns` only match primitives mapped to that concern in `concernMappings`, and only tools have tags and annotations',
+      locateManifest(at),
+    );
   }
   const of = (kind: IrPrimitiveKind) => sortedUnique(hits.filter((p) => p.kind === kind).map((p) => p.id));
   return { tools: of('tools'), prompts: of('prompts'), resources: of('resources'), resourceTemplates: of('resourceTemplates') };
@@ -314,7 +389,12 @@ function buildLimits(limits: NonNullable<Policy['limits']>, primitives: readonly
     }
     if (tools.length === 0) {
       const near = suggest(key, toolNames);
-      diagnostics.warn('MCPGEN_POLICY_UNMATCHED_LIMIT', `policy.limits.tools ${JSON.stringify(key)} matches no tool`, near ? `did you mean "${near}"?` : 'key limits by final tool name or a glob over tool names, e.g. `delete*`', locateManifest(at, { key: true }));
+      diagnostics.warn(
+        'MCPGEN_POLICY_UNMATCHED_LIMIT',
+        `policy.limits.tools ${JSON.stringify(key)} matches no tool`,
+        near ? `did you mean "${near}"?` : 'key limits by final tool name or a glob over tool names, e.g. `delete*`',
+        locateManifest(at, { key: true }),
+      );
       continue;
     }
     entries.push({ tools, limits: mergeLimits(dflt, toolLimits(value)), source: `policy.limits.tools[${JSON.stringify(key)}]`, ...pattern });

@@ -4,10 +4,10 @@
  * preprocessors, and no cycle through `after` (each cycle reported once, with its path).
  */
 import type { Diagnostics, Location } from '../../core/diagnostics.js';
-import type { ResolvedManifest } from '../../manifest/load.js';
 import { suggest } from '../../core/suggest.js';
-import type { HandlerResolver } from './handlers.js';
+import type { ResolvedManifest } from '../../manifest/load.js';
 import type { IrPreprocessor } from '../types.js';
+import type { HandlerResolver } from './handlers.js';
 
 /** Name of the prompt that returns the preprocessors' context followed by the input (runtime/preprocessors/preprocessors-protocol.ts). */
 export const WITH_CONTEXT_PROMPT = 'with_context';
@@ -52,12 +52,22 @@ export function buildPreprocessors(input: PreprocessorsInput): IrPreprocessor[] 
     const at = locateManifest(`/preprocessors/${i}/name`);
     const first = index.get(p.name);
     if (first !== undefined) {
-      diagnostics.error('MCPGEN_DUPLICATE_PRIMITIVE', `preprocessor name ${JSON.stringify(p.name)} is already used by entry ${first}`, 'give each preprocessor a different name', at);
+      diagnostics.error(
+        'MCPGEN_DUPLICATE_PRIMITIVE',
+        `preprocessor name ${JSON.stringify(p.name)} is already used by entry ${first}`,
+        'give each preprocessor a different name',
+        at,
+      );
       return;
     }
     index.set(p.name, i);
     if (tools.has(p.name)) {
-      diagnostics.error('MCPGEN_DUPLICATE_PRIMITIVE', `preprocessor name ${JSON.stringify(p.name)} is also the name of a tool`, 'rename the preprocessor: tools/call refuses preprocessors by name, so the names must not be shared', at);
+      diagnostics.error(
+        'MCPGEN_DUPLICATE_PRIMITIVE',
+        `preprocessor name ${JSON.stringify(p.name)} is also the name of a tool`,
+        'rename the preprocessor: tools/call refuses preprocessors by name, so the names must not be shared',
+        at,
+      );
     }
   });
 
@@ -69,7 +79,12 @@ export function buildPreprocessors(input: PreprocessorsInput): IrPreprocessor[] 
       const j = index.get(a);
       if (j === undefined) {
         const near = suggest(a, names);
-        diagnostics.error('MCPGEN_UNKNOWN_PREPROCESSOR', `preprocessor ${JSON.stringify(p.name)} runs after ${JSON.stringify(a)}, which is not a preprocessor`, near ? `did you mean "${near}"?` : names.length > 1 ? `preprocessors: ${names.join(', ')}` : 'remove the entry', at);
+        diagnostics.error(
+          'MCPGEN_UNKNOWN_PREPROCESSOR',
+          `preprocessor ${JSON.stringify(p.name)} runs after ${JSON.stringify(a)}, which is not a preprocessor`,
+          near ? `did you mean "${near}"?` : names.length > 1 ? `preprocessors: ${names.join(', ')}` : 'remove the entry',
+          at,
+        );
       } else if (j === i) {
         diagnostics.error('MCPGEN_PREPROCESSOR_CYCLE', `preprocessor ${JSON.stringify(p.name)} is listed in its own \`after\``, 'remove it from the list', at);
       } else deps[i]!.push(j);
@@ -79,12 +94,23 @@ export function buildPreprocessors(input: PreprocessorsInput): IrPreprocessor[] 
     const path = [...cycle, cycle[0]!].map((i) => JSON.stringify(list[i]!.name)).join(' after ');
     const [i, next] = [cycle[0]!, cycle[1 % cycle.length]!];
     const k = (list[i]!.after ?? []).indexOf(list[next]!.name);
-    diagnostics.error('MCPGEN_PREPROCESSOR_CYCLE', `preprocessors wait for each other in a cycle: ${path}`, 'remove one `after` entry of the cycle', locateManifest(`/preprocessors/${i}/after/${k}`));
+    diagnostics.error(
+      'MCPGEN_PREPROCESSOR_CYCLE',
+      `preprocessors wait for each other in a cycle: ${path}`,
+      'remove one `after` entry of the cycle',
+      locateManifest(`/preprocessors/${i}/after/${k}`),
+    );
   }
 
   return list.map((p, i) => {
     const at = `/preprocessors/${i}`;
-    const out: IrPreprocessor = { kind: 'preprocessor', name: p.name, after: [...(p.after ?? [])], handler: input.handlers.ref(p.handler, `${at}/handler`), origin: { file, pointer: at } };
+    const out: IrPreprocessor = {
+      kind: 'preprocessor',
+      name: p.name,
+      after: [...(p.after ?? [])],
+      handler: input.handlers.ref(p.handler, `${at}/handler`),
+      origin: { file, pointer: at },
+    };
     if (p.title !== undefined) out.title = p.title;
     if (p.description !== undefined) out.description = p.description;
     if (p.timeoutMs !== undefined) out.timeoutMs = p.timeoutMs;

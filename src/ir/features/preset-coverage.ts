@@ -14,7 +14,12 @@ const SHOWN = 10;
  * Warns once (MCPGEN_UNMAPPED_TOOL) about the tools of `tools` that map no concern, when some
  * preset filters on a concern.
  */
-export function checkPresetCoverage(opts: { concerns: IrConcerns | undefined; tools: readonly string[]; locateManifest: (pointer: string, o?: { key?: boolean }) => Location; diagnostics: Diagnostics }): void {
+export function checkPresetCoverage(opts: {
+  concerns: IrConcerns | undefined;
+  tools: readonly string[];
+  locateManifest: (pointer: string, o?: { key?: boolean }) => Location;
+  diagnostics: Diagnostics;
+}): void {
   const c = opts.concerns;
   if (!c) return;
   const filtering = Object.entries(c.presets).filter(([, prefs]) => Object.keys(prefs).length > 0);

@@ -7,16 +7,16 @@
 import { readFileSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
-import { escapePointerToken, type Diagnostics, type Location } from '../../core/diagnostics.js';
+import { type Diagnostics, escapePointerToken, type Location } from '../../core/diagnostics.js';
 import { ajv2020, ajvFormats } from '../../core/lazy.js';
 import type { ResolvedManifest } from '../../manifest/load.js';
-import type { HandlerResolver } from './handlers.js';
-import type { ParameterBinding, ParameterEnumLookup } from './completions.js';
 import { mcpHeaderProblem } from '../tools/mcp-header.js';
+import type { IrExtraTool, IrHandlerRef, IrPrompt, IrPromptMessage, IrResource, IrResourceTemplate, IrServer, JsonSchema } from '../types.js';
+import type { ParameterBinding, ParameterEnumLookup } from './completions.js';
+import type { HandlerResolver } from './handlers.js';
 import { guessMimeType, isTextualMime } from './mime.js';
 import { buildPromptMessage, utf8 } from './prompt-content.js';
 import { checkUriTemplate } from './uri-template.js';
-import type { IrExtraTool, IrHandlerRef, IrPrompt, IrPromptMessage, IrResource, IrResourceTemplate, IrServer, JsonSchema } from '../types.js';
 
 /** Inputs of {@link buildPrimitives}. */
 export type PrimitivesInput = {
@@ -38,12 +38,20 @@ export type Primitives = Pick<IrServer, 'extraTools' | 'prompts' | 'resources' |
  * A checker of object-rooted JSON Schemas written in the manifest (tool schemas, the
  * justification schema): reports a root that is not `type: object` or a schema Ajv cannot compile.
  */
-export function objectSchemaChecker(diagnostics: Diagnostics, locateManifest: (pointer: string) => Location): (schema: JsonSchema, pointer: string, which: string) => void {
+export function objectSchemaChecker(
+  diagnostics: Diagnostics,
+  locateManifest: (pointer: string) => Location,
+): (schema: JsonSchema, pointer: string, which: string) => void {
   // compiled only when the manifest has a schema to check
   let ajv: Ajv2020 | undefined;
   return (schema: JsonSchema, pointer: string, which: string) => {
     if (schema.type !== 'object') {
-      diagnostics.error('MCPGEN_TOOL_SCHEMA_INVALID', `the ${which} must be an object schema, got ${schema.type === undefined ? 'no `type`' : `type ${JSON.stringify(schema.type)}`}`, 'set `type: object` and describe the fields under `properties`', locateManifest(pointer));
+      diagnostics.error(
+        'MCPGEN_TOOL_SCHEMA_INVALID',
+        `the ${which} must be an object schema, got ${schema.type === undefined ? 'no `type`' : `type ${JSON.stringify(schema.type)}`}`,
+        'set `type: object` and describe the fields under `properties`',
+        locateManifest(pointer),
+      );
       return;
     }
     try {
@@ -53,7 +61,12 @@ export function objectSchemaChecker(diagnostics: Diagnostics, locateManifest: (p
       }
       ajv.compile(schema);
     } catch (err) {
-      diagnostics.error('MCPGEN_TOOL_SCHEMA_INVALID', `the ${which} is not a valid JSON Schema: ${err instanceof Error ? err.message : String(err)}`, 'fix the schema (JSON Schema draft 2020-12)', locateManifest(pointer));
+      diagnostics.error(
+        'MCPGEN_TOOL_SCHEMA_INVALID',
+        `the ${which} is not a valid JSON Schema: ${err instanceof Error ? err.message : String(err)}`,
+        'fix the schema (JSON Schema draft 2020-12)',
+        locateManifest(pointer),
+      );
     }
   };
 }
@@ -71,10 +84,23 @@ export function buildPrimitives(input: PrimitivesInput): Primitives {
     const at = `/extraTools/${i}`;
     checkSchema(t.inputSchema, `${at}/inputSchema`, 'input schema');
     const headerProblem = mcpHeaderProblem(t.inputSchema);
-    if (headerProblem) diagnostics.error('MCPGEN_TOOL_SCHEMA_INVALID', `the input schema's x-mcp-header is invalid: ${headerProblem}`, 'fix it as SEP-2243 says, or remove it (a 2026-07-28 client would reject the tool)', locateManifest(`${at}/inputSchema`));
+    if (headerProblem)
+      diagnostics.error(
+        'MCPGEN_TOOL_SCHEMA_INVALID',
+        `the input schema's x-mcp-header is invalid: ${headerProblem}`,
+        'fix it as SEP-2243 says, or remove it (a 2026-07-28 client would reject the tool)',
+        locateManifest(`${at}/inputSchema`),
+      );
     if (t.outputSchema) checkSchema(t.outputSchema, `${at}/outputSchema`, 'output schema');
     const ids = input.extraToolIds[i]!;
-    const tool: IrExtraTool = { kind: 'extra-tool', ...ids, inputSchema: t.inputSchema, annotations: { ...(t.annotations ?? {}) }, handler: handlers.ref(t.handler, `${at}/handler`), origin: origin(at) };
+    const tool: IrExtraTool = {
+      kind: 'extra-tool',
+      ...ids,
+      inputSchema: t.inputSchema,
+      annotations: { ...(t.annotations ?? {}) },
+      handler: handlers.ref(t.handler, `${at}/handler`),
+      origin: origin(at),
+    };
     if (t.title !== undefined) tool.title = t.title;
     if (t.description !== undefined) tool.description = t.description;
     if (t.outputSchema !== undefined) tool.outputSchema = t.outputSchema;
@@ -89,7 +115,13 @@ export function buildPrimitives(input: PrimitivesInput): Primitives {
       const k = key(i);
       const first = seen.get(k);
       if (first === undefined) seen.set(k, i);
-      else diagnostics.error('MCPGEN_DUPLICATE_PRIMITIVE', `${what} ${JSON.stringify(k)} is already used by entry ${first}`, `give each ${what} a different value`, locateManifest(pointer(i)));
+      else
+        diagnostics.error(
+          'MCPGEN_DUPLICATE_PRIMITIVE',
+          `${what} ${JSON.stringify(k)} is already used by entry ${first}`,
+          `give each ${what} a different value`,
+          locateManifest(pointer(i)),
+        );
     }
   };
 
@@ -107,17 +139,43 @@ export function buildPrimitives(input: PrimitivesInput): Primitives {
   const declaredResources = new Map((m.resources ?? []).map((r) => [r.uri, r]));
   const readFile = (file: string, at: Location, maxBytes: number) => readEmbedded(file, m.dir, at, diagnostics, maxBytes);
   const promptsIn = m.prompts ?? [];
-  unique('prompt name', (i) => promptsIn[i]!.name, promptsIn.length, (i) => `/prompts/${i}/name`);
+  unique(
+    'prompt name',
+    (i) => promptsIn[i]!.name,
+    promptsIn.length,
+    (i) => `/prompts/${i}/name`,
+  );
   const prompts: IrPrompt[] = promptsIn.map((p, i) => {
     const at = `/prompts/${i}`;
     const args = (p.arguments ?? []).map((a, j) => {
       const complete = completion(a, `${at}/arguments/${j}`);
-      return { name: a.name, required: a.required === true, ...(a.description !== undefined ? { description: a.description } : {}), ...(complete !== undefined ? { complete } : {}) };
+      return {
+        name: a.name,
+        required: a.required === true,
+        ...(a.description !== undefined ? { description: a.description } : {}),
+        ...(complete !== undefined ? { complete } : {}),
+      };
     });
-    unique(`argument name of prompt ${JSON.stringify(p.name)}:`, (j) => args[j]!.name, args.length, (j) => `${at}/arguments/${j}/name`);
+    unique(
+      `argument name of prompt ${JSON.stringify(p.name)}:`,
+      (j) => args[j]!.name,
+      args.length,
+      (j) => `${at}/arguments/${j}/name`,
+    );
     const argNames = args.map((a) => a.name);
     const messages = p.messages
-      .map((msg, j) => buildPromptMessage(msg, { prompt: p.name, index: j, at: `${at}/messages/${j}`, argNames, resources: declaredResources, readFile, locateManifest, diagnostics }))
+      .map((msg, j) =>
+        buildPromptMessage(msg, {
+          prompt: p.name,
+          index: j,
+          at: `${at}/messages/${j}`,
+          argNames,
+          resources: declaredResources,
+          readFile,
+          locateManifest,
+          diagnostics,
+        }),
+      )
       .filter((msg): msg is IrPromptMessage => msg !== undefined);
     const prompt: IrPrompt = { kind: 'prompt', name: p.name, arguments: args, messages, origin: origin(at) };
     if (p.title !== undefined) prompt.title = p.title;
@@ -127,14 +185,27 @@ export function buildPrimitives(input: PrimitivesInput): Primitives {
   });
 
   const resourcesIn = m.resources ?? [];
-  unique('resource URI', (i) => resourcesIn[i]!.uri, resourcesIn.length, (i) => `/resources/${i}/uri`);
+  unique(
+    'resource URI',
+    (i) => resourcesIn[i]!.uri,
+    resourcesIn.length,
+    (i) => `/resources/${i}/uri`,
+  );
   const resources: IrResource[] = [];
   resourcesIn.forEach((r, i) => {
     const at = `/resources/${i}`;
     const given = (['text', 'file', 'handler'] as const).filter((k) => r[k] !== undefined);
     if (given.length !== 1) {
-      const message = given.length === 0 ? `resource ${JSON.stringify(r.uri)} has no content` : `resource ${JSON.stringify(r.uri)} gives ${given.map((k) => `\`${k}\``).join(' and ')}`;
-      diagnostics.error('MCPGEN_RESOURCE_CONTENT', message, 'give exactly one of `text` (static text), `file` (embedded at build time) and `handler` (read at run time)', locateManifest(at));
+      const message =
+        given.length === 0
+          ? `resource ${JSON.stringify(r.uri)} has no content`
+          : `resource ${JSON.stringify(r.uri)} gives ${given.map((k) => `\`${k}\``).join(' and ')}`;
+      diagnostics.error(
+        'MCPGEN_RESOURCE_CONTENT',
+        message,
+        'give exactly one of `text` (static text), `file` (embedded at build time) and `handler` (read at run time)',
+        locateManifest(at),
+      );
       return;
     }
     let mimeType = r.mimeType;
@@ -151,7 +222,13 @@ export function buildPrimitives(input: PrimitivesInput): Primitives {
     const res: IrResource = { kind: 'resource', uri: r.uri, name: r.name, content, origin: origin(at) };
     if (r.refreshMs !== undefined) {
       if (content.kind === 'handler') res.refreshMs = r.refreshMs;
-      else diagnostics.error('MCPGEN_RESOURCE_CONTENT', `resource ${JSON.stringify(r.uri)} has \`refreshMs\` but no handler: static content never changes`, 'remove `refreshMs`, or read the resource with a `handler`', locateManifest(`${at}/refreshMs`));
+      else
+        diagnostics.error(
+          'MCPGEN_RESOURCE_CONTENT',
+          `resource ${JSON.stringify(r.uri)} has \`refreshMs\` but no handler: static content never changes`,
+          'remove `refreshMs`, or read the resource with a `handler`',
+          locateManifest(`${at}/refreshMs`),
+        );
     }
     if (r.title !== undefined) res.title = r.title;
     if (r.description !== undefined) res.description = r.description;
@@ -161,21 +238,43 @@ export function buildPrimitives(input: PrimitivesInput): Primitives {
   });
 
   const templatesIn = m.resourceTemplates ?? [];
-  unique('resource template', (i) => templatesIn[i]!.uriTemplate, templatesIn.length, (i) => `/resourceTemplates/${i}/uriTemplate`);
+  unique(
+    'resource template',
+    (i) => templatesIn[i]!.uriTemplate,
+    templatesIn.length,
+    (i) => `/resourceTemplates/${i}/uriTemplate`,
+  );
   const resourceTemplates: IrResourceTemplate[] = [];
   templatesIn.forEach((t, i) => {
     const at = `/resourceTemplates/${i}`;
     const check = checkUriTemplate(t.uriTemplate);
     if (check.error !== undefined) {
-      diagnostics.error('MCPGEN_INVALID_URI_TEMPLATE', `${JSON.stringify(t.uriTemplate)} is not a valid URI template: ${check.error}`, 'write variables as `{name}` (RFC 6570), e.g. `petstore://pets/{petId}`', locateManifest(`${at}/uriTemplate`));
+      diagnostics.error(
+        'MCPGEN_INVALID_URI_TEMPLATE',
+        `${JSON.stringify(t.uriTemplate)} is not a valid URI template: ${check.error}`,
+        'write variables as `{name}` (RFC 6570), e.g. `petstore://pets/{petId}`',
+        locateManifest(`${at}/uriTemplate`),
+      );
       return;
     }
-    const tpl: IrResourceTemplate = { kind: 'resource-template', uriTemplate: t.uriTemplate, name: t.name, variables: check.variables, handler: handlers.ref(t.handler, `${at}/handler`), origin: origin(at) };
+    const tpl: IrResourceTemplate = {
+      kind: 'resource-template',
+      uriTemplate: t.uriTemplate,
+      name: t.name,
+      variables: check.variables,
+      handler: handlers.ref(t.handler, `${at}/handler`),
+      origin: origin(at),
+    };
     const complete: Record<string, string[] | IrHandlerRef> = {};
     for (const [name, source] of Object.entries(t.variables ?? {})) {
       const pointer = `${at}/variables/${escapePointerToken(name)}`;
       if (!check.variables.includes(name)) {
-        diagnostics.error('MCPGEN_COMPLETION_SOURCE', `${JSON.stringify(name)} is not a variable of ${t.uriTemplate}`, check.variables.length > 0 ? `its variables: ${check.variables.join(', ')}` : 'the template has no variables', locateManifest(pointer, { key: true }));
+        diagnostics.error(
+          'MCPGEN_COMPLETION_SOURCE',
+          `${JSON.stringify(name)} is not a variable of ${t.uriTemplate}`,
+          check.variables.length > 0 ? `its variables: ${check.variables.join(', ')}` : 'the template has no variables',
+          locateManifest(pointer, { key: true }),
+        );
         continue;
       }
       const values = completion(source, pointer);
@@ -204,17 +303,28 @@ function readEmbedded(file: string, dir: string, at: Location, diagnostics: Diag
   }
   const root = realpathSync(dir);
   if (!real.startsWith(root + path.sep)) {
-    diagnostics.error('MCPGEN_RESOURCE_FILE', `resource file ${file} is outside the manifest's folder`, "move the file into the manifest's folder (symlinks are followed)", at);
+    diagnostics.error(
+      'MCPGEN_RESOURCE_FILE',
+      `resource file ${file} is outside the manifest's folder`,
+      "move the file into the manifest's folder (symlinks are followed)",
+      at,
+    );
     return undefined;
   }
   try {
     // a FIFO would block the read forever, a device never end it: regular files only
     const stat = statSync(real);
     if (!stat.isFile()) throw Object.assign(new Error('not a regular file'), { code: 'not a regular file' });
-    if (maxBytes !== undefined && stat.size > maxBytes) throw Object.assign(new Error('too large'), { code: `${stat.size} bytes, more than the ${maxBytes} a prompt may embed` });
+    if (maxBytes !== undefined && stat.size > maxBytes)
+      throw Object.assign(new Error('too large'), { code: `${stat.size} bytes, more than the ${maxBytes} a prompt may embed` });
     return readFileSync(real);
   } catch (err) {
-    diagnostics.error('MCPGEN_RESOURCE_FILE', `resource file ${file} cannot be read: ${(err as NodeJS.ErrnoException).code ?? String(err)}`, 'make it a readable regular file', at);
+    diagnostics.error(
+      'MCPGEN_RESOURCE_FILE',
+      `resource file ${file} cannot be read: ${(err as NodeJS.ErrnoException).code ?? String(err)}`,
+      'make it a readable regular file',
+      at,
+    );
     return undefined;
   }
 }

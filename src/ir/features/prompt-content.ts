@@ -7,9 +7,9 @@
  */
 import type { Diagnostics, Location } from '../../core/diagnostics.js';
 import type { PromptMessage, Resource } from '../../manifest/types.gen.js';
+import type { IrPromptMessage } from '../types.js';
 import { guessMimeType, isTextualMime } from './mime.js';
 import { checkPromptTemplate } from './prompt-template.js';
-import type { IrPromptMessage } from '../types.js';
 
 /** Largest file a prompt message embeds (bytes): prompts are sent whole on every `prompts/get`. */
 export const MAX_PROMPT_FILE_BYTES = 1024 * 1024;
@@ -48,18 +48,33 @@ export function buildPromptMessage(msg: PromptMessage, ctx: PromptMessageContext
   const what = `message ${ctx.index} of prompt ${JSON.stringify(ctx.prompt)}`;
   const given = CONTENT_KEYS.filter((k) => msg[k] !== undefined);
   if (given.length !== 1) {
-    diagnostics.error('MCPGEN_PROMPT_CONTENT', given.length === 0 ? `${what} has no content` : `${what} gives ${given.map((k) => `\`${k}\``).join(' and ')}`, 'give exactly one of `text`, `image`, `audio`, `resource` and `resourceLink`', locateManifest(at));
+    diagnostics.error(
+      'MCPGEN_PROMPT_CONTENT',
+      given.length === 0 ? `${what} has no content` : `${what} gives ${given.map((k) => `\`${k}\``).join(' and ')}`,
+      'give exactly one of `text`, `image`, `audio`, `resource` and `resourceLink`',
+      locateManifest(at),
+    );
     return undefined;
   }
   const template = (text: string, pointer: string): void => {
     const check = checkPromptTemplate(text, ctx.argNames);
     const where = locateManifest(pointer);
     if (check.error !== undefined) {
-      diagnostics.error('MCPGEN_PROMPT_TEMPLATE_INVALID', `${what} is not a valid template: ${check.error}`, 'fix the Handlebars template; use `{{argument}}` and the built-in `if`, `unless`, `each`, `with`, `lookup` helpers only', where);
+      diagnostics.error(
+        'MCPGEN_PROMPT_TEMPLATE_INVALID',
+        `${what} is not a valid template: ${check.error}`,
+        'fix the Handlebars template; use `{{argument}}` and the built-in `if`, `unless`, `each`, `with`, `lookup` helpers only',
+        where,
+      );
     }
     for (const v of check.unknownVariables) {
       const declared = ctx.argNames.length > 0 ? `declared arguments: ${ctx.argNames.join(', ')}` : 'the prompt declares no arguments';
-      diagnostics.warn('MCPGEN_PROMPT_UNKNOWN_VARIABLE', `${what} uses {{${v}}}, which is not an argument (${declared})`, `declare \`${v}\` under \`arguments\`, or fix the spelling`, where);
+      diagnostics.warn(
+        'MCPGEN_PROMPT_UNKNOWN_VARIABLE',
+        `${what} uses {{${v}}}, which is not an argument (${declared})`,
+        `declare \`${v}\` under \`arguments\`, or fix the spelling`,
+        where,
+      );
     }
   };
   if (msg.text !== undefined) {
@@ -73,7 +88,12 @@ export function buildPromptMessage(msg: PromptMessage, ctx: PromptMessageContext
     if (bytes === undefined) return undefined;
     const mimeType = media.mimeType ?? guessMimeType(media.file);
     if (!mimeType.startsWith(`${key}/`)) {
-      diagnostics.error('MCPGEN_PROMPT_CONTENT', `${what}: ${media.file} is ${mimeType}, not ${key === 'image' ? 'an image' : 'audio'}`, `give \`mimeType: ${key}/…\` or use a file with an ${key} extension`, locateManifest(`${at}/${key}`));
+      diagnostics.error(
+        'MCPGEN_PROMPT_CONTENT',
+        `${what}: ${media.file} is ${mimeType}, not ${key === 'image' ? 'an image' : 'audio'}`,
+        `give \`mimeType: ${key}/…\` or use a file with an ${key} extension`,
+        locateManifest(`${at}/${key}`),
+      );
       return undefined;
     }
     const data = { data: bytes.toString('base64'), mimeType };
@@ -83,14 +103,26 @@ export function buildPromptMessage(msg: PromptMessage, ctx: PromptMessageContext
     const r = msg.resource;
     const p = `${at}/resource`;
     if (r.text !== undefined && r.file !== undefined) {
-      diagnostics.error('MCPGEN_PROMPT_CONTENT', `${what}: the resource gives both \`text\` and \`file\``, 'give one of them, or neither to embed the declared resource `uri` names', locateManifest(p));
+      diagnostics.error(
+        'MCPGEN_PROMPT_CONTENT',
+        `${what}: the resource gives both \`text\` and \`file\``,
+        'give one of them, or neither to embed the declared resource `uri` names',
+        locateManifest(p),
+      );
       return undefined;
     }
     if (r.text === undefined && r.file === undefined) {
       const declared = ctx.resources.get(r.uri);
       if (declared === undefined) {
         const known = [...ctx.resources.keys()];
-        diagnostics.error('MCPGEN_PROMPT_CONTENT', `${what}: ${JSON.stringify(r.uri)} is not one of \`resources\``, known.length > 0 ? `name one of ${known.join(', ')}, or give the content with \`text\` or \`file\`` : 'declare it under `resources`, or give the content with `text` or `file`', locateManifest(`${p}/uri`));
+        diagnostics.error(
+          'MCPGEN_PROMPT_CONTENT',
+          `${what}: ${JSON.stringify(r.uri)} is not one of \`resources\``,
+          known.length > 0
+            ? `name one of ${known.join(', ')}, or give the content with \`text\` or \`file\``
+            : 'declare it under `resources`, or give the content with `text` or `file`',
+          locateManifest(`${p}/uri`),
+        );
         return undefined;
       }
       return { role, resource: { uri: r.uri, read: true } };
@@ -110,7 +142,12 @@ export function buildPromptMessage(msg: PromptMessage, ctx: PromptMessageContext
   const declared = ctx.resources.get(link.uri);
   const name = link.name ?? declared?.name;
   if (name === undefined) {
-    diagnostics.error('MCPGEN_PROMPT_CONTENT', `${what}: the resource link to ${JSON.stringify(link.uri)} has no name`, 'give `name`, or link to one of `resources`', locateManifest(`${at}/resourceLink`));
+    diagnostics.error(
+      'MCPGEN_PROMPT_CONTENT',
+      `${what}: the resource link to ${JSON.stringify(link.uri)} has no name`,
+      'give `name`, or link to one of `resources`',
+      locateManifest(`${at}/resourceLink`),
+    );
     return undefined;
   }
   const out: { uri: string; name: string; title?: string; description?: string; mimeType?: string } = { uri: link.uri, name };

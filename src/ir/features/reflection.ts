@@ -6,12 +6,12 @@
  * is free as a tool name when the host flow needs it; the justification schema compiles.
  */
 import { type Diagnostics, escapePointerToken, type Location } from '../../core/diagnostics.js';
+import { suggest } from '../../core/suggest.js';
 import type { ResolvedManifest } from '../../manifest/load.js';
 import type { ReflectionGate } from '../../manifest/types.gen.js';
-import { suggest } from '../../core/suggest.js';
-import { entryLabel, type ExcludedReferences } from '../tools/excluded.js';
-import { checkPromptTemplate } from './prompt-template.js';
+import { type ExcludedReferences, entryLabel } from '../tools/excluded.js';
 import type { IrGate, IrReflection, JsonSchema } from '../types.js';
+import { checkPromptTemplate } from './prompt-template.js';
 
 /** Name of the tool that stores a host-written justification (runtime/reflection/reflection-config.ts). */
 export const PERSIST_TOOL_NAME = 'persist_justification';
@@ -50,19 +50,35 @@ export function buildReflection(input: ReflectionInput): IrReflection | undefine
   // the host flow (and its tool) exists when some gate may fall back to it
   const gateModes = Object.values(r.gates ?? {}).flatMap((v) => (Array.isArray(v) ? v : [v]).map((g) => g.mode ?? mode));
   if ([mode, ...gateModes].some((m) => m !== 'sampling') && byName.has(PERSIST_TOOL_NAME)) {
-    diagnostics.error('MCPGEN_DUPLICATE_TOOL_NAME', `tool name "${PERSIST_TOOL_NAME}" is taken by the reflection gate's host flow`, `rename that tool, or set \`reflection.mode: sampling\` (no ${PERSIST_TOOL_NAME} tool then)`, locateManifest('/reflection'));
+    diagnostics.error(
+      'MCPGEN_DUPLICATE_TOOL_NAME',
+      `tool name "${PERSIST_TOOL_NAME}" is taken by the reflection gate's host flow`,
+      `rename that tool, or set \`reflection.mode: sampling\` (no ${PERSIST_TOOL_NAME} tool then)`,
+      locateManifest('/reflection'),
+    );
   }
 
   const declared = r.domains;
   declared?.forEach((d, i) => {
-    if (declared.indexOf(d) !== i) diagnostics.error('MCPGEN_DUPLICATE_PRIMITIVE', `reflection domain ${JSON.stringify(d)} is declared twice`, 'list each domain once', locateManifest(`/reflection/domains/${i}`));
+    if (declared.indexOf(d) !== i)
+      diagnostics.error(
+        'MCPGEN_DUPLICATE_PRIMITIVE',
+        `reflection domain ${JSON.stringify(d)} is declared twice`,
+        'list each domain once',
+        locateManifest(`/reflection/domains/${i}`),
+      );
   });
   const used: string[] = [];
   const prompts = new Map<string, { template: string; args: Set<string>; at: string }>();
   const otherPrompts = new Set(input.promptNames);
   const gates: Record<string, IrGate[]> = {};
   if (Object.keys(r.gates ?? {}).length === 0) {
-    diagnostics.warn('MCPGEN_REFLECTION_NO_GATES', 'the reflection gate has no gates, so it gates nothing', 'add `gates` (tool name ⇒ gate), or remove `reflection`', locateManifest('/reflection'));
+    diagnostics.warn(
+      'MCPGEN_REFLECTION_NO_GATES',
+      'the reflection gate has no gates, so it gates nothing',
+      'add `gates` (tool name ⇒ gate), or remove `reflection`',
+      locateManifest('/reflection'),
+    );
   }
 
   for (const [tool, value] of Object.entries(r.gates ?? {})) {
@@ -76,7 +92,12 @@ export function buildReflection(input: ReflectionInput): IrReflection | undefine
     if (target === undefined) {
       const near = suggest(tool, [...toolNames, ...(input.excluded?.toolNames ?? [])]);
       const left = near !== undefined && !byName.has(near) ? ' (include/exclude leave it out)' : '';
-      diagnostics.error('MCPGEN_UNKNOWN_PRIMITIVE', `gated tool ${JSON.stringify(tool)} does not exist`, near ? `did you mean "${near}"?${left}` : 'key gates by the final tool name (after overrides)', locateManifest(base, { key: true }));
+      diagnostics.error(
+        'MCPGEN_UNKNOWN_PRIMITIVE',
+        `gated tool ${JSON.stringify(tool)} does not exist`,
+        near ? `did you mean "${near}"?${left}` : 'key gates by the final tool name (after overrides)',
+        locateManifest(base, { key: true }),
+      );
       continue;
     }
     const list: Array<[ReflectionGate, string]> = Array.isArray(value) ? value.map((g, k) => [g, `${base}/${k}`]) : [[value, base]];
@@ -85,7 +106,12 @@ export function buildReflection(input: ReflectionInput): IrReflection | undefine
     gates[tool] = list.map(([g, at]) => {
       if (declared !== undefined && !declared.includes(g.domain)) {
         const near = suggest(g.domain, declared);
-        diagnostics.error('MCPGEN_REFLECTION_UNKNOWN_DOMAIN', `domain ${JSON.stringify(g.domain)} is not declared in \`reflection.domains\``, near ? `did you mean "${near}"?` : `declare it under \`reflection.domains\` (${declared.length > 0 ? `now: ${declared.join(', ')}` : 'empty now'})`, locateManifest(`${at}/domain`));
+        diagnostics.error(
+          'MCPGEN_REFLECTION_UNKNOWN_DOMAIN',
+          `domain ${JSON.stringify(g.domain)} is not declared in \`reflection.domains\``,
+          near ? `did you mean "${near}"?` : `declare it under \`reflection.domains\` (${declared.length > 0 ? `now: ${declared.join(', ')}` : 'empty now'})`,
+          locateManifest(`${at}/domain`),
+        );
       }
       if (!used.includes(g.domain)) used.push(g.domain);
       const promptArgs = g.promptArgs ?? {};
@@ -93,21 +119,41 @@ export function buildReflection(input: ReflectionInput): IrReflection | undefine
         const check = checkPromptTemplate(src, toolArgs?.names ?? [], { inlineHelpers: ['json'] });
         const where = locateManifest(`${at}/promptArgs/${escapePointerToken(name)}`);
         if (check.error !== undefined) {
-          diagnostics.error('MCPGEN_PROMPT_TEMPLATE_INVALID', `prompt argument ${JSON.stringify(name)} of a gate of ${tool} is not a valid template: ${check.error}`, 'write it as a Handlebars template over the tool arguments, e.g. `"{{petId}}"` or `"{{json body}}"`', where);
+          diagnostics.error(
+            'MCPGEN_PROMPT_TEMPLATE_INVALID',
+            `prompt argument ${JSON.stringify(name)} of a gate of ${tool} is not a valid template: ${check.error}`,
+            'write it as a Handlebars template over the tool arguments, e.g. `"{{petId}}"` or `"{{json body}}"`',
+            where,
+          );
         } else if (toolArgs !== undefined) {
           // an unknown variable renders empty: every call would share one key, so one justification would unlock them all
           for (const v of check.unknownVariables) {
             const near = suggest(v, toolArgs.names);
             const declared = `declared arguments of ${tool}: ${toolArgs.names.join(', ') || 'none'}`;
-            report('MCPGEN_REFLECTION_PROMPT_ARGUMENT', `prompt argument ${JSON.stringify(name)} of a gate of ${tool} reads {{${v}}}, which is not ${toolArgs.open ? 'a declared' : 'an'} argument of ${tool}`, near ? `did you mean "${near}"?` : declared, where);
+            report(
+              'MCPGEN_REFLECTION_PROMPT_ARGUMENT',
+              `prompt argument ${JSON.stringify(name)} of a gate of ${tool} reads {{${v}}}, which is not ${toolArgs.open ? 'a declared' : 'an'} argument of ${tool}`,
+              near ? `did you mean "${near}"?` : declared,
+              where,
+            );
           }
         }
       }
       const seen = prompts.get(g.prompt);
       if (otherPrompts.has(g.prompt)) {
-        diagnostics.error('MCPGEN_DUPLICATE_PRIMITIVE', `gate prompt name ${JSON.stringify(g.prompt)} is also the name of another prompt`, 'give the gate prompt a name of its own', locateManifest(`${at}/prompt`));
+        diagnostics.error(
+          'MCPGEN_DUPLICATE_PRIMITIVE',
+          `gate prompt name ${JSON.stringify(g.prompt)} is also the name of another prompt`,
+          'give the gate prompt a name of its own',
+          locateManifest(`${at}/prompt`),
+        );
       } else if (seen !== undefined && seen.template !== g.template) {
-        diagnostics.error('MCPGEN_DUPLICATE_PRIMITIVE', `gate prompt ${JSON.stringify(g.prompt)} is used with two different templates`, 'give this gate another prompt name, or the same template', locateManifest(`${at}/template`));
+        diagnostics.error(
+          'MCPGEN_DUPLICATE_PRIMITIVE',
+          `gate prompt ${JSON.stringify(g.prompt)} is used with two different templates`,
+          'give this gate another prompt name, or the same template',
+          locateManifest(`${at}/template`),
+        );
       } else if (seen !== undefined) {
         for (const k of Object.keys(promptArgs)) seen.args.add(k);
       } else prompts.set(g.prompt, { template: g.template, args: new Set(Object.keys(promptArgs)), at });
@@ -124,12 +170,22 @@ export function buildReflection(input: ReflectionInput): IrReflection | undefine
     const check = checkPromptTemplate(p.template, [...p.args]);
     const where = locateManifest(`${p.at}/template`);
     if (check.error !== undefined) {
-      diagnostics.error('MCPGEN_PROMPT_TEMPLATE_INVALID', `the template of gate prompt ${JSON.stringify(name)} is not valid: ${check.error}`, 'fix the Handlebars template; use `{{argument}}` and the built-in `if`, `unless`, `each`, `with`, `lookup` helpers only', where);
+      diagnostics.error(
+        'MCPGEN_PROMPT_TEMPLATE_INVALID',
+        `the template of gate prompt ${JSON.stringify(name)} is not valid: ${check.error}`,
+        'fix the Handlebars template; use `{{argument}}` and the built-in `if`, `unless`, `each`, `with`, `lookup` helpers only',
+        where,
+      );
       continue;
     }
     for (const v of check.unknownVariables) {
       const args = [...p.args];
-      diagnostics.error('MCPGEN_REFLECTION_PROMPT_ARGUMENT', `the template of gate prompt ${JSON.stringify(name)} uses {{${v}}}, which no gate gives it under \`promptArgs\``, args.length > 0 ? `add \`${v}\` to \`promptArgs\` (now: ${args.join(', ')})` : `add \`promptArgs: { ${v}: "{{…}}" }\` to the gate`, where);
+      diagnostics.error(
+        'MCPGEN_REFLECTION_PROMPT_ARGUMENT',
+        `the template of gate prompt ${JSON.stringify(name)} uses {{${v}}}, which no gate gives it under \`promptArgs\``,
+        args.length > 0 ? `add \`${v}\` to \`promptArgs\` (now: ${args.join(', ')})` : `add \`promptArgs: { ${v}: "{{…}}" }\` to the gate`,
+        where,
+      );
     }
   }
 

@@ -28,9 +28,32 @@ type Pos = 'noun' | 'verb' | 'adj';
 
 /** WordNet's detachment rules (morphy), for a word not in the index as it stands. */
 const MORPHY: Record<Pos, Array<[string, string]>> = {
-  noun: [['s', ''], ['ses', 's'], ['xes', 'x'], ['zes', 'z'], ['ches', 'ch'], ['shes', 'sh'], ['men', 'man'], ['ies', 'y']],
-  verb: [['s', ''], ['ies', 'y'], ['es', 'e'], ['es', ''], ['ed', 'e'], ['ed', ''], ['ing', 'e'], ['ing', '']],
-  adj: [['er', ''], ['est', ''], ['er', 'e'], ['est', 'e']],
+  noun: [
+    ['s', ''],
+    ['ses', 's'],
+    ['xes', 'x'],
+    ['zes', 'z'],
+    ['ches', 'ch'],
+    ['shes', 'sh'],
+    ['men', 'man'],
+    ['ies', 'y'],
+  ],
+  verb: [
+    ['s', ''],
+    ['ies', 'y'],
+    ['es', 'e'],
+    ['es', ''],
+    ['ed', 'e'],
+    ['ed', ''],
+    ['ing', 'e'],
+    ['ing', ''],
+  ],
+  adj: [
+    ['er', ''],
+    ['est', ''],
+    ['er', 'e'],
+    ['est', 'e'],
+  ],
 };
 
 class WordNet {
@@ -78,7 +101,14 @@ class WordNet {
     let at = 4 + wordCount * 2;
     const pointerCount = Number(f[at++]);
     const pointers: Array<{ symbol: string; offset: number; pos: string; source: number; target: number }> = [];
-    for (let i = 0; i < pointerCount; i++, at += 4) pointers.push({ symbol: f[at]!, offset: Number(f[at + 1]), pos: f[at + 2]!, source: parseInt(f[at + 3]!.slice(0, 2), 16), target: parseInt(f[at + 3]!.slice(2), 16) });
+    for (let i = 0; i < pointerCount; i++, at += 4)
+      pointers.push({
+        symbol: f[at]!,
+        offset: Number(f[at + 1]),
+        pos: f[at + 2]!,
+        source: parseInt(f[at + 3]!.slice(0, 2), 16),
+        target: parseInt(f[at + 3]!.slice(2), 16),
+      });
     return { words: ws, pointers };
   }
 }
@@ -122,7 +152,10 @@ export function wordnetLexicon(): Lexicon {
       }
     }
     out.delete(w);
-    const words = [...out].map((x) => x.replace(/_/g, ' ')).filter((x) => x.split(' ').length <= 2 && /^[a-z ]+$/.test(x)).sort();
+    const words = [...out]
+      .map((x) => x.replace(/_/g, ' '))
+      .filter((x) => x.split(' ').length <= 2 && /^[a-z ]+$/.test(x))
+      .sort();
     cache.set(w, words);
     return words;
   };

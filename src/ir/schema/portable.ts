@@ -12,23 +12,72 @@
  *
  * Validation semantics never change: the server validates against exactly what it publishes.
  */
+
+import { isObject } from '../../core/json.js';
 import { ANY_VALUE } from '../tools/output-schema.js';
 import type { JsonSchema } from '../types.js';
-import { isObject } from '../../core/json.js';
 
 const MAP_KEYWORDS = new Set(['properties', 'patternProperties', 'dependentSchemas', 'dependencies', '$defs', 'definitions']);
 const LIST_KEYWORDS = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
-const SINGLE_KEYWORDS = new Set(['items', 'contains', 'not', 'propertyNames', 'if', 'then', 'else', 'additionalProperties', 'unevaluatedProperties', 'additionalItems', 'unevaluatedItems', 'contentSchema']);
+const SINGLE_KEYWORDS = new Set([
+  'items',
+  'contains',
+  'not',
+  'propertyNames',
+  'if',
+  'then',
+  'else',
+  'additionalProperties',
+  'unevaluatedProperties',
+  'additionalItems',
+  'unevaluatedItems',
+  'contentSchema',
+]);
 /** Where a boolean schema is idiomatic and kept. */
 const BOOLEAN_OK = new Set(['additionalProperties', 'unevaluatedProperties', 'additionalItems', 'unevaluatedItems']);
 
 /** Keywords that constrain a value (a schema with none of them accepts anything). */
 const CONSTRAINING = new Set([
-  'type', 'enum', 'const', 'multipleOf', 'maximum', 'exclusiveMaximum', 'minimum', 'exclusiveMinimum', 'maxLength', 'minLength',
-  'pattern', 'maxItems', 'minItems', 'uniqueItems', 'maxContains', 'minContains', 'maxProperties', 'minProperties', 'required',
-  'dependentRequired', 'format', 'contentMediaType', 'contentEncoding', 'contentSchema', 'allOf', 'anyOf', 'oneOf', 'not', 'items',
-  'prefixItems', 'contains', 'properties', 'patternProperties', 'additionalProperties', 'propertyNames', 'dependentSchemas',
-  'dependencies', '$ref', '$dynamicRef', '$recursiveRef',
+  'type',
+  'enum',
+  'const',
+  'multipleOf',
+  'maximum',
+  'exclusiveMaximum',
+  'minimum',
+  'exclusiveMinimum',
+  'maxLength',
+  'minLength',
+  'pattern',
+  'maxItems',
+  'minItems',
+  'uniqueItems',
+  'maxContains',
+  'minContains',
+  'maxProperties',
+  'minProperties',
+  'required',
+  'dependentRequired',
+  'format',
+  'contentMediaType',
+  'contentEncoding',
+  'contentSchema',
+  'allOf',
+  'anyOf',
+  'oneOf',
+  'not',
+  'items',
+  'prefixItems',
+  'contains',
+  'properties',
+  'patternProperties',
+  'additionalProperties',
+  'propertyNames',
+  'dependentSchemas',
+  'dependencies',
+  '$ref',
+  '$dynamicRef',
+  '$recursiveRef',
 ]);
 
 /**

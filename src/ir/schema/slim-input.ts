@@ -12,17 +12,18 @@
  *
  * The result is what the server both publishes and validates against.
  */
-import { jsonFits } from '../../core/json-size.js';
-import { ANY_VALUE } from '../tools/output-schema.js';
-import { plainLinks, truncateDescription } from '../text.js';
-import type { JsonSchema } from '../types.js';
+
 import { isObject } from '../../core/json.js';
+import { jsonFits } from '../../core/json-size.js';
+import { plainLinks, truncateDescription } from '../text.js';
+import { ANY_VALUE } from '../tools/output-schema.js';
+import type { JsonSchema } from '../types.js';
 
 /** Limits of {@link slimInput}. */
 export type InputLimits = { maxBytes: number; maxArgumentDescriptionLength: number };
 
 /** What slimming did, for the build report. */
-export type SlimResult = { schema: JsonSchema; /** Depth the schema was cut at, when it was. */ cutAt?: number };
+export type SlimResult = { schema: JsonSchema /** Depth the schema was cut at, when it was. */; cutAt?: number };
 
 /** Depth (root = 0) of the levels whose descriptions are kept: arguments (1) and body properties (2). */
 const DESCRIBED_LEVELS = 2;
@@ -82,7 +83,8 @@ function mapLevels(node: unknown, level: number, fn: (node: Record<string, unkno
     Object.entries(node).map(([k, v]): [string, unknown] => {
       if (k === 'properties' && isObject(v)) return [k, Object.fromEntries(Object.entries(v).map(([p, s]) => [p, mapLevels(s, level + 1, fn, maxLevel)]))];
       if ((k === 'items' || k === 'additionalProperties' || k === 'not') && isObject(v)) return [k, mapLevels(v, level, fn, maxLevel)];
-      if ((k === 'anyOf' || k === 'oneOf' || k === 'allOf' || k === 'prefixItems') && Array.isArray(v)) return [k, v.map((s) => mapLevels(s, level, fn, maxLevel))];
+      if ((k === 'anyOf' || k === 'oneOf' || k === 'allOf' || k === 'prefixItems') && Array.isArray(v))
+        return [k, v.map((s) => mapLevels(s, level, fn, maxLevel))];
       return [k, v];
     }),
   );
@@ -96,7 +98,11 @@ function cutAt(root: JsonSchema, depth: number): JsonSchema {
   return inline(body, 0, depth, defs, []) as JsonSchema;
 }
 
-function deref(node: Record<string, unknown>, defs: Record<string, unknown>, trail: readonly string[]): { node: Record<string, unknown>; trail: readonly string[] } | undefined {
+function deref(
+  node: Record<string, unknown>,
+  defs: Record<string, unknown>,
+  trail: readonly string[],
+): { node: Record<string, unknown>; trail: readonly string[] } | undefined {
   let cur: unknown = node;
   let t = trail;
   while (isObject(cur) && typeof cur.$ref === 'string') {
@@ -120,9 +126,12 @@ function inline(node: unknown, level: number, depth: number, defs: Record<string
   return Object.fromEntries(
     Object.entries(r.node).map(([k, v]): [string, unknown] => {
       if (k === 'properties' && isObject(v)) return [k, Object.fromEntries(Object.entries(v).map(([p, s]) => [p, inline(s, level + 1, depth, defs, r.trail)]))];
-      if ((k === 'items' || k === 'additionalProperties' || k === 'not' || k === 'contains' || k === 'propertyNames') && isObject(v)) return [k, inline(v, level + (k === 'items' ? 0 : 1), depth, defs, r.trail)];
-      if ((k === 'anyOf' || k === 'oneOf' || k === 'allOf' || k === 'prefixItems') && Array.isArray(v)) return [k, v.map((s) => inline(s, level, depth, defs, r.trail))];
-      if (k === 'patternProperties' && isObject(v)) return [k, Object.fromEntries(Object.entries(v).map(([p, s]) => [p, inline(s, level + 1, depth, defs, r.trail)]))];
+      if ((k === 'items' || k === 'additionalProperties' || k === 'not' || k === 'contains' || k === 'propertyNames') && isObject(v))
+        return [k, inline(v, level + (k === 'items' ? 0 : 1), depth, defs, r.trail)];
+      if ((k === 'anyOf' || k === 'oneOf' || k === 'allOf' || k === 'prefixItems') && Array.isArray(v))
+        return [k, v.map((s) => inline(s, level, depth, defs, r.trail))];
+      if (k === 'patternProperties' && isObject(v))
+        return [k, Object.fromEntries(Object.entries(v).map(([p, s]) => [p, inline(s, level + 1, depth, defs, r.trail)]))];
       return [k, v];
     }),
   );

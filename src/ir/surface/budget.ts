@@ -6,9 +6,9 @@
  * (fewest tools to change first).
  */
 import { type Diagnostics, escapePointerToken, type Location } from '../../core/diagnostics.js';
+import type { IrPresetSurface, IrServer, IrSurface } from '../types.js';
 import { largestTools, presetToolSizes, SOFT_LIST_SHARE } from './surface.js';
 import { waysUnder } from './ways-under.js';
-import type { IrPresetSurface, IrServer, IrSurface } from '../types.js';
 
 /** Limits of one preset. */
 export type PresetLimits = { maxListBytes?: number; maxTools?: number; maxTokens?: number };
@@ -25,7 +25,11 @@ function presetTools(ir: IrServer, p: IrPresetSurface): IrSurface {
  * Checks every preset's list bytes and tool count against `budget.presets` (tokens: {@link
  * checkPresetTokens}); a budget naming a preset the manifest does not declare is an error.
  */
-export function checkPresetBudgets(ir: IrServer, budgets: Readonly<Record<string, PresetLimits>>, opts: { locate: (pointer: string, o?: { key?: boolean }) => Location; diagnostics: Diagnostics }): void {
+export function checkPresetBudgets(
+  ir: IrServer,
+  budgets: Readonly<Record<string, PresetLimits>>,
+  opts: { locate: (pointer: string, o?: { key?: boolean }) => Location; diagnostics: Diagnostics },
+): void {
   const s = ir.surface;
   if (!s) return;
   const declared = Object.keys(ir.concerns?.presets ?? {});
@@ -44,7 +48,10 @@ export function checkPresetBudgets(ir: IrServer, budgets: Readonly<Record<string
     const mine = presetTools(ir, p);
     if (p.catalogue) {
       // search mode: the preset lists the search tools only; the catalogue is read one tool at a time
-      for (const [key, value, limit] of [['maxListBytes', p.listBytes, limits.maxListBytes], ['maxTools', p.tools.length, limits.maxTools]] as const) {
+      for (const [key, value, limit] of [
+        ['maxListBytes', p.listBytes, limits.maxListBytes],
+        ['maxTools', p.tools.length, limits.maxTools],
+      ] as const) {
         if (limit === undefined || value <= limit) continue;
         opts.diagnostics.error(
           'MCPGEN_OVER_BUDGET',
@@ -75,7 +82,11 @@ export function checkPresetBudgets(ir: IrServer, budgets: Readonly<Record<string
 }
 
 /** Checks every preset's token count (counted by `countTokens`) against `budget.presets`. */
-export function checkPresetTokens(ir: IrServer, budgets: Readonly<Record<string, PresetLimits>>, opts: { locate: (pointer: string) => Location; diagnostics: Diagnostics }): void {
+export function checkPresetTokens(
+  ir: IrServer,
+  budgets: Readonly<Record<string, PresetLimits>>,
+  opts: { locate: (pointer: string) => Location; diagnostics: Diagnostics },
+): void {
   for (const p of ir.surface?.presets ?? []) {
     const max = Object.hasOwn(budgets, p.name) ? budgets[p.name]?.maxTokens : undefined;
     if (max === undefined || !p.tokens || p.tokens.total <= max) continue;
@@ -94,14 +105,23 @@ export function wantsTokens(budget: { maxTokens?: number; presets?: Readonly<Rec
 }
 
 /** Checks the surface against `budget` (bytes and tool count; tokens are counted by the CLI when asked). */
-export function checkBudget(ir: IrServer, budget: { maxListBytes: number; maxTools?: number }, opts: { locate: (pointer: string) => Location; diagnostics: Diagnostics }): void {
+export function checkBudget(
+  ir: IrServer,
+  budget: { maxListBytes: number; maxTools?: number },
+  opts: { locate: (pointer: string) => Location; diagnostics: Diagnostics },
+): void {
   const s = ir.surface;
   if (!s) return;
   const list = (lines: string[]) => lines.map((l) => `\n  - ${l}`).join('');
   // in search mode a client lists three tools; the catalogue is read one tool at a time
   if (s.search) {
     if (s.search.listBytes > budget.maxListBytes) {
-      opts.diagnostics.error('MCPGEN_OVER_BUDGET', `tools/list (search mode) is ${s.search.listBytes} bytes, over budget.maxListBytes ${budget.maxListBytes}`, 'raise `budget.maxListBytes`: search mode lists only its own tools', opts.locate('/budget/maxListBytes'));
+      opts.diagnostics.error(
+        'MCPGEN_OVER_BUDGET',
+        `tools/list (search mode) is ${s.search.listBytes} bytes, over budget.maxListBytes ${budget.maxListBytes}`,
+        'raise `budget.maxListBytes`: search mode lists only its own tools',
+        opts.locate('/budget/maxListBytes'),
+      );
     }
   } else if (s.listBytes > budget.maxListBytes) {
     opts.diagnostics.error(
@@ -119,6 +139,11 @@ export function checkBudget(ir: IrServer, budget: { maxListBytes: number; maxToo
     );
   }
   if (budget.maxTools !== undefined && s.tools.length > budget.maxTools) {
-    opts.diagnostics.error('MCPGEN_OVER_BUDGET', `the server publishes ${s.tools.length} tools, over budget.maxTools ${budget.maxTools}`, 'narrow `include` or add `exclude` selectors', opts.locate('/budget/maxTools'));
+    opts.diagnostics.error(
+      'MCPGEN_OVER_BUDGET',
+      `the server publishes ${s.tools.length} tools, over budget.maxTools ${budget.maxTools}`,
+      'narrow `include` or add `exclude` selectors',
+      opts.locate('/budget/maxTools'),
+    );
   }
 }

@@ -4,15 +4,23 @@
  * generated server's own listing code (templates/runtime/core/surface.ts), budget.ts judges it
  * against the manifest's `budget`.
  */
+
+import { matches } from '../../../templates/runtime/concerns/concerns.js';
+import {
+  DEFAULT_JUSTIFICATION_SCHEMA,
+  listBytes,
+  persistToolFor,
+  type ToolEntry,
+  toolEntry,
+  withConcernMeta,
+} from '../../../templates/runtime/core/surface.js';
+import { CODE_TOOLS, SEARCH_TOOLS } from '../../../templates/runtime/search/search-tools.js';
 import type { Diagnostics, Location } from '../../core/diagnostics.js';
 import { jsonFits } from '../../core/json-size.js';
 import { o200k } from '../../core/lazy.js';
-import { DEFAULT_JUSTIFICATION_SCHEMA, listBytes, persistToolFor, toolEntry, withConcernMeta, type ToolEntry } from '../../../templates/runtime/core/surface.js';
-import { matches } from '../../../templates/runtime/concerns/concerns.js';
-import { CODE_TOOLS, SEARCH_TOOLS } from '../../../templates/runtime/search/search-tools.js';
 import { discoveryOf, usesSearch } from '../features/discovery.js';
-import { portable } from '../schema/portable.js';
 import { WITH_CONTEXT_PROMPT } from '../features/preprocessors.js';
+import { portable } from '../schema/portable.js';
 import { slimInput } from '../schema/slim-input.js';
 import type { IrOperationTool, IrPresetSurface, IrServer, IrSurface } from '../types.js';
 
@@ -160,7 +168,8 @@ export function measureSurface(ir: IrServer, report: FitReport = { dropped: [], 
   const tools = sized(entries);
   // a list's JSON is its entries' JSON between brackets, separated by commas: summed, not serialised again
   const sizes = new Map<ToolEntry, number>(entries.map((e, i) => [e, tools[i]!.bytes]));
-  const measured = (list: readonly ToolEntry[]): number => (list.every((e) => sizes.has(e)) ? 2 + Math.max(0, list.length - 1) + list.reduce((n, e) => n + sizes.get(e)!, 0) : listBytes(list));
+  const measured = (list: readonly ToolEntry[]): number =>
+    list.every((e) => sizes.has(e)) ? 2 + Math.max(0, list.length - 1) + list.reduce((n, e) => n + sizes.get(e)!, 0) : listBytes(list);
   return {
     tools,
     listBytes: measured(entries),
@@ -171,7 +180,16 @@ export function measureSurface(ir: IrServer, report: FitReport = { dropped: [], 
     presets: measurePresets(ir, entries, measured),
     ...(ir.discovery === 'search' ? { search: { tools: searchEntries(ir).map((e) => e.name), listBytes: listBytes(searchEntries(ir)) } } : {}),
     // code mode: its front tools, and their o200k tokens as a client reads the tools/list result
-    ...(ir.discovery === 'code' ? { search: { tools: searchEntries(ir, 'code').map((e) => e.name), listBytes: listBytes(searchEntries(ir, 'code')), mode: 'code' as const, tokens: o200k().countTokens(JSON.stringify({ tools: searchEntries(ir, 'code') })) } } : {}),
+    ...(ir.discovery === 'code'
+      ? {
+          search: {
+            tools: searchEntries(ir, 'code').map((e) => e.name),
+            listBytes: listBytes(searchEntries(ir, 'code')),
+            mode: 'code' as const,
+            tokens: o200k().countTokens(JSON.stringify({ tools: searchEntries(ir, 'code') })),
+          },
+        }
+      : {}),
     ...(usesSearch(ir) ? { front: sized(searchEntries(ir, ir.discovery === 'code' ? 'code' : 'search')) } : {}),
   };
 }

@@ -10,7 +10,13 @@ type ToolSize = IrSurface['tools'][number];
 /** `,"outputSchema":` — what a listed entry loses besides the schema itself when it is dropped. */
 const OUTPUT_KEY_BYTES = Buffer.byteLength(',"outputSchema":');
 
-const names = (tools: readonly ToolSize[]): string => (tools.length <= 6 ? tools.map((t) => t.name).join(', ') : `${tools.slice(0, 6).map((t) => t.name).join(', ')} and ${tools.length - 6} more`);
+const names = (tools: readonly ToolSize[]): string =>
+  tools.length <= 6
+    ? tools.map((t) => t.name).join(', ')
+    : `${tools
+        .slice(0, 6)
+        .map((t) => t.name)
+        .join(', ')} and ${tools.length - 6} more`;
 
 /** The fewest tools (largest saving first) whose `saving`s add up to `excess`, or undefined. */
 function fewest(tools: readonly ToolSize[], saving: (t: ToolSize) => number, excess: number): { tools: ToolSize[]; saved: number } | undefined {

@@ -11,19 +11,24 @@
  */
 import type { Diagnostics, Location } from '../../core/diagnostics.js';
 import { isObject } from '../../core/json.js';
+import { suggest } from '../../core/suggest.js';
 import type { ArgumentOverride, ArgumentRule } from '../../manifest/types.gen.js';
 import type { RawOperation } from '../../openapi/operations.js';
-import { suggest } from '../../core/suggest.js';
-import { readArgumentOverride, type ArgumentsInput } from './arguments.js';
-import { checkSelector, selectorMatcher } from './select.js';
 import type { IrArgumentRuleUse, IrFixedValue, JsonSchema } from '../types.js';
+import { type ArgumentsInput, readArgumentOverride } from './arguments.js';
 import type { OperationParts } from './operation-tool.js';
+import { checkSelector, selectorMatcher } from './select.js';
 
 /** A field of a rule, as precedence and conflicts see it. */
 type Field = 'hidden' | 'default' | 'description' | 'as';
 const FIELDS: readonly Field[] = ['hidden', 'default', 'description', 'as'];
 /** The override keys each field stands for (`as` is a per-operation override's `name`). */
-const KEYS: Record<Field, ReadonlyArray<keyof ArgumentOverride>> = { hidden: ['hidden', 'value', 'env'], default: ['default'], description: ['description'], as: ['name'] };
+const KEYS: Record<Field, ReadonlyArray<keyof ArgumentOverride>> = {
+  hidden: ['hidden', 'value', 'env'],
+  default: ['default'],
+  description: ['description'],
+  as: ['name'],
+};
 
 /** Inputs of {@link ArgumentRules}. */
 export type ArgumentRulesInput = {
@@ -103,13 +108,33 @@ export class ArgumentRules {
       },
     });
     // `hidden: false` says nothing; `as` with the argument's own name neither
-    const fields = override.hidden === true ? [...FIELDS] : FIELDS.filter((f) => f !== 'hidden' && KEYS[f].some((k) => Object.hasOwn(override, k)) && !(f === 'as' && override.name === raw.name));
+    const fields =
+      override.hidden === true
+        ? [...FIELDS]
+        : FIELDS.filter((f) => f !== 'hidden' && KEYS[f].some((k) => Object.hasOwn(override, k)) && !(f === 'as' && override.name === raw.name));
     if (ok && fields.length === 0) {
       ok = false;
-      diagnostics.error('MCPGEN_ARGUMENT_OVERRIDE_INVALID', `argument rule ${label} changes nothing about argument "${raw.name}"`, 'give it `hidden: true` with `value` or `env`, a `default`, a `description` or `as`, or remove it', locateManifest(at));
+      diagnostics.error(
+        'MCPGEN_ARGUMENT_OVERRIDE_INVALID',
+        `argument rule ${label} changes nothing about argument "${raw.name}"`,
+        'give it `hidden: true` with `value` or `env`, a `default`, a `description` or `as`, or remove it',
+        locateManifest(at),
+      );
     }
     if (!ok) return undefined;
-    return { index, at, arg: raw.name, override, fields, matches: isObject(raw.match) ? selectorMatcher(raw.match) : () => true, quiet, selected: false, argsSeen: new Set(), had: 0, tools: [] };
+    return {
+      index,
+      at,
+      arg: raw.name,
+      override,
+      fields,
+      matches: isObject(raw.match) ? selectorMatcher(raw.match) : () => true,
+      quiet,
+      selected: false,
+      argsSeen: new Set(),
+      had: 0,
+      tools: [],
+    };
   }
 
   /**
@@ -117,7 +142,13 @@ export class ArgumentRules {
    * a rule reaches, the fields the tool's own entry does not set; with where each rule field is
    * written, for {@link applyArgumentOverrides}. Undefined when neither has anything.
    */
-  forTool(tool: { op: RawOperation; name: string; args: readonly string[]; bodyFields: readonly string[]; own: Record<string, ArgumentOverride> | undefined }): ToolRules | undefined {
+  forTool(tool: {
+    op: RawOperation;
+    name: string;
+    args: readonly string[];
+    bodyFields: readonly string[];
+    own: Record<string, ArgumentOverride> | undefined;
+  }): ToolRules | undefined {
     const own = tool.own ?? {};
     const bodyFields = new Map<string, IrFixedValue>();
     const overrides: Record<string, ArgumentOverride> = {};
@@ -195,25 +226,39 @@ export class ArgumentRules {
       const label = `arguments[${rule.index}]`;
       if (!rule.selected) {
         const hasMatch = this.#input.rules[rule.index]?.match !== undefined;
-        diagnostics.warn('MCPGEN_ARGUMENT_RULE_UNMATCHED', `argument rule ${label} (argument "${rule.arg}") applies to no tool: ${hasMatch ? 'its `match` selects none of the server\'s tools' : 'the server has no operation tools'}`, hasMatch ? 'widen `match` (it takes the fields of an `include` selector; the operations `include`/`exclude` leave out are not tools), or remove the rule' : 'remove the rule', locateManifest(hasMatch ? `${rule.at}/match` : rule.at, { key: hasMatch }));
+        diagnostics.warn(
+          'MCPGEN_ARGUMENT_RULE_UNMATCHED',
+          `argument rule ${label} (argument "${rule.arg}") applies to no tool: ${hasMatch ? "its `match` selects none of the server's tools" : 'the server has no operation tools'}`,
+          hasMatch
+            ? 'widen `match` (it takes the fields of an `include` selector; the operations `include`/`exclude` leave out are not tools), or remove the rule'
+            : 'remove the rule',
+          locateManifest(hasMatch ? `${rule.at}/match` : rule.at, { key: hasMatch }),
+        );
         continue;
       }
       const near = suggest(rule.arg, rule.argsSeen);
       diagnostics.warn(
         'MCPGEN_ARGUMENT_RULE_UNMATCHED',
         `argument rule ${label} applies to no tool: none of the tools it matches has an argument "${rule.arg}"`,
-        near ? `did you mean "${near}"?` : 'arguments are named as generated (the names in a tool\'s input schema, `body` for a request body): fix `name` or `match`, or remove the rule',
+        near
+          ? `did you mean "${near}"?`
+          : "arguments are named as generated (the names in a tool's input schema, `body` for a request body): fix `name` or `match`, or remove the rule",
         locateManifest(`${rule.at}/name`),
       );
     }
     for (const { first, second, field, tools } of this.#conflicts.values()) {
       const line = locateManifest(first.at).line;
       const shown = tools.slice(0, 3).join(', ') + (tools.length > 3 ? ` and ${tools.length - 3} more` : '');
-      const hides = first.override.hidden === true ? ` (arguments[${first.index}] hides it)` : second.override.hidden === true ? ` (arguments[${second.index}] hides it)` : '';
+      const hides =
+        first.override.hidden === true
+          ? ` (arguments[${first.index}] hides it)`
+          : second.override.hidden === true
+            ? ` (arguments[${second.index}] hides it)`
+            : '';
       diagnostics.error(
         'MCPGEN_ARGUMENT_RULE_CONFLICT',
         `argument rules arguments[${first.index}]${line > 0 ? ` (line ${line})` : ''} and arguments[${second.index}] both set \`${field}\` of argument "${first.arg}"${hides} on ${tools.length} tool${tools.length === 1 ? '' : 's'}: ${shown}`,
-        'set each field of an argument in one rule: narrow one rule\'s `match` so they do not overlap, or give the tools that need something else `overrides.<operation>.arguments`',
+        "set each field of an argument in one rule: narrow one rule's `match` so they do not overlap, or give the tools that need something else `overrides.<operation>.arguments`",
         locateManifest(`${second.at}/${second.override.hidden === true ? 'hidden' : field}`, { key: true }),
       );
     }
@@ -254,5 +299,9 @@ export function hideBodyFields(parts: OperationParts, fields: ReadonlyMap<string
   }
   const arg = parts.body!.arg;
   const inputProps = Object.fromEntries(Object.entries(parts.inputSchema.properties as object).map(([k, v]) => [k, k === arg ? next : v]));
-  return { ...parts, inputSchema: { ...parts.inputSchema, properties: inputProps }, body: { ...parts.body!, fields: [...fields].map(([name, fixed]) => ({ name, fixed })) } };
+  return {
+    ...parts,
+    inputSchema: { ...parts.inputSchema, properties: inputProps },
+    body: { ...parts.body!, fields: [...fields].map(([name, fixed]) => ({ name, fixed })) },
+  };
 }

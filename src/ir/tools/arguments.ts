@@ -6,13 +6,13 @@
  * arguments (gates, concern mappings) see the final arguments. The request keeps the wire names.
  * Argument rules (argument-rules.ts) reach a tool as the same override map.
  */
-import { escapePointerToken, type Diagnostics, type Location } from '../../core/diagnostics.js';
+import { type Diagnostics, escapePointerToken, type Location } from '../../core/diagnostics.js';
 import { isObject } from '../../core/json.js';
-import type { ArgumentOverride } from '../../manifest/types.gen.js';
 import { suggest } from '../../core/suggest.js';
-import { X_MCP_HEADER, X_MCP_HEADER_TYPES } from './operation-tool.js';
-import type { OperationParts } from './operation-tool.js';
+import type { ArgumentOverride } from '../../manifest/types.gen.js';
 import type { IrBody, IrParam, JsonSchema } from '../types.js';
+import type { OperationParts } from './operation-tool.js';
+import { X_MCP_HEADER, X_MCP_HEADER_TYPES } from './operation-tool.js';
 
 /** Inputs of {@link applyArgumentOverrides}. */
 export type ArgumentsInput = {
@@ -46,7 +46,8 @@ export function applyArgumentOverrides(input: ArgumentsInput): OperationParts {
     const elsewhere = field === undefined ? undefined : input.sources?.get(arg)?.get(field);
     return input.locateManifest(elsewhere ?? `${input.at}/${escapePointerToken(arg)}${field ? `/${field}` : ''}`, { key });
   };
-  const fail = (arg: string, field: string, message: string, help: string, key = false) => diagnostics.error('MCPGEN_ARGUMENT_OVERRIDE_INVALID', message, help, locate(arg, field, key));
+  const fail = (arg: string, field: string, message: string, help: string, key = false) =>
+    diagnostics.error('MCPGEN_ARGUMENT_OVERRIDE_INVALID', message, help, locate(arg, field, key));
 
   // per generated argument name: what changes (Maps, so a parameter named `__proto__` is data)
   const fixed = new Map<string, NonNullable<IrParam['fixed']>>();
@@ -63,12 +64,22 @@ export function applyArgumentOverrides(input: ArgumentsInput): OperationParts {
       diagnostics.error(
         'MCPGEN_UNKNOWN_ARGUMENT',
         `${operation} has no argument "${arg}"`,
-        near ? `did you mean "${near}"?` : known.length ? `its arguments are ${known.map((k) => `"${k}"`).join(', ')}` : 'the operation has no arguments; remove the entry',
+        near
+          ? `did you mean "${near}"?`
+          : known.length
+            ? `its arguments are ${known.map((k) => `"${k}"`).join(', ')}`
+            : 'the operation has no arguments; remove the entry',
         locate(arg, undefined, true),
       );
       continue;
     }
-    const read = readArgumentOverride({ arg, override: o, owner: operation, reserved: input.reserved, fail: (field, message, help, key) => fail(arg, field, message, help, key) });
+    const read = readArgumentOverride({
+      arg,
+      override: o,
+      owner: operation,
+      reserved: input.reserved,
+      fail: (field, message, help, key) => fail(arg, field, message, help, key),
+    });
     if (read.fixed) fixed.set(arg, read.fixed);
     if (Object.hasOwn(read, 'default')) defaults.set(arg, read.default);
     if (read.description !== undefined) descriptions.set(arg, read.description);
@@ -82,7 +93,12 @@ export function applyArgumentOverrides(input: ArgumentsInput): OperationParts {
     const others = [...targets.keys()].filter((a) => a !== arg && finalName(a) === name);
     if (others.length > 0) {
       const other = others[0]!;
-      fail(arg, 'name', `cannot rename argument "${arg}" of ${operation} to "${name}": argument "${other}" ${renames.has(other) ? 'is renamed to it too' : 'has that name'}`, 'choose another name, or rename that argument too');
+      fail(
+        arg,
+        'name',
+        `cannot rename argument "${arg}" of ${operation} to "${name}": argument "${other}" ${renames.has(other) ? 'is renamed to it too' : 'has that name'}`,
+        'choose another name, or rename that argument too',
+      );
       renames.delete(arg);
     }
   }
@@ -90,16 +106,28 @@ export function applyArgumentOverrides(input: ArgumentsInput): OperationParts {
   const schema = parts.inputSchema;
   const properties = isObject(schema.properties) ? schema.properties : {};
   // `header`: the argument is mirrored as Mcp-Param-<header>; names must differ ignoring case, types be primitive
-  const headerOf = (arg: string): string | undefined => headers.get(arg) ?? (isObject(properties[arg]) && typeof properties[arg][X_MCP_HEADER] === 'string' ? (properties[arg][X_MCP_HEADER] as string) : undefined);
+  const headerOf = (arg: string): string | undefined =>
+    headers.get(arg) ??
+    (isObject(properties[arg]) && typeof properties[arg][X_MCP_HEADER] === 'string' ? (properties[arg][X_MCP_HEADER] as string) : undefined);
   for (const [arg, header] of headers) {
     const prop = properties[arg];
     const type = isObject(prop) ? prop.type : undefined;
     const clash = Object.keys(properties).find((a) => a !== arg && !fixed.has(a) && headerOf(a)?.toLowerCase() === header.toLowerCase());
     if (typeof type !== 'string' || !X_MCP_HEADER_TYPES.has(type)) {
-      fail(arg, 'header', `argument "${arg}" of ${operation} cannot be mirrored as the Mcp-Param-${header} header: its schema's type is ${type === undefined ? 'not given' : JSON.stringify(type)}`, 'only string, integer and boolean arguments can be (SEP-2243); remove `header`');
+      fail(
+        arg,
+        'header',
+        `argument "${arg}" of ${operation} cannot be mirrored as the Mcp-Param-${header} header: its schema's type is ${type === undefined ? 'not given' : JSON.stringify(type)}`,
+        'only string, integer and boolean arguments can be (SEP-2243); remove `header`',
+      );
       headers.delete(arg);
     } else if (clash !== undefined) {
-      fail(arg, 'header', `argument "${arg}" of ${operation} cannot be mirrored as the Mcp-Param-${header} header: argument "${clash}" is mirrored as ${headerOf(clash)}`, 'header names must differ ignoring case; choose another');
+      fail(
+        arg,
+        'header',
+        `argument "${arg}" of ${operation} cannot be mirrored as the Mcp-Param-${header} header: argument "${clash}" is mirrored as ${headerOf(clash)}`,
+        'header names must differ ignoring case; choose another',
+      );
       headers.delete(arg);
     }
   }
@@ -155,25 +183,59 @@ export function readArgumentOverride(input: {
   const has = (k: keyof ArgumentOverride) => Object.hasOwn(o, k);
   const out: ReadOverride = {};
   if (o.hidden === true) {
-    for (const k of VISIBLE_ONLY.filter(has)) fail(k, `\`${k}\` does not apply to argument "${arg}" of ${operation}, which is hidden from the model`, `remove \`${k}\``, true);
-    if (has('value') && has('env')) fail('env', `hidden argument "${arg}" of ${operation} gives both \`value\` and \`env\``, 'keep one: `value` for a constant, `env` for a value read from the environment', true);
+    for (const k of VISIBLE_ONLY.filter(has))
+      fail(k, `\`${k}\` does not apply to argument "${arg}" of ${operation}, which is hidden from the model`, `remove \`${k}\``, true);
+    if (has('value') && has('env'))
+      fail(
+        'env',
+        `hidden argument "${arg}" of ${operation} gives both \`value\` and \`env\``,
+        'keep one: `value` for a constant, `env` for a value read from the environment',
+        true,
+      );
     else if (has('value')) {
       if (isJsonValue(o.value)) out.fixed = { value: o.value };
-      else fail('value', `\`value\` of argument "${arg}" of ${operation} is not a JSON value`, 'use a string, a finite number, a boolean, null, or lists and mappings of those');
+      else
+        fail(
+          'value',
+          `\`value\` of argument "${arg}" of ${operation} is not a JSON value`,
+          'use a string, a finite number, a boolean, null, or lists and mappings of those',
+        );
     } else if (has('env')) {
       const env = o.env!;
-      if (!ENV_NAME.test(env)) fail('env', `"${env}" is not a legal environment variable name`, 'use upper-case letters, digits and `_`, not starting with a digit, e.g. `ACME_ACCOUNT_ID`');
-      else if (input.reserved.has(env)) fail('env', `${env} is one of the server's own settings variables and cannot hold an argument`, 'choose another variable name');
+      if (!ENV_NAME.test(env))
+        fail(
+          'env',
+          `"${env}" is not a legal environment variable name`,
+          'use upper-case letters, digits and `_`, not starting with a digit, e.g. `ACME_ACCOUNT_ID`',
+        );
+      else if (input.reserved.has(env))
+        fail('env', `${env} is one of the server's own settings variables and cannot hold an argument`, 'choose another variable name');
       else out.fixed = { env };
-    } else fail('hidden', `hidden argument "${arg}" of ${operation} has neither \`value\` nor \`env\`, so the server has nothing to send`, 'add `value: <constant>`, or `env: <VARIABLE>` to read it from the environment', true);
+    } else
+      fail(
+        'hidden',
+        `hidden argument "${arg}" of ${operation} has neither \`value\` nor \`env\`, so the server has nothing to send`,
+        'add `value: <constant>`, or `env: <VARIABLE>` to read it from the environment',
+        true,
+      );
     return out;
   }
   for (const k of (['value', 'env'] as const).filter(has)) {
-    fail(k, `\`${k}\` of argument "${arg}" of ${operation} applies only to a hidden argument`, 'add `hidden: true`, or use `default` for a value the model may change', true);
+    fail(
+      k,
+      `\`${k}\` of argument "${arg}" of ${operation} applies only to a hidden argument`,
+      'add `hidden: true`, or use `default` for a value the model may change',
+      true,
+    );
   }
   if (has('default')) {
     if (isJsonValue(o.default)) out.default = o.default;
-    else fail('default', `\`default\` of argument "${arg}" of ${operation} is not a JSON value`, 'use a string, a finite number, a boolean, null, or lists and mappings of those');
+    else
+      fail(
+        'default',
+        `\`default\` of argument "${arg}" of ${operation} is not a JSON value`,
+        'use a string, a finite number, a boolean, null, or lists and mappings of those',
+      );
   }
   if (o.description !== undefined) out.description = o.description;
   if (o.header !== undefined) out.header = o.header;

@@ -7,8 +7,8 @@
  * `mcpgen fix` removes them (src/fix/). A name that exists nowhere in the spec stays an error.
  */
 import type { Diagnostics, Location } from '../../core/diagnostics.js';
-import type { RawOperation } from '../../openapi/operations.js';
 import { shellQuote } from '../../core/shell.js';
+import type { RawOperation } from '../../openapi/operations.js';
 import { assignToolNames, type NameRequest } from './names.js';
 
 /** One stale entry: where it is in the manifest and what it is, for messages (`concernMappings.tools.getTask`). */
@@ -70,7 +70,10 @@ export class ExcludedReferences {
     const located = this.entries.map((e) => ({ e, at: locateManifest(e.pointer, { key: true }) }));
     located.sort((a, b) => a.at.line - b.at.line || a.at.col - b.at.col || (a.e.pointer < b.e.pointer ? -1 : a.e.pointer > b.e.pointer ? 1 : 0));
     const n = located.length;
-    const shown = located.slice(0, SHOWN).map((l) => l.e.label).join(', ');
+    const shown = located
+      .slice(0, SHOWN)
+      .map((l) => l.e.label)
+      .join(', ');
     const more = n > SHOWN ? `, … and ${n - SHOWN} more` : '';
     const file = shellQuote(located[0]!.at.file);
     diagnostics.warn(

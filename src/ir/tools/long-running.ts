@@ -10,9 +10,10 @@
  * operation. Deleting anything else (a `DELETE /pets/{id}` that happens to match a status URL)
  * would destroy data, so no other `DELETE` is ever sent; without one, cancelling stops polling.
  */
+
+import { isObject } from '../../core/json.js';
 import type { RawOperation } from '../../openapi/operations.js';
 import type { IrLongRunning, IrServer } from '../types.js';
-import { isObject } from '../../core/json.js';
 
 const STATUS_HEADERS = new Set(['location', 'operation-location', 'azure-asyncoperation']);
 

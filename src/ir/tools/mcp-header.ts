@@ -7,7 +7,26 @@ import { isObject } from '../../core/json.js';
 import { HTTP_TOKEN, X_MCP_HEADER, X_MCP_HEADER_TYPES } from './operation-tool.js';
 
 /** Keywords whose subschemas a `properties` chain does not pass through: an `x-mcp-header` under one is invalid. */
-const UNREACHABLE = ['items', 'prefixItems', 'contains', 'additionalProperties', 'unevaluatedProperties', 'unevaluatedItems', 'propertyNames', 'patternProperties', 'dependentSchemas', 'oneOf', 'anyOf', 'allOf', 'not', 'if', 'then', 'else', '$defs', 'definitions'];
+const UNREACHABLE = [
+  'items',
+  'prefixItems',
+  'contains',
+  'additionalProperties',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+  'propertyNames',
+  'patternProperties',
+  'dependentSchemas',
+  'oneOf',
+  'anyOf',
+  'allOf',
+  'not',
+  'if',
+  'then',
+  'else',
+  '$defs',
+  'definitions',
+];
 /** Of those, the ones whose value maps names to subschemas. */
 const BY_NAME = new Set(['patternProperties', 'dependentSchemas', '$defs', 'definitions']);
 
@@ -19,9 +38,11 @@ export function mcpHeaderProblem(schema: unknown): string | undefined {
     const where = path.length === 0 ? 'the root' : path.join('.');
     if (Object.hasOwn(node, X_MCP_HEADER)) {
       const name = node[X_MCP_HEADER];
-      if (!reachable || path.length === 0) return `${where}: ${X_MCP_HEADER} is allowed only on a property reached through \`properties\` alone (not under items, additionalProperties, anyOf/oneOf/allOf/not, if/then/else or $defs)`;
+      if (!reachable || path.length === 0)
+        return `${where}: ${X_MCP_HEADER} is allowed only on a property reached through \`properties\` alone (not under items, additionalProperties, anyOf/oneOf/allOf/not, if/then/else or $defs)`;
       if (typeof name !== 'string' || !HTTP_TOKEN.test(name)) return `${where}: ${X_MCP_HEADER} must be an HTTP header name token, got ${JSON.stringify(name)}`;
-      if (typeof node.type !== 'string' || !X_MCP_HEADER_TYPES.has(node.type)) return `${where}: ${X_MCP_HEADER} is allowed only on a string, integer or boolean property, got type ${JSON.stringify(node.type ?? null)}`;
+      if (typeof node.type !== 'string' || !X_MCP_HEADER_TYPES.has(node.type))
+        return `${where}: ${X_MCP_HEADER} is allowed only on a string, integer or boolean property, got type ${JSON.stringify(node.type ?? null)}`;
       const other = seen.get(name.toLowerCase());
       if (other !== undefined) return `${where}: ${X_MCP_HEADER} ${JSON.stringify(name)} is also ${other}'s (names must differ ignoring case)`;
       seen.set(name.toLowerCase(), where);

@@ -10,7 +10,7 @@
  * The manifest's `scopeMap` renames API scopes to MCP scopes; `overrides.<op>.scopes` (applied in
  * build.ts) replaces a tool's list.
  */
-import { escapePointerToken, type Diagnostics, type Location } from '../../core/diagnostics.js';
+import { type Diagnostics, escapePointerToken, type Location } from '../../core/diagnostics.js';
 import { isObject } from '../../core/json.js';
 import { suggest } from '../../core/suggest.js';
 import type { LoadedSpec } from '../../openapi/load.js';
@@ -64,10 +64,12 @@ export function mcpScopes(input: McpScopesInput): { scheme?: string; scopes: Map
   const oauth = oauthSchemes(spec, deref);
   const scopes = new Map<RawOperation, string[]>();
   const used = [...oauth].sort().find((name) => ops.some((op) => alternatives(spec, op).some((alt) => Object.hasOwn(alt, name))));
-  const map = (list: readonly string[]): string[] => [...new Set(list.flatMap((s) => (scopeMap !== undefined && Object.hasOwn(scopeMap, s) ? [scopeMap[s]!].flat() : [s])))].sort();
+  const map = (list: readonly string[]): string[] =>
+    [...new Set(list.flatMap((s) => (scopeMap !== undefined && Object.hasOwn(scopeMap, s) ? [scopeMap[s]!].flat() : [s])))].sort();
   const known = new Set<string>();
   if (used !== undefined) {
-    const container = spec.version === '2.0' ? spec.document.securityDefinitions : isObject(spec.document.components) ? spec.document.components.securitySchemes : undefined;
+    const container =
+      spec.version === '2.0' ? spec.document.securityDefinitions : isObject(spec.document.components) ? spec.document.components.securitySchemes : undefined;
     for (const s of declaredScopes(isObject(container) ? deref(container[used]) : undefined)) known.add(s);
     for (const op of ops) {
       const alts = alternatives(spec, op);
@@ -87,8 +89,14 @@ export function mcpScopes(input: McpScopesInput): { scheme?: string; scopes: Map
     const near = suggest(key, known);
     input.diagnostics.warn(
       'MCPGEN_SCOPE_MAP_UNKNOWN',
-      used === undefined ? `scopeMap maps "${key}", but the API description has no oauth2 or openIdConnect scheme that its operations use` : `scopeMap maps "${key}", which is no scope of the API description's scheme "${used}"; the entry does nothing`,
-      near !== undefined ? `did you mean "${near}"?` : used === undefined ? 'remove `scopeMap`' : `remove the entry, or use one of the scopes "${used}" declares: ${[...known].sort().slice(0, 8).join(', ')}`,
+      used === undefined
+        ? `scopeMap maps "${key}", but the API description has no oauth2 or openIdConnect scheme that its operations use`
+        : `scopeMap maps "${key}", which is no scope of the API description's scheme "${used}"; the entry does nothing`,
+      near !== undefined
+        ? `did you mean "${near}"?`
+        : used === undefined
+          ? 'remove `scopeMap`'
+          : `remove the entry, or use one of the scopes "${used}" declares: ${[...known].sort().slice(0, 8).join(', ')}`,
       input.locateManifest(`/scopeMap/${escapePointerToken(key)}`, { key: true }),
     );
   }

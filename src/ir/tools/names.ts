@@ -22,9 +22,7 @@ export type NameRequest = {
 };
 
 /** A problem found while naming. */
-export type NameProblem =
-  | { kind: 'too-long'; key: string; name: string; max: number }
-  | { kind: 'duplicate'; keys: string[]; name: string; explicit: boolean };
+export type NameProblem = { kind: 'too-long'; key: string; name: string; max: number } | { kind: 'duplicate'; keys: string[]; name: string; explicit: boolean };
 
 /** First 8 hex characters of sha256. */
 export function shortHash(text: string, length = 8): string {
@@ -93,7 +91,11 @@ export function assignIdentifiers(toolNames: readonly string[]): Array<{ argsTyp
   for (const i of order) {
     const pascal = pascalCase(toolNames[i]!) || 'Tool';
     let base = pascal;
-    const idsOf = (b: string) => ({ argsTypeName: identifier(`${b}Args`), constName: identifier(`${camelCase(b)}Tool`), resultTypeName: identifier(`${b}Result`) });
+    const idsOf = (b: string) => ({
+      argsTypeName: identifier(`${b}Args`),
+      constName: identifier(`${camelCase(b)}Tool`),
+      resultTypeName: identifier(`${b}Result`),
+    });
     for (let n = 2; Object.values(idsOf(base)).some((id) => used.has(id)); n++) base = `${pascal}${n}`;
     const ids = idsOf(base);
     for (const id of Object.values(ids)) used.add(id);

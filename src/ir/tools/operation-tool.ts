@@ -4,12 +4,12 @@
  */
 import { pointer } from '../../core/diagnostics.js';
 import { isObject } from '../../core/json.js';
+import type { SpecVersion } from '../../openapi/load.js';
 import type { RawOperation } from '../../openapi/operations.js';
 import type { ConversionNotes, SchemaConverter, SpecSchema } from '../../openapi/schema.js';
 import { boundDepth } from '../../openapi/schema-depth.js';
-import type { SpecVersion } from '../../openapi/load.js';
-import { outputContract, type OutputSchemaMode, type ResultShape, type SuccessBody } from './output-schema.js';
 import type { IrBody, IrParam, JsonSchema, ParamLocation, ParamStyle, ToolAnnotations } from '../types.js';
+import { type OutputSchemaMode, outputContract, type ResultShape, type SuccessBody } from './output-schema.js';
 
 /** The parts of a tool that come from its operation. */
 export type OperationParts = {
@@ -74,7 +74,8 @@ export function operationParts(ctx: PartsContext): OperationParts {
     if (!Array.isArray(list)) return;
     list.forEach((p, i) => {
       const node = conv.deref(p);
-      if (isObject(node) && typeof node.name === 'string' && typeof node.in === 'string') merged.set(`${node.in}\u0000${node.name}`, { node, ptr: `${base}/parameters/${i}` });
+      if (isObject(node) && typeof node.name === 'string' && typeof node.in === 'string')
+        merged.set(`${node.in}\u0000${node.name}`, { node, ptr: `${base}/parameters/${i}` });
     });
   };
   collect(op.pathItem.parameters, pointer(['paths', op.path]));
@@ -137,7 +138,8 @@ export function operationParts(ctx: PartsContext): OperationParts {
   const outputSchema = contract.schema ? boundDepth(contract.schema) : undefined;
   if (outputSchema) parts.outputSchema = outputSchema.schema;
   const notes = input.notes;
-  if (notes.patterns.size > 0 || notes.cut || inputSchema.cut || outputSchema?.cut) parts.schemaNotes = { patterns: notes.patterns, cut: notes.cut || inputSchema.cut || outputSchema?.cut === true };
+  if (notes.patterns.size > 0 || notes.cut || inputSchema.cut || outputSchema?.cut)
+    parts.schemaNotes = { patterns: notes.patterns, cut: notes.cut || inputSchema.cut || outputSchema?.cut === true };
   if (op.summary) parts.title = op.summary;
   const description = describe(op);
   if (description) parts.description = description;
@@ -240,11 +242,18 @@ type BodyInfo = { schema: SpecSchema; contentType: string; required: boolean; de
 function requestBody(ctx: PartsContext, params: Array<{ node: Record<string, unknown>; ptr: string }>): BodyInfo | undefined {
   const { op, conv, doc } = ctx;
   if (ctx.version === '2.0') {
-    const consumes = (Array.isArray(op.node.consumes) ? op.node.consumes : Array.isArray(doc.consumes) ? doc.consumes : []).filter((c): c is string => typeof c === 'string');
+    const consumes = (Array.isArray(op.node.consumes) ? op.node.consumes : Array.isArray(doc.consumes) ? doc.consumes : []).filter(
+      (c): c is string => typeof c === 'string',
+    );
     const bodyParam = params.find((p) => p.node.in === 'body');
     if (bodyParam) {
       const ct = pickMediaType(consumes.filter((c) => !/form/.test(c))) ?? 'application/json';
-      const out: BodyInfo = { schema: (bodyParam.node.schema ?? {}) as SpecSchema, contentType: ct === '*/*' ? 'application/json' : ct, required: bodyParam.node.required === true, pointer: bodyParam.ptr };
+      const out: BodyInfo = {
+        schema: (bodyParam.node.schema ?? {}) as SpecSchema,
+        contentType: ct === '*/*' ? 'application/json' : ct,
+        required: bodyParam.node.required === true,
+        pointer: bodyParam.ptr,
+      };
       if (typeof bodyParam.node.description === 'string') out.description = bodyParam.node.description;
       return out;
     }
@@ -260,7 +269,12 @@ function requestBody(ctx: PartsContext, params: Array<{ node: Record<string, unk
     const multipart = consumes.some((c) => c.startsWith('multipart/form-data')) || form.some((p) => p.node.type === 'file');
     const schema: Record<string, unknown> = { type: 'object', properties };
     if (required.length) schema.required = required;
-    return { schema, contentType: multipart ? 'multipart/form-data' : 'application/x-www-form-urlencoded', required: required.length > 0, pointer: form[0]!.ptr };
+    return {
+      schema,
+      contentType: multipart ? 'multipart/form-data' : 'application/x-www-form-urlencoded',
+      required: required.length > 0,
+      pointer: form[0]!.ptr,
+    };
   }
   const rb = conv.deref(op.node.requestBody);
   if (!isObject(rb) || !isObject(rb.content)) return undefined;

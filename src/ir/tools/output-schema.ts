@@ -10,9 +10,10 @@
  * schema such as `{type: "object"}` — never `{}`. It documents the shape for the model; the SDK
  * client, which checks `structuredContent` against it, then never rejects a real answer.
  */
+
+import { isObject } from '../../core/json.js';
 import { jsonFits } from '../../core/json-size.js';
 import type { JsonSchema } from '../types.js';
-import { isObject } from '../../core/json.js';
 
 /** How output schemas are published (manifest `outputSchemas`). */
 export type OutputSchemaMode = 'lenient' | 'strict' | 'none';
@@ -22,7 +23,11 @@ export type ResultShape = 'object' | 'wrapped';
 
 /** One 2xx response of an operation, as the runtime may receive it. */
 export type SuccessBody =
-  | { kind: 'json'; /** Converted schema (with `$defs`), when the spec gives one. */ schema?: JsonSchema; /** The spec's examples of the body, when it gives any. */ examples?: unknown[] }
+  | {
+      kind: 'json' /** Converted schema (with `$defs`), when the spec gives one. */;
+      schema?: JsonSchema /** The spec's examples of the body, when it gives any. */;
+      examples?: unknown[];
+    }
   | { kind: 'empty' }
   | { kind: 'other' };
 
@@ -33,7 +38,9 @@ export const DEFAULT_OUTPUT_DEPTH = 2;
  * A schema for "any JSON value" that portability checkers accept: neither an empty `{}` nor a
  * `type` array ("null, or anything that is not null").
  */
-export const ANY_VALUE: JsonSchema = Object.freeze({ anyOf: Object.freeze([Object.freeze({ type: 'null' }), Object.freeze({ not: Object.freeze({ type: 'null' }) })]) }) as unknown as JsonSchema;
+export const ANY_VALUE: JsonSchema = Object.freeze({
+  anyOf: Object.freeze([Object.freeze({ type: 'null' }), Object.freeze({ not: Object.freeze({ type: 'null' }) })]),
+}) as unknown as JsonSchema;
 
 const NULL: JsonSchema = { type: 'null' };
 
@@ -87,7 +94,9 @@ function contractAt(bodies: readonly SuccessBody[], mode: OutputSchemaMode, dept
   if (mode === 'strict') {
     // strict keeps the spec's schema as it is, for plain object roots only (as it always did)
     const first = bodies[0];
-    return first?.kind === 'json' && first.schema !== undefined && isObjectRoot(first.schema) ? { shape: 'object', schema: first.schema } : { shape: objectAlways ? 'object' : 'wrapped' };
+    return first?.kind === 'json' && first.schema !== undefined && isObjectRoot(first.schema)
+      ? { shape: 'object', schema: first.schema }
+      : { shape: objectAlways ? 'object' : 'wrapped' };
   }
   if (objectAlways) return { shape: 'object', schema: lenientRoot((bodies[0] as { schema: JsonSchema }).schema, depth) };
   const json = bodies.find((b): b is { kind: 'json'; schema: JsonSchema } => b.kind === 'json' && b.schema !== undefined);
@@ -138,7 +147,9 @@ function typesOf(node: Record<string, unknown>): string[] {
   if (node.items !== undefined || node.prefixItems !== undefined) return ['array'];
   if (Array.isArray(node.enum) || 'const' in node) {
     const values = Array.isArray(node.enum) ? node.enum : [node.const];
-    return [...new Set(values.map((v) => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v === 'object' ? 'object' : typeof v)))].filter((t) => ['string', 'number', 'boolean', 'object', 'array', 'null'].includes(t));
+    return [...new Set(values.map((v) => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v === 'object' ? 'object' : typeof v)))].filter((t) =>
+      ['string', 'number', 'boolean', 'object', 'array', 'null'].includes(t),
+    );
   }
   return [];
 }
@@ -163,7 +174,11 @@ function lenient(node: unknown, root: JsonSchema, depth: number, level: number, 
 
 /** Lenient form of a resolved node, without the `null` branch. */
 function lenientInner(node: Record<string, unknown>, root: JsonSchema, depth: number, level: number, seen: Set<string>): JsonSchema {
-  const branches = [...(Array.isArray(node.allOf) ? node.allOf : []), ...(Array.isArray(node.anyOf) ? node.anyOf : []), ...(Array.isArray(node.oneOf) ? node.oneOf : [])];
+  const branches = [
+    ...(Array.isArray(node.allOf) ? node.allOf : []),
+    ...(Array.isArray(node.anyOf) ? node.anyOf : []),
+    ...(Array.isArray(node.oneOf) ? node.oneOf : []),
+  ];
   const own = typesOf(node);
   if (branches.length > 0) {
     const resolved = branches.map((b) => resolve(b, root, seen)).filter((b): b is { node: Record<string, unknown>; seen: Set<string> } => isObject(b.node));
@@ -190,7 +205,12 @@ function lenientInner(node: Record<string, unknown>, root: JsonSchema, depth: nu
 }
 
 /** Lenient form of a node with alternatives and no type of its own: the distinct non-null variants. */
-function alternativesOf(resolved: ReadonlyArray<{ node: Record<string, unknown>; seen: Set<string> }>, root: JsonSchema, depth: number, level: number): JsonSchema {
+function alternativesOf(
+  resolved: ReadonlyArray<{ node: Record<string, unknown>; seen: Set<string> }>,
+  root: JsonSchema,
+  depth: number,
+  level: number,
+): JsonSchema {
   const parts: JsonSchema[] = [];
   const keys = new Set<string>();
   for (const b of resolved) {
@@ -224,7 +244,9 @@ function lenientTyped(type: string, node: Record<string, unknown>, root: JsonSch
 function typedOnly(node: Record<string, unknown>): JsonSchema {
   const types = typesOf(node).filter((t) => t !== 'null');
   if (types.length === 0) return ANY_VALUE;
-  const list = [...new Set(types.map((t) => (t === 'integer' ? 'number' : t)))].map((t): JsonSchema => (t === 'array' ? { type: 'array', items: ANY_VALUE } : { type: t }));
+  const list = [...new Set(types.map((t) => (t === 'integer' ? 'number' : t)))].map(
+    (t): JsonSchema => (t === 'array' ? { type: 'array', items: ANY_VALUE } : { type: t }),
+  );
   return list.length === 1 ? list[0]! : { anyOf: list };
 }
 
@@ -237,7 +259,14 @@ let keyMeter: { used: number; max: number } | undefined;
 const OVER_CAP = Symbol('over the output schema cap');
 
 /** An object node: its properties (from `extra` branches too) up to the depth, nothing required. */
-function lenientObject(node: Record<string, unknown>, root: JsonSchema, depth: number, level: number, seen: Set<string>, extra: ReadonlyArray<{ node: Record<string, unknown>; seen: Set<string> }> = []): JsonSchema {
+function lenientObject(
+  node: Record<string, unknown>,
+  root: JsonSchema,
+  depth: number,
+  level: number,
+  seen: Set<string>,
+  extra: ReadonlyArray<{ node: Record<string, unknown>; seen: Set<string> }> = [],
+): JsonSchema {
   if (level >= depth) return { type: 'object' };
   const props = new Map<string, { schema: unknown; seen: Set<string> }>();
   const conflicts = new Set<string>();
@@ -255,10 +284,11 @@ function lenientObject(node: Record<string, unknown>, root: JsonSchema, depth: n
     // nested combinators inside a branch (allOf of allOf) contribute their properties too
     for (const key of ['allOf', 'anyOf', 'oneOf'] as const) {
       const list = b.node[key];
-      if (Array.isArray(list)) for (const sub of list) {
-        const rs = resolve(sub, root, b.seen);
-        if (isObject(rs.node)) add(rs.node, rs.seen);
-      }
+      if (Array.isArray(list))
+        for (const sub of list) {
+          const rs = resolve(sub, root, b.seen);
+          if (isObject(rs.node)) add(rs.node, rs.seen);
+        }
     }
   }
   const out: JsonSchema = { type: 'object' };

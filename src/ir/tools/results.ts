@@ -6,7 +6,7 @@
  * cost more than the call), so the compaction here must be the runtime's (`runtime/operation/results.ts`).
  */
 import { compact } from '../../../templates/runtime/operation/results.js';
-import { pointer, type Diagnostics, type Location } from '../../core/diagnostics.js';
+import { type Diagnostics, type Location, pointer } from '../../core/diagnostics.js';
 import { countAhead, countO200k, countO200kAll } from '../../core/token-memo.js';
 import type { ResolvedResults, ResultPresetSettings } from '../../manifest/load.js';
 import type { ResultsOverride } from '../../manifest/types.gen.js';
@@ -22,7 +22,8 @@ const MIN_CALIBRATION_BYTES = 200;
 export const PROJECTION_ARG = 'fields';
 
 /** Description of the projection argument (one sentence: it is repeated on every tool). */
-export const PROJECTION_DESCRIPTION = 'JMESPath expression selecting what to return from the response, e.g. `[].{id: id, name: name}` for a list; leave out for the whole result.';
+export const PROJECTION_DESCRIPTION =
+  'JMESPath expression selecting what to return from the response, e.g. `[].{id: id, name: name}` for a list; leave out for the whole result.';
 
 /** The server-wide policy (`config.results`): the manifest's settings without `projection`. */
 export function serverResultPolicy(settings: ResolvedResults): IrResultPolicy {
@@ -45,7 +46,9 @@ export function resolveResultPresets(
       opts.diagnostics.error(
         'MCPGEN_UNKNOWN_PRESET',
         `results.presets names preset ${JSON.stringify(name)}, which concernPresets does not declare`,
-        presets.length > 0 ? `use one of ${presets.map((d) => JSON.stringify(d)).join(', ')}` : 'declare it under `concernPresets`, or set the top-level `results` for the whole server',
+        presets.length > 0
+          ? `use one of ${presets.map((d) => JSON.stringify(d)).join(', ')}`
+          : 'declare it under `concernPresets`, or set the top-level `results` for the whole server',
         opts.locate(pointer(['results', 'presets', name]), { key: true }),
       );
       continue;

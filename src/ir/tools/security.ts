@@ -5,14 +5,15 @@
  * and every tool's security requirement alternatives (the operation's `security`, else the
  * document's). No secret value ever passes through here: the manifest only holds variable names.
  */
-import { escapePointerToken, pointer, type Diagnostics, type Location } from '../../core/diagnostics.js';
+
+import { SETTINGS } from '../../../templates/runtime/process/variables.js';
+import { type Diagnostics, escapePointerToken, type Location, pointer } from '../../core/diagnostics.js';
 import { isObject } from '../../core/json.js';
+import { suggest } from '../../core/suggest.js';
 import type { AuthScheme } from '../../manifest/types.gen.js';
 import type { LoadedSpec } from '../../openapi/load.js';
 import type { RawOperation } from '../../openapi/operations.js';
-import { suggest } from '../../core/suggest.js';
 import type { ApiKeyLocation, IrSecurityScheme } from '../types.js';
-import { SETTINGS } from '../../../templates/runtime/process/variables.js';
 
 /** Inputs of {@link buildSecurity}. */
 export type SecurityInput = {
@@ -70,7 +71,21 @@ export function reservedVariables(envPrefix: string): ReadonlySet<string> {
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 /** Headers of the MCP request that belong to the transport, never to an API credential (lower case). */
-const TRANSPORT_HEADERS = new Set(['host', 'origin', 'accept', 'content-type', 'content-length', 'connection', 'transfer-encoding', 'cookie', 'last-event-id', 'mcp-session-id', 'mcp-protocol-version', 'mcp-method', 'mcp-name']);
+const TRANSPORT_HEADERS = new Set([
+  'host',
+  'origin',
+  'accept',
+  'content-type',
+  'content-length',
+  'connection',
+  'transfer-encoding',
+  'cookie',
+  'last-event-id',
+  'mcp-session-id',
+  'mcp-protocol-version',
+  'mcp-method',
+  'mcp-name',
+]);
 
 const byCodeUnit = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
@@ -107,7 +122,9 @@ export function buildSecurity(input: SecurityInput): SecurityResult {
           input.diagnostics.warn(
             'MCPGEN_SPEC_UNDEFINED_SECURITY_SCHEME',
             `security requirement names scheme "${undefinedName}", which the spec does not define; this alternative is ignored`,
-            near ? `did you mean "${near}"?` : `define "${undefinedName}" under ${input.spec.version === '2.0' ? '`securityDefinitions`' : '`components.securitySchemes`'}`,
+            near
+              ? `did you mean "${near}"?`
+              : `define "${undefinedName}" under ${input.spec.version === '2.0' ? '`securityDefinitions`' : '`components.securitySchemes`'}`,
             input.spec.source.locate(at, { key: true }),
           );
         }
@@ -144,10 +161,24 @@ export function buildSecurity(input: SecurityInput): SecurityResult {
         schemes.push({ name, kind: 'apiKey', in: c.in, paramName: c.paramName, env: { apiKey: m.env ?? `${stem}_API_KEY` }, ...fromClient(m), origin });
         break;
       case 'basic':
-        schemes.push({ name, kind: 'basic', env: { username: m.username ?? `${stem}_USERNAME`, password: m.password ?? `${stem}_PASSWORD` }, ...fromClient(m), origin });
+        schemes.push({
+          name,
+          kind: 'basic',
+          env: { username: m.username ?? `${stem}_USERNAME`, password: m.password ?? `${stem}_PASSWORD` },
+          ...fromClient(m),
+          origin,
+        });
         break;
       case 'oauth2ClientCredentials':
-        checkTokenUrl({ url: m.tokenUrl ?? c.tokenUrl, scheme: name, at: m.tokenUrl !== undefined ? input.locateManifest(`/auth/${escapePointerToken(name)}/tokenUrl`) : input.spec.source.locate(`${s.pointer}${s.node.flows !== undefined ? '/flows/clientCredentials' : ''}/tokenUrl`), diagnostics: input.diagnostics });
+        checkTokenUrl({
+          url: m.tokenUrl ?? c.tokenUrl,
+          scheme: name,
+          at:
+            m.tokenUrl !== undefined
+              ? input.locateManifest(`/auth/${escapePointerToken(name)}/tokenUrl`)
+              : input.spec.source.locate(`${s.pointer}${s.node.flows !== undefined ? '/flows/clientCredentials' : ''}/tokenUrl`),
+          diagnostics: input.diagnostics,
+        });
         schemes.push({
           name,
           kind: 'oauth2ClientCredentials',
@@ -158,7 +189,16 @@ export function buildSecurity(input: SecurityInput): SecurityResult {
         });
         break;
       case 'bearer': {
-        const scheme: IrSecurityScheme = { name, kind: 'bearer', env: { token: m.env ?? `${stem}_TOKEN` }, ...fromClient(m), ...(m.exchange !== undefined ? { exchange: { audience: m.exchange.audience, ...(m.exchange.scopes !== undefined ? { scopes: m.exchange.scopes } : {}) } } : {}), origin };
+        const scheme: IrSecurityScheme = {
+          name,
+          kind: 'bearer',
+          env: { token: m.env ?? `${stem}_TOKEN` },
+          ...fromClient(m),
+          ...(m.exchange !== undefined
+            ? { exchange: { audience: m.exchange.audience, ...(m.exchange.scopes !== undefined ? { scopes: m.exchange.scopes } : {}) } }
+            : {}),
+          origin,
+        };
         if (c.fallbackFrom !== undefined) {
           scheme.fallbackFrom = c.fallbackFrom;
           // naming the variable in the manifest (`auth.<scheme>.env`) is the acknowledgement the help asks for
@@ -237,7 +277,8 @@ function classify(s: SpecScheme): Classified {
   const type = typeof n.type === 'string' ? n.type : '';
   if (type === 'apiKey') {
     const where = n.in;
-    if ((where === 'header' || where === 'query' || where === 'cookie') && typeof n.name === 'string' && n.name !== '') return { kind: 'apiKey', in: where, paramName: n.name };
+    if ((where === 'header' || where === 'query' || where === 'cookie') && typeof n.name === 'string' && n.name !== '')
+      return { kind: 'apiKey', in: where, paramName: n.name };
     return { kind: 'bearer', fallbackFrom: `an apiKey scheme without a usable \`in\`/\`name\`` };
   }
   if (type === 'basic') return { kind: 'basic' };

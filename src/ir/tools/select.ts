@@ -8,8 +8,8 @@
  */
 import picomatch from 'picomatch';
 import type { Diagnostics, Location } from '../../core/diagnostics.js';
-import type { RawOperation } from '../../openapi/operations.js';
 import { suggest } from '../../core/suggest.js';
+import type { RawOperation } from '../../openapi/operations.js';
 
 /** One selector as written in the manifest (fields may be one value or a list). */
 export type SelectorInput = {
@@ -84,17 +84,35 @@ export function checkSelector(s: SelectorInput, at: string, label: string, ctx: 
   each('tag', (v, ptr) => {
     if (tags.has(v)) return;
     const near = suggest(v, tags);
-    diagnostics.error('MCPGEN_UNKNOWN_TAG', `${label} names tag "${v}", which no operation has`, near ? `did you mean "${near}"?` : `known tags: ${[...tags].sort().join(', ') || '(none)'}`, locate(ptr));
+    diagnostics.error(
+      'MCPGEN_UNKNOWN_TAG',
+      `${label} names tag "${v}", which no operation has`,
+      near ? `did you mean "${near}"?` : `known tags: ${[...tags].sort().join(', ') || '(none)'}`,
+      locate(ptr),
+    );
   });
   each('operationId', (v, ptr) => {
     if (ops.some((o) => o.operationId === v)) return;
-    const near = suggest(v, ops.flatMap((o) => (o.operationId ? [o.operationId] : [])));
-    diagnostics.error('MCPGEN_UNKNOWN_OPERATION', `${label} names operationId "${v}", which the spec does not have`, near ? `did you mean "${near}"?` : 'check the operationId in the OpenAPI document', locate(ptr));
+    const near = suggest(
+      v,
+      ops.flatMap((o) => (o.operationId ? [o.operationId] : [])),
+    );
+    diagnostics.error(
+      'MCPGEN_UNKNOWN_OPERATION',
+      `${label} names operationId "${v}", which the spec does not have`,
+      near ? `did you mean "${near}"?` : 'check the operationId in the OpenAPI document',
+      locate(ptr),
+    );
   });
   each('path', (v, ptr) => {
     const m = picomatch(v, { nobrace: true, dot: true });
     if (ops.some((o) => m(o.path))) return;
-    diagnostics.warn('MCPGEN_UNMATCHED_PATH', `${label} path glob "${v}" matches no operation`, '`*` matches within one path segment, `**` across segments; paths start with `/`', locate(ptr));
+    diagnostics.warn(
+      'MCPGEN_UNMATCHED_PATH',
+      `${label} path glob "${v}" matches no operation`,
+      '`*` matches within one path segment, `**` across segments; paths start with `/`',
+      locate(ptr),
+    );
   });
 }
 

@@ -27,4 +27,3 @@ export function countedMs(start: number, now: number, clock: BigInt64Array | und
   const waited = Number(Atomics.load(clock, 1)) + (since > 0 ? Math.max(0, now - since) : 0);
   return now - start - Math.min(MAX_PAUSE_MS, waited);
 }
-

@@ -13,8 +13,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { newQuickJSWASMModuleFromVariant, newVariant, RELEASE_SYNC } from 'quickjs-emscripten';
 import type { QuickJSWASMModule } from 'quickjs-emscripten';
+import { newQuickJSWASMModuleFromVariant, newVariant, RELEASE_SYNC } from 'quickjs-emscripten';
 
 let compiled: Promise<WebAssembly.Module | undefined> | undefined;
 
@@ -58,10 +58,11 @@ export async function boundedQuickJS(memoryBytes: number, owner = ''): Promise<I
   // emscripten's own messages (an abort's) are dropped: stdout belongs to the protocol over stdio
   // (print and printErr are emscripten Module options its loader type does not declare)
   const quiet = { print: () => undefined, printErr: () => undefined } as Record<string, unknown>;
-  const quickjs = await newQuickJSWASMModuleFromVariant(newVariant(RELEASE_SYNC, { wasmMemory, emscriptenModule: quiet, ...(module ? { wasmModule: module } : {}) }));
+  const quickjs = await newQuickJSWASMModuleFromVariant(
+    newVariant(RELEASE_SYNC, { wasmMemory, emscriptenModule: quiet, ...(module ? { wasmModule: module } : {}) }),
+  );
   return { quickjs, memory: wasmMemory, maximum };
 }
-
 
 /** Gives back the instance of a run of `owner` that returned and was freed whole: kept for `owner`'s next run if its memory never grew. */
 export function release(instance: Instance, owner = ''): void {

@@ -24,8 +24,8 @@
  * This file is copied into generated projects that use code mode.
  */
 import type { QuickJSContext, QuickJSHandle, QuickJSRuntime } from 'quickjs-emscripten';
-import { boundedQuickJS, release } from './sandbox-instances.js';
 import { clockOf, countedMs } from './sandbox-clock.js';
+import { boundedQuickJS, release } from './sandbox-instances.js';
 
 /** Bounds of one run. */
 export type SandboxLimits = {
@@ -45,7 +45,9 @@ export type SandboxLimits = {
 export const SANDBOX_STACK_BYTES = 256 * 1024;
 
 /** What one API call from the code gave: its data, or why it failed (status and a bounded body when the API answered). */
-export type HostCallOutcome = { readonly ok: true; readonly data: unknown } | { readonly ok: false; readonly message: string; readonly status?: number; readonly body?: string };
+export type HostCallOutcome =
+  | { readonly ok: true; readonly data: unknown }
+  | { readonly ok: false; readonly message: string; readonly status?: number; readonly body?: string };
 
 /** Runs one API call of the code (`api.<name>(args)`); never throws. */
 export type HostCall = (name: string, args: unknown, signal: AbortSignal) => Promise<HostCallOutcome>;
@@ -111,7 +113,15 @@ function userStack(stack: unknown): string | undefined {
  * anything the code does. `owner` (the client identity): only its runs reuse this run's instance.
  * `startedAt`: when the wall time began (default: now).
  */
-export async function runSandbox(js: string, host: HostCall, limits: SandboxLimits, signal: AbortSignal, stopFlag?: Int32Array, owner = '', startedAt?: number): Promise<SandboxOutcome> {
+export async function runSandbox(
+  js: string,
+  host: HostCall,
+  limits: SandboxLimits,
+  signal: AbortSignal,
+  stopFlag?: Int32Array,
+  owner = '',
+  startedAt?: number,
+): Promise<SandboxOutcome> {
   // the wall time counts from when the run was asked for (the host's clock: sandbox-host.ts stops it at the same moment, plus a margin)
   const runStart = startedAt ?? Date.now();
   const instance = await boundedQuickJS(limits.memoryBytes, owner);

@@ -12,9 +12,9 @@
  */
 import { createHash } from 'node:crypto';
 import type { AuthInfo } from '@modelcontextprotocol/server';
-import { AuthError } from '../operation/oauth.js';
-import { FormPostFailure, postClientForm, type FormAnswer } from '../operation/oauth-post.js';
 import type { TokenExchangeSpec } from '../core/types.js';
+import { AuthError } from '../operation/oauth.js';
+import { type FormAnswer, FormPostFailure, postClientForm } from '../operation/oauth-post.js';
 
 /** Exchanges the OAuth access token of a call (`auth`) for an API token as `spec` asks, for `scheme`. */
 export type TokenExchanger = (auth: AuthInfo, spec: TokenExchangeSpec, scheme: string) => Promise<string>;
@@ -31,7 +31,15 @@ export type ExchangeOptions = {
 const GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
 const ACCESS_TOKEN = 'urn:ietf:params:oauth:token-type:access_token';
 /** OAuth error codes quoted in messages (anything else is left out: it is the server's text). */
-const CODES = new Set(['invalid_request', 'invalid_client', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'invalid_scope', 'invalid_target']);
+const CODES = new Set([
+  'invalid_request',
+  'invalid_client',
+  'invalid_grant',
+  'unauthorized_client',
+  'unsupported_grant_type',
+  'invalid_scope',
+  'invalid_target',
+]);
 /** Most exchanged tokens kept. */
 const CACHE_ENTRIES = 1000;
 
@@ -41,7 +49,13 @@ export function tokenExchanger(o: ExchangeOptions): TokenExchanger {
   const pending = new Map<string, Promise<{ token: string; until: number }>>();
   const exchange = async (subject: AuthInfo, spec: TokenExchangeSpec, scheme: string): Promise<{ token: string; until: number }> => {
     const endpoint = await o.tokenEndpoint();
-    const form = new URLSearchParams({ grant_type: GRANT, subject_token: subject.token, subject_token_type: ACCESS_TOKEN, requested_token_type: ACCESS_TOKEN, audience: spec.audience });
+    const form = new URLSearchParams({
+      grant_type: GRANT,
+      subject_token: subject.token,
+      subject_token_type: ACCESS_TOKEN,
+      requested_token_type: ACCESS_TOKEN,
+      audience: spec.audience,
+    });
     if (spec.scopes !== undefined && spec.scopes.length > 0) form.set('scope', spec.scopes.join(' '));
     const where = `the token exchange for scheme ${JSON.stringify(scheme)} at ${endpoint}`;
     let res: FormAnswer;
@@ -58,11 +72,15 @@ export function tokenExchanger(o: ExchangeOptions): TokenExchanger {
     } catch {
       // reported below
     }
-    if (!res.ok) throw new AuthError(`${where} answered HTTP ${res.status}${typeof body.error === 'string' && CODES.has(body.error) ? ` (${body.error})` : ''}`);
+    if (!res.ok)
+      throw new AuthError(`${where} answered HTTP ${res.status}${typeof body.error === 'string' && CODES.has(body.error) ? ` (${body.error})` : ''}`);
     if (typeof body.access_token !== 'string' || body.access_token === '') throw new AuthError(`${where} answered without an access_token`);
     const now = Date.now();
     const life = typeof body.expires_in === 'number' && body.expires_in > 0 ? body.expires_in * 1000 : 60_000;
-    return { token: body.access_token, until: Math.min(now + Math.max(0, life - 30_000), subject.expiresAt !== undefined ? subject.expiresAt * 1000 : Infinity) };
+    return {
+      token: body.access_token,
+      until: Math.min(now + Math.max(0, life - 30_000), subject.expiresAt !== undefined ? subject.expiresAt * 1000 : Infinity),
+    };
   };
   return async (auth, spec, scheme) => {
     const key = `${createHash('sha256').update(auth.token, 'utf8').digest('base64url')}\n${spec.audience}\n${(spec.scopes ?? []).join(' ')}`;

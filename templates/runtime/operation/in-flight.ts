@@ -132,4 +132,3 @@ export class InFlightLimitError extends Error {
     this.held = held;
   }
 }
-

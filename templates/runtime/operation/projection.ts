@@ -12,8 +12,9 @@
  *
  * This file is copied into every generated project with a tool that takes a projection.
  */
-import { compile, search, tokenize } from '@jmespath-community/jmespath';
+
 import type { JSONValue } from '@jmespath-community/jmespath';
+import { compile, search, tokenize } from '@jmespath-community/jmespath';
 import { setProjector } from './results.js';
 
 /** Longest expression accepted, in characters. */

@@ -40,7 +40,21 @@ export type OperationEnd = { readonly response: Response; readonly failed?: stri
 export class PollError extends Error {}
 
 const POLL_HEADERS = ['operation-location', 'azure-asyncoperation', 'location'] as const;
-const RUNNING = new Set(['notstarted', 'running', 'inprogress', 'accepted', 'pending', 'queued', 'working', 'started', 'provisioning', 'creating', 'updating', 'deleting', 'waiting']);
+const RUNNING = new Set([
+  'notstarted',
+  'running',
+  'inprogress',
+  'accepted',
+  'pending',
+  'queued',
+  'working',
+  'started',
+  'provisioning',
+  'creating',
+  'updating',
+  'deleting',
+  'waiting',
+]);
 const FAILED = new Set(['failed', 'failure', 'error', 'canceled', 'cancelled', 'aborted']);
 const MIN_INTERVAL_MS = 100;
 const MAX_INTERVAL_MS = 30_000;
@@ -80,7 +94,14 @@ export function matchesTemplate(url: string, baseUrl: string, templates: readonl
   const path = new URL(url).pathname;
   if (!path.startsWith(`${base}/`)) return false;
   const rest = path.slice(base.length);
-  return templates.some((t) => new RegExp(`^${t.split(/\{[^}]*\}/).map((s) => s.replace(/[.*+?^$()|[\]\\]/g, '\\$&')).join('[^/]+')}/?$`).test(rest));
+  return templates.some((t) =>
+    new RegExp(
+      `^${t
+        .split(/\{[^}]*\}/)
+        .map((s) => s.replace(/[.*+?^$()|[\]\\]/g, '\\$&'))
+        .join('[^/]+')}/?$`,
+    ).test(rest),
+  );
 }
 
 /** Sleeps `ms`, or rejects when `signal` aborts. */
@@ -104,7 +125,11 @@ async function buffered(response: Response): Promise<{ copy: Response; bytes: Ui
   const bytes = new Uint8Array(await response.arrayBuffer());
   if (bytes.byteLength > MAX_POLL_BODY) throw new PollError(`the operation's status answer is over ${MAX_POLL_BODY} bytes`);
   // 204/205/304 have no body: keep them without one
-  const copy = new Response([101, 204, 205, 304].includes(response.status) ? null : bytes, { status: response.status, statusText: response.statusText, headers: response.headers });
+  const copy = new Response([101, 204, 205, 304].includes(response.status) ? null : bytes, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
   return { copy, bytes };
 }
 
@@ -126,9 +151,16 @@ function statusWord(bytes: Uint8Array, contentType: string | null): string | und
  * and returns its final answer. Throws {@link PollError} for what cannot be polled, and the
  * signal's reason once cancelled (after the cancelling `DELETE`, when the API declares one).
  */
-export async function awaitOperation(accepted: Response, requestUrl: string, opts: { send: PollSend; signal: AbortSignal; baseUrl: string; longRunning: LongRunning; timeoutMs: number; deadlineMs?: number }): Promise<OperationEnd> {
+export async function awaitOperation(
+  accepted: Response,
+  requestUrl: string,
+  opts: { send: PollSend; signal: AbortSignal; baseUrl: string; longRunning: LongRunning; timeoutMs: number; deadlineMs?: number },
+): Promise<OperationEnd> {
   let url = pollUrl(accepted, requestUrl);
-  if (url === undefined) throw new PollError(`the API accepted the operation (HTTP ${accepted.status}) but names no URL to follow it (Operation-Location, Azure-AsyncOperation or Location)`);
+  if (url === undefined)
+    throw new PollError(
+      `the API accepted the operation (HTTP ${accepted.status}) but names no URL to follow it (Operation-Location, Azure-AsyncOperation or Location)`,
+    );
   const origin = new URL(requestUrl).origin;
   let previous = accepted;
   let fallback = 1000;
@@ -137,7 +169,10 @@ export async function awaitOperation(accepted: Response, requestUrl: string, opt
   const deadline = Date.now() + limit;
   try {
     for (;;) {
-      if (new URL(url).origin !== origin) throw new PollError(`the API named a status URL on another origin (${new URL(url).origin}); it is not polled, since the API's credentials would go with it`);
+      if (new URL(url).origin !== origin)
+        throw new PollError(
+          `the API named a status URL on another origin (${new URL(url).origin}); it is not polled, since the API's credentials would go with it`,
+        );
       const wait = retryAfterMs(previous, fallback);
       if (Date.now() + wait > deadline) {
         await cancelOperation(url, opts);

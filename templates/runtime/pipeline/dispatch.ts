@@ -9,31 +9,31 @@
  * This file is copied verbatim into every generated project.
  */
 import type { CallToolResult, InputRequiredResult, ServerContext } from '@modelcontextprotocol/server';
-import type { Authenticator } from '../operation/auth.js';
-import { sendOperation } from '../operation/call.js';
-import type { CallOptions } from '../operation/call.js';
-import type { InFlightBudget } from '../operation/in-flight.js';
-import { measureArguments, overLimitMessage } from '../operation/argument-limits.js';
-import { DEFAULT_RESULT_POLICY } from '../operation/results.js';
-import type { readArgumentEnv } from '../operation/arguments.js';
-import { apiClient } from '../tools/api-client.js';
-import { callExtraTool } from '../tools/extra-tools.js';
-import { inputSession } from '../tools/handler-input.js';
-import { replayAcrossRounds, replayByName } from '../server/api-replay.js';
-import { argumentsHash } from '../server/rounds.js';
-import type { ResultStore } from '../server/result-store.js';
-import type { PolicyLayer } from '../server/instance.js';
-import { sessionOf } from '../server/instance.js';
-import { TaskTools } from '../tasks/tasks-tools.js';
-import { isOAuthToken, nestedScopes } from '../oauth/oauth-scopes.js';
-import type { TokenExchanger } from '../oauth/oauth-exchange.js';
 import type { PrimitiveGate } from '../core/primitives.js';
 import type { ToolEntry } from '../core/surface.js';
 import type { ServerConfig } from '../core/types.js';
+import type { TokenExchanger } from '../oauth/oauth-exchange.js';
+import { isOAuthToken, nestedScopes } from '../oauth/oauth-scopes.js';
+import { measureArguments, overLimitMessage } from '../operation/argument-limits.js';
+import type { readArgumentEnv } from '../operation/arguments.js';
+import type { Authenticator } from '../operation/auth.js';
+import type { CallOptions } from '../operation/call.js';
+import { sendOperation } from '../operation/call.js';
+import type { InFlightBudget } from '../operation/in-flight.js';
+import { DEFAULT_RESULT_POLICY } from '../operation/results.js';
 import type { Settings } from '../process/settings.js';
 import { settingNames } from '../process/variables.js';
-import { checkArguments, enforceConcerns, isInputRequired, nestedCall, reflectionStep, runPipeline } from './pipeline.js';
+import { replayAcrossRounds, replayByName } from '../server/api-replay.js';
+import type { PolicyLayer } from '../server/instance.js';
+import { sessionOf } from '../server/instance.js';
+import type { ResultStore } from '../server/result-store.js';
+import { argumentsHash } from '../server/rounds.js';
+import { TaskTools } from '../tasks/tasks-tools.js';
+import { apiClient } from '../tools/api-client.js';
+import { callExtraTool } from '../tools/extra-tools.js';
+import { inputSession } from '../tools/handler-input.js';
 import type { PipelineTool, Step, ToolCall, ToolGuard, ToolResult } from './pipeline.js';
+import { checkArguments, enforceConcerns, isInputRequired, nestedCall, reflectionStep, runPipeline } from './pipeline.js';
 
 /** The reflection gate as the server sees it (reflection.ts's `ReflectionGate` is one). */
 export interface ReflectionGuard extends ToolGuard {
@@ -46,7 +46,13 @@ export interface ReflectionGuard extends ToolGuard {
 }
 
 /** What one nested call of code mode gave (code-mode.ts's `NestedOutcome`). */
-export type CodeNestedOutcome = { readonly result?: CallToolResult; readonly status?: number; readonly wrapped?: boolean; readonly refused?: string; readonly input?: InputRequiredResult };
+export type CodeNestedOutcome = {
+  readonly result?: CallToolResult;
+  readonly status?: number;
+  readonly wrapped?: boolean;
+  readonly refused?: string;
+  readonly input?: InputRequiredResult;
+};
 /** Runs a question to the client with code mode's run clock stopped (sandbox-host.ts's `WaitForClient`). */
 export type CodeWaiting = <T>(work: () => Promise<T>) => Promise<T>;
 
@@ -133,20 +139,34 @@ export type Dispatch = {
 export function createDispatch(options: DispatchOptions): Dispatch {
   const { config, settings, auth, argumentEnv, inFlight, resultStore, byName, maxArgumentBytes, reflection, policy, code } = options;
   /** Only what the request can see (its concern preset, access gate) is reachable from code. */
-  const reachable: Step = (call, next) => (call.gate.visible('tools', call.name, call.ctx) ? next() : Promise.reject(new Error(`${call.name} is not reachable by this client (its concern preset or access rules hide it)`)));
+  const reachable: Step = (call, next) =>
+    call.gate.visible('tools', call.name, call.ctx)
+      ? next()
+      : Promise.reject(new Error(`${call.name} is not reachable by this client (its concern preset or access rules hide it)`));
 
   /** The reflection gate of a nested call of code (see the code order below). */
   const codeGate: Step = async (call, next) => {
     if (!reflection || !reflection.isGated(call.name)) return next();
     const run = codeRuns.get(call);
-    const check = () => reflection.check(call.name, call.args, { server: call.server, ctx: call.ctx, era: call.era, signal: call.signal, callId: call.callId, state: run?.gateState ?? call.state });
+    const check = () =>
+      reflection.check(call.name, call.args, {
+        server: call.server,
+        ctx: call.ctx,
+        era: call.era,
+        signal: call.signal,
+        callId: call.callId,
+        state: run?.gateState ?? call.state,
+      });
     const waiting = run?.waiting;
     const verdict = waiting ? await waiting(check) : await check();
     if (verdict.ok) return next();
     // 2026-07-28: the gate asks in an input round; the execute call answers with it
     if (isInputRequired(verdict.result)) return verdict.result;
     // the gate's own instructions, but the retry is a new run of the code, not a direct call
-    const said = textOfResult(verdict.result).replace(`Then call ${call.name} again with the same arguments.`, `Then run ${call.parent?.name ?? 'execute'} again with the same code.`);
+    const said = textOfResult(verdict.result).replace(
+      `Then call ${call.name} again with the same arguments.`,
+      `Then run ${call.parent?.name ?? 'execute'} again with the same code.`,
+    );
     const reason = `the reflection gate holds ${call.name}: ${said}\nFrom code: get the justification stored first (${reflection.persistTool.name}), then run execute again.`;
     call.report.refusal = { kind: 'denied', reason };
     throw new Error(reason);
@@ -176,7 +196,12 @@ export function createDispatch(options: DispatchOptions): Dispatch {
     if (target.kind === 'code') {
       // each api call of the code: a nested call of this one, under this call's signal and the run's;
       // on a later input round (the gate asked the client), the calls made before it are replayed
-      const replay = replayByName<{ tool: string; signal: AbortSignal; waiting?: CodeWaiting }, CodeNestedOutcome>(call, ({ tool, signal, waiting }, args) => runCodeCall(call, tool, args, signal, waiting), (refused) => ({ refused }), 'codeApi');
+      const replay = replayByName<{ tool: string; signal: AbortSignal; waiting?: CodeWaiting }, CodeNestedOutcome>(
+        call,
+        ({ tool, signal, waiting }, args) => runCodeCall(call, tool, args, signal, waiting),
+        (refused) => ({ refused }),
+        'codeApi',
+      );
       const runCode = (tool: string, args: Record<string, unknown>, signal: AbortSignal, waiting?: CodeWaiting) => {
         const target = byName.get(tool);
         if (call.era !== 'modern' || target?.kind !== 'operation') return runCodeCall(call, tool, args, signal, waiting);
@@ -188,33 +213,58 @@ export function createDispatch(options: DispatchOptions): Dispatch {
     if (target.kind === 'persist') {
       const result = await reflection!.persist(call.args);
       if (policy && result.isError !== true) {
-        await policy.record({ name: 'justification.persisted', session: sessionOf(call.ctx, call.era), client: call.identity, era: call.era, primitive: target.name, arguments: { domain: call.args.domain }, outcome: 'ok' });
+        await policy.record({
+          name: 'justification.persisted',
+          session: sessionOf(call.ctx, call.era),
+          client: call.identity,
+          era: call.era,
+          primitive: target.name,
+          arguments: { domain: call.args.domain },
+          outcome: 'ok',
+        });
       }
       return result;
     }
     if (target.kind === 'extra') {
       // a handler's log lines also go to the client, as logging notifications of this request
       const clientLog = (level: 'debug' | 'info' | 'warn' | 'error', message: string, data?: unknown): void =>
-        void call.ctx.mcpReq.log(level === 'warn' ? 'warning' : level, data === undefined ? message : { message, data }, target.tool.name).catch(() => undefined);
+        void call.ctx.mcpReq
+          .log(level === 'warn' ? 'warning' : level, data === undefined ? message : { message, data }, target.tool.name)
+          .catch(() => undefined);
       const token = call.ctx.mcpReq._meta?.progressToken;
       const progress =
         token === undefined
           ? undefined
           : (value: number, total?: number, message?: string): void =>
               void call.ctx.mcpReq
-                .notify({ method: 'notifications/progress', params: { progressToken: token, progress: value, ...(total !== undefined ? { total } : {}), ...(message !== undefined ? { message } : {}) } })
+                .notify({
+                  method: 'notifications/progress',
+                  params: { progressToken: token, progress: value, ...(total !== undefined ? { total } : {}), ...(message !== undefined ? { message } : {}) },
+                })
                 .catch(() => undefined);
       // ctx.api: the operations the tool declared, each a nested call through the policy's steps and this dispatch
       const uses = target.tool.uses;
       // a 2026-07-28 handler runs again on each input round: its earlier API calls are replayed, not made again (api-replay.ts)
-      const api = uses ? apiClient(uses, replayAcrossRounds(call, (tool, args) => runNested(nestedCall(call, tool, args)))) : undefined;
+      const api = uses
+        ? apiClient(
+            uses,
+            replayAcrossRounds(call, (tool, args) => runNested(nestedCall(call, tool, args))),
+          )
+        : undefined;
       // ctx.elicit / sample / roots: real requests (legacy), or input rounds of this call (2026-07-28)
       const input = inputSession({ era: call.era, server: call.server, ctx: call.ctx, state: call.state, signal: call.signal });
       const feed = options.subscriptions;
       const notifyResourceUpdated = feed ? (uri: string): void => feed.updated(uri) : undefined;
       // ctx.runAsTask: a deferred task tool's handler turns its call into a task (tasks-tools.ts)
       const runAsTask = TaskTools.escalation(call.ctx);
-      return callExtraTool(target.tool, call.args, call.signal, { clientLog, input, ...(notifyResourceUpdated ? { notifyResourceUpdated } : {}), ...(progress ? { progress } : {}), ...(api ? { api } : {}), ...(runAsTask ? { runAsTask } : {}) });
+      return callExtraTool(target.tool, call.args, call.signal, {
+        clientLog,
+        input,
+        ...(notifyResourceUpdated ? { notifyResourceUpdated } : {}),
+        ...(progress ? { progress } : {}),
+        ...(api ? { api } : {}),
+        ...(runAsTask ? { runAsTask } : {}),
+      });
     }
     // the MCP client's own request headers (its Authorization above all) reach the API only
     // for a security scheme that takes its credential `fromClient`
@@ -246,7 +296,13 @@ export function createDispatch(options: DispatchOptions): Dispatch {
 
   /** Of each nested call of code: the gate's round memory (in the execute call's round state, so the retry's run finds it) and the run's question-waiting (its clock). */
   const codeRuns = new WeakMap<ToolCall, { gateState: Record<string, unknown>; waiting?: CodeWaiting }>();
-  const runCodeCall = async (parent: ToolCall, name: string, args: Record<string, unknown>, signal: AbortSignal, waiting?: CodeWaiting): Promise<CodeNestedOutcome> => {
+  const runCodeCall = async (
+    parent: ToolCall,
+    name: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+    waiting?: CodeWaiting,
+  ): Promise<CodeNestedOutcome> => {
     const target = byName.get(name);
     if (!target || target.kind !== 'operation') return { refused: `${name} is not an operation of this server` };
     // the same size and depth bound as a direct call's arguments, before any step looks at them
@@ -258,7 +314,12 @@ export function createDispatch(options: DispatchOptions): Dispatch {
     const asked = gateState.asked as { callId: string; tool: string; args: string } | undefined;
     const again = asked !== undefined && asked.tool === name && asked.args === argumentsHash(args);
     if (again) delete gateState.asked;
-    const call: ToolCall = { ...base, ...(again ? { callId: asked.callId, firstRound: false } : {}), signal: AbortSignal.any([parent.signal, signal]), parent: { name: parent.name, callId: parent.callId, code: true } };
+    const call: ToolCall = {
+      ...base,
+      ...(again ? { callId: asked.callId, firstRound: false } : {}),
+      signal: AbortSignal.any([parent.signal, signal]),
+      parent: { name: parent.name, callId: parent.callId, code: true },
+    };
     codeRuns.set(call, { gateState, ...(waiting ? { waiting } : {}) });
     try {
       const result = await runPipeline(codeSteps, dispatch, call);
@@ -281,7 +342,6 @@ export function createDispatch(options: DispatchOptions): Dispatch {
     const own = preset !== undefined && Object.hasOwn(presets, preset) ? presets[preset] : undefined;
     return own === undefined ? current : { ...current, results: { ...(current.results ?? DEFAULT_RESULT_POLICY), ...own } };
   };
-
 
   return { steps, dispatch };
 }

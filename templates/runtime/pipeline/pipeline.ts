@@ -24,14 +24,15 @@
  *
  * This file is copied verbatim into every generated project.
  */
+
+import { randomUUID } from 'node:crypto';
 import type { CallToolResult, InputRequiredResult, Server, ServerContext } from '@modelcontextprotocol/server';
 import { errorResult } from '../core/error-result.js';
-import type { AnyExtraTool } from '../tools/extra-tools.js';
-import type { PrimitiveGate } from '../core/primitives.js';
-import { randomUUID } from 'node:crypto';
-import type { OperationTool } from '../core/types.js';
-import { validateArguments } from '../validation/validate.js';
 import { log } from '../core/log.js';
+import type { PrimitiveGate } from '../core/primitives.js';
+import type { OperationTool } from '../core/types.js';
+import type { AnyExtraTool } from '../tools/extra-tools.js';
+import { validateArguments } from '../validation/validate.js';
 
 /** A protocol era: `legacy` (≤ 2025-11-25, initialize, sessions) or `modern` (2026-07-28, per request). */
 export type Era = 'legacy' | 'modern';
@@ -140,7 +141,8 @@ export type Step = (call: ToolCall, next: (changed?: ToolCall) => Promise<ToolRe
 
 /** Runs `call` through `steps`, in order, then `dispatch`. */
 export function runPipeline(steps: readonly Step[], dispatch: (call: ToolCall) => Promise<ToolResult>, call: ToolCall): Promise<ToolResult> {
-  const at = (i: number, current: ToolCall): Promise<ToolResult> => (i < steps.length ? steps[i]!(current, (changed) => at(i + 1, changed ?? current)) : dispatch(current));
+  const at = (i: number, current: ToolCall): Promise<ToolResult> =>
+    i < steps.length ? steps[i]!(current, (changed) => at(i + 1, changed ?? current)) : dispatch(current);
   return at(0, call);
 }
 
@@ -208,7 +210,14 @@ function retryThroughCallTool(result: CallToolResult, tool: string, callTool: st
 export function reflectionStep(guard: ToolGuard): Step {
   return async (call, next) => {
     if (call.target.kind === 'persist' || call.target.kind === 'code' || !guard.isGated(call.name)) return next();
-    const verdict = await guard.check(call.name, call.args, { server: call.server, ctx: call.ctx, era: call.era, signal: call.signal, callId: call.callId, state: call.state });
+    const verdict = await guard.check(call.name, call.args, {
+      server: call.server,
+      ctx: call.ctx,
+      era: call.era,
+      signal: call.signal,
+      callId: call.callId,
+      state: call.state,
+    });
     if (verdict.ok) return next();
     if (call.viaCallTool !== undefined && !isInputRequired(verdict.result)) return retryThroughCallTool(verdict.result, call.name, call.viaCallTool);
     return verdict.result;

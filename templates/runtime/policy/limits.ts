@@ -15,11 +15,11 @@
  * This file is copied verbatim into every generated project with `policy.limits`.
  */
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import { MemoryCounters } from './counters.js';
-import type { Counters } from './counters.js';
 import { errorResult } from '../core/error-result.js';
 import type { Step, ToolCall, ToolResult } from '../pipeline/pipeline.js';
 import { SharedStateError } from '../shared/shared-state.js';
+import type { Counters } from './counters.js';
+import { MemoryCounters } from './counters.js';
 import type { LimitsConfig, ToolLimits } from './policy-types.js';
 
 /** A limit's field, as named in messages. */
@@ -96,7 +96,11 @@ function limited(call: ToolCall, reason: string, text: string): CallToolResult {
 
 /** The limited result of a call whose limits cannot be checked (the shared store cannot answer). */
 function unchecked(call: ToolCall, err: SharedStateError): CallToolResult {
-  return limited(call, `limits unchecked: ${err.message}`, `Tool ${call.name} cannot be checked against its limits: ${err.message}. The call was not run; retry shortly.`);
+  return limited(
+    call,
+    `limits unchecked: ${err.message}`,
+    `Tool ${call.name} cannot be checked against its limits: ${err.message}. The call was not run; retry shortly.`,
+  );
 }
 
 /** `ms` as whole seconds to wait, at least 1. */
@@ -133,7 +137,8 @@ export function limitsStep(limits: Limits, now: () => number = Date.now): Step {
       if (call.firstRound || typeof kept !== 'number') call.state[DEADLINE_STATE_KEY] = deadline = now() + l.timeoutMs;
       else deadline = kept;
     }
-    const timeoutText = (): string => `Tool ${tool} did not finish within ${l.timeoutMs} ms, its time limit (${from.timeoutMs}.timeoutMs): the call was cancelled. Retry later, or with a smaller request.`;
+    const timeoutText = (): string =>
+      `Tool ${tool} did not finish within ${l.timeoutMs} ms, its time limit (${from.timeoutMs}.timeoutMs): the call was cancelled. Retry later, or with a smaller request.`;
     const timeoutReason = (): string => `timeoutMs ${l.timeoutMs} (${from.timeoutMs})`;
     if (deadline !== undefined && deadline - now() <= 0) return limited(call, timeoutReason(), timeoutText());
 

@@ -37,4 +37,3 @@ export function redact(value: unknown, fields: readonly string[], secrets: reado
   };
   return walk(value, 0);
 }
-

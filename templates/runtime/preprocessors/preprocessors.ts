@@ -25,8 +25,8 @@
  * This file is copied verbatim into every generated project.
  */
 import type { LoggingMessageNotificationParams } from '@modelcontextprotocol/server';
-import { log } from '../core/log.js';
 import type { LogLevel } from '../core/log.js';
+import { log } from '../core/log.js';
 import { errorMessage } from '../core/primitives.js';
 
 /** What a preprocessor handler gets besides the input. */
@@ -126,7 +126,11 @@ function toContent(value: unknown): { content?: string; error?: string } {
   if (typeof value === 'string') return { content: value };
   const blocks: unknown = (value as { content?: unknown }).content;
   if (typeof value === 'object' && Array.isArray(blocks)) {
-    const text = blocks.map((b: unknown) => (typeof b === 'object' && b !== null && (b as { type?: unknown }).type === 'text' ? String((b as { text?: unknown }).text ?? '') : JSON.stringify(b))).join('\n');
+    const text = blocks
+      .map((b: unknown) =>
+        typeof b === 'object' && b !== null && (b as { type?: unknown }).type === 'text' ? String((b as { text?: unknown }).text ?? '') : JSON.stringify(b),
+      )
+      .join('\n');
     return (value as { isError?: unknown }).isError === true ? { error: text || 'the preprocessor reported an error' } : { content: text };
   }
   const json = JSON.stringify(value);
@@ -185,7 +189,13 @@ export async function runPreprocessors(defs: readonly PreprocessorDefinition[], 
   for (const def of orderPreprocessors(defs)) {
     const b = await runOne(def, input, opts.signal);
     blocks.push(b);
-    const data = { preprocessor: def.name, status: b.status, durationMs: b.durationMs, contentChars: b.content?.length ?? 0, ...(b.error !== undefined ? { error: b.error } : {}) };
+    const data = {
+      preprocessor: def.name,
+      status: b.status,
+      durationMs: b.durationMs,
+      contentChars: b.content?.length ?? 0,
+      ...(b.error !== undefined ? { error: b.error } : {}),
+    };
     log('debug', `preprocessor ${def.name}: ${b.status} in ${b.durationMs} ms`, data);
     if (opts.notify) {
       try {

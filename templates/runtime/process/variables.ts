@@ -48,52 +48,231 @@ type SettingDeclaration = {
 
 /** Every setting, in the order they are listed. */
 export const SETTINGS = {
-  baseUrl: { suffix: 'BASE_URL', type: 'url', description: 'Base URL of the API: an absolute http(s) URL, or unix:<socket path>[:<base path>] for a local socket' },
+  baseUrl: {
+    suffix: 'BASE_URL',
+    type: 'url',
+    description: 'Base URL of the API: an absolute http(s) URL, or unix:<socket path>[:<base path>] for a local socket',
+  },
   timeoutMs: { suffix: 'TIMEOUT_MS', type: 'integer', description: 'Timeout of one API request, in milliseconds' },
-  maxResponseBytes: { suffix: 'MAX_RESPONSE_BYTES', type: 'integer', description: 'Longer response bodies are truncated, with a note giving the original size' },
-  maxInFlightBytes: { suffix: 'MAX_IN_FLIGHT_BYTES', type: 'integer', description: 'Most bytes of response bodies all calls together may hold at once; at least the response limit' },
-  maxArgumentBytes: { suffix: 'MAX_ARGUMENT_BYTES', type: 'integer', description: 'Largest arguments of one tool call, in bytes of JSON; a larger call is refused before anything else looks at it' },
+  maxResponseBytes: {
+    suffix: 'MAX_RESPONSE_BYTES',
+    type: 'integer',
+    description: 'Longer response bodies are truncated, with a note giving the original size',
+  },
+  maxInFlightBytes: {
+    suffix: 'MAX_IN_FLIGHT_BYTES',
+    type: 'integer',
+    description: 'Most bytes of response bodies all calls together may hold at once; at least the response limit',
+  },
+  maxArgumentBytes: {
+    suffix: 'MAX_ARGUMENT_BYTES',
+    type: 'integer',
+    description: 'Largest arguments of one tool call, in bytes of JSON; a larger call is refused before anything else looks at it',
+  },
   logLevel: { suffix: 'LOG_LEVEL', type: 'level', description: 'Least severe log level written to stderr: debug, info, warn or error' },
   uploadRoot: { suffix: 'UPLOAD_ROOT', type: 'path', description: 'Directory local file uploads may be read from (relative to the working directory)' },
   reflectionDir: { suffix: 'REFLECTION_DIR', type: 'path', description: 'Where the reflection gate stores justifications (relative to the working directory)' },
   transport: { suffix: 'TRANSPORT', type: 'string', description: 'How to serve MCP: stdio, or http (Streamable HTTP); the --transport flag wins' },
   port: { suffix: 'PORT', type: 'integer', transport: 'http', description: 'TCP port to listen on (0: any free port); the --port flag wins' },
-  host: { suffix: 'HOST', type: 'string', transport: 'http', description: 'Address to listen on; anything but loopback also needs the allowed hosts; the --host flag wins' },
-  allowedHosts: { suffix: 'ALLOWED_HOSTS', type: 'string', transport: 'http', description: 'Comma-separated Host header values accepted besides loopback names: a host name (any port) or host:port, e.g. mcp.example.com' },
-  allowAnonymous: { suffix: 'ALLOW_ANONYMOUS', type: 'string', transport: 'http', description: 'true: serve clients without a token on an address beyond loopback (without it, such a server refuses to start unless it has client tokens or an OAuth issuer)' },
-  publicUrl: { suffix: 'PUBLIC_URL', type: 'url', transport: 'http', description: 'URL clients reach the MCP endpoint at (e.g. https://mcp.example.com/mcp, behind a proxy): the OAuth resource identifier and default token audience; unset: http://<Host header><path> of each request' },
-  oauthIssuer: { suffix: 'OAUTH_ISSUER', type: 'url', transport: 'http', description: 'Issuer URL of the OAuth authorization server whose access tokens (JWT) clients bring; its metadata is discovered (RFC 8414, then OpenID discovery) and published as this server\'s authorization server' },
-  oauthAudience: { suffix: 'OAUTH_AUDIENCE', type: 'string', transport: 'http', description: 'Audience (aud) an access token must carry, compared exactly; unset: the resource URL (the public URL, else that of the request)' },
-  oauthScopes: { suffix: 'OAUTH_SCOPES', type: 'string', transport: 'http', description: 'Space-separated scopes clients ask the authorization server for at first (the scope of 401 answers; the resource metadata lists them and every scope some tool needs); unset: every scope some tool needs' },
-  oauthIntrospectionUrl: { suffix: 'OAUTH_INTROSPECTION_URL', type: 'url', transport: 'http', description: 'Token introspection endpoint (RFC 7662) for opaque access tokens; unset: the one the authorization server\'s metadata names. Used with the client ID and secret' },
-  oauthClientId: { suffix: 'OAUTH_CLIENT_ID', type: 'string', transport: 'http', description: 'This server\'s client ID at the authorization server, to introspect opaque access tokens (with the client secret); unset: only JWT access tokens are accepted' },
-  oauthClientSecret: { suffix: 'OAUTH_CLIENT_SECRET', type: 'string', secret: true, transport: 'http', description: 'This server\'s client secret at the authorization server, for token introspection' },
-  oauthJwksUrl: { suffix: 'OAUTH_JWKS_URL', type: 'url', transport: 'http', description: 'URL of the authorization server\'s signing keys (JWKS); unset: the key set URL of its discovered metadata' },
-  allowedOrigins: { suffix: 'ALLOWED_ORIGINS', type: 'string', transport: 'http', description: 'Comma-separated Origin values (scheme://host[:port]) accepted from browsers besides loopback origins' },
-  httpTokens: { suffix: 'HTTP_TOKENS', type: 'string', secret: true, transport: 'http', description: 'Bearer tokens MCP clients must send, as name=token[,name=token...]: each token maps to the client identity name' },
-  httpTokensFile: { suffix: 'HTTP_TOKENS_FILE', type: 'path', transport: 'http', description: 'File of more tokens: one name=token per line, # starts a comment' },
-  client: { suffix: 'CLIENT', type: 'string', transport: 'stdio', description: 'Client identity of the stdio client: letters, digits, dots, underscores, hyphens and @ (HTTP clients without a token are anonymous)' },
-  stateKey: { suffix: 'STATE_KEY', type: 'string', secret: true, description: 'Key (at least 32 characters) signing state that outlives a request (reflection hints, input rounds); unset: a new key at each start, so that state does not survive a restart' },
-  auditFile: { suffix: 'AUDIT_FILE', type: 'path', description: 'JSON Lines file the audit trail is appended to (relative to the working directory); overrides the manifest\'s policy.audit.file' },
+  host: {
+    suffix: 'HOST',
+    type: 'string',
+    transport: 'http',
+    description: 'Address to listen on; anything but loopback also needs the allowed hosts; the --host flag wins',
+  },
+  allowedHosts: {
+    suffix: 'ALLOWED_HOSTS',
+    type: 'string',
+    transport: 'http',
+    description: 'Comma-separated Host header values accepted besides loopback names: a host name (any port) or host:port, e.g. mcp.example.com',
+  },
+  allowAnonymous: {
+    suffix: 'ALLOW_ANONYMOUS',
+    type: 'string',
+    transport: 'http',
+    description:
+      'true: serve clients without a token on an address beyond loopback (without it, such a server refuses to start unless it has client tokens or an OAuth issuer)',
+  },
+  publicUrl: {
+    suffix: 'PUBLIC_URL',
+    type: 'url',
+    transport: 'http',
+    description:
+      'URL clients reach the MCP endpoint at (e.g. https://mcp.example.com/mcp, behind a proxy): the OAuth resource identifier and default token audience; unset: http://<Host header><path> of each request',
+  },
+  oauthIssuer: {
+    suffix: 'OAUTH_ISSUER',
+    type: 'url',
+    transport: 'http',
+    description:
+      "Issuer URL of the OAuth authorization server whose access tokens (JWT) clients bring; its metadata is discovered (RFC 8414, then OpenID discovery) and published as this server's authorization server",
+  },
+  oauthAudience: {
+    suffix: 'OAUTH_AUDIENCE',
+    type: 'string',
+    transport: 'http',
+    description: 'Audience (aud) an access token must carry, compared exactly; unset: the resource URL (the public URL, else that of the request)',
+  },
+  oauthScopes: {
+    suffix: 'OAUTH_SCOPES',
+    type: 'string',
+    transport: 'http',
+    description:
+      'Space-separated scopes clients ask the authorization server for at first (the scope of 401 answers; the resource metadata lists them and every scope some tool needs); unset: every scope some tool needs',
+  },
+  oauthIntrospectionUrl: {
+    suffix: 'OAUTH_INTROSPECTION_URL',
+    type: 'url',
+    transport: 'http',
+    description:
+      "Token introspection endpoint (RFC 7662) for opaque access tokens; unset: the one the authorization server's metadata names. Used with the client ID and secret",
+  },
+  oauthClientId: {
+    suffix: 'OAUTH_CLIENT_ID',
+    type: 'string',
+    transport: 'http',
+    description:
+      "This server's client ID at the authorization server, to introspect opaque access tokens (with the client secret); unset: only JWT access tokens are accepted",
+  },
+  oauthClientSecret: {
+    suffix: 'OAUTH_CLIENT_SECRET',
+    type: 'string',
+    secret: true,
+    transport: 'http',
+    description: "This server's client secret at the authorization server, for token introspection",
+  },
+  oauthJwksUrl: {
+    suffix: 'OAUTH_JWKS_URL',
+    type: 'url',
+    transport: 'http',
+    description: "URL of the authorization server's signing keys (JWKS); unset: the key set URL of its discovered metadata",
+  },
+  allowedOrigins: {
+    suffix: 'ALLOWED_ORIGINS',
+    type: 'string',
+    transport: 'http',
+    description: 'Comma-separated Origin values (scheme://host[:port]) accepted from browsers besides loopback origins',
+  },
+  httpTokens: {
+    suffix: 'HTTP_TOKENS',
+    type: 'string',
+    secret: true,
+    transport: 'http',
+    description: 'Bearer tokens MCP clients must send, as name=token[,name=token...]: each token maps to the client identity name',
+  },
+  httpTokensFile: {
+    suffix: 'HTTP_TOKENS_FILE',
+    type: 'path',
+    transport: 'http',
+    description: 'File of more tokens: one name=token per line, # starts a comment',
+  },
+  client: {
+    suffix: 'CLIENT',
+    type: 'string',
+    transport: 'stdio',
+    description: 'Client identity of the stdio client: letters, digits, dots, underscores, hyphens and @ (HTTP clients without a token are anonymous)',
+  },
+  stateKey: {
+    suffix: 'STATE_KEY',
+    type: 'string',
+    secret: true,
+    description:
+      'Key (at least 32 characters) signing state that outlives a request (reflection hints, input rounds); unset: a new key at each start, so that state does not survive a restart',
+  },
+  auditFile: {
+    suffix: 'AUDIT_FILE',
+    type: 'path',
+    description: "JSON Lines file the audit trail is appended to (relative to the working directory); overrides the manifest's policy.audit.file",
+  },
   hintTtlMs: { suffix: 'HINT_TTL_MS', type: 'integer', description: 'How long a reflection-gate hint stays valid, in milliseconds' },
-  sessionIdleMs: { suffix: 'SESSION_IDLE_MS', type: 'integer', transport: 'http', description: 'Idle time after which a legacy HTTP session (clients before MCP 2026-07-28) is closed, in milliseconds' },
+  sessionIdleMs: {
+    suffix: 'SESSION_IDLE_MS',
+    type: 'integer',
+    transport: 'http',
+    description: 'Idle time after which a legacy HTTP session (clients before MCP 2026-07-28) is closed, in milliseconds',
+  },
   maxSessions: { suffix: 'MAX_SESSIONS', type: 'integer', transport: 'http', description: 'Most legacy HTTP sessions open at once' },
-  maxSessionsPerClient: { suffix: 'MAX_SESSIONS_PER_CLIENT', type: 'integer', transport: 'http', description: 'Most legacy HTTP sessions one client token holds at once; a new one closes its least recently used idle session' },
-  drainMs: { suffix: 'DRAIN_MS', type: 'integer', description: 'On SIGTERM or SIGINT, how long calls under way may finish before the server exits, in milliseconds' },
-  redisUrl: { suffix: 'REDIS_URL', type: 'string', secret: true, description: 'Redis shared by several instances of this server: redis://[user:password@]host[:port][/db], or rediss:// for TLS. Justifications, limits, MCP task state and change notifications are then shared; unset: they stay in this process' },
-  redisPrefix: { suffix: 'REDIS_PREFIX', type: 'string', description: 'Prefix of the Redis keys and channels, so several servers can share one Redis (default: the server name)' },
-  redisFailOpen: { suffix: 'REDIS_FAIL_OPEN', type: 'string', description: 'limits: calls pass their limits while Redis cannot be reached (logged); unset: they are refused. Justifications always fail closed' },
-  redisLeaseMs: { suffix: 'REDIS_LEASE_MS', type: 'integer', description: 'With Redis: how long a concurrency slot outlives an instance that died holding it, in milliseconds (renewed while the call runs)' },
-  codeTimeoutMs: { suffix: 'CODE_TIMEOUT_MS', type: 'integer', description: 'Code mode: wall time of one execute (its code and its API calls), in milliseconds' },
-  codeMemoryBytes: { suffix: 'CODE_MEMORY_BYTES', type: 'integer', description: 'Code mode: memory of one execute\'s sandbox (its own WebAssembly memory), in bytes' },
+  maxSessionsPerClient: {
+    suffix: 'MAX_SESSIONS_PER_CLIENT',
+    type: 'integer',
+    transport: 'http',
+    description: 'Most legacy HTTP sessions one client token holds at once; a new one closes its least recently used idle session',
+  },
+  drainMs: {
+    suffix: 'DRAIN_MS',
+    type: 'integer',
+    description: 'On SIGTERM or SIGINT, how long calls under way may finish before the server exits, in milliseconds',
+  },
+  redisUrl: {
+    suffix: 'REDIS_URL',
+    type: 'string',
+    secret: true,
+    description:
+      'Redis shared by several instances of this server: redis://[user:password@]host[:port][/db], or rediss:// for TLS. Justifications, limits, MCP task state and change notifications are then shared; unset: they stay in this process',
+  },
+  redisPrefix: {
+    suffix: 'REDIS_PREFIX',
+    type: 'string',
+    description: 'Prefix of the Redis keys and channels, so several servers can share one Redis (default: the server name)',
+  },
+  redisFailOpen: {
+    suffix: 'REDIS_FAIL_OPEN',
+    type: 'string',
+    description: 'limits: calls pass their limits while Redis cannot be reached (logged); unset: they are refused. Justifications always fail closed',
+  },
+  redisLeaseMs: {
+    suffix: 'REDIS_LEASE_MS',
+    type: 'integer',
+    description: 'With Redis: how long a concurrency slot outlives an instance that died holding it, in milliseconds (renewed while the call runs)',
+  },
+  codeTimeoutMs: {
+    suffix: 'CODE_TIMEOUT_MS',
+    type: 'integer',
+    description: 'Code mode: wall time of one execute (its code and its API calls), in milliseconds',
+  },
+  codeMemoryBytes: {
+    suffix: 'CODE_MEMORY_BYTES',
+    type: 'integer',
+    description: "Code mode: memory of one execute's sandbox (its own WebAssembly memory), in bytes",
+  },
   codeMaxCalls: { suffix: 'CODE_MAX_CALLS', type: 'integer', description: 'Code mode: API calls one execute may make' },
-  codeMaxOutputBytes: { suffix: 'CODE_MAX_OUTPUT_BYTES', type: 'integer', description: 'Code mode: largest value one execute may return, in bytes of JSON (before the results budget shapes it)' },
-  codeMaxConsoleBytes: { suffix: 'CODE_MAX_CONSOLE_BYTES', type: 'integer', description: 'Code mode: console output one execute may write, in bytes; more stops the run' },
-  codeAuditText: { suffix: 'CODE_AUDIT_TEXT', type: 'integer', description: "Code mode: keep the first this many characters of each execute's code in its audit record (credentials scrubbed, and cut to the audit's bound on arguments); unset: only the code's SHA-256 and length" },
-  codeMaxRuns: { suffix: 'CODE_MAX_RUNS', type: 'integer', description: 'Code mode: most execute runs under way at once in this process (each holds up to its memory bound); one client identity may hold half of them (rounded up); an execute past either is refused at once' },
-  redisTimeoutMs: { suffix: 'REDIS_TIMEOUT_MS', type: 'integer', description: 'With Redis: bound on connecting and on each command, in milliseconds; a call never waits on Redis longer' },
-  maxTasks: { suffix: 'MAX_TASKS', type: 'integer', description: 'Tasks: most tasks kept at once; the oldest finished one makes room, and while all run a new task is refused' },
-  taskTtlMs: { suffix: 'TASK_TTL_MS', type: 'integer', description: 'Tasks: how long a task is kept after its creation, in milliseconds (a 2025-11-25 client may ask for less)' },
+  codeMaxOutputBytes: {
+    suffix: 'CODE_MAX_OUTPUT_BYTES',
+    type: 'integer',
+    description: 'Code mode: largest value one execute may return, in bytes of JSON (before the results budget shapes it)',
+  },
+  codeMaxConsoleBytes: {
+    suffix: 'CODE_MAX_CONSOLE_BYTES',
+    type: 'integer',
+    description: 'Code mode: console output one execute may write, in bytes; more stops the run',
+  },
+  codeAuditText: {
+    suffix: 'CODE_AUDIT_TEXT',
+    type: 'integer',
+    description:
+      "Code mode: keep the first this many characters of each execute's code in its audit record (credentials scrubbed, and cut to the audit's bound on arguments); unset: only the code's SHA-256 and length",
+  },
+  codeMaxRuns: {
+    suffix: 'CODE_MAX_RUNS',
+    type: 'integer',
+    description:
+      'Code mode: most execute runs under way at once in this process (each holds up to its memory bound); one client identity may hold half of them (rounded up); an execute past either is refused at once',
+  },
+  redisTimeoutMs: {
+    suffix: 'REDIS_TIMEOUT_MS',
+    type: 'integer',
+    description: 'With Redis: bound on connecting and on each command, in milliseconds; a call never waits on Redis longer',
+  },
+  maxTasks: {
+    suffix: 'MAX_TASKS',
+    type: 'integer',
+    description: 'Tasks: most tasks kept at once; the oldest finished one makes room, and while all run a new task is refused',
+  },
+  taskTtlMs: {
+    suffix: 'TASK_TTL_MS',
+    type: 'integer',
+    description: 'Tasks: how long a task is kept after its creation, in milliseconds (a 2025-11-25 client may ask for less)',
+  },
 } as const satisfies Record<string, SettingDeclaration>;
 
 /** Key of a setting in {@link SETTINGS}. */
@@ -144,7 +323,9 @@ function schemeVariableMeaning(scheme: CredentialScheme): string[] {
 /** An argument or body the server may fill from a variable (the generated tool table's entries fit). */
 type Fillable = { readonly arg: string; readonly fixed?: { readonly env: string } | { readonly value: unknown } };
 /** A body, with the hidden fields of an object body. */
-type FillableBody = Fillable & { readonly fields?: ReadonlyArray<{ readonly name: string; readonly fixed: { readonly env: string } | { readonly value: unknown } }> };
+type FillableBody = Fillable & {
+  readonly fields?: ReadonlyArray<{ readonly name: string; readonly fixed: { readonly env: string } | { readonly value: unknown } }>;
+};
 
 /** A tool as far as variables go (the generated `OperationTool` fits). */
 export type VariableTool = {
@@ -314,7 +495,14 @@ export function serverVariables(sources: VariableSources): Variable[] {
   setting('redisLeaseMs', SERVE_DEFAULTS.redisLeaseMs);
   setting('redisTimeoutMs', SERVE_DEFAULTS.redisTimeoutMs);
   if (config.searchMode === true) {
-    add({ name: SEARCH_DEBUG_VARIABLE, kind: 'setting', type: 'string', description: 'Search mode: set to anything but 0 to write why each search_tools result scored what it did to stderr', secret: false, required: false });
+    add({
+      name: SEARCH_DEBUG_VARIABLE,
+      kind: 'setting',
+      type: 'string',
+      description: 'Search mode: set to anything but 0 to write why each search_tools result scored what it did to stderr',
+      secret: false,
+      required: false,
+    });
   }
   if (config.taskTools === true) {
     setting('maxTasks', TASK_DEFAULTS.maxTasks);
@@ -339,14 +527,29 @@ export function serverVariables(sources: VariableSources): Variable[] {
       const alternative = required ? '' : ' (optional: every tool that uses it accepts another credential, or none, instead)';
       // over HTTP the credential comes with each MCP request: the variable serves stdio only
       const over = fromClient !== undefined ? `; over HTTP each MCP client sends its own in the ${fromClient} header instead` : '';
-      add({ name, kind: 'credential', type: 'string', description: `${meanings[i]} of security scheme ${scheme.name}${alternative}${over}`, secret: true, required, ...(fromClient !== undefined ? { transport: 'stdio' as const } : {}) });
+      add({
+        name,
+        kind: 'credential',
+        type: 'string',
+        description: `${meanings[i]} of security scheme ${scheme.name}${alternative}${over}`,
+        secret: true,
+        required,
+        ...(fromClient !== undefined ? { transport: 'stdio' as const } : {}),
+      });
     });
   }
 
   const byName = [...argumentUses(tools)].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   for (const [name, uses] of byName) {
     const filled = uses.map((u) => `${u.arg} of ${u.tool}`).join(', ');
-    add({ name, kind: 'argument', type: 'string', description: `Value of the hidden argument${uses.length > 1 ? 's' : ''} ${filled}`, secret: true, required: true });
+    add({
+      name,
+      kind: 'argument',
+      type: 'string',
+      description: `Value of the hidden argument${uses.length > 1 ? 's' : ''} ${filled}`,
+      secret: true,
+      required: true,
+    });
   }
   return [...out.values()];
 }

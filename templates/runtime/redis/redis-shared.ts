@@ -5,16 +5,17 @@
  *
  * This file is copied verbatim into every generated project; it is loaded only when the URL is set.
  */
-import { connectRedis } from './redis.js';
+
+import type { JustificationStoreOptions, Justifications } from '../reflection/reflection-store.js';
+import type { RedisSettings } from '../shared/shared-state.js';
+import type { TaskBounds } from '../tasks/tasks-store.js';
 import type { SharedRedis } from './redis.js';
+import { connectRedis } from './redis.js';
 import { RedisBus } from './redis-bus.js';
 import { RedisCounters } from './redis-counters.js';
 import { RedisJustifications } from './redis-justifications.js';
 import { RedisRoundNonces } from './redis-rounds.js';
 import { RedisTaskStore } from './redis-tasks.js';
-import type { TaskBounds } from '../tasks/tasks-store.js';
-import type { Justifications, JustificationStoreOptions } from '../reflection/reflection-store.js';
-import type { RedisSettings } from '../shared/shared-state.js';
 
 /** The shared stores of this process. */
 export type SharedStores = {

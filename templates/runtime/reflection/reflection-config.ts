@@ -5,10 +5,10 @@
  * This file is copied verbatim into every generated project.
  */
 import type { CallToolResult, InputRequiredResult, Server, ServerContext } from '@modelcontextprotocol/server';
-import type { JustificationsFactory, JustificationStoreOptions } from './reflection-store.js';
-import { persistToolFor as surfacePersistToolFor } from '../core/surface.js';
 import type { ToolEntry } from '../core/surface.js';
+import { persistToolFor as surfacePersistToolFor } from '../core/surface.js';
 import type { JsonSchema } from '../core/types.js';
+import type { JustificationStoreOptions, JustificationsFactory } from './reflection-store.js';
 
 /** `auto`: sampling when the client supports it, else the host flow; `sampling` / `host`: only that; `elicit`: the user answers a form when the client can elicit, else as `auto`. */
 export type ReflectionMode = 'auto' | 'sampling' | 'host' | 'elicit';
@@ -112,5 +112,8 @@ export const HINT_HASH_PROPERTY = {
 export function persistToolFor(schema: JsonSchema, domains: readonly string[]): ToolEntry {
   const tool = surfacePersistToolFor(schema, domains);
   const inputSchema = tool.inputSchema as { properties?: Record<string, unknown> };
-  return { ...tool, inputSchema: { ...tool.inputSchema, properties: { ...inputSchema.properties, hash: { ...HINT_HASH_PROPERTY } } } as ToolEntry['inputSchema'] };
+  return {
+    ...tool,
+    inputSchema: { ...tool.inputSchema, properties: { ...inputSchema.properties, hash: { ...HINT_HASH_PROPERTY } } } as ToolEntry['inputSchema'],
+  };
 }

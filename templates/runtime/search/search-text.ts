@@ -9,7 +9,9 @@ import { stemmer } from 'stemmer';
 
 /** Words too common in requests and API descriptions to tell tools apart. */
 const STOP = new Set(
-  'a about after again also an and another any anything are as at back be been before but by can could do does down each even ever for from has have here how i if in into is it its just let like me more most my need no not now of off on one only or other our out over please same should so some someone something still than that the their them then there these this those to too up us very via want was way we what when where which who will with would yet you your'.split(' '),
+  'a about after again also an and another any anything are as at back be been before but by can could do does down each even ever for from has have here how i if in into is it its just let like me more most my need no not now of off on one only or other our out over please same should so some someone something still than that the their them then there these this those to too up us very via want was way we what when where which who will with would yet you your'.split(
+    ' ',
+  ),
 );
 
 /**
@@ -60,10 +62,140 @@ export type Intent = 'list' | 'read' | 'create' | 'update' | 'delete';
  */
 const INTENT_WORDS: Record<Intent, readonly string[]> = {
   list: ['list', 'lists', 'listing', 'which', 'enumerate', 'browse', 'every', 'all', 'many', 'search', 'find', 'history', 'recent'],
-  read: ['get', 'show', 'view', 'read', 'fetch', 'see', 'look', 'lookup', 'details', 'detail', 'info', 'inspect', 'describe', 'check', 'status', 'retrieve', 'download', 'tail', 'export', 'preview'],
-  create: ['create', 'add', 'new', 'make', 'open', 'start', 'register', 'submit', 'post', 'launch', 'provision', 'generate', 'invite', 'upload', 'set up', 'spin up', 'send', 'publish', 'raise', 'write', 'draft', 'compose', 'propose', 'store', 'save', 'reserve', 'deploy', 'schedule', 'book', 'attach', 'put', 'bill', 'charge', 'text', 'dial', 'ring', 'mint', 'define', 'trigger', 'kick off', 'run'],
-  update: ['update', 'change', 'edit', 'modify', 'rename', 'set', 'replace', 'patch', 'toggle', 'enable', 'disable', 'turn', 'switch', 'resize', 'scale', 'adjust', 'move', 'mark', 'configure', 'close', 'reopen', 'lock', 'unlock', 'archive', 'pause', 'resume', 'suspend', 'approve', 'assign', 'grow', 'shrink', 'upgrade', 'downgrade', 'hang up', 'redact', 'fix', 'point', 'promote', 'follow', 'star'],
-  delete: ['delete', 'remove', 'erase', 'wipe', 'destroy', 'drop', 'purge', 'discard', 'uninstall', 'revoke', 'tear down', 'get rid', 'kill', 'clear', 'unregister', 'deregister', 'cancel', 'release', 'retire', 'unlink', 'detach', 'evict', 'kick out', 'terminate', 'stop'],
+  read: [
+    'get',
+    'show',
+    'view',
+    'read',
+    'fetch',
+    'see',
+    'look',
+    'lookup',
+    'details',
+    'detail',
+    'info',
+    'inspect',
+    'describe',
+    'check',
+    'status',
+    'retrieve',
+    'download',
+    'tail',
+    'export',
+    'preview',
+  ],
+  create: [
+    'create',
+    'add',
+    'new',
+    'make',
+    'open',
+    'start',
+    'register',
+    'submit',
+    'post',
+    'launch',
+    'provision',
+    'generate',
+    'invite',
+    'upload',
+    'set up',
+    'spin up',
+    'send',
+    'publish',
+    'raise',
+    'write',
+    'draft',
+    'compose',
+    'propose',
+    'store',
+    'save',
+    'reserve',
+    'deploy',
+    'schedule',
+    'book',
+    'attach',
+    'put',
+    'bill',
+    'charge',
+    'text',
+    'dial',
+    'ring',
+    'mint',
+    'define',
+    'trigger',
+    'kick off',
+    'run',
+  ],
+  update: [
+    'update',
+    'change',
+    'edit',
+    'modify',
+    'rename',
+    'set',
+    'replace',
+    'patch',
+    'toggle',
+    'enable',
+    'disable',
+    'turn',
+    'switch',
+    'resize',
+    'scale',
+    'adjust',
+    'move',
+    'mark',
+    'configure',
+    'close',
+    'reopen',
+    'lock',
+    'unlock',
+    'archive',
+    'pause',
+    'resume',
+    'suspend',
+    'approve',
+    'assign',
+    'grow',
+    'shrink',
+    'upgrade',
+    'downgrade',
+    'hang up',
+    'redact',
+    'fix',
+    'point',
+    'promote',
+    'follow',
+    'star',
+  ],
+  delete: [
+    'delete',
+    'remove',
+    'erase',
+    'wipe',
+    'destroy',
+    'drop',
+    'purge',
+    'discard',
+    'uninstall',
+    'revoke',
+    'tear down',
+    'get rid',
+    'kill',
+    'clear',
+    'unregister',
+    'deregister',
+    'cancel',
+    'release',
+    'retire',
+    'unlink',
+    'detach',
+    'evict',
+    'kick out',
+    'terminate',
+    'stop',
+  ],
 };
 
 /** Intent words by first word, longest phrase first. */
@@ -90,7 +222,11 @@ export function queryIntent(query: string): Intent | undefined {
   const ws = words(query);
   const text = ` ${ws.join(' ')} `;
   const destructive = / (delete|remove|erase|wipe|destroy|purge|cancel) /.test(text);
-  if (!destructive && (/ (what|which) (\w+ ){1,4}(are|exist|do i have|have i|running|there) /.test(text) || / how many /.test(text) || / (all|every) /.test(text))) return 'list';
+  if (
+    !destructive &&
+    (/ (what|which) (\w+ ){1,4}(are|exist|do i have|have i|running|there) /.test(text) || / how many /.test(text) || / (all|every) /.test(text))
+  )
+    return 'list';
   // "who is in the org", "who starred it": the people are a list; "who am I" reads one
   if (/^ who /.test(text) && !/^ who am i /.test(text)) return 'list';
   // "how much X is left", "what is the status of": a read
@@ -106,7 +242,8 @@ export function queryIntent(query: string): Intent | undefined {
     }
   }
   // "unwatch", "unfollow", "unlink": undoing a relation deletes it
-  for (const w of ws) if (/^un[a-z]{3,}$/.test(w) && !/^(under|until|unless|uniq|univers|unit|unknown|unread|unused|unusual|unlimited|unpaid|unsure)/.test(w)) return 'delete';
+  for (const w of ws)
+    if (/^un[a-z]{3,}$/.test(w) && !/^(under|until|unless|uniq|univers|unit|unknown|unread|unused|unusual|unlimited|unpaid|unsure)/.test(w)) return 'delete';
   return undefined;
 }
 
@@ -143,7 +280,10 @@ export function operationIntent(method: string | undefined, path: string | undef
   const m = method.toUpperCase();
   if (m === 'DELETE') return 'delete';
   if (m === 'PUT' || m === 'PATCH') return 'update';
-  const segments = (path ?? '').split('/').filter((s) => s.length > 0).map((s) => s.replace(/\.(json|xml)$/, ''));
+  const segments = (path ?? '')
+    .split('/')
+    .filter((s) => s.length > 0)
+    .map((s) => s.replace(/\.(json|xml)$/, ''));
   const last = segments[segments.length - 1] ?? '';
   const item = isParam(last);
   const plural = !item && /[a-z]s$/i.test(last) && !/ss$/i.test(last);

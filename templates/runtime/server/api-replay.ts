@@ -21,9 +21,10 @@
  *
  * This file is copied verbatim into every generated project that has extra tools with `uses`.
  */
-import type { NestedRunner } from '../tools/api-client.js';
+
 import { errorResult } from '../core/error-result.js';
 import { encodedBytes } from '../operation/result-size.js';
+import type { NestedRunner } from '../tools/api-client.js';
 import { argumentsHash } from './rounds.js';
 
 /** Largest outcome kept across rounds, in bytes of JSON. */
@@ -43,7 +44,8 @@ function keptOf(state: Record<string, unknown>, key: string): Record<string, Kep
   const out: Record<string, Kept> = {};
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return out;
   for (const [at, k] of Object.entries(raw as Record<string, unknown>)) {
-    if (/^\d+$/.test(at) && typeof k === 'object' && k !== null && typeof (k as Kept).tool === 'string' && typeof (k as Kept).args === 'string') out[at] = k as Kept;
+    if (/^\d+$/.test(at) && typeof k === 'object' && k !== null && typeof (k as Kept).tool === 'string' && typeof (k as Kept).args === 'string')
+      out[at] = k as Kept;
   }
   return out;
 }
@@ -74,7 +76,12 @@ export function replayAcrossRounds(call: { readonly era: 'legacy' | 'modern'; re
  * outcome of a write that is not made twice. Outcomes that are objects with an `input` are not kept.
  * `stateKey`: where in the call's round state.
  */
-export function replayByName<Extra, O>(call: { readonly state: Record<string, unknown> }, run: (extra: Extra, args: Record<string, unknown>) => Promise<O>, refusal: (text: string) => O, stateKey = STATE_KEY): (name: string, method: string, extra: Extra, args: Record<string, unknown>) => Promise<O> {
+export function replayByName<Extra, O>(
+  call: { readonly state: Record<string, unknown> },
+  run: (extra: Extra, args: Record<string, unknown>) => Promise<O>,
+  refusal: (text: string) => O,
+  stateKey = STATE_KEY,
+): (name: string, method: string, extra: Extra, args: Record<string, unknown>) => Promise<O> {
   const kept = keptOf(call.state, stateKey) as Record<string, { tool: string; args: string; outcome?: O }>;
   let next = 0;
   return async (name, method, extra, args) => {
@@ -84,7 +91,10 @@ export function replayByName<Extra, O>(call: { readonly state: Record<string, un
     if (prior !== undefined && prior.tool === name && prior.args === hash) {
       if (prior.outcome !== undefined) return prior.outcome;
       const m = method.toUpperCase();
-      if (m !== 'GET' && m !== 'HEAD') return refusal(`${name} was already called with these arguments in an earlier round of this tool call; its result was too large to keep, and it is not sent again`);
+      if (m !== 'GET' && m !== 'HEAD')
+        return refusal(
+          `${name} was already called with these arguments in an earlier round of this tool call; its result was too large to keep, and it is not sent again`,
+        );
     }
     const outcome = await run(extra, args);
     // a question for the client is asked again by the next round's call: nothing to keep

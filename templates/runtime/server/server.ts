@@ -12,49 +12,48 @@
  * the runtime (and the dependencies) its manifest uses.
  */
 import { randomUUID } from 'node:crypto';
+import type { CallToolResult, Server, ServerCapabilities, ServerContext, ServerEventBus, Tool } from '@modelcontextprotocol/server';
 import { ResourceNotFoundError } from '@modelcontextprotocol/server';
-import type { Server } from '@modelcontextprotocol/server';
-import type { CallToolResult, ServerCapabilities, ServerContext, ServerEventBus, Tool } from '@modelcontextprotocol/server';
+import { log } from '../core/log.js';
+import type { PrimitiveGate } from '../core/primitives.js';
+import { composeGates, OPEN_GATE } from '../core/primitives.js';
+import type { ToolEntry } from '../core/surface.js';
+import { toolEntry } from '../core/surface.js';
+import type { OperationTool, ServerConfig } from '../core/types.js';
+import type { TokenExchanger } from '../oauth/oauth-exchange.js';
+import type { ScopedPrimitives } from '../oauth/oauth-scopes.js';
+import { scopeGate, scopeNeeds } from '../oauth/oauth-scopes.js';
+import { measureArguments, overLimitMessage } from '../operation/argument-limits.js';
+import { readArgumentEnv } from '../operation/arguments.js';
 import { Authenticator } from '../operation/auth.js';
 import type { CallOptions } from '../operation/call.js';
-import type { AnyExtraTool } from '../tools/extra-tools.js';
-import { InFlightBudget } from '../operation/in-flight.js';
 import type { OutputBacklog } from '../operation/in-flight.js';
-import { log } from '../core/log.js';
-import { checkParamHeaders, paramHeaders } from '../operation/param-headers.js';
+import { InFlightBudget } from '../operation/in-flight.js';
 import type { HeaderRefusal, ParamHeader } from '../operation/param-headers.js';
-import { callArguments, invalidParams, observe, ServerInstance } from './instance.js';
-import type { PolicyLayer } from './instance.js';
-import { isInputRequired, runPipeline } from '../pipeline/pipeline.js';
-import type { Era, PipelineTool, Step, ToolCall, ToolResult } from '../pipeline/pipeline.js';
-import { createDispatch } from '../pipeline/dispatch.js';
+import { checkParamHeaders, paramHeaders } from '../operation/param-headers.js';
 import type { CodeFront, PresetGate, ReflectionGuard } from '../pipeline/dispatch.js';
-import { composeGates, OPEN_GATE } from '../core/primitives.js';
-import type { PrimitiveGate } from '../core/primitives.js';
-import { resolveSettings } from '../process/settings.js';
-import { TaskTools } from '../tasks/tasks-tools.js';
-import type { TaskStore } from '../tasks/tasks-store.js';
-import type { TaskWork } from '../tasks/tasks.js';
+import { createDispatch } from '../pipeline/dispatch.js';
+import type { Era, PipelineTool, Step, ToolCall, ToolResult } from '../pipeline/pipeline.js';
+import { isInputRequired, runPipeline } from '../pipeline/pipeline.js';
 import type { Settings } from '../process/settings.js';
-import { belongsTo, hasNonce, ROUND_STATE_TTL_MS, roundOf, sealRound } from './rounds.js';
-import { LocalRoundNonces } from './round-nonces.js';
-import { SharedStateError } from '../shared/shared-state.js';
-import type { RoundNonces } from './round-nonces.js';
-import { openState } from '../shared/state.js';
-import { scopeGate, scopeNeeds } from '../oauth/oauth-scopes.js';
-import type { ScopedPrimitives } from '../oauth/oauth-scopes.js';
-import type { TokenExchanger } from '../oauth/oauth-exchange.js';
-import { toolEntry } from '../core/surface.js';
-import { listAnswered } from './warm.js';
-import type { ToolEntry } from '../core/surface.js';
-import type { OperationTool, ServerConfig } from '../core/types.js';
-import { readArgumentEnv } from '../operation/arguments.js';
+import { resolveSettings } from '../process/settings.js';
 import { DEFAULT_MAX_ARGUMENT_BYTES, DEFAULT_MAX_IN_FLIGHT_BYTES, settingNames } from '../process/variables.js';
-import { measureArguments, overLimitMessage } from '../operation/argument-limits.js';
+import { SharedStateError } from '../shared/shared-state.js';
+import { openState } from '../shared/state.js';
+import type { TaskWork } from '../tasks/tasks.js';
+import type { TaskStore } from '../tasks/tasks-store.js';
+import { TaskTools } from '../tasks/tasks-tools.js';
+import type { AnyExtraTool } from '../tools/extra-tools.js';
+import type { PolicyLayer } from './instance.js';
+import { callArguments, invalidParams, observe, ServerInstance } from './instance.js';
 import { RESULT_URI_PREFIX, ResultStore } from './result-store.js';
+import type { RoundNonces } from './round-nonces.js';
+import { LocalRoundNonces } from './round-nonces.js';
+import { belongsTo, hasNonce, ROUND_STATE_TTL_MS, roundOf, sealRound } from './rounds.js';
+import { listAnswered } from './warm.js';
 
-export type { Era, Step, ToolCall, ToolGuard, ToolResult } from '../pipeline/pipeline.js';
 export type { CodeFront, CodeNestedOutcome, CodeWaiting, PresetGate, ReflectionGuard } from '../pipeline/dispatch.js';
+export type { Era, Step, ToolCall, ToolGuard, ToolResult } from '../pipeline/pipeline.js';
 export type { PolicyEvent, PolicyLayer } from './instance.js';
 
 /** What a transport tells the factory about the instance it needs. */
@@ -84,7 +83,12 @@ export type ServerFactory = ((ctx: InstanceContext) => Server) & {
    */
   precheck(body: unknown, ctx: InstanceContext): HeaderRefusal | undefined;
   /** With task tools: a 2026-07-28 HTTP listen stream for task ids (tasks-tools.ts `listen`); `identity` undefined ⇒ the server's default. */
-  readonly taskListen?: (identity: string | undefined, taskIds: readonly unknown[], subscriptionId: unknown, send: (message: unknown) => void) => Promise<{ accepted: string[]; stop: () => void }>;
+  readonly taskListen?: (
+    identity: string | undefined,
+    taskIds: readonly unknown[],
+    subscriptionId: unknown,
+    send: (message: unknown) => void,
+  ) => Promise<{ accepted: string[]; stop: () => void }>;
 };
 
 /** What the server needs of resource subscriptions (subscriptions.ts's `resourceChanges` is one; not imported, so servers whose resources never change carry none of it). */
@@ -98,7 +102,6 @@ export interface ListenFeed {
   /** Tells every subscriber (of every instance, with a shared bus) that `uri` changed: a handler's `ctx.notifyResourceUpdated`. */
   updated(uri: string): void;
 }
-
 
 /**
  * What search mode needs (`createToolSearch` of search.ts makes one; this module does not import
@@ -115,7 +118,12 @@ export interface ToolSearch {
    */
   modeOf?(preset: string | undefined): 'list' | 'search' | 'code';
   /** Answers `search_tools` over the tools `keep` accepts; invalid arguments throw -32602. With `signature`, each result carries its operation's TypeScript signature (code mode). */
-  search(args: unknown, keep: (name: string) => boolean, describe: (name: string) => ToolMetadata | undefined, signature?: (name: string) => string | undefined): CallToolResult;
+  search(
+    args: unknown,
+    keep: (name: string) => boolean,
+    describe: (name: string) => ToolMetadata | undefined,
+    signature?: (name: string) => string | undefined,
+  ): CallToolResult;
   /** What `describe_tool` and `call_tool` say of a name the request cannot see: the closest of `known` (the names it can), and a pointer to `search_tools`. */
   unknown(name: string, known: Iterable<string>): string;
   /** Code mode (`discovery: code`, code-mode.ts's `createCodeMode` makes one): for the requests whose mode is `code`. */
@@ -203,7 +211,12 @@ const RAW_PARAMS = { '~standard': { version: 1, vendor: 'mcpgen', validate: (val
  * (or of a preprocessor) fails with JSON-RPC error -32602. Without any tool, no `tools`
  * capability is declared.
  */
-export function createServer(config: ServerConfig, tools: readonly OperationTool[], env: NodeJS.ProcessEnv = process.env, options: CreateServerOptions = {}): ServerFactory {
+export function createServer(
+  config: ServerConfig,
+  tools: readonly OperationTool[],
+  env: NodeJS.ProcessEnv = process.env,
+  options: CreateServerOptions = {},
+): ServerFactory {
   const settings = options.settings ?? resolveSettings(config, env);
   const auth = options.auth ?? new Authenticator(config.securitySchemes ?? [], env);
   // read once, here: the values of hidden arguments are fixed for the life of the server
@@ -236,7 +249,12 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
   // a server with operation tools can link a cut result to its whole (`mcpgen://results/…`), read
   // with resources/read: it declares resources even when the manifest has none
   const ownResources = tools.length > 0 && otherCapabilities.resources === undefined;
-  const capabilities: ServerCapabilities = { ...(hasTools ? { tools: toolsCapability ?? {} } : {}), logging: {}, ...(ownResources ? { resources: {} } : {}), ...otherCapabilities };
+  const capabilities: ServerCapabilities = {
+    ...(hasTools ? { tools: toolsCapability ?? {} } : {}),
+    logging: {},
+    ...(ownResources ? { resources: {} } : {}),
+    ...otherCapabilities,
+  };
   const resultStore = new ResultStore();
   const search = options.search;
   let listed: Tool[] | undefined;
@@ -293,7 +311,8 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
         const kept = resultStore.read(uri, ctx.http?.authInfo?.clientId ?? instance.identity ?? defaultIdentity);
         if (kept !== undefined) return { contents: [{ uri, mimeType: 'application/json', text: kept.text }] };
         // another client's, expired or never issued: all the same to the asker
-        if (uri.startsWith(RESULT_URI_PREFIX)) throw new ResourceNotFoundError(uri, `Resource not found: ${uri} (kept results last 10 minutes and are readable by the client whose call made them)`);
+        if (uri.startsWith(RESULT_URI_PREFIX))
+          throw new ResourceNotFoundError(uri, `Resource not found: ${uri} (kept results last 10 minutes and are readable by the client whose call made them)`);
         return undefined;
       };
     }
@@ -305,7 +324,12 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
       });
     }
     if (!hasTools) return server;
-    taskTools?.install(server, instance.era, (ctx) => ctx.http?.authInfo?.clientId ?? instance.identity ?? defaultIdentity, (tool, ctx) => gate.visible('tools', tool, ctx));
+    taskTools?.install(
+      server,
+      instance.era,
+      (ctx) => ctx.http?.authInfo?.clientId ?? instance.identity ?? defaultIdentity,
+      (tool, ctx) => gate.visible('tools', tool, ctx),
+    );
 
     // search mode per concern preset: the request's active preset decides what is listed
     const activePreset = (gate as Partial<PresetGate>).activePreset;
@@ -314,9 +338,22 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
     server.setRequestHandler('tools/list', (_request, ctx) => {
       listAnswered();
       // code mode: its own tools are always listed (the persist tool as the gate says)
-      if (codeFront && modeOf(ctx) === 'code') return { tools: codeFront.filter((t) => codeNames.has(t.name) || gate.visible('tools', t.name, ctx)).map((t) => (codeNames.has(t.name) ? t : gate.decorate('tools', t.name, t))) };
+      if (codeFront && modeOf(ctx) === 'code')
+        return {
+          tools: codeFront
+            .filter((t) => codeNames.has(t.name) || gate.visible('tools', t.name, ctx))
+            .map((t) => (codeNames.has(t.name) ? t : gate.decorate('tools', t.name, t))),
+        };
       // search mode's own three tools are always listed: what they reach is filtered by the gate
-      if (front && listsFront(ctx)) return { tools: gate === OPEN_GATE ? front : front.filter((t) => searchNames.has(t.name) || gate.visible('tools', t.name, ctx)).map((t) => (searchNames.has(t.name) ? t : gate.decorate('tools', t.name, t))) };
+      if (front && listsFront(ctx))
+        return {
+          tools:
+            gate === OPEN_GATE
+              ? front
+              : front
+                  .filter((t) => searchNames.has(t.name) || gate.visible('tools', t.name, ctx))
+                  .map((t) => (searchNames.has(t.name) ? t : gate.decorate('tools', t.name, t))),
+        };
       const shown = taskTools ? taskTools.listed(instance.era, catalogue()) : catalogue();
       if (gate === OPEN_GATE) return { tools: shown };
       return { tools: shown.filter((t) => gate.visible('tools', t.name, ctx)).map((t) => gate.decorate('tools', t.name, t)) };
@@ -327,7 +364,10 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
       // code mode's execute: the pipeline's call carries what the audit may keep (the code's hash); the code rides in the target
       const target: PipelineTool | undefined = code && name === code.executeName && !byName.has(name) ? { kind: 'code', name, args } : byName.get(name);
       if (!target) {
-        if (preprocessors.has(name)) throw invalidParams(`${name} is a preprocessor, not a tool: a host runs preprocessors with preprocessors/run, or gets their context from the with_context prompt`);
+        if (preprocessors.has(name))
+          throw invalidParams(
+            `${name} is a preprocessor, not a tool: a host runs preprocessors with preprocessors/run, or gets their context from the with_context prompt`,
+          );
         throw invalidParams(`Unknown tool: ${name}`);
       }
       // before anything else walks them: the audit trail, access control, validation, the gate
@@ -350,7 +390,10 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
         } catch (err) {
           if (!(err instanceof SharedStateError)) throw err;
           log('warn', `${name}: cannot check that requestState is used once: ${err.message}`);
-          return { isError: true, content: [{ type: 'text', text: `Cannot continue this call of ${name}: ${err.message}; its requestState was not used, send it again shortly` }] };
+          return {
+            isError: true,
+            content: [{ type: 'text', text: `Cannot continue this call of ${name}: ${err.message}; its requestState was not used, send it again shortly` }],
+          };
         }
         if (claim === 'used') {
           log('warn', `${name}: refused a requestState that was already used (call ${round.callId}, client ${identity})`);
@@ -358,7 +401,15 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
         }
         if (claim === 'full') {
           log('warn', `${name}: refused an input round: too many rounds answered in the last ${ROUND_STATE_TTL_MS / 60_000} minutes to remember them all`);
-          return { isError: true, content: [{ type: 'text', text: `Cannot continue this call of ${name}: the server is answering too many input rounds at once; its requestState was not used, send it again shortly` }] };
+          return {
+            isError: true,
+            content: [
+              {
+                type: 'text',
+                text: `Cannot continue this call of ${name}: the server is answering too many input rounds at once; its requestState was not used, send it again shortly`,
+              },
+            ],
+          };
         }
       }
       const headers = ctx.http?.req?.headers ?? instance.headers;
@@ -397,20 +448,47 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
       const args = (raw ?? {}) as Record<string, unknown>;
       if (code && !byName.has(name) && codeNames.has(name) && modeOf(ctx) === 'code') {
         if (name === code.executeName) return run(name, args, ctx);
-        if (name === search!.names.search) return search!.search(args, (n) => code.signature(n) !== undefined && gate.visible('tools', n, ctx), metadata, (n) => code.signature(n));
+        if (name === search!.names.search)
+          return search!.search(
+            args,
+            (n) => code.signature(n) !== undefined && gate.visible('tools', n, ctx),
+            metadata,
+            (n) => code.signature(n),
+          );
         const wanted = stringArgument(args, 'name', name);
         const tool = metadata(wanted);
         const signature = code.signature(wanted);
-        if (!tool || signature === undefined || !gate.visible('tools', wanted, ctx)) return { isError: true, content: [{ type: 'text', text: search!.unknown(wanted, visibleNames(ctx).filter((n) => code.signature(n) !== undefined)) }] };
-        const described = { name: tool.name, ...(tool.title !== undefined ? { title: tool.title } : {}), ...(tool.description !== undefined ? { description: tool.description } : {}), signature };
-        return { content: [{ type: 'text', text: `${tool.description ? `/** ${tool.description.replace(/\*\//g, '* /').slice(0, 1000)} */\n` : ''}${signature}` }], structuredContent: described };
+        if (!tool || signature === undefined || !gate.visible('tools', wanted, ctx))
+          return {
+            isError: true,
+            content: [
+              {
+                type: 'text',
+                text: search!.unknown(
+                  wanted,
+                  visibleNames(ctx).filter((n) => code.signature(n) !== undefined),
+                ),
+              },
+            ],
+          };
+        const described = {
+          name: tool.name,
+          ...(tool.title !== undefined ? { title: tool.title } : {}),
+          ...(tool.description !== undefined ? { description: tool.description } : {}),
+          signature,
+        };
+        return {
+          content: [{ type: 'text', text: `${tool.description ? `/** ${tool.description.replace(/\*\//g, '* /').slice(0, 1000)} */\n` : ''}${signature}` }],
+          structuredContent: described,
+        };
       }
       if (search && !byName.has(name)) {
         if (name === search.names.search) return search.search(args, (n) => metadata(n) !== undefined && gate.visible('tools', n, ctx), metadata);
         if (name === search.names.describe) {
           const wanted = stringArgument(args, 'name', name);
           const tool = metadata(wanted);
-          if (!tool || !gate.visible('tools', wanted, ctx)) return { isError: true, content: [{ type: 'text', text: search.unknown(wanted, visibleNames(ctx)) }] };
+          if (!tool || !gate.visible('tools', wanted, ctx))
+            return { isError: true, content: [{ type: 'text', text: search.unknown(wanted, visibleNames(ctx)) }] };
           const entry = gate.decorate('tools', tool.name, toolDescriptor(tool));
           return { content: [{ type: 'text', text: JSON.stringify(entry) }], structuredContent: entry as unknown as Record<string, unknown> };
         }
@@ -425,8 +503,16 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
       // one the request may not see (access rules, scopes, concerns) gets no task: the pipeline refuses it at once
       if (taskTools && gate.visible('tools', name, ctx)) {
         const owner = ctx.http?.authInfo?.clientId ?? instance.identity ?? defaultIdentity;
-        const work: TaskWork = async (taskSignal, resume) => (await run(name, args, TaskTools.resumed(ctx, resume, (token) => openState(stateKey, token)), undefined, taskSignal)) as CallToolResult;
-        const asTask = (await taskTools.deferred(instance.era, name, ctx, owner, work)) ?? (await taskTools.call(instance.era, name, params, ctx, owner, server, work));
+        const work: TaskWork = async (taskSignal, resume) =>
+          (await run(
+            name,
+            args,
+            TaskTools.resumed(ctx, resume, (token) => openState(stateKey, token)),
+            undefined,
+            taskSignal,
+          )) as CallToolResult;
+        const asTask =
+          (await taskTools.deferred(instance.era, name, ctx, owner, work)) ?? (await taskTools.call(instance.era, name, params, ctx, owner, server, work));
         if (asTask) return asTask;
       }
       return run(name, args, ctx);
@@ -454,13 +540,29 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
         feed.checkListen(server, params);
       } catch (err) {
         const code = typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : -32603;
-        return { status: 200, code, message: err instanceof Error ? err.message : String(err), ...((err as { data?: unknown }).data !== undefined ? { data: (err as { data?: unknown }).data } : {}) };
+        return {
+          status: 200,
+          code,
+          message: err instanceof Error ? err.message : String(err),
+          ...((err as { data?: unknown }).data !== undefined ? { data: (err as { data?: unknown }).data } : {}),
+        };
       } finally {
         void server.close().catch(() => undefined);
       }
     }
     return undefined;
   };
-  const taskListen = taskTools ? { taskListen: (identity: string | undefined, ids: readonly unknown[], subscriptionId: unknown, send: (message: unknown) => void) => taskTools.listen(identity ?? defaultIdentity, ids, subscriptionId, send) } : {};
-  return Object.assign(factory, { settings, toolCount: all.length, precheck, ...taskListen, ...(feed ? { bus: feed.bus, share: (bus: ServerEventBus) => feed.share(bus) } : {}) });
+  const taskListen = taskTools
+    ? {
+        taskListen: (identity: string | undefined, ids: readonly unknown[], subscriptionId: unknown, send: (message: unknown) => void) =>
+          taskTools.listen(identity ?? defaultIdentity, ids, subscriptionId, send),
+      }
+    : {};
+  return Object.assign(factory, {
+    settings,
+    toolCount: all.length,
+    precheck,
+    ...taskListen,
+    ...(feed ? { bus: feed.bus, share: (bus: ServerEventBus) => feed.share(bus) } : {}),
+  });
 }

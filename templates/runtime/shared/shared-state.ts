@@ -60,7 +60,6 @@ export class SharedStateError extends Error {
   }
 }
 
-
 /**
  * `url` without user name, password, query or fragment: ioredis also reads `?password=` and
  * `?username=` from the query, so none of it is shown.
@@ -98,7 +97,13 @@ export function redisUrlSecrets(url: string): string[] {
  */
 export function redisSettings(envPrefix: string, serverName: string, env: NodeJS.ProcessEnv): RedisSettings | undefined {
   const names = settingNames(envPrefix);
-  const variables = { url: names.redisUrl, prefix: names.redisPrefix, failOpen: names.redisFailOpen, leaseMs: names.redisLeaseMs, timeoutMs: names.redisTimeoutMs };
+  const variables = {
+    url: names.redisUrl,
+    prefix: names.redisPrefix,
+    failOpen: names.redisFailOpen,
+    leaseMs: names.redisLeaseMs,
+    timeoutMs: names.redisTimeoutMs,
+  };
   const url = read(env, variables.url);
   if (url === undefined) return undefined;
   const expected = `${variables.url} must be redis://[user:password@]host[:port][/db] or rediss://… (TLS)`;
@@ -108,12 +113,17 @@ export function redisSettings(envPrefix: string, serverName: string, env: NodeJS
   } catch {
     throw new RedisSettingsError(`${expected} (the value is not shown: it may hold a password)`);
   }
-  if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') throw new RedisSettingsError(`${expected} (got scheme ${JSON.stringify(parsed.protocol.slice(0, -1))})`);
+  if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:')
+    throw new RedisSettingsError(`${expected} (got scheme ${JSON.stringify(parsed.protocol.slice(0, -1))})`);
   if (parsed.hostname === '') throw new RedisSettingsError(`${expected}: the host is missing`);
   const prefix = read(env, variables.prefix) ?? serverName;
-  if (!/^[A-Za-z0-9_.:-]{1,64}$/.test(prefix)) throw new RedisSettingsError(`${variables.prefix} may hold 1-64 of A-Z a-z 0-9 _ . : - (got ${JSON.stringify(prefix)})`);
+  if (!/^[A-Za-z0-9_.:-]{1,64}$/.test(prefix))
+    throw new RedisSettingsError(`${variables.prefix} may hold 1-64 of A-Z a-z 0-9 _ . : - (got ${JSON.stringify(prefix)})`);
   const failOpen = read(env, variables.failOpen);
-  if (failOpen !== undefined && failOpen !== 'limits') throw new RedisSettingsError(`${variables.failOpen} may only be "limits" (calls pass their limits while Redis is unreachable); justifications always fail closed (got ${JSON.stringify(failOpen)})`);
+  if (failOpen !== undefined && failOpen !== 'limits')
+    throw new RedisSettingsError(
+      `${variables.failOpen} may only be "limits" (calls pass their limits while Redis is unreachable); justifications always fail closed (got ${JSON.stringify(failOpen)})`,
+    );
   return {
     url,
     shown: showRedisUrl(parsed),
@@ -126,4 +136,6 @@ export function redisSettings(envPrefix: string, serverName: string, env: NodeJS
 }
 
 /** This process's instance id: host name, process id and a random part (in audit lines, slot leases and bus messages). */
-export const INSTANCE_ID = `${hostname().replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 48)}-${process.pid}-${randomBytes(3).toString('hex')}`;
+export const INSTANCE_ID = `${hostname()
+  .replace(/[^A-Za-z0-9_.-]/g, '_')
+  .slice(0, 48)}-${process.pid}-${randomBytes(3).toString('hex')}`;

@@ -27,12 +27,12 @@
  * This file is copied verbatim into every generated project.
  */
 import { randomUUID } from 'node:crypto';
-import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { CallToolResult } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { Era } from '../core/era.js';
 import { log } from '../core/log.js';
-import { MemoryTaskStore, TaskStoreFullError, TERMINAL } from './tasks-store.js';
 import type { TaskRecord, TaskStore } from './tasks-store.js';
+import { MemoryTaskStore, TaskStoreFullError, TERMINAL } from './tasks-store.js';
 
 /** What a task's next run gets after `tasks/update` answered its questions (2026-07-28). */
 export type TaskResume = { readonly requestState?: string; readonly inputResponses: Readonly<Record<string, unknown>> };
@@ -60,7 +60,17 @@ export class Tasks {
   private readonly ttlMs: number;
   private readonly pollIntervalMs: number;
   /** Running tasks of this process. */
-  private readonly running = new Map<string, { controller: AbortController; era: Era; expiry: ReturnType<typeof setTimeout>; notify?: (t: TaskRecord) => void; work: TaskWork; resume?: { requestState?: string; answers: Record<string, unknown> } }>();
+  private readonly running = new Map<
+    string,
+    {
+      controller: AbortController;
+      era: Era;
+      expiry: ReturnType<typeof setTimeout>;
+      notify?: (t: TaskRecord) => void;
+      work: TaskWork;
+      resume?: { requestState?: string; answers: Record<string, unknown> };
+    }
+  >();
   /** Who waits for a task to end (legacy tasks/result). */
   private readonly waiters = new Map<string, Array<() => void>>();
   /** Who watches every change (2026-07-28 listen streams, tasks-tools.ts). */
@@ -111,10 +121,25 @@ export class Tasks {
    * finds it). `work` gets the task's signal (aborted by `tasks/cancel`); its result ends the task.
    * `notify` is told of every change (legacy status notifications). A full store ⇒ -32603.
    */
-  async start(era: Era, owner: string, tool: string, work: TaskWork, opts: { ttlMs?: number; notify?: (t: TaskRecord) => void; running?: { result: Promise<CallToolResult>; controller: AbortController } } = {}): Promise<TaskRecord> {
+  async start(
+    era: Era,
+    owner: string,
+    tool: string,
+    work: TaskWork,
+    opts: { ttlMs?: number; notify?: (t: TaskRecord) => void; running?: { result: Promise<CallToolResult>; controller: AbortController } } = {},
+  ): Promise<TaskRecord> {
     const now = Date.now();
     const ttlMs = Math.max(1000, Math.min(opts.ttlMs !== undefined && Number.isFinite(opts.ttlMs) ? Math.floor(opts.ttlMs) : this.ttlMs, this.ttlMs));
-    const record: TaskRecord = { taskId: randomUUID(), owner, tool, status: 'working', createdAt: now, lastUpdatedAt: now, ttlMs, pollIntervalMs: this.pollIntervalMs };
+    const record: TaskRecord = {
+      taskId: randomUUID(),
+      owner,
+      tool,
+      status: 'working',
+      createdAt: now,
+      lastUpdatedAt: now,
+      ttlMs,
+      pollIntervalMs: this.pollIntervalMs,
+    };
     try {
       await this.store.create(record);
     } catch (err) {
@@ -145,11 +170,19 @@ export class Tasks {
         const asked = (result as { inputRequests?: Record<string, unknown>; requestState?: unknown }).inputRequests ?? {};
         const state = (result as { requestState?: unknown }).requestState;
         running.resume = { ...(typeof state === 'string' ? { requestState: state } : {}), answers: {} };
-        await this.change(taskId, { status: 'input_required', inputRequests: asked }).catch((err: unknown) => log('warn', `task ${taskId}: cannot record its questions`, err));
+        await this.change(taskId, { status: 'input_required', inputRequests: asked }).catch((err: unknown) =>
+          log('warn', `task ${taskId}: cannot record its questions`, err),
+        );
         return;
       }
       if ((result as { resultType?: unknown }).resultType === 'input_required') {
-        update = { status: 'failed', error: { code: ProtocolErrorCode.InternalError, message: 'The tool asked the client for input, which a legacy task cannot do: call it without a task' } };
+        update = {
+          status: 'failed',
+          error: {
+            code: ProtocolErrorCode.InternalError,
+            message: 'The tool asked the client for input, which a legacy task cannot do: call it without a task',
+          },
+        };
       } else {
         // legacy: a tool error ends the task failed (its result is still what tasks/result gives); 2026: completed with isError
         update = { status: era === 'legacy' && result.isError === true ? 'failed' : 'completed', result };
@@ -243,7 +276,11 @@ export class Tasks {
     const { requestState, answers } = running.resume;
     delete running.resume;
     await this.change(t.taskId, { status: 'working' });
-    void this.finish(t.taskId, running.era, running.work(running.controller.signal, { ...(requestState !== undefined ? { requestState } : {}), inputResponses: answers }));
+    void this.finish(
+      t.taskId,
+      running.era,
+      running.work(running.controller.signal, { ...(requestState !== undefined ? { requestState } : {}), inputResponses: answers }),
+    );
   }
 
   /** Calls `watcher` with each task that changes (status or questions) until the returned function is called. */

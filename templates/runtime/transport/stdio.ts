@@ -6,11 +6,11 @@
  *
  * This file is copied verbatim into every generated project.
  */
-import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
+import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
 import { log } from '../core/log.js';
-import type { ServerFactory } from '../server/server.js';
-import { shutdownRoutine } from '../process/shutdown.js';
 import type { OutputBacklog } from '../operation/in-flight.js';
+import { shutdownRoutine } from '../process/shutdown.js';
+import type { ServerFactory } from '../server/server.js';
 import { withTaskListen } from '../tasks/tasks-stdio.js';
 
 /** What stdout holds for the client to read: results wait there in memory, counted in the response budget. */
@@ -29,10 +29,19 @@ export const STDOUT_BACKLOG: OutputBacklog = {
 };
 
 /** Serves `factory` on this process's stdin/stdout until the client goes away or a signal arrives; exits at the latest `exitWithinMs` after that. */
-export function serveOnStdio(factory: ServerFactory, name: string, identity: string, beforeExit: () => Promise<void> = () => Promise.resolve(), exitWithinMs = 10_700): void {
+export function serveOnStdio(
+  factory: ServerFactory,
+  name: string,
+  identity: string,
+  beforeExit: () => Promise<void> = () => Promise.resolve(),
+  exitWithinMs = 10_700,
+): void {
   // with task tools, 2026-07-28 listen requests for task ids are served before the SDK's entry (tasks-stdio.ts)
   const transport = factory.taskListen ? withTaskListen(new StdioServerTransport(), factory.taskListen, identity) : undefined;
-  const handle = serveStdio((ctx) => factory({ era: ctx.era, identity }), { onerror: (err) => log('warn', 'MCP protocol error', err), ...(transport ? { transport } : {}) });
+  const handle = serveStdio((ctx) => factory({ era: ctx.era, identity }), {
+    onerror: (err) => log('warn', 'MCP protocol error', err),
+    ...(transport ? { transport } : {}),
+  });
   const shutdown = shutdownRoutine(name, exitWithinMs, () => handle.close().then(beforeExit));
   process.stdin.once('end', () => shutdown('stdin closed'));
   process.stdin.once('close', () => shutdown('stdin closed'));

@@ -43,7 +43,9 @@ describe('loadManifest', () => {
   test('a directory instead of a file', async () => {
     const { loaded, diagnostics } = await load('api');
     expect(loaded).toBeUndefined();
-    expect(diagnostics.items.map((d) => [d.code, d.message, d.location.line])).toStrictEqual([['MCPGEN_MANIFEST_NOT_FOUND', 'api is a directory, not a manifest file', 0]]);
+    expect(diagnostics.items.map((d) => [d.code, d.message, d.location.line])).toStrictEqual([
+      ['MCPGEN_MANIFEST_NOT_FOUND', 'api is a directory, not a manifest file', 0],
+    ]);
   });
 
   test('a valid manifest: dir, displayPath and value', async () => {
@@ -143,7 +145,10 @@ describe('resolveManifest', () => {
         budget: { maxListBytes: 5000, maxTools: 3, maxTokens: 4000 },
         results: { maxTokens: 4000, omit: [], projection: true },
         package: { private: true, author: 'A. Maintainer', license: 'MIT', repository: 'https://example.com/x.git' },
-        include: [{ tag: 'pets', method: ['get', 'post'] }, { operationId: ['a', 'b'], path: '/store/*', method: 'delete' }],
+        include: [
+          { tag: 'pets', method: ['get', 'post'] },
+          { operationId: ['a', 'b'], path: '/store/*', method: 'delete' },
+        ],
         exclude: [{ tag: ['internal'] }],
         overrides: { listPets: { name: 'list' } },
         prompts: [{ name: 'p', messages: [{ text: 't' }] }, 'not an object'],
@@ -176,7 +181,10 @@ describe('resolveManifest', () => {
       budget: { maxListBytes: 5000, maxTools: 3, maxTokens: 4000 },
       results: { maxTokens: 4000, compact: true, omit: [], maxStringChars: 1000, projection: true },
       package: { private: true, author: 'A. Maintainer', license: 'MIT', repository: 'https://example.com/x.git' },
-      include: [{ tag: 'pets', method: ['get', 'post'] }, { operationId: ['a', 'b'], path: '/store/*', method: 'delete' }],
+      include: [
+        { tag: 'pets', method: ['get', 'post'] },
+        { operationId: ['a', 'b'], path: '/store/*', method: 'delete' },
+      ],
       exclude: [{ tag: ['internal'] }],
       overrides: { listPets: { name: 'list' } },
       dir: path.join(path.sep, 'work', 'proj'),

@@ -181,16 +181,30 @@ describe('parseYamlSource: syntax errors', () => {
   test('the first error is reported, with its position, and not what the parser guessed after it', () => {
     const { source, diagnostics } = parse('name: petstore\n  openapi: ./petstore.yaml\n');
     expect(source).toBeUndefined();
-    expect(diagnostics.map((d) => [d.code, d.severity, d.location.line, d.location.col, d.message])).toStrictEqual([['MCPGEN_SPEC_SYNTAX', 'error', 1, 7, 'nested mappings are not allowed in compact mappings']]);
+    expect(diagnostics.map((d) => [d.code, d.severity, d.location.line, d.location.col, d.message])).toStrictEqual([
+      ['MCPGEN_SPEC_SYNTAX', 'error', 1, 7, 'nested mappings are not allowed in compact mappings'],
+    ]);
   });
 
   test('one unclosed bracket or quote in a large document is one error (issue 10, item 16)', () => {
     const ops = (broken: (i: number) => boolean) =>
-      Array.from({ length: 30 }, (_, i) => `  /p${i}:\n    get:\n      operationId: op${i}\n      tags: [a${broken(i) ? '' : ']'}\n      responses:\n        '200': {description: ok}\n`).join('');
+      Array.from(
+        { length: 30 },
+        (_, i) => `  /p${i}:\n    get:\n      operationId: op${i}\n      tags: [a${broken(i) ? '' : ']'}\n      responses:\n        '200': {description: ok}\n`,
+      ).join('');
     const yaml = parse(`openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths:\n${ops((i) => i === 3)}`);
     // reported where the parser finds the bracket missing: the line after it
     expect(yaml.diagnostics.map((d) => [d.location.line, d.message])).toStrictEqual([[4 + 3 * 6 + 4, expect.stringMatching(/end with a \]/)]]);
-    const json = JSON.stringify({ openapi: '3.0.3', paths: Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`/p${i}`, { get: { operationId: `op${i}`, responses: { 200: { description: 'ok' } } } }])) }, null, 2);
+    const json = JSON.stringify(
+      {
+        openapi: '3.0.3',
+        paths: Object.fromEntries(
+          Array.from({ length: 30 }, (_, i) => [`/p${i}`, { get: { operationId: `op${i}`, responses: { 200: { description: 'ok' } } } }]),
+        ),
+      },
+      null,
+      2,
+    );
     const unclosed = json.replace('"description": "ok"', '"description": "ok');
     expect(parse(unclosed, 'spec.json').diagnostics).toHaveLength(1);
     const noBracket = json.replace(/("\/p3": \{[^]*?)\n {4}\},/, '$1');
@@ -225,9 +239,13 @@ describe('parseYamlSource: syntax errors', () => {
   });
 
   test('tabs, several documents and unknown aliases', () => {
-    expect(parse('\ta: 1\n').diagnostics.map((d) => [d.message, d.help])).toStrictEqual([['tabs are not allowed as indentation', 'indent with spaces, not tabs']]);
+    expect(parse('\ta: 1\n').diagnostics.map((d) => [d.message, d.help])).toStrictEqual([
+      ['tabs are not allowed as indentation', 'indent with spaces, not tabs'],
+    ]);
     expect(parse('a: 1\n---\nb: 2\n').diagnostics.map((d) => [d.location.line, d.location.col])).toStrictEqual([[2, 1]]);
-    expect(parse('a: *nope\n').diagnostics.map((d) => [d.message, d.location.pointer, d.location.line, d.location.col])).toStrictEqual([['unknown alias *nope', '', 1, 4]]);
+    expect(parse('a: *nope\n').diagnostics.map((d) => [d.message, d.location.pointer, d.location.line, d.location.col])).toStrictEqual([
+      ['unknown alias *nope', '', 1, 4],
+    ]);
   });
 });
 
@@ -236,7 +254,7 @@ describe('parseYamlSource: the JSON fast path agrees with the YAML parser', () =
   const doc = {
     'a/b~c': { 'x"y': [1, -2.5e3, true, null, { deep: ['\u00e9\u{1F600}', 'q\\"'] }], empty: {}, none: [] },
     list: [[[]], [{}], [{ k: 'v' }, 'w']],
-    'üñí': { '': 0, ' spaced key ': '\n\t' },
+    üñí: { '': 0, ' spaced key ': '\n\t' },
   };
   const pointers: string[] = [];
   const walk = (v: unknown, tokens: Array<string | number>) => {

@@ -2,8 +2,8 @@ import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { type Diagnostic, Diagnostics } from '../../../src/core/diagnostics.js';
 import { loadManifest } from '../../../src/manifest/load.js';
-import { parseYamlSource } from '../../../src/source/source.js';
 import { validateManifest } from '../../../src/manifest/validate.js';
+import { parseYamlSource } from '../../../src/source/source.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 const FIXTURES = 'test/fixtures/bad-manifests';
@@ -99,7 +99,11 @@ describe('fixtures', () => {
 
 describe('validateManifest', () => {
   test('a valid manifest', () => {
-    expect(validate(`${BASE}include:\n  - tag: pets\n    method: [get, post]\noverrides:\n  listPets:\n    name: list_pets\n`)).toStrictEqual({ valid: true, rows: [], items: [] });
+    expect(validate(`${BASE}include:\n  - tag: pets\n    method: [get, post]\noverrides:\n  listPets:\n    name: list_pets\n`)).toStrictEqual({
+      valid: true,
+      rows: [],
+      items: [],
+    });
   });
 
   test('an unknown key without a near match lists the allowed keys', () => {
@@ -116,7 +120,9 @@ describe('validateManifest', () => {
   });
 
   test('a typo of a required key is reported once', () => {
-    expect(validate('nmae: petstore\nopenapi: ./petstore.yaml\n').rows).toStrictEqual([[1, 1, 'MCPGEN_MANIFEST_UNKNOWN_KEY', '/nmae', 'unknown key "nmae"', 'did you mean "name"?']]);
+    expect(validate('nmae: petstore\nopenapi: ./petstore.yaml\n').rows).toStrictEqual([
+      [1, 1, 'MCPGEN_MANIFEST_UNKNOWN_KEY', '/nmae', 'unknown key "nmae"', 'did you mean "name"?'],
+    ]);
   });
 
   test('pattern: the property description is the help', () => {
@@ -203,7 +209,11 @@ describe('validateManifest', () => {
   });
 
   test('auth: variable names, https token URLs and known fields only', () => {
-    expect(validate(`${BASE}auth:\n  api_key: { env: PETSTORE_KEY }\n  oauth: { clientId: ID, clientSecret: _SECRET, tokenUrl: 'https://a.example.com/t', scopes: [read] }\n`).valid).toBe(true);
+    expect(
+      validate(
+        `${BASE}auth:\n  api_key: { env: PETSTORE_KEY }\n  oauth: { clientId: ID, clientSecret: _SECRET, tokenUrl: 'https://a.example.com/t', scopes: [read] }\n`,
+      ).valid,
+    ).toBe(true);
     const { rows: r } = validate(`${BASE}auth:\n  bearer:\n    env: my_token\n    usrname: X\n  oauth:\n    tokenUrl: http://a.example.com/t\n  basic: 7\n`);
     expect(r.map(([line, col, code, pointer]) => [line, col, code, pointer])).toStrictEqual([
       [5, 10, 'MCPGEN_MANIFEST_INVALID', '/auth/bearer/env'],

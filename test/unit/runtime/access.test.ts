@@ -1,12 +1,12 @@
-import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { ServerContext } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
-import { AccessControl, accessGate, accessStep, composeGates } from '../../../templates/runtime/policy/access.js';
-import { runPipeline } from '../../../templates/runtime/pipeline/pipeline.js';
-import type { ToolCall, ToolResult } from '../../../templates/runtime/pipeline/pipeline.js';
-import type { AccessConfig, AccessRule } from '../../../templates/runtime/policy/policy-types.js';
-import { OPEN_GATE } from '../../../templates/runtime/core/primitives.js';
 import type { PrimitiveGate } from '../../../templates/runtime/core/primitives.js';
+import { OPEN_GATE } from '../../../templates/runtime/core/primitives.js';
+import type { ToolCall, ToolResult } from '../../../templates/runtime/pipeline/pipeline.js';
+import { runPipeline } from '../../../templates/runtime/pipeline/pipeline.js';
+import { AccessControl, accessGate, accessStep, composeGates } from '../../../templates/runtime/policy/access.js';
+import type { AccessConfig, AccessRule } from '../../../templates/runtime/policy/policy-types.js';
 
 /** A rule matching tools only (other kinds empty) unless given. */
 function rule(source: string, effect: 'allow' | 'deny', clients: string[], tools: string[], more: Partial<AccessRule> = {}): AccessRule {
@@ -25,7 +25,18 @@ const config: AccessConfig = {
 
 /** A call of `name` by `identity`, enough for the access step. */
 function call(name: string, identity: string): ToolCall {
-  return { name, identity, args: {}, era: 'modern', callId: 'c1', firstRound: true, state: {}, signal: new AbortController().signal, gate: OPEN_GATE, report: {} } as unknown as ToolCall;
+  return {
+    name,
+    identity,
+    args: {},
+    era: 'modern',
+    callId: 'c1',
+    firstRound: true,
+    state: {},
+    signal: new AbortController().signal,
+    gate: OPEN_GATE,
+    report: {},
+  } as unknown as ToolCall;
 }
 const ok = async (): Promise<ToolResult> => ({ content: [{ type: 'text', text: 'ran' }] });
 /** A request context carrying an HTTP token's client id. */
@@ -92,7 +103,9 @@ describe('accessStep', () => {
     expect(dispatched).toBe(false);
     expect(err).toBeInstanceOf(ProtocolError);
     expect((err as ProtocolError).code).toBe(ProtocolErrorCode.InvalidParams);
-    expect((err as ProtocolError).message).toContain(`Tool delete_pet is not available to client "alice": the server's access policy denies it (policy.access.default)`);
+    expect((err as ProtocolError).message).toContain(
+      `Tool delete_pet is not available to client "alice": the server's access policy denies it (policy.access.default)`,
+    );
     expect(c.report.refusal).toEqual({ kind: 'denied', reason: 'policy.access.default (deny)' });
   });
 
@@ -127,7 +140,9 @@ describe('accessGate', () => {
     })();
     expect(err?.code).toBe(ProtocolErrorCode.InvalidParams);
     expect(err?.message).toContain(`Prompt summarise is not available to client "guest": the server's access policy denies it (policy.access.rules[2])`);
-    expect(() => gate.assertAllowed('resourceTemplates', 'pets://{id}', as('alice'))).toThrow(/Resource template pets:\/\/\{id\} is not available to client "alice"/);
+    expect(() => gate.assertAllowed('resourceTemplates', 'pets://{id}', as('alice'))).toThrow(
+      /Resource template pets:\/\/\{id\} is not available to client "alice"/,
+    );
     expect(() => gate.assertAllowed('resources', 'pets://all', as('alice'))).not.toThrow();
   });
 
@@ -168,7 +183,10 @@ describe('composeGates', () => {
 
 describe('rule sources as the compiler writes them', () => {
   it('names the rule once: a source that ends with its effect gets no second one', () => {
-    const access = new AccessControl({ default: 'allow', rules: [{ clients: ['*'], effect: 'deny', tools: ['drop'], prompts: [], resources: [], resourceTemplates: [], source: 'policy.access.rules[0].deny' }] });
+    const access = new AccessControl({
+      default: 'allow',
+      rules: [{ clients: ['*'], effect: 'deny', tools: ['drop'], prompts: [], resources: [], resourceTemplates: [], source: 'policy.access.rules[0].deny' }],
+    });
     expect(access.why('anyone', 'tools', 'drop')).toBe('policy.access.rules[0].deny');
   });
 });
@@ -186,7 +204,9 @@ describe('rules on OAuth scopes and claims', () => {
   });
   /** A request with an OAuth access token (oauth-resource.ts marks it with extra.iss). */
   const oauth = (clientId: string, scopes: string[], claims: Record<string, unknown>): ServerContext =>
-    ({ http: { authInfo: { clientId, token: 't', scopes, expiresAt: 1, extra: { iss: 'https://as.example.com', sub: clientId, claims } } } }) as unknown as ServerContext;
+    ({
+      http: { authInfo: { clientId, token: 't', scopes, expiresAt: 1, extra: { iss: 'https://as.example.com', sub: clientId, claims } } },
+    }) as unknown as ServerContext;
   const gate = accessGate(byToken, 'anonymous');
 
   it('applies a claims rule to the tokens with that claim value, a list claim when it holds the value', () => {
@@ -209,7 +229,7 @@ describe('rules on OAuth scopes and claims', () => {
     expect(byToken.allows('anyone', 'tools', 'delete_pet')).toBe(false);
   });
 
-  it('the access step decides with the call\'s token', async () => {
+  it("the access step decides with the call's token", async () => {
     const step = accessStep(byToken);
     const withToken = (ctx: ServerContext) => ({ ...call('delete_pet', 'u1'), ctx }) as ToolCall;
     await expect(runPipeline([step], ok, withToken(oauth('u1', [], { org: 'acme' })))).resolves.toMatchObject({ content: [{ text: 'ran' }] });

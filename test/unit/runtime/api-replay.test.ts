@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_KEPT_BYTES, MAX_KEPT_TOTAL_BYTES, replayAcrossRounds, replayByName } from '../../../templates/runtime/server/api-replay.js';
 import type { OperationTool } from '../../../templates/runtime/core/types.js';
+import { MAX_KEPT_BYTES, MAX_KEPT_TOTAL_BYTES, replayAcrossRounds, replayByName } from '../../../templates/runtime/server/api-replay.js';
 
-const op = (name: string, method: string): OperationTool => ({ kind: 'operation', name, inputSchema: { type: 'object' }, http: { method, path: '/', params: [] } }) as OperationTool;
+const op = (name: string, method: string): OperationTool =>
+  ({ kind: 'operation', name, inputSchema: { type: 'object' }, http: { method, path: '/', params: [] } }) as OperationTool;
 const post = op('createNote', 'POST');
 const get = op('listNotes', 'GET');
 
@@ -17,7 +18,8 @@ function runner(answer: (n: number) => string = (n) => `ok ${n}`) {
 }
 
 /** One round: a fresh wrapper over the same state, as the pipeline builds per run of the handler. */
-const round = (state: Record<string, unknown>, run: ReturnType<typeof runner>['run'], era: 'legacy' | 'modern' = 'modern') => replayAcrossRounds({ era, state: JSON.parse(JSON.stringify(state)) as Record<string, unknown> }, run);
+const round = (state: Record<string, unknown>, run: ReturnType<typeof runner>['run'], era: 'legacy' | 'modern' = 'modern') =>
+  replayAcrossRounds({ era, state: JSON.parse(JSON.stringify(state)) as Record<string, unknown> }, run);
 
 describe('replayAcrossRounds', () => {
   it('a later round gets the outcomes of the same calls in the same order without a request; concurrent calls keep their places', async () => {

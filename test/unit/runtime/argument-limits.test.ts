@@ -46,7 +46,11 @@ describe('measureArguments', () => {
   });
 
   it('says which limit was passed and, for the size, which variable sets it', () => {
-    expect(overLimitMessage('addPet', { fits: false, over: 'bytes', limit: 1024 }, 'PETS_MAX_ARGUMENT_BYTES')).toBe('Invalid arguments for tool addPet: they take more than 1024 bytes as JSON (the limit, PETS_MAX_ARGUMENT_BYTES); nothing was run');
-    expect(overLimitMessage('addPet', { fits: false, over: 'depth', limit: 64 }, 'PETS_MAX_ARGUMENT_BYTES')).toBe('Invalid arguments for tool addPet: they are nested more than 64 levels deep (the limit of every call); nothing was run');
+    expect(overLimitMessage('addPet', { fits: false, over: 'bytes', limit: 1024 }, 'PETS_MAX_ARGUMENT_BYTES')).toBe(
+      'Invalid arguments for tool addPet: they take more than 1024 bytes as JSON (the limit, PETS_MAX_ARGUMENT_BYTES); nothing was run',
+    );
+    expect(overLimitMessage('addPet', { fits: false, over: 'depth', limit: 64 }, 'PETS_MAX_ARGUMENT_BYTES')).toBe(
+      'Invalid arguments for tool addPet: they are nested more than 64 levels deep (the limit of every call); nothing was run',
+    );
   });
 });

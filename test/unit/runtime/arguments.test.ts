@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import type { HttpOperation, OperationTool } from '../../../templates/runtime/core/types.js';
 import { fillArguments, missingArgumentVariables, readArgumentEnv } from '../../../templates/runtime/operation/arguments.js';
 import { buildRequest } from '../../../templates/runtime/operation/request.js';
-import type { HttpOperation, OperationTool } from '../../../templates/runtime/core/types.js';
 
 const op: HttpOperation = {
   method: 'POST',
@@ -39,13 +39,23 @@ describe('hidden arguments and defaults', () => {
   });
 
   it('keeps what the model sent over a default', () => {
-    const filled = fillArguments(op, { size: 5, body: { name: 'Tom' } }, new Map([['ACME_ACCOUNT', 'a'], ['ACME_TOKEN', 't']]));
+    const filled = fillArguments(
+      op,
+      { size: 5, body: { name: 'Tom' } },
+      new Map([
+        ['ACME_ACCOUNT', 'a'],
+        ['ACME_TOKEN', 't'],
+      ]),
+    );
     expect(filled.ok && [filled.args.size, filled.args.body]).toStrictEqual([5, { name: 'Tom' }]);
   });
 
   it('refuses, naming every unset variable, and reports them per variable at start-up', () => {
     const filled = fillArguments(op, {}, readArgumentEnv([tool('a', op)], { ACME_TOKEN: '  ' }));
-    expect(filled).toStrictEqual({ ok: false, message: 'missing configuration: set ACME_ACCOUNT (hidden argument "account") and ACME_TOKEN (hidden argument "token") in the server\'s environment' });
+    expect(filled).toStrictEqual({
+      ok: false,
+      message: 'missing configuration: set ACME_ACCOUNT (hidden argument "account") and ACME_TOKEN (hidden argument "token") in the server\'s environment',
+    });
     const other: HttpOperation = { method: 'GET', path: '/x', params: [{ arg: 'token', name: 'token', in: 'query', fixed: { env: 'ACME_TOKEN' } }] };
     expect(missingArgumentVariables([tool('a', op), tool('b', other)], { ACME_ACCOUNT: 'x' })).toStrictEqual([{ variable: 'ACME_TOKEN', tools: ['a', 'b'] }]);
   });
@@ -56,7 +66,14 @@ describe('hidden fields of an object body (argument rules)', () => {
     method: 'POST',
     path: '/emoji.add',
     params: [],
-    body: { arg: 'body', contentType: 'application/x-www-form-urlencoded', fields: [{ name: 'token', fixed: { env: 'SLACK_TOKEN' } }, { name: 'team', fixed: { value: 'T1' } }] },
+    body: {
+      arg: 'body',
+      contentType: 'application/x-www-form-urlencoded',
+      fields: [
+        { name: 'token', fixed: { env: 'SLACK_TOKEN' } },
+        { name: 'team', fixed: { value: 'T1' } },
+      ],
+    },
   };
 
   it('sets each hidden field in the body the model sent (or in a new one), from the environment or a constant', () => {
@@ -74,8 +91,15 @@ describe('hidden fields of an object body (argument rules)', () => {
 
   it('refuses a body that carries a hidden field, like an unknown argument, and names an unset variable', () => {
     const env = readArgumentEnv([tool('emoji_add', form)], { SLACK_TOKEN: 'xoxb-1' });
-    expect(fillArguments(form, { body: { name: 'party', token: 'from-the-model' } }, env)).toStrictEqual({ ok: false, invalid: true, message: 'unknown argument "token" in "body"' });
-    expect(fillArguments(form, { body: { name: 'party' } }, new Map())).toStrictEqual({ ok: false, message: 'missing configuration: set SLACK_TOKEN (hidden argument "token" of "body") in the server\'s environment' });
+    expect(fillArguments(form, { body: { name: 'party', token: 'from-the-model' } }, env)).toStrictEqual({
+      ok: false,
+      invalid: true,
+      message: 'unknown argument "token" in "body"',
+    });
+    expect(fillArguments(form, { body: { name: 'party' } }, new Map())).toStrictEqual({
+      ok: false,
+      message: 'missing configuration: set SLACK_TOKEN (hidden argument "token" of "body") in the server\'s environment',
+    });
     expect(missingArgumentVariables([tool('emoji_add', form)], {})).toStrictEqual([{ variable: 'SLACK_TOKEN', tools: ['emoji_add'] }]);
   });
 });

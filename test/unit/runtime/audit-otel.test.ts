@@ -22,7 +22,14 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const event = (name: string, callId: string) => ({ name, client: 'alice', era: 'modern' as const, primitive: 'deletePet', callId, arguments: { petId: 7, token: 'hunter2' } });
+const event = (name: string, callId: string) => ({
+  name,
+  client: 'alice',
+  era: 'modern' as const,
+  primitive: 'deletePet',
+  callId,
+  arguments: { petId: 7, token: 'hunter2' },
+});
 
 it('emits nothing before a LoggerProvider is registered, then each line of the file once, body and attributes from the line', async () => {
   const file = path.join(dir, 'audit.jsonl');

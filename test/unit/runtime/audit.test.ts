@@ -3,14 +3,25 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { ProtocolError } from '@modelcontextprotocol/server';
 import type { CallToolResult, InputRequiredResult, Server, ServerContext } from '@modelcontextprotocol/server';
+import { ProtocolError } from '@modelcontextprotocol/server';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { AUDIT_ARGUMENT_BYTES, AuditLog, AuditWriteError, auditFile, auditStep, FileSink, lineHash, MAX_PENDING_EVENTS, redact, summarize } from '../../../templates/runtime/policy/audit.js';
-import type { AuditSink } from '../../../templates/runtime/policy/audit.js';
 import { setLogSink } from '../../../templates/runtime/core/log.js';
-import { runPipeline } from '../../../templates/runtime/pipeline/pipeline.js';
 import type { CallReport, ToolCall, ToolResult } from '../../../templates/runtime/pipeline/pipeline.js';
+import { runPipeline } from '../../../templates/runtime/pipeline/pipeline.js';
+import type { AuditSink } from '../../../templates/runtime/policy/audit.js';
+import {
+  AUDIT_ARGUMENT_BYTES,
+  AuditLog,
+  AuditWriteError,
+  auditFile,
+  auditStep,
+  FileSink,
+  lineHash,
+  MAX_PENDING_EVENTS,
+  redact,
+  summarize,
+} from '../../../templates/runtime/policy/audit.js';
 import { verifyAuditFile } from '../../../templates/runtime/policy/verify-audit.js';
 
 const run = promisify(execFile);
@@ -64,7 +75,16 @@ describe('AuditLog', () => {
   it('writes one line per event, keys in a fixed order, undefined left out, session null by default', async () => {
     const sink = memory();
     const log = new AuditLog({}, { sinks: [sink], now: () => new Date('2026-01-02T03:04:05.000Z') });
-    await log.record({ name: 'tool.completed', client: 'alice', era: 'modern', primitive: 'get_pet', callId: 'c1', outcome: 'ok', httpStatus: 200, durationMs: 12 });
+    await log.record({
+      name: 'tool.completed',
+      client: 'alice',
+      era: 'modern',
+      primitive: 'get_pet',
+      callId: 'c1',
+      outcome: 'ok',
+      httpStatus: 200,
+      durationMs: 12,
+    });
     await log.record({ name: 'session.opened', session: 's1', client: 'bob', era: 'legacy', outcome: 'opened' });
     const [a, b] = parse(sink.lines);
     expect(Object.keys(a!)).toEqual(['time', 'id', 'event', 'session', 'client', 'era', 'primitive', 'callId', 'outcome', 'httpStatus', 'durationMs']);
@@ -77,16 +97,27 @@ describe('AuditLog', () => {
   it('redacts arguments and scrubs secrets from arguments and detail', async () => {
     const sink = memory();
     const log = new AuditLog({ redact: ['password', 'SSN'] }, { sinks: [sink], secrets: () => ['sk-live-123456'] });
-    await log.record({ name: 'tool.failed', client: 'a', era: 'modern', arguments: { q: 'key sk-live-123456 here', deep: [{ PASSWORD: { x: 1 } }] }, detail: 'upstream said sk-live-123456' });
+    await log.record({
+      name: 'tool.failed',
+      client: 'a',
+      era: 'modern',
+      arguments: { q: 'key sk-live-123456 here', deep: [{ PASSWORD: { x: 1 } }] },
+      detail: 'upstream said sk-live-123456',
+    });
     expect(sink.lines[0]).not.toContain('sk-live-123456');
-    expect(JSON.parse(sink.lines[0]!)).toMatchObject({ arguments: { q: 'key [redacted] here', deep: [{ PASSWORD: '[redacted]' }] }, detail: 'upstream said [redacted]' });
+    expect(JSON.parse(sink.lines[0]!)).toMatchObject({
+      arguments: { q: 'key [redacted] here', deep: [{ PASSWORD: '[redacted]' }] },
+      detail: 'upstream said [redacted]',
+    });
   });
 
   it('appends 200 concurrent events as 200 whole JSON lines, chained in file order, and verify-audit accepts them', async () => {
     const file = path.join(dir, 'nested', 'audit.jsonl');
     const log = new AuditLog({ chain: true }, { file });
     const big = 'x'.repeat(70_000); // longer than PIPE_BUF: appends must still not interleave
-    const pending = Array.from({ length: 200 }, (_, i) => log.record({ name: 'tool.invoked', client: `c${i % 4}`, era: 'modern', callId: String(i), arguments: { i, big: i % 50 === 0 ? big : 'small' } }));
+    const pending = Array.from({ length: 200 }, (_, i) =>
+      log.record({ name: 'tool.invoked', client: `c${i % 4}`, era: 'modern', callId: String(i), arguments: { i, big: i % 50 === 0 ? big : 'small' } }),
+    );
     await log.close(); // waits for the pending lines
     await Promise.all(pending);
     await expect(log.record({ name: 'tool.invoked', client: 'late', era: 'modern' })).rejects.toBeInstanceOf(AuditWriteError);
@@ -132,14 +163,30 @@ describe('AuditLog', () => {
     expect(lines).toHaveLength(7);
     expect(lines[3]).toBe(torn);
     const repaired = JSON.parse(lines[4]!) as Record<string, unknown>;
-    expect(repaired).toMatchObject({ event: 'trail.repaired', client: 'server', session: null, outcome: 'repaired', torn: { bytes: torn.length }, prev: lineHash(lines[2]!) });
+    expect(repaired).toMatchObject({
+      event: 'trail.repaired',
+      client: 'server',
+      session: null,
+      outcome: 'repaired',
+      torn: { bytes: torn.length },
+      prev: lineHash(lines[2]!),
+    });
     expect(repaired.detail).toMatch(/^a torn line of \d+ bytes \(a write cut short by a crash or a full disk\) was left in place/);
     expect(JSON.parse(lines[5]!).prev).toBe(lineHash(lines[4]!));
     await expect(verifyAuditFile(file)).resolves.toEqual({
       ok: true,
       lines: 6,
-      breaks: [{ line: 4, reason: `a torn line of ${torn.length} bytes (a write cut short by a crash or a full disk), repaired by the trail.repaired event on line 5`, repaired: true }],
-      verified: [[1, 3], [5, 6]],
+      breaks: [
+        {
+          line: 4,
+          reason: `a torn line of ${torn.length} bytes (a write cut short by a crash or a full disk), repaired by the trail.repaired event on line 5`,
+          repaired: true,
+        },
+      ],
+      verified: [
+        [1, 3],
+        [5, 6],
+      ],
     });
     // a file that is nothing but a torn line
     const only = path.join(dir, 'only.jsonl');
@@ -172,15 +219,30 @@ describe('AuditLog', () => {
     const lines = (await readFile(file, 'utf8')).trimEnd().split('\n');
     expect(lines).toHaveLength(4);
     expect(lines[1]).toHaveLength(25);
-    expect(JSON.parse(lines[2]!)).toMatchObject({ event: 'trail.repaired', torn: { bytes: 25 }, lost: 1, prev: lineHash(lines[0]!), detail: expect.stringContaining('1 event could not be written since the last line') });
+    expect(JSON.parse(lines[2]!)).toMatchObject({
+      event: 'trail.repaired',
+      torn: { bytes: 25 },
+      lost: 1,
+      prev: lineHash(lines[0]!),
+      detail: expect.stringContaining('1 event could not be written since the last line'),
+    });
     expect(JSON.parse(lines[3]!)).toMatchObject({ callId: 'after', prev: lineHash(lines[2]!) });
-    await expect(verifyAuditFile(file)).resolves.toMatchObject({ ok: true, breaks: [{ line: 2, repaired: true }], verified: [[1, 1], [3, 4]] });
+    await expect(verifyAuditFile(file)).resolves.toMatchObject({
+      ok: true,
+      breaks: [{ line: 2, repaired: true }],
+      verified: [
+        [1, 1],
+        [3, 4],
+      ],
+    });
   });
 
   it('writes to stderr as "audit <json>" when no file is configured, never to stdout', async () => {
     const err: string[] = [];
     const out: string[] = [];
-    const spyErr = vi.spyOn(process.stderr, 'write').mockImplementation(((chunk: string, cb?: (e?: Error | null) => void) => (err.push(chunk), cb?.(), true)) as typeof process.stderr.write);
+    const spyErr = vi
+      .spyOn(process.stderr, 'write')
+      .mockImplementation(((chunk: string, cb?: (e?: Error | null) => void) => (err.push(chunk), cb?.(), true)) as typeof process.stderr.write);
     const spyOut = vi.spyOn(process.stdout, 'write').mockImplementation(((chunk: string) => (out.push(chunk), true)) as typeof process.stdout.write);
     try {
       await new AuditLog({}).record({ name: 'resource.read', client: 'a', era: 'modern', primitive: 'pets://1', outcome: 'ok' });
@@ -199,13 +261,24 @@ describe('AuditLog', () => {
     for (let i = 0; i < 6; i++) await log.record({ name: 'tool.invoked', client: 'a', era: 'modern', callId: `c${i}`, arguments: { n: i } });
     await log.close();
     const lines = (await readFile(file, 'utf8')).trimEnd().split('\n');
-    const cli = (f: string) => run(process.execPath, ['--import', 'tsx', path.join(root, 'templates/runtime/policy/verify-audit.ts'), f], { cwd: root }).then((r) => ({ code: 0, out: r.stdout }), (e: { code: number; stdout: string }) => ({ code: e.code, out: e.stdout }));
+    const cli = (f: string) =>
+      run(process.execPath, ['--import', 'tsx', path.join(root, 'templates/runtime/policy/verify-audit.ts'), f], { cwd: root }).then(
+        (r) => ({ code: 0, out: r.stdout }),
+        (e: { code: number; stdout: string }) => ({ code: e.code, out: e.stdout }),
+      );
     expect(await cli(file)).toEqual({ code: 0, out: 'ok: 6 lines\n' });
     expect((await cli(path.join(dir, 'missing.jsonl'))).code).toBe(2);
 
     const edited = path.join(dir, 'edited.jsonl');
     await writeFile(edited, lines.map((l, i) => (i === 3 ? l.replace('"n":3', '"n":33') : l)).join('\n') + '\n');
-    await expect(verifyAuditFile(edited)).resolves.toMatchObject({ ok: false, breaks: [{ line: 4, repaired: false }], verified: [[1, 3], [5, 6]] });
+    await expect(verifyAuditFile(edited)).resolves.toMatchObject({
+      ok: false,
+      breaks: [{ line: 4, repaired: false }],
+      verified: [
+        [1, 3],
+        [5, 6],
+      ],
+    });
     const printed = await cli(edited);
     expect(printed.code).toBe(1);
     expect(printed.out).toMatch(/^line 4: .*edited.*\nbroken: 6 lines; verified lines 1-3, 5-6\n$/);
@@ -215,15 +288,34 @@ describe('AuditLog', () => {
     await expect(verifyAuditFile(edited)).resolves.toEqual({
       ok: false,
       lines: 6,
-      breaks: [{ line: 3, reason: 'not valid JSON', repaired: false }, { line: 5, reason: 'its hash is not the "prev" of line 6: this line was edited (or the line after it removed, or a line inserted after it)', repaired: false }],
-      verified: [[1, 2], [4, 4], [6, 6]],
+      breaks: [
+        { line: 3, reason: 'not valid JSON', repaired: false },
+        {
+          line: 5,
+          reason: 'its hash is not the "prev" of line 6: this line was edited (or the line after it removed, or a line inserted after it)',
+          repaired: false,
+        },
+      ],
+      verified: [
+        [1, 2],
+        [4, 4],
+        [6, 6],
+      ],
     });
     await writeFile(edited, lines.filter((_, i) => i !== 0).join('\n') + '\n');
     await expect(verifyAuditFile(edited)).resolves.toMatchObject({ ok: false, breaks: [{ line: 1 }] });
     await writeFile(edited, lines.map((l, i) => (i === 1 ? l.replace(/,"prev":"[0-9a-f]+"/, '') : l)).join('\n') + '\n');
     await expect(verifyAuditFile(edited)).resolves.toMatchObject({ ok: false, breaks: [{ line: 2, reason: expect.stringContaining('"prev"') }] });
     // a trail.repaired line that does not match the torn line (another size) repairs nothing
-    const fake = JSON.stringify({ time: '2026-11-26T12:00:00.000Z', id: 'f', event: 'trail.repaired', session: null, client: 'server', torn: { bytes: 3 }, prev: lineHash(lines[1]!) });
+    const fake = JSON.stringify({
+      time: '2026-11-26T12:00:00.000Z',
+      id: 'f',
+      event: 'trail.repaired',
+      session: null,
+      client: 'server',
+      torn: { bytes: 3 },
+      prev: lineHash(lines[1]!),
+    });
     await writeFile(edited, [lines[0], lines[1], lines[2]!.slice(0, 20), fake].join('\n') + '\n');
     await expect(verifyAuditFile(edited)).resolves.toMatchObject({ ok: false, breaks: [{ line: 3, repaired: false }] });
   });
@@ -237,7 +329,9 @@ describe('AuditLog', () => {
     await expect(open.record({ name: 'tool.invoked', client: 'a', era: 'modern' })).resolves.toBeUndefined();
     expect(logged.join('')).toContain('disk full');
     // a real file that cannot be opened (a directory)
-    await expect(new AuditLog({ chain: true }, { file: dir }).record({ name: 'tool.invoked', client: 'a', era: 'modern' })).rejects.toBeInstanceOf(AuditWriteError);
+    await expect(new AuditLog({ chain: true }, { file: dir }).record({ name: 'tool.invoked', client: 'a', era: 'modern' })).rejects.toBeInstanceOf(
+      AuditWriteError,
+    );
   });
 
   it('takes the file from <PREFIX>_AUDIT_FILE over the manifest, resolved', () => {
@@ -251,7 +345,10 @@ describe('redact', () => {
   it('replaces configured fields at any depth, case-insensitively, and secrets inside strings, without mutating', () => {
     const input = { user: { Password: 'p', profile: { SSN: { a: 1 }, note: 'token=abcd1234 ok' } }, list: [{ password: 'x' }, 'abcd1234'] };
     const copy = structuredClone(input);
-    expect(redact(input, ['password', 'ssn'], ['abcd1234'])).toEqual({ user: { Password: '[redacted]', profile: { SSN: '[redacted]', note: 'token=[redacted] ok' } }, list: [{ password: '[redacted]' }, '[redacted]'] });
+    expect(redact(input, ['password', 'ssn'], ['abcd1234'])).toEqual({
+      user: { Password: '[redacted]', profile: { SSN: '[redacted]', note: 'token=[redacted] ok' } },
+      list: [{ password: '[redacted]' }, '[redacted]'],
+    });
     expect(input).toEqual(copy);
   });
 
@@ -321,7 +418,11 @@ describe('the write queue', () => {
   it('writes concurrent events in groups: far fewer writes than events, every line whole and in order', async () => {
     const writes: number[] = [];
     const lines: string[] = [];
-    const sink: AuditSink = { append: async (l) => void lines.push(l), appendLines: async (ls) => void (writes.push(ls.length), lines.push(...ls)), close: async () => undefined };
+    const sink: AuditSink = {
+      append: async (l) => void lines.push(l),
+      appendLines: async (ls) => void (writes.push(ls.length), lines.push(...ls)),
+      close: async () => undefined,
+    };
     const log = new AuditLog({ chain: true }, { sinks: [sink] });
     await Promise.all(Array.from({ length: 300 }, (_, i) => log.record({ name: 'tool.invoked', client: 'a', era: 'modern', callId: String(i) })));
     expect(lines).toHaveLength(300);
@@ -334,13 +435,21 @@ describe('the write queue', () => {
     let release!: () => void;
     const stuck = new Promise<void>((r) => (release = r));
     const lines: string[] = [];
-    const sink: AuditSink = { append: async (l) => void lines.push(l), appendLines: async (ls) => (await stuck, void lines.push(...ls)), close: async () => undefined };
+    const sink: AuditSink = {
+      append: async (l) => void lines.push(l),
+      appendLines: async (ls) => (await stuck, void lines.push(...ls)),
+      close: async () => undefined,
+    };
     const log = new AuditLog({}, { sinks: [sink] });
     // the first event is being written (stuck); the queue fills behind it
-    const waiting = Array.from({ length: MAX_PENDING_EVENTS + 1 }, (_, i) => log.record({ name: 'tool.invoked', client: 'a', era: 'modern', callId: String(i) }));
+    const waiting = Array.from({ length: MAX_PENDING_EVENTS + 1 }, (_, i) =>
+      log.record({ name: 'tool.invoked', client: 'a', era: 'modern', callId: String(i) }),
+    );
     await new Promise((r) => setImmediate(r));
     expect(log.backlog).toBe(MAX_PENDING_EVENTS);
-    await expect(log.record({ name: 'tool.invoked', client: 'a', era: 'modern', callId: 'refused' })).rejects.toThrow(/the audit trail is behind: 1024 events wait to be written/);
+    await expect(log.record({ name: 'tool.invoked', client: 'a', era: 'modern', callId: 'refused' })).rejects.toThrow(
+      /the audit trail is behind: 1024 events wait to be written/,
+    );
     const terminal = log.record({ name: 'tool.completed', client: 'a', era: 'modern', callId: '0', outcome: 'ok' }, { essential: true });
     expect(log.backlog).toBe(MAX_PENDING_EVENTS + 1);
     release();
@@ -363,7 +472,9 @@ describe('the write queue', () => {
     const stuck = new Promise<void>((r) => (release = r));
     const sink: AuditSink = { append: async () => undefined, appendLines: async () => stuck, close: async () => undefined };
     const log = new AuditLog({}, { sinks: [sink] });
-    const waiting = Array.from({ length: MAX_PENDING_EVENTS + 1 }, (_, i) => log.record({ name: 'session.opened', client: 'a', era: 'legacy', session: String(i) }));
+    const waiting = Array.from({ length: MAX_PENDING_EVENTS + 1 }, (_, i) =>
+      log.record({ name: 'session.opened', client: 'a', era: 'legacy', session: String(i) }),
+    );
     await new Promise((r) => setImmediate(r));
     let ran = false;
     const err = await runPipeline([auditStep(log)], async () => ((ran = true), ok()), toolCall()).catch((e: unknown) => e);
@@ -380,14 +491,26 @@ describe('auditStep', () => {
   it('writes tool.invoked (redacted) before dispatch and tool.completed after, with status and duration', async () => {
     const sink = memory();
     const log = new AuditLog({ redact: ['password', 'ssn'] }, { sinks: [sink] });
-    const result = await runPipeline([auditStep(log)], async (call) => {
-      expect(events(sink).map((e) => e.event)).toEqual(['tool.invoked']);
-      call.report.httpStatus = 201;
-      return ok();
-    }, toolCall());
+    const result = await runPipeline(
+      [auditStep(log)],
+      async (call) => {
+        expect(events(sink).map((e) => e.event)).toEqual(['tool.invoked']);
+        call.report.httpStatus = 201;
+        return ok();
+      },
+      toolCall(),
+    );
     expect(result).toEqual(ok());
     const [invoked, completed] = events(sink);
-    expect(invoked).toMatchObject({ event: 'tool.invoked', session: 'sess-1', client: 'alice', era: 'legacy', primitive: 'create_pet', callId: 'call-1', arguments: { name: 'Rex', owner: { Password: '[redacted]', ssn: '[redacted]' } } });
+    expect(invoked).toMatchObject({
+      event: 'tool.invoked',
+      session: 'sess-1',
+      client: 'alice',
+      era: 'legacy',
+      primitive: 'create_pet',
+      callId: 'call-1',
+      arguments: { name: 'Rex', owner: { Password: '[redacted]', ssn: '[redacted]' } },
+    });
     expect(completed).toMatchObject({ event: 'tool.completed', callId: 'call-1', outcome: 'ok', httpStatus: 201 });
     expect(completed!.durationMs).toBeGreaterThanOrEqual(0);
     expect(completed).not.toHaveProperty('arguments');
@@ -430,11 +553,17 @@ describe('auditStep', () => {
   it('an isError result and a thrown error are tool.failed; the error is rethrown; detail never holds a secret or redacted value', async () => {
     const sink = memory();
     const log = new AuditLog({ redact: ['password'] }, { sinks: [sink], secrets: () => ['sk-secret-999'] });
-    await runPipeline([auditStep(log)], async (call) => {
-      call.report.httpStatus = 500;
-      return { isError: true, content: [{ type: 'text', text: 'HTTP 500: bad password hunter22 with sk-secret-999' }] };
-    }, toolCall({ args: { password: 'hunter22' } }));
-    await expect(runPipeline([auditStep(log)], () => Promise.reject(new Error('socket hang up sk-secret-999')), toolCall({ callId: 'call-2' }))).rejects.toThrow('socket hang up');
+    await runPipeline(
+      [auditStep(log)],
+      async (call) => {
+        call.report.httpStatus = 500;
+        return { isError: true, content: [{ type: 'text', text: 'HTTP 500: bad password hunter22 with sk-secret-999' }] };
+      },
+      toolCall({ args: { password: 'hunter22' } }),
+    );
+    await expect(
+      runPipeline([auditStep(log)], () => Promise.reject(new Error('socket hang up sk-secret-999')), toolCall({ callId: 'call-2' })),
+    ).rejects.toThrow('socket hang up');
     const [, failed, , thrown] = events(sink);
     expect(failed).toMatchObject({ event: 'tool.failed', outcome: 'error', httpStatus: 500, detail: 'HTTP 500: bad password [redacted] with [redacted]' });
     expect(thrown).toMatchObject({ event: 'tool.failed', outcome: 'error', callId: 'call-2', detail: 'socket hang up [redacted]' });
@@ -462,7 +591,11 @@ describe('auditStep', () => {
 
   it('with onWriteError continue the call runs and returns its result', async () => {
     let ran = false;
-    const result = await runPipeline([auditStep(new AuditLog({ onWriteError: 'continue' }, { sinks: [failing] }))], async () => ((ran = true), ok()), toolCall());
+    const result = await runPipeline(
+      [auditStep(new AuditLog({ onWriteError: 'continue' }, { sinks: [failing] }))],
+      async () => ((ran = true), ok()),
+      toolCall(),
+    );
     expect(ran).toBe(true);
     expect(result).toEqual(ok());
   });

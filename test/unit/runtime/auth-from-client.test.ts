@@ -4,10 +4,10 @@
  * the MCP request is forwarded, and no message shows a value.
  */
 import { describe, expect, it } from 'vitest';
-import { Authenticator } from '../../../templates/runtime/operation/auth.js';
-import type { ApplyContext } from '../../../templates/runtime/operation/auth.js';
-import { unmetRequirements } from '../../../templates/runtime/process/credentials.js';
 import type { SecurityScheme } from '../../../templates/runtime/core/types.js';
+import type { ApplyContext } from '../../../templates/runtime/operation/auth.js';
+import { Authenticator } from '../../../templates/runtime/operation/auth.js';
+import { unmetRequirements } from '../../../templates/runtime/process/credentials.js';
 
 const schemes: SecurityScheme[] = [
   { kind: 'apiKey', name: 'key', in: 'query', paramName: 'api_key', fromClient: 'X-Upstream-Key', env: { apiKey: 'PETS_KEY' } },
@@ -28,7 +28,12 @@ describe('fromClient schemes', () => {
   const auth = new Authenticator(schemes, env);
 
   it('over HTTP take the credential from the MCP request header: apiKey as is, bearer without "Bearer ", basic from user:password', async () => {
-    const headers = { 'x-upstream-key': ' client-key-1 ', 'X-Upstream-Token': 'Bearer client-token-1', 'X-Upstream-Basic': 'alice:pa:ss', Authorization: 'Bearer mcp-token-never-forwarded' };
+    const headers = {
+      'x-upstream-key': ' client-key-1 ',
+      'X-Upstream-Token': 'Bearer client-token-1',
+      'X-Upstream-Basic': 'alice:pa:ss',
+      Authorization: 'Bearer mcp-token-never-forwarded',
+    };
     const applied = await auth.apply(request, pick(auth, ['key', 'tok', 'basic']), ctx(headers));
     expect(applied.request.url).toBe('https://api.example.com/pets?api_key=client-key-1');
     expect(applied.request.headers).toEqual({ accept: 'application/json', Authorization: `Basic ${Buffer.from('alice:pa:ss').toString('base64')}` });
@@ -53,7 +58,9 @@ describe('fromClient schemes', () => {
   });
 
   it('over HTTP never fall back to the environment: a missing header fails naming it, never a value', async () => {
-    await expect(auth.apply(request, [schemes[1]!], ctx({}))).rejects.toThrow(/the MCP client must send the X-Upstream-Token header with its requests \(security scheme "tok"\)/);
+    await expect(auth.apply(request, [schemes[1]!], ctx({}))).rejects.toThrow(
+      /the MCP client must send the X-Upstream-Token header with its requests \(security scheme "tok"\)/,
+    );
     await expect(auth.apply(request, [schemes[1]!], ctx({ 'X-Upstream-Token': 'Bearer ' }))).rejects.toThrow(/holds no token/);
     const bad = await auth.apply(request, [schemes[2]!], ctx({ 'X-Upstream-Basic': 'no-colon-value' })).catch((e: Error) => e.message);
     expect(bad).toMatch(/must hold Basic <base64 of user:password> or user:password/);
@@ -67,7 +74,8 @@ describe('fromClient schemes', () => {
     expect(empty.select([['tok']])).toEqual({ ok: false, message: 'missing credentials: set PETS_TOKEN (scheme "tok") in the server\'s environment' });
     expect(empty.select([['tok', 'plain'], ['basic']], new Headers())).toEqual({
       ok: false,
-      message: 'missing credentials: the call needs the MCP client to send the X-Upstream-Token header and PETS_PLAIN set in the server\'s environment (schemes "tok" + "plain"), or the MCP client to send the X-Upstream-Basic header (scheme "basic")',
+      message:
+        'missing credentials: the call needs the MCP client to send the X-Upstream-Token header and PETS_PLAIN set in the server\'s environment (schemes "tok" + "plain"), or the MCP client to send the X-Upstream-Basic header (scheme "basic")',
     });
     // a scheme without fromClient ignores the MCP request's headers, even one of the same name
     expect(new Authenticator(schemes, {}).select([['plain']], new Headers({ Authorization: 'Bearer x-1234' }))).toMatchObject({ ok: false });

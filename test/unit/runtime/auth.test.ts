@@ -3,20 +3,21 @@
  * secrets, OAuth client credentials (caching, expiry, one refresh on 401), redirects, and that
  * no secret ever appears in a result text or a log line. Real HTTP servers on 127.0.0.1 only.
  */
-import { createServer } from 'node:http';
+
 import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { LogSink } from '../../../templates/runtime/core/log.js';
+import { getLogLevel, setLogLevel, setLogSink } from '../../../templates/runtime/core/log.js';
+import type { HttpOperation, OperationTool, SecurityRequirements, SecurityScheme } from '../../../templates/runtime/core/types.js';
 import { Authenticator, scrub } from '../../../templates/runtime/operation/auth.js';
 import { callOperation } from '../../../templates/runtime/operation/call.js';
-import { getLogLevel, setLogLevel, setLogSink } from '../../../templates/runtime/core/log.js';
-import type { LogSink } from '../../../templates/runtime/core/log.js';
-import { createServer as createMcpServer } from '../../../templates/runtime/server/server.js';
 import type { Settings } from '../../../templates/runtime/process/settings.js';
-import type { HttpOperation, OperationTool, SecurityRequirements, SecurityScheme } from '../../../templates/runtime/core/types.js';
+import { createServer as createMcpServer } from '../../../templates/runtime/server/server.js';
 
 type Recorded = { method: string; url: string; headers: IncomingHttpHeaders; body: string };
 type Route = (req: IncomingMessage, res: ServerResponse, body: string) => void;
@@ -88,7 +89,13 @@ const schemes: SecurityScheme[] = [
   { kind: 'apiKey', name: 'cookie_key', in: 'cookie', paramName: 'session', env: { apiKey: 'T_KEY' } },
   { kind: 'bearer', name: 'bearer', env: { token: 'T_TOKEN' } },
   { kind: 'basic', name: 'basic', env: { username: 'T_USER', password: 'T_PASS' } },
-  { kind: 'oauth2ClientCredentials', name: 'oauth', tokenUrl: '/oauth/token', scopes: ['pets.read', 'pets.write'], env: { clientId: 'T_CLIENT', clientSecret: 'T_CLIENT_SECRET' } },
+  {
+    kind: 'oauth2ClientCredentials',
+    name: 'oauth',
+    tokenUrl: '/oauth/token',
+    scopes: ['pets.read', 'pets.write'],
+    env: { clientId: 'T_CLIENT', clientSecret: 'T_CLIENT_SECRET' },
+  },
 ];
 
 const fullEnv = (): NodeJS.ProcessEnv => ({
@@ -123,7 +130,11 @@ let tokenCount = 0;
 function tokenEndpoint(expiresIn?: number): void {
   api.routes.set('/oauth/token', (_req, res) => {
     tokenCount++;
-    json(200, { access_token: `oauth-access-${tokenCount}`, token_type: 'Bearer', ...(expiresIn === undefined ? {} : { expires_in: expiresIn }) })(_req, res, '');
+    json(200, { access_token: `oauth-access-${tokenCount}`, token_type: 'Bearer', ...(expiresIn === undefined ? {} : { expires_in: expiresIn }) })(
+      _req,
+      res,
+      '',
+    );
   });
 }
 beforeEach(() => {
@@ -153,7 +164,12 @@ describe('applying each kind of scheme', () => {
   it('sends an apiKey in the query, percent-encoded, replacing an argument of the same name', async () => {
     const env = { ...fullEnv(), T_KEY: 'a b&c=d' };
     const auth = new Authenticator(schemes, env);
-    const t = tool([['query_key']], { params: [{ arg: 'q', name: 'q', in: 'query' }, { arg: 'k', name: 'api_key', in: 'query' }] });
+    const t = tool([['query_key']], {
+      params: [
+        { arg: 'q', name: 'q', in: 'query' },
+        { arg: 'k', name: 'api_key', in: 'query' },
+      ],
+    });
     await call(t, auth, { q: 'x', k: 'model' });
     const url = new URL(probes()[0]!.url, 'http://x');
     expect(url.searchParams.get('q')).toBe('x');
@@ -234,7 +250,9 @@ describe('choosing among alternatives', () => {
   it('refuses the call when no alternative is satisfied, naming every missing variable, and sends nothing', async () => {
     const r = await call(tool([['bearer'], ['basic']]), new Authenticator(schemes, { T_USER: 'bob', T_TOKEN: '   ' }));
     expect(r.isError).toBe(true);
-    expect(text(r)).toBe('Tool probe cannot run: missing credentials: set T_TOKEN (scheme "bearer"), or T_PASS (scheme "basic") in the server\'s environment, then restart the server.');
+    expect(text(r)).toBe(
+      'Tool probe cannot run: missing credentials: set T_TOKEN (scheme "bearer"), or T_PASS (scheme "basic") in the server\'s environment, then restart the server.',
+    );
     const unknown = await call(tool([['nope']]), new Authenticator(schemes, fullEnv()));
     expect(text(unknown)).toMatch(/scheme "nope" \(not configured in this server\)/);
     const withoutAuth = await callOperation(tool([['bearer']]), {}, settings());
@@ -328,7 +346,9 @@ describe('oauth2 client credentials', () => {
     const auth = new Authenticator(schemes, fullEnv());
     const r = await call(tool([['oauth']]), auth);
     expect(r.isError).toBe(true);
-    expect(text(r)).toBe(`Tool probe cannot authenticate: cannot get an OAuth token for scheme "oauth": the token endpoint 127.0.0.1:${new URL(api.url()).port}/oauth/token answered HTTP 401 (invalid_client)`);
+    expect(text(r)).toBe(
+      `Tool probe cannot authenticate: cannot get an OAuth token for scheme "oauth": the token endpoint 127.0.0.1:${new URL(api.url()).port}/oauth/token answered HTTP 401 (invalid_client)`,
+    );
     expect(probes()).toHaveLength(0);
     tokenEndpoint(3600);
     expect((await call(tool([['oauth']]), auth)).isError).toBeFalsy();
@@ -383,7 +403,9 @@ describe('redirects', () => {
       res.writeHead(303, { location: '/v1/result' });
       res.end();
     });
-    await call(tool([['bearer']], { method: 'POST', body: { arg: 'body', contentType: 'application/json' } }), new Authenticator(schemes, fullEnv()), { body: { x: 1 } });
+    await call(tool([['bearer']], { method: 'POST', body: { arg: 'body', contentType: 'application/json' } }), new Authenticator(schemes, fullEnv()), {
+      body: { x: 1 },
+    });
     expect(probes().map((p) => [p.method, p.url, p.body])).toEqual([
       ['POST', '/v1/probe', '{"x":1}'],
       ['GET', '/v1/result', ''],
@@ -400,7 +422,12 @@ describe('secrets stay secret', () => {
     const r = await call(tool([['header_key', 'query_key']]), new Authenticator(schemes, fullEnv()));
     expect(r.isError).toBe(true);
     expect(text(r)).toContain('[redacted]');
-    const dead = await callOperation(tool([['query_key']]), {}, { ...settings(), baseUrl: `http://127.0.0.1:${await closedPort()}/v1` }, { auth: new Authenticator(schemes, fullEnv()) });
+    const dead = await callOperation(
+      tool([['query_key']]),
+      {},
+      { ...settings(), baseUrl: `http://127.0.0.1:${await closedPort()}/v1` },
+      { auth: new Authenticator(schemes, fullEnv()) },
+    );
     results.push(dead);
     expect(text(dead)).toMatch(/ECONNREFUSED/);
     expect(scrub(`a ${SECRETS.KEY} b`, [SECRETS.KEY])).toBe('a [redacted] b');
@@ -409,7 +436,14 @@ describe('secrets stay secret', () => {
   it('never shows a secret in any result text or log line of this file', () => {
     expect(results.length).toBeGreaterThan(20);
     const all = [...results.map(text), ...log].join('\n');
-    for (const secret of [SECRETS.KEY, encodeURIComponent(SECRETS.KEY), SECRETS.TOKEN, SECRETS.PASS, SECRETS.CLIENT_SECRET, Buffer.from(`${SECRETS.USER}:${SECRETS.PASS}`).toString('base64')]) {
+    for (const secret of [
+      SECRETS.KEY,
+      encodeURIComponent(SECRETS.KEY),
+      SECRETS.TOKEN,
+      SECRETS.PASS,
+      SECRETS.CLIENT_SECRET,
+      Buffer.from(`${SECRETS.USER}:${SECRETS.PASS}`).toString('base64'),
+    ]) {
       expect(all).not.toContain(secret);
     }
     expect(all).not.toMatch(/oauth-access-(\d|form)/);

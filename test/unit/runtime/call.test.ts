@@ -1,17 +1,17 @@
-import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { callOperation, sendOperation } from '../../../templates/runtime/operation/call.js';
-import { callArguments } from '../../../templates/runtime/server/instance.js';
-import { checkArguments } from '../../../templates/runtime/pipeline/pipeline.js';
-import type { ToolCall } from '../../../templates/runtime/pipeline/pipeline.js';
-import { DEFAULT_RESULT_POLICY } from '../../../templates/runtime/operation/results.js';
-import { DRAIN_BYTES } from '../../../templates/runtime/operation/body.js';
 import { setLogSink } from '../../../templates/runtime/core/log.js';
-import type { Settings } from '../../../templates/runtime/process/settings.js';
 import type { HttpOperation, JsonSchema, OperationTool } from '../../../templates/runtime/core/types.js';
+import { DRAIN_BYTES } from '../../../templates/runtime/operation/body.js';
+import { callOperation, sendOperation } from '../../../templates/runtime/operation/call.js';
+import { DEFAULT_RESULT_POLICY } from '../../../templates/runtime/operation/results.js';
+import type { ToolCall } from '../../../templates/runtime/pipeline/pipeline.js';
+import { checkArguments } from '../../../templates/runtime/pipeline/pipeline.js';
+import type { Settings } from '../../../templates/runtime/process/settings.js';
+import { callArguments } from '../../../templates/runtime/server/instance.js';
 
 type Recorded = { method: string; url: string; headers: IncomingHttpHeaders; body: Buffer };
 type Route = (req: IncomingMessage, res: ServerResponse) => void;
@@ -88,10 +88,18 @@ const petSchema: JsonSchema = { type: 'object', required: ['id', 'name'], proper
 const getPetTyped: OperationTool = { ...getPet, outputSchema: petSchema, strictOutput: true };
 /** The default, `lenient`: what mcpgen publishes for the same response. */
 const nullable = (type: string): JsonSchema => ({ anyOf: [{ type }, { type: 'null' }] });
-const lenientPet: JsonSchema = { type: 'object', properties: { id: nullable('number'), name: nullable('string'), tags: { anyOf: [{ type: 'array', items: nullable('string') }, { type: 'null' }] } } };
+const lenientPet: JsonSchema = {
+  type: 'object',
+  properties: { id: nullable('number'), name: nullable('string'), tags: { anyOf: [{ type: 'array', items: nullable('string') }, { type: 'null' }] } },
+};
 const getPetLenient: OperationTool = { ...getPet, name: 'getPetLenient', outputSchema: lenientPet };
 /** A lenient tool whose results are not always objects: `{status, data}`. */
-const listPets: OperationTool = { ...getPet, name: 'listPets', resultShape: 'wrapped', outputSchema: { type: 'object', properties: { status: { type: 'integer' }, data: { anyOf: [{ type: 'array', items: lenientPet }, { type: 'null' }] } } } };
+const listPets: OperationTool = {
+  ...getPet,
+  name: 'listPets',
+  resultShape: 'wrapped',
+  outputSchema: { type: 'object', properties: { status: { type: 'integer' }, data: { anyOf: [{ type: 'array', items: lenientPet }, { type: 'null' }] } } },
+};
 
 /** A call as the server makes it: the envelope read (instance.ts), the arguments checked once by the pipeline's step, then the operation. */
 function viaPipeline(t: OperationTool, raw: unknown, s: Settings): Promise<CallToolResult> {
@@ -114,7 +122,9 @@ describe('validation and configuration', () => {
   });
 
   it('refuses non-object arguments even when the schema allows them', async () => {
-    expect(() => viaPipeline(tool({ method: 'GET', path: '/x', params: [] }, {}), [1, 2], settings())).toThrow(/arguments must be an object of argument values, not an array/);
+    expect(() => viaPipeline(tool({ method: 'GET', path: '/x', params: [] }, {}), [1, 2], settings())).toThrow(
+      /arguments must be an object of argument values, not an array/,
+    );
     expect(requests).toEqual([]);
   });
 
@@ -154,7 +164,12 @@ describe('requests and successful responses', () => {
 
   it('sends JSON bodies with their content type', async () => {
     routes.set('/pets', reply(201, 'application/json', '{"id":1,"name":"Rex"}'));
-    const t = tool({ method: 'POST', path: '/pets', params: [{ arg: 'X-Trace', name: 'X-Trace', in: 'header' }], body: { arg: 'body', contentType: 'application/json' } });
+    const t = tool({
+      method: 'POST',
+      path: '/pets',
+      params: [{ arg: 'X-Trace', name: 'X-Trace', in: 'header' }],
+      body: { arg: 'body', contentType: 'application/json' },
+    });
     const result = await callOperation(t, { body: { name: 'Rex' }, 'X-Trace': 'abc' }, settings());
     expect(result.isError).toBeUndefined();
     expect(requests[0]!.method).toBe('POST');
@@ -216,7 +231,9 @@ describe('requests and successful responses', () => {
   it('returns images as image content', async () => {
     const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0]);
     routes.set('/pets/5', reply(200, 'image/png', png));
-    expect(await callOperation(getPet, { petId: 5 }, settings())).toEqual({ content: [{ type: 'image', data: png.toString('base64'), mimeType: 'image/png' }] });
+    expect(await callOperation(getPet, { petId: 5 }, settings())).toEqual({
+      content: [{ type: 'image', data: png.toString('base64'), mimeType: 'image/png' }],
+    });
   });
 
   it('returns other binary bodies as a blob resource whose URI has no query', async () => {
@@ -265,7 +282,8 @@ describe('strict output schemas: every kind of body', () => {
       '8': () => new Response('{"id":7,"name":"Rex"}', { headers: { 'content-type': 'application/json' } }),
     };
     const fetchOf: typeof fetch = async (input) => answers[String(input).split('/').pop()!]!();
-    const call = (id: number) => callOperation(getPetTyped, { petId: id }, settings({ baseUrl: 'http://fake.test', maxResponseBytes: 1000 }), { fetch: fetchOf });
+    const call = (id: number) =>
+      callOperation(getPetTyped, { petId: id }, settings({ baseUrl: 'http://fake.test', maxResponseBytes: 1000 }), { fetch: fetchOf });
     const notes = await Promise.all([1, 2, 3, 4, 5, 6].map(async (id) => text(await call(id)).split('[note: ')[1]));
     expect(notes).toEqual([
       'the tool declares an output schema but the response has no body]',
@@ -277,7 +295,13 @@ describe('strict output schemas: every kind of body', () => {
     ]);
     for (const id of [1, 2, 3, 4, 5, 6]) expect((await call(id)).isError).toBe(true);
     const image = await call(7);
-    expect(image).toEqual({ content: [{ type: 'image', data: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1]).toString('base64'), mimeType: 'image/png' }, { type: 'text', text: '[note: the tool declares an output schema but the response is image/png]' }], isError: true });
+    expect(image).toEqual({
+      content: [
+        { type: 'image', data: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1]).toString('base64'), mimeType: 'image/png' },
+        { type: 'text', text: '[note: the tool declares an output schema but the response is image/png]' },
+      ],
+      isError: true,
+    });
     expect(Object.keys(image)).toEqual(['content', 'isError']);
     expect(await call(8)).toEqual({ content: [{ type: 'text', text: '{"id":7,"name":"Rex"}' }], structuredContent: { id: 7, name: 'Rex' } });
   });
@@ -350,12 +374,19 @@ describe('robustness', () => {
     expect(r1).toEqual({ isError: true, content: [{ type: 'text', text: 'Request to fake.test failed (GET /pets/1): unknown error' }] });
 
     const ok: typeof fetch = async () => new Response('{"id":1}', { headers: { 'content-type': 'application/json' } });
-    const broken: OperationTool = { ...getPet, name: 'brokenOut', strictOutput: true, outputSchema: { type: 'object', properties: { id: { $ref: '#/$defs/Nope' } } } };
+    const broken: OperationTool = {
+      ...getPet,
+      name: 'brokenOut',
+      strictOutput: true,
+      outputSchema: { type: 'object', properties: { id: { $ref: '#/$defs/Nope' } } },
+    };
     const r2 = await callOperation(broken, { petId: 1 }, settings({ baseUrl: 'http://fake.test' }), { fetch: ok });
     expect(r2.isError).toBe(true);
     expect(text(r2)).toMatch(/^\{"id":1\}\n\n\[note: The output schema of tool brokenOut cannot be compiled/);
     // lenient: still a success, the data in the text (the schema problem goes to the log)
-    const r3 = await callOperation({ ...broken, name: 'brokenLenient', strictOutput: undefined }, { petId: 1 }, settings({ baseUrl: 'http://fake.test' }), { fetch: ok });
+    const r3 = await callOperation({ ...broken, name: 'brokenLenient', strictOutput: undefined }, { petId: 1 }, settings({ baseUrl: 'http://fake.test' }), {
+      fetch: ok,
+    });
     expect(r3).toEqual({ content: [{ type: 'text', text: '{"id":1}' }], structuredContent: {} });
   });
 
@@ -431,7 +462,9 @@ describe('response size limit', () => {
     const typed = await callOperation(getPetTyped, { petId: 24 }, settings({ maxResponseBytes: 50 }));
     expect(typed.isError).toBe(true);
     expect(typed.structuredContent).toBeUndefined();
-    expect(text(typed)).toMatch(/\[truncated: showing first 50 of \d+ bytes\]\n\n\[note: the response exceeds the limit of 50 bytes, so it was not parsed; raise PETS_MAX_RESPONSE_BYTES/);
+    expect(text(typed)).toMatch(
+      /\[truncated: showing first 50 of \d+ bytes\]\n\n\[note: the response exceeds the limit of 50 bytes, so it was not parsed; raise PETS_MAX_RESPONSE_BYTES/,
+    );
   });
 
   it('refuses to return a truncated image', async () => {
@@ -474,7 +507,12 @@ describe('a 2xx is a success (lenient output schemas)', () => {
       res.end();
     });
     routes.set('/pets/45', reply(200, 'text/plain', 'fine'));
-    for (const [id, body] of [[42, '[1,2]'], [43, '{oops'], [44, 'HTTP 204 No Content'], [45, 'fine']] as const) {
+    for (const [id, body] of [
+      [42, '[1,2]'],
+      [43, '{oops'],
+      [44, 'HTTP 204 No Content'],
+      [45, 'fine'],
+    ] as const) {
       expect(await callOperation(getPetLenient, { petId: id }, settings())).toEqual({ content: [{ type: 'text', text: body }], structuredContent: {} });
     }
   });
@@ -489,15 +527,27 @@ describe('a 2xx is a success (lenient output schemas)', () => {
       res.writeHead(204);
       res.end();
     });
-    expect(await callOperation(listPets, { petId: 51 }, settings())).toEqual({ content: [{ type: 'text', text: 'HTTP 204 No Content' }], structuredContent: { status: 204 } });
+    expect(await callOperation(listPets, { petId: 51 }, settings())).toEqual({
+      content: [{ type: 'text', text: 'HTTP 204 No Content' }],
+      structuredContent: { status: 204 },
+    });
     routes.set('/pets/52', reply(200, 'text/csv', 'id\n1'));
-    expect(await callOperation(listPets, { petId: 52 }, settings())).toEqual({ content: [{ type: 'text', text: 'id\n1' }], structuredContent: { status: 200 } });
+    expect(await callOperation(listPets, { petId: 52 }, settings())).toEqual({
+      content: [{ type: 'text', text: 'id\n1' }],
+      structuredContent: { status: 200 },
+    });
     routes.set('/pets/53', reply(200, 'application/json', '"just a string"'));
     // a value of another type than the schema's: data is null, the text has it
-    expect(await callOperation(listPets, { petId: 53 }, settings())).toEqual({ content: [{ type: 'text', text: '"just a string"' }], structuredContent: { status: 200, data: null } });
+    expect(await callOperation(listPets, { petId: 53 }, settings())).toEqual({
+      content: [{ type: 'text', text: '"just a string"' }],
+      structuredContent: { status: 200, data: null },
+    });
     const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
     routes.set('/pets/54', reply(200, 'image/png', png));
-    expect(await callOperation(listPets, { petId: 54 }, settings())).toEqual({ content: [{ type: 'image', data: png.toString('base64'), mimeType: 'image/png' }], structuredContent: { status: 200 } });
+    expect(await callOperation(listPets, { petId: 54 }, settings())).toEqual({
+      content: [{ type: 'image', data: png.toString('base64'), mimeType: 'image/png' }],
+      structuredContent: { status: 200 },
+    });
   });
 
   it('a truncated JSON body is a success with the text and no data', async () => {
@@ -509,4 +559,3 @@ describe('a 2xx is a success (lenient output schemas)', () => {
     expect(text(result)).toMatch(/\[truncated: showing first 50 of \d+ bytes\]$/);
   });
 });
-

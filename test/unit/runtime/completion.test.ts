@@ -7,16 +7,20 @@
  */
 import { ProtocolError, ProtocolErrorCode, Server } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it } from 'vitest';
-import { complete, installCompletions, MAX_COMPLETION_VALUES } from '../../../templates/runtime/primitives/completion.js';
 import type { PrimitiveGate } from '../../../templates/runtime/core/primitives.js';
-import { installPrompts } from '../../../templates/runtime/primitives/prompts.js';
+import { complete, installCompletions, MAX_COMPLETION_VALUES } from '../../../templates/runtime/primitives/completion.js';
 import type { PromptDefinition } from '../../../templates/runtime/primitives/prompts.js';
+import { installPrompts } from '../../../templates/runtime/primitives/prompts.js';
 import { installResources } from '../../../templates/runtime/primitives/resources.js';
-import { ERAS, linkedClient } from '../../helpers/linked.js';
 import type { AnyClient } from '../../helpers/linked.js';
+import { ERAS, linkedClient } from '../../helpers/linked.js';
 
 const prompts: PromptDefinition[] = [
-  { name: 'find', arguments: [{ name: 'status', complete: ['available', 'pending', 'sold'] }, { name: 'free' }], messages: [{ role: 'user', text: '{{status}}' }] },
+  {
+    name: 'find',
+    arguments: [{ name: 'status', complete: ['available', 'pending', 'sold'] }, { name: 'free' }],
+    messages: [{ role: 'user', text: '{{status}}' }],
+  },
   { name: 'secret', arguments: [{ name: 'x', complete: ['a'] }], messages: [{ role: 'user', resource: { uri: 'x://secret', read: true } }] },
   { name: 'open', messages: [{ role: 'user', resource: { uri: 'x://docs', read: true } }] },
   { name: 'leaky', messages: [{ role: 'user', resource: { uri: 'x://secret', read: true } }] },
@@ -67,7 +71,11 @@ describe.each(ERAS)('%s era', (era) => {
     expect(await ask({ type: 'ref/prompt', name: 'find' }, 'status', 's')).toEqual({ values: ['sold'], total: 1, hasMore: false });
     expect(await ask({ type: 'ref/prompt', name: 'find' }, 'free', '')).toEqual({ values: [], total: 0, hasMore: false });
     expect(await ask({ type: 'ref/resource', uri: 'x://pets/{kind}' }, 'kind', 'D')).toEqual({ values: ['dog'], total: 1, hasMore: false });
-    for (const ref of [{ type: 'ref/prompt', name: 'nope' }, { type: 'ref/prompt', name: 'secret' }, { type: 'ref/resource', uri: 'x://nope/{a}' }]) {
+    for (const ref of [
+      { type: 'ref/prompt', name: 'nope' },
+      { type: 'ref/prompt', name: 'secret' },
+      { type: 'ref/resource', uri: 'x://nope/{a}' },
+    ]) {
       const err = await ask(ref, 'x', '').then(
         () => undefined,
         (e: { code: number }) => e,
@@ -78,7 +86,9 @@ describe.each(ERAS)('%s era', (era) => {
 
   it('embeds a declared resource read through the resources’ reader, whose gate applies', async () => {
     const c = await connect();
-    expect((await c.getPrompt({ name: 'open' })).messages).toEqual([{ role: 'user', content: { type: 'resource', resource: { uri: 'x://docs', mimeType: 'text/plain', text: 'D' } } }]);
+    expect((await c.getPrompt({ name: 'open' })).messages).toEqual([
+      { role: 'user', content: { type: 'resource', resource: { uri: 'x://docs', mimeType: 'text/plain', text: 'D' } } },
+    ]);
     // a prompt the gate refuses, and an allowed prompt embedding a resource the gate refuses
     for (const name of ['secret', 'leaky']) {
       const err = await c.getPrompt({ name }).then(
@@ -113,16 +123,20 @@ describe('a completion handler', () => {
         },
       ],
     };
-    const client = (await linkedClient(
-      ({}) => {
-        const server = new Server({ name: 't', version: '1' }, { capabilities: { completions: {} } });
-        installCompletions(server, sources);
-        return server;
-      },
-      era,
-    )) as unknown as Client;
+    const client = (await linkedClient(({}) => {
+      const server = new Server({ name: 't', version: '1' }, { capabilities: { completions: {} } });
+      installCompletions(server, sources);
+      return server;
+    }, era)) as unknown as Client;
     open.push(client as unknown as AnyClient);
-    const ask = async (value: string, context?: Record<string, string>) => (await client.complete({ ref: { type: 'ref/prompt', name: 'h' }, argument: { name: 'a', value }, ...(context ? { context: { arguments: context } } : {}) })).completion;
+    const ask = async (value: string, context?: Record<string, string>) =>
+      (
+        await client.complete({
+          ref: { type: 'ref/prompt', name: 'h' },
+          argument: { name: 'a', value },
+          ...(context ? { context: { arguments: context } } : {}),
+        })
+      ).completion;
     expect(await ask('x', { b: 'B' })).toEqual({ values: ['zeta', 'alpha'], total: 2, hasMore: false });
     expect(seen[0]).toEqual({ value: 'x', args: { b: 'B' } });
     expect(await ask('many')).toEqual({ values: many.slice(0, MAX_COMPLETION_VALUES), total: 150, hasMore: true });

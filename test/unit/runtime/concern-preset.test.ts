@@ -3,16 +3,22 @@
  * initialize capabilities, `concernPreset` in the initialized params, `_meta["io.mcpgen/concernPreset"]` per
  * request. A concern may itself be called `preset` without colliding with any of them.
  */
-import { InMemoryTransport, ProtocolErrorCode, Server } from '@modelcontextprotocol/server';
+
 import type { JSONRPCMessage, ServerCapabilities, Tool } from '@modelcontextprotocol/server';
+import { InMemoryTransport, ProtocolErrorCode, Server } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { CONCERN_PRESET_META_KEY, DEFAULT_CONCERNS_META_KEY, concernCapability, installConcerns } from '../../../templates/runtime/concerns/concern-protocol.js';
 import type { ConcernMappings } from '../../../templates/runtime/concerns/concern-protocol.js';
+import {
+  CONCERN_PRESET_META_KEY,
+  concernCapability,
+  DEFAULT_CONCERNS_META_KEY,
+  installConcerns,
+} from '../../../templates/runtime/concerns/concern-protocol.js';
 import type { ConcernDeclaration, ConcernPresets } from '../../../templates/runtime/concerns/concerns.js';
 import { setLogSink } from '../../../templates/runtime/core/log.js';
-import { ERAS, linkedClient } from '../../helpers/linked.js';
 import type { Era } from '../../helpers/linked.js';
+import { ERAS, linkedClient } from '../../helpers/linked.js';
 
 // a concern literally named `preset`, and a preset that sets it
 const declarations: ConcernDeclaration[] = [
@@ -22,7 +28,10 @@ const declarations: ConcernDeclaration[] = [
 const presets: ConcernPresets = { cheap: { cost: 'minimal' }, 'only-a': { preset: 'a' } };
 const mappings: ConcernMappings = { tools: { cheapTool: { cost: 'minimal' }, dearTool: { cost: 'high' }, aTool: { preset: 'a' }, bTool: { preset: 'b' } } };
 const TOOLS: Tool[] = ['cheapTool', 'dearTool', 'aTool', 'bTool'].map((name) => ({ name, inputSchema: { type: 'object' } }));
-const capabilities: ServerCapabilities = { tools: { listChanged: true }, experimental: { concerns: concernCapability(declarations, DEFAULT_CONCERNS_META_KEY, presets) as never } };
+const capabilities: ServerCapabilities = {
+  tools: { listChanged: true },
+  experimental: { concerns: concernCapability(declarations, DEFAULT_CONCERNS_META_KEY, presets) as never },
+};
 
 const logs: string[] = [];
 beforeAll(() => {
@@ -44,12 +53,17 @@ function makeServer(era: Era): Server {
 type ListingClient = { listTools(params?: object): Promise<{ tools: Tool[] }>; close(): Promise<void> };
 
 async function connect(experimental?: Record<string, unknown>, era: Era = 'legacy'): Promise<ListingClient> {
-  const client = (await linkedClient(({ era: e }) => makeServer(e), era, experimental ? { capabilities: { experimental } as never } : {})) as unknown as ListingClient;
+  const client = (await linkedClient(
+    ({ era: e }) => makeServer(e),
+    era,
+    experimental ? { capabilities: { experimental } as never } : {},
+  )) as unknown as ListingClient;
   open.push(client);
   return client;
 }
 
-const names = async (client: ListingClient, meta?: Record<string, unknown>): Promise<string[]> => (await client.listTools(meta ? { _meta: meta } : undefined)).tools.map((t) => t.name);
+const names = async (client: ListingClient, meta?: Record<string, unknown>): Promise<string[]> =>
+  (await client.listTools(meta ? { _meta: meta } : undefined)).tools.map((t) => t.name);
 
 /** Awaits `p`, expects a JSON-RPC error (v1 `McpError` or v2 `ProtocolError`) and returns it. */
 async function rejection(p: Promise<unknown>): Promise<{ code: number; message: string }> {
@@ -63,7 +77,12 @@ async function rejection(p: Promise<unknown>): Promise<{ code: number; message: 
 
 describe('preset selection under its own key', () => {
   it('publishes the keys a client names a preset under', () => {
-    expect(capabilities.experimental!.concerns).toMatchObject({ presets: ['cheap', 'only-a'], presetKey: 'concernPreset', presetMetaKey: 'io.mcpgen/concernPreset', metaKey: 'io.mcpgen/concerns' });
+    expect(capabilities.experimental!.concerns).toMatchObject({
+      presets: ['cheap', 'only-a'],
+      presetKey: 'concernPreset',
+      presetMetaKey: 'io.mcpgen/concernPreset',
+      metaKey: 'io.mcpgen/concerns',
+    });
   });
 
   it('initialize: capabilities.experimental.concernPreset, with concerns applied on top', async () => {
@@ -115,7 +134,12 @@ describe('preset selection under its own key', () => {
       if ('id' in m && typeof m.id === 'number') responses.set(m.id, m);
     };
     await clientT.start();
-    await clientT.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+    await clientT.send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    });
     await new Promise((r) => setTimeout(r, 10));
     await clientT.send({ jsonrpc: '2.0', method: 'notifications/initialized', params: { concernPreset: 'cheap', concerns: { preset: 'a' } } });
     await clientT.send({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} });

@@ -1,19 +1,23 @@
-import { InMemoryTransport, Server } from '@modelcontextprotocol/server';
-import type { JSONRPCMessage, ServerCapabilities, Tool } from '@modelcontextprotocol/server';
-import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import { PromptListChangedNotificationSchema, ResourceListChangedNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
-import * as z from 'zod/v4';
+import {
+  PromptListChangedNotificationSchema,
+  ResourceListChangedNotificationSchema,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage, ServerCapabilities, Tool } from '@modelcontextprotocol/server';
+import { InMemoryTransport, Server } from '@modelcontextprotocol/server';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_CONCERNS_META_KEY, concernCapability, installConcerns } from '../../../templates/runtime/concerns/concern-protocol.js';
+import * as z from 'zod/v4';
 import type { ConcernControl, ConcernMappings } from '../../../templates/runtime/concerns/concern-protocol.js';
-import { ConcernSession, matches, validatePreferences } from '../../../templates/runtime/concerns/concerns.js';
+import { concernCapability, DEFAULT_CONCERNS_META_KEY, installConcerns } from '../../../templates/runtime/concerns/concern-protocol.js';
 import type { ConcernDeclaration, ConcernPresets } from '../../../templates/runtime/concerns/concerns.js';
+import { ConcernSession, matches, validatePreferences } from '../../../templates/runtime/concerns/concerns.js';
 import { setLogSink } from '../../../templates/runtime/core/log.js';
 import { installPrompts } from '../../../templates/runtime/primitives/prompts.js';
 import { installResources } from '../../../templates/runtime/primitives/resources.js';
-import { ERAS, linkedClient } from '../../helpers/linked.js';
 import type { Era } from '../../helpers/linked.js';
+import { ERAS, linkedClient } from '../../helpers/linked.js';
 
 const declarations: ConcernDeclaration[] = [
   { name: 'security', description: 'Security level', values: ['high', 'medium', 'low'], default: 'medium' },
@@ -131,7 +135,15 @@ type ServerOpts = { exposeInMeta?: boolean; enforce?: boolean };
 /** A fresh server instance for `era` with concerns, a tiny gated tools/list and tools/call, prompts and resources. */
 function makeServer(era: Era, opts: ServerOpts = {}, controls: ConcernControl[] = []): Server {
   const server = new Server({ name: 'concerned', version: '1.0.0' }, { capabilities });
-  const control = installConcerns(server, { declarations, mappings, presets, exposeInMeta: opts.exposeInMeta ?? false, enforce: opts.enforce ?? false, capabilities, era });
+  const control = installConcerns(server, {
+    declarations,
+    mappings,
+    presets,
+    exposeInMeta: opts.exposeInMeta ?? false,
+    enforce: opts.enforce ?? false,
+    capabilities,
+    era,
+  });
   controls.push(control);
   server.setRequestHandler('tools/list', (_req, ctx) => ({
     tools: TOOLS.filter((t) => control.visible('tools', t.name, ctx)).map((t) => control.decorate('tools', t.name, t)),
@@ -140,10 +152,26 @@ function makeServer(era: Era, opts: ServerOpts = {}, controls: ConcernControl[] 
     control.assertAllowed('tools', req.params.name, ctx);
     return { content: [{ type: 'text', text: 'ok' }] };
   });
-  installPrompts(server, [{ name: 'review', messages: [{ role: 'user', text: 'Review' }] }, { name: 'plain', messages: [{ role: 'user', text: 'Hi' }] }], { gate: control });
+  installPrompts(
+    server,
+    [
+      { name: 'review', messages: [{ role: 'user', text: 'Review' }] },
+      { name: 'plain', messages: [{ role: 'user', text: 'Hi' }] },
+    ],
+    { gate: control },
+  );
   installResources(
     server,
-    { resources: [{ uri: 'docs://secure', name: 'secure', text: 's' }, { uri: 'docs://open', name: 'open', text: 'o' }], templates: [{ uriTemplate: 'docs://vault/{id}', name: 'vault', handler: () => 'v' }, { uriTemplate: 'docs://pub/{id}', name: 'pub', handler: () => 'p' }] },
+    {
+      resources: [
+        { uri: 'docs://secure', name: 'secure', text: 's' },
+        { uri: 'docs://open', name: 'open', text: 'o' },
+      ],
+      templates: [
+        { uriTemplate: 'docs://vault/{id}', name: 'vault', handler: () => 'v' },
+        { uriTemplate: 'docs://pub/{id}', name: 'pub', handler: () => 'p' },
+      ],
+    },
     { gate: control },
   );
   return server;
@@ -173,11 +201,16 @@ async function connect(era: Era, opts: ServerOpts & { clientConcerns?: Record<st
 }
 
 const withMeta = (meta?: Record<string, unknown>) => (meta ? { _meta: { [DEFAULT_CONCERNS_META_KEY]: meta } } : undefined);
-const toolNames = async (client: TestClient, meta?: Record<string, unknown>): Promise<string[]> => (await client.listTools(withMeta(meta))).tools.map((t) => t.name);
-const promptNames = async (client: TestClient, meta?: Record<string, unknown>): Promise<string[]> => (await client.listPrompts(withMeta(meta))).prompts.map((p) => p.name);
-const resourceUris = async (client: TestClient, meta?: Record<string, unknown>): Promise<string[]> => (await client.listResources(withMeta(meta))).resources.map((r) => r.uri);
-const templateUris = async (client: TestClient, meta?: Record<string, unknown>): Promise<string[]> => (await client.listResourceTemplates(withMeta(meta))).resourceTemplates.map((r) => r.uriTemplate);
-const update = (client: TestClient, params: Record<string, unknown>) => client.request({ method: 'concerns/update', params }, UpdateResult) as Promise<z.infer<typeof UpdateResult>>;
+const toolNames = async (client: TestClient, meta?: Record<string, unknown>): Promise<string[]> =>
+  (await client.listTools(withMeta(meta))).tools.map((t) => t.name);
+const promptNames = async (client: TestClient, meta?: Record<string, unknown>): Promise<string[]> =>
+  (await client.listPrompts(withMeta(meta))).prompts.map((p) => p.name);
+const resourceUris = async (client: TestClient, meta?: Record<string, unknown>): Promise<string[]> =>
+  (await client.listResources(withMeta(meta))).resources.map((r) => r.uri);
+const templateUris = async (client: TestClient, meta?: Record<string, unknown>): Promise<string[]> =>
+  (await client.listResourceTemplates(withMeta(meta))).resourceTemplates.map((r) => r.uriTemplate);
+const update = (client: TestClient, params: Record<string, unknown>) =>
+  client.request({ method: 'concerns/update', params }, UpdateResult) as Promise<z.infer<typeof UpdateResult>>;
 const flush = () => new Promise((r) => setTimeout(r, 10));
 
 describe.each(ERAS)('concern protocol, both eras (%s)', (era) => {
@@ -202,7 +235,7 @@ describe.each(ERAS)('concern protocol, both eras (%s)', (era) => {
     expect(await promptNames(client)).toEqual(['review', 'plain']);
   });
 
-  it('filters the tools, prompts, resources and templates lists by the request\'s _meta preferences', async () => {
+  it("filters the tools, prompts, resources and templates lists by the request's _meta preferences", async () => {
     const { client } = await connect(era);
     expect(await toolNames(client, { security: 'low' })).toEqual(['validate']);
     expect(await promptNames(client, { security: 'low' })).toEqual(['plain']);
@@ -252,7 +285,9 @@ describe.each(ERAS)('concern protocol, both eras (%s)', (era) => {
     expect((await enforced.client.callTool({ name: 'validate', arguments: {}, ...low })).content).toEqual([{ type: 'text', text: 'ok' }]);
     expect((await rejected(enforced.client.getPrompt({ name: 'review', ...low }))).code).toBe(-32602);
     expect((await rejected(enforced.client.readResource({ uri: 'docs://secure', ...low }))).code).toBe(-32602);
-    expect((await rejected(enforced.client.readResource({ uri: 'docs://vault/1', ...low }))).message).toContain('Resource template docs://vault/{id} is not available');
+    expect((await rejected(enforced.client.readResource({ uri: 'docs://vault/1', ...low }))).message).toContain(
+      'Resource template docs://vault/{id} is not available',
+    );
 
     const lax = await connect(era);
     expect((await lax.client.callTool({ name: 'encrypt', arguments: {}, ...low })).isError).toBeFalsy();
@@ -289,7 +324,12 @@ describe('concern protocol, legacy era (sessions)', () => {
       if ('id' in m && typeof m.id === 'number') responses.set(m.id, m);
     };
     await clientT.start();
-    await clientT.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+    await clientT.send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    });
     await flush();
     await clientT.send({ jsonrpc: '2.0', method: 'notifications/initialized', params: { concerns: { security: 'medium' } } });
     await clientT.send({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} });
@@ -379,7 +419,10 @@ describe('concern protocol, legacy era (sessions)', () => {
     expect((await update(client as unknown as TestClient, { concerns: { security: 'low' } })).changed).toBe(true);
     await flush();
     expect(notes).toEqual([]);
-    expect(controls[0]?.decorate('tools', 'encrypt', { name: 'encrypt', _meta: { other: 1 } })).toEqual({ name: 'encrypt', _meta: { other: 1, concerns: { security: 'high', cost: 'minimal' } } });
+    expect(controls[0]?.decorate('tools', 'encrypt', { name: 'encrypt', _meta: { other: 1 } })).toEqual({
+      name: 'encrypt',
+      _meta: { other: 1, concerns: { security: 'high', cost: 'minimal' } },
+    });
   });
 
   it('keeps preferences per session (a server instance per connection)', async () => {
@@ -395,7 +438,7 @@ describe('concern protocol, legacy era (sessions)', () => {
 });
 
 describe('concern protocol, modern era (2026-07-28: no session)', () => {
-  it('ignores preferences declared in the client capabilities: only each request\'s _meta counts', async () => {
+  it("ignores preferences declared in the client capabilities: only each request's _meta counts", async () => {
     const { client, controls } = await connect('modern', { clientConcerns: { security: 'high' } });
     expect(await toolNames(client)).toEqual(TOOL_NAMES);
     expect(await toolNames(client, { security: 'high' })).toEqual(['encrypt', 'audit', 'validate']);
@@ -407,7 +450,9 @@ describe('concern protocol, modern era (2026-07-28: no session)', () => {
     const err = await rejected(update(client, { concerns: { security: 'low' } }));
     expect(err.code).toBe(-32602);
     expect(err.message).toContain('concerns/update is not supported in protocol revision 2026-07-28');
-    expect(err.message).toContain('send your concern preferences in the _meta of each request instead: _meta["io.mcpgen/concerns"] = { "<concern>": "<value>" } and/or _meta["io.mcpgen/concernPreset"] = "<preset name>"');
+    expect(err.message).toContain(
+      'send your concern preferences in the _meta of each request instead: _meta["io.mcpgen/concerns"] = { "<concern>": "<value>" } and/or _meta["io.mcpgen/concernPreset"] = "<preset name>"',
+    );
     expect(err.data).toEqual({ metaKey: 'io.mcpgen/concerns', presetMetaKey: 'io.mcpgen/concernPreset' });
     await flush();
     expect(notes).toEqual([]);

@@ -4,9 +4,9 @@
  * `fromClient` schemes are never missing. The warning names what to set and which tools fail.
  */
 import { describe, expect, it } from 'vitest';
+import type { SecurityScheme } from '../../../templates/runtime/core/types.js';
 import { Authenticator } from '../../../templates/runtime/operation/auth.js';
 import { describeUnmet, unmetRequirements } from '../../../templates/runtime/process/credentials.js';
-import type { SecurityScheme } from '../../../templates/runtime/core/types.js';
 
 const schemes: SecurityScheme[] = [
   { kind: 'bearer', name: 'personalAccessToken', env: { token: 'A_PAT' } },
@@ -37,7 +37,13 @@ describe('unmetRequirements', () => {
   it('reports a group of tools only when none of its alternatives is complete, naming every alternative', () => {
     const unmet = unmetRequirements(tools, schemes, { A_PAT: '  ', A_KEY: 'k', A_USER: 'u' });
     expect(unmet).toEqual([
-      { tools: ['getTask', 'getUser'], alternatives: [{ schemes: ['personalAccessToken'], variables: ['A_PAT'] }, { schemes: ['oauth2'], variables: ['A_OAUTH'] }] },
+      {
+        tools: ['getTask', 'getUser'],
+        alternatives: [
+          { schemes: ['personalAccessToken'], variables: ['A_PAT'] },
+          { schemes: ['oauth2'], variables: ['A_OAUTH'] },
+        ],
+      },
       { tools: ['both'], alternatives: [{ schemes: ['key', 'basic'], variables: ['A_PASS'] }] },
     ]);
     expect(unmet.map(describeUnmet)).toEqual([
@@ -49,7 +55,9 @@ describe('unmetRequirements', () => {
   it('counts a scheme the server does not configure as unusable, and shortens long tool lists', () => {
     const many = Array.from({ length: 5 }, (_, i) => ({ name: `t${i}`, security: [['nope'], ['basic']] }));
     const [u] = unmetRequirements(many, schemes, {});
-    expect(describeUnmet(u!)).toBe('credentials are not set: set one of scheme "nope" (not configured in this server), or A_USER and A_PASS (scheme "basic"); 5 tools t0, t1, t2 and 2 more will fail until one of them is');
+    expect(describeUnmet(u!)).toBe(
+      'credentials are not set: set one of scheme "nope" (not configured in this server), or A_USER and A_PASS (scheme "basic"); 5 tools t0, t1, t2 and 2 more will fail until one of them is',
+    );
   });
 
   it('over HTTP takes fromClient schemes as given by each request', () => {

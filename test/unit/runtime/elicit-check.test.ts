@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkElicitAnswer } from '../../../templates/runtime/validation/elicit-check.js';
 import { covers } from '../../../templates/runtime/tools/handler-input.js';
+import { checkElicitAnswer } from '../../../templates/runtime/validation/elicit-check.js';
 
 const FORM = {
   type: 'object' as const,
@@ -10,7 +10,13 @@ const FORM = {
     age: { type: 'integer', minimum: 0, maximum: 150 },
     score: { type: 'number' },
     ok: { type: 'boolean' },
-    color: { type: 'string', oneOf: [{ const: 'red', title: 'Red' }, { const: 'blue', title: 'Blue' }] },
+    color: {
+      type: 'string',
+      oneOf: [
+        { const: 'red', title: 'Red' },
+        { const: 'blue', title: 'Blue' },
+      ],
+    },
     size: { type: 'string', enum: ['s', 'm'] },
     tags: { type: 'array', minItems: 1, maxItems: 2, items: { type: 'string', enum: ['a', 'b', 'c'] } },
     titled: { type: 'array', items: { anyOf: [{ const: 'x', title: 'X' }] } },
@@ -20,7 +26,19 @@ const FORM = {
 
 describe('checkElicitAnswer', () => {
   it('accepts an answer that fits the form', () => {
-    expect(checkElicitAnswer(FORM, { name: 'Ada', email: 'ada@example.org', age: 36, score: 1.5, ok: true, color: 'red', size: 'm', tags: ['a', 'c'], titled: ['x'] })).toEqual([]);
+    expect(
+      checkElicitAnswer(FORM, {
+        name: 'Ada',
+        email: 'ada@example.org',
+        age: 36,
+        score: 1.5,
+        ok: true,
+        color: 'red',
+        size: 'm',
+        tags: ['a', 'c'],
+        titled: ['x'],
+      }),
+    ).toEqual([]);
   });
 
   it('names every problem: missing, unknown, wrong type, bounds, choices, formats', () => {

@@ -1,10 +1,10 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { callExtraTool, defineTool, toToolResult } from '../../../templates/runtime/tools/extra-tools.js';
-import type { AnyExtraTool, ExtraTool } from '../../../templates/runtime/tools/extra-tools.js';
 import { setLogSink } from '../../../templates/runtime/core/log.js';
-import { callArguments } from '../../../templates/runtime/server/instance.js';
-import { checkArguments } from '../../../templates/runtime/pipeline/pipeline.js';
 import type { ToolCall } from '../../../templates/runtime/pipeline/pipeline.js';
+import { checkArguments } from '../../../templates/runtime/pipeline/pipeline.js';
+import { callArguments } from '../../../templates/runtime/server/instance.js';
+import type { AnyExtraTool, ExtraTool } from '../../../templates/runtime/tools/extra-tools.js';
+import { callExtraTool, defineTool, toToolResult } from '../../../templates/runtime/tools/extra-tools.js';
 
 type AddArgs = { a: number; b: number };
 
@@ -22,7 +22,11 @@ const add = defineTool<AddArgs, { sum: number }>({
 });
 
 const open = { type: 'object' } as const;
-const make = <R>(name: string, handler: ExtraTool<Record<string, unknown>, R>['handler'], outputSchema?: ExtraTool['outputSchema']): ExtraTool<Record<string, unknown>, R> =>
+const make = <R>(
+  name: string,
+  handler: ExtraTool<Record<string, unknown>, R>['handler'],
+  outputSchema?: ExtraTool['outputSchema'],
+): ExtraTool<Record<string, unknown>, R> =>
   outputSchema === undefined ? { kind: 'extra', name, inputSchema: open, handler } : { kind: 'extra', name, inputSchema: open, outputSchema, handler };
 
 const logs: string[] = [];
@@ -45,9 +49,16 @@ describe('callExtraTool', () => {
   it('has its arguments validated before the handler is called', async () => {
     const result = (await viaPipeline(add, { a: 'one', c: 1 })) as { isError?: boolean; content: unknown };
     expect(result.isError).toBe(true);
-    expect(result.content).toEqual([{ type: 'text', text: 'Invalid arguments for tool extra_add:\n- b: is required\n- c: is not an accepted argument\n- a: must be number' }]);
+    expect(result.content).toEqual([
+      { type: 'text', text: 'Invalid arguments for tool extra_add:\n- b: is required\n- c: is not an accepted argument\n- a: must be number' },
+    ]);
     expect(calls).toBe(0);
-    expect(() => viaPipeline(make('t_arr', () => 'x'), [1])).toThrow(/arguments must be an object/);
+    expect(() =>
+      viaPipeline(
+        make('t_arr', () => 'x'),
+        [1],
+      ),
+    ).toThrow(/arguments must be an object/);
   });
 
   it('returns an object result as JSON text plus structuredContent when an output schema exists', async () => {
@@ -63,21 +74,55 @@ describe('callExtraTool', () => {
     expect(text).toContain('{"sum":"five"}');
     expect(text).toContain("does not match the tool's output schema:\n- sum: must be number");
     expect(result.structuredContent).toBeUndefined();
-    const notObject = await callExtraTool(make('t_str_out', () => 'plain', { type: 'object' }), {}, signal);
+    const notObject = await callExtraTool(
+      make('t_str_out', () => 'plain', { type: 'object' }),
+      {},
+      signal,
+    );
     expect(notObject.isError).toBe(true);
     expect((notObject.content[0] as { text: string }).text).toContain('returned a string, not an object');
   });
 
   it('converts plain values to text without structuredContent when there is no output schema', async () => {
-    expect(await callExtraTool(make('t_s', () => 'hello'), {}, signal)).toEqual({ content: [{ type: 'text', text: 'hello' }] });
-    expect(await callExtraTool(make('t_n', async () => 42), {}, signal)).toEqual({ content: [{ type: 'text', text: '42' }] });
-    expect(await callExtraTool(make('t_o', () => ({ a: [1] })), {}, signal)).toEqual({ content: [{ type: 'text', text: '{"a":[1]}' }] });
-    expect(await callExtraTool(make('t_u', () => undefined), {}, signal)).toEqual({ content: [] });
+    expect(
+      await callExtraTool(
+        make('t_s', () => 'hello'),
+        {},
+        signal,
+      ),
+    ).toEqual({ content: [{ type: 'text', text: 'hello' }] });
+    expect(
+      await callExtraTool(
+        make('t_n', async () => 42),
+        {},
+        signal,
+      ),
+    ).toEqual({ content: [{ type: 'text', text: '42' }] });
+    expect(
+      await callExtraTool(
+        make('t_o', () => ({ a: [1] })),
+        {},
+        signal,
+      ),
+    ).toEqual({ content: [{ type: 'text', text: '{"a":[1]}' }] });
+    expect(
+      await callExtraTool(
+        make('t_u', () => undefined),
+        {},
+        signal,
+      ),
+    ).toEqual({ content: [] });
   });
 
   it('returns a CallToolResult-shaped value as is', async () => {
     const raw = { content: [{ type: 'image' as const, data: 'AA==', mimeType: 'image/png' }], isError: false };
-    expect(await callExtraTool(make('t_raw', () => raw), {}, signal)).toBe(raw);
+    expect(
+      await callExtraTool(
+        make('t_raw', () => raw),
+        {},
+        signal,
+      ),
+    ).toBe(raw);
   });
 
   it('turns a thrown error into isError and logs the stack', async () => {

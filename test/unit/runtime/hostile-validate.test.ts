@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { linearRegExp, patternProblem } from '../../../templates/runtime/core/pattern.js';
-import { conformOutput, validateArguments } from '../../../templates/runtime/validation/validate.js';
 import type { JsonSchema, OperationTool } from '../../../templates/runtime/core/types.js';
+import { conformOutput, validateArguments } from '../../../templates/runtime/validation/validate.js';
 
 let n = 0;
 function tool(inputSchema: JsonSchema, outputSchema?: JsonSchema): OperationTool {
@@ -16,7 +16,10 @@ function tool(inputSchema: JsonSchema, outputSchema?: JsonSchema): OperationTool
 
 describe('patterns', () => {
   it('a catastrophic-backtracking pattern is matched in linear time', () => {
-    const t = tool({ type: 'object', properties: { word: { type: 'string', pattern: '^(a+)+$' }, keys: { type: 'object', patternProperties: { '^(x+)+y$': { type: 'integer' } } } } });
+    const t = tool({
+      type: 'object',
+      properties: { word: { type: 'string', pattern: '^(a+)+$' }, keys: { type: 'object', patternProperties: { '^(x+)+y$': { type: 'integer' } } } },
+    });
     const started = performance.now();
     expect(validateArguments(t, { word: 'a'.repeat(5000) + '!' })).toEqual(['word: must match pattern "^(a+)+$"']);
     expect(validateArguments(t, { keys: { [`${'x'.repeat(5000)}y`]: 'no' } })).toHaveLength(1);
@@ -53,7 +56,10 @@ describe('patterns', () => {
 });
 
 describe('multipleOf', () => {
-  const t = tool({ type: 'object', properties: { x: { type: 'number', multipleOf: 0.1 }, c: { type: 'number', multipleOf: 0.01 }, i: { type: 'integer', multipleOf: 3 } } });
+  const t = tool({
+    type: 'object',
+    properties: { x: { type: 'number', multipleOf: 0.1 }, c: { type: 'number', multipleOf: 0.01 }, i: { type: 'integer', multipleOf: 3 } },
+  });
   it.each([0.3, 0.7, 1.1, 2.3, 12.9, -0.3, 0])('%s is a multiple of 0.1', (x) => expect(validateArguments(t, { x })).toEqual([]));
   it.each([0.07, 0.29, 19.99])('%s is a multiple of 0.01', (c) => expect(validateArguments(t, { c })).toEqual([]));
   it('0.35 is not a multiple of 0.1, 4 not of 3', () => {
@@ -72,17 +78,29 @@ describe('property names that are Object.prototype members', () => {
   });
 
   it('requires them, and names them in messages', () => {
-    expect(validateArguments(t, JSON.parse('{"body":{"__proto__":"c"}}'))).toEqual(['__proto__: is required', 'body.constructor: is required', 'body.__proto__: must be one of "a", "b"']);
+    expect(validateArguments(t, JSON.parse('{"body":{"__proto__":"c"}}'))).toEqual([
+      '__proto__: is required',
+      'body.constructor: is required',
+      'body.__proto__: must be one of "a", "b"',
+    ]);
     expect(validateArguments(t, JSON.parse('{"__proto__":1,"constructor":"x"}'))).toEqual(['__proto__: must be string', 'constructor: must be integer']);
   });
 
   it('never confuses an escaped name with a real one', () => {
-    expect(validateArguments(t, JSON.parse('{"\\u0000__proto__":"p"}'))).toEqual(['__proto__: is required', '["\\u0000__proto__"]: is not an accepted argument']);
+    expect(validateArguments(t, JSON.parse('{"\\u0000__proto__":"p"}'))).toEqual([
+      '__proto__: is required',
+      '["\\u0000__proto__"]: is not an accepted argument',
+    ]);
     expect(validateArguments(t, JSON.parse('{"__proto__":"p","\\u0000x":"ok"}'))).toEqual([]);
   });
 
   it('conforms an output with such properties, nulling the right one', () => {
-    const out = tool({ type: 'object' }, JSON.parse('{"type":"object","properties":{"__proto__":{"anyOf":[{"type":"number"},{"type":"null"}]},"constructor":{"anyOf":[{"type":"number"},{"type":"null"}]}}}') as JsonSchema);
+    const out = tool(
+      { type: 'object' },
+      JSON.parse(
+        '{"type":"object","properties":{"__proto__":{"anyOf":[{"type":"number"},{"type":"null"}]},"constructor":{"anyOf":[{"type":"number"},{"type":"null"}]}}}',
+      ) as JsonSchema,
+    );
     const value = JSON.parse('{"__proto__":"not a number","constructor":1}') as Record<string, unknown>;
     const fitted = conformOutput(out, value)!;
     expect(fitted.nulled).toEqual(['__proto__']);

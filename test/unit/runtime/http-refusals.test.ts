@@ -6,15 +6,20 @@
  * Real node HTTP on 127.0.0.1; the rate limit is checked with an injected clock.
  */
 import { request as httpRequest } from 'node:http';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Server } from '@modelcontextprotocol/server';
-import { serveHttp, type HttpHandle, type HttpOptions } from '../../../templates/runtime/transport/http.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type LogSink, setLogSink } from '../../../templates/runtime/core/log.js';
+import { type HttpHandle, type HttpOptions, serveHttp } from '../../../templates/runtime/transport/http.js';
 import { bearerChecker, refusal, refusalLog } from '../../../templates/runtime/transport/http-auth.js';
-import { setLogSink, type LogSink } from '../../../templates/runtime/core/log.js';
 
 const TOKEN = 'right-token-4f3e2d1c0b0a9988';
 const TOKENS_FROM = 'PETS_HTTP_TOKENS (or PETS_HTTP_TOKENS_FILE)';
-const INIT = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+const INIT = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+});
 const POST = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
 const lines: string[] = [];
@@ -31,19 +36,33 @@ afterEach(async () => {
 });
 
 async function serve(extra: Partial<HttpOptions> = {}): Promise<HttpHandle> {
-  const h = await serveHttp(() => new Server({ name: 'r', version: '1' }, { capabilities: {} }), { name: 'r', version: '1', host: '127.0.0.1', port: 0, tokens: new Map([[TOKEN, 'alice']]), tokensFrom: TOKENS_FROM, ...extra });
+  const h = await serveHttp(() => new Server({ name: 'r', version: '1' }, { capabilities: {} }), {
+    name: 'r',
+    version: '1',
+    host: '127.0.0.1',
+    port: 0,
+    tokens: new Map([[TOKEN, 'alice']]),
+    tokensFrom: TOKENS_FROM,
+    ...extra,
+  });
   handles.push(h);
   return h;
 }
 
-function raw(h: HttpHandle, opts: { method?: string; path?: string; headers?: Record<string, string>; body?: string } = {}): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+function raw(
+  h: HttpHandle,
+  opts: { method?: string; path?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port: h.port, method: opts.method ?? 'POST', path: opts.path ?? '/mcp', headers: opts.headers ?? POST }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
+    const req = httpRequest(
+      { host: '127.0.0.1', port: h.port, method: opts.method ?? 'POST', path: opts.path ?? '/mcp', headers: opts.headers ?? POST },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (body += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      },
+    );
     req.on('error', reject);
     req.end(opts.body ?? (opts.method === 'GET' ? undefined : INIT));
   });
@@ -56,19 +75,34 @@ describe('401 with static client tokens', () => {
     const h = await serve();
     const none = await raw(h);
     expect(none.status).toBe(401);
-    expect(message(none.body)).toBe(`Unauthorized: this MCP server needs a client token: send "Authorization: Bearer <token>" with a token listed in ${TOKENS_FROM}`);
-    expect(none.headers['www-authenticate']).toBe(`Bearer realm="mcp", error_description="this MCP server needs a client token: send 'Authorization: Bearer <token>' with a token listed in ${TOKENS_FROM}"`);
+    expect(message(none.body)).toBe(
+      `Unauthorized: this MCP server needs a client token: send "Authorization: Bearer <token>" with a token listed in ${TOKENS_FROM}`,
+    );
+    expect(none.headers['www-authenticate']).toBe(
+      `Bearer realm="mcp", error_description="this MCP server needs a client token: send 'Authorization: Bearer <token>' with a token listed in ${TOKENS_FROM}"`,
+    );
     const wrong = await raw(h, { headers: { ...POST, authorization: 'Bearer not-the-token-77665544' } });
-    expect(message(wrong.body)).toBe(`Unauthorized: the bearer token is not one of this server's client tokens: send "Authorization: Bearer <token>" with a token listed in ${TOKENS_FROM}`);
-    expect(wrong.headers['www-authenticate']).toMatch(/^Bearer realm="mcp", error="invalid_token", error_description="the bearer token is not one of this server's client tokens: /);
+    expect(message(wrong.body)).toBe(
+      `Unauthorized: the bearer token is not one of this server's client tokens: send "Authorization: Bearer <token>" with a token listed in ${TOKENS_FROM}`,
+    );
+    expect(wrong.headers['www-authenticate']).toMatch(
+      /^Bearer realm="mcp", error="invalid_token", error_description="the bearer token is not one of this server's client tokens: /,
+    );
     const basic = await raw(h, { headers: { ...POST, authorization: 'Basic dXNlcjpwYXNz' } });
-    expect(basic.headers['www-authenticate']).toMatch(/^Bearer realm="mcp", error="invalid_request", error_description="the Authorization header must be 'Bearer <token>': /);
+    expect(basic.headers['www-authenticate']).toMatch(
+      /^Bearer realm="mcp", error="invalid_request", error_description="the Authorization header must be 'Bearer <token>': /,
+    );
     expect((await raw(h, { headers: { ...POST, authorization: `Bearer ${TOKEN}` } })).status).toBe(200);
   });
 
   it('answers the OAuth discovery paths clients probe after a 401 with a 404 that says there is no OAuth', async () => {
     const h = await serve();
-    for (const path of ['/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-authorization-server', '/.well-known/openid-configuration', '/register']) {
+    for (const path of [
+      '/.well-known/oauth-protected-resource/mcp',
+      '/.well-known/oauth-authorization-server',
+      '/.well-known/openid-configuration',
+      '/register',
+    ]) {
       const r = await raw(h, { path, method: path === '/register' ? 'POST' : 'GET' });
       expect(r.status, path).toBe(404);
       expect(message(r.body)).toBe(`Not found: this MCP server does not use OAuth; send "Authorization: Bearer <token>" with a token listed in ${TOKENS_FROM}`);
@@ -89,7 +123,13 @@ describe('401 with static client tokens', () => {
     const logged = refusals();
     expect(logged).toHaveLength(5);
     const data = logged.map((l) => JSON.parse(l.slice(l.indexOf('{'))) as Record<string, unknown>);
-    expect(data.map((d) => d.reason)).toEqual(['no Authorization header', 'the bearer token is not one of the client tokens', 'the Authorization header is not "Bearer <token>"', 'the bearer token is not one of the client tokens', 'the Authorization header is not "Bearer <token>"']);
+    expect(data.map((d) => d.reason)).toEqual([
+      'no Authorization header',
+      'the bearer token is not one of the client tokens',
+      'the Authorization header is not "Bearer <token>"',
+      'the bearer token is not one of the client tokens',
+      'the Authorization header is not "Bearer <token>"',
+    ]);
     for (const d of data) expect(d.remote).toMatch(/^(::ffff:)?127\.0\.0\.1$/);
     expect(logged[0]).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z WARN http: refused a request without a valid client token \(401\) /);
     // no 6-character piece of any credential sent, nor of the configured token, is in the log
@@ -116,7 +156,11 @@ describe('refusalLog', () => {
   it('writes the first refusal, counts those within the interval, and reports the count with the next line', () => {
     const out: Array<Record<string, unknown>> = [];
     let t = 0;
-    const log = refusalLog((_m, d) => void out.push(d), () => t, 1000);
+    const log = refusalLog(
+      (_m, d) => void out.push(d),
+      () => t,
+      1000,
+    );
     log({ remote: '10.0.0.1', reason: 'missing' });
     t = 999;
     log({ remote: '10.0.0.2', reason: 'unknown-token' });
@@ -142,6 +186,8 @@ describe('refusalLog', () => {
   });
 
   it('keeps error_description a valid quoted-string whatever the variable names hold', () => {
-    expect(refusal('missing', 'A"B\\C\nD').challenge).toBe(`Bearer realm="mcp", error_description="this MCP server needs a client token: send 'Authorization: Bearer <token>' with a token listed in A'B'C'D"`);
+    expect(refusal('missing', 'A"B\\C\nD').challenge).toBe(
+      `Bearer realm="mcp", error_description="this MCP server needs a client token: send 'Authorization: Bearer <token>' with a token listed in A'B'C'D"`,
+    );
   });
 });

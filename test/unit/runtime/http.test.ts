@@ -2,18 +2,19 @@
  * The Streamable HTTP transport (templates/runtime/transport/http.ts) over real node HTTP on 127.0.0.1,
  * driven by the v1 SDK client (legacy, sessionful) and the v2 client pinned to 2026-07-28 (modern).
  */
-import { afterEach, beforeAll, afterAll, describe, expect, it, vi } from 'vitest';
+
 import { request as httpRequest } from 'node:http';
 import { connect as connectSocket } from 'node:net';
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CreateMessageRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
-import { Server, ProtocolError, ProtocolErrorCode, inputRequired, inputResponse } from '@modelcontextprotocol/server';
-import { serveHttp, type HttpHandle, type HttpOptions, type HttpServerFactory } from '../../../templates/runtime/transport/http.js';
-import { bearerChecker, hostAllowed, originAllowed } from '../../../templates/runtime/transport/http-auth.js';
-import { setLogSink, type LogSink } from '../../../templates/runtime/core/log.js';
+import { inputRequired, inputResponse, ProtocolError, ProtocolErrorCode, Server } from '@modelcontextprotocol/server';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { type LogSink, setLogSink } from '../../../templates/runtime/core/log.js';
 import { jsonNestsDeeper } from '../../../templates/runtime/operation/argument-limits.js';
+import { type HttpHandle, type HttpOptions, type HttpServerFactory, serveHttp } from '../../../templates/runtime/transport/http.js';
+import { bearerChecker, hostAllowed, originAllowed } from '../../../templates/runtime/transport/http-auth.js';
 
 type Era = 'legacy' | 'modern';
 type AnyClient = LegacyClient | ModernClient;
@@ -79,11 +80,7 @@ async function serve(extra: Partial<HttpOptions> = {}): Promise<HttpHandle> {
   return h;
 }
 
-async function connect(
-  h: HttpHandle,
-  era: Era,
-  opts: { headers?: Record<string, string>; fetch?: typeof fetch; sampling?: boolean } = {},
-): Promise<AnyClient> {
+async function connect(h: HttpHandle, era: Era, opts: { headers?: Record<string, string>; fetch?: typeof fetch; sampling?: boolean } = {}): Promise<AnyClient> {
   const url = new URL(h.url);
   const requestInit = { headers: opts.headers ?? {} };
   const capabilities = opts.sampling ? { sampling: {} } : {};
@@ -101,7 +98,11 @@ async function connect(
       versionNegotiation: { mode: { pin: '2026-07-28' } },
     } as ConstructorParameters<typeof ModernClient>[1]);
     if (opts.sampling) {
-      c.setRequestHandler('sampling/createMessage', () => ({ model: 'modern-model', role: 'assistant' as const, content: { type: 'text' as const, text: 'ok' } }));
+      c.setRequestHandler('sampling/createMessage', () => ({
+        model: 'modern-model',
+        role: 'assistant' as const,
+        content: { type: 'text' as const, text: 'ok' },
+      }));
     }
     await c.connect(new ModernTransport(url, { requestInit, ...(opts.fetch && { fetch: opts.fetch }) }));
     client = c;
@@ -121,15 +122,12 @@ function raw(
   opts: { method?: string; path?: string; headers?: Record<string, string>; body?: string | Buffer } = {},
 ): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      { host: '127.0.0.1', port: h.port, method: opts.method ?? 'GET', path: opts.path ?? '/mcp', headers: opts.headers },
-      (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => (body += c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-      },
-    );
+    const req = httpRequest({ host: '127.0.0.1', port: h.port, method: opts.method ?? 'GET', path: opts.path ?? '/mcp', headers: opts.headers }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+    });
     req.on('error', reject);
     req.end(opts.body);
   });
@@ -182,7 +180,12 @@ describe.each(['legacy', 'modern'] as const)('%s era', (era) => {
   });
 
   it('with tokens: the identity reaches the factory and ctx.http.authInfo', async () => {
-    const h = await serve({ tokens: new Map([['s3cret-token', 'alice'], ['other', 'bob']]) });
+    const h = await serve({
+      tokens: new Map([
+        ['s3cret-token', 'alice'],
+        ['other', 'bob'],
+      ]),
+    });
     const client = await connect(h, era, { headers: { authorization: 'Bearer s3cret-token' } });
     const seen = JSON.parse(await call(client, 'whoami')) as Seen;
     expect(seen).toMatchObject({ era, factoryIdentity: 'alice', authClientId: 'alice', authToken: 's3cret-token', authScopes: [] });
@@ -287,11 +290,20 @@ describe('gates', () => {
   it('answers 400, logging nothing of the URL, to an absolute-form target and to JSON nested past the limit', async () => {
     const h = await serve({ tokens: new Map([['tok-0123456789abcdef', 'alice']]) });
     const before = logLines.length;
-    const absolute = await raw(h, { method: 'POST', path: 'http://evil.example/mcp?access_token=leaked-secret', headers: { ...POST_HEADERS, authorization: 'Bearer tok-0123456789abcdef' }, body: INIT });
+    const absolute = await raw(h, {
+      method: 'POST',
+      path: 'http://evil.example/mcp?access_token=leaked-secret',
+      headers: { ...POST_HEADERS, authorization: 'Bearer tok-0123456789abcdef' },
+      body: INIT,
+    });
     expect(absolute.status).toBe(400);
     expect(JSON.parse(absolute.body).error.message).toBe('Bad Request: the request target must be a path such as /mcp, not a full URL');
     const deep = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{"a":${'['.repeat(100_000)}${']'.repeat(100_000)}}}}`;
-    const nested = await raw(h, { method: 'POST', headers: { ...POST_HEADERS, authorization: 'Bearer tok-0123456789abcdef', 'mcp-protocol-version': '2026-07-28' }, body: deep });
+    const nested = await raw(h, {
+      method: 'POST',
+      headers: { ...POST_HEADERS, authorization: 'Bearer tok-0123456789abcdef', 'mcp-protocol-version': '2026-07-28' },
+      body: deep,
+    });
     expect(nested.status).toBe(400);
     expect(JSON.parse(nested.body).error.message).toBe('Bad Request: the JSON nests more than 80 levels deep (tool arguments may nest 64)');
     const logs = logLines.slice(before).join('\n');
@@ -304,7 +316,10 @@ describe('gates', () => {
   });
 
   it('caps legacy sessions per client: past its cap the least recently used idle session of that client makes room, so one client cannot lock out another', async () => {
-    const tokens = new Map([['reader-0123456789abcdef', 'reader'], ['admin-0123456789abcdef', 'admin']]);
+    const tokens = new Map([
+      ['reader-0123456789abcdef', 'reader'],
+      ['admin-0123456789abcdef', 'admin'],
+    ]);
     const h = await serve({ tokens, maxSessions: 20, maxSessionsPerClient: 3 });
     const open = async (token: string) => {
       const r = await raw(h, { method: 'POST', headers: { ...POST_HEADERS, authorization: `Bearer ${token}` }, body: INIT });
@@ -318,7 +333,12 @@ describe('gates', () => {
     }
     expect(h.sessionCount()).toBe(3);
     // the newest three are the ones left
-    const ping = (id: string | undefined, token: string) => raw(h, { method: 'POST', headers: { ...POST_HEADERS, authorization: `Bearer ${token}`, 'mcp-session-id': id!, 'mcp-protocol-version': '2025-06-18' }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }) });
+    const ping = (id: string | undefined, token: string) =>
+      raw(h, {
+        method: 'POST',
+        headers: { ...POST_HEADERS, authorization: `Bearer ${token}`, 'mcp-session-id': id!, 'mcp-protocol-version': '2025-06-18' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }),
+      });
     expect((await ping(readers[0], 'reader-0123456789abcdef')).status).toBe(404);
     expect((await ping(readers[99], 'reader-0123456789abcdef')).status).toBe(200);
     const admin = await open('admin-0123456789abcdef');
@@ -327,7 +347,10 @@ describe('gates', () => {
   });
 
   it('logs a refused initialize once a minute per client, not once per refusal', async () => {
-    const tokens = new Map([['reader-0123456789abcdef', 'reader'], ['admin-0123456789abcdef', 'admin']]);
+    const tokens = new Map([
+      ['reader-0123456789abcdef', 'reader'],
+      ['admin-0123456789abcdef', 'admin'],
+    ]);
     const h = await serve({ tokens, maxSessions: 2, maxSessionsPerClient: 5 });
     const open = (token: string) => raw(h, { method: 'POST', headers: { ...POST_HEADERS, authorization: `Bearer ${token}` }, body: INIT });
     expect((await open('reader-0123456789abcdef')).status).toBe(200);
@@ -418,7 +441,12 @@ describe('legacy sessions', () => {
   });
 
   it('a session is bound to the identity that opened it', async () => {
-    const h = await serve({ tokens: new Map([['ta', 'alice'], ['tb', 'bob']]) });
+    const h = await serve({
+      tokens: new Map([
+        ['ta', 'alice'],
+        ['tb', 'bob'],
+      ]),
+    });
     const init = await raw(h, { method: 'POST', headers: { ...POST_HEADERS, authorization: 'Bearer ta' }, body: INIT });
     const sid = init.headers['mcp-session-id'] as string;
     const list = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
@@ -447,7 +475,10 @@ describe('close()', () => {
     const init = await raw(h, { method: 'POST', headers: POST_HEADERS, body: INIT });
     const headers = { ...POST_HEADERS, 'mcp-session-id': init.headers['mcp-session-id'] as string, 'mcp-protocol-version': '2025-06-18' };
     const body = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'slow', arguments: {} } });
-    const slow = raw(h, { method: 'POST', headers, body }).then((r) => r.body, (e: unknown) => e);
+    const slow = raw(h, { method: 'POST', headers, body }).then(
+      (r) => r.body,
+      (e: unknown) => e,
+    );
     await new Promise((r) => setTimeout(r, 50));
     await h.close();
     // close() resolved without waiting for the tool: the response was cut before the tool's result

@@ -5,18 +5,21 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
+import type { ServerConfig } from '../../../templates/runtime/core/types.js';
 import { DRAIN_BYTES, readBounded } from '../../../templates/runtime/operation/body.js';
 import { InFlightBudget, InFlightLimitError, InFlightShare } from '../../../templates/runtime/operation/in-flight.js';
 import { boundResult, cutToEncoded, jsonStringBytes, resultLimit } from '../../../templates/runtime/operation/result-size.js';
 import { resolveSettings, SettingsError } from '../../../templates/runtime/process/settings.js';
-import type { ServerConfig } from '../../../templates/runtime/core/types.js';
 
 const wire = (r: unknown) => Buffer.byteLength(JSON.stringify(r));
 
 describe('encoded sizes', () => {
-  it.each([['plain ascii'], ['\u0000\u0001\u001f'], ['"quotes" and \\ backslashes\n\t'], ['é€😀 and a lone \ud800 surrogate'], ['']])('jsonStringBytes(%j) is what JSON.stringify writes', (text) => {
-    expect(jsonStringBytes(text)).toBe(Buffer.byteLength(JSON.stringify(text)) - 2);
-  });
+  it.each([['plain ascii'], ['\u0000\u0001\u001f'], ['"quotes" and \\ backslashes\n\t'], ['é€😀 and a lone \ud800 surrogate'], ['']])(
+    'jsonStringBytes(%j) is what JSON.stringify writes',
+    (text) => {
+      expect(jsonStringBytes(text)).toBe(Buffer.byteLength(JSON.stringify(text)) - 2);
+    },
+  );
 
   it('cutToEncoded keeps the longest start that fits, never half a surrogate pair', () => {
     expect(cutToEncoded('\u0000'.repeat(10), 13)).toBe('\u0000\u0000');
@@ -38,7 +41,9 @@ describe('boundResult', () => {
     const r: CallToolResult = { content: [{ type: 'text', text: '\u0000'.repeat(limit) }] };
     const out = boundResult(r, limit, { kind: 'minimal', wrapped: false });
     expect(wire(out)).toBeLessThanOrEqual(resultLimit(limit));
-    expect((out.content[0] as { text: string }).text).toMatch(/\n\[truncated: the text takes 6144 bytes once encoded as JSON, more than the limit; showing the first \d+ of 1024 characters\]$/);
+    expect((out.content[0] as { text: string }).text).toMatch(
+      /\n\[truncated: the text takes 6144 bytes once encoded as JSON, more than the limit; showing the first \d+ of 1024 characters\]$/,
+    );
   });
 
   it('leaves out structured content larger than the limit: {} or {status} stays valid for lenient schemas', () => {
@@ -47,7 +52,10 @@ describe('boundResult', () => {
     expect(object.structuredContent).toEqual({});
     expect(object.isError).toBeUndefined();
     expect(JSON.stringify(object.content)).toMatch(/structuredContent left out: it takes \d+ bytes once encoded, more than the limit of 1024/);
-    const wrapped = boundResult({ content: [{ type: 'text', text: 'ok' }], structuredContent: { status: 200, data: big } }, limit, { kind: 'minimal', wrapped: true });
+    const wrapped = boundResult({ content: [{ type: 'text', text: 'ok' }], structuredContent: { status: 200, data: big } }, limit, {
+      kind: 'minimal',
+      wrapped: true,
+    });
     expect(wrapped.structuredContent).toEqual({ status: 200 });
     const strict = boundResult({ content: [{ type: 'text', text: 'ok' }], structuredContent: big }, limit, { kind: 'strict' });
     expect(strict.structuredContent).toBeUndefined();

@@ -1,20 +1,32 @@
 import { describe, expect, it } from 'vitest';
+import { OPEN_GATE } from '../../../templates/runtime/core/primitives.js';
+import type { ToolCall, ToolResult } from '../../../templates/runtime/pipeline/pipeline.js';
+import { runPipeline } from '../../../templates/runtime/pipeline/pipeline.js';
 import { MemoryCounters } from '../../../templates/runtime/policy/counters.js';
 import { DEADLINE_STATE_KEY, Limits, limitsStep } from '../../../templates/runtime/policy/limits.js';
-import { runPipeline } from '../../../templates/runtime/pipeline/pipeline.js';
-import type { ToolCall, ToolResult } from '../../../templates/runtime/pipeline/pipeline.js';
 import type { LimitsConfig } from '../../../templates/runtime/policy/policy-types.js';
-import { OPEN_GATE } from '../../../templates/runtime/core/primitives.js';
 
 /** A first-round call of `name` by `identity`. */
 function call(name: string, identity = 'alice', over: Partial<ToolCall> = {}): ToolCall {
-  return { name, identity, args: {}, era: 'modern', callId: `c${Math.random()}`, firstRound: true, state: {}, signal: new AbortController().signal, gate: OPEN_GATE, report: {}, ...over } as unknown as ToolCall;
+  return {
+    name,
+    identity,
+    args: {},
+    era: 'modern',
+    callId: `c${Math.random()}`,
+    firstRound: true,
+    state: {},
+    signal: new AbortController().signal,
+    gate: OPEN_GATE,
+    report: {},
+    ...over,
+  } as unknown as ToolCall;
 }
 /** The next round of the same logical call (same id and state, fresh report). */
 const nextRound = (c: ToolCall): ToolCall => ({ ...c, firstRound: false, report: {} });
 const ran: ToolResult = { content: [{ type: 'text', text: 'ran' }] };
 const ok = async (): Promise<ToolResult> => ran;
-const text = (r: ToolResult): string => ((r as { content: Array<{ text: string }> }).content[0]?.text ?? '');
+const text = (r: ToolResult): string => (r as { content: Array<{ text: string }> }).content[0]?.text ?? '';
 /** A fake clock. */
 function clock(start = 1_000_000): { now: () => number; advance: (ms: number) => void } {
   let t = start;
@@ -34,7 +46,11 @@ describe('Limits.for', () => {
   it('takes the first entry naming the tool, its fields over the default ones (perMinute field by field)', () => {
     expect(limits.for('search')).toEqual({ timeoutMs: 30_000, perMinute: { perClient: 5, overall: 600 }, maxResponseBytes: 1_000_000, maxConcurrent: 2 });
     expect(limits.for('upload')).toEqual({ timeoutMs: 120_000, perMinute: { perClient: 60, overall: 600 }, maxResponseBytes: 1_000_000 });
-    expect(limits.resolve('search')?.from).toMatchObject({ 'perMinute.perClient': 'policy.limits.tools[0]', 'perMinute.overall': 'policy.limits.default', timeoutMs: 'policy.limits.default' });
+    expect(limits.resolve('search')?.from).toMatchObject({
+      'perMinute.perClient': 'policy.limits.tools[0]',
+      'perMinute.overall': 'policy.limits.default',
+      timeoutMs: 'policy.limits.default',
+    });
   });
 
   it('is the default for other tools, and undefined without one', () => {
@@ -59,7 +75,9 @@ describe('limitsStep: rates', () => {
     const refused = await runPipeline([step], ok, c);
     expect(refused).toMatchObject({ isError: true });
     // the oldest call leaves the window 60 s after it was made: 45 s from now
-    expect(text(refused)).toBe('Tool search is over its limit of 2 calls per minute for client "alice" (policy.limits.tools[0].perMinute.perClient); retry in 45 s.');
+    expect(text(refused)).toBe(
+      'Tool search is over its limit of 2 calls per minute for client "alice" (policy.limits.tools[0].perMinute.perClient); retry in 45 s.',
+    );
     expect(c.report.refusal).toEqual({ kind: 'limited', reason: 'perMinute.perClient 2 (policy.limits.tools[0])' });
     expect(await runPipeline([step], ok, call('search', 'bob'))).toBe(ran);
     // once the window slides past the first call, alice may call again
@@ -73,7 +91,9 @@ describe('limitsStep: rates', () => {
     for (const who of ['a', 'b', 'c']) expect(await runPipeline([step], ok, call('search', who))).toBe(ran);
     t.advance(1_500);
     const refused = await runPipeline([step], ok, call('search', 'd'));
-    expect(text(refused)).toBe('Tool search is over its limit of 3 calls per minute over all clients (policy.limits.tools[0].perMinute.overall); retry in 59 s.');
+    expect(text(refused)).toBe(
+      'Tool search is over its limit of 3 calls per minute over all clients (policy.limits.tools[0].perMinute.overall); retry in 59 s.',
+    );
     // a tool without limits is not affected
     expect(await runPipeline([step], ok, call('other', 'd'))).toBe(ran);
   });
@@ -148,7 +168,9 @@ describe('limitsStep: timeout and response size', () => {
     expect(seen!.signal.aborted).toBe(true);
     expect((seen!.signal.reason as Error).name).toBe('TimeoutError');
     expect(seen!.bounds?.timeoutMs).toBeLessThanOrEqual(50);
-    expect(text(result)).toBe('Tool slow did not finish within 50 ms, its time limit (policy.limits.default.timeoutMs): the call was cancelled. Retry later, or with a smaller request.');
+    expect(text(result)).toBe(
+      'Tool slow did not finish within 50 ms, its time limit (policy.limits.default.timeoutMs): the call was cancelled. Retry later, or with a smaller request.',
+    );
     expect(c.report.refusal).toEqual({ kind: 'limited', reason: 'timeoutMs 50 (policy.limits.default)' });
   });
 

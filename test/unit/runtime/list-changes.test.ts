@@ -4,8 +4,9 @@
  * instances' changes arrive from it). The shared bus over Redis between processes is tested end to
  * end in test/e2e/scale-out.test.ts.
  */
-import { InMemoryServerEventBus } from '@modelcontextprotocol/server';
+
 import type { Server, ServerEvent } from '@modelcontextprotocol/server';
+import { InMemoryServerEventBus } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
 import { ListChanges } from '../../../templates/runtime/server/list-changes.js';
 

@@ -37,7 +37,12 @@ afterAll(async () => {
 
 describe('postClientForm', () => {
   it('sends the form with the credentials form-encoded in Basic, and returns the answer', async () => {
-    const answer = await postClientForm(`${base}/token`, { clientId: 'my id', clientSecret: 's!:p', form: new URLSearchParams({ grant_type: 'client_credentials' }), timeoutMs: 5000 });
+    const answer = await postClientForm(`${base}/token`, {
+      clientId: 'my id',
+      clientSecret: 's!:p',
+      form: new URLSearchParams({ grant_type: 'client_credentials' }),
+      timeoutMs: 5000,
+    });
     expect(answer).toEqual({ status: 200, ok: true, text: '{"access_token":"t"}' });
     const last = seen.at(-1)!;
     expect(Buffer.from(last.authorization.replace(/^Basic /, ''), 'base64').toString('utf8')).toBe('my+id:s%21%3Ap');
@@ -47,12 +52,16 @@ describe('postClientForm', () => {
 
   it('does not follow a redirect (the secret goes to this endpoint only)', async () => {
     const before = seen.length;
-    await expect(postClientForm(`${base}/moved`, { clientId: 'a', clientSecret: 'b', form: new URLSearchParams(), timeoutMs: 5000 })).rejects.toMatchObject({ timedOut: false });
+    await expect(postClientForm(`${base}/moved`, { clientId: 'a', clientSecret: 'b', form: new URLSearchParams(), timeoutMs: 5000 })).rejects.toMatchObject({
+      timedOut: false,
+    });
     expect(seen.slice(before).map((s) => s.url)).toEqual(['/moved']);
   });
 
   it('a silent endpoint ends in a FormPostFailure that says it timed out', async () => {
-    const failure = await postClientForm(`${base}/silent`, { clientId: 'a', clientSecret: 'b', form: new URLSearchParams(), timeoutMs: 100 }).catch((e: unknown) => e);
+    const failure = await postClientForm(`${base}/silent`, { clientId: 'a', clientSecret: 'b', form: new URLSearchParams(), timeoutMs: 100 }).catch(
+      (e: unknown) => e,
+    );
     expect(failure).toBeInstanceOf(FormPostFailure);
     expect((failure as FormPostFailure).timedOut).toBe(true);
   });

@@ -8,7 +8,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { discoverIssuer, discoveryUrls, resourceServer } from '../../../templates/runtime/oauth/oauth-resource.js';
-import { startIdp, type Idp } from '../../helpers/idp.js';
+import { type Idp, startIdp } from '../../helpers/idp.js';
 
 let idp: Idp;
 beforeAll(async () => {
@@ -32,7 +32,10 @@ async function answering(body: (origin: string) => unknown): Promise<{ origin: s
 
 describe('discovery', () => {
   it('tries RFC 8414 first, with the issuer path inserted, then OpenID discovery inserted and appended', () => {
-    expect(discoveryUrls('https://login.example.com')).toEqual(['https://login.example.com/.well-known/oauth-authorization-server', 'https://login.example.com/.well-known/openid-configuration']);
+    expect(discoveryUrls('https://login.example.com')).toEqual([
+      'https://login.example.com/.well-known/oauth-authorization-server',
+      'https://login.example.com/.well-known/openid-configuration',
+    ]);
     expect(discoveryUrls('https://login.example.com/realms/mcp/')).toEqual([
       'https://login.example.com/.well-known/oauth-authorization-server/realms/mcp',
       'https://login.example.com/.well-known/openid-configuration/realms/mcp',
@@ -40,7 +43,7 @@ describe('discovery', () => {
     ]);
   });
 
-  it('finds the real provider\'s metadata and its key set', async () => {
+  it("finds the real provider's metadata and its key set", async () => {
     const meta = await discoverIssuer(idp.issuer);
     expect(meta.issuer).toBe(idp.issuer);
     expect(meta.jwks_uri).toBe(`${idp.issuer}/jwks`);
@@ -54,7 +57,9 @@ describe('discovery', () => {
 
   it('says which URLs it tried and what each answered', async () => {
     const wrong = `${idp.issuer}/nowhere`;
-    await expect(discoverIssuer(wrong)).rejects.toThrow(new RegExp(`cannot discover the metadata of the OAuth issuer ${wrong}: .*oauth-authorization-server/nowhere \\(HTTP 404\\)`));
+    await expect(discoverIssuer(wrong)).rejects.toThrow(
+      new RegExp(`cannot discover the metadata of the OAuth issuer ${wrong}: .*oauth-authorization-server/nowhere \\(HTTP 404\\)`),
+    );
   });
 });
 

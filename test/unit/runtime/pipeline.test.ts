@@ -1,20 +1,25 @@
-import { inputRequired, inputResponse } from '@modelcontextprotocol/server';
 import { CreateMessageRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { inputRequired, inputResponse } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it } from 'vitest';
-import { defineTool } from '../../../templates/runtime/tools/extra-tools.js';
 import { setLogSink } from '../../../templates/runtime/core/log.js';
-import { SharedStateError } from '../../../templates/runtime/shared/shared-state.js';
-import { LocalRoundNonces } from '../../../templates/runtime/server/round-nonces.js';
-import type { RoundNonces } from '../../../templates/runtime/server/round-nonces.js';
-import { createServer } from '../../../templates/runtime/server/server.js';
-import type { Step } from '../../../templates/runtime/server/server.js';
 import type { ServerConfig } from '../../../templates/runtime/core/types.js';
-import { ERAS, linkedClient } from '../../helpers/linked.js';
+import type { RoundNonces } from '../../../templates/runtime/server/round-nonces.js';
+import { LocalRoundNonces } from '../../../templates/runtime/server/round-nonces.js';
+import type { Step } from '../../../templates/runtime/server/server.js';
+import { createServer } from '../../../templates/runtime/server/server.js';
+import { SharedStateError } from '../../../templates/runtime/shared/shared-state.js';
+import { defineTool } from '../../../templates/runtime/tools/extra-tools.js';
 import type { AnyClient, Era } from '../../helpers/linked.js';
+import { ERAS, linkedClient } from '../../helpers/linked.js';
 
 setLogSink(() => undefined);
 const config: ServerConfig = { name: 'pipeline', version: '1.0.0', envPrefix: 'PIPE', timeoutMs: 5000, maxResponseBytes: 100_000 };
-const echo = defineTool<{ text: string }, unknown>({ kind: 'extra', name: 'echo', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] }, handler: (args) => args.text });
+const echo = defineTool<{ text: string }, unknown>({
+  kind: 'extra',
+  name: 'echo',
+  inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+  handler: (args) => args.text,
+});
 const clients: AnyClient[] = [];
 afterEach(async () => {
   await Promise.all(clients.splice(0).map((c) => c.close()));
@@ -45,7 +50,12 @@ describe.each(ERAS)('the tool-call pipeline, %s era', (era: Era) => {
       rounds.push({ callId: call.callId, firstRound: call.firstRound, identity: call.identity, era: call.era, state: { ...call.state } });
       if (call.firstRound) call.state.asked = 'once';
       const answer = inputResponse(call.ctx.mcpReq.inputResponses, 'approve');
-      if (answer.kind !== 'sampling') return inputRequired({ inputRequests: { approve: inputRequired.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: 'May echo run?' } }], maxTokens: 5 }) } });
+      if (answer.kind !== 'sampling')
+        return inputRequired({
+          inputRequests: {
+            approve: inputRequired.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: 'May echo run?' } }], maxTokens: 5 }),
+          },
+        });
       return next();
     };
     const { client, sampled } = await samplingClient([ask], era);
@@ -76,7 +86,10 @@ describe.each(ERAS)('the tool-call pipeline, %s era', (era: Era) => {
 it('refuses a forged requestState (modern era) with -32602', async () => {
   const { client } = await samplingClient([], 'modern');
   const err = await (client as { request: (r: unknown, s: unknown) => Promise<unknown> })
-    .request({ method: 'tools/call', params: { name: 'echo', arguments: { text: 'x' }, requestState: 'forged.state.token', inputResponses: {} } }, CreateMessageRequestSchema)
+    .request(
+      { method: 'tools/call', params: { name: 'echo', arguments: { text: 'x' }, requestState: 'forged.state.token', inputResponses: {} } },
+      CreateMessageRequestSchema,
+    )
     .then(
       () => undefined,
       (e: unknown) => e as { code: number; message: string },
@@ -89,7 +102,10 @@ it('refuses a requestState offered with another call (tool or arguments differ):
   const ask: Step = async (call, next) => {
     if (call.name !== 'echo' || call.args.text !== 'ask first') return next();
     const answer = inputResponse(call.ctx.mcpReq.inputResponses, 'approve');
-    if (answer.kind !== 'sampling') return inputRequired({ inputRequests: { approve: inputRequired.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: 'ok?' } }], maxTokens: 5 }) } });
+    if (answer.kind !== 'sampling')
+      return inputRequired({
+        inputRequests: { approve: inputRequired.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: 'ok?' } }], maxTokens: 5 }) },
+      });
     return next();
   };
   const rounds: boolean[] = [];
@@ -111,7 +127,10 @@ it('refuses a requestState offered with another call (tool or arguments differ):
   expect(captured).toBeDefined();
   const replay = (args: Record<string, unknown>) =>
     (client as { request: (r: unknown, s: unknown) => Promise<unknown> })
-      .request({ method: 'tools/call', params: { name: 'echo', arguments: args, requestState: captured, inputResponses: {} } }, { '~standard': { version: 1, vendor: 't', validate: (value: unknown) => ({ value }) } })
+      .request(
+        { method: 'tools/call', params: { name: 'echo', arguments: args, requestState: captured, inputResponses: {} } },
+        { '~standard': { version: 1, vendor: 't', validate: (value: unknown) => ({ value }) } },
+      )
       .then(
         () => undefined,
         (e: { code: number; message: string }) => e,
@@ -126,7 +145,10 @@ it('refuses a requestState offered with another call (tool or arguments differ):
 describe('a round state is used once (round-nonces.ts)', () => {
   const ask: Step = async (call, next) => {
     const answer = inputResponse(call.ctx.mcpReq.inputResponses, 'approve');
-    if (answer.kind !== 'sampling') return inputRequired({ inputRequests: { approve: inputRequired.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: 'ok?' } }], maxTokens: 5 }) } });
+    if (answer.kind !== 'sampling')
+      return inputRequired({
+        inputRequests: { approve: inputRequired.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: 'ok?' } }], maxTokens: 5 }) },
+      });
     return next();
   };
   async function client(roundNonces: RoundNonces) {
@@ -137,18 +159,27 @@ describe('a round state is used once (round-nonces.ts)', () => {
     };
     const c = await linkedClient(createServer(config, [], {}, { extraTools: [echo], steps: [spy, ask], roundNonces }), 'modern', {
       capabilities: { sampling: {} },
-      setup: (cl) => (cl as { setRequestHandler: (m: string, h: unknown) => void }).setRequestHandler('sampling/createMessage', () => ({ role: 'assistant' as const, model: 'm', content: { type: 'text' as const, text: 'yes' } })),
+      setup: (cl) =>
+        (cl as { setRequestHandler: (m: string, h: unknown) => void }).setRequestHandler('sampling/createMessage', () => ({
+          role: 'assistant' as const,
+          model: 'm',
+          content: { type: 'text' as const, text: 'yes' },
+        })),
     });
     clients.push(c);
     return { c, rounds };
   }
 
   it('Redis unreachable: the round is refused with an isError naming the cause, and the call does not go on (fail closed)', async () => {
-    const down: RoundNonces = { claim: () => Promise.reject(new SharedStateError('the shared store (Redis at redis://127.0.0.1:1/) is unavailable: connection refused')) };
+    const down: RoundNonces = {
+      claim: () => Promise.reject(new SharedStateError('the shared store (Redis at redis://127.0.0.1:1/) is unavailable: connection refused')),
+    };
     const { c, rounds } = await client(down);
     const result = (await c.callTool({ name: 'echo', arguments: { text: 'hi' } })) as { isError?: boolean; content: Array<{ text?: string }> };
     expect(result.isError).toBe(true);
-    expect(result.content[0]?.text).toMatch(/^Cannot continue this call of echo: the shared store \(Redis at redis:\/\/127\.0\.0\.1:1\/\) is unavailable: connection refused; its requestState was not used/);
+    expect(result.content[0]?.text).toMatch(
+      /^Cannot continue this call of echo: the shared store \(Redis at redis:\/\/127\.0\.0\.1:1\/\) is unavailable: connection refused; its requestState was not used/,
+    );
     expect(rounds).toEqual([true]);
   });
 

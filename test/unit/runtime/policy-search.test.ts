@@ -4,23 +4,29 @@
  * call (and audited). The policy is the real one (policy.ts), the clients real ones of both eras.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { defineTool } from '../../../templates/runtime/tools/extra-tools.js';
 import { setLogSink } from '../../../templates/runtime/core/log.js';
+import type { ServerConfig } from '../../../templates/runtime/core/types.js';
 import { createPolicy } from '../../../templates/runtime/policy/policy.js';
 import type { PolicyConfig } from '../../../templates/runtime/policy/policy-types.js';
 import { buildSearchIndex, createToolSearch } from '../../../templates/runtime/search/search.js';
 import { createServer } from '../../../templates/runtime/server/server.js';
-import type { ServerConfig } from '../../../templates/runtime/core/types.js';
-import { ERAS, linkedClient } from '../../helpers/linked.js';
+import { defineTool } from '../../../templates/runtime/tools/extra-tools.js';
 import type { AnyClient, Era } from '../../helpers/linked.js';
+import { ERAS, linkedClient } from '../../helpers/linked.js';
 
 setLogSink(() => undefined);
 const config: ServerConfig = { name: 'searchy', version: '1.0.0', envPrefix: 'SEARCHY', timeoutMs: 5000, maxResponseBytes: 100_000 };
-const tool = (name: string, description: string) => defineTool<Record<string, never>, unknown>({ kind: 'extra', name, description, inputSchema: { type: 'object' }, handler: () => `${name} ran` });
+const tool = (name: string, description: string) =>
+  defineTool<Record<string, never>, unknown>({ kind: 'extra', name, description, inputSchema: { type: 'object' }, handler: () => `${name} ran` });
 const TOOLS = [tool('pets_list', 'List the pets in the store'), tool('pets_delete', 'Delete a pet from the store')];
 const INDEX = buildSearchIndex(TOOLS.map((t) => ({ name: t.name, description: t.description!, inputSchema: t.inputSchema })));
 const POLICY: PolicyConfig = {
-  access: { default: 'allow', rules: [{ clients: ['local'], effect: 'deny', tools: ['pets_delete'], prompts: [], resources: [], resourceTemplates: [], source: 'policy.access.rules[0].deny' }] },
+  access: {
+    default: 'allow',
+    rules: [
+      { clients: ['local'], effect: 'deny', tools: ['pets_delete'], prompts: [], resources: [], resourceTemplates: [], source: 'policy.access.rules[0].deny' },
+    ],
+  },
 };
 const clients: AnyClient[] = [];
 afterEach(async () => {
@@ -46,6 +52,8 @@ describe.each(ERAS)('search mode under access rules, %s era', (era: Era) => {
     );
     expect(refused?.code).toBe(-32602);
     expect(refused?.message).toContain('Tool pets_delete is not available to client "local"');
-    expect(await client.callTool({ name: 'call_tool', arguments: { name: 'pets_list', arguments: {} } })).toMatchObject({ content: [{ type: 'text', text: 'pets_list ran' }] });
+    expect(await client.callTool({ name: 'call_tool', arguments: { name: 'pets_list', arguments: {} } })).toMatchObject({
+      content: [{ type: 'text', text: 'pets_list ran' }],
+    });
   });
 });

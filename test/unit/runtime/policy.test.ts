@@ -1,15 +1,15 @@
-import { ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { ServerContext } from '@modelcontextprotocol/server';
+import { ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
-import type { AuditSink } from '../../../templates/runtime/policy/audit.js';
-import { composeGates } from '../../../templates/runtime/policy/access.js';
-import { MemoryCounters } from '../../../templates/runtime/policy/counters.js';
-import { runPipeline } from '../../../templates/runtime/pipeline/pipeline.js';
+import type { PrimitiveGate } from '../../../templates/runtime/core/primitives.js';
+import { OPEN_GATE } from '../../../templates/runtime/core/primitives.js';
 import type { ToolCall, ToolResult } from '../../../templates/runtime/pipeline/pipeline.js';
+import { runPipeline } from '../../../templates/runtime/pipeline/pipeline.js';
+import { composeGates } from '../../../templates/runtime/policy/access.js';
+import type { AuditSink } from '../../../templates/runtime/policy/audit.js';
+import { MemoryCounters } from '../../../templates/runtime/policy/counters.js';
 import { createPolicy } from '../../../templates/runtime/policy/policy.js';
 import type { PolicyConfig } from '../../../templates/runtime/policy/policy-types.js';
-import { OPEN_GATE } from '../../../templates/runtime/core/primitives.js';
-import type { PrimitiveGate } from '../../../templates/runtime/core/primitives.js';
 
 /** An audit sink keeping its lines. */
 function memorySink(): AuditSink & { events: () => Array<Record<string, unknown>> } {
@@ -42,15 +42,27 @@ const nextRound = (c: ToolCall): ToolCall => ({ ...c, firstRound: false, report:
 const ran: ToolResult = { content: [{ type: 'text', text: 'ran' }] };
 const ok = async (): Promise<ToolResult> => ran;
 const asking = { resultType: 'input_required', inputRequests: {} } as unknown as ToolResult;
-const text = (r: ToolResult): string => ((r as { content: Array<{ text: string }> }).content[0]?.text ?? '');
+const text = (r: ToolResult): string => (r as { content: Array<{ text: string }> }).content[0]?.text ?? '';
 const as = (clientId: string): ServerContext => ({ http: { authInfo: { clientId, token: 't', scopes: [] } } }) as unknown as ServerContext;
-const rule = (source: string, effect: 'allow' | 'deny', clients: string[], tools: string[]) => ({ source, effect, clients, tools, prompts: [], resources: [], resourceTemplates: [] });
+const rule = (source: string, effect: 'allow' | 'deny', clients: string[], tools: string[]) => ({
+  source,
+  effect,
+  clients,
+  tools,
+  prompts: [],
+  resources: [],
+  resourceTemplates: [],
+});
 
 const config: PolicyConfig = {
   audit: { chain: true },
   access: {
     default: 'deny',
-    rules: [rule('policy.access.rules[0]', 'allow', ['*'], ['search', 'read', 'slow']), rule('policy.access.rules[1]', 'allow', ['admin'], ['wipe', 'read']), rule('policy.access.rules[2]', 'deny', ['guest'], ['read'])],
+    rules: [
+      rule('policy.access.rules[0]', 'allow', ['*'], ['search', 'read', 'slow']),
+      rule('policy.access.rules[1]', 'allow', ['admin'], ['wipe', 'read']),
+      rule('policy.access.rules[2]', 'deny', ['guest'], ['read']),
+    ],
   },
   limits: {
     default: { perMinute: { perClient: 2, overall: 3 } },
@@ -66,7 +78,11 @@ function setup(over: Partial<Parameters<typeof createPolicy>[1]> = {}) {
 }
 
 /** Runs `c` through the policy's steps; a thrown error is returned. */
-async function run(steps: ReturnType<typeof setup>['policy']['steps'], c: ToolCall, dispatch: (c: ToolCall) => Promise<ToolResult> = ok): Promise<ToolResult | { code: number; message: string }> {
+async function run(
+  steps: ReturnType<typeof setup>['policy']['steps'],
+  c: ToolCall,
+  dispatch: (c: ToolCall) => Promise<ToolResult> = ok,
+): Promise<ToolResult | { code: number; message: string }> {
   return runPipeline(steps, dispatch, c).catch((e: unknown) => e as { code: number; message: string });
 }
 
@@ -101,14 +117,19 @@ describe('the policy steps, composed', () => {
     const err = await run(policy.steps, call('read', 'guest'), async () => ((dispatched = true), ran));
     expect(dispatched).toBe(false);
     expect(err).toMatchObject({ code: ProtocolErrorCode.InvalidParams });
-    expect((err as { message: string }).message).toContain(`Tool read is not available to client "guest": the server's access policy denies it (policy.access.rules[2])`);
+    expect((err as { message: string }).message).toContain(
+      `Tool read is not available to client "guest": the server's access policy denies it (policy.access.rules[2])`,
+    );
     expect(sink.events().map((e) => e.event)).toEqual(['tool.invoked', 'tool.denied']);
     expect(sink.events()[1]).toMatchObject({ client: 'guest', primitive: 'read', outcome: 'denied', detail: 'policy.access.rules[2] (deny)' });
   });
 
   it('refuses by the default deny, lets deny win over allow, and applies `*` rules to every client', async () => {
     const { policy } = setup();
-    expect(await run(policy.steps, call('wipe', 'alice'))).toMatchObject({ code: ProtocolErrorCode.InvalidParams, message: expect.stringContaining('denies it (policy.access.default)') });
+    expect(await run(policy.steps, call('wipe', 'alice'))).toMatchObject({
+      code: ProtocolErrorCode.InvalidParams,
+      message: expect.stringContaining('denies it (policy.access.default)'),
+    });
     expect(await run(policy.steps, call('wipe', 'admin'))).toBe(ran);
     // admin and * allow read; guest's deny wins over *'s allow
     expect(await run(policy.steps, call('read', 'admin'))).toBe(ran);
@@ -133,10 +154,14 @@ describe('the policy steps, composed', () => {
     expect(await run(policy.steps, call('search'))).toBe(ran);
     const refused = (await run(policy.steps, call('search'))) as ToolResult;
     expect(refused).toMatchObject({ isError: true });
-    expect(text(refused)).toBe('Tool search is over its limit of 2 calls per minute for client "alice" (policy.limits.default.perMinute.perClient); retry in 40 s.');
+    expect(text(refused)).toBe(
+      'Tool search is over its limit of 2 calls per minute for client "alice" (policy.limits.default.perMinute.perClient); retry in 40 s.',
+    );
     expect(await run(policy.steps, call('search', 'bob'))).toBe(ran);
     const overall = (await run(policy.steps, call('search', 'carol'))) as ToolResult;
-    expect(text(overall)).toBe('Tool search is over its limit of 3 calls per minute over all clients (policy.limits.default.perMinute.overall); retry in 40 s.');
+    expect(text(overall)).toBe(
+      'Tool search is over its limit of 3 calls per minute over all clients (policy.limits.default.perMinute.overall); retry in 40 s.',
+    );
     const events = sink.events();
     expect(events.filter((e) => e.event === 'tool.limited')).toHaveLength(2);
     expect(events.filter((e) => e.event === 'tool.limited')[0]).toMatchObject({ outcome: 'limited', detail: 'perMinute.perClient 2 (policy.limits.default)' });
@@ -155,7 +180,12 @@ describe('the policy steps, composed', () => {
     // one of alice's two calls per minute used: one more goes, the next does not
     expect(await run(policy.steps, call('search'))).toBe(ran);
     expect(await run(policy.steps, call('search'))).toMatchObject({ isError: true });
-    expect(sink.events().filter((e) => e.callId === first.callId).map((e) => e.event)).toEqual(['tool.invoked', 'tool.completed']);
+    expect(
+      sink
+        .events()
+        .filter((e) => e.callId === first.callId)
+        .map((e) => e.event),
+    ).toEqual(['tool.invoked', 'tool.completed']);
   });
 
   it('refuses a call over maxConcurrent while another runs', async () => {

@@ -1,17 +1,22 @@
-import { LOG_LEVEL_META_KEY, ProtocolErrorCode, Server } from '@modelcontextprotocol/server';
-import type { LoggingMessageNotificationParams, ServerCapabilities } from '@modelcontextprotocol/server';
-import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { LoggingMessageNotificationParams, ServerCapabilities } from '@modelcontextprotocol/server';
+import { LOG_LEVEL_META_KEY, ProtocolErrorCode, Server } from '@modelcontextprotocol/server';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod/v4';
 import { setLogSink } from '../../../templates/runtime/core/log.js';
-import { runPreprocessors as hostRun, toSystemContext } from '../../../templates/runtime/preprocessors/preprocessors-host.js';
-import type { PreprocessorHostClient } from '../../../templates/runtime/preprocessors/preprocessors-host.js';
-import { blockMessage, installPreprocessors, preprocessorCapability, withContextPrompt } from '../../../templates/runtime/preprocessors/preprocessors-protocol.js';
 import type { PreprocessorDefinition } from '../../../templates/runtime/preprocessors/preprocessors.js';
+import type { PreprocessorHostClient } from '../../../templates/runtime/preprocessors/preprocessors-host.js';
+import { runPreprocessors as hostRun, toSystemContext } from '../../../templates/runtime/preprocessors/preprocessors-host.js';
+import {
+  blockMessage,
+  installPreprocessors,
+  preprocessorCapability,
+  withContextPrompt,
+} from '../../../templates/runtime/preprocessors/preprocessors-protocol.js';
 import { installPrompts } from '../../../templates/runtime/primitives/prompts.js';
-import { ERAS, linkedClient } from '../../helpers/linked.js';
 import type { AnyClient, Era } from '../../helpers/linked.js';
+import { ERAS, linkedClient } from '../../helpers/linked.js';
 
 beforeAll(() => {
   setLogSink(() => undefined);
@@ -56,7 +61,11 @@ async function connect(era: Era, setup: Setup = {}): Promise<{ client: TestClien
     {
       setup: (c) => {
         if (era === 'legacy') (c as LegacyClient).setNotificationHandler(LoggingMessageNotificationSchema, (n) => void notes.push(n.params));
-        else (c as unknown as { setNotificationHandler(m: string, h: (n: { params: LoggingMessageNotificationParams }) => void): void }).setNotificationHandler('notifications/message', (n) => void notes.push(n.params));
+        else
+          (c as unknown as { setNotificationHandler(m: string, h: (n: { params: LoggingMessageNotificationParams }) => void): void }).setNotificationHandler(
+            'notifications/message',
+            (n) => void notes.push(n.params),
+          );
       },
     },
   );
@@ -124,10 +133,13 @@ describe.each(ERAS)('preprocessors over MCP (%s era)', (era) => {
     ]);
   });
 
-  it('sends logging notifications only as far as the client\'s level allows', async () => {
+  it("sends logging notifications only as far as the client's level allows", async () => {
     const { client, raw, notes } = await connect(era);
     if (era === 'legacy') await (raw as LegacyClient).setLoggingLevel('info');
-    await client.request({ method: 'preprocessors/run', params: era === 'legacy' ? { input: 'x' } : { input: 'x', _meta: { [LOG_LEVEL_META_KEY]: 'info' } } }, Loose);
+    await client.request(
+      { method: 'preprocessors/run', params: era === 'legacy' ? { input: 'x' } : { input: 'x', _meta: { [LOG_LEVEL_META_KEY]: 'info' } } },
+      Loose,
+    );
     await client.request({ method: 'preprocessors/run', params: { input: 'x' } }, Loose); // modern: no level in _meta ⇒ none
     await flush();
     expect(notes).toEqual([]);

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getLogLevel, setLogLevel, setLogSink } from '../../../templates/runtime/core/log.js';
 import type { LogLevel } from '../../../templates/runtime/core/log.js';
-import { orderPreprocessors, preprocessorNames, runPreprocessors } from '../../../templates/runtime/preprocessors/preprocessors.js';
+import { getLogLevel, setLogLevel, setLogSink } from '../../../templates/runtime/core/log.js';
 import type { PreprocessorDefinition } from '../../../templates/runtime/preprocessors/preprocessors.js';
+import { orderPreprocessors, preprocessorNames, runPreprocessors } from '../../../templates/runtime/preprocessors/preprocessors.js';
 
 const logs: string[] = [];
 let level: LogLevel;
@@ -41,7 +41,14 @@ describe('runPreprocessors', () => {
       def('json', { after: ['text'], handler: ({ input }) => (seen.push('json'), { echo: input }) }),
       def('text', { handler: async ({ input }) => (seen.push('text'), `memories about ${input}`) }),
       def('none', { handler: () => undefined }),
-      def('result', { handler: () => ({ content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] }) }),
+      def('result', {
+        handler: () => ({
+          content: [
+            { type: 'text', text: 'a' },
+            { type: 'text', text: 'b' },
+          ],
+        }),
+      }),
       def('failedResult', { handler: () => ({ isError: true, content: [{ type: 'text', text: 'api down' }] }) }),
     ];
     const run = await runPreprocessors(defs, 'cats');
@@ -86,7 +93,10 @@ describe('runPreprocessors', () => {
     const fail = await runPreprocessors([def('z'), def('a', { handler: boom, onError: 'fail' }), def('b')], 'x');
     expect(fail.ok).toBe(false);
     expect(fail.blocks.map((b) => b.name)).toEqual(['z', 'a']);
-    const failTimeout = await runPreprocessors([def('slow', { onError: 'fail', timeoutMs: 20, handler: () => new Promise((r) => setTimeout(r, 5000)) }), def('b')], 'x');
+    const failTimeout = await runPreprocessors(
+      [def('slow', { onError: 'fail', timeoutMs: 20, handler: () => new Promise((r) => setTimeout(r, 5000)) }), def('b')],
+      'x',
+    );
     expect(failTimeout).toMatchObject({ ok: false, blocks: [{ name: 'slow', status: 'timeout' }] });
   });
 

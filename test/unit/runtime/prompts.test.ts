@@ -1,12 +1,12 @@
-import { Server } from '@modelcontextprotocol/server';
 import type { Prompt } from '@modelcontextprotocol/server';
+import { Server } from '@modelcontextprotocol/server';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { setLogSink } from '../../../templates/runtime/core/log.js';
 import type { PrimitiveGate } from '../../../templates/runtime/core/primitives.js';
-import { installPrompts, missingArguments, renderPrompt } from '../../../templates/runtime/primitives/prompts.js';
 import type { PromptDefinition } from '../../../templates/runtime/primitives/prompts.js';
-import { ERAS, linkedClient } from '../../helpers/linked.js';
+import { installPrompts, missingArguments, renderPrompt } from '../../../templates/runtime/primitives/prompts.js';
 import type { Era } from '../../helpers/linked.js';
+import { ERAS, linkedClient } from '../../helpers/linked.js';
 
 const review = {
   name: 'review',
@@ -42,7 +42,11 @@ beforeAll(() => {
 /** What the tests call on either client. */
 type PromptClient = {
   listPrompts(params?: object): Promise<{ prompts: Prompt[] }>;
-  getPrompt(params: { name: string; arguments?: Record<string, string>; _meta?: object }): Promise<{ description?: string; messages: unknown[]; _meta?: unknown }>;
+  getPrompt(params: {
+    name: string;
+    arguments?: Record<string, string>;
+    _meta?: object;
+  }): Promise<{ description?: string; messages: unknown[]; _meta?: unknown }>;
   close(): Promise<void>;
 };
 
@@ -133,10 +137,12 @@ describe.each(ERAS)('installPrompts (%s era)', (era) => {
 
   it('gets a dynamic prompt', async () => {
     const client = await connect(era);
-    expect((await client.getPrompt({ name: 'with_context', arguments: { input: 'hello' } })).messages).toEqual([{ role: 'user', content: { type: 'text', text: 'ctx + hello' } }]);
+    expect((await client.getPrompt({ name: 'with_context', arguments: { input: 'hello' } })).messages).toEqual([
+      { role: 'user', content: { type: 'text', text: 'ctx + hello' } },
+    ]);
   });
 
-  it('hands a dynamic prompt the request context (the request\'s own _meta)', async () => {
+  it("hands a dynamic prompt the request context (the request's own _meta)", async () => {
     const seen: unknown[] = [];
     const client = (await linkedClient(() => {
       const server = new Server({ name: 'p', version: '1' }, { capabilities: { prompts: {} } });

@@ -4,12 +4,12 @@
  * throws SharedStateError (the round is then refused: fail closed).
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeWithRedis, startRedis } from '../../helpers/redis.js';
-import type { RedisServer } from '../../helpers/redis.js';
-import { connectRedis } from '../../../templates/runtime/redis/redis.js';
 import type { SharedRedis } from '../../../templates/runtime/redis/redis.js';
+import { connectRedis } from '../../../templates/runtime/redis/redis.js';
 import { RedisRoundNonces } from '../../../templates/runtime/redis/redis-rounds.js';
 import { redisSettings, SharedStateError } from '../../../templates/runtime/shared/shared-state.js';
+import type { RedisServer } from '../../helpers/redis.js';
+import { describeWithRedis, startRedis } from '../../helpers/redis.js';
 
 describeWithRedis('round nonces in Redis', () => {
   let redis: RedisServer;

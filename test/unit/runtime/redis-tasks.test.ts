@@ -5,16 +5,16 @@
  * are not task records are refused or absent; a lost Redis throws SharedStateError.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeWithRedis, startRedis } from '../../helpers/redis.js';
-import type { RedisServer } from '../../helpers/redis.js';
-import { connectRedis } from '../../../templates/runtime/redis/redis.js';
 import type { SharedRedis } from '../../../templates/runtime/redis/redis.js';
+import { connectRedis } from '../../../templates/runtime/redis/redis.js';
+import { sharedStores } from '../../../templates/runtime/redis/redis-shared.js';
 import { RedisTaskStore } from '../../../templates/runtime/redis/redis-tasks.js';
 import { redisSettings, SharedStateError } from '../../../templates/runtime/shared/shared-state.js';
-import { sharedStores } from '../../../templates/runtime/redis/redis-shared.js';
 import { Tasks } from '../../../templates/runtime/tasks/tasks.js';
-import { taskBounds, TaskStoreFullError } from '../../../templates/runtime/tasks/tasks-store.js';
 import type { TaskRecord } from '../../../templates/runtime/tasks/tasks-store.js';
+import { TaskStoreFullError, taskBounds } from '../../../templates/runtime/tasks/tasks-store.js';
+import type { RedisServer } from '../../helpers/redis.js';
+import { describeWithRedis, startRedis } from '../../helpers/redis.js';
 
 describeWithRedis('tasks in Redis', () => {
   let redis: RedisServer;
@@ -26,7 +26,17 @@ describeWithRedis('tasks in Redis', () => {
     open.push(one, two);
     return [one, two] as const;
   };
-  const task = (id: string, extra: Partial<TaskRecord> = {}): TaskRecord => ({ taskId: id, owner: 'alice', tool: 'slow', status: 'working', createdAt: Date.now(), lastUpdatedAt: Date.now(), ttlMs: 60_000, pollIntervalMs: 500, ...extra });
+  const task = (id: string, extra: Partial<TaskRecord> = {}): TaskRecord => ({
+    taskId: id,
+    owner: 'alice',
+    tool: 'slow',
+    status: 'working',
+    createdAt: Date.now(),
+    lastUpdatedAt: Date.now(),
+    ttlMs: 60_000,
+    pollIntervalMs: 500,
+    ...extra,
+  });
 
   beforeAll(async () => {
     redis = await startRedis();
@@ -107,7 +117,13 @@ describeWithRedis('tasks in Redis', () => {
   });
 
   it('the shared store gets the bounds <PREFIX>_MAX_TASKS and _TASK_TTL_MS set, and a task is promised the ttl its key lives', async () => {
-    const env = { PETS_REDIS_URL: redis.url, PETS_REDIS_PREFIX: `t${Math.random().toString(36).slice(2, 8)}`, PETS_REDIS_TIMEOUT_MS: '500', PETS_MAX_TASKS: '2', PETS_TASK_TTL_MS: '7200000' };
+    const env = {
+      PETS_REDIS_URL: redis.url,
+      PETS_REDIS_PREFIX: `t${Math.random().toString(36).slice(2, 8)}`,
+      PETS_REDIS_TIMEOUT_MS: '500',
+      PETS_MAX_TASKS: '2',
+      PETS_TASK_TTL_MS: '7200000',
+    };
     const shared = await sharedStores(redisSettings('PETS', 'pets', env)!, 'bounds', taskBounds('PETS', env));
     try {
       expect(shared.tasks.bounds).toEqual({ maxTasks: 2, maxAgeMs: 7_200_000 });

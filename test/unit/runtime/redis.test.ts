@@ -5,19 +5,25 @@
  * "instances", and fail closed / fail open while Redis is down, with every command bounded.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeWithRedis, freePort, startRedis } from '../../helpers/redis.js';
-import type { RedisServer } from '../../helpers/redis.js';
-import { connectRedis } from '../../../templates/runtime/redis/redis.js';
 import type { SharedRedis } from '../../../templates/runtime/redis/redis.js';
-import { RedisBus, parseMessage } from '../../../templates/runtime/redis/redis-bus.js';
+import { connectRedis } from '../../../templates/runtime/redis/redis.js';
+import { parseMessage, RedisBus } from '../../../templates/runtime/redis/redis-bus.js';
 import { RedisCounters } from '../../../templates/runtime/redis/redis-counters.js';
 import { RedisJustifications } from '../../../templates/runtime/redis/redis-justifications.js';
 import { StoreError } from '../../../templates/runtime/reflection/reflection-store.js';
-import { INSTANCE_ID, redisSettings, redisUrlSecrets, SharedStateError } from '../../../templates/runtime/shared/shared-state.js';
 import type { RedisSettings } from '../../../templates/runtime/shared/shared-state.js';
+import { INSTANCE_ID, redisSettings, redisUrlSecrets, SharedStateError } from '../../../templates/runtime/shared/shared-state.js';
+import type { RedisServer } from '../../helpers/redis.js';
+import { describeWithRedis, freePort, startRedis } from '../../helpers/redis.js';
 
 const HASH = 'a'.repeat(64);
-const settingsFor = (url: string, extra: Record<string, string> = {}): RedisSettings => redisSettings('PETS', 'pets', { PETS_REDIS_URL: url, PETS_REDIS_PREFIX: `t${Math.random().toString(36).slice(2, 8)}`, PETS_REDIS_TIMEOUT_MS: '500', ...extra })!;
+const settingsFor = (url: string, extra: Record<string, string> = {}): RedisSettings =>
+  redisSettings('PETS', 'pets', {
+    PETS_REDIS_URL: url,
+    PETS_REDIS_PREFIX: `t${Math.random().toString(36).slice(2, 8)}`,
+    PETS_REDIS_TIMEOUT_MS: '500',
+    ...extra,
+  })!;
 
 describeWithRedis('shared state in Redis', () => {
   let redis: RedisServer;
@@ -39,7 +45,9 @@ describeWithRedis('shared state in Redis', () => {
   it('reads its settings: unset URL ⇒ none; bad values name the variable; the shown URL has no password', () => {
     expect(redisSettings('PETS', 'pets', {})).toBeUndefined();
     expect(() => redisSettings('PETS', 'pets', { PETS_REDIS_URL: 'http://x' })).toThrow(/PETS_REDIS_URL must be redis:\/\//);
-    expect(() => redisSettings('PETS', 'pets', { PETS_REDIS_URL: 'redis://x', PETS_REDIS_FAIL_OPEN: 'all' })).toThrow(/PETS_REDIS_FAIL_OPEN may only be "limits"/);
+    expect(() => redisSettings('PETS', 'pets', { PETS_REDIS_URL: 'redis://x', PETS_REDIS_FAIL_OPEN: 'all' })).toThrow(
+      /PETS_REDIS_FAIL_OPEN may only be "limits"/,
+    );
     expect(() => redisSettings('PETS', 'pets', { PETS_REDIS_URL: 'redis://x', PETS_REDIS_LEASE_MS: '0' })).toThrow(/PETS_REDIS_LEASE_MS/);
     const s = redisSettings('PETS', 'pets', { PETS_REDIS_URL: 'rediss://u:hunter2secret@cache.example:6380/2' })!;
     expect(s).toMatchObject({ prefix: 'pets', failOpenLimits: false, leaseMs: 30_000, timeoutMs: 2_000 });
@@ -47,7 +55,9 @@ describeWithRedis('shared state in Redis', () => {
     // ioredis also takes the password (and user name) from the query: never shown, always a secret
     const q = redisSettings('PETS', 'pets', { PETS_REDIS_URL: 'redis://cache.example:6379/0?password=hunter3secret&username=ops%20user#frag' })!;
     expect(q.shown).toBe('redis://cache.example:6379/0');
-    expect(redisUrlSecrets('redis://cache.example:6379/0?password=hunter3secret&username=ops%20user')).toEqual(expect.arrayContaining(['hunter3secret', 'ops user']));
+    expect(redisUrlSecrets('redis://cache.example:6379/0?password=hunter3secret&username=ops%20user')).toEqual(
+      expect.arrayContaining(['hunter3secret', 'ops user']),
+    );
     expect(redisUrlSecrets('redis://u:p%40ss@cache.example')).toEqual(expect.arrayContaining(['redis://u:p%40ss@cache.example', 'p@ss']));
   });
 
@@ -58,7 +68,9 @@ describeWithRedis('shared state in Redis', () => {
       () => undefined,
       (e: Error) => e,
     );
-    expect(err?.message).toMatch(new RegExp(`cannot reach Redis at redis://127\\.0\\.0\\.1:${port}/? \\(PETS_REDIS_URL\\): .*ECONNREFUSED.*unset PETS_REDIS_URL`));
+    expect(err?.message).toMatch(
+      new RegExp(`cannot reach Redis at redis://127\\.0\\.0\\.1:${port}/? \\(PETS_REDIS_URL\\): .*ECONNREFUSED.*unset PETS_REDIS_URL`),
+    );
     expect(err?.message).not.toContain('hunter2secret');
     const q = await connectRedis(settingsFor(`redis://127.0.0.1:${port}/?password=hunter3secret`), 'test').then(
       () => undefined,

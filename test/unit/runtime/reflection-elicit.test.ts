@@ -15,14 +15,32 @@ describe('justificationForm', () => {
       },
       required: ['intent', 'choice', 'confidence'],
     });
-    expect(f.toJustification({ intent: 'i', alternatives: ' a ;b\n\nc; ', choice: 'c', confidence: 1 })).toEqual({ intent: 'i', alternatives: ['a', 'b', 'c'], choice: 'c', confidence: 1 });
+    expect(f.toJustification({ intent: 'i', alternatives: ' a ;b\n\nc; ', choice: 'c', confidence: 1 })).toEqual({
+      intent: 'i',
+      alternatives: ['a', 'b', 'c'],
+      choice: 'c',
+      confidence: 1,
+    });
     expect(f.toJustification({ intent: 'i' })).toEqual({ intent: 'i', alternatives: [] });
   });
 
   it('enums and multi-selects stay; a schema with a property no form can hold has no form', () => {
-    expect(justificationForm({ type: 'object', properties: { risk: { type: 'string', enum: ['low', 'high'] }, tags: { type: 'array', items: { type: 'string', enum: ['a', 'b'] } }, ok: { type: 'boolean' } } })!.form).toEqual({
+    expect(
+      justificationForm({
+        type: 'object',
+        properties: {
+          risk: { type: 'string', enum: ['low', 'high'] },
+          tags: { type: 'array', items: { type: 'string', enum: ['a', 'b'] } },
+          ok: { type: 'boolean' },
+        },
+      })!.form,
+    ).toEqual({
       type: 'object',
-      properties: { risk: { type: 'string', enum: ['low', 'high'] }, tags: { type: 'array', items: { type: 'string', enum: ['a', 'b'] } }, ok: { type: 'boolean' } },
+      properties: {
+        risk: { type: 'string', enum: ['low', 'high'] },
+        tags: { type: 'array', items: { type: 'string', enum: ['a', 'b'] } },
+        ok: { type: 'boolean' },
+      },
     });
     expect(justificationForm({ type: 'object', properties: { detail: { type: 'object' } } })).toBeUndefined();
     expect(justificationForm({ type: 'object', properties: { scores: { type: 'array', items: { type: 'number' } } } })).toBeUndefined();
@@ -30,8 +48,12 @@ describe('justificationForm', () => {
   });
 
   it('the message names the tool and domain, the prompt, and the problems of a previous answer', () => {
-    expect(justificationMessage('deletePet', 'pets', 'Why?')).toBe('Before deletePet runs, it needs your justification (reflection gate, domain "pets").\n\nWhy?');
-    expect(justificationMessage('deletePet', 'pets', 'Why?', ['justification.intent: must not be empty'])).toMatch(/Why\?\n\nThe previous answer was not accepted:\n- justification\.intent: must not be empty$/);
+    expect(justificationMessage('deletePet', 'pets', 'Why?')).toBe(
+      'Before deletePet runs, it needs your justification (reflection gate, domain "pets").\n\nWhy?',
+    );
+    expect(justificationMessage('deletePet', 'pets', 'Why?', ['justification.intent: must not be empty'])).toMatch(
+      /Why\?\n\nThe previous answer was not accepted:\n- justification\.intent: must not be empty$/,
+    );
     expect(splitList('x')).toEqual(['x']);
   });
 });

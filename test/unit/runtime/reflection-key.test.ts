@@ -18,7 +18,13 @@ describe('normalizeArgs', () => {
   });
 
   it('drops undefined members, keeps null, JSON-converts odd values', () => {
-    expect(normalizeArgs({ a: undefined, b: null, c: () => 1, d: [undefined], e: Number.NaN, f: -0, g: 10n })).toEqual({ b: null, d: [null], e: null, f: 0, g: '10' });
+    expect(normalizeArgs({ a: undefined, b: null, c: () => 1, d: [undefined], e: Number.NaN, f: -0, g: 10n })).toEqual({
+      b: null,
+      d: [null],
+      e: null,
+      f: 0,
+      g: '10',
+    });
     expect(normalizeArgs(undefined)).toBeNull();
     expect(normalizeArgs({ when: new Date('2024-01-02T03:04:05Z') })).toEqual({ when: '2024-01-02T03:04:05.000Z' });
   });

@@ -1,11 +1,11 @@
-import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { JustificationStore, StoreError, isValidDomainName } from '../../../templates/runtime/reflection/reflection-store.js';
+import { isValidDomainName, JustificationStore, StoreError } from '../../../templates/runtime/reflection/reflection-store.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const STORE_MODULE = path.join(ROOT, 'templates/runtime/reflection/reflection-store.ts');
@@ -51,8 +51,9 @@ function child(...args: string[]): { proc: ChildProcess; done: Promise<number | 
   const waiters: { line: string; resolve: () => void }[] = [];
   proc.stdout?.on('data', (chunk: Buffer) => {
     out += chunk.toString();
-    for (const w of waiters.splice(0)) if (out.includes(w.line + '\n')) w.resolve();
-    else waiters.push(w);
+    for (const w of waiters.splice(0))
+      if (out.includes(w.line + '\n')) w.resolve();
+      else waiters.push(w);
   });
   proc.stderr?.on('data', (chunk: Buffer) => (err += chunk.toString()));
   const done = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
@@ -89,7 +90,10 @@ describe('JustificationStore: validation before any file system access', () => {
   it('caps the justification size and writes nothing when over', async () => {
     const dir = freshDir();
     const store = new JustificationStore(dir, ['d'], { maxJustificationBytes: 100 });
-    await expect(store.put('d', H1, rec({ pad: 'x'.repeat(200) }))).rejects.toMatchObject({ reason: 'size', message: expect.stringMatching(/the limit is 100 bytes/) });
+    await expect(store.put('d', H1, rec({ pad: 'x'.repeat(200) }))).rejects.toMatchObject({
+      reason: 'size',
+      message: expect.stringMatching(/the limit is 100 bytes/),
+    });
     expect(existsSync(dir)).toBe(false);
     expect(new JustificationStore(freshDir(), ['d']).maxJustificationBytes).toBe(32 * 1024);
   });

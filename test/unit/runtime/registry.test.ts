@@ -6,9 +6,9 @@
  * matched against the registered names at run time.
  */
 import { describe, expect, it } from 'vitest';
-import { Registry } from '../../../templates/runtime/server/registry.js';
-import { globMatcher, withRegistered } from '../../../templates/runtime/policy/registered-policy.js';
 import type { PolicyConfig } from '../../../templates/runtime/policy/policy-types.js';
+import { globMatcher, withRegistered } from '../../../templates/runtime/policy/registered-policy.js';
+import { Registry } from '../../../templates/runtime/server/registry.js';
 
 const taken = { tools: ['listPets'], prompts: ['greet'], resources: ['app://about'], resourceTemplates: ['app://pets/{id}'] };
 const declarations = [{ name: 'risk', values: ['low', 'high'] }];
@@ -16,7 +16,7 @@ const object = { type: 'object' } as const;
 const noop = () => 'x';
 
 describe('Registry', () => {
-  it('throws the seed\'s message for a name the server has or an earlier registration took, for every kind', () => {
+  it("throws the seed's message for a name the server has or an earlier registration took, for every kind", () => {
     const r = new Registry(taken, declarations);
     expect(() => r.addTool('listPets', { inputSchema: object }, noop)).toThrow("Tool with name 'listPets' already exists");
     r.addTool('flag', { inputSchema: object }, noop);
@@ -25,7 +25,9 @@ describe('Registry', () => {
     r.addPrompt({ name: 'tour', handler: () => ({ messages: [] }) });
     expect(() => r.addPrompt({ name: 'tour', handler: () => ({ messages: [] }) })).toThrow("Prompt with name 'tour' already exists");
     expect(() => r.addResource({ uri: 'app://about', name: 'a', text: 't' })).toThrow("Resource with URI 'app://about' already exists");
-    expect(() => r.addTemplate({ uriTemplate: 'app://pets/{id}', name: 'p', handler: noop })).toThrow("Resource template with URI template 'app://pets/{id}' already exists");
+    expect(() => r.addTemplate({ uriTemplate: 'app://pets/{id}', name: 'p', handler: noop })).toThrow(
+      "Resource template with URI template 'app://pets/{id}' already exists",
+    );
     expect(r.tools.map((t) => t.name)).toEqual(['flag']);
     expect(r.prompts.map((p) => p.name)).toEqual(['tour']);
   });
@@ -35,29 +37,53 @@ describe('Registry', () => {
     expect(() => r.addTool('has space', { inputSchema: object }, noop)).toThrow(/^Invalid tool name "has space"/);
     expect(() => r.addTool('x'.repeat(129), { inputSchema: object }, noop)).toThrow(/^Invalid tool name/);
     expect(() => r.addTool('t', { inputSchema: { type: 'array' } }, noop)).toThrow('Tool t: inputSchema must be a JSON Schema of type "object"');
-    expect(() => r.addTool('t', { inputSchema: { type: 'object', properties: { a: { type: 'nope' } } } }, noop)).toThrow(/^The input schema of tool t cannot be compiled: schema is invalid/);
-    expect(() => r.addTool('t', { inputSchema: object, outputSchema: { type: 'object', required: 'a' } }, noop)).toThrow(/^The output schema of tool t cannot be compiled/);
+    expect(() => r.addTool('t', { inputSchema: { type: 'object', properties: { a: { type: 'nope' } } } }, noop)).toThrow(
+      /^The input schema of tool t cannot be compiled: schema is invalid/,
+    );
+    expect(() => r.addTool('t', { inputSchema: object, outputSchema: { type: 'object', required: 'a' } }, noop)).toThrow(
+      /^The output schema of tool t cannot be compiled/,
+    );
     expect(() => r.addTool('t', { inputSchema: object, concerns: { mood: 'x' } }, noop)).toThrow('Tool t: unknown concern "mood" (declared: risk)');
-    expect(() => r.addTool('t', { inputSchema: object, concerns: { risk: 'medium' } }, noop)).toThrow('Tool t: "medium" is not a value of concern risk (low, high)');
-    expect(() => r.addPrompt({ name: 'p', messages: [{ role: 'user', text: 'a' }], handler: () => ({ messages: [] }) } as never)).toThrow('Prompt p: give either messages or a handler');
+    expect(() => r.addTool('t', { inputSchema: object, concerns: { risk: 'medium' } }, noop)).toThrow(
+      'Tool t: "medium" is not a value of concern risk (low, high)',
+    );
+    expect(() => r.addPrompt({ name: 'p', messages: [{ role: 'user', text: 'a' }], handler: () => ({ messages: [] }) } as never)).toThrow(
+      'Prompt p: give either messages or a handler',
+    );
     expect(() => r.addResource({ uri: 'not a uri', name: 'n', text: 't' })).toThrow('Invalid resource URI "not a uri": it must be an absolute URI');
     expect(() => r.addResource({ uri: 'app://x', name: 'n', text: 't', blob: 'AA==' })).toThrow('Resource app://x: give exactly one of text, blob and handler');
     expect(() => r.addTemplate({ uriTemplate: 'app://{unclosed', name: 'n', handler: noop })).toThrow(/^Invalid resource URI template "app:\/\/\{unclosed"/);
     // nothing half-registered
     expect(r.tools).toEqual([]);
-    expect(() => new Registry(taken).addTool('t', { inputSchema: object, concerns: { risk: 'low' } }, noop)).toThrow('Tool t: concerns given, but the server declares none (manifest `concerns`)');
+    expect(() => new Registry(taken).addTool('t', { inputSchema: object, concerns: { risk: 'low' } }, noop)).toThrow(
+      'Tool t: concerns given, but the server declares none (manifest `concerns`)',
+    );
   });
 
-  it('adds the registered concern mappings to the manifest\'s', () => {
+  it("adds the registered concern mappings to the manifest's", () => {
     const r = new Registry(taken, declarations);
     r.addTool('flag', { inputSchema: object, concerns: { risk: 'high' } }, noop);
     r.addResource({ uri: 'app://notes', name: 'n', text: 't', concerns: { risk: ['low', 'high'] } });
-    expect(r.mappings({ tools: { listPets: { risk: 'low' } } })).toEqual({ tools: { listPets: { risk: 'low' }, flag: { risk: 'high' } }, prompts: {}, resources: { 'app://notes': { risk: ['low', 'high'] } }, resourceTemplates: {} });
+    expect(r.mappings({ tools: { listPets: { risk: 'low' } } })).toEqual({
+      tools: { listPets: { risk: 'low' }, flag: { risk: 'high' } },
+      prompts: {},
+      resources: { 'app://notes': { risk: ['low', 'high'] } },
+      resourceTemplates: {},
+    });
   });
 });
 
 describe('the policy of registered primitives', () => {
-  const rule = (over: object) => ({ clients: ['reader'], effect: 'deny' as const, tools: [], prompts: [], resources: [], resourceTemplates: [], source: 'policy.access.rules[0].deny', ...over });
+  const rule = (over: object) => ({
+    clients: ['reader'],
+    effect: 'deny' as const,
+    tools: [],
+    prompts: [],
+    resources: [],
+    resourceTemplates: [],
+    source: 'policy.access.rules[0].deny',
+    ...over,
+  });
 
   it('globs as the compiler reads them: * within a segment, ** across, braces literal', () => {
     expect(globMatcher('flag_*')('flag_pet')).toBe(true);

@@ -1,8 +1,8 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildRequest, DEFAULT_ACCEPT, encodeRfc3986, isDotSegment, joinUrl, RequestBuildError } from '../../../templates/runtime/operation/request.js';
 import type { HttpOperation, HttpParam } from '../../../templates/runtime/core/types.js';
+import { buildRequest, DEFAULT_ACCEPT, encodeRfc3986, isDotSegment, joinUrl, RequestBuildError } from '../../../templates/runtime/operation/request.js';
 
 const BASE = 'http://api.test/v1';
 

@@ -1,12 +1,12 @@
-import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, Server } from '@modelcontextprotocol/server';
 import type { ReadResourceResult, Resource, ResourceTemplateType } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, Server } from '@modelcontextprotocol/server';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { setLogSink } from '../../../templates/runtime/core/log.js';
 import type { PrimitiveGate } from '../../../templates/runtime/core/primitives.js';
-import { RESOURCE_NOT_FOUND, installResources, toContents } from '../../../templates/runtime/primitives/resources.js';
 import type { ResourceDefinition, ResourceTemplateDefinition } from '../../../templates/runtime/primitives/resources.js';
-import { ERAS, linkedClient } from '../../helpers/linked.js';
+import { installResources, RESOURCE_NOT_FOUND, toContents } from '../../../templates/runtime/primitives/resources.js';
 import type { Era } from '../../helpers/linked.js';
+import { ERAS, linkedClient } from '../../helpers/linked.js';
 
 const seenVariables: unknown[] = [];
 const resources: ResourceDefinition[] = [
@@ -126,11 +126,18 @@ describe.each(ERAS)('installResources (%s era)', (era) => {
 
   it('matches templates with their variables, exact URIs first', async () => {
     const client = await connect(era);
-    expect((await client.readResource({ uri: 'app://notes/42' })).contents).toEqual([{ uri: 'app://notes/42', mimeType: 'text/plain', text: 'note 42 (app://notes/42)' }]);
+    expect((await client.readResource({ uri: 'app://notes/42' })).contents).toEqual([
+      { uri: 'app://notes/42', mimeType: 'text/plain', text: 'note 42 (app://notes/42)' },
+    ]);
     expect(seenVariables).toEqual([{ id: '42' }]);
     expect((await client.readResource({ uri: 'app://notes/special' })).contents).toEqual([{ uri: 'app://notes/special', text: 'exact match wins' }]);
-    expect((await client.readResource({ uri: 'app://files/a/b.txt' })).contents).toEqual([{ uri: 'app://files/a/b.txt', blob: Buffer.from('a/b.txt').toString('base64') }]);
-    expect((await client.readResource({ uri: 'app://users/7?fields=name' })).contents[0]).toEqual({ uri: 'app://users/7?fields=name', text: '{"id":"7","fields":"name"}' });
+    expect((await client.readResource({ uri: 'app://files/a/b.txt' })).contents).toEqual([
+      { uri: 'app://files/a/b.txt', blob: Buffer.from('a/b.txt').toString('base64') },
+    ]);
+    expect((await client.readResource({ uri: 'app://users/7?fields=name' })).contents[0]).toEqual({
+      uri: 'app://users/7?fields=name',
+      text: '{"id":"7","fields":"name"}',
+    });
   });
 
   it('answers an unknown URI with -32602 and exactly { uri } in data (the SDK sends no -32002 in either era)', async () => {

@@ -9,12 +9,12 @@ import { createServer as createHttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ERAS, linkedClient } from '../../helpers/linked.js';
 import { OPEN_GATE } from '../../../templates/runtime/core/primitives.js';
-import { createServer } from '../../../templates/runtime/server/server.js';
-import type { PresetGate } from '../../../templates/runtime/server/server.js';
 import type { OperationTool, ServerConfig } from '../../../templates/runtime/core/types.js';
 import { ResultStore } from '../../../templates/runtime/server/result-store.js';
+import type { PresetGate } from '../../../templates/runtime/server/server.js';
+import { createServer } from '../../../templates/runtime/server/server.js';
+import { ERAS, linkedClient } from '../../helpers/linked.js';
 
 const items = Array.from({ length: 40 }, (_, i) => ({ id: i + 1, name: `item ${i + 1} ${'n'.repeat(60)}` }));
 const backend = createHttpServer((_req, res) => {
@@ -60,7 +60,9 @@ describe.each(ERAS)('%s era', (era) => {
     const small = await linkedClient(factory('small'), era);
     const cut = (await small.callTool({ name: 'list_items', arguments: {} })) as CallToolResult;
     expect(shown(cut)).toBeLessThan(40);
-    expect((cut.content[0] as { text: string }).text).toMatch(/\[results: \d+ of 40 items shown, cut to fit 500 tokens; for the rest, call list_items with \{"limit":\d+\} and page on\]$/);
+    expect((cut.content[0] as { text: string }).text).toMatch(
+      /\[results: \d+ of 40 items shown, cut to fit 500 tokens; for the rest, call list_items with \{"limit":\d+\} and page on\]$/,
+    );
     expect(shown((await small.callTool({ name: 'list_items_own', arguments: {} })) as CallToolResult)).toBe(40);
     const none = await linkedClient(factory(undefined), era);
     expect(shown((await none.callTool({ name: 'list_items', arguments: {} })) as CallToolResult)).toBe(40);
@@ -72,7 +74,13 @@ describe.each(ERAS)('%s era', (era) => {
 
 describe('kept results (a cut result whose API does not page)', () => {
   /** A tool without paging parameters whose result (an object with a large list) must be cut. */
-  const report: OperationTool = { kind: 'operation', name: 'big_report', inputSchema: { type: 'object' }, http: { method: 'GET', path: '/items', params: [] }, bytesPerToken: 3 };
+  const report: OperationTool = {
+    kind: 'operation',
+    name: 'big_report',
+    inputSchema: { type: 'object' },
+    http: { method: 'GET', path: '/items', params: [] },
+    bytesPerToken: 3,
+  };
   // made once the backend listens (config() reads its URL)
   let server: ReturnType<typeof createServer> | undefined;
   const as = (identity: string, era: (typeof ERAS)[number]) => {
@@ -87,7 +95,9 @@ describe('kept results (a cut result whose API does not page)', () => {
     const result = (await alice.callTool({ name: 'big_report', arguments: {} })) as CallToolResult;
     const link = result.content.find((c) => c.type === 'resource_link') as { uri: string; mimeType: string; name: string } | undefined;
     expect(link).toMatchObject({ uri: expect.stringMatching(/^mcpgen:\/\/results\/[0-9a-f-]{36}$/), mimeType: 'application/json', name: 'big_report result' });
-    expect((result.content[0] as { text: string }).text).toContain(`the whole result: read the resource ${link!.uri} (resources/read; kept for 10 minutes, for this client only)`);
+    expect((result.content[0] as { text: string }).text).toContain(
+      `the whole result: read the resource ${link!.uri} (resources/read; kept for 10 minutes, for this client only)`,
+    );
     expect(shown(result)).toBeLessThan(40);
     const whole = await alice.readResource({ uri: link!.uri });
     expect(JSON.parse((whole.contents[0] as { text: string }).text)).toEqual(items);

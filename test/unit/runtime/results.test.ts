@@ -5,9 +5,9 @@
  * cursor in the body, Stripe's has_more).
  */
 import { describe, expect, it } from 'vitest';
-import { compact, DEFAULT_RESULT_POLICY, fitBytes, nextCall, policyFor, shapeResult } from '../../../templates/runtime/operation/results.js';
-import type { CompactionReport } from '../../../templates/runtime/operation/results.js';
 import type { OperationTool } from '../../../templates/runtime/core/types.js';
+import type { CompactionReport } from '../../../templates/runtime/operation/results.js';
+import { compact, DEFAULT_RESULT_POLICY, fitBytes, nextCall, policyFor, shapeResult } from '../../../templates/runtime/operation/results.js';
 
 /** A list tool with the given query parameters. */
 function tool(query: string[], extra: Partial<OperationTool> = {}): OperationTool {
@@ -24,7 +24,18 @@ const report = (): CompactionReport => ({ nulls: 0, empties: 0, omitted: new Map
 
 describe('compaction', () => {
   it('drops nulls, empty arrays and objects and omitted keys at any depth, keeps list positions, never mutates', () => {
-    const input = { id: 1, title: 'x', body: null, labels: [], milestone: {}, user: { login: 'a', avatar_url: 'https://a', node_id: 'MDQ', site_admin: false }, url: 'https://api', html_url: 'https://h', nested: [{ a: null }, { b: 0 }], _links: { self: 'x' } };
+    const input = {
+      id: 1,
+      title: 'x',
+      body: null,
+      labels: [],
+      milestone: {},
+      user: { login: 'a', avatar_url: 'https://a', node_id: 'MDQ', site_admin: false },
+      url: 'https://api',
+      html_url: 'https://h',
+      nested: [{ a: null }, { b: 0 }],
+      _links: { self: 'x' },
+    };
     const copy = structuredClone(input);
     const r = report();
     expect(compact(input, DEFAULT_RESULT_POLICY, r)).toEqual({ id: 1, title: 'x', user: { login: 'a', site_admin: false }, nested: [null, { b: 0 }] });
@@ -42,7 +53,7 @@ describe('compaction', () => {
     expect(out.body).toBe(`${'y'.repeat(1000)}…[+500 characters]`);
     expect(out.html_url).toBe('h');
     // patterns: * is any run of characters, everything else literal
-    expect(compact({ 'a.b': 1, axb: 2, x_url: 3, 'x_url2': 4 }, { omit: ['a.b', '*_url'], maxStringChars: 10 })).toEqual({ axb: 2, x_url2: 4 });
+    expect(compact({ 'a.b': 1, axb: 2, x_url: 3, x_url2: 4 }, { omit: ['a.b', '*_url'], maxStringChars: 10 })).toEqual({ axb: 2, x_url2: 4 });
     const evil = JSON.parse('{"__proto__": {"polluted": 1}, "a": null}') as unknown;
     const c = compact(evil, DEFAULT_RESULT_POLICY) as Record<string, unknown>;
     expect(Object.getPrototypeOf(c)).toBe(Object.prototype);
@@ -50,7 +61,11 @@ describe('compaction', () => {
   });
 
   it('a tool setting wins over the server setting, key by key', () => {
-    expect(policyFor({ results: { maxTokens: 500 } }, { ...DEFAULT_RESULT_POLICY, maxTokens: 9000, compact: false })).toEqual({ ...DEFAULT_RESULT_POLICY, maxTokens: 500, compact: false });
+    expect(policyFor({ results: { maxTokens: 500 } }, { ...DEFAULT_RESULT_POLICY, maxTokens: 9000, compact: false })).toEqual({
+      ...DEFAULT_RESULT_POLICY,
+      maxTokens: 500,
+      compact: false,
+    });
     expect(policyFor({}, undefined)).toBe(DEFAULT_RESULT_POLICY);
   });
 });
@@ -97,7 +112,10 @@ describe('the next call', () => {
 
   it("after a cut page: Stripe's starting_after from the last item shown", () => {
     const t = tool(['limit', 'starting_after']);
-    expect(nextCall(t, { limit: 100 }, {}, { list: { key: 'data', kept: 5, total: 100, lastKept: { id: 'cus_5' } } }, null).next).toEqual({ limit: 100, starting_after: 'cus_5' });
+    expect(nextCall(t, { limit: 100 }, {}, { list: { key: 'data', kept: 5, total: 100, lastKept: { id: 'cus_5' } } }, null).next).toEqual({
+      limit: 100,
+      starting_after: 'cus_5',
+    });
   });
 
   it('after a cut page without an offset: the same call with a page size that fits', () => {
@@ -107,12 +125,16 @@ describe('the next call', () => {
 
   it('a whole page: the API own next page, from a Link header or a cursor in the body', () => {
     const gh = tool(['state', 'page', 'per_page']);
-    const link = '<https://api.github.com/repositories/1/pulls?state=open&page=2&per_page=30>; rel="next", <https://api.github.com/repositories/1/pulls?state=open&page=5&per_page=30>; rel="last"';
+    const link =
+      '<https://api.github.com/repositories/1/pulls?state=open&page=2&per_page=30>; rel="next", <https://api.github.com/repositories/1/pulls?state=open&page=5&per_page=30>; rel="last"';
     expect(nextCall(gh, { state: 'open' }, [], undefined, link).next).toEqual({ state: 'open', page: 2, per_page: 30 });
     // a Link whose query names a parameter the tool does not have gives no next call
     expect(nextCall(gh, {}, [], undefined, '<https://x/y?since=5>; rel="next"').next).toBeUndefined();
     const k8s = tool(['limit', 'continue']);
-    expect(nextCall(k8s, { limit: 50 }, { kind: 'PodList', metadata: { continue: 'eyJ2', resourceVersion: '1' }, items: [] }, undefined, null).next).toEqual({ limit: 50, continue: 'eyJ2' });
+    expect(nextCall(k8s, { limit: 50 }, { kind: 'PodList', metadata: { continue: 'eyJ2', resourceVersion: '1' }, items: [] }, undefined, null).next).toEqual({
+      limit: 50,
+      continue: 'eyJ2',
+    });
     const slack = tool(['cursor', 'limit']);
     expect(nextCall(slack, {}, { ok: true, response_metadata: { next_cursor: 'dXNlcj' } }, undefined, null).next).toEqual({ cursor: 'dXNlcj' });
     const stripe = tool(['limit', 'starting_after']);
@@ -124,7 +146,13 @@ describe('the next call', () => {
 describe('shapeResult', () => {
   it('a 30-item page over budget: whole items kept, a note with counts and the exact next call, within the budget', () => {
     const t = tool(['state', 'page', 'per_page'], { bytesPerToken: 3 });
-    const page = Array.from({ length: 30 }, (_, i) => ({ number: i + 1, title: `PR ${i + 1}`, body: 'b'.repeat(2000), user: { login: 'octo', avatar_url: 'https://a' }, merged_at: null }));
+    const page = Array.from({ length: 30 }, (_, i) => ({
+      number: i + 1,
+      title: `PR ${i + 1}`,
+      body: 'b'.repeat(2000),
+      user: { login: 'octo', avatar_url: 'https://a' },
+      merged_at: null,
+    }));
     const shaped = shapeResult(t, page, { ...DEFAULT_RESULT_POLICY, maxTokens: 2000 }, { state: 'open' }, null);
     const kept = shaped.value as Array<{ number: number; user: { login: string } }>;
     expect(kept.length).toBeGreaterThan(0);
@@ -132,7 +160,11 @@ describe('shapeResult', () => {
     expect(kept.map((k) => k.number)).toEqual(Array.from({ length: kept.length }, (_, i) => i + 1));
     expect(kept[0]!.user).toEqual({ login: 'octo' });
     expect(JSON.stringify(shaped.value).length / 3).toBeLessThanOrEqual(2000);
-    expect(shaped.note?.text).toMatch(new RegExp(`^\\[results: ${kept.length} of 30 items shown, cut to fit 2000 tokens; the rest: call list_things with \\{"state":"open","page":\\d+,"per_page":\\d+\\}; left out: avatar_url \\(link and id noise\\), and empty values\\]$`));
+    expect(shaped.note?.text).toMatch(
+      new RegExp(
+        `^\\[results: ${kept.length} of 30 items shown, cut to fit 2000 tokens; the rest: call list_things with \\{"state":"open","page":\\d+,"per_page":\\d+\\}; left out: avatar_url \\(link and id noise\\), and empty values\\]$`,
+      ),
+    );
     expect(shaped.note?.next).toMatchObject({ state: 'open' });
   });
 

@@ -8,7 +8,18 @@ import { operationIntent, queryIntent, terms, words } from '../../../templates/r
 
 describe('search words', () => {
   it('splits names and text into words and stems them the same on both sides', () => {
-    expect(words('PostCustomersCustomer issues_create-comment HTTPServer /repos/{owner}')).toEqual(['post', 'customers', 'customer', 'issues', 'create', 'comment', 'http', 'server', 'repos', 'owner']);
+    expect(words('PostCustomersCustomer issues_create-comment HTTPServer /repos/{owner}')).toEqual([
+      'post',
+      'customers',
+      'customer',
+      'issues',
+      'create',
+      'comment',
+      'http',
+      'server',
+      'repos',
+      'owner',
+    ]);
     // an acronym's plural stays one word
     expect(words('which CRDs and PRs')).toEqual(['which', 'crds', 'and', 'prs']);
     expect(terms('the <b>merged</b> issues, merging [docs](https://x.test/a) repositories')).toEqual(['merg', 'issu', 'merg', 'doc', 'repositori']);

@@ -5,24 +5,44 @@
  * suggested. Real server, real clients of both eras.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { defineTool } from '../../../templates/runtime/tools/extra-tools.js';
 import { setLogSink } from '../../../templates/runtime/core/log.js';
+import type { ServerConfig } from '../../../templates/runtime/core/types.js';
 import { createPolicy } from '../../../templates/runtime/policy/policy.js';
 import type { PolicyConfig } from '../../../templates/runtime/policy/policy-types.js';
 import { buildSearchIndex, closestNames, createToolSearch, unknownToolMessage } from '../../../templates/runtime/search/search.js';
 import { createServer } from '../../../templates/runtime/server/server.js';
-import type { ServerConfig } from '../../../templates/runtime/core/types.js';
-import { ERAS, linkedClient } from '../../helpers/linked.js';
+import { defineTool } from '../../../templates/runtime/tools/extra-tools.js';
 import type { AnyClient, Era } from '../../helpers/linked.js';
+import { ERAS, linkedClient } from '../../helpers/linked.js';
 
 setLogSink(() => undefined);
 const config: ServerConfig = { name: 'searchy', version: '1.0.0', envPrefix: 'SEARCHY', timeoutMs: 5000, maxResponseBytes: 100_000 };
-const tool = (name: string) => defineTool<Record<string, never>, unknown>({ kind: 'extra', name, description: `${name} does a thing`, inputSchema: { type: 'object' }, handler: () => `${name} ran` });
+const tool = (name: string) =>
+  defineTool<Record<string, never>, unknown>({
+    kind: 'extra',
+    name,
+    description: `${name} does a thing`,
+    inputSchema: { type: 'object' },
+    handler: () => `${name} ran`,
+  });
 const TOOLS = ['pets_list', 'pets_get', 'pets_delete', 'orders_create', 'secret_pets_listing'].map(tool);
 const INDEX = buildSearchIndex(TOOLS.map((t) => ({ name: t.name, description: t.description!, inputSchema: t.inputSchema })));
 // `secret_pets_listing` exists but this client may not see it: it must never be suggested
 const POLICY: PolicyConfig = {
-  access: { default: 'allow', rules: [{ clients: ['local'], effect: 'deny', tools: ['secret_pets_listing'], prompts: [], resources: [], resourceTemplates: [], source: 'policy.access.rules[0].deny' }] },
+  access: {
+    default: 'allow',
+    rules: [
+      {
+        clients: ['local'],
+        effect: 'deny',
+        tools: ['secret_pets_listing'],
+        prompts: [],
+        resources: [],
+        resourceTemplates: [],
+        source: 'policy.access.rules[0].deny',
+      },
+    ],
+  },
 };
 const clients: AnyClient[] = [];
 afterEach(async () => {
@@ -42,7 +62,9 @@ describe('closestNames', () => {
 
   it('compares nothing for a name no typo makes (bounded work)', () => {
     expect(closestNames(`pets_list${'x'.repeat(200)}`, names)).toEqual([]);
-    expect(unknownToolMessage('y'.repeat(500), names)).toBe(`Unknown tool: ${'y'.repeat(99)}…. Use search_tools to find the tools for a task, and describe_tool for a tool's arguments.`);
+    expect(unknownToolMessage('y'.repeat(500), names)).toBe(
+      `Unknown tool: ${'y'.repeat(99)}…. Use search_tools to find the tools for a task, and describe_tool for a tool's arguments.`,
+    );
   });
 });
 
@@ -61,9 +83,13 @@ describe.each(ERAS)('call_tool and describe_tool with an unknown name, %s era', 
       (e: { code: number; message: string }) => e,
     );
     expect(err?.code).toBe(-32602);
-    expect(err?.message).toContain('Unknown tool: pets_lst. Did you mean "pets_list" or "pets_get"? Use search_tools to find the tools for a task, and describe_tool for a tool\'s arguments.');
+    expect(err?.message).toContain(
+      'Unknown tool: pets_lst. Did you mean "pets_list" or "pets_get"? Use search_tools to find the tools for a task, and describe_tool for a tool\'s arguments.',
+    );
     // the suggestion, followed, runs
-    expect(await c.callTool({ name: 'call_tool', arguments: { name: 'pets_list', arguments: {} } })).toMatchObject({ content: [{ type: 'text', text: 'pets_list ran' }] });
+    expect(await c.callTool({ name: 'call_tool', arguments: { name: 'pets_list', arguments: {} } })).toMatchObject({
+      content: [{ type: 'text', text: 'pets_list ran' }],
+    });
   });
 
   it('never suggests a tool the client may not see, and says where to look when nothing is close', async () => {
@@ -78,6 +104,8 @@ describe.each(ERAS)('call_tool and describe_tool with an unknown name, %s era', 
     const c = await client();
     const r = (await c.callTool({ name: 'describe_tool', arguments: { name: 'orders_creat' } })) as { isError?: boolean; content: Array<{ text?: string }> };
     expect(r.isError).toBe(true);
-    expect(r.content[0]!.text).toBe('Unknown tool: orders_creat. Did you mean "orders_create"? Use search_tools to find the tools for a task, and describe_tool for a tool\'s arguments.');
+    expect(r.content[0]!.text).toBe(
+      'Unknown tool: orders_creat. Did you mean "orders_create"? Use search_tools to find the tools for a task, and describe_tool for a tool\'s arguments.',
+    );
   });
 });

@@ -6,11 +6,11 @@
  */
 import { ProtocolError } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { buildSearchIndex, createToolSearch, fieldTexts } from '../../../templates/runtime/search/search.js';
+import { SEARCH_DEBUG_VARIABLE, serverVariables } from '../../../templates/runtime/process/variables.js';
 import type { SearchSource } from '../../../templates/runtime/search/search.js';
+import { buildSearchIndex, createToolSearch, fieldTexts } from '../../../templates/runtime/search/search.js';
 import { COVERAGE } from '../../../templates/runtime/search/search-rank.js';
 import { SEARCH_LIMITS, SEARCH_TOOLS } from '../../../templates/runtime/search/search-tools.js';
-import { SEARCH_DEBUG_VARIABLE, serverVariables } from '../../../templates/runtime/process/variables.js';
 
 const TOOLS: SearchSource[] = Array.from({ length: 30 }, (_, i) => ({
   name: `pets_item-${i}`,
@@ -20,8 +20,27 @@ const TOOLS: SearchSource[] = Array.from({ length: 30 }, (_, i) => ({
   path: `/pets/item${i}`,
   inputSchema: { type: 'object', properties: { petId: { type: 'string', description: 'The pet.' } } },
 })).concat([
-  { name: 'orders_create', description: 'Place an order\n\nBuys a pet.', tags: ['store'], method: 'POST', path: '/store/orders', inputSchema: { type: 'object', properties: { body: { type: 'object', title: 'NewOrder', properties: { quantity: { type: 'integer' }, state: { type: 'string', enum: ['placed', 'approved'] } } } } } },
-  { name: 'orders_delete', description: 'Cancel an order', tags: ['store'], method: 'DELETE', path: '/store/orders/{orderId}', inputSchema: { type: 'object', properties: {} } },
+  {
+    name: 'orders_create',
+    description: 'Place an order\n\nBuys a pet.',
+    tags: ['store'],
+    method: 'POST',
+    path: '/store/orders',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        body: { type: 'object', title: 'NewOrder', properties: { quantity: { type: 'integer' }, state: { type: 'string', enum: ['placed', 'approved'] } } },
+      },
+    },
+  },
+  {
+    name: 'orders_delete',
+    description: 'Cancel an order',
+    tags: ['store'],
+    method: 'DELETE',
+    path: '/store/orders/{orderId}',
+    inputSchema: { type: 'object', properties: {} },
+  },
 ]);
 
 type Result = { name: string; description: string; area?: string; score: number };
@@ -32,14 +51,29 @@ const names = (r: { structuredContent?: unknown }) => (r.structuredContent as { 
 /** A search over `tools` answering `query` (every tool visible), as the names ranked. */
 function ranked(tools: SearchSource[], query: string, limit = 10): string[] {
   const by = new Map(tools.map((t) => [t.name, t]));
-  return names(createToolSearch(buildSearchIndex(tools), undefined, {}).search({ query, limit }, () => true, (n) => by.get(n)));
+  return names(
+    createToolSearch(buildSearchIndex(tools), undefined, {}).search(
+      { query, limit },
+      () => true,
+      (n) => by.get(n),
+    ),
+  );
 }
 
 afterEach(() => vi.restoreAllMocks());
 
 describe('search runtime', () => {
   it('indexes name, summary, path segments, tag, argument names with enum values, schema titles and the rest of the description', () => {
-    expect(fieldTexts(TOOLS[30]!)).toEqual({ name: 'orders_create', summary: 'Place an order', path: 'store orders', tag: 'store', params: 'body quantity state placed approved', titles: 'NewOrder', arguments: '', description: '\nBuys a pet.' });
+    expect(fieldTexts(TOOLS[30]!)).toEqual({
+      name: 'orders_create',
+      summary: 'Place an order',
+      path: 'store orders',
+      tag: 'store',
+      params: 'body quantity state placed approved',
+      titles: 'NewOrder',
+      arguments: '',
+      description: '\nBuys a pet.',
+    });
   });
 
   it('builds the same bytes from the same tools, and ranks with it once loaded', () => {
@@ -81,9 +115,24 @@ describe('search runtime', () => {
 
   it('ranks a tool named for what the query says above one whose name says much more (coverage)', () => {
     const tools: SearchSource[] = [
-      { name: 'scanning_bulk-delete-repo-custom-patterns', description: 'Bulk delete custom patterns of a repo\n\nPermanently deletes the patterns of a repo.', method: 'DELETE', path: '/repos/{owner}/{repo}/scanning/patterns', inputSchema: {} },
+      {
+        name: 'scanning_bulk-delete-repo-custom-patterns',
+        description: 'Bulk delete custom patterns of a repo\n\nPermanently deletes the patterns of a repo.',
+        method: 'DELETE',
+        path: '/repos/{owner}/{repo}/scanning/patterns',
+        inputSchema: {},
+      },
       { name: 'repos_delete', description: 'Delete a repository', method: 'DELETE', path: '/repos/{owner}/{repo}', inputSchema: {} },
-      ...Array.from({ length: 8 }, (_, i): SearchSource => ({ name: `widgets_get-${i}`, description: 'Get a widget of a repo.', method: 'GET', path: `/repos/{owner}/{repo}/widgets/w${i}`, inputSchema: {} })),
+      ...Array.from(
+        { length: 8 },
+        (_, i): SearchSource => ({
+          name: `widgets_get-${i}`,
+          description: 'Get a widget of a repo.',
+          method: 'GET',
+          path: `/repos/{owner}/{repo}/widgets/w${i}`,
+          inputSchema: {},
+        }),
+      ),
     ];
     expect(ranked(tools, 'permanently delete a repo')[0]).toBe('repos_delete');
     // without the coverage factor, the longer name's extra matches win
@@ -99,7 +148,13 @@ describe('search runtime', () => {
   it('reads a request in the first person as about the authenticated user', () => {
     const tools: SearchSource[] = [
       { name: 'repos_list-for-org', description: 'List organization repositories.', method: 'GET', path: '/orgs/{org}/repos', inputSchema: {} },
-      { name: 'repos_list-for-authenticated-user', description: 'List repositories for the authenticated user.', method: 'GET', path: '/user/repos', inputSchema: {} },
+      {
+        name: 'repos_list-for-authenticated-user',
+        description: 'List repositories for the authenticated user.',
+        method: 'GET',
+        path: '/user/repos',
+        inputSchema: {},
+      },
     ];
     expect(ranked(tools, 'which repositories do I own')[0]).toBe('repos_list-for-authenticated-user');
     expect(ranked(tools, 'list organization repositories')[0]).toBe('repos_list-for-org');
@@ -121,7 +176,14 @@ describe('search runtime', () => {
       { name: 'configurations_get', description: 'Get a configuration.', inputSchema: {} },
     ];
     const search = createToolSearch(buildSearchIndex(tools), undefined, {});
-    const results = (query: string) => (search.search({ query }, () => true, (n) => tools.find((t) => t.name === n)).structuredContent as { results: Result[] }).results;
+    const results = (query: string) =>
+      (
+        search.search(
+          { query },
+          () => true,
+          (n) => tools.find((t) => t.name === n),
+        ).structuredContent as { results: Result[] }
+      ).results;
     // "config" begins "configuration": an abbreviation, scored (discounted)
     expect(results('config')[0]).toMatchObject({ name: 'configurations_get' });
     expect(results('config')[0]!.score).toBeGreaterThan(0);
@@ -134,7 +196,14 @@ describe('search runtime', () => {
     expect(names(search.search({ query: 'order', method: 'delete' }, () => true, describeTool))).toEqual(['orders_delete']);
     expect(names(search.search({ query: 'pet', tag: 'store' }, () => true, describeTool))).toEqual(['orders_create']);
     const areas = search.search({}, () => true, describeTool);
-    expect(areas.structuredContent).toEqual({ areas: [{ area: 'pets', tools: 30, about: 'item' }, { area: 'store', tools: 2, about: 'orders' }], page: 1, pages: 1 });
+    expect(areas.structuredContent).toEqual({
+      areas: [
+        { area: 'pets', tools: 30, about: 'item' },
+        { area: 'store', tools: 2, about: 'orders' },
+      ],
+      page: 1,
+      pages: 1,
+    });
     expect(search.search({}, (n) => n.startsWith('orders'), describeTool).structuredContent).toMatchObject({ areas: [{ area: 'store', tools: 2 }] });
     const first = search.search({ tag: 'pets' }, () => true, describeTool);
     expect(first.structuredContent).toMatchObject({ area: 'pets', page: 1, pages: 2 });
@@ -142,7 +211,9 @@ describe('search runtime', () => {
     expect((first.content[0] as { text: string }).text).toContain('Page 1 of 2: page 2 for more.');
     const second = search.search({ tag: 'PETS', page: 2 }, () => true, describeTool);
     expect((second.structuredContent as { tools: Array<{ name: string; summary: string }> }).tools[0]).toEqual({ name: 'pets_item-15', summary: 'Pet 15' });
-    expect((search.search({ tag: 'stor' }, () => true, describeTool).content[0] as { text: string }).text).toBe('No area "stor". Did you mean "store"? Call search_tools without a query for the areas.');
+    expect((search.search({ tag: 'stor' }, () => true, describeTool).content[0] as { text: string }).text).toBe(
+      'No area "stor". Did you mean "store"? Call search_tools without a query for the areas.',
+    );
   });
 
   it('says what an area is about by the words of its tools’ names that tell it apart, not by its own name or words every area shares', () => {
@@ -152,7 +223,15 @@ describe('search runtime', () => {
       ...['issues', 'comments', 'labels'].map((w) => tool(`issues_list-${w}-for-repo`, 'issues')),
       tool('emojis_get', 'emojis'),
     ];
-    const about = Object.fromEntries(((createToolSearch(buildSearchIndex(tools), undefined, {}).search({}, () => true, () => undefined).structuredContent as { areas: Array<{ area: string; about: string }> }).areas).map((a) => [a.area, a.about]));
+    const about = Object.fromEntries(
+      (
+        createToolSearch(buildSearchIndex(tools), undefined, {}).search(
+          {},
+          () => true,
+          () => undefined,
+        ).structuredContent as { areas: Array<{ area: string; about: string }> }
+      ).areas.map((a) => [a.area, a.about]),
+    );
     // `repo` is in nearly every name, `actions` is the area's own name: neither tells the area apart
     expect(about.actions).toBe('secrets, workflow, groups, jobs, org');
     expect(about.issues).toBe('comments, labels, repo');
@@ -162,7 +241,8 @@ describe('search runtime', () => {
 
   it('declares MCPGEN_SEARCH_DEBUG among the server’s variables when search (or code) mode is on, and only then', () => {
     const config = { envPrefix: 'PETS', timeoutMs: 1000, maxResponseBytes: 1000 };
-    const debug = (searchMode?: boolean) => serverVariables({ config: { ...config, ...(searchMode !== undefined ? { searchMode } : {}) }, tools: [] }).find((v) => v.name === SEARCH_DEBUG_VARIABLE);
+    const debug = (searchMode?: boolean) =>
+      serverVariables({ config: { ...config, ...(searchMode !== undefined ? { searchMode } : {}) }, tools: [] }).find((v) => v.name === SEARCH_DEBUG_VARIABLE);
     expect(SEARCH_DEBUG_VARIABLE).toBe('MCPGEN_SEARCH_DEBUG');
     expect(debug(true)).toMatchObject({ kind: 'setting', secret: false, required: false });
     expect(debug(undefined)).toBeUndefined();
@@ -175,7 +255,9 @@ describe('search runtime', () => {
     createToolSearch(buildSearchIndex(TOOLS), undefined, { MCPGEN_SEARCH_DEBUG: '1' }).search({ query: 'remove an order', limit: 1 }, () => true, describeTool);
     const lines = String(write.mock.calls[0]![0]).trimEnd().split('\n');
     expect(lines[0]).toBe('[search] "remove an order" intent=delete');
-    expect(lines[1]).toMatch(/^\[search\] #1 orders_delete score=[\d.]+ = lexical [\d.]+ × intent 1\.5 \(query delete, tool delete\) × coverage [\d.]+; tiebreak [\d.]+; order\(idf [\d.]+; name×1,summary×1,path×1\)=[\d.]+$/);
+    expect(lines[1]).toMatch(
+      /^\[search\] #1 orders_delete score=[\d.]+ = lexical [\d.]+ × intent 1\.5 \(query delete, tool delete\) × coverage [\d.]+; tiebreak [\d.]+; order\(idf [\d.]+; name×1,summary×1,path×1\)=[\d.]+$/,
+    );
   });
 
   it('bounds every answer and refuses malformed arguments with -32602', () => {
@@ -189,24 +271,50 @@ describe('search runtime', () => {
     // long titles: descriptions are cut shorter so that the default answer still fits 2 KB
     const wordy = TOOLS.slice(0, 6).map((t) => ({ ...t, title: `${t.name} ${'title words '.repeat(20)}` }));
     const byWordy = new Map(wordy.map((t) => [t.name, t]));
-    const fit = createToolSearch(buildSearchIndex(wordy), undefined, {}).search({ query: 'pet' }, () => true, (n) => byWordy.get(n));
+    const fit = createToolSearch(buildSearchIndex(wordy), undefined, {}).search(
+      { query: 'pet' },
+      () => true,
+      (n) => byWordy.get(n),
+    );
     const fitted = (fit.structuredContent as { results: Result[] }).results;
     expect(fitted).toHaveLength(5);
     expect(fitted[0]!.description.length).toBeLessThan(SEARCH_LIMITS.descriptionChars);
     expect(Buffer.byteLength((fit.content[0] as { text: string }).text)).toBeLessThanOrEqual(SEARCH_LIMITS.answerBytes);
-    for (const bad of [{ query: '' }, { query: 3 }, { query: 'pet', limit: 0 }, { query: 'pet', limit: 'all' }, { method: 'FETCH' }, { tag: '' }, { page: 0 }]) {
-      expect(() => search.search(bad, () => true, () => undefined)).toThrow(ProtocolError);
+    for (const bad of [
+      { query: '' },
+      { query: 3 },
+      { query: 'pet', limit: 0 },
+      { query: 'pet', limit: 'all' },
+      { method: 'FETCH' },
+      { tag: '' },
+      { page: 0 },
+    ]) {
+      expect(() =>
+        search.search(
+          bad,
+          () => true,
+          () => undefined,
+        ),
+      ).toThrow(ProtocolError);
     }
-    expect(search.search({ query: 'zzzz' }, () => true, () => undefined).content).toEqual([{ type: 'text', text: 'No tool matches "zzzz"; try other words, or call search_tools without a query to browse the areas.' }]);
+    expect(
+      search.search(
+        { query: 'zzzz' },
+        () => true,
+        () => undefined,
+      ).content,
+    ).toEqual([{ type: 'text', text: 'No tool matches "zzzz"; try other words, or call search_tools without a query to browse the areas.' }]);
   });
 });
 
 describe('acronyms', () => {
   const nouns = ['files', 'reviews', 'comments', 'commits', 'labels'];
-  const tools: SearchSource[] = nouns.map((n) => ({ name: `pulls_${n}`, description: `Pull request ${n}.`, inputSchema: {} })).concat([
-    { name: 'repos_get', description: 'Get a repository.', inputSchema: {} },
-    { name: 'pr_tools', description: 'Get a pr.', inputSchema: {} },
-  ]);
+  const tools: SearchSource[] = nouns
+    .map((n) => ({ name: `pulls_${n}`, description: `Pull request ${n}.`, inputSchema: {} }))
+    .concat([
+      { name: 'repos_get', description: 'Get a repository.', inputSchema: {} },
+      { name: 'pr_tools', description: 'Get a pr.', inputSchema: {} },
+    ]);
 
   it('reads a query word as the initials of a phrase at least five tools share, unless the API uses the word as widely', () => {
     const index = JSON.parse(buildSearchIndex(tools)) as { acronyms: Record<string, string[]> };

@@ -5,23 +5,30 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ERAS, linkedClient } from '../../helpers/linked.js';
-import type { AnyClient, Era } from '../../helpers/linked.js';
 import { setLogSink } from '../../../templates/runtime/core/log.js';
-import { defineTool } from '../../../templates/runtime/tools/extra-tools.js';
 import type { PrimitiveGate } from '../../../templates/runtime/core/primitives.js';
-import { createServer } from '../../../templates/runtime/server/server.js';
-import type { CreateServerOptions } from '../../../templates/runtime/server/server.js';
-import { SettingsError } from '../../../templates/runtime/process/settings.js';
 import type { OperationTool, ServerConfig } from '../../../templates/runtime/core/types.js';
+import { SettingsError } from '../../../templates/runtime/process/settings.js';
+import type { CreateServerOptions } from '../../../templates/runtime/server/server.js';
+import { createServer } from '../../../templates/runtime/server/server.js';
+import { defineTool } from '../../../templates/runtime/tools/extra-tools.js';
 import { compiledValidatorCount } from '../../../templates/runtime/validation/validate.js';
+import type { AnyClient, Era } from '../../helpers/linked.js';
+import { ERAS, linkedClient } from '../../helpers/linked.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 
-const config: ServerConfig = { name: 'petstore', version: '1.2.3', instructions: 'Use the pet tools.', envPrefix: 'PETSTORE', timeoutMs: 5000, maxResponseBytes: 100_000 };
+const config: ServerConfig = {
+  name: 'petstore',
+  version: '1.2.3',
+  instructions: 'Use the pet tools.',
+  envPrefix: 'PETSTORE',
+  timeoutMs: 5000,
+  maxResponseBytes: 100_000,
+};
 
 const getPet: OperationTool = {
   kind: 'operation',
@@ -52,7 +59,14 @@ const getPetLenient: OperationTool = {
   ...getPet,
   name: 'getPetLenient',
   strictOutput: undefined,
-  outputSchema: { type: 'object', properties: { id: { anyOf: [{ type: 'number' }, { type: 'null' }] }, name: { anyOf: [{ type: 'string' }, { type: 'null' }] }, category: { anyOf: [{ type: 'object' }, { type: 'null' }] } } },
+  outputSchema: {
+    type: 'object',
+    properties: {
+      id: { anyOf: [{ type: 'number' }, { type: 'null' }] },
+      name: { anyOf: [{ type: 'string' }, { type: 'null' }] },
+      category: { anyOf: [{ type: 'object' }, { type: 'null' }] },
+    },
+  },
 };
 
 const addPet: OperationTool = {
@@ -143,7 +157,14 @@ describe.each(ERAS)('createServer in the %s era (in memory)', (era: Era) => {
     const client = await connect();
     const { tools: listed } = await client.listTools();
     expect(listed).toEqual([
-      { name: 'getPetById', title: 'Find pet by ID', description: 'Returns a single pet.', inputSchema: getPet.inputSchema, outputSchema: getPet.outputSchema, annotations: { readOnlyHint: true } },
+      {
+        name: 'getPetById',
+        title: 'Find pet by ID',
+        description: 'Returns a single pet.',
+        inputSchema: getPet.inputSchema,
+        outputSchema: getPet.outputSchema,
+        annotations: { readOnlyHint: true },
+      },
       { name: 'addPet', inputSchema: addPet.inputSchema },
       { name: 'slow', inputSchema: { type: 'object' } },
     ]);
@@ -154,7 +175,10 @@ describe.each(ERAS)('createServer in the %s era (in memory)', (era: Era) => {
   it('calls a tool end to end and returns structuredContent', async () => {
     const client = await connect();
     const result = await client.callTool({ name: 'getPetById', arguments: { petId: 7 } });
-    expect(result).toMatchObject({ content: [{ type: 'text', text: '{"id":7,"name":"Rex","category":{"id":1}}' }], structuredContent: { id: 7, name: 'Rex', category: { id: 1 } } });
+    expect(result).toMatchObject({
+      content: [{ type: 'text', text: '{"id":7,"name":"Rex","category":{"id":1}}' }],
+      structuredContent: { id: 7, name: 'Rex', category: { id: 1 } },
+    });
     expect(result.isError).toBeUndefined();
     expect(seen).toEqual([{ method: 'GET', url: '/v1/pet/7', body: '' }]);
   });
@@ -278,7 +302,7 @@ describe.each(ERAS)('createServer with extensions, %s era', (era: Era) => {
     expect(installs).toBeGreaterThan(before);
   });
 
-  it('sends an extra tool handler\'s log lines to the client as logging notifications of the call', async () => {
+  it("sends an extra tool handler's log lines to the client as logging notifications of the call", async () => {
     const chatty = defineTool<Record<string, never>, unknown>({
       kind: 'extra',
       name: 'chatty',
@@ -293,13 +317,15 @@ describe.each(ERAS)('createServer with extensions, %s era', (era: Era) => {
     const client = await linkedClient(createServer(config, tools, { PETSTORE_BASE_URL: baseUrl }, { extraTools: [chatty] }), era, {
       setup: (c) => {
         const onMessage = (n: { params: unknown }) => void messages.push(n.params);
-        if (era === 'legacy') (c as { setNotificationHandler: (s: unknown, h: typeof onMessage) => void }).setNotificationHandler(LoggingMessageNotificationSchema, onMessage);
+        if (era === 'legacy')
+          (c as { setNotificationHandler: (s: unknown, h: typeof onMessage) => void }).setNotificationHandler(LoggingMessageNotificationSchema, onMessage);
         else (c as { setNotificationHandler: (m: string, h: typeof onMessage) => void }).setNotificationHandler('notifications/message', onMessage);
       },
     });
     clients.push(client);
     // the modern era has no logging/setLevel: the level rides the request's _meta
-    const params = era === 'legacy' ? { name: 'chatty', arguments: {} } : { name: 'chatty', arguments: {}, _meta: { 'io.modelcontextprotocol/logLevel': 'debug' } };
+    const params =
+      era === 'legacy' ? { name: 'chatty', arguments: {} } : { name: 'chatty', arguments: {}, _meta: { 'io.modelcontextprotocol/logLevel': 'debug' } };
     expect(await client.callTool(params)).toMatchObject({ content: [{ type: 'text', text: 'done' }] });
     const deadline = Date.now() + 2000;
     while (messages.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
@@ -312,7 +338,7 @@ describe.each(ERAS)('createServer with extensions, %s era', (era: Era) => {
   // legacy only: with the v2 client and server 2.4.0 pinned to 2026-07-28, the handler's request
   // context carries no progressToken (checked: ctx.mcpReq._meta is undefined although the client
   // asked for progress), so a modern call gets no progress; the handler's ctx.progress is then a no-op
-  it.skipIf(era === 'modern')('sends an extra tool handler\'s progress when the call asks for it', async () => {
+  it.skipIf(era === 'modern')("sends an extra tool handler's progress when the call asks for it", async () => {
     const slowly = defineTool<Record<string, never>, unknown>({
       kind: 'extra',
       name: 'slowly',
@@ -325,7 +351,11 @@ describe.each(ERAS)('createServer with extensions, %s era', (era: Era) => {
     const client = await linkedClient(createServer(config, tools, { PETSTORE_BASE_URL: baseUrl }, { extraTools: [slowly] }), era);
     clients.push(client);
     const seenProgress: unknown[] = [];
-    const result = await (client as { callTool: (p: unknown, s?: unknown, o?: unknown) => Promise<unknown> }).callTool({ name: 'slowly', arguments: {} }, undefined, { onprogress: (p: unknown) => void seenProgress.push(p) });
+    const result = await (client as { callTool: (p: unknown, s?: unknown, o?: unknown) => Promise<unknown> }).callTool(
+      { name: 'slowly', arguments: {} },
+      undefined,
+      { onprogress: (p: unknown) => void seenProgress.push(p) },
+    );
     expect(result).toMatchObject({ content: [{ type: 'text', text: 'done' }] });
     expect(seenProgress).toEqual([
       { progress: 0, total: 100, message: 'at 0' },
@@ -351,7 +381,15 @@ describe('main over stdio (child process)', () => {
   );
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  type Child = { stdout: string[]; stderr: () => string; exit: Promise<number | null>; send: (msg: unknown) => void; end: () => void; kill: (s: NodeJS.Signals) => void; waitStderr: (re: RegExp) => Promise<void> };
+  type Child = {
+    stdout: string[];
+    stderr: () => string;
+    exit: Promise<number | null>;
+    send: (msg: unknown) => void;
+    end: () => void;
+    kill: (s: NodeJS.Signals) => void;
+    waitStderr: (re: RegExp) => Promise<void>;
+  };
 
   function start(env: NodeJS.ProcessEnv): Child {
     const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: ROOT, env: { PATH: process.env.PATH, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
@@ -396,7 +434,12 @@ describe('main over stdio (child process)', () => {
   it('serves over stdio, logs one start-up line to stderr only, and exits 0 when stdin closes', async () => {
     const child = start({ PETSTORE_BASE_URL: baseUrl });
     await child.waitStderr(/MCP server on stdio/);
-    child.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+    child.send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    });
     child.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     child.send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
     child.send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'getPetById', arguments: { petId: 7 } } });
@@ -409,7 +452,10 @@ describe('main over stdio (child process)', () => {
     expect(messages[0]!.result.serverInfo).toEqual({ name: 'petstore', version: '1.2.3' });
     expect((messages[1]!.result.tools as unknown[]).length).toBe(3);
     expect(messages[2]!.result.structuredContent).toEqual({ id: 7, name: 'Rex', category: { id: 1 } });
-    const startup = child.stderr().split('\n').filter((l) => l.includes('MCP server on stdio'));
+    const startup = child
+      .stderr()
+      .split('\n')
+      .filter((l) => l.includes('MCP server on stdio'));
     expect(startup).toHaveLength(1);
     expect(startup[0]).toContain(`petstore 1.2.3: MCP server on stdio with 3 tools; base URL ${baseUrl}`);
   });

@@ -1,8 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { resolveSettings, SettingsError } from '../../../templates/runtime/process/settings.js';
 import type { ServerConfig } from '../../../templates/runtime/core/types.js';
+import { resolveSettings, SettingsError } from '../../../templates/runtime/process/settings.js';
 
-const config: ServerConfig = { name: 'pets', version: '1.0.0', envPrefix: 'PETS', baseUrl: 'https://pets.example.com/api/v3/', timeoutMs: 30000, maxResponseBytes: 1000000 };
+const config: ServerConfig = {
+  name: 'pets',
+  version: '1.0.0',
+  envPrefix: 'PETS',
+  baseUrl: 'https://pets.example.com/api/v3/',
+  timeoutMs: 30000,
+  maxResponseBytes: 1000000,
+};
 
 function settingsError(fn: () => unknown): SettingsError {
   try {
@@ -16,12 +23,31 @@ function settingsError(fn: () => unknown): SettingsError {
 
 describe('resolveSettings', () => {
   it('uses the manifest values when no variable is set (base URL without trailing slash)', () => {
-    expect(resolveSettings(config, {})).toEqual({ baseUrl: 'https://pets.example.com/api/v3', timeoutMs: 30000, maxResponseBytes: 1000000, maxInFlightBytes: 67108864, maxArgumentBytes: 1048576, envPrefix: 'PETS' });
+    expect(resolveSettings(config, {})).toEqual({
+      baseUrl: 'https://pets.example.com/api/v3',
+      timeoutMs: 30000,
+      maxResponseBytes: 1000000,
+      maxInFlightBytes: 67108864,
+      maxArgumentBytes: 1048576,
+      envPrefix: 'PETS',
+    });
   });
 
   it('lets environment variables override the manifest', () => {
-    const s = resolveSettings(config, { PETS_BASE_URL: 'http://127.0.0.1:8080/v2', PETS_TIMEOUT_MS: '1500', PETS_MAX_RESPONSE_BYTES: ' 2048 ', OTHER_BASE_URL: 'x' });
-    expect(s).toEqual({ baseUrl: 'http://127.0.0.1:8080/v2', timeoutMs: 1500, maxResponseBytes: 2048, maxInFlightBytes: 67108864, maxArgumentBytes: 1048576, envPrefix: 'PETS' });
+    const s = resolveSettings(config, {
+      PETS_BASE_URL: 'http://127.0.0.1:8080/v2',
+      PETS_TIMEOUT_MS: '1500',
+      PETS_MAX_RESPONSE_BYTES: ' 2048 ',
+      OTHER_BASE_URL: 'x',
+    });
+    expect(s).toEqual({
+      baseUrl: 'http://127.0.0.1:8080/v2',
+      timeoutMs: 1500,
+      maxResponseBytes: 2048,
+      maxInFlightBytes: 67108864,
+      maxArgumentBytes: 1048576,
+      envPrefix: 'PETS',
+    });
   });
 
   it('treats blank variables as unset', () => {

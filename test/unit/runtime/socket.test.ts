@@ -3,17 +3,17 @@
  * listening on a unix socket in a temp folder (runtime/operation/socket.ts, through callOperation).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
 import type { IncomingHttpHeaders } from 'node:http';
+import { createServer } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callOperation } from '../../../templates/runtime/operation/call.js';
 import { setLogSink } from '../../../templates/runtime/core/log.js';
-import { describeBase, parseApiBase, resolveSettings, SettingsError } from '../../../templates/runtime/process/settings.js';
-import { closeSockets, socketFetch } from '../../../templates/runtime/operation/socket.js';
 import type { OperationTool, ServerConfig } from '../../../templates/runtime/core/types.js';
+import { callOperation } from '../../../templates/runtime/operation/call.js';
+import { closeSockets, socketFetch } from '../../../templates/runtime/operation/socket.js';
+import { describeBase, parseApiBase, resolveSettings, SettingsError } from '../../../templates/runtime/process/settings.js';
 
 describe('parseApiBase', () => {
   it.each([
@@ -76,7 +76,14 @@ describe('requests over a unix socket', () => {
     kind: 'operation',
     name: 'inspect',
     inputSchema: { type: 'object', properties: { id: { type: 'string' }, all: { type: 'boolean' } }, required: ['id'] },
-    http: { method: 'POST', path: '/containers/{id}', params: [{ arg: 'id', name: 'id', in: 'path' }, { arg: 'all', name: 'all', in: 'query' }] },
+    http: {
+      method: 'POST',
+      path: '/containers/{id}',
+      params: [
+        { arg: 'id', name: 'id', in: 'path' },
+        { arg: 'all', name: 'all', in: 'query' },
+      ],
+    },
   };
 
   beforeAll(async () => {
@@ -90,7 +97,8 @@ describe('requests over a unix socket', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const settings = (value: string) => resolveSettings({ name: 'd', version: '1', envPrefix: 'D', timeoutMs: 5000, maxResponseBytes: 10_000 }, { D_BASE_URL: value });
+  const settings = (value: string) =>
+    resolveSettings({ name: 'd', version: '1', envPrefix: 'D', timeoutMs: 5000, maxResponseBytes: 10_000 }, { D_BASE_URL: value });
 
   it('sends the request, base path included, to the socket', async () => {
     const result = (await callOperation(tool, { id: 'a b', all: true }, settings(`unix:${socket}:/v1`))) as CallToolResult;
@@ -122,6 +130,8 @@ describe('requests over a unix socket', () => {
   it('names the socket when it cannot connect', async () => {
     const result = (await callOperation(tool, { id: 'x' }, settings(`unix:${path.join(dir, 'missing.sock')}:/v1`))) as CallToolResult;
     expect(result.isError).toBe(true);
-    expect((result.content[0] as { text: string }).text).toMatch(new RegExp(`^Request to unix socket ${path.join(dir, 'missing.sock').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} failed \\(POST /v1/containers/x\\): ENOENT`));
+    expect((result.content[0] as { text: string }).text).toMatch(
+      new RegExp(`^Request to unix socket ${path.join(dir, 'missing.sock').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} failed \\(POST /v1/containers/x\\): ENOENT`),
+    );
   });
 });

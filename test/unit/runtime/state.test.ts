@@ -1,7 +1,16 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_HINT_TTL_MS, StateError, openState, sealState, signHint, stateKey, verifyHint, withRoundState } from '../../../templates/runtime/shared/state.js';
 import type { RoundState } from '../../../templates/runtime/shared/state.js';
+import {
+  DEFAULT_HINT_TTL_MS,
+  openState,
+  StateError,
+  sealState,
+  signHint,
+  stateKey,
+  verifyHint,
+  withRoundState,
+} from '../../../templates/runtime/shared/state.js';
 
 const KEY = randomBytes(32);
 const OTHER = randomBytes(32);
@@ -70,7 +79,17 @@ describe('sealState / openState', () => {
     expect(refusal(() => openState(KEY, `${iv}.${forged}.${expiry}.${tag}`, NOW)).reason).toBe('bad-signature');
     expect(refusal(() => openState(KEY, `${iv}.${body}.${Number(expiry) + 100000}.${tag}`, NOW)).reason).toBe('bad-signature');
     expect(refusal(() => openState(KEY, `${randomBytes(12).toString('base64url')}.${body}.${expiry}.${tag}`, NOW)).reason).toBe('bad-signature');
-    for (const bad of ['', 'abc', 'a.b', `${body}.${expiry}.${tag}`, `${iv}.${body}.${expiry}.${tag}.x`, `${iv}.${body}.-1.${tag}`, `${iv}.${body}.${expiry}.`, `${iv}.${body}.${expiry}.${tag}+`, `${iv}AAAA.${body}.${expiry}.${tag}`]) {
+    for (const bad of [
+      '',
+      'abc',
+      'a.b',
+      `${body}.${expiry}.${tag}`,
+      `${iv}.${body}.${expiry}.${tag}.x`,
+      `${iv}.${body}.-1.${tag}`,
+      `${iv}.${body}.${expiry}.`,
+      `${iv}.${body}.${expiry}.${tag}+`,
+      `${iv}AAAA.${body}.${expiry}.${tag}`,
+    ]) {
       expect(refusal(() => openState(KEY, bad, NOW)).reason).toBe('malformed');
     }
     expect(refusal(() => openState(KEY, 42 as unknown as string, NOW)).reason).toBe('malformed');
@@ -79,7 +98,10 @@ describe('sealState / openState', () => {
   it('is confidential: nothing of the value can be read from the token', () => {
     const secret = 'api-response-text-9f2c';
     const token = sealState(KEY, { api: { '0': { outcome: { text: secret } } } }, 1000, NOW);
-    const decoded = token.split('.').map((p) => Buffer.from(p, 'base64url').toString('latin1')).join('\n');
+    const decoded = token
+      .split('.')
+      .map((p) => Buffer.from(p, 'base64url').toString('latin1'))
+      .join('\n');
     expect(token).not.toContain(secret);
     expect(decoded).not.toContain(secret);
     expect(decoded).not.toContain('outcome');
@@ -123,7 +145,17 @@ describe('signHint / verifyHint', () => {
   it('reports malformed tokens', () => {
     const token = signHint(KEY, HEX, 'crs', 10_000, NOW);
     const [, expiry, mac] = token.split('.') as [string, string, string];
-    for (const bad of [undefined, 1, '', HEX, `${HEX.toUpperCase()}.${expiry}.${mac}`, `sha256:${token}`, `${HEX}.x.${mac}`, `${HEX}.${expiry}.${mac.slice(1)}`, `${token}.x`]) {
+    for (const bad of [
+      undefined,
+      1,
+      '',
+      HEX,
+      `${HEX.toUpperCase()}.${expiry}.${mac}`,
+      `sha256:${token}`,
+      `${HEX}.x.${mac}`,
+      `${HEX}.${expiry}.${mac.slice(1)}`,
+      `${token}.x`,
+    ]) {
       expect(verifyHint(KEY, bad, 'crs', NOW)).toEqual({ ok: false, reason: 'malformed' });
     }
   });

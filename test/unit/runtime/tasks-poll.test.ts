@@ -42,7 +42,13 @@ describe('tasks-poll', () => {
       sent.push(`${method} ${url}`);
       return new Response('{}');
     };
-    const err = await awaitOperation(accepted({ location: 'https://elsewhere.example/op/1', 'retry-after': '0' }), 'https://h.example/api/x', { send, signal: new AbortController().signal, baseUrl: 'https://h.example/api', longRunning: {}, timeoutMs: 1000 }).catch((e: unknown) => e);
+    const err = await awaitOperation(accepted({ location: 'https://elsewhere.example/op/1', 'retry-after': '0' }), 'https://h.example/api/x', {
+      send,
+      signal: new AbortController().signal,
+      baseUrl: 'https://h.example/api',
+      longRunning: {},
+      timeoutMs: 1000,
+    }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(PollError);
     expect(String((err as Error).message)).toContain('another origin');
     expect(sent).toEqual([]);
@@ -54,25 +60,43 @@ describe('tasks-poll', () => {
       sent.push(`${method} ${new URL(url).pathname}`);
       return new Response('{"status":"Running"}', { headers: { 'content-type': 'application/json', 'retry-after': '0' } });
     };
-    const err = await awaitOperation(accepted({ location: '/api/op/9', 'retry-after': '0' }), 'https://h.example/api/x', { send, signal: new AbortController().signal, baseUrl: 'https://h.example/api', longRunning: { cancelPaths: ['/op/{id}'] }, timeoutMs: 1000, deadlineMs: 250 }).catch((e: unknown) => e);
+    const err = await awaitOperation(accepted({ location: '/api/op/9', 'retry-after': '0' }), 'https://h.example/api/x', {
+      send,
+      signal: new AbortController().signal,
+      baseUrl: 'https://h.example/api',
+      longRunning: { cancelPaths: ['/op/{id}'] },
+      timeoutMs: 1000,
+      deadlineMs: 250,
+    }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(PollError);
     expect(String((err as Error).message)).toMatch(/did not end within 250 ms of polling \/api\/op\/9/);
     expect(sent.at(-1)).toBe('DELETE /api/op/9');
   });
 
   it('polls while running (202, or status Running), ends on Succeeded with that body, and on Failed as a failure', async () => {
-    const answers = [new Response(null, { status: 202, headers: { 'retry-after': '0' } }), new Response('{"status":"InProgress"}', { headers: { 'content-type': 'application/json', 'retry-after': '0' } }), new Response('{"status":"Succeeded","n":1}', { headers: { 'content-type': 'application/json' } })];
+    const answers = [
+      new Response(null, { status: 202, headers: { 'retry-after': '0' } }),
+      new Response('{"status":"InProgress"}', { headers: { 'content-type': 'application/json', 'retry-after': '0' } }),
+      new Response('{"status":"Succeeded","n":1}', { headers: { 'content-type': 'application/json' } }),
+    ];
     const send = async () => answers.shift()!;
     const opts = { send, signal: new AbortController().signal, baseUrl: 'https://h.example/api', longRunning: {}, timeoutMs: 1000 };
     const end = await awaitOperation(accepted({ location: '/api/op/1', 'retry-after': '0' }), 'https://h.example/api/x', opts);
     expect(end.failed).toBeUndefined();
     expect(await end.response.json()).toEqual({ status: 'Succeeded', n: 1 });
-    const failed = await awaitOperation(accepted({ location: '/api/op/2', 'retry-after': '0' }), 'https://h.example/api/x', { ...opts, send: async () => new Response('{"status":"FAILED"}', { headers: { 'content-type': 'application/json' } }) });
+    const failed = await awaitOperation(accepted({ location: '/api/op/2', 'retry-after': '0' }), 'https://h.example/api/x', {
+      ...opts,
+      send: async () => new Response('{"status":"FAILED"}', { headers: { 'content-type': 'application/json' } }),
+    });
     expect(failed.failed).toBe('failed');
   });
 
   it('on cancel sends DELETE to a declared status monitor only', async () => {
-    for (const [cancelPaths, expected] of [[['/op/{id}'], ['GET', 'DELETE']], [[], ['GET']], [['/pets/{id}'], ['GET']]] as const) {
+    for (const [cancelPaths, expected] of [
+      [['/op/{id}'], ['GET', 'DELETE']],
+      [[], ['GET']],
+      [['/pets/{id}'], ['GET']],
+    ] as const) {
       const controller = new AbortController();
       const methods: string[] = [];
       const send = async (method: string) => {
@@ -80,7 +104,13 @@ describe('tasks-poll', () => {
         if (method === 'GET') controller.abort(new Error('cancelled'));
         return new Response(null, { status: 202, headers: { 'retry-after': '0' } });
       };
-      await awaitOperation(accepted({ location: '/api/op/1', 'retry-after': '0' }), 'https://h.example/api/x', { send, signal: controller.signal, baseUrl: 'https://h.example/api', longRunning: { cancelPaths: [...cancelPaths] }, timeoutMs: 1000 }).catch(() => undefined);
+      await awaitOperation(accepted({ location: '/api/op/1', 'retry-after': '0' }), 'https://h.example/api/x', {
+        send,
+        signal: controller.signal,
+        baseUrl: 'https://h.example/api',
+        longRunning: { cancelPaths: [...cancelPaths] },
+        timeoutMs: 1000,
+      }).catch(() => undefined);
       expect(methods).toEqual(expected);
     }
   });

@@ -6,11 +6,21 @@
  */
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { MemoryTaskStore, TaskStoreFullError } from '../../../templates/runtime/tasks/tasks-store.js';
-import type { TaskRecord } from '../../../templates/runtime/tasks/tasks-store.js';
 import { Tasks } from '../../../templates/runtime/tasks/tasks.js';
+import type { TaskRecord } from '../../../templates/runtime/tasks/tasks-store.js';
+import { MemoryTaskStore, TaskStoreFullError } from '../../../templates/runtime/tasks/tasks-store.js';
 
-const task = (id: string, at: number, over: Partial<TaskRecord> = {}): TaskRecord => ({ taskId: id, owner: 'alice', tool: 't', status: 'working', createdAt: at, lastUpdatedAt: at, ttlMs: 1000, pollIntervalMs: 100, ...over });
+const task = (id: string, at: number, over: Partial<TaskRecord> = {}): TaskRecord => ({
+  taskId: id,
+  owner: 'alice',
+  tool: 't',
+  status: 'working',
+  createdAt: at,
+  lastUpdatedAt: at,
+  ttlMs: 1000,
+  pollIntervalMs: 100,
+  ...over,
+});
 
 describe('MemoryTaskStore', () => {
   it('refuses a task past maxTasks while all run, and drops the oldest finished one to make room', async () => {

@@ -1,9 +1,9 @@
-import { trace } from '@opentelemetry/api';
 import type { CallToolResult, InputRequiredResult, Server, ServerContext } from '@modelcontextprotocol/server';
+import { trace } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runPipeline } from '../../../templates/runtime/pipeline/pipeline.js';
 import type { ToolCall, ToolResult } from '../../../templates/runtime/pipeline/pipeline.js';
+import { runPipeline } from '../../../templates/runtime/pipeline/pipeline.js';
 import { telemetryStep } from '../../../templates/runtime/policy/telemetry.js';
 
 const SECRET = 'sk-live-telemetry-1234';
@@ -51,10 +51,14 @@ describe('telemetryStep', () => {
     const step = telemetryStep('pets', '1.2.3');
 
     it('records a span per call with the audit attributes and nothing from the arguments', async () => {
-      await runPipeline([step], async (call) => {
-        call.report.httpStatus = 201;
-        return ok;
-      }, toolCall());
+      await runPipeline(
+        [step],
+        async (call) => {
+          call.report.httpStatus = 201;
+          return ok;
+        },
+        toolCall(),
+      );
       const [span] = exporter.getFinishedSpans();
       expect(span!.name).toBe('tools/call create_pet');
       expect(span!.instrumentationScope).toMatchObject({ name: 'mcpgen', version: '1.2.3' });
@@ -77,7 +81,18 @@ describe('telemetryStep', () => {
     });
 
     it('carries the OAuth client of an access token beside the identity (its sub), never the token', async () => {
-      const ctx = { sessionId: 'sess-9', http: { authInfo: { token: 'eyJ-the-access-token', clientId: 'alice', scopes: [], expiresAt: 1, extra: { iss: 'https://as.example.com', sub: 'alice', client_id: 'claude-connector' } } } };
+      const ctx = {
+        sessionId: 'sess-9',
+        http: {
+          authInfo: {
+            token: 'eyJ-the-access-token',
+            clientId: 'alice',
+            scopes: [],
+            expiresAt: 1,
+            extra: { iss: 'https://as.example.com', sub: 'alice', client_id: 'claude-connector' },
+          },
+        },
+      };
       await runPipeline([step], async () => ok, toolCall({ ctx } as unknown as Partial<ToolCall>));
       const [span] = exporter.getFinishedSpans();
       expect(span!.attributes).toMatchObject({ 'mcp.client.identity': 'alice', 'mcp.client.oauth_client_id': 'claude-connector' });
@@ -85,7 +100,8 @@ describe('telemetryStep', () => {
     });
 
     it('outcomes: failed (isError, thrown), denied, limited, input_required; modern calls have no session', async () => {
-      const run = (dispatch: (call: ToolCall) => Promise<ToolResult>, over: Partial<ToolCall> = {}) => runPipeline([step], dispatch, toolCall(over)).catch(() => undefined);
+      const run = (dispatch: (call: ToolCall) => Promise<ToolResult>, over: Partial<ToolCall> = {}) =>
+        runPipeline([step], dispatch, toolCall(over)).catch(() => undefined);
       await run(async (call) => ((call.report.httpStatus = 502), { isError: true, content: [{ type: 'text', text: `bad ${SECRET}` }] }));
       await run(() => Promise.reject(Object.assign(new Error(`boom ${SECRET}`), { code: -32603 })));
       await run(async (call) => ((call.report.refusal = { kind: 'denied', reason: 'rule 0' }), ok));
@@ -104,7 +120,10 @@ describe('telemetryStep', () => {
       expect(spans[0]!.attributes['http.response.status_code']).toBe(502);
       expect(spans[4]!.attributes).not.toHaveProperty('mcp.session.id');
       // both rounds of the logical call carry its id
-      expect(spans.slice(4).map((s) => [s.attributes['mcp.call.id'], s.attributes['mcp.call.first_round']])).toEqual([['call-7', true], ['call-7', false]]);
+      expect(spans.slice(4).map((s) => [s.attributes['mcp.call.id'], s.attributes['mcp.call.first_round']])).toEqual([
+        ['call-7', true],
+        ['call-7', false],
+      ]);
       expect(JSON.stringify(spans.map((s) => [s.attributes, s.events, s.status]))).not.toContain(SECRET);
     });
 

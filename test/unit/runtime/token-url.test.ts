@@ -13,13 +13,16 @@ const request = (tokenUrl: string, baseUrl?: string) => {
 };
 
 describe('token URLs', () => {
-  it.each([['http://auth.example.com/token'], ['/oauth/token', 'http://api.example.com/v1']])('refuses %s (base %s) without sending anything', async (tokenUrl, baseUrl?: string) => {
-    const r = request(tokenUrl, baseUrl);
-    const err = await r.token().catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(AuthError);
-    expect((err as Error).message).toMatch(/is not https, and the client secret must not cross the network in clear/);
-    expect(r.calls).toEqual([]);
-  });
+  it.each([['http://auth.example.com/token'], ['/oauth/token', 'http://api.example.com/v1']])(
+    'refuses %s (base %s) without sending anything',
+    async (tokenUrl, baseUrl?: string) => {
+      const r = request(tokenUrl, baseUrl);
+      const err = await r.token().catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(AuthError);
+      expect((err as Error).message).toMatch(/is not https, and the client secret must not cross the network in clear/);
+      expect(r.calls).toEqual([]);
+    },
+  );
 
   it.each(['http://127.0.0.1:9/token', 'http://localhost/token', 'http://[::1]/token', 'https://auth.example.com/token'])('accepts %s', async (tokenUrl) => {
     const r = request(tokenUrl);

@@ -4,9 +4,9 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { OperationTool } from '../../../templates/runtime/core/types.js';
 import { callOperation } from '../../../templates/runtime/operation/call.js';
 import type { Settings } from '../../../templates/runtime/process/settings.js';
-import type { OperationTool } from '../../../templates/runtime/core/types.js';
 
 const seen: Array<{ headers: IncomingMessage['headers']; body: Buffer }> = [];
 const server = createServer((req, res) => {
@@ -44,7 +44,13 @@ const raw: OperationTool = {
   inputSchema: { type: 'object', properties: { body: {} } },
   http: { method: 'PUT', path: '/raw', params: [], body: { arg: 'body', contentType: 'application/octet-stream', binary: true } },
 };
-const settings = (uploadRoot?: string): Settings => ({ baseUrl: base, timeoutMs: 5000, maxResponseBytes: 10_000, envPrefix: 'X', ...(uploadRoot ? { uploadRoot } : {}) });
+const settings = (uploadRoot?: string): Settings => ({
+  baseUrl: base,
+  timeoutMs: 5000,
+  maxResponseBytes: 10_000,
+  envPrefix: 'X',
+  ...(uploadRoot ? { uploadRoot } : {}),
+});
 const text = (r: { content: unknown }) => (r.content as Array<{ text: string }>).map((c) => c.text).join('\n');
 
 describe('file uploads', () => {

@@ -5,14 +5,14 @@
  */
 import { readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import formatsImport from 'ajv-formats';
 import type { FormatsPlugin } from 'ajv-formats';
+import formatsImport from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { META_VALIDATOR_FILE, metaValidatorSource } from '../../../scripts/meta-validator.mjs';
-import { validateMetaSchema } from '../../../templates/runtime/generated/meta-validator.gen.js';
 import type { JsonSchema, OperationTool } from '../../../templates/runtime/core/types.js';
-import { AJV_OPTIONS } from '../../../templates/runtime/validation/validate-options.js';
+import { validateMetaSchema } from '../../../templates/runtime/generated/meta-validator.gen.js';
 import { validateArguments } from '../../../templates/runtime/validation/validate.js';
+import { AJV_OPTIONS } from '../../../templates/runtime/validation/validate-options.js';
 
 const formatsModule = formatsImport as FormatsPlugin | { default: FormatsPlugin };
 const addFormats = typeof formatsModule === 'function' ? formatsModule : formatsModule.default;
@@ -60,7 +60,12 @@ const valid: unknown[] = [
   true,
   false,
   {},
-  { type: 'object', properties: { a: { type: 'string', pattern: '^[a-z]+$', format: 'email' }, b: { type: ['integer', 'null'], multipleOf: 0.1 } }, required: ['a'], additionalProperties: false },
+  {
+    type: 'object',
+    properties: { a: { type: 'string', pattern: '^[a-z]+$', format: 'email' }, b: { type: ['integer', 'null'], multipleOf: 0.1 } },
+    required: ['a'],
+    additionalProperties: false,
+  },
   { $defs: { Pet: { type: 'object', properties: { parent: { $ref: '#/$defs/Pet' } } } }, $ref: '#/$defs/Pet' },
   { $id: 'https://example.com/x', $anchor: 'top', enum: [1, 'a', null], const: { a: 1 }, examples: [1] },
   { prefixItems: [{ type: 'string' }], items: false, contains: { type: 'number' }, minContains: 1, uniqueItems: true },
@@ -93,9 +98,21 @@ describe('meta-validator.ts', () => {
   });
 
   it('leaves other meta-schemas and a malformed $schema to Ajv', () => {
-    const other: OperationTool = { kind: 'operation', name: 'draft7', inputSchema: { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object' }, http: { method: 'GET', path: '/', params: [] } };
-    expect(() => validateArguments(other, {})).toThrow('The input schema of tool draft7 cannot be compiled: no schema with key or ref "http://json-schema.org/draft-07/schema#"');
-    const bad: OperationTool = { kind: 'operation', name: 'badmeta', inputSchema: { $schema: 1 } as unknown as JsonSchema, http: { method: 'GET', path: '/', params: [] } };
+    const other: OperationTool = {
+      kind: 'operation',
+      name: 'draft7',
+      inputSchema: { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object' },
+      http: { method: 'GET', path: '/', params: [] },
+    };
+    expect(() => validateArguments(other, {})).toThrow(
+      'The input schema of tool draft7 cannot be compiled: no schema with key or ref "http://json-schema.org/draft-07/schema#"',
+    );
+    const bad: OperationTool = {
+      kind: 'operation',
+      name: 'badmeta',
+      inputSchema: { $schema: 1 } as unknown as JsonSchema,
+      http: { method: 'GET', path: '/', params: [] },
+    };
     expect(() => validateArguments(bad, {})).toThrow('The input schema of tool badmeta cannot be compiled: $schema must be a string');
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { compiledValidatorCount, formatPath, MAX_MESSAGES, validateArguments, validateOutput } from '../../../templates/runtime/validation/validate.js';
 import type { JsonSchema, OperationTool } from '../../../templates/runtime/core/types.js';
+import { compiledValidatorCount, formatPath, MAX_MESSAGES, validateArguments, validateOutput } from '../../../templates/runtime/validation/validate.js';
 
 function tool(name: string, inputSchema: JsonSchema, outputSchema?: JsonSchema): OperationTool {
   const t: OperationTool = { kind: 'operation', name, inputSchema, http: { method: 'GET', path: '/', params: [] } };

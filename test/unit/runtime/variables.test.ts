@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { schemeVariables as authSchemeVariables } from '../../../templates/runtime/operation/auth.js';
-import { helpText, parseCommandLine, printConfig, runCommandLine } from '../../../templates/runtime/process/command-line.js';
-import type { CommandLineIo } from '../../../templates/runtime/process/command-line.js';
 import { getLogLevel } from '../../../templates/runtime/core/log.js';
-import { resolveSettings, settingsVariables } from '../../../templates/runtime/process/settings.js';
 import type { OperationTool, ServerConfig } from '../../../templates/runtime/core/types.js';
-import { argumentVariables, schemeVariables, serverVariables, SETTINGS, settingNames } from '../../../templates/runtime/process/variables.js';
+import { schemeVariables as authSchemeVariables } from '../../../templates/runtime/operation/auth.js';
+import type { CommandLineIo } from '../../../templates/runtime/process/command-line.js';
+import { helpText, parseCommandLine, printConfig, runCommandLine } from '../../../templates/runtime/process/command-line.js';
+import { resolveSettings, settingsVariables } from '../../../templates/runtime/process/settings.js';
+import { argumentVariables, SETTINGS, schemeVariables, serverVariables, settingNames } from '../../../templates/runtime/process/variables.js';
 
 const config: ServerConfig = {
   name: 'pets',
@@ -26,7 +26,16 @@ const tool = (name: string, security: string[][], hidden?: { arg: string; env: s
   kind: 'operation',
   name,
   inputSchema: { type: 'object' },
-  http: { method: 'GET', path: `/${name}`, params: hidden ? [{ arg: hidden.arg, name: hidden.arg, in: 'query', fixed: { env: hidden.env } }, { arg: 'c', name: 'c', in: 'query', fixed: { value: 1 } }] : [] },
+  http: {
+    method: 'GET',
+    path: `/${name}`,
+    params: hidden
+      ? [
+          { arg: hidden.arg, name: hidden.arg, in: 'query', fixed: { env: hidden.env } },
+          { arg: 'c', name: 'c', in: 'query', fixed: { value: 1 } },
+        ]
+      : [],
+  },
   security,
 });
 
@@ -92,22 +101,58 @@ describe('the variable registry', () => {
     ]);
     const byName = Object.fromEntries(vars.map((v) => [v.name, v]));
     expect(byName.PETS_ACCOUNT!.description).toBe('Value of the hidden arguments account of listPets, tenant of countPets');
-    expect(byName.PETS_USER!.description).toMatch(/User name of security scheme basic \(optional: every tool that uses it accepts another credential, or none, instead\)/);
+    expect(byName.PETS_USER!.description).toMatch(
+      /User name of security scheme basic \(optional: every tool that uses it accepts another credential, or none, instead\)/,
+    );
   });
 
   it('leaves out what the server does not have, and does not require a base URL it has', () => {
     const { uploads: _u, securitySchemes: _s, ...plain } = config;
     const vars = serverVariables({ config: { ...plain, baseUrl: 'https://pets.example.com' }, tools: [] });
     expect(vars.map((v) => v.name)).toEqual([
-      'PETS_BASE_URL', 'PETS_TIMEOUT_MS', 'PETS_MAX_RESPONSE_BYTES', 'PETS_MAX_IN_FLIGHT_BYTES', 'PETS_MAX_ARGUMENT_BYTES', 'PETS_LOG_LEVEL',
+      'PETS_BASE_URL',
+      'PETS_TIMEOUT_MS',
+      'PETS_MAX_RESPONSE_BYTES',
+      'PETS_MAX_IN_FLIGHT_BYTES',
+      'PETS_MAX_ARGUMENT_BYTES',
+      'PETS_LOG_LEVEL',
       // serving settings; no PETS_HINT_TTL_MS without a reflection gate
-      'PETS_TRANSPORT', 'PETS_PORT', 'PETS_HOST', 'PETS_ALLOWED_HOSTS', 'PETS_ALLOWED_ORIGINS', 'PETS_ALLOW_ANONYMOUS', 'PETS_HTTP_TOKENS', 'PETS_HTTP_TOKENS_FILE', 'PETS_PUBLIC_URL', 'PETS_OAUTH_ISSUER', 'PETS_OAUTH_AUDIENCE', 'PETS_OAUTH_SCOPES', 'PETS_OAUTH_JWKS_URL', 'PETS_OAUTH_INTROSPECTION_URL', 'PETS_OAUTH_CLIENT_ID', 'PETS_OAUTH_CLIENT_SECRET', 'PETS_CLIENT', 'PETS_STATE_KEY', 'PETS_SESSION_IDLE_MS', 'PETS_MAX_SESSIONS', 'PETS_MAX_SESSIONS_PER_CLIENT', 'PETS_DRAIN_MS', 'PETS_REDIS_URL', 'PETS_REDIS_PREFIX', 'PETS_REDIS_FAIL_OPEN', 'PETS_REDIS_LEASE_MS', 'PETS_REDIS_TIMEOUT_MS',
+      'PETS_TRANSPORT',
+      'PETS_PORT',
+      'PETS_HOST',
+      'PETS_ALLOWED_HOSTS',
+      'PETS_ALLOWED_ORIGINS',
+      'PETS_ALLOW_ANONYMOUS',
+      'PETS_HTTP_TOKENS',
+      'PETS_HTTP_TOKENS_FILE',
+      'PETS_PUBLIC_URL',
+      'PETS_OAUTH_ISSUER',
+      'PETS_OAUTH_AUDIENCE',
+      'PETS_OAUTH_SCOPES',
+      'PETS_OAUTH_JWKS_URL',
+      'PETS_OAUTH_INTROSPECTION_URL',
+      'PETS_OAUTH_CLIENT_ID',
+      'PETS_OAUTH_CLIENT_SECRET',
+      'PETS_CLIENT',
+      'PETS_STATE_KEY',
+      'PETS_SESSION_IDLE_MS',
+      'PETS_MAX_SESSIONS',
+      'PETS_MAX_SESSIONS_PER_CLIENT',
+      'PETS_DRAIN_MS',
+      'PETS_REDIS_URL',
+      'PETS_REDIS_PREFIX',
+      'PETS_REDIS_FAIL_OPEN',
+      'PETS_REDIS_LEASE_MS',
+      'PETS_REDIS_TIMEOUT_MS',
     ]);
     expect(vars[0]).toMatchObject({ required: false, default: 'https://pets.example.com' });
   });
 
   it('keeps descriptions on one line whatever the spec names its schemes', () => {
-    const vars = serverVariables({ config: { ...config, securitySchemes: [{ kind: 'bearer', name: 'evil\nPETS_INJECTED=1', env: { token: 'PETS_T' } }] }, tools: [tool('x', [['evil\nPETS_INJECTED=1']])] });
+    const vars = serverVariables({
+      config: { ...config, securitySchemes: [{ kind: 'bearer', name: 'evil\nPETS_INJECTED=1', env: { token: 'PETS_T' } }] },
+      tools: [tool('x', [['evil\nPETS_INJECTED=1']])],
+    });
     expect(vars.find((v) => v.name === 'PETS_T')!.description).toBe('Bearer token of security scheme evil PETS_INJECTED=1');
   });
 
@@ -128,7 +173,14 @@ describe('the variable registry', () => {
 });
 
 function io(): CommandLineIo & { stdout: string; stderr: string; code?: number } {
-  const out = { stdout: '', stderr: '', code: undefined as number | undefined, out: (t: string) => void (out.stdout += t), err: (t: string) => void (out.stderr += t), exit: (c: number) => void (out.code = c) };
+  const out = {
+    stdout: '',
+    stderr: '',
+    code: undefined as number | undefined,
+    out: (t: string) => void (out.stdout += t),
+    err: (t: string) => void (out.stderr += t),
+    exit: (c: number) => void (out.code = c),
+  };
   return out;
 }
 

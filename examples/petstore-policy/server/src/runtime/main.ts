@@ -9,34 +9,35 @@
  *
  * This file is copied verbatim into every generated project.
  */
-import { missingArgumentVariables } from './operation/arguments.js';
-import { resolveServeOptions, runCommandLine } from './process/command-line.js';
-import { describeUnmet, unmetRequirements } from './process/credentials.js';
-import type { ServeOptions } from './process/command-line.js';
-// loaded only to serve over HTTP (its SDK package takes ~40 ms to load, which stdio does not need)
-import type * as HttpServing from './transport/http.js';
-import type * as OAuthResource from './oauth/oauth-resource.js';
+
+import { InMemoryServerEventBus } from '@modelcontextprotocol/server';
+import { log, parseLogLevel, setLogLevel } from './core/log.js';
+import type { OperationTool, ServerConfig } from './core/types.js';
 import type * as OAuthExchange from './oauth/oauth-exchange.js';
 import type { TokenExchanger } from './oauth/oauth-exchange.js';
-import { listChanges } from './server/list-changes.js';
-import { log, parseLogLevel, setLogLevel } from './core/log.js';
+import type * as OAuthResource from './oauth/oauth-resource.js';
 import { allScopes, scopeNeeds } from './oauth/oauth-scopes.js';
+import { missingArgumentVariables } from './operation/arguments.js';
 import type { Counters } from './policy/counters.js';
+import type { ServeOptions } from './process/command-line.js';
+import { resolveServeOptions, runCommandLine } from './process/command-line.js';
+import { describeUnmet, unmetRequirements } from './process/credentials.js';
+import { describeBase, resolveSettings, settingsVariables } from './process/settings.js';
+import { shutdownRoutine } from './process/shutdown.js';
+import { DEFAULT_MAX_ARGUMENT_BYTES, schemeVariables } from './process/variables.js';
 import type * as RedisShared from './redis/redis-shared.js';
 import type { SharedStores } from './redis/redis-shared.js';
 import type { JustificationsFactory } from './reflection/reflection-store.js';
-import { InMemoryServerEventBus } from '@modelcontextprotocol/server';
-import { createServer } from './server/server.js';
+import { listChanges } from './server/list-changes.js';
 import type { PolicyLayer, ReflectionGuard, ServerExtensions, ServerFactory } from './server/server.js';
-import { describeBase, resolveSettings, settingsVariables } from './process/settings.js';
-import { shutdownRoutine } from './process/shutdown.js';
+import { createServer } from './server/server.js';
+import { warmUp } from './server/warm.js';
 import { INSTANCE_ID, redisSettings, redisUrlSecrets } from './shared/shared-state.js';
 import { stateKey } from './shared/state.js';
 import { taskBounds } from './tasks/tasks-store.js';
-import { warmUp } from './server/warm.js';
+// loaded only to serve over HTTP (its SDK package takes ~40 ms to load, which stdio does not need)
+import type * as HttpServing from './transport/http.js';
 import { STDOUT_BACKLOG, serveOnStdio } from './transport/stdio.js';
-import type { OperationTool, ServerConfig } from './core/types.js';
-import { DEFAULT_MAX_ARGUMENT_BYTES, schemeVariables } from './process/variables.js';
 
 /** Room in an HTTP request body for what is not tool arguments (the JSON-RPC envelope, `_meta`, a client's answer to an input request). */
 const BODY_ENVELOPE_BYTES = 262_144;
@@ -50,7 +51,13 @@ export type MainOptions = Omit<ServerExtensions, 'reflection'> & {
   /** The policy's audit trail settings, when it keeps one (listed by `--help`; its `redact` fields are redacted from stored justifications too). */
   audit?: { readonly file?: string; readonly redact?: readonly string[] };
   /** Makes the policy layer (policy.ts `createPolicy` over the generated `policy`), given what it must never write down. */
-  policy?: (context: { readonly envPrefix: string; readonly env: NodeJS.ProcessEnv; readonly secrets: () => readonly string[]; readonly counters?: Counters; readonly instance?: string }) => ClosablePolicy;
+  policy?: (context: {
+    readonly envPrefix: string;
+    readonly env: NodeJS.ProcessEnv;
+    readonly secrets: () => readonly string[];
+    readonly counters?: Counters;
+    readonly instance?: string;
+  }) => ClosablePolicy;
 };
 
 /** What a stored justification must not hold (reflection-config.ts `JustificationRedaction`; not imported, so servers without a gate copy none of it). */
@@ -81,8 +88,20 @@ function secretValues(config: ServerConfig, env: NodeJS.ProcessEnv, tokens: Read
 }
 
 /** Runs the server this process is for; returns once it serves (or the command line was answered). */
-export async function main(config: ServerConfig, tools: readonly OperationTool[], options: MainOptions = {}, argv: readonly string[] = process.argv.slice(2), env: NodeJS.ProcessEnv = process.env): Promise<void> {
-  if (runCommandLine(argv, config, tools, { ...(options.reflectionDir !== undefined ? { reflectionDir: options.reflectionDir } : {}), ...(options.audit !== undefined ? { audit: options.audit } : {}) })) return;
+export async function main(
+  config: ServerConfig,
+  tools: readonly OperationTool[],
+  options: MainOptions = {},
+  argv: readonly string[] = process.argv.slice(2),
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<void> {
+  if (
+    runCommandLine(argv, config, tools, {
+      ...(options.reflectionDir !== undefined ? { reflectionDir: options.reflectionDir } : {}),
+      ...(options.audit !== undefined ? { audit: options.audit } : {}),
+    })
+  )
+    return;
   const vars = settingsVariables(config.envPrefix);
   const level = parseLogLevel(env[vars.logLevel]);
   if (level) setLogLevel(level);
@@ -99,7 +118,11 @@ export async function main(config: ServerConfig, tools: readonly OperationTool[]
     const key = stateKey(config.envPrefix, env);
     // warned for the gate only: its hints are meant to outlive a process (24 h); an input round lives at most
     // 15 minutes, so a generated key fails one only across a restart mid-call or on another instance
-    if (key.generated && options.reflection) log('warn', `${config.name}: ${config.envPrefix}_STATE_KEY is not set, so a key was generated for this run: reflection-gate hints and input rounds are not accepted after a restart or by another instance; set it (32 characters or more) to share them`);
+    if (key.generated && options.reflection)
+      log(
+        'warn',
+        `${config.name}: ${config.envPrefix}_STATE_KEY is not set, so a key was generated for this run: reflection-gate hints and input rounds are not accepted after a restart or by another instance; set it (32 characters or more) to share them`,
+      );
     const { reflection: makeReflection, reflectionDir: _dir, audit: _audit, policy: makePolicy, ...extensions } = options;
     // token exchange for schemes with `exchange` (needs the server's client credentials; bound once the resource server exists)
     const exchanging = serve.oauth?.introspection !== undefined && (config.securitySchemes ?? []).some((s) => s.kind === 'bearer' && s.exchange !== undefined);
@@ -107,9 +130,18 @@ export async function main(config: ServerConfig, tools: readonly OperationTool[]
     const secrets = secretValues(config, env, serve.tokens);
     // several instances share justifications, limits, task state and change notifications through Redis
     const redis = redisSettings(config.envPrefix, config.name, env);
-    if (redis !== undefined) shared = await ((await import('./redis/redis-shared.js')) as typeof RedisShared).sharedStores(redis, config.name, taskBounds(config.envPrefix, env));
-    reflection = makeReflection?.(key.key, { redact: { fields: options.audit?.redact ?? [], secrets: () => secrets }, ...(shared ? { makeStore: shared.makeStore } : {}) });
-    policy = makePolicy?.({ envPrefix: config.envPrefix, env, secrets: () => secrets, ...(shared ? { counters: shared.counters, instance: INSTANCE_ID } : {}) });
+    if (redis !== undefined)
+      shared = await ((await import('./redis/redis-shared.js')) as typeof RedisShared).sharedStores(redis, config.name, taskBounds(config.envPrefix, env));
+    reflection = makeReflection?.(key.key, {
+      redact: { fields: options.audit?.redact ?? [], secrets: () => secrets },
+      ...(shared ? { makeStore: shared.makeStore } : {}),
+    });
+    policy = makePolicy?.({
+      envPrefix: config.envPrefix,
+      env,
+      secrets: () => secrets,
+      ...(shared ? { counters: shared.counters, instance: INSTANCE_ID } : {}),
+    });
     factory = createServer(config, tools, env, {
       ...extensions,
       ...(reflection ? { reflection } : {}),
@@ -142,45 +174,77 @@ export async function main(config: ServerConfig, tools: readonly OperationTool[]
     const needs = scopeNeeds([...tools, ...(options.extraTools ?? [])], options.scoped);
     const challengeScopes = serve.oauth?.scopes ?? allScopes(needs);
     const scopesSupported = [...new Set([...challengeScopes, ...allScopes(needs)])];
-    const oauth = serve.oauth !== undefined ? ((await import('./oauth/oauth-resource.js')) as typeof OAuthResource).resourceServer({ ...serve.oauth, scopesSupported, challengeScopes, resourceName: config.name, timeoutMs: settings.timeoutMs }, (message) => log('error', `${config.name}: OAuth: ${message}`)) : undefined;
+    const oauth =
+      serve.oauth !== undefined
+        ? ((await import('./oauth/oauth-resource.js')) as typeof OAuthResource).resourceServer(
+            { ...serve.oauth, scopesSupported, challengeScopes, resourceName: config.name, timeoutMs: settings.timeoutMs },
+            (message) => log('error', `${config.name}: OAuth: ${message}`),
+          )
+        : undefined;
     const credentials = serve.oauth?.introspection;
-    if (oauth !== undefined && credentials !== undefined) exchange = ((await import('./oauth/oauth-exchange.js')) as typeof OAuthExchange).tokenExchanger({ tokenEndpoint: () => oauth.tokenEndpoint(), clientId: credentials.clientId, clientSecret: credentials.clientSecret, timeoutMs: settings.timeoutMs });
+    if (oauth !== undefined && credentials !== undefined)
+      exchange = ((await import('./oauth/oauth-exchange.js')) as typeof OAuthExchange).tokenExchanger({
+        tokenEndpoint: () => oauth.tokenEndpoint(),
+        clientId: credentials.clientId,
+        clientSecret: credentials.clientSecret,
+        timeoutMs: settings.timeoutMs,
+      });
     for (const s of config.securitySchemes ?? []) {
-      if (s.kind === 'bearer' && s.exchange !== undefined && exchange === undefined) log('warn', `${config.name}: security scheme ${JSON.stringify(s.name)} exchanges OAuth access tokens, which needs ${vars.oauthIssuer}, ${vars.oauthClientId} and ${vars.oauthClientSecret}; until they are set it sends ${s.env.token}`);
+      if (s.kind === 'bearer' && s.exchange !== undefined && exchange === undefined)
+        log(
+          'warn',
+          `${config.name}: security scheme ${JSON.stringify(s.name)} exchanges OAuth access tokens, which needs ${vars.oauthIssuer}, ${vars.oauthClientId} and ${vars.oauthClientSecret}; until they are set it sends ${s.env.token}`,
+        );
     }
-    const handle = await serveHttp((ctx) => factory({ era: ctx.era, headers: ctx.headers, ...(ctx.identity !== undefined ? { identity: ctx.identity } : {}) }), {
-      name: config.name,
-      version: config.version,
-      host: serve.host,
-      port: serve.port,
-      allowedHosts: serve.allowedHosts,
-      allowedOrigins: serve.allowedOrigins,
-      tokens: serve.tokens,
-      ...(oauth !== undefined ? { oauth, scopeNeeds: needs } : {}),
-      sessionIdleMs: serve.sessionIdleMs,
-      maxSessions: serve.maxSessions,
-      maxSessionsPerClient: serve.maxSessionsPerClient,
-      drainMs: serve.drainMs,
-      // a body larger than the largest arguments plus room for the rest of the message is refused unparsed
-      maxBodyBytes: (settings.maxArgumentBytes ?? DEFAULT_MAX_ARGUMENT_BYTES) + BODY_ENVELOPE_BYTES,
-      tokensFrom: `${vars.httpTokens} (or ${vars.httpTokensFile})`,
-      bodyLimitHint: `tool arguments may take ${settings.maxArgumentBytes ?? DEFAULT_MAX_ARGUMENT_BYTES} bytes (${vars.maxArgumentBytes}), the rest of the message ${BODY_ENVELOPE_BYTES}`,
-      // x-mcp-header checks and subscription access, before the SDK serves a modern request
-      precheck: (body, ctx) => factory.precheck(body, { era: 'modern', headers: ctx.headers, ...(ctx.identity !== undefined ? { identity: ctx.identity } : {}) }),
-      ...(factory.taskListen ? { taskListen: factory.taskListen } : {}),
-      bus: streams,
-      // legacy sessions live in the instance that opened them (docs/deploy.md: route by Mcp-Session-Id)
-      ...(shared !== undefined ? { unknownSession: ` on this instance: a legacy session (clients before MCP 2026-07-28) is served only by the instance that opened it, so the load balancer must route requests by their Mcp-Session-Id header (sticky sessions); it may also have expired or been closed. Start a new session` } : {}),
-    }).catch((err: unknown) => {
+    const handle = await serveHttp(
+      (ctx) => factory({ era: ctx.era, headers: ctx.headers, ...(ctx.identity !== undefined ? { identity: ctx.identity } : {}) }),
+      {
+        name: config.name,
+        version: config.version,
+        host: serve.host,
+        port: serve.port,
+        allowedHosts: serve.allowedHosts,
+        allowedOrigins: serve.allowedOrigins,
+        tokens: serve.tokens,
+        ...(oauth !== undefined ? { oauth, scopeNeeds: needs } : {}),
+        sessionIdleMs: serve.sessionIdleMs,
+        maxSessions: serve.maxSessions,
+        maxSessionsPerClient: serve.maxSessionsPerClient,
+        drainMs: serve.drainMs,
+        // a body larger than the largest arguments plus room for the rest of the message is refused unparsed
+        maxBodyBytes: (settings.maxArgumentBytes ?? DEFAULT_MAX_ARGUMENT_BYTES) + BODY_ENVELOPE_BYTES,
+        tokensFrom: `${vars.httpTokens} (or ${vars.httpTokensFile})`,
+        bodyLimitHint: `tool arguments may take ${settings.maxArgumentBytes ?? DEFAULT_MAX_ARGUMENT_BYTES} bytes (${vars.maxArgumentBytes}), the rest of the message ${BODY_ENVELOPE_BYTES}`,
+        // x-mcp-header checks and subscription access, before the SDK serves a modern request
+        precheck: (body, ctx) =>
+          factory.precheck(body, { era: 'modern', headers: ctx.headers, ...(ctx.identity !== undefined ? { identity: ctx.identity } : {}) }),
+        ...(factory.taskListen ? { taskListen: factory.taskListen } : {}),
+        bus: streams,
+        // legacy sessions live in the instance that opened them (docs/deploy.md: route by Mcp-Session-Id)
+        ...(shared !== undefined
+          ? {
+              unknownSession: ` on this instance: a legacy session (clients before MCP 2026-07-28) is served only by the instance that opened it, so the load balancer must route requests by their Mcp-Session-Id header (sticky sessions); it may also have expired or been closed. Start a new session`,
+            }
+          : {}),
+      },
+    ).catch((err: unknown) => {
       log('error', `${config.name}: cannot listen on ${serve.host}:${serve.port}: ${err instanceof Error ? err.message : String(err)}`);
       process.exit(1);
     });
     listChanges.install({ sessions: () => handle.sessions(), streams, ...(shared !== undefined ? { shared: shared.bus } : {}) });
     // the bound holds whatever the calls or the audit trail wait for
-    const shutdown = shutdownRoutine(config.name, serve.drainMs + AUDIT_CLOSE_MS + 300, () => handle.close().then(closeAll), `, finishing calls in flight (at most ${serve.drainMs} ms)`);
+    const shutdown = shutdownRoutine(
+      config.name,
+      serve.drainMs + AUDIT_CLOSE_MS + 300,
+      () => handle.close().then(closeAll),
+      `, finishing calls in flight (at most ${serve.drainMs} ms)`,
+    );
     process.once('SIGINT', () => shutdown('SIGINT'));
     process.once('SIGTERM', () => shutdown('SIGTERM'));
-    const clients = [...(serve.tokens.size > 0 ? [`${serve.tokens.size} client token${serve.tokens.size === 1 ? '' : 's'}`] : []), ...(serve.oauth !== undefined ? [`OAuth access tokens of ${serve.oauth.issuer}`] : [])];
+    const clients = [
+      ...(serve.tokens.size > 0 ? [`${serve.tokens.size} client token${serve.tokens.size === 1 ? '' : 's'}`] : []),
+      ...(serve.oauth !== undefined ? [`OAuth access tokens of ${serve.oauth.issuer}`] : []),
+    ];
     on = `Streamable HTTP at ${handle.url}${clients.length > 0 ? ` (${clients.join(', ')})` : ''}`;
   } else {
     serveOnStdio(factory, config.name, serve.clientIdentity, closeAll, serve.drainMs + AUDIT_CLOSE_MS + 300);
@@ -191,10 +255,21 @@ export async function main(config: ServerConfig, tools: readonly OperationTool[]
   // the first tool call should not pay for loading the request and validation machinery: readied
   // now, while the client connects
   if (factory.toolCount > 0) warmUp();
-  log(settings.baseUrl !== undefined ? 'info' : 'warn', `${config.name} ${config.version}: MCP server on ${on} with ${factory.toolCount} tools${gate}; ${where}`);
-  if (shared !== undefined) log('info', `${config.name}: justifications, limits, MCP task state and change notifications are shared through Redis at ${shared.redis.settings.shown} (key prefix ${shared.redis.settings.prefix}:)`);
-  for (const u of unmetRequirements(tools, config.securitySchemes ?? [], env, { transport: serve.transport })) log('warn', `${config.name}: ${describeUnmet(u)}`);
+  log(
+    settings.baseUrl !== undefined ? 'info' : 'warn',
+    `${config.name} ${config.version}: MCP server on ${on} with ${factory.toolCount} tools${gate}; ${where}`,
+  );
+  if (shared !== undefined)
+    log(
+      'info',
+      `${config.name}: justifications, limits, MCP task state and change notifications are shared through Redis at ${shared.redis.settings.shown} (key prefix ${shared.redis.settings.prefix}:)`,
+    );
+  for (const u of unmetRequirements(tools, config.securitySchemes ?? [], env, { transport: serve.transport }))
+    log('warn', `${config.name}: ${describeUnmet(u)}`);
   for (const m of missingArgumentVariables(tools, env)) {
-    log('warn', `${config.name}: ${m.variable} is not set, so hidden arguments of ${m.tools.join(', ')} have no value; those tools will fail until it is set and the server restarted`);
+    log(
+      'warn',
+      `${config.name}: ${m.variable} is not set, so hidden arguments of ${m.tools.join(', ')} have no value; those tools will fail until it is set and the server restarted`,
+    );
   }
 }

@@ -16,11 +16,12 @@
  *   host can step up.
  * - {@link missingScopes}: what a nested `ctx.api` call's operation needs and the token lacks (pipeline.ts).
  */
-import { ProtocolError, ProtocolErrorCode, UriTemplate } from '@modelcontextprotocol/server';
+
 import type { AuthInfo, ServerContext } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode, UriTemplate } from '@modelcontextprotocol/server';
+import type { PrimitiveGate, PrimitiveKind } from '../core/primitives.js';
 import { OPEN_GATE } from '../core/primitives.js';
 import type { Step } from '../pipeline/pipeline.js';
-import type { PrimitiveGate, PrimitiveKind } from '../core/primitives.js';
 
 /** A tool as far as scopes go (the generated `OperationTool` fits). */
 export type ScopedTool = { readonly name: string; readonly scopes?: readonly string[] };
@@ -53,7 +54,8 @@ export type ScopedPrimitives = {
 
 /** The scope table of the tools and the manifest's prompts, resources and templates. */
 export function scopeNeeds(tools: readonly ScopedTool[], primitives: ScopedPrimitives = {}): ScopeNeeds {
-  const table = (items: ReadonlyArray<readonly [string, readonly string[] | undefined]>) => new Map(items.flatMap(([id, scopes]) => (scopes !== undefined && scopes.length > 0 ? [[id, scopes] as const] : [])));
+  const table = (items: ReadonlyArray<readonly [string, readonly string[] | undefined]>) =>
+    new Map(items.flatMap(([id, scopes]) => (scopes !== undefined && scopes.length > 0 ? [[id, scopes] as const] : [])));
   const templates = primitives.templates ?? [];
   return {
     byKind: new Map<PrimitiveKind, ReadonlyMap<string, readonly string[]>>([
@@ -64,7 +66,9 @@ export function scopeNeeds(tools: readonly ScopedTool[], primitives: ScopedPrimi
     ]),
     resourceUris: new Set((primitives.resources ?? []).map((r) => r.uri)),
     // templates are matched only when some template needs a scope
-    templates: templates.some((t) => (t.scopes?.length ?? 0) > 0) ? templates.map((t) => ({ id: t.uriTemplate, template: new UriTemplate(t.uriTemplate) })) : [],
+    templates: templates.some((t) => (t.scopes?.length ?? 0) > 0)
+      ? templates.map((t) => ({ id: t.uriTemplate, template: new UriTemplate(t.uriTemplate) }))
+      : [],
   };
 }
 
@@ -112,7 +116,11 @@ const KIND_NAME: Record<PrimitiveKind, string> = { tools: 'tool', prompts: 'prom
  * `auth` lacks: what it is (`tool findPets`, `prompt triage`, `resource docs://x`, `resource
  * template docs://{id}`), what it needs, what is missing.
  */
-export function scopeShortfall(body: unknown, needs: ScopeNeeds, auth: AuthInfo | undefined): { what: string; needs: readonly string[]; missing: string[] } | undefined {
+export function scopeShortfall(
+  body: unknown,
+  needs: ScopeNeeds,
+  auth: AuthInfo | undefined,
+): { what: string; needs: readonly string[]; missing: string[] } | undefined {
   if (!isOAuthToken(auth)) return undefined;
   for (const message of Array.isArray(body) ? body : [body]) {
     for (const { kind, id } of usedBy(needs, message)) {
@@ -143,7 +151,11 @@ export function scopeGate(needs: ScopeNeeds): PrimitiveGate {
     // http.ts answers such requests 403 before they get here; this refuses what reaches a handler anyway
     assertAllowed: (kind, id, extra) => {
       const missing = lacking(kind, id, extra);
-      if (missing.length > 0) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `The ${KIND_NAME[kind]} ${id} needs the scope${missing.length > 1 ? 's' : ''} ${missing.join(' ')}`);
+      if (missing.length > 0)
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidParams,
+          `The ${KIND_NAME[kind]} ${id} needs the scope${missing.length > 1 ? 's' : ''} ${missing.join(' ')}`,
+        );
     },
     decorate: (_kind, _id, item) => item,
   };

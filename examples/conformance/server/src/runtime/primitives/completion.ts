@@ -18,11 +18,12 @@
  *
  * This file is copied verbatim into every generated project.
  */
-import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+
 import type { CompleteResult, Server, ServerContext } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { log } from '../core/log.js';
-import { OPEN_GATE } from '../core/primitives.js';
 import type { PrimitiveGate } from '../core/primitives.js';
+import { OPEN_GATE } from '../core/primitives.js';
 
 /** The spec's limit of values per response. */
 export const MAX_COMPLETION_VALUES = 100;
@@ -43,7 +44,10 @@ export type CompletionSource = readonly string[] | CompletionHandler;
 
 /** What completes: prompt name ⇒ argument ⇒ values, and URI template ⇒ variable ⇒ values. */
 export type CompletionSources = {
-  readonly prompts?: ReadonlyArray<{ readonly name: string; readonly arguments?: ReadonlyArray<{ readonly name: string; readonly complete?: CompletionSource }> }>;
+  readonly prompts?: ReadonlyArray<{
+    readonly name: string;
+    readonly arguments?: ReadonlyArray<{ readonly name: string; readonly complete?: CompletionSource }>;
+  }>;
   readonly templates?: ReadonlyArray<{ readonly uriTemplate: string; readonly complete?: Readonly<Record<string, CompletionSource>> }>;
 };
 
@@ -73,7 +77,8 @@ export function installCompletions(server: Server, sources: CompletionSources, o
       gate.assertAllowed('resourceTemplates', ref.uri, extra);
       values = vars.get(argument.name);
     }
-    if (typeof values === 'function') return { completion: await computed(values, argument.value, { arguments: { ...(request.params.context?.arguments ?? {}) }, ctx: extra }, argument.name) };
+    if (typeof values === 'function')
+      return { completion: await computed(values, argument.value, { arguments: { ...(request.params.context?.arguments ?? {}) }, ctx: extra }, argument.name) };
     return { completion: complete(values ?? [], argument.value) };
   });
 }

@@ -26,11 +26,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import type { Counters, HitResult } from '../policy/counters.js';
 import { log } from '../core/log.js';
+import type { Counters, HitResult } from '../policy/counters.js';
+import { INSTANCE_ID } from '../shared/shared-state.js';
 import type { SharedRedis } from './redis.js';
 import { unavailable } from './redis.js';
-import { INSTANCE_ID } from '../shared/shared-state.js';
 
 /** Takes a lease: KEYS[1] the set; ARGV limit, lease ms, member. 1 taken, 0 all taken. Time is Redis's. */
 const TAKE = `local t = redis.call('TIME')
@@ -94,9 +94,12 @@ export class RedisCounters implements Counters {
       this.#failed(err);
       return () => undefined;
     }
-    const renew = setInterval(() => {
-      client.eval(RENEW, 1, set, this.#leaseMs, member).catch(() => undefined);
-    }, Math.max(1, Math.floor(this.#leaseMs / 3)));
+    const renew = setInterval(
+      () => {
+        client.eval(RENEW, 1, set, this.#leaseMs, member).catch(() => undefined);
+      },
+      Math.max(1, Math.floor(this.#leaseMs / 3)),
+    );
     renew.unref();
     let released = false;
     return () => {

@@ -26,8 +26,8 @@ import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { lstat, mkdir, open, readdir, rename, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import { isGateKey } from './reflection-key.js';
 import { encodedBytes } from '../operation/result-size.js';
+import { isGateKey } from './reflection-key.js';
 
 /** Default cap on the JSON size of one justification, in bytes (UTF-8). */
 export const DEFAULT_MAX_JUSTIFICATION_BYTES = 32 * 1024;
@@ -127,7 +127,8 @@ export type IssuedHint = { readonly tool: string; readonly prompt: string; reado
 export function asIssuedHint(value: unknown): IssuedHint | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const { tool, prompt, promptArgs } = value as Record<string, unknown>;
-  if (typeof tool !== 'string' || typeof prompt !== 'string' || typeof promptArgs !== 'object' || promptArgs === null || Array.isArray(promptArgs)) return undefined;
+  if (typeof tool !== 'string' || typeof prompt !== 'string' || typeof promptArgs !== 'object' || promptArgs === null || Array.isArray(promptArgs))
+    return undefined;
   if (!Object.values(promptArgs).every((v) => typeof v === 'string')) return undefined;
   return { tool, prompt, promptArgs: promptArgs as Record<string, string> };
 }
@@ -144,7 +145,8 @@ export function checkKey(domains: ReadonlySet<string>, domain: string, hash: str
 /** Checks the size of a justification against `max`; throws `StoreError` otherwise. */
 export function checkSize(justification: unknown, max: number): void {
   const size = jsonByteLength(justification);
-  if (size > max) throw new StoreError('size', `The justification is ${Number.isFinite(size) ? `${size} bytes of JSON` : 'not serialisable'}; the limit is ${max} bytes`);
+  if (size > max)
+    throw new StoreError('size', `The justification is ${Number.isFinite(size) ? `${size} bytes of JSON` : 'not serialisable'}; the limit is ${max} bytes`);
 }
 
 /** The record of (domain, hash) in `text`, or `undefined` when `text` is not one (not JSON, another key, no justification, too big). */
@@ -181,7 +183,8 @@ export class JustificationStore implements Justifications {
   constructor(dir: string, domains: Iterable<string>, opts: JustificationStoreOptions = {}) {
     this.dir = path.resolve(dir);
     this.domains = new Set(domains);
-    for (const d of this.domains) if (!isValidDomainName(d)) throw new StoreError('domain', `Invalid reflection domain name ${JSON.stringify(d)}: use 1-64 of A-Z a-z 0-9 _ . -`);
+    for (const d of this.domains)
+      if (!isValidDomainName(d)) throw new StoreError('domain', `Invalid reflection domain name ${JSON.stringify(d)}: use 1-64 of A-Z a-z 0-9 _ . -`);
     this.maxJustificationBytes = opts.maxJustificationBytes ?? DEFAULT_MAX_JUSTIFICATION_BYTES;
     this.beforeRename = opts.beforeRename;
   }
@@ -201,7 +204,8 @@ export class JustificationStore implements Justifications {
   private async checkDomainDir(domain: string): Promise<'ok' | 'absent'> {
     try {
       const st = await lstat(path.join(this.dir, domain));
-      if (st.isSymbolicLink() || !st.isDirectory()) throw new StoreError('link', `Reflection store directory for domain ${JSON.stringify(domain)} is not a plain directory`);
+      if (st.isSymbolicLink() || !st.isDirectory())
+        throw new StoreError('link', `Reflection store directory for domain ${JSON.stringify(domain)} is not a plain directory`);
       return 'ok';
     } catch (err) {
       if (hasCode(err, 'ENOENT')) return 'absent';
@@ -249,7 +253,13 @@ export class JustificationStore implements Justifications {
         const file = path.join(dir, name);
         const st = await stat(file).catch(() => undefined);
         if (st === undefined || !st.isFile() || now - st.mtimeMs < maxAgeMs) continue;
-        if (await unlink(file).then(() => true, () => false)) removed++;
+        if (
+          await unlink(file).then(
+            () => true,
+            () => false,
+          )
+        )
+          removed++;
       }
     }
     return removed;

@@ -11,11 +11,12 @@
  *
  * This file is copied verbatim into every generated project.
  */
-import { ProtocolError, ProtocolErrorCode, Server } from '@modelcontextprotocol/server';
+
 import type { ReadResourceResult, ServerContext } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode, Server } from '@modelcontextprotocol/server';
 import { log } from '../core/log.js';
-import type { Era, Step } from '../pipeline/pipeline.js';
 import type { PrimitiveGate } from '../core/primitives.js';
+import type { Era, Step } from '../pipeline/pipeline.js';
 
 /** An event of the policy layer's audit trail, besides tool calls (which its own step records). */
 export type PolicyEvent = {
@@ -66,7 +67,12 @@ export class ServerInstance extends Server {
   readResult?: (uri: string, ctx: ServerContext) => ReadResourceResult | undefined;
 
   /** Told of each `prompts/get`, `resources/read` and `preprocessors/run` when it ends (the audit trail); its rejection fails the request. */
-  observe?: (method: ObservedMethod, params: Record<string, unknown>, ctx: ServerContext, outcome: { readonly error?: unknown; readonly durationMs: number }) => Promise<void>;
+  observe?: (
+    method: ObservedMethod,
+    params: Record<string, unknown>,
+    ctx: ServerContext,
+    outcome: { readonly error?: unknown; readonly durationMs: number },
+  ) => Promise<void>;
 
   protected override _wrapHandler(method: string, handler: Parameters<Server['_wrapHandler']>[1]): ReturnType<Server['_wrapHandler']> {
     const wrapped = super._wrapHandler(method, handler);
@@ -100,7 +106,8 @@ export class ServerInstance extends Server {
         throw error;
       }
       // an input round of a prompt or resource is not its end
-      if ((result as { resultType?: unknown }).resultType !== 'input_required') await observe(method as ObservedMethod, params, ctx, { durationMs: Date.now() - started });
+      if ((result as { resultType?: unknown }).resultType !== 'input_required')
+        await observe(method as ObservedMethod, params, ctx, { durationMs: Date.now() - started });
       return result;
     };
   }
@@ -128,7 +135,8 @@ function checkToolCall(params: unknown): void {
 /** The arguments of a call: `{}` when left out; anything but an object is invalid params. */
 export function callArguments(name: string, args: unknown): Record<string, unknown> {
   if (args === undefined) return {};
-  if (typeof args !== 'object' || args === null || Array.isArray(args)) throw invalidParams(`Invalid arguments for tool ${name}: arguments must be an object of argument values, not ${jsonType(args)}`);
+  if (typeof args !== 'object' || args === null || Array.isArray(args))
+    throw invalidParams(`Invalid arguments for tool ${name}: arguments must be an object of argument values, not ${jsonType(args)}`);
   return args as Record<string, unknown>;
 }
 
@@ -168,13 +176,17 @@ export function observe(server: ServerInstance, policy: PolicyLayer, era: Era, i
     opened?.();
     session = server.transport?.sessionId ?? null;
     open = true;
-    policy.record({ name: 'session.opened', session, client: identity, era, outcome: 'opened' }).catch((err: unknown) => log('error', 'audit: cannot record session.opened', err));
+    policy
+      .record({ name: 'session.opened', session, client: identity, era, outcome: 'opened' })
+      .catch((err: unknown) => log('error', 'audit: cannot record session.opened', err));
   };
   const closed = server.onclose;
   server.onclose = () => {
     closed?.();
     if (!open) return;
     open = false;
-    policy.record({ name: 'session.closed', session, client: identity, era, outcome: 'closed' }).catch((err: unknown) => log('error', 'audit: cannot record session.closed', err));
+    policy
+      .record({ name: 'session.closed', session, client: identity, era, outcome: 'closed' })
+      .catch((err: unknown) => log('error', 'audit: cannot record session.closed', err));
   };
 }

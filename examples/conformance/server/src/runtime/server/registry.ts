@@ -12,14 +12,15 @@
  *
  * This file is copied verbatim into every generated project.
  */
-import { UriTemplate } from '@modelcontextprotocol/server';
+
 import type { ServerCapabilities, ToolAnnotations } from '@modelcontextprotocol/server';
+import { UriTemplate } from '@modelcontextprotocol/server';
 import type { ConcernDeclaration, ConcernMapping, ConcernMappings } from '../concerns/concerns.js';
-import type { AnyExtraTool, ExtraToolContext } from '../tools/extra-tools.js';
 import { isRecord } from '../core/json-shapes.js';
+import type { JsonSchema } from '../core/types.js';
 import type { PromptDefinition } from '../primitives/prompts.js';
 import type { ResourceDefinition, ResourceTemplateDefinition } from '../primitives/resources.js';
-import type { JsonSchema } from '../core/types.js';
+import type { AnyExtraTool, ExtraToolContext } from '../tools/extra-tools.js';
 import { validateArguments, validateOutput } from '../validation/validate.js';
 
 /** What a registered primitive may add to its definition: the concern values it matches (manifest `concernMappings`). */
@@ -37,7 +38,10 @@ export type ToolDefinition = Registered & {
 };
 
 /** The handler of a tool registered in code: as an extra tool's, without `ctx.api`. */
-export type ToolHandler<Args = Record<string, unknown>, Result = unknown> = (args: Args, ctx: ExtraToolContext<Record<string, never>>) => Promise<Result> | Result;
+export type ToolHandler<Args = Record<string, unknown>, Result = unknown> = (
+  args: Args,
+  ctx: ExtraToolContext<Record<string, never>>,
+) => Promise<Result> | Result;
 
 /** A prompt registered in code (messages or a handler, as the manifest's). */
 export type RegisteredPrompt = PromptDefinition & Registered;
@@ -47,11 +51,15 @@ export type RegisteredResource = ResourceDefinition & Registered;
 export type RegisteredResourceTemplate = ResourceTemplateDefinition & Registered;
 
 /** What the server has before any registration, by kind: names, URIs and URI templates. */
-export type Taken = { readonly tools: readonly string[]; readonly prompts: readonly string[]; readonly resources: readonly string[]; readonly resourceTemplates: readonly string[] };
+export type Taken = {
+  readonly tools: readonly string[];
+  readonly prompts: readonly string[];
+  readonly resources: readonly string[];
+  readonly resourceTemplates: readonly string[];
+};
 
 /** Tool and prompt names: what MCP allows (SEP-986), as the manifest's. */
 const NAME = /^[A-Za-z0-9_.-]{1,128}$/;
-
 
 /** Every primitive registered so far, checked; the server takes them when it starts serving. */
 export class Registry {
@@ -60,24 +68,36 @@ export class Registry {
   readonly resources: RegisteredResource[] = [];
   readonly templates: RegisteredResourceTemplate[] = [];
   readonly #names: { readonly [K in keyof Taken]: Set<string> };
-  readonly #mappings: { tools: Record<string, ConcernMapping>; prompts: Record<string, ConcernMapping>; resources: Record<string, ConcernMapping>; resourceTemplates: Record<string, ConcernMapping> } = { tools: {}, prompts: {}, resources: {}, resourceTemplates: {} };
+  readonly #mappings: {
+    tools: Record<string, ConcernMapping>;
+    prompts: Record<string, ConcernMapping>;
+    resources: Record<string, ConcernMapping>;
+    resourceTemplates: Record<string, ConcernMapping>;
+  } = { tools: {}, prompts: {}, resources: {}, resourceTemplates: {} };
   readonly #declarations: readonly ConcernDeclaration[] | undefined;
 
   /** `taken`: the server's own primitives; `declarations`: its concerns (none: a `concerns` field is refused). */
   constructor(taken: Taken, declarations?: readonly ConcernDeclaration[]) {
-    this.#names = { tools: new Set(taken.tools), prompts: new Set(taken.prompts), resources: new Set(taken.resources), resourceTemplates: new Set(taken.resourceTemplates) };
+    this.#names = {
+      tools: new Set(taken.tools),
+      prompts: new Set(taken.prompts),
+      resources: new Set(taken.resources),
+      resourceTemplates: new Set(taken.resourceTemplates),
+    };
     this.#declarations = declarations;
   }
 
   /** Checks and adds a tool. */
   addTool(name: string, definition: ToolDefinition, handler: ToolHandler<never, unknown>): void {
-    if (typeof name !== 'string' || !NAME.test(name)) throw new Error(`Invalid tool name ${JSON.stringify(name)}: use 1 to 128 letters, digits, '_', '-' and '.'`);
+    if (typeof name !== 'string' || !NAME.test(name))
+      throw new Error(`Invalid tool name ${JSON.stringify(name)}: use 1 to 128 letters, digits, '_', '-' and '.'`);
     if (this.#names.tools.has(name)) throw new Error(`Tool with name '${name}' already exists`);
     if (typeof handler !== 'function') throw new Error(`Tool ${name}: the handler must be a function`);
     if (!isRecord(definition)) throw new Error(`Tool ${name}: the definition must be an object`);
     const { concerns, inputSchema, outputSchema } = definition;
     if (!isRecord(inputSchema) || inputSchema.type !== 'object') throw new Error(`Tool ${name}: inputSchema must be a JSON Schema of type "object"`);
-    if (outputSchema !== undefined && (!isRecord(outputSchema) || outputSchema.type !== 'object')) throw new Error(`Tool ${name}: outputSchema must be a JSON Schema of type "object"`);
+    if (outputSchema !== undefined && (!isRecord(outputSchema) || outputSchema.type !== 'object'))
+      throw new Error(`Tool ${name}: outputSchema must be a JSON Schema of type "object"`);
     // compiles both schemas now (the validators are cached for the calls): a bad schema fails the start, not a call
     validateArguments({ name, inputSchema }, {});
     if (outputSchema !== undefined) validateOutput({ name, inputSchema, outputSchema }, {});
@@ -99,12 +119,14 @@ export class Registry {
 
   /** Checks and adds a prompt. */
   addPrompt(def: RegisteredPrompt): void {
-    if (!isRecord(def) || typeof def.name !== 'string' || !NAME.test(def.name)) throw new Error(`Invalid prompt name ${JSON.stringify(isRecord(def) ? def.name : def)}: use 1 to 128 letters, digits, '_', '-' and '.'`);
+    if (!isRecord(def) || typeof def.name !== 'string' || !NAME.test(def.name))
+      throw new Error(`Invalid prompt name ${JSON.stringify(isRecord(def) ? def.name : def)}: use 1 to 128 letters, digits, '_', '-' and '.'`);
     const { name } = def;
     if (this.#names.prompts.has(name)) throw new Error(`Prompt with name '${name}' already exists`);
     if ((def.handler === undefined) === (def.messages === undefined)) throw new Error(`Prompt ${name}: give either messages or a handler`);
     if (def.handler !== undefined && typeof def.handler !== 'function') throw new Error(`Prompt ${name}: the handler must be a function`);
-    if (def.messages !== undefined && (!Array.isArray(def.messages) || def.messages.length === 0)) throw new Error(`Prompt ${name}: messages must be a non-empty list`);
+    if (def.messages !== undefined && (!Array.isArray(def.messages) || def.messages.length === 0))
+      throw new Error(`Prompt ${name}: messages must be a non-empty list`);
     for (const a of def.arguments ?? []) if (typeof a?.name !== 'string' || a.name === '') throw new Error(`Prompt ${name}: every argument needs a name`);
     this.#checkConcerns(`Prompt ${name}`, def.concerns);
     this.#names.prompts.add(name);
@@ -159,15 +181,30 @@ export class Registry {
   /** `base` (the manifest's concern mappings) with the registered primitives' added. */
   mappings(base: ConcernMappings): ConcernMappings {
     const m = this.#mappings;
-    return { tools: { ...base.tools, ...m.tools }, prompts: { ...base.prompts, ...m.prompts }, resources: { ...base.resources, ...m.resources }, resourceTemplates: { ...base.resourceTemplates, ...m.resourceTemplates } };
+    return {
+      tools: { ...base.tools, ...m.tools },
+      prompts: { ...base.prompts, ...m.prompts },
+      resources: { ...base.resources, ...m.resources },
+      resourceTemplates: { ...base.resourceTemplates, ...m.resourceTemplates },
+    };
   }
 
   /** What the policy's rules and limits match registered primitives by (runtime/policy/registered-policy.ts). */
-  primitives(): { kind: 'tools' | 'prompts' | 'resources' | 'resourceTemplates'; id: string; concerns?: ConcernMapping; annotations?: Readonly<Record<string, unknown>> }[] {
+  primitives(): {
+    kind: 'tools' | 'prompts' | 'resources' | 'resourceTemplates';
+    id: string;
+    concerns?: ConcernMapping;
+    annotations?: Readonly<Record<string, unknown>>;
+  }[] {
     const m = this.#mappings;
     const c = (map: Record<string, ConcernMapping>, id: string) => (Object.hasOwn(map, id) ? { concerns: map[id]! } : {});
     return [
-      ...this.tools.map((t) => ({ kind: 'tools' as const, id: t.name, ...c(m.tools, t.name), ...(t.annotations !== undefined ? { annotations: t.annotations as Record<string, unknown> } : {}) })),
+      ...this.tools.map((t) => ({
+        kind: 'tools' as const,
+        id: t.name,
+        ...c(m.tools, t.name),
+        ...(t.annotations !== undefined ? { annotations: t.annotations as Record<string, unknown> } : {}),
+      })),
       ...this.prompts.map((p) => ({ kind: 'prompts' as const, id: p.name, ...c(m.prompts, p.name) })),
       ...this.resources.map((r) => ({ kind: 'resources' as const, id: r.uri, ...c(m.resources, r.uri) })),
       ...this.templates.map((t) => ({ kind: 'resourceTemplates' as const, id: t.uriTemplate, ...c(m.resourceTemplates, t.uriTemplate) })),
@@ -181,7 +218,8 @@ export class Registry {
     if (!isRecord(mapping)) throw new Error(`${what}: concerns must map concern names to values`);
     for (const [concern, value] of Object.entries(mapping)) {
       const declared = this.#declarations.find((d) => d.name === concern);
-      if (declared === undefined) throw new Error(`${what}: unknown concern ${JSON.stringify(concern)} (declared: ${this.#declarations.map((d) => d.name).join(', ')})`);
+      if (declared === undefined)
+        throw new Error(`${what}: unknown concern ${JSON.stringify(concern)} (declared: ${this.#declarations.map((d) => d.name).join(', ')})`);
       for (const v of typeof value === 'string' ? [value] : value) {
         if (!declared.values.includes(v)) throw new Error(`${what}: ${JSON.stringify(v)} is not a value of concern ${concern} (${declared.values.join(', ')})`);
       }

@@ -15,51 +15,47 @@
  * the runtime (and the dependencies) its manifest uses.
  */
 import { randomUUID } from 'node:crypto';
+import type { CallToolResult, Server, ServerCapabilities, ServerContext, ServerEventBus, Tool } from '@modelcontextprotocol/server';
 import { ResourceNotFoundError } from '@modelcontextprotocol/server';
-import type { Server } from '@modelcontextprotocol/server';
-import type { CallToolResult, InputRequiredResult, ServerCapabilities, ServerContext, ServerEventBus, Tool } from '@modelcontextprotocol/server';
-import { Authenticator } from '../operation/auth.js';
-import { callOperation } from '../operation/call.js';
-import type { CallOptions } from '../operation/call.js';
-import { apiClient } from '../tools/api-client.js';
-import { replayAcrossRounds, replayByName } from './api-replay.js';
-import { callExtraTool } from '../tools/extra-tools.js';
-import type { AnyExtraTool } from '../tools/extra-tools.js';
-import { inputSession } from '../tools/handler-input.js';
-import { InFlightBudget } from '../operation/in-flight.js';
-import type { OutputBacklog } from '../operation/in-flight.js';
 import { log } from '../core/log.js';
-import { checkParamHeaders, paramHeaders } from '../operation/param-headers.js';
-import type { HeaderRefusal, ParamHeader } from '../operation/param-headers.js';
-import { callArguments, invalidParams, observe, ServerInstance, sessionOf } from './instance.js';
-import type { PolicyLayer } from './instance.js';
-import { checkArguments, isInputRequired, nestedCall, runPipeline, toolCallSteps } from '../pipeline/pipeline.js';
-import type { Era, PipelineTool, Step, ToolCall, ToolGuard, ToolResult } from '../pipeline/pipeline.js';
-import { composeGates, OPEN_GATE } from '../core/primitives.js';
 import type { PrimitiveGate } from '../core/primitives.js';
-import { resolveSettings } from '../process/settings.js';
-import { TaskTools } from '../tasks/tasks-tools.js';
-import type { TaskStore } from '../tasks/tasks-store.js';
-import type { TaskWork } from '../tasks/tasks.js';
-import type { Settings } from '../process/settings.js';
-import { argumentsHash, belongsTo, hasNonce, ROUND_STATE_TTL_MS, roundOf, sealRound } from './rounds.js';
-import { LocalRoundNonces } from './round-nonces.js';
-import { SharedStateError } from '../shared/shared-state.js';
-import type { RoundNonces } from './round-nonces.js';
-import { openState } from '../shared/state.js';
-import { isOAuthToken, nestedScopes, scopeGate, scopeNeeds } from '../oauth/oauth-scopes.js';
-import type { ScopedPrimitives } from '../oauth/oauth-scopes.js';
-import type { TokenExchanger } from '../oauth/oauth-exchange.js';
-import { toolEntry } from '../core/surface.js';
-import { listAnswered } from './warm.js';
+import { composeGates, OPEN_GATE } from '../core/primitives.js';
 import type { ToolEntry } from '../core/surface.js';
+import { toolEntry } from '../core/surface.js';
 import type { OperationTool, ServerConfig } from '../core/types.js';
-import { readArgumentEnv } from '../operation/arguments.js';
-import { DEFAULT_MAX_ARGUMENT_BYTES, DEFAULT_MAX_IN_FLIGHT_BYTES, settingNames } from '../process/variables.js';
+import type { TokenExchanger } from '../oauth/oauth-exchange.js';
+import type { ScopedPrimitives } from '../oauth/oauth-scopes.js';
+import { scopeGate, scopeNeeds } from '../oauth/oauth-scopes.js';
 import { measureArguments, overLimitMessage } from '../operation/argument-limits.js';
-import { DEFAULT_RESULT_POLICY } from '../operation/results.js';
+import { readArgumentEnv } from '../operation/arguments.js';
+import { Authenticator } from '../operation/auth.js';
+import type { CallOptions } from '../operation/call.js';
+import type { OutputBacklog } from '../operation/in-flight.js';
+import { InFlightBudget } from '../operation/in-flight.js';
+import type { HeaderRefusal, ParamHeader } from '../operation/param-headers.js';
+import { checkParamHeaders, paramHeaders } from '../operation/param-headers.js';
+import type { CodeFront, PresetGate, ReflectionGuard } from '../pipeline/dispatch.js';
+import { createDispatch } from '../pipeline/dispatch.js';
+import type { Era, PipelineTool, Step, ToolCall, ToolResult } from '../pipeline/pipeline.js';
+import { isInputRequired, runPipeline } from '../pipeline/pipeline.js';
+import type { Settings } from '../process/settings.js';
+import { resolveSettings } from '../process/settings.js';
+import { DEFAULT_MAX_ARGUMENT_BYTES, DEFAULT_MAX_IN_FLIGHT_BYTES, settingNames } from '../process/variables.js';
+import { SharedStateError } from '../shared/shared-state.js';
+import { openState } from '../shared/state.js';
+import type { TaskWork } from '../tasks/tasks.js';
+import type { TaskStore } from '../tasks/tasks-store.js';
+import { TaskTools } from '../tasks/tasks-tools.js';
+import type { AnyExtraTool } from '../tools/extra-tools.js';
+import type { PolicyLayer } from './instance.js';
+import { callArguments, invalidParams, observe, ServerInstance } from './instance.js';
 import { RESULT_URI_PREFIX, ResultStore } from './result-store.js';
+import type { RoundNonces } from './round-nonces.js';
+import { LocalRoundNonces } from './round-nonces.js';
+import { belongsTo, hasNonce, ROUND_STATE_TTL_MS, roundOf, sealRound } from './rounds.js';
+import { listAnswered } from './warm.js';
 
+export type { CodeFront, CodeNestedOutcome, CodeWaiting, PresetGate, ReflectionGuard } from '../pipeline/dispatch.js';
 export type { Era, Step, ToolCall, ToolGuard, ToolResult } from '../pipeline/pipeline.js';
 export type { PolicyEvent, PolicyLayer } from './instance.js';
 
@@ -90,7 +86,12 @@ export type ServerFactory = ((ctx: InstanceContext) => Server) & {
    */
   precheck(body: unknown, ctx: InstanceContext): HeaderRefusal | undefined;
   /** With task tools: a 2026-07-28 HTTP listen stream for task ids (tasks-tools.ts `listen`); `identity` undefined ⇒ the server's default. */
-  readonly taskListen?: (identity: string | undefined, taskIds: readonly unknown[], subscriptionId: unknown, send: (message: unknown) => void) => Promise<{ accepted: string[]; stop: () => void }>;
+  readonly taskListen?: (
+    identity: string | undefined,
+    taskIds: readonly unknown[],
+    subscriptionId: unknown,
+    send: (message: unknown) => void,
+  ) => Promise<{ accepted: string[]; stop: () => void }>;
 };
 
 /** What the server needs of resource subscriptions (subscriptions.ts's `resourceChanges` is one; not imported, so servers whose resources never change carry none of it). */
@@ -103,16 +104,6 @@ export interface ListenFeed {
   share(bus: ServerEventBus): void;
   /** Tells every subscriber (of every instance, with a shared bus) that `uri` changed: a handler's `ctx.notifyResourceUpdated`. */
   updated(uri: string): void;
-}
-
-/** The reflection gate as the server sees it (reflection.ts's `ReflectionGate` is one). */
-export interface ReflectionGuard extends ToolGuard {
-  /** Whether `persistTool` is listed and callable (the host flow exists). */
-  readonly exposesPersistTool: boolean;
-  /** The `persist_justification` tool. */
-  readonly persistTool: ToolEntry;
-  /** Runs `persistTool`; never throws. */
-  persist(args: unknown): Promise<CallToolResult>;
 }
 
 /**
@@ -130,42 +121,16 @@ export interface ToolSearch {
    */
   modeOf?(preset: string | undefined): 'list' | 'search' | 'code';
   /** Answers `search_tools` over the tools `keep` accepts; invalid arguments throw -32602. With `signature`, each result carries its operation's TypeScript signature (code mode). */
-  search(args: unknown, keep: (name: string) => boolean, describe: (name: string) => ToolMetadata | undefined, signature?: (name: string) => string | undefined): CallToolResult;
+  search(
+    args: unknown,
+    keep: (name: string) => boolean,
+    describe: (name: string) => ToolMetadata | undefined,
+    signature?: (name: string) => string | undefined,
+  ): CallToolResult;
   /** What `describe_tool` and `call_tool` say of a name the request cannot see: the closest of `known` (the names it can), and a pointer to `search_tools`. */
   unknown(name: string, known: Iterable<string>): string;
   /** Code mode (`discovery: code`, code-mode.ts's `createCodeMode` makes one): for the requests whose mode is `code`. */
   readonly code?: CodeFront;
-}
-
-/** What one nested call of code mode gave (code-mode.ts's `NestedOutcome`). */
-export type CodeNestedOutcome = { readonly result?: CallToolResult; readonly status?: number; readonly wrapped?: boolean; readonly refused?: string; readonly input?: InputRequiredResult };
-/** Runs a question to the client with code mode's run clock stopped (sandbox-host.ts's `WaitForClient`). */
-export type CodeWaiting = <T>(work: () => Promise<T>) => Promise<T>;
-
-/** Code mode as the server sees it (code-mode.ts's `CodeMode` is one; not imported, so other servers carry no sandbox). */
-export interface CodeFront {
-  /** `search_tools`, `describe_tool` and `execute`, listed instead of the catalogue. */
-  readonly tools: readonly ToolEntry[];
-  readonly executeName: string;
-  /** The TypeScript signature of an operation tool (undefined: not callable from code). */
-  signature(name: string): string | undefined;
-  /** What the audit keeps of an execute call's arguments (the code's hash, never its text). */
-  auditArguments(args: Record<string, unknown>): Record<string, unknown>;
-  /** Runs the code; each `api` call goes through `run`. */
-  execute(
-    args: Record<string, unknown>,
-    run: (tool: string, args: Record<string, unknown>, signal: AbortSignal, waiting?: CodeWaiting) => Promise<CodeNestedOutcome>,
-    signal: AbortSignal,
-    results?: Settings['results'],
-    /** The client's identity: its share of the runs under way at once is bounded. */
-    identity?: string,
-  ): Promise<ToolResult>;
-}
-
-/** A gate that knows the concern preset a request has selected (concern-protocol.ts's `ConcernControl` is one). */
-export interface PresetGate extends PrimitiveGate {
-  /** The request's active concern preset (its `_meta`'s, else the session's), or undefined. */
-  activePreset(ctx?: ServerContext): string | undefined;
 }
 
 /** What a generated entry adds to a server besides its operation tools. */
@@ -232,31 +197,11 @@ export function toolDescriptor(tool: ToolMetadata): Tool {
   return toolEntry(tool) as Tool;
 }
 
-/** `settings` whose results are compacted but not cut to a token budget (code mode's nested calls). */
-function wholeResults(settings: Settings): Settings {
-  return { ...settings, results: { ...(settings.results ?? DEFAULT_RESULT_POLICY), maxTokens: Number.MAX_SAFE_INTEGER } };
-}
-
-/** The first text block of a result. */
-function textOfResult(result: ToolResult): string {
-  const first = (result as CallToolResult).content?.find((c) => c.type === 'text');
-  return first?.type === 'text' ? first.text : '';
-}
-
 /** A required string argument of a search-mode tool; anything else is invalid params. */
 function stringArgument(args: Record<string, unknown>, key: string, tool: string): string {
   const value = args[key];
   if (typeof value !== 'string' || value.length === 0) throw invalidParams(`Invalid arguments for tool ${tool}: ${key} must be a non-empty string`);
   return value;
-}
-
-/** `settings` with a call's tighter bounds applied (the lower value wins). */
-function bounded(settings: Settings, bounds: ToolCall['bounds']): Settings {
-  if (bounds === undefined) return settings;
-  const out: Settings = { ...settings };
-  if (bounds.timeoutMs !== undefined) out.timeoutMs = Math.min(settings.timeoutMs, bounds.timeoutMs);
-  if (bounds.maxResponseBytes !== undefined) out.maxResponseBytes = Math.min(settings.maxResponseBytes, bounds.maxResponseBytes);
-  return out;
 }
 
 /** A pass-through params schema: the SDK has already checked the spec shape; the params object is kept as received (an argument named `__proto__` included). */
@@ -269,7 +214,12 @@ const RAW_PARAMS = { '~standard': { version: 1, vendor: 'mcpgen', validate: (val
  * (or of a preprocessor) fails with JSON-RPC error -32602. Without any tool, no `tools`
  * capability is declared.
  */
-export function createServer(config: ServerConfig, tools: readonly OperationTool[], env: NodeJS.ProcessEnv = process.env, options: CreateServerOptions = {}): ServerFactory {
+export function createServer(
+  config: ServerConfig,
+  tools: readonly OperationTool[],
+  env: NodeJS.ProcessEnv = process.env,
+  options: CreateServerOptions = {},
+): ServerFactory {
   const settings = options.settings ?? resolveSettings(config, env);
   const auth = options.auth ?? new Authenticator(config.securitySchemes ?? [], env);
   // read once, here: the values of hidden arguments are fixed for the life of the server
@@ -302,7 +252,12 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
   // a server with operation tools can link a cut result to its whole (`mcpgen://results/…`), read
   // with resources/read: it declares resources even when the manifest has none
   const ownResources = tools.length > 0 && otherCapabilities.resources === undefined;
-  const capabilities: ServerCapabilities = { ...(hasTools ? { tools: toolsCapability ?? {} } : {}), logging: {}, ...(ownResources ? { resources: {} } : {}), ...otherCapabilities };
+  const capabilities: ServerCapabilities = {
+    ...(hasTools ? { tools: toolsCapability ?? {} } : {}),
+    logging: {},
+    ...(ownResources ? { resources: {} } : {}),
+    ...otherCapabilities,
+  };
   const resultStore = new ResultStore();
   const search = options.search;
   let listed: Tool[] | undefined;
@@ -315,153 +270,28 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
   const codeNames: ReadonlySet<string> = new Set(code ? code.tools.map((t) => t.name) : []);
   const policy = options.policy;
   const searchNames: ReadonlySet<string> = new Set(search ? [search.names.search, search.names.describe, search.names.call] : []);
-  const steps = [...(policy?.steps ?? []), ...(options.steps ?? []), ...toolCallSteps(reflection ? { reflection } : {})];
   const defaultIdentity = options.identity ?? 'local';
   const maxArgumentBytes = settings.maxArgumentBytes ?? DEFAULT_MAX_ARGUMENT_BYTES;
   // tools that run as MCP tasks (tasks-tools.ts): one task table for every instance of the process
   const taskTools = TaskTools.of(all, config.envPrefix, env, options.taskStore);
-
-  /** Sends the call to its tool: the API request, the extra tool's handler, or the persist tool. */
-  const dispatch = async (call: ToolCall): Promise<ToolResult> => {
-    const target = call.target;
-    if (target.kind === 'code') {
-      // each api call of the code: a nested call of this one, under this call's signal and the run's;
-      // on a later input round (the gate asked the client), the calls made before it are replayed
-      const replay = replayByName<{ tool: string; signal: AbortSignal; waiting?: CodeWaiting }, CodeNestedOutcome>(call, ({ tool, signal, waiting }, args) => runCodeCall(call, tool, args, signal, waiting), (refused) => ({ refused }), 'codeApi');
-      const runCode = (tool: string, args: Record<string, unknown>, signal: AbortSignal, waiting?: CodeWaiting) => {
-        const target = byName.get(tool);
-        if (call.era !== 'modern' || target?.kind !== 'operation') return runCodeCall(call, tool, args, signal, waiting);
-        return replay(tool, target.tool.http.method, { tool, signal, ...(waiting ? { waiting } : {}) }, args);
-      };
-      // the run counts against the process's bound of runs under way and this client's share of it
-      return code!.execute(target.args, runCode, call.signal, withPresetResults(settings, call).results ?? DEFAULT_RESULT_POLICY, call.identity);
-    }
-    if (target.kind === 'persist') {
-      const result = await reflection!.persist(call.args);
-      if (policy && result.isError !== true) {
-        await policy.record({ name: 'justification.persisted', session: sessionOf(call.ctx, call.era), client: call.identity, era: call.era, primitive: target.name, arguments: { domain: call.args.domain }, outcome: 'ok' });
-      }
-      return result;
-    }
-    if (target.kind === 'extra') {
-      // a handler's log lines also go to the client, as logging notifications of this request
-      const clientLog = (level: 'debug' | 'info' | 'warn' | 'error', message: string, data?: unknown): void =>
-        void call.ctx.mcpReq.log(level === 'warn' ? 'warning' : level, data === undefined ? message : { message, data }, target.tool.name).catch(() => undefined);
-      const token = call.ctx.mcpReq._meta?.progressToken;
-      const progress =
-        token === undefined
-          ? undefined
-          : (value: number, total?: number, message?: string): void =>
-              void call.ctx.mcpReq
-                .notify({ method: 'notifications/progress', params: { progressToken: token, progress: value, ...(total !== undefined ? { total } : {}), ...(message !== undefined ? { message } : {}) } })
-                .catch(() => undefined);
-      // ctx.api: the operations the tool declared, each a nested call through the policy's steps and this dispatch
-      const uses = target.tool.uses;
-      // a 2026-07-28 handler runs again on each input round: its earlier API calls are replayed, not made again (api-replay.ts)
-      const api = uses ? apiClient(uses, replayAcrossRounds(call, (tool, args) => runNested(nestedCall(call, tool, args)))) : undefined;
-      // ctx.elicit / sample / roots: real requests (legacy), or input rounds of this call (2026-07-28)
-      const input = inputSession({ era: call.era, server: call.server, ctx: call.ctx, state: call.state, signal: call.signal });
-      const feed = options.subscriptions;
-      const notifyResourceUpdated = feed ? (uri: string): void => feed.updated(uri) : undefined;
-      // ctx.runAsTask: a deferred task tool's handler turns its call into a task (tasks-tools.ts)
-      const runAsTask = TaskTools.escalation(call.ctx);
-      return callExtraTool(target.tool, call.args, call.signal, { clientLog, input, ...(notifyResourceUpdated ? { notifyResourceUpdated } : {}), ...(progress ? { progress } : {}), ...(api ? { api } : {}), ...(runAsTask ? { runAsTask } : {}) });
-    }
-    // the MCP client's own request headers (its Authorization above all) reach the API only
-    // for a security scheme that takes its credential `fromClient`
-    const callOptions: CallOptions = {
-      signal: call.signal,
-      auth,
-      argumentEnv,
-      inFlight,
-      onStatus: (status) => void (call.report.httpStatus = status),
-      keepResult: (tool, text) => resultStore.keep(call.identity, tool, text),
-    };
-    if (call.headers) callOptions.clientHeaders = call.headers;
-    // the MCP token itself never reaches the API: a scheme with `exchange` gets a token exchanged for it
-    const authInfo = call.ctx?.http?.authInfo;
-    if (options.exchange !== undefined && isOAuthToken(authInfo)) callOptions.exchange = (spec, scheme) => options.exchange!(authInfo, spec, scheme);
-    if (options.fetch) callOptions.fetch = options.fetch;
-    const resultSettings = withPresetResults(bounded(settings, call.bounds), call);
-    // code mode's calls: the code gets the whole (compacted) result, never one cut to the model's
-    // token budget — it filters before anything reaches the context, and execute's answer is budgeted
-    return callOperation(target.tool, call.args, call.parent?.code === true ? wholeResults(resultSettings) : resultSettings, callOptions);
-  };
-
-  /** A handler's nested call: the policy's steps, the OAuth token's scopes (oauth-scopes.ts), argument validation, then the operation's request (never a result that asks for input). */
-  const nestedSteps = [...(policy?.steps ?? []), nestedScopes, checkArguments];
-  const runNested = async (call: ToolCall): Promise<{ result: CallToolResult; status?: number }> => {
-    const result = (await runPipeline(nestedSteps, dispatch, call)) as CallToolResult;
-    return { result, ...(call.report.httpStatus !== undefined ? { status: call.report.httpStatus } : {}) };
-  };
-
-  /**
-   * A nested call of code mode's code: the policy's steps (audit under the execute call's id,
-   * access rules — checked, unlike a handler's nested call — and limits), the OAuth token's
-   * scopes, the reach of the request (what its concern preset and access gate let it see), argument
-   * validation, and the reflection gate, decided as for a direct call: its instructions (host
-   * flow) are a refusal the code can catch; a question to the client is asked mid-run — legacy:
-   * real requests with the run's wall time stopped meanwhile (`waiting`); 2026-07-28: the run ends
-   * with the input round and runs again on the retry, earlier calls replayed. Never rejects.
-   */
-  const codeSteps: Step[] = [
-    ...(policy?.steps ?? []),
-    nestedScopes,
-    (call, next) => (call.gate.visible('tools', call.name, call.ctx) ? next() : Promise.reject(new Error(`${call.name} is not reachable by this client (its concern preset or access rules hide it)`))),
-    checkArguments,
-    async (call, next) => {
-      if (!reflection || !reflection.isGated(call.name)) return next();
-      const run = codeRuns.get(call);
-      const check = () => reflection.check(call.name, call.args, { server: call.server, ctx: call.ctx, era: call.era, signal: call.signal, callId: call.callId, state: run?.gateState ?? call.state });
-      const waiting = run?.waiting;
-      const verdict = waiting ? await waiting(check) : await check();
-      if (verdict.ok) return next();
-      // 2026-07-28: the gate asks in an input round; the execute call answers with it
-      if (isInputRequired(verdict.result)) return verdict.result;
-      // the gate's own instructions, but the retry is a new run of the code, not a direct call
-      const said = textOfResult(verdict.result).replace(`Then call ${call.name} again with the same arguments.`, `Then run ${call.parent?.name ?? 'execute'} again with the same code.`);
-      const reason = `the reflection gate holds ${call.name}: ${said}\nFrom code: get the justification stored first (${reflection.persistTool.name}), then run execute again.`;
-      call.report.refusal = { kind: 'denied', reason };
-      throw new Error(reason);
-    },
-  ];
-  /** Of each nested call of code: the gate's round memory (in the execute call's round state, so the retry's run finds it) and the run's question-waiting (its clock). */
-  const codeRuns = new WeakMap<ToolCall, { gateState: Record<string, unknown>; waiting?: CodeWaiting }>();
-  const runCodeCall = async (parent: ToolCall, name: string, args: Record<string, unknown>, signal: AbortSignal, waiting?: CodeWaiting): Promise<CodeNestedOutcome> => {
-    const target = byName.get(name);
-    if (!target || target.kind !== 'operation') return { refused: `${name} is not an operation of this server` };
-    // the same size and depth bound as a direct call's arguments, before any step looks at them
-    const size = measureArguments(args, maxArgumentBytes);
-    if (!size.fits) return { refused: overLimitMessage(name, size, settingNames(config.envPrefix).maxArgumentBytes) };
-    const base = nestedCall(parent, target.tool, args);
-    // the call the gate asked about in the last round (2026-07-28) continues as that logical call: audited and counted once
-    const gateState = (parent.state.codeGate ??= {}) as Record<string, unknown>;
-    const asked = gateState.asked as { callId: string; tool: string; args: string } | undefined;
-    const again = asked !== undefined && asked.tool === name && asked.args === argumentsHash(args);
-    if (again) delete gateState.asked;
-    const call: ToolCall = { ...base, ...(again ? { callId: asked.callId, firstRound: false } : {}), signal: AbortSignal.any([parent.signal, signal]), parent: { name: parent.name, callId: parent.callId, code: true } };
-    codeRuns.set(call, { gateState, ...(waiting ? { waiting } : {}) });
-    try {
-      const result = await runPipeline(codeSteps, dispatch, call);
-      if (isInputRequired(result)) {
-        gateState.asked = { callId: call.callId, tool: name, args: argumentsHash(args) };
-        return { input: result };
-      }
-      if (call.report.refusal && result.isError === true) return { refused: textOfResult(result) };
-      return { result, wrapped: target.tool.resultShape === 'wrapped', ...(call.report.httpStatus !== undefined ? { status: call.report.httpStatus } : {}) };
-    } catch (err) {
-      return { refused: err instanceof Error ? err.message : String(err) };
-    }
-  };
-
-  /** `settings` with the result settings of the request's active concern preset over the server's (the tool's own still win, in results.ts). */
-  const withPresetResults = (current: Settings, call: ToolCall): Settings => {
-    const presets = config.resultPresets;
-    if (presets === undefined) return current;
-    const preset = (call.gate as Partial<PresetGate>).activePreset?.(call.ctx);
-    const own = preset !== undefined && Object.hasOwn(presets, preset) ? presets[preset] : undefined;
-    return own === undefined ? current : { ...current, results: { ...(current.results ?? DEFAULT_RESULT_POLICY), ...own } };
-  };
+  // the steps of a tool call and the dispatch they end in (pipeline/dispatch.ts)
+  const { steps, dispatch } = createDispatch({
+    config,
+    settings,
+    auth,
+    argumentEnv,
+    inFlight,
+    resultStore,
+    byName,
+    maxArgumentBytes,
+    ...(reflection ? { reflection } : {}),
+    ...(policy ? { policy } : {}),
+    ...(code ? { code } : {}),
+    ...(options.steps ? { steps: options.steps } : {}),
+    ...(options.exchange ? { exchange: options.exchange } : {}),
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.subscriptions ? { subscriptions: options.subscriptions } : {}),
+  });
 
   // an OAuth token sees only the tools, prompts and resources its scopes allow (oauth-scopes.ts; open when nothing needs a scope)
   const scoped = scopeGate(scopeNeeds([...tools, ...(options.extraTools ?? [])], options.scoped));
@@ -484,7 +314,8 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
         const kept = resultStore.read(uri, ctx.http?.authInfo?.clientId ?? instance.identity ?? defaultIdentity);
         if (kept !== undefined) return { contents: [{ uri, mimeType: 'application/json', text: kept.text }] };
         // another client's, expired or never issued: all the same to the asker
-        if (uri.startsWith(RESULT_URI_PREFIX)) throw new ResourceNotFoundError(uri, `Resource not found: ${uri} (kept results last 10 minutes and are readable by the client whose call made them)`);
+        if (uri.startsWith(RESULT_URI_PREFIX))
+          throw new ResourceNotFoundError(uri, `Resource not found: ${uri} (kept results last 10 minutes and are readable by the client whose call made them)`);
         return undefined;
       };
     }
@@ -496,7 +327,12 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
       });
     }
     if (!hasTools) return server;
-    taskTools?.install(server, instance.era, (ctx) => ctx.http?.authInfo?.clientId ?? instance.identity ?? defaultIdentity, (tool, ctx) => gate.visible('tools', tool, ctx));
+    taskTools?.install(
+      server,
+      instance.era,
+      (ctx) => ctx.http?.authInfo?.clientId ?? instance.identity ?? defaultIdentity,
+      (tool, ctx) => gate.visible('tools', tool, ctx),
+    );
 
     // search mode per concern preset: the request's active preset decides what is listed
     const activePreset = (gate as Partial<PresetGate>).activePreset;
@@ -505,9 +341,22 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
     server.setRequestHandler('tools/list', (_request, ctx) => {
       listAnswered();
       // code mode: its own tools are always listed (the persist tool as the gate says)
-      if (codeFront && modeOf(ctx) === 'code') return { tools: codeFront.filter((t) => codeNames.has(t.name) || gate.visible('tools', t.name, ctx)).map((t) => (codeNames.has(t.name) ? t : gate.decorate('tools', t.name, t))) };
+      if (codeFront && modeOf(ctx) === 'code')
+        return {
+          tools: codeFront
+            .filter((t) => codeNames.has(t.name) || gate.visible('tools', t.name, ctx))
+            .map((t) => (codeNames.has(t.name) ? t : gate.decorate('tools', t.name, t))),
+        };
       // search mode's own three tools are always listed: what they reach is filtered by the gate
-      if (front && listsFront(ctx)) return { tools: gate === OPEN_GATE ? front : front.filter((t) => searchNames.has(t.name) || gate.visible('tools', t.name, ctx)).map((t) => (searchNames.has(t.name) ? t : gate.decorate('tools', t.name, t))) };
+      if (front && listsFront(ctx))
+        return {
+          tools:
+            gate === OPEN_GATE
+              ? front
+              : front
+                  .filter((t) => searchNames.has(t.name) || gate.visible('tools', t.name, ctx))
+                  .map((t) => (searchNames.has(t.name) ? t : gate.decorate('tools', t.name, t))),
+        };
       const shown = taskTools ? taskTools.listed(instance.era, catalogue()) : catalogue();
       if (gate === OPEN_GATE) return { tools: shown };
       return { tools: shown.filter((t) => gate.visible('tools', t.name, ctx)).map((t) => gate.decorate('tools', t.name, t)) };
@@ -518,7 +367,10 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
       // code mode's execute: the pipeline's call carries what the audit may keep (the code's hash); the code rides in the target
       const target: PipelineTool | undefined = code && name === code.executeName && !byName.has(name) ? { kind: 'code', name, args } : byName.get(name);
       if (!target) {
-        if (preprocessors.has(name)) throw invalidParams(`${name} is a preprocessor, not a tool: a host runs preprocessors with preprocessors/run, or gets their context from the with_context prompt`);
+        if (preprocessors.has(name))
+          throw invalidParams(
+            `${name} is a preprocessor, not a tool: a host runs preprocessors with preprocessors/run, or gets their context from the with_context prompt`,
+          );
         throw invalidParams(`Unknown tool: ${name}`);
       }
       // before anything else walks them: the audit trail, access control, validation, the gate
@@ -541,7 +393,10 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
         } catch (err) {
           if (!(err instanceof SharedStateError)) throw err;
           log('warn', `${name}: cannot check that requestState is used once: ${err.message}`);
-          return { isError: true, content: [{ type: 'text', text: `Cannot continue this call of ${name}: ${err.message}; its requestState was not used, send it again shortly` }] };
+          return {
+            isError: true,
+            content: [{ type: 'text', text: `Cannot continue this call of ${name}: ${err.message}; its requestState was not used, send it again shortly` }],
+          };
         }
         if (claim === 'used') {
           log('warn', `${name}: refused a requestState that was already used (call ${round.callId}, client ${identity})`);
@@ -549,7 +404,15 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
         }
         if (claim === 'full') {
           log('warn', `${name}: refused an input round: too many rounds answered in the last ${ROUND_STATE_TTL_MS / 60_000} minutes to remember them all`);
-          return { isError: true, content: [{ type: 'text', text: `Cannot continue this call of ${name}: the server is answering too many input rounds at once; its requestState was not used, send it again shortly` }] };
+          return {
+            isError: true,
+            content: [
+              {
+                type: 'text',
+                text: `Cannot continue this call of ${name}: the server is answering too many input rounds at once; its requestState was not used, send it again shortly`,
+              },
+            ],
+          };
         }
       }
       const headers = ctx.http?.req?.headers ?? instance.headers;
@@ -588,20 +451,47 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
       const args = (raw ?? {}) as Record<string, unknown>;
       if (code && !byName.has(name) && codeNames.has(name) && modeOf(ctx) === 'code') {
         if (name === code.executeName) return run(name, args, ctx);
-        if (name === search!.names.search) return search!.search(args, (n) => code.signature(n) !== undefined && gate.visible('tools', n, ctx), metadata, (n) => code.signature(n));
+        if (name === search!.names.search)
+          return search!.search(
+            args,
+            (n) => code.signature(n) !== undefined && gate.visible('tools', n, ctx),
+            metadata,
+            (n) => code.signature(n),
+          );
         const wanted = stringArgument(args, 'name', name);
         const tool = metadata(wanted);
         const signature = code.signature(wanted);
-        if (!tool || signature === undefined || !gate.visible('tools', wanted, ctx)) return { isError: true, content: [{ type: 'text', text: search!.unknown(wanted, visibleNames(ctx).filter((n) => code.signature(n) !== undefined)) }] };
-        const described = { name: tool.name, ...(tool.title !== undefined ? { title: tool.title } : {}), ...(tool.description !== undefined ? { description: tool.description } : {}), signature };
-        return { content: [{ type: 'text', text: `${tool.description ? `/** ${tool.description.replace(/\*\//g, '* /').slice(0, 1000)} */\n` : ''}${signature}` }], structuredContent: described };
+        if (!tool || signature === undefined || !gate.visible('tools', wanted, ctx))
+          return {
+            isError: true,
+            content: [
+              {
+                type: 'text',
+                text: search!.unknown(
+                  wanted,
+                  visibleNames(ctx).filter((n) => code.signature(n) !== undefined),
+                ),
+              },
+            ],
+          };
+        const described = {
+          name: tool.name,
+          ...(tool.title !== undefined ? { title: tool.title } : {}),
+          ...(tool.description !== undefined ? { description: tool.description } : {}),
+          signature,
+        };
+        return {
+          content: [{ type: 'text', text: `${tool.description ? `/** ${tool.description.replace(/\*\//g, '* /').slice(0, 1000)} */\n` : ''}${signature}` }],
+          structuredContent: described,
+        };
       }
       if (search && !byName.has(name)) {
         if (name === search.names.search) return search.search(args, (n) => metadata(n) !== undefined && gate.visible('tools', n, ctx), metadata);
         if (name === search.names.describe) {
           const wanted = stringArgument(args, 'name', name);
           const tool = metadata(wanted);
-          if (!tool || !gate.visible('tools', wanted, ctx)) return { isError: true, content: [{ type: 'text', text: search.unknown(wanted, visibleNames(ctx)) }] };
+          if (!tool || !gate.visible('tools', wanted, ctx))
+            return { isError: true, content: [{ type: 'text', text: search.unknown(wanted, visibleNames(ctx)) }] };
           const entry = gate.decorate('tools', tool.name, toolDescriptor(tool));
           return { content: [{ type: 'text', text: JSON.stringify(entry) }], structuredContent: entry as unknown as Record<string, unknown> };
         }
@@ -616,8 +506,16 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
       // one the request may not see (access rules, scopes, concerns) gets no task: the pipeline refuses it at once
       if (taskTools && gate.visible('tools', name, ctx)) {
         const owner = ctx.http?.authInfo?.clientId ?? instance.identity ?? defaultIdentity;
-        const work: TaskWork = async (taskSignal, resume) => (await run(name, args, TaskTools.resumed(ctx, resume, (token) => openState(stateKey, token)), undefined, taskSignal)) as CallToolResult;
-        const asTask = (await taskTools.deferred(instance.era, name, ctx, owner, work)) ?? (await taskTools.call(instance.era, name, params, ctx, owner, server, work));
+        const work: TaskWork = async (taskSignal, resume) =>
+          (await run(
+            name,
+            args,
+            TaskTools.resumed(ctx, resume, (token) => openState(stateKey, token)),
+            undefined,
+            taskSignal,
+          )) as CallToolResult;
+        const asTask =
+          (await taskTools.deferred(instance.era, name, ctx, owner, work)) ?? (await taskTools.call(instance.era, name, params, ctx, owner, server, work));
         if (asTask) return asTask;
       }
       return run(name, args, ctx);
@@ -645,13 +543,29 @@ export function createServer(config: ServerConfig, tools: readonly OperationTool
         feed.checkListen(server, params);
       } catch (err) {
         const code = typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : -32603;
-        return { status: 200, code, message: err instanceof Error ? err.message : String(err), ...((err as { data?: unknown }).data !== undefined ? { data: (err as { data?: unknown }).data } : {}) };
+        return {
+          status: 200,
+          code,
+          message: err instanceof Error ? err.message : String(err),
+          ...((err as { data?: unknown }).data !== undefined ? { data: (err as { data?: unknown }).data } : {}),
+        };
       } finally {
         void server.close().catch(() => undefined);
       }
     }
     return undefined;
   };
-  const taskListen = taskTools ? { taskListen: (identity: string | undefined, ids: readonly unknown[], subscriptionId: unknown, send: (message: unknown) => void) => taskTools.listen(identity ?? defaultIdentity, ids, subscriptionId, send) } : {};
-  return Object.assign(factory, { settings, toolCount: all.length, precheck, ...taskListen, ...(feed ? { bus: feed.bus, share: (bus: ServerEventBus) => feed.share(bus) } : {}) });
+  const taskListen = taskTools
+    ? {
+        taskListen: (identity: string | undefined, ids: readonly unknown[], subscriptionId: unknown, send: (message: unknown) => void) =>
+          taskTools.listen(identity ?? defaultIdentity, ids, subscriptionId, send),
+      }
+    : {};
+  return Object.assign(factory, {
+    settings,
+    toolCount: all.length,
+    precheck,
+    ...taskListen,
+    ...(feed ? { bus: feed.bus, share: (bus: ServerEventBus) => feed.share(bus) } : {}),
+  });
 }

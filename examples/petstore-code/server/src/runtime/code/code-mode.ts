@@ -19,17 +19,17 @@
 import { createHash } from 'node:crypto';
 import type { CallToolResult, InputRequiredResult } from '@modelcontextprotocol/server';
 import { transform } from 'sucrase';
-import { codeName } from './code-mode-name.js';
-import { runIsolated } from './sandbox-host.js';
-import type { WaitForClient } from './sandbox-host.js';
-import type { HostCallOutcome, SandboxLimits, SandboxOutcome } from './sandbox.js';
-import { compact, fitBytes } from '../operation/results.js';
-import { CODE_TOOLS, CODE_TOOL_NAMES } from '../search/search-tools.js';
 import type { ToolEntry } from '../core/surface.js';
 import type { ResultPolicy } from '../core/types.js';
 import { DEFAULT_BYTES_PER_TOKEN } from '../core/types.js';
+import { compact, fitBytes } from '../operation/results.js';
 import { readPositiveInteger } from '../process/settings.js';
 import { CODE_DEFAULTS, settingNames } from '../process/variables.js';
+import { CODE_TOOL_NAMES, CODE_TOOLS } from '../search/search-tools.js';
+import { codeName } from './code-mode-name.js';
+import type { HostCallOutcome, SandboxLimits, SandboxOutcome } from './sandbox.js';
+import type { WaitForClient } from './sandbox-host.js';
+import { runIsolated } from './sandbox-host.js';
 
 /**
  * Bounds of code mode: those of each run, and `maxRuns`, the most runs under way at once in the
@@ -59,19 +59,32 @@ export { codeName } from './code-mode-name.js';
 export const MAX_CODE_CHARS = 100_000;
 
 /** What each bound counts, for the message of a malformed value. */
-const UNITS: Record<keyof SandboxLimits | 'maxRuns', string> = { timeoutMs: 'milliseconds', memoryBytes: 'bytes', maxCalls: 'calls', maxOutputBytes: 'bytes', maxConsoleBytes: 'bytes', maxRuns: 'runs' };
+const UNITS: Record<keyof SandboxLimits | 'maxRuns', string> = {
+  timeoutMs: 'milliseconds',
+  memoryBytes: 'bytes',
+  maxCalls: 'calls',
+  maxOutputBytes: 'bytes',
+  maxConsoleBytes: 'bytes',
+  maxRuns: 'runs',
+};
 
 /** The bounds of `execute`: the defaults, each overridden by its `<PREFIX>_CODE_*` variable (declared in variables.ts; a positive integer, anything else throws naming it). */
 export function codeLimitsFromEnv(envPrefix: string, env: NodeJS.ProcessEnv): CodeLimits {
   const names = settingNames(envPrefix);
-  const variables: Record<keyof SandboxLimits | 'maxRuns', string> = { timeoutMs: names.codeTimeoutMs, memoryBytes: names.codeMemoryBytes, maxCalls: names.codeMaxCalls, maxOutputBytes: names.codeMaxOutputBytes, maxConsoleBytes: names.codeMaxConsoleBytes, maxRuns: names.codeMaxRuns };
+  const variables: Record<keyof SandboxLimits | 'maxRuns', string> = {
+    timeoutMs: names.codeTimeoutMs,
+    memoryBytes: names.codeMemoryBytes,
+    maxCalls: names.codeMaxCalls,
+    maxOutputBytes: names.codeMaxOutputBytes,
+    maxConsoleBytes: names.codeMaxConsoleBytes,
+    maxRuns: names.codeMaxRuns,
+  };
   const out: Record<string, number | string> = { ...DEFAULT_CODE_LIMITS, maxRunsVariable: names.codeMaxRuns };
   for (const [key, name] of Object.entries(variables)) out[key] = readPositiveInteger(env, name, out[key] as number, UNITS[key as keyof typeof variables]);
   const auditText = readPositiveInteger(env, names.codeAuditText, 0, 'characters');
   if (auditText > 0) out.auditTextChars = Math.min(auditText, MAX_CODE_CHARS);
   return out as CodeLimits;
 }
-
 
 /** What one nested call gave, as the server's runner reports it. */
 export type NestedOutcome = {
@@ -165,7 +178,13 @@ export interface CodeMode {
    * Runs `execute` for client `identity`: never throws for anything the code does. Past the bound
    * of runs under way (or the identity's share of it), refused at once with an `isError` naming it.
    */
-  execute(args: Record<string, unknown>, run: CodeRunner, signal: AbortSignal, results?: ResultPolicy, identity?: string): Promise<CallToolResult | InputRequiredResult>;
+  execute(
+    args: Record<string, unknown>,
+    run: CodeRunner,
+    signal: AbortSignal,
+    results?: ResultPolicy,
+    identity?: string,
+  ): Promise<CallToolResult | InputRequiredResult>;
 }
 
 /** Options of {@link createCodeMode}. */
@@ -205,8 +224,10 @@ export function createCodeMode(signatures: Readonly<Record<string, string>>, opt
     },
     async execute(args, run, signal, results, identity = 'local') {
       const code = args.code;
-      if (typeof code !== 'string' || code.trim() === '') return failure(`Invalid arguments for tool ${CODE_TOOL_NAMES.execute}: code must be a non-empty string`);
-      if (code.length > MAX_CODE_CHARS) return failure(`Invalid arguments for tool ${CODE_TOOL_NAMES.execute}: code is ${code.length} characters, over the bound of ${MAX_CODE_CHARS}`);
+      if (typeof code !== 'string' || code.trim() === '')
+        return failure(`Invalid arguments for tool ${CODE_TOOL_NAMES.execute}: code must be a non-empty string`);
+      if (code.length > MAX_CODE_CHARS)
+        return failure(`Invalid arguments for tool ${CODE_TOOL_NAMES.execute}: code is ${code.length} characters, over the bound of ${MAX_CODE_CHARS}`);
       const stripped = stripTypes(code);
       if ('error' in stripped) return failure(`${stripped.error}\nNo code ran; no API calls were made.`);
       const calls: CallRecord[] = [];
@@ -220,7 +241,10 @@ export function createCodeMode(signatures: Readonly<Record<string, string>>, opt
         const tool = byCodeName.has(name) || Object.hasOwn(signatures, name) ? (Object.hasOwn(signatures, name) ? name : byCodeName.get(name)!) : undefined;
         if (tool === undefined) {
           calls.push({ name, status: 'unknown' });
-          return { ok: false, message: `api.${name} is not an operation of this server; use ${CODE_TOOL_NAMES.search} to find one and ${CODE_TOOL_NAMES.describe} for its signature` };
+          return {
+            ok: false,
+            message: `api.${name} is not an operation of this server; use ${CODE_TOOL_NAMES.search} to find one and ${CODE_TOOL_NAMES.describe} for its signature`,
+          };
         }
         const a = typeof callArgs === 'object' && callArgs !== null && !Array.isArray(callArgs) ? (callArgs as Record<string, unknown>) : {};
         const record: CallRecord = { name: tool, status: 'in flight' };
@@ -249,7 +273,12 @@ export function createCodeMode(signatures: Readonly<Record<string, string>>, opt
         if (result.isError === true) {
           record.status = status !== undefined ? String(status) : 'error';
           const text = textOf(result);
-          return { ok: false, message: `${tool} failed${status !== undefined ? ` with HTTP ${status}` : ''}: ${text.split('\n', 1)[0]!.slice(0, 300)}`, ...(status !== undefined ? { status } : {}), body: text.slice(0, ERROR_BODY_CHARS) };
+          return {
+            ok: false,
+            message: `${tool} failed${status !== undefined ? ` with HTTP ${status}` : ''}: ${text.split('\n', 1)[0]!.slice(0, 300)}`,
+            ...(status !== undefined ? { status } : {}),
+            body: text.slice(0, ERROR_BODY_CHARS),
+          };
         }
         record.status = status !== undefined ? String(status) : 'ok';
         return { ok: true, data: dataOf(result, outcome.wrapped === true) };
@@ -264,8 +293,14 @@ export function createCodeMode(signatures: Readonly<Record<string, string>>, opt
       const variable = maxRunsVariable ?? '<PREFIX>_CODE_MAX_RUNS';
       const share = runsPerIdentity(maxRuns);
       const mine = runningBy.get(identity) ?? 0;
-      if (mine >= share) return failure(`Code mode is busy for this client: it has ${mine} execute runs under way, its share (half, rounded up) of the ${variable}=${maxRuns} runs at once on this server. No code ran; no API calls were made. Try again when one of its runs has ended.`);
-      if (running >= maxRuns) return failure(`Code mode is busy: ${running} execute runs are under way, the bound of ${variable}=${maxRuns} runs at once on this server. No code ran; no API calls were made. Try again when a run has ended.`);
+      if (mine >= share)
+        return failure(
+          `Code mode is busy for this client: it has ${mine} execute runs under way, its share (half, rounded up) of the ${variable}=${maxRuns} runs at once on this server. No code ran; no API calls were made. Try again when one of its runs has ended.`,
+        );
+      if (running >= maxRuns)
+        return failure(
+          `Code mode is busy: ${running} execute runs are under way, the bound of ${variable}=${maxRuns} runs at once on this server. No code ran; no API calls were made. Try again when a run has ended.`,
+        );
       running += 1;
       runningBy.set(identity, mine + 1);
       try {
@@ -301,17 +336,30 @@ function answer(outcome: SandboxOutcome, calls: readonly CallRecord[], results: 
         if (policy.compact) value = compact(value, policy);
         const fitted = fitBytes(value, policy.maxTokens * DEFAULT_BYTES_PER_TOKEN);
         value = fitted.value;
-        if (fitted.cut?.list) note = ` The returned list was cut to ${fitted.cut.list.kept} of ${fitted.cut.list.total} items to fit the results budget of ${policy.maxTokens} tokens: return less, or page in the code.`;
-        else if (fitted.cut?.droppedFields) note = ` Fields left out to fit the results budget of ${policy.maxTokens} tokens: ${fitted.cut.droppedFields.join(', ')}.`;
+        if (fitted.cut?.list)
+          note = ` The returned list was cut to ${fitted.cut.list.kept} of ${fitted.cut.list.total} items to fit the results budget of ${policy.maxTokens} tokens: return less, or page in the code.`;
+        else if (fitted.cut?.droppedFields)
+          note = ` Fields left out to fit the results budget of ${policy.maxTokens} tokens: ${fitted.cut.droppedFields.join(', ')}.`;
       }
-      return { content: [{ type: 'text', text: JSON.stringify(value) ?? 'null' }, { type: 'text', text: `[${summary}.${note}]` }, ...consoleBlock(outcome.console)] };
+      return {
+        content: [{ type: 'text', text: JSON.stringify(value) ?? 'null' }, { type: 'text', text: `[${summary}.${note}]` }, ...consoleBlock(outcome.console)],
+      };
     }
     case 'syntax':
       return { isError: true, content: [{ type: 'text', text: `${outcome.message}\n${summary}.` }, ...consoleBlock(outcome.console)] };
     case 'thrown':
-      return { isError: true, content: [{ type: 'text', text: `The code threw ${outcome.message}${outcome.stack ? `\n${outcome.stack}` : ''}\nBefore it, ${summary}.` }, ...consoleBlock(outcome.console)] };
+      return {
+        isError: true,
+        content: [
+          { type: 'text', text: `The code threw ${outcome.message}${outcome.stack ? `\n${outcome.stack}` : ''}\nBefore it, ${summary}.` },
+          ...consoleBlock(outcome.console),
+        ],
+      };
     case 'bound':
-      return { isError: true, content: [{ type: 'text', text: `Stopped by the ${outcome.message}.\nBefore it, ${summary}.` }, ...consoleBlock(outcome.console)] };
+      return {
+        isError: true,
+        content: [{ type: 'text', text: `Stopped by the ${outcome.message}.\nBefore it, ${summary}.` }, ...consoleBlock(outcome.console)],
+      };
     case 'cancelled':
       return { isError: true, content: [{ type: 'text', text: `The run was cancelled; ${summary}.` }] };
   }

@@ -16,10 +16,10 @@
  */
 import { Worker } from 'node:worker_threads';
 import './sandbox-worker.js';
-import { SANDBOX_WORKER } from './sandbox-worker.js';
-import type { ToWorker } from './sandbox-worker.js';
-import { clockOf, countedMs } from './sandbox-clock.js';
 import type { HostCallOutcome, SandboxLimits, SandboxOutcome } from './sandbox.js';
+import { clockOf, countedMs } from './sandbox-clock.js';
+import type { ToWorker } from './sandbox-worker.js';
+import { SANDBOX_WORKER } from './sandbox-worker.js';
 
 /**
  * Runs `work` (a question to the client: a reflection gate asking mid-run) with the run's wall
@@ -41,7 +41,13 @@ type FromWorker =
   | { readonly type: 'abort-call'; readonly run: number; readonly call: number }
   | { readonly type: 'done'; readonly run: number; readonly outcome: SandboxOutcome };
 
-type Run = { readonly host: MainHostCall; readonly waiting: WaitForClient; readonly flag: Int32Array; readonly calls: Map<number, AbortController>; finish(outcome: SandboxOutcome): void };
+type Run = {
+  readonly host: MainHostCall;
+  readonly waiting: WaitForClient;
+  readonly flag: Int32Array;
+  readonly calls: Map<number, AbortController>;
+  finish(outcome: SandboxOutcome): void;
+};
 type Slot = { readonly worker: Worker; readonly runs: Map<number, Run> };
 
 const slots: Array<Slot | undefined> = [];
@@ -141,12 +147,15 @@ export function runIsolated(js: string, host: MainHostCall, limits: SandboxLimit
     // (waiting for the client moves the deadline: checked again then)
     let deadline: NodeJS.Timeout;
     const arm = (): void => {
-      deadline = setTimeout(() => {
-        if (countedMs(started, Date.now(), clock) <= limits.timeoutMs + 250) return arm();
-        timedOut = true;
-        stop();
-        grace ??= setTimeout(() => void s.worker.terminate(), GRACE_MS);
-      }, Math.max(20, limits.timeoutMs + 251 - countedMs(started, Date.now(), clock)));
+      deadline = setTimeout(
+        () => {
+          if (countedMs(started, Date.now(), clock) <= limits.timeoutMs + 250) return arm();
+          timedOut = true;
+          stop();
+          grace ??= setTimeout(() => void s.worker.terminate(), GRACE_MS);
+        },
+        Math.max(20, limits.timeoutMs + 251 - countedMs(started, Date.now(), clock)),
+      );
     };
     arm();
     const run: Run = {
@@ -163,10 +172,21 @@ export function runIsolated(js: string, host: MainHostCall, limits: SandboxLimit
         if (signal.aborted && outcome.kind !== 'returned') return resolve({ kind: 'cancelled', console: outcome.console });
         // stopped here at the wall time (the worker's own timer had not fired yet: a busy thread, a
         // slow start), the worker reports a cancellation: the run crossed the time bound all the same
-        if (timedOut && outcome.kind === 'cancelled') return resolve({ kind: 'bound', bound: 'time', message: `wall time bound: the code ran longer than ${limits.timeoutMs} ms and was stopped`, console: outcome.console });
+        if (timedOut && outcome.kind === 'cancelled')
+          return resolve({
+            kind: 'bound',
+            bound: 'time',
+            message: `wall time bound: the code ran longer than ${limits.timeoutMs} ms and was stopped`,
+            console: outcome.console,
+          });
         // a worker ended past the wall time: the run crossed that bound
         if (timedOut && outcome.kind === 'thrown' && outcome.message.includes("the sandbox's thread ended")) {
-          return resolve({ kind: 'bound', bound: 'time', message: `wall time bound: the code ran longer than ${limits.timeoutMs} ms and was stopped (its thread was ended)`, console: outcome.console });
+          return resolve({
+            kind: 'bound',
+            bound: 'time',
+            message: `wall time bound: the code ran longer than ${limits.timeoutMs} ms and was stopped (its thread was ended)`,
+            console: outcome.console,
+          });
         }
         resolve(outcome);
       },

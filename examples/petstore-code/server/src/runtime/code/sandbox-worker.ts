@@ -13,12 +13,20 @@
  * This file is copied into generated projects that use code mode.
  */
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
-import { runSandbox } from './sandbox.js';
 import type { HostCallOutcome, SandboxLimits } from './sandbox.js';
+import { runSandbox } from './sandbox.js';
 
 /** Messages from the main thread. */
 export type ToWorker =
-  | { readonly type: 'run'; readonly run: number; readonly js: string; readonly limits: SandboxLimits; readonly flag: SharedArrayBuffer; readonly owner: string; readonly startedAt: number }
+  | {
+      readonly type: 'run';
+      readonly run: number;
+      readonly js: string;
+      readonly limits: SandboxLimits;
+      readonly flag: SharedArrayBuffer;
+      readonly owner: string;
+      readonly startedAt: number;
+    }
   | { readonly type: 'result'; readonly run: number; readonly call: number; readonly outcome: HostCallOutcome }
   | { readonly type: 'cancel'; readonly run: number };
 
@@ -50,7 +58,12 @@ if (!isMainThread && parentPort !== null && (workerData as { role?: unknown } | 
     void runSandbox(m.js, host, m.limits, controller.signal, new Int32Array(m.flag), m.owner, m.startedAt)
       .then(
         (outcome) => port.postMessage({ type: 'done', run: m.run, outcome }),
-        (err: unknown) => port.postMessage({ type: 'done', run: m.run, outcome: { kind: 'thrown', message: `InternalError: ${err instanceof Error ? err.message : String(err)}`, console: '' } }),
+        (err: unknown) =>
+          port.postMessage({
+            type: 'done',
+            run: m.run,
+            outcome: { kind: 'thrown', message: `InternalError: ${err instanceof Error ? err.message : String(err)}`, console: '' },
+          }),
       )
       .finally(() => {
         runs.delete(m.run);

@@ -48,17 +48,18 @@
  *
  * This file is copied verbatim into every generated project.
  */
-import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+
 import type { Server, ServerCapabilities, ServerContext } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import * as z from 'zod/v4';
-import { ConcernSession, applyPatch, matches, validatePreferences } from './concerns.js';
-import { isRecord } from '../core/json-shapes.js';
-import type { ConcernDeclaration, ConcernMappings, ConcernPatch, ConcernPreferences, ConcernPresets } from './concerns.js';
-import { log } from '../core/log.js';
-import { withConcernMeta } from '../core/surface.js';
-import { PRIMITIVE_KINDS, requestMeta } from '../core/primitives.js';
 import type { Era } from '../core/era.js';
+import { isRecord } from '../core/json-shapes.js';
+import { log } from '../core/log.js';
 import type { PrimitiveGate, PrimitiveKind } from '../core/primitives.js';
+import { PRIMITIVE_KINDS, requestMeta } from '../core/primitives.js';
+import { withConcernMeta } from '../core/surface.js';
+import type { ConcernDeclaration, ConcernMappings, ConcernPatch, ConcernPreferences, ConcernPresets } from './concerns.js';
+import { applyPatch, ConcernSession, matches, validatePreferences } from './concerns.js';
 
 /** Default `_meta` key carrying per-request preferences. */
 export const DEFAULT_CONCERNS_META_KEY = 'io.mcpgen/concerns';
@@ -88,7 +89,11 @@ export type ConcernCapability = {
 };
 
 /** The value to put under `capabilities.experimental.concerns` of the server's constructor options. */
-export function concernCapability(declarations: readonly ConcernDeclaration[], metaKey: string = DEFAULT_CONCERNS_META_KEY, presets?: ConcernPresets): ConcernCapability {
+export function concernCapability(
+  declarations: readonly ConcernDeclaration[],
+  metaKey: string = DEFAULT_CONCERNS_META_KEY,
+  presets?: ConcernPresets,
+): ConcernCapability {
   const out: ConcernCapability = { declarations: declarations.map((d) => ({ ...d, values: [...d.values] })), methods: [...CONCERN_METHODS], metaKey };
   if (presets !== undefined && Object.keys(presets).length > 0) {
     out.presets = Object.keys(presets);
@@ -163,7 +168,10 @@ export function installConcerns(server: Server, opts: InstallConcernsOptions): C
 
   const unknownPreset = (preset: unknown): ProtocolError => {
     const names = Object.keys(presets);
-    return new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown concern preset ${JSON.stringify(preset)} (${names.length > 0 ? `presets: ${names.map((n) => JSON.stringify(n)).join(', ')}` : 'this server declares no presets'})`);
+    return new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
+      `Unknown concern preset ${JSON.stringify(preset)} (${names.length > 0 ? `presets: ${names.map((n) => JSON.stringify(n)).join(', ')}` : 'this server declares no presets'})`,
+    );
   };
 
   const invalid = (where: string, problems: readonly string[]): ProtocolError =>
@@ -187,8 +195,7 @@ export function installConcerns(server: Server, opts: InstallConcernsOptions): C
       if (typeof preset === 'string' && Object.hasOwn(presets, preset)) {
         session.setAll(presets[preset] ?? {});
         sessionPreset = preset;
-      }
-      else log('warn', `concerns: unknown preset ${JSON.stringify(preset)} in ${where} ignored (presets: ${Object.keys(presets).join(', ') || 'none'})`);
+      } else log('warn', `concerns: unknown preset ${JSON.stringify(preset)} in ${where} ignored (presets: ${Object.keys(presets).join(', ') || 'none'})`);
     }
     if (raw === undefined) return;
     const check = validatePreferences(declarations, raw);
@@ -244,7 +251,11 @@ export function installConcerns(server: Server, opts: InstallConcernsOptions): C
       const clash = Object.keys(prefs)
         .filter((c) => Object.hasOwn(mapping, c) && !matches({ [c]: mapping[c] ?? [] }, prefs))
         .map((c) => `${c}=${prefs[c]}`);
-      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${LABEL[kind]} ${id} is not available with the current concern preferences (${clash.join(', ')})`, { kind, id });
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `${LABEL[kind]} ${id} is not available with the current concern preferences (${clash.join(', ')})`,
+        { kind, id },
+      );
     },
     decorate: <T extends object>(kind: PrimitiveKind, id: string, item: T): T => (opts.exposeInMeta ? withConcernMeta(item, mappings[kind]?.[id]) : item),
   };

@@ -25,15 +25,23 @@
  * with `WWW-Authenticate: Bearer … resource_metadata="…"`) and `oauthMetadataResponse` (the
  * Protected Resource Metadata document) do the protocol; this module supplies the verifier.
  */
-import { createRemoteJWKSet, jwtVerify } from 'jose';
-import type { JWTPayload } from 'jose';
-import { bearerAuthChallengeResponse, getOAuthProtectedResourceMetadataUrl, OAuthError, OAuthErrorCode, oauthMetadataResponse, verifyBearerToken } from '@modelcontextprotocol/server';
+
 import type { AuthInfo, OAuthMetadata, OAuthTokenVerifier } from '@modelcontextprotocol/server';
-import { readBounded } from '../operation/body.js';
+import {
+  bearerAuthChallengeResponse,
+  getOAuthProtectedResourceMetadataUrl,
+  OAuthError,
+  OAuthErrorCode,
+  oauthMetadataResponse,
+  verifyBearerToken,
+} from '@modelcontextprotocol/server';
+import type { JWTPayload } from 'jose';
+import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { isLoopbackHostname } from '../core/loopback.js';
-import { introspectionVerifier, looksLikeJwt } from './oauth-introspect.js';
+import { readBounded } from '../operation/body.js';
 import type { IntrospectionCache, IntrospectionOptions } from './oauth-introspect.js';
-import { asUrl, AuthorizationServerUnavailable, CLOCK_SKEW_S, tokenAuthInfo } from './oauth-token.js';
+import { introspectionVerifier, looksLikeJwt } from './oauth-introspect.js';
+import { AuthorizationServerUnavailable, asUrl, CLOCK_SKEW_S, tokenAuthInfo } from './oauth-token.js';
 
 export { AuthorizationServerUnavailable, CLOCK_SKEW_S } from './oauth-token.js';
 
@@ -99,7 +107,9 @@ export async function discoverIssuer(issuer: string, timeoutMs = 10_000): Promis
       }
       document = JSON.parse(new TextDecoder().decode(body.bytes));
     } catch (err) {
-      tried.push(`${url} (${err instanceof SyntaxError ? 'not JSON' : err instanceof Error ? err.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : err.message : String(err)})`);
+      tried.push(
+        `${url} (${err instanceof SyntaxError ? 'not JSON' : err instanceof Error ? (err.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : err.message) : String(err)})`,
+      );
       continue;
     }
     const meta = document as Partial<OAuthMetadata> | null;
@@ -108,7 +118,9 @@ export async function discoverIssuer(issuer: string, timeoutMs = 10_000): Promis
       continue;
     }
     if (bare(meta.issuer) !== bare(issuer)) {
-      throw new AuthorizationServerUnavailable(`the metadata at ${url} names the issuer ${JSON.stringify(meta.issuer)}, not ${JSON.stringify(issuer)}: set the issuer exactly as the authorization server spells it`);
+      throw new AuthorizationServerUnavailable(
+        `the metadata at ${url} names the issuer ${JSON.stringify(meta.issuer)}, not ${JSON.stringify(issuer)}: set the issuer exactly as the authorization server spells it`,
+      );
     }
     return meta as OAuthMetadata;
   }
@@ -127,7 +139,7 @@ function refusalOf(err: unknown): string {
       if (e.claim === 'aud') return 'The access token was not issued for this resource';
       return `The access token's ${e.claim ?? 'claims'} claim is not acceptable`;
     case 'ERR_JWKS_NO_MATCHING_KEY':
-      return "The access token is signed by a key the authorization server does not publish";
+      return 'The access token is signed by a key the authorization server does not publish';
     case 'ERR_JOSE_ALG_NOT_ALLOWED':
     case 'ERR_JOSE_NOT_SUPPORTED':
       return `The access token's signature algorithm is not accepted (accepted: ${ALGORITHMS.join(', ')})`;
@@ -155,7 +167,8 @@ export function jwtVerifier(keys: KeySet, issuer: string, audience: string): OAu
       try {
         ({ payload } = await jwtVerify(token, keys, { issuer, audience, algorithms: [...ALGORITHMS], clockTolerance: CLOCK_SKEW_S, requiredClaims: ['exp'] }));
       } catch (err) {
-        if ((err as { code?: string }).code === 'ERR_JWKS_NO_MATCHING_KEY' || !keysUnavailable(err)) throw new OAuthError(OAuthErrorCode.InvalidToken, refusalOf(err));
+        if ((err as { code?: string }).code === 'ERR_JWKS_NO_MATCHING_KEY' || !keysUnavailable(err))
+          throw new OAuthError(OAuthErrorCode.InvalidToken, refusalOf(err));
         throw new AuthorizationServerUnavailable(`the signing keys of ${issuer} cannot be fetched: ${err instanceof Error ? err.message : String(err)}`);
       }
       return tokenAuthInfo(token, payload, issuer, audience);
@@ -197,16 +210,19 @@ export function resourceServer(options: OAuthResourceOptions, onError: (message:
   const introspectionAt = (meta: OAuthMetadata): IntrospectionOptions => {
     const i = options.introspection!;
     const endpoint = i.url ?? meta.introspection_endpoint;
-    if (typeof endpoint !== 'string') throw new AuthorizationServerUnavailable(`the metadata of ${options.issuer} names no introspection_endpoint; set the introspection URL explicitly`);
+    if (typeof endpoint !== 'string')
+      throw new AuthorizationServerUnavailable(`the metadata of ${options.issuer} names no introspection_endpoint; set the introspection URL explicitly`);
     return { endpoint, clientId: i.clientId, clientSecret: i.clientSecret, issuer: options.issuer, timeoutMs: options.timeoutMs ?? 10_000 };
   };
   let failedAt = -Infinity;
   const ready = async (): Promise<{ meta: OAuthMetadata; keys: KeySet }> => {
     if (discovered === undefined) {
-      if (Date.now() - failedAt < JWKS_COOLDOWN_MS) throw new AuthorizationServerUnavailable(`the OAuth issuer ${options.issuer} could not be reached a moment ago`);
+      if (Date.now() - failedAt < JWKS_COOLDOWN_MS)
+        throw new AuthorizationServerUnavailable(`the OAuth issuer ${options.issuer} could not be reached a moment ago`);
       discovered = discoverIssuer(options.issuer, timeoutMs).then((meta) => {
         const jwks = options.jwksUrl ?? meta.jwks_uri;
-        if (typeof jwks !== 'string') throw new AuthorizationServerUnavailable(`the metadata of ${options.issuer} has no jwks_uri; set the key set's URL explicitly`);
+        if (typeof jwks !== 'string')
+          throw new AuthorizationServerUnavailable(`the metadata of ${options.issuer} has no jwks_uri; set the key set's URL explicitly`);
         return { meta, keys: createRemoteJWKSet(new URL(jwks), { cooldownDuration: JWKS_COOLDOWN_MS, timeoutDuration: timeoutMs }) };
       });
       discovered.catch((err: unknown) => {
@@ -229,7 +245,10 @@ export function resourceServer(options: OAuthResourceOptions, onError: (message:
   const advertised = options.challengeScopes && options.challengeScopes.length > 0 ? { requiredScopes: [...options.challengeScopes] } : {};
   const unavailable = (err: unknown): Response => {
     if (!(err instanceof AuthorizationServerUnavailable)) throw err;
-    return Response.json({ error: 'temporarily_unavailable', error_description: 'The authorization server cannot be reached to check the access token; try again later' }, { status: 503, headers: { 'retry-after': '5' } });
+    return Response.json(
+      { error: 'temporarily_unavailable', error_description: 'The authorization server cannot be reached to check the access token; try again later' },
+      { status: 503, headers: { 'retry-after': '5' } },
+    );
   };
   return {
     resourceOf: (host, path) => options.publicUrl ?? `http://${host ?? 'localhost'}${path}`,
@@ -240,7 +259,8 @@ export function resourceServer(options: OAuthResourceOptions, onError: (message:
         const { meta } = await ready();
         // the document is served at the root form too (clients that drop the endpoint's path)
         const suffixed = new URL(getOAuthProtectedResourceMetadataUrl(new URL(resource))).pathname;
-        if (url.pathname === '/.well-known/oauth-protected-resource' && suffixed !== url.pathname) request = new Request(new URL(suffixed, url), { method: request.method, headers: request.headers });
+        if (url.pathname === '/.well-known/oauth-protected-resource' && suffixed !== url.pathname)
+          request = new Request(new URL(suffixed, url), { method: request.method, headers: request.headers });
         const answer = oauthMetadataResponse(request, metadataOptions(meta, resource));
         if (answer === undefined || answer.status !== 200 || new URL(request.url).pathname !== suffixed || request.method !== 'GET') return answer;
         // the SDK's document lacks bearer_methods_supported: tokens are taken from the Authorization header only
@@ -271,7 +291,11 @@ export function resourceServer(options: OAuthResourceOptions, onError: (message:
         if (err instanceof OAuthError) {
           const response = bearerAuthChallengeResponse(err, { resourceMetadataUrl, ...advertised });
           // RFC 6750 3.1: a request with no credentials at all gets no error code in the challenge
-          if ((authorization ?? '').trim() === '') response.headers.set('www-authenticate', response.headers.get('www-authenticate')!.replace(/^Bearer error="[^"]*", error_description="(?:[^"\\]|\\.)*"(?:, )?/, 'Bearer '));
+          if ((authorization ?? '').trim() === '')
+            response.headers.set(
+              'www-authenticate',
+              response.headers.get('www-authenticate')!.replace(/^Bearer error="[^"]*", error_description="(?:[^"\\]|\\.)*"(?:, )?/, 'Bearer '),
+            );
           return { ok: false, response, reason: err.message };
         }
         return { ok: false, response: unavailable(err), reason: 'the authorization server cannot be reached' };
@@ -279,7 +303,10 @@ export function resourceServer(options: OAuthResourceOptions, onError: (message:
     },
     insufficientScope(resource, what, needs, held) {
       const error = new OAuthError(OAuthErrorCode.InsufficientScope, `The ${what} needs the scope${needs.length > 1 ? 's' : ''} ${needs.join(' ')}`);
-      return bearerAuthChallengeResponse(error, { requiredScopes: [...new Set([...held, ...needs])], resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(new URL(resource)) });
+      return bearerAuthChallengeResponse(error, {
+        requiredScopes: [...new Set([...held, ...needs])],
+        resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(new URL(resource)),
+      });
     },
   };
 }

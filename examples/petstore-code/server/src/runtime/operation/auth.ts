@@ -20,12 +20,13 @@
  *   `clientHeaders`) the environment is used as for any scheme. Nothing else of the MCP request
  *   is ever forwarded.
  */
-import { AuthError, TokenCache } from './oauth.js';
-import { encodeRfc3986 } from './request.js';
-import type { BuiltRequest } from './request.js';
-import { read } from '../process/settings.js';
+
 import type { SecurityRequirements, SecurityScheme, TokenExchangeSpec } from '../core/types.js';
+import { read } from '../process/settings.js';
 import { schemeVariables } from '../process/variables.js';
+import { AuthError, TokenCache } from './oauth.js';
+import type { BuiltRequest } from './request.js';
+import { encodeRfc3986 } from './request.js';
 
 export { schemeVariables } from '../process/variables.js';
 
@@ -38,9 +39,7 @@ export type AuthOptions = {
 };
 
 /** The credentials chosen for one call, or why there are none. */
-export type Selection =
-  | { readonly ok: true; readonly schemes: readonly SecurityScheme[] }
-  | { readonly ok: false; readonly message: string };
+export type Selection = { readonly ok: true; readonly schemes: readonly SecurityScheme[] } | { readonly ok: false; readonly message: string };
 
 /** Headers of the MCP request (a WHATWG `Headers` fits); `get` is case-insensitive and answers `null` when absent. */
 export type ClientHeaders = { get(name: string): string | null };
@@ -80,7 +79,6 @@ function readVariable(env: NodeJS.ProcessEnv, scheme: SecurityScheme, name: stri
   return read(env, name);
 }
 
-
 /** The header a scheme takes its credential from over HTTP, if it does (manifest `fromClient`). */
 export function clientHeaderOf(scheme: SecurityScheme): string | undefined {
   return scheme.kind === 'oauth2ClientCredentials' ? undefined : scheme.fromClient;
@@ -100,7 +98,8 @@ function setHeader(headers: Record<string, string>, name: string, value: string)
 
 /** Refuses values that HTTP headers cannot carry; the message names the variable, not the value. */
 function headerSafe(variable: string, value: string): string {
-  if (/[^\t\x20-\x7e\x80-\xff]/.test(value)) throw new AuthError(`the value of ${variable} cannot be sent in an HTTP header (it contains line breaks, control or non-Latin-1 characters)`);
+  if (/[^\t\x20-\x7e\x80-\xff]/.test(value))
+    throw new AuthError(`the value of ${variable} cannot be sent in an HTTP header (it contains line breaks, control or non-Latin-1 characters)`);
   return value;
 }
 
@@ -115,7 +114,13 @@ function withQueryParam(url: string, name: string, value: string): string {
       return s;
     }
   };
-  const pairs = at === -1 ? [] : url.slice(at + 1).split('&').filter((p) => p !== '' && decode(p.split('=')[0] ?? '') !== name);
+  const pairs =
+    at === -1
+      ? []
+      : url
+          .slice(at + 1)
+          .split('&')
+          .filter((p) => p !== '' && decode(p.split('=')[0] ?? '') !== name);
   pairs.push(`${encodeRfc3986(name)}=${encodeRfc3986(value)}`);
   return `${base}?${pairs.join('&')}`;
 }
@@ -234,7 +239,8 @@ export class Authenticator {
       const header = ctx.clientHeaders ? clientHeaderOf(s) : undefined;
       if (header === undefined) return undefined;
       const value = readHeader(ctx.clientHeaders!, header);
-      if (value === undefined) throw new AuthError(`missing credentials: the MCP client must send the ${header} header with its requests (security scheme ${JSON.stringify(s.name)})`);
+      if (value === undefined)
+        throw new AuthError(`missing credentials: the MCP client must send the ${header} header with its requests (security scheme ${JSON.stringify(s.name)})`);
       return { header, value: headerSafe(`the ${header} header`, value) };
     };
     const bearer = (variable: string, token: string) => {
@@ -271,7 +277,10 @@ export class Authenticator {
           if (given === undefined) bearer(s.env.token, secret(s.env.token));
           else {
             const token = given.value.replace(/^Bearer(?:\s+|$)/i, '');
-            if (token === '') throw new AuthError(`missing credentials: the ${given.header} header of the MCP request holds no token (security scheme ${JSON.stringify(s.name)})`);
+            if (token === '')
+              throw new AuthError(
+                `missing credentials: the ${given.header} header of the MCP request holds no token (security scheme ${JSON.stringify(s.name)})`,
+              );
             bearer(`the ${given.header} header`, token);
           }
           break;
@@ -284,7 +293,8 @@ export class Authenticator {
             return v;
           };
           const [user, pass] = given !== undefined ? basicFromHeader(s.name, given.header, given.value) : [secret(s.env.username), password()];
-          if (given === undefined && user.includes(':')) throw new AuthError(`the value of ${s.env.username} must not contain ":" (HTTP basic authentication cannot carry it)`);
+          if (given === undefined && user.includes(':'))
+            throw new AuthError(`the value of ${s.env.username} must not contain ":" (HTTP basic authentication cannot carry it)`);
           const encoded = Buffer.from(`${user}:${pass}`, 'utf8').toString('base64');
           setHeader(headers, 'Authorization', `Basic ${encoded}`);
           credentialHeaders.add('authorization');
@@ -295,7 +305,14 @@ export class Authenticator {
         case 'oauth2ClientCredentials': {
           const clientSecret = secret(s.env.clientSecret);
           secrets.push(clientSecret);
-          const req = { tokenUrl: s.tokenUrl, scopes: s.scopes ?? [], clientId: secret(s.env.clientId), clientSecret, timeoutMs: ctx.timeoutMs, fetch: ctx.fetch };
+          const req = {
+            tokenUrl: s.tokenUrl,
+            scopes: s.scopes ?? [],
+            clientId: secret(s.env.clientId),
+            clientSecret,
+            timeoutMs: ctx.timeoutMs,
+            fetch: ctx.fetch,
+          };
           let token: string;
           try {
             token = await this.tokens.token(s.name, ctx.baseUrl !== undefined ? { ...req, baseUrl: ctx.baseUrl } : req);

@@ -6,34 +6,35 @@
  * the response (or the failure) into a `CallToolResult`. Every expected failure becomes an
  * `isError` result the model can read; nothing here throws for bad input or a broken network.
  */
+
+import { STATUS_CODES } from 'node:http';
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import { fillArguments } from './arguments.js';
-import type { ArgumentEnv } from './arguments.js';
-import { AuthError, Authenticator, scrub } from './auth.js';
-import type { ApplyContext } from './auth.js';
-import { bodyKind, decodeText, readBounded, truncationNote } from './body.js';
-import type { BoundedBody } from './body.js';
 import { errorResult } from '../core/error-result.js';
-import { InFlightBudget, InFlightLimitError, InFlightShare, SMALL_BODY_BYTES } from './in-flight.js';
-import { boundResult } from './result-size.js';
 import { isPlainObject } from '../core/json-shapes.js';
 import { log, logsAt } from '../core/log.js';
-import { buildRequest, RequestBuildError } from './request.js';
-import { resolveUploads } from './uploads.js';
-import type { BuiltRequest } from './request.js';
-import { send } from './send.js';
-import { awaitOperation, PollError, pollUrl } from './tasks-poll.js';
-import type { PollSend } from './tasks-poll.js';
-import { socketFetch } from './socket.js';
-import type { SendOptions } from './send.js';
-import { settingsVariables, SOCKET_ORIGIN } from '../process/settings.js';
-import { DEFAULT_MAX_IN_FLIGHT_BYTES } from '../process/variables.js';
-import type { Settings } from '../process/settings.js';
 import type { OperationTool } from '../core/types.js';
+import type { Settings } from '../process/settings.js';
+import { SOCKET_ORIGIN, settingsVariables } from '../process/settings.js';
+import { DEFAULT_MAX_IN_FLIGHT_BYTES } from '../process/variables.js';
 import { conformOutput, validateOutput } from '../validation/validate.js';
 import { measureArguments } from './argument-limits.js';
+import type { ArgumentEnv } from './arguments.js';
+import { fillArguments } from './arguments.js';
+import type { ApplyContext } from './auth.js';
+import { AuthError, Authenticator, scrub } from './auth.js';
+import type { BoundedBody } from './body.js';
+import { bodyKind, decodeText, readBounded, truncationNote } from './body.js';
+import { InFlightBudget, InFlightLimitError, InFlightShare, SMALL_BODY_BYTES } from './in-flight.js';
+import type { BuiltRequest } from './request.js';
+import { buildRequest, RequestBuildError } from './request.js';
+import { boundResult } from './result-size.js';
 import { getProjector, policyFor, shapeResult } from './results.js';
-import { STATUS_CODES } from 'node:http';
+import type { SendOptions } from './send.js';
+import { send } from './send.js';
+import { socketFetch } from './socket.js';
+import type { PollSend } from './tasks-poll.js';
+import { awaitOperation, PollError, pollUrl } from './tasks-poll.js';
+import { resolveUploads } from './uploads.js';
 
 /** Options of `callOperation`. */
 export type CallOptions = {
@@ -63,15 +64,12 @@ export type CallOptions = {
   clientHeaders?: { get(name: string): string | null };
   /** Over HTTP with an OAuth access token: exchanges it for an API token (schemes with `exchange`, auth.ts). */
   exchange?: ApplyContext['exchange'];
-  /** Told the HTTP status of the API's response, once it arrives. */
-  onStatus?: (status: number) => void;
   /** Keeps the whole of a result that had to be cut (JSON text) for this call's client; its URI, or `undefined` when it cannot be kept. */
   keepResult?: (tool: string, text: string) => string | undefined;
 };
 
 /** The authenticator of calls made without one: it knows no scheme. */
 const NO_AUTH = new Authenticator([], {});
-
 
 /** `host` and `path` of a URL (never its query, which may hold secrets). */
 function target(url: string): { host: string; path: string; noQuery: string } {
@@ -130,10 +128,19 @@ function bodyText(body: BoundedBody, contentType: string | null): string {
  * itself, or `{status, data}` for tools whose results are not always objects. Under a lenient
  * schema a body that drifts from the spec is never an error: the values the schema does not
  * accept are `null` in `structuredContent` (logged at debug level) and complete in the text.
- * Only `strict` tools report a mismatch, as an `isError` result that still carries the data.
+ * Only `strict` tools (`outputSchemas: strict`) report a mismatch, as an `isError` result that
+ * still carries the data and says why — the SDK client rejects a result without matching
+ * `structuredContent` otherwise, and the data must never be hidden; their bodies are not shaped.
  */
-function successResult(tool: OperationTool, req: BuiltRequest, response: Response, body: BoundedBody, settings: Settings, call: { args: Record<string, unknown>; projection?: string; keep?: CallOptions['keepResult'] }): CallToolResult {
-  if (tool.strictOutput === true && tool.outputSchema !== undefined) return strictSuccessResult(tool, req, response, body, settings);
+function successResult(
+  tool: OperationTool,
+  req: BuiltRequest,
+  response: Response,
+  body: BoundedBody,
+  settings: Settings,
+  call: { args: Record<string, unknown>; projection?: string; keep?: CallOptions['keepResult'] },
+): CallToolResult {
+  const strict = tool.strictOutput === true && tool.outputSchema !== undefined;
   const contentType = response.headers.get('content-type');
   const wrapped = tool.resultShape === 'wrapped';
   const withSchema = tool.outputSchema !== undefined;
@@ -141,7 +148,11 @@ function successResult(tool: OperationTool, req: BuiltRequest, response: Respons
   /** `content` plus the structured form of `data` (absent: the body has no JSON value), with the next call's arguments when the API pages. */
   const result = (content: CallToolResult['content'], data?: { value: unknown }, next?: Record<string, unknown>): CallToolResult => {
     if (!withSchema) return { content };
-    if (wrapped) return { content, structuredContent: { ...structured(tool, data === undefined ? { status } : { status, data: data.value }), ...(next !== undefined ? { next } : {}) } };
+    if (wrapped)
+      return {
+        content,
+        structuredContent: { ...structured(tool, data === undefined ? { status } : { status, data: data.value }), ...(next !== undefined ? { next } : {}) },
+      };
     if (data !== undefined && isPlainObject(data.value)) {
       const value = structured(tool, data.value);
       return { content, structuredContent: next !== undefined && !Object.hasOwn(value, 'next') ? { ...value, next } : value };
@@ -149,45 +160,91 @@ function successResult(tool: OperationTool, req: BuiltRequest, response: Respons
     log('debug', `tool ${tool.name}: the ${status} response is not a JSON object; structuredContent is empty, the body is in the text`);
     return { content, structuredContent: {} };
   };
+  /** A strict tool's result that does not fit its output schema: the data, and why. */
+  const problem = (text: string, note: string): CallToolResult => errorResult(`${text}\n\n[note: ${note}]`);
+  // (named only when needed: building the variable's name per call costs a measurable share of a call's CPU)
+  const raise = (): string => `; raise ${variable(settings, 'maxResponseBytes')} to receive it`;
 
   if (body.bytes.byteLength === 0 && !body.truncated) {
-    return result([{ type: 'text', text: status === 204 ? statusLine(response) : `${statusLine(response)} (empty body)` }]);
+    const line = status === 204 ? statusLine(response) : `${statusLine(response)} (empty body)`;
+    return strict ? problem(line, 'the tool declares an output schema but the response has no body') : result([{ type: 'text', text: line }]);
   }
   const kind = bodyKind(contentType, body.bytes);
   if (kind === 'json' || kind === 'text') {
     const text = bodyText(body, contentType);
+    if (strict && kind === 'text') return problem(text, 'the response is not JSON, so it has no structured content');
+    if (strict && body.truncated) return problem(text, `the response exceeds the limit of ${settings.maxResponseBytes} bytes, so it was not parsed${raise()}`);
     if (kind === 'text' || body.truncated) return result([{ type: 'text', text }]);
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
     } catch {
+      if (strict) return problem(text, 'the response is not valid JSON, so it cannot be checked against the output schema');
       log('debug', `tool ${tool.name}: the ${status} response is not valid JSON; it is returned as text`);
       return result([{ type: 'text', text }]);
     }
+    if (strict) return strictResult(tool, text, parsed, problem);
     if (call.projection !== undefined && tool.projection !== undefined) {
       const arg = tool.projection.arg;
       try {
         parsed = getProjector()!.apply(call.projection, parsed);
       } catch (err) {
-        return errorResult(`${statusLine(response)}, but the ${arg} expression failed on the response: ${err instanceof Error ? err.message : String(err)}. Call ${tool.name} again with another ${arg}, or without it for the whole result.`);
+        return errorResult(
+          `${statusLine(response)}, but the ${arg} expression failed on the response: ${err instanceof Error ? err.message : String(err)}. Call ${tool.name} again with another ${arg}, or without it for the whole result.`,
+        );
       }
       if (!measureArguments(parsed, 2 * settings.maxResponseBytes, 10_000).fits) {
-        return errorResult(`${statusLine(response)}, but what the ${arg} expression selects is over ${2 * settings.maxResponseBytes} bytes as JSON; select less.`);
+        return errorResult(
+          `${statusLine(response)}, but what the ${arg} expression selects is over ${2 * settings.maxResponseBytes} bytes as JSON; select less.`,
+        );
       }
     }
     const keep = call.keep;
-    const shaped = shapeResult(tool, parsed, policyFor(tool, settings.results), call.args, response.headers.get('link'), keep ? (whole) => keep(tool.name, JSON.stringify(whole)) : undefined);
+    const shaped = shapeResult(
+      tool,
+      parsed,
+      policyFor(tool, settings.results),
+      call.args,
+      response.headers.get('link'),
+      keep ? (whole) => keep(tool.name, JSON.stringify(whole)) : undefined,
+    );
     const json = JSON.stringify(shaped.value) ?? 'null';
     const content: CallToolResult['content'] = [{ type: 'text', text: shaped.note?.text !== undefined ? `${json}\n${shaped.note.text}` : json }];
-    if (shaped.link !== undefined) content.push({ type: 'resource_link', uri: shaped.link, name: `${tool.name} result`, mimeType: 'application/json', description: `The whole result of this ${tool.name} call, cut above to fit the token budget` });
+    if (shaped.link !== undefined)
+      content.push({
+        type: 'resource_link',
+        uri: shaped.link,
+        name: `${tool.name} result`,
+        mimeType: 'application/json',
+        description: `The whole result of this ${tool.name} call, cut above to fit the token budget`,
+      });
     return result(content, { value: shaped.value }, shaped.note?.next);
   }
   const mimeType = (contentType ?? 'application/octet-stream').split(';')[0]!.trim() || 'application/octet-stream';
   if (body.truncated) {
-    return errorResult(`${statusLine(response)}: the ${mimeType} response is larger than the limit of ${settings.maxResponseBytes} bytes (${truncationNote(body)}); raise ${variable(settings, 'maxResponseBytes')} to receive it`);
+    return errorResult(
+      `${statusLine(response)}: the ${mimeType} response is larger than the limit of ${settings.maxResponseBytes} bytes (${truncationNote(body)})${raise()}`,
+    );
   }
   const data = Buffer.from(body.bytes).toString('base64');
-  return result(kind === 'image' ? [{ type: 'image', data, mimeType }] : [{ type: 'resource', resource: { uri: target(req.url).noQuery, mimeType, blob: data } }]);
+  const content: CallToolResult['content'] =
+    kind === 'image' ? [{ type: 'image', data, mimeType }] : [{ type: 'resource', resource: { uri: target(req.url).noQuery, mimeType, blob: data } }];
+  return strict
+    ? { content: [...content, { type: 'text', text: `[note: the tool declares an output schema but the response is ${mimeType}]` }], isError: true }
+    : result(content);
+}
+
+/** A strict tool's parsed JSON body: its `structuredContent` when it is an object its output schema accepts, else a {@link successResult} problem. */
+function strictResult(tool: OperationTool, text: string, parsed: unknown, problem: (text: string, note: string) => CallToolResult): CallToolResult {
+  if (!isPlainObject(parsed)) return problem(text, 'the response is not a JSON object, as the output schema requires');
+  let mismatches: string[];
+  try {
+    mismatches = validateOutput(tool, parsed);
+  } catch (err) {
+    return problem(text, err instanceof Error ? err.message : String(err));
+  }
+  if (mismatches.length > 0) return problem(text, `the response does not match the tool's output schema:\n${mismatches.map((m) => `- ${m}`).join('\n')}`);
+  return { content: [{ type: 'text', text }], structuredContent: parsed };
 }
 
 /** `value` made to fit the tool's lenient output schema (see `conformOutput`); `{}` when nothing fits. */
@@ -205,55 +262,6 @@ function structured(tool: OperationTool, value: Record<string, unknown>): Record
   }
   if (fitted.nulled.length > 0) log('debug', `tool ${tool.name}: the response differs from the spec; null in structuredContent at ${fitted.nulled.join(', ')}`);
   return fitted.value;
-}
-
-/**
- * `outputSchemas: strict`: a result without matching `structuredContent` is returned as
- * `isError` with the data and an explanation, because the SDK client rejects such results
- * otherwise and the data must never be hidden.
- */
-function strictSuccessResult(tool: OperationTool, req: BuiltRequest, response: Response, body: BoundedBody, settings: Settings): CallToolResult {
-  const contentType = response.headers.get('content-type');
-  const problem = (text: string, note: string): CallToolResult => errorResult(`${text}\n\n[note: ${note}]`);
-  const raise = `; raise ${variable(settings, 'maxResponseBytes')} to receive it`;
-
-  if (body.bytes.byteLength === 0 && !body.truncated) {
-    const line = response.status === 204 ? statusLine(response) : `${statusLine(response)} (empty body)`;
-    return problem(line, 'the tool declares an output schema but the response has no body');
-  }
-  const kind = bodyKind(contentType, body.bytes);
-  if (kind === 'json') {
-    const text = bodyText(body, contentType);
-    if (body.truncated) return problem(text, `the response exceeds the limit of ${settings.maxResponseBytes} bytes, so it was not parsed${raise}`);
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      return problem(text, 'the response is not valid JSON, so it cannot be checked against the output schema');
-    }
-    if (!isPlainObject(parsed)) return problem(text, 'the response is not a JSON object, as the output schema requires');
-    let mismatches: string[];
-    try {
-      mismatches = validateOutput(tool, parsed);
-    } catch (err) {
-      return problem(text, err instanceof Error ? err.message : String(err));
-    }
-    if (mismatches.length > 0) {
-      return problem(text, `the response does not match the tool's output schema:\n${mismatches.map((m) => `- ${m}`).join('\n')}`);
-    }
-    return { content: [{ type: 'text', text }], structuredContent: parsed };
-  }
-  if (kind === 'text') return problem(bodyText(body, contentType), 'the response is not JSON, so it has no structured content');
-  const mimeType = (contentType ?? 'application/octet-stream').split(';')[0]!.trim() || 'application/octet-stream';
-  if (body.truncated) {
-    return errorResult(`${statusLine(response)}: the ${mimeType} response is larger than the limit of ${settings.maxResponseBytes} bytes (${truncationNote(body)})${raise}`);
-  }
-  const data = Buffer.from(body.bytes).toString('base64');
-  const result: CallToolResult =
-    kind === 'image'
-      ? { content: [{ type: 'image', data, mimeType }] }
-      : { content: [{ type: 'resource', resource: { uri: target(req.url).noQuery, mimeType, blob: data } }] };
-  return { ...result, isError: true, content: [...result.content, { type: 'text', text: `[note: the tool declares an output schema but the response is ${mimeType}]` }] };
 }
 
 /** setTimeout's longest delay; a longer one fires at once (as AbortSignal.timeout's does). */
@@ -305,7 +313,8 @@ function failureText(err: unknown, req: BuiltRequest, settings: Settings, timeou
   const host = settings.socketPath !== undefined && req.url.startsWith(`${SOCKET_ORIGIN}/`) ? `unix socket ${settings.socketPath}` : urlHost;
   const where = `(${req.method} ${path})`;
   if (caller?.aborted) return `Request to ${host} was cancelled ${where}`;
-  if (timeout.aborted) return `Request to ${host} timed out after ${settings.timeoutMs} ms ${where}; raise ${variable(settings, 'timeoutMs')} if the API is slow`;
+  if (timeout.aborted)
+    return `Request to ${host} timed out after ${settings.timeoutMs} ms ${where}; raise ${variable(settings, 'timeoutMs')} if the API is slow`;
   const { code, message } = errorCode(err);
   const detail = message ? redact(message, req) : 'unknown error';
   return `Request to ${host} failed ${where}: ${code ? `${code} (${detail})` : detail}`;
@@ -324,14 +333,27 @@ function scrubbed(result: CallToolResult, secrets: readonly string[]): CallToolR
  * most `settings.maxResponseBytes` and returns the response as MCP content.
  */
 export async function callOperation(tool: OperationTool, args: Record<string, unknown>, settings: Settings, opts: CallOptions = {}): Promise<CallToolResult> {
+  return (await sendOperation(tool, args, settings, opts)).result;
+}
+
+/** What an operation call gave: its result, and the HTTP status of the API's response when one arrived. */
+export type OperationOutcome = { readonly result: CallToolResult; readonly status?: number };
+
+/** {@link callOperation}, returning the HTTP status of the API's response too (for the audit trail and spans). */
+export async function sendOperation(tool: OperationTool, args: Record<string, unknown>, settings: Settings, opts: CallOptions = {}): Promise<OperationOutcome> {
   const secrets: string[] = [];
   const budget = opts.inFlight ?? new InFlightBudget(settings.maxInFlightBytes ?? DEFAULT_MAX_IN_FLIGHT_BYTES);
   const share = new InFlightShare(budget);
+  const seen: { status?: number } = {};
   try {
-    const result = await run(tool, args, settings, { ...opts, inFlight: budget }, secrets, share);
+    const result = await run(tool, args, settings, { ...opts, inFlight: budget }, secrets, share, seen);
     // what goes on the wire is bounded too: the body's bytes can grow when they are encoded
-    const fallback = tool.strictOutput === true && tool.outputSchema !== undefined ? ({ kind: 'strict' } as const) : ({ kind: 'minimal', wrapped: tool.resultShape === 'wrapped' } as const);
-    return await budget.turn(() => boundResult(scrubbed(result, secrets), settings.maxResponseBytes, fallback), share.bytes <= SMALL_BODY_BYTES);
+    const fallback =
+      tool.strictOutput === true && tool.outputSchema !== undefined
+        ? ({ kind: 'strict' } as const)
+        : ({ kind: 'minimal', wrapped: tool.resultShape === 'wrapped' } as const);
+    const bounded = await budget.turn(() => boundResult(scrubbed(result, secrets), settings.maxResponseBytes, fallback), share.bytes <= SMALL_BODY_BYTES);
+    return seen.status !== undefined ? { result: bounded, status: seen.status } : { result: bounded };
   } finally {
     share.release();
   }
@@ -353,10 +375,20 @@ function inFlightText(tool: OperationTool, settings: Settings, budget: InFlightB
   return `Tool ${tool.name}: the request was sent (${sent}), but its response was not read: ${held}, and it would exceed the memory limit for responses in flight (${limit}). Retry when fewer calls are running.`;
 }
 
-/** {@link callOperation}; `secrets` collects the credential values sent, to scrub the result. */
-async function run(tool: OperationTool, args: Record<string, unknown>, settings: Settings, opts: CallOptions & { inFlight: InFlightBudget }, secrets: string[], share: InFlightShare): Promise<CallToolResult> {
+/** {@link callOperation}; `secrets` collects the credential values sent, to scrub the result, `seen` the HTTP status of the response once it arrives. */
+async function run(
+  tool: OperationTool,
+  args: Record<string, unknown>,
+  settings: Settings,
+  opts: CallOptions & { inFlight: InFlightBudget },
+  secrets: string[],
+  share: InFlightShare,
+  seen: { status?: number },
+): Promise<CallToolResult> {
   if (settings.baseUrl === undefined) {
-    return errorResult(`Tool ${tool.name} cannot run: no API base URL is configured. Set the environment variable ${variable(settings, 'baseUrl')} to the API's URL (e.g. https://api.example.com).`);
+    return errorResult(
+      `Tool ${tool.name} cannot run: no API base URL is configured. Set the environment variable ${variable(settings, 'baseUrl')} to the API's URL (e.g. https://api.example.com).`,
+    );
   }
 
   // the projection argument is the server's, never the API's: taken out, and checked before anything is sent
@@ -367,13 +399,24 @@ async function run(tool: OperationTool, args: Record<string, unknown>, settings:
     callArgs = rest;
     if (expression !== undefined && expression !== null && expression !== '') {
       const projector = getProjector();
-      const why = typeof expression !== 'string' ? 'it must be a string' : projector === undefined ? 'projection is not available in this server' : projector.check(expression);
-      if (why !== undefined) return errorResult(`Invalid arguments for tool ${tool.name}: ${tool.projection.arg} is not a usable JMESPath expression: ${why}. Nothing was sent.`);
+      const why =
+        typeof expression !== 'string'
+          ? 'it must be a string'
+          : projector === undefined
+            ? 'projection is not available in this server'
+            : projector.check(expression);
+      if (why !== undefined)
+        return errorResult(`Invalid arguments for tool ${tool.name}: ${tool.projection.arg} is not a usable JMESPath expression: ${why}. Nothing was sent.`);
       projection = expression as string;
     }
   }
   const filled = fillArguments(tool.http, callArgs, opts.argumentEnv ?? new Map());
-  if (!filled.ok) return errorResult(filled.invalid ? `Invalid arguments for tool ${tool.name}: ${filled.message}` : `Tool ${tool.name} cannot run: ${filled.message}, then restart the server.`);
+  if (!filled.ok)
+    return errorResult(
+      filled.invalid
+        ? `Invalid arguments for tool ${tool.name}: ${filled.message}`
+        : `Tool ${tool.name} cannot run: ${filled.message}, then restart the server.`,
+    );
   secrets.push(...filled.secrets);
 
   const auth = opts.auth ?? NO_AUTH;
@@ -420,9 +463,20 @@ async function run(tool: OperationTool, args: Record<string, unknown>, settings:
     let failedAs: string | undefined;
     if (tool.longRunning !== undefined && longRunningAnswer(response, req.url)) {
       clear(); // each poll has its own deadline
-      const pollSend: PollSend = (method, url, pollSignal) => send({ method, url, headers: { accept: 'application/json' } }, selection.schemes, { ...sendOptions, signal: pollSignal, onApplied: (applied) => void secrets.push(...applied.secrets) });
+      const pollSend: PollSend = (method, url, pollSignal) =>
+        send({ method, url, headers: { accept: 'application/json' } }, selection.schemes, {
+          ...sendOptions,
+          signal: pollSignal,
+          onApplied: (applied) => void secrets.push(...applied.secrets),
+        });
       try {
-        const end = await awaitOperation(response, req.url, { send: pollSend, signal: opts.signal ?? new AbortController().signal, baseUrl: settings.baseUrl, longRunning: tool.longRunning, timeoutMs: settings.timeoutMs });
+        const end = await awaitOperation(response, req.url, {
+          send: pollSend,
+          signal: opts.signal ?? new AbortController().signal,
+          baseUrl: settings.baseUrl,
+          longRunning: tool.longRunning,
+          timeoutMs: settings.timeoutMs,
+        });
         response = end.response;
         failedAs = end.failed;
       } catch (err) {
@@ -430,7 +484,7 @@ async function run(tool: OperationTool, args: Record<string, unknown>, settings:
         throw err;
       }
     }
-    opts.onStatus?.(response.status);
+    seen.status = response.status;
     const body = await readBounded(response, settings.maxResponseBytes, share).catch((err: unknown) => {
       if (err instanceof InFlightLimitError) throw new InFlightRefusal(`${req.method} ${target(req.url).path}, ${statusLine(response)}`);
       throw err;
@@ -438,18 +492,37 @@ async function run(tool: OperationTool, args: Record<string, unknown>, settings:
     if (logsAt('debug')) {
       const { host, path } = target(req.url);
       // a hidden argument may be a path parameter: its value never reaches the log
-      log('debug', 'tool call', { tool: tool.name, method: req.method, host, path: scrub(path, secrets), status: response.status, bytes: body.seenBytes, ms: Date.now() - started });
+      log('debug', 'tool call', {
+        tool: tool.name,
+        method: req.method,
+        host,
+        path: scrub(path, secrets),
+        status: response.status,
+        bytes: body.seenBytes,
+        ms: Date.now() - started,
+      });
     }
     // decoding, parsing and checking a large body takes a while: one call at a time
     const sent = req;
-    return await opts.inFlight.turn(() => {
-      if (!response.ok) {
-        const text = body.bytes.byteLength > 0 || body.truncated ? `${statusLine(response)}\n${bodyText(body, response.headers.get('content-type'))}` : statusLine(response);
-        return errorResult(text);
-      }
-      if (failedAs !== undefined) return errorResult(`The API's operation ended with status ${failedAs}:\n${bodyText(body, response.headers.get('content-type'))}`);
-      return successResult(tool, sent, response, body, settings, { args: callArgs, ...(projection !== undefined ? { projection } : {}), ...(opts.keepResult ? { keep: opts.keepResult } : {}) });
-    }, body.bytes.byteLength <= SMALL_BODY_BYTES && !body.truncated);
+    return await opts.inFlight.turn(
+      () => {
+        if (!response.ok) {
+          const text =
+            body.bytes.byteLength > 0 || body.truncated
+              ? `${statusLine(response)}\n${bodyText(body, response.headers.get('content-type'))}`
+              : statusLine(response);
+          return errorResult(text);
+        }
+        if (failedAs !== undefined)
+          return errorResult(`The API's operation ended with status ${failedAs}:\n${bodyText(body, response.headers.get('content-type'))}`);
+        return successResult(tool, sent, response, body, settings, {
+          args: callArgs,
+          ...(projection !== undefined ? { projection } : {}),
+          ...(opts.keepResult ? { keep: opts.keepResult } : {}),
+        });
+      },
+      body.bytes.byteLength <= SMALL_BODY_BYTES && !body.truncated,
+    );
   } catch (err) {
     if (err instanceof InFlightRefusal) return errorResult(inFlightText(tool, settings, opts.inFlight, err.message));
     if (err instanceof AuthError) {

@@ -10,7 +10,8 @@
  * A step has the form `(call, next) => result`: it may refuse (return a result or throw a
  * JSON-RPC error), ask the client for input (return an input-required result), or call `next()`
  * and look at what comes back. Adding a concern of its own (access control, limits, audit) is
- * one more step in {@link toolCallSteps}; nothing else changes.
+ * one more step in the step order of dispatch.ts (`createDispatch`, the one place that orders the
+ * steps of direct, nested and code calls); nothing else changes.
  *
  * One logical call: in the 2026-07-28 era (and in the SDK's legacy shim) a handler that needs
  * input from the client (sampling) returns an input-required result and runs again, from the
@@ -26,14 +27,15 @@
  *
  * This file is copied verbatim into every generated project.
  */
+
+import { randomUUID } from 'node:crypto';
 import type { CallToolResult, InputRequiredResult, Server, ServerContext } from '@modelcontextprotocol/server';
 import { errorResult } from '../core/error-result.js';
-import type { AnyExtraTool } from '../tools/extra-tools.js';
-import type { PrimitiveGate } from '../core/primitives.js';
-import { randomUUID } from 'node:crypto';
-import type { OperationTool } from '../core/types.js';
-import { validateArguments } from '../validation/validate.js';
 import { log } from '../core/log.js';
+import type { PrimitiveGate } from '../core/primitives.js';
+import type { OperationTool } from '../core/types.js';
+import type { AnyExtraTool } from '../tools/extra-tools.js';
+import { validateArguments } from '../validation/validate.js';
 
 /** A protocol era: `legacy` (≤ 2025-11-25, initialize, sessions) or `modern` (2026-07-28, per request). */
 export type Era = 'legacy' | 'modern';
@@ -142,7 +144,8 @@ export type Step = (call: ToolCall, next: (changed?: ToolCall) => Promise<ToolRe
 
 /** Runs `call` through `steps`, in order, then `dispatch`. */
 export function runPipeline(steps: readonly Step[], dispatch: (call: ToolCall) => Promise<ToolResult>, call: ToolCall): Promise<ToolResult> {
-  const at = (i: number, current: ToolCall): Promise<ToolResult> => (i < steps.length ? steps[i]!(current, (changed) => at(i + 1, changed ?? current)) : dispatch(current));
+  const at = (i: number, current: ToolCall): Promise<ToolResult> =>
+    i < steps.length ? steps[i]!(current, (changed) => at(i + 1, changed ?? current)) : dispatch(current);
   return at(0, call);
 }
 
@@ -210,16 +213,16 @@ function retryThroughCallTool(result: CallToolResult, tool: string, callTool: st
 export function reflectionStep(guard: ToolGuard): Step {
   return async (call, next) => {
     if (call.target.kind === 'persist' || call.target.kind === 'code' || !guard.isGated(call.name)) return next();
-    const verdict = await guard.check(call.name, call.args, { server: call.server, ctx: call.ctx, era: call.era, signal: call.signal, callId: call.callId, state: call.state });
+    const verdict = await guard.check(call.name, call.args, {
+      server: call.server,
+      ctx: call.ctx,
+      era: call.era,
+      signal: call.signal,
+      callId: call.callId,
+      state: call.state,
+    });
     if (verdict.ok) return next();
     if (call.viaCallTool !== undefined && !isInputRequired(verdict.result)) return retryThroughCallTool(verdict.result, call.name, call.viaCallTool);
     return verdict.result;
   };
-}
-
-/** The steps of every tool call, in order. */
-export function toolCallSteps(options: { readonly reflection?: ToolGuard }): Step[] {
-  const steps: Step[] = [enforceConcerns, checkArguments];
-  if (options.reflection) steps.push(reflectionStep(options.reflection));
-  return steps;
 }

@@ -18,11 +18,12 @@
  *
  * This file is copied verbatim into every generated project with `policy.access`.
  */
-import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+
 import type { AuthInfo, ServerContext } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import type { PrimitiveGate, PrimitiveKind } from '../core/primitives.js';
 import type { Step } from '../pipeline/pipeline.js';
 import type { AccessConfig, AccessRule } from './policy-types.js';
-import type { PrimitiveGate, PrimitiveKind } from '../core/primitives.js';
 
 /** One rule with its name sets ready for lookups. */
 type CompiledRule = {
@@ -58,7 +59,12 @@ export class AccessControl {
       conditional: rule.scopes !== undefined || rule.claims !== undefined,
       everyone: rule.clients.includes('*'),
       clients: new Set(rule.clients),
-      names: { tools: new Set(rule.tools), prompts: new Set(rule.prompts), resources: new Set(rule.resources), resourceTemplates: new Set(rule.resourceTemplates) },
+      names: {
+        tools: new Set(rule.tools),
+        prompts: new Set(rule.prompts),
+        resources: new Set(rule.resources),
+        resourceTemplates: new Set(rule.resourceTemplates),
+      },
     }));
   }
 
@@ -106,7 +112,12 @@ export class AccessControl {
 
 /** The refusal of a denied primitive: -32602, like an unknown name. */
 function denied(access: AccessControl, identity: string, kind: PrimitiveKind, id: string, token?: TokenFacts): ProtocolError {
-  return new ProtocolError(ProtocolErrorCode.InvalidParams, access.refusal(identity, kind, id, token), { kind, id, client: identity, policy: access.why(identity, kind, id, token) });
+  return new ProtocolError(ProtocolErrorCode.InvalidParams, access.refusal(identity, kind, id, token), {
+    kind,
+    id,
+    client: identity,
+    policy: access.why(identity, kind, id, token),
+  });
 }
 
 /**

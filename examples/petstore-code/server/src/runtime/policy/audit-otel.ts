@@ -15,8 +15,9 @@
  *
  * This file is copied into every generated project that has `policy`.
  */
-import { logs, SeverityNumber } from '@opentelemetry/api-logs';
+
 import type { LogAttributes, Logger } from '@opentelemetry/api-logs';
+import { logs, SeverityNumber } from '@opentelemetry/api-logs';
 
 /** Instrumentation scope of the records. */
 export const AUDIT_LOGGER_NAME = 'mcpgen.audit';
@@ -60,7 +61,14 @@ export class OtelLogSink {
       const attributes: LogAttributes = {};
       for (const [key, name] of ATTRIBUTES) if (typeof event[key] === 'string') attributes[name] = event[key] as string;
       const time = typeof event.time === 'string' ? new Date(event.time) : new Date();
-      logger.emit({ eventName: `mcp.audit.${String(event.event)}`, timestamp: time, severityNumber: SeverityNumber.INFO, severityText: 'INFO', body: line, attributes });
+      logger.emit({
+        eventName: `mcp.audit.${String(event.event)}`,
+        timestamp: time,
+        severityNumber: SeverityNumber.INFO,
+        severityText: 'INFO',
+        body: line,
+        attributes,
+      });
     } catch {
       // a copy for collectors: the file keeps the trail whatever happens here
     }

@@ -33,17 +33,18 @@
  * This file is copied into every generated project that has `policy.audit`.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdir, open } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
+import { mkdir, open } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
-import { OtelLogSink } from './audit-otel.js';
 import { scrub } from '../operation/auth.js';
+import { OtelLogSink } from './audit-otel.js';
 
 export { redact } from './redact.js';
+
 import { log as logLine } from '../core/log.js';
-import { isInputRequired } from '../pipeline/pipeline.js';
 import type { Step, ToolResult } from '../pipeline/pipeline.js';
+import { isInputRequired } from '../pipeline/pipeline.js';
 import type { AuditConfig, AuditEventName } from './policy-types.js';
 
 /**
@@ -287,7 +288,12 @@ export function summarize(value: unknown, fields: readonly string[], secrets: re
       const k = keys[i]!;
       const key = text(k);
       // defineProperty: a "__proto__" key stays a key
-      Object.defineProperty(out, key, { value: names.has(k.toLowerCase()) ? ((left -= REDACTED.length + 2), REDACTED) : walk((v as Record<string, unknown>)[k], depth + 1), enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(out, key, {
+        value: names.has(k.toLowerCase()) ? ((left -= REDACTED.length + 2), REDACTED) : walk((v as Record<string, unknown>)[k], depth + 1),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
       left -= 2;
     }
     return out;
@@ -355,7 +361,11 @@ export class AuditLog {
     this.instance = options.instance;
     const file = options.file ?? (config.file === undefined ? undefined : resolve(config.file));
     // and every line as an OpenTelemetry log record too (a no-op without a LoggerProvider): collectors merge the instances' trails
-    this.sinks = options.sinks ?? [...(file !== undefined ? [new FileSink(file)] : []), ...(config.stderr === true || file === undefined ? [new StderrSink()] : []), new OtelLogSink()];
+    this.sinks = options.sinks ?? [
+      ...(file !== undefined ? [new FileSink(file)] : []),
+      ...(config.stderr === true || file === undefined ? [new StderrSink()] : []),
+      new OtelLogSink(),
+    ];
   }
 
   /** `text` without secrets nor the values `args` has in redacted fields (for `detail`). */
@@ -382,7 +392,8 @@ export class AuditLog {
       callId: input.callId,
       parentCallId: input.parentCallId,
       arguments: summary?.value,
-      argumentsCut: summary?.cut === true ? { ...(input.argumentBytes !== undefined ? { bytes: input.argumentBytes } : {}), cap: AUDIT_ARGUMENT_BYTES } : undefined,
+      argumentsCut:
+        summary?.cut === true ? { ...(input.argumentBytes !== undefined ? { bytes: input.argumentBytes } : {}), cap: AUDIT_ARGUMENT_BYTES } : undefined,
       outcome: input.outcome,
       httpStatus: input.httpStatus,
       durationMs: input.durationMs,
@@ -399,7 +410,12 @@ export class AuditLog {
         this.wantSync = false;
         // a group is bounded, so that one write finishes soon even on a slow disk or pipe (a shutdown waits for it)
         let count = 0;
-        for (let bytes = 0; count < this.pending.length && count < MAX_GROUP_EVENTS && (count === 0 || bytes + this.pending[count]!.text.length <= MAX_GROUP_BYTES); count++) bytes += this.pending[count]!.text.length;
+        for (
+          let bytes = 0;
+          count < this.pending.length && count < MAX_GROUP_EVENTS && (count === 0 || bytes + this.pending[count]!.text.length <= MAX_GROUP_BYTES);
+          count++
+        )
+          bytes += this.pending[count]!.text.length;
         const batch = this.pending.splice(0, count);
         this.writing = batch.length;
         try {
@@ -423,7 +439,9 @@ export class AuditLog {
   /** The `trail.repaired` line's fields: what was found at the store's end, and what could not be written since. */
   private repairFields(tornBytes: number | undefined): Record<string, unknown> {
     const what = [
-      tornBytes !== undefined ? `a torn line of ${tornBytes} bytes (a write cut short by a crash or a full disk) was left in place; the chain continues from the whole line before it` : '',
+      tornBytes !== undefined
+        ? `a torn line of ${tornBytes} bytes (a write cut short by a crash or a full disk) was left in place; the chain continues from the whole line before it`
+        : '',
       this.lost > 0 ? `${this.lost} event${this.lost === 1 ? '' : 's'} could not be written since the last line` : '',
     ].filter((w) => w !== '');
     return {
@@ -461,7 +479,11 @@ export class AuditLog {
       prev = lineHash(line);
       return line;
     });
-    const results = await Promise.allSettled(this.sinks.map((s) => (s.appendLines ? s.appendLines(lines) : lines.reduce((chain: Promise<void>, l) => chain.then(() => s.append(l)), Promise.resolve()))));
+    const results = await Promise.allSettled(
+      this.sinks.map((s) =>
+        s.appendLines ? s.appendLines(lines) : lines.reduce((chain: Promise<void>, l) => chain.then(() => s.append(l)), Promise.resolve()),
+      ),
+    );
     const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
     // the chain follows what the chained store (the file) holds: lines it did not take are not
     // part of it, even when another sink (stderr) took them
@@ -543,7 +565,9 @@ export class AuditLog {
     clearTimeout(timer);
     if (outcome === 'late') {
       const unwritten = this.pending.length + this.writing;
-      logLine('error', `audit: ${unwritten} event${unwritten === 1 ? '' : 's'} could not be written before the server exits (the drain time ran out)`, { unwritten });
+      logLine('error', `audit: ${unwritten} event${unwritten === 1 ? '' : 's'} could not be written before the server exits (the drain time ran out)`, {
+        unwritten,
+      });
       return { unwritten };
     }
     await Promise.all(this.sinks.map((s) => s.close()));
@@ -570,7 +594,15 @@ function cannotWrite(err: unknown): ProtocolError {
 export function auditStep(log: AuditLog): Step {
   return async (call, next) => {
     const oauthClient = call.ctx?.http?.authInfo?.extra?.client_id;
-    const base = { session: call.era === 'legacy' ? (call.ctx.sessionId ?? null) : null, client: call.identity, ...(typeof oauthClient === 'string' ? { oauthClient } : {}), era: call.era, primitive: call.name, callId: call.callId, ...(call.parent ? { parentCallId: call.parent.callId } : {}) };
+    const base = {
+      session: call.era === 'legacy' ? (call.ctx.sessionId ?? null) : null,
+      client: call.identity,
+      ...(typeof oauthClient === 'string' ? { oauthClient } : {}),
+      era: call.era,
+      primitive: call.name,
+      callId: call.callId,
+      ...(call.parent ? { parentCallId: call.parent.callId } : {}),
+    };
     const kept = call.state.audit as Partial<AuditState> | undefined;
     let startedAt = typeof kept?.startedAt === 'number' ? kept.startedAt : undefined;
     if (call.firstRound || startedAt === undefined) {
@@ -579,7 +611,12 @@ export function auditStep(log: AuditLog): Step {
     }
     if (call.firstRound) {
       try {
-        await log.record({ name: 'tool.invoked', ...base, arguments: call.args, ...(typeof call.argumentBytes === 'number' ? { argumentBytes: call.argumentBytes } : {}) });
+        await log.record({
+          name: 'tool.invoked',
+          ...base,
+          arguments: call.args,
+          ...(typeof call.argumentBytes === 'number' ? { argumentBytes: call.argumentBytes } : {}),
+        });
       } catch (err) {
         throw cannotWrite(err);
       }
@@ -595,7 +632,13 @@ export function auditStep(log: AuditLog): Step {
     const refusal = call.report.refusal;
     const common = { ...base, httpStatus: call.report.httpStatus, durationMs: Math.max(0, Date.now() - startedAt) };
     let event: AuditInput;
-    if (refusal) event = { name: refusal.kind === 'denied' ? 'tool.denied' : 'tool.limited', ...common, outcome: refusal.kind, detail: log.hide(refusal.reason, call.args) };
+    if (refusal)
+      event = {
+        name: refusal.kind === 'denied' ? 'tool.denied' : 'tool.limited',
+        ...common,
+        outcome: refusal.kind,
+        detail: log.hide(refusal.reason, call.args),
+      };
     else if (error) {
       const message = error.thrown instanceof Error ? error.thrown.message : String(error.thrown);
       event = { name: 'tool.failed', ...common, outcome: 'error', detail: log.hide(message, call.args) };
@@ -606,7 +649,12 @@ export function auditStep(log: AuditLog): Step {
     } catch (err) {
       // the call ran: reporting it as failed would invite a retry that repeats its effect (after
       // close, at shutdown, what was left is counted in one line instead)
-      if (!log.isClosed) logLine('error', `audit: the ${event.name} event of a call that ran could not be written; its result is returned all the same`, { tool: call.name, callId: call.callId, message: err instanceof Error ? err.message : String(err) });
+      if (!log.isClosed)
+        logLine('error', `audit: the ${event.name} event of a call that ran could not be written; its result is returned all the same`, {
+          tool: call.name,
+          callId: call.callId,
+          message: err instanceof Error ? err.message : String(err),
+        });
     }
     if (error) throw error.thrown;
     return result!;

@@ -96,7 +96,12 @@ export type ToolLimits = {
 /** `policy.limits`, resolved: per-tool entries first (first match wins), then the default. */
 export type LimitsConfig = {
   readonly default?: ToolLimits;
-  readonly tools: readonly { readonly tools: readonly string[]; readonly limits: ToolLimits; readonly source: string; /** `entry: custom`: the key as written, matched against tools registered at run time. */ readonly pattern?: string }[];
+  readonly tools: readonly {
+    readonly tools: readonly string[];
+    readonly limits: ToolLimits;
+    readonly source: string /** `entry: custom`: the key as written, matched against tools registered at run time. */;
+    readonly pattern?: string;
+  }[];
 };
 
 /** `policy`. */

@@ -13,14 +13,15 @@
  *
  * This file is copied verbatim into every generated project with a `policy`.
  */
+
+import type { PrimitiveGate } from '../core/primitives.js';
+import type { Step } from '../pipeline/pipeline.js';
 import { AccessControl, accessGate, accessStep } from './access.js';
-import { AuditLog, auditFile, auditStep, instanceFile } from './audit.js';
 import type { AuditInput, AuditSink } from './audit.js';
+import { AuditLog, auditFile, auditStep, instanceFile } from './audit.js';
 import type { Counters } from './counters.js';
 import { Limits, limitsStep } from './limits.js';
-import type { Step } from '../pipeline/pipeline.js';
 import type { PolicyConfig } from './policy-types.js';
-import type { PrimitiveGate } from '../core/primitives.js';
 import { telemetryStep } from './telemetry.js';
 
 /** The policy layer of one server process, shared by all its instances. */

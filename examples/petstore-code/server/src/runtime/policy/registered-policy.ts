@@ -12,8 +12,9 @@
  *
  * This file is copied verbatim into every generated project whose manifest says `entry: custom` and declares a policy.
  */
-import type { AccessRule, PolicyConfig, RuntimeSelector } from './policy-types.js';
+
 import type { PrimitiveKind } from '../core/primitives.js';
+import type { AccessRule, PolicyConfig, RuntimeSelector } from './policy-types.js';
 
 /** A primitive registered at run time, as rules see it. */
 export type RegisteredPrimitive = {
@@ -44,7 +45,12 @@ export function globMatcher(glob: string): (name: string) => boolean {
 function effective(a: Readonly<Record<string, unknown>>): Record<string, boolean> {
   const readOnly = a.readOnlyHint === true;
   const hint = (key: string, dflt: boolean): boolean => (typeof a[key] === 'boolean' ? (a[key] as boolean) : dflt);
-  return { readOnlyHint: readOnly, destructiveHint: hint('destructiveHint', !readOnly), idempotentHint: hint('idempotentHint', readOnly), openWorldHint: hint('openWorldHint', true) };
+  return {
+    readOnlyHint: readOnly,
+    destructiveHint: hint('destructiveHint', !readOnly),
+    idempotentHint: hint('idempotentHint', readOnly),
+    openWorldHint: hint('openWorldHint', true),
+  };
 }
 
 /** Whether `selector` matches `p`: every condition it gives holds. */
@@ -80,7 +86,12 @@ export function withRegistered(config: PolicyConfig, registered: readonly Regist
     ...config,
     ...(config.access !== undefined ? { access: { ...config.access, rules: config.access.rules.map(add) } } : {}),
     ...(config.limits !== undefined
-      ? { limits: { ...config.limits, tools: config.limits.tools.map((e) => (e.pattern === undefined ? e : { ...e, tools: [...e.tools, ...tools.filter(globMatcher(e.pattern))] })) } }
+      ? {
+          limits: {
+            ...config.limits,
+            tools: config.limits.tools.map((e) => (e.pattern === undefined ? e : { ...e, tools: [...e.tools, ...tools.filter(globMatcher(e.pattern))] })),
+          },
+        }
       : {}),
   };
 }

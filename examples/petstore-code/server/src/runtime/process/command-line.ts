@@ -15,11 +15,23 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { addTokens, parseAllowedHosts, parseAllowedOrigins, parseIdentity, parsePositiveInteger, read, resolveOAuthSettings, resolveSettings, SettingsError, tokenFileEntries, tokenListEntries } from './settings.js';
-import type { OAuthSettings } from './settings.js';
 import type { ServerConfig } from '../core/types.js';
-import { SERVE_DEFAULTS, serverVariables, settingNames } from './variables.js';
+import type { OAuthSettings } from './settings.js';
+import {
+  addTokens,
+  parseAllowedHosts,
+  parseAllowedOrigins,
+  parseIdentity,
+  parsePositiveInteger,
+  read,
+  resolveOAuthSettings,
+  resolveSettings,
+  SettingsError,
+  tokenFileEntries,
+  tokenListEntries,
+} from './settings.js';
 import type { Transport, Variable, VariableTool } from './variables.js';
+import { SERVE_DEFAULTS, serverVariables, settingNames } from './variables.js';
 
 /** An option that answers instead of serving. */
 type Answer = 'help' | 'version' | 'print-config';
@@ -83,7 +95,8 @@ export function parseCommandLine(argv: readonly string[]): Command {
     if (flag !== undefined) {
       const [name, form] = flag;
       const value = eq > 0 ? a.slice(eq + 1) : argv[++i];
-      if (value === undefined || value === '' || (eq < 0 && value.startsWith('--'))) return { kind: 'error', message: `--${name} needs a value: --${name} ${form}` };
+      if (value === undefined || value === '' || (eq < 0 && value.startsWith('--')))
+        return { kind: 'error', message: `--${name} needs a value: --${name} ${form}` };
       if (flags[name] !== undefined) return { kind: 'error', message: `--${name} is given twice` };
       flags[name] = value;
       continue;
@@ -113,14 +126,21 @@ export function helpText(config: ServerConfig, variables: readonly Variable[]): 
     '',
     'Options:',
   );
-  const rows: Array<[string, string]> = [...SERVE_FLAGS.map(([name, form, text]): [string, string] => [`--${name} ${form}`, text]), ...OPTIONS.map(([flag, , text]): [string, string] => [flag, text])];
+  const rows: Array<[string, string]> = [
+    ...SERVE_FLAGS.map(([name, form, text]): [string, string] => [`--${name} ${form}`, text]),
+    ...OPTIONS.map(([flag, , text]): [string, string] => [flag, text]),
+  ];
   const width = Math.max(...rows.map(([flag]) => flag.length));
   for (const [flag, text] of rows) lines.push(`  ${flag.padEnd(width)}  ${text}`);
   lines.push('', 'Environment variables:');
   const nameWidth = Math.max(...variables.map((v) => v.name.length));
   for (const v of variables) {
     const only = v.transport === 'http' ? 'HTTP only' : v.transport === 'stdio' ? 'stdio only' : '';
-    const notes = [v.required ? (v.transport === 'stdio' ? 'required over stdio' : 'required') : only, v.secret ? 'secret' : '', v.default !== undefined ? `default ${shown(v.default)}` : ''].filter(Boolean);
+    const notes = [
+      v.required ? (v.transport === 'stdio' ? 'required over stdio' : 'required') : only,
+      v.secret ? 'secret' : '',
+      v.default !== undefined ? `default ${shown(v.default)}` : '',
+    ].filter(Boolean);
     lines.push(`  ${v.name.padEnd(nameWidth)}  ${v.description}${notes.length > 0 ? ` (${notes.join(', ')})` : ''}`);
   }
   return lines.join('\n') + '\n';
@@ -130,7 +150,12 @@ export function helpText(config: ServerConfig, variables: readonly Variable[]): 
  * `--print-config`: one `NAME=value` line per variable with where the value comes from, secrets
  * masked, in the form of an env file; `ok` is false when a setting is malformed (`problems`).
  */
-export function printConfig(config: ServerConfig, variables: readonly Variable[], env: NodeJS.ProcessEnv, argv: readonly string[] = []): { text: string; ok: boolean; problems: string[] } {
+export function printConfig(
+  config: ServerConfig,
+  variables: readonly Variable[],
+  env: NodeJS.ProcessEnv,
+  argv: readonly string[] = [],
+): { text: string; ok: boolean; problems: string[] } {
   const rows = variables.map((v) => {
     const value = read(env, v.name);
     if (value !== undefined) return [`${v.name}=${v.secret ? '********' : shown(value)}`, v.secret ? 'set, secret' : 'set'];
@@ -138,7 +163,10 @@ export function printConfig(config: ServerConfig, variables: readonly Variable[]
     return [`${v.name}=`, v.required ? 'NOT SET, required' : 'not set'];
   });
   const width = Math.min(60, Math.max(...rows.map(([line]) => line!.length)));
-  const lines = [`# ${config.name} ${config.version}: the configuration read from the environment (secrets masked)`, ...rows.map(([line, note]) => `${line!.padEnd(width)}  # ${note}`)];
+  const lines = [
+    `# ${config.name} ${config.version}: the configuration read from the environment (secrets masked)`,
+    ...rows.map(([line, note]) => `${line!.padEnd(width)}  # ${note}`),
+  ];
   const problems: string[] = [];
   try {
     resolveSettings(config, env);
@@ -147,9 +175,16 @@ export function printConfig(config: ServerConfig, variables: readonly Variable[]
   }
   try {
     const o = resolveServeOptions(argv, config, env);
-    const tokens = o.tokens.size > 0 ? `, ${o.tokens.size} client token${o.tokens.size > 1 ? 's' : ''} for ${new Set(o.tokens.values()).size} client identit${new Set(o.tokens.values()).size > 1 ? 'ies' : 'y'}` : ', no client tokens';
+    const tokens =
+      o.tokens.size > 0
+        ? `, ${o.tokens.size} client token${o.tokens.size > 1 ? 's' : ''} for ${new Set(o.tokens.values()).size} client identit${new Set(o.tokens.values()).size > 1 ? 'ies' : 'y'}`
+        : ', no client tokens';
     const oauth = o.oauth !== undefined ? `, OAuth access tokens of ${o.oauth.issuer}` : '';
-    lines.push(o.transport === 'http' ? `# serves Streamable HTTP at http://${o.host.includes(':') ? `[${o.host}]` : o.host}:${o.port}/mcp${tokens}${oauth}` : `# serves MCP over stdio, client identity ${o.clientIdentity}`);
+    lines.push(
+      o.transport === 'http'
+        ? `# serves Streamable HTTP at http://${o.host.includes(':') ? `[${o.host}]` : o.host}:${o.port}/mcp${tokens}${oauth}`
+        : `# serves MCP over stdio, client identity ${o.clientIdentity}`,
+    );
   } catch (err) {
     problems.push(err instanceof Error ? err.message : String(err));
   }
@@ -165,7 +200,13 @@ export function runCommandLine(argv: readonly string[], config: ServerConfig, to
   if (command.kind === 'serve') return false;
   const io = options.io ?? PROCESS_IO;
   const env = options.env ?? process.env;
-  const variables = () => serverVariables({ config, tools, ...(options.reflectionDir !== undefined ? { reflectionDir: options.reflectionDir } : {}), ...(options.audit !== undefined ? { audit: options.audit } : {}) });
+  const variables = () =>
+    serverVariables({
+      config,
+      tools,
+      ...(options.reflectionDir !== undefined ? { reflectionDir: options.reflectionDir } : {}),
+      ...(options.audit !== undefined ? { audit: options.audit } : {}),
+    });
   switch (command.kind) {
     case 'error':
       io.err(`${config.name}: ${command.message}\nRun ${config.name} --help for the options; without any, it serves MCP over stdio.\n`);
@@ -260,7 +301,8 @@ export function resolveServeOptions(argv: readonly string[], config: ServerConfi
   let port: number = SERVE_DEFAULTS.port;
   if (p !== undefined) {
     port = /^\d{1,5}$/.test(p[1]) ? Number(p[1]) : NaN;
-    if (!(port >= 0 && port <= 65535)) throw new SettingsError(p[0], `${p[0]} must be a TCP port number from 1 to 65535, or 0 for any free port (got ${JSON.stringify(p[1])})`);
+    if (!(port >= 0 && port <= 65535))
+      throw new SettingsError(p[0], `${p[0]} must be a TCP port number from 1 to 65535, or 0 for any free port (got ${JSON.stringify(p[1])})`);
   }
 
   const h = pick('host', names.host);
@@ -286,7 +328,10 @@ export function resolveServeOptions(argv: readonly string[], config: ServerConfi
       text = readFileSync(path.resolve(file), 'utf8');
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      throw new SettingsError(names.httpTokensFile, `${names.httpTokensFile}: cannot read ${file}${code ? ` (${code})` : ''}; give the path of a readable file with one name=token per line`);
+      throw new SettingsError(
+        names.httpTokensFile,
+        `${names.httpTokensFile}: cannot read ${file}${code ? ` (${code})` : ''}; give the path of a readable file with one name=token per line`,
+      );
     }
     addTokens(names.httpTokensFile, tokenFileEntries(`${file} (${names.httpTokensFile})`, text), tokens);
   }
@@ -297,7 +342,8 @@ export function resolveServeOptions(argv: readonly string[], config: ServerConfi
   const clientIdentity = transport === 'http' ? ANONYMOUS : stdioIdentity;
 
   const anonymous = read(env, names.allowAnonymous)?.toLowerCase();
-  if (anonymous !== undefined && anonymous !== 'true' && anonymous !== 'false') throw new SettingsError(names.allowAnonymous, `${names.allowAnonymous} must be true or false (got ${JSON.stringify(anonymous)})`);
+  if (anonymous !== undefined && anonymous !== 'true' && anonymous !== 'false')
+    throw new SettingsError(names.allowAnonymous, `${names.allowAnonymous} must be true or false (got ${JSON.stringify(anonymous)})`);
   // read and checked whatever the transport (as the client tokens are); used over HTTP only
   const oauthSettings = resolveOAuthSettings(config.envPrefix, env, config.oauth);
   const oauth = transport === 'http' ? oauthSettings : undefined;
@@ -317,7 +363,10 @@ export function resolveServeOptions(argv: readonly string[], config: ServerConfi
 
   const key = read(env, names.stateKey);
   if (key !== undefined && key.length < MIN_STATE_KEY_LENGTH) {
-    throw new SettingsError(names.stateKey, `${names.stateKey} must be at least ${MIN_STATE_KEY_LENGTH} characters long (it has ${key.length}); use a random value such as the output of \`openssl rand -hex 32\``);
+    throw new SettingsError(
+      names.stateKey,
+      `${names.stateKey} must be at least ${MIN_STATE_KEY_LENGTH} characters long (it has ${key.length}); use a random value such as the output of \`openssl rand -hex 32\``,
+    );
   }
 
   const options: ServeOptions = {

@@ -20,10 +20,20 @@
  *
  * This file is copied verbatim into every generated project; it is loaded only when the URL is set.
  */
+
+import type { IssuedHint, JustificationRecord, JustificationStoreOptions, Justifications } from '../reflection/reflection-store.js';
+import {
+  asIssuedHint,
+  checkKey,
+  checkSize,
+  DEFAULT_MAX_JUSTIFICATION_BYTES,
+  isValidDomainName,
+  parseRecord,
+  recordText,
+  StoreError,
+} from '../reflection/reflection-store.js';
 import type { SharedRedis } from './redis.js';
 import { unavailable } from './redis.js';
-import { asIssuedHint, checkKey, checkSize, DEFAULT_MAX_JUSTIFICATION_BYTES, isValidDomainName, parseRecord, recordText, StoreError } from '../reflection/reflection-store.js';
-import type { IssuedHint, JustificationRecord, Justifications, JustificationStoreOptions } from '../reflection/reflection-store.js';
 
 /** Largest remembered hint read back, in bytes. */
 const MAX_HINT_BYTES = 64 * 1024;
@@ -37,7 +47,8 @@ export class RedisJustifications implements Justifications {
   constructor(redis: SharedRedis, domains: Iterable<string>, opts: JustificationStoreOptions = {}) {
     this.#redis = redis;
     this.#domains = new Set(domains);
-    for (const d of this.#domains) if (!isValidDomainName(d)) throw new StoreError('domain', `Invalid reflection domain name ${JSON.stringify(d)}: use 1-64 of A-Z a-z 0-9 _ . -`);
+    for (const d of this.#domains)
+      if (!isValidDomainName(d)) throw new StoreError('domain', `Invalid reflection domain name ${JSON.stringify(d)}: use 1-64 of A-Z a-z 0-9 _ . -`);
     this.maxJustificationBytes = opts.maxJustificationBytes ?? DEFAULT_MAX_JUSTIFICATION_BYTES;
   }
 

@@ -9,9 +9,10 @@
  * This file is copied verbatim into every generated project; it is loaded only when
  * `<PREFIX>_REDIS_URL` is set.
  */
+
+import type { NonceClaim, RoundNonces } from '../server/round-nonces.js';
 import type { SharedRedis } from './redis.js';
 import { unavailable } from './redis.js';
-import type { NonceClaim, RoundNonces } from '../server/round-nonces.js';
 
 /** The round nonces in Redis. */
 export class RedisRoundNonces implements RoundNonces {

@@ -31,7 +31,11 @@ export function clip(text: string, max: number): string {
 
 /** The index of the area called `name` (case and separators aside), or -1. */
 export function findArea(index: LoadedIndex, name: string): number {
-  const norm = (s: string) => s.toLowerCase().replace(/[\s_-]+/g, ' ').trim();
+  const norm = (s: string) =>
+    s
+      .toLowerCase()
+      .replace(/[\s_-]+/g, ' ')
+      .trim();
   const n = norm(name);
   return index.data.areas.findIndex(([a]) => norm(a) === n);
 }
@@ -43,7 +47,10 @@ function nameWords(name: string): Set<string> {
       .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
       .toLowerCase()
       .split(/[^a-z0-9]+/)
-      .filter((w) => w.length > 2 && !/\d/.test(w) && !/^(get|list|create|update|delete|put|post|patch|read|replace|watch|fetch|for|the|and|with|by|v\d+\w*)$/.test(w)),
+      .filter(
+        (w) =>
+          w.length > 2 && !/\d/.test(w) && !/^(get|list|create|update|delete|put|post|patch|read|replace|watch|fetch|for|the|and|with|by|v\d+\w*)$/.test(w),
+      ),
   );
 }
 

@@ -9,8 +9,9 @@
  *
  * This file is copied into generated projects that use search mode.
  */
-import { isIntentWord, operationIntent, phraseTerm, term, terms, words } from './search-text.js';
+
 import type { Intent } from './search-text.js';
+import { isIntentWord, operationIntent, phraseTerm, term, terms, words } from './search-text.js';
 
 /** The fields of a tool document, in index order. */
 export const FIELDS = ['name', 'summary', 'path', 'tag', 'params', 'titles', 'arguments', 'description', 'related'] as const;
@@ -79,7 +80,10 @@ function acronyms(tools: readonly SearchSource[], keyDf: (t: string) => number):
   const best = new Map<string, { phrase: string; n: number }>();
   for (const [phrase, n] of [...df].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     if (n < ACRONYM_MIN_TOOLS) continue;
-    const initials = phrase.split(' ').map((w) => w[0]).join('');
+    const initials = phrase
+      .split(' ')
+      .map((w) => w[0])
+      .join('');
     const at = best.get(initials);
     if (at === undefined || n > at.n) best.set(initials, { phrase, n });
   }
@@ -224,6 +228,14 @@ export function buildSearchIndex(tools: readonly SearchSource[], lexicon?: Lexic
   });
   const sortedTerms: Record<string, number[]> = {};
   for (const t of [...postings.keys()].sort()) sortedTerms[t] = postings.get(t)!;
-  const index: SerialisedIndex = { version: 2, fields: FIELDS, tools: rows, lengths, areas: areaNames.map((a) => [a, areaCount.get(a)!]), terms: sortedTerms, acronyms: acronyms(tools, (t) => namedIn(postings.get(t) ?? [])) };
+  const index: SerialisedIndex = {
+    version: 2,
+    fields: FIELDS,
+    tools: rows,
+    lengths,
+    areas: areaNames.map((a) => [a, areaCount.get(a)!]),
+    terms: sortedTerms,
+    acronyms: acronyms(tools, (t) => namedIn(postings.get(t) ?? [])),
+  };
   return JSON.stringify(index);
 }

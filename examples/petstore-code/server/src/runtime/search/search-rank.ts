@@ -23,15 +23,36 @@
  *
  * This file is copied into generated projects that use search mode.
  */
-import { FIELDS } from './search-index.js';
+
 import type { SerialisedIndex } from './search-index.js';
-import { firstPerson, phraseTerm, queryIntent, SELF_TERMS, term, words } from './search-text.js';
+import { FIELDS } from './search-index.js';
 import type { Intent } from './search-text.js';
+import { firstPerson, phraseTerm, queryIntent, SELF_TERMS, term, words } from './search-text.js';
 
 /** How much one occurrence in each field counts, before length normalisation. */
-export const WEIGHTS: Readonly<Record<(typeof FIELDS)[number], number>> = { name: 3, summary: 2.5, path: 1.5, tag: 1, params: 0.4, titles: 0.4, arguments: 0.6, description: 0.4, related: 0.6 };
+export const WEIGHTS: Readonly<Record<(typeof FIELDS)[number], number>> = {
+  name: 3,
+  summary: 2.5,
+  path: 1.5,
+  tag: 1,
+  params: 0.4,
+  titles: 0.4,
+  arguments: 0.6,
+  description: 0.4,
+  related: 0.6,
+};
 /** Length normalisation per field (BM25's b). */
-export const B: Readonly<Record<(typeof FIELDS)[number], number>> = { name: 0.5, summary: 0.5, path: 0.3, tag: 0.3, params: 0.75, titles: 0.75, arguments: 0.75, description: 0.75, related: 0.5 };
+export const B: Readonly<Record<(typeof FIELDS)[number], number>> = {
+  name: 0.5,
+  summary: 0.5,
+  path: 0.3,
+  tag: 0.3,
+  params: 0.75,
+  titles: 0.75,
+  arguments: 0.75,
+  description: 0.75,
+  related: 0.5,
+};
 /** Saturation of the weighted frequency (BM25's k1). */
 export const SATURATION = { k1: 1.2 };
 /** The weight of the near terms of a query word the index does not have (rule 4). */
@@ -71,7 +92,13 @@ export function loadIndex(serialised: string): LoadedIndex {
 }
 
 /** Why a tool scored what it did (MCPGEN_SEARCH_DEBUG). */
-export type Explanation = { terms: Array<{ term: string; idf: number; fields: string[]; score: number }>; lexical: number; intent: { query?: Intent; tool?: Intent; factor: number }; coverage: number; tiebreak: number };
+export type Explanation = {
+  terms: Array<{ term: string; idf: number; fields: string[]; score: number }>;
+  lexical: number;
+  intent: { query?: Intent; tool?: Intent; factor: number };
+  coverage: number;
+  tiebreak: number;
+};
 
 export type Hit = { readonly index: number; readonly name: string; readonly score: number; readonly tiebreak: number };
 
@@ -133,7 +160,14 @@ function termIdf(p: readonly number[], n: number): number {
 }
 
 /** Adds the BM25F score of `t` to `scores` (per tool); `explain` receives each tool's share. */
-function scoreTerm(index: LoadedIndex, t: string, weight: number, scores: Float64Array, explain?: (doc: number, idf: number, fields: string[], s: number) => void, related?: Uint8Array): void {
+function scoreTerm(
+  index: LoadedIndex,
+  t: string,
+  weight: number,
+  scores: Float64Array,
+  explain?: (doc: number, idf: number, fields: string[], s: number) => void,
+  related?: Uint8Array,
+): void {
   const p = index.data.terms[t];
   if (p === undefined) return;
   const { data, avg } = index;
@@ -205,11 +239,13 @@ export function rank(index: LoadedIndex, query: string, limit: number, keep: (do
   const exact = queryTerms(index, query);
   const exactSet = new Set(exact.map((e) => e.term));
   const notes = new Map<number, Explanation['terms']>();
-  const note = explain ? (t: string) => (doc: number, idf: number, fields: string[], s: number) => {
-    const list = notes.get(doc) ?? [];
-    list.push({ term: t, idf: Math.round(idf * 100) / 100, fields, score: Math.round(s * 1000) / 1000 });
-    notes.set(doc, list);
-  } : undefined;
+  const note = explain
+    ? (t: string) => (doc: number, idf: number, fields: string[], s: number) => {
+        const list = notes.get(doc) ?? [];
+        list.push({ term: t, idf: Math.round(idf * 100) / 100, fields, score: Math.round(s * 1000) / 1000 });
+        notes.set(doc, list);
+      }
+    : undefined;
   const related = new Uint8Array(n);
   // only the query's own words count as saying a name word through the tool's WordNet words (rule 3)
   for (const { term: t, weight } of exact) scoreTerm(index, t, weight, lexical, note?.(t), weight === 1 ? related : undefined);
@@ -238,7 +274,13 @@ export function rank(index: LoadedIndex, query: string, limit: number, keep: (do
   if (explain) {
     for (const h of top) {
       const tool = index.data.tools[h.index]![1];
-      explain.set(h.index, { terms: notes.get(h.index) ?? [], lexical: Math.round(lexical[h.index]! * 1000) / 1000, intent: { ...(intent ? { query: intent } : {}), ...(tool ? { tool } : {}), factor: intentFactor(intent, tool) }, coverage: Math.round(coverageFactor(index.names[h.index]!, covered, related[h.index]!) * 1000) / 1000, tiebreak: Math.round(h.tiebreak * 1000) / 1000 });
+      explain.set(h.index, {
+        terms: notes.get(h.index) ?? [],
+        lexical: Math.round(lexical[h.index]! * 1000) / 1000,
+        intent: { ...(intent ? { query: intent } : {}), ...(tool ? { tool } : {}), factor: intentFactor(intent, tool) },
+        coverage: Math.round(coverageFactor(index.names[h.index]!, covered, related[h.index]!) * 1000) / 1000,
+        tiebreak: Math.round(h.tiebreak * 1000) / 1000,
+      });
     }
   }
   return top;

@@ -11,19 +11,20 @@
  *
  * This file is copied into generated projects that use search mode.
  */
-import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+
 import type { CallToolResult } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { SEARCH_DEBUG_VARIABLE } from '../process/variables.js';
+import type { ToolSearch } from '../server/server.js';
 import { areaLines, clip, findArea, page } from './search-areas.js';
 import { summaryOf } from './search-index.js';
-import { loadIndex, rank } from './search-rank.js';
 import type { Explanation } from './search-rank.js';
+import { loadIndex, rank } from './search-rank.js';
 import { queryIntent } from './search-text.js';
-import { SEARCH_LIMITS, SEARCH_METHODS, SEARCH_TOOLS, SEARCH_TOOL_NAMES } from './search-tools.js';
-import type { ToolSearch } from '../server/server.js';
-import { SEARCH_DEBUG_VARIABLE } from '../process/variables.js';
+import { SEARCH_LIMITS, SEARCH_METHODS, SEARCH_TOOL_NAMES, SEARCH_TOOLS } from './search-tools.js';
 
-export { buildSearchIndex, fieldTexts } from './search-index.js';
 export type { Lexicon, SearchSource } from './search-index.js';
+export { buildSearchIndex, fieldTexts } from './search-index.js';
 
 /** The `search_tools` arguments, checked. */
 type SearchArguments = { query?: string; limit: number; method?: string; tag?: string; page: number };
@@ -37,7 +38,8 @@ function searchArguments(args: unknown): SearchArguments {
   };
   positive(limit, 'limit');
   positive(p, 'page');
-  if (method !== undefined && (typeof method !== 'string' || !(SEARCH_METHODS as readonly string[]).includes(method.toUpperCase()))) throw invalid(`method must be one of ${SEARCH_METHODS.join(', ')}`);
+  if (method !== undefined && (typeof method !== 'string' || !(SEARCH_METHODS as readonly string[]).includes(method.toUpperCase())))
+    throw invalid(`method must be one of ${SEARCH_METHODS.join(', ')}`);
   if (tag !== undefined && (typeof tag !== 'string' || tag.trim().length === 0)) throw invalid('tag must be a non-empty string');
   return {
     ...(typeof query === 'string' ? { query: query.slice(0, SEARCH_LIMITS.queryChars) } : {}),
@@ -59,7 +61,9 @@ function debugLines(query: string, hits: ReadonlyArray<{ index: number; name: st
   hits.forEach((h, i) => {
     const e = why.get(h.index)!;
     const terms = e.terms.map((t) => `${t.term}(idf ${t.idf}; ${t.fields.join(',')})=${t.score}`).join(' ');
-    lines.push(`[search] #${i + 1} ${h.name} score=${Math.round(h.score * 1000) / 1000} = lexical ${e.lexical} × intent ${e.intent.factor} (query ${e.intent.query ?? '-'}, tool ${e.intent.tool ?? '-'}) × coverage ${e.coverage}; tiebreak ${e.tiebreak}; ${terms}`);
+    lines.push(
+      `[search] #${i + 1} ${h.name} score=${Math.round(h.score * 1000) / 1000} = lexical ${e.lexical} × intent ${e.intent.factor} (query ${e.intent.query ?? '-'}, tool ${e.intent.tool ?? '-'}) × coverage ${e.coverage}; tiebreak ${e.tiebreak}; ${terms}`,
+    );
   });
   return `${lines.join('\n')}\n`;
 }
@@ -125,7 +129,11 @@ export type DiscoveryModes = { readonly mode: 'list' | 'search' | 'code'; readon
  * every request lists the search tools; with it, the requests whose active concern preset (or,
  * without one, the server) is in search mode (`modeOf`).
  */
-export function createToolSearch(serialised: string, discovery: DiscoveryModes = { mode: 'search' }, env: NodeJS.ProcessEnv = process.env): ToolSearch & Required<Pick<ToolSearch, 'modeOf'>> {
+export function createToolSearch(
+  serialised: string,
+  discovery: DiscoveryModes = { mode: 'search' },
+  env: NodeJS.ProcessEnv = process.env,
+): ToolSearch & Required<Pick<ToolSearch, 'modeOf'>> {
   const index = loadIndex(serialised);
   const presets = discovery.presets ?? {};
   const debug = (env[SEARCH_DEBUG_VARIABLE] ?? '') !== '' && env[SEARCH_DEBUG_VARIABLE] !== '0';
@@ -141,7 +149,10 @@ export function createToolSearch(serialised: string, discovery: DiscoveryModes =
       if (area === -1) {
         const known = index.data.areas.map(([n]) => n);
         const near = closestNames(a.tag!, known).map((n) => JSON.stringify(n));
-        return answer(`No area ${JSON.stringify(a.tag)}.${near.length > 0 ? ` Did you mean ${near.join(' or ')}?` : ''} Call ${SEARCH_TOOL_NAMES.search} without a query for the areas.`, { results: [] });
+        return answer(
+          `No area ${JSON.stringify(a.tag)}.${near.length > 0 ? ` Did you mean ${near.join(' or ')}?` : ''} Call ${SEARCH_TOOL_NAMES.search} without a query for the areas.`,
+          { results: [] },
+        );
       }
       const visible = (doc: number): boolean => {
         const [name, , toolArea, method] = index.data.tools[doc]!;
@@ -153,18 +164,33 @@ export function createToolSearch(serialised: string, discovery: DiscoveryModes =
           const p = page(all, a.page, SEARCH_LIMITS.areaPage);
           const lines = p.items.map((x) => `${x.area} (${x.tools}): ${x.about}`);
           const more = p.page < p.pages ? `\nPage ${p.page} of ${p.pages}: page ${p.page + 1} for more.` : '';
-          return answer(`Areas (tools): pass one as tag, with or without a query.\n${lines.join('\n')}${more}`, { areas: p.items, page: p.page, pages: p.pages });
+          return answer(`Areas (tools): pass one as tag, with or without a query.\n${lines.join('\n')}${more}`, {
+            areas: p.items,
+            page: p.page,
+            pages: p.pages,
+          });
         }
         const docs = index.data.tools.map((_, doc) => doc).filter(visible);
         const p = page(docs, a.page, SEARCH_LIMITS.toolPage);
         const tools = p.items.map((doc) => {
           const name = index.data.tools[doc]![0];
           const tool = describe(name);
-          return { name, summary: clip(summaryOf({ ...(tool?.title !== undefined ? { title: tool.title } : {}), description: tool?.description ?? '' }).summary, SEARCH_LIMITS.toolLineChars) };
+          return {
+            name,
+            summary: clip(
+              summaryOf({ ...(tool?.title !== undefined ? { title: tool.title } : {}), description: tool?.description ?? '' }).summary,
+              SEARCH_LIMITS.toolLineChars,
+            ),
+          };
         });
         const more = p.page < p.pages ? `\nPage ${p.page} of ${p.pages}: page ${p.page + 1} for more.` : '';
         const areaName = index.data.areas[area]![0];
-        return answer(`${areaName}: ${docs.length} tools.\n${tools.map((t) => `${t.name}: ${t.summary}`).join('\n')}${more}`, { area: areaName, tools, page: p.page, pages: p.pages });
+        return answer(`${areaName}: ${docs.length} tools.\n${tools.map((t) => `${t.name}: ${t.summary}`).join('\n')}${more}`, {
+          area: areaName,
+          tools,
+          page: p.page,
+          pages: p.pages,
+        });
       }
       const why = debug ? new Map<number, Explanation>() : undefined;
       const hits = rank(index, a.query, a.limit, visible, why);
@@ -175,13 +201,24 @@ export function createToolSearch(serialised: string, discovery: DiscoveryModes =
           const area = index.data.areas[index.data.tools[hit.index]![2]]![0];
           // code mode: the operation's TypeScript signature, what the model writes code against
           const sig = signature?.(hit.name);
-          return { name: hit.name, ...(tool?.title !== undefined ? { title: tool.title } : {}), description: cut(tool?.description ?? '', chars), ...(sig !== undefined ? { signature: sig } : {}), ...(index.data.areas.length > 1 ? { area } : {}), score: Math.round(hit.score * 100) / 100 };
+          return {
+            name: hit.name,
+            ...(tool?.title !== undefined ? { title: tool.title } : {}),
+            description: cut(tool?.description ?? '', chars),
+            ...(sig !== undefined ? { signature: sig } : {}),
+            ...(index.data.areas.length > 1 ? { area } : {}),
+            score: Math.round(hit.score * 100) / 100,
+          };
         });
       // at the default limit or below, descriptions are cut shorter until the answer fits answerBytes
       let chars: number = SEARCH_LIMITS.descriptionChars;
       let results = resultsAt(chars);
-      while (hits.length <= SEARCH_LIMITS.defaultLimit && chars > 40 && Buffer.byteLength(JSON.stringify(results)) > SEARCH_LIMITS.answerBytes) results = resultsAt((chars -= 20));
-      const text = results.length > 0 ? JSON.stringify(results) : `No tool matches ${JSON.stringify(a.query)}; try other words, or call ${SEARCH_TOOL_NAMES.search} without a query to browse the areas.`;
+      while (hits.length <= SEARCH_LIMITS.defaultLimit && chars > 40 && Buffer.byteLength(JSON.stringify(results)) > SEARCH_LIMITS.answerBytes)
+        results = resultsAt((chars -= 20));
+      const text =
+        results.length > 0
+          ? JSON.stringify(results)
+          : `No tool matches ${JSON.stringify(a.query)}; try other words, or call ${SEARCH_TOOL_NAMES.search} without a query to browse the areas.`;
       return answer(text, { results });
     },
   };

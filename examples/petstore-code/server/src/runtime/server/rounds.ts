@@ -35,7 +35,6 @@ export function argumentsHash(args: Record<string, unknown>): string {
 /** How long a sealed requestState stays valid: an input round answered later than this starts over. */
 export const ROUND_STATE_TTL_MS = 15 * 60 * 1000;
 
-
 /** The round state `ctx.mcpReq.requestState()` gave back (already verified), or none: a call's first round. */
 export function roundOf(value: unknown): RoundState | undefined {
   return typeof value === 'object' && value !== null && typeof (value as RoundState).callId === 'string' ? (value as RoundState) : undefined;
@@ -52,7 +51,23 @@ export function belongsTo(round: RoundState, tool: string, identity: string, arg
 }
 
 /** Seals the state of a call that asks for input, to come back with its next round. */
-export function sealRound(key: Buffer, call: { readonly callId: string; readonly name: string; readonly identity: string; readonly args: Record<string, unknown>; readonly state: Record<string, unknown> }): string {
-  const round: RoundState = { callId: call.callId, nonce: randomBytes(16).toString('base64url'), tool: call.name, identity: call.identity, args: argumentsHash(call.args), state: call.state };
+export function sealRound(
+  key: Buffer,
+  call: {
+    readonly callId: string;
+    readonly name: string;
+    readonly identity: string;
+    readonly args: Record<string, unknown>;
+    readonly state: Record<string, unknown>;
+  },
+): string {
+  const round: RoundState = {
+    callId: call.callId,
+    nonce: randomBytes(16).toString('base64url'),
+    tool: call.name,
+    identity: call.identity,
+    args: argumentsHash(call.args),
+    state: call.state,
+  };
   return sealState(key, round, ROUND_STATE_TTL_MS);
 }

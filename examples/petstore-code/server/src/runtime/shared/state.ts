@@ -48,7 +48,9 @@ export function stateKey(envPrefix: string, env: NodeJS.ProcessEnv = process.env
   const raw = env[name];
   if (raw === undefined || raw.trim() === '') return { key: randomBytes(32), generated: true };
   if (raw.length < MIN_STATE_KEY_LENGTH) {
-    throw new Error(`${name} must be at least ${MIN_STATE_KEY_LENGTH} characters long (got ${raw.length}); use a random secret, e.g. the output of \`openssl rand -hex 32\``);
+    throw new Error(
+      `${name} must be at least ${MIN_STATE_KEY_LENGTH} characters long (got ${raw.length}); use a random secret, e.g. the output of \`openssl rand -hex 32\``,
+    );
   }
   return { key: createHash('sha256').update(raw, 'utf8').digest(), generated: false };
 }
@@ -107,7 +109,17 @@ export function sealState(key: Buffer, value: unknown, ttlMs: number = DEFAULT_S
 export function openState(key: Buffer, token: string, now: number = Date.now()): unknown {
   const parts = typeof token === 'string' ? token.split('.') : [];
   const [iv, body, expiry, tag] = parts;
-  if (parts.length !== 4 || iv === undefined || body === undefined || expiry === undefined || tag === undefined || !B64URL.test(iv) || !B64URL.test(body) || !DECIMAL.test(expiry) || !B64URL.test(tag)) {
+  if (
+    parts.length !== 4 ||
+    iv === undefined ||
+    body === undefined ||
+    expiry === undefined ||
+    tag === undefined ||
+    !B64URL.test(iv) ||
+    !B64URL.test(body) ||
+    !DECIMAL.test(expiry) ||
+    !B64URL.test(tag)
+  ) {
     throw new StateError('malformed', 'Invalid request state: not a token this server issued (malformed)');
   }
   const ivBytes = Buffer.from(iv, 'base64url');
@@ -155,7 +167,8 @@ export function signHint(key: Buffer, hex64: string, domain: string, ttlMs: numb
 export function verifyHint(key: Buffer, token: unknown, domain: string, now: number = Date.now()): HintVerdict {
   const parts = typeof token === 'string' ? token.split('.') : [];
   const [hex, expiry, sig] = parts;
-  if (parts.length !== 3 || hex === undefined || expiry === undefined || sig === undefined || !HEX64.test(hex) || !DECIMAL.test(expiry) || !B64URL.test(sig)) return { ok: false, reason: 'malformed' };
+  if (parts.length !== 3 || hex === undefined || expiry === undefined || sig === undefined || !HEX64.test(hex) || !DECIMAL.test(expiry) || !B64URL.test(sig))
+    return { ok: false, reason: 'malformed' };
   const got = Buffer.from(sig, 'base64url');
   if (got.length !== 32) return { ok: false, reason: 'malformed' };
   const [a, b] = hintMacs(key, hex, expiry, domain);

@@ -37,15 +37,28 @@
  * This file is copied verbatim into every generated project.
  */
 import { randomUUID } from 'node:crypto';
+import type {
+  ClientCapabilities,
+  CreateMessageRequestParams,
+  CreateMessageResult,
+  CreateMessageResultWithTools,
+  InputRequest,
+  InputRequiredResult,
+  Root,
+  Server,
+  ServerContext,
+} from '@modelcontextprotocol/server';
 import { CLIENT_CAPABILITIES_META_KEY, inputRequired, inputResponse, MissingRequiredClientCapabilityError } from '@modelcontextprotocol/server';
-import type { ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, CreateMessageResultWithTools, InputRequest, InputRequiredResult, Root, Server, ServerContext } from '@modelcontextprotocol/server';
-import { checkElicitAnswer } from '../validation/elicit-check.js';
 import type { ElicitForm } from '../validation/elicit-check.js';
+import { checkElicitAnswer } from '../validation/elicit-check.js';
 
 export type { ElicitForm } from '../validation/elicit-check.js';
 
 /** What the user did with a form: accepted it (with its content), declined, or dismissed it. */
-export type ElicitAnswer<T = Record<string, unknown>> = { readonly action: 'accept'; readonly content: T } | { readonly action: 'decline' } | { readonly action: 'cancel' };
+export type ElicitAnswer<T = Record<string, unknown>> =
+  | { readonly action: 'accept'; readonly content: T }
+  | { readonly action: 'decline' }
+  | { readonly action: 'cancel' };
 /** What the user did with an out-of-band (URL) request. */
 export type ElicitUrlAnswer = { readonly action: 'accept' | 'decline' | 'cancel' };
 /** The model's answer to `ctx.sample`. */
@@ -130,7 +143,10 @@ const REQUIRED: Readonly<Record<InputKind, ClientCapabilities>> = {
 
 function missing(kind: InputKind): MissingRequiredClientCapabilityError {
   const what = kind === 'elicitation' ? 'elicitation (forms)' : kind === 'elicitation.url' ? 'URL elicitation' : kind === 'sampling' ? 'sampling' : 'roots';
-  return new MissingRequiredClientCapabilityError({ requiredCapabilities: REQUIRED[kind] }, `This tool asks the client for ${what}, which the client did not declare in its capabilities`);
+  return new MissingRequiredClientCapabilityError(
+    { requiredCapabilities: REQUIRED[kind] },
+    `This tool asks the client for ${what}, which the client did not declare in its capabilities`,
+  );
 }
 
 /** An accepted answer's content checked against its form (throws `InputRequestFailed` naming each problem). */
@@ -164,7 +180,12 @@ export function inputSession(call: InputCall): InputSession {
   const answers: Record<string, unknown> = typeof kept === 'object' && kept !== null && !Array.isArray(kept) ? { ...(kept as Record<string, unknown>) } : {};
 
   /** 2026-07-28: the answer to `key` of the kind expected (this round's, or kept from an earlier one), or the question goes out. */
-  const modern = <T>(key: string, expected: 'elicit' | 'sampling' | 'roots', request: () => InputRequest, read: (view: ReturnType<typeof inputResponse>) => T): Promise<T> => {
+  const modern = <T>(
+    key: string,
+    expected: 'elicit' | 'sampling' | 'roots',
+    request: () => InputRequest,
+    read: (view: ReturnType<typeof inputResponse>) => T,
+  ): Promise<T> => {
     for (const source of [answers, call.ctx.mcpReq.inputResponses as Record<string, unknown> | undefined]) {
       if (source === undefined || !Object.hasOwn(source, key)) continue;
       const view = inputResponse(source, key);
@@ -203,10 +224,15 @@ export function inputSession(call: InputCall): InputSession {
       const form = { type: 'object' as const, ...schema } as ElicitForm;
       const params = { message, requestedSchema: form as never };
       if (call.era === 'modern') {
-        return modern(key, 'elicit', () => inputRequired.elicit(params), (view) => {
-          const v = view as { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> };
-          return (v.action === 'accept' ? { action: 'accept', content: checkedContent(form, v.content) as T } : { action: v.action }) as ElicitAnswer<T>;
-        });
+        return modern(
+          key,
+          'elicit',
+          () => inputRequired.elicit(params),
+          (view) => {
+            const v = view as { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> };
+            return (v.action === 'accept' ? { action: 'accept', content: checkedContent(form, v.content) as T } : { action: v.action }) as ElicitAnswer<T>;
+          },
+        );
       }
       let result: { action: 'accept' | 'decline' | 'cancel'; content?: unknown };
       try {
@@ -214,12 +240,20 @@ export function inputSession(call: InputCall): InputSession {
       } catch (err) {
         return refused('elicitation', err);
       }
-      return (result.action === 'accept' ? { action: 'accept', content: checkedContent(form, result.content) as T } : { action: result.action }) as ElicitAnswer<T>;
+      return (
+        result.action === 'accept' ? { action: 'accept', content: checkedContent(form, result.content) as T } : { action: result.action }
+      ) as ElicitAnswer<T>;
     },
     async elicitUrl(message, url, options) {
       need('elicitation.url');
       const key = keyOf('elicit', options);
-      if (call.era === 'modern') return modern(key, 'elicit', () => inputRequired.elicitUrl({ message, url }), (view) => ({ action: (view as { action: ElicitUrlAnswer['action'] }).action }));
+      if (call.era === 'modern')
+        return modern(
+          key,
+          'elicit',
+          () => inputRequired.elicitUrl({ message, url }),
+          (view) => ({ action: (view as { action: ElicitUrlAnswer['action'] }).action }),
+        );
       try {
         const result = await call.server.elicitInput({ mode: 'url', message, url, elicitationId: randomUUID() }, legacyOptions(options, true));
         return { action: result.action };
@@ -230,7 +264,13 @@ export function inputSession(call: InputCall): InputSession {
     async sample(request, options) {
       need('sampling');
       const key = keyOf('sample', options);
-      if (call.era === 'modern') return modern(key, 'sampling', () => inputRequired.createMessage(request), (view) => (view as { result: SampleAnswer }).result);
+      if (call.era === 'modern')
+        return modern(
+          key,
+          'sampling',
+          () => inputRequired.createMessage(request),
+          (view) => (view as { result: SampleAnswer }).result,
+        );
       try {
         return await call.server.createMessage(request, legacyOptions(options));
       } catch (err) {
@@ -240,7 +280,13 @@ export function inputSession(call: InputCall): InputSession {
     async roots(options) {
       need('roots');
       const key = keyOf('roots', options);
-      if (call.era === 'modern') return modern(key, 'roots', () => inputRequired.listRoots(), (view) => (view as { roots: Root[] }).roots);
+      if (call.era === 'modern')
+        return modern(
+          key,
+          'roots',
+          () => inputRequired.listRoots(),
+          (view) => (view as { roots: Root[] }).roots,
+        );
       try {
         return (await call.server.listRoots(undefined, legacyOptions(options))).roots;
       } catch (err) {

@@ -47,7 +47,12 @@ export type ConcernMapping = { readonly [concern: string]: string | readonly str
 
 /** The `tools/list` entry of a tool: name, title, description, schemas, annotations (when any). */
 export function toolEntry(tool: ToolSource): ToolEntry {
-  const out: ToolEntry = { name: tool.name, ...(tool.title !== undefined ? { title: tool.title } : {}), ...(tool.description !== undefined ? { description: tool.description } : {}), inputSchema: tool.inputSchema };
+  const out: ToolEntry = {
+    name: tool.name,
+    ...(tool.title !== undefined ? { title: tool.title } : {}),
+    ...(tool.description !== undefined ? { description: tool.description } : {}),
+    inputSchema: tool.inputSchema,
+  };
   if (tool.outputSchema !== undefined) out.outputSchema = tool.outputSchema;
   if (tool.annotations !== undefined && Object.keys(tool.annotations).length > 0) out.annotations = tool.annotations;
   return out;
@@ -69,7 +74,11 @@ export function listBytes(entries: readonly unknown[]): number {
 /** Name of the tool that stores a host-written justification. */
 export const PERSIST_TOOL_NAME = 'persist_justification';
 
-const HASH_PROPERTY: SurfaceSchema = { type: 'string', pattern: '^[0-9a-f]{64}\\.[0-9]+\\.[A-Za-z0-9_-]+$', description: 'The `hash` from the gate hint, exactly as given.' };
+const HASH_PROPERTY: SurfaceSchema = {
+  type: 'string',
+  pattern: '^[0-9a-f]{64}\\.[0-9]+\\.[A-Za-z0-9_-]+$',
+  description: 'The `hash` from the gate hint, exactly as given.',
+};
 
 /** The justification a gate asks for unless the manifest gives a schema. */
 export const DEFAULT_JUSTIFICATION_SCHEMA: SurfaceSchema = {

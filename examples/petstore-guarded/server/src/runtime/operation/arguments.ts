@@ -12,10 +12,10 @@
  * is unset is refused with a message naming the variable, without calling the API.
  */
 import { isPlainObject } from '../core/json-shapes.js';
-import { encodeRfc3986 } from './request.js';
-import { read } from '../process/settings.js';
 import type { HttpBody, HttpOperation, HttpParam, OperationTool } from '../core/types.js';
+import { read } from '../process/settings.js';
 import { argumentVariables } from '../process/variables.js';
+import { encodeRfc3986 } from './request.js';
 
 /** Values of the variables hidden arguments are read from, by variable name (set ones only). */
 export type ArgumentEnv = ReadonlyMap<string, string>;
@@ -50,7 +50,13 @@ export function missingArgumentVariables(tools: readonly OperationTool[], env: N
 
 /** The forms a value may take in a request or an error text: as is, percent-encoded, form-encoded, inside a JSON string. */
 function secretForms(value: string): string[] {
-  const forms = [value, encodeRfc3986(value), encodeURIComponent(value), new URLSearchParams({ v: value }).toString().slice(2), JSON.stringify(value).slice(1, -1)];
+  const forms = [
+    value,
+    encodeRfc3986(value),
+    encodeURIComponent(value),
+    new URLSearchParams({ v: value }).toString().slice(2),
+    JSON.stringify(value).slice(1, -1),
+  ];
   return [...new Set(forms)];
 }
 

@@ -10,7 +10,7 @@
  * failures are reported by status (and the standard OAuth error code) only, never by body.
  */
 import { isLoopbackHostname } from '../core/loopback.js';
-import { FormPostFailure, postClientForm, type FormAnswer } from './oauth-post.js';
+import { type FormAnswer, FormPostFailure, postClientForm } from './oauth-post.js';
 
 /** A failure to obtain or apply credentials; its message names variables and endpoints, never secret values. */
 export class AuthError extends Error {
@@ -84,7 +84,9 @@ function tokenEndpoint(req: TokenRequest): URL {
   try {
     return req.baseUrl !== undefined ? new URL(req.tokenUrl, req.baseUrl) : new URL(req.tokenUrl);
   } catch {
-    throw new AuthError(`the token URL ${JSON.stringify(req.tokenUrl)} is not an absolute URL${req.baseUrl === undefined ? ' and no base URL is configured to resolve it against' : ''}`);
+    throw new AuthError(
+      `the token URL ${JSON.stringify(req.tokenUrl)} is not an absolute URL${req.baseUrl === undefined ? ' and no base URL is configured to resolve it against' : ''}`,
+    );
   }
 }
 
@@ -93,7 +95,9 @@ async function requestToken(req: TokenRequest, now: () => number): Promise<Cache
   const url = tokenEndpoint(req);
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new AuthError(`the token URL of ${where(url)} is not http(s)`);
   if (url.protocol === 'http:' && !isLoopback(url.hostname)) {
-    throw new AuthError(`the token URL http://${where(url)} is not https, and the client secret must not cross the network in clear (plain http is accepted for localhost and 127.0.0.1 only)`);
+    throw new AuthError(
+      `the token URL http://${where(url)} is not https, and the client secret must not cross the network in clear (plain http is accepted for localhost and 127.0.0.1 only)`,
+    );
   }
   const form = new URLSearchParams([['grant_type', 'client_credentials']]);
   if (req.scopes.length > 0) form.set('scope', req.scopes.join(' '));

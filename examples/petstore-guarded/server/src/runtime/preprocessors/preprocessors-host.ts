@@ -55,7 +55,10 @@ export interface PreprocessorHostClient {
   getServerCapabilities(): { experimental?: { [key: string]: unknown }; prompts?: unknown } | undefined;
   request(request: { method: string; params?: Record<string, unknown> }, resultSchema: typeof RunResultSchema, options?: HostRequestOptions): Promise<unknown>;
   listPrompts(params?: undefined, options?: HostRequestOptions): Promise<{ prompts: ReadonlyArray<{ name: string }> }>;
-  getPrompt(params: { name: string; arguments?: Record<string, string> }, options?: HostRequestOptions): Promise<{ messages: ReadonlyArray<{ content: { type: string; text?: string } }> }>;
+  getPrompt(
+    params: { name: string; arguments?: Record<string, string> },
+    options?: HostRequestOptions,
+  ): Promise<{ messages: ReadonlyArray<{ content: { type: string; text?: string } }> }>;
 }
 
 /** One context block returned by a server's preprocessor (`durationMs` is absent via `with_context`). */

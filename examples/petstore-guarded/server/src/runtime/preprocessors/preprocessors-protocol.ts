@@ -22,12 +22,13 @@
  *
  * This file is copied verbatim into every generated project.
  */
-import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+
 import type { GetPromptResult, Server, ServerContext } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import * as z from 'zod/v4';
-import { orderPreprocessors, runPreprocessors } from './preprocessors.js';
-import type { LogNotifier, PreprocessorBlock, PreprocessorDefinition } from './preprocessors.js';
 import type { PromptDefinition } from '../primitives/prompts.js';
+import type { LogNotifier, PreprocessorBlock, PreprocessorDefinition } from './preprocessors.js';
+import { orderPreprocessors, runPreprocessors } from './preprocessors.js';
 
 /** The custom JSON-RPC methods. */
 export const PREPROCESSOR_METHODS = ['preprocessors/list', 'preprocessors/run'] as const;
@@ -122,7 +123,10 @@ export function withContextPrompt(defs: readonly PreprocessorDefinition[], opts:
       const run = await runPreprocessors(defs, input, { signal: ctx.mcpReq.signal, ...(opts.notify === false ? {} : { notify: notifierFor(ctx) }) });
       if (!run.ok) {
         const last = run.blocks[run.blocks.length - 1];
-        throw new ProtocolError(ProtocolErrorCode.InternalError, `Preprocessor ${last?.name ?? '?'} ${last?.status ?? 'failed'}${last?.error ? `: ${last.error}` : ''}`);
+        throw new ProtocolError(
+          ProtocolErrorCode.InternalError,
+          `Preprocessor ${last?.name ?? '?'} ${last?.status ?? 'failed'}${last?.error ? `: ${last.error}` : ''}`,
+        );
       }
       const messages: GetPromptResult['messages'] = run.blocks.map((b) => ({ role: 'user', content: { type: 'text', text: blockMessage(b) } }));
       messages.push({ role: 'user', content: { type: 'text', text: input } });

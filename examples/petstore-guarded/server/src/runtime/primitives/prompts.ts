@@ -20,12 +20,13 @@
  *
  * This file is copied verbatim into every generated project.
  */
-import Handlebars from 'handlebars';
-import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+
 import type { GetPromptResult, InputRequiredResult, Prompt, PromptMessage, ReadResourceResult, Server, ServerContext } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import Handlebars from 'handlebars';
 import { log } from '../core/log.js';
-import { OPEN_GATE, errorMessage } from '../core/primitives.js';
 import type { PrimitiveGate } from '../core/primitives.js';
+import { errorMessage, OPEN_GATE } from '../core/primitives.js';
 
 /** One argument of a prompt. Values arrive as strings. */
 export type PromptArgumentDefinition = {
@@ -33,7 +34,12 @@ export type PromptArgumentDefinition = {
   readonly description?: string;
   readonly required?: boolean;
   /** What `completion/complete` offers for it: values, or a handler computing them (completion.ts). */
-  readonly complete?: readonly string[] | ((value: string, context: { readonly arguments: Readonly<Record<string, string>>; readonly ctx: ServerContext }) => readonly string[] | Promise<readonly string[]>);
+  readonly complete?:
+    | readonly string[]
+    | ((
+        value: string,
+        context: { readonly arguments: Readonly<Record<string, string>>; readonly ctx: ServerContext },
+      ) => readonly string[] | Promise<readonly string[]>);
 };
 
 type Role = 'user' | 'assistant';
@@ -53,7 +59,16 @@ export type PromptMessageDefinition =
   | { readonly role: Role; readonly image: { readonly data: string; readonly mimeType: string } }
   | { readonly role: Role; readonly audio: { readonly data: string; readonly mimeType: string } }
   | { readonly role: Role; readonly resource: PromptResourceTemplate }
-  | { readonly role: Role; readonly resourceLink: { readonly uri: string; readonly name: string; readonly title?: string; readonly description?: string; readonly mimeType?: string } };
+  | {
+      readonly role: Role;
+      readonly resourceLink: {
+        readonly uri: string;
+        readonly name: string;
+        readonly title?: string;
+        readonly description?: string;
+        readonly mimeType?: string;
+      };
+    };
 
 /** Reads a declared resource for a prompt (installResources' reader: the resources' gate applies). */
 export type PromptResourceReader = (uri: string, ctx: ServerContext) => Promise<ReadResourceResult>;
@@ -64,7 +79,10 @@ export type PromptResourceReader = (uri: string, ctx: ServerContext) => Promise<
  * answers of the retried request with `inputResponse(ctx.mcpReq.inputResponses, key)`; for a
  * legacy client the SDK sends the requests and runs the handler again with the answers.
  */
-export type PromptHandler = (args: Record<string, string>, ctx: ServerContext) => Promise<GetPromptResult | InputRequiredResult> | GetPromptResult | InputRequiredResult;
+export type PromptHandler = (
+  args: Record<string, string>,
+  ctx: ServerContext,
+) => Promise<GetPromptResult | InputRequiredResult> | GetPromptResult | InputRequiredResult;
 
 /** A prompt: metadata plus either message templates or a handler. */
 export type PromptDefinition = {
@@ -74,7 +92,10 @@ export type PromptDefinition = {
   readonly arguments?: readonly PromptArgumentDefinition[];
   /** OAuth scopes an MCP access token must carry to see and get the prompt (manifest `scopes`; oauth-scopes.ts). */
   readonly scopes?: readonly string[];
-} & ({ readonly messages: readonly PromptMessageDefinition[]; readonly handler?: undefined } | { readonly handler: PromptHandler; readonly messages?: undefined });
+} & (
+  | { readonly messages: readonly PromptMessageDefinition[]; readonly handler?: undefined }
+  | { readonly handler: PromptHandler; readonly messages?: undefined }
+);
 
 /** A rendered text message. */
 export type RenderedMessage = { role: Role; content: { type: 'text'; text: string } };
@@ -119,7 +140,10 @@ function declaredArguments(def: Pick<PromptDefinition, 'arguments'>, args: Reado
  * Renders the messages of a template prompt with `args` (pure; no argument check: see
  * `missingArguments`). Throws if a template cannot be compiled or rendered.
  */
-export function renderPrompt(def: Pick<PromptDefinition, 'arguments'> & { readonly messages: readonly PromptMessageTemplate[] }, args: Readonly<Record<string, string>>): RenderedMessage[] {
+export function renderPrompt(
+  def: Pick<PromptDefinition, 'arguments'> & { readonly messages: readonly PromptMessageTemplate[] },
+  args: Readonly<Record<string, string>>,
+): RenderedMessage[] {
   const context = declaredArguments(def, args);
   return def.messages.map((m) => ({ role: m.role, content: { type: 'text', text: templateOf(m.text)(context) } }));
 }
@@ -186,7 +210,9 @@ export function installPrompts(server: Server, prompts: readonly PromptDefinitio
   const descriptors = new Map(prompts.map((p) => [p.name, promptDescriptor(p)]));
 
   server.setRequestHandler('prompts/list', (_request, extra) => ({
-    prompts: prompts.filter((p) => gate.visible('prompts', p.name, extra)).map((p) => gate.decorate('prompts', p.name, descriptors.get(p.name) ?? promptDescriptor(p))),
+    prompts: prompts
+      .filter((p) => gate.visible('prompts', p.name, extra))
+      .map((p) => gate.decorate('prompts', p.name, descriptors.get(p.name) ?? promptDescriptor(p))),
   }));
 
   server.setRequestHandler('prompts/get', async (request, extra): Promise<GetPromptResult | InputRequiredResult> => {
@@ -198,7 +224,9 @@ export function installPrompts(server: Server, prompts: readonly PromptDefinitio
     const missing = missingArguments(def, args);
     if (missing.length > 0) {
       const list = missing.map((m) => JSON.stringify(m)).join(', ');
-      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Prompt ${name}: missing required argument${missing.length === 1 ? '' : 's'} ${list}`, { missing });
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Prompt ${name}: missing required argument${missing.length === 1 ? '' : 's'} ${list}`, {
+        missing,
+      });
     }
     try {
       if (def.handler !== undefined) return await def.handler(declaredArguments(def, args), extra);

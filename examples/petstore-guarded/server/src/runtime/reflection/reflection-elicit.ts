@@ -12,12 +12,13 @@
  *
  * This file is copied verbatim into every generated project.
  */
-import { inputRequired, inputResponse } from '@modelcontextprotocol/server';
+
 import type { InputRequiredResult } from '@modelcontextprotocol/server';
-import type { ElicitForm } from '../validation/elicit-check.js';
+import { inputRequired, inputResponse } from '@modelcontextprotocol/server';
 import { isRecord } from '../core/json-shapes.js';
-import type { GateCall } from './reflection-config.js';
 import type { JsonSchema } from '../core/types.js';
+import type { ElicitForm } from '../validation/elicit-check.js';
+import type { GateCall } from './reflection-config.js';
 
 /** A justification schema as a form, and the way back from the form's answer to a justification. */
 export type JustificationForm = { readonly form: ElicitForm; toJustification(content: Record<string, unknown>): Record<string, unknown> };
@@ -49,7 +50,12 @@ export function justificationForm(schema: JsonSchema): JustificationForm | undef
       fields[name] = field;
     } else if (type === 'array' && isRecord(raw.items) && raw.items.type === 'string') {
       if (Array.isArray(raw.items.enum) || Array.isArray(raw.items.anyOf)) {
-        fields[name] = { type: 'array', items: raw.items, ...(raw.title !== undefined ? { title: raw.title } : {}), ...(raw.description !== undefined ? { description: raw.description } : {}) };
+        fields[name] = {
+          type: 'array',
+          items: raw.items,
+          ...(raw.title !== undefined ? { title: raw.title } : {}),
+          ...(raw.description !== undefined ? { description: raw.description } : {}),
+        };
       } else {
         lists.add(name);
         const about = typeof raw.description === 'string' ? `${raw.description} ` : '';
@@ -57,7 +63,9 @@ export function justificationForm(schema: JsonSchema): JustificationForm | undef
       }
     } else return undefined;
   }
-  const required = Array.isArray((schema as { required?: unknown }).required) ? ((schema as { required: unknown[] }).required.filter((r) => typeof r === 'string' && !lists.has(r)) as string[]) : [];
+  const required = Array.isArray((schema as { required?: unknown }).required)
+    ? ((schema as { required: unknown[] }).required.filter((r) => typeof r === 'string' && !lists.has(r)) as string[])
+    : [];
   const form: ElicitForm = { type: 'object', properties: fields, ...(required.length > 0 ? { required } : {}) };
   return {
     form,
@@ -101,13 +109,21 @@ function judge(form: JustificationForm, content: unknown, check: (j: unknown) =>
  * Legacy era: asks the user with real `elicitation/create` requests inside the call (attempt 1,
  * then 2 quoting the problems of an invalid answer). A refused or failed request gives up.
  */
-export async function askUserInCall(call: Pick<GateCall, 'server' | 'ctx' | 'signal'>, form: JustificationForm, message: (problems?: readonly string[]) => string, check: (j: unknown) => string[]): Promise<Exclude<UserStep, { kind: 'ask' }>> {
+export async function askUserInCall(
+  call: Pick<GateCall, 'server' | 'ctx' | 'signal'>,
+  form: JustificationForm,
+  message: (problems?: readonly string[]) => string,
+  check: (j: unknown) => string[],
+): Promise<Exclude<UserStep, { kind: 'ask' }>> {
   let problems: readonly string[] | undefined;
   for (const attempt of [1, 2] as const) {
     if (call.signal.aborted) throw call.signal.reason ?? new Error('The tool call was cancelled');
     let answer: { action: 'accept' | 'decline' | 'cancel'; content?: unknown };
     try {
-      answer = await call.server.elicitInput({ message: message(problems), requestedSchema: form.form as never }, { relatedRequestId: call.ctx.mcpReq.id, signal: call.signal, timeout: USER_TIMEOUT_MS });
+      answer = await call.server.elicitInput(
+        { message: message(problems), requestedSchema: form.form as never },
+        { relatedRequestId: call.ctx.mcpReq.id, signal: call.signal, timeout: USER_TIMEOUT_MS },
+      );
     } catch (err) {
       if (call.signal.aborted) throw call.signal.reason ?? err;
       return { kind: 'failed', problems: [`elicitation: the client refused or failed the request: ${err instanceof Error ? err.message : String(err)}`] };
@@ -122,10 +138,22 @@ export async function askUserInCall(call: Pick<GateCall, 'server' | 'ctx' | 'sig
 }
 
 /** 2026-07-28: one round of asking the user for gate `hash`: judge the answer to the pending form, or ask. */
-export function askUserRound(call: Pick<GateCall, 'ctx'>, memory: UserMemory, hash: string, form: JustificationForm, message: (problems?: readonly string[]) => string, check: (j: unknown) => string[]): UserStep {
+export function askUserRound(
+  call: Pick<GateCall, 'ctx'>,
+  memory: UserMemory,
+  hash: string,
+  form: JustificationForm,
+  message: (problems?: readonly string[]) => string,
+  check: (j: unknown) => string[],
+): UserStep {
   const ask = (attempt: 1 | 2, problems?: readonly string[]): UserStep => {
     memory.pending = { hash, attempt, via: 'user' };
-    return { kind: 'ask', result: inputRequired({ inputRequests: { [userInputKey(hash, attempt)]: inputRequired.elicit({ message: message(problems), requestedSchema: form.form as never }) } }) };
+    return {
+      kind: 'ask',
+      result: inputRequired({
+        inputRequests: { [userInputKey(hash, attempt)]: inputRequired.elicit({ message: message(problems), requestedSchema: form.form as never }) },
+      }),
+    };
   };
   const pending = memory.pending;
   if (pending === undefined || pending.hash !== hash || pending.via !== 'user') return ask(1);

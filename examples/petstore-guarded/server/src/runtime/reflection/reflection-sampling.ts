@@ -12,8 +12,8 @@
  * This file is copied verbatim into every generated project.
  */
 import type { CreateMessageRequestParams, CreateMessageResult, CreateMessageResultWithTools, SamplingMessage } from '@modelcontextprotocol/server';
-import type { JsonSchema, OperationTool } from '../core/types.js';
 import { embedJustificationSchema } from '../core/surface.js';
+import type { JsonSchema, OperationTool } from '../core/types.js';
 import { validateArguments } from '../validation/validate.js';
 
 export { DEFAULT_JUSTIFICATION_SCHEMA, embedJustificationSchema } from '../core/surface.js';
@@ -83,22 +83,34 @@ export type PreviousReply = { readonly text: string; readonly problems: readonly
  * gate prompt): the prompt and the schema; for the retry (`previous` given), also the invalid
  * reply and its problems, so the model can correct itself.
  */
-export function justificationRequest(promptText: string, schema: JsonSchema, options: { maxTokens?: number; previous?: PreviousReply } = {}): CreateMessageRequestParams {
+export function justificationRequest(
+  promptText: string,
+  schema: JsonSchema,
+  options: { maxTokens?: number; previous?: PreviousReply } = {},
+): CreateMessageRequestParams {
   const messages: SamplingMessage[] = [
-    { role: 'user', content: { type: 'text', text: `${promptText}\n\nAnswer with only a JSON object that matches this JSON Schema:\n${JSON.stringify(schema)}` } },
+    {
+      role: 'user',
+      content: { type: 'text', text: `${promptText}\n\nAnswer with only a JSON object that matches this JSON Schema:\n${JSON.stringify(schema)}` },
+    },
   ];
   if (options.previous !== undefined) {
     messages.push({ role: 'assistant', content: { type: 'text', text: options.previous.text } });
     messages.push({
       role: 'user',
-      content: { type: 'text', text: `That reply is not a valid justification:\n${options.previous.problems.map((p) => `- ${p}`).join('\n')}\nReply again with only the corrected JSON object.` },
+      content: {
+        type: 'text',
+        text: `That reply is not a valid justification:\n${options.previous.problems.map((p) => `- ${p}`).join('\n')}\nReply again with only the corrected JSON object.`,
+      },
     });
   }
   return { messages, systemPrompt: SAMPLING_SYSTEM_PROMPT, maxTokens: options.maxTokens ?? 800, includeContext: 'none' };
 }
 
 /** Verdict on one sampling reply: a valid justification, or the problems and the reply text (for the retry). */
-export type ReplyVerdict = { readonly ok: true; readonly justification: Record<string, unknown> } | { readonly ok: false; readonly problems: string[]; readonly text: string };
+export type ReplyVerdict =
+  | { readonly ok: true; readonly justification: Record<string, unknown> }
+  | { readonly ok: false; readonly problems: string[]; readonly text: string };
 
 /** Text of a sampling result's content (one block or an array); `undefined` when it has no text block. */
 function replyText(result: CreateMessageResult | CreateMessageResultWithTools): string | undefined {

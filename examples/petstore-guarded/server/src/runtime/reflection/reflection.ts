@@ -49,36 +49,46 @@
  *
  * This file is copied verbatim into every generated project.
  */
-import Handlebars from 'handlebars';
-import { CLIENT_CAPABILITIES_META_KEY, DEFAULT_REQUEST_TIMEOUT_MSEC, inputRequired, inputResponse, SdkError, SdkErrorCode } from '@modelcontextprotocol/server';
+
 import type { CallToolResult, InputRequiredResult, ServerContext } from '@modelcontextprotocol/server';
+import { CLIENT_CAPABILITIES_META_KEY, DEFAULT_REQUEST_TIMEOUT_MSEC, inputRequired, inputResponse, SdkError, SdkErrorCode } from '@modelcontextprotocol/server';
+import Handlebars from 'handlebars';
 import { errorResult } from '../core/error-result.js';
 import { log } from '../core/log.js';
 import { errorMessage } from '../core/primitives.js';
-import { redact } from '../policy/redact.js';
-import { renderPrompt } from '../primitives/prompts.js';
-import type { PromptDefinition, PromptMessageTemplate } from '../primitives/prompts.js';
-import { PERSIST_TOOL_NAME, persistToolFor } from './reflection-config.js';
 import type { ToolEntry } from '../core/surface.js';
-import type { GateCall, GateDefinition, GateHint, GateOutcome, ReflectionConfig, ReflectionGateConfig, ReflectionMode } from './reflection-config.js';
-import { canonicalJson, gateKey } from './reflection-key.js';
-import { DEFAULT_JUSTIFICATION_SCHEMA, judgeReply, justificationChecker, justificationRequest } from './reflection-sampling.js';
-import type { JustificationCheck } from './reflection-sampling.js';
-import { askUserInCall, askUserRound, justificationForm, justificationMessage } from './reflection-elicit.js';
-import type { JustificationForm, UserStep } from './reflection-elicit.js';
-import { clientCapabilities, covers } from '../tools/handler-input.js';
-import { JustificationStore, StoreError, jsonByteLength } from './reflection-store.js';
-import type { Justifications } from './reflection-store.js';
-import { SharedStateError } from '../shared/shared-state.js';
-import { parsePositiveInteger, settingsVariables } from '../process/settings.js';
-import { DEFAULT_HINT_TTL_MS, signHint, verifyHint } from '../shared/state.js';
 import type { JsonSchema } from '../core/types.js';
+import { redact } from '../policy/redact.js';
+import type { PromptDefinition, PromptMessageTemplate } from '../primitives/prompts.js';
+import { renderPrompt } from '../primitives/prompts.js';
+import { parsePositiveInteger, settingsVariables } from '../process/settings.js';
+import { SharedStateError } from '../shared/shared-state.js';
+import { DEFAULT_HINT_TTL_MS, signHint, verifyHint } from '../shared/state.js';
+import { clientCapabilities, covers } from '../tools/handler-input.js';
+import type { GateCall, GateDefinition, GateHint, GateOutcome, ReflectionConfig, ReflectionGateConfig, ReflectionMode } from './reflection-config.js';
+import { PERSIST_TOOL_NAME, persistToolFor } from './reflection-config.js';
+import type { JustificationForm, UserStep } from './reflection-elicit.js';
+import { askUserInCall, askUserRound, justificationForm, justificationMessage } from './reflection-elicit.js';
+import { canonicalJson, gateKey } from './reflection-key.js';
+import type { JustificationCheck } from './reflection-sampling.js';
+import { DEFAULT_JUSTIFICATION_SCHEMA, judgeReply, justificationChecker, justificationRequest } from './reflection-sampling.js';
+import type { Justifications } from './reflection-store.js';
+import { JustificationStore, jsonByteLength, StoreError } from './reflection-store.js';
 
+export type {
+  GateCall,
+  GateDefinition,
+  GateHint,
+  GateOutcome,
+  ReflectionConfig,
+  ReflectionGateConfig,
+  ReflectionMode,
+  ReflectionScope,
+} from './reflection-config.js';
 export { HINT_HASH_PROPERTY, PERSIST_TOOL, PERSIST_TOOL_NAME, persistToolFor } from './reflection-config.js';
-export type { GateCall, GateDefinition, GateHint, GateOutcome, ReflectionConfig, ReflectionGateConfig, ReflectionMode, ReflectionScope } from './reflection-config.js';
 export { DEFAULT_JUSTIFICATION_SCHEMA } from './reflection-sampling.js';
-export { JustificationStore } from './reflection-store.js';
 export type { JustificationRecord } from './reflection-store.js';
+export { JustificationStore } from './reflection-store.js';
 
 /** Name of the environment variable overriding `hintTtlMs`. */
 export function hintTtlVariable(envPrefix: string): string {
@@ -91,7 +101,12 @@ export function hintTtlVariable(envPrefix: string): string {
  * paths are relative to the working directory, as in the manifest). Throws when
  * `<envPrefix>_HINT_TTL_MS` is not a positive integer.
  */
-export function reflectionConfigFromEnv(config: ReflectionConfig, envPrefix: string, stateKey: Buffer, env: NodeJS.ProcessEnv = process.env): ReflectionGateConfig {
+export function reflectionConfigFromEnv(
+  config: ReflectionConfig,
+  envPrefix: string,
+  stateKey: Buffer,
+  env: NodeJS.ProcessEnv = process.env,
+): ReflectionGateConfig {
   const out: { -readonly [K in keyof ReflectionGateConfig]: ReflectionGateConfig[K] } = { ...config, stateKey };
   const dir = env[settingsVariables(envPrefix).reflectionDir];
   if (dir !== undefined && dir !== '') out.storeDir = dir;
@@ -124,7 +139,12 @@ function memoryOf(state: Record<string, unknown>): RoundMemory {
   const p = raw?.pending;
   const memory: RoundMemory = { done };
   if (typeof p === 'object' && p !== null && typeof p.hash === 'string' && (p.attempt === 1 || p.attempt === 2)) {
-    memory.pending = { hash: p.hash, attempt: p.attempt, ...(typeof p.deadline === 'number' ? { deadline: p.deadline } : {}), ...(p.via === 'user' ? { via: 'user' as const } : {}) };
+    memory.pending = {
+      hash: p.hash,
+      attempt: p.attempt,
+      ...(typeof p.deadline === 'number' ? { deadline: p.deadline } : {}),
+      ...(p.via === 'user' ? { via: 'user' as const } : {}),
+    };
   }
   state[STATE_KEY] = memory;
   return memory;
@@ -174,7 +194,8 @@ export class ReflectionGate {
 
   /** Throws when a gate names an undeclared domain, a prompt is declared with two templates, or the state key is missing. */
   constructor(config: ReflectionGateConfig) {
-    if (!Buffer.isBuffer(config.stateKey) || config.stateKey.length === 0) throw new Error('ReflectionGate: the config needs the state key (stateKey, from state.ts stateKey())');
+    if (!Buffer.isBuffer(config.stateKey) || config.stateKey.length === 0)
+      throw new Error('ReflectionGate: the config needs the state key (stateKey, from state.ts stateKey())');
     this.config = config;
     this.key = config.stateKey;
     this.mode = config.mode ?? 'auto';
@@ -195,7 +216,8 @@ export class ReflectionGate {
       for (const gate of gates) {
         if (!this.store.hasDomain(gate.domain)) throw new Error(`Reflection gate of tool ${tool}: domain ${JSON.stringify(gate.domain)} is not declared`);
         const prev = this.prompts.get(gate.prompt);
-        if (prev !== undefined && prev.messages[0]?.text !== gate.template) throw new Error(`Reflection prompt ${gate.prompt} is used with two different templates`);
+        if (prev !== undefined && prev.messages[0]?.text !== gate.template)
+          throw new Error(`Reflection prompt ${gate.prompt} is used with two different templates`);
         const use = argUse.get(gate.prompt) ?? { keys: [], gates: [] };
         for (const k of Object.keys(gate.promptArgs ?? {})) if (!use.keys.includes(k)) use.keys.push(k);
         use.gates.push(gate);
@@ -277,7 +299,11 @@ export class ReflectionGate {
   /** The gate's prompt text rendered with its arguments (what `prompts/get` returns). */
   private promptText(r: Resolved): string {
     const def = this.prompts.get(r.gate.prompt);
-    return def === undefined ? r.gate.template : renderPrompt(def, r.promptArgs).map((m) => m.content.text).join('\n\n');
+    return def === undefined
+      ? r.gate.template
+      : renderPrompt(def, r.promptArgs)
+          .map((m) => m.content.text)
+          .join('\n\n');
   }
 
   /**
@@ -301,7 +327,10 @@ export class ReflectionGate {
     } catch (err) {
       if (!(err instanceof SharedStateError)) throw err;
       log('warn', `reflection: cannot check the gate of ${tool}: ${err.message}`);
-      return { ok: false, result: errorResult(`Tool ${tool} needs a justification, which cannot be checked now: ${err.message}. The call was not run; retry shortly.`) };
+      return {
+        ok: false,
+        result: errorResult(`Tool ${tool} needs a justification, which cannot be checked now: ${err.message}. The call was not run; retry shortly.`),
+      };
     }
   }
 
@@ -325,7 +354,12 @@ export class ReflectionGate {
         if (step?.kind === 'ask') return { ok: false, result: step.result };
         if (step?.kind === 'refused') {
           const what = step.action === 'decline' ? 'declined to give' : 'dismissed the request for';
-          return { ok: false, result: errorResult(`Tool ${tool} was not run: the user ${what} a justification (reflection gate, domain "${r.gate.domain}"). Calling the tool again asks again.`) };
+          return {
+            ok: false,
+            result: errorResult(
+              `Tool ${tool} was not run: the user ${what} a justification (reflection gate, domain "${r.gate.domain}"). Calling the tool again asks again.`,
+            ),
+          };
         }
       }
       const mode = own === 'elicit' ? 'auto' : own;
@@ -361,7 +395,10 @@ export class ReflectionGate {
     if (this.form === undefined || !covers(clientCapabilities(call), 'elicitation')) return undefined;
     if (memory.pending !== undefined && memory.pending.hash === r.hash && memory.pending.via !== 'user') return undefined;
     const message = (problems?: readonly string[]): string => justificationMessage(tool, r.gate.domain, this.promptText(r), problems);
-    const step = call.era === 'legacy' ? await askUserInCall(call, this.form, message, this.validateJustification) : askUserRound(call, memory, r.hash, this.form, message, this.validateJustification);
+    const step =
+      call.era === 'legacy'
+        ? await askUserInCall(call, this.form, message, this.validateJustification)
+        : askUserRound(call, memory, r.hash, this.form, message, this.validateJustification);
     if (step.kind === 'done') await this.keep(tool, r, step.justification, 'user');
     if (step.kind === 'failed') log('info', `reflection: no justification from the user for ${tool} (${r.gate.domain})`, { problems: step.problems });
     return step;
@@ -400,8 +437,14 @@ export class ReflectionGate {
       } catch (err) {
         if (call.signal.aborted) throw call.signal.reason ?? err;
         const timedOut = err instanceof SdkError && err.code === SdkErrorCode.RequestTimeout;
-        const problem = timedOut ? `sampling: the client's model did not answer within ${timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MSEC} ms` : `sampling: the client refused or failed the request: ${errorMessage(err)}`;
-        log('info', `reflection: ${timedOut ? 'no sampled justification in time' : 'sampling refused or failed'} for ${tool} (${r.gate.domain}), attempt ${attempt}`, { problem });
+        const problem = timedOut
+          ? `sampling: the client's model did not answer within ${timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MSEC} ms`
+          : `sampling: the client refused or failed the request: ${errorMessage(err)}`;
+        log(
+          'info',
+          `reflection: ${timedOut ? 'no sampled justification in time' : 'sampling refused or failed'} for ${tool} (${r.gate.domain}), attempt ${attempt}`,
+          { problem },
+        );
         return { kind: 'failed', problems: [problem] };
       }
       const verdict = judgeReply(reply, this.validateJustification);
@@ -421,7 +464,14 @@ export class ReflectionGate {
   /** Stores a valid sampled justification; a store failure is logged, and the answer still counts for this call. */
   private async keep(tool: string, r: Resolved, justification: Record<string, unknown>, source: 'sampling' | 'user' = 'sampling'): Promise<void> {
     try {
-      await this.store.put(r.gate.domain, r.hash, { tool, prompt: r.gate.prompt, promptArgs: this.redacted(r.promptArgs) as Record<string, string>, justification: this.redacted(justification), source, createdAt: new Date().toISOString() });
+      await this.store.put(r.gate.domain, r.hash, {
+        tool,
+        prompt: r.gate.prompt,
+        promptArgs: this.redacted(r.promptArgs) as Record<string, string>,
+        justification: this.redacted(justification),
+        source,
+        createdAt: new Date().toISOString(),
+      });
       log('info', `reflection: justification for ${tool} (${r.gate.domain}) obtained ${source === 'user' ? 'from the user' : 'by sampling'}`, { hash: r.hash });
     } catch (err) {
       // the call goes on (the answer is valid and remembered for this call); the next call asks again
@@ -461,7 +511,9 @@ export class ReflectionGate {
     this.issued.delete(cacheKey);
     this.issued.set(cacheKey, { tool, prompt: r.gate.prompt, promptArgs: r.promptArgs });
     // for a persist through another instance (a shared store); a failure only loses that
-    void this.store.rememberHint?.(r.gate.domain, r.hash, { tool, prompt: r.gate.prompt, promptArgs: this.redacted(r.promptArgs) as Record<string, string> }, this.hintTtlMs).catch(() => undefined);
+    void this.store
+      .rememberHint?.(r.gate.domain, r.hash, { tool, prompt: r.gate.prompt, promptArgs: this.redacted(r.promptArgs) as Record<string, string> }, this.hintTtlMs)
+      .catch(() => undefined);
     const hint: GateHint = { prompt: r.gate.prompt, prompt_args: r.promptArgs, hash: signed, domain: r.gate.domain, remaining };
     const text = [
       `Tool ${tool} needs a justification before it runs (reflection gate, domain "${r.gate.domain}"; ${remaining} gate${remaining === 1 ? '' : 's'} left including this one).`,
@@ -471,7 +523,13 @@ export class ReflectionGate {
       `Then call ${tool} again with the same arguments.`,
       `The prompt reads:\n${this.promptText(r)}`,
     ].join('\n');
-    const result: CallToolResult = { isError: true, content: [{ type: 'text', text }, { type: 'text', text: JSON.stringify(hint) }] };
+    const result: CallToolResult = {
+      isError: true,
+      content: [
+        { type: 'text', text },
+        { type: 'text', text: JSON.stringify(hint) },
+      ],
+    };
     if (!this.noStructured.has(tool)) result.structuredContent = hint;
     return result;
   }
@@ -492,7 +550,8 @@ export class ReflectionGate {
 
   /** Implements the `persist_justification` tool (module comment); never throws. */
   async persist(input: unknown): Promise<CallToolResult> {
-    if (typeof input !== 'object' || input === null || Array.isArray(input)) return errorResult(`Invalid ${PERSIST_TOOL_NAME} call:\n- arguments: must be object`);
+    if (typeof input !== 'object' || input === null || Array.isArray(input))
+      return errorResult(`Invalid ${PERSIST_TOOL_NAME} call:\n- arguments: must be object`);
     const { hash, domain, justification, ...rest } = input as Record<string, unknown>;
     const problems: string[] = Object.keys(rest).map((k) => `${k}: is not an accepted argument`);
     let hex: string | undefined;
@@ -501,34 +560,48 @@ export class ReflectionGate {
     else {
       // the first half of the signature does not depend on the domain: malformed / another key are told apart first
       const v = verifyHint(this.key, hash, domainOk ? domain : '');
-      if (!v.ok && v.reason === 'malformed') problems.push('hash: must be the `hash` of a gate hint exactly as given (64 lower-case hex digits, a dot, an expiry, a dot and a signature)');
+      if (!v.ok && v.reason === 'malformed')
+        problems.push('hash: must be the `hash` of a gate hint exactly as given (64 lower-case hex digits, a dot, an expiry, a dot and a signature)');
       else if (!v.ok && v.reason === 'bad-signature') {
-        problems.push('hash: was not issued by this server nor by one sharing its state key (signed under another key, or altered); call the gated tool again and use the `hash` from its hint');
+        problems.push(
+          'hash: was not issued by this server nor by one sharing its state key (signed under another key, or altered); call the gated tool again and use the `hash` from its hint',
+        );
       } else if (domainOk) {
         if (v.ok) hex = v.hex;
         else if (v.reason === 'domain-mismatch') {
           const issuedFor = this.domainOf(hash as string);
           problems.push(`domain: must be ${issuedFor !== undefined ? JSON.stringify(issuedFor) : 'the domain'}, the domain of the hint that issued this hash`);
         } else if (v.reason === 'expired') {
-          problems.push(`hash: this hint expired${v.expiresAt !== undefined ? ` at ${new Date(v.expiresAt).toISOString()}` : ''}; call the gated tool again with the same arguments for a fresh hint`);
+          problems.push(
+            `hash: this hint expired${v.expiresAt !== undefined ? ` at ${new Date(v.expiresAt).toISOString()}` : ''}; call the gated tool again with the same arguments for a fresh hint`,
+          );
         }
       }
     }
     if (domain === undefined) problems.push('domain: is required');
-    else if (!domainOk) problems.push(`domain: must be one of the declared reflection domains (${this.config.domains.map((d) => JSON.stringify(d)).join(', ')})`);
+    else if (!domainOk)
+      problems.push(`domain: must be one of the declared reflection domains (${this.config.domains.map((d) => JSON.stringify(d)).join(', ')})`);
     if (justification === undefined) problems.push('justification: is required');
     else {
       const size = jsonByteLength(justification);
-      if (size > this.store.maxJustificationBytes) problems.push(`justification: is ${size} bytes of JSON; the limit is ${this.store.maxJustificationBytes} bytes`);
+      if (size > this.store.maxJustificationBytes)
+        problems.push(`justification: is ${size} bytes of JSON; the limit is ${this.store.maxJustificationBytes} bytes`);
       else problems.push(...this.validateJustification(justification));
     }
-    if (problems.length > 0 || hex === undefined || !domainOk) return errorResult(`Invalid ${PERSIST_TOOL_NAME} call:\n${problems.map((p) => `- ${p}`).join('\n')}`);
+    if (problems.length > 0 || hex === undefined || !domainOk)
+      return errorResult(`Invalid ${PERSIST_TOOL_NAME} call:\n${problems.map((p) => `- ${p}`).join('\n')}`);
     const known = this.issued.get(`${domain}/${hex}`) ?? (await this.store.recallHint?.(domain, hex).catch(() => undefined));
     const prompts = this.domainPrompts.get(domain);
     const onlyPrompt = prompts !== undefined && prompts.size === 1 ? ([...prompts][0] as string) : '';
     const meta = known ?? { prompt: onlyPrompt, promptArgs: {} };
     try {
-      await this.store.put(domain, hex, { ...meta, promptArgs: this.redacted(meta.promptArgs) as Record<string, string>, justification: this.redacted(justification), source: 'host', createdAt: new Date().toISOString() });
+      await this.store.put(domain, hex, {
+        ...meta,
+        promptArgs: this.redacted(meta.promptArgs) as Record<string, string>,
+        justification: this.redacted(justification),
+        source: 'host',
+        createdAt: new Date().toISOString(),
+      });
     } catch (err) {
       if (err instanceof StoreError) return errorResult(`Cannot store the justification: ${errorMessage(err)}`);
       if (err instanceof SharedStateError) {
@@ -538,12 +611,19 @@ export class ReflectionGate {
       // the server's paths stay in its log: the client learns only what kind of failure it was
       log('error', `reflection: cannot store justification ${domain}/${hex}`, err);
       const code = (err as { code?: unknown } | null)?.code;
-      return errorResult(`Cannot store the justification: the server could not write it${typeof code === 'string' && /^E[A-Z]+$/.test(code) ? ` (${code})` : ''}; try again later`);
+      return errorResult(
+        `Cannot store the justification: the server could not write it${typeof code === 'string' && /^E[A-Z]+$/.test(code) ? ` (${code})` : ''}; try again later`,
+      );
     }
     const toolName = known?.tool;
     log('info', `reflection: justification for ${toolName ?? 'a gated tool'} (${domain}) stored by the host`, { hash: hex });
     return {
-      content: [{ type: 'text', text: `Justification stored (domain "${domain}", hash ${hex}). Now call ${toolName ?? 'the gated tool'} again with the same arguments.` }],
+      content: [
+        {
+          type: 'text',
+          text: `Justification stored (domain "${domain}", hash ${hex}). Now call ${toolName ?? 'the gated tool'} again with the same arguments.`,
+        },
+      ],
     };
   }
 }

@@ -34,43 +34,49 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextprotocol/node';
-import { createMcpHandler, isInitializeRequest, isLegacyRequest } from '@modelcontextprotocol/server';
 import type { AuthInfo, Server, ServerEventBus } from '@modelcontextprotocol/server';
-import { jsonNestsDeeper, MAX_ARGUMENT_DEPTH, MAX_BODY_DEPTH } from '../operation/argument-limits.js';
-import { bearerChecker, hostAllowed, isOAuthPath, noOAuth, originAllowed, refusal, refusalLog } from './http-auth.js';
+import { createMcpHandler, isInitializeRequest, isLegacyRequest } from '@modelcontextprotocol/server';
 import type { Era } from '../core/era.js';
 import { log } from '../core/log.js';
 import type { ResourceServer } from '../oauth/oauth-resource.js';
-import { scopeShortfall } from '../oauth/oauth-scopes.js';
 import type { ScopeNeeds } from '../oauth/oauth-scopes.js';
+import { scopeShortfall } from '../oauth/oauth-scopes.js';
+import { jsonNestsDeeper, MAX_ARGUMENT_DEPTH, MAX_BODY_DEPTH } from '../operation/argument-limits.js';
+import { bearerChecker, hostAllowed, isOAuthPath, noOAuth, originAllowed, refusal, refusalLog } from './http-auth.js';
 
 /** Makes a fresh server instance: one per modern request, one per legacy session. `identity` is the client identity of the request (from its bearer token; undefined without tokens). `headers` are the HTTP request headers. */
 export type HttpServerFactory = (ctx: { era: Era; identity?: string; headers: Headers }) => Server | Promise<Server>;
 export interface HttpOptions {
-  name: string; version: string;           // for /healthz and logs
-  host: string;                             // default used by callers: '127.0.0.1'
-  port: number;                             // 0 = ephemeral
-  allowedHosts?: readonly string[];         // Host header values accepted besides loopback names (needed when bound beyond loopback)
-  allowedOrigins?: readonly string[];       // Origin values accepted besides loopback origins
-  tokens?: ReadonlyMap<string, string>;     // bearer token -> identity; absent/empty = no auth
-  oauth?: ResourceServer;                   // OAuth access tokens (oauth-resource.ts): verified besides the static tokens; metadata at /.well-known/oauth-protected-resource
+  name: string;
+  version: string; // for /healthz and logs
+  host: string; // default used by callers: '127.0.0.1'
+  port: number; // 0 = ephemeral
+  allowedHosts?: readonly string[]; // Host header values accepted besides loopback names (needed when bound beyond loopback)
+  allowedOrigins?: readonly string[]; // Origin values accepted besides loopback origins
+  tokens?: ReadonlyMap<string, string>; // bearer token -> identity; absent/empty = no auth
+  oauth?: ResourceServer; // OAuth access tokens (oauth-resource.ts): verified besides the static tokens; metadata at /.well-known/oauth-protected-resource
   scopeNeeds?: ScopeNeeds; // what an OAuth token needs to call a tool, get a prompt, read a resource (oauth-scopes.ts): a request without it is 403 insufficient_scope
-  sessionIdleMs?: number;                   // legacy session idle timeout, default 30 min
-  maxSessions?: number;                     // cap on open legacy sessions, default 100
-  maxSessionsPerClient?: number;            // cap per client identity (with tokens), default 10: its least recently used session is closed for a new one
-  drainMs?: number;                         // graceful shutdown bound, default 10_000
-  path?: string;                            // MCP endpoint path, default '/mcp'
-  maxBodyBytes?: number;                    // largest request body read, default 4 MiB; a longer one is refused unparsed (413)
-  bodyLimitHint?: string;                   // what sets the body limit, for the 413 message (e.g. the argument-size variable)
-  tokensFrom?: string;                      // where the client tokens are set, for the 401 message (e.g. 'PETS_HTTP_TOKENS (or PETS_HTTP_TOKENS_FILE)')
-  now?: () => number;                       // clock of the refusal log's rate limit (tests)
-  bus?: ServerEventBus;                     // change events of modern subscriptions/listen streams (resource subscriptions)
-  unknownSession?: string;                  // said after 'Session not found' (several instances: sessions need sticky routing)
+  sessionIdleMs?: number; // legacy session idle timeout, default 30 min
+  maxSessions?: number; // cap on open legacy sessions, default 100
+  maxSessionsPerClient?: number; // cap per client identity (with tokens), default 10: its least recently used session is closed for a new one
+  drainMs?: number; // graceful shutdown bound, default 10_000
+  path?: string; // MCP endpoint path, default '/mcp'
+  maxBodyBytes?: number; // largest request body read, default 4 MiB; a longer one is refused unparsed (413)
+  bodyLimitHint?: string; // what sets the body limit, for the 413 message (e.g. the argument-size variable)
+  tokensFrom?: string; // where the client tokens are set, for the 401 message (e.g. 'PETS_HTTP_TOKENS (or PETS_HTTP_TOKENS_FILE)')
+  now?: () => number; // clock of the refusal log's rate limit (tests)
+  bus?: ServerEventBus; // change events of modern subscriptions/listen streams (resource subscriptions)
+  unknownSession?: string; // said after 'Session not found' (several instances: sessions need sticky routing)
   precheck?: (body: unknown, ctx: { identity?: string; headers: Headers }) => { status: number; code: number; message: string; data?: unknown } | undefined; // refuses a modern request before the SDK serves it (x-mcp-header mismatch, a subscription the client may not read)
-  taskListen?: (identity: string | undefined, taskIds: readonly unknown[], subscriptionId: unknown, send: (message: unknown) => void) => Promise<{ accepted: string[]; stop: () => void }>; // 2026-07-28 listen streams for task ids (tasks-tools.ts), served before the SDK's router, which knows none
+  taskListen?: (
+    identity: string | undefined,
+    taskIds: readonly unknown[],
+    subscriptionId: unknown,
+    send: (message: unknown) => void,
+  ) => Promise<{ accepted: string[]; stop: () => void }>; // 2026-07-28 listen streams for task ids (tasks-tools.ts), served before the SDK's router, which knows none
 }
 export interface HttpHandle {
-  readonly url: string;                     // e.g. http://127.0.0.1:PORT/mcp
+  readonly url: string; // e.g. http://127.0.0.1:PORT/mcp
   readonly port: number;
   sessionCount(): number;
   /** Each open legacy session's own server instance (to send it list_changed notifications). */
@@ -155,8 +161,7 @@ function webHeaders(req: IncomingMessage): Headers {
   return headers;
 }
 
-const isMethod = (body: unknown, method: string): boolean =>
-  typeof body === 'object' && body !== null && (body as { method?: unknown }).method === method;
+const isMethod = (body: unknown, method: string): boolean => typeof body === 'object' && body !== null && (body as { method?: unknown }).method === method;
 
 export async function serveHttp(factory: HttpServerFactory, options: HttpOptions): Promise<HttpHandle> {
   const path = options.path ?? '/mcp';
@@ -183,10 +188,11 @@ export async function serveHttp(factory: HttpServerFactory, options: HttpOptions
   let onIdle: (() => void) | undefined;
   let closing = false;
 
-  const modern = createMcpHandler(
-    (ctx) => factory({ era: ctx.era, identity: ctx.authInfo?.clientId, headers: ctx.requestInfo?.headers ?? new Headers() }),
-    { legacy: 'reject', onerror: (error) => log('debug', 'http: modern request error', error), ...(options.bus ? { bus: options.bus } : {}) },
-  );
+  const modern = createMcpHandler((ctx) => factory({ era: ctx.era, identity: ctx.authInfo?.clientId, headers: ctx.requestInfo?.headers ?? new Headers() }), {
+    legacy: 'reject',
+    onerror: (error) => log('debug', 'http: modern request error', error),
+    ...(options.bus ? { bus: options.bus } : {}),
+  });
   const modernNode = toNodeHandler(modern, { maxRequestBodySize: maxBody, onerror: (error) => log('error', 'http: modern request failed', error) });
 
   /** Counts a request as in flight until its response closes (or `release` is called). */
@@ -248,14 +254,25 @@ export async function serveHttp(factory: HttpServerFactory, options: HttpOptions
         const idle = own.filter((x) => x.active === 0).sort((a, b) => a.used - b.used)[0];
         if (idle === undefined) {
           logRefusal(auth.clientId, 'http: this client holds its most sessions, all busy; initialize refused', { maxSessionsPerClient: perClient });
-          return reply(res, 503, rpcError(-32000, `Too many open sessions for this client (the limit is ${perClient}, all of them busy); close one or try again later`, (body as { id?: unknown }).id), { 'retry-after': '5' });
+          return reply(
+            res,
+            503,
+            rpcError(
+              -32000,
+              `Too many open sessions for this client (the limit is ${perClient}, all of them busy); close one or try again later`,
+              (body as { id?: unknown }).id,
+            ),
+            { 'retry-after': '5' },
+          );
         }
         await dispose(idle, 'replaced by a newer session of the same client');
       }
     }
     if (sessions.size + opening >= maxSessions) {
       logRefusal(auth?.clientId, 'http: session cap reached, initialize refused', { maxSessions });
-      return reply(res, 503, rpcError(-32000, `Too many open sessions (the limit is ${maxSessions}); try again later`, (body as { id?: unknown }).id), { 'retry-after': '60' });
+      return reply(res, 503, rpcError(-32000, `Too many open sessions (the limit is ${maxSessions}); try again later`, (body as { id?: unknown }).id), {
+        'retry-after': '60',
+      });
     }
     opening++;
     try {
@@ -283,7 +300,8 @@ export async function serveHttp(factory: HttpServerFactory, options: HttpOptions
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (closing) return reply(res, 503, rpcError(-32000, 'Server is shutting down'), { connection: 'close' });
     // only a path is served (origin-form); an absolute URL (`POST http://host/mcp?…`) is refused, and never logged
-    if (!(req.url ?? '/').startsWith('/')) return reply(res, 400, rpcError(-32600, 'Bad Request: the request target must be a path such as /mcp, not a full URL'), { connection: 'close' });
+    if (!(req.url ?? '/').startsWith('/'))
+      return reply(res, 400, rpcError(-32600, 'Bad Request: the request target must be a path such as /mcp, not a full URL'), { connection: 'close' });
     const host = header(req, 'host');
     const origin = header(req, 'origin');
     if (!hostAllowed(host, options.allowedHosts) || !originAllowed(origin, options.allowedOrigins)) {
@@ -297,11 +315,15 @@ export async function serveHttp(factory: HttpServerFactory, options: HttpOptions
     const oauth = options.oauth;
     const resource = oauth?.resourceOf(host, path);
     if (oauth !== undefined && pathname !== path) {
-      const answer = await oauth.metadata(new Request(`http://localhost${req.url ?? '/'}`, { method: req.method ?? 'GET', headers: webHeaders(req) }), resource!);
+      const answer = await oauth.metadata(
+        new Request(`http://localhost${req.url ?? '/'}`, { method: req.method ?? 'GET', headers: webHeaders(req) }),
+        resource!,
+      );
       if (answer !== undefined) return send(res, answer);
     }
     // clients try OAuth after a 401 whatever it says: a static-token server's discovery paths tell them there is none
-    if (pathname !== path) return reply(res, 404, rpcError(-32000, check !== undefined && oauth === undefined && isOAuthPath(pathname) ? noOAuth(options.tokensFrom) : 'Not found'));
+    if (pathname !== path)
+      return reply(res, 404, rpcError(-32000, check !== undefined && oauth === undefined && isOAuthPath(pathname) ? noOAuth(options.tokensFrom) : 'Not found'));
     let auth: AuthInfo | undefined;
     const authorization = header(req, 'authorization');
     const known = check?.(authorization);
@@ -331,9 +353,17 @@ export async function serveHttp(factory: HttpServerFactory, options: HttpOptions
     if (req.method === 'POST') {
       // refused before it is parsed: parsing is what costs (a body of a million empty objects is tens of MB in memory)
       raw = (await readBody(req, maxBody))?.toString('utf8');
-      if (raw === undefined) return reply(res, 413, rpcError(-32000, `Payload too large (limit ${maxBody} bytes${options.bodyLimitHint ? `; ${options.bodyLimitHint}` : ''})`), { connection: 'close' });
+      if (raw === undefined)
+        return reply(res, 413, rpcError(-32000, `Payload too large (limit ${maxBody} bytes${options.bodyLimitHint ? `; ${options.bodyLimitHint}` : ''})`), {
+          connection: 'close',
+        });
       // before it is parsed: the SDK re-serialises the parsed body recursively
-      if (jsonNestsDeeper(raw, MAX_BODY_DEPTH)) return reply(res, 400, rpcError(-32600, `Bad Request: the JSON nests more than ${MAX_BODY_DEPTH} levels deep (tool arguments may nest ${MAX_ARGUMENT_DEPTH})`));
+      if (jsonNestsDeeper(raw, MAX_BODY_DEPTH))
+        return reply(
+          res,
+          400,
+          rpcError(-32600, `Bad Request: the JSON nests more than ${MAX_BODY_DEPTH} levels deep (tool arguments may nest ${MAX_ARGUMENT_DEPTH})`),
+        );
       try {
         body = JSON.parse(raw);
       } catch {
@@ -354,8 +384,16 @@ export async function serveHttp(factory: HttpServerFactory, options: HttpOptions
     if (req.method === 'GET' || isMethod(body, 'subscriptions/listen')) release();
     if (legacy) return legacyRoute(req, res, body, auth, headers);
     const refused = options.precheck?.(body, { ...(auth?.clientId !== undefined ? { identity: auth.clientId } : {}), headers });
-    if (refused) return reply(res, refused.status, { jsonrpc: '2.0', error: { code: refused.code, message: refused.message, ...(refused.data !== undefined ? { data: refused.data } : {}) }, id: (body as { id?: unknown }).id ?? null });
-    const taskIds = options.taskListen && isMethod(body, 'subscriptions/listen') ? (body as { params?: { notifications?: { taskIds?: unknown } } }).params?.notifications?.taskIds : undefined;
+    if (refused)
+      return reply(res, refused.status, {
+        jsonrpc: '2.0',
+        error: { code: refused.code, message: refused.message, ...(refused.data !== undefined ? { data: refused.data } : {}) },
+        id: (body as { id?: unknown }).id ?? null,
+      });
+    const taskIds =
+      options.taskListen && isMethod(body, 'subscriptions/listen')
+        ? (body as { params?: { notifications?: { taskIds?: unknown } } }).params?.notifications?.taskIds
+        : undefined;
     if (Array.isArray(taskIds) && taskIds.length > 0) return listenForTasks(res, body as { id?: unknown }, taskIds, auth?.clientId, options.taskListen!);
     await modernNode(Object.assign(req, { auth }), res, body);
   };
@@ -363,7 +401,11 @@ export async function serveHttp(factory: HttpServerFactory, options: HttpOptions
   const http = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
       // the path only: a query string may carry what was never meant for a log
-      log('error', 'http: request failed', { method: req.method, path: (req.url ?? '').split('?')[0], error: error instanceof Error ? `${error.name}: ${error.message.replace(/\?\S*/g, '?…')}` : String(error) });
+      log('error', 'http: request failed', {
+        method: req.method,
+        path: (req.url ?? '').split('?')[0],
+        error: error instanceof Error ? `${error.name}: ${error.message.replace(/\?\S*/g, '?…')}` : String(error),
+      });
       if (!res.headersSent) reply(res, 500, rpcError(-32603, 'Internal server error'));
       else res.destroy();
     });
@@ -416,7 +458,13 @@ export async function serveHttp(factory: HttpServerFactory, options: HttpOptions
  * whose first message acknowledges the ids of the client's own live tasks, then one
  * `notifications/tasks` per change of one of them, until the client closes it.
  */
-async function listenForTasks(res: ServerResponse, body: { id?: unknown }, taskIds: readonly unknown[], identity: string | undefined, taskListen: NonNullable<HttpOptions['taskListen']>): Promise<void> {
+async function listenForTasks(
+  res: ServerResponse,
+  body: { id?: unknown },
+  taskIds: readonly unknown[],
+  identity: string | undefined,
+  taskListen: NonNullable<HttpOptions['taskListen']>,
+): Promise<void> {
   const subscriptionId = body.id ?? null;
   const write = (message: unknown): void => void res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
   // a change before the acknowledgement is sent waits for it
@@ -433,7 +481,11 @@ async function listenForTasks(res: ServerResponse, body: { id?: unknown }, taskI
   }
   const { accepted, stop } = listening;
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive' });
-  write({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { _meta: { 'io.modelcontextprotocol/subscriptionId': subscriptionId }, notifications: { taskIds: accepted } } });
+  write({
+    jsonrpc: '2.0',
+    method: 'notifications/subscriptions/acknowledged',
+    params: { _meta: { 'io.modelcontextprotocol/subscriptionId': subscriptionId }, notifications: { taskIds: accepted } },
+  });
   for (const message of early) write(message);
   early = undefined;
   if (res.destroyed) stop();

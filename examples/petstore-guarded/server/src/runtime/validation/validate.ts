@@ -12,9 +12,9 @@ import { createRequire } from 'node:module';
 import type { Ajv2020, AnySchema, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import type { FormatsPlugin } from 'ajv-formats';
 import { isRecord } from '../core/json-shapes.js';
+import type { JsonSchema, OperationTool } from '../core/types.js';
 import * as metaValidator from '../generated/meta-validator.gen.js';
 import { AJV_OPTIONS } from './validate-options.js';
-import type { JsonSchema, OperationTool } from '../core/types.js';
 
 export { MULTIPLE_OF_PRECISION } from './validate-options.js';
 
@@ -68,7 +68,8 @@ export function warmUpValidation(): void {
 function usePrecompiledMetaSchema(instance: Ajv2020, { META_SCHEMA_ID, validateMetaSchema }: MetaValidator): void {
   const own = instance.validateSchema.bind(instance);
   instance.validateSchema = (schema: AnySchema, throwOrLogError?: boolean) => {
-    if (typeof schema !== 'object' || schema === null || !(schema.$schema === undefined || schema.$schema === META_SCHEMA_ID)) return own(schema, throwOrLogError);
+    if (typeof schema !== 'object' || schema === null || !(schema.$schema === undefined || schema.$schema === META_SCHEMA_ID))
+      return own(schema, throwOrLogError);
     const valid = validateMetaSchema(schema);
     instance.errors = validateMetaSchema.errors;
     if (!valid && throwOrLogError) throw new Error('schema is invalid: ' + instance.errorsText());
@@ -108,7 +109,8 @@ function escapeSchema(schema: unknown): unknown {
   if (!isRecord(schema)) return schema;
   return Object.fromEntries(
     Object.entries(schema).map(([k, v]): [string, unknown] => {
-      if ((k === 'properties' || k === 'dependentSchemas') && isRecord(v)) return [k, Object.fromEntries(Object.entries(v).map(([p, s]) => [escapeKey(p), escapeSchema(s)]))];
+      if ((k === 'properties' || k === 'dependentSchemas') && isRecord(v))
+        return [k, Object.fromEntries(Object.entries(v).map(([p, s]) => [escapeKey(p), escapeSchema(s)]))];
       if (k === 'dependentRequired' && isRecord(v)) return [k, Object.fromEntries(Object.entries(v).map(([p, r]) => [escapeKey(p), escapeNames(r)]))];
       if (k === 'required') return [k, escapeNames(v)];
       if (k === 'const' || k === 'enum') return [k, escapeValue(v)];

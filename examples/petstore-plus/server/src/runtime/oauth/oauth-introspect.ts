@@ -15,11 +15,11 @@
  * failures are reported by URL and status.
  */
 import { createHash } from 'node:crypto';
-import { OAuthError, OAuthErrorCode } from '@modelcontextprotocol/server';
 import type { AuthInfo, OAuthTokenVerifier } from '@modelcontextprotocol/server';
-import { FormPostFailure, postClientForm, type FormAnswer } from '../operation/oauth-post.js';
-import { AuthorizationServerUnavailable, CLOCK_SKEW_S, tokenAuthInfo } from './oauth-token.js';
+import { OAuthError, OAuthErrorCode } from '@modelcontextprotocol/server';
+import { type FormAnswer, FormPostFailure, postClientForm } from '../operation/oauth-post.js';
 import type { Claims } from './oauth-token.js';
+import { AuthorizationServerUnavailable, CLOCK_SKEW_S, tokenAuthInfo } from './oauth-token.js';
 
 /** Longest time an introspected token is taken as active without asking again. */
 export const INTROSPECTION_CACHE_MS = 30_000;
@@ -47,12 +47,22 @@ export type IntrospectionCache = Map<string, { claims: Claims; until: number }>;
 async function introspect(token: string, o: IntrospectionOptions): Promise<Claims> {
   let res: FormAnswer;
   try {
-    res = await postClientForm(o.endpoint, { clientId: o.clientId, clientSecret: o.clientSecret, form: new URLSearchParams({ token, token_type_hint: 'access_token' }), timeoutMs: o.timeoutMs });
+    res = await postClientForm(o.endpoint, {
+      clientId: o.clientId,
+      clientSecret: o.clientSecret,
+      form: new URLSearchParams({ token, token_type_hint: 'access_token' }),
+      timeoutMs: o.timeoutMs,
+    });
   } catch (err) {
     const timedOut = err instanceof FormPostFailure && err.timedOut;
-    throw new AuthorizationServerUnavailable(`the introspection endpoint ${o.endpoint} ${timedOut ? `did not answer within ${o.timeoutMs} ms` : 'cannot be reached'}`);
+    throw new AuthorizationServerUnavailable(
+      `the introspection endpoint ${o.endpoint} ${timedOut ? `did not answer within ${o.timeoutMs} ms` : 'cannot be reached'}`,
+    );
   }
-  if (!res.ok) throw new AuthorizationServerUnavailable(`the introspection endpoint ${o.endpoint} answered HTTP ${res.status}${res.status === 401 ? ' (check the resource server\'s client ID and secret)' : ''}`);
+  if (!res.ok)
+    throw new AuthorizationServerUnavailable(
+      `the introspection endpoint ${o.endpoint} answered HTTP ${res.status}${res.status === 401 ? " (check the resource server's client ID and secret)" : ''}`,
+    );
   try {
     const body = JSON.parse(res.text) as unknown;
     if (typeof body === 'object' && body !== null && !Array.isArray(body)) return body as Claims;
@@ -76,11 +86,13 @@ export function introspectionVerifier(o: IntrospectionOptions, audience: string,
         if (claims.active !== true) throw new OAuthError(OAuthErrorCode.InvalidToken, 'The access token is not active (unknown, revoked or expired)');
       }
       const s = now / 1000;
-      if (claims.iss !== undefined && claims.iss !== o.issuer) throw new OAuthError(OAuthErrorCode.InvalidToken, 'The access token was issued by another authorization server');
+      if (claims.iss !== undefined && claims.iss !== o.issuer)
+        throw new OAuthError(OAuthErrorCode.InvalidToken, 'The access token was issued by another authorization server');
       const aud = Array.isArray(claims.aud) ? claims.aud : [claims.aud];
       if (!aud.includes(audience)) throw new OAuthError(OAuthErrorCode.InvalidToken, 'The access token was not issued for this resource');
       if (typeof claims.exp !== 'number' || claims.exp + CLOCK_SKEW_S < s) throw new OAuthError(OAuthErrorCode.InvalidToken, 'The access token has expired');
-      if (typeof claims.nbf === 'number' && claims.nbf - CLOCK_SKEW_S > s) throw new OAuthError(OAuthErrorCode.InvalidToken, 'The access token is not valid yet');
+      if (typeof claims.nbf === 'number' && claims.nbf - CLOCK_SKEW_S > s)
+        throw new OAuthError(OAuthErrorCode.InvalidToken, 'The access token is not valid yet');
       const auth = tokenAuthInfo(token, claims, o.issuer, audience);
       if (kept === undefined || kept.until <= now) {
         if (cache.size >= CACHE_ENTRIES) cache.clear();

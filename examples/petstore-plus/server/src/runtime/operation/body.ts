@@ -4,9 +4,10 @@
 /**
  * Reading an HTTP response body within a byte limit, and telling text from binary.
  */
-import { InFlightLimitError } from './in-flight.js';
-import type { InFlightShare } from './in-flight.js';
+
 import { isJsonMedia, mediaType } from '../core/media-type.js';
+import type { InFlightShare } from './in-flight.js';
+import { InFlightLimitError } from './in-flight.js';
 
 /** A response body read up to a limit. */
 export type BoundedBody = {
@@ -89,7 +90,8 @@ export function truncationNote(body: BoundedBody): string {
 /** How a response body is passed back. */
 export type BodyKind = 'json' | 'text' | 'image' | 'binary';
 
-const TEXTUAL = /^(text\/.*|application\/(xml|.*\+xml|x-www-form-urlencoded|javascript|ecmascript|x-javascript|yaml|x-yaml|.*\+yaml|x-ndjson|graphql|sql|csv)|image\/svg\+xml)$/;
+const TEXTUAL =
+  /^(text\/.*|application\/(xml|.*\+xml|x-www-form-urlencoded|javascript|ecmascript|x-javascript|yaml|x-yaml|.*\+yaml|x-ndjson|graphql|sql|csv)|image\/svg\+xml)$/;
 
 /** Decides how to return a body from its `Content-Type`; sniffs UTF-8 when there is none. */
 export function bodyKind(contentType: string | null, bytes: Uint8Array): BodyKind {

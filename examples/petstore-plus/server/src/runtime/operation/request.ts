@@ -121,7 +121,13 @@ export function isDotSegment(segment: string): boolean {
 const TEMPLATED = /\{[^{}]+\}/;
 
 /** An operation's path template, split once: its path parameters by name, its segments, and what follows a `?`. */
-type PathTemplate = { readonly byName: ReadonlyMap<string, HttpParam>; readonly segments: readonly string[]; readonly rest: string; readonly source: string; readonly params: readonly HttpParam[] };
+type PathTemplate = {
+  readonly byName: ReadonlyMap<string, HttpParam>;
+  readonly segments: readonly string[];
+  readonly rest: string;
+  readonly source: string;
+  readonly params: readonly HttpParam[];
+};
 const pathTemplates = new WeakMap<HttpOperation, PathTemplate>();
 
 function pathTemplate(op: HttpOperation): PathTemplate {
@@ -201,7 +207,8 @@ function headerValue(p: HttpParam, value: unknown): string {
   const text = pathValue({ ...p, style: 'simple' }, value, (s) => s);
   if (/[\r\n\0]/.test(text)) throw new RequestBuildError(p.arg, `Header parameter ${p.arg} must not contain line breaks or NUL characters`);
   // fetch only accepts ByteStrings: reject control characters and anything beyond Latin-1.
-  if (/[^\t\x20-\x7e\x80-\xff]/.test(text)) throw new RequestBuildError(p.arg, `Header parameter ${p.arg} may only contain printable ASCII or Latin-1 characters`);
+  if (/[^\t\x20-\x7e\x80-\xff]/.test(text))
+    throw new RequestBuildError(p.arg, `Header parameter ${p.arg} may only contain printable ASCII or Latin-1 characters`);
   return text.trim();
 }
 
@@ -255,7 +262,11 @@ function multipartBody(value: unknown): { body: string | Uint8Array; contentType
     for (const item of Array.isArray(v) ? v : [v]) {
       if (isFilePart(item)) {
         binary = true;
-        parts.push(`--${boundary}\r\nContent-Disposition: form-data; name="${quote(k)}"; filename="${quote(item.filename)}"\r\nContent-Type: ${item.contentType.replace(/[\r\n]/g, '')}\r\n\r\n`, item.bytes, '\r\n');
+        parts.push(
+          `--${boundary}\r\nContent-Disposition: form-data; name="${quote(k)}"; filename="${quote(item.filename)}"\r\nContent-Type: ${item.contentType.replace(/[\r\n]/g, '')}\r\n\r\n`,
+          item.bytes,
+          '\r\n',
+        );
         continue;
       }
       const json = typeof item === 'object' && item !== null;

@@ -23,7 +23,12 @@ import type { OperationTool, ResultPolicy } from '../core/types.js';
 import { DEFAULT_BYTES_PER_TOKEN } from '../core/types.js';
 
 /** Defaults when the generated config carries no `results` (projects built before it existed, tests). */
-export const DEFAULT_RESULT_POLICY: ResultPolicy = Object.freeze({ maxTokens: 8000, compact: true, omit: Object.freeze(['*_url', 'url', 'node_id', '_links', 'gravatar_id']), maxStringChars: 1000 });
+export const DEFAULT_RESULT_POLICY: ResultPolicy = Object.freeze({
+  maxTokens: 8000,
+  compact: true,
+  omit: Object.freeze(['*_url', 'url', 'node_id', '_links', 'gravatar_id']),
+  maxStringChars: 1000,
+});
 
 /** Evaluates projections (projection.ts registers JMESPath here when the project has projection). */
 export type Projector = {
@@ -63,7 +68,14 @@ const omitCache = new WeakMap<readonly string[], RegExp | undefined>();
 /** One regular expression for the `omit` patterns (`*`: any run of characters); `undefined` when there are none. */
 function omitPattern(omit: readonly string[]): RegExp | undefined {
   if (omitCache.has(omit)) return omitCache.get(omit);
-  const alternatives = omit.filter((p) => p !== '').map((p) => p.split('*').map((part) => part.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('.*'));
+  const alternatives = omit
+    .filter((p) => p !== '')
+    .map((p) =>
+      p
+        .split('*')
+        .map((part) => part.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'))
+        .join('.*'),
+    );
   const re = alternatives.length === 0 ? undefined : new RegExp(`^(?:${alternatives.join('|')})$`);
   omitCache.set(omit, re);
   return re;
@@ -76,7 +88,11 @@ export type CompactionReport = { nulls: number; empties: number; omitted: Map<st
  * A compacted copy of `value` (never mutated): `null`s, empty arrays and objects and keys matching
  * `omit` dropped, strings over `maxStringChars` shortened; `undefined` when nothing is left.
  */
-export function compact(value: unknown, policy: Pick<ResultPolicy, 'omit' | 'maxStringChars'>, report: CompactionReport = { nulls: 0, empties: 0, omitted: new Map(), shortened: 0 }): unknown {
+export function compact(
+  value: unknown,
+  policy: Pick<ResultPolicy, 'omit' | 'maxStringChars'>,
+  report: CompactionReport = { nulls: 0, empties: 0, omitted: new Map(), shortened: 0 },
+): unknown {
   const omit = omitPattern(policy.omit);
   // the same few dozen keys recur in every item of a list: each is matched once
   const verdicts = new Map<string, boolean>();
@@ -162,7 +178,10 @@ function findList(value: unknown): ListAt | undefined {
 }
 
 /** What fitting did to a value. */
-export type Cut = { readonly list?: { readonly key?: string; readonly kept: number; readonly total: number; readonly lastKept?: unknown }; readonly droppedFields?: readonly string[] };
+export type Cut = {
+  readonly list?: { readonly key?: string; readonly kept: number; readonly total: number; readonly lastKept?: unknown };
+  readonly droppedFields?: readonly string[];
+};
 
 /** `value` made to fit `maxBytes` of JSON: a list cut at an item boundary, an object's largest fields dropped. */
 export function fitBytes(value: unknown, maxBytes: number): { value: unknown; cut?: Cut } {
@@ -198,12 +217,23 @@ export function fitBytes(value: unknown, maxBytes: number): { value: unknown; cu
     if (kept > 0 || rest + (sizes[0] ?? 0) <= maxBytes) {
       const items = list.items.slice(0, kept);
       const out = list.key === undefined ? items : replaceKey(value as Record<string, unknown>, list.key, items);
-      return { value: out, cut: { list: { ...(list.key !== undefined ? { key: list.key } : {}), kept, total: list.items.length, ...(kept > 0 ? { lastKept: items[kept - 1] } : {}) } } };
+      return {
+        value: out,
+        cut: {
+          list: { ...(list.key !== undefined ? { key: list.key } : {}), kept, total: list.items.length, ...(kept > 0 ? { lastKept: items[kept - 1] } : {}) },
+        },
+      };
     }
     // not even one item fits: keep the first, cut down like an object
     const first = fitBytes(list.items[0], Math.max(64, maxBytes - rest));
     const out = list.key === undefined ? [first.value] : replaceKey(value as Record<string, unknown>, list.key, [first.value]);
-    return { value: out, cut: { list: { ...(list.key !== undefined ? { key: list.key } : {}), kept: 1, total: list.items.length, lastKept: list.items[0] }, ...(first.cut?.droppedFields ? { droppedFields: first.cut.droppedFields } : {}) } };
+    return {
+      value: out,
+      cut: {
+        list: { ...(list.key !== undefined ? { key: list.key } : {}), kept: 1, total: list.items.length, lastKept: list.items[0] },
+        ...(first.cut?.droppedFields ? { droppedFields: first.cut.droppedFields } : {}),
+      },
+    };
   }
   if (value === null || typeof value !== 'object') {
     // a long string or number alone: shortened with a marker
@@ -222,13 +252,15 @@ export function fitBytes(value: unknown, maxBytes: number): { value: unknown; cu
     total -= e.size;
   }
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) if (!dropped.includes(k)) Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+  for (const [k, v] of Object.entries(value))
+    if (!dropped.includes(k)) Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
   return { value: out, cut: { droppedFields: dropped } };
 }
 
 function replaceKey(object: Record<string, unknown>, key: string, value: unknown): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(object)) Object.defineProperty(out, k, { value: k === key ? value : v, enumerable: true, writable: true, configurable: true });
+  for (const [k, v] of Object.entries(object))
+    Object.defineProperty(out, k, { value: k === key ? value : v, enumerable: true, writable: true, configurable: true });
   return out;
 }
 
@@ -236,10 +268,36 @@ function replaceKey(object: Record<string, unknown>, key: string, value: unknown
 export type ResultNote = { readonly text?: string; readonly next?: Record<string, unknown> };
 
 /** Names of page-size parameters, by wire name (lower case). */
-const PAGE_SIZE = new Set(['per_page', 'perpage', 'page_size', 'pagesize', 'limit', 'max_results', 'maxresults', 'count', 'size', 'top', '$top', 'maxitems', 'max_items']);
+const PAGE_SIZE = new Set([
+  'per_page',
+  'perpage',
+  'page_size',
+  'pagesize',
+  'limit',
+  'max_results',
+  'maxresults',
+  'count',
+  'size',
+  'top',
+  '$top',
+  'maxitems',
+  'max_items',
+]);
 /** Names of cursor parameters, by wire name (lower case), and where APIs put the next cursor in their bodies. */
 const CURSOR_PARAMS = ['cursor', 'page_token', 'pagetoken', 'continue', 'next_token', 'nexttoken', 'after', 'next_cursor', 'nextcursor', 'marker'];
-const CURSOR_FIELDS: ReadonlyArray<readonly string[]> = [['next_cursor'], ['nextCursor'], ['next_page_token'], ['nextPageToken'], ['metadata', 'continue'], ['response_metadata', 'next_cursor'], ['next_token'], ['nextToken'], ['pagination', 'next_cursor'], ['meta', 'next_cursor'], ['cursor', 'next']];
+const CURSOR_FIELDS: ReadonlyArray<readonly string[]> = [
+  ['next_cursor'],
+  ['nextCursor'],
+  ['next_page_token'],
+  ['nextPageToken'],
+  ['metadata', 'continue'],
+  ['response_metadata', 'next_cursor'],
+  ['next_token'],
+  ['nextToken'],
+  ['pagination', 'next_cursor'],
+  ['meta', 'next_cursor'],
+  ['cursor', 'next'],
+];
 
 /** The tool's query parameters: wire name (lower case) ⇒ argument. */
 function queryArgs(tool: OperationTool): Map<string, string> {
@@ -285,7 +343,13 @@ function divisorUpTo(n: number, max: number): number {
  * after a cut list, from the last item shown (Stripe's `starting_after`, or `page`/`per_page`
  * arithmetic); else the API's own next page (a `Link` header, a cursor in the body).
  */
-export function nextCall(tool: OperationTool, args: Record<string, unknown>, original: unknown, cut: Cut | undefined, link: string | null): { next?: Record<string, unknown>; smaller?: Record<string, unknown> } {
+export function nextCall(
+  tool: OperationTool,
+  args: Record<string, unknown>,
+  original: unknown,
+  cut: Cut | undefined,
+  link: string | null,
+): { next?: Record<string, unknown>; smaller?: Record<string, unknown> } {
   const params = queryArgs(tool);
   const with_ = (extra: Record<string, unknown>): Record<string, unknown> => ({ ...args, ...extra });
   const list = cut?.list;
@@ -330,7 +394,8 @@ export function nextCall(tool: OperationTool, args: Record<string, unknown>, ori
     const startingAfter = params.get('starting_after');
     const items = findList(original)?.items;
     const last = items?.[items.length - 1] as Record<string, unknown> | undefined;
-    if (startingAfter !== undefined && last !== undefined && (typeof last.id === 'string' || typeof last.id === 'number')) return { next: with_({ [startingAfter]: last.id }) };
+    if (startingAfter !== undefined && last !== undefined && (typeof last.id === 'string' || typeof last.id === 'number'))
+      return { next: with_({ [startingAfter]: last.id }) };
   }
   return {};
 }
@@ -342,7 +407,14 @@ export type Shaped = { readonly value: unknown; readonly note?: ResultNote; read
  * Shapes a parsed 2xx JSON body for `tool`: compaction, then the budget, then the note. `args` are
  * the call's arguments (without the projection argument); `link` the response's `Link` header.
  */
-export function shapeResult(tool: OperationTool, parsed: unknown, policy: ResultPolicy, args: Record<string, unknown>, link: string | null, keep?: (whole: unknown) => string | undefined): Shaped {
+export function shapeResult(
+  tool: OperationTool,
+  parsed: unknown,
+  policy: ResultPolicy,
+  args: Record<string, unknown>,
+  link: string | null,
+  keep?: (whole: unknown) => string | undefined,
+): Shaped {
   const report: CompactionReport = { nulls: 0, empties: 0, omitted: new Map(), shortened: 0 };
   let value = policy.compact ? compact(parsed, policy, report) : parsed;
   if (value === undefined) value = Array.isArray(parsed) ? [] : {};
@@ -357,15 +429,24 @@ export function shapeResult(tool: OperationTool, parsed: unknown, policy: Result
     const where = list.key !== undefined ? ` of "${list.key}"` : '';
     parts.push(`${list.kept} of ${list.total} items${where} shown, cut to fit ${policy.maxTokens} tokens`);
   }
-  if (fitted.cut?.droppedFields !== undefined && fitted.cut.droppedFields.length > 0) parts.push(`fields left out to fit ${policy.maxTokens} tokens: ${fitted.cut.droppedFields.join(', ')}`);
+  if (fitted.cut?.droppedFields !== undefined && fitted.cut.droppedFields.length > 0)
+    parts.push(`fields left out to fit ${policy.maxTokens} tokens: ${fitted.cut.droppedFields.join(', ')}`);
   if (next !== undefined) parts.push(`${list !== undefined ? 'the rest' : 'next page'}: call ${tool.name} with ${JSON.stringify(next)}`);
   else if (smaller !== undefined) parts.push(`for the rest, call ${tool.name} with ${JSON.stringify(smaller)} and page on`);
   // cut, and the API does not page: the whole result is kept for the client to read
   const cut = list !== undefined || (fitted.cut?.droppedFields?.length ?? 0) > 0;
   const kept = cut && next === undefined && smaller === undefined ? keep?.(value) : undefined;
   if (kept !== undefined) parts.push(`the whole result: read the resource ${kept} (resources/read; kept for 10 minutes, for this client only)`);
-  if ((list !== undefined || fitted.cut?.droppedFields !== undefined) && tool.projection !== undefined) parts.push(`or select fewer fields with the ${tool.projection.arg} argument (JMESPath)`);
-  if (report.omitted.size > 0) parts.push(`left out: ${[...report.omitted.keys()].sort().slice(0, 12).join(', ')}${report.omitted.size > 12 ? ', …' : ''} (link and id noise), and empty values`);
+  if ((list !== undefined || fitted.cut?.droppedFields !== undefined) && tool.projection !== undefined)
+    parts.push(`or select fewer fields with the ${tool.projection.arg} argument (JMESPath)`);
+  if (report.omitted.size > 0)
+    parts.push(
+      `left out: ${[...report.omitted.keys()].sort().slice(0, 12).join(', ')}${report.omitted.size > 12 ? ', …' : ''} (link and id noise), and empty values`,
+    );
   const text = parts.length > 0 ? `[results: ${parts.join('; ')}]` : undefined;
-  return { value: fitted.value, ...(text !== undefined || next !== undefined ? { note: { ...(text !== undefined ? { text } : {}), ...(next !== undefined ? { next } : {}) } } : {}), ...(kept !== undefined ? { link: kept } : {}) };
+  return {
+    value: fitted.value,
+    ...(text !== undefined || next !== undefined ? { note: { ...(text !== undefined ? { text } : {}), ...(next !== undefined ? { next } : {}) } } : {}),
+    ...(kept !== undefined ? { link: kept } : {}),
+  };
 }

@@ -10,13 +10,12 @@
 import { open, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { isRecord } from '../core/json-shapes.js';
-import { decodeBase64, RequestBuildError, type FilePart } from './request.js';
-import type { Settings } from '../process/settings.js';
 import type { HttpOperation } from '../core/types.js';
+import type { Settings } from '../process/settings.js';
+import { decodeBase64, type FilePart, RequestBuildError } from './request.js';
 
 /** Largest local file an upload may read (bytes). */
 export const MAX_UPLOAD_BYTES = 50 * 1024 * 1024;
-
 
 async function readLocal(arg: string, ref: Record<string, unknown>, settings: Settings): Promise<FilePart> {
   if (settings.uploadRoot === undefined) {
@@ -69,7 +68,9 @@ export async function resolveUploads(op: HttpOperation, args: Record<string, unk
     const v = Object.hasOwn(value, field) ? value[field] : undefined;
     if (v === undefined) continue;
     const where = `${body.arg}.${field}`;
-    const part = Array.isArray(v) ? await Promise.all(v.map((item, i) => toFilePart(`${where}[${i}]`, item, field, settings))) : await toFilePart(where, v, field, settings);
+    const part = Array.isArray(v)
+      ? await Promise.all(v.map((item, i) => toFilePart(`${where}[${i}]`, item, field, settings)))
+      : await toFilePart(where, v, field, settings);
     // defineProperty: a field named `__proto__` stays a field
     Object.defineProperty(out, field, { value: part, enumerable: true, writable: true, configurable: true });
   }

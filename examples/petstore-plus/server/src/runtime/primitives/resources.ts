@@ -17,11 +17,12 @@
  *
  * This file is copied verbatim into every generated project.
  */
-import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, UriTemplate } from '@modelcontextprotocol/server';
+
 import type { ReadResourceResult, Resource, ResourceTemplateType as ResourceTemplate, Server, ServerContext, Variables } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, UriTemplate } from '@modelcontextprotocol/server';
 import { log } from '../core/log.js';
-import { OPEN_GATE, errorMessage } from '../core/primitives.js';
 import type { PrimitiveGate } from '../core/primitives.js';
+import { errorMessage, OPEN_GATE } from '../core/primitives.js';
 
 /** The variables a template match extracted (the SDK's type, re-exported for handler modules). */
 export type { Variables };
@@ -63,7 +64,16 @@ export type ResourceTemplateDefinition = {
   /** OAuth scopes an MCP access token must carry to see the template and read its resources (manifest `scopes`; oauth-scopes.ts). */
   readonly scopes?: readonly string[];
   /** What `completion/complete` offers for each variable: values, or a handler computing them (completion.ts). */
-  readonly complete?: Readonly<Record<string, readonly string[] | ((value: string, context: { readonly arguments: Readonly<Record<string, string>>; readonly ctx: ServerContext }) => readonly string[] | Promise<readonly string[]>)>>;
+  readonly complete?: Readonly<
+    Record<
+      string,
+      | readonly string[]
+      | ((
+          value: string,
+          context: { readonly arguments: Readonly<Record<string, string>>; readonly ctx: ServerContext },
+        ) => readonly string[] | Promise<readonly string[]>)
+    >
+  >;
   readonly handler: (uri: URL, variables: Variables, ctx: ServerContext) => Promise<ResourceContent> | ResourceContent;
 };
 
@@ -121,7 +131,12 @@ function parseUri(uri: string): URL {
 }
 
 /** Runs a handler, turning failures into -32603 errors that name the URI. */
-async function run(uri: string, what: string, mimeType: string | undefined, produce: () => Promise<ResourceContent> | ResourceContent): Promise<ReadResourceResult> {
+async function run(
+  uri: string,
+  what: string,
+  mimeType: string | undefined,
+  produce: () => Promise<ResourceContent> | ResourceContent,
+): Promise<ReadResourceResult> {
   try {
     return { contents: [toContents(uri, await produce(), mimeType)] };
   } catch (err) {

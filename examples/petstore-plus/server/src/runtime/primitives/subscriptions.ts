@@ -25,13 +25,13 @@
  * This file is copied verbatim into every generated project whose resources can change.
  */
 import { createHash } from 'node:crypto';
-import { InMemoryServerEventBus, ProtocolError, ProtocolErrorCode, ResourceNotFoundError, UriTemplate } from '@modelcontextprotocol/server';
 import type { Server, ServerContext, ServerEvent, ServerEventBus } from '@modelcontextprotocol/server';
+import { InMemoryServerEventBus, ProtocolError, ProtocolErrorCode, ResourceNotFoundError, UriTemplate } from '@modelcontextprotocol/server';
 import { log } from '../core/log.js';
-import { OPEN_GATE } from '../core/primitives.js';
 import type { PrimitiveGate } from '../core/primitives.js';
-import { toContents } from './resources.js';
+import { OPEN_GATE } from '../core/primitives.js';
 import type { ResourceDefinition, ResourceTemplateDefinition } from './resources.js';
+import { toContents } from './resources.js';
 
 /** Shortest polling interval (ms) a resource may ask for. */
 export const MIN_REFRESH_MS = 100;
@@ -214,7 +214,14 @@ function backgroundContext(signal: AbortSignal): ServerContext {
       signal,
       send: noClient as ServerContext['mcpReq']['send'],
       notify: () => Promise.resolve(),
-      log: (level, data) => Promise.resolve(log(level === 'debug' || level === 'info' || level === 'warning' ? (level === 'warning' ? 'warn' : level) : 'error', 'resource handler (refresh poll)', data)),
+      log: (level, data) =>
+        Promise.resolve(
+          log(
+            level === 'debug' || level === 'info' || level === 'warning' ? (level === 'warning' ? 'warn' : level) : 'error',
+            'resource handler (refresh poll)',
+            data,
+          ),
+        ),
       elicitInput: noClient,
       requestSampling: noClient,
     },
@@ -283,7 +290,9 @@ export function installSubscriptions(
     stops.push(
       changes.listen((uri) => {
         if (!readable(check, uri)) return;
-        server.notification({ method: 'notifications/resources/updated', params: { uri } }).catch((err: unknown) => log('debug', 'subscriptions: notification not sent', err));
+        server
+          .notification({ method: 'notifications/resources/updated', params: { uri } })
+          .catch((err: unknown) => log('debug', 'subscriptions: notification not sent', err));
       }),
     );
     return;
@@ -303,7 +312,11 @@ export function installSubscriptions(
   server.setRequestHandler('resources/subscribe', (request, ctx) => {
     const { uri } = request.params;
     check(uri, ctx);
-    if (!subscribed.has(uri) && subscribed.size >= MAX_SUBSCRIPTIONS_PER_SESSION) throw new ProtocolError(ProtocolErrorCode.InternalError, `Subscription limit reached (${MAX_SUBSCRIPTIONS_PER_SESSION} URIs per session); unsubscribe from one first`);
+    if (!subscribed.has(uri) && subscribed.size >= MAX_SUBSCRIPTIONS_PER_SESSION)
+      throw new ProtocolError(
+        ProtocolErrorCode.InternalError,
+        `Subscription limit reached (${MAX_SUBSCRIPTIONS_PER_SESSION} URIs per session); unsubscribe from one first`,
+      );
     if (!subscribed.has(uri)) subscribed.set(uri, changes.want(uri));
     return {};
   });

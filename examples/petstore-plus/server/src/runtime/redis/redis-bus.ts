@@ -16,13 +16,13 @@
  * This file is copied verbatim into every generated project; it is loaded only when the URL is set.
  */
 import { randomBytes } from 'node:crypto';
-import { InMemoryServerEventBus } from '@modelcontextprotocol/server';
 import type { ServerEvent, ServerEventBus } from '@modelcontextprotocol/server';
+import { InMemoryServerEventBus } from '@modelcontextprotocol/server';
 import type { Redis } from 'ioredis';
 import { log } from '../core/log.js';
+import { INSTANCE_ID } from '../shared/shared-state.js';
 import type { SharedRedis } from './redis.js';
 import { describeFailure } from './redis.js';
-import { INSTANCE_ID } from '../shared/shared-state.js';
 
 const KINDS = new Set(['tools_list_changed', 'prompts_list_changed', 'resources_list_changed', 'resource_updated']);
 

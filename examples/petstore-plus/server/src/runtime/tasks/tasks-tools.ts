@@ -13,14 +13,24 @@
  *
  * This file is copied verbatim into every generated project.
  */
-import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+
 import type { CallToolResult, Server, ServerCapabilities, ServerContext, Tool } from '@modelcontextprotocol/server';
-import { Tasks } from './tasks.js';
-import { createdResult, declaresTasks, installTaskMethods, listenNotification, missingTasks, statusNotification, TASK_CAPABILITIES, TASKS_EXTENSION } from './tasks-wire.js';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { Era } from '../core/era.js';
 import type { TaskResume, TaskSupport, TaskWork } from './tasks.js';
-import { MemoryTaskStore, taskBounds } from './tasks-store.js';
+import { Tasks } from './tasks.js';
 import type { TaskStore } from './tasks-store.js';
+import { MemoryTaskStore, taskBounds } from './tasks-store.js';
+import {
+  createdResult,
+  declaresTasks,
+  installTaskMethods,
+  listenNotification,
+  missingTasks,
+  statusNotification,
+  TASK_CAPABILITIES,
+  TASKS_EXTENSION,
+} from './tasks-wire.js';
 
 /** Most task ids one `subscriptions/listen` may follow (more: -32602). */
 export const MAX_LISTEN_TASK_IDS = 100;
@@ -121,9 +131,18 @@ export class TaskTools {
    * among them (what the acknowledgement lists; another identity's are left out as unknown), and a
    * subscription that sends `notifications/tasks` for each change of one of those tasks until stopped.
    */
-  async listen(owner: string, taskIds: readonly unknown[], subscriptionId: unknown, send: (message: unknown) => void): Promise<{ accepted: string[]; stop: () => void }> {
+  async listen(
+    owner: string,
+    taskIds: readonly unknown[],
+    subscriptionId: unknown,
+    send: (message: unknown) => void,
+  ): Promise<{ accepted: string[]; stop: () => void }> {
     const ids = [...new Set(taskIds)].filter((id): id is string => typeof id === 'string');
-    if (ids.length > MAX_LISTEN_TASK_IDS) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `A listen stream may follow at most ${MAX_LISTEN_TASK_IDS} task ids (got ${ids.length}): open several streams`);
+    if (ids.length > MAX_LISTEN_TASK_IDS)
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `A listen stream may follow at most ${MAX_LISTEN_TASK_IDS} task ids (got ${ids.length}): open several streams`,
+      );
     // one round trip where the store allows (Redis: MGET)
     const store = this.tasks.store;
     const found = store.getMany ? await store.getMany(ids) : await Promise.all(ids.map((id) => store.get(id)));
@@ -154,11 +173,18 @@ export class TaskTools {
     const asked = era === 'legacy' ? typeof hint === 'object' && hint !== null : declaresTasks(ctx);
     if (!asked) {
       if (support !== 'required') return undefined;
-      if (era === 'legacy') throw new ProtocolError(ProtocolErrorCode.MethodNotFound, `Tool ${name} runs only as a task: call it with params.task (the server declares the tasks capability)`);
+      if (era === 'legacy')
+        throw new ProtocolError(
+          ProtocolErrorCode.MethodNotFound,
+          `Tool ${name} runs only as a task: call it with params.task (the server declares the tasks capability)`,
+        );
       throw missingTasks(`Tool ${name}`);
     }
     const ttl = era === 'legacy' ? (hint as { ttl?: unknown }).ttl : undefined;
-    const notify = era === 'legacy' ? (t: Parameters<typeof statusNotification>[0]) => void server.notification(statusNotification(t) as never).catch(() => undefined) : undefined;
+    const notify =
+      era === 'legacy'
+        ? (t: Parameters<typeof statusNotification>[0]) => void server.notification(statusNotification(t) as never).catch(() => undefined)
+        : undefined;
     const record = await this.tasks.start(era, owner, name, work, { ...(typeof ttl === 'number' ? { ttlMs: ttl } : {}), ...(notify ? { notify } : {}) });
     return createdResult(era, record);
   }

@@ -7,8 +7,9 @@
  * the SDK's `AuthInfo`, whose `clientId` is the client identity every step uses (`sub`, else
  * `client_id`), with the scopes (`scope`, or `scp`) and the plain-valued claims access rules read.
  */
-import { OAuthError, OAuthErrorCode } from '@modelcontextprotocol/server';
+
 import type { AuthInfo } from '@modelcontextprotocol/server';
+import { OAuthError, OAuthErrorCode } from '@modelcontextprotocol/server';
 
 /** Clock skew allowed on `exp` and `nbf`, in seconds. */
 export const CLOCK_SKEW_S = 30;
@@ -59,7 +60,8 @@ export function tokenAuthInfo(token: string, claims: Claims, issuer: string, aud
   const sub = typeof claims.sub === 'string' ? claims.sub : undefined;
   const clientId = typeof claims.client_id === 'string' ? claims.client_id : typeof claims.azp === 'string' ? claims.azp : undefined;
   const identity = sub ?? clientId;
-  if (identity === undefined || !IDENTITY.test(identity)) throw new OAuthError(OAuthErrorCode.InvalidToken, 'The access token names no usable subject (sub) or client (client_id)');
+  if (identity === undefined || !IDENTITY.test(identity))
+    throw new OAuthError(OAuthErrorCode.InvalidToken, 'The access token names no usable subject (sub) or client (client_id)');
   if (typeof claims.exp !== 'number') throw new OAuthError(OAuthErrorCode.InvalidToken, "The access token's exp claim is not acceptable");
   return {
     token,

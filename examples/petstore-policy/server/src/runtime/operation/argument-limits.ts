@@ -16,7 +16,9 @@
 export const MAX_ARGUMENT_DEPTH = 64;
 
 /** What {@link measureArguments} found: the size when both limits hold, else which limit was passed. */
-export type ArgumentMeasure = { readonly fits: true; readonly bytes: number } | { readonly fits: false; readonly over: 'bytes' | 'depth'; readonly limit: number };
+export type ArgumentMeasure =
+  | { readonly fits: true; readonly bytes: number }
+  | { readonly fits: false; readonly over: 'bytes' | 'depth'; readonly limit: number };
 
 /** Characters JSON writes escaped. */
 const ESCAPED = /["\\\u0000-\u001f]/;
@@ -88,7 +90,8 @@ export function measureArguments(args: unknown, maxBytes: number, maxDepth: numb
 
 /** The -32602 message for arguments over a limit, naming the variable that sets the size limit. */
 export function overLimitMessage(tool: string, measure: Extract<ArgumentMeasure, { fits: false }>, variable: string): string {
-  if (measure.over === 'depth') return `Invalid arguments for tool ${tool}: they are nested more than ${measure.limit} levels deep (the limit of every call); nothing was run`;
+  if (measure.over === 'depth')
+    return `Invalid arguments for tool ${tool}: they are nested more than ${measure.limit} levels deep (the limit of every call); nothing was run`;
   return `Invalid arguments for tool ${tool}: they take more than ${measure.limit} bytes as JSON (the limit, ${variable}); nothing was run`;
 }
 
@@ -108,7 +111,8 @@ export function jsonNestsDeeper(text: string, max: number): boolean {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x7b || c === 0x5b) {

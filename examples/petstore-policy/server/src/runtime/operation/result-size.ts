@@ -112,12 +112,23 @@ export function boundResult(result: CallToolResult, maxResponseBytes: number, fa
       const size = jsonStringBytes(c.text);
       if (size <= share) return c;
       const kept = cutToEncoded(c.text, share);
-      return { ...c, text: `${kept}\n[truncated: the text takes ${size} bytes once encoded as JSON, more than the limit; showing the first ${kept.length} of ${c.text.length} characters]` };
+      return {
+        ...c,
+        text: `${kept}\n[truncated: the text takes ${size} bytes once encoded as JSON, more than the limit; showing the first ${kept.length} of ${c.text.length} characters]`,
+      };
     });
   }
   if (notes.length > 0) out.content = [...out.content, { type: 'text', text: notes.join('\n') }];
   if (encodedBytes(out) > limit) {
-    out = { isError: true, content: [{ type: 'text', text: `The result takes ${total()} bytes once encoded, more than the limit of ${limit} (twice the response limit of ${maxResponseBytes} bytes, and room for the envelope); it is left out` }] };
+    out = {
+      isError: true,
+      content: [
+        {
+          type: 'text',
+          text: `The result takes ${total()} bytes once encoded, more than the limit of ${limit} (twice the response limit of ${maxResponseBytes} bytes, and room for the envelope); it is left out`,
+        },
+      ],
+    };
   }
   return out;
 }

@@ -14,9 +14,10 @@
  * The MCP client's own headers are never involved: a request carries the tool's arguments and
  * the server's own credentials only.
  */
+
+import type { SecurityScheme } from '../core/types.js';
 import type { Applied, ApplyContext, Authenticator } from './auth.js';
 import type { BuiltRequest } from './request.js';
-import type { SecurityScheme } from '../core/types.js';
 
 /** Most redirects followed for one request (fetch's own limit). */
 export const MAX_REDIRECTS = 20;
@@ -95,7 +96,10 @@ async function follow(applied: Applied, opts: SendOptions): Promise<Response> {
     if (next.protocol !== 'http:' && next.protocol !== 'https:') throw new RedirectError(`the API redirected to a ${next.protocol} URL`);
     const headers = { ...req.headers };
     if (next.origin !== new URL(req.url).origin) {
-      if (carriesSecret(next, secrets)) throw new RedirectError(`the API redirected to another origin (${next.host}) with a credential in the URL; not followed, so that the credential stays with the API`);
+      if (carriesSecret(next, secrets))
+        throw new RedirectError(
+          `the API redirected to another origin (${next.host}) with a credential in the URL; not followed, so that the credential stays with the API`,
+        );
       const drop = new Set([...applied.headers, 'authorization', 'cookie']);
       for (const h of Object.keys(headers)) if (drop.has(h.toLowerCase()) || secrets.some((s) => headers[h]!.includes(s))) delete headers[h];
     }

@@ -23,10 +23,11 @@
  *
  * This file is copied into every generated project that has `policy`.
  */
-import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+
 import type { Attributes, Tracer } from '@opentelemetry/api';
-import { isInputRequired } from '../pipeline/pipeline.js';
+import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { Step, ToolResult } from '../pipeline/pipeline.js';
+import { isInputRequired } from '../pipeline/pipeline.js';
 
 /** Instrumentation scope of the spans. */
 export const TRACER_NAME = 'mcpgen';

@@ -38,7 +38,12 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 export type AuditBreak = { readonly line: number; readonly reason: string; readonly repaired: boolean };
 
 /** The result of {@link verifyAuditFile}: `ok` when every break (if any) is a repaired one; `verified` as ranges of line numbers. */
-export type AuditVerdict = { readonly ok: boolean; readonly lines: number; readonly breaks: readonly AuditBreak[]; readonly verified: ReadonlyArray<readonly [number, number]> };
+export type AuditVerdict = {
+  readonly ok: boolean;
+  readonly lines: number;
+  readonly breaks: readonly AuditBreak[];
+  readonly verified: ReadonlyArray<readonly [number, number]>;
+};
 
 const ZERO_HASH = '0'.repeat(64);
 const ERAS = new Set(['legacy', 'modern']);
@@ -59,7 +64,8 @@ function parseLine(text: string): { fields: Record<string, unknown> } | { why: s
   if (Number.isNaN(Date.parse(f.time as string))) return { why: 'field "time" is not a date' };
   if (!('session' in f) || (f.session !== null && typeof f.session !== 'string')) return { why: 'field "session" is missing or neither a string nor null' };
   const trail = (f.event as string).startsWith('trail.');
-  if (!(trail && (f.era === undefined || f.era === null)) && (typeof f.era !== 'string' || !ERAS.has(f.era))) return { why: 'field "era" is missing or not legacy/modern' };
+  if (!(trail && (f.era === undefined || f.era === null)) && (typeof f.era !== 'string' || !ERAS.has(f.era)))
+    return { why: 'field "era" is missing or not legacy/modern' };
   if (typeof f.prev !== 'string' || !/^[0-9a-f]{64}$/.test(f.prev)) return { why: 'field "prev" is missing or not a SHA-256 hex digest' };
   return { fields: f };
 }
@@ -83,7 +89,11 @@ export async function verifyAuditFile(path: string): Promise<AuditVerdict> {
       const f = 'fields' in parsed ? parsed.fields : undefined;
       const torn = f?.torn as { bytes?: unknown } | undefined;
       if (f !== undefined && f.event === 'trail.repaired' && torn?.bytes === broken.bytes && (prev === undefined || f.prev === prev)) {
-        breaks.push({ line: broken.line, reason: `a torn line of ${broken.bytes} bytes (a write cut short by a crash or a full disk), repaired by the trail.repaired event on line ${n}`, repaired: true });
+        breaks.push({
+          line: broken.line,
+          reason: `a torn line of ${broken.bytes} bytes (a write cut short by a crash or a full disk), repaired by the trail.repaired event on line ${n}`,
+          repaired: true,
+        });
       } else {
         breaks.push({ line: broken.line, reason: broken.why, repaired: false });
         prev = undefined;
@@ -98,7 +108,11 @@ export async function verifyAuditFile(path: string): Promise<AuditVerdict> {
     if (prev !== undefined && parsed.fields.prev !== prev) {
       if (n === 1) breaks.push({ line: 1, reason: '"prev" of the first line is not 64 zeros (lines before it were removed?)', repaired: false });
       else {
-        breaks.push({ line: n - 1, reason: `its hash is not the "prev" of line ${n}: this line was edited (or the line after it removed, or a line inserted after it)`, repaired: false });
+        breaks.push({
+          line: n - 1,
+          reason: `its hash is not the "prev" of line ${n}: this line was edited (or the line after it removed, or a line inserted after it)`,
+          repaired: false,
+        });
         good.delete(n - 1);
       }
     }
@@ -118,7 +132,8 @@ export async function verifyAuditFile(path: string): Promise<AuditVerdict> {
   }
   // a last line without its newline: a torn write, or an edit
   if (rest.length > 0) check(rest);
-  if (broken !== undefined) breaks.push({ line: broken.line, reason: `${broken.why} (the last line: a torn write not yet repaired, or an edit)`, repaired: false });
+  if (broken !== undefined)
+    breaks.push({ line: broken.line, reason: `${broken.why} (the last line: a torn write not yet repaired, or an edit)`, repaired: false });
   breaks.sort((a, b) => a.line - b.line);
   return { ok: breaks.every((b) => b.repaired), lines: n, breaks, verified: ranges([...good].sort((a, b) => a - b)) };
 }
@@ -146,7 +161,10 @@ export function trailFiles(file: string): string[] {
   const re = new RegExp(`^${escape(m[1]!)}\\.${INSTANCE_PART}${escape(m[2] ?? '')}$`);
   let siblings: string[] = [];
   try {
-    siblings = readdirSync(dir).filter((f) => re.test(f)).sort().map((f) => join(dir, f));
+    siblings = readdirSync(dir)
+      .filter((f) => re.test(f))
+      .sort()
+      .map((f) => join(dir, f));
   } catch {
     // no folder: reported when the file itself is read
   }
@@ -154,9 +172,13 @@ export function trailFiles(file: string): string[] {
 }
 
 /** The command line: prints the verdict of each trail and returns the worst exit code. */
-export async function main(argv: readonly string[], out: (line: string) => void = (l) => process.stdout.write(l + '\n'), err: (line: string) => void = (l) => process.stderr.write(l + '\n')): Promise<number> {
+export async function main(
+  argv: readonly string[],
+  out: (line: string) => void = (l) => process.stdout.write(l + '\n'),
+  err: (line: string) => void = (l) => process.stderr.write(l + '\n'),
+): Promise<number> {
   if (argv.length === 0 || argv.includes('--help') || argv.includes('-h')) {
-    err('usage: verify-audit <audit file> [<audit file>...]   (checks the hash chain of a chained audit trail, and of each instance\'s file beside it)');
+    err("usage: verify-audit <audit file> [<audit file>...]   (checks the hash chain of a chained audit trail, and of each instance's file beside it)");
     return 2;
   }
   const files = argv.flatMap(trailFiles);

@@ -42,7 +42,12 @@ function isSet(env: NodeJS.ProcessEnv, name: string): boolean {
  * The tools whose credentials are not set, grouped by their requirements (in order of first
  * appearance), each group with what every alternative misses. Empty when every tool can call.
  */
-export function unmetRequirements(tools: readonly RequiringTool[], schemes: readonly SecurityScheme[], env: NodeJS.ProcessEnv, options: { transport?: 'stdio' | 'http' } = {}): UnmetRequirement[] {
+export function unmetRequirements(
+  tools: readonly RequiringTool[],
+  schemes: readonly SecurityScheme[],
+  env: NodeJS.ProcessEnv,
+  options: { transport?: 'stdio' | 'http' } = {},
+): UnmetRequirement[] {
   const byName = new Map(schemes.map((s) => [s.name, s]));
   const groups = new Map<string, { alternatives: UnmetAlternative[]; tools: string[] }>();
   for (const tool of tools) {
@@ -90,6 +95,7 @@ export function describeUnmet(u: UnmetRequirement): string {
     return a.variables.length > 0 ? `${a.variables.join(' and ')} (${which})` : `${which.replace(/^schemes/, 'scheme')} (not configured in this server)`;
   };
   const tools = `${u.tools.length === 1 ? 'tool' : `${u.tools.length} tools`} ${someOf(u.tools)}`;
-  if (u.alternatives.length === 1) return `credentials are not set: set ${one(u.alternatives[0]!)}; ${tools} will fail until ${u.alternatives[0]!.variables.length > 1 ? 'they are' : 'it is'}`;
+  if (u.alternatives.length === 1)
+    return `credentials are not set: set ${one(u.alternatives[0]!)}; ${tools} will fail until ${u.alternatives[0]!.variables.length > 1 ? 'they are' : 'it is'}`;
   return `credentials are not set: set one of ${u.alternatives.map(one).join(', or ')}; ${tools} will fail until one of them is`;
 }

@@ -15,8 +15,8 @@
 import path from 'node:path';
 import { isLoopbackHostname } from '../core/loopback.js';
 import type { ResultPolicy, ServerConfig } from '../core/types.js';
-import { DEFAULT_MAX_ARGUMENT_BYTES, DEFAULT_MAX_IN_FLIGHT_BYTES, settingNames } from './variables.js';
 import type { SettingKey } from './variables.js';
+import { DEFAULT_MAX_ARGUMENT_BYTES, DEFAULT_MAX_IN_FLIGHT_BYTES, settingNames } from './variables.js';
 
 /** Effective settings a server calls its API with. */
 export type Settings = {
@@ -107,7 +107,8 @@ export function parseApiBase(variable: string, value: string): ApiBase {
   const colon = rest.indexOf(':');
   const rawSocket = colon < 0 ? rest : rest.slice(0, colon);
   const basePath = colon < 0 ? '' : rest.slice(colon + 1);
-  if (!rawSocket.startsWith('/') || rawSocket.length < 2) throw new SettingsError(variable, `${expected}: the socket path must be absolute (got ${JSON.stringify(value)})`);
+  if (!rawSocket.startsWith('/') || rawSocket.length < 2)
+    throw new SettingsError(variable, `${expected}: the socket path must be absolute (got ${JSON.stringify(value)})`);
   if (/[?#\s]/.test(rest)) throw new SettingsError(variable, `${expected}, without spaces, a query (?) or fragment (#)`);
   let socketPath: string;
   try {
@@ -117,7 +118,10 @@ export function parseApiBase(variable: string, value: string): ApiBase {
   }
   if (socketPath.includes('\0')) throw new SettingsError(variable, `${expected}: the socket path may not contain a NUL character`);
   if (basePath !== '' && !basePath.startsWith('/')) {
-    throw new SettingsError(variable, `${expected}: the base path after the socket path must start with / (a : inside the socket path is written %3A) (got ${JSON.stringify(value)})`);
+    throw new SettingsError(
+      variable,
+      `${expected}: the base path after the socket path must start with / (a : inside the socket path is written %3A) (got ${JSON.stringify(value)})`,
+    );
   }
   let url: URL;
   try {
@@ -184,7 +188,10 @@ export function resolveSettings(config: ServerConfig, env: NodeJS.ProcessEnv): S
       ? parsePositiveInteger(vars.maxInFlightBytes, envInFlight, 'bytes')
       : parsePositiveInteger('maxInFlightBytes (manifest)', String(config.maxInFlightBytes ?? DEFAULT_MAX_IN_FLIGHT_BYTES), 'bytes');
   if (settings.maxInFlightBytes < settings.maxResponseBytes) {
-    throw new SettingsError(vars.maxInFlightBytes, `${envInFlight !== undefined ? vars.maxInFlightBytes : 'maxInFlightBytes (manifest)'} must be at least the response limit of ${settings.maxResponseBytes} bytes, or no response could be read (got ${settings.maxInFlightBytes}); set ${vars.maxInFlightBytes} higher`);
+    throw new SettingsError(
+      vars.maxInFlightBytes,
+      `${envInFlight !== undefined ? vars.maxInFlightBytes : 'maxInFlightBytes (manifest)'} must be at least the response limit of ${settings.maxResponseBytes} bytes, or no response could be read (got ${settings.maxInFlightBytes}); set ${vars.maxInFlightBytes} higher`,
+    );
   }
   const envArguments = read(env, vars.maxArgumentBytes);
   settings.maxArgumentBytes = envArguments !== undefined ? parsePositiveInteger(vars.maxArgumentBytes, envArguments, 'bytes') : DEFAULT_MAX_ARGUMENT_BYTES;
@@ -208,7 +215,8 @@ const IDENTITY = /^[A-Za-z0-9._@-]{1,128}$/;
 /** Checks a client identity; throws `SettingsError` naming `where` otherwise. */
 export function parseIdentity(variable: string, where: string, value: string): string {
   if (value === '') throw new SettingsError(variable, `${where}: the client identity is empty; write name=token with a name such as alice or ci-bot`);
-  if (!IDENTITY.test(value)) throw new SettingsError(variable, `${where}: the client identity ${JSON.stringify(value)} may only hold letters, digits and . _ @ - (at most 128)`);
+  if (!IDENTITY.test(value))
+    throw new SettingsError(variable, `${where}: the client identity ${JSON.stringify(value)} may only hold letters, digits and . _ @ - (at most 128)`);
   return value;
 }
 
@@ -227,10 +235,16 @@ export function addTokens(variable: string, entries: ReadonlyArray<readonly [str
     const name = parseIdentity(variable, where, text.slice(0, eq).trim());
     const token = text.slice(eq + 1).trim();
     if (token === '') throw new SettingsError(variable, `${where}: the token of ${name} is empty`);
-    if (!/^[\x21-\x2b\x2d-\x7e]+$/.test(token)) throw new SettingsError(variable, `${where}: the token of ${name} may only hold printable ASCII characters without spaces or commas`);
-    if (token.length < MIN_TOKEN_LENGTH) throw new SettingsError(variable, `${where}: the token of ${name} is shorter than ${MIN_TOKEN_LENGTH} characters; use a long random value such as the output of \`openssl rand -hex 32\``);
+    if (!/^[\x21-\x2b\x2d-\x7e]+$/.test(token))
+      throw new SettingsError(variable, `${where}: the token of ${name} may only hold printable ASCII characters without spaces or commas`);
+    if (token.length < MIN_TOKEN_LENGTH)
+      throw new SettingsError(
+        variable,
+        `${where}: the token of ${name} is shorter than ${MIN_TOKEN_LENGTH} characters; use a long random value such as the output of \`openssl rand -hex 32\``,
+      );
     const other = tokens.get(token);
-    if (other !== undefined) throw new SettingsError(variable, `${where}: the token of ${name} is the same as the token of ${other}; every token must be different`);
+    if (other !== undefined)
+      throw new SettingsError(variable, `${where}: the token of ${name} is the same as the token of ${other}; every token must be different`);
     tokens.set(token, name);
   }
 }
@@ -250,28 +264,39 @@ export function tokenFileEntries(file: string, text: string): Array<[string, str
 
 /** Comma-separated Host header values (`<envPrefix>_ALLOWED_HOSTS`): lower-cased `host` or `host:port`, IPv6 in brackets. */
 export function parseAllowedHosts(variable: string, value: string): string[] {
-  return value.split(',').map((h) => h.trim().toLowerCase()).filter((h) => h !== '').map((h) => {
-    if (!/^(?:[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?|\[[0-9a-f:.]+\])(?::\d{1,5})?$/.test(h)) {
-      throw new SettingsError(variable, `${variable} lists host names as sent in the Host header, such as mcp.example.com or mcp.example.com:3000 (got ${JSON.stringify(h)})`);
-    }
-    return h;
-  });
+  return value
+    .split(',')
+    .map((h) => h.trim().toLowerCase())
+    .filter((h) => h !== '')
+    .map((h) => {
+      if (!/^(?:[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?|\[[0-9a-f:.]+\])(?::\d{1,5})?$/.test(h)) {
+        throw new SettingsError(
+          variable,
+          `${variable} lists host names as sent in the Host header, such as mcp.example.com or mcp.example.com:3000 (got ${JSON.stringify(h)})`,
+        );
+      }
+      return h;
+    });
 }
 
 /** Comma-separated origins (`<envPrefix>_ALLOWED_ORIGINS`): `http(s)://host[:port]`, normalized as browsers send them. */
 export function parseAllowedOrigins(variable: string, value: string): string[] {
-  return value.split(',').map((o) => o.trim()).filter((o) => o !== '').map((o) => {
-    const expected = `${variable} lists origins such as https://app.example.com or http://localhost:5173, without a path (got ${JSON.stringify(o)})`;
-    let url: URL;
-    try {
-      url = new URL(o);
-    } catch {
-      throw new SettingsError(variable, expected);
-    }
-    const bare = url.pathname === '/' && !/[?#]/.test(o) && url.username === '' && url.password === '' && !/^[a-z]+:\/\/[^/]*\/./i.test(o);
-    if ((url.protocol !== 'http:' && url.protocol !== 'https:') || !bare) throw new SettingsError(variable, expected);
-    return url.origin;
-  });
+  return value
+    .split(',')
+    .map((o) => o.trim())
+    .filter((o) => o !== '')
+    .map((o) => {
+      const expected = `${variable} lists origins such as https://app.example.com or http://localhost:5173, without a path (got ${JSON.stringify(o)})`;
+      let url: URL;
+      try {
+        url = new URL(o);
+      } catch {
+        throw new SettingsError(variable, expected);
+      }
+      const bare = url.pathname === '/' && !/[?#]/.test(o) && url.username === '' && url.password === '' && !/^[a-z]+:\/\/[^/]*\/./i.test(o);
+      if ((url.protocol !== 'http:' && url.protocol !== 'https:') || !bare) throw new SettingsError(variable, expected);
+      return url.origin;
+    });
 }
 
 /** The OAuth resource server's settings (`<envPrefix>_OAUTH_*`, `<envPrefix>_PUBLIC_URL`); oauth-resource.ts takes them. */
@@ -303,7 +328,8 @@ function parseOAuthUrl(variable: string, value: string, example: string): string
     throw new SettingsError(variable, `${expected} (got ${JSON.stringify(value)})`);
   }
   const scheme = url.protocol === 'https:' || (url.protocol === 'http:' && loopbackUrl(url));
-  if (!scheme || url.username !== '' || url.password !== '' || value.includes('?') || value.includes('#')) throw new SettingsError(variable, `${expected} (got ${JSON.stringify(value)})`);
+  if (!scheme || url.username !== '' || url.password !== '' || value.includes('?') || value.includes('#'))
+    throw new SettingsError(variable, `${expected} (got ${JSON.stringify(value)})`);
   return value;
 }
 
@@ -321,21 +347,45 @@ export function resolveOAuthSettings(envPrefix: string, env: NodeJS.ProcessEnv, 
   const audience = read(env, vars.oauthAudience) ?? defaults.audience;
   const jwks = read(env, vars.oauthJwksUrl);
   const publicUrl = read(env, vars.publicUrl);
-  const scopes = read(env, vars.oauthScopes)?.split(/\s+/).filter((s) => s !== '') ?? (defaults.scopes !== undefined ? [...defaults.scopes] : undefined);
+  const scopes =
+    read(env, vars.oauthScopes)
+      ?.split(/\s+/)
+      .filter((s) => s !== '') ?? (defaults.scopes !== undefined ? [...defaults.scopes] : undefined);
   for (const scope of scopes ?? []) {
     // RFC 6749 3.3 scope-token: printable ASCII but space, " and \
-    if (!/^[\x21\x23-\x5b\x5d-\x7e]+$/.test(scope)) throw new SettingsError(vars.oauthScopes, `${vars.oauthScopes} lists scopes separated by spaces, each of printable ASCII characters without " or \\ (got ${JSON.stringify(scope)})`);
+    if (!/^[\x21\x23-\x5b\x5d-\x7e]+$/.test(scope))
+      throw new SettingsError(
+        vars.oauthScopes,
+        `${vars.oauthScopes} lists scopes separated by spaces, each of printable ASCII characters without " or \\ (got ${JSON.stringify(scope)})`,
+      );
   }
   const introspectionUrl = read(env, vars.oauthIntrospectionUrl);
   const clientId = read(env, vars.oauthClientId);
   const clientSecret = read(env, vars.oauthClientSecret);
   if ((clientId === undefined) !== (clientSecret === undefined)) {
     const [set, unset] = clientId !== undefined ? [vars.oauthClientId, vars.oauthClientSecret] : [vars.oauthClientSecret, vars.oauthClientId];
-    throw new SettingsError(unset, `${set} is set but ${unset} is not: token introspection needs both (this server's client credentials at the authorization server)`);
+    throw new SettingsError(
+      unset,
+      `${set} is set but ${unset} is not: token introspection needs both (this server's client credentials at the authorization server)`,
+    );
   }
-  if (introspectionUrl !== undefined && clientId === undefined) throw new SettingsError(vars.oauthClientId, `${vars.oauthIntrospectionUrl} is set but ${vars.oauthClientId} and ${vars.oauthClientSecret} are not: introspection needs this server's client credentials`);
+  if (introspectionUrl !== undefined && clientId === undefined)
+    throw new SettingsError(
+      vars.oauthClientId,
+      `${vars.oauthIntrospectionUrl} is set but ${vars.oauthClientId} and ${vars.oauthClientSecret} are not: introspection needs this server's client credentials`,
+    );
   const settings = {
-    ...(clientId !== undefined && clientSecret !== undefined ? { introspection: { ...(introspectionUrl !== undefined ? { url: parseOAuthUrl(vars.oauthIntrospectionUrl, introspectionUrl, 'https://login.example.com/oauth2/introspect') } : {}), clientId, clientSecret } } : {}),
+    ...(clientId !== undefined && clientSecret !== undefined
+      ? {
+          introspection: {
+            ...(introspectionUrl !== undefined
+              ? { url: parseOAuthUrl(vars.oauthIntrospectionUrl, introspectionUrl, 'https://login.example.com/oauth2/introspect') }
+              : {}),
+            clientId,
+            clientSecret,
+          },
+        }
+      : {}),
     ...(scopes !== undefined && scopes.length > 0 ? { scopes } : {}),
     ...(audience !== undefined ? { audience } : {}),
     ...(jwks !== undefined ? { jwksUrl: parseOAuthUrl(vars.oauthJwksUrl, jwks, 'https://login.example.com/.well-known/jwks.json') } : {}),
@@ -344,7 +394,11 @@ export function resolveOAuthSettings(envPrefix: string, env: NodeJS.ProcessEnv, 
   if (issuer === undefined) {
     // a setting without the issuer is a mistake (the manifest's defaults only apply with one)
     const orphan = [vars.oauthAudience, vars.oauthJwksUrl, vars.oauthScopes, vars.oauthClientId].find((v) => read(env, v) !== undefined);
-    if (orphan !== undefined) throw new SettingsError(orphan, `${orphan} is set but ${vars.oauthIssuer} is not: set the issuer URL of the authorization server too, or unset ${orphan}`);
+    if (orphan !== undefined)
+      throw new SettingsError(
+        orphan,
+        `${orphan} is set but ${vars.oauthIssuer} is not: set the issuer URL of the authorization server too, or unset ${orphan}`,
+      );
     return undefined;
   }
   return { issuer: parseOAuthUrl(issuerFrom, issuer, 'https://login.example.com/realms/mcp'), ...settings };

@@ -35,10 +35,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { log } from '../core/log.js';
+import type { TaskBounds, TaskRecord, TaskStatus, TaskStore, TaskUpdate } from '../tasks/tasks-store.js';
+import { DEFAULT_TASK_BOUNDS, TaskStoreFullError, TERMINAL } from '../tasks/tasks-store.js';
 import type { SharedRedis } from './redis.js';
 import { describeFailure, unavailable } from './redis.js';
-import { DEFAULT_TASK_BOUNDS, TaskStoreFullError, TERMINAL } from '../tasks/tasks-store.js';
-import type { TaskBounds, TaskRecord, TaskStatus, TaskStore, TaskUpdate } from '../tasks/tasks-store.js';
 
 /** Largest record read back, in bytes. */
 const MAX_RECORD_BYTES = 8 * 1024 * 1024;
@@ -61,7 +61,8 @@ function parse(text: string | null, taskId: string): TaskRecord | undefined {
   }
   if (typeof r !== 'object' || r === null) return undefined;
   const t = r as Partial<TaskRecord>;
-  if (t.taskId !== taskId || typeof t.owner !== 'string' || typeof t.tool !== 'string' || typeof t.status !== 'string' || !STATUSES.has(t.status)) return undefined;
+  if (t.taskId !== taskId || typeof t.owner !== 'string' || typeof t.tool !== 'string' || typeof t.status !== 'string' || !STATUSES.has(t.status))
+    return undefined;
   if (![t.createdAt, t.lastUpdatedAt, t.ttlMs, t.pollIntervalMs].every((n) => typeof n === 'number' && Number.isFinite(n))) return undefined;
   return t as TaskRecord;
 }
@@ -113,7 +114,13 @@ export class RedisTaskStore implements TaskStore {
     await this.#run(async () => {
       if ((await c.zcard(all)) >= this.bounds.maxTasks) await this.#makeRoom(all);
       const ttl = Math.max(1, Math.min(record.ttlMs, this.bounds.maxAgeMs) - (this.#now() - record.createdAt));
-      await c.multi().set(this.#key(record.taskId), JSON.stringify(record), 'PX', ttl).zadd(all, record.createdAt, record.taskId).zadd(this.#owners(record.owner), record.createdAt, record.taskId).pexpire(this.#owners(record.owner), this.bounds.maxAgeMs).exec();
+      await c
+        .multi()
+        .set(this.#key(record.taskId), JSON.stringify(record), 'PX', ttl)
+        .zadd(all, record.createdAt, record.taskId)
+        .zadd(this.#owners(record.owner), record.createdAt, record.taskId)
+        .pexpire(this.#owners(record.owner), this.bounds.maxAgeMs)
+        .exec();
     });
   }
 
@@ -166,8 +173,14 @@ export class RedisTaskStore implements TaskStore {
         // questions belong to input_required only (as in the in-process store)
         if (next.status !== 'input_required') delete (next as { inputRequests?: unknown }).inputRequests;
         if ((await this.#redis.client.eval(SWAP, 1, key, text!, JSON.stringify(next))) === 1) {
-          if (next.status === 'cancelled') await this.#redis.client.publish(this.#redis.key('task-cancels'), taskId).catch((err: unknown) => log('warn', `tasks: the cancel of ${taskId} reached only this instance: ${describeFailure(err)}`));
-          if (next.status !== t.status || update.inputRequests !== undefined) await this.#redis.client.publish(this.#redis.key('task-changes'), `${this.#self} ${taskId}`).catch((err: unknown) => log('warn', `tasks: the change of ${taskId} reached only this instance's listeners: ${describeFailure(err)}`));
+          if (next.status === 'cancelled')
+            await this.#redis.client
+              .publish(this.#redis.key('task-cancels'), taskId)
+              .catch((err: unknown) => log('warn', `tasks: the cancel of ${taskId} reached only this instance: ${describeFailure(err)}`));
+          if (next.status !== t.status || update.inputRequests !== undefined)
+            await this.#redis.client
+              .publish(this.#redis.key('task-changes'), `${this.#self} ${taskId}`)
+              .catch((err: unknown) => log('warn', `tasks: the change of ${taskId} reached only this instance's listeners: ${describeFailure(err)}`));
           return next;
         }
       }

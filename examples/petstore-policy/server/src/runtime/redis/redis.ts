@@ -18,11 +18,12 @@
  *
  * This file is copied verbatim into every generated project; it is loaded only when the URL is set.
  */
-import { Redis } from 'ioredis';
+
 import type { RedisOptions } from 'ioredis';
+import { Redis } from 'ioredis';
 import { log } from '../core/log.js';
-import { SharedStateError } from '../shared/shared-state.js';
 import type { RedisSettings } from '../shared/shared-state.js';
+import { SharedStateError } from '../shared/shared-state.js';
 
 /** A connected Redis, with what the shared stores need to know. */
 export type SharedRedis = {
@@ -104,7 +105,9 @@ export async function connectRedis(settings: RedisSettings, name: string): Promi
   } catch (err) {
     client.disconnect();
     const cause = failure ?? (err instanceof Error ? err : new Error(String(err)));
-    throw new Error(`cannot reach Redis at ${settings.shown} (${settings.variables.url}): ${cause.message}; start Redis, or unset ${settings.variables.url} to keep shared state in this process`);
+    throw new Error(
+      `cannot reach Redis at ${settings.shown} (${settings.variables.url}): ${cause.message}; start Redis, or unset ${settings.variables.url} to keep shared state in this process`,
+    );
   } finally {
     clearTimeout(timer);
     client.off('error', onError);
@@ -135,7 +138,11 @@ async function checkDurability(client: Redis, settings: RedisSettings): Promise<
   try {
     const [, aof] = (await client.config('GET', 'appendonly')) as [string, string];
     const [, sync] = (await client.config('GET', 'appendfsync')) as [string, string];
-    if (aof !== 'yes' || sync !== 'always') log('warn', `redis: ${settings.shown} runs with appendonly ${aof}, appendfsync ${sync}: a justification acknowledged just before Redis crashes may be lost; run it with appendonly yes and appendfsync always`);
+    if (aof !== 'yes' || sync !== 'always')
+      log(
+        'warn',
+        `redis: ${settings.shown} runs with appendonly ${aof}, appendfsync ${sync}: a justification acknowledged just before Redis crashes may be lost; run it with appendonly yes and appendfsync always`,
+      );
   } catch {
     log('info', `redis: cannot read the persistence settings of ${settings.shown} (CONFIG GET refused); justifications are as durable as its persistence`);
   }

@@ -63,7 +63,12 @@ export class ListChanges {
 
   #sessions(kind: ListKind): void {
     for (const server of this.#targets?.sessions() ?? []) {
-      const send = kind === 'tools' ? () => server.sendToolListChanged() : kind === 'prompts' ? () => server.sendPromptListChanged() : () => server.sendResourceListChanged();
+      const send =
+        kind === 'tools'
+          ? () => server.sendToolListChanged()
+          : kind === 'prompts'
+            ? () => server.sendPromptListChanged()
+            : () => server.sendResourceListChanged();
       try {
         void Promise.resolve(send()).catch((err: unknown) => log('debug', `list changes: ${kind} list_changed not sent to a session`, err));
       } catch (err) {

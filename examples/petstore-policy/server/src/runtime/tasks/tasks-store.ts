@@ -100,7 +100,10 @@ export const DEFAULT_TASK_BOUNDS: TaskBounds = { maxTasks: 1000, maxAgeMs: 60 * 
  */
 export function taskBounds(envPrefix: string, env: NodeJS.ProcessEnv): TaskBounds {
   const names = settingNames(envPrefix);
-  return { maxTasks: readPositiveInteger(env, names.maxTasks, TASK_DEFAULTS.maxTasks, 'tasks'), maxAgeMs: readPositiveInteger(env, names.taskTtlMs, TASK_DEFAULTS.ttlMs, 'milliseconds') };
+  return {
+    maxTasks: readPositiveInteger(env, names.maxTasks, TASK_DEFAULTS.maxTasks, 'tasks'),
+    maxAgeMs: readPositiveInteger(env, names.taskTtlMs, TASK_DEFAULTS.ttlMs, 'milliseconds'),
+  };
 }
 
 /** Tasks in a Map, dropped `ttlMs` after their creation, at most `maxTasks`. */

@@ -59,7 +59,8 @@ function checkField(name: string, schema: FieldSchema, value: unknown): string[]
     const length = [...value].length;
     if (min !== undefined && length < min) out.push(`${name}: must have at least ${min} characters`);
     if (max !== undefined && length > max) out.push(`${name}: must have at most ${max} characters`);
-    if (typeof schema.format === 'string' && FORMATS[schema.format] !== undefined && !FORMATS[schema.format]!.test(value)) out.push(`${name}: must be a valid ${schema.format}`);
+    if (typeof schema.format === 'string' && FORMATS[schema.format] !== undefined && !FORMATS[schema.format]!.test(value))
+      out.push(`${name}: must be a valid ${schema.format}`);
     if (typeof schema.pattern === 'string') {
       let re: RegExp | undefined;
       try {
@@ -85,7 +86,9 @@ function checkField(name: string, schema: FieldSchema, value: unknown): string[]
     if (!Array.isArray(value)) return [`${name}: must be array`];
     const out: string[] = [];
     const allowed = choices(schema.items?.enum, schema.items?.anyOf);
-    for (const item of value) if (allowed !== undefined && !allowed.includes(item)) out.push(`${name}: ${JSON.stringify(item)} is not one of ${allowed.map((a) => JSON.stringify(a)).join(', ')}`);
+    for (const item of value)
+      if (allowed !== undefined && !allowed.includes(item))
+        out.push(`${name}: ${JSON.stringify(item)} is not one of ${allowed.map((a) => JSON.stringify(a)).join(', ')}`);
     const min = num(schema.minItems);
     const max = num(schema.maxItems);
     if (min !== undefined && value.length < min) out.push(`${name}: must have at least ${min} items`);

@@ -51,7 +51,8 @@ export function paramHeaders(schema: unknown): ParamHeader[] {
     if (node === null || typeof node !== 'object') return;
     const s = node as Record<string, unknown>;
     const name = s['x-mcp-header'];
-    if (path.length > 0 && typeof name === 'string' && TOKEN.test(name) && typeof s.type === 'string' && PERMITTED_TYPES.has(s.type)) out.push({ path, name, type: s.type });
+    if (path.length > 0 && typeof name === 'string' && TOKEN.test(name) && typeof s.type === 'string' && PERMITTED_TYPES.has(s.type))
+      out.push({ path, name, type: s.type });
     const props = s.properties;
     if (props !== null && typeof props === 'object') for (const [key, child] of Object.entries(props)) visit(child, [...path, key]);
   };
@@ -63,7 +64,12 @@ export function paramHeaders(schema: unknown): ParamHeader[] {
 export type HeaderRefusal = { readonly status: number; readonly code: number; readonly message: string; readonly data?: unknown };
 
 function refusal(header: string, why: string): HeaderRefusal {
-  return { status: 400, code: HEADER_MISMATCH, message: `Bad Request: the request headers and body disagree: ${why}`, data: { mismatch: { header, body: why } } };
+  return {
+    status: 400,
+    code: HEADER_MISMATCH,
+    message: `Bad Request: the request headers and body disagree: ${why}`,
+    data: { mismatch: { header, body: why } },
+  };
 }
 
 /** Decodes an `Mcp-Param-*` value; undefined when it carries the Base64 wrapper around something that is not canonical Base64 of UTF-8. */
@@ -99,8 +105,12 @@ export function checkParamHeaders(declared: readonly ParamHeader[], args: unknow
     if (raw === null) return refusal(header, `the body carries ${d.path.join('.')}=${JSON.stringify(value)} but the ${header} header is absent`);
     const decoded = decodeParamValue(raw.trim());
     if (decoded === undefined) return refusal(header, `the ${header} header carries an invalid Base64 value`);
-    const equal = (d.type === 'integer' || d.type === 'number') && typeof value === 'number' && CANONICAL_DECIMAL.test(decoded) ? Number(decoded) === value : decoded === text;
-    if (!equal) return refusal(header, `the ${header} header decodes to ${JSON.stringify(decoded)} but the body carries ${d.path.join('.')}=${JSON.stringify(value)}`);
+    const equal =
+      (d.type === 'integer' || d.type === 'number') && typeof value === 'number' && CANONICAL_DECIMAL.test(decoded)
+        ? Number(decoded) === value
+        : decoded === text;
+    if (!equal)
+      return refusal(header, `the ${header} header decodes to ${JSON.stringify(decoded)} but the body carries ${d.path.join('.')}=${JSON.stringify(value)}`);
   }
   return undefined;
 }

@@ -16,7 +16,12 @@ import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
 import { log } from '../core/log.js';
 
 /** A listen stream for task ids (server.ts `ServerFactory.taskListen`). */
-export type TaskListen = (identity: string | undefined, taskIds: readonly unknown[], subscriptionId: unknown, send: (message: unknown) => void) => Promise<{ accepted: string[]; stop: () => void }>;
+export type TaskListen = (
+  identity: string | undefined,
+  taskIds: readonly unknown[],
+  subscriptionId: unknown,
+  send: (message: unknown) => void,
+) => Promise<{ accepted: string[]; stop: () => void }>;
 
 /** The task ids a 2026-07-28 `subscriptions/listen` request asks for, or undefined when it is none. */
 function listenTaskIds(message: unknown): { id: string | number; taskIds: unknown[] } | undefined {
@@ -32,7 +37,8 @@ function listenTaskIds(message: unknown): { id: string | number; taskIds: unknow
 export function withTaskListen(inner: Transport, taskListen: TaskListen, identity: string): Transport {
   const streams = new Map<string | number, () => void>();
   let downstream: Transport['onmessage'];
-  const send = (message: unknown): void => void inner.send(message as JSONRPCMessage).catch((err: unknown) => log('debug', 'tasks: a listen notification could not be sent', err));
+  const send = (message: unknown): void =>
+    void inner.send(message as JSONRPCMessage).catch((err: unknown) => log('debug', 'tasks: a listen notification could not be sent', err));
   inner.onmessage = (message, extra) => {
     const listen = listenTaskIds(message);
     if (listen) {
@@ -42,14 +48,22 @@ export function withTaskListen(inner: Transport, taskListen: TaskListen, identit
         const { accepted, stop } = await taskListen(identity, listen.taskIds, listen.id, (m) => (early ? early.push(m) : send(m)));
         streams.get(listen.id)?.();
         streams.set(listen.id, stop);
-        send({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { _meta: { 'io.modelcontextprotocol/subscriptionId': listen.id }, notifications: { taskIds: accepted } } });
+        send({
+          jsonrpc: '2.0',
+          method: 'notifications/subscriptions/acknowledged',
+          params: { _meta: { 'io.modelcontextprotocol/subscriptionId': listen.id }, notifications: { taskIds: accepted } },
+        });
         for (const m of early) send(m);
         early = undefined;
       })().catch((err: unknown) => log('warn', 'tasks: a listen request failed', err));
       return;
     }
     const cancelled = message as { method?: unknown; params?: { requestId?: unknown } };
-    if (cancelled.method === 'notifications/cancelled' && (typeof cancelled.params?.requestId === 'string' || typeof cancelled.params?.requestId === 'number') && streams.has(cancelled.params.requestId)) {
+    if (
+      cancelled.method === 'notifications/cancelled' &&
+      (typeof cancelled.params?.requestId === 'string' || typeof cancelled.params?.requestId === 'number') &&
+      streams.has(cancelled.params.requestId)
+    ) {
       streams.get(cancelled.params.requestId)!();
       streams.delete(cancelled.params.requestId);
       return;

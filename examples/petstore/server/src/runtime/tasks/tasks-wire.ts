@@ -15,8 +15,9 @@
  *
  * This file is copied verbatim into every generated project.
  */
-import { CLIENT_CAPABILITIES_META_KEY, MissingRequiredClientCapabilityError, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+
 import type { CallToolResult, Server, ServerContext } from '@modelcontextprotocol/server';
+import { CLIENT_CAPABILITIES_META_KEY, MissingRequiredClientCapabilityError, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { Era } from '../core/era.js';
 import type { Tasks } from './tasks.js';
 import type { TaskRecord } from './tasks-store.js';
@@ -38,23 +39,44 @@ const iso = (ms: number) => new Date(ms).toISOString();
 
 /** Whether the modern request `ctx` declares the tasks extension (in its `_meta` envelope). */
 export function declaresTasks(ctx: ServerContext): boolean {
-  const caps = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as { extensions?: Record<string, unknown> } | undefined;
+  const caps = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as
+    | { extensions?: Record<string, unknown> }
+    | undefined;
   return typeof caps?.extensions === 'object' && caps.extensions !== null && caps.extensions[TASKS_EXTENSION] !== undefined;
 }
 
 /** The -32021 of a modern request that needs the extension and does not declare it. */
 export function missingTasks(what: string): MissingRequiredClientCapabilityError {
-  return new MissingRequiredClientCapabilityError({ requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } }, `${what} needs the ${TASKS_EXTENSION} extension, which this request does not declare in its client capabilities`);
+  return new MissingRequiredClientCapabilityError(
+    { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
+    `${what} needs the ${TASKS_EXTENSION} extension, which this request does not declare in its client capabilities`,
+  );
 }
 
 /** A task on the legacy wire. */
 function legacyTask(t: TaskRecord): Record<string, unknown> {
-  return { taskId: t.taskId, status: t.status, ...(t.statusMessage !== undefined ? { statusMessage: t.statusMessage } : {}), createdAt: iso(t.createdAt), lastUpdatedAt: iso(t.lastUpdatedAt), ttl: t.ttlMs, pollInterval: t.pollIntervalMs };
+  return {
+    taskId: t.taskId,
+    status: t.status,
+    ...(t.statusMessage !== undefined ? { statusMessage: t.statusMessage } : {}),
+    createdAt: iso(t.createdAt),
+    lastUpdatedAt: iso(t.lastUpdatedAt),
+    ttl: t.ttlMs,
+    pollInterval: t.pollIntervalMs,
+  };
 }
 
 /** A task on the 2026-07-28 wire (no result or error: {@link detailed} adds them). */
 function modernTask(t: TaskRecord): Record<string, unknown> {
-  return { taskId: t.taskId, status: t.status, ...(t.statusMessage !== undefined ? { statusMessage: t.statusMessage } : {}), createdAt: iso(t.createdAt), lastUpdatedAt: iso(t.lastUpdatedAt), ttlMs: t.ttlMs, pollIntervalMs: t.pollIntervalMs };
+  return {
+    taskId: t.taskId,
+    status: t.status,
+    ...(t.statusMessage !== undefined ? { statusMessage: t.statusMessage } : {}),
+    createdAt: iso(t.createdAt),
+    lastUpdatedAt: iso(t.lastUpdatedAt),
+    ttlMs: t.ttlMs,
+    pollIntervalMs: t.pollIntervalMs,
+  };
 }
 
 /** `tasks/get` of the 2026-07-28 wire: the task, with its result (completed) or error (failed). */
@@ -71,13 +93,21 @@ function detailed(t: TaskRecord): Record<string, unknown> {
  * Legacy: tasks/get, tasks/result, tasks/list, tasks/cancel. 2026-07-28: tasks/get, tasks/cancel,
  * tasks/update (-32021 without the extension; tasks/result and tasks/list stay unknown: -32601).
  */
-export function installTaskMethods(tasks: Tasks, server: Server, era: Era, ownerOf: (ctx: ServerContext) => string, visible: (tool: string, ctx: ServerContext) => boolean = () => true): void {
+export function installTaskMethods(
+  tasks: Tasks,
+  server: Server,
+  era: Era,
+  ownerOf: (ctx: ServerContext) => string,
+  visible: (tool: string, ctx: ServerContext) => boolean = () => true,
+): void {
   const params = { params: { '~standard': { version: 1, vendor: 'mcpgen', validate: (value: unknown) => ({ value }) } } } as const;
   const id = (p: unknown): unknown => (p as { taskId?: unknown } | undefined)?.taskId;
   if (era === 'legacy') {
     server.setRequestHandler('tasks/get', params, async (p, ctx) => legacyTask(await tasks.get(ownerOf(ctx), id(p))));
     // the request's concern preferences and access rules filter tasks/list as they filter tools/list
-    server.setRequestHandler('tasks/list', params, async (_p, ctx) => ({ tasks: (await tasks.store.list(ownerOf(ctx))).filter((t) => visible(t.tool, ctx)).map(legacyTask) }));
+    server.setRequestHandler('tasks/list', params, async (_p, ctx) => ({
+      tasks: (await tasks.store.list(ownerOf(ctx))).filter((t) => visible(t.tool, ctx)).map(legacyTask),
+    }));
     server.setRequestHandler('tasks/cancel', params, async (p, ctx) => {
       const { task, wasTerminal } = await tasks.cancel(ownerOf(ctx), id(p));
       if (wasTerminal) throw invalid(`Task ${task.taskId} has already ended (${task.status}): it cannot be cancelled`);

@@ -24,18 +24,19 @@
  *
  * This file is copied verbatim into every generated project.
  */
-import { MissingRequiredClientCapabilityError, ProtocolError } from '@modelcontextprotocol/server';
+
 import type { CallToolResult, InputRequiredResult, ToolAnnotations } from '@modelcontextprotocol/server';
+import { MissingRequiredClientCapabilityError, ProtocolError } from '@modelcontextprotocol/server';
 import { errorResult } from '../core/error-result.js';
-import { InputPending, InputRequestFailed } from './handler-input.js';
-import type { HandlerInput, InputSession } from './handler-input.js';
-import { log } from '../core/log.js';
-import type { LogLevel } from '../core/log.js';
 import { isPlainObject } from '../core/json-shapes.js';
+import type { LogLevel } from '../core/log.js';
+import { log } from '../core/log.js';
 import { errorMessage } from '../core/primitives.js';
-import type { ApiClient } from './api-client.js';
 import type { JsonSchema, OperationTool } from '../core/types.js';
 import { validateOutput } from '../validation/validate.js';
+import type { ApiClient } from './api-client.js';
+import type { HandlerInput, InputSession } from './handler-input.js';
+import { InputPending, InputRequestFailed } from './handler-input.js';
 
 /**
  * What a handler gets besides its arguments. `Api` is the type of `ctx.api`: the generated
@@ -110,7 +111,9 @@ export type AnyExtraTool = ExtraTool<never, unknown, never>;
  * Identity helper that types an extra tool: with `defineTool<Args, Result>({...})` the handler's
  * parameters are inferred, and a handler of the wrong signature fails to type-check.
  */
-export function defineTool<Args = Record<string, unknown>, Result = unknown, Api = ApiClient>(tool: ExtraTool<Args, Result, Api>): ExtraTool<Args, Result, Api> {
+export function defineTool<Args = Record<string, unknown>, Result = unknown, Api = ApiClient>(
+  tool: ExtraTool<Args, Result, Api>,
+): ExtraTool<Args, Result, Api> {
   return tool;
 }
 
@@ -146,7 +149,10 @@ export function toToolResult(tool: ToolSchemas, value: unknown): CallToolResult 
   }
   if (tool.outputSchema === undefined) return { content: [{ type: 'text', text }] };
   const problem = (note: string): CallToolResult => errorResult(`${text}\n\n[note: ${note}]`);
-  if (!isPlainObject(value)) return problem(`the tool declares an output schema but returned ${value === undefined ? 'nothing' : value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`}, not an object`);
+  if (!isPlainObject(value))
+    return problem(
+      `the tool declares an output schema but returned ${value === undefined ? 'nothing' : value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`}, not an object`,
+    );
   let mismatches: string[];
   try {
     mismatches = validateOutput(tool, value);
@@ -170,7 +176,14 @@ export async function callExtraTool<Args, Result, Api>(
   tool: ExtraTool<Args, Result, Api>,
   args: Record<string, unknown>,
   signal: AbortSignal,
-  opts: { readonly clientLog?: ClientLog; readonly progress?: ClientProgress; readonly api?: ApiClient; readonly input?: InputSession; readonly notifyResourceUpdated?: (uri: string) => void; readonly runAsTask?: () => void } = {},
+  opts: {
+    readonly clientLog?: ClientLog;
+    readonly progress?: ClientProgress;
+    readonly api?: ApiClient;
+    readonly input?: InputSession;
+    readonly notifyResourceUpdated?: (uri: string) => void;
+    readonly runAsTask?: () => void;
+  } = {},
 ): Promise<CallToolResult | InputRequiredResult> {
   const ctx: ExtraToolContext<Api> = {
     ...(opts.input?.input ?? NO_INPUT),

@@ -62,9 +62,7 @@ export function originAllowed(origin: string | undefined, allowed: readonly stri
 export type BearerRefusal = 'missing' | 'not-bearer' | 'unknown-token';
 
 /** The outcome of checking an `Authorization` header against the configured tokens. */
-export type BearerCheck =
-  | { ok: true; token: string; identity: string }
-  | { ok: false; reason: BearerRefusal };
+export type BearerCheck = { ok: true; token: string; identity: string } | { ok: false; reason: BearerRefusal };
 
 const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
 
@@ -123,7 +121,13 @@ export function refusal(reason: BearerRefusal, tokensFrom = "the server's client
 
 /** Paths clients probe for OAuth (RFC 9728 and 8414 metadata, OpenID discovery, the 2025-03-26 default endpoints). */
 export function isOAuthPath(pathname: string): boolean {
-  return pathname.startsWith('/.well-known/oauth-') || pathname.startsWith('/.well-known/openid-configuration') || pathname === '/register' || pathname === '/authorize' || pathname === '/token';
+  return (
+    pathname.startsWith('/.well-known/oauth-') ||
+    pathname.startsWith('/.well-known/openid-configuration') ||
+    pathname === '/register' ||
+    pathname === '/authorize' ||
+    pathname === '/token'
+  );
 }
 
 /** The 404 message at an OAuth discovery path of a server with static client tokens (clients show it to the user). */
@@ -151,7 +155,11 @@ export function refusalLog(write: (message: string, data: Record<string, unknown
       return;
     }
     last = t;
-    write('http: refused a request without a valid client token (401)', { remote: remote ?? 'unknown', reason: reason === 'oauth' ? `OAuth: ${detail ?? 'refused'}` : REASONS[reason], ...(suppressed > 0 ? { suppressed } : {}) });
+    write('http: refused a request without a valid client token (401)', {
+      remote: remote ?? 'unknown',
+      reason: reason === 'oauth' ? `OAuth: ${detail ?? 'refused'}` : REASONS[reason],
+      ...(suppressed > 0 ? { suppressed } : {}),
+    });
     suppressed = 0;
   };
 }
