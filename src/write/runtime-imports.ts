@@ -33,7 +33,7 @@ function topLevelModules(): ReadonlySet<string> {
 }
 
 // what comes right before a module specifier: `import … from`, `export … from`, `import`, `import(`
-const BEFORE_SPECIFIER = /(?:\bfrom|\bimport)\s*(?:\(\s*)?$/;
+const BEFORE_SPECIFIER = /(?:(?<![.\w$])from\s*|(?<![.\w$])import\s*(?:\(\s*)?)$/;
 
 // a comment or a string literal, scanned left to right (so `//` inside a string is no comment, and a quote inside a comment opens no string)
 const COMMENT_OR_STRING = /\/\*[\s\S]*?(?:\*\/|$)|\/\/[^\n]*|'(?:\\.|[^'\\\n])*'|"(?:\\.|[^"\\\n])*"|`(?:\\[\s\S]|[^`\\])*`/g;
@@ -54,12 +54,12 @@ export function staleRuntimeImports(file: string, source: string): StaleRuntimeI
     code += source.slice(last, m.index);
     last = m.index + token.length;
     if (token.startsWith('/') || token.startsWith('`')) {
-      code += ' ';
+      code = `${code.slice(-200)} `;
       continue;
     }
-    // the end of the code so far (not all of it: a file of many strings stays linear)
-    const isSpecifier = BEFORE_SPECIFIER.test(code.slice(-200));
-    code += '""';
+    const isSpecifier = BEFORE_SPECIFIER.test(code);
+    // only the end of the code so far is kept: a file of many strings stays linear
+    code = `${code.slice(-200)}""`;
     const specifier = token.slice(1, -1);
     if (!isSpecifier || !specifier.startsWith('.')) continue;
     const flat = /^runtime\/([^/]+?)(?:\.[cm]?js|\.[cm]?ts)?$/.exec(path.posix.normalize(path.posix.join(dir, specifier)));

@@ -197,8 +197,22 @@ describe('credentials stay outside the sandbox', () => {
     expect(r2.isError, text(r2)).toBeFalsy();
     const audited = records().at(-1)!.arguments!;
     expect(audited.codeChars).toBe(code('kept').length);
-    expect(audited.code).toMatch(/^const key = '\[redacted\]'; \/\/ kept\nreturn key/);
-    expect(audited.code).toContain(`…[+${code('kept').length - 80} characters]`);
+    expect(audited.code).toMatch(/^const key = '\[redacted\]'; \/\/ kept\nreturn …/);
+    // at most 80 characters, cut before the word the 80th is in (\`key.length\`)
+    expect(audited.code).toBe(
+      `${code('kept').slice(0, code('kept').indexOf('key.length'))}…[+${code('kept').length - code('kept').indexOf('key.length')} characters]`.replace(
+        KEY,
+        '[redacted]',
+      ),
+    );
     expect(readFileSync(path.join(dir, 'audit.jsonl'), 'utf8')).not.toContain(KEY);
+    // a cut that falls inside the key keeps none of it (the scrubbing only knows the whole key)
+    const { client: cut } = await connectClient({ kind: 'stdio', server: path.join(dir, 'server'), env: { ...env, CMK_CODE_AUDIT_TEXT: '20' } }, 'legacy');
+    clients.push(cut);
+    const r3 = await cut.callTool({ name: 'execute', arguments: { code: code('cut') } });
+    expect(r3.isError, text(r3)).toBeFalsy();
+    const partly = records().at(-1)!.arguments!;
+    expect(partly.code).toMatch(/^const key = …\[\+\d+ characters\]$/);
+    expect(readFileSync(path.join(dir, 'audit.jsonl'), 'utf8')).not.toContain(KEY.slice(0, 7));
   });
 });

@@ -62,6 +62,18 @@ const cases: Array<{ name: string; file: string; source: string; want: string[] 
       "// import type { X } from '../runtime/extra-tools.js';\n/* import '../runtime/x.js';\n*/\nconst s = \"from '../runtime/y.js'\";\nconst u = 'http://x' ; import type { Y } from '../runtime/z.js';\nconst t = `import '../runtime/q.js'`;\n",
     want: ['5:47 ../runtime/z.js -> ../runtime/handlers.js'],
   },
+  {
+    name: 'a call named from or import is no import (Buffer.from, obj.import)',
+    file: 'handlers/a.ts',
+    source: "const b = Buffer.from('../runtime/x.js');\nconst c = loader.import('../runtime/y.js');\nimport('../runtime/z.js');\n",
+    want: ['3:8 ../runtime/z.js -> ../runtime/handlers.js'],
+  },
+  {
+    name: 'an import after many strings is still found (only the end of the code is kept)',
+    file: 'handlers/a.ts',
+    source: `${"const s = 'x';\n".repeat(500)}import type { X } from '../runtime/extra-tools.js';\n`,
+    want: ['501:24 ../runtime/extra-tools.js -> ../runtime/handlers.js'],
+  },
 ];
 
 describe('staleRuntimeImports', () => {

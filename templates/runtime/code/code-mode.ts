@@ -215,8 +215,9 @@ export function createCodeMode(signatures: Readonly<Record<string, string>>, opt
       } catch {
         // an invalid setting: execute itself fails naming it; the audit keeps no text
       }
-      // the audit scrubs credentials from it and cuts it to its bound on arguments, as any argument
-      const text = keep > 0 ? (code.length > keep ? `${code.slice(0, keep)}…[+${code.length - keep} characters]` : code) : '[redacted]';
+      // the audit scrubs credentials from it and cuts it to its bound on arguments, as any argument;
+      // the scrubbing knows whole credentials only, so a cut never splits a word (one could be a credential)
+      const text = keep > 0 ? (code.length > keep ? cutAtWord(code, keep) : code) : '[redacted]';
       return { code: text, codeSha256: createHash('sha256').update(code).digest('hex'), codeChars: code.length };
     },
     async execute(args, run, signal, results, identity = 'local') {
@@ -360,4 +361,11 @@ function answer(outcome: SandboxOutcome, calls: readonly CallRecord[], results: 
     case 'cancelled':
       return { isError: true, content: [{ type: 'text', text: `The run was cancelled; ${summary}.` }] };
   }
+}
+
+/** The first `keep` characters of `code`, moved back to the start of a word the cut would split, and how much was left out. */
+function cutAtWord(code: string, keep: number): string {
+  let end = keep;
+  if (/\S/.test(code[end] ?? '')) while (end > 0 && /\S/.test(code[end - 1]!)) end -= 1;
+  return `${code.slice(0, end)}…[+${code.length - end} characters]`;
 }

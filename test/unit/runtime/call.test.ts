@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { setLogSink } from '../../../templates/runtime/core/log.js';
 import type { HttpOperation, JsonSchema, OperationTool } from '../../../templates/runtime/core/types.js';
 import { DRAIN_BYTES } from '../../../templates/runtime/operation/body.js';
@@ -266,6 +266,26 @@ describe('the HTTP status returned with the result', () => {
     const unsent = await sendOperation(getPet, { petId: 1 }, { timeoutMs: 1000, maxResponseBytes: 1000, envPrefix: 'PETS' });
     expect(unsent).not.toHaveProperty('status');
     expect(unsent.result.isError).toBe(true);
+  });
+
+  it('hands the status to the caller when the headers arrive, before the body is read (a call ended early still has it)', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const body = new ReadableStream<Uint8Array>({
+      async start(controller) {
+        await held;
+        controller.enqueue(new TextEncoder().encode('{"id":5}'));
+        controller.close();
+      },
+    });
+    const seen: { httpStatus?: number } = {};
+    const fakeFetch: typeof fetch = async () => new Response(body, { status: 200, headers: { 'content-type': 'application/json' } });
+    const pending = sendOperation(getPet, { petId: 5 }, settings({ baseUrl: 'http://fake.test' }), { fetch: fakeFetch }, seen);
+    await vi.waitFor(() => expect(seen.httpStatus).toBe(200));
+    release();
+    expect((await pending).status).toBe(200);
   });
 });
 

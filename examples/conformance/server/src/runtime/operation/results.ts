@@ -21,6 +21,7 @@
  */
 import type { OperationTool, ResultPolicy } from '../core/types.js';
 import { DEFAULT_BYTES_PER_TOKEN } from '../core/types.js';
+import { encodedBytes } from './result-size.js';
 
 /** Defaults when the generated config carries no `results` (projects built before it existed, tests). */
 export const DEFAULT_RESULT_POLICY: ResultPolicy = Object.freeze({
@@ -151,12 +152,6 @@ export function compact(
   return walk(value, 0);
 }
 
-/** Bytes of `value` as JSON. */
-function jsonBytes(value: unknown): number {
-  const text = JSON.stringify(value);
-  return text === undefined ? 0 : Buffer.byteLength(text, 'utf8');
-}
-
 /** Where the list of a result is: the value itself, or one of its top-level properties. */
 type ListAt = { readonly key?: string; readonly items: readonly unknown[] };
 
@@ -168,7 +163,7 @@ function findList(value: unknown): ListAt | undefined {
   let bestBytes = -1;
   for (const [key, v] of Object.entries(value)) {
     if (!Array.isArray(v) || v.length === 0) continue;
-    const bytes = jsonBytes(v);
+    const bytes = encodedBytes(v);
     if (bytes > bestBytes) {
       best = { key, items: v };
       bestBytes = bytes;
@@ -191,7 +186,7 @@ export function fitBytes(value: unknown, maxBytes: number): { value: unknown; cu
   let itemSizes: number[] | undefined;
   let listBytes = 0;
   if (Array.isArray(value)) {
-    itemSizes = value.map((item) => jsonBytes(item) || 4);
+    itemSizes = value.map((item) => encodedBytes(item) || 4);
     bytes = 2 + itemSizes.reduce((a, b) => a + b, 0) + Math.max(0, value.length - 1);
     list = value.length > 0 ? { items: value } : undefined;
   } else if (value !== null && typeof value === 'object') {
@@ -199,17 +194,17 @@ export function fitBytes(value: unknown, maxBytes: number): { value: unknown; cu
     let n = 0;
     for (const [k, v] of Object.entries(value)) {
       if (v === undefined) continue;
-      const size = jsonBytes(v);
+      const size = encodedBytes(v);
       bytes += Buffer.byteLength(JSON.stringify(k)) + 1 + size + (n++ > 0 ? 1 : 0);
       if (Array.isArray(v) && v.length > 0 && size > listBytes) {
         list = { key: k, items: v };
         listBytes = size;
       }
     }
-  } else bytes = jsonBytes(value);
+  } else bytes = encodedBytes(value);
   if (bytes <= maxBytes) return { value };
   if (list !== undefined) {
-    const sizes = itemSizes ?? list.items.map((item) => jsonBytes(item) || 4);
+    const sizes = itemSizes ?? list.items.map((item) => encodedBytes(item) || 4);
     const rest = list.key === undefined ? 2 : bytes - listBytes + 2;
     let used = rest;
     let kept = 0;
@@ -242,7 +237,7 @@ export function fitBytes(value: unknown, maxBytes: number): { value: unknown; cu
     return { value: `${text.slice(0, keep)}…[+${text.length - keep} characters]`, cut: {} };
   }
   // an object: its largest fields go first, until it fits
-  const entries = Object.entries(value).map(([k, v]) => ({ k, size: jsonBytes(v) + Buffer.byteLength(JSON.stringify(k)) + 2 }));
+  const entries = Object.entries(value).map(([k, v]) => ({ k, size: encodedBytes(v) + Buffer.byteLength(JSON.stringify(k)) + 2 }));
   entries.sort((a, b) => b.size - a.size || (a.k < b.k ? -1 : 1));
   const dropped: string[] = [];
   let total = bytes;

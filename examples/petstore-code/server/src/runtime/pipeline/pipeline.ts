@@ -30,6 +30,7 @@
 
 import { randomUUID } from 'node:crypto';
 import type { CallToolResult, InputRequiredResult, Server, ServerContext } from '@modelcontextprotocol/server';
+import type { Era } from '../core/era.js';
 import { errorResult } from '../core/error-result.js';
 import { log } from '../core/log.js';
 import type { PrimitiveGate } from '../core/primitives.js';
@@ -37,8 +38,7 @@ import type { OperationTool } from '../core/types.js';
 import type { AnyExtraTool } from '../tools/extra-tools.js';
 import { validateArguments } from '../validation/validate.js';
 
-/** A protocol era: `legacy` (≤ 2025-11-25, initialize, sessions) or `modern` (2026-07-28, per request). */
-export type Era = 'legacy' | 'modern';
+export type { Era };
 
 /** What a tool call may answer: a result, or a request for input from the client (then it runs again). */
 export type ToolResult = CallToolResult | InputRequiredResult;

@@ -253,7 +253,7 @@ export const SETTINGS = {
     suffix: 'CODE_AUDIT_TEXT',
     type: 'integer',
     description:
-      "Code mode: keep the first this many characters of each execute's code in its audit record (credentials scrubbed, and cut to the audit's bound on arguments); unset: only the code's SHA-256 and length",
+      "Code mode: keep at most this many characters of each execute's code in its audit record (never splitting a word; credentials scrubbed, and cut to the audit's bound on arguments); unset: only the code's SHA-256 and length",
   },
   codeMaxRuns: {
     suffix: 'CODE_MAX_RUNS',

@@ -339,12 +339,21 @@ export async function callOperation(tool: OperationTool, args: Record<string, un
 /** What an operation call gave: its result, and the HTTP status of the API's response when one arrived. */
 export type OperationOutcome = { readonly result: CallToolResult; readonly status?: number };
 
-/** {@link callOperation}, returning the HTTP status of the API's response too (for the audit trail and spans). */
-export async function sendOperation(tool: OperationTool, args: Record<string, unknown>, settings: Settings, opts: CallOptions = {}): Promise<OperationOutcome> {
+/**
+ * {@link callOperation}, returning the HTTP status of the API's response too (for the audit trail and
+ * spans). `seen` gets the status the moment the response's headers arrive, before its body is read:
+ * a call that a step ends early (the limits' timeout) still has the status it got.
+ */
+export async function sendOperation(
+  tool: OperationTool,
+  args: Record<string, unknown>,
+  settings: Settings,
+  opts: CallOptions = {},
+  seen: { httpStatus?: number } = {},
+): Promise<OperationOutcome> {
   const secrets: string[] = [];
   const budget = opts.inFlight ?? new InFlightBudget(settings.maxInFlightBytes ?? DEFAULT_MAX_IN_FLIGHT_BYTES);
   const share = new InFlightShare(budget);
-  const seen: { status?: number } = {};
   try {
     const result = await run(tool, args, settings, { ...opts, inFlight: budget }, secrets, share, seen);
     // what goes on the wire is bounded too: the body's bytes can grow when they are encoded
@@ -353,7 +362,7 @@ export async function sendOperation(tool: OperationTool, args: Record<string, un
         ? ({ kind: 'strict' } as const)
         : ({ kind: 'minimal', wrapped: tool.resultShape === 'wrapped' } as const);
     const bounded = await budget.turn(() => boundResult(scrubbed(result, secrets), settings.maxResponseBytes, fallback), share.bytes <= SMALL_BODY_BYTES);
-    return seen.status !== undefined ? { result: bounded, status: seen.status } : { result: bounded };
+    return seen.httpStatus !== undefined ? { result: bounded, status: seen.httpStatus } : { result: bounded };
   } finally {
     share.release();
   }
@@ -383,7 +392,7 @@ async function run(
   opts: CallOptions & { inFlight: InFlightBudget },
   secrets: string[],
   share: InFlightShare,
-  seen: { status?: number },
+  seen: { httpStatus?: number },
 ): Promise<CallToolResult> {
   if (settings.baseUrl === undefined) {
     return errorResult(
@@ -484,7 +493,7 @@ async function run(
         throw err;
       }
     }
-    seen.status = response.status;
+    seen.httpStatus = response.status;
     const body = await readBounded(response, settings.maxResponseBytes, share).catch((err: unknown) => {
       if (err instanceof InFlightLimitError) throw new InFlightRefusal(`${req.method} ${target(req.url).path}, ${statusLine(response)}`);
       throw err;

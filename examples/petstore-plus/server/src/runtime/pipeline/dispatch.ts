@@ -286,9 +286,15 @@ export function createDispatch(options: DispatchOptions): Dispatch {
     const resultSettings = withPresetResults(bounded(settings, call.bounds), call);
     // code mode's calls: the code gets the whole (compacted) result, never one cut to the model's
     // token budget — it filters before anything reaches the context, and execute's answer is budgeted
-    const outcome = await sendOperation(target.tool, call.args, call.parent?.code === true ? wholeResults(resultSettings) : resultSettings, callOptions);
-    // the status is what the steps around the call (audit, spans) and a nested call's caller read of it
-    if (outcome.status !== undefined) call.report.httpStatus = outcome.status;
+    // the status goes into the call's report as soon as the response arrives: the steps around the
+    // call (audit, spans) and a nested call's caller read it, also when the limits' timeout ends the call first
+    const outcome = await sendOperation(
+      target.tool,
+      call.args,
+      call.parent?.code === true ? wholeResults(resultSettings) : resultSettings,
+      callOptions,
+      call.report,
+    );
     return outcome.result;
   };
 
