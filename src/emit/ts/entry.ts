@@ -176,7 +176,7 @@ export function emitServerEntry(ir: IrServer): string {
   if (p.projection) imports.push("import './runtime/operation/projection.js';");
   if (p.completions) imports.push("import { installCompletions } from './runtime/primitives/completion.js';");
   if (p.anyPrompts) imports.push("import { installPrompts } from './runtime/primitives/prompts.js';");
-  if (p.concerns) imports.push("import { composeGates } from './runtime/core/primitives.js';");
+  if (p.concerns) imports.push("import { composeGates } from './runtime/core/primitive-gate.js';");
   if (p.reflection) imports.push("import { ReflectionGate, reflectionConfigFromEnv } from './runtime/reflection/reflection.js';");
   if (hasResources) imports.push("import { installResources } from './runtime/primitives/resources.js';");
   if (p.code) imports.push("import { codeLimitsFromEnv, createCodeMode } from './runtime/code/code-mode.js';");

@@ -16,8 +16,8 @@
 
 import type { AuthInfo, ServerContext } from '@modelcontextprotocol/server';
 import { ProtocolError, ProtocolErrorCode, UriTemplate } from '@modelcontextprotocol/server';
-import type { PrimitiveGate, PrimitiveKind } from '../core/primitives.js';
-import { OPEN_GATE } from '../core/primitives.js';
+import type { PrimitiveGate, PrimitiveKind } from '../core/primitive-gate.js';
+import { OPEN_GATE } from '../core/primitive-gate.js';
 import type { Step } from '../pipeline/pipeline.js';
 
 /** A tool as far as scopes go (the generated `OperationTool` fits). */

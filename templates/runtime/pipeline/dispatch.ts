@@ -9,7 +9,7 @@
  * This file is copied verbatim into every generated project.
  */
 import type { CallToolResult, InputRequiredResult, ServerContext } from '@modelcontextprotocol/server';
-import type { PrimitiveGate } from '../core/primitives.js';
+import type { PrimitiveGate } from '../core/primitive-gate.js';
 import type { ToolEntry } from '../core/surface.js';
 import type { ServerConfig } from '../core/types.js';
 import type { TokenExchanger } from '../oauth/oauth-exchange.js';
@@ -17,9 +17,9 @@ import { isOAuthToken, nestedScopes } from '../oauth/oauth-scopes.js';
 import { measureArguments, overLimitMessage } from '../operation/argument-limits.js';
 import type { readArgumentEnv } from '../operation/arguments.js';
 import type { Authenticator } from '../operation/auth.js';
-import type { CallOptions } from '../operation/call.js';
-import { sendOperation } from '../operation/call.js';
 import type { InFlightBudget } from '../operation/in-flight.js';
+import type { CallOptions } from '../operation/operation-call.js';
+import { sendOperation } from '../operation/operation-call.js';
 import { DEFAULT_RESULT_POLICY } from '../operation/results.js';
 import type { Settings } from '../process/settings.js';
 import { settingNames } from '../process/variables.js';

@@ -30,7 +30,7 @@ import type { CallToolResult, InputRequiredResult, Server, ServerContext } from 
 import type { Era } from '../core/era.js';
 import { errorResult } from '../core/error-result.js';
 import { log } from '../core/log.js';
-import type { PrimitiveGate } from '../core/primitives.js';
+import type { PrimitiveGate } from '../core/primitive-gate.js';
 import type { OperationTool } from '../core/types.js';
 import type { AnyExtraTool } from '../tools/extra-tools.js';
 import { validateArguments } from '../validation/validate.js';

@@ -18,7 +18,7 @@
 
 import type { AuthInfo, ServerContext } from '@modelcontextprotocol/server';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
-import type { PrimitiveGate, PrimitiveKind } from '../core/primitives.js';
+import type { PrimitiveGate, PrimitiveKind } from '../core/primitive-gate.js';
 import type { Step } from '../pipeline/pipeline.js';
 import type { AccessConfig, AccessRule } from './policy-types.js';
 
@@ -174,4 +174,4 @@ export function accessGate(access: AccessControl, defaultIdentity: string): Prim
   };
 }
 
-export { composeGates } from '../core/primitives.js';
+export { composeGates } from '../core/primitive-gate.js';

@@ -11,7 +11,7 @@
  * This file is copied verbatim into every generated project with a `policy`.
  */
 
-import type { PrimitiveGate } from '../core/primitives.js';
+import type { PrimitiveGate } from '../core/primitive-gate.js';
 import type { Step } from '../pipeline/pipeline.js';
 import { AccessControl, accessGate, accessStep } from './access.js';
 import type { AuditInput, AuditSink } from './audit.js';

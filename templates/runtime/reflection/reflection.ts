@@ -50,9 +50,8 @@
 import type { CallToolResult, InputRequiredResult, ServerContext } from '@modelcontextprotocol/server';
 import { CLIENT_CAPABILITIES_META_KEY, DEFAULT_REQUEST_TIMEOUT_MSEC, inputRequired, inputResponse, SdkError, SdkErrorCode } from '@modelcontextprotocol/server';
 import Handlebars from 'handlebars';
-import { errorResult } from '../core/error-result.js';
+import { errorMessage, errorResult } from '../core/error-result.js';
 import { log } from '../core/log.js';
-import { errorMessage } from '../core/primitives.js';
 import type { ToolEntry } from '../core/surface.js';
 import type { JsonSchema } from '../core/types.js';
 import { redact } from '../policy/redact.js';

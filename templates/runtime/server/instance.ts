@@ -12,7 +12,7 @@
 import type { ReadResourceResult, ServerContext } from '@modelcontextprotocol/server';
 import { ProtocolError, ProtocolErrorCode, Server } from '@modelcontextprotocol/server';
 import { log } from '../core/log.js';
-import type { PrimitiveGate } from '../core/primitives.js';
+import type { PrimitiveGate } from '../core/primitive-gate.js';
 import type { Era, Step } from '../pipeline/pipeline.js';
 
 /** An event of the policy layer's audit trail, besides tool calls (which its own step records). */

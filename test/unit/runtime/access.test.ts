@@ -1,8 +1,8 @@
 import type { ServerContext } from '@modelcontextprotocol/server';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
-import type { PrimitiveGate } from '../../../templates/runtime/core/primitives.js';
-import { OPEN_GATE } from '../../../templates/runtime/core/primitives.js';
+import type { PrimitiveGate } from '../../../templates/runtime/core/primitive-gate.js';
+import { OPEN_GATE } from '../../../templates/runtime/core/primitive-gate.js';
 import type { ToolCall, ToolResult } from '../../../templates/runtime/pipeline/pipeline.js';
 import { runPipeline } from '../../../templates/runtime/pipeline/pipeline.js';
 import { AccessControl, accessGate, accessStep, composeGates } from '../../../templates/runtime/policy/access.js';

@@ -15,7 +15,7 @@ import type { LogSink } from '../../../templates/runtime/core/log.js';
 import { getLogLevel, setLogLevel, setLogSink } from '../../../templates/runtime/core/log.js';
 import type { HttpOperation, OperationTool, SecurityRequirements, SecurityScheme } from '../../../templates/runtime/core/types.js';
 import { Authenticator, scrub } from '../../../templates/runtime/operation/auth.js';
-import { callOperation } from '../../../templates/runtime/operation/call.js';
+import { callOperation } from '../../../templates/runtime/operation/operation-call.js';
 import type { Settings } from '../../../templates/runtime/process/settings.js';
 import { createServer as createMcpServer } from '../../../templates/runtime/server/server.js';
 

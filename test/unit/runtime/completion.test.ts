@@ -7,7 +7,7 @@
  */
 import { ProtocolError, ProtocolErrorCode, Server } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { PrimitiveGate } from '../../../templates/runtime/core/primitives.js';
+import type { PrimitiveGate } from '../../../templates/runtime/core/primitive-gate.js';
 import { complete, installCompletions, MAX_COMPLETION_VALUES } from '../../../templates/runtime/primitives/completion.js';
 import type { PromptDefinition } from '../../../templates/runtime/primitives/prompts.js';
 import { installPrompts } from '../../../templates/runtime/primitives/prompts.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { OPEN_GATE } from '../../../templates/runtime/core/primitives.js';
+import { OPEN_GATE } from '../../../templates/runtime/core/primitive-gate.js';
 import type { ToolCall, ToolResult } from '../../../templates/runtime/pipeline/pipeline.js';
 import { runPipeline } from '../../../templates/runtime/pipeline/pipeline.js';
 import { MemoryCounters } from '../../../templates/runtime/policy/counters.js';

@@ -2,7 +2,7 @@ import type { Prompt } from '@modelcontextprotocol/server';
 import { Server } from '@modelcontextprotocol/server';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { setLogSink } from '../../../templates/runtime/core/log.js';
-import type { PrimitiveGate } from '../../../templates/runtime/core/primitives.js';
+import type { PrimitiveGate } from '../../../templates/runtime/core/primitive-gate.js';
 import type { PromptDefinition } from '../../../templates/runtime/primitives/prompts.js';
 import { installPrompts, missingArguments, renderPrompt } from '../../../templates/runtime/primitives/prompts.js';
 import type { Era } from '../../helpers/linked.js';

@@ -2,7 +2,7 @@ import type { ReadResourceResult, Resource, ResourceTemplateType } from '@modelc
 import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, Server } from '@modelcontextprotocol/server';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { setLogSink } from '../../../templates/runtime/core/log.js';
-import type { PrimitiveGate } from '../../../templates/runtime/core/primitives.js';
+import type { PrimitiveGate } from '../../../templates/runtime/core/primitive-gate.js';
 import type { ResourceDefinition, ResourceTemplateDefinition } from '../../../templates/runtime/primitives/resources.js';
 import { installResources, RESOURCE_NOT_FOUND, toContents } from '../../../templates/runtime/primitives/resources.js';
 import type { Era } from '../../helpers/linked.js';

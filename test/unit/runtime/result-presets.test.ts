@@ -9,7 +9,7 @@ import { createServer as createHttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OPEN_GATE } from '../../../templates/runtime/core/primitives.js';
+import { OPEN_GATE } from '../../../templates/runtime/core/primitive-gate.js';
 import type { OperationTool, ServerConfig } from '../../../templates/runtime/core/types.js';
 import { ResultStore } from '../../../templates/runtime/server/result-store.js';
 import type { PresetGate } from '../../../templates/runtime/server/server.js';

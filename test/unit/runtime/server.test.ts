@@ -9,7 +9,7 @@ import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/type
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { setLogSink } from '../../../templates/runtime/core/log.js';
-import type { PrimitiveGate } from '../../../templates/runtime/core/primitives.js';
+import type { PrimitiveGate } from '../../../templates/runtime/core/primitive-gate.js';
 import type { OperationTool, ServerConfig } from '../../../templates/runtime/core/types.js';
 import { SettingsError } from '../../../templates/runtime/process/settings.js';
 import type { CreateServerOptions } from '../../../templates/runtime/server/server.js';

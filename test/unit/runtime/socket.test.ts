@@ -11,7 +11,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setLogSink } from '../../../templates/runtime/core/log.js';
 import type { OperationTool, ServerConfig } from '../../../templates/runtime/core/types.js';
-import { callOperation } from '../../../templates/runtime/operation/call.js';
+import { callOperation } from '../../../templates/runtime/operation/operation-call.js';
 import { closeSockets, socketFetch } from '../../../templates/runtime/operation/socket.js';
 import { describeBase, parseApiBase, resolveSettings, SettingsError } from '../../../templates/runtime/process/settings.js';
 

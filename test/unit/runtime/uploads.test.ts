@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OperationTool } from '../../../templates/runtime/core/types.js';
-import { callOperation } from '../../../templates/runtime/operation/call.js';
+import { callOperation } from '../../../templates/runtime/operation/operation-call.js';
 import type { Settings } from '../../../templates/runtime/process/settings.js';
 
 const seen: Array<{ headers: IncomingMessage['headers']; body: Buffer }> = [];

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import { setLogSink } from '../../../templates/runtime/core/log.js';
 import type { HttpOperation, JsonSchema, OperationTool } from '../../../templates/runtime/core/types.js';
 import { DRAIN_BYTES } from '../../../templates/runtime/operation/body.js';
-import { callOperation, sendOperation } from '../../../templates/runtime/operation/call.js';
+import { callOperation, sendOperation } from '../../../templates/runtime/operation/operation-call.js';
 import { DEFAULT_RESULT_POLICY } from '../../../templates/runtime/operation/results.js';
 import type { ToolCall } from '../../../templates/runtime/pipeline/pipeline.js';
 import { checkArguments } from '../../../templates/runtime/pipeline/pipeline.js';

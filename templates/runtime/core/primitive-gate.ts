@@ -71,8 +71,3 @@ export function composeGates(...gates: PrimitiveGate[]): PrimitiveGate {
     decorate: (kind, id, item) => active.reduce((current, g) => g.decorate(kind, id, current), item),
   };
 }
-
-/** Error message of an unknown error value. */
-export function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
