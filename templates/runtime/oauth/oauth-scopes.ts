@@ -19,6 +19,7 @@ import { ProtocolError, ProtocolErrorCode, UriTemplate } from '@modelcontextprot
 import type { PrimitiveGate, PrimitiveKind } from '../core/primitive-gate.js';
 import { OPEN_GATE } from '../core/primitive-gate.js';
 import type { Step } from '../pipeline/pipeline.js';
+import { refuse } from '../pipeline/pipeline.js';
 
 /** A tool as far as scopes go (the generated `OperationTool` fits). */
 export type ScopedTool = { readonly name: string; readonly scopes?: readonly string[] };
@@ -170,6 +171,6 @@ export const nestedScopes: Step = (call, next) => {
   const missing = missingScopes(needs, call.ctx.http?.authInfo);
   if (missing.length === 0) return next();
   const reason = `the tool ${call.name} needs the scope${needs!.length > 1 ? 's' : ''} ${needs!.join(' ')}; the OAuth token lacks ${missing.join(' ')}`;
-  call.report.refusal = { kind: 'denied', reason };
-  return Promise.reject(new ProtocolError(ProtocolErrorCode.InvalidParams, reason[0]!.toUpperCase() + reason.slice(1), { tool: call.name, missing }));
+  const error = new ProtocolError(ProtocolErrorCode.InvalidParams, reason[0]!.toUpperCase() + reason.slice(1), { tool: call.name, missing });
+  return Promise.reject(refuse(error, { kind: 'denied', reason }));
 };

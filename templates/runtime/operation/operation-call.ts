@@ -63,6 +63,11 @@ export type CallOptions = {
   exchange?: ApplyContext['exchange'];
   /** Keeps the whole of a result that had to be cut (JSON text) for this call's client; its URI, or `undefined` when it cannot be kept. */
   keepResult?: (tool: string, text: string) => string | undefined;
+  /**
+   * Told the HTTP status of the API's response the moment its headers arrive, before its body is
+   * read: a call that a step ends early (the limits' timeout) still has the status it got.
+   */
+  onStatus?: (status: number) => void;
 };
 
 /** The authenticator of calls made without one: it knows no scheme. */
@@ -338,19 +343,13 @@ export type OperationOutcome = { readonly result: CallToolResult; readonly statu
 
 /**
  * {@link callOperation}, returning the HTTP status of the API's response too (for the audit trail and
- * spans). `seen` gets the status the moment the response's headers arrive, before its body is read:
- * a call that a step ends early (the limits' timeout) still has the status it got.
+ * spans); `opts.onStatus` hears it as soon as the response's headers arrive.
  */
-export async function sendOperation(
-  tool: OperationTool,
-  args: Record<string, unknown>,
-  settings: Settings,
-  opts: CallOptions = {},
-  seen: { httpStatus?: number } = {},
-): Promise<OperationOutcome> {
+export async function sendOperation(tool: OperationTool, args: Record<string, unknown>, settings: Settings, opts: CallOptions = {}): Promise<OperationOutcome> {
   const secrets: string[] = [];
   const budget = opts.inFlight ?? new InFlightBudget(settings.maxInFlightBytes ?? DEFAULT_MAX_IN_FLIGHT_BYTES);
   const share = new InFlightShare(budget);
+  const seen: { httpStatus?: number } = {};
   try {
     const result = await run(tool, args, settings, { ...opts, inFlight: budget }, secrets, share, seen);
     // what goes on the wire is bounded too: the body's bytes can grow when they are encoded
@@ -491,6 +490,7 @@ async function run(
       }
     }
     seen.httpStatus = response.status;
+    opts.onStatus?.(response.status);
     const body = await readBounded(response, settings.maxResponseBytes, share).catch((err: unknown) => {
       if (err instanceof InFlightLimitError) throw new InFlightRefusal(`${req.method} ${target(req.url).path}, ${statusLine(response)}`);
       throw err;

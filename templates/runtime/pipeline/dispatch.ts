@@ -32,8 +32,8 @@ import { TaskTools } from '../tasks/tasks-tools.js';
 import { apiClient } from '../tools/api-client.js';
 import { callExtraTool } from '../tools/extra-tools.js';
 import { inputSession } from '../tools/handler-input.js';
-import type { PipelineTool, Step, ToolCall, ToolGuard, ToolResult } from './pipeline.js';
-import { checkArguments, enforceConcerns, isInputRequired, nestedCall, reflectionStep, runPipeline } from './pipeline.js';
+import type { Dispatcher, PipelineTool, Step, ToolCall, ToolGuard, ToolResult } from './pipeline.js';
+import { answer, checkArguments, enforceConcerns, isInputRequired, nestedCall, reflectionStep, refuse, runPipeline } from './pipeline.js';
 
 /** The reflection gate as the server sees it (reflection.ts's `ReflectionGate` is one). */
 export interface ReflectionGuard extends ToolGuard {
@@ -132,7 +132,7 @@ export type Dispatch = {
    * gate (pipeline.ts `toolCallSteps`).
    */
   readonly steps: readonly Step[];
-  readonly dispatch: (call: ToolCall) => Promise<ToolResult>;
+  readonly dispatch: Dispatcher;
 };
 
 /** The dispatch of a server's tool calls and the step order of each kind of call. */
@@ -161,15 +161,14 @@ export function createDispatch(options: DispatchOptions): Dispatch {
     const verdict = waiting ? await waiting(check) : await check();
     if (verdict.ok) return next();
     // 2026-07-28: the gate asks in an input round; the execute call answers with it
-    if (isInputRequired(verdict.result)) return verdict.result;
+    if (isInputRequired(verdict.result)) return answer(verdict.result);
     // the gate's own instructions, but the retry is a new run of the code, not a direct call
     const said = textOfResult(verdict.result).replace(
       `Then call ${call.name} again with the same arguments.`,
       `Then run ${call.parent?.name ?? 'execute'} again with the same code.`,
     );
     const reason = `the reflection gate holds ${call.name}: ${said}\nFrom code: get the justification stored first (${reflection.persistTool.name}), then run execute again.`;
-    call.report.refusal = { kind: 'denied', reason };
-    throw new Error(reason);
+    throw refuse(new Error(reason), { kind: 'denied', reason });
   };
 
   // The step order of every kind of tool call — here and nowhere else. The policy layer's steps
@@ -191,7 +190,7 @@ export function createDispatch(options: DispatchOptions): Dispatch {
   const codeSteps: Step[] = [...policySteps, nestedScopes, reachable, checkArguments, codeGate];
 
   /** Sends the call to its tool: the API request, the extra tool's handler, or the persist tool. */
-  const dispatch = async (call: ToolCall): Promise<ToolResult> => {
+  const dispatch: Dispatcher = async (call) => {
     const target = call.target;
     if (target.kind === 'code') {
       // each api call of the code: a nested call of this one, under this call's signal and the run's;
@@ -208,7 +207,7 @@ export function createDispatch(options: DispatchOptions): Dispatch {
         return replay(tool, target.tool.http.method, { tool, signal, ...(waiting ? { waiting } : {}) }, args);
       };
       // the run counts against the process's bound of runs under way and this client's share of it
-      return code!.execute(target.args, runCode, call.signal, withPresetResults(settings, call).results ?? DEFAULT_RESULT_POLICY, call.identity);
+      return answer(await code!.execute(target.args, runCode, call.signal, withPresetResults(settings, call).results ?? DEFAULT_RESULT_POLICY, call.identity));
     }
     if (target.kind === 'persist') {
       const result = await reflection!.persist(call.args);
@@ -223,7 +222,7 @@ export function createDispatch(options: DispatchOptions): Dispatch {
           outcome: 'ok',
         });
       }
-      return result;
+      return answer(result);
     }
     if (target.kind === 'extra') {
       // a handler's log lines also go to the client, as logging notifications of this request
@@ -257,14 +256,16 @@ export function createDispatch(options: DispatchOptions): Dispatch {
       const notifyResourceUpdated = feed ? (uri: string): void => feed.updated(uri) : undefined;
       // ctx.runAsTask: a deferred task tool's handler turns its call into a task (tasks-tools.ts)
       const runAsTask = TaskTools.escalation(call.ctx);
-      return callExtraTool(target.tool, call.args, call.signal, {
-        clientLog,
-        input,
-        ...(notifyResourceUpdated ? { notifyResourceUpdated } : {}),
-        ...(progress ? { progress } : {}),
-        ...(api ? { api } : {}),
-        ...(runAsTask ? { runAsTask } : {}),
-      });
+      return answer(
+        await callExtraTool(target.tool, call.args, call.signal, {
+          clientLog,
+          input,
+          ...(notifyResourceUpdated ? { notifyResourceUpdated } : {}),
+          ...(progress ? { progress } : {}),
+          ...(api ? { api } : {}),
+          ...(runAsTask ? { runAsTask } : {}),
+        }),
+      );
     }
     // the MCP client's own request headers (its Authorization above all) reach the API only
     // for a security scheme that takes its credential `fromClient`
@@ -280,24 +281,18 @@ export function createDispatch(options: DispatchOptions): Dispatch {
     const authInfo = call.ctx?.http?.authInfo;
     if (options.exchange !== undefined && isOAuthToken(authInfo)) callOptions.exchange = (spec, scheme) => options.exchange!(authInfo, spec, scheme);
     if (options.fetch) callOptions.fetch = options.fetch;
+    // a step that may answer before this returns (the limits' timeout) hears the status as soon as the headers arrive
+    if (call.onHttpStatus) callOptions.onStatus = call.onHttpStatus;
     const resultSettings = withPresetResults(bounded(settings, call.bounds), call);
     // code mode's calls: the code gets the whole (compacted) result, never one cut to the model's
     // token budget — it filters before anything reaches the context, and execute's answer is budgeted
-    // the status goes into the call's report as soon as the response arrives: the steps around the
-    // call (audit, spans) and a nested call's caller read it, also when the limits' timeout ends the call first
-    const outcome = await sendOperation(
-      target.tool,
-      call.args,
-      call.parent?.code === true ? wholeResults(resultSettings) : resultSettings,
-      callOptions,
-      call.report,
-    );
-    return outcome.result;
+    // the outcome carries the response's status: the steps around the call (audit, spans) and a nested call's caller read it
+    return sendOperation(target.tool, call.args, call.parent?.code === true ? wholeResults(resultSettings) : resultSettings, callOptions);
   };
 
   const runNested = async (call: ToolCall): Promise<{ result: CallToolResult; status?: number }> => {
-    const result = (await runPipeline(nestedSteps, dispatch, call)) as CallToolResult;
-    return { result, ...(call.report.httpStatus !== undefined ? { status: call.report.httpStatus } : {}) };
+    const { result, status } = await runPipeline(nestedSteps, dispatch, call);
+    return { result: result as CallToolResult, ...(status !== undefined ? { status } : {}) };
   };
 
   /** Of each nested call of code: the gate's round memory (in the execute call's round state, so the retry's run finds it) and the run's question-waiting (its clock). */
@@ -328,13 +323,13 @@ export function createDispatch(options: DispatchOptions): Dispatch {
     };
     codeRuns.set(call, { gateState, ...(waiting ? { waiting } : {}) });
     try {
-      const result = await runPipeline(codeSteps, dispatch, call);
+      const { result, status, refusal } = await runPipeline(codeSteps, dispatch, call);
       if (isInputRequired(result)) {
         gateState.asked = { callId: call.callId, tool: name, args: argumentsHash(args) };
         return { input: result };
       }
-      if (call.report.refusal && result.isError === true) return { refused: textOfResult(result) };
-      return { result, wrapped: target.tool.resultShape === 'wrapped', ...(call.report.httpStatus !== undefined ? { status: call.report.httpStatus } : {}) };
+      if (refusal && result.isError === true) return { refused: textOfResult(result) };
+      return { result, wrapped: target.tool.resultShape === 'wrapped', ...(status !== undefined ? { status } : {}) };
     } catch (err) {
       return { refused: err instanceof Error ? err.message : String(err) };
     }

@@ -40,8 +40,8 @@ import { OtelLogSink } from './audit-otel.js';
 export { redact } from './redact.js';
 
 import { log as logLine } from '../core/log.js';
-import type { Step, ToolResult } from '../pipeline/pipeline.js';
-import { isInputRequired } from '../pipeline/pipeline.js';
+import type { Outcome, Step, ToolResult } from '../pipeline/pipeline.js';
+import { isInputRequired, refusalOf } from '../pipeline/pipeline.js';
 import type { AuditConfig, AuditEventName } from './policy-types.js';
 
 /**
@@ -618,16 +618,17 @@ export function auditStep(log: AuditLog): Step {
         throw cannotWrite(err);
       }
     }
-    let result: ToolResult | undefined;
+    let outcome: Outcome | undefined;
     let error: { readonly thrown: unknown } | undefined;
     try {
-      result = await next();
+      outcome = await next();
     } catch (thrown) {
       error = { thrown };
     }
-    if (result !== undefined && isInputRequired(result)) return result;
-    const refusal = call.report.refusal;
-    const common = { ...base, httpStatus: call.report.httpStatus, durationMs: Math.max(0, Date.now() - startedAt) };
+    const result = outcome?.result;
+    if (outcome !== undefined && isInputRequired(outcome.result)) return outcome;
+    const refusal = error ? refusalOf(error.thrown) : outcome?.refusal;
+    const common = { ...base, httpStatus: outcome?.status, durationMs: Math.max(0, Date.now() - startedAt) };
     let event: AuditInput;
     if (refusal)
       event = {
@@ -654,7 +655,7 @@ export function auditStep(log: AuditLog): Step {
         });
     }
     if (error) throw error.thrown;
-    return result!;
+    return outcome!;
   };
 }
 

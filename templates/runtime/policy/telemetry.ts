@@ -23,8 +23,8 @@
 
 import type { Attributes, Tracer } from '@opentelemetry/api';
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import type { Step, ToolResult } from '../pipeline/pipeline.js';
-import { isInputRequired } from '../pipeline/pipeline.js';
+import type { Outcome, Step } from '../pipeline/pipeline.js';
+import { isInputRequired, refusalOf } from '../pipeline/pipeline.js';
 
 /** Instrumentation scope of the spans. */
 export const TRACER_NAME = 'mcpgen';
@@ -63,28 +63,28 @@ export function telemetryStep(serverName: string, version?: string): Step {
     const oauthClient = call.ctx?.http?.authInfo?.extra?.client_id;
     if (typeof oauthClient === 'string') attributes['mcp.client.oauth_client_id'] = oauthClient;
     return tracer.startActiveSpan(`tools/call ${call.name}`, { kind: SpanKind.SERVER, attributes }, async (span) => {
-      const finish = (outcome: SpanOutcome, type?: string): void => {
-        if (call.report.httpStatus !== undefined) span.setAttribute('http.response.status_code', call.report.httpStatus);
+      const finish = (outcome: SpanOutcome, type?: string, status?: number): void => {
+        if (status !== undefined) span.setAttribute('http.response.status_code', status);
         span.setAttribute('mcp.outcome', outcome);
         if (type !== undefined) span.setAttribute('error.type', type);
         if (outcome === 'failed' || outcome === 'denied' || outcome === 'limited') span.setStatus({ code: SpanStatusCode.ERROR });
         span.end();
       };
-      let result: ToolResult;
+      let outcome: Outcome;
       try {
-        result = await next();
+        outcome = await next();
       } catch (err) {
-        const refusal = call.report.refusal;
+        const refusal = refusalOf(err);
         if (refusal) finish(refusal.kind, refusal.kind);
         else finish('failed', errorType(err));
         throw err;
       }
-      const refusal = call.report.refusal;
-      if (isInputRequired(result)) finish('input_required');
-      else if (refusal) finish(refusal.kind, refusal.kind);
-      else if (result.isError === true) finish('failed', 'tool_error');
-      else finish('completed');
-      return result;
+      const { result, refusal, status } = outcome;
+      if (isInputRequired(result)) finish('input_required', undefined, status);
+      else if (refusal) finish(refusal.kind, refusal.kind, status);
+      else if (result.isError === true) finish('failed', 'tool_error', status);
+      else finish('completed', undefined, status);
+      return outcome;
     });
   };
 }

@@ -427,11 +427,10 @@ export function createServer(
         state: round && typeof round.state === 'object' && round.state !== null ? { ...round.state } : {},
         signal: signal ?? ctx.mcpReq.signal,
         gate,
-        report: {},
         ...(headers ? { headers } : {}),
         ...(viaCallTool !== undefined ? { viaCallTool } : {}),
       };
-      const result = await runPipeline(steps, dispatch, call);
+      const { result } = await runPipeline(steps, dispatch, call);
       // (execute's round state is bound to its arguments as sent, not to what the audit keeps of them)
       if (isInputRequired(result)) return { ...result, requestState: sealRound(stateKey, target.kind === 'code' ? { ...call, args } : call) };
       return result;

@@ -3,8 +3,8 @@ import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
 import type { PrimitiveGate } from '../../../templates/runtime/core/primitive-gate.js';
 import { OPEN_GATE } from '../../../templates/runtime/core/primitive-gate.js';
-import type { ToolCall, ToolResult } from '../../../templates/runtime/pipeline/pipeline.js';
-import { runPipeline } from '../../../templates/runtime/pipeline/pipeline.js';
+import type { Outcome, ToolCall } from '../../../templates/runtime/pipeline/pipeline.js';
+import { refusalOf, runPipeline } from '../../../templates/runtime/pipeline/pipeline.js';
 import { AccessControl, accessGate, accessStep, composeGates } from '../../../templates/runtime/policy/access.js';
 import type { AccessConfig, AccessRule } from '../../../templates/runtime/policy/policy-types.js';
 
@@ -35,10 +35,9 @@ function call(name: string, identity: string): ToolCall {
     state: {},
     signal: new AbortController().signal,
     gate: OPEN_GATE,
-    report: {},
   } as unknown as ToolCall;
 }
-const ok = async (): Promise<ToolResult> => ({ content: [{ type: 'text', text: 'ran' }] });
+const ok = async (): Promise<Outcome> => ({ result: { content: [{ type: 'text', text: 'ran' }] } });
 /** A request context carrying an HTTP token's client id. */
 const as = (clientId: string): ServerContext => ({ http: { authInfo: { clientId, token: 't', scopes: [] } } }) as unknown as ServerContext;
 
@@ -92,27 +91,29 @@ describe('accessStep', () => {
 
   it('passes an allowed call on', async () => {
     const c = call('list_pets', 'alice');
-    expect(await runPipeline([step], ok, c)).toEqual({ content: [{ type: 'text', text: 'ran' }] });
-    expect(c.report.refusal).toBeUndefined();
+    const outcome = await runPipeline([step], ok, c);
+    expect(outcome).toEqual({ result: { content: [{ type: 'text', text: 'ran' }] } });
+    expect(outcome.refusal).toBeUndefined();
   });
 
   it('refuses a denied call with -32602 naming the tool, the client and the policy, and reports the refusal', async () => {
     const c = call('delete_pet', 'alice');
     let dispatched = false;
-    const err = await runPipeline([step], async () => ((dispatched = true), { content: [] }), c).catch((e: unknown) => e);
+    const err = await runPipeline([step], async () => ((dispatched = true), { result: { content: [] } }), c).catch((e: unknown) => e);
     expect(dispatched).toBe(false);
     expect(err).toBeInstanceOf(ProtocolError);
     expect((err as ProtocolError).code).toBe(ProtocolErrorCode.InvalidParams);
     expect((err as ProtocolError).message).toContain(
       `Tool delete_pet is not available to client "alice": the server's access policy denies it (policy.access.default)`,
     );
-    expect(c.report.refusal).toEqual({ kind: 'denied', reason: 'policy.access.default (deny)' });
+    expect(refusalOf(err)).toEqual({ kind: 'denied', reason: 'policy.access.default (deny)' });
   });
 
   it('names the deny rule that won', async () => {
     const c = call('get_pet', 'guest');
-    await expect(runPipeline([step], ok, c)).rejects.toThrow(/Tool get_pet is not available to client "guest".*policy\.access\.rules\[2\]\)$/);
-    expect(c.report.refusal).toMatchObject({ kind: 'denied' });
+    const err = await runPipeline([step], ok, c).catch((e: unknown) => e);
+    expect((err as Error).message).toMatch(/Tool get_pet is not available to client "guest".*policy\.access\.rules\[2\]\)$/);
+    expect(refusalOf(err)).toMatchObject({ kind: 'denied' });
   });
 });
 
@@ -232,7 +233,7 @@ describe('rules on OAuth scopes and claims', () => {
   it("the access step decides with the call's token", async () => {
     const step = accessStep(byToken);
     const withToken = (ctx: ServerContext) => ({ ...call('delete_pet', 'u1'), ctx }) as ToolCall;
-    await expect(runPipeline([step], ok, withToken(oauth('u1', [], { org: 'acme' })))).resolves.toMatchObject({ content: [{ text: 'ran' }] });
+    await expect(runPipeline([step], ok, withToken(oauth('u1', [], { org: 'acme' })))).resolves.toMatchObject({ result: { content: [{ text: 'ran' }] } });
     await expect(runPipeline([step], ok, withToken(oauth('u1', [], { org: 'evil' })))).rejects.toThrow('Tool delete_pet is not available to client "u1"');
   });
 });

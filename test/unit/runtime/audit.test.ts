@@ -7,8 +7,8 @@ import type { CallToolResult, InputRequiredResult, Server, ServerContext } from 
 import { ProtocolError } from '@modelcontextprotocol/server';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { setLogSink } from '../../../templates/runtime/core/log.js';
-import type { CallReport, ToolCall, ToolResult } from '../../../templates/runtime/pipeline/pipeline.js';
-import { runPipeline } from '../../../templates/runtime/pipeline/pipeline.js';
+import type { Outcome, Step, ToolCall, ToolResult } from '../../../templates/runtime/pipeline/pipeline.js';
+import { refuse, runPipeline } from '../../../templates/runtime/pipeline/pipeline.js';
 import type { AuditSink } from '../../../templates/runtime/policy/audit.js';
 import {
   AUDIT_ARGUMENT_BYTES,
@@ -49,7 +49,7 @@ const ok = (text = 'done'): CallToolResult => ({ content: [{ type: 'text', text 
 const asks: InputRequiredResult = { resultType: 'input_required', inputRequests: {} } as unknown as InputRequiredResult;
 
 /** A tool call built by hand. */
-function toolCall(over: Partial<Omit<ToolCall, 'report'>> & { report?: CallReport } = {}): ToolCall {
+function toolCall(over: Partial<ToolCall> = {}): ToolCall {
   return {
     name: 'create_pet',
     target: { kind: 'persist', name: 'create_pet' },
@@ -64,9 +64,13 @@ function toolCall(over: Partial<Omit<ToolCall, 'report'>> & { report?: CallRepor
     state: {},
     signal: new AbortController().signal,
     gate: {} as ToolCall['gate'],
-    report: {},
     ...over,
   };
+}
+
+/** Runs `call` through `steps` and a dispatch answering with a result alone; resolves with the result. */
+async function runSteps(steps: Step[], dispatch: (call: ToolCall) => Promise<ToolResult>, call: ToolCall): Promise<ToolResult> {
+  return (await runPipeline(steps, async (c) => ({ result: await dispatch(c) }), call)).result;
 }
 
 const parse = (lines: readonly string[]) => lines.map((l) => JSON.parse(l) as Record<string, unknown>);
@@ -477,7 +481,7 @@ describe('the write queue', () => {
     );
     await new Promise((r) => setImmediate(r));
     let ran = false;
-    const err = await runPipeline([auditStep(log)], async () => ((ran = true), ok()), toolCall()).catch((e: unknown) => e);
+    const err = await runSteps([auditStep(log)], async () => ((ran = true), ok()), toolCall()).catch((e: unknown) => e);
     expect(ran).toBe(false);
     expect(err).toMatchObject({ code: -32603, message: expect.stringContaining('the audit trail is behind') });
     release();
@@ -491,16 +495,15 @@ describe('auditStep', () => {
   it('writes tool.invoked (redacted) before dispatch and tool.completed after, with status and duration', async () => {
     const sink = memory();
     const log = new AuditLog({ redact: ['password', 'ssn'] }, { sinks: [sink] });
-    const result = await runPipeline(
+    const outcome = await runPipeline(
       [auditStep(log)],
-      async (call) => {
+      async () => {
         expect(events(sink).map((e) => e.event)).toEqual(['tool.invoked']);
-        call.report.httpStatus = 201;
-        return ok();
+        return { result: ok(), status: 201 };
       },
       toolCall(),
     );
-    expect(result).toEqual(ok());
+    expect(outcome).toEqual({ result: ok(), status: 201 });
     const [invoked, completed] = events(sink);
     expect(invoked).toMatchObject({
       event: 'tool.invoked',
@@ -519,7 +522,7 @@ describe('auditStep', () => {
 
   it('modern requests have session null', async () => {
     const sink = memory();
-    await runPipeline([auditStep(new AuditLog({}, { sinks: [sink] }))], async () => ok(), toolCall({ era: 'modern', ctx: {} as ServerContext }));
+    await runSteps([auditStep(new AuditLog({}, { sinks: [sink] }))], async () => ok(), toolCall({ era: 'modern', ctx: {} as ServerContext }));
     expect(events(sink).map((e) => e.session)).toEqual([null, null]);
   });
 
@@ -529,10 +532,10 @@ describe('auditStep', () => {
     const state: Record<string, unknown> = {};
     let round = 0;
     const dispatch = async (): Promise<ToolResult> => (++round === 1 ? asks : ok());
-    expect(await runPipeline([step], dispatch, toolCall({ state }))).toBe(asks);
+    expect(await runSteps([step], dispatch, toolCall({ state }))).toBe(asks);
     expect(events(sink).map((e) => e.event)).toEqual(['tool.invoked']);
     await new Promise((r) => setTimeout(r, 30));
-    await runPipeline([step], dispatch, toolCall({ state: JSON.parse(JSON.stringify(state)) as Record<string, unknown>, firstRound: false }));
+    await runSteps([step], dispatch, toolCall({ state: JSON.parse(JSON.stringify(state)) as Record<string, unknown>, firstRound: false }));
     const all = events(sink);
     expect(all.map((e) => e.event)).toEqual(['tool.invoked', 'tool.completed']);
     expect(all[1]!.durationMs).toBeGreaterThanOrEqual(25);
@@ -541,13 +544,19 @@ describe('auditStep', () => {
   it('refusals are tool.denied / tool.limited with their reason', async () => {
     for (const kind of ['denied', 'limited'] as const) {
       const sink = memory();
-      const refuse = async (call: ToolCall) => {
-        call.report.refusal = { kind, reason: `${kind} by policy.access.rules[0]` };
-        return { isError: true, content: [{ type: 'text' as const, text: 'refused' }] };
-      };
-      await runPipeline([auditStep(new AuditLog({}, { sinks: [sink] }))], refuse, toolCall());
+      const refusing = async (): Promise<Outcome> => ({
+        result: { isError: true, content: [{ type: 'text' as const, text: 'refused' }] },
+        refusal: { kind, reason: `${kind} by policy.access.rules[0]` },
+      });
+      await runPipeline([auditStep(new AuditLog({}, { sinks: [sink] }))], refusing, toolCall());
       expect(events(sink)[1]).toMatchObject({ event: `tool.${kind}`, outcome: kind, detail: `${kind} by policy.access.rules[0]` });
     }
+    // a refusal thrown as a JSON-RPC error (access control): tool.denied, the error rethrown unchanged
+    const sink = memory();
+    const error = refuse(new ProtocolError(-32602, 'Tool create_pet is not available'), { kind: 'denied', reason: 'policy.access.default (deny)' });
+    const thrown = await runPipeline([auditStep(new AuditLog({}, { sinks: [sink] }))], () => Promise.reject(error), toolCall()).catch((e: unknown) => e);
+    expect(thrown).toBe(error);
+    expect(events(sink)[1]).toMatchObject({ event: 'tool.denied', outcome: 'denied', detail: 'policy.access.default (deny)' });
   });
 
   it('an isError result and a thrown error are tool.failed; the error is rethrown; detail never holds a secret or redacted value', async () => {
@@ -555,15 +564,12 @@ describe('auditStep', () => {
     const log = new AuditLog({ redact: ['password'] }, { sinks: [sink], secrets: () => ['sk-secret-999'] });
     await runPipeline(
       [auditStep(log)],
-      async (call) => {
-        call.report.httpStatus = 500;
-        return { isError: true, content: [{ type: 'text', text: 'HTTP 500: bad password hunter22 with sk-secret-999' }] };
-      },
+      async () => ({ result: { isError: true, content: [{ type: 'text', text: 'HTTP 500: bad password hunter22 with sk-secret-999' }] }, status: 500 }),
       toolCall({ args: { password: 'hunter22' } }),
     );
-    await expect(
-      runPipeline([auditStep(log)], () => Promise.reject(new Error('socket hang up sk-secret-999')), toolCall({ callId: 'call-2' })),
-    ).rejects.toThrow('socket hang up');
+    await expect(runSteps([auditStep(log)], () => Promise.reject(new Error('socket hang up sk-secret-999')), toolCall({ callId: 'call-2' }))).rejects.toThrow(
+      'socket hang up',
+    );
     const [, failed, , thrown] = events(sink);
     expect(failed).toMatchObject({ event: 'tool.failed', outcome: 'error', httpStatus: 500, detail: 'HTTP 500: bad password [redacted] with [redacted]' });
     expect(thrown).toMatchObject({ event: 'tool.failed', outcome: 'error', callId: 'call-2', detail: 'socket hang up [redacted]' });
@@ -572,7 +578,7 @@ describe('auditStep', () => {
 
   it('fails closed: an unwritable invoked event is -32603 and the call does not run', async () => {
     let ran = false;
-    const call = runPipeline([auditStep(new AuditLog({}, { sinks: [failing] }))], async () => ((ran = true), ok()), toolCall());
+    const call = runSteps([auditStep(new AuditLog({}, { sinks: [failing] }))], async () => ((ran = true), ok()), toolCall());
     const err = await call.catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ProtocolError);
     expect(err).toMatchObject({ code: -32603, message: expect.stringContaining('audit trail cannot be written: disk full') });
@@ -583,7 +589,7 @@ describe('auditStep', () => {
     let n = 0;
     const flaky: AuditSink = { append: () => (++n === 1 ? Promise.resolve() : Promise.reject(new Error('quota'))), close: async () => undefined };
     let ran = false;
-    const result = await runPipeline([auditStep(new AuditLog({}, { sinks: [flaky] }))], async () => ((ran = true), ok()), toolCall());
+    const result = await runSteps([auditStep(new AuditLog({}, { sinks: [flaky] }))], async () => ((ran = true), ok()), toolCall());
     expect(ran).toBe(true);
     expect(result).toEqual(ok());
     expect(logged.join('\n')).toMatch(/the tool\.completed event of a call that ran could not be written; its result is returned all the same.*quota/);
@@ -591,11 +597,7 @@ describe('auditStep', () => {
 
   it('with onWriteError continue the call runs and returns its result', async () => {
     let ran = false;
-    const result = await runPipeline(
-      [auditStep(new AuditLog({ onWriteError: 'continue' }, { sinks: [failing] }))],
-      async () => ((ran = true), ok()),
-      toolCall(),
-    );
+    const result = await runSteps([auditStep(new AuditLog({ onWriteError: 'continue' }, { sinks: [failing] }))], async () => ((ran = true), ok()), toolCall());
     expect(ran).toBe(true);
     expect(result).toEqual(ok());
   });

@@ -42,7 +42,9 @@ const signal = new AbortController().signal;
 /** A call as the server makes it: the envelope read (instance.ts), the arguments checked once by the pipeline's step, then the handler. */
 function viaPipeline(t: AnyExtraTool, raw: unknown) {
   const args = callArguments(t.name, raw);
-  return checkArguments({ target: { kind: 'extra', tool: t }, args } as unknown as ToolCall, () => callExtraTool(t, args, signal));
+  return checkArguments({ target: { kind: 'extra', tool: t }, args } as unknown as ToolCall, async () => ({
+    result: await callExtraTool(t, args, signal),
+  })).then((outcome) => outcome.result);
 }
 
 describe('callExtraTool', () => {

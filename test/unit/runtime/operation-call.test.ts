@@ -104,7 +104,9 @@ const listPets: OperationTool = {
 /** A call as the server makes it: the envelope read (instance.ts), the arguments checked once by the pipeline's step, then the operation. */
 function viaPipeline(t: OperationTool, raw: unknown, s: Settings): Promise<CallToolResult> {
   const args = callArguments(t.name, raw);
-  return checkArguments({ target: { kind: 'operation', tool: t }, args } as unknown as ToolCall, () => callOperation(t, args, s)) as Promise<CallToolResult>;
+  return checkArguments({ target: { kind: 'operation', tool: t }, args } as unknown as ToolCall, () => sendOperation(t, args, s)).then(
+    (outcome) => outcome.result as CallToolResult,
+  );
 }
 
 describe('validation and configuration', () => {
@@ -282,7 +284,12 @@ describe('the HTTP status returned with the result', () => {
     });
     const seen: { httpStatus?: number } = {};
     const fakeFetch: typeof fetch = async () => new Response(body, { status: 200, headers: { 'content-type': 'application/json' } });
-    const pending = sendOperation(getPet, { petId: 5 }, settings({ baseUrl: 'http://fake.test' }), { fetch: fakeFetch }, seen);
+    const pending = sendOperation(getPet, { petId: 5 }, settings({ baseUrl: 'http://fake.test' }), {
+      fetch: fakeFetch,
+      onStatus: (status) => {
+        seen.httpStatus = status;
+      },
+    });
     await vi.waitFor(() => expect(seen.httpStatus).toBe(200));
     release();
     expect((await pending).status).toBe(200);

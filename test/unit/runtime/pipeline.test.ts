@@ -51,11 +51,13 @@ describe.each(ERAS)('the tool-call pipeline, %s era', (era: Era) => {
       if (call.firstRound) call.state.asked = 'once';
       const answer = inputResponse(call.ctx.mcpReq.inputResponses, 'approve');
       if (answer.kind !== 'sampling')
-        return inputRequired({
-          inputRequests: {
-            approve: inputRequired.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: 'May echo run?' } }], maxTokens: 5 }),
-          },
-        });
+        return {
+          result: inputRequired({
+            inputRequests: {
+              approve: inputRequired.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: 'May echo run?' } }], maxTokens: 5 }),
+            },
+          }),
+        };
       return next();
     };
     const { client, sampled } = await samplingClient([ask], era);
@@ -75,7 +77,7 @@ describe.each(ERAS)('the tool-call pipeline, %s era', (era: Era) => {
     const seen: string[] = [];
     const refuse: Step = async (call) => {
       seen.push(call.name);
-      return { isError: true, content: [{ type: 'text', text: `refused ${call.name}` }] };
+      return { result: { isError: true, content: [{ type: 'text', text: `refused ${call.name}` }] } };
     };
     const { client } = await samplingClient([refuse], era);
     expect(await client.callTool({ name: 'echo', arguments: { text: 7 } })).toMatchObject({ isError: true, content: [{ type: 'text', text: 'refused echo' }] });
@@ -103,9 +105,11 @@ it('refuses a requestState offered with another call (tool or arguments differ):
     if (call.name !== 'echo' || call.args.text !== 'ask first') return next();
     const answer = inputResponse(call.ctx.mcpReq.inputResponses, 'approve');
     if (answer.kind !== 'sampling')
-      return inputRequired({
-        inputRequests: { approve: inputRequired.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: 'ok?' } }], maxTokens: 5 }) },
-      });
+      return {
+        result: inputRequired({
+          inputRequests: { approve: inputRequired.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: 'ok?' } }], maxTokens: 5 }) },
+        }),
+      };
     return next();
   };
   const rounds: boolean[] = [];
@@ -146,9 +150,11 @@ describe('a round state is used once (round-nonces.ts)', () => {
   const ask: Step = async (call, next) => {
     const answer = inputResponse(call.ctx.mcpReq.inputResponses, 'approve');
     if (answer.kind !== 'sampling')
-      return inputRequired({
-        inputRequests: { approve: inputRequired.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: 'ok?' } }], maxTokens: 5 }) },
-      });
+      return {
+        result: inputRequired({
+          inputRequests: { approve: inputRequired.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: 'ok?' } }], maxTokens: 5 }) },
+        }),
+      };
     return next();
   };
   async function client(roundNonces: RoundNonces) {

@@ -34,11 +34,10 @@ function call(name: string, identity = 'alice', over: Partial<ToolCall> = {}): T
     state: {},
     signal: new AbortController().signal,
     gate: OPEN_GATE,
-    report: {},
     ...over,
   } as unknown as ToolCall;
 }
-const nextRound = (c: ToolCall): ToolCall => ({ ...c, firstRound: false, report: {} });
+const nextRound = (c: ToolCall): ToolCall => ({ ...c, firstRound: false });
 const ran: ToolResult = { content: [{ type: 'text', text: 'ran' }] };
 const ok = async (): Promise<ToolResult> => ran;
 const asking = { resultType: 'input_required', inputRequests: {} } as unknown as ToolResult;
@@ -77,13 +76,16 @@ function setup(over: Partial<Parameters<typeof createPolicy>[1]> = {}) {
   return { policy, sink, advance: (ms: number) => void (t += ms) };
 }
 
-/** Runs `c` through the policy's steps; a thrown error is returned. */
+/** Runs `c` through the policy's steps and `dispatch`; resolves with the result, a thrown error is returned. */
 async function run(
   steps: ReturnType<typeof setup>['policy']['steps'],
   c: ToolCall,
   dispatch: (c: ToolCall) => Promise<ToolResult> = ok,
 ): Promise<ToolResult | { code: number; message: string }> {
-  return runPipeline(steps, dispatch, c).catch((e: unknown) => e as { code: number; message: string });
+  return runPipeline(steps, async (inner) => ({ result: await dispatch(inner) }), c).then(
+    (outcome) => outcome.result,
+    (e: unknown) => e as { code: number; message: string },
+  );
 }
 
 describe('createPolicy', () => {

@@ -2,12 +2,13 @@ import type { CallToolResult, InputRequiredResult, Server, ServerContext } from 
 import { trace } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { ToolCall, ToolResult } from '../../../templates/runtime/pipeline/pipeline.js';
-import { runPipeline } from '../../../templates/runtime/pipeline/pipeline.js';
+import type { Outcome, ToolCall } from '../../../templates/runtime/pipeline/pipeline.js';
+import { refuse, runPipeline } from '../../../templates/runtime/pipeline/pipeline.js';
 import { telemetryStep } from '../../../templates/runtime/policy/telemetry.js';
 
 const SECRET = 'sk-live-telemetry-1234';
 const ok: CallToolResult = { content: [{ type: 'text', text: 'done' }] };
+const done: Outcome = { result: ok };
 const asks = { resultType: 'input_required', inputRequests: {} } as unknown as InputRequiredResult;
 
 function toolCall(over: Partial<ToolCall> = {}): ToolCall {
@@ -24,7 +25,6 @@ function toolCall(over: Partial<ToolCall> = {}): ToolCall {
     state: {},
     signal: new AbortController().signal,
     gate: {} as ToolCall['gate'],
-    report: {},
     ...over,
   };
 }
@@ -35,7 +35,7 @@ const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProces
 describe('telemetryStep', () => {
   it('is a no-op without a registered SDK', async () => {
     trace.disable();
-    await expect(runPipeline([telemetryStep('pets', '1.0.0')], async () => ok, toolCall())).resolves.toBe(ok);
+    await expect(runPipeline([telemetryStep('pets', '1.0.0')], async () => done, toolCall())).resolves.toBe(done);
     expect(exporter.getFinishedSpans()).toHaveLength(0);
   });
 
@@ -51,14 +51,7 @@ describe('telemetryStep', () => {
     const step = telemetryStep('pets', '1.2.3');
 
     it('records a span per call with the audit attributes and nothing from the arguments', async () => {
-      await runPipeline(
-        [step],
-        async (call) => {
-          call.report.httpStatus = 201;
-          return ok;
-        },
-        toolCall(),
-      );
+      await runPipeline([step], async () => ({ result: ok, status: 201 }), toolCall());
       const [span] = exporter.getFinishedSpans();
       expect(span!.name).toBe('tools/call create_pet');
       expect(span!.instrumentationScope).toMatchObject({ name: 'mcpgen', version: '1.2.3' });
@@ -93,21 +86,23 @@ describe('telemetryStep', () => {
           },
         },
       };
-      await runPipeline([step], async () => ok, toolCall({ ctx } as unknown as Partial<ToolCall>));
+      await runPipeline([step], async () => done, toolCall({ ctx } as unknown as Partial<ToolCall>));
       const [span] = exporter.getFinishedSpans();
       expect(span!.attributes).toMatchObject({ 'mcp.client.identity': 'alice', 'mcp.client.oauth_client_id': 'claude-connector' });
       expect(JSON.stringify(span!.attributes)).not.toContain('eyJ-the-access-token');
     });
 
     it('outcomes: failed (isError, thrown), denied, limited, input_required; modern calls have no session', async () => {
-      const run = (dispatch: (call: ToolCall) => Promise<ToolResult>, over: Partial<ToolCall> = {}) =>
+      const run = (dispatch: (call: ToolCall) => Promise<Outcome>, over: Partial<ToolCall> = {}) =>
         runPipeline([step], dispatch, toolCall(over)).catch(() => undefined);
-      await run(async (call) => ((call.report.httpStatus = 502), { isError: true, content: [{ type: 'text', text: `bad ${SECRET}` }] }));
+      await run(async () => ({ result: { isError: true, content: [{ type: 'text', text: `bad ${SECRET}` }] }, status: 502 }));
       await run(() => Promise.reject(Object.assign(new Error(`boom ${SECRET}`), { code: -32603 })));
-      await run(async (call) => ((call.report.refusal = { kind: 'denied', reason: 'rule 0' }), ok));
-      await run(async (call) => ((call.report.refusal = { kind: 'limited', reason: 'perMinute' }), ok));
-      await run(async () => asks, { era: 'modern', ctx: {} as ServerContext });
-      await run(async () => ok, { era: 'modern', ctx: {} as ServerContext, firstRound: false });
+      await run(async () => ({ result: ok, refusal: { kind: 'denied', reason: 'rule 0' } }));
+      await run(async () => ({ result: ok, refusal: { kind: 'limited', reason: 'perMinute' } }));
+      await run(async () => ({ result: asks }), { era: 'modern', ctx: {} as ServerContext });
+      await run(async () => done, { era: 'modern', ctx: {} as ServerContext, firstRound: false });
+      // a refusal thrown as a JSON-RPC error (access control)
+      await run(() => Promise.reject(refuse(Object.assign(new Error('not for you'), { code: -32602 }), { kind: 'denied', reason: 'rule 1' })));
       const spans = exporter.getFinishedSpans();
       expect(spans.map((s) => [s.attributes['mcp.outcome'], s.attributes['error.type'], s.status.code])).toEqual([
         ['failed', 'tool_error', 2],
@@ -116,11 +111,12 @@ describe('telemetryStep', () => {
         ['limited', 'limited', 2],
         ['input_required', undefined, 0],
         ['completed', undefined, 0],
+        ['denied', 'denied', 2],
       ]);
       expect(spans[0]!.attributes['http.response.status_code']).toBe(502);
       expect(spans[4]!.attributes).not.toHaveProperty('mcp.session.id');
       // both rounds of the logical call carry its id
-      expect(spans.slice(4).map((s) => [s.attributes['mcp.call.id'], s.attributes['mcp.call.first_round']])).toEqual([
+      expect(spans.slice(4, 6).map((s) => [s.attributes['mcp.call.id'], s.attributes['mcp.call.first_round']])).toEqual([
         ['call-7', true],
         ['call-7', false],
       ]);
@@ -128,7 +124,7 @@ describe('telemetryStep', () => {
     });
 
     it('passes the result and the thrown error through unchanged', async () => {
-      await expect(runPipeline([step], async () => ok, toolCall())).resolves.toBe(ok);
+      await expect(runPipeline([step], async () => done, toolCall())).resolves.toBe(done);
       const err = new Error('x');
       await expect(runPipeline([step], () => Promise.reject(err), toolCall())).rejects.toBe(err);
     });
