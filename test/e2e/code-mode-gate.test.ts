@@ -8,6 +8,13 @@
  * with an error naming the gate, which the code catches, and the backend sees nothing. Legacy over
  * stdio, 2026-07-28 over HTTP and stdio; the audit nests the gated call under execute. And the
  * policy's limits count each call from code: past `perMinute`, the code's call rejects naming it.
+ *
+ * Two gated calls at once (`Promise.all`): the gate takes them one at a time — legacy: one
+ * question after the other inside the run; 2026-07-28: one input round each, the asked call
+ * answered first on the retry, then the next asks (the limits' `maxResponseBytes` on deletePet
+ * makes its steps pass on a changed copy of the call, which must still find the run's gate state).
+ * A run its wall time stops while the gate asks answers with the bound, never with the question,
+ * and no write is sent again; a gated call the code leaves asking when it returns is named as not made.
  */
 
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,6 +30,10 @@ import { ROOT, run } from '../helpers/project.js';
 const work = path.join(ROOT, '.cache/code-mode-gate');
 const server = path.join(work, 'server');
 const requests: string[] = [];
+/** Requests the backend holds open (no answer) while `hold` says so; `onHold` hears each. */
+let hold: ((method: string, url: string) => boolean) | undefined;
+const held: http.ServerResponse[] = [];
+let onHold: (() => void) | undefined;
 let backend: http.Server;
 let env: Record<string, string>;
 let httpServer: HttpProcess | undefined;
@@ -47,6 +58,7 @@ policy:
   limits:
     tools:
       listPets: { perMinute: { client: 3 } }
+      deletePet: { maxResponseBytes: 100000 }
 reflection:
   mode: auto
   domains: [pets]
@@ -73,6 +85,11 @@ beforeAll(async () => {
   await run(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', server], { maxBuffer: 16 * 1024 * 1024 });
   backend = http.createServer((req, res) => {
     requests.push(`${req.method} ${req.url}`);
+    if (hold?.(req.method ?? '', req.url ?? '')) {
+      held.push(res);
+      onHold?.();
+      return;
+    }
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ id: 1, name: 'Tom', status: 'available' }));
   });
@@ -89,18 +106,24 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
   httpServer?.kill('SIGKILL');
+  for (const res of held) res.destroy();
   backend?.close();
 });
 
 type Asked = { sampling: number; forms: string[] };
+type User = 'accept' | 'decline' | ((message: string) => 'accept' | 'decline');
 
-/** A client of `era` over `transport` whose model answers with a valid justification (after `delayMs`) and whose user `user`s every form. */
+/**
+ * A client of `era` over `transport` whose model answers with a valid justification (after
+ * `delayMs`, or once `before` resolves) and whose user `user`s every form (or as `user` says for its message).
+ */
 async function client(
   transport: 'stdio' | 'http',
   era: Era,
-  user: 'accept' | 'decline',
+  user: User,
   delayMs = 0,
   model: 'answers' | 'refuses' = 'answers',
+  before?: () => Promise<void>,
 ): Promise<{ c: AnyClient; asked: Asked }> {
   const asked: Asked = { sampling: 0, forms: [] };
   const target: Target = transport === 'stdio' ? { kind: 'stdio', server, env } : { kind: 'http', url: httpServer!.url };
@@ -109,11 +132,13 @@ async function client(
       asked.sampling++;
       if (model === 'refuses') throw new Error('the user declined the sampling request');
       if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
+      if (before) await before();
       return { role: 'assistant', model: 'scripted', content: { type: 'text', text: JSON.stringify(GOOD) } };
     },
     'elicitation/create': (req) => {
-      asked.forms.push(String(req.params.message));
-      return user === 'accept' ? { action: 'accept', content: FORM_GOOD } : { action: 'decline' };
+      const message = String(req.params.message);
+      asked.forms.push(message);
+      return (typeof user === 'function' ? user(message) : user) === 'accept' ? { action: 'accept', content: FORM_GOOD } : { action: 'decline' };
     },
   };
   const { client: c } = await connectClient(target, era, {
@@ -194,6 +219,33 @@ describe.each(CASES)('a gated operation from code, $era era over $transport', ({
     expect([...requests].sort()).toEqual([`DELETE /pets/${pet + 5}`, `GET /pets/${pet + 5}`]);
   });
 
+  it('two gated calls at once, both approved: asked one at a time (2026-07-28: a round each), each DELETE sent once, the code gets both', async () => {
+    const { c, asked } = await client(transport, era, 'accept');
+    requests.length = 0;
+    const [a, b] = [pet + 2, pet + 3];
+    const code = `const both = await Promise.all([api.deletePet({ petId: ${a} }), api.deletePet({ petId: ${b} })]);\nreturn both.map((p) => p.name);`;
+    const r = await c.callTool({ name: 'execute', arguments: { code } });
+    expect(r.isError, text(r)).toBeFalsy();
+    expect(text(r).split('\n', 1)[0]).toBe('["Tom","Tom"]');
+    expect(asked.sampling).toBe(2);
+    expect([...requests].sort()).toEqual([`DELETE /pets/${a}`, `DELETE /pets/${b}`]);
+  });
+
+  it('two gated calls at once, one approved and one declined: one request sent; the code catches the refusal of the other', async () => {
+    const [a, b] = [pet + 4, pet + 7];
+    const { c, asked } = await client(transport, era, (message) => (message.includes(`change pet ${b}.`) ? 'decline' : 'accept'));
+    requests.length = 0;
+    const code = `const out = await Promise.allSettled([api.updatePet({ petId: ${a}, body: { name: 'Rex' } }), api.updatePet({ petId: ${b}, body: { name: 'Rex' } })]);\nreturn out.map((o) => (o.status === 'fulfilled' ? 'ok' : 'caught: ' + o.reason.message));`;
+    const r = await c.callTool({ name: 'execute', arguments: { code } });
+    expect(r.isError, text(r)).toBeFalsy();
+    const [first, second] = JSON.parse(text(r).split('\n', 1)[0]!) as string[];
+    expect(first).toBe('ok');
+    expect(second).toMatch(/^caught: updatePet was refused: /);
+    expect(second).toContain('declined');
+    expect(asked.forms).toHaveLength(2);
+    expect(requests).toEqual([`PUT /pets/${a}`]);
+  });
+
   // legacy only: a 2.x client whose sampling handler throws fails its own callTool (its input-required driver) rather than answering, for a direct call too
   it.skipIf(era !== 'legacy')("refused by the client's model (mode auto): the code catches the gate's instructions; the backend sees nothing", async () => {
     const { c, asked } = await client(transport, era, 'accept', 0, 'refuses');
@@ -227,6 +279,58 @@ describe('waiting for the client does not count against the wall time', () => {
     expect(text(r).split('\n', 1)[0]).toBe('"deleted"');
     expect(asked.sampling).toBe(1);
     expect(requests).toEqual(['DELETE /pets/41']);
+  }, 30_000);
+});
+
+describe('the wall time stops a run while the gate asks (2026-07-28 over HTTP)', () => {
+  it('answers with the bound, not the question: the write in flight is sent once, the gated call is not made, nothing is retried', async () => {
+    const { c, asked } = await client('http', 'modern', 'accept');
+    requests.length = 0;
+    // the POST is held open, so the run waits for it after the gate asked, until its 3 s wall time stops it
+    hold = (method, url) => method === 'POST' && url === '/pets';
+    try {
+      const code = `await Promise.all([api.createPet({ body: { name: 'Held' } }), api.deletePet({ petId: 51 })]);\nreturn 'done';`;
+      const r = await c.callTool({ name: 'execute', arguments: { code } });
+      expect(r.isError).toBe(true);
+      expect(text(r)).toMatch(/^Stopped by the wall time bound: the code ran longer than 3000 ms/);
+      expect(text(r)).toContain('createPet');
+      expect(text(r)).toContain('not made: deletePet (asking the client when the run was stopped)');
+      // the question never reached the client, and the write was sent once: no retry made it again
+      expect(asked.sampling).toBe(0);
+      expect(requests).toEqual(['POST /pets']);
+    } finally {
+      hold = undefined;
+      for (const res of held.splice(0)) res.destroy();
+    }
+  }, 30_000);
+});
+
+describe('a gated call the code does not await', () => {
+  it('legacy over stdio: the code returns while the gate asks the client; the answer names the call as not made', async () => {
+    // the GET the code awaits is held until the gate's question reaches the client; the question is answered only after the code returned
+    let answered!: () => void;
+    const late = new Promise<void>((r) => (answered = r));
+    hold = (method, url) => method === 'GET' && url === '/pets/999';
+    const { c, asked } = await client('stdio', 'legacy', 'accept', 0, 'answers', async () => {
+      if (held.length === 0) await new Promise<void>((r) => (onHold = r));
+      onHold = undefined;
+      for (const res of held.splice(0))
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id: 999, name: 'Held', status: 'available' }));
+      await late;
+    });
+    requests.length = 0;
+    try {
+      const code = `api.deletePet({ petId: 61 });\nconst pet = await api.getPetById({ petId: 999 });\nreturn pet.name;`;
+      const r = await c.callTool({ name: 'execute', arguments: { code } });
+      expect(r.isError, text(r)).toBeFalsy();
+      expect(text(r).split('\n', 1)[0]).toBe('"Held"');
+      expect(text(r)).toContain('1 API call was made: getPetById 200; not made: deletePet (asking the client when the code returned)');
+      expect(asked.sampling).toBe(1);
+      expect(requests).toEqual(['GET /pets/999']);
+    } finally {
+      hold = undefined;
+      answered();
+    }
   }, 30_000);
 });
 

@@ -16,6 +16,8 @@
 import { createHash } from 'node:crypto';
 import type { CallToolResult, InputRequiredResult } from '@modelcontextprotocol/server';
 import { transform } from 'sucrase';
+import { errorResult } from '../core/error-result.js';
+import { isRecord } from '../core/json-shapes.js';
 import type { ToolEntry } from '../core/surface.js';
 import type { ResultPolicy } from '../core/types.js';
 import { DEFAULT_BYTES_PER_TOKEN } from '../core/types.js';
@@ -97,6 +99,11 @@ export type NestedOutcome = {
    * the code again, its earlier calls replayed (api-replay.ts), and the gate judges the answer.
    */
   readonly input?: InputRequiredResult;
+  /**
+   * Set when the call was not made because another call of the same run is asking the client (the
+   * gate asks about one call at a time): it waits for the retry's run, like the asking call.
+   */
+  readonly parked?: true;
 };
 
 /**
@@ -108,6 +115,11 @@ export type CodeRunner = (tool: string, args: Record<string, unknown>, signal: A
 
 /** One API call the code made, for the answer (`in flight` until it answers). */
 type CallRecord = { readonly name: string; status: string };
+
+/** Status of a gated call whose question is out to the client (legacy: being asked; 2026-07-28: the run ends with it). */
+const ASKING = 'asking the client';
+/** Status of a gated call waiting while another call of the run asks the client. */
+const PARKED = "waiting for another call's question to the client";
 
 /** The text of a result's text blocks, joined. */
 function textOf(result: CallToolResult): string {
@@ -134,12 +146,22 @@ function dataOf(result: CallToolResult, wrapped: boolean): unknown {
   }
 }
 
-/** A one-line summary of the calls made: counts per operation and status, in order of first use. */
-function callSummary(calls: readonly CallRecord[]): string {
-  if (calls.length === 0) return 'no API calls were made';
+/**
+ * A one-line summary of the calls made: counts per operation and status, in order of first use;
+ * then the gated calls that were neither made nor refused — asking the client, or waiting for
+ * another call's question, when the run ended (`when`: how it ended).
+ */
+function callSummary(calls: readonly CallRecord[], when = 'when the run ended'): string {
+  const made = calls.filter((c) => c.status !== ASKING && c.status !== PARKED);
+  const unmade = calls.filter((c) => c.status === ASKING || c.status === PARKED);
   const counts = new Map<string, number>();
-  for (const c of calls) counts.set(`${c.name} ${c.status}`, (counts.get(`${c.name} ${c.status}`) ?? 0) + 1);
-  return `${calls.length} API call${calls.length === 1 ? ' was' : 's were'} made: ${[...counts].map(([k, n]) => (n > 1 ? `${k} ×${n}` : k)).join(', ')}`;
+  for (const c of made) counts.set(`${c.name} ${c.status}`, (counts.get(`${c.name} ${c.status}`) ?? 0) + 1);
+  const list = (m: Map<string, number>): string => [...m].map(([k, n]) => (n > 1 ? `${k} ×${n}` : k)).join(', ');
+  const out = made.length === 0 ? 'no API calls were made' : `${made.length} API call${made.length === 1 ? ' was' : 's were'} made: ${list(counts)}`;
+  if (unmade.length === 0) return out;
+  const open = new Map<string, number>();
+  for (const c of unmade) open.set(`${c.name} (${c.status} ${when})`, (open.get(`${c.name} (${c.status} ${when})`) ?? 0) + 1);
+  return `${out}; not made: ${list(open)}`;
 }
 
 /** The sucrase-transformed code, or where its syntax is wrong (line:column in the user's code). */
@@ -198,7 +220,6 @@ export function createCodeMode(signatures: Readonly<Record<string, string>>, opt
   const limitsNow = (): CodeLimits => (resolved ??= typeof options.limits === 'function' ? options.limits() : (options.limits ?? DEFAULT_CODE_LIMITS));
   const byCodeName = new Map<string, string>();
   for (const name of Object.keys(signatures)) if (!byCodeName.has(codeName(name))) byCodeName.set(codeName(name), name);
-  const failure = (text: string): CallToolResult => ({ isError: true, content: [{ type: 'text', text }] });
   // runs under way in this process, in all and per client identity: each holds its sandbox's memory until it ends
   let running = 0;
   const runningBy = new Map<string, number>();
@@ -223,11 +244,11 @@ export function createCodeMode(signatures: Readonly<Record<string, string>>, opt
     async execute(args, run, signal, results, identity = 'local') {
       const code = args.code;
       if (typeof code !== 'string' || code.trim() === '')
-        return failure(`Invalid arguments for tool ${CODE_TOOL_NAMES.execute}: code must be a non-empty string`);
+        return errorResult(`Invalid arguments for tool ${CODE_TOOL_NAMES.execute}: code must be a non-empty string`);
       if (code.length > MAX_CODE_CHARS)
-        return failure(`Invalid arguments for tool ${CODE_TOOL_NAMES.execute}: code is ${code.length} characters, over the bound of ${MAX_CODE_CHARS}`);
+        return errorResult(`Invalid arguments for tool ${CODE_TOOL_NAMES.execute}: code is ${code.length} characters, over the bound of ${MAX_CODE_CHARS}`);
       const stripped = stripTypes(code);
-      if ('error' in stripped) return failure(`${stripped.error}\nNo code ran; no API calls were made.`);
+      if ('error' in stripped) return errorResult(`${stripped.error}\nNo code ran; no API calls were made.`);
       const calls: CallRecord[] = [];
       // a question for the client (the gate, 2026-07-28): the run ends with it once the calls in flight have answered
       const ended = new AbortController();
@@ -244,14 +265,33 @@ export function createCodeMode(signatures: Readonly<Record<string, string>>, opt
             message: `api.${name} is not an operation of this server; use ${CODE_TOOL_NAMES.search} to find one and ${CODE_TOOL_NAMES.describe} for its signature`,
           };
         }
-        const a = typeof callArgs === 'object' && callArgs !== null && !Array.isArray(callArgs) ? (callArgs as Record<string, unknown>) : {};
+        const a = isRecord(callArgs) ? callArgs : {};
         const record: CallRecord = { name: tool, status: 'in flight' };
         calls.push(record);
-        const made = run(tool, a, callSignal, waiting);
+        // legacy: while the gate asks the client (a real request), the call is marked as asking
+        const asks: WaitForClient | undefined =
+          waiting &&
+          (async (work) => {
+            record.status = ASKING;
+            try {
+              return await waiting(work);
+            } finally {
+              // stopped with the run (the code returned, a bound): it stays asking, never made
+              if (record.status === ASKING && !callSignal.aborted) record.status = 'in flight';
+            }
+          });
+        const made = run(tool, a, callSignal, asks);
         inFlight.add(made);
         const outcome = await made.finally(() => inFlight.delete(made));
+        // stopped with the run (the code returned, a bound, a cancellation): the code never sees it, the record keeps what it was
+        if (callSignal.aborted) return new Promise<HostCallOutcome>(() => undefined);
+        if (outcome.parked === true) {
+          // another call of the run is asking the client: this one is made by the retry's run
+          record.status = PARKED;
+          return new Promise<HostCallOutcome>(() => undefined);
+        }
         if (outcome.input !== undefined) {
-          record.status = 'asking the client';
+          record.status = ASKING;
           if (asking === undefined) {
             asking = outcome.input;
             // the other calls in flight finish (their outcomes kept for the retry), then the run ends
@@ -285,18 +325,18 @@ export function createCodeMode(signatures: Readonly<Record<string, string>>, opt
       try {
         bounds = limitsNow();
       } catch (err) {
-        return failure(`Code mode cannot run: ${err instanceof Error ? err.message : String(err)}`);
+        return errorResult(`Code mode cannot run: ${err instanceof Error ? err.message : String(err)}`);
       }
       const { maxRuns, maxRunsVariable, auditTextChars: _text, ...limits } = bounds;
       const variable = maxRunsVariable ?? '<PREFIX>_CODE_MAX_RUNS';
       const share = runsPerIdentity(maxRuns);
       const mine = runningBy.get(identity) ?? 0;
       if (mine >= share)
-        return failure(
+        return errorResult(
           `Code mode is busy for this client: it has ${mine} execute runs under way, its share (half, rounded up) of the ${variable}=${maxRuns} runs at once on this server. No code ran; no API calls were made. Try again when one of its runs has ended.`,
         );
       if (running >= maxRuns)
-        return failure(
+        return errorResult(
           `Code mode is busy: ${running} execute runs are under way, the bound of ${variable}=${maxRuns} runs at once on this server. No code ran; no API calls were made. Try again when a run has ended.`,
         );
       running += 1;
@@ -304,8 +344,10 @@ export function createCodeMode(signatures: Readonly<Record<string, string>>, opt
       try {
         // the owner: a sandbox instance is used again only by the same client's runs
         const outcome = await runIsolated(stripped.js, host, limits, AbortSignal.any([signal, ended.signal]), identity, maxRuns);
-        // the run ended to ask the client (unless the code returned first): the question is the answer
-        if (asking !== undefined && outcome.kind !== 'returned' && !signal.aborted) return asking;
+        // the run ended to ask the client (unless the code returned first): the question is the answer;
+        // a run its wall time stopped answers with that bound, as any run it stops (the round ends
+        // there: no outcome the bound aborted is kept for a retry, no write is sent again)
+        if (asking !== undefined && outcome.kind !== 'returned' && outcome.kind !== 'bound' && !signal.aborted) return asking;
         return answer(outcome, calls, results);
       } finally {
         running -= 1;
@@ -324,7 +366,7 @@ function consoleBlock(out: string): CallToolResult['content'] {
 
 /** The `execute` answer for a run's outcome. */
 function answer(outcome: SandboxOutcome, calls: readonly CallRecord[], results: ResultPolicy | undefined): CallToolResult {
-  const summary = callSummary(calls);
+  const summary = callSummary(calls, outcome.kind === 'returned' ? 'when the code returned' : 'when the run was stopped');
   switch (outcome.kind) {
     case 'returned': {
       let value = JSON.parse(outcome.json) as unknown;

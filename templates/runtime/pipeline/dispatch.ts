@@ -32,6 +32,7 @@ import { TaskTools } from '../tasks/tasks-tools.js';
 import { apiClient } from '../tools/api-client.js';
 import { callExtraTool } from '../tools/extra-tools.js';
 import { inputSession } from '../tools/handler-input.js';
+import { gateTurnsOf } from './gate-turns.js';
 import type { Dispatcher, PipelineTool, Step, ToolCall, ToolGuard, ToolResult } from './pipeline.js';
 import { answer, checkArguments, enforceConcerns, isInputRequired, nestedCall, reflectionStep, refuse, runPipeline } from './pipeline.js';
 
@@ -52,6 +53,8 @@ export type CodeNestedOutcome = {
   readonly wrapped?: boolean;
   readonly refused?: string;
   readonly input?: InputRequiredResult;
+  /** Not made: another call of the run is asking the client (gate-turns.ts). */
+  readonly parked?: true;
 };
 /** Runs a question to the client with code mode's run clock stopped (sandbox-host.ts's `WaitForClient`). */
 export type CodeWaiting = <T>(work: () => Promise<T>) => Promise<T>;
@@ -147,7 +150,8 @@ export function createDispatch(options: DispatchOptions): Dispatch {
   /** The reflection gate of a nested call of code (see the code order below). */
   const codeGate: Step = async (call, next) => {
     if (!reflection || !reflection.isGated(call.name)) return next();
-    const run = codeRuns.get(call);
+    // by the call's id: a step before this one may have passed on a changed copy of the call
+    const run = codeRuns.get(call.callId);
     const check = () =>
       reflection.check(call.name, call.args, {
         server: call.server,
@@ -158,7 +162,15 @@ export function createDispatch(options: DispatchOptions): Dispatch {
         state: run?.gateState ?? call.state,
       });
     const waiting = run?.waiting;
-    const verdict = waiting ? await waiting(check) : await check();
+    let asked = false;
+    let verdict: Awaited<ReturnType<typeof check>>;
+    try {
+      verdict = waiting ? await waiting(check) : await check();
+      asked = !verdict.ok && isInputRequired(verdict.result);
+    } finally {
+      // the next gated call of the run takes the gate (or parks, when this one asks the client)
+      run?.release?.(asked);
+    }
     if (verdict.ok) return next();
     // 2026-07-28: the gate asks in an input round; the execute call answers with it
     if (isInputRequired(verdict.result)) return answer(verdict.result);
@@ -194,7 +206,8 @@ export function createDispatch(options: DispatchOptions): Dispatch {
     const target = call.target;
     if (target.kind === 'code') {
       // each api call of the code: a nested call of this one, under this call's signal and the run's;
-      // on a later input round (the gate asked the client), the calls made before it are replayed
+      // on a later input round (the gate asked the client), the calls made before it are replayed —
+      // only where the gate can ask about a call of the code (without a gated operation in reach, no rounds)
       const replay = replayByName<{ tool: string; signal: AbortSignal; waiting?: CodeWaiting }, CodeNestedOutcome>(
         call,
         ({ tool, signal, waiting }, args) => runCodeCall(call, tool, args, signal, waiting),
@@ -203,7 +216,7 @@ export function createDispatch(options: DispatchOptions): Dispatch {
       );
       const runCode = (tool: string, args: Record<string, unknown>, signal: AbortSignal, waiting?: CodeWaiting) => {
         const target = byName.get(tool);
-        if (call.era !== 'modern' || target?.kind !== 'operation') return runCodeCall(call, tool, args, signal, waiting);
+        if (call.era !== 'modern' || !codeGated || target?.kind !== 'operation') return runCodeCall(call, tool, args, signal, waiting);
         return replay(tool, target.tool.http.method, { tool, signal, ...(waiting ? { waiting } : {}) }, args);
       };
       // the run counts against the process's bound of runs under way and this client's share of it
@@ -295,8 +308,17 @@ export function createDispatch(options: DispatchOptions): Dispatch {
     return { result: result as CallToolResult, ...(status !== undefined ? { status } : {}) };
   };
 
-  /** Of each nested call of code: the gate's round memory (in the execute call's round state, so the retry's run finds it) and the run's question-waiting (its clock). */
-  const codeRuns = new WeakMap<ToolCall, { gateState: Record<string, unknown>; waiting?: CodeWaiting }>();
+  /** Whether some operation code reaches is gated: only then may an execute call have input rounds (its calls replayed across them). */
+  const codeGated =
+    code !== undefined &&
+    reflection !== undefined &&
+    [...byName].some(([name, t]) => t.kind === 'operation' && reflection.isGated(name) && code.signature(name) !== undefined);
+  /**
+   * Of each nested call of code, by its call id: the gate's round memory (in the execute call's
+   * round state, so the retry's run finds it), the run's question-waiting (its clock), and the
+   * release of the call's turn at the gate (gate-turns.ts; a gated call only).
+   */
+  const codeRuns = new Map<string, { gateState: Record<string, unknown>; waiting?: CodeWaiting; release?: (asked: boolean) => void }>();
   const runCodeCall = async (
     parent: ToolCall,
     name: string,
@@ -321,7 +343,24 @@ export function createDispatch(options: DispatchOptions): Dispatch {
       signal: AbortSignal.any([parent.signal, signal]),
       parent: { name: parent.name, callId: parent.callId, code: true },
     };
-    codeRuns.set(call, { gateState, ...(waiting ? { waiting } : {}) });
+    // a gated call takes the gate in its turn, one call of the run at a time (gate-turns.ts): from
+    // here to the gate's verdict; parked, it is not made (another call is asking the client)
+    let release: ((asked: boolean) => void) | undefined;
+    if (reflection?.isGated(name)) {
+      const turns = gateTurnsOf(gateState);
+      try {
+        if ((await turns.take(call.signal)) === 'parked') return { parked: true };
+      } catch (err) {
+        return { refused: err instanceof Error ? err.message : String(err) };
+      }
+      let held = true;
+      release = (asked) => {
+        if (!held) return;
+        held = false;
+        turns.release(asked);
+      };
+    }
+    codeRuns.set(call.callId, { gateState, ...(waiting ? { waiting } : {}), ...(release ? { release } : {}) });
     try {
       const { result, status, refusal } = await runPipeline(codeSteps, dispatch, call);
       if (isInputRequired(result)) {
@@ -332,6 +371,10 @@ export function createDispatch(options: DispatchOptions): Dispatch {
       return { result, wrapped: target.tool.resultShape === 'wrapped', ...(status !== undefined ? { status } : {}) };
     } catch (err) {
       return { refused: err instanceof Error ? err.message : String(err) };
+    } finally {
+      // refused before the gate (access, limits, arguments) or ended: the turn passes on
+      release?.(false);
+      codeRuns.delete(call.callId);
     }
   };
 

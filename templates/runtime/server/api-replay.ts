@@ -17,7 +17,12 @@
  *
  * Code mode's `execute` uses the same replay ({@link replayByName}, under its own state key): when
  * the reflection gate asks the client in an input round, the code runs again on the retry, and its
- * calls before the gated one are replayed. An outcome that asks for input is never kept.
+ * calls before the gated one are replayed (only on a server where some operation code reaches is
+ * gated: without a gate, an execute call has no input rounds). An outcome that asks for input, or
+ * that waited for another call's question (`parked`), is never kept.
+ *
+ * Each outcome is encoded once to measure it (when kept, and once per round for those kept
+ * before): the total kept is a running sum, so a run of n calls costs n encodings, not n².
  *
  * This file is copied verbatim into every generated project that has extra tools with `uses`.
  */
@@ -50,12 +55,12 @@ function keptOf(state: Record<string, unknown>, key: string): Record<string, Kep
   return out;
 }
 
-/** Bytes of JSON of a kept outcome (sizes are not kept: the state is the only record). */
-function keptSize(outcome: unknown): number {
+/** Bytes of JSON of an outcome; `Infinity` when it is not JSON (remembered as made, never kept). */
+function sizeOf(outcome: unknown): number {
   try {
     return encodedBytes(outcome);
   } catch {
-    return 0;
+    return Infinity;
   }
 }
 
@@ -73,7 +78,8 @@ export function replayAcrossRounds(call: { readonly era: 'legacy' | 'modern'; re
 /**
  * The replay of {@link replayAcrossRounds} for any runner of named operations (code mode's): calls
  * are told apart by `name`, `method` says whether one may be made again, `refusal` makes the
- * outcome of a write that is not made twice. Outcomes that are objects with an `input` are not kept.
+ * outcome of a write that is not made twice. Outcomes that are objects with an `input` or a
+ * `parked` are not kept.
  * `stateKey`: where in the call's round state.
  */
 export function replayByName<Extra, O>(
@@ -83,6 +89,20 @@ export function replayByName<Extra, O>(
   stateKey = STATE_KEY,
 ): (name: string, method: string, extra: Extra, args: Record<string, unknown>) => Promise<O> {
   const kept = keptOf(call.state, stateKey) as Record<string, { tool: string; args: string; outcome?: O }>;
+  // the bytes of each kept outcome (sizes are not in the state: it is the only record), and their sum
+  const sizes = new Map<string, number>();
+  let total = 0;
+  for (const [at, k] of Object.entries(kept)) {
+    if (k.outcome === undefined) continue;
+    const size = sizeOf(k.outcome);
+    if (!Number.isFinite(size)) continue;
+    sizes.set(at, size);
+    total += size;
+  }
+  const drop = (at: string): void => {
+    total -= sizes.get(at) ?? 0;
+    sizes.delete(at);
+  };
   let next = 0;
   return async (name, method, extra, args) => {
     const at = next++;
@@ -97,18 +117,29 @@ export function replayByName<Extra, O>(
         );
     }
     const outcome = await run(extra, args);
-    // a question for the client is asked again by the next round's call: nothing to keep
-    if (typeof outcome === 'object' && outcome !== null && (outcome as { input?: unknown }).input !== undefined) return outcome;
-    let size = Infinity;
-    try {
-      size = encodedBytes(outcome);
-    } catch {
-      // not JSON: remembered as made, not kept
-    }
+    // a question for the client (or a call waiting for one) is made by the next round's call: nothing to keep
+    if (
+      typeof outcome === 'object' &&
+      outcome !== null &&
+      ((outcome as { input?: unknown }).input !== undefined || (outcome as { parked?: unknown }).parked !== undefined)
+    )
+      return outcome;
+    const size = sizeOf(outcome);
     // what follows a departure from the recorded order was made for another path: dropped
-    if (prior !== undefined && (prior.tool !== name || prior.args !== hash)) for (const k of Object.keys(kept)) if (Number(k) > at) delete kept[k];
-    const others = Object.entries(kept).reduce((sum, [k, o]) => (k === String(at) || o.outcome === undefined ? sum : sum + keptSize(o.outcome)), 0);
-    kept[String(at)] = { tool: name, args: hash, ...(size <= MAX_KEPT_BYTES && others + size <= MAX_KEPT_TOTAL_BYTES ? { outcome } : {}) };
+    if (prior !== undefined && (prior.tool !== name || prior.args !== hash))
+      for (const k of Object.keys(kept))
+        if (Number(k) > at) {
+          delete kept[k];
+          drop(k);
+        }
+    const place = String(at);
+    drop(place);
+    const keep = size <= MAX_KEPT_BYTES && total + size <= MAX_KEPT_TOTAL_BYTES;
+    kept[place] = { tool: name, args: hash, ...(keep ? { outcome } : {}) };
+    if (keep) {
+      sizes.set(place, size);
+      total += size;
+    }
     call.state[stateKey] = kept;
     return outcome;
   };

@@ -113,4 +113,44 @@ describe('replayByName (code mode)', () => {
     expect(await again('deletePet', 'DELETE', { name: 'deletePet' }, { petId: 1 })).toEqual({ result: 'deletePet done' });
     expect(sent).toEqual(['getPetById {"petId":1}', 'deletePet {"petId":1}', 'deletePet {"petId":1}']);
   });
+
+  it("an outcome that waited for another call's question (parked) is not kept: the next round makes that call", async () => {
+    const sent: string[] = [];
+    let parks = true;
+    const run = async (extra: { name: string }) => {
+      sent.push(extra.name);
+      return parks ? { parked: true as const } : { result: `${extra.name} done` };
+    };
+    const state: Record<string, unknown> = {};
+    expect(await replayByName({ state }, run, (refused) => ({ refused }), 'codeApi')('deletePet', 'DELETE', { name: 'deletePet' }, { petId: 2 })).toEqual({
+      parked: true,
+    });
+    expect(state.codeApi).toBeUndefined();
+    parks = false;
+    const again = replayByName({ state }, run, (refused) => ({ refused }), 'codeApi');
+    expect(await again('deletePet', 'DELETE', { name: 'deletePet' }, { petId: 2 })).toEqual({ result: 'deletePet done' });
+    expect(sent).toEqual(['deletePet', 'deletePet']);
+  });
+
+  it('measures each outcome once (a running total), not every kept outcome again per call: n calls, n encodings', async () => {
+    let encodings = 0;
+    // an outcome that counts how often it is encoded as JSON
+    const counted = (n: number) => ({ result: `r${n}`, toJSON: () => (encodings++, { result: `r${n}` }) });
+    let n = 0;
+    const run = async () => counted(n++);
+    const state: Record<string, unknown> = {};
+    const replay = replayByName({ state }, run, (refused) => ({ refused }), 'codeApi');
+    for (let i = 0; i < 50; i++) await replay('listPets', 'GET', {}, { page: i });
+    // each outcome encoded once when kept (the re-encoding of all kept outcomes per call made it 50 + 49·50/2 = 1,275)
+    expect(encodings).toBe(50);
+    expect(Object.keys(state.codeApi as object)).toHaveLength(50);
+    // a new round measures what it finds kept once, then adds as it goes
+    const sealed = JSON.parse(JSON.stringify(state)) as Record<string, unknown>;
+    encodings = 0;
+    const next = replayByName({ state: sealed }, run, (refused) => ({ refused }), 'codeApi');
+    for (let i = 0; i < 50; i++) await next('listPets', 'GET', {}, { page: i });
+    for (let i = 50; i < 60; i++) await next('listPets', 'GET', {}, { page: i });
+    expect(encodings).toBe(10);
+    expect(Object.keys(sealed.codeApi as object)).toHaveLength(60);
+  });
 });
