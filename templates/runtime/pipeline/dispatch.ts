@@ -34,7 +34,7 @@ import { callExtraTool } from '../tools/extra-tools.js';
 import { inputSession } from '../tools/handler-input.js';
 import { gateTurnsOf } from './gate-turns.js';
 import type { Dispatcher, PipelineTool, Step, ToolCall, ToolGuard, ToolResult } from './pipeline.js';
-import { answer, checkArguments, enforceConcerns, isInputRequired, nestedCall, reflectionStep, refuse, runPipeline } from './pipeline.js';
+import { answer, checkArguments, enforceConcerns, gateVerdict, isInputRequired, nestedCall, reflectionStep, refuse, runPipeline } from './pipeline.js';
 
 /** The reflection gate as the server sees it (reflection.ts's `ReflectionGate` is one). */
 export interface ReflectionGuard extends ToolGuard {
@@ -152,15 +152,9 @@ export function createDispatch(options: DispatchOptions): Dispatch {
     if (!reflection || !reflection.isGated(call.name)) return next();
     // by the call's id: a step before this one may have passed on a changed copy of the call
     const run = codeRuns.get(call.callId);
+    // decided as for a direct call (the reflection step's gateVerdict), but the retry is a new run of the code, not a direct call
     const check = () =>
-      reflection.check(call.name, call.args, {
-        server: call.server,
-        ctx: call.ctx,
-        era: call.era,
-        signal: call.signal,
-        callId: call.callId,
-        state: run?.gateState ?? call.state,
-      });
+      gateVerdict(reflection, call, { state: run?.gateState ?? call.state, retry: `Then run ${call.parent?.name ?? 'execute'} again with the same code.` });
     const waiting = run?.waiting;
     let asked = false;
     let verdict: Awaited<ReturnType<typeof check>>;
@@ -174,11 +168,7 @@ export function createDispatch(options: DispatchOptions): Dispatch {
     if (verdict.ok) return next();
     // 2026-07-28: the gate asks in an input round; the execute call answers with it
     if (isInputRequired(verdict.result)) return answer(verdict.result);
-    // the gate's own instructions, but the retry is a new run of the code, not a direct call
-    const said = textOfResult(verdict.result).replace(
-      `Then call ${call.name} again with the same arguments.`,
-      `Then run ${call.parent?.name ?? 'execute'} again with the same code.`,
-    );
+    const said = textOfResult(verdict.result);
     const reason = `the reflection gate holds ${call.name}: ${said}\nFrom code: get the justification stored first (${reflection.persistTool.name}), then run execute again.`;
     throw refuse(new Error(reason), { kind: 'denied', reason });
   };

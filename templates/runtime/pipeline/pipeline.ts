@@ -227,32 +227,51 @@ export type GateCall = {
   readonly signal: AbortSignal;
   readonly callId: string;
   readonly state: Record<string, unknown>;
+  /** How the caller runs the call again once a justification is stored: the last step of the gate's instructions (unset: the tool again, with the same arguments). */
+  readonly retry?: string;
 };
 
-/** A gate hint for a call made through `call_tool`: the retry goes through `call_tool` too. */
-function retryThroughCallTool(result: CallToolResult, tool: string, callTool: string): CallToolResult {
-  const note = `Then call ${callTool} again with {"name": ${JSON.stringify(tool)}, "arguments": <the same arguments>}.`;
+/**
+ * The gate's verdict on `call`, as the reflection step and code mode's gate (dispatch.ts) ask it:
+ * `state` holds the gate's round memory (the call's own unless given), `retry` is how the caller
+ * runs the call again (the last step of the gate's instructions).
+ */
+export function gateVerdict(
+  guard: ToolGuard,
+  call: ToolCall,
+  how: { readonly state?: Record<string, unknown>; readonly retry?: string } = {},
+): ReturnType<ToolGuard['check']> {
+  return guard.check(call.name, call.args, {
+    server: call.server,
+    ctx: call.ctx,
+    era: call.era,
+    signal: call.signal,
+    callId: call.callId,
+    state: how.state ?? call.state,
+    ...(how.retry !== undefined ? { retry: how.retry } : {}),
+  });
+}
+
+/** How a call made through search mode's `call_tool` is run again: through `call_tool` too. */
+function retryThroughCallTool(tool: string, callTool: string): string {
+  return `Then call ${callTool} again with {"name": ${JSON.stringify(tool)}, "arguments": <the same arguments>}.`;
+}
+
+/** A refusal of the gate that ends with `retry` (the gate's instructions already do; any other refusal gets it added). */
+function endingWith(result: CallToolResult, retry: string): CallToolResult {
   const [first, ...rest] = result.content;
-  if (first?.type !== 'text') return { ...result, content: [{ type: 'text', text: note }, ...result.content] };
-  const plain = `Then call ${tool} again with the same arguments.`;
-  const text = first.text.includes(plain) ? first.text.replace(plain, note) : `${first.text}\n${note}`;
-  return { ...result, content: [{ ...first, text }, ...rest] };
+  if (first?.type !== 'text') return { ...result, content: [{ type: 'text', text: retry }, ...result.content] };
+  return first.text.includes(retry) ? result : { ...result, content: [{ ...first, text: `${first.text}\n${retry}` }, ...rest] };
 }
 
 /** The reflection gate as a step: a gated tool runs only once the gate allows it. */
 export function reflectionStep(guard: ToolGuard): Step {
   return async (call, next) => {
     if (call.target.kind === 'persist' || call.target.kind === 'code' || !guard.isGated(call.name)) return next();
-    const verdict = await guard.check(call.name, call.args, {
-      server: call.server,
-      ctx: call.ctx,
-      era: call.era,
-      signal: call.signal,
-      callId: call.callId,
-      state: call.state,
-    });
+    const retry = call.viaCallTool !== undefined ? retryThroughCallTool(call.name, call.viaCallTool) : undefined;
+    const verdict = await gateVerdict(guard, call, retry !== undefined ? { retry } : {});
     if (verdict.ok) return next();
-    if (call.viaCallTool !== undefined && !isInputRequired(verdict.result)) return answer(retryThroughCallTool(verdict.result, call.name, call.viaCallTool));
+    if (retry !== undefined && !isInputRequired(verdict.result)) return answer(endingWith(verdict.result, retry));
     return answer(verdict.result);
   };
 }

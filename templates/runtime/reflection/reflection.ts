@@ -35,7 +35,7 @@
  * when it retries. Each request's deadline is recorded in `call.state`; a reply arriving after it
  * is refused like an invalid one. How long the client waits is the client's business.
  *
- * Hint hashes are signed (state.ts `signHint`: `<64 hex key>.<expiry>.<mac>`, bound to the
+ * The host flow — hints and `persist_justification` — is reflection-hints.ts. Hint hashes are signed (state.ts `signHint`: `<64 hex key>.<expiry>.<mac>`, bound to the
  * domain, valid `hintTtlMs`, default 24 h) with the state key, so `persist` accepts a hint issued
  * by any instance that shares the key, with no memory of it. The record stored by a host persist
  * holds the tool, prompt and prompt arguments when this process issued the hint (a best-effort
@@ -51,6 +51,7 @@ import type { CallToolResult, InputRequiredResult, ServerContext } from '@modelc
 import { CLIENT_CAPABILITIES_META_KEY, DEFAULT_REQUEST_TIMEOUT_MSEC, inputRequired, inputResponse, SdkError, SdkErrorCode } from '@modelcontextprotocol/server';
 import Handlebars from 'handlebars';
 import { errorMessage, errorResult } from '../core/error-result.js';
+import { isRecord } from '../core/json-shapes.js';
 import { log } from '../core/log.js';
 import type { ToolEntry } from '../core/surface.js';
 import type { JsonSchema } from '../core/types.js';
@@ -59,17 +60,18 @@ import type { PromptDefinition, PromptMessageTemplate } from '../primitives/prom
 import { renderPrompt } from '../primitives/prompts.js';
 import { parsePositiveInteger, settingsVariables } from '../process/settings.js';
 import { SharedStateError } from '../shared/shared-state.js';
-import { DEFAULT_HINT_TTL_MS, signHint, verifyHint } from '../shared/state.js';
+import { DEFAULT_HINT_TTL_MS } from '../shared/state.js';
 import { clientCapabilities, covers } from '../tools/handler-input.js';
-import type { GateCall, GateDefinition, GateHint, GateOutcome, ReflectionConfig, ReflectionGateConfig, ReflectionMode } from './reflection-config.js';
-import { PERSIST_TOOL_NAME, persistToolFor } from './reflection-config.js';
+import type { GateCall, GateDefinition, GateOutcome, ReflectionConfig, ReflectionGateConfig, ReflectionMode } from './reflection-config.js';
+import { persistToolFor, retryDirectly } from './reflection-config.js';
 import type { JustificationForm, UserStep } from './reflection-elicit.js';
 import { askUserInCall, askUserRound, justificationForm, justificationMessage } from './reflection-elicit.js';
+import { HostFlow } from './reflection-hints.js';
 import { canonicalJson, gateKey } from './reflection-key.js';
 import type { JustificationCheck } from './reflection-sampling.js';
 import { DEFAULT_JUSTIFICATION_SCHEMA, judgeReply, justificationChecker, justificationRequest } from './reflection-sampling.js';
 import type { Justifications } from './reflection-store.js';
-import { JustificationStore, jsonByteLength, StoreError } from './reflection-store.js';
+import { JustificationStore } from './reflection-store.js';
 
 export type {
   GateCall,
@@ -81,7 +83,7 @@ export type {
   ReflectionMode,
   ReflectionScope,
 } from './reflection-config.js';
-export { HINT_HASH_PROPERTY, PERSIST_TOOL, PERSIST_TOOL_NAME, persistToolFor } from './reflection-config.js';
+export { HINT_HASH_PROPERTY, PERSIST_TOOL, PERSIST_TOOL_NAME, persistToolFor, retryDirectly } from './reflection-config.js';
 export { DEFAULT_JUSTIFICATION_SCHEMA } from './reflection-sampling.js';
 export type { JustificationRecord } from './reflection-store.js';
 export { JustificationStore } from './reflection-store.js';
@@ -112,10 +114,6 @@ export function reflectionConfigFromEnv(
   return out;
 }
 
-/** Most hint metadata entries remembered (a best-effort cache for richer records; the oldest go first). */
-const MAX_ISSUED = 10_000;
-
-type Issued = { tool: string; prompt: string; promptArgs: Record<string, string> };
 type Resolved = { gate: GateDefinition; promptArgs: Record<string, string>; hash: string };
 
 /** What the gate keeps in `call.state.reflection` across the input rounds of one call. */
@@ -134,7 +132,7 @@ function memoryOf(state: Record<string, unknown>): RoundMemory {
   const done = Array.isArray(raw?.done) ? raw.done.filter((h): h is string => typeof h === 'string') : [];
   const p = raw?.pending;
   const memory: RoundMemory = { done };
-  if (typeof p === 'object' && p !== null && typeof p.hash === 'string' && (p.attempt === 1 || p.attempt === 2)) {
+  if (isRecord(p) && typeof p.hash === 'string' && (p.attempt === 1 || p.attempt === 2)) {
     memory.pending = {
       hash: p.hash,
       attempt: p.attempt,
@@ -153,7 +151,7 @@ const inputKey = (hash: string, attempt: number): string => `reflection-${hash.s
 function clientSamples(call: GateCall): boolean {
   if (call.era === 'modern') {
     const caps = (call.ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY];
-    if (typeof caps === 'object' && caps !== null) return (caps as { sampling?: unknown }).sampling !== undefined;
+    if (isRecord(caps)) return caps.sampling !== undefined;
   }
   return call.server.getClientCapabilities()?.sampling !== undefined;
 }
@@ -182,7 +180,8 @@ export class ReflectionGate {
   private readonly validateJustification: JustificationCheck;
   private readonly prompts = new Map<string, PromptDefinition & { readonly messages: readonly PromptMessageTemplate[] }>();
   private readonly argTemplates = new Map<string, Handlebars.TemplateDelegate<Record<string, unknown>>>();
-  private readonly issued = new Map<string, Issued>();
+  /** The hints and `persist_justification` (reflection-hints.ts). */
+  private readonly host: HostFlow;
   private readonly domainPrompts = new Map<string, Set<string>>();
   private readonly noStructured: ReadonlySet<string>;
   /** The justification schema as an elicitation form (mode `elicit`); `undefined` when no form can hold it. */
@@ -207,6 +206,18 @@ export class ReflectionGate {
     this.form = justificationForm(this.schema);
     this.noStructured = new Set(config.toolsWithOutputSchema ?? []);
     this.persistTool = persistToolFor(this.schema, config.domains);
+    this.host = new HostFlow({
+      key: this.key,
+      hintTtlMs: this.hintTtlMs,
+      store: this.store,
+      domains: config.domains,
+      schema: this.schema,
+      validateJustification: this.validateJustification,
+      noStructured: this.noStructured,
+      // filled in below, as the gates are read
+      domainPrompts: this.domainPrompts,
+      redacted: (value) => this.redacted(value),
+    });
     const argUse = new Map<string, { keys: string[]; gates: GateDefinition[] }>();
     for (const [tool, gates] of Object.entries(config.gates)) {
       for (const gate of gates) {
@@ -310,7 +321,7 @@ export class ReflectionGate {
   async check(tool: string, toolArgs: unknown, call: GateCall): Promise<GateOutcome> {
     const gates = this.gatesOf(tool);
     if (gates.length === 0) return { ok: true };
-    const args = typeof toolArgs === 'object' && toolArgs !== null && !Array.isArray(toolArgs) ? (toolArgs as Record<string, unknown>) : {};
+    const args = isRecord(toolArgs) ? toolArgs : {};
     let resolved: Resolved[];
     try {
       resolved = gates.map((g) => this.resolve(tool, g, args));
@@ -376,7 +387,7 @@ export class ReflectionGate {
       }
       let remaining = 1;
       for (const later of resolved.slice(i + 1)) if (!(await met(later))) remaining++;
-      return { ok: false, result: this.hint(tool, r, remaining) };
+      return { ok: false, result: this.host.hint(tool, r, remaining, call.retry ?? retryDirectly(tool), this.promptText(r)) };
     }
     return { ok: true };
   }
@@ -500,126 +511,14 @@ export class ReflectionGate {
     return { kind: 'done' };
   }
 
-  private hint(tool: string, r: Resolved, remaining: number): CallToolResult {
-    const signed = signHint(this.key, r.hash, r.gate.domain, this.hintTtlMs);
-    const cacheKey = `${r.gate.domain}/${r.hash}`;
-    if (this.issued.size >= MAX_ISSUED) this.issued.delete(this.issued.keys().next().value as string);
-    this.issued.delete(cacheKey);
-    this.issued.set(cacheKey, { tool, prompt: r.gate.prompt, promptArgs: r.promptArgs });
-    // for a persist through another instance (a shared store); a failure only loses that
-    void this.store
-      .rememberHint?.(r.gate.domain, r.hash, { tool, prompt: r.gate.prompt, promptArgs: this.redacted(r.promptArgs) as Record<string, string> }, this.hintTtlMs)
-      .catch(() => undefined);
-    const hint: GateHint = { prompt: r.gate.prompt, prompt_args: r.promptArgs, hash: signed, domain: r.gate.domain, remaining };
-    const text = [
-      `Tool ${tool} needs a justification before it runs (reflection gate, domain "${r.gate.domain}"; ${remaining} gate${remaining === 1 ? '' : 's'} left including this one).`,
-      `1. Get the prompt: prompts/get with name ${JSON.stringify(r.gate.prompt)} and arguments ${JSON.stringify(r.promptArgs)}.`,
-      `2. Have the model answer it with only a JSON object matching this JSON Schema: ${JSON.stringify(this.schema)}`,
-      `3. Call the tool ${PERSIST_TOOL_NAME} with {"hash": ${JSON.stringify(signed)}, "domain": ${JSON.stringify(r.gate.domain)}, "justification": <that JSON object>}.`,
-      `Then call ${tool} again with the same arguments.`,
-      `The prompt reads:\n${this.promptText(r)}`,
-    ].join('\n');
-    const result: CallToolResult = {
-      isError: true,
-      content: [
-        { type: 'text', text },
-        { type: 'text', text: JSON.stringify(hint) },
-      ],
-    };
-    if (!this.noStructured.has(tool)) result.structuredContent = hint;
-    return result;
-  }
-
-  /** The declared domain whose signature `token` carries, if any (for the domain-mismatch message). */
-  private domainOf(token: string): string | undefined {
-    return this.config.domains.find((d) => {
-      const v = verifyHint(this.key, token, d);
-      return v.ok || v.reason === 'expired';
-    });
-  }
-
   /** `value` with the configured fields and every secret `[redacted]`, as the audit trail records it. */
   private redacted(value: unknown): unknown {
     const r = this.config.redact;
     return r === undefined ? value : redact(value, r.fields, r.secrets());
   }
 
-  /** Implements the `persist_justification` tool (module comment); never throws. */
-  async persist(input: unknown): Promise<CallToolResult> {
-    if (typeof input !== 'object' || input === null || Array.isArray(input))
-      return errorResult(`Invalid ${PERSIST_TOOL_NAME} call:\n- arguments: must be object`);
-    const { hash, domain, justification, ...rest } = input as Record<string, unknown>;
-    const problems: string[] = Object.keys(rest).map((k) => `${k}: is not an accepted argument`);
-    let hex: string | undefined;
-    const domainOk = this.store.hasDomain(domain);
-    if (hash === undefined) problems.push('hash: is required');
-    else {
-      // the first half of the signature does not depend on the domain: malformed / another key are told apart first
-      const v = verifyHint(this.key, hash, domainOk ? domain : '');
-      if (!v.ok && v.reason === 'malformed')
-        problems.push('hash: must be the `hash` of a gate hint exactly as given (64 lower-case hex digits, a dot, an expiry, a dot and a signature)');
-      else if (!v.ok && v.reason === 'bad-signature') {
-        problems.push(
-          'hash: was not issued by this server nor by one sharing its state key (signed under another key, or altered); call the gated tool again and use the `hash` from its hint',
-        );
-      } else if (domainOk) {
-        if (v.ok) hex = v.hex;
-        else if (v.reason === 'domain-mismatch') {
-          const issuedFor = this.domainOf(hash as string);
-          problems.push(`domain: must be ${issuedFor !== undefined ? JSON.stringify(issuedFor) : 'the domain'}, the domain of the hint that issued this hash`);
-        } else if (v.reason === 'expired') {
-          problems.push(
-            `hash: this hint expired${v.expiresAt !== undefined ? ` at ${new Date(v.expiresAt).toISOString()}` : ''}; call the gated tool again with the same arguments for a fresh hint`,
-          );
-        }
-      }
-    }
-    if (domain === undefined) problems.push('domain: is required');
-    else if (!domainOk)
-      problems.push(`domain: must be one of the declared reflection domains (${this.config.domains.map((d) => JSON.stringify(d)).join(', ')})`);
-    if (justification === undefined) problems.push('justification: is required');
-    else {
-      const size = jsonByteLength(justification);
-      if (size > this.store.maxJustificationBytes)
-        problems.push(`justification: is ${size} bytes of JSON; the limit is ${this.store.maxJustificationBytes} bytes`);
-      else problems.push(...this.validateJustification(justification));
-    }
-    if (problems.length > 0 || hex === undefined || !domainOk)
-      return errorResult(`Invalid ${PERSIST_TOOL_NAME} call:\n${problems.map((p) => `- ${p}`).join('\n')}`);
-    const known = this.issued.get(`${domain}/${hex}`) ?? (await this.store.recallHint?.(domain, hex).catch(() => undefined));
-    const prompts = this.domainPrompts.get(domain);
-    const onlyPrompt = prompts !== undefined && prompts.size === 1 ? ([...prompts][0] as string) : '';
-    const meta = known ?? { prompt: onlyPrompt, promptArgs: {} };
-    try {
-      await this.store.put(domain, hex, {
-        ...meta,
-        promptArgs: this.redacted(meta.promptArgs) as Record<string, string>,
-        justification: this.redacted(justification),
-        source: 'host',
-        createdAt: new Date().toISOString(),
-      });
-    } catch (err) {
-      if (err instanceof StoreError) return errorResult(`Cannot store the justification: ${errorMessage(err)}`);
-      if (err instanceof SharedStateError) {
-        log('warn', `reflection: cannot store justification ${domain}/${hex}: ${err.message}`);
-        return errorResult(`Cannot store the justification: ${err.message}; it was not stored, call ${PERSIST_TOOL_NAME} again shortly`);
-      }
-      // the server's paths stay in its log: the client learns only what kind of failure it was
-      log('error', `reflection: cannot store justification ${domain}/${hex}`, err);
-      const code = (err as { code?: unknown } | null)?.code;
-      return errorResult(
-        `Cannot store the justification: the server could not write it${typeof code === 'string' && /^E[A-Z]+$/.test(code) ? ` (${code})` : ''}; try again later`,
-      );
-    }
-    const toolName = known?.tool;
-    log('info', `reflection: justification for ${toolName ?? 'a gated tool'} (${domain}) stored by the host`, { hash: hex });
-    return {
-      content: [
-        {
-          type: 'text',
-          text: `Justification stored (domain "${domain}", hash ${hex}). Now call ${toolName ?? 'the gated tool'} again with the same arguments.`,
-        },
-      ],
-    };
+  /** Implements the `persist_justification` tool (reflection-hints.ts); never throws. */
+  persist(input: unknown): Promise<CallToolResult> {
+    return this.host.persist(input);
   }
 }

@@ -671,3 +671,31 @@ describe('what a stored justification holds', () => {
     expect(textOf(res)).not.toContain(work);
   });
 });
+
+describe('how the gate tells the caller to run the call again', () => {
+  // a legacy call of a client without sampling or elicitation: the gate answers with its host-flow instructions
+  const call = (retry?: string) => ({
+    server: { getClientCapabilities: () => ({}) } as unknown as Server,
+    ctx: {} as never,
+    era: 'legacy' as const,
+    signal: new AbortController().signal,
+    callId: 'c1',
+    state: {},
+    ...(retry !== undefined ? { retry } : {}),
+  });
+
+  it("ends the instructions with the caller's own retry (code mode, call_tool), else with the tool again; the sentence is built once, in the gate", async () => {
+    const gate = new ReflectionGate(baseConfig());
+    const plain = await gate.check('reproject', {}, call());
+    expect(plain.ok).toBe(false);
+    const plainText = textOf((plain as { result: CallToolResult }).result);
+    expect(plainText).toContain('\nThen call reproject again with the same arguments.\n');
+    const own = await gate.check('reproject', {}, call('Then run execute again with the same code.'));
+    const ownText = textOf((own as { result: CallToolResult }).result);
+    expect(ownText).toContain('\nThen run execute again with the same code.\n');
+    expect(ownText).not.toContain('Then call reproject again');
+    // everything else is the same instructions
+    const rest = (text: string, retry: string): string => text.replace(retry, '').replace(/[0-9a-f]{64}\.\d+\.[A-Za-z0-9_-]+/g, '<hash>');
+    expect(rest(ownText, 'Then run execute again with the same code.')).toBe(rest(plainText, 'Then call reproject again with the same arguments.'));
+  });
+});
