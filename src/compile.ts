@@ -10,8 +10,8 @@ import { readTokenMemo, saveTokenMemo, useTokenMemo } from './core/token-memo.js
 import { TokenWorker } from './core/token-worker.js';
 import { emitProject, loadModeEmitters } from './emit/index.js';
 import { buildIr } from './ir/build.js';
-import { checkPresetTokens, wantsTokens } from './ir/surface/budget.js';
-import { countTokens } from './ir/surface/surface.js';
+import { judgeSurface, wantsTokens } from './ir/surface/judge.js';
+import { countTokens } from './ir/surface/measure.js';
 import type { IrServer } from './ir/types.js';
 import { loadManifest, resolveManifest } from './manifest/load.js';
 import { checkInvalidManifest } from './manifest/partial.js';
@@ -108,20 +108,13 @@ export async function compile(opts: CompileOptions): Promise<CompileResult> {
   };
   const specCache = cached.outcome !== undefined ? { specCache: cached.outcome, saveCache } : {};
   if (!ir) return { diagnostics, outDir, displayOut, outputAt, ...specCache };
-  const maxTokens = m.budget.maxTokens;
   if (ir.surface && !diagnostics.hasErrors && (opts.tokens === true || wantsTokens(m.budget))) {
     opts.onStage?.('counting tokens');
     ir.surface.tokens = await countTokens(ir);
-    if (maxTokens !== undefined && ir.surface.tokens.total > maxTokens) {
-      const top = ir.surface.tokens.largest.map((t) => `\n  - ${t.name} ${t.tokens} tokens`).join('');
-      diagnostics.error(
-        'MCPGEN_OVER_BUDGET',
-        `tools/list is ${ir.surface.tokens.total} tokens, over budget.maxTokens ${maxTokens}; the largest tools:${top}`,
-        'trim the surface (`exclude` operations, `outputSchemas: none`, lower `inputSchemaMaxBytes`, shorter descriptions) or raise `budget.maxTokens`',
-        loaded.source.locate('/budget/maxTokens'),
-      );
-    }
-    checkPresetTokens(ir, m.budget.presets ?? {}, { locate: (p) => loaded.source.locate(p), diagnostics });
+    // buildIr judged the bytes; the tokens, counted only for a clean build, are judged here
+    const declaredPresets = Object.keys(ir.concerns?.presets ?? {});
+    const locate = (p: string, o?: { key?: boolean }) => loaded.source.locate(p, o);
+    for (const d of judgeSurface({ surface: ir.surface, budget: m.budget, measure: 'tokens', declaredPresets, locate })) diagnostics.add(d);
   }
   const stubs = await checkHandlers({ ir, outDir, displayOut, locateManifest: (p) => loaded.source.locate(p), diagnostics });
   if (diagnostics.hasErrors || !opts.emit) return { diagnostics, ir, outDir, displayOut, outputAt, ...specCache };

@@ -5,7 +5,7 @@
  */
 
 import { discoveryOf } from './ir/features/discovery.js';
-import { presetToolSizes } from './ir/surface/surface.js';
+import { presetToolSizes } from './ir/surface/measure.js';
 import type { IrServer } from './ir/types.js';
 import type { WriteReport } from './write/tree.js';
 

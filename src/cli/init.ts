@@ -14,7 +14,7 @@ import { type Diagnostic, Diagnostics } from '../core/diagnostics.js';
 import { isObject } from '../core/json.js';
 import { PACKAGE_ROOT } from '../core/paths.js';
 import { buildIr } from '../ir/build.js';
-import { DEFAULT_LIMITS } from '../ir/surface/surface.js';
+import { DEFAULT_LIMITS } from '../ir/surface/fit.js';
 import type { IrServer } from '../ir/types.js';
 import { loadManifest, resolveManifest, toDisplayPath } from '../manifest/load.js';
 import { type LoadedSpec, loadSpec } from '../openapi/load.js';

@@ -4,7 +4,7 @@
  * (docs/cli.md), `--format github` annotations of drifted files.
  */
 import type { Diagnostic } from '../core/diagnostics.js';
-import { largestTools } from '../ir/surface/surface.js';
+import { largestTools } from '../ir/surface/judge.js';
 import type { IrServer } from '../ir/types.js';
 import { type DriftEntry, presetSummaries, type ResultsSummary, type Summary } from '../summary.js';
 import { type DiagnosticJson, diagnosticJson, escapeGithubData, escapeGithubProperty } from './format.js';

@@ -20,8 +20,9 @@ import { checkPresetCoverage } from './features/preset-coverage.js';
 import { buildPrimitives, objectSchemaChecker } from './features/primitives.js';
 import { buildReflection, PERSIST_TOOL_NAME } from './features/reflection.js';
 import { reportSchemaNotes, type ToolSchemaNotes } from './schema/schema-notes.js';
-import { checkBudget, checkPresetBudgets } from './surface/budget.js';
-import { DEFAULT_LIMITS, fitTools, measureSurface } from './surface/surface.js';
+import { DEFAULT_LIMITS, fitTools } from './surface/fit.js';
+import { judgeSurface } from './surface/judge.js';
+import { measureSurface } from './surface/measure.js';
 import { plainLinks, truncateDescription } from './text.js';
 import { ArgumentRules, bodyFieldNames, hideBodyFields } from './tools/argument-rules.js';
 import { applyArgumentOverrides } from './tools/arguments.js';
@@ -431,8 +432,15 @@ export function buildIr(input: BuildInput): IrServer {
     );
   }
   server.surface = measureSurface(server, fitted);
-  checkBudget(server, manifest.budget ?? { maxListBytes: DEFAULT_LIMITS.maxListBytes }, { locate: locateManifest, diagnostics });
-  if (manifest.budget?.presets) checkPresetBudgets(server, manifest.budget.presets, { locate: locateManifest, diagnostics });
+  // the verdict on bytes and tool counts; tokens are judged once counted (compile.ts)
+  const verdict = judgeSurface({
+    surface: server.surface,
+    budget: manifest.budget ?? { maxListBytes: DEFAULT_LIMITS.maxListBytes },
+    measure: 'bytes',
+    declaredPresets: Object.keys(server.concerns?.presets ?? {}),
+    locate: locateManifest,
+  });
+  for (const d of verdict) diagnostics.add(d);
   return server;
 }
 

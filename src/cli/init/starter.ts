@@ -6,7 +6,7 @@
  * nothing in a spec can add keys or lines to the manifest.
  */
 import { Scalar, stringify } from 'yaml';
-import { DEFAULT_LIMITS } from '../../ir/surface/surface.js';
+import { DEFAULT_LIMITS } from '../../ir/surface/fit.js';
 import { reservedVariables } from '../../ir/tools/security.js';
 import type { SelectorInput } from '../../ir/tools/select.js';
 import type { HttpMethod, IrSecurityScheme, IrServer } from '../../ir/types.js';

@@ -1,6 +1,6 @@
 /**
  * The cheapest ways to take bytes off a tool list that is over its budget, worked out from the
- * measured sizes: what the whole list's budget (surface.ts) and each preset's (budget.ts) suggest.
+ * measured sizes: what the verdict (judge.ts) suggests for the whole list and for each preset.
  */
 import type { IrSurface } from '../types.js';
 

@@ -1,8 +1,8 @@
 /**
- * The tool surface: every operation tool's schemas made to fit (portable, slimmed, output
- * schemas under their cap), then the `tools/list` a client will receive measured with the
- * generated server's own listing code (templates/runtime/core/surface.ts), budget.ts judges it
- * against the manifest's `budget`.
+ * Measuring the tool surface once fit.ts has made it fit: the `tools/list` a client will receive
+ * (whole, per concern preset, in search and code mode) measured in bytes with the generated
+ * server's own listing code (templates/runtime/core/surface.ts), and in o200k tokens when asked
+ * ({@link countTokens}); judge.ts gives the verdict against the manifest's `budget`.
  */
 
 import { matches } from '../../../templates/runtime/concerns/concerns.js';
@@ -15,69 +15,13 @@ import {
   withConcernMeta,
 } from '../../../templates/runtime/core/surface.js';
 import { CODE_TOOLS, SEARCH_TOOLS } from '../../../templates/runtime/search/search-tools.js';
-import type { Diagnostics, Location } from '../../core/diagnostics.js';
-import { jsonFits } from '../../core/json-size.js';
 import { o200k } from '../../core/lazy.js';
 import { discoveryOf, usesSearch } from '../features/discovery.js';
 import { WITH_CONTEXT_PROMPT } from '../features/preprocessors.js';
-import { portable } from '../schema/portable.js';
-import { slimInput } from '../schema/slim-input.js';
-import type { IrOperationTool, IrPresetSurface, IrServer, IrSurface } from '../types.js';
-
-/** Defaults of the size settings (the manifest schema documents the same values). */
-export const DEFAULT_LIMITS = {
-  maxInputBytes: 4096,
-  maxArgumentDescriptionLength: 160,
-  maxOutputBytes: 768,
-  maxListBytes: 10_485_760,
-} as const;
-
-/** Above this share of `budget.maxListBytes` the build warns. */
-export const SOFT_LIST_SHARE = 0.25;
+import type { IrPresetSurface, IrServer, IrSurface } from '../types.js';
+import type { FitReport } from './fit.js';
 
 const bytes = (v: unknown): number => (v === undefined ? 0 : Buffer.byteLength(JSON.stringify(v)));
-
-/** What {@link fitTools} changed, for the surface report. */
-export type FitReport = { dropped: string[]; cut: string[]; describedResults: number };
-
-/**
- * Makes every operation tool's schemas fit, in place: input schemas slimmed towards
- * `maxInputBytes` and made portable; output schemas made portable and dropped (one warning
- * naming the tools) when larger than `maxOutputBytes`.
- */
-export function fitTools(
-  tools: IrOperationTool[],
-  opts: { maxInputBytes: number; maxArgumentDescriptionLength: number; maxOutputBytes: number; locate: () => Location; diagnostics: Diagnostics },
-): FitReport {
-  const report: FitReport = { dropped: [], cut: [], describedResults: 0 };
-  // the size of the largest dropped schema: the `outputSchemaMaxBytes` that would keep them all
-  let needed = 0;
-  for (const t of tools) {
-    const slim = slimInput(t.inputSchema, { maxBytes: opts.maxInputBytes, maxArgumentDescriptionLength: opts.maxArgumentDescriptionLength });
-    t.inputSchema = portable(slim.schema);
-    if (slim.cutAt !== undefined) report.cut.push(t.name);
-    if (t.outputSchema) {
-      // a JSON schema for the 2xx body: the object itself, or the wrapper's `data`
-      if (t.resultShape === 'object' || Object.hasOwn((t.outputSchema.properties ?? {}) as object, 'data')) report.describedResults++;
-      const out = portable(t.outputSchema);
-      if (t.outputMode !== 'strict' && !jsonFits(out, opts.maxOutputBytes)) {
-        delete t.outputSchema;
-        report.dropped.push(t.name);
-        needed = Math.max(needed, bytes(out));
-      } else t.outputSchema = out;
-    }
-  }
-  if (report.dropped.length > 0) {
-    const shown = report.dropped.slice(0, 20).join(', ') + (report.dropped.length > 20 ? ` and ${report.dropped.length - 20} more` : '');
-    opts.diagnostics.warn(
-      'MCPGEN_OUTPUT_SCHEMA_DROPPED',
-      `${report.dropped.length} tool(s) publish no output schema because theirs is larger than outputSchemaMaxBytes ${opts.maxOutputBytes}: ${shown}`,
-      `their results still come back as text; \`outputSchemaMaxBytes: ${needed}\` keeps ${report.dropped.length === 1 ? 'its schema' : 'all of them'}; or lower \`outputSchemaDepth\`, or set \`outputSchemas: none\` on ${report.dropped.length === 1 ? 'that tool' : 'those tools'} (overrides) to silence this`,
-      opts.locate(),
-    );
-  }
-  return report;
-}
 
 /** Search mode: the `tools/list` entries (search_tools, describe_tool, call_tool, the gate's persist tool). */
 export function searchEntries(ir: IrServer, mode: 'search' | 'code' = 'search'): ToolEntry[] {
@@ -198,25 +142,6 @@ export function measureSurface(ir: IrServer, report: FitReport = { dropped: [], 
 export function presetToolSizes(surface: IrSurface, preset: IrPresetSurface): IrSurface['tools'] {
   const listed = new Set(preset.tools);
   return (preset.catalogue ? (surface.front ?? []) : surface.tools).filter((t) => listed.has(t.name));
-}
-
-/** What would shrink a tool most, for the budget error. */
-function advice(t: IrSurface['tools'][number]): string {
-  const parts: Array<[number, string]> = [
-    [t.outputBytes, '`outputSchemas: none` (or a lower `outputSchemaMaxBytes`)'],
-    [t.inputBytes, 'a lower `inputSchemaMaxBytes`'],
-    [t.descriptionBytes, 'a shorter `description` override'],
-  ];
-  parts.sort((a, b) => b[0] - a[0]);
-  return `exclude it, or ${parts[0]![1]}`;
-}
-
-/** The largest tools, one line each. */
-export function largestTools(surface: IrSurface, count = 10): string[] {
-  return [...surface.tools]
-    .sort((a, b) => b.bytes - a.bytes || (a.name < b.name ? -1 : 1))
-    .slice(0, count)
-    .map((t) => `${t.name} ${t.bytes} bytes (input ${t.inputBytes}, output ${t.outputBytes}, description ${t.descriptionBytes}): ${advice(t)}`);
 }
 
 /**
