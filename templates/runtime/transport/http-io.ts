@@ -1,0 +1,68 @@
+/**
+ * Reading and writing node:http messages for the HTTP transport: JSON-RPC error bodies and
+ * replies, a web `Response` written out, request headers (one value, or all as web `Headers`),
+ * and a request body read up to a limit (the rest thrown away so that the client reads the 413).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+export const rpcError = (code: number, message: string, id: unknown = null) => ({ jsonrpc: '2.0', error: { code, message }, id });
+
+export function reply(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify(body));
+}
+
+/** Writes a web `Response` (the SDK's OAuth answers) to `res`. */
+export async function send(res: ServerResponse, response: Response): Promise<void> {
+  const body = Buffer.from(await response.arrayBuffer());
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => void (headers[name] = value));
+  res.writeHead(response.status, { ...headers, 'content-length': String(body.length) });
+  res.end(body);
+}
+
+export function header(req: IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** Bytes of an oversized body read and thrown away so that the client can read the 413 (a client still sending when the connection closes sees only a reset). */
+const DISCARD_LIMIT = 16 * 1024 * 1024;
+
+/**
+ * The body, or `undefined` when it exceeds `max` bytes: the rest is then read and thrown away
+ * (nothing kept) up to {@link DISCARD_LIMIT} so that the client sees the answer; a body longer
+ * than that is left unread and the connection closed after the answer.
+ */
+export function readBody(req: IncomingMessage, max: number): Promise<Buffer | undefined> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(header(req, 'content-length'));
+    if (declared > max + DISCARD_LIMIT) return resolve(undefined);
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size <= max) return void chunks.push(chunk);
+      chunks.length = 0;
+      if (size <= max + DISCARD_LIMIT) return;
+      req.off('data', onData);
+      req.pause();
+      resolve(undefined);
+    };
+    req.on('data', onData);
+    req.once('end', () => resolve(size <= max ? Buffer.concat(chunks) : undefined));
+    req.once('error', reject);
+  });
+}
+
+export function webHeaders(req: IncomingMessage): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined || name.startsWith(':')) continue;
+    for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
+  }
+  return headers;
+}
+
+export const isMethod = (body: unknown, method: string): boolean =>
+  typeof body === 'object' && body !== null && (body as { method?: unknown }).method === method;
