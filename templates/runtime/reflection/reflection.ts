@@ -8,7 +8,7 @@
  * canonical JSON, keys sorted). A stored justification that still validates satisfies the gate. On a miss:
  *  - mode `auto`/`sampling` and the client advertised `sampling` (legacy: its `initialize`
  *    capabilities; modern: the request's `_meta` envelope): the gate asks the client's model
- *    (reflection-sampling.ts builds the request) — modern: an input-required result carrying an
+ *    (reflection-sampling.ts builds the request, reflection-ask-model.ts sends it) — modern: an input-required result carrying an
  *    embedded `sampling/createMessage`, and the client retries with `inputResponses`; legacy: a
  *    real sampling request sent from the handler (see below); the gate judges the reply, persists a valid
  *    answer and goes on with the next gate. An invalid answer is asked again once, quoting its
@@ -26,7 +26,7 @@
  *    `source: "user"`; decline or cancel ⇒ the call is refused; a client without elicitation, a
  *    schema no form can hold, a failed request or two invalid answers ⇒ as in `auto`.
  * Legacy era (2025 clients): the gate sends `sampling/createMessage` itself, inside the handler
- * run (`sampleInCall`), each request bounded by `sampling.timeoutMs` (the SDK's 60 s default
+ * run (`askModelInCall`), each request bounded by `sampling.timeoutMs` (the SDK's 60 s default
  * otherwise); a refusal, an error or a timeout gives up like two invalid answers do (the hint in
  * `auto`). Going through the SDK's input-required shim instead would fail the whole call on a
  * refusal and bound the wait only by the shim's 10-minute round timeout.
@@ -47,8 +47,8 @@
  * This file is copied verbatim into every generated project.
  */
 
-import type { CallToolResult, InputRequiredResult, ServerContext } from '@modelcontextprotocol/server';
-import { CLIENT_CAPABILITIES_META_KEY, DEFAULT_REQUEST_TIMEOUT_MSEC, inputRequired, inputResponse, SdkError, SdkErrorCode } from '@modelcontextprotocol/server';
+import type { CallToolResult } from '@modelcontextprotocol/server';
+import { CLIENT_CAPABILITIES_META_KEY } from '@modelcontextprotocol/server';
 import Handlebars from 'handlebars';
 import { errorMessage, errorResult } from '../core/error-result.js';
 import { isRecord } from '../core/json-shapes.js';
@@ -62,6 +62,8 @@ import { parsePositiveInteger, settingsVariables } from '../process/settings.js'
 import { SharedStateError } from '../shared/shared-state.js';
 import { DEFAULT_HINT_TTL_MS } from '../shared/state.js';
 import { clientCapabilities, covers } from '../tools/handler-input.js';
+import type { ModelQuestion } from './reflection-ask-model.js';
+import { askModelInCall, modelRound } from './reflection-ask-model.js';
 import type { GateCall, GateDefinition, GateOutcome, ReflectionConfig, ReflectionGateConfig, ReflectionMode } from './reflection-config.js';
 import { persistToolFor, retryDirectly } from './reflection-config.js';
 import type { JustificationForm, UserStep } from './reflection-elicit.js';
@@ -69,7 +71,7 @@ import { askUserInCall, askUserRound, justificationForm, justificationMessage } 
 import { HostFlow } from './reflection-hints.js';
 import { canonicalJson, gateKey } from './reflection-key.js';
 import type { JustificationCheck } from './reflection-sampling.js';
-import { DEFAULT_JUSTIFICATION_SCHEMA, judgeReply, justificationChecker, justificationRequest } from './reflection-sampling.js';
+import { DEFAULT_JUSTIFICATION_SCHEMA, justificationChecker } from './reflection-sampling.js';
 import type { Justifications } from './reflection-store.js';
 import { JustificationStore } from './reflection-store.js';
 
@@ -144,9 +146,6 @@ function memoryOf(state: Record<string, unknown>): RoundMemory {
   return memory;
 }
 
-/** The input key of a sampling request (unique per gate and attempt within the call). */
-const inputKey = (hash: string, attempt: number): string => `reflection-${hash.slice(0, 16)}-${attempt}`;
-
 /** Whether the client of `call` advertised `sampling` (legacy: at initialize; modern: in the request envelope). */
 function clientSamples(call: GateCall): boolean {
   if (call.era === 'modern') {
@@ -159,9 +158,6 @@ function clientSamples(call: GateCall): boolean {
 const hbs = Handlebars.create();
 // canonical (keys sorted), so the same value gives the same prompt argument, and key, in any key order
 hbs.registerHelper('json', (value: unknown) => (value === undefined ? '' : canonicalJson(value)));
-
-/** One sampling step's outcome: the gate is satisfied, a round must be asked, or sampling gave up with these problems. */
-type SamplingStep = { kind: 'done' } | { kind: 'ask'; result: InputRequiredResult } | { kind: 'failed'; problems: readonly string[] };
 
 /** Enforces gates for tool calls and serves their prompts and `persist_justification`. */
 export class ReflectionGate {
@@ -371,7 +367,8 @@ export class ReflectionGate {
       }
       const mode = own === 'elicit' ? 'auto' : own;
       if (mode !== 'host' && sampling) {
-        const step = call.era === 'legacy' ? await this.sampleInCall(tool, r, call) : await this.samplingStep(tool, r, call, memory);
+        const q = this.question(tool, r);
+        const step = call.era === 'legacy' ? await askModelInCall(q, call) : await modelRound(q, call, memory);
         if (step.kind === 'done') {
           memory.done.push(r.hash);
           continue;
@@ -411,61 +408,18 @@ export class ReflectionGate {
     return step;
   }
 
-  /** An input round asking the client's model for `r`'s justification (attempt 1, or 2 quoting the invalid reply). */
-  private ask(r: Resolved, memory: RoundMemory, attempt: 1 | 2, previous?: { text: string; problems: readonly string[] }): SamplingStep {
-    const timeoutMs = this.config.sampling?.timeoutMs;
-    memory.pending = { hash: r.hash, attempt, ...(timeoutMs !== undefined ? { deadline: Date.now() + timeoutMs } : {}) };
-    const params = justificationRequest(this.promptText(r), this.schema, {
-      ...(this.config.sampling?.maxTokens !== undefined ? { maxTokens: this.config.sampling.maxTokens } : {}),
-      ...(previous !== undefined ? { previous } : {}),
-    });
-    return { kind: 'ask', result: inputRequired({ inputRequests: { [inputKey(r.hash, attempt)]: inputRequired.createMessage(params) } }) };
-  }
-
-  /**
-   * Legacy era: asks the client's model with real `sampling/createMessage` requests inside this
-   * handler run (attempt 1, then 2 quoting the invalid reply), each bounded by
-   * `sampling.timeoutMs` (the SDK's default otherwise). A refusal, an error or a timeout gives up
-   * with that reason, so mode `auto` falls back to the hint instead of failing the call (the SDK's
-   * input-required shim would fail the whole call, and bounds each round only by its own timeout).
-   */
-  private async sampleInCall(tool: string, r: Resolved, call: GateCall): Promise<Exclude<SamplingStep, { kind: 'ask' }>> {
-    const timeoutMs = this.config.sampling?.timeoutMs;
-    let previous: { text: string; problems: readonly string[] } | undefined;
-    for (const attempt of [1, 2] as const) {
-      if (call.signal.aborted) throw call.signal.reason ?? new Error('The tool call was cancelled');
-      const params = justificationRequest(this.promptText(r), this.schema, {
-        ...(this.config.sampling?.maxTokens !== undefined ? { maxTokens: this.config.sampling.maxTokens } : {}),
-        ...(previous !== undefined ? { previous } : {}),
-      });
-      let reply: Awaited<ReturnType<ServerContext['mcpReq']['requestSampling']>>;
-      try {
-        reply = await call.ctx.mcpReq.requestSampling(params, { signal: call.signal, ...(timeoutMs !== undefined ? { timeout: timeoutMs } : {}) });
-      } catch (err) {
-        if (call.signal.aborted) throw call.signal.reason ?? err;
-        const timedOut = err instanceof SdkError && err.code === SdkErrorCode.RequestTimeout;
-        const problem = timedOut
-          ? `sampling: the client's model did not answer within ${timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MSEC} ms`
-          : `sampling: the client refused or failed the request: ${errorMessage(err)}`;
-        log(
-          'info',
-          `reflection: ${timedOut ? 'no sampled justification in time' : 'sampling refused or failed'} for ${tool} (${r.gate.domain}), attempt ${attempt}`,
-          { problem },
-        );
-        return { kind: 'failed', problems: [problem] };
-      }
-      const verdict = judgeReply(reply, this.validateJustification);
-      if (verdict.ok) {
-        await this.keep(tool, r, verdict.justification);
-        return { kind: 'done' };
-      }
-      if (attempt === 2) {
-        log('info', `reflection: sampled justification for ${tool} (${r.gate.domain}) invalid twice`, { problems: verdict.problems });
-        return { kind: 'failed', problems: verdict.problems };
-      }
-      previous = { text: verdict.text, problems: verdict.problems };
-    }
-    return { kind: 'failed', problems: [] }; // not reached
+  /** Gate `r` of `tool` as a question to the client's model (reflection-ask-model.ts). */
+  private question(tool: string, r: Resolved): ModelQuestion {
+    return {
+      tool,
+      domain: r.gate.domain,
+      hash: r.hash,
+      promptText: this.promptText(r),
+      schema: this.schema,
+      validate: this.validateJustification,
+      ...(this.config.sampling !== undefined ? { sampling: this.config.sampling } : {}),
+      keep: (justification) => this.keep(tool, r, justification),
+    };
   }
 
   /** Stores a valid sampled justification; a store failure is logged, and the answer still counts for this call. */
@@ -484,31 +438,6 @@ export class ReflectionGate {
       // the call goes on (the answer is valid and remembered for this call); the next call asks again
       log('warn', `reflection: cannot store the sampled justification ${r.gate.domain}/${r.hash}`, err);
     }
-  }
-
-  /** Modern era: one round of sampling for gate `r`: judge the reply to the pending request, or ask. */
-  private async samplingStep(tool: string, r: Resolved, call: GateCall, memory: RoundMemory): Promise<SamplingStep> {
-    if (call.signal.aborted) throw call.signal.reason ?? new Error('The tool call was cancelled');
-    const pending = memory.pending;
-    if (pending === undefined || pending.hash !== r.hash) return this.ask(r, memory, 1);
-    delete memory.pending;
-    const reply = inputResponse(call.ctx.mcpReq.inputResponses, inputKey(r.hash, pending.attempt));
-    if (reply.kind !== 'sampling') {
-      log('info', `reflection: no sampling reply for ${tool} (${r.gate.domain}) in the retried call`, { got: reply.kind });
-      return { kind: 'failed', problems: ['sampling: the client retried the call without the reply of its model'] };
-    }
-    if (pending.deadline !== undefined && Date.now() > pending.deadline) {
-      log('info', `reflection: sampled justification for ${tool} (${r.gate.domain}) came after the ${this.config.sampling?.timeoutMs ?? 0} ms timeout`);
-      return { kind: 'failed', problems: [`sampling: the client's model did not answer within ${this.config.sampling?.timeoutMs ?? 0} ms`] };
-    }
-    const verdict = judgeReply(reply.result, this.validateJustification);
-    if (!verdict.ok) {
-      if (pending.attempt === 1) return this.ask(r, memory, 2, { text: verdict.text, problems: verdict.problems });
-      log('info', `reflection: sampled justification for ${tool} (${r.gate.domain}) invalid twice`, { problems: verdict.problems });
-      return { kind: 'failed', problems: verdict.problems };
-    }
-    await this.keep(tool, r, verdict.justification);
-    return { kind: 'done' };
   }
 
   /** `value` with the configured fields and every secret `[redacted]`, as the audit trail records it. */
