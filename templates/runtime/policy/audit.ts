@@ -33,15 +33,12 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
 import { mkdir, open } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { scrub } from '../operation/auth.js';
 import { OtelLogSink } from './audit-otel.js';
 
 export { redact } from './redact.js';
 
 import { log as logLine } from '../core/log.js';
-import type { Outcome, Step, ToolResult } from '../pipeline/pipeline.js';
-import { isInputRequired, refusalOf } from '../pipeline/pipeline.js';
 import type { AuditConfig, AuditEventName } from './policy-types.js';
 
 /**
@@ -570,99 +567,4 @@ export class AuditLog {
     await Promise.all(this.sinks.map((s) => s.close()));
     return { unwritten: 0 };
   }
-}
-
-/** What the audit step keeps in `call.state` across input rounds. */
-type AuditState = { readonly startedAt: number };
-
-/** The -32603 a call fails with when its audit line cannot be written. */
-function cannotWrite(err: unknown): ProtocolError {
-  return new ProtocolError(ProtocolErrorCode.InternalError, `audit trail cannot be written: ${err instanceof Error ? err.message : String(err)}`);
-}
-
-/**
- * The audit step, outermost in the pipeline. A logical call writes `tool.invoked` (before it
- * runs) in its first round and one terminal event when it ends — `tool.denied` / `tool.limited`
- * (a step's refusal), `tool.failed` (an `isError` result or a thrown error) or `tool.completed`;
- * an input-required round writes nothing more. The duration spans every round. A `tool.invoked`
- * that cannot be written refuses the call (-32603) under `onWriteError: fail`; a terminal event
- * that cannot be written is logged, and the call's own result or error goes back unchanged.
- */
-export function auditStep(log: AuditLog): Step {
-  return async (call, next) => {
-    const oauthClient = call.ctx?.http?.authInfo?.extra?.client_id;
-    const base = {
-      session: call.era === 'legacy' ? (call.ctx.sessionId ?? null) : null,
-      client: call.identity,
-      ...(typeof oauthClient === 'string' ? { oauthClient } : {}),
-      era: call.era,
-      primitive: call.name,
-      callId: call.callId,
-      ...(call.parent ? { parentCallId: call.parent.callId } : {}),
-    };
-    const kept = call.state.audit as Partial<AuditState> | undefined;
-    let startedAt = typeof kept?.startedAt === 'number' ? kept.startedAt : undefined;
-    if (call.firstRound || startedAt === undefined) {
-      startedAt = Date.now();
-      call.state.audit = { startedAt } satisfies AuditState;
-    }
-    if (call.firstRound) {
-      try {
-        await log.record({
-          name: 'tool.invoked',
-          ...base,
-          arguments: call.args,
-          ...(typeof call.argumentBytes === 'number' ? { argumentBytes: call.argumentBytes } : {}),
-        });
-      } catch (err) {
-        throw cannotWrite(err);
-      }
-    }
-    let outcome: Outcome | undefined;
-    let error: { readonly thrown: unknown } | undefined;
-    try {
-      outcome = await next();
-    } catch (thrown) {
-      error = { thrown };
-    }
-    const result = outcome?.result;
-    if (outcome !== undefined && isInputRequired(outcome.result)) return outcome;
-    const refusal = error ? refusalOf(error.thrown) : outcome?.refusal;
-    const common = { ...base, httpStatus: outcome?.status, durationMs: Math.max(0, Date.now() - startedAt) };
-    let event: AuditInput;
-    if (refusal)
-      event = {
-        name: refusal.kind === 'denied' ? 'tool.denied' : 'tool.limited',
-        ...common,
-        outcome: refusal.kind,
-        detail: log.hide(refusal.reason, call.args),
-      };
-    else if (error) {
-      const message = error.thrown instanceof Error ? error.thrown.message : String(error.thrown);
-      event = { name: 'tool.failed', ...common, outcome: 'error', detail: log.hide(message, call.args) };
-    } else if (result?.isError === true) event = { name: 'tool.failed', ...common, outcome: 'error', detail: log.hide(resultText(result), call.args) };
-    else event = { name: 'tool.completed', ...common, outcome: 'ok' };
-    try {
-      await log.record(event, { essential: true });
-    } catch (err) {
-      // the call ran: reporting it as failed would invite a retry that repeats its effect (after
-      // close, at shutdown, what was left is counted in one line instead)
-      if (!log.isClosed)
-        logLine('error', `audit: the ${event.name} event of a call that ran could not be written; its result is returned all the same`, {
-          tool: call.name,
-          callId: call.callId,
-          message: err instanceof Error ? err.message : String(err),
-        });
-    }
-    if (error) throw error.thrown;
-    return outcome!;
-  };
-}
-
-/** The first text block of a result, cut to 500 characters (the `detail` of a failed call). */
-function resultText(result: ToolResult): string {
-  const content = (result as { content?: ReadonlyArray<{ type: string; text?: unknown }> }).content ?? [];
-  const text = content.find((c) => c.type === 'text' && typeof c.text === 'string')?.text as string | undefined;
-  if (text === undefined) return 'isError result';
-  return text.length > 500 ? `${text.slice(0, 500)}…` : text;
 }

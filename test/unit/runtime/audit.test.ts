@@ -15,13 +15,13 @@ import {
   AuditLog,
   AuditWriteError,
   auditFile,
-  auditStep,
   FileSink,
   lineHash,
   MAX_PENDING_EVENTS,
   redact,
   summarize,
 } from '../../../templates/runtime/policy/audit.js';
+import { auditStep } from '../../../templates/runtime/policy/audit-step.js';
 import { verifyAuditFile } from '../../../templates/runtime/policy/verify-audit.js';
 
 const run = promisify(execFile);

@@ -110,6 +110,55 @@ describe('createPolicy', () => {
     expect(sink.events()).toMatchObject([{ event: 'prompt.get', client: 'alice', primitive: 'summarise' }]);
     await policy.close();
   });
+
+  it('serves prompts/get, resources/read and preprocessors/run through the events a tool call is written as: ok with the duration, error with why (hidden), nothing for an input round', async () => {
+    const sink = memorySink();
+    const options = { serverName: 'pets', envPrefix: 'PETS', env: {}, auditSinks: [sink], secrets: () => ['sk-live-77'] };
+    const policy = createPolicy({ audit: { redact: ['pin'] } }, options);
+    const prompt = {
+      method: 'prompts/get' as const,
+      primitive: 'summarise',
+      session: 'sess-2',
+      client: 'alice',
+      era: 'legacy' as const,
+      arguments: { topic: 'pets', pin: '4321' },
+    };
+    const answer = { messages: [] };
+    expect(await policy.observe(prompt, async () => answer)).toBe(answer);
+    const failure = new Error('no summary of pin 4321 with sk-live-77');
+    await expect(policy.observe(prompt, () => Promise.reject(failure))).rejects.toBe(failure);
+    const round = { resultType: 'input_required', inputRequests: {} };
+    expect(await policy.observe(prompt, async () => round)).toBe(round);
+    const resource = { method: 'resources/read' as const, primitive: 'pets://all', session: null, client: 'bob', era: 'modern' as const };
+    await policy.observe(resource, async () => ({ contents: [] }));
+    await policy.observe({ method: 'preprocessors/run', primitive: 'preprocessors', session: null, client: 'bob', era: 'modern' }, async () => ({}));
+    const events = sink.events();
+    expect(events.map((e) => e.event)).toEqual(['prompt.get', 'prompt.get', 'resource.read', 'preprocessor.run']);
+    expect(events[0]).toMatchObject({
+      session: 'sess-2',
+      client: 'alice',
+      era: 'legacy',
+      primitive: 'summarise',
+      arguments: { topic: 'pets', pin: '[redacted]' },
+      outcome: 'ok',
+    });
+    expect(typeof events[0]!.durationMs).toBe('number');
+    expect(events[0]).not.toHaveProperty('callId');
+    expect(events[1]).toMatchObject({ outcome: 'error', detail: 'no summary of pin [redacted] with [redacted]' });
+    expect(events[2]).toMatchObject({ session: null, client: 'bob', primitive: 'pets://all', outcome: 'ok' });
+    expect(events[2]).not.toHaveProperty('arguments');
+    expect(events[3]).toMatchObject({ primitive: 'preprocessors', outcome: 'ok' });
+    expect(JSON.stringify(events)).not.toMatch(/4321|sk-live-77/);
+    // an event that cannot be written fails the request; a request that failed keeps its own error
+    const failing = createPolicy(
+      { audit: {} },
+      { ...options, auditSinks: [{ append: () => Promise.reject(new Error('disk full')), close: async () => undefined }] },
+    );
+    await expect(failing.observe(resource, async () => ({ contents: [] }))).rejects.toThrow('disk full');
+    await expect(failing.observe(resource, () => Promise.reject(failure))).rejects.toBe(failure);
+    // without an audit trail it only serves
+    expect(await createPolicy({}, options).observe(resource, async () => answer)).toBe(answer);
+  });
 });
 
 describe('the policy steps, composed', () => {

@@ -4,7 +4,8 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Outcome, ToolCall } from '../../../templates/runtime/pipeline/pipeline.js';
 import { refuse, runPipeline } from '../../../templates/runtime/pipeline/pipeline.js';
-import { telemetryStep } from '../../../templates/runtime/policy/telemetry.js';
+import { answerEnding } from '../../../templates/runtime/policy/observed.js';
+import { telemetryStep, withSpan } from '../../../templates/runtime/policy/telemetry.js';
 
 const SECRET = 'sk-live-telemetry-1234';
 const ok: CallToolResult = { content: [{ type: 'text', text: 'done' }] };
@@ -121,6 +122,60 @@ describe('telemetryStep', () => {
         ['call-7', false],
       ]);
       expect(JSON.stringify(spans.map((s) => [s.attributes, s.events, s.status]))).not.toContain(SECRET);
+    });
+
+    it('makes the span of a prompts/get, resources/read or preprocessors/run with the same builder (no call id, nothing from the arguments)', async () => {
+      const tracing = { serverName: 'pets', version: '1.2.3' };
+      const prompt = {
+        method: 'prompts/get' as const,
+        primitive: 'summarise',
+        session: 'sess-9',
+        client: 'alice',
+        era: 'legacy' as const,
+        arguments: { secret: SECRET },
+      };
+      const answer = { messages: [] };
+      expect(
+        await withSpan(
+          tracing,
+          () => prompt,
+          async () => answer,
+          answerEnding,
+        ),
+      ).toBe(answer);
+      const failure = Object.assign(new Error(`no ${SECRET}`), { code: -32602 });
+      const resource = { method: 'resources/read' as const, primitive: 'pets://7', session: null, client: 'bob', era: 'modern' as const };
+      await expect(
+        withSpan(
+          tracing,
+          () => resource,
+          () => Promise.reject(failure),
+          answerEnding,
+        ),
+      ).rejects.toBe(failure);
+      const run = { method: 'preprocessors/run' as const, primitive: 'preprocessors', session: null, client: 'bob', era: 'modern' as const };
+      await withSpan(
+        tracing,
+        () => run,
+        async () => ({ resultType: 'input_required' }),
+        answerEnding,
+      );
+      const [got, read, preprocessed] = exporter.getFinishedSpans();
+      expect(got!.name).toBe('prompts/get summarise');
+      expect(got!.attributes).toEqual({
+        'mcp.server.name': 'pets',
+        'mcp.prompt.name': 'summarise',
+        'mcp.client.identity': 'alice',
+        'mcp.protocol.era': 'legacy',
+        'mcp.session.id': 'sess-9',
+        'mcp.outcome': 'completed',
+      });
+      expect(read!.name).toBe('resources/read');
+      expect(read!.attributes).toMatchObject({ 'mcp.resource.uri': 'pets://7', 'mcp.outcome': 'failed', 'error.type': '-32602' });
+      expect(read!.status.code).toBe(2);
+      expect(preprocessed!.name).toBe('preprocessors/run');
+      expect(preprocessed!.attributes['mcp.outcome']).toBe('input_required');
+      expect(JSON.stringify(exporter.getFinishedSpans().map((s) => [s.attributes, s.events, s.status]))).not.toContain(SECRET);
     });
 
     it('passes the result and the thrown error through unchanged', async () => {
