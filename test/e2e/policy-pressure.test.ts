@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBackend } from '../../examples/petstore/backend.mjs';
 import { main } from '../../src/cli/main.js';
 import type { AnyClient, Era, HttpProcess } from '../helpers/eras.js';
-import { connectClient, rpcError, startHttp } from '../helpers/eras.js';
+import { callToolWith, connectClient, rpcError, startHttp } from '../helpers/eras.js';
 import { ROOT, run } from '../helpers/project.js';
 
 const work = path.join(ROOT, '.cache/policy-pressure-e2e');
@@ -170,7 +170,7 @@ describe('arguments as a lever', () => {
     await admin.callTool({ name: 'getPetById', arguments: { petId: 1 } });
     const before = size(audit);
     for (let i = 0; i < 5; i++) {
-      const e = await rpcError(reader.callTool({ name: 'createPet', arguments: WIDE }, undefined, { timeout: 60_000 }));
+      const e = await rpcError(callToolWith(reader, { name: 'createPet', arguments: WIDE }, { timeout: 60_000 }));
       expect(e.message).toContain('Tool createPet is not available to client "reader"');
     }
     const added = size(audit) - before;
@@ -462,9 +462,7 @@ describe('the trail through crashes, full disks and shutdowns', () => {
       const admin = await as(http, 'admin');
       // each call's invoked line carries a 4 KiB summary of its arguments
       const big = { body: { name: 'x', tags: Array.from({ length: 200 }, (_, i) => ({ name: `tag-${i}-${'y'.repeat(40)}` })) } };
-      const calls = Array.from({ length: 400 }, () =>
-        admin.callTool({ name: 'createPet', arguments: big }, undefined, { timeout: 30_000 }).catch(() => undefined),
-      );
+      const calls = Array.from({ length: 400 }, () => callToolWith(admin, { name: 'createPet', arguments: big }, { timeout: 30_000 }).catch(() => undefined));
       await new Promise((r) => setTimeout(r, 1000));
       const started = performance.now();
       http.kill('SIGTERM');

@@ -36,7 +36,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { AnyClient, Era, HttpProcess } from '../helpers/eras.js';
-import { connectClient, startHttp } from '../helpers/eras.js';
+import { callToolWith, connectClient, startHttp } from '../helpers/eras.js';
 import { ROOT, run } from '../helpers/project.js';
 import type { RedisServer } from '../helpers/redis.js';
 import { describeWithRedis, startRedis } from '../helpers/redis.js';
@@ -79,7 +79,7 @@ async function client(p: HttpProcess, era: Era, setup?: (c: AnyClient) => void):
 }
 
 const call = (c: AnyClient, name: string, args: Record<string, unknown> = {}, timeout = 30_000): Promise<Result> =>
-  (c as LegacyClient).callTool({ name, arguments: args }, undefined, { timeout }) as Promise<Result>;
+  callToolWith(c, { name, arguments: args }, { timeout }) as Promise<Result>;
 
 async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -15,8 +15,8 @@ import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 
 import type { AnyClient, Era } from './linked.js';
 
-export type { AnyClient, Era } from './linked.js';
-export { ERAS } from './linked.js';
+export type { AnyClient, CallOptions, Era } from './linked.js';
+export { callToolWith, ERAS } from './linked.js';
 export type TransportKind = 'stdio' | 'http';
 export const TRANSPORTS: readonly TransportKind[] = ['stdio', 'http'];
 

@@ -24,6 +24,22 @@ export type Factory = (ctx: { era: Era }) => Server | Promise<Server>;
 /** What both clients offer to tests (the calls tests make; both SDK clients have them). */
 export type AnyClient = LegacyClient | ModernClient;
 
+/** Request options both clients read on a call: how long to wait for the answer, and a signal that cancels the call. */
+export type CallOptions = { timeout?: number; signal?: AbortSignal };
+
+/**
+ * `tools/call` with request options passed where each client reads them: the v1 `Client` takes
+ * `callTool(params, resultSchema, options)`, the v2 `Client` `callTool(params, options)` and
+ * ignores a third argument (so `(params, undefined, { timeout })` on it waits the default 60 s).
+ */
+export function callToolWith(
+  client: AnyClient,
+  params: { name: string; arguments?: Record<string, unknown> },
+  options: CallOptions,
+): Promise<Awaited<ReturnType<ModernClient['callTool']>> | Awaited<ReturnType<LegacyClient['callTool']>>> {
+  return client instanceof ModernClient ? client.callTool(params, options) : client.callTool(params, undefined, options);
+}
+
 /**
  * A connected client of `era` for the server `factory` makes. `capabilities` are the client's
  * (e.g. `{ sampling: {} }`); `setup` runs before connecting (to register request handlers).
