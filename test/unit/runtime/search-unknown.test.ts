@@ -83,8 +83,9 @@ describe.each(ERAS)('call_tool and describe_tool with an unknown name, %s era', 
       (e: { code: number; message: string }) => e,
     );
     expect(err?.code).toBe(-32602);
-    expect(err?.message).toContain(
-      'Unknown tool: pets_lst. Did you mean "pets_list" or "pets_get"? Use search_tools to find the tools for a task, and describe_tool for a tool\'s arguments.',
+    // the whole message: the 1.x client prefixes the wire message with `MCP error <code>: ` once
+    expect(err?.message).toBe(
+      `${era === 'legacy' ? 'MCP error -32602: ' : ''}Unknown tool: pets_lst. Did you mean "pets_list" or "pets_get"? Use search_tools to find the tools for a task, and describe_tool for a tool's arguments.`,
     );
     // the suggestion, followed, runs
     expect(await c.callTool({ name: 'call_tool', arguments: { name: 'pets_list', arguments: {} } })).toMatchObject({
