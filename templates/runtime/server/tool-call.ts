@@ -127,11 +127,10 @@ export async function callTool(
     state: round && typeof round.state === 'object' && round.state !== null ? { ...round.state } : {},
     signal: signal ?? ctx.mcpReq.signal,
     gate,
-    report: {},
     ...(headers ? { headers } : {}),
     ...(viaCallTool !== undefined ? { viaCallTool } : {}),
   };
-  const result = await runPipeline(serving.steps, serving.dispatch, call);
+  const { result } = await runPipeline(serving.steps, serving.dispatch, call);
   // (execute's round state is bound to its arguments as sent, not to what the audit keeps of them)
   if (isInputRequired(result)) return { ...result, requestState: sealRound(stateKey, target.kind === 'code' ? { ...call, args } : call) };
   return result;
