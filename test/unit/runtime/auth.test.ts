@@ -15,7 +15,7 @@ import type { LogSink } from '../../../templates/runtime/core/log.js';
 import { getLogLevel, setLogLevel, setLogSink } from '../../../templates/runtime/core/log.js';
 import type { HttpOperation, OperationTool, SecurityRequirements, SecurityScheme } from '../../../templates/runtime/core/types.js';
 import { Authenticator, scrub } from '../../../templates/runtime/operation/auth.js';
-import { callOperation } from '../../../templates/runtime/operation/operation-call.js';
+import { sendOperation } from '../../../templates/runtime/operation/operation-call.js';
 import type { Settings } from '../../../templates/runtime/process/settings.js';
 import { createServer as createMcpServer } from '../../../templates/runtime/server/server.js';
 
@@ -120,7 +120,7 @@ const text = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.
 const results: CallToolResult[] = [];
 
 async function call(t: OperationTool, auth: Authenticator, args: Record<string, unknown> = {}): Promise<CallToolResult> {
-  const r = await callOperation(t, args, settings(), { auth });
+  const r = (await sendOperation(t, args, settings(), { auth })).result;
   results.push(r);
   return r;
 }
@@ -255,7 +255,7 @@ describe('choosing among alternatives', () => {
     );
     const unknown = await call(tool([['nope']]), new Authenticator(schemes, fullEnv()));
     expect(text(unknown)).toMatch(/scheme "nope" \(not configured in this server\)/);
-    const withoutAuth = await callOperation(tool([['bearer']]), {}, settings());
+    const withoutAuth = (await sendOperation(tool([['bearer']]), {}, settings())).result;
     expect(withoutAuth.isError).toBe(true);
     expect(api.requests).toEqual([]);
   });
@@ -422,12 +422,14 @@ describe('secrets stay secret', () => {
     const r = await call(tool([['header_key', 'query_key']]), new Authenticator(schemes, fullEnv()));
     expect(r.isError).toBe(true);
     expect(text(r)).toContain('[redacted]');
-    const dead = await callOperation(
-      tool([['query_key']]),
-      {},
-      { ...settings(), baseUrl: `http://127.0.0.1:${await closedPort()}/v1` },
-      { auth: new Authenticator(schemes, fullEnv()) },
-    );
+    const dead = (
+      await sendOperation(
+        tool([['query_key']]),
+        {},
+        { ...settings(), baseUrl: `http://127.0.0.1:${await closedPort()}/v1` },
+        { auth: new Authenticator(schemes, fullEnv()) },
+      )
+    ).result;
     results.push(dead);
     expect(text(dead)).toMatch(/ECONNREFUSED/);
     expect(scrub(`a ${SECRETS.KEY} b`, [SECRETS.KEY])).toBe('a [redacted] b');

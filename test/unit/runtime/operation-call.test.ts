@@ -6,7 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import { setLogSink } from '../../../templates/runtime/core/log.js';
 import type { HttpOperation, JsonSchema, OperationTool } from '../../../templates/runtime/core/types.js';
 import { DRAIN_BYTES } from '../../../templates/runtime/operation/body.js';
-import { callOperation, sendOperation } from '../../../templates/runtime/operation/operation-call.js';
+import { sendOperation } from '../../../templates/runtime/operation/operation-call.js';
 import { DEFAULT_RESULT_POLICY } from '../../../templates/runtime/operation/results.js';
 import type { ToolCall } from '../../../templates/runtime/pipeline/pipeline.js';
 import { checkArguments } from '../../../templates/runtime/pipeline/pipeline.js';
@@ -131,7 +131,7 @@ describe('validation and configuration', () => {
   });
 
   it('says which variable to set when no base URL is configured', async () => {
-    const result = await callOperation(getPet, { petId: 1 }, { timeoutMs: 1000, maxResponseBytes: 1000, envPrefix: 'PETS' });
+    const result = (await sendOperation(getPet, { petId: 1 }, { timeoutMs: 1000, maxResponseBytes: 1000, envPrefix: 'PETS' })).result;
     expect(result.isError).toBe(true);
     expect(text(result)).toMatch(/PETS_BASE_URL/);
     expect(requests).toEqual([]);
@@ -139,7 +139,7 @@ describe('validation and configuration', () => {
 
   it('turns an unsafe path value into an isError result, sending nothing', async () => {
     const t = tool({ method: 'DELETE', path: '/files/{name}', params: [{ arg: 'name', name: 'name', in: 'path' }] });
-    const result = await callOperation(t, { name: '..' }, settings());
+    const result = (await sendOperation(t, { name: '..' }, settings())).result;
     expect(result.isError).toBe(true);
     expect(text(result)).toMatch(/^Invalid arguments for tool testTool: Path parameter name must not be "\." or "\.\."/);
     expect(requests).toEqual([]);
@@ -149,7 +149,7 @@ describe('validation and configuration', () => {
 describe('requests and successful responses', () => {
   it('sends the request and returns JSON text', async () => {
     routes.set('/pets/7', reply(200, 'application/json; charset=utf-8', '{"id":7,"name":"Rex"}'));
-    const result = await callOperation(getPet, { petId: 7, token: 'a b' }, settings());
+    const result = (await sendOperation(getPet, { petId: 7, token: 'a b' }, settings())).result;
     expect(result).toEqual({ content: [{ type: 'text', text: '{"id":7,"name":"Rex"}' }] });
     expect(requests).toHaveLength(1);
     expect(requests[0]!.method).toBe('GET');
@@ -159,8 +159,8 @@ describe('requests and successful responses', () => {
 
   it('sends hostile path values inside their segment', async () => {
     const t = tool({ method: 'GET', path: '/files/{name}', params: [{ arg: 'name', name: 'name', in: 'path' }] });
-    await callOperation(t, { name: '../admin' }, settings());
-    await callOperation(t, { name: 'a/b?c' }, settings());
+    (await sendOperation(t, { name: '../admin' }, settings())).result;
+    (await sendOperation(t, { name: 'a/b?c' }, settings())).result;
     expect(requests.map((r) => r.url)).toEqual(['/api/files/..%2Fadmin', '/api/files/a%2Fb%3Fc']);
   });
 
@@ -172,7 +172,7 @@ describe('requests and successful responses', () => {
       params: [{ arg: 'X-Trace', name: 'X-Trace', in: 'header' }],
       body: { arg: 'body', contentType: 'application/json' },
     });
-    const result = await callOperation(t, { body: { name: 'Rex' }, 'X-Trace': 'abc' }, settings());
+    const result = (await sendOperation(t, { body: { name: 'Rex' }, 'X-Trace': 'abc' }, settings())).result;
     expect(result.isError).toBeUndefined();
     expect(requests[0]!.method).toBe('POST');
     expect(requests[0]!.headers['content-type']).toBe('application/json');
@@ -184,7 +184,7 @@ describe('requests and successful responses', () => {
     routes.set('/upload', reply(200, 'text/plain', 'stored'));
     const t = tool({ method: 'PUT', path: '/upload', params: [], body: { arg: 'data', contentType: 'application/octet-stream' } });
     const bytes = Buffer.from([0, 255, 1, 128]);
-    const result = await callOperation(t, { data: bytes.toString('base64') }, settings());
+    const result = (await sendOperation(t, { data: bytes.toString('base64') }, settings())).result;
     expect(text(result)).toBe('stored');
     expect(requests[0]!.body.equals(bytes)).toBe(true);
     expect(requests[0]!.headers['content-type']).toBe('application/octet-stream');
@@ -192,13 +192,13 @@ describe('requests and successful responses', () => {
 
   it('adds structuredContent when the body matches the output schema', async () => {
     routes.set('/pets/7', reply(200, 'application/json', '{"id":7,"name":"Rex"}'));
-    const result = await callOperation(getPetTyped, { petId: 7 }, settings());
+    const result = (await sendOperation(getPetTyped, { petId: 7 }, settings())).result;
     expect(result).toEqual({ content: [{ type: 'text', text: '{"id":7,"name":"Rex"}' }], structuredContent: { id: 7, name: 'Rex' } });
   });
 
   it('returns isError with the body and the mismatches when the output schema does not match', async () => {
     routes.set('/pets/7', reply(200, 'application/problem+json', '{"id":"seven"}'));
-    const result = await callOperation(getPetTyped, { petId: 7 }, settings());
+    const result = (await sendOperation(getPetTyped, { petId: 7 }, settings())).result;
     expect(result.isError).toBe(true);
     expect(result.structuredContent).toBeUndefined();
     expect(text(result)).toBe('{"id":"seven"}\n\n[note: the response does not match the tool\'s output schema:\n- name: is required\n- id: must be integer]');
@@ -207,14 +207,14 @@ describe('requests and successful responses', () => {
   it('returns isError when a tool with an output schema gets a non-object or invalid JSON', async () => {
     routes.set('/pets/1', reply(200, 'application/json', '[1,2]'));
     routes.set('/pets/2', reply(200, 'application/json', '{oops'));
-    const arr = await callOperation(getPetTyped, { petId: 1 }, settings());
+    const arr = (await sendOperation(getPetTyped, { petId: 1 }, settings())).result;
     expect(arr.isError).toBe(true);
     expect(text(arr)).toMatch(/^\[1,2\]\n\n\[note: the response is not a JSON object/);
-    const bad = await callOperation(getPetTyped, { petId: 2 }, settings());
+    const bad = (await sendOperation(getPetTyped, { petId: 2 }, settings())).result;
     expect(bad.isError).toBe(true);
     expect(text(bad)).toMatch(/^\{oops\n\n\[note: the response is not valid JSON/);
     // without an output schema the same bodies are plain successes
-    expect(await callOperation(getPet, { petId: 2 }, settings())).toEqual({ content: [{ type: 'text', text: '{oops' }] });
+    expect((await sendOperation(getPet, { petId: 2 }, settings())).result).toEqual({ content: [{ type: 'text', text: '{oops' }] });
   });
 
   it('reports 204 as "HTTP 204 No Content"', async () => {
@@ -222,18 +222,23 @@ describe('requests and successful responses', () => {
       res.writeHead(204);
       res.end();
     });
-    expect(await callOperation(getPet, { petId: 3 }, settings())).toEqual({ content: [{ type: 'text', text: 'HTTP 204 No Content' }] });
+    expect((await sendOperation(getPet, { petId: 3 }, settings())).result).toEqual({ content: [{ type: 'text', text: 'HTTP 204 No Content' }] });
   });
 
   it('returns text bodies as text', async () => {
     routes.set('/pets/4', reply(200, 'text/csv', 'id,name\n4,Rex'));
-    expect(await callOperation(getPet, { petId: 4 }, settings())).toEqual({ content: [{ type: 'text', text: 'id,name\n4,Rex' }] });
+    expect((await sendOperation(getPet, { petId: 4 }, settings())).result).toEqual({ content: [{ type: 'text', text: 'id,name\n4,Rex' }] });
   });
 
   it('returns images as image content', async () => {
     const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0]);
     routes.set('/pets/5', reply(200, 'image/png', png));
-    expect(await callOperation(getPet, { petId: 5 }, settings())).toEqual({
+    expect((await sendOperation(getPet, { petId: 5 }, settings())).result).toEqual({
+      content: [{ type: 'image', data: png.toString('base64'), mimeType: 'image/png' }],
+    });
+    // the media type as core/media-type.ts reads it everywhere: base type, lower case, no parameters
+    routes.set('/pets/5', reply(200, 'Image/PNG; charset=binary', png));
+    expect((await sendOperation(getPet, { petId: 5 }, settings())).result).toEqual({
       content: [{ type: 'image', data: png.toString('base64'), mimeType: 'image/png' }],
     });
   });
@@ -241,7 +246,7 @@ describe('requests and successful responses', () => {
   it('returns other binary bodies as a blob resource whose URI has no query', async () => {
     const pdf = Buffer.from('%PDF-1.4\x00\xff binary');
     routes.set('/pets/6', reply(200, 'application/pdf', pdf));
-    const result = await callOperation(getPet, { petId: 6, token: 'secret' }, settings());
+    const result = (await sendOperation(getPet, { petId: 6, token: 'secret' }, settings())).result;
     expect(result).toEqual({ content: [{ type: 'resource', resource: { uri: `${base}/pets/6`, mimeType: 'application/pdf', blob: pdf.toString('base64') } }] });
   });
 
@@ -251,7 +256,7 @@ describe('requests and successful responses', () => {
       calls.push(String(input));
       return new Response('{"id":9,"name":"Fake"}', { status: 200, headers: { 'content-type': 'application/json' } });
     };
-    const result = await callOperation(getPetTyped, { petId: 9 }, settings({ baseUrl: 'http://fake.test' }), { fetch: fakeFetch });
+    const result = (await sendOperation(getPetTyped, { petId: 9 }, settings({ baseUrl: 'http://fake.test' }), { fetch: fakeFetch })).result;
     expect(calls).toEqual(['http://fake.test/pets/9']);
     expect(result.structuredContent).toEqual({ id: 9, name: 'Fake' });
   });
@@ -310,7 +315,7 @@ describe('strict output schemas: every kind of body', () => {
     };
     const fetchOf: typeof fetch = async (input) => answers[String(input).split('/').pop()!]!();
     const call = (id: number) =>
-      callOperation(getPetTyped, { petId: id }, settings({ baseUrl: 'http://fake.test', maxResponseBytes: 1000 }), { fetch: fetchOf });
+      sendOperation(getPetTyped, { petId: id }, settings({ baseUrl: 'http://fake.test', maxResponseBytes: 1000 }), { fetch: fetchOf }).then((o) => o.result);
     const notes = await Promise.all([1, 2, 3, 4, 5, 6].map(async (id) => text(await call(id)).split('[note: ')[1]));
     expect(notes).toEqual([
       'the tool declares an output schema but the response has no body]',
@@ -337,16 +342,16 @@ describe('strict output schemas: every kind of body', () => {
 describe('errors', () => {
   it('returns non-2xx responses as isError with status and body', async () => {
     routes.set('/pets/8', reply(404, 'application/json', '{"message":"Pet not found"}'));
-    const result = await callOperation(getPet, { petId: 8 }, settings());
+    const result = (await sendOperation(getPet, { petId: 8 }, settings())).result;
     expect(result).toEqual({ isError: true, content: [{ type: 'text', text: 'HTTP 404 Not Found\n{"message":"Pet not found"}' }] });
     routes.set('/pets/9', reply(503, undefined, ''));
-    expect(text(await callOperation(getPet, { petId: 9 }, settings()))).toBe('HTTP 503 Service Unavailable');
+    expect(text((await sendOperation(getPet, { petId: 9 }, settings())).result)).toBe('HTTP 503 Service Unavailable');
   });
 
   it('times out against a server that never answers', async () => {
     routes.set('/pets/10', () => undefined);
     // the route never answers: only the 200 ms timeout can end the call (no timed assertion)
-    const result = await callOperation(getPet, { petId: 10, token: 'secret' }, settings({ timeoutMs: 200 }));
+    const result = (await sendOperation(getPet, { petId: 10, token: 'secret' }, settings({ timeoutMs: 200 }))).result;
     expect(result.isError).toBe(true);
     expect(text(result)).toMatch(new RegExp(`^Request to 127\\.0\\.0\\.1:${port} timed out after 200 ms \\(GET /api/pets/10\\)`));
     expect(text(result)).toMatch(/PETS_TIMEOUT_MS/);
@@ -358,7 +363,7 @@ describe('errors', () => {
       res.writeHead(200, { 'content-type': 'text/plain' });
       res.write('partial');
     });
-    const result = await callOperation(getPet, { petId: 11 }, settings({ timeoutMs: 300 }));
+    const result = (await sendOperation(getPet, { petId: 11 }, settings({ timeoutMs: 300 }))).result;
     expect(text(result)).toMatch(/timed out after 300 ms/);
   });
 
@@ -366,7 +371,7 @@ describe('errors', () => {
     routes.set('/pets/12', () => undefined);
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 50);
-    const result = await callOperation(getPet, { petId: 12 }, settings(), { signal: controller.signal });
+    const result = (await sendOperation(getPet, { petId: 12 }, settings(), { signal: controller.signal })).result;
     expect(text(result)).toMatch(/^Request to 127\.0\.0\.1:\d+ was cancelled/);
   });
 
@@ -375,7 +380,7 @@ describe('errors', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const deadPort = (closed.address() as AddressInfo).port;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
-    const result = await callOperation(getPet, { petId: 1, token: 's3cret' }, settings({ baseUrl: `http://127.0.0.1:${deadPort}` }));
+    const result = (await sendOperation(getPet, { petId: 1, token: 's3cret' }, settings({ baseUrl: `http://127.0.0.1:${deadPort}` }))).result;
     expect(result.isError).toBe(true);
     expect(text(result)).toMatch(new RegExp(`^Request to 127\\.0\\.0\\.1:${deadPort} failed \\(GET /pets/1\\): ECONNREFUSED`));
     expect(text(result)).not.toMatch(/s3cret/);
@@ -386,7 +391,7 @@ describe('errors', () => {
     const dnsFailure: typeof fetch = async () => {
       throw new TypeError('fetch failed', { cause: Object.assign(new Error('getaddrinfo ENOTFOUND no-such-host.invalid'), { code: 'ENOTFOUND' }) });
     };
-    const result = await callOperation(getPet, { petId: 1 }, settings({ baseUrl: 'http://no-such-host.invalid' }), { fetch: dnsFailure });
+    const result = (await sendOperation(getPet, { petId: 1 }, settings({ baseUrl: 'http://no-such-host.invalid' }), { fetch: dnsFailure })).result;
     expect(result.isError).toBe(true);
     expect(text(result)).toMatch(/^Request to no-such-host\.invalid failed \(GET \/pets\/1\): (ENOTFOUND|EAI_AGAIN)/);
   });
@@ -397,7 +402,7 @@ describe('robustness', () => {
     const throwing: typeof fetch = async () => {
       throw 'not an Error';
     };
-    const r1 = await callOperation(getPet, { petId: 1, token: 'k' }, settings({ baseUrl: 'http://fake.test' }), { fetch: throwing });
+    const r1 = (await sendOperation(getPet, { petId: 1, token: 'k' }, settings({ baseUrl: 'http://fake.test' }), { fetch: throwing })).result;
     expect(r1).toEqual({ isError: true, content: [{ type: 'text', text: 'Request to fake.test failed (GET /pets/1): unknown error' }] });
 
     const ok: typeof fetch = async () => new Response('{"id":1}', { headers: { 'content-type': 'application/json' } });
@@ -407,13 +412,15 @@ describe('robustness', () => {
       strictOutput: true,
       outputSchema: { type: 'object', properties: { id: { $ref: '#/$defs/Nope' } } },
     };
-    const r2 = await callOperation(broken, { petId: 1 }, settings({ baseUrl: 'http://fake.test' }), { fetch: ok });
+    const r2 = (await sendOperation(broken, { petId: 1 }, settings({ baseUrl: 'http://fake.test' }), { fetch: ok })).result;
     expect(r2.isError).toBe(true);
     expect(text(r2)).toMatch(/^\{"id":1\}\n\n\[note: The output schema of tool brokenOut cannot be compiled/);
     // lenient: still a success, the data in the text (the schema problem goes to the log)
-    const r3 = await callOperation({ ...broken, name: 'brokenLenient', strictOutput: undefined }, { petId: 1 }, settings({ baseUrl: 'http://fake.test' }), {
-      fetch: ok,
-    });
+    const r3 = (
+      await sendOperation({ ...broken, name: 'brokenLenient', strictOutput: undefined }, { petId: 1 }, settings({ baseUrl: 'http://fake.test' }), {
+        fetch: ok,
+      })
+    ).result;
     expect(r3).toEqual({ content: [{ type: 'text', text: '{"id":1}' }], structuredContent: {} });
   });
 
@@ -421,7 +428,7 @@ describe('robustness', () => {
     const quoting: typeof fetch = async (input) => {
       throw new TypeError('fetch failed', { cause: Object.assign(new Error(`bad thing at ${String(input)}`), { code: 'E_ODD' }) });
     };
-    const result = await callOperation(getPet, { petId: 1, token: 's3cret' }, settings({ baseUrl: 'http://fake.test' }), { fetch: quoting });
+    const result = (await sendOperation(getPet, { petId: 1, token: 's3cret' }, settings({ baseUrl: 'http://fake.test' }), { fetch: quoting })).result;
     expect(text(result)).toBe('Request to fake.test failed (GET /pets/1): E_ODD (bad thing at http://fake.test/pets/1)');
   });
 });
@@ -429,7 +436,7 @@ describe('robustness', () => {
 describe('response size limit', () => {
   it('truncates text with a marker giving the declared size', async () => {
     routes.set('/pets/20', reply(200, 'text/plain', 'x'.repeat(1000)));
-    const result = await callOperation(getPet, { petId: 20 }, settings({ maxResponseBytes: 100 }));
+    const result = (await sendOperation(getPet, { petId: 20 }, settings({ maxResponseBytes: 100 }))).result;
     expect(text(result)).toBe('x'.repeat(100) + '\n[truncated: showing first 100 of 1000 bytes]');
   });
 
@@ -439,7 +446,7 @@ describe('response size limit', () => {
       for (let i = 0; i < 10; i++) res.write('y'.repeat(100));
       res.end();
     });
-    const result = await callOperation(getPet, { petId: 21 }, settings({ maxResponseBytes: 150 }));
+    const result = (await sendOperation(getPet, { petId: 21 }, settings({ maxResponseBytes: 150 }))).result;
     expect(requests).toHaveLength(1);
     expect(text(result)).toBe('y'.repeat(150) + '\n[truncated: showing first 150 of 1000 bytes]');
   });
@@ -465,7 +472,7 @@ describe('response size limit', () => {
       });
       pump();
     });
-    const result = await callOperation(getPet, { petId: 22 }, settings({ maxResponseBytes: 10 }));
+    const result = (await sendOperation(getPet, { petId: 22 }, settings({ maxResponseBytes: 10 }))).result;
     expect(text(result)).toMatch(/^z{10}\n\[truncated: showing first 10 of more than \d+ bytes\]$/);
     const more = Number(/more than (\d+)/.exec(text(result))![1]);
     expect(more).toBeGreaterThanOrEqual(DRAIN_BYTES);
@@ -476,17 +483,17 @@ describe('response size limit', () => {
 
   it('does not split a UTF-8 character at the cut', async () => {
     routes.set('/pets/23', reply(200, 'text/plain; charset=utf-8', 'aé€'));
-    const result = await callOperation(getPet, { petId: 23 }, settings({ maxResponseBytes: 4 }));
+    const result = (await sendOperation(getPet, { petId: 23 }, settings({ maxResponseBytes: 4 }))).result;
     expect(text(result)).toBe('aé\n[truncated: showing first 4 of 6 bytes]');
   });
 
   it('does not parse truncated JSON; with an output schema it is an error', async () => {
     const body = JSON.stringify({ id: 1, name: 'n'.repeat(500) });
     routes.set('/pets/24', reply(200, 'application/json', body));
-    const plain = await callOperation(getPet, { petId: 24 }, settings({ maxResponseBytes: 50 }));
+    const plain = (await sendOperation(getPet, { petId: 24 }, settings({ maxResponseBytes: 50 }))).result;
     expect(plain.isError).toBeUndefined();
     expect(text(plain)).toBe(`${body.slice(0, 50)}\n[truncated: showing first 50 of ${body.length} bytes]`);
-    const typed = await callOperation(getPetTyped, { petId: 24 }, settings({ maxResponseBytes: 50 }));
+    const typed = (await sendOperation(getPetTyped, { petId: 24 }, settings({ maxResponseBytes: 50 }))).result;
     expect(typed.isError).toBe(true);
     expect(typed.structuredContent).toBeUndefined();
     expect(text(typed)).toMatch(
@@ -496,7 +503,7 @@ describe('response size limit', () => {
 
   it('refuses to return a truncated image', async () => {
     routes.set('/pets/25', reply(200, 'image/jpeg', Buffer.alloc(500, 1)));
-    const result = await callOperation(getPet, { petId: 25 }, settings({ maxResponseBytes: 100 }));
+    const result = (await sendOperation(getPet, { petId: 25 }, settings({ maxResponseBytes: 100 }))).result;
     expect(result.isError).toBe(true);
     expect(result.content).toHaveLength(1);
     expect(text(result)).toMatch(/image\/jpeg response is larger than the limit of 100 bytes \(\[truncated: showing first 100 of 500 bytes\]\)/);
@@ -504,7 +511,7 @@ describe('response size limit', () => {
 
   it('bounds error bodies too', async () => {
     routes.set('/pets/26', reply(500, 'text/html', '<h1>' + 'e'.repeat(1000)));
-    const result = await callOperation(getPet, { petId: 26 }, settings({ maxResponseBytes: 20 }));
+    const result = (await sendOperation(getPet, { petId: 26 }, settings({ maxResponseBytes: 20 }))).result;
     expect(text(result)).toBe('HTTP 500 Internal Server Error\n<h1>' + 'e'.repeat(16) + '\n[truncated: showing first 20 of 1004 bytes]');
   });
 });
@@ -512,18 +519,18 @@ describe('response size limit', () => {
 describe('a 2xx is a success (lenient output schemas)', () => {
   it('accepts drift: extra properties, null in a non-null field, a missing field, a number sent as a string', async () => {
     routes.set('/pets/40', reply(200, 'application/json', '{"id":"40","name":null,"extra":{"x":1},"tags":["a",7]}'));
-    const result = await callOperation(getPetLenient, { petId: 40 }, settings());
+    const result = (await sendOperation(getPetLenient, { petId: 40 }, settings())).result;
     expect(result.isError).toBeUndefined();
     // compacted (the null is dropped); structuredContent fits the published schema (what the
     // schema does not accept is null there)
     expect(text(result)).toBe('{"id":"40","extra":{"x":1},"tags":["a",7]}');
     expect(result.structuredContent).toEqual({ id: null, extra: { x: 1 }, tags: ['a', null] });
     // without compaction the text is the body as sent
-    const verbatim = await callOperation(getPetLenient, { petId: 40 }, settings({ results: { ...DEFAULT_RESULT_POLICY, compact: false } }));
+    const verbatim = (await sendOperation(getPetLenient, { petId: 40 }, settings({ results: { ...DEFAULT_RESULT_POLICY, compact: false } }))).result;
     expect(text(verbatim)).toBe('{"id":"40","name":null,"extra":{"x":1},"tags":["a",7]}');
     expect(verbatim.structuredContent).toEqual({ id: null, name: null, extra: { x: 1 }, tags: ['a', null] });
     routes.set('/pets/41', reply(200, 'application/json', '{}'));
-    expect(await callOperation(getPetLenient, { petId: 41 }, settings())).toEqual({ content: [{ type: 'text', text: '{}' }], structuredContent: {} });
+    expect((await sendOperation(getPetLenient, { petId: 41 }, settings())).result).toEqual({ content: [{ type: 'text', text: '{}' }], structuredContent: {} });
   });
 
   it('an object tool that gets something else still succeeds, with empty structuredContent', async () => {
@@ -540,13 +547,16 @@ describe('a 2xx is a success (lenient output schemas)', () => {
       [44, 'HTTP 204 No Content'],
       [45, 'fine'],
     ] as const) {
-      expect(await callOperation(getPetLenient, { petId: id }, settings())).toEqual({ content: [{ type: 'text', text: body }], structuredContent: {} });
+      expect((await sendOperation(getPetLenient, { petId: id }, settings())).result).toEqual({
+        content: [{ type: 'text', text: body }],
+        structuredContent: {},
+      });
     }
   });
 
   it('wraps results that are not always objects as {status, data}', async () => {
     routes.set('/pets/50', reply(201, 'application/json', '[{"id":1,"name":"Rex"},{"id":"2"}]'));
-    expect(await callOperation(listPets, { petId: 50 }, settings())).toEqual({
+    expect((await sendOperation(listPets, { petId: 50 }, settings())).result).toEqual({
       content: [{ type: 'text', text: '[{"id":1,"name":"Rex"},{"id":"2"}]' }],
       structuredContent: { status: 201, data: [{ id: 1, name: 'Rex' }, { id: null }] },
     });
@@ -554,24 +564,24 @@ describe('a 2xx is a success (lenient output schemas)', () => {
       res.writeHead(204);
       res.end();
     });
-    expect(await callOperation(listPets, { petId: 51 }, settings())).toEqual({
+    expect((await sendOperation(listPets, { petId: 51 }, settings())).result).toEqual({
       content: [{ type: 'text', text: 'HTTP 204 No Content' }],
       structuredContent: { status: 204 },
     });
     routes.set('/pets/52', reply(200, 'text/csv', 'id\n1'));
-    expect(await callOperation(listPets, { petId: 52 }, settings())).toEqual({
+    expect((await sendOperation(listPets, { petId: 52 }, settings())).result).toEqual({
       content: [{ type: 'text', text: 'id\n1' }],
       structuredContent: { status: 200 },
     });
     routes.set('/pets/53', reply(200, 'application/json', '"just a string"'));
     // a value of another type than the schema's: data is null, the text has it
-    expect(await callOperation(listPets, { petId: 53 }, settings())).toEqual({
+    expect((await sendOperation(listPets, { petId: 53 }, settings())).result).toEqual({
       content: [{ type: 'text', text: '"just a string"' }],
       structuredContent: { status: 200, data: null },
     });
     const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
     routes.set('/pets/54', reply(200, 'image/png', png));
-    expect(await callOperation(listPets, { petId: 54 }, settings())).toEqual({
+    expect((await sendOperation(listPets, { petId: 54 }, settings())).result).toEqual({
       content: [{ type: 'image', data: png.toString('base64'), mimeType: 'image/png' }],
       structuredContent: { status: 200 },
     });
@@ -580,7 +590,7 @@ describe('a 2xx is a success (lenient output schemas)', () => {
   it('a truncated JSON body is a success with the text and no data', async () => {
     const body = JSON.stringify([{ id: 1, name: 'n'.repeat(500) }]);
     routes.set('/pets/55', reply(200, 'application/json', body));
-    const result = await callOperation(listPets, { petId: 55 }, settings({ maxResponseBytes: 50 }));
+    const result = (await sendOperation(listPets, { petId: 55 }, settings({ maxResponseBytes: 50 }))).result;
     expect(result.isError).toBeUndefined();
     expect(result.structuredContent).toEqual({ status: 200 });
     expect(text(result)).toMatch(/\[truncated: showing first 50 of \d+ bytes\]$/);

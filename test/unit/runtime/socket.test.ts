@@ -1,6 +1,6 @@
 /**
  * `unix:` base URLs: parsing (runtime/process/settings.ts) and requests through a real node:http server
- * listening on a unix socket in a temp folder (runtime/operation/socket.ts, through callOperation).
+ * listening on a unix socket in a temp folder (runtime/operation/socket.ts, through sendOperation).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { IncomingHttpHeaders } from 'node:http';
@@ -11,7 +11,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setLogSink } from '../../../templates/runtime/core/log.js';
 import type { OperationTool, ServerConfig } from '../../../templates/runtime/core/types.js';
-import { callOperation } from '../../../templates/runtime/operation/operation-call.js';
+import { sendOperation } from '../../../templates/runtime/operation/operation-call.js';
 import { closeSockets, socketFetch } from '../../../templates/runtime/operation/socket.js';
 import { describeBase, parseApiBase, resolveSettings, SettingsError } from '../../../templates/runtime/process/settings.js';
 
@@ -101,7 +101,7 @@ describe('requests over a unix socket', () => {
     resolveSettings({ name: 'd', version: '1', envPrefix: 'D', timeoutMs: 5000, maxResponseBytes: 10_000 }, { D_BASE_URL: value });
 
   it('sends the request, base path included, to the socket', async () => {
-    const result = (await callOperation(tool, { id: 'a b', all: true }, settings(`unix:${socket}:/v1`))) as CallToolResult;
+    const result = (await sendOperation(tool, { id: 'a b', all: true }, settings(`unix:${socket}:/v1`))).result as CallToolResult;
     expect(result.isError).toBeUndefined();
     expect(result.content).toEqual([{ type: 'text', text: '{"id":7,"via":"socket"}' }]);
     expect(seen.at(-1)).toMatchObject({ method: 'POST', url: '/v1/containers/a%20b?all=true', headers: { host: 'localhost' } });
@@ -112,7 +112,7 @@ describe('requests over a unix socket', () => {
     const response = await fetch('http://localhost/v1/moved');
     expect(await response.json()).toEqual({ id: 7, via: 'socket' });
     expect(seen.slice(-2).map((r) => r.url)).toEqual(['/v1/moved', '/v1/containers/7']);
-    const result = (await callOperation(tool, { id: 'x' }, settings(`unix://${socket}`))) as CallToolResult;
+    const result = (await sendOperation(tool, { id: 'x' }, settings(`unix://${socket}`))).result as CallToolResult;
     expect(result.isError).toBeUndefined();
     expect(seen.at(-1)!.url).toBe('/containers/x');
   });
@@ -128,7 +128,7 @@ describe('requests over a unix socket', () => {
   });
 
   it('names the socket when it cannot connect', async () => {
-    const result = (await callOperation(tool, { id: 'x' }, settings(`unix:${path.join(dir, 'missing.sock')}:/v1`))) as CallToolResult;
+    const result = (await sendOperation(tool, { id: 'x' }, settings(`unix:${path.join(dir, 'missing.sock')}:/v1`))).result as CallToolResult;
     expect(result.isError).toBe(true);
     expect((result.content[0] as { text: string }).text).toMatch(
       new RegExp(`^Request to unix socket ${path.join(dir, 'missing.sock').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} failed \\(POST /v1/containers/x\\): ENOENT`),

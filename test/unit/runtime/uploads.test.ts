@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OperationTool } from '../../../templates/runtime/core/types.js';
-import { callOperation } from '../../../templates/runtime/operation/operation-call.js';
+import { sendOperation } from '../../../templates/runtime/operation/operation-call.js';
 import type { Settings } from '../../../templates/runtime/process/settings.js';
 
 const seen: Array<{ headers: IncomingMessage['headers']; body: Buffer }> = [];
@@ -56,7 +56,7 @@ const text = (r: { content: unknown }) => (r.content as Array<{ text: string }>)
 describe('file uploads', () => {
   it('sends a base64 file field as a binary file part next to text fields', async () => {
     const bytes = Buffer.from([0, 1, 2, 250, 251, 255]);
-    const r = await callOperation(upload, { body: { file: bytes.toString('base64'), note: 'hi' } }, settings());
+    const r = (await sendOperation(upload, { body: { file: bytes.toString('base64'), note: 'hi' } }, settings())).result;
     expect(r.isError).toBeFalsy();
     const req = seen.at(-1)!;
     const boundary = /boundary=(\S+)/.exec(req.headers['content-type']!)![1]!;
@@ -71,14 +71,14 @@ describe('file uploads', () => {
 
   it('refuses a local path unless local uploads are enabled', async () => {
     const before = seen.length;
-    const r = await callOperation(upload, { body: { file: { path: 'photo.png' } } }, settings());
+    const r = (await sendOperation(upload, { body: { file: { path: 'photo.png' } } }, settings())).result;
     expect(r.isError).toBe(true);
     expect(text(r)).toMatch(/local file paths are not enabled/);
     expect(seen.length).toBe(before);
   });
 
   it('reads a local file inside the upload root, with its name', async () => {
-    const r = await callOperation(upload, { body: { file: { path: 'photo.png', contentType: 'image/png' } } }, settings(root));
+    const r = (await sendOperation(upload, { body: { file: { path: 'photo.png', contentType: 'image/png' } } }, settings(root))).result;
     expect(r.isError).toBeFalsy();
     const body = seen.at(-1)!.body.toString('latin1');
     expect(body).toContain('filename="photo.png"\r\nContent-Type: image/png\r\n\r\n\u0089PNG');
@@ -86,18 +86,18 @@ describe('file uploads', () => {
 
   it.each([['../secret.txt'], [path.join(dir, 'secret.txt')], ['link.txt'], ['missing.bin']])('never reads %s from outside the root', async (p) => {
     const before = seen.length;
-    const r = await callOperation(upload, { body: { file: { path: p } } }, settings(root));
+    const r = (await sendOperation(upload, { body: { file: { path: p } } }, settings(root))).result;
     expect(r.isError).toBe(true);
     expect(text(r)).not.toContain('top secret');
     expect(seen.length).toBe(before);
   });
 
   it('sends a whole binary body from base64 or from a local file', async () => {
-    await callOperation(raw, { body: Buffer.from('abc').toString('base64') }, settings());
+    (await sendOperation(raw, { body: Buffer.from('abc').toString('base64') }, settings())).result;
     expect(seen.at(-1)!.body.toString()).toBe('abc');
-    await callOperation(raw, { body: { path: 'photo.png' } }, settings(root));
+    (await sendOperation(raw, { body: { path: 'photo.png' } }, settings(root))).result;
     expect([...seen.at(-1)!.body]).toEqual([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 255]);
-    const bad = await callOperation(raw, { body: 'not base64!' }, settings());
+    const bad = (await sendOperation(raw, { body: 'not base64!' }, settings())).result;
     expect(bad.isError).toBe(true);
     expect(text(bad)).toMatch(/base64/);
   });
