@@ -16,8 +16,10 @@
 import type { PrimitiveGate } from '../core/primitive-gate.js';
 import type { Step } from '../pipeline/pipeline.js';
 import { AccessControl, accessGate, accessStep } from './access.js';
-import type { AuditInput, AuditSink } from './audit.js';
-import { AuditLog, auditFile, instanceFile } from './audit.js';
+import type { AuditInput } from './audit.js';
+import { AuditLog } from './audit.js';
+import type { AuditSink } from './audit-sinks.js';
+import { auditFile, instanceFile } from './audit-sinks.js';
 import { auditRequest, auditStep } from './audit-step.js';
 import type { Counters } from './counters.js';
 import { Limits, limitsStep } from './limits.js';

@@ -9,19 +9,12 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { setLogSink } from '../../../templates/runtime/core/log.js';
 import type { Outcome, Step, ToolCall, ToolResult } from '../../../templates/runtime/pipeline/pipeline.js';
 import { refuse, runPipeline } from '../../../templates/runtime/pipeline/pipeline.js';
-import type { AuditSink } from '../../../templates/runtime/policy/audit.js';
-import {
-  AUDIT_ARGUMENT_BYTES,
-  AuditLog,
-  AuditWriteError,
-  auditFile,
-  FileSink,
-  lineHash,
-  MAX_PENDING_EVENTS,
-  redact,
-  summarize,
-} from '../../../templates/runtime/policy/audit.js';
+import { AuditLog, AuditWriteError, MAX_PENDING_EVENTS, redact } from '../../../templates/runtime/policy/audit.js';
+import { lineHash } from '../../../templates/runtime/policy/audit-chain.js';
+import type { AuditSink } from '../../../templates/runtime/policy/audit-sinks.js';
+import { auditFile, FileSink } from '../../../templates/runtime/policy/audit-sinks.js';
 import { auditStep } from '../../../templates/runtime/policy/audit-step.js';
+import { AUDIT_ARGUMENT_BYTES, summarize } from '../../../templates/runtime/policy/audit-summary.js';
 import { verifyAuditFile } from '../../../templates/runtime/policy/verify-audit.js';
 
 const run = promisify(execFile);

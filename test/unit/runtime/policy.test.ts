@@ -6,7 +6,7 @@ import { OPEN_GATE } from '../../../templates/runtime/core/primitive-gate.js';
 import type { ToolCall, ToolResult } from '../../../templates/runtime/pipeline/pipeline.js';
 import { runPipeline } from '../../../templates/runtime/pipeline/pipeline.js';
 import { composeGates } from '../../../templates/runtime/policy/access.js';
-import type { AuditSink } from '../../../templates/runtime/policy/audit.js';
+import type { AuditSink } from '../../../templates/runtime/policy/audit-sinks.js';
 import { MemoryCounters } from '../../../templates/runtime/policy/counters.js';
 import { createPolicy } from '../../../templates/runtime/policy/policy.js';
 import type { PolicyConfig } from '../../../templates/runtime/policy/policy-types.js';
