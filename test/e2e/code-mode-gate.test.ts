@@ -14,7 +14,7 @@
  * answered first on the retry, then the next asks (the limits' `maxResponseBytes` on deletePet
  * makes its steps pass on a changed copy of the call, which must still find the run's gate state).
  * A run its wall time stops while the gate asks answers with the bound, never with the question,
- * and no write is sent again; a gated call the code leaves asking when it returns is named as not made.
+ * and no write is sent again; a gated call the code leaves asking when it returns (or throws) is named as not made.
  */
 
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -327,6 +327,33 @@ describe('a gated call the code does not await', () => {
       expect(text(r)).toContain('1 API call was made: getPetById 200; not made: deletePet (asking the client when the code returned)');
       expect(asked.sampling).toBe(1);
       expect(requests).toEqual(['GET /pets/999']);
+    } finally {
+      hold = undefined;
+      answered();
+    }
+  }, 30_000);
+});
+
+describe('a gated call the code does not await, and then throws', () => {
+  it('legacy over stdio: the code throws while the gate asks the client; the error names the call as not made', async () => {
+    let answered!: () => void;
+    const late = new Promise<void>((r) => (answered = r));
+    hold = (method, url) => method === 'GET' && url === '/pets/998';
+    const { c, asked } = await client('stdio', 'legacy', 'accept', 0, 'answers', async () => {
+      if (held.length === 0) await new Promise<void>((r) => (onHold = r));
+      onHold = undefined;
+      for (const res of held.splice(0)) res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id: 998, name: 'Held' }));
+      await late;
+    });
+    requests.length = 0;
+    try {
+      const code = `api.deletePet({ petId: 62 });\nawait api.getPetById({ petId: 998 });\nthrow new Error('boom');`;
+      const r = await c.callTool({ name: 'execute', arguments: { code } });
+      expect(r.isError).toBe(true);
+      expect(text(r)).toContain('The code threw Error: boom');
+      expect(text(r)).toContain('1 API call was made: getPetById 200; not made: deletePet (asking the client when the code threw)');
+      expect(asked.sampling).toBe(1);
+      expect(requests).toEqual(['GET /pets/998']);
     } finally {
       hold = undefined;
       answered();

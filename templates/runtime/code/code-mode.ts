@@ -344,10 +344,11 @@ export function createCodeMode(signatures: Readonly<Record<string, string>>, opt
       try {
         // the owner: a sandbox instance is used again only by the same client's runs
         const outcome = await runIsolated(stripped.js, host, limits, AbortSignal.any([signal, ended.signal]), identity, maxRuns);
-        // the run ended to ask the client (unless the code returned first): the question is the answer;
-        // a run its wall time stopped answers with that bound, as any run it stops (the round ends
-        // there: no outcome the bound aborted is kept for a retry, no write is sent again)
-        if (asking !== undefined && outcome.kind !== 'returned' && outcome.kind !== 'bound' && !signal.aborted) return asking;
+        // the run ended to ask the client (its calls in flight answered first): the question is the
+        // answer. A run that ended otherwise — the code returned or threw first, its wall time or
+        // thread stopped it — answers with that, as any such run: the round ends there, so no
+        // outcome aborted with the run is kept for a retry and no write is sent again
+        if (asking !== undefined && outcome.kind === 'cancelled' && ended.signal.aborted && !signal.aborted) return asking;
         return answer(outcome, calls, results);
       } finally {
         running -= 1;
@@ -366,7 +367,8 @@ function consoleBlock(out: string): CallToolResult['content'] {
 
 /** The `execute` answer for a run's outcome. */
 function answer(outcome: SandboxOutcome, calls: readonly CallRecord[], results: ResultPolicy | undefined): CallToolResult {
-  const summary = callSummary(calls, outcome.kind === 'returned' ? 'when the code returned' : 'when the run was stopped');
+  const when = { returned: 'when the code returned', thrown: 'when the code threw', cancelled: 'when the run was cancelled' } as Record<string, string>;
+  const summary = callSummary(calls, when[outcome.kind] ?? 'when the run was stopped');
   switch (outcome.kind) {
     case 'returned': {
       let value = JSON.parse(outcome.json) as unknown;
