@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { allScopes, missingScopes, nestedScopes, scopeGate, scopeNeeds, scopeShortfall } from '../../templates/runtime/oauth/oauth-scopes.js';
+import { refusalOf } from '../../templates/runtime/pipeline/pipeline.js';
 import { corpusSpec } from '../helpers/corpus.js';
 import { irFromText } from '../helpers/ir.js';
 
@@ -179,13 +180,13 @@ describe('scopes at run time', () => {
       name: 'addPet',
       target: { kind: 'operation', tool },
       ctx: { http: { authInfo } },
-      report: {} as { refusal?: unknown },
       ...(parent ? { parent } : {}),
     });
     const next = async () => ({ content: [] });
     const nested = call(oauth(['read']), { name: 'register_pet', callId: 'c1' });
-    await expect(nestedScopes(nested as never, next)).rejects.toThrow('The tool addPet needs the scopes read write; the OAuth token lacks write');
-    expect(nested.report.refusal).toEqual({ kind: 'denied', reason: 'the tool addPet needs the scopes read write; the OAuth token lacks write' });
+    const refused = await nestedScopes(nested as never, next).catch((e: unknown) => e);
+    expect((refused as Error).message).toContain('The tool addPet needs the scopes read write; the OAuth token lacks write');
+    expect(refusalOf(refused)).toEqual({ kind: 'denied', reason: 'the tool addPet needs the scopes read write; the OAuth token lacks write' });
     await expect(nestedScopes(call(oauth(['read', 'write']), { name: 'register_pet', callId: 'c1' }) as never, next)).resolves.toEqual({ content: [] });
     await expect(nestedScopes(call(oauth([])) as never, next)).resolves.toEqual({ content: [] });
     await expect(
