@@ -5,6 +5,11 @@
  * the nearest folder above it that has such a README. Imports are read from the source text
  * (static `import`/`export … from`, side-effect imports, `import()` of a literal), type-only
  * imports included: a type can tie two modules as tightly as a value.
+ *
+ * The folders themselves form no cycle either (a folder's own modules and those of its
+ * sub-folders may import each other: a folder's root holds its entry and shared types), and every
+ * folder a README allows is one its modules import (a permission nothing uses is removed, so the
+ * README says what the code does).
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -59,6 +64,51 @@ function unitOf(file: string): string | undefined {
   return undefined;
 }
 
+/**
+ * Imports known to run against the folder order, each waiting for a move, and why. Each must
+ * still exist (the test says when one is gone, so that it leaves this list too).
+ */
+const PENDING: ReadonlyMap<string, string> = new Map([
+  [
+    'templates/runtime/pipeline/dispatch.ts -> templates/runtime/server/api-replay.ts',
+    'api-replay.ts (the replay of code mode’s nested calls across input rounds) belongs beside dispatch.ts in pipeline/; it moves when code mode’s work on it lands',
+  ],
+]);
+
+const isWithin = (folder: string, other: string): boolean => other === folder || other.startsWith(`${folder}/`);
+
+/** Folder -> the folders its modules import (besides its own ancestors and sub-folders), with the imports that make each arrow. */
+const folderEdges = new Map<string, Map<string, string[]>>();
+for (const [file, targets] of edges) {
+  const from = unitOf(file)!;
+  for (const t of targets) {
+    const to = unitOf(t)!;
+    if (isWithin(from, to) || isWithin(to, from) || PENDING.has(`${file} -> ${t}`)) continue;
+    const out = folderEdges.get(from) ?? new Map<string, string[]>();
+    folderEdges.set(from, out);
+    out.set(to, [...(out.get(to) ?? []), `${file} -> ${t}`]);
+  }
+}
+
+/** Every cycle among `graph`'s nodes found by one depth-first walk, as `a -> b -> a`. */
+function cyclesOf(graph: ReadonlyMap<string, Iterable<string>>, nodes: Iterable<string>): string[][] {
+  const cycles: string[][] = [];
+  const state = new Map<string, 'open' | 'done'>();
+  const stack: string[] = [];
+  const visit = (n: string): void => {
+    state.set(n, 'open');
+    stack.push(n);
+    for (const t of graph.get(n) ?? []) {
+      if (state.get(t) === 'open') cycles.push([...stack.slice(stack.indexOf(t)), t]);
+      else if (!state.has(t)) visit(t);
+    }
+    stack.pop();
+    state.set(n, 'done');
+  };
+  for (const n of nodes) if (!state.has(n)) visit(n);
+  return cycles;
+}
+
 describe('import directions', () => {
   it('reads the graph (a sanity check of the parser)', () => {
     expect(modules.length).toBeGreaterThan(200);
@@ -75,21 +125,38 @@ describe('import directions', () => {
   });
 
   it('no module imports, directly or not, itself', () => {
-    const cycles: string[] = [];
-    const state = new Map<string, 'open' | 'done'>();
-    const stack: string[] = [];
-    const visit = (f: string): void => {
-      state.set(f, 'open');
-      stack.push(f);
-      for (const t of edges.get(f) ?? []) {
-        if (state.get(t) === 'open') cycles.push([...stack.slice(stack.indexOf(t)), t].join(' -> '));
-        else if (!state.has(t)) visit(t);
-      }
-      stack.pop();
-      state.set(f, 'done');
-    };
-    for (const f of modules) if (!state.has(f)) visit(f);
+    expect(cyclesOf(edges, modules).map((c) => c.join(' -> '))).toEqual([]);
+  });
+
+  it('no folder imports, directly or not, itself', () => {
+    const graph = new Map([...folderEdges].map(([from, out]) => [from, [...out.keys()].sort()]));
+    const cycles = cyclesOf(graph, [...rules.keys()].sort()).map((c) =>
+      [c.join(' -> '), ...c.slice(1).map((to, i) => `  ${c[i]} -> ${to}: ${folderEdges.get(c[i]!)!.get(to)!.join('; ')}`)].join('\n'),
+    );
     expect(cycles).toEqual([]);
+  });
+
+  it('every pending exception still names an import that exists', () => {
+    const gone = [...PENDING.keys()].filter((e) => {
+      const [file, target] = e.split(' -> ');
+      return !edges.get(file!)?.includes(target!);
+    });
+    expect(gone).toEqual([]);
+  });
+
+  it('every folder a README allows is imported by that folder', () => {
+    const used = new Map<string, Set<string>>();
+    for (const [file, targets] of edges) {
+      const from = unitOf(file)!;
+      for (const t of targets) {
+        const to = unitOf(t)!;
+        if (to !== from) used.set(from, (used.get(from) ?? new Set()).add(to));
+      }
+    }
+    const unused = [...rules].flatMap(([folder, allowed]) =>
+      [...allowed].filter((a) => !used.get(folder)?.has(a)).map((a) => `${folder}/README.md allows ${a}, which none of its modules imports`),
+    );
+    expect(unused).toEqual([]);
   });
 
   it('every import across folders goes where the importing folder’s README allows', () => {

@@ -5,7 +5,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { allScopes, missingScopes, nestedScopes, scopeGate, scopeNeeds, scopeShortfall } from '../../templates/runtime/oauth/oauth-scopes.js';
+import { allScopes, missingScopes, scopeGate, scopeNeeds, scopeShortfall } from '../../templates/runtime/oauth/oauth-scopes.js';
+import { nestedScopes } from '../../templates/runtime/pipeline/nested-scopes.js';
 import { refusalOf } from '../../templates/runtime/pipeline/pipeline.js';
 import { corpusSpec } from '../helpers/corpus.js';
 import { irFromText } from '../helpers/ir.js';

@@ -9,32 +9,33 @@
  * This file is copied verbatim into every generated project.
  */
 import type { CallToolResult, InputRequiredResult, ServerContext } from '@modelcontextprotocol/server';
+import { argumentsHash } from '../core/canonical-json.js';
+import { sessionOf } from '../core/era.js';
 import type { PrimitiveGate } from '../core/primitive-gate.js';
 import type { ToolEntry } from '../core/surface.js';
 import type { ServerConfig } from '../core/types.js';
 import type { TokenExchanger } from '../oauth/oauth-exchange.js';
-import { isOAuthToken, nestedScopes } from '../oauth/oauth-scopes.js';
+import { isOAuthToken } from '../oauth/oauth-scopes.js';
 import { measureArguments, overLimitMessage } from '../operation/argument-limits.js';
 import type { readArgumentEnv } from '../operation/arguments.js';
 import type { Authenticator } from '../operation/auth.js';
 import type { InFlightBudget } from '../operation/in-flight.js';
 import type { CallOptions } from '../operation/operation-call.js';
 import { sendOperation } from '../operation/operation-call.js';
+import type { ResultStore } from '../operation/result-store.js';
 import { DEFAULT_RESULT_POLICY } from '../operation/results.js';
 import type { Settings } from '../process/settings.js';
 import { settingNames } from '../process/variables.js';
 import { replayAcrossRounds, replayByName } from '../server/api-replay.js';
-import type { PolicyLayer } from '../server/instance.js';
-import { sessionOf } from '../server/instance.js';
-import type { ResultStore } from '../server/result-store.js';
-import { argumentsHash } from '../server/rounds.js';
 import { TaskTools } from '../tasks/tasks-tools.js';
 import { apiClient } from '../tools/api-client.js';
 import { callExtraTool } from '../tools/extra-tools.js';
 import { inputSession } from '../tools/handler-input.js';
 import { gateTurnsOf } from './gate-turns.js';
+import { nestedScopes } from './nested-scopes.js';
 import type { Dispatcher, PipelineTool, Step, ToolCall, ToolGuard, ToolResult } from './pipeline.js';
 import { answer, checkArguments, enforceConcerns, gateVerdict, isInputRequired, nestedCall, reflectionStep, refuse, runPipeline } from './pipeline.js';
+import type { PolicyLayer } from './policy-layer.js';
 
 /** The reflection gate as the server sees it (reflection.ts's `ReflectionGate` is one). */
 export interface ReflectionGuard extends ToolGuard {

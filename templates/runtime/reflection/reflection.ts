@@ -50,6 +50,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { CLIENT_CAPABILITIES_META_KEY } from '@modelcontextprotocol/server';
 import Handlebars from 'handlebars';
+import { canonicalJson } from '../core/canonical-json.js';
 import { errorMessage, errorResult } from '../core/error-result.js';
 import { isRecord } from '../core/json-shapes.js';
 import { log } from '../core/log.js';
@@ -69,7 +70,7 @@ import { persistToolFor, retryDirectly } from './reflection-config.js';
 import type { JustificationForm, UserStep } from './reflection-elicit.js';
 import { askUserInCall, askUserRound, justificationForm, justificationMessage } from './reflection-elicit.js';
 import { HostFlow } from './reflection-hints.js';
-import { canonicalJson, gateKey } from './reflection-key.js';
+import { gateKey } from './reflection-key.js';
 import type { JustificationCheck } from './reflection-sampling.js';
 import { DEFAULT_JUSTIFICATION_SCHEMA, justificationChecker } from './reflection-sampling.js';
 import type { Justifications } from './reflection-store.js';

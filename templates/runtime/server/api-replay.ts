@@ -27,10 +27,10 @@
  * This file is copied verbatim into every generated project that has extra tools with `uses`.
  */
 
+import { argumentsHash } from '../core/canonical-json.js';
 import { errorResult } from '../core/error-result.js';
 import { encodedBytes } from '../operation/result-size.js';
 import type { NestedRunner } from '../tools/api-client.js';
-import { argumentsHash } from './rounds.js';
 
 /** Largest outcome kept across rounds, in bytes of JSON. */
 export const MAX_KEPT_BYTES = 64 * 1024;

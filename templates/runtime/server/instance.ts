@@ -12,52 +12,10 @@
 
 import type { ReadResourceResult, ServerContext } from '@modelcontextprotocol/server';
 import { ProtocolError, ProtocolErrorCode, Server } from '@modelcontextprotocol/server';
+import type { Era } from '../core/era.js';
+import { sessionOf } from '../core/era.js';
 import { log } from '../core/log.js';
-import type { PrimitiveGate } from '../core/primitive-gate.js';
-import type { Era, Step } from '../pipeline/pipeline.js';
-
-/** An event of the policy layer's audit trail that is not a request's end: a legacy session opening or closing, a justification stored. */
-export type PolicyEvent = {
-  readonly name: 'session.opened' | 'session.closed' | 'justification.persisted';
-  readonly session?: string | null;
-  readonly client: string;
-  readonly era: Era;
-  readonly primitive?: string;
-  readonly arguments?: unknown;
-  readonly outcome?: string;
-  readonly durationMs?: number;
-  readonly detail?: string;
-};
-
-/** A request besides tool calls that the policy layer watches (the same facts a tool call's audit events and span are made of: policy/observed.ts). */
-export type ObservedRequest = {
-  readonly method: ObservedMethod;
-  /** The prompt's name, the resource's URI, `preprocessors`. */
-  readonly primitive?: string;
-  /** A prompt's arguments. */
-  readonly arguments?: unknown;
-  readonly session: string | null;
-  readonly client: string;
-  readonly era: Era;
-};
-
-/**
- * What the server needs of the policy layer (policy.ts's `createPolicy` makes one; this module does
- * not import it, so servers without a policy carry none of its code or dependencies).
- */
-export interface PolicyLayer {
-  /** Steps every tool call runs first (telemetry, audit, access control, limits). */
-  readonly steps: readonly Step[];
-  /** The access gate for requests of an instance whose default identity is `identity` (none: no access rules). */
-  gate(identity: string): PrimitiveGate | undefined;
-  /** Records an audit event; resolves once written, rejects when it cannot be (the request then fails). */
-  record(event: PolicyEvent): Promise<void>;
-  /**
-   * Serves a request besides tool calls in its span and writes its audit event when it ends, as a
-   * tool call's step does (policy.ts); rejects when the event cannot be written (the request then fails).
-   */
-  observe<T>(request: ObservedRequest, serve: () => Promise<T>): Promise<T>;
-}
+import type { ObservedMethod, ObservedRequest, PolicyLayer } from '../pipeline/policy-layer.js';
 
 /** `value`'s JSON type, for messages: `a string`, `an array`, `null`. */
 function jsonType(value: unknown): string {
@@ -111,8 +69,6 @@ export class ServerInstance extends Server {
   }
 }
 
-/** The requests besides tool calls the audit trail records. */
-export type ObservedMethod = 'prompts/get' | 'resources/read' | 'preprocessors/run';
 const OBSERVED: ReadonlySet<string> = new Set<ObservedMethod>(['prompts/get', 'resources/read', 'preprocessors/run']);
 /** The primitive of each observed request: the param naming it. */
 const OBSERVED_PRIMITIVE: Record<ObservedMethod, (params: Record<string, unknown>) => unknown> = {
@@ -136,11 +92,6 @@ export function callArguments(name: string, args: unknown): Record<string, unkno
   if (typeof args !== 'object' || args === null || Array.isArray(args))
     throw invalidParams(`Invalid arguments for tool ${name}: arguments must be an object of argument values, not ${jsonType(args)}`);
   return args as Record<string, unknown>;
-}
-
-/** The legacy session of a request (`null` in the modern era, which has none, and over stdio). */
-export function sessionOf(ctx: ServerContext | undefined, era: Era): string | null {
-  return era === 'legacy' ? (ctx?.sessionId ?? null) : null;
 }
 
 /**

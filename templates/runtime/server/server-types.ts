@@ -16,10 +16,10 @@ import type { CallOptions } from '../operation/operation-call.js';
 import type { HeaderRefusal } from '../operation/param-headers.js';
 import type { CodeFront, PresetGate, ReflectionGuard } from '../pipeline/dispatch.js';
 import type { Era, Step } from '../pipeline/pipeline.js';
+import type { PolicyLayer } from '../pipeline/policy-layer.js';
 import type { Settings } from '../process/settings.js';
 import type { TaskStore } from '../tasks/tasks-store.js';
 import type { AnyExtraTool } from '../tools/extra-tools.js';
-import type { PolicyLayer } from './instance.js';
 import type { RoundNonces } from './round-nonces.js';
 
 /** What a transport tells the factory about the instance it needs. */

@@ -27,13 +27,13 @@ import { Authenticator } from '../operation/auth.js';
 import { InFlightBudget } from '../operation/in-flight.js';
 import type { HeaderRefusal, ParamHeader } from '../operation/param-headers.js';
 import { checkParamHeaders, paramHeaders } from '../operation/param-headers.js';
+import { RESULT_URI_PREFIX, ResultStore } from '../operation/result-store.js';
 import { createDispatch } from '../pipeline/dispatch.js';
 import { resolveSettings } from '../process/settings.js';
 import { DEFAULT_MAX_ARGUMENT_BYTES, DEFAULT_MAX_IN_FLIGHT_BYTES } from '../process/variables.js';
 import { openState } from '../shared/state.js';
 import { TaskTools } from '../tasks/tasks-tools.js';
 import { observe, ServerInstance } from './instance.js';
-import { RESULT_URI_PREFIX, ResultStore } from './result-store.js';
 import { LocalRoundNonces } from './round-nonces.js';
 import type { CreateServerOptions, InstanceContext, ServerFactory } from './server-types.js';
 import type { ToolServing } from './tool-call.js';
@@ -42,7 +42,7 @@ import { toolTable } from './tool-table.js';
 
 export type { CodeFront, CodeNestedOutcome, CodeWaiting, PresetGate, ReflectionGuard } from '../pipeline/dispatch.js';
 export type { Era, Step, ToolCall, ToolGuard, ToolResult } from '../pipeline/pipeline.js';
-export type { PolicyEvent, PolicyLayer } from './instance.js';
+export type { PolicyEvent, PolicyLayer } from '../pipeline/policy-layer.js';
 export type { CreateServerOptions, InstanceContext, ListenFeed, ServerExtensions, ServerFactory, ToolMetadata, ToolSearch } from './server-types.js';
 export { toolDescriptor } from './tool-table.js';
 

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, gateKey, isGateKey, normalizeArgs, templateHash } from '../../../templates/runtime/reflection/reflection-key.js';
+import { canonicalJson } from '../../../templates/runtime/core/canonical-json.js';
+import { gateKey, isGateKey, normalizeArgs, templateHash } from '../../../templates/runtime/reflection/reflection-key.js';
 
 describe('normalizeArgs', () => {
   it('sorts object keys recursively and keeps array order', () => {

@@ -11,7 +11,7 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPEN_GATE } from '../../../templates/runtime/core/primitive-gate.js';
 import type { OperationTool, ServerConfig } from '../../../templates/runtime/core/types.js';
-import { ResultStore } from '../../../templates/runtime/server/result-store.js';
+import { ResultStore } from '../../../templates/runtime/operation/result-store.js';
 import type { PresetGate } from '../../../templates/runtime/server/server.js';
 import { createServer } from '../../../templates/runtime/server/server.js';
 import { ERAS, linkedClient } from '../../helpers/linked.js';
