@@ -1,6 +1,6 @@
 /**
  * Policy limits end to end, against a backend on 127.0.0.1 that answers slowly: the concurrency
- * limit refuses a call while another runs, the time limit answers at its deadline and the
+ * limit refuses a call while another runs (one the backend holds until the test releases it), the time limit answers at its deadline and the
  * backend sees the upstream request aborted, the rate limit counts per client; every refusal
  * is audited, and the API credential and the redacted argument never appear in the trail.
  */
@@ -27,6 +27,10 @@ paths:
       operationId: slow
       parameters: [{ name: ms, in: path, required: true, schema: { type: integer } }]
       responses: { '200': { description: ok, content: { application/json: { schema: { type: object } } } } }
+  /held:
+    get:
+      operationId: held
+      responses: { '200': { description: ok, content: { application/json: { schema: { type: object } } } } }
   /notes:
     post:
       operationId: addNote
@@ -43,6 +47,7 @@ policy:
     default: { timeoutMs: 400 }
     tools:
       slow: { maxConcurrent: 1, timeoutMs: 400 }
+      held: { maxConcurrent: 1, timeoutMs: 600000 }
       addNote: { perMinute: { client: 2, overall: 10 } }
 `;
 const TOKEN = 'upstream-credential-4b1d9c0e7f';
@@ -52,6 +57,8 @@ const BOB = 'bob-mcp-token-0123456789ab';
 
 type Seen = { url: string; aborted: boolean };
 const seen: Seen[] = [];
+/** Answers the requests to /held, which wait for it. */
+const holding: Array<() => void> = [];
 let api: Server;
 let http: HttpProcess;
 let audit = '';
@@ -65,6 +72,10 @@ beforeAll(async () => {
     res.on('close', () => {
       if (!res.writableFinished) entry.aborted = true;
     });
+    if (req.url === '/held') {
+      holding.push(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'));
+      return;
+    }
     const ms = Number(/^\/slow\/(\d+)/.exec(req.url ?? '')?.[1] ?? 0);
     const answer = setTimeout(() => {
       if (!res.destroyed) res.writeHead(req.method === 'POST' ? 201 : 200, { 'content-type': 'application/json' }).end('{"ok":true}');
@@ -83,6 +94,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
+  for (const release of holding.splice(0)) release();
   await Promise.all(open.splice(0).map((c) => c.close().catch(() => undefined)));
   http?.kill('SIGKILL');
   api?.closeAllConnections();
@@ -106,13 +118,15 @@ const events = () =>
 describe('policy limits over HTTP', () => {
   it('refuses a second call while the first holds the only slot (maxConcurrent 1)', async () => {
     const c = await client();
-    const first = c.callTool({ name: 'slow', arguments: { ms: 200 } });
-    await new Promise((r) => setTimeout(r, 60));
-    const second = (await c.callTool({ name: 'slow', arguments: { ms: 10 } })) as Result;
+    const first = c.callTool({ name: 'held', arguments: {} });
+    // the first call holds its slot once its request reaches the backend, which holds it until released (waited for, not timed)
+    while (holding.length === 0) await new Promise((r) => setTimeout(r, 10));
+    const second = (await c.callTool({ name: 'held', arguments: {} })) as Result;
     expect(second.isError).toBe(true);
     expect(text(second)).toMatch(/already has 1 calls? running.*maxConcurrent.*retry shortly/);
+    holding.shift()!();
     expect(((await first) as Result).isError, text((await first) as Result)).toBeFalsy();
-    expect(events().some((e) => e.event === 'tool.limited' && e.primitive === 'slow' && /maxConcurrent/.test(e.detail ?? ''))).toBe(true);
+    expect(events().some((e) => e.event === 'tool.limited' && e.primitive === 'held' && /maxConcurrent/.test(e.detail ?? ''))).toBe(true);
   });
 
   it('answers at the deadline (timeoutMs) and the backend sees the upstream request aborted', async () => {
