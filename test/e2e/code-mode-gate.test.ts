@@ -98,7 +98,7 @@ beforeAll(async () => {
     GATECODE_BASE_URL: `http://127.0.0.1:${(backend.address() as { port: number }).port}`,
     GATECODE_AUDIT_FILE: path.join(work, 'audit.jsonl'),
     GATECODE_REFLECTION_DIR: path.join(work, 'store'),
-    GATECODE_CODE_TIMEOUT_MS: '3000',
+    GATECODE_CODE_TIMEOUT_MS: '8000',
   };
   httpServer = await startHttp(server, env);
 }, 300_000);
@@ -271,8 +271,8 @@ describe.each(CASES)('a gated operation from code, $era era over $transport', ({
 });
 
 describe('waiting for the client does not count against the wall time', () => {
-  it('legacy over stdio: a model that answers after the 3 s wall time still lets the run finish', async () => {
-    const { c, asked } = await client('stdio', 'legacy', 'accept', 4000);
+  it('legacy over stdio: a model that answers after the 8 s wall time still lets the run finish', async () => {
+    const { c, asked } = await client('stdio', 'legacy', 'accept', 10_000);
     requests.length = 0;
     const r = await c.callTool({ name: 'execute', arguments: { code: `await api.deletePet({ petId: 41 });\nreturn 'deleted';` } });
     expect(r.isError, text(r)).toBeFalsy();
@@ -286,13 +286,13 @@ describe('the wall time stops a run while the gate asks (2026-07-28 over HTTP)',
   it('answers with the bound, not the question: the write in flight is sent once, the gated call is not made, nothing is retried', async () => {
     const { c, asked } = await client('http', 'modern', 'accept');
     requests.length = 0;
-    // the POST is held open, so the run waits for it after the gate asked, until its 3 s wall time stops it
+    // the POST is held open, so the run waits for it after the gate asked, until its 8 s wall time stops it
     hold = (method, url) => method === 'POST' && url === '/pets';
     try {
       const code = `await Promise.all([api.createPet({ body: { name: 'Held' } }), api.deletePet({ petId: 51 })]);\nreturn 'done';`;
       const r = await c.callTool({ name: 'execute', arguments: { code } });
       expect(r.isError).toBe(true);
-      expect(text(r)).toMatch(/^Stopped by the wall time bound: the code ran longer than 3000 ms/);
+      expect(text(r)).toMatch(/^Stopped by the wall time bound: the code ran longer than 8000 ms/);
       expect(text(r)).toContain('createPet');
       expect(text(r)).toContain('not made: deletePet (asking the client when the run was stopped)');
       // the question never reached the client, and the write was sent once: no retry made it again
