@@ -159,16 +159,8 @@ export class ResultCalibrator {
   }
 
   /**
-   * Bytes of compacted JSON per o200k token over `examples` (pooled: total bytes / total tokens),
-   * to two decimals; `undefined` when they hold fewer than 200 bytes together. The tokenizer is
-   * loaded on the first call that has something to count.
-   */
-  bytesPerToken(examples: readonly unknown[], settings: Pick<ResolvedResults, 'compact' | 'omit' | 'maxStringChars'>): number | undefined {
-    return this.calibration(examples, settings)?.finish();
-  }
-
-  /**
-   * {@link bytesPerToken} in two halves, so many tools' texts are counted in one batch
+   * A tool's bytes of compacted JSON per o200k token over `examples` (pooled: total bytes / total
+   * tokens, to two decimals), in two halves, so many tools' texts are counted in one batch
    * ({@link countCalibrations}: one round trip to the tokenizer worker instead of one per example):
    * the examples measured now, `finish` the figure once they are counted (it counts what is left).
    * `undefined` when there is nothing to calibrate on (no examples, or fewer than 200 bytes).
