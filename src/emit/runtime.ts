@@ -7,6 +7,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { moduleSpecifiers } from '../core/import-specifiers.js';
 import { packageFile } from '../core/paths.js';
 import { TS_HEADER } from './header.js';
 
@@ -28,16 +29,17 @@ function modules(): Map<string, string> {
 }
 
 /**
- * Runtime modules a source file imports or re-exports by a relative `.js` specifier (type-only and
- * side-effect-only imports included), as paths under the runtime folder. `from` is the importer's
- * folder there (`''` for the runtime's root, `server` for `server/server.ts`); `prefix` is what
- * the specifiers start with (`./runtime/` in generated code, `./` or `../` in the runtime itself).
+ * Runtime modules a source file imports or re-exports by a relative `.js` specifier (type-only,
+ * side-effect-only and dynamic imports included; core/import-specifiers.ts reads them), as paths
+ * under the runtime folder. `from` is the importer's folder there (`''` for the runtime's root,
+ * `server` for `server/server.ts`); `prefix` is what the specifiers start with (`./runtime/` in
+ * generated code, `./` or `../` in the runtime itself).
  */
 function localImports(source: string, from: string, prefix: string): string[] {
-  const re = new RegExp(`(?:from|^import)\\s+['"](${prefix.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}[A-Za-z0-9_./-]+)\\.js['"]`, 'gm');
-  return [...source.matchAll(re)].map(
-    (m) => path.posix.normalize(path.posix.join(from, m[1]!.slice(prefix === './runtime/' ? './runtime/'.length : 0))) + '.ts',
-  );
+  return moduleSpecifiers(source)
+    .map((s) => s.specifier)
+    .filter((s) => s.startsWith(prefix) && /^[A-Za-z0-9_./-]+\.js$/.test(s))
+    .map((s) => path.posix.normalize(path.posix.join(from, s.slice(prefix === './runtime/' ? './runtime/'.length : 0, -'.js'.length))) + '.ts');
 }
 
 /**

@@ -7,6 +7,7 @@
  */
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
+import { moduleSpecifiers } from '../core/import-specifiers.js';
 import { packageFile } from '../core/paths.js';
 
 /** One import of a runtime module that does not exist. */
@@ -32,41 +33,22 @@ function topLevelModules(): ReadonlySet<string> {
   return topLevel;
 }
 
-// what comes right before a module specifier: `import … from`, `export … from`, `import`, `import(`
-const BEFORE_SPECIFIER = /(?:(?<![.\w$])from\s*|(?<![.\w$])import\s*(?:\(\s*)?)$/;
-
-// a comment or a string literal, scanned left to right (so `//` inside a string is no comment, and a quote inside a comment opens no string)
-const COMMENT_OR_STRING = /\/\*[\s\S]*?(?:\*\/|$)|\/\/[^\n]*|'(?:\\.|[^'\\\n])*'|"(?:\\.|[^"\\\n])*"|`(?:\\[\s\S]|[^`\\])*`/g;
-
 /**
  * The imports in `source` (a handler file at `file`, relative to the project's `src/`, e.g.
  * `handlers/tools.ts`) of a flat runtime path that is no module: `runtime/<name>.js` right under
- * `src/`, where `<name>` is not one of the runtime's top-level modules. Specifiers are the string
- * literals right after `from` or `import` (comments and other strings do not count).
+ * `src/`, where `<name>` is not one of the runtime's top-level modules (specifiers as
+ * core/import-specifiers.ts reads them).
  */
 export function staleRuntimeImports(file: string, source: string): StaleRuntimeImport[] {
   const dir = path.posix.dirname(file);
   const out: StaleRuntimeImport[] = [];
-  let last = 0;
-  let code = '';
-  for (const m of source.matchAll(COMMENT_OR_STRING)) {
-    const token = m[0];
-    code += source.slice(last, m.index);
-    last = m.index + token.length;
-    if (token.startsWith('/') || token.startsWith('`')) {
-      code = `${code.slice(-200)} `;
-      continue;
-    }
-    const isSpecifier = BEFORE_SPECIFIER.test(code);
-    // only the end of the code so far is kept: a file of many strings stays linear
-    code = `${code.slice(-200)}""`;
-    const specifier = token.slice(1, -1);
-    if (!isSpecifier || !specifier.startsWith('.')) continue;
+  for (const { specifier, index } of moduleSpecifiers(source)) {
+    if (!specifier.startsWith('.')) continue;
     const flat = /^runtime\/([^/]+?)(?:\.[cm]?js|\.[cm]?ts)?$/.exec(path.posix.normalize(path.posix.join(dir, specifier)));
     if (flat === null || topLevelModules().has(flat[1]!)) continue;
-    const before = source.slice(0, m.index);
+    const before = source.slice(0, index);
     const up = path.posix.relative(dir, 'runtime/handlers.js');
-    out.push({ line: before.split('\n').length, col: m.index - before.lastIndexOf('\n'), specifier, replacement: up.startsWith('.') ? up : `./${up}` });
+    out.push({ line: before.split('\n').length, col: index - before.lastIndexOf('\n'), specifier, replacement: up.startsWith('.') ? up : `./${up}` });
   }
   return out;
 }

@@ -2,9 +2,9 @@
  * The import graph of src/ and templates/runtime/: no cycle among their modules, and every import
  * from one folder into another allowed by the importing folder's README.md (its `May import:`
  * line lists the folders, as backticked repository paths, or says nothing). A module belongs to
- * the nearest folder above it that has such a README. Imports are read from the source text
- * (static `import`/`export … from`, side-effect imports, `import()` of a literal), type-only
- * imports included: a type can tie two modules as tightly as a value.
+ * the nearest folder above it that has such a README. Imports are read from the source text by
+ * src/core/import-specifiers.ts (static `import`/`export … from`, side-effect imports, `import()`
+ * of a literal), type-only imports included: a type can tie two modules as tightly as a value.
  *
  * The folders themselves form no cycle either (a folder's own modules and those of its
  * sub-folders may import each other: a folder's root holds its entry and shared types), and every
@@ -14,6 +14,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { moduleSpecifiers } from '../../src/core/import-specifiers.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const TREES = ['src', 'templates/runtime'];
@@ -26,15 +27,12 @@ const modules: string[] = TREES.flatMap((tree) =>
 );
 const known = new Set(modules);
 
-const IMPORT =
-  /(?:^|[\n;])\s*(?:import|export)\b[^'";]*?\bfrom\s*['"](\.{1,2}\/[^'"]+)['"]|(?:^|\n)\s*import\s*['"](\.{1,2}\/[^'"]+)['"]|\bimport\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g;
-
 /** The repository paths of the modules `file` imports by relative specifier. */
 function importsOf(file: string): string[] {
   const text = readFileSync(path.join(ROOT, file), 'utf8');
   const out = new Set<string>();
-  for (const m of text.matchAll(IMPORT)) {
-    const spec = (m[1] ?? m[2] ?? m[3])!;
+  for (const { specifier: spec } of moduleSpecifiers(text)) {
+    if (!spec.startsWith('./') && !spec.startsWith('../')) continue;
     const target = path.posix.normalize(path.posix.join(path.posix.dirname(file), spec)).replace(/\.js$/, '.ts');
     if (known.has(target)) out.add(target);
   }
