@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { OperationTool } from '../../../templates/runtime/core/types.js';
-import { MAX_KEPT_BYTES, MAX_KEPT_TOTAL_BYTES, replayAcrossRounds, replayByName } from '../../../templates/runtime/server/api-replay.js';
+import { MAX_KEPT_BYTES, MAX_KEPT_TOTAL_BYTES, replayAcrossRounds, replayByName } from '../../../templates/runtime/pipeline/api-replay.js';
 
 const op = (name: string, method: string): OperationTool =>
   ({ kind: 'operation', name, inputSchema: { type: 'object' }, http: { method, path: '/', params: [] } }) as OperationTool;
