@@ -29,7 +29,7 @@ let worker: TokenWorker | undefined;
 
 /** Batches posted ahead to the active worker ({@link countAhead}) and not collected yet, in order. */
 let ahead: string[][] = [];
-/** Counts the worker made ahead, by text. */
+/** Counts the worker made ahead, by text, until read: a read takes its text out ({@link take}), so the texts are let go as the build goes on, not kept to its end. */
 let early = new Map<string, number>();
 /** Texts to count ahead not posted yet: posted in batches of {@link AHEAD_CHARS} (a post costs a wake-up of the worker). */
 let gathered: string[] = [];
@@ -57,19 +57,34 @@ function settle(): void {
   });
 }
 
+/** The count made ahead for `text`, taken out of {@link early} (a later read of the same text counts it again: the same number). */
+function take(text: string): number | undefined {
+  const n = early.get(text);
+  if (n !== undefined) early.delete(text);
+  return n;
+}
+
 /** A count by the active worker, else by the tokenizer on this thread. */
 const count = (text: string): number => {
   settle();
-  return early.get(text) ?? worker?.count(text) ?? o200k().countTokens(text);
+  return take(text) ?? worker?.count(text) ?? o200k().countTokens(text);
 };
 /** Counts of `texts` by the active worker in one round trip, else by the tokenizer on this thread. */
 const countAll = (texts: string[]): number[] => {
   settle();
-  const missing = texts.filter((t) => !early.has(t));
+  const found = new Map<string, number>();
+  for (const t of texts) {
+    const n = take(t);
+    if (n !== undefined) found.set(t, n);
+  }
+  const missing = texts.filter((t) => !found.has(t));
   const counted = missing.length === 0 ? [] : (worker?.countAll(missing) ?? missing.map((t) => o200k().countTokens(t)));
   let j = 0;
-  return texts.map((t) => early.get(t) ?? counted[j++]!);
+  return texts.map((t) => found.get(t) ?? counted[j++]!);
 };
+
+/** How many counts made ahead are held, not read yet (for tests: each is let go when read). */
+export const heldAhead = (): number => early.size;
 
 /**
  * Has the active worker count `texts` while this thread goes on (a later count of one of them

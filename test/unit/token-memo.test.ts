@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { o200k } from '../../src/core/lazy.js';
-import { countAhead, countO200k, countO200kAll, readTokenMemo, saveTokenMemo, useTokenMemo } from '../../src/core/token-memo.js';
+import { countAhead, countO200k, countO200kAll, heldAhead, readTokenMemo, saveTokenMemo, useTokenMemo } from '../../src/core/token-memo.js';
 import { TokenWorker } from '../../src/core/token-worker.js';
 
 const temps: string[] = [];
@@ -154,5 +154,32 @@ describe('counting ahead', () => {
     // without a worker, counting ahead does nothing and counts are the tokenizer's
     countAhead(texts);
     expect(texts.map(countO200k)).toEqual(expected);
+  });
+
+  it('lets each count made ahead go when it is read; a text read again, or twice in a batch, counts the same', async () => {
+    const worker = new TokenWorker();
+    const many = Array.from({ length: 30 }, (_, i) => JSON.stringify({ i, text: 'y'.repeat(3000 + i) }));
+    try {
+      const seen = await useTokenMemo(
+        undefined,
+        async () => {
+          countAhead(many);
+          const first = countO200k(many[0]!); // collects every batch posted
+          const held = heldAhead();
+          const batch = countO200kAll([many[1]!, many[2]!, many[1]!, ...many.slice(3)]);
+          const afterBatch = heldAhead();
+          return { first, held, batch, afterBatch, again: countO200k(many[0]!) };
+        },
+        worker,
+      );
+      const real = many.map((t) => o200k().countTokens(t));
+      expect(seen.held).toBe(many.length - 1);
+      expect(seen.afterBatch).toBe(0);
+      expect(seen.first).toBe(real[0]);
+      expect(seen.again).toBe(real[0]);
+      expect(seen.batch).toEqual([real[1], real[2], real[1], ...real.slice(3)]);
+    } finally {
+      worker.close();
+    }
   });
 });
