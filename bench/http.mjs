@@ -305,9 +305,15 @@ console.log('backend at ' + url);`;
   return listening(child, /backend at (http:\/\/\S+)/, 'stdout');
 }
 
+/**
+ * `--cpu-prof` into BENCH_CPU_PROF (a folder) for every server this section starts, so the
+ * generated server and the floor can be profiled side by side under the same load; none unset.
+ */
+const profile = () => (process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF)}`] : []);
+
 /** bench/floor-server.mjs (the bare-SDK floor) on a free loopback port; resolves once it listens. */
 export async function startFloor(root, env) {
-  const child = spawn(process.execPath, [path.join(root, 'bench/floor-server.mjs')], {
+  const child = spawn(process.execPath, [...profile(), path.join(root, 'bench/floor-server.mjs')], {
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -317,7 +323,7 @@ export async function startFloor(root, env) {
 
 /** `<server>/dist/server.js --transport http --port 0`, as test/helpers/eras.ts `startHttp` starts it; resolves once it listens. */
 export async function startHttp(server, env) {
-  const child = spawn(process.execPath, [path.join(server, 'dist/server.js'), '--transport', 'http', '--port', '0'], {
+  const child = spawn(process.execPath, [...profile(), path.join(server, 'dist/server.js'), '--transport', 'http', '--port', '0'], {
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

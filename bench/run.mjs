@@ -24,6 +24,7 @@
 // and one nested API call from code against a direct tools/call, as ratios.
 // BENCH_ONLY (a comma-separated subset of build, listTools, runtime, results, http, scaleOut, codeMode) runs only those sections;
 // BENCH_HTTP_SECONDS (default 4) sets how long each HTTP load runs after its warm-up.
+// BENCH_CPU_PROF (a folder) has every server the http section starts write a `--cpu-prof` profile there.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
