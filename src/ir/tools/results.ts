@@ -3,9 +3,9 @@
  * `results`, and its override's), its projection argument, and how many bytes of its compacted
  * JSON make one o200k token, calibrated on the spec's examples of its responses. The server
  * estimates a result's tokens from its bytes with that figure (counting them at run time would
- * cost more than the call), so the compaction here must be the runtime's (`runtime/operation/results.ts`).
+ * cost more than the call), so the compaction here must be the runtime's (`runtime/operation/result-fit.ts`).
  */
-import { compact } from '../../../templates/runtime/operation/results.js';
+import { compact } from '../../../templates/runtime/operation/result-fit.js';
 import { type Diagnostics, type Location, pointer } from '../../core/diagnostics.js';
 import { countAhead, countO200k, countO200kAll } from '../../core/token-memo.js';
 import type { ResolvedResults, ResultPresetSettings } from '../../manifest/load.js';
@@ -109,7 +109,7 @@ export function withProjectionArgument(schema: JsonSchema, name: string): JsonSc
 
 /**
  * `value` compacted as the server compacts a JSON result — it is the server's own function
- * (templates/runtime/operation/results.ts `compact`), so calibration measures what the server will send:
+ * (templates/runtime/operation/result-fit.ts `compact`), so calibration measures what the server will send:
  * `null`s, empty arrays and objects and the keys `omit` matches dropped, strings over
  * `maxStringChars` shortened with a marker (an item of a list that compacts to nothing stays as
  * `null`). `undefined` when nothing is left.

@@ -9,7 +9,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { ResultPolicy } from '../core/types.js';
 import { DEFAULT_BYTES_PER_TOKEN } from '../core/types.js';
-import { compact, fitBytes } from '../operation/results.js';
+import { compact, fitBytes } from '../operation/result-fit.js';
 import type { SandboxOutcome } from './sandbox.js';
 
 /** One API call the code made, for the answer (`in flight` until it answers). */

@@ -6,8 +6,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { OperationTool } from '../../../templates/runtime/core/types.js';
-import type { CompactionReport } from '../../../templates/runtime/operation/results.js';
-import { compact, DEFAULT_RESULT_POLICY, fitBytes, nextCall, policyFor, shapeResult } from '../../../templates/runtime/operation/results.js';
+import type { CompactionReport } from '../../../templates/runtime/operation/result-fit.js';
+import { compact, fitBytes } from '../../../templates/runtime/operation/result-fit.js';
+import { nextCall } from '../../../templates/runtime/operation/result-paging.js';
+import { DEFAULT_RESULT_POLICY, policyFor, shapeResult } from '../../../templates/runtime/operation/results.js';
 
 /** A list tool with the given query parameters. */
 function tool(query: string[], extra: Partial<OperationTool> = {}): OperationTool {
