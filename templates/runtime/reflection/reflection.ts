@@ -35,7 +35,7 @@
  * when it retries. Each request's deadline is recorded in `call.state`; a reply arriving after it
  * is refused like an invalid one. How long the client waits is the client's business.
  *
- * The host flow — hints and `persist_justification` — is reflection-hints.ts. Hint hashes are signed (state.ts `signHint`: `<64 hex key>.<expiry>.<mac>`, bound to the
+ * The gates' prompts, their arguments and keys are reflection-prompts.ts. The host flow — hints and `persist_justification` — is reflection-hints.ts. Hint hashes are signed (state.ts `signHint`: `<64 hex key>.<expiry>.<mac>`, bound to the
  * domain, valid `hintTtlMs`, default 24 h) with the state key, so `persist` accepts a hint issued
  * by any instance that shares the key, with no memory of it. The record stored by a host persist
  * holds the tool, prompt and prompt arguments when this process issued the hint (a best-effort
@@ -49,16 +49,13 @@
 
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { CLIENT_CAPABILITIES_META_KEY } from '@modelcontextprotocol/server';
-import Handlebars from 'handlebars';
-import { canonicalJson } from '../core/canonical-json.js';
 import { errorMessage, errorResult } from '../core/error-result.js';
 import { isRecord } from '../core/json-shapes.js';
 import { log } from '../core/log.js';
 import type { ToolEntry } from '../core/surface.js';
 import type { JsonSchema } from '../core/types.js';
 import { redact } from '../policy/redact.js';
-import type { PromptDefinition, PromptMessageTemplate } from '../primitives/prompts.js';
-import { renderPrompt } from '../primitives/prompts.js';
+import type { PromptDefinition } from '../primitives/prompts.js';
 import { parsePositiveInteger, settingsVariables } from '../process/settings.js';
 import { SharedStateError } from '../shared/shared-state.js';
 import { DEFAULT_HINT_TTL_MS } from '../shared/state.js';
@@ -70,7 +67,8 @@ import { persistToolFor, retryDirectly } from './reflection-config.js';
 import type { JustificationForm, UserStep } from './reflection-elicit.js';
 import { askUserInCall, askUserRound, justificationForm, justificationMessage } from './reflection-elicit.js';
 import { HostFlow } from './reflection-hints.js';
-import { gateKey } from './reflection-key.js';
+import type { Resolved } from './reflection-prompts.js';
+import { GatePrompts } from './reflection-prompts.js';
 import type { JustificationCheck } from './reflection-sampling.js';
 import { DEFAULT_JUSTIFICATION_SCHEMA, justificationChecker } from './reflection-sampling.js';
 import type { Justifications } from './reflection-store.js';
@@ -117,8 +115,6 @@ export function reflectionConfigFromEnv(
   return out;
 }
 
-type Resolved = { gate: GateDefinition; promptArgs: Record<string, string>; hash: string };
-
 /** What the gate keeps in `call.state.reflection` across the input rounds of one call. */
 type RoundMemory = {
   /** Keys of the gates satisfied in earlier rounds of this call. */
@@ -156,10 +152,6 @@ function clientSamples(call: GateCall): boolean {
   return call.server.getClientCapabilities()?.sampling !== undefined;
 }
 
-const hbs = Handlebars.create();
-// canonical (keys sorted), so the same value gives the same prompt argument, and key, in any key order
-hbs.registerHelper('json', (value: unknown) => (value === undefined ? '' : canonicalJson(value)));
-
 /** Enforces gates for tool calls and serves their prompts and `persist_justification`. */
 export class ReflectionGate {
   readonly mode: ReflectionMode;
@@ -175,11 +167,11 @@ export class ReflectionGate {
   private readonly config: ReflectionGateConfig;
   private readonly key: Buffer;
   private readonly validateJustification: JustificationCheck;
-  private readonly prompts = new Map<string, PromptDefinition & { readonly messages: readonly PromptMessageTemplate[] }>();
-  private readonly argTemplates = new Map<string, Handlebars.TemplateDelegate<Record<string, unknown>>>();
   /** The hints and `persist_justification` (reflection-hints.ts). */
   private readonly host: HostFlow;
   private readonly domainPrompts = new Map<string, Set<string>>();
+  /** The gates' prompts (reflection-prompts.ts). */
+  private readonly gatePrompts: GatePrompts;
   private readonly noStructured: ReadonlySet<string>;
   /** The justification schema as an elicitation form (mode `elicit`); `undefined` when no form can hold it. */
   private readonly form: JustificationForm | undefined;
@@ -215,32 +207,7 @@ export class ReflectionGate {
       domainPrompts: this.domainPrompts,
       redacted: (value) => this.redacted(value),
     });
-    const argUse = new Map<string, { keys: string[]; gates: GateDefinition[] }>();
-    for (const [tool, gates] of Object.entries(config.gates)) {
-      for (const gate of gates) {
-        if (!this.store.hasDomain(gate.domain)) throw new Error(`Reflection gate of tool ${tool}: domain ${JSON.stringify(gate.domain)} is not declared`);
-        const prev = this.prompts.get(gate.prompt);
-        if (prev !== undefined && prev.messages[0]?.text !== gate.template)
-          throw new Error(`Reflection prompt ${gate.prompt} is used with two different templates`);
-        const use = argUse.get(gate.prompt) ?? { keys: [], gates: [] };
-        for (const k of Object.keys(gate.promptArgs ?? {})) if (!use.keys.includes(k)) use.keys.push(k);
-        use.gates.push(gate);
-        argUse.set(gate.prompt, use);
-        const inDomain = this.domainPrompts.get(gate.domain) ?? new Set<string>();
-        inDomain.add(gate.prompt);
-        this.domainPrompts.set(gate.domain, inDomain);
-        if (prev === undefined) {
-          const description = gate.description ?? `Reflection prompt of domain "${gate.domain}": answer with a JSON justification.`;
-          this.prompts.set(gate.prompt, { name: gate.prompt, description, messages: [{ role: 'user', text: gate.template }] });
-        }
-      }
-    }
-    for (const [name, use] of argUse) {
-      const def = this.prompts.get(name);
-      if (def === undefined) continue;
-      const args = use.keys.map((k) => ({ name: k, required: use.gates.every((g) => Object.hasOwn(g.promptArgs ?? {}, k)) }));
-      this.prompts.set(name, { ...def, arguments: args });
-    }
+    this.gatePrompts = new GatePrompts(config.gates, (domain) => this.store.hasDomain(domain), this.domainPrompts, config.scope);
   }
 
   /** Names of the gated tools. */
@@ -260,28 +227,7 @@ export class ReflectionGate {
 
   /** One prompt definition per distinct gate prompt, for `installPrompts` (arguments = the prompt-arg names). */
   promptsFor(): PromptDefinition[] {
-    return [...this.prompts.values()];
-  }
-
-  /** Renders a gate's prompt arguments from the tool's arguments. */
-  private renderArgs(gate: GateDefinition, toolArgs: Record<string, unknown>): Record<string, string> {
-    const out: Record<string, string> = {};
-    for (const [name, src] of Object.entries(gate.promptArgs ?? {})) {
-      let template = this.argTemplates.get(src);
-      if (template === undefined) {
-        template = hbs.compile<Record<string, unknown>>(src, { noEscape: true, strict: false });
-        this.argTemplates.set(src, template);
-      }
-      out[name] = template(toolArgs);
-    }
-    return out;
-  }
-
-  private resolve(tool: string, gate: GateDefinition, toolArgs: Record<string, unknown>): Resolved {
-    const promptArgs = this.renderArgs(gate, toolArgs);
-    const scope = gate.scope ?? this.config.scope ?? 'domain';
-    const hash = gateKey({ domain: gate.domain, templateText: gate.template, promptArgs, ...(scope === 'tool' ? { tool } : {}) });
-    return { gate, promptArgs, hash };
+    return this.gatePrompts.definitions();
   }
 
   /** Whether a stored justification that still validates exists for `r`. */
@@ -300,16 +246,6 @@ export class ReflectionGate {
     }
   }
 
-  /** The gate's prompt text rendered with its arguments (what `prompts/get` returns). */
-  private promptText(r: Resolved): string {
-    const def = this.prompts.get(r.gate.prompt);
-    return def === undefined
-      ? r.gate.template
-      : renderPrompt(def, r.promptArgs)
-          .map((m) => m.content.text)
-          .join('\n\n');
-  }
-
   /**
    * Decides whether tool `tool` may run with `toolArgs` (see the module comment); called on every
    * input round of the call with the same `call.state`. Never throws for gate misses or store
@@ -321,7 +257,7 @@ export class ReflectionGate {
     const args = isRecord(toolArgs) ? toolArgs : {};
     let resolved: Resolved[];
     try {
-      resolved = gates.map((g) => this.resolve(tool, g, args));
+      resolved = gates.map((g) => this.gatePrompts.resolve(tool, g, args));
     } catch (err) {
       log('error', `reflection: cannot render the prompt arguments of ${tool}`, err);
       return { ok: false, result: errorResult(`Tool ${tool}: cannot compute its reflection gate: ${errorMessage(err)}`) };
@@ -385,7 +321,7 @@ export class ReflectionGate {
       }
       let remaining = 1;
       for (const later of resolved.slice(i + 1)) if (!(await met(later))) remaining++;
-      return { ok: false, result: this.host.hint(tool, r, remaining, call.retry ?? retryDirectly(tool), this.promptText(r)) };
+      return { ok: false, result: this.host.hint(tool, r, remaining, call.retry ?? retryDirectly(tool), this.gatePrompts.text(r)) };
     }
     return { ok: true };
   }
@@ -399,7 +335,7 @@ export class ReflectionGate {
   private async userStep(tool: string, r: Resolved, call: GateCall, memory: RoundMemory): Promise<UserStep | undefined> {
     if (this.form === undefined || !covers(clientCapabilities(call), 'elicitation')) return undefined;
     if (memory.pending !== undefined && memory.pending.hash === r.hash && memory.pending.via !== 'user') return undefined;
-    const message = (problems?: readonly string[]): string => justificationMessage(tool, r.gate.domain, this.promptText(r), problems);
+    const message = (problems?: readonly string[]): string => justificationMessage(tool, r.gate.domain, this.gatePrompts.text(r), problems);
     const step =
       call.era === 'legacy'
         ? await askUserInCall(call, this.form, message, this.validateJustification)
@@ -415,7 +351,7 @@ export class ReflectionGate {
       tool,
       domain: r.gate.domain,
       hash: r.hash,
-      promptText: this.promptText(r),
+      promptText: this.gatePrompts.text(r),
       schema: this.schema,
       validate: this.validateJustification,
       ...(this.config.sampling !== undefined ? { sampling: this.config.sampling } : {}),
