@@ -3,12 +3,12 @@
  */
 import { type Diagnostics, escapePointerToken, type Location } from '../core/diagnostics.js';
 import { isObject } from '../core/json.js';
-import { suggest } from '../core/suggest.js';
 import { type ResolvedManifest, type ResolvedResults, resolveResults } from '../manifest/load.js';
 import type { ArgumentRule, Override, Policy } from '../manifest/types.gen.js';
 import type { LoadedSpec } from '../openapi/load.js';
 import { knownTags, listOperations, type RawOperation } from '../openapi/operations.js';
 import { SchemaConverter } from '../openapi/schema.js';
+import { specBaseUrl } from './base-url.js';
 import { attachUses, usedOperations } from './features/api-uses.js';
 import { parameterEnumLookup } from './features/completions.js';
 import { buildConcerns } from './features/concerns.js';
@@ -33,6 +33,7 @@ import { longRunning } from './tools/long-running.js';
 import { mcpScopes } from './tools/mcp-scopes.js';
 import { assignIdentifiers, assignToolNames, type NameRequest } from './tools/names.js';
 import { operationParts } from './tools/operation-tool.js';
+import { checkDuplicateOperationIds, resolveOverrides } from './tools/overrides.js';
 import {
   type Calibration,
   countCalibrations,
@@ -470,87 +471,6 @@ function applyResultSettings(input: {
     const arg = projectionArgName(new Set([...properties, ...tool.params.map((p) => p.arg), ...(tool.body ? [tool.body.arg] : [])]));
     tool.inputSchema = withProjectionArgument(tool.inputSchema, arg);
     tool.projection = { arg };
-  }
-}
-
-function checkDuplicateOperationIds(ops: readonly RawOperation[], input: BuildInput): void {
-  const byId = new Map<string, RawOperation[]>();
-  for (const op of ops) if (op.operationId) byId.set(op.operationId, [...(byId.get(op.operationId) ?? []), op]);
-  for (const [id, list] of byId) {
-    if (list.length < 2) continue;
-    for (const op of list) {
-      const others = list.filter((o) => o !== op).map((o) => `${o.httpMethod} ${o.path}`);
-      input.diagnostics.error(
-        'MCPGEN_DUPLICATE_OPERATION_ID',
-        `operationId "${id}" of ${op.httpMethod} ${op.path} is also used by ${others.join(', ')}`,
-        'operationIds must be unique: rename one in the OpenAPI document',
-        input.spec.source.locate(op.pointer + '/operationId'),
-      );
-    }
-  }
-}
-
-function resolveOverrides(ops: readonly RawOperation[], input: BuildInput): Map<RawOperation, { key: string; override: Override }> {
-  const out = new Map<RawOperation, { key: string; override: Override }>();
-  const overrides = input.manifest.overrides ?? {};
-  for (const key of Object.keys(overrides).sort()) {
-    const m = /^([A-Za-z]+)\s+(\/.*)$/.exec(key);
-    const op = m ? ops.find((o) => o.method === m[1]!.toLowerCase() && o.path === m[2]) : ops.find((o) => o.operationId === key);
-    if (!op) {
-      const near = suggest(
-        key,
-        ops.flatMap((o) => (o.operationId ? [o.operationId] : [`${o.httpMethod} ${o.path}`])),
-      );
-      input.diagnostics.error(
-        'MCPGEN_UNKNOWN_OPERATION',
-        `override "${key}" matches no operation`,
-        near ? `did you mean "${near}"?` : 'key overrides by operationId or by `METHOD /path`',
-        input.locateManifest(`/overrides/${escapePointerToken(key)}`, { key: true }),
-      );
-      continue;
-    }
-    if (out.has(op)) {
-      input.diagnostics.error(
-        'MCPGEN_DUPLICATE_TOOL_NAME',
-        `overrides "${out.get(op)!.key}" and "${key}" both target ${op.httpMethod} ${op.path}`,
-        'merge them into one override',
-        input.locateManifest(`/overrides/${escapePointerToken(key)}`, { key: true }),
-      );
-      continue;
-    }
-    out.set(op, { key, override: overrides[key]! });
-  }
-  return out;
-}
-
-/** The spec's own absolute base URL, when it has one. */
-export function specBaseUrl(doc: Record<string, unknown>, version: string): string | undefined {
-  if (version === '2.0') {
-    if (typeof doc.host !== 'string' || doc.host === '') return undefined;
-    const schemes = Array.isArray(doc.schemes) ? doc.schemes : [];
-    const scheme = schemes.includes('https') ? 'https' : schemes.includes('http') ? 'http' : 'https';
-    const basePath = typeof doc.basePath === 'string' ? doc.basePath : '';
-    return absolute(`${scheme}://${doc.host}${basePath}`);
-  }
-  const first = Array.isArray(doc.servers) ? doc.servers[0] : undefined;
-  if (!isObject(first) || typeof first.url !== 'string') return undefined;
-  let url = first.url;
-  const vars = isObject(first.variables) ? first.variables : {};
-  url = url.replace(/\{([^}]+)\}/g, (whole, name: string) => {
-    const v = vars[name];
-    return isObject(v) && typeof v.default === 'string' ? v.default : whole;
-  });
-  return absolute(url);
-}
-
-function absolute(url: string): string | undefined {
-  if (/[{}\s]/.test(url)) return undefined;
-  try {
-    const u = new URL(url);
-    if (u.protocol !== 'http:' && u.protocol !== 'https:') return undefined;
-    return url.replace(/\/+$/, '');
-  } catch {
-    return undefined;
   }
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { specBaseUrl } from '../../src/ir/build.js';
+import { specBaseUrl } from '../../src/ir/base-url.js';
 import { irFromText } from '../helpers/ir.js';
 
 const SPEC = `openapi: 3.0.3
