@@ -77,6 +77,13 @@ export function auditStep(log: AuditLog): Step {
  * when it ends, with its outcome, duration and, when it failed, why; an input round is not its end
  * and writes nothing. When the event cannot be written the request fails (`onWriteError: fail`),
  * unless it failed already: its own error goes back.
+ *
+ * This differs from a tool call on purpose (and as before these requests shared the tool path's
+ * builders): a tool call writes its `tool.invoked` line before it runs, so a trail that cannot be
+ * written refuses it there, and its ending is only logged, since failing a call that ran would
+ * invite a retry that repeats its effect. These requests write one event, at their end, so failing
+ * then is the only way an unwritable trail keeps them out. A prompt or a resource only reads, and
+ * preprocessors gather context for the host's next prompt (handlers meant to read, as a prompt's).
  */
 export async function auditRequest<T>(log: AuditLog, request: Observed, serve: () => Promise<T>): Promise<T> {
   const started = Date.now();
