@@ -1,6 +1,21 @@
 #!/usr/bin/env node
-// Entry of the `mcpgen` command: the compiled CLI in dist/ (built by `npm run build`, and by
-// `prepare` on `npm install` / `npm ci`).
-import { main } from '../dist/src/cli/main.js';
+// Entry of the `mcpgen` command: the CLI bundled into one module (dist/src/cli/mcpgen.bundle.mjs,
+// written by `npm run build`, which `prepare` runs on `npm install` / `npm ci`), so a build loads a
+// handful of modules instead of ~250. When the bundle is missing or older than the tsc output
+// beside it (dist/ rebuilt with a bare `tsc -p tsconfig.json`), the tsc output runs instead.
+import { statSync } from 'node:fs';
 
+const dist = new URL('../dist/src/cli/', import.meta.url);
+const bundle = new URL('mcpgen.bundle.mjs', dist);
+const compiled = new URL('main.js', dist);
+
+function fresh() {
+  try {
+    return statSync(bundle).mtimeMs >= statSync(compiled).mtimeMs;
+  } catch {
+    return false;
+  }
+}
+
+const { main } = await import(fresh() ? bundle.href : compiled.href);
 process.exitCode = await main(process.argv.slice(2));
