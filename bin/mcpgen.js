@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // Entry of the `mcpgen` command: the CLI bundled into one module (dist/src/cli/mcpgen.bundle.mjs,
-// written by `npm run build`, which `prepare` runs on `npm install` / `npm ci`), so a build loads a
-// handful of modules instead of ~250. When the bundle is missing or older than the tsc output
-// beside it (dist/ rebuilt with a bare `tsc -p tsconfig.json`), the tsc output runs instead.
+// written by `npm run build` and `prepack`; the package runs no script on install), so a build
+// loads a handful of modules instead of ~250. When the bundle is missing or older than the tsc
+// output beside it (dist/ rebuilt with a bare `tsc -p tsconfig.json`), the tsc output runs instead.
 import { statSync } from 'node:fs';
 
 const dist = new URL('../dist/src/cli/', import.meta.url);
