@@ -14,7 +14,11 @@
  * answered first on the retry, then the next asks (the limits' `maxResponseBytes` on deletePet
  * makes its steps pass on a changed copy of the call, which must still find the run's gate state).
  * A run its wall time stops while the gate asks answers with the bound, never with the question,
- * and no write is sent again; a gated call the code leaves asking when it returns (or throws) is named as not made.
+ * and no write is sent again; a gated call the code leaves asking when it returns (or throws) is named as not made,
+ * and its audit ending says it was not sent; one whose request went out before the code returned is named as sent,
+ * outcome unknown. A retry whose code runs another way and no longer makes the asked call ends that call in the
+ * audit (one tool.invoked, one ending per logical call). Each case has pet ids of its own: an approval is stored by
+ * the gate's arguments, so a reused id would pass without asking (each approving case counts its questions).
  */
 
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -331,6 +335,17 @@ describe('a gated call the code does not await', () => {
       hold = undefined;
       answered();
     }
+    // the model's answer arrives after the run ended: the gate lets the call pass, but nothing is
+    // sent, and the call's audit ending says so, as the answer did
+    const invoked = audit().find((e) => e.primitive === 'deletePet' && e.event === 'tool.invoked' && (e.arguments as { petId?: number }).petId === 61);
+    let ending: Record<string, unknown> | undefined;
+    while (ending === undefined) {
+      ending = audit().find((e) => e.callId === invoked?.callId && e.event !== 'tool.invoked');
+      if (ending === undefined) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(ending.event).toBe('tool.failed');
+    expect(ending.detail).toMatch(/^deletePet was not sent: the run ended (while the gate was asking the client|before the gate had decided)$/);
+    expect(requests).toEqual(['GET /pets/999']);
   }, 30_000);
 });
 
@@ -358,6 +373,87 @@ describe('a gated call the code does not await, and then throws', () => {
       hold = undefined;
       answered();
     }
+  }, 30_000);
+});
+
+describe.each(CASES)('a gated call the code does not await, sent when the code returns ($era era over $transport)', ({ transport, era, pet }) => {
+  it('the answer names it as sent with its outcome unknown (not "not made"), and its audit ending agrees', async () => {
+    // pet ids of their own (7xx): an approval stored for another case's id would pass without asking
+    const [a, b] = [pet * 10 + 700, pet * 10 + 701];
+    const { c, asked } = await client(transport, era, 'accept');
+    requests.length = 0;
+    const before = audit().length;
+    // the DELETE is held open; the GET the code awaits last is answered once the DELETE has arrived,
+    // so the code returns after the gated call's request went out and before it answered
+    hold = (method, url) => method === 'DELETE' || url === `/pets/${b}`;
+    onHold = () => {
+      if (!requests.includes(`DELETE /pets/${a}`)) return;
+      const get = held.find((res) => res.req.url === `/pets/${b}` && !res.writableEnded);
+      if (get) get.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id: b, name: 'Later', status: 'available' }));
+    };
+    try {
+      const code = `api.deletePet({ petId: ${a} });\nawait api.getPetById({ petId: ${a} });\nconst p = await api.getPetById({ petId: ${b} });\nreturn p.name;`;
+      const r = await c.callTool({ name: 'execute', arguments: { code } });
+      expect(r.isError, text(r)).toBeFalsy();
+      expect(text(r).split('\n', 1)[0]).toBe('"Later"');
+      expect(text(r)).toContain('[2 API calls were made: getPetById 200 ×2; sent, then stopped when the code returned (outcome unknown): deletePet.]');
+      expect(text(r)).not.toContain('not made');
+      // legacy: a real request inside the run; 2026-07-28: the execute call's input round, retried by the client
+      expect(asked.sampling).toBe(1);
+      expect([...requests].sort()).toEqual([`DELETE /pets/${a}`, `GET /pets/${a}`, `GET /pets/${b}`]);
+      // one logical call in the audit, ending as stopped after its request went out
+      const own = audit()
+        .slice(before)
+        .filter((e) => e.primitive === 'deletePet');
+      expect(own.map((e) => e.event)).toEqual(['tool.invoked', 'tool.failed']);
+      expect(JSON.stringify(own[1])).toMatch(/cancel|abort/i);
+    } finally {
+      hold = undefined;
+      onHold = undefined;
+      for (const res of held.splice(0)) res.destroy();
+    }
+  }, 30_000);
+});
+
+describe('the retry runs the code another way (2026-07-28 over HTTP)', () => {
+  it('the asked call the retry does not make again ends in the audit as not made: one tool.invoked and one ending per logical call', async () => {
+    const a = 781;
+    const { c, asked } = await client('http', 'modern', 'accept');
+    requests.length = 0;
+    const before = audit().length;
+    // the GET's answer is over the 64 KB a round keeps, so the retry makes it again, and the
+    // backend answers it differently: the code run on the retry takes the other branch
+    let gets = 0;
+    hold = (method, url) => method === 'GET' && url === `/pets/${a}`;
+    onHold = () => {
+      gets++;
+      const res = held.pop()!;
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ id: a, name: gets === 1 ? 'first' : 'second', tags: Array.from({ length: 4000 }, (_, i) => `tag-${i}-${'x'.repeat(20)}`) }));
+    };
+    try {
+      const code = `const p = await api.getPetById({ petId: ${a} });\nif (p.name === 'first') return (await api.deletePet({ petId: ${a} })).name;\nreturn 'other way: ' + p.name;`;
+      const r = await c.callTool({ name: 'execute', arguments: { code } });
+      expect(r.isError, text(r)).toBeFalsy();
+      expect(text(r).split('\n', 1)[0]).toBe('"other way: second"');
+      expect(asked.sampling).toBe(1);
+      expect(requests).toEqual([`GET /pets/${a}`, `GET /pets/${a}`]);
+    } finally {
+      hold = undefined;
+      onHold = undefined;
+    }
+    const nested = audit()
+      .slice(before)
+      .filter((e) => e.primitive === 'deletePet' || e.primitive === 'getPetById');
+    // each logical call: one tool.invoked, then one ending
+    const byCall = new Map<unknown, string[]>();
+    for (const e of nested) byCall.set(e.callId, [...(byCall.get(e.callId) ?? []), String(e.event)]);
+    for (const events of byCall.values()) expect(events).toHaveLength(2);
+    for (const events of byCall.values()) expect(events[0]).toBe('tool.invoked');
+    const deleted = nested.filter((e) => e.primitive === 'deletePet');
+    expect(deleted.map((e) => e.event)).toEqual(['tool.invoked', 'tool.failed']);
+    expect(JSON.stringify(deleted[1])).toContain('did not call it again');
   }, 30_000);
 });
 

@@ -12,8 +12,16 @@ import { DEFAULT_BYTES_PER_TOKEN } from '../core/types.js';
 import { compact, fitBytes } from '../operation/result-fit.js';
 import type { SandboxOutcome } from './sandbox.js';
 
-/** One API call the code made, for the answer (`in flight` until it answers). */
-export type CallRecord = { readonly name: string; status: string };
+/**
+ * One API call the code made, for the answer (`in flight` until it answers). `sent`: its request
+ * went out (marked by the dispatch when it hands the request to fetch, never by code mode itself):
+ * a call the run stops after that is named as sent with its outcome unknown, one stopped before as
+ * not made.
+ */
+export type CallRecord = { readonly name: string; status: string; sent?: boolean };
+
+/** Status of a call still under way when the run ended. */
+export const IN_FLIGHT = 'in flight';
 
 /** Status of a gated call whose question is out to the client (legacy: being asked; 2026-07-28: the run ends with it). */
 export const ASKING = 'asking the client';
@@ -46,21 +54,29 @@ export function dataOf(result: CallToolResult, wrapped: boolean): unknown {
 }
 
 /**
- * A one-line summary of the calls made: counts per operation and status, in order of first use;
- * then the gated calls that were neither made nor refused — asking the client, or waiting for
- * another call's question, when the run ended (`when`: how it ended).
+ * A one-line summary of the calls: counts per operation and status of those that ended, in order
+ * of first use; then the calls still under way when the run ended (`when`: how it ended) — those
+ * whose request had gone out (`sent`, outcome unknown), and those not made: no request went out
+ * (a gated call asking the client, waiting for another call's question, or still before its
+ * request).
  */
 function callSummary(calls: readonly CallRecord[], when = 'when the run ended'): string {
-  const made = calls.filter((c) => c.status !== ASKING && c.status !== PARKED);
-  const unmade = calls.filter((c) => c.status === ASKING || c.status === PARKED);
-  const counts = new Map<string, number>();
-  for (const c of made) counts.set(`${c.name} ${c.status}`, (counts.get(`${c.name} ${c.status}`) ?? 0) + 1);
-  const list = (m: Map<string, number>): string => [...m].map(([k, n]) => (n > 1 ? `${k} ×${n}` : k)).join(', ');
-  const out = made.length === 0 ? 'no API calls were made' : `${made.length} API call${made.length === 1 ? ' was' : 's were'} made: ${list(counts)}`;
-  if (unmade.length === 0) return out;
-  const open = new Map<string, number>();
-  for (const c of unmade) open.set(`${c.name} (${c.status} ${when})`, (open.get(`${c.name} (${c.status} ${when})`) ?? 0) + 1);
-  return `${out}; not made: ${list(open)}`;
+  const open = (c: CallRecord): boolean => c.status === ASKING || c.status === PARKED || c.status === IN_FLIGHT;
+  const made = calls.filter((c) => !open(c));
+  const sent = calls.filter((c) => open(c) && c.sent === true);
+  const unmade = calls.filter((c) => open(c) && c.sent !== true);
+  const tally = (items: readonly CallRecord[], key: (c: CallRecord) => string): string => {
+    const counts = new Map<string, number>();
+    for (const c of items) counts.set(key(c), (counts.get(key(c)) ?? 0) + 1);
+    return [...counts].map(([k, n]) => (n > 1 ? `${k} ×${n}` : k)).join(', ');
+  };
+  const parts: string[] = [];
+  if (made.length > 0) parts.push(`${made.length} API call${made.length === 1 ? ' was' : 's were'} made: ${tally(made, (c) => `${c.name} ${c.status}`)}`);
+  if (sent.length > 0) parts.push(`sent, then stopped ${when} (outcome unknown): ${tally(sent, (c) => c.name)}`);
+  if (parts.length === 0) parts.push('no API calls were made');
+  if (unmade.length > 0)
+    parts.push(`not made: ${tally(unmade, (c) => `${c.name} (${c.status === IN_FLIGHT ? 'stopped before its request was sent' : c.status} ${when})`)}`);
+  return parts.join('; ');
 }
 
 /** The console block of an answer, if the code logged anything. */

@@ -24,7 +24,7 @@ import { readPositiveInteger } from '../process/settings.js';
 import { CODE_DEFAULTS, settingNames } from '../process/variables.js';
 import { CODE_TOOL_NAMES, CODE_TOOLS } from '../search/search-tools.js';
 import type { CallRecord } from './code-mode-answer.js';
-import { ASKING, answer, dataOf, PARKED, textOf } from './code-mode-answer.js';
+import { ASKING, answer, dataOf, IN_FLIGHT, PARKED, textOf } from './code-mode-answer.js';
 import { codeName } from './code-mode-name.js';
 import type { HostCallOutcome, SandboxLimits } from './sandbox.js';
 import type { WaitForClient } from './sandbox-host.js';
@@ -109,9 +109,16 @@ export type NestedOutcome = {
 /**
  * Runs operation `tool` with `args` as a nested call of the `execute` call; never rejects.
  * `waiting`: runs a question to the client (the reflection gate asking mid-run, legacy era) with
- * the run's wall time stopped.
+ * the run's wall time stopped. `sent`: the dispatch's mark that the call's request went out.
  */
-export type CodeRunner = (tool: string, args: Record<string, unknown>, signal: AbortSignal, waiting?: WaitForClient) => Promise<NestedOutcome>;
+export type CodeRunner = (
+  tool: string,
+  args: Record<string, unknown>,
+  signal: AbortSignal,
+  waiting?: WaitForClient,
+  /** Called by the dispatch when the call's request goes out (the answer then never says "not made"). */
+  sent?: () => void,
+) => Promise<NestedOutcome>;
 
 /** The sucrase-transformed code, or where its syntax is wrong (line:column in the user's code). */
 function stripTypes(code: string): { js: string } | { error: string } {
@@ -215,7 +222,7 @@ export function createCodeMode(signatures: Readonly<Record<string, string>>, opt
           };
         }
         const a = isRecord(callArgs) ? callArgs : {};
-        const record: CallRecord = { name: tool, status: 'in flight' };
+        const record: CallRecord = { name: tool, status: IN_FLIGHT };
         calls.push(record);
         // legacy: while the gate asks the client (a real request), the call is marked as asking
         const asks: WaitForClient | undefined =
@@ -226,10 +233,12 @@ export function createCodeMode(signatures: Readonly<Record<string, string>>, opt
               return await waiting(work);
             } finally {
               // stopped with the run (the code returned, a bound): it stays asking, never made
-              if (record.status === ASKING && !callSignal.aborted) record.status = 'in flight';
+              if (record.status === ASKING && !callSignal.aborted) record.status = IN_FLIGHT;
             }
           });
-        const made = run(tool, a, callSignal, asks);
+        const made = run(tool, a, callSignal, asks, () => {
+          record.sent = true;
+        });
         inFlight.add(made);
         const outcome = await made.finally(() => inFlight.delete(made));
         // stopped with the run (the code returned, a bound, a cancellation): the code never sees it, the record keeps what it was

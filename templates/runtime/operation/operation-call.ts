@@ -36,6 +36,8 @@ import { resolveUploads } from './uploads.js';
 export type CallOptions = {
   /** The fetch implementation (default: global `fetch`). */
   fetch?: typeof fetch;
+  /** Told each time a request of the call is handed to fetch unaborted (code mode marks its call as sent: its outcome is unknown if the run stops it after). */
+  onSend?: () => void;
   /** Aborts the request, e.g. when the client cancels the call. */
   signal?: AbortSignal;
   /**
@@ -189,7 +191,14 @@ async function run(
   if (!opts.inFlight.fits(settings.maxResponseBytes)) return errorResult(inFlightText(tool, settings, opts.inFlight, undefined));
 
   const { signal, timeout, clear } = deadline(settings.timeoutMs, opts.signal);
-  const doFetch = opts.fetch ?? (settings.socketPath !== undefined ? socketFetch(settings.socketPath) : fetch);
+  const baseFetch = opts.fetch ?? (settings.socketPath !== undefined ? socketFetch(settings.socketPath) : fetch);
+  const onSend = opts.onSend;
+  const doFetch: typeof fetch = onSend
+    ? (input, init) => {
+        if (!signal.aborted) onSend();
+        return baseFetch(input, init);
+      }
+    : baseFetch;
   const started = Date.now();
   const sendOptions: SendOptions = {
     signal,

@@ -11,6 +11,7 @@
 import type { CallToolResult, InputRequiredResult, ServerContext } from '@modelcontextprotocol/server';
 import { argumentsHash } from '../core/canonical-json.js';
 import { sessionOf } from '../core/era.js';
+import { isRecord } from '../core/json-shapes.js';
 import type { PrimitiveGate } from '../core/primitive-gate.js';
 import type { ToolEntry } from '../core/surface.js';
 import type { ServerConfig } from '../core/types.js';
@@ -57,6 +58,9 @@ export type CodeNestedOutcome = {
   /** Not made: another call of the run is asking the client (gate-turns.ts). */
   readonly parked?: true;
 };
+/** The nested call of code the gate asked the client about in an input round (kept in the execute call's round state). */
+type AskedCall = { readonly callId: string; readonly tool: string; readonly args: string; readonly arguments?: Record<string, unknown> };
+
 /** Runs a question to the client with code mode's run clock stopped (sandbox-host.ts's `WaitForClient`). */
 export type CodeWaiting = <T>(work: () => Promise<T>) => Promise<T>;
 
@@ -72,7 +76,7 @@ export interface CodeFront {
   /** Runs the code; each `api` call goes through `run`. */
   execute(
     args: Record<string, unknown>,
-    run: (tool: string, args: Record<string, unknown>, signal: AbortSignal, waiting?: CodeWaiting) => Promise<CodeNestedOutcome>,
+    run: (tool: string, args: Record<string, unknown>, signal: AbortSignal, waiting?: CodeWaiting, sent?: () => void) => Promise<CodeNestedOutcome>,
     signal: AbortSignal,
     results?: Settings['results'],
     /** The client's identity: its share of the runs under way at once is bounded. */
@@ -151,22 +155,32 @@ export function createDispatch(options: DispatchOptions): Dispatch {
   /** The reflection gate of a nested call of code (see the code order below). */
   const codeGate: Step = async (call, next) => {
     if (!reflection || !reflection.isGated(call.name)) return next();
-    // by the call's id: a step before this one may have passed on a changed copy of the call
-    const run = codeRuns.get(call.callId);
+    // by the call's parent object, one per nested call of one run: a step before this one may have passed on a changed copy of the call
+    const run = call.parent ? codeRuns.get(call.parent) : undefined;
     // decided as for a direct call (the reflection step's gateVerdict), but the retry is a new run of the code, not a direct call
     const check = () =>
       gateVerdict(reflection, call, { state: run?.gateState ?? call.state, retry: `Then run ${call.parent?.name ?? 'execute'} again with the same code.` });
-    const waiting = run?.waiting;
+    // legacy: the gate's question is a real request inside the run (its clock stopped meanwhile);
+    // 2026-07-28: the gate only decides here (a question goes out as the execute call's input round)
+    const waiting = call.era === 'legacy' ? run?.waiting : undefined;
     let asked = false;
     let verdict: Awaited<ReturnType<typeof check>>;
     try {
       verdict = waiting ? await waiting(check) : await check();
       asked = !verdict.ok && isInputRequired(verdict.result);
+    } catch (err) {
+      // legacy: the question to the client stops with the run (the code returned or threw, a bound, a cancellation)
+      if (call.signal.aborted) throw new Error(`${call.name} was not sent: the run ended while the gate was asking the client`);
+      throw err;
     } finally {
       // the next gated call of the run takes the gate (or parks, when this one asks the client)
       run?.release?.(asked);
     }
-    if (verdict.ok) return next();
+    if (verdict.ok) {
+      // the run ended (the code returned or threw, a bound, a cancellation) while the gate decided: not sent
+      if (call.signal.aborted) throw new Error(`${call.name} was not sent: the run ended before the gate had decided`);
+      return next();
+    }
     // 2026-07-28: the gate asks in an input round; the execute call answers with it
     if (isInputRequired(verdict.result)) return answer(verdict.result);
     const said = textOfResult(verdict.result);
@@ -199,19 +213,28 @@ export function createDispatch(options: DispatchOptions): Dispatch {
       // each api call of the code: a nested call of this one, under this call's signal and the run's;
       // on a later input round (the gate asked the client), the calls made before it are replayed —
       // only where the gate can ask about a call of the code (without a gated operation in reach, no rounds)
-      const replay = replayByName<{ tool: string; signal: AbortSignal; waiting?: CodeWaiting }, CodeNestedOutcome>(
+      const replay = replayByName<{ tool: string; signal: AbortSignal; waiting?: CodeWaiting; sent?: () => void }, CodeNestedOutcome>(
         call,
-        ({ tool, signal, waiting }, args) => runCodeCall(call, tool, args, signal, waiting),
+        ({ tool, signal, waiting, sent }, args) => runCodeCall(call, tool, args, signal, waiting, sent),
         (refused) => ({ refused }),
         'codeApi',
       );
-      const runCode = (tool: string, args: Record<string, unknown>, signal: AbortSignal, waiting?: CodeWaiting) => {
+      const runCode = (tool: string, args: Record<string, unknown>, signal: AbortSignal, waiting?: CodeWaiting, sent?: () => void) => {
         const target = byName.get(tool);
-        if (call.era !== 'modern' || !codeGated || target?.kind !== 'operation') return runCodeCall(call, tool, args, signal, waiting);
-        return replay(tool, target.tool.http.method, { tool, signal, ...(waiting ? { waiting } : {}) }, args);
+        if (call.era !== 'modern' || !codeGated || target?.kind !== 'operation') return runCodeCall(call, tool, args, signal, waiting, sent);
+        return replay(tool, target.tool.http.method, { tool, signal, ...(waiting ? { waiting } : {}), ...(sent ? { sent } : {}) }, args);
       };
+      // the call the gate asked about in the last round: a retry's run that does not make it again drops it (below)
+      const askedBefore = (call.state.codeGate as Record<string, unknown> | undefined)?.asked;
       // the run counts against the process's bound of runs under way and this client's share of it
-      return answer(await code!.execute(target.args, runCode, call.signal, withPresetResults(settings, call).results ?? DEFAULT_RESULT_POLICY, call.identity));
+      const result = await code!.execute(target.args, runCode, call.signal, withPresetResults(settings, call).results ?? DEFAULT_RESULT_POLICY, call.identity);
+      const gateState = call.state.codeGate as Record<string, unknown> | undefined;
+      if (askedBefore !== undefined && gateState?.asked === askedBefore) {
+        // the retry's code (changed) did not make the asked call again: it ends here, not made
+        delete gateState.asked;
+        await closeAsked(call, askedBefore as AskedCall);
+      }
+      return answer(result);
     }
     if (target.kind === 'persist') {
       const result = await reflection!.persist(call.args);
@@ -287,6 +310,9 @@ export function createDispatch(options: DispatchOptions): Dispatch {
     if (options.fetch) callOptions.fetch = options.fetch;
     // a step that may answer before this returns (the limits' timeout) hears the status as soon as the headers arrive
     if (call.onHttpStatus) callOptions.onStatus = call.onHttpStatus;
+    // a nested call of code: marked sent when its request goes out (the run's answer says so if the run stops it after)
+    const sent = call.parent?.code === true ? codeRuns.get(call.parent)?.sent : undefined;
+    if (sent) callOptions.onSend = sent;
     const resultSettings = withPresetResults(bounded(settings, call.bounds), call);
     // code mode's calls: the code gets the whole (compacted) result, never one cut to the model's
     // token budget — it filters before anything reaches the context, and execute's answer is budgeted
@@ -305,17 +331,21 @@ export function createDispatch(options: DispatchOptions): Dispatch {
     reflection !== undefined &&
     [...byName].some(([name, t]) => t.kind === 'operation' && reflection.isGated(name) && code.signature(name) !== undefined);
   /**
-   * Of each nested call of code, by its call id: the gate's round memory (in the execute call's
-   * round state, so the retry's run finds it), the run's question-waiting (its clock), and the
-   * release of the call's turn at the gate (gate-turns.ts; a gated call only).
+   * Of each nested call of code, by its `parent` object (made afresh for each nested call of each
+   * run and kept by every copy of the call a step passes on; never the call id, which a retry's
+   * run reuses for the call the gate asked about): the gate's round memory (in the execute call's
+   * round state, so the retry's run finds it), the run's question-waiting (its clock), the
+   * release of the call's turn at the gate (gate-turns.ts; a gated call only), and the mark of
+   * its request going out (`sent`).
    */
-  const codeRuns = new Map<string, { gateState: Record<string, unknown>; waiting?: CodeWaiting; release?: (asked: boolean) => void }>();
+  const codeRuns = new WeakMap<object, { gateState: Record<string, unknown>; waiting?: CodeWaiting; release?: (asked: boolean) => void; sent?: () => void }>();
   const runCodeCall = async (
     parent: ToolCall,
     name: string,
     args: Record<string, unknown>,
     signal: AbortSignal,
     waiting?: CodeWaiting,
+    sent?: () => void,
   ): Promise<CodeNestedOutcome> => {
     const target = byName.get(name);
     if (!target || target.kind !== 'operation') return { refused: `${name} is not an operation of this server` };
@@ -325,14 +355,16 @@ export function createDispatch(options: DispatchOptions): Dispatch {
     const base = nestedCall(parent, target.tool, args);
     // the call the gate asked about in the last round (2026-07-28) continues as that logical call: audited and counted once
     const gateState = (parent.state.codeGate ??= {}) as Record<string, unknown>;
-    const asked = gateState.asked as { callId: string; tool: string; args: string } | undefined;
+    const asked = gateState.asked as AskedCall | undefined;
     const again = asked !== undefined && asked.tool === name && asked.args === argumentsHash(args);
     if (again) delete gateState.asked;
+    // this nested call's own parent object: the key of its entry in codeRuns
+    const parentRef = { name: parent.name, callId: parent.callId, code: true };
     const call: ToolCall = {
       ...base,
       ...(again ? { callId: asked.callId, firstRound: false } : {}),
       signal: AbortSignal.any([parent.signal, signal]),
-      parent: { name: parent.name, callId: parent.callId, code: true },
+      parent: parentRef,
     };
     // a gated call takes the gate in its turn, one call of the run at a time (gate-turns.ts): from
     // here to the gate's verdict; parked, it is not made (another call is asking the client)
@@ -351,11 +383,11 @@ export function createDispatch(options: DispatchOptions): Dispatch {
         turns.release(asked);
       };
     }
-    codeRuns.set(call.callId, { gateState, ...(waiting ? { waiting } : {}), ...(release ? { release } : {}) });
+    codeRuns.set(parentRef, { gateState, ...(waiting ? { waiting } : {}), ...(release ? { release } : {}), ...(sent ? { sent } : {}) });
     try {
       const { result, status, refusal } = await runPipeline(codeSteps, dispatch, call);
       if (isInputRequired(result)) {
-        gateState.asked = { callId: call.callId, tool: name, args: argumentsHash(args) };
+        gateState.asked = { callId: call.callId, tool: name, args: argumentsHash(args), arguments: args } satisfies AskedCall;
         return { input: result };
       }
       if (refusal && result.isError === true) return { refused: textOfResult(result) };
@@ -365,8 +397,27 @@ export function createDispatch(options: DispatchOptions): Dispatch {
     } finally {
       // refused before the gate (access, limits, arguments) or ended: the turn passes on
       release?.(false);
-      codeRuns.delete(call.callId);
+      codeRuns.delete(parentRef);
     }
+  };
+
+  /**
+   * Ends the logical call the gate asked about in the last round, which the retry's run did not
+   * make again (its code changed): its audit record gets its one ending (`tool.failed`, not made)
+   * through the policy's steps, as a later round of that call (no second `tool.invoked`, not
+   * counted again). Never rejects.
+   */
+  const closeAsked = async (parent: ToolCall, asked: AskedCall): Promise<void> => {
+    const target = byName.get(asked.tool);
+    if (target?.kind !== 'operation' || policySteps.length === 0) return;
+    const call: ToolCall = {
+      ...nestedCall(parent, target.tool, isRecord(asked.arguments) ? asked.arguments : {}),
+      callId: asked.callId,
+      firstRound: false,
+      parent: { name: parent.name, callId: parent.callId, code: true },
+    };
+    const notMade = new Error(`${asked.tool} was not made: the gate asked the client about it, and the code run on the retry did not call it again`);
+    await runPipeline(policySteps, () => Promise.reject(notMade), call).catch(() => undefined);
   };
 
   /** `settings` with the result settings of the request's active concern preset over the server's (the tool's own still win, in results.ts). */
