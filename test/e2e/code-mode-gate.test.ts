@@ -473,3 +473,18 @@ describe('limits count each call from code', () => {
     expect(typeof limited.at(-1)!.parentCallId).toBe('string');
   });
 });
+
+describe('the cases above do not share approvals', () => {
+  it('each pet id a gated call names belongs to one execute call: a stored approval never lets a later case pass without asking', () => {
+    // approvals are stored by the gate's arguments (the pet id) across sessions, so a case reusing an
+    // id would pass silently; each case has ids of its own (and each approving case counts its questions)
+    const owners = new Map<string, Set<unknown>>();
+    for (const e of audit()) {
+      if (e.event !== 'tool.invoked' || (e.primitive !== 'deletePet' && e.primitive !== 'updatePet')) continue;
+      const key = `${String(e.primitive)} ${String((e.arguments as { petId?: unknown }).petId)}`;
+      owners.set(key, (owners.get(key) ?? new Set()).add(e.parentCallId));
+    }
+    expect(owners.size).toBeGreaterThan(0);
+    for (const [key, parents] of owners) expect(parents.size, key).toBe(1);
+  });
+});
