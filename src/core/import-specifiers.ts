@@ -61,13 +61,17 @@ function expressionEnd(source: string, start: number): number {
   return source.length;
 }
 
-/** The module specifiers of `source`, in order (see the module comment). */
-export function moduleSpecifiers(source: string): ModuleSpecifier[] {
+/**
+ * The module specifiers of `source`, in order (see the module comment). With `until`, only those
+ * whose quote opens before that offset, read as in the whole source (a template literal or comment
+ * open at `until` still ends where it ends), and the scan stops there.
+ */
+export function moduleSpecifiers(source: string, until = source.length): ModuleSpecifier[] {
   const out: ModuleSpecifier[] = [];
   const skipped = new RegExp(SKIPPED.source, 'g');
   let last = 0;
   let code = '';
-  for (let m = skipped.exec(source); m !== null; m = skipped.exec(source)) {
+  for (let m = skipped.exec(source); m !== null && m.index < until; m = skipped.exec(source)) {
     code += source.slice(last, m.index);
     // a template literal ends where its own backtick closes, past any template nested in it
     const end = m[0].startsWith('`') ? templateEnd(source, m.index) : m.index + m[0].length;

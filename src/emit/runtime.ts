@@ -36,13 +36,11 @@ function modules(): Map<string, string> {
  * generated code, `./` or `../` in the runtime itself).
  */
 function localImports(source: string, from: string, prefix: string): string[] {
-  // only what precedes the last line naming the prefix can hold such an import: the scan of the
-  // part before it is the scan of the whole source, and GitHub's 4.5 MB tools file is not read to
-  // its end for the two imports at its top
+  // no such import opens after the last mention of the prefix, so the scan stops there (read as in
+  // the whole source): GitHub's 4.5 MB tools file is not read to its end for the two imports at its top
   const last = source.lastIndexOf(prefix);
   if (last < 0) return [];
-  const lineEnd = source.indexOf('\n', last);
-  return moduleSpecifiers(lineEnd < 0 ? source : source.slice(0, lineEnd))
+  return moduleSpecifiers(source, last)
     .map((s) => s.specifier)
     .filter((s) => s.startsWith(prefix) && /^[A-Za-z0-9_./-]+\.js$/.test(s))
     .map((s) => path.posix.normalize(path.posix.join(from, s.slice(prefix === './runtime/' ? './runtime/'.length : 0, -'.js'.length))) + '.ts');

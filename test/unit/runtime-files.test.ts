@@ -23,6 +23,12 @@ describe('runtimeFiles: the runtime modules generated code needs', () => {
     expect(names.some((n) => n.includes('nope'))).toBe(false);
   });
 
+  it('reads no import inside a template literal that spans the last mention of ./runtime/', () => {
+    const source = "import type { Era } from './runtime/core/era.js';\nconst t = `\nimport { x } from './runtime/nope.js';\n`;\n";
+    expect([...runtimeFiles([source]).keys()]).toContain('src/runtime/core/era.ts');
+    expect([...runtimeFiles([source]).keys()].some((n) => n.includes('nope'))).toBe(false);
+  });
+
   it('copies nothing for code that names no runtime module', () => {
     expect(runtimeFiles(['export const x = "./runtime";\n']).size).toBe(0);
   });
