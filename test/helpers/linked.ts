@@ -25,7 +25,7 @@ export type Factory = (ctx: { era: Era }) => Server | Promise<Server>;
 export type AnyClient = LegacyClient | ModernClient;
 
 /** Request options both clients read on a call: how long to wait for the answer, and a signal that cancels the call. */
-export type CallOptions = { timeout?: number; signal?: AbortSignal };
+export type CallOptions = { timeout?: number; signal?: AbortSignal; onprogress?: (progress: unknown) => void };
 
 /**
  * `tools/call` with request options passed where each client reads them: the v1 `Client` takes

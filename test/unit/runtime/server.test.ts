@@ -17,7 +17,7 @@ import { createServer } from '../../../templates/runtime/server/server.js';
 import { defineTool } from '../../../templates/runtime/tools/extra-tools.js';
 import { compiledValidatorCount } from '../../../templates/runtime/validation/validate.js';
 import type { AnyClient, Era } from '../../helpers/linked.js';
-import { ERAS, linkedClient } from '../../helpers/linked.js';
+import { callToolWith, ERAS, linkedClient } from '../../helpers/linked.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 
@@ -227,14 +227,11 @@ describe.each(ERAS)('createServer in the %s era (in memory)', (era: Era) => {
     expect(result.content).toEqual([{ type: 'text', text: expect.stringContaining('PETSTORE_BASE_URL') }]);
   });
 
-  // the v2 client pinned to 2026-07-28 neither rejects nor sends notifications/cancelled when its
-  // signal aborts on an in-memory (stdio-shaped) transport (checked with @modelcontextprotocol/client
-  // 2.4.0; over HTTP it aborts the request's own stream), so this runs with the legacy client only
-  it.skipIf(era === 'modern')('aborts the HTTP request when the client cancels the call', async () => {
+  it('aborts the HTTP request when the client cancels the call', async () => {
     slowClosed = new Promise<void>((resolve) => (signalSlowClosed = resolve));
     const client = await connect();
     const controller = new AbortController();
-    const call = client.callTool({ name: 'slow', arguments: {} }, undefined, { signal: controller.signal });
+    const call = callToolWith(client, { name: 'slow', arguments: {} }, { signal: controller.signal });
     await new Promise((r) => setTimeout(r, 100));
     expect(seen.map((s) => s.url)).toEqual(['/v1/slow']);
     controller.abort();
@@ -335,10 +332,7 @@ describe.each(ERAS)('createServer with extensions, %s era', (era: Era) => {
     ]);
   });
 
-  // legacy only: with the v2 client and server 2.4.0 pinned to 2026-07-28, the handler's request
-  // context carries no progressToken (checked: ctx.mcpReq._meta is undefined although the client
-  // asked for progress), so a modern call gets no progress; the handler's ctx.progress is then a no-op
-  it.skipIf(era === 'modern')("sends an extra tool handler's progress when the call asks for it", async () => {
+  it("sends an extra tool handler's progress when the call asks for it", async () => {
     const slowly = defineTool<Record<string, never>, unknown>({
       kind: 'extra',
       name: 'slowly',
@@ -351,11 +345,7 @@ describe.each(ERAS)('createServer with extensions, %s era', (era: Era) => {
     const client = await linkedClient(createServer(config, tools, { PETSTORE_BASE_URL: baseUrl }, { extraTools: [slowly] }), era);
     clients.push(client);
     const seenProgress: unknown[] = [];
-    const result = await (client as { callTool: (p: unknown, s?: unknown, o?: unknown) => Promise<unknown> }).callTool(
-      { name: 'slowly', arguments: {} },
-      undefined,
-      { onprogress: (p: unknown) => void seenProgress.push(p) },
-    );
+    const result = await callToolWith(client, { name: 'slowly', arguments: {} }, { onprogress: (p: unknown) => void seenProgress.push(p) });
     expect(result).toMatchObject({ content: [{ type: 'text', text: 'done' }] });
     expect(seenProgress).toEqual([
       { progress: 0, total: 100, message: 'at 0' },
