@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CodeModeGithub } from '../helpers/code-mode-github.js';
 import { codeModeGithub, SECRET, text } from '../helpers/code-mode-github.js';
 import type { AnyClient } from '../helpers/eras.js';
-import { connectClient, startHttp } from '../helpers/eras.js';
+import { callToolWith, connectClient, startHttp } from '../helpers/eras.js';
 import { ROOT } from '../helpers/project.js';
 
 const WORK = 'code-mode-hostile';
@@ -283,8 +283,7 @@ describe('the bound of runs under way', () => {
         const answered: string[] = [];
         const all = Promise.all(
           Array.from({ length: n }, () =>
-            client
-              .callTool({ name: 'execute', arguments: { code: fill } }, undefined, { timeout: 60_000 })
+            callToolWith(client, { name: 'execute', arguments: { code: fill } }, { timeout: 60_000 })
               .then(text)
               .then((t) => (answered.push(t), t)),
           ),
@@ -336,7 +335,8 @@ describe('hostile code', () => {
   for (const c of HOSTILE.cases) {
     it(`${c.name}: ${c.expect}`, async () => {
       gh.requests.length = 0;
-      const result = await client.callTool({ name: 'execute', arguments: { code: c.code } }, undefined, { timeout: 30_000 });
+      // a generous bound for a slow or loaded machine; the runs' own bounds end each case within seconds
+      const result = await callToolWith(client, { name: 'execute', arguments: { code: c.code } }, { timeout: 60_000 });
       const t = text(result);
       expect(t).not.toContain(SECRET);
       expect(t).toMatch(new RegExp(c.expect));

@@ -11,7 +11,7 @@ import { concernCapability, installConcerns } from './runtime/concerns/concern-p
 import { main } from './runtime/main.js';
 import { createPolicy } from './runtime/policy/policy.js';
 import { installPrompts } from './runtime/primitives/prompts.js';
-import { composeGates } from './runtime/core/primitives.js';
+import { composeGates } from './runtime/core/primitive-gate.js';
 import { ReflectionGate, reflectionConfigFromEnv } from './runtime/reflection/reflection.js';
 import { codeLimitsFromEnv, createCodeMode } from './runtime/code/code-mode.js';
 import { createToolSearch } from './runtime/search/search.js';

@@ -11,7 +11,7 @@ import { concernCapability, installConcerns } from './runtime/concerns/concern-p
 import { createLibraryServer } from './runtime/library.js';
 import type { LibraryServer } from './runtime/library.js';
 import { installPrompts } from './runtime/primitives/prompts.js';
-import { composeGates } from './runtime/core/primitives.js';
+import { composeGates } from './runtime/core/primitive-gate.js';
 import { installResources } from './runtime/primitives/resources.js';
 import { installSubscriptions, resourceChanges } from './runtime/primitives/subscriptions.js';
 import { tools } from './tools.gen.js';

@@ -9,7 +9,7 @@ import { concernCapability, installConcerns } from './runtime/concerns/concern-p
 import { createLibraryServer } from './runtime/library.js';
 import type { LibraryServer } from './runtime/library.js';
 import { createPolicy } from './runtime/policy/policy.js';
-import { composeGates } from './runtime/core/primitives.js';
+import { composeGates } from './runtime/core/primitive-gate.js';
 import { tools } from './tools.gen.js';
 import { withRegistered as registeredPolicy } from './runtime/policy/registered-policy.js';
 

@@ -9,7 +9,7 @@ import { policy } from './policy.gen.js';
 import { concernCapability, installConcerns } from './runtime/concerns/concern-protocol.js';
 import { main } from './runtime/main.js';
 import { createPolicy } from './runtime/policy/policy.js';
-import { composeGates } from './runtime/core/primitives.js';
+import { composeGates } from './runtime/core/primitive-gate.js';
 import { tools } from './tools.gen.js';
 
 /** What this server declares: only the primitive kinds it has, and its protocol extensions. */

@@ -22,7 +22,7 @@ import type { Counters } from './policy/counters.js';
 import type { ServeOptions } from './process/command-line.js';
 import { resolveServeOptions, runCommandLine } from './process/command-line.js';
 import { describeUnmet, unmetRequirements } from './process/credentials.js';
-import { describeBase, resolveSettings, settingsVariables } from './process/settings.js';
+import { describeBase, read, resolveSettings, settingsVariables } from './process/settings.js';
 import { shutdownRoutine } from './process/shutdown.js';
 import { DEFAULT_MAX_ARGUMENT_BYTES, schemeVariables } from './process/variables.js';
 import type * as RedisShared from './redis/redis-shared.js';
@@ -74,15 +74,16 @@ function secretValues(config: ServerConfig, env: NodeJS.ProcessEnv, tokens: Read
   const out = new Set<string>(tokens.keys());
   for (const scheme of config.securitySchemes ?? []) {
     for (const name of schemeVariables(scheme)) {
-      const value = env[name]?.trim();
+      const value = read(env, name);
       if (value) out.add(value);
     }
   }
-  const key = env[`${config.envPrefix}_STATE_KEY`]?.trim();
+  const vars = settingsVariables(config.envPrefix);
+  const key = read(env, vars.stateKey);
   if (key) out.add(key);
-  const introspection = env[`${config.envPrefix}_OAUTH_CLIENT_SECRET`]?.trim();
+  const introspection = read(env, vars.oauthClientSecret);
   if (introspection) out.add(introspection);
-  const redis = env[`${config.envPrefix}_REDIS_URL`]?.trim();
+  const redis = read(env, vars.redisUrl);
   if (redis) for (const value of redisUrlSecrets(redis)) out.add(value);
   return [...out];
 }

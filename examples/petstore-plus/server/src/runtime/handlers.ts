@@ -16,7 +16,7 @@
 export { MissingRequiredClientCapabilityError, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 
 // resources, resource templates and completions
-export type { RequestExtra } from './core/primitives.js';
+export type { RequestExtra } from './core/primitive-gate.js';
 export type { CompletionContext } from './primitives/completion.js';
 export type { ResourceContent, Variables } from './primitives/resources.js';
 

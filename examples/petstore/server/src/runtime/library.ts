@@ -18,7 +18,7 @@ import type { Server } from '@modelcontextprotocol/server';
 import { ResourceNotFoundError } from '@modelcontextprotocol/server';
 import type { ConcernDeclaration } from './concerns/concerns.js';
 import { log } from './core/log.js';
-import type { PrimitiveGate } from './core/primitives.js';
+import type { PrimitiveGate } from './core/primitive-gate.js';
 import { toolEntry } from './core/surface.js';
 import type { OperationTool, ServerConfig } from './core/types.js';
 import type { MainOptions } from './main.js';

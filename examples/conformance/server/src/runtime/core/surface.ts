@@ -4,10 +4,11 @@
 /**
  * The served surface: the exact `tools/list` entry of a tool, the `_meta` a concern mapping
  * adds to any listed primitive, the `persist_justification` tool, and the byte count of a
- * list. Pure functions over data, with no imports: mcpgen computes the surface it reports at
+ * list. Pure functions over data, importing only json-shapes.ts: mcpgen computes the surface it reports at
  * build time with this very module, and the generated server lists its tools with it, so the
  * bytes a build reports are the bytes a client receives.
  */
+import { isRecord } from './json-shapes.js';
 
 /** A JSON Schema object. */
 export type SurfaceSchema = { readonly [key: string]: unknown };
@@ -62,7 +63,7 @@ export function toolEntry(tool: ToolSource): ToolEntry {
 export function withConcernMeta<T extends object>(item: T, mapping: ConcernMapping | undefined): T {
   if (mapping === undefined || Object.keys(mapping).length === 0) return item;
   const meta: unknown = (item as { _meta?: unknown })._meta;
-  const base = typeof meta === 'object' && meta !== null && !Array.isArray(meta) ? meta : {};
+  const base = isRecord(meta) ? meta : {};
   return { ...item, _meta: { ...base, concerns: mapping } };
 }
 

@@ -17,6 +17,7 @@
 import { createHash } from 'node:crypto';
 import type { AuthInfo, OAuthTokenVerifier } from '@modelcontextprotocol/server';
 import { OAuthError, OAuthErrorCode } from '@modelcontextprotocol/server';
+import { isRecord } from '../core/json-shapes.js';
 import { type FormAnswer, FormPostFailure, postClientForm } from '../operation/oauth-post.js';
 import type { Claims } from './oauth-token.js';
 import { AuthorizationServerUnavailable, CLOCK_SKEW_S, tokenAuthInfo } from './oauth-token.js';
@@ -65,7 +66,7 @@ async function introspect(token: string, o: IntrospectionOptions): Promise<Claim
     );
   try {
     const body = JSON.parse(res.text) as unknown;
-    if (typeof body === 'object' && body !== null && !Array.isArray(body)) return body as Claims;
+    if (isRecord(body)) return body as Claims;
   } catch {
     // reported below
   }

@@ -14,14 +14,14 @@
  *   `resources/subscribe`, `subscriptions/listen` or `completion/complete` of something whose
  *   scopes the token lacks `403 insufficient_scope` before the MCP transport sees it, so that the
  *   host can step up.
- * - {@link missingScopes}: what a nested `ctx.api` call's operation needs and the token lacks (pipeline.ts).
+ * - {@link missingScopes}: what a nested `ctx.api` call's operation needs and the token lacks
+ *   (pipeline/nested-scopes.ts refuses it).
  */
 
 import type { AuthInfo, ServerContext } from '@modelcontextprotocol/server';
 import { ProtocolError, ProtocolErrorCode, UriTemplate } from '@modelcontextprotocol/server';
-import type { PrimitiveGate, PrimitiveKind } from '../core/primitives.js';
-import { OPEN_GATE } from '../core/primitives.js';
-import type { Step } from '../pipeline/pipeline.js';
+import type { PrimitiveGate, PrimitiveKind } from '../core/primitive-gate.js';
+import { OPEN_GATE } from '../core/primitive-gate.js';
 
 /** A tool as far as scopes go (the generated `OperationTool` fits). */
 export type ScopedTool = { readonly name: string; readonly scopes?: readonly string[] };
@@ -160,19 +160,3 @@ export function scopeGate(needs: ScopeNeeds): PrimitiveGate {
     decorate: (_kind, _id, item) => item,
   };
 }
-
-/**
- * The step of a nested call (an operation a handler runs through `ctx.api`): refused, like an
- * access rule's denial (audited as `tool.denied`, the handler gets `{ ok: false }`), when the
- * request's OAuth token lacks a scope the operation's tool needs. Outer calls pass: http.ts
- * refused those already.
- */
-export const nestedScopes: Step = (call, next) => {
-  if (call.parent === undefined || call.target.kind !== 'operation') return next();
-  const needs = call.target.tool.scopes;
-  const missing = missingScopes(needs, call.ctx.http?.authInfo);
-  if (missing.length === 0) return next();
-  const reason = `the tool ${call.name} needs the scope${needs!.length > 1 ? 's' : ''} ${needs!.join(' ')}; the OAuth token lacks ${missing.join(' ')}`;
-  call.report.refusal = { kind: 'denied', reason };
-  return Promise.reject(new ProtocolError(ProtocolErrorCode.InvalidParams, reason[0]!.toUpperCase() + reason.slice(1), { tool: call.name, missing }));
-};

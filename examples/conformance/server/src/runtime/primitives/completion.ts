@@ -22,8 +22,8 @@
 import type { CompleteResult, Server, ServerContext } from '@modelcontextprotocol/server';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { log } from '../core/log.js';
-import type { PrimitiveGate } from '../core/primitives.js';
-import { OPEN_GATE } from '../core/primitives.js';
+import type { PrimitiveGate } from '../core/primitive-gate.js';
+import { OPEN_GATE } from '../core/primitive-gate.js';
 
 /** The spec's limit of values per response. */
 export const MAX_COMPLETION_VALUES = 100;

@@ -27,11 +27,10 @@
 
 import type { CallToolResult, InputRequiredResult, ToolAnnotations } from '@modelcontextprotocol/server';
 import { MissingRequiredClientCapabilityError, ProtocolError } from '@modelcontextprotocol/server';
-import { errorResult } from '../core/error-result.js';
+import { errorMessage, errorResult } from '../core/error-result.js';
 import { isPlainObject } from '../core/json-shapes.js';
 import type { LogLevel } from '../core/log.js';
 import { log } from '../core/log.js';
-import { errorMessage } from '../core/primitives.js';
 import type { JsonSchema, OperationTool } from '../core/types.js';
 import { validateOutput } from '../validation/validate.js';
 import type { ApiClient } from './api-client.js';

@@ -12,22 +12,24 @@
  * rules, limits, audit, concern reach, argument validation, the reflection gate); credentials are
  * added there, outside the sandbox. The answer is what the code returns (made to fit the results
  * budget) and what it logged; a crossed bound is an `isError` naming the bound and the calls made
- * before it.
+ * before it (code-mode-answer.ts writes it).
  *
  * This file is copied into generated projects that use code mode.
  */
 import { createHash } from 'node:crypto';
 import type { CallToolResult, InputRequiredResult } from '@modelcontextprotocol/server';
 import { transform } from 'sucrase';
+import { errorResult } from '../core/error-result.js';
+import { isRecord } from '../core/json-shapes.js';
 import type { ToolEntry } from '../core/surface.js';
 import type { ResultPolicy } from '../core/types.js';
-import { DEFAULT_BYTES_PER_TOKEN } from '../core/types.js';
-import { compact, fitBytes } from '../operation/results.js';
 import { readPositiveInteger } from '../process/settings.js';
 import { CODE_DEFAULTS, settingNames } from '../process/variables.js';
 import { CODE_TOOL_NAMES, CODE_TOOLS } from '../search/search-tools.js';
+import type { CallRecord } from './code-mode-answer.js';
+import { ASKING, answer, dataOf, IN_FLIGHT, PARKED, textOf } from './code-mode-answer.js';
 import { codeName } from './code-mode-name.js';
-import type { HostCallOutcome, SandboxLimits, SandboxOutcome } from './sandbox.js';
+import type { HostCallOutcome, SandboxLimits } from './sandbox.js';
 import type { WaitForClient } from './sandbox-host.js';
 import { runIsolated } from './sandbox-host.js';
 
@@ -100,50 +102,26 @@ export type NestedOutcome = {
    * the code again, its earlier calls replayed (api-replay.ts), and the gate judges the answer.
    */
   readonly input?: InputRequiredResult;
+  /**
+   * Set when the call was not made because another call of the same run is asking the client (the
+   * gate asks about one call at a time): it waits for the retry's run, like the asking call.
+   */
+  readonly parked?: true;
 };
 
 /**
  * Runs operation `tool` with `args` as a nested call of the `execute` call; never rejects.
  * `waiting`: runs a question to the client (the reflection gate asking mid-run, legacy era) with
- * the run's wall time stopped.
+ * the run's wall time stopped. `sent`: the dispatch's mark that the call's request went out.
  */
-export type CodeRunner = (tool: string, args: Record<string, unknown>, signal: AbortSignal, waiting?: WaitForClient) => Promise<NestedOutcome>;
-
-/** One API call the code made, for the answer (`in flight` until it answers). */
-type CallRecord = { readonly name: string; status: string };
-
-/** The text of a result's text blocks, joined. */
-function textOf(result: CallToolResult): string {
-  return result.content
-    .filter((c): c is { type: 'text'; text: string } => c.type === 'text')
-    .map((c) => c.text)
-    .join('\n');
-}
-
-/**
- * The data of a successful result: the response body's JSON value — its structured content, or
- * that content's `data` when the tool wraps results that are not always objects (`{status, data}`),
- * else the text's first line as JSON, else the text — so code sees the same value whether or not
- * the tool publishes an output schema.
- */
-function dataOf(result: CallToolResult, wrapped: boolean): unknown {
-  const structured = result.structuredContent as Record<string, unknown> | undefined;
-  if (structured !== undefined && structured !== null) return wrapped ? (structured.data ?? null) : structured;
-  const text = textOf(result);
-  try {
-    return JSON.parse(text.split('\n', 1)[0]!) as unknown;
-  } catch {
-    return text;
-  }
-}
-
-/** A one-line summary of the calls made: counts per operation and status, in order of first use. */
-function callSummary(calls: readonly CallRecord[]): string {
-  if (calls.length === 0) return 'no API calls were made';
-  const counts = new Map<string, number>();
-  for (const c of calls) counts.set(`${c.name} ${c.status}`, (counts.get(`${c.name} ${c.status}`) ?? 0) + 1);
-  return `${calls.length} API call${calls.length === 1 ? ' was' : 's were'} made: ${[...counts].map(([k, n]) => (n > 1 ? `${k} ×${n}` : k)).join(', ')}`;
-}
+export type CodeRunner = (
+  tool: string,
+  args: Record<string, unknown>,
+  signal: AbortSignal,
+  waiting?: WaitForClient,
+  /** Called by the dispatch when the call's request goes out (the answer then never says "not made"). */
+  sent?: () => void,
+) => Promise<NestedOutcome>;
 
 /** The sucrase-transformed code, or where its syntax is wrong (line:column in the user's code). */
 function stripTypes(code: string): { js: string } | { error: string } {
@@ -201,7 +179,6 @@ export function createCodeMode(signatures: Readonly<Record<string, string>>, opt
   const limitsNow = (): CodeLimits => (resolved ??= typeof options.limits === 'function' ? options.limits() : (options.limits ?? DEFAULT_CODE_LIMITS));
   const byCodeName = new Map<string, string>();
   for (const name of Object.keys(signatures)) if (!byCodeName.has(codeName(name))) byCodeName.set(codeName(name), name);
-  const failure = (text: string): CallToolResult => ({ isError: true, content: [{ type: 'text', text }] });
   // runs under way in this process, in all and per client identity: each holds its sandbox's memory until it ends
   let running = 0;
   const runningBy = new Map<string, number>();
@@ -226,11 +203,11 @@ export function createCodeMode(signatures: Readonly<Record<string, string>>, opt
     async execute(args, run, signal, results, identity = 'local') {
       const code = args.code;
       if (typeof code !== 'string' || code.trim() === '')
-        return failure(`Invalid arguments for tool ${CODE_TOOL_NAMES.execute}: code must be a non-empty string`);
+        return errorResult(`Invalid arguments for tool ${CODE_TOOL_NAMES.execute}: code must be a non-empty string`);
       if (code.length > MAX_CODE_CHARS)
-        return failure(`Invalid arguments for tool ${CODE_TOOL_NAMES.execute}: code is ${code.length} characters, over the bound of ${MAX_CODE_CHARS}`);
+        return errorResult(`Invalid arguments for tool ${CODE_TOOL_NAMES.execute}: code is ${code.length} characters, over the bound of ${MAX_CODE_CHARS}`);
       const stripped = stripTypes(code);
-      if ('error' in stripped) return failure(`${stripped.error}\nNo code ran; no API calls were made.`);
+      if ('error' in stripped) return errorResult(`${stripped.error}\nNo code ran; no API calls were made.`);
       const calls: CallRecord[] = [];
       // a question for the client (the gate, 2026-07-28): the run ends with it once the calls in flight have answered
       const ended = new AbortController();
@@ -247,14 +224,35 @@ export function createCodeMode(signatures: Readonly<Record<string, string>>, opt
             message: `api.${name} is not an operation of this server; use ${CODE_TOOL_NAMES.search} to find one and ${CODE_TOOL_NAMES.describe} for its signature`,
           };
         }
-        const a = typeof callArgs === 'object' && callArgs !== null && !Array.isArray(callArgs) ? (callArgs as Record<string, unknown>) : {};
-        const record: CallRecord = { name: tool, status: 'in flight' };
+        const a = isRecord(callArgs) ? callArgs : {};
+        const record: CallRecord = { name: tool, status: IN_FLIGHT };
         calls.push(record);
-        const made = run(tool, a, callSignal, waiting);
+        // legacy: while the gate asks the client (a real request), the call is marked as asking
+        const asks: WaitForClient | undefined =
+          waiting &&
+          (async (work) => {
+            record.status = ASKING;
+            try {
+              return await waiting(work);
+            } finally {
+              // stopped with the run (the code returned, a bound): it stays asking, never made
+              if (record.status === ASKING && !callSignal.aborted) record.status = IN_FLIGHT;
+            }
+          });
+        const made = run(tool, a, callSignal, asks, () => {
+          record.sent = true;
+        });
         inFlight.add(made);
         const outcome = await made.finally(() => inFlight.delete(made));
+        // stopped with the run (the code returned, a bound, a cancellation): the code never sees it, the record keeps what it was
+        if (callSignal.aborted) return new Promise<HostCallOutcome>(() => undefined);
+        if (outcome.parked === true) {
+          // another call of the run is asking the client: this one is made by the retry's run
+          record.status = PARKED;
+          return new Promise<HostCallOutcome>(() => undefined);
+        }
         if (outcome.input !== undefined) {
-          record.status = 'asking the client';
+          record.status = ASKING;
           if (asking === undefined) {
             asking = outcome.input;
             // the other calls in flight finish (their outcomes kept for the retry), then the run ends
@@ -288,18 +286,18 @@ export function createCodeMode(signatures: Readonly<Record<string, string>>, opt
       try {
         bounds = limitsNow();
       } catch (err) {
-        return failure(`Code mode cannot run: ${err instanceof Error ? err.message : String(err)}`);
+        return errorResult(`Code mode cannot run: ${err instanceof Error ? err.message : String(err)}`);
       }
       const { maxRuns, maxRunsVariable, auditTextChars: _text, ...limits } = bounds;
       const variable = maxRunsVariable ?? '<PREFIX>_CODE_MAX_RUNS';
       const share = runsPerIdentity(maxRuns);
       const mine = runningBy.get(identity) ?? 0;
       if (mine >= share)
-        return failure(
+        return errorResult(
           `Code mode is busy for this client: it has ${mine} execute runs under way, its share (half, rounded up) of the ${variable}=${maxRuns} runs at once on this server. No code ran; no API calls were made. Try again when one of its runs has ended.`,
         );
       if (running >= maxRuns)
-        return failure(
+        return errorResult(
           `Code mode is busy: ${running} execute runs are under way, the bound of ${variable}=${maxRuns} runs at once on this server. No code ran; no API calls were made. Try again when a run has ended.`,
         );
       running += 1;
@@ -307,8 +305,11 @@ export function createCodeMode(signatures: Readonly<Record<string, string>>, opt
       try {
         // the owner: a sandbox instance is used again only by the same client's runs
         const outcome = await runIsolated(stripped.js, host, limits, AbortSignal.any([signal, ended.signal]), identity, maxRuns);
-        // the run ended to ask the client (unless the code returned first): the question is the answer
-        if (asking !== undefined && outcome.kind !== 'returned' && !signal.aborted) return asking;
+        // the run ended to ask the client (its calls in flight answered first): the question is the
+        // answer. A run that ended otherwise — the code returned or threw first, its wall time or
+        // thread stopped it — answers with that, as any such run: the round ends there, so no
+        // outcome aborted with the run is kept for a retry and no write is sent again
+        if (asking !== undefined && outcome.kind === 'cancelled' && ended.signal.aborted && !signal.aborted) return asking;
         return answer(outcome, calls, results);
       } finally {
         running -= 1;
@@ -318,52 +319,6 @@ export function createCodeMode(signatures: Readonly<Record<string, string>>, opt
       }
     },
   };
-}
-
-/** The console block of an answer, if the code logged anything. */
-function consoleBlock(out: string): CallToolResult['content'] {
-  return out === '' ? [] : [{ type: 'text', text: `console:\n${out}` }];
-}
-
-/** The `execute` answer for a run's outcome. */
-function answer(outcome: SandboxOutcome, calls: readonly CallRecord[], results: ResultPolicy | undefined): CallToolResult {
-  const summary = callSummary(calls);
-  switch (outcome.kind) {
-    case 'returned': {
-      let value = JSON.parse(outcome.json) as unknown;
-      const policy = results;
-      let note = '';
-      if (policy !== undefined) {
-        if (policy.compact) value = compact(value, policy);
-        const fitted = fitBytes(value, policy.maxTokens * DEFAULT_BYTES_PER_TOKEN);
-        value = fitted.value;
-        if (fitted.cut?.list)
-          note = ` The returned list was cut to ${fitted.cut.list.kept} of ${fitted.cut.list.total} items to fit the results budget of ${policy.maxTokens} tokens: return less, or page in the code.`;
-        else if (fitted.cut?.droppedFields)
-          note = ` Fields left out to fit the results budget of ${policy.maxTokens} tokens: ${fitted.cut.droppedFields.join(', ')}.`;
-      }
-      return {
-        content: [{ type: 'text', text: JSON.stringify(value) ?? 'null' }, { type: 'text', text: `[${summary}.${note}]` }, ...consoleBlock(outcome.console)],
-      };
-    }
-    case 'syntax':
-      return { isError: true, content: [{ type: 'text', text: `${outcome.message}\n${summary}.` }, ...consoleBlock(outcome.console)] };
-    case 'thrown':
-      return {
-        isError: true,
-        content: [
-          { type: 'text', text: `The code threw ${outcome.message}${outcome.stack ? `\n${outcome.stack}` : ''}\nBefore it, ${summary}.` },
-          ...consoleBlock(outcome.console),
-        ],
-      };
-    case 'bound':
-      return {
-        isError: true,
-        content: [{ type: 'text', text: `Stopped by the ${outcome.message}.\nBefore it, ${summary}.` }, ...consoleBlock(outcome.console)],
-      };
-    case 'cancelled':
-      return { isError: true, content: [{ type: 'text', text: `The run was cancelled; ${summary}.` }] };
-  }
 }
 
 /** The first `keep` characters of `code`, moved back to the start of a word the cut would split, and how much was left out. */

@@ -10,10 +10,8 @@
  *   `primitive`, `callId`, `parentCallId`, `arguments`, `outcome`, `httpStatus`, `durationMs`, `detail`, and with
  *   `chain: true` `prev` = hex SHA-256 of the previous line's exact text (without its newline; the
  *   first line of a file has 64 zeros). A file that already exists continues its chain.
- * - Arguments are summarised and redacted once, when the event is recorded: configured field
- *   names at any depth (case-insensitive) and every secret value inside strings become
- *   `"[redacted]"`, and what is past {@link AUDIT_ARGUMENT_BYTES} bytes (or 16 levels deep) is
- *   left out, with `argumentsCut: {bytes, cap}` saying how large the arguments were.
+ * - Arguments are summarised and redacted once, when the event is recorded (audit-summary.ts),
+ *   with `argumentsCut: {bytes, cap}` saying how large the arguments were when part is left out.
  * - Appends go through one bounded queue per log, written in groups (one write for every line
  *   waiting): concurrent events never interleave or get lost, and the chain is in file order. A
  *   line is written before {@link AuditLog.record} resolves. While {@link MAX_PENDING_EVENTS}
@@ -30,22 +28,24 @@
  * one ({@link instanceFile}) and every line carries `instance` after `id`; merging the instances'
  * trails into one order is the log collector's job, and `verify-audit` checks every file.
  *
+ * Where the lines go is audit-sinks.ts, the hash chain audit-chain.ts; the events of a request
+ * are made in observed.ts and written by audit-step.ts.
+ *
  * This file is copied into every generated project that has `policy.audit`.
  */
-import { createHash, randomUUID } from 'node:crypto';
-import type { FileHandle } from 'node:fs/promises';
-import { mkdir, open } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
-import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { randomUUID } from 'node:crypto';
+import { resolve } from 'node:path';
+import { log as logLine } from '../core/log.js';
 import { scrub } from '../operation/auth.js';
+import type { Repair } from './audit-chain.js';
+import { chained, chainFrom, repairFields } from './audit-chain.js';
 import { OtelLogSink } from './audit-otel.js';
+import type { AuditSink, SinkTail } from './audit-sinks.js';
+import { FileSink, StderrSink } from './audit-sinks.js';
+import { AUDIT_ARGUMENT_BYTES, fieldValues, summarize } from './audit-summary.js';
+import type { AuditConfig, AuditEventName } from './policy-types.js';
 
 export { redact } from './redact.js';
-
-import { log as logLine } from '../core/log.js';
-import type { Step, ToolResult } from '../pipeline/pipeline.js';
-import { isInputRequired } from '../pipeline/pipeline.js';
-import type { AuditConfig, AuditEventName } from './policy-types.js';
 
 /**
  * One event, as the pipeline and the server report it. `session`: the legacy session id (`null`
@@ -74,260 +74,22 @@ export type AuditInput = {
   readonly detail?: string;
 };
 
-/** What a sink holds at its end: its last whole line, and the bytes of a torn one after it (a write cut short). */
-export type SinkTail = { readonly last?: string; readonly tornBytes?: number };
-
-/** Where lines go: the file and stderr by default; a shared store can be one too. */
-export interface AuditSink {
-  /** Appends one line (`line` has no trailing newline). */
-  append(line: string): Promise<void>;
-  /** Appends several lines at once, in order (none has a trailing newline); optional: else each goes through `append`. */
-  appendLines?(lines: readonly string[]): Promise<void>;
-  close(): Promise<void>;
-  /** The last line already stored (no newline), so that a chain continues; `undefined` when empty. Optional. */
-  lastLine?(): Promise<string | undefined>;
-  /** The last whole line and the size of a torn line after it; the chained store's, read at start and after a failed write. Optional. */
-  tail?(): Promise<SinkTail>;
-}
-
 /** An audit line could not be written. */
 export class AuditWriteError extends Error {
   override name = 'AuditWriteError';
 }
 
-const ZERO_HASH = '0'.repeat(64);
-const REDACTED = '[redacted]';
-const MAX_DEPTH = 64;
-/** Most bytes of JSON an event's `arguments` take in its line; the rest is left out (and said so). */
-export const AUDIT_ARGUMENT_BYTES = 4096;
-/** Deepest level of arguments written to a line; deeper values are `"[too deep]"`. */
-const SUMMARY_DEPTH = 16;
 /** Events waiting to be written beyond which a new call is refused (the terminal events of running calls are still queued). */
 export const MAX_PENDING_EVENTS = 1024;
 /** Most events, and bytes, written in one write (a group): a shutdown waits for the write under way, even on a slow disk or pipe. */
 const MAX_GROUP_EVENTS = 256;
 const MAX_GROUP_BYTES = 65_536;
 
-/** Hex SHA-256 of a line's text (UTF-8), as `prev` carries it. */
-export function lineHash(line: string): string {
-  return createHash('sha256').update(line, 'utf8').digest('hex');
-}
-
-/**
- * Appends to a JSON Lines file (created with its directory on first use), one write per group of
- * lines. A file that ends in a torn line (no newline: a crash mid-write, or a write cut short by a
- * full disk) gets the next line on a line of its own; after a failed write the end of the file is
- * looked at again before the next, so a partial line never merges into the next one.
- */
-export class FileSink implements AuditSink {
-  private handle: Promise<FileHandle> | undefined;
-  /** Whether the file's end is known: false at start and after a failed write. */
-  private known = false;
-  private torn = false;
-  constructor(readonly path: string) {}
-
-  private opened(): Promise<FileHandle> {
-    if (this.handle === undefined) {
-      const handle = (async () => {
-        await mkdir(dirname(this.path), { recursive: true });
-        return open(this.path, 'a+');
-      })();
-      // a failed open is tried again at the next line
-      handle.catch(() => this.handle === handle && (this.handle = undefined));
-      this.handle = handle;
-    }
-    return this.handle;
-  }
-
-  append(line: string): Promise<void> {
-    return this.appendLines([line]);
-  }
-
-  async appendLines(lines: readonly string[]): Promise<void> {
-    const handle = await this.opened();
-    if (!this.known) await this.tail();
-    try {
-      // one write call per group (appendFile's general machinery costs several times more per call)
-      const data = Buffer.from((this.torn ? '\n' : '') + lines.join('\n') + '\n', 'utf8');
-      for (let at = 0; at < data.length; ) at += (await handle.write(data, at, data.length - at)).bytesWritten;
-    } catch (err) {
-      // part of it may be in the file: look again before the next write
-      this.known = false;
-      throw err;
-    }
-    this.torn = false;
-  }
-
-  async lastLine(): Promise<string | undefined> {
-    return (await this.tail()).last;
-  }
-
-  /** Reads the end of the file backwards: the last whole line, and the size of a torn line after it. */
-  async tail(): Promise<SinkTail> {
-    const handle = await this.opened();
-    let pos = (await handle.stat()).size;
-    const size = pos;
-    let buf = Buffer.alloc(0);
-    // the newline ending the last whole line, and the one before it
-    let end = -1;
-    while (pos > 0) {
-      const n = Math.min(65_536, pos);
-      pos -= n;
-      buf = Buffer.concat([(await handle.read(Buffer.alloc(n), 0, n, pos)).buffer, buf]);
-      // what was found stands n bytes further on in the longer buffer
-      end = end >= 0 ? end + n : buf.lastIndexOf(0x0a);
-      if (end < 0) continue;
-      const start = end > 0 ? buf.lastIndexOf(0x0a, end - 1) : -1;
-      if (start >= 0 || pos === 0) {
-        const torn = buf.length - end - 1;
-        this.known = true;
-        this.torn = torn > 0;
-        return { last: buf.subarray(start + 1, end).toString('utf8'), ...(torn > 0 ? { tornBytes: torn } : {}) };
-      }
-    }
-    this.known = true;
-    this.torn = size > 0;
-    return size > 0 ? { tornBytes: size } : {};
-  }
-
-  async close(): Promise<void> {
-    const handle = this.handle;
-    this.handle = undefined;
-    if (handle) await (await handle.catch(() => undefined))?.close();
-  }
-}
-
-/** Writes each line to stderr as `audit <json>` (never to stdout: it belongs to stdio's protocol stream). */
-export class StderrSink implements AuditSink {
-  append(line: string): Promise<void> {
-    return this.appendLines([line]);
-  }
-  appendLines(lines: readonly string[]): Promise<void> {
-    return new Promise((done, fail) => {
-      process.stderr.write(lines.map((line) => `audit ${line}\n`).join(''), (err) => (err ? fail(err) : done()));
-    });
-  }
-  async close(): Promise<void> {}
-}
-
-/** The audit file: `<PREFIX>_AUDIT_FILE` (when set) overrides `config.file`; resolved against the working directory. */
-export function auditFile(config: AuditConfig, envPrefix: string, env: NodeJS.ProcessEnv): string | undefined {
-  const fromEnv = env[`${envPrefix}_AUDIT_FILE`]?.trim();
-  const file = fromEnv !== undefined && fromEnv !== '' ? fromEnv : config.file;
-  return file === undefined ? undefined : resolve(file);
-}
-
-/** The audit file of instance `instance`: `<dir>/<name>.<instance>.<ext>` beside `file` (`<name>.<instance>` when it has no extension). */
-export function instanceFile(file: string, instance: string): string {
-  const m = /^(.*?)(\.[A-Za-z0-9]{1,8})?$/.exec(file)!;
-  return `${m[1]}.${instance}${m[2] ?? ''}`;
-}
-
-/** A summary of arguments for an audit line: the redacted value, and whether part of it was left out. */
-export type ArgumentSummary = { readonly value: unknown; readonly cut: boolean };
-
-/**
- * A redacted copy of `value` of at most about `cap` bytes of JSON, made in one walk that stops
- * there: like {@link redact} (fields by name, secrets inside strings and keys), but a string
- * longer than what is left is shortened (`…[+N characters]`), an object or array that does not
- * fit ends with a `"…"` entry counting what was left out, and nesting past 16 levels is
- * `"[too deep]"`. Its cost is bounded by `cap`, whatever the size of `value`.
- */
-export function summarize(value: unknown, fields: readonly string[], secrets: readonly string[], cap: number = AUDIT_ARGUMENT_BYTES): ArgumentSummary {
-  const names = new Set(fields.map((f) => f.toLowerCase()));
-  // a secret that straddles the cut is scrubbed whole before the cut is made
-  const longest = secrets.reduce((n, s) => Math.max(n, s.length), 0);
-  let left = cap;
-  let cut = false;
-  const text = (s: string): string => {
-    const room = Math.max(16, left - 2);
-    if (s.length <= room) {
-      const out = scrub(s, secrets);
-      left -= out.length + 2;
-      return out;
-    }
-    cut = true;
-    const out = `${scrub(s.slice(0, room + longest), secrets).slice(0, room)}…[+${s.length - room} characters]`;
-    left -= out.length + 2;
-    return out;
-  };
-  const walk = (v: unknown, depth: number): unknown => {
-    if (typeof v === 'string') return text(v);
-    if (typeof v === 'bigint') return text(v.toString());
-    if (v === null || typeof v !== 'object') {
-      left -= typeof v === 'number' ? String(v).length : 5;
-      return v;
-    }
-    if (depth >= SUMMARY_DEPTH) {
-      cut = true;
-      left -= 12;
-      return '[too deep]';
-    }
-    left -= 2;
-    if (Array.isArray(v)) {
-      const out: unknown[] = [];
-      for (let i = 0; i < v.length; i++) {
-        if (left <= 0) {
-          cut = true;
-          out.push(`…[+${v.length - i} items]`);
-          break;
-        }
-        out.push(walk(v[i], depth + 1));
-        left -= 1;
-      }
-      return out;
-    }
-    const keys = Object.keys(v);
-    const out: Record<string, unknown> = {};
-    for (let i = 0; i < keys.length; i++) {
-      if (left <= 0) {
-        cut = true;
-        out['…'] = `+${keys.length - i} keys`;
-        break;
-      }
-      const k = keys[i]!;
-      const key = text(k);
-      // defineProperty: a "__proto__" key stays a key
-      Object.defineProperty(out, key, {
-        value: names.has(k.toLowerCase()) ? ((left -= REDACTED.length + 2), REDACTED) : walk((v as Record<string, unknown>)[k], depth + 1),
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
-      left -= 2;
-    }
-    return out;
-  };
-  const summary = walk(value, 0);
-  return { value: summary, cut };
-}
-
-/** Every string and number under `value` (a redacted field's value may be an array or object). */
-function leaves(value: unknown, out: string[], depth: number): void {
-  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'bigint') out.push(String(value));
-  else if (value !== null && typeof value === 'object' && depth <= MAX_DEPTH) for (const v of Object.values(value)) leaves(v, out, depth + 1);
-}
-
-/** String values of `fields` anywhere in `value` (to scrub them from error texts too). */
-function fieldValues(value: unknown, fields: ReadonlySet<string>, out: string[] = [], depth = 0): string[] {
-  if (value === null || typeof value !== 'object' || depth > MAX_DEPTH) return out;
-  for (const [k, v] of Object.entries(value)) {
-    if (fields.has(k.toLowerCase())) leaves(v, out, depth + 1);
-    else fieldValues(v, fields, out, depth + 1);
-  }
-  return out;
-}
-
 /** Options of {@link AuditLog}: `file` (resolved) overrides `config.file`; `sinks` replace the file and stderr sinks (tests, shared stores); `secrets` are read at each event. */
 export type AuditLogOptions = { file?: string; sinks?: AuditSink[]; secrets?: () => readonly string[]; now?: () => Date; instance?: string };
 
 /** An event rendered and waiting in the queue. */
 type Pending = { readonly text: string; readonly done: (err?: unknown) => void };
-
-/** A line's text with `prev` added as its last key (what `JSON.stringify({...fields, prev})` gives). */
-function withPrev(text: string, prev: string): string {
-  return `${text.slice(0, -1)},"prev":"${prev}"}`;
-}
 
 /** The audit trail of one server process. */
 export class AuditLog {
@@ -436,28 +198,6 @@ export class AuditLog {
     }
   }
 
-  /** The `trail.repaired` line's fields: what was found at the store's end, and what could not be written since. */
-  private repairFields(tornBytes: number | undefined): Record<string, unknown> {
-    const what = [
-      tornBytes !== undefined
-        ? `a torn line of ${tornBytes} bytes (a write cut short by a crash or a full disk) was left in place; the chain continues from the whole line before it`
-        : '',
-      this.lost > 0 ? `${this.lost} event${this.lost === 1 ? '' : 's'} could not be written since the last line` : '',
-    ].filter((w) => w !== '');
-    return {
-      time: this.now().toISOString(),
-      id: randomUUID(),
-      ...(this.instance !== undefined ? { instance: this.instance } : {}),
-      event: 'trail.repaired',
-      session: null,
-      client: 'server',
-      outcome: 'repaired',
-      detail: what.join('; '),
-      ...(tornBytes !== undefined ? { torn: { bytes: tornBytes } } : {}),
-      ...(this.lost > 0 ? { lost: this.lost } : {}),
-    };
-  }
-
   private async writeBatch(batch: readonly Pending[]): Promise<void> {
     const keeper = this.sinks.findIndex((s) => s.tail !== undefined || s.lastLine !== undefined);
     let prev = this.prev;
@@ -465,20 +205,24 @@ export class AuditLog {
     if (!this.synced) {
       const sink = keeper >= 0 ? this.sinks[keeper]! : undefined;
       const tail: SinkTail = sink === undefined ? {} : sink.tail ? await sink.tail() : { last: await sink.lastLine!() };
-      prev = tail.last === undefined ? ZERO_HASH : lineHash(tail.last);
-      if (tail.tornBytes !== undefined || this.lost > 0) records.unshift(JSON.stringify(this.repairFields(tail.tornBytes)));
+      prev = chainFrom(tail.last);
+      if (tail.tornBytes !== undefined || this.lost > 0) {
+        const repair: Repair = {
+          lost: this.lost,
+          now: this.now(),
+          ...(tail.tornBytes !== undefined ? { tornBytes: tail.tornBytes } : {}),
+          ...(this.instance !== undefined ? { instance: this.instance } : {}),
+        };
+        records.unshift(JSON.stringify(repairFields(repair)));
+      }
     }
     if (records.length === 0) {
       this.prev = prev;
       this.synced = true;
       return;
     }
-    const lines = records.map((text) => {
-      if (!this.chain) return text;
-      const line = withPrev(text, prev!);
-      prev = lineHash(line);
-      return line;
-    });
+    let lines = records;
+    if (this.chain) ({ lines, prev } = chained(records, prev!));
     const results = await Promise.allSettled(
       this.sinks.map((s) =>
         s.appendLines ? s.appendLines(lines) : lines.reduce((chain: Promise<void>, l) => chain.then(() => s.append(l)), Promise.resolve()),
@@ -573,98 +317,4 @@ export class AuditLog {
     await Promise.all(this.sinks.map((s) => s.close()));
     return { unwritten: 0 };
   }
-}
-
-/** What the audit step keeps in `call.state` across input rounds. */
-type AuditState = { readonly startedAt: number };
-
-/** The -32603 a call fails with when its audit line cannot be written. */
-function cannotWrite(err: unknown): ProtocolError {
-  return new ProtocolError(ProtocolErrorCode.InternalError, `audit trail cannot be written: ${err instanceof Error ? err.message : String(err)}`);
-}
-
-/**
- * The audit step, outermost in the pipeline. A logical call writes `tool.invoked` (before it
- * runs) in its first round and one terminal event when it ends — `tool.denied` / `tool.limited`
- * (a step's refusal), `tool.failed` (an `isError` result or a thrown error) or `tool.completed`;
- * an input-required round writes nothing more. The duration spans every round. A `tool.invoked`
- * that cannot be written refuses the call (-32603) under `onWriteError: fail`; a terminal event
- * that cannot be written is logged, and the call's own result or error goes back unchanged.
- */
-export function auditStep(log: AuditLog): Step {
-  return async (call, next) => {
-    const oauthClient = call.ctx?.http?.authInfo?.extra?.client_id;
-    const base = {
-      session: call.era === 'legacy' ? (call.ctx.sessionId ?? null) : null,
-      client: call.identity,
-      ...(typeof oauthClient === 'string' ? { oauthClient } : {}),
-      era: call.era,
-      primitive: call.name,
-      callId: call.callId,
-      ...(call.parent ? { parentCallId: call.parent.callId } : {}),
-    };
-    const kept = call.state.audit as Partial<AuditState> | undefined;
-    let startedAt = typeof kept?.startedAt === 'number' ? kept.startedAt : undefined;
-    if (call.firstRound || startedAt === undefined) {
-      startedAt = Date.now();
-      call.state.audit = { startedAt } satisfies AuditState;
-    }
-    if (call.firstRound) {
-      try {
-        await log.record({
-          name: 'tool.invoked',
-          ...base,
-          arguments: call.args,
-          ...(typeof call.argumentBytes === 'number' ? { argumentBytes: call.argumentBytes } : {}),
-        });
-      } catch (err) {
-        throw cannotWrite(err);
-      }
-    }
-    let result: ToolResult | undefined;
-    let error: { readonly thrown: unknown } | undefined;
-    try {
-      result = await next();
-    } catch (thrown) {
-      error = { thrown };
-    }
-    if (result !== undefined && isInputRequired(result)) return result;
-    const refusal = call.report.refusal;
-    const common = { ...base, httpStatus: call.report.httpStatus, durationMs: Math.max(0, Date.now() - startedAt) };
-    let event: AuditInput;
-    if (refusal)
-      event = {
-        name: refusal.kind === 'denied' ? 'tool.denied' : 'tool.limited',
-        ...common,
-        outcome: refusal.kind,
-        detail: log.hide(refusal.reason, call.args),
-      };
-    else if (error) {
-      const message = error.thrown instanceof Error ? error.thrown.message : String(error.thrown);
-      event = { name: 'tool.failed', ...common, outcome: 'error', detail: log.hide(message, call.args) };
-    } else if (result?.isError === true) event = { name: 'tool.failed', ...common, outcome: 'error', detail: log.hide(resultText(result), call.args) };
-    else event = { name: 'tool.completed', ...common, outcome: 'ok' };
-    try {
-      await log.record(event, { essential: true });
-    } catch (err) {
-      // the call ran: reporting it as failed would invite a retry that repeats its effect (after
-      // close, at shutdown, what was left is counted in one line instead)
-      if (!log.isClosed)
-        logLine('error', `audit: the ${event.name} event of a call that ran could not be written; its result is returned all the same`, {
-          tool: call.name,
-          callId: call.callId,
-          message: err instanceof Error ? err.message : String(err),
-        });
-    }
-    if (error) throw error.thrown;
-    return result!;
-  };
-}
-
-/** The first text block of a result, cut to 500 characters (the `detail` of a failed call). */
-function resultText(result: ToolResult): string {
-  const content = (result as { content?: ReadonlyArray<{ type: string; text?: unknown }> }).content ?? [];
-  const text = content.find((c) => c.type === 'text' && typeof c.text === 'string')?.text as string | undefined;
-  if (text === undefined) return 'isError result';
-  return text.length > 500 ? `${text.slice(0, 500)}…` : text;
 }

@@ -8,18 +8,18 @@
  * Limits apply once per logical call, however many input rounds it takes: rates are counted on the
  * first round only, the deadline is set on the first round and kept in the call's state (so the
  * time the client takes to answer an input request counts), and a concurrency slot is held while a
- * round runs. Over a limit ⇒ an `isError` result naming the limit and when to retry, with
- * `call.report.refusal` set for the audit step around this one. A call past its deadline is
- * aborted (its signal, which the upstream request follows) and answered as limited.
+ * round runs. Over a limit ⇒ an `isError` result naming the limit and when to retry, returned
+ * with its `refusal` for the audit step around this one. A call past its deadline is aborted (its
+ * signal, which the upstream request follows) and answered as limited, with the upstream status
+ * when the response's headers had arrived.
  *
  * The counters are per instance by default (counters.ts); with `<PREFIX>_REDIS_URL` they are shared
  * by every instance (redis-counters.ts). A shared store that cannot answer refuses the call
  * (`SharedStateError` ⇒ an `isError` naming the cause) unless `<PREFIX>_REDIS_FAIL_OPEN=limits`.
  * This file is copied verbatim into every generated project with `policy.limits`.
  */
-import type { CallToolResult } from '@modelcontextprotocol/server';
 import { errorResult } from '../core/error-result.js';
-import type { Step, ToolCall, ToolResult } from '../pipeline/pipeline.js';
+import type { Outcome, Step, ToolCall } from '../pipeline/pipeline.js';
 import { SharedStateError } from '../shared/shared-state.js';
 import type { Counters } from './counters.js';
 import { MemoryCounters } from './counters.js';
@@ -91,16 +91,14 @@ export class Limits {
   }
 }
 
-/** The limited result of a call, with the refusal recorded for the audit step. */
-function limited(call: ToolCall, reason: string, text: string): CallToolResult {
-  call.report.refusal = { kind: 'limited', reason };
-  return errorResult(text);
+/** The limited outcome of a call: the `isError` result, its refusal (for the audit step), and the upstream status when one arrived before the deadline. */
+function limited(reason: string, text: string, status?: number): Outcome {
+  return { result: errorResult(text), refusal: { kind: 'limited', reason }, ...(status !== undefined ? { status } : {}) };
 }
 
-/** The limited result of a call whose limits cannot be checked (the shared store cannot answer). */
-function unchecked(call: ToolCall, err: SharedStateError): CallToolResult {
+/** The limited outcome of a call whose limits cannot be checked (the shared store cannot answer). */
+function unchecked(call: ToolCall, err: SharedStateError): Outcome {
   return limited(
-    call,
     `limits unchecked: ${err.message}`,
     `Tool ${call.name} cannot be checked against its limits: ${err.message}. The call was not run; retry shortly.`,
   );
@@ -143,7 +141,7 @@ export function limitsStep(limits: Limits, now: () => number = Date.now): Step {
     const timeoutText = (): string =>
       `Tool ${tool} did not finish within ${l.timeoutMs} ms, its time limit (${from.timeoutMs}.timeoutMs): the call was cancelled. Retry later, or with a smaller request.`;
     const timeoutReason = (): string => `timeoutMs ${l.timeoutMs} (${from.timeoutMs})`;
-    if (deadline !== undefined && deadline - now() <= 0) return limited(call, timeoutReason(), timeoutText());
+    if (deadline !== undefined && deadline - now() <= 0) return limited(timeoutReason(), timeoutText());
 
     // a concurrency slot for this round; nothing else is counted when none is free
     let release: (() => void) | undefined;
@@ -157,7 +155,6 @@ export function limitsStep(limits: Limits, now: () => number = Date.now): Step {
       if (release === undefined) {
         const n = l.maxConcurrent;
         return limited(
-          call,
           `maxConcurrent ${n} (${from.maxConcurrent})`,
           `Tool ${tool} already has ${n} call${n === 1 ? '' : 's'} running, its limit of calls at once (${from.maxConcurrent}.maxConcurrent); retry shortly.`,
         );
@@ -175,7 +172,6 @@ export function limitsStep(limits: Limits, now: () => number = Date.now): Step {
             const hit = await counters.hit(key('rate', tool, 'client', call.identity), perClient, MINUTE_MS, t);
             if (!hit.ok)
               return limited(
-                call,
                 `perMinute.perClient ${perClient} (${from['perMinute.perClient']})`,
                 `Tool ${tool} is over its limit of ${perClient} call${perClient === 1 ? '' : 's'} per minute for client ${JSON.stringify(call.identity)} (${from['perMinute.perClient']}.perMinute.perClient); retry in ${seconds(hit.retryAfterMs)} s.`,
               );
@@ -184,7 +180,6 @@ export function limitsStep(limits: Limits, now: () => number = Date.now): Step {
             const hit = await counters.hit(key('rate', tool, 'all'), overall, MINUTE_MS, t);
             if (!hit.ok)
               return limited(
-                call,
                 `perMinute.overall ${overall} (${from['perMinute.overall']})`,
                 `Tool ${tool} is over its limit of ${overall} call${overall === 1 ? '' : 's'} per minute over all clients (${from['perMinute.overall']}.perMinute.overall); retry in ${seconds(hit.retryAfterMs)} s.`,
               );
@@ -211,7 +206,14 @@ export function limitsStep(limits: Limits, now: () => number = Date.now): Step {
         expired();
       }, remaining);
       handle.unref?.();
-      const running = next({ ...call, signal: AbortSignal.any([call.signal, timer.signal]), bounds });
+      // the upstream status, heard when the response's headers arrive: a round the deadline ends still has it
+      let status: number | undefined;
+      const told = call.onHttpStatus;
+      const onHttpStatus = (s: number): void => {
+        status = s;
+        told?.(s);
+      };
+      const running = next({ ...call, signal: AbortSignal.any([call.signal, timer.signal]), bounds, onHttpStatus });
       // the slot is held until the round really ends, even when the deadline answers first
       settled = false;
       const done = running.then(
@@ -222,10 +224,10 @@ export function limitsStep(limits: Limits, now: () => number = Date.now): Step {
       try {
         const outcome = await Promise.race([running, expiry]);
         // a round that ends after the deadline fired (typically with an abort error) is a timeout
-        if (outcome === 'expired' || timer.signal.aborted) return limited(call, timeoutReason(), timeoutText());
-        return outcome as ToolResult;
+        if (outcome === 'expired' || timer.signal.aborted) return limited(timeoutReason(), timeoutText(), status);
+        return outcome;
       } catch (err) {
-        if (timer.signal.aborted && !call.signal.aborted) return limited(call, timeoutReason(), timeoutText());
+        if (timer.signal.aborted && !call.signal.aborted) return limited(timeoutReason(), timeoutText(), status);
         throw err;
       } finally {
         clearTimeout(handle);

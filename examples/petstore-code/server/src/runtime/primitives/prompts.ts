@@ -24,9 +24,10 @@
 import type { GetPromptResult, InputRequiredResult, Prompt, PromptMessage, ReadResourceResult, Server, ServerContext } from '@modelcontextprotocol/server';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import Handlebars from 'handlebars';
+import { errorMessage } from '../core/error-result.js';
 import { log } from '../core/log.js';
-import type { PrimitiveGate } from '../core/primitives.js';
-import { errorMessage, OPEN_GATE } from '../core/primitives.js';
+import type { PrimitiveGate } from '../core/primitive-gate.js';
+import { OPEN_GATE } from '../core/primitive-gate.js';
 
 /** One argument of a prompt. Values arrive as strings. */
 export type PromptArgumentDefinition = {

@@ -20,9 +20,10 @@
 
 import type { ReadResourceResult, Resource, ResourceTemplateType as ResourceTemplate, Server, ServerContext, Variables } from '@modelcontextprotocol/server';
 import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, UriTemplate } from '@modelcontextprotocol/server';
+import { errorMessage } from '../core/error-result.js';
 import { log } from '../core/log.js';
-import type { PrimitiveGate } from '../core/primitives.js';
-import { errorMessage, OPEN_GATE } from '../core/primitives.js';
+import type { PrimitiveGate } from '../core/primitive-gate.js';
+import { OPEN_GATE } from '../core/primitive-gate.js';
 
 /** The variables a template match extracted (the SDK's type, re-exported for handler modules). */
 export type { Variables };

@@ -12,6 +12,7 @@
  * This file is copied verbatim into every generated project.
  */
 import type { CreateMessageRequestParams, CreateMessageResult, CreateMessageResultWithTools, SamplingMessage } from '@modelcontextprotocol/server';
+import { isRecord } from '../core/json-shapes.js';
 import { embedJustificationSchema } from '../core/surface.js';
 import type { JsonSchema, OperationTool } from '../core/types.js';
 import { validateArguments } from '../validation/validate.js';
@@ -42,7 +43,7 @@ export function extractJsonObject(text: string): Record<string, unknown> | undef
   const asObject = (candidate: string): Record<string, unknown> | undefined => {
     try {
       const v: unknown = JSON.parse(candidate);
-      return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+      return isRecord(v) ? v : undefined;
     } catch {
       return undefined;
     }
@@ -115,8 +116,8 @@ export type ReplyVerdict =
 /** Text of a sampling result's content (one block or an array); `undefined` when it has no text block. */
 function replyText(result: CreateMessageResult | CreateMessageResultWithTools): string | undefined {
   const content: unknown = (result as { content?: unknown }).content;
-  const blocks = (Array.isArray(content) ? content : [content]) as { type?: unknown; text?: unknown }[];
-  const texts = blocks.filter((b) => typeof b === 'object' && b !== null && b.type === 'text' && typeof b.text === 'string').map((b) => b.text as string);
+  const blocks: unknown[] = Array.isArray(content) ? content : [content];
+  const texts = blocks.filter((b) => isRecord(b) && b.type === 'text' && typeof b.text === 'string').map((b) => (b as { text: string }).text);
   return texts.length > 0 ? texts.join('\n') : undefined;
 }
 

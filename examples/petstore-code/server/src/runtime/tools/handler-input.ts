@@ -49,6 +49,7 @@ import type {
   ServerContext,
 } from '@modelcontextprotocol/server';
 import { CLIENT_CAPABILITIES_META_KEY, inputRequired, inputResponse, MissingRequiredClientCapabilityError } from '@modelcontextprotocol/server';
+import { isRecord } from '../core/json-shapes.js';
 import type { ElicitForm } from '../validation/elicit-check.js';
 import { checkElicitAnswer } from '../validation/elicit-check.js';
 
@@ -177,7 +178,7 @@ export function inputSession(call: InputCall): InputSession {
   };
   const asked: Record<string, InputRequest> = {};
   const kept = call.state[STATE_KEY];
-  const answers: Record<string, unknown> = typeof kept === 'object' && kept !== null && !Array.isArray(kept) ? { ...(kept as Record<string, unknown>) } : {};
+  const answers: Record<string, unknown> = isRecord(kept) ? { ...kept } : {};
 
   /** 2026-07-28: the answer to `key` of the kind expected (this round's, or kept from an earlier one), or the question goes out. */
   const modern = <T>(

@@ -11,3 +11,8 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 export function errorResult(text: string): CallToolResult {
   return { isError: true, content: [{ type: 'text', text }] };
 }
+
+/** Error message of an unknown error value. */
+export function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

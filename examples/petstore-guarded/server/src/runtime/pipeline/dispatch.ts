@@ -6,37 +6,39 @@
  * request, an extra tool's handler, the reflection gate's persist tool, code mode's `execute`)
  * and the order of the steps before it, for the three kinds of call in one place
  * ({@link createDispatch}): a direct `tools/call`, a handler's nested call through `ctx.api`, and
- * a nested call of code mode's code. server.ts builds one per server and runs every call through
- * `runPipeline(steps, dispatch, call)`.
+ * a nested call of code mode's code (whose steps and run live in code-calls.ts). server.ts builds
+ * one per server and runs every call through `runPipeline(steps, dispatch, call)`.
  *
  * This file is copied verbatim into every generated project.
  */
-import type { CallToolResult, InputRequiredResult, ServerContext } from '@modelcontextprotocol/server';
-import type { PrimitiveGate } from '../core/primitives.js';
+import type { CallToolResult, ServerContext } from '@modelcontextprotocol/server';
+import { sessionOf } from '../core/era.js';
+import type { PrimitiveGate } from '../core/primitive-gate.js';
 import type { ToolEntry } from '../core/surface.js';
 import type { ServerConfig } from '../core/types.js';
 import type { TokenExchanger } from '../oauth/oauth-exchange.js';
-import { isOAuthToken, nestedScopes } from '../oauth/oauth-scopes.js';
-import { measureArguments, overLimitMessage } from '../operation/argument-limits.js';
+import { isOAuthToken } from '../oauth/oauth-scopes.js';
 import type { readArgumentEnv } from '../operation/arguments.js';
 import type { Authenticator } from '../operation/auth.js';
-import type { CallOptions } from '../operation/call.js';
-import { sendOperation } from '../operation/call.js';
 import type { InFlightBudget } from '../operation/in-flight.js';
+import type { CallOptions } from '../operation/operation-call.js';
+import { sendOperation } from '../operation/operation-call.js';
+import type { ResultStore } from '../operation/result-store.js';
 import { DEFAULT_RESULT_POLICY } from '../operation/results.js';
 import type { Settings } from '../process/settings.js';
-import { settingNames } from '../process/variables.js';
-import { replayAcrossRounds, replayByName } from '../server/api-replay.js';
-import type { PolicyLayer } from '../server/instance.js';
-import { sessionOf } from '../server/instance.js';
-import type { ResultStore } from '../server/result-store.js';
-import { argumentsHash } from '../server/rounds.js';
 import { TaskTools } from '../tasks/tasks-tools.js';
 import { apiClient } from '../tools/api-client.js';
 import { callExtraTool } from '../tools/extra-tools.js';
 import { inputSession } from '../tools/handler-input.js';
-import type { PipelineTool, Step, ToolCall, ToolGuard, ToolResult } from './pipeline.js';
-import { checkArguments, enforceConcerns, isInputRequired, nestedCall, reflectionStep, runPipeline } from './pipeline.js';
+import { replayAcrossRounds } from './api-replay.js';
+import type { CodeFront } from './code-calls.js';
+import { createCodeCalls } from './code-calls.js';
+import { nestedScopes } from './nested-scopes.js';
+import type { Dispatcher, PipelineTool, Step, ToolCall, ToolGuard } from './pipeline.js';
+import { answer, checkArguments, enforceConcerns, nestedCall, reflectionStep, runPipeline } from './pipeline.js';
+import type { PolicyLayer } from './policy-layer.js';
+
+export type { CodeFront, CodeNestedOutcome, CodeWaiting } from './code-calls.js';
 
 /** The reflection gate as the server sees it (reflection.ts's `ReflectionGate` is one). */
 export interface ReflectionGuard extends ToolGuard {
@@ -48,37 +50,6 @@ export interface ReflectionGuard extends ToolGuard {
   persist(args: unknown): Promise<CallToolResult>;
 }
 
-/** What one nested call of code mode gave (code-mode.ts's `NestedOutcome`). */
-export type CodeNestedOutcome = {
-  readonly result?: CallToolResult;
-  readonly status?: number;
-  readonly wrapped?: boolean;
-  readonly refused?: string;
-  readonly input?: InputRequiredResult;
-};
-/** Runs a question to the client with code mode's run clock stopped (sandbox-host.ts's `WaitForClient`). */
-export type CodeWaiting = <T>(work: () => Promise<T>) => Promise<T>;
-
-/** Code mode as the server sees it (code-mode.ts's `CodeMode` is one; not imported, so other servers carry no sandbox). */
-export interface CodeFront {
-  /** `search_tools`, `describe_tool` and `execute`, listed instead of the catalogue. */
-  readonly tools: readonly ToolEntry[];
-  readonly executeName: string;
-  /** The TypeScript signature of an operation tool (undefined: not callable from code). */
-  signature(name: string): string | undefined;
-  /** What the audit keeps of an execute call's arguments (the code's hash, never its text). */
-  auditArguments(args: Record<string, unknown>): Record<string, unknown>;
-  /** Runs the code; each `api` call goes through `run`. */
-  execute(
-    args: Record<string, unknown>,
-    run: (tool: string, args: Record<string, unknown>, signal: AbortSignal, waiting?: CodeWaiting) => Promise<CodeNestedOutcome>,
-    signal: AbortSignal,
-    results?: Settings['results'],
-    /** The client's identity: its share of the runs under way at once is bounded. */
-    identity?: string,
-  ): Promise<ToolResult>;
-}
-
 /** A gate that knows the concern preset a request has selected (concern-protocol.ts's `ConcernControl` is one). */
 export interface PresetGate extends PrimitiveGate {
   /** The request's active concern preset (its `_meta`'s, else the session's), or undefined. */
@@ -88,12 +59,6 @@ export interface PresetGate extends PrimitiveGate {
 /** `settings` whose results are compacted but not cut to a token budget (code mode's nested calls). */
 function wholeResults(settings: Settings): Settings {
   return { ...settings, results: { ...(settings.results ?? DEFAULT_RESULT_POLICY), maxTokens: Number.MAX_SAFE_INTEGER } };
-}
-
-/** The first text block of a result. */
-function textOfResult(result: ToolResult): string {
-  const first = (result as CallToolResult).content?.find((c) => c.type === 'text');
-  return first?.type === 'text' ? first.text : '';
 }
 
 /** `settings` with a call's tighter bounds applied (the lower value wins). */
@@ -135,46 +100,12 @@ export type Dispatch = {
    * gate (pipeline.ts `toolCallSteps`).
    */
   readonly steps: readonly Step[];
-  readonly dispatch: (call: ToolCall) => Promise<ToolResult>;
+  readonly dispatch: Dispatcher;
 };
 
 /** The dispatch of a server's tool calls and the step order of each kind of call. */
 export function createDispatch(options: DispatchOptions): Dispatch {
   const { config, settings, auth, argumentEnv, inFlight, resultStore, byName, maxArgumentBytes, reflection, policy, code } = options;
-  /** Only what the request can see (its concern preset, access gate) is reachable from code. */
-  const reachable: Step = (call, next) =>
-    call.gate.visible('tools', call.name, call.ctx)
-      ? next()
-      : Promise.reject(new Error(`${call.name} is not reachable by this client (its concern preset or access rules hide it)`));
-
-  /** The reflection gate of a nested call of code (see the code order below). */
-  const codeGate: Step = async (call, next) => {
-    if (!reflection || !reflection.isGated(call.name)) return next();
-    const run = codeRuns.get(call);
-    const check = () =>
-      reflection.check(call.name, call.args, {
-        server: call.server,
-        ctx: call.ctx,
-        era: call.era,
-        signal: call.signal,
-        callId: call.callId,
-        state: run?.gateState ?? call.state,
-      });
-    const waiting = run?.waiting;
-    const verdict = waiting ? await waiting(check) : await check();
-    if (verdict.ok) return next();
-    // 2026-07-28: the gate asks in an input round; the execute call answers with it
-    if (isInputRequired(verdict.result)) return verdict.result;
-    // the gate's own instructions, but the retry is a new run of the code, not a direct call
-    const said = textOfResult(verdict.result).replace(
-      `Then call ${call.name} again with the same arguments.`,
-      `Then run ${call.parent?.name ?? 'execute'} again with the same code.`,
-    );
-    const reason = `the reflection gate holds ${call.name}: ${said}\nFrom code: get the justification stored first (${reflection.persistTool.name}), then run execute again.`;
-    call.report.refusal = { kind: 'denied', reason };
-    throw new Error(reason);
-  };
-
   // The step order of every kind of tool call — here and nowhere else. The policy layer's steps
   // (policy.ts: telemetry, audit, access, limits, as configured) always run first, as one group.
   const policySteps = policy?.steps ?? [];
@@ -182,37 +113,17 @@ export function createDispatch(options: DispatchOptions): Dispatch {
   const steps: Step[] = [...policySteps, ...(options.steps ?? []), enforceConcerns, checkArguments, ...(reflection ? [reflectionStep(reflection)] : [])];
   /** A handler's nested call: the policy's steps, the OAuth token's scopes (oauth-scopes.ts), argument validation, then the operation's request (never a result that asks for input). */
   const nestedSteps: Step[] = [...policySteps, nestedScopes, checkArguments];
-  /**
-   * A nested call of code mode's code: the policy's steps (audit under the execute call's id,
-   * access rules — checked, unlike a handler's nested call — and limits), the OAuth token's
-   * scopes, the reach of the request (what its concern preset and access gate let it see), argument
-   * validation, and the reflection gate, decided as for a direct call: its instructions (host
-   * flow) are a refusal the code can catch; a question to the client is asked mid-run — legacy:
-   * real requests with the run's wall time stopped meanwhile (`waiting`); 2026-07-28: the run ends
-   * with the input round and runs again on the retry, earlier calls replayed. Never rejects.
-   */
-  const codeSteps: Step[] = [...policySteps, nestedScopes, reachable, checkArguments, codeGate];
+  /** Code mode's nested calls: their own steps (code-calls.ts), then this dispatch. */
+  const codeCalls = code
+    ? createCodeCalls({ code, byName, maxArgumentBytes, envPrefix: config.envPrefix, reflection, policySteps, dispatch: (call) => dispatch(call) })
+    : undefined;
 
   /** Sends the call to its tool: the API request, the extra tool's handler, or the persist tool. */
-  const dispatch = async (call: ToolCall): Promise<ToolResult> => {
+  const dispatch: Dispatcher = async (call) => {
     const target = call.target;
-    if (target.kind === 'code') {
-      // each api call of the code: a nested call of this one, under this call's signal and the run's;
-      // on a later input round (the gate asked the client), the calls made before it are replayed
-      const replay = replayByName<{ tool: string; signal: AbortSignal; waiting?: CodeWaiting }, CodeNestedOutcome>(
-        call,
-        ({ tool, signal, waiting }, args) => runCodeCall(call, tool, args, signal, waiting),
-        (refused) => ({ refused }),
-        'codeApi',
-      );
-      const runCode = (tool: string, args: Record<string, unknown>, signal: AbortSignal, waiting?: CodeWaiting) => {
-        const target = byName.get(tool);
-        if (call.era !== 'modern' || target?.kind !== 'operation') return runCodeCall(call, tool, args, signal, waiting);
-        return replay(tool, target.tool.http.method, { tool, signal, ...(waiting ? { waiting } : {}) }, args);
-      };
-      // the run counts against the process's bound of runs under way and this client's share of it
-      return code!.execute(target.args, runCode, call.signal, withPresetResults(settings, call).results ?? DEFAULT_RESULT_POLICY, call.identity);
-    }
+    // each api call of the code: a nested call of this one (code-calls.ts); the run counts against
+    // the process's bound of runs under way and this client's share of it
+    if (target.kind === 'code') return codeCalls!.run(call, target.args, withPresetResults(settings, call).results ?? DEFAULT_RESULT_POLICY);
     if (target.kind === 'persist') {
       const result = await reflection!.persist(call.args);
       if (policy && result.isError !== true) {
@@ -226,7 +137,7 @@ export function createDispatch(options: DispatchOptions): Dispatch {
           outcome: 'ok',
         });
       }
-      return result;
+      return answer(result);
     }
     if (target.kind === 'extra') {
       // a handler's log lines also go to the client, as logging notifications of this request
@@ -260,14 +171,16 @@ export function createDispatch(options: DispatchOptions): Dispatch {
       const notifyResourceUpdated = feed ? (uri: string): void => feed.updated(uri) : undefined;
       // ctx.runAsTask: a deferred task tool's handler turns its call into a task (tasks-tools.ts)
       const runAsTask = TaskTools.escalation(call.ctx);
-      return callExtraTool(target.tool, call.args, call.signal, {
-        clientLog,
-        input,
-        ...(notifyResourceUpdated ? { notifyResourceUpdated } : {}),
-        ...(progress ? { progress } : {}),
-        ...(api ? { api } : {}),
-        ...(runAsTask ? { runAsTask } : {}),
-      });
+      return answer(
+        await callExtraTool(target.tool, call.args, call.signal, {
+          clientLog,
+          input,
+          ...(notifyResourceUpdated ? { notifyResourceUpdated } : {}),
+          ...(progress ? { progress } : {}),
+          ...(api ? { api } : {}),
+          ...(runAsTask ? { runAsTask } : {}),
+        }),
+      );
     }
     // the MCP client's own request headers (its Authorization above all) reach the API only
     // for a security scheme that takes its credential `fromClient`
@@ -283,64 +196,21 @@ export function createDispatch(options: DispatchOptions): Dispatch {
     const authInfo = call.ctx?.http?.authInfo;
     if (options.exchange !== undefined && isOAuthToken(authInfo)) callOptions.exchange = (spec, scheme) => options.exchange!(authInfo, spec, scheme);
     if (options.fetch) callOptions.fetch = options.fetch;
+    // a step that may answer before this returns (the limits' timeout) hears the status as soon as the headers arrive
+    if (call.onHttpStatus) callOptions.onStatus = call.onHttpStatus;
+    // a nested call of code: marked sent when its request goes out (the run's answer says so if the run stops it after)
+    const sent = codeCalls?.sentMark(call);
+    if (sent) callOptions.onSend = sent;
     const resultSettings = withPresetResults(bounded(settings, call.bounds), call);
     // code mode's calls: the code gets the whole (compacted) result, never one cut to the model's
     // token budget — it filters before anything reaches the context, and execute's answer is budgeted
-    // the status goes into the call's report as soon as the response arrives: the steps around the
-    // call (audit, spans) and a nested call's caller read it, also when the limits' timeout ends the call first
-    const outcome = await sendOperation(
-      target.tool,
-      call.args,
-      call.parent?.code === true ? wholeResults(resultSettings) : resultSettings,
-      callOptions,
-      call.report,
-    );
-    return outcome.result;
+    // the outcome carries the response's status: the steps around the call (audit, spans) and a nested call's caller read it
+    return sendOperation(target.tool, call.args, call.parent?.code === true ? wholeResults(resultSettings) : resultSettings, callOptions);
   };
 
   const runNested = async (call: ToolCall): Promise<{ result: CallToolResult; status?: number }> => {
-    const result = (await runPipeline(nestedSteps, dispatch, call)) as CallToolResult;
-    return { result, ...(call.report.httpStatus !== undefined ? { status: call.report.httpStatus } : {}) };
-  };
-
-  /** Of each nested call of code: the gate's round memory (in the execute call's round state, so the retry's run finds it) and the run's question-waiting (its clock). */
-  const codeRuns = new WeakMap<ToolCall, { gateState: Record<string, unknown>; waiting?: CodeWaiting }>();
-  const runCodeCall = async (
-    parent: ToolCall,
-    name: string,
-    args: Record<string, unknown>,
-    signal: AbortSignal,
-    waiting?: CodeWaiting,
-  ): Promise<CodeNestedOutcome> => {
-    const target = byName.get(name);
-    if (!target || target.kind !== 'operation') return { refused: `${name} is not an operation of this server` };
-    // the same size and depth bound as a direct call's arguments, before any step looks at them
-    const size = measureArguments(args, maxArgumentBytes);
-    if (!size.fits) return { refused: overLimitMessage(name, size, settingNames(config.envPrefix).maxArgumentBytes) };
-    const base = nestedCall(parent, target.tool, args);
-    // the call the gate asked about in the last round (2026-07-28) continues as that logical call: audited and counted once
-    const gateState = (parent.state.codeGate ??= {}) as Record<string, unknown>;
-    const asked = gateState.asked as { callId: string; tool: string; args: string } | undefined;
-    const again = asked !== undefined && asked.tool === name && asked.args === argumentsHash(args);
-    if (again) delete gateState.asked;
-    const call: ToolCall = {
-      ...base,
-      ...(again ? { callId: asked.callId, firstRound: false } : {}),
-      signal: AbortSignal.any([parent.signal, signal]),
-      parent: { name: parent.name, callId: parent.callId, code: true },
-    };
-    codeRuns.set(call, { gateState, ...(waiting ? { waiting } : {}) });
-    try {
-      const result = await runPipeline(codeSteps, dispatch, call);
-      if (isInputRequired(result)) {
-        gateState.asked = { callId: call.callId, tool: name, args: argumentsHash(args) };
-        return { input: result };
-      }
-      if (call.report.refusal && result.isError === true) return { refused: textOfResult(result) };
-      return { result, wrapped: target.tool.resultShape === 'wrapped', ...(call.report.httpStatus !== undefined ? { status: call.report.httpStatus } : {}) };
-    } catch (err) {
-      return { refused: err instanceof Error ? err.message : String(err) };
-    }
+    const { result, status } = await runPipeline(nestedSteps, dispatch, call);
+    return { result: result as CallToolResult, ...(status !== undefined ? { status } : {}) };
   };
 
   /** `settings` with the result settings of the request's active concern preset over the server's (the tool's own still win, in results.ts). */

@@ -91,7 +91,18 @@ export type GateCall = {
   readonly callId: string;
   /** JSON data kept across the input rounds of this logical call (the pipeline seals it into requestState); mutate it. */
   readonly state: Record<string, unknown>;
+  /**
+   * How the caller retries once the justification is stored, the last step of the gate's
+   * instructions (default {@link retryDirectly}: the tool again with the same arguments); search
+   * mode's `call_tool` and code mode's `execute` say their own.
+   */
+  readonly retry?: string;
 };
+
+/** The last step of the gate's instructions for a direct call of `tool`. */
+export function retryDirectly(tool: string): string {
+  return `Then call ${tool} again with the same arguments.`;
+}
 
 /** `ok`: run the tool; otherwise return `result` (an `isError` hint or failure, or an input-required round) instead. */
 export type GateOutcome = { readonly ok: true } | { readonly ok: false; readonly result: CallToolResult | InputRequiredResult };

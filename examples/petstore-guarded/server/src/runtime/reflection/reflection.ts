@@ -11,7 +11,7 @@
  * canonical JSON, keys sorted). A stored justification that still validates satisfies the gate. On a miss:
  *  - mode `auto`/`sampling` and the client advertised `sampling` (legacy: its `initialize`
  *    capabilities; modern: the request's `_meta` envelope): the gate asks the client's model
- *    (reflection-sampling.ts builds the request) — modern: an input-required result carrying an
+ *    (reflection-sampling.ts builds the request, reflection-ask-model.ts sends it) — modern: an input-required result carrying an
  *    embedded `sampling/createMessage`, and the client retries with `inputResponses`; legacy: a
  *    real sampling request sent from the handler (see below); the gate judges the reply, persists a valid
  *    answer and goes on with the next gate. An invalid answer is asked again once, quoting its
@@ -29,7 +29,7 @@
  *    `source: "user"`; decline or cancel ⇒ the call is refused; a client without elicitation, a
  *    schema no form can hold, a failed request or two invalid answers ⇒ as in `auto`.
  * Legacy era (2025 clients): the gate sends `sampling/createMessage` itself, inside the handler
- * run (`sampleInCall`), each request bounded by `sampling.timeoutMs` (the SDK's 60 s default
+ * run (`askModelInCall`), each request bounded by `sampling.timeoutMs` (the SDK's 60 s default
  * otherwise); a refusal, an error or a timeout gives up like two invalid answers do (the hint in
  * `auto`). Going through the SDK's input-required shim instead would fail the whole call on a
  * refusal and bound the wait only by the shim's 10-minute round timeout.
@@ -38,7 +38,7 @@
  * when it retries. Each request's deadline is recorded in `call.state`; a reply arriving after it
  * is refused like an invalid one. How long the client waits is the client's business.
  *
- * Hint hashes are signed (state.ts `signHint`: `<64 hex key>.<expiry>.<mac>`, bound to the
+ * The gates' prompts, their arguments and keys are reflection-prompts.ts. The host flow — hints and `persist_justification` — is reflection-hints.ts. Hint hashes are signed (state.ts `signHint`: `<64 hex key>.<expiry>.<mac>`, bound to the
  * domain, valid `hintTtlMs`, default 24 h) with the state key, so `persist` accepts a hint issued
  * by any instance that shares the key, with no memory of it. The record stored by a host persist
  * holds the tool, prompt and prompt arguments when this process issued the hint (a best-effort
@@ -50,30 +50,32 @@
  * This file is copied verbatim into every generated project.
  */
 
-import type { CallToolResult, InputRequiredResult, ServerContext } from '@modelcontextprotocol/server';
-import { CLIENT_CAPABILITIES_META_KEY, DEFAULT_REQUEST_TIMEOUT_MSEC, inputRequired, inputResponse, SdkError, SdkErrorCode } from '@modelcontextprotocol/server';
-import Handlebars from 'handlebars';
-import { errorResult } from '../core/error-result.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
+import { CLIENT_CAPABILITIES_META_KEY } from '@modelcontextprotocol/server';
+import { errorMessage, errorResult } from '../core/error-result.js';
+import { isRecord } from '../core/json-shapes.js';
 import { log } from '../core/log.js';
-import { errorMessage } from '../core/primitives.js';
 import type { ToolEntry } from '../core/surface.js';
 import type { JsonSchema } from '../core/types.js';
 import { redact } from '../policy/redact.js';
-import type { PromptDefinition, PromptMessageTemplate } from '../primitives/prompts.js';
-import { renderPrompt } from '../primitives/prompts.js';
+import type { PromptDefinition } from '../primitives/prompts.js';
 import { parsePositiveInteger, settingsVariables } from '../process/settings.js';
 import { SharedStateError } from '../shared/shared-state.js';
-import { DEFAULT_HINT_TTL_MS, signHint, verifyHint } from '../shared/state.js';
+import { DEFAULT_HINT_TTL_MS } from '../shared/state.js';
 import { clientCapabilities, covers } from '../tools/handler-input.js';
-import type { GateCall, GateDefinition, GateHint, GateOutcome, ReflectionConfig, ReflectionGateConfig, ReflectionMode } from './reflection-config.js';
-import { PERSIST_TOOL_NAME, persistToolFor } from './reflection-config.js';
+import type { ModelQuestion } from './reflection-ask-model.js';
+import { askModelInCall, modelRound } from './reflection-ask-model.js';
+import type { GateCall, GateDefinition, GateOutcome, ReflectionConfig, ReflectionGateConfig, ReflectionMode } from './reflection-config.js';
+import { persistToolFor, retryDirectly } from './reflection-config.js';
 import type { JustificationForm, UserStep } from './reflection-elicit.js';
 import { askUserInCall, askUserRound, justificationForm, justificationMessage } from './reflection-elicit.js';
-import { canonicalJson, gateKey } from './reflection-key.js';
+import { HostFlow } from './reflection-hints.js';
+import type { Resolved } from './reflection-prompts.js';
+import { GatePrompts } from './reflection-prompts.js';
 import type { JustificationCheck } from './reflection-sampling.js';
-import { DEFAULT_JUSTIFICATION_SCHEMA, judgeReply, justificationChecker, justificationRequest } from './reflection-sampling.js';
+import { DEFAULT_JUSTIFICATION_SCHEMA, justificationChecker } from './reflection-sampling.js';
 import type { Justifications } from './reflection-store.js';
-import { JustificationStore, jsonByteLength, StoreError } from './reflection-store.js';
+import { JustificationStore } from './reflection-store.js';
 
 export type {
   GateCall,
@@ -85,7 +87,7 @@ export type {
   ReflectionMode,
   ReflectionScope,
 } from './reflection-config.js';
-export { HINT_HASH_PROPERTY, PERSIST_TOOL, PERSIST_TOOL_NAME, persistToolFor } from './reflection-config.js';
+export { HINT_HASH_PROPERTY, PERSIST_TOOL, PERSIST_TOOL_NAME, persistToolFor, retryDirectly } from './reflection-config.js';
 export { DEFAULT_JUSTIFICATION_SCHEMA } from './reflection-sampling.js';
 export type { JustificationRecord } from './reflection-store.js';
 export { JustificationStore } from './reflection-store.js';
@@ -116,12 +118,6 @@ export function reflectionConfigFromEnv(
   return out;
 }
 
-/** Most hint metadata entries remembered (a best-effort cache for richer records; the oldest go first). */
-const MAX_ISSUED = 10_000;
-
-type Issued = { tool: string; prompt: string; promptArgs: Record<string, string> };
-type Resolved = { gate: GateDefinition; promptArgs: Record<string, string>; hash: string };
-
 /** What the gate keeps in `call.state.reflection` across the input rounds of one call. */
 type RoundMemory = {
   /** Keys of the gates satisfied in earlier rounds of this call. */
@@ -138,7 +134,7 @@ function memoryOf(state: Record<string, unknown>): RoundMemory {
   const done = Array.isArray(raw?.done) ? raw.done.filter((h): h is string => typeof h === 'string') : [];
   const p = raw?.pending;
   const memory: RoundMemory = { done };
-  if (typeof p === 'object' && p !== null && typeof p.hash === 'string' && (p.attempt === 1 || p.attempt === 2)) {
+  if (isRecord(p) && typeof p.hash === 'string' && (p.attempt === 1 || p.attempt === 2)) {
     memory.pending = {
       hash: p.hash,
       attempt: p.attempt,
@@ -150,24 +146,14 @@ function memoryOf(state: Record<string, unknown>): RoundMemory {
   return memory;
 }
 
-/** The input key of a sampling request (unique per gate and attempt within the call). */
-const inputKey = (hash: string, attempt: number): string => `reflection-${hash.slice(0, 16)}-${attempt}`;
-
 /** Whether the client of `call` advertised `sampling` (legacy: at initialize; modern: in the request envelope). */
 function clientSamples(call: GateCall): boolean {
   if (call.era === 'modern') {
     const caps = (call.ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY];
-    if (typeof caps === 'object' && caps !== null) return (caps as { sampling?: unknown }).sampling !== undefined;
+    if (isRecord(caps)) return caps.sampling !== undefined;
   }
   return call.server.getClientCapabilities()?.sampling !== undefined;
 }
-
-const hbs = Handlebars.create();
-// canonical (keys sorted), so the same value gives the same prompt argument, and key, in any key order
-hbs.registerHelper('json', (value: unknown) => (value === undefined ? '' : canonicalJson(value)));
-
-/** One sampling step's outcome: the gate is satisfied, a round must be asked, or sampling gave up with these problems. */
-type SamplingStep = { kind: 'done' } | { kind: 'ask'; result: InputRequiredResult } | { kind: 'failed'; problems: readonly string[] };
 
 /** Enforces gates for tool calls and serves their prompts and `persist_justification`. */
 export class ReflectionGate {
@@ -184,10 +170,11 @@ export class ReflectionGate {
   private readonly config: ReflectionGateConfig;
   private readonly key: Buffer;
   private readonly validateJustification: JustificationCheck;
-  private readonly prompts = new Map<string, PromptDefinition & { readonly messages: readonly PromptMessageTemplate[] }>();
-  private readonly argTemplates = new Map<string, Handlebars.TemplateDelegate<Record<string, unknown>>>();
-  private readonly issued = new Map<string, Issued>();
+  /** The hints and `persist_justification` (reflection-hints.ts). */
+  private readonly host: HostFlow;
   private readonly domainPrompts = new Map<string, Set<string>>();
+  /** The gates' prompts (reflection-prompts.ts). */
+  private readonly gatePrompts: GatePrompts;
   private readonly noStructured: ReadonlySet<string>;
   /** The justification schema as an elicitation form (mode `elicit`); `undefined` when no form can hold it. */
   private readonly form: JustificationForm | undefined;
@@ -211,32 +198,19 @@ export class ReflectionGate {
     this.form = justificationForm(this.schema);
     this.noStructured = new Set(config.toolsWithOutputSchema ?? []);
     this.persistTool = persistToolFor(this.schema, config.domains);
-    const argUse = new Map<string, { keys: string[]; gates: GateDefinition[] }>();
-    for (const [tool, gates] of Object.entries(config.gates)) {
-      for (const gate of gates) {
-        if (!this.store.hasDomain(gate.domain)) throw new Error(`Reflection gate of tool ${tool}: domain ${JSON.stringify(gate.domain)} is not declared`);
-        const prev = this.prompts.get(gate.prompt);
-        if (prev !== undefined && prev.messages[0]?.text !== gate.template)
-          throw new Error(`Reflection prompt ${gate.prompt} is used with two different templates`);
-        const use = argUse.get(gate.prompt) ?? { keys: [], gates: [] };
-        for (const k of Object.keys(gate.promptArgs ?? {})) if (!use.keys.includes(k)) use.keys.push(k);
-        use.gates.push(gate);
-        argUse.set(gate.prompt, use);
-        const inDomain = this.domainPrompts.get(gate.domain) ?? new Set<string>();
-        inDomain.add(gate.prompt);
-        this.domainPrompts.set(gate.domain, inDomain);
-        if (prev === undefined) {
-          const description = gate.description ?? `Reflection prompt of domain "${gate.domain}": answer with a JSON justification.`;
-          this.prompts.set(gate.prompt, { name: gate.prompt, description, messages: [{ role: 'user', text: gate.template }] });
-        }
-      }
-    }
-    for (const [name, use] of argUse) {
-      const def = this.prompts.get(name);
-      if (def === undefined) continue;
-      const args = use.keys.map((k) => ({ name: k, required: use.gates.every((g) => Object.hasOwn(g.promptArgs ?? {}, k)) }));
-      this.prompts.set(name, { ...def, arguments: args });
-    }
+    this.host = new HostFlow({
+      key: this.key,
+      hintTtlMs: this.hintTtlMs,
+      store: this.store,
+      domains: config.domains,
+      schema: this.schema,
+      validateJustification: this.validateJustification,
+      noStructured: this.noStructured,
+      // filled in below, as the gates are read
+      domainPrompts: this.domainPrompts,
+      redacted: (value) => this.redacted(value),
+    });
+    this.gatePrompts = new GatePrompts(config.gates, (domain) => this.store.hasDomain(domain), this.domainPrompts, config.scope);
   }
 
   /** Names of the gated tools. */
@@ -256,28 +230,7 @@ export class ReflectionGate {
 
   /** One prompt definition per distinct gate prompt, for `installPrompts` (arguments = the prompt-arg names). */
   promptsFor(): PromptDefinition[] {
-    return [...this.prompts.values()];
-  }
-
-  /** Renders a gate's prompt arguments from the tool's arguments. */
-  private renderArgs(gate: GateDefinition, toolArgs: Record<string, unknown>): Record<string, string> {
-    const out: Record<string, string> = {};
-    for (const [name, src] of Object.entries(gate.promptArgs ?? {})) {
-      let template = this.argTemplates.get(src);
-      if (template === undefined) {
-        template = hbs.compile<Record<string, unknown>>(src, { noEscape: true, strict: false });
-        this.argTemplates.set(src, template);
-      }
-      out[name] = template(toolArgs);
-    }
-    return out;
-  }
-
-  private resolve(tool: string, gate: GateDefinition, toolArgs: Record<string, unknown>): Resolved {
-    const promptArgs = this.renderArgs(gate, toolArgs);
-    const scope = gate.scope ?? this.config.scope ?? 'domain';
-    const hash = gateKey({ domain: gate.domain, templateText: gate.template, promptArgs, ...(scope === 'tool' ? { tool } : {}) });
-    return { gate, promptArgs, hash };
+    return this.gatePrompts.definitions();
   }
 
   /** Whether a stored justification that still validates exists for `r`. */
@@ -296,16 +249,6 @@ export class ReflectionGate {
     }
   }
 
-  /** The gate's prompt text rendered with its arguments (what `prompts/get` returns). */
-  private promptText(r: Resolved): string {
-    const def = this.prompts.get(r.gate.prompt);
-    return def === undefined
-      ? r.gate.template
-      : renderPrompt(def, r.promptArgs)
-          .map((m) => m.content.text)
-          .join('\n\n');
-  }
-
   /**
    * Decides whether tool `tool` may run with `toolArgs` (see the module comment); called on every
    * input round of the call with the same `call.state`. Never throws for gate misses or store
@@ -314,10 +257,10 @@ export class ReflectionGate {
   async check(tool: string, toolArgs: unknown, call: GateCall): Promise<GateOutcome> {
     const gates = this.gatesOf(tool);
     if (gates.length === 0) return { ok: true };
-    const args = typeof toolArgs === 'object' && toolArgs !== null && !Array.isArray(toolArgs) ? (toolArgs as Record<string, unknown>) : {};
+    const args = isRecord(toolArgs) ? toolArgs : {};
     let resolved: Resolved[];
     try {
-      resolved = gates.map((g) => this.resolve(tool, g, args));
+      resolved = gates.map((g) => this.gatePrompts.resolve(tool, g, args));
     } catch (err) {
       log('error', `reflection: cannot render the prompt arguments of ${tool}`, err);
       return { ok: false, result: errorResult(`Tool ${tool}: cannot compute its reflection gate: ${errorMessage(err)}`) };
@@ -364,7 +307,8 @@ export class ReflectionGate {
       }
       const mode = own === 'elicit' ? 'auto' : own;
       if (mode !== 'host' && sampling) {
-        const step = call.era === 'legacy' ? await this.sampleInCall(tool, r, call) : await this.samplingStep(tool, r, call, memory);
+        const q = this.question(tool, r);
+        const step = call.era === 'legacy' ? await askModelInCall(q, call) : await modelRound(q, call, memory);
         if (step.kind === 'done') {
           memory.done.push(r.hash);
           continue;
@@ -380,7 +324,7 @@ export class ReflectionGate {
       }
       let remaining = 1;
       for (const later of resolved.slice(i + 1)) if (!(await met(later))) remaining++;
-      return { ok: false, result: this.hint(tool, r, remaining) };
+      return { ok: false, result: this.host.hint(tool, r, remaining, call.retry ?? retryDirectly(tool), this.gatePrompts.text(r)) };
     }
     return { ok: true };
   }
@@ -394,7 +338,7 @@ export class ReflectionGate {
   private async userStep(tool: string, r: Resolved, call: GateCall, memory: RoundMemory): Promise<UserStep | undefined> {
     if (this.form === undefined || !covers(clientCapabilities(call), 'elicitation')) return undefined;
     if (memory.pending !== undefined && memory.pending.hash === r.hash && memory.pending.via !== 'user') return undefined;
-    const message = (problems?: readonly string[]): string => justificationMessage(tool, r.gate.domain, this.promptText(r), problems);
+    const message = (problems?: readonly string[]): string => justificationMessage(tool, r.gate.domain, this.gatePrompts.text(r), problems);
     const step =
       call.era === 'legacy'
         ? await askUserInCall(call, this.form, message, this.validateJustification)
@@ -404,61 +348,18 @@ export class ReflectionGate {
     return step;
   }
 
-  /** An input round asking the client's model for `r`'s justification (attempt 1, or 2 quoting the invalid reply). */
-  private ask(r: Resolved, memory: RoundMemory, attempt: 1 | 2, previous?: { text: string; problems: readonly string[] }): SamplingStep {
-    const timeoutMs = this.config.sampling?.timeoutMs;
-    memory.pending = { hash: r.hash, attempt, ...(timeoutMs !== undefined ? { deadline: Date.now() + timeoutMs } : {}) };
-    const params = justificationRequest(this.promptText(r), this.schema, {
-      ...(this.config.sampling?.maxTokens !== undefined ? { maxTokens: this.config.sampling.maxTokens } : {}),
-      ...(previous !== undefined ? { previous } : {}),
-    });
-    return { kind: 'ask', result: inputRequired({ inputRequests: { [inputKey(r.hash, attempt)]: inputRequired.createMessage(params) } }) };
-  }
-
-  /**
-   * Legacy era: asks the client's model with real `sampling/createMessage` requests inside this
-   * handler run (attempt 1, then 2 quoting the invalid reply), each bounded by
-   * `sampling.timeoutMs` (the SDK's default otherwise). A refusal, an error or a timeout gives up
-   * with that reason, so mode `auto` falls back to the hint instead of failing the call (the SDK's
-   * input-required shim would fail the whole call, and bounds each round only by its own timeout).
-   */
-  private async sampleInCall(tool: string, r: Resolved, call: GateCall): Promise<Exclude<SamplingStep, { kind: 'ask' }>> {
-    const timeoutMs = this.config.sampling?.timeoutMs;
-    let previous: { text: string; problems: readonly string[] } | undefined;
-    for (const attempt of [1, 2] as const) {
-      if (call.signal.aborted) throw call.signal.reason ?? new Error('The tool call was cancelled');
-      const params = justificationRequest(this.promptText(r), this.schema, {
-        ...(this.config.sampling?.maxTokens !== undefined ? { maxTokens: this.config.sampling.maxTokens } : {}),
-        ...(previous !== undefined ? { previous } : {}),
-      });
-      let reply: Awaited<ReturnType<ServerContext['mcpReq']['requestSampling']>>;
-      try {
-        reply = await call.ctx.mcpReq.requestSampling(params, { signal: call.signal, ...(timeoutMs !== undefined ? { timeout: timeoutMs } : {}) });
-      } catch (err) {
-        if (call.signal.aborted) throw call.signal.reason ?? err;
-        const timedOut = err instanceof SdkError && err.code === SdkErrorCode.RequestTimeout;
-        const problem = timedOut
-          ? `sampling: the client's model did not answer within ${timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MSEC} ms`
-          : `sampling: the client refused or failed the request: ${errorMessage(err)}`;
-        log(
-          'info',
-          `reflection: ${timedOut ? 'no sampled justification in time' : 'sampling refused or failed'} for ${tool} (${r.gate.domain}), attempt ${attempt}`,
-          { problem },
-        );
-        return { kind: 'failed', problems: [problem] };
-      }
-      const verdict = judgeReply(reply, this.validateJustification);
-      if (verdict.ok) {
-        await this.keep(tool, r, verdict.justification);
-        return { kind: 'done' };
-      }
-      if (attempt === 2) {
-        log('info', `reflection: sampled justification for ${tool} (${r.gate.domain}) invalid twice`, { problems: verdict.problems });
-        return { kind: 'failed', problems: verdict.problems };
-      }
-      previous = { text: verdict.text, problems: verdict.problems };
-    }
-    return { kind: 'failed', problems: [] }; // not reached
+  /** Gate `r` of `tool` as a question to the client's model (reflection-ask-model.ts). */
+  private question(tool: string, r: Resolved): ModelQuestion {
+    return {
+      tool,
+      domain: r.gate.domain,
+      hash: r.hash,
+      promptText: this.gatePrompts.text(r),
+      schema: this.schema,
+      validate: this.validateJustification,
+      ...(this.config.sampling !== undefined ? { sampling: this.config.sampling } : {}),
+      keep: (justification) => this.keep(tool, r, justification),
+    };
   }
 
   /** Stores a valid sampled justification; a store failure is logged, and the answer still counts for this call. */
@@ -479,151 +380,14 @@ export class ReflectionGate {
     }
   }
 
-  /** Modern era: one round of sampling for gate `r`: judge the reply to the pending request, or ask. */
-  private async samplingStep(tool: string, r: Resolved, call: GateCall, memory: RoundMemory): Promise<SamplingStep> {
-    if (call.signal.aborted) throw call.signal.reason ?? new Error('The tool call was cancelled');
-    const pending = memory.pending;
-    if (pending === undefined || pending.hash !== r.hash) return this.ask(r, memory, 1);
-    delete memory.pending;
-    const reply = inputResponse(call.ctx.mcpReq.inputResponses, inputKey(r.hash, pending.attempt));
-    if (reply.kind !== 'sampling') {
-      log('info', `reflection: no sampling reply for ${tool} (${r.gate.domain}) in the retried call`, { got: reply.kind });
-      return { kind: 'failed', problems: ['sampling: the client retried the call without the reply of its model'] };
-    }
-    if (pending.deadline !== undefined && Date.now() > pending.deadline) {
-      log('info', `reflection: sampled justification for ${tool} (${r.gate.domain}) came after the ${this.config.sampling?.timeoutMs ?? 0} ms timeout`);
-      return { kind: 'failed', problems: [`sampling: the client's model did not answer within ${this.config.sampling?.timeoutMs ?? 0} ms`] };
-    }
-    const verdict = judgeReply(reply.result, this.validateJustification);
-    if (!verdict.ok) {
-      if (pending.attempt === 1) return this.ask(r, memory, 2, { text: verdict.text, problems: verdict.problems });
-      log('info', `reflection: sampled justification for ${tool} (${r.gate.domain}) invalid twice`, { problems: verdict.problems });
-      return { kind: 'failed', problems: verdict.problems };
-    }
-    await this.keep(tool, r, verdict.justification);
-    return { kind: 'done' };
-  }
-
-  private hint(tool: string, r: Resolved, remaining: number): CallToolResult {
-    const signed = signHint(this.key, r.hash, r.gate.domain, this.hintTtlMs);
-    const cacheKey = `${r.gate.domain}/${r.hash}`;
-    if (this.issued.size >= MAX_ISSUED) this.issued.delete(this.issued.keys().next().value as string);
-    this.issued.delete(cacheKey);
-    this.issued.set(cacheKey, { tool, prompt: r.gate.prompt, promptArgs: r.promptArgs });
-    // for a persist through another instance (a shared store); a failure only loses that
-    void this.store
-      .rememberHint?.(r.gate.domain, r.hash, { tool, prompt: r.gate.prompt, promptArgs: this.redacted(r.promptArgs) as Record<string, string> }, this.hintTtlMs)
-      .catch(() => undefined);
-    const hint: GateHint = { prompt: r.gate.prompt, prompt_args: r.promptArgs, hash: signed, domain: r.gate.domain, remaining };
-    const text = [
-      `Tool ${tool} needs a justification before it runs (reflection gate, domain "${r.gate.domain}"; ${remaining} gate${remaining === 1 ? '' : 's'} left including this one).`,
-      `1. Get the prompt: prompts/get with name ${JSON.stringify(r.gate.prompt)} and arguments ${JSON.stringify(r.promptArgs)}.`,
-      `2. Have the model answer it with only a JSON object matching this JSON Schema: ${JSON.stringify(this.schema)}`,
-      `3. Call the tool ${PERSIST_TOOL_NAME} with {"hash": ${JSON.stringify(signed)}, "domain": ${JSON.stringify(r.gate.domain)}, "justification": <that JSON object>}.`,
-      `Then call ${tool} again with the same arguments.`,
-      `The prompt reads:\n${this.promptText(r)}`,
-    ].join('\n');
-    const result: CallToolResult = {
-      isError: true,
-      content: [
-        { type: 'text', text },
-        { type: 'text', text: JSON.stringify(hint) },
-      ],
-    };
-    if (!this.noStructured.has(tool)) result.structuredContent = hint;
-    return result;
-  }
-
-  /** The declared domain whose signature `token` carries, if any (for the domain-mismatch message). */
-  private domainOf(token: string): string | undefined {
-    return this.config.domains.find((d) => {
-      const v = verifyHint(this.key, token, d);
-      return v.ok || v.reason === 'expired';
-    });
-  }
-
   /** `value` with the configured fields and every secret `[redacted]`, as the audit trail records it. */
   private redacted(value: unknown): unknown {
     const r = this.config.redact;
     return r === undefined ? value : redact(value, r.fields, r.secrets());
   }
 
-  /** Implements the `persist_justification` tool (module comment); never throws. */
-  async persist(input: unknown): Promise<CallToolResult> {
-    if (typeof input !== 'object' || input === null || Array.isArray(input))
-      return errorResult(`Invalid ${PERSIST_TOOL_NAME} call:\n- arguments: must be object`);
-    const { hash, domain, justification, ...rest } = input as Record<string, unknown>;
-    const problems: string[] = Object.keys(rest).map((k) => `${k}: is not an accepted argument`);
-    let hex: string | undefined;
-    const domainOk = this.store.hasDomain(domain);
-    if (hash === undefined) problems.push('hash: is required');
-    else {
-      // the first half of the signature does not depend on the domain: malformed / another key are told apart first
-      const v = verifyHint(this.key, hash, domainOk ? domain : '');
-      if (!v.ok && v.reason === 'malformed')
-        problems.push('hash: must be the `hash` of a gate hint exactly as given (64 lower-case hex digits, a dot, an expiry, a dot and a signature)');
-      else if (!v.ok && v.reason === 'bad-signature') {
-        problems.push(
-          'hash: was not issued by this server nor by one sharing its state key (signed under another key, or altered); call the gated tool again and use the `hash` from its hint',
-        );
-      } else if (domainOk) {
-        if (v.ok) hex = v.hex;
-        else if (v.reason === 'domain-mismatch') {
-          const issuedFor = this.domainOf(hash as string);
-          problems.push(`domain: must be ${issuedFor !== undefined ? JSON.stringify(issuedFor) : 'the domain'}, the domain of the hint that issued this hash`);
-        } else if (v.reason === 'expired') {
-          problems.push(
-            `hash: this hint expired${v.expiresAt !== undefined ? ` at ${new Date(v.expiresAt).toISOString()}` : ''}; call the gated tool again with the same arguments for a fresh hint`,
-          );
-        }
-      }
-    }
-    if (domain === undefined) problems.push('domain: is required');
-    else if (!domainOk)
-      problems.push(`domain: must be one of the declared reflection domains (${this.config.domains.map((d) => JSON.stringify(d)).join(', ')})`);
-    if (justification === undefined) problems.push('justification: is required');
-    else {
-      const size = jsonByteLength(justification);
-      if (size > this.store.maxJustificationBytes)
-        problems.push(`justification: is ${size} bytes of JSON; the limit is ${this.store.maxJustificationBytes} bytes`);
-      else problems.push(...this.validateJustification(justification));
-    }
-    if (problems.length > 0 || hex === undefined || !domainOk)
-      return errorResult(`Invalid ${PERSIST_TOOL_NAME} call:\n${problems.map((p) => `- ${p}`).join('\n')}`);
-    const known = this.issued.get(`${domain}/${hex}`) ?? (await this.store.recallHint?.(domain, hex).catch(() => undefined));
-    const prompts = this.domainPrompts.get(domain);
-    const onlyPrompt = prompts !== undefined && prompts.size === 1 ? ([...prompts][0] as string) : '';
-    const meta = known ?? { prompt: onlyPrompt, promptArgs: {} };
-    try {
-      await this.store.put(domain, hex, {
-        ...meta,
-        promptArgs: this.redacted(meta.promptArgs) as Record<string, string>,
-        justification: this.redacted(justification),
-        source: 'host',
-        createdAt: new Date().toISOString(),
-      });
-    } catch (err) {
-      if (err instanceof StoreError) return errorResult(`Cannot store the justification: ${errorMessage(err)}`);
-      if (err instanceof SharedStateError) {
-        log('warn', `reflection: cannot store justification ${domain}/${hex}: ${err.message}`);
-        return errorResult(`Cannot store the justification: ${err.message}; it was not stored, call ${PERSIST_TOOL_NAME} again shortly`);
-      }
-      // the server's paths stay in its log: the client learns only what kind of failure it was
-      log('error', `reflection: cannot store justification ${domain}/${hex}`, err);
-      const code = (err as { code?: unknown } | null)?.code;
-      return errorResult(
-        `Cannot store the justification: the server could not write it${typeof code === 'string' && /^E[A-Z]+$/.test(code) ? ` (${code})` : ''}; try again later`,
-      );
-    }
-    const toolName = known?.tool;
-    log('info', `reflection: justification for ${toolName ?? 'a gated tool'} (${domain}) stored by the host`, { hash: hex });
-    return {
-      content: [
-        {
-          type: 'text',
-          text: `Justification stored (domain "${domain}", hash ${hex}). Now call ${toolName ?? 'the gated tool'} again with the same arguments.`,
-        },
-      ],
-    };
+  /** Implements the `persist_justification` tool (reflection-hints.ts); never throws. */
+  persist(input: unknown): Promise<CallToolResult> {
+    return this.host.persist(input);
   }
 }

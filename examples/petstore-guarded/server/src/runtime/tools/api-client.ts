@@ -4,7 +4,7 @@
 /**
  * The API client of extra-tool handlers (`ctx.api`): one method per operation the tool declared
  * in the manifest's `uses`, keyed by operationId. A method runs its operation exactly as the
- * operation's tool would run (call.ts: base URL, credentials, `fromClient` headers, hidden
+ * operation's tool would run (operation-call.ts: base URL, credentials, `fromClient` headers, hidden
  * arguments, timeouts, response limits, result conversion), as a nested call of the handler's
  * logical call through the policy's steps (audit lines carry `parentCallId`; limits count it under
  * the operation's name) — the server supplies that runner. Operations excluded from the tool list

@@ -12,7 +12,10 @@
  *   notifications (`sessions()` → `sendToolListChanged()`) work. GET opens the session's SSE
  *   stream, DELETE ends the session. Sessions close after `sessionIdleMs` without a request (the
  *   client then gets 404 for that id), at most `maxSessions` are open (an extra `initialize` gets
- *   503; open sessions are never evicted). A session is bound to the identity that opened it.
+ *   503; open sessions are never evicted). A session is bound to the identity that opened it
+ *   (http-sessions.ts).
+ * - Modern `subscriptions/listen` streams for task ids are served before the SDK's router
+ *   (http-task-listen.ts).
  *
  * Gates, in order: shutting down → 503; Host not a loopback name nor in `allowedHosts` → 403;
  * Origin present and neither loopback nor in `allowedOrigins` → 403; `GET /healthz` → 200 (exempt
@@ -29,13 +32,13 @@
  *   factory's `headers` are those of the request being served for modern, but only those of the
  *   `initialize` request for a legacy session.
  *
- * Every log line goes to stderr through `log.ts`.
+ * This module routes a request through the gates, reads its body and picks the era; reading and
+ * writing node:http messages is http-io.ts. Every log line goes to stderr through `log.ts`.
  */
-import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextprotocol/node';
+import { toNodeHandler } from '@modelcontextprotocol/node';
 import type { AuthInfo, Server, ServerEventBus } from '@modelcontextprotocol/server';
-import { createMcpHandler, isInitializeRequest, isLegacyRequest } from '@modelcontextprotocol/server';
+import { createMcpHandler, isLegacyRequest } from '@modelcontextprotocol/server';
 import type { Era } from '../core/era.js';
 import { log } from '../core/log.js';
 import type { ResourceServer } from '../oauth/oauth-resource.js';
@@ -43,6 +46,10 @@ import type { ScopeNeeds } from '../oauth/oauth-scopes.js';
 import { scopeShortfall } from '../oauth/oauth-scopes.js';
 import { jsonNestsDeeper, MAX_ARGUMENT_DEPTH, MAX_BODY_DEPTH } from '../operation/argument-limits.js';
 import { bearerChecker, hostAllowed, isOAuthPath, noOAuth, originAllowed, refusal, refusalLog } from './http-auth.js';
+import { header, isMethod, readBody, reply, rpcError, send, webHeaders } from './http-io.js';
+import { legacySessions } from './http-sessions.js';
+import type { TaskListen } from './http-task-listen.js';
+import { listenForTasks } from './http-task-listen.js';
 
 /** Makes a fresh server instance: one per modern request, one per legacy session. `identity` is the client identity of the request (from its bearer token; undefined without tokens). `headers` are the HTTP request headers. */
 export type HttpServerFactory = (ctx: { era: Era; identity?: string; headers: Headers }) => Server | Promise<Server>;
@@ -68,12 +75,7 @@ export interface HttpOptions {
   bus?: ServerEventBus; // change events of modern subscriptions/listen streams (resource subscriptions)
   unknownSession?: string; // said after 'Session not found' (several instances: sessions need sticky routing)
   precheck?: (body: unknown, ctx: { identity?: string; headers: Headers }) => { status: number; code: number; message: string; data?: unknown } | undefined; // refuses a modern request before the SDK serves it (x-mcp-header mismatch, a subscription the client may not read)
-  taskListen?: (
-    identity: string | undefined,
-    taskIds: readonly unknown[],
-    subscriptionId: unknown,
-    send: (message: unknown) => void,
-  ) => Promise<{ accepted: string[]; stop: () => void }>; // 2026-07-28 listen streams for task ids (tasks-tools.ts), served before the SDK's router, which knows none
+  taskListen?: TaskListen; // 2026-07-28 listen streams for task ids (tasks-tools.ts), served before the SDK's router, which knows none
 }
 export interface HttpHandle {
   readonly url: string; // e.g. http://127.0.0.1:PORT/mcp
@@ -90,100 +92,22 @@ const MAX_BODY = 4 * 1024 * 1024;
 /** `expiresAt` of static tokens (seconds): they do not expire. */
 const FAR_FUTURE = 32_503_680_000;
 
-interface Session {
-  id: string;
-  server: Server;
-  transport: NodeStreamableHTTPServerTransport;
-  identity: string | undefined;
-  active: number;
-  /** When a request last used it (least recently used sessions of an identity are closed first). */
-  used: number;
-  timer?: NodeJS.Timeout;
-  closed?: boolean;
-}
-
-const rpcError = (code: number, message: string, id: unknown = null) => ({ jsonrpc: '2.0', error: { code, message }, id });
-
-function reply(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { 'content-type': 'application/json', ...headers });
-  res.end(JSON.stringify(body));
-}
-
-/** Writes a web `Response` (the SDK's OAuth answers) to `res`. */
-async function send(res: ServerResponse, response: Response): Promise<void> {
-  const body = Buffer.from(await response.arrayBuffer());
-  const headers: Record<string, string> = {};
-  response.headers.forEach((value, name) => void (headers[name] = value));
-  res.writeHead(response.status, { ...headers, 'content-length': String(body.length) });
-  res.end(body);
-}
-
-function header(req: IncomingMessage, name: string): string | undefined {
-  const v = req.headers[name];
-  return Array.isArray(v) ? v[0] : v;
-}
-
-/** Bytes of an oversized body read and thrown away so that the client can read the 413 (a client still sending when the connection closes sees only a reset). */
-const DISCARD_LIMIT = 16 * 1024 * 1024;
-
-/**
- * The body, or `undefined` when it exceeds `max` bytes: the rest is then read and thrown away
- * (nothing kept) up to {@link DISCARD_LIMIT} so that the client sees the answer; a body longer
- * than that is left unread and the connection closed after the answer.
- */
-function readBody(req: IncomingMessage, max: number): Promise<Buffer | undefined> {
-  return new Promise((resolve, reject) => {
-    const declared = Number(header(req, 'content-length'));
-    if (declared > max + DISCARD_LIMIT) return resolve(undefined);
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer): void => {
-      size += chunk.length;
-      if (size <= max) return void chunks.push(chunk);
-      chunks.length = 0;
-      if (size <= max + DISCARD_LIMIT) return;
-      req.off('data', onData);
-      req.pause();
-      resolve(undefined);
-    };
-    req.on('data', onData);
-    req.once('end', () => resolve(size <= max ? Buffer.concat(chunks) : undefined));
-    req.once('error', reject);
-  });
-}
-
-function webHeaders(req: IncomingMessage): Headers {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value === undefined || name.startsWith(':')) continue;
-    for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
-  }
-  return headers;
-}
-
-const isMethod = (body: unknown, method: string): boolean => typeof body === 'object' && body !== null && (body as { method?: unknown }).method === method;
-
 export async function serveHttp(factory: HttpServerFactory, options: HttpOptions): Promise<HttpHandle> {
   const path = options.path ?? '/mcp';
   const idleMs = options.sessionIdleMs ?? 30 * 60_000;
   const maxSessions = options.maxSessions ?? 100;
   const perClient = options.maxSessionsPerClient ?? 10;
-  /** When each identity's last refusal was logged: one line per identity per minute. */
-  const refusalLogged = new Map<string, number>();
-  const logRefusal = (identity: string | undefined, message: string, data: Record<string, unknown>): void => {
-    const key = identity ?? '';
-    const now = Date.now();
-    if ((refusalLogged.get(key) ?? -Infinity) > now - 60_000) return;
-    if (refusalLogged.size > 10_000) refusalLogged.clear();
-    refusalLogged.set(key, now);
-    log('warn', message, { ...data, ...(identity !== undefined ? { client: identity } : {}), note: 'logged once a minute per client' });
-  };
   const drainMs = options.drainMs ?? 10_000;
   const maxBody = options.maxBodyBytes ?? MAX_BODY;
   const check = options.tokens && options.tokens.size > 0 ? bearerChecker(options.tokens) : undefined;
   const logRefused = refusalLog((message, data) => log('warn', message, data), options.now);
-  const sessions = new Map<string, Session>();
-  let opening = 0; // legacy sessions being initialized, counted against the cap
+  const sessions = legacySessions({
+    open: (identity, headers) => factory({ era: 'legacy', identity, headers }),
+    idleMs,
+    maxSessions,
+    perClient,
+    ...(options.unknownSession !== undefined ? { unknownSession: options.unknownSession } : {}),
+  });
   let inflight = 0;
   let onIdle: (() => void) | undefined;
   let closing = false;
@@ -206,95 +130,6 @@ export async function serveHttp(factory: HttpServerFactory, options: HttpOptions
     };
     res.once('close', release);
     return release;
-  };
-
-  const dispose = async (s: Session, why: string): Promise<void> => {
-    if (s.closed) return;
-    s.closed = true;
-    clearTimeout(s.timer);
-    sessions.delete(s.id);
-    log('info', `http: session closed (${why})`, { session: s.id, open: sessions.size });
-    await s.server.close().catch((error: unknown) => log('warn', 'http: closing a session failed', error));
-  };
-
-  const arm = (s: Session): void => {
-    clearTimeout(s.timer);
-    s.timer = setTimeout(() => {
-      if (s.active === 0) void dispose(s, 'idle');
-    }, idleMs);
-    s.timer.unref();
-  };
-
-  /** Marks a request of session `s`: POSTs hold the idle timer until they end; a GET stream only re-arms it. */
-  const touch = (s: Session, req: IncomingMessage, res: ServerResponse): void => {
-    if (req.method === 'GET') return arm(s);
-    s.active++;
-    clearTimeout(s.timer);
-    res.once('close', () => {
-      if (--s.active === 0 && !s.closed) arm(s);
-    });
-  };
-
-  const legacyRoute = async (req: IncomingMessage, res: ServerResponse, body: unknown, auth: AuthInfo | undefined, headers: Headers): Promise<void> => {
-    const sid = header(req, 'mcp-session-id');
-    if (sid !== undefined) {
-      const s = sessions.get(sid);
-      if (s === undefined || s.identity !== auth?.clientId) return reply(res, 404, rpcError(-32001, `Session not found${options.unknownSession ?? ''}`));
-      touch(s, req, res);
-      s.used = Date.now();
-      return s.transport.handleRequest(Object.assign(req, { auth }), res, body);
-    }
-    if (req.method !== 'POST' || !isInitializeRequest(body)) {
-      return reply(res, 400, rpcError(-32000, 'Bad Request: Mcp-Session-Id header is required'));
-    }
-    // one client (token) may not hold every session: past its own cap its least recently used idle session makes room
-    if (auth?.clientId !== undefined) {
-      const own = [...sessions.values()].filter((x) => x.identity === auth.clientId);
-      if (own.length >= perClient) {
-        const idle = own.filter((x) => x.active === 0).sort((a, b) => a.used - b.used)[0];
-        if (idle === undefined) {
-          logRefusal(auth.clientId, 'http: this client holds its most sessions, all busy; initialize refused', { maxSessionsPerClient: perClient });
-          return reply(
-            res,
-            503,
-            rpcError(
-              -32000,
-              `Too many open sessions for this client (the limit is ${perClient}, all of them busy); close one or try again later`,
-              (body as { id?: unknown }).id,
-            ),
-            { 'retry-after': '5' },
-          );
-        }
-        await dispose(idle, 'replaced by a newer session of the same client');
-      }
-    }
-    if (sessions.size + opening >= maxSessions) {
-      logRefusal(auth?.clientId, 'http: session cap reached, initialize refused', { maxSessions });
-      return reply(res, 503, rpcError(-32000, `Too many open sessions (the limit is ${maxSessions}); try again later`, (body as { id?: unknown }).id), {
-        'retry-after': '60',
-      });
-    }
-    opening++;
-    try {
-      const server = await factory({ era: 'legacy', identity: auth?.clientId, headers });
-      const session: Session = { id: '', server, transport: undefined as never, identity: auth?.clientId, active: 0, used: Date.now() };
-      session.transport = new NodeStreamableHTTPServerTransport({
-        sessionIdGenerator: () => randomUUID(),
-        onsessioninitialized: (id) => {
-          session.id = id;
-          sessions.set(id, session);
-          touch(session, req, res);
-          log('info', 'http: session opened', { session: id, open: sessions.size });
-        },
-        onsessionclosed: () => void dispose(session, 'deleted'),
-      });
-      session.transport.onerror = (error) => log('debug', 'http: legacy transport error', error);
-      await server.connect(session.transport);
-      await session.transport.handleRequest(Object.assign(req, { auth }), res, body);
-      if (session.transport.sessionId === undefined) await server.close().catch(() => undefined);
-    } finally {
-      opening--;
-    }
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -382,7 +217,7 @@ export async function serveHttp(factory: HttpServerFactory, options: HttpOptions
     const legacy = await isLegacyRequest(probe, body);
     // Long-lived streams do not hold a graceful shutdown: a GET stream, a modern subscription.
     if (req.method === 'GET' || isMethod(body, 'subscriptions/listen')) release();
-    if (legacy) return legacyRoute(req, res, body, auth, headers);
+    if (legacy) return sessions.route(req, res, body, auth, headers);
     const refused = options.precheck?.(body, { ...(auth?.clientId !== undefined ? { identity: auth.clientId } : {}), headers });
     if (refused)
       return reply(res, refused.status, {
@@ -427,8 +262,8 @@ export async function serveHttp(factory: HttpServerFactory, options: HttpOptions
   return {
     url,
     port,
-    sessionCount: () => sessions.size,
-    sessions: () => [...sessions.values()].map((s) => s.server),
+    sessionCount: () => sessions.count(),
+    sessions: () => sessions.servers(),
     close: () =>
       (closed ??= (async () => {
         closing = true;
@@ -444,50 +279,11 @@ export async function serveHttp(factory: HttpServerFactory, options: HttpOptions
           });
           if (!drained) log('warn', 'http: drain time over, aborting in-flight requests', { inflight, drainMs });
         }
-        await Promise.all([...sessions.values()].map((s) => dispose(s, 'shutdown')));
+        await sessions.closeAll();
         await modern.close().catch((error: unknown) => log('warn', 'http: closing the modern handler failed', error));
         http.closeAllConnections();
         await listenerClosed;
         log('info', 'http: closed');
       })()),
   };
-}
-
-/**
- * A 2026-07-28 `subscriptions/listen` stream for task ids (the Tasks extension): an SSE response
- * whose first message acknowledges the ids of the client's own live tasks, then one
- * `notifications/tasks` per change of one of them, until the client closes it.
- */
-async function listenForTasks(
-  res: ServerResponse,
-  body: { id?: unknown },
-  taskIds: readonly unknown[],
-  identity: string | undefined,
-  taskListen: NonNullable<HttpOptions['taskListen']>,
-): Promise<void> {
-  const subscriptionId = body.id ?? null;
-  const write = (message: unknown): void => void res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
-  // a change before the acknowledgement is sent waits for it
-  let early: unknown[] | undefined = [];
-  let listening: Awaited<ReturnType<typeof taskListen>>;
-  try {
-    listening = await taskListen(identity, taskIds, subscriptionId, (message) => (early ? early.push(message) : write(message)));
-  } catch (err) {
-    // checked before anything is sent: a refusal (too many ids) or an unreachable shared store is a JSON-RPC error, not a torn stream
-    const code = typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : -32603;
-    const told = code !== -32603 || (err as { name?: unknown }).name === 'SharedStateError';
-    if (code === -32603) log('warn', 'http: a task listen stream could not start', { error: told ? (err as Error).message : String(err) });
-    return reply(res, code === -32603 ? 500 : 400, rpcError(code, told ? (err as Error).message : 'Internal server error', body.id ?? null));
-  }
-  const { accepted, stop } = listening;
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive' });
-  write({
-    jsonrpc: '2.0',
-    method: 'notifications/subscriptions/acknowledged',
-    params: { _meta: { 'io.modelcontextprotocol/subscriptionId': subscriptionId }, notifications: { taskIds: accepted } },
-  });
-  for (const message of early) write(message);
-  early = undefined;
-  if (res.destroyed) stop();
-  else res.once('close', stop);
 }

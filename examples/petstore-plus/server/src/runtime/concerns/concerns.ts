@@ -15,7 +15,7 @@
  * This file is copied verbatim into every generated project.
  */
 import { isRecord } from '../core/json-shapes.js';
-import type { PrimitiveKind } from '../core/primitives.js';
+import type { PrimitiveKind } from '../core/primitive-gate.js';
 
 /** A concern the server declares (manifest `concerns`). */
 export type ConcernDeclaration = {

@@ -9,6 +9,7 @@
  * Nothing here ever puts a secret into an error message or a log line: token endpoint
  * failures are reported by status (and the standard OAuth error code) only, never by body.
  */
+import { isRecord } from '../core/json-shapes.js';
 import { isLoopbackHostname } from '../core/loopback.js';
 import { type FormAnswer, FormPostFailure, postClientForm } from './oauth-post.js';
 
@@ -73,7 +74,7 @@ function causeOf(err: unknown): string {
 function tokenFields(text: string): Record<string, unknown> {
   try {
     const json: unknown = JSON.parse(text);
-    return typeof json === 'object' && json !== null && !Array.isArray(json) ? (json as Record<string, unknown>) : {};
+    return isRecord(json) ? json : {};
   } catch {
     return /^[^\s{[<]*=/.test(text.trim()) ? Object.fromEntries(new URLSearchParams(text.trim())) : {};
   }

@@ -4,7 +4,7 @@
 /**
  * Waiting for an API's long-running operation: the first response accepted the work (`202` with
  * `Operation-Location`, `Azure-AsyncOperation` or `Location`) and the server polls that URL until
- * the operation ends, then hands the final response to call.ts as if the API had answered it at
+ * the operation ends, then hands the final response to operation-call.ts as if the API had answered it at
  * once.
  *
  * - The poll URL is resolved against the URL of the request that answered (RFC 9110), and must be

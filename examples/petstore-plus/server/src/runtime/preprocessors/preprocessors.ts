@@ -28,9 +28,9 @@
  * This file is copied verbatim into every generated project.
  */
 import type { LoggingMessageNotificationParams } from '@modelcontextprotocol/server';
+import { errorMessage } from '../core/error-result.js';
 import type { LogLevel } from '../core/log.js';
 import { log } from '../core/log.js';
-import { errorMessage } from '../core/primitives.js';
 
 /** What a preprocessor handler gets besides the input. */
 export type PreprocessorContext = {

@@ -28,8 +28,8 @@ import { createHash } from 'node:crypto';
 import type { Server, ServerContext, ServerEvent, ServerEventBus } from '@modelcontextprotocol/server';
 import { InMemoryServerEventBus, ProtocolError, ProtocolErrorCode, ResourceNotFoundError, UriTemplate } from '@modelcontextprotocol/server';
 import { log } from '../core/log.js';
-import type { PrimitiveGate } from '../core/primitives.js';
-import { OPEN_GATE } from '../core/primitives.js';
+import type { PrimitiveGate } from '../core/primitive-gate.js';
+import { OPEN_GATE } from '../core/primitive-gate.js';
 import type { ResourceDefinition, ResourceTemplateDefinition } from './resources.js';
 import { toContents } from './resources.js';
 

@@ -11,8 +11,8 @@
  *
  * This file is copied verbatim into every generated project.
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { canonicalJson } from '../reflection/reflection-key.js';
+import { randomBytes } from 'node:crypto';
+import { argumentsHash } from '../core/canonical-json.js';
 import { sealState } from '../shared/state.js';
 
 /** The state a call carries across its input rounds, inside the sealed (encrypted) requestState. */
@@ -26,11 +26,6 @@ export type RoundState = {
   readonly args: string;
   readonly state: Record<string, unknown>;
 };
-
-/** The hash of a call's arguments that binds its round state to them (key order does not matter). */
-export function argumentsHash(args: Record<string, unknown>): string {
-  return createHash('sha256').update(canonicalJson(args)).digest('hex');
-}
 
 /** How long a sealed requestState stays valid: an input round answered later than this starts over. */
 export const ROUND_STATE_TTL_MS = 15 * 60 * 1000;

@@ -12,7 +12,8 @@
  * - when the API answers 401 to a request that carried an OAuth token, the token is dropped, a
  *   new one fetched and the request sent again, once.
  * The MCP client's own headers are never involved: a request carries the tool's arguments and
- * the server's own credentials only.
+ * the server's own credentials only. A request's signal ({@link deadline}) aborts it after its
+ * timeout or when its caller cancels.
  */
 
 import type { SecurityScheme } from '../core/types.js';
@@ -133,4 +134,43 @@ export async function send(request: BuiltRequest, schemes: readonly SecuritySche
   applied = await opts.auth.apply(request, schemes, opts);
   opts.onApplied?.(applied);
   return follow(applied, opts);
+}
+
+/** setTimeout's longest delay; a longer one fires at once (as AbortSignal.timeout's does). */
+const TIMEOUT_MAX = 2 ** 31 - 1;
+
+/** The signal of one API request: aborted after `ms` or when `caller` is; `clear()` once the call is over. */
+export type Deadline = { readonly signal: AbortSignal; readonly timeout: { readonly aborted: boolean }; clear(): void };
+
+/**
+ * A {@link Deadline}: the same signal as `AbortSignal.any([caller, AbortSignal.timeout(ms)])` (the
+ * reason is the caller's, or a `TimeoutError` DOMException), made of one controller and one timer
+ * that `clear()` stops: a fraction of the cost per call, and no timer left behind.
+ */
+export function deadline(ms: number, caller?: AbortSignal): Deadline {
+  if (ms > TIMEOUT_MAX) {
+    const timeout = AbortSignal.timeout(ms);
+    return { signal: caller ? AbortSignal.any([caller, timeout]) : timeout, timeout, clear: () => undefined };
+  }
+  const controller = new AbortController();
+  const timeout = { aborted: false };
+  if (caller?.aborted) {
+    controller.abort(caller.reason);
+    return { signal: controller.signal, timeout, clear: () => undefined };
+  }
+  const onAbort = (): void => controller.abort(caller!.reason);
+  caller?.addEventListener('abort', onAbort, { once: true });
+  const timer = setTimeout(() => {
+    timeout.aborted = true;
+    controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
+  }, ms);
+  timer.unref();
+  return {
+    signal: controller.signal,
+    timeout,
+    clear: () => {
+      clearTimeout(timer);
+      caller?.removeEventListener('abort', onAbort);
+    },
+  };
 }

@@ -7,9 +7,11 @@
  *
  *   find the tool → steps: concern enforcement → argument validation → reflection gate → dispatch
  *
- * A step has the form `(call, next) => result`: it may refuse (return a result or throw a
- * JSON-RPC error), ask the client for input (return an input-required result), or call `next()`
- * and look at what comes back. Adding a concern of its own (access control, limits, audit) is
+ * A step has the form `(call, next) => outcome`: it may refuse (return an outcome with its
+ * `refusal`, or throw a JSON-RPC error marked with {@link refuse}), ask the client for input (return
+ * an input-required result), or call `next()` and look at the {@link Outcome} that comes back: the
+ * result, the upstream HTTP status and a refusal are returned, never written into the call. Adding
+ * a concern of its own (access control, limits, audit) is
  * one more step in the step order of dispatch.ts (`createDispatch`, the one place that orders the
  * steps of direct, nested and code calls); nothing else changes.
  *
@@ -33,7 +35,7 @@ import type { CallToolResult, InputRequiredResult, Server, ServerContext } from 
 import type { Era } from '../core/era.js';
 import { errorResult } from '../core/error-result.js';
 import { log } from '../core/log.js';
-import type { PrimitiveGate } from '../core/primitives.js';
+import type { PrimitiveGate } from '../core/primitive-gate.js';
 import type { OperationTool } from '../core/types.js';
 import type { AnyExtraTool } from '../tools/extra-tools.js';
 import { validateArguments } from '../validation/validate.js';
@@ -86,8 +88,14 @@ export type ToolCall = {
    * timeout and the response size; where the server's own settings are lower, those win.
    */
   readonly bounds?: { readonly timeoutMs?: number; readonly maxResponseBytes?: number };
-  /** What happened to this round of the call, filled in as it runs (for the audit trail and spans). */
-  readonly report: CallReport;
+  /**
+   * Told the upstream API's HTTP status the moment its response's headers arrive, before the body
+   * is read. The status otherwise travels back in the {@link Outcome}; this is for a step that may
+   * answer before the rest of the pipeline returns — the limits' timeout, which then still knows
+   * the status the call got (for the audit line and the span). A step setting it calls the one it
+   * replaces too.
+   */
+  readonly onHttpStatus?: (status: number) => void;
   /**
    * Set on a nested call (an operation a handler called through `ctx.api`, or code through
    * `api`): the calling call. `code`: called by code mode's `execute`, whose code is not trusted
@@ -122,31 +130,56 @@ export function nestedCall(parent: ToolCall, tool: OperationTool, args: Record<s
     state: {},
     signal: parent.signal,
     gate: parent.gate,
-    report: {},
     parent: { name: parent.name, callId: parent.callId },
     ...(parent.headers ? { headers: parent.headers } : {}),
   };
 }
 
-/** What steps and dispatch record about a call for the steps around them. */
-export type CallReport = {
+/** Why a step refused a call: access control or a missing scope (`denied`), a limit (`limited`). */
+export type Refusal = { readonly kind: 'denied' | 'limited'; readonly reason: string };
+
+/** What the rest of the pipeline gave for one round of a call, for the steps around it (audit, spans) and a nested call's caller. */
+export type Outcome = {
+  readonly result: ToolResult;
   /** HTTP status of the upstream API response (operation tools that got one). */
-  httpStatus?: number;
-  /** Set by the step that refused the call: access control (`denied`) or a limit (`limited`), and why. */
-  refusal?: { readonly kind: 'denied' | 'limited'; readonly reason: string };
+  readonly status?: number;
+  /** Set by the step that refused the call (its `isError` result is `result`). */
+  readonly refusal?: Refusal;
 };
 
 /**
  * One step of the pipeline. `next()` runs the rest with the same call; `next(changed)` with a
  * changed copy (e.g. `{ ...call, signal }` to abort the call on a deadline, or `bounds`).
  */
-export type Step = (call: ToolCall, next: (changed?: ToolCall) => Promise<ToolResult>) => Promise<ToolResult>;
+export type Step = (call: ToolCall, next: (changed?: ToolCall) => Promise<Outcome>) => Promise<Outcome>;
+
+/** The end of the pipeline: the call sent to its tool (dispatch.ts). */
+export type Dispatcher = (call: ToolCall) => Promise<Outcome>;
 
 /** Runs `call` through `steps`, in order, then `dispatch`. */
-export function runPipeline(steps: readonly Step[], dispatch: (call: ToolCall) => Promise<ToolResult>, call: ToolCall): Promise<ToolResult> {
-  const at = (i: number, current: ToolCall): Promise<ToolResult> =>
+export function runPipeline(steps: readonly Step[], dispatch: Dispatcher, call: ToolCall): Promise<Outcome> {
+  const at = (i: number, current: ToolCall): Promise<Outcome> =>
     i < steps.length ? steps[i]!(current, (changed) => at(i + 1, changed ?? current)) : dispatch(current);
   return at(0, call);
+}
+
+/** Refusals thrown as errors (a JSON-RPC error): kept beside the error, which goes to the client unchanged. */
+const thrownRefusals = new WeakMap<object, Refusal>();
+
+/** `error`, marked as `refusal`: a step refusing by throwing (-32602) throws what this returns; the steps around it read {@link refusalOf}. */
+export function refuse<E extends Error>(error: E, refusal: Refusal): E {
+  thrownRefusals.set(error, refusal);
+  return error;
+}
+
+/** The refusal a thrown error stands for (see {@link refuse}), or `undefined` for any other error. */
+export function refusalOf(thrown: unknown): Refusal | undefined {
+  return typeof thrown === 'object' && thrown !== null ? thrownRefusals.get(thrown) : undefined;
+}
+
+/** The outcome of a result a step answers with itself (the rest of the pipeline did not run). */
+export function answer(result: ToolResult): Outcome {
+  return { result };
 }
 
 /** Whether `result` asks the client for input (an input-required result) rather than answering. */
@@ -175,9 +208,9 @@ export const checkArguments: Step = (call, next) => {
     problems = validateArguments(tool, call.args);
   } catch (err) {
     log('error', `cannot validate arguments of ${tool.name}`, err);
-    return Promise.resolve(errorResult(`Tool ${tool.name} cannot check its arguments: ${err instanceof Error ? err.message : String(err)}`));
+    return Promise.resolve(answer(errorResult(`Tool ${tool.name} cannot check its arguments: ${err instanceof Error ? err.message : String(err)}`)));
   }
-  if (problems.length > 0) return Promise.resolve(errorResult(`Invalid arguments for tool ${tool.name}:\n${problems.map((p) => `- ${p}`).join('\n')}`));
+  if (problems.length > 0) return Promise.resolve(answer(errorResult(`Invalid arguments for tool ${tool.name}:\n${problems.map((p) => `- ${p}`).join('\n')}`)));
   return next();
 };
 
@@ -197,32 +230,51 @@ export type GateCall = {
   readonly signal: AbortSignal;
   readonly callId: string;
   readonly state: Record<string, unknown>;
+  /** How the caller runs the call again once a justification is stored: the last step of the gate's instructions (unset: the tool again, with the same arguments). */
+  readonly retry?: string;
 };
 
-/** A gate hint for a call made through `call_tool`: the retry goes through `call_tool` too. */
-function retryThroughCallTool(result: CallToolResult, tool: string, callTool: string): CallToolResult {
-  const note = `Then call ${callTool} again with {"name": ${JSON.stringify(tool)}, "arguments": <the same arguments>}.`;
+/**
+ * The gate's verdict on `call`, as the reflection step and code mode's gate (dispatch.ts) ask it:
+ * `state` holds the gate's round memory (the call's own unless given), `retry` is how the caller
+ * runs the call again (the last step of the gate's instructions).
+ */
+export function gateVerdict(
+  guard: ToolGuard,
+  call: ToolCall,
+  how: { readonly state?: Record<string, unknown>; readonly retry?: string } = {},
+): ReturnType<ToolGuard['check']> {
+  return guard.check(call.name, call.args, {
+    server: call.server,
+    ctx: call.ctx,
+    era: call.era,
+    signal: call.signal,
+    callId: call.callId,
+    state: how.state ?? call.state,
+    ...(how.retry !== undefined ? { retry: how.retry } : {}),
+  });
+}
+
+/** How a call made through search mode's `call_tool` is run again: through `call_tool` too. */
+function retryThroughCallTool(tool: string, callTool: string): string {
+  return `Then call ${callTool} again with {"name": ${JSON.stringify(tool)}, "arguments": <the same arguments>}.`;
+}
+
+/** A refusal of the gate that ends with `retry` (the gate's instructions already do; any other refusal gets it added). */
+function endingWith(result: CallToolResult, retry: string): CallToolResult {
   const [first, ...rest] = result.content;
-  if (first?.type !== 'text') return { ...result, content: [{ type: 'text', text: note }, ...result.content] };
-  const plain = `Then call ${tool} again with the same arguments.`;
-  const text = first.text.includes(plain) ? first.text.replace(plain, note) : `${first.text}\n${note}`;
-  return { ...result, content: [{ ...first, text }, ...rest] };
+  if (first?.type !== 'text') return { ...result, content: [{ type: 'text', text: retry }, ...result.content] };
+  return first.text.includes(retry) ? result : { ...result, content: [{ ...first, text: `${first.text}\n${retry}` }, ...rest] };
 }
 
 /** The reflection gate as a step: a gated tool runs only once the gate allows it. */
 export function reflectionStep(guard: ToolGuard): Step {
   return async (call, next) => {
     if (call.target.kind === 'persist' || call.target.kind === 'code' || !guard.isGated(call.name)) return next();
-    const verdict = await guard.check(call.name, call.args, {
-      server: call.server,
-      ctx: call.ctx,
-      era: call.era,
-      signal: call.signal,
-      callId: call.callId,
-      state: call.state,
-    });
+    const retry = call.viaCallTool !== undefined ? retryThroughCallTool(call.name, call.viaCallTool) : undefined;
+    const verdict = await gateVerdict(guard, call, retry !== undefined ? { retry } : {});
     if (verdict.ok) return next();
-    if (call.viaCallTool !== undefined && !isInputRequired(verdict.result)) return retryThroughCallTool(verdict.result, call.name, call.viaCallTool);
-    return verdict.result;
+    if (retry !== undefined && !isInputRequired(verdict.result)) return answer(endingWith(verdict.result, retry));
+    return answer(verdict.result);
   };
 }

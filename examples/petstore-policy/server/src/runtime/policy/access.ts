@@ -21,8 +21,9 @@
 
 import type { AuthInfo, ServerContext } from '@modelcontextprotocol/server';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
-import type { PrimitiveGate, PrimitiveKind } from '../core/primitives.js';
+import type { PrimitiveGate, PrimitiveKind } from '../core/primitive-gate.js';
 import type { Step } from '../pipeline/pipeline.js';
+import { refuse } from '../pipeline/pipeline.js';
 import type { AccessConfig, AccessRule } from './policy-types.js';
 
 /** One rule with its name sets ready for lookups. */
@@ -122,7 +123,7 @@ function denied(access: AccessControl, identity: string, kind: PrimitiveKind, id
 
 /**
  * Access control as a pipeline step: a tool the call's identity may not use is refused with
- * -32602 (and `call.report.refusal` says so, for the audit step around it). Checked every round.
+ * -32602, the error marked as the refusal ({@link refuse}) for the audit step around it. Checked every round.
  */
 export function accessStep(access: AccessControl): Step {
   return (call, next) => {
@@ -130,8 +131,9 @@ export function accessStep(access: AccessControl): Step {
     // one made by code mode's code is checked itself (the code is the model's, not the operator's)
     const token = tokenOf(call.ctx);
     if ((call.parent !== undefined && call.parent.code !== true) || access.allows(call.identity, 'tools', call.name, token)) return next();
-    call.report.refusal = { kind: 'denied', reason: access.why(call.identity, 'tools', call.name, token) };
-    return Promise.reject(denied(access, call.identity, 'tools', call.name, token));
+    return Promise.reject(
+      refuse(denied(access, call.identity, 'tools', call.name, token), { kind: 'denied', reason: access.why(call.identity, 'tools', call.name, token) }),
+    );
   };
 }
 
@@ -177,4 +179,4 @@ export function accessGate(access: AccessControl, defaultIdentity: string): Prim
   };
 }
 
-export { composeGates } from '../core/primitives.js';
+export { composeGates } from '../core/primitive-gate.js';

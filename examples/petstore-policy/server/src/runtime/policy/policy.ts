@@ -3,26 +3,34 @@
 
 /**
  * The policy layer (manifest `policy`) put together: the pipeline steps every tool call
- * runs first, the gate that hides what a client may not use, and the audit trail the server
- * records its other events in (sessions, prompts, resources, preprocessors, justifications).
+ * runs first, the gate that hides what a client may not use, the same span and audit event
+ * around the other requests (prompts, resources, preprocessors: `observe`), and the audit trail
+ * the server records its other events in (sessions, justifications).
  *
  *   telemetry (a span per call) → audit (invoked + one terminal event) → access → limits → …
  *
  * Telemetry and audit are outermost so that they see every refusal; access comes before limits
- * so that a call a client may not make counts against no limit.
+ * so that a call a client may not make counts against no limit. Spans and audit events of every
+ * kind of request are made by one builder each (telemetry.ts `withSpan`, observed.ts).
  *
  * This file is copied verbatim into every generated project with a `policy`.
  */
 
-import type { PrimitiveGate } from '../core/primitives.js';
+import type { PrimitiveGate } from '../core/primitive-gate.js';
 import type { Step } from '../pipeline/pipeline.js';
 import { AccessControl, accessGate, accessStep } from './access.js';
-import type { AuditInput, AuditSink } from './audit.js';
-import { AuditLog, auditFile, auditStep, instanceFile } from './audit.js';
+import type { AuditInput } from './audit.js';
+import { AuditLog } from './audit.js';
+import type { AuditSink } from './audit-sinks.js';
+import { auditFile, instanceFile } from './audit-sinks.js';
+import { auditRequest, auditStep } from './audit-step.js';
 import type { Counters } from './counters.js';
 import { Limits, limitsStep } from './limits.js';
+import type { Observed } from './observed.js';
+import { answerEnding } from './observed.js';
 import type { PolicyConfig } from './policy-types.js';
-import { telemetryStep } from './telemetry.js';
+import type { Tracing } from './telemetry.js';
+import { telemetryStep, withSpan } from './telemetry.js';
 
 /** The policy layer of one server process, shared by all its instances. */
 export type Policy = {
@@ -30,8 +38,14 @@ export type Policy = {
   readonly steps: Step[];
   /** The access gate of an instance whose requests without a token are `defaultIdentity`'s; `undefined` without `policy.access`. */
   gate(defaultIdentity: string): PrimitiveGate | undefined;
-  /** Records an event other than a tool call's; resolves at once without `policy.audit`. Rejects when the line cannot be written and `onWriteError` is `fail`. */
+  /** Records an event other than a request's end (sessions, justifications); resolves at once without `policy.audit`. Rejects when the line cannot be written and `onWriteError` is `fail`. */
   record(input: AuditInput): Promise<void>;
+  /**
+   * Serves a request besides tool calls (`prompts/get`, `resources/read`, `preprocessors/run`) in
+   * its span and writes its audit event when it ends, with the builders of a tool call's. Rejects
+   * when the event cannot be written and `onWriteError` is `fail`.
+   */
+  observe<T>(request: Observed, serve: () => Promise<T>): Promise<T>;
   /** The audit trail (`policy.audit`). */
   readonly audit?: AuditLog;
   /** Access control (`policy.access`). */
@@ -81,6 +95,7 @@ export function createPolicy(config: PolicyConfig, options: PolicyOptions): Poli
   const access = config.access ? new AccessControl(config.access) : undefined;
   const limits = config.limits ? new Limits(config.limits, options.counters) : undefined;
 
+  const tracing: Tracing = { serverName: options.serverName, ...(options.serverVersion !== undefined ? { version: options.serverVersion } : {}) };
   const steps: Step[] = [telemetryStep(options.serverName, options.serverVersion)];
   if (audit) steps.push(auditStep(audit));
   if (access) steps.push(accessStep(access));
@@ -90,6 +105,8 @@ export function createPolicy(config: PolicyConfig, options: PolicyOptions): Poli
     steps,
     gate: (defaultIdentity) => (access ? accessGate(access, defaultIdentity) : undefined),
     record: (input) => (audit ? audit.record(input) : Promise.resolve()),
+    // the same order as a tool call's steps: the span around the audit event
+    observe: (request, serve) => withSpan(tracing, () => request, audit ? () => auditRequest(audit, request, serve) : serve, answerEnding),
     open: () => (audit ? audit.open() : Promise.resolve()),
     close: async (timeoutMs) => void (audit ? await audit.close(timeoutMs) : undefined),
     ...(audit ? { audit } : {}),

@@ -13,7 +13,7 @@
  * This file is copied verbatim into every generated project whose manifest says `entry: custom` and declares a policy.
  */
 
-import type { PrimitiveKind } from '../core/primitives.js';
+import type { PrimitiveKind } from '../core/primitive-gate.js';
 import type { AccessRule, PolicyConfig, RuntimeSelector } from './policy-types.js';
 
 /** A primitive registered at run time, as rules see it. */

@@ -24,9 +24,8 @@
  * This file is copied verbatim into every generated project.
  */
 import { createHash } from 'node:crypto';
-
-/** A JSON value. */
-export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+import type { JsonValue } from '../core/canonical-json.js';
+import { canonicalJson, jsonSafe } from '../core/canonical-json.js';
 
 /** What identifies one gate's justification; see the module comment. */
 export type GateKeyInput = {
@@ -40,73 +39,15 @@ export type GateKeyInput = {
   readonly tool?: string;
 };
 
-/**
- * `value` in JSON-safe form, as `JSON.stringify` would see it (`toJSON` honoured, non-finite
- * numbers `null`, -0 as 0, object keys sorted), each string passed through `text`. The one walk
- * behind `normalizeArgs` (strings normalised) and `canonicalJson` (strings as given).
- * `undefined` when `value` is dropped (object member) or becomes `null` (array element).
- */
-function walk(value: unknown, seen: Set<object>, text: (s: string) => string, what: string): JsonValue | undefined {
-  if (value === null) return null;
-  switch (typeof value) {
-    case 'string':
-      return text(value);
-    case 'number':
-      return Number.isFinite(value) ? (Object.is(value, -0) ? 0 : value) : null;
-    case 'boolean':
-      return value;
-    case 'bigint':
-      return value.toString();
-    case 'object':
-      break;
-    default:
-      return undefined;
-  }
-  const obj = value as object;
-  const toJSON: unknown = (obj as { toJSON?: unknown }).toJSON;
-  if (typeof toJSON === 'function') return walk((toJSON as () => unknown).call(obj), seen, text, what);
-  if (seen.has(obj)) throw new TypeError(`${what}: circular structure`);
-  seen.add(obj);
-  try {
-    if (Array.isArray(obj)) return obj.map((item: unknown) => walk(item, seen, text, what) ?? null);
-    const out: { [key: string]: JsonValue } = {};
-    for (const key of Object.keys(obj).sort()) {
-      const v = walk((obj as Record<string, unknown>)[key], seen, text, what);
-      if (v !== undefined) out[key] = v;
-    }
-    return out;
-  } finally {
-    seen.delete(obj);
-  }
-}
-
 /** A prompt argument's string as hashed: NFC, trimmed, runs of white space as one space. */
 const normalizeText = (s: string): string => s.normalize('NFC').trim().replace(/\s+/g, ' ');
-const asIs = (s: string): string => s;
 
 /**
  * Normalises prompt arguments for hashing (rule in the module comment). Returns `null` for a
  * top-level value that JSON cannot represent (`undefined`, a function). Throws on cycles.
  */
 export function normalizeArgs(value: unknown): JsonValue {
-  return walk(value, new Set(), normalizeText, 'normalizeArgs') ?? null;
-}
-
-/** Serialises a value that is already JSON-safe, with object keys sorted. */
-function serialize(value: JsonValue): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value);
-  if (Array.isArray(value)) return `[${value.map(serialize).join(',')}]`;
-  const keys = Object.keys(value).sort();
-  return `{${keys.map((k) => `${JSON.stringify(k)}:${serialize(value[k] ?? null)}`).join(',')}}`;
-}
-
-/**
- * Canonical JSON: object keys sorted recursively, no whitespace between tokens, strings and
- * numbers as `JSON.stringify` writes them (strings are NOT normalised; see `normalizeArgs`).
- * `undefined` members are dropped as in `JSON.stringify`. Throws on cycles.
- */
-export function canonicalJson(value: unknown): string {
-  return serialize(walk(value, new Set(), asIs, 'canonicalJson') ?? null);
+  return jsonSafe(value, normalizeText, 'normalizeArgs');
 }
 
 /** sha256 (lower-case hex) of `text` as UTF-8, exactly as given (no normalisation). */
