@@ -165,6 +165,21 @@ const audit = (): Array<Record<string, unknown>> =>
     .filter(Boolean)
     .map((l) => JSON.parse(l) as Record<string, unknown>);
 
+/** The audit records of the logical call of `tool` on pet `petId` (its tool.invoked, then the rest by its call id), once it has an ending (polled, with a bound). */
+const endedInAudit = async (tool: string, petId: number): Promise<Array<Record<string, unknown>>> => {
+  const of = () => {
+    const all = audit();
+    const invoked = all.find((e) => e.event === 'tool.invoked' && e.primitive === tool && (e.arguments as { petId?: unknown }).petId === petId);
+    return invoked === undefined ? [] : all.filter((e) => e.primitive === tool && e.callId === invoked.callId);
+  };
+  let own = of();
+  for (let i = 0; i < 200 && own.length < 2; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    own = of();
+  }
+  return own;
+};
+
 const CASES: ReadonlyArray<{ transport: 'stdio' | 'http'; era: Era; pet: number }> = [
   { transport: 'stdio', era: 'legacy', pet: 11 },
   { transport: 'http', era: 'modern', pet: 21 },
@@ -302,10 +317,31 @@ describe('the wall time stops a run while the gate asks (2026-07-28 over HTTP)',
       // the question never reached the client, and the write was sent once: no retry made it again
       expect(asked.sampling).toBe(0);
       expect(requests).toEqual(['POST /pets']);
+      // the gated call has its one ending in the audit, never sent (no retry comes to continue it)
+      const own = await endedInAudit('deletePet', 51);
+      expect(own.map((e) => e.event)).toEqual(['tool.invoked', 'tool.failed']);
+      expect(String(own[1]!.detail)).toBe('deletePet was not sent: the run ended while the gate was asking the client');
     } finally {
       hold = undefined;
       for (const res of held.splice(0)) res.destroy();
     }
+  }, 30_000);
+});
+
+describe('a gated call the code does not await (2026-07-28 over HTTP)', () => {
+  it('the code returns while the gate decides or asks: the call is not made, and its audit ending says it was not sent', async () => {
+    const { c, asked } = await client('http', 'modern', 'accept');
+    requests.length = 0;
+    const r = await c.callTool({ name: 'execute', arguments: { code: `api.deletePet({ petId: 63 });\nreturn 'returned';` } });
+    expect(r.isError, text(r)).toBeFalsy();
+    expect(text(r).split('\n', 1)[0]).toBe('"returned"');
+    expect(text(r)).toMatch(/not made: deletePet/);
+    // no input round: the run's answer was final
+    expect(asked.sampling).toBe(0);
+    const own = await endedInAudit('deletePet', 63);
+    expect(own.map((e) => e.event)).toEqual(['tool.invoked', 'tool.failed']);
+    expect(String(own[1]!.detail)).toMatch(/^deletePet was not sent: the run ended (while the gate was asking the client|before the gate had decided)$/);
+    expect(requests).toEqual([]);
   }, 30_000);
 });
 

@@ -124,11 +124,10 @@ export function createCodeCalls(options: CodeCallsOptions): CodeCalls {
       // the next gated call of the run takes the gate (or parks, when this one asks the client)
       run?.release?.(asked);
     }
-    if (verdict.ok) {
-      // the run ended (the code returned or threw, a bound, a cancellation) while the gate decided: not sent
-      if (call.signal.aborted) throw new Error(`${call.name} was not sent: the run ended before the gate had decided`);
-      return next();
-    }
+    // the run ended (the code returned or threw, a bound, a cancellation) while the gate decided,
+    // whatever it decided: not sent, and never asked about (no retry would come to continue it)
+    if (call.signal.aborted) throw new Error(`${call.name} was not sent: the run ended before the gate had decided`);
+    if (verdict.ok) return next();
     // 2026-07-28: the gate asks in an input round; the execute call answers with it
     if (isInputRequired(verdict.result)) return answer(verdict.result);
     const said = textOfResult(verdict.result);
@@ -227,7 +226,7 @@ export function createCodeCalls(options: CodeCallsOptions): CodeCalls {
    * through the policy's steps, as a later round of that call (no second `tool.invoked`, not
    * counted again). Never rejects.
    */
-  const closeAsked = async (parent: ToolCall, asked: AskedCall): Promise<void> => {
+  const closeAsked = async (parent: ToolCall, asked: AskedCall, why: string): Promise<void> => {
     const target = byName.get(asked.tool);
     if (target?.kind !== 'operation' || policySteps.length === 0) return;
     const call: ToolCall = {
@@ -236,7 +235,7 @@ export function createCodeCalls(options: CodeCallsOptions): CodeCalls {
       firstRound: false,
       parent: { name: parent.name, callId: parent.callId, code: true },
     };
-    const notMade = new Error(`${asked.tool} was not made: the gate asked the client about it, and the code run on the retry did not call it again`);
+    const notMade = new Error(`${asked.tool} ${why}`);
     await runPipeline(policySteps, () => Promise.reject(notMade), call).catch(() => undefined);
   };
 
@@ -264,7 +263,18 @@ export function createCodeCalls(options: CodeCallsOptions): CodeCalls {
       if (askedBefore !== undefined && gateState?.asked === askedBefore) {
         // the retry's code (changed) did not make the asked call again: it ends here, not made
         delete gateState.asked;
-        await closeAsked(call, askedBefore as AskedCall);
+        await closeAsked(
+          call,
+          askedBefore as AskedCall,
+          'was not made: the gate asked the client about it, and the code run on the retry did not call it again',
+        );
+      }
+      const askedNow = gateState?.asked as AskedCall | undefined;
+      if (gateState !== undefined && askedNow !== undefined && askedNow !== askedBefore && !isInputRequired(result)) {
+        // the gate asked about a call of this run, but the run ended otherwise (the code returned or
+        // threw, a bound): no retry comes to continue it, so it ends here, never sent
+        delete gateState.asked;
+        await closeAsked(call, askedNow, 'was not sent: the run ended while the gate was asking the client');
       }
       return answer(result);
     },
