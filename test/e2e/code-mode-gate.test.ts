@@ -506,6 +506,41 @@ describe('the retry runs the code another way (2026-07-28 over HTTP)', () => {
   }, 30_000);
 });
 
+describe('the retry runs the code another way, into another gated call (2026-07-28 over HTTP)', () => {
+  it('the round-1 asked call ends as not made even though the retry asks about another one: one tool.invoked and one ending each', async () => {
+    const [a, b] = [791, 792];
+    const { c, asked } = await client('http', 'modern', 'accept');
+    requests.length = 0;
+    // as above: the GET's answer is too big for a round to keep, so each retry makes it again; the
+    // second and later answers take the other branch, which makes another gated call that asks
+    let gets = 0;
+    hold = (method, url) => method === 'GET' && url === `/pets/${a}`;
+    onHold = () => {
+      gets++;
+      const res = held.pop()!;
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ id: a, name: gets === 1 ? 'first' : 'second', tags: Array.from({ length: 4000 }, (_, i) => `tag-${i}-${'x'.repeat(20)}`) }));
+    };
+    try {
+      const code = `const p = await api.getPetById({ petId: ${a} });\nif (p.name === 'first') { await api.deletePet({ petId: ${a} }); return 'first way'; }\nawait api.deletePet({ petId: ${b} });\nreturn 'other way';`;
+      const r = await c.callTool({ name: 'execute', arguments: { code } });
+      expect(r.isError, text(r)).toBeFalsy();
+      expect(text(r).split('\n', 1)[0]).toBe('"other way"');
+      expect(asked.sampling).toBe(2);
+      expect(requests).toEqual([`GET /pets/${a}`, `GET /pets/${a}`, `GET /pets/${a}`, `DELETE /pets/${b}`]);
+    } finally {
+      hold = undefined;
+      onHold = undefined;
+    }
+    const first = await endedInAudit('deletePet', a);
+    expect(first.map((e) => e.event)).toEqual(['tool.invoked', 'tool.failed']);
+    expect(JSON.stringify(first[1])).toContain('did not call it again');
+    const second = await endedInAudit('deletePet', b);
+    expect(second.map((e) => e.event)).toEqual(['tool.invoked', 'tool.completed']);
+  }, 30_000);
+});
+
 describe('limits count each call from code', () => {
   it("past listPets perMinute (3 per client), the code's further calls reject naming the limit; the backend saw 3", async () => {
     const { c } = await client('stdio', 'modern', 'accept');

@@ -176,7 +176,11 @@ export function createCodeCalls(options: CodeCallsOptions): CodeCalls {
     const gateState = (parent.state.codeGate ??= {}) as Record<string, unknown>;
     const asked = gateState.asked as AskedCall | undefined;
     const again = asked !== undefined && asked.tool === name && asked.args === argumentsHash(args);
-    if (again) delete gateState.asked;
+    if (again) {
+      delete gateState.asked;
+      // run() checks this: the asked call was made again in this round, so it is not ended as not made
+      gateState.continued = asked;
+    }
     // this nested call's own parent object: the key of its entry in codeRuns
     const parentRef = { name: parent.name, callId: parent.callId, code: true };
     const call: ToolCall = {
@@ -257,12 +261,14 @@ export function createCodeCalls(options: CodeCallsOptions): CodeCalls {
       };
       // the call the gate asked about in the last round: a retry's run that does not make it again drops it (below)
       const askedBefore = (call.state.codeGate as Record<string, unknown> | undefined)?.asked;
+      if (call.state.codeGate !== undefined) delete (call.state.codeGate as Record<string, unknown>).continued;
       // the run counts against the process's bound of runs under way and this client's share of it
       const result = await code.execute(args, runCode, call.signal, results, call.identity);
       const gateState = call.state.codeGate as Record<string, unknown> | undefined;
-      if (askedBefore !== undefined && gateState?.asked === askedBefore) {
-        // the retry's code (changed) did not make the asked call again: it ends here, not made
-        delete gateState.asked;
+      if (askedBefore !== undefined && gateState?.continued !== askedBefore) {
+        // the retry's code (changed) did not make the asked call again: it ends here, not made (even
+        // when another gated call of this run asks now, replacing it as the asked call)
+        if (gateState !== undefined && gateState.asked === askedBefore) delete gateState.asked;
         await closeAsked(
           call,
           askedBefore as AskedCall,
