@@ -127,11 +127,10 @@ export function createCodeCalls(options: CodeCallsOptions): CodeCalls {
       // the next gated call of the run takes the gate (or parks, when this one asks the client)
       run?.release?.(asked);
     }
-    if (verdict.ok) {
-      // the run ended (the code returned or threw, a bound, a cancellation) while the gate decided: not sent
-      if (call.signal.aborted) throw new Error(`${call.name} was not sent: the run ended before the gate had decided`);
-      return next();
-    }
+    // the run ended (the code returned or threw, a bound, a cancellation) while the gate decided,
+    // whatever it decided: not sent, and never asked about (no retry would come to continue it)
+    if (call.signal.aborted) throw new Error(`${call.name} was not sent: the run ended before the gate had decided`);
+    if (verdict.ok) return next();
     // 2026-07-28: the gate asks in an input round; the execute call answers with it
     if (isInputRequired(verdict.result)) return answer(verdict.result);
     const said = textOfResult(verdict.result);
@@ -180,7 +179,11 @@ export function createCodeCalls(options: CodeCallsOptions): CodeCalls {
     const gateState = (parent.state.codeGate ??= {}) as Record<string, unknown>;
     const asked = gateState.asked as AskedCall | undefined;
     const again = asked !== undefined && asked.tool === name && asked.args === argumentsHash(args);
-    if (again) delete gateState.asked;
+    if (again) {
+      delete gateState.asked;
+      // run() checks this: the asked call was made again in this round, so it is not ended as not made
+      gateState.continued = asked;
+    }
     // this nested call's own parent object: the key of its entry in codeRuns
     const parentRef = { name: parent.name, callId: parent.callId, code: true };
     const call: ToolCall = {
@@ -230,7 +233,7 @@ export function createCodeCalls(options: CodeCallsOptions): CodeCalls {
    * through the policy's steps, as a later round of that call (no second `tool.invoked`, not
    * counted again). Never rejects.
    */
-  const closeAsked = async (parent: ToolCall, asked: AskedCall): Promise<void> => {
+  const closeAsked = async (parent: ToolCall, asked: AskedCall, why: string): Promise<void> => {
     const target = byName.get(asked.tool);
     if (target?.kind !== 'operation' || policySteps.length === 0) return;
     const call: ToolCall = {
@@ -239,7 +242,7 @@ export function createCodeCalls(options: CodeCallsOptions): CodeCalls {
       firstRound: false,
       parent: { name: parent.name, callId: parent.callId, code: true },
     };
-    const notMade = new Error(`${asked.tool} was not made: the gate asked the client about it, and the code run on the retry did not call it again`);
+    const notMade = new Error(`${asked.tool} ${why}`);
     await runPipeline(policySteps, () => Promise.reject(notMade), call).catch(() => undefined);
   };
 
@@ -261,13 +264,26 @@ export function createCodeCalls(options: CodeCallsOptions): CodeCalls {
       };
       // the call the gate asked about in the last round: a retry's run that does not make it again drops it (below)
       const askedBefore = (call.state.codeGate as Record<string, unknown> | undefined)?.asked;
+      if (call.state.codeGate !== undefined) delete (call.state.codeGate as Record<string, unknown>).continued;
       // the run counts against the process's bound of runs under way and this client's share of it
       const result = await code.execute(args, runCode, call.signal, results, call.identity);
       const gateState = call.state.codeGate as Record<string, unknown> | undefined;
-      if (askedBefore !== undefined && gateState?.asked === askedBefore) {
-        // the retry's code (changed) did not make the asked call again: it ends here, not made
+      if (askedBefore !== undefined && gateState?.continued !== askedBefore) {
+        // the retry's code (changed) did not make the asked call again: it ends here, not made (even
+        // when another gated call of this run asks now, replacing it as the asked call)
+        if (gateState !== undefined && gateState.asked === askedBefore) delete gateState.asked;
+        await closeAsked(
+          call,
+          askedBefore as AskedCall,
+          'was not made: the gate asked the client about it, and the code run on the retry did not call it again',
+        );
+      }
+      const askedNow = gateState?.asked as AskedCall | undefined;
+      if (gateState !== undefined && askedNow !== undefined && askedNow !== askedBefore && !isInputRequired(result)) {
+        // the gate asked about a call of this run, but the run ended otherwise (the code returned or
+        // threw, a bound): no retry comes to continue it, so it ends here, never sent
         delete gateState.asked;
-        await closeAsked(call, askedBefore as AskedCall);
+        await closeAsked(call, askedNow, 'was not sent: the run ended while the gate was asking the client');
       }
       return answer(result);
     },
