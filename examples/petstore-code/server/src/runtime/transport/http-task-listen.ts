@@ -7,15 +7,8 @@
  */
 import type { ServerResponse } from 'node:http';
 import { log } from '../core/log.js';
+import type { TaskListen } from '../tasks/tasks-stdio.js';
 import { reply, rpcError } from './http-io.js';
-
-/** Starts listening for changes of the client's tasks among `taskIds` (tasks-tools.ts `listen`); `identity` undefined ⇒ the server's default. */
-export type TaskListen = (
-  identity: string | undefined,
-  taskIds: readonly unknown[],
-  subscriptionId: unknown,
-  send: (message: unknown) => void,
-) => Promise<{ accepted: string[]; stop: () => void }>;
 
 /**
  * A 2026-07-28 `subscriptions/listen` stream for task ids (the Tasks extension): an SSE response

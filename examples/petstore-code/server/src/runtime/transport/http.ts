@@ -45,10 +45,10 @@ import type { ResourceServer } from '../oauth/oauth-resource.js';
 import type { ScopeNeeds } from '../oauth/oauth-scopes.js';
 import { scopeShortfall } from '../oauth/oauth-scopes.js';
 import { jsonNestsDeeper, MAX_ARGUMENT_DEPTH, MAX_BODY_DEPTH } from '../operation/argument-limits.js';
+import type { TaskListen } from '../tasks/tasks-stdio.js';
 import { bearerChecker, hostAllowed, isOAuthPath, noOAuth, originAllowed, refusal, refusalLog } from './http-auth.js';
 import { header, isMethod, readBody, reply, rpcError, send, webHeaders } from './http-io.js';
 import { legacySessions } from './http-sessions.js';
-import type { TaskListen } from './http-task-listen.js';
 import { listenForTasks } from './http-task-listen.js';
 
 /** Makes a fresh server instance: one per modern request, one per legacy session. `identity` is the client identity of the request (from its bearer token; undefined without tokens). `headers` are the HTTP request headers. */
