@@ -9,6 +9,7 @@ import { Diagnostics, type Location } from './core/diagnostics.js';
 import { readTokenMemo, saveTokenMemo, useTokenMemo } from './core/token-memo.js';
 import { TokenWorker } from './core/token-worker.js';
 import { emitProject, loadModeEmitters } from './emit/index.js';
+import { readRuntimeImportMemo, saveRuntimeImportMemo } from './emit/runtime-memo.js';
 import { buildIr } from './ir/build.js';
 import { judgeSurface, wantsTokens } from './ir/surface/judge.js';
 import { countTokens } from './ir/surface/measure.js';
@@ -88,6 +89,8 @@ export async function compile(opts: CompileOptions): Promise<CompileResult> {
   const cached: { outcome?: CacheOutcome; save?: () => Promise<boolean> } = {};
   // token counts of the result examples are remembered in the cache too (./token-memo.ts)
   const memo = opts.cache === true ? await readTokenMemo(cacheDir(loaded.dir)) : undefined;
+  // and the runtime's import graph (./emit/runtime-memo.ts), read while the model is built
+  const importMemo = opts.cache === true && opts.emit ? readRuntimeImportMemo(cacheDir(loaded.dir)) : undefined;
   const bytes = await readRegularFile(m.openapiPath).catch(() => undefined);
   // calibrating result sizes counts the tokens of the spec's examples: a build that has none of
   // those counts yet (no cache, or an empty one) and does not count on this thread anyway (the
@@ -104,7 +107,8 @@ export async function compile(opts: CompileOptions): Promise<CompileResult> {
   const saveCache = async () => {
     const spec = cached.save ? await cached.save() : false;
     const tokens = memo && cached.outcome !== undefined && cached.outcome !== 'uncacheable' ? await saveTokenMemo(cacheDir(loaded.dir), memo) : false;
-    return spec || tokens;
+    const imports = importMemo ? await saveRuntimeImportMemo(cacheDir(loaded.dir), await importMemo) : false;
+    return spec || tokens || imports;
   };
   const specCache = cached.outcome !== undefined ? { specCache: cached.outcome, saveCache } : {};
   if (!ir) return { diagnostics, outDir, displayOut, outputAt, ...specCache };
@@ -119,7 +123,7 @@ export async function compile(opts: CompileOptions): Promise<CompileResult> {
   const stubs = await checkHandlers({ ir, outDir, displayOut, locateManifest: (p) => loaded.source.locate(p), diagnostics });
   if (diagnostics.hasErrors || !opts.emit) return { diagnostics, ir, outDir, displayOut, outputAt, ...specCache };
   opts.onStage?.(`generating ${ir.tools.length + ir.extraTools.length} tools`);
-  return { diagnostics, ir, files: withLockFile(emitProject(ir, await loadModeEmitters(ir))), stubs, outDir, displayOut, outputAt, ...specCache };
+  return { diagnostics, ir, files: withLockFile(emitProject(ir, await loadModeEmitters(ir), await importMemo)), stubs, outDir, displayOut, outputAt, ...specCache };
 }
 
 /**

@@ -9,6 +9,7 @@ import { emitCompose } from './project/compose.js';
 import { emitGitignore, emitPackageJson, emitReadme, emitTsconfig } from './project/files.js';
 import { emitBundleManifest, emitDockerfile, emitDockerignore, emitEnvExample, emitMcpbignore, emitMcpJson } from './project/ship.js';
 import { runtimeFiles } from './runtime.js';
+import type { RuntimeImportMemo } from './runtime-memo.js';
 import { emitConcernsFile } from './ts/concerns.js';
 import { emitConfigFile, emitLibraryIndex, emitServerEntry } from './ts/entry.js';
 import { emitPreprocessorsFile, emitReflectionFile } from './ts/gates.js';
@@ -40,8 +41,11 @@ function modeEmitter(emit: ((ir: IrServer) => string) | undefined, what: string)
   return emit;
 }
 
-/** Renders every generated file of the project, sorted by path (`modes`: {@link loadModeEmitters}). */
-export function emitProject(ir: IrServer, modes: ModeEmitters = {}): Map<string, string> {
+/**
+ * Renders every generated file of the project, sorted by path (`modes`: {@link loadModeEmitters};
+ * `importMemo`: the runtime's import graph kept by the build cache, ./runtime-memo.ts).
+ */
+export function emitProject(ir: IrServer, modes: ModeEmitters = {}, importMemo?: RuntimeImportMemo): Map<string, string> {
   const files = new Map<string, string>([
     ['.dockerignore', emitDockerignore()],
     ['.env.example', emitEnvExample(ir)],
@@ -79,7 +83,7 @@ export function emitProject(ir: IrServer, modes: ModeEmitters = {}): Map<string,
   ];
   // the one runtime module the user's handler files (and an `entry: custom` src/main.ts) import: its path is stable
   const userCode = handlerExports(ir).size > 0 || ir.entry === 'custom' ? ['handlers.ts'] : [];
-  for (const [file, content] of runtimeFiles([...files.values()], [...hostHelpers, ...userCode])) files.set(file, content);
+  for (const [file, content] of runtimeFiles([...files.values()], [...hostHelpers, ...userCode], importMemo)) files.set(file, content);
   const sorted = [...files.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   return new Map(sorted.map((k) => [k, normalizeNewlines(files.get(k)!)]));
 }

@@ -7,9 +7,11 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { sha256 } from '../core/cache-entry.js';
 import { moduleSpecifiers } from '../core/import-specifiers.js';
 import { packageFile } from '../core/paths.js';
 import { TS_HEADER } from './header.js';
+import type { RuntimeImportMemo } from './runtime-memo.js';
 
 const RUNTIME_DIR = packageFile('templates/runtime/');
 
@@ -46,13 +48,26 @@ function localImports(source: string, from: string, prefix: string): string[] {
     .map((s) => path.posix.normalize(path.posix.join(from, s.slice(prefix === './runtime/' ? './runtime/'.length : 0, -'.js'.length))) + '.ts');
 }
 
+/** The runtime modules the runtime module `name` (source `source`) imports: from `memo` when it has them for this exact source, else read (and remembered in it). */
+function runtimeImports(name: string, source: string, memo: RuntimeImportMemo | undefined): string[] {
+  if (!memo) return localImports(source, path.posix.dirname(name), '.');
+  const hash = sha256(source);
+  const known = memo.known.get(name);
+  if (known?.sha256 === hash) return known.imports;
+  const imports = localImports(source, path.posix.dirname(name), '.');
+  memo.known.set(name, { sha256: hash, imports });
+  memo.changed = true;
+  return imports;
+}
+
 /**
  * Runtime files for a project whose generated sources are `generated`, keyed by their path in
  * the project (`src/runtime/<folder>/<file>.ts`, the folders of templates/runtime), in path order.
  * `alsoShip` names modules to copy although nothing generated imports them (e.g.
- * `preprocessors/preprocessors-host.ts`, for the user's host).
+ * `preprocessors/preprocessors-host.ts`, for the user's host). `memo`: the runtime's imports
+ * remembered by the build cache (./runtime-memo.ts); the same files either way.
  */
-export function runtimeFiles(generated: Iterable<string>, alsoShip: readonly string[] = []): Map<string, string> {
+export function runtimeFiles(generated: Iterable<string>, alsoShip: readonly string[] = [], memo?: RuntimeImportMemo): Map<string, string> {
   const all = modules();
   const needed = new Set<string>();
   const queue = [...[...generated].flatMap((src) => localImports(src, '', './runtime/')), ...alsoShip];
@@ -62,7 +77,7 @@ export function runtimeFiles(generated: Iterable<string>, alsoShip: readonly str
     const source = all.get(name);
     if (source === undefined || name.startsWith('../')) throw new Error(`generated code imports runtime module ${name}, which templates/runtime does not have`);
     needed.add(name);
-    queue.push(...localImports(source, path.posix.dirname(name), '.'));
+    queue.push(...runtimeImports(name, source, memo));
   }
   return new Map([...needed].sort().map((name) => [`src/runtime/${name}`, TS_HEADER + '\n' + all.get(name)!]));
 }
