@@ -1,7 +1,7 @@
 // npx tsx eval/search/dev.mts [--api <name>]... [--misses]
 // The quick loop for tuning search on the development half, in seconds instead of a build of
-// each API: the ranking's TypeScript sources (templates/runtime/search*.ts, src/ir/features/search-lexicon.ts)
-// run as they are, on the tools the compiler's IR gives each API (the same manifest as
+// each API: the ranking's TypeScript sources (templates/runtime/search*.ts, src/ir/features/search-lexicon.ts,
+// src/ir/features/search-thesaurus.ts) run as they are, on the tools the compiler's IR gives each API (the same manifest as
 // build.mjs's: `discovery: search`, default naming). Prints the dev half's top-1 / top-3 / top-10
 // / MRR / found within two calls per API, and with --misses the dev queries not ranked first.
 // It never reads the held-out half: report held-out figures with `npm run eval:search`, which
@@ -11,6 +11,7 @@ import path from 'node:path';
 import { compile } from '../../src/compile.js';
 import { searchSources } from '../../src/emit/ts/search.js';
 import { wordnetLexicon } from '../../src/ir/features/search-lexicon.js';
+import { THESAURUS } from '../../src/ir/features/search-thesaurus.js';
 import { createToolSearch } from '../../templates/runtime/search/search.js';
 import { buildSearchIndex } from '../../templates/runtime/search/search-index.js';
 import { root } from './build.mjs';
@@ -54,7 +55,7 @@ for (const file of readQueryFiles()) {
   const { ir } = await compile({ manifestPath: manifest, cwd: root, emit: false });
   if (ir === undefined) throw new Error(`${file.api}: the compiler gave no model of ${file.spec} (run \`npm run corpus\` first?)`);
   const byName = new Map(ir.tools.map((t) => [t.name, t]));
-  const search = createToolSearch(buildSearchIndex(searchSources(ir), lexicon), { mode: 'search' }, {});
+  const search = createToolSearch(buildSearchIndex(searchSources(ir), lexicon, THESAURUS), { mode: 'search' }, {});
   const call = (a: Record<string, unknown>): Result[] =>
     (
       search.search(

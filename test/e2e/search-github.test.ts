@@ -148,8 +148,11 @@ describe('search mode on GitHub', () => {
     expect(Buffer.byteLength(text(issues))).toBeLessThanOrEqual(2048);
     const deletes = await call('search_tools', { query: 'comment', tag: 'issues', method: 'DELETE' });
     const names = (deletes.structuredContent as { results: Array<{ name: string }> }).results.map((x) => x.name);
-    // the issues area's DELETE operations about comments, and nothing else
-    expect([...names].sort()).toEqual(['issues_delete-comment', 'issues_unpin-comment']);
+    // the issues area's DELETE operations about comments first; anything after them (the thesaurus
+    // gives "comment" note and reply, words of other descriptions) from that area and method only
+    expect(names.slice(0, 2).sort()).toEqual(['issues_delete-comment', 'issues_unpin-comment']);
+    expect(names.every((n) => n.startsWith('issues_'))).toBe(true);
+    for (const other of ['issues_create-comment', 'issues_get-comment', 'issues_update-comment', 'issues_list-comments']) expect(names).not.toContain(other);
   });
 
   it('bounds every answer: limit capped at 20, descriptions cut', async () => {

@@ -8,6 +8,7 @@
 import type { SearchSource } from '../../../templates/runtime/search/search-index.js';
 import { buildSearchIndex } from '../../../templates/runtime/search/search-index.js';
 import { wordnetLexicon } from '../../ir/features/search-lexicon.js';
+import { THESAURUS } from '../../ir/features/search-thesaurus.js';
 import type { IrServer } from '../../ir/types.js';
 import { TS_HEADER } from '../header.js';
 import { tsLiteral, tsString } from '../safe.js';
@@ -40,7 +41,7 @@ export function emitSearchIndexFile(ir: IrServer): string {
   const index =
     TS_HEADER +
     '\n/** The index `search_tools` ranks with (BM25F over tool fields and their WordNet words, serialised at build time). */\n' +
-    `export const searchIndex: string = ${tsString(buildSearchIndex(searchSources(ir), wordnetLexicon()))};\n`;
+    `export const searchIndex: string = ${tsString(buildSearchIndex(searchSources(ir), wordnetLexicon(), THESAURUS))};\n`;
   if (ir.presetDiscovery === undefined && ir.discovery !== 'code') return index;
   const modes = { mode: ir.discovery ?? 'list', presets: ir.presetDiscovery };
   return (
