@@ -11,6 +11,7 @@ import { TokenWorker } from './core/token-worker.js';
 import { emitProject, loadModeEmitters } from './emit/index.js';
 import { readRuntimeImportMemo, saveRuntimeImportMemo } from './emit/runtime-memo.js';
 import { buildIr } from './ir/build.js';
+import { type OperationMemo, operationMemoKey, readOperationMemo } from './ir/model-memo.js';
 import { judgeSurface, wantsTokens } from './ir/surface/judge.js';
 import { countTokens } from './ir/surface/measure.js';
 import type { IrServer } from './ir/types.js';
@@ -86,7 +87,7 @@ export async function compile(opts: CompileOptions): Promise<CompileResult> {
       outputAt,
     );
   }
-  const cached: { outcome?: CacheOutcome; save?: () => Promise<boolean> } = {};
+  const cached: Cached = {};
   // token counts of the result examples are remembered in the cache too (./token-memo.ts)
   const memo = opts.cache === true ? await readTokenMemo(cacheDir(loaded.dir)) : undefined;
   // and the runtime's import graph (./emit/runtime-memo.ts), read while the model is built
@@ -104,11 +105,14 @@ export async function compile(opts: CompileOptions): Promise<CompileResult> {
   } finally {
     tokenWorker?.close();
   }
+  // the operation tools came from the cache, their examples' counts unread: they stay remembered
+  if (cached.operations?.hit && memo) for (const [k, n] of memo.known) if (!memo.used.has(k)) memo.used.set(k, n);
   const saveCache = async () => {
     const spec = cached.save ? await cached.save() : false;
     const tokens = memo && cached.outcome !== undefined && cached.outcome !== 'uncacheable' ? await saveTokenMemo(cacheDir(loaded.dir), memo) : false;
     const imports = importMemo ? await saveRuntimeImportMemo(cacheDir(loaded.dir), await importMemo) : false;
-    return spec || tokens || imports;
+    const operations = cached.operations ? await cached.operations.save() : false;
+    return spec || tokens || imports || operations;
   };
   const specCache = cached.outcome !== undefined ? { specCache: cached.outcome, saveCache } : {};
   if (!ir) return { diagnostics, outDir, displayOut, outputAt, ...specCache };
@@ -123,7 +127,16 @@ export async function compile(opts: CompileOptions): Promise<CompileResult> {
   const stubs = await checkHandlers({ ir, outDir, displayOut, locateManifest: (p) => loaded.source.locate(p), diagnostics });
   if (diagnostics.hasErrors || !opts.emit) return { diagnostics, ir, outDir, displayOut, outputAt, ...specCache };
   opts.onStage?.(`generating ${ir.tools.length + ir.extraTools.length} tools`);
-  return { diagnostics, ir, files: withLockFile(emitProject(ir, await loadModeEmitters(ir), await importMemo)), stubs, outDir, displayOut, outputAt, ...specCache };
+  return {
+    diagnostics,
+    ir,
+    files: withLockFile(emitProject(ir, await loadModeEmitters(ir), await importMemo)),
+    stubs,
+    outDir,
+    displayOut,
+    outputAt,
+    ...specCache,
+  };
 }
 
 /**
@@ -137,7 +150,7 @@ async function model(
   loaded: Loaded,
   m: NonNullable<ReturnType<typeof resolveManifest>>,
   diagnostics: Diagnostics,
-  cached: { outcome?: CacheOutcome; save?: () => Promise<boolean> },
+  cached: Cached,
   bytes: Buffer | undefined,
 ): Promise<IrServer | undefined> {
   opts.onStage?.('reading the spec');
@@ -152,10 +165,18 @@ async function model(
   };
   let spec: LoadedSpec | undefined;
   if (opts.cache === true) {
+    // the operation tools' entry (./ir/model-memo.ts) is read while the spec loads
+    const operations = loaded.valid
+      ? readOperationMemo({ cacheDir: cacheDir(loaded.dir), manifestPath: path.resolve(opts.cwd, opts.manifestPath) })
+      : undefined;
     const got = await loadSpecCached({ ...loadOpts, cacheDir: cacheDir(loaded.dir) });
     spec = got.spec;
     cached.outcome = got.outcome;
     if (got.save) cached.save = got.save;
+    if (operations && got.contentKey !== undefined) {
+      const levels = (loaded.manifest as { diagnostics?: unknown }).diagnostics;
+      cached.operations = await operations.withKey(operationMemoKey({ specKey: got.contentKey, manifest: m, levels, exampleTokens: opts.tokens === true }));
+    }
   } else {
     spec = await loadSpec(loadOpts);
   }
@@ -171,6 +192,7 @@ async function model(
   }
   opts.onStage?.('modelling the tools');
   return buildIr({
+    ...(cached.operations ? { memo: cached.operations } : {}),
     manifest: m,
     locateManifest: (p, o) => loaded.source.locate(p, o),
     spec,
@@ -180,6 +202,9 @@ async function model(
 }
 
 type Loaded = NonNullable<Awaited<ReturnType<typeof loadManifest>>>;
+
+/** What the build cache gave a build, and what it will write. */
+type Cached = { outcome?: CacheOutcome; save?: () => Promise<boolean>; operations?: OperationMemo };
 
 /** Keys that document examples in JSON (`"example":`, `"examples":`) or YAML (`example:`, `examples:`). */
 const EXAMPLE_KEYS = ['example":', 'examples":', 'example:', 'examples:'].map((k) => Buffer.from(k));

@@ -2,7 +2,8 @@
  * One entry file of the build cache (./cache-dir.ts), trusted only whole: its first line is a JSON
  * header that records the body's length and sha256, so a partial, truncated or corrupted entry is
  * read as none. Written to a temporary file renamed into place, so a reader never sees half of one.
- * The runtime's import graph (../emit/runtime-memo.ts) is kept this way; the spec's entries (../openapi/cache.ts) and the token
+ * The runtime's import graph (../emit/runtime-memo.ts) and the model's operation tools
+ * (../ir/model-memo.ts) are kept this way; the spec's entries (../openapi/cache.ts) and the token
  * counts (./token-memo.ts) have layouts of their own, checked the same way.
  */
 import { createHash } from 'node:crypto';

@@ -24,6 +24,7 @@ import { fileURLToPath } from 'node:url';
 import { LineCounter } from 'yaml';
 import { prepareCacheDir } from '../core/cache-dir.js';
 import { type Diagnostic, Diagnostics, parsePointer } from '../core/diagnostics.js';
+import { share, sharing } from '../core/json-sharing.js';
 import { installedPackageJson, PACKAGE_ROOT } from '../core/paths.js';
 import { JsonIndex } from '../source/json-index.js';
 import { parseYamlSource, type YamlSource } from '../source/source.js';
@@ -113,7 +114,15 @@ export type CachedLoad = {
   outcome: CacheOutcome;
   /** Writes the entry (a miss only): called once the build has written its project, so a refused build, `--check` and `validate` write nothing. Resolves to whether it was written. */
   save?: () => Promise<boolean>;
+  /**
+   * A cacheable spec's content key (a hit or a miss): a sha256 of the entry's key (the spec's
+   * bytes, mcpgen's loading code, the loading options) and of every file a `$ref` read. What the
+   * build cache keeps that was computed from the loaded spec (../ir/model-memo.ts) is keyed by it.
+   */
+  contentKey?: string;
 };
+
+const contentKey = (key: string, files: Header['files']) => sha256(JSON.stringify([key, files]));
 
 /**
  * {@link loadSpec} through the cache in `dir`. Reports exactly what `loadSpec` reports; `outcome`
@@ -132,7 +141,7 @@ export async function loadSpecCached(opts: LoadSpecOptions & { cacheDir: string 
   const slot = path.join(opts.cacheDir, `spec-${sha256(options).slice(0, 32)}.entry`);
   const key = sha256(`${options}\0${sha256(bytes)}`);
   const hit = await readEntry(slot, key, bytes, opts);
-  if (hit) return { spec: hit, outcome: 'hit' };
+  if (hit) return { spec: hit.spec, outcome: 'hit', contentKey: contentKey(key, hit.files) };
 
   // a miss: load as without a cache, in a Diagnostics of its own so the entry keeps every
   // diagnostic before the manifest's levels drop or promote any
@@ -169,11 +178,11 @@ export async function loadSpecCached(opts: LoadSpecOptions & { cacheDir: string 
     bodySha256: sha256(body),
   };
   const content = `${JSON.stringify(header)}\n${body}`;
-  return { spec, outcome: 'miss', save: () => writeEntry(opts.cacheDir, slot, content) };
+  return { spec, outcome: 'miss', save: () => writeEntry(opts.cacheDir, slot, content), contentKey: contentKey(key, header.files) };
 }
 
 /** The entry in `slot` when it is whole and its key and referenced files match; `undefined` otherwise. */
-async function readEntry(slot: string, key: string, bytes: Buffer, opts: LoadSpecOptions): Promise<LoadedSpec | undefined> {
+async function readEntry(slot: string, key: string, bytes: Buffer, opts: LoadSpecOptions): Promise<{ spec: LoadedSpec; files: Header['files'] } | undefined> {
   let raw: Buffer;
   try {
     raw = await readFile(slot);
@@ -202,64 +211,15 @@ async function readEntry(slot: string, key: string, bytes: Buffer, opts: LoadSpe
     if (document === null || typeof document !== 'object' || Array.isArray(document)) return undefined;
     if (!share(document, header.shared)) return undefined;
     for (const d of header.diagnostics) opts.diagnostics.add(d);
-    return {
+    const spec: LoadedSpec = {
       version: header.version,
       document: document as Record<string, unknown>,
       source: header.json ? jsonSource(opts.displayPath, text, document) : yamlSource(opts.displayPath, text, document),
     };
+    return { spec, files: header.files };
   } catch {
     return undefined;
   }
-}
-
-/**
- * Every place that holds an object met before, in `JSON.stringify`'s order, with the first place
- * that holds it; `undefined` for a document JSON cannot carry as it is (a cycle, `-0`, a value
- * JSON leaves out or changes).
- */
-function sharing(doc: unknown): Array<[string[], string[]]> | undefined {
-  const first = new Map<object, string[]>();
-  const out: Array<[string[], string[]]> = [];
-  const walk = (v: unknown, at: string[]): boolean => {
-    if (v === null || typeof v === 'string' || typeof v === 'boolean') return true;
-    if (typeof v === 'number') return Number.isFinite(v) && !Object.is(v, -0);
-    if (typeof v !== 'object') return false;
-    const seen = first.get(v);
-    if (seen) {
-      // a cycle passes through an object whose place is a prefix of this one
-      if (seen.length < at.length && seen.every((t, i) => t === at[i])) return false;
-      out.push([at, seen]);
-      return true;
-    }
-    first.set(v, at);
-    if (Array.isArray(v)) return v.every((x, i) => walk(x, [...at, String(i)]));
-    if (Object.getPrototypeOf(v) !== Object.prototype && Object.getPrototypeOf(v) !== null) return false;
-    for (const k of Object.keys(v)) if (!walk((v as Record<string, unknown>)[k], [...at, k])) return false;
-    return true;
-  };
-  return walk(doc, []) ? out : undefined;
-}
-
-/** Puts back the sharing {@link sharing} recorded into a document parsed from its JSON; false when the places do not exist. */
-function share(doc: object, shared: Array<[string[], string[]]>): boolean {
-  const at = (tokens: string[]): unknown => {
-    let cur: unknown = doc;
-    for (const t of tokens) {
-      if (cur === null || typeof cur !== 'object' || !Object.hasOwn(cur, t)) return undefined;
-      cur = (cur as Record<string, unknown>)[t];
-    }
-    return cur;
-  };
-  for (const [place, firstPlace] of shared) {
-    const parent = at(place.slice(0, -1));
-    const target = at(firstPlace);
-    const key = place.at(-1);
-    if (key === undefined || parent === null || typeof parent !== 'object' || !Object.hasOwn(parent, key) || target === null || typeof target !== 'object')
-      return false;
-    // defined, not assigned: a `__proto__` key is an own property here
-    Object.defineProperty(parent, key, { value: target, writable: true, enumerable: true, configurable: true });
-  }
-  return true;
 }
 
 /**
