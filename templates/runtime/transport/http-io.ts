@@ -1,9 +1,11 @@
 /**
  * Reading and writing node:http messages for the HTTP transport: JSON-RPC error bodies and
  * replies, a web `Response` written out, request headers (one value, or all as web `Headers`),
- * and a request body read up to a limit (the rest thrown away so that the client reads the 413).
+ * a request body read up to a limit (the rest thrown away so that the client reads the 413), and
+ * the era of a request.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { classifyInboundRequest } from '@modelcontextprotocol/server';
 
 export const rpcError = (code: number, message: string, id: unknown = null) => ({ jsonrpc: '2.0', error: { code, message }, id });
 
@@ -66,3 +68,24 @@ export function webHeaders(req: IncomingMessage): Headers {
 
 export const isMethod = (body: unknown, method: string): boolean =>
   typeof body === 'object' && body !== null && (body as { method?: unknown }).method === method;
+
+/**
+ * Whether a request is of the 2025 era (served by a legacy session), told as the SDK's
+ * `isLegacyRequest` tells it — its own `classifyInboundRequest` of the method, the
+ * `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` headers and the parsed body — but read from
+ * the node:http request as it is, where `isLegacyRequest` needs a web `Request` built for it (a copy
+ * of every header, per request). A request other than POST is legacy; a POST always has a body
+ * here (an empty or unparsable one was refused before).
+ */
+export function isLegacy(req: IncomingMessage, body: unknown): boolean {
+  if (req.method !== 'POST') return true;
+  return (
+    classifyInboundRequest({
+      httpMethod: 'POST',
+      protocolVersionHeader: header(req, 'mcp-protocol-version'),
+      mcpMethodHeader: header(req, 'mcp-method'),
+      mcpNameHeader: header(req, 'mcp-name'),
+      body,
+    }).kind === 'legacy'
+  );
+}

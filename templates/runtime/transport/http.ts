@@ -3,7 +3,7 @@
  *
  * - Modern (2026-07-28) requests go statelessly through the SDK's `createMcpHandler(…, { legacy:
  *   'reject' })`: a fresh server instance per request (factory `era: 'modern'`).
- * - Legacy (2025-era, `isLegacyRequest`) requests go to SESSIONFUL `NodeStreamableHTTPServerTransport`s:
+ * - Legacy (2025-era, as the SDK's `isLegacyRequest` tells them: {@link isLegacy}) requests go to SESSIONFUL `NodeStreamableHTTPServerTransport`s:
  *   `initialize` opens a session (`Mcp-Session-Id`) with its own server instance (factory
  *   `era: 'legacy'`), so server→client requests inside a call (sampling) and per-session
  *   notifications (`sessions()` → `sendToolListChanged()`) work. GET opens the session's SSE
@@ -35,7 +35,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import type { AuthInfo, Server, ServerEventBus } from '@modelcontextprotocol/server';
-import { createMcpHandler, isLegacyRequest } from '@modelcontextprotocol/server';
+import { createMcpHandler } from '@modelcontextprotocol/server';
 import type { Era } from '../core/era.js';
 import { log } from '../core/log.js';
 import type { ResourceServer } from '../oauth/oauth-resource.js';
@@ -44,7 +44,7 @@ import { scopeShortfall } from '../oauth/oauth-scopes.js';
 import { jsonNestsDeeper, MAX_ARGUMENT_DEPTH, MAX_BODY_DEPTH } from '../operation/argument-limits.js';
 import type { TaskListen } from '../tasks/tasks-stdio.js';
 import { bearerChecker, hostAllowed, isOAuthPath, noOAuth, originAllowed, refusal, refusalLog } from './http-auth.js';
-import { header, isMethod, readBody, reply, rpcError, send, webHeaders } from './http-io.js';
+import { header, isLegacy, isMethod, readBody, reply, rpcError, send, webHeaders } from './http-io.js';
 import { legacySessions } from './http-sessions.js';
 import { listenForTasks } from './http-task-listen.js';
 
@@ -208,13 +208,11 @@ export async function serveHttp(factory: HttpServerFactory, options: HttpOptions
       log('info', 'http: refused a request without the scopes it needs (403)', { client: auth!.clientId, target: short.what, missing: short.missing });
       return send(res, oauth!.insufficientScope(resource!, short.what, short.needs, auth!.scopes));
     }
-    const headers = webHeaders(req);
-    // the era is told from the headers and the parsed body: the probe needs no copy of the body
-    const probe = new Request(`http://localhost${req.url ?? '/'}`, { method: req.method, headers });
-    const legacy = await isLegacyRequest(probe, body);
     // Long-lived streams do not hold a graceful shutdown: a GET stream, a modern subscription.
     if (req.method === 'GET' || isMethod(body, 'subscriptions/listen')) release();
-    if (legacy) return sessions.route(req, res, body, auth, headers);
+    // the web headers are copied only where they are read: a legacy session's are its initialize request's
+    if (isLegacy(req, body)) return sessions.route(req, res, body, auth, () => webHeaders(req));
+    const headers = webHeaders(req);
     const refused = options.precheck?.(body, { ...(auth?.clientId !== undefined ? { identity: auth.clientId } : {}), headers });
     if (refused)
       return reply(res, refused.status, {

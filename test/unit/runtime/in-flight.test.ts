@@ -135,6 +135,33 @@ describe('reading bodies', () => {
     expect(body.seenBytes).toBeGreaterThanOrEqual(4096 + DRAIN_BYTES);
   });
 
+  it('keeps exactly the bytes read, as a plain Uint8Array of its own, from one chunk or several, cut at the limit', async () => {
+    const chunks = (...parts: number[][]) =>
+      new ReadableStream<Uint8Array>({
+        start(c) {
+          for (const p of parts) c.enqueue(Uint8Array.from(p));
+          c.close();
+        },
+      });
+    const one = await readBounded(new Response(chunks([1, 2, 3])), 100);
+    expect([...one.bytes]).toEqual([1, 2, 3]);
+    expect(one).toMatchObject({ truncated: false, totalBytes: 3, seenBytes: 3 });
+    const several = await readBounded(new Response(chunks([1, 2], [3], [4, 5, 6])), 100);
+    expect([...several.bytes]).toEqual([1, 2, 3, 4, 5, 6]);
+    const cut = await readBounded(new Response(chunks([1, 2, 3, 4, 5, 6]), { headers: { 'content-length': '6' } }), 4);
+    expect([...cut.bytes]).toEqual([1, 2, 3, 4]);
+    expect(cut).toMatchObject({ truncated: true, totalBytes: 6 });
+    for (const body of [one, several, cut]) {
+      expect(Buffer.isBuffer(body.bytes)).toBe(false);
+      // its own memory: a body cut at the limit holds no more than what it kept
+      expect(body.bytes.buffer.byteLength).toBe(body.bytes.byteLength);
+    }
+    // a Buffer chunk (node streams hand those over) comes back as a plain Uint8Array too
+    const buffered = await readBounded(new Response(new ReadableStream({ start: (c) => (c.enqueue(Buffer.from('abc')), c.close()) })), 100);
+    expect(Buffer.isBuffer(buffered.bytes)).toBe(false);
+    expect(Buffer.from(buffered.bytes).toString()).toBe('abc');
+  });
+
   it('throws InFlightLimitError when the budget has no room for the next chunk', async () => {
     const budget = new InFlightBudget(3000);
     const share = new InFlightShare(budget);
