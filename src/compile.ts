@@ -169,14 +169,22 @@ async function model(
     const operations = loaded.valid
       ? readOperationMemo({ cacheDir: cacheDir(loaded.dir), manifestPath: path.resolve(opts.cwd, opts.manifestPath) })
       : undefined;
-    const got = await loadSpecCached({ ...loadOpts, cacheDir: cacheDir(loaded.dir) });
+    const levels = (loaded.manifest as { diagnostics?: unknown }).diagnostics;
+    const memoOf = async (specKey: string) => {
+      const memo = await operations!.withKey(operationMemoKey({ specKey, manifest: m, levels, exampleTokens: opts.tokens === true }));
+      return { specKey, memo };
+    };
+    let asked: { specKey: string; memo: OperationMemo } | undefined;
+    // the spec's document is parsed only if something reads it when the tools come from the cache
+    const deferDocument = async (specKey: string) => {
+      asked = await memoOf(specKey);
+      return asked.memo.usable({ manifest: m, locateManifest: (p, o) => loaded.source.locate(p, o) });
+    };
+    const got = await loadSpecCached({ ...loadOpts, cacheDir: cacheDir(loaded.dir), ...(operations ? { deferDocument } : {}) });
     spec = got.spec;
     cached.outcome = got.outcome;
     if (got.save) cached.save = got.save;
-    if (operations && got.contentKey !== undefined) {
-      const levels = (loaded.manifest as { diagnostics?: unknown }).diagnostics;
-      cached.operations = await operations.withKey(operationMemoKey({ specKey: got.contentKey, manifest: m, levels, exampleTokens: opts.tokens === true }));
-    }
+    if (operations && got.contentKey !== undefined) cached.operations = (asked?.specKey === got.contentKey ? asked : await memoOf(got.contentKey)).memo;
   } else {
     spec = await loadSpec(loadOpts);
   }

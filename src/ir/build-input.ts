@@ -108,6 +108,8 @@ export type OperationModel = {
   usesByTool: ReadonlyArray<readonly string[]>;
   /** With `exampleTokens`: the token counts of the tools' documented result examples. */
   resultExamples: IrResultExample[];
+  /** The spec's own absolute base URL, if it gives one (./base-url.ts): the model then needs the spec's document only for completions. */
+  specBaseUrl?: string;
 };
 
 /** {@link modelOperations}' answer: the data, and the two things the rest of the model asks of it later. */

@@ -2,7 +2,6 @@
  * Stage 3 (model): OpenAPI document + manifest → IR. The only stage that reads both.
  */
 import { resolveResults } from '../manifest/load.js';
-import { specBaseUrl } from './base-url.js';
 import type { BuildInput } from './build-input.js';
 import { attachUses } from './features/api-uses.js';
 import { buildConcerns } from './features/concerns.js';
@@ -26,8 +25,7 @@ export type { BuildInput, BuildManifest } from './build-input.js';
 
 /** Builds the IR; problems go to `diagnostics` (the IR is still returned for reporting). */
 export function buildIr(input: BuildInput): IrServer {
-  const { manifest, spec, diagnostics, locateManifest } = input;
-  const doc = spec.document;
+  const { manifest, diagnostics, locateManifest } = input;
   // the operation tools (./operations-model.ts), from the build cache's memo when it holds them
   const part = input.memo ? input.memo.operations(input, modelOperations) : modelOperations(input);
   const { model } = part;
@@ -129,7 +127,7 @@ export function buildIr(input: BuildInput): IrServer {
   if (manifest.policy !== undefined) server.policy = buildPolicy({ policy: manifest.policy, server, locateManifest, diagnostics, excluded });
   const stale = excluded.report(diagnostics, locateManifest);
   if (stale.length > 0) server.excludedReferences = stale.map((e) => e.pointer);
-  const baseUrl = manifest.baseUrl ?? specBaseUrl(doc, spec.version);
+  const baseUrl = manifest.baseUrl ?? model.specBaseUrl;
   if (manifest.httpAuth !== undefined && Object.keys(manifest.httpAuth).length > 0) server.httpAuth = manifest.httpAuth;
   if (baseUrl !== undefined) server.baseUrl = baseUrl;
   else {

@@ -28,7 +28,7 @@ import type { BuildInput, BuildManifest, OperationModel, OperationPart } from '.
 import { specParameterEnum } from './operations-model.js';
 import type { IrArgumentRuleUse } from './types.js';
 
-const FORMAT = 1;
+const FORMAT = 2;
 
 /**
  * Settings of the resolved manifest that the operation part never reads (checked against
@@ -119,6 +119,12 @@ export type OperationMemo = {
   operations(input: BuildInput, compute: (input: BuildInput) => OperationPart): OperationPart;
   /** Whether the part came from the entry (known once `operations` ran). */
   readonly hit: boolean;
+  /**
+   * Whether `operations` will answer from the entry for this manifest (asked before the spec's
+   * document is read: a build that gets its tools from here reads it only if something asks).
+   * `operations` must then be given the same manifest and locator.
+   */
+  usable(input: Pick<BuildInput, 'manifest' | 'locateManifest'>): boolean;
   /** Writes what was recorded (a miss whose model is plain JSON data); called once the build has written its project. Resolves to whether it wrote. */
   save(): Promise<boolean>;
 };
@@ -138,17 +144,20 @@ function memoOf(opts: { cacheDir: string; file: string; key: string; entry: Awai
   const header = entry?.header.format === FORMAT && entry.header.key === opts.key ? (entry.header as unknown as Header) : undefined;
   let hit = false;
   let record: (() => { header: Header; body: string } | undefined) | undefined;
+  // the entry's model, once checked against the manifest (null: not usable)
+  let prepared: OperationModel | null | undefined;
+  const prepare = (input: Pick<BuildInput, 'manifest' | 'locateManifest'>) =>
+    (prepared ??= header && entry ? (usableModel(input, header, entry.body) ?? null) : null);
   return {
     get hit() {
       return hit;
     },
+    usable: (input) => prepare(input) !== null,
     operations(input, compute) {
-      if (header && entry) {
-        const part = replay(input, header, entry.body);
-        if (part) {
-          hit = true;
-          return part;
-        }
+      const model = prepare(input);
+      if (model && header) {
+        hit = true;
+        return replay(input, header, model);
       }
       return recordPart(input, compute, opts.key, (r) => (record = r));
     },
@@ -160,8 +169,8 @@ function memoOf(opts: { cacheDir: string; file: string; key: string; entry: Awai
   };
 }
 
-/** The part from the entry, its diagnostics added to the build's; `undefined` (nothing added) when the manifest moved or the entry is misshapen. */
-function replay(input: BuildInput, header: Header, body: string): OperationPart | undefined {
+/** The entry's model when it fits this manifest (same places located, the right shape); `undefined` otherwise. No side effects. */
+function usableModel(input: Pick<BuildInput, 'manifest' | 'locateManifest'>, header: Header, body: string): OperationModel | undefined {
   try {
     if (!Array.isArray(header.located) || !Array.isArray(header.diagnostics) || !Array.isArray(header.shared)) return undefined;
     // the argument rules' report is made exactly when the manifest has `arguments` (in the key too)
@@ -170,24 +179,26 @@ function replay(input: BuildInput, header: Header, body: string): OperationPart 
       if (JSON.stringify(input.locateManifest(pointer, key ? { key: true } : undefined)) !== JSON.stringify(at)) return undefined;
     }
     const model = JSON.parse(body) as unknown;
-    if (!isModel(model) || !share(model, header.shared)) return undefined;
-    for (const d of header.diagnostics) input.diagnostics.add(d);
-    const finish = header.finish;
-    return {
-      model,
-      finishRules: () => {
-        for (const d of finish?.diagnostics ?? []) input.diagnostics.add(d);
-        return finish?.uses ?? [];
-      },
-      // completions look parameters up in the spec's operations, listed only when one asks
-      parameterEnum: (() => {
-        let lookup: OperationPart['parameterEnum'] | undefined;
-        return (binding: Parameters<OperationPart['parameterEnum']>[0]) => (lookup ??= specParameterEnum(input.spec))(binding);
-      })(),
-    };
+    return isModel(model) && share(model, header.shared) ? model : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** The part from the entry's model, its diagnostics added to the build's. */
+function replay(input: BuildInput, header: Header, model: OperationModel): OperationPart {
+  for (const d of header.diagnostics) input.diagnostics.add(d);
+  const finish = header.finish;
+  let lookup: OperationPart['parameterEnum'] | undefined;
+  return {
+    model,
+    finishRules: () => {
+      for (const d of finish?.diagnostics ?? []) input.diagnostics.add(d);
+      return finish?.uses ?? [];
+    },
+    // completions look parameters up in the spec's operations, listed only when one asks
+    parameterEnum: (binding) => (lookup ??= specParameterEnum(input.spec))(binding),
+  };
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -203,7 +214,8 @@ function isModel(v: unknown): v is OperationModel {
     isArrays(v.fitted, ['dropped', 'cut']) &&
     typeof v.fitted.describedResults === 'number' &&
     isRecord(v.excluded) &&
-    isArrays(v.excluded, ['toolNames', 'entries'])
+    isArrays(v.excluded, ['toolNames', 'entries']) &&
+    (v.specBaseUrl === undefined || typeof v.specBaseUrl === 'string')
   );
 }
 

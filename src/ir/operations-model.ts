@@ -10,6 +10,7 @@ import { type ResolvedResults, resolveResults } from '../manifest/load.js';
 import type { LoadedSpec } from '../openapi/load.js';
 import { knownTags, listOperations, type RawOperation } from '../openapi/operations.js';
 import { SchemaConverter } from '../openapi/schema.js';
+import { specBaseUrl } from './base-url.js';
 import type { BuildInput, OperationPart } from './build-input.js';
 import { usedOperations } from './features/api-uses.js';
 import type { ParameterEnumLookup } from './features/completions.js';
@@ -250,6 +251,7 @@ export function modelOperations(input: BuildInput): OperationPart {
     if (t.description === undefined)
       t.description = synthesizeDescription({ ...t, deprecated: selected[i]!.deprecated, maxLength: manifest.maxDescriptionLength });
   }
+  const base = specBaseUrl(doc, spec.version);
   return {
     model: {
       tools,
@@ -261,6 +263,7 @@ export function modelOperations(input: BuildInput): OperationPart {
       securitySchemes: security.schemes,
       usesByTool: used.byTool,
       resultExamples,
+      ...(base !== undefined ? { specBaseUrl: base } : {}),
     },
     finishRules: () => rules.finish(),
     parameterEnum: parameterEnumLookup(ops, (n) => conv.deref(n)),

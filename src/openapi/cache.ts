@@ -108,6 +108,17 @@ function optionsKey(opts: LoadSpecOptions): string {
   });
 }
 
+/** Options of {@link loadSpecCached}. */
+export type LoadSpecCachedOptions = LoadSpecOptions & {
+  cacheDir: string;
+  /**
+   * Asked on a hit, once the entry is checked and before its document is parsed, with the spec's
+   * content key: `true` leaves the document to be parsed when something first reads it (a build
+   * whose model comes from the cache, ../ir/model-memo.ts, may never read it).
+   */
+  deferDocument?: (contentKey: string) => Promise<boolean>;
+};
+
 /** What {@link loadSpecCached} gives: the spec, whether the cache answered, and on a miss how to keep what was loaded. */
 export type CachedLoad = {
   spec: LoadedSpec | undefined;
@@ -129,7 +140,7 @@ const contentKey = (key: string, files: Header['files']) => sha256(JSON.stringif
  * says whether the cache answered. The entry of a miss is made ready here (before the model
  * reads the document) and written only by `save`.
  */
-export async function loadSpecCached(opts: LoadSpecOptions & { cacheDir: string }): Promise<CachedLoad> {
+export async function loadSpecCached(opts: LoadSpecCachedOptions): Promise<CachedLoad> {
   let bytes: Buffer;
   try {
     bytes = opts.bytes ?? (await readRegularFile(opts.file));
@@ -182,7 +193,12 @@ export async function loadSpecCached(opts: LoadSpecOptions & { cacheDir: string 
 }
 
 /** The entry in `slot` when it is whole and its key and referenced files match; `undefined` otherwise. */
-async function readEntry(slot: string, key: string, bytes: Buffer, opts: LoadSpecOptions): Promise<{ spec: LoadedSpec; files: Header['files'] } | undefined> {
+async function readEntry(
+  slot: string,
+  key: string,
+  bytes: Buffer,
+  opts: LoadSpecCachedOptions,
+): Promise<{ spec: LoadedSpec; files: Header['files'] } | undefined> {
   let raw: Buffer;
   try {
     raw = await readFile(slot);
@@ -207,14 +223,30 @@ async function readEntry(slot: string, key: string, bytes: Buffer, opts: LoadSpe
     }
     let text = bytes.toString('utf8');
     if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-    const document = JSON.parse(header.document === 'text' ? text : body.toString('utf8')) as unknown;
-    if (document === null || typeof document !== 'object' || Array.isArray(document)) return undefined;
-    if (!share(document, header.shared)) return undefined;
+    // the spec's own text (read as JSON before, with the same bytes) or the body (its hash checked)
+    const parse = (): Record<string, unknown> | undefined => {
+      const document = JSON.parse(header.document === 'text' ? text : body.toString('utf8')) as unknown;
+      if (document === null || typeof document !== 'object' || Array.isArray(document)) return undefined;
+      return share(document, header.shared) ? (document as Record<string, unknown>) : undefined;
+    };
+    let document: Record<string, unknown> | undefined;
+    if (!(await opts.deferDocument?.(contentKey(key, header.files)))) {
+      document = parse();
+      if (!document) return undefined;
+    }
+    const read = (): Record<string, unknown> => {
+      // parsed before now, or never failing since: a whole entry written by this mcpgen parses
+      document ??= parse();
+      if (!document) throw new Error(`mcpgen: the build cache's entry of ${opts.displayPath} cannot be read; delete .cache/mcpgen/ or build with --no-cache`);
+      return document;
+    };
     for (const d of header.diagnostics) opts.diagnostics.add(d);
     const spec: LoadedSpec = {
       version: header.version,
-      document: document as Record<string, unknown>,
-      source: header.json ? jsonSource(opts.displayPath, text, document) : yamlSource(opts.displayPath, text, document),
+      get document() {
+        return read();
+      },
+      source: header.json ? jsonSource(opts.displayPath, text, read) : yamlSource(opts.displayPath, text, read),
     };
     return { spec, files: header.files };
   } catch {
@@ -227,13 +259,15 @@ async function readEntry(slot: string, key: string, bytes: Buffer, opts: LoadSpe
  * text and a line table, built on the first `locate`), without parsing the text again or looking
  * for duplicate keys (the load did: the text is the same).
  */
-function jsonSource(file: string, text: string, value: unknown): YamlSource {
+function jsonSource(file: string, text: string, value: () => unknown): YamlSource {
   let index: JsonIndex | undefined;
   let lines: LineCounter | undefined;
   return {
     file,
     text,
-    value,
+    get value() {
+      return value();
+    },
     json: true,
     locate(ptr, o) {
       const offset = (index ??= new JsonIndex(text)).find(parsePointer(ptr), o).offset;
@@ -252,12 +286,14 @@ function jsonSource(file: string, text: string, value: unknown): YamlSource {
  * The source of a spec read as YAML: its `locate` parses the text on its first call, as the load
  * did (the spec's syntax was checked then; the text is the same, so nothing is reported).
  */
-function yamlSource(file: string, text: string, value: unknown): YamlSource {
+function yamlSource(file: string, text: string, value: () => unknown): YamlSource {
   let parsed: YamlSource | undefined;
   return {
     file,
     text,
-    value,
+    get value() {
+      return value();
+    },
     locate(ptr, o) {
       parsed ??= parseYamlSource({ file, text, diagnostics: new Diagnostics(), syntaxCode: 'MCPGEN_SPEC_SYNTAX' });
       return parsed ? parsed.locate(ptr, o) : { file, pointer: ptr, line: 1, col: 1 };

@@ -120,6 +120,28 @@ describe('build cache: the operation tools', () => {
     }
   });
 
+  it('reads the spec when the tools come from the cache and a completion needs its parameters', async () => {
+    const dir = project();
+    // a query parameter with an enum, which a prompt argument completes from
+    const node = path.join(dir, 'paths/node.yaml');
+    writeFileSync(
+      node,
+      readFileSync(node, 'utf8').replace('  parameters:\n', '  parameters:\n    - { name: depth, in: query, schema: { type: string, enum: [one, all] } }\n'),
+    );
+    edit(dir, (t) =>
+      t.replace(
+        '        text: Summarise the nodes.\n',
+        '        text: Summarise the nodes.\n    arguments:\n      - { name: depth, parameter: { operation: getNode, name: depth } }\n',
+      ),
+    );
+    await build(dir);
+    const before = stamp(entryOf(dir));
+    edit(dir, (t) => `${t}description: Nodes, from the cache.\n`);
+    await cachedEqualsCold(dir, 'completion');
+    expect(stamp(entryOf(dir))).toEqual(before);
+    expect(generated(dir)['src/prompts.gen.ts']).toMatch(/"one",\s*"all"|'one',\s*'all'/);
+  });
+
   it('uses a whole entry as it is; --no-cache neither reads nor writes it', async () => {
     const dir = project();
     await build(dir);
