@@ -35,7 +35,7 @@ export type CompileOptions = {
   tokens?: boolean;
   /** Told when a stage starts (`reading the spec`, …), for a progress indicator. */
   onStage?: (stage: string) => void;
-  /** Read and keep the loaded spec in the build cache beside the manifest (`.cache/mcpgen/`, ./openapi/cache.ts); the CLI's default, off with `--no-cache`. */
+  /** Read and keep the loaded spec, the operation tools (./ir/model-memo.ts) and the runtime's imports in the build cache beside the manifest (`.cache/mcpgen/`, ./openapi/cache.ts); the CLI's default, off with `--no-cache`. */
   cache?: boolean;
 };
 
@@ -55,7 +55,7 @@ export type CompileResult = {
   outputAt?: Location;
   /** With `cache`: whether the spec came from the build cache (`hit`), can be kept in it (`miss`), or cannot. */
   specCache?: CacheOutcome;
-  /** With `cache`: writes what the cache lacks (the spec on a miss, new token counts); for a build that wrote its project only. Resolves to whether it wrote. */
+  /** With `cache`: writes what the cache lacks (the spec on a miss, new token counts, the operation tools modelled anew, the runtime's imports read anew); for a build that wrote its project only. Resolves to whether it wrote. */
   saveCache?: () => Promise<boolean>;
 };
 
