@@ -1,8 +1,8 @@
 /**
  * Reading and writing node:http messages for the HTTP transport: JSON-RPC error bodies and
- * replies, a web `Response` written out, request headers (one value, or all as web `Headers`),
- * a request body read up to a limit (the rest thrown away so that the client reads the 413), and
- * the era of a request.
+ * replies, a web `Response` written out, request headers (one value, a view read in place, or all
+ * as web `Headers`), a request body read up to a limit (the rest thrown away so that the client
+ * reads the 413), and the era of a request.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { classifyInboundRequest } from '@modelcontextprotocol/server';
@@ -64,6 +64,19 @@ export function webHeaders(req: IncomingMessage): Headers {
     for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
   }
   return headers;
+}
+
+/** Reads a request's headers by name, as web `Headers.get` does (any case; repeated values joined with `, `; `null` when absent). */
+export type HeaderView = { get(name: string): string | null };
+
+/** A {@link HeaderView} of `req`'s own headers, read in place (no copy; node:http has already joined repeated values). */
+export function headerView(req: IncomingMessage): HeaderView {
+  return {
+    get: (name) => {
+      const v = req.headers[name.toLowerCase()];
+      return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v;
+    },
+  };
 }
 
 export const isMethod = (body: unknown, method: string): boolean =>

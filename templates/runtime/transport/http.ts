@@ -44,7 +44,8 @@ import { scopeShortfall } from '../oauth/oauth-scopes.js';
 import { jsonNestsDeeper, MAX_ARGUMENT_DEPTH, MAX_BODY_DEPTH } from '../operation/argument-limits.js';
 import type { TaskListen } from '../tasks/tasks-stdio.js';
 import { bearerChecker, hostAllowed, isOAuthPath, noOAuth, originAllowed, refusal, refusalLog } from './http-auth.js';
-import { header, isLegacy, isMethod, readBody, reply, rpcError, send, webHeaders } from './http-io.js';
+import type { HeaderView } from './http-io.js';
+import { header, headerView, isLegacy, isMethod, readBody, reply, rpcError, send, webHeaders } from './http-io.js';
 import { legacySessions } from './http-sessions.js';
 import { listenForTasks } from './http-task-listen.js';
 
@@ -71,7 +72,7 @@ export interface HttpOptions {
   now?: () => number; // clock of the refusal log's rate limit (tests)
   bus?: ServerEventBus; // change events of modern subscriptions/listen streams (resource subscriptions)
   unknownSession?: string; // said after 'Session not found' (several instances: sessions need sticky routing)
-  precheck?: (body: unknown, ctx: { identity?: string; headers: Headers }) => { status: number; code: number; message: string; data?: unknown } | undefined; // refuses a modern request before the SDK serves it (x-mcp-header mismatch, a subscription the client may not read)
+  precheck?: (body: unknown, ctx: { identity?: string; headers: HeaderView }) => { status: number; code: number; message: string; data?: unknown } | undefined; // refuses a modern request before the SDK serves it (x-mcp-header mismatch, a subscription the client may not read)
   taskListen?: TaskListen; // 2026-07-28 listen streams for task ids (tasks-tools.ts), served before the SDK's router, which knows none
 }
 export interface HttpHandle {
@@ -210,10 +211,9 @@ export async function serveHttp(factory: HttpServerFactory, options: HttpOptions
     }
     // Long-lived streams do not hold a graceful shutdown: a GET stream, a modern subscription.
     if (req.method === 'GET' || isMethod(body, 'subscriptions/listen')) release();
-    // the web headers are copied only where they are read: a legacy session's are its initialize request's
+    // no copy of the headers per request: a legacy session's are its initialize request's, copied when it opens; the precheck reads them in place
     if (isLegacy(req, body)) return sessions.route(req, res, body, auth, () => webHeaders(req));
-    const headers = webHeaders(req);
-    const refused = options.precheck?.(body, { ...(auth?.clientId !== undefined ? { identity: auth.clientId } : {}), headers });
+    const refused = options.precheck?.(body, { ...(auth?.clientId !== undefined ? { identity: auth.clientId } : {}), headers: headerView(req) });
     if (refused)
       return reply(res, refused.status, {
         jsonrpc: '2.0',

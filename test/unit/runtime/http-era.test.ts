@@ -8,18 +8,23 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isLegacyRequest } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isLegacy, webHeaders } from '../../../templates/runtime/transport/http-io.js';
+import { headerView, isLegacy, webHeaders } from '../../../templates/runtime/transport/http-io.js';
 
 let server: Server;
 let url: string;
 
-/** Both verdicts for the request the server got. */
-async function verdicts(req: IncomingMessage): Promise<{ ours: boolean; sdk: boolean }> {
+/** Header names read back through the in-place view and through a web `Headers` copy. */
+const READ = ['Mcp-Param-Region', 'mcp-param-region', 'X-Twice', 'x-absent', 'Content-Type', 'MCP-PROTOCOL-VERSION'];
+
+/** Both verdicts for the request the server got (and its headers read both ways). */
+async function verdicts(req: IncomingMessage): Promise<{ ours: boolean; sdk: boolean; view: unknown[]; copy: unknown[] }> {
   const chunks: Buffer[] = [];
   for await (const c of req) chunks.push(c as Buffer);
   const body = req.method === 'POST' ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined;
   const sdk = await isLegacyRequest(new Request(`http://localhost${req.url}`, { method: req.method!, headers: webHeaders(req) }), body);
-  return { ours: isLegacy(req, body), sdk };
+  const view = headerView(req);
+  const copy = webHeaders(req);
+  return { ours: isLegacy(req, body), sdk, view: READ.map((n) => view.get(n)), copy: READ.map((n) => copy.get(n)) };
 }
 
 beforeAll(async () => {
@@ -87,6 +92,18 @@ const cases: Array<[string, string, Record<string, string>, unknown]> = [
   ['GET (the legacy SSE stream)', 'GET', { 'mcp-session-id': 'abc' }, undefined],
   ['DELETE (ending a legacy session)', 'DELETE', { 'mcp-session-id': 'abc' }, undefined],
 ];
+
+describe('headerView', () => {
+  it('reads a header as a web Headers copy does: any case, repeated values joined, null when absent', async () => {
+    const headers = new Headers({ 'content-type': 'application/json', 'mcp-param-region': 'eu', 'mcp-protocol-version': MODERN });
+    headers.append('x-twice', 'a');
+    headers.append('x-twice', 'b');
+    const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(call(envelope)) });
+    const { view, copy } = (await res.json()) as { view: unknown[]; copy: unknown[] };
+    expect(view).toEqual(copy);
+    expect(view).toEqual(['eu', 'eu', 'a, b', null, 'application/json', MODERN]);
+  });
+});
 
 describe('isLegacy', () => {
   it.each(cases)('%s: says what the SDK says', async (_name, method, headers, body) => {
