@@ -6,7 +6,7 @@
  *
  * - Modern (2026-07-28) requests go statelessly through the SDK's `createMcpHandler(…, { legacy:
  *   'reject' })`: a fresh server instance per request (factory `era: 'modern'`).
- * - Legacy (2025-era, `isLegacyRequest`) requests go to SESSIONFUL `NodeStreamableHTTPServerTransport`s:
+ * - Legacy (2025-era, as the SDK's `isLegacyRequest` tells them: {@link isLegacy}) requests go to SESSIONFUL `NodeStreamableHTTPServerTransport`s:
  *   `initialize` opens a session (`Mcp-Session-Id`) with its own server instance (factory
  *   `era: 'legacy'`), so server→client requests inside a call (sampling) and per-session
  *   notifications (`sessions()` → `sendToolListChanged()`) work. GET opens the session's SSE
@@ -38,7 +38,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import type { AuthInfo, Server, ServerEventBus } from '@modelcontextprotocol/server';
-import { createMcpHandler, isLegacyRequest } from '@modelcontextprotocol/server';
+import { createMcpHandler } from '@modelcontextprotocol/server';
 import type { Era } from '../core/era.js';
 import { log } from '../core/log.js';
 import type { ResourceServer } from '../oauth/oauth-resource.js';
@@ -47,7 +47,8 @@ import { scopeShortfall } from '../oauth/oauth-scopes.js';
 import { jsonNestsDeeper, MAX_ARGUMENT_DEPTH, MAX_BODY_DEPTH } from '../operation/argument-limits.js';
 import type { TaskListen } from '../tasks/tasks-stdio.js';
 import { bearerChecker, hostAllowed, isOAuthPath, noOAuth, originAllowed, refusal, refusalLog } from './http-auth.js';
-import { header, isMethod, readBody, reply, rpcError, send, webHeaders } from './http-io.js';
+import type { HeaderView } from './http-io.js';
+import { header, headerView, isLegacy, isMethod, readBody, reply, rpcError, send, webHeaders } from './http-io.js';
 import { legacySessions } from './http-sessions.js';
 import { listenForTasks } from './http-task-listen.js';
 
@@ -74,7 +75,7 @@ export interface HttpOptions {
   now?: () => number; // clock of the refusal log's rate limit (tests)
   bus?: ServerEventBus; // change events of modern subscriptions/listen streams (resource subscriptions)
   unknownSession?: string; // said after 'Session not found' (several instances: sessions need sticky routing)
-  precheck?: (body: unknown, ctx: { identity?: string; headers: Headers }) => { status: number; code: number; message: string; data?: unknown } | undefined; // refuses a modern request before the SDK serves it (x-mcp-header mismatch, a subscription the client may not read)
+  precheck?: (body: unknown, ctx: { identity?: string; headers: HeaderView }) => { status: number; code: number; message: string; data?: unknown } | undefined; // refuses a modern request before the SDK serves it (x-mcp-header mismatch, a subscription the client may not read)
   taskListen?: TaskListen; // 2026-07-28 listen streams for task ids (tasks-tools.ts), served before the SDK's router, which knows none
 }
 export interface HttpHandle {
@@ -211,14 +212,11 @@ export async function serveHttp(factory: HttpServerFactory, options: HttpOptions
       log('info', 'http: refused a request without the scopes it needs (403)', { client: auth!.clientId, target: short.what, missing: short.missing });
       return send(res, oauth!.insufficientScope(resource!, short.what, short.needs, auth!.scopes));
     }
-    const headers = webHeaders(req);
-    // the era is told from the headers and the parsed body: the probe needs no copy of the body
-    const probe = new Request(`http://localhost${req.url ?? '/'}`, { method: req.method, headers });
-    const legacy = await isLegacyRequest(probe, body);
     // Long-lived streams do not hold a graceful shutdown: a GET stream, a modern subscription.
     if (req.method === 'GET' || isMethod(body, 'subscriptions/listen')) release();
-    if (legacy) return sessions.route(req, res, body, auth, headers);
-    const refused = options.precheck?.(body, { ...(auth?.clientId !== undefined ? { identity: auth.clientId } : {}), headers });
+    // no copy of the headers per request: a legacy session's are its initialize request's, copied when it opens; the precheck reads them in place
+    if (isLegacy(req, body)) return sessions.route(req, res, body, auth, () => webHeaders(req));
+    const refused = options.precheck?.(body, { ...(auth?.clientId !== undefined ? { identity: auth.clientId } : {}), headers: headerView(req) });
     if (refused)
       return reply(res, refused.status, {
         jsonrpc: '2.0',

@@ -37,6 +37,14 @@ export type SearchSource = {
  */
 export type Lexicon = (word: string) => readonly string[];
 
+/**
+ * Everyday words and phrases with the API words they stand for (mcpgen's general-English
+ * thesaurus, src/ir/features/search-thesaurus.ts: `turn off` ⇒ disable, `buyer` ⇒ customer). The
+ * index keeps the entries whose words it has, restricted to those words ({@link thesaurusOf}); the
+ * ranking adds them to a query that says the key (search-rank.ts).
+ */
+export type Thesaurus = Readonly<Record<string, readonly string[]>>;
+
 /** Longest description text indexed (the rest adds bytes, rarely a word that tells tools apart). */
 const DESCRIPTION_CHARS = 600;
 
@@ -54,7 +62,29 @@ export type SerialisedIndex = {
   readonly terms: { readonly [term: string]: readonly number[] };
   /** Acronym ⇒ the terms of the phrase it abbreviates in this API's own names and summaries ({@link acronyms}). */
   readonly acronyms: { readonly [acronym: string]: readonly string[] };
+  /** Thesaurus key (its words' stems joined by `_`) ⇒ the index terms it stands for ({@link thesaurusOf}); absent in an index built without one. */
+  readonly thesaurus?: { readonly [key: string]: readonly string[] };
 };
+
+/**
+ * The part of a thesaurus an index carries: each key (its words stemmed, joined by `_`: `turn_off`)
+ * with the terms of its words that the index has, the key's own term left out; keys with none are
+ * dropped. Sorted, so the same thesaurus and tools give the same bytes.
+ */
+function thesaurusOf(thesaurus: Thesaurus, has: (t: string) => boolean): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const key of Object.keys(thesaurus).sort()) {
+    const k = phraseTerm(words(key));
+    const ts = new Set<string>();
+    for (const w of thesaurus[key]!) for (const t of terms(w)) if (t !== k && has(t)) ts.add(t);
+    if (ts.size === 0) continue;
+    const at = out[k];
+    out[k] = at === undefined ? [...ts] : [...new Set([...at, ...ts])];
+  }
+  const sorted: Record<string, string[]> = {};
+  for (const k of Object.keys(out).sort()) sorted[k] = out[k]!;
+  return sorted;
+}
 
 /** Fewest tools whose names or summaries must share a phrase for its initials to stand for it. */
 const ACRONYM_MIN_TOOLS = 5;
@@ -201,7 +231,7 @@ function namedIn(p: readonly number[]): number {
 }
 
 /** Builds the index of `tools` (in catalogue order) and returns it serialised: what a generated project embeds. */
-export function buildSearchIndex(tools: readonly SearchSource[], lexicon?: Lexicon): string {
+export function buildSearchIndex(tools: readonly SearchSource[], lexicon?: Lexicon, thesaurus?: Thesaurus): string {
   const areaNames = [...new Set(tools.map(areaOf))].sort();
   const areaCount = new Map<string, number>();
   const postings = new Map<string, number[]>();
@@ -236,6 +266,7 @@ export function buildSearchIndex(tools: readonly SearchSource[], lexicon?: Lexic
     areas: areaNames.map((a) => [a, areaCount.get(a)!]),
     terms: sortedTerms,
     acronyms: acronyms(tools, (t) => namedIn(postings.get(t) ?? [])),
+    ...(thesaurus !== undefined ? { thesaurus: thesaurusOf(thesaurus, (t) => postings.has(t)) } : {}),
   };
   return JSON.stringify(index);
 }

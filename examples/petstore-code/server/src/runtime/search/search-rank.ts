@@ -8,7 +8,9 @@
  *    words also as a phrase term when the index has it) is weighted by its IDF over the tools and
  *    scored once per tool, on the sum of its field-weighted, length-normalised frequencies
  *    ({@link WEIGHTS}, {@link B}), saturated by {@link SATURATION}. The `related` field holds the WordNet words of
- *    the tool's name, summary, tag and path, added at build time.
+ *    the tool's name, summary, tag and path, added at build time. A query's everyday words and
+ *    phrasal verbs add the API words the index's thesaurus gives them ({@link thesaurusTerms}),
+ *    at {@link THESAURUS} weight.
  * 2. **Intent.** When the query says what it wants done (list, read, create, update, delete:
  *    search-text.ts) and the operation's method and path shape say what it does, the lexical
  *    score is multiplied by {@link INTENT}.match if they agree, by {@link INTENT}.near for list and
@@ -106,13 +108,46 @@ export type Hit = { readonly index: number; readonly name: string; readonly scor
 export const ACRONYM = { weight: 0.7 };
 /** The weight of the terms a first-person query adds ({@link SELF_TERMS}). */
 export const SELF = { weight: 0.5 };
+/**
+ * The weight of the terms the index's thesaurus gives a query's everyday words (`turn off` ⇒
+ * disable), and how many words may part a verb from its particle (`turn the alerts off`).
+ */
+export const THESAURUS = { weight: 0.5, gap: 3 };
+/** The particles of English phrasal verbs, the words that may follow their verb at a distance. */
+const PARTICLES = new Set(['off', 'on', 'up', 'down', 'out', 'in', 'over', 'back', 'away']);
+
+/**
+ * The terms the index's thesaurus gives the query: its phrases first (three words, two adjacent
+ * words, then a verb with its particle up to {@link THESAURUS}.gap words later), then each word no
+ * phrase took that is not a stop word.
+ */
+export function thesaurusTerms(index: LoadedIndex, ws: readonly string[]): string[] {
+  const table = index.data.thesaurus;
+  if (table === undefined) return [];
+  const stems = ws.map((w) => phraseTerm([w]));
+  const taken = new Set<number>();
+  const out: string[] = [];
+  const take = (key: string, at: readonly number[]): boolean => {
+    if (!Object.hasOwn(table, key) || at.some((i) => taken.has(i))) return false;
+    for (const i of at) taken.add(i);
+    out.push(...table[key]!);
+    return true;
+  };
+  for (let i = 0; i + 3 <= ws.length; i++) take(stems.slice(i, i + 3).join('_'), [i, i + 1, i + 2]);
+  for (let i = 0; i + 2 <= ws.length; i++) take(`${stems[i]}_${stems[i + 1]}`, [i, i + 1]);
+  for (let i = 0; i < ws.length; i++)
+    for (let j = i + 2; j < ws.length && j <= i + 1 + THESAURUS.gap; j++) if (PARTICLES.has(ws[j]!) && take(`${stems[i]}_${stems[j]}`, [i, j])) break;
+  for (let i = 0; i < ws.length; i++) if (term(ws[i]!) !== null) take(stems[i]!, [i]);
+  return out;
+}
 
 /**
  * The query's exact terms with their weights: stemmed words and the phrase terms of adjacent
  * words the index has (`tear down`), weight 1; for a request in the first person, the terms an
- * API calls its caller by ({@link SELF_TERMS}), weight {@link SELF}.
+ * API calls its caller by ({@link SELF_TERMS}), weight {@link SELF}; the terms the index's
+ * thesaurus gives its everyday words, weight {@link THESAURUS} (marked `thesaurus`).
  */
-export function queryTerms(index: LoadedIndex, query: string): Array<{ term: string; weight: number }> {
+export function queryTerms(index: LoadedIndex, query: string): Array<{ term: string; weight: number; thesaurus?: true }> {
   const ws = words(query);
   const out = new Map<string, number>();
   ws.forEach((w, i) => {
@@ -128,7 +163,13 @@ export function queryTerms(index: LoadedIndex, query: string): Array<{ term: str
     if (phrase !== undefined) for (const t of phrase) if (!out.has(t)) out.set(t, ACRONYM.weight);
   }
   if (firstPerson(query)) for (const t of SELF_TERMS) if (!out.has(t)) out.set(t, SELF.weight);
-  return [...out].map(([t, weight]) => ({ term: t, weight }));
+  const expanded = new Set<string>();
+  for (const t of thesaurusTerms(index, ws))
+    if (!out.has(t)) {
+      out.set(t, THESAURUS.weight);
+      expanded.add(t);
+    }
+  return [...out].map(([t, weight]) => ({ term: t, weight, ...(expanded.has(t) ? { thesaurus: true } : {}) }));
 }
 
 /** Do `a` and `b` differ by at most one edit (insertion, deletion or substitution)? */
@@ -248,9 +289,11 @@ export function rank(index: LoadedIndex, query: string, limit: number, keep: (do
     : undefined;
   const related = new Uint8Array(n);
   // only the query's own words count as saying a name word through the tool's WordNet words (rule 3)
-  for (const { term: t, weight } of exact) scoreTerm(index, t, weight, lexical, note?.(t), weight === 1 ? related : undefined);
+  for (const { term: t, weight, thesaurus } of exact) scoreTerm(index, t, weight, lexical, note?.(thesaurus ? `+${t}` : t), weight === 1 ? related : undefined);
   const covered = new Set(exactSet);
-  for (const { term: t, weight } of exact) {
+  for (const { term: t, weight, thesaurus } of exact) {
+    // the thesaurus gives words the index has: no near terms of its own
+    if (thesaurus) continue;
     // a word the index does not have at all ("config", "repo" where it says configuration,
     // repository) scores through the longer words it begins, discounted; one-edit neighbours
     // ("stage" and "state"), and any near term of a word the index has, only break ties

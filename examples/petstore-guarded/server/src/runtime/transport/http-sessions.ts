@@ -31,7 +31,7 @@ export type SessionOptions = {
 /** The open legacy sessions of one HTTP server. */
 export type LegacySessions = {
   /** Serves a legacy request: to its session, or `initialize` opening one. */
-  route(req: IncomingMessage, res: ServerResponse, body: unknown, auth: AuthInfo | undefined, headers: Headers): Promise<void>;
+  route(req: IncomingMessage, res: ServerResponse, body: unknown, auth: AuthInfo | undefined, headers: () => Headers): Promise<void>;
   count(): number;
   /** Each open session's own server instance. */
   servers(): Server[];
@@ -93,7 +93,8 @@ export function legacySessions(options: SessionOptions): LegacySessions {
     });
   };
 
-  const route = async (req: IncomingMessage, res: ServerResponse, body: unknown, auth: AuthInfo | undefined, headers: Headers): Promise<void> => {
+  /** `headers` makes the request's web headers: read only when `initialize` opens a session. */
+  const route = async (req: IncomingMessage, res: ServerResponse, body: unknown, auth: AuthInfo | undefined, headers: () => Headers): Promise<void> => {
     const sid = header(req, 'mcp-session-id');
     if (sid !== undefined) {
       const s = sessions.get(sid);
@@ -134,7 +135,7 @@ export function legacySessions(options: SessionOptions): LegacySessions {
     }
     opening++;
     try {
-      const server = await options.open(auth?.clientId, headers);
+      const server = await options.open(auth?.clientId, headers());
       const session: Session = { id: '', server, transport: undefined as never, identity: auth?.clientId, active: 0, used: Date.now() };
       session.transport = new NodeStreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),

@@ -37,6 +37,23 @@ function declaredLength(headers: Headers): number | undefined {
 }
 
 /**
+ * `chunks` (`total` bytes in all) as one plain `Uint8Array` of its own: a single chunk that is its
+ * whole buffer is used without a copy (a view of that buffer, so never a `Buffer` either); otherwise
+ * the chunks are copied once into a new array.
+ */
+function joined(chunks: readonly Uint8Array[], total: number): Uint8Array {
+  const only = chunks.length === 1 ? chunks[0]! : undefined;
+  if (only !== undefined && only.byteOffset === 0 && only.byteLength === only.buffer.byteLength) return new Uint8Array(only.buffer, 0, only.byteLength);
+  const bytes = new Uint8Array(total);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return bytes;
+}
+
+/**
  * Reads `response`'s body, keeping at most `limit` bytes. Past the limit it stops at once when
  * `Content-Length` gives the full size or the body is compressed, else keeps counting (without
  * keeping) for up to `DRAIN_BYTES` more, then cancels the stream. Rejects if the stream fails (e.g. on abort).
@@ -73,7 +90,7 @@ export async function readBounded(response: Response, limit: number, share?: InF
     if (seen > limit && (declared !== undefined || seen >= limit + drain)) break;
   }
   if (!ended) reader.cancel().catch(() => undefined);
-  const bytes = new Uint8Array(Buffer.concat(chunks));
+  const bytes = joined(chunks, kept);
   const truncated = seen > limit;
   const body: BoundedBody = { bytes, truncated, seenBytes: seen };
   if (ended) body.totalBytes = seen;

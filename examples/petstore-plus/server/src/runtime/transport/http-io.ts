@@ -3,10 +3,12 @@
 
 /**
  * Reading and writing node:http messages for the HTTP transport: JSON-RPC error bodies and
- * replies, a web `Response` written out, request headers (one value, or all as web `Headers`),
- * and a request body read up to a limit (the rest thrown away so that the client reads the 413).
+ * replies, a web `Response` written out, request headers (one value, a view read in place, or all
+ * as web `Headers`), a request body read up to a limit (the rest thrown away so that the client
+ * reads the 413), and the era of a request.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { classifyInboundRequest } from '@modelcontextprotocol/server';
 
 export const rpcError = (code: number, message: string, id: unknown = null) => ({ jsonrpc: '2.0', error: { code, message }, id });
 
@@ -67,5 +69,39 @@ export function webHeaders(req: IncomingMessage): Headers {
   return headers;
 }
 
+/** Reads a request's headers by name, as web `Headers.get` does (any case; repeated values joined with `, `; `null` when absent). */
+export type HeaderView = { get(name: string): string | null };
+
+/** A {@link HeaderView} of `req`'s own headers, read in place (no copy; node:http has already joined repeated values). */
+export function headerView(req: IncomingMessage): HeaderView {
+  return {
+    get: (name) => {
+      const v = req.headers[name.toLowerCase()];
+      return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v;
+    },
+  };
+}
+
 export const isMethod = (body: unknown, method: string): boolean =>
   typeof body === 'object' && body !== null && (body as { method?: unknown }).method === method;
+
+/**
+ * Whether a request is of the 2025 era (served by a legacy session), told as the SDK's
+ * `isLegacyRequest` tells it — its own `classifyInboundRequest` of the method, the
+ * `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` headers and the parsed body — but read from
+ * the node:http request as it is, where `isLegacyRequest` needs a web `Request` built for it (a copy
+ * of every header, per request). A request other than POST is legacy; a POST always has a body
+ * here (an empty or unparsable one was refused before).
+ */
+export function isLegacy(req: IncomingMessage, body: unknown): boolean {
+  if (req.method !== 'POST') return true;
+  return (
+    classifyInboundRequest({
+      httpMethod: 'POST',
+      protocolVersionHeader: header(req, 'mcp-protocol-version'),
+      mcpMethodHeader: header(req, 'mcp-method'),
+      mcpNameHeader: header(req, 'mcp-name'),
+      body,
+    }).kind === 'legacy'
+  );
+}
