@@ -1,8 +1,11 @@
 /**
  * The build cache's folder: `.cache/mcpgen/` in the manifest's folder (the project's root, never
  * the generated output folder). It carries a `.gitignore` of `*` and a `CACHEDIR.TAG`, so it is
- * never committed or backed up, whatever the project's own `.gitignore` says. What is in it:
- * ./openapi/cache.ts (loaded specs) and ./token-memo.ts (token counts).
+ * never committed or backed up, whatever the project's own `.gitignore` says. What is in it: the
+ * loaded spec (`spec-*.entry`, ../openapi/cache.ts), the token counts (`tokens.entry`,
+ * ./token-memo.ts), the runtime's import graph (`runtime-imports.entry`, ../emit/runtime-memo.ts)
+ * and the operation tools (`operations-*.entry`, ../ir/model-memo.ts); all but the token counts
+ * are sealed whole by ./cache-entry.ts.
  */
 import { mkdirSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';

@@ -10,7 +10,7 @@
 import { readCacheEntry, writeCacheEntry } from '../core/cache-entry.js';
 import { codeFingerprint } from '../core/code-fingerprint.js';
 
-const FORMAT = 1;
+const FORMAT = 2;
 const FILE = 'runtime-imports.entry';
 
 /** What the memo holds per module path (`server/server.ts`): the sha256 of its source and the module paths it imports. */

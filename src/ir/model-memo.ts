@@ -10,12 +10,15 @@
  * - its key matches: a sha256 of the spec's content key (../openapi/cache.ts: the spec's bytes and
  *   every file a `$ref` read, the loading options), this mcpgen (../core/code-fingerprint.ts: its
  *   version, every file of its code, its dependencies' versions), `--report` (which counts the
- *   examples' tokens), the manifest's `diagnostics` levels and the canonical JSON of the resolved
- *   manifest with only the settings this part never reads left out ({@link NOT_READ}: a new setting
- *   is in the key until someone shows it is not read here);
+ *   examples' tokens), the manifest's `diagnostics` levels, whether it has prompts, resources,
+ *   resource templates or preprocessors, and the JSON of the resolved manifest in its order (the
+ *   tools copy some objects as written, so their key order shows in the output) with only the
+ *   settings this part never reads left out ({@link NOT_READ}: a new setting is in the key until
+ *   someone shows it is not read here);
  * - every place in the manifest the part located (for a diagnostic or an origin) is still where it
  *   was: the manifest's text may have moved under an unchanged setting;
- * - the entry is whole (its body's length and hash, ../core/cache-entry.ts) and of the right shape.
+ * - the entry is whole (the length and hash of its header and body, ../core/cache-entry.ts) and of
+ *   the right shape.
  * The diagnostics are replayed in their place, those of the argument rules' report (made at the end
  * of the model) at the end.
  */
@@ -28,7 +31,7 @@ import type { BuildInput, BuildManifest, OperationModel, OperationPart } from '.
 import { specParameterEnum } from './operations-model.js';
 import type { IrArgumentRuleUse } from './types.js';
 
-const FORMAT = 2;
+const FORMAT = 3;
 
 /**
  * Settings of the resolved manifest that the operation part never reads (checked against
@@ -63,19 +66,6 @@ const NOT_READ = new Set([
   'policy',
 ]);
 
-/** JSON with every object's keys sorted (arrays in order): the same settings give the same text. */
-function canonical(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) => {
-    if (v === null || typeof v !== 'object' || Array.isArray(v)) return v;
-    const o = v as Record<string, unknown>;
-    return Object.fromEntries(
-      Object.keys(o)
-        .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
-        .map((k) => [k, o[k]]),
-    );
-  });
-}
-
 /** The key of the operation part of a build; see the module comment for what is in it. */
 export function operationMemoKey(input: { specKey: string; manifest: BuildManifest; levels: unknown; exampleTokens: boolean }): string {
   const settings = Object.fromEntries(Object.entries(input.manifest).filter(([k]) => !NOT_READ.has(k)));
@@ -83,8 +73,10 @@ export function operationMemoKey(input: { specKey: string; manifest: BuildManife
   const others = ['prompts', 'resources', 'resourceTemplates', 'preprocessors'].some(
     (k) => ((input.manifest as unknown as Record<string, unknown[] | undefined>)[k]?.length ?? 0) > 0,
   );
+  // the settings' JSON as resolved, in their order: the tools copy some objects as written (an
+  // override's `annotations`, a hidden argument's `value`), so a change of key order is a change
   return sha256(
-    canonical({
+    JSON.stringify({
       format: FORMAT,
       mcpgen: codeFingerprint(),
       spec: input.specKey,

@@ -3,26 +3,26 @@
  * manifest, so a rebuild after a change to the manifest, a handler or a template skips reading,
  * checking and bundling the spec.
  *
- * An entry is found by the spec's path (one slot per spec and loading options, overwritten when
- * they change) and trusted only when its key matches: a hash of the spec's bytes, mcpgen's version
- * and a fingerprint of its loading code, and the options that affect loading; every file a `$ref`
- * read is read again and must hash as it did; and the entry's own body must have the length and
- * hash its header records (a partial or corrupted write is a miss, and is overwritten). A spec
- * that fetched a remote `$ref`, or that failed to load, is not cached. Entries are written to a
- * temporary file and renamed into place, so a reader never sees half of one.
+ * An entry is found by the spec's path (one slot per spec path and loading options, overwritten
+ * by a new mcpgen) and trusted only when its key matches: a hash of the spec's bytes, mcpgen's
+ * version and a fingerprint of its loading code, and the options that affect loading; every file
+ * a `$ref` read is read again and must hash as it did; and the entry, header and body, must have
+ * the length and hash its seal records (../core/cache-entry.ts: a partial, corrupted or altered
+ * entry is a miss, and is overwritten). A spec that fetched a remote `$ref`, or that failed to
+ * load, is not cached. Entries are written to a temporary file and renamed into place, so a
+ * reader never sees half of one.
  *
  * What a hit gives is what the load gave: the same document (the spec's own text parsed again when
  * it was JSON and needed no bundling, else the bundled document as stored), the same diagnostics
  * (replayed through the run's levels), and a source that locates pointers in the spec's text,
  * parsing it only when something asks.
  */
-import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LineCounter } from 'yaml';
-import { prepareCacheDir } from '../core/cache-dir.js';
+import { readCacheEntry, sha256, writeCacheEntry } from '../core/cache-entry.js';
+import { hashFiles, mayRun } from '../core/code-fingerprint.js';
 import { type Diagnostic, Diagnostics, parsePointer } from '../core/diagnostics.js';
 import { share, sharing } from '../core/json-sharing.js';
 import { installedPackageJson, PACKAGE_ROOT } from '../core/paths.js';
@@ -31,7 +31,7 @@ import { parseYamlSource, type YamlSource } from '../source/source.js';
 import { type LoadedSpec, type LoadSpecOptions, loadSpec, readRegularFile, type SpecVersion } from './load.js';
 
 /** Format of an entry; bumped when its layout changes. */
-const FORMAT = 2;
+const FORMAT = 3;
 
 export { cacheDir } from '../core/cache-dir.js';
 
@@ -56,16 +56,12 @@ type Header = {
   shared: Array<[string[], string[]]>;
   /** The spec's text was read as JSON (else by the YAML parser): how its source locates pointers. */
   json: boolean;
-  bodyBytes: number;
-  bodySha256: string;
 };
-
-const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
 
 let fingerprintValue: string | undefined;
 
 /**
- * mcpgen's version, and the size and time of every file the loading code is made of (this
+ * mcpgen's version, and the content of every file the loading code is made of (this
  * folder's modules, the YAML/JSON source reader, the precompiled meta-schema checks) and the
  * versions of the parsers it uses: a new release, or an edited checkout, never reads an entry
  * written by other code.
@@ -74,29 +70,25 @@ function fingerprint(): string {
   if (fingerprintValue !== undefined) return fingerprintValue;
   const here = path.dirname(fileURLToPath(import.meta.url));
   const files = [
-    ...readdirSync(here).map((f) => path.join(here, f)),
-    ...readdirSync(path.join(here, '..', 'source')).map((f) => path.join(here, '..', 'source', f)),
+    ...readdirSync(here)
+      .filter(mayRun)
+      .map((f) => path.join(here, f)),
+    ...readdirSync(path.join(here, '..', 'source'))
+      .filter(mayRun)
+      .map((f) => path.join(here, '..', 'source', f)),
     // what load.ts imports from outside these folders
     ...readdirSync(path.join(here, '..', 'core'))
       .filter((f) => /^(diagnostics|json)\.(ts|js)$/.test(f))
       .map((f) => path.join(here, '..', 'core', f)),
     ...['2.0', '3.0', '3.1'].map((v) => path.join(PACKAGE_ROOT, 'generated', `openapi-${v}-check.cjs`)),
   ];
-  const parts = [readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')];
-  for (const f of files.sort()) {
-    try {
-      const st = statSync(f);
-      parts.push(`${f}\0${st.size}\0${st.mtimeMs}`);
-    } catch {
-      parts.push(`${f}\0-`);
-    }
-  }
+  const head = [readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')];
   // the loaders' versions, wherever npm installed them (hoisted when mcpgen is a dependency)
-  for (const pkg of ['@apidevtools/swagger-parser', '@apidevtools/json-schema-ref-parser', 'yaml']) parts.push(installedPackageJson(pkg) ?? `${pkg}\0-`);
-  return (fingerprintValue = sha256(parts.join('\n')));
+  for (const pkg of ['@apidevtools/swagger-parser', '@apidevtools/json-schema-ref-parser', 'yaml']) head.push(installedPackageJson(pkg) ?? `${pkg}\0-`);
+  return (fingerprintValue = hashFiles(head, files));
 }
 
-/** The options that change what loading gives, besides the bytes read. */
+/** The options that change what loading gives, besides the bytes read and the loading code. */
 function optionsKey(opts: LoadSpecOptions): string {
   return JSON.stringify({
     format: FORMAT,
@@ -104,7 +96,6 @@ function optionsKey(opts: LoadSpecOptions): string {
     display: opts.displayPath,
     rootDirs: opts.rootDirs.map((d) => path.resolve(d)),
     allowRemoteRefs: opts.allowRemoteRefs,
-    mcpgen: fingerprint(),
   });
 }
 
@@ -149,8 +140,9 @@ export async function loadSpecCached(opts: LoadSpecCachedOptions): Promise<Cache
     return { spec: await loadSpec(opts), outcome: 'uncacheable' };
   }
   const options = optionsKey(opts);
-  const slot = path.join(opts.cacheDir, `spec-${sha256(options).slice(0, 32)}.entry`);
-  const key = sha256(`${options}\0${sha256(bytes)}`);
+  // the slot leaves the code out, so a new mcpgen overwrites the old one's entry
+  const slot = `spec-${sha256(options).slice(0, 32)}.entry`;
+  const key = sha256(`${options}\0${fingerprint()}\0${sha256(bytes)}`);
   const hit = await readEntry(slot, key, bytes, opts);
   if (hit) return { spec: hit.spec, outcome: 'hit', contentKey: contentKey(key, hit.files) };
 
@@ -185,11 +177,13 @@ export async function loadSpecCached(opts: LoadSpecCachedOptions): Promise<Cache
     document: asText ? 'text' : 'body',
     shared,
     json: spec.source.json === true,
-    bodyBytes: Buffer.byteLength(body),
-    bodySha256: sha256(body),
   };
-  const content = `${JSON.stringify(header)}\n${body}`;
-  return { spec, outcome: 'miss', save: () => writeEntry(opts.cacheDir, slot, content), contentKey: contentKey(key, header.files) };
+  return {
+    spec,
+    outcome: 'miss',
+    save: () => writeCacheEntry(opts.cacheDir, slot, header, body),
+    contentKey: contentKey(key, header.files),
+  };
 }
 
 /** The entry in `slot` when it is whole and its key and referenced files match; `undefined` otherwise. */
@@ -199,19 +193,12 @@ async function readEntry(
   bytes: Buffer,
   opts: LoadSpecCachedOptions,
 ): Promise<{ spec: LoadedSpec; files: Header['files'] } | undefined> {
-  let raw: Buffer;
+  const entry = await readCacheEntry(opts.cacheDir, slot);
+  if (!entry) return undefined;
   try {
-    raw = await readFile(slot);
-  } catch {
-    return undefined;
-  }
-  try {
-    const nl = raw.indexOf(0x0a);
-    if (nl < 0) return undefined;
-    const header = JSON.parse(raw.subarray(0, nl).toString('utf8')) as Header;
+    const header = entry.header as unknown as Header;
     if (header.format !== FORMAT || header.key !== key) return undefined;
-    const body = raw.subarray(nl + 1);
-    if (body.length !== header.bodyBytes || sha256(body) !== header.bodySha256) return undefined;
+    const body = entry.body;
     for (const f of header.files) {
       let now: Buffer;
       try {
@@ -225,7 +212,7 @@ async function readEntry(
     if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
     // the spec's own text (read as JSON before, with the same bytes) or the body (its hash checked)
     const parse = (): Record<string, unknown> | undefined => {
-      const document = JSON.parse(header.document === 'text' ? text : body.toString('utf8')) as unknown;
+      const document = JSON.parse(header.document === 'text' ? text : body) as unknown;
       if (document === null || typeof document !== 'object' || Array.isArray(document)) return undefined;
       return share(document, header.shared) ? (document as Record<string, unknown>) : undefined;
     };
@@ -299,22 +286,4 @@ function yamlSource(file: string, text: string, value: () => unknown): YamlSourc
       return parsed ? parsed.locate(ptr, o) : { file, pointer: ptr, line: 1, col: 1 };
     },
   };
-}
-
-/**
- * Writes an entry whole or not at all: into a temporary file renamed over the slot (in the folder
- * ../cache-dir.ts prepares). Any failure (a read-only folder, a full disk) only means there is no
- * entry.
- */
-async function writeEntry(dir: string, slot: string, content: string): Promise<boolean> {
-  const tmp = `${slot}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-  try {
-    await prepareCacheDir(dir);
-    await writeFile(tmp, content);
-    await rename(tmp, slot);
-    return true;
-  } catch {
-    await rm(tmp, { force: true }).catch(() => undefined);
-    return false;
-  }
 }

@@ -6,11 +6,11 @@
  * gives what a `--no-cache` build gives, to the byte, with the same `--format json` diagnostics.
  * A damaged entry is never used; `--no-cache` neither reads nor writes it.
  */
-import { createHash } from 'node:crypto';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { alterHeader, entryParts, writeSealed } from '../helpers/cache-entry.js';
 import { mcpgen, snapshot } from '../helpers/cli.js';
 import { ROOT } from '../helpers/project.js';
 
@@ -44,7 +44,6 @@ const stamp = (file: string) => {
   const st = statSync(file);
   return [st.ino, st.mtimeMs];
 };
-const sha256 = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
 
 /** The project as generated, the runtime's copies left out (the lock file lists their hashes). */
 const generated = (dir: string) =>
@@ -79,13 +78,11 @@ const edit = (dir: string, change: (text: string) => string) => {
   writeFileSync(file, change(readFileSync(file, 'utf8')));
 };
 
-/** Rewrites the entry's header and body, fixing the recorded length and hash: an entry the cache cannot tell from a real one. */
+/** Rewrites the entry's header and body, sealed again: an entry the cache cannot tell from a real one. */
 function doctor(entry: string, edit: (header: Record<string, unknown>, body: string) => string): void {
-  const raw = readFileSync(entry, 'utf8');
-  const nl = raw.indexOf('\n');
-  const header = JSON.parse(raw.slice(0, nl)) as Record<string, unknown>;
-  const body = edit(header, raw.slice(nl + 1));
-  writeFileSync(entry, `${JSON.stringify({ ...header, bodyBytes: Buffer.byteLength(body), bodySha256: sha256(body) })}\n${body}`);
+  const { header, body } = entryParts(entry);
+  const edited = edit(header, body);
+  writeSealed(entry, header, edited);
 }
 
 describe('build cache: the operation tools', () => {
@@ -118,6 +115,18 @@ describe('build cache: the operation tools', () => {
       expect(stamp(entry), `${what}: written again`).not.toEqual(before);
       before = stamp(entry);
     }
+  });
+
+  it('models them again when only the order of keys in a setting changed: the tools copy some objects as written', async () => {
+    const dir = project();
+    const ordered = (a: string, b: string) => `overrides:\n  getNode:\n    annotations: { ${a}: true, ${b}: true }\n`;
+    edit(dir, (t) => t + ordered('openWorldHint', 'idempotentHint'));
+    await build(dir);
+    const before = stamp(entryOf(dir));
+    edit(dir, (t) => t.replace(ordered('openWorldHint', 'idempotentHint'), ordered('idempotentHint', 'openWorldHint')));
+    await cachedEqualsCold(dir, 'key order');
+    expect(Object.values(generated(dir)).join('\n')).toMatch(/"idempotentHint": true,\s*"openWorldHint": true/);
+    expect(stamp(entryOf(dir)), 'written again').not.toEqual(before);
   });
 
   it('reads the spec when the tools come from the cache and a completion needs its parameters', async () => {
@@ -177,6 +186,9 @@ describe('build cache: the operation tools', () => {
       ['a tool of another kind', () => doctor(entryOf(dir), (_h, body) => body.replace('"kind":"operation-tool"', '"kind":"extra-tool"'))],
       ['sharing that does not fit', () => doctor(entryOf(dir), (h, body) => ((h.shared = [[['tools', '9', 'x'], ['nowhere']]]), body))],
       ['another key', () => doctor(entryOf(dir), (h, body) => ((h.key = '0'.repeat(64)), body.replace('"name":"getNode"', '"name":"getNodX"')))],
+      // the header altered (its seal not): still JSON of the right shape, but not what was written
+      ['a warning made an error', () => writeFileSync(entryOf(dir), alterHeader(entryOf(dir), '"severity":"warning"', '"severity":"error"'))],
+      ['a place moved', () => writeFileSync(entryOf(dir), alterHeader(entryOf(dir), /"line":5/g, '"line":4'))],
     ];
     for (const [what, damage] of damaged) {
       damage();

@@ -7,11 +7,11 @@
  * byte-identical) is in test/e2e/corpus.test.ts, which shares its cold build; the operation
  * tools' memo: test/e2e/build-cache-model.test.ts.
  */
-import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { alterHeader, entryParts, writeSealed } from '../helpers/cache-entry.js';
 import { mcpgen, snapshot } from '../helpers/cli.js';
 import { ROOT } from '../helpers/project.js';
 
@@ -35,18 +35,12 @@ function entryOf(dir: string): string {
   expect(entries).toHaveLength(1);
   return path.join(cacheOf(dir), entries[0]!);
 }
-const sha256 = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
 
-/** Rewrites the entry's body with `edit`, fixing its recorded length and hash: an entry the cache cannot tell from a real one. */
+/** Rewrites the entry's body with `edit`, sealed again: an entry the cache cannot tell from a real one. */
 function doctor(entry: string, edit: (body: string) => string): void {
-  const raw = readFileSync(entry, 'utf8');
-  const nl = raw.indexOf('\n');
-  const header = JSON.parse(raw.slice(0, nl)) as { document: string; bodyBytes: number; bodySha256: string };
+  const { header, body } = entryParts(entry);
   expect(header.document).toBe('body');
-  const body = edit(raw.slice(nl + 1));
-  header.bodyBytes = Buffer.byteLength(body);
-  header.bodySha256 = sha256(body);
-  writeFileSync(entry, `${JSON.stringify(header)}\n${body}`);
+  writeSealed(entry, header, edit(body));
 }
 
 /**
@@ -116,6 +110,9 @@ describe('build cache', () => {
       // one byte of the body changed, keeping it valid JSON that names another operation
       ['changed body', Buffer.from(whole.toString('utf8').replace('"getNode"', '"getNodX"'))],
       ['bad header', Buffer.concat([Buffer.from('{"format":1,'), whole.subarray(nl)])],
+      // the header altered (its seal not): still JSON of the right shape, but not what was written
+      ['another version', Buffer.from(alterHeader(entryOf(dir), '"version":"3.1"', '"version":"3.0"'))],
+      ['read as JSON', Buffer.from(alterHeader(entryOf(dir), '"json":false', '"json":true'))],
     ];
     for (const [what, bytes] of damaged) {
       writeFileSync(entryOf(dir), bytes);

@@ -3,13 +3,14 @@
  * files copied are the same with the memo as without; an entry for a module whose source changed
  * is read anew, never trusted; a partial, corrupted or misshapen entry file is read as none.
  */
-import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { cacheEntryBytes } from '../../src/core/cache-entry.js';
 import { runtimeFiles } from '../../src/emit/runtime.js';
 import { type RuntimeImportMemo, readRuntimeImportMemo, saveRuntimeImportMemo } from '../../src/emit/runtime-memo.js';
+import { entryParts } from '../helpers/cache-entry.js';
 
 const temps: string[] = [];
 afterAll(() => {
@@ -60,11 +61,8 @@ describe('the runtime import memo', () => {
     await saveRuntimeImportMemo(dir, memo);
     const whole = readFileSync(path.join(dir, FILE), 'utf8');
     const nl = whole.indexOf('\n');
-    const header = JSON.parse(whole.slice(0, nl)) as Record<string, unknown>;
-    const body = whole.slice(nl + 1);
-    const withBody = (b: string, h: Record<string, unknown> = header) => {
-      return `${JSON.stringify({ ...h, bodyBytes: Buffer.byteLength(b), bodySha256: createHash('sha256').update(b).digest('hex') })}\n${b}`;
-    };
+    const { header, body } = entryParts(path.join(dir, FILE));
+    const withBody = (b: string, h: Record<string, unknown> = header) => cacheEntryBytes(h, b).toString('utf8');
     const damaged: Array<[string, string]> = [
       ['cut short', whole.slice(0, Math.floor(whole.length * 0.6))],
       ['header only', whole.slice(0, nl + 1)],
