@@ -7,7 +7,7 @@
 //
 // The bundle sits beside main.js so that every `import.meta.url`-relative lookup keeps working:
 // the package root is found by walking up (core/paths.ts), and the spec cache's fingerprint
-// (openapi/cache.ts) reads this folder and its siblings ../source and ../core — so it stats the
+// (openapi/cache.ts) reads this folder and its siblings ../source and ../core — so it hashes the
 // bundle itself, and a rebuilt bundle never reads an entry written by other code. The CommonJS
 // modules loaded on first use (core/lazy.ts: Ajv's compiler, Handlebars, the tokenizer), the
 // precompiled checks in generated/ and the tokenizer worker (eval'd source that require()s the
