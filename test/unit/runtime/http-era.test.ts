@@ -5,7 +5,7 @@
  * node:http server on 127.0.0.1.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
 import { isLegacyRequest } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { headerView, isLegacy, webHeaders } from '../../../templates/runtime/transport/http-io.js';
@@ -17,14 +17,23 @@ let url: string;
 const READ = ['Mcp-Param-Region', 'mcp-param-region', 'X-Twice', 'x-absent', 'Content-Type', 'MCP-PROTOCOL-VERSION'];
 
 /** Both verdicts for the request the server got (and its headers read both ways). */
-async function verdicts(req: IncomingMessage): Promise<{ ours: boolean; sdk: boolean; view: unknown[]; copy: unknown[] }> {
+async function verdicts(
+  req: IncomingMessage,
+): Promise<{ ours: boolean; sdk: boolean; view: unknown[]; copy: unknown[]; named: { view: unknown[]; copy: unknown[] } }> {
   const chunks: Buffer[] = [];
   for await (const c of req) chunks.push(c as Buffer);
   const body = req.method === 'POST' ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined;
   const sdk = await isLegacyRequest(new Request(`http://localhost${req.url}`, { method: req.method!, headers: webHeaders(req) }), body);
   const view = headerView(req);
   const copy = webHeaders(req);
-  return { ours: isLegacy(req, body), sdk, view: READ.map((n) => view.get(n)), copy: READ.map((n) => copy.get(n)) };
+  const asked = typeof req.headers['x-read'] === 'string' ? req.headers['x-read'].split(',') : [];
+  return {
+    ours: isLegacy(req, body),
+    sdk,
+    view: READ.map((n) => view.get(n)),
+    copy: READ.map((n) => copy.get(n)),
+    named: { view: asked.map((n) => view.get(n)), copy: asked.map((n) => copy.get(n)) },
+  };
 }
 
 beforeAll(async () => {
@@ -102,6 +111,40 @@ describe('headerView', () => {
     const { view, copy } = (await res.json()) as { view: unknown[]; copy: unknown[] };
     expect(view).toEqual(copy);
     expect(view).toEqual(['eu', 'eu', 'a, b', null, 'application/json', MODERN]);
+  });
+});
+
+/** Sends `head` (request line and header lines, CRLF-separated) and `body` as raw bytes, so repeated lines and spaces reach the server as written; resolves with the response's body. */
+function rawPost(head: string[], body: string): Promise<string> {
+  const { port } = server.address() as AddressInfo;
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    let got = '';
+    socket.on('data', (d) => (got += d.toString('utf8')));
+    socket.on('error', reject);
+    socket.on('end', () => resolve(got.slice(got.indexOf('\r\n\r\n') + 4)));
+    socket.write(`${[...head, `content-length: ${Buffer.byteLength(body)}`, 'connection: close'].join('\r\n')}\r\n\r\n${body}`);
+  });
+}
+
+describe('headerView on raw requests', () => {
+  it('gives what Headers.get gives for repeated lines, empty values and spaces, and nothing from the prototype', async () => {
+    const names = ['X-A', 'X-C', 'Mcp-Param-Region', 'constructor', '__proto__', 'hasOwnProperty'];
+    const head = [
+      'POST /mcp HTTP/1.0', // a 1.0 request: the answer comes unchunked
+      'host: 127.0.0.1',
+      'content-type: application/json',
+      'X-A: eu',
+      'X-A:',
+      'X-C: eu',
+      'X-C:  ',
+      'X-C: ',
+      'Mcp-Param-Region:   west  ',
+      `x-read: ${names.join(',')}`,
+    ];
+    const got = JSON.parse(await rawPost(head, JSON.stringify(call()))) as { named: { view: unknown[]; copy: unknown[] } };
+    expect(got.named.view).toEqual(got.named.copy);
+    expect(got.named.view).toEqual(['eu,', 'eu, ,', 'west', null, null, null]);
   });
 });
 

@@ -162,6 +162,13 @@ describe('reading bodies', () => {
     expect(Buffer.from(buffered.bytes).toString()).toBe('abc');
   });
 
+  it('never shares memory with a chunk: a stream that reuses the buffer it handed over does not change a body already read', async () => {
+    const chunk = Uint8Array.from([65, 65, 65]); // a chunk that is its whole buffer
+    const body = await readBounded(new Response(new ReadableStream({ start: (c) => (c.enqueue(chunk), c.close()) })), 100);
+    chunk.fill(66); // the producer reuses its buffer for the next response
+    expect(Buffer.from(body.bytes).toString()).toBe('AAA');
+  });
+
   it('throws InFlightLimitError when the budget has no room for the next chunk', async () => {
     const budget = new InFlightBudget(3000);
     const share = new InFlightShare(budget);
