@@ -37,13 +37,11 @@ function declaredLength(headers: Headers): number | undefined {
 }
 
 /**
- * `chunks` (`total` bytes in all) as one plain `Uint8Array` of its own: a single chunk that is its
- * whole buffer is used without a copy (a view of that buffer, so never a `Buffer` either); otherwise
- * the chunks are copied once into a new array.
+ * `chunks` (`total` bytes in all) copied once into a plain `Uint8Array` of its own (never a
+ * `Buffer`, never a view of a chunk: a stream may hand over a buffer it reuses, so even a single
+ * chunk that is its whole buffer is copied).
  */
 function joined(chunks: readonly Uint8Array[], total: number): Uint8Array {
-  const only = chunks.length === 1 ? chunks[0]! : undefined;
-  if (only !== undefined && only.byteOffset === 0 && only.byteLength === only.buffer.byteLength) return new Uint8Array(only.buffer, 0, only.byteLength);
   const bytes = new Uint8Array(total);
   let at = 0;
   for (const chunk of chunks) {

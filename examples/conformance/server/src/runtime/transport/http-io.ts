@@ -72,15 +72,26 @@ export function webHeaders(req: IncomingMessage): Headers {
 /** Reads a request's headers by name, as web `Headers.get` does (any case; repeated values joined with `, `; `null` when absent). */
 export type HeaderView = { get(name: string): string | null };
 
-/** A {@link HeaderView} of `req`'s own headers, read in place (no copy; node:http has already joined repeated values). */
+/**
+ * A {@link HeaderView} of `req`'s own headers, read in place (no copy; node:http has already joined
+ * repeated values), giving what a web `Headers` copy's `get` gives: own headers only (never
+ * `constructor` or `__proto__` from the object's prototype), leading and trailing HTTP whitespace
+ * trimmed (node joins `X-A: eu` and an empty `X-A:` as `eu, `; `Headers` reads `eu,`).
+ */
 export function headerView(req: IncomingMessage): HeaderView {
   return {
     get: (name) => {
-      const v = req.headers[name.toLowerCase()];
-      return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v;
+      const key = name.toLowerCase();
+      if (!Object.hasOwn(req.headers, key)) return null;
+      const v = req.headers[key];
+      if (v === undefined) return null;
+      return (Array.isArray(v) ? v.join(', ') : v).replace(HTTP_WHITESPACE_ENDS, '');
     },
   };
 }
+
+/** Leading or trailing HTTP whitespace (tab, line feed, carriage return, space), as `Headers` normalises a value. */
+const HTTP_WHITESPACE_ENDS = /^[\t\n\r ]+|[\t\n\r ]+$/g;
 
 export const isMethod = (body: unknown, method: string): boolean =>
   typeof body === 'object' && body !== null && (body as { method?: unknown }).method === method;
