@@ -3,14 +3,14 @@
  * mapped to the words REST APIs name their actions and resources with (`turn off` → disable,
  * `hand over` → transfer, `buyer` → customer, `money back` → refund).
  *
- * How it was written (issue 31, fifth session, 2026-11-27): by one helper session, from general
+ * How it was written (2026-11-27; eval/search/README.md, "A fifth session"): by one session, from general
  * knowledge of English and of how HTTP APIs name operations (verbs such as get, list, create,
  * update, delete, cancel, archive, restore, enable, disable, transfer, assign, revoke, rotate) and
  * resources (customer, invoice, instance, volume, member, …), aiming at entries that would hold for
  * any API. It was written and committed BEFORE any measurement with it, by a session that had not
  * opened the evaluation's query files (eval/search/queries/), nor any per-query result or list of
  * misses, nor the queries of the committed search tests. What that session had read of the queries
- * is only what issue 31, its brief and the parts of eval/search/README.md it had read by then (its
+ * is only what the task's text, its brief and the parts of eval/search/README.md it had read by then (its
  * first 200 lines and its last section; the fourth session's trial notes in between were read
  * after this file was committed) quote: the words "buyer", "wipe", "mute", "allowance",
  * "reimburse", "kick", "tear down", and the phrases "tear down a VM" and "hand an issue to alice".
