@@ -305,6 +305,33 @@ describe('search runtime', () => {
       ).content,
     ).toEqual([{ type: 'text', text: 'No tool matches "zzzz"; try other words, or call search_tools without a query to browse the areas.' }]);
   });
+
+  it('answers a query or an area that is any text: names of Object.prototype find nothing, and a repeated query stays within the budget', () => {
+    const search = createToolSearch(
+      buildSearchIndex([{ name: 'pets_get', description: 'Get a pet.', method: 'GET', path: '/pets/{id}', inputSchema: {} }]),
+      undefined,
+      {},
+    );
+    const ask = (args: Record<string, unknown>) =>
+      (
+        search.search(
+          args,
+          () => true,
+          () => undefined,
+        ).content[0] as { text: string }
+      ).text;
+    for (const query of ['constructor', 'Constructors', 'list pets constructor', '__proto__', 'hasOwnProperty', 'toString valueOf', 'pr constructor'])
+      expect(() => ask({ query }), query).not.toThrow();
+    expect(ask({ query: 'constructor' })).toMatch(/^No tool matches "constructor"/);
+    expect(ask({ query: 'get pet constructor' })).toContain('pets_get');
+    // every character escaped as six bytes in JSON: the answer repeats only the query's start
+    for (const query of ['\u0001'.repeat(500), '\ud800'.repeat(500)]) {
+      const text = ask({ query });
+      expect(text).toMatch(/^No tool matches /);
+      expect(Buffer.byteLength(text)).toBeLessThanOrEqual(SEARCH_LIMITS.answerBytes);
+    }
+    expect(Buffer.byteLength(ask({ tag: '\u0001'.repeat(200) }))).toBeLessThanOrEqual(SEARCH_LIMITS.answerBytes);
+  });
 });
 
 describe('acronyms', () => {
