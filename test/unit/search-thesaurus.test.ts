@@ -38,7 +38,8 @@ describe('search thesaurus', () => {
     const keys = Object.keys(THESAURUS);
     expect(keys.length).toBeGreaterThan(150);
     for (const key of keys) {
-      expect(key).toMatch(/^[a-z0-9]+( [a-z0-9]+){0,3}$/);
+      // the ranking reads phrases of up to three words (search-rank.ts thesaurusTerms)
+      expect(key).toMatch(/^[a-z0-9]+( [a-z0-9]+){0,2}$/);
       const value = THESAURUS[key]!;
       expect(value.length).toBeGreaterThan(0);
       expect(new Set(value).size).toBe(value.length);
@@ -62,6 +63,39 @@ describe('search thesaurus', () => {
     const plain = loadIndex(buildSearchIndex(TOOLS));
     expect(plain.data.thesaurus).toBeUndefined();
     expect(thesaurusTerms(plain, words('turn off the alert'))).toEqual([]);
+  });
+
+  it('merges keys that stem alike only as far as they are one word inflected', () => {
+    // `active` and `activity` both stem to `activ`; `set`, `setting` and `settings` to `set`
+    const tools: SearchSource[] = [
+      { name: 'runners_list', description: 'List hosted runners that are running or enabled.', inputSchema: {} },
+      { name: 'activity_feeds', description: 'Get the activity feed, an event timeline.', inputSchema: {} },
+      { name: 'settings_update', description: 'Update a setting: configure a preference or config.', inputSchema: {} },
+      { name: 'issues_search', description: 'Search, get or find an issue by lookup.', inputSchema: {} },
+    ];
+    const index = loadIndex(buildSearchIndex(tools, undefined, THESAURUS));
+    const table = index.data.thesaurus!;
+    // different words: only what both give (active: enabled, running; activity: event, feed, timeline)
+    expect(table.activ).toBeUndefined();
+    expect(thesaurusTerms(index, words('active runners'))).toEqual([]);
+    // set: update, configure; setting(s): config, configuration, preference; both say configure
+    expect(table.set).toEqual(['configur']);
+    // inflections of one word (`look up`, `looked up`) still give all their words
+    expect(table.look_up).toEqual(['get', 'search', 'find', 'lookup']);
+    // a table of two different words that stem alike gives their common words, whatever the key order
+    const two = { stopping: ['halt', 'update'], stop: ['update', 'search'] };
+    expect(loadIndex(buildSearchIndex(tools, undefined, two)).data.thesaurus).toEqual({ stop: ['updat'] });
+  });
+
+  it('drops one-word keys that are stop words: a query never looks them up', () => {
+    // `let` ⇒ allow, `me` ⇒ user, `like` ⇒ star, `down` ⇒ status: the index has every target word
+    const tools: SearchSource[] = [
+      { name: 'users_get', description: 'Get the authenticated user: allow, permit, star, status, outage, customer.', inputSchema: {} },
+    ];
+    const table = loadIndex(buildSearchIndex(tools, undefined, THESAURUS)).data.thesaurus!;
+    for (const key of ['let', 'me', 'like', 'down']) expect(Object.hasOwn(table, key), key).toBe(false);
+    // a word that is not a stop word keeps its entry
+    expect(table.buyer).toEqual(['custom']);
   });
 
   it('reads phrases before words, a verb with its particle a few words later, and no stop word alone', () => {
