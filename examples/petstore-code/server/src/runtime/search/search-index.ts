@@ -68,22 +68,40 @@ export type SerialisedIndex = {
 
 /**
  * The part of a thesaurus an index carries: each key (its words stemmed, joined by `_`: `turn_off`)
- * with the terms of its words that the index has, the key's own term left out; keys with none are
- * dropped. Sorted, so the same thesaurus and tools give the same bytes.
+ * with the terms of its words that the index has, the key's own term left out; keys with none, and
+ * one-word keys that are stop words (a query's stop words are not looked up), are dropped. Keys
+ * that stem alike are one entry: inflections of one word ({@link sameWord}: `look up`, `looked
+ * up`) give all their terms; different words (`active`, `activity`) give only the terms all of
+ * them give. Sorted, so the same thesaurus and tools give the same bytes.
  */
 function thesaurusOf(thesaurus: Thesaurus, has: (t: string) => boolean): Record<string, string[]> {
-  const out: Record<string, string[]> = {};
+  const groups = new Map<string, Array<Array<{ ws: string[]; ts: Set<string> }>>>();
   for (const key of Object.keys(thesaurus).sort()) {
-    const k = phraseTerm(words(key));
+    const ws = words(key);
+    if (ws.length === 1 && term(ws[0]!) === null) continue;
+    const k = phraseTerm(ws);
     const ts = new Set<string>();
-    for (const w of thesaurus[key]!) for (const t of terms(w)) if (t !== k && has(t)) ts.add(t);
-    if (ts.size === 0) continue;
-    const at = out[k];
-    out[k] = at === undefined ? [...ts] : [...new Set([...at, ...ts])];
+    for (const w of thesaurus[key]!) for (const t of terms(w)) if (t !== k) ts.add(t);
+    const kinds = groups.get(k) ?? [];
+    groups.set(k, kinds);
+    const kind = kinds.find((c) => c.some((e) => e.ws.length === ws.length && e.ws.every((w, i) => sameWord(w, ws[i]!))));
+    if (kind === undefined) kinds.push([{ ws, ts }]);
+    else kind.push({ ws, ts });
   }
-  const sorted: Record<string, string[]> = {};
-  for (const k of Object.keys(out).sort()) sorted[k] = out[k]!;
-  return sorted;
+  const out: Record<string, string[]> = {};
+  for (const k of [...groups.keys()].sort()) {
+    const [first, ...rest] = groups.get(k)!.map((kind) => new Set(kind.flatMap((e) => [...e.ts])));
+    const ts = [...first!].filter((t) => has(t) && rest.every((r) => r.has(t)));
+    if (ts.length > 0) out[k] = ts;
+  }
+  return out;
+}
+
+/** Are two words one word inflected (`look`, `looked`; `setting`, `settings`): the same once a final s, es, ed or ing is dropped? */
+function sameWord(a: string, b: string): boolean {
+  const bases = (w: string) => [w, ...['s', 'es', 'ed', 'ing'].filter((x) => w.endsWith(x)).map((x) => w.slice(0, -x.length))];
+  const bs = bases(b);
+  return bases(a).some((x) => bs.includes(x));
 }
 
 /** Fewest tools whose names or summaries must share a phrase for its initials to stand for it. */

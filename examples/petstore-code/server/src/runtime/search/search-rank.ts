@@ -159,7 +159,8 @@ export function queryTerms(index: LoadedIndex, query: string): Array<{ term: str
     }
   });
   for (const w of ws) {
-    const phrase = w.length >= 2 && w.length <= 5 && term(w) !== null ? (index.data.acronyms[w] ?? index.data.acronyms[w.replace(/s$/, '')]) : undefined;
+    const phrase =
+      w.length >= 2 && w.length <= 5 && term(w) !== null ? (ownEntry(index.data.acronyms, w) ?? ownEntry(index.data.acronyms, w.replace(/s$/, ''))) : undefined;
     if (phrase !== undefined) for (const t of phrase) if (!out.has(t)) out.set(t, ACRONYM.weight);
   }
   if (firstPerson(query)) for (const t of SELF_TERMS) if (!out.has(t)) out.set(t, SELF.weight);
@@ -200,6 +201,11 @@ function termIdf(p: readonly number[], n: number): number {
   return Math.log(1 + (n - df + 0.5) / (df + 0.5));
 }
 
+/** `table[key]` when `table` has it as its own key (never a property of Object.prototype), else `undefined`. */
+function ownEntry<T>(table: Readonly<Record<string, T>>, key: string): T | undefined {
+  return Object.hasOwn(table, key) ? table[key] : undefined;
+}
+
 /** Adds the BM25F score of `t` to `scores` (per tool); `explain` receives each tool's share. */
 function scoreTerm(
   index: LoadedIndex,
@@ -209,7 +215,8 @@ function scoreTerm(
   explain?: (doc: number, idf: number, fields: string[], s: number) => void,
   related?: Uint8Array,
 ): void {
-  const p = index.data.terms[t];
+  // a query word is any text: `constructor` must not find Object.prototype's
+  const p = ownEntry(index.data.terms, t);
   if (p === undefined) return;
   const { data, avg } = index;
   const n = data.tools.length;

@@ -50,6 +50,15 @@ function searchArguments(args: unknown): SearchArguments {
   };
 }
 
+/** The most characters of a query or area name an answer repeats back (JSON-escaped, each may take six bytes: the answer stays far within its budget). */
+const ECHO_CHARS = 80;
+
+/** `text` (a query or an area name) as an answer repeats it: JSON-quoted, cut to {@link ECHO_CHARS} characters. */
+function echoed(text: string | undefined): string {
+  const q = text ?? '';
+  return JSON.stringify(q.length > ECHO_CHARS ? `${q.slice(0, ECHO_CHARS)}…` : q);
+}
+
 /** A description cut to {@link SEARCH_LIMITS}.descriptionChars. */
 function cut(text: string, chars: number = SEARCH_LIMITS.descriptionChars): string {
   return text.length > chars ? `${text.slice(0, chars - 1)}…` : text;
@@ -150,7 +159,7 @@ export function createToolSearch(
         const known = index.data.areas.map(([n]) => n);
         const near = closestNames(a.tag!, known).map((n) => JSON.stringify(n));
         return answer(
-          `No area ${JSON.stringify(a.tag)}.${near.length > 0 ? ` Did you mean ${near.join(' or ')}?` : ''} Call ${SEARCH_TOOL_NAMES.search} without a query for the areas.`,
+          `No area ${echoed(a.tag)}.${near.length > 0 ? ` Did you mean ${near.join(' or ')}?` : ''} Call ${SEARCH_TOOL_NAMES.search} without a query for the areas.`,
           { results: [] },
         );
       }
@@ -218,7 +227,7 @@ export function createToolSearch(
       const text =
         results.length > 0
           ? JSON.stringify(results)
-          : `No tool matches ${JSON.stringify(a.query)}; try other words, or call ${SEARCH_TOOL_NAMES.search} without a query to browse the areas.`;
+          : `No tool matches ${echoed(a.query)}; try other words, or call ${SEARCH_TOOL_NAMES.search} without a query to browse the areas.`;
       return answer(text, { results });
     },
   };
